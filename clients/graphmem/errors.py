@@ -1,0 +1,105 @@
+"""The one exception hierarchy of graphmem, shared by the daemon, the client and the CLI.
+
+Every class carries the gRPC status code it travels as (by name, so this module imports
+nothing from grpc) and the exit code the CLI ends with. The daemon's service layer maps
+these to gRPC statuses in one place; the client maps gRPC statuses back to these classes
+in one place; the CLI turns them into exit codes in one place.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "AlreadyExists",
+    "DaemonAlreadyRunning",
+    "DaemonNotRunning",
+    "FailedPrecondition",
+    "GraphMemError",
+    "InvalidArgument",
+    "NotFound",
+    "StoreError",
+    "Timeout",
+    "error_for_status",
+]
+
+
+class GraphMemError(Exception):
+    """Base of every error graphmem raises on purpose."""
+
+    grpc_status: ClassVar[str] = "INTERNAL"
+    exit_code: ClassVar[int] = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidArgument(GraphMemError):
+    """The request is malformed or names something that does not resolve."""
+
+    grpc_status = "INVALID_ARGUMENT"
+    exit_code = 64  # EX_USAGE
+
+
+class NotFound(GraphMemError):
+    """A repository, observation or symbol that was asked for does not exist."""
+
+    grpc_status = "NOT_FOUND"
+    exit_code = 66  # EX_NOINPUT
+
+
+class AlreadyExists(GraphMemError):
+    grpc_status = "ALREADY_EXISTS"
+    exit_code = 65
+
+
+class FailedPrecondition(GraphMemError):
+    """The request is valid but the daemon is not in a state to serve it."""
+
+    grpc_status = "FAILED_PRECONDITION"
+    exit_code = 69
+
+
+class StoreError(GraphMemError):
+    """The embedded store failed; the daemon keeps running, the journal keeps the data."""
+
+    grpc_status = "INTERNAL"
+    exit_code = 70
+
+
+class Timeout(GraphMemError):
+    grpc_status = "DEADLINE_EXCEEDED"
+    exit_code = 75
+
+
+class DaemonNotRunning(GraphMemError):
+    """No daemon answers at the address (the CLI prints a hint how to start one)."""
+
+    grpc_status = "UNAVAILABLE"
+    exit_code = 2
+
+
+class DaemonAlreadyRunning(GraphMemError):
+    """Another daemon holds the store's lock."""
+
+    grpc_status = "ALREADY_EXISTS"
+    exit_code = 3
+
+
+_BY_STATUS: dict[str, type[GraphMemError]] = {
+    "INVALID_ARGUMENT": InvalidArgument,
+    "NOT_FOUND": NotFound,
+    "ALREADY_EXISTS": AlreadyExists,
+    "FAILED_PRECONDITION": FailedPrecondition,
+    "DEADLINE_EXCEEDED": Timeout,
+    "UNAVAILABLE": DaemonNotRunning,
+}
+
+
+def error_for_status(status_name: str, message: str) -> GraphMemError:
+    """The exception for a gRPC status code name (e.g. ``"NOT_FOUND"``)."""
+    return _BY_STATUS.get(status_name, GraphMemError)(message)

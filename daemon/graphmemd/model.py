@@ -1,0 +1,254 @@
+"""Domain types of the daemon: plain frozen dataclasses and enums, no I/O.
+
+Everything outside ``store.py`` (the one module that imports kuzu) and ``parsing/parser.py``
+(the one module that imports tree_sitter) speaks these types.
+
+Identity: a symbol's id is ``"{repo_id}:{path}::{qualname}#{kind}"``; it never contains a
+line number. ``path`` is POSIX, relative to the repository root. ``qualname`` is the dotted
+name inside the file (``AuthService.login``, ``outer.inner``; Go methods use the receiver
+type: ``Server.Handle``; Rust impl methods use the impl type: ``Point.new``). When two
+definitions in one file would get the same qualname and kind, the second gets ``~2``, the
+third ``~3`` and so on, in source order (deterministic disambiguator).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Language(str, Enum):
+    PYTHON = "python"
+    JAVASCRIPT = "javascript"
+    TYPESCRIPT = "typescript"
+    TSX = "tsx"
+    GO = "go"
+    RUST = "rust"
+    JAVA = "java"
+
+
+class SymbolKind(str, Enum):
+    MODULE = "module"  # an in-file module: Rust `mod x { }`, TypeScript `namespace X { }`
+    CLASS = "class"
+    STRUCT = "struct"
+    INTERFACE = "interface"
+    TRAIT = "trait"
+    ENUM = "enum"
+    FUNCTION = "function"
+    METHOD = "method"
+
+
+class InheritKind(str, Enum):
+    INHERITS = "inherits"  # class Foo(Base), class A extends B, interface I extends J, struct embedding
+    IMPLEMENTS = "implements"  # class A implements I, impl Trait for Type
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSymbol:
+    """One definition found in a file.
+
+    ``parent`` is the qualname of the enclosing symbol, or None at top level (then the
+    file itself contains it). Lines are 1-based inclusive; bytes are 0-based, end exclusive.
+
+    Fingerprints are computed from the syntax tree, never from raw text, so whitespace,
+    formatting and comments do not change them:
+
+    * ``signature`` is the normalised text of the definition's head (name, parameters,
+      return type, decorators/modifiers, base classes): its tokens joined by single spaces.
+      ``sig_hash`` is the hash of that token sequence.
+    * ``body_hash`` hashes the body's tokens with comments (and a leading docstring)
+      removed, and with each nested definition replaced by its kind, name and sig_hash, so a
+      method's body edit does not change its class's body hash but adding, removing or
+      re-signing a method does.
+    """
+
+    name: str
+    qualname: str
+    kind: SymbolKind
+    parent: str | None
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str
+    sig_hash: str
+    body_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRef:
+    """An import statement, as written; resolution to files happens in ``resolve.py``.
+
+    ``module`` is the specifier as written, per language:
+
+    * Python: dotted module, with leading dots kept for relative imports
+      (``import a.b`` -> ``"a.b"``; ``from ..x import y`` -> ``"..x"``, names ``("y",)``;
+      ``from . import y`` -> ``"."``, names ``("y",)``).
+    * JavaScript/TypeScript: the string (``"./util"``, ``"react"``); names are the imported
+      bindings (``"default"`` for a default import, ``"*"`` for a namespace import);
+      ``require("x")`` counts as an import of ``"x"``.
+    * Go: the import path (``"fmt"``, ``"example.com/app/auth"``), names empty.
+    * Rust: the path before the last segment for ``use`` (``use crate::a::b::C`` ->
+      ``"crate::a::b"``, names ``("C",)``; groups list every name), and ``mod x;`` ->
+      module ``"x"`` with ``is_mod_decl=True``.
+    * Java: the package (``import com.x.Foo`` -> ``"com.x"``, names ``("Foo",)``;
+      ``import com.x.*`` -> names ``("*",)``).
+
+    ``alias`` is the local name when the import is renamed (``import numpy as np``).
+    """
+
+    module: str
+    names: tuple[str, ...]
+    line: int
+    alias: str | None = None
+    is_mod_decl: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CallRef:
+    """A call site. ``caller`` is the qualname of the innermost enclosing symbol ("" at
+    file/module level). ``callee`` is the called expression's dotted text as written,
+    trimmed to names (``foo``, ``self.bar``, ``pkg.Func``, ``this.repo.save``,
+    ``Foo::new``, ``new Foo`` -> ``Foo``); ``name`` is its last segment."""
+
+    caller: str
+    callee: str
+    name: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class InheritRef:
+    """``child`` (a qualname in this file) inherits from/implements ``parent`` (as written,
+    e.g. ``Base``, ``models.Model``, ``io.Reader``)."""
+
+    child: str
+    parent: str
+    kind: InheritKind
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """The pure result of parsing one file's bytes."""
+
+    path: str
+    language: Language
+    symbols: tuple[ParsedSymbol, ...] = ()
+    imports: tuple[ImportRef, ...] = ()
+    calls: tuple[CallRef, ...] = ()
+    inherits: tuple[InheritRef, ...] = ()
+    #: Java package / Go package clause, when the language has one.
+    package: str | None = None
+    #: Number of ERROR/MISSING nodes; the file is still indexed as far as possible.
+    syntax_errors: int = 0
+    lines: int = 0
+    #: Set when extraction stopped early (e.g. nesting deeper than the limit).
+    truncated: str | None = None
+
+
+def symbol_id(repo_id: str, path: str, qualname: str, kind: SymbolKind) -> str:
+    return f"{repo_id}:{path}::{qualname}#{kind.value}"
+
+
+def file_id(repo_id: str, path: str) -> str:
+    return f"{repo_id}:{path}"
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file the walker or parser did not index, and why (logged and reported)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedEdges:
+    """Edges between ids, produced by ``resolve.py`` from parsed files.
+
+    * ``imports``: (file_id, file_id) inside the repo.
+    * ``external_imports``: (file_id, module name) for modules outside the repo.
+    * ``calls``: (caller symbol_id, callee symbol_id). A call made at file level uses the
+      file id as caller.
+    * ``unresolved_calls``: (caller symbol_id or file_id, callee text) kept as references.
+    * ``inherits``: (child symbol_id, parent symbol_id, kind).
+    * ``unresolved_inherits``: (child symbol_id, parent text, kind).
+    """
+
+    imports: tuple[tuple[str, str], ...] = ()
+    external_imports: tuple[tuple[str, str], ...] = ()
+    calls: tuple[tuple[str, str], ...] = ()
+    unresolved_calls: tuple[tuple[str, str], ...] = ()
+    inherits: tuple[tuple[str, str, InheritKind], ...] = ()
+    unresolved_inherits: tuple[tuple[str, str, InheritKind], ...] = ()
+
+
+# --------------------------------------------------------------------------- changes
+
+
+class ChangeKind(str, Enum):
+    """How a symbol changed between two parses. Severity: removed > signature > body > renamed."""
+
+    UNCHANGED = "unchanged"
+    ADDED = "added"
+    REMOVED = "removed"
+    SIGNATURE_CHANGED = "signature_changed"
+    BODY_CHANGED = "body_changed"
+    RENAMED = "renamed"  # renamed or moved: same body, new id (maybe another file)
+
+
+SEVERITY: dict[ChangeKind, int] = {
+    ChangeKind.REMOVED: 4,
+    ChangeKind.SIGNATURE_CHANGED: 3,
+    ChangeKind.BODY_CHANGED: 2,
+    ChangeKind.RENAMED: 1,
+    ChangeKind.ADDED: 0,
+    ChangeKind.UNCHANGED: 0,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolState:
+    """What the diff needs to know of a symbol: its id, where it is and its fingerprints."""
+
+    id: str
+    path: str
+    qualname: str
+    kind: SymbolKind
+    signature: str
+    sig_hash: str
+    body_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolChange:
+    kind: ChangeKind
+    old: SymbolState | None
+    new: SymbolState | None
+
+    @property
+    def id(self) -> str:
+        state = self.old or self.new
+        assert state is not None
+        return state.id
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    repo_id: str
+    path: str
+    language: Language
+    content_hash: str
+    size: int
+    indexed_at: float
+    syntax_errors: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    files: int = 0
+    symbols: int = 0
+    edges: int = 0
+    lines: int = 0
+    skipped: tuple[SkippedFile, ...] = field(default=())
