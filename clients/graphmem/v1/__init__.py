@@ -1,0 +1,1 @@
+"""Generated gRPC stubs for graphmem.v1 (scripts/gen_proto.py)."""

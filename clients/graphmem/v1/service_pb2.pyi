@@ -1,0 +1,461 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from graphmem.v1 import types_pb2 as _types_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVENT_KIND_UNSPECIFIED: _ClassVar[EventKind]
+    EVENT_KIND_OBSERVATION_STALE: _ClassVar[EventKind]
+    EVENT_KIND_OBSERVATION_FRESH: _ClassVar[EventKind]
+    EVENT_KIND_FILE_INDEXED: _ClassVar[EventKind]
+    EVENT_KIND_INDEX_PROGRESS: _ClassVar[EventKind]
+    EVENT_KIND_OBSERVATION_CHANGED: _ClassVar[EventKind]
+    EVENT_KIND_WATCHER_DEGRADED: _ClassVar[EventKind]
+EVENT_KIND_UNSPECIFIED: EventKind
+EVENT_KIND_OBSERVATION_STALE: EventKind
+EVENT_KIND_OBSERVATION_FRESH: EventKind
+EVENT_KIND_FILE_INDEXED: EventKind
+EVENT_KIND_INDEX_PROGRESS: EventKind
+EVENT_KIND_OBSERVATION_CHANGED: EventKind
+EVENT_KIND_WATCHER_DEGRADED: EventKind
+
+class GetStatusRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class WatcherStatus(_message.Message):
+    __slots__ = ("mode", "healthy", "degraded_reason", "restarts")
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    HEALTHY_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_REASON_FIELD_NUMBER: _ClassVar[int]
+    RESTARTS_FIELD_NUMBER: _ClassVar[int]
+    mode: str
+    healthy: bool
+    degraded_reason: str
+    restarts: int
+    def __init__(self, mode: _Optional[str] = ..., healthy: _Optional[bool] = ..., degraded_reason: _Optional[str] = ..., restarts: _Optional[int] = ...) -> None: ...
+
+class GetStatusResponse(_message.Message):
+    __slots__ = ("version", "pid", "uptime_seconds", "socket_path", "tcp_address", "store_path", "store_size_bytes", "journal_path", "serving", "degraded_reasons", "repositories", "watcher", "last_error", "observations", "stale_observations")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SOCKET_PATH_FIELD_NUMBER: _ClassVar[int]
+    TCP_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    STORE_PATH_FIELD_NUMBER: _ClassVar[int]
+    STORE_SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    JOURNAL_PATH_FIELD_NUMBER: _ClassVar[int]
+    SERVING_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_REASONS_FIELD_NUMBER: _ClassVar[int]
+    REPOSITORIES_FIELD_NUMBER: _ClassVar[int]
+    WATCHER_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    STALE_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    pid: int
+    uptime_seconds: float
+    socket_path: str
+    tcp_address: str
+    store_path: str
+    store_size_bytes: int
+    journal_path: str
+    serving: bool
+    degraded_reasons: _containers.RepeatedScalarFieldContainer[str]
+    repositories: _containers.RepeatedCompositeFieldContainer[_types_pb2.Repository]
+    watcher: WatcherStatus
+    last_error: str
+    observations: int
+    stale_observations: int
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., socket_path: _Optional[str] = ..., tcp_address: _Optional[str] = ..., store_path: _Optional[str] = ..., store_size_bytes: _Optional[int] = ..., journal_path: _Optional[str] = ..., serving: _Optional[bool] = ..., degraded_reasons: _Optional[_Iterable[str]] = ..., repositories: _Optional[_Iterable[_Union[_types_pb2.Repository, _Mapping]]] = ..., watcher: _Optional[_Union[WatcherStatus, _Mapping]] = ..., last_error: _Optional[str] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ...) -> None: ...
+
+class ShutdownRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ShutdownResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AddRepositoryRequest(_message.Message):
+    __slots__ = ("path",)
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    def __init__(self, path: _Optional[str] = ...) -> None: ...
+
+class RemoveRepositoryRequest(_message.Message):
+    __slots__ = ("repo", "keep_observations")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    KEEP_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    keep_observations: bool
+    def __init__(self, repo: _Optional[str] = ..., keep_observations: _Optional[bool] = ...) -> None: ...
+
+class RemoveRepositoryResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListRepositoriesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListRepositoriesResponse(_message.Message):
+    __slots__ = ("repositories",)
+    REPOSITORIES_FIELD_NUMBER: _ClassVar[int]
+    repositories: _containers.RepeatedCompositeFieldContainer[_types_pb2.Repository]
+    def __init__(self, repositories: _Optional[_Iterable[_Union[_types_pb2.Repository, _Mapping]]] = ...) -> None: ...
+
+class IndexRepositoryRequest(_message.Message):
+    __slots__ = ("repo", "paths", "full")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    FULL_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    full: bool
+    def __init__(self, repo: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ..., full: _Optional[bool] = ...) -> None: ...
+
+class IndexProgress(_message.Message):
+    __slots__ = ("repo_id", "state", "files_done", "files_total", "symbols", "skipped", "elapsed_seconds")
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    FILES_DONE_FIELD_NUMBER: _ClassVar[int]
+    FILES_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    repo_id: str
+    state: _types_pb2.IndexState
+    files_done: int
+    files_total: int
+    symbols: int
+    skipped: int
+    elapsed_seconds: float
+    def __init__(self, repo_id: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.IndexState, str]] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., symbols: _Optional[int] = ..., skipped: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ...) -> None: ...
+
+class CreateObservationRequest(_message.Message):
+    __slots__ = ("repo", "text", "category", "tags", "source", "confidence", "anchors", "supersedes", "contradicts", "idempotency_key")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    ANCHORS_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
+    CONTRADICTS_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    text: str
+    category: _types_pb2.Category
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    source: str
+    confidence: float
+    anchors: _containers.RepeatedScalarFieldContainer[str]
+    supersedes: _containers.RepeatedScalarFieldContainer[str]
+    contradicts: _containers.RepeatedScalarFieldContainer[str]
+    idempotency_key: str
+    def __init__(self, repo: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., anchors: _Optional[_Iterable[str]] = ..., supersedes: _Optional[_Iterable[str]] = ..., contradicts: _Optional[_Iterable[str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class GetObservationRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class UpdateObservationRequest(_message.Message):
+    __slots__ = ("id", "text", "category", "replace_tags", "tags", "confidence")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_TAGS_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    text: str
+    category: _types_pb2.Category
+    replace_tags: bool
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    confidence: float
+    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., replace_tags: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ...) -> None: ...
+
+class ListObservationsRequest(_message.Message):
+    __slots__ = ("repo", "statuses", "categories", "file", "symbol", "tags", "limit", "page_token")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    STATUSES_FIELD_NUMBER: _ClassVar[int]
+    CATEGORIES_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    SYMBOL_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    statuses: _containers.RepeatedScalarFieldContainer[_types_pb2.ObservationStatus]
+    categories: _containers.RepeatedScalarFieldContainer[_types_pb2.Category]
+    file: str
+    symbol: str
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    limit: int
+    page_token: str
+    def __init__(self, repo: _Optional[str] = ..., statuses: _Optional[_Iterable[_Union[_types_pb2.ObservationStatus, str]]] = ..., categories: _Optional[_Iterable[_Union[_types_pb2.Category, str]]] = ..., file: _Optional[str] = ..., symbol: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListObservationsResponse(_message.Message):
+    __slots__ = ("observations", "next_page_token")
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    observations: _containers.RepeatedCompositeFieldContainer[_types_pb2.Observation]
+    next_page_token: str
+    def __init__(self, observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ArchiveObservationRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class DeleteObservationRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class DeleteObservationResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ConfirmObservationRequest(_message.Message):
+    __slots__ = ("id", "confirmed_by", "note")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMED_BY_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    confirmed_by: str
+    note: str
+    def __init__(self, id: _Optional[str] = ..., confirmed_by: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ExportObservationsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class JournalLine(_message.Message):
+    __slots__ = ("json",)
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    json: str
+    def __init__(self, json: _Optional[str] = ...) -> None: ...
+
+class ImportObservationsRequest(_message.Message):
+    __slots__ = ("lines",)
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    lines: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, lines: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ImportObservationsResponse(_message.Message):
+    __slots__ = ("imported", "skipped_duplicates", "errors")
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_DUPLICATES_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    imported: int
+    skipped_duplicates: int
+    errors: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, imported: _Optional[int] = ..., skipped_duplicates: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RetrieveRequest(_message.Message):
+    __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    HOPS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_STALE_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    files: _containers.RepeatedScalarFieldContainer[str]
+    symbols: _containers.RepeatedScalarFieldContainer[str]
+    text: str
+    hops: int
+    limit: int
+    token_budget: int
+    include_stale: bool
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ...) -> None: ...
+
+class Hop(_message.Message):
+    __slots__ = ("from_ref", "edge", "to_ref")
+    FROM_REF_FIELD_NUMBER: _ClassVar[int]
+    EDGE_FIELD_NUMBER: _ClassVar[int]
+    TO_REF_FIELD_NUMBER: _ClassVar[int]
+    from_ref: str
+    edge: _types_pb2.EdgeKind
+    to_ref: str
+    def __init__(self, from_ref: _Optional[str] = ..., edge: _Optional[_Union[_types_pb2.EdgeKind, str]] = ..., to_ref: _Optional[str] = ...) -> None: ...
+
+class RetrievedObservation(_message.Message):
+    __slots__ = ("observation", "score", "distance", "path", "matched_terms", "why", "tokens")
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    DISTANCE_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_TERMS_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    observation: _types_pb2.Observation
+    score: float
+    distance: int
+    path: _containers.RepeatedCompositeFieldContainer[Hop]
+    matched_terms: _containers.RepeatedScalarFieldContainer[str]
+    why: str
+    tokens: int
+    def __init__(self, observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., score: _Optional[float] = ..., distance: _Optional[int] = ..., path: _Optional[_Iterable[_Union[Hop, _Mapping]]] = ..., matched_terms: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ..., tokens: _Optional[int] = ...) -> None: ...
+
+class RetrieveResponse(_message.Message):
+    __slots__ = ("results", "freshness", "seeds", "nodes_reached", "total_tokens", "truncated", "warnings")
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    SEEDS_FIELD_NUMBER: _ClassVar[int]
+    NODES_REACHED_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[RetrievedObservation]
+    freshness: _types_pb2.Freshness
+    seeds: int
+    nodes_reached: int
+    total_tokens: int
+    truncated: bool
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, results: _Optional[_Iterable[_Union[RetrievedObservation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., seeds: _Optional[int] = ..., nodes_reached: _Optional[int] = ..., total_tokens: _Optional[int] = ..., truncated: _Optional[bool] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SessionBriefRequest(_message.Message):
+    __slots__ = ("repo", "files", "symbols", "text", "token_budget", "include_stale")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_STALE_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    files: _containers.RepeatedScalarFieldContainer[str]
+    symbols: _containers.RepeatedScalarFieldContainer[str]
+    text: str
+    token_budget: int
+    include_stale: bool
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ...) -> None: ...
+
+class SessionBriefResponse(_message.Message):
+    __slots__ = ("text", "observation_ids", "freshness", "tokens")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    observation_ids: _containers.RepeatedScalarFieldContainer[str]
+    freshness: _types_pb2.Freshness
+    tokens: int
+    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ...) -> None: ...
+
+class FindSymbolsRequest(_message.Message):
+    __slots__ = ("repo", "pattern", "kinds", "limit")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATTERN_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    pattern: str
+    kinds: _containers.RepeatedScalarFieldContainer[_types_pb2.SymbolKind]
+    limit: int
+    def __init__(self, repo: _Optional[str] = ..., pattern: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[_types_pb2.SymbolKind, str]]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class FindSymbolsResponse(_message.Message):
+    __slots__ = ("symbols",)
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    symbols: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    def __init__(self, symbols: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ...) -> None: ...
+
+class GetSymbolRequest(_message.Message):
+    __slots__ = ("repo", "ref")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    ref: str
+    def __init__(self, repo: _Optional[str] = ..., ref: _Optional[str] = ...) -> None: ...
+
+class SymbolDetail(_message.Message):
+    __slots__ = ("symbol", "callers", "callees", "unresolved_calls", "contains", "container", "inherits", "inherited_by", "file_imports", "file_imported_by", "observations", "freshness")
+    SYMBOL_FIELD_NUMBER: _ClassVar[int]
+    CALLERS_FIELD_NUMBER: _ClassVar[int]
+    CALLEES_FIELD_NUMBER: _ClassVar[int]
+    UNRESOLVED_CALLS_FIELD_NUMBER: _ClassVar[int]
+    CONTAINS_FIELD_NUMBER: _ClassVar[int]
+    CONTAINER_FIELD_NUMBER: _ClassVar[int]
+    INHERITS_FIELD_NUMBER: _ClassVar[int]
+    INHERITED_BY_FIELD_NUMBER: _ClassVar[int]
+    FILE_IMPORTS_FIELD_NUMBER: _ClassVar[int]
+    FILE_IMPORTED_BY_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    symbol: _types_pb2.Symbol
+    callers: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    callees: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    unresolved_calls: _containers.RepeatedScalarFieldContainer[str]
+    contains: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    container: _types_pb2.Symbol
+    inherits: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    inherited_by: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    file_imports: _containers.RepeatedScalarFieldContainer[str]
+    file_imported_by: _containers.RepeatedScalarFieldContainer[str]
+    observations: _containers.RepeatedCompositeFieldContainer[_types_pb2.Observation]
+    freshness: _types_pb2.Freshness
+    def __init__(self, symbol: _Optional[_Union[_types_pb2.Symbol, _Mapping]] = ..., callers: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., callees: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., unresolved_calls: _Optional[_Iterable[str]] = ..., contains: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., container: _Optional[_Union[_types_pb2.Symbol, _Mapping]] = ..., inherits: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., inherited_by: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., file_imports: _Optional[_Iterable[str]] = ..., file_imported_by: _Optional[_Iterable[str]] = ..., observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ...) -> None: ...
+
+class SubscribeRequest(_message.Message):
+    __slots__ = ("repo", "kinds")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    kinds: _containers.RepeatedScalarFieldContainer[EventKind]
+    def __init__(self, repo: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ...) -> None: ...
+
+class FileIndexed(_message.Message):
+    __slots__ = ("path", "removed", "symbols", "added", "removed_symbols", "changed")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    removed: bool
+    symbols: int
+    added: int
+    removed_symbols: int
+    changed: int
+    def __init__(self, path: _Optional[str] = ..., removed: _Optional[bool] = ..., symbols: _Optional[int] = ..., added: _Optional[int] = ..., removed_symbols: _Optional[int] = ..., changed: _Optional[int] = ...) -> None: ...
+
+class Event(_message.Message):
+    __slots__ = ("kind", "at", "repo_id", "seq", "observation", "file", "progress", "message")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    kind: EventKind
+    at: _timestamp_pb2.Timestamp
+    repo_id: str
+    seq: int
+    observation: _types_pb2.Observation
+    file: FileIndexed
+    progress: IndexProgress
+    message: str
+    def __init__(self, kind: _Optional[_Union[EventKind, str]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo_id: _Optional[str] = ..., seq: _Optional[int] = ..., observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., file: _Optional[_Union[FileIndexed, _Mapping]] = ..., progress: _Optional[_Union[IndexProgress, _Mapping]] = ..., message: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,292 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SymbolKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SYMBOL_KIND_UNSPECIFIED: _ClassVar[SymbolKind]
+    SYMBOL_KIND_MODULE: _ClassVar[SymbolKind]
+    SYMBOL_KIND_CLASS: _ClassVar[SymbolKind]
+    SYMBOL_KIND_STRUCT: _ClassVar[SymbolKind]
+    SYMBOL_KIND_INTERFACE: _ClassVar[SymbolKind]
+    SYMBOL_KIND_TRAIT: _ClassVar[SymbolKind]
+    SYMBOL_KIND_ENUM: _ClassVar[SymbolKind]
+    SYMBOL_KIND_FUNCTION: _ClassVar[SymbolKind]
+    SYMBOL_KIND_METHOD: _ClassVar[SymbolKind]
+
+class Category(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CATEGORY_UNSPECIFIED: _ClassVar[Category]
+    CATEGORY_DECISION: _ClassVar[Category]
+    CATEGORY_CONSTRAINT: _ClassVar[Category]
+    CATEGORY_BUG_CAUSE: _ClassVar[Category]
+    CATEGORY_ARCHITECTURE: _ClassVar[Category]
+    CATEGORY_CONVENTION: _ClassVar[Category]
+    CATEGORY_TOOLING: _ClassVar[Category]
+    CATEGORY_EXPLORATION: _ClassVar[Category]
+    CATEGORY_OTHER: _ClassVar[Category]
+
+class ObservationStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OBSERVATION_STATUS_UNSPECIFIED: _ClassVar[ObservationStatus]
+    OBSERVATION_STATUS_FRESH: _ClassVar[ObservationStatus]
+    OBSERVATION_STATUS_STALE: _ClassVar[ObservationStatus]
+    OBSERVATION_STATUS_SUPERSEDED: _ClassVar[ObservationStatus]
+    OBSERVATION_STATUS_ARCHIVED: _ClassVar[ObservationStatus]
+
+class ChangeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CHANGE_KIND_UNSPECIFIED: _ClassVar[ChangeKind]
+    CHANGE_KIND_ADDED: _ClassVar[ChangeKind]
+    CHANGE_KIND_REMOVED: _ClassVar[ChangeKind]
+    CHANGE_KIND_SIGNATURE_CHANGED: _ClassVar[ChangeKind]
+    CHANGE_KIND_BODY_CHANGED: _ClassVar[ChangeKind]
+    CHANGE_KIND_RENAMED: _ClassVar[ChangeKind]
+
+class AnchorKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ANCHOR_KIND_UNSPECIFIED: _ClassVar[AnchorKind]
+    ANCHOR_KIND_SYMBOL: _ClassVar[AnchorKind]
+    ANCHOR_KIND_FILE: _ClassVar[AnchorKind]
+
+class IndexState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INDEX_STATE_UNSPECIFIED: _ClassVar[IndexState]
+    INDEX_STATE_PENDING: _ClassVar[IndexState]
+    INDEX_STATE_INDEXING: _ClassVar[IndexState]
+    INDEX_STATE_READY: _ClassVar[IndexState]
+    INDEX_STATE_ERROR: _ClassVar[IndexState]
+
+class EdgeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EDGE_KIND_UNSPECIFIED: _ClassVar[EdgeKind]
+    EDGE_KIND_CALLS: _ClassVar[EdgeKind]
+    EDGE_KIND_CALLED_BY: _ClassVar[EdgeKind]
+    EDGE_KIND_IMPORTS: _ClassVar[EdgeKind]
+    EDGE_KIND_IMPORTED_BY: _ClassVar[EdgeKind]
+    EDGE_KIND_CONTAINS: _ClassVar[EdgeKind]
+    EDGE_KIND_CONTAINED_IN: _ClassVar[EdgeKind]
+    EDGE_KIND_INHERITS: _ClassVar[EdgeKind]
+    EDGE_KIND_INHERITED_BY: _ClassVar[EdgeKind]
+    EDGE_KIND_DEFINES: _ClassVar[EdgeKind]
+    EDGE_KIND_DEFINED_IN: _ClassVar[EdgeKind]
+SYMBOL_KIND_UNSPECIFIED: SymbolKind
+SYMBOL_KIND_MODULE: SymbolKind
+SYMBOL_KIND_CLASS: SymbolKind
+SYMBOL_KIND_STRUCT: SymbolKind
+SYMBOL_KIND_INTERFACE: SymbolKind
+SYMBOL_KIND_TRAIT: SymbolKind
+SYMBOL_KIND_ENUM: SymbolKind
+SYMBOL_KIND_FUNCTION: SymbolKind
+SYMBOL_KIND_METHOD: SymbolKind
+CATEGORY_UNSPECIFIED: Category
+CATEGORY_DECISION: Category
+CATEGORY_CONSTRAINT: Category
+CATEGORY_BUG_CAUSE: Category
+CATEGORY_ARCHITECTURE: Category
+CATEGORY_CONVENTION: Category
+CATEGORY_TOOLING: Category
+CATEGORY_EXPLORATION: Category
+CATEGORY_OTHER: Category
+OBSERVATION_STATUS_UNSPECIFIED: ObservationStatus
+OBSERVATION_STATUS_FRESH: ObservationStatus
+OBSERVATION_STATUS_STALE: ObservationStatus
+OBSERVATION_STATUS_SUPERSEDED: ObservationStatus
+OBSERVATION_STATUS_ARCHIVED: ObservationStatus
+CHANGE_KIND_UNSPECIFIED: ChangeKind
+CHANGE_KIND_ADDED: ChangeKind
+CHANGE_KIND_REMOVED: ChangeKind
+CHANGE_KIND_SIGNATURE_CHANGED: ChangeKind
+CHANGE_KIND_BODY_CHANGED: ChangeKind
+CHANGE_KIND_RENAMED: ChangeKind
+ANCHOR_KIND_UNSPECIFIED: AnchorKind
+ANCHOR_KIND_SYMBOL: AnchorKind
+ANCHOR_KIND_FILE: AnchorKind
+INDEX_STATE_UNSPECIFIED: IndexState
+INDEX_STATE_PENDING: IndexState
+INDEX_STATE_INDEXING: IndexState
+INDEX_STATE_READY: IndexState
+INDEX_STATE_ERROR: IndexState
+EDGE_KIND_UNSPECIFIED: EdgeKind
+EDGE_KIND_CALLS: EdgeKind
+EDGE_KIND_CALLED_BY: EdgeKind
+EDGE_KIND_IMPORTS: EdgeKind
+EDGE_KIND_IMPORTED_BY: EdgeKind
+EDGE_KIND_CONTAINS: EdgeKind
+EDGE_KIND_CONTAINED_IN: EdgeKind
+EDGE_KIND_INHERITS: EdgeKind
+EDGE_KIND_INHERITED_BY: EdgeKind
+EDGE_KIND_DEFINES: EdgeKind
+EDGE_KIND_DEFINED_IN: EdgeKind
+
+class Symbol(_message.Message):
+    __slots__ = ("id", "repo_id", "path", "name", "qualname", "kind", "language", "start_line", "end_line", "signature", "ref")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    QUALNAME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    repo_id: str
+    path: str
+    name: str
+    qualname: str
+    kind: SymbolKind
+    language: str
+    start_line: int
+    end_line: int
+    signature: str
+    ref: str
+    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., path: _Optional[str] = ..., name: _Optional[str] = ..., qualname: _Optional[str] = ..., kind: _Optional[_Union[SymbolKind, str]] = ..., language: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., signature: _Optional[str] = ..., ref: _Optional[str] = ...) -> None: ...
+
+class Anchor(_message.Message):
+    __slots__ = ("kind", "ref", "symbol_id", "path", "signature", "sig_hash", "body_hash", "repo_id")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    SYMBOL_ID_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    SIG_HASH_FIELD_NUMBER: _ClassVar[int]
+    BODY_HASH_FIELD_NUMBER: _ClassVar[int]
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    kind: AnchorKind
+    ref: str
+    symbol_id: str
+    path: str
+    signature: str
+    sig_hash: str
+    body_hash: str
+    repo_id: str
+    def __init__(self, kind: _Optional[_Union[AnchorKind, str]] = ..., ref: _Optional[str] = ..., symbol_id: _Optional[str] = ..., path: _Optional[str] = ..., signature: _Optional[str] = ..., sig_hash: _Optional[str] = ..., body_hash: _Optional[str] = ..., repo_id: _Optional[str] = ...) -> None: ...
+
+class StaleReason(_message.Message):
+    __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail")
+    ANCHOR_REF_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    OLD_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    NEW_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    NEW_REF_FIELD_NUMBER: _ClassVar[int]
+    DETECTED_AT_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    anchor_ref: str
+    change: ChangeKind
+    old_signature: str
+    new_signature: str
+    new_ref: str
+    detected_at: _timestamp_pb2.Timestamp
+    commit: str
+    detail: str
+    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class Observation(_message.Message):
+    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ANCHORS_FIELD_NUMBER: _ClassVar[int]
+    STALE_REASONS_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
+    CONTRADICTS_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMED_BY_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMED_AT_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_REVIEW_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    repo_id: str
+    text: str
+    category: Category
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    source: str
+    confidence: float
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    status: ObservationStatus
+    anchors: _containers.RepeatedCompositeFieldContainer[Anchor]
+    stale_reasons: _containers.RepeatedCompositeFieldContainer[StaleReason]
+    supersedes: _containers.RepeatedScalarFieldContainer[str]
+    superseded_by: str
+    contradicts: _containers.RepeatedScalarFieldContainer[str]
+    confirmed_by: str
+    confirmed_at: _timestamp_pb2.Timestamp
+    needs_review: bool
+    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ...) -> None: ...
+
+class RepoFreshness(_message.Message):
+    __slots__ = ("repo_id", "current", "pending_changes", "indexed_commit", "head_commit", "working_tree_dirty", "state")
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    PENDING_CHANGES_FIELD_NUMBER: _ClassVar[int]
+    INDEXED_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    HEAD_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    WORKING_TREE_DIRTY_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    repo_id: str
+    current: bool
+    pending_changes: int
+    indexed_commit: str
+    head_commit: str
+    working_tree_dirty: bool
+    state: IndexState
+    def __init__(self, repo_id: _Optional[str] = ..., current: _Optional[bool] = ..., pending_changes: _Optional[int] = ..., indexed_commit: _Optional[str] = ..., head_commit: _Optional[str] = ..., working_tree_dirty: _Optional[bool] = ..., state: _Optional[_Union[IndexState, str]] = ...) -> None: ...
+
+class Freshness(_message.Message):
+    __slots__ = ("current", "repositories")
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    REPOSITORIES_FIELD_NUMBER: _ClassVar[int]
+    current: bool
+    repositories: _containers.RepeatedCompositeFieldContainer[RepoFreshness]
+    def __init__(self, current: _Optional[bool] = ..., repositories: _Optional[_Iterable[_Union[RepoFreshness, _Mapping]]] = ...) -> None: ...
+
+class Repository(_message.Message):
+    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ROOT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    STALE_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    FILES_DONE_FIELD_NUMBER: _ClassVar[int]
+    FILES_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FILES_FIELD_NUMBER: _ClassVar[int]
+    HEAD_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    LAST_INDEXED_AT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    PENDING_CHANGES_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    root: str
+    state: IndexState
+    files: int
+    symbols: int
+    observations: int
+    stale_observations: int
+    files_done: int
+    files_total: int
+    skipped_files: int
+    head_commit: str
+    last_indexed_at: _timestamp_pb2.Timestamp
+    error: str
+    pending_changes: int
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ...) -> None: ...
