@@ -252,3 +252,54 @@ class Tally:
     edges: int = 0
     lines: int = 0
     skipped: tuple[SkippedFile, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolInfo:
+    """A symbol as the daemon holds it in memory and the store persists it."""
+
+    id: str
+    repo_id: str
+    path: str
+    name: str
+    qualname: str
+    kind: SymbolKind
+    language: Language
+    parent_id: str | None
+    start_line: int
+    end_line: int
+    signature: str
+    sig_hash: str
+    body_hash: str
+
+    @property
+    def ref(self) -> str:
+        return f"{self.path}::{self.qualname}"
+
+    def state(self) -> SymbolState:
+        return SymbolState(self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash,
+                           self.body_hash)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEdges:
+    """Every edge of a repository as the store returns it (see ``ResolvedEdges``)."""
+
+    defines: tuple[tuple[str, str], ...]
+    contains: tuple[tuple[str, str], ...]
+    edges: ResolvedEdges
+
+
+def symbols_of(repo_id: str, parsed: ParsedFile) -> list[SymbolInfo]:
+    """The SymbolInfo rows of one parsed file (parent qualnames turned into ids)."""
+    by_qual = {s.qualname: s for s in parsed.symbols}
+    out: list[SymbolInfo] = []
+    for s in parsed.symbols:
+        parent = by_qual.get(s.parent) if s.parent else None
+        out.append(SymbolInfo(
+            id=symbol_id(repo_id, parsed.path, s.qualname, s.kind), repo_id=repo_id, path=parsed.path,
+            name=s.name, qualname=s.qualname, kind=s.kind, language=parsed.language,
+            parent_id=symbol_id(repo_id, parsed.path, parent.qualname, parent.kind) if parent else None,
+            start_line=s.start_line, end_line=s.end_line, signature=s.signature, sig_hash=s.sig_hash,
+            body_hash=s.body_hash))
+    return out

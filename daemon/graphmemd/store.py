@@ -1,0 +1,409 @@
+"""The embedded graph store: the ONLY module that imports kuzu.
+
+It owns the schema and every Cypher statement. Everything else speaks the dataclasses of
+``graphmemd.model`` and ``graphmem.types``, so the store can be swapped (e.g. for the
+LadybugDB fork) by rewriting this one module.
+
+Concurrency: Kùzu allows one read-write process per database; inside it we use ONE shared
+connection guarded by a lock (one connection per thread made most concurrent writes fail).
+Callers serialise writes through the daemon's single writer; reads take the same lock.
+
+Bulk loads use ``COPY ... FROM <arrow table>`` (about 30× faster than per-row MERGE);
+``UNWIND ... MATCH ... CREATE`` for edges is pathologically slow in 0.11.3 and is never used.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import kuzu
+import pyarrow as pa
+
+from graphmem.errors import DaemonAlreadyRunning, StoreError
+from graphmemd.model import (
+    FileRecord,
+    GraphEdges,
+    SymbolInfo,
+    InheritKind,
+    Language,
+    ParsedFile,
+    ResolvedEdges,
+    SymbolKind,
+    file_id,
+    symbol_id,
+)
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = (
+    "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
+    "CREATE NODE TABLE IF NOT EXISTS Repo(id STRING, root STRING, indexed_commit STRING,"
+    " last_indexed_at DOUBLE, PRIMARY KEY(id))",
+    "CREATE NODE TABLE IF NOT EXISTS File(id STRING, repo STRING, path STRING, language STRING,"
+    " hash STRING, size INT64, lines INT64, indexed_at DOUBLE, syntax_errors INT64,"
+    " unresolved_calls STRING[], PRIMARY KEY(id))",
+    "CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, repo STRING, file STRING, path STRING,"
+    " name STRING, qualname STRING, kind STRING, language STRING, parent STRING,"
+    " start_line INT64, end_line INT64, start_byte INT64, end_byte INT64, signature STRING,"
+    " sig_hash STRING, body_hash STRING, words STRING, unresolved_calls STRING[],"
+    " unresolved_bases STRING[], PRIMARY KEY(id))",
+    "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
+    "CREATE NODE TABLE IF NOT EXISTS Observation(id STRING, repo STRING, text STRING, tags STRING,"
+    " category STRING, status STRING, created_at DOUBLE, updated_at DOUBLE, doc STRING,"
+    " PRIMARY KEY(id))",
+    "CREATE REL TABLE IF NOT EXISTS DEFINES(FROM File TO Symbol)",
+    "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Symbol TO Symbol)",
+    "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO File)",
+    "CREATE REL TABLE IF NOT EXISTS IMPORTS_EXT(FROM File TO External)",
+    "CREATE REL TABLE IF NOT EXISTS CALLS(FROM Symbol TO Symbol)",
+    "CREATE REL TABLE IF NOT EXISTS FILE_CALLS(FROM File TO Symbol)",
+    "CREATE REL TABLE IF NOT EXISTS INHERITS(FROM Symbol TO Symbol, kind STRING)",
+)
+
+_OBS_FTS = "observation_fts"
+_SYM_FTS = "symbol_fts"
+_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def words_of(*names: str) -> str:
+    """Split identifiers into lowercase words for full-text search (``getUserById`` -> get user by id)."""
+    out: list[str] = []
+    for name in names:
+        for part in re.split(r"[^A-Za-z0-9]+", name):
+            if part:
+                out.append(part.lower())
+                out.extend(w.lower() for w in _WORD_RE.findall(part) if w.lower() != part.lower())
+    return " ".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredObservation:
+    id: str
+    doc: str  # the observation as JSON (graphmemd.observations owns its format)
+
+
+class Store:
+    """An open Kùzu database. Thread-safe: one connection behind one lock."""
+
+    def __init__(self, path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 64) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = kuzu.Database(
+                str(path),
+                buffer_pool_size=buffer_pool_mb * 1024 * 1024,
+                max_db_size=max_db_size_gb * 1024 * 1024 * 1024,
+            )
+        except RuntimeError as exc:
+            if "lock" in str(exc).lower():
+                raise DaemonAlreadyRunning(f"the store {path} is open in another process: {exc}") from exc
+            raise StoreError(f"cannot open the store {path}: {exc}") from exc
+        self._conn = kuzu.Connection(self._db)
+        self._lock = threading.RLock()
+        self._closed = False
+        self._init_schema()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                result = self._conn.execute(query, dict(params) if params else None)
+            except RuntimeError as exc:
+                raise StoreError(f"store query failed: {exc}") from exc
+            assert not isinstance(result, list)
+            rows: list[list[Any]] = []
+            while result.has_next():
+                rows.append(result.get_next())
+            return rows
+
+    def _copy(self, table: str, data: pa.Table) -> None:
+        if data.num_rows == 0:
+            return
+        with self._lock:
+            try:
+                # Kùzu resolves the name `data` to the local arrow table (scan replacement).
+                self._conn.execute(f"COPY {table} FROM data")
+            except RuntimeError as exc:
+                raise StoreError(f"bulk load into {table} failed: {exc}") from exc
+
+    def _init_schema(self) -> None:
+        self._run("LOAD EXTENSION fts")
+        for stmt in _SCHEMA:
+            self._run(stmt)
+        rows = self._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value")
+        if not rows:
+            self._run("CREATE (:Meta {key: 'schema', value: $v})", {"v": str(SCHEMA_VERSION)})
+        elif rows[0][0] != str(SCHEMA_VERSION):
+            raise StoreError(f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
+        existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
+        if _OBS_FTS not in existing:
+            self._run(f"CALL CREATE_FTS_INDEX('Observation', '{_OBS_FTS}', ['text', 'tags'])")
+        if _SYM_FTS not in existing:
+            self._run(f"CALL CREATE_FTS_INDEX('Symbol', '{_SYM_FTS}', ['words'])")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._conn.close()
+            self._db.close()
+
+    def size_bytes(self) -> int:
+        total = 0
+        for p in (self.path, Path(str(self.path) + ".wal")):
+            try:
+                total += p.stat().st_size if p.is_file() else sum(f.stat().st_size for f in p.rglob("*"))
+            except OSError:
+                continue
+        return total
+
+    # ------------------------------------------------------------------ repositories
+
+    def upsert_repo(self, repo_id: str, root: str, indexed_commit: str, last_indexed_at: float) -> None:
+        self._run(
+            "MERGE (r:Repo {id: $id}) SET r.root = $root, r.indexed_commit = $c, r.last_indexed_at = $t",
+            {"id": repo_id, "root": root, "c": indexed_commit, "t": last_indexed_at},
+        )
+
+    def repos(self) -> list[tuple[str, str, str, float]]:
+        rows = self._run("MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id")
+        return [(r[0], r[1], r[2] or "", float(r[3] or 0.0)) for r in rows]
+
+    def delete_repo(self, repo_id: str) -> None:
+        """Remove a repository's code graph (observations are kept: the journal decides)."""
+        with self._lock:
+            self._run("MATCH (s:Symbol) WHERE s.repo = $r DETACH DELETE s", {"r": repo_id})
+            self._run("MATCH (f:File) WHERE f.repo = $r DETACH DELETE f", {"r": repo_id})
+            self._run("MATCH (r:Repo {id: $r}) DELETE r", {"r": repo_id})
+
+    # ------------------------------------------------------------------ code graph writes
+
+    def file_hashes(self, repo_id: str) -> dict[str, str]:
+        rows = self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.path, f.hash", {"r": repo_id})
+        return {r[0]: r[1] for r in rows}
+
+    def replace_files(
+        self,
+        repo_id: str,
+        files: Sequence[tuple[FileRecord, ParsedFile]],
+        removed_paths: Iterable[str],
+        edges: ResolvedEdges,
+        edge_sources: Iterable[str] = (),
+        unresolved_by_file: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> None:
+        """Replace the rows of ``files`` (and delete ``removed_paths``) in bulk.
+
+        ``edges`` are the outgoing edges of ``files`` and of ``edge_sources`` (other files whose
+        outgoing edges were re-resolved, e.g. dependents of the changed files); the old
+        outgoing edges of all of those are deleted first, so no edge is duplicated.
+        """
+        paths = [rec.path for rec, _ in files]
+        gone = sorted(set(removed_paths) | set(paths))
+        sources = sorted(set(edge_sources) - set(gone))
+        with self._lock:
+            if gone:
+                ids = [file_id(repo_id, p) for p in gone]
+                self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
+                self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
+            if sources:
+                ids = [file_id(repo_id, p) for p in sources]
+                self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
+                self._run("MATCH (f:File)-[e:IMPORTS|IMPORTS_EXT|FILE_CALLS]->() WHERE f.id IN $ids DELETE e",
+                          {"ids": ids})
+            self._load(repo_id, files, edges, unresolved_by_file or {})
+
+    def _load(
+        self,
+        repo_id: str,
+        files: Sequence[tuple[FileRecord, ParsedFile]],
+        edges: ResolvedEdges,
+        unresolved_by_file: Mapping[str, tuple[str, ...]],
+    ) -> None:
+        unresolved_calls: dict[str, list[str]] = {}
+        for src, text in edges.unresolved_calls:
+            unresolved_calls.setdefault(src, []).append(text)
+        unresolved_bases: dict[str, list[str]] = {}
+        for child, text, _kind in edges.unresolved_inherits:
+            unresolved_bases.setdefault(child, []).append(text)
+
+        f_cols: dict[str, list[Any]] = {k: [] for k in (
+            "id", "repo", "path", "language", "hash", "size", "lines", "indexed_at", "syntax_errors",
+            "unresolved_calls")}
+        s_cols: dict[str, list[Any]] = {k: [] for k in (
+            "id", "repo", "file", "path", "name", "qualname", "kind", "language", "parent", "start_line",
+            "end_line", "start_byte", "end_byte", "signature", "sig_hash", "body_hash", "words",
+            "unresolved_calls", "unresolved_bases")}
+        defines: tuple[list[str], list[str]] = ([], [])
+        contains: tuple[list[str], list[str]] = ([], [])
+        for rec, parsed in files:
+            fid = file_id(repo_id, rec.path)
+            for key, val in (("id", fid), ("repo", repo_id), ("path", rec.path), ("language", rec.language.value),
+                             ("hash", rec.content_hash), ("size", rec.size), ("lines", parsed.lines),
+                             ("indexed_at", rec.indexed_at), ("syntax_errors", rec.syntax_errors),
+                             ("unresolved_calls", unresolved_calls.get(fid, []))):
+                f_cols[key].append(val)
+            by_qual = {s.qualname: s for s in parsed.symbols}
+            for s in parsed.symbols:
+                sid = symbol_id(repo_id, rec.path, s.qualname, s.kind)
+                parent = by_qual.get(s.parent) if s.parent else None
+                parent_id = symbol_id(repo_id, rec.path, parent.qualname, parent.kind) if parent else ""
+                row = (sid, repo_id, fid, rec.path, s.name, s.qualname, s.kind.value, rec.language.value,
+                       parent_id, s.start_line, s.end_line, s.start_byte, s.end_byte, s.signature, s.sig_hash,
+                       s.body_hash, words_of(s.qualname, rec.path), unresolved_calls.get(sid, []),
+                       unresolved_bases.get(sid, []))
+                for key, val in zip(s_cols, row, strict=True):
+                    s_cols[key].append(val)
+                defines[0].append(fid)
+                defines[1].append(sid)
+                if parent_id:
+                    contains[0].append(parent_id)
+                    contains[1].append(sid)
+        list_str = pa.list_(pa.string())
+        self._copy("File", pa.table(f_cols, schema=pa.schema(
+            [(k, pa.int64() if k in ("size", "lines", "syntax_errors") else pa.float64() if k == "indexed_at"
+              else list_str if k == "unresolved_calls" else pa.string()) for k in f_cols])))
+        int_cols = {"start_line", "end_line", "start_byte", "end_byte"}
+        self._copy("Symbol", pa.table(s_cols, schema=pa.schema(
+            [(k, pa.int64() if k in int_cols else list_str if k.startswith("unresolved") else pa.string())
+             for k in s_cols])))
+        externals = sorted({name for _, name in edges.external_imports})
+        if externals:
+            known = {r[0] for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})}
+            new = [n for n in externals if n not in known]
+            self._copy("External", pa.table({"id": new, "name": new}))
+        self._copy("DEFINES", _pairs(zip(*defines, strict=True)))
+        self._copy("CONTAINS", _pairs(zip(*contains, strict=True)))
+        self._copy("IMPORTS", _pairs(edges.imports))
+        self._copy("IMPORTS_EXT", _pairs(edges.external_imports))
+        file_prefix = f"{repo_id}:"
+        sym_calls = [(a, b) for a, b in edges.calls if "::" in a]
+        file_calls = [(a, b) for a, b in edges.calls if "::" not in a and a.startswith(file_prefix)]
+        self._copy("CALLS", _pairs(sym_calls))
+        self._copy("FILE_CALLS", _pairs(file_calls))
+        inh = pa.table({"from": [a for a, _, _ in edges.inherits], "to": [b for _, b, _ in edges.inherits],
+                        "kind": [k.value for _, _, k in edges.inherits]})
+        self._copy("INHERITS", inh)
+        del unresolved_by_file  # reserved for file-level extras
+
+    # ------------------------------------------------------------------ code graph reads
+
+    def load_repo_graph(self, repo_id: str) -> tuple[list[FileRecord], list[SymbolInfo], GraphEdges]:
+        """Everything about one repository, to rebuild the daemon's in-memory graph at start."""
+        files = [
+            FileRecord(repo_id, r[0], Language(r[1]), r[2], int(r[3]), float(r[4]), int(r[5]))
+            for r in self._run(
+                "MATCH (f:File) WHERE f.repo = $r RETURN f.path, f.language, f.hash, f.size, f.indexed_at,"
+                " f.syntax_errors", {"r": repo_id})
+        ]
+        symbols = [
+            SymbolInfo(r[0], repo_id, r[1], r[2], r[3], SymbolKind(r[4]), Language(r[5]), r[6] or None,
+                         int(r[7]), int(r[8]), r[9], r[10], r[11])
+            for r in self._run(
+                "MATCH (s:Symbol) WHERE s.repo = $r RETURN s.id, s.path, s.name, s.qualname, s.kind, s.language,"
+                " s.parent, s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash", {"r": repo_id})
+        ]
+        p = {"r": repo_id}
+        contains = self._pairs_q("MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        defines = self._pairs_q("MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        imports = self._pairs_q("MATCH (a:File)-[:IMPORTS]->(b:File) WHERE a.repo = $r RETURN a.id, b.id", p)
+        ext = self._pairs_q("MATCH (a:File)-[:IMPORTS_EXT]->(b:External) WHERE a.repo = $r RETURN a.id, b.id", p)
+        calls = self._pairs_q("MATCH (a:Symbol)-[:CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        calls += self._pairs_q("MATCH (a:File)-[:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        inherits = tuple(
+            (r[0], r[1], InheritKind(r[2])) for r in self._run(
+                "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.kind", p))
+        unresolved: list[tuple[str, str]] = []
+        for r in self._run("MATCH (s:Symbol) WHERE s.repo = $r AND size(s.unresolved_calls) > 0"
+                           " RETURN s.id, s.unresolved_calls", p):
+            unresolved.extend((r[0], t) for t in r[1])
+        for r in self._run("MATCH (f:File) WHERE f.repo = $r AND size(f.unresolved_calls) > 0"
+                           " RETURN f.id, f.unresolved_calls", p):
+            unresolved.extend((r[0], t) for t in r[1])
+        edges = ResolvedEdges(imports=imports, external_imports=ext, calls=calls,
+                              unresolved_calls=tuple(unresolved), inherits=inherits)
+        return files, symbols, GraphEdges(defines=defines, contains=contains, edges=edges)
+
+    def _pairs_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        return tuple((r[0], r[1]) for r in self._run(query, params))
+
+    def counts(self, repo_id: str) -> tuple[int, int]:
+        f = self._run("MATCH (f:File) WHERE f.repo = $r RETURN count(*)", {"r": repo_id})
+        s = self._run("MATCH (s:Symbol) WHERE s.repo = $r RETURN count(*)", {"r": repo_id})
+        return int(f[0][0]), int(s[0][0])
+
+    def search_symbols(self, query: str, limit: int, repo_id: str = "") -> list[tuple[str, float]]:
+        """BM25 over symbol name words (``words_of`` of qualname and path)."""
+        q = words_of(query)
+        if not q:
+            return []
+        rows = self._run(
+            f"CALL QUERY_FTS_INDEX('Symbol', '{_SYM_FTS}', $q, top := $k) "
+            "WHERE $repo = '' OR node.repo = $repo RETURN node.id, score ORDER BY score DESC",
+            {"q": q, "k": limit, "repo": repo_id})
+        return [(r[0], float(r[1])) for r in rows]
+
+    # ------------------------------------------------------------------ observations
+
+    def upsert_observations(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Write observations (id, repo, text, tags, category, status, created_at, updated_at, doc)."""
+        if not rows:
+            return
+        with self._lock:
+            ids = [r["id"] for r in rows]
+            self._run("MATCH (o:Observation) WHERE o.id IN $ids DELETE o", {"ids": ids})
+            cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc")
+            self._run(
+                "UNWIND $rows AS r CREATE (:Observation {id: r.id, repo: r.repo, text: r.text, tags: r.tags,"
+                " category: r.category, status: r.status, created_at: r.created_at, updated_at: r.updated_at,"
+                " doc: r.doc})",
+                {"rows": [{c: r[c] for c in cols} for r in rows]},
+            )
+
+    def delete_observation(self, obs_id: str) -> None:
+        self._run("MATCH (o:Observation {id: $id}) DELETE o", {"id": obs_id})
+
+    def observations(self) -> Iterator[StoredObservation]:
+        for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc ORDER BY o.id"):
+            yield StoredObservation(r[0], r[1])
+
+    def search_observations(self, query: str, limit: int) -> list[tuple[str, float]]:
+        """BM25 over observation text and tags, with Kùzu's bundled fts extension (offline)."""
+        terms = " ".join(re.findall(r"\w+", query.lower()))
+        if not terms:
+            return []
+        rows = self._run(
+            f"CALL QUERY_FTS_INDEX('Observation', '{_OBS_FTS}', $q, top := $k) "
+            "RETURN node.id, score ORDER BY score DESC", {"q": terms, "k": limit})
+        return [(r[0], float(r[1])) for r in rows]
+
+
+def _pairs(pairs: Iterable[tuple[str, str]]) -> pa.Table:
+    src: list[str] = []
+    dst: list[str] = []
+    for a, b in pairs:
+        src.append(a)
+        dst.append(b)
+    return pa.table({"from": src, "to": dst})
+
+
+def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The stored columns of an observation document (see ``graphmemd.observations``)."""
+    return {
+        "id": doc["id"], "repo": doc.get("repo_id", ""), "text": doc.get("text", ""),
+        "tags": " ".join(doc.get("tags", ())), "category": doc.get("category", "other"),
+        "status": doc.get("status", "fresh"), "created_at": float(doc.get("created_at", 0.0)),
+        "updated_at": float(doc.get("updated_at", 0.0)), "doc": json.dumps(doc, sort_keys=True),
+    }
