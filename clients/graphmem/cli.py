@@ -1,0 +1,1086 @@
+"""``graphmem``: the command line of the graphmem daemon.
+
+Every command talks to the daemon over gRPC (``graphmem.client``); the CLI never opens
+the store and never imports the daemon's code. Output: a human rendering on stdout, or
+with ``--json`` (every read command) machine-readable JSON (dataclasses as objects, enums
+as their values, times as epoch seconds). Messages and errors go to stderr as
+``graphmem: <message>``.
+
+Exit codes: 0 ok; 1 error (and ``status``: running but degraded / not serving);
+2 daemon not running; 3 daemon already running; 64 usage error / invalid argument;
+65 already exists; 66 not found; 69 failed precondition; 70 store error; 75 timeout;
+130 interrupted. They come from the exception classes (``exit_code``) in ``main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import NoReturn, TextIO, TypeVar
+
+from graphmem import __version__
+from graphmem.client import GraphMem, normalize_address
+from graphmem.errors import (
+    DaemonNotRunning,
+    FailedPrecondition,
+    GraphMemError,
+    NotFound,
+    Timeout,
+)
+from graphmem.paths import Paths, resolve_paths, unix_target
+from graphmem.types import (
+    Category,
+    ChangeKind,
+    Event,
+    EventKind,
+    Freshness,
+    IndexProgress,
+    IndexState,
+    Observation,
+    ObservationStatus,
+    Recalled,
+    Repository,
+    Status,
+    Symbol,
+    SymbolDetail,
+)
+
+__all__ = ["EX_USAGE", "build_parser", "main", "to_jsonable"]
+
+EX_USAGE = 64
+EX_INTERRUPTED = 130
+STATUS_TIMEOUT = 2.0
+START_HINT = "start it with: graphmem daemon start --repo PATH"
+
+_E = TypeVar("_E", bound=Enum)
+
+_SEVERITY: dict[ChangeKind, int] = {
+    ChangeKind.REMOVED: 4,
+    ChangeKind.SIGNATURE_CHANGED: 3,
+    ChangeKind.BODY_CHANGED: 2,
+    ChangeKind.RENAMED: 1,
+    ChangeKind.ADDED: 0,
+}
+
+
+# ---------------------------------------------------------------------------- parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors exiting 64 (EX_USAGE) and ``graphmem:`` messages."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sub = self.prog.removeprefix("graphmem").strip()
+        self.exit(EX_USAGE, f"graphmem: {sub + ': ' if sub else ''}{message}\n")
+
+
+def _enum_arg(cls: type[_E]) -> Callable[[str], _E]:
+    """An argparse ``type`` accepting an enum's value or name, any case, ``-`` or ``_``."""
+
+    def parse(text: str) -> _E:
+        key = text.strip().lower().replace("_", "-")
+        for member in cls:
+            if key in (str(member.value).lower().replace("_", "-"), member.name.lower().replace("_", "-")):
+                return member
+        choices = ", ".join(str(m.value) for m in cls)
+        raise argparse.ArgumentTypeError(f"invalid choice {text!r} (choose from {choices})")
+
+    parse.__name__ = cls.__name__
+    return parse
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative: {text}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1]: {text}")
+    return value
+
+
+def _choices(cls: type[Enum]) -> str:
+    return "{" + ",".join(str(m.value) for m in cls) + "}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``graphmem`` argument parser (global options work before or after the verb)."""
+    common = _Parser(add_help=False)
+    g = common.add_argument_group("global options")
+    g.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
+                   help="graphmem home directory (default: $GRAPHMEM_HOME, else XDG directories)")
+    g.add_argument("--address", metavar="ADDR", default=argparse.SUPPRESS,
+                   help="daemon address: unix:/path or host:port "
+                   "(default: $GRAPHMEM_ADDRESS, else the socket)")
+    g.add_argument("--timeout", metavar="SECONDS", type=float, default=argparse.SUPPRESS,
+                   help="deadline of each call to the daemon (default: 10)")
+
+    parser = _Parser(
+        prog="graphmem",
+        parents=[common],
+        description="Code-graph memory for coding assistants: a client of the graphmem daemon.",
+        epilog="Exit codes: 0 ok, 1 error/degraded, 2 daemon not running, 3 already running, "
+        "64 usage, 65 exists, 66 not found, 69 precondition, 70 store, 75 timeout.",
+    )
+    parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
+    verbs = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+    def verb(name: str, func: Callable[[argparse.Namespace, _Ctx], int], help: str,
+             sub: argparse._SubParsersAction[_Parser] | None = None) -> _Parser:
+        p = (sub or verbs).add_parser(name, parents=[common], help=help, description=help)
+        p.set_defaults(func=func)
+        return p
+
+    def json_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    def daemon_opts(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--repo", metavar="PATH", action="extend", nargs="+", default=[],
+                       help="repository to register and watch (repeatable)")
+        p.add_argument("--tcp", metavar="HOST:PORT", help="also listen on this loopback TCP address")
+        p.add_argument("--log-level", metavar="LEVEL", help="daemon log level (DEBUG, INFO, WARNING, ...)")
+
+    # daemon
+    daemon = verbs.add_parser("daemon", parents=[common], help="start, stop or run the daemon")
+    daemon_verbs = daemon.add_subparsers(title="daemon commands", metavar="ACTION", required=True)
+    p = verb("start", cmd_daemon_start, "start the daemon in the background", daemon_verbs)
+    daemon_opts(p)
+    p.add_argument("--wait", metavar="SECONDS", type=float, default=20.0,
+                   help="how long to wait until it serves (default: 20)")
+    p = verb("stop", cmd_daemon_stop, "stop the daemon gracefully", daemon_verbs)
+    p.add_argument("--wait", metavar="SECONDS", type=float, default=20.0,
+                   help="how long to wait until it exited (default: 20)")
+    daemon_opts(verb("run", cmd_daemon_run, "run the daemon in the foreground", daemon_verbs))
+
+    p = verb("status", cmd_status,
+             "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
+    json_flag(p)
+
+    # repositories
+    repo = verbs.add_parser("repo", parents=[common], help="register, remove or list repositories")
+    repo_verbs = repo.add_subparsers(title="repo commands", metavar="ACTION", required=True)
+    p = verb("add", cmd_repo_add, "register a repository (indexed in the background, then watched)",
+             repo_verbs)
+    p.add_argument("path", metavar="PATH")
+    json_flag(p)
+    p = verb("remove", cmd_repo_remove, "unregister a repository (its observations are archived)", repo_verbs)
+    p.add_argument("repo", metavar="REPO", help="repository id or path")
+    p = verb("list", cmd_repo_list, "list registered repositories", repo_verbs)
+    json_flag(p)
+
+    p = verb("index", cmd_index, "re-index a repository (or all), showing progress")
+    p.add_argument("repo", metavar="REPO", nargs="?", default="",
+                   help="id or path (default: every repository)")
+    p.add_argument("paths", metavar="PATH", nargs="*", help="only these files")
+    p.add_argument("--full", action="store_true", help="re-parse files even when unchanged")
+
+    # observations
+    p = verb("observe", cmd_observe, "save an observation anchored to code; prints its id")
+    p.add_argument("text", metavar="TEXT", help="the observation ('-' reads it from stdin)")
+    p.add_argument("--anchor", metavar="REF", action="extend", nargs="+", default=[],
+                   help="'path::Qualified.name', a file path or a symbol id (repeatable)")
+    p.add_argument("--category", type=_enum_arg(Category), default=Category.OTHER,
+                   metavar=_choices(Category), help="default: other")
+    p.add_argument("--tag", metavar="T", action="extend", nargs="+", default=[])
+    p.add_argument("--source", metavar="S", default="cli", help="who saves it (default: cli)")
+    p.add_argument("--confidence", metavar="X", type=_confidence, help="0 < X <= 1 (default: 1)")
+    p.add_argument("--supersedes", metavar="ID", action="extend", nargs="+", default=[])
+    p.add_argument("--contradicts", metavar="ID", action="extend", nargs="+", default=[])
+    p.add_argument("--repo", metavar="R", default="", help="repository id or path")
+    json_flag(p)
+
+    p = verb("show", cmd_show, "show one observation")
+    p.add_argument("id", metavar="ID")
+    json_flag(p)
+
+    p = verb("list", cmd_list, "list observations")
+    p.add_argument("--stale", action="store_true", help="only stale observations")
+    p.add_argument("--status", metavar=_choices(ObservationStatus), type=_enum_arg(ObservationStatus),
+                   action="extend", nargs="+", default=[], help="default: all but archived")
+    p.add_argument("--category", metavar=_choices(Category), type=_enum_arg(Category), action="append",
+                   default=[])
+    p.add_argument("--file", metavar="F", default="", help="anchored to this file or a symbol in it")
+    p.add_argument("--symbol", metavar="S", default="", help="anchored to this symbol")
+    p.add_argument("--tag", metavar="T", action="append", default=[], help="having this tag (repeatable)")
+    p.add_argument("--repo", metavar="R", default="")
+    p.add_argument("--limit", metavar="N", type=_positive_int, default=100, help="default: 100 (0: all)")
+    json_flag(p)
+
+    p = verb("recall", cmd_recall, "observations relevant to files, symbols or text, with why")
+    p.add_argument("text", metavar="TEXT", nargs="?", default="")
+    p.add_argument("--file", metavar="F", action="extend", nargs="+", default=[])
+    p.add_argument("--symbol", metavar="S", action="extend", nargs="+", default=[])
+    p.add_argument("--hops", metavar="N", type=_positive_int, default=2, help="graph distance (default: 2)")
+    p.add_argument("--limit", metavar="N", type=_positive_int, default=20, help="default: 20")
+    p.add_argument("--budget", metavar="TOKENS", type=_positive_int, default=0, help="token budget (0: none)")
+    p.add_argument("--include-stale", action="store_true")
+    p.add_argument("--repo", metavar="R", default="")
+    json_flag(p)
+
+    p = verb("brief", cmd_brief, "prompt-ready brief of the observations for a working set")
+    p.add_argument("--file", metavar="F", action="extend", nargs="+", default=[])
+    p.add_argument("--symbol", metavar="S", action="extend", nargs="+", default=[])
+    p.add_argument("--text", metavar="T", default="")
+    p.add_argument("--budget", metavar="N", type=_positive_int, default=1000, help="tokens (default: 1000)")
+    p.add_argument("--include-stale", action="store_true")
+    p.add_argument("--repo", metavar="R", default="")
+    json_flag(p)
+
+    p = verb("confirm", cmd_confirm, "mark a (stale) observation as checked: re-anchor it, fresh")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--by", metavar="NAME", default="", help="who checked it")
+    p.add_argument("--note", metavar="TEXT", default="")
+    json_flag(p)
+
+    p = verb("archive", cmd_archive, "keep an observation but stop recalling it")
+    p.add_argument("id", metavar="ID")
+    json_flag(p)
+
+    p = verb("delete", cmd_delete, "delete an observation (the journal keeps its history)")
+    p.add_argument("id", metavar="ID")
+
+    p = verb("update", cmd_update, "change an observation's text, category, tags or confidence")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--text", metavar="T")
+    p.add_argument("--category", metavar=_choices(Category), type=_enum_arg(Category))
+    p.add_argument("--tag", metavar="T", action="extend", nargs="+", help="replace the tags with these")
+    p.add_argument("--clear-tags", action="store_true", help="remove every tag")
+    p.add_argument("--confidence", metavar="X", type=_confidence)
+    json_flag(p)
+
+    # code
+    p = verb("symbols", cmd_symbols, "find symbols by name pattern (* and ? wildcards)")
+    p.add_argument("pattern", metavar="PATTERN")
+    p.add_argument("--kind", metavar="K", action="append", default=[],
+                   help="module, class, struct, interface, trait, enum, function, method (repeatable)")
+    p.add_argument("--repo", metavar="R", default="")
+    p.add_argument("--limit", metavar="N", type=_positive_int, default=50, help="default: 50")
+    json_flag(p)
+
+    p = verb("symbol", cmd_symbol, "one symbol with callers, callees and observations")
+    p.add_argument("ref", metavar="REF", help="'path::qualname' or a symbol id")
+    p.add_argument("--repo", metavar="R", default="")
+    json_flag(p)
+
+    p = verb("events", cmd_events, "follow live events until Ctrl-C")
+    p.add_argument("--repo", metavar="R", default="")
+    p.add_argument("--kind", metavar=_choices(EventKind), type=_enum_arg(EventKind), action="append",
+                   default=[])
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+
+    p = verb("export", cmd_export, "write the observation journal as JSON lines")
+    p.add_argument("file", metavar="FILE", nargs="?", default="-", help="default: stdout")
+
+    p = verb("import", cmd_import, "import JSON lines written by export")
+    p.add_argument("file", metavar="FILE", help="'-' reads stdin")
+    json_flag(p)
+
+    verb("mcp", cmd_mcp, "serve the Model Context Protocol on stdio (bridge to the daemon)")
+    return parser
+
+
+# ---------------------------------------------------------------------------- context
+
+
+@dataclasses.dataclass
+class _Ctx:
+    """Global options, resolved once: flag, then environment, then default."""
+
+    home: str | None
+    address_flag: str | None
+    timeout: float
+    out: TextIO
+    err: TextIO
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> _Ctx:
+        home = getattr(args, "home", None) or os.environ.get("GRAPHMEM_HOME") or None
+        address = getattr(args, "address", None) or os.environ.get("GRAPHMEM_ADDRESS") or None
+        return cls(home, address, getattr(args, "timeout", 10.0), sys.stdout, sys.stderr)
+
+    @property
+    def paths(self) -> Paths:
+        return resolve_paths(self.home)
+
+    @property
+    def address(self) -> str:
+        if self.address_flag:
+            return normalize_address(self.address_flag)
+        return unix_target(self.paths.socket)
+
+    def client(self, timeout: float | None = None) -> GraphMem:
+        return GraphMem(self.address, timeout=self.timeout if timeout is None else timeout)
+
+    def print(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def note(self, text: str) -> None:
+        print(f"graphmem: {text}", file=self.err)
+
+    def print_json(self, obj: object, *, indent: int | None = 2) -> None:
+        print(json.dumps(to_jsonable(obj), indent=indent, ensure_ascii=False), file=self.out)
+
+
+# ---------------------------------------------------------------------------- formatting
+
+
+def to_jsonable(obj: object) -> object:
+    """Dataclasses -> dicts (plus ``ref`` for symbols, ``healthy`` for status), enums ->
+    values, tuples -> lists; everything else as is."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        if isinstance(obj, Symbol):
+            out["ref"] = obj.ref
+        if isinstance(obj, Status):
+            out["healthy"] = obj.healthy
+        return out
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, list | tuple):
+        return [to_jsonable(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    return obj
+
+
+def _fmt_time(t: float | None) -> str:
+    if not t:
+        return "-"
+    return datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _fmt_duration(seconds: float) -> str:
+    s = int(seconds)
+    days, s = divmod(s, 86400)
+    hours, s = divmod(s, 3600)
+    minutes, s = divmod(s, 60)
+    if days:
+        return f"{days}d{hours}h"
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    if minutes:
+        return f"{minutes}m{s:02d}s"
+    return f"{seconds:.1f}s"
+
+
+def _fmt_bytes(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def _short(commit: str) -> str:
+    return commit[:7]
+
+
+def _first_line(text: str, width: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def marker(o: Observation) -> str:
+    """``[FRESH]``, ``[STALE: body changed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus
+    ``[NEEDS REVIEW: renamed]`` when an anchor followed a rename."""
+    if o.status is ObservationStatus.STALE:
+        changes = sorted({r.change for r in o.stale_reasons}, key=lambda c: -_SEVERITY.get(c, 0))
+        what = ", ".join(c.value.replace("_", " ") for c in changes) or "code changed"
+        text = f"[STALE: {what}]"
+    elif o.status is ObservationStatus.SUPERSEDED:
+        text = f"[SUPERSEDED by {o.superseded_by}]" if o.superseded_by else "[SUPERSEDED]"
+    else:
+        text = f"[{o.status.value.upper()}]"
+    if o.needs_review:
+        text += " [NEEDS REVIEW: anchor renamed or moved]"
+    return text
+
+
+def freshness_line(f: Freshness) -> str:
+    """``index current (HEAD abc1234)`` or ``index NOT current: 3 pending changes``."""
+    if f.current:
+        heads = []
+        for r in f.repositories:
+            if r.head_commit:
+                head = f"HEAD {_short(r.head_commit)}{'-dirty' if r.working_tree_dirty else ''}"
+                heads.append(head if len(f.repositories) == 1 else f"{r.repo_id} {head}")
+        return "index current" + (f" ({', '.join(heads)})" if heads else "")
+    parts: list[str] = []
+    pending = sum(r.pending_changes for r in f.repositories)
+    if pending:
+        parts.append(_plural(pending, "pending change"))
+    for r in f.repositories:
+        if r.state is IndexState.INDEXING:
+            parts.append(f"{r.repo_id} is indexing")
+        elif r.state is IndexState.PENDING:
+            parts.append(f"{r.repo_id} not indexed yet")
+        elif r.state is IndexState.ERROR:
+            parts.append(f"{r.repo_id} index error")
+        if r.indexed_commit and r.head_commit and r.indexed_commit != r.head_commit:
+            indexed, head = _short(r.indexed_commit), _short(r.head_commit)
+            parts.append(f"{r.repo_id} indexed at {indexed}, HEAD is {head}")
+    return "index NOT current" + (f": {', '.join(parts)}" if parts else "")
+
+
+def _render_observation(o: Observation) -> list[str]:
+    lines = [
+        f"id:         {o.id}",
+        f"status:     {marker(o)}",
+        f"category:   {o.category.value}    confidence: {o.confidence:g}    source: {o.source or '-'}",
+        f"repository: {o.repo_id or '-'}",
+        f"created:    {_fmt_time(o.created_at)}    updated: {_fmt_time(o.updated_at)}",
+    ]
+    if o.tags:
+        lines.append(f"tags:       {', '.join(o.tags)}")
+    if o.anchors:
+        lines.append("anchors:")
+        for a in o.anchors:
+            sig = f"    {a.signature}" if a.signature else ""
+            lines.append(f"  - {a.ref} ({a.kind.value}){sig}")
+    if o.stale_reasons:
+        lines.append("stale because:")
+        for r in o.stale_reasons:
+            bits = [r.change.value.replace("_", " "), _fmt_time(r.detected_at)]
+            if r.commit:
+                bits.append(f"commit {_short(r.commit)}")
+            lines.append(f"  - {r.anchor_ref}: {', '.join(bits)}")
+            if r.old_signature or r.new_signature:
+                lines.append(f"      was: {r.old_signature}")
+                lines.append(f"      now: {r.new_signature}")
+            if r.new_ref:
+                lines.append(f"      now at: {r.new_ref}")
+            if r.detail:
+                lines.append(f"      {r.detail}")
+    for label, ids in (("supersedes", o.supersedes), ("contradicts", o.contradicts)):
+        if ids:
+            lines.append(f"{label + ':':<12}{', '.join(ids)}")
+    if o.superseded_by:
+        lines.append(f"superseded by: {o.superseded_by}")
+    if o.confirmed_by or o.confirmed_at:
+        lines.append(f"confirmed:  by {o.confirmed_by or '-'} at {_fmt_time(o.confirmed_at)}")
+    lines.append("")
+    lines.extend(o.text.splitlines() or [""])
+    return lines
+
+
+def _observation_row(o: Observation) -> str:
+    anchors = ", ".join(a.ref for a in o.anchors)
+    return f"{o.id}  {marker(o)}  {o.category.value}  {_first_line(o.text, 70)}" + (
+        f"  @ {anchors}" if anchors else ""
+    )
+
+
+def _render_recalled(n: int, r: Recalled) -> list[str]:
+    o = r.observation
+    lines = [f"{n}. [{r.score:.3f}] {marker(o)} {o.category.value}  {o.id}  (distance {r.distance})"]
+    wrapped = textwrap.wrap(o.text.strip(), width=96) or [""]
+    lines.extend(f"   {ln}" for ln in wrapped)
+    if r.why:
+        lines.append(f"   why: {r.why}")
+    elif r.path:
+        lines.append("   why: " + " ".join(f"{h.from_ref} -{h.edge.value}-> {h.to_ref}" for h in r.path))
+    if r.matched_terms:
+        lines.append(f"   matched: {', '.join(r.matched_terms)}")
+    if o.anchors:
+        lines.append(f"   anchors: {', '.join(a.ref for a in o.anchors)}")
+    return lines
+
+
+def _repo_lines(r: Repository) -> list[str]:
+    counts = (
+        f"{_plural(r.files, 'file')}, {_plural(r.symbols, 'symbol')}, "
+        f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale)"
+    )
+    state = r.state.value
+    if r.state is IndexState.INDEXING and r.files_total:
+        pct = 100 * r.files_done // max(r.files_total, 1)
+        state += f" {r.files_done}/{r.files_total} files ({pct}%)"
+    extra = []
+    if r.pending_changes:
+        extra.append(_plural(r.pending_changes, "pending change"))
+    if r.skipped_files:
+        extra.append(f"{r.skipped_files} skipped")
+    if r.head_commit:
+        extra.append(f"HEAD {_short(r.head_commit)}")
+    if r.last_indexed_at:
+        extra.append(f"indexed {_fmt_time(r.last_indexed_at)}")
+    lines = [f"  {r.id}  {r.root}", f"    {state}: {counts}" + (f"; {', '.join(extra)}" if extra else "")]
+    if r.error:
+        lines.append(f"    error: {r.error}")
+    return lines
+
+
+def _render_status(s: Status) -> list[str]:
+    health = "healthy" if s.healthy else ("degraded" if s.serving else "NOT serving")
+    lines = [
+        f"graphmemd {s.version}  pid {s.pid}  up {_fmt_duration(s.uptime_seconds)}  {health}",
+        f"socket:   {s.socket_path or '-'}",
+    ]
+    if s.tcp_address:
+        lines.append(f"tcp:      {s.tcp_address}")
+    lines.append(f"store:    {s.store_path or '-'} ({_fmt_bytes(s.store_size_bytes)})")
+    if s.journal_path:
+        lines.append(f"journal:  {s.journal_path}")
+    if s.watcher is not None:
+        w = s.watcher
+        state = "healthy" if w.healthy else f"degraded: {w.degraded_reason or 'unknown reason'}"
+        lines.append(f"watcher:  {w.mode} ({state}, {_plural(w.restarts, 'restart')})")
+    lines.append(f"observations: {s.observations} ({s.stale_observations} stale)")
+    if s.repositories:
+        lines.append(f"repositories ({len(s.repositories)}):")
+        for r in s.repositories:
+            lines.extend(_repo_lines(r))
+    else:
+        lines.append("repositories: none (add one with: graphmem repo add PATH)")
+    for reason in s.degraded_reasons:
+        lines.append(f"degraded: {reason}")
+    if s.last_error:
+        lines.append(f"last error: {s.last_error}")
+    return lines
+
+
+def _symbol_row(s: Symbol) -> str:
+    return f"{s.kind or '?':<9} {s.ref}  (lines {s.start_line}-{s.end_line})"
+
+
+def _render_symbol_detail(d: SymbolDetail) -> list[str]:
+    s = d.symbol
+    lines = [f"{s.kind} {s.ref}  ({s.language}, lines {s.start_line}-{s.end_line})"]
+    if s.signature:
+        lines.append(f"  {s.signature}")
+    lines.append(f"  id: {s.id}")
+    if d.container is not None:
+        lines.append(f"in: {d.container.kind} {d.container.ref}")
+
+    def group(title: str, items: Sequence[str]) -> None:
+        if items:
+            lines.append(f"{title} ({len(items)}):")
+            lines.extend(f"  {x}" for x in items)
+
+    group("callers", [x.ref for x in d.callers])
+    group("callees", [x.ref for x in d.callees])
+    group("unresolved calls", list(d.unresolved_calls))
+    group("contains", [f"{x.kind} {x.ref}" for x in d.contains])
+    group("inherits", [x.ref for x in d.inherits])
+    group("inherited by", [x.ref for x in d.inherited_by])
+    group("file imports", list(d.file_imports))
+    group("file imported by", list(d.file_imported_by))
+    group("observations", [_observation_row(o) for o in d.observations])
+    if d.freshness is not None:
+        lines.append(freshness_line(d.freshness))
+    return lines
+
+
+def _render_event(e: Event) -> str:
+    when = datetime.fromtimestamp(e.at).strftime("%H:%M:%S") if e.at else "--:--:--"
+    head = f"{when}  {e.kind.value:<19} {e.repo_id or '-'}"
+    if e.observation is not None:
+        o = e.observation
+        return f"{head}  {o.id} {marker(o)} {_first_line(o.text, 60)}"
+    if e.progress is not None:
+        p = e.progress
+        return f"{head}  {p.state.value} {p.files_done}/{p.files_total} files, {p.symbols} symbols"
+    if e.path or e.detail:
+        d = e.detail
+        if d.get("removed"):
+            return f"{head}  {e.path} removed"
+        return (
+            f"{head}  {e.path}: {d.get('symbols', 0)} symbols "
+            f"(+{d.get('added', 0)} -{d.get('removed_symbols', 0)} ~{d.get('changed', 0)})"
+        )
+    return f"{head}  {e.message}"
+
+
+class _Progress:
+    """Index progress on stderr: a redrawn bar on a terminal, plain lines otherwise
+    (one per state change, at most one every 2 s in between)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._last_state: IndexState | None = None
+        self._last_time = 0.0
+
+    def update(self, p: IndexProgress) -> None:
+        if self.tty:
+            width = 30
+            frac = p.files_done / p.files_total if p.files_total else 0.0
+            bar = "#" * int(frac * width) + "." * (width - int(frac * width))
+            self.stream.write(
+                f"\r\x1b[K{p.repo_id} [{bar}] {p.files_done}/{p.files_total} files, "
+                f"{p.symbols} symbols ({p.state.value})"
+            )
+            self.stream.flush()
+            return
+        now = time.monotonic()
+        if p.state is not self._last_state or now - self._last_time >= 2.0:
+            print(
+                f"{p.repo_id}: {p.state.value} {p.files_done}/{p.files_total} files, {p.symbols} symbols",
+                file=self.stream,
+            )
+            self._last_state, self._last_time = p.state, now
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def cmd_daemon_start(args: argparse.Namespace, ctx: _Ctx) -> int:
+    from graphmem.daemon_ctl import start_daemon
+
+    pid = start_daemon(ctx.home, args.repo, args.tcp, args.log_level, timeout=args.wait)
+    ctx.print(f"graphmemd started (pid {pid}), listening on {unix_target(ctx.paths.socket)}")
+    return 0
+
+
+def cmd_daemon_stop(args: argparse.Namespace, ctx: _Ctx) -> int:
+    from graphmem.daemon_ctl import stop_daemon
+
+    try:
+        pid = stop_daemon(ctx.home, timeout=args.wait)
+    except DaemonNotRunning:
+        ctx.note("graphmemd is not running")
+        return 0
+    ctx.print(f"graphmemd stopped (pid {pid})" if pid else "graphmemd stopped")
+    return 0
+
+
+def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
+    from graphmem.daemon_ctl import daemon_command
+
+    cmd = daemon_command(ctx.home, args.repo, args.tcp, args.log_level)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(cmd[0], cmd)
+
+
+def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
+    address = ctx.address
+    try:
+        with ctx.client(timeout=STATUS_TIMEOUT) as client:
+            status = client.status()
+    except DaemonNotRunning as exc:
+        if args.json:
+            ctx.print_json({"running": False, "address": address})
+        ctx.note(str(exc))
+        print(START_HINT, file=ctx.err)
+        return DaemonNotRunning.exit_code
+    except Timeout:
+        if args.json:
+            ctx.print_json({"running": True, "answering": False, "address": address})
+        ctx.note(f"graphmemd at {address} is running but did not answer within {STATUS_TIMEOUT:g} s")
+        return 1
+    if args.json:
+        data = to_jsonable(status)
+        assert isinstance(data, dict)
+        ctx.print_json({"running": True, "address": address, **data})
+    else:
+        for line in _render_status(status):
+            ctx.print(line)
+    return 0 if status.healthy else 1
+
+
+def cmd_repo_add(args: argparse.Namespace, ctx: _Ctx) -> int:
+    if not Path(args.path).expanduser().is_dir():
+        raise NotFound(f"not a directory: {args.path}")
+    with ctx.client() as client:
+        repo = client.add_repo(args.path)
+    if args.json:
+        ctx.print_json(repo)
+    else:
+        ctx.print(f"added {repo.id}  {repo.root}  ({repo.state.value})")
+    return 0
+
+
+def cmd_repo_remove(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        client.remove_repo(args.repo)
+    ctx.print(f"removed {args.repo}")
+    return 0
+
+
+def cmd_repo_list(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        repos = client.list_repos()
+    if args.json:
+        ctx.print_json(repos)
+    elif not repos:
+        ctx.note("no repositories registered (add one with: graphmem repo add PATH)")
+    else:
+        for r in repos:
+            for line in _repo_lines(r):
+                ctx.print(line.removeprefix("  "))
+    return 0
+
+
+def cmd_index(args: argparse.Namespace, ctx: _Ctx) -> int:
+    failed: list[str] = []
+    with ctx.client() as client:
+        repos = [args.repo] if args.repo else [r.id for r in client.list_repos()]
+        if not repos:
+            raise FailedPrecondition("no repositories registered; add one with: graphmem repo add PATH")
+        for repo in repos:
+            progress = _Progress(ctx.err)
+            last: IndexProgress | None = None
+            try:
+                for p in client.index(repo, args.paths, args.full):
+                    progress.update(p)
+                    last = p
+            finally:
+                progress.finish()
+            if last is None:
+                ctx.print(f"{repo}: nothing to index")
+                continue
+            ctx.print(
+                f"{last.repo_id}: {last.state.value}, {_plural(last.files_total, 'file')}, "
+                f"{_plural(last.symbols, 'symbol')}, {last.skipped} skipped in {last.elapsed_seconds:.1f}s"
+            )
+            if last.state is IndexState.ERROR:
+                failed.append(last.repo_id)
+    if failed:
+        raise GraphMemError(f"indexing failed: {', '.join(failed)} (see graphmem status)")
+    return 0
+
+
+def cmd_observe(args: argparse.Namespace, ctx: _Ctx) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    if not text.strip():
+        raise _usage("observe: TEXT is empty")
+    with ctx.client() as client:
+        obs = client.observe(
+            text.strip(),
+            anchors=args.anchor,
+            repo=args.repo,
+            category=args.category,
+            tags=args.tag,
+            source=args.source,
+            confidence=args.confidence,
+            supersedes=args.supersedes,
+            contradicts=args.contradicts,
+        )
+    if args.json:
+        ctx.print_json(obs)
+    else:
+        ctx.print(obs.id)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        obs = client.get(args.id)
+    if args.json:
+        ctx.print_json(obs)
+    else:
+        for line in _render_observation(obs):
+            ctx.print(line)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
+    statuses = list(dict.fromkeys(([ObservationStatus.STALE] if args.stale else []) + args.status))
+    with ctx.client() as client:
+        found = client.list(
+            repo=args.repo,
+            statuses=statuses,
+            categories=args.category,
+            file=args.file,
+            symbol=args.symbol,
+            tags=args.tag,
+            limit=args.limit,
+        )
+    if args.json:
+        ctx.print_json(found)
+    elif not found:
+        ctx.note("no observations match")
+    else:
+        for o in found:
+            ctx.print(_observation_row(o))
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
+    if not (args.text or args.file or args.symbol):
+        raise _usage("recall: give TEXT, --file or --symbol")
+    with ctx.client() as client:
+        result = client.recall(
+            args.text,
+            files=args.file,
+            symbols=args.symbol,
+            repo=args.repo,
+            hops=args.hops,
+            limit=args.limit,
+            budget=args.budget,
+            include_stale=args.include_stale,
+        )
+    if args.json:
+        ctx.print_json(result)
+        return 0
+    if not result.results:
+        ctx.print("no observations found")
+    for n, r in enumerate(result.results, 1):
+        for line in _render_recalled(n, r):
+            ctx.print(line)
+        ctx.print()
+    summary = f"{_plural(len(result.results), 'result')}, {result.total_tokens} tokens"
+    if result.truncated:
+        summary += " (truncated by limit or budget)"
+    ctx.print(summary)
+    ctx.print(freshness_line(result.freshness))
+    for w in result.warnings:
+        ctx.note(f"warning: {w}")
+    return 0
+
+
+def cmd_brief(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        brief = client.brief(
+            files=args.file,
+            symbols=args.symbol,
+            text=args.text,
+            repo=args.repo,
+            budget=args.budget,
+            include_stale=args.include_stale,
+        )
+    if args.json:
+        ctx.print_json(brief)
+        return 0
+    ctx.print(brief.text.rstrip("\n"))
+    print(f"({brief.tokens} tokens; {freshness_line(brief.freshness)})", file=ctx.err)
+    return 0
+
+
+def cmd_confirm(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        obs = client.confirm(args.id, confirmed_by=args.by, note=args.note)
+    if args.json:
+        ctx.print_json(obs)
+    else:
+        ctx.print(f"confirmed {obs.id} {marker(obs)}")
+    return 0
+
+
+def cmd_archive(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        obs = client.archive(args.id)
+    if args.json:
+        ctx.print_json(obs)
+    else:
+        ctx.print(f"archived {obs.id}")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        client.delete(args.id)
+    ctx.print(f"deleted {args.id}")
+    return 0
+
+
+def cmd_update(args: argparse.Namespace, ctx: _Ctx) -> int:
+    if args.clear_tags and args.tag:
+        raise _usage("update: --tag and --clear-tags exclude each other")
+    tags: list[str] | None = [] if args.clear_tags else args.tag
+    if args.text is None and args.category is None and tags is None and args.confidence is None:
+        raise _usage("update: nothing to change (give --text, --category, --tag, --clear-tags, --confidence)")
+    with ctx.client() as client:
+        obs = client.update(
+            args.id, text=args.text, category=args.category, tags=tags, confidence=args.confidence
+        )
+    if args.json:
+        ctx.print_json(obs)
+    else:
+        ctx.print(f"updated {obs.id} {marker(obs)}")
+    return 0
+
+
+def cmd_symbols(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        found = client.find_symbols(args.pattern, repo=args.repo, kinds=args.kind, limit=args.limit)
+    if args.json:
+        ctx.print_json(found)
+    elif not found:
+        ctx.note(f"no symbols match {args.pattern!r}")
+    else:
+        for s in found:
+            ctx.print(_symbol_row(s))
+    return 0
+
+
+def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        detail = client.symbol(args.ref, repo=args.repo)
+    if args.json:
+        ctx.print_json(detail)
+    else:
+        for line in _render_symbol_detail(detail):
+            ctx.print(line)
+    return 0
+
+
+def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        stream = client.events(repo=args.repo, kinds=args.kind)
+        try:
+            for event in stream:
+                if args.json:
+                    ctx.print_json(event, indent=None)
+                else:
+                    ctx.print(_render_event(event))
+                ctx.out.flush()
+        except KeyboardInterrupt:
+            stream.cancel()
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        lines = client.export()
+        if args.file == "-":
+            count = _write_lines(ctx.out, lines)
+        else:
+            target = Path(args.file).expanduser()
+            count = _write_file_atomically(target, lines)
+            ctx.note(f"exported {_plural(count, 'record')} to {target}")
+    return 0
+
+
+def _write_lines(out: TextIO, lines: Iterator[str]) -> int:
+    count = 0
+    for line in lines:
+        out.write(line + "\n")
+        count += 1
+    out.flush()
+    return count
+
+
+def _write_file_atomically(target: Path, lines: Iterator[str]) -> int:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+    except OSError as exc:
+        raise GraphMemError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            count = _write_lines(f, lines)
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise GraphMemError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count
+
+
+def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
+    if args.file == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = Path(args.file).expanduser().read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise NotFound(f"no such file: {args.file}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise GraphMemError(f"cannot read {args.file}: {exc}") from exc
+    with ctx.client() as client:
+        result = client.import_lines(lines)
+    if args.json:
+        ctx.print_json(result)
+        return 0
+    ctx.print(
+        f"imported {_plural(result.imported, 'record')}, "
+        f"skipped {_plural(result.skipped_duplicates, 'duplicate')}"
+    )
+    for e in result.errors:
+        ctx.note(f"warning: {e}")
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
+    # The bridge reads the same settings; pass on what the flags resolved.
+    if ctx.home:
+        os.environ["GRAPHMEM_HOME"] = ctx.home
+    if ctx.address_flag:
+        os.environ["GRAPHMEM_ADDRESS"] = ctx.address_flag
+    try:
+        bridge = importlib.import_module("graphmem.mcp_bridge")
+    except ModuleNotFoundError as exc:
+        if exc.name != "graphmem.mcp_bridge":
+            raise
+        raise GraphMemError("the MCP bridge (graphmem.mcp_bridge) is not installed") from exc
+    result = bridge.main()
+    return result if isinstance(result, int) else 0
+
+
+class _UsageError(GraphMemError):
+    grpc_status = "INVALID_ARGUMENT"
+    exit_code = EX_USAGE
+
+
+def _usage(message: str) -> _UsageError:
+    return _UsageError(message)
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``graphmem`` command; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help/--version (0) and usage errors (64)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EX_USAGE)
+    func: Callable[[argparse.Namespace, _Ctx], int] | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return EX_USAGE
+    ctx = _Ctx.from_args(args)
+    try:
+        return func(args, ctx)
+    except GraphMemError as exc:
+        ctx.note(str(exc))
+        if isinstance(exc, DaemonNotRunning):
+            print(START_HINT, file=ctx.err)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return EX_INTERRUPTED
+    except BrokenPipeError:
+        # stdout was closed early (e.g. `| head`): silence the flush at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,596 @@
+"""Synchronous Python client of the graphmem daemon.
+
+    from graphmem.client import GraphMem
+
+    with GraphMem() as gm:                       # the daemon of GRAPHMEM_HOME / XDG dirs
+        obs = gm.observe("login retries are capped at 3: the IdP rate-limits us",
+                         anchors=["auth/service.py::AuthService.login"], category=Category.CONSTRAINT)
+        for hit in gm.recall(files=["api/routes.py"]).results:
+            print(hit.score, hit.observation.text, hit.why)
+
+Every method returns ``graphmem.types`` objects (never protobuf messages) and raises
+``graphmem.errors`` exceptions (never ``grpc.RpcError``): the mapping happens in one place,
+``GraphMem._error``. Importing this module loads grpc and protobuf, but none of the
+daemon's dependencies (kuzu, tree_sitter, watchfiles).
+
+Paths: a ``repo=`` or ``files=`` value that exists on disk relative to the current
+directory is sent as an absolute path; anything else (a repository id, a repo-relative
+path) is sent as given. The daemon accepts both.
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Final, TypeVar
+
+import grpc
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2
+
+from graphmem import convert
+from graphmem.errors import DaemonNotRunning, GraphMemError, Timeout, error_for_status
+from graphmem.paths import default_address, resolve_paths
+from graphmem.types import (
+    Brief,
+    Category,
+    Event,
+    EventKind,
+    ImportResult,
+    IndexProgress,
+    Observation,
+    ObservationStatus,
+    RecallResult,
+    Repository,
+    Status,
+    Symbol,
+    SymbolDetail,
+)
+from graphmem.v1 import service_pb2, types_pb2
+
+__all__ = ["MAX_MESSAGE_BYTES", "EventStream", "GraphMem", "normalize_address"]
+
+#: gRPC send/receive limit: exports and large recalls exceed the 4 MiB default.
+MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+
+#: Pauses between attempts when ``observe`` retries an UNAVAILABLE / DEADLINE_EXCEEDED call.
+_OBSERVE_RETRY_DELAYS: Final = (0.2, 0.5, 1.0)
+
+#: Substrings of grpc's UNAVAILABLE details that mean "nothing answered at the address".
+_CONNECT_FAILURES: Final = (
+    "failed to connect",
+    "connection refused",
+    "no such file or directory",
+    "connections to all backends failing",
+    "dns resolution failed",
+)
+
+_Req = TypeVar("_Req", bound=Message)
+_Resp = TypeVar("_Resp", bound=Message)
+_T = TypeVar("_T")
+
+
+def normalize_address(address: str) -> str:
+    """A gRPC target for ``address``: ``unix:/path`` and ``host:port`` pass through;
+    a bare absolute path becomes ``unix:/path``; ``tcp://host:port`` becomes ``host:port``."""
+    address = address.strip()
+    if address.startswith("tcp://"):
+        return address.removeprefix("tcp://")
+    if address.startswith("/"):
+        return "unix:" + address
+    return address
+
+
+def _method_path(service: str, method: str) -> str:
+    """``/graphmem.v1.Service/Method``, checked against the generated descriptors."""
+    svc = service_pb2.DESCRIPTOR.services_by_name[service]
+    return f"/{svc.full_name}/{svc.methods_by_name[method].name}"
+
+
+def _unary(
+    channel: grpc.Channel, path: str, request: type[_Req], response: type[_Resp]
+) -> grpc.UnaryUnaryMultiCallable[_Req, _Resp]:
+    return channel.unary_unary(
+        path, request_serializer=request.SerializeToString, response_deserializer=response.FromString
+    )
+
+
+def _stream(
+    channel: grpc.Channel, path: str, request: type[_Req], response: type[_Resp]
+) -> grpc.UnaryStreamMultiCallable[_Req, _Resp]:
+    return channel.unary_stream(
+        path, request_serializer=request.SerializeToString, response_deserializer=response.FromString
+    )
+
+
+def _is_connect_failure(details: str | None) -> bool:
+    """Whether UNAVAILABLE details say nothing answered (rather than the daemon refusing)."""
+    return not details or any(s in details.lower() for s in _CONNECT_FAILURES)
+
+
+def _local_path(value: str) -> str:
+    """``value`` as an absolute path when it exists relative to the cwd, else unchanged."""
+    if not value:
+        return value
+    candidate = Path(value).expanduser()
+    if candidate.is_absolute():
+        return str(candidate)
+    try:
+        if candidate.exists():
+            return str(candidate.resolve())
+    except OSError:  # e.g. a name too long to be a path: it is an id or a ref
+        return value
+    return value
+
+
+def _local_paths(values: Iterable[str]) -> builtins.list[str]:
+    return [_local_path(v) for v in values]
+
+
+class EventStream(Iterator[Event]):
+    """Live daemon events; iterate to receive them, ``cancel()`` (from any thread) to stop.
+
+    Iteration ends quietly after ``cancel()``; other stream failures raise
+    ``graphmem.errors`` exceptions. Usable as a context manager (cancels on exit).
+    """
+
+    def __init__(
+        self,
+        call: grpc.CallIterator[service_pb2.Event],
+        map_error: Callable[[grpc.RpcError], GraphMemError],
+    ) -> None:
+        self._call = call
+        self._iter = iter(call)
+        self._map_error = map_error
+        self._cancelled = False
+
+    def __iter__(self) -> EventStream:
+        return self
+
+    def __next__(self) -> Event:
+        while True:
+            try:
+                msg = next(self._iter)
+            except grpc.RpcError as err:
+                if self._cancelled and err.code() == grpc.StatusCode.CANCELLED:
+                    raise StopIteration from None
+                raise self._map_error(err) from err
+            event = convert.event_from_proto(msg)
+            if event is not None:  # kinds added by a newer daemon are skipped
+                return event
+
+    def cancel(self) -> None:
+        """Stop the subscription; a blocked ``next()`` returns (StopIteration) promptly."""
+        self._cancelled = True
+        self._call.cancel()  # type: ignore[no-untyped-call]  # grpc-stubs leaves cancel() untyped
+
+    def __enter__(self) -> EventStream:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.cancel()
+
+
+class GraphMem:
+    """A connection to one graphmem daemon.
+
+    ``address`` is a gRPC target (``unix:/run/user/1000/graphmem/graphmemd.sock``,
+    ``127.0.0.1:7777``, or a bare socket path); by default, ``GRAPHMEM_ADDRESS`` or the
+    daemon socket of ``home`` (``GRAPHMEM_HOME`` / XDG directories). ``timeout`` is the
+    deadline in seconds of every unary call; streams (index, events, export) have none.
+
+    Connecting is lazy: a daemon that is not running shows as ``DaemonNotRunning`` on the
+    first call.
+    """
+
+    def __init__(self, address: str | None = None, *, home: str | None = None, timeout: float = 10.0) -> None:
+        self.address: str = (
+            normalize_address(address) if address else default_address(resolve_paths(home))
+        )
+        self.timeout: float = timeout
+        self._channel = grpc.insecure_channel(
+            self.address,
+            options=[
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.enable_http_proxy", 0),
+            ],
+        )
+        ch = self._channel
+        daemon, repos, obs = "DaemonService", "RepositoryService", "ObservationService"
+        p = _method_path
+        self._get_status = _unary(
+            ch, p(daemon, "GetStatus"), service_pb2.GetStatusRequest, service_pb2.GetStatusResponse
+        )
+        self._shutdown = _unary(
+            ch, p(daemon, "Shutdown"), service_pb2.ShutdownRequest, service_pb2.ShutdownResponse
+        )
+        self._health_check = _unary(
+            ch, "/grpc.health.v1.Health/Check", health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse
+        )
+        self._add_repo = _unary(
+            ch, p(repos, "AddRepository"), service_pb2.AddRepositoryRequest, types_pb2.Repository
+        )
+        self._remove_repo = _unary(
+            ch,
+            p(repos, "RemoveRepository"),
+            service_pb2.RemoveRepositoryRequest,
+            service_pb2.RemoveRepositoryResponse,
+        )
+        self._list_repos = _unary(
+            ch,
+            p(repos, "ListRepositories"),
+            service_pb2.ListRepositoriesRequest,
+            service_pb2.ListRepositoriesResponse,
+        )
+        self._index = _stream(
+            ch, p(repos, "IndexRepository"), service_pb2.IndexRepositoryRequest, service_pb2.IndexProgress
+        )
+        obs_msg = types_pb2.Observation
+        self._create = _unary(ch, p(obs, "CreateObservation"), service_pb2.CreateObservationRequest, obs_msg)
+        self._get = _unary(ch, p(obs, "GetObservation"), service_pb2.GetObservationRequest, obs_msg)
+        self._update = _unary(ch, p(obs, "UpdateObservation"), service_pb2.UpdateObservationRequest, obs_msg)
+        self._list = _unary(
+            ch,
+            p(obs, "ListObservations"),
+            service_pb2.ListObservationsRequest,
+            service_pb2.ListObservationsResponse,
+        )
+        self._archive = _unary(
+            ch, p(obs, "ArchiveObservation"), service_pb2.ArchiveObservationRequest, obs_msg
+        )
+        self._delete = _unary(
+            ch,
+            p(obs, "DeleteObservation"),
+            service_pb2.DeleteObservationRequest,
+            service_pb2.DeleteObservationResponse,
+        )
+        self._confirm = _unary(
+            ch, p(obs, "ConfirmObservation"), service_pb2.ConfirmObservationRequest, obs_msg
+        )
+        self._export = _stream(
+            ch, p(obs, "ExportObservations"), service_pb2.ExportObservationsRequest, service_pb2.JournalLine
+        )
+        self._import = _unary(
+            ch,
+            p(obs, "ImportObservations"),
+            service_pb2.ImportObservationsRequest,
+            service_pb2.ImportObservationsResponse,
+        )
+        self._retrieve = _unary(
+            ch, p("RetrievalService", "Retrieve"), service_pb2.RetrieveRequest, service_pb2.RetrieveResponse
+        )
+        self._session_brief = _unary(
+            ch,
+            p("RetrievalService", "SessionBrief"),
+            service_pb2.SessionBriefRequest,
+            service_pb2.SessionBriefResponse,
+        )
+        self._find_symbols = _unary(
+            ch,
+            p("SymbolService", "FindSymbols"),
+            service_pb2.FindSymbolsRequest,
+            service_pb2.FindSymbolsResponse,
+        )
+        self._get_symbol = _unary(
+            ch, p("SymbolService", "GetSymbol"), service_pb2.GetSymbolRequest, service_pb2.SymbolDetail
+        )
+        self._subscribe = _stream(
+            ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event
+        )
+
+    # ------------------------------------------------------------------ plumbing
+
+    def close(self) -> None:
+        """Close the channel; the object is unusable afterwards."""
+        self._channel.close()
+
+    def __enter__(self) -> GraphMem:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"GraphMem(address={self.address!r}, timeout={self.timeout!r})"
+
+    def _error(self, err: grpc.RpcError) -> GraphMemError:
+        """The one mapping from a failed RPC to a ``graphmem.errors`` exception."""
+        code = err.code()
+        details = err.details() or ""
+        if code == grpc.StatusCode.UNAVAILABLE:
+            if _is_connect_failure(details):
+                return DaemonNotRunning(f"graphmemd is not running (nothing answers at {self.address})")
+            return DaemonNotRunning(f"graphmemd at {self.address} is unavailable: {details}")
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return Timeout(f"graphmemd at {self.address} did not answer within {self.timeout:g} s")
+        return error_for_status(code.name, details or f"{code.name} from graphmemd at {self.address}")
+
+    def _call(self, fn: grpc.UnaryUnaryMultiCallable[_Req, _Resp], request: _Req) -> _Resp:
+        try:
+            return fn(request, timeout=self.timeout)
+        except grpc.RpcError as err:
+            raise self._error(err) from err
+
+    def _iterate(self, call: grpc.CallIterator[_Resp], each: Callable[[_Resp], _T]) -> Iterator[_T]:
+        finished = False
+        try:
+            for msg in call:
+                yield each(msg)
+            finished = True
+        except grpc.RpcError as err:
+            finished = True
+            raise self._error(err) from err
+        finally:
+            if not finished:  # the consumer stopped early: free the stream
+                call.cancel()  # type: ignore[no-untyped-call]
+
+    # ------------------------------------------------------------------ daemon
+
+    def status(self) -> Status:
+        """What the daemon is doing: version, store, repositories and their index state."""
+        return convert.status_from_proto(self._call(self._get_status, service_pb2.GetStatusRequest()))
+
+    def health(self) -> bool:
+        """True when the daemon answers ``grpc.health.v1`` Check with SERVING.
+
+        False when it is not serving yet, or nothing answers (UNAVAILABLE / deadline)."""
+        try:
+            resp = self._health_check(health_pb2.HealthCheckRequest(service=""), timeout=self.timeout)
+        except grpc.RpcError as err:
+            if err.code() in (
+                grpc.StatusCode.UNAVAILABLE,
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                grpc.StatusCode.NOT_FOUND,
+            ):
+                return False
+            raise self._error(err) from err
+        return bool(resp.status == health_pb2.HealthCheckResponse.SERVING)
+
+    def shutdown(self) -> None:
+        """Ask the daemon to stop gracefully. Returns once the request was accepted; a
+        connection the daemon drops while shutting down counts as accepted."""
+        try:
+            self._shutdown(service_pb2.ShutdownRequest(), timeout=self.timeout)
+        except grpc.RpcError as err:
+            code = err.code()
+            if code == grpc.StatusCode.CANCELLED or (
+                code == grpc.StatusCode.UNAVAILABLE and not _is_connect_failure(err.details())
+            ):
+                return  # the daemon closed the connection while going down
+            raise self._error(err) from err
+
+    # ------------------------------------------------------------------ repositories
+
+    def add_repo(self, path: str | Path) -> Repository:
+        """Register a repository (indexed in the background, then watched)."""
+        absolute = str(Path(path).expanduser().resolve())
+        return convert.repository_from_proto(
+            self._call(self._add_repo, service_pb2.AddRepositoryRequest(path=absolute))
+        )
+
+    def remove_repo(self, repo: str) -> None:
+        """Unregister a repository (id or path); its observations are archived."""
+        self._call(self._remove_repo, service_pb2.RemoveRepositoryRequest(repo=_local_path(repo)))
+
+    def list_repos(self) -> builtins.list[Repository]:
+        resp = self._call(self._list_repos, service_pb2.ListRepositoriesRequest())
+        return [convert.repository_from_proto(r) for r in resp.repositories]
+
+    def index(self, repo: str, paths: Sequence[str] = (), full: bool = False) -> Iterator[IndexProgress]:
+        """Re-index a repository (all files, or ``paths``); yields progress until done."""
+        request = service_pb2.IndexRepositoryRequest(
+            repo=_local_path(repo), paths=_local_paths(paths), full=full
+        )
+        return self._iterate(self._index(request, timeout=None), convert.index_progress_from_proto)
+
+    # ------------------------------------------------------------------ observations
+
+    def observe(
+        self,
+        text: str,
+        *,
+        anchors: Sequence[str] = (),
+        repo: str = "",
+        category: Category = Category.OTHER,
+        tags: Sequence[str] = (),
+        source: str = "python-client",
+        confidence: float | None = None,
+        supersedes: Sequence[str] = (),
+        contradicts: Sequence[str] = (),
+        idempotency_key: str | None = None,
+    ) -> Observation:
+        """Save an observation anchored to code (``"path::Qualified.name"``, a file path,
+        or a symbol id). Retries UNAVAILABLE / DEADLINE_EXCEEDED a few times with the same
+        idempotency key, so a retried create never saves twice."""
+        request = service_pb2.CreateObservationRequest(
+            repo=_local_path(repo),
+            text=text,
+            category=convert.category_to_proto(category),
+            tags=tags,
+            source=source,
+            confidence=0.0 if confidence is None else confidence,
+            anchors=anchors,
+            supersedes=supersedes,
+            contradicts=contradicts,
+            idempotency_key=idempotency_key or str(uuid.uuid4()),
+        )
+        for delay in (*_OBSERVE_RETRY_DELAYS, None):
+            try:
+                return convert.observation_from_proto(self._call(self._create, request))
+            except (DaemonNotRunning, Timeout):
+                if delay is None:
+                    raise
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def get(self, id: str) -> Observation:
+        return convert.observation_from_proto(self._call(self._get, service_pb2.GetObservationRequest(id=id)))
+
+    def update(
+        self,
+        id: str,
+        *,
+        text: str | None = None,
+        category: Category | None = None,
+        tags: Sequence[str] | None = None,
+        confidence: float | None = None,
+    ) -> Observation:
+        """Change an observation; ``None`` leaves a field as it is, ``tags=[]`` clears tags."""
+        request = service_pb2.UpdateObservationRequest(
+            id=id,
+            text=text,
+            category=None if category is None else convert.category_to_proto(category),
+            replace_tags=tags is not None,
+            tags=tags or (),
+            confidence=confidence,
+        )
+        return convert.observation_from_proto(self._call(self._update, request))
+
+    def list(
+        self,
+        *,
+        repo: str = "",
+        statuses: Sequence[ObservationStatus] = (),
+        categories: Sequence[Category] = (),
+        file: str = "",
+        symbol: str = "",
+        tags: Sequence[str] = (),
+        limit: int = 100,
+    ) -> builtins.list[Observation]:
+        """Observations matching every given filter (no statuses: all but archived), up to
+        ``limit`` (``0``: all), following page tokens."""
+        out: builtins.list[Observation] = []
+        token = ""
+        seen: set[str] = set()
+        while True:
+            page = max(limit - len(out), 0) if limit > 0 else 0
+            request = service_pb2.ListObservationsRequest(
+                repo=_local_path(repo),
+                statuses=[convert.observation_status_to_proto(s) for s in statuses],
+                categories=[convert.category_to_proto(c) for c in categories],
+                file=_local_path(file),
+                symbol=symbol,
+                tags=tags,
+                limit=page,
+                page_token=token,
+            )
+            resp = self._call(self._list, request)
+            out.extend(convert.observation_from_proto(o) for o in resp.observations)
+            token = resp.next_page_token
+            if not token or token in seen or (limit > 0 and len(out) >= limit):
+                break
+            seen.add(token)
+        return out[:limit] if limit > 0 else out
+
+    def archive(self, id: str) -> Observation:
+        """Keep the observation but stop recalling it."""
+        return convert.observation_from_proto(
+            self._call(self._archive, service_pb2.ArchiveObservationRequest(id=id))
+        )
+
+    def delete(self, id: str) -> None:
+        """Remove the observation from the graph (the journal keeps its history)."""
+        self._call(self._delete, service_pb2.DeleteObservationRequest(id=id))
+
+    def confirm(self, id: str, *, confirmed_by: str = "", note: str = "") -> Observation:
+        """Mark a stale observation as checked: re-anchored to the current code, fresh."""
+        request = service_pb2.ConfirmObservationRequest(id=id, confirmed_by=confirmed_by, note=note)
+        return convert.observation_from_proto(self._call(self._confirm, request))
+
+    def export(self) -> Iterator[str]:
+        """The observation journal as JSON lines (without trailing newlines)."""
+        call = self._export(service_pb2.ExportObservationsRequest(), timeout=None)
+        return self._iterate(call, lambda line: line.json)
+
+    def import_lines(self, lines: Iterable[str]) -> ImportResult:
+        """Import JSON lines produced by ``export`` (blank lines are ignored)."""
+        cleaned = [ln.rstrip("\r\n") for ln in lines if ln.strip()]
+        resp = self._call(self._import, service_pb2.ImportObservationsRequest(lines=cleaned))
+        return convert.import_result_from_proto(resp)
+
+    # ------------------------------------------------------------------ retrieval
+
+    def recall(
+        self,
+        text: str = "",
+        *,
+        files: Sequence[str] = (),
+        symbols: Sequence[str] = (),
+        repo: str = "",
+        hops: int = 2,
+        limit: int = 20,
+        budget: int = 0,
+        include_stale: bool = False,
+    ) -> RecallResult:
+        """Observations reached by walking the code graph from ``files``/``symbols``/``text``,
+        ranked, each with the path (``why``) that reached it and the index freshness."""
+        request = service_pb2.RetrieveRequest(
+            repo=_local_path(repo),
+            files=_local_paths(files),
+            symbols=symbols,
+            text=text,
+            hops=hops,
+            limit=limit,
+            token_budget=budget,
+            include_stale=include_stale,
+        )
+        return convert.recall_result_from_proto(self._call(self._retrieve, request))
+
+    def brief(
+        self,
+        *,
+        files: Sequence[str] = (),
+        symbols: Sequence[str] = (),
+        text: str = "",
+        repo: str = "",
+        budget: int = 1000,
+        include_stale: bool = False,
+    ) -> Brief:
+        """The top observations for a working set, rendered as prompt-ready text."""
+        request = service_pb2.SessionBriefRequest(
+            repo=_local_path(repo),
+            files=_local_paths(files),
+            symbols=symbols,
+            text=text,
+            token_budget=budget,
+            include_stale=include_stale,
+        )
+        return convert.brief_from_proto(self._call(self._session_brief, request))
+
+    # ------------------------------------------------------------------ symbols
+
+    def find_symbols(
+        self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50
+    ) -> builtins.list[Symbol]:
+        """Symbols whose name/qualname (or ``path::qualname``) matches ``pattern``
+        (case-insensitive, ``*``/``?`` wildcards); ``kinds`` like ``"function"``."""
+        request = service_pb2.FindSymbolsRequest(
+            repo=_local_path(repo),
+            pattern=pattern,
+            kinds=[convert.symbol_kind_to_proto(k) for k in kinds],
+            limit=limit,
+        )
+        return [convert.symbol_from_proto(s) for s in self._call(self._find_symbols, request).symbols]
+
+    def symbol(self, ref: str, *, repo: str = "") -> SymbolDetail:
+        """One symbol (``"path::qualname"`` or id) with callers, callees and observations."""
+        request = service_pb2.GetSymbolRequest(repo=_local_path(repo), ref=ref)
+        return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
+
+    # ------------------------------------------------------------------ events
+
+    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = ()) -> EventStream:
+        """Subscribe to live events (all kinds when ``kinds`` is empty)."""
+        request = service_pb2.SubscribeRequest(
+            repo=_local_path(repo), kinds=[convert.event_kind_to_proto(k) for k in kinds]
+        )
+        return EventStream(self._subscribe(request, timeout=None), self._error)

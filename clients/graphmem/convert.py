@@ -1,0 +1,743 @@
+"""The one mapping between the wire messages of ``graphmem.v1`` and ``graphmem.types``.
+
+``*_to_proto`` functions are used by the daemon's service layer to answer, ``*_from_proto``
+functions by the client to decode; both directions live here so they cannot drift apart.
+
+Conventions:
+
+* Enums map **by name**: ``Category.BUG_CAUSE`` <-> ``CATEGORY_BUG_CAUSE``. The enum
+  helpers (``category_to_proto`` ...) turn ``None`` into ``*_UNSPECIFIED`` and back; a
+  number this client does not know (a newer daemon) also decodes to ``None``. Where a
+  domain field is not optional, the message converters fall back to a documented default
+  (see ``_DEFAULT_*`` below).
+* ``Symbol.kind`` is a plain string in the domain (``"function"``), an enum on the wire
+  (``SYMBOL_KIND_FUNCTION``); unspecified decodes to ``""``.
+* Timestamps are float seconds since the epoch. An optional timestamp (``None``) is an
+  unset message field; a required one that is unset decodes to ``0.0``.
+* ``float`` confidences travel as 32-bit floats; decoding rounds them to 6 decimals so
+  ``0.8`` comes back as ``0.8``.
+
+This module imports only the generated ``_pb2`` modules (no grpc), so the daemon and the
+client can both use it.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from typing import TypeVar, cast
+
+from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from graphmem.errors import InvalidArgument
+from graphmem.types import (
+    Anchor,
+    AnchorKind,
+    Brief,
+    Category,
+    ChangeKind,
+    EdgeKind,
+    Event,
+    EventKind,
+    Freshness,
+    Hop,
+    ImportResult,
+    IndexProgress,
+    IndexState,
+    Observation,
+    ObservationStatus,
+    Recalled,
+    RecallResult,
+    RepoFreshness,
+    Repository,
+    StaleReason,
+    Status,
+    Symbol,
+    SymbolDetail,
+    WatcherStatus,
+)
+from graphmem.v1 import service_pb2, types_pb2
+
+__all__ = [
+    "FILE_DETAIL_KEYS",
+    "anchor_from_proto",
+    "anchor_kind_from_proto",
+    "anchor_kind_to_proto",
+    "anchor_to_proto",
+    "brief_from_proto",
+    "brief_to_proto",
+    "category_from_proto",
+    "category_to_proto",
+    "change_kind_from_proto",
+    "change_kind_to_proto",
+    "edge_kind_from_proto",
+    "edge_kind_to_proto",
+    "event_from_proto",
+    "event_kind_from_proto",
+    "event_kind_to_proto",
+    "event_to_proto",
+    "freshness_from_proto",
+    "freshness_to_proto",
+    "hop_from_proto",
+    "hop_to_proto",
+    "import_result_from_proto",
+    "import_result_to_proto",
+    "index_progress_from_proto",
+    "index_progress_to_proto",
+    "index_state_from_proto",
+    "index_state_to_proto",
+    "observation_from_proto",
+    "observation_status_from_proto",
+    "observation_status_to_proto",
+    "observation_to_proto",
+    "recall_result_from_proto",
+    "recall_result_to_proto",
+    "recalled_from_proto",
+    "recalled_to_proto",
+    "repo_freshness_from_proto",
+    "repo_freshness_to_proto",
+    "repository_from_proto",
+    "repository_to_proto",
+    "stale_reason_from_proto",
+    "stale_reason_to_proto",
+    "status_from_proto",
+    "status_to_proto",
+    "symbol_detail_from_proto",
+    "symbol_detail_to_proto",
+    "symbol_from_proto",
+    "symbol_kind_from_proto",
+    "symbol_kind_to_proto",
+    "symbol_to_proto",
+    "timestamp_from_proto",
+    "timestamp_to_proto",
+    "watcher_status_from_proto",
+    "watcher_status_to_proto",
+]
+
+#: Defaults for required domain fields whose wire value is UNSPECIFIED (or unknown).
+_DEFAULT_CATEGORY = Category.OTHER
+_DEFAULT_STATUS = ObservationStatus.FRESH
+_DEFAULT_CHANGE = ChangeKind.BODY_CHANGED
+_DEFAULT_INDEX_STATE = IndexState.PENDING
+_DEFAULT_EDGE = EdgeKind.CALLS
+
+#: Keys of ``Event.detail`` for a ``FileIndexed`` payload (``removed`` is 0 or 1).
+FILE_DETAIL_KEYS: tuple[str, ...] = ("removed", "symbols", "added", "removed_symbols", "changed")
+
+_E = TypeVar("_E", bound=Enum)
+
+# ---------------------------------------------------------------------------- enums
+
+
+def _enum_number(wrapper: EnumTypeWrapper, prefix: str, member: Enum | None) -> int:
+    if member is None:
+        return 0
+    return wrapper.Value(prefix + member.name)
+
+
+def _enum_member(domain: type[_E], wrapper: EnumTypeWrapper, prefix: str, number: int) -> _E | None:
+    try:
+        name = wrapper.Name(number)
+    except ValueError:  # a value added in a newer contract
+        return None
+    return domain.__members__.get(name.removeprefix(prefix))
+
+
+def category_to_proto(value: Category | None) -> types_pb2.Category:
+    return cast(types_pb2.Category, _enum_number(types_pb2.Category, "CATEGORY_", value))
+
+
+def category_from_proto(value: int) -> Category | None:
+    return _enum_member(Category, types_pb2.Category, "CATEGORY_", value)
+
+
+def observation_status_to_proto(value: ObservationStatus | None) -> types_pb2.ObservationStatus:
+    number = _enum_number(types_pb2.ObservationStatus, "OBSERVATION_STATUS_", value)
+    return cast(types_pb2.ObservationStatus, number)
+
+
+def observation_status_from_proto(value: int) -> ObservationStatus | None:
+    return _enum_member(ObservationStatus, types_pb2.ObservationStatus, "OBSERVATION_STATUS_", value)
+
+
+def change_kind_to_proto(value: ChangeKind | None) -> types_pb2.ChangeKind:
+    return cast(types_pb2.ChangeKind, _enum_number(types_pb2.ChangeKind, "CHANGE_KIND_", value))
+
+
+def change_kind_from_proto(value: int) -> ChangeKind | None:
+    return _enum_member(ChangeKind, types_pb2.ChangeKind, "CHANGE_KIND_", value)
+
+
+def anchor_kind_to_proto(value: AnchorKind | None) -> types_pb2.AnchorKind:
+    return cast(types_pb2.AnchorKind, _enum_number(types_pb2.AnchorKind, "ANCHOR_KIND_", value))
+
+
+def anchor_kind_from_proto(value: int) -> AnchorKind | None:
+    return _enum_member(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_", value)
+
+
+def index_state_to_proto(value: IndexState | None) -> types_pb2.IndexState:
+    return cast(types_pb2.IndexState, _enum_number(types_pb2.IndexState, "INDEX_STATE_", value))
+
+
+def index_state_from_proto(value: int) -> IndexState | None:
+    return _enum_member(IndexState, types_pb2.IndexState, "INDEX_STATE_", value)
+
+
+def edge_kind_to_proto(value: EdgeKind | None) -> types_pb2.EdgeKind:
+    return cast(types_pb2.EdgeKind, _enum_number(types_pb2.EdgeKind, "EDGE_KIND_", value))
+
+
+def edge_kind_from_proto(value: int) -> EdgeKind | None:
+    return _enum_member(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_", value)
+
+
+def event_kind_to_proto(value: EventKind | None) -> service_pb2.EventKind:
+    return cast(service_pb2.EventKind, _enum_number(service_pb2.EventKind, "EVENT_KIND_", value))
+
+
+def event_kind_from_proto(value: int) -> EventKind | None:
+    return _enum_member(EventKind, service_pb2.EventKind, "EVENT_KIND_", value)
+
+
+def symbol_kind_to_proto(kind: str) -> types_pb2.SymbolKind:
+    """``"function"`` -> ``SYMBOL_KIND_FUNCTION``; ``""`` -> unspecified.
+
+    Raises ``InvalidArgument`` for a kind the contract does not know.
+    """
+    if not kind:
+        return types_pb2.SYMBOL_KIND_UNSPECIFIED
+    known = [name for name, _ in types_pb2.SymbolKind.items() if name != "SYMBOL_KIND_UNSPECIFIED"]
+    name = "SYMBOL_KIND_" + kind.strip().upper()
+    if name not in known:
+        known_text = ", ".join(k.removeprefix("SYMBOL_KIND_").lower() for k in known)
+        raise InvalidArgument(f"unknown symbol kind {kind!r}; expected one of: {known_text}")
+    return cast(types_pb2.SymbolKind, types_pb2.SymbolKind.Value(name))
+
+
+def symbol_kind_from_proto(value: int) -> str:
+    try:
+        name = types_pb2.SymbolKind.Name(value)
+    except ValueError:
+        return ""
+    return "" if name == "SYMBOL_KIND_UNSPECIFIED" else name.removeprefix("SYMBOL_KIND_").lower()
+
+
+# ---------------------------------------------------------------------------- timestamps
+
+
+def timestamp_to_proto(seconds: float) -> Timestamp:
+    """Float epoch seconds -> ``Timestamp`` (nanosecond resolution, floor-normalised)."""
+    whole = math.floor(seconds)
+    nanos = round((seconds - whole) * 1e9)
+    if nanos >= 1_000_000_000:
+        whole, nanos = whole + 1, nanos - 1_000_000_000
+    return Timestamp(seconds=int(whole), nanos=int(nanos))
+
+
+def timestamp_from_proto(ts: Timestamp) -> float:
+    return ts.seconds + ts.nanos / 1e9
+
+
+def _optional_ts_to_proto(seconds: float | None) -> Timestamp | None:
+    return None if seconds is None else timestamp_to_proto(seconds)
+
+
+def _round_confidence(value: float) -> float:
+    return round(value, 6)
+
+
+# ---------------------------------------------------------------------------- code
+
+
+def symbol_to_proto(s: Symbol) -> types_pb2.Symbol:
+    return types_pb2.Symbol(
+        id=s.id,
+        repo_id=s.repo_id,
+        path=s.path,
+        name=s.name,
+        qualname=s.qualname,
+        kind=symbol_kind_to_proto(s.kind),
+        language=s.language,
+        start_line=s.start_line,
+        end_line=s.end_line,
+        signature=s.signature,
+        ref=s.ref,
+    )
+
+
+def symbol_from_proto(m: types_pb2.Symbol) -> Symbol:
+    return Symbol(
+        id=m.id,
+        repo_id=m.repo_id,
+        path=m.path,
+        name=m.name,
+        qualname=m.qualname,
+        kind=symbol_kind_from_proto(m.kind),
+        language=m.language,
+        start_line=m.start_line,
+        end_line=m.end_line,
+        signature=m.signature,
+    )
+
+
+# ---------------------------------------------------------------------------- observations
+
+
+def anchor_to_proto(a: Anchor) -> types_pb2.Anchor:
+    return types_pb2.Anchor(
+        kind=anchor_kind_to_proto(a.kind),
+        ref=a.ref,
+        symbol_id=a.symbol_id,
+        path=a.path,
+        signature=a.signature,
+        sig_hash=a.sig_hash,
+        body_hash=a.body_hash,
+        repo_id=a.repo_id,
+    )
+
+
+def anchor_from_proto(m: types_pb2.Anchor) -> Anchor:
+    kind = anchor_kind_from_proto(m.kind)
+    if kind is None:  # infer: only symbol anchors carry a symbol id
+        kind = AnchorKind.SYMBOL if m.symbol_id else AnchorKind.FILE
+    return Anchor(
+        kind=kind,
+        ref=m.ref,
+        repo_id=m.repo_id,
+        path=m.path,
+        symbol_id=m.symbol_id,
+        signature=m.signature,
+        sig_hash=m.sig_hash,
+        body_hash=m.body_hash,
+    )
+
+
+def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
+    return types_pb2.StaleReason(
+        anchor_ref=r.anchor_ref,
+        change=change_kind_to_proto(r.change),
+        old_signature=r.old_signature,
+        new_signature=r.new_signature,
+        new_ref=r.new_ref,
+        detected_at=timestamp_to_proto(r.detected_at),
+        commit=r.commit,
+        detail=r.detail,
+    )
+
+
+def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
+    return StaleReason(
+        anchor_ref=m.anchor_ref,
+        change=change_kind_from_proto(m.change) or _DEFAULT_CHANGE,
+        detected_at=timestamp_from_proto(m.detected_at),
+        old_signature=m.old_signature,
+        new_signature=m.new_signature,
+        new_ref=m.new_ref,
+        commit=m.commit,
+        detail=m.detail,
+    )
+
+
+def observation_to_proto(o: Observation) -> types_pb2.Observation:
+    return types_pb2.Observation(
+        id=o.id,
+        repo_id=o.repo_id,
+        text=o.text,
+        category=category_to_proto(o.category),
+        tags=o.tags,
+        source=o.source,
+        confidence=o.confidence,
+        created_at=timestamp_to_proto(o.created_at),
+        updated_at=timestamp_to_proto(o.updated_at),
+        status=observation_status_to_proto(o.status),
+        anchors=[anchor_to_proto(a) for a in o.anchors],
+        stale_reasons=[stale_reason_to_proto(r) for r in o.stale_reasons],
+        supersedes=o.supersedes,
+        superseded_by=o.superseded_by,
+        contradicts=o.contradicts,
+        confirmed_by=o.confirmed_by,
+        confirmed_at=_optional_ts_to_proto(o.confirmed_at),
+        needs_review=o.needs_review,
+    )
+
+
+def observation_from_proto(m: types_pb2.Observation) -> Observation:
+    return Observation(
+        id=m.id,
+        repo_id=m.repo_id,
+        text=m.text,
+        category=category_from_proto(m.category) or _DEFAULT_CATEGORY,
+        created_at=timestamp_from_proto(m.created_at),
+        updated_at=timestamp_from_proto(m.updated_at),
+        status=observation_status_from_proto(m.status) or _DEFAULT_STATUS,
+        tags=tuple(m.tags),
+        source=m.source,
+        confidence=_round_confidence(m.confidence),
+        anchors=tuple(anchor_from_proto(a) for a in m.anchors),
+        stale_reasons=tuple(stale_reason_from_proto(r) for r in m.stale_reasons),
+        supersedes=tuple(m.supersedes),
+        superseded_by=m.superseded_by,
+        contradicts=tuple(m.contradicts),
+        confirmed_by=m.confirmed_by,
+        confirmed_at=timestamp_from_proto(m.confirmed_at) if m.HasField("confirmed_at") else None,
+        needs_review=m.needs_review,
+    )
+
+
+# ---------------------------------------------------------------------------- freshness
+
+
+def repo_freshness_to_proto(f: RepoFreshness) -> types_pb2.RepoFreshness:
+    return types_pb2.RepoFreshness(
+        repo_id=f.repo_id,
+        current=f.current,
+        pending_changes=f.pending_changes,
+        indexed_commit=f.indexed_commit,
+        head_commit=f.head_commit,
+        working_tree_dirty=f.working_tree_dirty,
+        state=index_state_to_proto(f.state),
+    )
+
+
+def repo_freshness_from_proto(m: types_pb2.RepoFreshness) -> RepoFreshness:
+    return RepoFreshness(
+        repo_id=m.repo_id,
+        current=m.current,
+        state=index_state_from_proto(m.state) or _DEFAULT_INDEX_STATE,
+        pending_changes=m.pending_changes,
+        indexed_commit=m.indexed_commit,
+        head_commit=m.head_commit,
+        working_tree_dirty=m.working_tree_dirty,
+    )
+
+
+def freshness_to_proto(f: Freshness) -> types_pb2.Freshness:
+    return types_pb2.Freshness(
+        current=f.current, repositories=[repo_freshness_to_proto(r) for r in f.repositories]
+    )
+
+
+def freshness_from_proto(m: types_pb2.Freshness) -> Freshness:
+    return Freshness(
+        current=m.current, repositories=tuple(repo_freshness_from_proto(r) for r in m.repositories)
+    )
+
+
+def _optional_freshness_to_proto(f: Freshness | None) -> types_pb2.Freshness | None:
+    return None if f is None else freshness_to_proto(f)
+
+
+# ---------------------------------------------------------------------------- repositories
+
+
+def repository_to_proto(r: Repository) -> types_pb2.Repository:
+    return types_pb2.Repository(
+        id=r.id,
+        root=r.root,
+        state=index_state_to_proto(r.state),
+        files=r.files,
+        symbols=r.symbols,
+        observations=r.observations,
+        stale_observations=r.stale_observations,
+        files_done=r.files_done,
+        files_total=r.files_total,
+        skipped_files=r.skipped_files,
+        head_commit=r.head_commit,
+        last_indexed_at=_optional_ts_to_proto(r.last_indexed_at),
+        error=r.error,
+        pending_changes=r.pending_changes,
+    )
+
+
+def repository_from_proto(m: types_pb2.Repository) -> Repository:
+    return Repository(
+        id=m.id,
+        root=m.root,
+        state=index_state_from_proto(m.state) or _DEFAULT_INDEX_STATE,
+        files=m.files,
+        symbols=m.symbols,
+        observations=m.observations,
+        stale_observations=m.stale_observations,
+        files_done=m.files_done,
+        files_total=m.files_total,
+        skipped_files=m.skipped_files,
+        head_commit=m.head_commit,
+        last_indexed_at=timestamp_from_proto(m.last_indexed_at) if m.HasField("last_indexed_at") else None,
+        error=m.error,
+        pending_changes=m.pending_changes,
+    )
+
+
+def index_progress_to_proto(p: IndexProgress) -> service_pb2.IndexProgress:
+    return service_pb2.IndexProgress(
+        repo_id=p.repo_id,
+        state=index_state_to_proto(p.state),
+        files_done=p.files_done,
+        files_total=p.files_total,
+        symbols=p.symbols,
+        skipped=p.skipped,
+        elapsed_seconds=p.elapsed_seconds,
+    )
+
+
+def index_progress_from_proto(m: service_pb2.IndexProgress) -> IndexProgress:
+    return IndexProgress(
+        repo_id=m.repo_id,
+        state=index_state_from_proto(m.state) or _DEFAULT_INDEX_STATE,
+        files_done=m.files_done,
+        files_total=m.files_total,
+        symbols=m.symbols,
+        skipped=m.skipped,
+        elapsed_seconds=m.elapsed_seconds,
+    )
+
+
+# ---------------------------------------------------------------------------- daemon status
+
+
+def watcher_status_to_proto(w: WatcherStatus) -> service_pb2.WatcherStatus:
+    return service_pb2.WatcherStatus(
+        mode=w.mode, healthy=w.healthy, degraded_reason=w.degraded_reason, restarts=w.restarts
+    )
+
+
+def watcher_status_from_proto(m: service_pb2.WatcherStatus) -> WatcherStatus:
+    return WatcherStatus(
+        mode=m.mode, healthy=m.healthy, degraded_reason=m.degraded_reason, restarts=m.restarts
+    )
+
+
+def status_to_proto(s: Status) -> service_pb2.GetStatusResponse:
+    return service_pb2.GetStatusResponse(
+        version=s.version,
+        pid=s.pid,
+        uptime_seconds=s.uptime_seconds,
+        socket_path=s.socket_path,
+        tcp_address=s.tcp_address,
+        store_path=s.store_path,
+        store_size_bytes=s.store_size_bytes,
+        journal_path=s.journal_path,
+        serving=s.serving,
+        degraded_reasons=s.degraded_reasons,
+        repositories=[repository_to_proto(r) for r in s.repositories],
+        watcher=None if s.watcher is None else watcher_status_to_proto(s.watcher),
+        last_error=s.last_error,
+        observations=s.observations,
+        stale_observations=s.stale_observations,
+    )
+
+
+def status_from_proto(m: service_pb2.GetStatusResponse) -> Status:
+    return Status(
+        version=m.version,
+        pid=m.pid,
+        uptime_seconds=m.uptime_seconds,
+        socket_path=m.socket_path,
+        store_path=m.store_path,
+        store_size_bytes=m.store_size_bytes,
+        journal_path=m.journal_path,
+        serving=m.serving,
+        repositories=tuple(repository_from_proto(r) for r in m.repositories),
+        watcher=watcher_status_from_proto(m.watcher) if m.HasField("watcher") else None,
+        degraded_reasons=tuple(m.degraded_reasons),
+        tcp_address=m.tcp_address,
+        last_error=m.last_error,
+        observations=m.observations,
+        stale_observations=m.stale_observations,
+    )
+
+
+# ---------------------------------------------------------------------------- retrieval
+
+
+def hop_to_proto(h: Hop) -> service_pb2.Hop:
+    return service_pb2.Hop(from_ref=h.from_ref, edge=edge_kind_to_proto(h.edge), to_ref=h.to_ref)
+
+
+def hop_from_proto(m: service_pb2.Hop) -> Hop:
+    return Hop(from_ref=m.from_ref, edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE, to_ref=m.to_ref)
+
+
+def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
+    return service_pb2.RetrievedObservation(
+        observation=observation_to_proto(r.observation),
+        score=r.score,
+        distance=r.distance,
+        path=[hop_to_proto(h) for h in r.path],
+        matched_terms=r.matched_terms,
+        why=r.why,
+        tokens=r.tokens,
+    )
+
+
+def recalled_from_proto(m: service_pb2.RetrievedObservation) -> Recalled:
+    return Recalled(
+        observation=observation_from_proto(m.observation),
+        score=m.score,
+        distance=m.distance,
+        why=m.why,
+        path=tuple(hop_from_proto(h) for h in m.path),
+        matched_terms=tuple(m.matched_terms),
+        tokens=m.tokens,
+    )
+
+
+def recall_result_to_proto(r: RecallResult) -> service_pb2.RetrieveResponse:
+    return service_pb2.RetrieveResponse(
+        results=[recalled_to_proto(x) for x in r.results],
+        freshness=freshness_to_proto(r.freshness),
+        seeds=r.seeds,
+        nodes_reached=r.nodes_reached,
+        total_tokens=r.total_tokens,
+        truncated=r.truncated,
+        warnings=r.warnings,
+    )
+
+
+def _freshness_or_unknown(m: types_pb2.Freshness, present: bool) -> Freshness:
+    # A response without freshness is treated as "not known to be current".
+    return freshness_from_proto(m) if present else Freshness(current=False)
+
+
+def recall_result_from_proto(m: service_pb2.RetrieveResponse) -> RecallResult:
+    return RecallResult(
+        results=tuple(recalled_from_proto(x) for x in m.results),
+        freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
+        seeds=m.seeds,
+        nodes_reached=m.nodes_reached,
+        total_tokens=m.total_tokens,
+        truncated=m.truncated,
+        warnings=tuple(m.warnings),
+    )
+
+
+def brief_to_proto(b: Brief) -> service_pb2.SessionBriefResponse:
+    return service_pb2.SessionBriefResponse(
+        text=b.text,
+        observation_ids=b.observation_ids,
+        freshness=freshness_to_proto(b.freshness),
+        tokens=b.tokens,
+    )
+
+
+def brief_from_proto(m: service_pb2.SessionBriefResponse) -> Brief:
+    return Brief(
+        text=m.text,
+        observation_ids=tuple(m.observation_ids),
+        freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
+        tokens=m.tokens,
+    )
+
+
+# ---------------------------------------------------------------------------- symbols
+
+
+def symbol_detail_to_proto(d: SymbolDetail) -> service_pb2.SymbolDetail:
+    return service_pb2.SymbolDetail(
+        symbol=symbol_to_proto(d.symbol),
+        callers=[symbol_to_proto(s) for s in d.callers],
+        callees=[symbol_to_proto(s) for s in d.callees],
+        unresolved_calls=d.unresolved_calls,
+        contains=[symbol_to_proto(s) for s in d.contains],
+        container=None if d.container is None else symbol_to_proto(d.container),
+        inherits=[symbol_to_proto(s) for s in d.inherits],
+        inherited_by=[symbol_to_proto(s) for s in d.inherited_by],
+        file_imports=d.file_imports,
+        file_imported_by=d.file_imported_by,
+        observations=[observation_to_proto(o) for o in d.observations],
+        freshness=_optional_freshness_to_proto(d.freshness),
+    )
+
+
+def symbol_detail_from_proto(m: service_pb2.SymbolDetail) -> SymbolDetail:
+    return SymbolDetail(
+        symbol=symbol_from_proto(m.symbol),
+        callers=tuple(symbol_from_proto(s) for s in m.callers),
+        callees=tuple(symbol_from_proto(s) for s in m.callees),
+        unresolved_calls=tuple(m.unresolved_calls),
+        contains=tuple(symbol_from_proto(s) for s in m.contains),
+        container=symbol_from_proto(m.container) if m.HasField("container") else None,
+        inherits=tuple(symbol_from_proto(s) for s in m.inherits),
+        inherited_by=tuple(symbol_from_proto(s) for s in m.inherited_by),
+        file_imports=tuple(m.file_imports),
+        file_imported_by=tuple(m.file_imported_by),
+        observations=tuple(observation_from_proto(o) for o in m.observations),
+        freshness=freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
+    )
+
+
+# ---------------------------------------------------------------------------- events
+
+
+def event_to_proto(e: Event) -> service_pb2.Event:
+    """Domain event -> wire event. The payload is a oneof; the first that is set wins:
+    ``observation``, ``progress``, a file (``path`` or ``detail``), ``message``."""
+    msg = service_pb2.Event(
+        kind=event_kind_to_proto(e.kind), at=timestamp_to_proto(e.at), repo_id=e.repo_id, seq=e.seq
+    )
+    if e.observation is not None:
+        msg.observation.CopyFrom(observation_to_proto(e.observation))
+    elif e.progress is not None:
+        msg.progress.CopyFrom(index_progress_to_proto(e.progress))
+    elif e.path or e.detail:
+        msg.file.CopyFrom(
+            service_pb2.FileIndexed(
+                path=e.path,
+                removed=bool(e.detail.get("removed", 0)),
+                symbols=e.detail.get("symbols", 0),
+                added=e.detail.get("added", 0),
+                removed_symbols=e.detail.get("removed_symbols", 0),
+                changed=e.detail.get("changed", 0),
+            )
+        )
+    elif e.message:
+        msg.message = e.message
+    return msg
+
+
+def event_from_proto(m: service_pb2.Event) -> Event | None:
+    """Wire event -> domain event; ``None`` for an event kind this client does not know."""
+    kind = event_kind_from_proto(m.kind)
+    if kind is None:
+        return None
+    payload = m.WhichOneof("payload")
+    observation = observation_from_proto(m.observation) if payload == "observation" else None
+    progress = index_progress_from_proto(m.progress) if payload == "progress" else None
+    path = ""
+    detail: dict[str, int] = {}
+    if payload == "file":
+        f = m.file
+        path = f.path
+        detail = {
+            "removed": int(f.removed),
+            "symbols": f.symbols,
+            "added": f.added,
+            "removed_symbols": f.removed_symbols,
+            "changed": f.changed,
+        }
+    return Event(
+        kind=kind,
+        at=timestamp_from_proto(m.at),
+        repo_id=m.repo_id,
+        seq=m.seq,
+        observation=observation,
+        path=path,
+        progress=progress,
+        message=m.message if payload == "message" else "",
+        detail=detail,
+    )
+
+
+# ---------------------------------------------------------------------------- import
+
+
+def import_result_to_proto(r: ImportResult) -> service_pb2.ImportObservationsResponse:
+    return service_pb2.ImportObservationsResponse(
+        imported=r.imported, skipped_duplicates=r.skipped_duplicates, errors=r.errors
+    )
+
+
+def import_result_from_proto(m: service_pb2.ImportObservationsResponse) -> ImportResult:
+    return ImportResult(imported=m.imported, skipped_duplicates=m.skipped_duplicates, errors=tuple(m.errors))

@@ -1,0 +1,877 @@
+"""graphmem's tools for coding agents, as an MCP server over stdio (``graphmem mcp``).
+
+The bridge is a thin, stateless layer over one :class:`graphmem.client.GraphMem`: every tool
+calls the daemon and renders the answer twice, as compact text for the model to read and as
+structured content (with an output schema) for clients that use it. Errors the daemon reports
+(:class:`graphmem.errors.GraphMemError`) become tool errors (``isError`` results carrying the
+message); nothing a tool does ends the server.
+
+Configuration comes from the environment: ``GRAPHMEM_ADDRESS`` / ``GRAPHMEM_HOME`` pick the
+daemon (default: the daemon's Unix socket), ``GRAPHMEM_REPO`` pins the repository tools default
+to (else the registered repository that contains the working directory, else every repository)
+and ``GRAPHMEM_LOG_LEVEL`` sets the level of the log written to stderr (default ``WARNING``).
+
+stdout is the MCP transport: nothing here prints, and logging goes to stderr.
+Built on the 2.x SDK: :class:`mcp.server.mcpserver.MCPServer` (``FastMCP`` in 1.x).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from graphmem import __version__
+from graphmem.client import GraphMem
+from graphmem.errors import DaemonNotRunning, GraphMemError
+from graphmem.types import (
+    Category,
+    ChangeKind,
+    EdgeKind,
+    Freshness,
+    IndexState,
+    Observation,
+    ObservationStatus,
+    RecallResult,
+    Status,
+    Symbol,
+    SymbolDetail,
+)
+
+__all__ = ["TOOL_NAMES", "Backend", "GraphMemTools", "build_server", "main"]
+
+log = logging.getLogger(__name__)
+
+TOOL_NAMES = (
+    "save_observation",
+    "recall",
+    "session_brief",
+    "list_stale",
+    "confirm_observation",
+    "lookup_symbol",
+    "find_symbols",
+)
+
+START_HINT = (
+    "Start the graphmem daemon with `graphmem daemon start --repo PATH` (PATH: the repository to "
+    "index), then retry."
+)
+
+# ---------------------------------------------------------------------------- texts for the agent
+
+_ANCHORS = (
+    "Anchors are refs into the indexed code: `path/to/file.py::Class.method` for a symbol (the path is "
+    "relative to the repository root, then the qualified name: `module.py::function`, "
+    "`module.py::Class`, `module.py::Class.method`) or `path/to/file.py` for a whole file. Every anchor "
+    "must resolve in the current index or the call fails and the error lists close matches; use "
+    "find_symbols when unsure of a name. Anchor to the narrowest code the knowledge is about."
+)
+
+_STALE = (
+    "An observation is `stale` when the code under one of its anchors changed (body, signature, "
+    "rename or removal) after it was written, so it may no longer be true: read the current code, then "
+    "call confirm_observation(id) if it still holds, or save_observation(..., supersedes=[id]) with the "
+    "corrected knowledge."
+)
+
+_REPO = (
+    "Repository id or path. Default: the repository containing the directory the assistant was started "
+    "in, else every registered repository."
+)
+
+INSTRUCTIONS = f"""\
+graphmem is a persistent memory of this codebase that survives between sessions: observations \
+(decisions, constraints, bug causes, conventions, dead ends) anchored to symbols and files of a code \
+graph that is re-indexed as files change.
+- Starting a task: call session_brief with the files you expect to touch.
+- Before changing a function or class: recall (files/symbols) to see what is known about it and \
+about code that calls or is called by it; each result says why it was reached.
+- When you learn something a future session would otherwise have to rediscover (a constraint, a \
+decision and its reason, a root cause, an approach that failed), save it with save_observation, \
+anchored to the code it is about.
+- {_STALE}"""
+
+_SAVE_DESCRIPTION = f"""\
+Save an observation: a piece of knowledge about this codebase, anchored to the code it is about, so \
+later sessions recall it when they work on that code or on code connected to it.
+
+Save what a future session would otherwise have to rediscover: constraints, decisions and their \
+reasons, root causes, dead ends tried. Not what the code or git log already says plainly. One fact \
+per observation, written to stand alone (name the things involved, say why).
+
+{_ANCHORS}
+
+category: decision (a choice made and why), constraint (something that must or must not be done), \
+bug-cause (the root cause of a bug, and how it showed), architecture (how parts fit together), \
+convention (a project rule of style or structure), tooling (build, test, deploy, environment), \
+exploration (a dead end or an approach tried and why it failed), other.
+
+If this replaces an older observation (e.g. a stale one that is no longer true), pass its id in \
+supersedes. Returns the saved observation with its id."""
+
+_RECALL_DESCRIPTION = f"""\
+Recall what is known about some code: the observations anchored to the given files/symbols and to \
+code connected to them in the dependency graph (calls, imports, containment, inheritance, up to \
+`hops` steps), plus observations matching the free text. Use before changing code, when debugging, \
+or when a decision seems odd.
+
+Seeds: files (paths relative to the repository), symbols (refs like `path/to/file.py::Class.method`) \
+and/or text (keywords). Each result has its status (fresh/stale/superseded), score, the distance in \
+hops from the nearest seed, and a *why* path: the chain of graph edges that led from a seed to the \
+observation's anchor (e.g. `api/routes.py::create_user -CALLS-> auth/service.py::AuthService.login`). \
+The answer also says whether the index is current (pending file changes are not yet reflected).
+
+{_STALE} Stale results are included unless include_stale is false."""
+
+_BRIEF_DESCRIPTION = f"""\
+The text to read at the start of work: the most relevant observations for the files (and optional \
+task description) you are about to work on, ranked and cut to a token budget, with a note on index \
+freshness. Call this first when you start a task; use recall for a deeper, targeted look.
+
+{_STALE}"""
+
+_LIST_STALE_DESCRIPTION = f"""\
+List observations that went stale, with the reasons (which anchor changed, how: body changed, \
+signature changed from/to, renamed to, removed; when and at which commit). Optionally limited to one \
+file (observations anchored to the file or to a symbol in it).
+
+{_STALE} Use this after a refactor or when picking up work, to keep the memory true."""
+
+_CONFIRM_DESCRIPTION = """\
+Confirm a stale observation after checking it against the current code: it is still true. It is \
+re-anchored to the code as it is now and becomes fresh again. Give a short note on what you checked. \
+If it is no longer true, do not confirm it: save a corrected observation with supersedes=[id]."""
+
+_LOOKUP_DESCRIPTION = """\
+Look up one symbol in the code graph: its kind, location and signature, its callers and callees, \
+its container (class or module) and what it contains, what it inherits from and what inherits from \
+it, what its file imports and is imported by, and the observations anchored to it. Use this to learn \
+the blast radius of a change before making it. ref: `path/to/file.py::Class.method` (path relative to \
+the repository) or a symbol id; an unknown ref fails with close matches."""
+
+_FIND_DESCRIPTION = """\
+Find symbols (functions, classes, methods, ...) by name. pattern is case-insensitive with `*` and `?` \
+wildcards, matched against the name and the qualified name (`login`, `Auth*`, `AuthService.*`), or \
+against `path::qualname` when it contains `::` or `/` (`app/auth/*::*`). Returns refs usable as \
+anchors and in lookup_symbol / recall."""
+
+# ---------------------------------------------------------------------------- structured output
+
+
+class StaleReasonOut(BaseModel):
+    anchor: str
+    change: ChangeKind
+    detected_at: float
+    old_signature: str = ""
+    new_signature: str = ""
+    new_ref: str = ""
+    commit: str = ""
+    detail: str = ""
+
+
+class ObservationOut(BaseModel):
+    id: str
+    repo_id: str
+    text: str
+    category: Category
+    status: ObservationStatus
+    anchors: list[str]
+    tags: list[str]
+    source: str
+    confidence: float
+    stale_reasons: list[StaleReasonOut]
+    supersedes: list[str]
+    superseded_by: str
+    contradicts: list[str]
+    confirmed_by: str
+    confirmed_at: float | None
+    needs_review: bool
+    created_at: float
+    updated_at: float
+
+
+class RepoFreshnessOut(BaseModel):
+    repo_id: str
+    current: bool
+    state: IndexState
+    pending_changes: int
+    indexed_commit: str
+    head_commit: str
+    working_tree_dirty: bool
+
+
+class FreshnessOut(BaseModel):
+    current: bool
+    repositories: list[RepoFreshnessOut]
+
+
+class HopOut(BaseModel):
+    from_ref: str
+    edge: EdgeKind
+    to_ref: str
+
+
+class RecalledOut(BaseModel):
+    observation: ObservationOut
+    score: float
+    distance: int
+    why: str
+    path: list[HopOut]
+    matched_terms: list[str]
+
+
+class RecallOut(BaseModel):
+    results: list[RecalledOut]
+    freshness: FreshnessOut
+    seeds: int
+    nodes_reached: int
+    total_tokens: int
+    truncated: bool
+    warnings: list[str]
+
+
+class BriefOut(BaseModel):
+    text: str
+    observation_ids: list[str]
+    freshness: FreshnessOut
+    tokens: int
+
+
+class ObservationListOut(BaseModel):
+    observations: list[ObservationOut]
+
+
+class SymbolOut(BaseModel):
+    ref: str
+    id: str
+    repo_id: str
+    path: str
+    name: str
+    qualname: str
+    kind: str
+    language: str
+    start_line: int
+    end_line: int
+    signature: str
+
+
+class SymbolListOut(BaseModel):
+    symbols: list[SymbolOut]
+
+
+class SymbolDetailOut(BaseModel):
+    symbol: SymbolOut
+    callers: list[SymbolOut]
+    callees: list[SymbolOut]
+    unresolved_calls: list[str]
+    contains: list[SymbolOut]
+    container: SymbolOut | None
+    inherits: list[SymbolOut]
+    inherited_by: list[SymbolOut]
+    file_imports: list[str]
+    file_imported_by: list[str]
+    observations: list[ObservationOut]
+    freshness: FreshnessOut | None
+
+
+def _observation_out(o: Observation) -> ObservationOut:
+    return ObservationOut(
+        id=o.id,
+        repo_id=o.repo_id,
+        text=o.text,
+        category=o.category,
+        status=o.status,
+        anchors=[a.ref for a in o.anchors],
+        tags=list(o.tags),
+        source=o.source,
+        confidence=o.confidence,
+        stale_reasons=[
+            StaleReasonOut(
+                anchor=r.anchor_ref,
+                change=r.change,
+                detected_at=r.detected_at,
+                old_signature=r.old_signature,
+                new_signature=r.new_signature,
+                new_ref=r.new_ref,
+                commit=r.commit,
+                detail=r.detail,
+            )
+            for r in o.stale_reasons
+        ],
+        supersedes=list(o.supersedes),
+        superseded_by=o.superseded_by,
+        contradicts=list(o.contradicts),
+        confirmed_by=o.confirmed_by,
+        confirmed_at=o.confirmed_at,
+        needs_review=o.needs_review,
+        created_at=o.created_at,
+        updated_at=o.updated_at,
+    )
+
+
+def _freshness_out(f: Freshness) -> FreshnessOut:
+    return FreshnessOut(
+        current=f.current,
+        repositories=[
+            RepoFreshnessOut(
+                repo_id=r.repo_id,
+                current=r.current,
+                state=r.state,
+                pending_changes=r.pending_changes,
+                indexed_commit=r.indexed_commit,
+                head_commit=r.head_commit,
+                working_tree_dirty=r.working_tree_dirty,
+            )
+            for r in f.repositories
+        ],
+    )
+
+
+def _symbol_out(s: Symbol) -> SymbolOut:
+    return SymbolOut(
+        ref=s.ref,
+        id=s.id,
+        repo_id=s.repo_id,
+        path=s.path,
+        name=s.name,
+        qualname=s.qualname,
+        kind=s.kind,
+        language=s.language,
+        start_line=s.start_line,
+        end_line=s.end_line,
+        signature=s.signature,
+    )
+
+
+def _recall_out(r: RecallResult) -> RecallOut:
+    return RecallOut(
+        results=[
+            RecalledOut(
+                observation=_observation_out(x.observation),
+                score=x.score,
+                distance=x.distance,
+                why=x.why,
+                path=[HopOut(from_ref=h.from_ref, edge=h.edge, to_ref=h.to_ref) for h in x.path],
+                matched_terms=list(x.matched_terms),
+            )
+            for x in r.results
+        ],
+        freshness=_freshness_out(r.freshness),
+        seeds=r.seeds,
+        nodes_reached=r.nodes_reached,
+        total_tokens=r.total_tokens,
+        truncated=r.truncated,
+        warnings=list(r.warnings),
+    )
+
+
+def _symbol_detail_out(d: SymbolDetail) -> SymbolDetailOut:
+    return SymbolDetailOut(
+        symbol=_symbol_out(d.symbol),
+        callers=[_symbol_out(s) for s in d.callers],
+        callees=[_symbol_out(s) for s in d.callees],
+        unresolved_calls=list(d.unresolved_calls),
+        contains=[_symbol_out(s) for s in d.contains],
+        container=_symbol_out(d.container) if d.container is not None else None,
+        inherits=[_symbol_out(s) for s in d.inherits],
+        inherited_by=[_symbol_out(s) for s in d.inherited_by],
+        file_imports=list(d.file_imports),
+        file_imported_by=list(d.file_imported_by),
+        observations=[_observation_out(o) for o in d.observations],
+        freshness=_freshness_out(d.freshness) if d.freshness is not None else None,
+    )
+
+
+# ---------------------------------------------------------------------------- text rendering
+
+
+def _when(ts: float | None) -> str:
+    if not ts:
+        return "?"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _indent(text: str, prefix: str) -> str:
+    return "\n".join(prefix + line if line else line for line in text.strip().splitlines())
+
+
+def _stale_reason_text(o: Observation) -> list[str]:
+    lines: list[str] = []
+    for r in o.stale_reasons:
+        if r.change is ChangeKind.REMOVED:
+            what = "was removed"
+        elif r.change is ChangeKind.SIGNATURE_CHANGED:
+            what = "signature changed"
+            if r.old_signature or r.new_signature:
+                what += f": `{r.old_signature}` -> `{r.new_signature}`"
+        elif r.change is ChangeKind.BODY_CHANGED:
+            what = "body changed"
+        elif r.change is ChangeKind.RENAMED:
+            what = f"renamed to {r.new_ref}" if r.new_ref else "renamed"
+        else:
+            what = r.change.value.replace("_", " ")
+        when = f"detected {_when(r.detected_at)}"
+        if r.commit:
+            when += f", commit {r.commit[:10]}"
+        line = f"stale: {r.anchor_ref} {what} ({r.change.value}; {when})"
+        if r.detail:
+            line += f": {r.detail}"
+        lines.append(line)
+    return lines
+
+
+def _observation_text(o: Observation, head: str = "", prefix: str = "   ") -> str:
+    parts = [f"[{o.status.value.upper()}]", o.category.value, f"id {o.id}"]
+    if o.confidence < 1.0:
+        parts.append(f"confidence {o.confidence:.2f}")
+    if o.needs_review:
+        parts.append("needs review")
+    lines = [head + " · ".join(parts), _indent(o.text, prefix)]
+    if o.anchors:
+        lines.append(f"{prefix}anchors: {', '.join(a.ref for a in o.anchors)}")
+    if o.tags:
+        lines.append(f"{prefix}tags: {', '.join(o.tags)}")
+    lines.extend(prefix + s for s in _stale_reason_text(o))
+    if o.supersedes:
+        lines.append(f"{prefix}supersedes: {', '.join(o.supersedes)}")
+    if o.superseded_by:
+        lines.append(f"{prefix}superseded by: {o.superseded_by}")
+    if o.contradicts:
+        lines.append(f"{prefix}contradicts: {', '.join(o.contradicts)}")
+    if o.confirmed_by or o.confirmed_at:
+        lines.append(f"{prefix}confirmed by {o.confirmed_by or '?'} at {_when(o.confirmed_at)}")
+    return "\n".join(lines)
+
+
+def _freshness_text(f: Freshness | None) -> str:
+    if f is None:
+        return "index freshness: unknown"
+    if f.current:
+        return "index: current"
+    behind: list[str] = []
+    for r in f.repositories:
+        if r.current:
+            continue
+        bits = [r.state.value]
+        if r.pending_changes:
+            bits.append(f"{r.pending_changes} file change(s) not yet indexed")
+        if r.indexed_commit and r.head_commit and r.indexed_commit != r.head_commit:
+            bits.append(f"indexed {r.indexed_commit[:10]}, HEAD {r.head_commit[:10]}")
+        behind.append(f"{r.repo_id}: {', '.join(bits)}")
+    detail = f" ({'; '.join(behind)})" if behind else ""
+    return f"index: NOT current{detail}; very recent edits may not be reflected yet, retry shortly"
+
+
+def _symbol_line(s: Symbol) -> str:
+    return f"{s.ref} ({s.kind}, L{s.start_line}-{s.end_line})"
+
+
+def _stale_footer(observations: Sequence[Observation]) -> list[str]:
+    if any(o.status is ObservationStatus.STALE for o in observations):
+        return ["", _STALE]
+    return []
+
+
+def _recall_text(r: RecallResult) -> str:
+    head = (
+        f"{len(r.results)} observation(s) · seeds {r.seeds} · nodes reached {r.nodes_reached} · "
+        f"~{r.total_tokens} tokens · {_freshness_text(r.freshness)}"
+    )
+    lines = [head]
+    lines.extend(f"warning: {w}" for w in r.warnings)
+    if not r.results:
+        lines.append(
+            "Nothing recorded about this code yet. When you learn something non-obvious about it, "
+            "save it with save_observation."
+        )
+    for n, x in enumerate(r.results, 1):
+        lines.append("")
+        o = x.observation
+        lines.append(_observation_text(o, head=f"{n}. "))
+        lines.append(f"   score {x.score:.3f} · distance {x.distance}")
+        why = x.why or " ".join(
+            [x.path[0].from_ref, *(f"-{h.edge.value}-> {h.to_ref}" for h in x.path)] if x.path else []
+        )
+        if why:
+            lines.append(f"   why: {why}")
+        if x.matched_terms:
+            lines.append(f"   matched: {', '.join(x.matched_terms)}")
+    if r.truncated:
+        lines.append("")
+        lines.append("(more results were cut by limit or budget_tokens: raise them to see more)")
+    lines.extend(_stale_footer([x.observation for x in r.results]))
+    return "\n".join(lines)
+
+
+def _symbol_detail_text(d: SymbolDetail) -> str:
+    s = d.symbol
+    lines = [f"{s.ref}  ({s.kind}, {s.language}, {s.path} L{s.start_line}-{s.end_line}, id {s.id})"]
+    if s.signature:
+        lines.append(f"signature: {s.signature}")
+    if d.container is not None:
+        lines.append(f"container: {_symbol_line(d.container)}")
+
+    def group(title: str, items: Sequence[str]) -> None:
+        if items:
+            lines.append(f"{title} ({len(items)}):")
+            lines.extend(f"  {i}" for i in items)
+
+    group("inherits", [_symbol_line(x) for x in d.inherits])
+    group("inherited by", [_symbol_line(x) for x in d.inherited_by])
+    group("contains", [_symbol_line(x) for x in d.contains])
+    group("callers", [_symbol_line(x) for x in d.callers])
+    group("callees", [_symbol_line(x) for x in d.callees])
+    group("unresolved calls", list(d.unresolved_calls))
+    group("file imports", list(d.file_imports))
+    group("file imported by", list(d.file_imported_by))
+    if d.observations:
+        lines.append(f"observations ({len(d.observations)}):")
+        lines.extend(_observation_text(o, head="- ", prefix="  ") for o in d.observations)
+    else:
+        lines.append("observations: none anchored here")
+    lines.append(_freshness_text(d.freshness))
+    lines.extend(_stale_footer(d.observations))
+    return "\n".join(lines)
+
+
+def _result(text: str, structured: BaseModel) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=structured.model_dump(mode="json"),
+    )
+
+
+# ---------------------------------------------------------------------------- errors and backend
+
+
+def tool_error(exc: GraphMemError) -> ToolError:
+    """The tool error an agent sees for a graphmem error (the daemon's message, plus a hint)."""
+    if isinstance(exc, DaemonNotRunning):
+        message = exc.message.rstrip(".")
+        if "not running" not in message:
+            message = f"the graphmem daemon is not running ({message})"
+        return ToolError(f"{message}. {START_HINT}")
+    return ToolError(f"{type(exc).__name__}: {exc.message}")
+
+
+@contextmanager
+def _graphmem_errors() -> Iterator[None]:
+    try:
+        yield
+    except GraphMemError as exc:
+        raise tool_error(exc) from exc
+
+
+def _repo_containing(status: Status, directory: Path) -> str:
+    """The id of the registered repository whose root contains ``directory`` (innermost), or ""."""
+    best, best_depth = "", -1
+    for repo in status.repositories:
+        try:
+            root = Path(repo.root).resolve()
+        except OSError:
+            continue
+        if directory == root or root in directory.parents:
+            depth = len(root.parts)
+            if depth > best_depth:
+                best, best_depth = repo.id, depth
+    return best
+
+
+class Backend:
+    """The one GraphMem client of the bridge, created on first use (the daemon may start later)."""
+
+    def __init__(
+        self,
+        factory: Callable[[], GraphMem],
+        *,
+        default_repo: str = "",
+        cwd: Path | None = None,
+    ) -> None:
+        self._factory = factory
+        self._client: GraphMem | None = None
+        self._lock = threading.Lock()
+        self._pinned_repo = default_repo
+        self._cwd = cwd.resolve() if cwd is not None else None
+        self._detected_repo = ""
+
+    @classmethod
+    def from_env(cls) -> Backend:
+        address = os.environ.get("GRAPHMEM_ADDRESS") or None
+        home = os.environ.get("GRAPHMEM_HOME") or None
+
+        def factory() -> GraphMem:
+            return GraphMem(address, home=home)
+
+        return cls(factory, default_repo=os.environ.get("GRAPHMEM_REPO", ""), cwd=Path.cwd())
+
+    def client(self) -> GraphMem:
+        with self._lock:
+            if self._client is None:
+                self._client = self._factory()
+            return self._client
+
+    def repo(self, given: str) -> str:
+        """The repository a call is scoped to: the argument, GRAPHMEM_REPO, or the one holding cwd."""
+        if given:
+            return given
+        if self._pinned_repo:
+            return self._pinned_repo
+        if not self._detected_repo and self._cwd is not None:
+            self._detected_repo = _repo_containing(self.client().status(), self._cwd)
+        return self._detected_repo
+
+    def close(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+
+def _client_name(ctx: Context[Any, Any] | None) -> str:
+    if ctx is None:
+        return ""
+    try:
+        params = ctx.request_context.session.client_params
+    except ValueError:  # no request context (called outside a request)
+        return ""
+    return params.client_info.name if params is not None else ""
+
+
+# ---------------------------------------------------------------------------- the tools
+
+CategoryName = Literal[
+    "decision", "constraint", "bug-cause", "architecture", "convention", "tooling", "exploration", "other"
+]
+Refs = tuple[str, ...]
+RepoArg = Annotated[str, Field(description=_REPO)]
+
+
+class GraphMemTools:
+    """The bridge's tools; each is a plain (sync) method the SDK runs on a worker thread."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    def _source(self, ctx: Context[Any, Any] | None) -> str:
+        name = _client_name(ctx)
+        return f"mcp:{name}" if name else "mcp"
+
+    def save_observation(
+        self,
+        text: Annotated[str, Field(description="The knowledge, written to stand alone: what and why.")],
+        anchors: Annotated[
+            Refs,
+            Field(description="Where it applies: `path/to/file.py::Class.method` or `path/to/file.py`."),
+        ],
+        category: CategoryName = "other",
+        tags: Annotated[Refs, Field(description="Free-form labels, e.g. a feature or ticket.")] = (),
+        supersedes: Annotated[Refs, Field(description="Ids of observations this one replaces.")] = (),
+        repo: RepoArg = "",
+        ctx: Context[Any, Any] | None = None,
+    ) -> Annotated[CallToolResult, ObservationOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            obs = client.observe(
+                text,
+                anchors=list(anchors),
+                repo=self.backend.repo(repo),
+                category=Category(category),
+                tags=list(tags),
+                source=self._source(ctx),
+                supersedes=list(supersedes),
+            )
+        lines = [f"Saved observation {obs.id}.", _observation_text(obs, prefix="  ")]
+        return _result("\n".join(lines), _observation_out(obs))
+
+    def recall(
+        self,
+        text: Annotated[str, Field(description="Keywords or a question about the code.")] = "",
+        files: Annotated[Refs, Field(description="File paths relative to the repository.")] = (),
+        symbols: Annotated[Refs, Field(description="Symbol refs: `path/to/file.py::Class.method`.")] = (),
+        hops: Annotated[int, Field(ge=0, le=6, description="How far to walk the graph from the seeds.")] = 2,
+        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        budget_tokens: Annotated[int, Field(ge=0, description="Token budget for results; 0: none.")] = 2000,
+        include_stale: bool = True,
+        repo: RepoArg = "",
+    ) -> Annotated[CallToolResult, RecallOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            result = client.recall(
+                text,
+                files=list(files),
+                symbols=list(symbols),
+                repo=self.backend.repo(repo),
+                hops=hops,
+                limit=limit,
+                budget=budget_tokens,
+                include_stale=include_stale,
+            )
+        return _result(_recall_text(result), _recall_out(result))
+
+    def session_brief(
+        self,
+        files: Annotated[Refs, Field(description="Files you will work on, relative to the repository.")] = (),
+        text: Annotated[str, Field(description="What the task is about, in a few words.")] = "",
+        budget_tokens: Annotated[int, Field(ge=50)] = 1500,
+        include_stale: bool = True,
+        repo: RepoArg = "",
+    ) -> Annotated[CallToolResult, BriefOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            brief = client.brief(
+                files=list(files),
+                text=text,
+                repo=self.backend.repo(repo),
+                budget=budget_tokens,
+                include_stale=include_stale,
+            )
+        body = brief.text.strip() or "No observations recorded for this scope yet."
+        footer = f"({len(brief.observation_ids)} observation(s), ~{brief.tokens} tokens; "
+        footer += f"{_freshness_text(brief.freshness)})"
+        out = BriefOut(
+            text=brief.text,
+            observation_ids=list(brief.observation_ids),
+            freshness=_freshness_out(brief.freshness),
+            tokens=brief.tokens,
+        )
+        return _result(f"{body}\n\n{footer}", out)
+
+    def list_stale(
+        self,
+        repo: RepoArg = "",
+        file: Annotated[str, Field(description="Only observations anchored to this file or in it.")] = "",
+        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+    ) -> Annotated[CallToolResult, ObservationListOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            found = client.list(
+                repo=self.backend.repo(repo),
+                statuses=[ObservationStatus.STALE],
+                file=file,
+                limit=limit,
+            )
+        if not found:
+            text = "No stale observations" + (f" for {file}." if file else ".")
+        else:
+            lines = [f"{len(found)} stale observation(s):"]
+            lines.extend(_observation_text(o, head=f"{n}. ") for n, o in enumerate(found, 1))
+            lines.extend(_stale_footer(found))
+            text = "\n".join(lines)
+        return _result(text, ObservationListOut(observations=[_observation_out(o) for o in found]))
+
+    def confirm_observation(
+        self,
+        id: Annotated[str, Field(description="The observation id.")],
+        note: Annotated[str, Field(description="What you checked, e.g. 'still holds after refactor'.")] = "",
+        ctx: Context[Any, Any] | None = None,
+    ) -> Annotated[CallToolResult, ObservationOut]:
+        with _graphmem_errors():
+            obs = self.backend.client().confirm(id, confirmed_by=self._source(ctx), note=note)
+        text = f"Confirmed observation {obs.id}; it is {obs.status.value} now.\n" + _observation_text(
+            obs, prefix="  "
+        )
+        return _result(text, _observation_out(obs))
+
+    def lookup_symbol(
+        self,
+        ref: Annotated[str, Field(description="`path/to/file.py::Class.method` or a symbol id.")],
+        repo: RepoArg = "",
+    ) -> Annotated[CallToolResult, SymbolDetailOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            detail = client.symbol(ref, repo=self.backend.repo(repo))
+        return _result(_symbol_detail_text(detail), _symbol_detail_out(detail))
+
+    def find_symbols(
+        self,
+        pattern: Annotated[str, Field(description="Name pattern with `*`/`?` wildcards, e.g. `Auth*`.")],
+        kinds: Annotated[
+            Refs, Field(description="Only these kinds, e.g. ['class'] or ['function', 'method'].")
+        ] = (),
+        limit: Annotated[int, Field(ge=1, le=500)] = 30,
+        repo: RepoArg = "",
+    ) -> Annotated[CallToolResult, SymbolListOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            found = client.find_symbols(pattern, repo=self.backend.repo(repo), kinds=list(kinds), limit=limit)
+        if not found:
+            text = f"No symbols match {pattern!r}."
+        else:
+            lines = [f"{len(found)} symbol(s):"]
+            for s in found:
+                line = f"- {_symbol_line(s)}"
+                if s.signature:
+                    line += f"  {s.signature}"
+                lines.append(line)
+            text = "\n".join(lines)
+        return _result(text, SymbolListOut(symbols=[_symbol_out(s) for s in found]))
+
+
+def build_server(tools: GraphMemTools) -> MCPServer[Any]:
+    """The MCP server with graphmem's tools.
+
+    Note: the SDK's ``MCPServer`` constructor calls ``logging.basicConfig`` (a no-op once the
+    root logger has a handler, which :func:`main` sees to).
+    """
+    server: MCPServer[Any] = MCPServer(
+        "graphmem",
+        title="graphmem: code-graph memory",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+    )
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    confirms = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+    table: list[tuple[Callable[..., CallToolResult], str, str, str, ToolAnnotations]] = [
+        (tools.save_observation, "save_observation", "Save an observation", _SAVE_DESCRIPTION, writes),
+        (tools.recall, "recall", "Recall what is known about code", _RECALL_DESCRIPTION, read_only),
+        (tools.session_brief, "session_brief", "Brief for the start of work", _BRIEF_DESCRIPTION, read_only),
+        (tools.list_stale, "list_stale", "List stale observations", _LIST_STALE_DESCRIPTION, read_only),
+        (
+            tools.confirm_observation,
+            "confirm_observation",
+            "Confirm a stale observation",
+            _CONFIRM_DESCRIPTION,
+            confirms,
+        ),
+        (tools.lookup_symbol, "lookup_symbol", "Look up a symbol", _LOOKUP_DESCRIPTION, read_only),
+        (tools.find_symbols, "find_symbols", "Find symbols by name", _FIND_DESCRIPTION, read_only),
+    ]
+    for fn, name, title, description, hints in table:
+        server.add_tool(fn, name=name, title=title, description=description, annotations=hints)
+    return server
+
+
+def main() -> None:
+    """Run the MCP server on stdin/stdout until the client closes it (``graphmem mcp``)."""
+    level = os.environ.get("GRAPHMEM_LOG_LEVEL", "WARNING").upper()
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=level if level in logging.getLevelNamesMapping() else logging.WARNING,
+        format="graphmem-mcp %(levelname)s %(name)s: %(message)s",
+    )
+    backend = Backend.from_env()
+    try:
+        build_server(GraphMemTools(backend)).run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        backend.close()
+
+
+if __name__ == "__main__":
+    main()

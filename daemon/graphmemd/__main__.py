@@ -1,0 +1,5 @@
+import sys
+
+from graphmemd.main import main
+
+sys.exit(main())

@@ -1,0 +1,80 @@
+"""Daemon configuration, resolved once at start: command-line flag, then ``GRAPHMEM_*``
+environment variable, then default."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphmem.errors import InvalidArgument
+from graphmem.paths import Paths, resolve_paths
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonConfig:
+    paths: Paths
+    repos: tuple[Path, ...] = ()
+    tcp: str = ""  # "host:port", loopback only; empty: Unix socket only
+    log_level: str = "INFO"
+    parse_workers: int = 2
+    parse_timeout_s: float = 10.0
+    max_file_size: int = 2 * 1024 * 1024
+    buffer_pool_mb: int = 512
+    max_db_size_gb: int = 64
+    debounce_ms: int = 50
+    rescan_interval_s: float = 30.0
+    watch: bool = True
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+_LOOPBACK = ("127.", "localhost", "[::1]", "::1")
+
+
+def _int(name: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise InvalidArgument(f"{name} must be an integer, not {value!r}") from exc
+
+
+def resolve_config(
+    *,
+    home: str | None = None,
+    repos: tuple[str, ...] = (),
+    tcp: str | None = None,
+    log_level: str | None = None,
+    parse_workers: int | None = None,
+    watch: bool | None = None,
+    env: Mapping[str, str] | None = None,
+) -> DaemonConfig:
+    env = os.environ if env is None else env
+
+    def pick(flag: object, var: str, default: str) -> str:
+        if flag is not None:
+            return str(flag)
+        return env.get(var) or default
+
+    tcp_value = pick(tcp, "GRAPHMEM_TCP", "")
+    if tcp_value:
+        host = tcp_value.rsplit(":", 1)[0]
+        if not host.startswith(_LOOPBACK):
+            raise InvalidArgument(f"TCP must bind loopback only (127.0.0.1, localhost or [::1]), not {tcp_value!r}")
+        if ":" not in tcp_value:
+            raise InvalidArgument(f"--tcp takes HOST:PORT, not {tcp_value!r}")
+    workers = _int("GRAPHMEM_PARSE_WORKERS", pick(parse_workers, "GRAPHMEM_PARSE_WORKERS", str(os.cpu_count() or 2)))
+    return DaemonConfig(
+        paths=resolve_paths(home, env),
+        repos=tuple(Path(r).expanduser().absolute() for r in repos),
+        tcp=tcp_value,
+        log_level=pick(log_level, "GRAPHMEM_LOG_LEVEL", "INFO").upper(),
+        parse_workers=max(1, workers),
+        parse_timeout_s=float(pick(None, "GRAPHMEM_PARSE_TIMEOUT", "10")),
+        max_file_size=_int("GRAPHMEM_MAX_FILE_SIZE", pick(None, "GRAPHMEM_MAX_FILE_SIZE", str(2 * 1024 * 1024))),
+        buffer_pool_mb=_int("GRAPHMEM_BUFFER_POOL_MB", pick(None, "GRAPHMEM_BUFFER_POOL_MB", "512")),
+        max_db_size_gb=_int("GRAPHMEM_MAX_DB_GB", pick(None, "GRAPHMEM_MAX_DB_GB", "64")),
+        debounce_ms=_int("GRAPHMEM_DEBOUNCE_MS", pick(None, "GRAPHMEM_DEBOUNCE_MS", "50")),
+        rescan_interval_s=float(pick(None, "GRAPHMEM_RESCAN_INTERVAL", "30")),
+        watch=(watch if watch is not None else env.get("GRAPHMEM_WATCH", "1") not in ("0", "false", "no")),
+    )

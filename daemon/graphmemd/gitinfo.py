@@ -1,0 +1,76 @@
+"""What git says about a repository: HEAD commit (read from .git directly) and dirtiness."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+def _git_dir(root: Path) -> Path | None:
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    if dot.is_file():  # worktree / submodule: "gitdir: <path>"
+        try:
+            text = dot.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return None
+        if text.startswith("gitdir:"):
+            p = Path(text.split(":", 1)[1].strip())
+            return p if p.is_absolute() else (root / p).resolve()
+    return None
+
+
+def head_commit(root: Path) -> str:
+    """The commit HEAD points to, or "" when ``root`` is not a git repository."""
+    gd = _git_dir(root)
+    if gd is None:
+        return ""
+    try:
+        head = (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    if not head.startswith("ref:"):
+        return head
+    ref = head.split(":", 1)[1].strip()
+    for base in (gd, _common_dir(gd)):
+        try:
+            return (base / ref).read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            pass
+        try:
+            for line in (base / "packed-refs").read_text(encoding="utf-8", errors="replace").splitlines():
+                parts = line.split()
+                if len(parts) == 2 and parts[1] == ref:
+                    return parts[0]
+        except OSError:
+            pass
+    return ""
+
+
+def _common_dir(gd: Path) -> Path:
+    try:
+        text = (gd / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return gd
+    p = Path(text)
+    return p if p.is_absolute() else (gd / p).resolve()
+
+
+def working_tree_dirty(root: Path, timeout: float = 5.0) -> bool:
+    """True when tracked files differ from HEAD (``git status --porcelain -uno``)."""
+    if _git_dir(root) is None or shutil.which("git") is None:
+        return False
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "-uno"],
+            capture_output=True, timeout=timeout, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("git status failed in %s: %s", root, exc)
+        return False
+    return out.returncode == 0 and bool(out.stdout.strip())

@@ -1,0 +1,682 @@
+"""Parsing in long-lived worker processes.
+
+tree-sitter holds the GIL while it parses and can crash on pathological input, so the
+daemon never parses in its own threads: a :class:`ParsePool` owns ``workers`` processes
+started with the *forkserver* context (*spawn* where forkserver is unavailable; never
+*fork*, the daemon runs gRPC threads). Each worker reads its file itself (bytes are never
+shipped to it), checks size and binary-ness, hashes the bytes and calls
+``graphmemd.parsing.parse_source``; the :class:`ParseOutcome` travels back over a
+``multiprocessing`` pipe.
+
+Concurrency: one dispatcher thread owns the workers and their pipes. Callers of
+:meth:`ParsePool.parse_many`/:meth:`ParsePool.parse_one` from any number of threads submit
+jobs to it and read their own results from a queue; the dispatcher hands out the files of
+all active jobs round-robin, so a one-file re-parse from the watcher is not stuck behind
+a cold index. Each worker holds up to two files (the one it parses and the next), so it
+never idles waiting for a round trip. The files of a job are handed out largest first,
+which keeps all workers busy until the end of a batch.
+
+Failure handling: a worker acknowledges each file when it starts on it. A worker still on
+a file after ``timeout_s`` is killed and respawned, and the file becomes a
+``SkippedFile("parse timed out after Ns")``. A worker that dies (segfault, abort, kill,
+``RLIMIT_AS``) is respawned, and the file it had started is skipped with the exit code or
+signal; files sent to it but not started are handed out again. A ``MemoryError`` raised
+inside the worker skips the file and retires the worker (a fresh one replaces it). The
+pool keeps serving afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import multiprocessing
+import os
+import queue
+import resource
+import signal
+import stat
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from types import TracebackType
+from typing import Final
+
+from graphmem.errors import FailedPrecondition, InvalidArgument
+
+from graphmemd.model import Language, ParsedFile, SkippedFile
+from graphmemd.parsing import bare_parse, language_for_path, parse_source
+
+__all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_FILE_SIZE: Final = 2 * 1024 * 1024
+#: A NUL byte in this many leading bytes marks a file as binary.
+BINARY_SNIFF_BYTES: Final = 8192
+
+_PER_WORKER_INFLIGHT: Final = 2
+_STARTUP_TIMEOUT_S: Final = 60.0
+_STOP_GRACE_S: Final = 2.0
+_MAX_STARTUP_FAILURES: Final = 3
+_RESPAWN_BACKOFF_S: Final = 1.0
+
+# Messages worker -> dispatcher (tuples, first item is the kind).
+_MSG_READY: Final = 0  # (READY, pid)
+_MSG_STARTED: Final = 1  # (STARTED, task_id)
+_MSG_RESULT: Final = 2  # (RESULT, task_id, ParseOutcome)
+_MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
+
+_EXIT_MEMORY_ERROR: Final = 3
+
+
+def content_hash(data: bytes) -> str:
+    """The content hash stored for a file: blake2b (64-byte digest), hex."""
+    return hashlib.blake2b(data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ParseOutcome:
+    """What became of one file. Exactly one of ``parsed`` and ``skipped`` is set, except
+    for a bare parse (``parse_many(bare=True)``), where both are None on success.
+
+    ``content_hash``/``size`` are set whenever the worker read the bytes (also for a
+    binary file, or one whose parse timed out they may be None/0: the worker did not
+    report back). ``size`` is the on-disk size when known, else 0.
+    """
+
+    path: str
+    parsed: ParsedFile | None
+    content_hash: str | None
+    size: int
+    skipped: SkippedFile | None
+
+
+# --------------------------------------------------------------------------- worker side
+
+
+def _apply_memory_limit(memory_limit_mb: int) -> None:
+    limit = memory_limit_mb * 1024 * 1024
+    try:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError) as exc:
+        logger.warning(
+            "parse worker %d: cannot set RLIMIT_AS to %d MB: %s", os.getpid(), memory_limit_mb, exc
+        )
+
+
+def _read_file(rel_path: str, abs_path: str, max_file_size: int) -> tuple[bytes | None, ParseOutcome | None]:
+    """The file's bytes, or the outcome explaining why there are none."""
+    try:
+        fd = os.open(abs_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, _skip(rel_path, "file not found")
+    except OSError as exc:
+        return None, _skip(rel_path, f"cannot read file: {exc.strerror or exc}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, _skip(rel_path, "not a regular file")
+        if st.st_size > max_file_size:
+            return None, _skip(
+                rel_path, f"file is {st.st_size} bytes, over the {max_file_size}-byte limit", size=st.st_size
+            )
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_file_size + 1)
+    except OSError as exc:
+        return None, _skip(rel_path, f"cannot read file: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+    if len(data) > max_file_size:  # grew since fstat
+        return None, _skip(rel_path, f"file is over the {max_file_size}-byte limit", size=len(data))
+    return data, None
+
+
+def _skip(rel_path: str, reason: str, *, size: int = 0, digest: str | None = None) -> ParseOutcome:
+    return ParseOutcome(rel_path, None, digest, size, SkippedFile(rel_path, reason))
+
+
+def _process(rel_path: str, abs_path: str, bare: bool, max_file_size: int) -> ParseOutcome:
+    language: Language | None = language_for_path(rel_path)
+    if language is None:
+        return _skip(rel_path, "unsupported file type")
+    data, failed = _read_file(rel_path, abs_path, max_file_size)
+    if failed is not None:
+        return failed
+    assert data is not None
+    if bare:
+        bare_parse(data, language)
+        return ParseOutcome(rel_path, None, None, len(data), None)
+    digest = content_hash(data)
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return _skip(rel_path, "binary file (NUL byte in the first 8 KiB)", size=len(data), digest=digest)
+    parsed = parse_source(rel_path, data, language)
+    return ParseOutcome(rel_path, parsed, digest, len(data), None)
+
+
+def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: int) -> None:
+    """Entry point of a worker process: parse files until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
+    if memory_limit_mb is not None:
+        _apply_memory_limit(memory_limit_mb)
+    conn.send((_MSG_READY, os.getpid()))
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        task_id, rel_path, abs_path, bare = message
+        conn.send((_MSG_STARTED, task_id))
+        try:
+            outcome = _process(rel_path, abs_path, bare, max_file_size)
+        except MemoryError:
+            outcome = _skip(rel_path, "out of memory while parsing")
+            conn.send((_MSG_RESULT, task_id, outcome))
+            conn.send((_MSG_RETIRE,))
+            os._exit(_EXIT_MEMORY_ERROR)  # the heap may be in a bad state: leave at once
+        except Exception as exc:
+            # parse_source promises not to raise; if it does, report the file as skipped
+            # (with the traceback logged here) instead of losing the worker.
+            logger.exception("parse worker: parsing %s failed", rel_path)
+            outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {exc}")
+        conn.send((_MSG_RESULT, task_id, outcome))
+
+
+# --------------------------------------------------------------------------- pool side
+
+
+class _Closed:
+    """Queue marker: the pool closed before the job finished."""
+
+
+_CLOSED: Final = _Closed()
+
+
+@dataclass(eq=False)
+class _Job:
+    pending: deque[_Task]
+    #: number of files the caller waits for
+    total: int
+    #: files neither delivered nor dropped (owned by the dispatcher thread)
+    outstanding: int
+    results: queue.SimpleQueue[ParseOutcome | _Closed] = field(default_factory=queue.SimpleQueue)
+    cancelled: bool = False
+
+
+@dataclass(eq=False)
+class _Task:
+    job: _Job
+    rel_path: str
+    abs_path: str
+    bare: bool
+    task_id: int = 0
+
+
+@dataclass(eq=False)
+class _Worker:
+    slot: int
+    process: BaseProcess
+    conn: Connection
+    inflight: deque[_Task] = field(default_factory=deque)
+    #: monotonic time the worker acknowledged starting inflight[0], or None if not started
+    started_at: float | None = None
+
+
+def _describe_exit(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "parse worker stopped responding"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = str(-exitcode)
+        return f"parse worker died with signal {name}"
+    if exitcode == _EXIT_MEMORY_ERROR:
+        return "parse worker ran out of memory"
+    return f"parse worker exited with code {exitcode}"
+
+
+def _make_context(start_method: str | None) -> SpawnContext | ForkServerContext:
+    if start_method == "spawn" or (
+        start_method is None and "forkserver" not in multiprocessing.get_all_start_methods()
+    ):
+        return multiprocessing.get_context("spawn")
+    if start_method in (None, "forkserver"):
+        ctx = multiprocessing.get_context("forkserver")
+        # Workers fork from a server that has the parsers loaded already (fast respawn).
+        # The preload list is process-wide; it only takes effect if the forkserver has not
+        # been started yet.
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    raise InvalidArgument(f"start_method must be 'spawn' or 'forkserver', got {start_method!r}")
+
+
+class ParsePool:
+    """A pool of parse worker processes; thread-safe (see the module docstring).
+
+    ``memory_limit_mb`` caps each worker's address space (``RLIMIT_AS``); None disables
+    the cap. ``start_method`` may force ``"spawn"`` or ``"forkserver"`` (never ``"fork"``).
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        *,
+        timeout_s: float = 10.0,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        memory_limit_mb: int | None = 1024,
+        start_method: str | None = None,
+    ) -> None:
+        if workers < 1:
+            raise InvalidArgument(f"workers must be at least 1, got {workers}")
+        if timeout_s <= 0:
+            raise InvalidArgument(f"timeout_s must be positive, got {timeout_s}")
+        self.workers = workers
+        self.timeout_s = timeout_s
+        self.max_file_size = max_file_size
+        self.memory_limit_mb = memory_limit_mb
+        self._ctx = _make_context(start_method)
+
+        self._lock = threading.Lock()
+        self._started = False
+        self._closing = False
+        self._incoming: deque[_Job] = deque()
+        self._thread: threading.Thread | None = None
+        self._wake_r = -1
+        self._wake_w = -1
+
+        # Owned by the dispatcher thread after start().
+        self._slots: list[_Worker | None] = []
+        self._respawn_at: dict[int, float] = {}
+        self._jobs: list[_Job] = []
+        self._rr = 0
+        self._next_task_id = 0
+        self._startup_failures = 0
+        self._broken: str | None = None
+        self._pids: tuple[int, ...] = ()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Start the workers (waits until each is ready) and the dispatcher thread."""
+        with self._lock:
+            if self._started:
+                raise FailedPrecondition("parse pool already started")
+            if self._closing:
+                raise FailedPrecondition("parse pool is closed")
+            self._started = True
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._slots = [self._spawn(slot) for slot in range(self.workers)]
+        deadline = time.monotonic() + _STARTUP_TIMEOUT_S
+        for slot, worker in enumerate(self._slots):
+            assert worker is not None
+            if not self._await_ready(worker, deadline):
+                self._reap(worker)
+                self._slots[slot] = None
+                self._respawn_at[slot] = time.monotonic()
+        if all(worker is None for worker in self._slots):
+            self._shutdown_workers()
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            raise FailedPrecondition("no parse worker could start")
+        self._publish_pids()
+        self._thread = threading.Thread(target=self._run, name="graphmem-parse-dispatch", daemon=True)
+        self._thread.start()
+        logger.debug("parse pool started: %d workers (%s)", self.workers, self._ctx.get_start_method())
+
+    def close(self) -> None:
+        """Stop the workers. Callers still waiting for results get ``FailedPrecondition``."""
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            started = self._started
+        if not started:
+            return
+        self._wake()
+        if self._thread is not None:
+            self._thread.join()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+    def __enter__(self) -> ParsePool:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the live workers (for status reports, and tests)."""
+        return list(self._pids)
+
+    # ------------------------------------------------------------------ public API
+
+    def parse_many(self, files: Iterable[tuple[str, Path]], *, bare: bool = False) -> Iterator[ParseOutcome]:
+        """Parse ``(rel_path, abs_path)`` pairs on all workers; yield outcomes as they complete.
+
+        With ``bare=True`` workers only read and parse (``bare_parse``) and return outcomes
+        without ``parsed``/``content_hash`` (the benchmark's floor). Closing the generator
+        early cancels the files not yet handed out.
+        """
+        tasks = [(rel, str(abs_path)) for rel, abs_path in files]
+        if not tasks:
+            return
+        job = self._submit(tasks, bare)
+        delivered = 0
+        try:
+            while delivered < job.total:
+                item = job.results.get()
+                if isinstance(item, _Closed):
+                    raise FailedPrecondition("parse pool closed")
+                delivered += 1
+                yield item
+        finally:
+            if delivered < job.total:
+                job.cancelled = True
+                self._wake()
+
+    def parse_one(self, rel_path: str, abs_path: Path) -> ParseOutcome:
+        """Parse a single file (gets its turn among the files of concurrent batches)."""
+        for outcome in self.parse_many([(rel_path, abs_path)]):
+            return outcome
+        raise AssertionError("unreachable: parse_many yields one outcome per file")
+
+    # ------------------------------------------------------------------ submission
+
+    def _submit(self, tasks: list[tuple[str, str]], bare: bool) -> _Job:
+        def size_of(item: tuple[str, str]) -> int:
+            try:
+                return os.stat(item[1]).st_size
+            except OSError:
+                return 0
+
+        if len(tasks) > 1:
+            tasks.sort(key=size_of, reverse=True)
+        job = _Job(pending=deque(), total=len(tasks), outstanding=len(tasks))
+        job.pending.extend(_Task(job, rel, abs_path, bare) for rel, abs_path in tasks)
+        with self._lock:
+            if not self._started:
+                raise FailedPrecondition("parse pool is not started")
+            if self._closing:
+                raise FailedPrecondition("parse pool is closed")
+            self._incoming.append(job)
+        self._wake()
+        return job
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.write(self._wake_w, b"\0")
+
+    # ------------------------------------------------------------------ workers
+
+    def _spawn(self, slot: int) -> _Worker:
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        process = self._ctx.Process(
+            target=_worker_main,
+            args=(child_conn, self.memory_limit_mb, self.max_file_size),
+            name=f"graphmem-parse-{slot}",
+            daemon=True,
+        )
+        try:
+            process.start()
+        finally:
+            child_conn.close()
+        return _Worker(slot, process, parent_conn)
+
+    def _await_ready(self, worker: _Worker, deadline: float) -> bool:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                logger.error("parse worker %s did not start in %.0fs", worker.process.pid, _STARTUP_TIMEOUT_S)
+                return False
+            ready = wait([worker.conn, worker.process.sentinel], remaining)
+            if worker.conn in ready:
+                try:
+                    message = worker.conn.recv()
+                except (EOFError, OSError):
+                    message = None
+                if isinstance(message, tuple) and message[0] == _MSG_READY:
+                    return True
+            if ready:
+                worker.process.join(_STOP_GRACE_S)
+                logger.error("parse worker failed to start: %s", _describe_exit(worker.process.exitcode))
+                return False
+
+    def _reap(self, worker: _Worker) -> None:
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join(_STOP_GRACE_S)
+        worker.conn.close()
+        with contextlib.suppress(ValueError):
+            worker.process.close()
+
+    def _publish_pids(self) -> None:
+        self._pids = tuple(w.process.pid for w in self._slots if w is not None and w.process.pid is not None)
+
+    def _replace(self, worker: _Worker) -> None:
+        """Reap a dead/killed worker, hand its unstarted files out again, spawn a new one."""
+        self._reap(worker)
+        for task in reversed(worker.inflight):
+            task.job.pending.appendleft(task)
+        worker.inflight.clear()
+        self._slots[worker.slot] = None
+        self._respawn_at[worker.slot] = time.monotonic()
+        self._publish_pids()
+
+    def _respawn_due(self) -> None:
+        now = time.monotonic()
+        for slot, when in list(self._respawn_at.items()):
+            if when > now or self._broken is not None:
+                continue
+            del self._respawn_at[slot]
+            try:
+                worker = self._spawn(slot)
+            except OSError as exc:
+                logger.error("cannot start a parse worker: %s", exc)
+                self._respawn_at[slot] = now + _RESPAWN_BACKOFF_S
+                continue
+            if self._await_ready(worker, now + _STARTUP_TIMEOUT_S):
+                self._startup_failures = 0
+                self._slots[slot] = worker
+            else:
+                self._reap(worker)
+                self._startup_failures += 1
+                if self._startup_failures >= _MAX_STARTUP_FAILURES and all(w is None for w in self._slots):
+                    self._broken = "parse workers cannot start"
+                    logger.error("parse pool broken: %s", self._broken)
+                else:
+                    self._respawn_at[slot] = now + _RESPAWN_BACKOFF_S
+        self._publish_pids()
+
+    # ------------------------------------------------------------------ dispatcher
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    closing = self._closing
+                    while self._incoming:
+                        self._jobs.append(self._incoming.popleft())
+                if closing:
+                    return
+                if self._respawn_at:
+                    self._respawn_due()
+                if self._broken is not None:
+                    self._fail_pending(self._broken)
+                self._prune_jobs()
+                self._assign()
+                self._poll(self._wait_timeout())
+        finally:
+            self._shutdown_workers()
+            for job in self._jobs:
+                if job.outstanding:
+                    job.results.put(_CLOSED)
+            self._jobs.clear()
+            with self._lock:
+                for job in self._incoming:
+                    job.results.put(_CLOSED)
+                self._incoming.clear()
+
+    def _prune_jobs(self) -> None:
+        """Drop the unstarted files of cancelled jobs, and finished jobs."""
+        kept: list[_Job] = []
+        for job in self._jobs:
+            if job.cancelled:
+                job.outstanding -= len(job.pending)
+                job.pending.clear()
+            if job.outstanding > 0:
+                kept.append(job)
+        self._jobs = kept
+
+    def _fail_pending(self, reason: str) -> None:
+        for job in self._jobs:
+            while job.pending:
+                task = job.pending.popleft()
+                self._deliver(task, _skip(task.rel_path, reason))
+
+    def _next_task(self) -> _Task | None:
+        count = len(self._jobs)
+        for offset in range(count):
+            job = self._jobs[(self._rr + offset) % count]
+            if job.pending and not job.cancelled:
+                self._rr = (self._rr + offset + 1) % count
+                return job.pending.popleft()
+        return None
+
+    def _assign(self) -> None:
+        for worker in self._slots:
+            if worker is None:
+                continue
+            while len(worker.inflight) < _PER_WORKER_INFLIGHT:
+                task = self._next_task()
+                if task is None:
+                    return
+                self._next_task_id += 1
+                task.task_id = self._next_task_id
+                try:
+                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.bare))
+                except OSError:
+                    task.job.pending.appendleft(task)
+                    self._handle_death(worker)
+                    break
+                worker.inflight.append(task)
+
+    def _wait_timeout(self) -> float | None:
+        deadlines = [
+            w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None
+        ]
+        if self._respawn_at:
+            deadlines.append(min(self._respawn_at.values()))
+        if not deadlines:
+            return None
+        return max(0.0, min(deadlines) - time.monotonic())
+
+    def _poll(self, timeout: float | None) -> None:
+        by_conn: dict[Connection, _Worker] = {}
+        by_sentinel: dict[int, _Worker] = {}
+        for worker in self._slots:
+            if worker is not None:
+                by_conn[worker.conn] = worker
+                by_sentinel[worker.process.sentinel] = worker
+        ready = wait([self._wake_r, *by_conn, *by_sentinel], timeout)
+        if self._wake_r in ready:
+            with contextlib.suppress(BlockingIOError):
+                while os.read(self._wake_r, 4096):
+                    pass
+        dead: list[_Worker] = []
+        for obj in ready:
+            if isinstance(obj, Connection):
+                worker_c = by_conn.get(obj)
+                if worker_c is not None and not self._drain(worker_c) and worker_c not in dead:
+                    dead.append(worker_c)
+            elif isinstance(obj, int):
+                worker_s = by_sentinel.get(obj)
+                if worker_s is not None and worker_s not in dead:
+                    self._drain(worker_s)
+                    dead.append(worker_s)
+        for worker in dead:
+            self._handle_death(worker)
+        now = time.monotonic()
+        for worker in self._slots:
+            if worker is None or worker.started_at is None:
+                continue
+            if now - worker.started_at >= self.timeout_s:
+                self._handle_timeout(worker)
+
+    def _drain(self, worker: _Worker) -> bool:
+        """Read every message the worker has sent; False once its pipe is closed."""
+        conn = worker.conn
+        try:
+            while conn.poll():
+                message = conn.recv()
+                kind = message[0]
+                if kind == _MSG_STARTED:
+                    worker.started_at = time.monotonic()
+                elif kind == _MSG_RESULT:
+                    task = worker.inflight.popleft()
+                    worker.started_at = None
+                    if task.task_id != message[1]:
+                        raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
+                    self._deliver(task, message[2])
+                elif kind == _MSG_RETIRE:
+                    return False
+        except (EOFError, OSError):
+            return False
+        return True
+
+    @staticmethod
+    def _deliver(task: _Task, outcome: ParseOutcome) -> None:
+        job = task.job
+        job.outstanding -= 1
+        if not job.cancelled:
+            job.results.put(outcome)
+
+    def _handle_death(self, worker: _Worker) -> None:
+        if self._slots[worker.slot] is not worker:
+            return  # already replaced
+        worker.process.join(_STOP_GRACE_S)
+        reason = _describe_exit(worker.process.exitcode)
+        if worker.inflight and worker.started_at is not None:
+            task = worker.inflight.popleft()
+            logger.warning("%s while parsing %s; file skipped", reason, task.rel_path)
+            self._deliver(task, _skip(task.rel_path, f"{reason} while parsing this file"))
+        elif worker.process.exitcode != _EXIT_MEMORY_ERROR:
+            logger.warning("%s (idle); restarting it", reason)
+        worker.started_at = None
+        self._replace(worker)
+
+    def _handle_timeout(self, worker: _Worker) -> None:
+        task = worker.inflight.popleft()
+        logger.warning("parsing %s timed out after %gs; restarting the worker", task.rel_path, self.timeout_s)
+        worker.started_at = None
+        worker.process.kill()
+        self._deliver(task, _skip(task.rel_path, f"parse timed out after {self.timeout_s:g}s"))
+        self._replace(worker)
+
+    def _shutdown_workers(self) -> None:
+        live = [w for w in self._slots if w is not None]
+        for worker in live:
+            with contextlib.suppress(OSError):
+                worker.conn.send(None)
+        deadline = time.monotonic() + _STOP_GRACE_S
+        for worker in live:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            self._reap(worker)
+        self._slots = [None] * len(self._slots)
+        self._pids = ()

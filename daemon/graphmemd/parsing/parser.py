@@ -1,0 +1,765 @@
+"""Generic, query-driven symbol extraction (the only module that imports tree_sitter).
+
+Each language has one tree-sitter query file (``queries/<language>.scm``); this module
+runs it once per file with a ``QueryCursor`` and turns the matches into model objects. It
+never recurses over the syntax tree in Python and never renders nodes as text
+(``str(node)``), so arbitrarily deep inputs cannot blow the Python stack.
+
+Capture vocabulary
+==================
+
+Definitions (one match per definition)
+
+``@definition.<kind>``
+    The definition node; ``<kind>`` is a :class:`SymbolKind` value (``module``, ``class``,
+    ``struct``, ``interface``, ``trait``, ``enum``, ``function``, ``method``). Its byte
+    range is the symbol's range. A ``function`` directly inside a class-like definition
+    (class/struct/interface/trait/enum) or a ``@scope`` becomes a ``method``.
+    When two definition matches share the same ``@name`` node, the larger one wins (so a
+    decorated definition includes its decorators).
+``@name``
+    The definition's name (required; matches without it are ignored).
+``@body``
+    The body (optional). The head (``signature``) is the text from the definition start to
+    the body start; the body hash covers the body. Without a body the whole definition is
+    the head and the body hash is the hash of nothing.
+``@receiver``
+    Qualifies the name with a type instead of the lexical scope (Go receivers:
+    ``func (s *Server) Handle`` -> ``Server.Handle``).
+
+Scopes
+
+``@scope`` + ``@scope.name``
+    A region that qualifies the names defined inside it without being a symbol itself
+    (Rust ``impl Type`` / ``impl Trait for Type`` -> ``Type.method``).
+
+Fingerprint helpers
+
+``@comment``
+    Removed from signatures and body hashes.
+``@docstring``
+    Removed from body hashes (capture only a *leading* docstring).
+
+References
+
+``@reference.call`` (+ optional ``@reference.call.receiver``)
+    The called expression (``foo``, ``a.b``, ``Foo::new``, ``new Foo`` -> the ``Foo``
+    node). With a receiver capture, the callee is ``receiver.call`` (Java
+    ``obj.method()``). The caller is the innermost definition containing the call
+    (decorators and default values included).
+``@inherits`` / ``@implements``
+    A base type, attributed to the innermost definition or scope containing it.
+``@package``
+    The file's package name (Go package clause, Java package declaration).
+
+Imports (one ImportRef per statement, module and alias; names of matches sharing those
+are merged in order)
+
+``@import``
+    The import statement (grouping key and line).
+``@import.module``
+    The specifier as written (quotes stripped when the language spec says so).
+``@import.name``
+    One imported name. ``@import.alias`` is the local name when renamed.
+``@import.path``
+    A full path whose last segment is the name and the rest the module (Java
+    ``com.x.Foo``, Rust ``crate::a::B``), split on the spec's ``path_separator``.
+``@import.scope`` + ``@import.prefix``
+    A nested import group (Rust ``a::{b, c}``): the prefix is prepended to every
+    ``@import.path`` inside the group.
+``(#set! import.name "...")`` / ``(#set! import.module "...")`` / ``(#set! import.mod_decl "")``
+    Constant name (``"default"``, ``"*"``) / module for the pattern, or mark it a Rust
+    ``mod x;`` declaration.
+
+A match without names and without an alias is dropped when another match of the same
+statement produced something (so a catch-all ``(import_statement source: ...)`` pattern
+only contributes bare ``import "x"`` statements).
+
+Captures whose name starts with ``_`` are helpers for predicates and are ignored.
+
+Fingerprints
+============
+
+The head or body bytes, with comment, docstring and nested-definition ranges cut out
+(nested definitions replaced by ``kind:name:sig_hash``), are normalised by collapsing
+whitespace and keeping a single space only between two identifier characters. The
+``signature`` is the normalised head; hashes are 16-hex-digit blake2b digests. Known edge
+cases: whitespace inside string literals, and Python statements moved between indentation
+levels without any other change, do not change the hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import re
+import threading
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from importlib import resources
+
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Node, Parser, Query, QueryCursor
+
+from graphmemd.model import (
+    CallRef,
+    ImportRef,
+    InheritKind,
+    InheritRef,
+    Language,
+    ParsedFile,
+    ParsedSymbol,
+    SymbolKind,
+)
+from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
+
+__all__ = ["bare_parse", "parse_source"]
+
+#: In-progress match limit of the query cursor; exceeding it marks the file truncated.
+MATCH_LIMIT = 512
+#: Most matches processed per file; the rest are ignored and the file marked truncated.
+MAX_MATCHES = 2_000_000
+#: Callee/base-type expressions longer than this are only looked at by their tail.
+_TAIL_BYTES = 256
+
+_ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
+
+_CLASS_LIKE = frozenset(
+    {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM}
+)
+_DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
+
+# pattern roles
+_R_CALL = 1
+_R_COMMENT = 2
+_R_DEF = 3
+_R_DOCSTRING = 4
+_R_INHERITS = 5
+_R_IMPLEMENTS = 6
+_R_IMPORT = 7
+_R_IMPORT_SCOPE = 8
+_R_SCOPE = 9
+_R_PACKAGE = 10
+_R_IGNORE = 11
+
+# ----------------------------------------------------------------------------- text helpers
+
+_WS = re.compile(rb"\s+")
+_IDENT = rb"A-Za-z0-9_$\x80-\xff"
+_DROP_SPACE = re.compile(rb" (?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]) ")
+_SIMPLE_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*")
+_TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*\Z")
+_GENERIC = re.compile(r"(?:::)?<[^<>]*>")
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+_SEGMENT_SPLIT = re.compile(r"\.|::")
+_SPACE = re.compile(r"\s+")
+
+
+def _normalise(text: bytes) -> bytes:
+    """Collapse whitespace; keep one space only between two identifier characters."""
+    return _DROP_SPACE.sub(b"", _WS.sub(b" ", text))
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+_EMPTY_HASH = _hash(b"")
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _callee(text: str) -> str:
+    """Trim a called expression to its trailing dotted/``::`` name chain ("" if none)."""
+    if _SIMPLE_CALLEE.fullmatch(text):
+        return text
+    text = _SPACE.sub("", text).replace("?.", ".").replace("!", "")
+    while "<" in text:
+        stripped = _GENERIC.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    match = _TAIL_CALLEE.search(text)
+    return match.group(0) if match else ""
+
+
+def _type_ref(text: str) -> str:
+    """A base type as written, without whitespace, type arguments or pointer sigils."""
+    text = _SPACE.sub("", text)
+    for pattern in (_GENERIC, _BRACKETED):
+        while True:
+            stripped = pattern.sub("", text)
+            if stripped == text:
+                break
+            text = stripped
+    return text.lstrip("*&")
+
+
+def _last_segment(dotted: str) -> str:
+    return _SEGMENT_SPLIT.split(dotted)[-1]
+
+
+# ----------------------------------------------------------------------------- compiled cache
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    spec: LanguageSpec
+    language: TSLanguage
+    query: Query
+    error_query: Query
+    settings: tuple[dict[str, str | None], ...]
+
+
+_compiled: dict[Language, _Compiled] = {}
+_compiled_lock = threading.Lock()
+_local = threading.local()
+
+
+def _compile(language: Language) -> _Compiled:
+    found = _compiled.get(language)
+    if found is not None:
+        return found
+    with _compiled_lock:
+        found = _compiled.get(language)
+        if found is not None:
+            return found
+        spec = SPECS[language]
+        grammar = getattr(importlib.import_module(spec.grammar_module), spec.grammar_function)
+        ts_language = TSLanguage(grammar())
+        queries = resources.files("graphmemd.parsing").joinpath("queries")
+        source = "\n".join(queries.joinpath(name).read_text("utf-8") for name in spec.query_files)
+        query = Query(ts_language, source)
+        settings = tuple(query.pattern_settings(i) for i in range(query.pattern_count))
+        found = _Compiled(spec, ts_language, query, Query(ts_language, _ERROR_QUERY), settings)
+        _compiled[language] = found
+        return found
+
+
+def _parser(compiled: _Compiled) -> Parser:
+    """One Parser per thread and language (Parser objects are not thread-safe)."""
+    parsers: dict[Language, Parser] | None = getattr(_local, "parsers", None)
+    if parsers is None:
+        parsers = {}
+        _local.parsers = parsers
+    parser = parsers.get(compiled.spec.language)
+    if parser is None:
+        parser = Parser(compiled.language)
+        parsers[compiled.spec.language] = parser
+    return parser
+
+
+def _role(caps: dict[str, list[Node]]) -> int:
+    if "reference.call" in caps:
+        return _R_CALL
+    if "comment" in caps:
+        return _R_COMMENT
+    if any(key in _DEF_CAPTURES for key in caps):
+        return _R_DEF
+    for key, role in (
+        ("docstring", _R_DOCSTRING),
+        ("inherits", _R_INHERITS),
+        ("implements", _R_IMPLEMENTS),
+        ("import.scope", _R_IMPORT_SCOPE),
+        ("scope", _R_SCOPE),
+        ("package", _R_PACKAGE),
+    ):
+        if key in caps:
+            return role
+    if any(key.startswith("import") for key in caps):
+        return _R_IMPORT
+    return _R_IGNORE
+
+
+# ----------------------------------------------------------------------------- public API
+
+
+def bare_parse(source: bytes, language: Language) -> int:
+    """Parse only (the benchmark floor); returns the root's descendant count."""
+    compiled = _compile(language)
+    return _parser(compiled).parse(source).root_node.descendant_count
+
+
+def _count_lines(source: bytes) -> int:
+    if not source:
+        return 0
+    return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
+
+
+@dataclass(slots=True)
+class _Def:
+    start: int
+    end: int
+    kind: SymbolKind
+    name: str
+    name_start: int
+    body_start: int  # -1: no body
+    body_end: int
+    receiver: str | None
+    start_line: int
+    end_line: int
+    qualname: str = ""
+    scope_qual: str | None = None  # receiver/scope qualifier to look up as parent
+    parent_index: int = -1  # enclosing definition (lexical), -1 if none
+    sig_hash: str = ""
+
+
+@dataclass(slots=True)
+class _RawImport:
+    key: int  # grouping: start byte of the statement / outermost import group
+    order: int
+    line: int
+    module: str | None
+    names: list[str]
+    alias: str | None
+    mod_decl: bool
+    path: str | None = None
+    path_start: int = 0
+
+
+def parse_source(path: str, source: bytes, language: Language | None = None) -> ParsedFile:
+    """Extract symbols, imports, calls and inheritance from one file's bytes.
+
+    Never raises on bad input (syntax errors, invalid UTF-8, binary data); raises
+    ValueError only when ``language`` is None and cannot be derived from ``path``.
+    """
+    if language is None:
+        language = language_for_path(path)
+        if language is None:
+            raise ValueError(f"cannot tell the language of {path!r}")
+    source = bytes(source)
+    compiled = _compile(language)
+    tree = _parser(compiled).parse(source)
+    root = tree.root_node
+    spec = compiled.spec
+
+    syntax_errors = 0
+    if root.has_error:
+        errors = QueryCursor(compiled.error_query).captures(root)
+        syntax_errors = len(errors.get("error", ())) + len(errors.get("missing", ()))
+
+    cursor = QueryCursor(compiled.query, match_limit=MATCH_LIMIT)
+    matches = cursor.matches(root)
+    truncated: str | None = None
+    if cursor.did_exceed_match_limit:
+        truncated = "query match limit exceeded"
+    if len(matches) > MAX_MATCHES:
+        truncated = f"more than {MAX_MATCHES} query matches"
+        del matches[MAX_MATCHES:]
+
+    settings = compiled.settings
+    roles: dict[int, int] = {}
+    defs: list[_Def] = []
+    def_by_name: dict[int, int] = {}
+    scopes: list[tuple[int, int, str]] = []
+    calls: list[tuple[int, str, int]] = []
+    cuts: list[tuple[int, int]] = []
+    bases: list[tuple[int, str, InheritKind, int]] = []
+    raw_imports: list[_RawImport] = []
+    import_scopes: list[tuple[int, int, str, int]] = []
+    package: str | None = None
+
+    for pattern, caps in matches:
+        role = roles.get(pattern)
+        if role is None:
+            role = roles[pattern] = _role(caps)
+        if role == _R_CALL:
+            node = caps["reference.call"][0]
+            start = node.start_byte
+            end = node.end_byte
+            text = _decode(source[max(start, end - _TAIL_BYTES) : end])
+            receivers = caps.get("reference.call.receiver")
+            if receivers:
+                receiver = receivers[0]
+                rend = receiver.end_byte
+                text = _decode(source[max(receiver.start_byte, rend - _TAIL_BYTES) : rend]) + "." + text
+                start = receiver.start_byte
+            callee = _callee(text)
+            if callee:
+                calls.append((start, callee, node.start_point[0] + 1))
+        elif role == _R_COMMENT:
+            node = caps["comment"][0]
+            cuts.append((node.start_byte, node.end_byte))
+        elif role == _R_DEF:
+            names = caps.get("name")
+            if not names:
+                continue
+            name_node = names[0]
+            kind = SymbolKind.FUNCTION
+            node = name_node
+            for key, nodes in caps.items():
+                found_kind = _DEF_CAPTURES.get(key)
+                if found_kind is not None:
+                    kind = found_kind
+                    node = nodes[0]
+                    break
+            start = node.start_byte
+            end = node.end_byte
+            name_start = name_node.start_byte
+            previous = def_by_name.get(name_start)
+            if previous is not None:
+                old = defs[previous]
+                if old.end - old.start >= end - start:
+                    continue
+            bodies = caps.get("body")
+            receivers = caps.get("receiver")
+            item = _Def(
+                start=start,
+                end=end,
+                kind=kind,
+                name=_decode(source[name_start : name_node.end_byte]),
+                name_start=name_start,
+                body_start=bodies[0].start_byte if bodies else -1,
+                body_end=bodies[0].end_byte if bodies else -1,
+                receiver=_type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte]))
+                if receivers
+                else None,
+                start_line=node.start_point[0] + 1,
+                end_line=node.end_point[0] + 1,
+            )
+            if previous is not None:
+                defs[previous] = item
+            else:
+                def_by_name[name_start] = len(defs)
+                defs.append(item)
+        elif role == _R_DOCSTRING:
+            node = caps["docstring"][0]
+            cuts.append((node.start_byte, node.end_byte))
+        elif role in (_R_INHERITS, _R_IMPLEMENTS):
+            node = caps["inherits" if role == _R_INHERITS else "implements"][0]
+            ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
+            if ref:
+                kind_i = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
+                bases.append((node.start_byte, ref, kind_i, node.start_point[0] + 1))
+        elif role == _R_IMPORT:
+            _collect_import(source, spec, caps, settings[pattern], raw_imports)
+        elif role == _R_IMPORT_SCOPE:
+            node = caps["import.scope"][0]
+            prefixes = caps.get("import.prefix")
+            if prefixes:
+                prefix = _SPACE.sub("", _decode(source[prefixes[0].start_byte : prefixes[0].end_byte]))
+                import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
+        elif role == _R_SCOPE:
+            node = caps["scope"][0]
+            scope_names = caps.get("scope.name")
+            if scope_names:
+                name_node = scope_names[0]
+                scope_name = _type_ref(_decode(source[name_node.start_byte : name_node.end_byte]))
+                if scope_name:
+                    scopes.append((node.start_byte, node.end_byte, scope_name))
+        elif role == _R_PACKAGE:
+            node = caps["package"][0]
+            package = _SPACE.sub("", _decode(source[node.start_byte : node.end_byte]))
+
+    defs.sort(key=lambda d: d.start)
+    cuts.sort()
+    parents, containers = _qualify(defs, scopes)
+    signatures, body_hashes = _fingerprint(source, defs, cuts)
+    parsed_symbols = tuple(
+        ParsedSymbol(
+            name=d.name,
+            qualname=d.qualname,
+            kind=d.kind,
+            parent=parents[i],
+            start_line=d.start_line,
+            end_line=d.end_line,
+            start_byte=d.start,
+            end_byte=d.end,
+            signature=signatures[i],
+            sig_hash=d.sig_hash,
+            body_hash=body_hashes[i],
+        )
+        for i, d in enumerate(defs)
+    )
+    return ParsedFile(
+        path=path,
+        language=language,
+        symbols=parsed_symbols,
+        imports=_finish_imports(raw_imports, import_scopes, spec),
+        calls=_attribute_calls(defs, calls),
+        inherits=_attribute_bases(containers, bases),
+        package=package,
+        syntax_errors=syntax_errors,
+        lines=_count_lines(source),
+        truncated=truncated,
+    )
+
+
+# ----------------------------------------------------------------------------- qualification
+
+
+def _qualify(
+    defs: list[_Def], scopes: list[tuple[int, int, str]]
+) -> tuple[list[str | None], list[tuple[int, int, str]]]:
+    """Assign qualnames, kinds (method promotion) and parents, in source order.
+
+    Returns each definition's parent qualname and the containers (definitions and scopes)
+    as ``(start, end, qualname)`` sorted by start, for attributing base types.
+    """
+    # (start, -end, order, is_scope, index); a scope sorts before a definition it contains
+    items = [(d.start, -d.end, 1, i) for i, d in enumerate(defs)]
+    items.extend((s, -e, 0, i) for i, (s, e, _name) in enumerate(scopes))
+    items.sort()
+    # stack entries: (end, qualname, container kind or None for a scope, nearest def index)
+    stack: list[tuple[int, str, SymbolKind | None, int]] = []
+    seen: dict[tuple[str, SymbolKind], int] = {}
+    containers: list[tuple[int, int, str]] = []
+    for start, neg_end, is_def, index in items:
+        end = -neg_end
+        while stack and stack[-1][0] < end:
+            stack.pop()
+        prefix = stack[-1][1] if stack else ""
+        container_kind = stack[-1][2] if stack else None
+        nearest_def = stack[-1][3] if stack else -1
+        if not is_def:
+            name = scopes[index][2]
+            qual = f"{prefix}.{name}" if prefix else name
+            stack.append((end, qual, None, nearest_def))
+            containers.append((start, end, qual))
+            continue
+        d = defs[index]
+        d.parent_index = nearest_def
+        if d.receiver:
+            scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
+            d.scope_qual = scope_qual
+            qual = f"{scope_qual}.{d.name}"
+            if d.kind is SymbolKind.FUNCTION:
+                d.kind = SymbolKind.METHOD
+        else:
+            qual = f"{prefix}.{d.name}" if prefix else d.name
+            if stack and container_kind is None:
+                d.scope_qual = prefix
+            if d.kind is SymbolKind.FUNCTION and stack and (
+                container_kind is None or container_kind in _CLASS_LIKE
+            ):
+                d.kind = SymbolKind.METHOD
+        key = (qual, d.kind)
+        count = seen.get(key, 0) + 1
+        seen[key] = count
+        if count > 1:
+            qual = f"{qual}~{count}"
+        d.qualname = qual
+        stack.append((end, qual, d.kind, index))
+        containers.append((start, end, qual))
+    qualnames = {d.qualname for d in defs}
+    parents: list[str | None] = []
+    for d in defs:
+        if d.scope_qual is not None:
+            parents.append(d.scope_qual if d.scope_qual in qualnames else None)
+        elif d.parent_index >= 0:
+            parents.append(defs[d.parent_index].qualname)
+        else:
+            parents.append(None)
+    containers.sort()
+    return parents, containers
+
+
+# ----------------------------------------------------------------------------- fingerprints
+
+
+def _fingerprint(
+    source: bytes, defs: list[_Def], cuts: list[tuple[int, int]]
+) -> tuple[list[str], list[str]]:
+    """Compute signatures and hashes, children before parents (nested markers need them)."""
+    cut_starts = [c[0] for c in cuts]
+    children: list[list[int]] = [[] for _ in defs]
+    for i, d in enumerate(defs):
+        if d.parent_index >= 0:
+            children[d.parent_index].append(i)
+    signatures = [""] * len(defs)
+    body_hashes = [_EMPTY_HASH] * len(defs)
+    # defs are in start order; a child always starts after its parent, so go backwards
+    for i in range(len(defs) - 1, -1, -1):
+        d = defs[i]
+        head_end = d.body_start if d.body_start >= 0 else d.end
+        head = _normalise(_cut(source, d.start, head_end, cuts, cut_starts, ()))
+        signatures[i] = _decode(head)
+        d.sig_hash = _hash(head)
+        if d.body_start >= 0:
+            nested = tuple(
+                (c.start, c.end, f"\x00{c.kind.value}:{c.name}:{c.sig_hash}\x00".encode())
+                for c in (defs[j] for j in children[i])
+            )
+            body = _normalise(_cut(source, d.body_start, d.body_end, cuts, cut_starts, nested))
+            body_hashes[i] = _hash(body)
+    return signatures, body_hashes
+
+
+def _cut(
+    source: bytes,
+    start: int,
+    end: int,
+    cuts: list[tuple[int, int]],
+    cut_starts: list[int],
+    nested: tuple[tuple[int, int, bytes], ...],
+) -> bytes:
+    """``source[start:end]`` without the cut ranges, nested ranges replaced by markers."""
+    i = bisect_left(cut_starts, start)
+    if not nested and (i == len(cut_starts) or cut_starts[i] >= end):
+        return source[start:end]
+    segments: list[tuple[int, int, bytes]] = list(nested)
+    while i < len(cut_starts) and cut_starts[i] < end:
+        segments.append((cuts[i][0], cuts[i][1], b" "))
+        i += 1
+    segments.sort()
+    parts: list[bytes] = []
+    pos = start
+    for seg_start, seg_end, replacement in segments:
+        if seg_start < pos:
+            continue
+        parts.append(source[pos:seg_start])
+        parts.append(replacement)
+        pos = min(seg_end, end)
+    parts.append(source[pos:end])
+    return b"".join(parts)
+
+
+# ----------------------------------------------------------------------------- references
+
+
+class _Intervals:
+    """Laminar (nested or disjoint) byte ranges; finds the innermost one containing a byte."""
+
+    __slots__ = ("_enclosing", "_ends", "_labels", "_starts")
+
+    def __init__(self, ranges: list[tuple[int, int, str]]) -> None:
+        ranges.sort(key=lambda r: (r[0], -r[1]))
+        self._starts = [r[0] for r in ranges]
+        self._ends = [r[1] for r in ranges]
+        self._labels = [r[2] for r in ranges]
+        self._enclosing: list[int] = []
+        stack: list[int] = []
+        ends = self._ends
+        for end in ends:
+            while stack and ends[stack[-1]] < end:
+                stack.pop()
+            self._enclosing.append(stack[-1] if stack else -1)
+            stack.append(len(self._enclosing) - 1)
+
+    def innermost(self, pos: int) -> str:
+        ends = self._ends
+        enclosing = self._enclosing
+        i = bisect_right(self._starts, pos) - 1
+        while i >= 0 and ends[i] <= pos:
+            i = enclosing[i]
+        return self._labels[i] if i >= 0 else ""
+
+
+def _attribute_calls(defs: list[_Def], calls: list[tuple[int, str, int]]) -> tuple[CallRef, ...]:
+    if not calls:
+        return ()
+    bodies = _Intervals([(d.start, d.end, d.qualname) for d in defs])
+    calls.sort(key=lambda c: c[0])
+    return tuple(
+        CallRef(caller=bodies.innermost(pos), callee=callee, name=_last_segment(callee), line=line)
+        for pos, callee, line in calls
+    )
+
+
+def _attribute_bases(
+    containers: list[tuple[int, int, str]], bases: list[tuple[int, str, InheritKind, int]]
+) -> tuple[InheritRef, ...]:
+    if not bases:
+        return ()
+    scopes = _Intervals(containers)
+    bases.sort(key=lambda b: b[0])
+    refs: list[InheritRef] = []
+    for pos, parent, kind, line in bases:
+        child = scopes.innermost(pos)
+        if child:
+            refs.append(InheritRef(child=child, parent=parent, kind=kind, line=line))
+    return tuple(refs)
+
+
+# ----------------------------------------------------------------------------- imports
+
+
+def _node_text(source: bytes, node: Node) -> str:
+    return _SPACE.sub("", _decode(source[node.start_byte : node.end_byte]))
+
+
+def _collect_import(
+    source: bytes,
+    spec: LanguageSpec,
+    caps: dict[str, list[Node]],
+    setting: dict[str, str | None],
+    raw: list[_RawImport],
+) -> None:
+    statements = caps.get("import")
+    modules = caps.get("import.module")
+    paths = caps.get("import.path")
+    aliases = caps.get("import.alias")
+    anchors = statements or paths or modules or caps.get("import.name")
+    if not anchors:
+        return
+    anchor = anchors[0]
+    module = setting.get("import.module")
+    if module is None and modules:
+        module = _node_text(source, modules[0])
+        if spec.quoted_modules:
+            module = module.strip("\"'`")
+    names = [_node_text(source, n) for n in caps.get("import.name", ())]
+    constant_name = setting.get("import.name")
+    if constant_name is not None:
+        names.append(constant_name)
+    item = _RawImport(
+        key=anchor.start_byte if statements else -1,
+        order=len(raw),
+        line=anchor.start_point[0] + 1,
+        module=module,
+        names=names,
+        alias=_node_text(source, aliases[0]) if aliases else None,
+        mod_decl="import.mod_decl" in setting,
+    )
+    if paths:
+        item.path = _node_text(source, paths[0])
+        item.path_start = paths[0].start_byte
+        if not statements:
+            item.key = -1 - paths[0].start_byte
+    raw.append(item)
+
+
+def _finish_imports(
+    raw: list[_RawImport], import_scopes: list[tuple[int, int, str, int]], spec: LanguageSpec
+) -> tuple[ImportRef, ...]:
+    if not raw:
+        return ()
+    sep = spec.path_separator
+    import_scopes.sort(key=lambda s: (s[0], -s[1]))
+    for item in raw:
+        if item.path is None:
+            continue
+        enclosing = [s for s in import_scopes if s[0] <= item.path_start < s[1]]
+        if enclosing and item.key < 0:
+            item.key = enclosing[0][0]
+            item.line = enclosing[0][3]
+        full = sep.join([s[2] for s in enclosing] + [item.path])
+        module, _, name = full.rpartition(sep)
+        item.module = module
+        item.names.append(name)
+    with_content = {item.key for item in raw if item.names or item.alias is not None}
+    groups: dict[tuple[int, str, str | None, bool], _RawImport] = {}
+    for item in raw:
+        if item.module is None:
+            continue
+        if not item.names and item.alias is None and item.key in with_content:
+            continue
+        group_key = (item.key, item.module, item.alias, item.mod_decl)
+        group = groups.get(group_key)
+        if group is None:
+            groups[group_key] = item
+        else:
+            group.names.extend(n for n in item.names if n not in group.names)
+    ordered = sorted(groups.values(), key=lambda g: (g.line, g.order))
+    return tuple(
+        ImportRef(
+            module=g.module or "",
+            names=tuple(dict.fromkeys(g.names)),
+            line=g.line,
+            alias=g.alias,
+            is_mod_decl=g.mod_decl,
+        )
+        for g in ordered
+    )

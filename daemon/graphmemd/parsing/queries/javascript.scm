@@ -1,0 +1,62 @@
+; graphmem extraction query for JavaScript (capture vocabulary: see parsing/parser.py)
+
+; ---- definitions
+(function_declaration name: (identifier) @name body: (_) @body) @definition.function
+(generator_function_declaration name: (identifier) @name body: (_) @body) @definition.function
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
+(class_declaration name: (identifier) @name body: (class_body) @body) @definition.class
+(class_body
+  (method_definition
+    name: [(property_identifier) (private_property_identifier)] @name body: (_) @body) @definition.method)
+
+; ---- inheritance
+(class_declaration (class_heritage [(identifier) (member_expression)] @inherits))
+
+; ---- calls
+(call_expression function: [(identifier) (member_expression)] @reference.call)
+(new_expression constructor: [(identifier) (member_expression)] @reference.call)
+
+; ---- imports (ES modules, re-exports, require and dynamic import)
+(import_statement source: (string) @import.module) @import
+((import_statement (import_clause (identifier) @import.alias) source: (string) @import.module) @import
+  (#set! import.name "default"))
+((import_statement
+  (import_clause (namespace_import (identifier) @import.alias)) source: (string) @import.module) @import
+  (#set! import.name "*"))
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name !alias)))
+  source: (string) @import.module) @import
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_) @import.alias)))
+  source: (string) @import.module) @import
+(export_statement source: (string) @import.module) @import
+((export_statement "*" source: (string) @import.module) @import (#set! import.name "*"))
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name !alias)) source: (string) @import.module) @import
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_) @import.alias))
+  source: (string) @import.module) @import
+((call_expression
+  function: (identifier) @_require arguments: (arguments . (string) @import.module .)) @import
+  (#eq? @_require "require"))
+((variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression
+    function: (identifier) @_require arguments: (arguments . (string) @import.module .)) @import)
+  (#eq? @_require "require"))
+((variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression
+    function: (identifier) @_require arguments: (arguments . (string) @import.module .)) @import)
+  (#eq? @_require "require"))
+(call_expression function: (import) arguments: (arguments . (string) @import.module)) @import
+
+[(comment) (html_comment)] @comment
+
+; ---- JSX: using a component (capitalised element name) counts as calling it
+((jsx_opening_element name: [(identifier) (member_expression)] @reference.call)
+  (#match? @reference.call "^[A-Z]|[.]"))
+((jsx_self_closing_element name: [(identifier) (member_expression)] @reference.call)
+  (#match? @reference.call "^[A-Z]|[.]"))

@@ -1,0 +1,30 @@
+; graphmem extraction query for Python (capture vocabulary: see parsing/parser.py)
+
+; ---- definitions (a decorated definition wins over its bare inner definition)
+(decorated_definition
+  definition: (class_definition name: (identifier) @name body: (block) @body)) @definition.class
+(decorated_definition
+  definition: (function_definition name: (identifier) @name body: (block) @body)) @definition.function
+(class_definition name: (identifier) @name body: (block) @body) @definition.class
+(function_definition name: (identifier) @name body: (block) @body) @definition.function
+
+; ---- inheritance
+(class_definition superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherits))
+
+; ---- calls
+(call function: [(identifier) (attribute)] @reference.call)
+
+; ---- imports
+(import_statement name: (dotted_name) @import.module) @import
+(import_statement
+  name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias)) @import
+(import_from_statement
+  module_name: (_) @import.module name: (dotted_name) @import.name) @import
+(import_from_statement
+  module_name: (_) @import.module
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+((import_from_statement module_name: (_) @import.module (wildcard_import)) @import
+  (#set! import.name "*"))
+(future_import_statement name: (dotted_name) @import.name (#set! import.module "__future__")) @import
+
+(comment) @comment

@@ -1,0 +1,341 @@
+"""Dependency-traversal retrieval: seeds -> N-hop walk -> anchored observations -> ranking.
+
+Seeds are the given symbols, the files given (and the symbols they define), and the symbols
+whose names match the text (BM25 over identifier words, Kùzu fts). From the seeds a
+breadth-first walk follows CALLS (callees and callers), IMPORTS (both ways), CONTAINS,
+INHERITS and DEFINES up to ``hops``; every observation anchored to a node reached is a
+candidate, and so is every observation whose text/tags match the text (BM25).
+
+Ranking (deterministic) of a candidate reached at distance d through first edge e:
+
+    base  = edge_weight(e) / (1 + d)             CALLS 1.0, INHERITS 0.9, CONTAINS/DEFINES 0.85, IMPORTS 0.7
+    pr    = personalised PageRank of its anchor node over the path-union subgraph (networkx
+            DiGraph; 30 power iterations, damping 0.85, restart on the seeds), max-normalised
+    text  = BM25 score / best BM25 score in this query
+    score = (0.55 base + 0.15 pr + 0.30 text) x (0.6 + 0.4 confidence) x recency x status
+
+where recency decays linearly from 1.0 (updated within 30 days) to 0.8 (a year or older)
+and status is 1.0 for fresh and 0.5 for stale (stale ones only appear with include_stale).
+Superseded observations are replaced by their successor; archived ones never appear.
+
+Token estimate (documented, deterministic): ``ceil(utf8_bytes / 4)`` of the result's
+rendering (the line ``render_line`` produces). Results are packed greedily in rank order:
+one that does not fit the remaining budget is skipped and the next is tried.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+
+from graphmem.errors import InvalidArgument
+from graphmem.types import (
+    AnchorKind,
+    Brief,
+    EdgeKind,
+    Hop,
+    Observation,
+    ObservationStatus,
+    RecallResult,
+    Recalled,
+    Symbol,
+    SymbolDetail,
+)
+from graphmemd.engine import Engine
+from graphmemd.model import SymbolInfo, file_id
+from graphmemd.repos import RepoRuntime
+
+MAX_HOPS = 6
+MAX_LIMIT = 200
+MAX_VISITED = 50_000
+EDGE_WEIGHT = {
+    EdgeKind.CALLS: 1.0, EdgeKind.CALLED_BY: 1.0, EdgeKind.INHERITS: 0.9, EdgeKind.INHERITED_BY: 0.9,
+    EdgeKind.CONTAINS: 0.85, EdgeKind.CONTAINED_IN: 0.85, EdgeKind.DEFINES: 0.85, EdgeKind.DEFINED_IN: 0.85,
+    EdgeKind.IMPORTS: 0.7, EdgeKind.IMPORTED_BY: 0.7,
+}
+STALE_FACTOR = 0.5
+
+
+def estimate_tokens(text: str) -> int:
+    return max(1, math.ceil(len(text.encode("utf-8")) / 4))
+
+
+def render_line(o: Observation, why: str = "") -> str:
+    """One observation as a line of text (what the token estimate measures)."""
+    marker = ""
+    if o.status is ObservationStatus.STALE and o.stale_reasons:
+        r = o.stale_reasons[0]
+        marker = f" [STALE: {r.change.value.replace('_', ' ')} at {r.anchor_ref}]"
+    elif o.status is ObservationStatus.STALE:
+        marker = " [STALE]"
+    anchors = ", ".join(a.ref for a in o.anchors)
+    tags = f" #{' #'.join(o.tags)}" if o.tags else ""
+    via = f" (via {why})" if why else ""
+    return f"- [{o.category.value}] {o.text}{tags} @ {anchors}{marker}{via}"
+
+
+def to_symbol(s: SymbolInfo) -> Symbol:
+    return Symbol(id=s.id, repo_id=s.repo_id, path=s.path, name=s.name, qualname=s.qualname, kind=s.kind.value,
+                  language=s.language.value, start_line=s.start_line, end_line=s.end_line, signature=s.signature)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reach:
+    distance: int
+    parent: str | None
+    edge: EdgeKind | None
+
+
+def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: int = 30) -> dict[str, float]:
+    """Personalised PageRank by power iteration (networkx's own needs scipy, which we don't ship)."""
+    nodes = list(g.nodes)
+    if not nodes:
+        return {}
+    seed_list = [s for s in seeds if s in g]
+    restart = {s: 1.0 / len(seed_list) for s in seed_list} if seed_list else {n: 1.0 / len(nodes) for n in nodes}
+    rank = dict(restart)
+    out_deg = {n: g.out_degree(n) for n in nodes}
+    for _ in range(iters):
+        nxt = {n: (1 - alpha) * restart.get(n, 0.0) for n in nodes}
+        dangling = sum(rank.get(n, 0.0) for n in nodes if out_deg[n] == 0)
+        for n in nodes:
+            r = rank.get(n, 0.0)
+            if r and out_deg[n]:
+                share = alpha * r / out_deg[n]
+                for m in g.successors(n):
+                    nxt[m] += share
+        if dangling:
+            for s, w in restart.items():
+                nxt[s] += alpha * dangling * w
+        rank = nxt
+    return rank
+
+
+class Retriever:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ------------------------------------------------------------------ seeds
+
+    def _seeds(self, repos: list[RepoRuntime], files: Sequence[str], symbols: Sequence[str], text: str,
+               warnings: list[str]) -> list[str]:
+        e = self.engine
+        seeds: list[str] = []
+        repo_hint = repos[0].id if len(repos) == 1 else ""
+        for f in files:
+            try:
+                rt, rel = e._locate(f, repo_hint)  # noqa: SLF001
+            except InvalidArgument as exc:
+                warnings.append(str(exc))
+                continue
+            fid = file_id(rt.id, rel)
+            if fid not in e.graph.files:
+                warnings.append(f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else ""))
+                continue
+            seeds.append(fid)
+            seeds.extend(s.id for s in e.graph.file_symbols(rt.id, rel))
+        for ref in symbols:
+            anchor = e.resolve_anchor(ref, repo_hint)
+            seeds.append(anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path))
+        if text.strip():
+            scope = {rt.id for rt in repos}
+            for sid, _score in e.store.search_symbols(text, 10, repo_hint):
+                if sid in e.graph.symbols and e.graph.symbols[sid].repo_id in scope:
+                    seeds.append(sid)
+        return list(dict.fromkeys(seeds))
+
+    # ------------------------------------------------------------------ walk
+
+    def _walk(self, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
+        g = self.engine.graph
+        reached: dict[str, _Reach] = {s: _Reach(0, None, None) for s in seeds}
+        frontier = deque(seeds)
+        while frontier and len(reached) < MAX_VISITED:
+            node = frontier.popleft()
+            d = reached[node].distance
+            if d >= hops:
+                continue
+            for kind, other in sorted(g.neighbors(node), key=lambda ko: (ko[0].value, ko[1])):
+                if other not in reached:
+                    reached[other] = _Reach(d + 1, node, kind)
+                    frontier.append(other)
+        return reached
+
+    def _path(self, node: str, reached: dict[str, _Reach]) -> list[Hop]:
+        hops: list[Hop] = []
+        cur = node
+        g = self.engine.graph
+        while True:
+            r = reached[cur]
+            if r.parent is None or r.edge is None:
+                break
+            hops.append(Hop(g.ref_of(r.parent), r.edge, g.ref_of(cur)))
+            cur = r.parent
+        hops.reverse()
+        return hops
+
+    # ------------------------------------------------------------------ retrieve
+
+    def retrieve(self, *, repo: str = "", files: Sequence[str] = (), symbols: Sequence[str] = (), text: str = "",
+                 hops: int = 2, limit: int = 20, budget: int = 0, include_stale: bool = False) -> RecallResult:
+        if hops < 0 or hops > MAX_HOPS:
+            raise InvalidArgument(f"hops must be between 0 and {MAX_HOPS}, not {hops}")
+        if limit < 1 or limit > MAX_LIMIT:
+            raise InvalidArgument(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+        if not files and not symbols and not text.strip():
+            raise InvalidArgument("give at least one of files, symbols or text")
+        e = self.engine
+        repos = e.repos_for(repo)
+        warnings: list[str] = []
+        seeds = self._seeds(repos, files, symbols, text, warnings)
+        reached = self._walk(seeds, hops) if seeds else {}
+        # candidates: (observation id) -> best (distance, node)
+        best: dict[str, tuple[int, str]] = {}
+        for node, r in reached.items():
+            for o in e.book.anchored_to(node):
+                prev = best.get(o.id)
+                if prev is None or r.distance < prev[0]:
+                    best[o.id] = (r.distance, node)
+        text_scores: dict[str, float] = {}
+        terms: list[str] = []
+        if text.strip():
+            terms = sorted(set(re.findall(r"\w+", text.lower())))
+            for oid, score in e.store.search_observations(text, 100):
+                text_scores[oid] = score
+        scope = {rt.id for rt in repos}
+        candidates: dict[str, Observation] = {}
+        for oid in (*best, *text_scores):
+            try:
+                o = e.book.get(oid)
+            except Exception:  # noqa: BLE001 - deleted between the search and now
+                continue
+            o = self._successor(o)
+            if o is None or o.repo_id not in scope:
+                continue
+            if o.status is ObservationStatus.STALE and not include_stale:
+                continue
+            if o.id not in candidates:
+                candidates[o.id] = o
+                if oid != o.id and oid in best and o.id not in best:
+                    best[o.id] = best[oid]
+        # ranking
+        sub = nx.DiGraph()
+        sub.add_nodes_from(s for s in seeds)
+        for _oid, (_d, node) in best.items():
+            cur = node
+            while reached[cur].parent is not None:
+                parent = reached[cur].parent
+                assert parent is not None
+                sub.add_edge(parent, cur)
+                sub.add_edge(cur, parent)
+                cur = parent
+        pr = _pagerank(sub, seeds)
+        max_pr = max(pr.values(), default=0.0) or 1.0
+        max_text = max(text_scores.values(), default=0.0) or 1.0
+        now = time.time()
+        scored: list[Recalled] = []
+        for o in candidates.values():
+            dist, node = best.get(o.id, (hops + 1, ""))
+            path = self._path(node, reached) if node else []
+            base = 0.0
+            if node:
+                first = path[0].edge if path else None
+                base = (EDGE_WEIGHT.get(first, 1.0) if first else 1.0) / (1 + dist)
+            t = text_scores.get(o.id, 0.0) / max_text
+            p = pr.get(node, 0.0) / max_pr if node else 0.0
+            age_days = max(0.0, (now - o.updated_at) / 86400)
+            recency = 1.0 if age_days <= 30 else max(0.8, 1.0 - 0.2 * (age_days - 30) / 335)
+            status = STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+            score = (0.55 * base + 0.15 * p + 0.30 * t) * (0.6 + 0.4 * o.confidence) * recency * status
+            matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
+            if node:
+                why = path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path) if path \
+                    else f"anchored to {e.graph.ref_of(node)}"
+            else:
+                why = "matched " + ", ".join(matched) if matched else "matched text"
+            scored.append(Recalled(o, round(score, 6), dist if node else 0, why, tuple(path), tuple(matched),
+                                   estimate_tokens(render_line(o, why))))
+        scored.sort(key=lambda r: (-r.score, r.distance, r.observation.id))
+        results: list[Recalled] = []
+        total = 0
+        truncated = False
+        for r in scored:
+            if len(results) >= limit:
+                truncated = True
+                break
+            if budget and total + r.tokens > budget:
+                truncated = True
+                continue
+            results.append(r)
+            total += r.tokens
+        return RecallResult(tuple(results), e.freshness(repos), len(seeds), len(reached), total, truncated,
+                            tuple(warnings))
+
+    def _successor(self, o: Observation) -> Observation | None:
+        seen = {o.id}
+        while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
+            try:
+                nxt = self.engine.book.get(o.superseded_by)
+            except Exception:  # noqa: BLE001 - successor deleted: keep nothing
+                return None
+            if nxt.id in seen:
+                return None
+            seen.add(nxt.id)
+            o = nxt
+        if o.status in (ObservationStatus.ARCHIVED, ObservationStatus.SUPERSEDED):
+            return None
+        return o
+
+    def brief(self, *, repo: str = "", files: Sequence[str] = (), symbols: Sequence[str] = (), text: str = "",
+              budget: int = 1000, include_stale: bool = False) -> Brief:
+        result = self.retrieve(repo=repo, files=files, symbols=symbols, text=text, hops=2, limit=MAX_LIMIT,
+                               budget=max(1, budget - 40), include_stale=include_stale)
+        fresh = result.freshness
+        state = "index current" if fresh.current else "index NOT current (" + ", ".join(
+            f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories) + ")"
+        head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
+        lines = [head] + [render_line(r.observation, r.why) for r in result.results]
+        if not result.results:
+            lines.append("- nothing recorded yet for this code")
+        body = "\n".join(lines)
+        return Brief(body, tuple(r.observation.id for r in result.results), fresh, estimate_tokens(body))
+
+    # ------------------------------------------------------------------ symbols
+
+    def find_symbols(self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50) -> list[Symbol]:
+        repo_id = self.engine.repo(repo).id if repo else ""
+        with self.engine.lock:
+            return [to_symbol(s) for s in self.engine.graph.find(pattern, repo_id, [k for k in kinds if k], limit)]
+
+    def symbol_detail(self, ref: str, *, repo: str = "") -> SymbolDetail:
+        e = self.engine
+        anchor = e.resolve_anchor(ref, repo)
+        if anchor.kind is not AnchorKind.SYMBOL:
+            raise InvalidArgument(f"{ref!r} names a file; give 'path::qualname' for a symbol")
+        g = e.graph
+        with e.lock:
+            s = g.symbols[anchor.symbol_id]
+
+            def syms(ids: Iterable[str]) -> tuple[Symbol, ...]:
+                return tuple(sorted((to_symbol(g.symbols[i]) for i in ids if i in g.symbols), key=lambda x: x.id))
+
+            fid = file_id(s.repo_id, s.path)
+            fnode = g.files.get(fid)
+            imports = sorted(g.ref_of(f) for f in g.out(fid, EdgeKind.IMPORTS))
+            imports += sorted(fnode.external_imports) if fnode else []
+            detail = SymbolDetail(
+                symbol=to_symbol(s), callers=syms(g.into(s.id, EdgeKind.CALLS)), callees=syms(g.out(s.id, EdgeKind.CALLS)),
+                unresolved_calls=tuple(sorted(set(g.unresolved(s.id)))), contains=syms(g.out(s.id, EdgeKind.CONTAINS)),
+                container=to_symbol(g.symbols[s.parent_id]) if s.parent_id and s.parent_id in g.symbols else None,
+                inherits=syms(g.out(s.id, EdgeKind.INHERITS)), inherited_by=syms(g.into(s.id, EdgeKind.INHERITS)),
+                file_imports=tuple(imports),
+                file_imported_by=tuple(sorted(g.ref_of(f) for f in g.into(fid, EdgeKind.IMPORTS))),
+                observations=tuple(sorted(e.book.anchored_to(s.id), key=lambda o: o.id)),
+                freshness=e.freshness([e.repo(s.repo_id)]))
+        return detail

@@ -1,0 +1,133 @@
+"""Daemon lifecycle: one daemon per store (flock), socket and pid files, gRPC server,
+health and reflection, graceful shutdown."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import threading
+from concurrent import futures
+from pathlib import Path
+from types import FrameType
+from typing import IO
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from graphmem.errors import DaemonAlreadyRunning, InvalidArgument
+from graphmem.paths import MAX_UNIX_SOCKET_PATH
+from graphmemd.config import DaemonConfig
+from graphmemd.engine import Engine
+from graphmemd.service import add_services
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE = 64 * 1024 * 1024
+_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", MAX_MESSAGE),
+            ("grpc.so_reuseport", 0)]
+
+
+class StoreLock:
+    """An exclusive flock on the store's lock file, held for the daemon's lifetime.
+
+    Taken BEFORE binding the socket: a second server binding the same Unix socket path
+    would silently steal it."""
+
+    def __init__(self, path: Path, pid_path: Path, socket_path: Path) -> None:
+        self.path = path
+        self.pid_path = pid_path
+        self.socket_path = socket_path
+        self._fh: IO[str] | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the process lifetime
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            fh.close()
+            pid = self._read_pid()
+            raise DaemonAlreadyRunning(
+                f"another graphmem daemon (pid {pid or 'unknown'}, socket {self.socket_path}) already owns the "
+                f"store in {self.path.parent}; stop it with `graphmem daemon stop` or use another GRAPHMEM_HOME"
+            ) from exc
+        self._fh = fh
+        # We hold the lock, so any socket/pid left behind belongs to a daemon that died.
+        for stale in (self.socket_path, self.pid_path):
+            if stale.exists() or stale.is_symlink():
+                logger.warning("removing stale %s left by a previous daemon", stale)
+                stale.unlink(missing_ok=True)
+        tmp = self.pid_path.with_suffix(".tmp")
+        tmp.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        os.replace(tmp, self.pid_path)
+
+    def _read_pid(self) -> int | None:
+        try:
+            return int(self.pid_path.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
+
+    def release(self) -> None:
+        for p in (self.socket_path, self.pid_path):
+            p.unlink(missing_ok=True)
+        if self._fh is not None:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+            self._fh = None
+
+
+def serve(config: DaemonConfig) -> int:
+    """Run the daemon in the foreground until SIGTERM/SIGINT or a Shutdown call."""
+    paths = config.paths
+    paths.ensure()
+    socket_path = paths.socket
+    if len(str(socket_path).encode()) > MAX_UNIX_SOCKET_PATH:
+        raise InvalidArgument(f"socket path too long ({len(str(socket_path))} bytes): {socket_path}; "
+                              "set GRAPHMEM_HOME or XDG_RUNTIME_DIR to a shorter directory")
+    lock = StoreLock(paths.lock, paths.pid, socket_path)
+    lock.acquire()
+    shutdown = threading.Event()
+    engine = Engine(config)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="graphmem-rpc"),
+                         options=_OPTIONS)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = add_services(server, engine, str(socket_path), config.tcp, shutdown)
+    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    for name in ("", *names):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    old_umask = os.umask(0o177)
+    try:
+        server.add_insecure_port(f"unix:{socket_path}")
+    finally:
+        os.umask(old_umask)
+    os.chmod(socket_path, 0o600)
+    if config.tcp:
+        server.add_insecure_port(config.tcp)
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        logger.info("signal %d: shutting down", signum)
+        shutdown.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    server.start()
+    logger.info("graphmemd pid %d listening on %s%s", os.getpid(), socket_path,
+                f" and {config.tcp}" if config.tcp else "")
+    try:
+        engine.open()
+        for name in ("", *names):
+            health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        logger.info("serving; store %s", paths.store)
+        shutdown.wait()
+    finally:
+        for name in ("", *names):
+            health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        server.stop(grace=5).wait(10)
+        engine.close()
+        lock.release()
+        logger.info("stopped cleanly")
+    return 0

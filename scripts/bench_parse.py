@@ -1,0 +1,88 @@
+"""Benchmark: bare tree-sitter parse vs full ``parse_source`` over the Python stdlib.
+
+Usage: ``python scripts/bench_parse.py [--root DIR] [--repeat N] [--json]``.
+The corpus is every ``.py`` file under the running interpreter's ``Lib/`` except
+``test``/``tests``/``idle_test`` directories and ``site-packages``. Each phase runs
+``--repeat`` times (after one warm-up pass that also loads the files) and the best time is
+reported. Prints ``bare``/``full`` seconds and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "daemon"))
+
+from graphmemd.model import Language  # noqa: E402
+from graphmemd.parsing import bare_parse, parse_source  # noqa: E402
+
+_SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
+
+
+def corpus(root: Path) -> list[tuple[str, bytes]]:
+    files: list[tuple[str, bytes]] = []
+    for directory, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = Path(directory) / name
+                files.append((path.relative_to(root).as_posix(), path.read_bytes()))
+    return files
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+
+    files = corpus(args.root)
+    for path, data in files:  # warm-up: compile grammars/queries, fault pages in
+        parse_source(path, data, Language.PYTHON)
+
+    bare = full = float("inf")
+    symbols = calls = 0
+    for _ in range(max(1, args.repeat)):
+        start = time.perf_counter()
+        for _path, data in files:
+            bare_parse(data, Language.PYTHON)
+        bare = min(bare, time.perf_counter() - start)
+
+        start = time.perf_counter()
+        symbols = calls = 0
+        for path, data in files:
+            parsed = parse_source(path, data, Language.PYTHON)
+            symbols += len(parsed.symbols)
+            calls += len(parsed.calls)
+        full = min(full, time.perf_counter() - start)
+
+    result = {
+        "root": str(args.root),
+        "files": len(files),
+        "bytes": sum(len(data) for _path, data in files),
+        "lines": sum(data.count(b"\n") for _path, data in files),
+        "symbols": symbols,
+        "calls": calls,
+        "bare_seconds": round(bare, 3),
+        "full_seconds": round(full, 3),
+        "ratio": round(full / bare, 3) if bare else None,
+    }
+    if args.json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        sys.stdout.write(
+            f"{result['files']} files, {result['lines']} lines, {symbols} symbols, {calls} calls\n"
+            f"bare parse : {bare:.3f} s\nparse_source: {full:.3f} s\nratio      : {full / bare:.2f}x\n"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
