@@ -10,27 +10,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, cast, get_args
 
 import anyio
-import pytest
+from conftest import Daemon, short_tmp
 from graphmem.client import GraphMem
-from graphmem.errors import GraphMemError, InvalidArgument
+from graphmem.errors import InvalidArgument
 from graphmem.mcp_bridge import TOOL_NAMES, Backend, CategoryName, GraphMemTools, build_server
-from graphmem.types import Category, IndexState
+from graphmem.types import Category
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult, TextContent
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT / "fixtures" / "repos" / "python"
 TARGET = "app/auth/crypto.py::hash_password"
 CALLER = "app/auth/service.py::AuthService.login"
 OLD_BODY = "return digest(password, salt=SALT)"
@@ -38,74 +33,11 @@ NEW_BODY = "return digest(password.strip(), salt=SALT)"
 STALE_DEADLINE = 10.0
 
 
-@dataclass(frozen=True)
-class Daemon:
-    home: Path
-    repo: Path
-
-
-def _short_home() -> Path:
-    # Unix socket paths are limited to 107 bytes: keep GRAPHMEM_HOME short.
-    return Path(tempfile.mkdtemp(prefix="gm", dir="/tmp"))
-
-
 def _pythonpath() -> str:
     parts = [str(ROOT / "clients"), str(ROOT / "daemon")]
     if os.environ.get("PYTHONPATH"):
         parts.append(os.environ["PYTHONPATH"])
     return os.pathsep.join(parts)
-
-
-def _read(path: Path) -> str:
-    return path.read_text(errors="replace")
-
-
-def _daemon_ready(home: Path) -> bool:
-    try:
-        with GraphMem(home=str(home), timeout=2.0) as gm:
-            if not gm.health():
-                return False
-            repos = gm.status().repositories
-    except GraphMemError:
-        return False
-    return bool(repos) and all(r.state is IndexState.READY for r in repos)
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    home = _short_home()
-    repo = tmp_path_factory.mktemp("mcp") / "repo"
-    shutil.copytree(FIXTURE, repo)
-    env = {k: v for k, v in os.environ.items() if k != "GRAPHMEM_ADDRESS"}
-    env["GRAPHMEM_HOME"] = str(home)
-    env["PYTHONPATH"] = _pythonpath()
-    log_path = home / "daemon.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "graphmemd", "run", "--repo", str(repo)],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            deadline = time.monotonic() + 60.0
-            while not _daemon_ready(home):
-                if proc.poll() is not None:
-                    pytest.fail(f"daemon exited with {proc.returncode}:\n{_read(log_path)}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"daemon not ready after 60 s:\n{_read(log_path)}")
-                time.sleep(0.1)
-            yield Daemon(home, repo)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            shutil.rmtree(home, ignore_errors=True)
 
 
 def _bridge(home: Path, cwd: Path, errlog: TextIO) -> Client:
@@ -137,7 +69,8 @@ def _recalled(structured: dict[str, Any], obs_id: str) -> dict[str, Any] | None:
 
 
 async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
-    async with _bridge(daemon.home, daemon.repo, errlog) as client:
+    repo = daemon.repos[0]
+    async with _bridge(daemon.home, repo, errlog) as client:
         listed = await client.list_tools()
         by_name = {t.name: t for t in listed.tools}
         assert set(TOOL_NAMES) <= set(by_name)
@@ -180,7 +113,7 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
         assert hit["why"] or hit["path"]
         assert "why:" in _text(via_caller)
 
-        source = daemon.repo / "app" / "auth" / "crypto.py"
+        source = repo / "app" / "auth" / "crypto.py"
         code = source.read_text()
         assert OLD_BODY in code
         source.write_text(code.replace(OLD_BODY, NEW_BODY))
@@ -198,7 +131,7 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
         assert reasons[0]["anchor"] == TARGET
         text = _text(result)
         assert "[STALE]" in text
-        assert "body changed" in text
+        assert "stale (body_changed" in text
         assert "confirm_observation" in text
 
         hidden = _ok(await client.call_tool("recall", {"symbols": [TARGET], "include_stale": False}))
@@ -206,7 +139,7 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
 
         stale = await client.call_tool("list_stale", {"file": "app/auth/crypto.py"})
         assert obs_id in [o["id"] for o in _ok(stale)["observations"]]
-        assert "body changed" in _text(stale)
+        assert "body_changed" in _text(stale)
 
         confirmed = _ok(
             await client.call_tool("confirm_observation", {"id": obs_id, "note": "still salted with SALT"})
@@ -242,14 +175,14 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
         _ok(await client.call_tool("recall", {"text": "SALT"}))
 
 
-def test_mcp_bridge_lifecycle(daemon: Daemon) -> None:
-    errlog_path = daemon.home / "mcp.log"
+def test_mcp_bridge_lifecycle(py_daemon: Daemon) -> None:
+    errlog_path = py_daemon.home / "mcp.log"
     with errlog_path.open("w") as errlog:
         try:
-            anyio.run(_lifecycle, daemon, errlog)
+            anyio.run(_lifecycle, py_daemon, errlog)
         except BaseException:
             errlog.flush()
-            sys.stderr.write(f"--- graphmem mcp stderr:\n{_read(errlog_path)}\n")
+            sys.stderr.write(f"--- graphmem mcp stderr:\n{errlog_path.read_text(errors='replace')}\n")
             raise
 
 
@@ -267,7 +200,7 @@ async def _no_daemon(home: Path, errlog: TextIO) -> None:
 
 
 def test_mcp_bridge_without_daemon() -> None:
-    home = _short_home()
+    home = short_tmp()
     try:
         with (home / "mcp.log").open("w") as errlog:
             anyio.run(_no_daemon, home, errlog)

@@ -293,7 +293,8 @@ def test_walk_accepts_shared_filter(tmp_path: Path) -> None:
 
 def test_walk_subtree_with_repo_rules(tmp_path: Path) -> None:
     write(tmp_path, ".gitignore", "*.gen.py\nignored/\n")
-    for rel in ["top.py", "new/a.py", "new/b.gen.py", "new/deep/c.py", "new/node_modules/d.js", "ignored/e.py"]:
+    for rel in ["top.py", "new/a.py", "new/b.gen.py", "new/deep/c.py", "new/node_modules/d.js",
+                "ignored/e.py"]:
         write(tmp_path, rel)
     os.symlink("../..", tmp_path / "new" / "deep" / "up")
     items = list(walk_repo(tmp_path, under="new"))
@@ -304,3 +305,8 @@ def test_walk_subtree_with_repo_rules(tmp_path: Path) -> None:
     assert list(walk_repo(tmp_path, under="top.py")) == []
     with pytest.raises(InvalidArgument):
         list(walk_repo(tmp_path, under="../x"))
+
+
+def test_invalid_root_raises_at_call(tmp_path: Path) -> None:
+    with pytest.raises(InvalidArgument):
+        walk_repo(tmp_path / "missing")  # no iteration needed

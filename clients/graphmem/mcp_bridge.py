@@ -421,13 +421,11 @@ def _stale_reason_text(o: Observation) -> list[str]:
             what = f"renamed to {r.new_ref}" if r.new_ref else "renamed"
         else:
             what = r.change.value.replace("_", " ")
-        when = f"detected {_when(r.detected_at)}"
+        when = f"{r.change.value}, detected {_when(r.detected_at)}"
         if r.commit:
             when += f", commit {r.commit[:10]}"
-        line = f"stale: {r.anchor_ref} {what} ({r.change.value}; {when})"
-        if r.detail:
-            line += f": {r.detail}"
-        lines.append(line)
+        # The daemon's detail is a full sentence naming the anchor; else say it ourselves.
+        lines.append(f"stale ({when}): {r.detail}" if r.detail else f"stale ({when}): {r.anchor_ref} {what}")
     return lines
 
 
@@ -745,6 +743,8 @@ class GraphMemTools:
             freshness=_freshness_out(brief.freshness),
             tokens=brief.tokens,
         )
+        if "[STALE" in body:  # the daemon marks stale observations in the brief
+            footer += f"\n\n{_STALE}"
         return _result(f"{body}\n\n{footer}", out)
 
     def list_stale(

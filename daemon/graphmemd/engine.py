@@ -65,6 +65,7 @@ from graphmemd.repos import RepoRuntime, load_registry, repo_id_for, save_regist
 from graphmemd.store import Store, observation_row
 from graphmemd.walker import SkippedFile, WalkedFile, walk_repo
 from graphmemd.watcher import RepoWatcher
+from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +98,7 @@ class Engine(CodeView):
         self._book: ObservationBook | None = None
         self._pool: ParsePool | None = None
         self._watcher: RepoWatcher | None = None
+        self.writer = StoreWriter(self._store_failed)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -150,12 +152,22 @@ class Engine(CodeView):
         if self._worker is not None:
             self._worker.join(timeout=30)
         self.bus.close()
+        self.writer.close()
         if self._pool is not None:
             self._pool.close()
         if self._journal is not None:
             self._journal.close()
         if self._store is not None:
             self._store.close()
+
+    def _rebuild_fts(self) -> None:
+        t = time.time()
+        if self.store.ensure_symbol_fts():
+            logger.info("symbol full-text index rebuilt in %.2fs", time.time() - t)
+
+    def flush_store(self, timeout: float = 30.0) -> None:
+        """Wait until every queued store write is done."""
+        self.writer.submit(lambda: None).result(timeout)
 
     def _sync_store_observations(self) -> None:
         """Make the store's Observation nodes equal the journal's (the journal wins)."""
@@ -171,15 +183,18 @@ class Engine(CodeView):
             logger.warning("store repaired from the journal: %d observations rewritten, %d removed",
                            len(stale), len(extra))
 
+    def _store_failed(self, exc: GraphMemError) -> None:
+        self.last_error = str(exc)
+
     def _mirror_observation(self, o: Observation | None, obs_id: str) -> None:
-        try:
-            if o is None:
-                self.store.delete_observation(obs_id)
-            else:
-                self.store.upsert_observations([observation_row(to_doc(o))])
-        except StoreError as exc:  # the journal has it; the store is repaired at next start
-            logger.error("store write of observation %s failed (journal kept it): %s", obs_id, exc)
-            self.last_error = str(exc)
+        """Queue the store copy of an observation (the journal already has it; a failed store
+        write is repaired from the journal at the next start)."""
+        store = self.store
+        if o is None:
+            self._last_obs_write = self.writer.submit(lambda: store.delete_observation(obs_id))
+        else:
+            row = observation_row(to_doc(o))
+            self._last_obs_write = self.writer.submit(lambda: store.upsert_observations([row]))
 
     # ------------------------------------------------------------------ repositories
 
@@ -290,7 +305,8 @@ class Engine(CodeView):
             self.graph.drop_repo(rt.id)
             self.repos.pop(rt.id, None)
             save_registry(self.cfg.paths.repos_file, [r.root for r in self.repos.values()])
-        self.store.delete_repo(rt.id)
+        store = self.store
+        self.writer.submit(lambda: store.delete_repo(rt.id)).result(120)
         if not keep_observations:
             archived = [replace(o, status=ObservationStatus.ARCHIVED, updated_at=time.time())
                         for o in self.book.all() if o.repo_id == rt.id and o.status is not ObservationStatus.ARCHIVED]
@@ -349,6 +365,7 @@ class Engine(CodeView):
         for p in removed:
             rt.stats.pop(p, None)
         rt.skipped = skipped
+        t_parsed = time.time()
         for path, reason in skipped.items():
             logger.info("skipped %s/%s: %s", rt.id, path, reason)
         self._apply(rt, outcomes, removed, full=full)
@@ -356,11 +373,13 @@ class Engine(CodeView):
         rt.dirty = working_tree_dirty(rt.root)
         rt.last_indexed_at = time.time()
         rt.state = IndexState.READY
-        self.store.upsert_repo(rt.id, str(rt.root), rt.indexed_commit, rt.last_indexed_at)
+        store, commit, at = self.store, rt.indexed_commit, rt.last_indexed_at
+        self.writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._publish_progress(rt, started)
+        self.writer.submit(self._rebuild_fts)
         files, symbols = self.graph.counts(rt.id)
-        logger.info("indexed %s: %d files, %d symbols, %d skipped in %.2fs", rt.id, files, symbols, len(skipped),
-                    time.time() - started)
+        logger.info("indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)", rt.id,
+                    files, symbols, len(skipped), time.time() - started, t_parsed - started, time.time() - t_parsed)
 
     def _changes(self, rt: RepoRuntime) -> None:
         """Apply the file changes the watcher reported (stat each path for its final state)."""
@@ -457,17 +476,23 @@ class Engine(CodeView):
                 out = outcomes[p]
                 self.graph.put_file(FileNode(rt.id, p, parsed[p].language, out.content_hash or ""), infos[p])
             self.graph.set_edges([file_id(rt.id, p) for p in (*changed, *sources)], edges)
+        t_mem = time.time()
+        self._restale(rt, changes, set(changed) | removed)
+        t_stale = time.time()
         records = [(FileRecord(rt.id, p, parsed[p].language, outcomes[p].content_hash or "", outcomes[p].size, now,
                                parsed[p].syntax_errors), parsed[p]) for p in changed]
-        try:
-            self.store.replace_files(rt.id, records, removed, edges, edge_sources=sources)
-        except StoreError as exc:
-            # Memory is current; the store catches up at the next full pass (hashes differ).
-            logger.error("store update for %s failed: %s", rt.id, exc)
-            self.last_error = str(exc)
-        self._restale(rt, changes, set(changed) | removed)
+        store, removed_now, sources_now = self.store, set(removed), set(sources)
+        # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
+        self.writer.submit(lambda: store.replace_files(rt.id, records, removed_now, edges, edge_sources=sources_now))
+        logger.debug("applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs", len(changed),
+                     len(removed), t_mem - now, t_stale - t_mem)
+        by_path: dict[str, list[SymbolChange]] = {}
+        for c in changes:
+            state = c.new or c.old
+            if state is not None:
+                by_path.setdefault(state.path, []).append(c)
         for p in changed:
-            n = [c for c in changes if (c.new or c.old) is not None and (c.new or c.old).path == p]  # type: ignore[union-attr]
+            n = by_path.get(p, [])
             self.bus.publish(Event(EventKind.FILE_INDEXED, now, rt.id, path=p, detail={
                 "symbols": len(infos[p]), "added": sum(c.kind is ModelChange.ADDED for c in n),
                 "removed": sum(c.kind is ModelChange.REMOVED for c in n),
@@ -671,6 +696,10 @@ class Engine(CodeView):
         o = self.book.create(repo_id=repo_id, text=text, category=category, tags=tags, source=source,
                              confidence=confidence, anchors=resolved, supersedes=supersedes,
                              contradicts=contradicts, idempotency_key=idempotency_key)
+        try:
+            self.writer.submit(lambda: None).result(10)  # visible to text search when we answer
+        except (TimeoutError, GraphMemError) as exc:
+            logger.warning("observation %s acknowledged from the journal; store copy pending: %s", o.id, exc)
         self.bus.publish(Event(EventKind.OBSERVATION_CHANGED, time.time(), o.repo_id, observation=o))
         return o
 

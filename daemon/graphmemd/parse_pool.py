@@ -39,18 +39,19 @@ import stat
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass, field, fields
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
+from operator import attrgetter
 from pathlib import Path
 from types import TracebackType
-from typing import Final
+from typing import Any, Final
 
 from graphmem.errors import FailedPrecondition, InvalidArgument
 
-from graphmemd.model import Language, ParsedFile, SkippedFile
+from graphmemd.model import CallRef, ImportRef, InheritRef, Language, ParsedFile, ParsedSymbol, SkippedFile
 from graphmemd.parsing import bare_parse, language_for_path, parse_source
 
 __all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
@@ -70,7 +71,7 @@ _RESPAWN_BACKOFF_S: Final = 1.0
 # Messages worker -> dispatcher (tuples, first item is the kind).
 _MSG_READY: Final = 0  # (READY, pid)
 _MSG_STARTED: Final = 1  # (STARTED, task_id)
-_MSG_RESULT: Final = 2  # (RESULT, task_id, ParseOutcome)
+_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome, see _encode_outcome)
 _MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
 
 _EXIT_MEMORY_ERROR: Final = 3
@@ -96,6 +97,59 @@ class ParseOutcome:
     content_hash: str | None
     size: int
     skipped: SkippedFile | None
+
+
+# --------------------------------------------------------------------------- wire format
+
+# Results travel as nested tuples of field values rather than pickled dataclasses: pickling
+# a ParsedFile's objects costs ~5x more in the worker and ~1.6x more in the daemon, whose
+# dispatcher thread decodes every result. The codec follows the model's field order;
+# _NESTED names ParsedFile's fields holding tuples of model objects (a test checks that it
+# covers all of them). Enum members are left to pickle.
+_NESTED: Final[dict[str, type[Any]]] = {
+    "symbols": ParsedSymbol,
+    "imports": ImportRef,
+    "calls": CallRef,
+    "inherits": InheritRef,
+}
+_FILE_FIELDS: Final = tuple(f.name for f in fields(ParsedFile))
+_GETTERS: Final = {name: attrgetter(*(f.name for f in fields(cls))) for name, cls in _NESTED.items()}
+
+_Encoded = tuple[Any, ...]
+
+
+def _encode_parsed(parsed: ParsedFile) -> _Encoded:
+    items: list[Any] = []
+    for name in _FILE_FIELDS:
+        value = getattr(parsed, name)
+        getter = _GETTERS.get(name)
+        items.append(tuple(map(getter, value)) if getter is not None else value)
+    return tuple(items)
+
+
+def _decode_parsed(row: _Encoded) -> ParsedFile:
+    values: list[Any] = []
+    for name, value in zip(_FILE_FIELDS, row, strict=True):
+        cls = _NESTED.get(name)
+        values.append(tuple(cls(*item) for item in value) if cls is not None else value)
+    return ParsedFile(*values)
+
+
+def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
+    parsed = _encode_parsed(outcome.parsed) if outcome.parsed is not None else None
+    reason = outcome.skipped.reason if outcome.skipped is not None else None
+    return (outcome.path, parsed, outcome.content_hash, outcome.size, reason)
+
+
+def _decode_outcome(row: _Encoded) -> ParseOutcome:
+    path, parsed, digest, size, reason = row
+    return ParseOutcome(
+        path,
+        _decode_parsed(parsed) if parsed is not None else None,
+        digest,
+        size,
+        SkippedFile(path, reason) if reason is not None else None,
+    )
 
 
 # --------------------------------------------------------------------------- worker side
@@ -182,15 +236,15 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             outcome = _process(rel_path, abs_path, bare, max_file_size)
         except MemoryError:
             outcome = _skip(rel_path, "out of memory while parsing")
-            conn.send((_MSG_RESULT, task_id, outcome))
+            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
             conn.send((_MSG_RETIRE,))
             os._exit(_EXIT_MEMORY_ERROR)  # the heap may be in a bad state: leave at once
         except Exception as exc:
             # parse_source promises not to raise; if it does, report the file as skipped
             # (with the traceback logged here) instead of losing the worker.
             logger.exception("parse worker: parsing %s failed", rel_path)
-            outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {exc}")
-        conn.send((_MSG_RESULT, task_id, outcome))
+            outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {str(exc)[:200]}")
+        conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
 
 
 # --------------------------------------------------------------------------- pool side
@@ -329,8 +383,9 @@ class ParsePool:
                 self._respawn_at[slot] = time.monotonic()
         if all(worker is None for worker in self._slots):
             self._shutdown_workers()
-            os.close(self._wake_r)
-            os.close(self._wake_w)
+            with self._lock:
+                self._closing = True
+                self._close_wake_pipe()
             raise FailedPrecondition("no parse worker could start")
         self._publish_pids()
         self._thread = threading.Thread(target=self._run, name="graphmem-parse-dispatch", daemon=True)
@@ -349,8 +404,15 @@ class ParsePool:
         self._wake()
         if self._thread is not None:
             self._thread.join()
-        os.close(self._wake_r)
-        os.close(self._wake_w)
+        with self._lock:
+            self._close_wake_pipe()
+
+    def _close_wake_pipe(self) -> None:
+        """Caller holds the lock (so no _wake() writes to a reused descriptor)."""
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
 
     def __enter__(self) -> ParsePool:
         self.start()
@@ -367,7 +429,9 @@ class ParsePool:
 
     # ------------------------------------------------------------------ public API
 
-    def parse_many(self, files: Iterable[tuple[str, Path]], *, bare: bool = False) -> Iterator[ParseOutcome]:
+    def parse_many(
+        self, files: Iterable[tuple[str, Path]], *, bare: bool = False
+    ) -> Generator[ParseOutcome, None, None]:
         """Parse ``(rel_path, abs_path)`` pairs on all workers; yield outcomes as they complete.
 
         With ``bare=True`` workers only read and parse (``bare_parse``) and return outcomes
@@ -420,8 +484,9 @@ class ParsePool:
         return job
 
     def _wake(self) -> None:
-        with contextlib.suppress(BlockingIOError, OSError):
-            os.write(self._wake_w, b"\0")
+        with self._lock, contextlib.suppress(BlockingIOError):  # full pipe: a wake-up is pending
+            if self._wake_w >= 0:
+                os.write(self._wake_w, b"\0")
 
     # ------------------------------------------------------------------ workers
 
@@ -522,7 +587,12 @@ class ParsePool:
                 self._prune_jobs()
                 self._assign()
                 self._poll(self._wait_timeout())
+        except BaseException:
+            logger.exception("parse pool dispatcher failed; the pool is closed")
+            raise
         finally:
+            with self._lock:
+                self._closing = True  # later submissions fail instead of waiting forever
             self._shutdown_workers()
             for job in self._jobs:
                 if job.outstanding:
@@ -633,7 +703,7 @@ class ParsePool:
                     worker.started_at = None
                     if task.task_id != message[1]:
                         raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
-                    self._deliver(task, message[2])
+                    self._deliver(task, _decode_outcome(message[2]))
                 elif kind == _MSG_RETIRE:
                     return False
         except (EOFError, OSError):

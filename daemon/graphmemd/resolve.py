@@ -86,11 +86,12 @@ to refresh them.
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -425,6 +426,7 @@ class _FileIndex:
         "dir",
         "family",
         "fid",
+        "flat_calls",
         "inherits_by_child",
         "is_test",
         "methods",
@@ -433,6 +435,7 @@ class _FileIndex:
         "package",
         "parsed",
         "path",
+        "scoped_calls",
         "sids",
         "struct_key",
         "syms",
@@ -487,6 +490,7 @@ class _FileIndex:
                     methods.setdefault(s.name, []).append((owner, q))
         self.caller_info = info
         self.methods = methods
+        self._plan_calls(parsed.calls)
 
         by_child: dict[str, list[InheritRef]] = {}
         for ref in parsed.inherits:
@@ -502,6 +506,37 @@ class _FileIndex:
             self.struct_key = (parsed.language, self.package)
         else:
             self.struct_key = (parsed.language,)
+
+    def _plan_calls(self, calls: Iterable[CallRef]) -> None:
+        """Group the calls by what their resolution depends on, so that ``edges_for``
+        resolves each distinct callee once per file (or once per scope, see
+        ``_scope_dependent``) and emits it for every distinct caller."""
+        fam = self.family
+        nested = self.nested_names
+        deps: dict[str, bool] = {}
+        flat: dict[str, dict[str, None]] = {}
+        scoped: dict[tuple[str, str], tuple[_CallerInfo, dict[str, None]]] = {}
+        info = self.caller_info
+        for c in calls:
+            callee = c.callee
+            ci = info.get(c.caller) or self.info_for(c.caller)
+            dep = deps.get(callee)
+            if dep is None:
+                dep = deps[callee] = _scope_dependent(fam, nested, _segments(callee))
+            if not dep:
+                flat.setdefault(callee, {})[ci[0]] = None
+            else:
+                entry = scoped.get((ci[1], callee))
+                if entry is None:
+                    scoped[(ci[1], callee)] = (ci, {ci[0]: None})
+                else:
+                    entry[1][ci[0]] = None
+        self.flat_calls: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+            (callee, tuple(callers)) for callee, callers in flat.items()
+        )
+        self.scoped_calls: tuple[tuple[_CallerInfo, str, tuple[str, ...]], ...] = tuple(
+            (ci, callee, tuple(callers)) for (_scope, callee), (ci, callers) in scoped.items()
+        )
 
     def _enclosing_class(self, s: ParsedSymbol) -> str:
         a: ParsedSymbol | None = s
@@ -557,6 +592,10 @@ class _ImportCtx:
 
 
 class _CtxBuilder:
+    """Collects one file's resolved imports. The first binding of a local name wins
+    (``try: from _c import x`` / ``except: from _py import x``, ``if posix: import posixpath
+    as path`` ...); a binding into the repository always beats an external one."""
+
     __slots__ = ("ext_names", "externals", "files", "keys", "mod_bind", "star", "sym_bind", "targets")
 
     def __init__(self, files: Mapping[str, _FileIndex]) -> None:
@@ -615,7 +654,7 @@ def _py_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
         bases: tuple[str, ...] = () if d is None else (d,)
     else:
         rest = spec
-        bases = r._py_bases(fi)
+        bases = r._py_bases(fi, b)
     segs = rest.split(".") if rest else []
     mod_file = None
     if segs or spec.startswith("."):
@@ -630,9 +669,9 @@ def _py_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
     if not names:  # import a.b [as x]
         if mod_file:
             if imp.alias:
-                b.mod_bind[imp.alias] = (mod_file,)
+                b.mod_bind.setdefault(imp.alias, (mod_file,))
             else:
-                b.mod_bind[rest] = (mod_file,)
+                b.mod_bind.setdefault(rest, (mod_file,))
                 if len(segs) > 1 and segs[0] not in b.mod_bind:
                     for base in bases:
                         pkg = b.probe(_py_candidates(base, segs[:1]))
@@ -655,10 +694,10 @@ def _py_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
                     break
             if sub:
                 b.target(sub)
-                b.mod_bind[local] = (sub,)
+                b.mod_bind.setdefault(local, (sub,))
                 resolved = True
             elif mod_file:
-                b.sym_bind[local] = ((mod_file,), n)
+                b.sym_bind.setdefault(local, ((mod_file,), n))
             else:
                 b.ext_names.add(local)
     if not resolved:
@@ -703,19 +742,19 @@ def _js_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
         return
     b.target(target)
     if not names and imp.alias:
-        b.mod_bind[imp.alias] = (target,)
+        b.mod_bind.setdefault(imp.alias, (target,))
     for n in names:
         if n == "*":
             if imp.alias:
-                b.mod_bind[imp.alias] = (target,)
+                b.mod_bind.setdefault(imp.alias, (target,))
             else:
                 b.star[target] = None
         elif n == "default":
             if imp.alias:
-                b.sym_bind[imp.alias] = ((target,), "default")
+                b.sym_bind.setdefault(imp.alias, ((target,), "default"))
         else:
             local = imp.alias if imp.alias and len(names) == 1 else n
-            b.sym_bind[local] = ((target,), n)
+            b.sym_bind.setdefault(local, ((target,), n))
 
 
 def _go_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) -> None:
@@ -745,7 +784,7 @@ def _go_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
         if not name:
             pkgs = [r._files[p].package for p in files if not p.endswith("_test.go")]
             name = next((p for p in pkgs if p), None) or last
-        b.mod_bind[name] = tuple(files)
+        b.mod_bind.setdefault(name, tuple(files))
 
 
 def _rs_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) -> None:
@@ -753,7 +792,7 @@ def _rs_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
         f = b.probe(r._rs_mod_decl_candidates(fi.path, imp.module))
         if f:
             b.target(f)
-            b.mod_bind[imp.alias or imp.module] = (f,)
+            b.mod_bind.setdefault(imp.alias or imp.module, (f,))
         else:
             b.externals[imp.module] = None
         return
@@ -766,7 +805,7 @@ def _rs_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
             local = imp.alias if imp.alias and len(names) == 1 else n
             if loc is not None and not loc[2]:
                 b.target(loc[1])
-                b.mod_bind[local] = (loc[1],)
+                b.mod_bind.setdefault(local, (loc[1],))
                 resolved = True
             else:
                 b.ext_names.add(local)
@@ -789,17 +828,17 @@ def _rs_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
         if n == "self":
             local = imp.alias if imp.alias and len(names) == 1 else segs[-1]
             if not leftover:
-                b.mod_bind[local] = (f,)
+                b.mod_bind.setdefault(local, (f,))
             else:
-                b.sym_bind[local] = ((f,), ".".join(leftover))
+                b.sym_bind.setdefault(local, ((f,), ".".join(leftover)))
             continue
         local = imp.alias if imp.alias and len(names) == 1 else n
         sub = None if leftover else r._rs_module_file(croot, [*modpath, n], b)
         if sub:
             b.target(sub)
-            b.mod_bind[local] = (sub,)
+            b.mod_bind.setdefault(local, (sub,))
         else:
-            b.sym_bind[local] = ((f,), ".".join([*leftover, n]))
+            b.sym_bind.setdefault(local, ((f,), ".".join([*leftover, n])))
 
 
 def _java_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) -> None:
@@ -832,7 +871,7 @@ def _java_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder
         if files:
             for p in files:
                 b.target(p)
-            b.sym_bind[n] = (tuple(files), qual)
+            b.sym_bind.setdefault(n, (tuple(files), qual))
             resolved = True
         else:
             b.ext_names.add(n)
@@ -895,10 +934,11 @@ class RepoResolver:
         self._files[path] = fi
         self._index(fi)
         self._removed_java_pkg.pop(path, None)
-        if old is None or old.struct_key != fi.struct_key:
-            self._gen += 1
-        else:
-            self._drop_ctx(path)
+        self._drop_ctx(path)
+        if old is None:
+            self._path_appeared_or_vanished(fi)
+        elif old.struct_key != fi.struct_key:
+            self._invalidate(self._structural_keys(old) | self._structural_keys(fi))
 
     def remove_file(self, path: str) -> None:
         old = self._files.pop(path, None)
@@ -909,7 +949,7 @@ class RepoResolver:
         self._set_consulted(path, frozenset())
         if old.family == "java":
             self._removed_java_pkg[path] = old.package or ""
-        self._gen += 1
+        self._path_appeared_or_vanished(old)
 
     def paths(self) -> set[str]:
         return set(self._files)
@@ -980,6 +1020,30 @@ class RepoResolver:
             if not d:
                 del self._methods[name]
 
+    @staticmethod
+    def _structural_keys(fi: _FileIndex) -> set[str]:
+        """Watch keys of the import contexts that may change when ``fi`` appears, vanishes
+        or changes its package / top-level types."""
+        keys = {fi.path}
+        if fi.family == "go":
+            keys.add("dir:" + fi.dir)
+        elif fi.family == "java":
+            keys.add("javapkg:" + (fi.package or ""))
+        return keys
+
+    def _path_appeared_or_vanished(self, fi: _FileIndex) -> None:
+        base = posixpath.basename(fi.path)
+        if fi.family == "rs" and (base in ("lib.rs", "main.rs") or fi.path in self._facts.rust_crate_roots):
+            self._gen += 1  # the crate roots may change: every Rust path may map differently
+        else:
+            self._invalidate(self._structural_keys(fi))
+
+    def _invalidate(self, keys: Iterable[str]) -> None:
+        """Drop the import contexts that probed any of ``keys`` (they are rebuilt lazily)."""
+        for k in keys:
+            for p in list(self._watchers.get(k, ())):
+                self._drop_ctx(p)
+
     def _drop_ctx(self, path: str) -> None:
         old = self._ctxs.pop(path, None)
         if old is not None:
@@ -1022,14 +1086,12 @@ class RepoResolver:
 
     # ----------------------------------------------------------------- language helpers
 
-    def _py_bases(self, fi: _FileIndex) -> tuple[str, ...]:
+    def _py_bases(self, fi: _FileIndex, b: _CtxBuilder) -> tuple[str, ...]:
+        """Import roots for absolute imports of ``fi``: the configured roots, plus the file's
+        own directory when that is not a package (scripts, test dirs: ``sys.path[0]``)."""
         roots = self._facts.python_roots or ("",)
         d = fi.dir
-        if (
-            d not in roots
-            and f"{d}/__init__.py" not in self._files
-            and f"{d}/__init__.pyi" not in self._files
-        ):
+        if d not in roots and b.probe((f"{d}/__init__.py", f"{d}/__init__.pyi")) is None:
             return (*roots, d)
         return tuple(roots)
 
@@ -1180,16 +1242,17 @@ class _Acc:
 
 _CLEAN_RE = re.compile(r"\([^()]*\)|<[^<>]*>|\[[^\[\]]*\]")
 _SEG_RE = re.compile(r"[\w$]+")
+_DOTTED_RE = re.compile(r"[^\W\d]\w*(?:(?:\.|::)[^\W\d]\w*)*")
 _MAX_DEPTH = 8
 
 
-def _segments(text: str) -> list[str]:
-    """``a.b::c`` -> ``["a", "b", "c"]``; ``[]`` when not a plain name path (macros, ...)."""
+@functools.lru_cache(maxsize=1 << 16)
+def _segments(text: str) -> tuple[str, ...]:
+    """``a.b::c`` -> ``("a", "b", "c")``; ``()`` when not a plain name path (macros, ...)."""
     if text.isidentifier():
-        return [text]
-    segs = text.replace("::", ".").split(".")
-    if all(s.isidentifier() for s in segs):
-        return segs
+        return (text,)
+    if _DOTTED_RE.fullmatch(text):
+        return tuple(text.replace("::", ".").split("."))
     t = text.strip()
     if "(" in t or "<" in t or "[" in t:
         prev = ""
@@ -1199,14 +1262,37 @@ def _segments(text: str) -> list[str]:
     segs = [s.strip() for s in t.split(".")]
     segs = [s for s in segs if s]
     if not segs or not all(s.isidentifier() or _SEG_RE.fullmatch(s) for s in segs):
-        return []
-    return segs
+        return ()
+    return tuple(segs)
+
+
+def _scope_dependent(family: str, nested_names: frozenset[str], segs: tuple[str, ...]) -> bool:
+    """Whether resolving a callee may depend on the calling scope (else it is memoised per
+    file by its text alone)."""
+    if family == "java":
+        return True
+    if not segs:
+        return False
+    head = segs[0]
+    return (
+        head in _SELF_NAMES[family]
+        or head in _SUPER_NAMES[family]
+        or head in nested_names
+        or (family == "go" and len(segs) > 1)
+    )
 
 
 class _Pass:
     """One resolution run (``edges_for``/``all_edges``) with its memo tables."""
 
-    __slots__ = ("bases_memo", "dir_memo", "files", "r", "scope_dependent", "seen", "seg_memo")
+    __slots__ = (
+        "bases_memo",
+        "dir_memo",
+        "files",
+        "guess_memo",
+        "r",
+        "seen",
+    )
 
     def __init__(self, r: RepoResolver) -> None:
         self.r = r
@@ -1214,14 +1300,12 @@ class _Pass:
         self.bases_memo: dict[_Sym, tuple[tuple[_Sym, ...], frozenset[str]]] = {}
         self.dir_memo: dict[tuple[str, bool], tuple[str, ...]] = {}
         self.seen: set[str] = set()
-        self.seg_memo: dict[str, list[str]] = {}
-        self.scope_dependent: set[str] = set()
+        self.guess_memo: dict[tuple[str, str], _Sym | None] = {}
 
     # ----------------------------------------------------------------- per file
 
     def file_edges(self, fi: _FileIndex, acc: _Acc) -> None:
         self.seen = set()
-        self.scope_dependent = set()
         ctx = self.r._ctx_of(fi)
         fid = fi.fid
         files = self.files
@@ -1230,65 +1314,31 @@ class _Pass:
         for m in ctx.externals:
             acc.ext.append((fid, m))
 
-        # Memo of call resolutions: by callee text alone when the result cannot depend on
-        # the calling scope, else by (scope key, callee text).
-        flat: dict[str, str | None] = {}
-        scoped: dict[tuple[str, str], str | None] = {}
-        dependent = self.scope_dependent
-        info = fi.caller_info
         calls_out = acc.calls
         unres_out = acc.unres_calls
-        for call in fi.parsed.calls:
-            callee = call.callee
-            ci = info.get(call.caller) or fi.info_for(call.caller)
-            if callee in flat:
-                target = flat[callee]
-            elif callee in dependent:
-                key = (ci[1], callee)
-                if key in scoped:
-                    target = scoped[key]
-                else:
-                    target = scoped[key] = self.resolve_call(fi, ctx, ci, callee)
-            elif self.is_scope_dependent(fi, callee):
-                dependent.add(callee)
-                target = scoped[(ci[1], callee)] = self.resolve_call(fi, ctx, ci, callee)
-            else:
-                target = flat[callee] = self.resolve_call(fi, ctx, ci, callee)
+        file_level = fi.caller_info[""]
+        for callee, callers in fi.flat_calls:
+            target = self.resolve_call(fi, ctx, file_level, callee, _segments(callee))
             if target is None:
-                unres_out.append((ci[0], callee))
+                unres_out.extend([(c, callee) for c in callers])
             else:
-                calls_out.append((ci[0], target))
+                calls_out.extend([(c, target) for c in callers])
+        for ci, callee, callers in fi.scoped_calls:
+            target = self.resolve_call(fi, ctx, ci, callee, _segments(callee))
+            if target is None:
+                unres_out.extend([(c, callee) for c in callers])
+            else:
+                calls_out.extend([(c, target) for c in callers])
 
         for ref in fi.parsed.inherits:
             self.inherit_edge(fi, ctx, ref, acc)
 
-    def segments(self, text: str) -> list[str]:
-        segs = self.seg_memo.get(text)
-        if segs is None:
-            segs = self.seg_memo[text] = _segments(text)
-        return segs
-
-    def is_scope_dependent(self, fi: _FileIndex, callee: str) -> bool:
-        """Whether resolving ``callee`` in ``fi`` may depend on the calling scope."""
-        fam = fi.family
-        if fam == "java":
-            return True
-        segs = self.segments(callee)
-        if not segs:
-            return False
-        head = segs[0]
-        return (
-            head in _SELF_NAMES[fam]
-            or head in _SUPER_NAMES[fam]
-            or head in fi.nested_names
-            or (fam == "go" and len(segs) > 1)
-        )
-
     def sid(self, t: _Sym) -> str:
         return self.files[t[0]].sids[t[1]]
 
-    def resolve_call(self, fi: _FileIndex, ctx: _ImportCtx, ci: _CallerInfo, callee: str) -> str | None:
-        segs = self.segments(callee)
+    def resolve_call(
+        self, fi: _FileIndex, ctx: _ImportCtx, ci: _CallerInfo, callee: str, segs: tuple[str, ...]
+    ) -> str | None:
         if not segs:
             return None
         if len(segs) == 1:
@@ -1353,6 +1403,8 @@ class _Pass:
                     if cand in syms:
                         return (fi.path, cand)
                 elif fam == "java" and s.kind in _CLASSLIKE:
+                    if s.name == name:  # the class itself, not its constructor
+                        return (fi.path, q)
                     m = self.member_of((fi.path, q), name, set())
                     if m is not None:
                         return m
@@ -1458,7 +1510,7 @@ class _Pass:
                 return t
         return None
 
-    def resolve_in_files(self, paths: tuple[str, ...], rest: list[str]) -> _Target | None:
+    def resolve_in_files(self, paths: tuple[str, ...], rest: Sequence[str]) -> _Target | None:
         for p in paths:
             t = self.lookup(p, rest[0], 0)
             if t is None:
@@ -1474,7 +1526,7 @@ class _Pass:
                 return t2
         return None
 
-    def resolve_member(self, sym: _Sym, rest: list[str]) -> _Sym | None:
+    def resolve_member(self, sym: _Sym, rest: Sequence[str]) -> _Sym | None:
         path, qual = sym
         syms = self.files[path].syms
         q = qual + "." + ".".join(rest)
@@ -1547,13 +1599,13 @@ class _Pass:
     # ----------------------------------------------------------------- dotted & heuristics
 
     def resolve_dotted(
-        self, fi: _FileIndex, ctx: _ImportCtx, caller: str, cls: str, text: str, segs: list[str]
+        self, fi: _FileIndex, ctx: _ImportCtx, caller: str, cls: str, text: str, segs: tuple[str, ...]
     ) -> tuple[_Target | None, bool]:
         """Resolve ``a.b.c``; the flag says whether heuristic (4) may still be tried."""
         fam = fi.family
         head = segs[0]
         if fam == "rs" and "::" in text and head in ("crate", "self", "super"):
-            loc = self.r._rs_locate(fi, segs, None)
+            loc = self.r._rs_locate(fi, list(segs), None)
             if loc is not None and loc[2]:
                 self.seen.add(loc[1])
                 return self.resolve_in_files((loc[1],), loc[2]), False
@@ -1606,6 +1658,13 @@ class _Pass:
     def guess_method(self, fi: _FileIndex, ctx: _ImportCtx, name: str) -> _Sym | None:
         if name in _COMMON_METHODS[fi.family]:
             return None
+        key = (fi.path, name)
+        if key in self.guess_memo:
+            return self.guess_memo[key]
+        got = self.guess_memo[key] = self._guess_method(fi, ctx, name)
+        return got
+
+    def _guess_method(self, fi: _FileIndex, ctx: _ImportCtx, name: str) -> _Sym | None:
         found: tuple[tuple[str, str], _Sym] | None = None
         for p in (fi.path, *ctx.targets):
             entries = self.files[p].methods.get(name)

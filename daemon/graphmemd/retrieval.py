@@ -145,7 +145,13 @@ class Retriever:
             seeds.append(anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path))
         if text.strip():
             scope = {rt.id for rt in repos}
-            for sid, _score in e.store.search_symbols(text, 10, repo_hint):
+            hits = e.store.search_symbols(text, 10, repo_hint)
+            if hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
+                with e.lock:
+                    ids = [i for w in re.findall(r"\w+", text) for i in sorted(e.graph.by_name(w))][:10]
+            else:
+                ids = [sid for sid, _score in hits]
+            for sid in ids:
                 if sid in e.graph.symbols and e.graph.symbols[sid].repo_id in scope:
                     seeds.append(sid)
         return list(dict.fromkeys(seeds))

@@ -390,7 +390,8 @@ def walk_repo(
     same ignore rules and paths still relative to ``root`` (for a directory that appeared
     after the last walk); nothing is yielded if it is ignored, missing or not a directory.
 
-    Raises ``InvalidArgument`` if ``root`` is not a directory, or ``under`` escapes it.
+    Raises ``InvalidArgument`` (at the call, not at the first ``next``) if ``root`` is not a
+    directory, ``under`` escapes it or ``filter`` belongs to another root.
     """
     root_abs = Path(os.path.abspath(root))
     root_str = str(root_abs)
@@ -405,10 +406,21 @@ def walk_repo(
     if os.path.realpath(flt.root) != real_root:
         raise InvalidArgument(f"filter is for {flt.root}, not for {root}")
 
-    seen: set[tuple[int, int]] = {(root_stat.st_dev, root_stat.st_ino)}
     start = _normalize_rel(under)
     if start is None:
         raise InvalidArgument(f"{under!r} is outside the repository")
+    return _walk(root_str, real_root, (root_stat.st_dev, root_stat.st_ino), start, flt, max_file_size)
+
+
+def _walk(
+    root_str: str,
+    real_root: str,
+    root_key: tuple[int, int],
+    start: str,
+    flt: RepoFilter,
+    max_file_size: int,
+) -> Iterator[WalkedFile | SkippedFile]:
+    seen: set[tuple[int, int]] = {root_key}
     if start:
         if flt.is_ignored(start, is_dir=True):
             return
@@ -447,7 +459,7 @@ def walk_repo(
 
         subdirs: list[str] = []
         for entry in entries:
-            item = _visit(entry, rel_dir, root_str, real_root, flt, max_file_size, seen, subdirs, linked_dirs)
+            item = _visit(entry, rel_dir, real_root, flt, max_file_size, seen, subdirs, linked_dirs)
             if item is not None:
                 yield item
         stack.extend(reversed(subdirs))
@@ -474,7 +486,6 @@ def _check_linked_dir(
 def _visit(
     entry: os.DirEntry[str],
     rel_dir: str,
-    root_str: str,
     real_root: str,
     flt: RepoFilter,
     max_file_size: int,
@@ -490,11 +501,15 @@ def _visit(
     except OSError as exc:
         return SkippedFile(_join(rel_dir, _printable(name)), f"cannot stat: {exc.strerror or exc}")
 
+    language = None
+    if not is_dir:
+        language = language_for_path(name)
+        if language is None:
+            return None  # not a file we index: no need to look at ignore rules
+
     if not _decodable(name):
         shown = _join(rel_dir, _printable(name))
         if flt._leaf_ignored(shown, is_dir):
-            return None
-        if not is_dir and language_for_path(shown) is None:
             return None
         return SkippedFile(shown, "name is not valid UTF-8")
 
@@ -517,10 +532,8 @@ def _visit(
         subdirs.append(rel)
         return None
 
-    language = language_for_path(rel)
-    if language is None:
-        return None
-    abs_path = os.path.join(root_str, rel)
+    assert language is not None
+    abs_path = entry.path
     if is_link:
         real = os.path.realpath(abs_path)
         if not os.path.exists(real):

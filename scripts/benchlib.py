@@ -1,0 +1,130 @@
+"""Helpers shared by the benchmarks: corpora, a real daemon process, RSS readings."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "clients"), str(ROOT / "daemon")]
+
+from graphmem.client import GraphMem  # noqa: E402
+from graphmem.errors import GraphMemError  # noqa: E402
+
+EXCLUDED = {"test", "tests", "site-packages", "__pycache__"}
+
+
+def stdlib_corpus(dest: Path) -> Path:
+    """A copy of the running interpreter's standard library .py files, without test folders."""
+    src = Path(sysconfig.get_paths()["stdlib"])
+    out = dest / "stdlib"
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = sorted(d for d in dirnames if d not in EXCLUDED)
+        rel = Path(dirpath).relative_to(src)
+        for name in filenames:
+            if name.endswith(".py"):
+                target = out / rel / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(Path(dirpath) / name, target)
+    return out
+
+
+def mixed_corpus(dest: Path) -> Path:
+    out = dest / "mixed"
+    for lang in sorted(p for p in (ROOT / "fixtures" / "repos").iterdir() if p.is_dir()):
+        shutil.copytree(lang, out / lang.name)
+    return out
+
+
+def short_home() -> Path:
+    return Path(tempfile.mkdtemp(prefix="gmb", dir="/tmp"))
+
+
+class DaemonProc:
+    def __init__(self, home: Path, repos: list[Path] = (), workers: int | None = None) -> None:  # type: ignore[assignment]
+        env = dict(os.environ, GRAPHMEM_HOME=str(home))
+        if workers:
+            env["GRAPHMEM_PARSE_WORKERS"] = str(workers)
+        args = [sys.executable, "-m", "graphmemd", "run"]
+        for r in repos:
+            args += ["--repo", str(r)]
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "clients"), str(ROOT / "daemon"), env.get("PYTHONPATH", "")])
+        self.home = home
+        self.proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with self.client(1) as c:
+                    if c.health():
+                        return
+            except GraphMemError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("daemon did not become healthy")
+
+    def client(self, timeout: float = 30) -> GraphMem:
+        return GraphMem(home=str(self.home), timeout=timeout)
+
+    def wait_ready(self, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        with self.client() as c:
+            while time.monotonic() < deadline:
+                st = c.status()
+                if st.repositories and all(r.state.value == "ready" and not r.pending_changes for r in st.repositories):
+                    if c.recall("zz-no-such-term-zz").freshness.current:
+                        return
+                time.sleep(0.02)
+        raise RuntimeError("index did not finish")
+
+    def peak_rss_mb(self) -> float:
+        """Peak RSS (VmHWM) of the daemon plus the largest of its parse workers."""
+        total = _hwm(self.proc.pid)
+        kids = _children(self.proc.pid)
+        return (total + max((_hwm(k) for k in kids), default=0.0) * len(kids)) / 1024
+
+    def stop(self) -> None:
+        try:
+            with self.client(5) as c:
+                c.shutdown()
+            self.proc.wait(30)
+        except (GraphMemError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _hwm(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return float(line.split()[1])
+    except OSError:
+        pass
+    return 0.0
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                fields = (p / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(p.name))
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    s = sorted(values)
+    if not s:
+        return 0.0
+    k = min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))
+    return s[k]
