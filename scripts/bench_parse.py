@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "daemon"))
 
-from graphmemd.model import Language  # noqa: E402
-from graphmemd.parsing import bare_parse, parse_source  # noqa: E402
+from graphmemd.model import Language
+from graphmemd.parsing import bare_parse, parse_source
 
 _SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
 

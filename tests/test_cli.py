@@ -9,6 +9,7 @@ archive, delete, export/import, events, and finally ``daemon stop``.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -18,10 +19,22 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from graphmem.cli import freshness_line, main, marker, to_jsonable
+from graphmem.types import (
+    Category,
+    ChangeKind,
+    Freshness,
+    IndexState,
+    Observation,
+    ObservationStatus,
+    RepoFreshness,
+    StaleReason,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PY_REPO = ROOT / "fixtures" / "repos" / "python"
@@ -72,6 +85,55 @@ def daemon_available() -> str:
     return ""
 
 
+# ---------------------------------------------------------------------------- formatting (in-process)
+
+
+def _obs(**changes: Any) -> Observation:
+    base = Observation(id="o1", repo_id="py", text="t", category=Category.DECISION, created_at=1.0,
+                       updated_at=1.0)
+    return replace(base, **changes)
+
+
+def test_status_markers() -> None:
+    reason = StaleReason(anchor_ref="a.py::f", change=ChangeKind.BODY_CHANGED, detected_at=2.0)
+    assert marker(_obs()) == "[FRESH]"
+    assert marker(_obs(status=ObservationStatus.STALE, stale_reasons=(reason,))) == "[STALE: body changed]"
+    worse = replace(reason, change=ChangeKind.SIGNATURE_CHANGED)
+    assert marker(_obs(status=ObservationStatus.STALE, stale_reasons=(reason, worse))) == (
+        "[STALE: signature changed, body changed]")
+    assert marker(_obs(status=ObservationStatus.SUPERSEDED, superseded_by="o2")) == "[SUPERSEDED by o2]"
+    assert marker(_obs(status=ObservationStatus.ARCHIVED)) == "[ARCHIVED]"
+    assert "NEEDS REVIEW" in marker(_obs(needs_review=True))
+
+
+def test_freshness_lines() -> None:
+    ready = RepoFreshness(repo_id="py", current=True, state=IndexState.READY, head_commit="abc1234def",
+                          indexed_commit="abc1234def")
+    assert freshness_line(Freshness(current=True, repositories=(ready,))) == "index current (HEAD abc1234)"
+    assert freshness_line(Freshness(current=True)) == "index current"
+    pending = replace(ready, current=False, pending_changes=3)
+    assert freshness_line(Freshness(current=False, repositories=(pending,))) == (
+        "index NOT current: 3 pending changes")
+    indexing = replace(ready, current=False, state=IndexState.INDEXING)
+    assert freshness_line(Freshness(current=False, repositories=(indexing,))) == (
+        "index NOT current: py is indexing")
+
+
+def test_json_rendering() -> None:
+    data = to_jsonable(_obs(tags=("a",)))
+    assert isinstance(data, dict)
+    assert data["category"] == "decision"
+    assert data["status"] == "fresh"
+    assert data["tags"] == ["a"]
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_main_returns_exit_codes_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--limit", "x"]) == 64
+    assert "graphmem: list: argument --limit" in capsys.readouterr().err
+    assert main(["--version"]) == 0
+
+
 # ---------------------------------------------------------------------------- no daemon
 
 
@@ -110,6 +172,28 @@ def test_daemon_stop_without_daemon_is_quiet_success(empty_home: Path) -> None:
     out = gm(empty_home, "daemon", "stop")
     assert out.returncode == 0
     assert "not running" in out.stderr
+
+
+def test_daemon_start_with_missing_repo_exits_66(empty_home: Path) -> None:
+    out = gm(empty_home, "daemon", "start", "--repo", "/nonexistent/gm-repo")
+    assert out.returncode == 66
+    assert "not a directory: /nonexistent/gm-repo" in out.stderr
+    assert not (empty_home / "run" / "graphmemd.pid").exists()
+
+
+def test_daemon_start_exits_3_when_the_store_is_locked(empty_home: Path) -> None:
+    """The spawned daemon finds the store lock taken, exits 3; the CLI reports its stderr line."""
+    reason = daemon_available()
+    if reason:
+        pytest.skip(reason)
+    lock = empty_home / "data" / "daemon.lock"
+    lock.parent.mkdir(parents=True)
+    with open(lock, "a+") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        out = gm(empty_home, "daemon", "start", "--wait", "30")
+    assert out.returncode == 3, out.stderr
+    assert out.stderr.startswith("graphmem: ")
+    assert "already" in out.stderr
 
 
 @pytest.mark.parametrize("args", [
@@ -313,6 +397,16 @@ def test_brief(home: Path, observation_id: str) -> None:
     assert "login compares password hashes" in out.stdout
     data = gm_json(home, "brief", "--file", "app/auth/service.py")
     assert observation_id in data["observation_ids"]
+
+
+def test_index_prints_plain_progress_when_not_a_tty(home: Path) -> None:
+    out = gm(home, "index", str(PY_REPO.relative_to(ROOT)), "--full")
+    assert out.returncode == 0, out.stderr
+    assert ": ready, " in out.stdout
+    assert "files" in out.stdout
+    assert "\x1b" not in out.stderr  # no terminal control codes
+    out = gm(home, "index", "no-such-repo")
+    assert out.returncode == 66, out.stderr
 
 
 def test_update_confirm_archive_delete(home: Path) -> None:

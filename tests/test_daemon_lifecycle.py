@@ -10,7 +10,7 @@ import stat
 import subprocess
 import sysconfig
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
@@ -58,6 +58,17 @@ PY_SYMBOL_REFS = frozenset({
 PY_SYMBOLS = len(PY_SYMBOL_REFS)  # 21
 
 
+@pytest.fixture(scope="module")
+def shared_daemon() -> Iterator[Daemon]:
+    """One daemon on the python fixture for the tests that leave it as they found it
+    (each daemon start costs seconds)."""
+    d = spawn_daemon(short_tmp(), [copy_fixture("python")])
+    yield d
+    if d.proc.poll() is None:
+        d.proc.kill()
+        d.proc.wait(10)
+
+
 def _socket(d: Daemon) -> Path:
     return resolve_paths(d.home, {}).socket
 
@@ -101,15 +112,16 @@ def test_start_status_shutdown_cleanup(py_daemon: Daemon, py_repo: Path) -> None
     assert not pidfile.exists()
 
 
-def test_socket_and_runtime_dir_are_owner_only(py_daemon: Daemon) -> None:
-    sock = _socket(py_daemon)
+def test_socket_and_runtime_dir_are_owner_only(shared_daemon: Daemon) -> None:
+    sock = _socket(shared_daemon)
     st = os.stat(sock)
     assert stat.S_ISSOCK(st.st_mode)
     assert stat.S_IMODE(st.st_mode) == 0o600, oct(st.st_mode)
     assert stat.S_IMODE(os.stat(sock.parent).st_mode) == 0o700, oct(os.stat(sock.parent).st_mode)
 
 
-def test_second_daemon_on_same_home_exits_3(py_daemon: Daemon, py_repo: Path) -> None:
+def test_second_daemon_on_same_home_exits_3(shared_daemon: Daemon) -> None:
+    py_daemon, py_repo = shared_daemon, shared_daemon.repos[0]
     with py_daemon.client() as c:
         obs = c.observe("the first daemon owns this store", anchors=["app/models.py::User"])
 
@@ -167,8 +179,8 @@ def test_kill9_leaves_stale_files_and_restart_recovers(
 # ---------------------------------------------------------------------------- standard gRPC services
 
 
-def test_grpc_health_and_reflection(py_daemon: Daemon) -> None:
-    with grpc.insecure_channel(f"unix:{_socket(py_daemon)}") as ch:
+def test_grpc_health_and_reflection(shared_daemon: Daemon) -> None:
+    with grpc.insecure_channel(f"unix:{_socket(shared_daemon)}") as ch:
         health = health_pb2_grpc.HealthStub(ch)
         for service in ("", "graphmem.v1.DaemonService", "graphmem.v1.ObservationService"):
             resp = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
@@ -187,8 +199,9 @@ def test_grpc_health_and_reflection(py_daemon: Daemon) -> None:
 # ---------------------------------------------------------------------------- validation
 
 
-def test_invalid_requests_are_invalid_argument(py_daemon: Daemon) -> None:
-    with py_daemon.client() as c:
+def test_invalid_requests_are_invalid_argument(shared_daemon: Daemon) -> None:
+    with shared_daemon.client() as c:
+        saved_before = {o.id for o in c.list(limit=0)}
         with pytest.raises(InvalidArgument, match="empty"):
             c.observe("", anchors=["app/models.py::User"])
         with pytest.raises(InvalidArgument, match="empty"):
@@ -206,9 +219,9 @@ def test_invalid_requests_are_invalid_argument(py_daemon: Daemon) -> None:
             c.recall("login", hops=99)
         with pytest.raises(InvalidArgument, match="pattern"):
             c.find_symbols("")
-        assert c.list() == []  # nothing was saved by the rejected creates
+        assert {o.id for o in c.list(limit=0)} == saved_before  # the rejected creates saved nothing
 
-    with grpc.insecure_channel(f"unix:{_socket(py_daemon)}") as ch:
+    with grpc.insecure_channel(f"unix:{_socket(shared_daemon)}") as ch:
         stub = service_pb2_grpc.ObservationServiceStub(ch)  # type: ignore[no-untyped-call]
         req = service_pb2.CreateObservationRequest(
             text="a category from the future", category=99, anchors=["app/models.py::User"],  # type: ignore[arg-type]

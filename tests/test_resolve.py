@@ -336,10 +336,40 @@ def test_python_first_internal_binding_wins() -> None:
             syms=(sym("fast"),),
         ),
         pf("main.py", imports=(imp("os"),), calls=(call("", "os.path.join"),)),
+        # `import os.path`: os.path is an attribute of os.py, not a file
+        pf("main2.py", imports=(imp("os.path"),), calls=(call("", "os.path.join"),)),
+        pf("impl.py", syms=(sym("X", CLASS), sym("X.run", METHOD))),
+        # try: from _c import X / except ImportError: from impl import X
+        pf("main3.py", imports=(imp("_c", "X"), imp("impl", "X")), calls=(call("", "X.run"),)),
     )
     e = r.all_edges()
     assert targets_of(e, fid("main.py")) == {sid("posixpath.py", "join")}
     assert imports_of(e, "os.py") == {"posixpath.py", "ntpath.py"}
+    assert imports_of(e, "main2.py") == {"os.py"}
+    assert externals_of(e, "main2.py") == set()
+    assert targets_of(e, fid("main2.py")) == {sid("posixpath.py", "join")}
+    assert targets_of(e, fid("main3.py")) == {sid("impl.py", "X.run", METHOD)}
+
+
+def test_star_import_cycles_terminate() -> None:
+    n = 30
+    files = [
+        pf(
+            f"m{i}.py",
+            imports=tuple(imp(f"m{(i + k) % n}", "*") for k in range(1, 4)),
+            calls=(call("", "nowhere"),),
+        )
+        for i in range(n)
+    ]
+    files[7] = pf("m7.py", syms=(sym("target"),), imports=files[7].imports)
+    r = make(
+        *files, pf("main.py", imports=(imp("m0", "*"),), calls=(call("", "target"), call("", "nowhere")))
+    )
+    start = time.process_time()
+    e = r.all_edges()
+    assert time.process_time() - start < 1.0
+    assert targets_of(e, fid("main.py")) == {sid("m7.py", "target")}
+    assert unresolved_of(e, fid("main.py")) == {"nowhere"}
 
 
 def test_python_inherits_resolution_and_unresolved() -> None:
@@ -752,11 +782,23 @@ def test_rust_impl_in_other_file() -> None:
             calls=(call("Point.norm", "self.len"),),
         ),
         pf("src/user.rs", imports=(imp("crate::model", "Point"),), calls=(call("", "Point::norm"),)),
+        pf(
+            "src/traits.rs",
+            syms=(sym("Norm", K.TRAIT),),
+            imports=(imp("crate::model", "Point"),),
+            inherits=(inh("Point", "Norm", IMPLEMENTS), inh("Vec", "Norm", IMPLEMENTS)),
+        ),
         facts=RepoFacts(),  # no Cargo facts: lib.rs/main.rs are taken as crate roots
     )
     e = r.all_edges()
     assert targets_of(e, sid("src/ops.rs", "Point.norm", METHOD)) == {sid("src/ops.rs", "Point.len", METHOD)}
     assert targets_of(e, fid("src/user.rs")) == {sid("src/ops.rs", "Point.norm", METHOD)}
+    # `impl Norm for Point` in another file than the struct: the child is resolved by name
+    assert e.inherits == (
+        (sid("src/model.rs", "Point", K.STRUCT), sid("src/traits.rs", "Norm", K.TRAIT), IMPLEMENTS),
+    )
+    # `impl Norm for Vec`: the type is not in the repository, kept as a reference of the file
+    assert e.unresolved_inherits == ((fid("src/traits.rs"), "Norm", IMPLEMENTS),)
 
 
 # --------------------------------------------------------------------------- Java
@@ -946,6 +988,12 @@ def test_dependents_follow_reexports_bases_and_packages() -> None:
     assert f"{J}/model/User.java" not in deps
     r.remove_file(base)
     assert f"{J}/service/Svc.java" in r.dependents_of([base])  # package remembered after removal
+    user = f"{J}/model/User.java"
+    r.set_file(pf(user, package="com.x.other", syms=(sym("User", CLASS),)))
+    assert {f"{J}/app/App.java", f"{J}/service/Svc.java"} <= r.dependents_of([user])  # moved package
+    assert f"{J}/model/User.java" not in imports_of(
+        r.edges_for([f"{J}/service/Svc.java"]), f"{J}/service/Svc.java"
+    )
 
 
 def test_set_facts_changes_resolution() -> None:

@@ -9,12 +9,11 @@ only its direct callee's module, so the graph has no shortcut:
 plus ``legacy.py`` (``export_rows``, ``purge_rows``), which nothing in the chain reaches.
 
 One daemon serves the module; every test registers its own copy of a fixture and
-unregisters it afterwards.
+names that repository in every call.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import shutil
@@ -28,7 +27,6 @@ from typing import Any
 import pytest
 from conftest import Daemon, copy_fixture, short_tmp, spawn_daemon, wait_for
 from graphmem.client import GraphMem
-from graphmem.errors import GraphMemError
 from graphmem.types import (
     Category,
     EdgeKind,
@@ -109,7 +107,6 @@ def daemon() -> Iterator[Daemon]:
 @pytest.fixture
 def open_repo(daemon: Daemon) -> Iterator[Callable[..., Repo]]:
     client = daemon.client()
-    opened: list[Repo] = []
 
     def open_(fixture: str, prepare: Callable[[Path], None] | None = None) -> Repo:
         root = copy_fixture(fixture)
@@ -120,13 +117,11 @@ def open_repo(daemon: Daemon) -> Iterator[Callable[..., Repo]]:
                              for r in client.list_repos()), 30)
         repo = Repo(root, rid, client)
         repo.wait_current()
-        opened.append(repo)
         return repo
 
     yield open_
-    for r in opened:
-        with contextlib.suppress(GraphMemError):
-            client.remove_repo(r.id)
+    # Repositories stay registered until the module's daemon stops: every call names its
+    # repository, and unregistering waits for the daemon's queued store writes (seconds).
     client.close()
 
 
@@ -356,6 +351,36 @@ def test_freshness_reports_commit_and_dirty_tree(open_repo: Callable[..., Repo])
     assert rf.working_tree_dirty
     assert rf.indexed_commit == head
     assert rf.current
+
+
+def test_freshness_follows_a_commit(open_repo: Callable[..., Repo]) -> None:
+    """Committing the already-indexed edit changes no file: the index is still the code, so
+    freshness must catch up (current, indexed at the new HEAD, tree clean) promptly."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+
+    def init(root: Path) -> None:
+        _git(root, "init", "-q")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", "fixture")
+
+    repo = open_repo("chain_py", init)
+    edit(repo.root / "tax.py", "RATE = 0.2", "RATE = 0.25")
+    wait_for(lambda: repo.recall(NO_MATCH).freshness.repositories[0].working_tree_dirty, TIMEOUT)
+    repo.wait_current()
+
+    _git(repo.root, "commit", "-qam", "raise the rate")
+    head = _git(repo.root, "rev-parse", "HEAD")
+
+    def caught_up() -> bool:
+        rf = repo.recall(NO_MATCH).freshness.repositories[0]
+        return rf.current and rf.indexed_commit == head and not rf.working_tree_dirty
+
+    try:
+        wait_for(caught_up, 5.0)
+    except AssertionError:
+        rf = repo.recall(NO_MATCH).freshness.repositories[0]
+        raise AssertionError(f"freshness never caught up with the commit {head[:10]}: {rf}") from None
 
 
 # ----------------------------------------------------------------------------- symbols

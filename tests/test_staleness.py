@@ -3,13 +3,12 @@ repository, real edits on disk (in place, and the way editors save: a temp file 
 directory ``os.replace``-d over the original).
 
 One daemon serves the whole module (starting one costs seconds); every test registers its
-own fresh copy of a fixture and unregisters it afterwards, so tests never see each other's
-edits or observations.
+own fresh copy of a fixture (and names that repository in every call), so tests never see
+each other's edits or observations.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 import threading
@@ -166,7 +165,6 @@ def daemon() -> Iterator[Daemon]:
 @pytest.fixture
 def open_repo(daemon: Daemon) -> Iterator[Callable[[str], Repo]]:
     client = daemon.client()
-    opened: list[Repo] = []
 
     def open_(fixture: str) -> Repo:
         root = copy_fixture(fixture)
@@ -175,13 +173,11 @@ def open_repo(daemon: Daemon) -> Iterator[Callable[[str], Repo]]:
                              for r in client.list_repos()), 30)
         repo = Repo(root, rid, client)
         repo.wait_current()
-        opened.append(repo)
         return repo
 
     yield open_
-    for r in opened:
-        with contextlib.suppress(GraphMemError):
-            client.remove_repo(r.id)
+    # Repositories stay registered until the module's daemon stops: every call names its
+    # repository, and unregistering waits for the daemon's queued store writes (seconds).
     client.close()
 
 

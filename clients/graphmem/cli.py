@@ -56,7 +56,7 @@ from graphmem.types import (
     SymbolDetail,
 )
 
-__all__ = ["EX_USAGE", "build_parser", "main", "to_jsonable"]
+__all__ = ["EX_USAGE", "build_parser", "freshness_line", "main", "marker", "to_jsonable"]
 
 EX_USAGE = 64
 EX_INTERRUPTED = 130
@@ -656,9 +656,16 @@ class _Progress:
 # ---------------------------------------------------------------------------- commands
 
 
+def _check_repo_dirs(repos: Sequence[str]) -> None:
+    for repo in repos:
+        if not Path(repo).expanduser().is_dir():
+            raise NotFound(f"not a directory: {repo}")
+
+
 def cmd_daemon_start(args: argparse.Namespace, ctx: _Ctx) -> int:
     from graphmem.daemon_ctl import start_daemon
 
+    _check_repo_dirs(args.repo)
     pid = start_daemon(ctx.home, args.repo, args.tcp, args.log_level, timeout=args.wait)
     ctx.print(f"graphmemd started (pid {pid}), listening on {unix_target(ctx.paths.socket)}")
     return 0
@@ -679,6 +686,7 @@ def cmd_daemon_stop(args: argparse.Namespace, ctx: _Ctx) -> int:
 def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
     from graphmem.daemon_ctl import daemon_command
 
+    _check_repo_dirs(args.repo)
     cmd = daemon_command(ctx.home, args.repo, args.tcp, args.log_level)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -712,8 +720,7 @@ def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_add(args: argparse.Namespace, ctx: _Ctx) -> int:
-    if not Path(args.path).expanduser().is_dir():
-        raise NotFound(f"not a directory: {args.path}")
+    _check_repo_dirs([args.path])
     with ctx.client() as client:
         repo = client.add_repo(args.path)
     if args.json:

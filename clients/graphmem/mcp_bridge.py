@@ -1,6 +1,6 @@
 """graphmem's tools for coding agents, as an MCP server over stdio (``graphmem mcp``).
 
-The bridge is a thin, stateless layer over one :class:`graphmem.client.GraphMem`: every tool
+The bridge is a thin layer over one :class:`graphmem.client.GraphMem`: every tool
 calls the daemon and renders the answer twice, as compact text for the model to read and as
 structured content (with an output schema) for clients that use it. Errors the daemon reports
 (:class:`graphmem.errors.GraphMemError`) become tool errors (``isError`` results carrying the
@@ -49,9 +49,7 @@ from graphmem.types import (
     SymbolDetail,
 )
 
-__all__ = ["TOOL_NAMES", "Backend", "GraphMemTools", "build_server", "main"]
-
-log = logging.getLogger(__name__)
+__all__ = ["TOOL_NAMES", "Backend", "CategoryName", "GraphMemTools", "build_server", "main", "tool_error"]
 
 TOOL_NAMES = (
     "save_observation",

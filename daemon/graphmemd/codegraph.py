@@ -171,6 +171,10 @@ class CodeGraph:
             for s in sources:
                 yield rev, s
 
+    def degree(self, node: str) -> int:
+        return sum(len(t) for t in self._out.get(node, {}).values()) + sum(
+            len(t) for t in self._in.get(node, {}).values())
+
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         return set(self._out.get(node, {}).get(kind, ()))
 

@@ -217,6 +217,9 @@ class Engine(CodeView):
             save_registry(self.cfg.paths.repos_file, [r.root for r in self.repos.values()])
         if self._watcher is not None:
             self._watcher.add_root(root)
+            # Scan only once the OS watch is registered, so no change falls in between.
+            if not self._watcher.wait_live(root, timeout=5.0):
+                logger.warning("watch of %s not live after 5 s; the periodic rescan covers the gap", root)
         self.submit(Job("index", rid))
         return rt
 
@@ -228,6 +231,7 @@ class Engine(CodeView):
         for f in files:
             self.graph.put_file(FileNode(rt.id, f.path, f.language, f.content_hash), by_path.get(f.path, []))
         self.graph.set_edges([file_id(rt.id, f.path) for f in files], stored.edges)
+        rt.n_files, rt.n_symbols = self.graph.counts(rt.id)
         logger.info("loaded %s from the store: %d files, %d symbols", rt.id, len(files), len(symbols))
 
     def remove_repo(self, repo: str, keep_observations: bool = False) -> None:
@@ -282,6 +286,7 @@ class Engine(CodeView):
                     raise NotFound(f"no registered repository {job.repo_id!r}")
                 rt.busy = True
                 if job.kind == "index":
+                    rt.rescan_queued = False
                     self._index(rt, full=job.full, only=job.paths)
                 elif job.kind == "changes":
                     self._changes(rt)
@@ -443,39 +448,42 @@ class Engine(CodeView):
     def _apply(self, rt: RepoRuntime, outcomes: dict[str, ParseOutcome], removed: set[str], *, full: bool) -> None:
         """The one place the code graph changes: memory, store, then staleness and events."""
         now = time.time()
+        # Only this (indexing) thread mutates the graph and the resolver, so everything up to the
+        # swap reads without the lock; readers are blocked only while the results are swapped in.
+        old_files = {n.path: n for n in self.graph.repo_files(rt.id)}
+        cold = not old_files
+        changed: list[str] = []
+        parsed: dict[str, ParsedFile] = {}
+        for path, out in outcomes.items():
+            assert out.parsed is not None
+            parsed[path] = out.parsed
+            rt.resolver.set_file(out.parsed)
+            prev = old_files.get(path)
+            if full or prev is None or prev.content_hash != out.content_hash:
+                changed.append(path)
+        removed = {p for p in removed if p in old_files}
+        for p in removed:
+            rt.resolver.remove_file(p)
+        if not changed and not removed:
+            return
+        old_states = [s.state() for p in (*changed, *removed) for s in self.graph.file_symbols(rt.id, p)]
+        infos = {p: symbols_of(rt.id, parsed[p]) for p in changed}
+        changes = diff_symbols(old_states, [s.state() for syms in infos.values() for s in syms])
+        if cold:
+            edges = rt.resolver.all_edges()
+            sources: set[str] = set()
+        else:
+            touched = set(changed) | removed
+            sources = rt.resolver.dependents_of(touched) - touched
+            edges = rt.resolver.edges_for(set(changed) | sources)
         with self.lock:
-            old_files = {n.path: n for n in self.graph.repo_files(rt.id)}
-            cold = not old_files
-            changed: list[str] = []
-            parsed: dict[str, ParsedFile] = {}
-            for path, out in outcomes.items():
-                assert out.parsed is not None
-                parsed[path] = out.parsed
-                rt.resolver.set_file(out.parsed)
-                prev = old_files.get(path)
-                if full or prev is None or prev.content_hash != out.content_hash:
-                    changed.append(path)
-            removed = {p for p in removed if p in old_files}
-            for p in removed:
-                rt.resolver.remove_file(p)
-            if not changed and not removed:
-                return
-            old_states = [s.state() for p in (*changed, *removed) for s in self.graph.file_symbols(rt.id, p)]
-            infos = {p: symbols_of(rt.id, parsed[p]) for p in changed}
-            changes = diff_symbols(old_states, [s.state() for syms in infos.values() for s in syms])
-            if cold:
-                edges = rt.resolver.all_edges()
-                sources: set[str] = set()
-            else:
-                touched = set(changed) | removed
-                sources = rt.resolver.dependents_of(touched) - touched
-                edges = rt.resolver.edges_for(set(changed) | sources)
             for p in removed:
                 self.graph.remove_file(rt.id, p)
             for p in changed:
                 out = outcomes[p]
                 self.graph.put_file(FileNode(rt.id, p, parsed[p].language, out.content_hash or ""), infos[p])
             self.graph.set_edges([file_id(rt.id, p) for p in (*changed, *sources)], edges)
+            rt.n_files, rt.n_symbols = self.graph.counts(rt.id)
         t_mem = time.time()
         self._restale(rt, changes, set(changed) | removed)
         t_stale = time.time()
@@ -494,11 +502,13 @@ class Engine(CodeView):
         for p in changed:
             n = by_path.get(p, [])
             self.bus.publish(Event(EventKind.FILE_INDEXED, now, rt.id, path=p, detail={
-                "symbols": len(infos[p]), "added": sum(c.kind is ModelChange.ADDED for c in n),
-                "removed": sum(c.kind is ModelChange.REMOVED for c in n),
+                "removed": 0, "symbols": len(infos[p]), "added": sum(c.kind is ModelChange.ADDED for c in n),
+                "removed_symbols": sum(c.kind is ModelChange.REMOVED for c in n),
                 "changed": sum(c.kind in (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED) for c in n)}))
         for p in removed:
-            self.bus.publish(Event(EventKind.FILE_INDEXED, now, rt.id, path=p, detail={"removed_file": 1}))
+            n = by_path.get(p, [])
+            self.bus.publish(Event(EventKind.FILE_INDEXED, now, rt.id, path=p, detail={
+                "removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(n), "changed": 0}))
 
     # ------------------------------------------------------------------ staleness
 
@@ -536,9 +546,15 @@ class Engine(CodeView):
                             anchors.append(a)
                             continue
                         new_ref = f"{target.path}::{target.qualname}"
-                        anchors.append(replace(a, ref=new_ref, symbol_id=target.id, path=target.path))
-                        reasons.append(StaleReason(a.ref, ChangeKind.RENAMED, now, new_ref=new_ref, commit=commit,
-                                                   detail=f"{a.ref} was renamed or moved to {new_ref}"))
+                        # The anchor follows with the new fingerprints (the name is part of the
+                        # signature); the RENAMED reason keeps the old signature for review.
+                        anchors.append(replace(a, ref=new_ref, symbol_id=target.id, path=target.path,
+                                               signature=target.signature, sig_hash=target.sig_hash,
+                                               body_hash=target.body_hash))
+                        reasons.append(StaleReason(
+                            a.ref, ChangeKind.RENAMED, now, old_signature=a.signature,
+                            new_signature=target.signature, new_ref=new_ref, commit=commit,
+                            detail=f"{a.ref} was renamed or moved to {new_ref}"))
                     new = replace(o, anchors=tuple(anchors), stale_reasons=tuple(reasons), needs_review=True)
                 new = reevaluate(new, self, now, commit)
                 if new != o:
@@ -617,8 +633,12 @@ class Engine(CodeView):
             head = head_commit(rt.root)
             pending = len(rt.pending)
             current = rt.state is IndexState.READY and pending == 0 and not rt.busy and not rt.queued
-            if head and rt.indexed_commit and head != rt.indexed_commit:
+            if head and head != rt.indexed_commit:
+                # HEAD moved (commit, checkout, pull): not current until a rescan confirms the tree.
                 current = False
+                if rt.state is IndexState.READY and not rt.rescan_queued:
+                    rt.rescan_queued = True
+                    self.submit(Job("index", rt.id))
             out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty))
         return Freshness(all(r.current for r in out), tuple(out))
 

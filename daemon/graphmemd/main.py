@@ -28,6 +28,7 @@ def _setup_logging(config: DaemonConfig, foreground: bool) -> None:
         err.setFormatter(fmt)
         root.addHandler(err)
     root.setLevel(config.log_level)
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # it logs every batch at INFO
 
 
 def main(argv: Sequence[str] | None = None) -> int:

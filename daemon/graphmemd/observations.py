@@ -360,6 +360,19 @@ class ObservationBook:
         with self._lock:
             return [self._obs[i] for i in self._by_target.get(node_id, ()) if i in self._obs]
 
+    def anchored_in(self, nodes: Mapping[str, object]) -> dict[str, list[Observation]]:
+        """Observations anchored to any of ``nodes``, by node (one pass over the anchored targets)."""
+        out: dict[str, list[Observation]] = {}
+        with self._lock:
+            if len(nodes) < len(self._by_target):
+                pairs = ((n, self._by_target.get(n)) for n in nodes)
+            else:
+                pairs = ((t, ids) for t, ids in self._by_target.items() if t in nodes)
+            for node, ids in pairs:
+                if ids:
+                    out[node] = [self._obs[i] for i in ids if i in self._obs]
+        return out
+
     def targets(self) -> set[str]:
         with self._lock:
             return {t for t, ids in self._by_target.items() if ids}

@@ -23,6 +23,11 @@ a file after ``timeout_s`` is killed and respawned, and the file becomes a
 signal; files sent to it but not started are handed out again. A ``MemoryError`` raised
 inside the worker skips the file and retires the worker (a fresh one replaces it). The
 pool keeps serving afterwards.
+
+Like any spawn/forkserver user, the program's ``__main__`` module must be importable
+without side effects (``if __name__ == "__main__":`` guard): workers import it. The
+forkserver preload list is set to this module (process-wide), so workers fork with the
+grammars already loaded and a respawn costs milliseconds.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ import multiprocessing
 import os
 import queue
 import resource
+import select
+import selectors
 import signal
 import stat
 import threading
@@ -84,12 +91,14 @@ def content_hash(data: bytes) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ParseOutcome:
-    """What became of one file. Exactly one of ``parsed`` and ``skipped`` is set, except
-    for a bare parse (``parse_many(bare=True)``), where both are None on success.
+    """What became of one file.
 
-    ``content_hash``/``size`` are set whenever the worker read the bytes (also for a
-    binary file, or one whose parse timed out they may be None/0: the worker did not
-    report back). ``size`` is the on-disk size when known, else 0.
+    Exactly one of ``parsed`` and ``skipped`` is set, except after a bare parse
+    (``parse_many(bare=True)``), where both are None on success. ``content_hash`` is the
+    blake2b of the bytes (see :func:`content_hash`) whenever the worker read and hashed
+    them: parsed files and binary files; None for bare parses and files skipped before or
+    while reading, or lost to a timeout or a worker crash. ``size`` is the byte size when
+    known (also for files over the limit), else 0.
     """
 
     path: str
@@ -285,6 +294,11 @@ class _Worker:
     inflight: deque[_Task] = field(default_factory=deque)
     #: monotonic time the worker acknowledged starting inflight[0], or None if not started
     started_at: float | None = None
+    #: zero-timeout readability check of ``conn`` (Connection.poll builds a selector per call)
+    poller: select.poll = field(default_factory=select.poll)
+
+    def readable(self) -> bool:
+        return bool(self.poller.poll(0))
 
 
 def _describe_exit(exitcode: int | None) -> str:
@@ -349,6 +363,7 @@ class ParsePool:
         self._thread: threading.Thread | None = None
         self._wake_r = -1
         self._wake_w = -1
+        self._selector: selectors.BaseSelector | None = None
 
         # Owned by the dispatcher thread after start().
         self._slots: list[_Worker | None] = []
@@ -387,6 +402,11 @@ class ParsePool:
                 self._closing = True
                 self._close_wake_pipe()
             raise FailedPrecondition("no parse worker could start")
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._wake_r, selectors.EVENT_READ, None)
+        for worker in self._slots:
+            if worker is not None:
+                self._watch(worker)
         self._publish_pids()
         self._thread = threading.Thread(target=self._run, name="graphmem-parse-dispatch", daemon=True)
         self._thread.start()
@@ -502,7 +522,21 @@ class ParsePool:
             process.start()
         finally:
             child_conn.close()
-        return _Worker(slot, process, parent_conn)
+        worker = _Worker(slot, process, parent_conn)
+        worker.poller.register(parent_conn.fileno(), select.POLLIN)
+        return worker
+
+    def _watch(self, worker: _Worker) -> None:
+        assert self._selector is not None
+        self._selector.register(worker.conn.fileno(), selectors.EVENT_READ, worker)
+        self._selector.register(worker.process.sentinel, selectors.EVENT_READ, worker)
+
+    def _unwatch(self, worker: _Worker) -> None:
+        if self._selector is None:
+            return
+        for fd in (worker.conn.fileno(), worker.process.sentinel):
+            with contextlib.suppress(KeyError, ValueError):
+                self._selector.unregister(fd)
 
     def _await_ready(self, worker: _Worker, deadline: float) -> bool:
         while True:
@@ -524,6 +558,7 @@ class ParsePool:
                 return False
 
     def _reap(self, worker: _Worker) -> None:
+        self._unwatch(worker)
         if worker.process.is_alive():
             worker.process.kill()
         worker.process.join(_STOP_GRACE_S)
@@ -559,6 +594,7 @@ class ParsePool:
             if self._await_ready(worker, now + _STARTUP_TIMEOUT_S):
                 self._startup_failures = 0
                 self._slots[slot] = worker
+                self._watch(worker)
             else:
                 self._reap(worker)
                 self._startup_failures += 1
@@ -658,42 +694,45 @@ class ParsePool:
         return max(0.0, min(deadlines) - time.monotonic())
 
     def _poll(self, timeout: float | None) -> None:
-        by_conn: dict[Connection, _Worker] = {}
-        by_sentinel: dict[int, _Worker] = {}
-        for worker in self._slots:
-            if worker is not None:
-                by_conn[worker.conn] = worker
-                by_sentinel[worker.process.sentinel] = worker
-        ready = wait([self._wake_r, *by_conn, *by_sentinel], timeout)
-        if self._wake_r in ready:
-            with contextlib.suppress(BlockingIOError):
-                while os.read(self._wake_r, 4096):
-                    pass
+        assert self._selector is not None
+        events = self._selector.select(timeout)
+        readable: list[_Worker] = []
+        exited: list[_Worker] = []
+        for key, _mask in events:
+            worker_or_none: _Worker | None = key.data
+            if worker_or_none is None:
+                with contextlib.suppress(BlockingIOError):
+                    while os.read(self._wake_r, 4096):
+                        pass
+            elif key.fd == worker_or_none.process.sentinel:
+                exited.append(worker_or_none)
+            else:
+                readable.append(worker_or_none)
         dead: list[_Worker] = []
-        for obj in ready:
-            if isinstance(obj, Connection):
-                worker_c = by_conn.get(obj)
-                if worker_c is not None and not self._drain(worker_c) and worker_c not in dead:
-                    dead.append(worker_c)
-            elif isinstance(obj, int):
-                worker_s = by_sentinel.get(obj)
-                if worker_s is not None and worker_s not in dead:
-                    self._drain(worker_s)
-                    dead.append(worker_s)
+        for worker in readable:
+            if not self._drain(worker) and worker not in dead:
+                dead.append(worker)
+        for worker in exited:
+            if worker not in dead:
+                self._drain(worker)
+                dead.append(worker)
         for worker in dead:
             self._handle_death(worker)
         now = time.monotonic()
-        for worker in self._slots:
-            if worker is None or worker.started_at is None:
+        for busy in self._slots:
+            if busy is None or busy.started_at is None or now - busy.started_at < self.timeout_s:
                 continue
-            if now - worker.started_at >= self.timeout_s:
-                self._handle_timeout(worker)
+            # The result may have arrived since select() returned: read it before judging.
+            if not self._drain(busy):
+                self._handle_death(busy)
+            elif busy.started_at is not None and now - busy.started_at >= self.timeout_s:
+                self._handle_timeout(busy)
 
     def _drain(self, worker: _Worker) -> bool:
         """Read every message the worker has sent; False once its pipe is closed."""
         conn = worker.conn
         try:
-            while conn.poll():
+            while worker.readable():
                 message = conn.recv()
                 kind = message[0]
                 if kind == _MSG_STARTED:
@@ -750,3 +789,6 @@ class ParsePool:
             self._reap(worker)
         self._slots = [None] * len(self._slots)
         self._pids = ()
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None

@@ -40,7 +40,10 @@ class RepoRuntime:
     last_indexed_at: float | None = None
     pending: set[Path] = field(default_factory=set)
     queued: bool = False
+    rescan_queued: bool = False
     busy: bool = False
+    n_files: int = 0
+    n_symbols: int = 0
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
     lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -36,6 +36,10 @@ Imports -> files (one small function per language, ``_py_import`` ... ``_java_im
   ``C`` (``import p.Outer.Inner`` and static imports fall back to the outer type);
   ``import p.*`` targets every file of package ``p``; same-package types need no import.
 
+When two imports bind the same local name, the first one wins (``try: from _c import x`` /
+``except ImportError: from _py import x``, ``if posix: import posixpath as path``); a name
+bound into the repository always beats one bound to an external module.
+
 Calls -> symbols (``_Pass.resolve_call``), in this order:
 
 1. ``self.x``/``cls.x`` (Python), ``this.x`` (JS/Java), ``self.x``/``Self::x`` (Rust) ->
@@ -51,8 +55,8 @@ Calls -> symbols (``_Pass.resolve_call``), in this order:
    barrels and Rust ``pub use``, and ``*`` imports), then the same package (Go: other files
    of the directory; Java: files of the same package). **Calling a class links to the class
    symbol itself** (not to ``__init__``/the constructor), in every language, so that
-   ``Foo()``, ``new Foo``, ``Foo{}`` and ``Foo::new`` style references stay uniform;
-   ``Foo::new``/``Foo.create`` link to the named method.
+   ``Foo()`` and ``new Foo`` references stay uniform (inside a Java class, its own name is
+   the class, not its constructor); ``Foo::new``/``Foo.create`` link to the named method.
 3. Dotted names: the longest prefix bound to an imported module (``mod.func``,
    ``alias.func``, ``pkg.Func``, Python ``a.b.func`` after ``import a.b``; Python packages
    also expose their submodule files) -> the symbol in that module's file(s); a prefix
@@ -70,18 +74,28 @@ Calls -> symbols (``_Pass.resolve_call``), in this order:
 Builtins (``print``, ``len``, ``make``, ...) need no list: they never resolve unless the
 repository defines that name, so they stay in ``unresolved_calls``.
 
+A chained call whose receiver the parser trimmed away (``x.encode().decode()`` reported as
+``decode``) looks like a bare name and is resolved as one.
+
 Inherits: the parent text (generic arguments stripped) is resolved like a bare or dotted
 call from the scope enclosing the child and must land on a class, struct, interface, trait
 or enum symbol. A child named in an ``InheritRef`` but defined in another file (Rust ``impl
-Trait for Type``) is itself resolved by name.
+Trait for Type``) is itself resolved by name; if it is not in the repository at all (``impl
+Trait for Vec``) the reference goes to ``unresolved_inherits`` with the file id as child.
+
+Edges are deduplicated. Calls are resolved once per distinct callee text per file (or per
+scope when the result can depend on it: ``self.x``, names of nested definitions, Java, Go
+receivers) and emitted for every distinct caller.
 
 Incremental use: ``dependents_of(paths)`` returns the files whose import resolution probed
 any of ``paths`` (as an existing file or as a candidate that might appear), that share a Go
 package directory or Java package with them, or whose last computed edges looked into them
-(re-export chains, base classes). It works for files that were just added or removed (a
-removed Java file's package is remembered). Heuristic (4) links that depend on a method
-name being unique repository-wide are not tracked; re-run ``all_edges`` from time to time
-to refresh them.
+(re-export chains, base classes, the file a heuristic (4) link went to). It works for
+files that were just added or removed (a removed Java file's package is remembered). Not
+tracked: a heuristic (4) link that becomes ambiguous because some other, unrelated file
+starts defining the same method name; re-run ``all_edges`` from time to time to refresh.
+
+Without Cargo facts, every ``lib.rs``/``main.rs`` is taken as a crate root.
 """
 
 from __future__ import annotations
@@ -628,7 +642,7 @@ class _CtxBuilder:
             mod_bind=self.mod_bind,
             sym_bind=self.sym_bind,
             star=tuple(p for p in self.star if p != own),
-            ext_names=frozenset(self.ext_names),
+            ext_names=frozenset(self.ext_names - self.sym_bind.keys() - self.mod_bind.keys()),
             keys=frozenset(self.keys),
         )
 
@@ -639,6 +653,15 @@ def _py_candidates(base: str, segs: list[str]) -> list[str]:
         pre = f"{base}/" if base else ""
         return [f"{pre}__init__.py", f"{pre}__init__.pyi"]
     return [f"{p}.py", f"{p}.pyi", f"{p}/__init__.py", f"{p}/__init__.pyi"]
+
+
+def _py_probe(b: _CtxBuilder, bases: tuple[str, ...], segs: list[str]) -> str | None:
+    """The file of dotted module ``segs`` under the first import root that has it."""
+    for base in bases:
+        found = b.probe(_py_candidates(base, segs))
+        if found:
+            return found
+    return None
 
 
 def _py_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) -> None:
@@ -656,12 +679,7 @@ def _py_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
         rest = spec
         bases = r._py_bases(fi, b)
     segs = rest.split(".") if rest else []
-    mod_file = None
-    if segs or spec.startswith("."):
-        for base in bases:
-            mod_file = b.probe(_py_candidates(base, segs))
-            if mod_file:
-                break
+    mod_file = _py_probe(b, bases, segs) if segs or spec.startswith(".") else None
     resolved = mod_file is not None
     if mod_file:
         b.target(mod_file)
@@ -673,13 +691,25 @@ def _py_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
             else:
                 b.mod_bind.setdefault(rest, (mod_file,))
                 if len(segs) > 1 and segs[0] not in b.mod_bind:
-                    for base in bases:
-                        pkg = b.probe(_py_candidates(base, segs[:1]))
-                        if pkg:
-                            b.mod_bind[segs[0]] = (pkg,)
-                            break
+                    pkg = _py_probe(b, bases, segs[:1])
+                    if pkg:
+                        b.mod_bind[segs[0]] = (pkg,)
         else:
-            b.ext_names.add(imp.alias or (segs[0] if segs else spec))
+            # `import os.path` with only os.py in the repository (a module attribute): the
+            # longest existing prefix module is what gets imported.
+            for i in range(len(segs) - 1, 0, -1):
+                prefix = _py_probe(b, bases, segs[:i])
+                if prefix:
+                    b.target(prefix)
+                    resolved = True
+                    if not imp.alias:
+                        b.mod_bind.setdefault(".".join(segs[:i]), (prefix,))
+                        head = prefix if i == 1 else _py_probe(b, bases, segs[:1])
+                        if head:
+                            b.mod_bind.setdefault(segs[0], (head,))
+                    break
+            if not resolved:
+                b.ext_names.add(imp.alias or (segs[0] if segs else spec))
     else:
         for n in names:
             local = imp.alias if imp.alias and len(names) == 1 else n
@@ -687,11 +717,7 @@ def _py_import(r: RepoResolver, fi: _FileIndex, imp: ImportRef, b: _CtxBuilder) 
                 if mod_file:
                     b.star[mod_file] = None
                 continue
-            sub = None
-            for base in bases:
-                sub = b.probe(_py_candidates(base, [*segs, n]))
-                if sub:
-                    break
+            sub = _py_probe(b, bases, [*segs, n])
             if sub:
                 b.target(sub)
                 b.mod_bind.setdefault(local, (sub,))
@@ -906,7 +932,7 @@ class RepoResolver:
         self._watchers: dict[str, set[str]] = {}
         self._consulted: dict[str, frozenset[str]] = {}
         self._consulted_by: dict[str, set[str]] = {}
-        self._removed_java_pkg: dict[str, str] = {}
+        self._former_java_pkg: dict[str, str] = {}
         self._gen = 0
         self._rs_roots_gen = -1
         self._rs_roots: list[tuple[str, str]] = []
@@ -933,7 +959,8 @@ class RepoResolver:
             self._unindex(old)
         self._files[path] = fi
         self._index(fi)
-        self._removed_java_pkg.pop(path, None)
+        if old is not None and old.family == "java" and old.package != fi.package:
+            self._former_java_pkg[path] = old.package or ""
         self._drop_ctx(path)
         if old is None:
             self._path_appeared_or_vanished(fi)
@@ -948,7 +975,7 @@ class RepoResolver:
         self._drop_ctx(path)
         self._set_consulted(path, frozenset())
         if old.family == "java":
-            self._removed_java_pkg[path] = old.package or ""
+            self._former_java_pkg[path] = old.package or ""
         self._path_appeared_or_vanished(old)
 
     def paths(self) -> set[str]:
@@ -981,8 +1008,8 @@ class RepoResolver:
             fi = self._files.get(p)
             if fi is not None and fi.family == "java":
                 keys.add("javapkg:" + (fi.package or ""))
-            elif p in self._removed_java_pkg:
-                keys.add("javapkg:" + self._removed_java_pkg[p])
+            if p in self._former_java_pkg:  # removed, or moved to another package
+                keys.add("javapkg:" + self._former_java_pkg[p])
         out: set[str] = set()
         for k in keys:
             out |= self._watchers.get(k, set())
@@ -1291,6 +1318,7 @@ class _Pass:
         "files",
         "guess_memo",
         "r",
+        "reexport_memo",
         "seen",
     )
 
@@ -1301,6 +1329,7 @@ class _Pass:
         self.dir_memo: dict[tuple[str, bool], tuple[str, ...]] = {}
         self.seen: set[str] = set()
         self.guess_memo: dict[tuple[str, str], _Sym | None] = {}
+        self.reexport_memo: dict[tuple[str, str], tuple[_Target | None, frozenset[str]]] = {}
 
     # ----------------------------------------------------------------- per file
 
@@ -1360,7 +1389,9 @@ class _Pass:
             child_id = self.sid(ct) if ct is not None else fi.fid
             scope, exclude = "", None
         t = self.resolve_type(fi, ctx, scope, ref.parent, exclude)
-        if t is None:
+        if t is None or child_id == fi.fid:
+            # (an impl for a type that is not in the repository is kept as a reference
+            # from the file)
             acc.unres_inherits.append((child_id, ref.parent, ref.kind))
         else:
             acc.inherits.append((child_id, self.sid(t), ref.kind))
@@ -1489,6 +1520,24 @@ class _Pass:
             return (path, tops[0]) if len(tops) == 1 else None
         if depth >= _MAX_DEPTH or fi.family not in _REEXPORTING:
             return None
+        key = (path, name)
+        got = self.reexport_memo.get(key)
+        if got is not None:  # also breaks import cycles: in progress -> not found
+            self.seen |= got[1]
+            return got[0]
+        self.reexport_memo[key] = (None, frozenset())
+        outer = self.seen
+        self.seen = set()
+        res = self.reexported(fi, name, depth)
+        seen = frozenset(self.seen)
+        outer |= seen
+        self.seen = outer
+        self.reexport_memo[key] = (res, seen)
+        return res
+
+    def reexported(self, fi: _FileIndex, name: str, depth: int) -> _Target | None:
+        """``name`` as bound in ``fi`` by its imports (re-exports, star imports)."""
+        path = fi.path
         ctx = self.r._ctx_of(fi)
         bound = ctx.sym_bind.get(name)
         if bound is not None:
@@ -1680,5 +1729,6 @@ class _Pass:
         repo = self.r._methods.get(name)
         if repo is not None and len(repo) == 1:
             for (path, _owner), qual in repo.items():
+                self.seen.add(path)
                 return (path, qual)
         return None

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from graphmem.errors import InvalidArgument
+from graphmem.errors import InvalidArgument, NotFound
 from graphmem.types import (
     AnchorKind,
     Brief,
@@ -53,7 +53,14 @@ from graphmemd.repos import RepoRuntime
 
 MAX_HOPS = 6
 MAX_LIMIT = 200
-MAX_VISITED = 50_000
+#: The walk stops once this many nodes are reached (nearest first; the last layer is cut in id order).
+MAX_VISITED = 5_000
+#: Nodes with more neighbours than this (a module imported everywhere, a class with hundreds of
+#: callers) are reached but not expanded through, unless they are seeds: a path through a hub
+#: says little about relevance and would flood the walk.
+HUB_DEGREE = 200
+#: PageRank and why-paths are computed for this many candidates (times the limit) at most.
+RERANK_FACTOR = 3
 EDGE_WEIGHT = {
     EdgeKind.CALLS: 1.0, EdgeKind.CALLED_BY: 1.0, EdgeKind.INHERITS: 0.9, EdgeKind.INHERITED_BY: 0.9,
     EdgeKind.CONTAINS: 0.85, EdgeKind.CONTAINED_IN: 0.85, EdgeKind.DEFINES: 0.85, EdgeKind.DEFINED_IN: 0.85,
@@ -85,11 +92,12 @@ def to_symbol(s: SymbolInfo) -> Symbol:
                   language=s.language.value, start_line=s.start_line, end_line=s.end_line, signature=s.signature)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Reach:
     distance: int
     parent: str | None
     edge: EdgeKind | None
+    first: EdgeKind | None  # the first edge walked from the seed (ranking weight)
 
 
 def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: int = 30) -> dict[str, float]:
@@ -113,7 +121,10 @@ def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: i
         if dangling:
             for s, w in restart.items():
                 nxt[s] += alpha * dangling * w
+        delta = sum(abs(nxt[n] - rank.get(n, 0.0)) for n in nodes)
         rank = nxt
+        if delta < 1e-6:
+            break
     return rank
 
 
@@ -159,18 +170,31 @@ class Retriever:
     # ------------------------------------------------------------------ walk
 
     def _walk(self, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
+        """Breadth-first walk. Among equally short paths the parent is chosen by the smallest
+        (edge kind, parent id), so the why-path does not depend on set iteration order."""
         g = self.engine.graph
-        reached: dict[str, _Reach] = {s: _Reach(0, None, None) for s in seeds}
-        frontier = deque(seeds)
-        while frontier and len(reached) < MAX_VISITED:
-            node = frontier.popleft()
-            d = reached[node].distance
-            if d >= hops:
-                continue
-            for kind, other in sorted(g.neighbors(node), key=lambda ko: (ko[0].value, ko[1])):
-                if other not in reached:
-                    reached[other] = _Reach(d + 1, node, kind)
-                    frontier.append(other)
+        seed_set = set(seeds)
+        reached: dict[str, _Reach] = {s: _Reach(0, None, None, None) for s in seeds}
+        frontier = sorted(seeds)
+        for depth in range(hops):
+            nxt: list[str] = []
+            for node in frontier:
+                if len(reached) >= MAX_VISITED:
+                    break
+                if node not in seed_set and g.degree(node) > HUB_DEGREE:
+                    continue
+                here = reached[node]
+                for kind, other in g.neighbors(node):
+                    r = reached.get(other)
+                    if r is None:
+                        reached[other] = _Reach(depth + 1, node, kind, here.first or kind)
+                        nxt.append(other)
+                    elif r.distance == depth + 1 and r.parent is not None and r.edge is not None and \
+                            (kind.value, node) < (r.edge.value, r.parent):
+                        r.parent, r.edge, r.first = node, kind, here.first or kind
+            if len(reached) >= MAX_VISITED:
+                break
+            frontier = sorted(nxt)
         return reached
 
     def _path(self, node: str, reached: dict[str, _Reach]) -> list[Hop]:
@@ -203,11 +227,12 @@ class Retriever:
         reached = self._walk(seeds, hops) if seeds else {}
         # candidates: (observation id) -> best (distance, node)
         best: dict[str, tuple[int, str]] = {}
-        for node, r in reached.items():
-            for o in e.book.anchored_to(node):
+        for node, anchored in e.book.anchored_in(reached).items():
+            d = reached[node].distance
+            for o in anchored:
                 prev = best.get(o.id)
-                if prev is None or r.distance < prev[0]:
-                    best[o.id] = (r.distance, node)
+                if prev is None or (d, node) < prev:
+                    best[o.id] = (d, node)
         text_scores: dict[str, float] = {}
         terms: list[str] = []
         if text.strip():
@@ -219,7 +244,7 @@ class Retriever:
         for oid in (*best, *text_scores):
             try:
                 o = e.book.get(oid)
-            except Exception:  # noqa: BLE001 - deleted between the search and now
+            except NotFound:  # deleted between the search and now
                 continue
             o = self._successor(o)
             if o is None or o.repo_id not in scope:
@@ -230,35 +255,46 @@ class Retriever:
                 candidates[o.id] = o
                 if oid != o.id and oid in best and o.id not in best:
                     best[o.id] = best[oid]
-        # ranking
+        max_text = max(text_scores.values(), default=0.0) or 1.0
+        now = time.time()
+
+        def partial(o: Observation) -> float:
+            dist, node = best.get(o.id, (hops + 1, ""))
+            base = 0.0
+            if node:
+                first = reached[node].first
+                base = (EDGE_WEIGHT.get(first, 1.0) if first else 1.0) / (1 + dist)
+            t = text_scores.get(o.id, 0.0) / max_text
+            age_days = max(0.0, (now - o.updated_at) / 86400)
+            recency = 1.0 if age_days <= 30 else max(0.8, 1.0 - 0.2 * (age_days - 30) / 335)
+            status = STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+            return (0.55 * base + 0.30 * t) * (0.6 + 0.4 * o.confidence) * recency * status
+
+        pre = sorted(candidates.values(), key=lambda o: (-partial(o), o.id))
+        top = pre[: max(RERANK_FACTOR * limit, 30)]
+        # personalised PageRank over the union of the top candidates' paths
         sub = nx.DiGraph()
-        sub.add_nodes_from(s for s in seeds)
-        for _oid, (_d, node) in best.items():
-            cur = node
-            while reached[cur].parent is not None:
+        sub.add_nodes_from(seeds)
+        for o in top:
+            if o.id not in best:
+                continue
+            cur = best[o.id][1]
+            while True:
                 parent = reached[cur].parent
-                assert parent is not None
+                if parent is None or sub.has_edge(parent, cur):
+                    break
                 sub.add_edge(parent, cur)
                 sub.add_edge(cur, parent)
                 cur = parent
         pr = _pagerank(sub, seeds)
         max_pr = max(pr.values(), default=0.0) or 1.0
-        max_text = max(text_scores.values(), default=0.0) or 1.0
-        now = time.time()
         scored: list[Recalled] = []
-        for o in candidates.values():
+        for o in top:
             dist, node = best.get(o.id, (hops + 1, ""))
             path = self._path(node, reached) if node else []
-            base = 0.0
-            if node:
-                first = path[0].edge if path else None
-                base = (EDGE_WEIGHT.get(first, 1.0) if first else 1.0) / (1 + dist)
-            t = text_scores.get(o.id, 0.0) / max_text
             p = pr.get(node, 0.0) / max_pr if node else 0.0
-            age_days = max(0.0, (now - o.updated_at) / 86400)
-            recency = 1.0 if age_days <= 30 else max(0.8, 1.0 - 0.2 * (age_days - 30) / 335)
             status = STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
-            score = (0.55 * base + 0.15 * p + 0.30 * t) * (0.6 + 0.4 * o.confidence) * recency * status
+            score = partial(o) + 0.15 * p * (0.6 + 0.4 * o.confidence) * status
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             if node:
                 why = path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path) if path \
@@ -270,7 +306,7 @@ class Retriever:
         scored.sort(key=lambda r: (-r.score, r.distance, r.observation.id))
         results: list[Recalled] = []
         total = 0
-        truncated = False
+        truncated = len(pre) > len(top)
         for r in scored:
             if len(results) >= limit:
                 truncated = True
@@ -288,7 +324,7 @@ class Retriever:
         while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
             try:
                 nxt = self.engine.book.get(o.superseded_by)
-            except Exception:  # noqa: BLE001 - successor deleted: keep nothing
+            except NotFound:  # successor deleted: keep nothing
                 return None
             if nxt.id in seen:
                 return None

@@ -64,7 +64,8 @@ def _category(value: int, default: Category | None = Category.OTHER) -> Category
 
 
 def repository(engine: Engine, rt: RepoRuntime) -> Repository:
-    files, symbols = engine.graph.counts(rt.id)
+    """A repository's summary from counters the indexer maintains: never waits for the indexer."""
+    files, symbols = rt.n_files, rt.n_symbols
     obs = [o for o in engine.book.all() if o.repo_id == rt.id]
     return Repository(
         id=rt.id, root=str(rt.root), state=rt.state, files=files, symbols=symbols, observations=len(obs),
@@ -87,8 +88,7 @@ class DaemonService(pbg.DaemonServiceServicer):
         repos: tuple[Repository, ...] = ()
         n_obs = n_stale = 0
         if serving:
-            with e.lock:
-                rts = list(e.repos.values())
+            rts = list(e.repos.values())  # a snapshot; never wait for the indexer's lock
             repos = tuple(repository(e, rt) for rt in rts)
             all_obs = e.book.all()
             n_obs = len(all_obs)
@@ -137,8 +137,7 @@ class RepositoryService(pbg.RepositoryServiceServicer):
     @_rpc
     def ListRepositories(self, request: pb.ListRepositoriesRequest,
                          context: grpc.ServicerContext) -> pb.ListRepositoriesResponse:
-        with self.engine.lock:
-            rts = list(self.engine.repos.values())
+        rts = list(self.engine.repos.values())
         return pb.ListRepositoriesResponse(
             repositories=[convert.repository_to_proto(repository(self.engine, rt)) for rt in rts])
 

@@ -36,9 +36,9 @@ Scopes
 Fingerprint helpers
 
 ``@comment``
-    Removed from signatures and body hashes.
-``@docstring``
-    Removed from body hashes (capture only a *leading* docstring).
+    Removed from signatures and body hashes. (Leading docstrings are found from the
+    ``@body`` node by the spec's ``docstring`` rule: an anchored query pattern for them
+    cost a third of the whole query time.)
 
 References
 
@@ -72,20 +72,31 @@ are merged in order)
     ``mod x;`` declaration.
 
 A match without names and without an alias is dropped when another match of the same
-statement produced something (so a catch-all ``(import_statement source: ...)`` pattern
-only contributes bare ``import "x"`` statements).
+statement and module produced something (so a catch-all ``(import_statement source: ...)``
+pattern only contributes bare ``import "x"`` statements).
 
 Captures whose name starts with ``_`` are helpers for predicates and are ignored.
 
 Fingerprints
 ============
 
-The head or body bytes, with comment, docstring and nested-definition ranges cut out
-(nested definitions replaced by ``kind:name:sig_hash``), are normalised by collapsing
-whitespace and keeping a single space only between two identifier characters. The
-``signature`` is the normalised head; hashes are 16-hex-digit blake2b digests. Known edge
-cases: whitespace inside string literals, and Python statements moved between indentation
-levels without any other change, do not change the hash.
+Head (definition start to body start) and body bytes are taken with comment ranges cut
+out; in the body the leading docstring is cut too and each directly nested definition is
+replaced by ``kind:name:sig_hash``. The ``signature`` is the head normalised by collapsing
+whitespace and keeping a single space only between two identifier characters, and
+``sig_hash`` hashes it. ``body_hash`` hashes the body with *all* whitespace deleted
+(``bytes.translate``; a regex over every body cost more than the rest of the Python work).
+Hashes are 16-hex-digit blake2b digests; positions never enter them. Known edge cases:
+whitespace changes inside string literals, edits that only join or split two identifier
+tokens of a body (``a b`` -> ``ab``), and Python statements moved between indentation
+levels without any other change leave the body hash unchanged.
+
+Limits
+======
+
+Files over ``MAX_SOURCE_BYTES`` are cut at a line boundary, definitions nested deeper
+than ``MAX_NESTING`` are skipped, and a query cursor exceeding ``MATCH_LIMIT`` in-progress
+matches loses some; each sets ``ParsedFile.truncated``.
 """
 
 from __future__ import annotations
@@ -115,10 +126,15 @@ from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 
 __all__ = ["bare_parse", "parse_source"]
 
+#: Only this many leading bytes of a larger file are parsed (at a line boundary); the file
+#: is marked truncated. Keeps one pathological generated file to a few seconds.
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
 #: In-progress match limit of the query cursor; exceeding it marks the file truncated.
 MATCH_LIMIT = 512
 #: Most matches processed per file; the rest are ignored and the file marked truncated.
 MAX_MATCHES = 2_000_000
+#: Definitions (and scopes) nested deeper than this are skipped; the file is marked truncated.
+MAX_NESTING = 100
 #: Callee/base-type expressions longer than this are only looked at by their tail.
 _TAIL_BYTES = 256
 
@@ -151,7 +167,6 @@ _SIMPLE_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$
 _TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*\Z")
 _GENERIC = re.compile(r"(?:::)?<[^<>]*>")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
-_SEGMENT_SPLIT = re.compile(r"\.|::")
 _SPACE = re.compile(r"\s+")
 
 
@@ -361,6 +376,12 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
         if language is None:
             raise ValueError(f"cannot tell the language of {path!r}")
     source = bytes(source)
+    lines = _count_lines(source)
+    truncated: str | None = None
+    if len(source) > MAX_SOURCE_BYTES:
+        cut = source.rfind(b"\n", 0, MAX_SOURCE_BYTES) + 1 or MAX_SOURCE_BYTES
+        source = source[:cut]
+        truncated = f"file larger than {MAX_SOURCE_BYTES} bytes: only the first {cut} bytes indexed"
     compiled = _compile(language)
     tree = _parser(compiled).parse(source)
     root = tree.root_node
@@ -373,7 +394,6 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
 
     cursor = QueryCursor(compiled.query, match_limit=MATCH_LIMIT)
     matches = cursor.matches(root)
-    truncated: str | None = None
     if cursor.did_exceed_match_limit:
         truncated = "query match limit exceeded"
     if len(matches) > MAX_MATCHES:
@@ -487,7 +507,10 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
 
     defs.sort(key=lambda d: d.start)
     cuts.sort()
-    parents, containers = _qualify(defs, scopes)
+    found_defs = len(defs)
+    defs, parents, containers = _qualify(defs, scopes)
+    if len(defs) < found_defs:
+        truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
     signatures, body_hashes = _fingerprint(source, defs, cuts)
     parsed_symbols = tuple(
         ParsedSymbol(
@@ -514,7 +537,7 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
         inherits=_attribute_bases(containers, bases),
         package=package,
         syntax_errors=syntax_errors,
-        lines=_count_lines(source),
+        lines=lines,
         truncated=truncated,
     )
 
@@ -524,13 +547,14 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
 
 def _qualify(
     defs: list[_Def], scopes: list[tuple[int, int, str]]
-) -> tuple[list[str | None], list[tuple[int, int, str]]]:
+) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]]]:
     """Assign qualnames, kinds (method promotion) and parents, in source order.
 
-    Returns each definition's parent qualname and the containers (definitions and scopes)
-    as ``(start, end, qualname)`` sorted by start, for attributing base types.
+    Definitions nested deeper than ``MAX_NESTING`` (with everything inside them) are
+    dropped. Returns the kept definitions (``parent_index`` renumbered), each one's parent
+    qualname, and the containers (definitions and scopes) as ``(start, end, qualname)``.
     """
-    # (start, -end, order, is_scope, index); a scope sorts before a definition it contains
+    # (start, -end, is_def, index); a scope sorts before a definition with the same range
     items = [(d.start, -d.end, 1, i) for i, d in enumerate(defs)]
     items.extend((s, -e, 0, i) for i, (s, e, _name) in enumerate(scopes))
     items.sort()
@@ -538,10 +562,15 @@ def _qualify(
     stack: list[tuple[int, str, SymbolKind | None, int]] = []
     seen: dict[tuple[str, SymbolKind], int] = {}
     containers: list[tuple[int, int, str]] = []
+    kept_index: dict[int, int] = {}
+    kept: list[_Def] = []
     for start, neg_end, is_def, index in items:
         end = -neg_end
         while stack and stack[-1][0] < end:
             stack.pop()
+        if len(stack) >= MAX_NESTING:
+            stack.append((end, "", None, -1))  # dropped, and so is everything inside
+            continue
         prefix = stack[-1][1] if stack else ""
         container_kind = stack[-1][2] if stack else None
         nearest_def = stack[-1][3] if stack else -1
@@ -552,7 +581,7 @@ def _qualify(
             containers.append((start, end, qual))
             continue
         d = defs[index]
-        d.parent_index = nearest_def
+        d.parent_index = kept_index[nearest_def] if nearest_def >= 0 else -1
         if d.receiver:
             scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
             d.scope_qual = scope_qual
@@ -563,8 +592,10 @@ def _qualify(
             qual = f"{prefix}.{d.name}" if prefix else d.name
             if stack and container_kind is None:
                 d.scope_qual = prefix
-            if d.kind is SymbolKind.FUNCTION and stack and (
-                container_kind is None or container_kind in _CLASS_LIKE
+            if (
+                d.kind is SymbolKind.FUNCTION
+                and stack
+                and (container_kind is None or container_kind in _CLASS_LIKE)
             ):
                 d.kind = SymbolKind.METHOD
         key = (qual, d.kind)
@@ -573,27 +604,26 @@ def _qualify(
         if count > 1:
             qual = f"{qual}~{count}"
         d.qualname = qual
+        kept_index[index] = len(kept)
+        kept.append(d)
         stack.append((end, qual, d.kind, index))
         containers.append((start, end, qual))
-    qualnames = {d.qualname for d in defs}
+    qualnames = {d.qualname for d in kept}
     parents: list[str | None] = []
-    for d in defs:
+    for d in kept:
         if d.scope_qual is not None:
             parents.append(d.scope_qual if d.scope_qual in qualnames else None)
         elif d.parent_index >= 0:
-            parents.append(defs[d.parent_index].qualname)
+            parents.append(kept[d.parent_index].qualname)
         else:
             parents.append(None)
-    containers.sort()
-    return parents, containers
+    return kept, parents, containers
 
 
 # ----------------------------------------------------------------------------- fingerprints
 
 
-def _fingerprint(
-    source: bytes, defs: list[_Def], cuts: list[tuple[int, int]]
-) -> tuple[list[str], list[str]]:
+def _fingerprint(source: bytes, defs: list[_Def], cuts: list[tuple[int, int]]) -> tuple[list[str], list[str]]:
     """Compute signatures and hashes, children before parents (nested markers need them).
 
     The head is normalised token-wise (``_normalise``) since it is shown to users; the
@@ -804,12 +834,12 @@ def _finish_imports(
         module, _, name = full.rpartition(sep)
         item.module = module
         item.names.append(name)
-    with_content = {item.key for item in raw if item.names or item.alias is not None}
+    with_content = {(item.key, item.module) for item in raw if item.names or item.alias is not None}
     groups: dict[tuple[int, str, str | None, bool], _RawImport] = {}
     for item in raw:
         if item.module is None:
             continue
-        if not item.names and item.alias is None and item.key in with_content:
+        if not item.names and item.alias is None and (item.key, item.module) in with_content:
             continue
         group_key = (item.key, item.module, item.alias, item.mod_decl)
         group = groups.get(group_key)

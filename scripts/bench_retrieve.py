@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Retrieval latency benchmark: Retrieve over gRPC from a separate client process.
+
+A real daemon indexes the stdlib corpus; 2,000 observations (``--observations``) are anchored
+to symbols and files across it; then 500 varied queries (``--queries``: files, symbols, text,
+mixes; hops 1-3; some with budgets and include_stale) are timed end to end from this process.
+``--json`` prints one JSON object. Targets: p50 < 10 ms, p99 < 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from benchlib import DaemonProc, percentile, short_home, stdlib_corpus
+
+from graphmem.types import Category
+
+WORDS = ["cache", "thread", "lock", "encoding", "socket", "timeout", "parser", "buffer", "unicode",
+         "retry", "pool", "signal", "deadlock", "overflow", "locale", "path", "escape", "header"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--observations", type=int, default=2000)
+    ap.add_argument("--queries", type=int, default=500)
+    args = ap.parse_args()
+    rng = random.Random(11)
+    tmp = Path(tempfile.mkdtemp(prefix="gmbench"))
+    home = short_home()
+    corpus = stdlib_corpus(tmp)
+    d = DaemonProc(home, [corpus])
+    try:
+        d.wait_ready()
+        with d.client() as c:
+            symbols = c.find_symbols("*", limit=1000)
+            symbols += c.find_symbols("*_*", limit=1000)
+            symbols = list({s.id: s for s in symbols}.values())
+            files = sorted({s.path for s in symbols})
+            cats = list(Category)
+            for i in range(args.observations):
+                if i % 5 == 0:
+                    anchor = rng.choice(files)
+                else:
+                    anchor = rng.choice(symbols).ref
+                words = " ".join(rng.sample(WORDS, 3))
+                c.observe(f"note {i}: {words} matters here", anchors=[anchor], category=rng.choice(cats),
+                          tags=[rng.choice(WORDS)], source="bench")
+            queries = []
+            for i in range(args.queries):
+                kind = i % 5
+                q: dict[str, object] = {"hops": rng.choice([1, 2, 2, 3])}
+                if kind == 0:
+                    q["files"] = [rng.choice(files)]
+                elif kind == 1:
+                    q["symbols"] = [rng.choice(symbols).ref]
+                elif kind == 2:
+                    q["text"] = " ".join(rng.sample(WORDS, 2))
+                elif kind == 3:
+                    q["files"] = rng.sample(files, 2)
+                    q["text"] = rng.choice(WORDS)
+                else:
+                    q["symbols"] = [rng.choice(symbols).ref]
+                    q["budget"] = 500
+                    q["include_stale"] = True
+                queries.append(q)
+            for q in queries[:20]:  # warm up
+                c.recall(**q)  # type: ignore[arg-type]
+            lat: list[float] = []
+            results = 0
+            for q in queries:
+                t = time.perf_counter()
+                r = c.recall(**q)  # type: ignore[arg-type]
+                lat.append((time.perf_counter() - t) * 1000)
+                results += len(r.results)
+    finally:
+        d.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+    out = {"queries": len(lat), "observations": args.observations, "p50_ms": round(percentile(lat, 50), 2),
+           "p95_ms": round(percentile(lat, 95), 2), "p99_ms": round(percentile(lat, 99), 2),
+           "mean_results": round(results / max(1, len(lat)), 1)}
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"{out['queries']} queries over {out['observations']} observations: p50 {out['p50_ms']} ms, "
+              f"p95 {out['p95_ms']} ms, p99 {out['p99_ms']} ms (targets: p50 < 10, p99 < 50); "
+              f"{out['mean_results']} results per query")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,367 @@
+"""Fingerprints: signature/body hashes survive formatting, comments and moves, and change
+exactly when a definition's head or body changes."""
+
+from __future__ import annotations
+
+from graphmemd.model import Language, ParsedSymbol, SymbolKind
+from graphmemd.parsing import parse_source
+
+
+def prints(path: str, source: str) -> dict[tuple[str, SymbolKind], tuple[str, str]]:
+    parsed = parse_source(path, source.encode())
+    assert parsed.syntax_errors == 0, source
+    return {(s.qualname, s.kind): (s.sig_hash, s.body_hash) for s in parsed.symbols}
+
+
+def symbol(path: str, source: str, qualname: str) -> ParsedSymbol:
+    return next(s for s in parse_source(path, source.encode()).symbols if s.qualname == qualname)
+
+
+def diff(
+    old: dict[tuple[str, SymbolKind], tuple[str, str]], new: dict[tuple[str, SymbolKind], tuple[str, str]]
+) -> dict[str, tuple[bool, bool]]:
+    """qualname -> (sig changed, body changed) for the ids present in both."""
+    assert old.keys() == new.keys()
+    return {
+        key[0]: (old[key][0] != new[key][0], old[key][1] != new[key][1])
+        for key in old
+        if old[key] != new[key]
+    }
+
+
+# ----------------------------------------------------------------------------- Python
+
+PY = '''"""Module docstring."""
+
+import os
+
+
+class Store:
+    """A store."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def load(self, name: str, default: int = 0) -> int:
+        # read the file
+        path = os.path.join(self.root, name)
+        if not os.path.exists(path):
+            return default
+        return int(open(path).read())
+
+
+def helper(a, b):
+    total = a + b
+    return total * 2
+
+
+def outer(x):
+    def inner(y):
+        return y + 1
+
+    return inner(x)
+'''
+
+PY_REFORMATTED = '''"""Module docstring, edited."""
+import os
+class Store:
+  """A store, with a reworded docstring."""
+  def __init__(self,
+               root: str) -> None:
+    self.root = root  # remember it
+  def load(self, name: str, default: int=0) -> int:
+    path = os.path.join( self.root , name )
+    # a new comment
+    if not os.path.exists(path): return default
+    return int(open(path).read())
+def outer(x):
+  def inner(y):
+    return y+1
+  return inner(x)
+def helper(a, b):
+  total = a+b
+  return total*2
+'''
+
+
+def test_python_reformatting_comments_docstrings_and_moves_keep_hashes() -> None:
+    before = prints("m.py", PY)
+    after = prints("m.py", PY_REFORMATTED)
+    assert set(before) == {
+        ("Store", SymbolKind.CLASS),
+        ("Store.__init__", SymbolKind.METHOD),
+        ("Store.load", SymbolKind.METHOD),
+        ("helper", SymbolKind.FUNCTION),
+        ("outer", SymbolKind.FUNCTION),
+        ("outer.inner", SymbolKind.FUNCTION),
+    }
+    assert before == after
+
+
+def test_python_four_to_two_space_reindent() -> None:
+    two = "\n".join(
+        " " * ((len(line) - len(line.lstrip(" "))) // 2) + line.lstrip(" ") for line in PY.splitlines()
+    )
+    assert prints("m.py", PY) == prints("m.py", two)
+
+
+def test_python_parameter_change_changes_signature_only() -> None:
+    changed = PY.replace("def helper(a, b):", "def helper(a, b, c=1):")
+    assert diff(prints("m.py", PY), prints("m.py", changed)) == {"helper": (True, False)}
+    assert symbol("m.py", changed, "helper").signature == "def helper(a,b,c=1):"
+
+
+def test_python_body_change_changes_body_only() -> None:
+    changed = PY.replace("return total * 2", "return total * 3")
+    assert diff(prints("m.py", PY), prints("m.py", changed)) == {"helper": (False, True)}
+
+
+def test_python_method_body_edit_does_not_touch_class() -> None:
+    changed = PY.replace("return int(open(path).read())", "return int(open(path).read().strip())")
+    assert diff(prints("m.py", PY), prints("m.py", changed)) == {"Store.load": (False, True)}
+
+
+def test_python_method_signature_edit_changes_class_body() -> None:
+    changed = PY.replace("default: int = 0", "default: int = 1")
+    assert diff(prints("m.py", PY), prints("m.py", changed)) == {
+        "Store.load": (True, False),
+        "Store": (False, True),
+    }
+
+
+def test_python_adding_a_method_changes_class_body_only() -> None:
+    changed = PY.replace("    def load(", "    def size(self) -> int:\n        return 0\n\n    def load(")
+    before, after = prints("m.py", PY), prints("m.py", changed)
+    assert set(after) - set(before) == {("Store.size", SymbolKind.METHOD)}
+    del after[("Store.size", SymbolKind.METHOD)]
+    assert diff(before, after) == {"Store": (False, True)}
+
+
+def test_python_nested_function_edit() -> None:
+    body = PY.replace("return y + 1", "return y + 2")
+    assert diff(prints("m.py", PY), prints("m.py", body)) == {"outer.inner": (False, True)}
+    sig = PY.replace("def inner(y):", "def inner(y, z=0):")
+    assert diff(prints("m.py", PY), prints("m.py", sig)) == {
+        "outer.inner": (True, False),
+        "outer": (False, True),
+    }
+
+
+def test_python_docstring_is_not_body() -> None:
+    a = symbol("m.py", 'def f():\n    """One."""\n    return 1\n', "f")
+    b = symbol("m.py", 'def f():\n    """Two, longer."""\n    return 1\n', "f")
+    c = symbol("m.py", "def f():\n    return 1\n", "f")
+    assert a.body_hash == b.body_hash == c.body_hash
+    assert a.sig_hash == c.sig_hash
+
+
+def test_python_decorator_is_part_of_signature() -> None:
+    plain = symbol("m.py", "def f():\n    return 1\n", "f")
+    decorated = symbol("m.py", "@cache\ndef f():\n    return 1\n", "f")
+    assert plain.body_hash == decorated.body_hash
+    assert plain.sig_hash != decorated.sig_hash
+    assert decorated.signature == "@cache def f():"
+
+
+# ----------------------------------------------------------------------------- JavaScript
+
+JS = """import { log } from "./log.js";
+
+export class Repo extends Base {
+  constructor(db) {
+    super();
+    this.db = db;
+  }
+
+  find(id, opts = {}) {
+    // look it up
+    return this.db.get(id, opts);
+  }
+}
+
+export function save(repo, item) {
+  log("saving", item);
+  return repo.db.put(item.id, item);
+}
+
+const double = (x) => x * 2;
+"""
+
+JS_REFORMATTED = """import {log} from "./log.js";
+/* moved things around */
+const double = (x)=>x*2;
+export function save (repo, item)
+{
+  log("saving", item);   // trailing comment
+  return repo.db.put(item.id,
+                     item);
+}
+export class Repo extends Base
+{
+    constructor (db)
+    {
+        super();
+        this.db = db;
+    }
+    find (id, opts = {})
+    {
+        return this.db.get(id, opts);
+    }
+}
+"""
+
+
+def test_javascript_reformatting_keeps_ids_and_hashes() -> None:
+    before = prints("r.js", JS)
+    assert set(before) == {
+        ("Repo", SymbolKind.CLASS),
+        ("Repo.constructor", SymbolKind.METHOD),
+        ("Repo.find", SymbolKind.METHOD),
+        ("save", SymbolKind.FUNCTION),
+        ("double", SymbolKind.FUNCTION),
+    }
+    assert prints("r.js", JS_REFORMATTED) == before
+    # a dropped semicolon or a changed quote style is a token change, not formatting
+    assert prints("r.js", JS.replace("super();", "super()")) != before
+
+
+def test_javascript_signature_and_body_changes() -> None:
+    base = prints("r.js", JS)
+    sig = JS.replace("find(id, opts = {})", "find(id, opts = {}, extra)")
+    assert diff(base, prints("r.js", sig)) == {"Repo.find": (True, False), "Repo": (False, True)}
+    body = JS.replace("return this.db.get(id, opts);", "return this.db.fetch(id, opts);")
+    assert diff(base, prints("r.js", body)) == {"Repo.find": (False, True)}
+    arrow = JS.replace("(x) => x * 2", "(x) => x * 3")
+    assert diff(base, prints("r.js", arrow)) == {"double": (False, True)}
+    added = JS.replace("  find(id", "  count() {\n    return 0;\n  }\n\n  find(id")
+    after = prints("r.js", added)
+    del after[("Repo.count", SymbolKind.METHOD)]
+    assert diff(base, after) == {"Repo": (False, True)}
+
+
+# ----------------------------------------------------------------------------- Go
+
+GO = """package store
+
+import "errors"
+
+// Store keeps values.
+type Store struct {
+	items map[string]int
+}
+
+// Get returns a value.
+func (s *Store) Get(key string) (int, error) {
+	v, ok := s.items[key]
+	if !ok {
+		return 0, errors.New("missing")
+	}
+	return v, nil
+}
+
+func Sum(values ...int) int {
+	total := 0
+	for _, v := range values {
+		total += v
+	}
+	return total
+}
+"""
+
+GO_REFORMATTED = """package store
+import "errors"
+func Sum(values ...int) int {
+    total := 0 // running total
+    for _, v := range values { total += v }
+    return total
+}
+/* Store keeps values,
+   and the comment moved. */
+type Store struct { items map[string]int }
+func (s *Store) Get(key string) (int, error) {
+    v, ok := s.items[key]
+    if !ok { return 0, errors.New("missing") }
+    return v, nil
+}
+"""
+
+
+def test_go_reformatting_keeps_ids_and_hashes() -> None:
+    before = prints("s.go", GO)
+    assert set(before) == {
+        ("Store", SymbolKind.STRUCT),
+        ("Store.Get", SymbolKind.METHOD),
+        ("Sum", SymbolKind.FUNCTION),
+    }
+    assert prints("s.go", GO_REFORMATTED) == before
+
+
+def test_go_signature_and_body_changes() -> None:
+    base = prints("s.go", GO)
+    sig = GO.replace("func Sum(values ...int) int {", "func Sum(values ...int) int64 {")
+    assert diff(base, prints("s.go", sig)) == {"Sum": (True, False)}
+    body = GO.replace('errors.New("missing")', 'errors.New("not found")')
+    assert diff(base, prints("s.go", body)) == {"Store.Get": (False, True)}
+    field = GO.replace("items map[string]int", "items map[string]int64")
+    assert diff(base, prints("s.go", field)) == {"Store": (False, True)}
+
+
+# ----------------------------------------------------------------------------- Java and Rust
+
+JAVA = """package p;
+
+public class Repo {
+    private final Db db;
+
+    public Repo(Db db) { this.db = db; }
+
+    /** Finds one. */
+    public Item find(long id) {
+        return db.get(id);
+    }
+
+    public Item find(String key) {
+        return db.byKey(key);
+    }
+}
+"""
+
+
+def test_java_overloads_and_changes() -> None:
+    base = prints("Repo.java", JAVA)
+    assert set(base) == {
+        ("Repo", SymbolKind.CLASS),
+        ("Repo.Repo", SymbolKind.METHOD),
+        ("Repo.find", SymbolKind.METHOD),
+        ("Repo.find~2", SymbolKind.METHOD),
+    }
+    reformatted = JAVA.replace(
+        "    public Item find(long id) {\n        return db.get(id);\n    }",
+        "    // comment\n    public Item find(long id)\n    {\n      return db.get( id );\n    }",
+    )
+    assert prints("Repo.java", reformatted) == base
+    body = JAVA.replace("return db.byKey(key);", "return db.byKey(key.trim());")
+    assert diff(base, prints("Repo.java", body)) == {"Repo.find~2": (False, True)}
+
+
+def test_rust_impl_method_changes() -> None:
+    src = """struct P { x: i32 }
+
+impl P {
+    fn new(x: i32) -> Self { P { x } }
+    fn get(&self) -> i32 { self.x }
+}
+"""
+    base = prints("p.rs", src)
+    assert set(base) == {("P", SymbolKind.STRUCT), ("P.new", SymbolKind.METHOD), ("P.get", SymbolKind.METHOD)}
+    body = src.replace("{ self.x }", "{ self.x + 1 }")
+    assert diff(base, prints("p.rs", body)) == {"P.get": (False, True)}
+    reindented = "\n".join(line.strip() for line in src.splitlines())
+    assert prints("p.rs", reindented) == base
+
+
+def test_hash_format() -> None:
+    for s in parse_source("m.py", PY.encode(), Language.PYTHON).symbols:
+        assert len(s.sig_hash) == len(s.body_hash) == 16
+        int(s.sig_hash, 16)
+        int(s.body_hash, 16)
