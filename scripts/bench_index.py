@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 from benchlib import DaemonProc, mixed_corpus, short_home, stdlib_corpus
-
 from graphmemd.parse_pool import ParsePool
 from graphmemd.walker import WalkedFile, walk_repo
 
@@ -43,8 +42,13 @@ def cold_index(root: Path, workers: int) -> dict[str, float]:
             d.wait_ready()
             wall = time.perf_counter() - t
             repo = c.list_repos()[0]
-        return {"wall_s": wall, "symbols": repo.symbols, "edges": getattr(repo, "edges", 0),
-                "indexed_files": repo.files, "peak_rss_mb": d.peak_rss_mb()}
+        return {
+            "wall_s": wall,
+            "symbols": repo.symbols,
+            "edges": getattr(repo, "edges", 0),
+            "indexed_files": repo.files,
+            "peak_rss_mb": d.peak_rss_mb(),
+        }
     finally:
         d.stop()
         shutil.rmtree(home, ignore_errors=True)
@@ -65,19 +69,31 @@ def main() -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out = {
-        "corpus": "stdlib", "workers": args.workers, "files": files, "lines": lines,
-        "symbols": res["symbols"], "edges": res["edges"], "wall_s": round(res["wall_s"], 3),
-        "floor_s": round(floor, 3), "ratio": round(res["wall_s"] / floor, 2),
-        "lines_per_s": round(lines / res["wall_s"]), "peak_rss_mb": round(res["peak_rss_mb"], 1),
-        "mixed": {"files": mixed_res["indexed_files"], "symbols": mixed_res["symbols"],
-                  "wall_s": round(mixed_res["wall_s"], 3)},
+        "corpus": "stdlib",
+        "workers": args.workers,
+        "files": files,
+        "lines": lines,
+        "symbols": res["symbols"],
+        "edges": res["edges"],
+        "wall_s": round(res["wall_s"], 3),
+        "floor_s": round(floor, 3),
+        "ratio": round(res["wall_s"] / floor, 2),
+        "lines_per_s": round(lines / res["wall_s"]),
+        "peak_rss_mb": round(res["peak_rss_mb"], 1),
+        "mixed": {
+            "files": mixed_res["indexed_files"],
+            "symbols": mixed_res["symbols"],
+            "wall_s": round(mixed_res["wall_s"], 3),
+        },
     }
     if args.json:
         print(json.dumps(out))
     else:
         print(f"stdlib: {files} files, {lines} lines, {out['symbols']} symbols, {out['edges']} edges")
-        print(f"cold index {out['wall_s']} s ({out['lines_per_s']} lines/s); bare parse floor {out['floor_s']} s "
-              f"with {args.workers} workers; ratio {out['ratio']} (target <= 3)")
+        print(
+            f"cold index {out['wall_s']} s ({out['lines_per_s']} lines/s); bare parse floor {out['floor_s']} s "
+            f"with {args.workers} workers; ratio {out['ratio']} (target <= 3)"
+        )
         print(f"peak RSS {out['peak_rss_mb']} MB (target < 500)")
         m = out["mixed"]
         print(f"mixed fixtures: {m['files']} files, {m['symbols']} symbols in {m['wall_s']} s")

@@ -18,11 +18,28 @@ import time
 from pathlib import Path
 
 from benchlib import DaemonProc, percentile, short_home, stdlib_corpus
-
 from graphmem.types import Category
 
-WORDS = ["cache", "thread", "lock", "encoding", "socket", "timeout", "parser", "buffer", "unicode",
-         "retry", "pool", "signal", "deadlock", "overflow", "locale", "path", "escape", "header"]
+WORDS = [
+    "cache",
+    "thread",
+    "lock",
+    "encoding",
+    "socket",
+    "timeout",
+    "parser",
+    "buffer",
+    "unicode",
+    "retry",
+    "pool",
+    "signal",
+    "deadlock",
+    "overflow",
+    "locale",
+    "path",
+    "escape",
+    "header",
+]
 
 
 def main() -> int:
@@ -45,13 +62,15 @@ def main() -> int:
             files = sorted({s.path for s in symbols})
             cats = list(Category)
             for i in range(args.observations):
-                if i % 5 == 0:
-                    anchor = rng.choice(files)
-                else:
-                    anchor = rng.choice(symbols).ref
+                anchor = rng.choice(files) if i % 5 == 0 else rng.choice(symbols).ref
                 words = " ".join(rng.sample(WORDS, 3))
-                c.observe(f"note {i}: {words} matters here", anchors=[anchor], category=rng.choice(cats),
-                          tags=[rng.choice(WORDS)], source="bench")
+                c.observe(
+                    f"note {i}: {words} matters here",
+                    anchors=[anchor],
+                    category=rng.choice(cats),
+                    tags=[rng.choice(WORDS)],
+                    source="bench",
+                )
             queries = []
             for i in range(args.queries):
                 kind = i % 5
@@ -83,15 +102,22 @@ def main() -> int:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
-    out = {"queries": len(lat), "observations": args.observations, "p50_ms": round(percentile(lat, 50), 2),
-           "p95_ms": round(percentile(lat, 95), 2), "p99_ms": round(percentile(lat, 99), 2),
-           "mean_results": round(results / max(1, len(lat)), 1)}
+    out = {
+        "queries": len(lat),
+        "observations": args.observations,
+        "p50_ms": round(percentile(lat, 50), 2),
+        "p95_ms": round(percentile(lat, 95), 2),
+        "p99_ms": round(percentile(lat, 99), 2),
+        "mean_results": round(results / max(1, len(lat)), 1),
+    }
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"{out['queries']} queries over {out['observations']} observations: p50 {out['p50_ms']} ms, "
-              f"p95 {out['p95_ms']} ms, p99 {out['p99_ms']} ms (targets: p50 < 10, p99 < 50); "
-              f"{out['mean_results']} results per query")
+        print(
+            f"{out['queries']} queries over {out['observations']} observations: p50 {out['p50_ms']} ms, "
+            f"p95 {out['p95_ms']} ms, p99 {out['p99_ms']} ms (targets: p50 < 10, p99 < 50); "
+            f"{out['mean_results']} results per query"
+        )
     return 0
 
 

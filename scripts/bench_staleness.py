@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 from benchlib import DaemonProc, percentile, short_home, stdlib_corpus
-
 from graphmem.types import EventKind, Symbol
 
 FUNC = re.compile(rb"^def ([A-Za-z_]\w*)\(.*\):\s*$", re.M)
@@ -51,7 +50,7 @@ def edit_body(path: Path, func: str, tag: int) -> None:
     text = path.read_text(encoding="utf-8")
     m = re.search(rf"^def {re.escape(func)}\(.*\):[ \t]*\n", text, re.M)
     assert m is not None
-    new = text[:m.end()] + f"    _graphmem_bench_{tag} = {tag}\n" + text[m.end():]
+    new = text[: m.end()] + f"    _graphmem_bench_{tag} = {tag}\n" + text[m.end() :]
     tmp = path.with_suffix(".py.tmp~")
     tmp.write_text(new, encoding="utf-8")
     tmp.replace(path)
@@ -110,15 +109,25 @@ def main() -> int:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
-    out = {"edits": len(targets), "stale_events": len(latencies),
-           "p50_ms": round(percentile(latencies, 50), 1), "p95_ms": round(percentile(latencies, 95), 1),
-           "max_ms": round(max(latencies, default=0.0), 1), "batch_files": len(files), "batch_s": round(batch_s, 3)}
+    out = {
+        "edits": len(targets),
+        "stale_events": len(latencies),
+        "p50_ms": round(percentile(latencies, 50), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+        "max_ms": round(max(latencies, default=0.0), 1),
+        "batch_files": len(files),
+        "batch_s": round(batch_s, 3),
+    }
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"{out['stale_events']}/{out['edits']} edits produced a stale event: p50 {out['p50_ms']} ms, "
-              f"p95 {out['p95_ms']} ms, max {out['max_ms']} ms (target p50 < 150 ms)")
-        print(f"batch: {out['batch_files']} files rewritten at once, index current again after {out['batch_s']} s")
+        print(
+            f"{out['stale_events']}/{out['edits']} edits produced a stale event: p50 {out['p50_ms']} ms, "
+            f"p95 {out['p95_ms']} ms, max {out['max_ms']} ms (target p50 < 150 ms)"
+        )
+        print(
+            f"batch: {out['batch_files']} files rewritten at once, index current again after {out['batch_s']} s"
+        )
     return 0
 
 

@@ -54,10 +54,13 @@ class DaemonProc:
         args = [sys.executable, "-m", "graphmemd", "run"]
         for r in repos:
             args += ["--repo", str(r)]
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "clients"), str(ROOT / "daemon"), env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(ROOT / "clients"), str(ROOT / "daemon"), env.get("PYTHONPATH", "")]
+        )
         self.home = home
-        self.proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -77,9 +80,10 @@ class DaemonProc:
         with self.client() as c:
             while time.monotonic() < deadline:
                 st = c.status()
-                if st.repositories and all(r.state.value == "ready" and not r.pending_changes for r in st.repositories):
-                    if c.recall("zz-no-such-term-zz").freshness.current:
-                        return
+                if st.repositories and all(
+                    r.state.value == "ready" and not r.pending_changes for r in st.repositories
+                ) and c.recall("zz-no-such-term-zz").freshness.current:
+                    return
                 time.sleep(0.02)
         raise RuntimeError("index did not finish")
 

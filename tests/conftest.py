@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 
@@ -63,10 +62,13 @@ class Daemon:
     def wait_idle(self, repo_hint: str = "", timeout: float = 30.0) -> None:
         """Until every repository is READY with no pending changes (the index is current)."""
         with self.client() as c:
+
             def idle() -> bool:
                 st = c.status()
                 return bool(st.repositories) and all(
-                    r.state.value == "ready" and r.pending_changes == 0 for r in st.repositories)
+                    r.state.value == "ready" and r.pending_changes == 0 for r in st.repositories
+                )
+
             wait_for(idle, timeout)
             # a freshness check through retrieval makes sure no job is still running
             wait_for(lambda: c.recall("zzzz-no-such-term-zzzz").freshness.current, timeout)
@@ -98,16 +100,21 @@ def daemon_env(home: Path) -> dict[str, str]:
     return env
 
 
-def spawn_daemon(home: Path, repos: list[Path], extra: list[str] | None = None,
-                 wait: bool = True) -> Daemon:
+def spawn_daemon(home: Path, repos: list[Path], extra: list[str] | None = None, wait: bool = True) -> Daemon:
     args = [sys.executable, "-m", "graphmemd", "run"]
     for r in repos:
         args += ["--repo", str(r)]
     args += extra or []
-    proc = subprocess.Popen(args, env=daemon_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        args,
+        env=daemon_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     d = Daemon(home, repos, proc, extra or [])
     if wait:
+
         def healthy() -> bool:
             if proc.poll() is not None:
                 err = proc.stderr.read().decode() if proc.stderr else ""
@@ -117,6 +124,7 @@ def spawn_daemon(home: Path, repos: list[Path], extra: list[str] | None = None,
                     return c.health()
             except GraphMemError:
                 return False
+
         wait_for(healthy, 30, 0.05)
         if repos:
             d.wait_idle()
@@ -127,8 +135,9 @@ def spawn_daemon(home: Path, repos: list[Path], extra: list[str] | None = None,
 def daemon_factory() -> Iterator[Callable[..., Daemon]]:
     started: list[Daemon] = []
 
-    def start(repos: list[Path], home: Path | None = None, extra: list[str] | None = None,
-              wait: bool = True) -> Daemon:
+    def start(
+        repos: list[Path], home: Path | None = None, extra: list[str] | None = None, wait: bool = True
+    ) -> Daemon:
         d = spawn_daemon(home or short_tmp(), repos, extra, wait)
         started.append(d)
         return d

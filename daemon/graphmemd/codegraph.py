@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from graphmem.types import EdgeKind
+
 from graphmemd.model import InheritKind, Language, ResolvedEdges, SymbolInfo, file_id
 
 #: Edge kinds stored as outgoing adjacency; the reverse direction is derived.
@@ -173,7 +174,8 @@ class CodeGraph:
 
     def degree(self, node: str) -> int:
         return sum(len(t) for t in self._out.get(node, {}).values()) + sum(
-            len(t) for t in self._in.get(node, {}).values())
+            len(t) for t in self._in.get(node, {}).values()
+        )
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         return set(self._out.get(node, {}).get(kind, ()))
@@ -211,17 +213,16 @@ class CodeGraph:
     def by_name(self, name: str) -> set[str]:
         return set(self._by_name.get(name.lower(), ()))
 
-    def find(self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50) -> list[SymbolInfo]:
+    def find(
+        self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50
+    ) -> list[SymbolInfo]:
         """Case-insensitive glob over name and qualname (or ``path::qualname`` when the
         pattern contains ``::`` or ``/``); exact names rank first."""
         pat = pattern.strip().lower()
         if not pat:
             return []
         kind_set = set(kinds)
-        if not any(c in pat for c in "*?["):
-            glob = f"*{pat}*"
-        else:
-            glob = pat
+        glob = f"*{pat}*" if not any(c in pat for c in "*?[") else pat
         rx = re.compile(fnmatch.translate(glob))
         use_ref = "::" in pat or "/" in pat
         hits: list[tuple[int, str, SymbolInfo]] = []
@@ -236,7 +237,13 @@ class CodeGraph:
                     continue
             elif not (rx.match(s.name.lower()) or rx.match(s.qualname.lower())):
                 continue
-            rank = 0 if s.name.lower() == pat or s.qualname.lower() == pat else 1 if s.name.lower().startswith(pat) else 2
+            rank = (
+                0
+                if s.name.lower() == pat or s.qualname.lower() == pat
+                else 1
+                if s.name.lower().startswith(pat)
+                else 2
+            )
             hits.append((rank, s.ref, s))
         hits.sort(key=lambda h: (h[0], len(h[1]), h[1]))
         return [h[2] for h in hits[:limit]]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, NotFound, StoreError
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, NotFound
 from graphmem.types import (
     Anchor,
     AnchorKind,
@@ -35,6 +35,7 @@ from graphmem.types import (
     RepoFreshness,
     StaleReason,
 )
+
 from graphmemd.codegraph import CodeGraph, FileNode
 from graphmemd.config import DaemonConfig
 from graphmemd.diff import diff_symbols
@@ -45,6 +46,7 @@ from graphmemd.model import ChangeKind as ModelChange
 from graphmemd.model import (
     FileRecord,
     ParsedFile,
+    SkippedFile,
     SymbolChange,
     SymbolInfo,
     file_id,
@@ -63,7 +65,7 @@ from graphmemd.parse_pool import ParseOutcome, ParsePool
 from graphmemd.parsing import language_for_path
 from graphmemd.repos import RepoRuntime, load_registry, repo_id_for, save_registry
 from graphmemd.store import Store, observation_row
-from graphmemd.walker import SkippedFile, WalkedFile, walk_repo
+from graphmemd.walker import WalkedFile, walk_repo
 from graphmemd.watcher import RepoWatcher
 from graphmemd.writer import StoreWriter
 
@@ -117,20 +119,27 @@ class Engine(CodeView):
     def open(self) -> None:
         paths = self.cfg.paths
         paths.ensure()
-        self._store = Store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb,
-                            max_db_size_gb=self.cfg.max_db_size_gb)
+        self._store = Store(
+            paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb
+        )
         self._journal = Journal(paths.journal)
         self._book = ObservationBook(self._journal, self._mirror_observation)
         n = self._book.load()
         logger.info("journal replayed: %d records, %d observations", n, len(self._book))
         self._sync_store_observations()
-        self._pool = ParsePool(self.cfg.parse_workers, timeout_s=self.cfg.parse_timeout_s,
-                               max_file_size=self.cfg.max_file_size)
+        self._pool = ParsePool(
+            self.cfg.parse_workers, timeout_s=self.cfg.parse_timeout_s, max_file_size=self.cfg.max_file_size
+        )
         self._pool.start()
         if self.cfg.watch:
             self._watcher = RepoWatcher(
-                self._on_batch, ignore=self._ignored, on_degraded=self._on_degraded, on_rescan=self._on_rescan,
-                debounce_ms=self.cfg.debounce_ms, rescan_interval_s=self.cfg.rescan_interval_s)
+                self._on_batch,
+                ignore=self._ignored,
+                on_degraded=self._on_degraded,
+                on_rescan=self._on_rescan,
+                debounce_ms=self.cfg.debounce_ms,
+                rescan_interval_s=self.cfg.rescan_interval_s,
+            )
             self._watcher.start()
         self._worker = threading.Thread(target=self._work, name="graphmem-indexer", daemon=True)
         self._worker.start()
@@ -178,10 +187,13 @@ class Engine(CodeView):
         for oid in extra:
             self.store.delete_observation(oid)
         for i in range(0, len(stale), 500):
-            self.store.upsert_observations(stale[i:i + 500])
+            self.store.upsert_observations(stale[i : i + 500])
         if stale or extra:
-            logger.warning("store repaired from the journal: %d observations rewritten, %d removed",
-                           len(stale), len(extra))
+            logger.warning(
+                "store repaired from the journal: %d observations rewritten, %d removed",
+                len(stale),
+                len(extra),
+            )
 
     def _store_failed(self, exc: GraphMemError) -> None:
         self.last_error = str(exc)
@@ -198,7 +210,9 @@ class Engine(CodeView):
 
     # ------------------------------------------------------------------ repositories
 
-    def add_repo(self, path: Path | str, *, _stored: dict[str, tuple[str, str, float]] | None = None) -> RepoRuntime:
+    def add_repo(
+        self, path: Path | str, *, _stored: dict[str, tuple[str, str, float]] | None = None
+    ) -> RepoRuntime:
         root = Path(path).expanduser().absolute()
         try:
             root = root.resolve(strict=True)
@@ -210,7 +224,9 @@ class Engine(CodeView):
                 return self.repos[rid]
             rt = RepoRuntime.create(root)
             self.repos[rid] = rt
-            stored = _stored if _stored is not None else {r[0]: (r[1], r[2], r[3]) for r in self.store.repos()}
+            stored = (
+                _stored if _stored is not None else {r[0]: (r[1], r[2], r[3]) for r in self.store.repos()}
+            )
             if rid in stored:
                 rt.indexed_commit, rt.last_indexed_at = stored[rid][1], stored[rid][2] or None
                 self._load_graph(rt)
@@ -248,8 +264,12 @@ class Engine(CodeView):
                 if len(self.repos) == 1:
                     return next(iter(self.repos.values()))
                 if not self.repos:
-                    raise FailedPrecondition("no repository is registered: add one with `graphmem repo add PATH`")
-                raise InvalidArgument(f"several repositories are registered; name one of: {', '.join(sorted(self.repos))}")
+                    raise FailedPrecondition(
+                        "no repository is registered: add one with `graphmem repo add PATH`"
+                    )
+                raise InvalidArgument(
+                    f"several repositories are registered; name one of: {', '.join(sorted(self.repos))}"
+                )
             if hint in self.repos:
                 return self.repos[hint]
             p = Path(hint).expanduser()
@@ -313,17 +333,23 @@ class Engine(CodeView):
         store = self.store
         self.writer.submit(lambda: store.delete_repo(rt.id)).result(120)
         if not keep_observations:
-            archived = [replace(o, status=ObservationStatus.ARCHIVED, updated_at=time.time())
-                        for o in self.book.all() if o.repo_id == rt.id and o.status is not ObservationStatus.ARCHIVED]
+            archived = [
+                replace(o, status=ObservationStatus.ARCHIVED, updated_at=time.time())
+                for o in self.book.all()
+                if o.repo_id == rt.id and o.status is not ObservationStatus.ARCHIVED
+            ]
             self.book.apply(archived)
 
     def _progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
         _, symbols = self.graph.counts(rt.id)
-        return IndexProgress(rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped),
-                             time.time() - started)
+        return IndexProgress(
+            rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped), time.time() - started
+        )
 
     def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
-        self.bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self._progress(rt, started)))
+        self.bus.publish(
+            Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self._progress(rt, started))
+        )
 
     def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = ()) -> None:
         """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate."""
@@ -383,8 +409,16 @@ class Engine(CodeView):
         self._publish_progress(rt, started)
         self.writer.submit(self._rebuild_fts)
         files, symbols = self.graph.counts(rt.id)
-        logger.info("indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)", rt.id,
-                    files, symbols, len(skipped), time.time() - started, t_parsed - started, time.time() - t_parsed)
+        logger.info(
+            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
+            rt.id,
+            files,
+            symbols,
+            len(skipped),
+            time.time() - started,
+            t_parsed - started,
+            time.time() - t_parsed,
+        )
 
     def _changes(self, rt: RepoRuntime) -> None:
         """Apply the file changes the watcher reported (stat each path for its final state)."""
@@ -445,7 +479,9 @@ class Engine(CodeView):
         rt.dirty = working_tree_dirty(rt.root) if (outcomes or removed) else rt.dirty
         rt.indexed_commit = head_commit(rt.root)
 
-    def _apply(self, rt: RepoRuntime, outcomes: dict[str, ParseOutcome], removed: set[str], *, full: bool) -> None:
+    def _apply(
+        self, rt: RepoRuntime, outcomes: dict[str, ParseOutcome], removed: set[str], *, full: bool
+    ) -> None:
         """The one place the code graph changes: memory, store, then staleness and events."""
         now = time.time()
         # Only this (indexing) thread mutates the graph and the resolver, so everything up to the
@@ -487,13 +523,33 @@ class Engine(CodeView):
         t_mem = time.time()
         self._restale(rt, changes, set(changed) | removed)
         t_stale = time.time()
-        records = [(FileRecord(rt.id, p, parsed[p].language, outcomes[p].content_hash or "", outcomes[p].size, now,
-                               parsed[p].syntax_errors), parsed[p]) for p in changed]
+        records = [
+            (
+                FileRecord(
+                    rt.id,
+                    p,
+                    parsed[p].language,
+                    outcomes[p].content_hash or "",
+                    outcomes[p].size,
+                    now,
+                    parsed[p].syntax_errors,
+                ),
+                parsed[p],
+            )
+            for p in changed
+        ]
         store, removed_now, sources_now = self.store, set(removed), set(sources)
         # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
-        self.writer.submit(lambda: store.replace_files(rt.id, records, removed_now, edges, edge_sources=sources_now))
-        logger.debug("applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs", len(changed),
-                     len(removed), t_mem - now, t_stale - t_mem)
+        self.writer.submit(
+            lambda: store.replace_files(rt.id, records, removed_now, edges, edge_sources=sources_now)
+        )
+        logger.debug(
+            "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
+            len(changed),
+            len(removed),
+            t_mem - now,
+            t_stale - t_mem,
+        )
         by_path: dict[str, list[SymbolChange]] = {}
         for c in changes:
             state = c.new or c.old
@@ -501,14 +557,34 @@ class Engine(CodeView):
                 by_path.setdefault(state.path, []).append(c)
         for p in changed:
             n = by_path.get(p, [])
-            self.bus.publish(Event(EventKind.FILE_INDEXED, now, rt.id, path=p, detail={
-                "removed": 0, "symbols": len(infos[p]), "added": sum(c.kind is ModelChange.ADDED for c in n),
-                "removed_symbols": sum(c.kind is ModelChange.REMOVED for c in n),
-                "changed": sum(c.kind in (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED) for c in n)}))
+            self.bus.publish(
+                Event(
+                    EventKind.FILE_INDEXED,
+                    now,
+                    rt.id,
+                    path=p,
+                    detail={
+                        "removed": 0,
+                        "symbols": len(infos[p]),
+                        "added": sum(c.kind is ModelChange.ADDED for c in n),
+                        "removed_symbols": sum(c.kind is ModelChange.REMOVED for c in n),
+                        "changed": sum(
+                            c.kind in (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED) for c in n
+                        ),
+                    },
+                )
+            )
         for p in removed:
             n = by_path.get(p, [])
-            self.bus.publish(Event(EventKind.FILE_INDEXED, now, rt.id, path=p, detail={
-                "removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(n), "changed": 0}))
+            self.bus.publish(
+                Event(
+                    EventKind.FILE_INDEXED,
+                    now,
+                    rt.id,
+                    path=p,
+                    detail={"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(n), "changed": 0},
+                )
+            )
 
     # ------------------------------------------------------------------ staleness
 
@@ -548,13 +624,29 @@ class Engine(CodeView):
                         new_ref = f"{target.path}::{target.qualname}"
                         # The anchor follows with the new fingerprints (the name is part of the
                         # signature); the RENAMED reason keeps the old signature for review.
-                        anchors.append(replace(a, ref=new_ref, symbol_id=target.id, path=target.path,
-                                               signature=target.signature, sig_hash=target.sig_hash,
-                                               body_hash=target.body_hash))
-                        reasons.append(StaleReason(
-                            a.ref, ChangeKind.RENAMED, now, old_signature=a.signature,
-                            new_signature=target.signature, new_ref=new_ref, commit=commit,
-                            detail=f"{a.ref} was renamed or moved to {new_ref}"))
+                        anchors.append(
+                            replace(
+                                a,
+                                ref=new_ref,
+                                symbol_id=target.id,
+                                path=target.path,
+                                signature=target.signature,
+                                sig_hash=target.sig_hash,
+                                body_hash=target.body_hash,
+                            )
+                        )
+                        reasons.append(
+                            StaleReason(
+                                a.ref,
+                                ChangeKind.RENAMED,
+                                now,
+                                old_signature=a.signature,
+                                new_signature=target.signature,
+                                new_ref=new_ref,
+                                commit=commit,
+                                detail=f"{a.ref} was renamed or moved to {new_ref}",
+                            )
+                        )
                     new = replace(o, anchors=tuple(anchors), stale_reasons=tuple(reasons), needs_review=True)
                 new = reevaluate(new, self, now, commit)
                 if new != o:
@@ -688,17 +780,24 @@ class Engine(CodeView):
 
     def _unresolved(self, ref: str, rt: RepoRuntime, rel: str) -> str:
         syms = self.graph.file_symbols(rt.id, rel)
-        if syms:
-            pool = [s.ref for s in syms]
-        else:
-            pool = [n.path for n in self.graph.repo_files(rt.id)]
+        pool = [s.ref for s in syms] if syms else [n.path for n in self.graph.repo_files(rt.id)]
         close = difflib.get_close_matches(ref, pool, n=5, cutoff=0.4)
         hint = f"; close matches: {', '.join(close)}" if close else ""
         return f"anchor {ref!r} does not resolve in repository {rt.id}{hint}"
 
     def create_observation(
-        self, *, repo: str, text: str, category: Category, tags: Sequence[str], source: str, confidence: float,
-        anchors: Sequence[str], supersedes: Sequence[str], contradicts: Sequence[str], idempotency_key: str,
+        self,
+        *,
+        repo: str,
+        text: str,
+        category: Category,
+        tags: Sequence[str],
+        source: str,
+        confidence: float,
+        anchors: Sequence[str],
+        supersedes: Sequence[str],
+        contradicts: Sequence[str],
+        idempotency_key: str,
     ) -> Observation:
         resolved: list[Anchor] = []
         errors: list[str] = []
@@ -713,9 +812,18 @@ class Engine(CodeView):
         repo_id = self.repo(repo).id if repo else (next(iter(repo_ids)) if len(repo_ids) == 1 else "")
         if not repo_id and resolved:
             raise InvalidArgument("anchors span several repositories; name the repository with repo=")
-        o = self.book.create(repo_id=repo_id, text=text, category=category, tags=tags, source=source,
-                             confidence=confidence, anchors=resolved, supersedes=supersedes,
-                             contradicts=contradicts, idempotency_key=idempotency_key)
+        o = self.book.create(
+            repo_id=repo_id,
+            text=text,
+            category=category,
+            tags=tags,
+            source=source,
+            confidence=confidence,
+            anchors=resolved,
+            supersedes=supersedes,
+            contradicts=contradicts,
+            idempotency_key=idempotency_key,
+        )
         try:
             self.writer.submit(lambda: None).result(10)  # visible to text search when we answer
         except (TimeoutError, GraphMemError) as exc:
@@ -743,7 +851,8 @@ class Engine(CodeView):
                         anchors.append(file_anchor(a.repo_id, a.path, fp))
         if not anchors:
             raise FailedPrecondition(
-                f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it")
+                f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
+            )
         new = self.book.confirm(obs_id, anchors, by or "unknown")
         self.bus.publish(Event(EventKind.OBSERVATION_FRESH, time.time(), new.repo_id, observation=new))
         return new

@@ -6,6 +6,7 @@ subscriber that falls behind loses its oldest events (and is told so by a gap in
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import queue
 import threading
@@ -82,10 +83,8 @@ class EventBus:
         with self._lock:
             subs, self._subs = self._subs, []
         for s in subs:
-            try:
+            with contextlib.suppress(queue.Full):
                 s.queue.put_nowait(None)
-            except queue.Full:
-                pass
 
     def __len__(self) -> int:
         with self._lock:

@@ -68,7 +68,9 @@ def working_tree_dirty(root: Path, timeout: float = 5.0) -> bool:
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "status", "--porcelain", "-uno"],
-            capture_output=True, timeout=timeout, check=False,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         logger.warning("git status failed in %s: %s", root, exc)

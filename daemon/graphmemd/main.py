@@ -10,14 +10,16 @@ import sys
 from collections.abc import Sequence
 
 from graphmem.errors import GraphMemError
+
 from graphmemd import __version__
 from graphmemd.config import DaemonConfig, resolve_config
 
 
 def _setup_logging(config: DaemonConfig, foreground: bool) -> None:
     config.paths.ensure()
-    handler = logging.handlers.RotatingFileHandler(config.paths.log, maxBytes=5 * 1024 * 1024, backupCount=3,
-                                                   encoding="utf-8")
+    handler = logging.handlers.RotatingFileHandler(
+        config.paths.log, maxBytes=5 * 1024 * 1024, backupCount=3, encoding="utf-8"
+    )
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     handler.setFormatter(fmt)
     root = logging.getLogger()
@@ -37,7 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command")
     run = sub.add_parser("run", help="run the daemon in the foreground (for service managers)")
     run.add_argument("--home", help="relocate every file (store, socket, pid, log); env GRAPHMEM_HOME")
-    run.add_argument("--repo", action="append", default=[], help="a repository to index and watch (repeatable)")
+    run.add_argument(
+        "--repo", action="append", default=[], help="a repository to index and watch (repeatable)"
+    )
     run.add_argument("--tcp", help="also listen on HOST:PORT (loopback only); env GRAPHMEM_TCP")
     run.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR; env GRAPHMEM_LOG_LEVEL")
     run.add_argument("--workers", type=int, help="parser processes; env GRAPHMEM_PARSE_WORKERS")
@@ -47,8 +51,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 64
     try:
-        config = resolve_config(home=args.home, repos=tuple(args.repo), tcp=args.tcp, log_level=args.log_level,
-                                parse_workers=args.workers, watch=False if args.no_watch else None)
+        config = resolve_config(
+            home=args.home,
+            repos=tuple(args.repo),
+            tcp=args.tcp,
+            log_level=args.log_level,
+            parse_workers=args.workers,
+            watch=False if args.no_watch else None,
+        )
         _setup_logging(config, foreground=True)
         from graphmemd.server import serve
 

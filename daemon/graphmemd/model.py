@@ -277,8 +277,9 @@ class SymbolInfo:
         return f"{self.path}::{self.qualname}"
 
     def state(self) -> SymbolState:
-        return SymbolState(self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash,
-                           self.body_hash)
+        return SymbolState(
+            self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash, self.body_hash
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,10 +297,21 @@ def symbols_of(repo_id: str, parsed: ParsedFile) -> list[SymbolInfo]:
     out: list[SymbolInfo] = []
     for s in parsed.symbols:
         parent = by_qual.get(s.parent) if s.parent else None
-        out.append(SymbolInfo(
-            id=symbol_id(repo_id, parsed.path, s.qualname, s.kind), repo_id=repo_id, path=parsed.path,
-            name=s.name, qualname=s.qualname, kind=s.kind, language=parsed.language,
-            parent_id=symbol_id(repo_id, parsed.path, parent.qualname, parent.kind) if parent else None,
-            start_line=s.start_line, end_line=s.end_line, signature=s.signature, sig_hash=s.sig_hash,
-            body_hash=s.body_hash))
+        out.append(
+            SymbolInfo(
+                id=symbol_id(repo_id, parsed.path, s.qualname, s.kind),
+                repo_id=repo_id,
+                path=parsed.path,
+                name=s.name,
+                qualname=s.qualname,
+                kind=s.kind,
+                language=parsed.language,
+                parent_id=symbol_id(repo_id, parsed.path, parent.qualname, parent.kind) if parent else None,
+                start_line=s.start_line,
+                end_line=s.end_line,
+                signature=s.signature,
+                sig_hash=s.sig_hash,
+                body_hash=s.body_hash,
+            )
+        )
     return out

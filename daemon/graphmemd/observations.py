@@ -32,6 +32,7 @@ from graphmem.types import (
     ObservationStatus,
     StaleReason,
 )
+
 from graphmemd.journal import Journal
 from graphmemd.model import SEVERITY, SymbolInfo
 from graphmemd.model import ChangeKind as ModelChange
@@ -43,51 +44,99 @@ MAX_TAGS = 32
 
 
 def anchor_doc(a: Anchor) -> dict[str, Any]:
-    return {"kind": a.kind.value, "ref": a.ref, "repo_id": a.repo_id, "path": a.path, "symbol_id": a.symbol_id,
-            "signature": a.signature, "sig_hash": a.sig_hash, "body_hash": a.body_hash}
+    return {
+        "kind": a.kind.value,
+        "ref": a.ref,
+        "repo_id": a.repo_id,
+        "path": a.path,
+        "symbol_id": a.symbol_id,
+        "signature": a.signature,
+        "sig_hash": a.sig_hash,
+        "body_hash": a.body_hash,
+    }
 
 
 def reason_doc(r: StaleReason) -> dict[str, Any]:
-    return {"anchor_ref": r.anchor_ref, "change": r.change.value, "detected_at": r.detected_at,
-            "old_signature": r.old_signature, "new_signature": r.new_signature, "new_ref": r.new_ref,
-            "commit": r.commit, "detail": r.detail}
+    return {
+        "anchor_ref": r.anchor_ref,
+        "change": r.change.value,
+        "detected_at": r.detected_at,
+        "old_signature": r.old_signature,
+        "new_signature": r.new_signature,
+        "new_ref": r.new_ref,
+        "commit": r.commit,
+        "detail": r.detail,
+    }
 
 
 def to_doc(o: Observation) -> dict[str, Any]:
     return {
-        "id": o.id, "repo_id": o.repo_id, "text": o.text, "category": o.category.value,
-        "created_at": o.created_at, "updated_at": o.updated_at, "status": o.status.value, "tags": list(o.tags),
-        "source": o.source, "confidence": o.confidence, "anchors": [anchor_doc(a) for a in o.anchors],
-        "stale_reasons": [reason_doc(r) for r in o.stale_reasons], "supersedes": list(o.supersedes),
-        "superseded_by": o.superseded_by, "contradicts": list(o.contradicts), "confirmed_by": o.confirmed_by,
-        "confirmed_at": o.confirmed_at, "needs_review": o.needs_review,
+        "id": o.id,
+        "repo_id": o.repo_id,
+        "text": o.text,
+        "category": o.category.value,
+        "created_at": o.created_at,
+        "updated_at": o.updated_at,
+        "status": o.status.value,
+        "tags": list(o.tags),
+        "source": o.source,
+        "confidence": o.confidence,
+        "anchors": [anchor_doc(a) for a in o.anchors],
+        "stale_reasons": [reason_doc(r) for r in o.stale_reasons],
+        "supersedes": list(o.supersedes),
+        "superseded_by": o.superseded_by,
+        "contradicts": list(o.contradicts),
+        "confirmed_by": o.confirmed_by,
+        "confirmed_at": o.confirmed_at,
+        "needs_review": o.needs_review,
     }
 
 
 def from_doc(d: Mapping[str, Any]) -> Observation:
     try:
         return Observation(
-            id=str(d["id"]), repo_id=str(d.get("repo_id", "")), text=str(d.get("text", "")),
-            category=Category(d.get("category", "other")), created_at=float(d.get("created_at", 0.0)),
-            updated_at=float(d.get("updated_at", 0.0)), status=ObservationStatus(d.get("status", "fresh")),
-            tags=tuple(str(t) for t in d.get("tags", ())), source=str(d.get("source", "")),
+            id=str(d["id"]),
+            repo_id=str(d.get("repo_id", "")),
+            text=str(d.get("text", "")),
+            category=Category(d.get("category", "other")),
+            created_at=float(d.get("created_at", 0.0)),
+            updated_at=float(d.get("updated_at", 0.0)),
+            status=ObservationStatus(d.get("status", "fresh")),
+            tags=tuple(str(t) for t in d.get("tags", ())),
+            source=str(d.get("source", "")),
             confidence=float(d.get("confidence", 1.0)),
             anchors=tuple(
-                Anchor(kind=AnchorKind(a["kind"]), ref=str(a["ref"]), repo_id=str(a.get("repo_id", "")),
-                       path=str(a.get("path", "")), symbol_id=str(a.get("symbol_id", "")),
-                       signature=str(a.get("signature", "")), sig_hash=str(a.get("sig_hash", "")),
-                       body_hash=str(a.get("body_hash", "")))
-                for a in d.get("anchors", ())),
+                Anchor(
+                    kind=AnchorKind(a["kind"]),
+                    ref=str(a["ref"]),
+                    repo_id=str(a.get("repo_id", "")),
+                    path=str(a.get("path", "")),
+                    symbol_id=str(a.get("symbol_id", "")),
+                    signature=str(a.get("signature", "")),
+                    sig_hash=str(a.get("sig_hash", "")),
+                    body_hash=str(a.get("body_hash", "")),
+                )
+                for a in d.get("anchors", ())
+            ),
             stale_reasons=tuple(
-                StaleReason(anchor_ref=str(r["anchor_ref"]), change=ChangeKind(r["change"]),
-                            detected_at=float(r.get("detected_at", 0.0)),
-                            old_signature=str(r.get("old_signature", "")),
-                            new_signature=str(r.get("new_signature", "")), new_ref=str(r.get("new_ref", "")),
-                            commit=str(r.get("commit", "")), detail=str(r.get("detail", "")))
-                for r in d.get("stale_reasons", ())),
-            supersedes=tuple(d.get("supersedes", ())), superseded_by=str(d.get("superseded_by", "")),
-            contradicts=tuple(d.get("contradicts", ())), confirmed_by=str(d.get("confirmed_by", "")),
-            confirmed_at=d.get("confirmed_at"), needs_review=bool(d.get("needs_review", False)),
+                StaleReason(
+                    anchor_ref=str(r["anchor_ref"]),
+                    change=ChangeKind(r["change"]),
+                    detected_at=float(r.get("detected_at", 0.0)),
+                    old_signature=str(r.get("old_signature", "")),
+                    new_signature=str(r.get("new_signature", "")),
+                    new_ref=str(r.get("new_ref", "")),
+                    commit=str(r.get("commit", "")),
+                    detail=str(r.get("detail", "")),
+                )
+                for r in d.get("stale_reasons", ())
+            ),
+            supersedes=tuple(d.get("supersedes", ())),
+            superseded_by=str(d.get("superseded_by", "")),
+            contradicts=tuple(d.get("contradicts", ())),
+            confirmed_by=str(d.get("confirmed_by", "")),
+            confirmed_at=d.get("confirmed_at"),
+            needs_review=bool(d.get("needs_review", False)),
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise InvalidArgument(f"not a valid observation record: {exc}") from exc
@@ -107,8 +156,16 @@ def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:
 
 
 def symbol_anchor(s: SymbolInfo) -> Anchor:
-    return Anchor(kind=AnchorKind.SYMBOL, ref=s.ref, repo_id=s.repo_id, path=s.path, symbol_id=s.id,
-                  signature=s.signature, sig_hash=s.sig_hash, body_hash=s.body_hash)
+    return Anchor(
+        kind=AnchorKind.SYMBOL,
+        ref=s.ref,
+        repo_id=s.repo_id,
+        path=s.path,
+        symbol_id=s.id,
+        signature=s.signature,
+        sig_hash=s.sig_hash,
+        body_hash=s.body_hash,
+    )
 
 
 def file_anchor(repo_id: str, path: str, fingerprint: str) -> Anchor:
@@ -143,21 +200,42 @@ def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> Stale
     if a.kind is AnchorKind.FILE:
         fp = code.file_fingerprint(a.repo_id, a.path)
         if fp is None:
-            return StaleReason(a.ref, ChangeKind.REMOVED, now, commit=commit, detail=f"file {a.path} was removed")
+            return StaleReason(
+                a.ref, ChangeKind.REMOVED, now, commit=commit, detail=f"file {a.path} was removed"
+            )
         if fp != a.body_hash:
-            return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit,
-                               detail=f"the definitions in {a.path} changed")
+            return StaleReason(
+                a.ref,
+                ChangeKind.BODY_CHANGED,
+                now,
+                commit=commit,
+                detail=f"the definitions in {a.path} changed",
+            )
         return None
     s = code.symbol(a.symbol_id)
     if s is None:
-        return StaleReason(a.ref, ChangeKind.REMOVED, now, old_signature=a.signature, commit=commit,
-                           detail=f"{a.ref} was removed")
+        return StaleReason(
+            a.ref,
+            ChangeKind.REMOVED,
+            now,
+            old_signature=a.signature,
+            commit=commit,
+            detail=f"{a.ref} was removed",
+        )
     if s.sig_hash != a.sig_hash:
-        return StaleReason(a.ref, ChangeKind.SIGNATURE_CHANGED, now, old_signature=a.signature,
-                           new_signature=s.signature, commit=commit,
-                           detail=f"the signature of {a.ref} changed: {a.signature!r} -> {s.signature!r}")
+        return StaleReason(
+            a.ref,
+            ChangeKind.SIGNATURE_CHANGED,
+            now,
+            old_signature=a.signature,
+            new_signature=s.signature,
+            commit=commit,
+            detail=f"the signature of {a.ref} changed: {a.signature!r} -> {s.signature!r}",
+        )
     if s.body_hash != a.body_hash:
-        return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
+        return StaleReason(
+            a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed"
+        )
     return None
 
 
@@ -277,8 +355,10 @@ class ObservationBook:
         if len(text) > MAX_TEXT:
             raise InvalidArgument(f"observation text is {len(text)} characters; the limit is {MAX_TEXT}")
         if not anchors:
-            raise InvalidArgument("an observation needs at least one anchor (a symbol ref like "
-                                  "'path/file.py::Class.method' or a file path)")
+            raise InvalidArgument(
+                "an observation needs at least one anchor (a symbol ref like "
+                "'path/file.py::Class.method' or a file path)"
+            )
         if len(tags) > MAX_TAGS:
             raise InvalidArgument(f"at most {MAX_TAGS} tags")
         if not 0.0 <= confidence <= 1.0:
@@ -293,13 +373,23 @@ class ObservationBook:
                     raise InvalidArgument(f"no observation {ref!r} to supersede or contradict")
             t = time.time() if now is None else now
             o = Observation(
-                id=uuid.uuid4().hex[:16], repo_id=repo_id, text=text, category=category, created_at=t,
-                updated_at=t, tags=tuple(dict.fromkeys(t_.strip() for t_ in tags if t_.strip())), source=source,
-                confidence=confidence, anchors=tuple(anchors), supersedes=tuple(supersedes),
+                id=uuid.uuid4().hex[:16],
+                repo_id=repo_id,
+                text=text,
+                category=category,
+                created_at=t,
+                updated_at=t,
+                tags=tuple(dict.fromkeys(t_.strip() for t_ in tags if t_.strip())),
+                source=source,
+                confidence=confidence,
+                anchors=tuple(anchors),
+                supersedes=tuple(supersedes),
                 contradicts=tuple(contradicts),
             )
-            older = [replace(self._obs[s], status=ObservationStatus.SUPERSEDED, superseded_by=o.id, updated_at=t)
-                     for s in supersedes]
+            older = [
+                replace(self._obs[s], status=ObservationStatus.SUPERSEDED, superseded_by=o.id, updated_at=t)
+                for s in supersedes
+            ]
             self._put([o, *older], key=idempotency_key)
             return o
 
@@ -334,15 +424,28 @@ class ObservationBook:
             self._unindex(obs_id)
         self._on_change(None, obs_id)
 
-    def confirm(self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None) -> Observation:
+    def confirm(
+        self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None
+    ) -> Observation:
         """Re-anchor to the current fingerprints and mark fresh, recording who and when."""
         t = time.time() if now is None else now
         with self._lock:
             o = self.get(obs_id)
-            status = o.status if o.status in (ObservationStatus.ARCHIVED, ObservationStatus.SUPERSEDED) \
+            status = (
+                o.status
+                if o.status in (ObservationStatus.ARCHIVED, ObservationStatus.SUPERSEDED)
                 else ObservationStatus.FRESH
-            new = replace(o, anchors=tuple(anchors), status=status, stale_reasons=(), needs_review=False,
-                          confirmed_by=by, confirmed_at=t, updated_at=t)
+            )
+            new = replace(
+                o,
+                anchors=tuple(anchors),
+                status=status,
+                stale_reasons=(),
+                needs_review=False,
+                confirmed_by=by,
+                confirmed_at=t,
+                updated_at=t,
+            )
             self._put([new])
             return new
 

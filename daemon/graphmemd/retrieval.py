@@ -28,12 +28,10 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
-
 from graphmem.errors import InvalidArgument, NotFound
 from graphmem.types import (
     AnchorKind,
@@ -42,11 +40,12 @@ from graphmem.types import (
     Hop,
     Observation,
     ObservationStatus,
-    RecallResult,
     Recalled,
+    RecallResult,
     Symbol,
     SymbolDetail,
 )
+
 from graphmemd.engine import Engine
 from graphmemd.model import SymbolInfo, file_id
 from graphmemd.repos import RepoRuntime
@@ -62,9 +61,16 @@ HUB_DEGREE = 200
 #: PageRank and why-paths are computed for this many candidates (times the limit) at most.
 RERANK_FACTOR = 3
 EDGE_WEIGHT = {
-    EdgeKind.CALLS: 1.0, EdgeKind.CALLED_BY: 1.0, EdgeKind.INHERITS: 0.9, EdgeKind.INHERITED_BY: 0.9,
-    EdgeKind.CONTAINS: 0.85, EdgeKind.CONTAINED_IN: 0.85, EdgeKind.DEFINES: 0.85, EdgeKind.DEFINED_IN: 0.85,
-    EdgeKind.IMPORTS: 0.7, EdgeKind.IMPORTED_BY: 0.7,
+    EdgeKind.CALLS: 1.0,
+    EdgeKind.CALLED_BY: 1.0,
+    EdgeKind.INHERITS: 0.9,
+    EdgeKind.INHERITED_BY: 0.9,
+    EdgeKind.CONTAINS: 0.85,
+    EdgeKind.CONTAINED_IN: 0.85,
+    EdgeKind.DEFINES: 0.85,
+    EdgeKind.DEFINED_IN: 0.85,
+    EdgeKind.IMPORTS: 0.7,
+    EdgeKind.IMPORTED_BY: 0.7,
 }
 STALE_FACTOR = 0.5
 
@@ -88,8 +94,18 @@ def render_line(o: Observation, why: str = "") -> str:
 
 
 def to_symbol(s: SymbolInfo) -> Symbol:
-    return Symbol(id=s.id, repo_id=s.repo_id, path=s.path, name=s.name, qualname=s.qualname, kind=s.kind.value,
-                  language=s.language.value, start_line=s.start_line, end_line=s.end_line, signature=s.signature)
+    return Symbol(
+        id=s.id,
+        repo_id=s.repo_id,
+        path=s.path,
+        name=s.name,
+        qualname=s.qualname,
+        kind=s.kind.value,
+        language=s.language.value,
+        start_line=s.start_line,
+        end_line=s.end_line,
+        signature=s.signature,
+    )
 
 
 @dataclass(slots=True)
@@ -106,7 +122,9 @@ def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: i
     if not nodes:
         return {}
     seed_list = [s for s in seeds if s in g]
-    restart = {s: 1.0 / len(seed_list) for s in seed_list} if seed_list else {n: 1.0 / len(nodes) for n in nodes}
+    restart = (
+        {s: 1.0 / len(seed_list) for s in seed_list} if seed_list else {n: 1.0 / len(nodes) for n in nodes}
+    )
     rank = dict(restart)
     out_deg = {n: g.out_degree(n) for n in nodes}
     for _ in range(iters):
@@ -134,26 +152,36 @@ class Retriever:
 
     # ------------------------------------------------------------------ seeds
 
-    def _seeds(self, repos: list[RepoRuntime], files: Sequence[str], symbols: Sequence[str], text: str,
-               warnings: list[str]) -> list[str]:
+    def _seeds(
+        self,
+        repos: list[RepoRuntime],
+        files: Sequence[str],
+        symbols: Sequence[str],
+        text: str,
+        warnings: list[str],
+    ) -> list[str]:
         e = self.engine
         seeds: list[str] = []
         repo_hint = repos[0].id if len(repos) == 1 else ""
         for f in files:
             try:
-                rt, rel = e._locate(f, repo_hint)  # noqa: SLF001
+                rt, rel = e._locate(f, repo_hint)
             except InvalidArgument as exc:
                 warnings.append(str(exc))
                 continue
             fid = file_id(rt.id, rel)
             if fid not in e.graph.files:
-                warnings.append(f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else ""))
+                warnings.append(
+                    f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else "")
+                )
                 continue
             seeds.append(fid)
             seeds.extend(s.id for s in e.graph.file_symbols(rt.id, rel))
         for ref in symbols:
             anchor = e.resolve_anchor(ref, repo_hint)
-            seeds.append(anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path))
+            seeds.append(
+                anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
+            )
         if text.strip():
             scope = {rt.id for rt in repos}
             hits = e.store.search_symbols(text, 10, repo_hint)
@@ -189,8 +217,12 @@ class Retriever:
                     if r is None:
                         reached[other] = _Reach(depth + 1, node, kind, here.first or kind)
                         nxt.append(other)
-                    elif r.distance == depth + 1 and r.parent is not None and r.edge is not None and \
-                            (kind.value, node) < (r.edge.value, r.parent):
+                    elif (
+                        r.distance == depth + 1
+                        and r.parent is not None
+                        and r.edge is not None
+                        and (kind.value, node) < (r.edge.value, r.parent)
+                    ):
                         r.parent, r.edge, r.first = node, kind, here.first or kind
             if len(reached) >= MAX_VISITED:
                 break
@@ -212,8 +244,18 @@ class Retriever:
 
     # ------------------------------------------------------------------ retrieve
 
-    def retrieve(self, *, repo: str = "", files: Sequence[str] = (), symbols: Sequence[str] = (), text: str = "",
-                 hops: int = 2, limit: int = 20, budget: int = 0, include_stale: bool = False) -> RecallResult:
+    def retrieve(
+        self,
+        *,
+        repo: str = "",
+        files: Sequence[str] = (),
+        symbols: Sequence[str] = (),
+        text: str = "",
+        hops: int = 2,
+        limit: int = 20,
+        budget: int = 0,
+        include_stale: bool = False,
+    ) -> RecallResult:
         if hops < 0 or hops > MAX_HOPS:
             raise InvalidArgument(f"hops must be between 0 and {MAX_HOPS}, not {hops}")
         if limit < 1 or limit > MAX_LIMIT:
@@ -246,9 +288,10 @@ class Retriever:
                 o = e.book.get(oid)
             except NotFound:  # deleted between the search and now
                 continue
-            o = self._successor(o)
-            if o is None or o.repo_id not in scope:
+            current = self._successor(o)
+            if current is None or current.repo_id not in scope:
                 continue
+            o = current
             if o.status is ObservationStatus.STALE and not include_stale:
                 continue
             if o.id not in candidates:
@@ -297,12 +340,24 @@ class Retriever:
             score = partial(o) + 0.15 * p * (0.6 + 0.4 * o.confidence) * status
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             if node:
-                why = path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path) if path \
+                why = (
+                    path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path)
+                    if path
                     else f"anchored to {e.graph.ref_of(node)}"
+                )
             else:
                 why = "matched " + ", ".join(matched) if matched else "matched text"
-            scored.append(Recalled(o, round(score, 6), dist if node else 0, why, tuple(path), tuple(matched),
-                                   estimate_tokens(render_line(o, why))))
+            scored.append(
+                Recalled(
+                    o,
+                    round(score, 6),
+                    dist if node else 0,
+                    why,
+                    tuple(path),
+                    tuple(matched),
+                    estimate_tokens(render_line(o, why)),
+                )
+            )
         scored.sort(key=lambda r: (-r.score, r.distance, r.observation.id))
         results: list[Recalled] = []
         total = 0
@@ -316,8 +371,9 @@ class Retriever:
                 continue
             results.append(r)
             total += r.tokens
-        return RecallResult(tuple(results), e.freshness(repos), len(seeds), len(reached), total, truncated,
-                            tuple(warnings))
+        return RecallResult(
+            tuple(results), e.freshness(repos), len(seeds), len(reached), total, truncated, tuple(warnings)
+        )
 
     def _successor(self, o: Observation) -> Observation | None:
         seen = {o.id}
@@ -334,13 +390,36 @@ class Retriever:
             return None
         return o
 
-    def brief(self, *, repo: str = "", files: Sequence[str] = (), symbols: Sequence[str] = (), text: str = "",
-              budget: int = 1000, include_stale: bool = False) -> Brief:
-        result = self.retrieve(repo=repo, files=files, symbols=symbols, text=text, hops=2, limit=MAX_LIMIT,
-                               budget=max(1, budget - 40), include_stale=include_stale)
+    def brief(
+        self,
+        *,
+        repo: str = "",
+        files: Sequence[str] = (),
+        symbols: Sequence[str] = (),
+        text: str = "",
+        budget: int = 1000,
+        include_stale: bool = False,
+    ) -> Brief:
+        result = self.retrieve(
+            repo=repo,
+            files=files,
+            symbols=symbols,
+            text=text,
+            hops=2,
+            limit=MAX_LIMIT,
+            budget=max(1, budget - 40),
+            include_stale=include_stale,
+        )
         fresh = result.freshness
-        state = "index current" if fresh.current else "index NOT current (" + ", ".join(
-            f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories) + ")"
+        state = (
+            "index current"
+            if fresh.current
+            else "index NOT current ("
+            + ", ".join(
+                f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories
+            )
+            + ")"
+        )
         head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
         lines = [head] + [render_line(r.observation, r.why) for r in result.results]
         if not result.results:
@@ -350,10 +429,14 @@ class Retriever:
 
     # ------------------------------------------------------------------ symbols
 
-    def find_symbols(self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50) -> list[Symbol]:
+    def find_symbols(
+        self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50
+    ) -> list[Symbol]:
         repo_id = self.engine.repo(repo).id if repo else ""
         with self.engine.lock:
-            return [to_symbol(s) for s in self.engine.graph.find(pattern, repo_id, [k for k in kinds if k], limit)]
+            return [
+                to_symbol(s) for s in self.engine.graph.find(pattern, repo_id, [k for k in kinds if k], limit)
+            ]
 
     def symbol_detail(self, ref: str, *, repo: str = "") -> SymbolDetail:
         e = self.engine
@@ -365,19 +448,28 @@ class Retriever:
             s = g.symbols[anchor.symbol_id]
 
             def syms(ids: Iterable[str]) -> tuple[Symbol, ...]:
-                return tuple(sorted((to_symbol(g.symbols[i]) for i in ids if i in g.symbols), key=lambda x: x.id))
+                return tuple(
+                    sorted((to_symbol(g.symbols[i]) for i in ids if i in g.symbols), key=lambda x: x.id)
+                )
 
             fid = file_id(s.repo_id, s.path)
             fnode = g.files.get(fid)
             imports = sorted(g.ref_of(f) for f in g.out(fid, EdgeKind.IMPORTS))
             imports += sorted(fnode.external_imports) if fnode else []
             detail = SymbolDetail(
-                symbol=to_symbol(s), callers=syms(g.into(s.id, EdgeKind.CALLS)), callees=syms(g.out(s.id, EdgeKind.CALLS)),
-                unresolved_calls=tuple(sorted(set(g.unresolved(s.id)))), contains=syms(g.out(s.id, EdgeKind.CONTAINS)),
-                container=to_symbol(g.symbols[s.parent_id]) if s.parent_id and s.parent_id in g.symbols else None,
-                inherits=syms(g.out(s.id, EdgeKind.INHERITS)), inherited_by=syms(g.into(s.id, EdgeKind.INHERITS)),
+                symbol=to_symbol(s),
+                callers=syms(g.into(s.id, EdgeKind.CALLS)),
+                callees=syms(g.out(s.id, EdgeKind.CALLS)),
+                unresolved_calls=tuple(sorted(set(g.unresolved(s.id)))),
+                contains=syms(g.out(s.id, EdgeKind.CONTAINS)),
+                container=to_symbol(g.symbols[s.parent_id])
+                if s.parent_id and s.parent_id in g.symbols
+                else None,
+                inherits=syms(g.out(s.id, EdgeKind.INHERITS)),
+                inherited_by=syms(g.into(s.id, EdgeKind.INHERITS)),
                 file_imports=tuple(imports),
                 file_imported_by=tuple(sorted(g.ref_of(f) for f in g.into(fid, EdgeKind.IMPORTS))),
                 observations=tuple(sorted(e.book.anchored_to(s.id), key=lambda o: o.id)),
-                freshness=e.freshness([e.repo(s.repo_id)]))
+                freshness=e.freshness([e.repo(s.repo_id)]),
+            )
         return detail

@@ -14,11 +14,11 @@ from types import FrameType
 from typing import IO
 
 import grpc
+from graphmem.errors import DaemonAlreadyRunning, InvalidArgument
+from graphmem.paths import MAX_UNIX_SOCKET_PATH
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from graphmem.errors import DaemonAlreadyRunning, InvalidArgument
-from graphmem.paths import MAX_UNIX_SOCKET_PATH
 from graphmemd.config import DaemonConfig
 from graphmemd.engine import Engine
 from graphmemd.service import add_services
@@ -26,8 +26,11 @@ from graphmemd.service import add_services
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE = 64 * 1024 * 1024
-_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", MAX_MESSAGE),
-            ("grpc.so_reuseport", 0)]
+_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE),
+    ("grpc.max_send_message_length", MAX_MESSAGE),
+    ("grpc.so_reuseport", 0),
+]
 
 
 class StoreLock:
@@ -85,14 +88,17 @@ def serve(config: DaemonConfig) -> int:
     paths.ensure()
     socket_path = paths.socket
     if len(str(socket_path).encode()) > MAX_UNIX_SOCKET_PATH:
-        raise InvalidArgument(f"socket path too long ({len(str(socket_path))} bytes): {socket_path}; "
-                              "set GRAPHMEM_HOME or XDG_RUNTIME_DIR to a shorter directory")
+        raise InvalidArgument(
+            f"socket path too long ({len(str(socket_path))} bytes): {socket_path}; "
+            "set GRAPHMEM_HOME or XDG_RUNTIME_DIR to a shorter directory"
+        )
     lock = StoreLock(paths.lock, paths.pid, socket_path)
     lock.acquire()
     shutdown = threading.Event()
     engine = Engine(config)
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="graphmem-rpc"),
-                         options=_OPTIONS)
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="graphmem-rpc"), options=_OPTIONS
+    )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = add_services(server, engine, str(socket_path), config.tcp, shutdown)
@@ -115,8 +121,12 @@ def serve(config: DaemonConfig) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     server.start()
-    logger.info("graphmemd pid %d listening on %s%s", os.getpid(), socket_path,
-                f" and {config.tcp}" if config.tcp else "")
+    logger.info(
+        "graphmemd pid %d listening on %s%s",
+        os.getpid(),
+        socket_path,
+        f" and {config.tcp}" if config.tcp else "",
+    )
     try:
         engine.open()
         for name in ("", *names):

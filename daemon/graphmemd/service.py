@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
-
 from graphmem import __version__, convert
 from graphmem.errors import GraphMemError, InvalidArgument
 from graphmem.types import Category, EventKind, ObservationStatus, Repository, Status, WatcherStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
+
 from graphmemd.engine import Engine
 from graphmemd.journal import Journal
 from graphmemd.repos import RepoRuntime
@@ -68,10 +68,21 @@ def repository(engine: Engine, rt: RepoRuntime) -> Repository:
     files, symbols = rt.n_files, rt.n_symbols
     obs = [o for o in engine.book.all() if o.repo_id == rt.id]
     return Repository(
-        id=rt.id, root=str(rt.root), state=rt.state, files=files, symbols=symbols, observations=len(obs),
-        stale_observations=sum(o.status is ObservationStatus.STALE for o in obs), files_done=rt.files_done,
-        files_total=rt.files_total, skipped_files=len(rt.skipped), head_commit=rt.indexed_commit,
-        last_indexed_at=rt.last_indexed_at, error=rt.error, pending_changes=len(rt.pending))
+        id=rt.id,
+        root=str(rt.root),
+        state=rt.state,
+        files=files,
+        symbols=symbols,
+        observations=len(obs),
+        stale_observations=sum(o.status is ObservationStatus.STALE for o in obs),
+        files_done=rt.files_done,
+        files_total=rt.files_total,
+        skipped_files=len(rt.skipped),
+        head_commit=rt.indexed_commit,
+        last_indexed_at=rt.last_indexed_at,
+        error=rt.error,
+        pending_changes=len(rt.pending),
+    )
 
 
 class DaemonService(pbg.DaemonServiceServicer):
@@ -99,13 +110,22 @@ class DaemonService(pbg.DaemonServiceServicer):
         if not serving:
             degraded.append("store not open yet")
         status = Status(
-            version=__version__, pid=os.getpid(), uptime_seconds=time.time() - e.started_at,
-            socket_path=self.socket_path, store_path=str(e.cfg.paths.store),
-            store_size_bytes=e.store.size_bytes() if serving else 0, journal_path=str(e.cfg.paths.journal),
-            serving=serving, repositories=repos,
+            version=__version__,
+            pid=os.getpid(),
+            uptime_seconds=time.time() - e.started_at,
+            socket_path=self.socket_path,
+            store_path=str(e.cfg.paths.store),
+            store_size_bytes=e.store.size_bytes() if serving else 0,
+            journal_path=str(e.cfg.paths.journal),
+            serving=serving,
+            repositories=repos,
             watcher=WatcherStatus(mode=mode, healthy=healthy, degraded_reason=reason, restarts=restarts),
-            degraded_reasons=tuple(degraded), tcp_address=self.tcp, last_error=e.last_error,
-            observations=n_obs, stale_observations=n_stale)
+            degraded_reasons=tuple(degraded),
+            tcp_address=self.tcp,
+            last_error=e.last_error,
+            observations=n_obs,
+            stale_observations=n_stale,
+        )
         return convert.status_to_proto(status)
 
     @_rpc
@@ -120,30 +140,36 @@ class RepositoryService(pbg.RepositoryServiceServicer):
         self.engine = engine
 
     @_rpc
-    def AddRepository(self, request: pb.AddRepositoryRequest, context: grpc.ServicerContext) -> tpb.Repository:
+    def AddRepository(
+        self, request: pb.AddRepositoryRequest, context: grpc.ServicerContext
+    ) -> tpb.Repository:
         if not request.path:
             raise InvalidArgument("path is required")
         rt = self.engine.add_repo(request.path)
         return convert.repository_to_proto(repository(self.engine, rt))
 
     @_rpc
-    def RemoveRepository(self, request: pb.RemoveRepositoryRequest,
-                         context: grpc.ServicerContext) -> pb.RemoveRepositoryResponse:
+    def RemoveRepository(
+        self, request: pb.RemoveRepositoryRequest, context: grpc.ServicerContext
+    ) -> pb.RemoveRepositoryResponse:
         if not request.repo:
             raise InvalidArgument("repo is required (an id or a path)")
         self.engine.remove_repo(request.repo, keep_observations=request.keep_observations)
         return pb.RemoveRepositoryResponse()
 
     @_rpc
-    def ListRepositories(self, request: pb.ListRepositoriesRequest,
-                         context: grpc.ServicerContext) -> pb.ListRepositoriesResponse:
+    def ListRepositories(
+        self, request: pb.ListRepositoriesRequest, context: grpc.ServicerContext
+    ) -> pb.ListRepositoriesResponse:
         rts = list(self.engine.repos.values())
         return pb.ListRepositoriesResponse(
-            repositories=[convert.repository_to_proto(repository(self.engine, rt)) for rt in rts])
+            repositories=[convert.repository_to_proto(repository(self.engine, rt)) for rt in rts]
+        )
 
     @_stream
-    def IndexRepository(self, request: pb.IndexRepositoryRequest,
-                        context: grpc.ServicerContext) -> Iterator[pb.IndexProgress]:
+    def IndexRepository(
+        self, request: pb.IndexRepositoryRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.IndexProgress]:
         rt, job = self.engine.request_index(request.repo, list(request.paths), request.full)
         started = time.time()
         while not job.done.wait(0.2):
@@ -158,8 +184,17 @@ class RepositoryService(pbg.RepositoryServiceServicer):
         _, symbols = self.engine.graph.counts(rt.id)
         from graphmem.types import IndexProgress
 
-        return convert.index_progress_to_proto(IndexProgress(
-            rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped), time.time() - started))
+        return convert.index_progress_to_proto(
+            IndexProgress(
+                rt.id,
+                rt.state,
+                rt.files_done,
+                rt.files_total,
+                symbols,
+                len(rt.skipped),
+                time.time() - started,
+            )
+        )
 
 
 class ObservationService(pbg.ObservationServiceServicer):
@@ -167,26 +202,37 @@ class ObservationService(pbg.ObservationServiceServicer):
         self.engine = engine
 
     @_rpc
-    def CreateObservation(self, request: pb.CreateObservationRequest,
-                          context: grpc.ServicerContext) -> tpb.Observation:
+    def CreateObservation(
+        self, request: pb.CreateObservationRequest, context: grpc.ServicerContext
+    ) -> tpb.Observation:
         category = _category(request.category)
         assert category is not None
         o = self.engine.create_observation(
-            repo=request.repo, text=request.text, category=category, tags=list(request.tags),
-            source=request.source or "unknown", confidence=request.confidence or 1.0,
-            anchors=list(request.anchors), supersedes=list(request.supersedes),
-            contradicts=list(request.contradicts), idempotency_key=request.idempotency_key)
+            repo=request.repo,
+            text=request.text,
+            category=category,
+            tags=list(request.tags),
+            source=request.source or "unknown",
+            confidence=request.confidence or 1.0,
+            anchors=list(request.anchors),
+            supersedes=list(request.supersedes),
+            contradicts=list(request.contradicts),
+            idempotency_key=request.idempotency_key,
+        )
         return convert.observation_to_proto(o)
 
     @_rpc
-    def GetObservation(self, request: pb.GetObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
+    def GetObservation(
+        self, request: pb.GetObservationRequest, context: grpc.ServicerContext
+    ) -> tpb.Observation:
         if not request.id:
             raise InvalidArgument("id is required")
         return convert.observation_to_proto(self.engine.book.get(request.id))
 
     @_rpc
-    def UpdateObservation(self, request: pb.UpdateObservationRequest,
-                          context: grpc.ServicerContext) -> tpb.Observation:
+    def UpdateObservation(
+        self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext
+    ) -> tpb.Observation:
         fields: dict[str, Any] = {}
         if request.HasField("text"):
             fields["text"] = request.text
@@ -204,8 +250,9 @@ class ObservationService(pbg.ObservationServiceServicer):
         return convert.observation_to_proto(o)
 
     @_rpc
-    def ListObservations(self, request: pb.ListObservationsRequest,
-                         context: grpc.ServicerContext) -> pb.ListObservationsResponse:
+    def ListObservations(
+        self, request: pb.ListObservationsRequest, context: grpc.ServicerContext
+    ) -> pb.ListObservationsResponse:
         e = self.engine
         statuses = {convert.observation_status_from_proto(s) for s in request.statuses} - {None}
         if not statuses:
@@ -214,7 +261,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         repo_id = e.repo(request.repo).id if request.repo else ""
         file_rel = ""
         if request.file:
-            rt, file_rel = e._locate(request.file, request.repo)  # noqa: SLF001
+            rt, file_rel = e._locate(request.file, request.repo)
             repo_id = repo_id or rt.id
         symbol_id = e.resolve_anchor(request.symbol, request.repo).symbol_id if request.symbol else ""
         try:
@@ -236,41 +283,48 @@ class ObservationService(pbg.ObservationServiceServicer):
             if symbol_id and not any(a.symbol_id == symbol_id for a in o.anchors):
                 continue
             rows.append(o)
-        page = rows[offset:offset + limit]
+        page = rows[offset : offset + limit]
         nxt = str(offset + limit) if offset + limit < len(rows) else ""
-        return pb.ListObservationsResponse(observations=[convert.observation_to_proto(o) for o in page],
-                                           next_page_token=nxt)
+        return pb.ListObservationsResponse(
+            observations=[convert.observation_to_proto(o) for o in page], next_page_token=nxt
+        )
 
     @_rpc
-    def ArchiveObservation(self, request: pb.ArchiveObservationRequest,
-                           context: grpc.ServicerContext) -> tpb.Observation:
+    def ArchiveObservation(
+        self, request: pb.ArchiveObservationRequest, context: grpc.ServicerContext
+    ) -> tpb.Observation:
         o = self.engine.book.archive(request.id)
         self.engine.publish_changed(o)
         return convert.observation_to_proto(o)
 
     @_rpc
-    def DeleteObservation(self, request: pb.DeleteObservationRequest,
-                          context: grpc.ServicerContext) -> pb.DeleteObservationResponse:
+    def DeleteObservation(
+        self, request: pb.DeleteObservationRequest, context: grpc.ServicerContext
+    ) -> pb.DeleteObservationResponse:
         self.engine.book.delete(request.id)
         return pb.DeleteObservationResponse()
 
     @_rpc
-    def ConfirmObservation(self, request: pb.ConfirmObservationRequest,
-                           context: grpc.ServicerContext) -> tpb.Observation:
+    def ConfirmObservation(
+        self, request: pb.ConfirmObservationRequest, context: grpc.ServicerContext
+    ) -> tpb.Observation:
         return convert.observation_to_proto(self.engine.confirm(request.id, request.confirmed_by))
 
     @_stream
-    def ExportObservations(self, request: pb.ExportObservationsRequest,
-                           context: grpc.ServicerContext) -> Iterator[pb.JournalLine]:
+    def ExportObservations(
+        self, request: pb.ExportObservationsRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.JournalLine]:
         from graphmemd.observations import to_doc
 
         for o in sorted(self.engine.book.all(), key=lambda o: o.created_at):
-            yield pb.JournalLine(json=json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True,
-                                                 ensure_ascii=False))
+            yield pb.JournalLine(
+                json=json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True, ensure_ascii=False)
+            )
 
     @_rpc
-    def ImportObservations(self, request: pb.ImportObservationsRequest,
-                           context: grpc.ServicerContext) -> pb.ImportObservationsResponse:
+    def ImportObservations(
+        self, request: pb.ImportObservationsRequest, context: grpc.ServicerContext
+    ) -> pb.ImportObservationsResponse:
         records = Journal.import_records(request.lines)
         docs = []
         for i, rec in enumerate(records, 1):
@@ -289,17 +343,29 @@ class RetrievalService(pbg.RetrievalServiceServicer):
     @_rpc
     def Retrieve(self, request: pb.RetrieveRequest, context: grpc.ServicerContext) -> pb.RetrieveResponse:
         result = self.retriever.retrieve(
-            repo=request.repo, files=list(request.files), symbols=list(request.symbols), text=request.text,
-            hops=request.hops or 2, limit=request.limit or 20, budget=request.token_budget,
-            include_stale=request.include_stale)
+            repo=request.repo,
+            files=list(request.files),
+            symbols=list(request.symbols),
+            text=request.text,
+            hops=request.hops or 2,
+            limit=request.limit or 20,
+            budget=request.token_budget,
+            include_stale=request.include_stale,
+        )
         return convert.recall_result_to_proto(result)
 
     @_rpc
-    def SessionBrief(self, request: pb.SessionBriefRequest,
-                     context: grpc.ServicerContext) -> pb.SessionBriefResponse:
-        brief = self.retriever.brief(repo=request.repo, files=list(request.files), symbols=list(request.symbols),
-                                     text=request.text, budget=request.token_budget or 1000,
-                                     include_stale=request.include_stale)
+    def SessionBrief(
+        self, request: pb.SessionBriefRequest, context: grpc.ServicerContext
+    ) -> pb.SessionBriefResponse:
+        brief = self.retriever.brief(
+            repo=request.repo,
+            files=list(request.files),
+            symbols=list(request.symbols),
+            text=request.text,
+            budget=request.token_budget or 1000,
+            include_stale=request.include_stale,
+        )
         return convert.brief_to_proto(brief)
 
 
@@ -308,12 +374,15 @@ class SymbolService(pbg.SymbolServiceServicer):
         self.retriever = retriever
 
     @_rpc
-    def FindSymbols(self, request: pb.FindSymbolsRequest, context: grpc.ServicerContext) -> pb.FindSymbolsResponse:
+    def FindSymbols(
+        self, request: pb.FindSymbolsRequest, context: grpc.ServicerContext
+    ) -> pb.FindSymbolsResponse:
         if not request.pattern.strip():
             raise InvalidArgument("pattern is required")
         kinds = [convert.symbol_kind_from_proto(k) for k in request.kinds]
-        found = self.retriever.find_symbols(request.pattern, repo=request.repo, kinds=kinds,
-                                            limit=min(request.limit or 50, 1000))
+        found = self.retriever.find_symbols(
+            request.pattern, repo=request.repo, kinds=kinds, limit=min(request.limit or 50, 1000)
+        )
         return pb.FindSymbolsResponse(symbols=[convert.symbol_to_proto(s) for s in found])
 
     @_rpc
@@ -347,14 +416,15 @@ class EventService(pbg.EventServiceServicer):
             sub.close()
 
 
-def add_services(server: grpc.Server, engine: Engine, socket_path: str, tcp: str,
-                 shutdown: threading.Event) -> list[str]:
+def add_services(
+    server: grpc.Server, engine: Engine, socket_path: str, tcp: str, shutdown: threading.Event
+) -> list[str]:
     """Register every servicer; returns the full service names (for reflection)."""
     retriever = Retriever(engine)
-    pbg.add_DaemonServiceServicer_to_server(DaemonService(engine, socket_path, tcp, shutdown), server)
-    pbg.add_RepositoryServiceServicer_to_server(RepositoryService(engine), server)
-    pbg.add_ObservationServiceServicer_to_server(ObservationService(engine), server)
-    pbg.add_RetrievalServiceServicer_to_server(RetrievalService(retriever), server)
-    pbg.add_SymbolServiceServicer_to_server(SymbolService(retriever), server)
-    pbg.add_EventServiceServicer_to_server(EventService(engine), server)
+    pbg.add_DaemonServiceServicer_to_server(DaemonService(engine, socket_path, tcp, shutdown), server)  # type: ignore[no-untyped-call]
+    pbg.add_RepositoryServiceServicer_to_server(RepositoryService(engine), server)  # type: ignore[no-untyped-call]
+    pbg.add_ObservationServiceServicer_to_server(ObservationService(engine), server)  # type: ignore[no-untyped-call]
+    pbg.add_RetrievalServiceServicer_to_server(RetrievalService(retriever), server)  # type: ignore[no-untyped-call]
+    pbg.add_SymbolServiceServicer_to_server(SymbolService(retriever), server)  # type: ignore[no-untyped-call]
+    pbg.add_EventServiceServicer_to_server(EventService(engine), server)  # type: ignore[no-untyped-call]
     return [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]

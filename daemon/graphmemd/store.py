@@ -25,16 +25,16 @@ from typing import Any
 
 import kuzu
 import pyarrow as pa
-
 from graphmem.errors import DaemonAlreadyRunning, StoreError
+
 from graphmemd.model import (
     FileRecord,
     GraphEdges,
-    SymbolInfo,
     InheritKind,
     Language,
     ParsedFile,
     ResolvedEdges,
+    SymbolInfo,
     SymbolKind,
     file_id,
     symbol_id,
@@ -127,7 +127,8 @@ class Store:
             assert not isinstance(result, list)
             rows: list[list[Any]] = []
             while result.has_next():
-                rows.append(result.get_next())
+                row = result.get_next()
+                rows.append(row if isinstance(row, list) else list(row.values()))
             return rows
 
     def _copy(self, table: str, data: pa.Table) -> None:
@@ -148,7 +149,9 @@ class Store:
         if not rows:
             self._run("CREATE (:Meta {key: 'schema', value: $v})", {"v": str(SCHEMA_VERSION)})
         elif rows[0][0] != str(SCHEMA_VERSION):
-            raise StoreError(f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
+            raise StoreError(
+                f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild"
+            )
         existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
         if _OBS_FTS not in existing:
             self._run(f"CALL CREATE_FTS_INDEX('Observation', '{_OBS_FTS}', ['text', 'tags'])")
@@ -180,7 +183,9 @@ class Store:
         )
 
     def repos(self) -> list[tuple[str, str, str, float]]:
-        rows = self._run("MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id")
+        rows = self._run(
+            "MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id"
+        )
         return [(r[0], r[1], r[2] or "", float(r[3] or 0.0)) for r in rows]
 
     def delete_repo(self, repo_id: str) -> None:
@@ -226,9 +231,13 @@ class Store:
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
-                self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
-                self._run("MATCH (f:File)-[e:IMPORTS|IMPORTS_EXT|FILE_CALLS]->() WHERE f.id IN $ids DELETE e",
-                          {"ids": ids})
+                self._run(
+                    "MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids}
+                )
+                self._run(
+                    "MATCH (f:File)-[e:IMPORTS|IMPORTS_EXT|FILE_CALLS]->() WHERE f.id IN $ids DELETE e",
+                    {"ids": ids},
+                )
             self._load(repo_id, files, edges, unresolved_by_file or {})
 
     def _has_files(self, repo_id: str) -> bool:
@@ -257,31 +266,88 @@ class Store:
         for child, text, _kind in edges.unresolved_inherits:
             unresolved_bases.setdefault(child, []).append(text)
 
-        f_cols: dict[str, list[Any]] = {k: [] for k in (
-            "id", "repo", "path", "language", "hash", "size", "lines", "indexed_at", "syntax_errors",
-            "unresolved_calls")}
-        s_cols: dict[str, list[Any]] = {k: [] for k in (
-            "id", "repo", "file", "path", "name", "qualname", "kind", "language", "parent", "start_line",
-            "end_line", "start_byte", "end_byte", "signature", "sig_hash", "body_hash", "words",
-            "unresolved_calls", "unresolved_bases")}
+        f_cols: dict[str, list[Any]] = {
+            k: []
+            for k in (
+                "id",
+                "repo",
+                "path",
+                "language",
+                "hash",
+                "size",
+                "lines",
+                "indexed_at",
+                "syntax_errors",
+                "unresolved_calls",
+            )
+        }
+        s_cols: dict[str, list[Any]] = {
+            k: []
+            for k in (
+                "id",
+                "repo",
+                "file",
+                "path",
+                "name",
+                "qualname",
+                "kind",
+                "language",
+                "parent",
+                "start_line",
+                "end_line",
+                "start_byte",
+                "end_byte",
+                "signature",
+                "sig_hash",
+                "body_hash",
+                "words",
+                "unresolved_calls",
+                "unresolved_bases",
+            )
+        }
         defines: tuple[list[str], list[str]] = ([], [])
         contains: tuple[list[str], list[str]] = ([], [])
         for rec, parsed in files:
             fid = file_id(repo_id, rec.path)
-            for key, val in (("id", fid), ("repo", repo_id), ("path", rec.path), ("language", rec.language.value),
-                             ("hash", rec.content_hash), ("size", rec.size), ("lines", parsed.lines),
-                             ("indexed_at", rec.indexed_at), ("syntax_errors", rec.syntax_errors),
-                             ("unresolved_calls", unresolved_calls.get(fid, []))):
+            for key, val in (
+                ("id", fid),
+                ("repo", repo_id),
+                ("path", rec.path),
+                ("language", rec.language.value),
+                ("hash", rec.content_hash),
+                ("size", rec.size),
+                ("lines", parsed.lines),
+                ("indexed_at", rec.indexed_at),
+                ("syntax_errors", rec.syntax_errors),
+                ("unresolved_calls", unresolved_calls.get(fid, [])),
+            ):
                 f_cols[key].append(val)
             by_qual = {s.qualname: s for s in parsed.symbols}
             for s in parsed.symbols:
                 sid = symbol_id(repo_id, rec.path, s.qualname, s.kind)
                 parent = by_qual.get(s.parent) if s.parent else None
                 parent_id = symbol_id(repo_id, rec.path, parent.qualname, parent.kind) if parent else ""
-                row = (sid, repo_id, fid, rec.path, s.name, s.qualname, s.kind.value, rec.language.value,
-                       parent_id, s.start_line, s.end_line, s.start_byte, s.end_byte, s.signature, s.sig_hash,
-                       s.body_hash, words_of(s.qualname, rec.path), unresolved_calls.get(sid, []),
-                       unresolved_bases.get(sid, []))
+                row: tuple[Any, ...] = (
+                    sid,
+                    repo_id,
+                    fid,
+                    rec.path,
+                    s.name,
+                    s.qualname,
+                    s.kind.value,
+                    rec.language.value,
+                    parent_id,
+                    s.start_line,
+                    s.end_line,
+                    s.start_byte,
+                    s.end_byte,
+                    s.signature,
+                    s.sig_hash,
+                    s.body_hash,
+                    words_of(s.qualname, rec.path),
+                    unresolved_calls.get(sid, []),
+                    unresolved_bases.get(sid, []),
+                )
                 for key, val in zip(s_cols, row, strict=True):
                     s_cols[key].append(val)
                 defines[0].append(fid)
@@ -290,16 +356,53 @@ class Store:
                     contains[0].append(parent_id)
                     contains[1].append(sid)
         list_str = pa.list_(pa.string())
-        self._copy("File", pa.table(f_cols, schema=pa.schema(
-            [(k, pa.int64() if k in ("size", "lines", "syntax_errors") else pa.float64() if k == "indexed_at"
-              else list_str if k == "unresolved_calls" else pa.string()) for k in f_cols])))
+        self._copy(
+            "File",
+            pa.table(
+                f_cols,
+                schema=pa.schema(
+                    [
+                        (
+                            k,
+                            pa.int64()
+                            if k in ("size", "lines", "syntax_errors")
+                            else pa.float64()
+                            if k == "indexed_at"
+                            else list_str
+                            if k == "unresolved_calls"
+                            else pa.string(),
+                        )
+                        for k in f_cols
+                    ]
+                ),
+            ),
+        )
         int_cols = {"start_line", "end_line", "start_byte", "end_byte"}
-        self._copy("Symbol", pa.table(s_cols, schema=pa.schema(
-            [(k, pa.int64() if k in int_cols else list_str if k.startswith("unresolved") else pa.string())
-             for k in s_cols])))
+        self._copy(
+            "Symbol",
+            pa.table(
+                s_cols,
+                schema=pa.schema(
+                    [
+                        (
+                            k,
+                            pa.int64()
+                            if k in int_cols
+                            else list_str
+                            if k.startswith("unresolved")
+                            else pa.string(),
+                        )
+                        for k in s_cols
+                    ]
+                ),
+            ),
+        )
         externals = sorted({name for _, name in edges.external_imports})
         if externals:
-            known = {r[0] for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})}
+            known = {
+                r[0]
+                for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})
+            }
             new = [n for n in externals if n not in known]
             self._copy("External", pa.table({"id": new, "name": new}))
         self._copy("DEFINES", _pairs(zip(*defines, strict=True)))
@@ -311,8 +414,13 @@ class Store:
         file_calls = [(a, b) for a, b in edges.calls if "::" not in a and a.startswith(file_prefix)]
         self._copy("CALLS", _pairs(sym_calls))
         self._copy("FILE_CALLS", _pairs(file_calls))
-        inh = pa.table({"from": [a for a, _, _ in edges.inherits], "to": [b for _, b, _ in edges.inherits],
-                        "kind": [k.value for _, _, k in edges.inherits]})
+        inh = pa.table(
+            {
+                "from": [a for a, _, _ in edges.inherits],
+                "to": [b for _, b, _ in edges.inherits],
+                "kind": [k.value for _, _, k in edges.inherits],
+            }
+        )
         self._copy("INHERITS", inh)
         del unresolved_by_file  # reserved for file-level extras
 
@@ -324,34 +432,73 @@ class Store:
             FileRecord(repo_id, r[0], Language(r[1]), r[2], int(r[3]), float(r[4]), int(r[5]))
             for r in self._run(
                 "MATCH (f:File) WHERE f.repo = $r RETURN f.path, f.language, f.hash, f.size, f.indexed_at,"
-                " f.syntax_errors", {"r": repo_id})
+                " f.syntax_errors",
+                {"r": repo_id},
+            )
         ]
         symbols = [
-            SymbolInfo(r[0], repo_id, r[1], r[2], r[3], SymbolKind(r[4]), Language(r[5]), r[6] or None,
-                         int(r[7]), int(r[8]), r[9], r[10], r[11])
+            SymbolInfo(
+                r[0],
+                repo_id,
+                r[1],
+                r[2],
+                r[3],
+                SymbolKind(r[4]),
+                Language(r[5]),
+                r[6] or None,
+                int(r[7]),
+                int(r[8]),
+                r[9],
+                r[10],
+                r[11],
+            )
             for r in self._run(
                 "MATCH (s:Symbol) WHERE s.repo = $r RETURN s.id, s.path, s.name, s.qualname, s.kind, s.language,"
-                " s.parent, s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash", {"r": repo_id})
+                " s.parent, s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash",
+                {"r": repo_id},
+            )
         ]
         p = {"r": repo_id}
-        contains = self._pairs_q("MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
-        defines = self._pairs_q("MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        contains = self._pairs_q(
+            "MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p
+        )
+        defines = self._pairs_q(
+            "MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p
+        )
         imports = self._pairs_q("MATCH (a:File)-[:IMPORTS]->(b:File) WHERE a.repo = $r RETURN a.id, b.id", p)
-        ext = self._pairs_q("MATCH (a:File)-[:IMPORTS_EXT]->(b:External) WHERE a.repo = $r RETURN a.id, b.id", p)
+        ext = self._pairs_q(
+            "MATCH (a:File)-[:IMPORTS_EXT]->(b:External) WHERE a.repo = $r RETURN a.id, b.id", p
+        )
         calls = self._pairs_q("MATCH (a:Symbol)-[:CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
-        calls += self._pairs_q("MATCH (a:File)-[:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        calls += self._pairs_q(
+            "MATCH (a:File)-[:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p
+        )
         inherits = tuple(
-            (r[0], r[1], InheritKind(r[2])) for r in self._run(
-                "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.kind", p))
+            (r[0], r[1], InheritKind(r[2]))
+            for r in self._run(
+                "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.kind", p
+            )
+        )
         unresolved: list[tuple[str, str]] = []
-        for r in self._run("MATCH (s:Symbol) WHERE s.repo = $r AND size(s.unresolved_calls) > 0"
-                           " RETURN s.id, s.unresolved_calls", p):
+        for r in self._run(
+            "MATCH (s:Symbol) WHERE s.repo = $r AND size(s.unresolved_calls) > 0"
+            " RETURN s.id, s.unresolved_calls",
+            p,
+        ):
             unresolved.extend((r[0], t) for t in r[1])
-        for r in self._run("MATCH (f:File) WHERE f.repo = $r AND size(f.unresolved_calls) > 0"
-                           " RETURN f.id, f.unresolved_calls", p):
+        for r in self._run(
+            "MATCH (f:File) WHERE f.repo = $r AND size(f.unresolved_calls) > 0"
+            " RETURN f.id, f.unresolved_calls",
+            p,
+        ):
             unresolved.extend((r[0], t) for t in r[1])
-        edges = ResolvedEdges(imports=imports, external_imports=ext, calls=calls,
-                              unresolved_calls=tuple(unresolved), inherits=inherits)
+        edges = ResolvedEdges(
+            imports=imports,
+            external_imports=ext,
+            calls=calls,
+            unresolved_calls=tuple(unresolved),
+            inherits=inherits,
+        )
         return files, symbols, GraphEdges(defines=defines, contains=contains, edges=edges)
 
     def _pairs_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -374,7 +521,8 @@ class Store:
             rows = self._run(
                 f"CALL QUERY_FTS_INDEX('Symbol', '{_SYM_FTS}', $q, top := $k) "
                 "WHERE $repo = '' OR node.repo = $repo RETURN node.id, score ORDER BY score DESC",
-                {"q": q, "k": limit, "repo": repo_id})
+                {"q": q, "k": limit, "repo": repo_id},
+            )
         return [(r[0], float(r[1])) for r in rows]
 
     # ------------------------------------------------------------------ observations
@@ -408,7 +556,9 @@ class Store:
             return []
         rows = self._run(
             f"CALL QUERY_FTS_INDEX('Observation', '{_OBS_FTS}', $q, top := $k) "
-            "RETURN node.id, score ORDER BY score DESC", {"q": terms, "k": limit})
+            "RETURN node.id, score ORDER BY score DESC",
+            {"q": terms, "k": limit},
+        )
         return [(r[0], float(r[1])) for r in rows]
 
 
@@ -424,8 +574,13 @@ def _pairs(pairs: Iterable[tuple[str, str]]) -> pa.Table:
 def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:
     """The stored columns of an observation document (see ``graphmemd.observations``)."""
     return {
-        "id": doc["id"], "repo": doc.get("repo_id", ""), "text": doc.get("text", ""),
-        "tags": " ".join(doc.get("tags", ())), "category": doc.get("category", "other"),
-        "status": doc.get("status", "fresh"), "created_at": float(doc.get("created_at", 0.0)),
-        "updated_at": float(doc.get("updated_at", 0.0)), "doc": json.dumps(doc, sort_keys=True),
+        "id": doc["id"],
+        "repo": doc.get("repo_id", ""),
+        "text": doc.get("text", ""),
+        "tags": " ".join(doc.get("tags", ())),
+        "category": doc.get("category", "other"),
+        "status": doc.get("status", "fresh"),
+        "created_at": float(doc.get("created_at", 0.0)),
+        "updated_at": float(doc.get("updated_at", 0.0)),
+        "doc": json.dumps(doc, sort_keys=True),
     }
