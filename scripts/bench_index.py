@@ -45,7 +45,7 @@ def cold_index(root: Path, workers: int) -> dict[str, float]:
         return {
             "wall_s": wall,
             "symbols": repo.symbols,
-            "edges": getattr(repo, "edges", 0),
+            "edges": repo.edges,
             "indexed_files": repo.files,
             "peak_rss_mb": d.peak_rss_mb(),
         }

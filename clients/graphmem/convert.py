@@ -448,6 +448,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         last_indexed_at=_optional_ts_to_proto(r.last_indexed_at),
         error=r.error,
         pending_changes=r.pending_changes,
+        edges=r.edges,
     )
 
 
@@ -467,6 +468,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         last_indexed_at=timestamp_from_proto(m.last_indexed_at) if m.HasField("last_indexed_at") else None,
         error=m.error,
         pending_changes=m.pending_changes,
+        edges=m.edges,
     )
 
 

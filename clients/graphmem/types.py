@@ -255,6 +255,7 @@ class Repository:
     last_indexed_at: float | None = None
     error: str = ""
     pending_changes: int = 0
+    edges: int = 0
 
 
 @dataclass(frozen=True, slots=True)

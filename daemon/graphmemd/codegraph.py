@@ -199,8 +199,11 @@ class CodeGraph:
         files = [n for n in self.files.values() if n.repo_id == repo_id]
         return len(files), sum(len(n.symbol_ids) for n in files)
 
-    def edge_count(self) -> int:
-        return sum(len(t) for kinds in self._out.values() for t in kinds.values())
+    def edge_count(self, repo_id: str = "") -> int:
+        prefix = f"{repo_id}:"
+        return sum(
+            len(t) for node, kinds in self._out.items() if not repo_id or node.startswith(prefix) for t in kinds.values()
+        )
 
     def ref_of(self, node: str) -> str:
         """Human reference of a node: ``path::qualname`` for symbols, ``path`` for files."""

@@ -382,10 +382,14 @@ class Engine(CodeView):
         outcomes: dict[str, ParseOutcome] = {}
         last = time.monotonic()
         assert self._pool is not None
+        prepared: dict[str, list[SymbolInfo]] = {}
         for out in self._pool.parse_many(todo):
             rt.files_done += 1
             if out.parsed is not None:
                 outcomes[out.path] = out
+                # overlap the daemon's per-file work with the workers' parsing
+                rt.resolver.set_file(out.parsed)
+                prepared[out.path] = symbols_of(rt.id, out.parsed)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
             if time.monotonic() - last > 0.25:
@@ -399,10 +403,11 @@ class Engine(CodeView):
         t_parsed = time.time()
         for path, reason in skipped.items():
             logger.info("skipped %s/%s: %s", rt.id, path, reason)
-        self._apply(rt, outcomes, removed, full=full)
+        self._apply(rt, outcomes, removed, full=full, prepared=prepared)
         rt.indexed_commit = head_commit(rt.root)
         rt.dirty = working_tree_dirty(rt.root)
         rt.last_indexed_at = time.time()
+        rt.n_edges = self.graph.edge_count(rt.id)
         rt.state = IndexState.READY
         store, commit, at = self.store, rt.indexed_commit, rt.last_indexed_at
         self.writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
@@ -480,7 +485,13 @@ class Engine(CodeView):
         rt.indexed_commit = head_commit(rt.root)
 
     def _apply(
-        self, rt: RepoRuntime, outcomes: dict[str, ParseOutcome], removed: set[str], *, full: bool
+        self,
+        rt: RepoRuntime,
+        outcomes: dict[str, ParseOutcome],
+        removed: set[str],
+        *,
+        full: bool,
+        prepared: dict[str, list[SymbolInfo]] | None = None,
     ) -> None:
         """The one place the code graph changes: memory, store, then staleness and events."""
         now = time.time()
@@ -493,7 +504,8 @@ class Engine(CodeView):
         for path, out in outcomes.items():
             assert out.parsed is not None
             parsed[path] = out.parsed
-            rt.resolver.set_file(out.parsed)
+            if prepared is None or path not in prepared:
+                rt.resolver.set_file(out.parsed)
             prev = old_files.get(path)
             if full or prev is None or prev.content_hash != out.content_hash:
                 changed.append(path)
@@ -502,9 +514,13 @@ class Engine(CodeView):
             rt.resolver.remove_file(p)
         if not changed and not removed:
             return
-        old_states = [s.state() for p in (*changed, *removed) for s in self.graph.file_symbols(rt.id, p)]
-        infos = {p: symbols_of(rt.id, parsed[p]) for p in changed}
-        changes = diff_symbols(old_states, [s.state() for syms in infos.values() for s in syms])
+        pre = prepared or {}
+        infos = {p: pre[p] if p in pre else symbols_of(rt.id, parsed[p]) for p in changed}
+        if cold:  # nothing to diff against: re-evaluate the repository's observations instead
+            changes: list[SymbolChange] = []
+        else:
+            old_states = [s.state() for p in (*changed, *removed) for s in self.graph.file_symbols(rt.id, p)]
+            changes = diff_symbols(old_states, [s.state() for syms in infos.values() for s in syms])
         if cold:
             edges = rt.resolver.all_edges()
             sources: set[str] = set()
@@ -521,7 +537,7 @@ class Engine(CodeView):
             self.graph.set_edges([file_id(rt.id, p) for p in (*changed, *sources)], edges)
             rt.n_files, rt.n_symbols = self.graph.counts(rt.id)
         t_mem = time.time()
-        self._restale(rt, changes, set(changed) | removed)
+        self._restale(rt, changes, set(changed) | removed, whole_repo=cold)
         t_stale = time.time()
         records = [
             (
@@ -597,11 +613,15 @@ class Engine(CodeView):
             return None
         return file_fingerprint(self.graph.file_symbols(repo_id, path), node.content_hash)
 
-    def _restale(self, rt: RepoRuntime, changes: Sequence[SymbolChange], touched: set[str]) -> None:
+    def _restale(
+        self, rt: RepoRuntime, changes: Sequence[SymbolChange], touched: set[str], *, whole_repo: bool = False
+    ) -> None:
         ids: set[str] = {file_id(rt.id, p) for p in touched}
         for c in changes:
             ids.update(s.id for s in (c.old, c.new) if s is not None)
         candidates: dict[str, Observation] = {}
+        if whole_repo:
+            candidates = {o.id: o for o in self.book.all() if any(a.repo_id == rt.id for a in o.anchors)}
         for i in ids:
             for o in self.book.anchored_to(i):
                 candidates[o.id] = o

@@ -45,6 +45,7 @@ class RepoRuntime:
     busy: bool = False
     n_files: int = 0
     n_symbols: int = 0
+    n_edges: int = 0
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
     lock: threading.Lock = field(default_factory=threading.Lock)
 

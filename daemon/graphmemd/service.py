@@ -82,6 +82,7 @@ def repository(engine: Engine, rt: RepoRuntime) -> Repository:
         last_indexed_at=rt.last_indexed_at,
         error=rt.error,
         pending_changes=len(rt.pending),
+        edges=rt.n_edges,
     )
 
 
