@@ -202,7 +202,10 @@ class CodeGraph:
     def edge_count(self, repo_id: str = "") -> int:
         prefix = f"{repo_id}:"
         return sum(
-            len(t) for node, kinds in self._out.items() if not repo_id or node.startswith(prefix) for t in kinds.values()
+            len(t)
+            for node, kinds in self._out.items()
+            if not repo_id or node.startswith(prefix)
+            for t in kinds.values()
         )
 
     def ref_of(self, node: str) -> str:
@@ -216,9 +219,7 @@ class CodeGraph:
     def by_name(self, name: str) -> set[str]:
         return set(self._by_name.get(name.lower(), ()))
 
-    def find(
-        self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50
-    ) -> list[SymbolInfo]:
+    def find(self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50) -> list[SymbolInfo]:
         """Case-insensitive glob over name and qualname (or ``path::qualname`` when the
         pattern contains ``::`` or ``/``); exact names rank first."""
         pat = pattern.strip().lower()
@@ -241,11 +242,7 @@ class CodeGraph:
             elif not (rx.match(s.name.lower()) or rx.match(s.qualname.lower())):
                 continue
             rank = (
-                0
-                if s.name.lower() == pat or s.qualname.lower() == pat
-                else 1
-                if s.name.lower().startswith(pat)
-                else 2
+                0 if s.name.lower() == pat or s.qualname.lower() == pat else 1 if s.name.lower().startswith(pat) else 2
             )
             hits.append((rank, s.ref, s))
         hits.sort(key=lambda h: (h[0], len(h[1]), h[1]))
