@@ -94,6 +94,7 @@ def main() -> int:
             f"cold index {out['wall_s']} s ({out['lines_per_s']} lines/s); bare parse floor {out['floor_s']} s "
             f"with {args.workers} workers; ratio {out['ratio']} (target <= 3)"
         )
+        print(f"queryable after {out['wall_s']} s; written to the store (durable) after {out['durable_s']} s")
         print(f"peak RSS {out['peak_rss_mb']} MB (target < 500)")
         m = out["mixed"]
         print(f"mixed fixtures: {m['files']} files, {m['symbols']} symbols in {m['wall_s']} s")

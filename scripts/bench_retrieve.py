@@ -92,11 +92,14 @@ def main() -> int:
             for q in queries[:20]:  # warm up
                 c.recall(**q)  # type: ignore[arg-type]
             lat: list[float] = []
+            by_kind: dict[str, list[float]] = {}
             results = 0
             for q in queries:
                 t = time.perf_counter()
                 r = c.recall(**q)  # type: ignore[arg-type]
-                lat.append((time.perf_counter() - t) * 1000)
+                ms = (time.perf_counter() - t) * 1000
+                lat.append(ms)
+                by_kind.setdefault("+".join(k for k in ("files", "symbols", "text") if k in q), []).append(ms)
                 results += len(r.results)
     finally:
         d.stop()
@@ -109,6 +112,7 @@ def main() -> int:
         "p95_ms": round(percentile(lat, 95), 2),
         "p99_ms": round(percentile(lat, 99), 2),
         "mean_results": round(results / max(1, len(lat)), 1),
+        "p50_ms_by_seed": {k: round(percentile(v, 50), 2) for k, v in sorted(by_kind.items())},
     }
     if args.json:
         print(json.dumps(out))
@@ -118,6 +122,7 @@ def main() -> int:
             f"p95 {out['p95_ms']} ms, p99 {out['p99_ms']} ms (targets: p50 < 10, p99 < 50); "
             f"{out['mean_results']} results per query"
         )
+        print("p50 by seed kind: " + ", ".join(f"{k} {v} ms" for k, v in out["p50_ms_by_seed"].items()))
     return 0
 
 

@@ -54,9 +54,7 @@ class DaemonProc:
         args = [sys.executable, "-m", "graphmemd", "run"]
         for r in repos:
             args += ["--repo", str(r)]
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(ROOT / "clients"), str(ROOT / "daemon"), env.get("PYTHONPATH", "")]
-        )
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "clients"), str(ROOT / "daemon"), env.get("PYTHONPATH", "")])
         self.home = home
         self.proc = subprocess.Popen(
             args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -76,16 +74,24 @@ class DaemonProc:
         return GraphMem(home=str(self.home), timeout=timeout)
 
     def wait_ready(self, timeout: float = 600) -> None:
+        """Until every repository is READY with no pending change and retrieval reports the
+        index current (the answer is computed from the in-memory graph; store writes may
+        still be in flight: see ``wait_durable``)."""
         deadline = time.monotonic() + timeout
         with self.client() as c:
             while time.monotonic() < deadline:
                 st = c.status()
-                if st.repositories and all(
-                    r.state.value == "ready" and not r.pending_changes for r in st.repositories
-                ) and c.recall("zz-no-such-term-zz").freshness.current:
-                    return
+                if st.repositories and all(r.state.value == "ready" and not r.pending_changes for r in st.repositories):
+                    probe = st.repositories[0].root
+                    if c.recall(files=[probe + "/__graphmem_probe__.py"]).freshness.current:
+                        return
                 time.sleep(0.02)
         raise RuntimeError("index did not finish")
+
+    def wait_durable(self, timeout: float = 600) -> None:
+        """Until queued store writes are done (a text query takes the store's lock behind them)."""
+        with self.client(timeout) as c:
+            c.recall("zz-no-such-term-zz")
 
     def peak_rss_mb(self) -> float:
         """Peak RSS (VmHWM) of the daemon plus the largest of its parse workers."""

@@ -24,6 +24,7 @@ class DaemonConfig:
     buffer_pool_mb: int = 512
     max_db_size_gb: int = 64
     debounce_ms: int = 50
+    watch_step_ms: int = 20
     rescan_interval_s: float = 30.0
     watch: bool = True
     extra: Mapping[str, str] = field(default_factory=dict)
@@ -81,6 +82,7 @@ def resolve_config(
         buffer_pool_mb=_int("GRAPHMEM_BUFFER_POOL_MB", pick(None, "GRAPHMEM_BUFFER_POOL_MB", "512")),
         max_db_size_gb=_int("GRAPHMEM_MAX_DB_GB", pick(None, "GRAPHMEM_MAX_DB_GB", "64")),
         debounce_ms=_int("GRAPHMEM_DEBOUNCE_MS", pick(None, "GRAPHMEM_DEBOUNCE_MS", "50")),
+        watch_step_ms=_int("GRAPHMEM_WATCH_STEP_MS", pick(None, "GRAPHMEM_WATCH_STEP_MS", "20")),
         rescan_interval_s=float(pick(None, "GRAPHMEM_RESCAN_INTERVAL", "30")),
         watch=(watch if watch is not None else env.get("GRAPHMEM_WATCH", "1") not in ("0", "false", "no")),
     )

@@ -10,7 +10,8 @@ Ranking (deterministic) of a candidate reached at distance d through first edge 
 
     base  = edge_weight(e) / (1 + d)             CALLS 1.0, INHERITS 0.9, CONTAINS/DEFINES 0.85, IMPORTS 0.7
     pr    = personalised PageRank of its anchor node over the path-union subgraph (networkx
-            DiGraph; 30 power iterations, damping 0.85, restart on the seeds), max-normalised
+            DiGraph; at most 15 power iterations, stopping when the L1 change < 1e-3, damping 0.85,
+            restart on the seeds), max-normalised
     text  = BM25 score / best BM25 score in this query
     score = (0.55 base + 0.15 pr + 0.30 text) x (0.6 + 0.4 confidence) x recency x status
 
@@ -53,7 +54,7 @@ from graphmemd.repos import RepoRuntime
 MAX_HOPS = 6
 MAX_LIMIT = 200
 #: The walk stops once this many nodes are reached (nearest first; the last layer is cut in id order).
-MAX_VISITED = 5_000
+MAX_VISITED = 2_500
 #: Nodes with more neighbours than this (a module imported everywhere, a class with hundreds of
 #: callers) are reached but not expanded through, unless they are seeds: a path through a hub
 #: says little about relevance and would flood the walk.
@@ -116,7 +117,7 @@ class _Reach:
     first: EdgeKind | None  # the first edge walked from the seed (ranking weight)
 
 
-def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: int = 30) -> dict[str, float]:
+def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: int = 15) -> dict[str, float]:
     """Personalised PageRank by power iteration (networkx's own needs scipy, which we don't ship)."""
     nodes = list(g.nodes)
     if not nodes:
@@ -141,7 +142,7 @@ def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: i
                 nxt[s] += alpha * dangling * w
         delta = sum(abs(nxt[n] - rank.get(n, 0.0)) for n in nodes)
         rank = nxt
-        if delta < 1e-6:
+        if delta < 1e-3:
             break
     return rank
 
@@ -203,27 +204,26 @@ class Retriever:
         g = self.engine.graph
         seed_set = set(seeds)
         reached: dict[str, _Reach] = {s: _Reach(0, None, None, None) for s in seeds}
+        neighbors, degree, get = g.neighbors, g.degree, reached.get
         frontier = sorted(seeds)
         for depth in range(hops):
             nxt: list[str] = []
+            d1 = depth + 1
             for node in frontier:
                 if len(reached) >= MAX_VISITED:
                     break
-                if node not in seed_set and g.degree(node) > HUB_DEGREE:
+                if node not in seed_set and degree(node) > HUB_DEGREE:
                     continue
-                here = reached[node]
-                for kind, other in g.neighbors(node):
-                    r = reached.get(other)
+                first = reached[node].first
+                for kind, other in neighbors(node):
+                    r = get(other)
                     if r is None:
-                        reached[other] = _Reach(depth + 1, node, kind, here.first or kind)
+                        reached[other] = _Reach(d1, node, kind, first or kind)
                         nxt.append(other)
-                    elif (
-                        r.distance == depth + 1
-                        and r.parent is not None
-                        and r.edge is not None
-                        and (kind.value, node) < (r.edge.value, r.parent)
+                    elif r.distance == d1 and r.edge is not None and r.parent is not None and (
+                        (kind.value, node) < (r.edge.value, r.parent)
                     ):
-                        r.parent, r.edge, r.first = node, kind, here.first or kind
+                        r.parent, r.edge, r.first = node, kind, first or kind
             if len(reached) >= MAX_VISITED:
                 break
             frontier = sorted(nxt)
@@ -279,7 +279,7 @@ class Retriever:
         terms: list[str] = []
         if text.strip():
             terms = sorted(set(re.findall(r"\w+", text.lower())))
-            for oid, score in e.store.search_observations(text, 100):
+            for oid, score in e.store.search_observations(text, 50):
                 text_scores[oid] = score
         scope = {rt.id for rt in repos}
         candidates: dict[str, Observation] = {}
@@ -313,7 +313,8 @@ class Retriever:
             status = STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
             return (0.55 * base + 0.30 * t) * (0.6 + 0.4 * o.confidence) * recency * status
 
-        pre = sorted(candidates.values(), key=lambda o: (-partial(o), o.id))
+        partial_of = {o.id: partial(o) for o in candidates.values()}
+        pre = sorted(candidates.values(), key=lambda o: (-partial_of[o.id], o.id))
         top = pre[: max(RERANK_FACTOR * limit, 30)]
         # personalised PageRank over the union of the top candidates' paths
         sub = nx.DiGraph()
@@ -337,7 +338,7 @@ class Retriever:
             path = self._path(node, reached) if node else []
             p = pr.get(node, 0.0) / max_pr if node else 0.0
             status = STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
-            score = partial(o) + 0.15 * p * (0.6 + 0.4 * o.confidence) * status
+            score = partial_of[o.id] + 0.15 * p * (0.6 + 0.4 * o.confidence) * status
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             if node:
                 why = (
@@ -376,6 +377,8 @@ class Retriever:
         )
 
     def _successor(self, o: Observation) -> Observation | None:
+        if o.status is ObservationStatus.FRESH or o.status is ObservationStatus.STALE:
+            return o
         seen = {o.id}
         while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
             try:
