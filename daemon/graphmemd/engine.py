@@ -356,6 +356,12 @@ class Engine(CodeView):
     def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = ()) -> None:
         """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate."""
         started = time.time()
+        if not rt.root.is_dir():
+            # Unmounted or moved away: report it, and do NOT treat every file as deleted (that
+            # would mark every observation stale). The watcher's rescans retry until it is back.
+            rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
+            logger.error("%s: %s", rt.id, rt.error)
+            return
         rt.state, rt.error = IndexState.INDEXING, ""
         rt.filter.reload()
         walked: list[WalkedFile] = []
@@ -436,6 +442,9 @@ class Engine(CodeView):
             paths, rt.pending = rt.pending, set()
             rt.queued = False
         if not paths:
+            return
+        if not rt.root.is_dir():  # the whole root went away: see _index
+            rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
             return
         todo: dict[str, Path] = {}
         removed: set[str] = set()
