@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
-
 from graphmem.types import IndexState, ObservationStatus
 
 
