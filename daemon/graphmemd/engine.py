@@ -363,6 +363,17 @@ class Engine(CodeView):
             logger.error("%s: %s", rt.id, rt.error)
             return
         rt.state, rt.error = IndexState.INDEXING, ""
+        # An index pass allocates ~10^5-10^6 acyclic objects; cyclic GC passes over them are
+        # pure overhead (~15 % of the pass). Collected once at the end, then frozen.
+        gc.disable()
+        try:
+            self._index_pass(rt, full=full, only=only, started=started)
+        finally:
+            gc.enable()
+            gc.collect(1)
+            gc.freeze()
+
+    def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
         rt.filter.reload()
         walked: list[WalkedFile] = []
         skipped: dict[str, str] = {}
@@ -416,9 +427,6 @@ class Engine(CodeView):
         rt.dirty = working_tree_dirty(rt.root)
         rt.last_indexed_at = time.time()
         rt.n_edges = self.graph.edge_count(rt.id)
-        # The graph is long-lived: keep the cyclic GC from re-scanning it on every collection
-        # (full collections over ~10^6 objects were visible as retrieval latency spikes).
-        gc.freeze()
         rt.state = IndexState.READY
         store, commit, at = self.store, rt.indexed_commit, rt.last_indexed_at
         self.writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))

@@ -60,7 +60,7 @@ MAX_VISITED = 2_500
 #: says little about relevance and would flood the walk.
 HUB_DEGREE = 200
 #: PageRank and why-paths are computed for this many candidates (times the limit) at most.
-RERANK_FACTOR = 3
+RERANK_FACTOR = 2
 EDGE_WEIGHT = {
     EdgeKind.CALLS: 1.0,
     EdgeKind.CALLED_BY: 1.0,
@@ -74,6 +74,8 @@ EDGE_WEIGHT = {
     EdgeKind.IMPORTED_BY: 0.7,
 }
 STALE_FACTOR = 0.5
+#: Edge kinds ranked by name: the walk's deterministic tie-break without Enum attribute lookups.
+_KIND_RANK = {k: i for i, k in enumerate(sorted(EdgeKind, key=lambda k: k.value))}
 
 
 def estimate_tokens(text: str) -> int:
@@ -204,7 +206,7 @@ class Retriever:
         g = self.engine.graph
         seed_set = set(seeds)
         reached: dict[str, _Reach] = {s: _Reach(0, None, None, None) for s in seeds}
-        neighbors, degree, get = g.neighbors, g.degree, reached.get
+        neighbors, degree, get, rank = g.neighbors, g.degree, reached.get, _KIND_RANK
         frontier = sorted(seeds)
         for depth in range(hops):
             nxt: list[str] = []
@@ -221,7 +223,7 @@ class Retriever:
                         reached[other] = _Reach(d1, node, kind, first or kind)
                         nxt.append(other)
                     elif r.distance == d1 and r.edge is not None and r.parent is not None and (
-                        (kind.value, node) < (r.edge.value, r.parent)
+                        (rank[kind], node) < (rank[r.edge], r.parent)
                     ):
                         r.parent, r.edge, r.first = node, kind, first or kind
             if len(reached) >= MAX_VISITED:
@@ -315,7 +317,7 @@ class Retriever:
 
         partial_of = {o.id: partial(o) for o in candidates.values()}
         pre = sorted(candidates.values(), key=lambda o: (-partial_of[o.id], o.id))
-        top = pre[: max(RERANK_FACTOR * limit, 30)]
+        top = pre[: max(RERANK_FACTOR * limit, 20)]
         # personalised PageRank over the union of the top candidates' paths
         sub = nx.DiGraph()
         sub.add_nodes_from(seeds)

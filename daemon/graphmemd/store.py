@@ -112,7 +112,6 @@ class Store:
         self._conn = kuzu.Connection(self._db)
         self._lock = threading.RLock()
         self._closed = False
-        self._prepared: dict[str, Any] = {}  # parameterised statements, prepared once
         self._init_schema()
 
     # ------------------------------------------------------------------ plumbing
@@ -122,13 +121,7 @@ class Store:
             if self._closed:
                 raise StoreError("the store is closed")
             try:
-                if params:
-                    prepared = self._prepared.get(query)
-                    if prepared is None:
-                        prepared = self._prepared[query] = self._conn.prepare(query)
-                    result = self._conn.execute(prepared, dict(params))
-                else:
-                    result = self._conn.execute(query)
+                result = self._conn.execute(query, dict(params) if params else None)
             except RuntimeError as exc:
                 raise StoreError(f"store query failed: {exc}") from exc
             assert not isinstance(result, list)
@@ -232,7 +225,6 @@ class Store:
                 # let the engine rebuild it in the background (ensure_symbol_fts).
                 self._run(f"CALL DROP_FTS_INDEX('Symbol', '{_SYM_FTS}')")
                 self.symbol_fts_ready = False
-                self._prepared.clear()
             if gone and self._has_files(repo_id):
                 ids = [file_id(repo_id, p) for p in gone]
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
@@ -258,7 +250,6 @@ class Store:
                 return False
             self._run(f"CALL CREATE_FTS_INDEX('Symbol', '{_SYM_FTS}', ['words'])")
             self.symbol_fts_ready = True
-            self._prepared.clear()
             return True
 
     def _load(
