@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, NotFound
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, NotFound, StoreError
 from graphmem.types import (
     Anchor,
     AnchorKind,
@@ -120,9 +120,7 @@ class Engine(CodeView):
     def open(self) -> None:
         paths = self.cfg.paths
         paths.ensure()
-        self._store = Store(
-            paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb
-        )
+        self._store = self._open_store()
         self._journal = Journal(paths.journal)
         self._book = ObservationBook(self._journal, self._mirror_observation)
         n = self._book.load()
@@ -154,6 +152,38 @@ class Engine(CodeView):
                 logger.error("cannot register %s: %s", root, exc)
                 self.last_error = str(exc)
         self.ready.set()
+
+    def _open_store(self) -> Store:
+        """Open the store; if it is damaged, move it aside and start a new one.
+
+        Nothing is lost by that: observations are replayed from the journal (the source of
+        truth) and the code graph is re-derived from the repositories."""
+        paths = self.cfg.paths
+
+        def open_() -> Store:
+            return Store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
+
+        try:
+            return open_()
+        except StoreError as exc:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            moved = []
+            for p in (paths.store, Path(str(paths.store) + ".wal")):
+                if p.exists():
+                    target = p.with_name(f"{p.name}.broken-{stamp}")
+                    try:
+                        p.rename(target)
+                    except OSError as err:
+                        raise StoreError(f"the store cannot be opened ({exc}) nor moved aside ({err})") from err
+                    moved.append(str(target))
+            logger.error(
+                "the store could not be opened (%s); moved aside to %s and rebuilding it from the "
+                "journal and the repositories",
+                exc,
+                ", ".join(moved) or "nothing",
+            )
+            self.last_error = f"store rebuilt after an open failure: {exc}"
+            return open_()
 
     def close(self) -> None:
         self.ready.clear()
@@ -212,9 +242,7 @@ class Engine(CodeView):
 
     # ------------------------------------------------------------------ repositories
 
-    def add_repo(
-        self, path: Path | str, *, _stored: dict[str, tuple[str, str, float]] | None = None
-    ) -> RepoRuntime:
+    def add_repo(self, path: Path | str, *, _stored: dict[str, tuple[str, str, float]] | None = None) -> RepoRuntime:
         root = Path(path).expanduser().absolute()
         try:
             root = root.resolve(strict=True)
@@ -226,9 +254,7 @@ class Engine(CodeView):
                 return self.repos[rid]
             rt = RepoRuntime.create(root)
             self.repos[rid] = rt
-            stored = (
-                _stored if _stored is not None else {r[0]: (r[1], r[2], r[3]) for r in self.store.repos()}
-            )
+            stored = _stored if _stored is not None else {r[0]: (r[1], r[2], r[3]) for r in self.store.repos()}
             if rid in stored:
                 rt.indexed_commit, rt.last_indexed_at = stored[rid][1], stored[rid][2] or None
                 self._load_graph(rt)
@@ -266,9 +292,7 @@ class Engine(CodeView):
                 if len(self.repos) == 1:
                     return next(iter(self.repos.values()))
                 if not self.repos:
-                    raise FailedPrecondition(
-                        "no repository is registered: add one with `graphmem repo add PATH`"
-                    )
+                    raise FailedPrecondition("no repository is registered: add one with `graphmem repo add PATH`")
                 raise InvalidArgument(
                     f"several repositories are registered; name one of: {', '.join(sorted(self.repos))}"
                 )
@@ -349,9 +373,7 @@ class Engine(CodeView):
         )
 
     def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
-        self.bus.publish(
-            Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self._progress(rt, started))
-        )
+        self.bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self._progress(rt, started)))
 
     def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = ()) -> None:
         """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate."""
@@ -578,9 +600,7 @@ class Engine(CodeView):
         ]
         store, removed_now, sources_now = self.store, set(removed), set(sources)
         # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
-        self.writer.submit(
-            lambda: store.replace_files(rt.id, records, removed_now, edges, edge_sources=sources_now)
-        )
+        self.writer.submit(lambda: store.replace_files(rt.id, records, removed_now, edges, edge_sources=sources_now))
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
             len(changed),
@@ -606,9 +626,7 @@ class Engine(CodeView):
                         "symbols": len(infos[p]),
                         "added": sum(c.kind is ModelChange.ADDED for c in n),
                         "removed_symbols": sum(c.kind is ModelChange.REMOVED for c in n),
-                        "changed": sum(
-                            c.kind in (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED) for c in n
-                        ),
+                        "changed": sum(c.kind in (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED) for c in n),
                     },
                 )
             )
