@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, copy_fixture, short_tmp
-
 from graphmem.types import ObservationStatus
 
 
