@@ -125,6 +125,8 @@ class Engine(CodeView):
         self._book = ObservationBook(self._journal, self._mirror_observation)
         n = self._book.load()
         logger.info("journal replayed: %d records, %d observations", n, len(self._book))
+        if self._book.compact_if_needed(n):
+            logger.info("journal compacted: %d records -> %d", n, len(self._book))
         self._sync_store_observations()
         self._pool = ParsePool(
             self.cfg.parse_workers, timeout_s=self.cfg.parse_timeout_s, max_file_size=self.cfg.max_file_size

@@ -286,6 +286,24 @@ class ObservationBook:
                 self._fold(rec)
         return n
 
+    def compact_if_needed(self, records_read: int, min_records: int = 1000) -> bool:
+        """Rewrite the journal as one record per live observation when it has grown to more
+        than twice that (every stale/fresh flip appends a full record). Idempotency keys are
+        kept. Atomic (temp file, fsync, rename); called at start, before anything is served."""
+        with self._lock:
+            live = len(self._obs)
+            if records_read < max(min_records, 2 * live):
+                return False
+            key_of = {oid: key for key, oid in self._keys.items()}
+            records: list[dict[str, Any]] = []
+            for o in sorted(self._obs.values(), key=lambda o: (o.created_at, o.id)):
+                rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
+                if o.id in key_of:
+                    rec["key"] = key_of[o.id]
+                records.append(rec)
+            self._journal.compact(records, expected_last_seq=self._journal.last_seq)
+            return True
+
     def _fold(self, rec: Mapping[str, Any]) -> None:
         op = rec.get("op")
         if op == "put":
