@@ -93,11 +93,17 @@ class DaemonProc:
         with self.client(timeout) as c:
             c.recall("zz-no-such-term-zz")
 
-    def peak_rss_mb(self) -> float:
-        """Peak RSS (VmHWM) of the daemon plus the largest of its parse workers."""
-        total = _hwm(self.proc.pid)
-        kids = _children(self.proc.pid)
-        return (total + max((_hwm(k) for k in kids), default=0.0) * len(kids)) / 1024
+    def peak_rss_mb(self) -> dict[str, float]:
+        """Peak RSS (VmHWM) in MB: the daemon process itself, its parse workers (summed),
+        and the whole process tree (daemon, forkserver, resource tracker, workers)."""
+        tree = _descendants(self.proc.pid)
+        workers = [p for p in tree if _is_worker(p)]
+        daemon = _hwm(self.proc.pid) / 1024
+        return {
+            "daemon": daemon,
+            "workers": sum(_hwm(p) for p in workers) / 1024,
+            "tree": daemon + sum(_hwm(p) for p in tree) / 1024,
+        }
 
     def stop(self) -> None:
         try:
@@ -117,6 +123,24 @@ def _hwm(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def _descendants(pid: int) -> list[int]:
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        kids = _children(todo.pop())
+        out.extend(kids)
+        todo.extend(kids)
+    return out
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"forkserver" in cmd and _children(pid) == []
 
 
 def _children(pid: int) -> list[int]:

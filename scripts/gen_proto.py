@@ -51,19 +51,11 @@ def main() -> int:
         names = sorted(p.name for p in pkg.iterdir() if p.is_file())
         if args.check:
             stale = [
-                n
-                for n in names
-                if not (OUT_PKG / n).exists() or not filecmp.cmp(pkg / n, OUT_PKG / n, shallow=False)
+                n for n in names if not (OUT_PKG / n).exists() or not filecmp.cmp(pkg / n, OUT_PKG / n, shallow=False)
             ]
-            extra = (
-                sorted(p.name for p in OUT_PKG.glob("*.py*") if p.name not in names)
-                if OUT_PKG.exists()
-                else []
-            )
+            extra = sorted(p.name for p in OUT_PKG.glob("*.py*") if p.name not in names) if OUT_PKG.exists() else []
             if stale or extra:
-                print(
-                    f"generated stubs out of date: {stale + extra}; run scripts/gen_proto.py", file=sys.stderr
-                )
+                print(f"generated stubs out of date: {stale + extra}; run scripts/gen_proto.py", file=sys.stderr)
                 return 1
             print("generated stubs up to date")
             return 0

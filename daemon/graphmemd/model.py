@@ -13,6 +13,7 @@ third ``~3`` and so on, in source order (deterministic disambiguator).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -148,11 +149,12 @@ class ParsedFile:
 
 
 def symbol_id(repo_id: str, path: str, qualname: str, kind: SymbolKind) -> str:
-    return f"{repo_id}:{path}::{qualname}#{kind.value}"
+    # Interned: the same id is held by the graph, the resolver and every edge touching it.
+    return sys.intern(f"{repo_id}:{path}::{qualname}#{kind.value}")
 
 
 def file_id(repo_id: str, path: str) -> str:
-    return f"{repo_id}:{path}"
+    return sys.intern(f"{repo_id}:{path}")
 
 
 @dataclass(frozen=True, slots=True)
