@@ -108,10 +108,18 @@ def main() -> int:
                     latencies.append((stale_at[oid] - t0) * 1000)
             stream.cancel()
             d.wait_ready()
-            files = sorted(corpus.rglob("*.py"))[: args.batch]
+            existing = sorted(corpus.rglob("*.py"))
+            files = existing[: args.batch]
+            extra = args.batch - len(files)  # like a branch switch: rewrite every file, add the rest
             t0 = time.perf_counter()
             for f in files:
                 f.write_bytes(f.read_bytes() + b"\n\ndef _graphmem_batch_marker():\n    return 1\n")
+            if extra > 0:
+                new_dir = corpus / "_graphmem_batch"
+                new_dir.mkdir()
+                for i in range(extra):
+                    src = existing[i % len(existing)]
+                    (new_dir / f"mod_{i}.py").write_bytes(src.read_bytes())
             time.sleep(0.2)
             d.wait_ready()
             batch_s = time.perf_counter() - t0
@@ -125,7 +133,7 @@ def main() -> int:
         "p50_ms": round(percentile(latencies, 50), 1),
         "p95_ms": round(percentile(latencies, 95), 1),
         "max_ms": round(max(latencies, default=0.0), 1),
-        "batch_files": len(files),
+        "batch_files": len(files) + max(0, extra),
         "batch_s": round(batch_s, 3),
     }
     if args.json:
