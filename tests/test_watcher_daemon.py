@@ -43,3 +43,22 @@ def test_missing_root_is_degraded_not_deleted_and_recovers(daemon_factory: Calla
         path = Path(repo, "app/auth/service.py")
         path.write_text(path.read_text().replace("raise AuthError(email)", "raise AuthError(email.lower())"))
         wait_for(lambda: c.get(o.id).status is ObservationStatus.STALE, 15)
+
+
+def test_directory_moved_in_is_indexed_with_the_repo_ignore_rules(daemon_factory: Callable[..., Daemon]) -> None:
+    repo = copy_fixture("python")
+    (repo / ".gitignore").write_text("generated/\n")
+    (repo / "generated").mkdir()
+    d = daemon_factory([repo])
+    outside = repo.parent / "incoming"
+    (outside / "pkg").mkdir(parents=True)
+    (outside / "pkg" / "billing.py").write_text("def charge(amount: int) -> int:\n    return amount\n")
+    ignored_src = repo.parent / "incoming2"
+    ignored_src.mkdir()
+    (ignored_src / "junk.py").write_text("def junk() -> None:\n    pass\n")
+    with d.client() as c:
+        os.rename(outside, repo / "app" / "incoming")  # a whole directory appears at once
+        os.rename(ignored_src, repo / "generated" / "more")
+        wait_for(lambda: [s.ref for s in c.find_symbols("charge")] == ["app/incoming/pkg/billing.py::charge"], 15)
+        d.wait_idle()
+        assert c.find_symbols("junk") == []

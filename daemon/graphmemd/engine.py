@@ -496,11 +496,12 @@ class Engine(CodeView):
                 removed.update(f for f in known_files if f == rel or f.startswith(prefix))
                 continue
             if stat.S_ISDIR(st.st_mode):
-                for item in walk_repo(p, max_file_size=self.cfg.max_file_size):
+                if rt.filter.is_ignored(rel, is_dir=True):
+                    continue
+                # a directory appeared (mkdir, moved in, checkout): walk it with the repo's own rules
+                for item in walk_repo(rt.root, max_file_size=self.cfg.max_file_size, filter=rt.filter, under=rel):
                     if isinstance(item, WalkedFile):
-                        sub = f"{rel}/{item.path}"
-                        if not rt.filter.is_ignored(sub):
-                            todo[sub] = item.abs_path
+                        todo[item.path] = item.abs_path
                 continue
             if rt.filter.is_ignored(rel) or not stat.S_ISREG(st.st_mode) or language_for_path(rel) is None:
                 if rel in known_files:
