@@ -16,7 +16,7 @@ import queue
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -93,7 +93,6 @@ class Engine(CodeView):
         self.started_at = time.time()
         self.ready = threading.Event()
         self.last_error = ""
-        self.degraded: dict[str, str] = {}
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._store: Store | None = None
@@ -237,10 +236,10 @@ class Engine(CodeView):
         write is repaired from the journal at the next start)."""
         store = self.store
         if o is None:
-            self._last_obs_write = self.writer.submit(lambda: store.delete_observation(obs_id))
+            self.writer.submit(lambda: store.delete_observation(obs_id))
         else:
             row = observation_row(to_doc(o))
-            self._last_obs_write = self.writer.submit(lambda: store.upsert_observations([row]))
+            self.writer.submit(lambda: store.upsert_observations([row]))
 
     # ------------------------------------------------------------------ repositories
 
@@ -759,7 +758,6 @@ class Engine(CodeView):
         self.submit(Job("changes", rt.id))
 
     def _on_degraded(self, root: Path, reason: str) -> None:
-        self.degraded[str(root)] = reason
         rt = self._repo_of_path(root)
         rid = rt.id if rt else ""
         self.bus.publish(Event(EventKind.WATCHER_DEGRADED, time.time(), rid, message=reason))
@@ -933,6 +931,3 @@ class Engine(CodeView):
                 raise InvalidArgument(f"{p} is not inside {rt.root}")
             rels.append(rel)
         return rt, self.submit(Job("index", rt.id, full=full, paths=tuple(rels)))
-
-    def on_ready(self, fn: Callable[[], None]) -> None:
-        fn()
