@@ -377,7 +377,7 @@ def test_freshness_follows_a_commit(open_repo: Callable[..., Repo]) -> None:
         return rf.current and rf.indexed_commit == head and not rf.working_tree_dirty
 
     try:
-        wait_for(caught_up, 5.0)
+        wait_for(caught_up, 15.0)
     except AssertionError:
         rf = repo.recall(NO_MATCH).freshness.repositories[0]
         raise AssertionError(f"freshness never caught up with the commit {head[:10]}: {rf}") from None

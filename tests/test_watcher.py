@@ -15,7 +15,7 @@ from graphmem.errors import NotFound
 from graphmemd import watcher as watcher_mod
 from graphmemd.watcher import RepoWatcher
 
-DEADLINE_S = 5.0  # generous for loaded CI machines; typical latency is ~50 ms
+DEADLINE_S = 15.0  # generous for loaded CI machines; typical latency is ~50 ms
 
 
 class Recorder:
