@@ -515,7 +515,7 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
 
 def _repo_lines(r: Repository) -> list[str]:
     counts = (
-        f"{_plural(r.files, 'file')}, {_plural(r.symbols, 'symbol')}, "
+        f"{_plural(r.files, 'file')}, {_plural(r.symbols, 'symbol')}, {_plural(r.edges, 'edge')}, "
         f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale)"
     )
     state = r.state.value
