@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from graphmem.types import EdgeKind
 
-from graphmemd.model import InheritKind, Language, ResolvedEdges, SymbolInfo, file_id
+from graphmemd.model import Language, ResolvedEdges, SymbolInfo, file_id
 
 #: Edge kinds stored as outgoing adjacency; the reverse direction is derived.
 FORWARD = (EdgeKind.CALLS, EdgeKind.IMPORTS, EdgeKind.CONTAINS, EdgeKind.INHERITS, EdgeKind.DEFINES)
@@ -247,6 +247,3 @@ class CodeGraph:
             hits.append((rank, s.ref, s))
         hits.sort(key=lambda h: (h[0], len(h[1]), h[1]))
         return [h[2] for h in hits[:limit]]
-
-    def inherit_kind(self, a: str, b: str) -> InheritKind:
-        return InheritKind.INHERITS if b in self.out(a, EdgeKind.INHERITS) else InheritKind.IMPLEMENTS

@@ -61,14 +61,10 @@ def resolve_config(
     if tcp_value:
         host = tcp_value.rsplit(":", 1)[0]
         if not host.startswith(_LOOPBACK):
-            raise InvalidArgument(
-                f"TCP must bind loopback only (127.0.0.1, localhost or [::1]), not {tcp_value!r}"
-            )
+            raise InvalidArgument(f"TCP must bind loopback only (127.0.0.1, localhost or [::1]), not {tcp_value!r}")
         if ":" not in tcp_value:
             raise InvalidArgument(f"--tcp takes HOST:PORT, not {tcp_value!r}")
-    workers = _int(
-        "GRAPHMEM_PARSE_WORKERS", pick(parse_workers, "GRAPHMEM_PARSE_WORKERS", str(os.cpu_count() or 2))
-    )
+    workers = _int("GRAPHMEM_PARSE_WORKERS", pick(parse_workers, "GRAPHMEM_PARSE_WORKERS", str(os.cpu_count() or 2)))
     return DaemonConfig(
         paths=resolve_paths(home, env),
         repos=tuple(Path(r).expanduser().absolute() for r in repos),
@@ -76,9 +72,7 @@ def resolve_config(
         log_level=pick(log_level, "GRAPHMEM_LOG_LEVEL", "INFO").upper(),
         parse_workers=max(1, workers),
         parse_timeout_s=float(pick(None, "GRAPHMEM_PARSE_TIMEOUT", "10")),
-        max_file_size=_int(
-            "GRAPHMEM_MAX_FILE_SIZE", pick(None, "GRAPHMEM_MAX_FILE_SIZE", str(2 * 1024 * 1024))
-        ),
+        max_file_size=_int("GRAPHMEM_MAX_FILE_SIZE", pick(None, "GRAPHMEM_MAX_FILE_SIZE", str(2 * 1024 * 1024))),
         buffer_pool_mb=_int("GRAPHMEM_BUFFER_POOL_MB", pick(None, "GRAPHMEM_BUFFER_POOL_MB", "512")),
         max_db_size_gb=_int("GRAPHMEM_MAX_DB_GB", pick(None, "GRAPHMEM_MAX_DB_GB", "64")),
         debounce_ms=_int("GRAPHMEM_DEBOUNCE_MS", pick(None, "GRAPHMEM_DEBOUNCE_MS", "50")),

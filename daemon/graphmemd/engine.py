@@ -367,14 +367,14 @@ class Engine(CodeView):
             ]
             self.book.apply(archived)
 
-    def _progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
-        _, symbols = self.graph.counts(rt.id)
+    def progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
+        """A repository's index progress, from counters the indexer maintains (safe from any thread)."""
         return IndexProgress(
-            rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped), time.time() - started
+            rt.id, rt.state, rt.files_done, rt.files_total, rt.n_symbols, len(rt.skipped), time.time() - started
         )
 
     def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
-        self.bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self._progress(rt, started)))
+        self.bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self.progress(rt, started)))
 
     def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = ()) -> None:
         """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate."""
@@ -455,12 +455,11 @@ class Engine(CodeView):
         self.writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._publish_progress(rt, started)
         self.writer.submit(self._rebuild_fts)
-        files, symbols = self.graph.counts(rt.id)
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
             rt.id,
-            files,
-            symbols,
+            rt.n_files,
+            rt.n_symbols,
             len(skipped),
             time.time() - started,
             t_parsed - started,
@@ -795,17 +794,6 @@ class Engine(CodeView):
             out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty))
         return Freshness(all(r.current for r in out), tuple(out))
 
-    def wait_idle(self, timeout: float = 30.0) -> bool:
-        """Block until no job is queued or running (tests and the CLI's `index --wait`)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._jobs.empty() and not any(r.busy or r.queued or r.pending for r in self.repos.values()):
-                return True
-            time.sleep(0.02)
-        return False
-
-    # ------------------------------------------------------------------ anchors & observations
-
     def resolve_anchor(self, ref: str, repo_hint: str = "") -> Anchor:
         ref = ref.strip()
         if not ref:
@@ -814,7 +802,7 @@ class Engine(CodeView):
             if "#" in ref and ref in self.graph.symbols:
                 return symbol_anchor(self.graph.symbols[ref])
             path_part, _, qual = ref.partition("::")
-            rt, rel = self._locate(path_part, repo_hint)
+            rt, rel = self.locate(path_part, repo_hint)
             if not qual:
                 if file_id(rt.id, rel) not in self.graph.files:
                     raise InvalidArgument(self._unresolved(ref, rt, rel))
@@ -826,7 +814,7 @@ class Engine(CodeView):
                 raise InvalidArgument(self._unresolved(ref, rt, rel))
             return symbol_anchor(sorted(matches, key=lambda s: s.kind.value == "module")[0])
 
-    def _locate(self, path_part: str, repo_hint: str) -> tuple[RepoRuntime, str]:
+    def locate(self, path_part: str, repo_hint: str) -> tuple[RepoRuntime, str]:
         p = Path(path_part)
         if p.is_absolute():
             rt = self._repo_of_path(p)

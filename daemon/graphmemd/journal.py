@@ -64,9 +64,7 @@ def encode_record(record: Mapping[str, object]) -> bytes:
     infinities, and strings with lone surrogates, which are not valid UTF-8).
     """
     try:
-        text = json.dumps(
-            dict(record), ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
-        )
+        text = json.dumps(dict(record), ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
         return text.encode("utf-8")
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         raise InvalidArgument(f"record is not JSON-serialisable: {exc}") from exc
@@ -215,9 +213,7 @@ class Journal:
             self._require_fd()
             return self._ensure_last_seq_locked()
 
-    def compact(
-        self, records: Iterable[Mapping[str, object]], *, expected_last_seq: int | None = None
-    ) -> int:
+    def compact(self, records: Iterable[Mapping[str, object]], *, expected_last_seq: int | None = None) -> int:
         """Atomically replace the journal's content with ``records``; return how many.
 
         ``records`` is typically a filtered ``replay()``; it is read completely before the
@@ -256,9 +252,7 @@ class Journal:
                 top += 1
                 lines.append(encode_record({**rec, SEQ_KEY: top}))
 
-            fd_tmp, tmp_name = tempfile.mkstemp(
-                dir=self._path.parent, prefix=f".{self._path.name}.", suffix=".tmp"
-            )
+            fd_tmp, tmp_name = tempfile.mkstemp(dir=self._path.parent, prefix=f".{self._path.name}.", suffix=".tmp")
             try:
                 with os.fdopen(fd_tmp, "wb") as tmp:
                     for line in lines:
@@ -396,8 +390,6 @@ class Journal:
             )
             os.ftruncate(fd, start)
         else:
-            logger.warning(
-                "journal %s: last line at byte %d lacked its newline; completing it", self._path, start
-            )
+            logger.warning("journal %s: last line at byte %d lacked its newline; completing it", self._path, start)
             os.write(fd, b"\n")
         os.fsync(fd)

@@ -40,9 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command")
     run = sub.add_parser("run", help="run the daemon in the foreground (for service managers)")
     run.add_argument("--home", help="relocate every file (store, socket, pid, log); env GRAPHMEM_HOME")
-    run.add_argument(
-        "--repo", action="append", default=[], help="a repository to index and watch (repeatable)"
-    )
+    run.add_argument("--repo", action="append", default=[], help="a repository to index and watch (repeatable)")
     run.add_argument("--tcp", help="also listen on HOST:PORT (loopback only); env GRAPHMEM_TCP")
     run.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR; env GRAPHMEM_LOG_LEVEL")
     run.add_argument("--workers", type=int, help="parser processes; env GRAPHMEM_PARSE_WORKERS")

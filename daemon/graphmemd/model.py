@@ -14,7 +14,7 @@ third ``~3`` and so on, in source order (deterministic disambiguator).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -248,15 +248,6 @@ class FileRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class Tally:
-    files: int = 0
-    symbols: int = 0
-    edges: int = 0
-    lines: int = 0
-    skipped: tuple[SkippedFile, ...] = field(default=())
-
-
-@dataclass(frozen=True, slots=True)
 class SymbolInfo:
     """A symbol as the daemon holds it in memory and the store persists it."""
 
@@ -279,9 +270,7 @@ class SymbolInfo:
         return f"{self.path}::{self.qualname}"
 
     def state(self) -> SymbolState:
-        return SymbolState(
-            self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash, self.body_hash
-        )
+        return SymbolState(self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash, self.body_hash)
 
 
 @dataclass(frozen=True, slots=True)

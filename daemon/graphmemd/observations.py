@@ -200,9 +200,7 @@ def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> Stale
     if a.kind is AnchorKind.FILE:
         fp = code.file_fingerprint(a.repo_id, a.path)
         if fp is None:
-            return StaleReason(
-                a.ref, ChangeKind.REMOVED, now, commit=commit, detail=f"file {a.path} was removed"
-            )
+            return StaleReason(a.ref, ChangeKind.REMOVED, now, commit=commit, detail=f"file {a.path} was removed")
         if fp != a.body_hash:
             return StaleReason(
                 a.ref,
@@ -233,9 +231,7 @@ def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> Stale
             detail=f"the signature of {a.ref} changed: {a.signature!r} -> {s.signature!r}",
         )
     if s.body_hash != a.body_hash:
-        return StaleReason(
-            a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed"
-        )
+        return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
     return None
 
 
@@ -442,9 +438,7 @@ class ObservationBook:
             self._unindex(obs_id)
         self._on_change(None, obs_id)
 
-    def confirm(
-        self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None
-    ) -> Observation:
+    def confirm(self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None) -> Observation:
         """Re-anchor to the current fingerprints and mark fresh, recording who and when."""
         t = time.time() if now is None else now
         with self._lock:

@@ -172,9 +172,7 @@ def _apply_memory_limit(memory_limit_mb: int) -> None:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     except (ValueError, OSError) as exc:
-        logger.warning(
-            "parse worker %d: cannot set RLIMIT_AS to %d MB: %s", os.getpid(), memory_limit_mb, exc
-        )
+        logger.warning("parse worker %d: cannot set RLIMIT_AS to %d MB: %s", os.getpid(), memory_limit_mb, exc)
 
 
 def _read_file(rel_path: str, abs_path: str, max_file_size: int) -> tuple[bytes | None, ParseOutcome | None]:
@@ -684,9 +682,7 @@ class ParsePool:
                 worker.inflight.append(task)
 
     def _wait_timeout(self) -> float | None:
-        deadlines = [
-            w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None
-        ]
+        deadlines = [w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None]
         if self._respawn_at:
             deadlines.append(min(self._respawn_at.values()))
         if not deadlines:

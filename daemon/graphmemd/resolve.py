@@ -243,9 +243,7 @@ def _cargo_facts(root: Path, d: str, pset: set[str], roots: list[str], names: di
                 candidates.append(_norm(posixpath.join(d, bp)))
     bin_dir = _norm(posixpath.join(d, "src/bin")) + "/"
     candidates.extend(
-        p
-        for p in sorted(pset)
-        if p.startswith(bin_dir) and p.endswith(".rs") and "/" not in p[len(bin_dir) :]
+        p for p in sorted(pset) if p.startswith(bin_dir) and p.endswith(".rs") and "/" not in p[len(bin_dir) :]
     )
     present = [c for c in dict.fromkeys(candidates) if c in pset]
     roots.extend(present)
@@ -318,8 +316,7 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
     if ".py" in exts or ".pyi" in exts:
         for d in sorted_dirs:
             is_project = d == "" or any(
-                f"{d}/{m}" in pset or _exists(root, f"{d}/{m}")
-                for m in ("pyproject.toml", "setup.py", "setup.cfg")
+                f"{d}/{m}" in pset or _exists(root, f"{d}/{m}") for m in ("pyproject.toml", "setup.py", "setup.cfg")
             )
             if not is_project:
                 continue
@@ -350,9 +347,7 @@ _FAMILY: dict[Language, str] = {
     Language.RUST: "rs",
     Language.JAVA: "java",
 }
-_CLASSLIKE = frozenset(
-    {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM}
-)
+_CLASSLIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 #: When two symbols share a qualname (different kinds), name lookups prefer the lower rank.
 _RANK: dict[SymbolKind, int] = {
@@ -1396,9 +1391,7 @@ class _Pass:
         else:
             acc.inherits.append((child_id, self.sid(t), ref.kind))
 
-    def resolve_type(
-        self, fi: _FileIndex, ctx: _ImportCtx, scope: str, text: str, exclude: str | None
-    ) -> _Sym | None:
+    def resolve_type(self, fi: _FileIndex, ctx: _ImportCtx, scope: str, text: str, exclude: str | None) -> _Sym | None:
         """A class-like symbol named by ``text`` as seen from ``scope`` of ``fi``."""
         t = text.strip()
         for prefix in ("dyn ", "impl ", "typeof "):
@@ -1512,11 +1505,7 @@ class _Pass:
                 s = syms.get(local)
                 if s is not None and s.parent is None:
                     return (path, local)
-            tops = [
-                q
-                for q, x in syms.items()
-                if x.parent is None and "." not in q and x.kind is not SymbolKind.MODULE
-            ]
+            tops = [q for q, x in syms.items() if x.parent is None and "." not in q and x.kind is not SymbolKind.MODULE]
             return (path, tops[0]) if len(tops) == 1 else None
         if depth >= _MAX_DEPTH or fi.family not in _REEXPORTING:
             return None
@@ -1566,11 +1555,7 @@ class _Pass:
                 continue
             if len(rest) == 1:
                 return t
-            t2 = (
-                self.resolve_in_files(t.paths, rest[1:])
-                if isinstance(t, _Mod)
-                else self.resolve_member(t, rest[1:])
-            )
+            t2 = self.resolve_in_files(t.paths, rest[1:]) if isinstance(t, _Mod) else self.resolve_member(t, rest[1:])
             if t2 is not None:
                 return t2
         return None

@@ -125,9 +125,7 @@ def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: i
     if not nodes:
         return {}
     seed_list = [s for s in seeds if s in g]
-    restart = (
-        {s: 1.0 / len(seed_list) for s in seed_list} if seed_list else {n: 1.0 / len(nodes) for n in nodes}
-    )
+    restart = {s: 1.0 / len(seed_list) for s in seed_list} if seed_list else {n: 1.0 / len(nodes) for n in nodes}
     rank = dict(restart)
     out_deg = {n: g.out_degree(n) for n in nodes}
     for _ in range(iters):
@@ -168,23 +166,19 @@ class Retriever:
         repo_hint = repos[0].id if len(repos) == 1 else ""
         for f in files:
             try:
-                rt, rel = e._locate(f, repo_hint)
+                rt, rel = e.locate(f, repo_hint)
             except InvalidArgument as exc:
                 warnings.append(str(exc))
                 continue
             fid = file_id(rt.id, rel)
             if fid not in e.graph.files:
-                warnings.append(
-                    f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else "")
-                )
+                warnings.append(f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else ""))
                 continue
             seeds.append(fid)
             seeds.extend(s.id for s in e.graph.file_symbols(rt.id, rel))
         for ref in symbols:
             anchor = e.resolve_anchor(ref, repo_hint)
-            seeds.append(
-                anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
-            )
+            seeds.append(anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path))
         if text.strip():
             scope = {rt.id for rt in repos}
             hits = e.store.search_symbols(text, 10, repo_hint)
@@ -222,8 +216,11 @@ class Retriever:
                     if r is None:
                         reached[other] = _Reach(d1, node, kind, first or kind)
                         nxt.append(other)
-                    elif r.distance == d1 and r.edge is not None and r.parent is not None and (
-                        (rank[kind], node) < (rank[r.edge], r.parent)
+                    elif (
+                        r.distance == d1
+                        and r.edge is not None
+                        and r.parent is not None
+                        and ((rank[kind], node) < (rank[r.edge], r.parent))
                     ):
                         r.parent, r.edge, r.first = node, kind, first or kind
             if len(reached) >= MAX_VISITED:
@@ -420,9 +417,7 @@ class Retriever:
             "index current"
             if fresh.current
             else "index NOT current ("
-            + ", ".join(
-                f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories
-            )
+            + ", ".join(f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories)
             + ")"
         )
         head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
@@ -434,14 +429,10 @@ class Retriever:
 
     # ------------------------------------------------------------------ symbols
 
-    def find_symbols(
-        self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50
-    ) -> list[Symbol]:
+    def find_symbols(self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50) -> list[Symbol]:
         repo_id = self.engine.repo(repo).id if repo else ""
         with self.engine.lock:
-            return [
-                to_symbol(s) for s in self.engine.graph.find(pattern, repo_id, [k for k in kinds if k], limit)
-            ]
+            return [to_symbol(s) for s in self.engine.graph.find(pattern, repo_id, [k for k in kinds if k], limit)]
 
     def symbol_detail(self, ref: str, *, repo: str = "") -> SymbolDetail:
         e = self.engine
@@ -453,9 +444,7 @@ class Retriever:
             s = g.symbols[anchor.symbol_id]
 
             def syms(ids: Iterable[str]) -> tuple[Symbol, ...]:
-                return tuple(
-                    sorted((to_symbol(g.symbols[i]) for i in ids if i in g.symbols), key=lambda x: x.id)
-                )
+                return tuple(sorted((to_symbol(g.symbols[i]) for i in ids if i in g.symbols), key=lambda x: x.id))
 
             fid = file_id(s.repo_id, s.path)
             fnode = g.files.get(fid)
@@ -467,9 +456,7 @@ class Retriever:
                 callees=syms(g.out(s.id, EdgeKind.CALLS)),
                 unresolved_calls=tuple(sorted(set(g.unresolved(s.id)))),
                 contains=syms(g.out(s.id, EdgeKind.CONTAINS)),
-                container=to_symbol(g.symbols[s.parent_id])
-                if s.parent_id and s.parent_id in g.symbols
-                else None,
+                container=to_symbol(g.symbols[s.parent_id]) if s.parent_id and s.parent_id in g.symbols else None,
                 inherits=syms(g.out(s.id, EdgeKind.INHERITS)),
                 inherited_by=syms(g.into(s.id, EdgeKind.INHERITS)),
                 file_imports=tuple(imports),

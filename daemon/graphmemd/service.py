@@ -141,9 +141,7 @@ class RepositoryService(pbg.RepositoryServiceServicer):
         self.engine = engine
 
     @_rpc
-    def AddRepository(
-        self, request: pb.AddRepositoryRequest, context: grpc.ServicerContext
-    ) -> tpb.Repository:
+    def AddRepository(self, request: pb.AddRepositoryRequest, context: grpc.ServicerContext) -> tpb.Repository:
         if not request.path:
             raise InvalidArgument("path is required")
         rt = self.engine.add_repo(request.path)
@@ -176,26 +174,10 @@ class RepositoryService(pbg.RepositoryServiceServicer):
         while not job.done.wait(0.2):
             if not context.is_active():
                 return
-            yield self._progress(rt, started)
+            yield convert.index_progress_to_proto(self.engine.progress(rt, started))
         if job.error is not None:
             raise job.error
-        yield self._progress(rt, started)
-
-    def _progress(self, rt: RepoRuntime, started: float) -> pb.IndexProgress:
-        _, symbols = self.engine.graph.counts(rt.id)
-        from graphmem.types import IndexProgress
-
-        return convert.index_progress_to_proto(
-            IndexProgress(
-                rt.id,
-                rt.state,
-                rt.files_done,
-                rt.files_total,
-                symbols,
-                len(rt.skipped),
-                time.time() - started,
-            )
-        )
+        yield convert.index_progress_to_proto(self.engine.progress(rt, started))
 
 
 class ObservationService(pbg.ObservationServiceServicer):
@@ -203,9 +185,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         self.engine = engine
 
     @_rpc
-    def CreateObservation(
-        self, request: pb.CreateObservationRequest, context: grpc.ServicerContext
-    ) -> tpb.Observation:
+    def CreateObservation(self, request: pb.CreateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
         category = _category(request.category)
         assert category is not None
         o = self.engine.create_observation(
@@ -223,17 +203,13 @@ class ObservationService(pbg.ObservationServiceServicer):
         return convert.observation_to_proto(o)
 
     @_rpc
-    def GetObservation(
-        self, request: pb.GetObservationRequest, context: grpc.ServicerContext
-    ) -> tpb.Observation:
+    def GetObservation(self, request: pb.GetObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
         if not request.id:
             raise InvalidArgument("id is required")
         return convert.observation_to_proto(self.engine.book.get(request.id))
 
     @_rpc
-    def UpdateObservation(
-        self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext
-    ) -> tpb.Observation:
+    def UpdateObservation(self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
         fields: dict[str, Any] = {}
         if request.HasField("text"):
             fields["text"] = request.text
@@ -262,7 +238,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         repo_id = e.repo(request.repo).id if request.repo else ""
         file_rel = ""
         if request.file:
-            rt, file_rel = e._locate(request.file, request.repo)
+            rt, file_rel = e.locate(request.file, request.repo)
             repo_id = repo_id or rt.id
         symbol_id = e.resolve_anchor(request.symbol, request.repo).symbol_id if request.symbol else ""
         try:
@@ -318,9 +294,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         from graphmemd.observations import to_doc
 
         for o in sorted(self.engine.book.all(), key=lambda o: o.created_at):
-            yield pb.JournalLine(
-                json=json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True, ensure_ascii=False)
-            )
+            yield pb.JournalLine(json=json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True, ensure_ascii=False))
 
     @_rpc
     def ImportObservations(
@@ -356,9 +330,7 @@ class RetrievalService(pbg.RetrievalServiceServicer):
         return convert.recall_result_to_proto(result)
 
     @_rpc
-    def SessionBrief(
-        self, request: pb.SessionBriefRequest, context: grpc.ServicerContext
-    ) -> pb.SessionBriefResponse:
+    def SessionBrief(self, request: pb.SessionBriefRequest, context: grpc.ServicerContext) -> pb.SessionBriefResponse:
         brief = self.retriever.brief(
             repo=request.repo,
             files=list(request.files),
@@ -375,9 +347,7 @@ class SymbolService(pbg.SymbolServiceServicer):
         self.retriever = retriever
 
     @_rpc
-    def FindSymbols(
-        self, request: pb.FindSymbolsRequest, context: grpc.ServicerContext
-    ) -> pb.FindSymbolsResponse:
+    def FindSymbols(self, request: pb.FindSymbolsRequest, context: grpc.ServicerContext) -> pb.FindSymbolsResponse:
         if not request.pattern.strip():
             raise InvalidArgument("pattern is required")
         kinds = [convert.symbol_kind_from_proto(k) for k in request.kinds]

@@ -37,7 +37,7 @@ from graphmemd.model import (
     SymbolInfo,
     SymbolKind,
     file_id,
-    symbol_id,
+    symbols_of,
 )
 
 logger = logging.getLogger(__name__)
@@ -149,9 +149,7 @@ class Store:
         if not rows:
             self._run("CREATE (:Meta {key: 'schema', value: $v})", {"v": str(SCHEMA_VERSION)})
         elif rows[0][0] != str(SCHEMA_VERSION):
-            raise StoreError(
-                f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild"
-            )
+            raise StoreError(f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
         existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
         if _OBS_FTS not in existing:
             self._run(f"CALL CREATE_FTS_INDEX('Observation', '{_OBS_FTS}', ['text', 'tags'])")
@@ -183,9 +181,7 @@ class Store:
         )
 
     def repos(self) -> list[tuple[str, str, str, float]]:
-        rows = self._run(
-            "MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id"
-        )
+        rows = self._run("MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id")
         return [(r[0], r[1], r[2] or "", float(r[3] or 0.0)) for r in rows]
 
     def delete_repo(self, repo_id: str) -> None:
@@ -197,10 +193,6 @@ class Store:
 
     # ------------------------------------------------------------------ code graph writes
 
-    def file_hashes(self, repo_id: str) -> dict[str, str]:
-        rows = self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.path, f.hash", {"r": repo_id})
-        return {r[0]: r[1] for r in rows}
-
     def replace_files(
         self,
         repo_id: str,
@@ -208,7 +200,6 @@ class Store:
         removed_paths: Iterable[str],
         edges: ResolvedEdges,
         edge_sources: Iterable[str] = (),
-        unresolved_by_file: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         """Replace the rows of ``files`` (and delete ``removed_paths``) in bulk.
 
@@ -231,14 +222,12 @@ class Store:
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
-                self._run(
-                    "MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids}
-                )
+                self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
                 self._run(
                     "MATCH (f:File)-[e:IMPORTS|IMPORTS_EXT|FILE_CALLS]->() WHERE f.id IN $ids DELETE e",
                     {"ids": ids},
                 )
-            self._load(repo_id, files, edges, unresolved_by_file or {})
+            self._load(repo_id, files, edges)
 
     def _has_files(self, repo_id: str) -> bool:
         return bool(self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.id LIMIT 1", {"r": repo_id}))
@@ -257,7 +246,6 @@ class Store:
         repo_id: str,
         files: Sequence[tuple[FileRecord, ParsedFile]],
         edges: ResolvedEdges,
-        unresolved_by_file: Mapping[str, tuple[str, ...]],
     ) -> None:
         unresolved_calls: dict[str, list[str]] = {}
         for src, text in edges.unresolved_calls:
@@ -322,11 +310,9 @@ class Store:
                 ("unresolved_calls", unresolved_calls.get(fid, [])),
             ):
                 f_cols[key].append(val)
-            by_qual = {s.qualname: s for s in parsed.symbols}
-            for s in parsed.symbols:
-                sid = symbol_id(repo_id, rec.path, s.qualname, s.kind)
-                parent = by_qual.get(s.parent) if s.parent else None
-                parent_id = symbol_id(repo_id, rec.path, parent.qualname, parent.kind) if parent else ""
+            # ids and parent ids as the rest of the daemon derives them; bytes come from the parse
+            for s, info in zip(parsed.symbols, symbols_of(repo_id, parsed), strict=True):
+                sid, parent_id = info.id, info.parent_id or ""
                 row: tuple[Any, ...] = (
                     sid,
                     repo_id,
@@ -386,11 +372,7 @@ class Store:
                     [
                         (
                             k,
-                            pa.int64()
-                            if k in int_cols
-                            else list_str
-                            if k.startswith("unresolved")
-                            else pa.string(),
+                            pa.int64() if k in int_cols else list_str if k.startswith("unresolved") else pa.string(),
                         )
                         for k in s_cols
                     ]
@@ -399,10 +381,7 @@ class Store:
         )
         externals = sorted({name for _, name in edges.external_imports})
         if externals:
-            known = {
-                r[0]
-                for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})
-            }
+            known = {r[0] for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})}
             new = [n for n in externals if n not in known]
             self._copy("External", pa.table({"id": new, "name": new}))
         self._copy("DEFINES", _pairs(zip(*defines, strict=True)))
@@ -422,7 +401,6 @@ class Store:
             }
         )
         self._copy("INHERITS", inh)
-        del unresolved_by_file  # reserved for file-level extras
 
     # ------------------------------------------------------------------ code graph reads
 
@@ -459,20 +437,12 @@ class Store:
             )
         ]
         p = {"r": repo_id}
-        contains = self._pairs_q(
-            "MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p
-        )
-        defines = self._pairs_q(
-            "MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p
-        )
+        contains = self._pairs_q("MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        defines = self._pairs_q("MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
         imports = self._pairs_q("MATCH (a:File)-[:IMPORTS]->(b:File) WHERE a.repo = $r RETURN a.id, b.id", p)
-        ext = self._pairs_q(
-            "MATCH (a:File)-[:IMPORTS_EXT]->(b:External) WHERE a.repo = $r RETURN a.id, b.id", p
-        )
+        ext = self._pairs_q("MATCH (a:File)-[:IMPORTS_EXT]->(b:External) WHERE a.repo = $r RETURN a.id, b.id", p)
         calls = self._pairs_q("MATCH (a:Symbol)-[:CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
-        calls += self._pairs_q(
-            "MATCH (a:File)-[:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p
-        )
+        calls += self._pairs_q("MATCH (a:File)-[:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
         inherits = tuple(
             (r[0], r[1], InheritKind(r[2]))
             for r in self._run(
@@ -481,14 +451,12 @@ class Store:
         )
         unresolved: list[tuple[str, str]] = []
         for r in self._run(
-            "MATCH (s:Symbol) WHERE s.repo = $r AND size(s.unresolved_calls) > 0"
-            " RETURN s.id, s.unresolved_calls",
+            "MATCH (s:Symbol) WHERE s.repo = $r AND size(s.unresolved_calls) > 0 RETURN s.id, s.unresolved_calls",
             p,
         ):
             unresolved.extend((r[0], t) for t in r[1])
         for r in self._run(
-            "MATCH (f:File) WHERE f.repo = $r AND size(f.unresolved_calls) > 0"
-            " RETURN f.id, f.unresolved_calls",
+            "MATCH (f:File) WHERE f.repo = $r AND size(f.unresolved_calls) > 0 RETURN f.id, f.unresolved_calls",
             p,
         ):
             unresolved.extend((r[0], t) for t in r[1])
@@ -503,11 +471,6 @@ class Store:
 
     def _pairs_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         return tuple((r[0], r[1]) for r in self._run(query, params))
-
-    def counts(self, repo_id: str) -> tuple[int, int]:
-        f = self._run("MATCH (f:File) WHERE f.repo = $r RETURN count(*)", {"r": repo_id})
-        s = self._run("MATCH (s:Symbol) WHERE s.repo = $r RETURN count(*)", {"r": repo_id})
-        return int(f[0][0]), int(s[0][0])
 
     def search_symbols(self, query: str, limit: int, repo_id: str = "") -> list[tuple[str, float]] | None:
         """BM25 over symbol name words (``words_of`` of qualname and path); None while the

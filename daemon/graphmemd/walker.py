@@ -465,9 +465,7 @@ def _walk(
         stack.extend(reversed(subdirs))
 
 
-def _check_linked_dir(
-    root_str: str, rel_link: str, real_root: str, seen: set[tuple[int, int]]
-) -> SkippedFile | None:
+def _check_linked_dir(root_str: str, rel_link: str, real_root: str, seen: set[tuple[int, int]]) -> SkippedFile | None:
     abs_link = os.path.join(root_str, rel_link)
     real = os.path.realpath(abs_link)
     if not _inside(real, real_root):

@@ -182,9 +182,7 @@ class _RootRunner:
         self.stop_event = threading.Event()
         self.live_event = threading.Event()
         self._lock = threading.Lock()
-        self._state = WatcherState(
-            running=False, degraded_reason=None, since=time.time(), restarts=0, mode="watching"
-        )
+        self._state = WatcherState(running=False, degraded_reason=None, since=time.time(), restarts=0, mode="watching")
         #: What to tell the daemon once a (re)started watch is live: ``on_degraded``'s
         #: reason after a failure, or "" for an ``on_rescan`` after polling.
         self._pending_notice: str | None = None
@@ -274,9 +272,7 @@ class _RootRunner:
                 consecutive = 0
             consecutive += 1
             restarts = self.state().restarts + 1
-            logger.warning(
-                "watch of %s failed (%d in a row, %d in all): %s", self.root, consecutive, restarts, reason
-            )
+            logger.warning("watch of %s failed (%d in a row, %d in all): %s", self.root, consecutive, restarts, reason)
             if self.state().mode == "polling":
                 # A retry from polling mode failed: keep polling, the daemon already knows.
                 self._set(
@@ -285,9 +281,7 @@ class _RootRunner:
                 )
                 continue
             if to_polling or consecutive >= cfg.max_consecutive_failures:
-                logger.warning(
-                    "watch of %s falls back to rescanning every %.1f s", self.root, cfg.rescan_interval_s
-                )
+                logger.warning("watch of %s falls back to rescanning every %.1f s", self.root, cfg.rescan_interval_s)
                 self._pending_notice = None
                 self._set(
                     replace(

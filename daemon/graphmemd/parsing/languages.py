@@ -101,9 +101,7 @@ SPECS: dict[Language, LanguageSpec] = {
 }
 
 #: Extension (lower case, with the dot) -> language.
-EXTENSION_LANGUAGE: dict[str, Language] = {
-    ext: spec.language for spec in SPECS.values() for ext in spec.extensions
-}
+EXTENSION_LANGUAGE: dict[str, Language] = {ext: spec.language for spec in SPECS.values() for ext in spec.extensions}
 
 #: Every file suffix some language claims.
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(EXTENSION_LANGUAGE)

@@ -140,9 +140,7 @@ _TAIL_BYTES = 256
 
 _ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 
-_CLASS_LIKE = frozenset(
-    {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM}
-)
+_CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 _DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
 
 # pattern roles
@@ -592,11 +590,7 @@ def _qualify(
             qual = f"{prefix}.{d.name}" if prefix else d.name
             if stack and container_kind is None:
                 d.scope_qual = prefix
-            if (
-                d.kind is SymbolKind.FUNCTION
-                and stack
-                and (container_kind is None or container_kind in _CLASS_LIKE)
-            ):
+            if d.kind is SymbolKind.FUNCTION and stack and (container_kind is None or container_kind in _CLASS_LIKE):
                 d.kind = SymbolKind.METHOD
         key = (qual, d.kind)
         count = seen.get(key, 0) + 1
@@ -747,9 +741,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) 
             callee = _callee(_decode(text))
             found = names[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
         if found[0]:
-            refs.append(
-                CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line)
-            )
+            refs.append(CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line))
     return tuple(refs)
 
 
