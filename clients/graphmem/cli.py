@@ -129,13 +129,25 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``graphmem`` argument parser (global options work before or after the verb)."""
     common = _Parser(add_help=False)
     g = common.add_argument_group("global options")
-    g.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
-                   help="graphmem home directory (default: $GRAPHMEM_HOME, else XDG directories)")
-    g.add_argument("--address", metavar="ADDR", default=argparse.SUPPRESS,
-                   help="daemon address: unix:/path or host:port "
-                   "(default: $GRAPHMEM_ADDRESS, else the socket)")
-    g.add_argument("--timeout", metavar="SECONDS", type=float, default=argparse.SUPPRESS,
-                   help="deadline of each call to the daemon (default: 10)")
+    g.add_argument(
+        "--home",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="graphmem home directory (default: $GRAPHMEM_HOME, else XDG directories)",
+    )
+    g.add_argument(
+        "--address",
+        metavar="ADDR",
+        default=argparse.SUPPRESS,
+        help="daemon address: unix:/path or host:port (default: $GRAPHMEM_ADDRESS, else the socket)",
+    )
+    g.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        type=float,
+        default=argparse.SUPPRESS,
+        help="deadline of each call to the daemon (default: 10)",
+    )
 
     parser = _Parser(
         prog="graphmem",
@@ -147,8 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
     verbs = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
 
-    def verb(name: str, func: Callable[[argparse.Namespace, _Ctx], int], help: str,
-             sub: argparse._SubParsersAction[_Parser] | None = None) -> _Parser:
+    def verb(
+        name: str,
+        func: Callable[[argparse.Namespace, _Ctx], int],
+        help: str,
+        sub: argparse._SubParsersAction[_Parser] | None = None,
+    ) -> _Parser:
         p = (sub or verbs).add_parser(name, parents=[common], help=help, description=help)
         p.set_defaults(func=func)
         return p
@@ -157,8 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
     def daemon_opts(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--repo", metavar="PATH", action="extend", nargs="+", default=[],
-                       help="repository to register and watch (repeatable)")
+        p.add_argument(
+            "--repo",
+            metavar="PATH",
+            action="extend",
+            nargs="+",
+            default=[],
+            help="repository to register and watch (repeatable)",
+        )
         p.add_argument("--tcp", metavar="HOST:PORT", help="also listen on this loopback TCP address")
         p.add_argument("--log-level", metavar="LEVEL", help="daemon log level (DEBUG, INFO, WARNING, ...)")
 
@@ -167,22 +189,22 @@ def build_parser() -> argparse.ArgumentParser:
     daemon_verbs = daemon.add_subparsers(title="daemon commands", metavar="ACTION", required=True)
     p = verb("start", cmd_daemon_start, "start the daemon in the background", daemon_verbs)
     daemon_opts(p)
-    p.add_argument("--wait", metavar="SECONDS", type=float, default=20.0,
-                   help="how long to wait until it serves (default: 20)")
+    p.add_argument(
+        "--wait", metavar="SECONDS", type=float, default=20.0, help="how long to wait until it serves (default: 20)"
+    )
     p = verb("stop", cmd_daemon_stop, "stop the daemon gracefully", daemon_verbs)
-    p.add_argument("--wait", metavar="SECONDS", type=float, default=20.0,
-                   help="how long to wait until it exited (default: 20)")
+    p.add_argument(
+        "--wait", metavar="SECONDS", type=float, default=20.0, help="how long to wait until it exited (default: 20)"
+    )
     daemon_opts(verb("run", cmd_daemon_run, "run the daemon in the foreground", daemon_verbs))
 
-    p = verb("status", cmd_status,
-             "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
+    p = verb("status", cmd_status, "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
     json_flag(p)
 
     # repositories
     repo = verbs.add_parser("repo", parents=[common], help="register, remove or list repositories")
     repo_verbs = repo.add_subparsers(title="repo commands", metavar="ACTION", required=True)
-    p = verb("add", cmd_repo_add, "register a repository (indexed in the background, then watched)",
-             repo_verbs)
+    p = verb("add", cmd_repo_add, "register a repository (indexed in the background, then watched)", repo_verbs)
     p.add_argument("path", metavar="PATH")
     json_flag(p)
     p = verb("remove", cmd_repo_remove, "unregister a repository (its observations are archived)", repo_verbs)
@@ -191,18 +213,28 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag(p)
 
     p = verb("index", cmd_index, "re-index a repository (or all), showing progress")
-    p.add_argument("repo", metavar="REPO", nargs="?", default="",
-                   help="id or path (default: every repository)")
+    p.add_argument("repo", metavar="REPO", nargs="?", default="", help="id or path (default: every repository)")
     p.add_argument("paths", metavar="PATH", nargs="*", help="only these files")
     p.add_argument("--full", action="store_true", help="re-parse files even when unchanged")
 
     # observations
     p = verb("observe", cmd_observe, "save an observation anchored to code; prints its id")
     p.add_argument("text", metavar="TEXT", help="the observation ('-' reads it from stdin)")
-    p.add_argument("--anchor", metavar="REF", action="extend", nargs="+", default=[],
-                   help="'path::Qualified.name', a file path or a symbol id (repeatable)")
-    p.add_argument("--category", type=_enum_arg(Category), default=Category.OTHER,
-                   metavar=_choices(Category), help="default: other")
+    p.add_argument(
+        "--anchor",
+        metavar="REF",
+        action="extend",
+        nargs="+",
+        default=[],
+        help="'path::Qualified.name', a file path or a symbol id (repeatable)",
+    )
+    p.add_argument(
+        "--category",
+        type=_enum_arg(Category),
+        default=Category.OTHER,
+        metavar=_choices(Category),
+        help="default: other",
+    )
     p.add_argument("--tag", metavar="T", action="extend", nargs="+", default=[])
     p.add_argument("--source", metavar="S", default="cli", help="who saves it (default: cli)")
     p.add_argument("--confidence", metavar="X", type=_confidence, help="0 < X <= 1 (default: 1)")
@@ -217,10 +249,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("list", cmd_list, "list observations")
     p.add_argument("--stale", action="store_true", help="only stale observations")
-    p.add_argument("--status", metavar=_choices(ObservationStatus), type=_enum_arg(ObservationStatus),
-                   action="extend", nargs="+", default=[], help="default: all but archived")
-    p.add_argument("--category", metavar=_choices(Category), type=_enum_arg(Category), action="append",
-                   default=[])
+    p.add_argument(
+        "--status",
+        metavar=_choices(ObservationStatus),
+        type=_enum_arg(ObservationStatus),
+        action="extend",
+        nargs="+",
+        default=[],
+        help="default: all but archived",
+    )
+    p.add_argument("--category", metavar=_choices(Category), type=_enum_arg(Category), action="append", default=[])
     p.add_argument("--file", metavar="F", default="", help="anchored to this file or a symbol in it")
     p.add_argument("--symbol", metavar="S", default="", help="anchored to this symbol")
     p.add_argument("--tag", metavar="T", action="append", default=[], help="having this tag (repeatable)")
@@ -273,8 +311,13 @@ def build_parser() -> argparse.ArgumentParser:
     # code
     p = verb("symbols", cmd_symbols, "find symbols by name pattern (* and ? wildcards)")
     p.add_argument("pattern", metavar="PATTERN")
-    p.add_argument("--kind", metavar="K", action="append", default=[],
-                   help="module, class, struct, interface, trait, enum, function, method (repeatable)")
+    p.add_argument(
+        "--kind",
+        metavar="K",
+        action="append",
+        default=[],
+        help="module, class, struct, interface, trait, enum, function, method (repeatable)",
+    )
     p.add_argument("--repo", metavar="R", default="")
     p.add_argument("--limit", metavar="N", type=_positive_int, default=50, help="default: 50")
     json_flag(p)
@@ -286,8 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("events", cmd_events, "follow live events until Ctrl-C")
     p.add_argument("--repo", metavar="R", default="")
-    p.add_argument("--kind", metavar=_choices(EventKind), type=_enum_arg(EventKind), action="append",
-                   default=[])
+    p.add_argument("--kind", metavar=_choices(EventKind), type=_enum_arg(EventKind), action="append", default=[])
     p.add_argument("--json", action="store_true", help="one JSON object per line")
 
     p = verb("export", cmd_export, "write the observation journal as JSON lines")
@@ -492,9 +534,7 @@ def _render_observation(o: Observation) -> list[str]:
 
 def _observation_row(o: Observation) -> str:
     anchors = ", ".join(a.ref for a in o.anchors)
-    return f"{o.id}  {marker(o)}  {o.category.value}  {_first_line(o.text, 70)}" + (
-        f"  @ {anchors}" if anchors else ""
-    )
+    return f"{o.id}  {marker(o)}  {o.category.value}  {_first_line(o.text, 70)}" + (f"  @ {anchors}" if anchors else "")
 
 
 def _render_recalled(n: int, r: Recalled) -> list[str]:
@@ -921,9 +961,7 @@ def cmd_update(args: argparse.Namespace, ctx: _Ctx) -> int:
     if args.text is None and args.category is None and tags is None and args.confidence is None:
         raise _usage("update: nothing to change (give --text, --category, --tag, --clear-tags, --confidence)")
     with ctx.client() as client:
-        obs = client.update(
-            args.id, text=args.text, category=args.category, tags=tags, confidence=args.confidence
-        )
+        obs = client.update(args.id, text=args.text, category=args.category, tags=tags, confidence=args.confidence)
     if args.json:
         ctx.print_json(obs)
     else:
@@ -1025,8 +1063,7 @@ def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
         ctx.print_json(result)
         return 0
     ctx.print(
-        f"imported {_plural(result.imported, 'record')}, "
-        f"skipped {_plural(result.skipped_duplicates, 'duplicate')}"
+        f"imported {_plural(result.imported, 'record')}, skipped {_plural(result.skipped_duplicates, 'duplicate')}"
     )
     for e in result.errors:
         ctx.note(f"warning: {e}")

@@ -190,9 +190,7 @@ class GraphMem:
     """
 
     def __init__(self, address: str | None = None, *, home: str | None = None, timeout: float = 10.0) -> None:
-        self.address: str = (
-            normalize_address(address) if address else default_address(resolve_paths(home))
-        )
+        self.address: str = normalize_address(address) if address else default_address(resolve_paths(home))
         self.timeout: float = timeout
         self._channel = grpc.insecure_channel(
             self.address,
@@ -208,15 +206,11 @@ class GraphMem:
         self._get_status = _unary(
             ch, p(daemon, "GetStatus"), service_pb2.GetStatusRequest, service_pb2.GetStatusResponse
         )
-        self._shutdown = _unary(
-            ch, p(daemon, "Shutdown"), service_pb2.ShutdownRequest, service_pb2.ShutdownResponse
-        )
+        self._shutdown = _unary(ch, p(daemon, "Shutdown"), service_pb2.ShutdownRequest, service_pb2.ShutdownResponse)
         self._health_check = _unary(
             ch, "/grpc.health.v1.Health/Check", health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse
         )
-        self._add_repo = _unary(
-            ch, p(repos, "AddRepository"), service_pb2.AddRepositoryRequest, types_pb2.Repository
-        )
+        self._add_repo = _unary(ch, p(repos, "AddRepository"), service_pb2.AddRepositoryRequest, types_pb2.Repository)
         self._remove_repo = _unary(
             ch,
             p(repos, "RemoveRepository"),
@@ -242,18 +236,14 @@ class GraphMem:
             service_pb2.ListObservationsRequest,
             service_pb2.ListObservationsResponse,
         )
-        self._archive = _unary(
-            ch, p(obs, "ArchiveObservation"), service_pb2.ArchiveObservationRequest, obs_msg
-        )
+        self._archive = _unary(ch, p(obs, "ArchiveObservation"), service_pb2.ArchiveObservationRequest, obs_msg)
         self._delete = _unary(
             ch,
             p(obs, "DeleteObservation"),
             service_pb2.DeleteObservationRequest,
             service_pb2.DeleteObservationResponse,
         )
-        self._confirm = _unary(
-            ch, p(obs, "ConfirmObservation"), service_pb2.ConfirmObservationRequest, obs_msg
-        )
+        self._confirm = _unary(ch, p(obs, "ConfirmObservation"), service_pb2.ConfirmObservationRequest, obs_msg)
         self._export = _stream(
             ch, p(obs, "ExportObservations"), service_pb2.ExportObservationsRequest, service_pb2.JournalLine
         )
@@ -281,9 +271,7 @@ class GraphMem:
         self._get_symbol = _unary(
             ch, p("SymbolService", "GetSymbol"), service_pb2.GetSymbolRequest, service_pb2.SymbolDetail
         )
-        self._subscribe = _stream(
-            ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event
-        )
+        self._subscribe = _stream(ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -387,9 +375,7 @@ class GraphMem:
 
     def index(self, repo: str, paths: Sequence[str] = (), full: bool = False) -> Iterator[IndexProgress]:
         """Re-index a repository (all files, or ``paths``); yields progress until done."""
-        request = service_pb2.IndexRepositoryRequest(
-            repo=_local_path(repo), paths=_local_paths(paths), full=full
-        )
+        request = service_pb2.IndexRepositoryRequest(repo=_local_path(repo), paths=_local_paths(paths), full=full)
         return self._iterate(self._index(request, timeout=None), convert.index_progress_from_proto)
 
     # ------------------------------------------------------------------ observations
@@ -493,9 +479,7 @@ class GraphMem:
 
     def archive(self, id: str) -> Observation:
         """Keep the observation but stop recalling it."""
-        return convert.observation_from_proto(
-            self._call(self._archive, service_pb2.ArchiveObservationRequest(id=id))
-        )
+        return convert.observation_from_proto(self._call(self._archive, service_pb2.ArchiveObservationRequest(id=id)))
 
     def delete(self, id: str) -> None:
         """Remove the observation from the graph (the journal keeps its history)."""

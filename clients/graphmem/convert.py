@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from enum import Enum
-from typing import TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -130,75 +130,88 @@ _E = TypeVar("_E", bound=Enum)
 # ---------------------------------------------------------------------------- enums
 
 
-def _enum_number(wrapper: EnumTypeWrapper, prefix: str, member: Enum | None) -> int:
-    if member is None:
-        return 0
-    return wrapper.Value(prefix + member.name)
+class _EnumMap(Generic[_E]):
+    """Domain enum <-> wire enum numbers, by name, computed once (the wrapper's own
+    ``Value``/``Name`` lookups cost microseconds each, on every field of every message)."""
+
+    def __init__(self, domain: type[_E], wrapper: EnumTypeWrapper, prefix: str) -> None:
+        self.to: dict[_E, int] = {m: wrapper.Value(prefix + m.name) for m in domain}
+        self.back: dict[int, _E] = {}
+        for name, number in wrapper.items():
+            member = domain.__members__.get(name.removeprefix(prefix))
+            if member is not None:
+                self.back[number] = member
+
+    def number(self, member: _E | None) -> int:
+        return 0 if member is None else self.to[member]
+
+    def member(self, number: int) -> _E | None:
+        return self.back.get(number)  # unspecified, or added in a newer contract: None
 
 
-def _enum_member(domain: type[_E], wrapper: EnumTypeWrapper, prefix: str, number: int) -> _E | None:
-    try:
-        name = wrapper.Name(number)
-    except ValueError:  # a value added in a newer contract
-        return None
-    return domain.__members__.get(name.removeprefix(prefix))
+_CATEGORY = _EnumMap(Category, types_pb2.Category, "CATEGORY_")
+_OBSERVATION_STATUS = _EnumMap(ObservationStatus, types_pb2.ObservationStatus, "OBSERVATION_STATUS_")
+_CHANGE_KIND = _EnumMap(ChangeKind, types_pb2.ChangeKind, "CHANGE_KIND_")
+_ANCHOR_KIND = _EnumMap(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_")
+_INDEX_STATE = _EnumMap(IndexState, types_pb2.IndexState, "INDEX_STATE_")
+_EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
+_EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
-    return cast(types_pb2.Category, _enum_number(types_pb2.Category, "CATEGORY_", value))
+    return cast(types_pb2.Category, _CATEGORY.number(value))
 
 
 def category_from_proto(value: int) -> Category | None:
-    return _enum_member(Category, types_pb2.Category, "CATEGORY_", value)
+    return _CATEGORY.member(value)
 
 
 def observation_status_to_proto(value: ObservationStatus | None) -> types_pb2.ObservationStatus:
-    number = _enum_number(types_pb2.ObservationStatus, "OBSERVATION_STATUS_", value)
-    return cast(types_pb2.ObservationStatus, number)
+    return cast(types_pb2.ObservationStatus, _OBSERVATION_STATUS.number(value))
 
 
 def observation_status_from_proto(value: int) -> ObservationStatus | None:
-    return _enum_member(ObservationStatus, types_pb2.ObservationStatus, "OBSERVATION_STATUS_", value)
+    return _OBSERVATION_STATUS.member(value)
 
 
 def change_kind_to_proto(value: ChangeKind | None) -> types_pb2.ChangeKind:
-    return cast(types_pb2.ChangeKind, _enum_number(types_pb2.ChangeKind, "CHANGE_KIND_", value))
+    return cast(types_pb2.ChangeKind, _CHANGE_KIND.number(value))
 
 
 def change_kind_from_proto(value: int) -> ChangeKind | None:
-    return _enum_member(ChangeKind, types_pb2.ChangeKind, "CHANGE_KIND_", value)
+    return _CHANGE_KIND.member(value)
 
 
 def anchor_kind_to_proto(value: AnchorKind | None) -> types_pb2.AnchorKind:
-    return cast(types_pb2.AnchorKind, _enum_number(types_pb2.AnchorKind, "ANCHOR_KIND_", value))
+    return cast(types_pb2.AnchorKind, _ANCHOR_KIND.number(value))
 
 
 def anchor_kind_from_proto(value: int) -> AnchorKind | None:
-    return _enum_member(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_", value)
+    return _ANCHOR_KIND.member(value)
 
 
 def index_state_to_proto(value: IndexState | None) -> types_pb2.IndexState:
-    return cast(types_pb2.IndexState, _enum_number(types_pb2.IndexState, "INDEX_STATE_", value))
+    return cast(types_pb2.IndexState, _INDEX_STATE.number(value))
 
 
 def index_state_from_proto(value: int) -> IndexState | None:
-    return _enum_member(IndexState, types_pb2.IndexState, "INDEX_STATE_", value)
+    return _INDEX_STATE.member(value)
 
 
 def edge_kind_to_proto(value: EdgeKind | None) -> types_pb2.EdgeKind:
-    return cast(types_pb2.EdgeKind, _enum_number(types_pb2.EdgeKind, "EDGE_KIND_", value))
+    return cast(types_pb2.EdgeKind, _EDGE_KIND.number(value))
 
 
 def edge_kind_from_proto(value: int) -> EdgeKind | None:
-    return _enum_member(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_", value)
+    return _EDGE_KIND.member(value)
 
 
 def event_kind_to_proto(value: EventKind | None) -> service_pb2.EventKind:
-    return cast(service_pb2.EventKind, _enum_number(service_pb2.EventKind, "EVENT_KIND_", value))
+    return cast(service_pb2.EventKind, _EVENT_KIND.number(value))
 
 
 def event_kind_from_proto(value: int) -> EventKind | None:
-    return _enum_member(EventKind, service_pb2.EventKind, "EVENT_KIND_", value)
+    return _EVENT_KIND.member(value)
 
 
 def symbol_kind_to_proto(kind: str) -> types_pb2.SymbolKind:
@@ -414,15 +427,11 @@ def repo_freshness_from_proto(m: types_pb2.RepoFreshness) -> RepoFreshness:
 
 
 def freshness_to_proto(f: Freshness) -> types_pb2.Freshness:
-    return types_pb2.Freshness(
-        current=f.current, repositories=[repo_freshness_to_proto(r) for r in f.repositories]
-    )
+    return types_pb2.Freshness(current=f.current, repositories=[repo_freshness_to_proto(r) for r in f.repositories])
 
 
 def freshness_from_proto(m: types_pb2.Freshness) -> Freshness:
-    return Freshness(
-        current=m.current, repositories=tuple(repo_freshness_from_proto(r) for r in m.repositories)
-    )
+    return Freshness(current=m.current, repositories=tuple(repo_freshness_from_proto(r) for r in m.repositories))
 
 
 def _optional_freshness_to_proto(f: Freshness | None) -> types_pb2.Freshness | None:
@@ -506,9 +515,7 @@ def watcher_status_to_proto(w: WatcherStatus) -> service_pb2.WatcherStatus:
 
 
 def watcher_status_from_proto(m: service_pb2.WatcherStatus) -> WatcherStatus:
-    return WatcherStatus(
-        mode=m.mode, healthy=m.healthy, degraded_reason=m.degraded_reason, restarts=m.restarts
-    )
+    return WatcherStatus(mode=m.mode, healthy=m.healthy, degraded_reason=m.degraded_reason, restarts=m.restarts)
 
 
 def status_to_proto(s: Status) -> service_pb2.GetStatusResponse:
@@ -676,9 +683,7 @@ def symbol_detail_from_proto(m: service_pb2.SymbolDetail) -> SymbolDetail:
 def event_to_proto(e: Event) -> service_pb2.Event:
     """Domain event -> wire event. The payload is a oneof; the first that is set wins:
     ``observation``, ``progress``, a file (``path`` or ``detail``), ``message``."""
-    msg = service_pb2.Event(
-        kind=event_kind_to_proto(e.kind), at=timestamp_to_proto(e.at), repo_id=e.repo_id, seq=e.seq
-    )
+    msg = service_pb2.Event(kind=event_kind_to_proto(e.kind), at=timestamp_to_proto(e.at), repo_id=e.repo_id, seq=e.seq)
     if e.observation is not None:
         msg.observation.CopyFrom(observation_to_proto(e.observation))
     elif e.progress is not None:

@@ -62,8 +62,7 @@ TOOL_NAMES = (
 )
 
 START_HINT = (
-    "Start the graphmem daemon with `graphmem daemon start --repo PATH` (PATH: the repository to "
-    "index), then retry."
+    "Start the graphmem daemon with `graphmem daemon start --repo PATH` (PATH: the repository to index), then retry."
 )
 
 # ---------------------------------------------------------------------------- texts for the agent
@@ -776,9 +775,7 @@ class GraphMemTools:
     ) -> Annotated[CallToolResult, ObservationOut]:
         with _graphmem_errors():
             obs = self.backend.client().confirm(id, confirmed_by=self._source(ctx), note=note)
-        text = f"Confirmed observation {obs.id}; it is {obs.status.value} now.\n" + _observation_text(
-            obs, prefix="  "
-        )
+        text = f"Confirmed observation {obs.id}; it is {obs.status.value} now.\n" + _observation_text(obs, prefix="  ")
         return _result(text, _observation_out(obs))
 
     def lookup_symbol(
@@ -794,9 +791,7 @@ class GraphMemTools:
     def find_symbols(
         self,
         pattern: Annotated[str, Field(description="Name pattern with `*`/`?` wildcards, e.g. `Auth*`.")],
-        kinds: Annotated[
-            Refs, Field(description="Only these kinds, e.g. ['class'] or ['function', 'method'].")
-        ] = (),
+        kinds: Annotated[Refs, Field(description="Only these kinds, e.g. ['class'] or ['function', 'method'].")] = (),
         limit: Annotated[int, Field(ge=1, le=500)] = 30,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, SymbolListOut]:

@@ -29,6 +29,11 @@ REVERSE = {
     EdgeKind.INHERITS: EdgeKind.INHERITED_BY,
     EdgeKind.DEFINES: EdgeKind.DEFINED_IN,
 }
+#: A total order of edge kinds (by name): the walk's deterministic tie-break.
+KIND_ORDER = {k: i for i, k in enumerate(sorted(EdgeKind, key=lambda k: k.value))}
+
+#: One neighbour as the walk sees it: (``KIND_ORDER`` of the kind, kind as walked, node).
+Adjacent = tuple[int, EdgeKind, str]
 
 
 @dataclass(slots=True)
@@ -52,30 +57,39 @@ class CodeGraph:
         self._in: dict[str, dict[EdgeKind, set[str]]] = defaultdict(lambda: defaultdict(set))
         self._unresolved: dict[str, list[str]] = {}
         self._by_name: dict[str, set[str]] = defaultdict(set)
+        #: ``adjacency`` results, dropped for both ends whenever an edge changes.
+        self._adj: dict[str, tuple[Adjacent, ...]] = {}
 
     # ------------------------------------------------------------------ updates
 
     def _link(self, a: str, kind: EdgeKind, b: str) -> None:
         self._out[a][kind].add(b)
         self._in[b][kind].add(a)
+        self._adj.pop(a, None)
+        self._adj.pop(b, None)
 
     def _unlink_out(self, a: str, kinds: Iterable[EdgeKind]) -> None:
         out = self._out.get(a)
         if not out:
             return
+        self._adj.pop(a, None)
         for kind in kinds:
             for b in out.pop(kind, set()):
+                self._adj.pop(b, None)
                 incoming = self._in.get(b)
                 if incoming is not None:
                     incoming[kind].discard(a)
 
     def _drop_node(self, node: str) -> None:
+        self._adj.pop(node, None)
         for kind, targets in self._out.pop(node, {}).items():
             for b in targets:
+                self._adj.pop(b, None)
                 if b in self._in:
                     self._in[b][kind].discard(node)
         for kind, sources in self._in.pop(node, {}).items():
             for a in sources:
+                self._adj.pop(a, None)
                 if a in self._out:
                     self._out[a][kind].discard(node)
         self._unresolved.pop(node, None)
@@ -172,10 +186,14 @@ class CodeGraph:
             for s in sources:
                 yield rev, s
 
-    def degree(self, node: str) -> int:
-        return sum(len(t) for t in self._out.get(node, {}).values()) + sum(
-            len(t) for t in self._in.get(node, {}).values()
-        )
+    def adjacency(self, node: str) -> tuple[Adjacent, ...]:
+        """``neighbors`` as a tuple with each kind's order, cached per node until one of its
+        edges changes (the walk's hot path: no generator, no per-edge lookups)."""
+        adj = self._adj.get(node)
+        if adj is None:
+            adj = tuple((KIND_ORDER[kind], kind, other) for kind, other in self.neighbors(node))
+            self._adj[node] = adj
+        return adj
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         return set(self._out.get(node, {}).get(kind, ()))

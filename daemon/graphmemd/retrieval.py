@@ -27,6 +27,7 @@ one that does not fit the remaining budget is skipped and the next is tried.
 from __future__ import annotations
 
 import math
+import operator
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -74,8 +75,6 @@ EDGE_WEIGHT = {
     EdgeKind.IMPORTED_BY: 0.7,
 }
 STALE_FACTOR = 0.5
-#: Edge kinds ranked by name: the walk's deterministic tie-break without Enum attribute lookups.
-_KIND_RANK = {k: i for i, k in enumerate(sorted(EdgeKind, key=lambda k: k.value))}
 
 
 def estimate_tokens(text: str) -> int:
@@ -117,34 +116,49 @@ class _Reach:
     parent: str | None
     edge: EdgeKind | None
     first: EdgeKind | None  # the first edge walked from the seed (ranking weight)
+    order: int = -1  # KIND_ORDER of ``edge``: the tie-break between equally short paths
 
 
 def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: int = 15) -> dict[str, float]:
-    """Personalised PageRank by power iteration (networkx's own needs scipy, which we don't ship)."""
+    """Personalised PageRank by power iteration, restarting on the seeds (networkx's own
+    ``pagerank`` needs scipy, which we don't ship). Nodes are numbered once so that each
+    iteration is list arithmetic."""
     nodes = list(g.nodes)
     if not nodes:
         return {}
-    seed_list = [s for s in seeds if s in g]
-    restart = {s: 1.0 / len(seed_list) for s in seed_list} if seed_list else {n: 1.0 / len(nodes) for n in nodes}
-    rank = dict(restart)
-    out_deg = {n: g.out_degree(n) for n in nodes}
+    index = {n: i for i, n in enumerate(nodes)}
+    succ = [[index[m] for m in g.successors(n)] for n in nodes]
+    seed_idx = [index[s] for s in dict.fromkeys(seeds) if s in index]
+    size = len(nodes)
+    if seed_idx:
+        restart = [0.0] * size
+        for i in seed_idx:
+            restart[i] = 1.0 / len(seed_idx)
+    else:
+        seed_idx = list(range(size))
+        restart = [1.0 / size] * size
+    rank = list(restart)
     for _ in range(iters):
-        nxt = {n: (1 - alpha) * restart.get(n, 0.0) for n in nodes}
-        dangling = sum(rank.get(n, 0.0) for n in nodes if out_deg[n] == 0)
-        for n in nodes:
-            r = rank.get(n, 0.0)
-            if r and out_deg[n]:
-                share = alpha * r / out_deg[n]
-                for m in g.successors(n):
-                    nxt[m] += share
+        nxt = [(1 - alpha) * x for x in restart]
+        dangling = 0.0
+        for i, r in enumerate(rank):
+            if not r:
+                continue
+            out = succ[i]
+            if out:
+                share = alpha * r / len(out)
+                for j in out:
+                    nxt[j] += share
+            else:
+                dangling += r
         if dangling:
-            for s, w in restart.items():
-                nxt[s] += alpha * dangling * w
-        delta = sum(abs(nxt[n] - rank.get(n, 0.0)) for n in nodes)
+            for i in seed_idx:
+                nxt[i] += alpha * dangling * restart[i]
+        delta = sum(map(abs, map(operator.sub, nxt, rank)))
         rank = nxt
         if delta < 1e-3:
             break
-    return rank
+    return dict(zip(nodes, rank, strict=True))
 
 
 class Retriever:
@@ -159,8 +173,11 @@ class Retriever:
         files: Sequence[str],
         symbols: Sequence[str],
         text: str,
+        symbol_hits: list[str] | None,
         warnings: list[str],
     ) -> list[str]:
+        """The walk's start nodes; called with the engine lock held. ``symbol_hits`` are the
+        text's symbol-name matches (None while that index is being rebuilt)."""
         e = self.engine
         seeds: list[str] = []
         repo_hint = repos[0].id if len(repos) == 1 else ""
@@ -181,12 +198,10 @@ class Retriever:
             seeds.append(anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path))
         if text.strip():
             scope = {rt.id for rt in repos}
-            hits = e.store.search_symbols(text, 10, repo_hint)
-            if hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
-                with e.lock:
-                    ids = [i for w in re.findall(r"\w+", text) for i in sorted(e.graph.by_name(w))][:10]
+            if symbol_hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
+                ids = [i for w in re.findall(r"\w+", text) for i in sorted(e.graph.by_name(w))][:10]
             else:
-                ids = [sid for sid, _score in hits]
+                ids = symbol_hits
             for sid in ids:
                 if sid in e.graph.symbols and e.graph.symbols[sid].repo_id in scope:
                     seeds.append(sid)
@@ -197,10 +212,10 @@ class Retriever:
     def _walk(self, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
         """Breadth-first walk. Among equally short paths the parent is chosen by the smallest
         (edge kind, parent id), so the why-path does not depend on set iteration order."""
-        g = self.engine.graph
+        adjacency = self.engine.graph.adjacency
         seed_set = set(seeds)
         reached: dict[str, _Reach] = {s: _Reach(0, None, None, None) for s in seeds}
-        neighbors, degree, get, rank = g.neighbors, g.degree, reached.get, _KIND_RANK
+        get = reached.get
         frontier = sorted(seeds)
         for depth in range(hops):
             nxt: list[str] = []
@@ -208,21 +223,17 @@ class Retriever:
             for node in frontier:
                 if len(reached) >= MAX_VISITED:
                     break
-                if node not in seed_set and degree(node) > HUB_DEGREE:
+                adj = adjacency(node)
+                if len(adj) > HUB_DEGREE and node not in seed_set:
                     continue
                 first = reached[node].first
-                for kind, other in neighbors(node):
+                for order, kind, other in adj:
                     r = get(other)
                     if r is None:
-                        reached[other] = _Reach(d1, node, kind, first or kind)
+                        reached[other] = _Reach(d1, node, kind, first or kind, order)
                         nxt.append(other)
-                    elif (
-                        r.distance == d1
-                        and r.edge is not None
-                        and r.parent is not None
-                        and ((rank[kind], node) < (rank[r.edge], r.parent))
-                    ):
-                        r.parent, r.edge, r.first = node, kind, first or kind
+                    elif r.distance == d1 and (order < r.order or (order == r.order and node < (r.parent or ""))):
+                        r.parent, r.edge, r.first, r.order = node, kind, first or kind, order
             if len(reached) >= MAX_VISITED:
                 break
             frontier = sorted(nxt)
@@ -263,65 +274,89 @@ class Retriever:
             raise InvalidArgument("give at least one of files, symbols or text")
         e = self.engine
         repos = e.repos_for(repo)
+        symbol_hits: list[str] | None = []
+        text_scores: dict[str, float] = {}
+        if text.strip():  # the store's text indexes are searched before taking the graph lock
+            found = e.store.search_symbols(text, 10, repos[0].id if len(repos) == 1 else "")
+            symbol_hits = None if found is None else [sid for sid, _score in found]
+            text_scores = dict(e.store.search_observations(text, 50))
+        with e.lock:  # the indexer swaps graph updates in under this lock
+            return self._answer(
+                repos, files, symbols, text, symbol_hits, text_scores, hops, limit, budget, include_stale
+            )
+
+    def _answer(
+        self,
+        repos: list[RepoRuntime],
+        files: Sequence[str],
+        symbols: Sequence[str],
+        text: str,
+        symbol_hits: list[str] | None,
+        text_scores: dict[str, float],
+        hops: int,
+        limit: int,
+        budget: int,
+        include_stale: bool,
+    ) -> RecallResult:
+        e = self.engine
         warnings: list[str] = []
-        seeds = self._seeds(repos, files, symbols, text, warnings)
+        seeds = self._seeds(repos, files, symbols, text, symbol_hits, warnings)
         reached = self._walk(seeds, hops) if seeds else {}
-        # candidates: (observation id) -> best (distance, node)
+        # candidates: (observation id) -> best (distance, node), and the observation itself
         best: dict[str, tuple[int, str]] = {}
+        found: dict[str, Observation] = {}
         for node, anchored in e.book.anchored_in(reached).items():
             d = reached[node].distance
             for o in anchored:
                 prev = best.get(o.id)
                 if prev is None or (d, node) < prev:
                     best[o.id] = (d, node)
-        text_scores: dict[str, float] = {}
-        terms: list[str] = []
-        if text.strip():
-            terms = sorted(set(re.findall(r"\w+", text.lower())))
-            for oid, score in e.store.search_observations(text, 50):
-                text_scores[oid] = score
+                    found[o.id] = o
+        for oid in text_scores:
+            if oid not in found:
+                try:
+                    found[oid] = e.book.get(oid)
+                except NotFound:  # deleted between the search and now
+                    continue
+        terms = sorted(set(re.findall(r"\w+", text.lower())))
         scope = {rt.id for rt in repos}
+        fresh, stale = ObservationStatus.FRESH, ObservationStatus.STALE
         candidates: dict[str, Observation] = {}
-        for oid in (*best, *text_scores):
-            try:
-                o = e.book.get(oid)
-            except NotFound:  # deleted between the search and now
-                continue
-            current = self._successor(o)
+        for oid, o in found.items():
+            current = o if o.status is fresh else self._successor(o)
             if current is None or current.repo_id not in scope:
                 continue
-            o = current
-            if o.status is ObservationStatus.STALE and not include_stale:
+            if current.status is stale and not include_stale:
                 continue
-            if o.id not in candidates:
-                candidates[o.id] = o
-                if oid != o.id and oid in best and o.id not in best:
-                    best[o.id] = best[oid]
+            if current.id not in candidates:
+                candidates[current.id] = current
+                if oid != current.id and oid in best and current.id not in best:
+                    best[current.id] = best[oid]
         max_text = max(text_scores.values(), default=0.0) or 1.0
         now = time.time()
+        unreached = (hops + 1, "")
 
         def partial(o: Observation) -> float:
-            dist, node = best.get(o.id, (hops + 1, ""))
+            dist, node = best.get(o.id, unreached)
             base = 0.0
             if node:
                 first = reached[node].first
-                base = (EDGE_WEIGHT.get(first, 1.0) if first else 1.0) / (1 + dist)
+                base = (EDGE_WEIGHT[first] if first else 1.0) / (1 + dist)
             t = text_scores.get(o.id, 0.0) / max_text
-            age_days = max(0.0, (now - o.updated_at) / 86400)
+            age_days = (now - o.updated_at) / 86400
             recency = 1.0 if age_days <= 30 else max(0.8, 1.0 - 0.2 * (age_days - 30) / 335)
-            status = STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+            status = STALE_FACTOR if o.status is stale else 1.0
             return (0.55 * base + 0.30 * t) * (0.6 + 0.4 * o.confidence) * recency * status
 
-        partial_of = {o.id: partial(o) for o in candidates.values()}
-        pre = sorted(candidates.values(), key=lambda o: (-partial_of[o.id], o.id))
+        pre = sorted(((-partial(o), o.id, o) for o in candidates.values()), key=lambda x: (x[0], x[1]))
         top = pre[: max(RERANK_FACTOR * limit, 20)]
         # personalised PageRank over the union of the top candidates' paths
         sub = nx.DiGraph()
         sub.add_nodes_from(seeds)
-        for o in top:
-            if o.id not in best:
+        for _, oid, _o in top:
+            if oid not in best:
                 continue
-            cur = best[o.id][1]
+            cur = best[oid][1]
             while True:
                 parent = reached[cur].parent
                 if parent is None or sub.has_edge(parent, cur):
@@ -331,13 +366,24 @@ class Retriever:
                 cur = parent
         pr = _pagerank(sub, seeds)
         max_pr = max(pr.values(), default=0.0) or 1.0
-        scored: list[Recalled] = []
-        for o in top:
-            dist, node = best.get(o.id, (hops + 1, ""))
-            path = self._path(node, reached) if node else []
+        final: list[tuple[float, int, str, Observation]] = []
+        for neg, oid, o in top:
+            dist, node = best.get(oid, unreached)
             p = pr.get(node, 0.0) / max_pr if node else 0.0
-            status = STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
-            score = partial_of[o.id] + 0.15 * p * (0.6 + 0.4 * o.confidence) * status
+            status = STALE_FACTOR if o.status is stale else 1.0
+            score = round(-neg + 0.15 * p * (0.6 + 0.4 * o.confidence) * status, 6)
+            final.append((-score, dist if node else 0, oid, o))
+        final.sort(key=lambda x: (x[0], x[1], x[2]))
+        # Why-paths, renderings and token counts only for what is packed (in rank order).
+        results: list[Recalled] = []
+        total = 0
+        truncated = len(pre) > len(top)
+        for neg, dist, oid, o in final:
+            if len(results) >= limit:
+                truncated = True
+                break
+            node = best.get(oid, unreached)[1]
+            path = self._path(node, reached) if node else []
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             if node:
                 why = (
@@ -347,30 +393,12 @@ class Retriever:
                 )
             else:
                 why = "matched " + ", ".join(matched) if matched else "matched text"
-            scored.append(
-                Recalled(
-                    o,
-                    round(score, 6),
-                    dist if node else 0,
-                    why,
-                    tuple(path),
-                    tuple(matched),
-                    estimate_tokens(render_line(o, why)),
-                )
-            )
-        scored.sort(key=lambda r: (-r.score, r.distance, r.observation.id))
-        results: list[Recalled] = []
-        total = 0
-        truncated = len(pre) > len(top)
-        for r in scored:
-            if len(results) >= limit:
-                truncated = True
-                break
-            if budget and total + r.tokens > budget:
+            tokens = estimate_tokens(render_line(o, why))
+            if budget and total + tokens > budget:
                 truncated = True
                 continue
-            results.append(r)
-            total += r.tokens
+            results.append(Recalled(o, -neg, dist, why, tuple(path), tuple(matched), tokens))
+            total += tokens
         return RecallResult(
             tuple(results), e.freshness(repos), len(seeds), len(reached), total, truncated, tuple(warnings)
         )
