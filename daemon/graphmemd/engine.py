@@ -100,7 +100,7 @@ class Engine(CodeView):
         self._book: ObservationBook | None = None
         self._pool: ParsePool | None = None
         self._watcher: RepoWatcher | None = None
-        self.writer = StoreWriter(self._store_failed)
+        self.writer = StoreWriter(self._store_failed, self._store_idle)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -127,6 +127,7 @@ class Engine(CodeView):
         if self._book.compact_if_needed(n):
             logger.info("journal compacted: %d records -> %d", n, len(self._book))
         self._sync_store_observations()
+        self.writer.submit(self.store.refresh_row_ids)
         self._pool = ParsePool(
             self.cfg.parse_workers, timeout_s=self.cfg.parse_timeout_s, max_file_size=self.cfg.max_file_size
         )
@@ -201,6 +202,10 @@ class Engine(CodeView):
             self._journal.close()
         if self._store is not None:
             self._store.close()
+
+    def _store_idle(self) -> None:
+        if self._store is not None:
+            self._store.refresh_row_ids()
 
     def _rebuild_fts(self) -> None:
         t = time.time()
@@ -349,6 +354,15 @@ class Engine(CodeView):
                 if rt is not None:
                     rt.busy = False
                 job.done.set()
+            self._warm()
+
+    def _warm(self) -> None:
+        """Precompute the walk's adjacency for what the job changed, in slices so that queries
+        wait at most a few milliseconds for the lock."""
+        while True:
+            with self.lock:
+                if not self.graph.warm(1000):
+                    return
 
     def _remove(self, rt: RepoRuntime, keep_observations: bool) -> None:
         if self._watcher is not None:

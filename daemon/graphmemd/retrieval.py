@@ -31,7 +31,6 @@ import operator
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import networkx as nx
 from graphmem.errors import InvalidArgument, NotFound
@@ -110,13 +109,10 @@ def to_symbol(s: SymbolInfo) -> Symbol:
     )
 
 
-@dataclass(slots=True)
-class _Reach:
-    distance: int
-    parent: str | None
-    edge: EdgeKind | None
-    first: EdgeKind | None  # the first edge walked from the seed (ranking weight)
-    order: int = -1  # KIND_ORDER of ``edge``: the tie-break between equally short paths
+#: How the walk reached a node: (distance, parent, edge from the parent, first edge walked from
+#: the seed (the ranking weight), KIND_ORDER of the edge (the tie-break between equally short
+#: paths)). A plain tuple: the walk creates thousands per query.
+_Reach = tuple[int, str | None, EdgeKind | None, EdgeKind | None, int]
 
 
 def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: int = 15) -> dict[str, float]:
@@ -214,7 +210,7 @@ class Retriever:
         (edge kind, parent id), so the why-path does not depend on set iteration order."""
         adjacency = self.engine.graph.adjacency
         seed_set = set(seeds)
-        reached: dict[str, _Reach] = {s: _Reach(0, None, None, None) for s in seeds}
+        reached: dict[str, _Reach] = {s: (0, None, None, None, -1) for s in seeds}
         get = reached.get
         frontier = sorted(seeds)
         for depth in range(hops):
@@ -226,14 +222,14 @@ class Retriever:
                 adj = adjacency(node)
                 if len(adj) > HUB_DEGREE and node not in seed_set:
                     continue
-                first = reached[node].first
+                first = reached[node][3]
                 for order, kind, other in adj:
                     r = get(other)
                     if r is None:
-                        reached[other] = _Reach(d1, node, kind, first or kind, order)
+                        reached[other] = (d1, node, kind, first or kind, order)
                         nxt.append(other)
-                    elif r.distance == d1 and (order < r.order or (order == r.order and node < (r.parent or ""))):
-                        r.parent, r.edge, r.first, r.order = node, kind, first or kind, order
+                    elif r[0] == d1 and (order < r[4] or (order == r[4] and node < (r[1] or ""))):
+                        reached[other] = (d1, node, kind, first or kind, order)
             if len(reached) >= MAX_VISITED:
                 break
             frontier = sorted(nxt)
@@ -244,11 +240,11 @@ class Retriever:
         cur = node
         g = self.engine.graph
         while True:
-            r = reached[cur]
-            if r.parent is None or r.edge is None:
+            _, parent, edge, _, _ = reached[cur]
+            if parent is None or edge is None:
                 break
-            hops.append(Hop(g.ref_of(r.parent), r.edge, g.ref_of(cur)))
-            cur = r.parent
+            hops.append(Hop(g.ref_of(parent), edge, g.ref_of(cur)))
+            cur = parent
         hops.reverse()
         return hops
 
@@ -306,7 +302,7 @@ class Retriever:
         best: dict[str, tuple[int, str]] = {}
         found: dict[str, Observation] = {}
         for node, anchored in e.book.anchored_in(reached).items():
-            d = reached[node].distance
+            d = reached[node][0]
             for o in anchored:
                 prev = best.get(o.id)
                 if prev is None or (d, node) < prev:
@@ -340,7 +336,7 @@ class Retriever:
             dist, node = best.get(o.id, unreached)
             base = 0.0
             if node:
-                first = reached[node].first
+                first = reached[node][3]
                 base = (EDGE_WEIGHT[first] if first else 1.0) / (1 + dist)
             t = text_scores.get(o.id, 0.0) / max_text
             age_days = (now - o.updated_at) / 86400
@@ -358,7 +354,7 @@ class Retriever:
                 continue
             cur = best[oid][1]
             while True:
-                parent = reached[cur].parent
+                parent = reached[cur][1]
                 if parent is None or sub.has_edge(parent, cur):
                     break
                 sub.add_edge(parent, cur)

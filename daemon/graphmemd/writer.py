@@ -20,9 +20,11 @@ logger = logging.getLogger(__name__)
 
 
 class StoreWriter:
-    def __init__(self, on_error: Callable[[GraphMemError], None]) -> None:
+    def __init__(self, on_error: Callable[[GraphMemError], None], on_idle: Callable[[], None]) -> None:
+        """``on_idle`` runs on this thread whenever the queue has been drained."""
         self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
         self._on_error = on_error
+        self._on_idle = on_idle
         self._thread = threading.Thread(target=self._run, name="graphmem-store-writer", daemon=True)
         self._thread.start()
 
@@ -46,6 +48,11 @@ class StoreWriter:
                 logger.error("store write failed: %s", exc)
                 self._on_error(exc)
                 fut.set_exception(exc)
+            if self._queue.empty():
+                try:
+                    self._on_idle()
+                except GraphMemError as exc:
+                    logger.error("store upkeep failed: %s", exc)
 
     def close(self, timeout: float = 60.0) -> None:
         """Finish every queued write, then stop."""

@@ -1,0 +1,79 @@
+"""The in-memory code graph's cached adjacency never disagrees with its edges."""
+
+from __future__ import annotations
+
+from graphmem.types import EdgeKind
+from graphmemd.codegraph import KIND_ORDER, CodeGraph, FileNode
+from graphmemd.model import Language, ResolvedEdges, SymbolInfo, SymbolKind, file_id, symbol_id
+
+REPO = "r"
+
+
+def _sym(path: str, qualname: str, parent: str | None = None) -> SymbolInfo:
+    return SymbolInfo(
+        id=symbol_id(REPO, path, qualname, SymbolKind.FUNCTION),
+        repo_id=REPO,
+        path=path,
+        name=qualname.rsplit(".", 1)[-1],
+        qualname=qualname,
+        kind=SymbolKind.FUNCTION,
+        language=Language.PYTHON,
+        parent_id=parent,
+        start_line=1,
+        end_line=2,
+        signature=f"def {qualname}()",
+        sig_hash="s",
+        body_hash="b",
+    )
+
+
+def _put(g: CodeGraph, path: str, *names: str) -> list[SymbolInfo]:
+    syms = [_sym(path, n) for n in names]
+    g.put_file(FileNode(REPO, path, Language.PYTHON, "h"), syms)
+    return syms
+
+
+def _truth(g: CodeGraph, node: str) -> set[tuple[int, EdgeKind, str]]:
+    return {(KIND_ORDER[k], k, o) for k, o in g.neighbors(node)}
+
+
+def _check(g: CodeGraph) -> None:
+    for node in [*g.files, *g.symbols]:
+        assert set(g.adjacency(node)) == _truth(g, node), node
+
+
+def test_adjacency_follows_every_kind_of_change() -> None:
+    g = CodeGraph()
+    (a,) = _put(g, "a.py", "f")
+    (b,) = _put(g, "b.py", "g")
+    fa, fb = file_id(REPO, "a.py"), file_id(REPO, "b.py")
+    _check(g)  # fills the cache
+    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id),), imports=((fa, fb),)))
+    assert (KIND_ORDER[EdgeKind.CALLED_BY], EdgeKind.CALLED_BY, a.id) in g.adjacency(b.id)
+    _check(g)
+    g.set_edges([fa], ResolvedEdges())  # edges replaced: the callee forgets its caller
+    assert all(o != a.id for _, _, o in g.adjacency(b.id))
+    _check(g)
+    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id),)))
+    _check(g)
+    g.put_file(FileNode(REPO, "b.py", Language.PYTHON, "h2"), [_sym("b.py", "h")])  # g removed
+    assert all(o != b.id for _, _, o in g.adjacency(a.id))
+    _check(g)
+    g.remove_file(REPO, "a.py")
+    assert g.adjacency(a.id) == ()
+    _check(g)
+
+
+def test_warm_recomputes_what_changed_in_slices() -> None:
+    g = CodeGraph()
+    syms = _put(g, "a.py", *(f"f{i}" for i in range(10)))
+    fa = file_id(REPO, "a.py")
+    taken = 0
+    while n := g.warm(3):
+        assert n <= 3
+        taken += n
+    assert taken == 11  # the file and its ten symbols were linked (DEFINES)
+    assert g.warm(3) == 0
+    g.set_edges([fa], ResolvedEdges(calls=((syms[0].id, syms[1].id),)))
+    assert g.warm(100) >= 2
+    _check(g)
