@@ -68,3 +68,20 @@ def test_a_stale_offset_map_is_never_trusted(store: Store) -> None:
     ids.clear()  # an offset the map does not know: the plain query answers, and the map is dropped
     assert {oid for oid, _ in store.search_observations("cache", 10)} == {"obs-000", "obs-001", "obs-002"}
     assert store._row_ids["Observation"] is None
+
+
+def test_an_index_built_by_the_old_batched_writes_is_rebuilt_at_open(tmp_path: Path) -> None:
+    path = tmp_path / "graph.kuzu"
+    s = Store(path, buffer_pool_mb=64, max_db_size_gb=1)
+    rows = [{"id": "a", "text": "alpha"}, {"id": "b", "text": "beta"}]
+    # what the first releases did: Kùzu 0.11.3 indexes "b" with "alpha"'s postings
+    s._run("UNWIND $rows AS r CREATE (:Observation {id: r.id, text: r.text, tags: ''})", {"rows": rows})
+    s._run("MATCH (m:Meta {key: 'observation_fts'}) DELETE m")
+    assert [oid for oid, _ in s.search_observations("beta", 5)] == []
+    s.close()
+    s = Store(path, buffer_pool_mb=64, max_db_size_gb=1)
+    try:
+        assert [oid for oid, _ in s.search_observations("beta", 5)] == ["b"]
+        assert [oid for oid, _ in s.search_observations("alpha", 5)] == ["a"]
+    finally:
+        s.close()

@@ -74,6 +74,8 @@ _SCHEMA = (
 )
 
 _OBS_FTS = "observation_fts"
+#: Recorded in Meta when the observation index is built; an index without it is rebuilt at open.
+_OBS_FTS_BUILD = "2"
 _SYM_FTS = "symbol_fts"
 _WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -156,8 +158,15 @@ class Store:
         elif rows[0][0] != str(SCHEMA_VERSION):
             raise StoreError(f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
         existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
+        built = self._run("MATCH (m:Meta {key: 'observation_fts'}) RETURN m.value")
+        if _OBS_FTS in existing and (not built or built[0][0] != _OBS_FTS_BUILD):
+            # Built before batched writes stopped using UNWIND..CREATE, whose postings can be
+            # wrong (see upsert_observations): rebuild it from the rows.
+            self._run(f"CALL DROP_FTS_INDEX('Observation', '{_OBS_FTS}')")
+            existing.discard(_OBS_FTS)
         if _OBS_FTS not in existing:
             self._run(f"CALL CREATE_FTS_INDEX('Observation', '{_OBS_FTS}', ['text', 'tags'])")
+            self._run("MERGE (m:Meta {key: 'observation_fts'}) SET m.value = $v", {"v": _OBS_FTS_BUILD})
         self.symbol_fts_ready = _SYM_FTS in existing
 
     def close(self) -> None:
