@@ -226,10 +226,10 @@ class Retriever:
                 for order, kind, other in adj:
                     r = get(other)
                     if r is None:
-                        reached[other] = (d1, node, kind, first or kind, order)
                         nxt.append(other)
-                    elif r[0] == d1 and (order < r[4] or (order == r[4] and node < (r[1] or ""))):
-                        reached[other] = (d1, node, kind, first or kind, order)
+                    elif not (r[0] == d1 and (order < r[4] or (order == r[4] and node < (r[1] or "")))):
+                        continue
+                    reached[other] = (d1, node, kind, first or kind, order)
             if len(reached) >= MAX_VISITED:
                 break
             frontier = sorted(nxt)
@@ -362,23 +362,22 @@ class Retriever:
                 cur = parent
         pr = _pagerank(sub, seeds)
         max_pr = max(pr.values(), default=0.0) or 1.0
-        final: list[tuple[float, int, str, Observation]] = []
+        final: list[tuple[float, int, str, str, Observation]] = []
         for neg, oid, o in top:
             dist, node = best.get(oid, unreached)
             p = pr.get(node, 0.0) / max_pr if node else 0.0
             status = STALE_FACTOR if o.status is stale else 1.0
             score = round(-neg + 0.15 * p * (0.6 + 0.4 * o.confidence) * status, 6)
-            final.append((-score, dist if node else 0, oid, o))
+            final.append((-score, dist if node else 0, oid, node, o))
         final.sort(key=lambda x: (x[0], x[1], x[2]))
         # Why-paths, renderings and token counts only for what is packed (in rank order).
         results: list[Recalled] = []
         total = 0
         truncated = len(pre) > len(top)
-        for neg, dist, oid, o in final:
+        for neg, dist, _oid, node, o in final:
             if len(results) >= limit:
                 truncated = True
                 break
-            node = best.get(oid, unreached)[1]
             path = self._path(node, reached) if node else []
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             if node:
