@@ -45,6 +45,7 @@ from graphmem.types import (
     Event,
     EventKind,
     Freshness,
+    Hop,
     IndexProgress,
     IndexState,
     Observation,
@@ -545,11 +546,39 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
     if r.why:
         lines.append(f"   why: {r.why}")
     elif r.path:
-        lines.append("   why: " + " ".join(f"{h.from_ref} -{h.edge.value}-> {h.to_ref}" for h in r.path))
+        lines.append("   why: " + " ".join(_hop_text(h) for h in r.path))
     if r.matched_terms:
         lines.append(f"   matched: {', '.join(r.matched_terms)}")
     if o.anchors:
         lines.append(f"   anchors: {', '.join(a.ref for a in o.anchors)}")
+    return lines
+
+
+def _hop_text(h: Hop) -> str:
+    """``a -calls-> b``; a guessed edge says so: ``a -calls(name_only?)-> b``."""
+    conf = h.confidence
+    if conf is None:
+        label = h.edge.value
+    elif conf.certain:
+        label = f"{h.edge.value}({conf.value})"
+    else:
+        label = f"{h.edge.value}({conf.value}?)"
+    return f"{h.from_ref} -{label}-> {h.to_ref}"
+
+
+def _resolution_lines(r: Repository) -> list[str]:
+    """One line per language: call sites, share resolved, by method, unresolved."""
+    lines = []
+    for lr in r.resolution:
+        if not lr.call_sites:
+            continue
+        pct = 100.0 * lr.resolved / lr.call_sites
+        by = ", ".join(f"{c.value} {n}" for c, n in sorted(lr.resolved_by, key=lambda x: -x[1]) if n)
+        lines.append(
+            f"    calls {lr.language}: {lr.call_sites} sites, {pct:.1f}% resolved"
+            + (f" ({by})" if by else "")
+            + f", {lr.unresolved} unresolved"
+        )
     return lines
 
 
@@ -572,6 +601,7 @@ def _repo_lines(r: Repository) -> list[str]:
     if r.last_indexed_at:
         extra.append(f"indexed {_fmt_time(r.last_indexed_at)}")
     lines = [f"  {r.id}  {r.root}", f"    {state}: {counts}" + (f"; {', '.join(extra)}" if extra else "")]
+    lines.extend(_resolution_lines(r))
     if r.error:
         lines.append(f"    error: {r.error}")
     return lines

@@ -37,6 +37,7 @@ from graphmem.types import (
     Brief,
     Category,
     ChangeKind,
+    EdgeConfidence,
     EdgeKind,
     Event,
     EventKind,
@@ -45,6 +46,7 @@ from graphmem.types import (
     ImportResult,
     IndexProgress,
     IndexState,
+    LanguageResolution,
     Observation,
     ObservationStatus,
     Recalled,
@@ -71,8 +73,12 @@ __all__ = [
     "category_to_proto",
     "change_kind_from_proto",
     "change_kind_to_proto",
+    "edge_confidence_from_proto",
+    "edge_confidence_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
+    "language_resolution_from_proto",
+    "language_resolution_to_proto",
     "event_from_proto",
     "event_kind_from_proto",
     "event_kind_to_proto",
@@ -155,6 +161,7 @@ _CHANGE_KIND = _EnumMap(ChangeKind, types_pb2.ChangeKind, "CHANGE_KIND_")
 _ANCHOR_KIND = _EnumMap(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_")
 _INDEX_STATE = _EnumMap(IndexState, types_pb2.IndexState, "INDEX_STATE_")
 _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
+_EDGE_CONFIDENCE = _EnumMap(EdgeConfidence, types_pb2.EdgeConfidence, "EDGE_CONFIDENCE_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
 
 
@@ -204,6 +211,33 @@ def edge_kind_to_proto(value: EdgeKind | None) -> types_pb2.EdgeKind:
 
 def edge_kind_from_proto(value: int) -> EdgeKind | None:
     return _EDGE_KIND.member(value)
+
+
+def edge_confidence_to_proto(value: EdgeConfidence | None) -> types_pb2.EdgeConfidence:
+    return cast(types_pb2.EdgeConfidence, _EDGE_CONFIDENCE.number(value))
+
+
+def edge_confidence_from_proto(value: int) -> EdgeConfidence | None:
+    return _EDGE_CONFIDENCE.member(value)
+
+
+def language_resolution_to_proto(r: LanguageResolution) -> types_pb2.LanguageResolution:
+    return types_pb2.LanguageResolution(
+        language=r.language,
+        call_sites=r.call_sites,
+        unresolved=r.unresolved,
+        resolved_by={c.value: n for c, n in r.resolved_by},
+    )
+
+
+def language_resolution_from_proto(m: types_pb2.LanguageResolution) -> LanguageResolution:
+    by = []
+    for key, n in sorted(m.resolved_by.items()):
+        try:
+            by.append((EdgeConfidence(key), n))
+        except ValueError:  # a kind added in a newer contract
+            continue
+    return LanguageResolution(language=m.language, call_sites=m.call_sites, unresolved=m.unresolved, resolved_by=tuple(by))
 
 
 def event_kind_to_proto(value: EventKind | None) -> service_pb2.EventKind:
@@ -458,6 +492,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         error=r.error,
         pending_changes=r.pending_changes,
         edges=r.edges,
+        resolution=[language_resolution_to_proto(x) for x in r.resolution],
     )
 
 
@@ -478,6 +513,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         error=m.error,
         pending_changes=m.pending_changes,
         edges=m.edges,
+        resolution=tuple(language_resolution_from_proto(x) for x in m.resolution),
     )
 
 
@@ -562,11 +598,21 @@ def status_from_proto(m: service_pb2.GetStatusResponse) -> Status:
 
 
 def hop_to_proto(h: Hop) -> service_pb2.Hop:
-    return service_pb2.Hop(from_ref=h.from_ref, edge=edge_kind_to_proto(h.edge), to_ref=h.to_ref)
+    return service_pb2.Hop(
+        from_ref=h.from_ref,
+        edge=edge_kind_to_proto(h.edge),
+        to_ref=h.to_ref,
+        confidence=edge_confidence_to_proto(h.confidence),
+    )
 
 
 def hop_from_proto(m: service_pb2.Hop) -> Hop:
-    return Hop(from_ref=m.from_ref, edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE, to_ref=m.to_ref)
+    return Hop(
+        from_ref=m.from_ref,
+        edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE,
+        to_ref=m.to_ref,
+        confidence=edge_confidence_from_proto(m.confidence),
+    )
 
 
 def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:

@@ -15,6 +15,7 @@ __all__ = [
     "Brief",
     "Category",
     "ChangeKind",
+    "EdgeConfidence",
     "EdgeKind",
     "Event",
     "EventKind",
@@ -23,6 +24,7 @@ __all__ = [
     "ImportResult",
     "IndexProgress",
     "IndexState",
+    "LanguageResolution",
     "Observation",
     "ObservationStatus",
     "RecallResult",
@@ -75,6 +77,24 @@ class IndexState(str, Enum):
     INDEXING = "indexing"
     READY = "ready"
     ERROR = "error"
+
+
+class EdgeConfidence(str, Enum):
+    """How a CALLS/IMPORTS/INHERITS edge was resolved. ``NAME_ONLY`` is a guess (the only
+    definition with that name) and ``UNKNOWN`` an edge stored by an older daemon: neither is
+    certain (``certain``)."""
+
+    IMPORT = "import"
+    RECEIVER_TYPE = "receiver_type"
+    INHERITANCE = "inheritance"
+    SAME_MODULE = "same_module"
+    SAME_PACKAGE = "same_package"
+    NAME_ONLY = "name_only"
+    UNKNOWN = "unknown"
+
+    @property
+    def certain(self) -> bool:
+        return self not in (EdgeConfidence.NAME_ONLY, EdgeConfidence.UNKNOWN)
 
 
 class EdgeKind(str, Enum):
@@ -204,9 +224,13 @@ class SymbolDetail:
 
 @dataclass(frozen=True, slots=True)
 class Hop:
+    """One edge of a why-path; ``confidence`` says how a CALLS/IMPORTS/INHERITS edge was
+    resolved (None for structural edges)."""
+
     from_ref: str
     edge: EdgeKind
     to_ref: str
+    confidence: EdgeConfidence | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +264,21 @@ class Brief:
 
 
 @dataclass(frozen=True, slots=True)
+class LanguageResolution:
+    """Call-site resolution figures of one language of a repository: ``resolved_by`` maps
+    each confidence to the number of call sites resolved that way."""
+
+    language: str
+    call_sites: int = 0
+    unresolved: int = 0
+    resolved_by: tuple[tuple[EdgeConfidence, int], ...] = ()
+
+    @property
+    def resolved(self) -> int:
+        return sum(n for _, n in self.resolved_by)
+
+
+@dataclass(frozen=True, slots=True)
 class Repository:
     id: str
     root: str
@@ -256,6 +295,7 @@ class Repository:
     error: str = ""
     pending_changes: int = 0
     edges: int = 0
+    resolution: tuple[LanguageResolution, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from graphmem.types import EdgeKind
+from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd.model import Language, ResolvedEdges, SymbolInfo, file_id
 
@@ -53,7 +53,8 @@ class CodeGraph:
     def __init__(self) -> None:
         self.files: dict[str, FileNode] = {}
         self.symbols: dict[str, SymbolInfo] = {}
-        self._out: dict[str, dict[EdgeKind, set[str]]] = defaultdict(lambda: defaultdict(set))
+        #: a -> kind -> b -> how the edge was resolved (None for CONTAINS/DEFINES)
+        self._out: dict[str, dict[EdgeKind, dict[str, EdgeConfidence | None]]] = defaultdict(lambda: defaultdict(dict))
         self._in: dict[str, dict[EdgeKind, set[str]]] = defaultdict(lambda: defaultdict(set))
         self._unresolved: dict[str, list[str]] = {}
         self._by_name: dict[str, set[str]] = defaultdict(set)
@@ -64,8 +65,8 @@ class CodeGraph:
 
     # ------------------------------------------------------------------ updates
 
-    def _link(self, a: str, kind: EdgeKind, b: str) -> None:
-        self._out[a][kind].add(b)
+    def _link(self, a: str, kind: EdgeKind, b: str, confidence: EdgeConfidence | None = None) -> None:
+        self._out[a][kind][b] = confidence
         self._in[b][kind].add(a)
         self._forget(a)
         self._forget(b)
@@ -92,7 +93,7 @@ class CodeGraph:
             return
         self._forget(a)
         for kind in kinds:
-            for b in out.pop(kind, set()):
+            for b in out.pop(kind, {}):
                 self._forget(b)
                 incoming = self._in.get(b)
                 if incoming is not None:
@@ -110,7 +111,7 @@ class CodeGraph:
             for a in sources:
                 self._forget(a)
                 if a in self._out:
-                    self._out[a][kind].discard(node)
+                    self._out[a][kind].pop(node, None)
         self._unresolved.pop(node, None)
 
     def remove_file(self, repo_id: str, path: str) -> list[SymbolInfo]:
@@ -174,17 +175,17 @@ class CodeGraph:
         for n in nodes:
             self._unlink_out(n, (EdgeKind.CALLS, EdgeKind.IMPORTS, EdgeKind.INHERITS))
             self._unresolved.pop(n, None)
-        for a, b in edges.imports:
-            self._link(a, EdgeKind.IMPORTS, b)
+        for a, b, conf in edges.imports:
+            self._link(a, EdgeKind.IMPORTS, b, conf)
         for a, name in edges.external_imports:
             node = self.files.get(a)
             if node is not None:
                 node.external_imports.append(name)
-        for a, b in edges.calls:
+        for a, b, conf in edges.calls:
             if a in self.symbols or a in self.files:
-                self._link(a, EdgeKind.CALLS, b)
-        for a, b, _kind in edges.inherits:
-            self._link(a, EdgeKind.INHERITS, b)
+                self._link(a, EdgeKind.CALLS, b, conf)
+        for a, b, _kind, conf in edges.inherits:
+            self._link(a, EdgeKind.INHERITS, b, conf)
         for a, text in edges.unresolved_calls:
             self._unresolved.setdefault(a, []).append(text)
 
@@ -216,6 +217,14 @@ class CodeGraph:
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         return set(self._out.get(node, {}).get(kind, ()))
+
+    def confidence(self, a: str, kind: EdgeKind, b: str) -> EdgeConfidence | None:
+        """How the edge ``a -kind-> b`` was resolved; ``kind`` may be a reverse kind (then
+        the stored edge is ``b -> a``). None for structural edges or no such edge."""
+        for forward, reverse in REVERSE.items():
+            if kind is reverse:
+                return self._out.get(b, {}).get(forward, {}).get(a)
+        return self._out.get(a, {}).get(kind, {}).get(b)
 
     def into(self, node: str, kind: EdgeKind) -> set[str]:
         return set(self._in.get(node, {}).get(kind, ()))

@@ -17,6 +17,11 @@ import sys
 from dataclasses import dataclass
 from enum import Enum
 
+from graphmem.types import EdgeConfidence
+
+#: How an edge was resolved (``graphmem.types.EdgeConfidence``), re-exported for the daemon.
+Confidence = EdgeConfidence
+
 
 class Language(str, Enum):
     PYTHON = "python"
@@ -96,6 +101,8 @@ class ImportRef:
       ``import com.x.*`` -> names ``("*",)``).
 
     ``alias`` is the local name when the import is renamed (``import numpy as np``).
+    ``scope`` is the qualname of the function the import is written in ("" at file level):
+    a function-local import binds its names only inside that function.
     """
 
     module: str
@@ -103,6 +110,7 @@ class ImportRef:
     line: int
     alias: str | None = None
     is_mod_decl: bool = False
+    scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +118,14 @@ class CallRef:
     """A call site. ``caller`` is the qualname of the innermost enclosing symbol ("" at
     file/module level). ``callee`` is the called expression's dotted text as written,
     trimmed to names (``foo``, ``self.bar``, ``pkg.Func``, ``this.repo.save``,
-    ``Foo::new``, ``new Foo`` -> ``Foo``); ``name`` is its last segment."""
+    ``Foo::new``, ``new Foo`` -> ``Foo``); ``name`` is its last segment. ``args`` is the
+    number of arguments where the language resolves overloads by arity (Java), else -1."""
 
     caller: str
     callee: str
     name: str
     line: int
+    args: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +140,24 @@ class InheritRef:
 
 
 @dataclass(frozen=True, slots=True)
+class TypeRef:
+    """A name whose type the source states, for typing call receivers (no type checker).
+
+    ``scope`` is the qualname of the innermost definition containing it ("" at file level).
+    ``name`` is the variable, parameter or attribute as written (``x``, ``self.session``),
+    or ``""`` for the return type of the function ``scope``. ``type`` is the type text
+    (annotation, declared type, composite literal type) or, when ``from_call``, the called
+    expression whose result was assigned (``Foo``, ``pkg.NewServer``).
+    """
+
+    scope: str
+    name: str
+    type: str
+    from_call: bool
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedFile:
     """The pure result of parsing one file's bytes."""
 
@@ -139,6 +167,12 @@ class ParsedFile:
     imports: tuple[ImportRef, ...] = ()
     calls: tuple[CallRef, ...] = ()
     inherits: tuple[InheritRef, ...] = ()
+    #: Typed names (variables, parameters, attributes, return types) for receiver typing.
+    types: tuple[TypeRef, ...] = ()
+    #: (qualname, parameter count) of methods, where overloads resolve by arity (Java).
+    arities: tuple[tuple[str, int], ...] = ()
+    #: Python ``__all__`` when it is a literal list/tuple of strings (None: not declared).
+    exports: tuple[str, ...] | None = None
     #: Java package / Go package clause, when the language has one.
     package: str | None = None
     #: Number of ERROR/MISSING nodes; the file is still indexed as far as possible.
@@ -167,22 +201,23 @@ class SkippedFile:
 
 @dataclass(frozen=True, slots=True)
 class ResolvedEdges:
-    """Edges between ids, produced by ``resolve.py`` from parsed files.
+    """Edges between ids, produced by ``graphmemd.resolution`` from parsed files. Every
+    resolved edge carries the :class:`Confidence` saying how it was resolved.
 
-    * ``imports``: (file_id, file_id) inside the repo.
+    * ``imports``: (file_id, file_id, confidence) inside the repo.
     * ``external_imports``: (file_id, module name) for modules outside the repo.
-    * ``calls``: (caller symbol_id, callee symbol_id). A call made at file level uses the
-      file id as caller.
+    * ``calls``: (caller symbol_id, callee symbol_id, confidence). A call made at file level
+      uses the file id as caller.
     * ``unresolved_calls``: (caller symbol_id or file_id, callee text) kept as references.
-    * ``inherits``: (child symbol_id, parent symbol_id, kind).
+    * ``inherits``: (child symbol_id, parent symbol_id, kind, confidence).
     * ``unresolved_inherits``: (child symbol_id, parent text, kind).
     """
 
-    imports: tuple[tuple[str, str], ...] = ()
+    imports: tuple[tuple[str, str, Confidence], ...] = ()
     external_imports: tuple[tuple[str, str], ...] = ()
-    calls: tuple[tuple[str, str], ...] = ()
+    calls: tuple[tuple[str, str, Confidence], ...] = ()
     unresolved_calls: tuple[tuple[str, str], ...] = ()
-    inherits: tuple[tuple[str, str, InheritKind], ...] = ()
+    inherits: tuple[tuple[str, str, InheritKind, Confidence], ...] = ()
     unresolved_inherits: tuple[tuple[str, str, InheritKind], ...] = ()
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from graphmem.errors import InvalidArgument
 from graphmem.types import IndexState
 
-from graphmemd.resolve import RepoResolver, read_repo_facts
+from graphmemd.resolution import RepoResolver, read_repo_facts
 from graphmemd.walker import RepoFilter
 
 

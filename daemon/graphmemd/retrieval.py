@@ -80,6 +80,11 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text.encode("utf-8")) / 4))
 
 
+def _edge_label(h: Hop) -> str:
+    """The edge kind; a guessed (name-only) edge is marked ``calls?``, never shown as certain."""
+    return h.edge.value if h.confidence is None or h.confidence.certain else h.edge.value + "?"
+
+
 def render_line(o: Observation, why: str = "") -> str:
     """One observation as a line of text (what the token estimate measures)."""
     marker = ""
@@ -243,7 +248,7 @@ class Retriever:
             _, parent, edge, _, _ = reached[cur]
             if parent is None or edge is None:
                 break
-            hops.append(Hop(g.ref_of(parent), edge, g.ref_of(cur)))
+            hops.append(Hop(g.ref_of(parent), edge, g.ref_of(cur), g.confidence(parent, edge, cur)))
             cur = parent
         hops.reverse()
         return hops
@@ -382,7 +387,7 @@ class Retriever:
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             if node:
                 why = (
-                    path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path)
+                    path[0].from_ref + "".join(f" -{_edge_label(h)}-> {h.to_ref}" for h in path)
                     if path
                     else f"anchored to {e.graph.ref_of(node)}"
                 )

@@ -1,0 +1,87 @@
+"""Go: the module path from ``go.mod``; a package is a directory (``_test.go`` files only
+seen from tests); ``pkg.Func()`` through the import's package; same-package names across
+files; methods declared on a type in any file of its package; typed receivers (see
+``passes.Pass.receiver_type``) and embedded structs (INHERITS edges)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from graphmemd.model import ImportRef, Language
+from graphmemd.resolution.index import CtxBuilder, FileIndex, norm
+from graphmemd.resolution.passes import Pass
+from graphmemd.resolution.rules import LanguageRules, words
+
+_MAJOR = re.compile(r"v\d+")
+
+
+class GoRules(LanguageRules):
+    family = "go"
+    languages = (Language.GO,)
+    detached_methods = True
+    package_scoped = True
+    common_methods = words(
+        "Error String Close Read Write Lock Unlock RLock RUnlock Len Printf Println Sprintf "
+        "Errorf Add Done Wait Get Set Run Start Stop"
+    )
+
+    def is_test(self, path: str) -> bool:
+        return path.endswith("_test.go")
+
+    def struct_key(self, fi: FileIndex) -> tuple[object, ...]:
+        return (fi.parsed.language, fi.package)
+
+    def watch_keys(self, fi: FileIndex) -> set[str]:
+        return {"dir:" + fi.dir}
+
+    def changed_keys(self, path: str, fi: FileIndex | None) -> set[str]:
+        return {"dir:" + posixpath.dirname(path)} if path.endswith(".go") else set()
+
+    def _dir_for(self, spec: str) -> str | None:
+        for mp, d in self.r.go_modules:  # longest module path first
+            if spec == mp:
+                return d
+            if spec.startswith(mp + "/"):
+                return norm(posixpath.join(d, spec[len(mp) + 1 :]))
+        return None
+
+    def dir_files(self, d: str, tests: bool) -> list[str]:
+        return sorted(p for p in self.r.dirs.get(d, ()) if p.endswith(".go") and (tests or not p.endswith("_test.go")))
+
+    def import_into(self, fi: FileIndex, imp: ImportRef, b: CtxBuilder) -> None:
+        spec = imp.module
+        d = self._dir_for(spec)
+        files: list[str] = []
+        if d is not None:
+            b.keys.add("dir:" + d)
+            files = self.dir_files(d, fi.is_test)
+        last = spec.rstrip("/").rsplit("/", 1)[-1]
+        if _MAJOR.fullmatch(last) and "/" in spec:
+            last = spec.rstrip("/").rsplit("/", 2)[-2]
+        if not files:
+            b.externals[spec] = None
+            if imp.alias not in (".", "_"):
+                b.ext_names.add(imp.alias or last)
+            return
+        for p in files:
+            b.target(p)
+        if imp.alias == ".":
+            for p in files:
+                b.star[p] = None
+        elif imp.alias != "_":
+            name = imp.alias
+            if not name:
+                pkgs = [self.r.files[p].package for p in files if not p.endswith("_test.go")]
+                name = next((p for p in pkgs if p), None) or last
+            b.mod_bind.setdefault(name, tuple(files))
+
+    def package_files(self, run: Pass, fi: FileIndex) -> tuple[str, ...]:
+        key = (fi.dir, fi.is_test)
+        got = run.dir_memo.get(key)
+        if got is None:
+            got = run.dir_memo[key] = tuple(self.dir_files(fi.dir, fi.is_test))
+        return tuple(p for p in got if p != fi.path)
+
+    def method_visible(self, fi: FileIndex, path: str) -> bool:
+        return posixpath.dirname(path) == fi.dir
