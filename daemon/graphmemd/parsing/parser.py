@@ -121,6 +121,7 @@ from graphmemd.model import (
     ParsedFile,
     ParsedSymbol,
     SymbolKind,
+    TypeRef,
 )
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 
@@ -140,6 +141,7 @@ _TAIL_BYTES = 256
 
 _ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 
+_CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 _DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
 
@@ -154,6 +156,10 @@ _R_IMPORT_SCOPE = 7
 _R_SCOPE = 8
 _R_PACKAGE = 9
 _R_IGNORE = 10
+_R_TYPE = 11
+_R_RETURNS = 12
+_R_ARITY = 13
+_R_EXPORT = 14
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -166,6 +172,7 @@ _TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*
 _GENERIC = re.compile(r"(?:::)?<[^<>]*>")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _SPACE = re.compile(r"\s+")
+_SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
 
 
 def _normalise(text: bytes) -> bytes:
@@ -189,6 +196,7 @@ def _callee(text: str) -> str:
     if text.replace(".", "_").replace("::", "_").isidentifier() or _SIMPLE_CALLEE.fullmatch(text):
         return text
     text = _SPACE.sub("", text).replace("?.", ".").replace("!", "")
+    text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
     while "<" in text:
         stripped = _GENERIC.sub("", text)
         if stripped == text:
@@ -246,6 +254,10 @@ def _role(captures: set[str]) -> int:
         ("import.scope", _R_IMPORT_SCOPE),
         ("scope", _R_SCOPE),
         ("package", _R_PACKAGE),
+        ("type.var", _R_TYPE),
+        ("type.returns", _R_RETURNS),
+        ("arity", _R_ARITY),
+        ("export", _R_EXPORT),
     ):
         if key in captures:
             return role
@@ -349,6 +361,7 @@ class _RawImport:
     mod_decl: bool
     path: str | None = None
     path_start: int = 0
+    pos: int = 0  # start byte, to find the enclosing function
 
 
 def _docstring(body: Node, rule: tuple[str, str]) -> tuple[int, int]:
@@ -404,12 +417,15 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
     defs: list[_Def] = []
     def_by_name: dict[int, int] = {}
     scopes: list[tuple[int, int, str]] = []
-    raw_calls: list[tuple[int, bytes, int]] = []
+    raw_calls: list[tuple[int, bytes, int, int]] = []
     cuts: list[tuple[int, int]] = []
     bases: list[tuple[int, str, InheritKind, int]] = []
     raw_imports: list[_RawImport] = []
     import_scopes: list[tuple[int, int, str, int]] = []
     package: str | None = None
+    raw_types: list[tuple[int, str, str, bool, int]] = []
+    arities: list[tuple[int, int]] = []
+    exports: list[str] = []
 
     for pattern, caps in matches:
         role = roles[pattern]
@@ -424,7 +440,8 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
                 start = receiver.start_byte
                 rend = receiver.end_byte
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
-            raw_calls.append((start, text, node.start_point[0] + 1))
+            arg_lists = caps.get("reference.call.args")
+            raw_calls.append((start, text, node.start_point[0] + 1, _count_named(arg_lists[0]) if arg_lists else -1))
         elif role == _R_COMMENT:
             node = caps["comment"][0]
             cuts.append((node.start_byte, node.end_byte))
@@ -502,6 +519,13 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
                     scopes.append((node.start_byte, node.end_byte, scope_name))
         elif role == _R_PACKAGE:
             package = _node_text(source, caps["package"][0])
+        elif role in (_R_TYPE, _R_RETURNS):
+            _collect_type(source, caps, settings[pattern], raw_types)
+        elif role == _R_ARITY:
+            node = caps["arity"][0]
+            arities.append((node.start_byte, _count_named(node)))
+        elif role == _R_EXPORT:
+            exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
 
     defs.sort(key=lambda d: d.start)
     cuts.sort()
@@ -526,13 +550,18 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
         )
         for i, d in enumerate(defs)
     )
+    functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
+    scopes_of = _Intervals(containers) if raw_types or arities else None
     return ParsedFile(
         path=path,
         language=language,
         symbols=parsed_symbols,
-        imports=_finish_imports(raw_imports, import_scopes, spec),
+        imports=_finish_imports(raw_imports, import_scopes, spec, functions),
         calls=_attribute_calls(defs, raw_calls),
         inherits=_attribute_bases(containers, bases),
+        types=_attribute_types(scopes_of, raw_types),
+        arities=tuple((scopes_of.innermost(pos), n) for pos, n in arities) if scopes_of is not None else (),
+        exports=tuple(exports) if exports else None,
         package=package,
         syntax_errors=syntax_errors,
         lines=lines,
@@ -714,7 +743,7 @@ class _Intervals:
         return self._labels[i] if i >= 0 else ""
 
 
-def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) -> tuple[CallRef, ...]:
+def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
     if not raw_calls:
@@ -728,7 +757,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) 
     refs: list[CallRef] = []
     stack: list[int] = []
     j = 0
-    for pos, text, line in raw_calls:
+    for pos, text, line, args in raw_calls:
         while j < count and starts[j] <= pos:
             while stack and ends[stack[-1]] <= starts[j]:
                 stack.pop()
@@ -741,7 +770,9 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) 
             callee = _callee(_decode(text))
             found = names[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
         if found[0]:
-            refs.append(CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line))
+            refs.append(
+                CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line, args=args)
+            )
     return tuple(refs)
 
 
@@ -758,6 +789,77 @@ def _attribute_bases(
         if child:
             refs.append(InheritRef(child=child, parent=parent, kind=kind, line=line))
     return tuple(refs)
+
+
+# ----------------------------------------------------------------------------- typed names
+
+
+def _count_named(node: Node) -> int:
+    """Named children that are not comments (arguments, parameters)."""
+    return sum(1 for i in range(node.named_child_count) if not node.named_child(i).is_extra)
+
+
+_OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
+
+
+def _type_text(text: str) -> str:
+    """A stated type reduced to the one type it names (``""`` when it names several):
+    quotes, ``Optional[X]``, ``X | None``, Go result lists ``(*X, error)`` and pointer,
+    reference and generic decorations are removed."""
+    text = _SPACE.sub(" ", text).strip().strip("\"'")
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].split(",", 1)[0].strip()
+        text = text.rsplit(" ", 1)[-1] if " " in text and not text.startswith(("*", "[")) else text
+    match = _OPTIONAL.match(text)
+    if match:
+        text = match.group(1)
+    if "|" in text:
+        parts = [p.strip() for p in text.split("|") if p.strip() not in ("None", "null", "undefined")]
+        if len(parts) != 1:
+            return ""
+        text = parts[0]
+    for prefix in ("&mut ", "&", "mut ", "*", "?"):
+        text = text.removeprefix(prefix)
+    return _type_ref(text)
+
+
+def _collect_type(
+    source: bytes, caps: dict[str, list[Node]], setting: dict[str, str | None], raw: list[tuple[int, str, str, bool, int]]
+) -> None:
+    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match."""
+    returns = caps.get("type.returns")
+    if returns:
+        node = returns[0]
+        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
+        if text:
+            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1))
+        return
+    var = caps["type.var"][0]
+    name = (setting.get("type.prefix") or "") + _node_text(source, var)
+    annotations = caps.get("type.annotation")
+    calls = caps.get("type.call")
+    if annotations:
+        text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
+        from_call = False
+    elif calls:
+        text = _callee(_decode(source[calls[0].start_byte : calls[0].end_byte]))
+        from_call = True
+    else:
+        return
+    if text and name:
+        raw.append((var.start_byte, name, text, from_call, var.start_point[0] + 1))
+
+
+def _attribute_types(
+    scopes: _Intervals | None, raw: list[tuple[int, str, str, bool, int]]
+) -> tuple[TypeRef, ...]:
+    if scopes is None or not raw:
+        return ()
+    raw.sort(key=lambda t: t[0])
+    return tuple(
+        TypeRef(scope=scopes.innermost(pos), name=name, type=text, from_call=from_call, line=line)
+        for pos, name, text, from_call, line in raw
+    )
 
 
 # ----------------------------------------------------------------------------- imports
@@ -799,6 +901,7 @@ def _collect_import(
         names=names,
         alias=_node_text(source, aliases[0]) if aliases else None,
         mod_decl="import.mod_decl" in setting,
+        pos=anchor.start_byte,
     )
     if paths:
         item.path = _node_text(source, paths[0])
@@ -809,7 +912,7 @@ def _collect_import(
 
 
 def _finish_imports(
-    raw: list[_RawImport], import_scopes: list[tuple[int, int, str, int]], spec: LanguageSpec
+    raw: list[_RawImport], import_scopes: list[tuple[int, int, str, int]], spec: LanguageSpec, functions: _Intervals
 ) -> tuple[ImportRef, ...]:
     if not raw:
         return ()
@@ -847,6 +950,7 @@ def _finish_imports(
             line=g.line,
             alias=g.alias,
             is_mod_decl=g.mod_decl,
+            scope=functions.innermost(g.pos),
         )
         for g in ordered
     )

@@ -300,12 +300,18 @@ class FileIndex:
 
 
 def _put(table: dict[str, TypeRef | None], name: str, t: TypeRef) -> None:
+    """An annotation beats an assignment; two different annotations (or two different
+    constructor calls) of one name leave its type unknown."""
     if name not in table:
         table[name] = t
+        return
+    old = table[name]
+    if old is None or old.type == t.type:
+        return
+    if old.from_call != t.from_call:
+        table[name] = old if not old.from_call else t
     else:
-        old = table[name]
-        if old is not None and (old.type, old.from_call) != (t.type, t.from_call):
-            table[name] = None  # two different stated types: unknown
+        table[name] = None
 
 
 # --------------------------------------------------------------------------- imports

@@ -450,7 +450,12 @@ class Pass:
                     out = target
                 elif s.kind in CALLABLE and depth == 0:
                     ret = other.returns.get(target[1])
-                    if ret is not None and not ret.from_call:
+                    if ret is not None and ret.type in other.rules.self_names and "." in target[1]:
+                        # `fn new() -> Self`: the type the method belongs to
+                        owner = target[1].rsplit(".", 1)[0]
+                        got = self.resolve_type(other, self.r.ctx_of(other), "", owner, None)
+                        out = got[0] if got is not None else None
+                    elif ret is not None and not ret.from_call:
                         out = self.type_of(other, ret, depth + 1)
         self.type_memo[key] = out
         return out
@@ -476,6 +481,9 @@ class Pass:
         if head in fi.rules.self_names:
             if ci[2] and ci[2] in fi.syms and fi.syms[ci[2]].kind in CLASSLIKE:
                 cur = (fi.path, ci[2])
+            elif ci[2] and fi.rules.detached_methods:  # impl/receiver type declared elsewhere
+                got = self.resolve_type(fi, self.r.ctx_of(fi), "", ci[2], None)
+                cur = got[0] if got is not None else None
         else:
             t = fi.var_type(ci[3], head)
             if t is not None:
