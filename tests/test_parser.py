@@ -704,6 +704,7 @@ def test_rust_fixture() -> None:
         ("create_user", "ok"),
         ("main", "AuthService::new"),
         ("main", "create_user"),
+        ("main", "println"),
     }
 
 
