@@ -373,9 +373,7 @@ def test_star_import_cycles_terminate() -> None:
         for i in range(n)
     ]
     files[7] = pf("m7.py", syms=(sym("target"),), imports=files[7].imports)
-    r = make(
-        *files, pf("main.py", imports=(imp("m0", "*"),), calls=(call("", "target"), call("", "nowhere")))
-    )
+    r = make(*files, pf("main.py", imports=(imp("m0", "*"),), calls=(call("", "target"), call("", "nowhere"))))
     start = time.process_time()
     e = r.all_edges()
     assert time.process_time() - start < 1.0
@@ -542,9 +540,7 @@ def test_js_namespace_default_commonjs_this_super() -> None:
         sid("src/enc.cjs", "digest"),  # CommonJS object export: default import acts as a module
         sid("src/service.js", "Service.helper", METHOD),
     }
-    assert targets_of(e, sid("src/models.js", "Admin.greet", METHOD)) == {
-        sid("src/models.js", "User.greet", METHOD)
-    }
+    assert targets_of(e, sid("src/models.js", "Admin.greet", METHOD)) == {sid("src/models.js", "User.greet", METHOD)}
     assert (
         sid("src/service.js", "Service", CLASS),
         sid("src/models.js", "User", CLASS),
@@ -805,9 +801,7 @@ def test_rust_impl_in_other_file() -> None:
     assert targets_of(e, sid("src/ops.rs", "Point.norm", METHOD)) == {sid("src/ops.rs", "Point.len", METHOD)}
     assert targets_of(e, fid("src/user.rs")) == {sid("src/ops.rs", "Point.norm", METHOD)}
     # `impl Norm for Point` in another file than the struct: the child is resolved by name
-    assert bases3(e) == (
-        (sid("src/model.rs", "Point", K.STRUCT), sid("src/traits.rs", "Norm", K.TRAIT), IMPLEMENTS),
-    )
+    assert bases3(e) == ((sid("src/model.rs", "Point", K.STRUCT), sid("src/traits.rs", "Norm", K.TRAIT), IMPLEMENTS),)
     # `impl Norm for Vec`: the type is not in the repository, kept as a reference of the file
     assert e.unresolved_inherits == ((fid("src/traits.rs"), "Norm", IMPLEMENTS),)
 
@@ -1002,9 +996,7 @@ def test_dependents_follow_reexports_bases_and_packages() -> None:
     user = f"{J}/model/User.java"
     r.set_file(pf(user, package="com.x.other", syms=(sym("User", CLASS),)))
     assert {f"{J}/app/App.java", f"{J}/service/Svc.java"} <= r.dependents_of([user])  # moved package
-    assert f"{J}/model/User.java" not in imports_of(
-        r.edges_for([f"{J}/service/Svc.java"]), f"{J}/service/Svc.java"
-    )
+    assert f"{J}/model/User.java" not in imports_of(r.edges_for([f"{J}/service/Svc.java"]), f"{J}/service/Svc.java")
 
 
 def test_set_facts_changes_resolution() -> None:

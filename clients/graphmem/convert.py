@@ -77,8 +77,6 @@ __all__ = [
     "edge_confidence_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
-    "language_resolution_from_proto",
-    "language_resolution_to_proto",
     "event_from_proto",
     "event_kind_from_proto",
     "event_kind_to_proto",
@@ -93,6 +91,8 @@ __all__ = [
     "index_progress_to_proto",
     "index_state_from_proto",
     "index_state_to_proto",
+    "language_resolution_from_proto",
+    "language_resolution_to_proto",
     "observation_from_proto",
     "observation_status_from_proto",
     "observation_status_to_proto",
@@ -237,7 +237,9 @@ def language_resolution_from_proto(m: types_pb2.LanguageResolution) -> LanguageR
             by.append((EdgeConfidence(key), n))
         except ValueError:  # a kind added in a newer contract
             continue
-    return LanguageResolution(language=m.language, call_sites=m.call_sites, unresolved=m.unresolved, resolved_by=tuple(by))
+    return LanguageResolution(
+        language=m.language, call_sites=m.call_sites, unresolved=m.unresolved, resolved_by=tuple(by)
+    )
 
 
 def event_kind_to_proto(value: EventKind | None) -> service_pb2.EventKind:

@@ -14,8 +14,8 @@ from pathlib import Path
 from graphmem.errors import InvalidArgument
 from graphmem.types import IndexState
 
-from graphmemd.resolution import RepoResolver, read_repo_facts
-from graphmemd.walker import RepoFilter
+from graphmemd.resolution import RepoFacts, RepoResolver, facts_from_files
+from graphmemd.walker import RepoFilter, WalkedFile, walk_repo
 
 
 def repo_id_for(root: Path) -> str:
@@ -54,8 +54,8 @@ class RepoRuntime:
         if not root.is_dir():
             raise InvalidArgument(f"not a directory: {root}")
         rid = repo_id_for(root)
-        facts = read_repo_facts(root, ())
-        return cls(id=rid, root=root, filter=RepoFilter(root), resolver=RepoResolver(rid, facts))
+        flt = RepoFilter(root)
+        return cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
 
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the root (POSIX), or None when outside."""
@@ -65,6 +65,13 @@ class RepoRuntime:
             return None
         text = rel.as_posix()
         return None if text in ("", ".") else text
+
+
+def initial_facts(root: Path, flt: RepoFilter) -> RepoFacts:
+    """Repository facts (go.mod, Cargo.toml, tsconfig/package.json, Python project files)
+    from a walk of the tree at registration. The indexer refreshes them with
+    ``facts_from_files`` after its own walks and when a fact file changes."""
+    return facts_from_files(root, [w.path for w in walk_repo(root, filter=flt) if isinstance(w, WalkedFile)])
 
 
 def load_registry(path: Path) -> list[Path]:

@@ -83,6 +83,7 @@ def repository(engine: Engine, rt: RepoRuntime) -> Repository:
         error=rt.error,
         pending_changes=len(rt.pending),
         edges=rt.n_edges,
+        resolution=rt.resolver.stats(),
     )
 
 

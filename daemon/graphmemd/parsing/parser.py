@@ -824,7 +824,10 @@ def _type_text(text: str) -> str:
 
 
 def _collect_type(
-    source: bytes, caps: dict[str, list[Node]], setting: dict[str, str | None], raw: list[tuple[int, str, str, bool, int]]
+    source: bytes,
+    caps: dict[str, list[Node]],
+    setting: dict[str, str | None],
+    raw: list[tuple[int, str, str, bool, int]],
 ) -> None:
     """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match."""
     returns = caps.get("type.returns")

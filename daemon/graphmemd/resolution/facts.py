@@ -60,6 +60,7 @@ class RepoFacts:
     #: workspace package name (package.json ``name``) -> its directory.
     js_packages: Mapping[str, str] = field(default_factory=dict)
 
+
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
 _JS_SOURCE_EXTS = frozenset({".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"})
 _GO_MODULE_RE = re.compile(r"^\s*module\s+\"?([^\s\"/][^\s\"]*)\"?", re.MULTILINE)
@@ -186,8 +187,6 @@ def _tsconfig_facts(root: Path, d: str, base_dirs: list[str], aliases: dict[str,
                         for t in targets
                         if isinstance(t, str)
                     )
-
-
 
 
 def _package_json_facts(root: Path, d: str, packages: dict[str, str]) -> None:

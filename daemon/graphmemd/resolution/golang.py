@@ -10,7 +10,7 @@ import re
 
 from graphmemd.model import ImportRef, Language
 from graphmemd.resolution.index import CtxBuilder, FileIndex, norm
-from graphmemd.resolution.passes import Pass
+from graphmemd.resolution.lookup import Lookup
 from graphmemd.resolution.rules import LanguageRules, words
 
 _MAJOR = re.compile(r"v\d+")
@@ -76,7 +76,7 @@ class GoRules(LanguageRules):
                 name = next((p for p in pkgs if p), None) or last
             b.mod_bind.setdefault(name, tuple(files))
 
-    def package_files(self, run: Pass, fi: FileIndex) -> tuple[str, ...]:
+    def package_files(self, run: Lookup, fi: FileIndex) -> tuple[str, ...]:
         key = (fi.dir, fi.is_test)
         got = run.dir_memo.get(key)
         if got is None:

@@ -13,7 +13,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from graphmemd.model import CallRef, ImportRef, InheritRef, ParsedFile, ParsedSymbol, SymbolKind, TypeRef, file_id, symbol_id
+from graphmemd.model import (
+    CallRef,
+    InheritRef,
+    ParsedFile,
+    ParsedSymbol,
+    SymbolKind,
+    TypeRef,
+    file_id,
+    symbol_id,
+)
 
 if TYPE_CHECKING:
     from graphmemd.resolution.rules import LanguageRules

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from graphmemd.model import ImportRef, Language
 from graphmemd.resolution.index import CtxBuilder, FileIndex, discard
-from graphmemd.resolution.passes import Pass
+from graphmemd.resolution.lookup import Lookup
 from graphmemd.resolution.rules import LanguageRules, words
 
 
@@ -101,7 +101,7 @@ class JavaRules(LanguageRules):
         if not resolved:
             b.externals[pkg] = None
 
-    def package_files(self, run: Pass, fi: FileIndex) -> tuple[str, ...]:
+    def package_files(self, run: Lookup, fi: FileIndex) -> tuple[str, ...]:
         key = ("\0" + (fi.package or ""), False)
         got = run.dir_memo.get(key)
         if got is None:

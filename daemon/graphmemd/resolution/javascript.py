@@ -12,6 +12,7 @@ from graphmemd.resolution.rules import LanguageRules, words
 
 _EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
 
+
 def _candidates(base: str) -> list[str]:
     out: list[str] = []
     ext = posixpath.splitext(base)[1]
@@ -25,6 +26,7 @@ def _candidates(base: str) -> list[str]:
     pre = f"{base}/" if base else ""
     out.extend(f"{pre}index{e}" for e in _EXTS)
     return out
+
 
 class JavaScriptRules(LanguageRules):
     family = "javascript"

@@ -48,6 +48,14 @@ class RepoResolver:
         )
         self.gen += 1
 
+    def update_facts(self, facts: RepoFacts) -> bool:
+        """``set_facts`` when ``facts`` differ from the current ones; True then, and the
+        caller must re-resolve every file (``all_edges``) for the change to take effect."""
+        if facts == self.facts:
+            return False
+        self.set_facts(facts)
+        return True
+
     def rules(self, language: Language) -> LanguageRules:
         cls = rules_for(language)
         got = self._rules.get(cls)

@@ -13,7 +13,7 @@ from graphmemd.model import ImportRef, Language
 
 if TYPE_CHECKING:
     from graphmemd.resolution.index import CtxBuilder, FileIndex, Target
-    from graphmemd.resolution.passes import Pass
+    from graphmemd.resolution.lookup import Lookup
     from graphmemd.resolution.resolver import RepoResolver
 
 
@@ -87,18 +87,13 @@ class LanguageRules:
         if not segs:
             return False
         head = segs[0]
-        return (
-            head in self.self_names
-            or head in self.super_names
-            or head in fi.nested_names
-            or head in fi.typed_names
-        )
+        return head in self.self_names or head in self.super_names or head in fi.nested_names or head in fi.typed_names
 
-    def package_files(self, run: Pass, fi: FileIndex) -> tuple[str, ...]:
+    def package_files(self, run: Lookup, fi: FileIndex) -> tuple[str, ...]:
         """Other files whose top-level names ``fi`` sees without an import."""
         return ()
 
-    def path_call(self, run: Pass, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
+    def path_call(self, run: Lookup, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
         """A language-specific path form (Rust ``crate::a::f``): (handled, target)."""
         return False, None
 
@@ -110,6 +105,6 @@ class LanguageRules:
         """A module reachable as an attribute of ``fi`` without an import (Python packages)."""
         return None
 
-    def fallback_name(self, run: Pass, fi: FileIndex, name: str) -> Target | None:
+    def fallback_name(self, run: Lookup, fi: FileIndex, name: str) -> Target | None:
         """Last resort for a bare name nothing else bound (Rust macros by crate)."""
         return None

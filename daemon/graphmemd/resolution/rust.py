@@ -9,7 +9,7 @@ import posixpath
 
 from graphmemd.model import ImportRef, Language
 from graphmemd.resolution.index import CtxBuilder, FileIndex, Target, discard
-from graphmemd.resolution.passes import Pass
+from graphmemd.resolution.lookup import Lookup
 from graphmemd.resolution.rules import LanguageRules, words
 
 _ROOT_NAMES = ("lib.rs", "main.rs")
@@ -210,7 +210,7 @@ class RustRules(LanguageRules):
 
     # ----------------------------------------------------------------- calls
 
-    def path_call(self, run: Pass, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
+    def path_call(self, run: Lookup, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
         if "::" not in text or segs[0] not in ("crate", "self", "super"):
             return False, None
         loc = self.locate(fi, list(segs), None)
@@ -219,7 +219,7 @@ class RustRules(LanguageRules):
             return True, run.resolve_in_files((loc[1],), loc[2])
         return True, None
 
-    def fallback_name(self, run: Pass, fi: FileIndex, name: str) -> Target | None:
+    def fallback_name(self, run: Lookup, fi: FileIndex, name: str) -> Target | None:
         """A macro invoked by its bare name: the one ``macro_rules!`` of that name in the
         crate (textual macro scope and ``#[macro_export]`` are not modelled)."""
         files = self._macros.get(name)
