@@ -43,3 +43,4 @@
 (field_declaration type: (_) @type.annotation declarator: (variable_declarator name: (identifier) @type.var))
 (formal_parameter type: (_) @type.annotation name: (identifier) @type.var)
 (method_declaration type: (_) @type.returns)
+(enhanced_for_statement type: (_) @type.annotation name: (identifier) @type.var)

@@ -1,0 +1,97 @@
+"""Precision and recall of CALLS and IMPORTS on the resolution fixture repositories.
+
+Each ``fixtures/repos/res_*`` holds a hand-written ``expected_edges.txt``. The edges come from
+the real parser and resolver (and, for one fixture, from a real daemon's symbol detail API).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from graphmemd.model import Confidence
+from graphmemd.parsing import language_for_path
+from graphmemd.parsing.parser import parse_source
+from graphmemd.resolution import RepoResolver, facts_from_files, is_fact_file
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "repos"
+NAMES = ("res_py_src", "res_go_pkgs", "res_ts_paths", "res_rust_ws", "res_java_overloads")
+R = "fx"
+
+Edge = tuple[str, str, str]  # (kind, from ref, to ref)
+
+
+def expected(name: str) -> set[Edge]:
+    out: set[Edge] = set()
+    for line in (FIXTURES / name / "expected_edges.txt").read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        kind, rest = line.split(" ", 1)
+        a, b = (x.strip() for x in rest.split("->"))
+        out.add((kind, a, b))
+    return out
+
+
+def ref(node_id: str) -> str:
+    """``fx:path::qual#kind`` -> ``path::qual``; ``fx:path`` -> ``path``."""
+    return node_id.removeprefix(f"{R}:").split("#", 1)[0]
+
+
+def resolve(name: str) -> tuple[RepoResolver, set[Edge], dict[Edge, Confidence]]:
+    root = FIXTURES / name
+    paths = sorted(
+        p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and language_for_path(p.name)
+    )
+    r = RepoResolver(R, facts_from_files(root, paths))
+    for p in paths:
+        r.set_file(parse_source(p, (root / p).read_bytes()))
+    e = r.all_edges()
+    conf: dict[Edge, Confidence] = {}
+    for a, b, c in e.calls:
+        conf[("CALLS", ref(a), ref(b))] = c
+    for a, b, c in e.imports:
+        conf[("IMPORTS", ref(a), ref(b))] = c
+    return r, set(conf), conf
+
+
+def score(got: set[Edge], want: set[Edge], kind: str) -> tuple[float, float, set[Edge], set[Edge]]:
+    g = {e for e in got if e[0] == kind}
+    w = {e for e in want if e[0] == kind}
+    tp = len(g & w)
+    precision = tp / len(g) if g else 1.0
+    recall = tp / len(w) if w else 1.0
+    return precision, recall, g - w, w - g
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("kind", ["CALLS", "IMPORTS"])
+def test_precision_and_recall(name: str, kind: str) -> None:
+    _, got, _ = resolve(name)
+    want = expected(name)
+    assert any(e[0] == kind for e in want)
+    precision, recall, false_pos, missed = score(got, want, kind)
+    assert precision >= 0.95 and recall >= 0.95, f"false: {sorted(false_pos)}; missed: {sorted(missed)}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_name_only_guess_in_the_fixtures(name: str) -> None:
+    """Every fixture edge is found by a certain rule, never by a unique-name guess."""
+    _, _, conf = resolve(name)
+    guessed = sorted(e for e, c in conf.items() if not c.certain)
+    assert not guessed
+
+
+def test_stats_count_every_call_site() -> None:
+    r, _, _ = resolve("res_go_pkgs")
+    (go,) = r.stats()
+    assert go.language == "go"
+    assert go.call_sites == go.resolved + go.unresolved
+    assert dict(go.resolved_by)[Confidence.RECEIVER_TYPE] >= 5
+    assert dict(go.resolved_by)[Confidence.IMPORT] >= 4
+
+
+def test_fact_files() -> None:
+    assert is_fact_file("go.mod") and is_fact_file("crates/app/Cargo.toml") and is_fact_file("pyproject.toml")
+    assert is_fact_file("web/tsconfig.json") and is_fact_file("packages/ui/package.json")
+    assert not is_fact_file("src/main.go") and not is_fact_file("go.sum")
