@@ -6,9 +6,12 @@ the real parser and resolver (and, for one fixture, from a real daemon's symbol 
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import Daemon, copy_fixture
 from graphmemd.model import Confidence
 from graphmemd.parsing import language_for_path
 from graphmemd.parsing.parser import parse_source
@@ -95,3 +98,39 @@ def test_fact_files() -> None:
     assert is_fact_file("go.mod") and is_fact_file("crates/app/Cargo.toml") and is_fact_file("pyproject.toml")
     assert is_fact_file("web/tsconfig.json") and is_fact_file("packages/ui/package.json")
     assert not is_fact_file("src/main.go") and not is_fact_file("go.sum")
+
+
+def test_go_fixture_through_the_daemon(daemon_factory: Callable[..., Daemon]) -> None:
+    """The real daemon indexes the Go fixture (facts read at registration: go.mod); the
+    symbol detail API, status and why-paths show the edges and how they were resolved."""
+    repo = copy_fixture("res_go_pkgs")
+    try:
+        d = daemon_factory([repo])
+        want = expected("res_go_pkgs")
+        symbols = sorted({ref for kind, a, b in want if kind == "CALLS" for ref in (a, b)})
+        extra = ["store/store.go::Store", "billing/billing.go::Invoice", "api/api.go::Handler", "billing/fee.go::rate"]
+        got: set[Edge] = set()
+        with d.client() as c:
+            for s in sorted(set(symbols) | set(extra)):
+                detail = c.symbol(s, repo=str(repo))
+                got |= {("CALLS", s, x.ref) for x in detail.callees}
+                path = s.split("::", 1)[0]
+                got |= {("IMPORTS", path, f) for f in detail.file_imports if "/" in f and f.endswith(".go")}
+            for kind in ("CALLS", "IMPORTS"):
+                precision, recall, false_pos, missed = score(got, want, kind)
+                assert precision >= 0.95 and recall >= 0.95, f"{kind} false: {false_pos}; missed: {missed}"
+
+            (r,) = c.status().repositories
+            (go,) = r.resolution
+            assert go.language == "go" and go.call_sites == go.resolved + go.unresolved
+            assert dict(go.resolved_by)[Confidence.RECEIVER_TYPE] >= 5
+
+            c.observe("the fee is doubled on purpose", anchors=["billing/fee.go::fee"], repo=str(repo))
+            res = c.recall(symbols=["api/api.go::Handler.Serve"], repo=str(repo), hops=3)
+            (hit,) = [h for h in res.results if "fee" in h.observation.text]
+            assert [(h.edge.value, h.confidence) for h in hit.path] == [
+                ("CALLS", Confidence.RECEIVER_TYPE),  # h.inv.Total(): a typed field
+                ("CALLS", Confidence.SAME_PACKAGE),  # fee(): another file of the package
+            ]
+    finally:
+        shutil.rmtree(repo.parent, ignore_errors=True)
