@@ -39,11 +39,21 @@ class GoRules(LanguageRules):
         return {"dir:" + posixpath.dirname(path)} if path.endswith(".go") else set()
 
     def _dir_for(self, spec: str) -> str | None:
-        for mp, d in self.r.go_modules:  # longest module path first
+        """The directory of import path ``spec``: under the module whose path prefixes it
+        (longest first), else in a module's ``vendor/`` tree, else, for the standard
+        library's ``module std``, relative to that module."""
+        for mp, d in self.r.go_modules:
             if spec == mp:
                 return d
             if spec.startswith(mp + "/"):
                 return norm(posixpath.join(d, spec[len(mp) + 1 :]))
+        dirs = self.r.dirs
+        for mp, d in self.r.go_modules:
+            vendored = norm(posixpath.join(d, "vendor", spec))
+            if vendored in dirs:
+                return vendored
+            if mp == "std" and "." not in spec.split("/", 1)[0]:
+                return norm(posixpath.join(d, spec))
         return None
 
     def dir_files(self, d: str, tests: bool) -> list[str]:
