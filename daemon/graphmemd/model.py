@@ -147,7 +147,8 @@ class TypeRef:
     ``name`` is the variable, parameter or attribute as written (``x``, ``self.session``),
     or ``""`` for the return type of the function ``scope``. ``type`` is the type text
     (annotation, declared type, composite literal type) or, when ``from_call``, the called
-    expression whose result was assigned (``Foo``, ``pkg.NewServer``).
+    expression whose result was assigned (``Foo``, ``pkg.NewServer``), or, when ``attr``,
+    the attribute chain whose value was assigned (``v.Block``, ``self.parent``).
     """
 
     scope: str
@@ -155,6 +156,7 @@ class TypeRef:
     type: str
     from_call: bool
     line: int
+    attr: bool = False
 
 
 @dataclass(frozen=True, slots=True)

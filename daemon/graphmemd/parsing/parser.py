@@ -423,7 +423,7 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
     raw_imports: list[_RawImport] = []
     import_scopes: list[tuple[int, int, str, int]] = []
     package: str | None = None
-    raw_types: list[tuple[int, str, str, bool, int]] = []
+    raw_types: list[tuple[int, str, str, bool, int, bool]] = []
     arities: list[tuple[int, int]] = []
     exports: list[str] = []
 
@@ -827,7 +827,7 @@ def _collect_type(
     source: bytes,
     caps: dict[str, list[Node]],
     setting: dict[str, str | None],
-    raw: list[tuple[int, str, str, bool, int]],
+    raw: list[tuple[int, str, str, bool, int, bool]],
 ) -> None:
     """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match."""
     returns = caps.get("type.returns")
@@ -835,12 +835,18 @@ def _collect_type(
         node = returns[0]
         text = _type_text(_decode(source[node.start_byte : node.end_byte]))
         if text:
-            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1))
+            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
         return
     var = caps["type.var"][0]
     name = (setting.get("type.prefix") or "") + _node_text(source, var)
     annotations = caps.get("type.annotation")
     calls = caps.get("type.call")
+    values = caps.get("type.value")
+    if values:
+        text = _callee(_decode(source[values[0].start_byte : values[0].end_byte]))
+        if text and name and text != name:
+            raw.append((var.start_byte, name, text, False, var.start_point[0] + 1, True))
+        return
     if annotations:
         text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
         from_call = False
@@ -850,18 +856,18 @@ def _collect_type(
     else:
         return
     if text and name:
-        raw.append((var.start_byte, name, text, from_call, var.start_point[0] + 1))
+        raw.append((var.start_byte, name, text, from_call, var.start_point[0] + 1, False))
 
 
 def _attribute_types(
-    scopes: _Intervals | None, raw: list[tuple[int, str, str, bool, int]]
+    scopes: _Intervals | None, raw: list[tuple[int, str, str, bool, int, bool]]
 ) -> tuple[TypeRef, ...]:
     if scopes is None or not raw:
         return ()
     raw.sort(key=lambda t: t[0])
     return tuple(
-        TypeRef(scope=scopes.innermost(pos), name=name, type=text, from_call=from_call, line=line)
-        for pos, name, text, from_call, line in raw
+        TypeRef(scope=scopes.innermost(pos), name=name, type=text, from_call=from_call, line=line, attr=attr)
+        for pos, name, text, from_call, line, attr in raw
     )
 
 

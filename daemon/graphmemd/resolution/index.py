@@ -308,17 +308,21 @@ class FileIndex:
             q = (s.parent or "") if s is not None else (q.rsplit(".", 1)[0] if "." in q else "")
 
 
+def _strength(t: TypeRef) -> int:
+    return 0 if t.attr else 1 if t.from_call else 2
+
+
 def _put(table: dict[str, TypeRef | None], name: str, t: TypeRef) -> None:
-    """An annotation beats an assignment; two different annotations (or two different
-    constructor calls) of one name leave its type unknown."""
+    """An annotation beats a constructor call, which beats an assigned value; two
+    different statements of the same strength leave the name's type unknown."""
     if name not in table:
         table[name] = t
         return
     old = table[name]
     if old is None or old.type == t.type:
         return
-    if old.from_call != t.from_call:
-        table[name] = old if not old.from_call else t
+    if _strength(old) != _strength(t):
+        table[name] = old if _strength(old) > _strength(t) else t
     else:
         table[name] = None
 

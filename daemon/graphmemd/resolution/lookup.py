@@ -216,6 +216,11 @@ class Lookup:
             t2 = self.resolve_in_files(t.paths, rest[1:]) if isinstance(t, Mod) else self.resolve_member(t, rest[1:])
             if t2 is not None:
                 return t2
+        return self.typed_global(paths, rest) if len(rest) > 1 else None
+
+    def typed_global(self, paths: tuple[str, ...], rest: Sequence[str]) -> Sym | None:
+        """A method reached through a module-level variable of a stated type (implemented
+        by ``passes.Pass``)."""
         return None
 
     def resolve_member(self, sym: Sym, rest: Sequence[str]) -> Sym | None:
@@ -255,6 +260,8 @@ class Lookup:
         if not entries:
             return None
         found = [(p, q) for (p, owner), q in entries.items() if owner == type_key and fi.rules.method_visible(fi, p)]
+        if len(found) > 1 and len({q for _, q in found}) == 1:
+            found = [min(found)]  # the same method in build variants (Go files per OS/arch)
         if len(found) == 1:
             self.seen.add(found[0][0])
             return found[0]

@@ -123,6 +123,8 @@ class Pass(Lookup):
             return None, Confidence.NAME_ONLY
         if len(segs) == 1:
             t, conf = self.resolve_name(fi, ctx, ci[3], segs[0])
+            if t is None and segs[0] in fi.typed_names:
+                t, conf = self.method_alias(fi, ctx, ci, segs[0])
         else:
             t, conf, guess = self.resolve_dotted(fi, ctx, ci, callee, segs)
             if t is None and guess:
@@ -132,6 +134,19 @@ class Pass(Lookup):
         if args >= 0:
             t = self.overload(t, args)
         return self.sid(t), conf
+
+    def method_alias(
+        self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, name: str
+    ) -> tuple[Target | None, Confidence]:
+        """``eq = self.assertEqual; eq(a, b)``: a local bound to a method calls that method."""
+        t = fi.var_type(ci[3], name)
+        if t is None or not t.attr:
+            return None, Confidence.NAME_ONLY
+        segs = segments(t.type)
+        if len(segs) < 2:
+            return None, Confidence.NAME_ONLY
+        target, conf, _ = self.resolve_dotted(fi, ctx, fi.info_for(t.scope), t.type, segs)
+        return target, conf
 
     def overload(self, t: Sym, args: int) -> Sym:
         """The overload of ``t`` taking ``args`` arguments, when exactly one does."""
@@ -173,7 +188,10 @@ class Pass(Lookup):
         ctx = self.r.ctx_of(fi)
         ctx = ctx.local.get(fi.info_for(t.scope)[4], ctx) if fi.import_scopes else ctx
         out: Sym | None = None
-        if not t.from_call:
+        if t.attr:
+            segs = segments(t.type)
+            out = self.receiver_type(fi, fi.info_for(t.scope), segs) if segs and depth < 2 else None
+        elif not t.from_call:
             got = self.resolve_type(fi, ctx, t.scope, t.type, None)
             out = got[0] if got is not None else None
         else:
@@ -199,6 +217,20 @@ class Pass(Lookup):
                         out = self.type_of(other, ret, depth + 1)
         self.type_memo[key] = out
         return out
+
+    def typed_global(self, paths: tuple[str, ...], rest: Sequence[str]) -> Sym | None:
+        """``mod.var.m()`` / ``pkg.Var.M()``: a module-level variable of a stated type."""
+        for p in paths:
+            fi = self.files.get(p)
+            t = fi.var_types.get("", {}).get(rest[0]) if fi is not None else None
+            if fi is None or t is None:
+                continue
+            cls = self.type_of(fi, t)
+            for attr in rest[1:-1]:
+                cls = self.attr_type(cls, attr, set()) if cls is not None else None
+            if cls is not None:
+                return self.member_of(cls, rest[-1], set())
+        return None
 
     def attr_type(self, cls: Sym, attr: str, visited: set[Sym]) -> Sym | None:
         """The type of attribute/field ``attr`` of class ``cls`` (or of one of its bases)."""

@@ -10,6 +10,12 @@ from graphmemd.model import ImportRef, Language
 from graphmemd.resolution.index import CtxBuilder, FileIndex, Mod, Target
 from graphmemd.resolution.rules import LanguageRules, words
 
+#: Methods of the built-in types: ``x.split()`` is far more often a ``str`` than the one
+#: repository class defining ``split``, so these names are never guessed.
+BUILTIN_METHODS = frozenset(
+    n for t in (str, bytes, bytearray, list, dict, set, frozenset, tuple, int, float, complex, object) for n in dir(t)
+)
+
 
 def _candidates(base: str, segs: list[str]) -> list[str]:
     p = "/".join([base, *segs]) if base else "/".join(segs)
@@ -34,11 +40,14 @@ class PythonRules(LanguageRules):
     self_names = frozenset({"self", "cls"})
     super_names = frozenset({"super"})
     reexports = True
-    common_methods = words(
-        "append extend insert pop remove clear copy get items keys values update setdefault join "
-        "split rsplit strip lstrip rstrip replace format startswith endswith lower upper encode "
-        "decode find index count sort add discard read write close readline readlines open "
-        "send run start stop __init__ __enter__ __exit__"
+    common_methods = (
+        words(
+            "append extend insert pop remove clear copy get items keys values update setdefault join "
+            "split rsplit strip lstrip rstrip replace format startswith endswith lower upper encode "
+            "decode find index count sort add discard read write close readline readlines open "
+            "send run start stop __init__ __enter__ __exit__ call"
+        )
+        | BUILTIN_METHODS
     )
 
     def _bases(self, fi: FileIndex, b: CtxBuilder) -> tuple[str, ...]:

@@ -54,3 +54,6 @@
   value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call)))
 (function_declaration result: (_) @type.returns)
 (method_declaration result: (_) @type.returns)
+(short_var_declaration
+  left: (expression_list . (identifier) @type.var)
+  right: (expression_list . [(selector_expression) (identifier)] @type.value))

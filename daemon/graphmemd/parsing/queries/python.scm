@@ -44,3 +44,9 @@
   (assignment left: (identifier) @_all
     right: [(list (string (string_content) @export)) (tuple (string (string_content) @export))])
   (#eq? @_all "__all__"))
+
+; ---- typed by value: `x = self.conn`, `self.parent = parent` (the value's known type)
+(assignment left: (identifier) @type.var right: [(attribute) (identifier)] @type.value)
+(assignment
+  left: (attribute object: (identifier) attribute: (identifier)) @type.var
+  right: [(attribute) (identifier)] @type.value)
