@@ -256,6 +256,8 @@ def _role(captures: set[str]) -> int:
         ("package", _R_PACKAGE),
         ("type.var", _R_TYPE),
         ("type.returns", _R_RETURNS),
+        ("type.returns.call", _R_RETURNS),
+        ("type.returns.value", _R_RETURNS),
         ("arity", _R_ARITY),
         ("export", _R_EXPORT),
     ):
@@ -837,6 +839,14 @@ def _collect_type(
         if text:
             raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
         return
+    for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
+        returned = caps.get(key)
+        if returned:  # `return Foo(...)` / `return x`: what that call / value is
+            node = returned[0]
+            text = _callee(_decode(source[node.start_byte : node.end_byte]))
+            if text:
+                raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
+            return
     var = caps["type.var"][0]
     name = (setting.get("type.prefix") or "") + _node_text(source, var)
     annotations = caps.get("type.annotation")

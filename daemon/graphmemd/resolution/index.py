@@ -192,11 +192,11 @@ class FileIndex:
         Conflicting statements of one name in one scope cancel out (no flow analysis)."""
         var_types: dict[str, dict[str, TypeRef | None]] = {}
         attr_types: dict[str, dict[str, TypeRef | None]] = {}
-        returns: dict[str, TypeRef] = {}
+        returns: dict[str, TypeRef | None] = {}
         self_names = self.rules.self_names
         for t in types:
             if not t.name:
-                returns.setdefault(t.scope, t)
+                _put(returns, t.scope, t)
                 continue
             head, dot, attr = t.name.partition(".")
             if dot and head in self_names and "." not in attr:
@@ -212,7 +212,7 @@ class FileIndex:
             _put(var_types.setdefault(t.scope, {}), t.name, t)
         self.var_types = {k: {n: t for n, t in v.items() if t is not None} for k, v in var_types.items()}
         self.attr_types = {k: {n: t for n, t in v.items() if t is not None} for k, v in attr_types.items()}
-        self.returns = returns
+        self.returns = {k: t for k, t in returns.items() if t is not None}
         self.typed_names = frozenset(n for v in self.var_types.values() for n in v)
 
     def _class_of_scope(self, scope: str) -> str:

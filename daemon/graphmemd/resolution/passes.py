@@ -213,7 +213,7 @@ class Pass(Lookup):
                         owner = target[1].rsplit(".", 1)[0]
                         got = self.resolve_type(other, self.r.ctx_of(other), "", owner, None)
                         out = got[0] if got is not None else None
-                    elif ret is not None and not ret.from_call:
+                    elif ret is not None:  # an annotation, or `return Foo(...)` (one level)
                         out = self.type_of(other, ret, depth + 1)
         self.type_memo[key] = out
         return out

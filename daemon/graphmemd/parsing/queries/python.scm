@@ -50,3 +50,8 @@
 (assignment
   left: (attribute object: (identifier) attribute: (identifier)) @type.var
   right: [(attribute) (identifier)] @type.value)
+; `with Foo() as f` (assumes __enter__ returns the instance, as it nearly always does)
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @type.call) alias: (as_pattern_target (identifier) @type.var)))
+; `return Foo(...)`: a function without annotation returns what it constructs
+(return_statement (call function: [(identifier) (attribute)] @type.returns.call))
+(return_statement [(identifier) (attribute)] @type.returns.value)
