@@ -212,9 +212,9 @@ def _misses(
     for pf in parsed:
         fi = resolver.files[pf.path]
         for c in pf.calls:
-            if (fi.info_for(c.caller)[0], c.callee) in unresolved and c.name in defined:
-                if not (lang == "go" and c.callee.startswith("unsafe.")):
-                    rows.append((pf.path, c.line, c.callee))
+            missed = (fi.info_for(c.caller)[0], c.callee) in unresolved and c.name in defined
+            if missed and not (lang == "go" and c.callee.startswith("unsafe.")):
+                rows.append((pf.path, c.line, c.callee))
     rows.sort(key=lambda m: hashlib.blake2b(repr(m).encode(), digest_size=8).hexdigest())
     out = []
     for path, line, callee in rows[:n]:
