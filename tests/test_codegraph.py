@@ -80,3 +80,18 @@ def test_warm_recomputes_what_changed_in_slices() -> None:
     g.set_edges([fa], ResolvedEdges(calls=((syms[0].id, syms[1].id, IMPORT),)))
     assert g.warm(100) >= 2
     _check(g)
+
+
+def test_edges_keep_how_they_were_resolved() -> None:
+    g = CodeGraph()
+    (a,) = _put(g, "a.py", "f")
+    (b,) = _put(g, "b.py", "g")
+    fa, fb = file_id(REPO, "a.py"), file_id(REPO, "b.py")
+    guess = Confidence.NAME_ONLY
+    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id, guess),), imports=((fa, fb, IMPORT),)))
+    assert g.confidence(a.id, EdgeKind.CALLS, b.id) is guess
+    assert g.confidence(b.id, EdgeKind.CALLED_BY, a.id) is guess  # walked backwards
+    assert g.confidence(fb, EdgeKind.IMPORTED_BY, fa) is IMPORT
+    assert g.confidence(fa, EdgeKind.DEFINES, a.id) is None  # structural: no confidence
+    assert g.confidence(a.id, EdgeKind.CALLS, fa) is None  # no such edge
+    assert not guess.certain

@@ -7,6 +7,8 @@ the real parser and resolver (and, for one fixture, from a real daemon's symbol 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -137,5 +139,24 @@ def test_go_fixture_through_the_daemon(daemon_factory: Callable[..., Daemon]) ->
                 ("CALLS", Confidence.RECEIVER_TYPE),  # h.inv.Total(): a typed field
                 ("CALLS", Confidence.SAME_PACKAGE),  # fee(): another file of the package
             ]
+
+        # the CLI shows the figures and the how of each hop
+        status = subprocess.run(
+            [sys.executable, "-m", "graphmem", "status"], env=d.env, capture_output=True, text=True, timeout=60
+        )
+        line = next(x for x in status.stdout.splitlines() if "calls go:" in x)
+        assert f"{go.call_sites} sites" in line
+        assert "receiver_type" in line
+        assert f"{go.unresolved} unresolved" in line
+        recall = subprocess.run(
+            [sys.executable, "-m", "graphmem", "recall", "--symbol", "api/api.go::Handler.Serve", "--hops", "3"],
+            env=d.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=repo,
+        )
+        why = "why: api/api.go::Handler.Serve -CALLS-> billing/billing.go::Invoice.Total -CALLS-> billing/fee.go::fee"
+        assert why in recall.stdout, recall.stdout + recall.stderr
     finally:
         shutil.rmtree(repo.parent, ignore_errors=True)
