@@ -160,3 +160,19 @@ def test_go_fixture_through_the_daemon(daemon_factory: Callable[..., Daemon]) ->
         assert why in recall.stdout, recall.stdout + recall.stderr
     finally:
         shutil.rmtree(repo.parent, ignore_errors=True)
+
+
+def test_a_changed_file_re_resolves_its_dependents() -> None:
+    """Renaming a method re-resolves the callers that reached it through a typed receiver."""
+    r, got, _ = resolve("res_py_src")
+    edge = ("CALLS", "src/shop/cart.py::Cart.add", "src/shop/store.py::Backend.save")
+    assert edge in got
+    root = FIXTURES / "res_py_src"
+    source = (root / "src/shop/store.py").read_bytes().replace(b"def save(", b"def save_item(")
+    r.set_file(parse_source("src/shop/store.py", source))
+    dependents = r.dependents_of({"src/shop/store.py"})
+    assert "src/shop/cart.py" in dependents
+    assert "src/shop/pricing.py" not in dependents  # it does not look into store.py
+    e = r.edges_for(dependents | {"src/shop/store.py"})
+    assert edge not in {("CALLS", ref(a), ref(b)) for a, b, _ in e.calls}
+    assert ("src/shop/cart.py::Cart.add", "self.backend.save") in {(ref(a), t) for a, t in e.unresolved_calls}
