@@ -172,6 +172,7 @@ _TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*
 _GENERIC = re.compile(r"(?:::)?<[^<>]*>")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _SPACE = re.compile(r"\s+")
+_INDEXED = re.compile(r"(?<=[\w\]])\[[^\[\]()]*\]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
 
 
@@ -199,6 +200,11 @@ def _callee(text: str) -> str:
     text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
     while "<" in text:
         stripped = _GENERIC.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    while "]" in text and not text.endswith("]"):  # index expressions: `b.Succs[0].Block` -> `b.Succs.Block` (element type)
+        stripped = _INDEXED.sub("", text)
         if stripped == text:
             break
         text = stripped
