@@ -203,7 +203,7 @@ class Core:
             return rt
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
-            self.indexer.load_from_store(rt)
+            self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
         if self._watcher is not None:
             self._watcher.add_root(rt.root)
             # Scan only once the OS watch is registered, so no change falls in between.
@@ -346,6 +346,7 @@ class Core:
             error=rt.error,
             pending_changes=len(rt.pending),
             edges=rt.n_edges,
+            files_parsed=rt.files_parsed,
         )
 
     def status(self, socket_path: str, tcp: str) -> Status:

@@ -24,6 +24,7 @@ from graphmemd.model import (
     ResolvedEdges,
     SymbolChange,
     SymbolInfo,
+    file_fingerprint,
     file_id,
     symbols_of,
 )
@@ -77,6 +78,12 @@ class GraphDelta:
     changes: tuple[SymbolChange, ...]
     edges: ResolvedEdges
     edge_sources: tuple[str, ...]
+    #: The parses come from a different parser than the graph's (an upgrade): fingerprints
+    #: may differ without the code having changed. Memory re-anchors what still matched the
+    #: old fingerprints instead of marking it stale (``staleness.rebase``).
+    rebase: bool = False
+    #: With ``rebase``: each changed file's structural fingerprint before the delta.
+    old_fingerprints: tuple[tuple[str, str], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -119,13 +126,15 @@ def build_delta(
     *,
     cold: bool,
     full: bool = False,
+    rebase: bool = False,
     prepared: Mapping[str, Sequence[SymbolInfo]] | None = None,
 ) -> GraphDelta:
     """The delta from ``old`` (what the graph holds for the parsed and removed paths) to ``parsed``.
 
     ``cold``: the graph holds nothing for the repository. ``removed`` paths not in ``old``
     are ignored; a parsed file whose content hash equals the old one is unchanged unless
-    ``full``. ``resolver`` is updated with every parse (files
+    ``full``. ``rebase``: the parses come from another parser than ``old`` (see
+    ``GraphDelta.rebase``). ``resolver`` is updated with every parse (files
     whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
     set again). The resolver's edges cover the changed files and their dependents.
     """
@@ -166,7 +175,12 @@ def build_delta(
         )
         for p in changed
     )
-    return GraphDelta(repo_id, cold, updates, tuple(gone), tuple(changes), edges, tuple(sorted(sources)))
+    fingerprints = (
+        tuple((p, file_fingerprint(old[p].symbols, old[p].content_hash)) for p in changed if p in old) if rebase else ()
+    )
+    return GraphDelta(
+        repo_id, cold, updates, tuple(gone), tuple(changes), edges, tuple(sorted(sources)), rebase, fingerprints
+    )
 
 
 def old_files(graph: CodeGraph, repo_id: str, paths: Iterable[str]) -> dict[str, OldFile]:

@@ -74,6 +74,9 @@ EDGE_WEIGHT = {
     EdgeKind.IMPORTED_BY: 0.7,
 }
 STALE_FACTOR = 0.5
+#: The warning a text query carries while the symbol text index is rebuilt after a bulk load
+#: (symbols are then matched by exact name only): the answer is not complete yet.
+SYMBOL_INDEX_REBUILDING = "the symbol text index is being rebuilt: symbols matched by exact name only"
 
 
 def estimate_tokens(text: str) -> int:
@@ -198,6 +201,7 @@ class Retriever:
         if text.strip():
             scope = {rt.id for rt in repos}
             if symbol_hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
+                warnings.append(SYMBOL_INDEX_REBUILDING)
                 ids = [i for w in re.findall(r"\w+", text) for i in sorted(g.by_name(w))][:10]
             else:
                 ids = symbol_hits

@@ -9,8 +9,7 @@ causes, each with the event to publish; the shell (``memory.py``) journals and p
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -48,16 +47,6 @@ class StateChange:
     before: Observation
     after: Observation
     event: EventKind
-
-
-def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:
-    """A file's structural fingerprint: its symbols' identities and hashes (formatting-blind).
-
-    A file without symbols falls back to its content hash."""
-    parts = sorted(f"{s.qualname}#{s.kind.value}:{s.sig_hash}:{s.body_hash}" for s in symbols)
-    if not parts:
-        return "content:" + content_hash
-    return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
 
 
 def symbol_anchor(s: SymbolInfo) -> Anchor:
@@ -184,6 +173,26 @@ def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, 
     return replace(o, anchors=tuple(anchors), stale_reasons=tuple(reasons), needs_review=True)
 
 
+def rebase(o: Observation, delta: GraphDelta, code: CodeView) -> Observation:
+    """After a parser upgrade (``delta.rebase``): anchors that matched the fingerprints the old
+    parser computed take the ones the new parser computes for the same code; anchors that
+    did not match stay as they are (and are judged as usual)."""
+    pairs = {c.old.id: (c.old, c.new) for c in delta.changes if c.old and c.new and c.old.id == c.new.id}
+    old_fps = dict(delta.old_fingerprints)
+    anchors: list[Anchor] = []
+    for a in o.anchors:
+        if a.kind is AnchorKind.SYMBOL and a.symbol_id in pairs:
+            old, new = pairs[a.symbol_id]
+            if (a.sig_hash, a.body_hash) == (old.sig_hash, old.body_hash):
+                a = replace(a, signature=new.signature, sig_hash=new.sig_hash, body_hash=new.body_hash)
+        elif a.kind is AnchorKind.FILE and old_fps.get(a.path) == a.body_hash:
+            fp = code.file_fingerprint(a.repo_id, a.path)
+            if fp is not None:
+                a = replace(a, body_hash=fp)
+        anchors.append(a)
+    return replace(o, anchors=tuple(anchors))
+
+
 def event_for(before: Observation, after: Observation) -> EventKind:
     """The event announcing a recomputed observation."""
     if after.status is ObservationStatus.STALE:
@@ -202,7 +211,8 @@ def restale(
     renames = {c.old.id: c.new for c in delta.changes if c.kind is ModelChange.RENAMED and c.old is not None and c.new}
     out: list[StateChange] = []
     for o in candidates:
-        new = reevaluate(follow_renames(o, renames, now, commit), code, now, commit)
+        base = rebase(o, delta, code) if delta.rebase else o
+        new = reevaluate(follow_renames(base, renames, now, commit), code, now, commit)
         if new != o:
             after = replace(new, updated_at=now)
             out.append(StateChange(o, after, event_for(o, after)))
