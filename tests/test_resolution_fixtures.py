@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Daemon, copy_fixture
+from graphmemd import parsecache
 from graphmemd.model import Confidence
 from graphmemd.parsing import language_for_path
 from graphmemd.parsing.parser import parse_source
@@ -176,3 +177,14 @@ def test_a_changed_file_re_resolves_its_dependents() -> None:
     e = r.edges_for(dependents | {"src/shop/store.py"})
     assert edge not in {("CALLS", ref(a), ref(b)) for a, b, _ in e.calls}
     assert ("src/shop/cart.py::Cart.add", "self.backend.save") in {(ref(a), t) for a, t in e.unresolved_calls}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_parse_cache_keeps_what_resolution_needs(name: str) -> None:
+    """A restart resolves from cached parses: typed names, arities, exports, local import
+    scopes and call arities survive the store's codec."""
+    root = FIXTURES / name
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and language_for_path(p.name):
+            parsed = parse_source(p.relative_to(root).as_posix(), p.read_bytes())
+            assert parsecache.decode(parsecache.encode(parsed)) == parsed

@@ -295,6 +295,7 @@ class Repository:
     error: str = ""
     pending_changes: int = 0
     edges: int = 0
+    files_parsed: int = 0
     resolution: tuple[LanguageResolution, ...] = ()
 
 

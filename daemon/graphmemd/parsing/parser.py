@@ -203,7 +203,7 @@ def _callee(text: str) -> str:
         if stripped == text:
             break
         text = stripped
-    while "]" in text and not text.endswith("]"):  # index expressions: `b.Succs[0].Block` -> `b.Succs.Block` (element type)
+    while "]" in text and not text.endswith("]"):  # index expressions: `b.Succs[0].Block` -> `b.Succs.Block`
         stripped = _INDEXED.sub("", text)
         if stripped == text:
             break
