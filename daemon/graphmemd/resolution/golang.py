@@ -14,6 +14,71 @@ from graphmemd.resolution.lookup import Lookup
 from graphmemd.resolution.rules import LanguageRules, words
 
 _MAJOR = re.compile(r"v\d+")
+_GOOS = frozenset(
+    [
+        "aix",
+        "android",
+        "darwin",
+        "dragonfly",
+        "freebsd",
+        "hurd",
+        "illumos",
+        "ios",
+        "js",
+        "linux",
+        "nacl",
+        "netbsd",
+        "openbsd",
+        "plan9",
+        "solaris",
+        "wasip1",
+        "windows",
+        "zos",
+    ]
+)
+_GOARCH = frozenset(
+    [
+        "386",
+        "amd64",
+        "amd64p32",
+        "arm",
+        "armbe",
+        "arm64",
+        "arm64be",
+        "loong64",
+        "mips",
+        "mipsle",
+        "mips64",
+        "mips64le",
+        "mips64p32",
+        "mips64p32le",
+        "ppc",
+        "ppc64",
+        "ppc64le",
+        "riscv",
+        "riscv64",
+        "s390",
+        "s390x",
+        "sparc",
+        "sparc64",
+        "wasm",
+    ]
+)
+
+
+def build_tags(path: str) -> tuple[str, str]:
+    """(GOOS, GOARCH) implied by a file name (``x_linux_amd64.go``), "" when not constrained."""
+    parts = posixpath.basename(path).removesuffix(".go").removesuffix("_test").split("_")[1:]
+    goos = goarch = ""
+    if parts and parts[-1] in _GOARCH:
+        goarch = parts.pop()
+    if parts and parts[-1] in _GOOS:
+        goos = parts[-1]
+    return goos, goarch
+
+
+def _compatible(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    return all(not x or not y or x == y for x, y in zip(a, b, strict=True))
 
 
 class GoRules(LanguageRules):
@@ -87,10 +152,14 @@ class GoRules(LanguageRules):
             b.mod_bind.setdefault(name, tuple(files))
 
     def package_files(self, run: Lookup, fi: FileIndex) -> tuple[str, ...]:
-        key = (fi.dir, fi.is_test)
+        """The other files of the package, those whose file-name build constraints
+        (``_windows``, ``_arm64``) can hold together with the caller's first."""
+        tags = build_tags(fi.path)
+        key = (f"{fi.dir}\0{tags[0]}\0{tags[1]}", fi.is_test)
         got = run.dir_memo.get(key)
         if got is None:
-            got = run.dir_memo[key] = tuple(self.dir_files(fi.dir, fi.is_test))
+            files = self.dir_files(fi.dir, fi.is_test)
+            got = run.dir_memo[key] = tuple(sorted(files, key=lambda p: not _compatible(tags, build_tags(p))))
         return tuple(p for p in got if p != fi.path)
 
     def method_visible(self, fi: FileIndex, path: str) -> bool:
