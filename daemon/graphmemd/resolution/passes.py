@@ -129,6 +129,8 @@ class Pass(Lookup):
             t, conf, guess = self.resolve_dotted(fi, ctx, ci, callee, segs)
             if t is None and guess:
                 t, conf = self.guess_method(fi, ctx, segs[-1]), Confidence.NAME_ONLY
+                if t == (fi.path, ci[3]):
+                    t = None  # `self.inner.m()` inside `m`: delegation to another type, not recursion
         if not isinstance(t, tuple):
             return None, conf
         if args >= 0:
