@@ -160,10 +160,10 @@ class FileIndex:
         for q, s in syms.items():
             cls = self._enclosing_class(s)
             scope = "c:" + cls
-            if fn_parents or self.typed_names:
+            if fn_parents:
                 a: ParsedSymbol | None = s
                 while a is not None:
-                    if a.qualname in fn_parents or a.qualname in self.var_types:
+                    if a.qualname in fn_parents:
                         scope = "q:" + q
                         break
                     a = syms.get(a.parent) if a.parent is not None else None
@@ -171,7 +171,8 @@ class FileIndex:
             if s.kind in CALLABLE:
                 owner = self._method_owner(s)
                 if owner:
-                    methods.setdefault(_OVERLOAD_RE.sub("", s.name), []).append((owner, q))
+                    name = _OVERLOAD_RE.sub("", s.name) if "~" in s.name else s.name
+                    methods.setdefault(name, []).append((owner, q))
         self.caller_info = info
         self.methods = methods
         self.arity = dict(parsed.arities)
@@ -231,7 +232,7 @@ class FileIndex:
         ``LanguageRules.scope_dependent``) and emits it for every distinct caller. Each
         entry keeps how many call sites it stands for (resolution statistics)."""
         rules = self.rules
-        deps: dict[str, bool] = {}
+        deps: dict[str, int] = {}  # 0: per file, 1: per scope, 2: per caller
         flat: dict[tuple[str, int], dict[str, int]] = {}
         scoped: dict[tuple[str, str, int], tuple[CallerInfo, dict[str, int]]] = {}
         info = self.caller_info
@@ -242,12 +243,15 @@ class FileIndex:
             args = c.args if by_arity else -1
             dep = deps.get(callee)
             if dep is None:
-                dep = deps[callee] = rules.scope_dependent(self, segments(callee))
+                segs = segments(callee)
+                dep = deps[callee] = 2 if segs and segs[0] in self.typed_names else rules.scope_dependent(self, segs)
             if not dep and not ci[4]:
                 callers = flat.setdefault((callee, args), {})
                 callers[ci[0]] = callers.get(ci[0], 0) + 1
             else:
-                key = (ci[1] + "\0" + ci[4], callee, args)
+                # a typed head (`x.m()`) depends on the caller itself (its variables); other
+                # scope-dependent callees on the enclosing class or function (``ci[1]``)
+                key = (("q:" + ci[3] if dep == 2 else ci[1]) + "\0" + ci[4], callee, args)
                 entry = scoped.get(key)
                 if entry is None:
                     scoped[key] = (ci, {ci[0]: 1})
