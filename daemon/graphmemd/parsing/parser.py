@@ -810,10 +810,23 @@ def _count_named(node: Node) -> int:
 _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
 
 
+_PLAIN_TYPE = re.compile(r"[*&]*((?:[^\W\d]\w*\.)*[^\W\d]\w*)\Z")
+#: Predeclared scalar types of the supported languages: never a repository type, not kept.
+_PRIMITIVE_TYPES = frozenset(
+    "int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 uintptr float32 float64 complex64 complex128 "
+    "byte rune string bool error any str float bytes complex None object void boolean long short double char "
+    "number bigint symbol unknown never undefined null usize isize u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 "
+    "f32 f64 String Object Integer Long Boolean Double".split()
+)
+
+
 def _type_text(text: str) -> str:
     """A stated type reduced to the one type it names (``""`` when it names several):
     quotes, ``Optional[X]``, ``X | None``, Go result lists ``(*X, error)`` and pointer,
     reference and generic decorations are removed."""
+    plain = _PLAIN_TYPE.match(text)
+    if plain:
+        return plain.group(1)
     text = _SPACE.sub(" ", text).strip().strip("\"'")
     if text.startswith("(") and text.endswith(")"):
         text = text[1:-1].split(",", 1)[0].strip()
@@ -842,7 +855,7 @@ def _collect_type(
     if returns:
         node = returns[0]
         text = _type_text(_decode(source[node.start_byte : node.end_byte]))
-        if text:
+        if text and text not in _PRIMITIVE_TYPES:
             raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
         return
     for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
@@ -854,7 +867,11 @@ def _collect_type(
                 raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
             return
     var = caps["type.var"][0]
-    name = (setting.get("type.prefix") or "") + _node_text(source, var)
+    raw_name = source[var.start_byte : var.end_byte]
+    name = _decode(raw_name) if raw_name.isascii() and raw_name.isalnum() else _node_text(source, var)
+    prefix = setting.get("type.prefix")
+    if prefix:
+        name = prefix + name
     annotations = caps.get("type.annotation")
     calls = caps.get("type.call")
     values = caps.get("type.value")
@@ -865,6 +882,8 @@ def _collect_type(
         return
     if annotations:
         text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
+        if text in _PRIMITIVE_TYPES:
+            return
         from_call = False
     elif calls:
         text = _callee(_decode(source[calls[0].start_byte : calls[0].end_byte]))
