@@ -813,10 +813,7 @@ _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
 _PLAIN_TYPE = re.compile(r"[*&]*((?:[^\W\d]\w*\.)*[^\W\d]\w*)\Z")
 #: Predeclared scalar types of the supported languages: never a repository type, not kept.
 _PRIMITIVE_TYPES = frozenset(
-    "int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 uintptr float32 float64 complex64 complex128 "
-    "byte rune string bool error any str float bytes complex None object void boolean long short double char "
-    "number bigint symbol unknown never undefined null usize isize u8 u16 u32 u64 u128 i8 i16 i32 i64 i128 "
-    "f32 f64 String Object Integer Long Boolean Double".split()
+    ["int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "complex64", "complex128", "byte", "rune", "string", "bool", "error", "any", "str", "float", "bytes", "complex", "None", "object", "void", "boolean", "long", "short", "double", "char", "number", "bigint", "symbol", "unknown", "never", "undefined", "null", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "f32", "f64", "String", "Object", "Integer", "Long", "Boolean", "Double"]
 )
 
 
