@@ -85,7 +85,7 @@ class ParsedSymbol:
 
 @dataclass(frozen=True, slots=True)
 class ImportRef:
-    """An import statement, as written; resolution to files happens in ``resolve.py``.
+    """An import statement, as written; resolution to files happens in ``graphmemd.resolution``.
 
     ``module`` is the specifier as written, per language:
 
