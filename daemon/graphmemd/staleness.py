@@ -171,8 +171,8 @@ def reevaluate(
     for r in suspects:
         deps.setdefault((r.anchor_ref, r.dependency_id), r)
     # An anchor whose own code changed needs review anyway: its dependencies' reasons are dropped.
-    own = {r.anchor_ref for r in reasons}
-    reasons.extend(r for _, r in sorted(deps.items()) if r.anchor_ref not in own and _dependency_holds(r, code))
+    changed = {r.anchor_ref for r in reasons}
+    reasons.extend(r for _, r in sorted(deps.items()) if r.anchor_ref not in changed and _dependency_holds(r, code))
     reasons.sort(key=lambda r: (-severity(r), r.anchor_ref, r.dependency_ref))
     status = o.status
     if status in _LIVE:
