@@ -186,10 +186,6 @@ class Core:
         if self._store is not None:
             self._store.close()
 
-    def flush_store(self, timeout: float = 30.0) -> None:
-        """Wait until every queued store write is done."""
-        self.writer.submit(lambda: None).result(timeout)
-
     # ------------------------------------------------------------------ repositories
 
     def add_repo(self, path: Path | str) -> RepoRuntime:
