@@ -189,3 +189,18 @@ def test_impacts_are_the_callers_of_a_re_signed_symbol_read_before_the_delta() -
     assert impact.dependency.qualname == "hash_password"
     assert impact.change is ChangeKind.SIGNATURE_CHANGED
     assert impacts_of(state.graph, delta, hops=0) == ()
+
+
+def test_rename_and_back_returns_the_observation_to_fresh() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    o = observation("a", symbol_anchor(state.graph.symbols[f"{REPO}:crypto.py::digest#function"]))
+    there = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
+    (away,) = restale(index(state, resolver, {"crypto.py": there}), [o], state, time.time(), "")
+    assert away.after.needs_review
+    assert away.after.anchors[0].ref == "crypto.py::make_digest"
+    (back,) = restale(index(state, resolver, {"crypto.py": CRYPTO_V1}), [away.after], state, time.time(), "")
+    assert back.after.anchors[0].ref == "crypto.py::digest"
+    assert back.after.status is ObservationStatus.FRESH
+    assert back.after.stale_reasons == ()
+    assert not back.after.needs_review

@@ -177,17 +177,33 @@ def reevaluate(
     status = o.status
     if status in _LIVE:
         own = any(r.change is not _DEPENDENCY for r in reasons)
-        status = (
-            ObservationStatus.STALE if own else ObservationStatus.SUSPECT if reasons else ObservationStatus.FRESH
-        )
+        status = ObservationStatus.STALE if own else ObservationStatus.SUSPECT if reasons else ObservationStatus.FRESH
     return replace(o, status=status, stale_reasons=tuple(reasons))
+
+
+def _undone(reasons: list[StaleReason], current: str, back_to: str) -> list[StaleReason] | None:
+    """The RENAMED reasons that led an anchor from ``back_to`` to ``current`` (a rename chain
+    the new rename undoes), or None when ``back_to`` is not an earlier name of the anchor."""
+    chain: list[StaleReason] = []
+    ref = current
+    while True:
+        step = next(
+            (r for r in reasons if r.change is ChangeKind.RENAMED and r.new_ref == ref and r not in chain), None
+        )
+        if step is None:
+            return None
+        chain.append(step)
+        if step.anchor_ref == back_to:
+            return chain
+        ref = step.anchor_ref
 
 
 def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, commit: str) -> Observation:
     """Move anchors on renamed/moved symbols to the new id, with a RENAMED reason to review.
 
     The anchor takes the new fingerprints (the name is part of the signature); the reason
-    keeps the old signature for the reviewer."""
+    keeps the old signature for the reviewer. A rename back to an earlier name of the anchor
+    removes the reasons of the renames it undoes instead (rename-and-back is no change)."""
     if not any(a.kind is AnchorKind.SYMBOL and a.symbol_id in renames for a in o.anchors):
         return o
     anchors: list[Anchor] = []
@@ -209,6 +225,10 @@ def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, 
                 body_hash=target.body_hash,
             )
         )
+        undone = _undone(reasons, a.ref, new_ref)
+        if undone is not None:
+            reasons = [r for r in reasons if r not in undone]
+            continue
         reasons.append(
             StaleReason(
                 a.ref,
@@ -221,7 +241,8 @@ def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, 
                 detail=f"{a.ref} was renamed or moved to {new_ref}",
             )
         )
-    return replace(o, anchors=tuple(anchors), stale_reasons=tuple(reasons), needs_review=True)
+    review = any(r.change is ChangeKind.RENAMED for r in reasons)
+    return replace(o, anchors=tuple(anchors), stale_reasons=tuple(reasons), needs_review=review)
 
 
 def rebase(o: Observation, delta: GraphDelta, code: CodeView) -> Observation:
