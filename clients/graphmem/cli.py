@@ -35,6 +35,7 @@ from graphmem.errors import (
     DaemonNotRunning,
     FailedPrecondition,
     GraphMemError,
+    InvalidArgument,
     NotFound,
     Timeout,
 )
@@ -200,8 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("add", cmd_repo_add, "register a repository (indexed in the background, then watched)", repo_verbs)
     p.add_argument("path", metavar="PATH")
     json_flag(p)
-    p = verb("remove", cmd_repo_remove, "unregister a repository (its observations are archived)", repo_verbs)
-    p.add_argument("repo", metavar="REPO", help="repository id or path")
+    p = verb(
+        "remove", cmd_repo_remove, "unregister a repository (its observations are kept unless --purge)", repo_verbs
+    )
+    p.add_argument("repo", metavar="REPO", help="repository id or its root path")
+    p.add_argument("--purge", action="store_true", help="also delete its observations for good (asks first)")
+    p.add_argument("--yes", action="store_true", help="with --purge: do not ask")
     p = verb("list", cmd_repo_list, "list registered repositories", repo_verbs)
     json_flag(p)
 
@@ -328,8 +333,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("export", cmd_export, "write the observation journal as JSON lines")
     p.add_argument("file", metavar="FILE", nargs="?", default="-", help="default: stdout")
 
-    p = verb("import", cmd_import, "import JSON lines written by export")
+    p = verb("import", cmd_import, "import JSON lines written by export (from any clone of the repository)")
     p.add_argument("file", metavar="FILE", help="'-' reads stdin")
+    p.add_argument(
+        "--repo",
+        default="",
+        help="the repository (id or path) they belong to; default: the registered clone of the one they came from",
+    )
     json_flag(p)
 
     verb("mcp", cmd_mcp, "serve the Model Context Protocol on stdio (bridge to the daemon)")
@@ -748,9 +758,17 @@ def cmd_repo_add(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_remove(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """Unregister a repository; ``--purge`` deletes its observations after a confirmation."""
+    if args.purge and not args.yes:
+        if not sys.stdin.isatty():
+            raise InvalidArgument("--purge deletes observations for good: confirm with --yes")
+        answer = input(f"delete every observation of {args.repo} for good? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            ctx.print("nothing removed")
+            return 1
     with ctx.client() as client:
-        client.remove_repo(args.repo)
-    ctx.print(f"removed {args.repo}")
+        purged = client.remove_repo(args.repo, purge=args.purge)
+    ctx.print(f"removed {args.repo}" + (f"; {purged} observations deleted" if args.purge else "; observations kept"))
     return 0
 
 
@@ -1035,7 +1053,7 @@ def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             raise GraphMemError(f"cannot read {args.file}: {exc}") from exc
     with ctx.client() as client:
-        result = client.import_lines(lines)
+        result = client.import_lines(lines, repo=args.repo)
     if args.json:
         ctx.print_json(result)
         return 0

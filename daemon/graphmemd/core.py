@@ -14,8 +14,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from graphmem import __version__
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, StoreError
@@ -36,6 +37,7 @@ from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
+from graphmemd.identity import RepoIdentity
 from graphmemd.indexer import Indexer, Job
 from graphmemd.memory import Memory
 from graphmemd.readview import ReadView
@@ -197,6 +199,10 @@ class Core:
         rt, new = self.registry.register(path)
         if not new:
             return rt
+        for old in self.registry.former_ids(rt):  # the same repository, registered before elsewhere
+            moved = self.memory.remap_repo(old, rt.id)
+            if moved:
+                logger.info("%d observations of %s (a former clone of %s) moved to it", moved, old, rt.id)
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
             self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
@@ -208,17 +214,55 @@ class Core:
         self.indexer.submit(Job("index", rt.id))
         return rt
 
-    def remove_repo(self, hint: str, keep_observations: bool = False) -> None:
-        """Stop watching and forget a repository; its observations are archived unless kept."""
+    def remove_repo(self, hint: str, *, purge: bool = False) -> int:
+        """Stop watching and forget a repository's code graph. Its observations stay (they
+        come back when it, or a clone of it, is registered again) unless ``purge``, which
+        deletes them; returns how many were deleted. ``hint`` must be the id or the exact root."""
         if not hint:
             raise InvalidArgument("repo is required (an id or a path)")
         rt = self.registry.find(hint)
+        if hint != rt.id and Path(hint).expanduser().absolute() != rt.root:
+            raise InvalidArgument(f"{hint} is inside {rt.id}; name the repository by its id or its root {rt.root}")
         if self._watcher is not None:
             self._watcher.remove_root(rt.root)
-        job = self.indexer.submit(Job("remove", rt.id, full=keep_observations))
+        job = self.indexer.submit(Job("remove", rt.id))
         job.done.wait(60)
         if job.error is not None:
             raise job.error
+        return self.memory.purge_repo(rt.id) if purge else 0
+
+    # ------------------------------------------------------------------ export and import
+
+    def export_lines(self) -> Iterator[str]:
+        """Every observation as a JSON line, with its repository's identity."""
+
+        def describe(repo_id: str) -> dict[str, str] | None:
+            ident = self.registry.identity(repo_id)
+            return ident.to_json() if ident is not None else None
+
+        return self.memory.export_lines(describe)
+
+    def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int]:
+        """Import exported lines into the repository named, or each into the registered clone
+        of the repository it was exported from; judged against the code here. Returns
+        (imported, skipped duplicates)."""
+        target = self.registry.find(repo_hint) if repo_hint else None
+
+        def place(repo_id: str, desc: Mapping[str, Any] | None) -> str | None:
+            if target is not None:
+                return target.id
+            local = self.registry.local_for(repo_id, RepoIdentity.from_json(desc) if desc else None)
+            return local.id if local is not None else None
+
+        ids, dupes = self.memory.import_lines(lines, place)
+        by_repo: dict[str, list[str]] = {}
+        for oid in ids:
+            by_repo.setdefault(self.memory.book.get(oid).repo_id, []).append(oid)
+        for rid, group in by_repo.items():
+            rt = self.registry.get(rid)
+            if rt is not None and rt.n_files:  # else its first index pass judges them
+                self.memory.reevaluate(group, self.state, rt.indexed_commit)
+        return len(ids), dupes
 
     # ------------------------------------------------------------------ observations
 

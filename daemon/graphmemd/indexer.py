@@ -187,7 +187,7 @@ class Indexer:
         elif job.kind == "changes":
             self._changes(rt)
         elif job.kind == "remove":
-            self._remove(rt, keep_observations=job.full)
+            self._remove(rt)
 
     def _warm(self) -> None:
         """Precompute the walk's adjacency for what the job changed, in slices so that queries
@@ -243,14 +243,13 @@ class Indexer:
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         logger.info("loaded %s from the store: %d files, %d symbols", rt.id, len(files), len(symbols))
 
-    def _remove(self, rt: RepoRuntime, keep_observations: bool) -> None:
+    def _remove(self, rt: RepoRuntime) -> None:
+        """Forget a repository's code graph (its observations stay: see ``Core.remove_repo``)."""
         with self._state.writing() as graph:
             graph.drop_repo(rt.id)
         self._registry.unregister(rt.id)
         store = self._store
         self._writer.submit(lambda: store.delete_repo(rt.id)).result(120)
-        if not keep_observations:
-            self._memory.archive_repo(rt.id)
 
     # ------------------------------------------------------------------ progress and freshness
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,12 +23,31 @@ from graphmem.types import Anchor, Category, Event, EventKind, Observation, Obse
 from graphmemd.delta import GraphDelta
 from graphmemd.events import EventBus
 from graphmemd.journal import Journal
-from graphmemd.observations import ObservationBook, to_doc
-from graphmemd.staleness import CodeView, restale
+from graphmemd.observations import ObservationBook, from_doc, to_doc
+from graphmemd.staleness import CodeView, event_for, reevaluate, restale
 from graphmemd.store import Store, observation_row
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
+
+
+def remap_repo(o: Observation, old: str, new: str) -> Observation:
+    """``o`` with every reference to repository ``old`` turned into ``new`` (the repository
+    and each anchor's repository and symbol id; paths and refs are repository-relative)."""
+    if o.repo_id != old and all(a.repo_id != old for a in o.anchors):
+        return o
+    prefix = f"{old}:"
+    anchors = tuple(
+        replace(
+            a,
+            repo_id=new,
+            symbol_id=f"{new}:{a.symbol_id[len(prefix):]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
+        )
+        if a.repo_id == old
+        else a
+        for a in o.anchors
+    )
+    return replace(o, repo_id=new if o.repo_id == old else o.repo_id, anchors=anchors)
 
 
 class Memory:
@@ -115,12 +134,35 @@ class Memory:
             self._publish(c.event, c.after)
         return len(changes)
 
-    def archive_repo(self, repo_id: str) -> int:
-        """Archive every live observation of a removed repository."""
+    def remap_repo(self, old: str, new: str) -> int:
+        """Move the observations of repository ``old`` (no longer registered) to ``new``, a
+        clone of the same repository registered now; returns how many moved."""
         now = time.time()
-        live = [o for o in self.book.all() if o.repo_id == repo_id and o.status is not ObservationStatus.ARCHIVED]
-        self.book.apply([replace(o, status=ObservationStatus.ARCHIVED, updated_at=now) for o in live])
-        return len(live)
+        moved = [remap_repo(o, old, new) for o in self.book.all() if o.repo_id == old]
+        self.book.apply([replace(o, updated_at=now) for o in moved])
+        return len(moved)
+
+    def purge_repo(self, repo_id: str) -> int:
+        """Delete every observation of a repository for good; returns how many."""
+        doomed = [o.id for o in self.book.all() if o.repo_id == repo_id]
+        for oid in doomed:
+            self.book.delete(oid)
+        return len(doomed)
+
+    def reevaluate(self, ids: Sequence[str], code: CodeView, commit: str) -> int:
+        """Judge observations against ``code`` as it is now (after an import); returns how
+        many changed."""
+        now = time.time()
+        changed: list[tuple[Observation, Observation]] = []
+        for oid in ids:
+            o = self.book.get(oid)
+            new = reevaluate(o, code, now, commit)
+            if new != o:
+                changed.append((o, replace(new, updated_at=now)))
+        self.book.apply([after for _, after in changed])
+        for before, after in changed:
+            self._publish(event_for(before, after), after)
+        return len(changed)
 
     # ------------------------------------------------------------------ operations
 
@@ -185,18 +227,32 @@ class Memory:
         self._publish(EventKind.OBSERVATION_FRESH, new)
         return new
 
-    def export_lines(self) -> Iterator[str]:
-        """Every observation as an export line (oldest first)."""
+    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None]) -> Iterator[str]:
+        """Every observation as an export line (oldest first), with ``describe(repo_id)``:
+        the repository's identity, so an import into another clone finds its repository."""
         for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
-            yield json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True, ensure_ascii=False)
+            rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
+            repo = describe(o.repo_id)
+            if repo is not None:
+                rec["repo"] = {"id": o.repo_id, **repo}
+            yield json.dumps(rec, sort_keys=True, ensure_ascii=False)
 
-    def import_lines(self, lines: Iterable[str]) -> tuple[int, int]:
-        """Import exported lines; returns (imported, skipped duplicates)."""
+    def import_lines(
+        self, lines: Iterable[str], place: Callable[[str, Mapping[str, Any] | None], str | None]
+    ) -> tuple[list[str], int]:
+        """Import exported lines; ``place(repo_id, repo_descriptor)`` names the local
+        repository each record belongs to (None: keep its own). Returns (ids imported,
+        skipped duplicates)."""
         records = Journal.import_records(lines)
         docs: list[Mapping[str, Any]] = []
         for i, rec in enumerate(records, 1):
             obs = rec.get("obs") if rec.get("op", "put") == "put" else None
             if not isinstance(obs, dict):
                 raise InvalidArgument(f"line {i}: not an exported observation record")
-            docs.append(obs)
-        return self.book.import_docs(docs)
+            repo = rec.get("repo")
+            o = from_doc(obs)
+            local = place(o.repo_id, repo if isinstance(repo, dict) else None)
+            docs.append(to_doc(remap_repo(o, o.repo_id, local)) if local and local != o.repo_id else obs)
+        known = {o.id for o in self.book.all()}
+        _imported, dupes = self.book.import_docs(docs)
+        return sorted({str(d["id"]) for d in docs} - known), dupes

@@ -96,8 +96,8 @@ class RepositoryService(pbg.RepositoryServiceServicer):
     def RemoveRepository(
         self, request: pb.RemoveRepositoryRequest, context: grpc.ServicerContext
     ) -> pb.RemoveRepositoryResponse:
-        self.core.remove_repo(request.repo, keep_observations=request.keep_observations)
-        return pb.RemoveRepositoryResponse()
+        purged = self.core.remove_repo(request.repo, purge=request.purge)
+        return pb.RemoveRepositoryResponse(purged=purged)
 
     @_rpc
     def ListRepositories(
@@ -239,14 +239,14 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ExportObservations(
         self, request: pb.ExportObservationsRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.JournalLine]:
-        for line in self.core.memory.export_lines():
+        for line in self.core.export_lines():
             yield pb.JournalLine(json=line)
 
     @_rpc
     def ImportObservations(
         self, request: pb.ImportObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ImportObservationsResponse:
-        imported, dupes = self.core.memory.import_lines(request.lines)
+        imported, dupes = self.core.import_lines(request.lines, request.repo)
         return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes)
 
 

@@ -97,16 +97,20 @@ class AddRepositoryRequest(_message.Message):
     def __init__(self, path: _Optional[str] = ...) -> None: ...
 
 class RemoveRepositoryRequest(_message.Message):
-    __slots__ = ("repo", "keep_observations")
+    __slots__ = ("repo", "keep_observations", "purge")
     REPO_FIELD_NUMBER: _ClassVar[int]
     KEEP_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    PURGE_FIELD_NUMBER: _ClassVar[int]
     repo: str
     keep_observations: bool
-    def __init__(self, repo: _Optional[str] = ..., keep_observations: _Optional[bool] = ...) -> None: ...
+    purge: bool
+    def __init__(self, repo: _Optional[str] = ..., keep_observations: _Optional[bool] = ..., purge: _Optional[bool] = ...) -> None: ...
 
 class RemoveRepositoryResponse(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("purged",)
+    PURGED_FIELD_NUMBER: _ClassVar[int]
+    purged: int
+    def __init__(self, purged: _Optional[int] = ...) -> None: ...
 
 class ListRepositoriesRequest(_message.Message):
     __slots__ = ()
@@ -257,10 +261,12 @@ class JournalLine(_message.Message):
     def __init__(self, json: _Optional[str] = ...) -> None: ...
 
 class ImportObservationsRequest(_message.Message):
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "repo")
     LINES_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     lines: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, lines: _Optional[_Iterable[str]] = ...) -> None: ...
+    repo: str
+    def __init__(self, lines: _Optional[_Iterable[str]] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class ImportObservationsResponse(_message.Message):
     __slots__ = ("imported", "skipped_duplicates", "errors")
