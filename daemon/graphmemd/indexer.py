@@ -175,7 +175,8 @@ class Indexer:
             if rt is not None:
                 rt.busy = False
             job.done.set()
-        self._warm()
+        if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
+            self._warm()
         return True
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
@@ -190,9 +191,10 @@ class Indexer:
             self._remove(rt)
 
     def _warm(self) -> None:
-        """Precompute the walk's adjacency for what the job changed, in slices so that queries
-        wait at most a few milliseconds for the lock."""
-        while True:
+        """Precompute the walk's adjacency for what the jobs changed, in slices so that queries
+        wait at most a few milliseconds for the lock; stops early when a job arrives (queries
+        compute what is missing on demand meanwhile)."""
+        while self._jobs.empty():
             with self._state.writing() as graph:
                 if not graph.warm(1000):
                     return
