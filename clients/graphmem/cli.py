@@ -247,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("list", cmd_list, "list observations")
     p.add_argument("--stale", action="store_true", help="only stale observations")
+    p.add_argument("--suspect", action="store_true", help="only suspect observations (a dependency changed)")
     p.add_argument(
         "--status",
         metavar=_choices(ObservationStatus),
@@ -494,7 +495,7 @@ def _render_observation(o: Observation) -> list[str]:
             sig = f"    {a.signature}" if a.signature else ""
             lines.append(f"  - {a.ref} ({a.kind.value}){sig}")
     if o.stale_reasons:
-        lines.append("stale because:")
+        lines.append("suspect because:" if o.status is ObservationStatus.SUSPECT else "stale because:")
         for r in o.stale_reasons:
             bits = [r.change.value.replace("_", " "), _fmt_time(r.detected_at)]
             if r.commit:
@@ -543,7 +544,7 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
 def _repo_lines(r: Repository) -> list[str]:
     counts = (
         f"{_plural(r.files, 'file')}, {_plural(r.symbols, 'symbol')}, {_plural(r.edges, 'edge')}, "
-        f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale)"
+        f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale, {r.suspect_observations} suspect)"
     )
     state = r.state.value
     if r.state is IndexState.INDEXING and r.files_total:
@@ -579,7 +580,9 @@ def _render_status(s: Status) -> list[str]:
         w = s.watcher
         state = "healthy" if w.healthy else f"degraded: {w.degraded_reason or 'unknown reason'}"
         lines.append(f"watcher:  {w.mode} ({state}, {_plural(w.restarts, 'restart')})")
-    lines.append(f"observations: {s.observations} ({s.stale_observations} stale)")
+    lines.append(
+        f"observations: {s.observations} ({s.stale_observations} stale, {s.suspect_observations} suspect)"
+    )
     if s.repositories:
         lines.append(f"repositories ({len(s.repositories)}):")
         for r in s.repositories:
@@ -850,7 +853,13 @@ def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
-    statuses = list(dict.fromkeys(([ObservationStatus.STALE] if args.stale else []) + args.status))
+    statuses = list(
+        dict.fromkeys(
+            ([ObservationStatus.STALE] if args.stale else [])
+            + ([ObservationStatus.SUSPECT] if args.suspect else [])
+            + args.status
+        )
+    )
     with ctx.client() as client:
         found = client.list(
             repo=args.repo,
