@@ -32,6 +32,7 @@ from typing import NoReturn, TextIO, TypeVar
 from graphmem import __version__
 from graphmem.client import GraphMem, normalize_address
 from graphmem.errors import (
+    DaemonAlreadyRunning,
     DaemonNotRunning,
     FailedPrecondition,
     GraphMemError,
@@ -703,10 +704,21 @@ def _check_repo_dirs(repos: Sequence[str]) -> None:
 
 
 def cmd_daemon_start(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """Start the daemon; when one is already running, register the ``--repo`` paths with it
+    (exit 0), or exit 3 when there is nothing to register."""
     from graphmem.daemon_ctl import start_daemon
 
     _check_repo_dirs(args.repo)
-    pid = start_daemon(ctx.home, args.repo, args.tcp, args.log_level, timeout=args.wait)
+    try:
+        pid = start_daemon(ctx.home, args.repo, args.tcp, args.log_level, timeout=args.wait)
+    except DaemonAlreadyRunning:
+        if not args.repo:
+            raise
+        with ctx.client() as client:
+            for path in args.repo:
+                repo = client.add_repo(path)
+                ctx.print(f"graphmemd is already running; registered {repo.id}  {repo.root}  ({repo.state.value})")
+        return 0
     ctx.print(f"graphmemd started (pid {pid}), listening on {unix_target(ctx.paths.socket)}")
     return 0
 
