@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from graphmem import __version__
-
 from conftest import ROOT, short_tmp, wait_for
+from graphmem import __version__
 
 DEV_ONLY = ("pytest", "mypy", "ruff", "grpcio-tools", "build", "types-protobuf", "grpc-stubs", "pytest-timeout")
 
@@ -82,7 +81,9 @@ def test_build_makes_wheel_and_sdist(dists: Path) -> None:
 def test_fresh_install_has_runtime_dependencies_only(venv: Path, work: Path) -> None:
     listing = _run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"], _clean_env(work / "h"))
     installed = {line.split("==")[0].lower() for line in listing.splitlines() if "==" in line}
-    assert "graphmem" in installed and "kuzu" in installed and "grpcio" in installed
+    assert "graphmem" in installed
+    assert "kuzu" in installed
+    assert "grpcio" in installed
     assert not installed & set(DEV_ONLY), installed & set(DEV_ONLY)
     for tool in ("pytest", "mypy", "ruff"):
         assert not (venv / "bin" / tool).exists(), tool

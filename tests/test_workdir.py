@@ -95,17 +95,22 @@ def test_commands_act_on_the_repository_of_the_working_directory(two: Setup) -> 
         sub = root / "app" / "auth"
         recalled = json.loads(gm_ok(two.home, sub, "recall", "login note", "--json"))
         got = {r["observation"]["id"] for r in recalled["results"]}
-        assert ids[mine] in got and ids[other] not in got, recalled
+        assert ids[mine] in got, recalled
+        assert ids[other] not in got, recalled
         brief = json.loads(gm_ok(two.home, sub, "brief", "--file", "service.py", "--json"))
-        assert ids[mine] in brief["observation_ids"] and ids[other] not in brief["observation_ids"]
+        assert ids[mine] in brief["observation_ids"]
+        assert ids[other] not in brief["observation_ids"]
         symbols = json.loads(gm_ok(two.home, root, "symbols", "AuthService", "--json"))
-        assert symbols and {s["repo_id"] for s in symbols} == {two.a_id if mine == "alpha" else two.b_id}
+        assert symbols
+        assert {s["repo_id"] for s in symbols} == {two.a_id if mine == "alpha" else two.b_id}
 
 
 def test_outside_every_repository_the_error_names_candidates_and_flag(two: Setup) -> None:
     out = gm(two.home, two.outside, "recall", "login")
     assert out.returncode == NotFound.exit_code, out.stderr
-    assert two.a_id in out.stderr and two.b_id in out.stderr and "--repo" in out.stderr
+    assert two.a_id in out.stderr
+    assert two.b_id in out.stderr
+    assert "--repo" in out.stderr
     # naming one works from anywhere
     gm_ok(two.home, two.outside, "recall", "login", "--repo", two.a_id)
     gm_ok(two.home, two.outside, "recall", "login", "--repo", str(two.b))
@@ -143,7 +148,8 @@ async def _mcp(two: Setup) -> None:
         for tool, args in (("recall", {"text": "login"}), ("session_brief", {}), ("list_stale", {})):
             result = await client.call_tool(tool, args)
             assert result.is_error, (tool, _text(result))
-            assert two.a_id in _text(result) and two.b_id in _text(result)
+            assert two.a_id in _text(result)
+            assert two.b_id in _text(result)
             assert "repo" in _text(result)
         named = await client.call_tool("recall", {"text": "login", "repo": two.a_id})
         assert not named.is_error, _text(named)

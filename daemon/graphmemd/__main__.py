@@ -14,6 +14,6 @@ import sys
 if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
-from graphmemd.main import main  # noqa: E402  (after the sys.path fix, on purpose)
+from graphmemd.main import main  # imported after the sys.path fix, on purpose
 
 sys.exit(main())
