@@ -217,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("repo", metavar="REPO", nargs="?", default="", help="id or path (default: every repository)")
     p.add_argument("paths", metavar="PATH", nargs="*", help="only these files")
     p.add_argument("--full", action="store_true", help="re-parse files even when unchanged")
+    p.add_argument("--json", action="store_true", help="stream progress as JSON objects, one per line, on stdout")
 
     # observations
     p = verb("observe", cmd_observe, "save an observation anchored to code; prints its id")
@@ -660,36 +661,50 @@ def _render_event(e: Event) -> str:
 
 
 class _Progress:
-    """Index progress on stderr: a redrawn bar on a terminal, plain lines otherwise
-    (one per state change, at most one every 2 s in between)."""
+    """Index progress on stderr: on a terminal one line redrawn in place (``\\r``, cut to the
+    terminal's width so it never wraps into new lines); otherwise plain lines, one per state
+    change and at most one every 2 s in between. The elapsed time keeps the line moving while
+    the daemon works on a phase without file counts (storing, resolving)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = stream.isatty()
         self._last_state: IndexState | None = None
         self._last_time = 0.0
+        self._drawn = False
+
+    def _width(self) -> int:
+        try:
+            return max(os.get_terminal_size(self.stream.fileno()).columns - 1, 20)
+        except (OSError, ValueError):
+            return 79
+
+    @staticmethod
+    def text(p: IndexProgress, bar_width: int = 0) -> str:
+        """``repo [####....] 12/40 files, 310 symbols, 3s (indexing)``; no bar when ``bar_width`` is 0."""
+        counts = f"{p.files_done}/{p.files_total} files, {_plural(p.symbols, 'symbol')}, {p.elapsed_seconds:.1f}s"
+        if bar_width <= 0:
+            return f"{p.repo_id} {counts} ({p.state.value})"
+        frac = min(p.files_done / p.files_total, 1.0) if p.files_total else 0.0
+        bar = "#" * int(frac * bar_width) + "." * (bar_width - int(frac * bar_width))
+        return f"{p.repo_id} [{bar}] {counts} ({p.state.value})"
 
     def update(self, p: IndexProgress) -> None:
         if self.tty:
-            width = 30
-            frac = p.files_done / p.files_total if p.files_total else 0.0
-            bar = "#" * int(frac * width) + "." * (width - int(frac * width))
-            self.stream.write(
-                f"\r\x1b[K{p.repo_id} [{bar}] {p.files_done}/{p.files_total} files, "
-                f"{p.symbols} symbols ({p.state.value})"
-            )
+            width = self._width()
+            bare = len(self.text(p))
+            line = self.text(p, min(30, width - bare - 3)) if width - bare - 3 >= 10 else self.text(p)
+            self.stream.write("\r\x1b[K" + line[:width])
             self.stream.flush()
+            self._drawn = True
             return
         now = time.monotonic()
         if p.state is not self._last_state or now - self._last_time >= 2.0:
-            print(
-                f"{p.repo_id}: {p.state.value} {p.files_done}/{p.files_total} files, {p.symbols} symbols",
-                file=self.stream,
-            )
+            print(self.text(p), file=self.stream, flush=True)
             self._last_state, self._last_time = p.state, now
 
     def finish(self) -> None:
-        if self.tty:
+        if self.tty and self._drawn:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
 
@@ -814,19 +829,26 @@ def cmd_index(args: argparse.Namespace, ctx: _Ctx) -> int:
             last: IndexProgress | None = None
             try:
                 for p in client.index(repo, args.paths, args.full):
-                    progress.update(p)
+                    if args.json:
+                        ctx.print_json(p, indent=None)
+                        ctx.out.flush()
+                    else:
+                        progress.update(p)
                     last = p
             finally:
                 progress.finish()
             if last is None:
-                ctx.print(f"{repo}: nothing to index")
+                if not args.json:
+                    ctx.print(f"{repo}: nothing to index")
+                continue
+            if last.state is IndexState.ERROR:
+                failed.append(last.repo_id)
+            if args.json:
                 continue
             ctx.print(
                 f"{last.repo_id}: {last.state.value}, {_plural(last.files_total, 'file')}, "
                 f"{_plural(last.symbols, 'symbol')}, {last.skipped} skipped in {last.elapsed_seconds:.1f}s"
             )
-            if last.state is IndexState.ERROR:
-                failed.append(last.repo_id)
     if failed:
         raise GraphMemError(f"indexing failed: {', '.join(failed)} (see graphmem status)")
     return 0
