@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Daemon, ROOT, short_tmp
+from conftest import ROOT, Daemon, short_tmp
 
 COLUMNS = 64
 

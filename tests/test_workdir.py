@@ -157,3 +157,17 @@ async def _mcp(two: Setup) -> None:
 
 def test_mcp_bridge_uses_its_working_directory(two: Setup) -> None:
     anyio.run(_mcp, two)
+
+
+def test_brief_says_what_the_budget_left_out(two: Setup) -> None:
+    for n in range(3):
+        gm_ok(two.home, two.a, "observe", f"budget note {n}: login retries are capped", "--anchor", ANCHOR)
+    out = gm(two.home, two.a, "brief", "--file", "app/auth/service.py", "--budget", "50")
+    assert out.returncode == 0, out.stderr
+    assert "did not fit the budget of 50 tokens" in out.stdout
+    assert "graphmem recall --file app/auth/service.py" in out.stdout
+    data = json.loads(gm_ok(two.home, two.a, "brief", "--file", "app/auth/service.py", "--budget", "50", "--json"))
+    assert data["left_out"] >= 3
+    roomy = json.loads(gm_ok(two.home, two.a, "brief", "--file", "app/auth/service.py", "--budget", "5000", "--json"))
+    assert roomy["left_out"] == 0
+    assert len(roomy["observation_ids"]) >= 3

@@ -953,12 +953,59 @@ def cmd_brief(args: argparse.Namespace, ctx: _Ctx) -> int:
             budget=args.budget,
             include_stale=args.include_stale,
         )
+        left_out = _left_out_of_brief(client, args, len(brief.observation_ids))
     if args.json:
-        ctx.print_json(brief)
+        data = to_jsonable(brief)
+        assert isinstance(data, dict)
+        ctx.print_json({**data, "left_out": left_out})
         return 0
     ctx.print(brief.text.rstrip("\n"))
+    if left_out:
+        ctx.print(
+            f"({_plural(left_out, 'more observation')} did not fit the budget of {args.budget} tokens; "
+            f"raise --budget, or see them all with: {_recall_command(args)})"
+        )
     print(f"({brief.tokens} tokens; {freshness_line(brief.freshness)})", file=ctx.err)
     return 0
+
+
+#: The most results one recall returns (the daemon's limit); a brief ranks at most this many.
+_RECALL_MAX = 200
+
+
+def _left_out_of_brief(client: GraphMem, args: argparse.Namespace, shown: int) -> int:
+    """How many observations the brief's budget left out: the same walk (2 hops) without a budget."""
+    if not (args.file or args.symbol or args.text):
+        return 0
+    everything = client.recall(
+        args.text,
+        files=args.file,
+        symbols=args.symbol,
+        repo=args.repo,
+        hops=2,
+        limit=_RECALL_MAX,
+        budget=0,
+        include_stale=args.include_stale,
+    )
+    return max(len(everything.results) - shown, 0)
+
+
+def _recall_command(args: argparse.Namespace) -> str:
+    """The ``graphmem recall`` command line that shows what a brief left out."""
+    import shlex
+
+    parts = ["graphmem", "recall"]
+    if args.text:
+        parts.append(args.text)
+    for flag, values in (("--file", args.file), ("--symbol", args.symbol)):
+        if values:
+            parts += [flag, *values]
+    if args.include_stale:
+        parts.append("--include-stale")
+    if args.repo:
+        parts += ["--repo", args.repo]
+    parts += ["--limit", str(_RECALL_MAX)]
+    return shlex.join(parts)
 
 
 def cmd_confirm(args: argparse.Namespace, ctx: _Ctx) -> int:
