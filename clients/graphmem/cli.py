@@ -198,6 +198,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--wait", metavar="SECONDS", type=float, default=20.0, help="how long to wait until it exited (default: 20)"
     )
     daemon_opts(verb("run", cmd_daemon_run, "run the daemon in the foreground", daemon_verbs))
+    p = verb(
+        "install",
+        cmd_daemon_install,
+        "start the daemon at login and restart it on failure (systemd user unit / launchd agent)",
+        daemon_verbs,
+    )
+    p.add_argument("--repo", metavar="PATH", action="extend", nargs="+", default=[], help="also register these")
+    p.add_argument("--no-enable", action="store_true", help="only write the file; print the commands to run")
+    p = verb("uninstall", cmd_daemon_uninstall, "stop the login service and remove its unit/agent", daemon_verbs)
+    p.add_argument("--no-enable", action="store_true", help="only remove the file; print the commands to run")
 
     p = verb("status", cmd_status, "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
     json_flag(p)
@@ -758,6 +768,42 @@ def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(cmd[0], cmd)
+
+
+def cmd_daemon_install(args: argparse.Namespace, ctx: _Ctx) -> int:
+    from graphmem.autostart import install
+
+    _check_repo_dirs(args.repo)
+    with ctx.client(timeout=STATUS_TIMEOUT) as client:
+        running_before = client.health()
+    done = install(ctx.home, args.repo, enable=not args.no_enable)
+    ctx.print(f"wrote {done.path}")
+    for cmd in done.ran:
+        ctx.print(f"ran: {cmd}")
+    if done.to_run:
+        ctx.print("to start it now and at every login, run:")
+        for cmd in done.to_run:
+            ctx.print(f"  {cmd}")
+    if running_before and done.ran:
+        ctx.note(
+            "a daemon started by `graphmem daemon start` is still running, so the service's own start "
+            "exited 3; hand over with: graphmem daemon stop, then start the service"
+        )
+    return 0
+
+
+def cmd_daemon_uninstall(args: argparse.Namespace, ctx: _Ctx) -> int:
+    from graphmem.autostart import uninstall
+
+    done = uninstall(enable=not args.no_enable)
+    ctx.print(f"removed {done.path}")
+    for cmd in done.ran:
+        ctx.print(f"ran: {cmd}")
+    if done.to_run:
+        ctx.print("to stop the running service, run:")
+        for cmd in done.to_run:
+            ctx.print(f"  {cmd}")
+    return 0
 
 
 def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
