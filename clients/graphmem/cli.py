@@ -342,6 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("events", cmd_events, "follow live events until Ctrl-C")
     p.add_argument("--repo", metavar="R", default="")
     p.add_argument("--kind", metavar=_choices(EventKind), type=_enum_arg(EventKind), action="append", default=[])
+    p.add_argument(
+        "--after-seq", metavar="SEQ", type=_positive_int, help="resume: first the buffered events after this seq"
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per line")
 
     p = verb("export", cmd_export, "write the observation journal as JSON lines")
@@ -652,10 +655,11 @@ def _render_symbol_detail(d: SymbolDetail) -> list[str]:
 
 def _render_event(e: Event) -> str:
     when = datetime.fromtimestamp(e.at).strftime("%H:%M:%S") if e.at else "--:--:--"
-    head = f"{when}  {e.kind.value:<19} {e.repo_id or '-'}"
+    head = f"#{e.seq} {when}  {e.kind.value:<19} {e.repo_id or '-'}"
     if e.observation is not None:
         o = e.observation
-        return f"{head}  {o.id} {marker(o)} {_first_line(o.text, 60)}"
+        action = f"{e.action.value} " if e.action is not None else ""
+        return f"{head}  {action}{o.id} {marker(o)} {_first_line(o.text, 60)}"
     if e.progress is not None:
         p = e.progress
         return f"{head}  {p.state.value} {p.files_done}/{p.files_total} files, {p.symbols} symbols"
@@ -1122,7 +1126,7 @@ def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
     with ctx.client() as client:
-        stream = client.events(repo=args.repo, kinds=args.kind)
+        stream = client.events(repo=args.repo, kinds=args.kind, after_seq=args.after_seq)
         try:
             for event in stream:
                 if args.json:

@@ -659,9 +659,13 @@ class GraphMem:
 
     # ------------------------------------------------------------------ events
 
-    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = ()) -> EventStream:
-        """Subscribe to live events (all kinds when ``kinds`` is empty)."""
+    def events(
+        self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None
+    ) -> EventStream:
+        """Subscribe to live events (all kinds when ``kinds`` is empty). ``after_seq``: resume
+        after that sequence number (the buffered events after it come first; an
+        ``EVENTS_LOST`` event reports what is no longer buffered)."""
         request = service_pb2.SubscribeRequest(
-            repo=_local_path(repo), kinds=[convert.event_kind_to_proto(k) for k in kinds]
+            repo=_local_path(repo), kinds=[convert.event_kind_to_proto(k) for k in kinds], after_seq=after_seq
         )
         return EventStream(self._subscribe(request, timeout=None), self._error)
