@@ -111,7 +111,7 @@ def test_index_json_streams_progress_objects(big_daemon: Daemon) -> None:
     assert len(objects) >= 2
     for obj in objects:
         assert set(obj) >= {"repo_id", "state", "files_done", "files_total", "symbols", "elapsed_seconds"}
-    assert objects[-1]["state"] == "ready"
+    assert objects[-1]["state"] == "INDEX_STATE_READY"
     assert objects[-1]["files_done"] == objects[-1]["files_total"] == 240
     done = [o["files_done"] for o in objects]
     assert done == sorted(done)

@@ -171,3 +171,24 @@ def test_brief_says_what_the_budget_left_out(two: Setup) -> None:
     roomy = json.loads(gm_ok(two.home, two.a, "brief", "--file", "app/auth/service.py", "--budget", "5000", "--json"))
     assert roomy["left_out"] == 0
     assert len(roomy["observation_ids"]) >= 3
+
+
+def test_cli_json_is_the_grpc_json_mapping(two: Setup) -> None:
+    """``--json`` prints an object exactly as protobuf's JSON mapping prints the daemon's message."""
+    import grpc
+    from google.protobuf import json_format
+    from graphmem.v1 import service_pb2, service_pb2_grpc
+
+    obs = json.loads(gm_ok(two.home, two.a, "observe", "json shape note", "--anchor", ANCHOR, "--json"))
+    shown = json.loads(gm_ok(two.home, two.a, "show", obs["id"], "--json"))
+    with grpc.insecure_channel(f"unix:{two.home / 'run' / 'graphmemd.sock'}") as channel:
+        stub = service_pb2_grpc.ObservationServiceStub(channel)  # type: ignore[no-untyped-call]
+        wire = stub.GetObservation(service_pb2.GetObservationRequest(id=obs["id"]), timeout=10)
+        symbols = service_pb2_grpc.SymbolServiceStub(channel)  # type: ignore[no-untyped-call]
+        detail = symbols.GetSymbol(service_pb2.GetSymbolRequest(repo=two.a_id, ref=ANCHOR), timeout=10)
+    options = {"preserving_proto_field_name": True, "always_print_fields_with_no_presence": True}
+    assert shown == json_format.MessageToDict(wire, **options)
+    assert shown["status"] == "OBSERVATION_STATUS_FRESH"
+    assert shown["created_at"].endswith("Z")  # RFC 3339, as the mapping prints a Timestamp
+    cli_detail = json.loads(gm_ok(two.home, two.a, "symbol", ANCHOR, "--json"))
+    assert cli_detail == json_format.MessageToDict(detail, **options)

@@ -27,9 +27,12 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import NoReturn, TextIO, TypeVar
+from typing import Any, NoReturn, TextIO, TypeVar
 
-from graphmem import __version__
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from graphmem import __version__, convert
 from graphmem.client import GraphMem, normalize_address
 from graphmem.errors import (
     DaemonAlreadyRunning,
@@ -41,16 +44,19 @@ from graphmem.errors import (
 )
 from graphmem.paths import Paths, resolve_paths, unix_target
 from graphmem.types import (
+    Brief,
     Category,
     ChangeKind,
     Event,
     EventKind,
     Freshness,
+    ImportResult,
     IndexProgress,
     IndexState,
     Observation,
     ObservationStatus,
     Recalled,
+    RecallResult,
     Repository,
     Status,
     Symbol,
@@ -403,16 +409,38 @@ class _Ctx:
 # ---------------------------------------------------------------------------- formatting
 
 
+def _wire_converters() -> dict[type, Callable[[object], Message]]:
+    """Domain type -> its protobuf message (the converters the daemon answers with)."""
+    table: dict[type, Callable[[Any], Message]] = {
+        Observation: convert.observation_to_proto,
+        Repository: convert.repository_to_proto,
+        Status: convert.status_to_proto,
+        Symbol: convert.symbol_to_proto,
+        SymbolDetail: convert.symbol_detail_to_proto,
+        RecallResult: convert.recall_result_to_proto,
+        Brief: convert.brief_to_proto,
+        IndexProgress: convert.index_progress_to_proto,
+        Event: convert.event_to_proto,
+        ImportResult: convert.import_result_to_proto,
+    }
+    return table
+
+
+_WIRE = _wire_converters()
+
+
 def to_jsonable(obj: object) -> object:
-    """Dataclasses -> dicts (plus ``ref`` for symbols, ``healthy`` for status), enums ->
-    values, tuples -> lists; everything else as is."""
+    """The JSON of ``--json``: for each object the daemon sends, exactly the protobuf JSON
+    mapping of its message (``json_format``, with the .proto field names and every field
+    printed: ``{"status": "OBSERVATION_STATUS_FRESH", "created_at": "2026-…Z", …}``), i.e.
+    what grpcurl or a client using the JSON mapping sees; lists of them as JSON arrays."""
+    to_wire = _WIRE.get(type(obj))
+    if to_wire is not None:
+        return json_format.MessageToDict(
+            to_wire(obj), preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+        )
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        if isinstance(obj, Symbol):
-            out["ref"] = obj.ref
-        if isinstance(obj, Status):
-            out["healthy"] = obj.healthy
-        return out
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, Enum):
         return obj.value
     if isinstance(obj, list | tuple):
@@ -829,7 +857,7 @@ def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
     if args.json:
         data = to_jsonable(status)
         assert isinstance(data, dict)
-        ctx.print_json({"running": True, "address": address, **data})
+        ctx.print_json({"running": True, "address": address, "healthy": status.healthy, **data})
     else:
         for line in _render_status(status):
             ctx.print(line)
