@@ -192,3 +192,19 @@ def test_cli_json_is_the_grpc_json_mapping(two: Setup) -> None:
     assert shown["created_at"].endswith("Z")  # RFC 3339, as the mapping prints a Timestamp
     cli_detail = json.loads(gm_ok(two.home, two.a, "symbol", ANCHOR, "--json"))
     assert cli_detail == json_format.MessageToDict(detail, **options)
+
+
+async def _mcp_brief(two: Setup) -> dict[str, Any]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "graphmem", "mcp"], env=_env(two.home), cwd=two.a)
+    async with Client(stdio_client(params), read_timeout_seconds=30.0, cache=None) as client:
+        result = await client.call_tool("session_brief", {"files": ["app/auth/service.py"], "budget_tokens": 50})
+        assert not result.is_error, _text(result)
+        assert "did not fit budget_tokens" in _text(result)
+        return cast(dict[str, Any], result.structured_content)
+
+
+def test_mcp_brief_says_what_the_budget_left_out(two: Setup) -> None:
+    for n in range(2):
+        gm_ok(two.home, two.a, "observe", f"mcp budget note {n} about login", "--anchor", ANCHOR)
+    structured = anyio.run(_mcp_brief, two)
+    assert structured["left_out"] >= 2

@@ -221,6 +221,7 @@ class BriefOut(BaseModel):
     observation_ids: list[str]
     freshness: FreshnessOut
     tokens: int
+    left_out: int = 0
 
 
 class ObservationListOut(BaseModel):
@@ -711,21 +712,26 @@ class GraphMemTools:
     ) -> Annotated[CallToolResult, BriefOut]:
         with _graphmem_errors():
             client = self.backend.client()
+            scope = self.backend.repo(repo)
             brief = client.brief(
-                files=list(files),
-                text=text,
-                repo=self.backend.repo(repo),
-                budget=budget_tokens,
-                include_stale=include_stale,
+                files=list(files), text=text, repo=scope, budget=budget_tokens, include_stale=include_stale
             )
+            # the same 2-hop walk without a budget: how many the budget left out
+            everything = client.recall(
+                text, files=list(files), repo=scope, hops=2, limit=200, budget=0, include_stale=include_stale
+            )
+        left_out = max(len(everything.results) - len(brief.observation_ids), 0)
         body = brief.text.strip() or "No observations recorded for this scope yet."
         footer = f"({len(brief.observation_ids)} observation(s), ~{brief.tokens} tokens; "
         footer += f"{_freshness_text(brief.freshness)})"
+        if left_out:
+            footer += f"\n{left_out} more observation(s) did not fit budget_tokens: raise it, or call recall."
         out = BriefOut(
             text=brief.text,
             observation_ids=list(brief.observation_ids),
             freshness=_freshness_out(brief.freshness),
             tokens=brief.tokens,
+            left_out=left_out,
         )
         if "[STALE" in body:  # the daemon marks stale observations in the brief
             footer += f"\n\n{_STALE}"
