@@ -195,7 +195,9 @@ def test_cli_json_is_the_grpc_json_mapping(two: Setup) -> None:
 
 
 async def _mcp_brief(two: Setup) -> dict[str, Any]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "graphmem", "mcp"], env=_env(two.home), cwd=two.a)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "graphmem", "mcp"], env=_env(two.home), cwd=two.a
+    )
     async with Client(stdio_client(params), read_timeout_seconds=30.0, cache=None) as client:
         result = await client.call_tool("session_brief", {"files": ["app/auth/service.py"], "budget_tokens": 50})
         assert not result.is_error, _text(result)
