@@ -20,7 +20,7 @@ import anyio
 import pytest
 from conftest import ROOT, copy_fixture, short_tmp, wait_for
 from graphmem.client import GraphMem
-from graphmem.errors import NotFound
+from graphmem.errors import InvalidArgument
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import TextContent
@@ -106,12 +106,14 @@ def test_commands_act_on_the_repository_of_the_working_directory(two: Setup) -> 
 
 
 def test_outside_every_repository_the_error_names_candidates_and_flag(two: Setup) -> None:
-    out = gm(two.home, two.outside, "recall", "login")
-    assert out.returncode == NotFound.exit_code, out.stderr
+    out = gm(two.home, two.outside, "observe", "where does this go?", "--anchor", ANCHOR)
+    assert out.returncode == InvalidArgument.exit_code, out.stderr
     assert two.a_id in out.stderr
     assert two.b_id in out.stderr
     assert "--repo" in out.stderr
-    # naming one works from anywhere
+    # recall outside covers every repository; naming one works from anywhere
+    everywhere = json.loads(gm_ok(two.home, two.outside, "recall", "login note", "--json"))
+    assert {r["observation"]["repo_id"] for r in everywhere["results"]} == {two.a_id, two.b_id}
     gm_ok(two.home, two.outside, "recall", "login", "--repo", two.a_id)
     gm_ok(two.home, two.outside, "recall", "login", "--repo", str(two.b))
 
@@ -121,8 +123,8 @@ def test_client_library_uses_its_cwd(two: Setup) -> None:
         obs = c.observe("client cwd note", anchors=[ANCHOR])
         assert obs.repo_id == two.b_id
         assert c.repo_containing(two.b / "app") is not None
-    with GraphMem(home=str(two.home), cwd=two.outside) as c, pytest.raises(NotFound, match="--repo"):
-        c.brief(text="login")
+    with GraphMem(home=str(two.home), cwd=two.outside) as c, pytest.raises(InvalidArgument, match="--repo"):
+        c.observe("no repository here", anchors=[ANCHOR])
 
 
 def _text(result: Any) -> str:

@@ -20,9 +20,10 @@ path) is sent as given. The daemon accepts both.
 Repository from the working directory: the calls aimed at one repository (``observe``,
 ``recall``, ``brief``, ``find_symbols``, ``symbol``) send the working directory (absolute;
 ``cwd=`` overrides it) as the repository when ``repo`` is empty, and the daemon picks the
-deepest registered root containing it. Outside every registered repository they act on the
-only registered repository, or (none or several) fail with ``NotFound`` naming the registered
-repositories and the ``--repo`` flag. ``list``,
+deepest registered root containing it. Outside every registered repository the working
+directory is no hint: the daemon's default applies (the only repository; ``recall``,
+``brief`` and ``find_symbols`` cover every repository; ``observe`` and ``symbol`` with several
+registered fail with ``InvalidArgument`` naming them and the ``--repo`` flag). ``list``,
 ``events``, ``index`` and ``export`` still cover every repository when ``repo`` is empty.
 """
 
@@ -377,9 +378,9 @@ class GraphMem:
 
     def _scoped(self, repo: str, send: Callable[[str], _T]) -> _T:
         """Run ``send(hint)`` with ``repo`` (a path made absolute), or else the working
-        directory. A working directory outside every registered repository means the one
-        registered repository when there is exactly one, else a NotFound naming the
-        candidates and the flag."""
+        directory. A working directory outside every registered repository is no hint: the
+        call goes out with ``""``, the daemon's own default (the only repository; for
+        recall/brief/symbols every repository; else an error naming them and ``--repo``)."""
         if repo:
             return send(_local_path(repo))
         directory = self.working_directory()
@@ -387,13 +388,11 @@ class GraphMem:
             return send("")
         try:
             return send(str(directory))
-        except NotFound as exc:
+        except NotFound:
             repos = self.list_repos()
             if any(directory == Path(r.root) or Path(r.root) in directory.parents for r in repos):
                 raise  # inside a repository: the NotFound is about something else
-            if len(repos) == 1:
-                return send(repos[0].id)
-            raise NotFound(outside_message(directory, repos)) from exc
+            return send("")
 
     # ------------------------------------------------------------------ daemon
 
