@@ -137,14 +137,18 @@ def test_action_for_change() -> None:
         ObservationStatus.STALE, ("a.py::f", ChangeKind.BODY_CHANGED), ("a.py::f", ChangeKind.SIGNATURE_CHANGED)
     )
     renamed = _obs(ObservationStatus.STALE, ("a.py::f", ChangeKind.RENAMED))
+    suspect = _obs(ObservationStatus.SUSPECT, ("a.py::f", ChangeKind.DEPENDENCY_CHANGED))
     assert action_for_change(fresh, body) is ObservationAction.STALE
+    assert action_for_change(body, both) is ObservationAction.STALE  # more of its code changed
     assert action_for_change(body, fresh) is ObservationAction.FRESH
-    assert action_for_change(body, both) is ObservationAction.SUSPECT
     assert action_for_change(fresh, renamed) is ObservationAction.RENAMED
     assert action_for_change(both, body) is ObservationAction.UPDATED
+    assert action_for_change(fresh, suspect) is ObservationAction.SUSPECT
+    assert action_for_change(suspect, fresh) is ObservationAction.FRESH
+    assert action_for_change(suspect, body) is ObservationAction.STALE
     archived = replace(fresh, status=ObservationStatus.ARCHIVED)
     archived_changed = replace(body, status=ObservationStatus.ARCHIVED)
-    assert action_for_change(archived, archived_changed) is ObservationAction.SUSPECT
+    assert action_for_change(archived, archived_changed) is ObservationAction.UPDATED
 
 
 # ---------------------------------------------------------------------------- against the daemon

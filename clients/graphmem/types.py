@@ -54,6 +54,7 @@ class ObservationStatus(str, Enum):
     STALE = "stale"
     SUPERSEDED = "superseded"
     ARCHIVED = "archived"
+    SUSPECT = "suspect"
 
 
 class ChangeKind(str, Enum):
@@ -64,6 +65,7 @@ class ChangeKind(str, Enum):
     SIGNATURE_CHANGED = "signature_changed"
     BODY_CHANGED = "body_changed"
     RENAMED = "renamed"
+    DEPENDENCY_CHANGED = "dependency_changed"
 
 
 class AnchorKind(str, Enum):
@@ -98,6 +100,7 @@ class EventKind(str, Enum):
     INDEX_PROGRESS = "index_progress"
     OBSERVATION_CHANGED = "observation_changed"
     WATCHER_DEGRADED = "watcher_degraded"
+    OBSERVATION_SUSPECT = "observation_suspect"
     EVENTS_LOST = "events_lost"  # a gap in the stream (resume point too old, or a slow subscriber)
 
 
@@ -139,6 +142,10 @@ class StaleReason:
     new_ref: str = ""
     commit: str = ""
     detail: str = ""
+    dependency_ref: str = ""
+    dependency_id: str = ""
+    dependency_sig_hash: str = ""
+    via: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +279,8 @@ class Repository:
     error: str = ""
     pending_changes: int = 0
     edges: int = 0
+    files_parsed: int = 0
+    suspect_observations: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +308,7 @@ class Status:
     last_error: str = ""
     observations: int = 0
     stale_observations: int = 0
+    suspect_observations: int = 0
 
     @property
     def healthy(self) -> bool:

@@ -34,20 +34,23 @@ REPLAY_SIZE = 4_096
 def action_for_change(before: Observation, after: Observation) -> ObservationAction:
     """What a recomputation against changed code did to an observation.
 
-    RENAMED when an anchor followed a rename or move; STALE when it went fresh -> stale;
-    FRESH when it went stale -> fresh (the code changed back); SUSPECT when new stale reasons
-    appeared without a status change (already stale, or archived/superseded); else UPDATED
-    (e.g. one of several reasons went away)."""
+    RENAMED when an anchor followed a rename or move; STALE when it became stale or more of
+    its code changed; SUSPECT when it became suspect (code its anchor depends on changed its
+    signature or went away) or more of that happened; FRESH when it went back to fresh
+    without a confirmation; else UPDATED (e.g. one of several reasons went away, or an
+    archived/superseded observation's reasons changed)."""
     old = {(r.anchor_ref, r.change) for r in before.stale_reasons}
     new = {(r.anchor_ref, r.change) for r in after.stale_reasons} - old
     if any(change is ChangeKind.RENAMED for _, change in new):
         return ObservationAction.RENAMED
-    if after.status is ObservationStatus.STALE and before.status is not ObservationStatus.STALE:
-        return ObservationAction.STALE
-    if after.status is ObservationStatus.FRESH and before.status is ObservationStatus.STALE:
+    for status, action in (
+        (ObservationStatus.STALE, ObservationAction.STALE),
+        (ObservationStatus.SUSPECT, ObservationAction.SUSPECT),
+    ):
+        if after.status is status and (before.status is not status or new):
+            return action
+    if after.status is ObservationStatus.FRESH and before.status is not ObservationStatus.FRESH:
         return ObservationAction.FRESH
-    if new:
-        return ObservationAction.SUSPECT
     return ObservationAction.UPDATED
 
 

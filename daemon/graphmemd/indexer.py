@@ -18,15 +18,16 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
 
+from graphmemd import parsecache
 from graphmemd.codegraph import FileNode
 from graphmemd.config import DaemonConfig
-from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
+from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.gitinfo import head_commit, working_tree_dirty
@@ -178,7 +179,9 @@ class Indexer:
         return True
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
-        if job.kind == "index":
+        if job.kind == "load":
+            self._load(rt)
+        elif job.kind == "index":
             rt.rescan_queued = False
             self._index(rt, full=job.full, only=job.paths)
         elif job.kind == "changes":
@@ -195,6 +198,37 @@ class Indexer:
                     return
 
     # ------------------------------------------------------------------ loading and removal
+
+    def _load(self, rt: RepoRuntime) -> None:
+        """Read a known repository back from the store (at start): the graph, and the last
+        parse of every file, so the index pass that follows parses only what changed on disk
+        since. Files whose cached parse is missing or from another parser are parsed again,
+        and that pass re-anchors observations instead of marking them stale."""
+        started = time.time()
+        rt.state = IndexState.INDEXING
+        self.load_from_store(rt)
+        with self._state.reading() as graph:
+            known = {n.path for n in graph.repo_files(rt.id)}
+        valid = 0
+        for path, size, mtime, version, data in self._store.load_parses(rt.id):
+            if version != parsecache.PARSER_VERSION or path not in known:
+                continue
+            try:
+                parsed = parsecache.decode(data)
+            except ValueError as exc:
+                logger.warning("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, path, exc)
+                continue
+            rt.resolver.set_file(parsed)
+            rt.stats[path] = (size, mtime)
+            valid += 1
+        rt.rebase = valid < len(known)
+        logger.info(
+            "warmed %s in %.2fs: %d of %d files from their cached parse",
+            rt.id,
+            time.time() - started,
+            valid,
+            len(known),
+        )
 
     def load_from_store(self, rt: RepoRuntime) -> None:
         """Read a known repository's graph back from the store (at start)."""
@@ -306,6 +340,7 @@ class Indexer:
         for out in self.pool().parse_many(todo):
             rt.files_done += 1
             if out.parsed is not None:
+                rt.files_parsed += 1
                 units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
                 # overlap the daemon's per-file work with the workers' parsing
                 rt.resolver.set_file(out.parsed)
@@ -324,7 +359,8 @@ class Indexer:
         t_parsed = time.time()
         for path, reason in skipped.items():
             logger.info("skipped %s/%s: %s", rt.id, path, reason)
-        self._apply(rt, units, removed, full=full, prepared=prepared, cold=not known)
+        rebase, rt.rebase = rt.rebase, False
+        self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known)
         rt.indexed_commit = head_before
         rt.dirty = working_tree_dirty(rt.root)
         rt.last_indexed_at = time.time()
@@ -334,7 +370,6 @@ class Indexer:
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._publish_progress(rt, started)
-        self._writer.submit(self._rebuild_fts)
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
             rt.id,
@@ -393,6 +428,8 @@ class Indexer:
                 if rel in known:
                     removed.add(rel)
                 continue
+            if rel in known and rt.stats.get(rel) == (st.st_size, st.st_mtime_ns):
+                continue  # parsed at this very state already (a rescan got there first)
             if st.st_size > self.cfg.max_file_size:
                 rt.skipped[rel] = f"file is {st.st_size} bytes, over the {self.cfg.max_file_size}-byte limit"
                 if rel in known:
@@ -426,6 +463,7 @@ class Indexer:
         units: dict[str, ParsedUnit] = {}
         for out in self.pool().parse_many(sorted(todo.items())):
             if out.parsed is not None:
+                rt.files_parsed += 1
                 units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
                 rt.skipped.pop(out.path, None)
             else:
@@ -447,6 +485,7 @@ class Indexer:
         *,
         full: bool,
         cold: bool,
+        rebase: bool = False,
         prepared: dict[str, list[SymbolInfo]] | None = None,
     ) -> GraphDelta | None:
         """The one place the code graph changes: delta, swap, memory, store, then events.
@@ -455,16 +494,21 @@ class Indexer:
         the lock; readers are blocked only while it is swapped in."""
         now = time.time()
         old = old_files(self._state.graph, rt.id, (*units, *removed))
-        delta = build_delta(rt.id, old, units, removed, rt.resolver, cold=cold, full=full, prepared=prepared)
+        delta = build_delta(
+            rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase, prepared=prepared
+        )
         if delta.empty:
             return None
+        if not delta.cold and self.cfg.suspect_hops > 0:
+            # who depends on what was re-signed or removed, read before those edges go away
+            delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops))
         with self._state.writing() as graph:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
         self._memory.apply(delta, self._state, head_commit(rt.root))
         t_stale = time.time()
-        self._store_delta(delta, units, now)
+        self._store_delta(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
             len(delta.changed),
@@ -475,10 +519,19 @@ class Indexer:
         self._publish_files(delta, now)
         return delta
 
-    def _store_delta(self, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
+    def _store_delta(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
         records = [
             (
-                FileRecord(delta.repo_id, f.path, f.language, f.content_hash, f.size, now, f.syntax_errors),
+                FileRecord(
+                    delta.repo_id,
+                    f.path,
+                    f.language,
+                    f.content_hash,
+                    f.size,
+                    now,
+                    f.syntax_errors,
+                    rt.stats.get(f.path, (0, 0))[1],
+                ),
                 units[f.path].parsed,
             )
             for f in delta.changed
@@ -487,6 +540,9 @@ class Indexer:
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
         # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
         self._writer.submit(lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources))
+        # A large batch drops the symbol text index (a bulk write is faster without it): it is
+        # rebuilt right after, so text search is complete again once the writer is idle.
+        self._writer.submit(self._rebuild_fts)
 
     def _publish_files(self, delta: GraphDelta, now: float) -> None:
         by_path = delta.changes_by_path()

@@ -61,6 +61,10 @@ class RepoRuntime:
     n_symbols: int = 0
     n_edges: int = 0
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
+    #: Files parsed since the daemon started (a restart with nothing changed parses none).
+    files_parsed: int = 0
+    #: The next index pass re-anchors observations (some parses came from another parser).
+    rebase: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import networkx as nx
 from graphmem.errors import InvalidArgument, NotFound
+from graphmem.render import brief_line
 from graphmem.types import (
     AnchorKind,
     Brief,
@@ -74,6 +75,11 @@ EDGE_WEIGHT = {
     EdgeKind.IMPORTED_BY: 0.7,
 }
 STALE_FACTOR = 0.5
+#: Suspect observations (a dependency changed its signature or went away) rank below fresh ones.
+SUSPECT_FACTOR = 0.8
+#: The warning a text query carries while the symbol text index is rebuilt after a bulk load
+#: (symbols are then matched by exact name only): the answer is not complete yet.
+SYMBOL_INDEX_REBUILDING = "the symbol text index is being rebuilt: symbols matched by exact name only"
 
 
 def estimate_tokens(text: str) -> int:
@@ -82,16 +88,7 @@ def estimate_tokens(text: str) -> int:
 
 def render_line(o: Observation, why: str = "") -> str:
     """One observation as a line of text (what the token estimate measures)."""
-    marker = ""
-    if o.status is ObservationStatus.STALE and o.stale_reasons:
-        r = o.stale_reasons[0]
-        marker = f" [STALE: {r.change.value.replace('_', ' ')} at {r.anchor_ref}]"
-    elif o.status is ObservationStatus.STALE:
-        marker = " [STALE]"
-    anchors = ", ".join(a.ref for a in o.anchors)
-    tags = f" #{' #'.join(o.tags)}" if o.tags else ""
-    via = f" (via {why})" if why else ""
-    return f"- [{o.category.value}] {o.text}{tags} @ {anchors}{marker}{via}"
+    return brief_line(o, why)
 
 
 def to_symbol(s: SymbolInfo) -> Symbol:
@@ -198,6 +195,7 @@ class Retriever:
         if text.strip():
             scope = {rt.id for rt in repos}
             if symbol_hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
+                warnings.append(SYMBOL_INDEX_REBUILDING)
                 ids = [i for w in re.findall(r"\w+", text) for i in sorted(g.by_name(w))][:10]
             else:
                 ids = symbol_hits
@@ -319,7 +317,7 @@ class Retriever:
                     continue
         terms = sorted(set(re.findall(r"\w+", text.lower())))
         scope = {rt.id for rt in repos}
-        fresh, stale = ObservationStatus.FRESH, ObservationStatus.STALE
+        fresh, stale, suspect = ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT
         candidates: dict[str, Observation] = {}
         for oid, o in found.items():
             current = o if o.status is fresh else self._successor(o)
@@ -344,7 +342,7 @@ class Retriever:
             t = text_scores.get(o.id, 0.0) / max_text
             age_days = (now - o.updated_at) / 86400
             recency = 1.0 if age_days <= 30 else max(0.8, 1.0 - 0.2 * (age_days - 30) / 335)
-            status = STALE_FACTOR if o.status is stale else 1.0
+            status = STALE_FACTOR if o.status is stale else SUSPECT_FACTOR if o.status is suspect else 1.0
             return (0.55 * base + 0.30 * t) * (0.6 + 0.4 * o.confidence) * recency * status
 
         pre = sorted(((-partial(o), o.id, o) for o in candidates.values()), key=lambda x: (x[0], x[1]))
@@ -369,7 +367,7 @@ class Retriever:
         for neg, oid, o in top:
             dist, node = best.get(oid, unreached)
             p = pr.get(node, 0.0) / max_pr if node else 0.0
-            status = STALE_FACTOR if o.status is stale else 1.0
+            status = STALE_FACTOR if o.status is stale else SUSPECT_FACTOR if o.status is suspect else 1.0
             score = round(-neg + 0.15 * p * (0.6 + 0.4 * o.confidence) * status, 6)
             final.append((-score, dist if node else 0, oid, node, o))
         final.sort(key=lambda x: (x[0], x[1], x[2]))
@@ -402,7 +400,7 @@ class Retriever:
         )
 
     def _successor(self, o: Observation) -> Observation | None:
-        if o.status is ObservationStatus.FRESH or o.status is ObservationStatus.STALE:
+        if o.status in (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT):
             return o
         seen = {o.id}
         while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
