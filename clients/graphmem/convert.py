@@ -46,6 +46,7 @@ from graphmem.types import (
     IndexProgress,
     IndexState,
     Observation,
+    ObservationAction,
     ObservationStatus,
     Recalled,
     RecallResult,
@@ -156,6 +157,7 @@ _ANCHOR_KIND = _EnumMap(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_")
 _INDEX_STATE = _EnumMap(IndexState, types_pb2.IndexState, "INDEX_STATE_")
 _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
+_OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
@@ -698,6 +700,8 @@ def event_to_proto(e: Event) -> service_pb2.Event:
     """Domain event -> wire event. The payload is a oneof; the first that is set wins:
     ``observation``, ``progress``, a file (``path`` or ``detail``), ``message``."""
     msg = service_pb2.Event(kind=event_kind_to_proto(e.kind), at=timestamp_to_proto(e.at), repo_id=e.repo_id, seq=e.seq)
+    msg.action = cast(service_pb2.ObservationAction, _OBSERVATION_ACTION.number(e.action))
+    msg.observation_id = e.observation_id
     if e.observation is not None:
         msg.observation.CopyFrom(observation_to_proto(e.observation))
     elif e.progress is not None:
@@ -748,6 +752,8 @@ def event_from_proto(m: service_pb2.Event) -> Event | None:
         progress=progress,
         message=m.message if payload == "message" else "",
         detail=detail,
+        action=_OBSERVATION_ACTION.member(m.action),
+        observation_id=m.observation_id,
     )
 
 

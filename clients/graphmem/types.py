@@ -24,6 +24,7 @@ __all__ = [
     "IndexProgress",
     "IndexState",
     "Observation",
+    "ObservationAction",
     "ObservationStatus",
     "RecallResult",
     "Recalled",
@@ -100,6 +101,21 @@ class EventKind(str, Enum):
     OBSERVATION_CHANGED = "observation_changed"
     WATCHER_DEGRADED = "watcher_degraded"
     OBSERVATION_SUSPECT = "observation_suspect"
+    EVENTS_LOST = "events_lost"  # a gap in the stream (resume point too old, or a slow subscriber)
+
+
+class ObservationAction(str, Enum):
+    """What happened to an observation, carried by every observation event."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    DELETED = "deleted"
+    ARCHIVED = "archived"
+    STALE = "stale"
+    SUSPECT = "suspect"
+    FRESH = "fresh"
+    RENAMED = "renamed"
+    CONFIRMED = "confirmed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +337,8 @@ class Event:
     progress: IndexProgress | None = None
     message: str = ""
     detail: dict[str, int] = field(default_factory=dict)
+    action: ObservationAction | None = None
+    observation_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -323,7 +323,9 @@ class EventService(pbg.EventServiceServicer):
                 kinds.append(kind)
         bus = self.core.bus
         repo_id = self.core.view.repo(request.repo).id if request.repo else ""
-        sub = bus.subscribe(repo_id, kinds)
+        after_seq = request.after_seq if request.HasField("after_seq") else None
+        sub = bus.subscribe(repo_id, kinds, after_seq)
+        context.send_initial_metadata(())  # headers now: a client knows it is subscribed before any event
         try:
             while context.is_active() and not bus.closed.is_set():
                 event = sub.get(timeout=0.5)

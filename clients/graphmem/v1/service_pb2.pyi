@@ -21,6 +21,20 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_OBSERVATION_CHANGED: _ClassVar[EventKind]
     EVENT_KIND_WATCHER_DEGRADED: _ClassVar[EventKind]
     EVENT_KIND_OBSERVATION_SUSPECT: _ClassVar[EventKind]
+    EVENT_KIND_EVENTS_LOST: _ClassVar[EventKind]
+
+class ObservationAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OBSERVATION_ACTION_UNSPECIFIED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_CREATED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_UPDATED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_DELETED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_ARCHIVED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_STALE: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_SUSPECT: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_FRESH: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_RENAMED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_CONFIRMED: _ClassVar[ObservationAction]
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_OBSERVATION_STALE: EventKind
 EVENT_KIND_OBSERVATION_FRESH: EventKind
@@ -29,6 +43,17 @@ EVENT_KIND_INDEX_PROGRESS: EventKind
 EVENT_KIND_OBSERVATION_CHANGED: EventKind
 EVENT_KIND_WATCHER_DEGRADED: EventKind
 EVENT_KIND_OBSERVATION_SUSPECT: EventKind
+EVENT_KIND_EVENTS_LOST: EventKind
+OBSERVATION_ACTION_UNSPECIFIED: ObservationAction
+OBSERVATION_ACTION_CREATED: ObservationAction
+OBSERVATION_ACTION_UPDATED: ObservationAction
+OBSERVATION_ACTION_DELETED: ObservationAction
+OBSERVATION_ACTION_ARCHIVED: ObservationAction
+OBSERVATION_ACTION_STALE: ObservationAction
+OBSERVATION_ACTION_SUSPECT: ObservationAction
+OBSERVATION_ACTION_FRESH: ObservationAction
+OBSERVATION_ACTION_RENAMED: ObservationAction
+OBSERVATION_ACTION_CONFIRMED: ObservationAction
 
 class GetStatusRequest(_message.Message):
     __slots__ = ()
@@ -427,12 +452,14 @@ class SymbolDetail(_message.Message):
     def __init__(self, symbol: _Optional[_Union[_types_pb2.Symbol, _Mapping]] = ..., callers: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., callees: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., unresolved_calls: _Optional[_Iterable[str]] = ..., contains: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., container: _Optional[_Union[_types_pb2.Symbol, _Mapping]] = ..., inherits: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., inherited_by: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., file_imports: _Optional[_Iterable[str]] = ..., file_imported_by: _Optional[_Iterable[str]] = ..., observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
-    __slots__ = ("repo", "kinds")
+    __slots__ = ("repo", "kinds", "after_seq")
     REPO_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
     repo: str
     kinds: _containers.RepeatedScalarFieldContainer[EventKind]
-    def __init__(self, repo: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ...) -> None: ...
+    after_seq: int
+    def __init__(self, repo: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., after_seq: _Optional[int] = ...) -> None: ...
 
 class FileIndexed(_message.Message):
     __slots__ = ("path", "removed", "symbols", "added", "removed_symbols", "changed")
@@ -451,11 +478,13 @@ class FileIndexed(_message.Message):
     def __init__(self, path: _Optional[str] = ..., removed: _Optional[bool] = ..., symbols: _Optional[int] = ..., added: _Optional[int] = ..., removed_symbols: _Optional[int] = ..., changed: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("kind", "at", "repo_id", "seq", "observation", "file", "progress", "message")
+    __slots__ = ("kind", "at", "repo_id", "seq", "action", "observation_id", "observation", "file", "progress", "message")
     KIND_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     FILE_FIELD_NUMBER: _ClassVar[int]
     PROGRESS_FIELD_NUMBER: _ClassVar[int]
@@ -464,8 +493,10 @@ class Event(_message.Message):
     at: _timestamp_pb2.Timestamp
     repo_id: str
     seq: int
+    action: ObservationAction
+    observation_id: str
     observation: _types_pb2.Observation
     file: FileIndexed
     progress: IndexProgress
     message: str
-    def __init__(self, kind: _Optional[_Union[EventKind, str]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo_id: _Optional[str] = ..., seq: _Optional[int] = ..., observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., file: _Optional[_Union[FileIndexed, _Mapping]] = ..., progress: _Optional[_Union[IndexProgress, _Mapping]] = ..., message: _Optional[str] = ...) -> None: ...
+    def __init__(self, kind: _Optional[_Union[EventKind, str]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo_id: _Optional[str] = ..., seq: _Optional[int] = ..., action: _Optional[_Union[ObservationAction, str]] = ..., observation_id: _Optional[str] = ..., observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., file: _Optional[_Union[FileIndexed, _Mapping]] = ..., progress: _Optional[_Union[IndexProgress, _Mapping]] = ..., message: _Optional[str] = ...) -> None: ...

@@ -1051,7 +1051,13 @@ class EventServiceServicer:
     """
 
     def Subscribe(self, request, context):
-        """Live events until the client cancels. Filters are optional.
+        """Live events until the client cancels (or the daemon stops: the stream then ends with OK).
+        Filters are optional. Response headers are sent at once, before the first event.
+        Every event has a sequence number (seq), increasing by one per event the daemon
+        publishes (filtered out ones included), starting at 1 when the daemon starts.
+        Resume after a disconnect with after_seq = the last seq received: the buffered events
+        after it are replayed first. When some are no longer buffered (or the daemon restarted),
+        the first event is EVENT_KIND_EVENTS_LOST naming the gap: re-read the state you keep.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
