@@ -209,10 +209,6 @@ def _collect(
     return t
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory.py does not pass ObservationAction with its events yet (see the ux report: Memory._publish)",
-)
 def test_every_observation_action_is_streamed(py_daemon: Daemon) -> None:
     events: list[Event] = []
     stop = threading.Event()

@@ -310,6 +310,8 @@ class Core:
     def confirm(self, obs_id: str, by: str) -> Observation:
         """Re-anchor an observation on the current code and mark it fresh."""
         o = self.memory.book.get(obs_id)
+        if o.status is ObservationStatus.ARCHIVED:
+            raise FailedPrecondition(f"{obs_id} is archived; save a new observation instead of confirming it")
         anchors: list[Anchor] = []
         lost: list[str] = []
         for a in o.anchors:
