@@ -41,6 +41,8 @@ DEFAULT_WINDOW = 3_000
 MAX_COMMIT_FILES = 50
 #: Added to a node's total commit weight: one or two shared commits are weak evidence.
 SMOOTHING = 1.0
+#: Partners kept per queried node (the strongest).
+MAX_PARTNERS = 400
 
 _DEF_RX = re.compile(
     r"\b(?:def|class|func|fn|function|interface|struct|trait|enum|type|record)\s+"
@@ -76,7 +78,7 @@ class Partner:
 
 def _unquote(path: str) -> str:
     if len(path) >= 2 and path[0] == '"' and path[-1] == '"':
-        raw: bytes = codecs.escape_decode(path[1:-1].encode("utf-8"))[0]  # type: ignore[attr-defined]
+        raw: bytes = codecs.escape_decode(path[1:-1].encode("utf-8"))[0]
         return raw.decode("utf-8", "replace")
     return path
 
@@ -245,6 +247,7 @@ class CoChange:
     window: int = DEFAULT_WINDOW
     _by_file: dict[str, list[int]] = field(default_factory=dict, init=False, repr=False)
     _by_symbol: dict[str, list[int]] = field(default_factory=dict, init=False, repr=False)
+    _cache: dict[tuple[str, bool], list[Partner]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         by_file: dict[str, list[int]] = defaultdict(list)
@@ -285,31 +288,41 @@ class CoChange:
     def _index(self, key: str) -> dict[str, list[int]]:
         return self._by_symbol if "::" in key else self._by_file
 
-    def partners(self, key: str, limit: int = 50) -> list[Partner]:
-        """The files (for a file key) or symbols (for a ``path::name`` key) that changed with
-        ``key``, strongest first (ties: more shared commits, then the newer last change)."""
-        index = self._index(key)
-        mine = index.get(key, ())
+    def partners(self, key: str, limit: int = 50, *, symbols: bool | None = None) -> list[Partner]:
+        """What changed with ``key`` (a file, or a ``path::name`` symbol), strongest first (ties:
+        more shared commits, then the more recent). ``symbols`` picks the partners' kind
+        (default: the key's own kind): the symbols that changed with a file are how a file
+        query ranks the symbols of its own and of other files. Cached (the object is immutable)."""
+        want_symbols = ("::" in key) if symbols is None else symbols
+        cache_key = (key, want_symbols)
+        cached = self._cache.get(cache_key)
+        if cached is None:
+            cached = self._partners(key, want_symbols)
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            self._cache[cache_key] = cached
+        return cached[:limit]
+
+    def _partners(self, key: str, want_symbols: bool) -> list[Partner]:
+        mine = self._index(key).get(key, ())
         if not mine:
             return []
         total_w = 0.0
         shared_w: dict[str, float] = defaultdict(float)
         shared_n: dict[str, int] = defaultdict(int)
         newest: dict[str, int] = {}
-        symbols = "::" in key
         for i in mine:
             c = self.commits[i]
-            nodes = c.symbols if symbols else c.files
             w = commit_weight(len(c.files))
             total_w += w
-            for other in nodes:
+            for other in c.symbols if want_symbols else c.files:
                 if other != key:
                     shared_w[other] += w
                     shared_n[other] += 1
                     newest.setdefault(other, i)
         denom = total_w + SMOOTHING
         ranked = sorted(shared_w, key=lambda k: (-shared_w[k], -shared_n[k], newest[k], k))
-        return [Partner(k, shared_w[k] / denom, shared_n[k], len(mine)) for k in ranked[:limit]]
+        return [Partner(k, shared_w[k] / denom, shared_n[k], len(mine)) for k in ranked[:MAX_PARTNERS]]
 
     def strength(self, a: str, b: str) -> Partner | None:
         """The co-change of ``b`` relative to ``a`` (both files or both symbols), or None."""

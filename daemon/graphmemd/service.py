@@ -26,7 +26,7 @@ from graphmem.v1 import types_pb2 as tpb
 from graphmemd.engine import Engine
 from graphmemd.journal import Journal
 from graphmemd.repos import RepoRuntime
-from graphmemd.retrieval import Retriever
+from graphmemd.retrieval import DEFAULT_HOPS, Retriever
 
 logger = logging.getLogger(__name__)
 
@@ -322,10 +322,11 @@ class RetrievalService(pbg.RetrievalServiceServicer):
             files=list(request.files),
             symbols=list(request.symbols),
             text=request.text,
-            hops=request.hops or 2,
+            hops=request.hops if request.HasField("hops") else DEFAULT_HOPS,
             limit=request.limit or 20,
             budget=request.token_budget,
             include_stale=request.include_stale,
+            line=request.line,
         )
         return convert.recall_result_to_proto(result)
 
@@ -361,6 +362,15 @@ class SymbolService(pbg.SymbolServiceServicer):
         if not request.ref.strip():
             raise InvalidArgument("ref is required")
         return convert.symbol_detail_to_proto(self.retriever.symbol_detail(request.ref, repo=request.repo))
+
+    @_rpc
+    def ResolveSymbol(
+        self, request: pb.ResolveSymbolRequest, context: grpc.ServicerContext
+    ) -> pb.ResolveSymbolResponse:
+        resolved = self.retriever.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
+        return pb.ResolveSymbolResponse(
+            matches=[convert.symbol_to_proto(s) for s in resolved.matches], exact=resolved.exact
+        )
 
 
 class EventService(pbg.EventServiceServicer):
