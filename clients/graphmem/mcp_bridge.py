@@ -59,6 +59,7 @@ TOOL_NAMES = (
     "confirm_observation",
     "lookup_symbol",
     "find_symbols",
+    "resolve_symbol",
 )
 
 START_HINT = (
@@ -162,6 +163,10 @@ Find symbols (functions, classes, methods, ...) by name. pattern is case-insensi
 wildcards, matched against the name and the qualified name (`login`, `Auth*`, `AuthService.*`), or \
 against `path::qualname` when it contains `::` or `/` (`app/auth/*::*`). Returns refs usable as \
 anchors and in lookup_symbol / recall."""
+
+_RESOLVE_DESCRIPTION = """\
+Turn a short reference (`hash_password`, `AppContext.push`, `crypto.py::hash_password`) into full \
+symbol refs, best match first."""
 
 # ---------------------------------------------------------------------------- structured output
 
@@ -810,6 +815,21 @@ class GraphMemTools:
             text = "\n".join(lines)
         return _result(text, SymbolListOut(symbols=[_symbol_out(s) for s in found]))
 
+    def resolve_symbol(
+        self,
+        ref: Annotated[str, Field(description="A name, `Class.method` or `file.py::name`.")],
+        repo: RepoArg = "",
+    ) -> Annotated[CallToolResult, SymbolListOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            resolved = client.resolve_symbol(ref, repo=self.backend.repo(repo))
+        if not resolved.matches:
+            text = f"Nothing resembles {ref!r}."
+        else:
+            head = f"{ref!r} is {_symbol_line(resolved.matches[0])}" if resolved.exact else f"Closest to {ref!r}:"
+            text = "\n".join([head] + [f"- {_symbol_line(s)}" for s in resolved.matches[int(resolved.exact) :]])
+        return _result(text, SymbolListOut(symbols=[_symbol_out(s) for s in resolved.matches]))
+
 
 def build_server(tools: GraphMemTools) -> MCPServer[Any]:
     """The MCP server with graphmem's tools.
@@ -843,6 +863,7 @@ def build_server(tools: GraphMemTools) -> MCPServer[Any]:
         ),
         (tools.lookup_symbol, "lookup_symbol", "Look up a symbol", _LOOKUP_DESCRIPTION, read_only),
         (tools.find_symbols, "find_symbols", "Find symbols by name", _FIND_DESCRIPTION, read_only),
+        (tools.resolve_symbol, "resolve_symbol", "Resolve a short symbol name", _RESOLVE_DESCRIPTION, read_only),
     ]
     for fn, name, title, description, hints in table:
         server.add_tool(fn, name=name, title=title, description=description, annotations=hints)
