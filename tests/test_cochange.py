@@ -188,14 +188,16 @@ def test_miner_and_keeper_on_a_real_history(tmp_path: Path) -> None:
     assert {p.key: p.together for p in co.partners("a.py::f")} == {"b.py::g": 3}
     assert keeper.get("r") is co
     saved = CoChangeFiles(tmp_path / "data" / "cochange").load("r")
-    assert saved is not None and saved.head == co.head
+    assert saved is not None
+    assert saved.head == co.head
     # HEAD moves: only the new commit is read (extend), and it is persisted
     (root / "a.py").write_text("def f():\n    return 9\n")
     (root / "c.py").write_text("def h():\n    pass\n")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "four")
     again = CoChangeKeeper(tmp_path / "data").refresh("r", root)
-    assert again is not None and len(again) == 4
+    assert again is not None
+    assert len(again) == 4
     assert again.partners("a.py")[0].key == "b.py"
     assert again.strength("c.py", "a.py") is not None
     # a tree without git has no co-change
