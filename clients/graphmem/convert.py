@@ -464,6 +464,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         error=r.error,
         pending_changes=r.pending_changes,
         edges=r.edges,
+        files_parsed=r.files_parsed,
     )
 
 
@@ -484,6 +485,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         error=m.error,
         pending_changes=m.pending_changes,
         edges=m.edges,
+        files_parsed=m.files_parsed,
     )
 
 

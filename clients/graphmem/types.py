@@ -292,6 +292,7 @@ class Repository:
     error: str = ""
     pending_changes: int = 0
     edges: int = 0
+    files_parsed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

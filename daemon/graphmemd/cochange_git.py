@@ -8,8 +8,8 @@
 * ``CoChangeKeeper`` holds the current ``CoChange`` of each repository for retrieval
   (``get(repo_id)``, never blocks on git) and brings it up to date (``refresh(repo_id, root)``:
   load, then extend from the last mined commit when HEAD moved, or mine from scratch when the
-  old head is no longer an ancestor). ``start(list_repos)`` runs ``refresh`` for every
-  registered repository on a background thread, so indexing never waits for mining.
+  old head is no longer an ancestor). ``step(list_repos)`` is one round of a supervised
+  background loop: ``refresh`` for every ready repository, then a pause; ``stop()`` ends it.
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Protocol
+
+from graphmem.types import IndexState
 
 from graphmemd.cochange import DEFAULT_WINDOW, CoChange, parse_log
 from graphmemd.gitinfo import head_commit
@@ -155,6 +158,17 @@ class CoChangeFiles:
             raise
 
 
+class RepoLike(Protocol):
+    """What the keeper needs of a registered repository."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def root(self) -> Path: ...
+    @property
+    def state(self) -> IndexState: ...
+
+
 class CoChangeKeeper:
     """Each repository's current ``CoChange``, kept up to date off the request path."""
 
@@ -165,7 +179,6 @@ class CoChangeKeeper:
         self._current: dict[str, CoChange] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def get(self, repo_id: str) -> CoChange | None:
         """The co-change retrieval uses now (None: not a git repository, or not mined yet)."""
@@ -201,29 +214,17 @@ class CoChangeKeeper:
 
     # ------------------------------------------------------------------ background
 
-    def start(self, list_repos: Callable[[], list[tuple[str, Path]]]) -> None:
-        """Refresh every repository ``list_repos()`` names every ``interval`` seconds."""
-        if self._thread is not None:
-            return
-        self._thread = threading.Thread(target=self._run, args=(list_repos,), name="cochange", daemon=True)
-        self._thread.start()
-
-    def _run(self, list_repos: Callable[[], list[tuple[str, Path]]]) -> None:
-        while not self._stop.is_set():
-            for repo_id, root in _safe_list(list_repos):
-                if self._stop.is_set():
-                    return
-                try:
-                    self.refresh(repo_id, root)
-                except (OSError, ValueError, UnicodeError) as exc:  # keep the thread alive; retried next tick
-                    logger.warning("co-change mining failed for %s: %s", repo_id, exc)
-            self._stop.wait(self.interval)
+    def step(self, list_repos: Callable[[], Iterable[RepoLike]]) -> bool:
+        """One round for a supervised loop: refresh every repository whose first index pass is
+        done (so indexing never competes with mining), then wait ``interval`` seconds.
+        Returns False once ``stop`` was called (the loop ends)."""
+        for rt in list(list_repos()):
+            if self._stop.is_set():
+                return False
+            if rt.state is IndexState.READY:
+                self.refresh(rt.id, rt.root)
+        return not self._stop.wait(self.interval)
 
     def stop(self) -> None:
+        """End the loop at its next step."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-
-def _safe_list(list_repos: Callable[[], list[tuple[str, Path]]]) -> Iterator[tuple[str, Path]]:
-    yield from list_repos()

@@ -36,7 +36,6 @@ from graphmem.types import (
     Brief,
     EdgeKind,
     Hop,
-    IndexState,
     Observation,
     ObservationStatus,
     Recalled,
@@ -49,15 +48,17 @@ from graphmem.types import (
 
 from graphmemd import ranking
 from graphmemd.cochange import CoChange
-from graphmemd.cochange_git import CoChangeKeeper
 from graphmemd.cosignal import CoSignal, cochange_signals, node_signal
-from graphmemd.engine import Engine
 from graphmemd.model import SymbolInfo, file_id
-from graphmemd.repos import RepoRuntime
+from graphmemd.readview import GraphReader, ReadView
+from graphmemd.registry import RepoRuntime
 from graphmemd.symbol_match import close_matches
 
 MAX_HOPS = 6
 DEFAULT_HOPS = 2
+#: The warning a text query carries while the symbol text index is rebuilt after a bulk load
+#: (symbols are then matched by exact name only): the answer is not complete yet.
+SYMBOL_INDEX_REBUILDING = "the symbol text index is being rebuilt: symbols matched by exact name only"
 MAX_LIMIT = 200
 #: The walk stops once this many nodes are reached (nearest first; the last layer is cut in id order).
 MAX_VISITED = 2_500
@@ -155,35 +156,26 @@ def _words(text: str) -> set[str]:
 
 
 class Retriever:
-    """Answers Retrieve / SessionBrief / symbol queries from the engine's in-memory graph.
+    """Seeds -> walk (+ co-change) -> anchored observations -> fused ranking, over the read view.
 
-    ``cochange``: where co-change comes from; by default a ``CoChangeKeeper`` under the
-    daemon's data dir, mining every ready repository in a background thread.
+    ``cochange``: where co-change comes from (a ``CoChangeKeeper``; None: no co-change).
     ``edge_confidence``: the resolution-confidence hook (None: every edge counts 1.0)."""
 
     def __init__(
         self,
-        engine: Engine,
+        view: Callable[[], ReadView],
         cochange: CoChangeSource | None = None,
         edge_confidence: EdgeConfidence | None = None,
     ) -> None:
-        self.engine = engine
+        self._view = view
         self.edge_confidence = edge_confidence
-        if cochange is None:
-            keeper = CoChangeKeeper(engine.cfg.paths.data_dir)
-            keeper.start(self._ready_repos)
-            cochange = keeper
-        self.cochange: CoChangeSource = cochange
-
-    def _ready_repos(self) -> list[tuple[str, Path]]:
-        """Repositories whose index is ready (mining waits for the first index pass)."""
-        with self.engine.lock:
-            return [(rt.id, rt.root) for rt in self.engine.repos.values() if rt.state is IndexState.READY]
+        self.cochange = cochange
 
     # ------------------------------------------------------------------ seeds
 
     def _seeds(
         self,
+        g: GraphReader,
         repos: list[RepoRuntime],
         files: Sequence[str],
         symbols: Sequence[str],
@@ -192,9 +184,9 @@ class Retriever:
         symbol_hits: list[str] | None,
         warnings: list[str],
     ) -> _Seeds:
-        """The walk's start nodes; called with the engine lock held. ``symbol_hits`` are the
-        text's symbol-name matches (None while that index is being rebuilt)."""
-        e = self.engine
+        """The walk's start nodes, read from ``g``. ``symbol_hits`` are the text's symbol-name
+        matches (None while that index is being rebuilt)."""
+        e = self._view()
         out = _Seeds()
         repo_hint = repos[0].id if len(repos) == 1 else ""
         for i, f in enumerate(files):
@@ -204,12 +196,12 @@ class Retriever:
                 warnings.append(str(exc))
                 continue
             fid = file_id(rt.id, rel)
-            if fid not in e.graph.files:
+            if fid not in g.files:
                 warnings.append(f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else ""))
                 continue
             out.nodes.append(fid)
             out.co_files.setdefault(rt.id, []).append(rel)
-            syms = e.graph.file_symbols(rt.id, rel)
+            syms = g.file_symbols(rt.id, rel)
             if line and i == 0:
                 under = [s for s in syms if s.start_line <= line <= s.end_line]
                 out.focus.setdefault(fid, []).append((line, line))
@@ -218,8 +210,8 @@ class Retriever:
             else:
                 out.nodes.extend(s.id for s in syms)
         for ref in symbols:
-            sid = self._resolve_ref(ref, repo_hint)
-            sym = e.graph.symbols.get(sid)
+            sid = self._resolve_ref(g, ref, repo_hint)
+            sym = g.symbols.get(sid)
             out.nodes.append(sid)
             if sym is not None:
                 out.co_symbols.setdefault(sym.repo_id, []).append(f"{sym.path}::{sym.name}")
@@ -228,25 +220,24 @@ class Retriever:
         if text.strip():
             scope = {rt.id for rt in repos}
             if symbol_hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
-                ids = [i for w in re.findall(r"\w+", text) for i in sorted(e.graph.by_name(w))][:10]
+                warnings.append(SYMBOL_INDEX_REBUILDING)
+                ids = [i for w in re.findall(r"\w+", text) for i in sorted(g.by_name(w))][:10]
             else:
                 ids = symbol_hits
             for sid in ids:
-                if sid in e.graph.symbols and e.graph.symbols[sid].repo_id in scope:
+                if sid in g.symbols and g.symbols[sid].repo_id in scope:
                     out.nodes.append(sid)
         out.nodes = list(dict.fromkeys(out.nodes))
         return out
 
-    def _resolve_ref(self, ref: str, repo_hint: str) -> str:
+    def _resolve_ref(self, g: GraphReader, ref: str, repo_hint: str) -> str:
         """A symbol/file node id for ``ref``; a short reference (``hash_password``,
         ``AppContext.push``, ``crypto.py::hash_password``) resolves when it has exactly one
         exact match; otherwise INVALID_ARGUMENT naming the close matches."""
-        e = self.engine
         try:
-            anchor = e.resolve_anchor(ref, repo_hint)
+            anchor = self._view().resolve_anchor(ref, repo_hint)
         except InvalidArgument as exc:
-            with e.lock:
-                found = close_matches(ref, self._scope_symbols(repo_hint), limit=5)
+            found = close_matches(ref, self._scope_symbols(g, repo_hint), limit=5)
             if found.exact:
                 return found.symbols[0].id
             if found.symbols:
@@ -255,17 +246,16 @@ class Retriever:
             raise
         return anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
 
-    def _scope_symbols(self, repo_hint: str) -> Iterable[SymbolInfo]:
-        e = self.engine
-        scope = {rt.id for rt in e.repos_for(repo_hint)}
-        return [s for s in e.graph.symbols.values() if s.repo_id in scope]
+    def _scope_symbols(self, g: GraphReader, repo_hint: str) -> Iterable[SymbolInfo]:
+        scope = {rt.id for rt in self._view().repos(repo_hint)}
+        return [s for s in g.symbols.values() if s.repo_id in scope]
 
     # ------------------------------------------------------------------ walk
 
-    def _walk(self, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
+    def _walk(self, g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
         """Breadth-first walk. Among equally short paths the parent is chosen by the smallest
         (edge kind, parent id), so the why-path does not depend on set iteration order."""
-        adjacency = self.engine.graph.adjacency
+        adjacency = g.adjacency
         decay = ranking.EDGE_DECAY
         conf = self.edge_confidence
         seed_set = set(seeds)
@@ -295,10 +285,9 @@ class Retriever:
             frontier = sorted(nxt)
         return reached
 
-    def _path(self, node: str, reached: dict[str, _Reach]) -> list[Hop]:
+    def _path(self, g: GraphReader, node: str, reached: dict[str, _Reach]) -> list[Hop]:
         hops: list[Hop] = []
         cur = node
-        g = self.engine.graph
         while True:
             _, parent, edge, _, _ = reached[cur]
             if parent is None or edge is None:
@@ -310,12 +299,13 @@ class Retriever:
 
     # ------------------------------------------------------------------ co-change
 
-    def _cochange(self, seeds: _Seeds, hops: int) -> tuple[dict[str, CoSignal], list[str]]:
+    def _cochange(self, g: GraphReader, seeds: _Seeds, hops: int) -> tuple[dict[str, CoSignal], list[str]]:
         """Co-change signals of graph nodes with the seeds, and the extra nodes (partner files,
         their symbols, partner symbols) whose notes become candidates (none when hops == 0)."""
-        g = self.engine.graph
         signals: dict[str, CoSignal] = {}
         extra: list[str] = []
+        if self.cochange is None:
+            return signals, extra
         for repo_id in sorted(set(seeds.co_files) | set(seeds.co_symbols)):
             co = self.cochange.get(repo_id)
             if co is None:
@@ -343,17 +333,18 @@ class Retriever:
                         extra.extend(fnode.symbol_ids)
         return signals, extra
 
-    def _file_of(self, node: str) -> str | None:
-        g = self.engine.graph
+    @staticmethod
+    def _file_of(g: GraphReader, node: str) -> str | None:
         s = g.symbols.get(node)
         if s is not None:
             return file_id(s.repo_id, s.path)
         return node if node in g.files else None
 
-    def _focus(self, node: str, focus: dict[str, list[tuple[int, int]]]) -> float:
+    @staticmethod
+    def _focus(g: GraphReader, node: str, focus: dict[str, list[tuple[int, int]]]) -> float:
         if not focus:
             return 0.0
-        s = self.engine.graph.symbols.get(node)
+        s = g.symbols.get(node)
         if s is None:
             return 0.0
         spans = focus.get(file_id(s.repo_id, s.path))
@@ -388,25 +379,26 @@ class Retriever:
             raise InvalidArgument("a cursor line needs a file")
         if not files and not symbols and not text.strip():
             raise InvalidArgument("give at least one of files, symbols or text")
-        e = self.engine
-        repos = e.repos_for(repo)
+        e = self._view()
+        repos = e.repos(repo)
         symbol_hits: list[str] | None = []
         text_scores: dict[str, float] = {}
         if text.strip():  # the store's text indexes are searched before taking the graph lock
-            found = e.store.search_symbols(text, 10, repos[0].id if len(repos) == 1 else "")
+            found = e.search_symbols(text, 10, repos[0].id if len(repos) == 1 else "")
             symbol_hits = None if found is None else [sid for sid, _score in found]
-            text_scores = dict(e.store.search_observations(text, 50))
-        with e.lock:  # the indexer swaps graph updates in under this lock
+            text_scores = dict(e.search_observations(text, 50))
+        with e.reading() as g:  # the indexer cannot swap a change in meanwhile
             warnings: list[str] = []
-            seeds = self._seeds(repos, files, symbols, text, line, symbol_hits, warnings)
-            reached = self._walk(seeds.nodes, hops) if seeds.nodes else {}
-            signals, extra = self._cochange(seeds, hops)
-            cands = self._candidates(repos, reached, signals, extra, seeds, text_scores, include_stale)
+            seeds = self._seeds(g, repos, files, symbols, text, line, symbol_hits, warnings)
+            reached = self._walk(g, seeds.nodes, hops) if seeds.nodes else {}
+            signals, extra = self._cochange(g, seeds, hops)
+            cands = self._candidates(g, repos, reached, signals, extra, seeds, text_scores, include_stale)
             ranked = self._rank(cands, seeds.nodes, reached, text, text_scores, limit)
-            return self._pack(ranked, reached, text, limit, budget, len(seeds.nodes), warnings, repos)
+            return self._pack(g, ranked, reached, text, limit, budget, len(seeds.nodes), warnings, repos)
 
     def _candidates(
         self,
+        g: GraphReader,
         repos: list[RepoRuntime],
         reached: dict[str, _Reach],
         signals: dict[str, CoSignal],
@@ -416,16 +408,16 @@ class Retriever:
         include_stale: bool,
     ) -> dict[str, _Cand]:
         """Every candidate observation (current version) with its best anchor's signals."""
-        e = self.engine
-        adjacency = e.graph.adjacency
+        e = self._view()
+        adjacency = g.adjacency
         nodes: dict[str, object] = dict.fromkeys(reached)
         nodes.update(dict.fromkeys(extra))
         found: dict[str, _Cand] = {}
-        for node, anchored in e.book.anchored_in(nodes).items():
+        for node, anchored in e.anchored_in(nodes).items():
             r = reached.get(node)
             prox = r[4] if r is not None else 0.0
-            co = node_signal(signals, node, self._file_of)
-            foc = self._focus(node, seeds.focus)
+            co = node_signal(signals, node, lambda n: self._file_of(g, n))
+            foc = self._focus(g, node, seeds.focus)
             cent = ranking.centrality(len(adjacency(node)))
             rel = (
                 ranking.W_PROXIMITY * prox
@@ -440,7 +432,7 @@ class Retriever:
         for oid in text_scores:
             if oid not in found:
                 try:
-                    found[oid] = _Cand(e.book.get(oid))
+                    found[oid] = _Cand(e.observation(oid))
                 except NotFound:  # deleted between the search and now
                     continue
         scope = {rt.id for rt in repos}
@@ -525,6 +517,7 @@ class Retriever:
 
     def _pack(
         self,
+        g: GraphReader,
         ranked: tuple[list[tuple[float, ScoreComponents, _Cand]], bool],
         reached: dict[str, _Reach],
         text: str,
@@ -535,7 +528,6 @@ class Retriever:
         repos: list[RepoRuntime],
     ) -> RecallResult:
         """Why-paths, renderings and token counts only for what is packed (in rank order)."""
-        g = self.engine.graph
         terms = sorted(set(re.findall(r"\w+", text.lower())))
         results: list[Recalled] = []
         total = 0
@@ -546,7 +538,7 @@ class Retriever:
                 break
             o, node = c.obs, c.node
             walked = node in reached
-            path = self._path(node, reached) if walked else []
+            path = self._path(g, node, reached) if walked else []
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             co = c.co
             if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * c.proximity):
@@ -567,7 +559,7 @@ class Retriever:
             results.append(Recalled(o, sc, dist, why, tuple(path), tuple(matched), tokens, comps))
             total += tokens
         return RecallResult(
-            tuple(results), self.engine.freshness(repos), n_seeds, len(reached), total, truncated, tuple(warnings)
+            tuple(results), self._view().freshness(repos), n_seeds, len(reached), total, truncated, tuple(warnings)
         )
 
     def _successor(self, o: Observation) -> Observation | None:
@@ -576,7 +568,7 @@ class Retriever:
         seen = {o.id}
         while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
             try:
-                nxt = self.engine.book.get(o.superseded_by)
+                nxt = self._view().observation(o.superseded_by)
             except NotFound:  # successor deleted: keep nothing
                 return None
             if nxt.id in seen:
@@ -625,23 +617,23 @@ class Retriever:
     # ------------------------------------------------------------------ symbols
 
     def find_symbols(self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50) -> list[Symbol]:
-        repo_id = self.engine.repo(repo).id if repo else ""
-        with self.engine.lock:
-            return [to_symbol(s) for s in self.engine.graph.find(pattern, repo_id, [k for k in kinds if k], limit)]
+        view = self._view()
+        repo_id = view.repo(repo).id if repo else ""
+        with view.reading() as g:
+            return [to_symbol(s) for s in g.find(pattern, repo_id, [k for k in kinds if k], limit)]
 
     def resolve_symbol(self, ref: str, *, repo: str = "", limit: int = 10) -> Resolved:
         """Symbols a short reference most plausibly means, best first (``symbol_match.py``)."""
         if not ref.strip():
             raise InvalidArgument("ref is required")
-        with self.engine.lock:
-            found = close_matches(ref, self._scope_symbols(repo), limit)
+        with self._view().reading() as g:
+            found = close_matches(ref, self._scope_symbols(g, repo), limit)
         return Resolved(ref, tuple(to_symbol(s) for s in found.symbols), found.exact)
 
     def symbol_detail(self, ref: str, *, repo: str = "") -> SymbolDetail:
-        e = self.engine
-        sid = self._resolve_ref(ref, repo)
-        g = e.graph
-        with e.lock:
+        e = self._view()
+        with e.reading() as g:
+            sid = self._resolve_ref(g, ref, repo)
             if sid not in g.symbols:
                 raise InvalidArgument(f"{ref!r} names a file; give 'path::qualname' for a symbol")
             s = g.symbols[sid]
@@ -664,7 +656,7 @@ class Retriever:
                 inherited_by=syms(g.into(s.id, EdgeKind.INHERITS)),
                 file_imports=tuple(imports),
                 file_imported_by=tuple(sorted(g.ref_of(f) for f in g.into(fid, EdgeKind.IMPORTS))),
-                observations=tuple(sorted(e.book.anchored_to(s.id), key=lambda o: o.id)),
+                observations=tuple(sorted(e.anchored_to(s.id), key=lambda o: o.id)),
                 freshness=e.freshness([e.repo(s.repo_id)]),
             )
         return detail

@@ -260,7 +260,7 @@ class Freshness(_message.Message):
     def __init__(self, current: _Optional[bool] = ..., repositories: _Optional[_Iterable[_Union[RepoFreshness, _Mapping]]] = ...) -> None: ...
 
 class Repository(_message.Message):
-    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges")
+    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -276,6 +276,7 @@ class Repository(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     PENDING_CHANGES_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
+    FILES_PARSED_FIELD_NUMBER: _ClassVar[int]
     id: str
     root: str
     state: IndexState
@@ -291,4 +292,5 @@ class Repository(_message.Message):
     error: str
     pending_changes: int
     edges: int
-    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ...) -> None: ...
+    files_parsed: int
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ...) -> None: ...
