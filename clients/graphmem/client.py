@@ -581,7 +581,7 @@ class GraphMem:
         """A short reference (``hash_password``, ``AppContext.push``, ``crypto.py::hash_password``)
         resolved by exact ref, qualname suffix and name, then close matches (best first)."""
         request = service_pb2.ResolveSymbolRequest(repo=_local_path(repo), ref=ref, limit=limit)
-        return convert.resolved_from_proto(ref, self._call(self._resolve_symbol, request))
+        return convert.resolved_from_proto(self._call(self._resolve_symbol, request))
 
     def symbol(self, ref: str, *, repo: str = "") -> SymbolDetail:
         """One symbol (``"path::qualname"`` or id) with callers, callees and observations."""

@@ -105,6 +105,7 @@ __all__ = [
     "repository_from_proto",
     "repository_to_proto",
     "resolved_from_proto",
+    "resolved_to_proto",
     "stale_reason_from_proto",
     "stale_reason_to_proto",
     "status_from_proto",
@@ -588,8 +589,14 @@ def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
     return ScoreComponents(**{name: getattr(m, name) for name in _COMPONENT_FIELDS})
 
 
-def resolved_from_proto(ref: str, m: service_pb2.ResolveSymbolResponse) -> Resolved:
-    return Resolved(ref=ref, matches=tuple(symbol_from_proto(s) for s in m.matches), exact=m.exact)
+def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
+    return service_pb2.ResolveSymbolResponse(
+        matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
+    )
+
+
+def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:
+    return Resolved(ref=m.ref, matches=tuple(symbol_from_proto(s) for s in m.matches), exact=m.exact)
 
 
 def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:

@@ -308,9 +308,7 @@ class SymbolService(pbg.SymbolServiceServicer):
         self, request: pb.ResolveSymbolRequest, context: grpc.ServicerContext
     ) -> pb.ResolveSymbolResponse:
         resolved = self.retriever.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
-        return pb.ResolveSymbolResponse(
-            matches=[convert.symbol_to_proto(s) for s in resolved.matches], exact=resolved.exact
-        )
+        return convert.resolved_to_proto(resolved)
 
 
 class EventService(pbg.EventServiceServicer):
@@ -344,7 +342,9 @@ def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, sh
     """Register every servicer; returns the full service names (for reflection)."""
     # Co-change mining off the request path (TODO lead: own start/stop in Core's supervised threads).
     keeper = CoChangeKeeper(core.cfg.paths.data_dir)
-    SupervisedThread("cochange", lambda: keeper.step(lambda: core.view.repos()), core.health).start()
+    SupervisedThread(
+        "cochange", lambda: keeper.step(lambda: core.view.repos() if core.ready.is_set() else []), core.health
+    ).start()
     retriever = Retriever(lambda: core.view, cochange=keeper)
     pbg.add_DaemonServiceServicer_to_server(DaemonService(core, socket_path, tcp, shutdown), server)  # type: ignore[no-untyped-call]
     pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]

@@ -407,12 +407,14 @@ class ResolveSymbolRequest(_message.Message):
     def __init__(self, repo: _Optional[str] = ..., ref: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class ResolveSymbolResponse(_message.Message):
-    __slots__ = ("matches", "exact")
+    __slots__ = ("matches", "exact", "ref")
     MATCHES_FIELD_NUMBER: _ClassVar[int]
     EXACT_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
     matches: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
     exact: bool
-    def __init__(self, matches: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., exact: _Optional[bool] = ...) -> None: ...
+    ref: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., exact: _Optional[bool] = ..., ref: _Optional[str] = ...) -> None: ...
 
 class FindSymbolsRequest(_message.Message):
     __slots__ = ("repo", "pattern", "kinds", "limit")
