@@ -21,15 +21,17 @@ first-parent history is split ``--tasks`` commits before the end:
   of one file). File and symbol queries are scored twice: on every note, and on "other files"
   (the queried file's own notes removed from both the ranking and the truth).
 
-Methods: graphmem (Retrieve, default hops, limit 200: the most it returns), and on the same notes: random (seeded),
-same-file (notes on the seed files first, then the same directory, then the rest, random
-within), BM25 (note text + anchor names; the query is the text, or the file stem / symbol
-names for file and symbol queries), co-change (how often each note's file changed together
+Methods: graphmem (Retrieve, default hops, limit 200: the most it returns), and on the same
+notes: random, same-file (notes on the seed files first, then the same directory, then the
+rest), BM25 (note text + anchor names; the query is the text, or the file stem / symbol names
+for file and symbol queries), co-change (how often each note's file changed together
 with the seed files in the first-parent history up to the split; commits over 50 files
 skipped), and Aider-style PageRank (a file graph of identifier definitions and references,
 edges weighted like Aider's repo map, personalised on the seed files and the identifiers the
 query mentions; a note scores its anchors' best definition rank). For text queries, the seed
-files of the file-based baselines are the files of the top 3 BM25 notes.
+files of the file-based baselines are the files of the top 3 BM25 notes, and with a text the
+file-based baselines add half the normalised BM25 score. Baselines order equal scores randomly:
+each is scored as the mean over 20 random tie orders (seeded).
 
 Prints nDCG@10 / recall@10 per query kind and method, mining time, the 1-min load average;
 ``--json`` prints one JSON object instead.
@@ -463,13 +465,14 @@ class Baselines:
             return [w for s in q.symbols for w in words(s.partition("::")[2])]
         return [w for f in q.files for w in words(Path(f).stem)]
 
-    def run(self, method: str, q: Query, rng: random.Random) -> list[str]:
+    def scorer(self, method: str, q: Query) -> Callable[[str], float]:
+        """The baseline's score of each note for ``q`` (higher first; ties in random order)."""
         seeds = self.seed_files(q)
         if method == "random":
-            return order_by(lambda i: 0.0, self.ids, rng)
+            return lambda i: 0.0
         if method == "BM25":
             s = self.bm25.scores(self.query_words(q))
-            return order_by(lambda i: s.get(i, 0.0), self.ids, rng)
+            return lambda i: s.get(i, 0.0)
         text = self.bm25.scores(words(q.text)) if q.text else {}
         tmax = max(text.values(), default=1.0)
         if method == "same-file":
@@ -479,12 +482,12 @@ class Baselines:
                 fs = self.notes[i].files
                 tier = 2.0 if fs & set(seeds) else 1.0 if {str(Path(f).parent) for f in fs} & dirs else 0.0
                 return tier + 0.5 * text.get(i, 0.0) / tmax
-            return order_by(same, self.ids, rng)
+            return same
         if method == "co-change":
             def co(i: str) -> float:
                 best = max((self.co.get(s, Counter()).get(f, 0) for s in seeds for f in self.notes[i].files), default=0)
                 return best + 0.5 * text.get(i, 0.0) / tmax
-            return order_by(co, self.ids, rng)
+            return co
         if method == "Aider PageRank":
             mentioned = set(re.findall(r"\w+", q.text)) | {s.rpartition("::")[2].rpartition(".")[2] for s in q.symbols}
             defs = self.aider.rank(seeds, mentioned)
@@ -495,7 +498,7 @@ class Baselines:
                 r = max((defs.get((a.partition("::")[0], a.rpartition("::")[2].rpartition(".")[2]), 0.0)
                          for a in n.anchors), default=0.0)
                 return r / top + 0.5 * text.get(i, 0.0) / tmax
-            return order_by(ar, self.ids, rng)
+            return ar
         raise ValueError(method)
 
 
@@ -509,14 +512,22 @@ def graphmem_ranking(client: object, repo_id: str, q: Query, lat: list[float], l
     return [x.observation.id for x in r.results]
 
 
-def score_queries(rank: Callable[[Query], list[str]], queries: list[Query], notes: dict[str, Note]
+#: Random tie orders each baseline is averaged over (its expected score, not one lucky order).
+TIE_ORDERS = 20
+
+
+def score_queries(rank: Callable[[Query], list[list[str]]], queries: list[Query], notes: dict[str, Note]
                   ) -> dict[str, tuple[float, float, int]]:
+    """Mean nDCG@10 and recall@10 per query kind; ``rank`` gives one or more rankings per query
+    (their metrics are averaged)."""
     acc: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for q in queries:
-        ranked = rank(q)
-        if q.exclude_file:
-            ranked = [i for i in ranked if q.exclude_file not in notes[i].files]
-        acc[q.kind].append((ndcg(ranked, q.relevant), recall_at(ranked, q.relevant)))
+        runs = []
+        for ranked in rank(q):
+            if q.exclude_file:
+                ranked = [i for i in ranked if q.exclude_file not in notes[i].files]
+            runs.append((ndcg(ranked, q.relevant), recall_at(ranked, q.relevant)))
+        acc[q.kind].append((sum(a for a, _ in runs) / len(runs), sum(b for _, b in runs) / len(runs)))
     return {k: (sum(a for a, _ in v) / len(v), sum(b for _, b in v) / len(v), len(v)) for k, v in acc.items()}
 
 
@@ -581,14 +592,20 @@ def main() -> int:
             queries = make_queries(tasks, notes)
             by_id = {n.id: n for n in notes}
             lat: list[float] = []
-            table = {"graphmem": score_queries(lambda q: graphmem_ranking(c, repo_id, q, lat), queries, by_id)}
+            table = {"graphmem": score_queries(lambda q: [graphmem_ranking(c, repo_id, q, lat)], queries, by_id)}
             lat20: list[float] = []  # the same queries at the default limit (20)
             for q in queries:
                 graphmem_ranking(c, repo_id, q, lat20, limit=20)
             base = Baselines(repo, split, notes)
+            ids = sorted(by_id, key=lambda i: (by_id[i].text, by_id[i].anchors))  # not the random ids' order
             for m in METHODS[1:]:
                 rng = random.Random(7)
-                table[m] = score_queries(lambda q, m=m, rng=rng: base.run(m, q, rng), queries, by_id)
+
+                def runs(q: Query, m: str = m, rng: random.Random = rng) -> list[list[str]]:
+                    score = base.scorer(m, q)
+                    return [order_by(score, ids, rng) for _ in range(TIE_ORDERS)]
+
+                table[m] = score_queries(runs, queries, by_id)
     finally:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -495,11 +495,20 @@ class Retriever:
             sc = ranking.score(comps)
             return ranking.sort_key(sc, comps, o.updated_at, o.text), sc, comps, c
 
-        pre = sorted((scored(c) for c in cands.values()), key=lambda x: x[0])
-        top = pre[: max(RERANK_FACTOR * limit, 20)]
+        def quick(c: _Cand) -> tuple[float, float, str]:
+            """The score without PageRank, cheaply (the multipliers but recency/confirmation):
+            which candidates get the full treatment."""
+            o = c.obs
+            rel = c.node_rel + ranking.W_TEXT * c.text
+            stale = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+            return (-rel * (0.6 + 0.4 * o.confidence) * stale, -o.updated_at, o.text)
+
+        n_top = max(RERANK_FACTOR * limit, 20)
+        pool = sorted(cands.values(), key=quick)
+        top = pool[:n_top]
         # personalised PageRank over the union of the top candidates' walked paths (both ways)
         succ: dict[str, set[str]] = {s: set() for s in seeds}
-        for _, _, _, c in top:
+        for c in top:
             cur = c.node
             while cur in reached:
                 parent = reached[cur][1]
@@ -510,10 +519,10 @@ class Retriever:
                 cur = parent
         pr = ranking.pagerank(succ, seeds)
         max_pr = max(pr.values(), default=0.0) or 1.0
-        for _, _, _, c in top:
+        for c in top:
             c.pagerank = pr.get(c.node, 0.0) / max_pr if c.node in reached else 0.0
-        final = sorted((scored(c) for _, _, _, c in top), key=lambda x: x[0])
-        return [(sc, comps, c) for _, sc, comps, c in final], len(pre) > len(top)
+        final = sorted((scored(c) for c in top), key=lambda x: x[0])
+        return [(sc, comps, c) for _, sc, comps, c in final], len(pool) > len(top)
 
     def _pack(
         self,
