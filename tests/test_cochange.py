@@ -190,6 +190,17 @@ def test_miner_and_keeper_on_a_real_history(tmp_path: Path) -> None:
     saved = CoChangeFiles(tmp_path / "data" / "cochange").load("r")
     assert saved is not None
     assert saved.head == co.head
+    # a restart reloads the saved file: nothing is mined while HEAD has not moved
+    reloaded = CoChangeKeeper(tmp_path / "data")
+
+    def no_git(*_a: object) -> None:
+        raise AssertionError("mined again instead of reloading")
+
+    reloaded.miner.mine = no_git  # type: ignore[method-assign,assignment]
+    reloaded.miner.extend = no_git  # type: ignore[method-assign,assignment]
+    again0 = reloaded.refresh("r", root)
+    assert again0 is not None
+    assert again0.commits == co.commits
     # HEAD moves: only the new commit is read (extend), and it is persisted
     (root / "a.py").write_text("def f():\n    return 9\n")
     (root / "c.py").write_text("def h():\n    pass\n")
