@@ -39,9 +39,9 @@ from graphmem.errors import (
     Timeout,
 )
 from graphmem.paths import Paths, resolve_paths, unix_target
+from graphmem.render import marker
 from graphmem.types import (
     Category,
-    ChangeKind,
     Event,
     EventKind,
     Freshness,
@@ -65,13 +65,6 @@ START_HINT = "start it with: graphmem daemon start --repo PATH"
 
 _E = TypeVar("_E", bound=Enum)
 
-_SEVERITY: dict[ChangeKind, int] = {
-    ChangeKind.REMOVED: 4,
-    ChangeKind.SIGNATURE_CHANGED: 3,
-    ChangeKind.BODY_CHANGED: 2,
-    ChangeKind.RENAMED: 1,
-    ChangeKind.ADDED: 0,
-}
 
 
 # ---------------------------------------------------------------------------- parser
@@ -456,22 +449,6 @@ def _first_line(text: str, width: int = 80) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def marker(o: Observation) -> str:
-    """``[FRESH]``, ``[STALE: body changed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus
-    ``[NEEDS REVIEW: renamed]`` when an anchor followed a rename."""
-    if o.status is ObservationStatus.STALE:
-        changes = sorted({r.change for r in o.stale_reasons}, key=lambda c: -_SEVERITY.get(c, 0))
-        what = ", ".join(c.value.replace("_", " ") for c in changes) or "code changed"
-        text = f"[STALE: {what}]"
-    elif o.status is ObservationStatus.SUPERSEDED:
-        text = f"[SUPERSEDED by {o.superseded_by}]" if o.superseded_by else "[SUPERSEDED]"
-    else:
-        text = f"[{o.status.value.upper()}]"
-    if o.needs_review:
-        text += " [NEEDS REVIEW: anchor renamed or moved]"
-    return text
 
 
 def freshness_line(f: Freshness) -> str:

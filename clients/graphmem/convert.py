@@ -344,6 +344,10 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         detected_at=timestamp_to_proto(r.detected_at),
         commit=r.commit,
         detail=r.detail,
+        dependency_ref=r.dependency_ref,
+        dependency_id=r.dependency_id,
+        dependency_sig_hash=r.dependency_sig_hash,
+        via=r.via,
     )
 
 
@@ -357,6 +361,10 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         new_ref=m.new_ref,
         commit=m.commit,
         detail=m.detail,
+        dependency_ref=m.dependency_ref,
+        dependency_id=m.dependency_id,
+        dependency_sig_hash=m.dependency_sig_hash,
+        via=m.via,
     )
 
 
@@ -457,6 +465,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         symbols=r.symbols,
         observations=r.observations,
         stale_observations=r.stale_observations,
+        suspect_observations=r.suspect_observations,
         files_done=r.files_done,
         files_total=r.files_total,
         skipped_files=r.skipped_files,
@@ -478,6 +487,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         symbols=m.symbols,
         observations=m.observations,
         stale_observations=m.stale_observations,
+        suspect_observations=m.suspect_observations,
         files_done=m.files_done,
         files_total=m.files_total,
         skipped_files=m.skipped_files,
@@ -544,6 +554,7 @@ def status_to_proto(s: Status) -> service_pb2.GetStatusResponse:
         last_error=s.last_error,
         observations=s.observations,
         stale_observations=s.stale_observations,
+        suspect_observations=s.suspect_observations,
     )
 
 
@@ -564,6 +575,7 @@ def status_from_proto(m: service_pb2.GetStatusResponse) -> Status:
         last_error=m.last_error,
         observations=m.observations,
         stale_observations=m.stale_observations,
+        suspect_observations=m.suspect_observations,
     )
 
 

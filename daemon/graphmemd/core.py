@@ -186,10 +186,6 @@ class Core:
         if self._store is not None:
             self._store.close()
 
-    def flush_store(self, timeout: float = 30.0) -> None:
-        """Wait until every queued store write is done."""
-        self.writer.submit(lambda: None).result(timeout)
-
     # ------------------------------------------------------------------ repositories
 
     def add_repo(self, path: Path | str) -> RepoRuntime:
@@ -338,6 +334,7 @@ class Core:
             symbols=rt.n_symbols,
             observations=len(obs),
             stale_observations=sum(o.status is ObservationStatus.STALE for o in obs),
+            suspect_observations=sum(o.status is ObservationStatus.SUSPECT for o in obs),
             files_done=rt.files_done,
             files_total=rt.files_total,
             skipped_files=len(rt.skipped),
@@ -353,12 +350,13 @@ class Core:
         """The daemon's health and counters (``graphmem status``)."""
         serving = self.ready.is_set()
         repos: tuple[Repository, ...] = ()
-        n_obs = n_stale = 0
+        n_obs = n_stale = n_suspect = 0
         if serving:
             repos = tuple(self.repository(rt) for rt in self.registry.all())
             all_obs = self.memory.book.all()
             n_obs = len(all_obs)
             n_stale = sum(o.status is ObservationStatus.STALE for o in all_obs)
+            n_suspect = sum(o.status is ObservationStatus.SUSPECT for o in all_obs)
         watcher = self.watcher_state()
         degraded = [f"watcher: {watcher.degraded_reason}"] if not watcher.healthy else []
         degraded += [f"{d.component}: {d.reason}" for d in self.health.degraded()]
@@ -381,4 +379,5 @@ class Core:
             last_error=self.health.last_error,
             observations=n_obs,
             stale_observations=n_stale,
+            suspect_observations=n_suspect,
         )

@@ -18,7 +18,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
@@ -27,7 +27,7 @@ from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexStat
 from graphmemd import parsecache
 from graphmemd.codegraph import FileNode
 from graphmemd.config import DaemonConfig
-from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
+from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.gitinfo import head_commit, working_tree_dirty
@@ -499,6 +499,9 @@ class Indexer:
         )
         if delta.empty:
             return None
+        if not delta.cold and self.cfg.suspect_hops > 0:
+            # who depends on what was re-signed or removed, read before those edges go away
+            delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops))
         with self._state.writing() as graph:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)

@@ -86,13 +86,18 @@ class Memory:
     # ------------------------------------------------------------------ deltas
 
     def candidates(self, delta: GraphDelta) -> list[Observation]:
-        """The observations a delta may change: anchored to what it touched, or (cold) every
-        observation anchored in the repository."""
+        """The observations a delta may change: anchored to what it touched or to what depends
+        on it, suspect because of something it touched, or (cold) every observation anchored
+        in the repository."""
         if delta.cold:
             return [o for o in self.book.all() if any(a.repo_id == delta.repo_id for a in o.anchors)]
         found: dict[str, Observation] = {}
-        for node in delta.node_ids():
+        nodes = delta.node_ids()
+        for node in (*nodes, *(i.dependent for i in delta.impacts)):
             for o in self.book.anchored_to(node):
+                found[o.id] = o
+        for o in self.book.all():  # suspects whose dependency this delta touched (it may be back)
+            if o.status is ObservationStatus.SUSPECT and any(r.dependency_id in nodes for r in o.stale_reasons):
                 found[o.id] = o
         return list(found.values())
 

@@ -18,7 +18,7 @@
   it), ``1 / (1 + gap / FOCUS_LINES)`` for other symbols of that file by line gap, 0 elsewhere.
 * confidence = ``0.6 + 0.4 * observation confidence``; recency from 1.0 (updated or confirmed
   within ``RECENT_DAYS``) down to ``RECENCY_FLOOR`` at a year; confirmation ``CONFIRMED_BONUS``
-  when someone confirmed it; status 1.0 fresh, ``SUSPECT_FACTOR`` suspect, ``STALE_FACTOR`` stale.
+  when someone confirmed it; status 1.0 fresh, ``SUSPECT_FACTOR`` (0.8) suspect, ``STALE_FACTOR`` stale.
 
 Weights were chosen on ``scripts/bench_quality.py`` (click's history; see README "Ranking"):
 a coarse grid over W_COCHANGE, W_PROXIMITY and W_TEXT with the rest fixed, picking the
@@ -64,8 +64,8 @@ RECENT_DAYS = 30.0
 RECENCY_FLOOR = 0.8
 CONFIRMED_BONUS = 1.1
 STALE_FACTOR = 0.5
-#: For observations whose anchors' resolution became doubtful (a SUSPECT status, when it exists).
-SUSPECT_FACTOR = 0.75
+#: SUSPECT observations (a dependency of the anchor changed its signature or went away).
+SUSPECT_FACTOR = 0.8
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from graphmem.types import Anchor, EdgeKind, Freshness, Observation
 
 from graphmemd.codegraph import Adjacent, FileNode
 from graphmemd.graphstate import GraphState
-from graphmemd.model import SymbolInfo, file_id
+from graphmemd.model import SymbolInfo
 from graphmemd.observations import ObservationBook
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.staleness import file_anchor, symbol_anchor
@@ -137,11 +137,6 @@ class ReadView:
                 return symbol_anchor(s) if s is not None else None
             fp = self._state.file_fingerprint(a.repo_id, a.path)
             return file_anchor(a.repo_id, a.path, fp) if fp is not None else None
-
-    def has_file(self, repo_id: str, path: str) -> bool:
-        """Whether the file is indexed."""
-        with self._state.reading() as graph:
-            return file_id(repo_id, path) in graph.files
 
     # ------------------------------------------------------------------ repositories
 

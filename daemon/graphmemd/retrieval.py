@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Protocol
 
 from graphmem.errors import InvalidArgument, NotFound
+from graphmem.render import brief_line
 from graphmem.types import (
     AnchorKind,
     Brief,
@@ -71,8 +72,6 @@ RERANK_FACTOR = 2
 #: Symbols of this many of the strongest co-changed files join the candidates' anchors.
 PARTNER_FILE_SYMBOLS = 12
 _WORD = re.compile(r"[a-z0-9]+")
-#: ``ObservationStatus.SUSPECT`` once it exists (another change adds it).
-_SUSPECT = getattr(ObservationStatus, "SUSPECT", None)
 
 
 class CoChangeSource(Protocol):
@@ -91,16 +90,7 @@ def estimate_tokens(text: str) -> int:
 
 def render_line(o: Observation, why: str = "") -> str:
     """One observation as a line of text (what the token estimate measures)."""
-    marker = ""
-    if o.status is ObservationStatus.STALE and o.stale_reasons:
-        r = o.stale_reasons[0]
-        marker = f" [STALE: {r.change.value.replace('_', ' ')} at {r.anchor_ref}]"
-    elif o.status is ObservationStatus.STALE:
-        marker = " [STALE]"
-    anchors = ", ".join(a.ref for a in o.anchors)
-    tags = f" #{' #'.join(o.tags)}" if o.tags else ""
-    via = f" (via {why})" if why else ""
-    return f"- [{o.category.value}] {o.text}{tags} @ {anchors}{marker}{via}"
+    return brief_line(o, why)
 
 
 def to_symbol(s: SymbolInfo) -> Symbol:
@@ -474,7 +464,7 @@ class Retriever:
         def scored(c: _Cand) -> tuple[tuple[float | str, ...], float, ScoreComponents, _Cand]:
             o = c.obs
             status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
-            if _SUSPECT is not None and o.status is _SUSPECT:
+            if o.status is ObservationStatus.SUSPECT:
                 status = ranking.SUSPECT_FACTOR
             touched = max(o.updated_at, o.confirmed_at or 0.0)
             sig = ranking.Signals(
@@ -572,7 +562,7 @@ class Retriever:
         )
 
     def _successor(self, o: Observation) -> Observation | None:
-        if o.status is ObservationStatus.FRESH or o.status is ObservationStatus.STALE:
+        if o.status in (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT):
             return o
         seen = {o.id}
         while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:

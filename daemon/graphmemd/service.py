@@ -180,7 +180,12 @@ class ObservationService(pbg.ObservationServiceServicer):
         view = self.core.view
         statuses = {convert.observation_status_from_proto(s) for s in request.statuses} - {None}
         if not statuses:
-            statuses = {ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUPERSEDED}
+            statuses = {
+                ObservationStatus.FRESH,
+                ObservationStatus.STALE,
+                ObservationStatus.SUSPECT,
+                ObservationStatus.SUPERSEDED,
+            }
         categories = {_category(c, None) for c in request.categories} - {None}
         repo_id = view.repo(request.repo).id if request.repo else ""
         file_rel = ""
