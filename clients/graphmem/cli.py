@@ -287,7 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", metavar="TEXT", nargs="?", default="")
     p.add_argument("--file", metavar="F", action="extend", nargs="+", default=[])
     p.add_argument("--symbol", metavar="S", action="extend", nargs="+", default=[])
-    p.add_argument("--hops", metavar="N", type=_positive_int, default=2, help="graph distance (default: 2)")
+    p.add_argument(
+        "--hops", metavar="N", type=_positive_int, default=2, help="graph distance (default: 2; 0: the anchors only)"
+    )
+    p.add_argument("--line", metavar="N", type=_positive_int, default=0, help="cursor line in the first --file")
     p.add_argument("--limit", metavar="N", type=_positive_int, default=20, help="default: 20")
     p.add_argument("--budget", metavar="TOKENS", type=_positive_int, default=0, help="token budget (0: none)")
     p.add_argument("--include-stale", action="store_true")
@@ -337,6 +340,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--repo", metavar="R", default="")
     p.add_argument("--limit", metavar="N", type=_positive_int, default=50, help="default: 50")
+    json_flag(p)
+
+    p = verb("resolve", cmd_resolve, "what a short symbol reference means (name, Class.method, file.py::name)")
+    p.add_argument("ref", metavar="REF")
+    p.add_argument("--repo", metavar="R", default="")
+    p.add_argument("--limit", metavar="N", type=_positive_int, default=10, help="default: 10")
     json_flag(p)
 
     p = verb("symbol", cmd_symbol, "one symbol with callers, callees and observations")
@@ -579,6 +588,11 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
         lines.append("   why: " + " ".join(f"{h.from_ref} -{h.edge.value}-> {h.to_ref}" for h in r.path))
     if r.matched_terms:
         lines.append(f"   matched: {', '.join(r.matched_terms)}")
+    c = r.components
+    signals = [(k, getattr(c, k)) for k in ("proximity", "cochange", "text", "pagerank", "centrality", "focus")]
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in signals if v)
+    if shown:
+        lines.append(f"   score: {shown}")
     if o.anchors:
         lines.append(f"   anchors: {', '.join(a.ref for a in o.anchors)}")
     return lines
@@ -1005,6 +1019,7 @@ def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
             limit=args.limit,
             budget=args.budget,
             include_stale=args.include_stale,
+            line=args.line,
         )
     if args.json:
         ctx.print_json(result)
@@ -1141,6 +1156,22 @@ def cmd_symbols(args: argparse.Namespace, ctx: _Ctx) -> int:
         ctx.note(f"no symbols match {args.pattern!r}")
     else:
         for s in found:
+            ctx.print(_symbol_row(s))
+    return 0
+
+
+def cmd_resolve(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        resolved = client.resolve_symbol(args.ref, repo=args.repo, limit=args.limit)
+    if args.json:
+        ctx.print_json(resolved)
+    elif not resolved.matches:
+        ctx.note(f"nothing resembles {args.ref!r}")
+        return 1
+    else:
+        if not resolved.exact:
+            ctx.note(f"{args.ref!r} is ambiguous or inexact; closest first:")
+        for s in resolved.matches:
             ctx.print(_symbol_row(s))
     return 0
 

@@ -55,6 +55,7 @@ from graphmem.types import (
     ObservationStatus,
     RecallResult,
     Repository,
+    Resolved,
     Status,
     Symbol,
     SymbolDetail,
@@ -303,6 +304,12 @@ class GraphMem:
         )
         self._get_symbol = _unary(
             ch, p("SymbolService", "GetSymbol"), service_pb2.GetSymbolRequest, service_pb2.SymbolDetail
+        )
+        self._resolve_symbol = _unary(
+            ch,
+            p("SymbolService", "ResolveSymbol"),
+            service_pb2.ResolveSymbolRequest,
+            service_pb2.ResolveSymbolResponse,
         )
         self._subscribe = _stream(ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event)
 
@@ -592,24 +599,30 @@ class GraphMem:
         files: Sequence[str] = (),
         symbols: Sequence[str] = (),
         repo: str = "",
-        hops: int = 2,
+        hops: int | None = None,
         limit: int = 20,
         budget: int = 0,
         include_stale: bool = False,
+        line: int = 0,
     ) -> RecallResult:
         """Observations reached by walking the code graph from ``files``/``symbols``/``text``,
-        ranked, each with the path (``why``) that reached it and the index freshness."""
+        ranked by the fused score, each with the path (``why``), its score components and the
+        index freshness. ``hops``: None is the daemon's default (2); 0 is the anchors only.
+        ``line`` (1-based) is a cursor in ``files[0]``: it focuses the query on the symbols there."""
+
         def send(hint: str) -> RecallResult:
             request = service_pb2.RetrieveRequest(
                 repo=hint,
                 files=_local_paths(files),
                 symbols=symbols,
                 text=text,
-                hops=hops,
                 limit=limit,
                 token_budget=budget,
                 include_stale=include_stale,
+                line=line,
             )
+            if hops is not None:
+                request.hops = hops
             return convert.recall_result_from_proto(self._call(self._retrieve, request))
 
         return self._scoped(repo, send)
@@ -652,6 +665,12 @@ class GraphMem:
             return [convert.symbol_from_proto(s) for s in self._call(self._find_symbols, request).symbols]
 
         return self._scoped(repo, send)
+
+    def resolve_symbol(self, ref: str, *, repo: str = "", limit: int = 10) -> Resolved:
+        """A short reference (``hash_password``, ``AppContext.push``, ``crypto.py::hash_password``)
+        resolved by exact ref, qualname suffix and name, then close matches (best first)."""
+        request = service_pb2.ResolveSymbolRequest(repo=_local_path(repo), ref=ref, limit=limit)
+        return convert.resolved_from_proto(self._call(self._resolve_symbol, request))
 
     def symbol(self, ref: str, *, repo: str = "") -> SymbolDetail:
         """One symbol (``"path::qualname"`` or id) with callers, callees and observations."""

@@ -23,6 +23,7 @@ client can both use it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from enum import Enum
 from typing import Generic, TypeVar, cast
@@ -52,6 +53,8 @@ from graphmem.types import (
     RecallResult,
     RepoFreshness,
     Repository,
+    Resolved,
+    ScoreComponents,
     StaleReason,
     Status,
     Symbol,
@@ -72,6 +75,8 @@ __all__ = [
     "category_to_proto",
     "change_kind_from_proto",
     "change_kind_to_proto",
+    "components_from_proto",
+    "components_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
     "event_from_proto",
@@ -100,6 +105,8 @@ __all__ = [
     "repo_freshness_to_proto",
     "repository_from_proto",
     "repository_to_proto",
+    "resolved_from_proto",
+    "resolved_to_proto",
     "stale_reason_from_proto",
     "stale_reason_to_proto",
     "status_from_proto",
@@ -585,6 +592,27 @@ def hop_from_proto(m: service_pb2.Hop) -> Hop:
     return Hop(from_ref=m.from_ref, edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE, to_ref=m.to_ref)
 
 
+_COMPONENT_FIELDS = tuple(f.name for f in dataclasses.fields(ScoreComponents))
+
+
+def components_to_proto(c: ScoreComponents) -> service_pb2.ScoreComponents:
+    return service_pb2.ScoreComponents(**{name: getattr(c, name) for name in _COMPONENT_FIELDS})
+
+
+def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
+    return ScoreComponents(**{name: getattr(m, name) for name in _COMPONENT_FIELDS})
+
+
+def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
+    return service_pb2.ResolveSymbolResponse(
+        matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
+    )
+
+
+def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:
+    return Resolved(ref=m.ref, matches=tuple(symbol_from_proto(s) for s in m.matches), exact=m.exact)
+
+
 def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
     return service_pb2.RetrievedObservation(
         observation=observation_to_proto(r.observation),
@@ -594,6 +622,7 @@ def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
         matched_terms=r.matched_terms,
         why=r.why,
         tokens=r.tokens,
+        components=components_to_proto(r.components),
     )
 
 
@@ -606,6 +635,7 @@ def recalled_from_proto(m: service_pb2.RetrievedObservation) -> Recalled:
         path=tuple(hop_from_proto(h) for h in m.path),
         matched_terms=tuple(m.matched_terms),
         tokens=m.tokens,
+        components=components_from_proto(m.components),
     )
 
 

@@ -71,6 +71,7 @@ TOOL_NAMES = (
     "confirm_observation",
     "lookup_symbol",
     "find_symbols",
+    "resolve_symbol",
 )
 
 START_HINT = (
@@ -128,18 +129,18 @@ _BRIEF_DESCRIPTION = (
 )
 _LIST_STALE_DESCRIPTION = "Observations whose anchored code changed since they were written, with what changed."
 _CONFIRM_DESCRIPTION = (
-    "Mark a stale observation still true after checking the code: it is re-anchored and fresh. If it is "
-    "wrong, save a correction with supersedes=[id] instead."
+    "Mark a stale or suspect observation still true after checking the code (re-anchored, fresh); if "
+    "wrong, save a correction with supersedes=[id]."
 )
 _LOOKUP_DESCRIPTION = (
-    "A symbol's signature, callers, callees, container, members, inheritance, imports and observations: "
-    "the blast radius of a change."
+    "A symbol's signature, callers, callees, members, inheritance and observations: what a change touches."
 )
 _FIND_DESCRIPTION = (
-    "Find symbols by name with `*`/`?` wildcards (`Auth*`, `AuthService.*`, `app/*::*`); returns refs for "
-    "anchors, recall and lookup_symbol."
+    "Find symbols by name with `*`/`?` wildcards (`Auth*`, `app/*::*`); returns refs for anchors and recall."
 )
 
+
+_RESOLVE_DESCRIPTION = "Full refs for a short symbol name (`hash_password`, `Class.method`), best first."
 
 # ---------------------------------------------------------------------------- structured output
 
@@ -682,7 +683,7 @@ class GraphMemTools:
         text: Annotated[str, Field(description="Keywords or a question.")] = "",
         files: Annotated[Refs, Field(description="Paths relative to the repository.")] = (),
         symbols: Annotated[Refs, Field(description="`path/file.py::Class.method` refs.")] = (),
-        hops: Annotated[int, Field(ge=0, le=6, description="Graph steps from the seeds; 0: the seeds only.")] = 2,
+        hops: Annotated[int, Field(ge=0, le=6, description="Graph steps; 0: anchors only.")] = 2,
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         budget_tokens: Annotated[int, Field(ge=0, description="0: no budget.")] = 2000,
         include_stale: bool = True,
@@ -803,6 +804,21 @@ class GraphMemTools:
             text = "\n".join(lines)
         return _result(text, SymbolListOut(symbols=[_symbol_out(s) for s in found]))
 
+    def resolve_symbol(
+        self,
+        ref: Annotated[str, Field(description="A short name.")],
+        repo: RepoArg = "",
+    ) -> Annotated[CallToolResult, SymbolListOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            resolved = client.resolve_symbol(ref, repo=self.backend.repo(repo))
+        if not resolved.matches:
+            text = f"Nothing resembles {ref!r}."
+        else:
+            head = f"{ref!r} is {_symbol_line(resolved.matches[0])}" if resolved.exact else f"Closest to {ref!r}:"
+            text = "\n".join([head] + [f"- {_symbol_line(s)}" for s in resolved.matches[int(resolved.exact) :]])
+        return _result(text, SymbolListOut(symbols=[_symbol_out(s) for s in resolved.matches]))
+
 
 def build_server(tools: GraphMemTools) -> MCPServer[Any]:
     """The MCP server with graphmem's tools.
@@ -836,6 +852,7 @@ def build_server(tools: GraphMemTools) -> MCPServer[Any]:
         ),
         (tools.lookup_symbol, "lookup_symbol", "Look up symbol", _LOOKUP_DESCRIPTION, read_only),
         (tools.find_symbols, "find_symbols", "Find symbols", _FIND_DESCRIPTION, read_only),
+        (tools.resolve_symbol, "resolve_symbol", "Resolve symbol", _RESOLVE_DESCRIPTION, read_only),
     ]
     for fn, name, title, description, hints in table:
         server.add_tool(fn, name=name, title=title, description=description, annotations=hints)

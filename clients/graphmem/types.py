@@ -30,6 +30,8 @@ __all__ = [
     "Recalled",
     "RepoFreshness",
     "Repository",
+    "Resolved",
+    "ScoreComponents",
     "StaleReason",
     "Status",
     "Symbol",
@@ -233,6 +235,29 @@ class Hop:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreComponents:
+    """What a recalled observation's score is made of (the README's ranking formula):
+    ``score = relevance * confidence * recency * confirmation * status`` where ``relevance``
+    is the weighted sum of ``proximity``, ``cochange``, ``text``, ``pagerank``,
+    ``centrality`` and ``focus``. ``cochange_together`` of ``cochange_total`` commits is the
+    evidence behind ``cochange``."""
+
+    proximity: float = 0.0
+    cochange: float = 0.0
+    text: float = 0.0
+    pagerank: float = 0.0
+    centrality: float = 0.0
+    focus: float = 0.0
+    recency: float = 1.0
+    confirmation: float = 1.0
+    status: float = 1.0
+    confidence: float = 1.0
+    relevance: float = 0.0
+    cochange_together: int = 0
+    cochange_total: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Recalled:
     observation: Observation
     score: float
@@ -241,6 +266,17 @@ class Recalled:
     path: tuple[Hop, ...] = ()
     matched_terms: tuple[str, ...] = ()
     tokens: int = 0
+    components: ScoreComponents = ScoreComponents()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A short symbol reference resolved: ``matches`` best first; ``exact`` when the first
+    is the only exact match (by ref, qualname suffix or name)."""
+
+    ref: str
+    matches: tuple[Symbol, ...]
+    exact: bool
 
 
 @dataclass(frozen=True, slots=True)

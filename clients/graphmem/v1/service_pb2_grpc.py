@@ -927,6 +927,11 @@ class SymbolServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.GetSymbolRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.SymbolDetail.FromString,
                 _registered_method=True)
+        self.ResolveSymbol = channel.unary_unary(
+                '/graphmem.v1.SymbolService/ResolveSymbol',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
+                _registered_method=True)
 
 
 class SymbolServiceServicer:
@@ -946,6 +951,14 @@ class SymbolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResolveSymbol(self, request, context):
+        """Resolve a short reference ("hash_password", "AppContext.push", "crypto.py::hash_password")
+        by exact ref, qualname suffix and name, then close matches.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SymbolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -958,6 +971,11 @@ def add_SymbolServiceServicer_to_server(servicer, server):
                     servicer.GetSymbol,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.GetSymbolRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.SymbolDetail.SerializeToString,
+            ),
+            'ResolveSymbol': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResolveSymbol,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1016,6 +1034,33 @@ class SymbolService:
             '/graphmem.v1.SymbolService/GetSymbol',
             graphmem_dot_v1_dot_service__pb2.GetSymbolRequest.SerializeToString,
             graphmem_dot_v1_dot_service__pb2.SymbolDetail.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResolveSymbol(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.SymbolService/ResolveSymbol',
+            graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
             options,
             channel_credentials,
             insecure,
