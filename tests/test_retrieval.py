@@ -315,6 +315,10 @@ def test_brief_lists_observations_with_freshness_and_respects_budget(open_repo: 
     assert small.tokens <= 120, small.text
     assert 0 < len(small.observation_ids) < 13
     assert "index current" in small.text
+    tiny = repo.client.brief(files=[repo.file("api.py")], repo=repo.id, budget=45)
+    assert tiny.observation_ids == ()
+    assert "none fits the budget of 45 tokens" in tiny.text
+    assert "nothing recorded" not in tiny.text
 
 
 # ----------------------------------------------------------------------------- freshness

@@ -608,7 +608,12 @@ class Retriever:
         )
         head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
         lines = [head] + [render_line(r.observation, r.why) for r in result.results]
-        if not result.results:
+        if not result.results and result.truncated:
+            lines.append(
+                f"- observations exist for this code, but none fits the budget of {budget} tokens: "
+                "raise the budget, or see them with recall"
+            )
+        elif not result.results:
             lines.append("- nothing recorded yet for this code")
         body = "\n".join(lines)
         return Brief(body, tuple(r.observation.id for r in result.results), fresh, estimate_tokens(body))
