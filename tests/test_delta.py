@@ -12,7 +12,7 @@ from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, ol
 from graphmemd.graphstate import GraphState
 from graphmemd.model import ChangeKind, Language
 from graphmemd.parsing import parse_source
-from graphmemd.resolve import RepoResolver, read_repo_facts
+from graphmemd.resolution import RepoResolver, read_repo_facts
 from graphmemd.staleness import file_anchor, restale, symbol_anchor
 
 REPO = "demo-000000"
@@ -61,7 +61,7 @@ def test_cold_delta_has_every_file_and_edge_but_no_symbol_diff() -> None:
     assert delta.cold
     assert [f.path for f in delta.changed] == ["crypto.py", "service.py"]
     assert delta.changes == ()
-    calls = set(delta.edges.calls)
+    calls = {(a, b) for a, b, _conf in delta.edges.calls}
     login = f"{REPO}:service.py::AuthService.login#method"
     hash_pw = f"{REPO}:crypto.py::hash_password#function"
     assert (login, hash_pw) in calls
@@ -174,3 +174,33 @@ def test_parser_upgrade_rebases_matching_anchors_instead_of_marking_them_stale()
     assert by_id["a"].status is ObservationStatus.FRESH
     assert by_id["a"].anchors[0].body_hash == next(s.body_hash for s in current if s.name == "hash_password")
     assert by_id["b"].status is ObservationStatus.STALE
+
+
+def test_impacts_are_the_callers_of_a_re_signed_symbol_read_before_the_delta() -> None:
+    from graphmemd.delta import impacts_of
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    resigned = CRYPTO_V1.replace(b"def hash_password(password):", b"def hash_password(password, pepper):")
+    units = {"crypto.py": unit("crypto.py", resigned)}
+    delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
+    (impact,) = [i for i in impacts_of(state.graph, delta, hops=1) if i.dependent.endswith("#method")]
+    assert impact.dependent == f"{REPO}:service.py::AuthService.login#method"
+    assert impact.dependency.qualname == "hash_password"
+    assert impact.change is ChangeKind.SIGNATURE_CHANGED
+    assert impacts_of(state.graph, delta, hops=0) == ()
+
+
+def test_rename_and_back_returns_the_observation_to_fresh() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    o = observation("a", symbol_anchor(state.graph.symbols[f"{REPO}:crypto.py::digest#function"]))
+    there = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
+    (away,) = restale(index(state, resolver, {"crypto.py": there}), [o], state, time.time(), "")
+    assert away.after.needs_review
+    assert away.after.anchors[0].ref == "crypto.py::make_digest"
+    (back,) = restale(index(state, resolver, {"crypto.py": CRYPTO_V1}), [away.after], state, time.time(), "")
+    assert back.after.anchors[0].ref == "crypto.py::digest"
+    assert back.after.status is ObservationStatus.FRESH
+    assert back.after.stale_reasons == ()
+    assert not back.after.needs_review

@@ -101,3 +101,43 @@ def test_large_batch_leaves_text_search_complete(daemon_factory: DaemonFactory, 
         o = c.observe("generated code is regenerated nightly", anchors=[f"app/generated.py::{target}"])
         # the word is only part of a name: found through the symbol text index, not by name
         wait_for(lambda: o.id in [r.observation.id for r in c.recall(word(4321)).results], TIMEOUT)
+
+
+def test_parser_upgrade_reanchors_instead_of_marking_stale(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """A store written by another parser (older fingerprints, another parse-cache version):
+    the first start re-parses every file and observations whose anchors matched the old
+    fingerprints follow to the new ones, fresh; nothing turns stale."""
+    from dataclasses import replace
+
+    from graphmem.paths import resolve_paths
+    from graphmemd.journal import Journal
+    from graphmemd.observations import to_doc
+    from graphmemd.store import Store
+
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        o = c.observe("constant time", anchors=["app/auth/crypto.py::hash_password"])
+        files = c.status().repositories[0].files
+    assert d.stop() == 0
+
+    paths = resolve_paths(str(d.home), {})
+    store = Store(paths.store)
+    try:  # what an older parser would have left: other fingerprints, another cache version
+        store._run("MATCH (p:Parse) SET p.version = 'an-older-parser'")
+        store._run(
+            "MATCH (s:Symbol) WHERE s.name = 'hash_password' SET s.sig_hash = 'old-sig', s.body_hash = 'old-body'"
+        )
+    finally:
+        store.close()
+    old_anchor = replace(o.anchors[0], sig_hash="old-sig", body_hash="old-body")
+    with Journal(paths.journal) as j:
+        j.append({"op": "put", "obs": to_doc(replace(o, anchors=(old_anchor,)))})
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        assert parsed(c) == files
+        now = c.get(o.id)
+        assert now.status is ObservationStatus.FRESH, now.stale_reasons
+        symbol = c.symbol("app/auth/crypto.py::hash_password").symbol
+        assert now.anchors[0].sig_hash not in ("old-sig", "")
+        assert now.anchors[0].signature == symbol.signature

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
+
+from graphmem.types import EdgeKind
 
 from graphmemd.codegraph import CodeGraph, FileNode
 from graphmemd.diff import diff_symbols
@@ -24,6 +27,7 @@ from graphmemd.model import (
     ResolvedEdges,
     SymbolChange,
     SymbolInfo,
+    SymbolState,
     file_fingerprint,
     file_id,
     symbols_of,
@@ -62,6 +66,62 @@ class FileUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class Impact:
+    """A node that depends on a symbol whose signature changed or that was removed.
+
+    ``dependent`` is a symbol id (a caller, a subclass) or a file id (a file importing the
+    symbol's file, or calling it at file level); ``via`` is the edge from it towards the
+    changed symbol, ``hops`` how many such edges away it is."""
+
+    dependent: str
+    dependency: SymbolState
+    change: ChangeKind
+    new_signature: str
+    via: EdgeKind
+    hops: int
+
+
+class EdgeView(Protocol):
+    """The incoming edges of a node, as the graph held them before a delta."""
+
+    def into(self, node: str, kind: EdgeKind) -> set[str]:
+        """Sources of ``node``'s incoming edges of ``kind``."""
+        ...
+
+
+_IMPACTING = (ChangeKind.SIGNATURE_CHANGED, ChangeKind.REMOVED)
+
+
+def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int) -> tuple[Impact, ...]:
+    """Who depends, ``hops`` edges away at most, on the symbols ``delta`` re-signed or removed:
+    callers and subclasses of the symbol, and files importing its file. Read from the graph
+    *before* the delta is applied (a removed symbol's callers are gone after)."""
+    if hops <= 0:
+        return ()
+    out: dict[tuple[str, str], Impact] = {}
+    for c in delta.changes:
+        if c.kind not in _IMPACTING or c.old is None:
+            continue
+        new_sig = c.new.signature if c.new is not None else ""
+        frontier: list[tuple[str, EdgeKind]] = [
+            *((n, EdgeKind.CALLS) for n in graph.into(c.old.id, EdgeKind.CALLS)),
+            *((n, EdgeKind.INHERITS) for n in graph.into(c.old.id, EdgeKind.INHERITS)),
+            *((n, EdgeKind.IMPORTS) for n in graph.into(file_id(delta.repo_id, c.old.path), EdgeKind.IMPORTS)),
+        ]
+        for depth in range(1, hops + 1):
+            nxt: list[tuple[str, EdgeKind]] = []
+            for node, via in sorted(frontier):
+                key = (node, c.old.id)
+                if key in out or node == c.old.id:
+                    continue
+                out[key] = Impact(node, c.old, c.kind, new_sig, via, depth)
+                nxt.extend((n, EdgeKind.CALLS) for n in graph.into(node, EdgeKind.CALLS))
+                nxt.extend((n, EdgeKind.INHERITS) for n in graph.into(node, EdgeKind.INHERITS))
+            frontier = nxt
+    return tuple(sorted(out.values(), key=lambda i: (i.dependent, i.dependency.id)))
+
+
+@dataclass(frozen=True, slots=True)
 class GraphDelta:
     """An immutable change to one repository's code graph.
 
@@ -84,6 +144,8 @@ class GraphDelta:
     rebase: bool = False
     #: With ``rebase``: each changed file's structural fingerprint before the delta.
     old_fingerprints: tuple[tuple[str, str], ...] = ()
+    #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
+    impacts: tuple[Impact, ...] = ()
 
     @property
     def empty(self) -> bool:

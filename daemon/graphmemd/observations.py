@@ -60,6 +60,16 @@ def reason_doc(r: StaleReason) -> dict[str, Any]:
         "new_ref": r.new_ref,
         "commit": r.commit,
         "detail": r.detail,
+        **(
+            {
+                "dependency_ref": r.dependency_ref,
+                "dependency_id": r.dependency_id,
+                "dependency_sig_hash": r.dependency_sig_hash,
+                "via": r.via,
+            }
+            if r.dependency_id
+            else {}
+        ),
     }
 
 
@@ -122,6 +132,10 @@ def from_doc(d: Mapping[str, Any]) -> Observation:
                     new_ref=str(r.get("new_ref", "")),
                     commit=str(r.get("commit", "")),
                     detail=str(r.get("detail", "")),
+                    dependency_ref=str(r.get("dependency_ref", "")),
+                    dependency_id=str(r.get("dependency_id", "")),
+                    dependency_sig_hash=str(r.get("dependency_sig_hash", "")),
+                    via=str(r.get("via", "")),
                 )
                 for r in d.get("stale_reasons", ())
             ),
