@@ -1223,3 +1223,19 @@ def test_fixture_java() -> None:
         sid(f"{base}/model/Entity.java", "Entity", K.INTERFACE),
         IMPLEMENTS,
     ) in bases3(e)
+
+
+def test_a_guess_never_links_a_delegating_method_to_itself() -> None:
+    r = make(
+        pf(
+            "net.py",
+            syms=(sym("Udp", CLASS), sym("Udp.peek_from", METHOD), sym("Udp.recv", METHOD)),
+            calls=(call("Udp.peek_from", "self.inner.peek_from"), call("Udp.recv", "self.inner.peek_from")),
+        )
+    )
+    e = r.all_edges()
+    target = sid("net.py", "Udp.peek_from", METHOD)
+    assert targets_of(e, target) == set()  # delegation, not recursion
+    assert unresolved_of(e, target) == {"self.inner.peek_from"}
+    assert targets_of(e, sid("net.py", "Udp.recv", METHOD)) == {target}  # still a (name-only) guess elsewhere
+    assert {c for a, b, c in e.calls} == {Confidence.NAME_ONLY}

@@ -103,6 +103,14 @@ class Pass(Lookup):
         for ci, callee, args, callers in work:
             use = ctx.local.get(ci[4], ctx) if ci[4] else ctx
             target, conf = self.resolve_call(fi, use, ci, callee, args)
+            if target is not None and conf is Confidence.NAME_ONLY and any(c == target for c, _ in callers):
+                # `self.inner.m()` inside `m` delegates to another type: never guessed as recursion
+                self_calls = [(c, n) for c, n in callers if c == target]
+                lost = sum(n for _, n in self_calls)
+                sites += lost
+                unresolved += lost
+                acc.unres_calls.extend([(c, callee) for c, _ in self_calls])
+                callers = tuple((c, n) for c, n in callers if c != target)
             n = sum(c for _, c in callers)
             sites += n
             if target is None:
@@ -129,8 +137,6 @@ class Pass(Lookup):
             t, conf, guess = self.resolve_dotted(fi, ctx, ci, callee, segs)
             if t is None and guess:
                 t, conf = self.guess_method(fi, ctx, segs[-1]), Confidence.NAME_ONLY
-                if t == (fi.path, ci[3]):
-                    t = None  # `self.inner.m()` inside `m`: delegation to another type, not recursion
         if not isinstance(t, tuple):
             return None, conf
         if args >= 0:
