@@ -208,9 +208,11 @@ class Indexer:
     # ------------------------------------------------------------------ progress and freshness
 
     def progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
-        """A repository's index progress, from counters the indexer maintains (safe from any thread)."""
+        """A repository's index progress, from counters the indexer maintains (safe from any thread).
+        During a first pass, when the graph has nothing yet, the symbols found so far."""
+        symbols = rt.n_symbols or rt.pass_symbols
         return IndexProgress(
-            rt.id, rt.state, rt.files_done, rt.files_total, rt.n_symbols, len(rt.skipped), time.time() - started
+            rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped), time.time() - started
         )
 
     def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
@@ -258,6 +260,7 @@ class Indexer:
         head_before = head_commit(rt.root)
         walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size)
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
+        rt.pass_symbols = 0
         self._publish_progress(rt, started)
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
@@ -266,6 +269,7 @@ class Indexer:
             rt.files_done += 1
             if out.parsed is not None:
                 rt.files_parsed += 1
+                rt.pass_symbols += len(out.parsed.symbols)
                 units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
                 # overlap the daemon's per-file work with the workers' parsing
                 rt.resolver.set_file(out.parsed)
