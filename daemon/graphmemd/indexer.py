@@ -22,6 +22,7 @@ from pathlib import Path
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
 
+from graphmemd import malloc
 from graphmemd.config import DaemonConfig
 from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.events import EventBus
@@ -255,6 +256,7 @@ class Indexer:
             gc.enable()
             gc.collect(1)
             gc.freeze()
+            malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
         head_before = head_commit(rt.root)
