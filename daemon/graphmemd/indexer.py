@@ -165,7 +165,7 @@ class Indexer:
                 rt.error = str(exc)
         except Exception as exc:
             job.error = GraphMemError(f"{job.kind} job on {job.repo_id} failed unexpectedly: {describe(exc)}")
-            if rt is not None and rt.state is IndexState.INDEXING:
+            if rt is not None and rt.state in (IndexState.INDEXING, IndexState.WARMING):
                 rt.state = IndexState.READY if rt.indexed_commit or rt.n_files else IndexState.PENDING
             raise  # the supervisor logs it with its traceback and shows the indexer degraded
         finally:

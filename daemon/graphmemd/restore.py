@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 def restore(store: Store, state: GraphState, rt: RepoRuntime) -> None:
     """Read ``rt`` back into ``state`` and its resolver (see the module docstring)."""
     started = time.time()
-    rt.state = IndexState.INDEXING
+    rt.state = IndexState.WARMING
     stored = store.file_hashes(rt.id)
     cached: dict[str, tuple[CachedParse, ParsedFile]] = {}
     for row in store.load_parses(rt.id):
