@@ -389,7 +389,7 @@ class Indexer:
         )
         if delta.empty:
             return None
-        if not delta.cold and self.cfg.suspect_hops > 0:
+        if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
             delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops))
         with self._state.writing() as graph:
