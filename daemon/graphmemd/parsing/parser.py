@@ -101,7 +101,6 @@ matches loses some; each sets ``ParsedFile.truncated``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import re
 import threading
@@ -122,6 +121,7 @@ from graphmemd.model import (
     ParsedSymbol,
     SymbolKind,
 )
+from graphmemd.parsing.fingerprint import DefSpan, fingerprint
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 
 __all__ = ["bare_parse", "parse_source"]
@@ -157,7 +157,6 @@ _R_IGNORE = 10
 
 # ----------------------------------------------------------------------------- text helpers
 
-_WHITESPACE = b" \t\n\r\f\v"
 _WS = re.compile(rb"\s+")
 _IDENT = rb"A-Za-z0-9_$\x80-\xff"
 _DROP_SPACE = re.compile(rb" (?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]) ")
@@ -171,13 +170,6 @@ _SPACE = re.compile(r"\s+")
 def _normalise(text: bytes) -> bytes:
     """Collapse whitespace; keep one space only between two identifier characters."""
     return _DROP_SPACE.sub(b"", _WS.sub(b" ", text)).strip()
-
-
-def _hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
-
-
-_EMPTY_HASH = _hash(b"")
 
 
 def _decode(data: bytes) -> str:
@@ -509,7 +501,7 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
     defs, parents, containers = _qualify(defs, scopes)
     if len(defs) < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
-    signatures, body_hashes = _fingerprint(source, defs, cuts)
+    signatures, body_hashes = _fingerprint(source, defs, cuts, root, compiled)
     parsed_symbols = tuple(
         ParsedSymbol(
             name=d.name,
@@ -617,37 +609,21 @@ def _qualify(
 # ----------------------------------------------------------------------------- fingerprints
 
 
-def _fingerprint(source: bytes, defs: list[_Def], cuts: list[tuple[int, int]]) -> tuple[list[str], list[str]]:
-    """Compute signatures and hashes, children before parents (nested markers need them).
-
-    The head is normalised token-wise (``_normalise``) since it is shown to users; the
-    body hash ignores all whitespace (``bytes.translate``: an order of magnitude faster
-    than a regex over every body of a file).
-    """
+def _fingerprint(
+    source: bytes, defs: list[_Def], cuts: list[tuple[int, int]], root: Node, compiled: _Compiled
+) -> tuple[list[str], list[str]]:
+    """Signatures (the head, comments cut, whitespace-normalised: shown to users) and the
+    token-stream hashes of ``fingerprint.py`` (``sig_hash`` set on each def)."""
     cut_starts = [c[0] for c in cuts]
-    children: list[list[int]] = [[] for _ in defs]
-    for i, d in enumerate(defs):
-        if d.parent_index >= 0:
-            children[d.parent_index].append(i)
-    signatures = [""] * len(defs)
-    body_hashes = [_EMPTY_HASH] * len(defs)
-    # defs are in start order; a child always starts after its parent, so go backwards
-    for i in range(len(defs) - 1, -1, -1):
-        d = defs[i]
-        head_end = d.body_start if d.body_start >= 0 else d.end
-        head = _normalise(_cut(source, d.start, head_end, cuts, cut_starts, []))
-        signatures[i] = _decode(head)
-        d.sig_hash = _hash(head)
-        if d.body_start >= 0:
-            replaced = [
-                (c.start, c.end, f"\x00{c.kind.value}:{c.name}:{c.sig_hash}\x00".encode())
-                for c in (defs[j] for j in children[i])
-            ]
-            if d.doc_start >= 0:
-                replaced.insert(0, (d.doc_start, d.doc_end, b""))
-            body = _cut(source, d.body_start, d.body_end, cuts, cut_starts, replaced)
-            body_hashes[i] = _hash(body.translate(None, _WHITESPACE))
-    return signatures, body_hashes
+    signatures = [
+        _decode(_normalise(_cut(source, d.start, d.body_start if d.body_start >= 0 else d.end, cuts, cut_starts, [])))
+        for d in defs
+    ]
+    spans = [DefSpan(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
+    hashes = fingerprint(compiled.spec.language, compiled.language, root, source, spans)
+    for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
+        d.sig_hash = sig_hash
+    return signatures, [body for _sig, body in hashes]
 
 
 def _cut(

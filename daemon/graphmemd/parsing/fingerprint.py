@@ -1,0 +1,519 @@
+"""Formatter-proof fingerprints: a definition's significant tokens, hashed.
+
+A fingerprint is computed from the syntax tree, per language, by rules kept as data in
+``parsing/fingerprints/<language>.toml`` (beside the extraction queries). The rules name
+node types by role; the engine turns them into one tree-sitter query, runs it once per
+file (in C, no Python recursion: arbitrarily deep files are safe) and rewrites the source
+text into a token stream:
+
+``skip``
+    Comments, line continuations, statement semicolons (by pattern): dropped.
+``strings``
+    Replaced by their *value*: quote style, prefix case (``u``/``R``/``F``), escape
+    spelling (``\\x41`` = ``A``) and implicit concatenation do not matter; every character
+    of the value does, whitespace included. Only bytes-vs-text is kept from the prefix.
+    f-string/template interpolations are fingerprinted as code.
+``numbers_nodes``
+    Replaced by their value (``0XFF`` = ``255``, ``1E5`` = ``1e5``, ``1_000`` = ``1000``);
+    Python keeps int/float/complex apart, JavaScript numbers are all doubles.
+``unwrap``
+    The node's bracket tokens are dropped (grouping parentheses).
+``group`` / ``tuples``
+    The node is bracketed by markers in the stream, so the tree's shape survives without
+    parentheses or indentation: ``(a + b) * c`` differs from ``a + b * c`` but ``(a * b) + c``
+    equals ``a * b + c``; a statement moved out of a Python ``block`` changes the stream.
+    ``tuples`` are also unwrapped (``return (a, b)`` = ``return a, b``).
+``patterns``
+    Context-dependent rules as query patterns (``@skip``, ``@unwrap``, ``@nogroup``,
+    ``@drop_empty``, ``@replace``), e.g. a trailing semicolon, ``f((x for x in y))``.
+
+What remains of the text is compared token-wise: whitespace is dropped except one space
+between two identifier characters, and a comma directly before a closing bracket (a
+trailing comma) is dropped. Leading docstrings of every definition are cut.
+
+The head (definition start to body start) gives ``sig_hash``; the body gives
+``body_hash``. A body includes everything nested in it: a change inside a nested
+function, closure, lambda or method changes the body hash of every enclosing definition
+(a class's body hash changes when one of its methods changes), while a sibling's hashes
+do not change. Positions never enter a hash.
+
+``FINGERPRINT_SCHEME`` versions this definition: stored hashes computed under another
+scheme are not comparable and must be recomputed (re-anchored), never compared.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+import threading
+import tomllib
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Node, Query, QueryCursor
+
+from graphmemd.model import Language
+
+__all__ = ["FINGERPRINT_SCHEME", "DefSpan", "Rules", "fingerprint", "load_rules", "token_streams"]
+
+#: Version of the fingerprint definition. 1: whitespace-stripped text with nested
+#: definitions replaced by markers; 2: significant-token stream from the syntax tree.
+FINGERPRINT_SCHEME = 2
+
+#: f-string interpolations nested deeper than this are hashed as raw text.
+_MAX_STRING_DEPTH = 16
+
+_WHITESPACE = b" \t\n\r\f\v"
+_IDENT = rb"A-Za-z0-9_$\x80-\xff"
+#: Whitespace between two identifier characters is significant (``return x``).
+_IDENT_SPACE = re.compile(rb"(?<=[" + _IDENT + rb"])\s+(?=[" + _IDENT + rb"])")
+#: A trailing comma: a comma before a closing bracket or group marker.
+_TRAILING_COMMA = re.compile(rb",(?=[\)\]\}\x03])")
+
+# stream markers (never produced by source text: strings are hex-encoded, and control
+# characters in code outside strings and comments are a syntax error)
+_OPEN = b"\x02"
+_CLOSE = b"\x03"
+_BOUNDARY = b"\x05"
+_KEEP_SPACE = b"\x06"
+_STR = b"\x01"
+_TUPLE = b"\x04"
+
+# event kinds, in their order at one position: group closes and definition boundaries
+# (interleaved: a boundary follows the closes of the nodes inside its definition and
+# precedes those of the nodes around it), group opens, replacements (outer first)
+_E_CLOSE = 0
+_E_OPEN = 2
+_E_REPLACE = 3
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class DefSpan:
+    """Byte ranges of one definition: whole, body (``-1``: none), leading docstring (``-1``: none)."""
+
+    start: int
+    end: int
+    body_start: int
+    body_end: int
+    doc_start: int
+    doc_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One language's fingerprint rules, compiled (see the module docstring for the roles)."""
+
+    language: Language
+    query: Query
+    numbers: str
+    escapes: str
+    number_types: frozenset[str]
+    concatenation: frozenset[str]
+    prefix: frozenset[str]
+    content: frozenset[str]
+    escape: frozenset[str]
+    escaped_brace: frozenset[str]
+    interpolation: frozenset[str]
+    replace: dict[bytes, bytes]
+
+
+_ROLE_LISTS = (("skip", "skip"), ("strings", "string"), ("numbers_nodes", "number"), ("unwrap", "unwrap"))
+_rules: dict[Language, Rules] = {}
+_rules_lock = threading.Lock()
+
+
+def _node_list(types: Sequence[str], capture: str) -> str:
+    return f"[{' '.join(f'({t})' for t in types)}] @{capture}\n" if types else ""
+
+
+def load_rules(language: Language, ts_language: TSLanguage) -> Rules:
+    """The compiled rules of ``language`` (cached per process)."""
+    found = _rules.get(language)
+    if found is not None:
+        return found
+    with _rules_lock:
+        found = _rules.get(language)
+        if found is not None:
+            return found
+        folder = resources.files("graphmemd.parsing").joinpath("fingerprints")
+        data: dict[str, Any] = tomllib.loads(folder.joinpath(f"{language.value}.toml").read_text("utf-8"))
+        base = data.get("base")
+        if base:  # a dialect (TSX) extends another language's rules
+            parent: dict[str, Any] = tomllib.loads(folder.joinpath(f"{base}.toml").read_text("utf-8"))
+            extra = data.get("patterns", {}).get("query", "")
+            parent.setdefault("patterns", {})
+            parent["patterns"]["query"] = parent["patterns"].get("query", "") + extra
+            for key in ("skip", "strings", "numbers_nodes", "unwrap", "group", "tuples"):
+                parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
+            data = parent
+        source = "".join(_node_list(data.get(key, []), capture) for key, capture in _ROLE_LISTS)
+        source += _node_list(data.get("group", []), "group")
+        source += _node_list(data.get("tuples", []), "tuple")
+        source += data.get("patterns", {}).get("query", "")
+        parts = data.get("string_parts", {})
+        found = Rules(
+            language=language,
+            query=Query(ts_language, source),
+            numbers=str(data.get("numbers", "generic")),
+            escapes=str(data.get("escapes", "c")),
+            number_types=frozenset(data.get("numbers_nodes", [])),
+            concatenation=frozenset(parts.get("concatenation", [])),
+            prefix=frozenset(parts.get("prefix", [])),
+            content=frozenset(parts.get("content", [])),
+            escape=frozenset(parts.get("escape", [])),
+            escaped_brace=frozenset(parts.get("escaped_brace", [])),
+            interpolation=frozenset(parts.get("interpolation", [])),
+            replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
+        )
+        _rules[language] = found
+        return found
+
+
+# ----------------------------------------------------------------------------- literals
+
+_PY_INT = re.compile(r"(0[xob][0-9a-f]+|\d+)")
+_GENERIC_NUMBER = re.compile(r"(0x[0-9a-f]+|0o[0-7]+|0b[01]+|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)([a-z]\w*)?")
+
+
+def number_value(text: str, style: str) -> str:
+    """A numeric literal's canonical value (its text, lower-cased, when it cannot be read)."""
+    t = text.replace("_", "").replace("'", "").lower()
+    try:
+        if style == "python":
+            if t.endswith("j"):
+                return "j" + repr(float(t[:-1]))
+            if _PY_INT.fullmatch(t):
+                return "i" + str(int(t, 0) if t[:2] in ("0x", "0o", "0b") else int(t))
+            return "f" + repr(float(t))
+        if style == "js":
+            if t.endswith("n"):
+                return "n" + str(int(t[:-1], 0))
+            if t[:2] in ("0x", "0o", "0b"):
+                return repr(float(int(t, 0)))
+            if len(t) > 1 and t[0] == "0" and t.isdigit():  # legacy octal
+                return repr(float(int(t, 8)))
+            return repr(float(t))
+        m = _GENERIC_NUMBER.fullmatch(t)
+        if m is None:
+            return t
+        digits, suffix = m.group(1), m.group(2) or ""
+        if digits[:2] in ("0x", "0o", "0b"):
+            return str(int(digits, 0)) + suffix
+        if "." in digits or "e" in digits:
+            return repr(float(digits)) + suffix
+        return str(int(digits)) + suffix
+    except (ValueError, OverflowError):
+        return t
+
+
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "0": "\0",
+    "a": "\a",
+    "e": "\x1b",
+    "\n": "",
+    "\r\n": "",
+}
+_PY_SIMPLE = frozenset("\\'\"abfnrtv\n\r")
+_PY_ESCAPE = re.compile(r"\\(N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])")
+_C_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])")
+_LETTERS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ#@"
+
+
+def escape_value(text: str, style: str, is_bytes: bool) -> str:
+    """The characters one escape sequence stands for (``\\x41`` -> ``A``)."""
+    body = text[1:]
+    try:
+        if style == "python":
+            lead = body[:1]
+            if is_bytes and lead in ("u", "U", "N"):
+                return text  # not an escape in bytes
+            if lead not in _PY_SIMPLE and not lead.isdigit() and lead not in ("x", "u", "U", "N"):
+                return text  # an unknown escape keeps its backslash
+            return str(codecs.decode(text.encode("ascii"), "unicode_escape"))
+        if body in _SIMPLE_ESCAPES:
+            return _SIMPLE_ESCAPES[body]
+        if body[:2] == "u{" and body.endswith("}"):
+            return chr(int(body[2:-1], 16))
+        if body[:1] in ("x", "u", "U"):
+            return chr(int(body[1:], 16))
+        if body[:1].isdigit():
+            return chr(int(body, 8))
+        return body
+    except (ValueError, UnicodeError, OverflowError):
+        return text
+
+
+def decode_escapes(text: str, style: str, is_bytes: bool) -> str:
+    """A literal part of a string with every escape sequence decoded."""
+    pattern = _PY_ESCAPE if style == "python" else _C_ESCAPE
+    return pattern.sub(lambda m: escape_value(m.group(0), style, is_bytes), text)
+
+
+
+# ----------------------------------------------------------------------------- the stream
+
+
+@dataclass(slots=True)
+class _Events:
+    """Edits of the source text, sorted by ``(position, kind, tiebreak)``."""
+
+    keys: list[tuple[int, int, int, int]]
+    ends: list[int]
+    nodes: list[Node | None]
+    payloads: list[bytes]
+    boundaries: list[int]  # boundary tags in stream order
+
+
+class _Renderer:
+    """Rewrites a byte range of the source into the token stream (before whitespace
+    normalisation): skipped ranges become a space, strings and numbers value tokens,
+    groups get markers, and each boundary position a boundary marker."""
+
+    def __init__(self, source: bytes, rules: Rules, events: _Events) -> None:
+        self.source = source
+        self.rules = rules
+        self.events = events
+        self.positions = [k[0] for k in events.keys]
+
+    def render(self, start: int, end: int, depth: int = 0) -> bytes:
+        """The stream for ``source[start:end]``."""
+        source = self.source
+        ev = self.events
+        keys = ev.keys
+        count = len(keys)
+        parts: list[bytes] = []
+        pos = start
+        i = bisect_left(self.positions, start)
+        while i < count:
+            at, kind, _tie, _sub = keys[i]
+            if at > end or (at == end and kind >= _E_OPEN):
+                break
+            if at < pos:  # inside a range already replaced
+                i += 1
+                continue
+            parts.append(source[pos:at])
+            pos = at
+            if kind == _E_REPLACE:
+                node = ev.nodes[i]
+                stop = ev.ends[i]
+                if stop > end:  # a replacement crossing the range end: keep the text
+                    i += 1
+                    continue
+                parts.append(ev.payloads[i] if node is None else self._literal(node, depth))
+                pos = stop
+            else:
+                parts.append(ev.payloads[i])
+            i += 1
+        parts.append(source[pos:end])
+        return b"".join(parts)
+
+    def _literal(self, node: Node, depth: int) -> bytes:
+        if node.type in self.rules.number_types:
+            text = self.source[node.start_byte : node.end_byte].decode("ascii", "replace")
+            return b" " + number_value(text, self.rules.numbers).encode() + b" "
+        return self._string(node, depth)
+
+    def _string(self, node: Node, depth: int) -> bytes:
+        """``\\x01``, kind (``s`` text, ``b`` bytes), the value (hex, adjacent literal parts
+        joined) with interpolations as ``\\x02 code \\x03``, ``\\x01``."""
+        rules = self.rules
+        pieces: list[bytes] = []
+        literal: list[str] = []
+        kind = "s"
+        strings = [c for c in node.children if not c.is_extra] if node.type in rules.concatenation else [node]
+        for string in strings:
+            flags, start, end = self._delimiters(string)
+            if "b" in flags:
+                kind = "b"
+            pos = start
+            for child in string.children:
+                if child.type not in rules.interpolation or child.start_byte < start or child.end_byte > end:
+                    continue
+                literal.append(self._text(pos, child.start_byte, flags))
+                code = self._interpolation(child, literal, depth)
+                pieces.append(_hex(literal))
+                literal.clear()
+                pieces.append(_OPEN + code + _CLOSE)
+                pos = child.end_byte
+            literal.append(self._text(pos, end, flags))
+        pieces.append(_hex(literal))
+        return _STR + kind.encode() + b"".join(pieces) + _STR
+
+    def _interpolation(self, node: Node, literal: list[str], depth: int) -> bytes:
+        """An interpolation as code. A self-documenting one (``{x=}``) is its text as a
+        literal followed by ``{x!r}`` (no conversion or format given), as Python reads it."""
+        if depth >= _MAX_STRING_DEPTH:
+            return self.source[node.start_byte : node.end_byte]
+        children = node.children
+        equals = next((c for c in children if c.type == "=" and not c.is_named), None)
+        if equals is None or len(children) < 3:
+            return self.render(node.start_byte, node.end_byte, depth + 1)
+        after = children[children.index(equals) + 1].start_byte if equals is not children[-1] else equals.end_byte
+        literal.append(self.source[children[0].end_byte : after].decode("utf-8", "replace"))
+        explicit = any(c.type in ("type_conversion", "format_specifier") for c in children)
+        head = self.render(node.start_byte, equals.start_byte, depth + 1)
+        return head + (b"" if explicit else b"!r") + self.render(equals.end_byte, node.end_byte, depth + 1)
+
+    def _delimiters(self, string: Node) -> tuple[str, int, int]:
+        """Prefix letters (lower case) and the byte range of the value between the quotes.
+
+        The opening delimiter is the first child (``r'``, ``f\"\"\"``, a quote, a backtick);
+        the closing one is as long as the opening one without its prefix letters."""
+        source = self.source
+        first = string.child(0)
+        if first is None or (first.is_named and first.type not in self.rules.prefix):
+            opening = source[string.start_byte : string.start_byte + 1]
+        else:
+            opening = source[first.start_byte : first.end_byte]
+        quote = opening.lstrip(_LETTERS)
+        flags = opening[: len(opening) - len(quote)].decode("ascii", "replace").lower()
+        start = string.start_byte + len(opening)
+        end = max(start, string.end_byte - len(quote))
+        return flags, start, end
+
+    def _text(self, start: int, end: int, flags: str) -> str:
+        """A literal part of a string's value, escapes decoded (unless raw)."""
+        text = self.source[start:end].decode("utf-8", "replace")
+        if "r" not in flags and "\\" in text:
+            text = decode_escapes(text, self.rules.escapes, "b" in flags)
+        if "f" in flags:
+            text = text.replace("{{", "{").replace("}}", "}")
+        return text
+
+
+
+def _hex(literal: list[str]) -> bytes:
+    return "".join(literal).encode("utf-8", "surrogatepass").hex().encode()
+
+
+def _events(root: Node, source: bytes, rules: Rules, spans: Sequence[DefSpan], lo: int, hi: int) -> _Events:
+    """Collect the edits of ``source[lo:hi]`` from the rules query and the definitions."""
+    cursor = QueryCursor(rules.query)
+    cursor.set_byte_range(lo, hi)
+    caps = cursor.captures(root)
+    items: list[tuple[tuple[int, int, int, int, int], int, Node | None, bytes]] = []
+    add = items.append
+
+    def replace(start: int, end: int, node: Node | None, payload: bytes, first: int = 1) -> None:
+        add(((start, _E_REPLACE, -end, first, -1), end, node, payload))
+
+    nogroup = {(n.start_byte, n.end_byte) for n in caps.get("nogroup", ())}
+    for n in caps.get("nogroup_single", ()):
+        if sum(1 for c in n.named_children if not c.is_extra) == 1:
+            nogroup.add((n.start_byte, n.end_byte))
+    for n in caps.get("skip", ()):
+        replace(n.start_byte, n.end_byte, None, b" ")
+    for name in ("string", "number"):
+        for n in caps.get(name, ()):
+            replace(n.start_byte, n.end_byte, n, b"")
+    for n in caps.get("replace", ()):
+        text = source[n.start_byte : n.end_byte]
+        replace(n.start_byte, n.end_byte, None, b" " + rules.replace.get(text, text) + b" ")
+    for n in caps.get("drop_empty", ()):
+        if not any(not c.is_extra for c in n.named_children):
+            replace(n.start_byte, n.end_byte, None, b" ")
+    for name in ("unwrap", "tuple"):
+        for n in caps.get(name, ()):
+            count = n.child_count
+            first = n.child(0)
+            last = n.child(count - 1)
+            if count < 2 or first is None or last is None or first.is_named or last.is_named:
+                continue
+            if first.type in ("(", "[", "{") and last.type in (")", "]", "}"):
+                replace(first.start_byte, first.end_byte, None, b" ")
+                replace(last.start_byte, last.end_byte, None, b" ")
+    for name in ("group", "tuple"):
+        for n in caps.get(name, ()):
+            s, e = n.start_byte, n.end_byte
+            if (s, e) in nogroup:
+                continue
+            mark = _OPEN
+            if name == "tuple":
+                if n.named_child_count == 1 and not any(c.type == "," for c in n.children):
+                    continue  # `for (x) in`: a parenthesised name, not a tuple
+                mark = _OPEN + _TUPLE
+            add(((s, _E_OPEN, -e, 1, -1), e, None, mark))
+            add(((e, _E_CLOSE, -s, 1, -1), e, None, _CLOSE))
+    # Definition boundaries (tag = 4 * span index + role). A group with the range of a
+    # definition encloses it (a class block around its only method); one with the range of
+    # a body is inside the body (a Python block).
+    for k, span in enumerate(spans):
+        add(((span.start, _E_OPEN, -span.end, 2, 4 * k), span.start, None, _BOUNDARY))
+        add(((span.end, _E_CLOSE, -span.start, 0, 4 * k + 3), span.end, None, _BOUNDARY))
+        if span.body_start >= 0:
+            add(((span.body_start, _E_OPEN, -span.body_end, 0, 4 * k + 1), span.body_start, None, _BOUNDARY))
+            add(((span.body_end, _E_CLOSE, -span.body_start, 2, 4 * k + 2), span.body_end, None, _BOUNDARY))
+        if span.doc_start >= 0:  # before a string starting at the same byte
+            replace(span.doc_start, span.doc_end, None, b" ", 0)
+    items.sort(key=lambda item: item[0])
+    return _Events(
+        keys=[item[0][:4] for item in items],
+        ends=[item[1] for item in items],
+        nodes=[item[2] for item in items],
+        payloads=[item[3] for item in items],
+        boundaries=[item[0][4] for item in items if item[0][4] >= 0],
+    )
+
+
+def normalise(stream: bytes) -> bytes:
+    """Whitespace-insensitive form of a stream: one space only between identifier
+    characters, no trailing commas."""
+    stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
+    stream = _IDENT_SPACE.sub(_KEEP_SPACE, stream).translate(None, _WHITESPACE)
+    return _TRAILING_COMMA.sub(b"", stream)
+
+
+def token_streams(
+    language: Language, ts_language: TSLanguage, root: Node, source: bytes, spans: Sequence[DefSpan]
+) -> list[tuple[bytes, bytes | None]]:
+    """The normalised head and body streams (None: no body) of each definition in ``spans``.
+
+    What ``fingerprint`` hashes; useful to see why two versions differ."""
+    if not spans:
+        return []
+    rules = load_rules(language, ts_language)
+    lo = min(s.start for s in spans)
+    hi = max(s.end for s in spans)
+    events = _events(root, source, rules, spans, lo, hi)
+    stream = _Renderer(source, rules, events).render(lo, hi)
+    segments = normalise(stream).split(_BOUNDARY)
+    # the k-th boundary marker sits between segments[k] and segments[k + 1]
+    marker = [0] * (4 * len(spans))
+    for k, tag in enumerate(events.boundaries):
+        marker[tag] = k + 1
+    out: list[tuple[bytes, bytes | None]] = []
+    for k, span in enumerate(spans):
+        start, body_start, body_end, end = marker[4 * k : 4 * k + 4]
+        if span.body_start >= 0:
+            out.append((b"".join(segments[start:body_start]), b"".join(segments[body_start:body_end])))
+        else:
+            out.append((b"".join(segments[start:end]), None))
+    return out
+
+
+def fingerprint(
+    language: Language, ts_language: TSLanguage, root: Node, source: bytes, spans: Sequence[DefSpan]
+) -> list[tuple[str, str]]:
+    """``(sig_hash, body_hash)`` of each definition in ``spans`` (no body: the hash of nothing)."""
+    return [
+        (_hash(head), _EMPTY if body is None else _hash(body))
+        for head, body in token_streams(language, ts_language, root, source, spans)
+    ]
+
+
+_EMPTY = _hash(b"")
