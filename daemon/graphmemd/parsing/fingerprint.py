@@ -23,6 +23,9 @@ text into a token stream:
     parentheses or indentation: ``(a + b) * c`` differs from ``a + b * c`` but ``(a * b) + c``
     equals ``a * b + c``; a statement moved out of a Python ``block`` changes the stream.
     ``tuples`` are also unwrapped (``return (a, b)`` = ``return a, b``).
+``ends``
+    Only the end of the node is marked: enough where the start is fixed by the syntax
+    (a Python ``block`` starts after the ``:`` of its header).
 ``patterns``
     Context-dependent rules as query patterns (``@skip``, ``@unwrap``, ``@nogroup``,
     ``@drop_empty``, ``@replace``), e.g. a trailing semicolon, ``f((x for x in y))``.
@@ -49,17 +52,26 @@ import re
 import threading
 import tomllib
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node
 
 from graphmemd.model import Language
 
-__all__ = ["FINGERPRINT_SCHEME", "DefSpan", "Rules", "fingerprint", "load_rules", "token_streams"]
+__all__ = [
+    "CAPTURE_PREFIX",
+    "FINGERPRINT_SCHEME",
+    "DefSpan",
+    "Rules",
+    "fingerprint",
+    "load_rules",
+    "split_matches",
+    "token_streams",
+]
 
 #: Version of the fingerprint definition. 1: whitespace-stripped text with nested
 #: definitions replaced by markers; 2: significant-token stream from the syntax tree.
@@ -110,33 +122,61 @@ class DefSpan:
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """One language's fingerprint rules, compiled (see the module docstring for the roles)."""
+    """One language's fingerprint rules (see the module docstring for the roles).
+
+    ``query_source`` holds the rules as query patterns whose captures are named
+    ``fp.<role>``; the extractor runs them in its own query (one pass over the tree) and
+    hands the captured nodes to :func:`fingerprint`."""
 
     language: Language
-    query: Query
+    query_source: str
     numbers: str
     escapes: str
     number_types: frozenset[str]
     concatenation: frozenset[str]
     prefix: frozenset[str]
-    content: frozenset[str]
-    escape: frozenset[str]
-    escaped_brace: frozenset[str]
     interpolation: frozenset[str]
     replace: dict[bytes, bytes]
 
 
-_ROLE_LISTS = (("skip", "skip"), ("strings", "string"), ("numbers_nodes", "number"), ("unwrap", "unwrap"))
+_ROLE_LISTS = (
+    ("skip", "skip"),
+    ("strings", "string"),
+    ("numbers_nodes", "number"),
+    ("unwrap", "unwrap"),
+    ("group", "group"),
+    ("tuples", "tuple"),
+    ("ends", "end"),
+)
+_LIST_KEYS = tuple(key for key, _capture in _ROLE_LISTS)
+_PATTERN_CAPTURE = re.compile(r"@(\w+)")
+#: Prefix of the rules' capture names inside the extractor's combined query.
+CAPTURE_PREFIX = "fp."
 _rules: dict[Language, Rules] = {}
 _rules_lock = threading.Lock()
 
 
 def _node_list(types: Sequence[str], capture: str) -> str:
-    return f"[{' '.join(f'({t})' for t in types)}] @{capture}\n" if types else ""
+    return f"[{' '.join(f'({t})' for t in types)}] @{CAPTURE_PREFIX}{capture}\n" if types else ""
 
 
-def load_rules(language: Language, ts_language: TSLanguage) -> Rules:
-    """The compiled rules of ``language`` (cached per process)."""
+def _read(name: str) -> dict[str, Any]:
+    folder = resources.files("graphmemd.parsing").joinpath("fingerprints")
+    data: dict[str, Any] = tomllib.loads(folder.joinpath(f"{name}.toml").read_text("utf-8"))
+    base = data.get("base")
+    if base:  # a dialect (TSX) extends another language's rules
+        parent = _read(str(base))
+        for key in _LIST_KEYS:
+            parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
+        own = data.get("patterns", {})
+        inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
+        parent["patterns"] = {"query": inherited + own.get("query", "")}
+        return parent
+    return data
+
+
+def load_rules(language: Language) -> Rules:
+    """The rules of ``language`` (read once per process)."""
     found = _rules.get(language)
     if found is not None:
         return found
@@ -144,33 +184,19 @@ def load_rules(language: Language, ts_language: TSLanguage) -> Rules:
         found = _rules.get(language)
         if found is not None:
             return found
-        folder = resources.files("graphmemd.parsing").joinpath("fingerprints")
-        data: dict[str, Any] = tomllib.loads(folder.joinpath(f"{language.value}.toml").read_text("utf-8"))
-        base = data.get("base")
-        if base:  # a dialect (TSX) extends another language's rules
-            parent: dict[str, Any] = tomllib.loads(folder.joinpath(f"{base}.toml").read_text("utf-8"))
-            extra = data.get("patterns", {}).get("query", "")
-            parent.setdefault("patterns", {})
-            parent["patterns"]["query"] = parent["patterns"].get("query", "") + extra
-            for key in ("skip", "strings", "numbers_nodes", "unwrap", "group", "tuples"):
-                parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
-            data = parent
+        data = _read(language.value)
         source = "".join(_node_list(data.get(key, []), capture) for key, capture in _ROLE_LISTS)
-        source += _node_list(data.get("group", []), "group")
-        source += _node_list(data.get("tuples", []), "tuple")
-        source += data.get("patterns", {}).get("query", "")
+        patterns = str(data.get("patterns", {}).get("query", ""))
+        source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
         parts = data.get("string_parts", {})
         found = Rules(
             language=language,
-            query=Query(ts_language, source),
+            query_source=source,
             numbers=str(data.get("numbers", "generic")),
             escapes=str(data.get("escapes", "c")),
             number_types=frozenset(data.get("numbers_nodes", [])),
             concatenation=frozenset(parts.get("concatenation", [])),
             prefix=frozenset(parts.get("prefix", [])),
-            content=frozenset(parts.get("content", [])),
-            escape=frozenset(parts.get("escape", [])),
-            escaped_brace=frozenset(parts.get("escaped_brace", [])),
             interpolation=frozenset(parts.get("interpolation", [])),
             replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
         )
@@ -272,10 +298,11 @@ def decode_escapes(text: str, style: str, is_bytes: bool) -> str:
 class _Events:
     """Edits of the source text, sorted by ``(position, kind, tiebreak)``."""
 
-    keys: list[tuple[int, int, int, int]]
-    ends: list[int]
-    nodes: list[Node | None]
-    payloads: list[bytes]
+    positions: list[int]
+    kinds: list[int]
+    ends: Sequence[int]
+    nodes: Sequence[Node | None]
+    payloads: Sequence[bytes]
     boundaries: list[int]  # boundary tags in stream order
 
 
@@ -288,38 +315,40 @@ class _Renderer:
         self.source = source
         self.rules = rules
         self.events = events
-        self.positions = [k[0] for k in events.keys]
 
     def render(self, start: int, end: int, depth: int = 0) -> bytes:
         """The stream for ``source[start:end]``."""
         source = self.source
         ev = self.events
-        keys = ev.keys
-        count = len(keys)
+        positions = ev.positions
+        kinds = ev.kinds
+        payloads = ev.payloads
+        count = len(positions)
         parts: list[bytes] = []
+        append = parts.append
         pos = start
-        i = bisect_left(self.positions, start)
+        i = bisect_left(positions, start)
         while i < count:
-            at, kind, _tie, _sub = keys[i]
-            if at > end or (at == end and kind >= _E_OPEN):
-                break
+            at = positions[i]
             if at < pos:  # inside a range already replaced
                 i += 1
                 continue
-            parts.append(source[pos:at])
-            pos = at
+            kind = kinds[i]
+            if at >= end and (at > end or kind >= _E_OPEN):
+                break
             if kind == _E_REPLACE:
-                node = ev.nodes[i]
                 stop = ev.ends[i]
-                if stop > end:  # a replacement crossing the range end: keep the text
-                    i += 1
-                    continue
-                parts.append(ev.payloads[i] if node is None else self._literal(node, depth))
-                pos = stop
+                if stop <= end:  # (a replacement crossing the range end keeps its text)
+                    append(source[pos:at])
+                    node = ev.nodes[i]
+                    append(payloads[i] if node is None else self._literal(node, depth))
+                    pos = stop
             else:
-                parts.append(ev.payloads[i])
+                append(source[pos:at])
+                append(payloads[i])
+                pos = at
             i += 1
-        parts.append(source[pos:end])
+        append(source[pos:end])
         return b"".join(parts)
 
     def _literal(self, node: Node, depth: int) -> bytes:
@@ -332,6 +361,19 @@ class _Renderer:
         """``\\x01``, kind (``s`` text, ``b`` bytes), the value (hex, adjacent literal parts
         joined) with interpolations as ``\\x02 code \\x03``, ``\\x01``."""
         rules = self.rules
+        if node.type not in rules.concatenation:  # fast path: no interpolation possible
+            text = self.source[node.start_byte : node.end_byte]
+            quote = text.lstrip(_LETTERS)
+            prefix = text[: len(text) - len(quote)].lower()
+            q = quote[:1]
+            width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
+            value = quote[width : len(quote) - width]
+            if q and quote.endswith(q * width) and not (b"{" in value and (b"f" in prefix or q == b"`")):
+                if b"\\" in value and b"r" not in prefix:
+                    value = decode_escapes(value.decode("utf-8", "replace"), rules.escapes, b"b" in prefix).encode(
+                        "utf-8", "surrogatepass"
+                    )
+                return _STR + (b"b" if b"b" in prefix else b"s") + value.hex().encode() + _STR
         pieces: list[bytes] = []
         literal: list[str] = []
         kind = "s"
@@ -401,32 +443,59 @@ def _hex(literal: list[str]) -> bytes:
     return "".join(literal).encode("utf-8", "surrogatepass").hex().encode()
 
 
-def _events(root: Node, source: bytes, rules: Rules, spans: Sequence[DefSpan], lo: int, hi: int) -> _Events:
-    """Collect the edits of ``source[lo:hi]`` from the rules query and the definitions."""
-    cursor = QueryCursor(rules.query)
-    cursor.set_byte_range(lo, hi)
-    caps = cursor.captures(root)
-    items: list[tuple[tuple[int, int, int, int, int], int, Node | None, bytes]] = []
-    add = items.append
+def _key(pos: int, kind: int, tie: int, sub: int) -> int:
+    """One sortable int for ``(pos, kind, tie, sub)``: positions < 2**24, |tie| < 2**25."""
+    return pos << _POS_SHIFT | kind << _KIND_SHIFT | (tie + _TIE_BIAS) << 2 | sub
 
-    def replace(start: int, end: int, node: Node | None, payload: bytes, first: int = 1) -> None:
-        add(((start, _E_REPLACE, -end, first, -1), end, node, payload))
+
+_TIE_BIAS = 1 << 25
+_POS_SHIFT = 30
+_KIND_SHIFT = 28
+_REPLACE_KEY = _E_REPLACE << _KIND_SHIFT | 1
+_OPEN_KEY = _E_OPEN << _KIND_SHIFT | 1
+
+
+def _events(
+    source: bytes,
+    rules: Rules,
+    spans: Sequence[DefSpan],
+    caps: Mapping[str, Sequence[Node]],
+    comments: Sequence[tuple[int, int]],
+    lo: int,
+    hi: int,
+) -> _Events:
+    """Collect the edits of ``source[lo:hi]`` from the rules' captures, the comment ranges
+    and the definitions."""
+    keys: list[int] = []
+    ends: list[int] = []
+    nodes: list[Node | None] = []
+    payloads: list[bytes] = []
+    tags: list[int] = []
+
+    def replace_all(ranges: list[tuple[int, int]], payload: bytes, node_list: Sequence[Node | None] = ()) -> None:
+        keys.extend(s << _POS_SHIFT | _REPLACE_KEY | (_TIE_BIAS - e) << 2 for s, e in ranges)
+        ends.extend(e for _s, e in ranges)
+        nodes.extend(node_list or [None] * len(ranges))
+        payloads.extend([payload] * len(ranges))
+        tags.extend([-1] * len(ranges))
 
     nogroup = {(n.start_byte, n.end_byte) for n in caps.get("nogroup", ())}
     for n in caps.get("nogroup_single", ()):
         if sum(1 for c in n.named_children if not c.is_extra) == 1:
             nogroup.add((n.start_byte, n.end_byte))
-    for n in caps.get("skip", ()):
-        replace(n.start_byte, n.end_byte, None, b" ")
+    replace_all([c for c in comments if lo <= c[0] < hi], b" ")
+    replace_all([(n.start_byte, n.end_byte) for n in caps.get("skip", ())], b" ")
     for name in ("string", "number"):
-        for n in caps.get(name, ()):
-            replace(n.start_byte, n.end_byte, n, b"")
+        found = caps.get(name, [])
+        replace_all([(n.start_byte, n.end_byte) for n in found], b"", found)
     for n in caps.get("replace", ()):
         text = source[n.start_byte : n.end_byte]
-        replace(n.start_byte, n.end_byte, None, b" " + rules.replace.get(text, text) + b" ")
-    for n in caps.get("drop_empty", ()):
-        if not any(not c.is_extra for c in n.named_children):
-            replace(n.start_byte, n.end_byte, None, b" ")
+        replace_all([(n.start_byte, n.end_byte)], b" " + rules.replace.get(text, text) + b" ")
+    replace_all(
+        [(n.start_byte, n.end_byte) for n in caps.get("drop_empty", ()) if all(c.is_extra for c in n.named_children)],
+        b" ",
+    )
+    brackets: list[tuple[int, int]] = []
     for name in ("unwrap", "tuple"):
         for n in caps.get(name, ()):
             count = n.child_count
@@ -434,40 +503,67 @@ def _events(root: Node, source: bytes, rules: Rules, spans: Sequence[DefSpan], l
             last = n.child(count - 1)
             if count < 2 or first is None or last is None or first.is_named or last.is_named:
                 continue
-            if first.type in ("(", "[", "{") and last.type in (")", "]", "}"):
-                replace(first.start_byte, first.end_byte, None, b" ")
-                replace(last.start_byte, last.end_byte, None, b" ")
-    for name in ("group", "tuple"):
-        for n in caps.get(name, ()):
-            s, e = n.start_byte, n.end_byte
-            if (s, e) in nogroup:
-                continue
-            mark = _OPEN
-            if name == "tuple":
-                if n.named_child_count == 1 and not any(c.type == "," for c in n.children):
-                    continue  # `for (x) in`: a parenthesised name, not a tuple
-                mark = _OPEN + _TUPLE
-            add(((s, _E_OPEN, -e, 1, -1), e, None, mark))
-            add(((e, _E_CLOSE, -s, 1, -1), e, None, _CLOSE))
+            if first.type in _OPENERS and last.type in _CLOSERS:
+                brackets.append((first.start_byte, first.end_byte))
+                brackets.append((last.start_byte, last.end_byte))
+    replace_all(brackets, b" ")
+    for name in ("group", "tuple", "end"):
+        mark = _OPEN + _TUPLE if name == "tuple" else _OPEN
+        ranges = [(n.start_byte, n.end_byte) for n in caps.get(name, ())]
+        if name == "tuple":
+            ranges = [
+                (n.start_byte, n.end_byte)
+                for n in caps.get(name, ())
+                if n.named_child_count != 1 or any(c.type == "," for c in n.children)
+            ]  # else `for (x) in`: a parenthesised name, not a tuple
+        if nogroup:
+            ranges = [r for r in ranges if r not in nogroup]
+        if name != "end":
+            keys.extend(s << _POS_SHIFT | _OPEN_KEY | (_TIE_BIAS - e) << 2 for s, e in ranges)
+            ends.extend(e for _s, e in ranges)
+            payloads.extend([mark] * len(ranges))
+        keys.extend(e << _POS_SHIFT | (_TIE_BIAS - s) << 2 | 1 for s, e in ranges)
+        ends.extend(e for _s, e in ranges)
+        payloads.extend([_CLOSE] * len(ranges))
+        count = len(payloads) - len(nodes)
+        nodes.extend([None] * count)
+        tags.extend([-1] * count)
     # Definition boundaries (tag = 4 * span index + role). A group with the range of a
     # definition encloses it (a class block around its only method); one with the range of
     # a body is inside the body (a Python block).
     for k, span in enumerate(spans):
-        add(((span.start, _E_OPEN, -span.end, 2, 4 * k), span.start, None, _BOUNDARY))
-        add(((span.end, _E_CLOSE, -span.start, 0, 4 * k + 3), span.end, None, _BOUNDARY))
+        keys.append(_key(span.start, _E_OPEN, -span.end, 2))
+        keys.append(_key(span.end, _E_CLOSE, -span.start, 0))
+        ends.extend((span.start, span.end))
+        tags.extend((4 * k, 4 * k + 3))
         if span.body_start >= 0:
-            add(((span.body_start, _E_OPEN, -span.body_end, 0, 4 * k + 1), span.body_start, None, _BOUNDARY))
-            add(((span.body_end, _E_CLOSE, -span.body_start, 2, 4 * k + 2), span.body_end, None, _BOUNDARY))
-        if span.doc_start >= 0:  # before a string starting at the same byte
-            replace(span.doc_start, span.doc_end, None, b" ", 0)
-    items.sort(key=lambda item: item[0])
+            keys.append(_key(span.body_start, _E_OPEN, -span.body_end, 0))
+            keys.append(_key(span.body_end, _E_CLOSE, -span.body_start, 2))
+            ends.extend((span.body_start, span.body_end))
+            tags.extend((4 * k + 1, 4 * k + 2))
+    boundaries = len(keys) - len(payloads)
+    nodes.extend([None] * boundaries)
+    payloads.extend([_BOUNDARY] * boundaries)
+    # docstrings sort before a string starting at the same byte
+    docs = [(s.doc_start, s.doc_end) for s in spans if s.doc_start >= 0]
+    keys.extend(_key(s, _E_REPLACE, -e, 0) for s, e in docs)
+    ends.extend(e for _s, e in docs)
+    nodes.extend([None] * len(docs))
+    payloads.extend([b" "] * len(docs))
+    tags.extend([-1] * len(docs))
+    order = sorted(range(len(keys)), key=keys.__getitem__)
     return _Events(
-        keys=[item[0][:4] for item in items],
-        ends=[item[1] for item in items],
-        nodes=[item[2] for item in items],
-        payloads=[item[3] for item in items],
-        boundaries=[item[0][4] for item in items if item[0][4] >= 0],
+        positions=[keys[i] >> _POS_SHIFT for i in order],
+        kinds=[(keys[i] >> _KIND_SHIFT) & 3 for i in order],
+        ends=[ends[i] for i in order],
+        nodes=[nodes[i] for i in order],
+        payloads=[payloads[i] for i in order],
+        boundaries=[t for t in (tags[i] for i in order) if t >= 0],
     )
+
+
+_OPENERS = frozenset({"(", "[", "{"})
+_CLOSERS = frozenset({")", "]", "}"})
 
 
 def normalise(stream: bytes) -> bytes:
@@ -478,18 +574,41 @@ def normalise(stream: bytes) -> bytes:
     return _TRAILING_COMMA.sub(b"", stream)
 
 
+def split_matches(
+    matches: list[tuple[int, dict[str, list[Node]]]], fingerprint_patterns: Sequence[bool]
+) -> tuple[list[tuple[int, dict[str, list[Node]]]], dict[str, list[Node]]]:
+    """Separate the rules' matches (``fingerprint_patterns[i]``: pattern ``i`` is one of the
+    rules' patterns) from a combined query's; the rules' captured nodes by role."""
+    captures: defaultdict[str, list[Node]] = defaultdict(list)
+    others: list[tuple[int, dict[str, list[Node]]]] = []
+    cut = len(CAPTURE_PREFIX)
+    for match in matches:
+        if fingerprint_patterns[match[0]]:
+            for name, nodes in match[1].items():
+                captures[name[cut:]].extend(nodes)
+        else:
+            others.append(match)
+    return others, captures
+
+
 def token_streams(
-    language: Language, ts_language: TSLanguage, root: Node, source: bytes, spans: Sequence[DefSpan]
+    language: Language,
+    source: bytes,
+    spans: Sequence[DefSpan],
+    captures: Mapping[str, Sequence[Node]],
+    comments: Sequence[tuple[int, int]] = (),
 ) -> list[tuple[bytes, bytes | None]]:
     """The normalised head and body streams (None: no body) of each definition in ``spans``.
 
-    What ``fingerprint`` hashes; useful to see why two versions differ."""
+    ``captures`` are the nodes the rules' query captured, by role (``split_matches``);
+    ``comments`` byte ranges to drop (the extractor's ``@comment``). What ``fingerprint``
+    hashes; useful to see why two versions differ."""
     if not spans:
         return []
-    rules = load_rules(language, ts_language)
+    rules = load_rules(language)
     lo = min(s.start for s in spans)
     hi = max(s.end for s in spans)
-    events = _events(root, source, rules, spans, lo, hi)
+    events = _events(source, rules, spans, captures, comments, lo, hi)
     stream = _Renderer(source, rules, events).render(lo, hi)
     segments = normalise(stream).split(_BOUNDARY)
     # the k-th boundary marker sits between segments[k] and segments[k + 1]
@@ -507,12 +626,16 @@ def token_streams(
 
 
 def fingerprint(
-    language: Language, ts_language: TSLanguage, root: Node, source: bytes, spans: Sequence[DefSpan]
+    language: Language,
+    source: bytes,
+    spans: Sequence[DefSpan],
+    captures: Mapping[str, Sequence[Node]],
+    comments: Sequence[tuple[int, int]] = (),
 ) -> list[tuple[str, str]]:
     """``(sig_hash, body_hash)`` of each definition in ``spans`` (no body: the hash of nothing)."""
     return [
         (_hash(head), _EMPTY if body is None else _hash(body))
-        for head, body in token_streams(language, ts_language, root, source, spans)
+        for head, body in token_streams(language, source, spans, captures, comments)
     ]
 
 

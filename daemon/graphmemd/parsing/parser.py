@@ -121,7 +121,7 @@ from graphmemd.model import (
     ParsedSymbol,
     SymbolKind,
 )
-from graphmemd.parsing.fingerprint import DefSpan, fingerprint
+from graphmemd.parsing.fingerprint import CAPTURE_PREFIX, DefSpan, fingerprint, load_rules, split_matches
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 
 __all__ = ["bare_parse", "parse_source"]
@@ -154,6 +154,7 @@ _R_IMPORT_SCOPE = 7
 _R_SCOPE = 8
 _R_PACKAGE = 9
 _R_IGNORE = 10
+_R_FINGERPRINT = 11
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -213,6 +214,7 @@ class _Compiled:
     error_query: Query
     settings: tuple[dict[str, str | None], ...]
     roles: tuple[int, ...]
+    fingerprint_patterns: tuple[bool, ...]
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -226,6 +228,8 @@ _QUERY_COMMENT = re.compile(r"(?m)^\s*;.*$")
 
 def _role(captures: set[str]) -> int:
     """A pattern's role, from the primary capture it contains."""
+    if any(name.startswith(CAPTURE_PREFIX) for name in captures):
+        return _R_FINGERPRINT
     if "reference.call" in captures:
         return _R_CALL
     if "comment" in captures:
@@ -269,6 +273,7 @@ def _compile(language: Language) -> _Compiled:
         ts_language = TSLanguage(grammar())
         queries = resources.files("graphmemd.parsing").joinpath("queries")
         source = "\n".join(queries.joinpath(name).read_text("utf-8") for name in spec.query_files)
+        source += "\n" + load_rules(language).query_source  # fingerprint rules: same pass
         query = Query(ts_language, source)
         found = _Compiled(
             spec=spec,
@@ -276,7 +281,8 @@ def _compile(language: Language) -> _Compiled:
             query=query,
             error_query=Query(ts_language, _ERROR_QUERY),
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
-            roles=_pattern_roles(query, source),
+            roles=(roles := _pattern_roles(query, source)),
+            fingerprint_patterns=tuple(role == _R_FINGERPRINT for role in roles),
         )
         _compiled[language] = found
         return found
@@ -392,6 +398,7 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
 
     settings = compiled.settings
     roles = compiled.roles
+    matches, fingerprint_captures = split_matches(matches, compiled.fingerprint_patterns)
     docstring_rule = spec.docstring
     defs: list[_Def] = []
     def_by_name: dict[int, int] = {}
@@ -501,7 +508,7 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
     defs, parents, containers = _qualify(defs, scopes)
     if len(defs) < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
-    signatures, body_hashes = _fingerprint(source, defs, cuts, root, compiled)
+    signatures, body_hashes = _fingerprint(source, defs, cuts, fingerprint_captures, language)
     parsed_symbols = tuple(
         ParsedSymbol(
             name=d.name,
@@ -610,7 +617,11 @@ def _qualify(
 
 
 def _fingerprint(
-    source: bytes, defs: list[_Def], cuts: list[tuple[int, int]], root: Node, compiled: _Compiled
+    source: bytes,
+    defs: list[_Def],
+    cuts: list[tuple[int, int]],
+    captures: dict[str, list[Node]],
+    language: Language,
 ) -> tuple[list[str], list[str]]:
     """Signatures (the head, comments cut, whitespace-normalised: shown to users) and the
     token-stream hashes of ``fingerprint.py`` (``sig_hash`` set on each def)."""
@@ -620,7 +631,7 @@ def _fingerprint(
         for d in defs
     ]
     spans = [DefSpan(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
-    hashes = fingerprint(compiled.spec.language, compiled.language, root, source, spans)
+    hashes = fingerprint(language, source, spans, captures, cuts)
     for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
         d.sig_hash = sig_hash
     return signatures, [body for _sig, body in hashes]
