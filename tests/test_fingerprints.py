@@ -116,9 +116,10 @@ def test_python_body_change_changes_body_only() -> None:
     assert diff(prints("m.py", PY), prints("m.py", changed)) == {"helper": (False, True)}
 
 
-def test_python_method_body_edit_does_not_touch_class() -> None:
+def test_python_method_body_edit_changes_its_class_not_its_siblings() -> None:
     changed = PY.replace("return int(open(path).read())", "return int(open(path).read().strip())")
-    assert diff(prints("m.py", PY), prints("m.py", changed)) == {"Store.load": (False, True)}
+    # the class's body contains the method's code; Store.__init__ is untouched
+    assert diff(prints("m.py", PY), prints("m.py", changed)) == {"Store.load": (False, True), "Store": (False, True)}
 
 
 def test_python_method_signature_edit_changes_class_body() -> None:
@@ -139,7 +140,8 @@ def test_python_adding_a_method_changes_class_body_only() -> None:
 
 def test_python_nested_function_edit() -> None:
     body = PY.replace("return y + 1", "return y + 2")
-    assert diff(prints("m.py", PY), prints("m.py", body)) == {"outer.inner": (False, True)}
+    # nested code counts: the closure and every enclosing function change
+    assert diff(prints("m.py", PY), prints("m.py", body)) == {"outer.inner": (False, True), "outer": (False, True)}
     sig = PY.replace("def inner(y):", "def inner(y, z=0):")
     assert diff(prints("m.py", PY), prints("m.py", sig)) == {
         "outer.inner": (True, False),
@@ -221,8 +223,9 @@ def test_javascript_reformatting_keeps_ids_and_hashes() -> None:
         ("double", SymbolKind.FUNCTION),
     }
     assert prints("r.js", JS_REFORMATTED) == before
-    # a dropped semicolon or a changed quote style is a token change, not formatting
-    assert prints("r.js", JS.replace("super();", "super()")) != before
+    # optional semicolons and quote style are formatting too
+    assert prints("r.js", JS.replace("super();", "super()").replace('"saving"', "'saving'")) == before
+    assert prints("r.js", JS.replace('"saving"', '"saving "')) != before
 
 
 def test_javascript_signature_and_body_changes() -> None:
@@ -230,7 +233,7 @@ def test_javascript_signature_and_body_changes() -> None:
     sig = JS.replace("find(id, opts = {})", "find(id, opts = {}, extra)")
     assert diff(base, prints("r.js", sig)) == {"Repo.find": (True, False), "Repo": (False, True)}
     body = JS.replace("return this.db.get(id, opts);", "return this.db.fetch(id, opts);")
-    assert diff(base, prints("r.js", body)) == {"Repo.find": (False, True)}
+    assert diff(base, prints("r.js", body)) == {"Repo.find": (False, True), "Repo": (False, True)}
     arrow = JS.replace("(x) => x * 2", "(x) => x * 3")
     assert diff(base, prints("r.js", arrow)) == {"double": (False, True)}
     added = JS.replace("  find(id", "  count() {\n    return 0;\n  }\n\n  find(id")
@@ -341,7 +344,7 @@ def test_java_overloads_and_changes() -> None:
     )
     assert prints("Repo.java", reformatted) == base
     body = JAVA.replace("return db.byKey(key);", "return db.byKey(key.trim());")
-    assert diff(base, prints("Repo.java", body)) == {"Repo.find~2": (False, True)}
+    assert diff(base, prints("Repo.java", body)) == {"Repo.find~2": (False, True), "Repo": (False, True)}
 
 
 def test_rust_impl_method_changes() -> None:
