@@ -28,7 +28,8 @@ text into a token stream:
     (a Python ``block`` starts after the ``:`` of its header).
 ``patterns``
     Context-dependent rules as query patterns (``@skip``, ``@unwrap``, ``@nogroup``,
-    ``@drop_empty``, ``@replace``), e.g. a trailing semicolon, ``f((x for x in y))``.
+    ``@nogroup_single``, ``@drop_empty``, ``@replace``, ``@unquote``), e.g. a statement's
+    semicolon, ``f((x for x in y))``, ``{'a': 1}`` = ``{a: 1}``.
 
 What remains of the text is compared token-wise: whitespace is dropped except one space
 between two identifier characters, and a comma directly before a closing bracket (a
@@ -495,6 +496,16 @@ def _events(
         [(n.start_byte, n.end_byte) for n in caps.get("drop_empty", ()) if all(c.is_extra for c in n.named_children)],
         b" ",
     )
+    # a quoted property name that needs no quotes is the bare name ({'a': 1} is {a: 1});
+    # sorts before the string capture of the same node
+    for n in caps.get("unquote", ()):
+        name = source[n.start_byte + 1 : n.end_byte - 1]
+        if _BARE_NAME.fullmatch(name):
+            keys.append(_key(n.start_byte, _E_REPLACE, -n.end_byte, 0))
+            ends.append(n.end_byte)
+            nodes.append(None)
+            payloads.append(b" " + name + b" ")
+            tags.append(-1)
     brackets: list[tuple[int, int]] = []
     for name in ("unwrap", "tuple"):
         for n in caps.get(name, ()):
@@ -563,6 +574,7 @@ def _events(
 
 
 _OPENERS = frozenset({"(", "[", "{"})
+_BARE_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 _CLOSERS = frozenset({")", "]", "}"})
 
 
