@@ -336,7 +336,7 @@ def test_java_overloads_and_changes() -> None:
         ("Repo", SymbolKind.CLASS),
         ("Repo.Repo", SymbolKind.METHOD),
         ("Repo.find", SymbolKind.METHOD),
-        ("Repo.find~2", SymbolKind.METHOD),
+        ("Repo.find~1", SymbolKind.METHOD),
     }
     reformatted = JAVA.replace(
         "    public Item find(long id) {\n        return db.get(id);\n    }",
@@ -344,7 +344,7 @@ def test_java_overloads_and_changes() -> None:
     )
     assert prints("Repo.java", reformatted) == base
     body = JAVA.replace("return db.byKey(key);", "return db.byKey(key.trim());")
-    assert diff(base, prints("Repo.java", body)) == {"Repo.find~2": (False, True), "Repo": (False, True)}
+    assert diff(base, prints("Repo.java", body)) == {"Repo.find~1": (False, True), "Repo": (False, True)}
 
 
 def test_rust_impl_method_changes() -> None:

@@ -62,6 +62,7 @@ from typing import Any
 from tree_sitter import Node
 
 from graphmemd.model import Language
+from graphmemd.parsing.overloads import OverloadRules
 
 __all__ = [
     "CAPTURE_PREFIX",
@@ -138,6 +139,7 @@ class Rules:
     prefix: frozenset[str]
     interpolation: frozenset[str]
     replace: dict[bytes, bytes]
+    overloads: OverloadRules | None
 
 
 _ROLE_LISTS = (
@@ -200,9 +202,21 @@ def load_rules(language: Language) -> Rules:
             prefix=frozenset(parts.get("prefix", [])),
             interpolation=frozenset(parts.get("interpolation", [])),
             replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
+            overloads=_overload_rules(data.get("overloads")),
         )
         _rules[language] = found
         return found
+
+
+def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
+    if not table:
+        return None
+    return OverloadRules(
+        stub_decorator=str(table.get("stub_decorator", "")),
+        decorator_type=str(table.get("decorator_type", "decorator")),
+        by_arity=table.get("by") == "arity",
+        parameters=str(table.get("parameters", "parameters")),
+    )
 
 
 # ----------------------------------------------------------------------------- literals
@@ -289,7 +303,6 @@ def decode_escapes(text: str, style: str, is_bytes: bool) -> str:
     """A literal part of a string with every escape sequence decoded."""
     pattern = _PY_ESCAPE if style == "python" else _C_ESCAPE
     return pattern.sub(lambda m: escape_value(m.group(0), style, is_bytes), text)
-
 
 
 # ----------------------------------------------------------------------------- the stream
@@ -439,7 +452,6 @@ class _Renderer:
         return text
 
 
-
 def _hex(literal: list[str]) -> bytes:
     return "".join(literal).encode("utf-8", "surrogatepass").hex().encode()
 
@@ -499,12 +511,12 @@ def _events(
     # a quoted property name that needs no quotes is the bare name ({'a': 1} is {a: 1});
     # sorts before the string capture of the same node
     for n in caps.get("unquote", ()):
-        name = source[n.start_byte + 1 : n.end_byte - 1]
-        if _BARE_NAME.fullmatch(name):
+        bare = source[n.start_byte + 1 : n.end_byte - 1]
+        if _BARE_NAME.fullmatch(bare):
             keys.append(_key(n.start_byte, _E_REPLACE, -n.end_byte, 0))
             ends.append(n.end_byte)
             nodes.append(None)
-            payloads.append(b" " + name + b" ")
+            payloads.append(b" " + bare + b" ")
             tags.append(-1)
     brackets: list[tuple[int, int]] = []
     for name in ("unwrap", "tuple"):

@@ -123,6 +123,7 @@ from graphmemd.model import (
 )
 from graphmemd.parsing.fingerprint import CAPTURE_PREFIX, DefSpan, fingerprint, load_rules, split_matches
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
+from graphmemd.parsing.overloads import STUB, overload_tags, qualify_duplicate
 
 __all__ = ["bare_parse", "parse_source"]
 
@@ -505,7 +506,8 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
     defs.sort(key=lambda d: d.start)
     cuts.sort()
     found_defs = len(defs)
-    defs, parents, containers = _qualify(defs, scopes)
+    tags = overload_tags(root, source, [(d.start, d.end) for d in defs], load_rules(language).overloads)
+    defs, parents, containers = _qualify(defs, scopes, tags)
     if len(defs) < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
     signatures, body_hashes = _fingerprint(source, defs, cuts, fingerprint_captures, language)
@@ -543,9 +545,12 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
 
 
 def _qualify(
-    defs: list[_Def], scopes: list[tuple[int, int, str]]
+    defs: list[_Def], scopes: list[tuple[int, int, str]], tags: list[str | None]
 ) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]]]:
     """Assign qualnames, kinds (method promotion) and parents, in source order.
+
+    Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each def's
+    overload tag (``tags``, by index into ``defs``).
 
     Definitions nested deeper than ``MAX_NESTING`` (with everything inside them) are
     dropped. Returns the kept definitions (``parent_index`` renumbered), each one's parent
@@ -558,6 +563,8 @@ def _qualify(
     # stack entries: (end, qualname, container kind or None for a scope, nearest def index)
     stack: list[tuple[int, str, SymbolKind | None, int]] = []
     seen: dict[tuple[str, SymbolKind], int] = {}
+    stubs: dict[tuple[str, SymbolKind], int] = {}
+    taken: set[str] = set()
     containers: list[tuple[int, int, str]] = []
     kept_index: dict[int, int] = {}
     kept: list[_Def] = []
@@ -592,10 +599,12 @@ def _qualify(
             if d.kind is SymbolKind.FUNCTION and stack and (container_kind is None or container_kind in _CLASS_LIKE):
                 d.kind = SymbolKind.METHOD
         key = (qual, d.kind)
-        count = seen.get(key, 0) + 1
-        seen[key] = count
-        if count > 1:
-            qual = f"{qual}~{count}"
+        tag = tags[index]
+        counter = stubs if tag == STUB else seen
+        count = counter.get(key, 0) + 1
+        counter[key] = count
+        qual = qualify_duplicate(qual, tag, count, count, taken)
+        taken.add(qual)
         d.qualname = qual
         kept_index[index] = len(kept)
         kept.append(d)
