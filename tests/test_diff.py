@@ -253,4 +253,5 @@ def test_move_plus_reformat_is_a_move() -> None:
 
     changes = diff_symbols(states("a.py", before), [*states("a.py", after_a), *states("b.py", after_b)])
     assert kinds(changes) == [(ChangeKind.RENAMED, "helper", "helper")]
-    assert changes[0].new is not None and changes[0].new.path == "b.py"
+    assert changes[0].new is not None
+    assert changes[0].new.path == "b.py"
