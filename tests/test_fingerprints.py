@@ -3,6 +3,7 @@ exactly when a definition's head or body changes."""
 
 from __future__ import annotations
 
+import pytest
 from graphmemd.model import Language, ParsedSymbol, SymbolKind
 from graphmemd.parsing import parse_source
 
@@ -368,3 +369,150 @@ def test_hash_format() -> None:
         assert len(s.sig_hash) == len(s.body_hash) == 16
         int(s.sig_hash, 16)
         int(s.body_hash, 16)
+
+
+# ----------------------------------------------------------------------------- what counts
+
+
+def body(source: str, qualname: str = "f", path: str = "m.py") -> str:
+    return symbol(path, source, qualname).body_hash
+
+
+def sig(source: str, qualname: str = "f", path: str = "m.py") -> str:
+    return symbol(path, source, qualname).sig_hash
+
+
+def test_python_literal_spelling_is_not_a_change() -> None:
+    same = [
+        "def f():\n    return 'it', \"x\"\n",
+        'def f():\n    return "it", \'x\'\n',
+        "def f():\n    return 'i' 't', '\\x78'\n",  # implicit concatenation, escape spelling
+        "def f():\n    return (\n        'i'\n        't'\n    ), u'x'\n",  # grouping parentheses, u prefix
+        "def f():\n    return ('it', 'x',)\n",  # tuple parentheses, trailing comma
+        "def f():\n    return 'it', \\\n        'x'  # comment\n",  # line continuation
+    ]
+    assert len({body(s) for s in same}) == 1
+    numbers = ["def f():\n    return 0XFF, 1E5, 1_000\n", "def f():\n    return 255, 1e5, 1000\n"]
+    assert len({body(s) for s in numbers}) == 1
+    raw = ["def f():\n    return r'\\d', '\\\\d'\n", "def f():\n    return R'\\d', \"\\\\d\"\n"]
+    assert len({body(s) for s in raw}) == 1
+    fstrings = ["def f(k):\n    return f'{k=}'\n", "def f(k):\n    return f'k={k!r}'\n"]
+    assert len({body(s) for s in fstrings}) == 1
+    elif_chain = [
+        "def f(a):\n    if a:\n        return 1\n    elif a > 1:\n        return 2\n    else:\n        return 3\n",
+        "def f(a):\n    if a:\n        return 1\n    else:\n        if a > 1:\n            return 2\n        else:\n            return 3\n",
+    ]
+    assert len({body(s) for s in elif_chain}) == 1
+
+
+SENSITIVE = "def f(a, b=1):\n    s = 'a b'\n    if a:\n        g(a)\n        h(b)\n    return a + b * 2\n"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("'a b'", "'a  b'"),  # a space inside a string
+        ("'a b'", "'a\\tb'"),  # whitespace of another kind
+        ("'a b'", "'a c'"),  # a character
+        ("'a b'", "b'a b'"),  # bytes are not text
+        ("b * 2", "b * 3"),  # a number
+        ("b * 2", "b * 2.0"),  # an int is not a float
+        ("a + b", "a - b"),  # an operator
+        ("a + b * 2", "(a + b) * 2"),  # precedence
+        ("        h(b)\n", "    h(b)\n"),  # a statement moved out of a block
+        ("        g(a)\n        h(b)\n", "        h(b)\n        g(a)\n"),  # statement order
+    ],
+)
+def test_python_body_changes_are_seen(edit: tuple[str, str]) -> None:
+    changed = SENSITIVE.replace(*edit)
+    assert changed != SENSITIVE
+    assert body(changed) != body(SENSITIVE)
+    assert sig(changed) == sig(SENSITIVE)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [("b=1", "b=2"), ("b=1", "b='1'"), ("def f", "@cache\ndef f"), ("(a, b=1)", "(a, *, b=1)")],
+)
+def test_python_signature_changes_are_seen(edit: tuple[str, str]) -> None:
+    changed = SENSITIVE.replace(*edit)
+    assert sig(changed) != sig(SENSITIVE)
+
+
+def test_redundant_parentheses_are_not_a_change() -> None:
+    a = "def f(a, b, c):\n    return a * b + c, not a, (a and b) or c\n"
+    b = "def f(a, b, c):\n    return (a * b) + (c), not (a), a and b or (c)\n"
+    assert body(a) == body(b)
+
+
+NESTED = """def outer(x):
+    def middle(y):
+        def inner(z):
+            return z + 1
+        f = lambda w: w * 2
+        return inner(y) + f(y)
+    return middle(x)
+
+
+def sibling():
+    return 0
+"""
+
+
+def test_change_inside_a_closure_changes_every_enclosing_function() -> None:
+    before = prints("m.py", NESTED)
+    after = prints("m.py", NESTED.replace("return z + 1", "return z + 2"))
+    assert diff(before, after) == {
+        "outer.middle.inner": (False, True),
+        "outer.middle": (False, True),
+        "outer": (False, True),
+    }
+    lam = prints("m.py", NESTED.replace("w * 2", "w * 3"))
+    assert diff(before, lam) == {"outer.middle": (False, True), "outer": (False, True)}
+
+
+def test_python_overload_stubs_leave_the_plain_name_to_the_implementation() -> None:
+    src = """import typing
+from typing import overload
+
+
+class Conv:
+    @typing.overload
+    def to(self, x: int) -> int: ...
+    @overload
+    def to(self, x: str) -> str: ...
+    def to(self, x):
+        return x
+
+
+@overload
+def parse(x: int) -> int: ...
+def parse(x):
+    return x
+"""
+    before = prints("m.py", src)
+    assert set(before) == {
+        ("Conv", SymbolKind.CLASS),
+        ("Conv.to~overload1", SymbolKind.METHOD),
+        ("Conv.to~overload2", SymbolKind.METHOD),
+        ("Conv.to", SymbolKind.METHOD),
+        ("parse~overload1", SymbolKind.FUNCTION),
+        ("parse", SymbolKind.FUNCTION),
+    }
+    impl = prints("m.py", src.replace("    def to(self, x):\n        return x", "    def to(self, x):\n        return -x"))
+    assert diff(before, impl) == {"Conv.to": (False, True), "Conv": (False, True)}
+    stub = prints("m.py", src.replace("def parse(x: int) -> int", "def parse(x: float) -> int"))
+    assert diff(before, stub) == {"parse~overload1": (True, False)}
+
+
+def test_typescript_overload_signatures_are_not_symbols() -> None:
+    src = "function f(a: string): string;\nfunction f(a: number): number;\nfunction f(a: any): any { return a; }\n"
+    assert set(prints("o.ts", src)) == {("f", SymbolKind.FUNCTION)}
+
+
+def test_javascript_spelling_is_not_a_change() -> None:
+    a = "function f(x) {\n  const o = {'a': 1, b: [1, 2,]};\n  return new Foo, x => x * 0xFF, 'q'\n}\n"
+    b = 'function f(x) {\n  const o = { a: 1, b: [1, 2] };\n  return new Foo(), (x) => x * 255, "q";\n}\n'
+    assert body(a, path="a.js") == body(b, path="a.js")
+    assert body(a.replace("'q'", "'q '"), path="a.js") != body(a, path="a.js")
+    assert body(a.replace("x * 0xFF", "(x * 0xFF)"), path="a.js") == body(a, path="a.js")
