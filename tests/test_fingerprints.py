@@ -23,11 +23,7 @@ def diff(
 ) -> dict[str, tuple[bool, bool]]:
     """qualname -> (sig changed, body changed) for the ids present in both."""
     assert old.keys() == new.keys()
-    return {
-        key[0]: (old[key][0] != new[key][0], old[key][1] != new[key][1])
-        for key in old
-        if old[key] != new[key]
-    }
+    return {key[0]: (old[key][0] != new[key][0], old[key][1] != new[key][1]) for key in old if old[key] != new[key]}
 
 
 # ----------------------------------------------------------------------------- Python
@@ -100,9 +96,7 @@ def test_python_reformatting_comments_docstrings_and_moves_keep_hashes() -> None
 
 
 def test_python_four_to_two_space_reindent() -> None:
-    two = "\n".join(
-        " " * ((len(line) - len(line.lstrip(" "))) // 2) + line.lstrip(" ") for line in PY.splitlines()
-    )
+    two = "\n".join(" " * ((len(line) - len(line.lstrip(" "))) // 2) + line.lstrip(" ") for line in PY.splitlines())
     assert prints("m.py", PY) == prints("m.py", two)
 
 
@@ -385,7 +379,7 @@ def sig(source: str, qualname: str = "f", path: str = "m.py") -> str:
 def test_python_literal_spelling_is_not_a_change() -> None:
     same = [
         "def f():\n    return 'it', \"x\"\n",
-        'def f():\n    return "it", \'x\'\n',
+        "def f():\n    return \"it\", 'x'\n",
         "def f():\n    return 'i' 't', '\\x78'\n",  # implicit concatenation, escape spelling
         "def f():\n    return (\n        'i'\n        't'\n    ), u'x'\n",  # grouping parentheses, u prefix
         "def f():\n    return ('it', 'x',)\n",  # tuple parentheses, trailing comma
@@ -400,7 +394,8 @@ def test_python_literal_spelling_is_not_a_change() -> None:
     assert len({body(s) for s in fstrings}) == 1
     elif_chain = [
         "def f(a):\n    if a:\n        return 1\n    elif a > 1:\n        return 2\n    else:\n        return 3\n",
-        "def f(a):\n    if a:\n        return 1\n    else:\n        if a > 1:\n            return 2\n        else:\n            return 3\n",
+        "def f(a):\n    if a:\n        return 1\n    else:\n"
+        "        if a > 1:\n            return 2\n        else:\n            return 3\n",
     ]
     assert len({body(s) for s in elif_chain}) == 1
 
@@ -499,7 +494,9 @@ def parse(x):
         ("parse~overload1", SymbolKind.FUNCTION),
         ("parse", SymbolKind.FUNCTION),
     }
-    impl = prints("m.py", src.replace("    def to(self, x):\n        return x", "    def to(self, x):\n        return -x"))
+    impl = prints(
+        "m.py", src.replace("    def to(self, x):\n        return x", "    def to(self, x):\n        return -x")
+    )
     assert diff(before, impl) == {"Conv.to": (False, True), "Conv": (False, True)}
     stub = prints("m.py", src.replace("def parse(x: int) -> int", "def parse(x: float) -> int"))
     assert diff(before, stub) == {"parse~overload1": (True, False)}

@@ -4,7 +4,8 @@ function's and class's ``sig_hash`` and ``body_hash`` stay identical.
 Python: a deterministic sample of the standard library (every ``STEP``-th file in sorted
 order that Python itself can parse: about 250 files) rewritten by ``ruff format`` and an
 ``ast.unparse`` round trip, and every other file of it (black is the slow one) by
-``black`` and ``black -l 60`` (black and ruff are pinned in the dev extra). JavaScript/TypeScript: the fixtures rewritten by ``prettier`` (pinned in
+``black`` and ``black -l 60`` (black and ruff are pinned in the dev extra).
+JavaScript/TypeScript: the fixtures rewritten by ``prettier`` (pinned in
 ``tests/node/package.json``, installed by ``scripts/test.sh`` with ``npm ci``).
 """
 
@@ -132,7 +133,9 @@ def _js_sources() -> list[Path]:
     found = [*sorted((ROOT / "tests" / "fixtures_fp").glob("styles.*"))]
     for lang in ("javascript", "typescript"):
         found.extend(
-            p for p in sorted((ROOT / "fixtures" / "repos" / lang).rglob("*")) if p.suffix in (".js", ".cjs", ".ts", ".tsx")
+            p
+            for p in sorted((ROOT / "fixtures" / "repos" / lang).rglob("*"))
+            if p.suffix in (".js", ".cjs", ".ts", ".tsx")
         )
     return found
 
