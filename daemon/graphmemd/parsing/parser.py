@@ -121,8 +121,16 @@ from graphmemd.model import (
     ParsedSymbol,
     SymbolKind,
 )
-from graphmemd.parsing.fingerprint import CAPTURE_PREFIX, DefSpan, fingerprint, load_rules, split_matches
+from graphmemd.parsing.fingerprint import (
+    CAPTURE_PREFIX,
+    FINGERPRINT_SCHEME,
+    DefSpan,
+    fingerprint,
+    load_rules,
+    split_matches,
+)
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
+from graphmemd.parsing.legacy import LegacyDef, legacy_fingerprints
 from graphmemd.parsing.overloads import STUB, overload_tags, qualify_duplicate
 
 __all__ = ["bare_parse", "parse_source"]
@@ -362,9 +370,13 @@ def _docstring(body: Node, rule: tuple[str, str]) -> tuple[int, int]:
     return -1, -1
 
 
-def parse_source(path: str, source: bytes, language: Language | None = None) -> ParsedFile:
+def parse_source(
+    path: str, source: bytes, language: Language | None = None, *, scheme: int = FINGERPRINT_SCHEME
+) -> ParsedFile:
     """Extract symbols, imports, calls and inheritance from one file's bytes.
 
+    ``scheme=1`` computes fingerprints (and overload qualnames) the pre-upgrade way
+    (``legacy.py``), to recognise stored anchors; the default is the current scheme.
     Never raises on bad input (syntax errors, invalid UTF-8, binary data); raises
     ValueError only when ``language`` is None and cannot be derived from ``path``.
     """
@@ -506,11 +518,12 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
     defs.sort(key=lambda d: d.start)
     cuts.sort()
     found_defs = len(defs)
-    tags = overload_tags(root, source, [(d.start, d.end) for d in defs], load_rules(language).overloads)
+    overloads = load_rules(language).overloads if scheme != 1 else None
+    tags = overload_tags(root, source, [(d.start, d.end) for d in defs], overloads)
     defs, parents, containers = _qualify(defs, scopes, tags)
     if len(defs) < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
-    signatures, body_hashes = _fingerprint(source, defs, cuts, fingerprint_captures, language)
+    signatures, body_hashes = _fingerprint(source, defs, cuts, fingerprint_captures, language, scheme)
     parsed_symbols = tuple(
         ParsedSymbol(
             name=d.name,
@@ -631,6 +644,7 @@ def _fingerprint(
     cuts: list[tuple[int, int]],
     captures: dict[str, list[Node]],
     language: Language,
+    scheme: int,
 ) -> tuple[list[str], list[str]]:
     """Signatures (the head, comments cut, whitespace-normalised: shown to users) and the
     token-stream hashes of ``fingerprint.py`` (``sig_hash`` set on each def)."""
@@ -639,8 +653,17 @@ def _fingerprint(
         _decode(_normalise(_cut(source, d.start, d.body_start if d.body_start >= 0 else d.end, cuts, cut_starts, [])))
         for d in defs
     ]
-    spans = [DefSpan(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
-    hashes = fingerprint(language, source, spans, captures, cuts)
+    if scheme == 1:
+        legacy = [
+            LegacyDef(
+                d.start, d.end, d.kind.value, d.name, d.body_start, d.body_end, d.doc_start, d.doc_end, d.parent_index
+            )
+            for d in defs
+        ]
+        hashes = legacy_fingerprints(source, legacy, cuts)
+    else:
+        spans = [DefSpan(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
+        hashes = fingerprint(language, source, spans, captures, cuts)
     for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
         d.sig_hash = sig_hash
     return signatures, [body for _sig, body in hashes]
