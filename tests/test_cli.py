@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import short_tmp
 from graphmem.cli import freshness_line, main, marker, to_jsonable
 from graphmem.types import (
     Category,
@@ -47,8 +47,9 @@ GRAPHMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "graph
 
 
 def short_home() -> Path:
-    """Unix socket paths are limited to 107 bytes: homes live directly under /tmp."""
-    return Path(tempfile.mkdtemp(prefix="gm", dir="/tmp"))
+    """Unix socket paths are limited to 107 bytes: homes live directly under /tmp (removed
+    at the end of the session)."""
+    return short_tmp()
 
 
 def cli_env(home: Path) -> dict[str, str]:

@@ -482,15 +482,20 @@ def test_default_address_comes_from_home(sock_dir: Path, monkeypatch: pytest.Mon
 
 
 def test_deadline_maps_to_timeout(sock_dir: Path) -> None:
+    release = threading.Event()
+
     def slow(request: Any, context: grpc.ServicerContext) -> service_pb2.GetStatusResponse:
-        time.sleep(1.0)
+        release.wait(30)  # answers only after the client gave up
         return service_pb2.GetStatusResponse()
 
     handlers = {"DaemonService": {
         "GetStatus": unary(slow, service_pb2.GetStatusRequest, service_pb2.GetStatusResponse)}}
-    with fake_daemon(sock_dir, handlers) as address, GraphMem(address, timeout=0.2) as gm, \
-            pytest.raises(Timeout, match="did not answer"):
-        gm.status()
+    try:
+        with fake_daemon(sock_dir, handlers) as address, GraphMem(address, timeout=0.2) as gm, \
+                pytest.raises(Timeout, match="did not answer"):
+            gm.status()
+    finally:
+        release.set()
 
 
 def test_status_and_health(sock_dir: Path) -> None:

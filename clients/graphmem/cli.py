@@ -35,13 +35,14 @@ from graphmem.errors import (
     DaemonNotRunning,
     FailedPrecondition,
     GraphMemError,
+    InvalidArgument,
     NotFound,
     Timeout,
 )
 from graphmem.paths import Paths, resolve_paths, unix_target
+from graphmem.render import marker
 from graphmem.types import (
     Category,
-    ChangeKind,
     Event,
     EventKind,
     Freshness,
@@ -65,13 +66,6 @@ START_HINT = "start it with: graphmem daemon start --repo PATH"
 
 _E = TypeVar("_E", bound=Enum)
 
-_SEVERITY: dict[ChangeKind, int] = {
-    ChangeKind.REMOVED: 4,
-    ChangeKind.SIGNATURE_CHANGED: 3,
-    ChangeKind.BODY_CHANGED: 2,
-    ChangeKind.RENAMED: 1,
-    ChangeKind.ADDED: 0,
-}
 
 
 # ---------------------------------------------------------------------------- parser
@@ -207,8 +201,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("add", cmd_repo_add, "register a repository (indexed in the background, then watched)", repo_verbs)
     p.add_argument("path", metavar="PATH")
     json_flag(p)
-    p = verb("remove", cmd_repo_remove, "unregister a repository (its observations are archived)", repo_verbs)
-    p.add_argument("repo", metavar="REPO", help="repository id or path")
+    p = verb(
+        "remove", cmd_repo_remove, "unregister a repository (its observations are kept unless --purge)", repo_verbs
+    )
+    p.add_argument("repo", metavar="REPO", help="repository id or its root path")
+    p.add_argument("--purge", action="store_true", help="also delete its observations for good (asks first)")
+    p.add_argument("--yes", action="store_true", help="with --purge: do not ask")
     p = verb("list", cmd_repo_list, "list registered repositories", repo_verbs)
     json_flag(p)
 
@@ -249,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("list", cmd_list, "list observations")
     p.add_argument("--stale", action="store_true", help="only stale observations")
+    p.add_argument("--suspect", action="store_true", help="only suspect observations (a dependency changed)")
     p.add_argument(
         "--status",
         metavar=_choices(ObservationStatus),
@@ -335,8 +334,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("export", cmd_export, "write the observation journal as JSON lines")
     p.add_argument("file", metavar="FILE", nargs="?", default="-", help="default: stdout")
 
-    p = verb("import", cmd_import, "import JSON lines written by export")
+    p = verb("import", cmd_import, "import JSON lines written by export (from any clone of the repository)")
     p.add_argument("file", metavar="FILE", help="'-' reads stdin")
+    p.add_argument(
+        "--repo",
+        default="",
+        help="the repository (id or path) they belong to; default: the registered clone of the one they came from",
+    )
     json_flag(p)
 
     verb("mcp", cmd_mcp, "serve the Model Context Protocol on stdio (bridge to the daemon)")
@@ -449,22 +453,6 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def marker(o: Observation) -> str:
-    """``[FRESH]``, ``[STALE: body changed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus
-    ``[NEEDS REVIEW: renamed]`` when an anchor followed a rename."""
-    if o.status is ObservationStatus.STALE:
-        changes = sorted({r.change for r in o.stale_reasons}, key=lambda c: -_SEVERITY.get(c, 0))
-        what = ", ".join(c.value.replace("_", " ") for c in changes) or "code changed"
-        text = f"[STALE: {what}]"
-    elif o.status is ObservationStatus.SUPERSEDED:
-        text = f"[SUPERSEDED by {o.superseded_by}]" if o.superseded_by else "[SUPERSEDED]"
-    else:
-        text = f"[{o.status.value.upper()}]"
-    if o.needs_review:
-        text += " [NEEDS REVIEW: anchor renamed or moved]"
-    return text
-
-
 def freshness_line(f: Freshness) -> str:
     """``index current (HEAD abc1234)`` or ``index NOT current: 3 pending changes``."""
     if f.current:
@@ -507,7 +495,7 @@ def _render_observation(o: Observation) -> list[str]:
             sig = f"    {a.signature}" if a.signature else ""
             lines.append(f"  - {a.ref} ({a.kind.value}){sig}")
     if o.stale_reasons:
-        lines.append("stale because:")
+        lines.append("suspect because:" if o.status is ObservationStatus.SUSPECT else "stale because:")
         for r in o.stale_reasons:
             bits = [r.change.value.replace("_", " "), _fmt_time(r.detected_at)]
             if r.commit:
@@ -556,7 +544,7 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
 def _repo_lines(r: Repository) -> list[str]:
     counts = (
         f"{_plural(r.files, 'file')}, {_plural(r.symbols, 'symbol')}, {_plural(r.edges, 'edge')}, "
-        f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale)"
+        f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale, {r.suspect_observations} suspect)"
     )
     state = r.state.value
     if r.state is IndexState.INDEXING and r.files_total:
@@ -592,7 +580,9 @@ def _render_status(s: Status) -> list[str]:
         w = s.watcher
         state = "healthy" if w.healthy else f"degraded: {w.degraded_reason or 'unknown reason'}"
         lines.append(f"watcher:  {w.mode} ({state}, {_plural(w.restarts, 'restart')})")
-    lines.append(f"observations: {s.observations} ({s.stale_observations} stale)")
+    lines.append(
+        f"observations: {s.observations} ({s.stale_observations} stale, {s.suspect_observations} suspect)"
+    )
     if s.repositories:
         lines.append(f"repositories ({len(s.repositories)}):")
         for r in s.repositories:
@@ -771,9 +761,17 @@ def cmd_repo_add(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_remove(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """Unregister a repository; ``--purge`` deletes its observations after a confirmation."""
+    if args.purge and not args.yes:
+        if not sys.stdin.isatty():
+            raise InvalidArgument("--purge deletes observations for good: confirm with --yes")
+        answer = input(f"delete every observation of {args.repo} for good? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            ctx.print("nothing removed")
+            return 1
     with ctx.client() as client:
-        client.remove_repo(args.repo)
-    ctx.print(f"removed {args.repo}")
+        purged = client.remove_repo(args.repo, purge=args.purge)
+    ctx.print(f"removed {args.repo}" + (f"; {purged} observations deleted" if args.purge else "; observations kept"))
     return 0
 
 
@@ -855,7 +853,13 @@ def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
-    statuses = list(dict.fromkeys(([ObservationStatus.STALE] if args.stale else []) + args.status))
+    statuses = list(
+        dict.fromkeys(
+            ([ObservationStatus.STALE] if args.stale else [])
+            + ([ObservationStatus.SUSPECT] if args.suspect else [])
+            + args.status
+        )
+    )
     with ctx.client() as client:
         found = client.list(
             repo=args.repo,
@@ -1058,7 +1062,7 @@ def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             raise GraphMemError(f"cannot read {args.file}: {exc}") from exc
     with ctx.client() as client:
-        result = client.import_lines(lines)
+        result = client.import_lines(lines, repo=args.repo)
     if args.json:
         ctx.print_json(result)
         return 0

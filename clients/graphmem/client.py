@@ -365,9 +365,12 @@ class GraphMem:
             self._call(self._add_repo, service_pb2.AddRepositoryRequest(path=absolute))
         )
 
-    def remove_repo(self, repo: str) -> None:
-        """Unregister a repository (id or path); its observations are archived."""
-        self._call(self._remove_repo, service_pb2.RemoveRepositoryRequest(repo=_local_path(repo)))
+    def remove_repo(self, repo: str, *, purge: bool = False) -> int:
+        """Unregister a repository (its id or exact root). Its observations are kept and come
+        back when it, or a clone of it, is registered again; ``purge`` deletes them (returns
+        how many)."""
+        request = service_pb2.RemoveRepositoryRequest(repo=_local_path(repo), purge=purge)
+        return int(self._call(self._remove_repo, request).purged)
 
     def list_repos(self) -> builtins.list[Repository]:
         resp = self._call(self._list_repos, service_pb2.ListRepositoriesRequest())
@@ -495,10 +498,12 @@ class GraphMem:
         call = self._export(service_pb2.ExportObservationsRequest(), timeout=None)
         return self._iterate(call, lambda line: line.json)
 
-    def import_lines(self, lines: Iterable[str]) -> ImportResult:
-        """Import JSON lines produced by ``export`` (blank lines are ignored)."""
+    def import_lines(self, lines: Iterable[str], *, repo: str = "") -> ImportResult:
+        """Import JSON lines produced by ``export`` (blank lines are ignored) into ``repo``, or
+        each into the registered clone of the repository it was exported from."""
         cleaned = [ln.rstrip("\r\n") for ln in lines if ln.strip()]
-        resp = self._call(self._import, service_pb2.ImportObservationsRequest(lines=cleaned))
+        request = service_pb2.ImportObservationsRequest(lines=cleaned, repo=_local_path(repo) if repo else "")
+        resp = self._call(self._import, request)
         return convert.import_result_from_proto(resp)
 
     # ------------------------------------------------------------------ retrieval

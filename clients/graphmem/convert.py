@@ -337,6 +337,10 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         detected_at=timestamp_to_proto(r.detected_at),
         commit=r.commit,
         detail=r.detail,
+        dependency_ref=r.dependency_ref,
+        dependency_id=r.dependency_id,
+        dependency_sig_hash=r.dependency_sig_hash,
+        via=r.via,
     )
 
 
@@ -350,6 +354,10 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         new_ref=m.new_ref,
         commit=m.commit,
         detail=m.detail,
+        dependency_ref=m.dependency_ref,
+        dependency_id=m.dependency_id,
+        dependency_sig_hash=m.dependency_sig_hash,
+        via=m.via,
     )
 
 
@@ -450,6 +458,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         symbols=r.symbols,
         observations=r.observations,
         stale_observations=r.stale_observations,
+        suspect_observations=r.suspect_observations,
         files_done=r.files_done,
         files_total=r.files_total,
         skipped_files=r.skipped_files,
@@ -458,6 +467,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         error=r.error,
         pending_changes=r.pending_changes,
         edges=r.edges,
+        files_parsed=r.files_parsed,
     )
 
 
@@ -470,6 +480,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         symbols=m.symbols,
         observations=m.observations,
         stale_observations=m.stale_observations,
+        suspect_observations=m.suspect_observations,
         files_done=m.files_done,
         files_total=m.files_total,
         skipped_files=m.skipped_files,
@@ -478,6 +489,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         error=m.error,
         pending_changes=m.pending_changes,
         edges=m.edges,
+        files_parsed=m.files_parsed,
     )
 
 
@@ -535,6 +547,7 @@ def status_to_proto(s: Status) -> service_pb2.GetStatusResponse:
         last_error=s.last_error,
         observations=s.observations,
         stale_observations=s.stale_observations,
+        suspect_observations=s.suspect_observations,
     )
 
 
@@ -555,6 +568,7 @@ def status_from_proto(m: service_pb2.GetStatusResponse) -> Status:
         last_error=m.last_error,
         observations=m.observations,
         stale_observations=m.stale_observations,
+        suspect_observations=m.suspect_observations,
     )
 
 

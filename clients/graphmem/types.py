@@ -53,6 +53,7 @@ class ObservationStatus(str, Enum):
     STALE = "stale"
     SUPERSEDED = "superseded"
     ARCHIVED = "archived"
+    SUSPECT = "suspect"
 
 
 class ChangeKind(str, Enum):
@@ -63,6 +64,7 @@ class ChangeKind(str, Enum):
     SIGNATURE_CHANGED = "signature_changed"
     BODY_CHANGED = "body_changed"
     RENAMED = "renamed"
+    DEPENDENCY_CHANGED = "dependency_changed"
 
 
 class AnchorKind(str, Enum):
@@ -97,6 +99,7 @@ class EventKind(str, Enum):
     INDEX_PROGRESS = "index_progress"
     OBSERVATION_CHANGED = "observation_changed"
     WATCHER_DEGRADED = "watcher_degraded"
+    OBSERVATION_SUSPECT = "observation_suspect"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +126,10 @@ class StaleReason:
     new_ref: str = ""
     commit: str = ""
     detail: str = ""
+    dependency_ref: str = ""
+    dependency_id: str = ""
+    dependency_sig_hash: str = ""
+    via: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +263,8 @@ class Repository:
     error: str = ""
     pending_changes: int = 0
     edges: int = 0
+    files_parsed: int = 0
+    suspect_observations: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +292,7 @@ class Status:
     last_error: str = ""
     observations: int = 0
     stale_observations: int = 0
+    suspect_observations: int = 0
 
     @property
     def healthy(self) -> bool:

@@ -16,7 +16,9 @@ third ``~3`` and so on, in source order (deterministic disambiguator), with two 
 
 from __future__ import annotations
 
+import hashlib
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -246,6 +248,8 @@ class SymbolChange:
 
 @dataclass(frozen=True, slots=True)
 class FileRecord:
+    """A file row as the store keeps it; ``mtime_ns`` is the mtime the file was parsed at."""
+
     repo_id: str
     path: str
     language: Language
@@ -253,6 +257,7 @@ class FileRecord:
     size: int
     indexed_at: float
     syntax_errors: int = 0
+    mtime_ns: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +293,16 @@ class GraphEdges:
     defines: tuple[tuple[str, str], ...]
     contains: tuple[tuple[str, str], ...]
     edges: ResolvedEdges
+
+
+def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:
+    """A file's structural fingerprint: its symbols' identities and hashes (formatting-blind).
+
+    A file without symbols falls back to its content hash."""
+    parts = sorted(f"{s.qualname}#{s.kind.value}:{s.sig_hash}:{s.body_hash}" for s in symbols)
+    if not parts:
+        return "content:" + content_hash
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
 
 
 def symbols_of(repo_id: str, parsed: ParsedFile) -> list[SymbolInfo]:

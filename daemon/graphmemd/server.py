@@ -20,8 +20,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from graphmemd.config import DaemonConfig
-from graphmemd.engine import Engine
+from graphmemd.core import Core
+from graphmemd.health import Health
 from graphmemd.service import add_services
+from graphmemd.supervisor import install_excepthook
 
 logger = logging.getLogger(__name__)
 
@@ -95,13 +97,15 @@ def serve(config: DaemonConfig) -> int:
     lock = StoreLock(paths.lock, paths.pid, socket_path)
     lock.acquire()
     shutdown = threading.Event()
-    engine = Engine(config)
+    daemon_health = Health()
+    install_excepthook(daemon_health)
+    core = Core(config, daemon_health)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="graphmem-rpc"), options=_OPTIONS
     )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    names = add_services(server, engine, str(socket_path), config.tcp, shutdown)
+    names = add_services(server, core, str(socket_path), config.tcp, shutdown)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     for name in ("", *names):
         health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -128,7 +132,7 @@ def serve(config: DaemonConfig) -> int:
         f" and {config.tcp}" if config.tcp else "",
     )
     try:
-        engine.open()
+        core.open()
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         logger.info("serving; store %s", paths.store)
@@ -137,7 +141,7 @@ def serve(config: DaemonConfig) -> int:
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         server.stop(grace=5).wait(10)
-        engine.close()
+        core.close()
         lock.release()
         logger.info("stopped cleanly")
     return 0

@@ -27,6 +27,7 @@ import kuzu
 import pyarrow as pa
 from graphmem.errors import DaemonAlreadyRunning, StoreError
 
+from graphmemd import parsecache
 from graphmemd.model import (
     FileRecord,
     GraphEdges,
@@ -61,6 +62,9 @@ _SCHEMA = (
     " sig_hash STRING, body_hash STRING, words STRING, unresolved_calls STRING[],"
     " unresolved_bases STRING[], PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
+    # The last parse of each file (parsecache.py), read back at a restart instead of parsing.
+    "CREATE NODE TABLE IF NOT EXISTS Parse(id STRING, repo STRING, path STRING, size INT64, mtime INT64,"
+    " version STRING, data STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Observation(id STRING, repo STRING, text STRING, tags STRING,"
     " category STRING, status STRING, created_at DOUBLE, updated_at DOUBLE, doc STRING,"
     " PRIMARY KEY(id))",
@@ -204,6 +208,7 @@ class Store:
             self._row_ids["Symbol"] = None
             self._run("MATCH (s:Symbol) WHERE s.repo = $r DETACH DELETE s", {"r": repo_id})
             self._run("MATCH (f:File) WHERE f.repo = $r DETACH DELETE f", {"r": repo_id})
+            self._run("MATCH (p:Parse) WHERE p.repo = $r DELETE p", {"r": repo_id})
             self._run("MATCH (r:Repo {id: $r}) DELETE r", {"r": repo_id})
 
     # ------------------------------------------------------------------ code graph writes
@@ -236,6 +241,7 @@ class Store:
                 ids = [file_id(repo_id, p) for p in gone]
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
+                self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": ids})
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
                 self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
@@ -244,6 +250,33 @@ class Store:
                     {"ids": ids},
                 )
             self._load(repo_id, files, edges)
+            self._store_parses(repo_id, files)
+
+    def _store_parses(self, repo_id: str, files: Sequence[tuple[FileRecord, ParsedFile]]) -> None:
+        if not files:
+            return
+        version = parsecache.PARSER_VERSION
+        table = pa.table(
+            {
+                "id": [file_id(repo_id, rec.path) for rec, _ in files],
+                "repo": [repo_id] * len(files),
+                "path": [rec.path for rec, _ in files],
+                "size": pa.array([rec.size for rec, _ in files], pa.int64()),
+                "mtime": pa.array([rec.mtime_ns for rec, _ in files], pa.int64()),
+                "version": [version] * len(files),
+                "data": [parsecache.encode(parsed) for _, parsed in files],
+            }
+        )
+        self._copy("Parse", table)
+
+    def load_parses(self, repo_id: str) -> list[tuple[str, int, int, str, str]]:
+        """(path, size, mtime_ns, parser version, encoded parse) of every cached parse."""
+        return [
+            (r[0], int(r[1]), int(r[2]), r[3], r[4])
+            for r in self._run(
+                "MATCH (p:Parse) WHERE p.repo = $r RETURN p.path, p.size, p.mtime, p.version, p.data", {"r": repo_id}
+            )
+        ]
 
     def _has_files(self, repo_id: str) -> bool:
         return bool(self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.id LIMIT 1", {"r": repo_id}))

@@ -20,6 +20,7 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_INDEX_PROGRESS: _ClassVar[EventKind]
     EVENT_KIND_OBSERVATION_CHANGED: _ClassVar[EventKind]
     EVENT_KIND_WATCHER_DEGRADED: _ClassVar[EventKind]
+    EVENT_KIND_OBSERVATION_SUSPECT: _ClassVar[EventKind]
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_OBSERVATION_STALE: EventKind
 EVENT_KIND_OBSERVATION_FRESH: EventKind
@@ -27,6 +28,7 @@ EVENT_KIND_FILE_INDEXED: EventKind
 EVENT_KIND_INDEX_PROGRESS: EventKind
 EVENT_KIND_OBSERVATION_CHANGED: EventKind
 EVENT_KIND_WATCHER_DEGRADED: EventKind
+EVENT_KIND_OBSERVATION_SUSPECT: EventKind
 
 class GetStatusRequest(_message.Message):
     __slots__ = ()
@@ -45,7 +47,7 @@ class WatcherStatus(_message.Message):
     def __init__(self, mode: _Optional[str] = ..., healthy: _Optional[bool] = ..., degraded_reason: _Optional[str] = ..., restarts: _Optional[int] = ...) -> None: ...
 
 class GetStatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "uptime_seconds", "socket_path", "tcp_address", "store_path", "store_size_bytes", "journal_path", "serving", "degraded_reasons", "repositories", "watcher", "last_error", "observations", "stale_observations")
+    __slots__ = ("version", "pid", "uptime_seconds", "socket_path", "tcp_address", "store_path", "store_size_bytes", "journal_path", "serving", "degraded_reasons", "repositories", "watcher", "last_error", "observations", "stale_observations", "suspect_observations")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -61,6 +63,7 @@ class GetStatusResponse(_message.Message):
     LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
     OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     STALE_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    SUSPECT_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     uptime_seconds: float
@@ -76,7 +79,8 @@ class GetStatusResponse(_message.Message):
     last_error: str
     observations: int
     stale_observations: int
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., socket_path: _Optional[str] = ..., tcp_address: _Optional[str] = ..., store_path: _Optional[str] = ..., store_size_bytes: _Optional[int] = ..., journal_path: _Optional[str] = ..., serving: _Optional[bool] = ..., degraded_reasons: _Optional[_Iterable[str]] = ..., repositories: _Optional[_Iterable[_Union[_types_pb2.Repository, _Mapping]]] = ..., watcher: _Optional[_Union[WatcherStatus, _Mapping]] = ..., last_error: _Optional[str] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ...) -> None: ...
+    suspect_observations: int
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., socket_path: _Optional[str] = ..., tcp_address: _Optional[str] = ..., store_path: _Optional[str] = ..., store_size_bytes: _Optional[int] = ..., journal_path: _Optional[str] = ..., serving: _Optional[bool] = ..., degraded_reasons: _Optional[_Iterable[str]] = ..., repositories: _Optional[_Iterable[_Union[_types_pb2.Repository, _Mapping]]] = ..., watcher: _Optional[_Union[WatcherStatus, _Mapping]] = ..., last_error: _Optional[str] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., suspect_observations: _Optional[int] = ...) -> None: ...
 
 class ShutdownRequest(_message.Message):
     __slots__ = ()
@@ -93,16 +97,20 @@ class AddRepositoryRequest(_message.Message):
     def __init__(self, path: _Optional[str] = ...) -> None: ...
 
 class RemoveRepositoryRequest(_message.Message):
-    __slots__ = ("repo", "keep_observations")
+    __slots__ = ("repo", "keep_observations", "purge")
     REPO_FIELD_NUMBER: _ClassVar[int]
     KEEP_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    PURGE_FIELD_NUMBER: _ClassVar[int]
     repo: str
     keep_observations: bool
-    def __init__(self, repo: _Optional[str] = ..., keep_observations: _Optional[bool] = ...) -> None: ...
+    purge: bool
+    def __init__(self, repo: _Optional[str] = ..., keep_observations: _Optional[bool] = ..., purge: _Optional[bool] = ...) -> None: ...
 
 class RemoveRepositoryResponse(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("purged",)
+    PURGED_FIELD_NUMBER: _ClassVar[int]
+    purged: int
+    def __init__(self, purged: _Optional[int] = ...) -> None: ...
 
 class ListRepositoriesRequest(_message.Message):
     __slots__ = ()
@@ -253,10 +261,12 @@ class JournalLine(_message.Message):
     def __init__(self, json: _Optional[str] = ...) -> None: ...
 
 class ImportObservationsRequest(_message.Message):
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "repo")
     LINES_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     lines: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, lines: _Optional[_Iterable[str]] = ...) -> None: ...
+    repo: str
+    def __init__(self, lines: _Optional[_Iterable[str]] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class ImportObservationsResponse(_message.Message):
     __slots__ = ("imported", "skipped_duplicates", "errors")
