@@ -385,6 +385,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--bundle", type=Path, default=BUNDLE)
     ap.add_argument("--commits", type=int, default=400, help="first-parent commits to replay (the newest N)")
+    ap.add_argument("--skip-newest", type=int, default=0, help="end the window this many commits before HEAD")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the index per commit")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -395,7 +396,8 @@ def main() -> int:
     work = tmp / "click"
     subprocess.run(["git", "clone", "-q", str(args.bundle), str(work)], check=True, capture_output=True)
     history = git(work, "rev-list", "--first-parent", "--reverse", "HEAD").split()
-    window = history[-(args.commits + 1) :]
+    end = len(history) - max(args.skip_newest, 0)
+    window = history[max(end - args.commits - 1, 0) : end]
     git(work, "checkout", "-q", "--detach", window[0])
     tally = Tally()
     started = time.monotonic()
