@@ -314,6 +314,7 @@ class _Events:
 
     positions: list[int]
     kinds: list[int]
+    order: list[int]  # sorted position -> index into ends/nodes/payloads
     ends: Sequence[int]
     nodes: Sequence[Node | None]
     payloads: Sequence[bytes]
@@ -337,6 +338,7 @@ class _Renderer:
         positions = ev.positions
         kinds = ev.kinds
         payloads = ev.payloads
+        order = ev.order
         count = len(positions)
         parts: list[bytes] = []
         append = parts.append
@@ -351,15 +353,16 @@ class _Renderer:
             if at >= end and (at > end or kind >= _E_OPEN):
                 break
             if kind == _E_REPLACE:
-                stop = ev.ends[i]
+                j = order[i]
+                stop = ev.ends[j]
                 if stop <= end:  # (a replacement crossing the range end keeps its text)
                     append(source[pos:at])
-                    node = ev.nodes[i]
-                    append(payloads[i] if node is None else self._literal(node, depth))
+                    node = ev.nodes[j]
+                    append(payloads[j] if node is None else self._literal(node, depth))
                     pos = stop
             else:
                 append(source[pos:at])
-                append(payloads[i])
+                append(payloads[order[i]])
                 pos = at
             i += 1
         append(source[pos:end])
@@ -462,6 +465,8 @@ def _key(pos: int, kind: int, tie: int, sub: int) -> int:
 
 
 _TIE_BIAS = 1 << 25
+_INDEX_BITS = 24
+_INDEX_MASK = (1 << _INDEX_BITS) - 1
 _POS_SHIFT = 30
 _KIND_SHIFT = 28
 _REPLACE_KEY = _E_REPLACE << _KIND_SHIFT | 1
@@ -574,13 +579,17 @@ def _events(
     nodes.extend([None] * len(docs))
     payloads.extend([b" "] * len(docs))
     tags.extend([-1] * len(docs))
-    order = sorted(range(len(keys)), key=keys.__getitem__)
+    # sort plain ints (the event's index in the low bits), then read the lists through it
+    packed = [k << _INDEX_BITS | i for i, k in enumerate(keys)]
+    packed.sort()
+    order = [k & _INDEX_MASK for k in packed]
     return _Events(
-        positions=[keys[i] >> _POS_SHIFT for i in order],
-        kinds=[(keys[i] >> _KIND_SHIFT) & 3 for i in order],
-        ends=[ends[i] for i in order],
-        nodes=[nodes[i] for i in order],
-        payloads=[payloads[i] for i in order],
+        positions=[k >> (_POS_SHIFT + _INDEX_BITS) for k in packed],
+        kinds=[(k >> (_KIND_SHIFT + _INDEX_BITS)) & 3 for k in packed],
+        order=order,
+        ends=ends,
+        nodes=nodes,
+        payloads=payloads,
         boundaries=[t for t in (tags[i] for i in order) if t >= 0],
     )
 

@@ -20,6 +20,7 @@ Stubs and arities are read from the tree by byte range, iteratively (no recursio
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -60,13 +61,17 @@ def _arity(node: Node, rules: OverloadRules) -> int:
 
 
 def overload_tags(
-    root: Node, source: bytes, ranges: Sequence[tuple[int, int]], rules: OverloadRules | None
+    root: Node, source: bytes, defs: Sequence[tuple[int, int, str]], rules: OverloadRules | None
 ) -> list[str | None]:
-    """Per definition (byte range): ``STUB``, its arity as text (arity rules), or None."""
-    tags: list[str | None] = [None] * len(ranges)
+    """Per definition (start, end, name): ``STUB``, its arity as text (arity rules), or None.
+    Only names defined more than once in the file are looked at."""
+    tags: list[str | None] = [None] * len(defs)
     if rules is None or not (rules.stub_decorator or rules.by_arity):
         return tags
-    for i, (start, end) in enumerate(ranges):
+    names = Counter(name for _s, _e, name in defs)
+    for i, (start, end, name) in enumerate(defs):
+        if names[name] < 2:
+            continue
         node = root.descendant_for_byte_range(start, end)
         if node is None or node.start_byte != start or node.end_byte != end:
             continue

@@ -519,7 +519,7 @@ def parse_source(
     cuts.sort()
     found_defs = len(defs)
     overloads = load_rules(language).overloads if scheme != 1 else None
-    tags = overload_tags(root, source, [(d.start, d.end) for d in defs], overloads)
+    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
     defs, parents, containers = _qualify(defs, scopes, tags)
     if len(defs) < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
