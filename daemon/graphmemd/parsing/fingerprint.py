@@ -71,6 +71,7 @@ __all__ = [
     "Rules",
     "fingerprint",
     "load_rules",
+    "pattern_roles",
     "split_matches",
     "token_streams",
 ]
@@ -153,6 +154,7 @@ _ROLE_LISTS = (
 )
 _LIST_KEYS = tuple(key for key, _capture in _ROLE_LISTS)
 _PATTERN_CAPTURE = re.compile(r"@(\w+)")
+_CAPTURE_NAME = re.compile(r"@([\w.]+)")
 #: Prefix of the rules' capture names inside the extractor's combined query.
 CAPTURE_PREFIX = "fp."
 _rules: dict[Language, Rules] = {}
@@ -607,20 +609,33 @@ def normalise(stream: bytes) -> bytes:
     return _TRAILING_COMMA.sub(b"", stream)
 
 
+def pattern_roles(pattern_sources: Sequence[str]) -> tuple[tuple[str, str] | None, ...]:
+    """For each pattern of a combined query (its source text): ``(role, capture name)`` when
+    it is one of the rules' patterns (one ``fp.<role>`` capture), else None."""
+    out: list[tuple[str, str] | None] = []
+    for text in pattern_sources:
+        names = {n for n in _CAPTURE_NAME.findall(text) if n.startswith(CAPTURE_PREFIX)}
+        if len(names) > 1:
+            raise ValueError(f"a fingerprint pattern has one capture: {text!r}")
+        name = names.pop() if names else None
+        out.append((name[len(CAPTURE_PREFIX) :], name) if name else None)
+    return tuple(out)
+
+
 def split_matches(
-    matches: list[tuple[int, dict[str, list[Node]]]], fingerprint_patterns: Sequence[bool]
+    matches: list[tuple[int, dict[str, list[Node]]]], roles: Sequence[tuple[str, str] | None]
 ) -> tuple[list[tuple[int, dict[str, list[Node]]]], dict[str, list[Node]]]:
-    """Separate the rules' matches (``fingerprint_patterns[i]``: pattern ``i`` is one of the
-    rules' patterns) from a combined query's; the rules' captured nodes by role."""
+    """Separate the rules' matches (``roles[i]``: ``pattern_roles`` of pattern ``i``) from a
+    combined query's; the rules' captured nodes by role."""
     captures: defaultdict[str, list[Node]] = defaultdict(list)
     others: list[tuple[int, dict[str, list[Node]]]] = []
-    cut = len(CAPTURE_PREFIX)
+    keep = others.append
     for match in matches:
-        if fingerprint_patterns[match[0]]:
-            for name, nodes in match[1].items():
-                captures[name[cut:]].extend(nodes)
+        role = roles[match[0]]
+        if role is None:
+            keep(match)
         else:
-            others.append(match)
+            captures[role[0]].extend(match[1][role[1]])
     return others, captures
 
 

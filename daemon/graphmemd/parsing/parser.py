@@ -127,6 +127,7 @@ from graphmemd.parsing.fingerprint import (
     DefSpan,
     fingerprint,
     load_rules,
+    pattern_roles,
     split_matches,
 )
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
@@ -223,7 +224,7 @@ class _Compiled:
     error_query: Query
     settings: tuple[dict[str, str | None], ...]
     roles: tuple[int, ...]
-    fingerprint_patterns: tuple[bool, ...]
+    fingerprint_patterns: tuple[tuple[str, str] | None, ...]
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -259,6 +260,14 @@ def _role(captures: set[str]) -> int:
     return _R_IGNORE
 
 
+def _pattern_sources(query: Query, source: str) -> list[str]:
+    data = source.encode("utf-8")
+    return [
+        _QUERY_COMMENT.sub("", data[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)].decode("utf-8"))
+        for i in range(query.pattern_count)
+    ]
+
+
 def _pattern_roles(query: Query, source: str) -> tuple[int, ...]:
     data = source.encode("utf-8")
     roles: list[int] = []
@@ -290,8 +299,8 @@ def _compile(language: Language) -> _Compiled:
             query=query,
             error_query=Query(ts_language, _ERROR_QUERY),
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
-            roles=(roles := _pattern_roles(query, source)),
-            fingerprint_patterns=tuple(role == _R_FINGERPRINT for role in roles),
+            roles=_pattern_roles(query, source),
+            fingerprint_patterns=pattern_roles(_pattern_sources(query, source)),
         )
         _compiled[language] = found
         return found
