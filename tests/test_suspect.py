@@ -8,8 +8,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import EventStream, GraphMem
+from graphmem.errors import FailedPrecondition
 from graphmem.types import ChangeKind, Event, EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
@@ -106,6 +108,9 @@ def test_python_removal_stale_wins_and_confirm_clears(daemon_factory: DaemonFact
         # confirming says "still true": fresh, reasons cleared
         assert c.confirm(on_register.id, confirmed_by="test").status is ObservationStatus.FRESH
         assert c.get(on_register.id).stale_reasons == ()
+        c.archive(on_register.id)
+        with pytest.raises(FailedPrecondition, match="archived"):
+            c.confirm(on_register.id, confirmed_by="test")
 
 
 def test_go_signature_change_makes_callers_suspect(daemon_factory: DaemonFactory) -> None:

@@ -23,6 +23,7 @@ client can both use it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from enum import Enum
 from typing import Generic, TypeVar, cast
@@ -46,11 +47,14 @@ from graphmem.types import (
     IndexProgress,
     IndexState,
     Observation,
+    ObservationAction,
     ObservationStatus,
     Recalled,
     RecallResult,
     RepoFreshness,
     Repository,
+    Resolved,
+    ScoreComponents,
     StaleReason,
     Status,
     Symbol,
@@ -71,6 +75,8 @@ __all__ = [
     "category_to_proto",
     "change_kind_from_proto",
     "change_kind_to_proto",
+    "components_from_proto",
+    "components_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
     "event_from_proto",
@@ -99,6 +105,8 @@ __all__ = [
     "repo_freshness_to_proto",
     "repository_from_proto",
     "repository_to_proto",
+    "resolved_from_proto",
+    "resolved_to_proto",
     "stale_reason_from_proto",
     "stale_reason_to_proto",
     "status_from_proto",
@@ -156,6 +164,7 @@ _ANCHOR_KIND = _EnumMap(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_")
 _INDEX_STATE = _EnumMap(IndexState, types_pb2.IndexState, "INDEX_STATE_")
 _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
+_OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
@@ -583,6 +592,27 @@ def hop_from_proto(m: service_pb2.Hop) -> Hop:
     return Hop(from_ref=m.from_ref, edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE, to_ref=m.to_ref)
 
 
+_COMPONENT_FIELDS = tuple(f.name for f in dataclasses.fields(ScoreComponents))
+
+
+def components_to_proto(c: ScoreComponents) -> service_pb2.ScoreComponents:
+    return service_pb2.ScoreComponents(**{name: getattr(c, name) for name in _COMPONENT_FIELDS})
+
+
+def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
+    return ScoreComponents(**{name: getattr(m, name) for name in _COMPONENT_FIELDS})
+
+
+def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
+    return service_pb2.ResolveSymbolResponse(
+        matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
+    )
+
+
+def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:
+    return Resolved(ref=m.ref, matches=tuple(symbol_from_proto(s) for s in m.matches), exact=m.exact)
+
+
 def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
     return service_pb2.RetrievedObservation(
         observation=observation_to_proto(r.observation),
@@ -592,6 +622,7 @@ def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
         matched_terms=r.matched_terms,
         why=r.why,
         tokens=r.tokens,
+        components=components_to_proto(r.components),
     )
 
 
@@ -604,6 +635,7 @@ def recalled_from_proto(m: service_pb2.RetrievedObservation) -> Recalled:
         path=tuple(hop_from_proto(h) for h in m.path),
         matched_terms=tuple(m.matched_terms),
         tokens=m.tokens,
+        components=components_from_proto(m.components),
     )
 
 
@@ -698,6 +730,8 @@ def event_to_proto(e: Event) -> service_pb2.Event:
     """Domain event -> wire event. The payload is a oneof; the first that is set wins:
     ``observation``, ``progress``, a file (``path`` or ``detail``), ``message``."""
     msg = service_pb2.Event(kind=event_kind_to_proto(e.kind), at=timestamp_to_proto(e.at), repo_id=e.repo_id, seq=e.seq)
+    msg.action = cast(service_pb2.ObservationAction, _OBSERVATION_ACTION.number(e.action))
+    msg.observation_id = e.observation_id
     if e.observation is not None:
         msg.observation.CopyFrom(observation_to_proto(e.observation))
     elif e.progress is not None:
@@ -748,6 +782,8 @@ def event_from_proto(m: service_pb2.Event) -> Event | None:
         progress=progress,
         message=m.message if payload == "message" else "",
         detail=detail,
+        action=_OBSERVATION_ACTION.member(m.action),
+        observation_id=m.observation_id,
     )
 
 

@@ -32,6 +32,7 @@ from graphmem.types import (
     WatcherStatus,
 )
 
+from graphmemd.cochange_git import CoChangeKeeper
 from graphmemd.config import DaemonConfig
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
@@ -43,7 +44,7 @@ from graphmemd.memory import Memory
 from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.store import Store
-from graphmemd.supervisor import describe
+from graphmemd.supervisor import SupervisedThread, describe
 from graphmemd.watcher import RepoWatcher
 from graphmemd.writer import StoreWriter
 
@@ -68,6 +69,9 @@ class Core:
         self._indexer: Indexer | None = None
         self._view: ReadView | None = None
         self._watcher: RepoWatcher | None = None
+        #: Each repository's git co-change, mined off the request path once it is indexed.
+        self.cochange = CoChangeKeeper(config.paths.data_dir)
+        self._mining = SupervisedThread("cochange", self._mine_step, self.health)
 
     # ------------------------------------------------------------------ parts
 
@@ -132,6 +136,7 @@ class Core:
                 rescan_interval_s=self.cfg.rescan_interval_s,
             )
             self._watcher.start()
+        self._mining.start()
         stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
         for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
             try:
@@ -176,6 +181,7 @@ class Core:
     def close(self) -> None:
         """Stop watching, finish the current job and every queued write, close the files."""
         self.ready.clear()
+        self.cochange.stop()
         if self._watcher is not None:
             self._watcher.stop()
         if self._indexer is not None:
@@ -229,7 +235,12 @@ class Core:
         job.done.wait(60)
         if job.error is not None:
             raise job.error
+        self.cochange.forget(rt.id)
         return self.memory.purge_repo(rt.id) if purge else 0
+
+    def _mine_step(self) -> bool:
+        """One round of co-change mining over the indexed repositories (supervised loop)."""
+        return self.cochange.step(self.registry.all)
 
     # ------------------------------------------------------------------ export and import
 
@@ -310,6 +321,8 @@ class Core:
     def confirm(self, obs_id: str, by: str) -> Observation:
         """Re-anchor an observation on the current code and mark it fresh."""
         o = self.memory.book.get(obs_id)
+        if o.status is ObservationStatus.ARCHIVED:
+            raise FailedPrecondition(f"{obs_id} is archived; save a new observation instead of confirming it")
         anchors: list[Anchor] = []
         lost: list[str] = []
         for a in o.anchors:

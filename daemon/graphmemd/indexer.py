@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 import queue
-import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -24,8 +22,6 @@ from pathlib import Path
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
 
-from graphmemd import parsecache
-from graphmemd.codegraph import FileNode
 from graphmemd.config import DaemonConfig
 from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.events import EventBus
@@ -34,13 +30,13 @@ from graphmemd.gitinfo import head_commit, working_tree_dirty
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
-from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, file_id, symbols_of
+from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, symbols_of
 from graphmemd.parse_pool import ParsePool
-from graphmemd.parsing import language_for_path
 from graphmemd.registry import RepoRegistry, RepoRuntime
+from graphmemd.restore import restore
+from graphmemd.scan import classify_batch, scan_tree
 from graphmemd.store import Store
 from graphmemd.supervisor import SupervisedThread, describe
-from graphmemd.walker import WalkedFile, walk_repo
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
@@ -181,7 +177,7 @@ class Indexer:
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
-            self._load(rt)
+            restore(self._store, self._state, rt)
         elif job.kind == "index":
             rt.rescan_queued = False
             self._index(rt, full=job.full, only=job.paths)
@@ -200,50 +196,6 @@ class Indexer:
                     return
 
     # ------------------------------------------------------------------ loading and removal
-
-    def _load(self, rt: RepoRuntime) -> None:
-        """Read a known repository back from the store (at start): the graph, and the last
-        parse of every file, so the index pass that follows parses only what changed on disk
-        since. Files whose cached parse is missing or from another parser are parsed again,
-        and that pass re-anchors observations instead of marking them stale."""
-        started = time.time()
-        rt.state = IndexState.INDEXING
-        self.load_from_store(rt)
-        with self._state.reading() as graph:
-            known = {n.path for n in graph.repo_files(rt.id)}
-        valid = 0
-        for path, size, mtime, version, data in self._store.load_parses(rt.id):
-            if version != parsecache.PARSER_VERSION or path not in known:
-                continue
-            try:
-                parsed = parsecache.decode(data)
-            except ValueError as exc:
-                logger.warning("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, path, exc)
-                continue
-            rt.resolver.set_file(parsed)
-            rt.stats[path] = (size, mtime)
-            valid += 1
-        rt.rebase = valid < len(known)
-        logger.info(
-            "warmed %s in %.2fs: %d of %d files from their cached parse",
-            rt.id,
-            time.time() - started,
-            valid,
-            len(known),
-        )
-
-    def load_from_store(self, rt: RepoRuntime) -> None:
-        """Read a known repository's graph back from the store (at start)."""
-        files, symbols, stored = self._store.load_repo_graph(rt.id)
-        by_path: dict[str, list[SymbolInfo]] = {}
-        for s in symbols:
-            by_path.setdefault(s.path, []).append(s)
-        with self._state.writing() as graph:
-            for f in files:
-                graph.put_file(FileNode(rt.id, f.path, f.language, f.content_hash), by_path.get(f.path, []))
-            graph.set_edges([file_id(rt.id, f.path) for f in files], stored.edges)
-            rt.n_files, rt.n_symbols = graph.counts(rt.id)
-        logger.info("loaded %s from the store: %d files, %d symbols", rt.id, len(files), len(symbols))
 
     def _remove(self, rt: RepoRuntime) -> None:
         """Forget a repository's code graph (its observations stay: see ``Core.remove_repo``)."""
@@ -302,37 +254,9 @@ class Indexer:
             gc.collect(1)
             gc.freeze()
 
-    def _walk(
-        self, rt: RepoRuntime, only: Sequence[str], full: bool
-    ) -> tuple[list[WalkedFile], dict[str, str], list[tuple[str, Path]]]:
-        """(files on disk, skipped files with reasons, files to parse) of a full pass."""
-        rt.filter.reload()
-        walked: list[WalkedFile] = []
-        skipped: dict[str, str] = {}
-        for item in walk_repo(rt.root, max_file_size=self.cfg.max_file_size, filter=rt.filter):
-            if isinstance(item, WalkedFile):
-                walked.append(item)
-            else:
-                skipped[item.path] = item.reason
-        if only:
-            wanted = set(only)
-            walked = [w for w in walked if w.path in wanted]
-        known = rt.resolver.paths()
-        todo: list[tuple[str, Path]] = []
-        for w in walked:
-            try:
-                st = w.abs_path.stat()
-            except OSError:
-                continue
-            key = (st.st_size, st.st_mtime_ns)
-            if full or w.path not in known or rt.stats.get(w.path) != key:
-                todo.append((w.path, w.abs_path))
-                rt.stats[w.path] = key
-        return walked, skipped, todo
-
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
         head_before = head_commit(rt.root)
-        walked, skipped, todo = self._walk(rt, only, full)
+        walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size)
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         self._publish_progress(rt, started)
         units: dict[str, ParsedUnit] = {}
@@ -399,47 +323,6 @@ class Indexer:
             rt.queued = True
         self.submit(Job("changes", rt.id))
 
-    def _classify(self, rt: RepoRuntime, paths: set[Path], known: set[str]) -> tuple[dict[str, Path], set[str], bool]:
-        """(files to parse, files removed, whether a full rescan is needed) for a batch."""
-        todo: dict[str, Path] = {}
-        removed: set[str] = set()
-        rescan = False
-        for p in paths:
-            rel = rt.rel(p)
-            if rel is None:
-                continue
-            if rt.filter.maybe_invalidate(rel):
-                rescan = True
-                continue
-            try:
-                st = os.stat(p)
-            except OSError:  # gone (deleted, or renamed away): drop it and anything under it
-                prefix = rel + "/"
-                removed.update(f for f in known if f == rel or f.startswith(prefix))
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                if rt.filter.is_ignored(rel, is_dir=True):
-                    continue
-                # a directory appeared (mkdir, moved in, checkout): walk it with the repo's own rules
-                for item in walk_repo(rt.root, max_file_size=self.cfg.max_file_size, filter=rt.filter, under=rel):
-                    if isinstance(item, WalkedFile):
-                        todo[item.path] = item.abs_path
-                continue
-            if rt.filter.is_ignored(rel) or not stat.S_ISREG(st.st_mode) or language_for_path(rel) is None:
-                if rel in known:
-                    removed.add(rel)
-                continue
-            if rel in known and rt.stats.get(rel) == (st.st_size, st.st_mtime_ns):
-                continue  # parsed at this very state already (a rescan got there first)
-            if st.st_size > self.cfg.max_file_size:
-                rt.skipped[rel] = f"file is {st.st_size} bytes, over the {self.cfg.max_file_size}-byte limit"
-                if rel in known:
-                    removed.add(rel)
-                continue
-            todo[rel] = Path(p)
-            rt.stats[rel] = (st.st_size, st.st_mtime_ns)
-        return todo, removed, rescan
-
     def _changes(self, rt: RepoRuntime) -> None:
         """Apply the file changes the watcher reported (stat each path for its final state)."""
         with rt.lock:
@@ -452,7 +335,7 @@ class Indexer:
             return
         with self._state.reading() as graph:
             known = {n.path for n in graph.repo_files(rt.id)}
-        todo, removed, rescan = self._classify(rt, paths, known)
+        todo, removed, rescan = classify_batch(rt, paths, known, self.cfg.max_file_size)
         head = head_commit(rt.root)
         if head and head != rt.indexed_commit and not rt.rescan_queued:
             # HEAD moved (checkout, pull): the rescan that follows confirms the whole tree and
@@ -517,7 +400,8 @@ class Indexer:
             t_mem - now,
             t_stale - t_mem,
         )
-        self._publish_files(delta, now)
+        for event in file_events(delta, now):
+            self._bus.publish(event)
         return delta
 
     def _store_delta(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
@@ -545,18 +429,22 @@ class Indexer:
         # rebuilt right after, so text search is complete again once the writer is idle.
         self._writer.submit(self._rebuild_fts)
 
-    def _publish_files(self, delta: GraphDelta, now: float) -> None:
-        by_path = delta.changes_by_path()
-        for f in delta.changed:
-            n = by_path.get(f.path, [])
-            detail = {
-                "removed": 0,
-                "symbols": len(f.symbols),
-                "added": sum(c.kind is ChangeKind.ADDED for c in n),
-                "removed_symbols": sum(c.kind is ChangeKind.REMOVED for c in n),
-                "changed": sum(c.kind in _CHANGED for c in n),
-            }
-            self._bus.publish(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=f.path, detail=detail))
-        for p in delta.removed:
-            detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
-            self._bus.publish(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
+
+def file_events(delta: GraphDelta, now: float) -> list[Event]:
+    """One FILE_INDEXED event per changed or removed file of ``delta``, with symbol counts."""
+    by_path = delta.changes_by_path()
+    out: list[Event] = []
+    for f in delta.changed:
+        n = by_path.get(f.path, [])
+        detail = {
+            "removed": 0,
+            "symbols": len(f.symbols),
+            "added": sum(c.kind is ChangeKind.ADDED for c in n),
+            "removed_symbols": sum(c.kind is ChangeKind.REMOVED for c in n),
+            "changed": sum(c.kind in _CHANGED for c in n),
+        }
+        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=f.path, detail=detail))
+    for p in delta.removed:
+        detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
+        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
+    return out

@@ -18,10 +18,10 @@ from dataclasses import replace
 from typing import Any
 
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
-from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationStatus
+from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.delta import GraphDelta
-from graphmemd.events import EventBus
+from graphmemd.events import EventBus, action_for_change
 from graphmemd.journal import Journal
 from graphmemd.observations import ObservationBook, from_doc, to_doc
 from graphmemd.staleness import CodeView, event_for, reevaluate, restale
@@ -99,8 +99,8 @@ class Memory:
             row = observation_row(to_doc(o))
             self._writer.submit(lambda: store.upsert_observations([row]))
 
-    def _publish(self, kind: EventKind, o: Observation) -> None:
-        self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o))
+    def _publish(self, kind: EventKind, o: Observation, action: ObservationAction) -> None:
+        self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o, action=action, observation_id=o.id))
 
     # ------------------------------------------------------------------ deltas
 
@@ -131,7 +131,7 @@ class Memory:
             return 0
         self.book.apply([c.after for c in changes])
         for c in changes:
-            self._publish(c.event, c.after)
+            self._publish(c.event, c.after, action_for_change(c.before, c.after))
         return len(changes)
 
     def remap_repo(self, old: str, new: str) -> int:
@@ -161,7 +161,7 @@ class Memory:
                 changed.append((o, replace(new, updated_at=now)))
         self.book.apply([after for _, after in changed])
         for before, after in changed:
-            self._publish(event_for(before, after), after)
+            self._publish(event_for(before, after), after, action_for_change(before, after))
         return len(changed)
 
     # ------------------------------------------------------------------ operations
@@ -198,24 +198,26 @@ class Memory:
             self._writer.submit(lambda: None).result(10)  # visible to text search when we answer
         except (TimeoutError, GraphMemError) as exc:
             logger.warning("observation %s acknowledged from the journal; store copy pending: %s", o.id, exc)
-        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
         return o
 
     def update(self, obs_id: str, **fields: Any) -> Observation:
         """Change text, category, tags or confidence."""
         o = self.book.update(obs_id, **fields)
-        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.UPDATED)
         return o
 
     def archive(self, obs_id: str) -> Observation:
         """Archive an observation (kept, never retrieved)."""
         o = self.book.archive(obs_id)
-        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.ARCHIVED)
         return o
 
     def delete(self, obs_id: str) -> None:
-        """Delete an observation for good."""
+        """Delete an observation for good (the event carries it as it was)."""
+        o = self.book.get(obs_id)
         self.book.delete(obs_id)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.DELETED)
 
     def confirm(self, obs_id: str, anchors: Sequence[Anchor], lost: Sequence[str], by: str) -> Observation:
         """Re-anchor to ``anchors`` (the current code) and mark fresh."""
@@ -224,7 +226,7 @@ class Memory:
                 f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
             )
         new = self.book.confirm(obs_id, anchors, by or "unknown")
-        self._publish(EventKind.OBSERVATION_FRESH, new)
+        self._publish(EventKind.OBSERVATION_FRESH, new, ObservationAction.CONFIRMED)
         return new
 
     def export_lines(self, describe: Callable[[str], Mapping[str, str] | None]) -> Iterator[str]:

@@ -140,6 +140,7 @@ def serve(config: DaemonConfig) -> int:
     finally:
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        core.bus.close()  # end the event streams now, or they hold the graceful stop for its whole grace
         server.stop(grace=5).wait(10)
         core.close()
         lock.release()

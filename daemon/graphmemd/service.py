@@ -22,7 +22,7 @@ from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
 
 from graphmemd.core import Core
-from graphmemd.retrieval import Retriever
+from graphmemd.retrieval import DEFAULT_HOPS, Retriever
 
 logger = logging.getLogger(__name__)
 
@@ -263,10 +263,11 @@ class RetrievalService(pbg.RetrievalServiceServicer):
             files=list(request.files),
             symbols=list(request.symbols),
             text=request.text,
-            hops=request.hops or 2,
+            hops=request.hops if request.HasField("hops") else DEFAULT_HOPS,
             limit=request.limit or 20,
             budget=request.token_budget,
             include_stale=request.include_stale,
+            line=request.line,
         )
         return convert.recall_result_to_proto(result)
 
@@ -305,6 +306,13 @@ class SymbolService(pbg.SymbolServiceServicer):
             raise InvalidArgument("ref is required")
         return convert.symbol_detail_to_proto(self.retriever.symbol_detail(request.ref, repo=request.repo))
 
+    @_rpc
+    def ResolveSymbol(
+        self, request: pb.ResolveSymbolRequest, context: grpc.ServicerContext
+    ) -> pb.ResolveSymbolResponse:
+        resolved = self.retriever.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
+        return convert.resolved_to_proto(resolved)
+
 
 class EventService(pbg.EventServiceServicer):
     """The live event stream."""
@@ -323,7 +331,9 @@ class EventService(pbg.EventServiceServicer):
                 kinds.append(kind)
         bus = self.core.bus
         repo_id = self.core.view.repo(request.repo).id if request.repo else ""
-        sub = bus.subscribe(repo_id, kinds)
+        after_seq = request.after_seq if request.HasField("after_seq") else None
+        sub = bus.subscribe(repo_id, kinds, after_seq)
+        context.send_initial_metadata(())  # headers now: a client knows it is subscribed before any event
         try:
             while context.is_active() and not bus.closed.is_set():
                 event = sub.get(timeout=0.5)
@@ -335,7 +345,7 @@ class EventService(pbg.EventServiceServicer):
 
 def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, shutdown: threading.Event) -> list[str]:
     """Register every servicer; returns the full service names (for reflection)."""
-    retriever = Retriever(lambda: core.view)
+    retriever = Retriever(lambda: core.view, cochange=core.cochange)
     pbg.add_DaemonServiceServicer_to_server(DaemonService(core, socket_path, tcp, shutdown), server)  # type: ignore[no-untyped-call]
     pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_ObservationServiceServicer_to_server(ObservationService(core), server)  # type: ignore[no-untyped-call]
