@@ -1308,6 +1308,8 @@ def main(argv: list[str] | None = None) -> int:
         return func(args, ctx)
     except GraphMemError as exc:
         ctx.note(str(exc))
+        if exc.close_matches:
+            ctx.note("did you mean: " + "  ".join(exc.close_matches))
         if isinstance(exc, DaemonNotRunning):
             print(START_HINT, file=ctx.err)
         return exc.exit_code

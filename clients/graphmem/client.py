@@ -40,6 +40,7 @@ from typing import Final, TypeVar
 import grpc
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
+from grpc_status import rpc_status
 
 from graphmem import convert
 from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound, Timeout, error_for_status
@@ -153,6 +154,21 @@ def outside_message(directory: Path, repos: Sequence[Repository], flag: str = "-
         f"{directory} is not inside a registered repository; name one with {flag} ID or PATH "
         f"(registered: {candidates}), run the command inside one, or register this one with: graphmem repo add PATH"
     )
+
+
+def _close_matches(err: grpc.RpcError) -> tuple[str, tuple[str, ...]]:
+    """The ``graphmem.v1.CloseMatches`` detail of a failed call's rich status, if any."""
+    if not isinstance(err, grpc.Call):
+        return "", ()
+    try:
+        status = rpc_status.from_call(err)
+    except ValueError:  # a status whose details contradict its code: ignore the details
+        return "", ()
+    for detail in status.details if status is not None else ():
+        matches = types_pb2.CloseMatches()
+        if detail.Unpack(matches):
+            return matches.reference, tuple(matches.candidates)
+    return "", ()
 
 
 class EventStream(Iterator[Event]):
@@ -340,7 +356,13 @@ class GraphMem:
             return DaemonNotRunning(f"graphmemd at {self.address} is unavailable: {details}")
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return Timeout(f"graphmemd at {self.address} did not answer within {self.timeout:g} s")
-        return error_for_status(code.name, details or f"{code.name} from graphmemd at {self.address}")
+        reference, close = _close_matches(err)
+        return error_for_status(
+            code.name,
+            details or f"{code.name} from graphmemd at {self.address}",
+            reference=reference,
+            close_matches=close,
+        )
 
     def _call(self, fn: grpc.UnaryUnaryMultiCallable[_Req, _Resp], request: _Req) -> _Resp:
         try:

@@ -80,6 +80,7 @@ class IndexState(str, Enum):
     INDEXING = "indexing"
     READY = "ready"
     ERROR = "error"
+    WARMING = "warming"
 
 
 class EdgeKind(str, Enum):

@@ -293,14 +293,17 @@ class Core:
     ) -> Observation:
         """Resolve the anchor references on the current code and save the observation."""
         resolved: list[Anchor] = []
-        errors: list[str] = []
+        errors: list[InvalidArgument] = []
         for ref in anchors:
             try:
                 resolved.append(self.view.resolve_anchor(ref, repo))
             except InvalidArgument as exc:
-                errors.append(str(exc))
-        if errors:
-            raise InvalidArgument("; ".join(errors))
+                errors.append(exc)
+        if errors:  # every failure in the message; the first one's close matches as details
+            first = errors[0]
+            raise InvalidArgument(
+                "; ".join(e.message for e in errors), reference=first.reference, close_matches=first.close_matches
+            )
         repo_ids = {a.repo_id for a in resolved}
         repo_id = self.registry.find(repo).id if repo else (next(iter(repo_ids)) if len(repo_ids) == 1 else "")
         if not repo_id and resolved:

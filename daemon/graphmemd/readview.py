@@ -114,20 +114,22 @@ class ReadView:
             if not qual:
                 fp = self._state.file_fingerprint(rt.id, rel)
                 if fp is None:
-                    raise InvalidArgument(self._unresolved(graph, ref, rt, rel))
+                    raise self._unresolved(graph, ref, rt, rel)
                 return file_anchor(rt.id, rel, fp)
             matches = [s for s in graph.file_symbols(rt.id, rel) if s.qualname == qual]
             if not matches:
-                raise InvalidArgument(self._unresolved(graph, ref, rt, rel))
+                raise self._unresolved(graph, ref, rt, rel)
             return symbol_anchor(sorted(matches, key=lambda s: s.kind.value == "module")[0])
 
     @staticmethod
-    def _unresolved(graph: GraphReader, ref: str, rt: RepoRuntime, rel: str) -> str:
+    def _unresolved(graph: GraphReader, ref: str, rt: RepoRuntime, rel: str) -> InvalidArgument:
         syms = graph.file_symbols(rt.id, rel)
         pool = [s.ref for s in syms] if syms else [n.path for n in graph.repo_files(rt.id)]
         close = difflib.get_close_matches(ref, pool, n=5, cutoff=0.4)
         hint = f"; close matches: {', '.join(close)}" if close else ""
-        return f"anchor {ref!r} does not resolve in repository {rt.id}{hint}"
+        return InvalidArgument(
+            f"anchor {ref!r} does not resolve in repository {rt.id}{hint}", reference=ref, close_matches=close
+        )
 
     def current_anchor(self, a: Anchor) -> Anchor | None:
         """``a`` re-taken on the current code (same symbol or file), or None when it is gone."""

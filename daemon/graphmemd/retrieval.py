@@ -231,8 +231,10 @@ class Retriever:
             if found.exact:
                 return found.symbols[0].id
             if found.symbols:
-                names = ", ".join(s.ref for s in found.symbols)
-                raise InvalidArgument(f"{ref!r} does not resolve; close matches: {names}") from exc
+                refs = [s.ref for s in found.symbols]
+                raise InvalidArgument(
+                    f"{ref!r} does not resolve; close matches: {', '.join(refs)}", reference=ref, close_matches=refs
+                ) from exc
             raise
         return anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
 

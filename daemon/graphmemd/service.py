@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import any_pb2
+from google.rpc import status_pb2
 from graphmem import convert
 from graphmem.errors import GraphMemError, InvalidArgument
 from graphmem.types import Category, EventKind, ObservationStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
+from grpc_status import rpc_status
 
 from graphmemd.core import Core
 from graphmemd.retrieval import DEFAULT_HOPS, Retriever
@@ -29,26 +32,40 @@ logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _abort(context: grpc.ServicerContext, exc: GraphMemError) -> None:
+    """End the call with ``exc``'s status and message (the one place that maps them); close
+    matches travel as a ``graphmem.v1.CloseMatches`` detail of a google.rpc.Status."""
+    code = grpc.StatusCode[exc.grpc_status]
+    if not exc.close_matches:
+        context.abort(code, exc.message)
+    detail = any_pb2.Any()
+    detail.Pack(tpb.CloseMatches(reference=exc.reference, candidates=exc.close_matches))
+    status = status_pb2.Status(code=code.value[0], message=exc.message, details=[detail])
+    context.abort_with_status(rpc_status.to_status(status))
+
+
 def _rpc(fn: F) -> F:
-    """Map graphmem errors to gRPC statuses (the one place that does)."""
+    """Map graphmem errors to gRPC statuses (``_abort``)."""
 
     @functools.wraps(fn)
     def unary(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             return fn(self, request, context)
         except GraphMemError as exc:
-            context.abort(grpc.StatusCode[exc.grpc_status], exc.message)
+            _abort(context, exc)
 
     return unary  # type: ignore[return-value]
 
 
 def _stream(fn: F) -> F:
+    """Map graphmem errors of a server-streaming call to gRPC statuses (``_abort``)."""
+
     @functools.wraps(fn)
     def streaming(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         try:
             yield from fn(self, request, context)
         except GraphMemError as exc:
-            context.abort(grpc.StatusCode[exc.grpc_status], exc.message)
+            _abort(context, exc)
 
     return streaming  # type: ignore[return-value]
 

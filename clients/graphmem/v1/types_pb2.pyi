@@ -66,6 +66,7 @@ class IndexState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INDEX_STATE_INDEXING: _ClassVar[IndexState]
     INDEX_STATE_READY: _ClassVar[IndexState]
     INDEX_STATE_ERROR: _ClassVar[IndexState]
+    INDEX_STATE_WARMING: _ClassVar[IndexState]
 
 class EdgeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -119,6 +120,7 @@ INDEX_STATE_PENDING: IndexState
 INDEX_STATE_INDEXING: IndexState
 INDEX_STATE_READY: IndexState
 INDEX_STATE_ERROR: IndexState
+INDEX_STATE_WARMING: IndexState
 EDGE_KIND_UNSPECIFIED: EdgeKind
 EDGE_KIND_CALLS: EdgeKind
 EDGE_KIND_CALLED_BY: EdgeKind
@@ -308,3 +310,11 @@ class Repository(_message.Message):
     files_parsed: int
     suspect_observations: int
     def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ...) -> None: ...
+
+class CloseMatches(_message.Message):
+    __slots__ = ("reference", "candidates")
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    reference: str
+    candidates: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, reference: _Optional[str] = ..., candidates: _Optional[_Iterable[str]] = ...) -> None: ...
