@@ -513,3 +513,43 @@ def test_javascript_spelling_is_not_a_change() -> None:
     assert body(a, path="a.js") == body(b, path="a.js")
     assert body(a.replace("'q'", "'q '"), path="a.js") != body(a, path="a.js")
     assert body(a.replace("x * 0xFF", "(x * 0xFF)"), path="a.js") == body(a, path="a.js")
+
+
+def test_every_definition_gets_its_own_streams() -> None:
+    # many definitions, adjacent and nested, decorators and docstrings at the boundaries
+    src = "".join(
+        f"@d{i}\nclass C{i}:\n    '''doc'''\n    def m(self):\n        '''doc'''\n        def n(): return {i}\n"
+        f"        return n\n    x = lambda: {i}\n"
+        for i in range(30)
+    )
+    parsed = parse_source("m.py", src.encode())
+    hashes = {(s.qualname, s.body_hash) for s in parsed.symbols}
+    assert len(parsed.symbols) == 90
+    assert len({h for _q, h in hashes}) == 90  # every body differs (its number)
+    single = parse_source("m.py", src.split("@d1\n")[0].encode())
+    assert {(s.qualname, s.sig_hash, s.body_hash) for s in single.symbols} <= {
+        (s.qualname, s.sig_hash, s.body_hash) for s in parsed.symbols
+    }
+
+
+def test_fallback_rendering_matches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the boundary markers of a file do not line up (a boundary inside a skipped range),
+    each definition is rendered on its own: same hashes as the one-pass path."""
+    from graphmemd.parsing import fingerprint as fp
+
+    sources = {"m.py": PY + NESTED, "r.js": JS, "s.go": GO, "Repo.java": JAVA}
+    normal = {path: prints(path, src) for path, src in sources.items()}
+    original = fp.normalise
+    calls: list[bytes] = []
+
+    def misaligned(stream: bytes) -> bytes:
+        calls.append(stream)
+        out = original(stream)
+        return out + fp._BOUNDARY if len(calls) == 1 else out  # an extra marker in the one-pass stream
+
+    for path, src in sources.items():
+        calls.clear()
+        monkeypatch.setattr(fp, "normalise", misaligned)
+        assert prints(path, src) == normal[path]
+        monkeypatch.setattr(fp, "normalise", original)
+        assert len(calls) > 1  # the fallback ran

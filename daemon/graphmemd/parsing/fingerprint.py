@@ -317,6 +317,7 @@ class _Events:
     positions: list[int]
     kinds: list[int]
     order: list[int]  # sorted position -> index into ends/nodes/payloads
+    packed: list[int]  # the sorted keys (the tie field of a close is its node's start)
     ends: Sequence[int]
     nodes: Sequence[Node | None]
     payloads: Sequence[bytes]
@@ -341,6 +342,7 @@ class _Renderer:
         kinds = ev.kinds
         payloads = ev.payloads
         order = ev.order
+        packed = ev.packed
         count = len(positions)
         parts: list[bytes] = []
         append = parts.append
@@ -352,8 +354,10 @@ class _Renderer:
                 i += 1
                 continue
             kind = kinds[i]
-            if at >= end and (at > end or kind >= _E_OPEN):
-                break
+            if at >= end and (
+                at > end or kind >= _E_OPEN or _TIE_BIAS - ((packed[i] >> _TIE_SHIFT) & _TIE_MASK) < start
+            ):
+                break  # (closes at the end of the range: only of nodes that start inside it)
             if kind == _E_REPLACE:
                 j = order[i]
                 stop = ev.ends[j]
@@ -469,6 +473,8 @@ def _key(pos: int, kind: int, tie: int, sub: int) -> int:
 _TIE_BIAS = 1 << 25
 _INDEX_BITS = 24
 _INDEX_MASK = (1 << _INDEX_BITS) - 1
+_TIE_SHIFT = 2 + _INDEX_BITS
+_TIE_MASK = (1 << 26) - 1
 _POS_SHIFT = 30
 _KIND_SHIFT = 28
 _REPLACE_KEY = _E_REPLACE << _KIND_SHIFT | 1
@@ -589,6 +595,7 @@ def _events(
         positions=[k >> (_POS_SHIFT + _INDEX_BITS) for k in packed],
         kinds=[(k >> (_KIND_SHIFT + _INDEX_BITS)) & 3 for k in packed],
         order=order,
+        packed=packed,
         ends=ends,
         nodes=nodes,
         payloads=payloads,
@@ -657,8 +664,10 @@ def token_streams(
     lo = min(s.start for s in spans)
     hi = max(s.end for s in spans)
     events = _events(source, rules, spans, captures, comments, lo, hi)
-    stream = _Renderer(source, rules, events).render(lo, hi)
-    segments = normalise(stream).split(_BOUNDARY)
+    renderer = _Renderer(source, rules, events)
+    segments = normalise(renderer.render(lo, hi)).split(_BOUNDARY)
+    if len(segments) != len(events.boundaries) + 1:  # a boundary inside a skipped range
+        return [_alone(renderer, span) for span in spans]
     # the k-th boundary marker sits between segments[k] and segments[k + 1]
     marker = [0] * (4 * len(spans))
     for k, tag in enumerate(events.boundaries):
@@ -671,6 +680,17 @@ def token_streams(
         else:
             out.append((b"".join(segments[start:end]), None))
     return out
+
+
+def _alone(renderer: _Renderer, span: DefSpan) -> tuple[bytes, bytes | None]:
+    """One definition's streams rendered on their own (slower; never misaligned)."""
+
+    def stream(start: int, end: int) -> bytes:
+        return normalise(renderer.render(start, end)).replace(_BOUNDARY, b"")
+
+    if span.body_start < 0:
+        return stream(span.start, span.end), None
+    return stream(span.start, span.body_start), stream(span.body_start, span.body_end)
 
 
 def fingerprint(
