@@ -10,7 +10,7 @@ from graphmem.types import Anchor, Category, EventKind, Observation, Observation
 from graphmem.types import ChangeKind as ReasonKind
 from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
 from graphmemd.graphstate import GraphState
-from graphmemd.model import ChangeKind, Language
+from graphmemd.model import ChangeKind, Language, SymbolInfo
 from graphmemd.parsing import parse_source
 from graphmemd.resolution import RepoResolver, read_repo_facts
 from graphmemd.staleness import file_anchor, restale, symbol_anchor
@@ -204,3 +204,32 @@ def test_rename_and_back_returns_the_observation_to_fresh() -> None:
     assert back.after.status is ObservationStatus.FRESH
     assert back.after.stale_reasons == ()
     assert not back.after.needs_review
+
+
+def test_parser_upgrade_carries_anchors_of_symbols_the_new_parser_names_differently() -> None:
+    """An overload the old parser called ``digest~2`` and the new one ``digest``: same bytes,
+    same place in the file, so the anchor moves to the new id, fresh."""
+    from dataclasses import replace
+
+    from graphmemd.delta import OldFile
+    from graphmemd.model import symbol_id
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    current = state.graph.file_symbols(REPO, "crypto.py")
+    content = unit("crypto.py", CRYPTO_V1)
+
+    def old_name(s: SymbolInfo) -> SymbolInfo:
+        if s.name != "digest":
+            return s
+        return replace(s, qualname="digest~2", id=symbol_id(REPO, "crypto.py", "digest~2", s.kind), body_hash="old")
+
+    old_syms = tuple(old_name(s) for s in current)
+    old = {"crypto.py": OldFile("crypto.py", content.content_hash, old_syms)}
+    anchored = observation("a", symbol_anchor(next(s for s in old_syms if s.qualname == "digest~2")))
+    delta = build_delta(REPO, old, {"crypto.py": content}, (), resolver, cold=False, full=True, rebase=True)
+    assert [(o.qualname, n.qualname) for o, n in delta.renamed_by_parser] == [("digest~2", "digest")]
+    (change,) = restale(delta, [anchored], state, time.time(), "")
+    assert change.after.status is ObservationStatus.FRESH
+    assert change.after.anchors[0].ref == "crypto.py::digest"
+    assert change.after.anchors[0].symbol_id == f"{REPO}:crypto.py::digest#function"

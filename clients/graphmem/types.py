@@ -82,6 +82,7 @@ class IndexState(str, Enum):
     INDEXING = "indexing"
     READY = "ready"
     ERROR = "error"
+    WARMING = "warming"
 
 
 class EdgeConfidence(str, Enum):

@@ -144,6 +144,9 @@ class GraphDelta:
     rebase: bool = False
     #: With ``rebase``: each changed file's structural fingerprint before the delta.
     old_fingerprints: tuple[tuple[str, str], ...] = ()
+    #: With ``rebase``: symbols of files whose bytes did not change that the new parser names
+    #: differently (e.g. overloads), paired by their place in the file: (before, after).
+    renamed_by_parser: tuple[tuple[SymbolState, SymbolState], ...] = ()
     #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
     impacts: tuple[Impact, ...] = ()
 
@@ -240,9 +243,32 @@ def build_delta(
     fingerprints = (
         tuple((p, file_fingerprint(old[p].symbols, old[p].content_hash)) for p in changed if p in old) if rebase else ()
     )
+    same_bytes = [p for p in changed if p in old and old[p].content_hash == parsed[p].content_hash]
+    renamed = tuple(pair for p in same_bytes for pair in _same_place(old[p].symbols, infos[p])) if rebase else ()
     return GraphDelta(
-        repo_id, cold, updates, tuple(gone), tuple(changes), edges, tuple(sorted(sources)), rebase, fingerprints
+        repo_id,
+        cold,
+        updates,
+        tuple(gone),
+        tuple(changes),
+        edges,
+        tuple(sorted(sources)),
+        rebase,
+        fingerprints,
+        renamed,
     )
+
+
+def _same_place(before: Sequence[SymbolInfo], after: Sequence[SymbolInfo]) -> list[tuple[SymbolState, SymbolState]]:
+    """Symbols of the same bytes that two parsers named differently, paired by line span and kind."""
+    old_ids, new_ids = {s.id for s in before}, {s.id for s in after}
+    place = {(s.start_line, s.end_line, s.kind): s for s in before if s.id not in new_ids}
+    out: list[tuple[SymbolState, SymbolState]] = []
+    for s in after:
+        prev = place.get((s.start_line, s.end_line, s.kind)) if s.id not in old_ids else None
+        if prev is not None:
+            out.append((prev.state(), s.state()))
+    return out
 
 
 def old_files(graph: CodeGraph, repo_id: str, paths: Iterable[str]) -> dict[str, OldFile]:

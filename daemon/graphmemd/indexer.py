@@ -22,6 +22,7 @@ from pathlib import Path
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
 
+from graphmemd import malloc
 from graphmemd.config import DaemonConfig
 from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.events import EventBus
@@ -164,7 +165,7 @@ class Indexer:
                 rt.error = str(exc)
         except Exception as exc:
             job.error = GraphMemError(f"{job.kind} job on {job.repo_id} failed unexpectedly: {describe(exc)}")
-            if rt is not None and rt.state is IndexState.INDEXING:
+            if rt is not None and rt.state in (IndexState.INDEXING, IndexState.WARMING):
                 rt.state = IndexState.READY if rt.indexed_commit or rt.n_files else IndexState.PENDING
             raise  # the supervisor logs it with its traceback and shows the indexer degraded
         finally:
@@ -208,9 +209,11 @@ class Indexer:
     # ------------------------------------------------------------------ progress and freshness
 
     def progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
-        """A repository's index progress, from counters the indexer maintains (safe from any thread)."""
+        """A repository's index progress, from counters the indexer maintains (safe from any thread).
+        During a first pass, when the graph has nothing yet, the symbols found so far."""
+        symbols = rt.n_symbols or rt.pass_symbols
         return IndexProgress(
-            rt.id, rt.state, rt.files_done, rt.files_total, rt.n_symbols, len(rt.skipped), time.time() - started
+            rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped), time.time() - started
         )
 
     def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
@@ -253,11 +256,13 @@ class Indexer:
             gc.enable()
             gc.collect(1)
             gc.freeze()
+            malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
         head_before = head_commit(rt.root)
         walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size)
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
+        rt.pass_symbols = 0
         self._publish_progress(rt, started)
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
@@ -266,6 +271,7 @@ class Indexer:
             rt.files_done += 1
             if out.parsed is not None:
                 rt.files_parsed += 1
+                rt.pass_symbols += len(out.parsed.symbols)
                 units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
                 # overlap the daemon's per-file work with the workers' parsing
                 rt.resolver.set_file(out.parsed)
@@ -383,7 +389,7 @@ class Indexer:
         )
         if delta.empty:
             return None
-        if not delta.cold and self.cfg.suspect_hops > 0:
+        if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
             delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops))
         with self._state.writing() as graph:

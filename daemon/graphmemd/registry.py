@@ -72,6 +72,8 @@ class RepoRuntime:
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
     #: Files parsed since the daemon started (a restart with nothing changed parses none).
     files_parsed: int = 0
+    #: Symbols in the files parsed by the current pass (progress while the graph is empty).
+    pass_symbols: int = 0
     #: The next index pass re-anchors observations (some parses came from another parser).
     rebase: bool = False
     identity: RepoIdentity = field(default_factory=RepoIdentity)

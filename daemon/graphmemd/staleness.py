@@ -248,15 +248,24 @@ def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, 
 def rebase(o: Observation, delta: GraphDelta, code: CodeView) -> Observation:
     """After a parser upgrade (``delta.rebase``): anchors that matched the fingerprints the old
     parser computed take the ones the new parser computes for the same code; anchors that
-    did not match stay as they are (and are judged as usual)."""
+    did not match stay as they are (and are judged as usual). A symbol the new parser names
+    differently (``delta.renamed_by_parser``, e.g. an overload) takes its anchors along."""
     pairs = {c.old.id: (c.old, c.new) for c in delta.changes if c.old and c.new and c.old.id == c.new.id}
+    pairs.update((old.id, (old, new)) for old, new in delta.renamed_by_parser)
     old_fps = dict(delta.old_fingerprints)
     anchors: list[Anchor] = []
     for a in o.anchors:
         if a.kind is AnchorKind.SYMBOL and a.symbol_id in pairs:
             old, new = pairs[a.symbol_id]
             if (a.sig_hash, a.body_hash) == (old.sig_hash, old.body_hash):
-                a = replace(a, signature=new.signature, sig_hash=new.sig_hash, body_hash=new.body_hash)
+                a = replace(
+                    a,
+                    ref=f"{new.path}::{new.qualname}",
+                    symbol_id=new.id,
+                    signature=new.signature,
+                    sig_hash=new.sig_hash,
+                    body_hash=new.body_hash,
+                )
         elif a.kind is AnchorKind.FILE and old_fps.get(a.path) == a.body_hash:
             fp = code.file_fingerprint(a.repo_id, a.path)
             if fp is not None:

@@ -66,6 +66,7 @@ class IndexState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INDEX_STATE_INDEXING: _ClassVar[IndexState]
     INDEX_STATE_READY: _ClassVar[IndexState]
     INDEX_STATE_ERROR: _ClassVar[IndexState]
+    INDEX_STATE_WARMING: _ClassVar[IndexState]
 
 class EdgeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -130,6 +131,7 @@ INDEX_STATE_PENDING: IndexState
 INDEX_STATE_INDEXING: IndexState
 INDEX_STATE_READY: IndexState
 INDEX_STATE_ERROR: IndexState
+INDEX_STATE_WARMING: IndexState
 EDGE_KIND_UNSPECIFIED: EdgeKind
 EDGE_KIND_CALLS: EdgeKind
 EDGE_KIND_CALLED_BY: EdgeKind
