@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Daemon, copy_fixture
+from conftest import Daemon, copy_fixture, wait_for
+from graphmem.client import GraphMem
 from graphmemd import parsecache
 from graphmemd.model import Confidence
 from graphmemd.parsing import language_for_path
@@ -188,3 +189,24 @@ def test_the_parse_cache_keeps_what_resolution_needs(name: str) -> None:
         if p.is_file() and language_for_path(p.name):
             parsed = parse_source(p.relative_to(root).as_posix(), p.read_bytes())
             assert parsecache.decode(parsecache.encode(parsed)) == parsed
+
+
+def test_a_changed_manifest_re_resolves_the_repository(daemon_factory: Callable[..., Daemon]) -> None:
+    """tsconfig.json loses its path aliases while the daemon watches: the imports through them
+    no longer resolve; put back, they do again (facts are re-read when a manifest changes)."""
+    repo = copy_fixture("res_ts_paths")
+    d = daemon_factory([repo])
+    tsconfig = repo / "tsconfig.json"
+    original = tsconfig.read_text()
+
+    def imports_of_service(c: GraphMem) -> list[str]:
+        """The imports of src/core/service.ts, as the detail of one of its symbols reports them."""
+        sym = next(s for s in c.find_symbols("*", repo=str(repo), limit=200) if s.path == "src/core/service.ts")
+        return list(c.symbol(f"{sym.path}::{sym.qualname}").file_imports)
+
+    with d.client() as c:
+        assert "src/util/index.ts" in imports_of_service(c)
+        tsconfig.write_text('{ "compilerOptions": { "baseUrl": "." } }\n')
+        wait_for(lambda: "src/util/index.ts" not in imports_of_service(c), 30)
+        tsconfig.write_text(original)
+        wait_for(lambda: "src/util/index.ts" in imports_of_service(c), 30)
