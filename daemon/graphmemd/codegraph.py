@@ -33,7 +33,7 @@ REVERSE = {
 KIND_ORDER = {k: i for i, k in enumerate(sorted(EdgeKind, key=lambda k: k.value))}
 
 #: One neighbour as the walk sees it: (``KIND_ORDER`` of the kind, kind as walked, node).
-Adjacent = tuple[int, EdgeKind, str]
+Adjacent = tuple[int, EdgeKind, str, EdgeConfidence | None]
 
 
 @dataclass(slots=True)
@@ -207,11 +207,15 @@ class CodeGraph:
                 yield rev, s
 
     def adjacency(self, node: str) -> tuple[Adjacent, ...]:
-        """``neighbors`` as a tuple with each kind's order, cached per node until one of its
-        edges changes (the walk's hot path: no generator, no per-edge lookups)."""
+        """``neighbors`` as a tuple with each kind's order and the edge's resolution confidence
+        (None for structural edges), cached per node until one of its edges changes (the
+        walk's hot path: no generator, no per-edge lookups)."""
         adj = self._adj.get(node)
         if adj is None:
-            adj = tuple((KIND_ORDER[kind], kind, other) for kind, other in self.neighbors(node))
+            adj = tuple(
+                (KIND_ORDER[kind], kind, other, self.confidence(node, kind, other))
+                for kind, other in self.neighbors(node)
+            )
             self._adj[node] = adj
         return adj
 

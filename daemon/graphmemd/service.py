@@ -26,6 +26,7 @@ from grpc_status import rpc_status
 
 from graphmemd.core import Core
 from graphmemd.retrieval import DEFAULT_HOPS, Retriever
+from graphmemd.symbols import SymbolQueries
 
 logger = logging.getLogger(__name__)
 
@@ -304,15 +305,15 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 class SymbolService(pbg.SymbolServiceServicer):
     """Find symbols and one symbol's neighbourhood."""
 
-    def __init__(self, retriever: Retriever) -> None:
-        self.retriever = retriever
+    def __init__(self, symbols: SymbolQueries) -> None:
+        self.symbols = symbols
 
     @_rpc
     def FindSymbols(self, request: pb.FindSymbolsRequest, context: grpc.ServicerContext) -> pb.FindSymbolsResponse:
         if not request.pattern.strip():
             raise InvalidArgument("pattern is required")
         kinds = [convert.symbol_kind_from_proto(k) for k in request.kinds]
-        found = self.retriever.find_symbols(
+        found = self.symbols.find_symbols(
             request.pattern, repo=request.repo, kinds=kinds, limit=min(request.limit or 50, 1000)
         )
         return pb.FindSymbolsResponse(symbols=[convert.symbol_to_proto(s) for s in found])
@@ -321,13 +322,13 @@ class SymbolService(pbg.SymbolServiceServicer):
     def GetSymbol(self, request: pb.GetSymbolRequest, context: grpc.ServicerContext) -> pb.SymbolDetail:
         if not request.ref.strip():
             raise InvalidArgument("ref is required")
-        return convert.symbol_detail_to_proto(self.retriever.symbol_detail(request.ref, repo=request.repo))
+        return convert.symbol_detail_to_proto(self.symbols.symbol_detail(request.ref, repo=request.repo))
 
     @_rpc
     def ResolveSymbol(
         self, request: pb.ResolveSymbolRequest, context: grpc.ServicerContext
     ) -> pb.ResolveSymbolResponse:
-        resolved = self.retriever.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
+        resolved = self.symbols.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
         return convert.resolved_to_proto(resolved)
 
 
@@ -367,6 +368,6 @@ def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, sh
     pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_ObservationServiceServicer_to_server(ObservationService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_RetrievalServiceServicer_to_server(RetrievalService(retriever), server)  # type: ignore[no-untyped-call]
-    pbg.add_SymbolServiceServicer_to_server(SymbolService(retriever), server)  # type: ignore[no-untyped-call]
+    pbg.add_SymbolServiceServicer_to_server(SymbolService(SymbolQueries(lambda: core.view)), server)  # type: ignore[no-untyped-call]
     pbg.add_EventServiceServicer_to_server(EventService(core), server)  # type: ignore[no-untyped-call]
     return [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]
