@@ -38,6 +38,7 @@ Adjacent = tuple[int, EdgeKind, str, EdgeConfidence | None]
 
 @dataclass(slots=True)
 class FileNode:
+    """A file in the in-memory graph: its language, content hash, symbols and external imports."""
     repo_id: str
     path: str
     language: Language
@@ -190,6 +191,7 @@ class CodeGraph:
             self._unresolved.setdefault(a, []).append(text)
 
     def drop_repo(self, repo_id: str) -> None:
+        """Remove every file of ``repo_id``, with its symbols and their edges."""
         for fid in [f for f, n in self.files.items() if n.repo_id == repo_id]:
             node = self.files[fid]
             self.remove_file(repo_id, node.path)
@@ -220,6 +222,7 @@ class CodeGraph:
         return adj
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
+        """The nodes ``node`` points to by edges of ``kind``."""
         return set(self._out.get(node, {}).get(kind, ()))
 
     def confidence(self, a: str, kind: EdgeKind, b: str) -> EdgeConfidence | None:
@@ -231,25 +234,31 @@ class CodeGraph:
         return self._out.get(a, {}).get(kind, {}).get(b)
 
     def into(self, node: str, kind: EdgeKind) -> set[str]:
+        """The nodes pointing to ``node`` by edges of ``kind``."""
         return set(self._in.get(node, {}).get(kind, ()))
 
     def unresolved(self, node: str) -> list[str]:
+        """The callee texts ``node`` calls that resolution could not link to a symbol."""
         return list(self._unresolved.get(node, ()))
 
     def file_symbols(self, repo_id: str, path: str) -> list[SymbolInfo]:
+        """The symbols of one file (empty: not indexed)."""
         node = self.files.get(file_id(repo_id, path))
         if node is None:
             return []
         return [self.symbols[s] for s in node.symbol_ids if s in self.symbols]
 
     def repo_files(self, repo_id: str) -> list[FileNode]:
+        """Every file node of ``repo_id``."""
         return [n for n in self.files.values() if n.repo_id == repo_id]
 
     def counts(self, repo_id: str) -> tuple[int, int]:
+        """(files, symbols) of ``repo_id``."""
         files = [n for n in self.files.values() if n.repo_id == repo_id]
         return len(files), sum(len(n.symbol_ids) for n in files)
 
     def edge_count(self, repo_id: str = "") -> int:
+        """The number of outgoing edges, of ``repo_id``'s nodes or (empty) of every node."""
         prefix = f"{repo_id}:"
         return sum(
             len(t)
@@ -267,6 +276,7 @@ class CodeGraph:
         return f.path if f is not None else node
 
     def by_name(self, name: str) -> set[str]:
+        """The ids of the symbols named ``name`` (case-insensitive)."""
         return set(self._by_name.get(name.lower(), ()))
 
     def find(self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50) -> list[SymbolInfo]:

@@ -29,6 +29,7 @@ Confidence = EdgeConfidence
 
 
 class Language(str, Enum):
+    """A source language graphmem parses."""
     PYTHON = "python"
     JAVASCRIPT = "javascript"
     TYPESCRIPT = "typescript"
@@ -39,6 +40,7 @@ class Language(str, Enum):
 
 
 class SymbolKind(str, Enum):
+    """What kind of definition a symbol is."""
     MODULE = "module"  # an in-file module: Rust `mod x { }`, TypeScript `namespace X { }`
     CLASS = "class"
     STRUCT = "struct"
@@ -50,6 +52,7 @@ class SymbolKind(str, Enum):
 
 
 class InheritKind(str, Enum):
+    """How one type derives from another."""
     INHERITS = "inherits"  # class Foo(Base), class A extends B, interface I extends J, struct embedding
     IMPLEMENTS = "implements"  # class A implements I, impl Trait for Type
 
@@ -195,11 +198,13 @@ class ParsedFile:
 
 
 def symbol_id(repo_id: str, path: str, qualname: str, kind: SymbolKind) -> str:
+    """The interned id of a symbol: repository, path, qualified name and kind (never a line number)."""
     # Interned: the same id is held by the graph, the resolver and every edge touching it.
     return sys.intern(f"{repo_id}:{path}::{qualname}#{kind.value}")
 
 
 def file_id(repo_id: str, path: str) -> str:
+    """The interned id of a file: repository and path."""
     return sys.intern(f"{repo_id}:{path}")
 
 
@@ -272,12 +277,14 @@ class SymbolState:
 
 @dataclass(frozen=True, slots=True)
 class SymbolChange:
+    """One symbol's change between two parses of a file: its state before and after."""
     kind: ChangeKind
     old: SymbolState | None
     new: SymbolState | None
 
     @property
     def id(self) -> str:
+        """The symbol's id (from the old state, else the new one)."""
         state = self.old or self.new
         assert state is not None
         return state.id
@@ -317,9 +324,11 @@ class SymbolInfo:
 
     @property
     def ref(self) -> str:
+        """The symbol's ref: ``path::qualname``."""
         return f"{self.path}::{self.qualname}"
 
     def state(self) -> SymbolState:
+        """The parts of the symbol a change is judged on (signature and hashes)."""
         return SymbolState(self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash, self.body_hash)
 
 

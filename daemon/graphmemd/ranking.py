@@ -101,6 +101,7 @@ def recency(age_days: float) -> float:
 
 
 def centrality(degree: int) -> float:
+    """A node's degree mapped to 0..1 on a log scale, saturating at ``CENTRALITY_CAP``."""
     return min(1.0, math.log1p(degree) / math.log1p(CENTRALITY_CAP))
 
 
@@ -110,6 +111,7 @@ def focus(gap_lines: int) -> float:
 
 
 def components(s: Signals) -> ScoreComponents:
+    """The weighted relevance and the other factors of a score, from the raw signals."""
     relevance = (
         W_PROXIMITY * s.proximity
         + W_COCHANGE * s.cochange
@@ -136,6 +138,7 @@ def components(s: Signals) -> ScoreComponents:
 
 
 def score(c: ScoreComponents) -> float:
+    """The final score: relevance times confidence, recency, confirmation and status factors."""
     return round(c.relevance * c.confidence * c.recency * c.confirmation * c.status, 6)
 
 

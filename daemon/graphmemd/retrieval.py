@@ -73,11 +73,13 @@ _WORD = re.compile(r"[a-z0-9]+")
 class CoChangeSource(Protocol):
     """Where retrieval gets a repository's co-change (None: not a git tree, or not mined yet)."""
 
-    def get(self, repo_id: str) -> CoChange | None: ...
+    def get(self, repo_id: str) -> CoChange | None:
+        """The current co-change of ``repo_id`` (None: not a git repository, or not mined yet)."""
 
 
 #: Resolution confidence of an edge (from, kind as walked, to): a multiplier on proximity.
 def estimate_tokens(text: str) -> int:
+    """A cheap token estimate: one token per four bytes of UTF-8 (at least one)."""
     return max(1, math.ceil(len(text.encode("utf-8")) / 4))
 
 
@@ -556,6 +558,7 @@ class Retriever:
         budget: int = 1000,
         include_stale: bool = False,
     ) -> Brief:
+        """A session brief: the retrieved observations rendered as text within ``budget`` tokens."""
         result = self.retrieve(
             repo=repo,
             files=files,

@@ -113,6 +113,7 @@ class CachedParse:
 
 @dataclass(frozen=True, slots=True)
 class StoredObservation:
+    """An observation row as the store holds it: its id and JSON document."""
     id: str
     doc: str  # the observation as JSON (graphmemd.observations owns its format)
 
@@ -202,6 +203,7 @@ class Store:
         logger.info("store %s migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
 
     def close(self) -> None:
+        """Close the connection and the database (idempotent)."""
         with self._lock:
             if self._closed:
                 return
@@ -210,6 +212,7 @@ class Store:
             self._db.close()
 
     def size_bytes(self) -> int:
+        """The store's size on disk, its WAL included."""
         total = 0
         for p in (self.path, Path(str(self.path) + ".wal")):
             try:
@@ -221,12 +224,14 @@ class Store:
     # ------------------------------------------------------------------ repositories
 
     def upsert_repo(self, repo_id: str, root: str, indexed_commit: str, last_indexed_at: float) -> None:
+        """Create or update a repository's row."""
         self._run(
             "MERGE (r:Repo {id: $id}) SET r.root = $root, r.indexed_commit = $c, r.last_indexed_at = $t",
             {"id": repo_id, "root": root, "c": indexed_commit, "t": last_indexed_at},
         )
 
     def repos(self) -> list[tuple[str, str, str, float]]:
+        """Every repository row as (id, root, indexed commit, last indexed at), by id."""
         rows = self._run("MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id")
         return [(r[0], r[1], r[2] or "", float(r[3] or 0.0)) for r in rows]
 
@@ -647,11 +652,13 @@ class Store:
                 )
 
     def delete_observation(self, obs_id: str) -> None:
+        """Delete an observation's row."""
         with self._lock:
             self._row_ids["Observation"] = None
             self._run("MATCH (o:Observation {id: $id}) DELETE o", {"id": obs_id})
 
     def observations(self) -> Iterator[StoredObservation]:
+        """Every stored observation, by id."""
         for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc ORDER BY o.id"):
             yield StoredObservation(r[0], r[1])
 

@@ -82,6 +82,7 @@ def _compatible(a: tuple[str, str], b: tuple[str, str]) -> bool:
 
 
 class GoRules(LanguageRules):
+    """Go: package-scoped names, imports by directory, methods declared outside their type."""
     family = "go"
     languages = (Language.GO,)
     detached_methods = True
@@ -92,15 +93,19 @@ class GoRules(LanguageRules):
     )
 
     def is_test(self, path: str) -> bool:
+        """Whether ``path`` is a Go test file (``_test.go``)."""
         return path.endswith("_test.go")
 
     def struct_key(self, fi: FileIndex) -> tuple[object, ...]:
+        """What, when it changes, changes how *other* files resolve their imports: the package."""
         return (fi.parsed.language, fi.package)
 
     def watch_keys(self, fi: FileIndex) -> set[str]:
+        """The file's own directory: its package's other files are visible to it."""
         return {"dir:" + fi.dir}
 
     def changed_keys(self, path: str, fi: FileIndex | None) -> set[str]:
+        """The directory of a changed ``.go`` file."""
         return {"dir:" + posixpath.dirname(path)} if path.endswith(".go") else set()
 
     def _dir_for(self, spec: str) -> str | None:
@@ -122,9 +127,11 @@ class GoRules(LanguageRules):
         return None
 
     def dir_files(self, d: str, tests: bool) -> list[str]:
+        """The ``.go`` files of directory ``d``, sorted (test files only when ``tests``)."""
         return sorted(p for p in self.r.dirs.get(d, ()) if p.endswith(".go") and (tests or not p.endswith("_test.go")))
 
     def import_into(self, fi: FileIndex, imp: ImportRef, b: CtxBuilder) -> None:
+        """Resolve an import path to its package directory's files, bound under the alias or package name."""
         spec = imp.module
         d = self._dir_for(spec)
         files: list[str] = []
@@ -163,4 +170,5 @@ class GoRules(LanguageRules):
         return tuple(p for p in got if p != fi.path)
 
     def method_visible(self, fi: FileIndex, path: str) -> bool:
+        """A method belongs to a type seen from ``fi`` only when declared in the same directory (package)."""
         return posixpath.dirname(path) == fi.dir

@@ -285,6 +285,7 @@ class FileIndex:
         return ""
 
     def info_for(self, caller: str) -> CallerInfo:
+        """The caller info of ``caller``, else of its nearest known enclosing scope (memoised)."""
         ci = self.caller_info.get(caller)
         if ci is not None:
             return ci
@@ -377,9 +378,11 @@ class CtxBuilder:
         return None
 
     def target(self, path: str) -> None:
+        """Record ``path`` as a file the import context resolves into."""
         self.targets[path] = None
 
     def build(self, gen: int, own: str) -> ImportCtx:
+        """The finished ``ImportCtx`` of generation ``gen`` (the file ``own`` left out of its targets)."""
         self.targets.pop(own, None)
         return ImportCtx(
             gen=gen,
@@ -414,6 +417,7 @@ def norm(path: str) -> str:
 
 
 def discard(index: dict[Any, set[str]], key: Any, value: str) -> None:
+    """Remove ``value`` from the set at ``key``, dropping the key when the set becomes empty."""
     s = index.get(key)
     if s is not None:
         s.discard(value)

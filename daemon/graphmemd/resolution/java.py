@@ -11,6 +11,7 @@ from graphmemd.resolution.rules import LanguageRules, words
 
 
 class JavaRules(LanguageRules):
+    """Java: package-scoped names, imports of types and packages, overloads told apart by arity."""
     family = "java"
     languages = (Language.JAVA,)
     self_names = frozenset({"this"})
@@ -32,12 +33,15 @@ class JavaRules(LanguageRules):
         self.former: dict[str, str] = {}
 
     def struct_key(self, fi: FileIndex) -> tuple[object, ...]:
+        """What, when it changes, changes how other files resolve their imports: package and top-level types."""
         return (fi.parsed.language, fi.package, fi.top_types)
 
     def watch_keys(self, fi: FileIndex) -> set[str]:
+        """The file's package: its other files' types are visible to it."""
         return {"javapkg:" + (fi.package or "")}
 
     def changed_keys(self, path: str, fi: FileIndex | None) -> set[str]:
+        """The package the file is in now and the one it was in before."""
         keys = set()
         if fi is not None:
             keys.add("javapkg:" + (fi.package or ""))
@@ -46,12 +50,14 @@ class JavaRules(LanguageRules):
         return keys
 
     def index(self, fi: FileIndex) -> None:
+        """Add ``fi`` to the package and top-level type indexes."""
         pkg = fi.package or ""
         self.pkg_files.setdefault(pkg, set()).add(fi.path)
         for t in fi.top_types:
             self.types.setdefault((pkg, t), set()).add(fi.path)
 
     def unindex(self, fi: FileIndex) -> None:
+        """Remove ``fi`` from the package and type indexes, remembering its package."""
         pkg = fi.package or ""
         discard(self.pkg_files, pkg, fi.path)
         for t in fi.top_types:
@@ -59,6 +65,7 @@ class JavaRules(LanguageRules):
         self.former[fi.path] = pkg
 
     def import_into(self, fi: FileIndex, imp: ImportRef, b: CtxBuilder) -> None:
+        """Resolve a type or on-demand (``*``) import to the files of the package declaring it."""
         pkg = imp.module
         b.keys.add("javapkg:" + pkg)
         outer_pkg, _, outer = pkg.rpartition(".")
@@ -102,6 +109,7 @@ class JavaRules(LanguageRules):
             b.externals[pkg] = None
 
     def package_files(self, run: Lookup, fi: FileIndex) -> tuple[str, ...]:
+        """The other files of ``fi``'s package, whose top-level types it sees without an import."""
         key = ("\0" + (fi.package or ""), False)
         got = run.dir_memo.get(key)
         if got is None:

@@ -29,6 +29,7 @@ def _candidates(base: str) -> list[str]:
 
 
 class JavaScriptRules(LanguageRules):
+    """JavaScript and TypeScript: relative and bare module specifiers, re-exports through barrels."""
     family = "javascript"
     languages = (Language.JAVASCRIPT, Language.TYPESCRIPT, Language.TSX)
     self_names = frozenset({"this"})
@@ -64,6 +65,7 @@ class JavaScriptRules(LanguageRules):
         return [o for o in out if o != ".." and not o.startswith("../")]
 
     def import_into(self, fi: FileIndex, imp: ImportRef, b: CtxBuilder) -> None:
+        """Resolve a relative, root or bare module specifier to a file (else an external module)."""
         spec = imp.module
         target = None
         if spec.startswith(("./", "../")) or spec in (".", ".."):

@@ -53,6 +53,7 @@ class Lookup:
         self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
 
     def sid(self, t: Sym) -> str:
+        """The symbol id of ``t``."""
         return self.files[t[0]].sids[t[1]]
 
     def resolve_type(
@@ -80,6 +81,8 @@ class Lookup:
     def resolve_name(
         self, fi: FileIndex, ctx: ImportCtx, caller: str, name: str, exclude: str | None = None
     ) -> Resolved:
+        """A bare ``name`` as seen from ``caller`` in ``fi``: enclosing scopes, the file, its imports,
+        its package; with the confidence of the binding found."""
         syms = fi.syms
         rules = fi.rules
         if caller and (fi.nested or rules.members_in_scope):
@@ -207,6 +210,7 @@ class Lookup:
         return None
 
     def resolve_in_files(self, paths: tuple[str, ...], rest: Sequence[str]) -> Target | None:
+        """The dotted path ``rest`` as exported by the first of ``paths`` that has it."""
         for p in paths:
             t = self.lookup(p, rest[0], 0)
             if t is None:
@@ -224,6 +228,7 @@ class Lookup:
         return None
 
     def resolve_member(self, sym: Sym, rest: Sequence[str]) -> Sym | None:
+        """The member ``rest`` (possibly dotted) of class ``sym``, looking through its bases."""
         path, qual = sym
         syms = self.files[path].syms
         q = qual + "." + ".".join(rest)
@@ -256,6 +261,8 @@ class Lookup:
         return None
 
     def type_method(self, fi: FileIndex, type_key: str, name: str) -> Sym | None:
+        """The one method ``name`` declared for ``type_key`` outside its body and visible from ``fi``
+        (None: none or several)."""
         entries = self.r.methods.get(name)
         if not entries:
             return None
@@ -268,6 +275,7 @@ class Lookup:
         return None
 
     def bases(self, sym: Sym) -> tuple[Sym, ...]:
+        """The resolved base classes of ``sym`` (memoised; a cycle is cut)."""
         got = self.bases_memo.get(sym)
         if got is not None:
             self.seen |= got[1]

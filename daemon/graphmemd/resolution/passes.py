@@ -52,6 +52,7 @@ class Acc:
         self.unres_inherits: list[tuple[str, str, InheritKind]] = []
 
     def build(self) -> ResolvedEdges:
+        """The run's edges, deduplicated (the best confidence kept per call)."""
         return ResolvedEdges(
             imports=tuple(dict.fromkeys(self.imports)),
             external_imports=tuple(dict.fromkeys(self.ext)),
@@ -87,6 +88,7 @@ class Pass(Lookup):
     # ----------------------------------------------------------------- per file
 
     def file_edges(self, fi: FileIndex, acc: Acc) -> FileStats:
+        """Add ``fi``'s import, call and inheritance edges to ``acc``; returns its call statistics."""
         self.seen = set()
         ctx = self.r.ctx_of(fi)
         fid = fi.fid
@@ -126,6 +128,7 @@ class Pass(Lookup):
     def resolve_call(
         self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, callee: str, args: int
     ) -> tuple[str | None, Confidence]:
+        """The symbol a call of ``callee`` from ``ci`` resolves to, with its confidence (None: unresolved)."""
         segs = segments(callee)
         if not segs:
             return None, Confidence.NAME_ONLY
@@ -166,6 +169,7 @@ class Pass(Lookup):
         return (t[0], fits[0]) if len(fits) == 1 else t
 
     def inherit_edge(self, fi: FileIndex, ctx: ImportCtx, ref: InheritRef, acc: Acc) -> None:
+        """Add the inheritance edge of ``ref`` to ``acc``, or record it as unresolved."""
         child = fi.syms.get(ref.child)
         if child is not None:
             child_id = fi.sids[ref.child]
@@ -344,6 +348,7 @@ class Pass(Lookup):
         return found, self._via(cls, found, Confidence.RECEIVER_TYPE), False
 
     def self_method(self, fi: FileIndex, cls: str, name: str) -> Sym | None:
+        """Method ``name`` of class ``cls`` in ``fi``, its bases, or (Go/Rust) declared outside it."""
         q = f"{cls}.{name}"
         if q in fi.syms:
             return (fi.path, q)
@@ -355,6 +360,7 @@ class Pass(Lookup):
         return None
 
     def guess_method(self, fi: FileIndex, ctx: ImportCtx, name: str) -> Sym | None:
+        """The one method named ``name`` a name-only guess links to (None for common names; memoised)."""
         if name in fi.rules.common_methods:
             return None
         key = (fi.path, name)

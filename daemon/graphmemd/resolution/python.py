@@ -35,6 +35,7 @@ def _probe(b: CtxBuilder, bases: tuple[str, ...], segs: list[str]) -> str | None
 
 
 class PythonRules(LanguageRules):
+    """Python: relative and absolute imports, packages, re-exports through ``__init__.py``."""
     family = "python"
     languages = (Language.PYTHON,)
     self_names = frozenset({"self", "cls"})
@@ -60,6 +61,7 @@ class PythonRules(LanguageRules):
         return tuple(roots)
 
     def import_into(self, fi: FileIndex, imp: ImportRef, b: CtxBuilder) -> None:
+        """Resolve a relative or absolute import to a module or package file (else an external module)."""
         spec = imp.module
         if spec.startswith("."):
             rest = spec.lstrip(".")

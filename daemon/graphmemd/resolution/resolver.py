@@ -57,6 +57,7 @@ class RepoResolver:
         return True
 
     def rules(self, language: Language) -> LanguageRules:
+        """The rules instance of ``language``'s family, created on first use."""
         cls = rules_for(language)
         got = self._rules.get(cls)
         if got is None:
@@ -79,6 +80,7 @@ class RepoResolver:
             self._invalidate(self._structural_keys(old) | self._structural_keys(fi))
 
     def remove_file(self, path: str) -> None:
+        """Forget a file: unindex it and invalidate the contexts that depended on it."""
         old = self.files.pop(path, None)
         if old is None:
             return
@@ -90,6 +92,7 @@ class RepoResolver:
             self._snapshot_stats()
 
     def paths(self) -> set[str]:
+        """The paths of every file the resolver holds."""
         return set(self.files)
 
     def edges_for(self, paths: Iterable[str]) -> ResolvedEdges:
@@ -105,6 +108,7 @@ class RepoResolver:
         return acc.build()
 
     def all_edges(self) -> ResolvedEdges:
+        """The resolved edges of every file."""
         return self.edges_for(self.files)
 
     def dependents_of(self, paths: Iterable[str]) -> set[str]:

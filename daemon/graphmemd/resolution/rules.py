@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 
 def words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text``, as a set."""
     return frozenset(text.split())
 
 
@@ -50,6 +51,7 @@ class LanguageRules:
     # ----------------------------------------------------------------- files
 
     def is_test(self, path: str) -> bool:
+        """Whether ``path`` is a test file (none by default)."""
         return False
 
     def struct_key(self, fi: FileIndex) -> tuple[object, ...]:

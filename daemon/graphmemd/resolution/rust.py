@@ -16,6 +16,7 @@ _ROOT_NAMES = ("lib.rs", "main.rs")
 
 
 class RustRules(LanguageRules):
+    """Rust: ``use`` paths from crate roots, ``mod`` declarations, ``impl`` blocks, macros by crate."""
     family = "rust"
     languages = (Language.RUST,)
     self_names = frozenset({"self", "Self"})
@@ -38,18 +39,22 @@ class RustRules(LanguageRules):
     # ----------------------------------------------------------------- files
 
     def index(self, fi: FileIndex) -> None:
+        """Add the macros ``fi`` defines to the crate-wide macro index."""
         for name in _macro_names(fi):
             self._macros.setdefault(name, set()).add(fi.path)
 
     def unindex(self, fi: FileIndex) -> None:
+        """Remove the macros ``fi`` defines from the macro index."""
         for name in _macro_names(fi):
             discard(self._macros, name, fi.path)
 
     def appeared_or_vanished(self, fi: FileIndex) -> bool:
+        """True for a crate root (``lib.rs``, ``main.rs`` ... or a declared root): every context depends on it."""
         base = posixpath.basename(fi.path)
         return base in _ROOT_NAMES or fi.path in self.r.facts.rust_crate_roots
 
     def scope_dependent(self, fi: FileIndex, segs: tuple[str, ...]) -> bool:
+        """As the default, except that ``self::module::f`` is a path, not a receiver."""
         if segs and segs[0] == "self" and len(segs) > 2:
             return False  # `self::module::f`: a path, not a receiver
         return super().scope_dependent(fi, segs)
@@ -57,6 +62,7 @@ class RustRules(LanguageRules):
     # ----------------------------------------------------------------- module tree
 
     def roots(self) -> list[tuple[str, str]]:
+        """The crate roots as (directory, root file), deepest first, ``lib.rs`` before others (memoised)."""
         if self._roots_gen != self.r.gen:
             files = self.r.files
             roots = [p for p in self.r.facts.rust_crate_roots if p in files]
@@ -82,6 +88,7 @@ class RustRules(LanguageRules):
 
     @staticmethod
     def modpath(path: str, root: str) -> list[str]:
+        """The module path of file ``path`` in the crate rooted at ``root`` (``a/b.rs`` -> ``[a, b]``)."""
         if path == root:
             return []
         d = posixpath.dirname(root)
@@ -92,6 +99,7 @@ class RustRules(LanguageRules):
         return parts
 
     def module_file(self, root: str, modpath: list[str], b: CtxBuilder | None) -> str | None:
+        """The file of module ``modpath`` of the crate at ``root`` (``x.rs`` or ``x/mod.rs``), probed through ``b``."""
         files = self.r.files
         if not modpath:
             return root if root in files else None
@@ -152,6 +160,7 @@ class RustRules(LanguageRules):
     # ----------------------------------------------------------------- imports
 
     def import_into(self, fi: FileIndex, imp: ImportRef, b: CtxBuilder) -> None:
+        """Resolve a ``mod`` declaration or a ``use`` tree to files and bindings (else an external crate)."""
         if imp.is_mod_decl:
             f = b.probe(self._mod_decl_candidates(fi.path, imp.module))
             if f:
@@ -211,6 +220,7 @@ class RustRules(LanguageRules):
     # ----------------------------------------------------------------- calls
 
     def path_call(self, run: Lookup, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
+        """A ``crate::``/``self::``/``super::`` path call resolved through the module tree."""
         if "::" not in text or segs[0] not in ("crate", "self", "super"):
             return False, None
         loc = self.locate(fi, list(segs), None)
