@@ -815,6 +815,7 @@ def cmd_daemon_start(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_stop(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon stop``: stop the running daemon and wait for it to exit."""
     from graphmem.daemon_ctl import stop_daemon
 
     try:
@@ -827,6 +828,7 @@ def cmd_daemon_stop(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon run``: replace this process with the daemon in the foreground."""
     from graphmem.daemon_ctl import daemon_command
 
     _check_repo_dirs(args.repo)
@@ -837,6 +839,7 @@ def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_install(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon install``: write (and enable) a user service that starts the daemon at login."""
     from graphmem.autostart import install
 
     _check_repo_dirs(args.repo)
@@ -859,6 +862,7 @@ def cmd_daemon_install(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_uninstall(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon uninstall``: disable and remove the user service."""
     from graphmem.autostart import uninstall
 
     done = uninstall(enable=not args.no_enable)
@@ -873,6 +877,7 @@ def cmd_daemon_uninstall(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem status``: the health check; exits non-zero when the daemon is down, not answering or degraded."""
     address = ctx.address
     try:
         with ctx.client(timeout=STATUS_TIMEOUT) as client:
@@ -899,6 +904,7 @@ def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_add(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem repo add``: register a repository with the daemon."""
     _check_repo_dirs([args.path])
     with ctx.client() as client:
         repo = client.add_repo(args.path)
@@ -925,6 +931,7 @@ def cmd_repo_remove(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_list(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem repo list``: the registered repositories."""
     with ctx.client() as client:
         repos = client.list_repos()
     if args.json:
@@ -939,6 +946,7 @@ def cmd_repo_list(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_index(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem index``: (re)index one or every repository, showing progress; fails if any failed."""
     failed: list[str] = []
     with ctx.client() as client:
         repos = [args.repo] if args.repo else [r.id for r in client.list_repos()]
@@ -975,6 +983,7 @@ def cmd_index(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_observe(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem observe``: save an observation (text from the argument or ``-`` for stdin)."""
     text = sys.stdin.read() if args.text == "-" else args.text
     if not text.strip():
         raise _usage("observe: TEXT is empty")
@@ -998,6 +1007,7 @@ def cmd_observe(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem show``: one observation in full."""
     with ctx.client() as client:
         obs = client.get(args.id)
     if args.json:
@@ -1009,6 +1019,7 @@ def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem list``: observations filtered by status, category, file, symbol, tag or repository."""
     statuses = list(
         dict.fromkeys(
             ([ObservationStatus.STALE] if args.stale else [])
@@ -1037,6 +1048,7 @@ def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem recall``: the observations relevant to text, files or symbols, ranked."""
     if not (args.text or args.file or args.symbol):
         raise _usage("recall: give TEXT, --file or --symbol")
     with ctx.client() as client:
@@ -1071,6 +1083,7 @@ def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_brief(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem brief``: a session brief within a token budget."""
     with ctx.client() as client:
         brief = client.brief(
             files=args.file,
@@ -1136,6 +1149,7 @@ def _recall_command(args: argparse.Namespace) -> str:
 
 
 def cmd_confirm(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem confirm``: mark a stale or suspect observation still true."""
     with ctx.client() as client:
         obs = client.confirm(args.id, confirmed_by=args.by, note=args.note)
     if args.json:
@@ -1146,6 +1160,7 @@ def cmd_confirm(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_archive(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem archive``: archive an observation."""
     with ctx.client() as client:
         obs = client.archive(args.id)
     if args.json:
@@ -1156,6 +1171,7 @@ def cmd_archive(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem delete``: delete an observation for good."""
     with ctx.client() as client:
         client.delete(args.id)
     ctx.print(f"deleted {args.id}")
@@ -1163,6 +1179,7 @@ def cmd_delete(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_update(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem update``: change an observation's text, category, tags or confidence."""
     if args.clear_tags and args.tag:
         raise _usage("update: --tag and --clear-tags exclude each other")
     tags: list[str] | None = [] if args.clear_tags else args.tag
@@ -1178,6 +1195,7 @@ def cmd_update(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_symbols(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem symbols``: symbols matching a wildcard pattern."""
     with ctx.client() as client:
         found = client.find_symbols(args.pattern, repo=args.repo, kinds=args.kind, limit=args.limit)
     if args.json:
@@ -1191,6 +1209,7 @@ def cmd_symbols(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_resolve(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem resolve``: full refs for a short symbol name; exits 1 when nothing resembles it."""
     with ctx.client() as client:
         resolved = client.resolve_symbol(args.ref, repo=args.repo, limit=args.limit)
     if args.json:
@@ -1207,6 +1226,7 @@ def cmd_resolve(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem symbol``: one symbol with its callers, callees, members and observations."""
     with ctx.client() as client:
         detail = client.symbol(args.ref, repo=args.repo)
     if args.json:
@@ -1218,6 +1238,7 @@ def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem events``: print the daemon's events as they happen."""
     with ctx.client() as client:
         stream = client.events(repo=args.repo, kinds=args.kind, after_seq=args.after_seq)
         try:
@@ -1233,6 +1254,7 @@ def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_export(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem export``: every observation as journal lines, to a file (written atomically) or stdout."""
     with ctx.client() as client:
         lines = client.export()
         if args.file == "-":
@@ -1272,6 +1294,7 @@ def _write_file_atomically(target: Path, lines: Iterator[str]) -> int:
 
 
 def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem import``: import journal lines from a file or stdin."""
     if args.file == "-":
         lines = sys.stdin.read().splitlines()
     else:
@@ -1295,6 +1318,7 @@ def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem mcp``: run the MCP bridge with the settings the flags resolved."""
     # The bridge reads the same settings; pass on what the flags resolved.
     if ctx.home:
         os.environ["GRAPHMEM_HOME"] = ctx.home

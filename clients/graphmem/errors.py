@@ -58,6 +58,7 @@ class NotFound(GraphMemError):
 
 
 class AlreadyExists(GraphMemError):
+    """What the request would create exists already."""
     grpc_status = "ALREADY_EXISTS"
     exit_code = 65
 
@@ -77,6 +78,7 @@ class StoreError(GraphMemError):
 
 
 class Timeout(GraphMemError):
+    """The daemon did not answer within the deadline."""
     grpc_status = "DEADLINE_EXCEEDED"
     exit_code = 75
 

@@ -43,6 +43,7 @@ __all__ = [
 
 
 class Category(str, Enum):
+    """What kind of knowledge an observation records."""
     DECISION = "decision"
     CONSTRAINT = "constraint"
     BUG_CAUSE = "bug-cause"
@@ -54,6 +55,7 @@ class Category(str, Enum):
 
 
 class ObservationStatus(str, Enum):
+    """Where an observation stands: fresh, stale, suspect, superseded or archived."""
     FRESH = "fresh"
     STALE = "stale"
     SUPERSEDED = "superseded"
@@ -73,11 +75,13 @@ class ChangeKind(str, Enum):
 
 
 class AnchorKind(str, Enum):
+    """What an observation is anchored to: a symbol or a whole file."""
     SYMBOL = "symbol"
     FILE = "file"
 
 
 class IndexState(str, Enum):
+    """Where a repository's index stands."""
     PENDING = "pending"
     INDEXING = "indexing"
     READY = "ready"
@@ -100,10 +104,12 @@ class EdgeConfidence(str, Enum):
 
     @property
     def certain(self) -> bool:
+        """False for a name-only guess or an edge of unknown origin."""
         return self not in (EdgeConfidence.NAME_ONLY, EdgeConfidence.UNKNOWN)
 
 
 class EdgeKind(str, Enum):
+    """A relation between code nodes, in either direction."""
     CALLS = "CALLS"
     CALLED_BY = "CALLED_BY"
     IMPORTS = "IMPORTS"
@@ -117,6 +123,7 @@ class EdgeKind(str, Enum):
 
 
 class EventKind(str, Enum):
+    """What a daemon event reports."""
     OBSERVATION_STALE = "observation_stale"
     OBSERVATION_FRESH = "observation_fresh"
     FILE_INDEXED = "file_indexed"
@@ -157,6 +164,7 @@ class Anchor:
 
 @dataclass(frozen=True, slots=True)
 class StaleReason:
+    """Why an observation went stale: which anchor, what changed and when."""
     anchor_ref: str
     change: ChangeKind
     detected_at: float
@@ -173,6 +181,7 @@ class StaleReason:
 
 @dataclass(frozen=True, slots=True)
 class Observation:
+    """A note about the code, anchored to symbols or files, with its status and history."""
     id: str
     repo_id: str
     text: str
@@ -194,11 +203,13 @@ class Observation:
 
     @property
     def is_stale(self) -> bool:
+        """Whether the status is ``STALE``."""
         return self.status is ObservationStatus.STALE
 
 
 @dataclass(frozen=True, slots=True)
 class Symbol:
+    """A symbol of the code graph."""
     id: str
     repo_id: str
     path: str
@@ -212,11 +223,13 @@ class Symbol:
 
     @property
     def ref(self) -> str:
+        """The symbol's ref: ``path::qualname``."""
         return f"{self.path}::{self.qualname}"
 
 
 @dataclass(frozen=True, slots=True)
 class RepoFreshness:
+    """Whether one repository's index is current, and how far behind it is."""
     repo_id: str
     current: bool
     state: IndexState
@@ -228,12 +241,14 @@ class RepoFreshness:
 
 @dataclass(frozen=True, slots=True)
 class Freshness:
+    """Whether the index an answer came from is current, per repository."""
     current: bool
     repositories: tuple[RepoFreshness, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class SymbolDetail:
+    """A symbol with its callers, callees, members, container and unresolved calls."""
     symbol: Symbol
     callers: tuple[Symbol, ...] = ()
     callees: tuple[Symbol, ...] = ()
@@ -284,6 +299,7 @@ class ScoreComponents:
 
 @dataclass(frozen=True, slots=True)
 class Recalled:
+    """One retrieved observation: its score, graph distance, why and path."""
     observation: Observation
     score: float
     distance: int
@@ -306,6 +322,7 @@ class Resolved:
 
 @dataclass(frozen=True, slots=True)
 class RecallResult:
+    """What retrieval found, with the freshness of the index it used."""
     results: tuple[Recalled, ...]
     freshness: Freshness
     seeds: int = 0
@@ -317,6 +334,7 @@ class RecallResult:
 
 @dataclass(frozen=True, slots=True)
 class Brief:
+    """A session brief: the relevant observations rendered as text."""
     text: str
     observation_ids: tuple[str, ...]
     freshness: Freshness
@@ -335,11 +353,13 @@ class LanguageResolution:
 
     @property
     def resolved(self) -> int:
+        """The call sites resolved, over every confidence."""
         return sum(n for _, n in self.resolved_by)
 
 
 @dataclass(frozen=True, slots=True)
 class Repository:
+    """A registered repository with its counts and index state."""
     id: str
     root: str
     state: IndexState
@@ -362,6 +382,7 @@ class Repository:
 
 @dataclass(frozen=True, slots=True)
 class WatcherStatus:
+    """The file watcher's mode and health."""
     mode: str
     healthy: bool
     degraded_reason: str = ""
@@ -370,6 +391,7 @@ class WatcherStatus:
 
 @dataclass(frozen=True, slots=True)
 class Status:
+    """The daemon's status: what ``graphmem status`` shows."""
     version: str
     pid: int
     uptime_seconds: float
@@ -389,11 +411,13 @@ class Status:
 
     @property
     def healthy(self) -> bool:
+        """Serving and not degraded."""
         return self.serving and not self.degraded_reasons
 
 
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
+    """Progress of indexing one repository."""
     repo_id: str
     state: IndexState
     files_done: int
@@ -405,6 +429,7 @@ class IndexProgress:
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    """Something that happened in the daemon, with its payload."""
     kind: EventKind
     at: float
     repo_id: str
@@ -420,6 +445,7 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
+    """The outcome of an import: observations imported, duplicates skipped, errors."""
     imported: int
     skipped_duplicates: int
     errors: tuple[str, ...] = ()
