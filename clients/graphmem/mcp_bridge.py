@@ -147,6 +147,7 @@ _RESOLVE_DESCRIPTION = "Full refs for a short symbol name (`hash_password`, `Cla
 
 class StaleReasonOut(BaseModel):
     """Why an observation went stale: which anchor, what changed, when."""
+
     anchor: str
     change: ChangeKind
     detected_at: float
@@ -159,6 +160,7 @@ class StaleReasonOut(BaseModel):
 
 class ObservationOut(BaseModel):
     """An observation as the tools return it."""
+
     id: str
     repo_id: str
     text: str
@@ -181,6 +183,7 @@ class ObservationOut(BaseModel):
 
 class RepoFreshnessOut(BaseModel):
     """Whether one repository's index is current."""
+
     repo_id: str
     current: bool
     state: IndexState
@@ -192,12 +195,14 @@ class RepoFreshnessOut(BaseModel):
 
 class FreshnessOut(BaseModel):
     """Whether the index the answer came from is current."""
+
     current: bool
     repositories: list[RepoFreshnessOut]
 
 
 class HopOut(BaseModel):
     """One step of a why-path: an edge between two refs."""
+
     from_ref: str
     edge: EdgeKind
     to_ref: str
@@ -205,6 +210,7 @@ class HopOut(BaseModel):
 
 class RecalledOut(BaseModel):
     """A recalled observation with its score, distance and why."""
+
     observation: ObservationOut
     score: float
     distance: int
@@ -215,6 +221,7 @@ class RecalledOut(BaseModel):
 
 class RecallOut(BaseModel):
     """The result of ``recall``."""
+
     results: list[RecalledOut]
     freshness: FreshnessOut
     seeds: int
@@ -226,6 +233,7 @@ class RecallOut(BaseModel):
 
 class BriefOut(BaseModel):
     """The result of ``session_brief``."""
+
     text: str
     observation_ids: list[str]
     freshness: FreshnessOut
@@ -235,11 +243,13 @@ class BriefOut(BaseModel):
 
 class ObservationListOut(BaseModel):
     """A list of observations."""
+
     observations: list[ObservationOut]
 
 
 class SymbolOut(BaseModel):
     """A symbol as the tools return it."""
+
     ref: str
     id: str
     repo_id: str
@@ -255,11 +265,13 @@ class SymbolOut(BaseModel):
 
 class SymbolListOut(BaseModel):
     """A list of symbols."""
+
     symbols: list[SymbolOut]
 
 
 class SymbolDetailOut(BaseModel):
     """A symbol with its callers, callees, members and container."""
+
     symbol: SymbolOut
     callers: list[SymbolOut]
     callees: list[SymbolOut]

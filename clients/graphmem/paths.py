@@ -23,6 +23,7 @@ MAX_UNIX_SOCKET_PATH = 107
 @dataclass(frozen=True, slots=True)
 class Paths:
     """Where the daemon keeps its files: data (store, journal), state (log) and runtime (socket, pid)."""
+
     data_dir: Path
     state_dir: Path
     runtime_dir: Path

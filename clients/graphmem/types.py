@@ -44,6 +44,7 @@ __all__ = [
 
 class Category(str, Enum):
     """What kind of knowledge an observation records."""
+
     DECISION = "decision"
     CONSTRAINT = "constraint"
     BUG_CAUSE = "bug-cause"
@@ -56,6 +57,7 @@ class Category(str, Enum):
 
 class ObservationStatus(str, Enum):
     """Where an observation stands: fresh, stale, suspect, superseded or archived."""
+
     FRESH = "fresh"
     STALE = "stale"
     SUPERSEDED = "superseded"
@@ -76,12 +78,14 @@ class ChangeKind(str, Enum):
 
 class AnchorKind(str, Enum):
     """What an observation is anchored to: a symbol or a whole file."""
+
     SYMBOL = "symbol"
     FILE = "file"
 
 
 class IndexState(str, Enum):
     """Where a repository's index stands."""
+
     PENDING = "pending"
     INDEXING = "indexing"
     READY = "ready"
@@ -110,6 +114,7 @@ class EdgeConfidence(str, Enum):
 
 class EdgeKind(str, Enum):
     """A relation between code nodes, in either direction."""
+
     CALLS = "CALLS"
     CALLED_BY = "CALLED_BY"
     IMPORTS = "IMPORTS"
@@ -124,6 +129,7 @@ class EdgeKind(str, Enum):
 
 class EventKind(str, Enum):
     """What a daemon event reports."""
+
     OBSERVATION_STALE = "observation_stale"
     OBSERVATION_FRESH = "observation_fresh"
     FILE_INDEXED = "file_indexed"
@@ -165,6 +171,7 @@ class Anchor:
 @dataclass(frozen=True, slots=True)
 class StaleReason:
     """Why an observation went stale: which anchor, what changed and when."""
+
     anchor_ref: str
     change: ChangeKind
     detected_at: float
@@ -182,6 +189,7 @@ class StaleReason:
 @dataclass(frozen=True, slots=True)
 class Observation:
     """A note about the code, anchored to symbols or files, with its status and history."""
+
     id: str
     repo_id: str
     text: str
@@ -210,6 +218,7 @@ class Observation:
 @dataclass(frozen=True, slots=True)
 class Symbol:
     """A symbol of the code graph."""
+
     id: str
     repo_id: str
     path: str
@@ -230,6 +239,7 @@ class Symbol:
 @dataclass(frozen=True, slots=True)
 class RepoFreshness:
     """Whether one repository's index is current, and how far behind it is."""
+
     repo_id: str
     current: bool
     state: IndexState
@@ -242,6 +252,7 @@ class RepoFreshness:
 @dataclass(frozen=True, slots=True)
 class Freshness:
     """Whether the index an answer came from is current, per repository."""
+
     current: bool
     repositories: tuple[RepoFreshness, ...] = ()
 
@@ -249,6 +260,7 @@ class Freshness:
 @dataclass(frozen=True, slots=True)
 class SymbolDetail:
     """A symbol with its callers, callees, members, container and unresolved calls."""
+
     symbol: Symbol
     callers: tuple[Symbol, ...] = ()
     callees: tuple[Symbol, ...] = ()
@@ -300,6 +312,7 @@ class ScoreComponents:
 @dataclass(frozen=True, slots=True)
 class Recalled:
     """One retrieved observation: its score, graph distance, why and path."""
+
     observation: Observation
     score: float
     distance: int
@@ -323,6 +336,7 @@ class Resolved:
 @dataclass(frozen=True, slots=True)
 class RecallResult:
     """What retrieval found, with the freshness of the index it used."""
+
     results: tuple[Recalled, ...]
     freshness: Freshness
     seeds: int = 0
@@ -335,6 +349,7 @@ class RecallResult:
 @dataclass(frozen=True, slots=True)
 class Brief:
     """A session brief: the relevant observations rendered as text."""
+
     text: str
     observation_ids: tuple[str, ...]
     freshness: Freshness
@@ -360,6 +375,7 @@ class LanguageResolution:
 @dataclass(frozen=True, slots=True)
 class Repository:
     """A registered repository with its counts and index state."""
+
     id: str
     root: str
     state: IndexState
@@ -383,6 +399,7 @@ class Repository:
 @dataclass(frozen=True, slots=True)
 class WatcherStatus:
     """The file watcher's mode and health."""
+
     mode: str
     healthy: bool
     degraded_reason: str = ""
@@ -392,6 +409,7 @@ class WatcherStatus:
 @dataclass(frozen=True, slots=True)
 class Status:
     """The daemon's status: what ``graphmem status`` shows."""
+
     version: str
     pid: int
     uptime_seconds: float
@@ -418,6 +436,7 @@ class Status:
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
     """Progress of indexing one repository."""
+
     repo_id: str
     state: IndexState
     files_done: int
@@ -430,6 +449,7 @@ class IndexProgress:
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened in the daemon, with its payload."""
+
     kind: EventKind
     at: float
     repo_id: str
@@ -446,6 +466,7 @@ class Event:
 @dataclass(frozen=True, slots=True)
 class ImportResult:
     """The outcome of an import: observations imported, duplicates skipped, errors."""
+
     imported: int
     skipped_duplicates: int
     errors: tuple[str, ...] = ()

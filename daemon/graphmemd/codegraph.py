@@ -39,6 +39,7 @@ Adjacent = tuple[int, EdgeKind, str, EdgeConfidence | None]
 @dataclass(slots=True)
 class FileNode:
     """A file in the in-memory graph: its language, content hash, symbols and external imports."""
+
     repo_id: str
     path: str
     language: Language

@@ -15,6 +15,7 @@ from graphmem.paths import Paths, resolve_paths
 @dataclass(frozen=True, slots=True)
 class DaemonConfig:
     """The daemon's settings, resolved once from flags, environment and defaults."""
+
     paths: Paths
     repos: tuple[Path, ...] = ()
     tcp: str = ""  # "host:port", loopback only; empty: Unix socket only

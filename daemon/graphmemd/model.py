@@ -30,6 +30,7 @@ Confidence = EdgeConfidence
 
 class Language(str, Enum):
     """A source language graphmem parses."""
+
     PYTHON = "python"
     JAVASCRIPT = "javascript"
     TYPESCRIPT = "typescript"
@@ -41,6 +42,7 @@ class Language(str, Enum):
 
 class SymbolKind(str, Enum):
     """What kind of definition a symbol is."""
+
     MODULE = "module"  # an in-file module: Rust `mod x { }`, TypeScript `namespace X { }`
     CLASS = "class"
     STRUCT = "struct"
@@ -53,6 +55,7 @@ class SymbolKind(str, Enum):
 
 class InheritKind(str, Enum):
     """How one type derives from another."""
+
     INHERITS = "inherits"  # class Foo(Base), class A extends B, interface I extends J, struct embedding
     IMPLEMENTS = "implements"  # class A implements I, impl Trait for Type
 
@@ -278,6 +281,7 @@ class SymbolState:
 @dataclass(frozen=True, slots=True)
 class SymbolChange:
     """One symbol's change between two parses of a file: its state before and after."""
+
     kind: ChangeKind
     old: SymbolState | None
     new: SymbolState | None

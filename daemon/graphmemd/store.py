@@ -114,6 +114,7 @@ class CachedParse:
 @dataclass(frozen=True, slots=True)
 class StoredObservation:
     """An observation row as the store holds it: its id and JSON document."""
+
     id: str
     doc: str  # the observation as JSON (graphmemd.observations owns its format)
 

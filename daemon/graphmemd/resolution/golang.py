@@ -83,6 +83,7 @@ def _compatible(a: tuple[str, str], b: tuple[str, str]) -> bool:
 
 class GoRules(LanguageRules):
     """Go: package-scoped names, imports by directory, methods declared outside their type."""
+
     family = "go"
     languages = (Language.GO,)
     detached_methods = True

@@ -12,6 +12,7 @@ from graphmemd.resolution.rules import LanguageRules, words
 
 class JavaRules(LanguageRules):
     """Java: package-scoped names, imports of types and packages, overloads told apart by arity."""
+
     family = "java"
     languages = (Language.JAVA,)
     self_names = frozenset({"this"})

@@ -30,6 +30,7 @@ def _candidates(base: str) -> list[str]:
 
 class JavaScriptRules(LanguageRules):
     """JavaScript and TypeScript: relative and bare module specifiers, re-exports through barrels."""
+
     family = "javascript"
     languages = (Language.JAVASCRIPT, Language.TYPESCRIPT, Language.TSX)
     self_names = frozenset({"this"})

@@ -36,6 +36,7 @@ def _probe(b: CtxBuilder, bases: tuple[str, ...], segs: list[str]) -> str | None
 
 class PythonRules(LanguageRules):
     """Python: relative and absolute imports, packages, re-exports through ``__init__.py``."""
+
     family = "python"
     languages = (Language.PYTHON,)
     self_names = frozenset({"self", "cls"})

@@ -17,6 +17,7 @@ _ROOT_NAMES = ("lib.rs", "main.rs")
 
 class RustRules(LanguageRules):
     """Rust: ``use`` paths from crate roots, ``mod`` declarations, ``impl`` blocks, macros by crate."""
+
     family = "rust"
     languages = (Language.RUST,)
     self_names = frozenset({"self", "Self"})
