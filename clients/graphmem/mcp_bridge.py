@@ -896,6 +896,7 @@ def build_server(tools: GraphMemTools) -> MCPServer[Any]:
             _drop_titles(tool.parameters)
             if tool.output_schema is not None:
                 _drop_titles(tool.output_schema)
+                _drop_model_descriptions(tool.output_schema)
     return server
 
 
@@ -917,6 +918,19 @@ def _drop_titles(schema: object) -> None:
     elif isinstance(schema, list):
         for item in schema:
             _drop_titles(item)
+
+
+def _drop_model_descriptions(schema: object) -> None:
+    """Remove the ``description`` pydantic copies from each output model's class docstring (a
+    paragraph for programmers, repeated in every tool's output schema); field descriptions stay."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+            schema.pop("description", None)
+        for value in schema.values():
+            _drop_model_descriptions(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _drop_model_descriptions(item)
 
 
 def tool_definitions_size(server: MCPServer[Any]) -> int:
