@@ -47,6 +47,8 @@ SCHEMA_VERSION = 1
 BULK_ROWS = 2000
 #: Observation writes of more rows than this use one COPY instead of a CREATE per row.
 COPY_ROWS = 24
+#: The WAL is checkpointed into the database once it grows past this (keeps it bounded).
+CHECKPOINT_THRESHOLD_MB = 32
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -100,7 +102,14 @@ class StoredObservation:
 class Store:
     """An open Kùzu database. Thread-safe: one connection behind one lock."""
 
-    def __init__(self, path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 64) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        buffer_pool_mb: int = 512,
+        max_db_size_gb: int = 64,
+        checkpoint_threshold_mb: int = CHECKPOINT_THRESHOLD_MB,
+    ) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -108,18 +117,26 @@ class Store:
                 str(path),
                 buffer_pool_size=buffer_pool_mb * 1024 * 1024,
                 max_db_size=max_db_size_gb * 1024 * 1024 * 1024,
+                checkpoint_threshold=checkpoint_threshold_mb * 1024 * 1024,
             )
-        except RuntimeError as exc:
+            self._conn = kuzu.Connection(self._db)
+        except Exception as exc:  # the binding raises RuntimeError, IndexError, UnicodeDecodeError, ...
             if "lock" in str(exc).lower():
                 raise DaemonAlreadyRunning(f"the store {path} is open in another process: {exc}") from exc
-            raise StoreError(f"cannot open the store {path}: {exc}") from exc
-        self._conn = kuzu.Connection(self._db)
+            raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
         self._lock = threading.RLock()
         self._closed = False
         #: Node offset -> (id, repo) per full-text-indexed table, or None until rebuilt after a
         #: write to that table (see ``refresh_row_ids``).
         self._row_ids: dict[str, dict[int, tuple[str, str]] | None] = {"Symbol": None, "Observation": None}
-        self._init_schema()
+        try:
+            self._init_schema()
+        except StoreError:
+            self.close()
+            raise
+        except Exception as exc:  # any binding failure while replaying/reading: the store is damaged
+            self.close()
+            raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
 
     # ------------------------------------------------------------------ plumbing
 
@@ -129,13 +146,13 @@ class Store:
                 raise StoreError("the store is closed")
             try:
                 result = self._conn.execute(query, dict(params) if params else None)
-            except RuntimeError as exc:
-                raise StoreError(f"store query failed: {exc}") from exc
-            assert not isinstance(result, list)
-            rows: list[list[Any]] = []
-            while result.has_next():
-                row = result.get_next()
-                rows.append(row if isinstance(row, list) else list(row.values()))
+                assert not isinstance(result, list)
+                rows: list[list[Any]] = []
+                while result.has_next():
+                    row = result.get_next()
+                    rows.append(row if isinstance(row, list) else list(row.values()))
+            except (RuntimeError, ValueError, IndexError) as exc:  # damaged pages decode badly too
+                raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
             return rows
 
     def _copy(self, table: str, data: pa.Table) -> None:
@@ -145,7 +162,7 @@ class Store:
             try:
                 # Kùzu resolves the name `data` to the local arrow table (scan replacement).
                 self._conn.execute(f"COPY {table} FROM data")
-            except RuntimeError as exc:
+            except (RuntimeError, ValueError, IndexError) as exc:
                 raise StoreError(f"bulk load into {table} failed: {exc}") from exc
 
     def _init_schema(self) -> None:
@@ -176,6 +193,29 @@ class Store:
             self._closed = True
             self._conn.close()
             self._db.close()
+
+    @property
+    def wal_path(self) -> Path:
+        return Path(str(self.path) + ".wal")
+
+    def wal_bytes(self) -> int:
+        try:
+            return self.wal_path.stat().st_size
+        except OSError:
+            return 0
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the database file (done right after an unclean stop, and
+        whenever the WAL grows past ``CHECKPOINT_THRESHOLD_MB``)."""
+        self._run("CHECKPOINT")
+
+    def counts(self) -> dict[str, int]:
+        """Rows per node table (reads every table once: used to verify a store at open)."""
+        out: dict[str, int] = {}
+        for table in ("Meta", "Repo", "File", "Symbol", "External", "Observation"):
+            rows = self._run(f"MATCH (n:{table}) RETURN count(n)")
+            out[table] = int(rows[0][0]) if rows else 0
+        return out
 
     def size_bytes(self) -> int:
         total = 0
