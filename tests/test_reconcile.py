@@ -30,7 +30,8 @@ def test_fold_last_write_wins_and_delete_then_put_revives() -> None:
     assert f.tombstones == {"b": 5.0}
     assert f.keys == {"k": "a"}
     f2 = fold_records([{"op": "delete", "id": "a", "at": 3.0}, put(doc("a", 4))])
-    assert "a" in f2.docs and not f2.tombstones
+    assert "a" in f2.docs
+    assert not f2.tombstones
 
 
 def test_fold_rejects_unusable_records_and_keeps_the_previous_version() -> None:
@@ -53,7 +54,8 @@ def test_empty_journal_is_rebuilt_from_the_store_and_nothing_is_deleted() -> Non
     m = reconcile(FoldedJournal(), rows(doc("a", 1), doc("b", 2)))
     assert m.rebuild_journal
     assert sorted(m.docs) == ["a", "b"]
-    assert not m.store_deletes and not m.store_upserts
+    assert not m.store_deletes
+    assert not m.store_upserts
 
 
 def test_union_newest_wins_both_ways() -> None:
@@ -65,28 +67,33 @@ def test_union_newest_wins_both_ways() -> None:
     assert set(m.docs) == {"a", "b", "c", "d"}
     assert {d["id"] for d in m.store_upserts} == {"a", "c"}
     assert {d["id"] for d in m.journal_appends} == {"b", "d"}
-    assert not m.rebuild_journal and not m.store_deletes
+    assert not m.rebuild_journal
+    assert not m.store_deletes
 
 
 def test_tie_is_deterministic_and_prefers_the_journal() -> None:
     j = fold_records([put(doc("a", 5, "from journal"))])
     m = reconcile(j, rows(doc("a", 5, "from store")))
     assert m.docs["a"]["text"] == "from journal"
-    assert m.store_upserts and not m.journal_appends
+    assert m.store_upserts
+    assert not m.journal_appends
 
 
 def test_deletion_only_by_tombstone() -> None:
     j = fold_records([put(doc("keep", 1)), {"op": "delete", "id": "gone", "at": 10.0}])
     m = reconcile(j, rows(doc("gone", 5), doc("absent-from-journal", 2)))
     assert m.store_deletes == ("gone",)
-    assert "gone" not in m.docs and "absent-from-journal" in m.docs
+    assert "gone" not in m.docs
+    assert "absent-from-journal" in m.docs
     assert m.tombstones == {"gone": 10.0}
 
 
 def test_a_version_newer_than_the_tombstone_survives() -> None:
     j = fold_records([{"op": "delete", "id": "a", "at": 3.0}])
     m = reconcile(j, rows(doc("a", 7)))
-    assert "a" in m.docs and not m.store_deletes and "a" not in m.tombstones
+    assert "a" in m.docs
+    assert not m.store_deletes
+    assert "a" not in m.tombstones
 
 
 def test_invalid_store_rows_are_ignored_and_overwritten_from_the_journal() -> None:
@@ -102,10 +109,13 @@ def test_keys_only_for_live_observations() -> None:
     j = fold_records([put(doc("a", 1), key="ka"), put(doc("b", 1), key="kb"), {"op": "delete", "id": "b", "at": 2}])
     m = reconcile(j, {})
     assert m.keys == {"ka": "a"}
-    assert not m.rebuild_journal and not m.journal_appends
+    assert not m.rebuild_journal
+    assert not m.journal_appends
 
 
 def test_agreeing_sides_need_nothing() -> None:
     d = doc("a", 1)
     m = reconcile(fold_records([put(d)]), rows(d))
-    assert not m.store_upserts and not m.journal_changes and m.summary() == ""
+    assert not m.store_upserts
+    assert not m.journal_changes
+    assert m.summary() == ""

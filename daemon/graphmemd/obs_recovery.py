@@ -111,7 +111,9 @@ def recover_observations(journal: Journal, book: ObservationBook, store: Observa
     text = report.summary()
     if text:
         logger.warning("observations recovered: %s", text)
-    logger.info("observations: %d journal records, %d live, %d deleted", folded.records, len(merge.docs), len(merge.tombstones))
+    logger.info(
+        "observations: %d journal records, %d live, %d deleted", folded.records, len(merge.docs), len(merge.tombstones)
+    )
     return report
 
 

@@ -140,7 +140,9 @@ class _Reader:
             raise self._fail(key, f"expected a list, got {type(value).__name__}")
         if len(value) > limit:
             raise self._fail(key, f"has {len(value)} items; the limit is {limit}")
-        return tuple(_Reader({"v": v}, f"{self.where}{key}[{i}].").string("v", None, item_limit) for i, v in enumerate(value))
+        return tuple(
+            _Reader({"v": v}, f"{self.where}{key}[{i}].").string("v", None, item_limit) for i, v in enumerate(value)
+        )
 
     def objects(self, key: str, limit: int) -> Sequence[Mapping[str, Any]]:
         value = self.d.get(key, ())
@@ -201,8 +203,7 @@ def from_doc(d: Mapping[str, Any]) -> Observation:
     if not oid.strip():
         raise InvalidArgument("id: is empty")
     r.where = f"observation {oid}: "
-    created, updated = r.time("created_at"), r.time("updated_at")
-    assert created is not None and updated is not None
+    created, updated = r.time("created_at") or 0.0, r.time("updated_at") or 0.0
     return Observation(
         id=oid,
         repo_id=r.string("repo_id", "", MAX_ID),

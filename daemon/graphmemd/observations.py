@@ -35,10 +35,10 @@ from graphmem.types import (
 )
 
 from graphmemd.journal import Journal
-from graphmemd.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
-from graphmemd.reconcile import Reconciliation
 from graphmemd.model import SEVERITY, SymbolInfo
 from graphmemd.model import ChangeKind as ModelChange
+from graphmemd.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
+from graphmemd.reconcile import Reconciliation
 
 logger = logging.getLogger(__name__)
 

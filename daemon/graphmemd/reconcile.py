@@ -124,12 +124,12 @@ def fold_records(records: Iterable[Mapping[str, Any]], validate: Validator = _ac
             if isinstance(key, str) and key:
                 keys[key] = oid
         elif op == "delete":
-            oid = rec.get("id")
-            if not isinstance(oid, str) or not oid:
+            did = rec.get("id")
+            if not isinstance(did, str) or not did:
                 rejected.append(RejectedRecord(seq_n, "a delete record without an id", rec))
                 continue
-            docs.pop(oid, None)
-            tombstones[oid] = _finite(rec.get("at"))
+            docs.pop(did, None)
+            tombstones[did] = _finite(rec.get("at"))
         else:
             rejected.append(RejectedRecord(seq_n, f"unknown op {op!r}", rec))
     return FoldedJournal(docs, tombstones, keys, n, tuple(rejected))

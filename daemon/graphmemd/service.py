@@ -24,9 +24,9 @@ from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
 
 from graphmemd.engine import Engine
-from graphmemd.journal import Journal
 from graphmemd.repos import RepoRuntime
 from graphmemd.retrieval import Retriever
+from graphmemd.validation import parse_import
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +42,9 @@ def _rpc(fn: F) -> F:
             return fn(self, request, context)
         except GraphMemError as exc:
             context.abort(grpc.StatusCode[exc.grpc_status], exc.message)
+        except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
+            logger.exception("%s failed", fn.__name__)
+            context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
 
     return unary  # type: ignore[return-value]
 
@@ -53,6 +56,9 @@ def _stream(fn: F) -> F:
             yield from fn(self, request, context)
         except GraphMemError as exc:
             context.abort(grpc.StatusCode[exc.grpc_status], exc.message)
+        except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
+            logger.exception("%s failed", fn.__name__)
+            context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
 
     return streaming  # type: ignore[return-value]
 
@@ -300,15 +306,11 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ImportObservations(
         self, request: pb.ImportObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ImportObservationsResponse:
-        records = Journal.import_records(request.lines)
-        docs = []
-        for i, rec in enumerate(records, 1):
-            obs = rec.get("obs") if rec.get("op", "put") == "put" else None
-            if not isinstance(obs, dict):
-                raise InvalidArgument(f"line {i}: not an exported observation record")
-            docs.append(obs)
-        imported, dupes = self.engine.book.import_docs(docs)
-        return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes)
+        batch = parse_import(request.lines)
+        if batch.errors and not batch.observations:
+            raise InvalidArgument("nothing to import: " + "; ".join(batch.errors[:20]))
+        imported, dupes = self.engine.book.import_observations(batch.observations)
+        return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=batch.errors)
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):
