@@ -124,7 +124,6 @@ _BY_STATUS: dict[str, type[GraphMemError]] = {
     "UNAVAILABLE": DaemonNotRunning,
     "RESOURCE_EXHAUSTED": ResourceExhausted,
     "UNAUTHENTICATED": Unauthenticated,
-    "PERMISSION_DENIED": Unauthenticated,
 }
 
 
