@@ -51,10 +51,11 @@ class Daemon:
     repos: list[Path]
     proc: subprocess.Popen[bytes]
     extra: list[str] = field(default_factory=list)
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def env(self) -> dict[str, str]:
-        return daemon_env(self.home)
+        return daemon_env(self.home, self.extra_env)
 
     def client(self, timeout: float = 10.0) -> GraphMem:
         return GraphMem(home=str(self.home), timeout=timeout)
@@ -92,27 +93,34 @@ class Daemon:
         self.proc.wait(10)
 
 
-def daemon_env(home: Path) -> dict[str, str]:
+def daemon_env(home: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["GRAPHMEM_HOME"] = str(home)
     env.pop("GRAPHMEM_ADDRESS", None)
     env.setdefault("GRAPHMEM_PARSE_WORKERS", "2")
+    env.update(extra_env or {})
     return env
 
 
-def spawn_daemon(home: Path, repos: list[Path], extra: list[str] | None = None, wait: bool = True) -> Daemon:
+def spawn_daemon(
+    home: Path,
+    repos: list[Path],
+    extra: list[str] | None = None,
+    wait: bool = True,
+    env: dict[str, str] | None = None,
+) -> Daemon:
     args = [sys.executable, "-m", "graphmemd", "run"]
     for r in repos:
         args += ["--repo", str(r)]
     args += extra or []
     proc = subprocess.Popen(
         args,
-        env=daemon_env(home),
+        env=daemon_env(home, env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    d = Daemon(home, repos, proc, extra or [])
+    d = Daemon(home, repos, proc, extra or [], dict(env or {}))
     if wait:
 
         def healthy() -> bool:
@@ -136,9 +144,13 @@ def daemon_factory() -> Iterator[Callable[..., Daemon]]:
     started: list[Daemon] = []
 
     def start(
-        repos: list[Path], home: Path | None = None, extra: list[str] | None = None, wait: bool = True
+        repos: list[Path],
+        home: Path | None = None,
+        extra: list[str] | None = None,
+        wait: bool = True,
+        env: dict[str, str] | None = None,
     ) -> Daemon:
-        d = spawn_daemon(home or short_tmp(), repos, extra, wait)
+        d = spawn_daemon(home or short_tmp(), repos, extra, wait, env)
         started.append(d)
         return d
 

@@ -32,6 +32,8 @@ class DaemonConfig:
     watch_step_ms: int = 20
     rescan_interval_s: float = 30.0
     watch: bool = True
+    #: Fault points armed for the supervision tests (``faults.py``); empty in normal use.
+    inject_faults: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -82,4 +84,5 @@ def resolve_config(
         watch_step_ms=_int("GRAPHMEM_WATCH_STEP_MS", pick(None, "GRAPHMEM_WATCH_STEP_MS", "20")),
         rescan_interval_s=float(pick(None, "GRAPHMEM_RESCAN_INTERVAL", "30")),
         watch=(watch if watch is not None else env.get("GRAPHMEM_WATCH", "1") not in ("0", "false", "no")),
+        inject_faults=pick(None, "GRAPHMEM_INJECT_FAULTS", ""),
     )

@@ -1,19 +1,16 @@
-"""Observations: the journal-backed book, anchor fingerprints and staleness.
+"""Observations: the journal-backed book (the codec is ``graphmemd.obsdoc``, re-exported).
 
-The journal (append-only, fsynced JSON lines) is the source of truth. Every mutation is
-journaled as the observation's full new document (``{"op": "put", "obs": {...}}``) or a
-deletion (``{"op": "delete", "id": ...}``) *before* it is acknowledged; replay folds the
-records (last write wins). The graph store's Observation nodes are a rebuildable copy.
-
-Staleness is decided here from fingerprints alone (pure functions over ``SymbolInfo``):
-an anchor is stale when the symbol's signature or body hash differs from the one recorded
-at anchoring, or when the symbol or file is gone. Renames detected by the diff move the
-anchor to the new id and flag the observation for review.
+The journal (append-only, fsynced JSON lines) is the source of truth for every write: each
+mutation is journaled as the observation's full new document (``{"op": "put", "obs": {...}}``)
+or a deletion (``{"op": "delete", "id": ..., "at": ...}``) *before* it is acknowledged.
+At start the journal and the store's copies are reconciled (``graphmemd.obs_recovery``):
+union, newest version wins, deletions only by deletion records, which compaction keeps.
+``to_doc``/``from_doc`` are the one codec between the domain ``Observation`` and those
+records (the store keeps the same document). Staleness lives in ``staleness.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -28,15 +25,11 @@ from graphmem.types import (
     Anchor,
     AnchorKind,
     Category,
-    ChangeKind,
     Observation,
     ObservationStatus,
-    StaleReason,
 )
 
 from graphmemd.journal import Journal
-from graphmemd.model import SEVERITY, SymbolInfo
-from graphmemd.model import ChangeKind as ModelChange
 from graphmemd.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
 from graphmemd.reconcile import Reconciliation
 
@@ -46,118 +39,6 @@ logger = logging.getLogger(__name__)
 # The codec lives in graphmemd.obsdoc (strict validation); re-exported here.
 
 __all__ = ["MAX_TAGS", "MAX_TEXT", "ObservationBook", "from_doc", "to_doc", "validate_doc"]
-
-
-# ---------------------------------------------------------------------------- fingerprints
-
-
-def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:
-    """A file's structural fingerprint: its symbols' identities and hashes (formatting-blind).
-
-    A file without symbols falls back to its content hash."""
-    parts = sorted(f"{s.qualname}#{s.kind.value}:{s.sig_hash}:{s.body_hash}" for s in symbols)
-    if not parts:
-        return "content:" + content_hash
-    return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
-
-
-def symbol_anchor(s: SymbolInfo) -> Anchor:
-    return Anchor(
-        kind=AnchorKind.SYMBOL,
-        ref=s.ref,
-        repo_id=s.repo_id,
-        path=s.path,
-        symbol_id=s.id,
-        signature=s.signature,
-        sig_hash=s.sig_hash,
-        body_hash=s.body_hash,
-    )
-
-
-def file_anchor(repo_id: str, path: str, fingerprint: str) -> Anchor:
-    return Anchor(kind=AnchorKind.FILE, ref=path, repo_id=repo_id, path=path, body_hash=fingerprint)
-
-
-_CHANGE_OF = {
-    ModelChange.REMOVED: ChangeKind.REMOVED,
-    ModelChange.SIGNATURE_CHANGED: ChangeKind.SIGNATURE_CHANGED,
-    ModelChange.BODY_CHANGED: ChangeKind.BODY_CHANGED,
-    ModelChange.RENAMED: ChangeKind.RENAMED,
-}
-_SEVERITY = {c: SEVERITY[m] for m, c in _CHANGE_OF.items()}
-
-
-def severity(r: StaleReason) -> int:
-    return _SEVERITY.get(r.change, 0)
-
-
-class CodeView:
-    """What staleness needs to know of the current code (implemented by the engine)."""
-
-    def symbol(self, symbol_id: str) -> SymbolInfo | None:
-        raise NotImplementedError
-
-    def file_fingerprint(self, repo_id: str, path: str) -> str | None:
-        raise NotImplementedError
-
-
-def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> StaleReason | None:
-    """The reason an anchor no longer matches the code, or None when it still does."""
-    if a.kind is AnchorKind.FILE:
-        fp = code.file_fingerprint(a.repo_id, a.path)
-        if fp is None:
-            return StaleReason(a.ref, ChangeKind.REMOVED, now, commit=commit, detail=f"file {a.path} was removed")
-        if fp != a.body_hash:
-            return StaleReason(
-                a.ref,
-                ChangeKind.BODY_CHANGED,
-                now,
-                commit=commit,
-                detail=f"the definitions in {a.path} changed",
-            )
-        return None
-    s = code.symbol(a.symbol_id)
-    if s is None:
-        return StaleReason(
-            a.ref,
-            ChangeKind.REMOVED,
-            now,
-            old_signature=a.signature,
-            commit=commit,
-            detail=f"{a.ref} was removed",
-        )
-    if s.sig_hash != a.sig_hash:
-        return StaleReason(
-            a.ref,
-            ChangeKind.SIGNATURE_CHANGED,
-            now,
-            old_signature=a.signature,
-            new_signature=s.signature,
-            commit=commit,
-            detail=f"the signature of {a.ref} changed: {a.signature!r} -> {s.signature!r}",
-        )
-    if s.body_hash != a.body_hash:
-        return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
-    return None
-
-
-def reevaluate(o: Observation, code: CodeView, now: float, commit: str) -> Observation:
-    """The observation with status and reasons recomputed against the code.
-
-    Reasons that persist keep their original detection time and commit; RENAMED reasons
-    stay until someone confirms the observation. Archived and superseded observations keep
-    their status (their reasons are still updated, for display)."""
-    previous = {(r.anchor_ref, r.change): r for r in o.stale_reasons}
-    reasons: list[StaleReason] = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
-    for a in o.anchors:
-        r = evaluate_anchor(a, code, now, commit)
-        if r is not None:
-            reasons.append(previous.get((r.anchor_ref, r.change), r))
-    reasons.sort(key=lambda r: (-severity(r), r.anchor_ref))
-    status = o.status
-    if status in (ObservationStatus.FRESH, ObservationStatus.STALE):
-        status = ObservationStatus.STALE if reasons else ObservationStatus.FRESH
-    return replace(o, status=status, stale_reasons=tuple(reasons))
 
 
 # ---------------------------------------------------------------------------- the book

@@ -46,7 +46,7 @@ import stat
 import threading
 import time
 from collections import deque
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field, fields
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext, SpawnContext
@@ -58,6 +58,7 @@ from typing import Any, Final
 
 from graphmem.errors import FailedPrecondition, InvalidArgument
 
+from graphmemd.faults import NO_FAULTS, Faults
 from graphmemd.model import CallRef, ImportRef, InheritRef, Language, ParsedFile, ParsedSymbol, SkippedFile
 from graphmemd.parsing import bare_parse, language_for_path, parse_source
 
@@ -343,7 +344,11 @@ class ParsePool:
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
         memory_limit_mb: int | None = 1024,
         start_method: str | None = None,
+        on_crash: Callable[[BaseException], None] | None = None,
+        faults: Faults = NO_FAULTS,
     ) -> None:
+        """``on_crash`` is told when the dispatcher dies of an unexpected exception (the pool
+        is closed then and every pending request fails; the owner starts a new pool)."""
         if workers < 1:
             raise InvalidArgument(f"workers must be at least 1, got {workers}")
         if timeout_s <= 0:
@@ -353,6 +358,8 @@ class ParsePool:
         self.max_file_size = max_file_size
         self.memory_limit_mb = memory_limit_mb
         self._ctx = _make_context(start_method)
+        self._on_crash = on_crash
+        self._faults = faults
 
         self._lock = threading.Lock()
         self._started = False
@@ -440,6 +447,12 @@ class ParsePool:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def alive(self) -> bool:
+        """Whether the pool is started, not closed and its dispatcher is running."""
+        with self._lock:
+            closing = self._closing
+        return not closing and self._thread is not None and self._thread.is_alive()
 
     def worker_pids(self) -> list[int]:
         """Process ids of the live workers (for status reports, and tests)."""
@@ -621,8 +634,11 @@ class ParsePool:
                 self._prune_jobs()
                 self._assign()
                 self._poll(self._wait_timeout())
-        except BaseException:
+        except BaseException as exc:
             logger.exception("parse pool dispatcher failed; the pool is closed")
+            if self._on_crash is not None and isinstance(exc, Exception):
+                self._on_crash(exc)
+                return  # reported: the owner replaces the pool
             raise
         finally:
             with self._lock:
@@ -671,6 +687,7 @@ class ParsePool:
                 task = self._next_task()
                 if task is None:
                     return
+                self._faults.check("parse-pool")
                 self._next_task_id += 1
                 task.task_id = self._next_task_id
                 try:

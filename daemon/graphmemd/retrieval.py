@@ -30,7 +30,7 @@ import math
 import operator
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import networkx as nx
 from graphmem.errors import InvalidArgument, NotFound
@@ -47,9 +47,9 @@ from graphmem.types import (
     SymbolDetail,
 )
 
-from graphmemd.engine import Engine
 from graphmemd.model import SymbolInfo, file_id
-from graphmemd.repos import RepoRuntime
+from graphmemd.readview import GraphReader, ReadView
+from graphmemd.registry import RepoRuntime
 
 MAX_HOPS = 6
 MAX_LIMIT = 200
@@ -158,13 +158,16 @@ def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: i
 
 
 class Retriever:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    """Seeds -> walk -> anchored observations -> ranking, over the read view."""
+
+    def __init__(self, view: Callable[[], ReadView]) -> None:
+        self._view = view
 
     # ------------------------------------------------------------------ seeds
 
     def _seeds(
         self,
+        g: GraphReader,
         repos: list[RepoRuntime],
         files: Sequence[str],
         symbols: Sequence[str],
@@ -172,9 +175,9 @@ class Retriever:
         symbol_hits: list[str] | None,
         warnings: list[str],
     ) -> list[str]:
-        """The walk's start nodes; called with the engine lock held. ``symbol_hits`` are the
-        text's symbol-name matches (None while that index is being rebuilt)."""
-        e = self.engine
+        """The walk's start nodes, read from ``g``. ``symbol_hits`` are the text's symbol-name
+        matches (None while that index is being rebuilt)."""
+        e = self._view()
         seeds: list[str] = []
         repo_hint = repos[0].id if len(repos) == 1 else ""
         for f in files:
@@ -184,31 +187,31 @@ class Retriever:
                 warnings.append(str(exc))
                 continue
             fid = file_id(rt.id, rel)
-            if fid not in e.graph.files:
+            if fid not in g.files:
                 warnings.append(f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else ""))
                 continue
             seeds.append(fid)
-            seeds.extend(s.id for s in e.graph.file_symbols(rt.id, rel))
+            seeds.extend(s.id for s in g.file_symbols(rt.id, rel))
         for ref in symbols:
             anchor = e.resolve_anchor(ref, repo_hint)
             seeds.append(anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path))
         if text.strip():
             scope = {rt.id for rt in repos}
             if symbol_hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
-                ids = [i for w in re.findall(r"\w+", text) for i in sorted(e.graph.by_name(w))][:10]
+                ids = [i for w in re.findall(r"\w+", text) for i in sorted(g.by_name(w))][:10]
             else:
                 ids = symbol_hits
             for sid in ids:
-                if sid in e.graph.symbols and e.graph.symbols[sid].repo_id in scope:
+                if sid in g.symbols and g.symbols[sid].repo_id in scope:
                     seeds.append(sid)
         return list(dict.fromkeys(seeds))
 
     # ------------------------------------------------------------------ walk
 
-    def _walk(self, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
+    def _walk(self, g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
         """Breadth-first walk. Among equally short paths the parent is chosen by the smallest
         (edge kind, parent id), so the why-path does not depend on set iteration order."""
-        adjacency = self.engine.graph.adjacency
+        adjacency = g.adjacency
         seed_set = set(seeds)
         reached: dict[str, _Reach] = {s: (0, None, None, None, -1) for s in seeds}
         get = reached.get
@@ -235,10 +238,9 @@ class Retriever:
             frontier = sorted(nxt)
         return reached
 
-    def _path(self, node: str, reached: dict[str, _Reach]) -> list[Hop]:
+    def _path(self, g: GraphReader, node: str, reached: dict[str, _Reach]) -> list[Hop]:
         hops: list[Hop] = []
         cur = node
-        g = self.engine.graph
         while True:
             _, parent, edge, _, _ = reached[cur]
             if parent is None or edge is None:
@@ -268,21 +270,22 @@ class Retriever:
             raise InvalidArgument(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
         if not files and not symbols and not text.strip():
             raise InvalidArgument("give at least one of files, symbols or text")
-        e = self.engine
-        repos = e.repos_for(repo)
+        e = self._view()
+        repos = e.repos(repo)
         symbol_hits: list[str] | None = []
         text_scores: dict[str, float] = {}
         if text.strip():  # the store's text indexes are searched before taking the graph lock
-            found = e.store.search_symbols(text, 10, repos[0].id if len(repos) == 1 else "")
+            found = e.search_symbols(text, 10, repos[0].id if len(repos) == 1 else "")
             symbol_hits = None if found is None else [sid for sid, _score in found]
-            text_scores = dict(e.store.search_observations(text, 50))
-        with e.lock:  # the indexer swaps graph updates in under this lock
+            text_scores = dict(e.search_observations(text, 50))
+        with e.reading() as g:  # the indexer cannot swap a change in meanwhile
             return self._answer(
-                repos, files, symbols, text, symbol_hits, text_scores, hops, limit, budget, include_stale
+                g, repos, files, symbols, text, symbol_hits, text_scores, hops, limit, budget, include_stale
             )
 
     def _answer(
         self,
+        g: GraphReader,
         repos: list[RepoRuntime],
         files: Sequence[str],
         symbols: Sequence[str],
@@ -294,14 +297,14 @@ class Retriever:
         budget: int,
         include_stale: bool,
     ) -> RecallResult:
-        e = self.engine
+        e = self._view()
         warnings: list[str] = []
-        seeds = self._seeds(repos, files, symbols, text, symbol_hits, warnings)
-        reached = self._walk(seeds, hops) if seeds else {}
+        seeds = self._seeds(g, repos, files, symbols, text, symbol_hits, warnings)
+        reached = self._walk(g, seeds, hops) if seeds else {}
         # candidates: (observation id) -> best (distance, node), and the observation itself
         best: dict[str, tuple[int, str]] = {}
         found: dict[str, Observation] = {}
-        for node, anchored in e.book.anchored_in(reached).items():
+        for node, anchored in e.anchored_in(reached).items():
             d = reached[node][0]
             for o in anchored:
                 prev = best.get(o.id)
@@ -311,7 +314,7 @@ class Retriever:
         for oid in text_scores:
             if oid not in found:
                 try:
-                    found[oid] = e.book.get(oid)
+                    found[oid] = e.observation(oid)
                 except NotFound:  # deleted between the search and now
                     continue
         terms = sorted(set(re.findall(r"\w+", text.lower())))
@@ -378,13 +381,13 @@ class Retriever:
             if len(results) >= limit:
                 truncated = True
                 break
-            path = self._path(node, reached) if node else []
+            path = self._path(g, node, reached) if node else []
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             if node:
                 why = (
                     path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path)
                     if path
-                    else f"anchored to {e.graph.ref_of(node)}"
+                    else f"anchored to {g.ref_of(node)}"
                 )
             else:
                 why = "matched " + ", ".join(matched) if matched else "matched text"
@@ -404,7 +407,7 @@ class Retriever:
         seen = {o.id}
         while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
             try:
-                nxt = self.engine.book.get(o.superseded_by)
+                nxt = self._view().observation(o.superseded_by)
             except NotFound:  # successor deleted: keep nothing
                 return None
             if nxt.id in seen:
@@ -453,17 +456,17 @@ class Retriever:
     # ------------------------------------------------------------------ symbols
 
     def find_symbols(self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50) -> list[Symbol]:
-        repo_id = self.engine.repo(repo).id if repo else ""
-        with self.engine.lock:
-            return [to_symbol(s) for s in self.engine.graph.find(pattern, repo_id, [k for k in kinds if k], limit)]
+        view = self._view()
+        repo_id = view.repo(repo).id if repo else ""
+        with view.reading() as g:
+            return [to_symbol(s) for s in g.find(pattern, repo_id, [k for k in kinds if k], limit)]
 
     def symbol_detail(self, ref: str, *, repo: str = "") -> SymbolDetail:
-        e = self.engine
+        e = self._view()
         anchor = e.resolve_anchor(ref, repo)
         if anchor.kind is not AnchorKind.SYMBOL:
             raise InvalidArgument(f"{ref!r} names a file; give 'path::qualname' for a symbol")
-        g = e.graph
-        with e.lock:
+        with e.reading() as g:
             s = g.symbols[anchor.symbol_id]
 
             def syms(ids: Iterable[str]) -> tuple[Symbol, ...]:
@@ -484,7 +487,7 @@ class Retriever:
                 inherited_by=syms(g.into(s.id, EdgeKind.INHERITS)),
                 file_imports=tuple(imports),
                 file_imported_by=tuple(sorted(g.ref_of(f) for f in g.into(fid, EdgeKind.IMPORTS))),
-                observations=tuple(sorted(e.book.anchored_to(s.id), key=lambda o: o.id)),
+                observations=tuple(sorted(e.anchored_to(s.id), key=lambda o: o.id)),
                 freshness=e.freshness([e.repo(s.repo_id)]),
             )
         return detail

@@ -20,9 +20,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from graphmemd.config import DaemonConfig
-from graphmemd.engine import Engine
+from graphmemd.core import Core
 from graphmemd.guard import Guard
+from graphmemd.health import Health
 from graphmemd.service import add_services
+from graphmemd.supervisor import install_excepthook
 from graphmemd.tcp import Listen, ensure_token, resolve_listen
 
 logger = logging.getLogger(__name__)
@@ -98,13 +100,15 @@ def serve(config: DaemonConfig) -> int:
     lock = StoreLock(paths.lock, paths.pid, socket_path)
     lock.acquire()
     shutdown = threading.Event()
-    engine = Engine(config)
+    daemon_health = Health()
+    install_excepthook(daemon_health)
+    core = Core(config, daemon_health)
     token = ensure_token(paths.token) if listen is not None else ""
 
     def state() -> str:
         if shutdown.is_set():
             return "shutting down"
-        return "" if engine.ready.is_set() else "starting up"
+        return "" if core.ready.is_set() else "starting up"
 
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="graphmem-rpc"),
@@ -113,7 +117,7 @@ def serve(config: DaemonConfig) -> int:
     )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    names = add_services(server, engine, str(socket_path), listen.address if listen else "", shutdown)
+    names = add_services(server, core, str(socket_path), listen.address if listen else "", shutdown)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     for name in ("", *names):
         health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -140,7 +144,7 @@ def serve(config: DaemonConfig) -> int:
         f" and {listen.address} (token {paths.token})" if listen else "",
     )
     try:
-        engine.open()
+        core.open()
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         logger.info("serving; store %s", paths.store)
@@ -150,7 +154,7 @@ def serve(config: DaemonConfig) -> int:
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         server.stop(grace=5).wait(10)
-        engine.close()
+        core.close()
         lock.release()
         logger.info("stopped cleanly")
     return 0

@@ -1,4 +1,4 @@
-"""gRPC servicers: thin translations between the wire and the engine.
+"""gRPC servicers: thin translations between the wire and the daemon core.
 
 Errors: every ``GraphMemError`` is turned into its gRPC status in ONE place (``_rpc``);
 request validation raises ``InvalidArgument`` so bad input is INVALID_ARGUMENT, never INTERNAL.
@@ -7,26 +7,22 @@ request validation raises ``InvalidArgument`` so bad input is INVALID_ARGUMENT, 
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
-from graphmem import __version__, convert
+from graphmem import convert
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.types import Category, EventKind, ObservationStatus, Repository, Status, WatcherStatus
+from graphmem.types import Category, EventKind, ObservationStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
 
-from graphmemd.engine import Engine
-from graphmemd.repos import RepoRuntime
+from graphmemd.core import Core
 from graphmemd.retrieval import Retriever
-from graphmemd.validation import parse_import
 
 logger = logging.getLogger(__name__)
 
@@ -69,71 +65,18 @@ def _category(value: int, default: Category | None = Category.OTHER) -> Category
     return convert.category_from_proto(value) or default
 
 
-def repository(engine: Engine, rt: RepoRuntime) -> Repository:
-    """A repository's summary from counters the indexer maintains: never waits for the indexer."""
-    files, symbols = rt.n_files, rt.n_symbols
-    obs = [o for o in engine.book.all() if o.repo_id == rt.id]
-    return Repository(
-        id=rt.id,
-        root=str(rt.root),
-        state=rt.state,
-        files=files,
-        symbols=symbols,
-        observations=len(obs),
-        stale_observations=sum(o.status is ObservationStatus.STALE for o in obs),
-        files_done=rt.files_done,
-        files_total=rt.files_total,
-        skipped_files=len(rt.skipped),
-        head_commit=rt.indexed_commit,
-        last_indexed_at=rt.last_indexed_at,
-        error=rt.error,
-        pending_changes=len(rt.pending),
-        edges=rt.n_edges,
-    )
-
-
 class DaemonService(pbg.DaemonServiceServicer):
-    def __init__(self, engine: Engine, socket_path: str, tcp: str, shutdown: threading.Event) -> None:
-        self.engine = engine
+    """Status and shutdown."""
+
+    def __init__(self, core: Core, socket_path: str, tcp: str, shutdown: threading.Event) -> None:
+        self.core = core
         self.socket_path = socket_path
         self.tcp = tcp
         self.shutdown = shutdown
 
     @_rpc
     def GetStatus(self, request: pb.GetStatusRequest, context: grpc.ServicerContext) -> pb.GetStatusResponse:
-        e = self.engine
-        serving = e.ready.is_set()
-        repos: tuple[Repository, ...] = ()
-        n_obs = n_stale = 0
-        if serving:
-            rts = list(e.repos.values())  # a snapshot; never wait for the indexer's lock
-            repos = tuple(repository(e, rt) for rt in rts)
-            all_obs = e.book.all()
-            n_obs = len(all_obs)
-            n_stale = sum(o.status is ObservationStatus.STALE for o in all_obs)
-        mode, healthy, reason, restarts = e.watcher_state()
-        degraded = [f"watcher: {reason}"] if not healthy else []
-        degraded += [f"repository {r.id}: {r.error}" for r in repos if r.error]
-        if not serving:
-            degraded.append("store not open yet")
-        status = Status(
-            version=__version__,
-            pid=os.getpid(),
-            uptime_seconds=time.time() - e.started_at,
-            socket_path=self.socket_path,
-            store_path=str(e.cfg.paths.store),
-            store_size_bytes=e.store.size_bytes() if serving else 0,
-            journal_path=str(e.cfg.paths.journal),
-            serving=serving,
-            repositories=repos,
-            watcher=WatcherStatus(mode=mode, healthy=healthy, degraded_reason=reason, restarts=restarts),
-            degraded_reasons=tuple(degraded),
-            tcp_address=self.tcp,
-            last_error=e.last_error,
-            observations=n_obs,
-            stale_observations=n_stale,
-        )
-        return convert.status_to_proto(status)
+        return convert.status_to_proto(self.core.status(self.socket_path, self.tcp))
 
     @_rpc
     def Shutdown(self, request: pb.ShutdownRequest, context: grpc.ServicerContext) -> pb.ShutdownResponse:
@@ -143,58 +86,62 @@ class DaemonService(pbg.DaemonServiceServicer):
 
 
 class RepositoryService(pbg.RepositoryServiceServicer):
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    """Register, remove, list and index repositories."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
 
     @_rpc
     def AddRepository(self, request: pb.AddRepositoryRequest, context: grpc.ServicerContext) -> tpb.Repository:
         if not request.path:
             raise InvalidArgument("path is required")
-        rt = self.engine.add_repo(request.path)
-        return convert.repository_to_proto(repository(self.engine, rt))
+        rt = self.core.add_repo(request.path)
+        return convert.repository_to_proto(self.core.repository(rt))
 
     @_rpc
     def RemoveRepository(
         self, request: pb.RemoveRepositoryRequest, context: grpc.ServicerContext
     ) -> pb.RemoveRepositoryResponse:
-        if not request.repo:
-            raise InvalidArgument("repo is required (an id or a path)")
-        self.engine.remove_repo(request.repo, keep_observations=request.keep_observations)
+        self.core.remove_repo(request.repo, keep_observations=request.keep_observations)
         return pb.RemoveRepositoryResponse()
 
     @_rpc
     def ListRepositories(
         self, request: pb.ListRepositoriesRequest, context: grpc.ServicerContext
     ) -> pb.ListRepositoriesResponse:
-        rts = list(self.engine.repos.values())
+        rts = self.core.registry.all()
         return pb.ListRepositoriesResponse(
-            repositories=[convert.repository_to_proto(repository(self.engine, rt)) for rt in rts]
+            repositories=[convert.repository_to_proto(self.core.repository(rt)) for rt in rts]
         )
 
     @_stream
     def IndexRepository(
         self, request: pb.IndexRepositoryRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.IndexProgress]:
-        rt, job = self.engine.request_index(request.repo, list(request.paths), request.full)
+        indexer = self.core.indexer
+        rt = self.core.view.repo(request.repo)
+        job = indexer.request_index(rt, list(request.paths), request.full)
         started = time.time()
         while not job.done.wait(0.2):
             if not context.is_active():
                 return
-            yield convert.index_progress_to_proto(self.engine.progress(rt, started))
+            yield convert.index_progress_to_proto(indexer.progress(rt, started))
         if job.error is not None:
             raise job.error
-        yield convert.index_progress_to_proto(self.engine.progress(rt, started))
+        yield convert.index_progress_to_proto(indexer.progress(rt, started))
 
 
 class ObservationService(pbg.ObservationServiceServicer):
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    """Save, read, list, change, confirm, export and import observations."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
 
     @_rpc
     def CreateObservation(self, request: pb.CreateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
         category = _category(request.category)
         assert category is not None
-        o = self.engine.create_observation(
+        o = self.core.create_observation(
             repo=request.repo,
             text=request.text,
             category=category,
@@ -212,7 +159,7 @@ class ObservationService(pbg.ObservationServiceServicer):
     def GetObservation(self, request: pb.GetObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
         if not request.id:
             raise InvalidArgument("id is required")
-        return convert.observation_to_proto(self.engine.book.get(request.id))
+        return convert.observation_to_proto(self.core.view.observation(request.id))
 
     @_rpc
     def UpdateObservation(self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
@@ -222,31 +169,29 @@ class ObservationService(pbg.ObservationServiceServicer):
         if request.HasField("category"):
             fields["category"] = _category(request.category)
         if request.replace_tags or request.tags:
-            old = () if request.replace_tags else self.engine.book.get(request.id).tags
+            old = () if request.replace_tags else self.core.view.observation(request.id).tags
             fields["tags"] = tuple(dict.fromkeys([*old, *request.tags]))
         if request.HasField("confidence"):
             fields["confidence"] = request.confidence
         if not fields:
             raise InvalidArgument("nothing to update: give text, category, tags or confidence")
-        o = self.engine.book.update(request.id, **fields)
-        self.engine.publish_changed(o)
-        return convert.observation_to_proto(o)
+        return convert.observation_to_proto(self.core.memory.update(request.id, **fields))
 
     @_rpc
     def ListObservations(
         self, request: pb.ListObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ListObservationsResponse:
-        e = self.engine
+        view = self.core.view
         statuses = {convert.observation_status_from_proto(s) for s in request.statuses} - {None}
         if not statuses:
             statuses = {ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUPERSEDED}
         categories = {_category(c, None) for c in request.categories} - {None}
-        repo_id = e.repo(request.repo).id if request.repo else ""
+        repo_id = view.repo(request.repo).id if request.repo else ""
         file_rel = ""
         if request.file:
-            rt, file_rel = e.locate(request.file, request.repo)
+            rt, file_rel = view.locate(request.file, request.repo)
             repo_id = repo_id or rt.id
-        symbol_id = e.resolve_anchor(request.symbol, request.repo).symbol_id if request.symbol else ""
+        symbol_id = view.resolve_anchor(request.symbol, request.repo).symbol_id if request.symbol else ""
         try:
             offset = int(request.page_token or 0)
         except ValueError as exc:
@@ -254,7 +199,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         limit = request.limit or 100
         tags = set(request.tags)
         rows = []
-        for o in sorted(e.book.all(), key=lambda o: (-o.updated_at, o.id)):
+        for o in sorted(view.observations(), key=lambda o: (-o.updated_at, o.id)):
             if o.status not in statuses or (categories and o.category not in categories):
                 continue
             if repo_id and o.repo_id != repo_id:
@@ -276,44 +221,39 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ArchiveObservation(
         self, request: pb.ArchiveObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
-        o = self.engine.book.archive(request.id)
-        self.engine.publish_changed(o)
-        return convert.observation_to_proto(o)
+        return convert.observation_to_proto(self.core.memory.archive(request.id))
 
     @_rpc
     def DeleteObservation(
         self, request: pb.DeleteObservationRequest, context: grpc.ServicerContext
     ) -> pb.DeleteObservationResponse:
-        self.engine.book.delete(request.id)
+        self.core.memory.delete(request.id)
         return pb.DeleteObservationResponse()
 
     @_rpc
     def ConfirmObservation(
         self, request: pb.ConfirmObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
-        return convert.observation_to_proto(self.engine.confirm(request.id, request.confirmed_by))
+        return convert.observation_to_proto(self.core.confirm(request.id, request.confirmed_by))
 
     @_stream
     def ExportObservations(
         self, request: pb.ExportObservationsRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.JournalLine]:
-        from graphmemd.observations import to_doc
-
-        for o in sorted(self.engine.book.all(), key=lambda o: o.created_at):
-            yield pb.JournalLine(json=json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True, ensure_ascii=False))
+        for line in self.core.memory.export_lines():
+            yield pb.JournalLine(json=line)
 
     @_rpc
     def ImportObservations(
         self, request: pb.ImportObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ImportObservationsResponse:
-        batch = parse_import(request.lines)
-        if batch.errors and not batch.observations:
-            raise InvalidArgument("nothing to import: " + "; ".join(batch.errors[:20]))
-        imported, dupes = self.engine.book.import_observations(batch.observations)
-        return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=batch.errors)
+        imported, dupes, errors = self.core.memory.import_lines(request.lines)
+        return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=errors)
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):
+    """Ranked retrieval and session briefs."""
+
     def __init__(self, retriever: Retriever) -> None:
         self.retriever = retriever
 
@@ -345,6 +285,8 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 
 
 class SymbolService(pbg.SymbolServiceServicer):
+    """Find symbols and one symbol's neighbourhood."""
+
     def __init__(self, retriever: Retriever) -> None:
         self.retriever = retriever
 
@@ -366,8 +308,10 @@ class SymbolService(pbg.SymbolServiceServicer):
 
 
 class EventService(pbg.EventServiceServicer):
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    """The live event stream."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
 
     @_stream
     def Subscribe(self, request: pb.SubscribeRequest, context: grpc.ServicerContext) -> Iterator[pb.Event]:
@@ -378,10 +322,11 @@ class EventService(pbg.EventServiceServicer):
                 raise InvalidArgument(f"unknown event kind {k}")
             if kind is not None:
                 kinds.append(kind)
-        repo_id = self.engine.repo(request.repo).id if request.repo else ""
-        sub = self.engine.bus.subscribe(repo_id, kinds)
+        bus = self.core.bus
+        repo_id = self.core.view.repo(request.repo).id if request.repo else ""
+        sub = bus.subscribe(repo_id, kinds)
         try:
-            while context.is_active() and not self.engine.bus.closed.is_set():
+            while context.is_active() and not bus.closed.is_set():
                 event = sub.get(timeout=0.5)
                 if event is not None:
                     yield convert.event_to_proto(event)
@@ -389,15 +334,13 @@ class EventService(pbg.EventServiceServicer):
             sub.close()
 
 
-def add_services(
-    server: grpc.Server, engine: Engine, socket_path: str, tcp: str, shutdown: threading.Event
-) -> list[str]:
+def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, shutdown: threading.Event) -> list[str]:
     """Register every servicer; returns the full service names (for reflection)."""
-    retriever = Retriever(engine)
-    pbg.add_DaemonServiceServicer_to_server(DaemonService(engine, socket_path, tcp, shutdown), server)  # type: ignore[no-untyped-call]
-    pbg.add_RepositoryServiceServicer_to_server(RepositoryService(engine), server)  # type: ignore[no-untyped-call]
-    pbg.add_ObservationServiceServicer_to_server(ObservationService(engine), server)  # type: ignore[no-untyped-call]
+    retriever = Retriever(lambda: core.view)
+    pbg.add_DaemonServiceServicer_to_server(DaemonService(core, socket_path, tcp, shutdown), server)  # type: ignore[no-untyped-call]
+    pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]
+    pbg.add_ObservationServiceServicer_to_server(ObservationService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_RetrievalServiceServicer_to_server(RetrievalService(retriever), server)  # type: ignore[no-untyped-call]
     pbg.add_SymbolServiceServicer_to_server(SymbolService(retriever), server)  # type: ignore[no-untyped-call]
-    pbg.add_EventServiceServicer_to_server(EventService(engine), server)  # type: ignore[no-untyped-call]
+    pbg.add_EventServiceServicer_to_server(EventService(core), server)  # type: ignore[no-untyped-call]
     return [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]

@@ -1,60 +1,77 @@
-"""The single writer: every store write runs on one thread, in submission order.
+"""The single store writer: every store write runs on one supervised thread, in order.
 
-The indexing thread and the gRPC handlers hand writes over as callables and carry on (the
+The indexer and the gRPC handlers hand writes over as callables and carry on (the
 in-memory graph and the journal are already current); callers that need the write to be
-visible (a create followed by a text search) wait on the returned future.
+visible (a create followed by a text search) wait on the returned future. A write that
+raises fails alone (its future carries the error); an unexpected exception also marks the
+writer degraded until a later write succeeds.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 from graphmem.errors import GraphMemError
 
+from graphmemd.faults import NO_FAULTS, Faults
+from graphmemd.health import Health
+from graphmemd.supervisor import SupervisedThread
+
 logger = logging.getLogger(__name__)
+
+COMPONENT = "store-writer"
 
 
 class StoreWriter:
-    def __init__(self, on_error: Callable[[GraphMemError], None], on_idle: Callable[[], None]) -> None:
-        """``on_idle`` runs on this thread whenever the queue has been drained."""
+    """A queue of store writes run by one thread; ``on_idle`` runs whenever it drained."""
+
+    def __init__(self, health: Health, on_idle: Callable[[], None], faults: Faults = NO_FAULTS) -> None:
         self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
-        self._on_error = on_error
+        self._health = health
         self._on_idle = on_idle
-        self._thread = threading.Thread(target=self._run, name="graphmem-store-writer", daemon=True)
-        self._thread.start()
+        self._faults = faults
+        self._loop = SupervisedThread(COMPONENT, self._step, health)
+        self._loop.start()
 
     def submit(self, fn: Callable[[], Any]) -> Future[Any]:
+        """Queue ``fn``; its result (or exception) arrives in the returned future."""
         fut: Future[Any] = Future()
         self._queue.put((fn, fut))
         return fut
 
     def pending(self) -> int:
+        """How many writes are queued."""
         return self._queue.qsize()
 
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            fn, fut = item
+    def _step(self) -> bool:
+        item = self._queue.get()
+        if item is None:
+            return False
+        fn, fut = item
+        try:
+            self._faults.check(COMPONENT)
+            fut.set_result(fn())
+            self._health.recover(COMPONENT)
+        except GraphMemError as exc:  # the journal / the next full pass repairs the store
+            logger.error("store write failed: %s", exc)
+            self._health.degrade(COMPONENT, str(exc))
+            fut.set_exception(exc)
+        except Exception as exc:
+            fut.set_exception(exc)
+            raise  # the supervisor logs it and shows the writer degraded
+        if self._queue.empty():
             try:
-                fut.set_result(fn())
-            except GraphMemError as exc:  # the journal / the next full pass repairs the store
-                logger.error("store write failed: %s", exc)
-                self._on_error(exc)
-                fut.set_exception(exc)
-            if self._queue.empty():
-                try:
-                    self._on_idle()
-                except GraphMemError as exc:
-                    logger.error("store upkeep failed: %s", exc)
+                self._on_idle()
+            except GraphMemError as exc:
+                logger.error("store upkeep failed: %s", exc)
+        return True
 
     def close(self, timeout: float = 60.0) -> None:
         """Finish every queued write, then stop."""
+        self._loop.stop_after_crash()
         self._queue.put(None)
-        self._thread.join(timeout)
+        self._loop.join(timeout)

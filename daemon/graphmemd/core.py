@@ -1,0 +1,383 @@
+"""The daemon's composition root: builds the parts, wires them, opens and closes them.
+
+    watcher --paths--> indexer --GraphDelta--> graph (swap) + memory (staleness) + store writer
+                                                      \\--> events
+    gRPC service --> ReadView (graph, observations, text indexes, freshness) / Core operations
+
+Each part is its own module; this one only connects them and holds the few operations that
+span several parts (registering a repository, saving or confirming an observation, status).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from graphmem import __version__
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, StoreError
+from graphmem.types import (
+    Anchor,
+    Category,
+    Event,
+    EventKind,
+    Observation,
+    ObservationStatus,
+    Repository,
+    Status,
+    WatcherStatus,
+)
+
+from graphmemd.config import DaemonConfig
+from graphmemd.events import EventBus
+from graphmemd.faults import Faults
+from graphmemd.graphstate import GraphState
+from graphmemd.health import Health
+from graphmemd.indexer import Indexer, Job
+from graphmemd.memory import Memory
+from graphmemd.readview import ReadView
+from graphmemd.registry import RepoRegistry, RepoRuntime
+from graphmemd.store import Store
+from graphmemd.supervisor import describe
+from graphmemd.watcher import RepoWatcher
+from graphmemd.writer import StoreWriter
+
+logger = logging.getLogger(__name__)
+
+
+class Core:
+    """The running daemon's parts and the operations that span them."""
+
+    def __init__(self, config: DaemonConfig, health: Health | None = None) -> None:
+        self.cfg = config
+        self.health = health or Health()
+        self.faults = Faults.parse(config.inject_faults)
+        self.bus = EventBus()
+        self.state = GraphState()
+        self.registry = RepoRegistry(config.paths.repos_file)
+        self.started_at = time.time()
+        self.ready = threading.Event()
+        self._store: Store | None = None
+        self._writer: StoreWriter | None = None
+        self._memory: Memory | None = None
+        self._indexer: Indexer | None = None
+        self._view: ReadView | None = None
+        self._watcher: RepoWatcher | None = None
+
+    # ------------------------------------------------------------------ parts
+
+    @property
+    def store(self) -> Store:
+        """The open store (FailedPrecondition before ``open``)."""
+        if self._store is None:
+            raise FailedPrecondition("the store is not open yet")
+        return self._store
+
+    @property
+    def memory(self) -> Memory:
+        """Observations (FailedPrecondition before ``open``)."""
+        if self._memory is None:
+            raise FailedPrecondition("observations are not loaded yet")
+        return self._memory
+
+    @property
+    def indexer(self) -> Indexer:
+        """The indexer (FailedPrecondition before ``open``)."""
+        if self._indexer is None:
+            raise FailedPrecondition("the indexer is not started yet")
+        return self._indexer
+
+    @property
+    def view(self) -> ReadView:
+        """The read side's view (FailedPrecondition before ``open``)."""
+        if self._view is None:
+            raise FailedPrecondition("the daemon is starting")
+        return self._view
+
+    @property
+    def writer(self) -> StoreWriter:
+        """The store writer (FailedPrecondition before ``open``)."""
+        if self._writer is None:
+            raise FailedPrecondition("the store is not open yet")
+        return self._writer
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def open(self) -> None:
+        """Open the store and the journal, start the loops, register the known repositories."""
+        self.cfg.paths.ensure()
+        store = self._store = self._open_store()
+        writer = self._writer = StoreWriter(self.health, store.refresh_row_ids, self.faults)
+        memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus)
+        memory.open()
+        writer.submit(store.refresh_row_ids)
+        indexer = self._indexer = Indexer(
+            self.cfg, self.registry, self.state, store, writer, memory, self.bus, self.health, self.faults
+        )
+        indexer.start()
+        self._view = ReadView(self.state, self.registry, memory.book, store, indexer.freshness)
+        if self.cfg.watch:
+            self._watcher = RepoWatcher(
+                self._on_batch,
+                ignore=self._ignored,
+                on_degraded=self._on_degraded,
+                on_rescan=self._on_rescan,
+                debounce_ms=self.cfg.debounce_ms,
+                step_ms=self.cfg.watch_step_ms,
+                rescan_interval_s=self.cfg.rescan_interval_s,
+            )
+            self._watcher.start()
+        stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
+        for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
+            try:
+                self._register(root, stored)
+            except GraphMemError as exc:
+                logger.error("cannot register %s: %s", root, exc)
+                self.health.note_error(f"cannot register {root}: {exc}")
+        self.ready.set()
+
+    def _open_store(self) -> Store:
+        """Open the store; if it is damaged, move it aside and start a new one.
+
+        Nothing is lost by that: observations are replayed from the journal (the source of
+        truth) and the code graph is re-derived from the repositories."""
+        paths = self.cfg.paths
+
+        def open_() -> Store:
+            return Store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
+
+        try:
+            return open_()
+        except StoreError as exc:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            moved = []
+            for p in (paths.store, Path(str(paths.store) + ".wal")):
+                if p.exists():
+                    target = p.with_name(f"{p.name}.broken-{stamp}")
+                    try:
+                        p.rename(target)
+                    except OSError as err:
+                        raise StoreError(f"the store cannot be opened ({exc}) nor moved aside ({err})") from err
+                    moved.append(str(target))
+            logger.error(
+                "the store could not be opened (%s); moved aside to %s and rebuilding it from the "
+                "journal and the repositories",
+                exc,
+                ", ".join(moved) or "nothing",
+            )
+            self.health.note_error(f"store rebuilt after an open failure: {exc}")
+            return open_()
+
+    def close(self) -> None:
+        """Stop watching, finish the current job and every queued write, close the files."""
+        self.ready.clear()
+        if self._watcher is not None:
+            self._watcher.stop()
+        if self._indexer is not None:
+            self._indexer.close()
+        self.bus.close()
+        if self._writer is not None:
+            self._writer.close()
+        if self._memory is not None:
+            self._memory.close()
+        if self._store is not None:
+            self._store.close()
+
+    def flush_store(self, timeout: float = 30.0) -> None:
+        """Wait until every queued store write is done."""
+        self.writer.submit(lambda: None).result(timeout)
+
+    # ------------------------------------------------------------------ repositories
+
+    def add_repo(self, path: Path | str) -> RepoRuntime:
+        """Register (if new), watch and index a repository."""
+        stored = {rid: (commit, at) for rid, _root, commit, at in self.store.repos()}
+        return self._register(path, stored)
+
+    def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> RepoRuntime:
+        rt, new = self.registry.register(path)
+        if not new:
+            return rt
+        if rt.id in stored:
+            rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
+            self.indexer.load_from_store(rt)
+        if self._watcher is not None:
+            self._watcher.add_root(rt.root)
+            # Scan only once the OS watch is registered, so no change falls in between.
+            if not self._watcher.wait_live(rt.root, timeout=5.0):
+                logger.warning("watch of %s not live after 5 s; the periodic rescan covers the gap", rt.root)
+        self.indexer.submit(Job("index", rt.id))
+        return rt
+
+    def remove_repo(self, hint: str, keep_observations: bool = False) -> None:
+        """Stop watching and forget a repository; its observations are archived unless kept."""
+        if not hint:
+            raise InvalidArgument("repo is required (an id or a path)")
+        rt = self.registry.find(hint)
+        if self._watcher is not None:
+            self._watcher.remove_root(rt.root)
+        job = self.indexer.submit(Job("remove", rt.id, full=keep_observations))
+        job.done.wait(60)
+        if job.error is not None:
+            raise job.error
+
+    # ------------------------------------------------------------------ observations
+
+    def create_observation(
+        self,
+        *,
+        repo: str,
+        text: str,
+        category: Category,
+        tags: Sequence[str],
+        source: str,
+        confidence: float,
+        anchors: Sequence[str],
+        supersedes: Sequence[str],
+        contradicts: Sequence[str],
+        idempotency_key: str,
+    ) -> Observation:
+        """Resolve the anchor references on the current code and save the observation."""
+        resolved: list[Anchor] = []
+        errors: list[str] = []
+        for ref in anchors:
+            try:
+                resolved.append(self.view.resolve_anchor(ref, repo))
+            except InvalidArgument as exc:
+                errors.append(str(exc))
+        if errors:
+            raise InvalidArgument("; ".join(errors))
+        repo_ids = {a.repo_id for a in resolved}
+        repo_id = self.registry.find(repo).id if repo else (next(iter(repo_ids)) if len(repo_ids) == 1 else "")
+        if not repo_id and resolved:
+            raise InvalidArgument("anchors span several repositories; name the repository with repo=")
+        return self.memory.create(
+            repo_id=repo_id,
+            text=text,
+            category=category,
+            tags=tags,
+            source=source,
+            confidence=confidence,
+            anchors=resolved,
+            supersedes=supersedes,
+            contradicts=contradicts,
+            idempotency_key=idempotency_key,
+        )
+
+    def confirm(self, obs_id: str, by: str) -> Observation:
+        """Re-anchor an observation on the current code and mark it fresh."""
+        o = self.memory.book.get(obs_id)
+        anchors: list[Anchor] = []
+        lost: list[str] = []
+        for a in o.anchors:
+            now = self.view.current_anchor(a)
+            if now is None:
+                lost.append(a.ref)
+            else:
+                anchors.append(now)
+        return self.memory.confirm(obs_id, anchors, lost, by)
+
+    # ------------------------------------------------------------------ watcher callbacks
+
+    def _ignored(self, path: Path) -> bool:
+        rt = self.registry.of_path(path)
+        if rt is None:
+            return True
+        rel = rt.rel(path)
+        if rel is None or rt.filter.is_ignore_file(rel):
+            return False
+        return rt.filter.is_ignored(rel)
+
+    def _on_batch(self, root: Path, paths: set[Path]) -> None:
+        rt = self.registry.of_path(root)
+        if rt is None:
+            return
+        try:
+            self.indexer.on_batch(rt, paths)
+            self.health.recover("watcher")
+        # Broad on purpose: a failure here would lose the batch silently. Shown as degraded,
+        # and a rescan of the repository recovers whatever the batch held.
+        except Exception as exc:
+            logger.exception("watcher batch for %s failed; rescanning the repository", root)
+            self.health.crashed("watcher", describe(exc))
+            self.indexer.submit(Job("index", rt.id))
+
+    def _on_degraded(self, root: Path, reason: str) -> None:
+        rt = self.registry.of_path(root)
+        self.bus.publish(Event(EventKind.WATCHER_DEGRADED, time.time(), rt.id if rt else "", message=reason))
+        if rt is not None:
+            self.indexer.submit(Job("index", rt.id))
+
+    def _on_rescan(self, root: Path) -> None:
+        rt = self.registry.of_path(root)
+        if rt is not None:
+            self.indexer.submit(Job("index", rt.id))
+
+    def watcher_state(self) -> WatcherStatus:
+        """The watcher over every root: mode, health, degraded reason, restarts."""
+        if self._watcher is None:
+            return WatcherStatus(mode="stopped", healthy=True)
+        states = self._watcher.states()
+        reasons = [f"{root}: {s.degraded_reason}" for root, s in states.items() if s.degraded_reason]
+        mode = "polling" if any(s.mode == "polling" for s in states.values()) else "watching"
+        return WatcherStatus(mode, not reasons, "; ".join(reasons), sum(s.restarts for s in states.values()))
+
+    # ------------------------------------------------------------------ status
+
+    def repository(self, rt: RepoRuntime) -> Repository:
+        """A repository's summary from counters the indexer maintains: never waits for it."""
+        obs = [o for o in self.memory.book.all() if o.repo_id == rt.id]
+        return Repository(
+            id=rt.id,
+            root=str(rt.root),
+            state=rt.state,
+            files=rt.n_files,
+            symbols=rt.n_symbols,
+            observations=len(obs),
+            stale_observations=sum(o.status is ObservationStatus.STALE for o in obs),
+            files_done=rt.files_done,
+            files_total=rt.files_total,
+            skipped_files=len(rt.skipped),
+            head_commit=rt.indexed_commit,
+            last_indexed_at=rt.last_indexed_at,
+            error=rt.error,
+            pending_changes=len(rt.pending),
+            edges=rt.n_edges,
+        )
+
+    def status(self, socket_path: str, tcp: str) -> Status:
+        """The daemon's health and counters (``graphmem status``)."""
+        serving = self.ready.is_set()
+        repos: tuple[Repository, ...] = ()
+        n_obs = n_stale = 0
+        if serving:
+            repos = tuple(self.repository(rt) for rt in self.registry.all())
+            all_obs = self.memory.book.all()
+            n_obs = len(all_obs)
+            n_stale = sum(o.status is ObservationStatus.STALE for o in all_obs)
+        watcher = self.watcher_state()
+        degraded = [f"watcher: {watcher.degraded_reason}"] if not watcher.healthy else []
+        degraded += [f"{d.component}: {d.reason}" for d in self.health.degraded()]
+        degraded += [f"repository {r.id}: {r.error}" for r in repos if r.error]
+        if not serving:
+            degraded.append("store not open yet")
+        return Status(
+            version=__version__,
+            pid=os.getpid(),
+            uptime_seconds=time.time() - self.started_at,
+            socket_path=socket_path,
+            store_path=str(self.cfg.paths.store),
+            store_size_bytes=self.store.size_bytes() if serving else 0,
+            journal_path=str(self.cfg.paths.journal),
+            serving=serving,
+            repositories=repos,
+            watcher=watcher,
+            degraded_reasons=tuple(degraded),
+            tcp_address=tcp,
+            last_error=self.health.last_error,
+            observations=n_obs,
+            stale_observations=n_stale,
+        )

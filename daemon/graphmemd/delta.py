@@ -1,0 +1,190 @@
+"""The indexer's pure core: old graph + parse results -> an immutable graph delta.
+
+No threads, no I/O, no store: ``build_delta`` compares what the graph holds for a
+repository with freshly parsed files, diffs every symbol (``diff.py``), feeds the parses to
+the repository's resolver (an in-memory structure) and returns a ``GraphDelta``: files
+added/changed/removed with their symbols, each symbol's change kind, and the edges to put
+in place of the outgoing edges of the changed files and of the files that depend on them.
+
+``apply_delta`` puts a delta into a ``CodeGraph`` (the caller holds whatever lock guards
+it). Memory (``staleness.py``) turns the same delta into observation state changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from graphmemd.codegraph import CodeGraph, FileNode
+from graphmemd.diff import diff_symbols
+from graphmemd.model import (
+    ChangeKind,
+    Language,
+    ParsedFile,
+    ResolvedEdges,
+    SymbolChange,
+    SymbolInfo,
+    file_id,
+    symbols_of,
+)
+from graphmemd.resolve import RepoResolver
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedUnit:
+    """One freshly parsed file: the parse, its content hash and byte size."""
+
+    parsed: ParsedFile
+    content_hash: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class OldFile:
+    """What the graph held for a file before the change."""
+
+    path: str
+    content_hash: str
+    symbols: tuple[SymbolInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileUpdate:
+    """A file added or changed by the delta, with its new symbols."""
+
+    path: str
+    language: Language
+    content_hash: str
+    size: int
+    syntax_errors: int
+    symbols: tuple[SymbolInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphDelta:
+    """An immutable change to one repository's code graph.
+
+    ``cold``: the graph held nothing for the repository (a first index), so there is no
+    symbol diff and every observation of the repository must be re-evaluated.
+    ``edge_sources``: files whose outgoing edges ``edges`` replaces besides the changed ones
+    (their dependents, re-resolved because a target may have moved).
+    """
+
+    repo_id: str
+    cold: bool
+    changed: tuple[FileUpdate, ...]
+    removed: tuple[str, ...]
+    changes: tuple[SymbolChange, ...]
+    edges: ResolvedEdges
+    edge_sources: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        """Nothing changed."""
+        return not self.changed and not self.removed
+
+    @property
+    def touched(self) -> frozenset[str]:
+        """Paths of changed and removed files."""
+        return frozenset(f.path for f in self.changed) | frozenset(self.removed)
+
+    def node_ids(self) -> set[str]:
+        """File ids of touched files and ids of every symbol that changed, on either side."""
+        ids = {file_id(self.repo_id, p) for p in self.touched}
+        for c in self.changes:
+            ids.update(s.id for s in (c.old, c.new) if s is not None)
+        return ids
+
+    def changes_by_path(self) -> dict[str, list[SymbolChange]]:
+        """The symbol changes grouped by the path of their newest side."""
+        out: dict[str, list[SymbolChange]] = {}
+        for c in self.changes:
+            state = c.new or c.old
+            if state is not None:
+                out.setdefault(state.path, []).append(c)
+        return out
+
+    def count(self, path: str, kinds: Iterable[ChangeKind]) -> int:
+        """How many symbol changes of ``kinds`` the delta has in ``path``."""
+        wanted = set(kinds)
+        return sum(c.kind in wanted for c in self.changes_by_path().get(path, []))
+
+
+def build_delta(
+    repo_id: str,
+    old: Mapping[str, OldFile],
+    parsed: Mapping[str, ParsedUnit],
+    removed: Iterable[str],
+    resolver: RepoResolver,
+    *,
+    cold: bool,
+    full: bool = False,
+    prepared: Mapping[str, Sequence[SymbolInfo]] | None = None,
+) -> GraphDelta:
+    """The delta from ``old`` (what the graph holds for the parsed and removed paths) to ``parsed``.
+
+    ``cold``: the graph holds nothing for the repository. ``removed`` paths not in ``old``
+    are ignored; a parsed file whose content hash equals the old one is unchanged unless
+    ``full``. ``resolver`` is updated with every parse (files
+    whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
+    set again). The resolver's edges cover the changed files and their dependents.
+    """
+    pre = prepared or {}
+    changed: list[str] = []
+    for path, unit in parsed.items():
+        if path not in pre:
+            resolver.set_file(unit.parsed)
+        prev = old.get(path)
+        if full or prev is None or prev.content_hash != unit.content_hash:
+            changed.append(path)
+    gone = sorted(p for p in set(removed) if p in old)
+    for p in gone:
+        resolver.remove_file(p)
+    changed.sort()
+    infos = {p: tuple(pre[p]) if p in pre else tuple(symbols_of(repo_id, parsed[p].parsed)) for p in changed}
+    if cold or (not changed and not gone):
+        changes: list[SymbolChange] = []
+    else:
+        before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
+        changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
+    if not changed and not gone:
+        edges, sources = ResolvedEdges(), set[str]()
+    elif cold:
+        edges, sources = resolver.all_edges(), set()
+    else:
+        touched = set(changed) | set(gone)
+        sources = resolver.dependents_of(touched) - touched
+        edges = resolver.edges_for(set(changed) | sources)
+    updates = tuple(
+        FileUpdate(
+            p,
+            parsed[p].parsed.language,
+            parsed[p].content_hash,
+            parsed[p].size,
+            parsed[p].parsed.syntax_errors,
+            infos[p],
+        )
+        for p in changed
+    )
+    return GraphDelta(repo_id, cold, updates, tuple(gone), tuple(changes), edges, tuple(sorted(sources)))
+
+
+def old_files(graph: CodeGraph, repo_id: str, paths: Iterable[str]) -> dict[str, OldFile]:
+    """What the graph holds for ``paths`` of a repository, as ``build_delta`` needs it."""
+    out: dict[str, OldFile] = {}
+    for p in paths:
+        node = graph.files.get(file_id(repo_id, p))
+        if node is not None:
+            out[p] = OldFile(p, node.content_hash, tuple(graph.file_symbols(repo_id, p)))
+    return out
+
+
+def apply_delta(graph: CodeGraph, delta: GraphDelta) -> None:
+    """Put ``delta`` into ``graph``: removed files out, changed files in, edges replaced."""
+    rid = delta.repo_id
+    for p in delta.removed:
+        graph.remove_file(rid, p)
+    for f in delta.changed:
+        graph.put_file(FileNode(rid, f.path, f.language, f.content_hash), f.symbols)
+    if not delta.empty:
+        graph.set_edges([file_id(rid, p) for p in (*(f.path for f in delta.changed), *delta.edge_sources)], delta.edges)

@@ -1,0 +1,505 @@
+"""The indexer: the only writer of the code graph.
+
+One supervised thread runs every job that changes the graph (a cold or forced index, a
+rescan, a batch of live file changes, a repository's removal), so the graph has a single
+writer. A job walks or stats the files, parses what changed in the worker pool, computes a
+``GraphDelta`` with the pure core (``delta.py``), swaps it into the graph under the graph
+lock, lets memory re-evaluate the observations it touched, queues the store write and
+publishes what happened. A job that raises fails alone: the loop goes on (``supervisor.py``).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import queue
+import stat
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphmem.errors import GraphMemError, InvalidArgument, NotFound
+from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
+
+from graphmemd.codegraph import FileNode
+from graphmemd.config import DaemonConfig
+from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
+from graphmemd.events import EventBus
+from graphmemd.faults import Faults
+from graphmemd.gitinfo import head_commit, working_tree_dirty
+from graphmemd.graphstate import GraphState
+from graphmemd.health import Health
+from graphmemd.memory import Memory
+from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, file_id, symbols_of
+from graphmemd.parse_pool import ParsePool
+from graphmemd.parsing import language_for_path
+from graphmemd.registry import RepoRegistry, RepoRuntime
+from graphmemd.store import Store
+from graphmemd.supervisor import SupervisedThread, describe
+from graphmemd.walker import WalkedFile, walk_repo
+from graphmemd.writer import StoreWriter
+
+logger = logging.getLogger(__name__)
+
+COMPONENT = "indexer"
+POOL = "parse-pool"
+_CHANGED = (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED)
+
+
+@dataclass(eq=False)
+class Job:
+    """One unit of the indexer's work; ``done`` is set when it finished (``error`` if it failed)."""
+
+    kind: str  # "index" | "changes" | "remove"
+    repo_id: str
+    full: bool = False
+    paths: tuple[str, ...] = ()
+    done: threading.Event = field(default_factory=threading.Event)
+    error: GraphMemError | None = None
+
+
+class Indexer:
+    """Turns file changes into graph deltas, on one supervised thread."""
+
+    def __init__(
+        self,
+        cfg: DaemonConfig,
+        registry: RepoRegistry,
+        state: GraphState,
+        store: Store,
+        writer: StoreWriter,
+        memory: Memory,
+        bus: EventBus,
+        health: Health,
+        faults: Faults,
+    ) -> None:
+        self.cfg = cfg
+        self._registry = registry
+        self._state = state
+        self._store = store
+        self._writer = writer
+        self._memory = memory
+        self._bus = bus
+        self._health = health
+        self._faults = faults
+        self._jobs: queue.Queue[Job | None] = queue.Queue()
+        self._pool: ParsePool | None = None
+        self._loop = SupervisedThread(COMPONENT, self._step, health)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Start the parse workers and the indexing loop."""
+        self._pool = self._new_pool()
+        self._loop.start()
+
+    def _new_pool(self) -> ParsePool:
+        pool = ParsePool(
+            self.cfg.parse_workers,
+            timeout_s=self.cfg.parse_timeout_s,
+            max_file_size=self.cfg.max_file_size,
+            on_crash=lambda exc: self._health.crashed(POOL, describe(exc)),
+            faults=self._faults,
+        )
+        pool.start()
+        return pool
+
+    def close(self) -> None:
+        """Finish the current job, stop the loop and the parse workers."""
+        self._loop.stop_after_crash()
+        self._jobs.put(None)
+        self._loop.join(timeout=30)
+        if self._pool is not None:
+            self._pool.close()
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the parse workers."""
+        return self._pool.worker_pids() if self._pool is not None else []
+
+    def pool(self) -> ParsePool:
+        """The parse pool, restarted if its dispatcher died (it fails every request then)."""
+        if self._pool is None or not self._pool.alive():
+            if self._pool is not None:
+                logger.error("the parse pool stopped; starting a new one")
+                self._pool.close()
+            self._pool = self._new_pool()
+        return self._pool
+
+    # ------------------------------------------------------------------ jobs
+
+    def submit(self, job: Job) -> Job:
+        """Queue a job for the indexing thread."""
+        self._jobs.put(job)
+        return job
+
+    def request_index(self, rt: RepoRuntime, paths: Sequence[str], full: bool) -> Job:
+        """Queue a (re-)index of ``rt``, of only ``paths`` when given."""
+        rels: list[str] = []
+        for p in paths:
+            pp = Path(p)
+            rel = rt.rel(pp.resolve()) if pp.is_absolute() else pp.as_posix()
+            if rel is None:
+                raise InvalidArgument(f"{p} is not inside {rt.root}")
+            rels.append(rel)
+        return self.submit(Job("index", rt.id, full=full, paths=tuple(rels)))
+
+    def _step(self) -> bool:
+        job = self._jobs.get()
+        if job is None:
+            return False
+        rt = self._registry.get(job.repo_id)
+        try:
+            if rt is None:
+                raise NotFound(f"no registered repository {job.repo_id!r}")
+            rt.busy = True
+            self._faults.check(COMPONENT)
+            self._run(rt, job)
+            self._health.recover(COMPONENT)
+            self._health.recover(POOL)
+        except GraphMemError as exc:
+            logger.error("%s job on %s failed: %s", job.kind, job.repo_id, exc)
+            job.error = exc
+            self._health.note_error(str(exc))
+            if rt is not None:
+                rt.error = str(exc)
+        except Exception as exc:
+            job.error = GraphMemError(f"{job.kind} job on {job.repo_id} failed unexpectedly: {describe(exc)}")
+            if rt is not None and rt.state is IndexState.INDEXING:
+                rt.state = IndexState.READY if rt.indexed_commit or rt.n_files else IndexState.PENDING
+            raise  # the supervisor logs it with its traceback and shows the indexer degraded
+        finally:
+            if rt is not None:
+                rt.busy = False
+            job.done.set()
+        self._warm()
+        return True
+
+    def _run(self, rt: RepoRuntime, job: Job) -> None:
+        if job.kind == "index":
+            rt.rescan_queued = False
+            self._index(rt, full=job.full, only=job.paths)
+        elif job.kind == "changes":
+            self._changes(rt)
+        elif job.kind == "remove":
+            self._remove(rt, keep_observations=job.full)
+
+    def _warm(self) -> None:
+        """Precompute the walk's adjacency for what the job changed, in slices so that queries
+        wait at most a few milliseconds for the lock."""
+        while True:
+            with self._state.writing() as graph:
+                if not graph.warm(1000):
+                    return
+
+    # ------------------------------------------------------------------ loading and removal
+
+    def load_from_store(self, rt: RepoRuntime) -> None:
+        """Read a known repository's graph back from the store (at start)."""
+        files, symbols, stored = self._store.load_repo_graph(rt.id)
+        by_path: dict[str, list[SymbolInfo]] = {}
+        for s in symbols:
+            by_path.setdefault(s.path, []).append(s)
+        with self._state.writing() as graph:
+            for f in files:
+                graph.put_file(FileNode(rt.id, f.path, f.language, f.content_hash), by_path.get(f.path, []))
+            graph.set_edges([file_id(rt.id, f.path) for f in files], stored.edges)
+            rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        logger.info("loaded %s from the store: %d files, %d symbols", rt.id, len(files), len(symbols))
+
+    def _remove(self, rt: RepoRuntime, keep_observations: bool) -> None:
+        with self._state.writing() as graph:
+            graph.drop_repo(rt.id)
+        self._registry.unregister(rt.id)
+        store = self._store
+        self._writer.submit(lambda: store.delete_repo(rt.id)).result(120)
+        if not keep_observations:
+            self._memory.archive_repo(rt.id)
+
+    # ------------------------------------------------------------------ progress and freshness
+
+    def progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
+        """A repository's index progress, from counters the indexer maintains (safe from any thread)."""
+        return IndexProgress(
+            rt.id, rt.state, rt.files_done, rt.files_total, rt.n_symbols, len(rt.skipped), time.time() - started
+        )
+
+    def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
+        self._bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self.progress(rt, started)))
+
+    def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
+        """How current the index of each repository is. When HEAD moved since the last full
+        pass (commit, checkout, pull), not current until a rescan has confirmed the tree."""
+        out: list[RepoFreshness] = []
+        for rt in repos:
+            head = head_commit(rt.root)
+            pending = len(rt.pending)
+            current = rt.state is IndexState.READY and pending == 0 and not rt.busy and not rt.queued
+            if head and head != rt.indexed_commit:
+                current = False
+                if rt.state is IndexState.READY and not rt.rescan_queued:
+                    rt.rescan_queued = True
+                    self.submit(Job("index", rt.id))
+            out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty))
+        return Freshness(all(r.current for r in out), tuple(out))
+
+    # ------------------------------------------------------------------ full passes
+
+    def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = ()) -> None:
+        """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate."""
+        started = time.time()
+        if not rt.root.is_dir():
+            # Unmounted or moved away: report it, and do NOT treat every file as deleted (that
+            # would mark every observation stale). The watcher's rescans retry until it is back.
+            rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
+            logger.error("%s: %s", rt.id, rt.error)
+            return
+        rt.state, rt.error = IndexState.INDEXING, ""
+        # An index pass allocates ~10^5-10^6 acyclic objects; cyclic GC passes over them are
+        # pure overhead (~15 % of the pass). Collected once at the end, then frozen.
+        gc.disable()
+        try:
+            self._index_pass(rt, full=full, only=only, started=started)
+        finally:
+            gc.enable()
+            gc.collect(1)
+            gc.freeze()
+
+    def _walk(
+        self, rt: RepoRuntime, only: Sequence[str], full: bool
+    ) -> tuple[list[WalkedFile], dict[str, str], list[tuple[str, Path]]]:
+        """(files on disk, skipped files with reasons, files to parse) of a full pass."""
+        rt.filter.reload()
+        walked: list[WalkedFile] = []
+        skipped: dict[str, str] = {}
+        for item in walk_repo(rt.root, max_file_size=self.cfg.max_file_size, filter=rt.filter):
+            if isinstance(item, WalkedFile):
+                walked.append(item)
+            else:
+                skipped[item.path] = item.reason
+        if only:
+            wanted = set(only)
+            walked = [w for w in walked if w.path in wanted]
+        known = rt.resolver.paths()
+        todo: list[tuple[str, Path]] = []
+        for w in walked:
+            try:
+                st = w.abs_path.stat()
+            except OSError:
+                continue
+            key = (st.st_size, st.st_mtime_ns)
+            if full or w.path not in known or rt.stats.get(w.path) != key:
+                todo.append((w.path, w.abs_path))
+                rt.stats[w.path] = key
+        return walked, skipped, todo
+
+    def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
+        head_before = head_commit(rt.root)
+        walked, skipped, todo = self._walk(rt, only, full)
+        rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
+        self._publish_progress(rt, started)
+        units: dict[str, ParsedUnit] = {}
+        prepared: dict[str, list[SymbolInfo]] = {}
+        last = time.monotonic()
+        for out in self.pool().parse_many(todo):
+            rt.files_done += 1
+            if out.parsed is not None:
+                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
+                # overlap the daemon's per-file work with the workers' parsing
+                rt.resolver.set_file(out.parsed)
+                prepared[out.path] = symbols_of(rt.id, out.parsed)
+            elif out.skipped is not None:
+                skipped[out.path] = out.skipped.reason
+            if time.monotonic() - last > 0.25:
+                last = time.monotonic()
+                self._publish_progress(rt, started)
+        with self._state.reading() as graph:
+            known = {n.path for n in graph.repo_files(rt.id)}
+        removed = set() if only else known - ({w.path for w in walked} - set(skipped))
+        for p in removed:
+            rt.stats.pop(p, None)
+        rt.skipped = skipped
+        t_parsed = time.time()
+        for path, reason in skipped.items():
+            logger.info("skipped %s/%s: %s", rt.id, path, reason)
+        self._apply(rt, units, removed, full=full, prepared=prepared, cold=not known)
+        rt.indexed_commit = head_before
+        rt.dirty = working_tree_dirty(rt.root)
+        rt.last_indexed_at = time.time()
+        with self._state.reading() as graph:
+            rt.n_edges = graph.edge_count(rt.id)
+        rt.state = IndexState.READY
+        store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at
+        self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
+        self._publish_progress(rt, started)
+        self._writer.submit(self._rebuild_fts)
+        logger.info(
+            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
+            rt.id,
+            rt.n_files,
+            rt.n_symbols,
+            len(skipped),
+            time.time() - started,
+            t_parsed - started,
+            time.time() - t_parsed,
+        )
+
+    def _rebuild_fts(self) -> None:
+        t = time.time()
+        if self._store.ensure_symbol_fts():
+            logger.info("symbol full-text index rebuilt in %.2fs", time.time() - t)
+
+    # ------------------------------------------------------------------ live changes
+
+    def on_batch(self, rt: RepoRuntime, paths: set[Path]) -> None:
+        """The watcher saw ``paths`` change: queue them (one job per burst)."""
+        self._faults.check("watcher")
+        with rt.lock:
+            rt.pending.update(paths)
+            if rt.queued:
+                return
+            rt.queued = True
+        self.submit(Job("changes", rt.id))
+
+    def _classify(self, rt: RepoRuntime, paths: set[Path], known: set[str]) -> tuple[dict[str, Path], set[str], bool]:
+        """(files to parse, files removed, whether a full rescan is needed) for a batch."""
+        todo: dict[str, Path] = {}
+        removed: set[str] = set()
+        rescan = False
+        for p in paths:
+            rel = rt.rel(p)
+            if rel is None:
+                continue
+            if rt.filter.maybe_invalidate(rel):
+                rescan = True
+                continue
+            try:
+                st = os.stat(p)
+            except OSError:  # gone (deleted, or renamed away): drop it and anything under it
+                prefix = rel + "/"
+                removed.update(f for f in known if f == rel or f.startswith(prefix))
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if rt.filter.is_ignored(rel, is_dir=True):
+                    continue
+                # a directory appeared (mkdir, moved in, checkout): walk it with the repo's own rules
+                for item in walk_repo(rt.root, max_file_size=self.cfg.max_file_size, filter=rt.filter, under=rel):
+                    if isinstance(item, WalkedFile):
+                        todo[item.path] = item.abs_path
+                continue
+            if rt.filter.is_ignored(rel) or not stat.S_ISREG(st.st_mode) or language_for_path(rel) is None:
+                if rel in known:
+                    removed.add(rel)
+                continue
+            if st.st_size > self.cfg.max_file_size:
+                rt.skipped[rel] = f"file is {st.st_size} bytes, over the {self.cfg.max_file_size}-byte limit"
+                if rel in known:
+                    removed.add(rel)
+                continue
+            todo[rel] = Path(p)
+            rt.stats[rel] = (st.st_size, st.st_mtime_ns)
+        return todo, removed, rescan
+
+    def _changes(self, rt: RepoRuntime) -> None:
+        """Apply the file changes the watcher reported (stat each path for its final state)."""
+        with rt.lock:
+            paths, rt.pending = rt.pending, set()
+            rt.queued = False
+        if not paths:
+            return
+        if not rt.root.is_dir():  # the whole root went away: see _index
+            rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
+            return
+        with self._state.reading() as graph:
+            known = {n.path for n in graph.repo_files(rt.id)}
+        todo, removed, rescan = self._classify(rt, paths, known)
+        head = head_commit(rt.root)
+        if head and head != rt.indexed_commit and not rt.rescan_queued:
+            # HEAD moved (checkout, pull): the rescan that follows confirms the whole tree and
+            # sets the indexed commit; files parsed here are not parsed again (same stat).
+            rescan = True
+        if rescan:
+            rt.rescan_queued = True
+            self.submit(Job("index", rt.id))
+        units: dict[str, ParsedUnit] = {}
+        for out in self.pool().parse_many(sorted(todo.items())):
+            if out.parsed is not None:
+                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
+                rt.skipped.pop(out.path, None)
+            else:
+                if out.skipped is not None:
+                    rt.skipped[out.path] = out.skipped.reason
+                if out.path in known:
+                    removed.add(out.path)
+        self._apply(rt, units, removed - set(units), full=False, cold=not known)
+        if units or removed:
+            rt.dirty = working_tree_dirty(rt.root)
+
+    # ------------------------------------------------------------------ applying a delta
+
+    def _apply(
+        self,
+        rt: RepoRuntime,
+        units: dict[str, ParsedUnit],
+        removed: set[str],
+        *,
+        full: bool,
+        cold: bool,
+        prepared: dict[str, list[SymbolInfo]] | None = None,
+    ) -> GraphDelta | None:
+        """The one place the code graph changes: delta, swap, memory, store, then events.
+
+        Only this thread mutates the graph and the resolver, so the delta is computed without
+        the lock; readers are blocked only while it is swapped in."""
+        now = time.time()
+        old = old_files(self._state.graph, rt.id, (*units, *removed))
+        delta = build_delta(rt.id, old, units, removed, rt.resolver, cold=cold, full=full, prepared=prepared)
+        if delta.empty:
+            return None
+        with self._state.writing() as graph:
+            apply_delta(graph, delta)
+            rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        t_mem = time.time()
+        self._memory.apply(delta, self._state, head_commit(rt.root))
+        t_stale = time.time()
+        self._store_delta(delta, units, now)
+        logger.debug(
+            "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
+            len(delta.changed),
+            len(delta.removed),
+            t_mem - now,
+            t_stale - t_mem,
+        )
+        self._publish_files(delta, now)
+        return delta
+
+    def _store_delta(self, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
+        records = [
+            (
+                FileRecord(delta.repo_id, f.path, f.language, f.content_hash, f.size, now, f.syntax_errors),
+                units[f.path].parsed,
+            )
+            for f in delta.changed
+        ]
+        store, rid = self._store, delta.repo_id
+        removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
+        # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
+        self._writer.submit(lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources))
+
+    def _publish_files(self, delta: GraphDelta, now: float) -> None:
+        by_path = delta.changes_by_path()
+        for f in delta.changed:
+            n = by_path.get(f.path, [])
+            detail = {
+                "removed": 0,
+                "symbols": len(f.symbols),
+                "added": sum(c.kind is ChangeKind.ADDED for c in n),
+                "removed_symbols": sum(c.kind is ChangeKind.REMOVED for c in n),
+                "changed": sum(c.kind in _CHANGED for c in n),
+            }
+            self._bus.publish(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=f.path, detail=detail))
+        for p in delta.removed:
+            detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
+            self._bus.publish(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))

@@ -1,0 +1,197 @@
+"""Memory: observations, the journal, anchors and staleness, around the pure core.
+
+The journal (``journal.py``, fsynced JSON lines) is the source of truth; the book
+(``observations.py``) folds it in memory; the store's Observation nodes are a copy written
+by the store writer. ``apply(delta, code, commit)`` turns an indexer delta into state
+changes (``staleness.restale``), journals them and publishes their events. Observation
+operations (create, update, confirm, archive, delete, import, export) journal first and
+publish an event each.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
+from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationStatus
+
+from graphmemd.delta import GraphDelta
+from graphmemd.events import EventBus
+from graphmemd.journal import Journal
+from graphmemd.observations import ObservationBook, to_doc
+from graphmemd.staleness import CodeView, restale
+from graphmemd.store import Store, observation_row
+from graphmemd.validation import parse_import
+from graphmemd.writer import StoreWriter
+
+logger = logging.getLogger(__name__)
+
+
+class Memory:
+    """Every observation, journal-backed, mirrored into the store, reacting to graph deltas."""
+
+    def __init__(self, journal_path: Any, store: Store, writer: StoreWriter, bus: EventBus) -> None:
+        self._store = store
+        self._writer = writer
+        self._bus = bus
+        self._journal = Journal(journal_path)
+        self.book = ObservationBook(self._journal, self._mirror)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def open(self) -> None:
+        """Replay the journal, compact it if it outgrew the live set, repair the store copy."""
+        n = self.book.load()
+        logger.info("journal replayed: %d records, %d observations", n, len(self.book))
+        if self.book.compact_if_needed(n):
+            logger.info("journal compacted: %d records -> %d", n, len(self.book))
+        self._sync_store()
+
+    def close(self) -> None:
+        """Close the journal."""
+        self._journal.close()
+
+    def _sync_store(self) -> None:
+        """Make the store's Observation nodes equal the journal's (the journal wins)."""
+        want = {o.id: observation_row(to_doc(o)) for o in self.book.all()}
+        have = {s.id: s.doc for s in self._store.observations()}
+        stale = [row for oid, row in want.items() if have.get(oid) != row["doc"]]
+        extra = [oid for oid in have if oid not in want]
+        for oid in extra:
+            self._store.delete_observation(oid)
+        for i in range(0, len(stale), 500):
+            self._store.upsert_observations(stale[i : i + 500])
+        if stale or extra:
+            logger.warning(
+                "store repaired from the journal: %d observations rewritten, %d removed", len(stale), len(extra)
+            )
+
+    def _mirror(self, o: Observation | None, obs_id: str) -> None:
+        """Queue the store copy of an observation (the journal already has it; a failed store
+        write is repaired from the journal at the next start)."""
+        store = self._store
+        if o is None:
+            self._writer.submit(lambda: store.delete_observation(obs_id))
+        else:
+            row = observation_row(to_doc(o))
+            self._writer.submit(lambda: store.upsert_observations([row]))
+
+    def _publish(self, kind: EventKind, o: Observation) -> None:
+        self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o))
+
+    # ------------------------------------------------------------------ deltas
+
+    def candidates(self, delta: GraphDelta) -> list[Observation]:
+        """The observations a delta may change: anchored to what it touched, or (cold) every
+        observation anchored in the repository."""
+        if delta.cold:
+            return [o for o in self.book.all() if any(a.repo_id == delta.repo_id for a in o.anchors)]
+        found: dict[str, Observation] = {}
+        for node in delta.node_ids():
+            for o in self.book.anchored_to(node):
+                found[o.id] = o
+        return list(found.values())
+
+    def apply(self, delta: GraphDelta, code: CodeView, commit: str) -> int:
+        """Recompute the observations ``delta`` touched against ``code`` (the graph after the
+        delta); journal and publish the changes. Returns how many changed."""
+        candidates = self.candidates(delta)
+        if not candidates:
+            return 0
+        changes = restale(delta, sorted(candidates, key=lambda o: o.id), code, time.time(), commit)
+        if not changes:
+            return 0
+        self.book.apply([c.after for c in changes])
+        for c in changes:
+            self._publish(c.event, c.after)
+        return len(changes)
+
+    def archive_repo(self, repo_id: str) -> int:
+        """Archive every live observation of a removed repository."""
+        now = time.time()
+        live = [o for o in self.book.all() if o.repo_id == repo_id and o.status is not ObservationStatus.ARCHIVED]
+        self.book.apply([replace(o, status=ObservationStatus.ARCHIVED, updated_at=now) for o in live])
+        return len(live)
+
+    # ------------------------------------------------------------------ operations
+
+    def create(
+        self,
+        *,
+        repo_id: str,
+        text: str,
+        category: Category,
+        tags: Sequence[str],
+        source: str,
+        confidence: float,
+        anchors: Sequence[Anchor],
+        supersedes: Sequence[str],
+        contradicts: Sequence[str],
+        idempotency_key: str,
+    ) -> Observation:
+        """Save a new observation (journaled before this returns) and wait, briefly, until
+        its store copy is searchable."""
+        o = self.book.create(
+            repo_id=repo_id,
+            text=text,
+            category=category,
+            tags=tags,
+            source=source,
+            confidence=confidence,
+            anchors=anchors,
+            supersedes=supersedes,
+            contradicts=contradicts,
+            idempotency_key=idempotency_key,
+        )
+        try:
+            self._writer.submit(lambda: None).result(10)  # visible to text search when we answer
+        except (TimeoutError, GraphMemError) as exc:
+            logger.warning("observation %s acknowledged from the journal; store copy pending: %s", o.id, exc)
+        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        return o
+
+    def update(self, obs_id: str, **fields: Any) -> Observation:
+        """Change text, category, tags or confidence."""
+        o = self.book.update(obs_id, **fields)
+        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        return o
+
+    def archive(self, obs_id: str) -> Observation:
+        """Archive an observation (kept, never retrieved)."""
+        o = self.book.archive(obs_id)
+        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        return o
+
+    def delete(self, obs_id: str) -> None:
+        """Delete an observation for good."""
+        self.book.delete(obs_id)
+
+    def confirm(self, obs_id: str, anchors: Sequence[Anchor], lost: Sequence[str], by: str) -> Observation:
+        """Re-anchor to ``anchors`` (the current code) and mark fresh."""
+        if not anchors:
+            raise FailedPrecondition(
+                f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
+            )
+        new = self.book.confirm(obs_id, anchors, by or "unknown")
+        self._publish(EventKind.OBSERVATION_FRESH, new)
+        return new
+
+    def export_lines(self) -> Iterator[str]:
+        """Every observation as an export line (oldest first)."""
+        for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
+            yield json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True, ensure_ascii=False)
+
+    def import_lines(self, lines: Iterable[str]) -> tuple[int, int, list[str]]:
+        """Import exported lines, each validated (types, ranges, sizes); returns (imported,
+        skipped duplicates, one message per rejected line with its number). Nothing valid
+        at all: ``InvalidArgument``."""
+        batch = parse_import(lines)
+        if batch.errors and not batch.observations:
+            raise InvalidArgument("nothing to import: " + "; ".join(batch.errors[:20]))
+        imported, dupes = self.book.import_observations(batch.observations)
+        return imported, dupes, batch.errors
