@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from graphmem import __version__
-from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, StoreError
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
 from graphmem.types import (
     Anchor,
     Category,
@@ -41,11 +41,15 @@ from graphmemd.memory import Memory
 from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.store import Store
+from graphmemd.store_open import open_store
 from graphmemd.supervisor import describe
 from graphmemd.watcher import RepoWatcher
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
+
+#: The writer checkpoints the store when its WAL is larger than this while idle.
+WAL_CHECKPOINT_BYTES = 64 * 1024 * 1024
 
 
 class Core:
@@ -66,6 +70,8 @@ class Core:
         self._indexer: Indexer | None = None
         self._view: ReadView | None = None
         self._watcher: RepoWatcher | None = None
+        #: What start-up recovery did (store moved aside, journal repaired): shown in status.
+        self.recovered: list[str] = []
 
     # ------------------------------------------------------------------ parts
 
@@ -110,9 +116,12 @@ class Core:
         """Open the store and the journal, start the loops, register the known repositories."""
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
-        writer = self._writer = StoreWriter(self.health, store.refresh_row_ids, self.faults)
+        writer = self._writer = StoreWriter(self.health, self._store_idle, self.faults)
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus)
-        memory.open()
+        report = memory.open()
+        if report:
+            self.recovered.append(report)
+            self.health.note_error(report)
         writer.submit(store.refresh_row_ids)
         indexer = self._indexer = Indexer(
             self.cfg, self.registry, self.state, store, writer, memory, self.bus, self.health, self.faults
@@ -140,36 +149,17 @@ class Core:
         self.ready.set()
 
     def _open_store(self) -> Store:
-        """Open the store; if it is damaged, move it aside and start a new one.
-
-        Nothing is lost by that: observations are replayed from the journal (the source of
-        truth) and the code graph is re-derived from the repositories."""
+        """Open the store, probed first in a child process (``store_open``); a damaged one
+        is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
+        observations come back from the journal and the code graph from the repositories."""
         paths = self.cfg.paths
-
-        def open_() -> Store:
-            return Store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
-
-        try:
-            return open_()
-        except StoreError as exc:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            moved = []
-            for p in (paths.store, Path(str(paths.store) + ".wal")):
-                if p.exists():
-                    target = p.with_name(f"{p.name}.broken-{stamp}")
-                    try:
-                        p.rename(target)
-                    except OSError as err:
-                        raise StoreError(f"the store cannot be opened ({exc}) nor moved aside ({err})") from err
-                    moved.append(str(target))
-            logger.error(
-                "the store could not be opened (%s); moved aside to %s and rebuilding it from the "
-                "journal and the repositories",
-                exc,
-                ", ".join(moved) or "nothing",
-            )
-            self.health.note_error(f"store rebuilt after an open failure: {exc}")
-            return open_()
+        opened = open_store(
+            paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb
+        )
+        if opened.recovered:
+            self.recovered.append(opened.recovered)
+            self.health.note_error(opened.recovered)
+        return opened.store
 
     def close(self) -> None:
         """Stop watching, finish the current job and every queued write, close the files."""
@@ -185,6 +175,17 @@ class Core:
             self._memory.close()
         if self._store is not None:
             self._store.close()
+
+    def _store_idle(self) -> None:
+        """On the writer thread whenever its queue drained: repair store copies that failed
+        to write (e.g. while the disk was full), keep the WAL bounded, refresh the FTS maps."""
+        if self._memory is not None:
+            self._memory.resync_store_if_behind()
+        store = self._store
+        if store is not None:
+            if store.wal_bytes() > WAL_CHECKPOINT_BYTES:
+                store.checkpoint()
+            store.refresh_row_ids()
 
     def flush_store(self, timeout: float = 30.0) -> None:
         """Wait until every queued store write is done."""
@@ -217,6 +218,11 @@ class Core:
         if not hint:
             raise InvalidArgument("repo is required (an id or a path)")
         rt = self.registry.find(hint)
+        if hint != rt.id and _resolved(hint) != rt.root:
+            raise InvalidArgument(
+                f"{hint} is inside repository {rt.id} ({rt.root}), not its root; removing a repository "
+                "takes its id or its exact root"
+            )
         if self._watcher is not None:
             self._watcher.remove_root(rt.root)
         job = self.indexer.submit(Job("remove", rt.id, full=keep_observations))
@@ -362,6 +368,9 @@ class Core:
         degraded = [f"watcher: {watcher.degraded_reason}"] if not watcher.healthy else []
         degraded += [f"{d.component}: {d.reason}" for d in self.health.degraded()]
         degraded += [f"repository {r.id}: {r.error}" for r in repos if r.error]
+        full = self._memory.space_problem() if self._memory is not None else ""
+        if full:
+            degraded.append(full)
         if not serving:
             degraded.append("store not open yet")
         return Status(
@@ -377,7 +386,15 @@ class Core:
             watcher=watcher,
             degraded_reasons=tuple(degraded),
             tcp_address=tcp,
-            last_error=self.health.last_error,
+            last_error="; ".join(dict.fromkeys(e for e in (*self.recovered, self.health.last_error) if e)),
             observations=n_obs,
             stale_observations=n_stale,
         )
+
+
+def _resolved(hint: str) -> Path | None:
+    """``hint`` as a resolved path, or None when it is not one."""
+    try:
+        return Path(hint).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None

@@ -25,10 +25,17 @@ from typing import Any, Protocol
 from graphmemd.journal import Journal, quarantine_lines
 from graphmemd.obsdoc import validate_doc
 from graphmemd.observations import ObservationBook
-from graphmemd.reconcile import Reconciliation, fold_records, reconcile
+from graphmemd.reconcile import FoldedJournal, Reconciliation, fold_records, reconcile
 from graphmemd.store import StoredObservation, observation_row
 
-__all__ = ["ObservationRows", "RecoveryReport", "quarantine_path_for", "recover_observations", "sync_store"]
+__all__ = [
+    "ObservationRows",
+    "RecoveryReport",
+    "quarantine_path_for",
+    "recover_observations",
+    "resync_store",
+    "sync_store",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +122,18 @@ def recover_observations(journal: Journal, book: ObservationBook, store: Observa
         "observations: %d journal records, %d live, %d deleted", folded.records, len(merge.docs), len(merge.tombstones)
     )
     return report
+
+
+def resync_store(book: ObservationBook, store: ObservationRows) -> int:
+    """Bring the store's copies level with the book (which is journaled): rewrite what
+    differs, delete only tombstoned ids. Returns how many rows were repaired."""
+    docs, tombstones = book.snapshot()
+    folded = FoldedJournal(docs=docs, tombstones=tombstones)
+    merge = reconcile(folded, {s.id: s.doc for s in store.observations()}, validate_doc)
+    # Only the store side: a row the book lacks stays (never delete by absence) and is
+    # picked up into the journal at the next start.
+    sync_store(store, merge)
+    return len(merge.store_upserts) + len(merge.store_deletes)
 
 
 def sync_store(store: ObservationRows, merge: Reconciliation) -> None:

@@ -98,6 +98,11 @@ class ObservationBook:
             self.rewrite_journal()
             return True
 
+    def snapshot(self) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+        """Every live observation's document and every tombstone (copies)."""
+        with self._lock:
+            return {oid: to_doc(o) for oid, o in self._obs.items()}, dict(self._tombstones)
+
     def rewrite_journal(self) -> int:
         """Atomically replace the journal with the current state (one put per observation,
         one delete per tombstone); returns the number of records written."""
