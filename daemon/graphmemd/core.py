@@ -117,7 +117,7 @@ class Core:
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
         writer = self._writer = StoreWriter(self.health, self._store_idle, self.faults)
-        memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus)
+        memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
         report = memory.open()
         if report:
             self.recovered.append(report)

@@ -40,7 +40,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -162,11 +162,20 @@ def _fsync_dir(directory: Path) -> None:
 class Journal:
     """An append-only JSON-lines file. See the module docstring for format and guarantees."""
 
-    def __init__(self, path: Path, *, min_free_bytes: int = DEFAULT_MIN_FREE) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        min_free_bytes: int = DEFAULT_MIN_FREE,
+        inject_enospc: Callable[[], bool] | None = None,
+    ) -> None:
         self._path = Path(path)
         self._min_free = min_free_bytes
+        #: Tests: when it returns True, the next write fails with ENOSPC as on a full disk.
+        self._inject_enospc = inject_enospc
         #: Why the last write was refused for lack of space ("" when writes go through).
         self._full_reason = ""
+        self._full_sticky = False
         #: Whether the file existed when the journal was opened (a missing journal is reported).
         self.existed_at_open = self._path.exists()
         self._lock = threading.Lock()
@@ -255,10 +264,14 @@ class Journal:
             except OSError as exc:
                 if exc.errno in _FULL_ERRNOS:
                     self._full_reason = f"disk full: the journal {self._path} cannot grow ({exc.strerror})"
+                    self._full_sticky = True  # until a write succeeds
                     raise ResourceExhausted(f"{self._full_reason}; nothing was saved, free space and retry") from exc
                 raise StoreError(f"the journal {self._path} could not be written: {exc}") from exc
             self._last_seq = seqs[-1]
+            if self._full_reason:
+                logger.warning("journal %s: writes go through again (%s is over)", self._path, self._full_reason)
             self._full_reason = ""
+            self._full_sticky = False
             return seqs
 
     def _free_bytes(self) -> int:
@@ -282,8 +295,8 @@ class Journal:
         """Why writes are being refused for lack of space, or "" (re-checked on each call, so
         it clears by itself once space returns)."""
         with self._lock:
-            if not self._full_reason:
-                return ""
+            if not self._full_reason or self._full_sticky:
+                return self._full_reason
             try:
                 if self._free_bytes() >= 2 * self._min_free:
                     self._full_reason = ""
@@ -294,6 +307,9 @@ class Journal:
     def _write_durably_locked(self, fd: int, data: bytes) -> None:
         start = os.fstat(fd).st_size
         try:
+            if self._inject_enospc is not None and self._inject_enospc():
+                os.write(fd, data[: len(data) // 2])  # a partial write, as a full disk leaves it
+                raise OSError(errno.ENOSPC, "No space left on device (injected)")
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)

@@ -24,6 +24,7 @@ from graphmem.types import Anchor, Category, Event, EventKind, Observation, Obse
 
 from graphmemd.delta import GraphDelta
 from graphmemd.events import EventBus
+from graphmemd.faults import NO_FAULTS, Faults
 from graphmemd.journal import Journal
 from graphmemd.obs_recovery import recover_observations, resync_store
 from graphmemd.observations import ObservationBook, to_doc
@@ -38,11 +39,13 @@ logger = logging.getLogger(__name__)
 class Memory:
     """Every observation, journal-backed, mirrored into the store, reacting to graph deltas."""
 
-    def __init__(self, journal_path: Any, store: Store, writer: StoreWriter, bus: EventBus) -> None:
+    def __init__(
+        self, journal_path: Any, store: Store, writer: StoreWriter, bus: EventBus, faults: Faults = NO_FAULTS
+    ) -> None:
         self._store = store
         self._writer = writer
         self._bus = bus
-        self._journal = Journal(journal_path)
+        self._journal = Journal(journal_path, inject_enospc=lambda: faults.fires("journal-enospc"))
         self.book = ObservationBook(self._journal, self._mirror)
         #: Set when a mirrored store write failed; cleared once the store caught up.
         self._store_behind = threading.Event()
