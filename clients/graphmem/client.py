@@ -246,6 +246,9 @@ class GraphMem:
         paths = resolve_paths(home)
         self.address: str = normalize_address(address) if address else default_address(paths)
         self.timeout: float = timeout
+        #: The pid file of the daemon behind the default socket (None for another address):
+        #: a live pid there with nothing answering yet means the daemon is starting.
+        self._pid_file: Path | None = paths.pid if not address and self.address.startswith("unix:") else None
         secret = _token_for(self.address, paths, token)
         self._metadata: tuple[tuple[str, str], ...] = ((TOKEN_METADATA, secret),) if secret else ()
         options = [
@@ -378,13 +381,27 @@ class GraphMem:
                 return fn(request, timeout=max(remaining, 0.001), metadata=self._metadata)
             except grpc.RpcError as err:
                 error = self._error(err)
-                if not isinstance(error, Unavailable):
+                if not isinstance(error, Unavailable) and not (
+                    isinstance(error, DaemonNotRunning) and self._daemon_starting()
+                ):
                     raise error from err
                 pause = max(delay, _pushback_s(err))
                 if time.monotonic() + pause >= deadline:
                     raise error from err
                 time.sleep(pause)
                 delay = min(delay * 2, _RETRY_MAX_S)
+
+    def _daemon_starting(self) -> bool:
+        """Whether a daemon process is alive behind the default socket (it has not bound it
+        yet): worth retrying a connection failure inside the deadline."""
+        if self._pid_file is None:
+            return False
+        try:
+            pid = int(self._pid_file.read_text(encoding="ascii").strip())
+            os.kill(pid, 0)
+        except (OSError, ValueError):
+            return False
+        return True
 
     def _iterate(self, call: grpc.CallIterator[_Resp], each: Callable[[_Resp], _T]) -> Iterator[_T]:
         finished = False
