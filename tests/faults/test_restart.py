@@ -9,8 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+import pytest
 from conftest import Daemon, copy_fixture, wait_for
 from faultlib import ANCHOR, assert_all_present, observe_many
+from graphmem.errors import DaemonNotRunning, Unavailable
 from graphmem.v1 import service_pb2, service_pb2_grpc
 
 
@@ -54,8 +56,6 @@ def test_10_shutdown_answers_unavailable(daemon_factory: Callable[..., Daemon], 
     d = daemon_factory([py_repo])
     with d.client() as c:
         c.shutdown()
-        try:
+        with pytest.raises((Unavailable, DaemonNotRunning)):
             c.list()
-        except Exception as exc:  # noqa: BLE001 - the class is what we check
-            assert type(exc).__name__ in ("Unavailable", "DaemonNotRunning"), repr(exc)
     assert d.proc.wait(30) == 0

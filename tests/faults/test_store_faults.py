@@ -56,7 +56,7 @@ def test_1_missing_or_empty_journal_is_rebuilt_from_the_store(
         assert_all_present(c, acked)
     text = _status_text(d2)
     assert "journal" in text
-    assert "missing" in text if damage == "deleted" else "empty" in text
+    assert ("missing" if damage == "deleted" else "empty") in text
     # the journal was rebuilt: a third start without the store still has everything
     assert d2.stop() == 0
     db, wal = store_files(d2)
@@ -100,7 +100,7 @@ def test_3_zero_byte_db_or_lone_wal_is_moved_aside(
 ) -> None:
     repo = copy_fixture("python")
     d, acked = _killed_with_wal(daemon_factory, _home(tmp_homes), repo)
-    db, wal = store_files(d)
+    db, _wal = store_files(d)
     if damage.startswith("zero"):
         db.write_bytes(b"")
     else:
@@ -110,7 +110,8 @@ def test_3_zero_byte_db_or_lone_wal_is_moved_aside(
         assert_all_present(c, acked)
         assert c.status().repositories[0].symbols > 0  # the graph was rebuilt from the tree
     text = _status_text(d2)
-    assert "store rebuilt" in text and "broken-" in text
+    assert "store rebuilt" in text
+    assert "broken-" in text
     assert any(p.name.startswith("graph.kuzu") and "broken-" in p.name for p in data_dir(d2).iterdir())
 
 

@@ -61,14 +61,16 @@ def test_loopback_literals_pass() -> None:
     assert resolve_listen("127.0.0.1:7000") is not None
     assert resolve_listen("[::1]:7000") is not None
     listen = resolve_listen("localhost:7000")
-    assert listen is not None and listen.host in ("127.0.0.1", "::1")
+    assert listen is not None
+    assert listen.host in ("127.0.0.1", "::1")
 
 
 def test_remote_needs_tls() -> None:
     with pytest.raises(InvalidArgument, match="TLS"):
         resolve_listen("0.0.0.0:7000", remote=True)
     listen = resolve_listen("0.0.0.0:7000", remote=True, tls_cert="c.pem", tls_key="k.pem")
-    assert listen is not None and listen.remote
+    assert listen is not None
+    assert listen.remote
 
 
 def test_daemon_refuses_a_nip_io_host() -> None:
