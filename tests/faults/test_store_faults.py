@@ -76,7 +76,8 @@ def _killed_with_wal(daemon_factory: Callable[..., Daemon], home: Path, repo: Pa
         acked[next(iter(acked))] = "edited " + acked[next(iter(acked))]
     d.kill9()
     _db, wal = store_files(d)
-    assert wal.exists() and wal.stat().st_size > 0, "expected a WAL after SIGKILL"
+    assert wal.exists(), "expected a WAL after SIGKILL"
+    assert wal.stat().st_size > 0
     return d, acked
 
 
