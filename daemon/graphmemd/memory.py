@@ -176,7 +176,10 @@ class Memory:
         )
         try:
             self._writer.submit(lambda: None).result(10)  # visible to text search when we answer
-        except (TimeoutError, GraphMemError) as exc:
+        # Broad on purpose: the observation is journaled (acknowledged); whatever the store
+        # writer raised only delays its store copy, which resync_store_if_behind repairs.
+        except Exception as exc:  # noqa: BLE001
+            self._store_behind.set()
             logger.warning("observation %s acknowledged from the journal; store copy pending: %s", o.id, exc)
         self._publish(EventKind.OBSERVATION_CHANGED, o)
         return o
