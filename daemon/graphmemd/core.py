@@ -183,7 +183,7 @@ class Core:
             self._memory.resync_store_if_behind()
         store = self._store
         if store is not None:
-            if store.wal_bytes() > WAL_CHECKPOINT_BYTES:
+            if store.checkpoint_due() or store.wal_bytes() > WAL_CHECKPOINT_BYTES:
                 store.checkpoint()
             store.refresh_row_ids()
 
