@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from graphmemd.journal import Journal, quarantine_lines
-from graphmemd.obsdoc import validate_doc
+from graphmemd.obsdoc import from_doc, to_doc, validate_doc
 from graphmemd.observations import ObservationBook
 from graphmemd.reconcile import FoldedJournal, Reconciliation, fold_records, reconcile
 from graphmemd.store import StoredObservation, observation_row
@@ -83,6 +83,28 @@ class RecoveryReport:
         return "; ".join(parts)
 
 
+def _normal(doc: object) -> object:
+    """A valid document in the codec's canonical form (defaults filled in), so that the two
+    sides compare equal when they mean the same; anything invalid is left for rejection."""
+    if isinstance(doc, Mapping) and validate_doc(doc) is None:
+        return to_doc(from_doc(doc))
+    return doc
+
+
+def _normal_record(rec: Mapping[str, Any]) -> Mapping[str, Any]:
+    if rec.get("op") == "put" and "obs" in rec:
+        return {**rec, "obs": _normal(rec["obs"])}
+    return rec
+
+
+def _normal_row(raw: str) -> str:
+    try:
+        doc = json.loads(raw)
+    except (TypeError, ValueError):
+        return raw
+    return json.dumps(_normal(doc), sort_keys=True)
+
+
 def quarantine_path_for(journal_path: Path) -> Path:
     return journal_path.with_name(journal_path.name + ".quarantine")
 
@@ -90,8 +112,8 @@ def quarantine_path_for(journal_path: Path) -> Path:
 def recover_observations(journal: Journal, book: ObservationBook, store: ObservationRows) -> RecoveryReport:
     """Reconcile ``journal`` and ``store`` into ``book`` and write the repairs to both."""
     scan = journal.scan()
-    folded = fold_records(scan.records, validate_doc)
-    rows = {s.id: s.doc for s in store.observations()}
+    folded = fold_records((_normal_record(r) for r in scan.records), validate_doc)
+    rows = {s.id: _normal_row(s.doc) for s in store.observations()}
     merge = reconcile(folded, rows, validate_doc)
     book.load_merged(merge)
     qpath = quarantine_path_for(journal.path)
@@ -129,7 +151,7 @@ def resync_store(book: ObservationBook, store: ObservationRows) -> int:
     differs, delete only tombstoned ids. Returns how many rows were repaired."""
     docs, tombstones = book.snapshot()
     folded = FoldedJournal(docs=docs, tombstones=tombstones)
-    merge = reconcile(folded, {s.id: s.doc for s in store.observations()}, validate_doc)
+    merge = reconcile(folded, {s.id: _normal_row(s.doc) for s in store.observations()}, validate_doc)
     # Only the store side: a row the book lacks stays (never delete by absence) and is
     # picked up into the journal at the next start.
     sync_store(store, merge)
