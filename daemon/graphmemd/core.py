@@ -184,7 +184,9 @@ class Core:
         store = self._store
         if store is not None:
             if store.checkpoint_due() or store.wal_bytes() > WAL_CHECKPOINT_BYTES:
+                started = time.monotonic()
                 store.checkpoint()
+                logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)
             store.refresh_row_ids()
 
     def flush_store(self, timeout: float = 30.0) -> None:

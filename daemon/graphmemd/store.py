@@ -231,6 +231,12 @@ class Store:
             self._run("CHECKPOINT")
             self._fts_writes = 0
 
+    def _note_fts_writes(self, n: int) -> None:
+        """Count writes to fts-indexed tables; checkpoint before the count passes the limit."""
+        if self._fts_writes >= FTS_WRITES_PER_CHECKPOINT:
+            self.checkpoint()
+        self._fts_writes += n
+
     def checkpoint_due(self, fts_writes: int = FTS_WRITES_PER_CHECKPOINT) -> bool:
         """Whether enough full-text-indexed rows were written to checkpoint: in Kùzu 0.11.3
         the memory a write to an fts-indexed table takes (~70-90 KB a row) is only given
@@ -622,7 +628,7 @@ class Store:
         rows = list({r["id"]: r for r in rows}.values())  # one row per id: the last one wins
         with self._lock:
             self._row_ids["Observation"] = None
-            self._fts_writes += len(rows)
+            self._note_fts_writes(len(rows))
             ids = [r["id"] for r in rows]
             self._run("MATCH (o:Observation) WHERE o.id IN $ids DELETE o", {"ids": ids})
             cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc")
@@ -642,7 +648,7 @@ class Store:
     def delete_observation(self, obs_id: str) -> None:
         with self._lock:
             self._row_ids["Observation"] = None
-            self._fts_writes += 1
+            self._note_fts_writes(1)
             self._run("MATCH (o:Observation {id: $id}) DELETE o", {"id": obs_id})
 
     def observations(self) -> Iterator[StoredObservation]:
