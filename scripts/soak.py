@@ -35,14 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from benchlib import ROOT, DaemonProc, _descendants, short_home
-
 from graphmem.client import GraphMem
-from graphmem.errors import GraphMemError, NotFound
+from graphmem.errors import GraphMemError
 from graphmem.types import ObservationStatus
 
 ANCHORS = ["app/auth/crypto.py::make_token", "app/auth/service.py", "app/models.py"]
 FILES = ["app/auth/crypto.py", "app/api/routes.py", "app/models.py"]
-WORDS = "token expire retry session cache login password hash salt user route model".split()
+WORDS = ["token", "expire", "retry", "session", "cache", "login", "password", "hash", "salt", "user", "route", "model"]
 ALL = list(ObservationStatus)
 
 
