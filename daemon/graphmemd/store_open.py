@@ -32,7 +32,7 @@ __all__ = ["OpenedStore", "move_aside", "open_store", "probe_store"]
 logger = logging.getLogger(__name__)
 
 #: How long the probe may take (a large WAL replay is slow, a hang counts as damage).
-PROBE_TIMEOUT_S = 120.0
+PROBE_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True, slots=True)
