@@ -366,6 +366,9 @@ class GraphMem:
             if _is_connect_failure(details):
                 return DaemonNotRunning(f"graphmemd is not running (nothing answers at {self.address})")
             return DaemonNotRunning(f"graphmemd at {self.address} is unavailable: {details}")
+        if code == grpc.StatusCode.CANCELLED:
+            # A unary call is never cancelled by this client: the daemon went away mid-call.
+            return Unavailable(f"graphmemd is going away: the call was cancelled ({details or 'no details'})")
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return Timeout(f"graphmemd at {self.address} did not answer within {self.timeout:g} s")
         return error_for_status(code.name, details or f"{code.name} from graphmemd at {self.address}")

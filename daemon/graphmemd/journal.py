@@ -298,7 +298,7 @@ class Journal:
             if not self._full_reason or self._full_sticky:
                 return self._full_reason
             try:
-                if self._free_bytes() >= 2 * self._min_free:
+                if self._free_bytes() >= self._min_free + _READ_CHUNK:
                     self._full_reason = ""
             except OSError:
                 pass

@@ -50,7 +50,7 @@ def small_fs() -> Iterator[Path]:
     mnt = short_tmp("gmfs")
     try:
         done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=48m,mode=0700", "tmpfs", str(mnt)], capture_output=True, check=False
+            ["mount", "-t", "tmpfs", "-o", "size=96m,mode=0700", "tmpfs", str(mnt)], capture_output=True, check=False
         )
     except OSError as exc:
         shutil.rmtree(mnt, ignore_errors=True)
