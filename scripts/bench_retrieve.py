@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -48,6 +50,9 @@ def main() -> int:
     ap.add_argument("--observations", type=int, default=2000)
     ap.add_argument("--queries", type=int, default=500)
     args = ap.parse_args()
+    load = os.getloadavg()[0]
+    if load > (os.cpu_count() or 1) * 0.7 and not args.json:
+        print(f"warning: the machine is busy (1-min load {load:.2f}); latencies are affected", file=sys.stderr)
     rng = random.Random(11)
     tmp = Path(tempfile.mkdtemp(prefix="gmbench"))
     home = short_home()
@@ -113,6 +118,7 @@ def main() -> int:
         "p99_ms": round(percentile(lat, 99), 2),
         "mean_results": round(results / max(1, len(lat)), 1),
         "p50_ms_by_seed": {k: round(percentile(v, 50), 2) for k, v in sorted(by_kind.items())},
+        "load_1min": round(load, 2),
     }
     if args.json:
         print(json.dumps(out))
@@ -123,6 +129,7 @@ def main() -> int:
             f"{out['mean_results']} results per query"
         )
         print("p50 by seed kind: " + ", ".join(f"{k} {v} ms" for k, v in out["p50_ms_by_seed"].items()))
+        print(f"load average (1 min) at start: {load:.2f}")
     return 0
 
 

@@ -88,6 +88,18 @@ class DaemonProc:
                 time.sleep(0.02)
         raise RuntimeError("index did not finish")
 
+    def wait_queryable(self, timeout: float = 600) -> None:
+        """Until every query kind answers completely: ``wait_ready``, and a text query no
+        longer reports the symbol text index as being rebuilt."""
+        self.wait_ready(timeout)
+        deadline = time.monotonic() + timeout
+        with self.client() as c:
+            while time.monotonic() < deadline:
+                if not any("being rebuilt" in w for w in c.recall("zz-no-such-term-zz").warnings):
+                    return
+                time.sleep(0.02)
+        raise RuntimeError("text search did not become complete")
+
     def wait_durable(self, timeout: float = 600) -> None:
         """Until queued store writes are done (a text query takes the store's lock behind them)."""
         with self.client(timeout) as c:
@@ -154,6 +166,23 @@ def _children(pid: int) -> list[int]:
             if int(fields[1]) == pid:
                 out.append(int(p.name))
     return out
+
+
+def load_average() -> float:
+    """The 1-minute load average."""
+    return os.getloadavg()[0]
+
+
+def check_quiet(label: str, *, strict: bool = False) -> float:
+    """Print the 1-minute load average before a measurement and warn loudly (or, ``strict``,
+    refuse) when the machine is busy: more than half a core's worth of other work."""
+    load = load_average()
+    busy = load > max(0.5, (os.cpu_count() or 1) * 0.25)
+    note = "  *** WARNING: the machine is busy; figures are not comparable ***" if busy else ""
+    print(f"[load average {load:.2f} before {label}]{note}", file=sys.stderr)
+    if busy and strict:
+        raise SystemExit(f"refusing to measure {label}: load average {load:.2f} (use a quiet machine)")
+    return load
 
 
 def percentile(values: list[float], q: float) -> float:

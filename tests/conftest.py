@@ -22,9 +22,24 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "repos"
 
 
+_CREATED: list[Path] = []
+
+
 def short_tmp(prefix: str = "gm") -> Path:
-    """Unix socket paths are limited to 107 bytes, so homes live directly under /tmp."""
-    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    """Unix socket paths are limited to 107 bytes, so homes live directly under /tmp.
+
+    Every directory made here is removed at the end of the session (``_remove_temp_dirs``)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    _CREATED.append(path)
+    return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_temp_dirs() -> Iterator[None]:
+    """Leave no homes or repository copies behind (each test's daemons are stopped by then)."""
+    yield
+    while _CREATED:
+        shutil.rmtree(_CREATED.pop(), ignore_errors=True)
 
 
 def copy_fixture(name: str) -> Path:

@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import short_tmp
 from graphmem.cli import freshness_line, main, marker, to_jsonable
 from graphmem.types import (
     Category,
@@ -47,8 +47,9 @@ GRAPHMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "graph
 
 
 def short_home() -> Path:
-    """Unix socket paths are limited to 107 bytes: homes live directly under /tmp."""
-    return Path(tempfile.mkdtemp(prefix="gm", dir="/tmp"))
+    """Unix socket paths are limited to 107 bytes: homes live directly under /tmp (removed
+    at the end of the session)."""
+    return short_tmp()
 
 
 def cli_env(home: Path) -> dict[str, str]:
@@ -122,8 +123,8 @@ def test_freshness_lines() -> None:
 def test_json_rendering() -> None:
     data = to_jsonable(_obs(tags=("a",)))
     assert isinstance(data, dict)
-    assert data["category"] == "decision"
-    assert data["status"] == "fresh"
+    assert data["category"] == "CATEGORY_DECISION"
+    assert data["status"] == "OBSERVATION_STATUS_FRESH"
     assert data["tags"] == ["a"]
     assert json.loads(json.dumps(data)) == data
 
@@ -265,7 +266,7 @@ def _wait_ready(home: Path, timeout: float = 60) -> None:
     while time.monotonic() < deadline:
         last = gm_json(home, "status")
         repos = last.get("repositories", [])
-        if repos and all(r["state"] == "ready" and r["pending_changes"] == 0 for r in repos):
+        if repos and all(r["state"] == "INDEX_STATE_READY" and r["pending_changes"] == 0 for r in repos):
             return
         time.sleep(0.2)
     raise AssertionError(f"repository not indexed within {timeout}s: {last}")
@@ -315,13 +316,13 @@ def test_observe_then_show_json(home: Path, observation_id: str) -> None:
     obs = gm_json(home, "show", observation_id)
     assert obs["id"] == observation_id
     assert obs["text"] == NOTE
-    assert obs["category"] == "bug-cause"
-    assert obs["status"] == "fresh"
+    assert obs["category"] == "CATEGORY_BUG_CAUSE"
+    assert obs["status"] == "OBSERVATION_STATUS_FRESH"
     assert sorted(obs["tags"]) == ["auth", "security"]
     assert obs["confidence"] == pytest.approx(0.9)
     assert obs["source"] == "cli"
     assert [a["ref"] for a in obs["anchors"]] == [ANCHOR]
-    assert obs["anchors"][0]["kind"] == "symbol"
+    assert obs["anchors"][0]["kind"] == "ANCHOR_KIND_SYMBOL"
     out = gm(home, "show", observation_id)
     assert out.returncode == 0
     assert "[FRESH]" in out.stdout
@@ -379,7 +380,7 @@ def test_recall_by_text(home: Path, observation_id: str) -> None:
 def test_symbols_and_symbol(home: Path, observation_id: str) -> None:
     found = gm_json(home, "symbols", "log*", "--kind", "method")
     assert ANCHOR in [s["ref"] for s in found]
-    assert {s["kind"] for s in found} == {"method"}
+    assert {s["kind"] for s in found} == {"SYMBOL_KIND_METHOD"}
     detail = gm_json(home, "symbol", ANCHOR)
     assert detail["symbol"]["ref"] == ANCHOR
     assert "app/api/routes.py::create_user" in [s["ref"] for s in detail["callers"]]
@@ -420,7 +421,7 @@ def test_update_confirm_archive_delete(home: Path) -> None:
     confirmed = gm_json(home, "confirm", obs_id, "--by", "tester")
     assert confirmed["confirmed_by"] == "tester"
     archived = gm_json(home, "archive", obs_id)
-    assert archived["status"] == "archived"
+    assert archived["status"] == "OBSERVATION_STATUS_ARCHIVED"
     assert obs_id not in [o["id"] for o in gm_json(home, "list")]
     assert obs_id in [o["id"] for o in gm_json(home, "list", "--status", "archived")]
     out = gm(home, "delete", obs_id)
@@ -456,7 +457,7 @@ def test_events_follow_until_interrupted(home: Path) -> None:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         event = json.loads(line)
-        assert event["kind"] == "observation_changed"
+        assert event["kind"] == "EVENT_KIND_OBSERVATION_CHANGED"
         proc.send_signal(signal.SIGINT)
         assert proc.wait(10) == 0
     finally:

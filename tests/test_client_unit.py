@@ -51,6 +51,8 @@ from graphmem.types import (
     RecallResult,
     RepoFreshness,
     Repository,
+    Resolved,
+    ScoreComponents,
     StaleReason,
     Status,
     Symbol,
@@ -184,6 +186,8 @@ HOP = Hop(from_ref=CALLER.ref, edge=EdgeKind.CALLS, to_ref=SYM.ref)
 RECALLED = Recalled(
     observation=OBS, score=0.875, distance=1, why=f"{CALLER.ref} -CALLS-> {SYM.ref}", path=(HOP,),
     matched_terms=("login",), tokens=42,
+    components=ScoreComponents(proximity=0.6, cochange=0.25, pagerank=0.4, relevance=0.33, cochange_together=3,
+                               cochange_total=9),
 )
 RECALL = RecallResult(
     results=(RECALLED,), freshness=FRESHNESS, seeds=1, nodes_reached=7, total_tokens=42, truncated=True,
@@ -246,6 +250,9 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
      convert.status_from_proto),
     ("hop", HOP, convert.hop_to_proto, convert.hop_from_proto),
     ("recalled", RECALLED, convert.recalled_to_proto, convert.recalled_from_proto),
+    ("score_components", ScoreComponents(0.36, 0.2, 0.5, 0.1, 0.3, 1.0, 0.9, 1.1, 0.5, 0.92, 0.71, 14, 20),
+     convert.components_to_proto, convert.components_from_proto),
+    ("resolved", Resolved("hash_password", (SYM,), True), convert.resolved_to_proto, convert.resolved_from_proto),
     ("recall_result", RECALL, convert.recall_result_to_proto, convert.recall_result_from_proto),
     ("brief", BRIEF, convert.brief_to_proto, convert.brief_from_proto),
     ("symbol_detail", DETAIL, convert.symbol_detail_to_proto, convert.symbol_detail_from_proto),
@@ -482,15 +489,20 @@ def test_default_address_comes_from_home(sock_dir: Path, monkeypatch: pytest.Mon
 
 
 def test_deadline_maps_to_timeout(sock_dir: Path) -> None:
+    release = threading.Event()
+
     def slow(request: Any, context: grpc.ServicerContext) -> service_pb2.GetStatusResponse:
-        time.sleep(1.0)
+        release.wait(30)  # answers only after the client gave up
         return service_pb2.GetStatusResponse()
 
     handlers = {"DaemonService": {
         "GetStatus": unary(slow, service_pb2.GetStatusRequest, service_pb2.GetStatusResponse)}}
-    with fake_daemon(sock_dir, handlers) as address, GraphMem(address, timeout=0.2) as gm, \
-            pytest.raises(Timeout, match="did not answer"):
-        gm.status()
+    try:
+        with fake_daemon(sock_dir, handlers) as address, GraphMem(address, timeout=0.2) as gm, \
+                pytest.raises(Timeout, match="did not answer"):
+            gm.status()
+    finally:
+        release.set()
 
 
 def test_status_and_health(sock_dir: Path) -> None:

@@ -366,16 +366,15 @@ def test_repo_add_list_remove(daemon_factory: DaemonFactory, py_daemon: Daemon, 
         go_syms = c.find_symbols("*", repo=go_id, limit=1000)
         assert go_syms
         assert all(s.repo_id == go_id and s.language == "go" for s in go_syms)
-        go_obs = c.observe("go side is archived on removal", anchors=[go_syms[0].ref], repo=go_id)
+        go_obs = c.observe("go side is kept on removal", anchors=[go_syms[0].ref], repo=go_id)
         assert go_obs.repo_id == go_id
 
         c.remove_repo(go_id)
         assert {r.id for r in c.list_repos()} == {py_obs.repo_id}
         assert go_id not in {r.id for r in c.status().repositories}
-        archived = c.get(go_obs.id)  # archived, not deleted
-        assert archived.status is ObservationStatus.ARCHIVED
-        assert go_obs.id not in {o.id for o in c.list()}
-        assert go_obs.id in {o.id for o in c.list(statuses=[ObservationStatus.ARCHIVED])}
+        kept = c.get(go_obs.id)  # kept as it was: registering the repository again restores it
+        assert kept.status is ObservationStatus.FRESH
+        assert kept.text == go_obs.text
         assert c.get(py_obs.id).status is ObservationStatus.FRESH
         with pytest.raises((NotFound, InvalidArgument)):
             c.find_symbols("*", repo=go_id)
@@ -385,4 +384,4 @@ def test_repo_add_list_remove(daemon_factory: DaemonFactory, py_daemon: Daemon, 
     d2 = daemon_factory([py_repo], home=py_daemon.home)
     with d2.client() as c:
         assert [r.id for r in c.list_repos()] == [py_obs.repo_id]
-        assert c.get(go_obs.id).status is ObservationStatus.ARCHIVED
+        assert c.get(go_obs.id).status is ObservationStatus.FRESH  # kept, not judged while unregistered

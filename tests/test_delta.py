@@ -10,7 +10,7 @@ from graphmem.types import Anchor, Category, EventKind, Observation, Observation
 from graphmem.types import ChangeKind as ReasonKind
 from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
 from graphmemd.graphstate import GraphState
-from graphmemd.model import ChangeKind, Language
+from graphmemd.model import ChangeKind, Language, SymbolInfo
 from graphmemd.parsing import parse_source
 from graphmemd.resolve import RepoResolver, read_repo_facts
 from graphmemd.staleness import file_anchor, restale, symbol_anchor
@@ -148,3 +148,88 @@ def test_memory_core_ignores_what_the_delta_did_not_change() -> None:
     reformatted = CRYPTO_V1.replace(b"(password, salt=SALT)", b"(  password,   salt = SALT )  # comment")
     delta = index(state, resolver, {"crypto.py": reformatted})
     assert restale(delta, [o], state, time.time(), "") == []
+
+
+def test_parser_upgrade_rebases_matching_anchors_instead_of_marking_them_stale() -> None:
+    """A delta from a new parser (``rebase``): anchors that matched the old parser's
+    fingerprints take the new ones; an anchor that was already stale stays stale."""
+    from dataclasses import replace
+
+    from graphmemd.delta import OldFile
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    current = state.graph.file_symbols(REPO, "crypto.py")
+    # what the old parser had computed for the same code
+    old_syms = tuple(replace(s, body_hash="old-" + s.body_hash, sig_hash="old-" + s.sig_hash) for s in current)
+    old = {"crypto.py": OldFile("crypto.py", "h", old_syms)}
+    hash_old = next(s for s in old_syms if s.name == "hash_password")
+    matched = observation("a", symbol_anchor(hash_old))
+    was_stale = observation("b", replace(symbol_anchor(hash_old), body_hash="something-else"))
+    delta = build_delta(
+        REPO, old, {"crypto.py": unit("crypto.py", CRYPTO_V1)}, (), resolver, cold=False, full=True, rebase=True
+    )
+    assert {c.kind for c in delta.changes} == {ChangeKind.SIGNATURE_CHANGED}
+    by_id = {c.after.id: c.after for c in restale(delta, [matched, was_stale], state, time.time(), "")}
+    assert by_id["a"].status is ObservationStatus.FRESH
+    assert by_id["a"].anchors[0].body_hash == next(s.body_hash for s in current if s.name == "hash_password")
+    assert by_id["b"].status is ObservationStatus.STALE
+
+
+def test_impacts_are_the_callers_of_a_re_signed_symbol_read_before_the_delta() -> None:
+    from graphmemd.delta import impacts_of
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    resigned = CRYPTO_V1.replace(b"def hash_password(password):", b"def hash_password(password, pepper):")
+    units = {"crypto.py": unit("crypto.py", resigned)}
+    delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
+    (impact,) = [i for i in impacts_of(state.graph, delta, hops=1) if i.dependent.endswith("#method")]
+    assert impact.dependent == f"{REPO}:service.py::AuthService.login#method"
+    assert impact.dependency.qualname == "hash_password"
+    assert impact.change is ChangeKind.SIGNATURE_CHANGED
+    assert impacts_of(state.graph, delta, hops=0) == ()
+
+
+def test_rename_and_back_returns_the_observation_to_fresh() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    o = observation("a", symbol_anchor(state.graph.symbols[f"{REPO}:crypto.py::digest#function"]))
+    there = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
+    (away,) = restale(index(state, resolver, {"crypto.py": there}), [o], state, time.time(), "")
+    assert away.after.needs_review
+    assert away.after.anchors[0].ref == "crypto.py::make_digest"
+    (back,) = restale(index(state, resolver, {"crypto.py": CRYPTO_V1}), [away.after], state, time.time(), "")
+    assert back.after.anchors[0].ref == "crypto.py::digest"
+    assert back.after.status is ObservationStatus.FRESH
+    assert back.after.stale_reasons == ()
+    assert not back.after.needs_review
+
+
+def test_parser_upgrade_carries_anchors_of_symbols_the_new_parser_names_differently() -> None:
+    """An overload the old parser called ``digest~2`` and the new one ``digest``: same bytes,
+    same place in the file, so the anchor moves to the new id, fresh."""
+    from dataclasses import replace
+
+    from graphmemd.delta import OldFile
+    from graphmemd.model import symbol_id
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    current = state.graph.file_symbols(REPO, "crypto.py")
+    content = unit("crypto.py", CRYPTO_V1)
+
+    def old_name(s: SymbolInfo) -> SymbolInfo:
+        if s.name != "digest":
+            return s
+        return replace(s, qualname="digest~2", id=symbol_id(REPO, "crypto.py", "digest~2", s.kind), body_hash="old")
+
+    old_syms = tuple(old_name(s) for s in current)
+    old = {"crypto.py": OldFile("crypto.py", content.content_hash, old_syms)}
+    anchored = observation("a", symbol_anchor(next(s for s in old_syms if s.qualname == "digest~2")))
+    delta = build_delta(REPO, old, {"crypto.py": content}, (), resolver, cold=False, full=True, rebase=True)
+    assert [(o.qualname, n.qualname) for o, n in delta.renamed_by_parser] == [("digest~2", "digest")]
+    (change,) = restale(delta, [anchored], state, time.time(), "")
+    assert change.after.status is ObservationStatus.FRESH
+    assert change.after.anchors[0].ref == "crypto.py::digest"
+    assert change.after.anchors[0].symbol_id == f"{REPO}:crypto.py::digest#function"

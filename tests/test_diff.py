@@ -206,3 +206,52 @@ def test_duplicate_ids_rejected() -> None:
     s = sym("a.py", "f")
     with pytest.raises(ValueError, match="duplicate"):
         diff_symbols([s, s], [])
+
+
+def test_ambiguous_body_pairs_by_name() -> None:
+    # A file moved: four methods share one boilerplate body; each follows its own name.
+    names = ["C.a", "C.b", "C.c", "helper"]
+    old = [sym("a.py", q, SymbolKind.METHOD if "." in q else SymbolKind.FUNCTION, body="PASS") for q in names]
+    new = [sym("pkg/b.py", q, SymbolKind.METHOD if "." in q else SymbolKind.FUNCTION, body="PASS") for q in names]
+    changes = diff_symbols(old, new)
+    assert [(c.kind, c.old.qualname if c.old else None, c.new.qualname if c.new else None) for c in changes] == [
+        (ChangeKind.RENAMED, q, q) for q in sorted(names)
+    ]
+    assert all(c.new is not None and c.new.path == "pkg/b.py" for c in changes)
+
+
+def test_ambiguous_body_pairs_a_similar_name_in_the_same_file() -> None:
+    shared = [sym("b.py", "x", body="D"), sym("c.py", "y", body="D")]
+    old = [*shared, sym("a.py", "handle", body="D")]
+    new = [*shared, sym("a.py", "handle2", body="D")]
+    assert kinds(diff_symbols(old, new)) == [(ChangeKind.RENAMED, "handle", "handle2")]
+    # unrelated names in another file stay apart
+    new = [*shared, sym("z.py", "other", body="D")]
+    assert kinds(diff_symbols(old, new)) == [(ChangeKind.REMOVED, "handle", None), (ChangeKind.ADDED, None, "other")]
+
+
+def test_move_plus_reformat_is_a_move() -> None:
+    from graphmemd.parsing import parse_source
+
+    before = b"def keep():\n    return 1\n\n\ndef helper(a, b):\n    return {'k': (a + b), 'v': [1, 2,]}\n"
+    after_a = b"def keep():\n    return 1\n"
+    after_b = b'def helper(a,b): return {"k": a+b, "v": [1, 2]}\n'
+
+    def states(path: str, data: bytes) -> list[SymbolState]:
+        return [
+            SymbolState(
+                id=symbol_id(REPO, path, s.qualname, s.kind),
+                path=path,
+                qualname=s.qualname,
+                kind=s.kind,
+                signature=s.signature,
+                sig_hash=s.sig_hash,
+                body_hash=s.body_hash,
+            )
+            for s in parse_source(path, data).symbols
+        ]
+
+    changes = diff_symbols(states("a.py", before), [*states("a.py", after_a), *states("b.py", after_b)])
+    assert kinds(changes) == [(ChangeKind.RENAMED, "helper", "helper")]
+    assert changes[0].new is not None
+    assert changes[0].new.path == "b.py"

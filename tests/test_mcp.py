@@ -19,7 +19,15 @@ import anyio
 from conftest import Daemon, short_tmp
 from graphmem.client import GraphMem
 from graphmem.errors import InvalidArgument
-from graphmem.mcp_bridge import TOOL_NAMES, Backend, CategoryName, GraphMemTools, build_server
+from graphmem.mcp_bridge import (
+    TOOL_DEFINITIONS_BUDGET,
+    TOOL_NAMES,
+    Backend,
+    CategoryName,
+    GraphMemTools,
+    build_server,
+    tool_definitions_size,
+)
 from graphmem.types import Category
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -250,3 +258,27 @@ def test_tool_errors_in_process() -> None:
 
 def test_category_names_match_the_enum() -> None:
     assert set(get_args(CategoryName)) == {c.value for c in Category}
+
+
+async def _listed_definitions_size() -> tuple[int, list[tuple[str, str]]]:
+    """What ``tools/list`` sends, measured on the wire: name, title, description, input schema."""
+    import json
+
+    server = build_server(GraphMemTools(Backend(lambda: cast(GraphMem, None))))
+    async with Client(server, cache=None) as client:
+        tools = (await client.list_tools()).tools
+    total = 0
+    for t in tools:
+        total += len(t.name) + len(t.title or "") + len(t.description or "")
+        total += len(json.dumps(t.input_schema, separators=(",", ":")))
+    assert total == tool_definitions_size(server)
+    return total, [(t.name, t.description or "") for t in tools]
+
+
+def test_tool_definitions_fit_the_budget() -> None:
+    total, descriptions = anyio.run(_listed_definitions_size)
+    assert total <= TOOL_DEFINITIONS_BUDGET, f"tool definitions are {total} characters"
+    for name, text in descriptions:
+        sentences = [s for s in text.replace("e.g.", "eg").split(". ") if s.strip()]
+        assert 1 <= len(sentences) <= 2, (name, text)
+        assert "\n" not in text, name

@@ -73,9 +73,14 @@ def test_offline_body_signature_and_removal(
         assert reasons(REMOVED) == [ChangeKind.REMOVED]
         assert now[REMOVED].stale_reasons[0].anchor_ref == REMOVED
 
-        for ref in (UNTOUCHED_SAME_FILE, UNTOUCHED_OTHER_FILE):
-            assert now[ref].status is ObservationStatus.FRESH, (ref, now[ref].stale_reasons)
-            assert now[ref].stale_reasons == ()
+        assert now[UNTOUCHED_SAME_FILE].status is ObservationStatus.FRESH, now[UNTOUCHED_SAME_FILE].stale_reasons
+        assert now[UNTOUCHED_SAME_FILE].stale_reasons == ()
+        # login's own code did not change, but it calls hash_password, whose signature did
+        login = now[UNTOUCHED_OTHER_FILE]
+        assert login.status is ObservationStatus.SUSPECT, login.stale_reasons
+        assert [(r.change, r.dependency_ref) for r in login.stale_reasons] == [
+            (ChangeKind.DEPENDENCY_CHANGED, SIGNATURE)
+        ]
 
         st = c.status()
         assert st.stale_observations == 3

@@ -200,6 +200,24 @@ def test_timeout_kills_and_respawns_worker(tmp_path: Path) -> None:
         assert p.worker_pids() != before
 
 
+def cpu_ticks(pid: int) -> int:
+    """User + system CPU ticks a process has used (0 once it is gone)."""
+    try:
+        fields_ = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields_[11]) + int(fields_[12])
+
+
+def wait_busy(pids: set[int], timeout: float = 30.0) -> None:
+    """Until one of ``pids`` is visibly working (a few ticks of CPU since the call)."""
+    base = {pid: cpu_ticks(pid) for pid in pids}
+    deadline = time.monotonic() + timeout
+    while not any(cpu_ticks(pid) >= base[pid] + 3 for pid in pids):
+        assert time.monotonic() < deadline, "no worker started parsing"
+        time.sleep(0.01)
+
+
 def test_worker_killed_mid_task(tmp_path: Path) -> None:
     big = write(tmp_path, "big.py", generated_python(4_000_000))
     with ParsePool(2, timeout_s=120.0, max_file_size=8 * 1024 * 1024) as p:
@@ -208,7 +226,7 @@ def test_worker_killed_mid_task(tmp_path: Path) -> None:
         got: list[ParseOutcome] = []
         thread = threading.Thread(target=lambda: got.append(p.parse_one("big.py", big)))
         thread.start()
-        time.sleep(0.5)
+        wait_busy(old)
         for pid in old:  # one of them is parsing big.py, the other is idle
             os.kill(pid, signal.SIGKILL)
         thread.join(60)
@@ -304,7 +322,7 @@ def test_close_releases_waiting_callers(tmp_path: Path) -> None:
 
     thread = threading.Thread(target=run)
     thread.start()
-    time.sleep(0.3)
+    wait_busy(set(p.worker_pids()))
     p.close()
     thread.join(30)
     assert not thread.is_alive()

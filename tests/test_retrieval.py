@@ -14,10 +14,13 @@ names that repository in every call.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ from typing import Any
 import pytest
 from conftest import Daemon, copy_fixture, short_tmp, spawn_daemon, wait_for
 from graphmem.client import GraphMem
+from graphmem.errors import InvalidArgument
 from graphmem.types import (
     Category,
     EdgeKind,
@@ -311,6 +315,10 @@ def test_brief_lists_observations_with_freshness_and_respects_budget(open_repo: 
     assert small.tokens <= 120, small.text
     assert 0 < len(small.observation_ids) < 13
     assert "index current" in small.text
+    tiny = repo.client.brief(files=[repo.file("api.py")], repo=repo.id, budget=45)
+    assert tiny.observation_ids == ()
+    assert "none fits the budget of 45 tokens" in tiny.text
+    assert "nothing recorded" not in tiny.text
 
 
 # ----------------------------------------------------------------------------- freshness
@@ -409,3 +417,163 @@ def test_symbol_queries(open_repo: Callable[..., Repo]) -> None:
     assert d.freshness is not None
     assert d.freshness.current
 
+
+
+# ----------------------------------------------------------------------------- fused ranking
+
+
+def _commit_edit(root: Path, path: str, old: str, new: str, message: str, *more: tuple[str, str, str]) -> None:
+    for rel, a, b in ((path, old, new), *more):
+        text = (root / rel).read_text(encoding="utf-8")
+        assert text.count(a) == 1, (rel, a)
+        (root / rel).write_text(text.replace(a, b), encoding="utf-8")
+    _git(root, "commit", "-qam", message)
+
+
+def _cochange_history(root: Path) -> None:
+    """api.py::handle_request and legacy.py::purge_rows change together in 4 commits (nothing
+    in the graph connects them); tax.py changes alone once."""
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "fixture")
+    for i in range(4):
+        _commit_edit(root, "api.py", f'get("items", [{"" if i == 0 else i - 1}])', f'get("items", [{i}])',
+                     f"change {i}", ("legacy.py", f"if row{'' if i == 0 else f' != {i - 1}'}]",
+                                     f"if row != {i}]"))
+    _commit_edit(root, "tax.py", "RATE = 0.2", "RATE = 0.21", "rate")
+
+
+def test_cochange_brings_in_what_changes_with_the_file(open_repo: Callable[..., Repo]) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = open_repo("chain_py", _cochange_history)
+    purge = repo.observe("purging must run before every request is handled", "legacy.py::purge_rows")
+    export = repo.observe("exports are comma separated", "legacy.py::export_rows")
+
+    def mined() -> Recalled | None:
+        return by_id(repo.recall(files=[repo.file("api.py")])).get(purge.id)
+
+    hit = wait_for(mined, 30.0)
+    assert isinstance(hit, Recalled)
+    c = hit.components
+    assert c.cochange > 0
+    assert c.proximity == 0  # not reachable through the graph
+    # every commit that touched api.py also touched purge_rows (the fixture commit added both)
+    assert (c.cochange_together, c.cochange_total) == (5, 5)
+    assert hit.why == "legacy.py::purge_rows changed together with api.py in 5 of the last 5 commits that touched it"
+    assert hit.score == pytest.approx(c.relevance * c.confidence * c.recency * c.confirmation * c.status, abs=1e-5)
+    ranked = by_id(repo.recall(files=[repo.file("api.py")]))
+    assert ranked[purge.id].score > ranked[export.id].score  # export_rows changed with it only once
+    assert ranked[purge.id].components.cochange > ranked[export.id].components.cochange
+    # hops=0: the anchors only, no co-change neighbours
+    assert purge.id not in by_id(repo.recall(files=[repo.file("api.py")], hops=0))
+
+    # HEAD moves: the two new commits are mined incrementally (api.py now touched 7 times)
+    for old, new in (("", "  # ;"), ("  # ;", "  # ,")):
+        sep_old, sep_new = ("," if not old else ";"), new[-1]
+        _commit_edit(repo.root, "api.py", f"process_order(items){old}\n", f"process_order(items){new}\n",
+                     f"export {sep_new}", ("legacy.py", f'"{sep_old}".join(str(v)', f'"{sep_new}".join(str(v)'))
+
+    def evidence() -> tuple[int, int] | None:
+        r = by_id(repo.recall(files=[repo.file("api.py")], include_stale=True)).get(purge.id)
+        return (r.components.cochange_together, r.components.cochange_total) if r else None
+
+    wait_for(lambda: evidence() == (5, 7), 30.0)
+
+
+def test_hops_zero_means_the_anchors_only(open_repo: Callable[..., Repo]) -> None:
+    repo = open_repo("chain_py")
+    on_a = repo.observe("handlers validate the payload shape", A)
+    on_b = repo.observe("orders with no items are dropped", B)
+    zero = by_id(repo.recall(files=[repo.file("api.py")], hops=0))
+    assert set(zero) == {on_a.id}
+    assert zero[on_a.id].distance == 0
+    assert zero[on_a.id].components.proximity == 1.0
+    default = by_id(repo.recall(files=[repo.file("api.py")]))  # the default is 2 hops
+    assert {on_a.id, on_b.id} <= set(default)
+    assert set(by_id(repo.recall(symbols=[B], hops=0))) == {on_b.id}
+
+
+def test_cursor_line_focuses_a_file_query(open_repo: Callable[..., Repo]) -> None:
+    repo = open_repo("chain_py")
+    export = repo.observe("exports quote nothing", "legacy.py::export_rows")
+    purge = repo.observe("purging keeps falsy rows out", "legacy.py::purge_rows")
+    legacy = repo.file("legacy.py")
+    at_purge = repo.recall(files=[legacy], line=9).results
+    assert [r.observation.id for r in at_purge] == [purge.id, export.id]
+    assert at_purge[0].components.focus == 1.0
+    assert 0 < at_purge[1].components.focus < 1.0
+    at_export = repo.recall(files=[legacy], line=5).results
+    assert [r.observation.id for r in at_export] == [export.id, purge.id]
+    # a symbol given next to the file focuses the same way
+    by_symbol = repo.recall(files=[legacy], symbols=["legacy.py::purge_rows"]).results
+    assert by_symbol[0].observation.id == purge.id
+    with pytest.raises(Exception, match="line"):
+        repo.recall(symbols=[B], line=3)
+
+
+def test_order_is_deterministic_and_ties_break_on_components_not_ids(open_repo: Callable[..., Repo]) -> None:
+    repo = open_repo("chain_py")
+    first = repo.observe("prices are integers in cents", C)
+    second = repo.observe("prices never go negative", C)
+    near = repo.observe("orders are checked first", B)
+    results = [repo.recall(files=[repo.file("service.py")]).results for _ in range(3)]
+    orders = [[r.observation.id for r in res] for res in results]
+    assert orders[0] == orders[1] == orders[2]
+    assert orders[0][0] == near.id  # a seed's note beats one a CALLS hop away
+    f, s = by_id(repo.recall(files=[repo.file("service.py")]))[first.id], by_id(
+        repo.recall(files=[repo.file("service.py")]))[second.id]
+    assert f.components == s.components  # same anchor, same signals ...
+    assert orders[0].index(second.id) < orders[0].index(first.id)  # ... so the newer note first
+    for res in results:
+        for r in res:
+            assert r.components.relevance > 0
+            assert r.score > 0
+
+
+def test_text_component_and_file_plus_text(open_repo: Callable[..., Repo]) -> None:
+    repo = open_repo("chain_py")
+    tax_note = repo.observe("rounding happens once after the rate", D)
+    other = repo.observe("orders are validated before pricing", B)
+    both = repo.recall("rounding rate", files=[repo.file("service.py")], hops=3).results
+    assert both[0].observation.id == tax_note.id
+    assert both[0].components.text > 0
+    assert by_id(repo.recall("rounding rate", files=[repo.file("service.py")], hops=3))[other.id].components.text == 0
+
+
+def test_short_references_resolve_or_name_close_matches(open_repo: Callable[..., Repo]) -> None:
+    repo = open_repo("python")
+    r = repo.client.resolve_symbol("hash_password", repo=repo.id)
+    assert r.exact
+    assert r.matches[0].ref == "app/auth/crypto.py::hash_password"
+    r = repo.client.resolve_symbol("AuthService.login", repo=repo.id)
+    assert r.exact
+    assert r.matches[0].ref == "app/auth/service.py::AuthService.login"
+    r = repo.client.resolve_symbol("crypto.py::hash_password", repo=repo.id)
+    assert r.exact
+    assert r.matches[0].ref == "app/auth/crypto.py::hash_password"
+    fuzzy = repo.client.resolve_symbol("hash_pasword", repo=repo.id)
+    assert not fuzzy.exact
+    assert fuzzy.matches[0].ref == "app/auth/crypto.py::hash_password"
+    o = repo.observe("hashes use a per-user salt", "app/auth/crypto.py::hash_password")
+    assert o.id in by_id(repo.recall(symbols=["hash_password"], hops=0))  # an exact short ref just works
+    with pytest.raises(InvalidArgument, match=re.escape("close matches: app/auth/crypto.py::hash_password")):
+        repo.recall(symbols=["hash_pasword"])
+    with pytest.raises(InvalidArgument):
+        repo.client.resolve_symbol("  ", repo=repo.id)
+
+
+def test_cli_recall_json_shows_score_components(open_repo: Callable[..., Repo], daemon: Daemon) -> None:
+    repo = open_repo("chain_py")
+    o = repo.observe("handlers validate the payload shape", A)
+    out = subprocess.run([sys.executable, "-m", "graphmem", "recall", "--file", repo.file("api.py"), "--repo", repo.id,
+                          "--hops", "0", "--json"], env=daemon.env, capture_output=True, text=True, timeout=30,
+                         check=True)
+    data = json.loads(out.stdout)
+    assert [r["observation"]["id"] for r in data["results"]] == [o.id]
+    comps = data["results"][0]["components"]
+    assert comps["proximity"] == 1.0
+    assert set(comps) >= {"cochange", "text", "pagerank", "centrality", "focus", "recency", "status", "relevance"}
+    res = subprocess.run([sys.executable, "-m", "graphmem", "resolve", "apply_tax", "--repo", repo.id],
+                         env=daemon.env, capture_output=True, text=True, timeout=30, check=True)
+    assert "tax.py::apply_tax" in res.stdout

@@ -165,7 +165,15 @@ def test_ignore_callback_respected(root: Path) -> None:
         marker = root / "keep.py"
         marker.write_text("")
         rec.wait_path(marker)
-        time.sleep(0.2)  # let any stray batch for the ignored paths arrive
+        # a second marker, written after the ignored paths were seen: any stray batch for
+        # them would have arrived by the time this one does
+        deadline = time.monotonic() + 10
+        while root / "debug.log" not in asked:
+            assert time.monotonic() < deadline, asked
+            time.sleep(0.01)
+        late = root / "late.py"
+        late.write_text("")
+        rec.wait_path(late)
         seen = rec.seen()
         assert not any("node_modules" in p.parts or p.suffix == ".log" for p in seen), seen
         assert root / "debug.log" in asked

@@ -28,11 +28,15 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import NoReturn, TextIO, TypeVar
+from typing import Any, NoReturn, TextIO, TypeVar
 
-from graphmem import __version__
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from graphmem import __version__, convert
 from graphmem.client import GraphMem, normalize_address
 from graphmem.errors import (
+    DaemonAlreadyRunning,
     DaemonNotRunning,
     FailedPrecondition,
     GraphMemError,
@@ -41,17 +45,20 @@ from graphmem.errors import (
     Timeout,
 )
 from graphmem.paths import Paths, resolve_paths, unix_target
+from graphmem.render import marker
 from graphmem.types import (
+    Brief,
     Category,
-    ChangeKind,
     Event,
     EventKind,
     Freshness,
+    ImportResult,
     IndexProgress,
     IndexState,
     Observation,
     ObservationStatus,
     Recalled,
+    RecallResult,
     Repository,
     Status,
     Symbol,
@@ -67,13 +74,6 @@ START_HINT = "start it with: graphmem daemon start --repo PATH"
 
 _E = TypeVar("_E", bound=Enum)
 
-_SEVERITY: dict[ChangeKind, int] = {
-    ChangeKind.REMOVED: 4,
-    ChangeKind.SIGNATURE_CHANGED: 3,
-    ChangeKind.BODY_CHANGED: 2,
-    ChangeKind.RENAMED: 1,
-    ChangeKind.ADDED: 0,
-}
 
 
 # ---------------------------------------------------------------------------- parser
@@ -199,6 +199,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--wait", metavar="SECONDS", type=float, default=20.0, help="how long to wait until it exited (default: 20)"
     )
     daemon_opts(verb("run", cmd_daemon_run, "run the daemon in the foreground", daemon_verbs))
+    p = verb(
+        "install",
+        cmd_daemon_install,
+        "start the daemon at login and restart it on failure (systemd user unit / launchd agent)",
+        daemon_verbs,
+    )
+    p.add_argument("--repo", metavar="PATH", action="extend", nargs="+", default=[], help="also register these")
+    p.add_argument("--no-enable", action="store_true", help="only write the file; print the commands to run")
+    p = verb("uninstall", cmd_daemon_uninstall, "stop the login service and remove its unit/agent", daemon_verbs)
+    p.add_argument("--no-enable", action="store_true", help="only remove the file; print the commands to run")
 
     p = verb("status", cmd_status, "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
     json_flag(p)
@@ -209,8 +219,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("add", cmd_repo_add, "register a repository (indexed in the background, then watched)", repo_verbs)
     p.add_argument("path", metavar="PATH")
     json_flag(p)
-    p = verb("remove", cmd_repo_remove, "unregister a repository (its observations are archived)", repo_verbs)
-    p.add_argument("repo", metavar="REPO", help="repository id or path")
+    p = verb(
+        "remove", cmd_repo_remove, "unregister a repository (its observations are kept unless --purge)", repo_verbs
+    )
+    p.add_argument("repo", metavar="REPO", help="repository id or its root path")
+    p.add_argument("--purge", action="store_true", help="also delete its observations for good (asks first)")
+    p.add_argument("--yes", action="store_true", help="with --purge: do not ask")
     p = verb("list", cmd_repo_list, "list registered repositories", repo_verbs)
     json_flag(p)
 
@@ -218,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("repo", metavar="REPO", nargs="?", default="", help="id or path (default: every repository)")
     p.add_argument("paths", metavar="PATH", nargs="*", help="only these files")
     p.add_argument("--full", action="store_true", help="re-parse files even when unchanged")
+    p.add_argument("--json", action="store_true", help="stream progress as JSON objects, one per line, on stdout")
 
     # observations
     p = verb("observe", cmd_observe, "save an observation anchored to code; prints its id")
@@ -251,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("list", cmd_list, "list observations")
     p.add_argument("--stale", action="store_true", help="only stale observations")
+    p.add_argument("--suspect", action="store_true", help="only suspect observations (a dependency changed)")
     p.add_argument(
         "--status",
         metavar=_choices(ObservationStatus),
@@ -272,7 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", metavar="TEXT", nargs="?", default="")
     p.add_argument("--file", metavar="F", action="extend", nargs="+", default=[])
     p.add_argument("--symbol", metavar="S", action="extend", nargs="+", default=[])
-    p.add_argument("--hops", metavar="N", type=_positive_int, default=2, help="graph distance (default: 2)")
+    p.add_argument(
+        "--hops", metavar="N", type=_positive_int, default=2, help="graph distance (default: 2; 0: the anchors only)"
+    )
+    p.add_argument("--line", metavar="N", type=_positive_int, default=0, help="cursor line in the first --file")
     p.add_argument("--limit", metavar="N", type=_positive_int, default=20, help="default: 20")
     p.add_argument("--budget", metavar="TOKENS", type=_positive_int, default=0, help="token budget (0: none)")
     p.add_argument("--include-stale", action="store_true")
@@ -324,6 +343,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", metavar="N", type=_positive_int, default=50, help="default: 50")
     json_flag(p)
 
+    p = verb("resolve", cmd_resolve, "what a short symbol reference means (name, Class.method, file.py::name)")
+    p.add_argument("ref", metavar="REF")
+    p.add_argument("--repo", metavar="R", default="")
+    p.add_argument("--limit", metavar="N", type=_positive_int, default=10, help="default: 10")
+    json_flag(p)
+
     p = verb("symbol", cmd_symbol, "one symbol with callers, callees and observations")
     p.add_argument("ref", metavar="REF", help="'path::qualname' or a symbol id")
     p.add_argument("--repo", metavar="R", default="")
@@ -332,13 +357,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("events", cmd_events, "follow live events until Ctrl-C")
     p.add_argument("--repo", metavar="R", default="")
     p.add_argument("--kind", metavar=_choices(EventKind), type=_enum_arg(EventKind), action="append", default=[])
+    p.add_argument(
+        "--after-seq", metavar="SEQ", type=_positive_int, help="resume: first the buffered events after this seq"
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per line")
 
     p = verb("export", cmd_export, "write the observation journal as JSON lines")
     p.add_argument("file", metavar="FILE", nargs="?", default="-", help="default: stdout")
 
-    p = verb("import", cmd_import, "import JSON lines written by export")
+    p = verb("import", cmd_import, "import JSON lines written by export (from any clone of the repository)")
     p.add_argument("file", metavar="FILE", help="'-' reads stdin")
+    p.add_argument(
+        "--repo",
+        default="",
+        help="the repository (id or path) they belong to; default: the registered clone of the one they came from",
+    )
     json_flag(p)
 
     verb("mcp", cmd_mcp, "serve the Model Context Protocol on stdio (bridge to the daemon)")
@@ -390,16 +423,38 @@ class _Ctx:
 # ---------------------------------------------------------------------------- formatting
 
 
+def _wire_converters() -> dict[type, Callable[[object], Message]]:
+    """Domain type -> its protobuf message (the converters the daemon answers with)."""
+    table: dict[type, Callable[[Any], Message]] = {
+        Observation: convert.observation_to_proto,
+        Repository: convert.repository_to_proto,
+        Status: convert.status_to_proto,
+        Symbol: convert.symbol_to_proto,
+        SymbolDetail: convert.symbol_detail_to_proto,
+        RecallResult: convert.recall_result_to_proto,
+        Brief: convert.brief_to_proto,
+        IndexProgress: convert.index_progress_to_proto,
+        Event: convert.event_to_proto,
+        ImportResult: convert.import_result_to_proto,
+    }
+    return table
+
+
+_WIRE = _wire_converters()
+
+
 def to_jsonable(obj: object) -> object:
-    """Dataclasses -> dicts (plus ``ref`` for symbols, ``healthy`` for status), enums ->
-    values, tuples -> lists; everything else as is."""
+    """The JSON of ``--json``: for each object the daemon sends, exactly the protobuf JSON
+    mapping of its message (``json_format``, with the .proto field names and every field
+    printed: ``{"status": "OBSERVATION_STATUS_FRESH", "created_at": "2026-…Z", …}``), i.e.
+    what grpcurl or a client using the JSON mapping sees; lists of them as JSON arrays."""
+    to_wire = _WIRE.get(type(obj))
+    if to_wire is not None:
+        return json_format.MessageToDict(
+            to_wire(obj), preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+        )
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        if isinstance(obj, Symbol):
-            out["ref"] = obj.ref
-        if isinstance(obj, Status):
-            out["healthy"] = obj.healthy
-        return out
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, Enum):
         return obj.value
     if isinstance(obj, list | tuple):
@@ -451,22 +506,6 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def marker(o: Observation) -> str:
-    """``[FRESH]``, ``[STALE: body changed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus
-    ``[NEEDS REVIEW: renamed]`` when an anchor followed a rename."""
-    if o.status is ObservationStatus.STALE:
-        changes = sorted({r.change for r in o.stale_reasons}, key=lambda c: -_SEVERITY.get(c, 0))
-        what = ", ".join(c.value.replace("_", " ") for c in changes) or "code changed"
-        text = f"[STALE: {what}]"
-    elif o.status is ObservationStatus.SUPERSEDED:
-        text = f"[SUPERSEDED by {o.superseded_by}]" if o.superseded_by else "[SUPERSEDED]"
-    else:
-        text = f"[{o.status.value.upper()}]"
-    if o.needs_review:
-        text += " [NEEDS REVIEW: anchor renamed or moved]"
-    return text
-
-
 def freshness_line(f: Freshness) -> str:
     """``index current (HEAD abc1234)`` or ``index NOT current: 3 pending changes``."""
     if f.current:
@@ -509,7 +548,7 @@ def _render_observation(o: Observation) -> list[str]:
             sig = f"    {a.signature}" if a.signature else ""
             lines.append(f"  - {a.ref} ({a.kind.value}){sig}")
     if o.stale_reasons:
-        lines.append("stale because:")
+        lines.append("suspect because:" if o.status is ObservationStatus.SUSPECT else "stale because:")
         for r in o.stale_reasons:
             bits = [r.change.value.replace("_", " "), _fmt_time(r.detected_at)]
             if r.commit:
@@ -550,6 +589,11 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
         lines.append("   why: " + " ".join(f"{h.from_ref} -{h.edge.value}-> {h.to_ref}" for h in r.path))
     if r.matched_terms:
         lines.append(f"   matched: {', '.join(r.matched_terms)}")
+    c = r.components
+    signals = [(k, getattr(c, k)) for k in ("proximity", "cochange", "text", "pagerank", "centrality", "focus")]
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in signals if v)
+    if shown:
+        lines.append(f"   score: {shown}")
     if o.anchors:
         lines.append(f"   anchors: {', '.join(a.ref for a in o.anchors)}")
     return lines
@@ -558,7 +602,7 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
 def _repo_lines(r: Repository) -> list[str]:
     counts = (
         f"{_plural(r.files, 'file')}, {_plural(r.symbols, 'symbol')}, {_plural(r.edges, 'edge')}, "
-        f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale)"
+        f"{_plural(r.observations, 'observation')} ({r.stale_observations} stale, {r.suspect_observations} suspect)"
     )
     state = r.state.value
     if r.state is IndexState.INDEXING and r.files_total:
@@ -594,7 +638,9 @@ def _render_status(s: Status) -> list[str]:
         w = s.watcher
         state = "healthy" if w.healthy else f"degraded: {w.degraded_reason or 'unknown reason'}"
         lines.append(f"watcher:  {w.mode} ({state}, {_plural(w.restarts, 'restart')})")
-    lines.append(f"observations: {s.observations} ({s.stale_observations} stale)")
+    lines.append(
+        f"observations: {s.observations} ({s.stale_observations} stale, {s.suspect_observations} suspect)"
+    )
     if s.repositories:
         lines.append(f"repositories ({len(s.repositories)}):")
         for r in s.repositories:
@@ -642,10 +688,11 @@ def _render_symbol_detail(d: SymbolDetail) -> list[str]:
 
 def _render_event(e: Event) -> str:
     when = datetime.fromtimestamp(e.at).strftime("%H:%M:%S") if e.at else "--:--:--"
-    head = f"{when}  {e.kind.value:<19} {e.repo_id or '-'}"
+    head = f"#{e.seq} {when}  {e.kind.value:<19} {e.repo_id or '-'}"
     if e.observation is not None:
         o = e.observation
-        return f"{head}  {o.id} {marker(o)} {_first_line(o.text, 60)}"
+        action = f"{e.action.value} " if e.action is not None else ""
+        return f"{head}  {action}{o.id} {marker(o)} {_first_line(o.text, 60)}"
     if e.progress is not None:
         p = e.progress
         return f"{head}  {p.state.value} {p.files_done}/{p.files_total} files, {p.symbols} symbols"
@@ -661,36 +708,50 @@ def _render_event(e: Event) -> str:
 
 
 class _Progress:
-    """Index progress on stderr: a redrawn bar on a terminal, plain lines otherwise
-    (one per state change, at most one every 2 s in between)."""
+    """Index progress on stderr: on a terminal one line redrawn in place (``\\r``, cut to the
+    terminal's width so it never wraps into new lines); otherwise plain lines, one per state
+    change and at most one every 2 s in between. The elapsed time keeps the line moving while
+    the daemon works on a phase without file counts (storing, resolving)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = stream.isatty()
         self._last_state: IndexState | None = None
         self._last_time = 0.0
+        self._drawn = False
+
+    def _width(self) -> int:
+        try:
+            return max(os.get_terminal_size(self.stream.fileno()).columns - 1, 20)
+        except (OSError, ValueError):
+            return 79
+
+    @staticmethod
+    def text(p: IndexProgress, bar_width: int = 0) -> str:
+        """``repo [####....] 12/40 files, 310 symbols, 3s (indexing)``; no bar when ``bar_width`` is 0."""
+        counts = f"{p.files_done}/{p.files_total} files, {_plural(p.symbols, 'symbol')}, {p.elapsed_seconds:.1f}s"
+        if bar_width <= 0:
+            return f"{p.repo_id} {counts} ({p.state.value})"
+        frac = min(p.files_done / p.files_total, 1.0) if p.files_total else 0.0
+        bar = "#" * int(frac * bar_width) + "." * (bar_width - int(frac * bar_width))
+        return f"{p.repo_id} [{bar}] {counts} ({p.state.value})"
 
     def update(self, p: IndexProgress) -> None:
         if self.tty:
-            width = 30
-            frac = p.files_done / p.files_total if p.files_total else 0.0
-            bar = "#" * int(frac * width) + "." * (width - int(frac * width))
-            self.stream.write(
-                f"\r\x1b[K{p.repo_id} [{bar}] {p.files_done}/{p.files_total} files, "
-                f"{p.symbols} symbols ({p.state.value})"
-            )
+            width = self._width()
+            bare = len(self.text(p))
+            line = self.text(p, min(30, width - bare - 3)) if width - bare - 3 >= 10 else self.text(p)
+            self.stream.write("\r\x1b[K" + line[:width])
             self.stream.flush()
+            self._drawn = True
             return
         now = time.monotonic()
         if p.state is not self._last_state or now - self._last_time >= 2.0:
-            print(
-                f"{p.repo_id}: {p.state.value} {p.files_done}/{p.files_total} files, {p.symbols} symbols",
-                file=self.stream,
-            )
+            print(self.text(p), file=self.stream, flush=True)
             self._last_state, self._last_time = p.state, now
 
     def finish(self) -> None:
-        if self.tty:
+        if self.tty and self._drawn:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
 
@@ -705,10 +766,21 @@ def _check_repo_dirs(repos: Sequence[str]) -> None:
 
 
 def cmd_daemon_start(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """Start the daemon; when one is already running, register the ``--repo`` paths with it
+    (exit 0), or exit 3 when there is nothing to register."""
     from graphmem.daemon_ctl import start_daemon
 
     _check_repo_dirs(args.repo)
-    pid = start_daemon(ctx.home, args.repo, args.tcp, args.log_level, timeout=args.wait)
+    try:
+        pid = start_daemon(ctx.home, args.repo, args.tcp, args.log_level, timeout=args.wait)
+    except DaemonAlreadyRunning:
+        if not args.repo:
+            raise
+        with ctx.client() as client:
+            for path in args.repo:
+                repo = client.add_repo(path)
+                ctx.print(f"graphmemd is already running; registered {repo.id}  {repo.root}  ({repo.state.value})")
+        return 0
     ctx.print(f"graphmemd started (pid {pid}), listening on {unix_target(ctx.paths.socket)}")
     return 0
 
@@ -735,6 +807,42 @@ def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
     os.execv(cmd[0], cmd)
 
 
+def cmd_daemon_install(args: argparse.Namespace, ctx: _Ctx) -> int:
+    from graphmem.autostart import install
+
+    _check_repo_dirs(args.repo)
+    with ctx.client(timeout=STATUS_TIMEOUT) as client:
+        running_before = client.health()
+    done = install(ctx.home, args.repo, enable=not args.no_enable)
+    ctx.print(f"wrote {done.path}")
+    for cmd in done.ran:
+        ctx.print(f"ran: {cmd}")
+    if done.to_run:
+        ctx.print("to start it now and at every login, run:")
+        for cmd in done.to_run:
+            ctx.print(f"  {cmd}")
+    if running_before and done.ran:
+        ctx.note(
+            "a daemon started by `graphmem daemon start` is still running, so the service's own start "
+            "exited 3; hand over with: graphmem daemon stop, then start the service"
+        )
+    return 0
+
+
+def cmd_daemon_uninstall(args: argparse.Namespace, ctx: _Ctx) -> int:
+    from graphmem.autostart import uninstall
+
+    done = uninstall(enable=not args.no_enable)
+    ctx.print(f"removed {done.path}")
+    for cmd in done.ran:
+        ctx.print(f"ran: {cmd}")
+    if done.to_run:
+        ctx.print("to stop the running service, run:")
+        for cmd in done.to_run:
+            ctx.print(f"  {cmd}")
+    return 0
+
+
 def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
     address = ctx.address
     try:
@@ -754,7 +862,7 @@ def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
     if args.json:
         data = to_jsonable(status)
         assert isinstance(data, dict)
-        ctx.print_json({"running": True, "address": address, **data})
+        ctx.print_json({"running": True, "address": address, "healthy": status.healthy, **data})
     else:
         for line in _render_status(status):
             ctx.print(line)
@@ -773,9 +881,17 @@ def cmd_repo_add(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_remove(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """Unregister a repository; ``--purge`` deletes its observations after a confirmation."""
+    if args.purge and not args.yes:
+        if not sys.stdin.isatty():
+            raise InvalidArgument("--purge deletes observations for good: confirm with --yes")
+        answer = input(f"delete every observation of {args.repo} for good? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            ctx.print("nothing removed")
+            return 1
     with ctx.client() as client:
-        client.remove_repo(args.repo)
-    ctx.print(f"removed {args.repo}")
+        purged = client.remove_repo(args.repo, purge=args.purge)
+    ctx.print(f"removed {args.repo}" + (f"; {purged} observations deleted" if args.purge else "; observations kept"))
     return 0
 
 
@@ -804,19 +920,26 @@ def cmd_index(args: argparse.Namespace, ctx: _Ctx) -> int:
             last: IndexProgress | None = None
             try:
                 for p in client.index(repo, args.paths, args.full):
-                    progress.update(p)
+                    if args.json:
+                        ctx.print_json(p, indent=None)
+                        ctx.out.flush()
+                    else:
+                        progress.update(p)
                     last = p
             finally:
                 progress.finish()
             if last is None:
-                ctx.print(f"{repo}: nothing to index")
+                if not args.json:
+                    ctx.print(f"{repo}: nothing to index")
+                continue
+            if last.state is IndexState.ERROR:
+                failed.append(last.repo_id)
+            if args.json:
                 continue
             ctx.print(
                 f"{last.repo_id}: {last.state.value}, {_plural(last.files_total, 'file')}, "
                 f"{_plural(last.symbols, 'symbol')}, {last.skipped} skipped in {last.elapsed_seconds:.1f}s"
             )
-            if last.state is IndexState.ERROR:
-                failed.append(last.repo_id)
     if failed:
         raise GraphMemError(f"indexing failed: {', '.join(failed)} (see graphmem status)")
     return 0
@@ -857,7 +980,13 @@ def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
-    statuses = list(dict.fromkeys(([ObservationStatus.STALE] if args.stale else []) + args.status))
+    statuses = list(
+        dict.fromkeys(
+            ([ObservationStatus.STALE] if args.stale else [])
+            + ([ObservationStatus.SUSPECT] if args.suspect else [])
+            + args.status
+        )
+    )
     with ctx.client() as client:
         found = client.list(
             repo=args.repo,
@@ -891,6 +1020,7 @@ def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
             limit=args.limit,
             budget=args.budget,
             include_stale=args.include_stale,
+            line=args.line,
         )
     if args.json:
         ctx.print_json(result)
@@ -921,12 +1051,59 @@ def cmd_brief(args: argparse.Namespace, ctx: _Ctx) -> int:
             budget=args.budget,
             include_stale=args.include_stale,
         )
+        left_out = _left_out_of_brief(client, args, len(brief.observation_ids))
     if args.json:
-        ctx.print_json(brief)
+        data = to_jsonable(brief)
+        assert isinstance(data, dict)
+        ctx.print_json({**data, "left_out": left_out})
         return 0
     ctx.print(brief.text.rstrip("\n"))
+    if left_out:
+        ctx.print(
+            f"({_plural(left_out, 'more observation')} did not fit the budget of {args.budget} tokens; "
+            f"raise --budget, or see them all with: {_recall_command(args)})"
+        )
     print(f"({brief.tokens} tokens; {freshness_line(brief.freshness)})", file=ctx.err)
     return 0
+
+
+#: The most results one recall returns (the daemon's limit); a brief ranks at most this many.
+_RECALL_MAX = 200
+
+
+def _left_out_of_brief(client: GraphMem, args: argparse.Namespace, shown: int) -> int:
+    """How many observations the brief's budget left out: the same walk (2 hops) without a budget."""
+    if not (args.file or args.symbol or args.text):
+        return 0
+    everything = client.recall(
+        args.text,
+        files=args.file,
+        symbols=args.symbol,
+        repo=args.repo,
+        hops=2,
+        limit=_RECALL_MAX,
+        budget=0,
+        include_stale=args.include_stale,
+    )
+    return max(len(everything.results) - shown, 0)
+
+
+def _recall_command(args: argparse.Namespace) -> str:
+    """The ``graphmem recall`` command line that shows what a brief left out."""
+    import shlex
+
+    parts = ["graphmem", "recall"]
+    if args.text:
+        parts.append(args.text)
+    for flag, values in (("--file", args.file), ("--symbol", args.symbol)):
+        if values:
+            parts += [flag, *values]
+    if args.include_stale:
+        parts.append("--include-stale")
+    if args.repo:
+        parts += ["--repo", args.repo]
+    parts += ["--limit", str(_RECALL_MAX)]
+    return shlex.join(parts)
 
 
 def cmd_confirm(args: argparse.Namespace, ctx: _Ctx) -> int:
@@ -984,6 +1161,22 @@ def cmd_symbols(args: argparse.Namespace, ctx: _Ctx) -> int:
     return 0
 
 
+def cmd_resolve(args: argparse.Namespace, ctx: _Ctx) -> int:
+    with ctx.client() as client:
+        resolved = client.resolve_symbol(args.ref, repo=args.repo, limit=args.limit)
+    if args.json:
+        ctx.print_json(resolved)
+    elif not resolved.matches:
+        ctx.note(f"nothing resembles {args.ref!r}")
+        return 1
+    else:
+        if not resolved.exact:
+            ctx.note(f"{args.ref!r} is ambiguous or inexact; closest first:")
+        for s in resolved.matches:
+            ctx.print(_symbol_row(s))
+    return 0
+
+
 def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
     with ctx.client() as client:
         detail = client.symbol(args.ref, repo=args.repo)
@@ -997,7 +1190,7 @@ def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
     with ctx.client() as client:
-        stream = client.events(repo=args.repo, kinds=args.kind)
+        stream = client.events(repo=args.repo, kinds=args.kind, after_seq=args.after_seq)
         try:
             for event in stream:
                 if args.json:
@@ -1086,7 +1279,7 @@ def _read_import(name: str) -> list[str]:
 def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
     lines = _read_import(args.file)
     with ctx.client() as client:
-        result = client.import_lines(lines)
+        result = client.import_lines(lines, repo=args.repo)
     if args.json:
         ctx.print_json(result)
         return 0
@@ -1142,6 +1335,8 @@ def main(argv: list[str] | None = None) -> int:
         return func(args, ctx)
     except GraphMemError as exc:
         ctx.note(str(exc))
+        if exc.close_matches:
+            ctx.note("did you mean: " + "  ".join(exc.close_matches))
         if isinstance(exc, DaemonNotRunning):
             print(START_HINT, file=ctx.err)
         return exc.exit_code

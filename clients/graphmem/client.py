@@ -16,6 +16,15 @@ daemon's dependencies (kuzu, tree_sitter, watchfiles).
 Paths: a ``repo=`` or ``files=`` value that exists on disk relative to the current
 directory is sent as an absolute path; anything else (a repository id, a repo-relative
 path) is sent as given. The daemon accepts both.
+
+Repository from the working directory: the calls aimed at one repository (``observe``,
+``recall``, ``brief``, ``find_symbols``, ``symbol``) send the working directory (absolute;
+``cwd=`` overrides it) as the repository when ``repo`` is empty, and the daemon picks the
+deepest registered root containing it. Outside every registered repository the working
+directory is no hint: the daemon's default applies (the only repository; ``recall``,
+``brief`` and ``find_symbols`` cover every repository; ``observe`` and ``symbol`` with several
+registered fail with ``InvalidArgument`` naming them and the ``--repo`` flag). ``list``,
+``events``, ``index`` and ``export`` still cover every repository when ``repo`` is empty.
 """
 
 from __future__ import annotations
@@ -32,9 +41,10 @@ from typing import Final, TypeVar
 import grpc
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
+from grpc_status import rpc_status
 
 from graphmem import convert
-from graphmem.errors import DaemonNotRunning, GraphMemError, Timeout, Unavailable, error_for_status
+from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound, Timeout, Unavailable, error_for_status
 from graphmem.paths import Paths, default_address, resolve_paths
 from graphmem.types import (
     Brief,
@@ -47,13 +57,14 @@ from graphmem.types import (
     ObservationStatus,
     RecallResult,
     Repository,
+    Resolved,
     Status,
     Symbol,
     SymbolDetail,
 )
 from graphmem.v1 import service_pb2, types_pb2
 
-__all__ = ["MAX_MESSAGE_BYTES", "EventStream", "GraphMem", "normalize_address"]
+__all__ = ["MAX_MESSAGE_BYTES", "EventStream", "GraphMem", "normalize_address", "outside_message"]
 
 #: gRPC send/receive limit: exports and large recalls exceed the 4 MiB default.
 MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
@@ -170,6 +181,35 @@ def _local_paths(values: Iterable[str]) -> builtins.list[str]:
     return [_local_path(v) for v in values]
 
 
+def outside_message(directory: Path, repos: Sequence[Repository], flag: str = "--repo") -> str:
+    """The error for a working directory outside every registered repository."""
+    if not repos:
+        return (
+            f"{directory} is not inside a registered repository, and none is registered; "
+            "register one with: graphmem repo add PATH"
+        )
+    candidates = ", ".join(f"{r.id} ({r.root})" for r in repos)
+    return (
+        f"{directory} is not inside a registered repository; name one with {flag} ID or PATH "
+        f"(registered: {candidates}), run the command inside one, or register this one with: graphmem repo add PATH"
+    )
+
+
+def _close_matches(err: grpc.RpcError) -> tuple[str, tuple[str, ...]]:
+    """The ``graphmem.v1.CloseMatches`` detail of a failed call's rich status, if any."""
+    if not isinstance(err, grpc.Call):
+        return "", ()
+    try:
+        status = rpc_status.from_call(err)
+    except ValueError:  # a status whose details contradict its code: ignore the details
+        return "", ()
+    for detail in status.details if status is not None else ():
+        matches = types_pb2.CloseMatches()
+        if detail.Unpack(matches):
+            return matches.reference, tuple(matches.candidates)
+    return "", ()
+
+
 class EventStream(Iterator[Event]):
     """Live daemon events; iterate to receive them, ``cancel()`` (from any thread) to stop.
 
@@ -240,12 +280,16 @@ class GraphMem:
         *,
         home: str | None = None,
         timeout: float = 10.0,
+        cwd: str | Path | None = None,
         token: str | None = None,
         tls_ca: str | None = None,
     ) -> None:
         paths = resolve_paths(home)
         self.address: str = normalize_address(address) if address else default_address(paths)
         self.timeout: float = timeout
+        #: The directory whose repository the one-repository calls default to (None: the
+        #: process's working directory at the time of each call).
+        self.cwd: Path | None = Path(cwd).expanduser().absolute() if cwd is not None else None
         #: The pid file of the daemon behind the default socket (None for another address):
         #: a live pid there with nothing answering yet means the daemon is starting.
         self._pid_file: Path | None = paths.pid if not address and self.address.startswith("unix:") else None
@@ -337,6 +381,12 @@ class GraphMem:
         self._get_symbol = _unary(
             ch, p("SymbolService", "GetSymbol"), service_pb2.GetSymbolRequest, service_pb2.SymbolDetail
         )
+        self._resolve_symbol = _unary(
+            ch,
+            p("SymbolService", "ResolveSymbol"),
+            service_pb2.ResolveSymbolRequest,
+            service_pb2.ResolveSymbolResponse,
+        )
         self._subscribe = _stream(ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event)
 
     # ------------------------------------------------------------------ plumbing
@@ -371,7 +421,13 @@ class GraphMem:
             return Unavailable(f"graphmemd is going away: the call was cancelled ({details or 'no details'})")
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return Timeout(f"graphmemd at {self.address} did not answer within {self.timeout:g} s")
-        return error_for_status(code.name, details or f"{code.name} from graphmemd at {self.address}")
+        reference, close = _close_matches(err)
+        return error_for_status(
+            code.name,
+            details or f"{code.name} from graphmemd at {self.address}",
+            reference=reference,
+            close_matches=close,
+        )
 
     def _call(self, fn: grpc.UnaryUnaryMultiCallable[_Req, _Resp], request: _Req) -> _Resp:
         """One unary call; while the daemon answers UNAVAILABLE because it is starting up or
@@ -419,6 +475,46 @@ class GraphMem:
             if not finished:  # the consumer stopped early: free the stream
                 call.cancel()  # type: ignore[no-untyped-call]
 
+    # ------------------------------------------------------------------ repository from the cwd
+
+    def working_directory(self) -> Path | None:
+        """The directory the one-repository calls default to (None when the cwd is gone)."""
+        if self.cwd is not None:
+            return self.cwd
+        try:
+            return Path.cwd()
+        except OSError:  # the working directory was deleted
+            return None
+
+    def repo_containing(self, directory: str | Path) -> Repository | None:
+        """The registered repository with the deepest root containing ``directory``, or None."""
+        target = Path(directory).expanduser().absolute()
+        best: Repository | None = None
+        for repo in self.list_repos():
+            root = Path(repo.root)
+            inside = target == root or root in target.parents
+            if inside and (best is None or len(root.parts) > len(Path(best.root).parts)):
+                best = repo
+        return best
+
+    def _scoped(self, repo: str, send: Callable[[str], _T]) -> _T:
+        """Run ``send(hint)`` with ``repo`` (a path made absolute), or else the working
+        directory. A working directory outside every registered repository is no hint: the
+        call goes out with ``""``, the daemon's own default (the only repository; for
+        recall/brief/symbols every repository; else an error naming them and ``--repo``)."""
+        if repo:
+            return send(_local_path(repo))
+        directory = self.working_directory()
+        if directory is None:
+            return send("")
+        try:
+            return send(str(directory))
+        except NotFound:
+            repos = self.list_repos()
+            if any(directory == Path(r.root) or Path(r.root) in directory.parents for r in repos):
+                raise  # inside a repository: the NotFound is about something else
+            return send("")
+
     # ------------------------------------------------------------------ daemon
 
     def status(self) -> Status:
@@ -465,9 +561,12 @@ class GraphMem:
             self._call(self._add_repo, service_pb2.AddRepositoryRequest(path=absolute))
         )
 
-    def remove_repo(self, repo: str) -> None:
-        """Unregister a repository (id or path); its observations are archived."""
-        self._call(self._remove_repo, service_pb2.RemoveRepositoryRequest(repo=_local_path(repo)))
+    def remove_repo(self, repo: str, *, purge: bool = False) -> int:
+        """Unregister a repository (its id or exact root). Its observations are kept and come
+        back when it, or a clone of it, is registered again; ``purge`` deletes them (returns
+        how many)."""
+        request = service_pb2.RemoveRepositoryRequest(repo=_local_path(repo), purge=purge)
+        return int(self._call(self._remove_repo, request).purged)
 
     def list_repos(self) -> builtins.list[Repository]:
         resp = self._call(self._list_repos, service_pb2.ListRepositoriesRequest())
@@ -499,7 +598,7 @@ class GraphMem:
         or a symbol id). Retries UNAVAILABLE / DEADLINE_EXCEEDED a few times with the same
         idempotency key, so a retried create never saves twice."""
         request = service_pb2.CreateObservationRequest(
-            repo=_local_path(repo),
+            repo="",
             text=text,
             category=convert.category_to_proto(category),
             tags=tags,
@@ -510,9 +609,13 @@ class GraphMem:
             contradicts=contradicts,
             idempotency_key=idempotency_key or str(uuid.uuid4()),
         )
+        def create(hint: str) -> Observation:
+            request.repo = hint
+            return convert.observation_from_proto(self._call(self._create, request))
+
         for delay in (*_OBSERVE_RETRY_DELAYS, None):
             try:
-                return convert.observation_from_proto(self._call(self._create, request))
+                return self._scoped(repo, create)
             except (DaemonNotRunning, Timeout):
                 if delay is None:
                     raise
@@ -596,10 +699,12 @@ class GraphMem:
         call = self._export(service_pb2.ExportObservationsRequest(), timeout=None, metadata=self._metadata)
         return self._iterate(call, lambda line: line.json)
 
-    def import_lines(self, lines: Iterable[str]) -> ImportResult:
-        """Import JSON lines produced by ``export`` (blank lines are ignored)."""
+    def import_lines(self, lines: Iterable[str], *, repo: str = "") -> ImportResult:
+        """Import JSON lines produced by ``export`` (blank lines are ignored) into ``repo``, or
+        each into the registered clone of the repository it was exported from."""
         cleaned = [ln.rstrip("\r\n") for ln in lines if ln.strip()]
-        resp = self._call(self._import, service_pb2.ImportObservationsRequest(lines=cleaned))
+        request = service_pb2.ImportObservationsRequest(lines=cleaned, repo=_local_path(repo) if repo else "")
+        resp = self._call(self._import, request)
         return convert.import_result_from_proto(resp)
 
     # ------------------------------------------------------------------ retrieval
@@ -611,24 +716,33 @@ class GraphMem:
         files: Sequence[str] = (),
         symbols: Sequence[str] = (),
         repo: str = "",
-        hops: int = 2,
+        hops: int | None = None,
         limit: int = 20,
         budget: int = 0,
         include_stale: bool = False,
+        line: int = 0,
     ) -> RecallResult:
         """Observations reached by walking the code graph from ``files``/``symbols``/``text``,
-        ranked, each with the path (``why``) that reached it and the index freshness."""
-        request = service_pb2.RetrieveRequest(
-            repo=_local_path(repo),
-            files=_local_paths(files),
-            symbols=symbols,
-            text=text,
-            hops=hops,
-            limit=limit,
-            token_budget=budget,
-            include_stale=include_stale,
-        )
-        return convert.recall_result_from_proto(self._call(self._retrieve, request))
+        ranked by the fused score, each with the path (``why``), its score components and the
+        index freshness. ``hops``: None is the daemon's default (2); 0 is the anchors only.
+        ``line`` (1-based) is a cursor in ``files[0]``: it focuses the query on the symbols there."""
+
+        def send(hint: str) -> RecallResult:
+            request = service_pb2.RetrieveRequest(
+                repo=hint,
+                files=_local_paths(files),
+                symbols=symbols,
+                text=text,
+                limit=limit,
+                token_budget=budget,
+                include_stale=include_stale,
+                line=line,
+            )
+            if hops is not None:
+                request.hops = hops
+            return convert.recall_result_from_proto(self._call(self._retrieve, request))
+
+        return self._scoped(repo, send)
 
     def brief(
         self,
@@ -641,15 +755,18 @@ class GraphMem:
         include_stale: bool = False,
     ) -> Brief:
         """The top observations for a working set, rendered as prompt-ready text."""
-        request = service_pb2.SessionBriefRequest(
-            repo=_local_path(repo),
-            files=_local_paths(files),
-            symbols=symbols,
-            text=text,
-            token_budget=budget,
-            include_stale=include_stale,
-        )
-        return convert.brief_from_proto(self._call(self._session_brief, request))
+        def send(hint: str) -> Brief:
+            request = service_pb2.SessionBriefRequest(
+                repo=hint,
+                files=_local_paths(files),
+                symbols=symbols,
+                text=text,
+                token_budget=budget,
+                include_stale=include_stale,
+            )
+            return convert.brief_from_proto(self._call(self._session_brief, request))
+
+        return self._scoped(repo, send)
 
     # ------------------------------------------------------------------ symbols
 
@@ -658,24 +775,37 @@ class GraphMem:
     ) -> builtins.list[Symbol]:
         """Symbols whose name/qualname (or ``path::qualname``) matches ``pattern``
         (case-insensitive, ``*``/``?`` wildcards); ``kinds`` like ``"function"``."""
-        request = service_pb2.FindSymbolsRequest(
-            repo=_local_path(repo),
-            pattern=pattern,
-            kinds=[convert.symbol_kind_to_proto(k) for k in kinds],
-            limit=limit,
-        )
-        return [convert.symbol_from_proto(s) for s in self._call(self._find_symbols, request).symbols]
+        proto_kinds = [convert.symbol_kind_to_proto(k) for k in kinds]
+
+        def send(hint: str) -> builtins.list[Symbol]:
+            request = service_pb2.FindSymbolsRequest(repo=hint, pattern=pattern, kinds=proto_kinds, limit=limit)
+            return [convert.symbol_from_proto(s) for s in self._call(self._find_symbols, request).symbols]
+
+        return self._scoped(repo, send)
+
+    def resolve_symbol(self, ref: str, *, repo: str = "", limit: int = 10) -> Resolved:
+        """A short reference (``hash_password``, ``AppContext.push``, ``crypto.py::hash_password``)
+        resolved by exact ref, qualname suffix and name, then close matches (best first)."""
+        request = service_pb2.ResolveSymbolRequest(repo=_local_path(repo), ref=ref, limit=limit)
+        return convert.resolved_from_proto(self._call(self._resolve_symbol, request))
 
     def symbol(self, ref: str, *, repo: str = "") -> SymbolDetail:
         """One symbol (``"path::qualname"`` or id) with callers, callees and observations."""
-        request = service_pb2.GetSymbolRequest(repo=_local_path(repo), ref=ref)
-        return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
+        def send(hint: str) -> SymbolDetail:
+            request = service_pb2.GetSymbolRequest(repo=hint, ref=ref)
+            return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
+
+        return self._scoped(repo, send)
 
     # ------------------------------------------------------------------ events
 
-    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = ()) -> EventStream:
-        """Subscribe to live events (all kinds when ``kinds`` is empty)."""
+    def events(
+        self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None
+    ) -> EventStream:
+        """Subscribe to live events (all kinds when ``kinds`` is empty). ``after_seq``: resume
+        after that sequence number (the buffered events after it come first; an
+        ``EVENTS_LOST`` event reports what is no longer buffered)."""
         request = service_pb2.SubscribeRequest(
-            repo=_local_path(repo), kinds=[convert.event_kind_to_proto(k) for k in kinds]
+            repo=_local_path(repo), kinds=[convert.event_kind_to_proto(k) for k in kinds], after_seq=after_seq
         )
         return EventStream(self._subscribe(request, timeout=None, metadata=self._metadata), self._error)

@@ -23,6 +23,7 @@ client can both use it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from enum import Enum
 from typing import Generic, TypeVar, cast
@@ -46,11 +47,14 @@ from graphmem.types import (
     IndexProgress,
     IndexState,
     Observation,
+    ObservationAction,
     ObservationStatus,
     Recalled,
     RecallResult,
     RepoFreshness,
     Repository,
+    Resolved,
+    ScoreComponents,
     StaleReason,
     Status,
     Symbol,
@@ -71,6 +75,8 @@ __all__ = [
     "category_to_proto",
     "change_kind_from_proto",
     "change_kind_to_proto",
+    "components_from_proto",
+    "components_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
     "event_from_proto",
@@ -99,6 +105,8 @@ __all__ = [
     "repo_freshness_to_proto",
     "repository_from_proto",
     "repository_to_proto",
+    "resolved_from_proto",
+    "resolved_to_proto",
     "stale_reason_from_proto",
     "stale_reason_to_proto",
     "status_from_proto",
@@ -156,6 +164,7 @@ _ANCHOR_KIND = _EnumMap(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_")
 _INDEX_STATE = _EnumMap(IndexState, types_pb2.IndexState, "INDEX_STATE_")
 _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
+_OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
@@ -337,6 +346,10 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         detected_at=timestamp_to_proto(r.detected_at),
         commit=r.commit,
         detail=r.detail,
+        dependency_ref=r.dependency_ref,
+        dependency_id=r.dependency_id,
+        dependency_sig_hash=r.dependency_sig_hash,
+        via=r.via,
     )
 
 
@@ -350,6 +363,10 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         new_ref=m.new_ref,
         commit=m.commit,
         detail=m.detail,
+        dependency_ref=m.dependency_ref,
+        dependency_id=m.dependency_id,
+        dependency_sig_hash=m.dependency_sig_hash,
+        via=m.via,
     )
 
 
@@ -450,6 +467,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         symbols=r.symbols,
         observations=r.observations,
         stale_observations=r.stale_observations,
+        suspect_observations=r.suspect_observations,
         files_done=r.files_done,
         files_total=r.files_total,
         skipped_files=r.skipped_files,
@@ -458,6 +476,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         error=r.error,
         pending_changes=r.pending_changes,
         edges=r.edges,
+        files_parsed=r.files_parsed,
     )
 
 
@@ -470,6 +489,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         symbols=m.symbols,
         observations=m.observations,
         stale_observations=m.stale_observations,
+        suspect_observations=m.suspect_observations,
         files_done=m.files_done,
         files_total=m.files_total,
         skipped_files=m.skipped_files,
@@ -478,6 +498,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         error=m.error,
         pending_changes=m.pending_changes,
         edges=m.edges,
+        files_parsed=m.files_parsed,
     )
 
 
@@ -535,6 +556,7 @@ def status_to_proto(s: Status) -> service_pb2.GetStatusResponse:
         last_error=s.last_error,
         observations=s.observations,
         stale_observations=s.stale_observations,
+        suspect_observations=s.suspect_observations,
     )
 
 
@@ -555,6 +577,7 @@ def status_from_proto(m: service_pb2.GetStatusResponse) -> Status:
         last_error=m.last_error,
         observations=m.observations,
         stale_observations=m.stale_observations,
+        suspect_observations=m.suspect_observations,
     )
 
 
@@ -569,6 +592,27 @@ def hop_from_proto(m: service_pb2.Hop) -> Hop:
     return Hop(from_ref=m.from_ref, edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE, to_ref=m.to_ref)
 
 
+_COMPONENT_FIELDS = tuple(f.name for f in dataclasses.fields(ScoreComponents))
+
+
+def components_to_proto(c: ScoreComponents) -> service_pb2.ScoreComponents:
+    return service_pb2.ScoreComponents(**{name: getattr(c, name) for name in _COMPONENT_FIELDS})
+
+
+def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
+    return ScoreComponents(**{name: getattr(m, name) for name in _COMPONENT_FIELDS})
+
+
+def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
+    return service_pb2.ResolveSymbolResponse(
+        matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
+    )
+
+
+def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:
+    return Resolved(ref=m.ref, matches=tuple(symbol_from_proto(s) for s in m.matches), exact=m.exact)
+
+
 def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
     return service_pb2.RetrievedObservation(
         observation=observation_to_proto(r.observation),
@@ -578,6 +622,7 @@ def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
         matched_terms=r.matched_terms,
         why=r.why,
         tokens=r.tokens,
+        components=components_to_proto(r.components),
     )
 
 
@@ -590,6 +635,7 @@ def recalled_from_proto(m: service_pb2.RetrievedObservation) -> Recalled:
         path=tuple(hop_from_proto(h) for h in m.path),
         matched_terms=tuple(m.matched_terms),
         tokens=m.tokens,
+        components=components_from_proto(m.components),
     )
 
 
@@ -684,6 +730,8 @@ def event_to_proto(e: Event) -> service_pb2.Event:
     """Domain event -> wire event. The payload is a oneof; the first that is set wins:
     ``observation``, ``progress``, a file (``path`` or ``detail``), ``message``."""
     msg = service_pb2.Event(kind=event_kind_to_proto(e.kind), at=timestamp_to_proto(e.at), repo_id=e.repo_id, seq=e.seq)
+    msg.action = cast(service_pb2.ObservationAction, _OBSERVATION_ACTION.number(e.action))
+    msg.observation_id = e.observation_id
     if e.observation is not None:
         msg.observation.CopyFrom(observation_to_proto(e.observation))
     elif e.progress is not None:
@@ -734,6 +782,8 @@ def event_from_proto(m: service_pb2.Event) -> Event | None:
         progress=progress,
         message=m.message if payload == "message" else "",
         detail=detail,
+        action=_OBSERVATION_ACTION.member(m.action),
+        observation_id=m.observation_id,
     )
 
 

@@ -71,8 +71,14 @@ def daemon_command(
     tcp: str | None = None,
     log_level: str | None = None,
 ) -> list[str]:
-    """``[python, -m, graphmemd, run, ...]`` with absolute paths."""
-    cmd = [sys.executable, "-m", "graphmemd", "run"]
+    """``[python, -P, -m, graphmemd, run, ...]`` with absolute paths.
+
+    ``-P`` keeps the working directory off ``sys.path``: with ``python -m`` it would come
+    first, and a folder named ``graphmem`` there (a checkout, a project) would shadow the
+    installed package as a namespace package whenever the install is editable (setuptools'
+    editable finder runs after the path finder), failing the daemon with an ImportError.
+    """
+    cmd = [sys.executable, "-P", "-m", "graphmemd", "run"]
     home_dir = _home_arg(home)
     if home_dir:
         cmd += ["--home", home_dir]

@@ -8,6 +8,7 @@ in one place; the CLI turns them into exit codes in one place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 __all__ = [
@@ -33,9 +34,13 @@ class GraphMemError(Exception):
     grpc_status: ClassVar[str] = "INTERNAL"
     exit_code: ClassVar[int] = 1
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, reference: str = "", close_matches: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.message = message
+        #: A reference that did not resolve, and the refs closest to it (travel as the
+        #: ``graphmem.v1.CloseMatches`` detail of the gRPC status, for programs to use).
+        self.reference = reference
+        self.close_matches = tuple(close_matches)
 
     def __str__(self) -> str:
         return self.message
@@ -127,6 +132,8 @@ _BY_STATUS: dict[str, type[GraphMemError]] = {
 }
 
 
-def error_for_status(status_name: str, message: str) -> GraphMemError:
+def error_for_status(
+    status_name: str, message: str, *, reference: str = "", close_matches: Sequence[str] = ()
+) -> GraphMemError:
     """The exception for a gRPC status code name (e.g. ``"NOT_FOUND"``)."""
-    return _BY_STATUS.get(status_name, GraphMemError)(message)
+    return _BY_STATUS.get(status_name, GraphMemError)(message, reference=reference, close_matches=close_matches)

@@ -8,7 +8,8 @@ message); nothing a tool does ends the server.
 
 Configuration comes from the environment: ``GRAPHMEM_ADDRESS`` / ``GRAPHMEM_HOME`` pick the
 daemon (default: the daemon's Unix socket), ``GRAPHMEM_REPO`` pins the repository tools default
-to (else the registered repository that contains the working directory, else every repository)
+to (else the registered repository with the deepest root containing the working directory; outside
+every registered repository the tools that need one answer with an error, ``isError: true``)
 and ``GRAPHMEM_LOG_LEVEL`` sets the level of the log written to stderr (default ``WARNING``).
 
 stdout is the MCP transport: nothing here prints, and logging goes to stderr.
@@ -17,6 +18,7 @@ Built on the 2.x SDK: :class:`mcp.server.mcpserver.MCPServer` (``FastMCP`` in 1.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -33,8 +35,8 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graphmem import __version__
-from graphmem.client import GraphMem
-from graphmem.errors import DaemonNotRunning, GraphMemError
+from graphmem.client import GraphMem, outside_message
+from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound
 from graphmem.types import (
     Category,
     ChangeKind,
@@ -49,7 +51,17 @@ from graphmem.types import (
     SymbolDetail,
 )
 
-__all__ = ["TOOL_NAMES", "Backend", "CategoryName", "GraphMemTools", "build_server", "main", "tool_error"]
+__all__ = [
+    "TOOL_DEFINITIONS_BUDGET",
+    "TOOL_NAMES",
+    "Backend",
+    "CategoryName",
+    "GraphMemTools",
+    "build_server",
+    "main",
+    "tool_definitions_size",
+    "tool_error",
+]
 
 TOOL_NAMES = (
     "save_observation",
@@ -59,6 +71,7 @@ TOOL_NAMES = (
     "confirm_observation",
     "lookup_symbol",
     "find_symbols",
+    "resolve_symbol",
 )
 
 START_HINT = (
@@ -66,13 +79,18 @@ START_HINT = (
 )
 
 # ---------------------------------------------------------------------------- texts for the agent
+# Tool definitions are context an agent pays for on every turn: each description is one or two
+# sentences, and what applies to every tool is said once, in INSTRUCTIONS (sent once per session).
+# tests/test_mcp.py holds the definitions (name, title, description, input schema) to
+# TOOL_DEFINITIONS_BUDGET characters in total.
+
+TOOL_DEFINITIONS_BUDGET = 4000
 
 _ANCHORS = (
-    "Anchors are refs into the indexed code: `path/to/file.py::Class.method` for a symbol (the path is "
-    "relative to the repository root, then the qualified name: `module.py::function`, "
-    "`module.py::Class`, `module.py::Class.method`) or `path/to/file.py` for a whole file. Every anchor "
-    "must resolve in the current index or the call fails and the error lists close matches; use "
-    "find_symbols when unsure of a name. Anchor to the narrowest code the knowledge is about."
+    "Anchors are refs into the indexed code: `path/to/file.py::Class.method` (path relative to the "
+    "repository root, then the qualified name) for a symbol, or `path/to/file.py` for a whole file. "
+    "Every anchor must resolve, else the call fails listing close matches (find_symbols helps). Anchor "
+    "to the narrowest code the knowledge is about."
 )
 
 _STALE = (
@@ -82,86 +100,47 @@ _STALE = (
     "corrected knowledge."
 )
 
-_REPO = (
-    "Repository id or path. Default: the repository containing the directory the assistant was started "
-    "in, else every registered repository."
-)
+_REPO = "Repository id or path."
 
-INSTRUCTIONS = f"""\
-graphmem is a persistent memory of this codebase that survives between sessions: observations \
+INSTRUCTIONS = f"""graphmem is a persistent memory of this codebase that survives between sessions: observations \
 (decisions, constraints, bug causes, conventions, dead ends) anchored to symbols and files of a code \
 graph that is re-indexed as files change.
 - Starting a task: call session_brief with the files you expect to touch.
 - Before changing a function or class: recall (files/symbols) to see what is known about it and \
 about code that calls or is called by it; each result says why it was reached.
 - When you learn something a future session would otherwise have to rediscover (a constraint, a \
-decision and its reason, a root cause, an approach that failed), save it with save_observation, \
-anchored to the code it is about.
-- {_STALE}"""
+decision and its reason, a root cause, an approach that failed), save it with save_observation: one \
+fact per observation, written to stand alone, not what the code or git log already says.
+- {_ANCHORS}
+- {_STALE}
+- The repository is the one containing the working directory unless a tool's `repo` names another."""
 
-_SAVE_DESCRIPTION = f"""\
-Save an observation: a piece of knowledge about this codebase, anchored to the code it is about, so \
-later sessions recall it when they work on that code or on code connected to it.
+_SAVE_DESCRIPTION = (
+    "Save knowledge about this codebase (constraint, decision, root cause, convention, dead end) anchored "
+    "to the code it is about. Pass supersedes=[id] to replace an older observation."
+)
+_RECALL_DESCRIPTION = (
+    "Observations about files, symbols or text and about code connected to them in the dependency graph, "
+    "each with why it was reached and whether it is stale. Use before changing or debugging code."
+)
+_BRIEF_DESCRIPTION = (
+    "The most relevant observations for the files you will work on, as text within a token budget. "
+    "Call it when you start a task."
+)
+_LIST_STALE_DESCRIPTION = "Observations whose anchored code changed since they were written, with what changed."
+_CONFIRM_DESCRIPTION = (
+    "Mark a stale or suspect observation still true after checking the code (re-anchored, fresh); if "
+    "wrong, save a correction with supersedes=[id]."
+)
+_LOOKUP_DESCRIPTION = (
+    "A symbol's signature, callers, callees, members, inheritance and observations: what a change touches."
+)
+_FIND_DESCRIPTION = (
+    "Find symbols by name with `*`/`?` wildcards (`Auth*`, `app/*::*`); returns refs for anchors and recall."
+)
 
-Save what a future session would otherwise have to rediscover: constraints, decisions and their \
-reasons, root causes, dead ends tried. Not what the code or git log already says plainly. One fact \
-per observation, written to stand alone (name the things involved, say why).
 
-{_ANCHORS}
-
-category: decision (a choice made and why), constraint (something that must or must not be done), \
-bug-cause (the root cause of a bug, and how it showed), architecture (how parts fit together), \
-convention (a project rule of style or structure), tooling (build, test, deploy, environment), \
-exploration (a dead end or an approach tried and why it failed), other.
-
-If this replaces an older observation (e.g. a stale one that is no longer true), pass its id in \
-supersedes. Returns the saved observation with its id."""
-
-_RECALL_DESCRIPTION = f"""\
-Recall what is known about some code: the observations anchored to the given files/symbols and to \
-code connected to them in the dependency graph (calls, imports, containment, inheritance, up to \
-`hops` steps), plus observations matching the free text. Use before changing code, when debugging, \
-or when a decision seems odd.
-
-Seeds: files (paths relative to the repository), symbols (refs like `path/to/file.py::Class.method`) \
-and/or text (keywords). Each result has its status (fresh/stale/superseded), score, the distance in \
-hops from the nearest seed, and a *why* path: the chain of graph edges that led from a seed to the \
-observation's anchor (e.g. `api/routes.py::create_user -CALLS-> auth/service.py::AuthService.login`). \
-The answer also says whether the index is current (pending file changes are not yet reflected).
-
-{_STALE} Stale results are included unless include_stale is false."""
-
-_BRIEF_DESCRIPTION = f"""\
-The text to read at the start of work: the most relevant observations for the files (and optional \
-task description) you are about to work on, ranked and cut to a token budget, with a note on index \
-freshness. Call this first when you start a task; use recall for a deeper, targeted look.
-
-{_STALE}"""
-
-_LIST_STALE_DESCRIPTION = f"""\
-List observations that went stale, with the reasons (which anchor changed, how: body changed, \
-signature changed from/to, renamed to, removed; when and at which commit). Optionally limited to one \
-file (observations anchored to the file or to a symbol in it).
-
-{_STALE} Use this after a refactor or when picking up work, to keep the memory true."""
-
-_CONFIRM_DESCRIPTION = """\
-Confirm a stale observation after checking it against the current code: it is still true. It is \
-re-anchored to the code as it is now and becomes fresh again. Give a short note on what you checked. \
-If it is no longer true, do not confirm it: save a corrected observation with supersedes=[id]."""
-
-_LOOKUP_DESCRIPTION = """\
-Look up one symbol in the code graph: its kind, location and signature, its callers and callees, \
-its container (class or module) and what it contains, what it inherits from and what inherits from \
-it, what its file imports and is imported by, and the observations anchored to it. Use this to learn \
-the blast radius of a change before making it. ref: `path/to/file.py::Class.method` (path relative to \
-the repository) or a symbol id; an unknown ref fails with close matches."""
-
-_FIND_DESCRIPTION = """\
-Find symbols (functions, classes, methods, ...) by name. pattern is case-insensitive with `*` and `?` \
-wildcards, matched against the name and the qualified name (`login`, `Auth*`, `AuthService.*`), or \
-against `path::qualname` when it contains `::` or `/` (`app/auth/*::*`). Returns refs usable as \
-anchors and in lookup_symbol / recall."""
+_RESOLVE_DESCRIPTION = "Full refs for a short symbol name (`hash_password`, `Class.method`), best first."
 
 # ---------------------------------------------------------------------------- structured output
 
@@ -243,6 +222,7 @@ class BriefOut(BaseModel):
     observation_ids: list[str]
     freshness: FreshnessOut
     tokens: int
+    left_out: int = 0
 
 
 class ObservationListOut(BaseModel):
@@ -617,13 +597,22 @@ class Backend:
             return self._client
 
     def repo(self, given: str) -> str:
-        """The repository a call is scoped to: the argument, GRAPHMEM_REPO, or the one holding cwd."""
+        """The repository a call is scoped to: the argument, GRAPHMEM_REPO, or the registered
+        repository with the deepest root containing the working directory. Outside every
+        registered repository: NotFound naming the candidates and how to pick one."""
         if given:
             return given
         if self._pinned_repo:
             return self._pinned_repo
-        if not self._detected_repo and self._cwd is not None:
-            self._detected_repo = _repo_containing(self.client().status(), self._cwd)
+        if not self._detected_repo:
+            status = self.client().status()
+            if self._cwd is not None:
+                self._detected_repo = _repo_containing(status, self._cwd)
+            if not self._detected_repo:
+                where = self._cwd if self._cwd is not None else Path("(unknown working directory)")
+                raise NotFound(
+                    outside_message(where, status.repositories, flag="the tool's `repo` argument (or GRAPHMEM_REPO)")
+                )
         return self._detected_repo
 
     def close(self) -> None:
@@ -664,14 +653,14 @@ class GraphMemTools:
 
     def save_observation(
         self,
-        text: Annotated[str, Field(description="The knowledge, written to stand alone: what and why.")],
+        text: Annotated[str, Field(description="The fact and why, standing alone.")],
         anchors: Annotated[
             Refs,
-            Field(description="Where it applies: `path/to/file.py::Class.method` or `path/to/file.py`."),
+            Field(description="`path/file.py::Class.method` or `path/file.py`."),
         ],
         category: CategoryName = "other",
-        tags: Annotated[Refs, Field(description="Free-form labels, e.g. a feature or ticket.")] = (),
-        supersedes: Annotated[Refs, Field(description="Ids of observations this one replaces.")] = (),
+        tags: Annotated[Refs, Field(description="Free-form labels.")] = (),
+        supersedes: Annotated[Refs, Field(description="Ids this replaces.")] = (),
         repo: RepoArg = "",
         ctx: Context[Any, Any] | None = None,
     ) -> Annotated[CallToolResult, ObservationOut]:
@@ -691,12 +680,12 @@ class GraphMemTools:
 
     def recall(
         self,
-        text: Annotated[str, Field(description="Keywords or a question about the code.")] = "",
-        files: Annotated[Refs, Field(description="File paths relative to the repository.")] = (),
-        symbols: Annotated[Refs, Field(description="Symbol refs: `path/to/file.py::Class.method`.")] = (),
-        hops: Annotated[int, Field(ge=0, le=6, description="How far to walk the graph from the seeds.")] = 2,
+        text: Annotated[str, Field(description="Keywords or a question.")] = "",
+        files: Annotated[Refs, Field(description="Paths relative to the repository.")] = (),
+        symbols: Annotated[Refs, Field(description="`path/file.py::Class.method` refs.")] = (),
+        hops: Annotated[int, Field(ge=0, le=6, description="Graph steps; 0: anchors only.")] = 2,
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
-        budget_tokens: Annotated[int, Field(ge=0, description="Token budget for results; 0: none.")] = 2000,
+        budget_tokens: Annotated[int, Field(ge=0, description="0: no budget.")] = 2000,
         include_stale: bool = True,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, RecallOut]:
@@ -716,29 +705,34 @@ class GraphMemTools:
 
     def session_brief(
         self,
-        files: Annotated[Refs, Field(description="Files you will work on, relative to the repository.")] = (),
-        text: Annotated[str, Field(description="What the task is about, in a few words.")] = "",
+        files: Annotated[Refs, Field(description="Paths relative to the repository.")] = (),
+        text: Annotated[str, Field(description="The task, in a few words.")] = "",
         budget_tokens: Annotated[int, Field(ge=50)] = 1500,
         include_stale: bool = True,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, BriefOut]:
         with _graphmem_errors():
             client = self.backend.client()
+            scope = self.backend.repo(repo)
             brief = client.brief(
-                files=list(files),
-                text=text,
-                repo=self.backend.repo(repo),
-                budget=budget_tokens,
-                include_stale=include_stale,
+                files=list(files), text=text, repo=scope, budget=budget_tokens, include_stale=include_stale
             )
+            # the same 2-hop walk without a budget: how many the budget left out
+            everything = client.recall(
+                text, files=list(files), repo=scope, hops=2, limit=200, budget=0, include_stale=include_stale
+            )
+        left_out = max(len(everything.results) - len(brief.observation_ids), 0)
         body = brief.text.strip() or "No observations recorded for this scope yet."
         footer = f"({len(brief.observation_ids)} observation(s), ~{brief.tokens} tokens; "
         footer += f"{_freshness_text(brief.freshness)})"
+        if left_out:
+            footer += f"\n{left_out} more observation(s) did not fit budget_tokens: raise it, or call recall."
         out = BriefOut(
             text=brief.text,
             observation_ids=list(brief.observation_ids),
             freshness=_freshness_out(brief.freshness),
             tokens=brief.tokens,
+            left_out=left_out,
         )
         if "[STALE" in body:  # the daemon marks stale observations in the brief
             footer += f"\n\n{_STALE}"
@@ -747,7 +741,7 @@ class GraphMemTools:
     def list_stale(
         self,
         repo: RepoArg = "",
-        file: Annotated[str, Field(description="Only observations anchored to this file or in it.")] = "",
+        file: Annotated[str, Field(description="Only this file's.")] = "",
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> Annotated[CallToolResult, ObservationListOut]:
         with _graphmem_errors():
@@ -769,8 +763,8 @@ class GraphMemTools:
 
     def confirm_observation(
         self,
-        id: Annotated[str, Field(description="The observation id.")],
-        note: Annotated[str, Field(description="What you checked, e.g. 'still holds after refactor'.")] = "",
+        id: str,
+        note: Annotated[str, Field(description="What you checked.")] = "",
         ctx: Context[Any, Any] | None = None,
     ) -> Annotated[CallToolResult, ObservationOut]:
         with _graphmem_errors():
@@ -780,7 +774,7 @@ class GraphMemTools:
 
     def lookup_symbol(
         self,
-        ref: Annotated[str, Field(description="`path/to/file.py::Class.method` or a symbol id.")],
+        ref: Annotated[str, Field(description="`path/file.py::Class.method` or a symbol id.")],
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, SymbolDetailOut]:
         with _graphmem_errors():
@@ -790,8 +784,8 @@ class GraphMemTools:
 
     def find_symbols(
         self,
-        pattern: Annotated[str, Field(description="Name pattern with `*`/`?` wildcards, e.g. `Auth*`.")],
-        kinds: Annotated[Refs, Field(description="Only these kinds, e.g. ['class'] or ['function', 'method'].")] = (),
+        pattern: Annotated[str, Field(description="Name with `*`/`?` wildcards.")],
+        kinds: Annotated[Refs, Field(description="e.g. class, function, method.")] = (),
         limit: Annotated[int, Field(ge=1, le=500)] = 30,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, SymbolListOut]:
@@ -809,6 +803,21 @@ class GraphMemTools:
                 lines.append(line)
             text = "\n".join(lines)
         return _result(text, SymbolListOut(symbols=[_symbol_out(s) for s in found]))
+
+    def resolve_symbol(
+        self,
+        ref: Annotated[str, Field(description="A short name.")],
+        repo: RepoArg = "",
+    ) -> Annotated[CallToolResult, SymbolListOut]:
+        with _graphmem_errors():
+            client = self.backend.client()
+            resolved = client.resolve_symbol(ref, repo=self.backend.repo(repo))
+        if not resolved.matches:
+            text = f"Nothing resembles {ref!r}."
+        else:
+            head = f"{ref!r} is {_symbol_line(resolved.matches[0])}" if resolved.exact else f"Closest to {ref!r}:"
+            text = "\n".join([head] + [f"- {_symbol_line(s)}" for s in resolved.matches[int(resolved.exact) :]])
+        return _result(text, SymbolListOut(symbols=[_symbol_out(s) for s in resolved.matches]))
 
 
 def build_server(tools: GraphMemTools) -> MCPServer[Any]:
@@ -830,23 +839,59 @@ def build_server(tools: GraphMemTools) -> MCPServer[Any]:
         read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     )
     table: list[tuple[Callable[..., CallToolResult], str, str, str, ToolAnnotations]] = [
-        (tools.save_observation, "save_observation", "Save an observation", _SAVE_DESCRIPTION, writes),
-        (tools.recall, "recall", "Recall what is known about code", _RECALL_DESCRIPTION, read_only),
-        (tools.session_brief, "session_brief", "Brief for the start of work", _BRIEF_DESCRIPTION, read_only),
-        (tools.list_stale, "list_stale", "List stale observations", _LIST_STALE_DESCRIPTION, read_only),
+        (tools.save_observation, "save_observation", "Save observation", _SAVE_DESCRIPTION, writes),
+        (tools.recall, "recall", "Recall", _RECALL_DESCRIPTION, read_only),
+        (tools.session_brief, "session_brief", "Session brief", _BRIEF_DESCRIPTION, read_only),
+        (tools.list_stale, "list_stale", "List stale", _LIST_STALE_DESCRIPTION, read_only),
         (
             tools.confirm_observation,
             "confirm_observation",
-            "Confirm a stale observation",
+            "Confirm observation",
             _CONFIRM_DESCRIPTION,
             confirms,
         ),
-        (tools.lookup_symbol, "lookup_symbol", "Look up a symbol", _LOOKUP_DESCRIPTION, read_only),
-        (tools.find_symbols, "find_symbols", "Find symbols by name", _FIND_DESCRIPTION, read_only),
+        (tools.lookup_symbol, "lookup_symbol", "Look up symbol", _LOOKUP_DESCRIPTION, read_only),
+        (tools.find_symbols, "find_symbols", "Find symbols", _FIND_DESCRIPTION, read_only),
+        (tools.resolve_symbol, "resolve_symbol", "Resolve symbol", _RESOLVE_DESCRIPTION, read_only),
     ]
     for fn, name, title, description, hints in table:
         server.add_tool(fn, name=name, title=title, description=description, annotations=hints)
+        tool = server._tool_manager.get_tool(name)  # the SDK has no public hook for the schema
+        if tool is not None:
+            _drop_titles(tool.parameters)
+            if tool.output_schema is not None:
+                _drop_titles(tool.output_schema)
     return server
+
+
+def _drop_titles(schema: object) -> None:
+    """Remove pydantic's generated ``title`` keys (``"title": "Budget Tokens"``) and empty
+    defaults (an optional property is simply not ``required``) from a JSON schema, in place:
+    they cost context on every turn and say nothing new."""
+    if isinstance(schema, dict):
+        if isinstance(schema.get("title"), str):
+            del schema["title"]
+        if "default" in schema and schema["default"] in ("", [], None):
+            del schema["default"]
+        for key, value in schema.items():
+            if key == "properties" and isinstance(value, dict):
+                for prop in value.values():
+                    _drop_titles(prop)
+            else:
+                _drop_titles(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _drop_titles(item)
+
+
+def tool_definitions_size(server: MCPServer[Any]) -> int:
+    """Characters of what ``tools/list`` sends an agent for every tool: name, title, description
+    and input schema (as compact JSON)."""
+    total = 0
+    for tool in server._tool_manager.list_tools():
+        total += len(tool.name) + len(tool.title or "") + len(tool.description or "")
+        total += len(json.dumps(tool.parameters, separators=(",", ":")))
+    return total
 
 
 def main() -> None:

@@ -24,11 +24,14 @@ __all__ = [
     "IndexProgress",
     "IndexState",
     "Observation",
+    "ObservationAction",
     "ObservationStatus",
     "RecallResult",
     "Recalled",
     "RepoFreshness",
     "Repository",
+    "Resolved",
+    "ScoreComponents",
     "StaleReason",
     "Status",
     "Symbol",
@@ -53,6 +56,7 @@ class ObservationStatus(str, Enum):
     STALE = "stale"
     SUPERSEDED = "superseded"
     ARCHIVED = "archived"
+    SUSPECT = "suspect"
 
 
 class ChangeKind(str, Enum):
@@ -63,6 +67,7 @@ class ChangeKind(str, Enum):
     SIGNATURE_CHANGED = "signature_changed"
     BODY_CHANGED = "body_changed"
     RENAMED = "renamed"
+    DEPENDENCY_CHANGED = "dependency_changed"
 
 
 class AnchorKind(str, Enum):
@@ -75,6 +80,7 @@ class IndexState(str, Enum):
     INDEXING = "indexing"
     READY = "ready"
     ERROR = "error"
+    WARMING = "warming"
 
 
 class EdgeKind(str, Enum):
@@ -97,6 +103,22 @@ class EventKind(str, Enum):
     INDEX_PROGRESS = "index_progress"
     OBSERVATION_CHANGED = "observation_changed"
     WATCHER_DEGRADED = "watcher_degraded"
+    OBSERVATION_SUSPECT = "observation_suspect"
+    EVENTS_LOST = "events_lost"  # a gap in the stream (resume point too old, or a slow subscriber)
+
+
+class ObservationAction(str, Enum):
+    """What happened to an observation, carried by every observation event."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    DELETED = "deleted"
+    ARCHIVED = "archived"
+    STALE = "stale"
+    SUSPECT = "suspect"
+    FRESH = "fresh"
+    RENAMED = "renamed"
+    CONFIRMED = "confirmed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +145,10 @@ class StaleReason:
     new_ref: str = ""
     commit: str = ""
     detail: str = ""
+    dependency_ref: str = ""
+    dependency_id: str = ""
+    dependency_sig_hash: str = ""
+    via: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +236,29 @@ class Hop:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreComponents:
+    """What a recalled observation's score is made of (the README's ranking formula):
+    ``score = relevance * confidence * recency * confirmation * status`` where ``relevance``
+    is the weighted sum of ``proximity``, ``cochange``, ``text``, ``pagerank``,
+    ``centrality`` and ``focus``. ``cochange_together`` of ``cochange_total`` commits is the
+    evidence behind ``cochange``."""
+
+    proximity: float = 0.0
+    cochange: float = 0.0
+    text: float = 0.0
+    pagerank: float = 0.0
+    centrality: float = 0.0
+    focus: float = 0.0
+    recency: float = 1.0
+    confirmation: float = 1.0
+    status: float = 1.0
+    confidence: float = 1.0
+    relevance: float = 0.0
+    cochange_together: int = 0
+    cochange_total: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Recalled:
     observation: Observation
     score: float
@@ -218,6 +267,17 @@ class Recalled:
     path: tuple[Hop, ...] = ()
     matched_terms: tuple[str, ...] = ()
     tokens: int = 0
+    components: ScoreComponents = ScoreComponents()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A short symbol reference resolved: ``matches`` best first; ``exact`` when the first
+    is the only exact match (by ref, qualname suffix or name)."""
+
+    ref: str
+    matches: tuple[Symbol, ...]
+    exact: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +316,8 @@ class Repository:
     error: str = ""
     pending_changes: int = 0
     edges: int = 0
+    files_parsed: int = 0
+    suspect_observations: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +345,7 @@ class Status:
     last_error: str = ""
     observations: int = 0
     stale_observations: int = 0
+    suspect_observations: int = 0
 
     @property
     def healthy(self) -> bool:
@@ -311,6 +374,8 @@ class Event:
     progress: IndexProgress | None = None
     message: str = ""
     detail: dict[str, int] = field(default_factory=dict)
+    action: ObservationAction | None = None
+    observation_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,9 @@ class DaemonConfig:
     watch_step_ms: int = 20
     rescan_interval_s: float = 30.0
     watch: bool = True
+    #: Observations on code this many call/import/inheritance edges away from a symbol whose
+    #: signature changed or that was removed become *suspect* (0: never).
+    suspect_hops: int = 1
     #: Fault points armed for the supervision tests (``faults.py``); empty in normal use.
     inject_faults: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
@@ -85,4 +88,5 @@ def resolve_config(
         rescan_interval_s=float(pick(None, "GRAPHMEM_RESCAN_INTERVAL", "30")),
         watch=(watch if watch is not None else env.get("GRAPHMEM_WATCH", "1") not in ("0", "false", "no")),
         inject_faults=pick(None, "GRAPHMEM_INJECT_FAULTS", ""),
+        suspect_hops=max(0, _int("GRAPHMEM_SUSPECT_HOPS", pick(None, "GRAPHMEM_SUSPECT_HOPS", "1"))),
     )

@@ -14,8 +14,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from graphmem import __version__
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
@@ -31,18 +32,20 @@ from graphmem.types import (
     WatcherStatus,
 )
 
+from graphmemd.cochange_git import CoChangeKeeper
 from graphmemd.config import DaemonConfig
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
+from graphmemd.identity import RepoIdentity
 from graphmemd.indexer import Indexer, Job
 from graphmemd.memory import Memory
 from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.store import Store
 from graphmemd.store_open import open_store
-from graphmemd.supervisor import describe
+from graphmemd.supervisor import SupervisedThread, describe
 from graphmemd.watcher import RepoWatcher
 from graphmemd.writer import StoreWriter
 
@@ -72,6 +75,9 @@ class Core:
         self._watcher: RepoWatcher | None = None
         #: What start-up recovery did (store moved aside, journal repaired): shown in status.
         self.recovered: list[str] = []
+        #: Each repository's git co-change, mined off the request path once it is indexed.
+        self.cochange = CoChangeKeeper(config.paths.data_dir)
+        self._mining = SupervisedThread("cochange", self._mine_step, self.health)
 
     # ------------------------------------------------------------------ parts
 
@@ -139,6 +145,7 @@ class Core:
                 rescan_interval_s=self.cfg.rescan_interval_s,
             )
             self._watcher.start()
+        self._mining.start()
         stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
         for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
             try:
@@ -164,6 +171,7 @@ class Core:
     def close(self) -> None:
         """Stop watching, finish the current job and every queued write, close the files."""
         self.ready.clear()
+        self.cochange.stop()
         if self._watcher is not None:
             self._watcher.stop()
         if self._indexer is not None:
@@ -189,10 +197,6 @@ class Core:
                 logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)
             store.refresh_row_ids()
 
-    def flush_store(self, timeout: float = 30.0) -> None:
-        """Wait until every queued store write is done."""
-        self.writer.submit(lambda: None).result(timeout)
-
     # ------------------------------------------------------------------ repositories
 
     def add_repo(self, path: Path | str) -> RepoRuntime:
@@ -204,9 +208,13 @@ class Core:
         rt, new = self.registry.register(path)
         if not new:
             return rt
+        for old in self.registry.former_ids(rt):  # the same repository, registered before elsewhere
+            moved = self.memory.remap_repo(old, rt.id)
+            if moved:
+                logger.info("%d observations of %s (a former clone of %s) moved to it", moved, old, rt.id)
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
-            self.indexer.load_from_store(rt)
+            self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
         if self._watcher is not None:
             self._watcher.add_root(rt.root)
             # Scan only once the OS watch is registered, so no change falls in between.
@@ -215,8 +223,10 @@ class Core:
         self.indexer.submit(Job("index", rt.id))
         return rt
 
-    def remove_repo(self, hint: str, keep_observations: bool = False) -> None:
-        """Stop watching and forget a repository; its observations are archived unless kept."""
+    def remove_repo(self, hint: str, *, purge: bool = False) -> int:
+        """Stop watching and forget a repository's code graph. Its observations stay (they
+        come back when it, or a clone of it, is registered again) unless ``purge``, which
+        deletes them; returns how many were deleted. ``hint`` must be the id or the exact root."""
         if not hint:
             raise InvalidArgument("repo is required (an id or a path)")
         rt = self.registry.find(hint)
@@ -227,10 +237,49 @@ class Core:
             )
         if self._watcher is not None:
             self._watcher.remove_root(rt.root)
-        job = self.indexer.submit(Job("remove", rt.id, full=keep_observations))
+        job = self.indexer.submit(Job("remove", rt.id))
         job.done.wait(60)
         if job.error is not None:
             raise job.error
+        self.cochange.forget(rt.id)
+        return self.memory.purge_repo(rt.id) if purge else 0
+
+    def _mine_step(self) -> bool:
+        """One round of co-change mining over the indexed repositories (supervised loop)."""
+        return self.cochange.step(self.registry.all)
+
+    # ------------------------------------------------------------------ export and import
+
+    def export_lines(self) -> Iterator[str]:
+        """Every observation as a JSON line, with its repository's identity."""
+
+        def describe(repo_id: str) -> dict[str, str] | None:
+            ident = self.registry.identity(repo_id)
+            return ident.to_json() if ident is not None else None
+
+        return self.memory.export_lines(describe)
+
+    def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int, list[str]]:
+        """Import exported lines into the repository named, or each into the registered clone
+        of the repository it was exported from; judged against the code here. Returns
+        (imported, skipped duplicates, one message per rejected line with its number)."""
+        target = self.registry.find(repo_hint) if repo_hint else None
+
+        def place(repo_id: str, desc: Mapping[str, Any] | None) -> str | None:
+            if target is not None:
+                return target.id
+            local = self.registry.local_for(repo_id, RepoIdentity.from_json(desc) if desc else None)
+            return local.id if local is not None else None
+
+        ids, dupes, errors = self.memory.import_lines(lines, place)
+        by_repo: dict[str, list[str]] = {}
+        for oid in ids:
+            by_repo.setdefault(self.memory.book.get(oid).repo_id, []).append(oid)
+        for rid, group in by_repo.items():
+            rt = self.registry.get(rid)
+            if rt is not None and rt.n_files:  # else its first index pass judges them
+                self.memory.reevaluate(group, self.state, rt.indexed_commit)
+        return len(ids), dupes, errors
 
     # ------------------------------------------------------------------ observations
 
@@ -250,14 +299,17 @@ class Core:
     ) -> Observation:
         """Resolve the anchor references on the current code and save the observation."""
         resolved: list[Anchor] = []
-        errors: list[str] = []
+        errors: list[InvalidArgument] = []
         for ref in anchors:
             try:
                 resolved.append(self.view.resolve_anchor(ref, repo))
             except InvalidArgument as exc:
-                errors.append(str(exc))
-        if errors:
-            raise InvalidArgument("; ".join(errors))
+                errors.append(exc)
+        if errors:  # every failure in the message; the first one's close matches as details
+            first = errors[0]
+            raise InvalidArgument(
+                "; ".join(e.message for e in errors), reference=first.reference, close_matches=first.close_matches
+            )
         repo_ids = {a.repo_id for a in resolved}
         repo_id = self.registry.find(repo).id if repo else (next(iter(repo_ids)) if len(repo_ids) == 1 else "")
         if not repo_id and resolved:
@@ -278,6 +330,8 @@ class Core:
     def confirm(self, obs_id: str, by: str) -> Observation:
         """Re-anchor an observation on the current code and mark it fresh."""
         o = self.memory.book.get(obs_id)
+        if o.status is ObservationStatus.ARCHIVED:
+            raise FailedPrecondition(f"{obs_id} is archived; save a new observation instead of confirming it")
         anchors: list[Anchor] = []
         lost: list[str] = []
         for a in o.anchors:
@@ -346,6 +400,7 @@ class Core:
             symbols=rt.n_symbols,
             observations=len(obs),
             stale_observations=sum(o.status is ObservationStatus.STALE for o in obs),
+            suspect_observations=sum(o.status is ObservationStatus.SUSPECT for o in obs),
             files_done=rt.files_done,
             files_total=rt.files_total,
             skipped_files=len(rt.skipped),
@@ -354,18 +409,20 @@ class Core:
             error=rt.error,
             pending_changes=len(rt.pending),
             edges=rt.n_edges,
+            files_parsed=rt.files_parsed,
         )
 
     def status(self, socket_path: str, tcp: str) -> Status:
         """The daemon's health and counters (``graphmem status``)."""
         serving = self.ready.is_set()
         repos: tuple[Repository, ...] = ()
-        n_obs = n_stale = 0
+        n_obs = n_stale = n_suspect = 0
         if serving:
             repos = tuple(self.repository(rt) for rt in self.registry.all())
             all_obs = self.memory.book.all()
             n_obs = len(all_obs)
             n_stale = sum(o.status is ObservationStatus.STALE for o in all_obs)
+            n_suspect = sum(o.status is ObservationStatus.SUSPECT for o in all_obs)
         watcher = self.watcher_state()
         degraded = [f"watcher: {watcher.degraded_reason}"] if not watcher.healthy else []
         degraded += [f"{d.component}: {d.reason}" for d in self.health.degraded()]
@@ -391,6 +448,7 @@ class Core:
             last_error="; ".join(dict.fromkeys(e for e in (*self.recovered, self.health.last_error) if e)),
             observations=n_obs,
             stale_observations=n_stale,
+            suspect_observations=n_suspect,
         )
 
 

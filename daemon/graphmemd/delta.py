@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
+
+from graphmem.types import EdgeKind
 
 from graphmemd.codegraph import CodeGraph, FileNode
 from graphmemd.diff import diff_symbols
@@ -24,6 +27,8 @@ from graphmemd.model import (
     ResolvedEdges,
     SymbolChange,
     SymbolInfo,
+    SymbolState,
+    file_fingerprint,
     file_id,
     symbols_of,
 )
@@ -61,6 +66,62 @@ class FileUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class Impact:
+    """A node that depends on a symbol whose signature changed or that was removed.
+
+    ``dependent`` is a symbol id (a caller, a subclass) or a file id (a file importing the
+    symbol's file, or calling it at file level); ``via`` is the edge from it towards the
+    changed symbol, ``hops`` how many such edges away it is."""
+
+    dependent: str
+    dependency: SymbolState
+    change: ChangeKind
+    new_signature: str
+    via: EdgeKind
+    hops: int
+
+
+class EdgeView(Protocol):
+    """The incoming edges of a node, as the graph held them before a delta."""
+
+    def into(self, node: str, kind: EdgeKind) -> set[str]:
+        """Sources of ``node``'s incoming edges of ``kind``."""
+        ...
+
+
+_IMPACTING = (ChangeKind.SIGNATURE_CHANGED, ChangeKind.REMOVED)
+
+
+def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int) -> tuple[Impact, ...]:
+    """Who depends, ``hops`` edges away at most, on the symbols ``delta`` re-signed or removed:
+    callers and subclasses of the symbol, and files importing its file. Read from the graph
+    *before* the delta is applied (a removed symbol's callers are gone after)."""
+    if hops <= 0:
+        return ()
+    out: dict[tuple[str, str], Impact] = {}
+    for c in delta.changes:
+        if c.kind not in _IMPACTING or c.old is None:
+            continue
+        new_sig = c.new.signature if c.new is not None else ""
+        frontier: list[tuple[str, EdgeKind]] = [
+            *((n, EdgeKind.CALLS) for n in graph.into(c.old.id, EdgeKind.CALLS)),
+            *((n, EdgeKind.INHERITS) for n in graph.into(c.old.id, EdgeKind.INHERITS)),
+            *((n, EdgeKind.IMPORTS) for n in graph.into(file_id(delta.repo_id, c.old.path), EdgeKind.IMPORTS)),
+        ]
+        for depth in range(1, hops + 1):
+            nxt: list[tuple[str, EdgeKind]] = []
+            for node, via in sorted(frontier):
+                key = (node, c.old.id)
+                if key in out or node == c.old.id:
+                    continue
+                out[key] = Impact(node, c.old, c.kind, new_sig, via, depth)
+                nxt.extend((n, EdgeKind.CALLS) for n in graph.into(node, EdgeKind.CALLS))
+                nxt.extend((n, EdgeKind.INHERITS) for n in graph.into(node, EdgeKind.INHERITS))
+            frontier = nxt
+    return tuple(sorted(out.values(), key=lambda i: (i.dependent, i.dependency.id)))
+
+
+@dataclass(frozen=True, slots=True)
 class GraphDelta:
     """An immutable change to one repository's code graph.
 
@@ -77,6 +138,17 @@ class GraphDelta:
     changes: tuple[SymbolChange, ...]
     edges: ResolvedEdges
     edge_sources: tuple[str, ...]
+    #: The parses come from a different parser than the graph's (an upgrade): fingerprints
+    #: may differ without the code having changed. Memory re-anchors what still matched the
+    #: old fingerprints instead of marking it stale (``staleness.rebase``).
+    rebase: bool = False
+    #: With ``rebase``: each changed file's structural fingerprint before the delta.
+    old_fingerprints: tuple[tuple[str, str], ...] = ()
+    #: With ``rebase``: symbols of files whose bytes did not change that the new parser names
+    #: differently (e.g. overloads), paired by their place in the file: (before, after).
+    renamed_by_parser: tuple[tuple[SymbolState, SymbolState], ...] = ()
+    #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
+    impacts: tuple[Impact, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -119,13 +191,15 @@ def build_delta(
     *,
     cold: bool,
     full: bool = False,
+    rebase: bool = False,
     prepared: Mapping[str, Sequence[SymbolInfo]] | None = None,
 ) -> GraphDelta:
     """The delta from ``old`` (what the graph holds for the parsed and removed paths) to ``parsed``.
 
     ``cold``: the graph holds nothing for the repository. ``removed`` paths not in ``old``
     are ignored; a parsed file whose content hash equals the old one is unchanged unless
-    ``full``. ``resolver`` is updated with every parse (files
+    ``full``. ``rebase``: the parses come from another parser than ``old`` (see
+    ``GraphDelta.rebase``). ``resolver`` is updated with every parse (files
     whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
     set again). The resolver's edges cover the changed files and their dependents.
     """
@@ -166,7 +240,35 @@ def build_delta(
         )
         for p in changed
     )
-    return GraphDelta(repo_id, cold, updates, tuple(gone), tuple(changes), edges, tuple(sorted(sources)))
+    fingerprints = (
+        tuple((p, file_fingerprint(old[p].symbols, old[p].content_hash)) for p in changed if p in old) if rebase else ()
+    )
+    same_bytes = [p for p in changed if p in old and old[p].content_hash == parsed[p].content_hash]
+    renamed = tuple(pair for p in same_bytes for pair in _same_place(old[p].symbols, infos[p])) if rebase else ()
+    return GraphDelta(
+        repo_id,
+        cold,
+        updates,
+        tuple(gone),
+        tuple(changes),
+        edges,
+        tuple(sorted(sources)),
+        rebase,
+        fingerprints,
+        renamed,
+    )
+
+
+def _same_place(before: Sequence[SymbolInfo], after: Sequence[SymbolInfo]) -> list[tuple[SymbolState, SymbolState]]:
+    """Symbols of the same bytes that two parsers named differently, paired by line span and kind."""
+    old_ids, new_ids = {s.id for s in before}, {s.id for s in after}
+    place = {(s.start_line, s.end_line, s.kind): s for s in before if s.id not in new_ids}
+    out: list[tuple[SymbolState, SymbolState]] = []
+    for s in after:
+        prev = place.get((s.start_line, s.end_line, s.kind)) if s.id not in old_ids else None
+        if prev is not None:
+            out.append((prev.state(), s.state()))
+    return out
 
 
 def old_files(graph: CodeGraph, repo_id: str, paths: Iterable[str]) -> dict[str, OldFile]:

@@ -16,19 +16,26 @@ Matching, by symbol id (``repo:path::qualname#kind``):
 Kind families: ``function`` and ``method`` form one family (a function turned into a method
 or back is still a move); every other kind is its own family.
 
-Rename pairing rule (the "trivial body" rule):
+Fingerprints are formatter-proof (``parsing/fingerprint.py``), so a function moved and
+reformatted in one change keeps its body hash and is paired as a move.
 
-1. A body hash is *eligible* only if it is non-empty, not in the caller-supplied
-   ``trivial_bodies`` (e.g. the hashes of ``pass``/``{}`` bodies, or hashes that are
-   frequent in the repository), and it is carried by at most ``max_shared_body`` symbols of
-   the family on the old side **and** at most ``max_shared_body`` on the new side -- counting
-   every symbol of the batch, changed or not. Boilerplate bodies (``pass``, ``return None``,
-   empty constructors) appear on many symbols and so never produce renames; a body shared by
-   a couple of symbols (two identical helpers moved together) still can.
-2. Within one (family, body hash) group, every removed x added pair is scored by, in
-   order: same file, same simple name (last qualname segment), qualname similarity
-   (``difflib`` ratio), same kind; ties are broken by the ids. Pairs are taken greedily from
-   the best score down, and a symbol is never paired twice. Leftovers stay REMOVED/ADDED.
+Rename pairing rule:
+
+1. A body hash is *pairable* if it is non-empty and not in the caller-supplied
+   ``trivial_bodies`` (e.g. hashes known to be boilerplate).
+2. It is *distinctive* if it is carried by at most ``max_shared_body`` symbols of the
+   family on the old side **and** at most ``max_shared_body`` on the new side -- counting
+   every symbol of the batch, changed or not. Any removed x added pair of a distinctive
+   body is a candidate (two identical helpers moved together still pair).
+3. A body shared by more symbols (``pass``, ``return None``, a delegating one-liner) is
+   *ambiguous*: the body alone says nothing, so a pair is a candidate only when its names
+   say so too -- the same simple name (last qualname segment: a file moved or renamed, a
+   function moved into a class), or the same file and qualnames at least
+   ``AMBIGUOUS_SIMILARITY`` alike (``difflib`` ratio: ``handle`` -> ``handle2``).
+4. Within one (family, body hash) group, candidates are scored by, in order: same file,
+   same simple name, qualname similarity, same kind; ties are broken by the ids. Pairs are
+   taken greedily from the best score down, and a symbol is never paired twice. Leftovers
+   stay REMOVED/ADDED.
 
 The output is sorted by the change's id (the old id for renames), which is unique within a
 result, so the same input always gives the same list.
@@ -42,10 +49,12 @@ from collections.abc import Collection, Iterable
 
 from graphmemd.model import ChangeKind, SymbolChange, SymbolKind, SymbolState
 
-__all__ = ["DEFAULT_MAX_SHARED_BODY", "diff_symbols", "kind_family"]
+__all__ = ["AMBIGUOUS_SIMILARITY", "DEFAULT_MAX_SHARED_BODY", "diff_symbols", "kind_family"]
 
-#: A body hash carried by more symbols than this on either side is boilerplate.
+#: A body hash carried by more symbols than this on either side is ambiguous.
 DEFAULT_MAX_SHARED_BODY = 2
+#: Least qualname similarity for a same-file pair of an ambiguous body.
+AMBIGUOUS_SIMILARITY = 0.6
 
 _CALLABLE_FAMILY = "callable"
 
@@ -70,17 +79,27 @@ def _simple_name(qualname: str) -> str:
     return qualname.rsplit(".", 1)[-1]
 
 
+def _similarity(old: SymbolState, new: SymbolState) -> float:
+    return difflib.SequenceMatcher(None, old.qualname, new.qualname, autojunk=False).ratio()
+
+
 def _pair_key(old: SymbolState, new: SymbolState) -> tuple[bool, bool, float, bool, str, str]:
     """Sort key for candidate pairs: smaller is better."""
-    similarity = difflib.SequenceMatcher(None, old.qualname, new.qualname, autojunk=False).ratio()
     return (
         old.path != new.path,
         _simple_name(old.qualname) != _simple_name(new.qualname),
-        -similarity,
+        -_similarity(old, new),
         old.kind != new.kind,
         old.id,
         new.id,
     )
+
+
+def _named_alike(old: SymbolState, new: SymbolState) -> bool:
+    """Whether the names alone make ``old`` -> ``new`` plausible (ambiguous bodies)."""
+    if _simple_name(old.qualname) == _simple_name(new.qualname):
+        return True
+    return old.path == new.path and _similarity(old, new) >= AMBIGUOUS_SIMILARITY
 
 
 def diff_symbols(
@@ -116,20 +135,13 @@ def diff_symbols(
     old_counts = Counter((kind_family(s.kind), s.body_hash) for s in before.values())
     new_counts = Counter((kind_family(s.kind), s.body_hash) for s in after.values())
 
-    def eligible(key: tuple[str, str]) -> bool:
-        body = key[1]
-        return (
-            bool(body)
-            and body not in trivial_bodies
-            and old_counts[key] <= max_shared_body
-            and new_counts[key] <= max_shared_body
-        )
+    def distinctive(key: tuple[str, str]) -> bool:
+        return old_counts[key] <= max_shared_body and new_counts[key] <= max_shared_body
 
     removed_groups: defaultdict[tuple[str, str], list[SymbolState]] = defaultdict(list)
     for s in removed:
-        key = (kind_family(s.kind), s.body_hash)
-        if eligible(key):
-            removed_groups[key].append(s)
+        if s.body_hash and s.body_hash not in trivial_bodies:
+            removed_groups[(kind_family(s.kind), s.body_hash)].append(s)
     added_groups: defaultdict[tuple[str, str], list[SymbolState]] = defaultdict(list)
     for s in added:
         key = (kind_family(s.kind), s.body_hash)
@@ -138,8 +150,9 @@ def diff_symbols(
 
     paired: set[str] = set()  # ids (old ids and new ids never collide: they are disjoint)
     for key in sorted(added_groups):
+        clear = distinctive(key)
         candidates = sorted(
-            ((o, n) for o in removed_groups[key] for n in added_groups[key]),
+            ((o, n) for o in removed_groups[key] for n in added_groups[key] if clear or _named_alike(o, n)),
             key=lambda pair: _pair_key(*pair),
         )
         for o, n in candidates:

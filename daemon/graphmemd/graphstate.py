@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from graphmemd.codegraph import CodeGraph
-from graphmemd.model import SymbolInfo, file_id
-from graphmemd.staleness import file_fingerprint
+from graphmemd.model import SymbolInfo, file_fingerprint, file_id
 
 
 class GraphState:

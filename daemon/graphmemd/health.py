@@ -61,11 +61,6 @@ class Health:
         with self._lock:
             return sorted(self._degraded.values(), key=lambda d: d.component)
 
-    def is_degraded(self, component: str) -> bool:
-        """Whether ``component`` is degraded right now."""
-        with self._lock:
-            return component in self._degraded
-
     @property
     def last_error(self) -> str:
         """The most recent error message, or ""."""

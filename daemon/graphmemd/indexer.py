@@ -12,34 +12,32 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 import queue
-import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
 
-from graphmemd.codegraph import FileNode
+from graphmemd import malloc
 from graphmemd.config import DaemonConfig
-from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
+from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.gitinfo import head_commit, working_tree_dirty
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
-from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, file_id, symbols_of
+from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, symbols_of
 from graphmemd.parse_pool import ParsePool
-from graphmemd.parsing import language_for_path
 from graphmemd.registry import RepoRegistry, RepoRuntime
+from graphmemd.restore import restore
+from graphmemd.scan import classify_batch, scan_tree
 from graphmemd.store import Store
 from graphmemd.supervisor import SupervisedThread, describe
-from graphmemd.walker import WalkedFile, walk_repo
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
@@ -167,63 +165,55 @@ class Indexer:
                 rt.error = str(exc)
         except Exception as exc:
             job.error = GraphMemError(f"{job.kind} job on {job.repo_id} failed unexpectedly: {describe(exc)}")
-            if rt is not None and rt.state is IndexState.INDEXING:
+            if rt is not None and rt.state in (IndexState.INDEXING, IndexState.WARMING):
                 rt.state = IndexState.READY if rt.indexed_commit or rt.n_files else IndexState.PENDING
             raise  # the supervisor logs it with its traceback and shows the indexer degraded
         finally:
             if rt is not None:
                 rt.busy = False
             job.done.set()
-        self._warm()
+        if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
+            self._warm()
         return True
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
-        if job.kind == "index":
+        if job.kind == "load":
+            restore(self._store, self._state, rt)
+        elif job.kind == "index":
             rt.rescan_queued = False
             self._index(rt, full=job.full, only=job.paths)
         elif job.kind == "changes":
             self._changes(rt)
         elif job.kind == "remove":
-            self._remove(rt, keep_observations=job.full)
+            self._remove(rt)
 
     def _warm(self) -> None:
-        """Precompute the walk's adjacency for what the job changed, in slices so that queries
-        wait at most a few milliseconds for the lock."""
-        while True:
+        """Precompute the walk's adjacency for what the jobs changed, in slices so that queries
+        wait at most a few milliseconds for the lock; stops early when a job arrives (queries
+        compute what is missing on demand meanwhile)."""
+        while self._jobs.empty():
             with self._state.writing() as graph:
                 if not graph.warm(1000):
                     return
 
     # ------------------------------------------------------------------ loading and removal
 
-    def load_from_store(self, rt: RepoRuntime) -> None:
-        """Read a known repository's graph back from the store (at start)."""
-        files, symbols, stored = self._store.load_repo_graph(rt.id)
-        by_path: dict[str, list[SymbolInfo]] = {}
-        for s in symbols:
-            by_path.setdefault(s.path, []).append(s)
-        with self._state.writing() as graph:
-            for f in files:
-                graph.put_file(FileNode(rt.id, f.path, f.language, f.content_hash), by_path.get(f.path, []))
-            graph.set_edges([file_id(rt.id, f.path) for f in files], stored.edges)
-            rt.n_files, rt.n_symbols = graph.counts(rt.id)
-        logger.info("loaded %s from the store: %d files, %d symbols", rt.id, len(files), len(symbols))
-
-    def _remove(self, rt: RepoRuntime, keep_observations: bool) -> None:
+    def _remove(self, rt: RepoRuntime) -> None:
+        """Forget a repository's code graph (its observations stay: see ``Core.remove_repo``)."""
         with self._state.writing() as graph:
             graph.drop_repo(rt.id)
         self._registry.unregister(rt.id)
         store = self._store
         self._writer.submit(lambda: store.delete_repo(rt.id)).result(120)
-        if not keep_observations:
-            self._memory.archive_repo(rt.id)
 
     # ------------------------------------------------------------------ progress and freshness
 
     def progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
-        """A repository's index progress, from counters the indexer maintains (safe from any thread)."""
+        """A repository's index progress, from counters the indexer maintains (safe from any thread).
+        During a first pass, when the graph has nothing yet, the symbols found so far."""
+        symbols = rt.n_symbols or rt.pass_symbols
         return IndexProgress(
-            rt.id, rt.state, rt.files_done, rt.files_total, rt.n_symbols, len(rt.skipped), time.time() - started
+            rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped), time.time() - started
         )
 
     def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
@@ -266,39 +256,13 @@ class Indexer:
             gc.enable()
             gc.collect(1)
             gc.freeze()
-
-    def _walk(
-        self, rt: RepoRuntime, only: Sequence[str], full: bool
-    ) -> tuple[list[WalkedFile], dict[str, str], list[tuple[str, Path]]]:
-        """(files on disk, skipped files with reasons, files to parse) of a full pass."""
-        rt.filter.reload()
-        walked: list[WalkedFile] = []
-        skipped: dict[str, str] = {}
-        for item in walk_repo(rt.root, max_file_size=self.cfg.max_file_size, filter=rt.filter):
-            if isinstance(item, WalkedFile):
-                walked.append(item)
-            else:
-                skipped[item.path] = item.reason
-        if only:
-            wanted = set(only)
-            walked = [w for w in walked if w.path in wanted]
-        known = rt.resolver.paths()
-        todo: list[tuple[str, Path]] = []
-        for w in walked:
-            try:
-                st = w.abs_path.stat()
-            except OSError:
-                continue
-            key = (st.st_size, st.st_mtime_ns)
-            if full or w.path not in known or rt.stats.get(w.path) != key:
-                todo.append((w.path, w.abs_path))
-                rt.stats[w.path] = key
-        return walked, skipped, todo
+            malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
         head_before = head_commit(rt.root)
-        walked, skipped, todo = self._walk(rt, only, full)
+        walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size)
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
+        rt.pass_symbols = 0
         self._publish_progress(rt, started)
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
@@ -306,6 +270,8 @@ class Indexer:
         for out in self.pool().parse_many(todo):
             rt.files_done += 1
             if out.parsed is not None:
+                rt.files_parsed += 1
+                rt.pass_symbols += len(out.parsed.symbols)
                 units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
                 # overlap the daemon's per-file work with the workers' parsing
                 rt.resolver.set_file(out.parsed)
@@ -324,7 +290,8 @@ class Indexer:
         t_parsed = time.time()
         for path, reason in skipped.items():
             logger.info("skipped %s/%s: %s", rt.id, path, reason)
-        self._apply(rt, units, removed, full=full, prepared=prepared, cold=not known)
+        rebase, rt.rebase = rt.rebase, False
+        self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known)
         rt.indexed_commit = head_before
         rt.dirty = working_tree_dirty(rt.root)
         rt.last_indexed_at = time.time()
@@ -334,7 +301,6 @@ class Indexer:
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._publish_progress(rt, started)
-        self._writer.submit(self._rebuild_fts)
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
             rt.id,
@@ -363,45 +329,6 @@ class Indexer:
             rt.queued = True
         self.submit(Job("changes", rt.id))
 
-    def _classify(self, rt: RepoRuntime, paths: set[Path], known: set[str]) -> tuple[dict[str, Path], set[str], bool]:
-        """(files to parse, files removed, whether a full rescan is needed) for a batch."""
-        todo: dict[str, Path] = {}
-        removed: set[str] = set()
-        rescan = False
-        for p in paths:
-            rel = rt.rel(p)
-            if rel is None:
-                continue
-            if rt.filter.maybe_invalidate(rel):
-                rescan = True
-                continue
-            try:
-                st = os.stat(p)
-            except OSError:  # gone (deleted, or renamed away): drop it and anything under it
-                prefix = rel + "/"
-                removed.update(f for f in known if f == rel or f.startswith(prefix))
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                if rt.filter.is_ignored(rel, is_dir=True):
-                    continue
-                # a directory appeared (mkdir, moved in, checkout): walk it with the repo's own rules
-                for item in walk_repo(rt.root, max_file_size=self.cfg.max_file_size, filter=rt.filter, under=rel):
-                    if isinstance(item, WalkedFile):
-                        todo[item.path] = item.abs_path
-                continue
-            if rt.filter.is_ignored(rel) or not stat.S_ISREG(st.st_mode) or language_for_path(rel) is None:
-                if rel in known:
-                    removed.add(rel)
-                continue
-            if st.st_size > self.cfg.max_file_size:
-                rt.skipped[rel] = f"file is {st.st_size} bytes, over the {self.cfg.max_file_size}-byte limit"
-                if rel in known:
-                    removed.add(rel)
-                continue
-            todo[rel] = Path(p)
-            rt.stats[rel] = (st.st_size, st.st_mtime_ns)
-        return todo, removed, rescan
-
     def _changes(self, rt: RepoRuntime) -> None:
         """Apply the file changes the watcher reported (stat each path for its final state)."""
         with rt.lock:
@@ -414,7 +341,7 @@ class Indexer:
             return
         with self._state.reading() as graph:
             known = {n.path for n in graph.repo_files(rt.id)}
-        todo, removed, rescan = self._classify(rt, paths, known)
+        todo, removed, rescan = classify_batch(rt, paths, known, self.cfg.max_file_size)
         head = head_commit(rt.root)
         if head and head != rt.indexed_commit and not rt.rescan_queued:
             # HEAD moved (checkout, pull): the rescan that follows confirms the whole tree and
@@ -426,6 +353,7 @@ class Indexer:
         units: dict[str, ParsedUnit] = {}
         for out in self.pool().parse_many(sorted(todo.items())):
             if out.parsed is not None:
+                rt.files_parsed += 1
                 units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
                 rt.skipped.pop(out.path, None)
             else:
@@ -447,6 +375,7 @@ class Indexer:
         *,
         full: bool,
         cold: bool,
+        rebase: bool = False,
         prepared: dict[str, list[SymbolInfo]] | None = None,
     ) -> GraphDelta | None:
         """The one place the code graph changes: delta, swap, memory, store, then events.
@@ -455,16 +384,21 @@ class Indexer:
         the lock; readers are blocked only while it is swapped in."""
         now = time.time()
         old = old_files(self._state.graph, rt.id, (*units, *removed))
-        delta = build_delta(rt.id, old, units, removed, rt.resolver, cold=cold, full=full, prepared=prepared)
+        delta = build_delta(
+            rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase, prepared=prepared
+        )
         if delta.empty:
             return None
+        if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
+            # who depends on what was re-signed or removed, read before those edges go away
+            delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops))
         with self._state.writing() as graph:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
         self._memory.apply(delta, self._state, head_commit(rt.root))
         t_stale = time.time()
-        self._store_delta(delta, units, now)
+        self._store_delta(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
             len(delta.changed),
@@ -472,13 +406,23 @@ class Indexer:
             t_mem - now,
             t_stale - t_mem,
         )
-        self._publish_files(delta, now)
+        for event in file_events(delta, now):
+            self._bus.publish(event)
         return delta
 
-    def _store_delta(self, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
+    def _store_delta(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
         records = [
             (
-                FileRecord(delta.repo_id, f.path, f.language, f.content_hash, f.size, now, f.syntax_errors),
+                FileRecord(
+                    delta.repo_id,
+                    f.path,
+                    f.language,
+                    f.content_hash,
+                    f.size,
+                    now,
+                    f.syntax_errors,
+                    rt.stats.get(f.path, (0, 0))[1],
+                ),
                 units[f.path].parsed,
             )
             for f in delta.changed
@@ -487,19 +431,26 @@ class Indexer:
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
         # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
         self._writer.submit(lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources))
+        # A large batch drops the symbol text index (a bulk write is faster without it): it is
+        # rebuilt right after, so text search is complete again once the writer is idle.
+        self._writer.submit(self._rebuild_fts)
 
-    def _publish_files(self, delta: GraphDelta, now: float) -> None:
-        by_path = delta.changes_by_path()
-        for f in delta.changed:
-            n = by_path.get(f.path, [])
-            detail = {
-                "removed": 0,
-                "symbols": len(f.symbols),
-                "added": sum(c.kind is ChangeKind.ADDED for c in n),
-                "removed_symbols": sum(c.kind is ChangeKind.REMOVED for c in n),
-                "changed": sum(c.kind in _CHANGED for c in n),
-            }
-            self._bus.publish(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=f.path, detail=detail))
-        for p in delta.removed:
-            detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
-            self._bus.publish(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
+
+def file_events(delta: GraphDelta, now: float) -> list[Event]:
+    """One FILE_INDEXED event per changed or removed file of ``delta``, with symbol counts."""
+    by_path = delta.changes_by_path()
+    out: list[Event] = []
+    for f in delta.changed:
+        n = by_path.get(f.path, [])
+        detail = {
+            "removed": 0,
+            "symbols": len(f.symbols),
+            "added": sum(c.kind is ChangeKind.ADDED for c in n),
+            "removed_symbols": sum(c.kind is ChangeKind.REMOVED for c in n),
+            "changed": sum(c.kind in _CHANGED for c in n),
+        }
+        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=f.path, detail=detail))
+    for p in delta.removed:
+        detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
+        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
+    return out

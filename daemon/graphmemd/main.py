@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from graphmem.errors import GraphMemError
 
-from graphmemd import __version__
+from graphmemd import __version__, malloc
 from graphmemd.config import DaemonConfig, resolve_config
 
 
@@ -67,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         _setup_logging(config, foreground=True)
         gc.set_threshold(50_000, 20, 20)  # fewer young collections: requests allocate in bursts
+        malloc.limit_arenas()  # before any thread starts
         from graphmemd.server import serve
 
         return serve(config)

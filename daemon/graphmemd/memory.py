@@ -14,26 +14,45 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
-from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationStatus
+from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.delta import GraphDelta
-from graphmemd.events import EventBus
+from graphmemd.events import EventBus, action_for_change
 from graphmemd.faults import NO_FAULTS, Faults
 from graphmemd.journal import Journal
 from graphmemd.obs_recovery import recover_observations, resync_store
 from graphmemd.observations import ObservationBook, to_doc
-from graphmemd.staleness import CodeView, restale
+from graphmemd.staleness import CodeView, event_for, reevaluate, restale
 from graphmemd.store import Store, observation_row
 from graphmemd.validation import parse_import
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
+
+
+def remap_repo(o: Observation, old: str, new: str) -> Observation:
+    """``o`` with every reference to repository ``old`` turned into ``new`` (the repository
+    and each anchor's repository and symbol id; paths and refs are repository-relative)."""
+    if o.repo_id != old and all(a.repo_id != old for a in o.anchors):
+        return o
+    prefix = f"{old}:"
+    anchors = tuple(
+        replace(
+            a,
+            repo_id=new,
+            symbol_id=f"{new}:{a.symbol_id[len(prefix):]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
+        )
+        if a.repo_id == old
+        else a
+        for a in o.anchors
+    )
+    return replace(o, repo_id=new if o.repo_id == old else o.repo_id, anchors=anchors)
 
 
 class Memory:
@@ -107,19 +126,24 @@ class Memory:
         if fut.exception() is not None:
             self._store_behind.set()
 
-    def _publish(self, kind: EventKind, o: Observation) -> None:
-        self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o))
+    def _publish(self, kind: EventKind, o: Observation, action: ObservationAction) -> None:
+        self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o, action=action, observation_id=o.id))
 
     # ------------------------------------------------------------------ deltas
 
     def candidates(self, delta: GraphDelta) -> list[Observation]:
-        """The observations a delta may change: anchored to what it touched, or (cold) every
-        observation anchored in the repository."""
+        """The observations a delta may change: anchored to what it touched or to what depends
+        on it, suspect because of something it touched, or (cold) every observation anchored
+        in the repository."""
         if delta.cold:
             return [o for o in self.book.all() if any(a.repo_id == delta.repo_id for a in o.anchors)]
         found: dict[str, Observation] = {}
-        for node in delta.node_ids():
+        nodes = delta.node_ids()
+        for node in (*nodes, *(i.dependent for i in delta.impacts)):
             for o in self.book.anchored_to(node):
+                found[o.id] = o
+        for o in self.book.all():  # suspects whose dependency this delta touched (it may be back)
+            if o.status is ObservationStatus.SUSPECT and any(r.dependency_id in nodes for r in o.stale_reasons):
                 found[o.id] = o
         return list(found.values())
 
@@ -134,15 +158,38 @@ class Memory:
             return 0
         self.book.apply([c.after for c in changes])
         for c in changes:
-            self._publish(c.event, c.after)
+            self._publish(c.event, c.after, action_for_change(c.before, c.after))
         return len(changes)
 
-    def archive_repo(self, repo_id: str) -> int:
-        """Archive every live observation of a removed repository."""
+    def remap_repo(self, old: str, new: str) -> int:
+        """Move the observations of repository ``old`` (no longer registered) to ``new``, a
+        clone of the same repository registered now; returns how many moved."""
         now = time.time()
-        live = [o for o in self.book.all() if o.repo_id == repo_id and o.status is not ObservationStatus.ARCHIVED]
-        self.book.apply([replace(o, status=ObservationStatus.ARCHIVED, updated_at=now) for o in live])
-        return len(live)
+        moved = [remap_repo(o, old, new) for o in self.book.all() if o.repo_id == old]
+        self.book.apply([replace(o, updated_at=now) for o in moved])
+        return len(moved)
+
+    def purge_repo(self, repo_id: str) -> int:
+        """Delete every observation of a repository for good; returns how many."""
+        doomed = [o.id for o in self.book.all() if o.repo_id == repo_id]
+        for oid in doomed:
+            self.book.delete(oid)
+        return len(doomed)
+
+    def reevaluate(self, ids: Sequence[str], code: CodeView, commit: str) -> int:
+        """Judge observations against ``code`` as it is now (after an import); returns how
+        many changed."""
+        now = time.time()
+        changed: list[tuple[Observation, Observation]] = []
+        for oid in ids:
+            o = self.book.get(oid)
+            new = reevaluate(o, code, now, commit)
+            if new != o:
+                changed.append((o, replace(new, updated_at=now)))
+        self.book.apply([after for _, after in changed])
+        for before, after in changed:
+            self._publish(event_for(before, after), after, action_for_change(before, after))
+        return len(changed)
 
     # ------------------------------------------------------------------ operations
 
@@ -181,24 +228,26 @@ class Memory:
         except Exception as exc:  # noqa: BLE001
             self._store_behind.set()
             logger.warning("observation %s acknowledged from the journal; store copy pending: %s", o.id, exc)
-        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
         return o
 
     def update(self, obs_id: str, **fields: Any) -> Observation:
         """Change text, category, tags or confidence."""
         o = self.book.update(obs_id, **fields)
-        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.UPDATED)
         return o
 
     def archive(self, obs_id: str) -> Observation:
         """Archive an observation (kept, never retrieved)."""
         o = self.book.archive(obs_id)
-        self._publish(EventKind.OBSERVATION_CHANGED, o)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.ARCHIVED)
         return o
 
     def delete(self, obs_id: str) -> None:
-        """Delete an observation for good."""
+        """Delete an observation for good (the event carries it as it was)."""
+        o = self.book.get(obs_id)
         self.book.delete(obs_id)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.DELETED)
 
     def confirm(self, obs_id: str, anchors: Sequence[Anchor], lost: Sequence[str], by: str) -> Observation:
         """Re-anchor to ``anchors`` (the current code) and mark fresh."""
@@ -207,20 +256,33 @@ class Memory:
                 f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
             )
         new = self.book.confirm(obs_id, anchors, by or "unknown")
-        self._publish(EventKind.OBSERVATION_FRESH, new)
+        self._publish(EventKind.OBSERVATION_FRESH, new, ObservationAction.CONFIRMED)
         return new
 
-    def export_lines(self) -> Iterator[str]:
-        """Every observation as an export line (oldest first)."""
+    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None]) -> Iterator[str]:
+        """Every observation as an export line (oldest first), with ``describe(repo_id)``:
+        the repository's identity, so an import into another clone finds its repository."""
         for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
-            yield json.dumps({"op": "put", "obs": to_doc(o)}, sort_keys=True, ensure_ascii=False)
+            rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
+            repo = describe(o.repo_id)
+            if repo is not None:
+                rec["repo"] = {"id": o.repo_id, **repo}
+            yield json.dumps(rec, sort_keys=True, ensure_ascii=False)
 
-    def import_lines(self, lines: Iterable[str]) -> tuple[int, int, list[str]]:
-        """Import exported lines, each validated (types, ranges, sizes); returns (imported,
-        skipped duplicates, one message per rejected line with its number). Nothing valid
-        at all: ``InvalidArgument``."""
+    def import_lines(
+        self, lines: Iterable[str], place: Callable[[str, Mapping[str, Any] | None], str | None]
+    ) -> tuple[list[str], int, list[str]]:
+        """Import exported lines, each validated (types, ranges, sizes: ``parse_import``);
+        ``place(repo_id, repo_descriptor)`` names the local repository each record belongs to
+        (None: keep its own). Returns (ids imported, skipped duplicates, one message per
+        rejected line with its number); nothing valid at all is ``InvalidArgument``."""
         batch = parse_import(lines)
-        if batch.errors and not batch.observations:
+        if batch.errors and not batch.items:
             raise InvalidArgument("nothing to import: " + "; ".join(batch.errors[:20]))
-        imported, dupes = self.book.import_observations(batch.observations)
-        return imported, dupes, batch.errors
+        observations: list[Observation] = []
+        for o, repo in batch.items:
+            local = place(o.repo_id, repo)
+            observations.append(remap_repo(o, o.repo_id, local) if local and local != o.repo_id else o)
+        known = {o.id for o in self.book.all()}
+        _imported, dupes = self.book.import_observations(observations)
+        return sorted({o.id for o in observations} - known), dupes, batch.errors

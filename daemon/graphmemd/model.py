@@ -8,12 +8,17 @@ line number. ``path`` is POSIX, relative to the repository root. ``qualname`` is
 name inside the file (``AuthService.login``, ``outer.inner``; Go methods use the receiver
 type: ``Server.Handle``; Rust impl methods use the impl type: ``Point.new``). When two
 definitions in one file would get the same qualname and kind, the second gets ``~2``, the
-third ``~3`` and so on, in source order (deterministic disambiguator).
+third ``~3`` and so on, in source order (deterministic disambiguator), with two exceptions
+(``parsing/overloads.py``): Python ``@overload`` stubs are ``f~overload1``, ``f~overload2``
+... so the implementation keeps the plain ``f``; Java overloads after the first are
+``name~<parameter count>``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -51,16 +56,21 @@ class ParsedSymbol:
     ``parent`` is the qualname of the enclosing symbol, or None at top level (then the
     file itself contains it). Lines are 1-based inclusive; bytes are 0-based, end exclusive.
 
-    Fingerprints are computed from the syntax tree, never from raw text, so whitespace,
-    formatting and comments do not change them:
+    Fingerprints are computed from the syntax tree, never from raw text (rules per
+    language: ``parsing/fingerprint.py`` and ``parsing/fingerprints/*.toml``; scheme
+    version ``FINGERPRINT_SCHEME``), as a stream of significant tokens: formatting,
+    comments, docstrings, quote style, escape spelling, number spelling, trailing commas,
+    redundant parentheses and optional semicolons do not change them; every character of a
+    string's value, every number's value, operator, statement order and block membership do.
 
     * ``signature`` is the normalised text of the definition's head (name, parameters,
-      return type, decorators/modifiers, base classes): its tokens joined by single spaces.
-      ``sig_hash`` is the hash of that token sequence.
-    * ``body_hash`` hashes the body's tokens with comments (and a leading docstring)
-      removed, and with each nested definition replaced by its kind, name and sig_hash, so a
-      method's body edit does not change its class's body hash but adding, removing or
-      re-signing a method does.
+      return type, decorators/modifiers, base classes), for display; ``sig_hash`` hashes the
+      head's token stream.
+    * ``body_hash`` hashes the body's token stream *including everything nested in it*: a
+      change inside a nested function, closure, lambda or inner class changes the body hash
+      of every enclosing definition (so a class's body hash changes when one of its methods
+      changes), while the nested definition keeps its own hashes and a sibling's hashes do
+      not change.
     """
 
     name: str
@@ -238,6 +248,8 @@ class SymbolChange:
 
 @dataclass(frozen=True, slots=True)
 class FileRecord:
+    """A file row as the store keeps it; ``mtime_ns`` is the mtime the file was parsed at."""
+
     repo_id: str
     path: str
     language: Language
@@ -245,6 +257,7 @@ class FileRecord:
     size: int
     indexed_at: float
     syntax_errors: int = 0
+    mtime_ns: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +293,16 @@ class GraphEdges:
     defines: tuple[tuple[str, str], ...]
     contains: tuple[tuple[str, str], ...]
     edges: ResolvedEdges
+
+
+def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:
+    """A file's structural fingerprint: its symbols' identities and hashes (formatting-blind).
+
+    A file without symbols falls back to its content hash."""
+    parts = sorted(f"{s.qualname}#{s.kind.value}:{s.sig_hash}:{s.body_hash}" for s in symbols)
+    if not parts:
+        return "content:" + content_hash
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
 
 
 def symbols_of(repo_id: str, parsed: ParsedFile) -> list[SymbolInfo]:

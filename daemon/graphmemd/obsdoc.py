@@ -84,6 +84,16 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 "new_ref": r.new_ref,
                 "commit": r.commit,
                 "detail": r.detail,
+                **(
+                    {
+                        "dependency_ref": r.dependency_ref,
+                        "dependency_id": r.dependency_id,
+                        "dependency_sig_hash": r.dependency_sig_hash,
+                        "via": r.via,
+                    }
+                    if r.dependency_id
+                    else {}
+                ),
             }
             for r in o.stale_reasons
         ],
@@ -193,6 +203,10 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         new_ref=r.string("new_ref"),
         commit=r.string("commit", "", MAX_ID),
         detail=r.string("detail", "", MAX_DETAIL),
+        dependency_ref=r.string("dependency_ref"),
+        dependency_id=r.string("dependency_id"),
+        dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_ID),
+        via=r.string("via"),
     )
 
 

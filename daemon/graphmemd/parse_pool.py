@@ -329,6 +329,97 @@ def _make_context(start_method: str | None) -> SpawnContext | ForkServerContext:
     raise InvalidArgument(f"start_method must be 'spawn' or 'forkserver', got {start_method!r}")
 
 
+def _spawn(
+    ctx: SpawnContext | ForkServerContext, slot: int, memory_limit_mb: int | None, max_file_size: int
+) -> _Worker:
+    """Start one parse worker process (not yet known to be ready)."""
+    parent_conn, child_conn = ctx.Pipe(duplex=True)
+    process = ctx.Process(
+        target=_worker_main,
+        args=(child_conn, memory_limit_mb, max_file_size),
+        name=f"graphmem-parse-{slot}",
+        daemon=True,
+    )
+    try:
+        process.start()
+    finally:
+        child_conn.close()
+    worker = _Worker(slot, process, parent_conn)
+    worker.poller.register(parent_conn.fileno(), select.POLLIN)
+    return worker
+
+
+def _await_ready(worker: _Worker, deadline: float) -> bool:
+    """Whether ``worker`` says it is ready before ``deadline`` (False: it failed or hung)."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            logger.error("parse worker %s did not start in %.0fs", worker.process.pid, _STARTUP_TIMEOUT_S)
+            return False
+        ready = wait([worker.conn, worker.process.sentinel], remaining)
+        if worker.conn in ready:
+            try:
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                message = None
+            if isinstance(message, tuple) and message[0] == _MSG_READY:
+                return True
+        if ready:
+            worker.process.join(_STOP_GRACE_S)
+            logger.error("parse worker failed to start: %s", _describe_exit(worker.process.exitcode))
+            return False
+
+
+def _drain(worker: _Worker) -> bool:
+    """Read every message the worker has sent; False once its pipe is closed."""
+    conn = worker.conn
+    try:
+        while worker.readable():
+            message = conn.recv()
+            kind = message[0]
+            if kind == _MSG_STARTED:
+                worker.started_at = time.monotonic()
+            elif kind == _MSG_RESULT:
+                task = worker.inflight.popleft()
+                worker.started_at = None
+                if task.task_id != message[1]:
+                    raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
+                _deliver(task, _decode_outcome(message[2]))
+            elif kind == _MSG_RETIRE:
+                return False
+    except (EOFError, OSError):
+        return False
+    return True
+
+
+def _deliver(task: _Task, outcome: ParseOutcome) -> None:
+    """Hand ``outcome`` to the caller waiting for ``task`` (unless it gave up)."""
+    job = task.job
+    job.outstanding -= 1
+    if not job.cancelled:
+        job.results.put(outcome)
+
+
+def _prune_jobs(jobs: list[_Job]) -> list[_Job]:
+    """The jobs still running: unstarted files of cancelled jobs dropped, finished jobs gone."""
+    kept: list[_Job] = []
+    for job in jobs:
+        if job.cancelled:
+            job.outstanding -= len(job.pending)
+            job.pending.clear()
+        if job.outstanding > 0:
+            kept.append(job)
+    return kept
+
+
+def _fail_pending(jobs: list[_Job], reason: str) -> None:
+    """Every unstarted file of ``jobs`` skipped with ``reason``."""
+    for job in jobs:
+        while job.pending:
+            task = job.pending.popleft()
+            _deliver(task, _skip(task.rel_path, reason))
+
+
 class ParsePool:
     """A pool of parse worker processes; thread-safe (see the module docstring).
 
@@ -393,11 +484,13 @@ class ParsePool:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._slots = [self._spawn(slot) for slot in range(self.workers)]
+        self._slots = [
+            _spawn(self._ctx, slot, self.memory_limit_mb, self.max_file_size) for slot in range(self.workers)
+        ]
         deadline = time.monotonic() + _STARTUP_TIMEOUT_S
         for slot, worker in enumerate(self._slots):
             assert worker is not None
-            if not self._await_ready(worker, deadline):
+            if not _await_ready(worker, deadline):
                 self._reap(worker)
                 self._slots[slot] = None
                 self._respawn_at[slot] = time.monotonic()
@@ -521,22 +614,6 @@ class ParsePool:
 
     # ------------------------------------------------------------------ workers
 
-    def _spawn(self, slot: int) -> _Worker:
-        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
-        process = self._ctx.Process(
-            target=_worker_main,
-            args=(child_conn, self.memory_limit_mb, self.max_file_size),
-            name=f"graphmem-parse-{slot}",
-            daemon=True,
-        )
-        try:
-            process.start()
-        finally:
-            child_conn.close()
-        worker = _Worker(slot, process, parent_conn)
-        worker.poller.register(parent_conn.fileno(), select.POLLIN)
-        return worker
-
     def _watch(self, worker: _Worker) -> None:
         assert self._selector is not None
         self._selector.register(worker.conn.fileno(), selectors.EVENT_READ, worker)
@@ -548,25 +625,6 @@ class ParsePool:
         for fd in (worker.conn.fileno(), worker.process.sentinel):
             with contextlib.suppress(KeyError, ValueError):
                 self._selector.unregister(fd)
-
-    def _await_ready(self, worker: _Worker, deadline: float) -> bool:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                logger.error("parse worker %s did not start in %.0fs", worker.process.pid, _STARTUP_TIMEOUT_S)
-                return False
-            ready = wait([worker.conn, worker.process.sentinel], remaining)
-            if worker.conn in ready:
-                try:
-                    message = worker.conn.recv()
-                except (EOFError, OSError):
-                    message = None
-                if isinstance(message, tuple) and message[0] == _MSG_READY:
-                    return True
-            if ready:
-                worker.process.join(_STOP_GRACE_S)
-                logger.error("parse worker failed to start: %s", _describe_exit(worker.process.exitcode))
-                return False
 
     def _reap(self, worker: _Worker) -> None:
         self._unwatch(worker)
@@ -597,12 +655,12 @@ class ParsePool:
                 continue
             del self._respawn_at[slot]
             try:
-                worker = self._spawn(slot)
+                worker = _spawn(self._ctx, slot, self.memory_limit_mb, self.max_file_size)
             except OSError as exc:
                 logger.error("cannot start a parse worker: %s", exc)
                 self._respawn_at[slot] = now + _RESPAWN_BACKOFF_S
                 continue
-            if self._await_ready(worker, now + _STARTUP_TIMEOUT_S):
+            if _await_ready(worker, now + _STARTUP_TIMEOUT_S):
                 self._startup_failures = 0
                 self._slots[slot] = worker
                 self._watch(worker)
@@ -630,8 +688,8 @@ class ParsePool:
                 if self._respawn_at:
                     self._respawn_due()
                 if self._broken is not None:
-                    self._fail_pending(self._broken)
-                self._prune_jobs()
+                    _fail_pending(self._jobs, self._broken)
+                self._jobs = _prune_jobs(self._jobs)
                 self._assign()
                 self._poll(self._wait_timeout())
         except BaseException as exc:
@@ -652,23 +710,6 @@ class ParsePool:
                 for job in self._incoming:
                     job.results.put(_CLOSED)
                 self._incoming.clear()
-
-    def _prune_jobs(self) -> None:
-        """Drop the unstarted files of cancelled jobs, and finished jobs."""
-        kept: list[_Job] = []
-        for job in self._jobs:
-            if job.cancelled:
-                job.outstanding -= len(job.pending)
-                job.pending.clear()
-            if job.outstanding > 0:
-                kept.append(job)
-        self._jobs = kept
-
-    def _fail_pending(self, reason: str) -> None:
-        for job in self._jobs:
-            while job.pending:
-                task = job.pending.popleft()
-                self._deliver(task, _skip(task.rel_path, reason))
 
     def _next_task(self) -> _Task | None:
         count = len(self._jobs)
@@ -723,11 +764,11 @@ class ParsePool:
                 readable.append(worker_or_none)
         dead: list[_Worker] = []
         for worker in readable:
-            if not self._drain(worker) and worker not in dead:
+            if not _drain(worker) and worker not in dead:
                 dead.append(worker)
         for worker in exited:
             if worker not in dead:
-                self._drain(worker)
+                _drain(worker)
                 dead.append(worker)
         for worker in dead:
             self._handle_death(worker)
@@ -736,38 +777,10 @@ class ParsePool:
             if busy is None or busy.started_at is None or now - busy.started_at < self.timeout_s:
                 continue
             # The result may have arrived since select() returned: read it before judging.
-            if not self._drain(busy):
+            if not _drain(busy):
                 self._handle_death(busy)
             elif busy.started_at is not None and now - busy.started_at >= self.timeout_s:
                 self._handle_timeout(busy)
-
-    def _drain(self, worker: _Worker) -> bool:
-        """Read every message the worker has sent; False once its pipe is closed."""
-        conn = worker.conn
-        try:
-            while worker.readable():
-                message = conn.recv()
-                kind = message[0]
-                if kind == _MSG_STARTED:
-                    worker.started_at = time.monotonic()
-                elif kind == _MSG_RESULT:
-                    task = worker.inflight.popleft()
-                    worker.started_at = None
-                    if task.task_id != message[1]:
-                        raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
-                    self._deliver(task, _decode_outcome(message[2]))
-                elif kind == _MSG_RETIRE:
-                    return False
-        except (EOFError, OSError):
-            return False
-        return True
-
-    @staticmethod
-    def _deliver(task: _Task, outcome: ParseOutcome) -> None:
-        job = task.job
-        job.outstanding -= 1
-        if not job.cancelled:
-            job.results.put(outcome)
 
     def _handle_death(self, worker: _Worker) -> None:
         if self._slots[worker.slot] is not worker:
@@ -777,7 +790,7 @@ class ParsePool:
         if worker.inflight and worker.started_at is not None:
             task = worker.inflight.popleft()
             logger.warning("%s while parsing %s; file skipped", reason, task.rel_path)
-            self._deliver(task, _skip(task.rel_path, f"{reason} while parsing this file"))
+            _deliver(task, _skip(task.rel_path, f"{reason} while parsing this file"))
         elif worker.process.exitcode != _EXIT_MEMORY_ERROR:
             logger.warning("%s (idle); restarting it", reason)
         worker.started_at = None
@@ -788,7 +801,7 @@ class ParsePool:
         logger.warning("parsing %s timed out after %gs; restarting the worker", task.rel_path, self.timeout_s)
         worker.started_at = None
         worker.process.kill()
-        self._deliver(task, _skip(task.rel_path, f"parse timed out after {self.timeout_s:g}s"))
+        _deliver(task, _skip(task.rel_path, f"parse timed out after {self.timeout_s:g}s"))
         self._replace(worker)
 
     def _shutdown_workers(self) -> None:

@@ -18,7 +18,7 @@ from graphmem.types import Anchor, EdgeKind, Freshness, Observation
 
 from graphmemd.codegraph import Adjacent, FileNode
 from graphmemd.graphstate import GraphState
-from graphmemd.model import SymbolInfo, file_id
+from graphmemd.model import SymbolInfo
 from graphmemd.observations import ObservationBook
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.staleness import file_anchor, symbol_anchor
@@ -114,20 +114,22 @@ class ReadView:
             if not qual:
                 fp = self._state.file_fingerprint(rt.id, rel)
                 if fp is None:
-                    raise InvalidArgument(self._unresolved(graph, ref, rt, rel))
+                    raise self._unresolved(graph, ref, rt, rel)
                 return file_anchor(rt.id, rel, fp)
             matches = [s for s in graph.file_symbols(rt.id, rel) if s.qualname == qual]
             if not matches:
-                raise InvalidArgument(self._unresolved(graph, ref, rt, rel))
+                raise self._unresolved(graph, ref, rt, rel)
             return symbol_anchor(sorted(matches, key=lambda s: s.kind.value == "module")[0])
 
     @staticmethod
-    def _unresolved(graph: GraphReader, ref: str, rt: RepoRuntime, rel: str) -> str:
+    def _unresolved(graph: GraphReader, ref: str, rt: RepoRuntime, rel: str) -> InvalidArgument:
         syms = graph.file_symbols(rt.id, rel)
         pool = [s.ref for s in syms] if syms else [n.path for n in graph.repo_files(rt.id)]
         close = difflib.get_close_matches(ref, pool, n=5, cutoff=0.4)
         hint = f"; close matches: {', '.join(close)}" if close else ""
-        return f"anchor {ref!r} does not resolve in repository {rt.id}{hint}"
+        return InvalidArgument(
+            f"anchor {ref!r} does not resolve in repository {rt.id}{hint}", reference=ref, close_matches=close
+        )
 
     def current_anchor(self, a: Anchor) -> Anchor | None:
         """``a`` re-taken on the current code (same symbol or file), or None when it is gone."""
@@ -137,11 +139,6 @@ class ReadView:
                 return symbol_anchor(s) if s is not None else None
             fp = self._state.file_fingerprint(a.repo_id, a.path)
             return file_anchor(a.repo_id, a.path, fp) if fp is not None else None
-
-    def has_file(self, repo_id: str, path: str) -> bool:
-        """Whether the file is indexed."""
-        with self._state.reading() as graph:
-            return file_id(repo_id, path) in graph.files
 
     # ------------------------------------------------------------------ repositories
 

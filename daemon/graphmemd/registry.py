@@ -18,12 +18,14 @@ import os
 import re
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphmem.errors import FailedPrecondition, InvalidArgument, NotFound
 from graphmem.types import IndexState
 
+from graphmemd.identity import RepoIdentity, identity_of
 from graphmemd.resolve import RepoResolver, read_repo_facts
 from graphmemd.walker import RepoFilter
 
@@ -61,6 +63,13 @@ class RepoRuntime:
     n_symbols: int = 0
     n_edges: int = 0
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
+    #: Files parsed since the daemon started (a restart with nothing changed parses none).
+    files_parsed: int = 0
+    #: Symbols in the files parsed by the current pass (progress while the graph is empty).
+    pass_symbols: int = 0
+    #: The next index pass re-anchors observations (some parses came from another parser).
+    rebase: bool = False
+    identity: RepoIdentity = field(default_factory=RepoIdentity)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -70,7 +79,9 @@ class RepoRuntime:
             raise InvalidArgument(f"not a directory: {root}")
         rid = repo_id_for(root)
         facts = read_repo_facts(root, ())
-        return cls(id=rid, root=root, filter=RepoFilter(root), resolver=RepoResolver(rid, facts))
+        rt = cls(id=rid, root=root, filter=RepoFilter(root), resolver=RepoResolver(rid, facts))
+        rt.identity = identity_of(root)
+        return rt
 
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the root (POSIX), or None when outside."""
@@ -99,16 +110,45 @@ def resolve_root(path: Path | str) -> Path:
 
 
 class RepoRegistry:
-    """Every registered repository, by id; persisted as a list of roots."""
+    """Every registered repository, by id; persisted as a list of roots, with the identity
+    of every repository ever registered (so one registered again elsewhere is recognised)."""
 
     def __init__(self, repos_file: Path) -> None:
         self._file = repos_file
         self._lock = threading.Lock()
         self._repos: dict[str, RepoRuntime] = {}
+        self._identities: dict[str, RepoIdentity] = load_identities(repos_file)
 
     def saved_roots(self) -> list[Path]:
         """The roots persisted by the last run (unreadable file: none)."""
         return load_registry(self._file)
+
+    def identity(self, repo_id: str) -> RepoIdentity | None:
+        """The identity of a repository registered now or before."""
+        with self._lock:
+            return self._identities.get(repo_id)
+
+    def former_ids(self, rt: RepoRuntime) -> list[str]:
+        """Ids of repositories no longer registered that were clones of ``rt``'s repository
+        (the same working tree moved, or an earlier clone)."""
+        with self._lock:
+            return sorted(
+                rid
+                for rid, ident in self._identities.items()
+                if rid not in self._repos and ident.same_repository(rt.identity)
+            )
+
+    def local_for(self, repo_id: str, identity: RepoIdentity | None) -> RepoRuntime | None:
+        """The registered repository that knowledge recorded for ``repo_id`` (with
+        ``identity``) belongs to here: the same id, else the one clone of the same repository."""
+        with self._lock:
+            if repo_id in self._repos:
+                return self._repos[repo_id]
+            known = identity or self._identities.get(repo_id)
+            if known is None:
+                return None
+            clones = [rt for rt in self._repos.values() if rt.identity.same_repository(known)]
+            return clones[0] if len(clones) == 1 else None
 
     def register(self, path: Path | str) -> tuple[RepoRuntime, bool]:
         """Register the directory ``path``; returns the record and whether it is new."""
@@ -125,6 +165,7 @@ class RepoRegistry:
                     )
             rt = RepoRuntime.create(root)
             self._repos[rid] = rt
+            self._identities[rid] = rt.identity
             self._save_locked()
         return rt, True
 
@@ -135,7 +176,7 @@ class RepoRegistry:
             self._save_locked()
 
     def _save_locked(self) -> None:
-        save_registry(self._file, [r.root for r in self._repos.values()])
+        save_registry(self._file, [r.root for r in self._repos.values()], self._identities)
 
     def get(self, repo_id: str) -> RepoRuntime | None:
         """The record of ``repo_id``, or None."""
@@ -215,12 +256,32 @@ def load_registry(path: Path) -> list[Path]:
     return [Path(r) for r in roots if isinstance(r, str)]
 
 
-def save_registry(path: Path, roots: list[Path]) -> None:
+def load_identities(path: Path) -> dict[str, RepoIdentity]:
+    """The identities recorded in ``repos.json`` (by repository id)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    raw = data.get("identities", {}) if isinstance(data, dict) else {}
+    out: dict[str, RepoIdentity] = {}
+    if isinstance(raw, dict):
+        for rid, value in raw.items():
+            ident = RepoIdentity.from_json(value)
+            if isinstance(rid, str) and ident is not None:
+                out[rid] = ident
+    return out
+
+
+def save_registry(path: Path, roots: list[Path], identities: Mapping[str, RepoIdentity] | None = None) -> None:
     """Write ``repos.json`` atomically (temp file, fsync, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".repos.")
+    body = {
+        "repositories": [str(r) for r in roots],
+        "identities": {rid: ident.to_json() for rid, ident in sorted((identities or {}).items())},
+    }
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump({"repositories": [str(r) for r in roots]}, f, indent=2)
+        json.dump(body, f, indent=2)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

@@ -1,23 +1,19 @@
-"""Dependency-traversal retrieval: seeds -> N-hop walk -> anchored observations -> ranking.
+"""Dependency-traversal retrieval: seeds -> walk (+ git co-change) -> anchored notes -> fused rank.
 
-Seeds are the given symbols, the files given (and the symbols they define), and the symbols
-whose names match the text (BM25 over identifier words, Kùzu fts). From the seeds a
-breadth-first walk follows CALLS (callees and callers), IMPORTS (both ways), CONTAINS,
-INHERITS and DEFINES up to ``hops``; every observation anchored to a node reached is a
-candidate, and so is every observation whose text/tags match the text (BM25).
+Seeds are the given symbols, the files given (with every symbol they define, or, with a cursor
+``line``, only the symbols under it: the file's other symbols are then one DEFINES hop away),
+and the symbols whose names match the text (BM25 over identifier words, Kùzu fts). From the
+seeds a breadth-first walk follows CALLS (callees and callers), IMPORTS (both ways), CONTAINS,
+INHERITS and DEFINES up to ``hops`` (default ``DEFAULT_HOPS`` = 2; 0: the seeds only, no walk
+and no co-change neighbours). The files and symbols that changed together with the seed files
+and the given symbols in git (``cochange.py``) join the reached nodes. Every observation
+anchored to a reached node is a candidate, and so is every observation whose text/tags match
+the text (BM25).
 
-Ranking (deterministic) of a candidate reached at distance d through first edge e:
-
-    base  = edge_weight(e) / (1 + d)             CALLS 1.0, INHERITS 0.9, CONTAINS/DEFINES 0.85, IMPORTS 0.7
-    pr    = personalised PageRank of its anchor node over the path-union subgraph (networkx
-            DiGraph; at most 15 power iterations, stopping when the L1 change < 1e-3, damping 0.85,
-            restart on the seeds), max-normalised
-    text  = BM25 score / best BM25 score in this query
-    score = (0.55 base + 0.15 pr + 0.30 text) x (0.6 + 0.4 confidence) x recency x status
-
-where recency decays linearly from 1.0 (updated within 30 days) to 0.8 (a year or older)
-and status is 1.0 for fresh and 0.5 for stale (stale ones only appear with include_stale).
-Superseded observations are replaced by their successor; archived ones never appear.
+Each candidate is scored by ``ranking.py`` (one fused score: graph proximity, co-change, text,
+personalised PageRank, centrality, cursor focus; times confidence, recency, confirmation and
+status) and carries its score components. Superseded observations are replaced by their
+successor; archived ones never appear; stale ones only with include_stale.
 
 Token estimate (documented, deterministic): ``ceil(utf8_bytes / 4)`` of the result's
 rendering (the line ``render_line`` produces). Results are packed greedily in rank order:
@@ -27,13 +23,15 @@ one that does not fit the remaining budget is skipped and the next is tried.
 from __future__ import annotations
 
 import math
-import operator
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
-import networkx as nx
 from graphmem.errors import InvalidArgument, NotFound
+from graphmem.render import brief_line
 from graphmem.types import (
     AnchorKind,
     Brief,
@@ -43,15 +41,25 @@ from graphmem.types import (
     ObservationStatus,
     Recalled,
     RecallResult,
+    Resolved,
+    ScoreComponents,
     Symbol,
     SymbolDetail,
 )
 
+from graphmemd import ranking
+from graphmemd.cochange import CoChange
+from graphmemd.cosignal import CoSignal, cochange_signals, node_signal
 from graphmemd.model import SymbolInfo, file_id
 from graphmemd.readview import GraphReader, ReadView
 from graphmemd.registry import RepoRuntime
+from graphmemd.symbol_match import close_matches
 
 MAX_HOPS = 6
+DEFAULT_HOPS = 2
+#: The warning a text query carries while the symbol text index is rebuilt after a bulk load
+#: (symbols are then matched by exact name only): the answer is not complete yet.
+SYMBOL_INDEX_REBUILDING = "the symbol text index is being rebuilt: symbols matched by exact name only"
 MAX_LIMIT = 200
 #: The walk stops once this many nodes are reached (nearest first; the last layer is cut in id order).
 MAX_VISITED = 2_500
@@ -61,19 +69,19 @@ MAX_VISITED = 2_500
 HUB_DEGREE = 200
 #: PageRank and why-paths are computed for this many candidates (times the limit) at most.
 RERANK_FACTOR = 2
-EDGE_WEIGHT = {
-    EdgeKind.CALLS: 1.0,
-    EdgeKind.CALLED_BY: 1.0,
-    EdgeKind.INHERITS: 0.9,
-    EdgeKind.INHERITED_BY: 0.9,
-    EdgeKind.CONTAINS: 0.85,
-    EdgeKind.CONTAINED_IN: 0.85,
-    EdgeKind.DEFINES: 0.85,
-    EdgeKind.DEFINED_IN: 0.85,
-    EdgeKind.IMPORTS: 0.7,
-    EdgeKind.IMPORTED_BY: 0.7,
-}
-STALE_FACTOR = 0.5
+#: Symbols of this many of the strongest co-changed files join the candidates' anchors.
+PARTNER_FILE_SYMBOLS = 12
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class CoChangeSource(Protocol):
+    """Where retrieval gets a repository's co-change (None: not a git tree, or not mined yet)."""
+
+    def get(self, repo_id: str) -> CoChange | None: ...
+
+
+#: Resolution confidence of an edge (from, kind as walked, to): a multiplier on proximity.
+EdgeConfidence = Callable[[str, EdgeKind, str], float]
 
 
 def estimate_tokens(text: str) -> int:
@@ -82,16 +90,7 @@ def estimate_tokens(text: str) -> int:
 
 def render_line(o: Observation, why: str = "") -> str:
     """One observation as a line of text (what the token estimate measures)."""
-    marker = ""
-    if o.status is ObservationStatus.STALE and o.stale_reasons:
-        r = o.stale_reasons[0]
-        marker = f" [STALE: {r.change.value.replace('_', ' ')} at {r.anchor_ref}]"
-    elif o.status is ObservationStatus.STALE:
-        marker = " [STALE]"
-    anchors = ", ".join(a.ref for a in o.anchors)
-    tags = f" #{' #'.join(o.tags)}" if o.tags else ""
-    via = f" (via {why})" if why else ""
-    return f"- [{o.category.value}] {o.text}{tags} @ {anchors}{marker}{via}"
+    return brief_line(o, why)
 
 
 def to_symbol(s: SymbolInfo) -> Symbol:
@@ -109,59 +108,58 @@ def to_symbol(s: SymbolInfo) -> Symbol:
     )
 
 
-#: How the walk reached a node: (distance, parent, edge from the parent, first edge walked from
-#: the seed (the ranking weight), KIND_ORDER of the edge (the tie-break between equally short
-#: paths)). A plain tuple: the walk creates thousands per query.
-_Reach = tuple[int, str | None, EdgeKind | None, EdgeKind | None, int]
+#: How the walk reached a node: (distance, parent, edge from the parent, KIND_ORDER of that
+#: edge (the tie-break between equally short paths), proximity (product of the edge decays and
+#: confidences along the path)). A plain tuple: the walk creates thousands per query.
+_Reach = tuple[int, str | None, EdgeKind | None, int, float]
 
 
-def _pagerank(g: nx.DiGraph, seeds: Iterable[str], alpha: float = 0.85, iters: int = 15) -> dict[str, float]:
-    """Personalised PageRank by power iteration, restarting on the seeds (networkx's own
-    ``pagerank`` needs scipy, which we don't ship). Nodes are numbered once so that each
-    iteration is list arithmetic."""
-    nodes = list(g.nodes)
-    if not nodes:
-        return {}
-    index = {n: i for i, n in enumerate(nodes)}
-    succ = [[index[m] for m in g.successors(n)] for n in nodes]
-    seed_idx = [index[s] for s in dict.fromkeys(seeds) if s in index]
-    size = len(nodes)
-    if seed_idx:
-        restart = [0.0] * size
-        for i in seed_idx:
-            restart[i] = 1.0 / len(seed_idx)
-    else:
-        seed_idx = list(range(size))
-        restart = [1.0 / size] * size
-    rank = list(restart)
-    for _ in range(iters):
-        nxt = [(1 - alpha) * x for x in restart]
-        dangling = 0.0
-        for i, r in enumerate(rank):
-            if not r:
-                continue
-            out = succ[i]
-            if out:
-                share = alpha * r / len(out)
-                for j in out:
-                    nxt[j] += share
-            else:
-                dangling += r
-        if dangling:
-            for i in seed_idx:
-                nxt[i] += alpha * dangling * restart[i]
-        delta = sum(map(abs, map(operator.sub, nxt, rank)))
-        rank = nxt
-        if delta < 1e-3:
-            break
-    return dict(zip(nodes, rank, strict=True))
+@dataclass
+class _Seeds:
+    """What a request starts from. ``focus`` maps a file id to the line range(s) the request
+    focuses on (cursor line, or a given symbol's lines); ``co_files``/``co_symbols`` are the
+    co-change keys per repository."""
+
+    nodes: list[str] = field(default_factory=list)
+    focus: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    co_files: dict[str, list[str]] = field(default_factory=dict)
+    co_symbols: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Cand:
+    """One candidate observation with its best anchor's graph signals."""
+
+    obs: Observation
+    node: str = ""
+    node_rel: float = -1.0
+    proximity: float = 0.0
+    co: CoSignal | None = None
+    focus: float = 0.0
+    centrality: float = 0.0
+    text: float = 0.0
+    pagerank: float = 0.0
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
 
 
 class Retriever:
-    """Seeds -> walk -> anchored observations -> ranking, over the read view."""
+    """Seeds -> walk (+ co-change) -> anchored observations -> fused ranking, over the read view.
 
-    def __init__(self, view: Callable[[], ReadView]) -> None:
+    ``cochange``: where co-change comes from (a ``CoChangeKeeper``; None: no co-change).
+    ``edge_confidence``: the resolution-confidence hook (None: every edge counts 1.0)."""
+
+    def __init__(
+        self,
+        view: Callable[[], ReadView],
+        cochange: CoChangeSource | None = None,
+        edge_confidence: EdgeConfidence | None = None,
+    ) -> None:
         self._view = view
+        self.edge_confidence = edge_confidence
+        self.cochange = cochange
 
     # ------------------------------------------------------------------ seeds
 
@@ -172,15 +170,16 @@ class Retriever:
         files: Sequence[str],
         symbols: Sequence[str],
         text: str,
+        line: int,
         symbol_hits: list[str] | None,
         warnings: list[str],
-    ) -> list[str]:
+    ) -> _Seeds:
         """The walk's start nodes, read from ``g``. ``symbol_hits`` are the text's symbol-name
         matches (None while that index is being rebuilt)."""
         e = self._view()
-        seeds: list[str] = []
+        out = _Seeds()
         repo_hint = repos[0].id if len(repos) == 1 else ""
-        for f in files:
+        for i, f in enumerate(files):
             try:
                 rt, rel = e.locate(f, repo_hint)
             except InvalidArgument as exc:
@@ -190,21 +189,58 @@ class Retriever:
             if fid not in g.files:
                 warnings.append(f"{rel} is not indexed in {rt.id}" + (" (yet)" if rt.state.value != "ready" else ""))
                 continue
-            seeds.append(fid)
-            seeds.extend(s.id for s in g.file_symbols(rt.id, rel))
+            out.nodes.append(fid)
+            out.co_files.setdefault(rt.id, []).append(rel)
+            syms = g.file_symbols(rt.id, rel)
+            if line and i == 0:
+                under = [s for s in syms if s.start_line <= line <= s.end_line]
+                out.focus.setdefault(fid, []).append((line, line))
+                out.nodes.extend(s.id for s in under)
+                out.co_symbols.setdefault(rt.id, []).extend(f"{s.path}::{s.name}" for s in under)
+            else:
+                out.nodes.extend(s.id for s in syms)
         for ref in symbols:
-            anchor = e.resolve_anchor(ref, repo_hint)
-            seeds.append(anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path))
+            sid = self._resolve_ref(g, ref, repo_hint)
+            sym = g.symbols.get(sid)
+            out.nodes.append(sid)
+            if sym is not None:
+                out.co_symbols.setdefault(sym.repo_id, []).append(f"{sym.path}::{sym.name}")
+                if files:  # a symbol next to files focuses the file query on it
+                    out.focus.setdefault(file_id(sym.repo_id, sym.path), []).append((sym.start_line, sym.end_line))
         if text.strip():
             scope = {rt.id for rt in repos}
             if symbol_hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
+                warnings.append(SYMBOL_INDEX_REBUILDING)
                 ids = [i for w in re.findall(r"\w+", text) for i in sorted(g.by_name(w))][:10]
             else:
                 ids = symbol_hits
             for sid in ids:
                 if sid in g.symbols and g.symbols[sid].repo_id in scope:
-                    seeds.append(sid)
-        return list(dict.fromkeys(seeds))
+                    out.nodes.append(sid)
+        out.nodes = list(dict.fromkeys(out.nodes))
+        return out
+
+    def _resolve_ref(self, g: GraphReader, ref: str, repo_hint: str) -> str:
+        """A symbol/file node id for ``ref``; a short reference (``hash_password``,
+        ``AppContext.push``, ``crypto.py::hash_password``) resolves when it has exactly one
+        exact match; otherwise INVALID_ARGUMENT naming the close matches."""
+        try:
+            anchor = self._view().resolve_anchor(ref, repo_hint)
+        except InvalidArgument as exc:
+            found = close_matches(ref, self._scope_symbols(g, repo_hint), limit=5)
+            if found.exact:
+                return found.symbols[0].id
+            if found.symbols:
+                refs = [s.ref for s in found.symbols]
+                raise InvalidArgument(
+                    f"{ref!r} does not resolve; close matches: {', '.join(refs)}", reference=ref, close_matches=refs
+                ) from exc
+            raise
+        return anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
+
+    def _scope_symbols(self, g: GraphReader, repo_hint: str) -> Iterable[SymbolInfo]:
+        scope = {rt.id for rt in self._view().repos(repo_hint)}
+        return [s for s in g.symbols.values() if s.repo_id in scope]
 
     # ------------------------------------------------------------------ walk
 
@@ -212,8 +248,10 @@ class Retriever:
         """Breadth-first walk. Among equally short paths the parent is chosen by the smallest
         (edge kind, parent id), so the why-path does not depend on set iteration order."""
         adjacency = g.adjacency
+        decay = ranking.EDGE_DECAY
+        conf = self.edge_confidence
         seed_set = set(seeds)
-        reached: dict[str, _Reach] = {s: (0, None, None, None, -1) for s in seeds}
+        reached: dict[str, _Reach] = {s: (0, None, None, -1, 1.0) for s in seeds}
         get = reached.get
         frontier = sorted(seeds)
         for depth in range(hops):
@@ -225,14 +263,15 @@ class Retriever:
                 adj = adjacency(node)
                 if len(adj) > HUB_DEGREE and node not in seed_set:
                     continue
-                first = reached[node][3]
+                base = reached[node][4]
                 for order, kind, other in adj:
                     r = get(other)
                     if r is None:
                         nxt.append(other)
-                    elif not (r[0] == d1 and (order < r[4] or (order == r[4] and node < (r[1] or "")))):
+                    elif not (r[0] == d1 and (order < r[3] or (order == r[3] and node < (r[1] or "")))):
                         continue
-                    reached[other] = (d1, node, kind, first or kind, order)
+                    prox = base * decay[kind] * (conf(node, kind, other) if conf is not None else 1.0)
+                    reached[other] = (d1, node, kind, order, prox)
             if len(reached) >= MAX_VISITED:
                 break
             frontier = sorted(nxt)
@@ -250,6 +289,62 @@ class Retriever:
         hops.reverse()
         return hops
 
+    # ------------------------------------------------------------------ co-change
+
+    def _cochange(self, g: GraphReader, seeds: _Seeds, hops: int) -> tuple[dict[str, CoSignal], list[str]]:
+        """Co-change signals of graph nodes with the seeds, and the extra nodes (partner files,
+        their symbols, partner symbols) whose notes become candidates (none when hops == 0)."""
+        signals: dict[str, CoSignal] = {}
+        extra: list[str] = []
+        if self.cochange is None:
+            return signals, extra
+        for repo_id in sorted(set(seeds.co_files) | set(seeds.co_symbols)):
+            co = self.cochange.get(repo_id)
+            if co is None:
+                continue
+
+            def file_node(path: str, rid: str = repo_id) -> str | None:
+                fid = file_id(rid, path)
+                return fid if fid in g.files else None
+
+            def symbol_nodes(path: str, name: str, rid: str = repo_id) -> list[str]:
+                return [s.id for s in g.file_symbols(rid, path) if s.name == name]
+
+            sig, partner_files = cochange_signals(
+                co, seeds.co_files.get(repo_id, ()), seeds.co_symbols.get(repo_id, ()), file_node, symbol_nodes
+            )
+            for node, s in sig.items():
+                prev = signals.get(node)
+                if prev is None or (s.strength, s.together) > (prev.strength, prev.together):
+                    signals[node] = s
+            if hops:
+                extra.extend(sig)
+                for fid in partner_files[:PARTNER_FILE_SYMBOLS]:
+                    fnode = g.files.get(fid)
+                    if fnode is not None:
+                        extra.extend(fnode.symbol_ids)
+        return signals, extra
+
+    @staticmethod
+    def _file_of(g: GraphReader, node: str) -> str | None:
+        s = g.symbols.get(node)
+        if s is not None:
+            return file_id(s.repo_id, s.path)
+        return node if node in g.files else None
+
+    @staticmethod
+    def _focus(g: GraphReader, node: str, focus: dict[str, list[tuple[int, int]]]) -> float:
+        if not focus:
+            return 0.0
+        s = g.symbols.get(node)
+        if s is None:
+            return 0.0
+        spans = focus.get(file_id(s.repo_id, s.path))
+        if not spans:
+            return 0.0
+        gap = min(max(0, a - s.end_line, s.start_line - b) for a, b in spans)
+        return ranking.focus(gap)
+
     # ------------------------------------------------------------------ retrieve
 
     def retrieve(
@@ -259,15 +354,21 @@ class Retriever:
         files: Sequence[str] = (),
         symbols: Sequence[str] = (),
         text: str = "",
-        hops: int = 2,
+        hops: int = DEFAULT_HOPS,
         limit: int = 20,
         budget: int = 0,
         include_stale: bool = False,
+        line: int = 0,
     ) -> RecallResult:
+        """Observations relevant to ``files``/``symbols``/``text``, best first (module docstring)."""
         if hops < 0 or hops > MAX_HOPS:
             raise InvalidArgument(f"hops must be between 0 and {MAX_HOPS}, not {hops}")
         if limit < 1 or limit > MAX_LIMIT:
             raise InvalidArgument(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+        if line < 0:
+            raise InvalidArgument(f"line must be positive, not {line}")
+        if line and not files:
+            raise InvalidArgument("a cursor line needs a file")
         if not files and not symbols and not text.strip():
             raise InvalidArgument("give at least one of files, symbols or text")
         e = self._view()
@@ -279,111 +380,171 @@ class Retriever:
             symbol_hits = None if found is None else [sid for sid, _score in found]
             text_scores = dict(e.search_observations(text, 50))
         with e.reading() as g:  # the indexer cannot swap a change in meanwhile
-            return self._answer(
-                g, repos, files, symbols, text, symbol_hits, text_scores, hops, limit, budget, include_stale
-            )
+            warnings: list[str] = []
+            seeds = self._seeds(g, repos, files, symbols, text, line, symbol_hits, warnings)
+            reached = self._walk(g, seeds.nodes, hops) if seeds.nodes else {}
+            signals, extra = self._cochange(g, seeds, hops)
+            cands = self._candidates(g, repos, reached, signals, extra, seeds, text_scores, include_stale)
+            ranked = self._rank(cands, seeds.nodes, reached, text, text_scores, limit)
+            return self._pack(g, ranked, reached, text, limit, budget, len(seeds.nodes), warnings, repos)
 
-    def _answer(
+    def _candidates(
         self,
         g: GraphReader,
         repos: list[RepoRuntime],
-        files: Sequence[str],
-        symbols: Sequence[str],
-        text: str,
-        symbol_hits: list[str] | None,
+        reached: dict[str, _Reach],
+        signals: dict[str, CoSignal],
+        extra: list[str],
+        seeds: _Seeds,
         text_scores: dict[str, float],
-        hops: int,
-        limit: int,
-        budget: int,
         include_stale: bool,
-    ) -> RecallResult:
+    ) -> dict[str, _Cand]:
+        """Every candidate observation (current version) with its best anchor's signals."""
         e = self._view()
-        warnings: list[str] = []
-        seeds = self._seeds(g, repos, files, symbols, text, symbol_hits, warnings)
-        reached = self._walk(g, seeds, hops) if seeds else {}
-        # candidates: (observation id) -> best (distance, node), and the observation itself
-        best: dict[str, tuple[int, str]] = {}
-        found: dict[str, Observation] = {}
-        for node, anchored in e.anchored_in(reached).items():
-            d = reached[node][0]
+        adjacency = g.adjacency
+        nodes: dict[str, object] = dict.fromkeys(reached)
+        nodes.update(dict.fromkeys(extra))
+        found: dict[str, _Cand] = {}
+        for node, anchored in e.anchored_in(nodes).items():
+            r = reached.get(node)
+            prox = r[4] if r is not None else 0.0
+            co = node_signal(signals, node, lambda n: self._file_of(g, n))
+            foc = self._focus(g, node, seeds.focus)
+            cent = ranking.centrality(len(adjacency(node)))
+            rel = (
+                ranking.W_PROXIMITY * prox
+                + ranking.W_COCHANGE * (co.strength if co is not None else 0.0)
+                + ranking.W_FOCUS * foc
+                + ranking.W_CENTRALITY * cent
+            )
             for o in anchored:
-                prev = best.get(o.id)
-                if prev is None or (d, node) < prev:
-                    best[o.id] = (d, node)
-                    found[o.id] = o
+                c = found.get(o.id)
+                if c is None or rel > c.node_rel or (rel == c.node_rel and node < c.node):
+                    found[o.id] = _Cand(o, node, rel, prox, co, foc, cent)
         for oid in text_scores:
             if oid not in found:
                 try:
-                    found[oid] = e.observation(oid)
+                    found[oid] = _Cand(e.observation(oid))
                 except NotFound:  # deleted between the search and now
                     continue
-        terms = sorted(set(re.findall(r"\w+", text.lower())))
         scope = {rt.id for rt in repos}
-        fresh, stale = ObservationStatus.FRESH, ObservationStatus.STALE
-        candidates: dict[str, Observation] = {}
-        for oid, o in found.items():
-            current = o if o.status is fresh else self._successor(o)
+        out: dict[str, _Cand] = {}
+        for c in found.values():
+            current = c.obs if c.obs.status is ObservationStatus.FRESH else self._successor(c.obs)
             if current is None or current.repo_id not in scope:
                 continue
-            if current.status is stale and not include_stale:
+            if current.status is ObservationStatus.STALE and not include_stale:
                 continue
-            if current.id not in candidates:
-                candidates[current.id] = current
-                if oid != current.id and oid in best and current.id not in best:
-                    best[current.id] = best[oid]
+            c.obs = current
+            prev = out.get(current.id)
+            if prev is None or c.node_rel > prev.node_rel:
+                out[current.id] = c
+        return out
+
+    def _rank(
+        self,
+        cands: dict[str, _Cand],
+        seeds: Sequence[str],
+        reached: dict[str, _Reach],
+        text: str,
+        text_scores: dict[str, float],
+        limit: int,
+    ) -> tuple[list[tuple[float, ScoreComponents, _Cand]], bool]:
+        """Candidates in rank order (the top ones, with PageRank) and whether some were cut."""
         max_text = max(text_scores.values(), default=0.0) or 1.0
+        terms = _words(text)
         now = time.time()
-        unreached = (hops + 1, "")
+        for c in cands.values():
+            t = text_scores.get(c.obs.id, 0.0) / max_text
+            if terms:
+                names: set[str] = set()
+                for a in c.obs.anchors:
+                    names |= _words(a.ref.rpartition("::")[2] if "::" in a.ref else Path(a.ref).stem)
+                t += ranking.ANCHOR_NAME_WEIGHT * len(terms & names) / len(terms)
+            c.text = min(1.0, t)
 
-        def partial(o: Observation) -> float:
-            dist, node = best.get(o.id, unreached)
-            base = 0.0
-            if node:
-                first = reached[node][3]
-                base = (EDGE_WEIGHT[first] if first else 1.0) / (1 + dist)
-            t = text_scores.get(o.id, 0.0) / max_text
-            age_days = (now - o.updated_at) / 86400
-            recency = 1.0 if age_days <= 30 else max(0.8, 1.0 - 0.2 * (age_days - 30) / 335)
-            status = STALE_FACTOR if o.status is stale else 1.0
-            return (0.55 * base + 0.30 * t) * (0.6 + 0.4 * o.confidence) * recency * status
+        def scored(c: _Cand) -> tuple[tuple[float | str, ...], float, ScoreComponents, _Cand]:
+            o = c.obs
+            status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+            if o.status is ObservationStatus.SUSPECT:
+                status = ranking.SUSPECT_FACTOR
+            touched = max(o.updated_at, o.confirmed_at or 0.0)
+            sig = ranking.Signals(
+                proximity=c.proximity,
+                cochange=c.co.strength if c.co is not None else 0.0,
+                text=c.text,
+                pagerank=c.pagerank,
+                centrality=c.centrality,
+                focus=c.focus,
+                confidence=o.confidence,
+                age_days=(now - touched) / 86400,
+                confirmed=bool(o.confirmed_by),
+                status=status,
+                together=c.co.together if c.co is not None else 0,
+                total=c.co.total if c.co is not None else 0,
+            )
+            comps = ranking.components(sig)
+            sc = ranking.score(comps)
+            return ranking.sort_key(sc, comps, o.updated_at, o.text), sc, comps, c
 
-        pre = sorted(((-partial(o), o.id, o) for o in candidates.values()), key=lambda x: (x[0], x[1]))
-        top = pre[: max(RERANK_FACTOR * limit, 20)]
-        # personalised PageRank over the union of the top candidates' paths
-        sub = nx.DiGraph()
-        sub.add_nodes_from(seeds)
-        for _, oid, _o in top:
-            if oid not in best:
-                continue
-            cur = best[oid][1]
-            while True:
+        def quick(c: _Cand) -> tuple[float, float, str]:
+            """The score without PageRank, cheaply (the multipliers but recency/confirmation):
+            which candidates get the full treatment."""
+            o = c.obs
+            rel = c.node_rel + ranking.W_TEXT * c.text
+            stale = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+            return (-rel * (0.6 + 0.4 * o.confidence) * stale, -o.updated_at, o.text)
+
+        n_top = max(RERANK_FACTOR * limit, 20)
+        pool = sorted(cands.values(), key=quick)
+        top = pool[:n_top]
+        # personalised PageRank over the union of the top candidates' walked paths (both ways)
+        succ: dict[str, set[str]] = {s: set() for s in seeds}
+        for c in top:
+            cur = c.node
+            while cur in reached:
                 parent = reached[cur][1]
-                if parent is None or sub.has_edge(parent, cur):
+                if parent is None or cur in succ.get(parent, ()):
                     break
-                sub.add_edge(parent, cur)
-                sub.add_edge(cur, parent)
+                succ.setdefault(parent, set()).add(cur)
+                succ.setdefault(cur, set()).add(parent)
                 cur = parent
-        pr = _pagerank(sub, seeds)
+        pr = ranking.pagerank(succ, seeds)
         max_pr = max(pr.values(), default=0.0) or 1.0
-        final: list[tuple[float, int, str, str, Observation]] = []
-        for neg, oid, o in top:
-            dist, node = best.get(oid, unreached)
-            p = pr.get(node, 0.0) / max_pr if node else 0.0
-            status = STALE_FACTOR if o.status is stale else 1.0
-            score = round(-neg + 0.15 * p * (0.6 + 0.4 * o.confidence) * status, 6)
-            final.append((-score, dist if node else 0, oid, node, o))
-        final.sort(key=lambda x: (x[0], x[1], x[2]))
-        # Why-paths, renderings and token counts only for what is packed (in rank order).
+        for c in top:
+            c.pagerank = pr.get(c.node, 0.0) / max_pr if c.node in reached else 0.0
+        final = sorted((scored(c) for c in top), key=lambda x: x[0])
+        return [(sc, comps, c) for _, sc, comps, c in final], len(pool) > len(top)
+
+    def _pack(
+        self,
+        g: GraphReader,
+        ranked: tuple[list[tuple[float, ScoreComponents, _Cand]], bool],
+        reached: dict[str, _Reach],
+        text: str,
+        limit: int,
+        budget: int,
+        n_seeds: int,
+        warnings: list[str],
+        repos: list[RepoRuntime],
+    ) -> RecallResult:
+        """Why-paths, renderings and token counts only for what is packed (in rank order)."""
+        terms = sorted(set(re.findall(r"\w+", text.lower())))
         results: list[Recalled] = []
         total = 0
-        truncated = len(pre) > len(top)
-        for neg, dist, _oid, node, o in final:
+        final, truncated = ranked
+        for sc, comps, c in final:
             if len(results) >= limit:
                 truncated = True
                 break
-            path = self._path(g, node, reached) if node else []
+            o, node = c.obs, c.node
+            walked = node in reached
+            path = self._path(g, node, reached) if walked else []
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
-            if node:
+            co = c.co
+            if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * c.proximity):
+                why = co.why(g.ref_of(node))
+            elif walked:
                 why = (
                     path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path)
                     if path
@@ -395,14 +556,15 @@ class Retriever:
             if budget and total + tokens > budget:
                 truncated = True
                 continue
-            results.append(Recalled(o, -neg, dist, why, tuple(path), tuple(matched), tokens))
+            dist = reached[node][0] if walked else 0
+            results.append(Recalled(o, sc, dist, why, tuple(path), tuple(matched), tokens, comps))
             total += tokens
         return RecallResult(
-            tuple(results), e.freshness(repos), len(seeds), len(reached), total, truncated, tuple(warnings)
+            tuple(results), self._view().freshness(repos), n_seeds, len(reached), total, truncated, tuple(warnings)
         )
 
     def _successor(self, o: Observation) -> Observation | None:
-        if o.status is ObservationStatus.FRESH or o.status is ObservationStatus.STALE:
+        if o.status in (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT):
             return o
         seen = {o.id}
         while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
@@ -433,7 +595,7 @@ class Retriever:
             files=files,
             symbols=symbols,
             text=text,
-            hops=2,
+            hops=DEFAULT_HOPS,
             limit=MAX_LIMIT,
             budget=max(1, budget - 40),
             include_stale=include_stale,
@@ -448,7 +610,12 @@ class Retriever:
         )
         head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
         lines = [head] + [render_line(r.observation, r.why) for r in result.results]
-        if not result.results:
+        if not result.results and result.truncated:
+            lines.append(
+                f"- observations exist for this code, but none fits the budget of {budget} tokens: "
+                "raise the budget, or see them with recall"
+            )
+        elif not result.results:
             lines.append("- nothing recorded yet for this code")
         body = "\n".join(lines)
         return Brief(body, tuple(r.observation.id for r in result.results), fresh, estimate_tokens(body))
@@ -461,13 +628,21 @@ class Retriever:
         with view.reading() as g:
             return [to_symbol(s) for s in g.find(pattern, repo_id, [k for k in kinds if k], limit)]
 
+    def resolve_symbol(self, ref: str, *, repo: str = "", limit: int = 10) -> Resolved:
+        """Symbols a short reference most plausibly means, best first (``symbol_match.py``)."""
+        if not ref.strip():
+            raise InvalidArgument("ref is required")
+        with self._view().reading() as g:
+            found = close_matches(ref, self._scope_symbols(g, repo), limit)
+        return Resolved(ref, tuple(to_symbol(s) for s in found.symbols), found.exact)
+
     def symbol_detail(self, ref: str, *, repo: str = "") -> SymbolDetail:
         e = self._view()
-        anchor = e.resolve_anchor(ref, repo)
-        if anchor.kind is not AnchorKind.SYMBOL:
-            raise InvalidArgument(f"{ref!r} names a file; give 'path::qualname' for a symbol")
         with e.reading() as g:
-            s = g.symbols[anchor.symbol_id]
+            sid = self._resolve_ref(g, ref, repo)
+            if sid not in g.symbols:
+                raise InvalidArgument(f"{ref!r} names a file; give 'path::qualname' for a symbol")
+            s = g.symbols[sid]
 
             def syms(ids: Iterable[str]) -> tuple[Symbol, ...]:
                 return tuple(sorted((to_symbol(g.symbols[i]) for i in ids if i in g.symbols), key=lambda x: x.id))

@@ -153,6 +153,7 @@ def serve(config: DaemonConfig) -> int:
         shutdown.set()  # new calls answer UNAVAILABLE "shutting down" from here on
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        core.bus.close()  # end the event streams now, or they hold the graceful stop for its whole grace
         server.stop(grace=5).wait(10)
         core.close()
         lock.release()

@@ -14,30 +14,45 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import any_pb2
+from google.rpc import status_pb2
 from graphmem import convert
 from graphmem.errors import GraphMemError, InvalidArgument
 from graphmem.types import Category, EventKind, ObservationStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
+from grpc_status import rpc_status
 
 from graphmemd.core import Core
-from graphmemd.retrieval import Retriever
+from graphmemd.retrieval import DEFAULT_HOPS, Retriever
 
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _abort(context: grpc.ServicerContext, exc: GraphMemError) -> None:
+    """End the call with ``exc``'s status and message (the one place that maps them); close
+    matches travel as a ``graphmem.v1.CloseMatches`` detail of a google.rpc.Status."""
+    code = grpc.StatusCode[exc.grpc_status]
+    if not exc.close_matches:
+        context.abort(code, exc.message)
+    detail = any_pb2.Any()
+    detail.Pack(tpb.CloseMatches(reference=exc.reference, candidates=exc.close_matches))
+    status = status_pb2.Status(code=code.value[0], message=exc.message, details=[detail])
+    context.abort_with_status(rpc_status.to_status(status))
+
+
 def _rpc(fn: F) -> F:
-    """Map graphmem errors to gRPC statuses (the one place that does)."""
+    """Map graphmem errors to gRPC statuses (``_abort``)."""
 
     @functools.wraps(fn)
     def unary(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             return fn(self, request, context)
         except GraphMemError as exc:
-            context.abort(grpc.StatusCode[exc.grpc_status], exc.message)
+            _abort(context, exc)
         except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
             logger.exception("%s failed", fn.__name__)
             context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
@@ -46,12 +61,14 @@ def _rpc(fn: F) -> F:
 
 
 def _stream(fn: F) -> F:
+    """Map graphmem errors of a server-streaming call to gRPC statuses (``_abort``)."""
+
     @functools.wraps(fn)
     def streaming(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         try:
             yield from fn(self, request, context)
         except GraphMemError as exc:
-            context.abort(grpc.StatusCode[exc.grpc_status], exc.message)
+            _abort(context, exc)
         except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
             logger.exception("%s failed", fn.__name__)
             context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
@@ -102,8 +119,8 @@ class RepositoryService(pbg.RepositoryServiceServicer):
     def RemoveRepository(
         self, request: pb.RemoveRepositoryRequest, context: grpc.ServicerContext
     ) -> pb.RemoveRepositoryResponse:
-        self.core.remove_repo(request.repo, keep_observations=request.keep_observations)
-        return pb.RemoveRepositoryResponse()
+        purged = self.core.remove_repo(request.repo, purge=request.purge)
+        return pb.RemoveRepositoryResponse(purged=purged)
 
     @_rpc
     def ListRepositories(
@@ -184,7 +201,12 @@ class ObservationService(pbg.ObservationServiceServicer):
         view = self.core.view
         statuses = {convert.observation_status_from_proto(s) for s in request.statuses} - {None}
         if not statuses:
-            statuses = {ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUPERSEDED}
+            statuses = {
+                ObservationStatus.FRESH,
+                ObservationStatus.STALE,
+                ObservationStatus.SUSPECT,
+                ObservationStatus.SUPERSEDED,
+            }
         categories = {_category(c, None) for c in request.categories} - {None}
         repo_id = view.repo(request.repo).id if request.repo else ""
         file_rel = ""
@@ -240,14 +262,14 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ExportObservations(
         self, request: pb.ExportObservationsRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.JournalLine]:
-        for line in self.core.memory.export_lines():
+        for line in self.core.export_lines():
             yield pb.JournalLine(json=line)
 
     @_rpc
     def ImportObservations(
         self, request: pb.ImportObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ImportObservationsResponse:
-        imported, dupes, errors = self.core.memory.import_lines(request.lines)
+        imported, dupes, errors = self.core.import_lines(request.lines, request.repo)
         return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=errors)
 
 
@@ -264,10 +286,11 @@ class RetrievalService(pbg.RetrievalServiceServicer):
             files=list(request.files),
             symbols=list(request.symbols),
             text=request.text,
-            hops=request.hops or 2,
+            hops=request.hops if request.HasField("hops") else DEFAULT_HOPS,
             limit=request.limit or 20,
             budget=request.token_budget,
             include_stale=request.include_stale,
+            line=request.line,
         )
         return convert.recall_result_to_proto(result)
 
@@ -306,6 +329,13 @@ class SymbolService(pbg.SymbolServiceServicer):
             raise InvalidArgument("ref is required")
         return convert.symbol_detail_to_proto(self.retriever.symbol_detail(request.ref, repo=request.repo))
 
+    @_rpc
+    def ResolveSymbol(
+        self, request: pb.ResolveSymbolRequest, context: grpc.ServicerContext
+    ) -> pb.ResolveSymbolResponse:
+        resolved = self.retriever.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
+        return convert.resolved_to_proto(resolved)
+
 
 class EventService(pbg.EventServiceServicer):
     """The live event stream."""
@@ -324,7 +354,9 @@ class EventService(pbg.EventServiceServicer):
                 kinds.append(kind)
         bus = self.core.bus
         repo_id = self.core.view.repo(request.repo).id if request.repo else ""
-        sub = bus.subscribe(repo_id, kinds)
+        after_seq = request.after_seq if request.HasField("after_seq") else None
+        sub = bus.subscribe(repo_id, kinds, after_seq)
+        context.send_initial_metadata(())  # headers now: a client knows it is subscribed before any event
         try:
             while context.is_active() and not bus.closed.is_set():
                 event = sub.get(timeout=0.5)
@@ -336,7 +368,7 @@ class EventService(pbg.EventServiceServicer):
 
 def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, shutdown: threading.Event) -> list[str]:
     """Register every servicer; returns the full service names (for reflection)."""
-    retriever = Retriever(lambda: core.view)
+    retriever = Retriever(lambda: core.view, cochange=core.cochange)
     pbg.add_DaemonServiceServicer_to_server(DaemonService(core, socket_path, tcp, shutdown), server)  # type: ignore[no-untyped-call]
     pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_ObservationServiceServicer_to_server(ObservationService(core), server)  # type: ignore[no-untyped-call]

@@ -28,6 +28,7 @@ import kuzu
 import pyarrow as pa
 from graphmem.errors import DaemonAlreadyRunning, StoreError
 
+from graphmemd import parsecache
 from graphmemd.model import (
     FileRecord,
     GraphEdges,
@@ -68,6 +69,9 @@ _SCHEMA = (
     " sig_hash STRING, body_hash STRING, words STRING, unresolved_calls STRING[],"
     " unresolved_bases STRING[], PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
+    # The last parse of each file (parsecache.py), read back at a restart instead of parsing.
+    "CREATE NODE TABLE IF NOT EXISTS Parse(id STRING, repo STRING, path STRING, size INT64, mtime INT64,"
+    " hash STRING, version STRING, data STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Observation(id STRING, repo STRING, text STRING, tags STRING,"
     " category STRING, status STRING, created_at DOUBLE, updated_at DOUBLE, doc STRING,"
     " PRIMARY KEY(id))",
@@ -98,6 +102,19 @@ def words_of(*names: str) -> str:
                 out.append(part.lower())
                 out.extend(w.lower() for w in _WORD_RE.findall(part) if w.lower() != part.lower())
     return " ".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CachedParse:
+    """A file's last parse as the store keeps it: the size, mtime and content hash it was
+    parsed at, the parser version that made it, and the encoded ``ParsedFile``."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    version: str
+    data: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +341,7 @@ class Store:
             self._row_ids["Symbol"] = None
             self._run("MATCH (s:Symbol) WHERE s.repo = $r DETACH DELETE s", {"r": repo_id})
             self._run("MATCH (f:File) WHERE f.repo = $r DETACH DELETE f", {"r": repo_id})
+            self._run("MATCH (p:Parse) WHERE p.repo = $r DELETE p", {"r": repo_id})
             self._run("MATCH (r:Repo {id: $r}) DELETE r", {"r": repo_id})
 
     # ------------------------------------------------------------------ code graph writes
@@ -357,6 +375,7 @@ class Store:
                 ids = [file_id(repo_id, p) for p in gone]
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
+                self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": ids})
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
                 self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
@@ -365,6 +384,39 @@ class Store:
                     {"ids": ids},
                 )
             self._load(repo_id, files, edges)
+            self._store_parses(repo_id, files)
+
+    def _store_parses(self, repo_id: str, files: Sequence[tuple[FileRecord, ParsedFile]]) -> None:
+        if not files:
+            return
+        version = parsecache.PARSER_VERSION
+        table = pa.table(
+            {
+                "id": [file_id(repo_id, rec.path) for rec, _ in files],
+                "repo": [repo_id] * len(files),
+                "path": [rec.path for rec, _ in files],
+                "size": pa.array([rec.size for rec, _ in files], pa.int64()),
+                "mtime": pa.array([rec.mtime_ns for rec, _ in files], pa.int64()),
+                "hash": [rec.content_hash for rec, _ in files],
+                "version": [version] * len(files),
+                "data": [parsecache.encode(parsed) for _, parsed in files],
+            }
+        )
+        self._copy("Parse", table)
+
+    def load_parses(self, repo_id: str) -> list[CachedParse]:
+        """Every cached parse of a repository (``parsecache.py``)."""
+        return [
+            CachedParse(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5])
+            for r in self._run(
+                "MATCH (p:Parse) WHERE p.repo = $r RETURN p.path, p.size, p.mtime, p.hash, p.version, p.data",
+                {"r": repo_id},
+            )
+        ]
+
+    def file_hashes(self, repo_id: str) -> dict[str, str]:
+        """Each stored file of a repository and its content hash."""
+        return {r[0]: r[1] for r in self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.path, f.hash", {"r": repo_id})}
 
     def _has_files(self, repo_id: str) -> bool:
         return bool(self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.id LIMIT 1", {"r": repo_id}))

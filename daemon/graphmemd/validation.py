@@ -116,16 +116,21 @@ def validate_request(message: Message, where: str = "") -> None:
 
 @dataclass(frozen=True, slots=True)
 class ImportBatch:
-    """The valid observations of an import and a message per rejected line."""
+    """The valid observations of an import (each with the repository descriptor its line
+    carried, if any) and a message per rejected line."""
 
-    observations: list[Observation]
+    items: list[tuple[Observation, dict[str, Any] | None]]
     errors: list[str]
+
+    @property
+    def observations(self) -> list[Observation]:
+        return [o for o, _repo in self.items]
 
 
 def parse_import(lines: Iterable[str]) -> ImportBatch:
     """Parse exported JSON lines (``{"op": "put", "obs": {...}}`` or a bare document);
     blank lines are skipped and every other unusable line is reported by its 1-based number."""
-    out: list[Observation] = []
+    out: list[tuple[Observation, dict[str, Any] | None]] = []
     errors: list[str] = []
     for number, line in enumerate(lines, start=1):
         text = line.rstrip("\r\n")
@@ -146,8 +151,9 @@ def parse_import(lines: Iterable[str]) -> ImportBatch:
         if not isinstance(doc, dict):
             errors.append(f"line {number}: not an exported observation record")
             continue
+        repo = rec.get("repo")
         try:
-            out.append(from_doc(doc))
+            out.append((from_doc(doc), repo if isinstance(repo, dict) else None))
         except InvalidArgument as exc:
             errors.append(f"line {number}: {exc.message}")
     return ImportBatch(out, errors)

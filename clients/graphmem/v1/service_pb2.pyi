@@ -20,6 +20,21 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_INDEX_PROGRESS: _ClassVar[EventKind]
     EVENT_KIND_OBSERVATION_CHANGED: _ClassVar[EventKind]
     EVENT_KIND_WATCHER_DEGRADED: _ClassVar[EventKind]
+    EVENT_KIND_OBSERVATION_SUSPECT: _ClassVar[EventKind]
+    EVENT_KIND_EVENTS_LOST: _ClassVar[EventKind]
+
+class ObservationAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    OBSERVATION_ACTION_UNSPECIFIED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_CREATED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_UPDATED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_DELETED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_ARCHIVED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_STALE: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_SUSPECT: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_FRESH: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_RENAMED: _ClassVar[ObservationAction]
+    OBSERVATION_ACTION_CONFIRMED: _ClassVar[ObservationAction]
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_OBSERVATION_STALE: EventKind
 EVENT_KIND_OBSERVATION_FRESH: EventKind
@@ -27,6 +42,18 @@ EVENT_KIND_FILE_INDEXED: EventKind
 EVENT_KIND_INDEX_PROGRESS: EventKind
 EVENT_KIND_OBSERVATION_CHANGED: EventKind
 EVENT_KIND_WATCHER_DEGRADED: EventKind
+EVENT_KIND_OBSERVATION_SUSPECT: EventKind
+EVENT_KIND_EVENTS_LOST: EventKind
+OBSERVATION_ACTION_UNSPECIFIED: ObservationAction
+OBSERVATION_ACTION_CREATED: ObservationAction
+OBSERVATION_ACTION_UPDATED: ObservationAction
+OBSERVATION_ACTION_DELETED: ObservationAction
+OBSERVATION_ACTION_ARCHIVED: ObservationAction
+OBSERVATION_ACTION_STALE: ObservationAction
+OBSERVATION_ACTION_SUSPECT: ObservationAction
+OBSERVATION_ACTION_FRESH: ObservationAction
+OBSERVATION_ACTION_RENAMED: ObservationAction
+OBSERVATION_ACTION_CONFIRMED: ObservationAction
 
 class GetStatusRequest(_message.Message):
     __slots__ = ()
@@ -45,7 +72,7 @@ class WatcherStatus(_message.Message):
     def __init__(self, mode: _Optional[str] = ..., healthy: _Optional[bool] = ..., degraded_reason: _Optional[str] = ..., restarts: _Optional[int] = ...) -> None: ...
 
 class GetStatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "uptime_seconds", "socket_path", "tcp_address", "store_path", "store_size_bytes", "journal_path", "serving", "degraded_reasons", "repositories", "watcher", "last_error", "observations", "stale_observations")
+    __slots__ = ("version", "pid", "uptime_seconds", "socket_path", "tcp_address", "store_path", "store_size_bytes", "journal_path", "serving", "degraded_reasons", "repositories", "watcher", "last_error", "observations", "stale_observations", "suspect_observations")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     UPTIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -61,6 +88,7 @@ class GetStatusResponse(_message.Message):
     LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
     OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     STALE_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    SUSPECT_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     uptime_seconds: float
@@ -76,7 +104,8 @@ class GetStatusResponse(_message.Message):
     last_error: str
     observations: int
     stale_observations: int
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., socket_path: _Optional[str] = ..., tcp_address: _Optional[str] = ..., store_path: _Optional[str] = ..., store_size_bytes: _Optional[int] = ..., journal_path: _Optional[str] = ..., serving: _Optional[bool] = ..., degraded_reasons: _Optional[_Iterable[str]] = ..., repositories: _Optional[_Iterable[_Union[_types_pb2.Repository, _Mapping]]] = ..., watcher: _Optional[_Union[WatcherStatus, _Mapping]] = ..., last_error: _Optional[str] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ...) -> None: ...
+    suspect_observations: int
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., uptime_seconds: _Optional[float] = ..., socket_path: _Optional[str] = ..., tcp_address: _Optional[str] = ..., store_path: _Optional[str] = ..., store_size_bytes: _Optional[int] = ..., journal_path: _Optional[str] = ..., serving: _Optional[bool] = ..., degraded_reasons: _Optional[_Iterable[str]] = ..., repositories: _Optional[_Iterable[_Union[_types_pb2.Repository, _Mapping]]] = ..., watcher: _Optional[_Union[WatcherStatus, _Mapping]] = ..., last_error: _Optional[str] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., suspect_observations: _Optional[int] = ...) -> None: ...
 
 class ShutdownRequest(_message.Message):
     __slots__ = ()
@@ -93,16 +122,20 @@ class AddRepositoryRequest(_message.Message):
     def __init__(self, path: _Optional[str] = ...) -> None: ...
 
 class RemoveRepositoryRequest(_message.Message):
-    __slots__ = ("repo", "keep_observations")
+    __slots__ = ("repo", "keep_observations", "purge")
     REPO_FIELD_NUMBER: _ClassVar[int]
     KEEP_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    PURGE_FIELD_NUMBER: _ClassVar[int]
     repo: str
     keep_observations: bool
-    def __init__(self, repo: _Optional[str] = ..., keep_observations: _Optional[bool] = ...) -> None: ...
+    purge: bool
+    def __init__(self, repo: _Optional[str] = ..., keep_observations: _Optional[bool] = ..., purge: _Optional[bool] = ...) -> None: ...
 
 class RemoveRepositoryResponse(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("purged",)
+    PURGED_FIELD_NUMBER: _ClassVar[int]
+    purged: int
+    def __init__(self, purged: _Optional[int] = ...) -> None: ...
 
 class ListRepositoriesRequest(_message.Message):
     __slots__ = ()
@@ -253,10 +286,12 @@ class JournalLine(_message.Message):
     def __init__(self, json: _Optional[str] = ...) -> None: ...
 
 class ImportObservationsRequest(_message.Message):
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "repo")
     LINES_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     lines: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, lines: _Optional[_Iterable[str]] = ...) -> None: ...
+    repo: str
+    def __init__(self, lines: _Optional[_Iterable[str]] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class ImportObservationsResponse(_message.Message):
     __slots__ = ("imported", "skipped_duplicates", "errors")
@@ -269,7 +304,7 @@ class ImportObservationsResponse(_message.Message):
     def __init__(self, imported: _Optional[int] = ..., skipped_duplicates: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RetrieveRequest(_message.Message):
-    __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale")
+    __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale", "line")
     REPO_FIELD_NUMBER: _ClassVar[int]
     FILES_FIELD_NUMBER: _ClassVar[int]
     SYMBOLS_FIELD_NUMBER: _ClassVar[int]
@@ -278,6 +313,7 @@ class RetrieveRequest(_message.Message):
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_STALE_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
     repo: str
     files: _containers.RepeatedScalarFieldContainer[str]
     symbols: _containers.RepeatedScalarFieldContainer[str]
@@ -286,7 +322,8 @@ class RetrieveRequest(_message.Message):
     limit: int
     token_budget: int
     include_stale: bool
-    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ...) -> None: ...
+    line: int
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., line: _Optional[int] = ...) -> None: ...
 
 class Hop(_message.Message):
     __slots__ = ("from_ref", "edge", "to_ref")
@@ -299,7 +336,7 @@ class Hop(_message.Message):
     def __init__(self, from_ref: _Optional[str] = ..., edge: _Optional[_Union[_types_pb2.EdgeKind, str]] = ..., to_ref: _Optional[str] = ...) -> None: ...
 
 class RetrievedObservation(_message.Message):
-    __slots__ = ("observation", "score", "distance", "path", "matched_terms", "why", "tokens")
+    __slots__ = ("observation", "score", "distance", "path", "matched_terms", "why", "tokens", "components")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
     DISTANCE_FIELD_NUMBER: _ClassVar[int]
@@ -307,6 +344,7 @@ class RetrievedObservation(_message.Message):
     MATCHED_TERMS_FIELD_NUMBER: _ClassVar[int]
     WHY_FIELD_NUMBER: _ClassVar[int]
     TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPONENTS_FIELD_NUMBER: _ClassVar[int]
     observation: _types_pb2.Observation
     score: float
     distance: int
@@ -314,7 +352,38 @@ class RetrievedObservation(_message.Message):
     matched_terms: _containers.RepeatedScalarFieldContainer[str]
     why: str
     tokens: int
-    def __init__(self, observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., score: _Optional[float] = ..., distance: _Optional[int] = ..., path: _Optional[_Iterable[_Union[Hop, _Mapping]]] = ..., matched_terms: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ..., tokens: _Optional[int] = ...) -> None: ...
+    components: ScoreComponents
+    def __init__(self, observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., score: _Optional[float] = ..., distance: _Optional[int] = ..., path: _Optional[_Iterable[_Union[Hop, _Mapping]]] = ..., matched_terms: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ..., tokens: _Optional[int] = ..., components: _Optional[_Union[ScoreComponents, _Mapping]] = ...) -> None: ...
+
+class ScoreComponents(_message.Message):
+    __slots__ = ("proximity", "cochange", "text", "pagerank", "centrality", "focus", "recency", "confirmation", "status", "confidence", "relevance", "cochange_together", "cochange_total")
+    PROXIMITY_FIELD_NUMBER: _ClassVar[int]
+    COCHANGE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    PAGERANK_FIELD_NUMBER: _ClassVar[int]
+    CENTRALITY_FIELD_NUMBER: _ClassVar[int]
+    FOCUS_FIELD_NUMBER: _ClassVar[int]
+    RECENCY_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMATION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    COCHANGE_TOGETHER_FIELD_NUMBER: _ClassVar[int]
+    COCHANGE_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    proximity: float
+    cochange: float
+    text: float
+    pagerank: float
+    centrality: float
+    focus: float
+    recency: float
+    confirmation: float
+    status: float
+    confidence: float
+    relevance: float
+    cochange_together: int
+    cochange_total: int
+    def __init__(self, proximity: _Optional[float] = ..., cochange: _Optional[float] = ..., text: _Optional[float] = ..., pagerank: _Optional[float] = ..., centrality: _Optional[float] = ..., focus: _Optional[float] = ..., recency: _Optional[float] = ..., confirmation: _Optional[float] = ..., status: _Optional[float] = ..., confidence: _Optional[float] = ..., relevance: _Optional[float] = ..., cochange_together: _Optional[int] = ..., cochange_total: _Optional[int] = ...) -> None: ...
 
 class RetrieveResponse(_message.Message):
     __slots__ = ("results", "freshness", "seeds", "nodes_reached", "total_tokens", "truncated", "warnings")
@@ -361,6 +430,26 @@ class SessionBriefResponse(_message.Message):
     freshness: _types_pb2.Freshness
     tokens: int
     def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ...) -> None: ...
+
+class ResolveSymbolRequest(_message.Message):
+    __slots__ = ("repo", "ref", "limit")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    ref: str
+    limit: int
+    def __init__(self, repo: _Optional[str] = ..., ref: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ResolveSymbolResponse(_message.Message):
+    __slots__ = ("matches", "exact", "ref")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    exact: bool
+    ref: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., exact: _Optional[bool] = ..., ref: _Optional[str] = ...) -> None: ...
 
 class FindSymbolsRequest(_message.Message):
     __slots__ = ("repo", "pattern", "kinds", "limit")
@@ -417,12 +506,14 @@ class SymbolDetail(_message.Message):
     def __init__(self, symbol: _Optional[_Union[_types_pb2.Symbol, _Mapping]] = ..., callers: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., callees: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., unresolved_calls: _Optional[_Iterable[str]] = ..., contains: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., container: _Optional[_Union[_types_pb2.Symbol, _Mapping]] = ..., inherits: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., inherited_by: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., file_imports: _Optional[_Iterable[str]] = ..., file_imported_by: _Optional[_Iterable[str]] = ..., observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
-    __slots__ = ("repo", "kinds")
+    __slots__ = ("repo", "kinds", "after_seq")
     REPO_FIELD_NUMBER: _ClassVar[int]
     KINDS_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
     repo: str
     kinds: _containers.RepeatedScalarFieldContainer[EventKind]
-    def __init__(self, repo: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ...) -> None: ...
+    after_seq: int
+    def __init__(self, repo: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[EventKind, str]]] = ..., after_seq: _Optional[int] = ...) -> None: ...
 
 class FileIndexed(_message.Message):
     __slots__ = ("path", "removed", "symbols", "added", "removed_symbols", "changed")
@@ -441,11 +532,13 @@ class FileIndexed(_message.Message):
     def __init__(self, path: _Optional[str] = ..., removed: _Optional[bool] = ..., symbols: _Optional[int] = ..., added: _Optional[int] = ..., removed_symbols: _Optional[int] = ..., changed: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("kind", "at", "repo_id", "seq", "observation", "file", "progress", "message")
+    __slots__ = ("kind", "at", "repo_id", "seq", "action", "observation_id", "observation", "file", "progress", "message")
     KIND_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     FILE_FIELD_NUMBER: _ClassVar[int]
     PROGRESS_FIELD_NUMBER: _ClassVar[int]
@@ -454,8 +547,10 @@ class Event(_message.Message):
     at: _timestamp_pb2.Timestamp
     repo_id: str
     seq: int
+    action: ObservationAction
+    observation_id: str
     observation: _types_pb2.Observation
     file: FileIndexed
     progress: IndexProgress
     message: str
-    def __init__(self, kind: _Optional[_Union[EventKind, str]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo_id: _Optional[str] = ..., seq: _Optional[int] = ..., observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., file: _Optional[_Union[FileIndexed, _Mapping]] = ..., progress: _Optional[_Union[IndexProgress, _Mapping]] = ..., message: _Optional[str] = ...) -> None: ...
+    def __init__(self, kind: _Optional[_Union[EventKind, str]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo_id: _Optional[str] = ..., seq: _Optional[int] = ..., action: _Optional[_Union[ObservationAction, str]] = ..., observation_id: _Optional[str] = ..., observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., file: _Optional[_Union[FileIndexed, _Mapping]] = ..., progress: _Optional[_Union[IndexProgress, _Mapping]] = ..., message: _Optional[str] = ...) -> None: ...

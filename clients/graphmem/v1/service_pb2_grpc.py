@@ -927,6 +927,11 @@ class SymbolServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.GetSymbolRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.SymbolDetail.FromString,
                 _registered_method=True)
+        self.ResolveSymbol = channel.unary_unary(
+                '/graphmem.v1.SymbolService/ResolveSymbol',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
+                _registered_method=True)
 
 
 class SymbolServiceServicer:
@@ -946,6 +951,14 @@ class SymbolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResolveSymbol(self, request, context):
+        """Resolve a short reference ("hash_password", "AppContext.push", "crypto.py::hash_password")
+        by exact ref, qualname suffix and name, then close matches.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SymbolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -958,6 +971,11 @@ def add_SymbolServiceServicer_to_server(servicer, server):
                     servicer.GetSymbol,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.GetSymbolRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.SymbolDetail.SerializeToString,
+            ),
+            'ResolveSymbol': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResolveSymbol,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1026,6 +1044,33 @@ class SymbolService:
             metadata,
             _registered_method=True)
 
+    @staticmethod
+    def ResolveSymbol(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.SymbolService/ResolveSymbol',
+            graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
 
 class EventServiceStub:
     """---------------------------------------------------------------------------- events
@@ -1051,7 +1096,13 @@ class EventServiceServicer:
     """
 
     def Subscribe(self, request, context):
-        """Live events until the client cancels. Filters are optional.
+        """Live events until the client cancels (or the daemon stops: the stream then ends with OK).
+        Filters are optional. Response headers are sent at once, before the first event.
+        Every event has a sequence number (seq), increasing by one per event the daemon
+        publishes (filtered out ones included), starting at 1 when the daemon starts.
+        Resume after a disconnect with after_seq = the last seq received: the buffered events
+        after it are replayed first. When some are no longer buffered (or the daemon restarted),
+        the first event is EVENT_KIND_EVENTS_LOST naming the gap: re-read the state you keep.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -41,6 +41,7 @@ class ObservationStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OBSERVATION_STATUS_STALE: _ClassVar[ObservationStatus]
     OBSERVATION_STATUS_SUPERSEDED: _ClassVar[ObservationStatus]
     OBSERVATION_STATUS_ARCHIVED: _ClassVar[ObservationStatus]
+    OBSERVATION_STATUS_SUSPECT: _ClassVar[ObservationStatus]
 
 class ChangeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -50,6 +51,7 @@ class ChangeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHANGE_KIND_SIGNATURE_CHANGED: _ClassVar[ChangeKind]
     CHANGE_KIND_BODY_CHANGED: _ClassVar[ChangeKind]
     CHANGE_KIND_RENAMED: _ClassVar[ChangeKind]
+    CHANGE_KIND_DEPENDENCY_CHANGED: _ClassVar[ChangeKind]
 
 class AnchorKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -64,6 +66,7 @@ class IndexState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INDEX_STATE_INDEXING: _ClassVar[IndexState]
     INDEX_STATE_READY: _ClassVar[IndexState]
     INDEX_STATE_ERROR: _ClassVar[IndexState]
+    INDEX_STATE_WARMING: _ClassVar[IndexState]
 
 class EdgeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -101,12 +104,14 @@ OBSERVATION_STATUS_FRESH: ObservationStatus
 OBSERVATION_STATUS_STALE: ObservationStatus
 OBSERVATION_STATUS_SUPERSEDED: ObservationStatus
 OBSERVATION_STATUS_ARCHIVED: ObservationStatus
+OBSERVATION_STATUS_SUSPECT: ObservationStatus
 CHANGE_KIND_UNSPECIFIED: ChangeKind
 CHANGE_KIND_ADDED: ChangeKind
 CHANGE_KIND_REMOVED: ChangeKind
 CHANGE_KIND_SIGNATURE_CHANGED: ChangeKind
 CHANGE_KIND_BODY_CHANGED: ChangeKind
 CHANGE_KIND_RENAMED: ChangeKind
+CHANGE_KIND_DEPENDENCY_CHANGED: ChangeKind
 ANCHOR_KIND_UNSPECIFIED: AnchorKind
 ANCHOR_KIND_SYMBOL: AnchorKind
 ANCHOR_KIND_FILE: AnchorKind
@@ -115,6 +120,7 @@ INDEX_STATE_PENDING: IndexState
 INDEX_STATE_INDEXING: IndexState
 INDEX_STATE_READY: IndexState
 INDEX_STATE_ERROR: IndexState
+INDEX_STATE_WARMING: IndexState
 EDGE_KIND_UNSPECIFIED: EdgeKind
 EDGE_KIND_CALLS: EdgeKind
 EDGE_KIND_CALLED_BY: EdgeKind
@@ -174,7 +180,7 @@ class Anchor(_message.Message):
     def __init__(self, kind: _Optional[_Union[AnchorKind, str]] = ..., ref: _Optional[str] = ..., symbol_id: _Optional[str] = ..., path: _Optional[str] = ..., signature: _Optional[str] = ..., sig_hash: _Optional[str] = ..., body_hash: _Optional[str] = ..., repo_id: _Optional[str] = ...) -> None: ...
 
 class StaleReason(_message.Message):
-    __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail")
+    __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail", "dependency_ref", "dependency_id", "dependency_sig_hash", "via")
     ANCHOR_REF_FIELD_NUMBER: _ClassVar[int]
     CHANGE_FIELD_NUMBER: _ClassVar[int]
     OLD_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
@@ -183,6 +189,10 @@ class StaleReason(_message.Message):
     DETECTED_AT_FIELD_NUMBER: _ClassVar[int]
     COMMIT_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    DEPENDENCY_REF_FIELD_NUMBER: _ClassVar[int]
+    DEPENDENCY_ID_FIELD_NUMBER: _ClassVar[int]
+    DEPENDENCY_SIG_HASH_FIELD_NUMBER: _ClassVar[int]
+    VIA_FIELD_NUMBER: _ClassVar[int]
     anchor_ref: str
     change: ChangeKind
     old_signature: str
@@ -191,7 +201,11 @@ class StaleReason(_message.Message):
     detected_at: _timestamp_pb2.Timestamp
     commit: str
     detail: str
-    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+    dependency_ref: str
+    dependency_id: str
+    dependency_sig_hash: str
+    via: str
+    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review")
@@ -260,7 +274,7 @@ class Freshness(_message.Message):
     def __init__(self, current: _Optional[bool] = ..., repositories: _Optional[_Iterable[_Union[RepoFreshness, _Mapping]]] = ...) -> None: ...
 
 class Repository(_message.Message):
-    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges")
+    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed", "suspect_observations")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -276,6 +290,8 @@ class Repository(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     PENDING_CHANGES_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
+    FILES_PARSED_FIELD_NUMBER: _ClassVar[int]
+    SUSPECT_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     id: str
     root: str
     state: IndexState
@@ -291,4 +307,14 @@ class Repository(_message.Message):
     error: str
     pending_changes: int
     edges: int
-    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ...) -> None: ...
+    files_parsed: int
+    suspect_observations: int
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ...) -> None: ...
+
+class CloseMatches(_message.Message):
+    __slots__ = ("reference", "candidates")
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
+    reference: str
+    candidates: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, reference: _Optional[str] = ..., candidates: _Optional[_Iterable[str]] = ...) -> None: ...

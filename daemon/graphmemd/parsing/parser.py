@@ -101,7 +101,6 @@ matches loses some; each sets ``ParsedFile.truncated``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import re
 import threading
@@ -122,7 +121,18 @@ from graphmemd.model import (
     ParsedSymbol,
     SymbolKind,
 )
+from graphmemd.parsing.fingerprint import (
+    CAPTURE_PREFIX,
+    FINGERPRINT_SCHEME,
+    DefSpan,
+    fingerprint,
+    load_rules,
+    pattern_roles,
+    split_matches,
+)
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
+from graphmemd.parsing.legacy import LegacyDef, legacy_fingerprints
+from graphmemd.parsing.overloads import STUB, overload_tags, qualify_duplicate
 
 __all__ = ["bare_parse", "parse_source"]
 
@@ -154,10 +164,10 @@ _R_IMPORT_SCOPE = 7
 _R_SCOPE = 8
 _R_PACKAGE = 9
 _R_IGNORE = 10
+_R_FINGERPRINT = 11
 
 # ----------------------------------------------------------------------------- text helpers
 
-_WHITESPACE = b" \t\n\r\f\v"
 _WS = re.compile(rb"\s+")
 _IDENT = rb"A-Za-z0-9_$\x80-\xff"
 _DROP_SPACE = re.compile(rb" (?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]) ")
@@ -171,13 +181,6 @@ _SPACE = re.compile(r"\s+")
 def _normalise(text: bytes) -> bytes:
     """Collapse whitespace; keep one space only between two identifier characters."""
     return _DROP_SPACE.sub(b"", _WS.sub(b" ", text)).strip()
-
-
-def _hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
-
-
-_EMPTY_HASH = _hash(b"")
 
 
 def _decode(data: bytes) -> str:
@@ -221,6 +224,7 @@ class _Compiled:
     error_query: Query
     settings: tuple[dict[str, str | None], ...]
     roles: tuple[int, ...]
+    fingerprint_patterns: tuple[tuple[str, str] | None, ...]
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -234,6 +238,8 @@ _QUERY_COMMENT = re.compile(r"(?m)^\s*;.*$")
 
 def _role(captures: set[str]) -> int:
     """A pattern's role, from the primary capture it contains."""
+    if any(name.startswith(CAPTURE_PREFIX) for name in captures):
+        return _R_FINGERPRINT
     if "reference.call" in captures:
         return _R_CALL
     if "comment" in captures:
@@ -252,6 +258,14 @@ def _role(captures: set[str]) -> int:
     if any(name.startswith("import") for name in captures):
         return _R_IMPORT
     return _R_IGNORE
+
+
+def _pattern_sources(query: Query, source: str) -> list[str]:
+    data = source.encode("utf-8")
+    return [
+        _QUERY_COMMENT.sub("", data[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)].decode("utf-8"))
+        for i in range(query.pattern_count)
+    ]
 
 
 def _pattern_roles(query: Query, source: str) -> tuple[int, ...]:
@@ -277,6 +291,7 @@ def _compile(language: Language) -> _Compiled:
         ts_language = TSLanguage(grammar())
         queries = resources.files("graphmemd.parsing").joinpath("queries")
         source = "\n".join(queries.joinpath(name).read_text("utf-8") for name in spec.query_files)
+        source += "\n" + load_rules(language).query_source  # fingerprint rules: same pass
         query = Query(ts_language, source)
         found = _Compiled(
             spec=spec,
@@ -285,6 +300,7 @@ def _compile(language: Language) -> _Compiled:
             error_query=Query(ts_language, _ERROR_QUERY),
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
             roles=_pattern_roles(query, source),
+            fingerprint_patterns=pattern_roles(_pattern_sources(query, source)),
         )
         _compiled[language] = found
         return found
@@ -363,9 +379,13 @@ def _docstring(body: Node, rule: tuple[str, str]) -> tuple[int, int]:
     return -1, -1
 
 
-def parse_source(path: str, source: bytes, language: Language | None = None) -> ParsedFile:
+def parse_source(
+    path: str, source: bytes, language: Language | None = None, *, scheme: int = FINGERPRINT_SCHEME
+) -> ParsedFile:
     """Extract symbols, imports, calls and inheritance from one file's bytes.
 
+    ``scheme=1`` computes fingerprints (and overload qualnames) the pre-upgrade way
+    (``legacy.py``), to recognise stored anchors; the default is the current scheme.
     Never raises on bad input (syntax errors, invalid UTF-8, binary data); raises
     ValueError only when ``language`` is None and cannot be derived from ``path``.
     """
@@ -400,6 +420,7 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
 
     settings = compiled.settings
     roles = compiled.roles
+    matches, fingerprint_captures = split_matches(matches, compiled.fingerprint_patterns)
     docstring_rule = spec.docstring
     defs: list[_Def] = []
     def_by_name: dict[int, int] = {}
@@ -506,10 +527,12 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
     defs.sort(key=lambda d: d.start)
     cuts.sort()
     found_defs = len(defs)
-    defs, parents, containers = _qualify(defs, scopes)
+    overloads = load_rules(language).overloads if scheme != 1 else None
+    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
+    defs, parents, containers = _qualify(defs, scopes, tags)
     if len(defs) < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
-    signatures, body_hashes = _fingerprint(source, defs, cuts)
+    signatures, body_hashes = _fingerprint(source, defs, cuts, fingerprint_captures, language, scheme)
     parsed_symbols = tuple(
         ParsedSymbol(
             name=d.name,
@@ -544,9 +567,12 @@ def parse_source(path: str, source: bytes, language: Language | None = None) -> 
 
 
 def _qualify(
-    defs: list[_Def], scopes: list[tuple[int, int, str]]
+    defs: list[_Def], scopes: list[tuple[int, int, str]], tags: list[str | None]
 ) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]]]:
     """Assign qualnames, kinds (method promotion) and parents, in source order.
+
+    Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each def's
+    overload tag (``tags``, by index into ``defs``).
 
     Definitions nested deeper than ``MAX_NESTING`` (with everything inside them) are
     dropped. Returns the kept definitions (``parent_index`` renumbered), each one's parent
@@ -559,6 +585,8 @@ def _qualify(
     # stack entries: (end, qualname, container kind or None for a scope, nearest def index)
     stack: list[tuple[int, str, SymbolKind | None, int]] = []
     seen: dict[tuple[str, SymbolKind], int] = {}
+    stubs: dict[tuple[str, SymbolKind], int] = {}
+    taken: set[str] = set()
     containers: list[tuple[int, int, str]] = []
     kept_index: dict[int, int] = {}
     kept: list[_Def] = []
@@ -593,10 +621,12 @@ def _qualify(
             if d.kind is SymbolKind.FUNCTION and stack and (container_kind is None or container_kind in _CLASS_LIKE):
                 d.kind = SymbolKind.METHOD
         key = (qual, d.kind)
-        count = seen.get(key, 0) + 1
-        seen[key] = count
-        if count > 1:
-            qual = f"{qual}~{count}"
+        tag = tags[index]
+        counter = stubs if tag == STUB else seen
+        count = counter.get(key, 0) + 1
+        counter[key] = count
+        qual = qualify_duplicate(qual, tag, count, count, taken)
+        taken.add(qual)
         d.qualname = qual
         kept_index[index] = len(kept)
         kept.append(d)
@@ -617,37 +647,35 @@ def _qualify(
 # ----------------------------------------------------------------------------- fingerprints
 
 
-def _fingerprint(source: bytes, defs: list[_Def], cuts: list[tuple[int, int]]) -> tuple[list[str], list[str]]:
-    """Compute signatures and hashes, children before parents (nested markers need them).
-
-    The head is normalised token-wise (``_normalise``) since it is shown to users; the
-    body hash ignores all whitespace (``bytes.translate``: an order of magnitude faster
-    than a regex over every body of a file).
-    """
+def _fingerprint(
+    source: bytes,
+    defs: list[_Def],
+    cuts: list[tuple[int, int]],
+    captures: dict[str, list[Node]],
+    language: Language,
+    scheme: int,
+) -> tuple[list[str], list[str]]:
+    """Signatures (the head, comments cut, whitespace-normalised: shown to users) and the
+    token-stream hashes of ``fingerprint.py`` (``sig_hash`` set on each def)."""
     cut_starts = [c[0] for c in cuts]
-    children: list[list[int]] = [[] for _ in defs]
-    for i, d in enumerate(defs):
-        if d.parent_index >= 0:
-            children[d.parent_index].append(i)
-    signatures = [""] * len(defs)
-    body_hashes = [_EMPTY_HASH] * len(defs)
-    # defs are in start order; a child always starts after its parent, so go backwards
-    for i in range(len(defs) - 1, -1, -1):
-        d = defs[i]
-        head_end = d.body_start if d.body_start >= 0 else d.end
-        head = _normalise(_cut(source, d.start, head_end, cuts, cut_starts, []))
-        signatures[i] = _decode(head)
-        d.sig_hash = _hash(head)
-        if d.body_start >= 0:
-            replaced = [
-                (c.start, c.end, f"\x00{c.kind.value}:{c.name}:{c.sig_hash}\x00".encode())
-                for c in (defs[j] for j in children[i])
-            ]
-            if d.doc_start >= 0:
-                replaced.insert(0, (d.doc_start, d.doc_end, b""))
-            body = _cut(source, d.body_start, d.body_end, cuts, cut_starts, replaced)
-            body_hashes[i] = _hash(body.translate(None, _WHITESPACE))
-    return signatures, body_hashes
+    signatures = [
+        _decode(_normalise(_cut(source, d.start, d.body_start if d.body_start >= 0 else d.end, cuts, cut_starts, [])))
+        for d in defs
+    ]
+    if scheme == 1:
+        legacy = [
+            LegacyDef(
+                d.start, d.end, d.kind.value, d.name, d.body_start, d.body_end, d.doc_start, d.doc_end, d.parent_index
+            )
+            for d in defs
+        ]
+        hashes = legacy_fingerprints(source, legacy, cuts)
+    else:
+        spans = [DefSpan(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
+        hashes = fingerprint(language, source, spans, captures, cuts)
+    for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
+        d.sig_hash = sig_hash
+    return signatures, [body for _sig, body in hashes]
 
 
 def _cut(

@@ -1,0 +1,84 @@
+"""A repository's identity beyond its path: the root commit and the remote URL.
+
+Registered repositories get their id from their absolute path (two clones on one machine
+are two repositories); what makes knowledge portable is this identity, which survives
+moving the working tree and cloning it elsewhere: an export carries it, an import into a
+clone with the same root commit lands in that clone, and a repository registered again at
+another path takes back the observations it had. Read with ``git --no-optional-locks`` (it
+never takes a lock in the user's repository); a tree that is not a git repository has only
+its directory name.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+GIT_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class RepoIdentity:
+    """Root commit (the oldest of the first-parent roots), remote URL and directory name."""
+
+    root_commit: str = ""
+    remote: str = ""
+    name: str = ""
+
+    def same_repository(self, other: RepoIdentity) -> bool:
+        """Whether both are clones of one repository: same root commit, and the same remote
+        when both have one."""
+        if not self.root_commit or self.root_commit != other.root_commit:
+            return False
+        return not self.remote or not other.remote or _norm_remote(self.remote) == _norm_remote(other.remote)
+
+    def to_json(self) -> dict[str, str]:
+        """A JSON object (for ``repos.json`` and exports)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> RepoIdentity | None:
+        """An identity from ``to_json``'s output; None when ``data`` is not one."""
+        if not isinstance(data, Mapping):
+            return None
+        values = {k: data.get(k, "") for k in ("root_commit", "remote", "name")}
+        if not all(isinstance(v, str) for v in values.values()):
+            return None
+        return cls(**values)
+
+
+def _norm_remote(url: str) -> str:
+    """``git@host:a/b.git`` and ``https://host/a/b`` name the same remote."""
+    u = url.strip().removesuffix("/").removesuffix(".git")
+    if "://" in u:
+        u = u.split("://", 1)[1]
+        u = u.split("@", 1)[-1]
+    elif "@" in u and ":" in u:
+        u = u.split("@", 1)[1].replace(":", "/", 1)
+    return u.lower()
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        out = subprocess.run(
+            ["git", "--no-optional-locks", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.debug("git %s in %s failed: %s", args, root, exc)
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def identity_of(root: Path) -> RepoIdentity:
+    """The identity of the working tree at ``root``."""
+    roots = sorted(_git(root, "rev-list", "--max-parents=0", "HEAD").split())
+    return RepoIdentity(roots[0] if roots else "", _git(root, "config", "--get", "remote.origin.url"), root.name)

@@ -1,0 +1,143 @@
+"""Restarts and branch switches without re-parsing: the daemon reads every file's last parse
+back from the store and parses only what changed on disk; a checkout parses each changed
+file once; a large batch leaves text search complete. Counted with ``files_parsed`` (files
+parsed since the daemon started) through the real daemon."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import Daemon, copy_fixture, wait_for
+from graphmem.client import GraphMem
+from graphmem.types import ObservationStatus
+
+DaemonFactory = Callable[..., Daemon]
+TIMEOUT = 60.0
+
+
+def parsed(c: GraphMem) -> int:
+    (repo,) = c.status().repositories
+    return repo.files_parsed
+
+
+def git(root: Path, *args: str) -> str:
+    out = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "--no-optional-locks", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout
+
+
+def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        files = c.status().repositories[0].files
+        assert parsed(c) == files  # the first index parses every file
+        o = c.observe("constant-time compare", anchors=["app/auth/crypto.py::hash_password"])
+    assert d.stop() == 0
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        (repo,) = c.status().repositories
+        assert repo.files == files
+        assert repo.files_parsed == 0
+        assert c.get(o.id).status is ObservationStatus.FRESH
+        assert [s.name for s in c.find_symbols("hash_password")] == ["hash_password"]
+        assert [r.observation.id for r in c.recall(files=["app/api/routes.py"]).results] == [o.id]
+        assert c.recall(files=["app/api/routes.py"]).freshness.current
+    assert d2.stop() == 0
+
+    crypto = py_repo / "app/auth/crypto.py"
+    crypto.write_text(crypto.read_text().replace("def hash_password(", "def hash_password_v2("))
+    d3 = daemon_factory([py_repo], home=d.home)
+    with d3.client() as c:
+        assert parsed(c) == 1  # only the file that changed while the daemon was down
+        assert c.get(o.id).status is ObservationStatus.STALE
+
+
+def test_checkout_parses_each_changed_file_once(daemon_factory: DaemonFactory) -> None:
+    repo = copy_fixture("python")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "feature")
+    changed = sorted(p for p in (repo / "app").rglob("*.py") if p.stat().st_size > 0)[:6]
+    for i, p in enumerate(changed):
+        p.write_text(p.read_text() + f"\n\ndef added_on_feature_{i}():\n    return {i}\n")
+    git(repo, "commit", "-qam", "feature")
+    git(repo, "checkout", "-q", "main")
+
+    d = daemon_factory([repo])
+    with d.client() as c:
+        before = parsed(c)
+        git(repo, "checkout", "-q", "feature")
+        wait_for(lambda: c.recall("zzzz-none").freshness.current and c.find_symbols("added_on_feature_5"), TIMEOUT)
+        d.wait_idle()
+        assert parsed(c) - before == len(changed)
+
+
+def word(i: int) -> str:
+    """A made-up word per number (``zbcd``): the text index splits names into words."""
+    out = ""
+    while True:
+        i, r = divmod(i, 26)
+        out = chr(ord("a") + r) + out
+        if i == 0:
+            return "z" + out
+
+
+def test_large_batch_leaves_text_search_complete(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    d = daemon_factory([py_repo])
+    big = py_repo / "app" / "generated.py"
+    big.write_text("".join(f"def generated_{word(i)}_helper():\n    return {i}\n\n\n" for i in range(5000)))
+    target = f"generated_{word(4321)}_helper"
+    with d.client() as c:
+        wait_for(lambda: c.find_symbols(target), TIMEOUT)
+        o = c.observe("generated code is regenerated nightly", anchors=[f"app/generated.py::{target}"])
+        # the word is only part of a name: found through the symbol text index, not by name
+        wait_for(lambda: o.id in [r.observation.id for r in c.recall(word(4321)).results], TIMEOUT)
+
+
+def test_parser_upgrade_reanchors_instead_of_marking_stale(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """A store written by another parser (older fingerprints, another parse-cache version):
+    the first start re-parses every file and observations whose anchors matched the old
+    fingerprints follow to the new ones, fresh; nothing turns stale."""
+    from dataclasses import replace
+
+    from graphmem.paths import resolve_paths
+    from graphmemd.journal import Journal
+    from graphmemd.observations import to_doc
+    from graphmemd.store import Store
+
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        o = c.observe("constant time", anchors=["app/auth/crypto.py::hash_password"])
+        files = c.status().repositories[0].files
+    assert d.stop() == 0
+
+    paths = resolve_paths(str(d.home), {})
+    store = Store(paths.store)
+    try:  # what an older parser would have left: other fingerprints, another cache version
+        store._run("MATCH (p:Parse) SET p.version = 'an-older-parser'")
+        store._run(
+            "MATCH (s:Symbol) WHERE s.name = 'hash_password' SET s.sig_hash = 'old-sig', s.body_hash = 'old-body'"
+        )
+    finally:
+        store.close()
+    old_anchor = replace(o.anchors[0], sig_hash="old-sig", body_hash="old-body")
+    with Journal(paths.journal) as j:
+        j.append({"op": "put", "obs": to_doc(replace(o, anchors=(old_anchor,)))})
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        assert parsed(c) == files
+        now = c.get(o.id)
+        assert now.status is ObservationStatus.FRESH, now.stale_reasons
+        symbol = c.symbol("app/auth/crypto.py::hash_password").symbol
+        assert now.anchors[0].sig_hash not in ("old-sig", "")
+        assert now.anchors[0].signature == symbol.signature
