@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from graphmem import __version__
-from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Unavailable
 from graphmem.types import (
     Anchor,
     Category,
     Event,
     EventKind,
+    IndexState,
     Observation,
     ObservationStatus,
     Repository,
@@ -306,6 +307,7 @@ class Core:
             except InvalidArgument as exc:
                 errors.append(exc)
         if errors:  # every failure in the message; the first one's close matches as details
+            self._unavailable_while_loading(repo)
             first = errors[0]
             raise InvalidArgument(
                 "; ".join(e.message for e in errors), reference=first.reference, close_matches=first.close_matches
@@ -326,6 +328,24 @@ class Core:
             contradicts=contradicts,
             idempotency_key=idempotency_key,
         )
+
+    def _unavailable_while_loading(self, repo_hint: str) -> None:
+        """An anchor that does not resolve while its repository's graph is still being loaded
+        or indexed for the first time (right after a restart) is not the caller's mistake:
+        ``Unavailable``, which clients retry, instead of ``InvalidArgument``."""
+        try:
+            scope = self.registry.scope(repo_hint)
+        except GraphMemError:
+            return
+        loading = [
+            rt
+            for rt in scope
+            if rt.state in (IndexState.PENDING, IndexState.WARMING)
+            or (rt.state is IndexState.INDEXING and not rt.n_files)
+        ]
+        if loading:
+            names = ", ".join(f"{rt.id} ({rt.state.value})" for rt in loading)
+            raise Unavailable(f"graphmemd is loading repository {names}; retry shortly")
 
     def confirm(self, obs_id: str, by: str) -> Observation:
         """Re-anchor an observation on the current code and mark it fresh."""
