@@ -263,6 +263,7 @@ def phase_kills(kills: int) -> dict[str, Any]:
     lost_total = dupes_total = restarts = retried = 0
     starts: list[float] = []
     rnd = random.Random(7)
+    d: DaemonProc | None = None
     try:
         for round_ in range(kills):
             t = time.monotonic()
@@ -312,6 +313,9 @@ def phase_kills(kills: int) -> dict[str, Any]:
             dupes_total += dupes
         d.stop()
     finally:
+        if d is not None and d.proc.poll() is None:  # an error mid-round: never leave it running
+            d.proc.kill()
+            d.proc.wait(30)
         shutil.rmtree(base, ignore_errors=True)
     return {
         "kills": kills,
