@@ -11,14 +11,12 @@ span several parts (registering a repository, saving or confirming an observatio
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphmem import __version__
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Unavailable
 from graphmem.types import (
     Anchor,
@@ -44,6 +42,7 @@ from graphmemd.indexer import Indexer, Job
 from graphmemd.memory import Memory
 from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
+from graphmemd.status import daemon_status, repository_summary
 from graphmemd.store import Store
 from graphmemd.store_open import open_store
 from graphmemd.supervisor import SupervisedThread, describe
@@ -409,68 +408,17 @@ class Core:
 
     # ------------------------------------------------------------------ status
 
+    def space_problem(self) -> str:
+        """Why writes would fail for lack of disk space now, or "" (before ``open``: "")."""
+        return self._memory.space_problem() if self._memory is not None else ""
+
     def repository(self, rt: RepoRuntime) -> Repository:
-        """A repository's summary from counters the indexer maintains: never waits for it."""
-        obs = [o for o in self.memory.book.all() if o.repo_id == rt.id]
-        return Repository(
-            id=rt.id,
-            root=str(rt.root),
-            state=rt.state,
-            files=rt.n_files,
-            symbols=rt.n_symbols,
-            observations=len(obs),
-            stale_observations=sum(o.status is ObservationStatus.STALE for o in obs),
-            suspect_observations=sum(o.status is ObservationStatus.SUSPECT for o in obs),
-            files_done=rt.files_done,
-            files_total=rt.files_total,
-            skipped_files=len(rt.skipped),
-            head_commit=rt.indexed_commit,
-            last_indexed_at=rt.last_indexed_at,
-            error=rt.error,
-            pending_changes=len(rt.pending),
-            edges=rt.n_edges,
-            files_parsed=rt.files_parsed,
-            resolution=rt.resolver.stats(),
-        )
+        """A repository's summary (``status.repository_summary``)."""
+        return repository_summary(rt, self.memory.book.all())
 
     def status(self, socket_path: str, tcp: str) -> Status:
-        """The daemon's health and counters (``graphmem status``)."""
-        serving = self.ready.is_set()
-        repos: tuple[Repository, ...] = ()
-        n_obs = n_stale = n_suspect = 0
-        if serving:
-            repos = tuple(self.repository(rt) for rt in self.registry.all())
-            all_obs = self.memory.book.all()
-            n_obs = len(all_obs)
-            n_stale = sum(o.status is ObservationStatus.STALE for o in all_obs)
-            n_suspect = sum(o.status is ObservationStatus.SUSPECT for o in all_obs)
-        watcher = self.watcher_state()
-        degraded = [f"watcher: {watcher.degraded_reason}"] if not watcher.healthy else []
-        degraded += [f"{d.component}: {d.reason}" for d in self.health.degraded()]
-        degraded += [f"repository {r.id}: {r.error}" for r in repos if r.error]
-        full = self._memory.space_problem() if self._memory is not None else ""
-        if full:
-            degraded.append(full)
-        if not serving:
-            degraded.append("store not open yet")
-        return Status(
-            version=__version__,
-            pid=os.getpid(),
-            uptime_seconds=time.time() - self.started_at,
-            socket_path=socket_path,
-            store_path=str(self.cfg.paths.store),
-            store_size_bytes=self.store.size_bytes() if serving else 0,
-            journal_path=str(self.cfg.paths.journal),
-            serving=serving,
-            repositories=repos,
-            watcher=watcher,
-            degraded_reasons=tuple(degraded),
-            tcp_address=tcp,
-            last_error="; ".join(dict.fromkeys(e for e in (*self.recovered, self.health.last_error) if e)),
-            observations=n_obs,
-            stale_observations=n_stale,
-            suspect_observations=n_suspect,
-        )
+        """The daemon's health and counters (``graphmem status``; ``status.daemon_status``)."""
+        return daemon_status(self, socket_path, tcp)
 
 
 def _resolved(hint: str) -> Path | None:

@@ -94,6 +94,7 @@ class Guard(grpc.ServerInterceptor):  # type: ignore[type-arg]
         continuation: Callable[[grpc.HandlerCallDetails], Any],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> Any:
+        """The service's handler wrapped so that its requests are validated before it runs."""
         handler = continuation(handler_call_details)
         if handler is None or handler.request_streaming:
             return handler

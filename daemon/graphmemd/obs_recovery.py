@@ -45,11 +45,17 @@ _CHUNK = 500
 class ObservationRows(Protocol):
     """The part of the store recovery needs (``graphmemd.store.Store`` implements it)."""
 
-    def observations(self) -> Iterable[StoredObservation]: ...
+    def observations(self) -> Iterable[StoredObservation]:
+        """Every stored observation copy."""
+        ...
 
-    def upsert_observations(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
+    def upsert_observations(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert or replace observation copies."""
+        ...
 
-    def delete_observation(self, obs_id: str) -> None: ...
+    def delete_observation(self, obs_id: str) -> None:
+        """Delete one observation copy."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +112,7 @@ def _normal_row(raw: str) -> str:
 
 
 def quarantine_path_for(journal_path: Path) -> Path:
+    """Where damaged journal lines go: beside the journal, ``.quarantine`` appended."""
     return journal_path.with_name(journal_path.name + ".quarantine")
 
 

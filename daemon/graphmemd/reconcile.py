@@ -158,6 +158,7 @@ class Reconciliation:
 
     @property
     def journal_changes(self) -> bool:
+        """Whether the journal must be written (rebuilt or appended to)."""
         return self.rebuild_journal or bool(self.journal_appends)
 
     def summary(self) -> str:

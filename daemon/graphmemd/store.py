@@ -297,9 +297,11 @@ class Store:
 
     @property
     def wal_path(self) -> Path:
+        """The store's write-ahead log file."""
         return Path(str(self.path) + ".wal")
 
     def wal_bytes(self) -> int:
+        """The WAL's size in bytes (0 when there is none)."""
         try:
             return self.wal_path.stat().st_size
         except OSError:

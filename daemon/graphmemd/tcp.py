@@ -35,6 +35,7 @@ class Listen:
 
     @property
     def address(self) -> str:
+        """``host:port`` as gRPC takes it (IPv6 hosts in brackets)."""
         return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
 

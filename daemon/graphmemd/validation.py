@@ -124,6 +124,7 @@ class ImportBatch:
 
     @property
     def observations(self) -> list[Observation]:
+        """The valid observations of the batch, in line order."""
         return [o for o, _repo in self.items]
 
 
