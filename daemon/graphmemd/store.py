@@ -40,8 +40,8 @@ from graphmemd.model import (
     SymbolInfo,
     SymbolKind,
     file_id,
-    symbols_of,
 )
+from graphmemd.store_tables import node_tables, rel_tables, words_of
 
 logger = logging.getLogger(__name__)
 
@@ -93,18 +93,6 @@ _OBS_FTS_BUILD = "2"
 _SYM_FTS = "symbol_fts"
 _DDL_RE = re.compile(r"\s*(CREATE\s+(NODE|REL)|DROP|ALTER|LOAD|CALL\s+(CREATE|DROP)_FTS_INDEX)", re.IGNORECASE)
 _TERMS_RE = re.compile(r"[\w ]*")
-_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-def words_of(*names: str) -> str:
-    """Split identifiers into lowercase words for full-text search (``getUserById`` -> get user by id)."""
-    out: list[str] = []
-    for name in names:
-        for part in re.split(r"[^A-Za-z0-9]+", name):
-            if part:
-                out.append(part.lower())
-                out.extend(w.lower() for w in _WORD_RE.findall(part) if w.lower() != part.lower())
-    return " ".join(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +116,9 @@ class StoredObservation:
     doc: str  # the observation as JSON (graphmemd.observations owns its format)
 
 
-class Store:
-    """An open Kùzu database. Thread-safe: one connection behind one lock."""
+class StoreConnection:
+    """An open Kùzu database: its one connection behind one lock, the schema, bulk loads and
+    upkeep (WAL, checkpoints, sizes). ``Store`` adds the graph's and observations' queries."""
 
     def __init__(
         self,
@@ -344,6 +333,11 @@ class Store:
                 continue
         return total
 
+
+class Store(StoreConnection):
+    """The graph store: repositories, files, symbols, edges, cached parses and observation
+    copies, with their full-text indexes. Thread-safe: one connection behind one lock."""
+
     # ------------------------------------------------------------------ repositories
 
     def upsert_repo(self, repo_id: str, root: str, indexed_commit: str, last_indexed_at: float) -> None:
@@ -459,161 +453,16 @@ class Store:
         files: Sequence[tuple[FileRecord, ParsedFile]],
         edges: ResolvedEdges,
     ) -> None:
-        unresolved_calls: dict[str, list[str]] = {}
-        for src, text in edges.unresolved_calls:
-            unresolved_calls.setdefault(src, []).append(text)
-        unresolved_bases: dict[str, list[str]] = {}
-        for child, text, _kind in edges.unresolved_inherits:
-            unresolved_bases.setdefault(child, []).append(text)
-
-        f_cols: dict[str, list[Any]] = {
-            k: []
-            for k in (
-                "id",
-                "repo",
-                "path",
-                "language",
-                "hash",
-                "size",
-                "lines",
-                "indexed_at",
-                "syntax_errors",
-                "unresolved_calls",
-            )
-        }
-        s_cols: dict[str, list[Any]] = {
-            k: []
-            for k in (
-                "id",
-                "repo",
-                "file",
-                "path",
-                "name",
-                "qualname",
-                "kind",
-                "language",
-                "parent",
-                "start_line",
-                "end_line",
-                "start_byte",
-                "end_byte",
-                "signature",
-                "sig_hash",
-                "body_hash",
-                "words",
-                "unresolved_calls",
-                "unresolved_bases",
-            )
-        }
-        defines: tuple[list[str], list[str]] = ([], [])
-        contains: tuple[list[str], list[str]] = ([], [])
-        for rec, parsed in files:
-            fid = file_id(repo_id, rec.path)
-            for key, val in (
-                ("id", fid),
-                ("repo", repo_id),
-                ("path", rec.path),
-                ("language", rec.language.value),
-                ("hash", rec.content_hash),
-                ("size", rec.size),
-                ("lines", parsed.lines),
-                ("indexed_at", rec.indexed_at),
-                ("syntax_errors", rec.syntax_errors),
-                ("unresolved_calls", unresolved_calls.get(fid, [])),
-            ):
-                f_cols[key].append(val)
-            # ids and parent ids as the rest of the daemon derives them; bytes come from the parse
-            for s, info in zip(parsed.symbols, symbols_of(repo_id, parsed), strict=True):
-                sid, parent_id = info.id, info.parent_id or ""
-                row: tuple[Any, ...] = (
-                    sid,
-                    repo_id,
-                    fid,
-                    rec.path,
-                    s.name,
-                    s.qualname,
-                    s.kind.value,
-                    rec.language.value,
-                    parent_id,
-                    s.start_line,
-                    s.end_line,
-                    s.start_byte,
-                    s.end_byte,
-                    s.signature,
-                    s.sig_hash,
-                    s.body_hash,
-                    words_of(s.qualname, rec.path),
-                    unresolved_calls.get(sid, []),
-                    unresolved_bases.get(sid, []),
-                )
-                for key, val in zip(s_cols, row, strict=True):
-                    s_cols[key].append(val)
-                defines[0].append(fid)
-                defines[1].append(sid)
-                if parent_id:
-                    contains[0].append(parent_id)
-                    contains[1].append(sid)
-        list_str = pa.list_(pa.string())
-        self._copy(
-            "File",
-            pa.table(
-                f_cols,
-                schema=pa.schema(
-                    [
-                        (
-                            k,
-                            pa.int64()
-                            if k in ("size", "lines", "syntax_errors")
-                            else pa.float64()
-                            if k == "indexed_at"
-                            else list_str
-                            if k == "unresolved_calls"
-                            else pa.string(),
-                        )
-                        for k in f_cols
-                    ]
-                ),
-            ),
-        )
-        int_cols = {"start_line", "end_line", "start_byte", "end_byte"}
-        self._copy(
-            "Symbol",
-            pa.table(
-                s_cols,
-                schema=pa.schema(
-                    [
-                        (
-                            k,
-                            pa.int64() if k in int_cols else list_str if k.startswith("unresolved") else pa.string(),
-                        )
-                        for k in s_cols
-                    ]
-                ),
-            ),
-        )
+        nodes, defines, contains = node_tables(repo_id, files, edges)
+        for table, data in nodes:
+            self._copy(table, data)
         externals = sorted({name for _, name in edges.external_imports})
         if externals:
             known = {r[0] for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})}
             new = [n for n in externals if n not in known]
             self._copy("External", pa.table({"id": new, "name": new}))
-        self._copy("DEFINES", _pairs(zip(*defines, strict=True)))
-        self._copy("CONTAINS", _pairs(zip(*contains, strict=True)))
-        self._copy("IMPORTS", _triples(edges.imports))
-        self._copy("IMPORTS_EXT", _pairs(edges.external_imports))
-        file_prefix = f"{repo_id}:"
-        sym_calls = [e for e in edges.calls if "::" in e[0]]
-        file_calls = [e for e in edges.calls if "::" not in e[0] and e[0].startswith(file_prefix)]
-        self._copy("CALLS", _triples(sym_calls))
-        self._copy("FILE_CALLS", _triples(file_calls))
-        inh = pa.table(
-            {
-                "from": [e[0] for e in edges.inherits],
-                "to": [e[1] for e in edges.inherits],
-                "kind": [e[2].value for e in edges.inherits],
-                "confidence": [e[3].value for e in edges.inherits],
-            }
-        )
-        self._copy("INHERITS", inh)
+        for table, data in rel_tables(repo_id, edges, defines, contains):
+            self._copy(table, data)
 
     # ------------------------------------------------------------------ code graph reads
 
@@ -796,26 +645,6 @@ class Store:
             return []
         with self._lock:
             return self._search("Observation", _OBS_FTS, terms, limit, "")
-
-
-def _pairs(pairs: Iterable[tuple[str, str]]) -> pa.Table:
-    src: list[str] = []
-    dst: list[str] = []
-    for a, b in pairs:
-        src.append(a)
-        dst.append(b)
-    return pa.table({"from": src, "to": dst})
-
-
-def _triples(edges: Iterable[tuple[str, str, Confidence]]) -> pa.Table:
-    src: list[str] = []
-    dst: list[str] = []
-    conf: list[str] = []
-    for a, b, c in edges:
-        src.append(a)
-        dst.append(b)
-        conf.append(c.value)
-    return pa.table({"from": src, "to": dst, "confidence": conf})
 
 
 def _confidence(value: object) -> Confidence:

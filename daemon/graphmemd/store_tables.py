@@ -1,0 +1,145 @@
+"""The Arrow tables a bulk load of the code graph writes: File and Symbol rows, the edges
+between them with their resolution confidence. Pure (no database): ``store.py`` copies them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from graphmemd.model import Confidence, FileRecord, ParsedFile, ResolvedEdges, file_id, symbols_of
+
+_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def words_of(*names: str) -> str:
+    """Split identifiers into lowercase words for full-text search (``getUserById`` -> get user by id)."""
+    out: list[str] = []
+    for name in names:
+        for part in re.split(r"[^A-Za-z0-9]+", name):
+            if part:
+                out.append(part.lower())
+                out.extend(w.lower() for w in _WORD_RE.findall(part) if w.lower() != part.lower())
+    return " ".join(out)
+
+
+_LIST_STR = pa.list_(pa.string())
+#: Column types of the File and Symbol node tables (every other column is a string).
+_FILE_TYPES: dict[str, pa.DataType] = {
+    "size": pa.int64(),
+    "lines": pa.int64(),
+    "syntax_errors": pa.int64(),
+    "indexed_at": pa.float64(),
+    "unresolved_calls": _LIST_STR,
+}
+_SYMBOL_TYPES: dict[str, pa.DataType] = {
+    "start_line": pa.int64(),
+    "end_line": pa.int64(),
+    "start_byte": pa.int64(),
+    "end_byte": pa.int64(),
+    "unresolved_calls": _LIST_STR,
+    "unresolved_bases": _LIST_STR,
+}
+_FILE_COLUMNS = ("id", "repo", "path", "language", "hash", "size", "lines", "indexed_at", "syntax_errors",
+                 "unresolved_calls")  # fmt: skip
+_SYMBOL_COLUMNS = ("id", "repo", "file", "path", "name", "qualname", "kind", "language", "parent", "start_line",
+                   "end_line", "start_byte", "end_byte", "signature", "sig_hash", "body_hash", "words",
+                   "unresolved_calls", "unresolved_bases")  # fmt: skip
+
+
+def _table(columns: Sequence[str], types: dict[str, pa.DataType], rows: list[tuple[Any, ...]]) -> pa.Table:
+    data = {name: [r[i] for r in rows] for i, name in enumerate(columns)}
+    schema = pa.schema([(name, types.get(name, pa.string())) for name in columns])
+    return pa.table(data, schema=schema)
+
+
+def node_tables(
+    repo_id: str,
+    files: Sequence[tuple[FileRecord, ParsedFile]],
+    edges: ResolvedEdges,
+) -> tuple[list[tuple[str, pa.Table]], tuple[list[str], list[str]], tuple[list[str], list[str]]]:
+    """The File and Symbol rows of ``files`` as Arrow tables, with the DEFINES and
+    CONTAINS pairs their symbols need."""
+    unresolved_calls: dict[str, list[str]] = {}
+    for src, text in edges.unresolved_calls:
+        unresolved_calls.setdefault(src, []).append(text)
+    unresolved_bases: dict[str, list[str]] = {}
+    for child, text, _kind in edges.unresolved_inherits:
+        unresolved_bases.setdefault(child, []).append(text)
+    file_rows: list[tuple[Any, ...]] = []
+    symbol_rows: list[tuple[Any, ...]] = []
+    defines: tuple[list[str], list[str]] = ([], [])
+    contains: tuple[list[str], list[str]] = ([], [])
+    for rec, parsed in files:
+        fid = file_id(repo_id, rec.path)
+        lang = rec.language.value
+        file_rows.append((fid, repo_id, rec.path, lang, rec.content_hash, rec.size, parsed.lines, rec.indexed_at,
+                          rec.syntax_errors, unresolved_calls.get(fid, [])))  # fmt: skip
+        # ids and parent ids as the rest of the daemon derives them; bytes come from the parse
+        for s, info in zip(parsed.symbols, symbols_of(repo_id, parsed), strict=True):
+            sid, parent_id = info.id, info.parent_id or ""
+            symbol_rows.append((sid, repo_id, fid, rec.path, s.name, s.qualname, s.kind.value, lang, parent_id,
+                                s.start_line, s.end_line, s.start_byte, s.end_byte, s.signature, s.sig_hash,
+                                s.body_hash, words_of(s.qualname, rec.path), unresolved_calls.get(sid, []),
+                                unresolved_bases.get(sid, [])))  # fmt: skip
+            defines[0].append(fid)
+            defines[1].append(sid)
+            if parent_id:
+                contains[0].append(parent_id)
+                contains[1].append(sid)
+    tables = [
+        ("File", _table(_FILE_COLUMNS, _FILE_TYPES, file_rows)),
+        ("Symbol", _table(_SYMBOL_COLUMNS, _SYMBOL_TYPES, symbol_rows)),
+    ]
+    return tables, defines, contains
+
+
+def rel_tables(
+    repo_id: str,
+    edges: ResolvedEdges,
+    defines: tuple[list[str], list[str]],
+    contains: tuple[list[str], list[str]],
+) -> list[tuple[str, pa.Table]]:
+    """Every relationship table of a load: definitions, containment, imports, calls and
+    inheritance, each edge with its resolution confidence."""
+    out: list[tuple[str, pa.Table]] = [("DEFINES", _pairs(zip(*defines, strict=True)))]
+    out.append(("CONTAINS", _pairs(zip(*contains, strict=True))))
+    out.append(("IMPORTS", _triples(edges.imports)))
+    out.append(("IMPORTS_EXT", _pairs(edges.external_imports)))
+    file_prefix = f"{repo_id}:"
+    sym_calls = [e for e in edges.calls if "::" in e[0]]
+    file_calls = [e for e in edges.calls if "::" not in e[0] and e[0].startswith(file_prefix)]
+    out.append(("CALLS", _triples(sym_calls)))
+    out.append(("FILE_CALLS", _triples(file_calls)))
+    inh = pa.table(
+        {
+            "from": [e[0] for e in edges.inherits],
+            "to": [e[1] for e in edges.inherits],
+            "kind": [e[2].value for e in edges.inherits],
+            "confidence": [e[3].value for e in edges.inherits],
+        }
+    )
+    out.append(("INHERITS", inh))
+    return out
+
+
+def _pairs(pairs: Iterable[tuple[str, str]]) -> pa.Table:
+    src: list[str] = []
+    dst: list[str] = []
+    for a, b in pairs:
+        src.append(a)
+        dst.append(b)
+    return pa.table({"from": src, "to": dst})
+
+
+def _triples(edges: Iterable[tuple[str, str, Confidence]]) -> pa.Table:
+    src: list[str] = []
+    dst: list[str] = []
+    conf: list[str] = []
+    for a, b, c in edges:
+        src.append(a)
+        dst.append(b)
+        conf.append(c.value)
+    return pa.table({"from": src, "to": dst, "confidence": conf})
