@@ -496,11 +496,6 @@ _REPLACE_HEAD = _E_REPLACE << _KIND_SHIFT
 _OPEN_HEAD = _E_OPEN << _KIND_SHIFT
 
 
-def _key(pos: int, kind: int, tie: int, sub: int, index: int) -> int:
-    """One sortable int for an event (positions < 2**24, |tie| < 2**25)."""
-    return pos << _POS_SHIFT | kind << _KIND_SHIFT | (tie + _TIE_BIAS) << _TIE_SHIFT | sub << _SUB_SHIFT | index
-
-
 #: Literal value tokens by source text, per language and kind (bounded: cleared when full).
 _LITERAL_CACHE_SIZE = 1 << 15
 _literal_caches: dict[tuple[Language, str], dict[bytes, bytes]] = {}
@@ -555,13 +550,18 @@ class _EventList:
         of a definition encloses it (a class block around its only method); one with the
         range of a body is inside the body (a Python block)."""
         keys = self.keys
-        for k, span in enumerate(spans):
-            tag = 4 * k
-            keys.append(_key(span.start, _E_OPEN, -span.end, 2, tag))
-            keys.append(_key(span.end, _E_CLOSE, -span.start, 0, tag + 3))
-            if span.body_start >= 0:
-                keys.append(_key(span.body_start, _E_OPEN, -span.body_end, 0, tag + 1))
-                keys.append(_key(span.body_end, _E_CLOSE, -span.body_start, 2, tag + 2))
+        head = _OPEN_HEAD | 2 << _SUB_SHIFT
+        keys.extend(
+            [s.start << _POS_SHIFT | head | (_TIE_BIAS - s.end) << _TIE_SHIFT | 4 * k for k, s in enumerate(spans)]
+        )
+        keys.extend(
+            [s.end << _POS_SHIFT | (_TIE_BIAS - s.start) << _TIE_SHIFT | 4 * k + 3 for k, s in enumerate(spans)]
+        )
+        bodies = [(4 * k, s.body_start, s.body_end) for k, s in enumerate(spans) if s.body_start >= 0]
+        head = _OPEN_HEAD
+        keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT | t + 1 for t, s, e in bodies])
+        tail = 2 << _SUB_SHIFT
+        keys.extend([e << _POS_SHIFT | tail | (_TIE_BIAS - s) << _TIE_SHIFT | t + 2 for t, s, e in bodies])
 
 
 def _events(

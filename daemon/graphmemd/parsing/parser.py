@@ -105,6 +105,7 @@ import importlib
 import re
 import threading
 from bisect import bisect_left, bisect_right
+from collections import defaultdict
 from dataclasses import dataclass
 from importlib import resources
 
@@ -128,7 +129,6 @@ from graphmemd.parsing.fingerprint import (
     fingerprint,
     load_rules,
     pattern_roles,
-    split_matches,
 )
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 from graphmemd.parsing.legacy import LegacyDef, legacy_fingerprints
@@ -168,9 +168,9 @@ _R_FINGERPRINT = 11
 
 # ----------------------------------------------------------------------------- text helpers
 
-_WS = re.compile(rb"\s+")
 _IDENT = rb"A-Za-z0-9_$\x80-\xff"
-_DROP_SPACE = re.compile(rb" (?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]) ")
+#: A space not between two identifier characters (in text whose whitespace runs are single spaces).
+_DROP_SPACE = re.compile(rb" (?:(?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"] ))")
 _SIMPLE_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*")
 _TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*\Z")
 _GENERIC = re.compile(r"(?:::)?<[^<>]*>")
@@ -180,7 +180,7 @@ _SPACE = re.compile(r"\s+")
 
 def _normalise(text: bytes) -> bytes:
     """Collapse whitespace; keep one space only between two identifier characters."""
-    return _DROP_SPACE.sub(b"", _WS.sub(b" ", text)).strip()
+    return _DROP_SPACE.sub(b"", b" ".join(text.split()))
 
 
 def _decode(data: bytes) -> str:
@@ -420,7 +420,8 @@ def parse_source(
 
     settings = compiled.settings
     roles = compiled.roles
-    matches, fingerprint_captures = split_matches(matches, compiled.fingerprint_patterns)
+    fingerprint_patterns = compiled.fingerprint_patterns
+    fingerprint_captures: defaultdict[str, list[Node]] = defaultdict(list)
     docstring_rule = spec.docstring
     defs: list[_Def] = []
     def_by_name: dict[int, int] = {}
@@ -433,6 +434,10 @@ def parse_source(
     package: str | None = None
 
     for pattern, caps in matches:
+        rule = fingerprint_patterns[pattern]
+        if rule is not None:  # the fingerprint rules' captures, by role
+            fingerprint_captures[rule[0]].extend(caps[rule[1]])
+            continue
         role = roles[pattern]
         if role == _R_CALL:
             node = caps["reference.call"][0]
@@ -742,6 +747,11 @@ class _Intervals:
         return self._labels[i] if i >= 0 else ""
 
 
+#: Callee text -> (callee, last segment), shared by all files (bounded: cleared when full).
+_callees: dict[bytes, tuple[str, str]] = {}
+_CALLEE_CACHE_SIZE = 1 << 16
+
+
 def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
@@ -752,7 +762,9 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) 
     ends = [d.end for d in defs]
     quals = [d.qualname for d in defs]
     count = len(defs)
-    names: dict[bytes, tuple[str, str]] = {}  # callee text -> (callee, last segment)
+    names = _callees
+    if len(names) > _CALLEE_CACHE_SIZE:
+        names.clear()
     refs: list[CallRef] = []
     stack: list[int] = []
     j = 0
