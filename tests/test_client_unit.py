@@ -37,6 +37,7 @@ from graphmem.types import (
     Brief,
     Category,
     ChangeKind,
+    EdgeConfidence,
     EdgeKind,
     Event,
     EventKind,
@@ -45,6 +46,7 @@ from graphmem.types import (
     ImportResult,
     IndexProgress,
     IndexState,
+    LanguageResolution,
     Observation,
     ObservationStatus,
     Recalled,
@@ -160,7 +162,13 @@ REPO = Repository(
     last_indexed_at=T0,
     error="",
     pending_changes=4,
+    resolution=(
+        LanguageResolution(
+            "go", call_sites=10, unresolved=3, resolved_by=((EdgeConfidence.IMPORT, 5), (EdgeConfidence.NAME_ONLY, 2))
+        ),
+    ),
 )
+LANG_RES = REPO.resolution[0]
 PROGRESS = IndexProgress(
     repo_id="py", state=IndexState.INDEXING, files_done=5, files_total=12, symbols=40, skipped=1,
     elapsed_seconds=1.5,
@@ -182,7 +190,7 @@ STATUS = Status(
     observations=3,
     stale_observations=1,
 )
-HOP = Hop(from_ref=CALLER.ref, edge=EdgeKind.CALLS, to_ref=SYM.ref)
+HOP = Hop(from_ref=CALLER.ref, edge=EdgeKind.CALLS, to_ref=SYM.ref, confidence=EdgeConfidence.RECEIVER_TYPE)
 RECALLED = Recalled(
     observation=OBS, score=0.875, distance=1, why=f"{CALLER.ref} -CALLS-> {SYM.ref}", path=(HOP,),
     matched_terms=("login",), tokens=42,
@@ -249,6 +257,9 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("status_no_watcher", replace(STATUS, watcher=None, repositories=()), convert.status_to_proto,
      convert.status_from_proto),
     ("hop", HOP, convert.hop_to_proto, convert.hop_from_proto),
+    ("hop_structural", replace(HOP, edge=EdgeKind.CONTAINS, confidence=None), convert.hop_to_proto,
+     convert.hop_from_proto),
+    ("language_resolution", LANG_RES, convert.language_resolution_to_proto, convert.language_resolution_from_proto),
     ("recalled", RECALLED, convert.recalled_to_proto, convert.recalled_from_proto),
     ("score_components", ScoreComponents(0.36, 0.2, 0.5, 0.1, 0.3, 1.0, 0.9, 1.1, 0.5, 0.92, 0.71, 14, 20),
      convert.components_to_proto, convert.components_from_proto),
@@ -294,6 +305,8 @@ ENUMS: list[tuple[type[Any], Callable[[Any], int], Callable[[int], Any], str, An
     (IndexState, convert.index_state_to_proto, convert.index_state_from_proto, "INDEX_STATE_",
      types_pb2.IndexState),
     (EdgeKind, convert.edge_kind_to_proto, convert.edge_kind_from_proto, "EDGE_KIND_", types_pb2.EdgeKind),
+    (EdgeConfidence, convert.edge_confidence_to_proto, convert.edge_confidence_from_proto, "EDGE_CONFIDENCE_",
+     types_pb2.EdgeConfidence),
     (EventKind, convert.event_kind_to_proto, convert.event_kind_from_proto, "EVENT_KIND_",
      service_pb2.EventKind),
 ]

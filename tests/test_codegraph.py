@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from graphmem.types import EdgeKind
 from graphmemd.codegraph import KIND_ORDER, CodeGraph, FileNode
-from graphmemd.model import Language, ResolvedEdges, SymbolInfo, SymbolKind, file_id, symbol_id
+from graphmemd.model import Confidence, Language, ResolvedEdges, SymbolInfo, SymbolKind, file_id, symbol_id
 
 REPO = "r"
+
+
+IMPORT = Confidence.IMPORT
 
 
 def _sym(path: str, qualname: str, parent: str | None = None) -> SymbolInfo:
@@ -39,7 +42,7 @@ def _truth(g: CodeGraph, node: str) -> set[tuple[int, EdgeKind, str]]:
 
 def _check(g: CodeGraph) -> None:
     for node in [*g.files, *g.symbols]:
-        assert set(g.adjacency(node)) == _truth(g, node), node
+        assert {a[:3] for a in g.adjacency(node)} == _truth(g, node), node
 
 
 def test_adjacency_follows_every_kind_of_change() -> None:
@@ -48,16 +51,16 @@ def test_adjacency_follows_every_kind_of_change() -> None:
     (b,) = _put(g, "b.py", "g")
     fa, fb = file_id(REPO, "a.py"), file_id(REPO, "b.py")
     _check(g)  # fills the cache
-    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id),), imports=((fa, fb),)))
-    assert (KIND_ORDER[EdgeKind.CALLED_BY], EdgeKind.CALLED_BY, a.id) in g.adjacency(b.id)
+    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id, IMPORT),), imports=((fa, fb, IMPORT),)))
+    assert (KIND_ORDER[EdgeKind.CALLED_BY], EdgeKind.CALLED_BY, a.id) in {x[:3] for x in g.adjacency(b.id)}
     _check(g)
     g.set_edges([fa], ResolvedEdges())  # edges replaced: the callee forgets its caller
-    assert all(o != a.id for _, _, o in g.adjacency(b.id))
+    assert all(o != a.id for _, _, o, _ in g.adjacency(b.id))
     _check(g)
-    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id),)))
+    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id, IMPORT),)))
     _check(g)
     g.put_file(FileNode(REPO, "b.py", Language.PYTHON, "h2"), [_sym("b.py", "h")])  # g removed
-    assert all(o != b.id for _, _, o in g.adjacency(a.id))
+    assert all(o != b.id for _, _, o, _ in g.adjacency(a.id))
     _check(g)
     g.remove_file(REPO, "a.py")
     assert g.adjacency(a.id) == ()
@@ -74,6 +77,21 @@ def test_warm_recomputes_what_changed_in_slices() -> None:
         taken += n
     assert taken == 11  # the file and its ten symbols were linked (DEFINES)
     assert g.warm(3) == 0
-    g.set_edges([fa], ResolvedEdges(calls=((syms[0].id, syms[1].id),)))
+    g.set_edges([fa], ResolvedEdges(calls=((syms[0].id, syms[1].id, IMPORT),)))
     assert g.warm(100) >= 2
     _check(g)
+
+
+def test_edges_keep_how_they_were_resolved() -> None:
+    g = CodeGraph()
+    (a,) = _put(g, "a.py", "f")
+    (b,) = _put(g, "b.py", "g")
+    fa, fb = file_id(REPO, "a.py"), file_id(REPO, "b.py")
+    guess = Confidence.NAME_ONLY
+    g.set_edges([fa], ResolvedEdges(calls=((a.id, b.id, guess),), imports=((fa, fb, IMPORT),)))
+    assert g.confidence(a.id, EdgeKind.CALLS, b.id) is guess
+    assert g.confidence(b.id, EdgeKind.CALLED_BY, a.id) is guess  # walked backwards
+    assert g.confidence(fb, EdgeKind.IMPORTED_BY, fa) is IMPORT
+    assert g.confidence(fa, EdgeKind.DEFINES, a.id) is None  # structural: no confidence
+    assert g.confidence(a.id, EdgeKind.CALLS, fa) is None  # no such edge
+    assert not guess.certain

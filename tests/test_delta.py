@@ -12,7 +12,7 @@ from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, ol
 from graphmemd.graphstate import GraphState
 from graphmemd.model import ChangeKind, Language, SymbolInfo
 from graphmemd.parsing import parse_source
-from graphmemd.resolve import RepoResolver, read_repo_facts
+from graphmemd.resolution import RepoResolver, read_repo_facts
 from graphmemd.staleness import file_anchor, restale, symbol_anchor
 
 REPO = "demo-000000"
@@ -61,7 +61,7 @@ def test_cold_delta_has_every_file_and_edge_but_no_symbol_diff() -> None:
     assert delta.cold
     assert [f.path for f in delta.changed] == ["crypto.py", "service.py"]
     assert delta.changes == ()
-    calls = set(delta.edges.calls)
+    calls = {(a, b) for a, b, _conf in delta.edges.calls}
     login = f"{REPO}:service.py::AuthService.login#method"
     hash_pw = f"{REPO}:crypto.py::hash_password#function"
     assert (login, hash_pw) in calls

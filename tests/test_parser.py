@@ -215,7 +215,7 @@ def test_python_models() -> None:
     assert calls(p) == {
         ("User.display_name", "self.email.split"),
         ("Admin.display_name", "super"),
-        ("Admin.display_name", "display_name"),
+        ("Admin.display_name", "super.display_name"),
     }
 
 
@@ -614,6 +614,9 @@ def test_rust_fixture() -> None:
         ("hex.encode", "data.iter"),
         ("hex.encode", "map"),
         ("hex.encode", "collect"),
+        # macro invocations are references too (to a macro_rules! definition, when there is one)
+        ("digest", "format"),
+        ("hex.encode", "format"),
     }
 
     crypto = parse("rust", "src/auth/crypto.rs")
@@ -680,7 +683,12 @@ def test_rust_fixture() -> None:
         ("User", "fmt::Display", IMPL),
     }
     assert imports(models) == [("std", ("fmt",), None)]
-    assert calls(models) == {("User.new", "email.to_string"), ("User.new", "password_hash.to_string")}
+    assert calls(models) == {
+        ("User.new", "email.to_string"),
+        ("User.new", "password_hash.to_string"),
+        ("Entity.label", "format"),
+        ("User.fmt", "write"),
+    }
 
     main = parse("rust", "src/main.rs")
     assert symbols(main) == {("create_user", F), ("main", F)}
@@ -696,6 +704,7 @@ def test_rust_fixture() -> None:
         ("create_user", "ok"),
         ("main", "AuthService::new"),
         ("main", "create_user"),
+        ("main", "println"),
     }
 
 

@@ -1,4 +1,4 @@
-"""Tests of ``graphmemd.resolve``: hand-built ParsedFiles per language, plus fixture repos."""
+"""Tests of ``graphmemd.resolution``: hand-built ParsedFiles per language, plus fixture repos."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from graphmemd.model import (
     CallRef,
+    Confidence,
     ImportRef,
     InheritKind,
     InheritRef,
@@ -19,7 +20,7 @@ from graphmemd.model import (
     file_id,
     symbol_id,
 )
-from graphmemd.resolve import RepoFacts, RepoResolver, read_repo_facts
+from graphmemd.resolution import RepoFacts, RepoResolver, read_repo_facts
 
 R = "r"
 K = SymbolKind
@@ -112,7 +113,7 @@ def sid(path: str, qual: str, kind: SymbolKind = FN) -> str:
 
 
 def targets_of(edges: ResolvedEdges, caller_id: str) -> set[str]:
-    return {c for a, c in edges.calls if a == caller_id}
+    return {c for a, c, _conf in edges.calls if a == caller_id}
 
 
 def unresolved_of(edges: ResolvedEdges, caller_id: str) -> set[str]:
@@ -121,7 +122,17 @@ def unresolved_of(edges: ResolvedEdges, caller_id: str) -> set[str]:
 
 def imports_of(edges: ResolvedEdges, path: str) -> set[str]:
     """Paths imported by ``path``."""
-    return {b.removeprefix(f"{R}:") for a, b in edges.imports if a == fid(path)}
+    return {b.removeprefix(f"{R}:") for a, b, _conf in edges.imports if a == fid(path)}
+
+
+def calls2(edges: ResolvedEdges) -> set[tuple[str, str]]:
+    """Call edges without their confidence."""
+    return {(a, b) for a, b, _conf in edges.calls}
+
+
+def bases3(edges: ResolvedEdges) -> tuple[tuple[str, str, InheritKind], ...]:
+    """Inheritance edges without their confidence."""
+    return tuple((a, b, k) for a, b, k, _conf in edges.inherits)
 
 
 def externals_of(edges: ResolvedEdges, path: str) -> set[str]:
@@ -148,7 +159,7 @@ def test_python_absolute_import_dotted_and_alias_calls() -> None:
     assert targets_of(e, sid("main.py", "run")) == {sid("a/b.py", "f")}
     assert unresolved_of(e, sid("main.py", "run")) == {"os.path.join"}
     # a call at file level uses the file id as caller
-    assert (fid("main.py"), sid("a/b.py", "f")) in e.calls
+    assert (fid("main.py"), sid("a/b.py", "f")) in calls2(e)
 
 
 def test_python_relative_imports() -> None:
@@ -246,7 +257,7 @@ def test_python_self_cls_super_and_bases_across_files() -> None:
         ),
     )
     e = r.all_edges()
-    assert (sid("child.py", "Child", CLASS), sid("base.py", "Base", CLASS), INHERITS) in e.inherits
+    assert (sid("child.py", "Child", CLASS), sid("base.py", "Base", CLASS), INHERITS) in bases3(e)
     assert targets_of(e, sid("child.py", "Child.run", METHOD)) == {
         sid("base.py", "Base.helper", METHOD),
         sid("child.py", "Child.own", METHOD),
@@ -362,9 +373,7 @@ def test_star_import_cycles_terminate() -> None:
         for i in range(n)
     ]
     files[7] = pf("m7.py", syms=(sym("target"),), imports=files[7].imports)
-    r = make(
-        *files, pf("main.py", imports=(imp("m0", "*"),), calls=(call("", "target"), call("", "nowhere")))
-    )
+    r = make(*files, pf("main.py", imports=(imp("m0", "*"),), calls=(call("", "target"), call("", "nowhere"))))
     start = time.process_time()
     e = r.all_edges()
     assert time.process_time() - start < 1.0
@@ -389,7 +398,7 @@ def test_python_inherits_resolution_and_unresolved() -> None:
         ),
     )
     e = r.all_edges()
-    assert set(e.inherits) == {
+    assert set(bases3(e)) == {
         (sid("app.py", "A", CLASS), sid("models.py", "Model", CLASS), INHERITS),
         (sid("app.py", "B", CLASS), sid("app.py", "A", CLASS), INHERITS),
         (sid("app.py", "Model", CLASS), sid("models.py", "Model", CLASS), INHERITS),
@@ -406,7 +415,7 @@ def test_python_class_named_like_import_inherits_import() -> None:
         pf("app.py", syms=(sym("Foo", CLASS),), imports=(imp("lib", "Foo"),), inherits=(inh("Foo", "Foo"),)),
     )
     e = r.all_edges()
-    assert e.inherits == ((sid("app.py", "Foo", CLASS), sid("lib.py", "Foo", CLASS), INHERITS),)
+    assert bases3(e) == ((sid("app.py", "Foo", CLASS), sid("lib.py", "Foo", CLASS), INHERITS),)
 
 
 def test_python_src_root_and_script_dirs(tmp_path: Path) -> None:
@@ -531,14 +540,12 @@ def test_js_namespace_default_commonjs_this_super() -> None:
         sid("src/enc.cjs", "digest"),  # CommonJS object export: default import acts as a module
         sid("src/service.js", "Service.helper", METHOD),
     }
-    assert targets_of(e, sid("src/models.js", "Admin.greet", METHOD)) == {
-        sid("src/models.js", "User.greet", METHOD)
-    }
+    assert targets_of(e, sid("src/models.js", "Admin.greet", METHOD)) == {sid("src/models.js", "User.greet", METHOD)}
     assert (
         sid("src/service.js", "Service", CLASS),
         sid("src/models.js", "User", CLASS),
         INHERITS,
-    ) in e.inherits
+    ) in bases3(e)
 
 
 def test_js_tsconfig_paths_and_base_url(tmp_path: Path) -> None:
@@ -664,7 +671,7 @@ def test_go_embedding_and_method_promotion() -> None:
         facts=GO_FACTS,
     )
     e = r.all_edges()
-    assert e.inherits == ((sid("m/user.go", "User", K.STRUCT), sid("m/user.go", "Base", K.STRUCT), INHERITS),)
+    assert bases3(e) == ((sid("m/user.go", "User", K.STRUCT), sid("m/user.go", "Base", K.STRUCT), INHERITS),)
     assert targets_of(e, sid("m/user.go", "User.Describe", METHOD)) == {sid("m/user.go", "Base.ID", METHOD)}
 
 
@@ -767,7 +774,7 @@ def test_rust_self_calls_and_impl_traits() -> None:
         sid("src/util.rs", "Point", K.STRUCT),
         sid("src/shapes.rs", "Shape", K.TRAIT),
         IMPLEMENTS,
-    ) in e.inherits
+    ) in bases3(e)
     assert (sid("src/util.rs", "Point", K.STRUCT), "fmt::Display", IMPLEMENTS) in e.unresolved_inherits
 
 
@@ -794,9 +801,7 @@ def test_rust_impl_in_other_file() -> None:
     assert targets_of(e, sid("src/ops.rs", "Point.norm", METHOD)) == {sid("src/ops.rs", "Point.len", METHOD)}
     assert targets_of(e, fid("src/user.rs")) == {sid("src/ops.rs", "Point.norm", METHOD)}
     # `impl Norm for Point` in another file than the struct: the child is resolved by name
-    assert e.inherits == (
-        (sid("src/model.rs", "Point", K.STRUCT), sid("src/traits.rs", "Norm", K.TRAIT), IMPLEMENTS),
-    )
+    assert bases3(e) == ((sid("src/model.rs", "Point", K.STRUCT), sid("src/traits.rs", "Norm", K.TRAIT), IMPLEMENTS),)
     # `impl Norm for Vec`: the type is not in the repository, kept as a reference of the file
     assert e.unresolved_inherits == ((fid("src/traits.rs"), "Norm", IMPLEMENTS),)
 
@@ -888,15 +893,15 @@ def test_java_same_package_inherited_and_this_calls() -> None:
         sid(svc, "Svc", CLASS),
         sid(f"{J}/service/BaseSvc.java", "BaseSvc", CLASS),
         INHERITS,
-    ) in e.inherits
+    ) in bases3(e)
     user = f"{J}/model/User.java"
     assert (
         sid(user, "User", CLASS),
         sid(f"{J}/model/Entity.java", "Entity", K.INTERFACE),
         IMPLEMENTS,
-    ) in e.inherits
+    ) in bases3(e)
     # a nested class extending its outer class: the name is the class, not its constructor
-    assert (sid(user, "User.Admin", CLASS), sid(user, "User", CLASS), INHERITS) in e.inherits
+    assert (sid(user, "User.Admin", CLASS), sid(user, "User", CLASS), INHERITS) in bases3(e)
 
 
 # --------------------------------------------------------------------------- incremental
@@ -933,7 +938,7 @@ def test_incremental_set_and_remove_file() -> None:
     assert externals_of(e, "a.py") == {"c"}
     assert r.paths() == {"a.py", "b.py"}
     # edges_for only reports outgoing edges of the requested files
-    assert {a for a, _ in e.imports} | {a for a, _ in e.external_imports} == {fid("a.py")}
+    assert {a for a, _, _c in e.imports} | {a for a, _ in e.external_imports} == {fid("a.py")}
     assert r.edges_for(["nope.py"]) == ResolvedEdges()
 
 
@@ -991,9 +996,7 @@ def test_dependents_follow_reexports_bases_and_packages() -> None:
     user = f"{J}/model/User.java"
     r.set_file(pf(user, package="com.x.other", syms=(sym("User", CLASS),)))
     assert {f"{J}/app/App.java", f"{J}/service/Svc.java"} <= r.dependents_of([user])  # moved package
-    assert f"{J}/model/User.java" not in imports_of(
-        r.edges_for([f"{J}/service/Svc.java"]), f"{J}/service/Svc.java"
-    )
+    assert f"{J}/model/User.java" not in imports_of(r.edges_for([f"{J}/service/Svc.java"]), f"{J}/service/Svc.java")
 
 
 def test_set_facts_changes_resolution() -> None:
@@ -1012,7 +1015,7 @@ def test_deterministic_and_deduplicated() -> None:
     b = make(*reversed(files)).all_edges()
     assert a == b
     r = make(pf("m.py", syms=(sym("f"), sym("g")), calls=(call("g", "f"), call("g", "f"))))
-    assert r.all_edges().calls == ((sid("m.py", "g"), sid("m.py", "f")),)
+    assert r.all_edges().calls == ((sid("m.py", "g"), sid("m.py", "f"), Confidence.SAME_MODULE),)
 
 
 def test_unknown_caller_and_junk_callee() -> None:
@@ -1129,17 +1132,17 @@ def test_fixture_python() -> None:
         "app/models.py",
         "app/util/encoding.py",
     }
-    assert (sid("app/api/routes.py", "health"), sid("app/util/encoding.py", "b64")) in e.calls
-    assert (sid("app/api/routes.py", "promote"), sid("app/models.py", "Admin", CLASS)) in e.calls  # via alias
+    assert (sid("app/api/routes.py", "health"), sid("app/util/encoding.py", "b64")) in calls2(e)
+    assert (sid("app/api/routes.py", "promote"), sid("app/models.py", "Admin", CLASS)) in calls2(e)  # via alias
     assert (
         sid("app/auth/crypto.py", "make_token"),
         sid("app/auth/crypto.py", "make_token.payload"),
-    ) in e.calls
+    ) in calls2(e)
     assert (
         sid("app/auth/service.py", "AuthService.login", METHOD),
         sid("app/auth/crypto.py", "make_token"),
-    ) in e.calls
-    assert (sid("app/models.py", "Admin", CLASS), sid("app/models.py", "User", CLASS), INHERITS) in e.inherits
+    ) in calls2(e)
+    assert (sid("app/models.py", "Admin", CLASS), sid("app/models.py", "User", CLASS), INHERITS) in bases3(e)
     assert "dataclasses" in externals_of(e, "app/models.py")
 
 
@@ -1147,40 +1150,40 @@ def test_fixture_javascript() -> None:
     e = _fixture_edges("javascript")
     assert imports_of(e, "src/server.js") == {"src/auth/service.js", "src/models.js", "src/polyfills.js"}
     assert imports_of(e, "src/auth/crypto.js") == {"src/util/encoding.cjs"}
-    assert (sid("src/auth/crypto.js", "hashPassword"), sid("src/util/encoding.cjs", "digest")) in e.calls
+    assert (sid("src/auth/crypto.js", "hashPassword"), sid("src/util/encoding.cjs", "digest")) in calls2(e)
     assert (
         sid("src/auth/service.js", "AuthService.login", METHOD),
         sid("src/auth/crypto.js", "makeToken"),
-    ) in e.calls
+    ) in calls2(e)
     assert (
         sid("src/models.js", "Admin.displayName", METHOD),
         sid("src/models.js", "User.displayName", METHOD),
-    ) in e.calls
-    assert (sid("src/models.js", "Admin", CLASS), sid("src/models.js", "User", CLASS), INHERITS) in e.inherits
+    ) in calls2(e)
+    assert (sid("src/models.js", "Admin", CLASS), sid("src/models.js", "User", CLASS), INHERITS) in bases3(e)
 
 
 def test_fixture_typescript() -> None:
     e = _fixture_edges("typescript")
     assert imports_of(e, "src/auth/crypto.ts") == {"src/util/encoding.ts"}
-    assert (sid("src/auth/crypto.ts", "makeToken"), sid("src/util/encoding.ts", "Base64.encode")) in e.calls
+    assert (sid("src/auth/crypto.ts", "makeToken"), sid("src/util/encoding.ts", "Base64.encode")) in calls2(e)
     assert (
         sid("src/components/UserCard.tsx", "SignUp.onClick"),
         sid("src/server.ts", "createUser"),
-    ) in e.calls
+    ) in calls2(e)
     assert "react" in externals_of(e, "src/components/UserCard.tsx")
-    assert (sid("src/models.ts", "User", CLASS), sid("src/models.ts", "Model", CLASS), INHERITS) in e.inherits
+    assert (sid("src/models.ts", "User", CLASS), sid("src/models.ts", "Model", CLASS), INHERITS) in bases3(e)
 
 
 def test_fixture_go() -> None:
     e = _fixture_edges("go")
     assert imports_of(e, "main.go") == {"auth/crypto.go", "auth/service.go"}
-    assert (sid("main.go", "main"), sid("auth/service.go", "NewService")) in e.calls
-    assert (sid("auth/service.go", "Service.Register", METHOD), sid("models/user.go", "NewUser")) in e.calls
-    assert (sid("auth/service.go", "Service.Login", METHOD), sid("auth/crypto.go", "MakeToken")) in e.calls
+    assert (sid("main.go", "main"), sid("auth/service.go", "NewService")) in calls2(e)
+    assert (sid("auth/service.go", "Service.Register", METHOD), sid("models/user.go", "NewUser")) in calls2(e)
+    assert (sid("auth/service.go", "Service.Login", METHOD), sid("auth/crypto.go", "MakeToken")) in calls2(e)
     assert (
         sid("models/user.go", "User.Describe", METHOD),
         sid("models/user.go", "Base.ID", METHOD),
-    ) in e.calls
+    ) in calls2(e)
     assert {"fmt", "log"} <= externals_of(e, "main.go")
 
 
@@ -1188,17 +1191,17 @@ def test_fixture_rust() -> None:
     e = _fixture_edges("rust")
     assert imports_of(e, "src/main.rs") >= {"src/auth/mod.rs", "src/encoding.rs", "src/models.rs"}
     assert "src/auth/crypto.rs" in imports_of(e, "src/auth/mod.rs")
-    assert (sid("src/main.rs", "main"), sid("src/auth/mod.rs", "AuthService.new", METHOD)) in e.calls
+    assert (sid("src/main.rs", "main"), sid("src/auth/mod.rs", "AuthService.new", METHOD)) in calls2(e)
     assert (
         sid("src/auth/mod.rs", "AuthService.register", METHOD),
         sid("src/models.rs", "User.new", METHOD),
-    ) in e.calls
-    assert (sid("src/auth/crypto.rs", "make_token"), sid("src/encoding.rs", "hex.encode")) in e.calls
+    ) in calls2(e)
+    assert (sid("src/auth/crypto.rs", "make_token"), sid("src/encoding.rs", "hex.encode")) in calls2(e)
     assert (
         sid("src/models.rs", "User", K.STRUCT),
         sid("src/models.rs", "Entity", K.TRAIT),
         IMPLEMENTS,
-    ) in e.inherits
+    ) in bases3(e)
 
 
 def test_fixture_java() -> None:
@@ -1206,17 +1209,33 @@ def test_fixture_java() -> None:
     base = "src/main/java/com/example/shop"
     assert imports_of(e, f"{base}/Main.java") == {f"{base}/auth/AuthService.java"}
     login = sid(f"{base}/auth/AuthService.java", "AuthService.login", METHOD)
-    assert (login, sid(f"{base}/auth/Crypto.java", "Crypto.hashPassword", METHOD)) in e.calls
-    assert (login, sid(f"{base}/auth/AuthService.java", "AuthService.AuthException", CLASS)) in e.calls
+    assert (login, sid(f"{base}/auth/Crypto.java", "Crypto.hashPassword", METHOD)) in calls2(e)
+    assert (login, sid(f"{base}/auth/AuthService.java", "AuthService.AuthException", CLASS)) in calls2(e)
     # static import
     assert (
         sid(f"{base}/auth/Crypto.java", "Crypto.hashPassword", METHOD),
         sid(f"{base}/util/Encoding.java", "Encoding.digest", METHOD),
-    ) in e.calls
+    ) in calls2(e)
     user = f"{base}/model/User.java"
-    assert (sid(user, "User.Admin", CLASS), sid(user, "User", CLASS), INHERITS) in e.inherits
+    assert (sid(user, "User.Admin", CLASS), sid(user, "User", CLASS), INHERITS) in bases3(e)
     assert (
         sid(user, "User", CLASS),
         sid(f"{base}/model/Entity.java", "Entity", K.INTERFACE),
         IMPLEMENTS,
-    ) in e.inherits
+    ) in bases3(e)
+
+
+def test_a_guess_never_links_a_delegating_method_to_itself() -> None:
+    r = make(
+        pf(
+            "net.py",
+            syms=(sym("Udp", CLASS), sym("Udp.peek_from", METHOD), sym("Udp.recv", METHOD)),
+            calls=(call("Udp.peek_from", "self.inner.peek_from"), call("Udp.recv", "self.inner.peek_from")),
+        )
+    )
+    e = r.all_edges()
+    target = sid("net.py", "Udp.peek_from", METHOD)
+    assert targets_of(e, target) == set()  # delegation, not recursion
+    assert unresolved_of(e, target) == {"self.inner.peek_from"}
+    assert targets_of(e, sid("net.py", "Udp.recv", METHOD)) == {target}  # still a (name-only) guess elsewhere
+    assert {c for a, b, c in e.calls} == {Confidence.NAME_ONLY}

@@ -51,6 +51,7 @@ from graphmem.types import (
     Event,
     EventKind,
     Freshness,
+    Hop,
     ImportResult,
     IndexProgress,
     IndexState,
@@ -585,7 +586,7 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
     if r.why:
         lines.append(f"   why: {r.why}")
     elif r.path:
-        lines.append("   why: " + " ".join(f"{h.from_ref} -{h.edge.value}-> {h.to_ref}" for h in r.path))
+        lines.append("   why: " + " ".join(_hop_text(h) for h in r.path))
     if r.matched_terms:
         lines.append(f"   matched: {', '.join(r.matched_terms)}")
     c = r.components
@@ -595,6 +596,34 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
         lines.append(f"   score: {shown}")
     if o.anchors:
         lines.append(f"   anchors: {', '.join(a.ref for a in o.anchors)}")
+    return lines
+
+
+def _hop_text(h: Hop) -> str:
+    """``a -calls-> b``; a guessed edge says so: ``a -calls(name_only?)-> b``."""
+    conf = h.confidence
+    if conf is None:
+        label = h.edge.value
+    elif conf.certain:
+        label = f"{h.edge.value}({conf.value})"
+    else:
+        label = f"{h.edge.value}({conf.value}?)"
+    return f"{h.from_ref} -{label}-> {h.to_ref}"
+
+
+def _resolution_lines(r: Repository) -> list[str]:
+    """One line per language: call sites, share resolved, by method, unresolved."""
+    lines = []
+    for lr in r.resolution:
+        if not lr.call_sites:
+            continue
+        pct = 100.0 * lr.resolved / lr.call_sites
+        by = ", ".join(f"{c.value} {n}" for c, n in sorted(lr.resolved_by, key=lambda x: -x[1]) if n)
+        lines.append(
+            f"    calls {lr.language}: {lr.call_sites} sites, {pct:.1f}% resolved"
+            + (f" ({by})" if by else "")
+            + f", {lr.unresolved} unresolved"
+        )
     return lines
 
 
@@ -617,6 +646,7 @@ def _repo_lines(r: Repository) -> list[str]:
     if r.last_indexed_at:
         extra.append(f"indexed {_fmt_time(r.last_indexed_at)}")
     lines = [f"  {r.id}  {r.root}", f"    {state}: {counts}" + (f"; {', '.join(extra)}" if extra else "")]
+    lines.extend(_resolution_lines(r))
     if r.error:
         lines.append(f"    error: {r.error}")
     return lines
@@ -785,6 +815,7 @@ def cmd_daemon_start(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_stop(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon stop``: stop the running daemon and wait for it to exit."""
     from graphmem.daemon_ctl import stop_daemon
 
     try:
@@ -797,6 +828,7 @@ def cmd_daemon_stop(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon run``: replace this process with the daemon in the foreground."""
     from graphmem.daemon_ctl import daemon_command
 
     _check_repo_dirs(args.repo)
@@ -807,6 +839,7 @@ def cmd_daemon_run(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_install(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon install``: write (and enable) a user service that starts the daemon at login."""
     from graphmem.autostart import install
 
     _check_repo_dirs(args.repo)
@@ -829,6 +862,7 @@ def cmd_daemon_install(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_daemon_uninstall(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem daemon uninstall``: disable and remove the user service."""
     from graphmem.autostart import uninstall
 
     done = uninstall(enable=not args.no_enable)
@@ -843,6 +877,7 @@ def cmd_daemon_uninstall(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem status``: the health check; exits non-zero when the daemon is down, not answering or degraded."""
     address = ctx.address
     try:
         with ctx.client(timeout=STATUS_TIMEOUT) as client:
@@ -869,6 +904,7 @@ def cmd_status(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_add(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem repo add``: register a repository with the daemon."""
     _check_repo_dirs([args.path])
     with ctx.client() as client:
         repo = client.add_repo(args.path)
@@ -895,6 +931,7 @@ def cmd_repo_remove(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_repo_list(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem repo list``: the registered repositories."""
     with ctx.client() as client:
         repos = client.list_repos()
     if args.json:
@@ -909,6 +946,7 @@ def cmd_repo_list(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_index(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem index``: (re)index one or every repository, showing progress; fails if any failed."""
     failed: list[str] = []
     with ctx.client() as client:
         repos = [args.repo] if args.repo else [r.id for r in client.list_repos()]
@@ -945,6 +983,7 @@ def cmd_index(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_observe(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem observe``: save an observation (text from the argument or ``-`` for stdin)."""
     text = sys.stdin.read() if args.text == "-" else args.text
     if not text.strip():
         raise _usage("observe: TEXT is empty")
@@ -968,6 +1007,7 @@ def cmd_observe(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem show``: one observation in full."""
     with ctx.client() as client:
         obs = client.get(args.id)
     if args.json:
@@ -979,6 +1019,7 @@ def cmd_show(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem list``: observations filtered by status, category, file, symbol, tag or repository."""
     statuses = list(
         dict.fromkeys(
             ([ObservationStatus.STALE] if args.stale else [])
@@ -1007,6 +1048,7 @@ def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem recall``: the observations relevant to text, files or symbols, ranked."""
     if not (args.text or args.file or args.symbol):
         raise _usage("recall: give TEXT, --file or --symbol")
     with ctx.client() as client:
@@ -1041,6 +1083,7 @@ def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_brief(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem brief``: a session brief within a token budget."""
     with ctx.client() as client:
         brief = client.brief(
             files=args.file,
@@ -1106,6 +1149,7 @@ def _recall_command(args: argparse.Namespace) -> str:
 
 
 def cmd_confirm(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem confirm``: mark a stale or suspect observation still true."""
     with ctx.client() as client:
         obs = client.confirm(args.id, confirmed_by=args.by, note=args.note)
     if args.json:
@@ -1116,6 +1160,7 @@ def cmd_confirm(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_archive(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem archive``: archive an observation."""
     with ctx.client() as client:
         obs = client.archive(args.id)
     if args.json:
@@ -1126,6 +1171,7 @@ def cmd_archive(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem delete``: delete an observation for good."""
     with ctx.client() as client:
         client.delete(args.id)
     ctx.print(f"deleted {args.id}")
@@ -1133,6 +1179,7 @@ def cmd_delete(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_update(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem update``: change an observation's text, category, tags or confidence."""
     if args.clear_tags and args.tag:
         raise _usage("update: --tag and --clear-tags exclude each other")
     tags: list[str] | None = [] if args.clear_tags else args.tag
@@ -1148,6 +1195,7 @@ def cmd_update(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_symbols(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem symbols``: symbols matching a wildcard pattern."""
     with ctx.client() as client:
         found = client.find_symbols(args.pattern, repo=args.repo, kinds=args.kind, limit=args.limit)
     if args.json:
@@ -1161,6 +1209,7 @@ def cmd_symbols(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_resolve(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem resolve``: full refs for a short symbol name; exits 1 when nothing resembles it."""
     with ctx.client() as client:
         resolved = client.resolve_symbol(args.ref, repo=args.repo, limit=args.limit)
     if args.json:
@@ -1177,6 +1226,7 @@ def cmd_resolve(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem symbol``: one symbol with its callers, callees, members and observations."""
     with ctx.client() as client:
         detail = client.symbol(args.ref, repo=args.repo)
     if args.json:
@@ -1188,6 +1238,7 @@ def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem events``: print the daemon's events as they happen."""
     with ctx.client() as client:
         stream = client.events(repo=args.repo, kinds=args.kind, after_seq=args.after_seq)
         try:
@@ -1203,6 +1254,7 @@ def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_export(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem export``: every observation as journal lines, to a file (written atomically) or stdout."""
     with ctx.client() as client:
         lines = client.export()
         if args.file == "-":
@@ -1242,6 +1294,7 @@ def _write_file_atomically(target: Path, lines: Iterator[str]) -> int:
 
 
 def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem import``: import journal lines from a file or stdin."""
     if args.file == "-":
         lines = sys.stdin.read().splitlines()
     else:
@@ -1265,6 +1318,7 @@ def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem mcp``: run the MCP bridge with the settings the flags resolved."""
     # The bridge reads the same settings; pass on what the flags resolved.
     if ctx.home:
         os.environ["GRAPHMEM_HOME"] = ctx.home

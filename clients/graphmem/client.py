@@ -475,6 +475,7 @@ class GraphMem:
         return int(self._call(self._remove_repo, request).purged)
 
     def list_repos(self) -> builtins.list[Repository]:
+        """Every registered repository."""
         resp = self._call(self._list_repos, service_pb2.ListRepositoriesRequest())
         return [convert.repository_from_proto(r) for r in resp.repositories]
 
@@ -528,6 +529,7 @@ class GraphMem:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def get(self, id: str) -> Observation:
+        """The observation ``id``; NotFound when there is none."""
         return convert.observation_from_proto(self._call(self._get, service_pb2.GetObservationRequest(id=id)))
 
     def update(

@@ -38,6 +38,7 @@ from graphmem.types import (
     Brief,
     Category,
     ChangeKind,
+    EdgeConfidence,
     EdgeKind,
     Event,
     EventKind,
@@ -46,6 +47,7 @@ from graphmem.types import (
     ImportResult,
     IndexProgress,
     IndexState,
+    LanguageResolution,
     Observation,
     ObservationAction,
     ObservationStatus,
@@ -77,6 +79,8 @@ __all__ = [
     "change_kind_to_proto",
     "components_from_proto",
     "components_to_proto",
+    "edge_confidence_from_proto",
+    "edge_confidence_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
     "event_from_proto",
@@ -93,6 +97,8 @@ __all__ = [
     "index_progress_to_proto",
     "index_state_from_proto",
     "index_state_to_proto",
+    "language_resolution_from_proto",
+    "language_resolution_to_proto",
     "observation_from_proto",
     "observation_status_from_proto",
     "observation_status_to_proto",
@@ -163,63 +169,111 @@ _CHANGE_KIND = _EnumMap(ChangeKind, types_pb2.ChangeKind, "CHANGE_KIND_")
 _ANCHOR_KIND = _EnumMap(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_")
 _INDEX_STATE = _EnumMap(IndexState, types_pb2.IndexState, "INDEX_STATE_")
 _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
+_EDGE_CONFIDENCE = _EnumMap(EdgeConfidence, types_pb2.EdgeConfidence, "EDGE_CONFIDENCE_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
 _OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
+    """The wire number of a ``Category`` member (0 for ``None``: unspecified)."""
     return cast(types_pb2.Category, _CATEGORY.number(value))
 
 
 def category_from_proto(value: int) -> Category | None:
+    """A ``Category`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _CATEGORY.member(value)
 
 
 def observation_status_to_proto(value: ObservationStatus | None) -> types_pb2.ObservationStatus:
+    """The wire number of an ``ObservationStatus`` member (0 for ``None``: unspecified)."""
     return cast(types_pb2.ObservationStatus, _OBSERVATION_STATUS.number(value))
 
 
 def observation_status_from_proto(value: int) -> ObservationStatus | None:
+    """An ``ObservationStatus`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _OBSERVATION_STATUS.member(value)
 
 
 def change_kind_to_proto(value: ChangeKind | None) -> types_pb2.ChangeKind:
+    """The wire number of a ``ChangeKind`` member (0 for ``None``: unspecified)."""
     return cast(types_pb2.ChangeKind, _CHANGE_KIND.number(value))
 
 
 def change_kind_from_proto(value: int) -> ChangeKind | None:
+    """A ``ChangeKind`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _CHANGE_KIND.member(value)
 
 
 def anchor_kind_to_proto(value: AnchorKind | None) -> types_pb2.AnchorKind:
+    """The wire number of an ``AnchorKind`` member (0 for ``None``: unspecified)."""
     return cast(types_pb2.AnchorKind, _ANCHOR_KIND.number(value))
 
 
 def anchor_kind_from_proto(value: int) -> AnchorKind | None:
+    """An ``AnchorKind`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _ANCHOR_KIND.member(value)
 
 
 def index_state_to_proto(value: IndexState | None) -> types_pb2.IndexState:
+    """The wire number of an ``IndexState`` member (0 for ``None``: unspecified)."""
     return cast(types_pb2.IndexState, _INDEX_STATE.number(value))
 
 
 def index_state_from_proto(value: int) -> IndexState | None:
+    """An ``IndexState`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _INDEX_STATE.member(value)
 
 
 def edge_kind_to_proto(value: EdgeKind | None) -> types_pb2.EdgeKind:
+    """The wire number of an ``EdgeKind`` member (0 for ``None``: unspecified)."""
     return cast(types_pb2.EdgeKind, _EDGE_KIND.number(value))
 
 
 def edge_kind_from_proto(value: int) -> EdgeKind | None:
+    """An ``EdgeKind`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _EDGE_KIND.member(value)
 
 
+def edge_confidence_to_proto(value: EdgeConfidence | None) -> types_pb2.EdgeConfidence:
+    """The wire number of an ``EdgeConfidence`` member (0 for ``None``: unspecified)."""
+    return cast(types_pb2.EdgeConfidence, _EDGE_CONFIDENCE.number(value))
+
+
+def edge_confidence_from_proto(value: int) -> EdgeConfidence | None:
+    """An ``EdgeConfidence`` from its wire number (``None``: unspecified or unknown to this client)."""
+    return _EDGE_CONFIDENCE.member(value)
+
+
+def language_resolution_to_proto(r: LanguageResolution) -> types_pb2.LanguageResolution:
+    """The proto form of a ``LanguageResolution``."""
+    return types_pb2.LanguageResolution(
+        language=r.language,
+        call_sites=r.call_sites,
+        unresolved=r.unresolved,
+        resolved_by={c.value: n for c, n in r.resolved_by},
+    )
+
+
+def language_resolution_from_proto(m: types_pb2.LanguageResolution) -> LanguageResolution:
+    """A ``LanguageResolution`` from its proto form."""
+    by = []
+    for key, n in sorted(m.resolved_by.items()):
+        try:
+            by.append((EdgeConfidence(key), n))
+        except ValueError:  # a kind added in a newer contract
+            continue
+    return LanguageResolution(
+        language=m.language, call_sites=m.call_sites, unresolved=m.unresolved, resolved_by=tuple(by)
+    )
+
+
 def event_kind_to_proto(value: EventKind | None) -> service_pb2.EventKind:
+    """The wire number of an ``EventKind`` member (0 for ``None``: unspecified)."""
     return cast(service_pb2.EventKind, _EVENT_KIND.number(value))
 
 
 def event_kind_from_proto(value: int) -> EventKind | None:
+    """An ``EventKind`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _EVENT_KIND.member(value)
 
 
@@ -239,6 +293,7 @@ def symbol_kind_to_proto(kind: str) -> types_pb2.SymbolKind:
 
 
 def symbol_kind_from_proto(value: int) -> str:
+    """A symbol kind (``"function"`` ...) from its wire number; ``""`` when unspecified or unknown."""
     try:
         name = types_pb2.SymbolKind.Name(value)
     except ValueError:
@@ -259,6 +314,7 @@ def timestamp_to_proto(seconds: float) -> Timestamp:
 
 
 def timestamp_from_proto(ts: Timestamp) -> float:
+    """``Timestamp`` -> float epoch seconds."""
     return ts.seconds + ts.nanos / 1e9
 
 
@@ -274,6 +330,7 @@ def _round_confidence(value: float) -> float:
 
 
 def symbol_to_proto(s: Symbol) -> types_pb2.Symbol:
+    """The proto form of a ``Symbol``."""
     return types_pb2.Symbol(
         id=s.id,
         repo_id=s.repo_id,
@@ -290,6 +347,7 @@ def symbol_to_proto(s: Symbol) -> types_pb2.Symbol:
 
 
 def symbol_from_proto(m: types_pb2.Symbol) -> Symbol:
+    """A ``Symbol`` from its proto form."""
     return Symbol(
         id=m.id,
         repo_id=m.repo_id,
@@ -308,6 +366,7 @@ def symbol_from_proto(m: types_pb2.Symbol) -> Symbol:
 
 
 def anchor_to_proto(a: Anchor) -> types_pb2.Anchor:
+    """The proto form of an ``Anchor``."""
     return types_pb2.Anchor(
         kind=anchor_kind_to_proto(a.kind),
         ref=a.ref,
@@ -321,6 +380,7 @@ def anchor_to_proto(a: Anchor) -> types_pb2.Anchor:
 
 
 def anchor_from_proto(m: types_pb2.Anchor) -> Anchor:
+    """An ``Anchor`` from its proto form."""
     kind = anchor_kind_from_proto(m.kind)
     if kind is None:  # infer: only symbol anchors carry a symbol id
         kind = AnchorKind.SYMBOL if m.symbol_id else AnchorKind.FILE
@@ -337,6 +397,7 @@ def anchor_from_proto(m: types_pb2.Anchor) -> Anchor:
 
 
 def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
+    """The proto form of a ``StaleReason``."""
     return types_pb2.StaleReason(
         anchor_ref=r.anchor_ref,
         change=change_kind_to_proto(r.change),
@@ -354,6 +415,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
 
 
 def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
+    """A ``StaleReason`` from its proto form."""
     return StaleReason(
         anchor_ref=m.anchor_ref,
         change=change_kind_from_proto(m.change) or _DEFAULT_CHANGE,
@@ -371,6 +433,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
 
 
 def observation_to_proto(o: Observation) -> types_pb2.Observation:
+    """The proto form of an ``Observation``."""
     return types_pb2.Observation(
         id=o.id,
         repo_id=o.repo_id,
@@ -394,6 +457,7 @@ def observation_to_proto(o: Observation) -> types_pb2.Observation:
 
 
 def observation_from_proto(m: types_pb2.Observation) -> Observation:
+    """An ``Observation`` from its proto form."""
     return Observation(
         id=m.id,
         repo_id=m.repo_id,
@@ -420,6 +484,7 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
 
 
 def repo_freshness_to_proto(f: RepoFreshness) -> types_pb2.RepoFreshness:
+    """The proto form of a ``RepoFreshness``."""
     return types_pb2.RepoFreshness(
         repo_id=f.repo_id,
         current=f.current,
@@ -432,6 +497,7 @@ def repo_freshness_to_proto(f: RepoFreshness) -> types_pb2.RepoFreshness:
 
 
 def repo_freshness_from_proto(m: types_pb2.RepoFreshness) -> RepoFreshness:
+    """A ``RepoFreshness`` from its proto form."""
     return RepoFreshness(
         repo_id=m.repo_id,
         current=m.current,
@@ -444,10 +510,12 @@ def repo_freshness_from_proto(m: types_pb2.RepoFreshness) -> RepoFreshness:
 
 
 def freshness_to_proto(f: Freshness) -> types_pb2.Freshness:
+    """The proto form of a ``Freshness``."""
     return types_pb2.Freshness(current=f.current, repositories=[repo_freshness_to_proto(r) for r in f.repositories])
 
 
 def freshness_from_proto(m: types_pb2.Freshness) -> Freshness:
+    """A ``Freshness`` from its proto form."""
     return Freshness(current=m.current, repositories=tuple(repo_freshness_from_proto(r) for r in m.repositories))
 
 
@@ -459,6 +527,7 @@ def _optional_freshness_to_proto(f: Freshness | None) -> types_pb2.Freshness | N
 
 
 def repository_to_proto(r: Repository) -> types_pb2.Repository:
+    """The proto form of a ``Repository``."""
     return types_pb2.Repository(
         id=r.id,
         root=r.root,
@@ -477,10 +546,12 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         pending_changes=r.pending_changes,
         edges=r.edges,
         files_parsed=r.files_parsed,
+        resolution=[language_resolution_to_proto(x) for x in r.resolution],
     )
 
 
 def repository_from_proto(m: types_pb2.Repository) -> Repository:
+    """A ``Repository`` from its proto form."""
     return Repository(
         id=m.id,
         root=m.root,
@@ -499,10 +570,12 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         pending_changes=m.pending_changes,
         edges=m.edges,
         files_parsed=m.files_parsed,
+        resolution=tuple(language_resolution_from_proto(x) for x in m.resolution),
     )
 
 
 def index_progress_to_proto(p: IndexProgress) -> service_pb2.IndexProgress:
+    """The proto form of an ``IndexProgress``."""
     return service_pb2.IndexProgress(
         repo_id=p.repo_id,
         state=index_state_to_proto(p.state),
@@ -515,6 +588,7 @@ def index_progress_to_proto(p: IndexProgress) -> service_pb2.IndexProgress:
 
 
 def index_progress_from_proto(m: service_pb2.IndexProgress) -> IndexProgress:
+    """An ``IndexProgress`` from its proto form."""
     return IndexProgress(
         repo_id=m.repo_id,
         state=index_state_from_proto(m.state) or _DEFAULT_INDEX_STATE,
@@ -530,16 +604,19 @@ def index_progress_from_proto(m: service_pb2.IndexProgress) -> IndexProgress:
 
 
 def watcher_status_to_proto(w: WatcherStatus) -> service_pb2.WatcherStatus:
+    """The proto form of a ``WatcherStatus``."""
     return service_pb2.WatcherStatus(
         mode=w.mode, healthy=w.healthy, degraded_reason=w.degraded_reason, restarts=w.restarts
     )
 
 
 def watcher_status_from_proto(m: service_pb2.WatcherStatus) -> WatcherStatus:
+    """A ``WatcherStatus`` from its proto form."""
     return WatcherStatus(mode=m.mode, healthy=m.healthy, degraded_reason=m.degraded_reason, restarts=m.restarts)
 
 
 def status_to_proto(s: Status) -> service_pb2.GetStatusResponse:
+    """The proto form of a ``Status``."""
     return service_pb2.GetStatusResponse(
         version=s.version,
         pid=s.pid,
@@ -561,6 +638,7 @@ def status_to_proto(s: Status) -> service_pb2.GetStatusResponse:
 
 
 def status_from_proto(m: service_pb2.GetStatusResponse) -> Status:
+    """A ``Status`` from its proto form."""
     return Status(
         version=m.version,
         pid=m.pid,
@@ -585,35 +663,52 @@ def status_from_proto(m: service_pb2.GetStatusResponse) -> Status:
 
 
 def hop_to_proto(h: Hop) -> service_pb2.Hop:
-    return service_pb2.Hop(from_ref=h.from_ref, edge=edge_kind_to_proto(h.edge), to_ref=h.to_ref)
+    """The proto form of a ``Hop``."""
+    return service_pb2.Hop(
+        from_ref=h.from_ref,
+        edge=edge_kind_to_proto(h.edge),
+        to_ref=h.to_ref,
+        confidence=edge_confidence_to_proto(h.confidence),
+    )
 
 
 def hop_from_proto(m: service_pb2.Hop) -> Hop:
-    return Hop(from_ref=m.from_ref, edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE, to_ref=m.to_ref)
+    """A ``Hop`` from its proto form."""
+    return Hop(
+        from_ref=m.from_ref,
+        edge=edge_kind_from_proto(m.edge) or _DEFAULT_EDGE,
+        to_ref=m.to_ref,
+        confidence=edge_confidence_from_proto(m.confidence),
+    )
 
 
 _COMPONENT_FIELDS = tuple(f.name for f in dataclasses.fields(ScoreComponents))
 
 
 def components_to_proto(c: ScoreComponents) -> service_pb2.ScoreComponents:
+    """The proto form of a ``ScoreComponents``."""
     return service_pb2.ScoreComponents(**{name: getattr(c, name) for name in _COMPONENT_FIELDS})
 
 
 def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
+    """A ``ScoreComponents`` from its proto form."""
     return ScoreComponents(**{name: getattr(m, name) for name in _COMPONENT_FIELDS})
 
 
 def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
+    """The proto form of a ``Resolved``."""
     return service_pb2.ResolveSymbolResponse(
         matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
     )
 
 
 def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:
+    """A ``Resolved`` from its proto form."""
     return Resolved(ref=m.ref, matches=tuple(symbol_from_proto(s) for s in m.matches), exact=m.exact)
 
 
 def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
+    """The proto form of a ``Recalled``."""
     return service_pb2.RetrievedObservation(
         observation=observation_to_proto(r.observation),
         score=r.score,
@@ -627,6 +722,7 @@ def recalled_to_proto(r: Recalled) -> service_pb2.RetrievedObservation:
 
 
 def recalled_from_proto(m: service_pb2.RetrievedObservation) -> Recalled:
+    """A ``Recalled`` from its proto form."""
     return Recalled(
         observation=observation_from_proto(m.observation),
         score=m.score,
@@ -640,6 +736,7 @@ def recalled_from_proto(m: service_pb2.RetrievedObservation) -> Recalled:
 
 
 def recall_result_to_proto(r: RecallResult) -> service_pb2.RetrieveResponse:
+    """The proto form of a ``RecallResult``."""
     return service_pb2.RetrieveResponse(
         results=[recalled_to_proto(x) for x in r.results],
         freshness=freshness_to_proto(r.freshness),
@@ -657,6 +754,7 @@ def _freshness_or_unknown(m: types_pb2.Freshness, present: bool) -> Freshness:
 
 
 def recall_result_from_proto(m: service_pb2.RetrieveResponse) -> RecallResult:
+    """A ``RecallResult`` from its proto form."""
     return RecallResult(
         results=tuple(recalled_from_proto(x) for x in m.results),
         freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
@@ -669,6 +767,7 @@ def recall_result_from_proto(m: service_pb2.RetrieveResponse) -> RecallResult:
 
 
 def brief_to_proto(b: Brief) -> service_pb2.SessionBriefResponse:
+    """The proto form of a ``Brief``."""
     return service_pb2.SessionBriefResponse(
         text=b.text,
         observation_ids=b.observation_ids,
@@ -678,6 +777,7 @@ def brief_to_proto(b: Brief) -> service_pb2.SessionBriefResponse:
 
 
 def brief_from_proto(m: service_pb2.SessionBriefResponse) -> Brief:
+    """A ``Brief`` from its proto form."""
     return Brief(
         text=m.text,
         observation_ids=tuple(m.observation_ids),
@@ -690,6 +790,7 @@ def brief_from_proto(m: service_pb2.SessionBriefResponse) -> Brief:
 
 
 def symbol_detail_to_proto(d: SymbolDetail) -> service_pb2.SymbolDetail:
+    """The proto form of a ``SymbolDetail``."""
     return service_pb2.SymbolDetail(
         symbol=symbol_to_proto(d.symbol),
         callers=[symbol_to_proto(s) for s in d.callers],
@@ -707,6 +808,7 @@ def symbol_detail_to_proto(d: SymbolDetail) -> service_pb2.SymbolDetail:
 
 
 def symbol_detail_from_proto(m: service_pb2.SymbolDetail) -> SymbolDetail:
+    """A ``SymbolDetail`` from its proto form."""
     return SymbolDetail(
         symbol=symbol_from_proto(m.symbol),
         callers=tuple(symbol_from_proto(s) for s in m.callers),
@@ -791,10 +893,12 @@ def event_from_proto(m: service_pb2.Event) -> Event | None:
 
 
 def import_result_to_proto(r: ImportResult) -> service_pb2.ImportObservationsResponse:
+    """The proto form of an ``ImportResult``."""
     return service_pb2.ImportObservationsResponse(
         imported=r.imported, skipped_duplicates=r.skipped_duplicates, errors=r.errors
     )
 
 
 def import_result_from_proto(m: service_pb2.ImportObservationsResponse) -> ImportResult:
+    """An ``ImportResult`` from its proto form."""
     return ImportResult(imported=m.imported, skipped_duplicates=m.skipped_duplicates, errors=tuple(m.errors))

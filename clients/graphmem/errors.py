@@ -58,6 +58,8 @@ class NotFound(GraphMemError):
 
 
 class AlreadyExists(GraphMemError):
+    """What the request would create exists already."""
+
     grpc_status = "ALREADY_EXISTS"
     exit_code = 65
 
@@ -77,6 +79,8 @@ class StoreError(GraphMemError):
 
 
 class Timeout(GraphMemError):
+    """The daemon did not answer within the deadline."""
+
     grpc_status = "DEADLINE_EXCEEDED"
     exit_code = 75
 

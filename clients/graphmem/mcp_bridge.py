@@ -146,6 +146,8 @@ _RESOLVE_DESCRIPTION = "Full refs for a short symbol name (`hash_password`, `Cla
 
 
 class StaleReasonOut(BaseModel):
+    """Why an observation went stale: which anchor, what changed, when."""
+
     anchor: str
     change: ChangeKind
     detected_at: float
@@ -157,6 +159,8 @@ class StaleReasonOut(BaseModel):
 
 
 class ObservationOut(BaseModel):
+    """An observation as the tools return it."""
+
     id: str
     repo_id: str
     text: str
@@ -178,6 +182,8 @@ class ObservationOut(BaseModel):
 
 
 class RepoFreshnessOut(BaseModel):
+    """Whether one repository's index is current."""
+
     repo_id: str
     current: bool
     state: IndexState
@@ -188,17 +194,23 @@ class RepoFreshnessOut(BaseModel):
 
 
 class FreshnessOut(BaseModel):
+    """Whether the index the answer came from is current."""
+
     current: bool
     repositories: list[RepoFreshnessOut]
 
 
 class HopOut(BaseModel):
+    """One step of a why-path: an edge between two refs."""
+
     from_ref: str
     edge: EdgeKind
     to_ref: str
 
 
 class RecalledOut(BaseModel):
+    """A recalled observation with its score, distance and why."""
+
     observation: ObservationOut
     score: float
     distance: int
@@ -208,6 +220,8 @@ class RecalledOut(BaseModel):
 
 
 class RecallOut(BaseModel):
+    """The result of ``recall``."""
+
     results: list[RecalledOut]
     freshness: FreshnessOut
     seeds: int
@@ -218,6 +232,8 @@ class RecallOut(BaseModel):
 
 
 class BriefOut(BaseModel):
+    """The result of ``session_brief``."""
+
     text: str
     observation_ids: list[str]
     freshness: FreshnessOut
@@ -226,10 +242,14 @@ class BriefOut(BaseModel):
 
 
 class ObservationListOut(BaseModel):
+    """A list of observations."""
+
     observations: list[ObservationOut]
 
 
 class SymbolOut(BaseModel):
+    """A symbol as the tools return it."""
+
     ref: str
     id: str
     repo_id: str
@@ -244,10 +264,14 @@ class SymbolOut(BaseModel):
 
 
 class SymbolListOut(BaseModel):
+    """A list of symbols."""
+
     symbols: list[SymbolOut]
 
 
 class SymbolDetailOut(BaseModel):
+    """A symbol with its callers, callees, members and container."""
+
     symbol: SymbolOut
     callers: list[SymbolOut]
     callees: list[SymbolOut]
@@ -582,6 +606,7 @@ class Backend:
 
     @classmethod
     def from_env(cls) -> Backend:
+        """A backend from ``GRAPHMEM_ADDRESS``, ``GRAPHMEM_HOME``, ``GRAPHMEM_REPO`` and the working directory."""
         address = os.environ.get("GRAPHMEM_ADDRESS") or None
         home = os.environ.get("GRAPHMEM_HOME") or None
 
@@ -591,6 +616,7 @@ class Backend:
         return cls(factory, default_repo=os.environ.get("GRAPHMEM_REPO", ""), cwd=Path.cwd())
 
     def client(self) -> GraphMem:
+        """The shared client, created on first use."""
         with self._lock:
             if self._client is None:
                 self._client = self._factory()
@@ -616,6 +642,7 @@ class Backend:
         return self._detected_repo
 
     def close(self) -> None:
+        """Close the client, if one was created."""
         with self._lock:
             client, self._client = self._client, None
         if client is not None:
@@ -664,6 +691,7 @@ class GraphMemTools:
         repo: RepoArg = "",
         ctx: Context[Any, Any] | None = None,
     ) -> Annotated[CallToolResult, ObservationOut]:
+        """Tool ``save_observation``: save an observation anchored to symbols or files."""
         with _graphmem_errors():
             client = self.backend.client()
             obs = client.observe(
@@ -689,6 +717,7 @@ class GraphMemTools:
         include_stale: bool = True,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, RecallOut]:
+        """Tool ``recall``: the observations relevant to text, files or symbols."""
         with _graphmem_errors():
             client = self.backend.client()
             result = client.recall(
@@ -711,6 +740,7 @@ class GraphMemTools:
         include_stale: bool = True,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, BriefOut]:
+        """Tool ``session_brief``: what is known about the task, as text within a budget."""
         with _graphmem_errors():
             client = self.backend.client()
             scope = self.backend.repo(repo)
@@ -744,6 +774,7 @@ class GraphMemTools:
         file: Annotated[str, Field(description="Only this file's.")] = "",
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> Annotated[CallToolResult, ObservationListOut]:
+        """Tool ``list_stale``: observations whose anchored code changed."""
         with _graphmem_errors():
             client = self.backend.client()
             found = client.list(
@@ -767,6 +798,7 @@ class GraphMemTools:
         note: Annotated[str, Field(description="What you checked.")] = "",
         ctx: Context[Any, Any] | None = None,
     ) -> Annotated[CallToolResult, ObservationOut]:
+        """Tool ``confirm_observation``: mark a stale or suspect observation still true."""
         with _graphmem_errors():
             obs = self.backend.client().confirm(id, confirmed_by=self._source(ctx), note=note)
         text = f"Confirmed observation {obs.id}; it is {obs.status.value} now.\n" + _observation_text(obs, prefix="  ")
@@ -777,6 +809,7 @@ class GraphMemTools:
         ref: Annotated[str, Field(description="`path/file.py::Class.method` or a symbol id.")],
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, SymbolDetailOut]:
+        """Tool ``lookup_symbol``: a symbol's detail and observations."""
         with _graphmem_errors():
             client = self.backend.client()
             detail = client.symbol(ref, repo=self.backend.repo(repo))
@@ -789,6 +822,7 @@ class GraphMemTools:
         limit: Annotated[int, Field(ge=1, le=500)] = 30,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, SymbolListOut]:
+        """Tool ``find_symbols``: symbols matching a wildcard pattern."""
         with _graphmem_errors():
             client = self.backend.client()
             found = client.find_symbols(pattern, repo=self.backend.repo(repo), kinds=list(kinds), limit=limit)
@@ -809,6 +843,7 @@ class GraphMemTools:
         ref: Annotated[str, Field(description="A short name.")],
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, SymbolListOut]:
+        """Tool ``resolve_symbol``: full refs for a short symbol name."""
         with _graphmem_errors():
             client = self.backend.client()
             resolved = client.resolve_symbol(ref, repo=self.backend.repo(repo))
@@ -861,6 +896,7 @@ def build_server(tools: GraphMemTools) -> MCPServer[Any]:
             _drop_titles(tool.parameters)
             if tool.output_schema is not None:
                 _drop_titles(tool.output_schema)
+                _drop_model_descriptions(tool.output_schema)
     return server
 
 
@@ -882,6 +918,19 @@ def _drop_titles(schema: object) -> None:
     elif isinstance(schema, list):
         for item in schema:
             _drop_titles(item)
+
+
+def _drop_model_descriptions(schema: object) -> None:
+    """Remove the ``description`` pydantic copies from each output model's class docstring (a
+    paragraph for programmers, repeated in every tool's output schema); field descriptions stay."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+            schema.pop("description", None)
+        for value in schema.values():
+            _drop_model_descriptions(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _drop_model_descriptions(item)
 
 
 def tool_definitions_size(server: MCPServer[Any]) -> int:

@@ -22,6 +22,8 @@ MAX_UNIX_SOCKET_PATH = 107
 
 @dataclass(frozen=True, slots=True)
 class Paths:
+    """Where the daemon keeps its files: data (store, journal), state (log) and runtime (socket, pid)."""
+
     data_dir: Path
     state_dir: Path
     runtime_dir: Path
@@ -48,17 +50,21 @@ class Paths:
 
     @property
     def socket(self) -> Path:
+        """The daemon's gRPC Unix socket."""
         return self.runtime_dir / "graphmemd.sock"
 
     @property
     def pid(self) -> Path:
+        """The running daemon's pid file."""
         return self.runtime_dir / "graphmemd.pid"
 
     @property
     def log(self) -> Path:
+        """The daemon's log file."""
         return self.state_dir / "graphmemd.log"
 
     def ensure(self) -> None:
+        """Create the directories (mode 0700) if missing."""
         for d in (self.data_dir, self.state_dir, self.runtime_dir):
             d.mkdir(parents=True, exist_ok=True, mode=0o700)
 
@@ -88,6 +94,7 @@ def default_address(paths: Paths, env: Mapping[str, str] | None = None) -> str:
 
 
 def unix_target(socket_path: Path) -> str:
+    """The gRPC target of a Unix socket; InvalidArgument when the path is too long for one."""
     text = str(socket_path)
     if len(text.encode()) > MAX_UNIX_SOCKET_PATH:
         raise InvalidArgument(

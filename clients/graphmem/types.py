@@ -15,6 +15,7 @@ __all__ = [
     "Brief",
     "Category",
     "ChangeKind",
+    "EdgeConfidence",
     "EdgeKind",
     "Event",
     "EventKind",
@@ -23,6 +24,7 @@ __all__ = [
     "ImportResult",
     "IndexProgress",
     "IndexState",
+    "LanguageResolution",
     "Observation",
     "ObservationAction",
     "ObservationStatus",
@@ -41,6 +43,8 @@ __all__ = [
 
 
 class Category(str, Enum):
+    """What kind of knowledge an observation records."""
+
     DECISION = "decision"
     CONSTRAINT = "constraint"
     BUG_CAUSE = "bug-cause"
@@ -52,6 +56,8 @@ class Category(str, Enum):
 
 
 class ObservationStatus(str, Enum):
+    """Where an observation stands: fresh, stale, suspect, superseded or archived."""
+
     FRESH = "fresh"
     STALE = "stale"
     SUPERSEDED = "superseded"
@@ -71,11 +77,15 @@ class ChangeKind(str, Enum):
 
 
 class AnchorKind(str, Enum):
+    """What an observation is anchored to: a symbol or a whole file."""
+
     SYMBOL = "symbol"
     FILE = "file"
 
 
 class IndexState(str, Enum):
+    """Where a repository's index stands."""
+
     PENDING = "pending"
     INDEXING = "indexing"
     READY = "ready"
@@ -83,7 +93,28 @@ class IndexState(str, Enum):
     WARMING = "warming"
 
 
+class EdgeConfidence(str, Enum):
+    """How a CALLS/IMPORTS/INHERITS edge was resolved. ``NAME_ONLY`` is a guess (the only
+    definition with that name) and ``UNKNOWN`` an edge stored by an older daemon: neither is
+    certain (``certain``)."""
+
+    IMPORT = "import"
+    RECEIVER_TYPE = "receiver_type"
+    INHERITANCE = "inheritance"
+    SAME_MODULE = "same_module"
+    SAME_PACKAGE = "same_package"
+    NAME_ONLY = "name_only"
+    UNKNOWN = "unknown"
+
+    @property
+    def certain(self) -> bool:
+        """False for a name-only guess or an edge of unknown origin."""
+        return self not in (EdgeConfidence.NAME_ONLY, EdgeConfidence.UNKNOWN)
+
+
 class EdgeKind(str, Enum):
+    """A relation between code nodes, in either direction."""
+
     CALLS = "CALLS"
     CALLED_BY = "CALLED_BY"
     IMPORTS = "IMPORTS"
@@ -97,6 +128,8 @@ class EdgeKind(str, Enum):
 
 
 class EventKind(str, Enum):
+    """What a daemon event reports."""
+
     OBSERVATION_STALE = "observation_stale"
     OBSERVATION_FRESH = "observation_fresh"
     FILE_INDEXED = "file_indexed"
@@ -137,6 +170,8 @@ class Anchor:
 
 @dataclass(frozen=True, slots=True)
 class StaleReason:
+    """Why an observation went stale: which anchor, what changed and when."""
+
     anchor_ref: str
     change: ChangeKind
     detected_at: float
@@ -153,6 +188,8 @@ class StaleReason:
 
 @dataclass(frozen=True, slots=True)
 class Observation:
+    """A note about the code, anchored to symbols or files, with its status and history."""
+
     id: str
     repo_id: str
     text: str
@@ -174,11 +211,14 @@ class Observation:
 
     @property
     def is_stale(self) -> bool:
+        """Whether the status is ``STALE``."""
         return self.status is ObservationStatus.STALE
 
 
 @dataclass(frozen=True, slots=True)
 class Symbol:
+    """A symbol of the code graph."""
+
     id: str
     repo_id: str
     path: str
@@ -192,11 +232,14 @@ class Symbol:
 
     @property
     def ref(self) -> str:
+        """The symbol's ref: ``path::qualname``."""
         return f"{self.path}::{self.qualname}"
 
 
 @dataclass(frozen=True, slots=True)
 class RepoFreshness:
+    """Whether one repository's index is current, and how far behind it is."""
+
     repo_id: str
     current: bool
     state: IndexState
@@ -208,12 +251,16 @@ class RepoFreshness:
 
 @dataclass(frozen=True, slots=True)
 class Freshness:
+    """Whether the index an answer came from is current, per repository."""
+
     current: bool
     repositories: tuple[RepoFreshness, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class SymbolDetail:
+    """A symbol with its callers, callees, members, container and unresolved calls."""
+
     symbol: Symbol
     callers: tuple[Symbol, ...] = ()
     callees: tuple[Symbol, ...] = ()
@@ -230,9 +277,13 @@ class SymbolDetail:
 
 @dataclass(frozen=True, slots=True)
 class Hop:
+    """One edge of a why-path; ``confidence`` says how a CALLS/IMPORTS/INHERITS edge was
+    resolved (None for structural edges)."""
+
     from_ref: str
     edge: EdgeKind
     to_ref: str
+    confidence: EdgeConfidence | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +311,8 @@ class ScoreComponents:
 
 @dataclass(frozen=True, slots=True)
 class Recalled:
+    """One retrieved observation: its score, graph distance, why and path."""
+
     observation: Observation
     score: float
     distance: int
@@ -282,6 +335,8 @@ class Resolved:
 
 @dataclass(frozen=True, slots=True)
 class RecallResult:
+    """What retrieval found, with the freshness of the index it used."""
+
     results: tuple[Recalled, ...]
     freshness: Freshness
     seeds: int = 0
@@ -293,6 +348,8 @@ class RecallResult:
 
 @dataclass(frozen=True, slots=True)
 class Brief:
+    """A session brief: the relevant observations rendered as text."""
+
     text: str
     observation_ids: tuple[str, ...]
     freshness: Freshness
@@ -300,7 +357,25 @@ class Brief:
 
 
 @dataclass(frozen=True, slots=True)
+class LanguageResolution:
+    """Call-site resolution figures of one language of a repository: ``resolved_by`` maps
+    each confidence to the number of call sites resolved that way."""
+
+    language: str
+    call_sites: int = 0
+    unresolved: int = 0
+    resolved_by: tuple[tuple[EdgeConfidence, int], ...] = ()
+
+    @property
+    def resolved(self) -> int:
+        """The call sites resolved, over every confidence."""
+        return sum(n for _, n in self.resolved_by)
+
+
+@dataclass(frozen=True, slots=True)
 class Repository:
+    """A registered repository with its counts and index state."""
+
     id: str
     root: str
     state: IndexState
@@ -318,10 +393,13 @@ class Repository:
     edges: int = 0
     files_parsed: int = 0
     suspect_observations: int = 0
+    resolution: tuple[LanguageResolution, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class WatcherStatus:
+    """The file watcher's mode and health."""
+
     mode: str
     healthy: bool
     degraded_reason: str = ""
@@ -330,6 +408,8 @@ class WatcherStatus:
 
 @dataclass(frozen=True, slots=True)
 class Status:
+    """The daemon's status: what ``graphmem status`` shows."""
+
     version: str
     pid: int
     uptime_seconds: float
@@ -349,11 +429,14 @@ class Status:
 
     @property
     def healthy(self) -> bool:
+        """Serving and not degraded."""
         return self.serving and not self.degraded_reasons
 
 
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
+    """Progress of indexing one repository."""
+
     repo_id: str
     state: IndexState
     files_done: int
@@ -365,6 +448,8 @@ class IndexProgress:
 
 @dataclass(frozen=True, slots=True)
 class Event:
+    """Something that happened in the daemon, with its payload."""
+
     kind: EventKind
     at: float
     repo_id: str
@@ -380,6 +465,8 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
+    """The outcome of an import: observations imported, duplicates skipped, errors."""
+
     imported: int
     skipped_duplicates: int
     errors: tuple[str, ...] = ()

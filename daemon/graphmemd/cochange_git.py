@@ -130,6 +130,7 @@ class CoChangeFiles:
         self.dir = directory
 
     def path(self, repo_id: str) -> Path:
+        """The JSON file holding ``repo_id``'s co-change (the id made safe for a file name)."""
         return self.dir / f"{_SAFE.sub('-', repo_id)}.json"
 
     def load(self, repo_id: str) -> CoChange | None:
@@ -162,11 +163,16 @@ class RepoLike(Protocol):
     """What the keeper needs of a registered repository."""
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The repository's id."""
+
     @property
-    def root(self) -> Path: ...
+    def root(self) -> Path:
+        """The repository's root directory."""
+
     @property
-    def state(self) -> IndexState: ...
+    def state(self) -> IndexState:
+        """The repository's index state."""
 
 
 class CoChangeKeeper:
@@ -209,6 +215,7 @@ class CoChangeKeeper:
         return new
 
     def forget(self, repo_id: str) -> None:
+        """Drop ``repo_id``'s co-change from memory (its file stays on disk)."""
         with self._lock:
             self._current.pop(repo_id, None)
 

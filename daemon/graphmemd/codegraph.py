@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from graphmem.types import EdgeKind
+from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd.model import Language, ResolvedEdges, SymbolInfo, file_id
 
@@ -33,11 +33,13 @@ REVERSE = {
 KIND_ORDER = {k: i for i, k in enumerate(sorted(EdgeKind, key=lambda k: k.value))}
 
 #: One neighbour as the walk sees it: (``KIND_ORDER`` of the kind, kind as walked, node).
-Adjacent = tuple[int, EdgeKind, str]
+Adjacent = tuple[int, EdgeKind, str, EdgeConfidence | None]
 
 
 @dataclass(slots=True)
 class FileNode:
+    """A file in the in-memory graph: its language, content hash, symbols and external imports."""
+
     repo_id: str
     path: str
     language: Language
@@ -53,7 +55,8 @@ class CodeGraph:
     def __init__(self) -> None:
         self.files: dict[str, FileNode] = {}
         self.symbols: dict[str, SymbolInfo] = {}
-        self._out: dict[str, dict[EdgeKind, set[str]]] = defaultdict(lambda: defaultdict(set))
+        #: a -> kind -> b -> how the edge was resolved (None for CONTAINS/DEFINES)
+        self._out: dict[str, dict[EdgeKind, dict[str, EdgeConfidence | None]]] = defaultdict(lambda: defaultdict(dict))
         self._in: dict[str, dict[EdgeKind, set[str]]] = defaultdict(lambda: defaultdict(set))
         self._unresolved: dict[str, list[str]] = {}
         self._by_name: dict[str, set[str]] = defaultdict(set)
@@ -64,8 +67,8 @@ class CodeGraph:
 
     # ------------------------------------------------------------------ updates
 
-    def _link(self, a: str, kind: EdgeKind, b: str) -> None:
-        self._out[a][kind].add(b)
+    def _link(self, a: str, kind: EdgeKind, b: str, confidence: EdgeConfidence | None = None) -> None:
+        self._out[a][kind][b] = confidence
         self._in[b][kind].add(a)
         self._forget(a)
         self._forget(b)
@@ -92,7 +95,7 @@ class CodeGraph:
             return
         self._forget(a)
         for kind in kinds:
-            for b in out.pop(kind, set()):
+            for b in out.pop(kind, {}):
                 self._forget(b)
                 incoming = self._in.get(b)
                 if incoming is not None:
@@ -110,7 +113,7 @@ class CodeGraph:
             for a in sources:
                 self._forget(a)
                 if a in self._out:
-                    self._out[a][kind].discard(node)
+                    self._out[a][kind].pop(node, None)
         self._unresolved.pop(node, None)
 
     def remove_file(self, repo_id: str, path: str) -> list[SymbolInfo]:
@@ -174,21 +177,22 @@ class CodeGraph:
         for n in nodes:
             self._unlink_out(n, (EdgeKind.CALLS, EdgeKind.IMPORTS, EdgeKind.INHERITS))
             self._unresolved.pop(n, None)
-        for a, b in edges.imports:
-            self._link(a, EdgeKind.IMPORTS, b)
+        for a, b, conf in edges.imports:
+            self._link(a, EdgeKind.IMPORTS, b, conf)
         for a, name in edges.external_imports:
             node = self.files.get(a)
             if node is not None:
                 node.external_imports.append(name)
-        for a, b in edges.calls:
+        for a, b, conf in edges.calls:
             if a in self.symbols or a in self.files:
-                self._link(a, EdgeKind.CALLS, b)
-        for a, b, _kind in edges.inherits:
-            self._link(a, EdgeKind.INHERITS, b)
+                self._link(a, EdgeKind.CALLS, b, conf)
+        for a, b, _kind, conf in edges.inherits:
+            self._link(a, EdgeKind.INHERITS, b, conf)
         for a, text in edges.unresolved_calls:
             self._unresolved.setdefault(a, []).append(text)
 
     def drop_repo(self, repo_id: str) -> None:
+        """Remove every file of ``repo_id``, with its symbols and their edges."""
         for fid in [f for f, n in self.files.items() if n.repo_id == repo_id]:
             node = self.files[fid]
             self.remove_file(repo_id, node.path)
@@ -206,37 +210,56 @@ class CodeGraph:
                 yield rev, s
 
     def adjacency(self, node: str) -> tuple[Adjacent, ...]:
-        """``neighbors`` as a tuple with each kind's order, cached per node until one of its
-        edges changes (the walk's hot path: no generator, no per-edge lookups)."""
+        """``neighbors`` as a tuple with each kind's order and the edge's resolution confidence
+        (None for structural edges), cached per node until one of its edges changes (the
+        walk's hot path: no generator, no per-edge lookups)."""
         adj = self._adj.get(node)
         if adj is None:
-            adj = tuple((KIND_ORDER[kind], kind, other) for kind, other in self.neighbors(node))
+            adj = tuple(
+                (KIND_ORDER[kind], kind, other, self.confidence(node, kind, other))
+                for kind, other in self.neighbors(node)
+            )
             self._adj[node] = adj
         return adj
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
+        """The nodes ``node`` points to by edges of ``kind``."""
         return set(self._out.get(node, {}).get(kind, ()))
 
+    def confidence(self, a: str, kind: EdgeKind, b: str) -> EdgeConfidence | None:
+        """How the edge ``a -kind-> b`` was resolved; ``kind`` may be a reverse kind (then
+        the stored edge is ``b -> a``). None for structural edges or no such edge."""
+        for forward, reverse in REVERSE.items():
+            if kind is reverse:
+                return self._out.get(b, {}).get(forward, {}).get(a)
+        return self._out.get(a, {}).get(kind, {}).get(b)
+
     def into(self, node: str, kind: EdgeKind) -> set[str]:
+        """The nodes pointing to ``node`` by edges of ``kind``."""
         return set(self._in.get(node, {}).get(kind, ()))
 
     def unresolved(self, node: str) -> list[str]:
+        """The callee texts ``node`` calls that resolution could not link to a symbol."""
         return list(self._unresolved.get(node, ()))
 
     def file_symbols(self, repo_id: str, path: str) -> list[SymbolInfo]:
+        """The symbols of one file (empty: not indexed)."""
         node = self.files.get(file_id(repo_id, path))
         if node is None:
             return []
         return [self.symbols[s] for s in node.symbol_ids if s in self.symbols]
 
     def repo_files(self, repo_id: str) -> list[FileNode]:
+        """Every file node of ``repo_id``."""
         return [n for n in self.files.values() if n.repo_id == repo_id]
 
     def counts(self, repo_id: str) -> tuple[int, int]:
+        """(files, symbols) of ``repo_id``."""
         files = [n for n in self.files.values() if n.repo_id == repo_id]
         return len(files), sum(len(n.symbol_ids) for n in files)
 
     def edge_count(self, repo_id: str = "") -> int:
+        """The number of outgoing edges, of ``repo_id``'s nodes or (empty) of every node."""
         prefix = f"{repo_id}:"
         return sum(
             len(t)
@@ -254,6 +277,7 @@ class CodeGraph:
         return f.path if f is not None else node
 
     def by_name(self, name: str) -> set[str]:
+        """The ids of the symbols named ``name`` (case-insensitive)."""
         return set(self._by_name.get(name.lower(), ()))
 
     def find(self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50) -> list[SymbolInfo]:

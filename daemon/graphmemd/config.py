@@ -14,6 +14,8 @@ from graphmem.paths import Paths, resolve_paths
 
 @dataclass(frozen=True, slots=True)
 class DaemonConfig:
+    """The daemon's settings, resolved once from flags, environment and defaults."""
+
     paths: Paths
     repos: tuple[Path, ...] = ()
     tcp: str = ""  # "host:port", loopback only; empty: Unix socket only
@@ -55,6 +57,7 @@ def resolve_config(
     watch: bool | None = None,
     env: Mapping[str, str] | None = None,
 ) -> DaemonConfig:
+    """The daemon's configuration: each setting from its flag, else its ``GRAPHMEM_*`` variable, else the default."""
     env = os.environ if env is None else env
 
     def pick(flag: object, var: str, default: str) -> str:

@@ -404,6 +404,7 @@ class Core:
             pending_changes=len(rt.pending),
             edges=rt.n_edges,
             files_parsed=rt.files_parsed,
+            resolution=rt.resolver.stats(),
         )
 
     def status(self, socket_path: str, tcp: str) -> Status:

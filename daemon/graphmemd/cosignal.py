@@ -33,6 +33,7 @@ class CoSignal:
     seed: str
 
     def why(self, ref: str) -> str:
+        """The sentence explaining why ``ref`` was related to the seed by co-change."""
         return (
             f"{ref} changed together with {self.seed} in {self.together} "
             f"of the last {self.total} commits that touched it"

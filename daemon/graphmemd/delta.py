@@ -32,7 +32,7 @@ from graphmemd.model import (
     file_id,
     symbols_of,
 )
-from graphmemd.resolve import RepoResolver
+from graphmemd.resolution import RepoResolver
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,7 @@ class Subscription:
         self._lock = threading.Lock()
 
     def wants(self, event: Event) -> bool:
+        """Whether ``event`` matches the subscription's kinds and repository (``EVENTS_LOST`` always does)."""
         if event.kind is EventKind.EVENTS_LOST:
             return True
         if self.kinds and event.kind not in self.kinds:
@@ -112,6 +113,7 @@ class Subscription:
             return None
 
     def close(self) -> None:
+        """Stop receiving events (unsubscribe from the bus)."""
         self._bus.unsubscribe(self)
 
 
@@ -163,6 +165,7 @@ class EventBus:
                 sub.offer(event)
 
     def unsubscribe(self, sub: Subscription) -> None:
+        """Remove ``sub`` from the bus; removing it twice is harmless."""
         with self._lock:
             if sub in self._subs:
                 self._subs.remove(sub)

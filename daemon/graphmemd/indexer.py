@@ -31,9 +31,10 @@ from graphmemd.gitinfo import head_commit, working_tree_dirty
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
-from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, symbols_of
+from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, file_id, symbols_of
 from graphmemd.parse_pool import ParsePool
 from graphmemd.registry import RepoRegistry, RepoRuntime
+from graphmemd.resolution import facts_from_files, is_fact_file
 from graphmemd.restore import restore
 from graphmemd.scan import classify_batch, scan_tree
 from graphmemd.store import Store
@@ -364,6 +365,22 @@ class Indexer:
         self._apply(rt, units, removed - set(units), full=False, cold=not known)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
+        if any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths))):
+            self._refresh_facts(rt)
+
+    def _refresh_facts(self, rt: RepoRuntime) -> None:
+        """A manifest (go.mod, Cargo.toml, tsconfig.json, package.json, pyproject.toml, …)
+        changed: read the repository facts again and, when they differ, re-resolve every file."""
+        if not rt.resolver.update_facts(facts_from_files(rt.root, rt.resolver.paths())):
+            return
+        paths = sorted(rt.resolver.paths())
+        edges = rt.resolver.all_edges()
+        with self._state.writing() as graph:
+            graph.set_edges([file_id(rt.id, p) for p in paths], edges)
+            rt.n_edges = graph.edge_count(rt.id)
+        store, rid = self._store, rt.id
+        self._writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=paths))
+        logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
     # ------------------------------------------------------------------ applying a delta
 

@@ -122,9 +122,11 @@ class Journal:
 
     @property
     def path(self) -> Path:
+        """The journal file."""
         return self._path
 
     def close(self) -> None:
+        """Close the journal file (idempotent)."""
         with self._lock:
             if self._fd is not None:
                 os.close(self._fd)

@@ -35,6 +35,7 @@ def _setup_logging(config: DaemonConfig, foreground: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``graphmemd`` entry point: run the daemon in the foreground; returns the exit code."""
     parser = argparse.ArgumentParser(prog="graphmemd", description="The graphmem daemon.")
     parser.add_argument("--version", action="version", version=f"graphmemd {__version__}")
     sub = parser.add_subparsers(dest="command")

@@ -22,8 +22,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from graphmem.types import EdgeConfidence
+
+#: How an edge was resolved (``graphmem.types.EdgeConfidence``), re-exported for the daemon.
+Confidence = EdgeConfidence
+
 
 class Language(str, Enum):
+    """A source language graphmem parses."""
+
     PYTHON = "python"
     JAVASCRIPT = "javascript"
     TYPESCRIPT = "typescript"
@@ -34,6 +41,8 @@ class Language(str, Enum):
 
 
 class SymbolKind(str, Enum):
+    """What kind of definition a symbol is."""
+
     MODULE = "module"  # an in-file module: Rust `mod x { }`, TypeScript `namespace X { }`
     CLASS = "class"
     STRUCT = "struct"
@@ -45,6 +54,8 @@ class SymbolKind(str, Enum):
 
 
 class InheritKind(str, Enum):
+    """How one type derives from another."""
+
     INHERITS = "inherits"  # class Foo(Base), class A extends B, interface I extends J, struct embedding
     IMPLEMENTS = "implements"  # class A implements I, impl Trait for Type
 
@@ -88,7 +99,7 @@ class ParsedSymbol:
 
 @dataclass(frozen=True, slots=True)
 class ImportRef:
-    """An import statement, as written; resolution to files happens in ``resolve.py``.
+    """An import statement, as written; resolution to files happens in ``graphmemd.resolution``.
 
     ``module`` is the specifier as written, per language:
 
@@ -106,6 +117,8 @@ class ImportRef:
       ``import com.x.*`` -> names ``("*",)``).
 
     ``alias`` is the local name when the import is renamed (``import numpy as np``).
+    ``scope`` is the qualname of the function the import is written in ("" at file level):
+    a function-local import binds its names only inside that function.
     """
 
     module: str
@@ -113,6 +126,7 @@ class ImportRef:
     line: int
     alias: str | None = None
     is_mod_decl: bool = False
+    scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,12 +134,14 @@ class CallRef:
     """A call site. ``caller`` is the qualname of the innermost enclosing symbol ("" at
     file/module level). ``callee`` is the called expression's dotted text as written,
     trimmed to names (``foo``, ``self.bar``, ``pkg.Func``, ``this.repo.save``,
-    ``Foo::new``, ``new Foo`` -> ``Foo``); ``name`` is its last segment."""
+    ``Foo::new``, ``new Foo`` -> ``Foo``); ``name`` is its last segment. ``args`` is the
+    number of arguments where the language resolves overloads by arity (Java), else -1."""
 
     caller: str
     callee: str
     name: str
     line: int
+    args: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +156,26 @@ class InheritRef:
 
 
 @dataclass(frozen=True, slots=True)
+class TypeRef:
+    """A name whose type the source states, for typing call receivers (no type checker).
+
+    ``scope`` is the qualname of the innermost definition containing it ("" at file level).
+    ``name`` is the variable, parameter or attribute as written (``x``, ``self.session``),
+    or ``""`` for the return type of the function ``scope``. ``type`` is the type text
+    (annotation, declared type, composite literal type) or, when ``from_call``, the called
+    expression whose result was assigned (``Foo``, ``pkg.NewServer``), or, when ``attr``,
+    the attribute chain whose value was assigned (``v.Block``, ``self.parent``).
+    """
+
+    scope: str
+    name: str
+    type: str
+    from_call: bool
+    line: int
+    attr: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedFile:
     """The pure result of parsing one file's bytes."""
 
@@ -149,6 +185,12 @@ class ParsedFile:
     imports: tuple[ImportRef, ...] = ()
     calls: tuple[CallRef, ...] = ()
     inherits: tuple[InheritRef, ...] = ()
+    #: Typed names (variables, parameters, attributes, return types) for receiver typing.
+    types: tuple[TypeRef, ...] = ()
+    #: (qualname, parameter count) of methods, where overloads resolve by arity (Java).
+    arities: tuple[tuple[str, int], ...] = ()
+    #: Python ``__all__`` when it is a literal list/tuple of strings (None: not declared).
+    exports: tuple[str, ...] | None = None
     #: Java package / Go package clause, when the language has one.
     package: str | None = None
     #: Number of ERROR/MISSING nodes; the file is still indexed as far as possible.
@@ -159,11 +201,13 @@ class ParsedFile:
 
 
 def symbol_id(repo_id: str, path: str, qualname: str, kind: SymbolKind) -> str:
+    """The interned id of a symbol: repository, path, qualified name and kind (never a line number)."""
     # Interned: the same id is held by the graph, the resolver and every edge touching it.
     return sys.intern(f"{repo_id}:{path}::{qualname}#{kind.value}")
 
 
 def file_id(repo_id: str, path: str) -> str:
+    """The interned id of a file: repository and path."""
     return sys.intern(f"{repo_id}:{path}")
 
 
@@ -177,22 +221,23 @@ class SkippedFile:
 
 @dataclass(frozen=True, slots=True)
 class ResolvedEdges:
-    """Edges between ids, produced by ``resolve.py`` from parsed files.
+    """Edges between ids, produced by ``graphmemd.resolution`` from parsed files. Every
+    resolved edge carries the :class:`Confidence` saying how it was resolved.
 
-    * ``imports``: (file_id, file_id) inside the repo.
+    * ``imports``: (file_id, file_id, confidence) inside the repo.
     * ``external_imports``: (file_id, module name) for modules outside the repo.
-    * ``calls``: (caller symbol_id, callee symbol_id). A call made at file level uses the
-      file id as caller.
+    * ``calls``: (caller symbol_id, callee symbol_id, confidence). A call made at file level
+      uses the file id as caller.
     * ``unresolved_calls``: (caller symbol_id or file_id, callee text) kept as references.
-    * ``inherits``: (child symbol_id, parent symbol_id, kind).
+    * ``inherits``: (child symbol_id, parent symbol_id, kind, confidence).
     * ``unresolved_inherits``: (child symbol_id, parent text, kind).
     """
 
-    imports: tuple[tuple[str, str], ...] = ()
+    imports: tuple[tuple[str, str, Confidence], ...] = ()
     external_imports: tuple[tuple[str, str], ...] = ()
-    calls: tuple[tuple[str, str], ...] = ()
+    calls: tuple[tuple[str, str, Confidence], ...] = ()
     unresolved_calls: tuple[tuple[str, str], ...] = ()
-    inherits: tuple[tuple[str, str, InheritKind], ...] = ()
+    inherits: tuple[tuple[str, str, InheritKind, Confidence], ...] = ()
     unresolved_inherits: tuple[tuple[str, str, InheritKind], ...] = ()
 
 
@@ -235,12 +280,15 @@ class SymbolState:
 
 @dataclass(frozen=True, slots=True)
 class SymbolChange:
+    """One symbol's change between two parses of a file: its state before and after."""
+
     kind: ChangeKind
     old: SymbolState | None
     new: SymbolState | None
 
     @property
     def id(self) -> str:
+        """The symbol's id (from the old state, else the new one)."""
         state = self.old or self.new
         assert state is not None
         return state.id
@@ -280,9 +328,11 @@ class SymbolInfo:
 
     @property
     def ref(self) -> str:
+        """The symbol's ref: ``path::qualname``."""
         return f"{self.path}::{self.qualname}"
 
     def state(self) -> SymbolState:
+        """The parts of the symbol a change is judged on (signature and hashes)."""
         return SymbolState(self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash, self.body_hash)
 
 

@@ -38,6 +38,7 @@ MAX_TAGS = 32
 
 
 def anchor_doc(a: Anchor) -> dict[str, Any]:
+    """The JSON document of an ``Anchor``."""
     return {
         "kind": a.kind.value,
         "ref": a.ref,
@@ -51,6 +52,7 @@ def anchor_doc(a: Anchor) -> dict[str, Any]:
 
 
 def reason_doc(r: StaleReason) -> dict[str, Any]:
+    """The JSON document of a ``StaleReason``."""
     return {
         "anchor_ref": r.anchor_ref,
         "change": r.change.value,
@@ -74,6 +76,7 @@ def reason_doc(r: StaleReason) -> dict[str, Any]:
 
 
 def to_doc(o: Observation) -> dict[str, Any]:
+    """The JSON document of an ``Observation`` (what the store and the journal hold)."""
     return {
         "id": o.id,
         "repo_id": o.repo_id,
@@ -97,6 +100,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
 
 
 def from_doc(d: Mapping[str, Any]) -> Observation:
+    """An ``Observation`` from its JSON document."""
     try:
         return Observation(
             id=str(d["id"]),
@@ -259,6 +263,8 @@ class ObservationBook:
         idempotency_key: str = "",
         now: float | None = None,
     ) -> Observation:
+        """Validate and save a new observation, marking those it supersedes; a repeated ``idempotency_key``
+        returns the observation it created before."""
         text = text.strip()
         if not text:
             raise InvalidArgument("observation text is empty")
@@ -304,6 +310,7 @@ class ObservationBook:
             return o
 
     def get(self, obs_id: str) -> Observation:
+        """The observation ``obs_id``; NotFound when there is none."""
         with self._lock:
             o = self._obs.get(obs_id)
         if o is None:
@@ -311,6 +318,7 @@ class ObservationBook:
         return o
 
     def update(self, obs_id: str, **fields: Any) -> Observation:
+        """Replace some fields of an observation (text and confidence validated) and save it."""
         with self._lock:
             o = self.get(obs_id)
             if "text" in fields:
@@ -325,9 +333,11 @@ class ObservationBook:
             return new
 
     def archive(self, obs_id: str) -> Observation:
+        """Archive an observation (it is kept, no longer recalled)."""
         return self.update(obs_id, status=ObservationStatus.ARCHIVED)
 
     def delete(self, obs_id: str) -> None:
+        """Delete an observation for good (journalled); NotFound when there is none."""
         with self._lock:
             self.get(obs_id)
             self._journal.append({"op": "delete", "id": obs_id, "at": time.time()})
@@ -364,10 +374,12 @@ class ObservationBook:
     # ------------------------------------------------------------------ reads
 
     def all(self) -> list[Observation]:
+        """Every observation, in any state."""
         with self._lock:
             return list(self._obs.values())
 
     def anchored_to(self, node_id: str) -> list[Observation]:
+        """The observations anchored to the symbol or file ``node_id``."""
         with self._lock:
             return [self._obs[i] for i in self._by_target.get(node_id, ()) if i in self._obs]
 
@@ -385,6 +397,7 @@ class ObservationBook:
         return out
 
     def targets(self) -> set[str]:
+        """The symbol and file ids at least one observation is anchored to."""
         with self._lock:
             return {t for t, ids in self._by_target.items() if ids}
 

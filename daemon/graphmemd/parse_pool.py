@@ -59,7 +59,7 @@ from typing import Any, Final
 from graphmem.errors import FailedPrecondition, InvalidArgument
 
 from graphmemd.faults import NO_FAULTS, Faults
-from graphmemd.model import CallRef, ImportRef, InheritRef, Language, ParsedFile, ParsedSymbol, SkippedFile
+from graphmemd.model import CallRef, ImportRef, InheritRef, Language, ParsedFile, ParsedSymbol, SkippedFile, TypeRef
 from graphmemd.parsing import bare_parse, language_for_path, parse_source
 
 __all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
@@ -121,6 +121,7 @@ _NESTED: Final[dict[str, type[Any]]] = {
     "imports": ImportRef,
     "calls": CallRef,
     "inherits": InheritRef,
+    "types": TypeRef,
 }
 _FILE_FIELDS: Final = tuple(f.name for f in fields(ParsedFile))
 _GETTERS: Final = {name: attrgetter(*(f.name for f in fields(cls))) for name, cls in _NESTED.items()}

@@ -19,14 +19,20 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from graphmemd.model import CallRef, ImportRef, InheritRef, ParsedFile, ParsedSymbol
+from graphmemd.model import CallRef, ImportRef, InheritRef, ParsedFile, ParsedSymbol, TypeRef
 
 _NESTED: dict[str, type[Any]] = {
     "symbols": ParsedSymbol,
     "imports": ImportRef,
     "calls": CallRef,
     "inherits": InheritRef,
+    "types": TypeRef,
 }
+
+
+def _tuples(value: Any) -> Any:
+    """JSON lists back to (nested) tuples (``arities``: pairs; ``exports``: names or None)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _layout(cls: type[Any]) -> list[tuple[str, Any]]:
@@ -40,6 +46,8 @@ def _converter(hint: Any) -> Any:
         return hint
     if typing.get_origin(hint) is tuple:
         return tuple
+    if any(typing.get_origin(arg) is tuple for arg in typing.get_args(hint)):
+        return tuple  # ``tuple[...] | None``
     return None
 
 
@@ -100,7 +108,7 @@ def _build(cls: type[Any], row: list[Any]) -> Any:
         if row[i] is not None:
             row[i] = members[row[i]]
     for i in tuples:
-        row[i] = tuple(row[i])
+        row[i] = _tuples(row[i])
     return cls(*row)
 
 

@@ -6,7 +6,7 @@
 
 * proximity: 1.0 for an anchor that is a seed; each edge walked multiplies it by
   ``EDGE_DECAY[kind]`` (the per-hop decay of that edge kind) and by the edge's resolution
-  confidence (``edge_confidence`` hook, 1.0 until edges carry one).
+  confidence (``CONFIDENCE_WEIGHT``: a name-only guess counts half).
 * cochange: git co-change strength of the anchor (its symbol, else its file) with the seeds
   (``cochange.py``), 0..1.
 * text: the note's BM25 score over text and tags divided by the best in the query, plus
@@ -35,7 +35,7 @@ import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from graphmem.types import EdgeKind, ScoreComponents
+from graphmem.types import EdgeConfidence, EdgeKind, ScoreComponents
 
 W_PROXIMITY = 0.35
 W_COCHANGE = 0.45
@@ -45,6 +45,13 @@ W_CENTRALITY = 0.04
 W_FOCUS = 0.30
 
 #: Per-hop decay of each edge kind, as walked (a call says more than an import).
+#: How much an edge counts by how it was resolved (issue 13's confidence): a name-only guess
+#: half, an edge from a store written before confidences existed a little less than certain.
+CONFIDENCE_WEIGHT: Mapping[EdgeConfidence | None, float] = {
+    EdgeConfidence.NAME_ONLY: 0.5,
+    EdgeConfidence.UNKNOWN: 0.8,
+}
+
 EDGE_DECAY: Mapping[EdgeKind, float] = {
     EdgeKind.CALLS: 0.6,
     EdgeKind.CALLED_BY: 0.6,
@@ -94,6 +101,7 @@ def recency(age_days: float) -> float:
 
 
 def centrality(degree: int) -> float:
+    """A node's degree mapped to 0..1 on a log scale, saturating at ``CENTRALITY_CAP``."""
     return min(1.0, math.log1p(degree) / math.log1p(CENTRALITY_CAP))
 
 
@@ -103,6 +111,7 @@ def focus(gap_lines: int) -> float:
 
 
 def components(s: Signals) -> ScoreComponents:
+    """The weighted relevance and the other factors of a score, from the raw signals."""
     relevance = (
         W_PROXIMITY * s.proximity
         + W_COCHANGE * s.cochange
@@ -129,6 +138,7 @@ def components(s: Signals) -> ScoreComponents:
 
 
 def score(c: ScoreComponents) -> float:
+    """The final score: relevance times confidence, recency, confirmation and status factors."""
     return round(c.relevance * c.confidence * c.recency * c.confirmation * c.status, 6)
 
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from graphmem.errors import InvalidArgument
-from graphmem.types import Anchor, EdgeKind, Freshness, Observation
+from graphmem.types import Anchor, EdgeConfidence, EdgeKind, Freshness, Observation
 
 from graphmemd.codegraph import Adjacent, FileNode
 from graphmemd.graphstate import GraphState
@@ -52,6 +52,10 @@ class GraphReader(Protocol):
 
     def unresolved(self, node: str) -> list[str]:
         """Call texts of ``node`` that resolved to nothing in the repository."""
+        ...
+
+    def confidence(self, a: str, kind: EdgeKind, b: str) -> EdgeConfidence | None:
+        """How the edge ``a -kind-> b`` (``kind`` as walked) was resolved."""
         ...
 
     def file_symbols(self, repo_id: str, path: str) -> list[SymbolInfo]:

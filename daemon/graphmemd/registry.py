@@ -26,10 +26,17 @@ from graphmem.errors import FailedPrecondition, InvalidArgument, NotFound
 from graphmem.types import IndexState
 
 from graphmemd.identity import RepoIdentity, identity_of
-from graphmemd.resolve import RepoResolver, read_repo_facts
-from graphmemd.walker import RepoFilter
+from graphmemd.resolution import RepoFacts, RepoResolver, facts_from_files
+from graphmemd.walker import RepoFilter, WalkedFile, walk_repo
 
 logger = logging.getLogger(__name__)
+
+
+def initial_facts(root: Path, flt: RepoFilter) -> RepoFacts:
+    """Repository facts (go.mod, Cargo.toml, tsconfig/package.json, Python project files)
+    from a walk of the tree at registration. The indexer refreshes them with
+    ``facts_from_files`` after its own walks and when a fact file changes."""
+    return facts_from_files(root, [w.path for w in walk_repo(root, filter=flt) if isinstance(w, WalkedFile)])
 
 
 def repo_id_for(root: Path) -> str:
@@ -78,8 +85,8 @@ class RepoRuntime:
         if not root.is_dir():
             raise InvalidArgument(f"not a directory: {root}")
         rid = repo_id_for(root)
-        facts = read_repo_facts(root, ())
-        rt = cls(id=rid, root=root, filter=RepoFilter(root), resolver=RepoResolver(rid, facts))
+        flt = RepoFilter(root)
+        rt = cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
         rt.identity = identity_of(root)
         return rt
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -33,7 +33,6 @@ from typing import Protocol
 from graphmem.errors import InvalidArgument, NotFound
 from graphmem.render import brief_line
 from graphmem.types import (
-    AnchorKind,
     Brief,
     EdgeKind,
     Hop,
@@ -41,19 +40,16 @@ from graphmem.types import (
     ObservationStatus,
     Recalled,
     RecallResult,
-    Resolved,
     ScoreComponents,
-    Symbol,
-    SymbolDetail,
 )
 
 from graphmemd import ranking
 from graphmemd.cochange import CoChange
 from graphmemd.cosignal import CoSignal, cochange_signals, node_signal
-from graphmemd.model import SymbolInfo, file_id
+from graphmemd.model import file_id
 from graphmemd.readview import GraphReader, ReadView
 from graphmemd.registry import RepoRuntime
-from graphmemd.symbol_match import close_matches
+from graphmemd.symbols import resolve_ref
 
 MAX_HOPS = 6
 DEFAULT_HOPS = 2
@@ -77,35 +73,24 @@ _WORD = re.compile(r"[a-z0-9]+")
 class CoChangeSource(Protocol):
     """Where retrieval gets a repository's co-change (None: not a git tree, or not mined yet)."""
 
-    def get(self, repo_id: str) -> CoChange | None: ...
+    def get(self, repo_id: str) -> CoChange | None:
+        """The current co-change of ``repo_id`` (None: not a git repository, or not mined yet)."""
 
 
 #: Resolution confidence of an edge (from, kind as walked, to): a multiplier on proximity.
-EdgeConfidence = Callable[[str, EdgeKind, str], float]
-
-
 def estimate_tokens(text: str) -> int:
+    """A cheap token estimate: one token per four bytes of UTF-8 (at least one)."""
     return max(1, math.ceil(len(text.encode("utf-8")) / 4))
+
+
+def _edge_label(h: Hop) -> str:
+    """The edge kind; a guessed (name-only) edge is marked ``calls?``, never shown as certain."""
+    return h.edge.value if h.confidence is None or h.confidence.certain else h.edge.value + "?"
 
 
 def render_line(o: Observation, why: str = "") -> str:
     """One observation as a line of text (what the token estimate measures)."""
     return brief_line(o, why)
-
-
-def to_symbol(s: SymbolInfo) -> Symbol:
-    return Symbol(
-        id=s.id,
-        repo_id=s.repo_id,
-        path=s.path,
-        name=s.name,
-        qualname=s.qualname,
-        kind=s.kind.value,
-        language=s.language.value,
-        start_line=s.start_line,
-        end_line=s.end_line,
-        signature=s.signature,
-    )
 
 
 #: How the walk reached a node: (distance, parent, edge from the parent, KIND_ORDER of that
@@ -145,20 +130,87 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
+    """Breadth-first walk from ``seeds``. Each reached node's proximity decays per hop by the
+    edge kind (``ranking.EDGE_DECAY``) and by how the edge was resolved
+    (``ranking.CONFIDENCE_WEIGHT``: a name-only guess counts half). Among equally short paths
+    the parent is chosen by the smallest (edge kind, parent id), so the why-path does not depend
+    on set iteration order."""
+    adjacency = g.adjacency
+    decay = ranking.EDGE_DECAY
+    weight = ranking.CONFIDENCE_WEIGHT
+    seed_set = set(seeds)
+    reached: dict[str, _Reach] = {s: (0, None, None, -1, 1.0) for s in seeds}
+    get = reached.get
+    frontier = sorted(seeds)
+    for depth in range(hops):
+        nxt: list[str] = []
+        d1 = depth + 1
+        for node in frontier:
+            if len(reached) >= MAX_VISITED:
+                break
+            adj = adjacency(node)
+            if len(adj) > HUB_DEGREE and node not in seed_set:
+                continue
+            base = reached[node][4]
+            for order, kind, other, conf in adj:
+                r = get(other)
+                if r is None:
+                    nxt.append(other)
+                elif not (r[0] == d1 and (order < r[3] or (order == r[3] and node < (r[1] or "")))):
+                    continue
+                prox = base * decay[kind] * weight.get(conf, 1.0)
+                reached[other] = (d1, node, kind, order, prox)
+        if len(reached) >= MAX_VISITED:
+            break
+        frontier = sorted(nxt)
+    return reached
+
+def why_path(g: GraphReader, node: str, reached: dict[str, _Reach]) -> list[Hop]:
+    """The hops from a seed to ``node`` along the walk's parents."""
+    hops: list[Hop] = []
+    cur = node
+    while True:
+        _, parent, edge, _, _ = reached[cur]
+        if parent is None or edge is None:
+            break
+        hops.append(Hop(g.ref_of(parent), edge, g.ref_of(cur), g.confidence(parent, edge, cur)))
+        cur = parent
+    hops.reverse()
+    return hops
+
+
+def successor(view: ReadView, o: Observation) -> Observation | None:
+    """The live observation standing for ``o``: itself, or what superseded it (None when
+    archived, deleted or in a supersession cycle)."""
+    if o.status in (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT):
+        return o
+    seen = {o.id}
+    while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
+        try:
+            nxt = view.observation(o.superseded_by)
+        except NotFound:  # successor deleted: keep nothing
+            return None
+        if nxt.id in seen:
+            return None
+        seen.add(nxt.id)
+        o = nxt
+    if o.status in (ObservationStatus.ARCHIVED, ObservationStatus.SUPERSEDED):
+        return None
+    return o
+
+
 class Retriever:
     """Seeds -> walk (+ co-change) -> anchored observations -> fused ranking, over the read view.
 
-    ``cochange``: where co-change comes from (a ``CoChangeKeeper``; None: no co-change).
-    ``edge_confidence``: the resolution-confidence hook (None: every edge counts 1.0)."""
+    ``cochange``: where co-change comes from (a ``CoChangeKeeper``; None: no co-change)."""
 
     def __init__(
         self,
         view: Callable[[], ReadView],
         cochange: CoChangeSource | None = None,
-        edge_confidence: EdgeConfidence | None = None,
     ) -> None:
         self._view = view
-        self.edge_confidence = edge_confidence
         self.cochange = cochange
 
     # ------------------------------------------------------------------ seeds
@@ -200,7 +252,7 @@ class Retriever:
             else:
                 out.nodes.extend(s.id for s in syms)
         for ref in symbols:
-            sid = self._resolve_ref(g, ref, repo_hint)
+            sid = resolve_ref(self._view(), g, ref, repo_hint)
             sym = g.symbols.get(sid)
             out.nodes.append(sid)
             if sym is not None:
@@ -220,74 +272,7 @@ class Retriever:
         out.nodes = list(dict.fromkeys(out.nodes))
         return out
 
-    def _resolve_ref(self, g: GraphReader, ref: str, repo_hint: str) -> str:
-        """A symbol/file node id for ``ref``; a short reference (``hash_password``,
-        ``AppContext.push``, ``crypto.py::hash_password``) resolves when it has exactly one
-        exact match; otherwise INVALID_ARGUMENT naming the close matches."""
-        try:
-            anchor = self._view().resolve_anchor(ref, repo_hint)
-        except InvalidArgument as exc:
-            found = close_matches(ref, self._scope_symbols(g, repo_hint), limit=5)
-            if found.exact:
-                return found.symbols[0].id
-            if found.symbols:
-                refs = [s.ref for s in found.symbols]
-                raise InvalidArgument(
-                    f"{ref!r} does not resolve; close matches: {', '.join(refs)}", reference=ref, close_matches=refs
-                ) from exc
-            raise
-        return anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
-
-    def _scope_symbols(self, g: GraphReader, repo_hint: str) -> Iterable[SymbolInfo]:
-        scope = {rt.id for rt in self._view().repos(repo_hint)}
-        return [s for s in g.symbols.values() if s.repo_id in scope]
-
     # ------------------------------------------------------------------ walk
-
-    def _walk(self, g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
-        """Breadth-first walk. Among equally short paths the parent is chosen by the smallest
-        (edge kind, parent id), so the why-path does not depend on set iteration order."""
-        adjacency = g.adjacency
-        decay = ranking.EDGE_DECAY
-        conf = self.edge_confidence
-        seed_set = set(seeds)
-        reached: dict[str, _Reach] = {s: (0, None, None, -1, 1.0) for s in seeds}
-        get = reached.get
-        frontier = sorted(seeds)
-        for depth in range(hops):
-            nxt: list[str] = []
-            d1 = depth + 1
-            for node in frontier:
-                if len(reached) >= MAX_VISITED:
-                    break
-                adj = adjacency(node)
-                if len(adj) > HUB_DEGREE and node not in seed_set:
-                    continue
-                base = reached[node][4]
-                for order, kind, other in adj:
-                    r = get(other)
-                    if r is None:
-                        nxt.append(other)
-                    elif not (r[0] == d1 and (order < r[3] or (order == r[3] and node < (r[1] or "")))):
-                        continue
-                    prox = base * decay[kind] * (conf(node, kind, other) if conf is not None else 1.0)
-                    reached[other] = (d1, node, kind, order, prox)
-            if len(reached) >= MAX_VISITED:
-                break
-            frontier = sorted(nxt)
-        return reached
-
-    def _path(self, g: GraphReader, node: str, reached: dict[str, _Reach]) -> list[Hop]:
-        hops: list[Hop] = []
-        cur = node
-        while True:
-            _, parent, edge, _, _ = reached[cur]
-            if parent is None or edge is None:
-                break
-            hops.append(Hop(g.ref_of(parent), edge, g.ref_of(cur)))
-            cur = parent
-        hops.reverse()
-        return hops
 
     # ------------------------------------------------------------------ co-change
 
@@ -382,7 +367,7 @@ class Retriever:
         with e.reading() as g:  # the indexer cannot swap a change in meanwhile
             warnings: list[str] = []
             seeds = self._seeds(g, repos, files, symbols, text, line, symbol_hits, warnings)
-            reached = self._walk(g, seeds.nodes, hops) if seeds.nodes else {}
+            reached = walk(g, seeds.nodes, hops) if seeds.nodes else {}
             signals, extra = self._cochange(g, seeds, hops)
             cands = self._candidates(g, repos, reached, signals, extra, seeds, text_scores, include_stale)
             ranked = self._rank(cands, seeds.nodes, reached, text, text_scores, limit)
@@ -430,7 +415,7 @@ class Retriever:
         scope = {rt.id for rt in repos}
         out: dict[str, _Cand] = {}
         for c in found.values():
-            current = c.obs if c.obs.status is ObservationStatus.FRESH else self._successor(c.obs)
+            current = c.obs if c.obs.status is ObservationStatus.FRESH else successor(self._view(), c.obs)
             if current is None or current.repo_id not in scope:
                 continue
             if current.status is ObservationStatus.STALE and not include_stale:
@@ -539,14 +524,14 @@ class Retriever:
                 break
             o, node = c.obs, c.node
             walked = node in reached
-            path = self._path(g, node, reached) if walked else []
+            path = why_path(g, node, reached) if walked else []
             matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
             co = c.co
             if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * c.proximity):
                 why = co.why(g.ref_of(node))
             elif walked:
                 why = (
-                    path[0].from_ref + "".join(f" -{h.edge.value}-> {h.to_ref}" for h in path)
+                    path[0].from_ref + "".join(f" -{_edge_label(h)}-> {h.to_ref}" for h in path)
                     if path
                     else f"anchored to {g.ref_of(node)}"
                 )
@@ -563,23 +548,6 @@ class Retriever:
             tuple(results), self._view().freshness(repos), n_seeds, len(reached), total, truncated, tuple(warnings)
         )
 
-    def _successor(self, o: Observation) -> Observation | None:
-        if o.status in (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT):
-            return o
-        seen = {o.id}
-        while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
-            try:
-                nxt = self._view().observation(o.superseded_by)
-            except NotFound:  # successor deleted: keep nothing
-                return None
-            if nxt.id in seen:
-                return None
-            seen.add(nxt.id)
-            o = nxt
-        if o.status in (ObservationStatus.ARCHIVED, ObservationStatus.SUPERSEDED):
-            return None
-        return o
-
     def brief(
         self,
         *,
@@ -590,6 +558,7 @@ class Retriever:
         budget: int = 1000,
         include_stale: bool = False,
     ) -> Brief:
+        """A session brief: the retrieved observations rendered as text within ``budget`` tokens."""
         result = self.retrieve(
             repo=repo,
             files=files,
@@ -619,50 +588,3 @@ class Retriever:
             lines.append("- nothing recorded yet for this code")
         body = "\n".join(lines)
         return Brief(body, tuple(r.observation.id for r in result.results), fresh, estimate_tokens(body))
-
-    # ------------------------------------------------------------------ symbols
-
-    def find_symbols(self, pattern: str, *, repo: str = "", kinds: Sequence[str] = (), limit: int = 50) -> list[Symbol]:
-        view = self._view()
-        repo_id = view.repo(repo).id if repo else ""
-        with view.reading() as g:
-            return [to_symbol(s) for s in g.find(pattern, repo_id, [k for k in kinds if k], limit)]
-
-    def resolve_symbol(self, ref: str, *, repo: str = "", limit: int = 10) -> Resolved:
-        """Symbols a short reference most plausibly means, best first (``symbol_match.py``)."""
-        if not ref.strip():
-            raise InvalidArgument("ref is required")
-        with self._view().reading() as g:
-            found = close_matches(ref, self._scope_symbols(g, repo), limit)
-        return Resolved(ref, tuple(to_symbol(s) for s in found.symbols), found.exact)
-
-    def symbol_detail(self, ref: str, *, repo: str = "") -> SymbolDetail:
-        e = self._view()
-        with e.reading() as g:
-            sid = self._resolve_ref(g, ref, repo)
-            if sid not in g.symbols:
-                raise InvalidArgument(f"{ref!r} names a file; give 'path::qualname' for a symbol")
-            s = g.symbols[sid]
-
-            def syms(ids: Iterable[str]) -> tuple[Symbol, ...]:
-                return tuple(sorted((to_symbol(g.symbols[i]) for i in ids if i in g.symbols), key=lambda x: x.id))
-
-            fid = file_id(s.repo_id, s.path)
-            fnode = g.files.get(fid)
-            imports = sorted(g.ref_of(f) for f in g.out(fid, EdgeKind.IMPORTS))
-            imports += sorted(fnode.external_imports) if fnode else []
-            detail = SymbolDetail(
-                symbol=to_symbol(s),
-                callers=syms(g.into(s.id, EdgeKind.CALLS)),
-                callees=syms(g.out(s.id, EdgeKind.CALLS)),
-                unresolved_calls=tuple(sorted(set(g.unresolved(s.id)))),
-                contains=syms(g.out(s.id, EdgeKind.CONTAINS)),
-                container=to_symbol(g.symbols[s.parent_id]) if s.parent_id and s.parent_id in g.symbols else None,
-                inherits=syms(g.out(s.id, EdgeKind.INHERITS)),
-                inherited_by=syms(g.into(s.id, EdgeKind.INHERITS)),
-                file_imports=tuple(imports),
-                file_imported_by=tuple(sorted(g.ref_of(f) for f in g.into(fid, EdgeKind.IMPORTS))),
-                observations=tuple(sorted(e.anchored_to(s.id), key=lambda o: o.id)),
-                freshness=e.freshness([e.repo(s.repo_id)]),
-            )
-        return detail

@@ -48,6 +48,8 @@ class StoreLock:
         self._fh: IO[str] | None = None
 
     def acquire(self) -> None:
+        """Take the store's exclusive lock (DaemonAlreadyRunning when another daemon holds it), clear what a
+        dead daemon left behind and write the pid file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the process lifetime
         try:
@@ -76,6 +78,7 @@ class StoreLock:
             return None
 
     def release(self) -> None:
+        """Remove the socket and pid files and release the lock."""
         for p in (self.socket_path, self.pid_path):
             p.unlink(missing_ok=True)
         if self._fh is not None:

@@ -26,6 +26,7 @@ from grpc_status import rpc_status
 
 from graphmemd.core import Core
 from graphmemd.retrieval import DEFAULT_HOPS, Retriever
+from graphmemd.symbols import SymbolQueries
 
 logger = logging.getLogger(__name__)
 
@@ -87,10 +88,12 @@ class DaemonService(pbg.DaemonServiceServicer):
 
     @_rpc
     def GetStatus(self, request: pb.GetStatusRequest, context: grpc.ServicerContext) -> pb.GetStatusResponse:
+        """The daemon's status: version, repositories, store, watcher and health."""
         return convert.status_to_proto(self.core.status(self.socket_path, self.tcp))
 
     @_rpc
     def Shutdown(self, request: pb.ShutdownRequest, context: grpc.ServicerContext) -> pb.ShutdownResponse:
+        """Ask the daemon to stop gracefully."""
         logger.info("shutdown requested over gRPC")
         self.shutdown.set()
         return pb.ShutdownResponse()
@@ -104,6 +107,7 @@ class RepositoryService(pbg.RepositoryServiceServicer):
 
     @_rpc
     def AddRepository(self, request: pb.AddRepositoryRequest, context: grpc.ServicerContext) -> tpb.Repository:
+        """Register a repository (and start indexing it)."""
         if not request.path:
             raise InvalidArgument("path is required")
         rt = self.core.add_repo(request.path)
@@ -113,6 +117,7 @@ class RepositoryService(pbg.RepositoryServiceServicer):
     def RemoveRepository(
         self, request: pb.RemoveRepositoryRequest, context: grpc.ServicerContext
     ) -> pb.RemoveRepositoryResponse:
+        """Unregister a repository (with ``purge``: delete its observations too)."""
         purged = self.core.remove_repo(request.repo, purge=request.purge)
         return pb.RemoveRepositoryResponse(purged=purged)
 
@@ -120,6 +125,7 @@ class RepositoryService(pbg.RepositoryServiceServicer):
     def ListRepositories(
         self, request: pb.ListRepositoriesRequest, context: grpc.ServicerContext
     ) -> pb.ListRepositoriesResponse:
+        """Every registered repository."""
         rts = self.core.registry.all()
         return pb.ListRepositoriesResponse(
             repositories=[convert.repository_to_proto(self.core.repository(rt)) for rt in rts]
@@ -129,6 +135,7 @@ class RepositoryService(pbg.RepositoryServiceServicer):
     def IndexRepository(
         self, request: pb.IndexRepositoryRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.IndexProgress]:
+        """(Re)index a repository, streaming progress until it is done."""
         indexer = self.core.indexer
         rt = self.core.view.repo(request.repo)
         job = indexer.request_index(rt, list(request.paths), request.full)
@@ -150,6 +157,7 @@ class ObservationService(pbg.ObservationServiceServicer):
 
     @_rpc
     def CreateObservation(self, request: pb.CreateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
+        """Save a new observation anchored to symbols or files."""
         category = _category(request.category)
         assert category is not None
         o = self.core.create_observation(
@@ -168,12 +176,14 @@ class ObservationService(pbg.ObservationServiceServicer):
 
     @_rpc
     def GetObservation(self, request: pb.GetObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
+        """One observation by id."""
         if not request.id:
             raise InvalidArgument("id is required")
         return convert.observation_to_proto(self.core.view.observation(request.id))
 
     @_rpc
     def UpdateObservation(self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
+        """Change an observation's text, category, tags or confidence."""
         fields: dict[str, Any] = {}
         if request.HasField("text"):
             fields["text"] = request.text
@@ -192,6 +202,7 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ListObservations(
         self, request: pb.ListObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ListObservationsResponse:
+        """Observations filtered by repository, status, category, tags, file or symbol, newest first, paged."""
         view = self.core.view
         statuses = {convert.observation_status_from_proto(s) for s in request.statuses} - {None}
         if not statuses:
@@ -237,12 +248,14 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ArchiveObservation(
         self, request: pb.ArchiveObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
+        """Archive an observation."""
         return convert.observation_to_proto(self.core.memory.archive(request.id))
 
     @_rpc
     def DeleteObservation(
         self, request: pb.DeleteObservationRequest, context: grpc.ServicerContext
     ) -> pb.DeleteObservationResponse:
+        """Delete an observation for good."""
         self.core.memory.delete(request.id)
         return pb.DeleteObservationResponse()
 
@@ -250,12 +263,14 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ConfirmObservation(
         self, request: pb.ConfirmObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
+        """Confirm a stale or suspect observation still true (re-anchored, fresh)."""
         return convert.observation_to_proto(self.core.confirm(request.id, request.confirmed_by))
 
     @_stream
     def ExportObservations(
         self, request: pb.ExportObservationsRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.JournalLine]:
+        """Stream every observation as journal lines (JSON)."""
         for line in self.core.export_lines():
             yield pb.JournalLine(json=line)
 
@@ -263,6 +278,7 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ImportObservations(
         self, request: pb.ImportObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ImportObservationsResponse:
+        """Import journal lines, skipping observations already present."""
         imported, dupes = self.core.import_lines(request.lines, request.repo)
         return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes)
 
@@ -275,6 +291,7 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 
     @_rpc
     def Retrieve(self, request: pb.RetrieveRequest, context: grpc.ServicerContext) -> pb.RetrieveResponse:
+        """The observations relevant to files, symbols or text, ranked by graph proximity."""
         result = self.retriever.retrieve(
             repo=request.repo,
             files=list(request.files),
@@ -290,6 +307,7 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 
     @_rpc
     def SessionBrief(self, request: pb.SessionBriefRequest, context: grpc.ServicerContext) -> pb.SessionBriefResponse:
+        """A session brief: the relevant observations as text within a token budget."""
         brief = self.retriever.brief(
             repo=request.repo,
             files=list(request.files),
@@ -304,30 +322,33 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 class SymbolService(pbg.SymbolServiceServicer):
     """Find symbols and one symbol's neighbourhood."""
 
-    def __init__(self, retriever: Retriever) -> None:
-        self.retriever = retriever
+    def __init__(self, symbols: SymbolQueries) -> None:
+        self.symbols = symbols
 
     @_rpc
     def FindSymbols(self, request: pb.FindSymbolsRequest, context: grpc.ServicerContext) -> pb.FindSymbolsResponse:
+        """Symbols whose names match a wildcard pattern."""
         if not request.pattern.strip():
             raise InvalidArgument("pattern is required")
         kinds = [convert.symbol_kind_from_proto(k) for k in request.kinds]
-        found = self.retriever.find_symbols(
+        found = self.symbols.find_symbols(
             request.pattern, repo=request.repo, kinds=kinds, limit=min(request.limit or 50, 1000)
         )
         return pb.FindSymbolsResponse(symbols=[convert.symbol_to_proto(s) for s in found])
 
     @_rpc
     def GetSymbol(self, request: pb.GetSymbolRequest, context: grpc.ServicerContext) -> pb.SymbolDetail:
+        """One symbol with its callers, callees, members, inheritance and observations."""
         if not request.ref.strip():
             raise InvalidArgument("ref is required")
-        return convert.symbol_detail_to_proto(self.retriever.symbol_detail(request.ref, repo=request.repo))
+        return convert.symbol_detail_to_proto(self.symbols.symbol_detail(request.ref, repo=request.repo))
 
     @_rpc
     def ResolveSymbol(
         self, request: pb.ResolveSymbolRequest, context: grpc.ServicerContext
     ) -> pb.ResolveSymbolResponse:
-        resolved = self.retriever.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
+        """Full refs for a short symbol name, best first."""
+        resolved = self.symbols.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
         return convert.resolved_to_proto(resolved)
 
 
@@ -339,6 +360,7 @@ class EventService(pbg.EventServiceServicer):
 
     @_stream
     def Subscribe(self, request: pb.SubscribeRequest, context: grpc.ServicerContext) -> Iterator[pb.Event]:
+        """Stream events (observations going stale or fresh, indexing, watcher health) as they happen."""
         kinds: list[EventKind] = []
         for k in request.kinds:
             kind = convert.event_kind_from_proto(k)
@@ -367,6 +389,6 @@ def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, sh
     pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_ObservationServiceServicer_to_server(ObservationService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_RetrievalServiceServicer_to_server(RetrievalService(retriever), server)  # type: ignore[no-untyped-call]
-    pbg.add_SymbolServiceServicer_to_server(SymbolService(retriever), server)  # type: ignore[no-untyped-call]
+    pbg.add_SymbolServiceServicer_to_server(SymbolService(SymbolQueries(lambda: core.view)), server)  # type: ignore[no-untyped-call]
     pbg.add_EventServiceServicer_to_server(EventService(core), server)  # type: ignore[no-untyped-call]
     return [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]

@@ -29,6 +29,7 @@ from graphmem.errors import DaemonAlreadyRunning, StoreError
 
 from graphmemd import parsecache
 from graphmemd.model import (
+    Confidence,
     FileRecord,
     GraphEdges,
     InheritKind,
@@ -43,7 +44,9 @@ from graphmemd.model import (
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Resolved edge tables; schema 2 added their ``confidence`` column (see ``_migrate``).
+_CONFIDENCE_TABLES = ("IMPORTS", "CALLS", "FILE_CALLS", "INHERITS")
 #: Above this many symbol rows in one load, the symbol FTS index is rebuilt afterwards.
 BULK_ROWS = 2000
 #: Observation writes of more rows than this use one COPY instead of a CREATE per row.
@@ -70,11 +73,11 @@ _SCHEMA = (
     " PRIMARY KEY(id))",
     "CREATE REL TABLE IF NOT EXISTS DEFINES(FROM File TO Symbol)",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Symbol TO Symbol)",
-    "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO File)",
+    "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO File, confidence STRING)",
     "CREATE REL TABLE IF NOT EXISTS IMPORTS_EXT(FROM File TO External)",
-    "CREATE REL TABLE IF NOT EXISTS CALLS(FROM Symbol TO Symbol)",
-    "CREATE REL TABLE IF NOT EXISTS FILE_CALLS(FROM File TO Symbol)",
-    "CREATE REL TABLE IF NOT EXISTS INHERITS(FROM Symbol TO Symbol, kind STRING)",
+    "CREATE REL TABLE IF NOT EXISTS CALLS(FROM Symbol TO Symbol, confidence STRING)",
+    "CREATE REL TABLE IF NOT EXISTS FILE_CALLS(FROM File TO Symbol, confidence STRING)",
+    "CREATE REL TABLE IF NOT EXISTS INHERITS(FROM Symbol TO Symbol, kind STRING, confidence STRING)",
 )
 
 _OBS_FTS = "observation_fts"
@@ -110,6 +113,8 @@ class CachedParse:
 
 @dataclass(frozen=True, slots=True)
 class StoredObservation:
+    """An observation row as the store holds it: its id and JSON document."""
+
     id: str
     doc: str  # the observation as JSON (graphmemd.observations owns its format)
 
@@ -172,6 +177,8 @@ class Store:
         rows = self._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value")
         if not rows:
             self._run("CREATE (:Meta {key: 'schema', value: $v})", {"v": str(SCHEMA_VERSION)})
+        elif rows[0][0] == "1":
+            self._migrate_v1()
         elif rows[0][0] != str(SCHEMA_VERSION):
             raise StoreError(f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
         existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
@@ -186,7 +193,18 @@ class Store:
             self._run("MERGE (m:Meta {key: 'observation_fts'}) SET m.value = $v", {"v": _OBS_FTS_BUILD})
         self.symbol_fts_ready = _SYM_FTS in existing
 
+    def _migrate_v1(self) -> None:
+        """Schema 1 -> 2: add the edges' ``confidence`` column. Old edges read as
+        ``unknown`` (never shown as certain), and every file's hash is cleared so the next
+        scan re-parses and re-resolves it, replacing them with real confidences."""
+        for table in _CONFIDENCE_TABLES:
+            self._run(f"ALTER TABLE {table} ADD IF NOT EXISTS confidence STRING DEFAULT 'unknown'")
+        self._run("MATCH (f:File) SET f.hash = ''")
+        self._run("MATCH (m:Meta {key: 'schema'}) SET m.value = $v", {"v": str(SCHEMA_VERSION)})
+        logger.info("store %s migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
+
     def close(self) -> None:
+        """Close the connection and the database (idempotent)."""
         with self._lock:
             if self._closed:
                 return
@@ -195,6 +213,7 @@ class Store:
             self._db.close()
 
     def size_bytes(self) -> int:
+        """The store's size on disk, its WAL included."""
         total = 0
         for p in (self.path, Path(str(self.path) + ".wal")):
             try:
@@ -206,12 +225,14 @@ class Store:
     # ------------------------------------------------------------------ repositories
 
     def upsert_repo(self, repo_id: str, root: str, indexed_commit: str, last_indexed_at: float) -> None:
+        """Create or update a repository's row."""
         self._run(
             "MERGE (r:Repo {id: $id}) SET r.root = $root, r.indexed_commit = $c, r.last_indexed_at = $t",
             {"id": repo_id, "root": root, "c": indexed_commit, "t": last_indexed_at},
         )
 
     def repos(self) -> list[tuple[str, str, str, float]]:
+        """Every repository row as (id, root, indexed commit, last indexed at), by id."""
         rows = self._run("MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id")
         return [(r[0], r[1], r[2] or "", float(r[3] or 0.0)) for r in rows]
 
@@ -454,18 +475,19 @@ class Store:
             self._copy("External", pa.table({"id": new, "name": new}))
         self._copy("DEFINES", _pairs(zip(*defines, strict=True)))
         self._copy("CONTAINS", _pairs(zip(*contains, strict=True)))
-        self._copy("IMPORTS", _pairs(edges.imports))
+        self._copy("IMPORTS", _triples(edges.imports))
         self._copy("IMPORTS_EXT", _pairs(edges.external_imports))
         file_prefix = f"{repo_id}:"
-        sym_calls = [(a, b) for a, b in edges.calls if "::" in a]
-        file_calls = [(a, b) for a, b in edges.calls if "::" not in a and a.startswith(file_prefix)]
-        self._copy("CALLS", _pairs(sym_calls))
-        self._copy("FILE_CALLS", _pairs(file_calls))
+        sym_calls = [e for e in edges.calls if "::" in e[0]]
+        file_calls = [e for e in edges.calls if "::" not in e[0] and e[0].startswith(file_prefix)]
+        self._copy("CALLS", _triples(sym_calls))
+        self._copy("FILE_CALLS", _triples(file_calls))
         inh = pa.table(
             {
-                "from": [a for a, _, _ in edges.inherits],
-                "to": [b for _, b, _ in edges.inherits],
-                "kind": [k.value for _, _, k in edges.inherits],
+                "from": [e[0] for e in edges.inherits],
+                "to": [e[1] for e in edges.inherits],
+                "kind": [e[2].value for e in edges.inherits],
+                "confidence": [e[3].value for e in edges.inherits],
             }
         )
         self._copy("INHERITS", inh)
@@ -507,14 +529,21 @@ class Store:
         p = {"r": repo_id}
         contains = self._pairs_q("MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
         defines = self._pairs_q("MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
-        imports = self._pairs_q("MATCH (a:File)-[:IMPORTS]->(b:File) WHERE a.repo = $r RETURN a.id, b.id", p)
+        imports = self._triples_q(
+            "MATCH (a:File)-[e:IMPORTS]->(b:File) WHERE a.repo = $r RETURN a.id, b.id, e.confidence", p
+        )
         ext = self._pairs_q("MATCH (a:File)-[:IMPORTS_EXT]->(b:External) WHERE a.repo = $r RETURN a.id, b.id", p)
-        calls = self._pairs_q("MATCH (a:Symbol)-[:CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
-        calls += self._pairs_q("MATCH (a:File)-[:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        calls = self._triples_q(
+            "MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.confidence", p
+        )
+        calls += self._triples_q(
+            "MATCH (a:File)-[e:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.confidence", p
+        )
         inherits = tuple(
-            (r[0], r[1], InheritKind(r[2]))
+            (r[0], r[1], InheritKind(r[2]), _confidence(r[3]))
             for r in self._run(
-                "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.kind", p
+                "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.kind, e.confidence",
+                p,
             )
         )
         unresolved: list[tuple[str, str]] = []
@@ -539,6 +568,9 @@ class Store:
 
     def _pairs_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         return tuple((r[0], r[1]) for r in self._run(query, params))
+
+    def _triples_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str, Confidence], ...]:
+        return tuple((r[0], r[1], _confidence(r[2])) for r in self._run(query, params))
 
     def search_symbols(self, query: str, limit: int, repo_id: str = "") -> list[tuple[str, float]] | None:
         """BM25 over symbol name words (``words_of`` of qualname and path); None while the
@@ -621,11 +653,13 @@ class Store:
                 )
 
     def delete_observation(self, obs_id: str) -> None:
+        """Delete an observation's row."""
         with self._lock:
             self._row_ids["Observation"] = None
             self._run("MATCH (o:Observation {id: $id}) DELETE o", {"id": obs_id})
 
     def observations(self) -> Iterator[StoredObservation]:
+        """Every stored observation, by id."""
         for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc ORDER BY o.id"):
             yield StoredObservation(r[0], r[1])
 
@@ -645,6 +679,24 @@ def _pairs(pairs: Iterable[tuple[str, str]]) -> pa.Table:
         src.append(a)
         dst.append(b)
     return pa.table({"from": src, "to": dst})
+
+
+def _triples(edges: Iterable[tuple[str, str, Confidence]]) -> pa.Table:
+    src: list[str] = []
+    dst: list[str] = []
+    conf: list[str] = []
+    for a, b, c in edges:
+        src.append(a)
+        dst.append(b)
+        conf.append(c.value)
+    return pa.table({"from": src, "to": dst, "confidence": conf})
+
+
+def _confidence(value: object) -> Confidence:
+    try:
+        return Confidence(value)
+    except ValueError:
+        return Confidence.UNKNOWN
 
 
 def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:

@@ -437,6 +437,7 @@ class RepoWatcher:
         return Path(os.path.abspath(path))
 
     def roots(self) -> list[Path]:
+        """The watched repository roots, sorted."""
         with self._lock:
             return sorted(self._runners)
 
@@ -466,6 +467,7 @@ class RepoWatcher:
         logger.info("stopped watching %s", root)
 
     def start(self) -> None:
+        """Start watching every added root (a no-op when started; a stopped watcher cannot restart)."""
         with self._lock:
             if self._stopped:
                 raise RuntimeError("a RepoWatcher cannot be restarted")
@@ -496,6 +498,7 @@ class RepoWatcher:
                 logger.warning("watcher thread for %s did not stop within %.1f s", runner.root, timeout)
 
     def state(self, path: Path | str) -> WatcherState:
+        """The watcher state of root ``path``; NotFound when it is not watched."""
         root = self._key(path)
         with self._lock:
             runner = self._runners.get(root)
@@ -517,6 +520,7 @@ class RepoWatcher:
         return runner.live_event.wait(timeout)
 
     def states(self) -> dict[Path, WatcherState]:
+        """The watcher state of every root."""
         with self._lock:
             runners = list(self._runners.values())
         return {r.root: r.state() for r in runners}

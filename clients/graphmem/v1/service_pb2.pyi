@@ -326,14 +326,16 @@ class RetrieveRequest(_message.Message):
     def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., line: _Optional[int] = ...) -> None: ...
 
 class Hop(_message.Message):
-    __slots__ = ("from_ref", "edge", "to_ref")
+    __slots__ = ("from_ref", "edge", "to_ref", "confidence")
     FROM_REF_FIELD_NUMBER: _ClassVar[int]
     EDGE_FIELD_NUMBER: _ClassVar[int]
     TO_REF_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     from_ref: str
     edge: _types_pb2.EdgeKind
     to_ref: str
-    def __init__(self, from_ref: _Optional[str] = ..., edge: _Optional[_Union[_types_pb2.EdgeKind, str]] = ..., to_ref: _Optional[str] = ...) -> None: ...
+    confidence: _types_pb2.EdgeConfidence
+    def __init__(self, from_ref: _Optional[str] = ..., edge: _Optional[_Union[_types_pb2.EdgeKind, str]] = ..., to_ref: _Optional[str] = ..., confidence: _Optional[_Union[_types_pb2.EdgeConfidence, str]] = ...) -> None: ...
 
 class RetrievedObservation(_message.Message):
     __slots__ = ("observation", "score", "distance", "path", "matched_terms", "why", "tokens", "components")

@@ -81,6 +81,17 @@ class EdgeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EDGE_KIND_INHERITED_BY: _ClassVar[EdgeKind]
     EDGE_KIND_DEFINES: _ClassVar[EdgeKind]
     EDGE_KIND_DEFINED_IN: _ClassVar[EdgeKind]
+
+class EdgeConfidence(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EDGE_CONFIDENCE_UNSPECIFIED: _ClassVar[EdgeConfidence]
+    EDGE_CONFIDENCE_IMPORT: _ClassVar[EdgeConfidence]
+    EDGE_CONFIDENCE_RECEIVER_TYPE: _ClassVar[EdgeConfidence]
+    EDGE_CONFIDENCE_INHERITANCE: _ClassVar[EdgeConfidence]
+    EDGE_CONFIDENCE_SAME_MODULE: _ClassVar[EdgeConfidence]
+    EDGE_CONFIDENCE_SAME_PACKAGE: _ClassVar[EdgeConfidence]
+    EDGE_CONFIDENCE_NAME_ONLY: _ClassVar[EdgeConfidence]
+    EDGE_CONFIDENCE_UNKNOWN: _ClassVar[EdgeConfidence]
 SYMBOL_KIND_UNSPECIFIED: SymbolKind
 SYMBOL_KIND_MODULE: SymbolKind
 SYMBOL_KIND_CLASS: SymbolKind
@@ -132,6 +143,33 @@ EDGE_KIND_INHERITS: EdgeKind
 EDGE_KIND_INHERITED_BY: EdgeKind
 EDGE_KIND_DEFINES: EdgeKind
 EDGE_KIND_DEFINED_IN: EdgeKind
+EDGE_CONFIDENCE_UNSPECIFIED: EdgeConfidence
+EDGE_CONFIDENCE_IMPORT: EdgeConfidence
+EDGE_CONFIDENCE_RECEIVER_TYPE: EdgeConfidence
+EDGE_CONFIDENCE_INHERITANCE: EdgeConfidence
+EDGE_CONFIDENCE_SAME_MODULE: EdgeConfidence
+EDGE_CONFIDENCE_SAME_PACKAGE: EdgeConfidence
+EDGE_CONFIDENCE_NAME_ONLY: EdgeConfidence
+EDGE_CONFIDENCE_UNKNOWN: EdgeConfidence
+
+class LanguageResolution(_message.Message):
+    __slots__ = ("language", "call_sites", "unresolved", "resolved_by")
+    class ResolvedByEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    CALL_SITES_FIELD_NUMBER: _ClassVar[int]
+    UNRESOLVED_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_BY_FIELD_NUMBER: _ClassVar[int]
+    language: str
+    call_sites: int
+    unresolved: int
+    resolved_by: _containers.ScalarMap[str, int]
+    def __init__(self, language: _Optional[str] = ..., call_sites: _Optional[int] = ..., unresolved: _Optional[int] = ..., resolved_by: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class Symbol(_message.Message):
     __slots__ = ("id", "repo_id", "path", "name", "qualname", "kind", "language", "start_line", "end_line", "signature", "ref")
@@ -274,7 +312,7 @@ class Freshness(_message.Message):
     def __init__(self, current: _Optional[bool] = ..., repositories: _Optional[_Iterable[_Union[RepoFreshness, _Mapping]]] = ...) -> None: ...
 
 class Repository(_message.Message):
-    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed", "suspect_observations")
+    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed", "suspect_observations", "resolution")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -292,6 +330,7 @@ class Repository(_message.Message):
     EDGES_FIELD_NUMBER: _ClassVar[int]
     FILES_PARSED_FIELD_NUMBER: _ClassVar[int]
     SUSPECT_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     root: str
     state: IndexState
@@ -309,7 +348,8 @@ class Repository(_message.Message):
     edges: int
     files_parsed: int
     suspect_observations: int
-    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ...) -> None: ...
+    resolution: _containers.RepeatedCompositeFieldContainer[LanguageResolution]
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ..., resolution: _Optional[_Iterable[_Union[LanguageResolution, _Mapping]]] = ...) -> None: ...
 
 class CloseMatches(_message.Message):
     __slots__ = ("reference", "candidates")

@@ -121,6 +121,7 @@ from graphmemd.model import (
     ParsedFile,
     ParsedSymbol,
     SymbolKind,
+    TypeRef,
 )
 from graphmemd.parsing.fingerprint import (
     CAPTURE_PREFIX,
@@ -150,6 +151,7 @@ _TAIL_BYTES = 256
 
 _ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 
+_CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 _DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
 
@@ -165,6 +167,10 @@ _R_SCOPE = 8
 _R_PACKAGE = 9
 _R_IGNORE = 10
 _R_FINGERPRINT = 11
+_R_TYPE = 12
+_R_RETURNS = 13
+_R_ARITY = 14
+_R_EXPORT = 15
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -176,6 +182,8 @@ _TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*
 _GENERIC = re.compile(r"(?:::)?<[^<>]*>")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _SPACE = re.compile(r"\s+")
+_INDEXED = re.compile(r"(?<=[\w\]])\[[^\[\]()]*\]")
+_SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
 
 
 def _normalise(text: bytes) -> bytes:
@@ -192,8 +200,14 @@ def _callee(text: str) -> str:
     if text.replace(".", "_").replace("::", "_").isidentifier() or _SIMPLE_CALLEE.fullmatch(text):
         return text
     text = _SPACE.sub("", text).replace("?.", ".").replace("!", "")
+    text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
     while "<" in text:
         stripped = _GENERIC.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    while "]" in text and not text.endswith("]"):  # index expressions: `b.Succs[0].Block` -> `b.Succs.Block`
+        stripped = _INDEXED.sub("", text)
         if stripped == text:
             break
         text = stripped
@@ -252,6 +266,12 @@ def _role(captures: set[str]) -> int:
         ("import.scope", _R_IMPORT_SCOPE),
         ("scope", _R_SCOPE),
         ("package", _R_PACKAGE),
+        ("type.var", _R_TYPE),
+        ("type.returns", _R_RETURNS),
+        ("type.returns.call", _R_RETURNS),
+        ("type.returns.value", _R_RETURNS),
+        ("arity", _R_ARITY),
+        ("export", _R_EXPORT),
     ):
         if key in captures:
             return role
@@ -365,6 +385,7 @@ class _RawImport:
     mod_decl: bool
     path: str | None = None
     path_start: int = 0
+    pos: int = 0  # start byte, to find the enclosing function
 
 
 def _docstring(body: Node, rule: tuple[str, str]) -> tuple[int, int]:
@@ -426,12 +447,15 @@ def parse_source(
     defs: list[_Def] = []
     def_by_name: dict[int, int] = {}
     scopes: list[tuple[int, int, str]] = []
-    raw_calls: list[tuple[int, bytes, int]] = []
+    raw_calls: list[tuple[int, bytes, int, int]] = []
     cuts: list[tuple[int, int]] = []
     bases: list[tuple[int, str, InheritKind, int]] = []
     raw_imports: list[_RawImport] = []
     import_scopes: list[tuple[int, int, str, int]] = []
     package: str | None = None
+    raw_types: list[tuple[int, str, str, bool, int, bool]] = []
+    arities: list[tuple[int, int]] = []
+    exports: list[str] = []
 
     for pattern, caps in matches:
         rule = fingerprint_patterns[pattern]
@@ -450,7 +474,8 @@ def parse_source(
                 start = receiver.start_byte
                 rend = receiver.end_byte
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
-            raw_calls.append((start, text, node.start_point[0] + 1))
+            arg_lists = caps.get("reference.call.args")
+            raw_calls.append((start, text, node.start_point[0] + 1, _count_named(arg_lists[0]) if arg_lists else -1))
         elif role == _R_COMMENT:
             node = caps["comment"][0]
             cuts.append((node.start_byte, node.end_byte))
@@ -528,6 +553,13 @@ def parse_source(
                     scopes.append((node.start_byte, node.end_byte, scope_name))
         elif role == _R_PACKAGE:
             package = _node_text(source, caps["package"][0])
+        elif role in (_R_TYPE, _R_RETURNS):
+            _collect_type(source, caps, settings[pattern], raw_types)
+        elif role == _R_ARITY:
+            node = caps["arity"][0]
+            arities.append((node.start_byte, _count_named(node)))
+        elif role == _R_EXPORT:
+            exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
 
     defs.sort(key=lambda d: d.start)
     cuts.sort()
@@ -554,13 +586,18 @@ def parse_source(
         )
         for i, d in enumerate(defs)
     )
+    functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
+    scopes_of = _Intervals(containers) if raw_types or arities else None
     return ParsedFile(
         path=path,
         language=language,
         symbols=parsed_symbols,
-        imports=_finish_imports(raw_imports, import_scopes, spec),
+        imports=_finish_imports(raw_imports, import_scopes, spec, functions),
         calls=_attribute_calls(defs, raw_calls),
         inherits=_attribute_bases(containers, bases),
+        types=_attribute_types(scopes_of, raw_types),
+        arities=tuple((scopes_of.innermost(pos), n) for pos, n in arities) if scopes_of is not None else (),
+        exports=tuple(exports) if exports else None,
         package=package,
         syntax_errors=syntax_errors,
         lines=lines,
@@ -752,7 +789,7 @@ _callees: dict[bytes, tuple[str, str]] = {}
 _CALLEE_CACHE_SIZE = 1 << 16
 
 
-def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) -> tuple[CallRef, ...]:
+def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
     if not raw_calls:
@@ -768,7 +805,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) 
     refs: list[CallRef] = []
     stack: list[int] = []
     j = 0
-    for pos, text, line in raw_calls:
+    for pos, text, line, args in raw_calls:
         while j < count and starts[j] <= pos:
             while stack and ends[stack[-1]] <= starts[j]:
                 stack.pop()
@@ -781,7 +818,9 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int]]) 
             callee = _callee(_decode(text))
             found = names[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
         if found[0]:
-            refs.append(CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line))
+            refs.append(
+                CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line, args=args)
+            )
     return tuple(refs)
 
 
@@ -798,6 +837,171 @@ def _attribute_bases(
         if child:
             refs.append(InheritRef(child=child, parent=parent, kind=kind, line=line))
     return tuple(refs)
+
+
+# ----------------------------------------------------------------------------- typed names
+
+
+def _count_named(node: Node) -> int:
+    """Named children that are not comments (arguments, parameters)."""
+    return sum(1 for i in range(node.named_child_count) if not node.named_child(i).is_extra)
+
+
+_OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
+
+
+_PLAIN_TYPE = re.compile(r"[*&]*((?:[^\W\d]\w*\.)*[^\W\d]\w*)\Z")
+#: Predeclared scalar types of the supported languages: never a repository type, not kept.
+_PRIMITIVE_TYPES = frozenset(
+    [
+        "int",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "uintptr",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "byte",
+        "rune",
+        "string",
+        "bool",
+        "error",
+        "any",
+        "str",
+        "float",
+        "bytes",
+        "complex",
+        "None",
+        "object",
+        "void",
+        "boolean",
+        "long",
+        "short",
+        "double",
+        "char",
+        "number",
+        "bigint",
+        "symbol",
+        "unknown",
+        "never",
+        "undefined",
+        "null",
+        "usize",
+        "isize",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "f32",
+        "f64",
+        "String",
+        "Object",
+        "Integer",
+        "Long",
+        "Boolean",
+        "Double",
+    ]
+)
+
+
+def _type_text(text: str) -> str:
+    """A stated type reduced to the one type it names (``""`` when it names several):
+    quotes, ``Optional[X]``, ``X | None``, Go result lists ``(*X, error)`` and pointer,
+    reference and generic decorations are removed."""
+    plain = _PLAIN_TYPE.match(text)
+    if plain:
+        return plain.group(1)
+    text = _SPACE.sub(" ", text).strip().strip("\"'")
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].split(",", 1)[0].strip()
+        text = text.rsplit(" ", 1)[-1] if " " in text and not text.startswith(("*", "[")) else text
+    match = _OPTIONAL.match(text)
+    if match:
+        text = match.group(1)
+    if "|" in text:
+        parts = [p.strip() for p in text.split("|") if p.strip() not in ("None", "null", "undefined")]
+        if len(parts) != 1:
+            return ""
+        text = parts[0]
+    for prefix in ("&mut ", "&", "mut ", "*", "?"):
+        text = text.removeprefix(prefix)
+    return _type_ref(text)
+
+
+def _collect_type(
+    source: bytes,
+    caps: dict[str, list[Node]],
+    setting: dict[str, str | None],
+    raw: list[tuple[int, str, str, bool, int, bool]],
+) -> None:
+    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match."""
+    returns = caps.get("type.returns")
+    if returns:
+        node = returns[0]
+        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
+        if text and text not in _PRIMITIVE_TYPES:
+            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
+        return
+    for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
+        returned = caps.get(key)
+        if returned:  # `return Foo(...)` / `return x`: what that call / value is
+            node = returned[0]
+            text = _callee(_decode(source[node.start_byte : node.end_byte]))
+            if text:
+                raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
+            return
+    var = caps["type.var"][0]
+    raw_name = source[var.start_byte : var.end_byte]
+    name = _decode(raw_name) if raw_name.isascii() and raw_name.isalnum() else _node_text(source, var)
+    prefix = setting.get("type.prefix")
+    if prefix:
+        name = prefix + name
+    annotations = caps.get("type.annotation")
+    calls = caps.get("type.call")
+    values = caps.get("type.value")
+    if values:
+        text = _callee(_decode(source[values[0].start_byte : values[0].end_byte]))
+        if text and name and text != name:
+            raw.append((var.start_byte, name, text, False, var.start_point[0] + 1, True))
+        return
+    if annotations:
+        text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
+        if text in _PRIMITIVE_TYPES:
+            return
+        from_call = False
+    elif calls:
+        text = _callee(_decode(source[calls[0].start_byte : calls[0].end_byte]))
+        from_call = True
+    else:
+        return
+    if text and name:
+        raw.append((var.start_byte, name, text, from_call, var.start_point[0] + 1, False))
+
+
+def _attribute_types(
+    scopes: _Intervals | None, raw: list[tuple[int, str, str, bool, int, bool]]
+) -> tuple[TypeRef, ...]:
+    if scopes is None or not raw:
+        return ()
+    raw.sort(key=lambda t: t[0])
+    return tuple(
+        TypeRef(scope=scopes.innermost(pos), name=name, type=text, from_call=from_call, line=line, attr=attr)
+        for pos, name, text, from_call, line, attr in raw
+    )
 
 
 # ----------------------------------------------------------------------------- imports
@@ -839,6 +1043,7 @@ def _collect_import(
         names=names,
         alias=_node_text(source, aliases[0]) if aliases else None,
         mod_decl="import.mod_decl" in setting,
+        pos=anchor.start_byte,
     )
     if paths:
         item.path = _node_text(source, paths[0])
@@ -849,7 +1054,7 @@ def _collect_import(
 
 
 def _finish_imports(
-    raw: list[_RawImport], import_scopes: list[tuple[int, int, str, int]], spec: LanguageSpec
+    raw: list[_RawImport], import_scopes: list[tuple[int, int, str, int]], spec: LanguageSpec, functions: _Intervals
 ) -> tuple[ImportRef, ...]:
     if not raw:
         return ()
@@ -887,6 +1092,7 @@ def _finish_imports(
             line=g.line,
             alias=g.alias,
             is_mod_decl=g.mod_decl,
+            scope=functions.innermost(g.pos),
         )
         for g in ordered
     )

@@ -36,3 +36,24 @@
 (import_spec name: (_)? @import.alias path: (_) @import.module) @import
 
 (comment) @comment
+
+; ---- typed names (receiver typing): receivers, parameters, var declarations, struct fields,
+; constructor assignments and composite literals, result types
+(parameter_declaration name: (identifier) @type.var type: (_) @type.annotation)
+(var_spec name: (identifier) @type.var type: (_) @type.annotation)
+(field_declaration name: (field_identifier) @type.var type: (_) @type.annotation)
+(short_var_declaration
+  left: (expression_list . (identifier) @type.var)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call)))
+(short_var_declaration
+  left: (expression_list . (identifier) @type.var)
+  right: (expression_list . [(composite_literal type: (_) @type.annotation)
+                             (unary_expression operand: (composite_literal type: (_) @type.annotation))]))
+(var_spec
+  name: (identifier) @type.var
+  value: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.call)))
+(function_declaration result: (_) @type.returns)
+(method_declaration result: (_) @type.returns)
+(short_var_declaration
+  left: (expression_list . (identifier) @type.var)
+  right: (expression_list . [(selector_expression) (identifier)] @type.value))

@@ -20,11 +20,27 @@
 (interface_declaration (extends_interfaces (type_list (_) @inherits)))
 
 ; ---- calls
-(method_invocation object: (_)? @reference.call.receiver name: (identifier) @reference.call)
-(object_creation_expression type: (_) @reference.call)
+(method_invocation
+  object: (_)? @reference.call.receiver name: (identifier) @reference.call
+  arguments: (argument_list) @reference.call.args)
+(object_creation_expression type: (_) @reference.call arguments: (argument_list) @reference.call.args)
 
 ; ---- imports (`import a.b.C;` -> module a.b, name C; `import a.b.*;` -> module a.b, name *)
 (import_declaration (scoped_identifier) @import.path .) @import
 ((import_declaration (scoped_identifier) @import.module (asterisk)) @import (#set! import.name "*"))
 
 [(line_comment) (block_comment)] @comment
+
+; ---- overloads by arity: parameter counts of methods and constructors
+(method_declaration parameters: (formal_parameters) @arity)
+(constructor_declaration parameters: (formal_parameters) @arity)
+
+; ---- typed names (receiver typing): locals, fields, parameters, `var x = new T()`, return types
+((local_variable_declaration type: (_) @type.annotation declarator: (variable_declarator name: (identifier) @type.var))
+  (#not-eq? @type.annotation "var"))
+(local_variable_declaration
+  declarator: (variable_declarator name: (identifier) @type.var value: (object_creation_expression type: (_) @type.call)))
+(field_declaration type: (_) @type.annotation declarator: (variable_declarator name: (identifier) @type.var))
+(formal_parameter type: (_) @type.annotation name: (identifier) @type.var)
+(method_declaration type: (_) @type.returns)
+(enhanced_for_statement type: (_) @type.annotation name: (identifier) @type.var)

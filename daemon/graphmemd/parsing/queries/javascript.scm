@@ -60,3 +60,10 @@
   (#match? @reference.call "^[A-Z]|[.]"))
 ((jsx_self_closing_element name: [(identifier) (member_expression)] @reference.call)
   (#match? @reference.call "^[A-Z]|[.]"))
+
+; ---- typed names (receiver typing): `new T()` assignments and class fields
+(variable_declarator name: (identifier) @type.var value: (new_expression constructor: [(identifier) (member_expression)] @type.call))
+(field_definition property: (property_identifier) @type.var value: (new_expression constructor: [(identifier) (member_expression)] @type.call))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @type.var
+  right: (new_expression constructor: [(identifier) (member_expression)] @type.call))

@@ -28,3 +28,30 @@
 (future_import_statement name: (dotted_name) @import.name (#set! import.module "__future__")) @import
 
 (comment) @comment
+
+; ---- typed names (receiver typing): constructor assignments, annotations, return types
+(assignment left: (identifier) @type.var right: (call function: [(identifier) (attribute)] @type.call))
+(assignment
+  left: (attribute object: (identifier) attribute: (identifier)) @type.var
+  right: (call function: [(identifier) (attribute)] @type.call))
+(assignment left: [(identifier) (attribute)] @type.var type: (type) @type.annotation)
+(typed_parameter (identifier) @type.var type: (type) @type.annotation)
+(typed_default_parameter name: (identifier) @type.var type: (type) @type.annotation)
+(function_definition return_type: (type) @type.returns)
+
+; ---- __all__ (limits `from m import *`)
+(expression_statement
+  (assignment left: (identifier) @_all
+    right: [(list (string (string_content) @export)) (tuple (string (string_content) @export))])
+  (#eq? @_all "__all__"))
+
+; ---- typed by value: `x = self.conn`, `self.parent = parent` (the value's known type)
+(assignment left: (identifier) @type.var right: [(attribute) (identifier)] @type.value)
+(assignment
+  left: (attribute object: (identifier) attribute: (identifier)) @type.var
+  right: [(attribute) (identifier)] @type.value)
+; `with Foo() as f` (assumes __enter__ returns the instance, as it nearly always does)
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @type.call) alias: (as_pattern_target (identifier) @type.var)))
+; `return Foo(...)`: a function without annotation returns what it constructs
+(return_statement (call function: [(identifier) (attribute)] @type.returns.call))
+(return_statement [(identifier) (attribute)] @type.returns.value)

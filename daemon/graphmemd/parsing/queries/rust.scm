@@ -8,6 +8,8 @@
 (enum_item name: (type_identifier) @name body: (enum_variant_list) @body) @definition.enum
 (trait_item name: (type_identifier) @name body: (declaration_list) @body) @definition.trait
 (mod_item name: (identifier) @name body: (declaration_list) @body) @definition.module
+; macro_rules! definitions are function-like symbols (the first rule stands for the body)
+(macro_definition name: (identifier) @name . (macro_rule)? @body) @definition.function
 
 ; impl blocks qualify their functions with the implementing type
 (impl_item type: (_) @scope.name body: (declaration_list)) @scope
@@ -20,6 +22,7 @@
 (call_expression
   function: [(identifier) (scoped_identifier) (field_expression)] @reference.call)
 (call_expression function: (generic_function function: (_) @reference.call))
+(macro_invocation macro: [(identifier) (scoped_identifier)] @reference.call)
 
 ; ---- imports: `use` trees and `mod x;`
 (use_declaration argument: [(identifier) (scoped_identifier) (use_wildcard)] @import.path) @import
@@ -30,3 +33,14 @@
 ((mod_item !body name: (identifier) @import.module) @import (#set! import.mod_decl ""))
 
 [(line_comment) (block_comment)] @comment
+
+; ---- typed names (receiver typing): let annotations, constructor calls, struct literals,
+; parameters, struct fields, return types
+(let_declaration pattern: (identifier) @type.var type: (_) @type.annotation)
+(let_declaration
+  pattern: (identifier) @type.var
+  value: (call_expression function: [(identifier) (scoped_identifier)] @type.call))
+(let_declaration pattern: (identifier) @type.var value: (struct_expression name: (_) @type.annotation))
+(parameter pattern: (identifier) @type.var type: (_) @type.annotation)
+(field_declaration name: (field_identifier) @type.var type: (_) @type.annotation)
+(function_item return_type: (_) @type.returns)

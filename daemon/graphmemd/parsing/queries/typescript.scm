@@ -66,3 +66,20 @@
 (call_expression function: (import) arguments: (arguments . (string) @import.module)) @import
 
 (comment) @comment
+
+; ---- typed names (receiver typing): annotations, `new T()` assignments, class fields,
+; constructor parameter properties (`constructor(private svc: Svc)`), return types
+(variable_declarator name: (identifier) @type.var type: (type_annotation (_) @type.annotation))
+(variable_declarator name: (identifier) @type.var value: (new_expression constructor: [(identifier) (member_expression)] @type.call))
+(variable_declarator name: (identifier) @type.var value: (call_expression function: [(identifier) (member_expression)] @type.call))
+(required_parameter pattern: (identifier) @type.var type: (type_annotation (_) @type.annotation))
+(optional_parameter pattern: (identifier) @type.var type: (type_annotation (_) @type.annotation))
+((required_parameter (accessibility_modifier) pattern: (identifier) @type.var type: (type_annotation (_) @type.annotation))
+  (#set! type.prefix "this."))
+(public_field_definition name: (property_identifier) @type.var type: (type_annotation (_) @type.annotation))
+(public_field_definition name: (property_identifier) @type.var value: (new_expression constructor: [(identifier) (member_expression)] @type.call))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier)) @type.var
+  right: (new_expression constructor: [(identifier) (member_expression)] @type.call))
+(function_declaration return_type: (type_annotation (_) @type.returns))
+(method_definition return_type: (type_annotation (_) @type.returns))

@@ -1,0 +1,308 @@
+"""Name lookup shared by every language: top-level names, imports and re-exports,
+class members through bases, detached methods (Go/Rust). See ``passes.py`` for confidences."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from graphmemd.model import Confidence, SymbolKind
+from graphmemd.resolution.index import (
+    CALLABLE,
+    CLASSLIKE,
+    CallerInfo,
+    FileIndex,
+    ImportCtx,
+    Mod,
+    Sym,
+    Target,
+    segments,
+)
+
+if TYPE_CHECKING:
+    from graphmemd.resolution.resolver import RepoResolver
+
+_MAX_DEPTH = 8
+Resolved = tuple[Target | None, Confidence]
+NONE: Resolved = (None, Confidence.NAME_ONLY)
+
+
+class Lookup:
+    """Names, members and bases as one resolution run sees them (memoised per run);
+    ``passes.Pass`` adds calls, receivers and guesses on top."""
+
+    __slots__ = (
+        "bases_memo",
+        "dir_memo",
+        "files",
+        "guess_memo",
+        "r",
+        "reexport_memo",
+        "seen",
+        "type_memo",
+    )
+
+    def __init__(self, r: RepoResolver) -> None:
+        self.r = r
+        self.files = r.files
+        self.bases_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[str]]] = {}
+        self.dir_memo: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self.seen: set[str] = set()
+        self.guess_memo: dict[tuple[str, str], Sym | None] = {}
+        self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
+        self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
+
+    def sid(self, t: Sym) -> str:
+        """The symbol id of ``t``."""
+        return self.files[t[0]].sids[t[1]]
+
+    def resolve_type(
+        self, fi: FileIndex, ctx: ImportCtx, scope: str, text: str, exclude: str | None
+    ) -> tuple[Sym, Confidence] | None:
+        """A class-like symbol named by ``text`` as seen from ``scope`` of ``fi``."""
+        t = text.strip()
+        for prefix in ("dyn ", "impl ", "typeof "):
+            if t.startswith(prefix):
+                t = t[len(prefix) :]
+        t = t.lstrip("*&").removeprefix("mut ").strip()
+        segs = segments(t)
+        if not segs:
+            return None
+        if len(segs) == 1:
+            target, conf = self.resolve_name(fi, ctx, scope, segs[0], exclude)
+        else:
+            target, conf, _ = self.resolve_dotted(fi, ctx, (fi.fid, "", "", scope, ""), t, segs)
+        if isinstance(target, tuple) and self.files[target[0]].syms[target[1]].kind in CLASSLIKE:
+            return target, conf
+        return None
+
+    # ----------------------------------------------------------------- names
+
+    def resolve_name(
+        self, fi: FileIndex, ctx: ImportCtx, caller: str, name: str, exclude: str | None = None
+    ) -> Resolved:
+        """A bare ``name`` as seen from ``caller`` in ``fi``: enclosing scopes, the file, its imports,
+        its package; with the confidence of the binding found."""
+        syms = fi.syms
+        rules = fi.rules
+        if caller and (fi.nested or rules.members_in_scope):
+            q = caller
+            while q:
+                s = syms.get(q)
+                if s is None:
+                    break
+                if s.kind in CALLABLE:
+                    cand = f"{q}.{name}"
+                    if cand in syms:
+                        return (fi.path, cand), Confidence.SAME_MODULE
+                elif rules.members_in_scope and s.kind in CLASSLIKE:
+                    if s.name == name:  # the class itself, not its constructor
+                        return (fi.path, q), Confidence.SAME_MODULE
+                    m = self.member_of((fi.path, q), name, set())
+                    if m is not None:
+                        return m, self._via((fi.path, q), m, Confidence.SAME_MODULE)
+                q = s.parent or ""
+        s = syms.get(name)
+        if s is not None and s.parent is None and name != exclude:
+            return (fi.path, name), Confidence.SAME_MODULE
+        bound = ctx.sym_bind.get(name)
+        if bound is not None:
+            for p in bound[0]:
+                t = self.lookup(p, bound[1], 0, name)
+                if t is not None:
+                    return t, Confidence.IMPORT
+            # a default import whose default export is not a known symbol (CommonJS
+            # ``module.exports = {...}``): use the module itself.
+            return (Mod(bound[0]) if bound[1] == "default" else None), Confidence.IMPORT
+        mods = ctx.mod_bind.get(name)
+        if mods is not None:
+            return Mod(mods), Confidence.IMPORT
+        if name in ctx.ext_names:
+            return NONE
+        for p in ctx.star:
+            t = self.lookup(p, name, 1)
+            if t is not None:
+                return t, Confidence.IMPORT
+        if rules.package_scoped:
+            for p in rules.package_files(self, fi):
+                os_ = self.files[p].syms.get(name)
+                if os_ is not None and os_.parent is None:
+                    self.seen.add(p)
+                    return (p, name), Confidence.SAME_PACKAGE
+        t = rules.fallback_name(self, fi, name)
+        if t is not None:
+            return t, Confidence.SAME_PACKAGE
+        return NONE
+
+    def _via(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
+        """``direct`` when ``found`` is a member of ``owner`` itself, else INHERITANCE."""
+        if found[0] == owner[0] and found[1].startswith(owner[1] + "."):
+            return direct
+        if self.files[found[0]].rules.detached_methods and found[1].rsplit(".", 1)[0] == owner[1]:
+            return direct  # a Go/Rust method of the same type declared in another file
+        return Confidence.INHERITANCE
+
+    def lookup(self, path: str, name: str, depth: int, local: str | None = None) -> Target | None:
+        """``name`` (possibly dotted) as exported by the file ``path``."""
+        fi = self.files.get(path)
+        if fi is None:
+            return None
+        self.seen.add(path)
+        syms = fi.syms
+        if "." in name:
+            if name in syms:
+                return (path, name)
+            head, _, rest = name.partition(".")
+            t = self.lookup(path, head, depth)
+            if isinstance(t, tuple):
+                return self.resolve_member(t, rest.split("."))
+            if isinstance(t, Mod):
+                return self.resolve_in_files(t.paths, rest.split("."))
+            return None
+        if depth and fi.exports is not None and name not in fi.exports:
+            return None  # `from m import *` imports only `__all__` when declared
+        s = syms.get(name)
+        if s is not None and s.parent is None:
+            return (path, name)
+        if name == "default":
+            if local:
+                s = syms.get(local)
+                if s is not None and s.parent is None:
+                    return (path, local)
+            tops = [q for q, x in syms.items() if x.parent is None and "." not in q and x.kind is not SymbolKind.MODULE]
+            return (path, tops[0]) if len(tops) == 1 else None
+        if depth >= _MAX_DEPTH or not fi.rules.reexports:
+            return None
+        key = (path, name)
+        got = self.reexport_memo.get(key)
+        if got is not None:  # also breaks import cycles: in progress -> not found
+            self.seen |= got[1]
+            return got[0]
+        self.reexport_memo[key] = (None, frozenset())
+        outer = self.seen
+        self.seen = set()
+        res = self.reexported(fi, name, depth)
+        seen = frozenset(self.seen)
+        outer |= seen
+        self.seen = outer
+        self.reexport_memo[key] = (res, seen)
+        return res
+
+    def reexported(self, fi: FileIndex, name: str, depth: int) -> Target | None:
+        """``name`` as bound in ``fi`` by its imports (re-exports, star imports)."""
+        ctx = self.r.ctx_of(fi)
+        bound = ctx.sym_bind.get(name)
+        if bound is not None:
+            for p in bound[0]:
+                t = self.lookup(p, bound[1], depth + 1, name)
+                if t is not None:
+                    return t
+        mods = ctx.mod_bind.get(name)
+        if mods is not None:
+            return Mod(mods)
+        sub = fi.rules.submodule(fi, name)
+        if sub is not None:
+            return sub
+        for p in ctx.star:
+            t = self.lookup(p, name, depth + 1)
+            if t is not None:
+                return t
+        return None
+
+    def resolve_in_files(self, paths: tuple[str, ...], rest: Sequence[str]) -> Target | None:
+        """The dotted path ``rest`` as exported by the first of ``paths`` that has it."""
+        for p in paths:
+            t = self.lookup(p, rest[0], 0)
+            if t is None:
+                continue
+            if len(rest) == 1:
+                return t
+            t2 = self.resolve_in_files(t.paths, rest[1:]) if isinstance(t, Mod) else self.resolve_member(t, rest[1:])
+            if t2 is not None:
+                return t2
+        return self.typed_global(paths, rest) if len(rest) > 1 else None
+
+    def typed_global(self, paths: tuple[str, ...], rest: Sequence[str]) -> Sym | None:
+        """A method reached through a module-level variable of a stated type (implemented
+        by ``passes.Pass``)."""
+        return None
+
+    def resolve_member(self, sym: Sym, rest: Sequence[str]) -> Sym | None:
+        """The member ``rest`` (possibly dotted) of class ``sym``, looking through its bases."""
+        path, qual = sym
+        syms = self.files[path].syms
+        q = qual + "." + ".".join(rest)
+        if q in syms:
+            return (path, q)
+        if len(rest) == 1:
+            return self.member_of(sym, rest[0], set())
+        head = self.member_of(sym, rest[0], set())
+        return self.resolve_member(head, rest[1:]) if head is not None else None
+
+    def member_of(self, sym: Sym, name: str, visited: set[Sym]) -> Sym | None:
+        """Member ``name`` of class ``sym``, looking through its bases (and, for Go/Rust,
+        methods of the type declared in other files)."""
+        path, qual = sym
+        q = f"{qual}.{name}"
+        fi = self.files[path]
+        if q in fi.syms:
+            return (path, q)
+        visited.add(sym)
+        if fi.rules.detached_methods:
+            t = self.type_method(fi, qual, name)
+            if t is not None:
+                return t
+        if qual in fi.syms and fi.syms[qual].kind in CLASSLIKE:
+            for base in self.bases(sym):
+                if base not in visited:
+                    t = self.member_of(base, name, visited)
+                    if t is not None:
+                        return t
+        return None
+
+    def type_method(self, fi: FileIndex, type_key: str, name: str) -> Sym | None:
+        """The one method ``name`` declared for ``type_key`` outside its body and visible from ``fi``
+        (None: none or several)."""
+        entries = self.r.methods.get(name)
+        if not entries:
+            return None
+        found = [(p, q) for (p, owner), q in entries.items() if owner == type_key and fi.rules.method_visible(fi, p)]
+        if len(found) > 1 and len({q for _, q in found}) == 1:
+            found = [min(found)]  # the same method in build variants (Go files per OS/arch)
+        if len(found) == 1:
+            self.seen.add(found[0][0])
+            return found[0]
+        return None
+
+    def bases(self, sym: Sym) -> tuple[Sym, ...]:
+        """The resolved base classes of ``sym`` (memoised; a cycle is cut)."""
+        got = self.bases_memo.get(sym)
+        if got is not None:
+            self.seen |= got[1]
+            return got[0]
+        self.bases_memo[sym] = ((), frozenset())  # cycle guard
+        outer = self.seen
+        self.seen = {sym[0]}
+        fi = self.files[sym[0]]
+        out: list[Sym] = []
+        refs = fi.inherits_by_child.get(sym[1])
+        if refs:
+            ctx = self.r.ctx_of(fi)
+            s = fi.syms.get(sym[1])
+            scope = (s.parent or "") if s is not None else ""
+            for ref in refs:
+                t = self.resolve_type(fi, ctx, scope, ref.parent, sym[1])
+                if t is not None and t[0] != sym and t[0] not in out:
+                    out.append(t[0])
+        seen = frozenset(self.seen)
+        outer |= seen
+        self.seen = outer
+        res = tuple(out)
+        self.bases_memo[sym] = (res, seen)
+        return res
+
+    def resolve_dotted(
+        self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, text: str, segs: tuple[str, ...]
+    ) -> tuple[Target | None, Confidence, bool]:
+        """Resolve a dotted name (implemented by ``passes.Pass``)."""
+        raise NotImplementedError

@@ -1,0 +1,88 @@
+"""Edge confidences in the store: written, read back, and a store of the schema before
+confidences existed (1) still opens, its edges reading as ``unknown`` until re-indexed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphmemd.model import (
+    Confidence,
+    FileRecord,
+    InheritKind,
+    Language,
+    ParsedFile,
+    ParsedSymbol,
+    ResolvedEdges,
+    SymbolKind,
+    file_id,
+    symbol_id,
+)
+from graphmemd.store import Store
+
+R = "r"
+
+
+def _sym(name: str, kind: SymbolKind = SymbolKind.FUNCTION) -> ParsedSymbol:
+    return ParsedSymbol(name, name, kind, None, 1, 2, 0, 10, f"def {name}", "s", "b")
+
+
+def _files() -> list[tuple[FileRecord, ParsedFile]]:
+    a = ParsedFile("a.py", Language.PYTHON, symbols=(_sym("f"), _sym("A", SymbolKind.CLASS)))
+    b = ParsedFile("b.py", Language.PYTHON, symbols=(_sym("g"), _sym("B", SymbolKind.CLASS)))
+    return [(FileRecord(R, p.path, p.language, "h-" + p.path, 10, 1.0), p) for p in (a, b)]
+
+
+def _edges() -> ResolvedEdges:
+    f, g = symbol_id(R, "a.py", "f", SymbolKind.FUNCTION), symbol_id(R, "b.py", "g", SymbolKind.FUNCTION)
+    a, b = symbol_id(R, "a.py", "A", SymbolKind.CLASS), symbol_id(R, "b.py", "B", SymbolKind.CLASS)
+    return ResolvedEdges(
+        imports=((file_id(R, "a.py"), file_id(R, "b.py"), Confidence.IMPORT),),
+        calls=((f, g, Confidence.NAME_ONLY), (file_id(R, "a.py"), g, Confidence.IMPORT)),
+        inherits=((a, b, InheritKind.INHERITS, Confidence.IMPORT),),
+    )
+
+
+def _open(path: Path) -> Store:
+    return Store(path, buffer_pool_mb=64, max_db_size_gb=1)
+
+
+def test_confidences_round_trip(tmp_path: Path) -> None:
+    s = _open(tmp_path / "graph.kuzu")
+    try:
+        s.replace_files(R, _files(), (), _edges())
+        _, _, graph = s.load_repo_graph(R)
+        want = _edges()
+        assert set(graph.edges.calls) == set(want.calls)
+        assert set(graph.edges.imports) == set(want.imports)
+        assert set(graph.edges.inherits) == set(want.inherits)
+    finally:
+        s.close()
+
+
+def test_a_schema_1_store_is_migrated_at_open(tmp_path: Path) -> None:
+    path = tmp_path / "graph.kuzu"
+    s = _open(path)
+    s.replace_files(R, _files(), (), _edges())
+    # what a store written before edge confidences looks like
+    for table in ("IMPORTS", "CALLS", "FILE_CALLS", "INHERITS"):
+        s._run(f"ALTER TABLE {table} DROP confidence")
+    s._run("MATCH (m:Meta {key: 'schema'}) SET m.value = '1'")
+    s.close()
+    s = _open(path)
+    try:
+        files, _, graph = s.load_repo_graph(R)
+        assert len(graph.edges.calls) == 2
+        assert {c for _, _, c in graph.edges.calls} == {Confidence.UNKNOWN}
+        assert {e[3] for e in graph.edges.inherits} == {Confidence.UNKNOWN}
+        assert not Confidence.UNKNOWN.certain
+        assert {f.content_hash for f in files} == {""}  # every file is re-indexed at the next scan
+        s.replace_files(R, _files(), (), _edges())  # the re-index writes real confidences
+        _, _, graph = s.load_repo_graph(R)
+        assert set(graph.edges.calls) == set(_edges().calls)
+    finally:
+        s.close()
+    s = _open(path)  # and it stays at schema 2
+    try:
+        assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [["2"]]
+    finally:
+        s.close()
