@@ -789,6 +789,17 @@ _callees: dict[bytes, tuple[str, str]] = {}
 _CALLEE_CACHE_SIZE = 1 << 16
 
 
+def _callee_of(text: bytes) -> tuple[str, str]:
+    """``_callee`` of a called expression's bytes and its last segment (cached)."""
+    found = _callees.get(text)
+    if found is None:
+        if len(_callees) > _CALLEE_CACHE_SIZE:
+            _callees.clear()
+        callee = _callee(_decode(text))
+        found = _callees[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
+    return found
+
+
 def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
@@ -799,9 +810,6 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
     ends = [d.end for d in defs]
     quals = [d.qualname for d in defs]
     count = len(defs)
-    names = _callees
-    if len(names) > _CALLEE_CACHE_SIZE:
-        names.clear()
     refs: list[CallRef] = []
     stack: list[int] = []
     j = 0
@@ -813,10 +821,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
             j += 1
         while stack and ends[stack[-1]] <= pos:
             stack.pop()
-        found = names.get(text)
-        if found is None:
-            callee = _callee(_decode(text))
-            found = names[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
+        found = _callees.get(text) or _callee_of(text)
         if found[0]:
             refs.append(
                 CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line, args=args)
@@ -960,7 +965,7 @@ def _collect_type(
         returned = caps.get(key)
         if returned:  # `return Foo(...)` / `return x`: what that call / value is
             node = returned[0]
-            text = _callee(_decode(source[node.start_byte : node.end_byte]))
+            text = _callee_of(source[node.start_byte : node.end_byte])[0]
             if text:
                 raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
             return
@@ -974,7 +979,7 @@ def _collect_type(
     calls = caps.get("type.call")
     values = caps.get("type.value")
     if values:
-        text = _callee(_decode(source[values[0].start_byte : values[0].end_byte]))
+        text = _callee_of(source[values[0].start_byte : values[0].end_byte])[0]
         if text and name and text != name:
             raw.append((var.start_byte, name, text, False, var.start_point[0] + 1, True))
         return
@@ -984,7 +989,7 @@ def _collect_type(
             return
         from_call = False
     elif calls:
-        text = _callee(_decode(source[calls[0].start_byte : calls[0].end_byte]))
+        text = _callee_of(source[calls[0].start_byte : calls[0].end_byte])[0]
         from_call = True
     else:
         return
