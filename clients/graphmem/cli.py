@@ -19,6 +19,7 @@ import dataclasses
 import importlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import textwrap
@@ -1293,17 +1294,43 @@ def _write_file_atomically(target: Path, lines: Iterator[str]) -> int:
     return count
 
 
-def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
-    """``graphmem import``: import journal lines from a file or stdin."""
-    if args.file == "-":
-        lines = sys.stdin.read().splitlines()
+#: The largest import read (from a file or stdin).
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
+
+
+def _read_import(name: str) -> list[str]:
+    """The lines of an export: a regular file (never a device or FIFO: ``/dev/zero`` would
+    never end), or stdin with ``-``, at most ``MAX_IMPORT_BYTES`` either way."""
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_IMPORT_BYTES + 1)
     else:
+        path = Path(name).expanduser()
         try:
-            lines = Path(args.file).expanduser().read_text(encoding="utf-8").splitlines()
+            st = path.stat()
         except FileNotFoundError:
-            raise NotFound(f"no such file: {args.file}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise GraphMemError(f"cannot read {args.file}: {exc}") from exc
+            raise NotFound(f"no such file: {name}") from None
+        except OSError as exc:
+            raise GraphMemError(f"cannot read {name}: {exc}") from exc
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidArgument(f"{name} is not a regular file; import reads an export file (or - for stdin)")
+        if st.st_size > MAX_IMPORT_BYTES:
+            raise InvalidArgument(f"{name} is {st.st_size} bytes; an import is at most {MAX_IMPORT_BYTES}")
+        try:
+            with path.open("rb") as f:
+                data = f.read(MAX_IMPORT_BYTES + 1)
+        except OSError as exc:
+            raise GraphMemError(f"cannot read {name}: {exc}") from exc
+    if len(data) > MAX_IMPORT_BYTES:
+        raise InvalidArgument(f"the import is larger than {MAX_IMPORT_BYTES} bytes")
+    try:
+        return data.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(f"{name} is not UTF-8 text: {exc}") from exc
+
+
+def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem import``: import exported lines from a regular file or stdin."""
+    lines = _read_import(args.file)
     with ctx.client() as client:
         result = client.import_lines(lines, repo=args.repo)
     if args.json:

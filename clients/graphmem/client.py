@@ -30,6 +30,7 @@ registered fail with ``InvalidArgument`` naming them and the ``--repo`` flag). `
 from __future__ import annotations
 
 import builtins
+import os
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,8 +44,8 @@ from grpc_health.v1 import health_pb2
 from grpc_status import rpc_status
 
 from graphmem import convert
-from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound, Timeout, error_for_status
-from graphmem.paths import default_address, resolve_paths
+from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound, Timeout, Unavailable, error_for_status
+from graphmem.paths import Paths, default_address, resolve_paths
 from graphmem.types import (
     Brief,
     Category,
@@ -79,6 +80,13 @@ _CONNECT_FAILURES: Final = (
     "connections to all backends failing",
     "dns resolution failed",
 )
+
+#: The daemon's UNAVAILABLE while starting up or shutting down begins with this (retryable).
+_BUSY_PREFIX: Final = "graphmemd is "
+_RETRY_FIRST_S: Final = 0.05
+_RETRY_MAX_S: Final = 1.0
+#: Metadata key of the per-user token a TCP listener requires.
+TOKEN_METADATA: Final = "x-graphmem-token"
 
 _Req = TypeVar("_Req", bound=Message)
 _Resp = TypeVar("_Resp", bound=Message)
@@ -116,6 +124,37 @@ def _stream(
     return channel.unary_stream(
         path, request_serializer=request.SerializeToString, response_deserializer=response.FromString
     )
+
+
+def _pushback_s(err: grpc.RpcError) -> float:
+    """The daemon's retry hint (``grpc-retry-pushback-ms``) in seconds, or 0."""
+    trailing = getattr(err, "trailing_metadata", None)
+    try:
+        pairs = trailing() if callable(trailing) else ()
+    except (grpc.RpcError, ValueError):
+        return 0.0
+    for key, value in pairs or ():
+        if key == "grpc-retry-pushback-ms":
+            try:
+                return min(float(value) / 1000.0, _RETRY_MAX_S)
+            except (TypeError, ValueError):
+                return 0.0
+    return 0.0
+
+
+def _token_for(address: str, paths: Paths, token: str | None) -> str:
+    """The token to send: only over TCP (the Unix socket needs none)."""
+    if address.startswith("unix:"):
+        return ""
+    if token is not None:
+        return token
+    env = os.environ.get("GRAPHMEM_TOKEN", "")
+    if env:
+        return env.strip()
+    try:
+        return paths.token.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _is_connect_failure(details: str | None) -> bool:
@@ -223,7 +262,13 @@ class GraphMem:
     ``address`` is a gRPC target (``unix:/run/user/1000/graphmem/graphmemd.sock``,
     ``127.0.0.1:7777``, or a bare socket path); by default, ``GRAPHMEM_ADDRESS`` or the
     daemon socket of ``home`` (``GRAPHMEM_HOME`` / XDG directories). ``timeout`` is the
-    deadline in seconds of every unary call; streams (index, events, export) have none.
+    deadline in seconds of every unary call, retries included (a daemon that is starting up
+    or shutting down answers UNAVAILABLE and is retried with backoff until then); streams
+    (index, events, export) have none.
+
+    Over TCP the per-user token is sent with every call: ``token``, else ``GRAPHMEM_TOKEN``,
+    else the daemon's token file. ``tls_ca`` (or ``GRAPHMEM_TLS_CA``) makes the channel TLS,
+    for a daemon started with ``--tcp-remote``.
 
     Connecting is lazy: a daemon that is not running shows as ``DaemonNotRunning`` on the
     first call.
@@ -236,20 +281,35 @@ class GraphMem:
         home: str | None = None,
         timeout: float = 10.0,
         cwd: str | Path | None = None,
+        token: str | None = None,
+        tls_ca: str | None = None,
     ) -> None:
-        self.address: str = normalize_address(address) if address else default_address(resolve_paths(home))
+        paths = resolve_paths(home)
+        self.address: str = normalize_address(address) if address else default_address(paths)
         self.timeout: float = timeout
         #: The directory whose repository the one-repository calls default to (None: the
         #: process's working directory at the time of each call).
         self.cwd: Path | None = Path(cwd).expanduser().absolute() if cwd is not None else None
-        self._channel = grpc.insecure_channel(
-            self.address,
-            options=[
-                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-                ("grpc.enable_http_proxy", 0),
-            ],
-        )
+        #: The pid file of the daemon behind the default socket (None for another address):
+        #: a live pid there with nothing answering yet means the daemon is starting.
+        self._pid_file: Path | None = paths.pid if not address and self.address.startswith("unix:") else None
+        secret = _token_for(self.address, paths, token)
+        self._metadata: tuple[tuple[str, str], ...] = ((TOKEN_METADATA, secret),) if secret else ()
+        options = [
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.enable_http_proxy", 0),
+        ]
+        ca = tls_ca if tls_ca is not None else os.environ.get("GRAPHMEM_TLS_CA", "")
+        if ca and not self.address.startswith("unix:"):
+            try:
+                root = Path(ca).expanduser().read_bytes()
+            except OSError as exc:
+                raise GraphMemError(f"cannot read the TLS CA certificate {ca}: {exc}") from exc
+            creds = grpc.ssl_channel_credentials(root_certificates=root)
+            self._channel = grpc.secure_channel(self.address, creds, options=options)
+        else:
+            self._channel = grpc.insecure_channel(self.address, options=options)
         ch = self._channel
         daemon, repos, obs = "DaemonService", "RepositoryService", "ObservationService"
         p = _method_path
@@ -351,9 +411,14 @@ class GraphMem:
         code = err.code()
         details = err.details() or ""
         if code == grpc.StatusCode.UNAVAILABLE:
+            if details.startswith(_BUSY_PREFIX):
+                return Unavailable(details)
             if _is_connect_failure(details):
                 return DaemonNotRunning(f"graphmemd is not running (nothing answers at {self.address})")
             return DaemonNotRunning(f"graphmemd at {self.address} is unavailable: {details}")
+        if code == grpc.StatusCode.CANCELLED:
+            # A unary call is never cancelled by this client: the daemon went away mid-call.
+            return Unavailable(f"graphmemd is going away: the call was cancelled ({details or 'no details'})")
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return Timeout(f"graphmemd at {self.address} did not answer within {self.timeout:g} s")
         reference, close = _close_matches(err)
@@ -365,10 +430,37 @@ class GraphMem:
         )
 
     def _call(self, fn: grpc.UnaryUnaryMultiCallable[_Req, _Resp], request: _Req) -> _Resp:
+        """One unary call; while the daemon answers UNAVAILABLE because it is starting up or
+        shutting down, retried with backoff (honouring its retry hint) inside ``timeout``."""
+        deadline = time.monotonic() + self.timeout
+        delay = _RETRY_FIRST_S
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                return fn(request, timeout=max(remaining, 0.001), metadata=self._metadata)
+            except grpc.RpcError as err:
+                error = self._error(err)
+                if not isinstance(error, Unavailable) and not (
+                    isinstance(error, DaemonNotRunning) and self._daemon_starting()
+                ):
+                    raise error from err
+                pause = max(delay, _pushback_s(err))
+                if time.monotonic() + pause >= deadline:
+                    raise error from err
+                time.sleep(pause)
+                delay = min(delay * 2, _RETRY_MAX_S)
+
+    def _daemon_starting(self) -> bool:
+        """Whether a daemon process is alive behind the default socket (it has not bound it
+        yet): worth retrying a connection failure inside the deadline."""
+        if self._pid_file is None:
+            return False
         try:
-            return fn(request, timeout=self.timeout)
-        except grpc.RpcError as err:
-            raise self._error(err) from err
+            pid = int(self._pid_file.read_text(encoding="ascii").strip())
+            os.kill(pid, 0)
+        except (OSError, ValueError):
+            return False
+        return True
 
     def _iterate(self, call: grpc.CallIterator[_Resp], each: Callable[[_Resp], _T]) -> Iterator[_T]:
         finished = False
@@ -434,7 +526,9 @@ class GraphMem:
 
         False when it is not serving yet, or nothing answers (UNAVAILABLE / deadline)."""
         try:
-            resp = self._health_check(health_pb2.HealthCheckRequest(service=""), timeout=self.timeout)
+            resp = self._health_check(
+                health_pb2.HealthCheckRequest(service=""), timeout=self.timeout, metadata=self._metadata
+            )
         except grpc.RpcError as err:
             if err.code() in (
                 grpc.StatusCode.UNAVAILABLE,
@@ -449,7 +543,7 @@ class GraphMem:
         """Ask the daemon to stop gracefully. Returns once the request was accepted; a
         connection the daemon drops while shutting down counts as accepted."""
         try:
-            self._shutdown(service_pb2.ShutdownRequest(), timeout=self.timeout)
+            self._shutdown(service_pb2.ShutdownRequest(), timeout=self.timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             code = err.code()
             if code == grpc.StatusCode.CANCELLED or (
@@ -482,7 +576,8 @@ class GraphMem:
     def index(self, repo: str, paths: Sequence[str] = (), full: bool = False) -> Iterator[IndexProgress]:
         """Re-index a repository (all files, or ``paths``); yields progress until done."""
         request = service_pb2.IndexRepositoryRequest(repo=_local_path(repo), paths=_local_paths(paths), full=full)
-        return self._iterate(self._index(request, timeout=None), convert.index_progress_from_proto)
+        call = self._index(request, timeout=None, metadata=self._metadata)
+        return self._iterate(call, convert.index_progress_from_proto)
 
     # ------------------------------------------------------------------ observations
 
@@ -603,7 +698,7 @@ class GraphMem:
 
     def export(self) -> Iterator[str]:
         """The observation journal as JSON lines (without trailing newlines)."""
-        call = self._export(service_pb2.ExportObservationsRequest(), timeout=None)
+        call = self._export(service_pb2.ExportObservationsRequest(), timeout=None, metadata=self._metadata)
         return self._iterate(call, lambda line: line.json)
 
     def import_lines(self, lines: Iterable[str], *, repo: str = "") -> ImportResult:
@@ -715,4 +810,4 @@ class GraphMem:
         request = service_pb2.SubscribeRequest(
             repo=_local_path(repo), kinds=[convert.event_kind_to_proto(k) for k in kinds], after_seq=after_seq
         )
-        return EventStream(self._subscribe(request, timeout=None), self._error)
+        return EventStream(self._subscribe(request, timeout=None, metadata=self._metadata), self._error)

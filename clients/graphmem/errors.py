@@ -19,8 +19,11 @@ __all__ = [
     "GraphMemError",
     "InvalidArgument",
     "NotFound",
+    "ResourceExhausted",
     "StoreError",
     "Timeout",
+    "Unauthenticated",
+    "Unavailable",
     "error_for_status",
 ]
 
@@ -71,6 +74,21 @@ class FailedPrecondition(GraphMemError):
     exit_code = 69
 
 
+class ResourceExhausted(GraphMemError):
+    """The daemon cannot accept a write: the disk (or quota) is full. Nothing was saved;
+    the write can be retried once space is freed, without restarting the daemon."""
+
+    grpc_status = "RESOURCE_EXHAUSTED"
+    exit_code = 74  # EX_IOERR
+
+
+class Unavailable(GraphMemError):
+    """The daemon answers but is starting up or shutting down: retry shortly."""
+
+    grpc_status = "UNAVAILABLE"
+    exit_code = 75  # EX_TEMPFAIL
+
+
 class StoreError(GraphMemError):
     """The embedded store failed; the daemon keeps running, the journal keeps the data."""
 
@@ -92,6 +110,13 @@ class DaemonNotRunning(GraphMemError):
     exit_code = 2
 
 
+class Unauthenticated(GraphMemError):
+    """The daemon refused the call: a TCP connection without the right per-user token."""
+
+    grpc_status = "UNAUTHENTICATED"
+    exit_code = 77  # EX_NOPERM
+
+
 class DaemonAlreadyRunning(GraphMemError):
     """Another daemon holds the store's lock."""
 
@@ -106,6 +131,8 @@ _BY_STATUS: dict[str, type[GraphMemError]] = {
     "FAILED_PRECONDITION": FailedPrecondition,
     "DEADLINE_EXCEEDED": Timeout,
     "UNAVAILABLE": DaemonNotRunning,
+    "RESOURCE_EXHAUSTED": ResourceExhausted,
+    "UNAUTHENTICATED": Unauthenticated,
 }
 
 

@@ -27,6 +27,7 @@ class Paths:
     data_dir: Path
     state_dir: Path
     runtime_dir: Path
+    config_dir: Path | None = None
 
     @property
     def store(self) -> Path:
@@ -47,6 +48,11 @@ class Paths:
     def lock(self) -> Path:
         """Held (flock) by the one daemon that owns the store."""
         return self.data_dir / "daemon.lock"
+
+    @property
+    def token(self) -> Path:
+        """The per-user secret a TCP client must send (created 0600 by the daemon)."""
+        return (self.config_dir or self.data_dir) / "token"
 
     @property
     def socket(self) -> Path:
@@ -75,13 +81,14 @@ def resolve_paths(home: str | os.PathLike[str] | None = None, env: Mapping[str, 
     root = home if home is not None else env.get("GRAPHMEM_HOME")
     if root:
         base = Path(root).expanduser().absolute()
-        return Paths(base / "data", base / "state", base / "run")
+        return Paths(base / "data", base / "state", base / "run", base / "config")
     user_home = Path(env.get("HOME") or Path.home())
     data = Path(env.get("XDG_DATA_HOME") or user_home / ".local" / "share") / "graphmem"
     state = Path(env.get("XDG_STATE_HOME") or user_home / ".local" / "state") / "graphmem"
     runtime_base = env.get("XDG_RUNTIME_DIR")
     runtime = Path(runtime_base) / "graphmem" if runtime_base else state / "run"
-    return Paths(data, state, runtime)
+    config = Path(env.get("XDG_CONFIG_HOME") or user_home / ".config") / "graphmem"
+    return Paths(data, state, runtime, config)
 
 
 def default_address(paths: Paths, env: Mapping[str, str] | None = None) -> str:

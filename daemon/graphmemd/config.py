@@ -11,6 +11,8 @@ from pathlib import Path
 from graphmem.errors import InvalidArgument
 from graphmem.paths import Paths, resolve_paths
 
+from graphmemd.tcp import resolve_listen
+
 
 @dataclass(frozen=True, slots=True)
 class DaemonConfig:
@@ -18,7 +20,10 @@ class DaemonConfig:
 
     paths: Paths
     repos: tuple[Path, ...] = ()
-    tcp: str = ""  # "host:port", loopback only; empty: Unix socket only
+    tcp: str = ""  # "host:port", loopback only unless tcp_remote; empty: Unix socket only
+    tcp_remote: bool = False  # bind a non-loopback address (requires TLS)
+    tls_cert: str = ""
+    tls_key: str = ""
     log_level: str = "INFO"
     parse_workers: int = 2
     parse_timeout_s: float = 10.0
@@ -37,9 +42,6 @@ class DaemonConfig:
     extra: Mapping[str, str] = field(default_factory=dict)
 
 
-_LOOPBACK = ("127.", "localhost", "[::1]", "::1")
-
-
 def _int(name: str, value: str) -> int:
     try:
         return int(value)
@@ -52,6 +54,7 @@ def resolve_config(
     home: str | None = None,
     repos: tuple[str, ...] = (),
     tcp: str | None = None,
+    tcp_remote: bool | None = None,
     log_level: str | None = None,
     parse_workers: int | None = None,
     watch: bool | None = None,
@@ -66,17 +69,17 @@ def resolve_config(
         return env.get(var) or default
 
     tcp_value = pick(tcp, "GRAPHMEM_TCP", "")
-    if tcp_value:
-        host = tcp_value.rsplit(":", 1)[0]
-        if not host.startswith(_LOOPBACK):
-            raise InvalidArgument(f"TCP must bind loopback only (127.0.0.1, localhost or [::1]), not {tcp_value!r}")
-        if ":" not in tcp_value:
-            raise InvalidArgument(f"--tcp takes HOST:PORT, not {tcp_value!r}")
+    remote = pick(tcp_remote, "GRAPHMEM_TCP_REMOTE", "0").lower() in ("1", "true", "yes")
+    tls_cert, tls_key = env.get("GRAPHMEM_TLS_CERT", ""), env.get("GRAPHMEM_TLS_KEY", "")
+    resolve_listen(tcp_value, remote=remote, tls_cert=tls_cert, tls_key=tls_key)  # fail early, with a message
     workers = _int("GRAPHMEM_PARSE_WORKERS", pick(parse_workers, "GRAPHMEM_PARSE_WORKERS", str(os.cpu_count() or 2)))
     return DaemonConfig(
         paths=resolve_paths(home, env),
         repos=tuple(Path(r).expanduser().absolute() for r in repos),
         tcp=tcp_value,
+        tcp_remote=remote,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
         log_level=pick(log_level, "GRAPHMEM_LOG_LEVEL", "INFO").upper(),
         parse_workers=max(1, workers),
         parse_timeout_s=float(pick(None, "GRAPHMEM_PARSE_TIMEOUT", "10")),

@@ -11,20 +11,19 @@ span several parts (registering a repository, saving or confirming an observatio
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphmem import __version__
-from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, StoreError
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Unavailable
 from graphmem.types import (
     Anchor,
     Category,
     Event,
     EventKind,
+    IndexState,
     Observation,
     ObservationStatus,
     Repository,
@@ -43,12 +42,17 @@ from graphmemd.indexer import Indexer, Job
 from graphmemd.memory import Memory
 from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
+from graphmemd.status import daemon_status, repository_summary
 from graphmemd.store import Store
+from graphmemd.store_open import open_store
 from graphmemd.supervisor import SupervisedThread, describe
 from graphmemd.watcher import RepoWatcher
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
+
+#: The writer checkpoints the store when its WAL is larger than this while idle.
+WAL_CHECKPOINT_BYTES = 64 * 1024 * 1024
 
 
 class Core:
@@ -69,6 +73,8 @@ class Core:
         self._indexer: Indexer | None = None
         self._view: ReadView | None = None
         self._watcher: RepoWatcher | None = None
+        #: What start-up recovery did (store moved aside, journal repaired): shown in status.
+        self.recovered: list[str] = []
         #: Each repository's git co-change, mined off the request path once it is indexed.
         self.cochange = CoChangeKeeper(config.paths.data_dir)
         self._mining = SupervisedThread("cochange", self._mine_step, self.health)
@@ -116,9 +122,12 @@ class Core:
         """Open the store and the journal, start the loops, register the known repositories."""
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
-        writer = self._writer = StoreWriter(self.health, store.refresh_row_ids, self.faults)
-        memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus)
-        memory.open()
+        writer = self._writer = StoreWriter(self.health, self._store_idle, self.faults)
+        memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
+        report = memory.open()
+        if report:
+            self.recovered.append(report)
+            self.health.note_error(report)
         writer.submit(store.refresh_row_ids)
         indexer = self._indexer = Indexer(
             self.cfg, self.registry, self.state, store, writer, memory, self.bus, self.health, self.faults
@@ -147,36 +156,17 @@ class Core:
         self.ready.set()
 
     def _open_store(self) -> Store:
-        """Open the store; if it is damaged, move it aside and start a new one.
-
-        Nothing is lost by that: observations are replayed from the journal (the source of
-        truth) and the code graph is re-derived from the repositories."""
+        """Open the store, probed first in a child process (``store_open``); a damaged one
+        is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
+        observations come back from the journal and the code graph from the repositories."""
         paths = self.cfg.paths
-
-        def open_() -> Store:
-            return Store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
-
-        try:
-            return open_()
-        except StoreError as exc:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            moved = []
-            for p in (paths.store, Path(str(paths.store) + ".wal")):
-                if p.exists():
-                    target = p.with_name(f"{p.name}.broken-{stamp}")
-                    try:
-                        p.rename(target)
-                    except OSError as err:
-                        raise StoreError(f"the store cannot be opened ({exc}) nor moved aside ({err})") from err
-                    moved.append(str(target))
-            logger.error(
-                "the store could not be opened (%s); moved aside to %s and rebuilding it from the "
-                "journal and the repositories",
-                exc,
-                ", ".join(moved) or "nothing",
-            )
-            self.health.note_error(f"store rebuilt after an open failure: {exc}")
-            return open_()
+        opened = open_store(
+            paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb
+        )
+        if opened.recovered:
+            self.recovered.append(opened.recovered)
+            self.health.note_error(opened.recovered)
+        return opened.store
 
     def close(self) -> None:
         """Stop watching, finish the current job and every queued write, close the files."""
@@ -193,6 +183,19 @@ class Core:
             self._memory.close()
         if self._store is not None:
             self._store.close()
+
+    def _store_idle(self) -> None:
+        """On the writer thread whenever its queue drained: repair store copies that failed
+        to write (e.g. while the disk was full), keep the WAL bounded, refresh the FTS maps."""
+        if self._memory is not None:
+            self._memory.resync_store_if_behind()
+        store = self._store
+        if store is not None:
+            if store.checkpoint_due() or store.wal_bytes() > WAL_CHECKPOINT_BYTES:
+                started = time.monotonic()
+                store.checkpoint()
+                logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)
+            store.refresh_row_ids()
 
     # ------------------------------------------------------------------ repositories
 
@@ -227,8 +230,11 @@ class Core:
         if not hint:
             raise InvalidArgument("repo is required (an id or a path)")
         rt = self.registry.find(hint)
-        if hint != rt.id and Path(hint).expanduser().absolute() != rt.root:
-            raise InvalidArgument(f"{hint} is inside {rt.id}; name the repository by its id or its root {rt.root}")
+        if hint != rt.id and _resolved(hint) != rt.root:
+            raise InvalidArgument(
+                f"{hint} is inside repository {rt.id} ({rt.root}), not its root; removing a repository "
+                "takes its id or its exact root"
+            )
         if self._watcher is not None:
             self._watcher.remove_root(rt.root)
         job = self.indexer.submit(Job("remove", rt.id))
@@ -253,10 +259,10 @@ class Core:
 
         return self.memory.export_lines(describe)
 
-    def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int]:
+    def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int, list[str]]:
         """Import exported lines into the repository named, or each into the registered clone
         of the repository it was exported from; judged against the code here. Returns
-        (imported, skipped duplicates)."""
+        (imported, skipped duplicates, one message per rejected line with its number)."""
         target = self.registry.find(repo_hint) if repo_hint else None
 
         def place(repo_id: str, desc: Mapping[str, Any] | None) -> str | None:
@@ -265,7 +271,7 @@ class Core:
             local = self.registry.local_for(repo_id, RepoIdentity.from_json(desc) if desc else None)
             return local.id if local is not None else None
 
-        ids, dupes = self.memory.import_lines(lines, place)
+        ids, dupes, errors = self.memory.import_lines(lines, place)
         by_repo: dict[str, list[str]] = {}
         for oid in ids:
             by_repo.setdefault(self.memory.book.get(oid).repo_id, []).append(oid)
@@ -273,7 +279,7 @@ class Core:
             rt = self.registry.get(rid)
             if rt is not None and rt.n_files:  # else its first index pass judges them
                 self.memory.reevaluate(group, self.state, rt.indexed_commit)
-        return len(ids), dupes
+        return len(ids), dupes, errors
 
     # ------------------------------------------------------------------ observations
 
@@ -300,6 +306,7 @@ class Core:
             except InvalidArgument as exc:
                 errors.append(exc)
         if errors:  # every failure in the message; the first one's close matches as details
+            self._unavailable_while_loading(repo)
             first = errors[0]
             raise InvalidArgument(
                 "; ".join(e.message for e in errors), reference=first.reference, close_matches=first.close_matches
@@ -320,6 +327,24 @@ class Core:
             contradicts=contradicts,
             idempotency_key=idempotency_key,
         )
+
+    def _unavailable_while_loading(self, repo_hint: str) -> None:
+        """An anchor that does not resolve while its repository's graph is still being loaded
+        or indexed for the first time (right after a restart) is not the caller's mistake:
+        ``Unavailable``, which clients retry, instead of ``InvalidArgument``."""
+        try:
+            scope = self.registry.scope(repo_hint)
+        except GraphMemError:
+            return
+        loading = [
+            rt
+            for rt in scope
+            if rt.state in (IndexState.PENDING, IndexState.WARMING)
+            or (rt.state is IndexState.INDEXING and not rt.n_files)
+        ]
+        if loading:
+            names = ", ".join(f"{rt.id} ({rt.state.value})" for rt in loading)
+            raise Unavailable(f"graphmemd is loading repository {names}; retry shortly")
 
     def confirm(self, obs_id: str, by: str) -> Observation:
         """Re-anchor an observation on the current code and mark it fresh."""
@@ -383,62 +408,22 @@ class Core:
 
     # ------------------------------------------------------------------ status
 
+    def space_problem(self) -> str:
+        """Why writes would fail for lack of disk space now, or "" (before ``open``: "")."""
+        return self._memory.space_problem() if self._memory is not None else ""
+
     def repository(self, rt: RepoRuntime) -> Repository:
-        """A repository's summary from counters the indexer maintains: never waits for it."""
-        obs = [o for o in self.memory.book.all() if o.repo_id == rt.id]
-        return Repository(
-            id=rt.id,
-            root=str(rt.root),
-            state=rt.state,
-            files=rt.n_files,
-            symbols=rt.n_symbols,
-            observations=len(obs),
-            stale_observations=sum(o.status is ObservationStatus.STALE for o in obs),
-            suspect_observations=sum(o.status is ObservationStatus.SUSPECT for o in obs),
-            files_done=rt.files_done,
-            files_total=rt.files_total,
-            skipped_files=len(rt.skipped),
-            head_commit=rt.indexed_commit,
-            last_indexed_at=rt.last_indexed_at,
-            error=rt.error,
-            pending_changes=len(rt.pending),
-            edges=rt.n_edges,
-            files_parsed=rt.files_parsed,
-            resolution=rt.resolver.stats(),
-        )
+        """A repository's summary (``status.repository_summary``)."""
+        return repository_summary(rt, self.memory.book.all())
 
     def status(self, socket_path: str, tcp: str) -> Status:
-        """The daemon's health and counters (``graphmem status``)."""
-        serving = self.ready.is_set()
-        repos: tuple[Repository, ...] = ()
-        n_obs = n_stale = n_suspect = 0
-        if serving:
-            repos = tuple(self.repository(rt) for rt in self.registry.all())
-            all_obs = self.memory.book.all()
-            n_obs = len(all_obs)
-            n_stale = sum(o.status is ObservationStatus.STALE for o in all_obs)
-            n_suspect = sum(o.status is ObservationStatus.SUSPECT for o in all_obs)
-        watcher = self.watcher_state()
-        degraded = [f"watcher: {watcher.degraded_reason}"] if not watcher.healthy else []
-        degraded += [f"{d.component}: {d.reason}" for d in self.health.degraded()]
-        degraded += [f"repository {r.id}: {r.error}" for r in repos if r.error]
-        if not serving:
-            degraded.append("store not open yet")
-        return Status(
-            version=__version__,
-            pid=os.getpid(),
-            uptime_seconds=time.time() - self.started_at,
-            socket_path=socket_path,
-            store_path=str(self.cfg.paths.store),
-            store_size_bytes=self.store.size_bytes() if serving else 0,
-            journal_path=str(self.cfg.paths.journal),
-            serving=serving,
-            repositories=repos,
-            watcher=watcher,
-            degraded_reasons=tuple(degraded),
-            tcp_address=tcp,
-            last_error=self.health.last_error,
-            observations=n_obs,
-            stale_observations=n_stale,
-            suspect_observations=n_suspect,
-        )
+        """The daemon's health and counters (``graphmem status``; ``status.daemon_status``)."""
+        return daemon_status(self, socket_path, tcp)
+
+
+def _resolved(hint: str) -> Path | None:
+    """``hint`` as a resolved path, or None when it is not one."""
+    try:
+        return Path(hint).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None

@@ -4,7 +4,8 @@ Configured once at start from ``GRAPHMEM_INJECT_FAULTS`` (``point[:count],...``,
 ``indexer:1,store-writer:1``); empty in normal operation, where ``check`` is a dict lookup.
 The points are the units of work of the supervised loops: ``indexer`` (an index job),
 ``store-writer`` (a store write), ``parse-pool`` (the parse dispatcher) and ``watcher`` (a
-change batch handed over by the watcher).
+change batch handed over by the watcher); ``journal-enospc`` makes a journal write fail with
+ENOSPC, as on a full disk (``fires``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 
 from graphmem.errors import InvalidArgument
 
-POINTS = frozenset({"indexer", "store-writer", "parse-pool", "watcher"})
+POINTS = frozenset({"indexer", "store-writer", "parse-pool", "watcher", "journal-enospc"})
 
 
 class InjectedFault(RuntimeError):
@@ -41,6 +42,17 @@ class Faults:
             except ValueError as exc:
                 raise InvalidArgument(f"fault count must be an integer: {item!r}") from exc
         return cls(armed)
+
+    def fires(self, point: str) -> bool:
+        """Whether ``point`` is armed (counting it down): for faults that are not exceptions."""
+        if not self._left:
+            return False
+        with self._lock:
+            left = self._left.get(point, 0)
+            if left <= 0:
+                return False
+            self._left[point] = left - 1
+            return True
 
     def check(self, point: str) -> None:
         """Raise ``InjectedFault`` if ``point`` is armed (and count it down)."""

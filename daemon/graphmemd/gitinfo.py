@@ -1,8 +1,14 @@
-"""What git says about a repository: HEAD commit (read from .git directly) and dirtiness."""
+"""What git says about a repository: HEAD commit (read from .git directly) and dirtiness.
+
+git runs only through ``run_git``, which always passes ``--no-optional-locks`` (and sets
+``GIT_OPTIONAL_LOCKS=0``): without it ``git status`` refreshes the index under
+``.git/index.lock`` and a user's own ``git commit`` or ``checkout`` fails at random with
+"Unable to create '.git/index.lock': File exists" while the daemon runs."""
 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -66,13 +72,26 @@ def working_tree_dirty(root: Path, timeout: float = 5.0) -> bool:
     if _git_dir(root) is None or shutil.which("git") is None:
         return False
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "-uno"],
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
+        out = run_git(root, "status", "--porcelain", "-uno", timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as exc:
         logger.warning("git status failed in %s: %s", root, exc)
         return False
     return out.returncode == 0 and bool(out.stdout.strip())
+
+
+def git_command(root: Path, *args: str) -> list[str]:
+    """The argv of a git command in ``root``: never takes git's optional locks."""
+    return ["git", "--no-optional-locks", "-C", str(root), *args]
+
+
+def run_git(root: Path, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess[bytes]:
+    """Run git read-only in ``root`` (``--no-optional-locks``, ``GIT_OPTIONAL_LOCKS=0``)."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+    return subprocess.run(
+        git_command(root, *args),
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )

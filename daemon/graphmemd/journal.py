@@ -33,19 +33,22 @@ inside that process the journal is thread-safe.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Final
 
-from graphmem.errors import FailedPrecondition, InvalidArgument
+from graphmem.errors import FailedPrecondition, InvalidArgument, ResourceExhausted, StoreError
 
-__all__ = ["SEQ_KEY", "Journal", "encode_record"]
+__all__ = ["SEQ_KEY", "CorruptLine", "Journal", "JournalScan", "encode_record", "quarantine_lines"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +56,9 @@ logger = logging.getLogger(__name__)
 SEQ_KEY: Final = "seq"
 
 _READ_CHUNK: Final = 64 * 1024
+#: A write is refused up front when less than this is free on the journal's file system.
+DEFAULT_MIN_FREE: Final = 8 * 1024 * 1024
+_FULL_ERRNOS: Final = (errno.ENOSPC, errno.EDQUOT)
 #: Longest line quoted back in a log message.
 _PREVIEW: Final = 120
 
@@ -90,6 +96,61 @@ def _preview(raw: bytes) -> str:
     return text + ("…" if len(raw) > _PREVIEW else "")
 
 
+@dataclass(frozen=True, slots=True)
+class CorruptLine:
+    """A journal line that is not a JSON object (bad UTF-8, bad JSON, bit flips)."""
+
+    number: int  # 1-based line number in the file
+    offset: int  # byte offset of the line
+    raw: bytes
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class JournalScan:
+    """Every readable record of a journal, and the lines that could not be read."""
+
+    records: list[dict[str, object]]
+    corrupt: list[CorruptLine]
+    existed: bool
+
+
+def quarantine_lines(path: Path, journal_path: Path, lines: Iterable[CorruptLine | tuple[int, str, str]]) -> int:
+    """Append damaged journal lines (or rejected records as ``(seq, reason, json)``) to the
+    side file ``path``, one JSON object each, fsync'd; return how many were written.
+
+    Nothing is lost: the raw bytes are kept (as text when they decode, else as hex)."""
+    out: list[bytes] = []
+    now = time.time()
+    for item in lines:
+        if isinstance(item, CorruptLine):
+            try:
+                text: dict[str, object] = {"text": item.raw.decode("utf-8")}
+            except UnicodeDecodeError:
+                text = {"hex": item.raw.hex()}
+            rec = {
+                "journal": str(journal_path),
+                "line": item.number,
+                "offset": item.offset,
+                "reason": item.reason,
+                "quarantined_at": now,
+                **text,
+            }
+        else:
+            seq, reason, raw = item
+            rec = {"journal": str(journal_path), "seq": seq, "reason": reason, "quarantined_at": now, "text": raw}
+        out.append(json.dumps(rec, ensure_ascii=True, sort_keys=True).encode() + b"\n")
+    if not out:
+        return 0
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, b"".join(out))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return len(out)
+
+
 def _fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -101,8 +162,22 @@ def _fsync_dir(directory: Path) -> None:
 class Journal:
     """An append-only JSON-lines file. See the module docstring for format and guarantees."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        min_free_bytes: int = DEFAULT_MIN_FREE,
+        inject_enospc: Callable[[], bool] | None = None,
+    ) -> None:
         self._path = Path(path)
+        self._min_free = min_free_bytes
+        #: Tests: when it returns True, the next write fails with ENOSPC as on a full disk.
+        self._inject_enospc = inject_enospc
+        #: Why the last write was refused for lack of space ("" when writes go through).
+        self._full_reason = ""
+        self._full_sticky = False
+        #: Whether the file existed when the journal was opened (a missing journal is reported).
+        self.existed_at_open = self._path.exists()
         self._lock = threading.Lock()
         #: The last sequence number handed out, or None until the file has been scanned
         #: (lazily: by a complete ``replay`` or by the first append).
@@ -185,13 +260,58 @@ class Journal:
             seqs = list(range(last + 1, last + 1 + len(batch)))
             lines = [encode_record({**rec, SEQ_KEY: seq}) for rec, seq in zip(batch, seqs, strict=True)]
             data = b"".join(line + b"\n" for line in lines)
-            self._write_durably_locked(fd, data)
+            self._check_space_locked(len(data))
+            try:
+                self._write_durably_locked(fd, data)
+            except OSError as exc:
+                if exc.errno in _FULL_ERRNOS:
+                    self._full_reason = f"disk full: the journal {self._path} cannot grow ({exc.strerror})"
+                    self._full_sticky = True  # until a write succeeds
+                    raise ResourceExhausted(f"{self._full_reason}; nothing was saved, free space and retry") from exc
+                raise StoreError(f"the journal {self._path} could not be written: {exc}") from exc
             self._last_seq = seqs[-1]
+            if self._full_reason:
+                logger.warning("journal %s: writes go through again (%s is over)", self._path, self._full_reason)
+            self._full_reason = ""
+            self._full_sticky = False
             return seqs
+
+    def _free_bytes(self) -> int:
+        st = os.statvfs(self._path.parent)
+        return st.f_bavail * st.f_frsize
+
+    def _check_space_locked(self, need: int) -> None:
+        """Refuse a write up front (fast, nothing written) when the file system is nearly full."""
+        try:
+            free = self._free_bytes()
+        except OSError:
+            return
+        if free < self._min_free + need:
+            self._full_reason = (
+                f"disk full: {free // 1024} KiB free where the journal {self._path} lives "
+                f"(at least {self._min_free // 1024} KiB are kept in reserve)"
+            )
+            raise ResourceExhausted(f"{self._full_reason}; nothing was saved, free space and retry")
+
+    def space_problem(self) -> str:
+        """Why writes are being refused for lack of space, or "" (re-checked on each call, so
+        it clears by itself once space returns)."""
+        with self._lock:
+            if not self._full_reason or self._full_sticky:
+                return self._full_reason
+            try:
+                if self._free_bytes() >= self._min_free + _READ_CHUNK:
+                    self._full_reason = ""
+            except OSError:
+                pass
+            return self._full_reason
 
     def _write_durably_locked(self, fd: int, data: bytes) -> None:
         start = os.fstat(fd).st_size
         try:
+            if self._inject_enospc is not None and self._inject_enospc():
+                os.write(fd, data[: len(data) // 2])  # a partial write, as a full disk leaves it
+                raise OSError(errno.ENOSPC, "No space left on device (injected)")
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)
@@ -298,6 +418,19 @@ class Journal:
             if self._last_seq is None:
                 self._last_seq = max_seq
 
+    def scan(self) -> JournalScan:
+        """Every readable record and every corrupt line (with its number and offset)."""
+        with self._lock:
+            self._require_fd()
+            self._repair_tail_locked()
+            size = os.fstat(self._require_fd()).st_size
+        corrupt: list[CorruptLine] = []
+        records = list(self._iter_records(size, corrupt))
+        with self._lock:
+            if self._last_seq is None:
+                self._last_seq = max((_seq_of(r) or 0 for r in records), default=0)
+        return JournalScan(records, corrupt, self.existed_at_open)
+
     def export(self, dest: IO[str]) -> int:
         """Write every record to ``dest`` as canonical JSON lines; return how many."""
         count = 0
@@ -329,8 +462,9 @@ class Journal:
             out.append(obj)
         return out
 
-    def _iter_records(self, size: int) -> Iterator[dict[str, object]]:
-        """Records among the first ``size`` bytes (which end with a newline)."""
+    def _iter_records(self, size: int, corrupt: list[CorruptLine] | None = None) -> Iterator[dict[str, object]]:
+        """Records among the first ``size`` bytes (which end with a newline); corrupt lines
+        are logged and, when ``corrupt`` is given, collected there."""
         with open(self._path, "rb") as f:
             offset = 0
             number = 0
@@ -347,6 +481,8 @@ class Journal:
                 try:
                     yield _decode_line(body)
                 except ValueError as exc:
+                    if corrupt is not None:
+                        corrupt.append(CorruptLine(number, line_offset, bytes(body), str(exc)))
                     logger.error(
                         "journal %s: skipping corrupt line %d at byte %d (%s): %r",
                         self._path,

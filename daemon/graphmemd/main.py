@@ -43,6 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--home", help="relocate every file (store, socket, pid, log); env GRAPHMEM_HOME")
     run.add_argument("--repo", action="append", default=[], help="a repository to index and watch (repeatable)")
     run.add_argument("--tcp", help="also listen on HOST:PORT (loopback only); env GRAPHMEM_TCP")
+    run.add_argument(
+        "--tcp-remote",
+        action="store_true",
+        help="let --tcp bind a non-loopback address (needs GRAPHMEM_TLS_CERT and GRAPHMEM_TLS_KEY);"
+        " env GRAPHMEM_TCP_REMOTE",
+    )
     run.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR; env GRAPHMEM_LOG_LEVEL")
     run.add_argument("--workers", type=int, help="parser processes; env GRAPHMEM_PARSE_WORKERS")
     run.add_argument("--no-watch", action="store_true", help="do not watch files (rescan on request only)")
@@ -55,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             home=args.home,
             repos=tuple(args.repo),
             tcp=args.tcp,
+            tcp_remote=True if args.tcp_remote else None,
             log_level=args.log_level,
             parse_workers=args.workers,
             watch=False if args.no_watch else None,

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
@@ -22,10 +24,13 @@ from graphmem.types import Anchor, Category, Event, EventKind, Observation, Obse
 
 from graphmemd.delta import GraphDelta
 from graphmemd.events import EventBus, action_for_change
+from graphmemd.faults import NO_FAULTS, Faults
 from graphmemd.journal import Journal
-from graphmemd.observations import ObservationBook, from_doc, to_doc
+from graphmemd.obs_recovery import recover_observations, resync_store
+from graphmemd.observations import ObservationBook, to_doc
 from graphmemd.staleness import CodeView, event_for, reevaluate, restale
 from graphmemd.store import Store, observation_row
+from graphmemd.validation import parse_import
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
@@ -53,51 +58,73 @@ def remap_repo(o: Observation, old: str, new: str) -> Observation:
 class Memory:
     """Every observation, journal-backed, mirrored into the store, reacting to graph deltas."""
 
-    def __init__(self, journal_path: Any, store: Store, writer: StoreWriter, bus: EventBus) -> None:
+    def __init__(
+        self, journal_path: Any, store: Store, writer: StoreWriter, bus: EventBus, faults: Faults = NO_FAULTS
+    ) -> None:
         self._store = store
         self._writer = writer
         self._bus = bus
-        self._journal = Journal(journal_path)
+        self._journal = Journal(journal_path, inject_enospc=lambda: faults.fires("journal-enospc"))
         self.book = ObservationBook(self._journal, self._mirror)
+        #: Set when a mirrored store write failed; cleared once the store caught up.
+        self._store_behind = threading.Event()
 
     # ------------------------------------------------------------------ lifecycle
 
-    def open(self) -> None:
-        """Replay the journal, compact it if it outgrew the live set, repair the store copy."""
-        n = self.book.load()
-        logger.info("journal replayed: %d records, %d observations", n, len(self.book))
-        if self.book.compact_if_needed(n):
-            logger.info("journal compacted: %d records -> %d", n, len(self.book))
-        self._sync_store()
+    def open(self) -> str:
+        """Reconcile the journal and the store's copies (``obs_recovery``: union, newest
+        wins, deletions only by deletion records; damaged lines quarantined; a missing or
+        empty journal rebuilt from the store) and compact the journal if it outgrew the live
+        set. Returns what recovery repaired ("" when nothing)."""
+        report = recover_observations(self._journal, self.book, self._store)
+        logger.info("journal replayed: %d records, %d observations", report.records, len(self.book))
+        return (
+            report.summary()
+            if (
+                report.merge.journal_changes
+                or report.quarantined_lines
+                or report.rejected_records
+                or report.merge.store_deletes
+            )
+            else ""
+        )
 
     def close(self) -> None:
         """Close the journal."""
         self._journal.close()
 
-    def _sync_store(self) -> None:
-        """Make the store's Observation nodes equal the journal's (the journal wins)."""
-        want = {o.id: observation_row(to_doc(o)) for o in self.book.all()}
-        have = {s.id: s.doc for s in self._store.observations()}
-        stale = [row for oid, row in want.items() if have.get(oid) != row["doc"]]
-        extra = [oid for oid in have if oid not in want]
-        for oid in extra:
-            self._store.delete_observation(oid)
-        for i in range(0, len(stale), 500):
-            self._store.upsert_observations(stale[i : i + 500])
-        if stale or extra:
-            logger.warning(
-                "store repaired from the journal: %d observations rewritten, %d removed", len(stale), len(extra)
-            )
+    def space_problem(self) -> str:
+        """ "disk full: ..." while journal writes are refused for lack of space, else ""."""
+        return self._journal.space_problem()
+
+    def resync_store_if_behind(self) -> None:
+        """After a store write failed (a full disk, an injected fault), bring the store's
+        copies level with the book again: runs on the writer thread when its queue drained."""
+        if not self._store_behind.is_set():
+            return
+        self._store_behind.clear()
+        try:
+            n = resync_store(self.book, self._store)
+        except GraphMemError:
+            self._store_behind.set()
+            raise
+        if n:
+            logger.warning("store caught up with the journal: %d observation copies repaired", n)
 
     def _mirror(self, o: Observation | None, obs_id: str) -> None:
         """Queue the store copy of an observation (the journal already has it; a failed store
-        write is repaired from the journal at the next start)."""
+        write marks the store behind, and the writer repairs it once writes succeed again)."""
         store = self._store
         if o is None:
-            self._writer.submit(lambda: store.delete_observation(obs_id))
+            fut = self._writer.submit(lambda: store.delete_observation(obs_id))
         else:
             row = observation_row(to_doc(o))
-            self._writer.submit(lambda: store.upsert_observations([row]))
+            fut = self._writer.submit(lambda: store.upsert_observations([row]))
+        fut.add_done_callback(self._note_store_result)
+
+    def _note_store_result(self, fut: Future[Any]) -> None:
+        if fut.exception() is not None:
+            self._store_behind.set()
 
     def _publish(self, kind: EventKind, o: Observation, action: ObservationAction) -> None:
         self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o, action=action, observation_id=o.id))
@@ -196,7 +223,10 @@ class Memory:
         )
         try:
             self._writer.submit(lambda: None).result(10)  # visible to text search when we answer
-        except (TimeoutError, GraphMemError) as exc:
+        # Broad on purpose: the observation is journaled (acknowledged); whatever the store
+        # writer raised only delays its store copy, which resync_store_if_behind repairs.
+        except Exception as exc:  # noqa: BLE001
+            self._store_behind.set()
             logger.warning("observation %s acknowledged from the journal; store copy pending: %s", o.id, exc)
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
         return o
@@ -241,20 +271,18 @@ class Memory:
 
     def import_lines(
         self, lines: Iterable[str], place: Callable[[str, Mapping[str, Any] | None], str | None]
-    ) -> tuple[list[str], int]:
-        """Import exported lines; ``place(repo_id, repo_descriptor)`` names the local
-        repository each record belongs to (None: keep its own). Returns (ids imported,
-        skipped duplicates)."""
-        records = Journal.import_records(lines)
-        docs: list[Mapping[str, Any]] = []
-        for i, rec in enumerate(records, 1):
-            obs = rec.get("obs") if rec.get("op", "put") == "put" else None
-            if not isinstance(obs, dict):
-                raise InvalidArgument(f"line {i}: not an exported observation record")
-            repo = rec.get("repo")
-            o = from_doc(obs)
-            local = place(o.repo_id, repo if isinstance(repo, dict) else None)
-            docs.append(to_doc(remap_repo(o, o.repo_id, local)) if local and local != o.repo_id else obs)
+    ) -> tuple[list[str], int, list[str]]:
+        """Import exported lines, each validated (types, ranges, sizes: ``parse_import``);
+        ``place(repo_id, repo_descriptor)`` names the local repository each record belongs to
+        (None: keep its own). Returns (ids imported, skipped duplicates, one message per
+        rejected line with its number); nothing valid at all is ``InvalidArgument``."""
+        batch = parse_import(lines)
+        if batch.errors and not batch.items:
+            raise InvalidArgument("nothing to import: " + "; ".join(batch.errors[:20]))
+        observations: list[Observation] = []
+        for o, repo in batch.items:
+            local = place(o.repo_id, repo)
+            observations.append(remap_repo(o, o.repo_id, local) if local and local != o.repo_id else o)
         known = {o.id for o in self.book.all()}
-        _imported, dupes = self.book.import_docs(docs)
-        return sorted({str(d["id"]) for d in docs} - known), dupes
+        _imported, dupes = self.book.import_observations(observations)
+        return sorted({o.id for o in observations} - known), dupes, batch.errors

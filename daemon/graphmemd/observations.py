@@ -1,15 +1,17 @@
-"""Observations: the journal codec and the journal-backed book.
+"""Observations: the journal-backed book (the codec is ``graphmemd.obsdoc``, re-exported).
 
-The journal (append-only, fsynced JSON lines) is the source of truth. Every mutation is
-journaled as the observation's full new document (``{"op": "put", "obs": {...}}``) or a
-deletion (``{"op": "delete", "id": ...}``) *before* it is acknowledged; replay folds the
-records (last write wins). The graph store's Observation nodes are a rebuildable copy.
+The journal (append-only, fsynced JSON lines) is the source of truth for every write: each
+mutation is journaled as the observation's full new document (``{"op": "put", "obs": {...}}``)
+or a deletion (``{"op": "delete", "id": ..., "at": ...}``) *before* it is acknowledged.
+At start the journal and the store's copies are reconciled (``graphmemd.obs_recovery``):
+union, newest version wins, deletions only by deletion records, which compaction keeps.
 ``to_doc``/``from_doc`` are the one codec between the domain ``Observation`` and those
 records (the store keeps the same document). Staleness lives in ``staleness.py``.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -23,135 +25,20 @@ from graphmem.types import (
     Anchor,
     AnchorKind,
     Category,
-    ChangeKind,
     Observation,
     ObservationStatus,
-    StaleReason,
 )
 
 from graphmemd.journal import Journal
+from graphmemd.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
+from graphmemd.reconcile import Reconciliation
 
-MAX_TEXT = 20_000
-MAX_TAGS = 32
+logger = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------------- documents
+# The codec lives in graphmemd.obsdoc (strict validation); re-exported here.
 
-
-def anchor_doc(a: Anchor) -> dict[str, Any]:
-    """The JSON document of an ``Anchor``."""
-    return {
-        "kind": a.kind.value,
-        "ref": a.ref,
-        "repo_id": a.repo_id,
-        "path": a.path,
-        "symbol_id": a.symbol_id,
-        "signature": a.signature,
-        "sig_hash": a.sig_hash,
-        "body_hash": a.body_hash,
-    }
-
-
-def reason_doc(r: StaleReason) -> dict[str, Any]:
-    """The JSON document of a ``StaleReason``."""
-    return {
-        "anchor_ref": r.anchor_ref,
-        "change": r.change.value,
-        "detected_at": r.detected_at,
-        "old_signature": r.old_signature,
-        "new_signature": r.new_signature,
-        "new_ref": r.new_ref,
-        "commit": r.commit,
-        "detail": r.detail,
-        **(
-            {
-                "dependency_ref": r.dependency_ref,
-                "dependency_id": r.dependency_id,
-                "dependency_sig_hash": r.dependency_sig_hash,
-                "via": r.via,
-            }
-            if r.dependency_id
-            else {}
-        ),
-    }
-
-
-def to_doc(o: Observation) -> dict[str, Any]:
-    """The JSON document of an ``Observation`` (what the store and the journal hold)."""
-    return {
-        "id": o.id,
-        "repo_id": o.repo_id,
-        "text": o.text,
-        "category": o.category.value,
-        "created_at": o.created_at,
-        "updated_at": o.updated_at,
-        "status": o.status.value,
-        "tags": list(o.tags),
-        "source": o.source,
-        "confidence": o.confidence,
-        "anchors": [anchor_doc(a) for a in o.anchors],
-        "stale_reasons": [reason_doc(r) for r in o.stale_reasons],
-        "supersedes": list(o.supersedes),
-        "superseded_by": o.superseded_by,
-        "contradicts": list(o.contradicts),
-        "confirmed_by": o.confirmed_by,
-        "confirmed_at": o.confirmed_at,
-        "needs_review": o.needs_review,
-    }
-
-
-def from_doc(d: Mapping[str, Any]) -> Observation:
-    """An ``Observation`` from its JSON document."""
-    try:
-        return Observation(
-            id=str(d["id"]),
-            repo_id=str(d.get("repo_id", "")),
-            text=str(d.get("text", "")),
-            category=Category(d.get("category", "other")),
-            created_at=float(d.get("created_at", 0.0)),
-            updated_at=float(d.get("updated_at", 0.0)),
-            status=ObservationStatus(d.get("status", "fresh")),
-            tags=tuple(str(t) for t in d.get("tags", ())),
-            source=str(d.get("source", "")),
-            confidence=float(d.get("confidence", 1.0)),
-            anchors=tuple(
-                Anchor(
-                    kind=AnchorKind(a["kind"]),
-                    ref=str(a["ref"]),
-                    repo_id=str(a.get("repo_id", "")),
-                    path=str(a.get("path", "")),
-                    symbol_id=str(a.get("symbol_id", "")),
-                    signature=str(a.get("signature", "")),
-                    sig_hash=str(a.get("sig_hash", "")),
-                    body_hash=str(a.get("body_hash", "")),
-                )
-                for a in d.get("anchors", ())
-            ),
-            stale_reasons=tuple(
-                StaleReason(
-                    anchor_ref=str(r["anchor_ref"]),
-                    change=ChangeKind(r["change"]),
-                    detected_at=float(r.get("detected_at", 0.0)),
-                    old_signature=str(r.get("old_signature", "")),
-                    new_signature=str(r.get("new_signature", "")),
-                    new_ref=str(r.get("new_ref", "")),
-                    commit=str(r.get("commit", "")),
-                    detail=str(r.get("detail", "")),
-                    dependency_ref=str(r.get("dependency_ref", "")),
-                    dependency_id=str(r.get("dependency_id", "")),
-                    dependency_sig_hash=str(r.get("dependency_sig_hash", "")),
-                    via=str(r.get("via", "")),
-                )
-                for r in d.get("stale_reasons", ())
-            ),
-            supersedes=tuple(d.get("supersedes", ())),
-            superseded_by=str(d.get("superseded_by", "")),
-            contradicts=tuple(d.get("contradicts", ())),
-            confirmed_by=str(d.get("confirmed_by", "")),
-            confirmed_at=d.get("confirmed_at"),
-            needs_review=bool(d.get("needs_review", False)),
-        )
-    except (KeyError, ValueError, TypeError) as exc:
-        raise InvalidArgument(f"not a valid observation record: {exc}") from exc
+__all__ = ["MAX_TAGS", "MAX_TEXT", "ObservationBook", "from_doc", "to_doc", "validate_doc"]
 
 
 # ---------------------------------------------------------------------------- the book
@@ -170,26 +57,56 @@ class ObservationBook:
         self._obs: dict[str, Observation] = {}
         self._keys: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = defaultdict(set)
+        #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
+        self._tombstones: dict[str, float] = {}
 
     # ------------------------------------------------------------------ replay
 
     def load(self) -> int:
-        """Fold the journal into memory; returns the number of records read."""
+        """Fold the journal into memory (no store, no reconciliation: tests and tools);
+        returns the number of records read. The daemon uses ``load_merged``."""
         n = 0
         with self._lock:
             for rec in self._journal.replay():
                 n += 1
-                self._fold(rec)
+                try:
+                    self._fold(rec)
+                except InvalidArgument as exc:
+                    logger.error("journal record %s skipped: %s", rec.get("seq"), exc)
         return n
+
+    def load_merged(self, merged: Reconciliation) -> None:
+        """Take the state the journal and the store were reconciled to (see
+        ``graphmemd.reconcile``); every document in it has been validated."""
+        with self._lock:
+            self._obs.clear()
+            self._by_target.clear()
+            for doc in merged.docs.values():
+                self._index(from_doc(doc))
+            self._keys = dict(merged.keys)
+            self._tombstones = dict(merged.tombstones)
 
     def compact_if_needed(self, records_read: int, min_records: int = 1000) -> bool:
         """Rewrite the journal as one record per live observation when it has grown to more
-        than twice that (every stale/fresh flip appends a full record). Idempotency keys are
-        kept. Atomic (temp file, fsync, rename); called at start, before anything is served."""
+        than twice that (every stale/fresh flip appends a full record). Idempotency keys and
+        deletion records (tombstones) are kept. Atomic (temp file, fsync, rename); called at
+        start, before anything is served."""
         with self._lock:
-            live = len(self._obs)
+            live = len(self._obs) + len(self._tombstones)
             if records_read < max(min_records, 2 * live):
                 return False
+            self.rewrite_journal()
+            return True
+
+    def snapshot(self) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+        """Every live observation's document and every tombstone (copies)."""
+        with self._lock:
+            return {oid: to_doc(o) for oid, o in self._obs.items()}, dict(self._tombstones)
+
+    def rewrite_journal(self) -> int:
+        """Atomically replace the journal with the current state (one put per observation,
+        one delete per tombstone); returns the number of records written."""
+        with self._lock:
             key_of = {oid: key for key, oid in self._keys.items()}
             records: list[dict[str, Any]] = []
             for o in sorted(self._obs.values(), key=lambda o: (o.created_at, o.id)):
@@ -197,19 +114,29 @@ class ObservationBook:
                 if o.id in key_of:
                     rec["key"] = key_of[o.id]
                 records.append(rec)
-            self._journal.compact(records, expected_last_seq=self._journal.last_seq)
-            return True
+            for oid, at in sorted(self._tombstones.items(), key=lambda t: (t[1], t[0])):
+                records.append({"op": "delete", "id": oid, "at": at})
+            return self._journal.compact(records, expected_last_seq=self._journal.last_seq)
+
+    def append_restored(self, docs: Sequence[Mapping[str, Any]]) -> None:
+        """Journal documents recovered from the store (the journal lacked them)."""
+        if docs:
+            self._journal.append_many([{"op": "put", "obs": dict(d), "restored": True} for d in docs])
 
     def _fold(self, rec: Mapping[str, Any]) -> None:
         op = rec.get("op")
         if op == "put":
             o = from_doc(rec["obs"])
             self._index(o)
+            self._tombstones.pop(o.id, None)
             key = rec.get("key")
             if isinstance(key, str) and key:
                 self._keys[key] = o.id
         elif op == "delete":
-            self._unindex(str(rec.get("id", "")))
+            oid = str(rec.get("id", ""))
+            self._unindex(oid)
+            at = rec.get("at")
+            self._tombstones[oid] = float(at) if isinstance(at, (int, float)) else 0.0
 
     def _index(self, o: Observation) -> None:
         self._unindex(o.id)
@@ -275,6 +202,8 @@ class ObservationBook:
                 "an observation needs at least one anchor (a symbol ref like "
                 "'path/file.py::Class.method' or a file path)"
             )
+        if len(anchors) > MAX_ANCHORS:
+            raise InvalidArgument(f"an observation has at most {MAX_ANCHORS} anchors, not {len(anchors)}")
         if len(tags) > MAX_TAGS:
             raise InvalidArgument(f"at most {MAX_TAGS} tags")
         if not 0.0 <= confidence <= 1.0:
@@ -340,8 +269,10 @@ class ObservationBook:
         """Delete an observation for good (journalled); NotFound when there is none."""
         with self._lock:
             self.get(obs_id)
-            self._journal.append({"op": "delete", "id": obs_id, "at": time.time()})
+            at = time.time()
+            self._journal.append({"op": "delete", "id": obs_id, "at": at})
             self._unindex(obs_id)
+            self._tombstones[obs_id] = at
         self._on_change(None, obs_id)
 
     def confirm(self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None) -> Observation:
@@ -408,20 +339,26 @@ class ObservationBook:
         return iter(self.all())
 
     def import_docs(self, docs: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
-        """Import observation documents (from an export); existing ids are skipped."""
-        fresh: list[Observation] = []
+        """Import observation documents (from an export); existing ids are skipped.
+        ``InvalidArgument`` on the first invalid document (nothing imported then)."""
+        return self.import_observations([from_doc(d) for d in docs])
+
+    def import_observations(self, observations: Iterable[Observation]) -> tuple[int, int]:
+        """Import validated observations; ids already known (live or deleted) are skipped.
+        Returns (imported, skipped duplicates)."""
+        fresh: dict[str, Observation] = {}
         dupes = 0
         with self._lock:
-            for d in docs:
-                o = from_doc(d)
-                if o.id in self._obs or any(x.id == o.id for x in fresh):
+            for o in observations:
+                if o.id in self._obs or o.id in fresh:
                     dupes += 1
                     continue
-                fresh.append(o)
+                fresh[o.id] = o
             if fresh:
-                self._journal.append_many([{"op": "put", "obs": to_doc(o), "imported": True} for o in fresh])
-                for o in fresh:
+                self._journal.append_many([{"op": "put", "obs": to_doc(o), "imported": True} for o in fresh.values()])
+                for o in fresh.values():
                     self._index(o)
-        for o in fresh:
+                    self._tombstones.pop(o.id, None)
+        for o in fresh.values():
             self._on_change(o, o.id)
         return len(fresh), dupes

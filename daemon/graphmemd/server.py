@@ -21,9 +21,11 @@ from grpc_reflection.v1alpha import reflection
 
 from graphmemd.config import DaemonConfig
 from graphmemd.core import Core
+from graphmemd.guard import Guard
 from graphmemd.health import Health
 from graphmemd.service import add_services
 from graphmemd.supervisor import install_excepthook
+from graphmemd.tcp import Listen, ensure_token, resolve_listen
 
 logger = logging.getLogger(__name__)
 
@@ -97,18 +99,28 @@ def serve(config: DaemonConfig) -> int:
             f"socket path too long ({len(str(socket_path))} bytes): {socket_path}; "
             "set GRAPHMEM_HOME or XDG_RUNTIME_DIR to a shorter directory"
         )
+    listen = resolve_listen(config.tcp, remote=config.tcp_remote, tls_cert=config.tls_cert, tls_key=config.tls_key)
     lock = StoreLock(paths.lock, paths.pid, socket_path)
     lock.acquire()
     shutdown = threading.Event()
     daemon_health = Health()
     install_excepthook(daemon_health)
     core = Core(config, daemon_health)
+    token = ensure_token(paths.token) if listen is not None else ""
+
+    def state() -> str:
+        if shutdown.is_set():
+            return "shutting down"
+        return "" if core.ready.is_set() else "starting up"
+
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="graphmem-rpc"), options=_OPTIONS
+        futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="graphmem-rpc"),
+        options=_OPTIONS,
+        interceptors=[Guard(state, token)],
     )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    names = add_services(server, core, str(socket_path), config.tcp, shutdown)
+    names = add_services(server, core, str(socket_path), listen.address if listen else "", shutdown)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     for name in ("", *names):
         health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -118,8 +130,8 @@ def serve(config: DaemonConfig) -> int:
     finally:
         os.umask(old_umask)
     os.chmod(socket_path, 0o600)
-    if config.tcp:
-        server.add_insecure_port(config.tcp)
+    if listen is not None:
+        _add_tcp_port(server, listen, config)
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         logger.info("signal %d: shutting down", signum)
@@ -132,7 +144,7 @@ def serve(config: DaemonConfig) -> int:
         "graphmemd pid %d listening on %s%s",
         os.getpid(),
         socket_path,
-        f" and {config.tcp}" if config.tcp else "",
+        f" and {listen.address} (token {paths.token})" if listen else "",
     )
     try:
         core.open()
@@ -141,6 +153,7 @@ def serve(config: DaemonConfig) -> int:
         logger.info("serving; store %s", paths.store)
         shutdown.wait()
     finally:
+        shutdown.set()  # new calls answer UNAVAILABLE "shutting down" from here on
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         core.bus.close()  # end the event streams now, or they hold the graceful stop for its whole grace
@@ -149,3 +162,18 @@ def serve(config: DaemonConfig) -> int:
         lock.release()
         logger.info("stopped cleanly")
     return 0
+
+
+def _add_tcp_port(server: grpc.Server, listen: Listen, config: DaemonConfig) -> None:
+    """Bind the checked TCP address: plaintext on loopback, TLS when remote."""
+    if not listen.remote:
+        bound = server.add_insecure_port(listen.address)
+    else:
+        try:
+            key = Path(config.tls_key).read_bytes()
+            cert = Path(config.tls_cert).read_bytes()
+        except OSError as exc:
+            raise InvalidArgument(f"cannot read the TLS certificate or key: {exc}") from exc
+        bound = server.add_secure_port(listen.address, grpc.ssl_server_credentials([(key, cert)]))
+    if not bound:
+        raise InvalidArgument(f"cannot listen on {listen.address} (in use?)")

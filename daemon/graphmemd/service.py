@@ -54,6 +54,9 @@ def _rpc(fn: F) -> F:
             return fn(self, request, context)
         except GraphMemError as exc:
             _abort(context, exc)
+        except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
+            logger.exception("%s failed", fn.__name__)
+            context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
 
     return unary  # type: ignore[return-value]
 
@@ -67,6 +70,9 @@ def _stream(fn: F) -> F:
             yield from fn(self, request, context)
         except GraphMemError as exc:
             _abort(context, exc)
+        except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
+            logger.exception("%s failed", fn.__name__)
+            context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
 
     return streaming  # type: ignore[return-value]
 
@@ -278,9 +284,9 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ImportObservations(
         self, request: pb.ImportObservationsRequest, context: grpc.ServicerContext
     ) -> pb.ImportObservationsResponse:
-        """Import journal lines, skipping observations already present."""
-        imported, dupes = self.core.import_lines(request.lines, request.repo)
-        return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes)
+        """Import journal lines, skipping observations already present; rejected lines are reported."""
+        imported, dupes, errors = self.core.import_lines(request.lines, request.repo)
+        return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=errors)
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):

@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import threading
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,12 @@ _CONFIDENCE_TABLES = ("IMPORTS", "CALLS", "FILE_CALLS", "INHERITS")
 BULK_ROWS = 2000
 #: Observation writes of more rows than this use one COPY instead of a CREATE per row.
 COPY_ROWS = 24
+#: The WAL is checkpointed into the database once it grows past this (keeps it bounded).
+CHECKPOINT_THRESHOLD_MB = 32
+#: Batches up to this many rows are inserted row by row instead of by COPY (see ``_copy``).
+SMALL_BATCH_ROWS = 64
+#: Rows written to full-text-indexed tables after which the store writer checkpoints when idle.
+FTS_WRITES_PER_CHECKPOINT = 200
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -84,6 +91,8 @@ _OBS_FTS = "observation_fts"
 #: Recorded in Meta when the observation index is built; an index without it is rebuilt at open.
 _OBS_FTS_BUILD = "2"
 _SYM_FTS = "symbol_fts"
+_DDL_RE = re.compile(r"\s*(CREATE\s+(NODE|REL)|DROP|ALTER|LOAD|CALL\s+(CREATE|DROP)_FTS_INDEX)", re.IGNORECASE)
+_TERMS_RE = re.compile(r"[\w ]*")
 _WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -122,7 +131,14 @@ class StoredObservation:
 class Store:
     """An open Kùzu database. Thread-safe: one connection behind one lock."""
 
-    def __init__(self, path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 64) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        buffer_pool_mb: int = 512,
+        max_db_size_gb: int = 64,
+        checkpoint_threshold_mb: int = CHECKPOINT_THRESHOLD_MB,
+    ) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -130,18 +146,30 @@ class Store:
                 str(path),
                 buffer_pool_size=buffer_pool_mb * 1024 * 1024,
                 max_db_size=max_db_size_gb * 1024 * 1024 * 1024,
+                checkpoint_threshold=checkpoint_threshold_mb * 1024 * 1024,
             )
-        except RuntimeError as exc:
+            self._conn = kuzu.Connection(self._db)
+        except Exception as exc:  # the binding raises RuntimeError, IndexError, UnicodeDecodeError, ...
             if "lock" in str(exc).lower():
                 raise DaemonAlreadyRunning(f"the store {path} is open in another process: {exc}") from exc
-            raise StoreError(f"cannot open the store {path}: {exc}") from exc
-        self._conn = kuzu.Connection(self._db)
+            raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
         self._lock = threading.RLock()
         self._closed = False
+        self._prepared: dict[str, Any] = {}
+        self._ends: dict[str, tuple[str, str, str, str] | None] = {}
+        #: Writes to full-text-indexed tables since the last checkpoint (see ``checkpoint_due``).
+        self._fts_writes = 0
         #: Node offset -> (id, repo) per full-text-indexed table, or None until rebuilt after a
         #: write to that table (see ``refresh_row_ids``).
         self._row_ids: dict[str, dict[int, tuple[str, str]] | None] = {"Symbol": None, "Observation": None}
-        self._init_schema()
+        try:
+            self._init_schema()
+        except StoreError:
+            self.close()
+            raise
+        except Exception as exc:  # any binding failure while replaying/reading: the store is damaged
+            self.close()
+            raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
 
     # ------------------------------------------------------------------ plumbing
 
@@ -150,25 +178,80 @@ class Store:
             if self._closed:
                 raise StoreError("the store is closed")
             try:
-                result = self._conn.execute(query, dict(params) if params else None)
-            except RuntimeError as exc:
-                raise StoreError(f"store query failed: {exc}") from exc
-            assert not isinstance(result, list)
-            rows: list[list[Any]] = []
-            while result.has_next():
-                row = result.get_next()
-                rows.append(row if isinstance(row, list) else list(row.values()))
+                if params:
+                    # A prepared statement per query text, reused: in Kùzu 0.11.3 executing a
+                    # query string with parameters leaks its prepared statement (~16 KB for a
+                    # write, ~10 KB for a full-text query) every time.
+                    prepared = self._prepared.get(query)
+                    if prepared is None:
+                        with warnings.catch_warnings():  # "deprecated": but the only way that does not leak
+                            warnings.simplefilter("ignore", DeprecationWarning)
+                            prepared = self._prepared[query] = self._conn.prepare(query)
+                    result = self._conn.execute(prepared, dict(params))
+                else:
+                    result = self._conn.execute(query)
+                    if _DDL_RE.match(query):
+                        self._prepared.clear()  # the schema or an index changed: prepare anew
+                assert not isinstance(result, list)
+                rows: list[list[Any]] = []
+                while result.has_next():
+                    row = result.get_next()
+                    rows.append(row if isinstance(row, list) else list(row.values()))
+            except (RuntimeError, ValueError, IndexError) as exc:  # damaged pages decode badly too
+                raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
             return rows
 
     def _copy(self, table: str, data: pa.Table) -> None:
         if data.num_rows == 0:
             return
+        if data.num_rows <= SMALL_BATCH_ROWS:
+            # Every ``COPY ... FROM <arrow table>`` leaks ~300 KB of native memory in Kùzu
+            # 0.11.3 whatever its size (~1 MB per live file change: one COPY per table), so
+            # small batches go row by row through reused prepared statements, which do not.
+            self._insert_rows(table, data)
+            return
         with self._lock:
             try:
                 # Kùzu resolves the name `data` to the local arrow table (scan replacement).
                 self._conn.execute(f"COPY {table} FROM data")
-            except RuntimeError as exc:
+            except (RuntimeError, ValueError, IndexError) as exc:
                 raise StoreError(f"bulk load into {table} failed: {exc}") from exc
+
+    def _insert_rows(self, table: str, data: pa.Table) -> None:
+        """Insert the rows of ``data`` (a node table's columns, or ``from``/``to`` and the
+        properties of a rel table, as for COPY) one prepared CREATE each."""
+        with self._lock:
+            ends = self._rel_ends(table)
+            if ends is None:
+                cols = list(data.column_names)
+                query = f"CREATE (:{table} {{{', '.join(f'{c}: ${c}' for c in cols)}}})"
+                for row in data.to_pylist():
+                    self._run(query, row)
+                return
+            src, dst, src_key, dst_key = ends
+            props = [c for c in data.column_names if c not in ("from", "to")]
+            inner = ", ".join(f"{c}: ${c}" for c in props)
+            query = (
+                f"MATCH (a:{src} {{{src_key}: $src__}}), (b:{dst} {{{dst_key}: $dst__}}) "
+                f"CREATE (a)-[:{table}{' {' + inner + '}' if props else ''}]->(b)"
+            )
+            for row in data.to_pylist():
+                params = {c: row[c] for c in props}
+                params["src__"], params["dst__"] = row["from"], row["to"]
+                self._run(query, params)
+
+    def _rel_ends(self, table: str) -> tuple[str, str, str, str] | None:
+        """(source table, destination table, their primary keys) of a rel table; None for a
+        node table. Read from the schema once per table."""
+        if table not in self._ends:
+            rows = self._run("CALL SHOW_TABLES() RETURN name, type")
+            kinds = {r[0]: r[1] for r in rows}
+            if kinds.get(table) != "REL":
+                self._ends[table] = None
+            else:
+                conn = self._run(f"CALL SHOW_CONNECTION('{table}') RETURN *")
+                self._ends[table] = (conn[0][0], conn[0][1], conn[0][2], conn[0][3])
+        return self._ends[table]
 
     def _init_schema(self) -> None:
         self._run("LOAD EXTENSION fts")
@@ -211,6 +294,45 @@ class Store:
             self._closed = True
             self._conn.close()
             self._db.close()
+
+    @property
+    def wal_path(self) -> Path:
+        """The store's write-ahead log file."""
+        return Path(str(self.path) + ".wal")
+
+    def wal_bytes(self) -> int:
+        """The WAL's size in bytes (0 when there is none)."""
+        try:
+            return self.wal_path.stat().st_size
+        except OSError:
+            return 0
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the database file (done right after an unclean stop, and
+        whenever the WAL grows past ``CHECKPOINT_THRESHOLD_MB``)."""
+        with self._lock:
+            self._run("CHECKPOINT")
+            self._fts_writes = 0
+
+    def _note_fts_writes(self, n: int) -> None:
+        """Count writes to fts-indexed tables; checkpoint before the count passes the limit."""
+        if self._fts_writes >= FTS_WRITES_PER_CHECKPOINT:
+            self.checkpoint()
+        self._fts_writes += n
+
+    def checkpoint_due(self, fts_writes: int = FTS_WRITES_PER_CHECKPOINT) -> bool:
+        """Whether enough full-text-indexed rows were written to checkpoint: in Kùzu 0.11.3
+        the memory a write to an fts-indexed table takes (~70-90 KB a row) is only given
+        back by a checkpoint, so under a steady write load memory would grow until one."""
+        return self._fts_writes >= fts_writes
+
+    def counts(self) -> dict[str, int]:
+        """Rows per node table (reads every table once: used to verify a store at open)."""
+        out: dict[str, int] = {}
+        for table in ("Meta", "Repo", "File", "Symbol", "External", "Observation"):
+            rows = self._run(f"MATCH (n:{table}) RETURN count(n)")
+            out[table] = int(rows[0][0]) if rows else 0
+        return out
 
     def size_bytes(self) -> int:
         """The store's size on disk, its WAL included."""
@@ -266,6 +388,7 @@ class Store:
         sources = sorted(set(edge_sources) - set(gone))
         with self._lock:
             self._row_ids["Symbol"] = None
+            self._note_fts_writes(sum(len(p.symbols) for _, p in files) + len(gone))
             if sum(len(p.symbols) for _, p in files) > BULK_ROWS and self.symbol_fts_ready:
                 # Maintaining the FTS index row by row makes a bulk COPY ~9x slower; drop it and
                 # let the engine rebuild it in the background (ensure_symbol_fts).
@@ -590,12 +713,16 @@ class Store:
         (~3 ms of a ~4.5 ms query at 20k rows); the hits' node offsets come without it. So
         offsets are mapped to ids in memory, with a map rebuilt after every write to the
         table (``refresh_row_ids``); until then the exact query runs."""
+        # The terms and the limit are inlined as literals: in Kùzu 0.11.3 every parameterised
+        # QUERY_FTS_INDEX call leaks ~10 KB of native memory (a prepared statement that is never
+        # freed; ~39 KB per text Retrieve). Terms are \w words and spaces only (checked here).
+        if not _TERMS_RE.fullmatch(terms):
+            raise StoreError(f"full-text terms must be words separated by spaces, not {terms!r}")
+        top = int(limit * 4 if repo_id else limit)  # over-fetch: hits in other repos are dropped
+        call = f"CALL QUERY_FTS_INDEX('{table}', '{index}', '{terms}', top := {top})"
         ids = self._row_ids[table]
         if ids is not None:
-            rows = self._run(
-                f"CALL QUERY_FTS_INDEX('{table}', '{index}', $q, top := $k) RETURN offset(id(node)), score",
-                {"q": terms, "k": limit * 4 if repo_id else limit},  # over-fetch: hits in other repos are dropped
-            )
+            rows = self._run(f"{call} RETURN offset(id(node)), score")
             known = [(ids.get(r[0]), float(r[1])) for r in rows]
             if all(k is not None for k, _ in known):
                 hits = [(k[0], score) for k, score in known if k is not None and (not repo_id or k[1] == repo_id)]
@@ -603,12 +730,9 @@ class Store:
                 return hits[:limit]
             logger.warning("the %s offset map is out of date; rebuilding it", table)
             self._row_ids[table] = None
-        rows = self._run(
-            f"CALL QUERY_FTS_INDEX('{table}', '{index}', $q, top := $k) "
-            "WHERE $repo = '' OR node.repo = $repo RETURN node.id, score",
-            {"q": terms, "k": limit, "repo": repo_id},
-        )
-        return sorted(((r[0], float(r[1])) for r in rows), key=lambda h: (-h[1], h[0]))
+        rows = self._run(f"{call} RETURN node.id, node.repo, score")
+        hits = [(r[0], float(r[2])) for r in rows if not repo_id or r[1] == repo_id]
+        return sorted(hits, key=lambda h: (-h[1], h[0]))[:limit]
 
     def refresh_row_ids(self) -> None:
         """Rebuild the offset -> id maps of the tables written since the last rebuild (the
@@ -636,6 +760,7 @@ class Store:
         rows = list({r["id"]: r for r in rows}.values())  # one row per id: the last one wins
         with self._lock:
             self._row_ids["Observation"] = None
+            self._note_fts_writes(len(rows))
             ids = [r["id"] for r in rows]
             self._run("MATCH (o:Observation) WHERE o.id IN $ids DELETE o", {"ids": ids})
             cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc")
@@ -656,6 +781,7 @@ class Store:
         """Delete an observation's row."""
         with self._lock:
             self._row_ids["Observation"] = None
+            self._note_fts_writes(1)
             self._run("MATCH (o:Observation {id: $id}) DELETE o", {"id": obs_id})
 
     def observations(self) -> Iterator[StoredObservation]:

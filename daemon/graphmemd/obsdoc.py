@@ -1,0 +1,253 @@
+"""The observation document codec: ``Observation`` <-> JSON object, strictly validated.
+
+A document is what the journal, the store's ``doc`` column and exports carry. ``from_doc``
+accepts only documents every reader can serve: right types (no coercion of a list into a
+string), finite timestamps a protobuf ``Timestamp`` can hold, confidence in [0, 1], bounded
+sizes and counts, no NUL characters. Anything else is ``InvalidArgument`` naming the field,
+so one absurd record (say a ``confirmed_at`` of 1e300) is rejected where it enters instead
+of breaking ``list`` for every client later.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from graphmem.errors import InvalidArgument
+from graphmem.types import Anchor, AnchorKind, Category, ChangeKind, Observation, ObservationStatus, StaleReason
+
+__all__ = [
+    "MAX_ANCHORS",
+    "MAX_DOC_ANCHORS",
+    "MAX_ID",
+    "MAX_REF",
+    "MAX_TAG",
+    "MAX_TAGS",
+    "MAX_TEXT",
+    "MAX_TS",
+    "from_doc",
+    "to_doc",
+    "validate_doc",
+]
+
+MAX_TEXT: Final = 20_000
+MAX_TAGS: Final = 32
+MAX_TAG: Final = 200
+#: Anchors a new observation may have.
+MAX_ANCHORS: Final = 64
+#: Anchors a stored/imported document may have (older versions had no limit at creation).
+MAX_DOC_ANCHORS: Final = 256
+MAX_ID: Final = 128
+#: Longest ref, path, signature or other short string field.
+MAX_REF: Final = 4096
+#: Longest free-text field other than ``text`` (a stale reason's detail).
+MAX_DETAIL: Final = 20_000
+#: The largest seconds a protobuf Timestamp holds (9999-12-31T23:59:59Z).
+MAX_TS: Final = 253_402_300_799.0
+_MAX_LIST: Final = 1024
+
+
+def to_doc(o: Observation) -> dict[str, Any]:
+    """The observation as a JSON-ready document."""
+    return {
+        "id": o.id,
+        "repo_id": o.repo_id,
+        "text": o.text,
+        "category": o.category.value,
+        "created_at": o.created_at,
+        "updated_at": o.updated_at,
+        "status": o.status.value,
+        "tags": list(o.tags),
+        "source": o.source,
+        "confidence": o.confidence,
+        "anchors": [
+            {
+                "kind": a.kind.value,
+                "ref": a.ref,
+                "repo_id": a.repo_id,
+                "path": a.path,
+                "symbol_id": a.symbol_id,
+                "signature": a.signature,
+                "sig_hash": a.sig_hash,
+                "body_hash": a.body_hash,
+            }
+            for a in o.anchors
+        ],
+        "stale_reasons": [
+            {
+                "anchor_ref": r.anchor_ref,
+                "change": r.change.value,
+                "detected_at": r.detected_at,
+                "old_signature": r.old_signature,
+                "new_signature": r.new_signature,
+                "new_ref": r.new_ref,
+                "commit": r.commit,
+                "detail": r.detail,
+                **(
+                    {
+                        "dependency_ref": r.dependency_ref,
+                        "dependency_id": r.dependency_id,
+                        "dependency_sig_hash": r.dependency_sig_hash,
+                        "via": r.via,
+                    }
+                    if r.dependency_id
+                    else {}
+                ),
+            }
+            for r in o.stale_reasons
+        ],
+        "supersedes": list(o.supersedes),
+        "superseded_by": o.superseded_by,
+        "contradicts": list(o.contradicts),
+        "confirmed_by": o.confirmed_by,
+        "confirmed_at": o.confirmed_at,
+        "needs_review": o.needs_review,
+    }
+
+
+class _Reader:
+    """Typed field access on one JSON object; every failure names the field."""
+
+    def __init__(self, d: Mapping[str, Any], where: str) -> None:
+        if not isinstance(d, Mapping):
+            raise InvalidArgument(f"{where or 'observation'}: expected an object, got {type(d).__name__}")
+        self.d = d
+        self.where = where
+
+    def _fail(self, key: str, why: str) -> InvalidArgument:
+        return InvalidArgument(f"{self.where}{key}: {why}")
+
+    def string(self, key: str, default: str | None = "", limit: int = MAX_REF) -> str:
+        value = self.d.get(key, default)
+        if value is None and default is None:
+            raise self._fail(key, "is required")
+        if not isinstance(value, str):
+            raise self._fail(key, f"expected a string, got {type(value).__name__}")
+        if len(value) > limit:
+            raise self._fail(key, f"is {len(value)} characters; the limit is {limit}")
+        if "\x00" in value:
+            raise self._fail(key, "contains a NUL character")
+        return value
+
+    def number(self, key: str, default: float, lo: float, hi: float) -> float:
+        value = self.d.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self._fail(key, f"expected a number, got {type(value).__name__}")
+        f = float(value)
+        if not math.isfinite(f) or not lo <= f <= hi:
+            raise self._fail(key, f"{value!r} is outside [{lo:g}, {hi:g}]")
+        return f
+
+    def time(self, key: str, default: float | None = 0.0) -> float | None:
+        if default is None and self.d.get(key) is None:
+            return None
+        return self.number(key, default or 0.0, 0.0, MAX_TS)
+
+    def strings(self, key: str, limit: int, item_limit: int = MAX_REF) -> tuple[str, ...]:
+        value = self.d.get(key, ())
+        if not isinstance(value, (list, tuple)):
+            raise self._fail(key, f"expected a list, got {type(value).__name__}")
+        if len(value) > limit:
+            raise self._fail(key, f"has {len(value)} items; the limit is {limit}")
+        return tuple(
+            _Reader({"v": v}, f"{self.where}{key}[{i}].").string("v", None, item_limit) for i, v in enumerate(value)
+        )
+
+    def objects(self, key: str, limit: int) -> Sequence[Mapping[str, Any]]:
+        value = self.d.get(key, ())
+        if not isinstance(value, (list, tuple)):
+            raise self._fail(key, f"expected a list, got {type(value).__name__}")
+        if len(value) > limit:
+            raise self._fail(key, f"has {len(value)} items; the limit is {limit}")
+        return value
+
+    def enum(self, key: str, default: str, enum: type[Any]) -> Any:
+        raw = self.string(key, default, 64)
+        try:
+            return enum(raw)
+        except ValueError:
+            raise self._fail(key, f"unknown value {raw!r}") from None
+
+    def flag(self, key: str) -> bool:
+        value = self.d.get(key, False)
+        if not isinstance(value, bool):
+            raise self._fail(key, f"expected true or false, got {type(value).__name__}")
+        return value
+
+
+def _anchor(d: Mapping[str, Any], where: str) -> Anchor:
+    r = _Reader(d, where)
+    return Anchor(
+        kind=r.enum("kind", "", AnchorKind),
+        ref=r.string("ref", None),
+        repo_id=r.string("repo_id", "", MAX_ID),
+        path=r.string("path"),
+        symbol_id=r.string("symbol_id"),
+        signature=r.string("signature"),
+        sig_hash=r.string("sig_hash", "", MAX_ID),
+        body_hash=r.string("body_hash", "", MAX_ID),
+    )
+
+
+def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
+    r = _Reader(d, where)
+    detected = r.time("detected_at")
+    assert detected is not None
+    return StaleReason(
+        anchor_ref=r.string("anchor_ref", None),
+        change=r.enum("change", "", ChangeKind),
+        detected_at=detected,
+        old_signature=r.string("old_signature"),
+        new_signature=r.string("new_signature"),
+        new_ref=r.string("new_ref"),
+        commit=r.string("commit", "", MAX_ID),
+        detail=r.string("detail", "", MAX_DETAIL),
+        dependency_ref=r.string("dependency_ref"),
+        dependency_id=r.string("dependency_id"),
+        dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_ID),
+        via=r.string("via"),
+    )
+
+
+def from_doc(d: Mapping[str, Any]) -> Observation:
+    """The observation of a document; ``InvalidArgument`` naming the first bad field."""
+    r = _Reader(d, "")
+    oid = r.string("id", None, MAX_ID)
+    if not oid.strip():
+        raise InvalidArgument("id: is empty")
+    r.where = f"observation {oid}: "
+    created, updated = r.time("created_at") or 0.0, r.time("updated_at") or 0.0
+    return Observation(
+        id=oid,
+        repo_id=r.string("repo_id", "", MAX_ID),
+        text=r.string("text", "", MAX_TEXT),
+        category=r.enum("category", "other", Category),
+        created_at=created,
+        updated_at=updated,
+        status=r.enum("status", "fresh", ObservationStatus),
+        tags=r.strings("tags", MAX_TAGS, MAX_TAG),
+        source=r.string("source", "", MAX_TAG),
+        confidence=r.number("confidence", 1.0, 0.0, 1.0),
+        anchors=tuple(
+            _anchor(a, f"{r.where}anchors[{i}].") for i, a in enumerate(r.objects("anchors", MAX_DOC_ANCHORS))
+        ),
+        stale_reasons=tuple(
+            _reason(x, f"{r.where}stale_reasons[{i}].") for i, x in enumerate(r.objects("stale_reasons", _MAX_LIST))
+        ),
+        supersedes=r.strings("supersedes", _MAX_LIST, MAX_ID),
+        superseded_by=r.string("superseded_by", "", MAX_ID),
+        contradicts=r.strings("contradicts", _MAX_LIST, MAX_ID),
+        confirmed_by=r.string("confirmed_by", "", MAX_TAG),
+        confirmed_at=r.time("confirmed_at", None),
+        needs_review=r.flag("needs_review"),
+    )
+
+
+def validate_doc(d: Mapping[str, Any]) -> str | None:
+    """Why ``d`` is not a valid observation document, or None."""
+    try:
+        from_doc(d)
+    except InvalidArgument as exc:
+        return exc.message
+    return None

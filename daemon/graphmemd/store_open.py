@@ -1,0 +1,153 @@
+"""Opening the store without a human: probe in a child process, move damage aside, rebuild.
+
+A damaged Kùzu store can raise any exception type at open (RuntimeError, IndexError,
+UnicodeDecodeError, ...) or kill the process outright (SIGSEGV/SIGABRT while replaying a
+damaged WAL). So the store is first opened in a short-lived child process
+(``python -m graphmemd.store_open PATH``) that replays the WAL, reads every node table and
+checkpoints (which also bounds a WAL left by an unclean stop). Only when the child exits
+cleanly does the daemon open the store itself. Any failure, in the child or in the daemon's
+own open, moves the database and its WAL aside with a timestamp and starts an empty store;
+the caller rebuilds the graph from the source trees and the observations from the journal.
+Never a crash loop: a store that failed is never reopened.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphmem.errors import DaemonAlreadyRunning, StoreError
+
+from graphmemd.store import Store
+
+__all__ = ["OpenedStore", "move_aside", "open_store", "probe_store"]
+
+logger = logging.getLogger(__name__)
+
+#: How long the probe may take (a large WAL replay is slow, a hang counts as damage).
+PROBE_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedStore:
+    """The open store and, when it had to be replaced, what happened (for ``status``)."""
+
+    store: Store
+    recovered: str = ""
+    moved_to: tuple[str, ...] = ()
+
+
+def _describe_exit(code: int, stderr: str) -> str:
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the store crashed the probe process ({name}){': ' + last if last else ''}"
+    return last or f"the probe exited with status {code}"
+
+
+def probe_store(path: Path, *, buffer_pool_mb: int, timeout_s: float = PROBE_TIMEOUT_S) -> str:
+    """Open, read and checkpoint the store in a child process; "" when it is sound, else why not.
+
+    A store that does not exist yet (nothing on disk) is sound."""
+    wal = Path(str(path) + ".wal")
+    if not path.exists() and not wal.exists():
+        return ""
+    cmd = [sys.executable, "-m", "graphmemd.store_open", str(path), str(buffer_pool_mb)]
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, timeout=timeout_s, check=False, stdin=subprocess.DEVNULL, env=dict(os.environ)
+        )
+    except subprocess.TimeoutExpired:
+        return f"opening the store took longer than {timeout_s:g} s"
+    except OSError as exc:
+        raise StoreError(f"cannot start the store probe: {exc}") from exc
+    if proc.returncode == 0:
+        return ""
+    if proc.returncode == _LOCKED:
+        raise DaemonAlreadyRunning(f"the store {path} is open in another process")
+    return _describe_exit(proc.returncode, proc.stderr.decode("utf-8", errors="replace"))
+
+
+def move_aside(path: Path, stamp: str | None = None) -> list[str]:
+    """Rename the database and its WAL to ``<name>.broken-<timestamp>``; returns the new paths."""
+    stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
+    moved: list[str] = []
+    for p in (path, Path(str(path) + ".wal")):
+        if p.exists() or p.is_symlink():
+            target = p.with_name(f"{p.name}.broken-{stamp}")
+            n = 1
+            while target.exists():
+                n += 1
+                target = p.with_name(f"{p.name}.broken-{stamp}-{n}")
+            try:
+                p.rename(target)
+            except OSError as err:
+                raise StoreError(f"the damaged store {p} cannot be moved aside: {err}") from err
+            moved.append(str(target))
+    return moved
+
+
+def open_store(path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 64, probe: bool = True) -> OpenedStore:
+    """The store at ``path``, probed first; a damaged one is moved aside and replaced."""
+
+    def open_() -> Store:
+        return Store(path, buffer_pool_mb=buffer_pool_mb, max_db_size_gb=max_db_size_gb)
+
+    problem = probe_store(path, buffer_pool_mb=min(buffer_pool_mb, 256)) if probe else ""
+    if not problem:
+        try:
+            return OpenedStore(open_())
+        except DaemonAlreadyRunning:
+            raise
+        except StoreError as exc:
+            problem = exc.message
+    moved = move_aside(path)
+    where = ", ".join(moved) or "nothing to move"
+    logger.error(
+        "the store could not be opened (%s); moved aside to %s; rebuilding it from the journal and the repositories",
+        problem,
+        where,
+    )
+    note = f"store rebuilt after an open failure ({problem}); the damaged files were moved to {where}"
+    return OpenedStore(open_(), recovered=note, moved_to=tuple(moved))
+
+
+_LOCKED = 3
+
+
+def _probe_main(argv: Sequence[str]) -> int:
+    """The child: open, read every table, checkpoint, close. Exit 0 when all went well."""
+    path, pool = Path(argv[0]), int(argv[1])
+    try:
+        store = Store(path, buffer_pool_mb=pool)
+    except DaemonAlreadyRunning as exc:
+        sys.stderr.write(f"{exc}\n")
+        return _LOCKED
+    except StoreError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    try:
+        store.counts()
+        for _ in store.observations():
+            pass
+        store.checkpoint()
+    except StoreError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    finally:
+        store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_probe_main(sys.argv[1:]))

@@ -1,0 +1,35 @@
+"""Issue #15, failure 14: an unexpected exception in the store writer or the indexer does not
+end the thread; every acknowledged observation stays (the journal has it) and the store copy
+catches up, so text search is complete again without a restart."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import Daemon, wait_for
+from faultlib import assert_all_present, observe_many
+from graphmem.client import GraphMem
+
+
+def _searchable(c: GraphMem, acked: dict[str, str]) -> bool:
+    return set(acked) <= {r.observation.id for r in c.recall("tokens expire", limit=200).results}
+
+
+def test_14_store_writer_faults_are_repaired_from_the_journal(
+    daemon_factory: Callable[..., Daemon], py_repo: Path
+) -> None:
+    d = daemon_factory([py_repo], env={"GRAPHMEM_INJECT_FAULTS": "store-writer:7"})
+    with d.client() as c:
+        acked = observe_many(c, 8)
+        assert_all_present(c, acked)
+        wait_for(lambda: _searchable(c, acked), 15)
+        wait_for(lambda: not any("store-writer" in r for r in c.status().degraded_reasons), 15)
+    log = (d.home / "state" / "graphmemd.log").read_text()
+    assert "injected fault at store-writer" in log
+    assert "store caught up with the journal" in log  # failed copies were repaired, no restart
+    d.kill9()
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        assert_all_present(c, acked)
+        assert _searchable(c, acked)
