@@ -84,9 +84,8 @@ FINGERPRINT_SCHEME = 2
 _MAX_STRING_DEPTH = 16
 
 _WHITESPACE = b" \t\n\r\f\v"
+#: Identifier characters: whitespace between two of them is significant (``return x``).
 _IDENT = rb"A-Za-z0-9_$\x80-\xff"
-#: Whitespace between two identifier characters is significant (``return x``).
-_IDENT_SPACE = re.compile(rb"(?<=[" + _IDENT + rb"])\s+(?=[" + _IDENT + rb"])")
 #: A trailing comma: a comma before a closing bracket or group marker.
 _TRAILING_COMMA = re.compile(rb",(?=[\)\]\}\x03])")
 
@@ -312,16 +311,11 @@ def decode_escapes(text: str, style: str, is_bytes: bool) -> str:
 
 @dataclass(slots=True)
 class _Events:
-    """Edits of the source text, sorted by ``(position, kind, tiebreak)``."""
+    """Edits of the source text: ``keys`` sorted packed ints (see ``_events``), and the
+    replacement payloads (bytes) and literal nodes they index."""
 
-    positions: list[int]
-    kinds: list[int]
-    order: list[int]  # sorted position -> index into ends/nodes/payloads
-    packed: list[int]  # the sorted keys (the tie field of a close is its node's start)
-    ends: Sequence[int]
-    nodes: Sequence[Node | None]
-    payloads: Sequence[bytes]
-    boundaries: list[int]  # boundary tags in stream order
+    keys: list[int]
+    data: list[bytes | Node]
 
 
 class _Renderer:
@@ -333,70 +327,87 @@ class _Renderer:
         self.source = source
         self.rules = rules
         self.events = events
+        self.numbers = _literal_cache(rules, "numbers")
+        self.strings = _literal_cache(rules, "strings")
 
-    def render(self, start: int, end: int, depth: int = 0) -> bytes:
-        """The stream for ``source[start:end]``."""
+    def render(self, start: int, end: int, depth: int = 0, tags: list[int] | None = None) -> bytes:
+        """The stream for ``source[start:end]``; the boundary tags met (emitted or inside a
+        replaced range), in stream order, are appended to ``tags``."""
         source = self.source
-        ev = self.events
-        positions = ev.positions
-        kinds = ev.kinds
-        payloads = ev.payloads
-        order = ev.order
-        packed = ev.packed
-        count = len(positions)
+        keys = self.events.keys
+        data = self.events.data
         parts: list[bytes] = []
         append = parts.append
         pos = start
-        i = bisect_left(positions, start)
-        while i < count:
-            at = positions[i]
+        first = bisect_left(keys, start << _POS_SHIFT)
+        for k in keys[first : bisect_left(keys, (end + 1) << _POS_SHIFT, first)]:
+            at = k >> _POS_SHIFT
+            kind = k >> _KIND_SHIFT & 3
             if at < pos:  # inside a range already replaced
-                i += 1
+                if tags is not None and kind != _E_REPLACE and k >> _SUB_SHIFT & 3 != 1:
+                    tags.append(k & _INDEX_MASK)
                 continue
-            kind = kinds[i]
-            if at >= end and (
-                at > end or kind >= _E_OPEN or _TIE_BIAS - ((packed[i] >> _TIE_SHIFT) & _TIE_MASK) < start
-            ):
+            if at == end and (kind != _E_CLOSE or _TIE_BIAS - (k >> _TIE_SHIFT & _TIE_MASK) < start):
                 break  # (closes at the end of the range: only of nodes that start inside it)
             if kind == _E_REPLACE:
-                j = order[i]
-                stop = ev.ends[j]
+                stop = _TIE_BIAS - (k >> _TIE_SHIFT & _TIE_MASK)
                 if stop <= end:  # (a replacement crossing the range end keeps its text)
                     append(source[pos:at])
-                    node = ev.nodes[j]
-                    append(payloads[j] if node is None else self._literal(node, depth))
+                    item = data[k & _INDEX_MASK]
+                    append(item if item.__class__ is bytes else self._literal(item, at, stop, depth))  # type: ignore[arg-type]
                     pos = stop
+                continue
+            append(source[pos:at])
+            pos = at
+            if k >> _SUB_SHIFT & 3 == 1:
+                append(_MARKS[k & 3])
             else:
-                append(source[pos:at])
-                append(payloads[order[i]])
-                pos = at
-            i += 1
+                append(_BOUNDARY)
+                if tags is not None:
+                    tags.append(k & _INDEX_MASK)
         append(source[pos:end])
         return b"".join(parts)
 
-    def _literal(self, node: Node, depth: int) -> bytes:
-        if node.type in self.rules.number_types:
-            text = self.source[node.start_byte : node.end_byte].decode("ascii", "replace")
-            return b" " + number_value(text, self.rules.numbers).encode() + b" "
-        return self._string(node, depth)
+    def _literal(self, node: Node, start: int, end: int, depth: int) -> bytes:
+        """A string's or number's value token (cached by text when it depends on nothing else)."""
+        text = self.source[start:end]
+        rules = self.rules
+        kind = node.type
+        if kind in rules.number_types:
+            found = self.numbers.get(text)
+            if found is None:
+                number = number_value(text.decode("ascii", "replace"), rules.numbers)
+                found = _remember(self.numbers, text, b" " + number.encode() + b" ")
+            return found
+        if kind in rules.concatenation:
+            return self._string(node, depth)
+        found = self.strings.get(text)
+        if found is None:
+            value = self._plain_string(text)
+            if value is None:
+                return self._string(node, depth)
+            found = _remember(self.strings, text, value)
+        return found
+
+    def _plain_string(self, text: bytes) -> bytes | None:
+        """One string literal without interpolations as its value token (None: it has some)."""
+        quote = text.lstrip(_LETTERS)
+        prefix = text[: len(text) - len(quote)].lower()
+        q = quote[:1]
+        width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
+        value = quote[width : len(quote) - width]
+        if not q or not quote.endswith(q * width) or (b"{" in value and (b"f" in prefix or q == b"`")):
+            return None
+        if b"\\" in value and b"r" not in prefix:
+            value = decode_escapes(value.decode("utf-8", "replace"), self.rules.escapes, b"b" in prefix).encode(
+                "utf-8", "surrogatepass"
+            )
+        return _STR + (b"b" if b"b" in prefix else b"s") + value.hex().encode() + _STR
 
     def _string(self, node: Node, depth: int) -> bytes:
         """``\\x01``, kind (``s`` text, ``b`` bytes), the value (hex, adjacent literal parts
         joined) with interpolations as ``\\x02 code \\x03``, ``\\x01``."""
         rules = self.rules
-        if node.type not in rules.concatenation:  # fast path: no interpolation possible
-            text = self.source[node.start_byte : node.end_byte]
-            quote = text.lstrip(_LETTERS)
-            prefix = text[: len(text) - len(quote)].lower()
-            q = quote[:1]
-            width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
-            value = quote[width : len(quote) - width]
-            if q and quote.endswith(q * width) and not (b"{" in value and (b"f" in prefix or q == b"`")):
-                if b"\\" in value and b"r" not in prefix:
-                    value = decode_escapes(value.decode("utf-8", "replace"), rules.escapes, b"b" in prefix).encode(
-                        "utf-8", "surrogatepass"
-                    )
-                return _STR + (b"b" if b"b" in prefix else b"s") + value.hex().encode() + _STR
         pieces: list[bytes] = []
         literal: list[str] = []
         kind = "s"
@@ -465,20 +476,92 @@ def _hex(literal: list[str]) -> bytes:
     return "".join(literal).encode("utf-8", "surrogatepass").hex().encode()
 
 
-def _key(pos: int, kind: int, tie: int, sub: int) -> int:
-    """One sortable int for ``(pos, kind, tie, sub)``: positions < 2**24, |tie| < 2**25."""
-    return pos << _POS_SHIFT | kind << _KIND_SHIFT | (tie + _TIE_BIAS) << 2 | sub
-
-
-_TIE_BIAS = 1 << 25
+# An event is one int, so that sorting plain ints orders them (low to high bits):
+# index (24 bits: payload/literal index in ``_Events.data`` for a replacement, boundary
+# tag, or marker in ``_MARKS``), sub (2: the boundary/group order at one place), tie
+# (26: ``_TIE_BIAS - end`` of the node for opens and replacements, outer first, and
+# ``_TIE_BIAS - start`` for closes, inner first), kind (2), position (24).
 _INDEX_BITS = 24
 _INDEX_MASK = (1 << _INDEX_BITS) - 1
-_TIE_SHIFT = 2 + _INDEX_BITS
+_SUB_SHIFT = _INDEX_BITS
+_TIE_SHIFT = _SUB_SHIFT + 2
+_TIE_BIAS = 1 << 25
 _TIE_MASK = (1 << 26) - 1
-_POS_SHIFT = 30
-_KIND_SHIFT = 28
-_REPLACE_KEY = _E_REPLACE << _KIND_SHIFT | 1
-_OPEN_KEY = _E_OPEN << _KIND_SHIFT | 1
+_KIND_SHIFT = _TIE_SHIFT + 26
+_POS_SHIFT = _KIND_SHIFT + 2
+_GROUP_SUB = 1 << _SUB_SHIFT  # a group marker (not a boundary)
+#: Group markers by index: a close, an open, a tuple's open.
+_MARKS = (_CLOSE, _OPEN, _OPEN + _TUPLE)
+_REPLACE_HEAD = _E_REPLACE << _KIND_SHIFT
+_OPEN_HEAD = _E_OPEN << _KIND_SHIFT
+
+
+#: Literal value tokens by source text, per language and kind (bounded: cleared when full).
+_LITERAL_CACHE_SIZE = 1 << 15
+_literal_caches: dict[tuple[Language, str], dict[bytes, bytes]] = {}
+
+
+def _literal_cache(rules: Rules, kind: str) -> dict[bytes, bytes]:
+    return _literal_caches.setdefault((rules.language, kind), {})
+
+
+def _remember(cache: dict[bytes, bytes], text: bytes, value: bytes) -> bytes:
+    if len(cache) >= _LITERAL_CACHE_SIZE:
+        cache.clear()
+    if len(text) <= 256:
+        cache[text] = value
+    return value
+
+
+class _EventList:
+    """Builds the packed event keys and the data their replacements index."""
+
+    def __init__(self) -> None:
+        self.keys: list[int] = []
+        self.data: list[bytes | Node] = []
+
+    def replace(self, ranges: Sequence[tuple[int, int]], payload: bytes, sub: int = 1) -> None:
+        """Replace each range by ``payload`` (one shared data entry)."""
+        head = _REPLACE_HEAD | sub << _SUB_SHIFT | len(self.data)
+        self.data.append(payload)
+        self.keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT for s, e in ranges])
+
+    def literals(self, nodes: Sequence[Node]) -> None:
+        """Replace each node by its value token (rendered lazily)."""
+        base = len(self.data)
+        self.data.extend(nodes)
+        head = _REPLACE_HEAD | _GROUP_SUB
+        self.keys.extend(
+            [
+                n.start_byte << _POS_SHIFT | head | (_TIE_BIAS - n.end_byte) << _TIE_SHIFT | base + i
+                for i, n in enumerate(nodes)
+            ]
+        )
+
+    def groups(self, ranges: Sequence[tuple[int, int]], mark: int) -> None:
+        """Bracket each range by markers (``mark``: index of the open marker; 0: only the close)."""
+        if mark:
+            head = _OPEN_HEAD | _GROUP_SUB | mark
+            self.keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT for s, e in ranges])
+        self.keys.extend([e << _POS_SHIFT | _GROUP_SUB | (_TIE_BIAS - s) << _TIE_SHIFT for s, e in ranges])
+
+    def boundaries(self, spans: Sequence[DefSpan]) -> None:
+        """Definition boundaries (index: tag = 4 * span index + role). A group with the range
+        of a definition encloses it (a class block around its only method); one with the
+        range of a body is inside the body (a Python block)."""
+        keys = self.keys
+        head = _OPEN_HEAD | 2 << _SUB_SHIFT
+        keys.extend(
+            [s.start << _POS_SHIFT | head | (_TIE_BIAS - s.end) << _TIE_SHIFT | 4 * k for k, s in enumerate(spans)]
+        )
+        keys.extend(
+            [s.end << _POS_SHIFT | (_TIE_BIAS - s.start) << _TIE_SHIFT | 4 * k + 3 for k, s in enumerate(spans)]
+        )
+        bodies = [(4 * k, s.body_start, s.body_end) for k, s in enumerate(spans) if s.body_start >= 0]
+        head = _OPEN_HEAD
+        keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT | t + 1 for t, s, e in bodies])
+        tail = 2 << _SUB_SHIFT
+        keys.extend([e << _POS_SHIFT | tail | (_TIE_BIAS - s) << _TIE_SHIFT | t + 2 for t, s, e in bodies])
 
 
 def _events(
@@ -491,33 +574,21 @@ def _events(
     hi: int,
 ) -> _Events:
     """Collect the edits of ``source[lo:hi]`` from the rules' captures, the comment ranges
-    and the definitions."""
-    keys: list[int] = []
-    ends: list[int] = []
-    nodes: list[Node | None] = []
-    payloads: list[bytes] = []
-    tags: list[int] = []
-
-    def replace_all(ranges: list[tuple[int, int]], payload: bytes, node_list: Sequence[Node | None] = ()) -> None:
-        keys.extend(s << _POS_SHIFT | _REPLACE_KEY | (_TIE_BIAS - e) << 2 for s, e in ranges)
-        ends.extend(e for _s, e in ranges)
-        nodes.extend(node_list or [None] * len(ranges))
-        payloads.extend([payload] * len(ranges))
-        tags.extend([-1] * len(ranges))
-
+    and the definitions. Replacements of one range are applied in the order they are
+    added here (the first wins)."""
+    events = _EventList()
     nogroup = {(n.start_byte, n.end_byte) for n in caps.get("nogroup", ())}
     for n in caps.get("nogroup_single", ()):
         if sum(1 for c in n.named_children if not c.is_extra) == 1:
             nogroup.add((n.start_byte, n.end_byte))
-    replace_all([c for c in comments if lo <= c[0] < hi], b" ")
-    replace_all([(n.start_byte, n.end_byte) for n in caps.get("skip", ())], b" ")
-    for name in ("string", "number"):
-        found = caps.get(name, [])
-        replace_all([(n.start_byte, n.end_byte) for n in found], b"", found)
+    events.replace([c for c in comments if lo <= c[0] < hi], b" ")
+    events.replace([(n.start_byte, n.end_byte) for n in caps.get("skip", ())], b" ")
+    events.literals(caps.get("string", ()))
+    events.literals(caps.get("number", ()))
     for n in caps.get("replace", ()):
         text = source[n.start_byte : n.end_byte]
-        replace_all([(n.start_byte, n.end_byte)], b" " + rules.replace.get(text, text) + b" ")
-    replace_all(
+        events.replace([(n.start_byte, n.end_byte)], b" " + rules.replace.get(text, text) + b" ")
+    events.replace(
         [(n.start_byte, n.end_byte) for n in caps.get("drop_empty", ()) if all(c.is_extra for c in n.named_children)],
         b" ",
     )
@@ -526,11 +597,29 @@ def _events(
     for n in caps.get("unquote", ()):
         bare = source[n.start_byte + 1 : n.end_byte - 1]
         if _BARE_NAME.fullmatch(bare):
-            keys.append(_key(n.start_byte, _E_REPLACE, -n.end_byte, 0))
-            ends.append(n.end_byte)
-            nodes.append(None)
-            payloads.append(b" " + bare + b" ")
-            tags.append(-1)
+            events.replace([(n.start_byte, n.end_byte)], b" " + bare + b" ", 0)
+    events.replace(_brackets(caps), b" ")
+    for name, mark in (("group", 1), ("tuple", 2), ("end", 0)):
+        if name == "tuple":  # `for (x) in`: a parenthesised name, not a tuple
+            ranges = [
+                (n.start_byte, n.end_byte)
+                for n in caps.get(name, ())
+                if n.named_child_count != 1 or any(c.type == "," for c in n.children)
+            ]
+        else:
+            ranges = [(n.start_byte, n.end_byte) for n in caps.get(name, ())]
+        if nogroup:
+            ranges = [r for r in ranges if r not in nogroup]
+        events.groups(ranges, mark)
+    events.boundaries(spans)
+    # docstrings sort before a string starting at the same byte
+    events.replace([(s.doc_start, s.doc_end) for s in spans if s.doc_start >= 0], b" ", 0)
+    events.keys.sort()
+    return _Events(events.keys, events.data)
+
+
+def _brackets(caps: Mapping[str, Sequence[Node]]) -> list[tuple[int, int]]:
+    """The bracket tokens of the ``unwrap`` and ``tuple`` captures."""
     brackets: list[tuple[int, int]] = []
     for name in ("unwrap", "tuple"):
         for n in caps.get(name, ()):
@@ -542,77 +631,25 @@ def _events(
             if first.type in _OPENERS and last.type in _CLOSERS:
                 brackets.append((first.start_byte, first.end_byte))
                 brackets.append((last.start_byte, last.end_byte))
-    replace_all(brackets, b" ")
-    for name in ("group", "tuple", "end"):
-        mark = _OPEN + _TUPLE if name == "tuple" else _OPEN
-        ranges = [(n.start_byte, n.end_byte) for n in caps.get(name, ())]
-        if name == "tuple":
-            ranges = [
-                (n.start_byte, n.end_byte)
-                for n in caps.get(name, ())
-                if n.named_child_count != 1 or any(c.type == "," for c in n.children)
-            ]  # else `for (x) in`: a parenthesised name, not a tuple
-        if nogroup:
-            ranges = [r for r in ranges if r not in nogroup]
-        if name != "end":
-            keys.extend(s << _POS_SHIFT | _OPEN_KEY | (_TIE_BIAS - e) << 2 for s, e in ranges)
-            ends.extend(e for _s, e in ranges)
-            payloads.extend([mark] * len(ranges))
-        keys.extend(e << _POS_SHIFT | (_TIE_BIAS - s) << 2 | 1 for s, e in ranges)
-        ends.extend(e for _s, e in ranges)
-        payloads.extend([_CLOSE] * len(ranges))
-        count = len(payloads) - len(nodes)
-        nodes.extend([None] * count)
-        tags.extend([-1] * count)
-    # Definition boundaries (tag = 4 * span index + role). A group with the range of a
-    # definition encloses it (a class block around its only method); one with the range of
-    # a body is inside the body (a Python block).
-    for k, span in enumerate(spans):
-        keys.append(_key(span.start, _E_OPEN, -span.end, 2))
-        keys.append(_key(span.end, _E_CLOSE, -span.start, 0))
-        ends.extend((span.start, span.end))
-        tags.extend((4 * k, 4 * k + 3))
-        if span.body_start >= 0:
-            keys.append(_key(span.body_start, _E_OPEN, -span.body_end, 0))
-            keys.append(_key(span.body_end, _E_CLOSE, -span.body_start, 2))
-            ends.extend((span.body_start, span.body_end))
-            tags.extend((4 * k + 1, 4 * k + 2))
-    boundaries = len(keys) - len(payloads)
-    nodes.extend([None] * boundaries)
-    payloads.extend([_BOUNDARY] * boundaries)
-    # docstrings sort before a string starting at the same byte
-    docs = [(s.doc_start, s.doc_end) for s in spans if s.doc_start >= 0]
-    keys.extend(_key(s, _E_REPLACE, -e, 0) for s, e in docs)
-    ends.extend(e for _s, e in docs)
-    nodes.extend([None] * len(docs))
-    payloads.extend([b" "] * len(docs))
-    tags.extend([-1] * len(docs))
-    # sort plain ints (the event's index in the low bits), then read the lists through it
-    packed = [k << _INDEX_BITS | i for i, k in enumerate(keys)]
-    packed.sort()
-    order = [k & _INDEX_MASK for k in packed]
-    return _Events(
-        positions=[k >> (_POS_SHIFT + _INDEX_BITS) for k in packed],
-        kinds=[(k >> (_KIND_SHIFT + _INDEX_BITS)) & 3 for k in packed],
-        order=order,
-        packed=packed,
-        ends=ends,
-        nodes=nodes,
-        payloads=payloads,
-        boundaries=[t for t in (tags[i] for i in order) if t >= 0],
-    )
+    return brackets
 
 
 _OPENERS = frozenset({"(", "[", "{"})
 _BARE_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 _CLOSERS = frozenset({")", "]", "}"})
+#: A kept space (``\x06``) not between two identifier characters.
+_IDENT_SPACE = re.compile(rb"(?<=[" + _IDENT + rb"])\s+(?=[" + _IDENT + rb"])")
+_LONE_SPACE = re.compile(rb"\x06(?:(?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]\x06))")
 
 
 def normalise(stream: bytes) -> bytes:
     """Whitespace-insensitive form of a stream: one space only between identifier
     characters, no trailing commas."""
     stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
-    stream = _IDENT_SPACE.sub(_KEEP_SPACE, stream).translate(None, _WHITESPACE)
+    if _KEEP_SPACE in stream:  # (raw control characters in the code: never in valid code)
+        stream = _IDENT_SPACE.sub(_KEEP_SPACE, stream).translate(None, _WHITESPACE)
+    else:  # every whitespace run becomes a kept space, then those not between identifiers go
+        stream = _LONE_SPACE.sub(b"", _KEEP_SPACE.join(stream.split()))
     return _TRAILING_COMMA.sub(b"", stream)
 
 
@@ -665,12 +702,13 @@ def token_streams(
     hi = max(s.end for s in spans)
     events = _events(source, rules, spans, captures, comments, lo, hi)
     renderer = _Renderer(source, rules, events)
-    segments = normalise(renderer.render(lo, hi)).split(_BOUNDARY)
-    if len(segments) != len(events.boundaries) + 1:  # a boundary inside a skipped range
+    boundaries: list[int] = []
+    segments = normalise(renderer.render(lo, hi, 0, boundaries)).split(_BOUNDARY)
+    if len(segments) != len(boundaries) + 1:  # a boundary inside a skipped range
         return [_alone(renderer, span) for span in spans]
     # the k-th boundary marker sits between segments[k] and segments[k + 1]
     marker = [0] * (4 * len(spans))
-    for k, tag in enumerate(events.boundaries):
+    for k, tag in enumerate(boundaries):
         marker[tag] = k + 1
     out: list[tuple[bytes, bytes | None]] = []
     for k, span in enumerate(spans):

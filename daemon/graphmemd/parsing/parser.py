@@ -105,7 +105,8 @@ import importlib
 import re
 import threading
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 from importlib import resources
 
 from tree_sitter import Language as TSLanguage
@@ -129,7 +130,6 @@ from graphmemd.parsing.fingerprint import (
     fingerprint,
     load_rules,
     pattern_roles,
-    split_matches,
 )
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 from graphmemd.parsing.legacy import LegacyDef, legacy_fingerprints
@@ -174,9 +174,9 @@ _R_EXPORT = 15
 
 # ----------------------------------------------------------------------------- text helpers
 
-_WS = re.compile(rb"\s+")
 _IDENT = rb"A-Za-z0-9_$\x80-\xff"
-_DROP_SPACE = re.compile(rb" (?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]) ")
+#: A space not between two identifier characters (in text whose whitespace runs are single spaces).
+_DROP_SPACE = re.compile(rb" (?:(?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"] ))")
 _SIMPLE_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*")
 _TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*\Z")
 _GENERIC = re.compile(r"(?:::)?<[^<>]*>")
@@ -188,7 +188,7 @@ _SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
 
 def _normalise(text: bytes) -> bytes:
     """Collapse whitespace; keep one space only between two identifier characters."""
-    return _DROP_SPACE.sub(b"", _WS.sub(b" ", text)).strip()
+    return _DROP_SPACE.sub(b"", b" ".join(text.split()))
 
 
 def _decode(data: bytes) -> str:
@@ -400,6 +400,25 @@ def _docstring(body: Node, rule: tuple[str, str]) -> tuple[int, int]:
     return -1, -1
 
 
+@dataclass(slots=True)
+class _Collected:
+    """What one file's query matches yield, before qualification."""
+
+    defs: list[_Def] = field(default_factory=list)
+    scopes: list[tuple[int, int, str]] = field(default_factory=list)
+    raw_calls: list[tuple[int, bytes, int, int]] = field(default_factory=list)
+    cuts: list[tuple[int, int]] = field(default_factory=list)
+    bases: list[tuple[int, str, InheritKind, int]] = field(default_factory=list)
+    raw_imports: list[_RawImport] = field(default_factory=list)
+    import_scopes: list[tuple[int, int, str, int]] = field(default_factory=list)
+    package: str | None = None
+    raw_types: list[tuple[int, str, str, bool, int, bool]] = field(default_factory=list)
+    arities: list[tuple[int, int]] = field(default_factory=list)
+    exports: list[str] = field(default_factory=list)
+    #: the fingerprint rules' captured nodes, by role
+    fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
+
+
 def parse_source(
     path: str, source: bytes, language: Language | None = None, *, scheme: int = FINGERPRINT_SCHEME
 ) -> ParsedFile:
@@ -422,15 +441,49 @@ def parse_source(
         source = source[:cut]
         truncated = f"file larger than {MAX_SOURCE_BYTES} bytes: only the first {cut} bytes indexed"
     compiled = _compile(language)
-    tree = _parser(compiled).parse(source)
-    root = tree.root_node
-    spec = compiled.spec
+    root, matches, syntax_errors, limited = _run_query(compiled, source)
+    truncated = limited or truncated
+    found = _collect(source, compiled, matches)
+    defs = found.defs
+    defs.sort(key=lambda d: d.start)
+    found.cuts.sort()
+    found_defs = len(defs)
+    overloads = load_rules(language).overloads if scheme != 1 else None
+    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
+    defs, parents, containers = _qualify(defs, found.scopes, tags)
+    if len(defs) < found_defs:
+        truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
+    signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme)
+    functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
+    scopes_of = _Intervals(containers) if found.raw_types or found.arities else None
+    return ParsedFile(
+        path=path,
+        language=language,
+        symbols=_symbols(defs, parents, signatures, body_hashes),
+        imports=_finish_imports(found.raw_imports, found.import_scopes, compiled.spec, functions),
+        calls=_attribute_calls(defs, found.raw_calls),
+        inherits=_attribute_bases(containers, found.bases),
+        types=_attribute_types(scopes_of, found.raw_types),
+        arities=tuple((scopes_of.innermost(pos), n) for pos, n in found.arities) if scopes_of is not None else (),
+        exports=tuple(found.exports) if found.exports else None,
+        package=found.package,
+        syntax_errors=syntax_errors,
+        lines=lines,
+        truncated=truncated,
+    )
 
+
+def _run_query(
+    compiled: _Compiled, source: bytes
+) -> tuple[Node, list[tuple[int, dict[str, list[Node]]]], int, str | None]:
+    """Parse and run the language's query: the root, the matches, the number of syntax
+    errors, and why the matches are incomplete (None: they are not)."""
+    root = _parser(compiled).parse(source).root_node
     syntax_errors = 0
     if root.has_error:
         errors = QueryCursor(compiled.error_query).captures(root)
         syntax_errors = len(errors.get("error", ())) + len(errors.get("missing", ()))
-
+    truncated: str | None = None
     cursor = QueryCursor(compiled.query, match_limit=MATCH_LIMIT)
     matches = cursor.matches(root)
     if cursor.did_exceed_match_limit:
@@ -438,25 +491,46 @@ def parse_source(
     if len(matches) > MAX_MATCHES:
         truncated = f"more than {MAX_MATCHES} query matches"
         del matches[MAX_MATCHES:]
+    return root, matches, syntax_errors, truncated
 
+
+def _symbols(
+    defs: list[_Def], parents: list[str | None], signatures: list[str], body_hashes: list[str]
+) -> tuple[ParsedSymbol, ...]:
+    return tuple(
+        ParsedSymbol(
+            name=d.name,
+            qualname=d.qualname,
+            kind=d.kind,
+            parent=parents[i],
+            start_line=d.start_line,
+            end_line=d.end_line,
+            start_byte=d.start,
+            end_byte=d.end,
+            signature=signatures[i],
+            sig_hash=d.sig_hash,
+            body_hash=body_hashes[i],
+        )
+        for i, d in enumerate(defs)
+    )
+
+
+def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Collected:
+    """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
+    out = _Collected()
+    spec = compiled.spec
     settings = compiled.settings
     roles = compiled.roles
-    matches, fingerprint_captures = split_matches(matches, compiled.fingerprint_patterns)
-    docstring_rule = spec.docstring
-    defs: list[_Def] = []
+    fingerprint_patterns = compiled.fingerprint_patterns
+    fingerprint_captures = out.fingerprint_captures
+    raw_calls = out.raw_calls
+    cuts = out.cuts
     def_by_name: dict[int, int] = {}
-    scopes: list[tuple[int, int, str]] = []
-    raw_calls: list[tuple[int, bytes, int, int]] = []
-    cuts: list[tuple[int, int]] = []
-    bases: list[tuple[int, str, InheritKind, int]] = []
-    raw_imports: list[_RawImport] = []
-    import_scopes: list[tuple[int, int, str, int]] = []
-    package: str | None = None
-    raw_types: list[tuple[int, str, str, bool, int, bool]] = []
-    arities: list[tuple[int, int]] = []
-    exports: list[str] = []
-
     for pattern, caps in matches:
+        rule = fingerprint_patterns[pattern]
+        if rule is not None:  # the fingerprint rules' captures, by role
+            fingerprint_captures[rule[0]].extend(caps[rule[1]])
+            continue
         role = roles[pattern]
         if role == _R_CALL:
             node = caps["reference.call"][0]
@@ -475,129 +549,96 @@ def parse_source(
             node = caps["comment"][0]
             cuts.append((node.start_byte, node.end_byte))
         elif role == _R_DEF:
-            names = caps.get("name")
-            if not names:
-                continue
-            name_node = names[0]
-            kind = SymbolKind.FUNCTION
-            node = name_node
-            for key, nodes in caps.items():
-                found_kind = _DEF_CAPTURES.get(key)
-                if found_kind is not None:
-                    kind = found_kind
-                    node = nodes[0]
-                    break
-            start = node.start_byte
-            end = node.end_byte
-            name_start = name_node.start_byte
-            previous = def_by_name.get(name_start)
-            if previous is not None:
-                old = defs[previous]
-                if old.end - old.start >= end - start:
-                    continue
-            bodies = caps.get("body")
-            body_start = body_end = doc_start = doc_end = -1
-            if bodies:
-                body = bodies[0]
-                body_start = body.start_byte
-                body_end = body.end_byte
-                if docstring_rule is not None:
-                    doc_start, doc_end = _docstring(body, docstring_rule)
-            receivers = caps.get("receiver")
-            item = _Def(
-                start=start,
-                end=end,
-                kind=kind,
-                name=_decode(source[name_start : name_node.end_byte]),
-                name_start=name_start,
-                body_start=body_start,
-                body_end=body_end,
-                doc_start=doc_start,
-                doc_end=doc_end,
-                receiver=_type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte]))
-                if receivers
-                else None,
-                start_line=node.start_point[0] + 1,
-                end_line=node.end_point[0] + 1,
-            )
-            if previous is not None:
-                defs[previous] = item
-            else:
-                def_by_name[name_start] = len(defs)
-                defs.append(item)
+            _collect_def(source, caps, spec.docstring, out.defs, def_by_name)
         elif role in (_R_INHERITS, _R_IMPLEMENTS):
             node = caps["inherits" if role == _R_INHERITS else "implements"][0]
             ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
             if ref:
                 inherit_kind = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
-                bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
+                out.bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
         elif role == _R_IMPORT:
-            _collect_import(source, spec, caps, settings[pattern], raw_imports)
+            _collect_import(source, spec, caps, settings[pattern], out.raw_imports)
         elif role == _R_IMPORT_SCOPE:
             node = caps["import.scope"][0]
             prefixes = caps.get("import.prefix")
             if prefixes:
                 prefix = _node_text(source, prefixes[0])
-                import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
+                out.import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
         elif role == _R_SCOPE:
             node = caps["scope"][0]
             scope_names = caps.get("scope.name")
             if scope_names:
                 scope_name = _type_ref(_node_text(source, scope_names[0]))
                 if scope_name:
-                    scopes.append((node.start_byte, node.end_byte, scope_name))
+                    out.scopes.append((node.start_byte, node.end_byte, scope_name))
         elif role == _R_PACKAGE:
-            package = _node_text(source, caps["package"][0])
+            out.package = _node_text(source, caps["package"][0])
         elif role in (_R_TYPE, _R_RETURNS):
-            _collect_type(source, caps, settings[pattern], raw_types)
+            _collect_type(source, caps, settings[pattern], out.raw_types)
         elif role == _R_ARITY:
             node = caps["arity"][0]
-            arities.append((node.start_byte, _count_named(node)))
+            out.arities.append((node.start_byte, _count_named(node)))
         elif role == _R_EXPORT:
-            exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
+            out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
+    return out
 
-    defs.sort(key=lambda d: d.start)
-    cuts.sort()
-    found_defs = len(defs)
-    overloads = load_rules(language).overloads if scheme != 1 else None
-    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
-    defs, parents, containers = _qualify(defs, scopes, tags)
-    if len(defs) < found_defs:
-        truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
-    signatures, body_hashes = _fingerprint(source, defs, cuts, fingerprint_captures, language, scheme)
-    parsed_symbols = tuple(
-        ParsedSymbol(
-            name=d.name,
-            qualname=d.qualname,
-            kind=d.kind,
-            parent=parents[i],
-            start_line=d.start_line,
-            end_line=d.end_line,
-            start_byte=d.start,
-            end_byte=d.end,
-            signature=signatures[i],
-            sig_hash=d.sig_hash,
-            body_hash=body_hashes[i],
-        )
-        for i, d in enumerate(defs)
+
+def _collect_def(
+    source: bytes,
+    caps: dict[str, list[Node]],
+    docstring_rule: tuple[str, str] | None,
+    defs: list[_Def],
+    def_by_name: dict[int, int],
+) -> None:
+    """One definition match; of two sharing a ``@name`` node the larger one wins."""
+    names = caps.get("name")
+    if not names:
+        return
+    name_node = names[0]
+    kind = SymbolKind.FUNCTION
+    node = name_node
+    for key, nodes in caps.items():
+        found_kind = _DEF_CAPTURES.get(key)
+        if found_kind is not None:
+            kind = found_kind
+            node = nodes[0]
+            break
+    start = node.start_byte
+    end = node.end_byte
+    name_start = name_node.start_byte
+    previous = def_by_name.get(name_start)
+    if previous is not None:
+        old = defs[previous]
+        if old.end - old.start >= end - start:
+            return
+    bodies = caps.get("body")
+    body_start = body_end = doc_start = doc_end = -1
+    if bodies:
+        body = bodies[0]
+        body_start = body.start_byte
+        body_end = body.end_byte
+        if docstring_rule is not None:
+            doc_start, doc_end = _docstring(body, docstring_rule)
+    receivers = caps.get("receiver")
+    item = _Def(
+        start=start,
+        end=end,
+        kind=kind,
+        name=_decode(source[name_start : name_node.end_byte]),
+        name_start=name_start,
+        body_start=body_start,
+        body_end=body_end,
+        doc_start=doc_start,
+        doc_end=doc_end,
+        receiver=_type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
+        start_line=node.start_point[0] + 1,
+        end_line=node.end_point[0] + 1,
     )
-    functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
-    scopes_of = _Intervals(containers) if raw_types or arities else None
-    return ParsedFile(
-        path=path,
-        language=language,
-        symbols=parsed_symbols,
-        imports=_finish_imports(raw_imports, import_scopes, spec, functions),
-        calls=_attribute_calls(defs, raw_calls),
-        inherits=_attribute_bases(containers, bases),
-        types=_attribute_types(scopes_of, raw_types),
-        arities=tuple((scopes_of.innermost(pos), n) for pos, n in arities) if scopes_of is not None else (),
-        exports=tuple(exports) if exports else None,
-        package=package,
-        syntax_errors=syntax_errors,
-        lines=lines,
-        truncated=truncated,
-    )
+    if previous is not None:
+        defs[previous] = item
+    else:
+        def_by_name[name_start] = len(defs)
+        defs.append(item)
 
 
 # ----------------------------------------------------------------------------- qualification
@@ -779,6 +820,22 @@ class _Intervals:
         return self._labels[i] if i >= 0 else ""
 
 
+#: Callee text -> (callee, last segment), shared by all files (bounded: cleared when full).
+_callees: dict[bytes, tuple[str, str]] = {}
+_CALLEE_CACHE_SIZE = 1 << 16
+
+
+def _callee_of(text: bytes) -> tuple[str, str]:
+    """``_callee`` of a called expression's bytes and its last segment (cached)."""
+    found = _callees.get(text)
+    if found is None:
+        if len(_callees) > _CALLEE_CACHE_SIZE:
+            _callees.clear()
+        callee = _callee(_decode(text))
+        found = _callees[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
+    return found
+
+
 def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
@@ -789,7 +846,6 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
     ends = [d.end for d in defs]
     quals = [d.qualname for d in defs]
     count = len(defs)
-    names: dict[bytes, tuple[str, str]] = {}  # callee text -> (callee, last segment)
     refs: list[CallRef] = []
     stack: list[int] = []
     j = 0
@@ -801,10 +857,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
             j += 1
         while stack and ends[stack[-1]] <= pos:
             stack.pop()
-        found = names.get(text)
-        if found is None:
-            callee = _callee(_decode(text))
-            found = names[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
+        found = _callees.get(text) or _callee_of(text)
         if found[0]:
             refs.append(
                 CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line, args=args)
@@ -948,7 +1001,7 @@ def _collect_type(
         returned = caps.get(key)
         if returned:  # `return Foo(...)` / `return x`: what that call / value is
             node = returned[0]
-            text = _callee(_decode(source[node.start_byte : node.end_byte]))
+            text = _callee_of(source[node.start_byte : node.end_byte])[0]
             if text:
                 raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
             return
@@ -962,7 +1015,7 @@ def _collect_type(
     calls = caps.get("type.call")
     values = caps.get("type.value")
     if values:
-        text = _callee(_decode(source[values[0].start_byte : values[0].end_byte]))
+        text = _callee_of(source[values[0].start_byte : values[0].end_byte])[0]
         if text and name and text != name:
             raw.append((var.start_byte, name, text, False, var.start_point[0] + 1, True))
         return
@@ -972,7 +1025,7 @@ def _collect_type(
             return
         from_call = False
     elif calls:
-        text = _callee(_decode(source[calls[0].start_byte : calls[0].end_byte]))
+        text = _callee_of(source[calls[0].start_byte : calls[0].end_byte])[0]
         from_call = True
     else:
         return
