@@ -191,7 +191,7 @@ class Core:
             self._memory.resync_store_if_behind()
         store = self._store
         if store is not None:
-            if store.checkpoint_due() or store.wal_bytes() > WAL_CHECKPOINT_BYTES:
+            if store.wal_bytes() > WAL_CHECKPOINT_BYTES:
                 started = time.monotonic()
                 store.checkpoint()
                 logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)

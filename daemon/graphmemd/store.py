@@ -18,7 +18,6 @@ import json
 import logging
 import re
 import threading
-import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,10 +53,6 @@ BULK_ROWS = 2000
 COPY_ROWS = 24
 #: The WAL is checkpointed into the database once it grows past this (keeps it bounded).
 CHECKPOINT_THRESHOLD_MB = 32
-#: Batches up to this many rows are inserted row by row instead of by COPY (see ``_copy``).
-SMALL_BATCH_ROWS = 64
-#: Rows written to full-text-indexed tables after which the store writer checkpoints when idle.
-FTS_WRITES_PER_CHECKPOINT = 200
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -91,7 +86,6 @@ _OBS_FTS = "observation_fts"
 #: Recorded in Meta when the observation index is built; an index without it is rebuilt at open.
 _OBS_FTS_BUILD = "2"
 _SYM_FTS = "symbol_fts"
-_DDL_RE = re.compile(r"\s*(CREATE\s+(NODE|REL)|DROP|ALTER|LOAD|CALL\s+(CREATE|DROP)_FTS_INDEX)", re.IGNORECASE)
 _TERMS_RE = re.compile(r"[\w ]*")
 
 
@@ -144,10 +138,7 @@ class StoreConnection:
             raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
         self._lock = threading.RLock()
         self._closed = False
-        self._prepared: dict[str, Any] = {}
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
-        #: Writes to full-text-indexed tables since the last checkpoint (see ``checkpoint_due``).
-        self._fts_writes = 0
         #: Node offset -> (id, repo) per full-text-indexed table, or None until rebuilt after a
         #: write to that table (see ``refresh_row_ids``).
         self._row_ids: dict[str, dict[int, tuple[str, str]] | None] = {"Symbol": None, "Observation": None}
@@ -167,20 +158,11 @@ class StoreConnection:
             if self._closed:
                 raise StoreError("the store is closed")
             try:
-                if params:
-                    # A prepared statement per query text, reused: in Kùzu 0.11.3 executing a
-                    # query string with parameters leaks its prepared statement (~16 KB for a
-                    # write, ~10 KB for a full-text query) every time.
-                    prepared = self._prepared.get(query)
-                    if prepared is None:
-                        with warnings.catch_warnings():  # "deprecated": but the only way that does not leak
-                            warnings.simplefilter("ignore", DeprecationWarning)
-                            prepared = self._prepared[query] = self._conn.prepare(query)
-                    result = self._conn.execute(prepared, dict(params))
-                else:
-                    result = self._conn.execute(query)
-                    if _DDL_RE.match(query):
-                        self._prepared.clear()  # the schema or an index changed: prepare anew
+                # Plain execution (no reused prepared statements, no row-by-row inserts): executing
+                # a query string with parameters leaks ~10-16 KB in Kùzu 0.11.3, but the reuse of
+                # prepared statements for row-by-row writes crashed the process (SIGSEGV) under
+                # bench_semantic; full-text queries inline their checked terms instead (_search).
+                result = self._conn.execute(query, dict(params)) if params else self._conn.execute(query)
                 assert not isinstance(result, list)
                 rows: list[list[Any]] = []
                 while result.has_next():
@@ -193,54 +175,12 @@ class StoreConnection:
     def _copy(self, table: str, data: pa.Table) -> None:
         if data.num_rows == 0:
             return
-        if data.num_rows <= SMALL_BATCH_ROWS:
-            # Every ``COPY ... FROM <arrow table>`` leaks ~300 KB of native memory in Kùzu
-            # 0.11.3 whatever its size (~1 MB per live file change: one COPY per table), so
-            # small batches go row by row through reused prepared statements, which do not.
-            self._insert_rows(table, data)
-            return
         with self._lock:
             try:
                 # Kùzu resolves the name `data` to the local arrow table (scan replacement).
                 self._conn.execute(f"COPY {table} FROM data")
             except (RuntimeError, ValueError, IndexError) as exc:
                 raise StoreError(f"bulk load into {table} failed: {exc}") from exc
-
-    def _insert_rows(self, table: str, data: pa.Table) -> None:
-        """Insert the rows of ``data`` (a node table's columns, or ``from``/``to`` and the
-        properties of a rel table, as for COPY) one prepared CREATE each."""
-        with self._lock:
-            ends = self._rel_ends(table)
-            if ends is None:
-                cols = list(data.column_names)
-                query = f"CREATE (:{table} {{{', '.join(f'{c}: ${c}' for c in cols)}}})"
-                for row in data.to_pylist():
-                    self._run(query, row)
-                return
-            src, dst, src_key, dst_key = ends
-            props = [c for c in data.column_names if c not in ("from", "to")]
-            inner = ", ".join(f"{c}: ${c}" for c in props)
-            query = (
-                f"MATCH (a:{src} {{{src_key}: $src__}}), (b:{dst} {{{dst_key}: $dst__}}) "
-                f"CREATE (a)-[:{table}{' {' + inner + '}' if props else ''}]->(b)"
-            )
-            for row in data.to_pylist():
-                params = {c: row[c] for c in props}
-                params["src__"], params["dst__"] = row["from"], row["to"]
-                self._run(query, params)
-
-    def _rel_ends(self, table: str) -> tuple[str, str, str, str] | None:
-        """(source table, destination table, their primary keys) of a rel table; None for a
-        node table. Read from the schema once per table."""
-        if table not in self._ends:
-            rows = self._run("CALL SHOW_TABLES() RETURN name, type")
-            kinds = {r[0]: r[1] for r in rows}
-            if kinds.get(table) != "REL":
-                self._ends[table] = None
-            else:
-                conn = self._run(f"CALL SHOW_CONNECTION('{table}') RETURN *")
-                self._ends[table] = (conn[0][0], conn[0][1], conn[0][2], conn[0][3])
-        return self._ends[table]
 
     def _init_schema(self) -> None:
         self._run("LOAD EXTENSION fts")
@@ -301,19 +241,6 @@ class StoreConnection:
         whenever the WAL grows past ``CHECKPOINT_THRESHOLD_MB``)."""
         with self._lock:
             self._run("CHECKPOINT")
-            self._fts_writes = 0
-
-    def _note_fts_writes(self, n: int) -> None:
-        """Count writes to fts-indexed tables; checkpoint before the count passes the limit."""
-        if self._fts_writes >= FTS_WRITES_PER_CHECKPOINT:
-            self.checkpoint()
-        self._fts_writes += n
-
-    def checkpoint_due(self, fts_writes: int = FTS_WRITES_PER_CHECKPOINT) -> bool:
-        """Whether enough full-text-indexed rows were written to checkpoint: in Kùzu 0.11.3
-        the memory a write to an fts-indexed table takes (~70-90 KB a row) is only given
-        back by a checkpoint, so under a steady write load memory would grow until one."""
-        return self._fts_writes >= fts_writes
 
     def counts(self) -> dict[str, int]:
         """Rows per node table (reads every table once: used to verify a store at open)."""
@@ -382,7 +309,6 @@ class Store(StoreConnection):
         sources = sorted(set(edge_sources) - set(gone))
         with self._lock:
             self._row_ids["Symbol"] = None
-            self._note_fts_writes(sum(len(p.symbols) for _, p in files) + len(gone))
             if sum(len(p.symbols) for _, p in files) > BULK_ROWS and self.symbol_fts_ready:
                 # Maintaining the FTS index row by row makes a bulk COPY ~9x slower; drop it and
                 # let the engine rebuild it in the background (ensure_symbol_fts).
@@ -609,7 +535,6 @@ class Store(StoreConnection):
         rows = list({r["id"]: r for r in rows}.values())  # one row per id: the last one wins
         with self._lock:
             self._row_ids["Observation"] = None
-            self._note_fts_writes(len(rows))
             ids = [r["id"] for r in rows]
             self._run("MATCH (o:Observation) WHERE o.id IN $ids DELETE o", {"ids": ids})
             cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc")
@@ -630,7 +555,6 @@ class Store(StoreConnection):
         """Delete an observation's row."""
         with self._lock:
             self._row_ids["Observation"] = None
-            self._note_fts_writes(1)
             self._run("MATCH (o:Observation {id: $id}) DELETE o", {"id": obs_id})
 
     def observations(self) -> Iterator[StoredObservation]:
