@@ -20,7 +20,6 @@ from typing import Any
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Unavailable
 from graphmem.types import (
     Anchor,
-    Category,
     Event,
     EventKind,
     IndexState,
@@ -39,7 +38,7 @@ from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.identity import RepoIdentity
 from graphmemd.indexer import Indexer, Job
-from graphmemd.memory import Memory
+from graphmemd.memory import Memory, NewObservation
 from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.status import daemon_status, repository_summary
@@ -283,24 +282,11 @@ class Core:
 
     # ------------------------------------------------------------------ observations
 
-    def create_observation(
-        self,
-        *,
-        repo: str,
-        text: str,
-        category: Category,
-        tags: Sequence[str],
-        source: str,
-        confidence: float,
-        anchors: Sequence[str],
-        supersedes: Sequence[str],
-        contradicts: Sequence[str],
-        idempotency_key: str,
-    ) -> Observation:
+    def create_observation(self, repo: str, new: NewObservation) -> Observation:
         """Resolve the anchor references on the current code and save the observation."""
         resolved: list[Anchor] = []
         errors: list[InvalidArgument] = []
-        for ref in anchors:
+        for ref in new.anchors:
             try:
                 resolved.append(self.view.resolve_anchor(ref, repo))
             except InvalidArgument as exc:
@@ -315,18 +301,7 @@ class Core:
         repo_id = self.registry.find(repo).id if repo else (next(iter(repo_ids)) if len(repo_ids) == 1 else "")
         if not repo_id and resolved:
             raise InvalidArgument("anchors span several repositories; name the repository with repo=")
-        return self.memory.create(
-            repo_id=repo_id,
-            text=text,
-            category=category,
-            tags=tags,
-            source=source,
-            confidence=confidence,
-            anchors=resolved,
-            supersedes=supersedes,
-            contradicts=contradicts,
-            idempotency_key=idempotency_key,
-        )
+        return self.memory.create(repo_id, new, resolved)
 
     def _unavailable_while_loading(self, repo_hint: str) -> None:
         """An anchor that does not resolve while its repository's graph is still being loaded

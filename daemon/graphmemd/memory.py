@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
@@ -34,6 +34,22 @@ from graphmemd.validation import parse_import
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class NewObservation:
+    """What a caller asks to save: the text and its metadata, anchors still as references
+    (``path::Qualified.name``, a file path or a symbol id)."""
+
+    text: str
+    category: Category
+    tags: tuple[str, ...] = ()
+    source: str = "unknown"
+    confidence: float = 1.0
+    anchors: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    contradicts: tuple[str, ...] = ()
+    idempotency_key: str = ""
 
 
 def remap_repo(o: Observation, old: str, new: str) -> Observation:
@@ -193,33 +209,20 @@ class Memory:
 
     # ------------------------------------------------------------------ operations
 
-    def create(
-        self,
-        *,
-        repo_id: str,
-        text: str,
-        category: Category,
-        tags: Sequence[str],
-        source: str,
-        confidence: float,
-        anchors: Sequence[Anchor],
-        supersedes: Sequence[str],
-        contradicts: Sequence[str],
-        idempotency_key: str,
-    ) -> Observation:
+    def create(self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor]) -> Observation:
         """Save a new observation (journaled before this returns) and wait, briefly, until
         its store copy is searchable."""
         o = self.book.create(
             repo_id=repo_id,
-            text=text,
-            category=category,
-            tags=tags,
-            source=source,
-            confidence=confidence,
+            text=new.text,
+            category=new.category,
+            tags=new.tags,
+            source=new.source,
+            confidence=new.confidence,
             anchors=anchors,
-            supersedes=supersedes,
-            contradicts=contradicts,
-            idempotency_key=idempotency_key,
+            supersedes=new.supersedes,
+            contradicts=new.contradicts,
+            idempotency_key=new.idempotency_key,
         )
         try:
             self._writer.submit(lambda: None).result(10)  # visible to text search when we answer

@@ -25,6 +25,7 @@ from graphmem.v1 import types_pb2 as tpb
 from grpc_status import rpc_status
 
 from graphmemd.core import Core
+from graphmemd.memory import NewObservation
 from graphmemd.retrieval import DEFAULT_HOPS, Retriever
 from graphmemd.symbols import SymbolQueries
 
@@ -166,18 +167,18 @@ class ObservationService(pbg.ObservationServiceServicer):
         """Save a new observation anchored to symbols or files."""
         category = _category(request.category)
         assert category is not None
-        o = self.core.create_observation(
-            repo=request.repo,
+        new = NewObservation(
             text=request.text,
             category=category,
-            tags=list(request.tags),
+            tags=tuple(request.tags),
             source=request.source or "unknown",
             confidence=request.confidence or 1.0,
-            anchors=list(request.anchors),
-            supersedes=list(request.supersedes),
-            contradicts=list(request.contradicts),
+            anchors=tuple(request.anchors),
+            supersedes=tuple(request.supersedes),
+            contradicts=tuple(request.contradicts),
             idempotency_key=request.idempotency_key,
         )
+        o = self.core.create_observation(request.repo, new)
         return convert.observation_to_proto(o)
 
     @_rpc
