@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
@@ -254,29 +253,6 @@ def test_non_object_line_is_corrupt(tmp_path: Path, caplog: pytest.LogCaptureFix
     with caplog.at_level(logging.ERROR, logger="graphmemd.journal"), Journal(path) as j:
         assert [r["seq"] for r in j.replay()] == [1, 2]
     assert any("corrupt line 2" in r.getMessage() for r in caplog.records)
-
-
-def test_export_import_roundtrip(tmp_path: Path) -> None:
-    src = Journal(tmp_path / "a.jsonl")
-    src.append_many([{"text": "line\nbreak \u2028 sep"}, {"n": 1.5, "l": [1, {"x": None}]}])
-    buf = io.StringIO()
-    assert src.export(buf) == 2
-    buf.seek(0)
-    records = Journal.import_records(buf)
-    assert records == list(src.replay())
-    dst = Journal(tmp_path / "b.jsonl")
-    assert dst.append_many(records) == [1, 2]
-    assert list(dst.replay()) == records
-    src.close()
-    dst.close()
-
-
-def test_import_names_the_bad_line() -> None:
-    with pytest.raises(InvalidArgument, match="line 3"):
-        Journal.import_records(['{"a":1}\n', "\n", "{oops\n"])
-    with pytest.raises(InvalidArgument, match="line 2"):
-        Journal.import_records(['{"a":1}', '"just a string"'])
-    assert Journal.import_records(["", '{"a":1}\r\n']) == [{"a": 1}]
 
 
 def test_compact_rewrites_atomically(tmp_path: Path) -> None:

@@ -210,6 +210,23 @@ def _close_matches(err: grpc.RpcError) -> tuple[str, tuple[str, ...]]:
     return "", ()
 
 
+def deepest_repository(repos: Iterable[Repository], directory: str | Path) -> Repository | None:
+    """Of ``repos``, the one whose root is the deepest containing ``directory`` (resolved, as
+    the daemon resolves roots), or None."""
+    target = Path(directory).expanduser()
+    try:
+        target = target.resolve()
+    except OSError:
+        target = target.absolute()
+    best: Repository | None = None
+    for repo in repos:
+        root = Path(repo.root)
+        inside = target == root or root in target.parents
+        if inside and (best is None or len(root.parts) > len(Path(best.root).parts)):
+            best = repo
+    return best
+
+
 class EventStream(Iterator[Event]):
     """Live daemon events; iterate to receive them, ``cancel()`` (from any thread) to stop.
 
@@ -488,14 +505,7 @@ class GraphMem:
 
     def repo_containing(self, directory: str | Path) -> Repository | None:
         """The registered repository with the deepest root containing ``directory``, or None."""
-        target = Path(directory).expanduser().absolute()
-        best: Repository | None = None
-        for repo in self.list_repos():
-            root = Path(repo.root)
-            inside = target == root or root in target.parents
-            if inside and (best is None or len(root.parts) > len(Path(best.root).parts)):
-                best = repo
-        return best
+        return deepest_repository(self.list_repos(), directory)
 
     def _scoped(self, repo: str, send: Callable[[str], _T]) -> _T:
         """Run ``send(hint)`` with ``repo`` (a path made absolute), or else the working

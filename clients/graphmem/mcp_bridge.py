@@ -35,7 +35,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graphmem import __version__
-from graphmem.client import GraphMem, outside_message
+from graphmem.client import GraphMem, deepest_repository, outside_message
 from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound
 from graphmem.types import (
     Category,
@@ -46,7 +46,6 @@ from graphmem.types import (
     Observation,
     ObservationStatus,
     RecallResult,
-    Status,
     Symbol,
     SymbolDetail,
 )
@@ -572,21 +571,6 @@ def _graphmem_errors() -> Iterator[None]:
         raise tool_error(exc) from exc
 
 
-def _repo_containing(status: Status, directory: Path) -> str:
-    """The id of the registered repository whose root contains ``directory`` (innermost), or ""."""
-    best, best_depth = "", -1
-    for repo in status.repositories:
-        try:
-            root = Path(repo.root).resolve()
-        except OSError:
-            continue
-        if directory == root or root in directory.parents:
-            depth = len(root.parts)
-            if depth > best_depth:
-                best, best_depth = repo.id, depth
-    return best
-
-
 class Backend:
     """The one GraphMem client of the bridge, created on first use (the daemon may start later)."""
 
@@ -633,7 +617,8 @@ class Backend:
         if not self._detected_repo:
             status = self.client().status()
             if self._cwd is not None:
-                self._detected_repo = _repo_containing(status, self._cwd)
+                found = deepest_repository(status.repositories, self._cwd)
+                self._detected_repo = found.id if found is not None else ""
             if not self._detected_repo:
                 where = self._cwd if self._cwd is not None else Path("(unknown working directory)")
                 raise NotFound(

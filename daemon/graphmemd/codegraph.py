@@ -20,8 +20,6 @@ from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd.model import Language, ResolvedEdges, SymbolInfo, file_id
 
-#: Edge kinds stored as outgoing adjacency; the reverse direction is derived.
-FORWARD = (EdgeKind.CALLS, EdgeKind.IMPORTS, EdgeKind.CONTAINS, EdgeKind.INHERITS, EdgeKind.DEFINES)
 REVERSE = {
     EdgeKind.CALLS: EdgeKind.CALLED_BY,
     EdgeKind.IMPORTS: EdgeKind.IMPORTED_BY,

@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Final
+from typing import Final
 
 from graphmem.errors import FailedPrecondition, InvalidArgument, ResourceExhausted, StoreError
 
@@ -430,37 +430,6 @@ class Journal:
             if self._last_seq is None:
                 self._last_seq = max((_seq_of(r) or 0 for r in records), default=0)
         return JournalScan(records, corrupt, self.existed_at_open)
-
-    def export(self, dest: IO[str]) -> int:
-        """Write every record to ``dest`` as canonical JSON lines; return how many."""
-        count = 0
-        for record in self.replay():
-            dest.write(encode_record(record).decode("utf-8"))
-            dest.write("\n")
-            count += 1
-        return count
-
-    @staticmethod
-    def import_records(lines: Iterable[str]) -> list[dict[str, object]]:
-        """Parse exported JSON lines (e.g. iterate a text file); blank lines are skipped.
-
-        Raises ``InvalidArgument`` naming the first bad line (1-based). Do not split input
-        with ``str.splitlines`` (it also splits on U+2028, which JSON leaves unescaped);
-        iterate the file or split on ``"\\n"``.
-        """
-        out: list[dict[str, object]] = []
-        for number, line in enumerate(lines, start=1):
-            text = line.rstrip("\r\n")
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except ValueError as exc:
-                raise InvalidArgument(f"line {number}: invalid JSON: {exc}") from exc
-            if not isinstance(obj, dict):
-                raise InvalidArgument(f"line {number}: expected a JSON object, got {type(obj).__name__}")
-            out.append(obj)
-        return out
 
     def _iter_records(self, size: int, corrupt: list[CorruptLine] | None = None) -> Iterator[dict[str, object]]:
         """Records among the first ``size`` bytes (which end with a newline); corrupt lines

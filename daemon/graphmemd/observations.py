@@ -338,10 +338,6 @@ class ObservationBook:
     def __iter__(self) -> Iterator[Observation]:
         return iter(self.all())
 
-    def import_docs(self, docs: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
-        """Import observation documents (from an export); existing ids are skipped.
-        ``InvalidArgument`` on the first invalid document (nothing imported then)."""
-        return self.import_observations([from_doc(d) for d in docs])
 
     def import_observations(self, observations: Iterable[Observation]) -> tuple[int, int]:
         """Import validated observations; ids already known (live or deleted) are skipped.

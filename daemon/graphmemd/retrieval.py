@@ -88,9 +88,8 @@ def _edge_label(h: Hop) -> str:
     return h.edge.value if h.confidence is None or h.confidence.certain else h.edge.value + "?"
 
 
-def render_line(o: Observation, why: str = "") -> str:
-    """One observation as a line of text (what the token estimate measures)."""
-    return brief_line(o, why)
+#: One observation as a line of text (what the token estimate measures): the shared renderer.
+render_line = brief_line
 
 
 #: How the walk reached a node: (distance, parent, edge from the parent, KIND_ORDER of that
