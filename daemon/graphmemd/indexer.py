@@ -10,14 +10,18 @@ publishes what happened. A job that raises fails alone: the loop goes on (``supe
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import queue
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
@@ -86,6 +90,8 @@ class Indexer:
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._pool: ParsePool | None = None
+        #: the last store write of a delta: warming waits for it (see ``_warm``)
+        self._last_write: Future[Any] | None = None
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -191,7 +197,12 @@ class Indexer:
     def _warm(self) -> None:
         """Precompute the walk's adjacency for what the jobs changed, in slices so that queries
         wait at most a few milliseconds for the lock; stops early when a job arrives (queries
-        compute what is missing on demand meanwhile)."""
+        compute what is missing on demand meanwhile). It starts once the store has the
+        delta: both are single-threaded Python, and queries wait for the store, not for this."""
+        last = self._last_write
+        while last is not None and not last.done() and self._jobs.empty():
+            with contextlib.suppress(FutureTimeout):
+                last.exception(timeout=0.05)
         while self._jobs.empty():
             with self._state.writing() as graph:
                 if not graph.warm(1000):
@@ -273,7 +284,7 @@ class Indexer:
             if out.parsed is not None:
                 rt.files_parsed += 1
                 rt.pass_symbols += len(out.parsed.symbols)
-                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
+                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
                 # overlap the daemon's per-file work with the workers' parsing
                 rt.resolver.set_file(out.parsed)
                 prepared[out.path] = symbols_of(rt.id, out.parsed)
@@ -292,15 +303,23 @@ class Indexer:
         for path, reason in skipped.items():
             logger.info("skipped %s/%s: %s", rt.id, path, reason)
         rebase, rt.rebase = rt.rebase, False
-        self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known)
-        rt.indexed_commit = head_before
-        rt.dirty = working_tree_dirty(rt.root)
-        rt.last_indexed_at = time.time()
-        with self._state.reading() as graph:
-            rt.n_edges = graph.edge_count(rt.id)
-        rt.state = IndexState.READY
-        store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at
+
+        def settle() -> None:  # the graph is current: READY before its store writes are queued
+            rt.indexed_commit = head_before
+            rt.dirty = working_tree_dirty(rt.root)
+            rt.last_indexed_at = time.time()
+            with self._state.reading() as graph:
+                rt.n_edges = graph.edge_count(rt.id)
+            rt.state = IndexState.READY
+
+        delta = self._apply(
+            rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
+        )
+        if delta is None:
+            self._mark(rt, EventKind.INDEX_QUERYABLE)
+        store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
+        self._mark(rt, EventKind.INDEX_DURABLE)
         self._publish_progress(rt, started)
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
@@ -355,14 +374,15 @@ class Indexer:
         for out in self.pool().parse_many(sorted(todo.items())):
             if out.parsed is not None:
                 rt.files_parsed += 1
-                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
+                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
                 rt.skipped.pop(out.path, None)
             else:
                 if out.skipped is not None:
                     rt.skipped[out.path] = out.skipped.reason
                 if out.path in known:
                     removed.add(out.path)
-        self._apply(rt, units, removed - set(units), full=False, cold=not known)
+        if self._apply(rt, units, removed - set(units), full=False, cold=not known) is not None:
+            self._mark(rt, EventKind.INDEX_DURABLE)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
         if any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths))):
@@ -394,8 +414,10 @@ class Indexer:
         cold: bool,
         rebase: bool = False,
         prepared: dict[str, list[SymbolInfo]] | None = None,
+        settle: Callable[[], None] | None = None,
     ) -> GraphDelta | None:
-        """The one place the code graph changes: delta, swap, memory, store, then events.
+        """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
+        events. None (and nothing written) when nothing changed.
 
         Only this thread mutates the graph and the resolver, so the delta is computed without
         the lock; readers are blocked only while it is swapped in."""
@@ -405,6 +427,8 @@ class Indexer:
             rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase, prepared=prepared
         )
         if delta.empty:
+            if settle is not None:
+                settle()
             return None
         if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
@@ -415,6 +439,8 @@ class Indexer:
         t_mem = time.time()
         self._memory.apply(delta, self._state, head_commit(rt.root))
         t_stale = time.time()
+        if settle is not None:
+            settle()
         self._store_delta(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
@@ -446,11 +472,28 @@ class Indexer:
         ]
         store, rid = self._store, delta.repo_id
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
+        infos = {f.path: f.symbols for f in delta.changed}
+        caches = {f.path: units[f.path].cache for f in delta.changed}
         # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
-        self._writer.submit(lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources))
+        self._writer.submit(
+            lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
+        )
         # A large batch drops the symbol text index (a bulk write is faster without it): it is
-        # rebuilt right after, so text search is complete again once the writer is idle.
+        # rebuilt right after, so text search is complete again once the writer is idle. The
+        # cached parses (for a warm restart) are written last: queries do not wait for them.
         self._writer.submit(self._rebuild_fts)
+        self._mark(rt, EventKind.INDEX_QUERYABLE)
+        self._last_write = self._writer.submit(lambda: store.store_parses(rid, records, caches))
+
+    def _mark(self, rt: RepoRuntime, kind: EventKind) -> None:
+        """Publish ``kind`` once the store writes queued so far are done (the writer is FIFO):
+        INDEX_QUERYABLE after the graph and text search, INDEX_DURABLE after everything."""
+        bus, rid = self._bus, rt.id
+
+        def publish() -> None:
+            bus.publish(Event(kind, time.time(), rid, message=f"{rt.n_files} files, {rt.n_symbols} symbols"))
+
+        self._writer.submit(publish)
 
 
 def file_events(delta: GraphDelta, now: float) -> list[Event]:
