@@ -17,11 +17,9 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
@@ -29,13 +27,14 @@ from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexStat
 from graphmemd import malloc
 from graphmemd.config import DaemonConfig
 from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
+from graphmemd.delta_sink import DeltaSink
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.gitinfo import head_commit, working_tree_dirty
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
-from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, file_id, symbols_of
+from graphmemd.model import ChangeKind, SymbolInfo, file_id, symbols_of
 from graphmemd.parse_pool import ParsePool
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.resolution import facts_from_files, is_fact_file
@@ -90,8 +89,7 @@ class Indexer:
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._pool: ParsePool | None = None
-        #: the last store write of a delta: warming waits for it (see ``_warm``)
-        self._last_write: Future[Any] | None = None
+        self._sink = DeltaSink(store, writer, bus)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -199,7 +197,7 @@ class Indexer:
         wait at most a few milliseconds for the lock; stops early when a job arrives (queries
         compute what is missing on demand meanwhile). It starts once the store has the
         delta: both are single-threaded Python, and queries wait for the store, not for this."""
-        last = self._last_write
+        last = self._sink.last_write
         while last is not None and not last.done() and self._jobs.empty():
             with contextlib.suppress(FutureTimeout):
                 last.exception(timeout=0.05)
@@ -318,10 +316,10 @@ class Indexer:
             rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
         )
         if delta is None:
-            self._mark(rt, EventKind.INDEX_QUERYABLE)
+            self._sink.mark(rt, EventKind.INDEX_QUERYABLE)
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
-        self._mark(rt, EventKind.INDEX_DURABLE)
+        self._sink.mark(rt, EventKind.INDEX_DURABLE)
         self._publish_progress(rt, started)
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
@@ -333,11 +331,6 @@ class Indexer:
             t_parsed - started,
             time.time() - t_parsed,
         )
-
-    def _rebuild_fts(self) -> None:
-        t = time.time()
-        if self._store.ensure_symbol_fts():
-            logger.info("symbol full-text index rebuilt in %.2fs", time.time() - t)
 
     # ------------------------------------------------------------------ live changes
 
@@ -384,7 +377,7 @@ class Indexer:
                 if out.path in known:
                     removed.add(out.path)
         if self._apply(rt, units, removed - set(units), full=False, cold=not known) is not None:
-            self._mark(rt, EventKind.INDEX_DURABLE)
+            self._sink.mark(rt, EventKind.INDEX_DURABLE)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
         if any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths))):
@@ -443,7 +436,7 @@ class Indexer:
         t_stale = time.time()
         if settle is not None:
             settle()
-        self._store_delta(rt, delta, units, now)
+        self._sink.write(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
             len(delta.changed),
@@ -454,48 +447,6 @@ class Indexer:
         for event in file_events(delta, now):
             self._bus.publish(event)
         return delta
-
-    def _store_delta(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
-        records = [
-            (
-                FileRecord(
-                    delta.repo_id,
-                    f.path,
-                    f.language,
-                    f.content_hash,
-                    f.size,
-                    now,
-                    f.syntax_errors,
-                    rt.stats.get(f.path, (0, 0))[1],
-                ),
-                units[f.path].parsed,
-            )
-            for f in delta.changed
-        ]
-        store, rid = self._store, delta.repo_id
-        removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
-        infos = {f.path: f.symbols for f in delta.changed}
-        caches = {f.path: units[f.path].cache for f in delta.changed}
-        # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
-        self._writer.submit(
-            lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
-        )
-        # A large batch drops the symbol text index (a bulk write is faster without it): it is
-        # rebuilt right after, so text search is complete again once the writer is idle. The
-        # cached parses (for a warm restart) are written last: queries do not wait for them.
-        self._writer.submit(self._rebuild_fts)
-        self._mark(rt, EventKind.INDEX_QUERYABLE)
-        self._last_write = self._writer.submit(lambda: store.store_parses(rid, records, caches))
-
-    def _mark(self, rt: RepoRuntime, kind: EventKind) -> None:
-        """Publish ``kind`` once the store writes queued so far are done (the writer is FIFO):
-        INDEX_QUERYABLE after the graph and text search, INDEX_DURABLE after everything."""
-        bus, rid = self._bus, rt.id
-
-        def publish() -> None:
-            bus.publish(Event(kind, time.time(), rid, message=f"{rt.n_files} files, {rt.n_symbols} symbols"))
-
-        self._writer.submit(publish)
 
 
 def file_events(delta: GraphDelta, now: float) -> list[Event]:
