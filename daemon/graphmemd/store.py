@@ -297,12 +297,14 @@ class Store(StoreConnection):
         removed_paths: Iterable[str],
         edges: ResolvedEdges,
         edge_sources: Iterable[str] = (),
+        infos: Mapping[str, Sequence[SymbolInfo]] | None = None,
     ) -> None:
         """Replace the rows of ``files`` (and delete ``removed_paths``) in bulk.
 
         ``edges`` are the outgoing edges of ``files`` and of ``edge_sources`` (other files whose
         outgoing edges were re-resolved, e.g. dependents of the changed files); the old
-        outgoing edges of all of those are deleted first, so no edge is duplicated.
+        outgoing edges of all of those are deleted first, so no edge is duplicated. ``infos``:
+        the files' symbols by path as the graph already holds them (derived again if absent).
         """
         paths = [rec.path for rec, _ in files]
         gone = sorted(set(removed_paths) | set(paths))
@@ -326,12 +328,19 @@ class Store(StoreConnection):
                     "MATCH (f:File)-[e:IMPORTS|IMPORTS_EXT|FILE_CALLS]->() WHERE f.id IN $ids DELETE e",
                     {"ids": ids},
                 )
-            self._load(repo_id, files, edges)
-            self._store_parses(repo_id, files)
+            self._load(repo_id, files, edges, infos)
 
-    def _store_parses(self, repo_id: str, files: Sequence[tuple[FileRecord, ParsedFile]]) -> None:
+    def store_parses(
+        self,
+        repo_id: str,
+        files: Sequence[tuple[FileRecord, ParsedFile]],
+        caches: Mapping[str, str | None] | None = None,
+    ) -> None:
+        """Cache the parses of ``files`` for a warm restart (``parsecache.py``), replacing the
+        files' previous ones; ``caches``: their text by path where the worker already encoded it."""
         if not files:
             return
+        known = caches or {}
         version = parsecache.PARSER_VERSION
         table = pa.table(
             {
@@ -342,10 +351,12 @@ class Store(StoreConnection):
                 "mtime": pa.array([rec.mtime_ns for rec, _ in files], pa.int64()),
                 "hash": [rec.content_hash for rec, _ in files],
                 "version": [version] * len(files),
-                "data": [parsecache.encode(parsed) for _, parsed in files],
+                "data": [known.get(rec.path) or parsecache.encode(parsed) for rec, parsed in files],
             }
         )
-        self._copy("Parse", table)
+        with self._lock:
+            self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": table.column("id").to_pylist()})
+            self._copy("Parse", table)
 
     def load_parses(self, repo_id: str) -> list[CachedParse]:
         """Every cached parse of a repository (``parsecache.py``)."""
@@ -378,8 +389,9 @@ class Store(StoreConnection):
         repo_id: str,
         files: Sequence[tuple[FileRecord, ParsedFile]],
         edges: ResolvedEdges,
+        infos: Mapping[str, Sequence[SymbolInfo]] | None,
     ) -> None:
-        nodes, defines, contains = node_tables(repo_id, files, edges)
+        nodes, defines, contains = node_tables(repo_id, files, edges, infos)
         for table, data in nodes:
             self._copy(table, data)
         externals = sorted({name for _, name in edges.external_imports})
