@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any
 
 from graphmem.types import Event, EventKind
@@ -23,6 +24,9 @@ from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
+#: a first pass hands its cached parses to the store writer in chunks of this many files
+CACHE_CHUNK = 256
+
 
 class DeltaSink:
     """Queues the store side of each delta, and the marks that say how far it got."""
@@ -33,9 +37,39 @@ class DeltaSink:
         self._bus = bus
         #: the last store write of a delta (the indexer's warming waits for it)
         self.last_write: Future[Any] | None = None
+        self._early: dict[str, ParsedUnit] = {}
+
+    def cache_early(self, rt: RepoRuntime, path: str, unit: ParsedUnit) -> ParsedUnit:
+        """Have ``unit``'s cached parse written before the pass is applied (queued in chunks
+        of ``CACHE_CHUNK``; ``flush_cache`` queues the rest): a first pass does this while it
+        parses, when the writer is idle, and does not keep the text until then. Returns the
+        unit without its text, so that ``write`` does not store it again."""
+        self._early[path] = unit
+        if len(self._early) >= CACHE_CHUNK:
+            self.flush_cache(rt)
+        return replace(unit, cache=None)
+
+    def flush_cache(self, rt: RepoRuntime) -> None:
+        """Queue the cached parses ``cache_early`` holds."""
+        units, self._early = self._early, {}
+        if not units:
+            return
+        now = time.time()
+        records = [
+            (
+                FileRecord(rt.id, path, u.parsed.language, u.content_hash, u.size, now, u.parsed.syntax_errors,
+                           rt.stats.get(path, (0, 0))[1]),
+                u.parsed,
+            )
+            for path, u in units.items()
+        ]  # fmt: skip
+        caches = {path: u.cache for path, u in units.items()}
+        store, rid = self._store, rt.id
+        self._writer.submit(lambda: store.store_parses(rid, records, caches))
 
     def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
-        """Queue ``delta``'s rows, the text index, INDEX_QUERYABLE, then the cached parses."""
+        """Queue ``delta``'s rows, the text index, INDEX_QUERYABLE, then the cached parses of
+        the units that still carry their text (see ``cache_parses``)."""
         records = [
             (
                 FileRecord(
@@ -56,6 +90,7 @@ class DeltaSink:
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
         infos = {f.path: f.symbols for f in delta.changed}
         caches = {f.path: units[f.path].cache for f in delta.changed}
+        uncached = [r for r in records if caches[r[0].path] is not None]
         self._writer.submit(
             lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
         )
@@ -64,7 +99,7 @@ class DeltaSink:
         # parses (for a warm restart) are written last: queries do not wait for them.
         self._writer.submit(self._rebuild_fts)
         self.mark(rt, EventKind.INDEX_QUERYABLE)
-        self.last_write = self._writer.submit(lambda: store.store_parses(rid, records, caches))
+        self.last_write = self._writer.submit(lambda: store.store_parses(rid, uncached, caches))
 
     def mark(self, rt: RepoRuntime, kind: EventKind) -> None:
         """Publish ``kind`` once the store writes queued so far are done: INDEX_QUERYABLE

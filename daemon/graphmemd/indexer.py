@@ -276,23 +276,9 @@ class Indexer:
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
         self._publish_progress(rt, started)
-        units: dict[str, ParsedUnit] = {}
-        prepared: dict[str, list[SymbolInfo]] = {}
-        last = time.monotonic()
-        for out in self.pool().parse_many(todo):
-            rt.files_done += 1
-            if out.parsed is not None:
-                rt.files_parsed += 1
-                rt.pass_symbols += len(out.parsed.symbols)
-                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
-                # overlap the daemon's per-file work with the workers' parsing
-                rt.resolver.set_file(out.parsed)
-                prepared[out.path] = symbols_of(rt.id, out.parsed)
-            elif out.skipped is not None:
-                skipped[out.path] = out.skipped.reason
-            if time.monotonic() - last > 0.25:
-                last = time.monotonic()
-                self._publish_progress(rt, started)
+        with self._state.reading() as graph:
+            cold = not graph.repo_files(rt.id)
+        units, prepared = self._parse_pass(rt, todo, skipped, started, cache_now=cold)
         with self._state.reading() as graph:
             known = {n.path for n in graph.repo_files(rt.id)}
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
@@ -331,6 +317,33 @@ class Indexer:
             t_parsed - started,
             time.time() - t_parsed,
         )
+
+    def _parse_pass(
+        self, rt: RepoRuntime, todo: list[tuple[str, Path]], skipped: dict[str, str], started: float, *, cache_now: bool
+    ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
+        """Parse ``todo``, overlapping the daemon's per-file work (resolver input, symbol ids)
+        with the workers' parsing. ``cache_now`` (a first pass: the store has no rows of the
+        repository that a cached parse could disagree with after a crash) also writes the
+        cached parses meanwhile; otherwise they are written after the pass's rows."""
+        units: dict[str, ParsedUnit] = {}
+        prepared: dict[str, list[SymbolInfo]] = {}
+        last = time.monotonic()
+        for out in self.pool().parse_many(todo):
+            rt.files_done += 1
+            if out.parsed is not None:
+                rt.files_parsed += 1
+                rt.pass_symbols += len(out.parsed.symbols)
+                unit = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
+                units[out.path] = self._sink.cache_early(rt, out.path, unit) if cache_now else unit
+                rt.resolver.set_file(out.parsed)
+                prepared[out.path] = symbols_of(rt.id, out.parsed)
+            elif out.skipped is not None:
+                skipped[out.path] = out.skipped.reason
+            if time.monotonic() - last > 0.25:
+                last = time.monotonic()
+                self._publish_progress(rt, started)
+        self._sink.flush_cache(rt)
+        return units, prepared
 
     # ------------------------------------------------------------------ live changes
 

@@ -320,7 +320,11 @@ class Store(StoreConnection):
                 ids = [file_id(repo_id, p) for p in gone]
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
-                self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": ids})
+                # only the removed files' cached parses: a changed file's is replaced by store_parses
+                # (during a full pass, while parsing: before this runs)
+                gone_ids = [file_id(repo_id, p) for p in sorted(set(removed_paths))]
+                if gone_ids:
+                    self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": gone_ids})
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
                 self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
