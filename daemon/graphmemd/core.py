@@ -194,6 +194,8 @@ class Core:
                 started = time.monotonic()
                 store.checkpoint()
                 logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)
+            if store.recycle_if_due():
+                logger.debug("store reopened to return the memory Kùzu keeps")
             store.refresh_row_ids()
 
     # ------------------------------------------------------------------ repositories
