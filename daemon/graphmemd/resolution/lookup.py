@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graphmemd.model import Confidence, SymbolKind
+from graphmemd.model import Confidence, SymbolKind, TypeRef
 from graphmemd.resolution.index import (
     CALLABLE,
     CLASSLIKE,
@@ -32,6 +32,7 @@ class Lookup:
     ``passes.Pass`` adds calls, receivers and guesses on top."""
 
     __slots__ = (
+        "alias_memo",
         "bases_memo",
         "dir_memo",
         "files",
@@ -51,6 +52,7 @@ class Lookup:
         self.guess_memo: dict[tuple[str, str], Sym | None] = {}
         self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
         self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
+        self.alias_memo: dict[tuple[str, str, str], tuple[Sym | None, Confidence]] = {}
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""
@@ -164,6 +166,11 @@ class Lookup:
         s = syms.get(name)
         if s is not None and s.parent is None:
             return (path, name)
+        bound_by_value = fi.var_types.get("", {}).get(name) if fi.var_types else None
+        if bound_by_value is not None and bound_by_value.attr:  # `main = TestProgram`
+            aliased = self.alias_target(fi, bound_by_value)[0]
+            if aliased is not None:
+                return aliased
         if name == "default":
             if local:
                 s = syms.get(local)
@@ -247,6 +254,11 @@ class Lookup:
         fi = self.files[path]
         if q in fi.syms:
             return (path, q)
+        bound_by_value = fi.attr_types.get(qual, {}).get(name) if fi.attr_types else None
+        if bound_by_value is not None and bound_by_value.attr:  # `pack = pack_configure`
+            aliased = self.alias_target(fi, bound_by_value)[0]
+            if aliased is not None:
+                return aliased
         visited.add(sym)
         if fi.rules.detached_methods:
             t = self.type_method(fi, qual, name)
@@ -305,4 +317,8 @@ class Lookup:
         self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, text: str, segs: tuple[str, ...]
     ) -> tuple[Target | None, Confidence, bool]:
         """Resolve a dotted name (implemented by ``passes.Pass``)."""
+        raise NotImplementedError
+
+    def alias_target(self, fi: FileIndex, t: TypeRef) -> tuple[Sym | None, Confidence]:
+        """The callable a name bound by value names (implemented by ``passes.Pass``)."""
         raise NotImplementedError

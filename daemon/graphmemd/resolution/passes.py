@@ -37,6 +37,9 @@ from graphmemd.resolution.index import (
 )
 from graphmemd.resolution.lookup import Lookup
 
+#: what a name bound by value may call: a function, a method or a class (its constructor)
+_ALIASABLE = CALLABLE | CLASSLIKE
+
 
 class Acc:
     """Edges of one run, deduplicated at the end, plus per-file call statistics."""
@@ -135,7 +138,9 @@ class Pass(Lookup):
         if len(segs) == 1:
             t, conf = self.resolve_name(fi, ctx, ci[3], segs[0])
             if t is None and segs[0] in fi.typed_names:
-                t, conf = self.method_alias(fi, ctx, ci, segs[0])
+                bound = fi.var_type(ci[3], segs[0])
+                if bound is not None and bound.attr:
+                    t, conf = self.alias_target(fi, bound)
         else:
             t, conf, guess = self.resolve_dotted(fi, ctx, ci, callee, segs)
             if t is None and guess:
@@ -146,18 +151,36 @@ class Pass(Lookup):
             t = self.overload(t, args)
         return self.sid(t), conf
 
-    def method_alias(
-        self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, name: str
-    ) -> tuple[Target | None, Confidence]:
-        """``eq = self.assertEqual; eq(a, b)``: a local bound to a method calls that method."""
-        t = fi.var_type(ci[3], name)
-        if t is None or not t.attr:
-            return None, Confidence.NAME_ONLY
+    def alias_target(self, fi: FileIndex, t: TypeRef) -> tuple[Sym | None, Confidence]:
+        """The function, method or class a name bound by value calls: ``eq = self.assertEqual``,
+        ``self.write = self.framer.write``, ``info = _global_log.info`` and, outside functions
+        (where the value cannot be a parameter), ``main = TestProgram`` or, in a class body,
+        ``pack = pack_configure``. Memoised (and cycle-guarded) per run."""
+        key = (fi.path, t.scope, t.type)
+        got = self.alias_memo.get(key)
+        if got is not None:
+            return got
+        self.alias_memo[key] = (None, Confidence.NAME_ONLY)
+        self.seen.add(fi.path)
         segs = segments(t.type)
-        if len(segs) < 2:
-            return None, Confidence.NAME_ONLY
-        target, conf, _ = self.resolve_dotted(fi, ctx, fi.info_for(t.scope), t.type, segs)
-        return target, conf
+        target: Target | None = None
+        conf = Confidence.NAME_ONLY
+        scope = fi.syms.get(t.scope)
+        if len(segs) == 1 and scope is not None and scope.kind in CLASSLIKE:
+            target = self.member_of((fi.path, t.scope), segs[0], set())
+            conf = Confidence.SAME_MODULE
+        elif segs and (len(segs) > 1 or not t.scope):
+            ctx = self.r.ctx_of(fi)
+            ctx = ctx.local.get(fi.info_for(t.scope)[4], ctx) if fi.import_scopes else ctx
+            if len(segs) == 1:
+                target, conf = self.resolve_name(fi, ctx, "", segs[0])
+            else:
+                target, conf, _ = self.resolve_dotted(fi, ctx, fi.info_for(t.scope), t.type, segs)
+        out: tuple[Sym | None, Confidence] = (None, conf)
+        if isinstance(target, tuple) and self.files[target[0]].syms[target[1]].kind in _ALIASABLE:
+            out = (target, conf)
+        self.alias_memo[key] = out
+        return out
 
     def overload(self, t: Sym, args: int) -> Sym:
         """The overload of ``t`` taking ``args`` arguments, when exactly one does."""
