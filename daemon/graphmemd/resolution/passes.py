@@ -135,7 +135,10 @@ class Pass(Lookup):
         segs = segments(callee)
         if not segs:
             return None, Confidence.NAME_ONLY
-        if len(segs) == 1:
+        if "(" in callee and not (segs[0] in fi.rules.super_names and callee.count("(") == 1):
+            # a chained call: `Foo().bar()`, `get_x().method()` (`super().m()` is not one)
+            t, conf = self.chain_call(fi, ctx, ci, callee)
+        elif len(segs) == 1:
             t, conf = self.resolve_name(fi, ctx, ci[3], segs[0])
             if t is None and segs[0] in fi.typed_names:
                 bound = fi.var_type(ci[3], segs[0])
@@ -230,28 +233,51 @@ class Pass(Lookup):
             got = self.resolve_type(fi, ctx, t.scope, t.type, None)
             out = got[0] if got is not None else None
         else:
-            segs = segments(t.type)
-            target: Target | None = None
-            if len(segs) == 1:
-                target = self.resolve_name(fi, ctx, t.scope, segs[0])[0]
-            elif segs:
-                target = self.resolve_dotted(fi, ctx, fi.info_for(t.scope), t.type, segs)[0]
+            target = self.call_target(fi, ctx, fi.info_for(t.scope), t.type)
             if isinstance(target, tuple):
-                other = self.files[target[0]]
-                s = other.syms[target[1]]
-                if s.kind in CLASSLIKE:
-                    out = target
-                elif s.kind in CALLABLE and depth == 0:
-                    ret = other.returns.get(target[1])
-                    if ret is not None and ret.type in other.rules.self_names and "." in target[1]:
-                        # `fn new() -> Self`: the type the method belongs to
-                        owner = target[1].rsplit(".", 1)[0]
-                        got = self.resolve_type(other, self.r.ctx_of(other), "", owner, None)
-                        out = got[0] if got is not None else None
-                    elif ret is not None:  # an annotation, or `return Foo(...)` (one level)
-                        out = self.type_of(other, ret, depth + 1)
+                out = self.returned_type(target, depth)
         self.type_memo[key] = out
         return out
+
+    def returned_type(self, target: Sym, depth: int) -> Sym | None:
+        """The class a call of ``target`` returns: the class itself (a constructor) or, for a
+        function at ``depth`` 0, its return annotation or what it returns (one level)."""
+        other = self.files[target[0]]
+        kind = other.syms[target[1]].kind
+        if kind in CLASSLIKE:
+            return target
+        ret = other.returns.get(target[1]) if kind in CALLABLE and depth == 0 else None
+        if ret is None:
+            return None
+        if ret.type in other.rules.self_names and "." in target[1]:
+            # `fn new() -> Self`: the type the method belongs to
+            owner = target[1].rsplit(".", 1)[0]
+            got = self.resolve_type(other, self.r.ctx_of(other), "", owner, None)
+            return got[0] if got is not None else None
+        return self.type_of(other, ret, depth + 1)  # an annotation, or `return Foo(...)`
+
+    def call_target(self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, text: str) -> Target | None:
+        """What the called expression ``text`` names from ``ci``: ``f``, ``a.b``, ``f().g``."""
+        if "(" in text:
+            return self.chain_call(fi, ctx, ci, text)[0]
+        segs = segments(text)
+        if len(segs) == 1:
+            return self.resolve_name(fi, ctx, ci[3], segs[0])[0]
+        return self.resolve_dotted(fi, ctx, ci, text, segs)[0] if segs else None
+
+    def chain_call(self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, text: str) -> tuple[Sym | None, Confidence]:
+        """``Foo().bar``, ``get_x().m``, ``self.make().attr.m``: a member of the class the
+        receiver call returns (a constructor, or one level of return type). Never guessed."""
+        recv, _, tail = text.rpartition("().")
+        names = segments(tail)
+        target = self.call_target(fi, ctx, ci, recv)
+        cls = self.returned_type(target, 0) if isinstance(target, tuple) else None
+        for attr in names[:-1]:
+            cls = self.attr_type(cls, attr, set()) if cls is not None else None
+        found = self.member_of(cls, names[-1], set()) if cls is not None and names else None
+        if cls is None or found is None:
+            return None, Confidence.RECEIVER_TYPE
+        return found, self._via(cls, found, Confidence.RECEIVER_TYPE)
 
     def typed_global(self, paths: tuple[str, ...], rest: Sequence[str]) -> Sym | None:
         """``mod.var.m()`` / ``pkg.Var.M()``: a module-level variable of a stated type."""
