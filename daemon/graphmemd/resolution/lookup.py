@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from graphmemd.resolution.resolver import RepoResolver
 
 _MAX_DEPTH = 8
+#: prefix of the consulted-file keys standing for "the subclasses of a class named ..."
+SUBCLASS_KEY = "\0subclasses:"
 Resolved = tuple[Target | None, Confidence]
 NONE: Resolved = (None, Confidence.NAME_ONLY)
 
@@ -33,6 +35,7 @@ class Lookup:
 
     __slots__ = (
         "alias_memo",
+        "sub_memo",
         "bases_memo",
         "dir_memo",
         "files",
@@ -53,6 +56,7 @@ class Lookup:
         self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
         self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
         self.alias_memo: dict[tuple[str, str, str], tuple[Sym | None, Confidence]] = {}
+        self.sub_memo: dict[tuple[Sym, str], Sym | None] = {}
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""
@@ -285,6 +289,45 @@ class Lookup:
             self.seen.add(found[0][0])
             return found[0]
         return None
+
+    def subclass_member(self, cls: Sym, name: str) -> Sym | None:
+        """``self.name`` in class ``cls`` that neither defines nor inherits it (a mixin, an
+        abstract base): the one definition every subclass in the repository reaches through
+        its bases. None when ``cls`` or a subclass lacking it has a base outside the
+        repository (which may define it), or when the subclasses disagree (memoised)."""
+        key = (cls, name)
+        if key in self.sub_memo:
+            return self.sub_memo[key]
+        found: Sym | None = None
+        if self._bases_known(cls):
+            for d in self.descendants(cls):
+                m = self.member_of(d, name, set())
+                if (m is None and not self._bases_known(d)) or (m is not None and found not in (None, m)):
+                    found = None
+                    break
+                found = m or found
+        self.sub_memo[key] = found
+        return found
+
+    def _bases_known(self, cls: Sym) -> bool:
+        refs = self.files[cls[0]].inherits_by_child.get(cls[1], ())
+        return len(self.bases(cls)) == sum(1 for r in refs if r.parent != "object")
+
+    def descendants(self, cls: Sym) -> list[Sym]:
+        """Every class of the repository deriving from ``cls`` (directly or not)."""
+        out: list[Sym] = []
+        todo = [cls]
+        done = {cls}
+        while todo:
+            c = todo.pop()
+            name = c[1].rsplit(".", 1)[-1].split("~", 1)[0]
+            self.seen.add(SUBCLASS_KEY + name)  # a new subclass anywhere re-resolves this file
+            for child in sorted(self.r.subclasses.get(name, ())):
+                if child not in done and child[1] in self.files[child[0]].syms and c in self.bases(child):
+                    done.add(child)
+                    out.append(child)
+                    todo.append(child)
+        return out
 
     def bases(self, sym: Sym) -> tuple[Sym, ...]:
         """The resolved base classes of ``sym`` (memoised; a cycle is cut)."""

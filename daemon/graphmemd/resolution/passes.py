@@ -378,6 +378,8 @@ class Pass(Lookup):
         if len(segs) == 2:
             own = (fi.path, cls)
             found = self.self_method(fi, cls, segs[1])
+            if found is None and fi.rules.subclass_dispatch and cls in fi.syms:
+                found = self.subclass_member(own, segs[1])
             conf = self._via(own, found, Confidence.RECEIVER_TYPE) if found is not None else Confidence.RECEIVER_TYPE
             return found, conf, False
         return self._typed_call(fi, ci, segs)
