@@ -229,6 +229,9 @@ class Pass(Lookup):
         if t.attr:
             segs = segments(t.type)
             out = self.receiver_type(fi, fi.info_for(t.scope), segs) if segs and depth < 2 else None
+            if out is None and segs and segs[0] not in fi.rules.self_names and segs[0] not in fi.typed_names:
+                got = self.resolve_type(fi, ctx, t.scope, t.type, None)  # `x = Foo`: the class itself
+                out = got[0] if got is not None else None
         elif not t.from_call:
             got = self.resolve_type(fi, ctx, t.scope, t.type, None)
             out = got[0] if got is not None else None
@@ -299,6 +302,9 @@ class Pass(Lookup):
         t = fi.attr_types.get(cls[1], {}).get(attr)
         if t is not None:
             return self.type_of(fi, t)
+        prop = fi.syms.get(f"{cls[1]}.{attr}")
+        if prop is not None and prop.kind in CALLABLE:  # a property: what its getter returns
+            return self.returned_type((fi.path, prop.qualname), 0)
         visited.add(cls)
         for base in self.bases(cls):
             if base not in visited:
