@@ -39,6 +39,8 @@ from graphmemd.resolution.lookup import Lookup
 
 #: what a name bound by value may call: a function, a method or a class (its constructor)
 _ALIASABLE = CALLABLE | CLASSLIKE
+#: `self = object.__new__(cls)`, `cls = self.__class__`: still the enclosing class
+_SAME_CLASS = ("__new__", "__class__")
 
 
 class Acc:
@@ -381,6 +383,14 @@ class Pass(Lookup):
         cls = ci[2]
         if not cls:
             return None, Confidence.NAME_ONLY, len(segs) > 2
+        rebound = fi.var_type(ci[3], segs[0]) if segs[0] in fi.typed_names else None
+        if rebound is not None and not self._same_instance(fi, rebound):
+            # `cls = type(obj)`, `cls = JSONEncoder`: not (necessarily) the enclosing class
+            other = self.type_of(fi, rebound) if len(segs) == 2 else None
+            found = self.member_of(other, segs[1], set()) if other is not None else None
+            if other is None or found is None:
+                return None, Confidence.RECEIVER_TYPE, False
+            return found, self._via(other, found, Confidence.RECEIVER_TYPE), False
         if len(segs) == 2:
             own = (fi.path, cls)
             found = self.self_method(fi, cls, segs[1])
@@ -389,6 +399,13 @@ class Pass(Lookup):
             conf = self._via(own, found, Confidence.RECEIVER_TYPE) if found is not None else Confidence.RECEIVER_TYPE
             return found, conf, False
         return self._typed_call(fi, ci, segs)
+
+    @staticmethod
+    def _same_instance(fi: FileIndex, t: TypeRef) -> bool:
+        """``self = self.copy()``, ``self = object.__new__(cls)``, ``cls = self.__class__``:
+        a rebound ``self``/``cls`` that still denotes the enclosing class (not ``cls = type(x)``)."""
+        segs = segments(t.type)
+        return bool(segs) and (segs[0] in fi.rules.self_names or segs[-1] in _SAME_CLASS)
 
     def _typed_call(
         self, fi: FileIndex, ci: CallerInfo, segs: tuple[str, ...]
