@@ -142,8 +142,8 @@ class Lookup:
 
     def _via(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
         """``direct`` when ``found`` is a member of ``owner`` itself, else INHERITANCE."""
-        if found[0] == owner[0] and found[1].startswith(owner[1] + "."):
-            return direct
+        if (found[0] == owner[0] and found[1].startswith(owner[1] + ".")) or "." not in found[1]:
+            return direct  # (a top-level class or function: a class attribute bound to it)
         if self.files[found[0]].rules.detached_methods and found[1].rsplit(".", 1)[0] == owner[1]:
             return direct  # a Go/Rust method of the same type declared in another file
         return Confidence.INHERITANCE
@@ -299,15 +299,26 @@ class Lookup:
         if key in self.sub_memo:
             return self.sub_memo[key]
         found: Sym | None = None
-        if self._bases_known(cls):
-            for d in self.descendants(cls):
+        if self._bases_known(cls) and not self._file_binds(cls[0], name):
+            ds = self.descendants(cls)
+            for d in ds:
                 m = self.member_of(d, name, set())
-                if (m is None and not self._bases_known(d)) or (m is not None and found not in (None, m)):
+                # a subclass without it must be abstract itself: have subclasses, and no
+                # base outside the repository
+                lacking = m is None and (not self._bases_known(d) or not any(d in self.bases(x) for x in ds))
+                if lacking or (m is not None and found not in (None, m)):
                     found = None
                     break
                 found = m or found
         self.sub_memo[key] = found
         return found
+
+    def _file_binds(self, path: str, name: str) -> bool:
+        """Whether ``name`` is a top-level name of ``path`` (perhaps imported into the class
+        body, which the import scopes do not tell apart)."""
+        s = self.files[path].syms.get(name)
+        ctx = self.r.ctx_of(self.files[path])
+        return (s is not None and s.parent is None) or name in ctx.sym_bind or name in ctx.mod_bind
 
     def _bases_known(self, cls: Sym) -> bool:
         refs = self.files[cls[0]].inherits_by_child.get(cls[1], ())

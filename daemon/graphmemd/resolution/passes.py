@@ -171,10 +171,11 @@ class Pass(Lookup):
         target: Target | None = None
         conf = Confidence.NAME_ONLY
         scope = fi.syms.get(t.scope)
-        if len(segs) == 1 and scope is not None and scope.kind in CLASSLIKE:
+        in_class = scope is not None and scope.kind in CLASSLIKE
+        if len(segs) == 1 and in_class:
             target = self.member_of((fi.path, t.scope), segs[0], set())
             conf = Confidence.SAME_MODULE
-        elif segs and (len(segs) > 1 or not t.scope):
+        if target is None and segs and (len(segs) > 1 or not t.scope or in_class):
             ctx = self.r.ctx_of(fi)
             ctx = ctx.local.get(fi.info_for(t.scope)[4], ctx) if fi.import_scopes else ctx
             if len(segs) == 1:
