@@ -35,7 +35,6 @@ class Lookup:
 
     __slots__ = (
         "alias_memo",
-        "sub_memo",
         "bases_memo",
         "dir_memo",
         "files",
@@ -43,6 +42,7 @@ class Lookup:
         "r",
         "reexport_memo",
         "seen",
+        "sub_memo",
         "type_memo",
     )
 
@@ -141,12 +141,25 @@ class Lookup:
         return NONE
 
     def _via(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
-        """``direct`` when ``found`` is a member of ``owner`` itself, else INHERITANCE."""
+        """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``
+        (a member of ``owner`` itself, or what one of its attributes is bound to)."""
         if (found[0] == owner[0] and found[1].startswith(owner[1] + ".")) or "." not in found[1]:
-            return direct  # (a top-level class or function: a class attribute bound to it)
-        if self.files[found[0]].rules.detached_methods and found[1].rsplit(".", 1)[0] == owner[1]:
+            return direct
+        found_owner = found[1].rsplit(".", 1)[0]
+        detached = self.files[found[0]].rules.detached_methods
+        if detached and found_owner == owner[1]:
             return direct  # a Go/Rust method of the same type declared in another file
-        return Confidence.INHERITANCE
+        todo = list(self.bases(owner))
+        done = set(todo)
+        while todo:
+            a = todo.pop()
+            if a[1] == found_owner and (detached or a[0] == found[0]):
+                return Confidence.INHERITANCE
+            for b in self.bases(a):
+                if b not in done:
+                    done.add(b)
+                    todo.append(b)
+        return direct
 
     def lookup(self, path: str, name: str, depth: int, local: str | None = None) -> Target | None:
         """``name`` (possibly dotted) as exported by the file ``path``."""

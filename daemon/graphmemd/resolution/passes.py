@@ -137,6 +137,7 @@ class Pass(Lookup):
         segs = segments(callee)
         if not segs:
             return None, Confidence.NAME_ONLY
+        t: Target | None
         if "(" in callee and not (segs[0] in fi.rules.super_names and callee.count("(") == 1):
             # a chained call: `Foo().bar()`, `get_x().method()` (`super().m()` is not one)
             t, conf = self.chain_call(fi, ctx, ci, callee)
@@ -396,7 +397,7 @@ class Pass(Lookup):
             own = (fi.path, cls)
             found = self.self_method(fi, cls, segs[1])
             if found is None and fi.rules.subclass_dispatch and cls in fi.syms:
-                found = self.subclass_member(own, segs[1])
+                return self.subclass_member(own, segs[1]), Confidence.INHERITANCE, False
             conf = self._via(own, found, Confidence.RECEIVER_TYPE) if found is not None else Confidence.RECEIVER_TYPE
             return found, conf, False
         return self._typed_call(fi, ci, segs)
