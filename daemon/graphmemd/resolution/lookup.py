@@ -35,7 +35,9 @@ class Lookup:
 
     __slots__ = (
         "alias_memo",
+        "anc_memo",
         "bases_memo",
+        "desc_memo",
         "dir_memo",
         "files",
         "guess_memo",
@@ -57,6 +59,8 @@ class Lookup:
         self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
         self.alias_memo: dict[tuple[str, str, str], tuple[Sym | None, Confidence]] = {}
         self.sub_memo: dict[tuple[Sym, str], Sym | None] = {}
+        self.anc_memo: dict[Sym, frozenset[Sym]] = {}
+        self.desc_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[Sym]]] = {}
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""
@@ -149,17 +153,25 @@ class Lookup:
         detached = self.files[found[0]].rules.detached_methods
         if detached and found_owner == owner[1]:
             return direct  # a Go/Rust method of the same type declared in another file
-        todo = list(self.bases(owner))
+        ancestors = self.ancestors(owner)
+        if (found[0], found_owner) in ancestors or (detached and any(a[1] == found_owner for a in ancestors)):
+            return Confidence.INHERITANCE
+        return direct
+
+    def ancestors(self, cls: Sym) -> frozenset[Sym]:
+        """Every base of ``cls``, direct or not (memoised)."""
+        got = self.anc_memo.get(cls)
+        if got is not None:
+            return got
+        todo = list(self.bases(cls))
         done = set(todo)
         while todo:
-            a = todo.pop()
-            if a[1] == found_owner and (detached or a[0] == found[0]):
-                return Confidence.INHERITANCE
-            for b in self.bases(a):
+            for b in self.bases(todo.pop()):
                 if b not in done:
                     done.add(b)
                     todo.append(b)
-        return direct
+        got = self.anc_memo[cls] = frozenset(done)
+        return got
 
     def lookup(self, path: str, name: str, depth: int, local: str | None = None) -> Target | None:
         """``name`` (possibly dotted) as exported by the file ``path``."""
@@ -312,13 +324,13 @@ class Lookup:
         if key in self.sub_memo:
             return self.sub_memo[key]
         found: Sym | None = None
-        if self._bases_known(cls) and not self._file_binds(cls[0], name):
-            ds = self.descendants(cls)
+        if name in self.r.methods and self._bases_known(cls) and not self._file_binds(cls[0], name):
+            ds, inner = self.descendants(cls)
             for d in ds:
                 m = self.member_of(d, name, set())
                 # a subclass without it must be abstract itself: have subclasses, and no
                 # base outside the repository
-                lacking = m is None and (not self._bases_known(d) or not any(d in self.bases(x) for x in ds))
+                lacking = m is None and (d not in inner or not self._bases_known(d))
                 if lacking or (m is not None and found not in (None, m)):
                     found = None
                     break
@@ -337,21 +349,28 @@ class Lookup:
         refs = self.files[cls[0]].inherits_by_child.get(cls[1], ())
         return len(self.bases(cls)) == sum(1 for r in refs if r.parent != "object")
 
-    def descendants(self, cls: Sym) -> list[Sym]:
-        """Every class of the repository deriving from ``cls`` (directly or not)."""
+    def descendants(self, cls: Sym) -> tuple[tuple[Sym, ...], frozenset[Sym]]:
+        """Every class of the repository deriving from ``cls`` (directly or not), and those
+        of them that have subclasses themselves (memoised: ``cls`` is in the file being resolved)."""
+        got = self.desc_memo.get(cls)
+        if got is not None:
+            return got
         out: list[Sym] = []
+        inner: set[Sym] = set()
         todo = [cls]
         done = {cls}
         while todo:
             c = todo.pop()
             name = c[1].rsplit(".", 1)[-1].split("~", 1)[0]
             self.seen.add(SUBCLASS_KEY + name)  # a new subclass anywhere re-resolves this file
-            for child in sorted(self.r.subclasses.get(name, ())):
+            for child in self.r.subclasses.get(name, ()):
                 if child not in done and child[1] in self.files[child[0]].syms and c in self.bases(child):
                     done.add(child)
+                    inner.add(c)
                     out.append(child)
                     todo.append(child)
-        return out
+        got = self.desc_memo[cls] = (tuple(out), frozenset(inner))
+        return got
 
     def bases(self, sym: Sym) -> tuple[Sym, ...]:
         """The resolved base classes of ``sym`` (memoised; a cycle is cut)."""

@@ -104,28 +104,24 @@ class Pass(Lookup):
             acc.ext.append((fid, m))
         sites = unresolved = 0
         by: dict[Confidence, int] = {}
-        file_level = fi.caller_info[""]
-        work = [(file_level, callee, args, callers) for callee, args, callers in fi.flat_calls]
-        work.extend(fi.scoped_calls)
-        for ci, callee, args, callers in work:
+        for ci, callee, args, callers in fi.planned:
             use = ctx.local.get(ci[4], ctx) if ci[4] else ctx
             target, conf = self.resolve_call(fi, use, ci, callee, args)
-            if target is not None and conf is Confidence.NAME_ONLY and any(c == target for c, _ in callers):
+            if target is not None and conf is Confidence.NAME_ONLY and target in callers:
                 # `self.inner.m()` inside `m` delegates to another type: never guessed as recursion
-                self_calls = [(c, n) for c, n in callers if c == target]
-                lost = sum(n for _, n in self_calls)
+                lost = callers[target]
                 sites += lost
                 unresolved += lost
-                acc.unres_calls.extend([(c, callee) for c, _ in self_calls])
-                callers = tuple((c, n) for c, n in callers if c != target)
-            n = sum(c for _, c in callers)
+                acc.unres_calls.append((target, callee))
+                callers = {c: k for c, k in callers.items() if c != target}
+            n = sum(callers.values())
             sites += n
             if target is None:
                 unresolved += n
-                acc.unres_calls.extend([(c, callee) for c, _ in callers])
+                acc.unres_calls.extend([(c, callee) for c in callers])
             else:
                 by[conf] = by.get(conf, 0) + n
-                acc.calls.extend([(c, target, conf) for c, _ in callers])
+                acc.calls.extend([(c, target, conf) for c in callers])
         for ref in fi.parsed.inherits:
             self.inherit_edge(fi, ctx, ref, acc)
         return sites, unresolved, by
