@@ -31,6 +31,10 @@
 
 ; ---- typed names (receiver typing): constructor assignments, annotations, return types
 (assignment left: (identifier) @type.var right: (call function: [(identifier) (attribute)] @type.call))
+; `cls.root = root = Tk()`: both names are what the call builds
+(assignment
+  left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @type.var
+  right: (assignment right: (call function: [(identifier) (attribute)] @type.call)))
 (assignment
   left: (attribute object: (identifier) attribute: (identifier)) @type.var
   right: (call function: [(identifier) (attribute)] @type.call))
