@@ -284,16 +284,26 @@ class Pass(Lookup):
 
     def typed_global(self, paths: tuple[str, ...], rest: Sequence[str]) -> Sym | None:
         """``mod.var.m()`` / ``pkg.Var.M()``: a module-level variable of a stated type."""
+        cls = self.global_type(paths, rest[0], 0)
+        for attr in rest[1:-1]:
+            cls = self.attr_type(cls, attr, set()) if cls is not None else None
+        return self.member_of(cls, rest[-1], set()) if cls is not None else None
+
+    def global_type(self, paths: tuple[str, ...], name: str, depth: int) -> Sym | None:
+        """The stated type of the module-level variable ``name`` of the first of ``paths``
+        that has it, following re-exports (``from .config import idleConf``)."""
         for p in paths:
             fi = self.files.get(p)
-            t = fi.var_types.get("", {}).get(rest[0]) if fi is not None else None
-            if fi is None or t is None:
+            if fi is None:
                 continue
-            cls = self.type_of(fi, t)
-            for attr in rest[1:-1]:
-                cls = self.attr_type(cls, attr, set()) if cls is not None else None
-            if cls is not None:
-                return self.member_of(cls, rest[-1], set())
+            self.seen.add(p)
+            t = fi.var_types.get("", {}).get(name)
+            if t is not None:
+                return self.type_of(fi, t)
+            bound = self.r.ctx_of(fi).sym_bind.get(name) if depth < 4 else None
+            got = self.global_type(bound[0], bound[1], depth + 1) if bound is not None else None
+            if got is not None:
+                return got
         return None
 
     def attr_type(self, cls: Sym, attr: str, visited: set[Sym]) -> Sym | None:
@@ -365,6 +375,11 @@ class Pass(Lookup):
         if head in ctx.ext_names:
             return None, Confidence.IMPORT, False
         t, conf = self.resolve_name(fi, ctx, caller, head)
+        bound = ctx.sym_bind.get(head) if t is None else None
+        if bound is not None:  # `from config import idleConf; idleConf.SetOption()`
+            found = self.typed_global(bound[0], (bound[1], *segs[1:]))
+            if found is not None:
+                return found, Confidence.RECEIVER_TYPE, False
         if t is None:
             return None, conf, "::" not in text and not head[:1].isupper()
         if isinstance(t, Mod):
