@@ -104,9 +104,18 @@ class RepoRuntime:
         return path == self.root or self.root in path.parents
 
 
+def expand_user(path: Path | str) -> Path:
+    """``path`` with a leading ``~``/``~user`` expanded; as written when that user has no
+    home directory (``~0``: pathlib raises RuntimeError, which must not reach a client)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        return Path(path)
+
+
 def resolve_root(path: Path | str) -> Path:
     """An existing directory as an absolute, symlink-free path (InvalidArgument otherwise)."""
-    root = Path(path).expanduser().absolute()
+    root = expand_user(path).absolute()
     try:
         root = root.resolve(strict=True)
     except OSError as exc:
@@ -219,7 +228,7 @@ class RepoRegistry:
         rt = self.get(hint)
         if rt is not None:
             return rt
-        p = Path(hint).expanduser()
+        p = expand_user(hint)
         if p.is_absolute() or p.exists():
             try:
                 p = p.resolve()

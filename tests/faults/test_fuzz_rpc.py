@@ -187,6 +187,18 @@ def test_11_fuzzed_requests_never_unknown_or_internal(daemon_socket: str, method
     assert seen
 
 
+def test_11_a_repository_hint_of_a_user_without_home_is_not_found(daemon_socket: str) -> None:
+    # found by the fuzzer: pathlib's expanduser raised RuntimeError for "~0" (-> INTERNAL)
+    channel = grpc.insecure_channel(daemon_socket)
+    try:
+        for method in (m for m in METHODS if m.name in ("GetSymbol", "ResolveSymbol")):
+            request = GetMessageClass(method.input_type)(repo="~0", ref="0")
+            code = _call(channel, method, request.SerializeToString())
+            assert code is grpc.StatusCode.NOT_FOUND, (method.name, code)
+    finally:
+        channel.close()
+
+
 def test_11_the_daemon_still_serves_after_the_fuzzing(daemon_socket: str) -> None:
     with GraphMem(daemon_socket) as c:
         assert c.status().serving
