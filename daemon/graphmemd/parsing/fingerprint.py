@@ -140,6 +140,8 @@ class Rules:
     interpolation: frozenset[str]
     replace: dict[bytes, bytes]
     overloads: OverloadRules | None
+    #: ``skip_in``: token -> the parent node types in which it is dropped
+    skip_in: dict[str, frozenset[str]]
 
 
 _ROLE_LISTS = (
@@ -160,6 +162,11 @@ _rules: dict[Language, Rules] = {}
 _rules_lock = threading.Lock()
 
 
+def _token_list(tokens: Sequence[str], capture: str) -> str:
+    quoted = " ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in tokens)
+    return f"[{quoted}] @{CAPTURE_PREFIX}{capture}\n" if tokens else ""
+
+
 def _node_list(types: Sequence[str], capture: str) -> str:
     return f"[{' '.join(f'({t})' for t in types)}] @{CAPTURE_PREFIX}{capture}\n" if types else ""
 
@@ -172,6 +179,7 @@ def _read(name: str) -> dict[str, Any]:
         parent = _read(str(base))
         for key in _LIST_KEYS:
             parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
+        parent["skip_in"] = {**parent.get("skip_in", {}), **data.get("skip_in", {})}
         own = data.get("patterns", {})
         inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
         parent["patterns"] = {"query": inherited + own.get("query", "")}
@@ -190,6 +198,8 @@ def load_rules(language: Language) -> Rules:
             return found
         data = _read(language.value)
         source = "".join(_node_list(data.get(key, []), capture) for key, capture in _ROLE_LISTS)
+        skip_in = {str(token): frozenset(parents) for token, parents in data.get("skip_in", {}).items()}
+        source += _token_list(sorted(skip_in), "skip_in")
         patterns = str(data.get("patterns", {}).get("query", ""))
         source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
         parts = data.get("string_parts", {})
@@ -204,6 +214,7 @@ def load_rules(language: Language) -> Rules:
             interpolation=frozenset(parts.get("interpolation", [])),
             replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
             overloads=_overload_rules(data.get("overloads")),
+            skip_in=skip_in,
         )
         _rules[language] = found
         return found
@@ -582,7 +593,12 @@ def _events(
         if sum(1 for c in n.named_children if not c.is_extra) == 1:
             nogroup.add((n.start_byte, n.end_byte))
     events.replace([c for c in comments if lo <= c[0] < hi], b" ")
-    events.replace([(n.start_byte, n.end_byte) for n in caps.get("skip", ())], b" ")
+    skipped = list(caps.get("skip", ()))
+    tokens = caps.get("skip_in")
+    if tokens:  # a token dropped only under some parents
+        skip_in = rules.skip_in
+        skipped.extend(n for n in tokens if (p := n.parent) is not None and p.type in skip_in.get(n.type, ()))
+    events.replace([(n.start_byte, n.end_byte) for n in skipped], b" ")
     events.literals(caps.get("string", ()))
     events.literals(caps.get("number", ()))
     for n in caps.get("replace", ()):
