@@ -653,19 +653,21 @@ def _brackets(caps: Mapping[str, Sequence[Node]]) -> list[tuple[int, int]]:
 _OPENERS = frozenset({"(", "[", "{"})
 _BARE_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 _CLOSERS = frozenset({")", "]", "}"})
-#: A kept space (``\x06``) not between two identifier characters.
+#: A whitespace run between two identifier characters.
 _IDENT_SPACE = re.compile(rb"(?<=[" + _IDENT + rb"])\s+(?=[" + _IDENT + rb"])")
-_LONE_SPACE = re.compile(rb"\x06(?:(?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]\x06))")
+#: A space (the only whitespace left after ``split``/``join``) between two identifier characters.
+_IDENT_GAP = re.compile(rb" (?<=[" + _IDENT + rb"] )(?=[" + _IDENT + rb"])")
 
 
 def normalise(stream: bytes) -> bytes:
     """Whitespace-insensitive form of a stream: one space only between identifier
     characters, no trailing commas."""
-    stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
+    if b"\\" in stream:  # (strings are hex-encoded: a backslash is rare)
+        stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
     if _KEEP_SPACE in stream:  # (raw control characters in the code: never in valid code)
         stream = _IDENT_SPACE.sub(_KEEP_SPACE, stream).translate(None, _WHITESPACE)
-    else:  # every whitespace run becomes a kept space, then those not between identifiers go
-        stream = _LONE_SPACE.sub(b"", _KEEP_SPACE.join(stream.split()))
+    else:  # every whitespace run becomes one space, those between identifiers a kept one, the rest go
+        stream = _IDENT_GAP.sub(_KEEP_SPACE, b" ".join(stream.split())).translate(None, b" ")
     return _TRAILING_COMMA.sub(b"", stream)
 
 
