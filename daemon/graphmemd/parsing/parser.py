@@ -173,6 +173,8 @@ _R_TYPE = 12
 _R_RETURNS = 13
 _R_ARITY = 14
 _R_EXPORT = 15
+_R_CALL_PLAIN = 16  # a call pattern with neither receiver nor argument-list capture
+_R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -241,6 +243,10 @@ class _Compiled:
     settings: tuple[dict[str, str | None], ...]
     roles: tuple[int, ...]
     fingerprint_patterns: tuple[tuple[str, str] | None, ...]
+    #: per pattern, the capture names it can have (its matches have no others)
+    captures: tuple[frozenset[str], ...]
+    #: per definition pattern, its one ``@definition.<kind>`` capture (None: look it up)
+    def_captures: tuple[tuple[str, SymbolKind] | None, ...]
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -290,14 +296,24 @@ def _pattern_sources(query: Query, source: str) -> list[str]:
     ]
 
 
-def _pattern_roles(query: Query, source: str) -> tuple[int, ...]:
-    data = source.encode("utf-8")
+_QUANTIFIED = re.compile(r"[)\]\"][+*?]")
+
+
+def _pattern_roles(sources: list[str], captures: tuple[frozenset[str], ...]) -> tuple[int, ...]:
     roles: list[int] = []
-    for index in range(query.pattern_count):
-        snippet = data[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)]
-        text = _QUERY_COMMENT.sub("", snippet.decode("utf-8"))
-        roles.append(_role(set(_CAPTURE_NAME.findall(text))))
+    for text, names in zip(sources, captures, strict=True):
+        role = _role(set(names))
+        if role == _R_CALL and not names & {"reference.call.receiver", "reference.call.args"}:
+            role = _R_CALL_PLAIN
+        if role == _R_COMMENT and names == {"comment"} and not _QUANTIFIED.search(text):
+            role = _R_COMMENT_NODE
+        roles.append(role)
     return tuple(roles)
+
+
+def _def_capture(names: frozenset[str]) -> tuple[str, SymbolKind] | None:
+    found = [(name, _DEF_CAPTURES[name]) for name in names if name in _DEF_CAPTURES]
+    return found[0] if len(found) == 1 else None
 
 
 def _compile(language: Language) -> _Compiled:
@@ -315,14 +331,18 @@ def _compile(language: Language) -> _Compiled:
         source = "\n".join(queries.joinpath(name).read_text("utf-8") for name in spec.query_files)
         source += "\n" + load_rules(language).query_source  # fingerprint rules: same pass
         query = Query(ts_language, source)
+        sources = _pattern_sources(query, source)
+        captures = tuple(frozenset(_CAPTURE_NAME.findall(text)) for text in sources)
         found = _Compiled(
             spec=spec,
             language=ts_language,
             query=query,
             error_query=Query(ts_language, _ERROR_QUERY),
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
-            roles=_pattern_roles(query, source),
-            fingerprint_patterns=pattern_roles(_pattern_sources(query, source)),
+            roles=_pattern_roles(sources, captures),
+            fingerprint_patterns=pattern_roles(sources),
+            captures=captures,
+            def_captures=tuple(_def_capture(names) for names in captures),
         )
         _compiled[language] = found
         return found
@@ -537,18 +557,32 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     spec = compiled.spec
     settings = compiled.settings
     roles = compiled.roles
-    fingerprint_patterns = compiled.fingerprint_patterns
-    fingerprint_captures = out.fingerprint_captures
     raw_calls = out.raw_calls
-    cuts = out.cuts
+    comments: list[Node] = []
+    # per pattern: the list its one capture's nodes go to (fingerprint rules, comments)
+    fingerprint_captures = out.fingerprint_captures
+    targets = [
+        (fingerprint_captures[rule[0]], rule[1])
+        if rule is not None
+        else (comments, "comment")
+        if role == _R_COMMENT_NODE
+        else None
+        for rule, role in zip(compiled.fingerprint_patterns, roles, strict=True)
+    ]
     def_by_name: dict[int, int] = {}
     for pattern, caps in matches:
-        rule = fingerprint_patterns[pattern]
-        if rule is not None:  # the fingerprint rules' captures, by role
-            fingerprint_captures[rule[0]].extend(caps[rule[1]])
+        target = targets[pattern]
+        if target is not None:
+            target[0].extend(caps[target[1]])
             continue
         role = roles[pattern]
-        if role == _R_CALL:
+        if role == _R_CALL_PLAIN:
+            node = caps["reference.call"][0]
+            end = node.end_byte
+            start = node.start_byte
+            text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
+            raw_calls.append((start, text, node.start_point[0] + 1, -1))
+        elif role == _R_CALL:
             node = caps["reference.call"][0]
             start = node.start_byte
             end = node.end_byte
@@ -563,9 +597,9 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             raw_calls.append((start, text, node.start_point[0] + 1, _count_named(arg_lists[0]) if arg_lists else -1))
         elif role == _R_COMMENT:
             node = caps["comment"][0]
-            cuts.append((node.start_byte, node.end_byte))
+            out.cuts.append((node.start_byte, node.end_byte))
         elif role == _R_DEF:
-            _collect_def(source, caps, spec.docstring, out.defs, def_by_name)
+            _collect_def(source, caps, compiled.def_captures[pattern], spec.docstring, out.defs, def_by_name)
         elif role in (_R_INHERITS, _R_IMPLEMENTS):
             node = caps["inherits" if role == _R_INHERITS else "implements"][0]
             ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
@@ -596,29 +630,39 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             out.arities.append((node.start_byte, _count_named(node)))
         elif role == _R_EXPORT:
             out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
+    if comments:
+        out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
     return out
 
 
 def _collect_def(
     source: bytes,
     caps: dict[str, list[Node]],
+    def_capture: tuple[str, SymbolKind] | None,
     docstring_rule: tuple[str, str] | None,
     defs: list[_Def],
     def_by_name: dict[int, int],
 ) -> None:
-    """One definition match; of two sharing a ``@name`` node the larger one wins."""
+    """One definition match; of two sharing a ``@name`` node the larger one wins.
+    ``def_capture`` is the pattern's one ``@definition.<kind>`` capture, if known."""
     names = caps.get("name")
     if not names:
         return
     name_node = names[0]
     kind = SymbolKind.FUNCTION
     node = name_node
-    for key, nodes in caps.items():
-        found_kind = _DEF_CAPTURES.get(key)
-        if found_kind is not None:
-            kind = found_kind
-            node = nodes[0]
-            break
+    if def_capture is not None:
+        def_nodes = caps.get(def_capture[0])
+        if def_nodes:
+            kind = def_capture[1]
+            node = def_nodes[0]
+    else:
+        for key, nodes in caps.items():
+            found_kind = _DEF_CAPTURES.get(key)
+            if found_kind is not None:
+                kind = found_kind
+                node = nodes[0]
+                break
     start = node.start_byte
     end = node.end_byte
     name_start = name_node.start_byte
@@ -636,19 +680,19 @@ def _collect_def(
         if docstring_rule is not None:
             doc_start, doc_end = _docstring(body, docstring_rule)
     receivers = caps.get("receiver")
-    item = _Def(
-        start=start,
-        end=end,
-        kind=kind,
-        name=_decode(source[name_start : name_node.end_byte]),
-        name_start=name_start,
-        body_start=body_start,
-        body_end=body_end,
-        doc_start=doc_start,
-        doc_end=doc_end,
-        receiver=_type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
-        start_line=node.start_point[0] + 1,
-        end_line=node.end_point[0] + 1,
+    item = _Def(  # (positional: a dozen keywords cost more than the call)
+        start,
+        end,
+        kind,
+        _decode(source[name_start : name_node.end_byte]),
+        name_start,
+        body_start,
+        body_end,
+        doc_start,
+        doc_end,
+        _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
+        node.start_point[0] + 1,
+        node.end_point[0] + 1,
     )
     if previous is not None:
         defs[previous] = item
