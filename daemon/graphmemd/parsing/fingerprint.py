@@ -349,33 +349,37 @@ class _Renderer:
         data = self.events.data
         parts: list[bytes] = []
         append = parts.append
+        literal = self._literal
+        # (the constants as locals: this loop runs once per event)
+        pos_shift, kind_shift, sub_shift, tie_shift = _POS_SHIFT, _KIND_SHIFT, _SUB_SHIFT, _TIE_SHIFT
+        index_mask, tie_mask, tie_bias, marks, boundary = _INDEX_MASK, _TIE_MASK, _TIE_BIAS, _MARKS, _BOUNDARY
         pos = start
-        first = bisect_left(keys, start << _POS_SHIFT)
-        for k in keys[first : bisect_left(keys, (end + 1) << _POS_SHIFT, first)]:
-            at = k >> _POS_SHIFT
-            kind = k >> _KIND_SHIFT & 3
+        first = bisect_left(keys, start << pos_shift)
+        for k in keys[first : bisect_left(keys, (end + 1) << pos_shift, first)]:
+            at = k >> pos_shift
+            kind = k >> kind_shift & 3
             if at < pos:  # inside a range already replaced
-                if tags is not None and kind != _E_REPLACE and k >> _SUB_SHIFT & 3 != 1:
-                    tags.append(k & _INDEX_MASK)
+                if tags is not None and kind != _E_REPLACE and k >> sub_shift & 3 != 1:
+                    tags.append(k & index_mask)
                 continue
-            if at == end and (kind != _E_CLOSE or _TIE_BIAS - (k >> _TIE_SHIFT & _TIE_MASK) < start):
+            if at == end and (kind != _E_CLOSE or tie_bias - (k >> tie_shift & tie_mask) < start):
                 break  # (closes at the end of the range: only of nodes that start inside it)
             if kind == _E_REPLACE:
-                stop = _TIE_BIAS - (k >> _TIE_SHIFT & _TIE_MASK)
+                stop = tie_bias - (k >> tie_shift & tie_mask)
                 if stop <= end:  # (a replacement crossing the range end keeps its text)
                     append(source[pos:at])
-                    item = data[k & _INDEX_MASK]
-                    append(item if item.__class__ is bytes else self._literal(item, at, stop, depth))  # type: ignore[arg-type]
+                    item = data[k & index_mask]
+                    append(item if item.__class__ is bytes else literal(item, at, stop, depth))  # type: ignore[arg-type]
                     pos = stop
                 continue
             append(source[pos:at])
             pos = at
-            if k >> _SUB_SHIFT & 3 == 1:
-                append(_MARKS[k & 3])
+            if k >> sub_shift & 3 == 1:
+                append(marks[k & 3])
             else:
-                append(_BOUNDARY)
+                append(boundary)
                 if tags is not None:
-                    tags.append(k & _INDEX_MASK)
+                    tags.append(k & index_mask)
         append(source[pos:end])
         return b"".join(parts)
 
@@ -504,6 +508,7 @@ _GROUP_SUB = 1 << _SUB_SHIFT  # a group marker (not a boundary)
 #: Group markers by index: a close, an open, a tuple's open.
 _MARKS = (_CLOSE, _OPEN, _OPEN + _TUPLE)
 _REPLACE_HEAD = _E_REPLACE << _KIND_SHIFT
+_BIASED = _TIE_BIAS << _TIE_SHIFT
 _OPEN_HEAD = _E_OPEN << _KIND_SHIFT
 
 
@@ -531,30 +536,33 @@ class _EventList:
         self.keys: list[int] = []
         self.data: list[bytes | Node] = []
 
+    # The hot methods compute ``a << _POS_SHIFT | head | (_TIE_BIAS - b) << _TIE_SHIFT`` as
+    # ``(a << p) - (b << t) + (head + _BIASED)``: the fields do not overlap (``b`` < the
+    # bias), so the sum is the same int with fewer operations.
+
     def replace(self, ranges: Sequence[tuple[int, int]], payload: bytes, sub: int = 1) -> None:
         """Replace each range by ``payload`` (one shared data entry)."""
-        head = _REPLACE_HEAD | sub << _SUB_SHIFT | len(self.data)
+        head = (_REPLACE_HEAD | sub << _SUB_SHIFT | len(self.data)) + _BIASED
         self.data.append(payload)
-        self.keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT for s, e in ranges])
+        p, t = _POS_SHIFT, _TIE_SHIFT
+        self.keys.extend([(s << p) - (e << t) + head for s, e in ranges])
 
     def literals(self, nodes: Sequence[Node]) -> None:
         """Replace each node by its value token (rendered lazily)."""
         base = len(self.data)
         self.data.extend(nodes)
-        head = _REPLACE_HEAD | _GROUP_SUB
-        self.keys.extend(
-            [
-                n.start_byte << _POS_SHIFT | head | (_TIE_BIAS - n.end_byte) << _TIE_SHIFT | base + i
-                for i, n in enumerate(nodes)
-            ]
-        )
+        p, t = _POS_SHIFT, _TIE_SHIFT
+        first = (_REPLACE_HEAD | _GROUP_SUB) + _BIASED + base  # (+ the node's index)
+        self.keys.extend([(n.start_byte << p) - (n.end_byte << t) + i for i, n in enumerate(nodes, first)])
 
     def groups(self, ranges: Sequence[tuple[int, int]], mark: int) -> None:
         """Bracket each range by markers (``mark``: index of the open marker; 0: only the close)."""
+        p, t = _POS_SHIFT, _TIE_SHIFT
         if mark:
-            head = _OPEN_HEAD | _GROUP_SUB | mark
-            self.keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT for s, e in ranges])
-        self.keys.extend([e << _POS_SHIFT | _GROUP_SUB | (_TIE_BIAS - s) << _TIE_SHIFT for s, e in ranges])
+            head = (_OPEN_HEAD | _GROUP_SUB | mark) + _BIASED
+            self.keys.extend([(s << p) - (e << t) + head for s, e in ranges])
+        tail = _GROUP_SUB + _BIASED
+        self.keys.extend([(e << p) - (s << t) + tail for s, e in ranges])
 
     def boundaries(self, spans: Sequence[DefSpan]) -> None:
         """Definition boundaries (index: tag = 4 * span index + role). A group with the range
