@@ -109,6 +109,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from importlib import resources
+from operator import attrgetter, itemgetter
 
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
@@ -156,6 +157,8 @@ _ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 _DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
+_FIRST = itemgetter(0)  # (sort keys: C-level, no lambda call per item)
+_START = attrgetter("start")
 
 # pattern roles
 _R_CALL = 1
@@ -479,7 +482,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     truncated = limited or truncated
     found = _collect(source, compiled, matches)
     defs = found.defs
-    defs.sort(key=lambda d: d.start)
+    defs.sort(key=_START)
     found.cuts.sort()
     found_defs = len(defs)
     overloads = load_rules(language).overloads if scheme != 1 else None
@@ -901,7 +904,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
     (both sorted by start) with a stack of the definitions open at the call."""
     if not raw_calls:
         return ()
-    raw_calls.sort(key=lambda c: c[0])
+    raw_calls.sort(key=_FIRST)
     starts = [d.start for d in defs]
     ends = [d.end for d in defs]
     quals = [d.qualname for d in defs]
@@ -929,7 +932,7 @@ def _attribute_bases(
     if not bases:
         return ()
     scopes = _Intervals(containers)
-    bases.sort(key=lambda b: b[0])
+    bases.sort(key=_FIRST)
     refs: list[InheritRef] = []
     for pos, parent, kind, line in bases:
         child = scopes.innermost(pos)
@@ -1096,7 +1099,7 @@ def _attribute_types(
 ) -> tuple[TypeRef, ...]:
     if scopes is None or not raw:
         return ()
-    raw.sort(key=lambda t: t[0])
+    raw.sort(key=_FIRST)
     innermost = scopes.innermost
     return tuple(
         [
