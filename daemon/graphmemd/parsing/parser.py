@@ -562,16 +562,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     roles = compiled.roles
     raw_calls = out.raw_calls
     comments: list[Node] = []
-    # per pattern: the list its one capture's nodes go to (fingerprint rules, comments)
-    fingerprint_captures = out.fingerprint_captures
-    targets = [
-        (fingerprint_captures[rule[0]], rule[1])
-        if rule is not None
-        else (comments, "comment")
-        if role == _R_COMMENT_NODE
-        else None
-        for rule, role in zip(compiled.fingerprint_patterns, roles, strict=True)
-    ]
+    targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
     for pattern, caps in matches:
         target = targets[pattern]
@@ -636,6 +627,20 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
     return out
+
+
+def _targets(
+    compiled: _Compiled, fingerprint_captures: defaultdict[str, list[Node]], comments: list[Node]
+) -> list[tuple[list[Node], str] | None]:
+    """Per pattern, the list its one capture's nodes go to (fingerprint rules, comments)."""
+    return [
+        (fingerprint_captures[rule[0]], rule[1])
+        if rule is not None
+        else (comments, "comment")
+        if role == _R_COMMENT_NODE
+        else None
+        for rule, role in zip(compiled.fingerprint_patterns, compiled.roles, strict=True)
+    ]
 
 
 def _collect_def(
