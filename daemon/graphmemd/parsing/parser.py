@@ -128,7 +128,6 @@ from graphmemd.model import (
 from graphmemd.parsing.fingerprint import (
     CAPTURE_PREFIX,
     FINGERPRINT_SCHEME,
-    DefSpan,
     fingerprint,
     load_rules,
     pattern_roles,
@@ -136,7 +135,7 @@ from graphmemd.parsing.fingerprint import (
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 from graphmemd.parsing.legacy import LegacyDef, legacy_fingerprints
 from graphmemd.parsing.overloads import STUB, overload_tags, qualify_duplicate
-from graphmemd.parsing.records import call_ref, inherit_ref, parsed_symbol, type_ref
+from graphmemd.parsing.records import call_ref, def_span, inherit_ref, parsed_symbol, type_ref
 
 __all__ = ["bare_parse", "parse_source"]
 
@@ -817,7 +816,7 @@ def _fingerprint(
         ]
         hashes = legacy_fingerprints(source, legacy, cuts)
     else:
-        spans = [DefSpan(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
+        spans = [def_span(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
         hashes = fingerprint(language, source, spans, captures, cuts)
     for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
         d.sig_hash = sig_hash

@@ -1,4 +1,4 @@
-"""Fast construction of the frozen model records the extractor emits by the ten thousand.
+"""Fast construction of the frozen records the extractor builds by the ten thousand.
 
 A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (and
 keyword arguments cost as much again): ~1 µs per ``CallRef``, a few per cent of a whole
@@ -18,8 +18,9 @@ from dataclasses import fields
 from typing import Any
 
 from graphmemd.model import CallRef, InheritKind, InheritRef, ParsedSymbol, SymbolKind, TypeRef
+from graphmemd.parsing.fingerprint import DefSpan
 
-__all__ = ["call_ref", "inherit_ref", "parsed_symbol", "type_ref"]
+__all__ = ["call_ref", "def_span", "inherit_ref", "parsed_symbol", "type_ref"]
 
 _Setter = Callable[[Any, Any], None]
 
@@ -74,6 +75,21 @@ def inherit_ref(child: str, parent: str, kind: InheritKind, line: int) -> Inheri
     _i2(ref, kind)
     _i3(ref, line)
     return ref
+
+
+_d0, _d1, _d2, _d3, _d4, _d5 = _setters(DefSpan, ("start", "end", "body_start", "body_end", "doc_start", "doc_end"))
+
+
+def def_span(start: int, end: int, body_start: int, body_end: int, doc_start: int, doc_end: int) -> DefSpan:
+    """``DefSpan(start, end, body_start, body_end, doc_start, doc_end)``."""
+    span: DefSpan = _new(DefSpan)
+    _d0(span, start)
+    _d1(span, end)
+    _d2(span, body_start)
+    _d3(span, body_end)
+    _d4(span, doc_start)
+    _d5(span, doc_end)
+    return span
 
 
 _s = _setters(
