@@ -14,7 +14,6 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
 from graphmemd.parsing import parse_source
 
 FP_FIXTURES = Path(__file__).parent / "fixtures_fp"
