@@ -617,7 +617,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
         elif role == _R_PACKAGE:
             out.package = _node_text(source, caps["package"][0])
         elif role in (_R_TYPE, _R_RETURNS):
-            _collect_type(source, caps, settings[pattern], out.raw_types)
+            _collect_type(source, caps, settings[pattern], compiled.captures[pattern], out.raw_types)
         elif role == _R_ARITY:
             node = caps["arity"][0]
             out.arities.append((node.start_byte, _count_named(node)))
@@ -1052,24 +1052,13 @@ def _collect_type(
     source: bytes,
     caps: dict[str, list[Node]],
     setting: dict[str, str | None],
+    names: frozenset[str],
     raw: list[tuple[int, str, str, bool, int, bool]],
 ) -> None:
-    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match."""
-    returns = caps.get("type.returns")
-    if returns:
-        node = returns[0]
-        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
-        if text and text not in _PRIMITIVE_TYPES:
-            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
+    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match.
+    ``names``: the captures the pattern can have (the others are not looked up)."""
+    if not names.isdisjoint(_RETURNS_CAPTURES) and _collect_returned(source, caps, raw):
         return
-    for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
-        returned = caps.get(key)
-        if returned:  # `return Foo(...)` / `return x`: what that call / value is
-            node = returned[0]
-            text = _callee_of(source[node.start_byte : node.end_byte])[0]
-            if text:
-                raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
-            return
     var = caps["type.var"][0]
     raw_name = source[var.start_byte : var.end_byte]
     name = _decode(raw_name) if raw_name.isascii() and raw_name.isalnum() else _node_text(source, var)
@@ -1096,6 +1085,31 @@ def _collect_type(
         return
     if text and name:
         raw.append((var.start_byte, name, text, from_call, var.start_point[0] + 1, False))
+
+
+_RETURNS_CAPTURES = frozenset({"type.returns", "type.returns.call", "type.returns.value"})
+
+
+def _collect_returned(
+    source: bytes, caps: dict[str, list[Node]], raw: list[tuple[int, str, str, bool, int, bool]]
+) -> bool:
+    """A ``@type.returns`` (``.call``/``.value``) match; False when the match has none."""
+    returns = caps.get("type.returns")
+    if returns:
+        node = returns[0]
+        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
+        if text and text not in _PRIMITIVE_TYPES:
+            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
+        return True
+    for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
+        returned = caps.get(key)
+        if returned:  # `return Foo(...)` / `return x`: what that call / value is
+            node = returned[0]
+            text = _callee_of(source[node.start_byte : node.end_byte])[0]
+            if text:
+                raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
+            return True
+    return False
 
 
 def _attribute_types(
