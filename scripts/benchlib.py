@@ -8,6 +8,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ sys.path[:0] = [str(ROOT / "clients"), str(ROOT / "daemon")]
 
 from graphmem.client import GraphMem  # noqa: E402
 from graphmem.errors import GraphMemError  # noqa: E402
+from graphmem.types import EventKind  # noqa: E402
 
 EXCLUDED = {"test", "tests", "site-packages", "__pycache__"}
 
@@ -64,11 +66,32 @@ class DaemonProc:
             try:
                 with self.client(1) as c:
                     if c.health():
+                        self._start_marks()
                         return
             except GraphMemError:
                 pass
             time.sleep(0.05)
         raise RuntimeError("daemon did not become healthy")
+
+    def _start_marks(self) -> None:
+        """Record when the daemon reports INDEX_QUERYABLE / INDEX_DURABLE (from the start of
+        its event buffer, so nothing published before the subscription is missed)."""
+        self.marks = {k: threading.Event() for k in (EventKind.INDEX_QUERYABLE, EventKind.INDEX_DURABLE)}
+        stream = self.client().events(kinds=list(self.marks), after_seq=0)
+
+        def run() -> None:
+            try:
+                for e in stream:
+                    if e.kind in self.marks:
+                        self.marks[e.kind].set()
+            except GraphMemError:
+                pass  # the daemon stopped
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def _wait_mark(self, kind: EventKind, timeout: float) -> None:
+        if not self.marks[kind].wait(timeout):
+            raise RuntimeError(f"the daemon never reported {kind.value}")
 
     def client(self, timeout: float = 30) -> GraphMem:
         return GraphMem(home=str(self.home), timeout=timeout)
@@ -89,9 +112,10 @@ class DaemonProc:
         raise RuntimeError("index did not finish")
 
     def wait_queryable(self, timeout: float = 600) -> None:
-        """Until every query kind answers completely: ``wait_ready``, and a text query no
-        longer reports the symbol text index as being rebuilt."""
+        """Until every query kind answers completely: ``wait_ready``, the daemon reported
+        INDEX_QUERYABLE, and a text query no longer reports the symbol text index as being rebuilt."""
         self.wait_ready(timeout)
+        self._wait_mark(EventKind.INDEX_QUERYABLE, timeout)
         deadline = time.monotonic() + timeout
         with self.client() as c:
             while time.monotonic() < deadline:
@@ -101,7 +125,10 @@ class DaemonProc:
         raise RuntimeError("text search did not become complete")
 
     def wait_durable(self, timeout: float = 600) -> None:
-        """Until queued store writes are done (a text query takes the store's lock behind them)."""
+        """Until the daemon reports INDEX_DURABLE (every store write of the index pass done:
+        graph, text index, cached parses) and a text query, which takes the store's lock,
+        answers behind any write still running."""
+        self._wait_mark(EventKind.INDEX_DURABLE, timeout)
         with self.client(timeout) as c:
             c.recall("zz-no-such-term-zz")
 

@@ -43,6 +43,8 @@ def _truth(g: CodeGraph, node: str) -> set[tuple[int, EdgeKind, str]]:
 def _check(g: CodeGraph) -> None:
     for node in [*g.files, *g.symbols]:
         assert {a[:3] for a in g.adjacency(node)} == _truth(g, node), node
+        for _order, kind, other, conf in g.adjacency(node):
+            assert conf == g.confidence(node, kind, other), (node, kind, other)
 
 
 def test_adjacency_follows_every_kind_of_change() -> None:

@@ -8,12 +8,12 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 from graphmem.errors import FailedPrecondition, InvalidArgument
-from graphmemd import parse_pool
+from graphmemd import parse_pool, parsecache
 from graphmemd.model import Language, ParsedFile, SkippedFile
 from graphmemd.parse_pool import ParseOutcome, ParsePool
 from graphmemd.parsing import parse_source
@@ -348,14 +348,18 @@ def test_wire_codec_round_trip() -> None:
     assert parsed.calls
     assert parsed.inherits
     outcome = ParseOutcome("pkg/mod.py", parsed, "h", len(source), None)
-    assert parse_pool._decode_outcome(parse_pool._encode_outcome(outcome)) == outcome
+    back = parse_pool._decode_outcome(parse_pool._encode_outcome(outcome))
+    assert back == replace(outcome, cache=parsecache.encode(parsed))
+    assert back.parsed == parsed
     skipped = ParseOutcome("b.py", None, None, 3, SkippedFile("b.py", "why"))
     assert parse_pool._decode_outcome(parse_pool._encode_outcome(skipped)) == skipped
 
 
-def test_wire_codec_covers_every_nested_field() -> None:
+
+
+def test_parse_cache_codec_covers_every_nested_field() -> None:
     # tuples of model objects (not tuples of plain values such as ``arities``/``exports``)
     nested = {
         f.name for f in fields(ParsedFile) if str(f.type).startswith("tuple[") and str(f.type)[6:7].isupper()
     }
-    assert nested == set(parse_pool._NESTED)
+    assert nested == set(parsecache._NESTED)

@@ -189,7 +189,7 @@ def test_python_crypto_nested_function() -> None:
     assert calls(p) == {
         ("hash_password", "digest"),
         ("make_token.payload", "str"),
-        ("make_token.payload", "encode"),  # str(user_id).encode() trimmed to the name chain
+        ("make_token.payload", "str().encode"),  # str(user_id).encode(): a chained call keeps its receiver call
         ("make_token", "b64"),
         ("make_token", "payload"),
     }
@@ -226,10 +226,10 @@ def test_python_encoding() -> None:
     assert calls(p) == {
         ("to_bytes", "value.encode"),
         ("b64", "base64.b64encode"),
-        ("b64", "decode"),
+        ("b64", "base64.b64encode().decode"),
         ("digest", "to_bytes"),
         ("digest", "hashlib.sha256"),
-        ("digest", "hexdigest"),
+        ("digest", "hashlib.sha256().hexdigest"),
     }
 
 
@@ -363,7 +363,7 @@ def test_javascript_fixture() -> None:
         ("digest", "toBytes"),
         ("digest", "hash.digest"),
         ("b64", "Buffer.from"),
-        ("b64", "toString"),
+        ("b64", "Buffer.from().toString"),
     }
 
     polyfills = parse("javascript", "src/polyfills.js")
@@ -401,13 +401,13 @@ def test_typescript_fixture() -> None:
     assert imports(encoding) == [("node:crypto", ("createHash",), None)]
     assert calls(encoding) == {
         ("toBytes", "TextEncoder"),
-        ("toBytes", "encode"),
+        ("toBytes", "TextEncoder().encode"),
         ("digest", "createHash"),
-        ("digest", "update"),
+        ("digest", "createHash().update"),
         ("digest", "toBytes"),
-        ("digest", "digest"),
+        ("digest", "createHash().update().digest"),
         ("Base64.encode", "Buffer.from"),
-        ("Base64.encode", "toString"),
+        ("Base64.encode", "Buffer.from().toString"),
     }
 
     crypto = parse("typescript", "src/auth/crypto.ts")
@@ -416,7 +416,7 @@ def test_typescript_fixture() -> None:
     assert calls(crypto) == {
         ("hashPassword", "digest"),
         ("makeToken.payload", "TextEncoder"),
-        ("makeToken.payload", "encode"),
+        ("makeToken.payload", "TextEncoder().encode"),
         ("makeToken.payload", "String"),
         ("makeToken", "Base64.encode"),
         ("makeToken", "payload"),
@@ -607,13 +607,13 @@ def test_rust_fixture() -> None:
     ]
     assert calls(encoding) == {
         ("to_bytes", "value.as_bytes"),
-        ("to_bytes", "to_vec"),
+        ("to_bytes", "value.as_bytes().to_vec"),
         ("digest", "DefaultHasher::new"),
         ("digest", "to_bytes"),
-        ("digest", "hash"),
+        ("digest", "to_bytes().hash"),
         ("hex.encode", "data.iter"),
-        ("hex.encode", "map"),
-        ("hex.encode", "collect"),
+        ("hex.encode", "data.iter().map"),
+        ("hex.encode", "data.iter().map().collect"),
         # macro invocations are references too (to a macro_rules! definition, when there is one)
         ("digest", "format"),
         ("hex.encode", "format"),
@@ -653,7 +653,7 @@ def test_rust_fixture() -> None:
         ("AuthService.register", "hash_password"),
         ("AuthService.register", "self.users.entry"),
         ("AuthService.register", "email.to_string"),
-        ("AuthService.register", "or_insert"),
+        ("AuthService.register", "self.users.entry().or_insert"),
         ("AuthService.login", "self.users.get"),
         ("AuthService.login", "hash_password"),
         ("AuthService.login", "Ok"),
@@ -701,7 +701,7 @@ def test_rust_fixture() -> None:
     assert calls(main) == {
         ("create_user", "service.register"),
         ("create_user", "service.login"),
-        ("create_user", "ok"),
+        ("create_user", "service.login().ok"),
         ("main", "AuthService::new"),
         ("main", "create_user"),
         ("main", "println"),
@@ -776,7 +776,7 @@ def test_java_fixture() -> None:
         ("AuthService.register", "users.put"),
         ("AuthService.login", "users.get"),
         ("AuthService.login", "user.passwordHash"),
-        ("AuthService.login", "equals"),
+        ("AuthService.login", "user.passwordHash().equals"),
         ("AuthService.login", "Crypto.hashPassword"),
         ("AuthService.login", "AuthException"),
         ("AuthService.login", "Crypto.makeToken"),
@@ -848,12 +848,12 @@ def test_java_fixture() -> None:
         ("Encoding.toBytes", "value.getBytes"),
         ("Encoding.digest", "MessageDigest.getInstance"),
         ("Encoding.digest", "HexFormat.of"),
-        ("Encoding.digest", "formatHex"),
+        ("Encoding.digest", "HexFormat.of().formatHex"),
         ("Encoding.digest", "md.digest"),
         ("Encoding.digest", "toBytes"),
         ("Encoding.digest", "IllegalStateException"),
         ("Encoding.b64", "Base64.getEncoder"),
-        ("Encoding.b64", "encodeToString"),
+        ("Encoding.b64", "Base64.getEncoder().encodeToString"),
     }
 
 

@@ -22,7 +22,7 @@ from graphmemd.parsing.parser import parse_source
 from graphmemd.resolution import RepoResolver, facts_from_files, is_fact_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "repos"
-NAMES = ("res_py_src", "res_go_pkgs", "res_ts_paths", "res_rust_ws", "res_java_overloads")
+NAMES = ("res_py_src", "res_py_flow", "res_go_pkgs", "res_ts_paths", "res_rust_ws", "res_java_overloads")
 R = "fx"
 
 Edge = tuple[str, str, str]  # (kind, from ref, to ref)
@@ -178,6 +178,38 @@ def test_a_changed_file_re_resolves_its_dependents() -> None:
     e = r.edges_for(dependents | {"src/shop/store.py"})
     assert edge not in {("CALLS", ref(a), ref(b)) for a, b, _ in e.calls}
     assert ("src/shop/cart.py::Cart.add", "self.backend.save") in {(ref(a), t) for a, t in e.unresolved_calls}
+
+
+def test_receiver_patterns_say_how_they_were_resolved() -> None:
+    """Chained calls and attributes bound to methods are typed receivers; a mixin's call
+    reaches its subclasses' base through inheritance; `cls = type(obj)` is not the class."""
+    r, got, conf = resolve("res_py_flow")
+    assert conf[("CALLS", "app/chains.py::use", "app/chains.py::Foo.bar")] is Confidence.RECEIVER_TYPE
+    assert conf[("CALLS", "app/widgets.py::Pickler.save", "app/widgets.py::Framer.write")] is Confidence.RECEIVER_TYPE
+    assert conf[("CALLS", "app/widgets.py::Mixin.run", "app/widgets.py::Base.helper")] is Confidence.INHERITANCE
+    assert ("CALLS", "app/chains.py::use", "app/chains.py::bar") not in got  # Foo().bar() is not bar()
+    unresolved = {(ref(a), t) for a, t in r.all_edges().unresolved_calls}
+    assert ("app/widgets.py::Stack.enter", "cls.helper") in unresolved
+
+
+def test_a_new_subclass_re_resolves_the_mixin_calling_it() -> None:
+    """`self.helper()` in a mixin resolves once a subclass brings a base defining it: the
+    mixin's file is a dependent of the new subclass's file."""
+    files = {
+        "mixin.py": b"class Mixin:\n    def run(self):\n        return self.helper()\n",
+        "base.py": b"class Base:\n    def helper(self):\n        return 1\n",
+    }
+    r = RepoResolver(R, facts_from_files(FIXTURES, ()))
+    for p, src in files.items():
+        r.set_file(parse_source(p, src))
+    edge = ("mixin.py::Mixin.run", "base.py::Base.helper")
+    assert edge not in {(ref(a), ref(b)) for a, b, _ in r.all_edges().calls}
+    src = b"from base import Base\nfrom mixin import Mixin\n\nclass Concrete(Mixin, Base):\n    pass\n"
+    r.set_file(parse_source("concrete.py", src))
+    dependents = r.dependents_of({"concrete.py"})
+    assert "mixin.py" in dependents
+    e = r.edges_for(dependents | {"concrete.py"})
+    assert edge in {(ref(a), ref(b)) for a, b, _ in e.calls}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -138,6 +138,8 @@ class EventKind(str, Enum):
     WATCHER_DEGRADED = "watcher_degraded"
     OBSERVATION_SUSPECT = "observation_suspect"
     EVENTS_LOST = "events_lost"  # a gap in the stream (resume point too old, or a slow subscriber)
+    INDEX_QUERYABLE = "index_queryable"  # a pass or batch answers every query kind completely
+    INDEX_DURABLE = "index_durable"  # ... and all it wrote is in the store
 
 
 class ObservationAction(str, Enum):

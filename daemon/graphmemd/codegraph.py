@@ -213,10 +213,16 @@ class CodeGraph:
         walk's hot path: no generator, no per-edge lookups)."""
         adj = self._adj.get(node)
         if adj is None:
-            adj = tuple(
-                (KIND_ORDER[kind], kind, other, self.confidence(node, kind, other))
-                for kind, other in self.neighbors(node)
-            )
+            items: list[Adjacent] = []
+            for kind, targets in self._out.get(node, {}).items():
+                order = KIND_ORDER[kind]
+                items.extend([(order, kind, other, conf) for other, conf in targets.items()])
+            outs = self._out
+            for kind, sources in self._in.get(node, {}).items():
+                rev = REVERSE[kind]
+                order = KIND_ORDER[rev]
+                items.extend([(order, rev, other, outs.get(other, {}).get(kind, {}).get(node)) for other in sources])
+            adj = tuple(items)
             self._adj[node] = adj
         return adj
 

@@ -121,7 +121,7 @@ class Core:
         """Open the store and the journal, start the loops, register the known repositories."""
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
-        writer = self._writer = StoreWriter(self.health, self._store_idle, self.faults)
+        writer = self._writer = StoreWriter(self.health, self._store_idle, self.faults, after_each=self._store_recycle)
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
         report = memory.open()
         if report:
@@ -195,6 +195,13 @@ class Core:
                 store.checkpoint()
                 logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)
             store.refresh_row_ids()
+
+    def _store_recycle(self) -> None:
+        """On the writer thread after every write, busy or not: reopen the store when due
+        (``StoreConnection.recycle_if_due``: Kùzu keeps memory until its database closes)."""
+        store = self._store
+        if store is not None and store.recycle_if_due():
+            logger.debug("store reopened to return the memory Kùzu keeps")
 
     # ------------------------------------------------------------------ repositories
 

@@ -42,6 +42,8 @@ class ParsedUnit:
     parsed: ParsedFile
     content_hash: str
     size: int
+    #: ``parsed`` as the parse cache's text when the worker sent it so (else encoded at store time)
+    cache: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

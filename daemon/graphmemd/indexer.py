@@ -10,12 +10,14 @@ publishes what happened. A job that raises fails alone: the loop goes on (``supe
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import queue
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -25,13 +27,14 @@ from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexStat
 from graphmemd import malloc
 from graphmemd.config import DaemonConfig
 from graphmemd.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
+from graphmemd.delta_sink import DeltaSink
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.gitinfo import head_commit, working_tree_dirty
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
-from graphmemd.model import ChangeKind, FileRecord, SymbolInfo, file_id, symbols_of
+from graphmemd.model import ChangeKind, SymbolInfo, file_id, symbols_of
 from graphmemd.parse_pool import ParsePool
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.resolution import facts_from_files, is_fact_file
@@ -86,6 +89,7 @@ class Indexer:
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._pool: ParsePool | None = None
+        self._sink = DeltaSink(store, writer, bus)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -191,7 +195,12 @@ class Indexer:
     def _warm(self) -> None:
         """Precompute the walk's adjacency for what the jobs changed, in slices so that queries
         wait at most a few milliseconds for the lock; stops early when a job arrives (queries
-        compute what is missing on demand meanwhile)."""
+        compute what is missing on demand meanwhile). It starts once the store has the
+        delta: both are single-threaded Python, and queries wait for the store, not for this."""
+        last = self._sink.last_write
+        while last is not None and not last.done() and self._jobs.empty():
+            with contextlib.suppress(FutureTimeout):
+                last.exception(timeout=0.05)
         while self._jobs.empty():
             with self._state.writing() as graph:
                 if not graph.warm(1000):
@@ -249,14 +258,16 @@ class Indexer:
             return
         rt.state, rt.error = IndexState.INDEXING, ""
         # An index pass allocates ~10^5-10^6 acyclic objects; cyclic GC passes over them are
-        # pure overhead (~15 % of the pass). Collected once at the end, then frozen.
+        # pure overhead (~15 % of the pass). They are frozen at the end without a collection:
+        # collecting them holds the GIL for 0.1 s (stdlib) to over 1 s (millions of lines),
+        # which every RPC waits for. The pass builds acyclic records, freed by reference
+        # counting; a rare cycle it leaves behind stays frozen (bounded: one per pass).
         gc.disable()
         try:
             self._index_pass(rt, full=full, only=only, started=started)
         finally:
-            gc.enable()
-            gc.collect(1)
             gc.freeze()
+            gc.enable()
             malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
@@ -265,23 +276,9 @@ class Indexer:
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
         self._publish_progress(rt, started)
-        units: dict[str, ParsedUnit] = {}
-        prepared: dict[str, list[SymbolInfo]] = {}
-        last = time.monotonic()
-        for out in self.pool().parse_many(todo):
-            rt.files_done += 1
-            if out.parsed is not None:
-                rt.files_parsed += 1
-                rt.pass_symbols += len(out.parsed.symbols)
-                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
-                # overlap the daemon's per-file work with the workers' parsing
-                rt.resolver.set_file(out.parsed)
-                prepared[out.path] = symbols_of(rt.id, out.parsed)
-            elif out.skipped is not None:
-                skipped[out.path] = out.skipped.reason
-            if time.monotonic() - last > 0.25:
-                last = time.monotonic()
-                self._publish_progress(rt, started)
+        with self._state.reading() as graph:
+            cold = not graph.repo_files(rt.id)
+        units, prepared = self._parse_pass(rt, todo, skipped, started, cache_now=cold)
         with self._state.reading() as graph:
             known = {n.path for n in graph.repo_files(rt.id)}
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
@@ -292,15 +289,23 @@ class Indexer:
         for path, reason in skipped.items():
             logger.info("skipped %s/%s: %s", rt.id, path, reason)
         rebase, rt.rebase = rt.rebase, False
-        self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known)
-        rt.indexed_commit = head_before
-        rt.dirty = working_tree_dirty(rt.root)
-        rt.last_indexed_at = time.time()
-        with self._state.reading() as graph:
-            rt.n_edges = graph.edge_count(rt.id)
-        rt.state = IndexState.READY
-        store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at
+
+        def settle() -> None:  # the graph is current: READY before its store writes are queued
+            rt.indexed_commit = head_before
+            rt.dirty = working_tree_dirty(rt.root)
+            rt.last_indexed_at = time.time()
+            with self._state.reading() as graph:
+                rt.n_edges = graph.edge_count(rt.id)
+            rt.state = IndexState.READY
+
+        delta = self._apply(
+            rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
+        )
+        if delta is None:
+            self._sink.mark(rt, EventKind.INDEX_QUERYABLE)
+        store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
+        self._sink.mark(rt, EventKind.INDEX_DURABLE)
         self._publish_progress(rt, started)
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
@@ -313,10 +318,32 @@ class Indexer:
             time.time() - t_parsed,
         )
 
-    def _rebuild_fts(self) -> None:
-        t = time.time()
-        if self._store.ensure_symbol_fts():
-            logger.info("symbol full-text index rebuilt in %.2fs", time.time() - t)
+    def _parse_pass(
+        self, rt: RepoRuntime, todo: list[tuple[str, Path]], skipped: dict[str, str], started: float, *, cache_now: bool
+    ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
+        """Parse ``todo``, overlapping the daemon's per-file work (resolver input, symbol ids)
+        with the workers' parsing. ``cache_now`` (a first pass: the store has no rows of the
+        repository that a cached parse could disagree with after a crash) also writes the
+        cached parses meanwhile; otherwise they are written after the pass's rows."""
+        units: dict[str, ParsedUnit] = {}
+        prepared: dict[str, list[SymbolInfo]] = {}
+        last = time.monotonic()
+        for out in self.pool().parse_many(todo):
+            rt.files_done += 1
+            if out.parsed is not None:
+                rt.files_parsed += 1
+                rt.pass_symbols += len(out.parsed.symbols)
+                unit = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
+                units[out.path] = self._sink.cache_early(rt, out.path, unit) if cache_now else unit
+                rt.resolver.set_file(out.parsed)
+                prepared[out.path] = symbols_of(rt.id, out.parsed)
+            elif out.skipped is not None:
+                skipped[out.path] = out.skipped.reason
+            if time.monotonic() - last > 0.25:
+                last = time.monotonic()
+                self._publish_progress(rt, started)
+        self._sink.flush_cache(rt)
+        return units, prepared
 
     # ------------------------------------------------------------------ live changes
 
@@ -355,14 +382,15 @@ class Indexer:
         for out in self.pool().parse_many(sorted(todo.items())):
             if out.parsed is not None:
                 rt.files_parsed += 1
-                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size)
+                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
                 rt.skipped.pop(out.path, None)
             else:
                 if out.skipped is not None:
                     rt.skipped[out.path] = out.skipped.reason
                 if out.path in known:
                     removed.add(out.path)
-        self._apply(rt, units, removed - set(units), full=False, cold=not known)
+        if self._apply(rt, units, removed - set(units), full=False, cold=not known) is not None:
+            self._sink.mark(rt, EventKind.INDEX_DURABLE)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
         if any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths))):
@@ -394,8 +422,10 @@ class Indexer:
         cold: bool,
         rebase: bool = False,
         prepared: dict[str, list[SymbolInfo]] | None = None,
+        settle: Callable[[], None] | None = None,
     ) -> GraphDelta | None:
-        """The one place the code graph changes: delta, swap, memory, store, then events.
+        """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
+        events. None (and nothing written) when nothing changed.
 
         Only this thread mutates the graph and the resolver, so the delta is computed without
         the lock; readers are blocked only while it is swapped in."""
@@ -405,6 +435,8 @@ class Indexer:
             rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase, prepared=prepared
         )
         if delta.empty:
+            if settle is not None:
+                settle()
             return None
         if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
@@ -415,7 +447,9 @@ class Indexer:
         t_mem = time.time()
         self._memory.apply(delta, self._state, head_commit(rt.root))
         t_stale = time.time()
-        self._store_delta(rt, delta, units, now)
+        if settle is not None:
+            settle()
+        self._sink.write(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
             len(delta.changed),
@@ -426,31 +460,6 @@ class Indexer:
         for event in file_events(delta, now):
             self._bus.publish(event)
         return delta
-
-    def _store_delta(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
-        records = [
-            (
-                FileRecord(
-                    delta.repo_id,
-                    f.path,
-                    f.language,
-                    f.content_hash,
-                    f.size,
-                    now,
-                    f.syntax_errors,
-                    rt.stats.get(f.path, (0, 0))[1],
-                ),
-                units[f.path].parsed,
-            )
-            for f in delta.changed
-        ]
-        store, rid = self._store, delta.repo_id
-        removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
-        # Memory is current; if this write fails the store catches up at the next pass (hashes differ).
-        self._writer.submit(lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources))
-        # A large batch drops the symbol text index (a bulk write is faster without it): it is
-        # rebuilt right after, so text search is complete again once the writer is idle.
-        self._writer.submit(self._rebuild_fts)
 
 
 def file_events(delta: GraphDelta, now: float) -> list[Event]:

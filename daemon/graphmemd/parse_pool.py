@@ -47,19 +47,19 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
-from operator import attrgetter
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
 from graphmem.errors import FailedPrecondition, InvalidArgument
 
+from graphmemd import parsecache
 from graphmemd.faults import NO_FAULTS, Faults
-from graphmemd.model import CallRef, ImportRef, InheritRef, Language, ParsedFile, ParsedSymbol, SkippedFile, TypeRef
+from graphmemd.model import Language, ParsedFile, SkippedFile
 from graphmemd.parsing import bare_parse, language_for_path, parse_source
 
 __all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
@@ -107,59 +107,36 @@ class ParseOutcome:
     content_hash: str | None
     size: int
     skipped: SkippedFile | None
+    #: ``parsed`` as the parse cache's text (``parsecache.encode``), when it came from a worker
+    cache: str | None = None
 
 
 # --------------------------------------------------------------------------- wire format
 
-# Results travel as nested tuples of field values rather than pickled dataclasses: pickling
-# a ParsedFile's objects costs ~5x more in the worker and ~1.6x more in the daemon, whose
-# dispatcher thread decodes every result. The codec follows the model's field order;
-# _NESTED names ParsedFile's fields holding tuples of model objects (a test checks that it
-# covers all of them). Enum members are left to pickle.
-_NESTED: Final[dict[str, type[Any]]] = {
-    "symbols": ParsedSymbol,
-    "imports": ImportRef,
-    "calls": CallRef,
-    "inherits": InheritRef,
-    "types": TypeRef,
-}
-_FILE_FIELDS: Final = tuple(f.name for f in fields(ParsedFile))
-_GETTERS: Final = {name: attrgetter(*(f.name for f in fields(cls))) for name, cls in _NESTED.items()}
-
+# A parse travels as the parse cache's JSON text (``parsecache.encode``): the worker encodes
+# it once, the dispatcher decodes it, and the store keeps the same text as the file's cached
+# parse, so the daemon's single-threaded store write never encodes it again. (Pickled
+# dataclasses cost ~5x more in the worker; the JSON text decodes as fast as pickled tuples.)
 _Encoded = tuple[Any, ...]
 
 
-def _encode_parsed(parsed: ParsedFile) -> _Encoded:
-    items: list[Any] = []
-    for name in _FILE_FIELDS:
-        value = getattr(parsed, name)
-        getter = _GETTERS.get(name)
-        items.append(tuple(map(getter, value)) if getter is not None else value)
-    return tuple(items)
-
-
-def _decode_parsed(row: _Encoded) -> ParsedFile:
-    values: list[Any] = []
-    for name, value in zip(_FILE_FIELDS, row, strict=True):
-        cls = _NESTED.get(name)
-        values.append(tuple(cls(*item) for item in value) if cls is not None else value)
-    return ParsedFile(*values)
-
-
 def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
-    parsed = _encode_parsed(outcome.parsed) if outcome.parsed is not None else None
+    text = outcome.cache
+    if outcome.parsed is not None and text is None:
+        text = parsecache.encode(outcome.parsed)
     reason = outcome.skipped.reason if outcome.skipped is not None else None
-    return (outcome.path, parsed, outcome.content_hash, outcome.size, reason)
+    return (outcome.path, text, outcome.content_hash, outcome.size, reason)
 
 
 def _decode_outcome(row: _Encoded) -> ParseOutcome:
-    path, parsed, digest, size, reason = row
+    path, text, digest, size, reason = row
     return ParseOutcome(
         path,
-        _decode_parsed(parsed) if parsed is not None else None,
+        parsecache.decode(text) if text is not None else None,
         digest,
         size,
         SkippedFile(path, reason) if reason is not None else None,
+        text,
     )
 
 

@@ -27,7 +27,8 @@ import kuzu
 import pyarrow as pa
 from graphmem.errors import DaemonAlreadyRunning, StoreError
 
-from graphmemd import parsecache
+from graphmemd import malloc, parsecache
+from graphmemd.cypher_literals import inline
 from graphmemd.model import (
     Confidence,
     FileRecord,
@@ -53,6 +54,10 @@ BULK_ROWS = 2000
 COPY_ROWS = 24
 #: The WAL is checkpointed into the database once it grows past this (keeps it bounded).
 CHECKPOINT_THRESHOLD_MB = 32
+#: the store closes and reopens its database after this many queries (``recycle_if_due``)
+RECYCLE_QUERIES = 2000
+#: how many queries one COPY counts as towards ``RECYCLE_QUERIES``
+COPY_WEIGHT = 20
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -124,20 +129,12 @@ class StoreConnection:
     ) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = kuzu.Database(
-                str(path),
-                buffer_pool_size=buffer_pool_mb * 1024 * 1024,
-                max_db_size=max_db_size_gb * 1024 * 1024 * 1024,
-                checkpoint_threshold=checkpoint_threshold_mb * 1024 * 1024,
-            )
-            self._conn = kuzu.Connection(self._db)
-        except Exception as exc:  # the binding raises RuntimeError, IndexError, UnicodeDecodeError, ...
-            if "lock" in str(exc).lower():
-                raise DaemonAlreadyRunning(f"the store {path} is open in another process: {exc}") from exc
-            raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
+        self._sizes = (buffer_pool_mb, max_db_size_gb, checkpoint_threshold_mb)
+        self._db, self._conn = self._connect()
         self._lock = threading.RLock()
         self._closed = False
+        #: queries since the database was (re)opened: see ``recycle_if_due``
+        self.queries = 0
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
         #: Node offset -> (id, repo) per full-text-indexed table, or None until rebuilt after a
         #: write to that table (see ``refresh_row_ids``).
@@ -151,6 +148,43 @@ class StoreConnection:
             self.close()
             raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
 
+    def _connect(self) -> tuple[kuzu.Database, kuzu.Connection]:
+        pool_mb, max_gb, checkpoint_mb = self._sizes
+        try:
+            db = kuzu.Database(
+                str(self.path),
+                buffer_pool_size=pool_mb * 1024 * 1024,
+                max_db_size=max_gb * 1024 * 1024 * 1024,
+                checkpoint_threshold=checkpoint_mb * 1024 * 1024,
+            )
+            return db, kuzu.Connection(db)
+        except Exception as exc:  # the binding raises RuntimeError, IndexError, UnicodeDecodeError, ...
+            if "lock" in str(exc).lower():
+                raise DaemonAlreadyRunning(f"the store {self.path} is open in another process: {exc}") from exc
+            raise StoreError(f"cannot open the store {self.path}: {type(exc).__name__}: {exc}") from exc
+
+    def recycle_if_due(self, every: int = RECYCLE_QUERIES) -> bool:
+        """Close and reopen the database once ``every`` queries ran on it; True if it did.
+
+        Kùzu 0.11.3 never returns some memory while a database is open: ≈67 KB for each row
+        deleted from a full-text-indexed table, ≈5-60 KB for each query run with parameters
+        (``cypher_literals`` avoids most of those). Closing the database returns all of it;
+        reopening an idle store takes ~0.1 s, during which queries wait for the lock."""
+        with self._lock:
+            if self._closed or self.queries < every:
+                return False
+            self._conn.close()
+            self._db.close()
+            malloc.trim()
+            try:
+                self._db, self._conn = self._connect()
+                self._conn.execute("LOAD EXTENSION fts")
+            except Exception as exc:  # reopening what was open a moment ago: report, never hide
+                self._closed = True
+                raise StoreError(f"cannot reopen the store {self.path}: {type(exc).__name__}: {exc}") from exc
+            self.queries = 0
+            return True
+
     # ------------------------------------------------------------------ plumbing
 
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
@@ -158,11 +192,12 @@ class StoreConnection:
             if self._closed:
                 raise StoreError("the store is closed")
             try:
-                # Plain execution (no reused prepared statements, no row-by-row inserts): executing
-                # a query string with parameters leaks ~10-16 KB in Kùzu 0.11.3, but the reuse of
-                # prepared statements for row-by-row writes crashed the process (SIGSEGV) under
-                # bench_semantic; full-text queries inline their checked terms instead (_search).
-                result = self._conn.execute(query, dict(params)) if params else self._conn.execute(query)
+                # Parameters are written into the query as literals where that is exact: Kùzu
+                # 0.11.3 leaks 5-60 KB per query executed with parameters (cypher_literals.py).
+                # (Reused prepared statements instead crashed the process: SIGSEGV.)
+                self.queries += 1
+                text = inline(query, params) if params else query
+                result = self._conn.execute(text) if text is not None else self._conn.execute(query, dict(params or {}))
                 assert not isinstance(result, list)
                 rows: list[list[Any]] = []
                 while result.has_next():
@@ -177,6 +212,7 @@ class StoreConnection:
             return
         with self._lock:
             try:
+                self.queries += COPY_WEIGHT  # a COPY keeps ~300 KB, a literal query next to nothing
                 # Kùzu resolves the name `data` to the local arrow table (scan replacement).
                 self._conn.execute(f"COPY {table} FROM data")
             except (RuntimeError, ValueError, IndexError) as exc:
@@ -297,12 +333,14 @@ class Store(StoreConnection):
         removed_paths: Iterable[str],
         edges: ResolvedEdges,
         edge_sources: Iterable[str] = (),
+        infos: Mapping[str, Sequence[SymbolInfo]] | None = None,
     ) -> None:
         """Replace the rows of ``files`` (and delete ``removed_paths``) in bulk.
 
         ``edges`` are the outgoing edges of ``files`` and of ``edge_sources`` (other files whose
         outgoing edges were re-resolved, e.g. dependents of the changed files); the old
-        outgoing edges of all of those are deleted first, so no edge is duplicated.
+        outgoing edges of all of those are deleted first, so no edge is duplicated. ``infos``:
+        the files' symbols by path as the graph already holds them (derived again if absent).
         """
         paths = [rec.path for rec, _ in files]
         gone = sorted(set(removed_paths) | set(paths))
@@ -318,7 +356,11 @@ class Store(StoreConnection):
                 ids = [file_id(repo_id, p) for p in gone]
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
-                self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": ids})
+                # only the removed files' cached parses: a changed file's is replaced by store_parses
+                # (during a full pass, while parsing: before this runs)
+                gone_ids = [file_id(repo_id, p) for p in sorted(set(removed_paths))]
+                if gone_ids:
+                    self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": gone_ids})
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
                 self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
@@ -326,12 +368,19 @@ class Store(StoreConnection):
                     "MATCH (f:File)-[e:IMPORTS|IMPORTS_EXT|FILE_CALLS]->() WHERE f.id IN $ids DELETE e",
                     {"ids": ids},
                 )
-            self._load(repo_id, files, edges)
-            self._store_parses(repo_id, files)
+            self._load(repo_id, files, edges, infos)
 
-    def _store_parses(self, repo_id: str, files: Sequence[tuple[FileRecord, ParsedFile]]) -> None:
+    def store_parses(
+        self,
+        repo_id: str,
+        files: Sequence[tuple[FileRecord, ParsedFile]],
+        caches: Mapping[str, str | None] | None = None,
+    ) -> None:
+        """Cache the parses of ``files`` for a warm restart (``parsecache.py``), replacing the
+        files' previous ones; ``caches``: their text by path where the worker already encoded it."""
         if not files:
             return
+        known = caches or {}
         version = parsecache.PARSER_VERSION
         table = pa.table(
             {
@@ -342,10 +391,12 @@ class Store(StoreConnection):
                 "mtime": pa.array([rec.mtime_ns for rec, _ in files], pa.int64()),
                 "hash": [rec.content_hash for rec, _ in files],
                 "version": [version] * len(files),
-                "data": [parsecache.encode(parsed) for _, parsed in files],
+                "data": [known.get(rec.path) or parsecache.encode(parsed) for rec, parsed in files],
             }
         )
-        self._copy("Parse", table)
+        with self._lock:
+            self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": table.column("id").to_pylist()})
+            self._copy("Parse", table)
 
     def load_parses(self, repo_id: str) -> list[CachedParse]:
         """Every cached parse of a repository (``parsecache.py``)."""
@@ -378,8 +429,9 @@ class Store(StoreConnection):
         repo_id: str,
         files: Sequence[tuple[FileRecord, ParsedFile]],
         edges: ResolvedEdges,
+        infos: Mapping[str, Sequence[SymbolInfo]] | None,
     ) -> None:
-        nodes, defines, contains = node_tables(repo_id, files, edges)
+        nodes, defines, contains = node_tables(repo_id, files, edges, infos)
         for table, data in nodes:
             self._copy(table, data)
         externals = sorted({name for _, name in edges.external_imports})

@@ -27,12 +27,20 @@ COMPONENT = "store-writer"
 
 
 class StoreWriter:
-    """A queue of store writes run by one thread; ``on_idle`` runs whenever it drained."""
+    """A queue of store writes run by one thread; ``after_each`` runs after every write (cheap
+    upkeep that cannot wait for a quiet moment), ``on_idle`` whenever the queue drained."""
 
-    def __init__(self, health: Health, on_idle: Callable[[], None], faults: Faults = NO_FAULTS) -> None:
+    def __init__(
+        self,
+        health: Health,
+        on_idle: Callable[[], None],
+        faults: Faults = NO_FAULTS,
+        after_each: Callable[[], None] | None = None,
+    ) -> None:
         self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
         self._health = health
         self._on_idle = on_idle
+        self._after_each = after_each
         self._faults = faults
         self._loop = SupervisedThread(COMPONENT, self._step, health)
         self._loop.start()
@@ -63,9 +71,10 @@ class StoreWriter:
         except Exception as exc:
             fut.set_exception(exc)
             raise  # the supervisor logs it and shows the writer degraded
-        if self._queue.empty():
+        hooks = [h for h in (self._after_each, self._on_idle if self._queue.empty() else None) if h is not None]
+        for hook in hooks:
             try:
-                self._on_idle()
+                hook()
             except GraphMemError as exc:
                 logger.error("store upkeep failed: %s", exc)
         return True

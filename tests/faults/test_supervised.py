@@ -19,7 +19,7 @@ def _searchable(c: GraphMem, acked: dict[str, str]) -> bool:
 def test_14_store_writer_faults_are_repaired_from_the_journal(
     daemon_factory: Callable[..., Daemon], py_repo: Path
 ) -> None:
-    d = daemon_factory([py_repo], env={"GRAPHMEM_INJECT_FAULTS": "store-writer:7"})
+    d = daemon_factory([py_repo], env={"GRAPHMEM_INJECT_FAULTS": "store-writer:12"})
     with d.client() as c:
         acked = observe_many(c, 8)
         assert_all_present(c, acked)

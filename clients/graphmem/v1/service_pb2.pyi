@@ -22,6 +22,8 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_WATCHER_DEGRADED: _ClassVar[EventKind]
     EVENT_KIND_OBSERVATION_SUSPECT: _ClassVar[EventKind]
     EVENT_KIND_EVENTS_LOST: _ClassVar[EventKind]
+    EVENT_KIND_INDEX_QUERYABLE: _ClassVar[EventKind]
+    EVENT_KIND_INDEX_DURABLE: _ClassVar[EventKind]
 
 class ObservationAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -44,6 +46,8 @@ EVENT_KIND_OBSERVATION_CHANGED: EventKind
 EVENT_KIND_WATCHER_DEGRADED: EventKind
 EVENT_KIND_OBSERVATION_SUSPECT: EventKind
 EVENT_KIND_EVENTS_LOST: EventKind
+EVENT_KIND_INDEX_QUERYABLE: EventKind
+EVENT_KIND_INDEX_DURABLE: EventKind
 OBSERVATION_ACTION_UNSPECIFIED: ObservationAction
 OBSERVATION_ACTION_CREATED: ObservationAction
 OBSERVATION_ACTION_UPDATED: ObservationAction

@@ -190,6 +190,7 @@ _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _SPACE = re.compile(r"\s+")
 _INDEXED = re.compile(r"(?<=[\w\]])\[[^\[\]()]*\]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
+_NEW = re.compile(r"(?<![\w$.])new\s+")  # `new Foo().bar` -> `Foo().bar`
 
 
 def _normalise(text: bytes) -> bytes:
@@ -205,6 +206,7 @@ def _callee(text: str) -> str:
     """Trim a called expression to its trailing dotted/``::`` name chain ("" if none)."""
     if text.replace(".", "_").replace("::", "_").isidentifier() or _SIMPLE_CALLEE.fullmatch(text):
         return text
+    text = _NEW.sub("", text) if "new" in text else text
     text = _SPACE.sub("", text).replace("?.", ".").replace("!", "")
     text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
     while "<" in text:
@@ -218,7 +220,29 @@ def _callee(text: str) -> str:
             break
         text = stripped
     match = _TAIL_CALLEE.search(text)
-    return match.group(0) if match else ""
+    if match is None:
+        return ""
+    start = match.start()
+    if start > 1 and text[start - 2 : start] == ").":  # `Foo(x).bar`, `get().m` -> `Foo().bar`
+        receiver = _called_receiver(text[: start - 1])
+        if receiver:
+            return f"{receiver}().{match.group(0)}"
+    return match.group(0)
+
+
+def _called_receiver(text: str) -> str:
+    """The callee of the call ``text`` ends with (``a.f(x, g(y))`` -> ``a.f``), "" if unclear."""
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                head = text[:i]
+                return _callee(head) if head and (head[-1].isalnum() or head[-1] in "_$)") else ""
+    return ""
 
 
 def _type_ref(text: str) -> str:

@@ -92,7 +92,6 @@ class FileIndex:
         "exports",
         "family",
         "fid",
-        "flat_calls",
         "import_scopes",
         "inherits_by_child",
         "is_test",
@@ -103,9 +102,9 @@ class FileIndex:
         "package",
         "parsed",
         "path",
+        "planned",
         "returns",
         "rules",
-        "scoped_calls",
         "sids",
         "struct_key",
         "syms",
@@ -257,12 +256,11 @@ class FileIndex:
                     scoped[key] = (ci, {ci[0]: 1})
                 else:
                     entry[1][ci[0]] = entry[1].get(ci[0], 0) + 1
-        self.flat_calls: tuple[tuple[str, int, tuple[tuple[str, int], ...]], ...] = tuple(
-            (callee, args, tuple(callers.items())) for (callee, args), callers in flat.items()
-        )
-        self.scoped_calls: tuple[tuple[CallerInfo, str, int, tuple[tuple[str, int], ...]], ...] = tuple(
-            (ci, callee, args, tuple(callers.items())) for (_s, callee, args), (ci, callers) in scoped.items()
-        )
+        file_level = info[""]
+        planned = [(file_level, callee, args, callers) for (callee, args), callers in flat.items()]
+        planned.extend([(ci, callee, args, callers) for (_s, callee, args), (ci, callers) in scoped.items()])
+        #: (caller info, callee, arity or -1, {caller id: call sites}): one resolution each
+        self.planned: tuple[tuple[CallerInfo, str, int, dict[str, int]], ...] = tuple(planned)
 
     def _enclosing_class(self, s: ParsedSymbol) -> str:
         a: ParsedSymbol | None = s

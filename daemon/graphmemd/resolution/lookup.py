@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graphmemd.model import Confidence, SymbolKind
+from graphmemd.model import Confidence, SymbolKind, TypeRef
 from graphmemd.resolution.index import (
     CALLABLE,
     CLASSLIKE,
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from graphmemd.resolution.resolver import RepoResolver
 
 _MAX_DEPTH = 8
+#: prefix of the consulted-file keys standing for "the subclasses of a class named ..."
+SUBCLASS_KEY = "\0subclasses:"
 Resolved = tuple[Target | None, Confidence]
 NONE: Resolved = (None, Confidence.NAME_ONLY)
 
@@ -32,13 +34,17 @@ class Lookup:
     ``passes.Pass`` adds calls, receivers and guesses on top."""
 
     __slots__ = (
+        "alias_memo",
+        "anc_memo",
         "bases_memo",
+        "desc_memo",
         "dir_memo",
         "files",
         "guess_memo",
         "r",
         "reexport_memo",
         "seen",
+        "sub_memo",
         "type_memo",
     )
 
@@ -51,6 +57,10 @@ class Lookup:
         self.guess_memo: dict[tuple[str, str], Sym | None] = {}
         self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
         self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
+        self.alias_memo: dict[tuple[str, str, str], tuple[Sym | None, Confidence]] = {}
+        self.sub_memo: dict[tuple[Sym, str], Sym | None] = {}
+        self.anc_memo: dict[Sym, frozenset[Sym]] = {}
+        self.desc_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[Sym]]] = {}
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""
@@ -135,12 +145,33 @@ class Lookup:
         return NONE
 
     def _via(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
-        """``direct`` when ``found`` is a member of ``owner`` itself, else INHERITANCE."""
-        if found[0] == owner[0] and found[1].startswith(owner[1] + "."):
+        """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``
+        (a member of ``owner`` itself, or what one of its attributes is bound to)."""
+        if (found[0] == owner[0] and found[1].startswith(owner[1] + ".")) or "." not in found[1]:
             return direct
-        if self.files[found[0]].rules.detached_methods and found[1].rsplit(".", 1)[0] == owner[1]:
+        found_owner = found[1].rsplit(".", 1)[0]
+        detached = self.files[found[0]].rules.detached_methods
+        if detached and found_owner == owner[1]:
             return direct  # a Go/Rust method of the same type declared in another file
-        return Confidence.INHERITANCE
+        ancestors = self.ancestors(owner)
+        if (found[0], found_owner) in ancestors or (detached and any(a[1] == found_owner for a in ancestors)):
+            return Confidence.INHERITANCE
+        return direct
+
+    def ancestors(self, cls: Sym) -> frozenset[Sym]:
+        """Every base of ``cls``, direct or not (memoised)."""
+        got = self.anc_memo.get(cls)
+        if got is not None:
+            return got
+        todo = list(self.bases(cls))
+        done = set(todo)
+        while todo:
+            for b in self.bases(todo.pop()):
+                if b not in done:
+                    done.add(b)
+                    todo.append(b)
+        got = self.anc_memo[cls] = frozenset(done)
+        return got
 
     def lookup(self, path: str, name: str, depth: int, local: str | None = None) -> Target | None:
         """``name`` (possibly dotted) as exported by the file ``path``."""
@@ -164,6 +195,11 @@ class Lookup:
         s = syms.get(name)
         if s is not None and s.parent is None:
             return (path, name)
+        bound_by_value = fi.var_types.get("", {}).get(name) if fi.var_types else None
+        if bound_by_value is not None and bound_by_value.attr:  # `main = TestProgram`
+            aliased = self.alias_target(fi, bound_by_value)[0]
+            if aliased is not None:
+                return aliased
         if name == "default":
             if local:
                 s = syms.get(local)
@@ -247,6 +283,11 @@ class Lookup:
         fi = self.files[path]
         if q in fi.syms:
             return (path, q)
+        bound_by_value = fi.attr_types.get(qual, {}).get(name) if fi.attr_types else None
+        if bound_by_value is not None and bound_by_value.attr:  # `pack = pack_configure`
+            aliased = self.alias_target(fi, bound_by_value)[0]
+            if aliased is not None:
+                return aliased
         visited.add(sym)
         if fi.rules.detached_methods:
             t = self.type_method(fi, qual, name)
@@ -273,6 +314,63 @@ class Lookup:
             self.seen.add(found[0][0])
             return found[0]
         return None
+
+    def subclass_member(self, cls: Sym, name: str) -> Sym | None:
+        """``self.name`` in class ``cls`` that neither defines nor inherits it (a mixin, an
+        abstract base): the one definition every subclass in the repository reaches through
+        its bases. None when ``cls`` or a subclass lacking it has a base outside the
+        repository (which may define it), or when the subclasses disagree (memoised)."""
+        key = (cls, name)
+        if key in self.sub_memo:
+            return self.sub_memo[key]
+        found: Sym | None = None
+        if name in self.r.methods and self._bases_known(cls) and not self._file_binds(cls[0], name):
+            ds, inner = self.descendants(cls)
+            for d in ds:
+                m = self.member_of(d, name, set())
+                # a subclass without it must be abstract itself: have subclasses, and no
+                # base outside the repository
+                lacking = m is None and (d not in inner or not self._bases_known(d))
+                if lacking or (m is not None and found not in (None, m)):
+                    found = None
+                    break
+                found = m or found
+        self.sub_memo[key] = found
+        return found
+
+    def _file_binds(self, path: str, name: str) -> bool:
+        """Whether ``name`` is a top-level name of ``path`` (perhaps imported into the class
+        body, which the import scopes do not tell apart)."""
+        s = self.files[path].syms.get(name)
+        ctx = self.r.ctx_of(self.files[path])
+        return (s is not None and s.parent is None) or name in ctx.sym_bind or name in ctx.mod_bind
+
+    def _bases_known(self, cls: Sym) -> bool:
+        refs = self.files[cls[0]].inherits_by_child.get(cls[1], ())
+        return len(self.bases(cls)) == sum(1 for r in refs if r.parent != "object")
+
+    def descendants(self, cls: Sym) -> tuple[tuple[Sym, ...], frozenset[Sym]]:
+        """Every class of the repository deriving from ``cls`` (directly or not), and those
+        of them that have subclasses themselves (memoised: ``cls`` is in the file being resolved)."""
+        got = self.desc_memo.get(cls)
+        if got is not None:
+            return got
+        out: list[Sym] = []
+        inner: set[Sym] = set()
+        todo = [cls]
+        done = {cls}
+        while todo:
+            c = todo.pop()
+            name = c[1].rsplit(".", 1)[-1].split("~", 1)[0]
+            self.seen.add(SUBCLASS_KEY + name)  # a new subclass anywhere re-resolves this file
+            for child in self.r.subclasses.get(name, ()):
+                if child not in done and child[1] in self.files[child[0]].syms and c in self.bases(child):
+                    done.add(child)
+                    inner.add(c)
+                    out.append(child)
+                    todo.append(child)
+        got = self.desc_memo[cls] = (tuple(out), frozenset(inner))
+        return got
 
     def bases(self, sym: Sym) -> tuple[Sym, ...]:
         """The resolved base classes of ``sym`` (memoised; a cycle is cut)."""
@@ -305,4 +403,8 @@ class Lookup:
         self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, text: str, segs: tuple[str, ...]
     ) -> tuple[Target | None, Confidence, bool]:
         """Resolve a dotted name (implemented by ``passes.Pass``)."""
+        raise NotImplementedError
+
+    def alias_target(self, fi: FileIndex, t: TypeRef) -> tuple[Sym | None, Confidence]:
+        """The callable a name bound by value names (implemented by ``passes.Pass``)."""
         raise NotImplementedError

@@ -37,6 +37,11 @@ from graphmemd.resolution.index import (
 )
 from graphmemd.resolution.lookup import Lookup
 
+#: what a name bound by value may call: a function, a method or a class (its constructor)
+_ALIASABLE = CALLABLE | CLASSLIKE
+#: `self = object.__new__(cls)`, `cls = self.__class__`: still the enclosing class
+_SAME_CLASS = ("__new__", "__class__")
+
 
 class Acc:
     """Edges of one run, deduplicated at the end, plus per-file call statistics."""
@@ -99,28 +104,24 @@ class Pass(Lookup):
             acc.ext.append((fid, m))
         sites = unresolved = 0
         by: dict[Confidence, int] = {}
-        file_level = fi.caller_info[""]
-        work = [(file_level, callee, args, callers) for callee, args, callers in fi.flat_calls]
-        work.extend(fi.scoped_calls)
-        for ci, callee, args, callers in work:
+        for ci, callee, args, callers in fi.planned:
             use = ctx.local.get(ci[4], ctx) if ci[4] else ctx
             target, conf = self.resolve_call(fi, use, ci, callee, args)
-            if target is not None and conf is Confidence.NAME_ONLY and any(c == target for c, _ in callers):
+            if target is not None and conf is Confidence.NAME_ONLY and target in callers:
                 # `self.inner.m()` inside `m` delegates to another type: never guessed as recursion
-                self_calls = [(c, n) for c, n in callers if c == target]
-                lost = sum(n for _, n in self_calls)
+                lost = callers[target]
                 sites += lost
                 unresolved += lost
-                acc.unres_calls.extend([(c, callee) for c, _ in self_calls])
-                callers = tuple((c, n) for c, n in callers if c != target)
-            n = sum(c for _, c in callers)
+                acc.unres_calls.append((target, callee))
+                callers = {c: k for c, k in callers.items() if c != target}
+            n = sum(callers.values())
             sites += n
             if target is None:
                 unresolved += n
-                acc.unres_calls.extend([(c, callee) for c, _ in callers])
+                acc.unres_calls.extend([(c, callee) for c in callers])
             else:
                 by[conf] = by.get(conf, 0) + n
-                acc.calls.extend([(c, target, conf) for c, _ in callers])
+                acc.calls.extend([(c, target, conf) for c in callers])
         for ref in fi.parsed.inherits:
             self.inherit_edge(fi, ctx, ref, acc)
         return sites, unresolved, by
@@ -132,10 +133,16 @@ class Pass(Lookup):
         segs = segments(callee)
         if not segs:
             return None, Confidence.NAME_ONLY
-        if len(segs) == 1:
+        t: Target | None
+        if "(" in callee and not (segs[0] in fi.rules.super_names and callee.count("(") == 1):
+            # a chained call: `Foo().bar()`, `get_x().method()` (`super().m()` is not one)
+            t, conf = self.chain_call(fi, ctx, ci, callee)
+        elif len(segs) == 1:
             t, conf = self.resolve_name(fi, ctx, ci[3], segs[0])
             if t is None and segs[0] in fi.typed_names:
-                t, conf = self.method_alias(fi, ctx, ci, segs[0])
+                bound = fi.var_type(ci[3], segs[0])
+                if bound is not None and bound.attr:
+                    t, conf = self.alias_target(fi, bound)
         else:
             t, conf, guess = self.resolve_dotted(fi, ctx, ci, callee, segs)
             if t is None and guess:
@@ -146,18 +153,37 @@ class Pass(Lookup):
             t = self.overload(t, args)
         return self.sid(t), conf
 
-    def method_alias(
-        self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, name: str
-    ) -> tuple[Target | None, Confidence]:
-        """``eq = self.assertEqual; eq(a, b)``: a local bound to a method calls that method."""
-        t = fi.var_type(ci[3], name)
-        if t is None or not t.attr:
-            return None, Confidence.NAME_ONLY
+    def alias_target(self, fi: FileIndex, t: TypeRef) -> tuple[Sym | None, Confidence]:
+        """The function, method or class a name bound by value calls: ``eq = self.assertEqual``,
+        ``self.write = self.framer.write``, ``info = _global_log.info`` and, outside functions
+        (where the value cannot be a parameter), ``main = TestProgram`` or, in a class body,
+        ``pack = pack_configure``. Memoised (and cycle-guarded) per run."""
+        key = (fi.path, t.scope, t.type)
+        got = self.alias_memo.get(key)
+        if got is not None:
+            return got
+        self.alias_memo[key] = (None, Confidence.NAME_ONLY)
+        self.seen.add(fi.path)
         segs = segments(t.type)
-        if len(segs) < 2:
-            return None, Confidence.NAME_ONLY
-        target, conf, _ = self.resolve_dotted(fi, ctx, fi.info_for(t.scope), t.type, segs)
-        return target, conf
+        target: Target | None = None
+        conf = Confidence.NAME_ONLY
+        scope = fi.syms.get(t.scope)
+        in_class = scope is not None and scope.kind in CLASSLIKE
+        if len(segs) == 1 and in_class:
+            target = self.member_of((fi.path, t.scope), segs[0], set())
+            conf = Confidence.SAME_MODULE
+        if target is None and segs and (len(segs) > 1 or not t.scope or in_class):
+            ctx = self.r.ctx_of(fi)
+            ctx = ctx.local.get(fi.info_for(t.scope)[4], ctx) if fi.import_scopes else ctx
+            if len(segs) == 1:
+                target, conf = self.resolve_name(fi, ctx, "", segs[0])
+            else:
+                target, conf, _ = self.resolve_dotted(fi, ctx, fi.info_for(t.scope), t.type, segs)
+        out: tuple[Sym | None, Confidence] = (None, conf)
+        if isinstance(target, tuple) and self.files[target[0]].syms[target[1]].kind in _ALIASABLE:
+            out = (target, conf)
+        self.alias_memo[key] = out
+        return out
 
     def overload(self, t: Sym, args: int) -> Sym:
         """The overload of ``t`` taking ``args`` arguments, when exactly one does."""
@@ -203,45 +229,81 @@ class Pass(Lookup):
         if t.attr:
             segs = segments(t.type)
             out = self.receiver_type(fi, fi.info_for(t.scope), segs) if segs and depth < 2 else None
+            if out is None and segs and segs[0] not in fi.rules.self_names and segs[0] not in fi.typed_names:
+                got = self.resolve_type(fi, ctx, t.scope, t.type, None)  # `x = Foo`: the class itself
+                out = got[0] if got is not None else None
         elif not t.from_call:
             got = self.resolve_type(fi, ctx, t.scope, t.type, None)
             out = got[0] if got is not None else None
         else:
-            segs = segments(t.type)
-            target: Target | None = None
-            if len(segs) == 1:
-                target = self.resolve_name(fi, ctx, t.scope, segs[0])[0]
-            elif segs:
-                target = self.resolve_dotted(fi, ctx, fi.info_for(t.scope), t.type, segs)[0]
+            target = self.call_target(fi, ctx, fi.info_for(t.scope), t.type)
             if isinstance(target, tuple):
-                other = self.files[target[0]]
-                s = other.syms[target[1]]
-                if s.kind in CLASSLIKE:
-                    out = target
-                elif s.kind in CALLABLE and depth == 0:
-                    ret = other.returns.get(target[1])
-                    if ret is not None and ret.type in other.rules.self_names and "." in target[1]:
-                        # `fn new() -> Self`: the type the method belongs to
-                        owner = target[1].rsplit(".", 1)[0]
-                        got = self.resolve_type(other, self.r.ctx_of(other), "", owner, None)
-                        out = got[0] if got is not None else None
-                    elif ret is not None:  # an annotation, or `return Foo(...)` (one level)
-                        out = self.type_of(other, ret, depth + 1)
+                out = self.returned_type(target, depth)
         self.type_memo[key] = out
         return out
 
+    def returned_type(self, target: Sym, depth: int) -> Sym | None:
+        """The class a call of ``target`` returns: the class itself (a constructor) or, for a
+        function at ``depth`` 0, its return annotation or what it returns (one level)."""
+        other = self.files[target[0]]
+        kind = other.syms[target[1]].kind
+        if kind in CLASSLIKE:
+            return target
+        ret = other.returns.get(target[1]) if kind in CALLABLE and depth == 0 else None
+        if ret is None:
+            return None
+        if ret.type in other.rules.self_names and "." in target[1]:
+            # `fn new() -> Self`: the type the method belongs to
+            owner = target[1].rsplit(".", 1)[0]
+            got = self.resolve_type(other, self.r.ctx_of(other), "", owner, None)
+            return got[0] if got is not None else None
+        return self.type_of(other, ret, depth + 1)  # an annotation, or `return Foo(...)`
+
+    def call_target(self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, text: str) -> Target | None:
+        """What the called expression ``text`` names from ``ci``: ``f``, ``a.b``, ``f().g``."""
+        if "(" in text:
+            return self.chain_call(fi, ctx, ci, text)[0]
+        segs = segments(text)
+        if len(segs) == 1:
+            return self.resolve_name(fi, ctx, ci[3], segs[0])[0]
+        return self.resolve_dotted(fi, ctx, ci, text, segs)[0] if segs else None
+
+    def chain_call(self, fi: FileIndex, ctx: ImportCtx, ci: CallerInfo, text: str) -> tuple[Sym | None, Confidence]:
+        """``Foo().bar``, ``get_x().m``, ``self.make().attr.m``: a member of the class the
+        receiver call returns (a constructor, or one level of return type). Never guessed."""
+        recv, _, tail = text.rpartition("().")
+        names = segments(tail)
+        target = self.call_target(fi, ctx, ci, recv)
+        cls = self.returned_type(target, 0) if isinstance(target, tuple) else None
+        for attr in names[:-1]:
+            cls = self.attr_type(cls, attr, set()) if cls is not None else None
+        found = self.member_of(cls, names[-1], set()) if cls is not None and names else None
+        if cls is None or found is None:
+            return None, Confidence.RECEIVER_TYPE
+        return found, self._via(cls, found, Confidence.RECEIVER_TYPE)
+
     def typed_global(self, paths: tuple[str, ...], rest: Sequence[str]) -> Sym | None:
         """``mod.var.m()`` / ``pkg.Var.M()``: a module-level variable of a stated type."""
+        cls = self.global_type(paths, rest[0], 0)
+        for attr in rest[1:-1]:
+            cls = self.attr_type(cls, attr, set()) if cls is not None else None
+        return self.member_of(cls, rest[-1], set()) if cls is not None else None
+
+    def global_type(self, paths: tuple[str, ...], name: str, depth: int) -> Sym | None:
+        """The stated type of the module-level variable ``name`` of the first of ``paths``
+        that has it, following re-exports (``from .config import idleConf``)."""
         for p in paths:
             fi = self.files.get(p)
-            t = fi.var_types.get("", {}).get(rest[0]) if fi is not None else None
-            if fi is None or t is None:
+            if fi is None:
                 continue
-            cls = self.type_of(fi, t)
-            for attr in rest[1:-1]:
-                cls = self.attr_type(cls, attr, set()) if cls is not None else None
-            if cls is not None:
-                return self.member_of(cls, rest[-1], set())
+            self.seen.add(p)
+            t = fi.var_types.get("", {}).get(name)
+            if t is not None:
+                return self.type_of(fi, t)
+            bound = self.r.ctx_of(fi).sym_bind.get(name) if depth < 4 else None
+            got = self.global_type(bound[0], bound[1], depth + 1) if bound is not None else None
+            if got is not None:
+                return got
         return None
 
     def attr_type(self, cls: Sym, attr: str, visited: set[Sym]) -> Sym | None:
@@ -250,6 +312,9 @@ class Pass(Lookup):
         t = fi.attr_types.get(cls[1], {}).get(attr)
         if t is not None:
             return self.type_of(fi, t)
+        prop = fi.syms.get(f"{cls[1]}.{attr}")
+        if prop is not None and prop.kind in CALLABLE:  # a property: what its getter returns
+            return self.returned_type((fi.path, prop.qualname), 0)
         visited.add(cls)
         for base in self.bases(cls):
             if base not in visited:
@@ -310,6 +375,11 @@ class Pass(Lookup):
         if head in ctx.ext_names:
             return None, Confidence.IMPORT, False
         t, conf = self.resolve_name(fi, ctx, caller, head)
+        bound = ctx.sym_bind.get(head) if t is None else None
+        if bound is not None:  # `from config import idleConf; idleConf.SetOption()`
+            found = self.typed_global(bound[0], (bound[1], *segs[1:]))
+            if found is not None:
+                return found, Confidence.RECEIVER_TYPE, False
         if t is None:
             return None, conf, "::" not in text and not head[:1].isupper()
         if isinstance(t, Mod):
@@ -326,12 +396,29 @@ class Pass(Lookup):
         cls = ci[2]
         if not cls:
             return None, Confidence.NAME_ONLY, len(segs) > 2
+        rebound = fi.var_type(ci[3], segs[0]) if segs[0] in fi.typed_names else None
+        if rebound is not None and not self._same_instance(fi, rebound):
+            # `cls = type(obj)`, `cls = JSONEncoder`: not (necessarily) the enclosing class
+            other = self.type_of(fi, rebound) if len(segs) == 2 else None
+            found = self.member_of(other, segs[1], set()) if other is not None else None
+            if other is None or found is None:
+                return None, Confidence.RECEIVER_TYPE, False
+            return found, self._via(other, found, Confidence.RECEIVER_TYPE), False
         if len(segs) == 2:
             own = (fi.path, cls)
             found = self.self_method(fi, cls, segs[1])
+            if found is None and fi.rules.subclass_dispatch and cls in fi.syms:
+                return self.subclass_member(own, segs[1]), Confidence.INHERITANCE, False
             conf = self._via(own, found, Confidence.RECEIVER_TYPE) if found is not None else Confidence.RECEIVER_TYPE
             return found, conf, False
         return self._typed_call(fi, ci, segs)
+
+    @staticmethod
+    def _same_instance(fi: FileIndex, t: TypeRef) -> bool:
+        """``self = self.copy()``, ``self = object.__new__(cls)``, ``cls = self.__class__``:
+        a rebound ``self``/``cls`` that still denotes the enclosing class (not ``cls = type(x)``)."""
+        segs = segments(t.type)
+        return bool(segs) and (segs[0] in fi.rules.self_names or segs[-1] in _SAME_CLASS)
 
     def _typed_call(
         self, fi: FileIndex, ci: CallerInfo, segs: tuple[str, ...]

@@ -42,6 +42,7 @@ class PythonRules(LanguageRules):
     self_names = frozenset({"self", "cls"})
     super_names = frozenset({"super"})
     reexports = True
+    subclass_dispatch = True
     common_methods = (
         words(
             "append extend insert pop remove clear copy get items keys values update setdefault join "
@@ -93,8 +94,13 @@ class PythonRules(LanguageRules):
                 sub = _probe(b, bases, [*segs, n])
                 if sub:
                     b.target(sub)
-                    b.mod_bind.setdefault(local, (sub,))
                     resolved = True
+                    if mod_file and posixpath.basename(mod_file).startswith("__init__."):
+                        # the package's attribute: what its __init__ binds to the name
+                        # (`from .main import main`), else the submodule itself
+                        b.sym_bind.setdefault(local, ((mod_file,), n))
+                    else:
+                        b.mod_bind.setdefault(local, (sub,))
                 elif mod_file:
                     b.sym_bind.setdefault(local, ((mod_file,), n))
                 else:

@@ -9,6 +9,7 @@ from graphmem.types import LanguageResolution
 from graphmemd.model import Confidence, Language, ParsedFile, ResolvedEdges
 from graphmemd.resolution.facts import RepoFacts
 from graphmemd.resolution.index import CtxBuilder, FileIndex, ImportCtx, discard, overlay
+from graphmemd.resolution.lookup import SUBCLASS_KEY
 from graphmemd.resolution.passes import Acc, FileStats, Pass
 from graphmemd.resolution.registry import rules_for
 from graphmemd.resolution.rules import LanguageRules
@@ -25,6 +26,8 @@ class RepoResolver:
         self.dirs: dict[str, set[str]] = {}
         #: method name -> {(path, owner class key): qualname}
         self.methods: dict[str, dict[tuple[str, str], str]] = {}
+        #: last segment of a base as written -> {(path, child class qualname)}
+        self.subclasses: dict[str, set[tuple[str, str]]] = {}
         self.gen = 0
         self.facts = facts
         self.go_modules: list[tuple[str, str]] = []
@@ -127,6 +130,9 @@ class RepoResolver:
             out |= self._watchers.get(k, set())
         for p in ps:
             out |= self._consulted_by.get(p, set())
+            fi = self.files.get(p)
+            for name in _base_names(fi) if fi is not None else ():
+                out |= self._consulted_by.get(SUBCLASS_KEY + name, set())
         return {p for p in out if p in self.files} - ps
 
     def stats(self) -> tuple[LanguageResolution, ...]:
@@ -160,6 +166,8 @@ class RepoResolver:
     def _index(self, fi: FileIndex) -> None:
         self.dirs.setdefault(fi.dir, set()).add(fi.path)
         fi.rules.index(fi)
+        for ref in fi.parsed.inherits:
+            self.subclasses.setdefault(_last(ref.parent), set()).add((fi.path, ref.child))
         for name, entries in fi.methods.items():
             d = self.methods.setdefault(name, {})
             for owner, q in entries:
@@ -168,6 +176,12 @@ class RepoResolver:
     def _unindex(self, fi: FileIndex) -> None:
         discard(self.dirs, fi.dir, fi.path)
         fi.rules.unindex(fi)
+        for ref in fi.parsed.inherits:
+            subs = self.subclasses.get(_last(ref.parent))
+            if subs is not None:
+                subs.discard((fi.path, ref.child))
+                if not subs:
+                    del self.subclasses[_last(ref.parent)]
         for name, entries in fi.methods.items():
             d = self.methods.get(name)
             if d is None:
@@ -244,3 +258,12 @@ class RepoResolver:
         for k in new.keys:
             self._watchers.setdefault(k, set()).add(fi.path)
         return new
+
+
+def _last(base: str) -> str:
+    """``pkg.mod.Base`` / ``Base[T]`` -> ``Base`` (the key of ``RepoResolver.subclasses``)."""
+    return base.split("[", 1)[0].replace("::", ".").rsplit(".", 1)[-1]
+
+
+def _base_names(fi: FileIndex) -> set[str]:
+    return {_last(ref.parent) for ref in fi.parsed.inherits}

@@ -44,6 +44,9 @@ class LanguageRules:
     overloads_by_arity: ClassVar[bool] = False
     #: Names in the file's package (other files) are visible without import (Go, Java).
     package_scoped: ClassVar[bool] = False
+    #: ``self.m()`` in a class that neither defines nor inherits ``m`` (a mixin, an abstract
+    #: base) calls what its subclasses provide (Python's dynamic dispatch).
+    subclass_dispatch: ClassVar[bool] = False
 
     def __init__(self, resolver: RepoResolver) -> None:
         self.r = resolver

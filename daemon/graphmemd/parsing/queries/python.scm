@@ -31,6 +31,10 @@
 
 ; ---- typed names (receiver typing): constructor assignments, annotations, return types
 (assignment left: (identifier) @type.var right: (call function: [(identifier) (attribute)] @type.call))
+; `cls.root = root = Tk()`: both names are what the call builds
+(assignment
+  left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @type.var
+  right: (assignment right: (call function: [(identifier) (attribute)] @type.call)))
 (assignment
   left: (attribute object: (identifier) attribute: (identifier)) @type.var
   right: (call function: [(identifier) (attribute)] @type.call))
@@ -50,6 +54,11 @@
 (assignment
   left: (attribute object: (identifier) attribute: (identifier)) @type.var
   right: [(attribute) (identifier)] @type.value)
+; chained aliases: `pack = configure = pack_configure` binds every name on the left
+(assignment left: (identifier) @type.var right: (assignment right: [(attribute) (identifier)] @type.value))
+(assignment
+  left: (identifier) @type.var
+  right: (assignment right: (assignment right: [(attribute) (identifier)] @type.value)))
 ; `with Foo() as f` (assumes __enter__ returns the instance, as it nearly always does)
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @type.call) alias: (as_pattern_target (identifier) @type.var)))
 ; `return Foo(...)`: a function without annotation returns what it constructs

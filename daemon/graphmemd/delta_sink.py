@@ -1,0 +1,117 @@
+"""How an applied delta reaches the store: its bulk write, the symbol text index, the cached
+parses, and the INDEX_QUERYABLE / INDEX_DURABLE marks, all on the single store writer.
+
+The writer runs jobs in order, so a mark published by a job means every write queued before
+it is done. The in-memory graph is already current when these are queued; if a write fails,
+the store catches up at the next pass (the content hashes differ)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import Any
+
+from graphmem.types import Event, EventKind
+
+from graphmemd.delta import GraphDelta, ParsedUnit
+from graphmemd.events import EventBus
+from graphmemd.model import FileRecord
+from graphmemd.registry import RepoRuntime
+from graphmemd.store import Store
+from graphmemd.writer import StoreWriter
+
+logger = logging.getLogger(__name__)
+
+#: a first pass hands its cached parses to the store writer in chunks of this many files
+CACHE_CHUNK = 256
+
+
+class DeltaSink:
+    """Queues the store side of each delta, and the marks that say how far it got."""
+
+    def __init__(self, store: Store, writer: StoreWriter, bus: EventBus) -> None:
+        self._store = store
+        self._writer = writer
+        self._bus = bus
+        #: the last store write of a delta (the indexer's warming waits for it)
+        self.last_write: Future[Any] | None = None
+        self._early: dict[str, ParsedUnit] = {}
+
+    def cache_early(self, rt: RepoRuntime, path: str, unit: ParsedUnit) -> ParsedUnit:
+        """Have ``unit``'s cached parse written before the pass is applied (queued in chunks
+        of ``CACHE_CHUNK``; ``flush_cache`` queues the rest): a first pass does this while it
+        parses, when the writer is idle, and does not keep the text until then. Returns the
+        unit without its text, so that ``write`` does not store it again."""
+        self._early[path] = unit
+        if len(self._early) >= CACHE_CHUNK:
+            self.flush_cache(rt)
+        return replace(unit, cache=None)
+
+    def flush_cache(self, rt: RepoRuntime) -> None:
+        """Queue the cached parses ``cache_early`` holds."""
+        units, self._early = self._early, {}
+        if not units:
+            return
+        now = time.time()
+        records = [
+            (
+                FileRecord(rt.id, path, u.parsed.language, u.content_hash, u.size, now, u.parsed.syntax_errors,
+                           rt.stats.get(path, (0, 0))[1]),
+                u.parsed,
+            )
+            for path, u in units.items()
+        ]  # fmt: skip
+        caches = {path: u.cache for path, u in units.items()}
+        store, rid = self._store, rt.id
+        self._writer.submit(lambda: store.store_parses(rid, records, caches))
+
+    def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
+        """Queue ``delta``'s rows, the text index, INDEX_QUERYABLE, then the cached parses of
+        the units that still carry their text (see ``cache_parses``)."""
+        records = [
+            (
+                FileRecord(
+                    delta.repo_id,
+                    f.path,
+                    f.language,
+                    f.content_hash,
+                    f.size,
+                    now,
+                    f.syntax_errors,
+                    rt.stats.get(f.path, (0, 0))[1],
+                ),
+                units[f.path].parsed,
+            )
+            for f in delta.changed
+        ]
+        store, rid = self._store, delta.repo_id
+        removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
+        infos = {f.path: f.symbols for f in delta.changed}
+        caches = {f.path: units[f.path].cache for f in delta.changed}
+        uncached = [r for r in records if caches[r[0].path] is not None]
+        self._writer.submit(
+            lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
+        )
+        # A large batch drops the symbol text index (a bulk write is faster without it): it is
+        # rebuilt right after, so text search is complete again at INDEX_QUERYABLE. The cached
+        # parses (for a warm restart) are written last: queries do not wait for them.
+        self._writer.submit(self._rebuild_fts)
+        self.mark(rt, EventKind.INDEX_QUERYABLE)
+        self.last_write = self._writer.submit(lambda: store.store_parses(rid, uncached, caches))
+
+    def mark(self, rt: RepoRuntime, kind: EventKind) -> None:
+        """Publish ``kind`` once the store writes queued so far are done: INDEX_QUERYABLE
+        after the graph and text search, INDEX_DURABLE after everything."""
+        bus, rid = self._bus, rt.id
+
+        def publish() -> None:
+            bus.publish(Event(kind, time.time(), rid, message=f"{rt.n_files} files, {rt.n_symbols} symbols"))
+
+        self._writer.submit(publish)
+
+    def _rebuild_fts(self) -> None:
+        t = time.time()
+        if self._store.ensure_symbol_fts():
+            logger.info("symbol full-text index rebuilt in %.2fs", time.time() - t)
