@@ -144,14 +144,14 @@ SOURCES: dict[str, bytes] = {
 GOLDEN = {
     "Repo.java": "57bfa23f58f3abf6",
     "Repo.java#1": "5305c778dcbddb2d",
-    "cache.rs": "466920c1ecd39fca",
-    "cache.rs#1": "68bed4775cca2175",
+    "cache.rs": "a768bf46d25978a5",
+    "cache.rs#1": "9e989f11026a0495",
     "m.py": "18d16dc117d0098e",
     "m.py#1": "73840e760479e112",
     "server.go": "580376110f07aafb",
     "server.go#1": "86654c053e64239f",
-    "styles.js": "4d1eb7f920e37ba6",
-    "styles.js#1": "1c8362f2e9f56634",
+    "styles.js": "bd43c1fd750b5ff8",
+    "styles.js#1": "7d5f10781790fd51",
     "styles.ts": "0bbea6e7f14c4d02",
     "styles.tsx": "1068eb026086f422",
 }
