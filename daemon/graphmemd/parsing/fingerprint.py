@@ -140,6 +140,8 @@ class Rules:
     interpolation: frozenset[str]
     replace: dict[bytes, bytes]
     overloads: OverloadRules | None
+    #: ``skip_in``: token -> the parent node types in which it is dropped
+    skip_in: dict[str, frozenset[str]]
 
 
 _ROLE_LISTS = (
@@ -160,6 +162,11 @@ _rules: dict[Language, Rules] = {}
 _rules_lock = threading.Lock()
 
 
+def _token_list(tokens: Sequence[str], capture: str) -> str:
+    quoted = " ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in tokens)
+    return f"[{quoted}] @{CAPTURE_PREFIX}{capture}\n" if tokens else ""
+
+
 def _node_list(types: Sequence[str], capture: str) -> str:
     return f"[{' '.join(f'({t})' for t in types)}] @{CAPTURE_PREFIX}{capture}\n" if types else ""
 
@@ -172,6 +179,7 @@ def _read(name: str) -> dict[str, Any]:
         parent = _read(str(base))
         for key in _LIST_KEYS:
             parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
+        parent["skip_in"] = {**parent.get("skip_in", {}), **data.get("skip_in", {})}
         own = data.get("patterns", {})
         inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
         parent["patterns"] = {"query": inherited + own.get("query", "")}
@@ -190,6 +198,8 @@ def load_rules(language: Language) -> Rules:
             return found
         data = _read(language.value)
         source = "".join(_node_list(data.get(key, []), capture) for key, capture in _ROLE_LISTS)
+        skip_in = {str(token): frozenset(parents) for token, parents in data.get("skip_in", {}).items()}
+        source += _token_list(sorted(skip_in), "skip_in")
         patterns = str(data.get("patterns", {}).get("query", ""))
         source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
         parts = data.get("string_parts", {})
@@ -204,6 +214,7 @@ def load_rules(language: Language) -> Rules:
             interpolation=frozenset(parts.get("interpolation", [])),
             replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
             overloads=_overload_rules(data.get("overloads")),
+            skip_in=skip_in,
         )
         _rules[language] = found
         return found
@@ -338,33 +349,37 @@ class _Renderer:
         data = self.events.data
         parts: list[bytes] = []
         append = parts.append
+        literal = self._literal
+        # (the constants as locals: this loop runs once per event)
+        pos_shift, kind_shift, sub_shift, tie_shift = _POS_SHIFT, _KIND_SHIFT, _SUB_SHIFT, _TIE_SHIFT
+        index_mask, tie_mask, tie_bias, marks, boundary = _INDEX_MASK, _TIE_MASK, _TIE_BIAS, _MARKS, _BOUNDARY
         pos = start
-        first = bisect_left(keys, start << _POS_SHIFT)
-        for k in keys[first : bisect_left(keys, (end + 1) << _POS_SHIFT, first)]:
-            at = k >> _POS_SHIFT
-            kind = k >> _KIND_SHIFT & 3
+        first = bisect_left(keys, start << pos_shift)
+        for k in keys[first : bisect_left(keys, (end + 1) << pos_shift, first)]:
+            at = k >> pos_shift
+            kind = k >> kind_shift & 3
             if at < pos:  # inside a range already replaced
-                if tags is not None and kind != _E_REPLACE and k >> _SUB_SHIFT & 3 != 1:
-                    tags.append(k & _INDEX_MASK)
+                if tags is not None and kind != _E_REPLACE and k >> sub_shift & 3 != 1:
+                    tags.append(k & index_mask)
                 continue
-            if at == end and (kind != _E_CLOSE or _TIE_BIAS - (k >> _TIE_SHIFT & _TIE_MASK) < start):
+            if at == end and (kind != _E_CLOSE or tie_bias - (k >> tie_shift & tie_mask) < start):
                 break  # (closes at the end of the range: only of nodes that start inside it)
             if kind == _E_REPLACE:
-                stop = _TIE_BIAS - (k >> _TIE_SHIFT & _TIE_MASK)
+                stop = tie_bias - (k >> tie_shift & tie_mask)
                 if stop <= end:  # (a replacement crossing the range end keeps its text)
                     append(source[pos:at])
-                    item = data[k & _INDEX_MASK]
-                    append(item if item.__class__ is bytes else self._literal(item, at, stop, depth))  # type: ignore[arg-type]
+                    item = data[k & index_mask]
+                    append(item if item.__class__ is bytes else literal(item, at, stop, depth))  # type: ignore[arg-type]
                     pos = stop
                 continue
             append(source[pos:at])
             pos = at
-            if k >> _SUB_SHIFT & 3 == 1:
-                append(_MARKS[k & 3])
+            if k >> sub_shift & 3 == 1:
+                append(marks[k & 3])
             else:
-                append(_BOUNDARY)
+                append(boundary)
                 if tags is not None:
-                    tags.append(k & _INDEX_MASK)
+                    tags.append(k & index_mask)
         append(source[pos:end])
         return b"".join(parts)
 
@@ -493,6 +508,7 @@ _GROUP_SUB = 1 << _SUB_SHIFT  # a group marker (not a boundary)
 #: Group markers by index: a close, an open, a tuple's open.
 _MARKS = (_CLOSE, _OPEN, _OPEN + _TUPLE)
 _REPLACE_HEAD = _E_REPLACE << _KIND_SHIFT
+_BIASED = _TIE_BIAS << _TIE_SHIFT
 _OPEN_HEAD = _E_OPEN << _KIND_SHIFT
 
 
@@ -520,30 +536,33 @@ class _EventList:
         self.keys: list[int] = []
         self.data: list[bytes | Node] = []
 
+    # The hot methods compute ``a << _POS_SHIFT | head | (_TIE_BIAS - b) << _TIE_SHIFT`` as
+    # ``(a << p) - (b << t) + (head + _BIASED)``: the fields do not overlap (``b`` < the
+    # bias), so the sum is the same int with fewer operations.
+
     def replace(self, ranges: Sequence[tuple[int, int]], payload: bytes, sub: int = 1) -> None:
         """Replace each range by ``payload`` (one shared data entry)."""
-        head = _REPLACE_HEAD | sub << _SUB_SHIFT | len(self.data)
+        head = (_REPLACE_HEAD | sub << _SUB_SHIFT | len(self.data)) + _BIASED
         self.data.append(payload)
-        self.keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT for s, e in ranges])
+        p, t = _POS_SHIFT, _TIE_SHIFT
+        self.keys.extend([(s << p) - (e << t) + head for s, e in ranges])
 
     def literals(self, nodes: Sequence[Node]) -> None:
         """Replace each node by its value token (rendered lazily)."""
         base = len(self.data)
         self.data.extend(nodes)
-        head = _REPLACE_HEAD | _GROUP_SUB
-        self.keys.extend(
-            [
-                n.start_byte << _POS_SHIFT | head | (_TIE_BIAS - n.end_byte) << _TIE_SHIFT | base + i
-                for i, n in enumerate(nodes)
-            ]
-        )
+        p, t = _POS_SHIFT, _TIE_SHIFT
+        first = (_REPLACE_HEAD | _GROUP_SUB) + _BIASED + base  # (+ the node's index)
+        self.keys.extend([(n.start_byte << p) - (n.end_byte << t) + i for i, n in enumerate(nodes, first)])
 
     def groups(self, ranges: Sequence[tuple[int, int]], mark: int) -> None:
         """Bracket each range by markers (``mark``: index of the open marker; 0: only the close)."""
+        p, t = _POS_SHIFT, _TIE_SHIFT
         if mark:
-            head = _OPEN_HEAD | _GROUP_SUB | mark
-            self.keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT for s, e in ranges])
-        self.keys.extend([e << _POS_SHIFT | _GROUP_SUB | (_TIE_BIAS - s) << _TIE_SHIFT for s, e in ranges])
+            head = (_OPEN_HEAD | _GROUP_SUB | mark) + _BIASED
+            self.keys.extend([(s << p) - (e << t) + head for s, e in ranges])
+        tail = _GROUP_SUB + _BIASED
+        self.keys.extend([(e << p) - (s << t) + tail for s, e in ranges])
 
     def boundaries(self, spans: Sequence[DefSpan]) -> None:
         """Definition boundaries (index: tag = 4 * span index + role). A group with the range
@@ -582,7 +601,12 @@ def _events(
         if sum(1 for c in n.named_children if not c.is_extra) == 1:
             nogroup.add((n.start_byte, n.end_byte))
     events.replace([c for c in comments if lo <= c[0] < hi], b" ")
-    events.replace([(n.start_byte, n.end_byte) for n in caps.get("skip", ())], b" ")
+    skipped = list(caps.get("skip", ()))
+    tokens = caps.get("skip_in")
+    if tokens:  # a token dropped only under some parents
+        skip_in = rules.skip_in
+        skipped.extend(n for n in tokens if (p := n.parent) is not None and p.type in skip_in.get(n.type, ()))
+    events.replace([(n.start_byte, n.end_byte) for n in skipped], b" ")
     events.literals(caps.get("string", ()))
     events.literals(caps.get("number", ()))
     for n in caps.get("replace", ()):
@@ -637,19 +661,21 @@ def _brackets(caps: Mapping[str, Sequence[Node]]) -> list[tuple[int, int]]:
 _OPENERS = frozenset({"(", "[", "{"})
 _BARE_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 _CLOSERS = frozenset({")", "]", "}"})
-#: A kept space (``\x06``) not between two identifier characters.
+#: A whitespace run between two identifier characters.
 _IDENT_SPACE = re.compile(rb"(?<=[" + _IDENT + rb"])\s+(?=[" + _IDENT + rb"])")
-_LONE_SPACE = re.compile(rb"\x06(?:(?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"]\x06))")
+#: A space (the only whitespace left after ``split``/``join``) between two identifier characters.
+_IDENT_GAP = re.compile(rb" (?<=[" + _IDENT + rb"] )(?=[" + _IDENT + rb"])")
 
 
 def normalise(stream: bytes) -> bytes:
     """Whitespace-insensitive form of a stream: one space only between identifier
     characters, no trailing commas."""
-    stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
+    if b"\\" in stream:  # (strings are hex-encoded: a backslash is rare)
+        stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
     if _KEEP_SPACE in stream:  # (raw control characters in the code: never in valid code)
         stream = _IDENT_SPACE.sub(_KEEP_SPACE, stream).translate(None, _WHITESPACE)
-    else:  # every whitespace run becomes a kept space, then those not between identifiers go
-        stream = _LONE_SPACE.sub(b"", _KEEP_SPACE.join(stream.split()))
+    else:  # every whitespace run becomes one space, those between identifiers a kept one, the rest go
+        stream = _IDENT_GAP.sub(_KEEP_SPACE, b" ".join(stream.split())).translate(None, b" ")
     return _TRAILING_COMMA.sub(b"", stream)
 
 

@@ -68,6 +68,8 @@ def overload_tags(
     tags: list[str | None] = [None] * len(defs)
     if rules is None or not (rules.stub_decorator or rules.by_arity):
         return tags
+    if len({name for _s, _e, name in defs}) == len(defs):
+        return tags  # no name defined twice
     names = Counter(name for _s, _e, name in defs)
     for i, (start, end, name) in enumerate(defs):
         if names[name] < 2:

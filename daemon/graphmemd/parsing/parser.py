@@ -101,6 +101,7 @@ matches loses some; each sets ``ParsedFile.truncated``.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import re
 import threading
@@ -108,6 +109,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from importlib import resources
+from operator import attrgetter, itemgetter
 
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
@@ -126,7 +128,6 @@ from graphmemd.model import (
 from graphmemd.parsing.fingerprint import (
     CAPTURE_PREFIX,
     FINGERPRINT_SCHEME,
-    DefSpan,
     fingerprint,
     load_rules,
     pattern_roles,
@@ -134,6 +135,7 @@ from graphmemd.parsing.fingerprint import (
 from graphmemd.parsing.languages import SPECS, LanguageSpec, language_for_path
 from graphmemd.parsing.legacy import LegacyDef, legacy_fingerprints
 from graphmemd.parsing.overloads import STUB, overload_tags, qualify_duplicate
+from graphmemd.parsing.records import call_ref, def_span, inherit_ref, parsed_symbol, type_ref
 
 __all__ = ["bare_parse", "parse_source"]
 
@@ -154,6 +156,8 @@ _ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 _DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
+_FIRST = itemgetter(0)  # (sort keys: C-level, no lambda call per item)
+_START = attrgetter("start")
 
 # pattern roles
 _R_CALL = 1
@@ -171,6 +175,8 @@ _R_TYPE = 12
 _R_RETURNS = 13
 _R_ARITY = 14
 _R_EXPORT = 15
+_R_CALL_PLAIN = 16  # a call pattern with neither receiver nor argument-list capture
+_R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -263,6 +269,10 @@ class _Compiled:
     settings: tuple[dict[str, str | None], ...]
     roles: tuple[int, ...]
     fingerprint_patterns: tuple[tuple[str, str] | None, ...]
+    #: per pattern, the capture names it can have (its matches have no others)
+    captures: tuple[frozenset[str], ...]
+    #: per definition pattern, its one ``@definition.<kind>`` capture (None: look it up)
+    def_captures: tuple[tuple[str, SymbolKind] | None, ...]
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -312,14 +322,24 @@ def _pattern_sources(query: Query, source: str) -> list[str]:
     ]
 
 
-def _pattern_roles(query: Query, source: str) -> tuple[int, ...]:
-    data = source.encode("utf-8")
+_QUANTIFIED = re.compile(r"[)\]\"][+*?]")
+
+
+def _pattern_roles(sources: list[str], captures: tuple[frozenset[str], ...]) -> tuple[int, ...]:
     roles: list[int] = []
-    for index in range(query.pattern_count):
-        snippet = data[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)]
-        text = _QUERY_COMMENT.sub("", snippet.decode("utf-8"))
-        roles.append(_role(set(_CAPTURE_NAME.findall(text))))
+    for text, names in zip(sources, captures, strict=True):
+        role = _role(set(names))
+        if role == _R_CALL and not names & {"reference.call.receiver", "reference.call.args"}:
+            role = _R_CALL_PLAIN
+        if role == _R_COMMENT and names == {"comment"} and not _QUANTIFIED.search(text):
+            role = _R_COMMENT_NODE
+        roles.append(role)
     return tuple(roles)
+
+
+def _def_capture(names: frozenset[str]) -> tuple[str, SymbolKind] | None:
+    found = [(name, _DEF_CAPTURES[name]) for name in names if name in _DEF_CAPTURES]
+    return found[0] if len(found) == 1 else None
 
 
 def _compile(language: Language) -> _Compiled:
@@ -337,14 +357,18 @@ def _compile(language: Language) -> _Compiled:
         source = "\n".join(queries.joinpath(name).read_text("utf-8") for name in spec.query_files)
         source += "\n" + load_rules(language).query_source  # fingerprint rules: same pass
         query = Query(ts_language, source)
+        sources = _pattern_sources(query, source)
+        captures = tuple(frozenset(_CAPTURE_NAME.findall(text)) for text in sources)
         found = _Compiled(
             spec=spec,
             language=ts_language,
             query=query,
             error_query=Query(ts_language, _ERROR_QUERY),
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
-            roles=_pattern_roles(query, source),
-            fingerprint_patterns=pattern_roles(_pattern_sources(query, source)),
+            roles=_pattern_roles(sources, captures),
+            fingerprint_patterns=pattern_roles(sources),
+            captures=captures,
+            def_captures=tuple(_def_capture(names) for names in captures),
         )
         _compiled[language] = found
         return found
@@ -457,7 +481,19 @@ def parse_source(
         language = language_for_path(path)
         if language is None:
             raise ValueError(f"cannot tell the language of {path!r}")
-    source = bytes(source)
+    # One file allocates ~10^3-10^5 acyclic objects (query matches, nodes, events): cyclic
+    # GC passes over them are pure overhead (~7 % of the parse), as in the indexer's pass.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(path, bytes(source), language, scheme)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedFile:
+    """``parse_source`` with the language known (cyclic GC off)."""
     lines = _count_lines(source)
     truncated: str | None = None
     if len(source) > MAX_SOURCE_BYTES:
@@ -469,7 +505,7 @@ def parse_source(
     truncated = limited or truncated
     found = _collect(source, compiled, matches)
     defs = found.defs
-    defs.sort(key=lambda d: d.start)
+    defs.sort(key=_START)
     found.cuts.sort()
     found_defs = len(defs)
     overloads = load_rules(language).overloads if scheme != 1 else None
@@ -522,20 +558,22 @@ def _symbols(
     defs: list[_Def], parents: list[str | None], signatures: list[str], body_hashes: list[str]
 ) -> tuple[ParsedSymbol, ...]:
     return tuple(
-        ParsedSymbol(
-            name=d.name,
-            qualname=d.qualname,
-            kind=d.kind,
-            parent=parents[i],
-            start_line=d.start_line,
-            end_line=d.end_line,
-            start_byte=d.start,
-            end_byte=d.end,
-            signature=signatures[i],
-            sig_hash=d.sig_hash,
-            body_hash=body_hashes[i],
-        )
-        for i, d in enumerate(defs)
+        [
+            parsed_symbol(
+                d.name,
+                d.qualname,
+                d.kind,
+                parent,
+                d.start_line,
+                d.end_line,
+                d.start,
+                d.end,
+                signature,
+                d.sig_hash,
+                body_hash,
+            )
+            for d, parent, signature, body_hash in zip(defs, parents, signatures, body_hashes, strict=True)
+        ]
     )
 
 
@@ -545,18 +583,23 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     spec = compiled.spec
     settings = compiled.settings
     roles = compiled.roles
-    fingerprint_patterns = compiled.fingerprint_patterns
-    fingerprint_captures = out.fingerprint_captures
     raw_calls = out.raw_calls
-    cuts = out.cuts
+    comments: list[Node] = []
+    targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
     for pattern, caps in matches:
-        rule = fingerprint_patterns[pattern]
-        if rule is not None:  # the fingerprint rules' captures, by role
-            fingerprint_captures[rule[0]].extend(caps[rule[1]])
+        target = targets[pattern]
+        if target is not None:
+            target[0].extend(caps[target[1]])
             continue
         role = roles[pattern]
-        if role == _R_CALL:
+        if role == _R_CALL_PLAIN:
+            node = caps["reference.call"][0]
+            end = node.end_byte
+            start = node.start_byte
+            text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
+            raw_calls.append((start, text, node.start_point[0] + 1, -1))
+        elif role == _R_CALL:
             node = caps["reference.call"][0]
             start = node.start_byte
             end = node.end_byte
@@ -571,9 +614,9 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             raw_calls.append((start, text, node.start_point[0] + 1, _count_named(arg_lists[0]) if arg_lists else -1))
         elif role == _R_COMMENT:
             node = caps["comment"][0]
-            cuts.append((node.start_byte, node.end_byte))
+            out.cuts.append((node.start_byte, node.end_byte))
         elif role == _R_DEF:
-            _collect_def(source, caps, spec.docstring, out.defs, def_by_name)
+            _collect_def(source, caps, compiled.def_captures[pattern], spec.docstring, out.defs, def_by_name)
         elif role in (_R_INHERITS, _R_IMPLEMENTS):
             node = caps["inherits" if role == _R_INHERITS else "implements"][0]
             ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
@@ -598,35 +641,59 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
         elif role == _R_PACKAGE:
             out.package = _node_text(source, caps["package"][0])
         elif role in (_R_TYPE, _R_RETURNS):
-            _collect_type(source, caps, settings[pattern], out.raw_types)
+            _collect_type(source, caps, settings[pattern], compiled.captures[pattern], out.raw_types)
         elif role == _R_ARITY:
             node = caps["arity"][0]
             out.arities.append((node.start_byte, _count_named(node)))
         elif role == _R_EXPORT:
             out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
+    if comments:
+        out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
     return out
+
+
+def _targets(
+    compiled: _Compiled, fingerprint_captures: defaultdict[str, list[Node]], comments: list[Node]
+) -> list[tuple[list[Node], str] | None]:
+    """Per pattern, the list its one capture's nodes go to (fingerprint rules, comments)."""
+    return [
+        (fingerprint_captures[rule[0]], rule[1])
+        if rule is not None
+        else (comments, "comment")
+        if role == _R_COMMENT_NODE
+        else None
+        for rule, role in zip(compiled.fingerprint_patterns, compiled.roles, strict=True)
+    ]
 
 
 def _collect_def(
     source: bytes,
     caps: dict[str, list[Node]],
+    def_capture: tuple[str, SymbolKind] | None,
     docstring_rule: tuple[str, str] | None,
     defs: list[_Def],
     def_by_name: dict[int, int],
 ) -> None:
-    """One definition match; of two sharing a ``@name`` node the larger one wins."""
+    """One definition match; of two sharing a ``@name`` node the larger one wins.
+    ``def_capture`` is the pattern's one ``@definition.<kind>`` capture, if known."""
     names = caps.get("name")
     if not names:
         return
     name_node = names[0]
     kind = SymbolKind.FUNCTION
     node = name_node
-    for key, nodes in caps.items():
-        found_kind = _DEF_CAPTURES.get(key)
-        if found_kind is not None:
-            kind = found_kind
-            node = nodes[0]
-            break
+    if def_capture is not None:
+        def_nodes = caps.get(def_capture[0])
+        if def_nodes:
+            kind = def_capture[1]
+            node = def_nodes[0]
+    else:
+        for key, nodes in caps.items():
+            found_kind = _DEF_CAPTURES.get(key)
+            if found_kind is not None:
+                kind = found_kind
+                node = nodes[0]
+                break
     start = node.start_byte
     end = node.end_byte
     name_start = name_node.start_byte
@@ -644,19 +711,19 @@ def _collect_def(
         if docstring_rule is not None:
             doc_start, doc_end = _docstring(body, docstring_rule)
     receivers = caps.get("receiver")
-    item = _Def(
-        start=start,
-        end=end,
-        kind=kind,
-        name=_decode(source[name_start : name_node.end_byte]),
-        name_start=name_start,
-        body_start=body_start,
-        body_end=body_end,
-        doc_start=doc_start,
-        doc_end=doc_end,
-        receiver=_type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
-        start_line=node.start_point[0] + 1,
-        end_line=node.end_point[0] + 1,
+    item = _Def(  # (positional: a dozen keywords cost more than the call)
+        start,
+        end,
+        kind,
+        _decode(source[name_start : name_node.end_byte]),
+        name_start,
+        body_start,
+        body_end,
+        doc_start,
+        doc_end,
+        _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
+        node.start_point[0] + 1,
+        node.end_point[0] + 1,
     )
     if previous is not None:
         defs[previous] = item
@@ -773,7 +840,7 @@ def _fingerprint(
         ]
         hashes = legacy_fingerprints(source, legacy, cuts)
     else:
-        spans = [DefSpan(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
+        spans = [def_span(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
         hashes = fingerprint(language, source, spans, captures, cuts)
     for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
         d.sig_hash = sig_hash
@@ -865,7 +932,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
     (both sorted by start) with a stack of the definitions open at the call."""
     if not raw_calls:
         return ()
-    raw_calls.sort(key=lambda c: c[0])
+    raw_calls.sort(key=_FIRST)
     starts = [d.start for d in defs]
     ends = [d.end for d in defs]
     quals = [d.qualname for d in defs]
@@ -883,9 +950,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
             stack.pop()
         found = _callees.get(text) or _callee_of(text)
         if found[0]:
-            refs.append(
-                CallRef(caller=quals[stack[-1]] if stack else "", callee=found[0], name=found[1], line=line, args=args)
-            )
+            refs.append(call_ref(quals[stack[-1]] if stack else "", found[0], found[1], line, args))
     return tuple(refs)
 
 
@@ -895,12 +960,12 @@ def _attribute_bases(
     if not bases:
         return ()
     scopes = _Intervals(containers)
-    bases.sort(key=lambda b: b[0])
+    bases.sort(key=_FIRST)
     refs: list[InheritRef] = []
     for pos, parent, kind, line in bases:
         child = scopes.innermost(pos)
         if child:
-            refs.append(InheritRef(child=child, parent=parent, kind=kind, line=line))
+            refs.append(inherit_ref(child, parent, kind, line))
     return tuple(refs)
 
 
@@ -1011,24 +1076,13 @@ def _collect_type(
     source: bytes,
     caps: dict[str, list[Node]],
     setting: dict[str, str | None],
+    names: frozenset[str],
     raw: list[tuple[int, str, str, bool, int, bool]],
 ) -> None:
-    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match."""
-    returns = caps.get("type.returns")
-    if returns:
-        node = returns[0]
-        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
-        if text and text not in _PRIMITIVE_TYPES:
-            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
+    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match.
+    ``names``: the captures the pattern can have (the others are not looked up)."""
+    if not names.isdisjoint(_RETURNS_CAPTURES) and _collect_returned(source, caps, raw):
         return
-    for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
-        returned = caps.get(key)
-        if returned:  # `return Foo(...)` / `return x`: what that call / value is
-            node = returned[0]
-            text = _callee_of(source[node.start_byte : node.end_byte])[0]
-            if text:
-                raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
-            return
     var = caps["type.var"][0]
     raw_name = source[var.start_byte : var.end_byte]
     name = _decode(raw_name) if raw_name.isascii() and raw_name.isalnum() else _node_text(source, var)
@@ -1057,15 +1111,43 @@ def _collect_type(
         raw.append((var.start_byte, name, text, from_call, var.start_point[0] + 1, False))
 
 
+_RETURNS_CAPTURES = frozenset({"type.returns", "type.returns.call", "type.returns.value"})
+
+
+def _collect_returned(
+    source: bytes, caps: dict[str, list[Node]], raw: list[tuple[int, str, str, bool, int, bool]]
+) -> bool:
+    """A ``@type.returns`` (``.call``/``.value``) match; False when the match has none."""
+    returns = caps.get("type.returns")
+    if returns:
+        node = returns[0]
+        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
+        if text and text not in _PRIMITIVE_TYPES:
+            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
+        return True
+    for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
+        returned = caps.get(key)
+        if returned:  # `return Foo(...)` / `return x`: what that call / value is
+            node = returned[0]
+            text = _callee_of(source[node.start_byte : node.end_byte])[0]
+            if text:
+                raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
+            return True
+    return False
+
+
 def _attribute_types(
     scopes: _Intervals | None, raw: list[tuple[int, str, str, bool, int, bool]]
 ) -> tuple[TypeRef, ...]:
     if scopes is None or not raw:
         return ()
-    raw.sort(key=lambda t: t[0])
+    raw.sort(key=_FIRST)
+    innermost = scopes.innermost
     return tuple(
-        TypeRef(scope=scopes.innermost(pos), name=name, type=text, from_call=from_call, line=line, attr=attr)
-        for pos, name, text, from_call, line, attr in raw
+        [
+            type_ref(innermost(pos), name, text, from_call, line, attr)
+            for pos, name, text, from_call, line, attr in raw
+        ]
     )
 
 
