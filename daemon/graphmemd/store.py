@@ -55,7 +55,7 @@ COPY_ROWS = 24
 #: The WAL is checkpointed into the database once it grows past this (keeps it bounded).
 CHECKPOINT_THRESHOLD_MB = 32
 #: the store closes and reopens its database after this many queries (``recycle_if_due``)
-RECYCLE_QUERIES = 2000
+RECYCLE_QUERIES = 500
 #: how many queries one COPY counts as towards ``RECYCLE_QUERIES``
 COPY_WEIGHT = 20
 
