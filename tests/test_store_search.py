@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from graphmemd.store import Store, observation_row
+from graphmemd.store_tables import OffsetMap
 
 QUERIES = ("cache", "lock timeout", "socket cache buffer", "nothing-matches-this")
 
@@ -65,7 +67,9 @@ def test_a_stale_offset_map_is_never_trusted(store: Store) -> None:
     store.refresh_row_ids()
     ids = store._row_ids["Observation"]
     assert ids is not None
-    ids.clear()  # an offset the map does not know: the plain query answers, and the map is dropped
+    assert len(ids) == 3
+    # an offset the map does not know: the plain query answers, and the map is dropped
+    store._row_ids["Observation"] = OffsetMap(pa.table({"o": pa.array([], pa.int64()), "id": [], "repo": []}))
     assert {oid for oid, _ in store.search_observations("cache", 10)} == {"obs-000", "obs-001", "obs-002"}
     assert store._row_ids["Observation"] is None
 
@@ -85,3 +89,15 @@ def test_an_index_built_by_the_old_batched_writes_is_rebuilt_at_open(tmp_path: P
         assert [oid for oid, _ in s.search_observations("alpha", 5)] == ["a"]
     finally:
         s.close()
+
+
+def test_offset_map_reads_chunked_and_sliced_arrays() -> None:
+    offsets = pa.chunked_array([pa.array([0, 2], pa.int64()), pa.array([9, 5, 7, 40], pa.int64())[1:]])
+    ids = pa.chunked_array([["a", "c"], ["e", "f", "z"]])
+    repos = pa.chunked_array([["r", "r"], ["s", "s", "s"]])
+    m = OffsetMap(pa.table({"o": offsets, "id": ids, "repo": repos}))  # offsets 0 2 5 7 40, sorted
+    assert len(m) == 5
+    assert [m.get(o) for o in (0, 2, 5, 7, 40)] == [("a", "r"), ("c", "r"), ("e", "s"), ("f", "s"), ("z", "s")]
+    assert m.get(1) is None
+    assert m.get(41) is None
+    assert m.get(-1) is None
