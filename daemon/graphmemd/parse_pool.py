@@ -70,6 +70,8 @@ DEFAULT_MAX_FILE_SIZE: Final = 2 * 1024 * 1024
 #: A NUL byte in this many leading bytes marks a file as binary.
 BINARY_SNIFF_BYTES: Final = 8192
 
+#: how much lower than the daemon the parse workers run (``os.nice``)
+WORKER_NICENESS: Final = 5
 _PER_WORKER_INFLIGHT: Final = 2
 _STARTUP_TIMEOUT_S: Final = 60.0
 _STOP_GRACE_S: Final = 2.0
@@ -206,6 +208,10 @@ def _process(rel_path: str, abs_path: str, bare: bool, max_file_size: int) -> Pa
 def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: int) -> None:
     """Entry point of a worker process: parse files until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
+    # Parsing is background work: below the daemon's threads, so that a health check or a
+    # query is not queued behind the workers for a CPU while a large tree is indexed.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
     if memory_limit_mb is not None:
         _apply_memory_limit(memory_limit_mb)
     conn.send((_MSG_READY, os.getpid()))
