@@ -37,21 +37,23 @@ class DeltaSink:
         self._bus = bus
         #: the last store write of a delta (the indexer's warming waits for it)
         self.last_write: Future[Any] | None = None
-        self._early: dict[str, ParsedUnit] = {}
+        #: repository id -> path -> unit whose cached parse is not queued yet (``cache_early``)
+        self._early: dict[str, dict[str, ParsedUnit]] = {}
 
     def cache_early(self, rt: RepoRuntime, path: str, unit: ParsedUnit) -> ParsedUnit:
         """Have ``unit``'s cached parse written before the pass is applied (queued in chunks
         of ``CACHE_CHUNK``; ``flush_cache`` queues the rest): a first pass does this while it
         parses, when the writer is idle, and does not keep the text until then. Returns the
         unit without its text, so that ``write`` does not store it again."""
-        self._early[path] = unit
-        if len(self._early) >= CACHE_CHUNK:
+        held = self._early.setdefault(rt.id, {})
+        held[path] = unit
+        if len(held) >= CACHE_CHUNK:
             self.flush_cache(rt)
         return replace(unit, cache=None)
 
     def flush_cache(self, rt: RepoRuntime) -> None:
-        """Queue the cached parses ``cache_early`` holds."""
-        units, self._early = self._early, {}
+        """Queue the cached parses ``cache_early`` holds for ``rt``."""
+        units = self._early.pop(rt.id, {})
         if not units:
             return
         now = time.time()
