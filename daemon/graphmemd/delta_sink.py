@@ -17,7 +17,7 @@ from graphmem.types import Event, EventKind
 
 from graphmemd.delta import GraphDelta, ParsedUnit
 from graphmemd.events import EventBus
-from graphmemd.model import FileRecord
+from graphmemd.model import FileRecord, Language
 from graphmemd.registry import RepoRuntime
 from graphmemd.store import Store
 from graphmemd.writer import StoreWriter
@@ -58,34 +58,18 @@ class DeltaSink:
             return
         now = time.time()
         records = [
-            (
-                FileRecord(rt.id, path, u.parsed.language, u.content_hash, u.size, now, u.parsed.syntax_errors,
-                           rt.stats.get(path, (0, 0))[1]),
-                u.parsed,
-            )
+            (_record(rt, path, u.parsed.language, u.content_hash, u.size, u.parsed.syntax_errors, now), u.parsed)
             for path, u in units.items()
-        ]  # fmt: skip
+        ]
         caches = {path: u.cache for path, u in units.items()}
         store, rid = self._store, rt.id
         self._writer.submit(lambda: store.store_parses(rid, records, caches))
 
     def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
         """Queue ``delta``'s rows, the text index, INDEX_QUERYABLE, then the cached parses of
-        the units that still carry their text (see ``cache_parses``)."""
+        the units that still carry their text (see ``cache_early``)."""
         records = [
-            (
-                FileRecord(
-                    delta.repo_id,
-                    f.path,
-                    f.language,
-                    f.content_hash,
-                    f.size,
-                    now,
-                    f.syntax_errors,
-                    rt.stats.get(f.path, (0, 0))[1],
-                ),
-                units[f.path].parsed,
-            )
+            (_record(rt, f.path, f.language, f.content_hash, f.size, f.syntax_errors, now), units[f.path].parsed)
             for f in delta.changed
         ]
         store, rid = self._store, delta.repo_id
@@ -117,3 +101,10 @@ class DeltaSink:
         t = time.time()
         if self._store.ensure_symbol_fts():
             logger.info("symbol full-text index rebuilt in %.2fs", time.time() - t)
+
+
+def _record(
+    rt: RepoRuntime, path: str, language: Language, content_hash: str, size: int, syntax_errors: int, now: float
+) -> FileRecord:
+    """The store row of a file parsed now, with the mtime it was parsed at (from the scan)."""
+    return FileRecord(rt.id, path, language, content_hash, size, now, syntax_errors, rt.stats.get(path, (0, 0))[1])

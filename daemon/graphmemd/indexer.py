@@ -276,11 +276,9 @@ class Indexer:
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
         self._publish_progress(rt, started)
-        with self._state.reading() as graph:
-            cold = not graph.repo_files(rt.id)
-        units, prepared = self._parse_pass(rt, todo, skipped, started, cache_now=cold)
-        with self._state.reading() as graph:
+        with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
+        units, prepared = self._parse_pass(rt, todo, skipped, started, cache_now=not known)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
