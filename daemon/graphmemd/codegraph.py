@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd.model import Language, ResolvedEdges, SymbolInfo, file_id
+from graphmemd.symbol_text import SymbolText
 
 REVERSE = {
     EdgeKind.CALLS: EdgeKind.CALLED_BY,
@@ -62,6 +63,8 @@ class CodeGraph:
         #: nodes wait in ``_unwarmed`` for ``warm`` to recompute them.
         self._adj: dict[str, tuple[Adjacent, ...]] = {}
         self._unwarmed: set[str] = set()
+        #: BM25 over the symbols' identifier words, changed with the files (text search)
+        self.text = SymbolText()
 
     # ------------------------------------------------------------------ updates
 
@@ -121,6 +124,7 @@ class CodeGraph:
         old: list[SymbolInfo] = []
         if node is None:
             return old
+        self.text.remove_file(fid)
         for sid in node.symbol_ids:
             info = self.symbols.pop(sid, None)
             if info is not None:
@@ -153,6 +157,7 @@ class CodeGraph:
             self._unlink_out(fid, (EdgeKind.DEFINES,))
         node.symbol_ids = [s.id for s in new_syms]
         self.files[fid] = node
+        self.text.put_file(fid, node.repo_id, node.path, ((s.id, s.qualname) for s in new_syms))
         for s in new_syms:
             self.symbols[s.id] = s
             self._by_name[s.name.lower()].add(s.id)
@@ -196,6 +201,10 @@ class CodeGraph:
             self.remove_file(repo_id, node.path)
 
     # ------------------------------------------------------------------ queries
+
+    def search_symbols(self, text: str, limit: int, repo_id: str = "") -> list[tuple[str, float]]:
+        """BM25 hits (symbol id, score) over identifier words, best first (``symbol_text``)."""
+        return self.text.search(text, limit, repo_id)
 
     def neighbors(self, node: str) -> Iterator[tuple[EdgeKind, str]]:
         """Every neighbour in both directions, with the edge kind as walked from ``node``."""

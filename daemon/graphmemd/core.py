@@ -43,7 +43,7 @@ from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.status import daemon_status, repository_summary
 from graphmemd.store import Store
-from graphmemd.store_open import open_store
+from graphmemd.store_open import mark_clean, open_store
 from graphmemd.supervisor import SupervisedThread, describe
 from graphmemd.watcher import RepoWatcher
 from graphmemd.writer import StoreWriter
@@ -182,6 +182,7 @@ class Core:
             self._memory.close()
         if self._store is not None:
             self._store.close()
+            mark_clean(self.cfg.paths.store)
 
     def _store_idle(self) -> None:
         """On the writer thread whenever its queue drained: repair store copies that failed

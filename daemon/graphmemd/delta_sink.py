@@ -1,9 +1,11 @@
-"""How an applied delta reaches the store: its bulk write, the symbol text index, the cached
-parses, and the INDEX_QUERYABLE / INDEX_DURABLE marks, all on the single store writer.
+"""How an applied delta reaches the store: its bulk write and the cached parses, on the single
+store writer; and the INDEX_QUERYABLE / INDEX_DURABLE marks.
 
-The writer runs jobs in order, so a mark published by a job means every write queued before
-it is done. The in-memory graph is already current when these are queued; if a write fails,
-the store catches up at the next pass (the content hashes differ)."""
+Every query is answered from memory (the graph, its symbol text index, the observations), so
+a delta is queryable as soon as it is applied: ``queryable`` publishes at once. ``mark``
+publishes from the writer, which runs jobs in order: INDEX_DURABLE then means every write
+queued before it is done. If a write fails, the store catches up at the next pass (the
+content hashes differ)."""
 
 from __future__ import annotations
 
@@ -66,8 +68,8 @@ class DeltaSink:
         self._writer.submit(lambda: store.store_parses(rid, records, caches))
 
     def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
-        """Queue ``delta``'s rows, the text index, INDEX_QUERYABLE, then the cached parses of
-        the units that still carry their text (see ``cache_early``)."""
+        """Queue ``delta``'s rows, then the cached parses of the units that still carry their
+        text (see ``cache_early``)."""
         records = [
             (_record(rt, f.path, f.language, f.content_hash, f.size, f.syntax_errors, now), units[f.path].parsed)
             for f in delta.changed
@@ -80,27 +82,20 @@ class DeltaSink:
         self._writer.submit(
             lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
         )
-        # A large batch drops the symbol text index (a bulk write is faster without it): it is
-        # rebuilt right after, so text search is complete again at INDEX_QUERYABLE. The cached
-        # parses (for a warm restart) are written last: queries do not wait for them.
-        self._writer.submit(self._rebuild_fts)
-        self.mark(rt, EventKind.INDEX_QUERYABLE)
         self.last_write = self._writer.submit(lambda: store.store_parses(rid, uncached, caches))
 
+    def queryable(self, rt: RepoRuntime) -> None:
+        """Publish INDEX_QUERYABLE now: the graph and its text index hold the pass."""
+        self._bus.publish(_mark(rt, EventKind.INDEX_QUERYABLE))
+
     def mark(self, rt: RepoRuntime, kind: EventKind) -> None:
-        """Publish ``kind`` once the store writes queued so far are done: INDEX_QUERYABLE
-        after the graph and text search, INDEX_DURABLE after everything."""
-        bus, rid = self._bus, rt.id
+        """Publish ``kind`` once the store writes queued so far are done (INDEX_DURABLE)."""
+        bus = self._bus
+        self._writer.submit(lambda: bus.publish(_mark(rt, kind)))
 
-        def publish() -> None:
-            bus.publish(Event(kind, time.time(), rid, message=f"{rt.n_files} files, {rt.n_symbols} symbols"))
 
-        self._writer.submit(publish)
-
-    def _rebuild_fts(self) -> None:
-        t = time.time()
-        if self._store.ensure_symbol_fts():
-            logger.info("symbol full-text index rebuilt in %.2fs", time.time() - t)
+def _mark(rt: RepoRuntime, kind: EventKind) -> Event:
+    return Event(kind, time.time(), rt.id, message=f"{rt.n_files} files, {rt.n_symbols} symbols")
 
 
 def _record(

@@ -299,8 +299,8 @@ class Indexer:
         delta = self._apply(
             rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
         )
-        if delta is None:
-            self._sink.mark(rt, EventKind.INDEX_QUERYABLE)
+        if delta is None:  # nothing changed: the graph already answers for this pass
+            self._sink.queryable(rt)
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
@@ -457,6 +457,7 @@ class Indexer:
         )
         for event in file_events(delta, now):
             self._bus.publish(event)
+        self._sink.queryable(rt)
         return delta
 
 

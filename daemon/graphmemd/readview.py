@@ -78,6 +78,10 @@ class GraphReader(Protocol):
         """Symbols whose name, qualname or ref match a glob."""
         ...
 
+    def search_symbols(self, text: str, limit: int, repo_id: str = "") -> list[tuple[str, float]]:
+        """BM25 hits (symbol id, score) over identifier words, best first."""
+        ...
+
 
 class ReadView:
     """Everything the read side may read, and nothing it may change."""
@@ -181,10 +185,6 @@ class ReadView:
         return self._book.anchored_to(node)
 
     # ------------------------------------------------------------------ text
-
-    def search_symbols(self, text: str, limit: int, repo_id: str = "") -> list[tuple[str, float]] | None:
-        """BM25 hits (symbol id, score) over identifier words; None while that index is rebuilt."""
-        return self._store.search_symbols(text, limit, repo_id)
 
     def search_observations(self, text: str, limit: int) -> list[tuple[str, float]]:
         """BM25 hits (observation id, score) over observation text and tags."""

@@ -2,7 +2,7 @@
 
 Seeds are the given symbols, the files given (with every symbol they define, or, with a cursor
 ``line``, only the symbols under it: the file's other symbols are then one DEFINES hop away),
-and the symbols whose names match the text (BM25 over identifier words, Kùzu fts). From the
+and the symbols whose names match the text (BM25 over identifier words, ``symbol_text``). From the
 seeds a breadth-first walk follows CALLS (callees and callers), IMPORTS (both ways), CONTAINS,
 INHERITS and DEFINES up to ``hops`` (default ``DEFAULT_HOPS`` = 2; 0: the seeds only, no walk
 and no co-change neighbours). The files and symbols that changed together with the seed files
@@ -53,9 +53,6 @@ from graphmemd.symbols import resolve_ref
 
 MAX_HOPS = 6
 DEFAULT_HOPS = 2
-#: The warning a text query carries while the symbol text index is rebuilt after a bulk load
-#: (symbols are then matched by exact name only): the answer is not complete yet.
-SYMBOL_INDEX_REBUILDING = "the symbol text index is being rebuilt: symbols matched by exact name only"
 MAX_LIMIT = 200
 #: The walk stops once this many nodes are reached (nearest first; the last layer is cut in id order).
 MAX_VISITED = 2_500
@@ -222,11 +219,9 @@ class Retriever:
         symbols: Sequence[str],
         text: str,
         line: int,
-        symbol_hits: list[str] | None,
         warnings: list[str],
     ) -> _Seeds:
-        """The walk's start nodes, read from ``g``. ``symbol_hits`` are the text's symbol-name
-        matches (None while that index is being rebuilt)."""
+        """The walk's start nodes, read from ``g`` (with the text's best symbol-name matches)."""
         e = self._view()
         out = _Seeds()
         repo_hint = repos[0].id if len(repos) == 1 else ""
@@ -260,12 +255,7 @@ class Retriever:
                     out.focus.setdefault(file_id(sym.repo_id, sym.path), []).append((sym.start_line, sym.end_line))
         if text.strip():
             scope = {rt.id for rt in repos}
-            if symbol_hits is None:  # FTS index rebuilding after a bulk load: exact names from memory
-                warnings.append(SYMBOL_INDEX_REBUILDING)
-                ids = [i for w in re.findall(r"\w+", text) for i in sorted(g.by_name(w))][:10]
-            else:
-                ids = symbol_hits
-            for sid in ids:
+            for sid, _score in g.search_symbols(text, 10, repo_hint):
                 if sid in g.symbols and g.symbols[sid].repo_id in scope:
                     out.nodes.append(sid)
         out.nodes = list(dict.fromkeys(out.nodes))
@@ -357,15 +347,12 @@ class Retriever:
             raise InvalidArgument("give at least one of files, symbols or text")
         e = self._view()
         repos = e.repos(repo)
-        symbol_hits: list[str] | None = []
         text_scores: dict[str, float] = {}
-        if text.strip():  # the store's text indexes are searched before taking the graph lock
-            found = e.search_symbols(text, 10, repos[0].id if len(repos) == 1 else "")
-            symbol_hits = None if found is None else [sid for sid, _score in found]
+        if text.strip():  # the store's observation index is searched before taking the graph lock
             text_scores = dict(e.search_observations(text, 50))
         with e.reading() as g:  # the indexer cannot swap a change in meanwhile
             warnings: list[str] = []
-            seeds = self._seeds(g, repos, files, symbols, text, line, symbol_hits, warnings)
+            seeds = self._seeds(g, repos, files, symbols, text, line, warnings)
             reached = walk(g, seeds.nodes, hops) if seeds.nodes else {}
             signals, extra = self._cochange(g, seeds, hops)
             cands = self._candidates(g, repos, reached, signals, extra, seeds, text_scores, include_stale)

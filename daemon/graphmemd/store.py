@@ -41,15 +41,13 @@ from graphmemd.model import (
     SymbolKind,
     file_id,
 )
-from graphmemd.store_tables import OffsetMap, node_tables, rel_tables, words_of
+from graphmemd.store_tables import OffsetMap, node_tables, rel_tables
 
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 #: Resolved edge tables; schema 2 added their ``confidence`` column (see ``_migrate``).
 _CONFIDENCE_TABLES = ("IMPORTS", "CALLS", "FILE_CALLS", "INHERITS")
-#: Above this many symbol rows in one load, the symbol FTS index is rebuilt afterwards.
-BULK_ROWS = 2000
 #: Observation writes of more rows than this use one COPY instead of a CREATE per row.
 COPY_ROWS = 24
 #: The WAL is checkpointed into the database once it grows past this (keeps it bounded).
@@ -69,7 +67,7 @@ _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, repo STRING, file STRING, path STRING,"
     " name STRING, qualname STRING, kind STRING, language STRING, parent STRING,"
     " start_line INT64, end_line INT64, start_byte INT64, end_byte INT64, signature STRING,"
-    " sig_hash STRING, body_hash STRING, words STRING, unresolved_calls STRING[],"
+    " sig_hash STRING, body_hash STRING, unresolved_calls STRING[],"
     " unresolved_bases STRING[], PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
     # The last parse of each file (parsecache.py), read back at a restart instead of parsing.
@@ -90,7 +88,9 @@ _SCHEMA = (
 _OBS_FTS = "observation_fts"
 #: Recorded in Meta when the observation index is built; an index without it is rebuilt at open.
 _OBS_FTS_BUILD = "2"
-_SYM_FTS = "symbol_fts"
+#: The full-text index over Symbol.words of stores written before symbol text search moved
+#: into memory (``symbol_text.py``): dropped, with that column, at open.
+_OLD_SYM_FTS = "symbol_fts"
 _TERMS_RE = re.compile(r"[\w ]*")
 
 
@@ -138,7 +138,7 @@ class StoreConnection:
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
         #: Node offset -> (id, repo) per full-text-indexed table, or None until rebuilt after a
         #: write to that table (see ``refresh_row_ids``).
-        self._row_ids: dict[str, OffsetMap | None] = {"Symbol": None, "Observation": None}
+        self._row_ids: dict[str, OffsetMap | None] = {"Observation": None}
         try:
             self._init_schema()
         except StoreError:
@@ -239,7 +239,10 @@ class StoreConnection:
         if _OBS_FTS not in existing:
             self._run(f"CALL CREATE_FTS_INDEX('Observation', '{_OBS_FTS}', ['text', 'tags'])")
             self._run("MERGE (m:Meta {key: 'observation_fts'}) SET m.value = $v", {"v": _OBS_FTS_BUILD})
-        self.symbol_fts_ready = _SYM_FTS in existing
+        if _OLD_SYM_FTS in existing:
+            self._run(f"CALL DROP_FTS_INDEX('Symbol', '{_OLD_SYM_FTS}')")
+        if any(r[0] == "words" for r in self._run("CALL TABLE_INFO('Symbol') RETURN name")):
+            self._run("ALTER TABLE Symbol DROP words")
 
     def _migrate_v1(self) -> None:
         """Schema 1 -> 2: add the edges' ``confidence`` column. Old edges read as
@@ -318,7 +321,6 @@ class Store(StoreConnection):
     def delete_repo(self, repo_id: str) -> None:
         """Remove a repository's code graph (observations are kept: the journal decides)."""
         with self._lock:
-            self._row_ids["Symbol"] = None
             self._run("MATCH (s:Symbol) WHERE s.repo = $r DETACH DELETE s", {"r": repo_id})
             self._run("MATCH (f:File) WHERE f.repo = $r DETACH DELETE f", {"r": repo_id})
             self._run("MATCH (p:Parse) WHERE p.repo = $r DELETE p", {"r": repo_id})
@@ -346,12 +348,6 @@ class Store(StoreConnection):
         gone = sorted(set(removed_paths) | set(paths))
         sources = sorted(set(edge_sources) - set(gone))
         with self._lock:
-            self._row_ids["Symbol"] = None
-            if sum(len(p.symbols) for _, p in files) > BULK_ROWS and self.symbol_fts_ready:
-                # Maintaining the FTS index row by row makes a bulk COPY ~9x slower; drop it and
-                # let the engine rebuild it in the background (ensure_symbol_fts).
-                self._run(f"CALL DROP_FTS_INDEX('Symbol', '{_SYM_FTS}')")
-                self.symbol_fts_ready = False
             if gone and self._has_files(repo_id):
                 ids = [file_id(repo_id, p) for p in gone]
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
@@ -414,15 +410,6 @@ class Store(StoreConnection):
 
     def _has_files(self, repo_id: str) -> bool:
         return bool(self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.id LIMIT 1", {"r": repo_id}))
-
-    def ensure_symbol_fts(self) -> bool:
-        """(Re)build the symbol-name full-text index if a bulk load dropped it; True if built now."""
-        with self._lock:
-            if self.symbol_fts_ready:
-                return False
-            self._run(f"CALL CREATE_FTS_INDEX('Symbol', '{_SYM_FTS}', ['words'])")
-            self.symbol_fts_ready = True
-            return True
 
     def _load(
         self,
@@ -521,17 +508,6 @@ class Store(StoreConnection):
 
     def _triples_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str, Confidence], ...]:
         return tuple((r[0], r[1], _confidence(r[2])) for r in self._run(query, params))
-
-    def search_symbols(self, query: str, limit: int, repo_id: str = "") -> list[tuple[str, float]] | None:
-        """BM25 over symbol name words (``words_of`` of qualname and path); None while the
-        index is being rebuilt after a bulk load."""
-        q = words_of(query)
-        if not q:
-            return []
-        with self._lock:  # the flag and the query must see the same index (bulk loads drop it)
-            if not self.symbol_fts_ready:
-                return None
-            return self._search("Symbol", _SYM_FTS, q, limit, repo_id)
 
     def _search(self, table: str, index: str, terms: str, limit: int, repo_id: str) -> list[tuple[str, float]]:
         """Top ``limit`` (id, BM25 score) of ``index``, best first (ties by id).

@@ -9,6 +9,12 @@ cleanly does the daemon open the store itself. Any failure, in the child or in t
 own open, moves the database and its WAL aside with a timestamp and starts an empty store;
 the caller rebuilds the graph from the source trees and the observations from the journal.
 Never a crash loop: a store that failed is never reopened.
+
+The probe costs a Python start and a read of every table (~0.25 s on a stdlib-sized store),
+so it is skipped when the daemon itself closed the store cleanly last time: a clean close
+checkpoints (no WAL is left) and writes ``<store>.clean`` with the database file's size and
+mtime. The marker is removed before the store is opened again, so a daemon that dies while
+the store is open leaves none, and any change to the file since (or a WAL) means a probe.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from graphmem.errors import DaemonAlreadyRunning, StoreError
 
 from graphmemd.store import Store
 
-__all__ = ["OpenedStore", "move_aside", "open_store", "probe_store"]
+__all__ = ["OpenedStore", "mark_clean", "move_aside", "open_store", "probe_store"]
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +84,43 @@ def probe_store(path: Path, *, buffer_pool_mb: int, timeout_s: float = PROBE_TIM
     return _describe_exit(proc.returncode, proc.stderr.decode("utf-8", errors="replace"))
 
 
+def _clean_marker(path: Path) -> Path:
+    return Path(str(path) + ".clean")
+
+
+def _file_stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size} {st.st_mtime_ns}"
+
+
+def mark_clean(path: Path) -> None:
+    """Record that the store at ``path`` was just closed cleanly (see the module docstring)."""
+    if Path(str(path) + ".wal").exists() or not path.is_file():
+        return  # not checkpointed (or not a single-file store): the next open probes
+    marker = _clean_marker(path)
+    tmp = Path(str(marker) + ".tmp")
+    try:
+        tmp.write_text(_file_stamp(path), encoding="utf-8")
+        os.replace(tmp, marker)
+    except OSError as exc:  # the next open probes: nothing is lost
+        logger.warning("cannot record the clean close of %s: %s", path, exc)
+
+
+def _closed_cleanly(path: Path) -> bool:
+    """True when the marker of a clean close matches the database file and no WAL exists;
+    the marker is consumed either way."""
+    marker = _clean_marker(path)
+    try:
+        stamp = marker.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    marker.unlink(missing_ok=True)
+    try:
+        return not Path(str(path) + ".wal").exists() and _file_stamp(path) == stamp
+    except OSError:
+        return False
+
+
 def move_aside(path: Path, stamp: str | None = None) -> list[str]:
     """Rename the database and its WAL to ``<name>.broken-<timestamp>``; returns the new paths."""
     stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
@@ -103,7 +146,8 @@ def open_store(path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 6
     def open_() -> Store:
         return Store(path, buffer_pool_mb=buffer_pool_mb, max_db_size_gb=max_db_size_gb)
 
-    problem = probe_store(path, buffer_pool_mb=min(buffer_pool_mb, 256)) if probe else ""
+    clean = _closed_cleanly(path)
+    problem = probe_store(path, buffer_pool_mb=min(buffer_pool_mb, 256)) if probe and not clean else ""
     if not problem:
         try:
             return OpenedStore(open_())

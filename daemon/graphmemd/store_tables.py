@@ -5,40 +5,12 @@ from __future__ import annotations
 
 import array
 import bisect
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 
 from graphmemd.model import Confidence, FileRecord, ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
-
-_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-_SPLIT_RE = re.compile(r"[^A-Za-z0-9]+")
-
-
-def words_of(*names: str) -> str:
-    """Split identifiers into lowercase words for full-text search (``getUserById`` -> get user by id)."""
-    return " ".join(filter(None, map(_name_words, names)))
-
-
-def _name_words(name: str, cache: dict[str, str] | None = None) -> str:
-    """The words of one identifier path; ``cache`` memoises its parts (names repeat a lot)."""
-    out: list[str] = []
-    for part in _SPLIT_RE.split(name):
-        if not part:
-            continue
-        words = cache.get(part) if cache is not None else None
-        if words is None:
-            low = part.lower()
-            words = " ".join([low, *(w.lower() for w in _WORD_RE.findall(part) if w.lower() != low)])
-            if cache is not None:
-                cache[part] = words
-        out.append(words)
-    return " ".join(out)
-
 
 _LIST_STR = pa.list_(pa.string())
 #: Column types of the File and Symbol node tables (every other column is a string).
@@ -60,7 +32,7 @@ _SYMBOL_TYPES: dict[str, pa.DataType] = {
 _FILE_COLUMNS = ("id", "repo", "path", "language", "hash", "size", "lines", "indexed_at", "syntax_errors",
                  "unresolved_calls")  # fmt: skip
 _SYMBOL_COLUMNS = ("id", "repo", "file", "path", "name", "qualname", "kind", "language", "parent", "start_line",
-                   "end_line", "start_byte", "end_byte", "signature", "sig_hash", "body_hash", "words",
+                   "end_line", "start_byte", "end_byte", "signature", "sig_hash", "body_hash",
                    "unresolved_calls", "unresolved_bases")  # fmt: skip
 
 
@@ -79,7 +51,6 @@ def node_tables(
     """The File and Symbol rows of ``files`` as Arrow tables, with the DEFINES and
     CONTAINS pairs their symbols need. ``infos``: the files' symbols as ``symbols_of``
     already derived them (by path), so they are not derived twice."""
-    cache: dict[str, str] = {}
     unresolved_calls: dict[str, list[str]] = {}
     for src, text in edges.unresolved_calls:
         unresolved_calls.setdefault(src, []).append(text)
@@ -97,13 +68,11 @@ def node_tables(
                           rec.syntax_errors, unresolved_calls.get(fid, [])))  # fmt: skip
         # ids and parent ids as the rest of the daemon derives them; bytes come from the parse
         known = infos.get(rec.path) if infos is not None else None
-        path_words = _name_words(rec.path)
         for s, info in zip(parsed.symbols, known if known is not None else symbols_of(repo_id, parsed), strict=True):
             sid, parent_id = info.id, info.parent_id or ""
-            words = " ".join(filter(None, (_name_words(s.qualname, cache), path_words)))
             symbol_rows.append((sid, repo_id, fid, rec.path, s.name, s.qualname, s.kind.value, lang, parent_id,
                                 s.start_line, s.end_line, s.start_byte, s.end_byte, s.signature, s.sig_hash,
-                                s.body_hash, words, unresolved_calls.get(sid, []),
+                                s.body_hash, unresolved_calls.get(sid, []),
                                 unresolved_bases.get(sid, [])))  # fmt: skip
             defines[0].append(fid)
             defines[1].append(sid)

@@ -1,0 +1,318 @@
+"""The symbol text index: BM25 over the identifier words of every symbol in the graph.
+
+It lives beside the in-memory graph and changes in the same swap as the graph, file by file,
+so text search is complete the moment a change is applied: there is no bulk rebuild, no
+window in which symbols are missing, and nothing to wait for in the store. (It replaced
+Kùzu's full-text index over the Symbol table, which a bulk write had to drop and rebuild, and
+which in Kùzu 0.11.3 keeps ~67 KB of native memory per deleted row.)
+
+A symbol's document is the words of its qualified name and of its file's path:
+``UserStore.getById`` in ``app/users.py`` -> ``userstore user store getbyid get by id app
+users py``. Words are lowercased, stemmed (Snowball English, the algorithm Kùzu's index
+used) and common English function words are dropped, so a question in prose matches the
+identifiers it names.
+
+Storage is compact: documents are integer ordinals, postings are ``array('I')`` per term,
+and a removed file's documents are tombstoned and swept out once they make up half the
+index. Pure: no I/O, no threads (the graph lock guards it).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer  # type: ignore[import-untyped]  # no stubs; used through one call (_stem)
+
+#: BM25 parameters (the usual defaults; Kùzu's index used the same)
+K1 = 1.2
+B = 0.75
+#: compact the postings when tombstoned documents outnumber this and the live ones
+COMPACT_MIN_DEAD = 20_000
+
+_PART_RE = re.compile(r"[^\W_]+")
+_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
+
+#: English function words: in a question they carry no meaning, and they are rare in
+#: identifiers, so BM25 would weigh them heavily if they were kept.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+    ]
+)
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+@lru_cache(maxsize=1 << 16)
+def _part_terms(part: str) -> tuple[str, ...]:
+    """The terms of one identifier part (``getUserById`` -> getuserbyid, get, user, id)."""
+    words = [w.lower() for w in _WORD_RE.findall(part)]
+    out = [_stem(w) for w in words if w not in STOPWORDS and not w.isdigit()]
+    whole = part.lower()
+    if len(words) > 1 and whole not in STOPWORDS:
+        out.insert(0, whole)
+    return tuple(out)
+
+
+def terms_of(text: str) -> list[str]:
+    """The index terms of an identifier, a path or a question, in order (with repeats)."""
+    out: list[str] = []
+    for part in _PART_RE.findall(text):
+        out.extend(_part_terms(part))
+    return out
+
+
+@dataclass(slots=True)
+class _FileDocs:
+    """The documents of one file: ordinals ``first .. first + count - 1`` and their terms."""
+
+    first: int
+    count: int
+    #: term ids of every document, one after another (``ends[i]`` ends document i)
+    terms: array[int]
+    ends: array[int]
+
+
+class SymbolText:
+    """BM25 over symbol words, kept per file (``put_file`` / ``remove_file``)."""
+
+    def __init__(self) -> None:
+        self._vocab: dict[str, int] = {}
+        self._postings: list[array[int]] = []  # term id -> document ordinals (one per occurrence)
+        self._df: array[int] = array("I")  # term id -> live documents holding it
+        self._doc_symbol: list[str | None] = []  # ordinal -> symbol id (None: removed)
+        self._doc_repo: list[str] = []
+        self._doc_len: array[int] = array("I")
+        self._files: dict[str, _FileDocs] = {}
+        self._live = 0
+        self._total_len = 0
+
+    def __len__(self) -> int:
+        return self._live
+
+    # ------------------------------------------------------------------ updates
+
+    def put_file(self, key: str, repo_id: str, path: str, symbols: Iterable[tuple[str, str]]) -> None:
+        """Index the symbols ``(id, qualname)`` of one file (``key``: its file id), replacing
+        what the file had."""
+        self.remove_file(key)
+        path_terms = self._term_ids(terms_of(path))
+        first = len(self._doc_symbol)
+        terms, ends = array("I"), array("I")
+        for sid, qualname in symbols:
+            doc = len(self._doc_symbol)
+            ids = self._term_ids(terms_of(qualname))
+            ids.extend(path_terms)
+            self._doc_symbol.append(sid)
+            self._doc_repo.append(repo_id)
+            self._doc_len.append(len(ids))
+            for t in ids:
+                self._postings[t].append(doc)
+            for t in set(ids):
+                self._df[t] += 1
+            terms.extend(ids)
+            ends.append(len(terms))
+            self._total_len += len(ids)
+        if ends:
+            self._files[key] = _FileDocs(first, len(ends), terms, ends)
+            self._live += len(ends)
+
+    def remove_file(self, key: str) -> None:
+        """Drop the documents of one file (nothing if it has none)."""
+        docs = self._files.pop(key, None)
+        if docs is None:
+            return
+        start = 0
+        for i, end in enumerate(docs.ends):
+            for t in set(docs.terms[start:end]):
+                self._df[t] -= 1
+            start = end
+            self._doc_symbol[docs.first + i] = None
+            self._total_len -= self._doc_len[docs.first + i]
+        self._live -= docs.count
+        dead = len(self._doc_symbol) - self._live
+        if dead > COMPACT_MIN_DEAD and dead > self._live:
+            self._compact()
+
+    def _term_ids(self, terms: Sequence[str]) -> list[int]:
+        out: list[int] = []
+        for term in terms:
+            t = self._vocab.get(term)
+            if t is None:
+                t = self._vocab[term] = len(self._postings)
+                self._postings.append(array("I"))
+                self._df.append(0)
+            out.append(t)
+        return out
+
+    def _compact(self) -> None:
+        """Renumber the live documents and rebuild the postings without the tombstones."""
+        files = sorted(self._files.items(), key=lambda kv: kv[1].first)
+        symbols, repos, lengths = self._doc_symbol, self._doc_repo, self._doc_len
+        self._doc_symbol, self._doc_repo, self._doc_len = [], [], array("I")
+        self._postings = [array("I") for _ in self._postings]
+        for _key, docs in files:
+            first = len(self._doc_symbol)
+            start = 0
+            for i, end in enumerate(docs.ends):
+                doc = first + i
+                for t in docs.terms[start:end]:
+                    self._postings[t].append(doc)
+                start = end
+                self._doc_symbol.append(symbols[docs.first + i])
+                self._doc_repo.append(repos[docs.first + i])
+                self._doc_len.append(lengths[docs.first + i])
+            docs.first = first
+
+    # ------------------------------------------------------------------ queries
+
+    def search(self, text: str, limit: int, repo_id: str = "") -> list[tuple[str, float]]:
+        """The ``limit`` best (symbol id, BM25 score) for ``text``, best first (ties by id);
+        only symbols of ``repo_id`` when given."""
+        query = {t for t in (self._vocab.get(term) for term in terms_of(text)) if t is not None}
+        if not query or not self._live or limit <= 0:
+            return []
+        n, avg = self._live, self._total_len / self._live
+        scores: dict[int, float] = {}
+        for t in query:
+            df = self._df[t]
+            if not df:
+                continue
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            for doc, tf in Counter(self._postings[t]).items():
+                if self._doc_symbol[doc] is None or (repo_id and self._doc_repo[doc] != repo_id):
+                    continue
+                norm = tf + K1 * (1 - B + B * self._doc_len[doc] / avg)
+                scores[doc] = scores.get(doc, 0.0) + idf * tf * (K1 + 1) / norm
+        best = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], self._doc_symbol[kv[0]] or ""))
+        return [(self._doc_symbol[doc] or "", score) for doc, score in best]

@@ -1,0 +1,100 @@
+"""The in-memory symbol text index (pure): terms, BM25 ranking, repository scope, and that
+every update (replace, remove, compaction) answers exactly what an index built from scratch
+over the same files answers."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from graphmemd import symbol_text
+from graphmemd.symbol_text import SymbolText, terms_of
+
+
+def _file(i: int, n: int) -> tuple[str, str, str, list[tuple[str, str]]]:
+    path = f"pkg{i % 7}/mod_{i}.py"
+    key = f"r:{path}"
+    return key, "r", path, [(f"{key}::Thing{i}_{j}.method{j % 5}#m", f"Thing{i}_{j}.method{j % 5}") for j in range(n)]
+
+
+def test_terms_split_identifiers_and_prose() -> None:
+    assert terms_of("getUserById") == ["getuserbyid", "get", "user", "id"]
+    assert terms_of("parse_args") == ["pars", "arg"]
+    assert terms_of("app/HTTPServer.py") == ["app", "httpserver", "http", "server", "py"]
+    # function words of a question are dropped, the rest stemmed like the identifiers
+    assert terms_of("Why does the connection pool retry?") == ["connect", "pool", "retri"]
+    assert terms_of("") == []
+
+
+def test_ranking_prefers_the_symbol_named_by_the_query() -> None:
+    t = SymbolText()
+    pool = [("r:net/pool.py::ConnectionPool#c", "ConnectionPool"),
+            ("r:net/pool.py::ConnectionPool.acquire#m", "ConnectionPool.acquire")]  # fmt: skip
+    t.put_file("r:net/pool.py", "r", "net/pool.py", pool)
+    t.put_file("r:auth/login.py", "r", "auth/login.py", [("r:auth/login.py::login#f", "login")])
+    hits = t.search("connection pool", 10)
+    assert [h[0] for h in hits] == ["r:net/pool.py::ConnectionPool#c", "r:net/pool.py::ConnectionPool.acquire#m"]
+    assert hits[0][1] > hits[1][1] > 0
+    assert t.search("login", 10)[0][0] == "r:auth/login.py::login#f"
+    assert t.search("nothing matches", 10) == []
+    assert t.search("login", 0) == []
+
+
+def test_repository_scope() -> None:
+    t = SymbolText()
+    t.put_file("a:x.py", "a", "x.py", [("a:x.py::handler#f", "handler")])
+    t.put_file("b:x.py", "b", "x.py", [("b:x.py::handler#f", "handler")])
+    assert {h[0] for h in t.search("handler", 10)} == {"a:x.py::handler#f", "b:x.py::handler#f"}
+    assert [h[0] for h in t.search("handler", 10, "b")] == ["b:x.py::handler#f"]
+
+
+def test_replace_and_remove_keep_the_counts_exact() -> None:
+    t = SymbolText()
+    t.put_file("r:a.py", "r", "a.py", [("r:a.py::old_name#f", "old_name")])
+    t.put_file("r:a.py", "r", "a.py", [("r:a.py::new_name#f", "new_name")])
+    assert len(t) == 1
+    assert t.search("old", 5) == []
+    assert [h[0] for h in t.search("new name", 5)] == ["r:a.py::new_name#f"]
+    t.remove_file("r:a.py")
+    t.remove_file("r:never-indexed.py")
+    assert len(t) == 0
+    assert t.search("new", 5) == []
+
+
+@pytest.mark.parametrize("compact_at", [10, 10**9])
+def test_any_sequence_of_updates_answers_like_a_fresh_index(monkeypatch: pytest.MonkeyPatch, compact_at: int) -> None:
+    monkeypatch.setattr(symbol_text, "COMPACT_MIN_DEAD", compact_at)
+    rng = random.Random(7)
+    live: dict[str, tuple[str, str, str, list[tuple[str, str]]]] = {}
+    t = SymbolText()
+    for step in range(300):
+        i = rng.randrange(40)
+        f = _file(i, rng.randrange(0, 12))
+        if rng.random() < 0.3:
+            t.remove_file(f[0])
+            live.pop(f[0], None)
+        else:
+            t.put_file(*f)
+            live[f[0]] = f
+        if step % 50 == 49:
+            fresh = SymbolText()
+            for g in sorted(live.values()):
+                fresh.put_file(*g)
+            assert len(t) == len(fresh)
+            for q in ("thing method1", "pkg3 mod", "method4", "thing12 method2 pkg5"):
+                got, want = t.search(q, 20), fresh.search(q, 20)
+                assert [h[0] for h in got] == [h[0] for h in want], q
+                assert [round(h[1], 9) for h in got] == [round(h[1], 9) for h in want], q
+
+
+def _letters(j: int) -> str:
+    return "".join(chr(97 + (j // 26**k) % 26) for k in range(3))
+
+
+def test_a_batch_of_5000_symbols_is_searchable_at_once() -> None:
+    t = SymbolText()
+    syms = [(f"r:gen.py::make_{_letters(j)}_helper#f", f"make_{_letters(j)}_helper") for j in range(5000)]
+    t.put_file("r:gen.py", "r", "gen.py", syms)
+    assert len(t) == 5000
+    for j in (0, 2345, 4999):
+        assert t.search(f"{_letters(j)} helper", 1)[0][0] == f"r:gen.py::make_{_letters(j)}_helper#f"
