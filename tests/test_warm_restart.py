@@ -141,3 +141,62 @@ def test_parser_upgrade_reanchors_instead_of_marking_stale(daemon_factory: Daemo
         symbol = c.symbol("app/auth/crypto.py::hash_password").symbol
         assert now.anchors[0].sig_hash not in ("old-sig", "")
         assert now.anchors[0].signature == symbol.signature
+
+
+def _callee_names(c: GraphMem, ref: str) -> list[str]:
+    return sorted(s.name for s in c.symbol(ref).callees)
+
+
+def test_after_a_warm_restart_a_change_re_resolves_its_dependents(
+    daemon_factory: DaemonFactory, py_repo: Path
+) -> None:
+    """A restart answers before it resolves (the edges come from the store, the resolver gets
+    the cached parses when the indexer is idle); the first change after it must still find
+    the files that depend on it."""
+    register = "app/auth/service.py::AuthService.register"
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        assert "hash_password" in _callee_names(c, register)
+    assert d.stop() == 0
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        assert parsed(c) == 0
+        assert "hash_password" in _callee_names(c, register)  # as stored
+        crypto = py_repo / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("def hash_password(", "def hash_pw("))
+        wait_for(lambda: c.find_symbols("hash_pw"), TIMEOUT)
+        # service.py did not change: only re-resolving it as a dependent drops the edge
+        wait_for(lambda: "hash_password" not in _callee_names(c, register), TIMEOUT)
+        assert parsed(c) == 1
+
+
+def test_a_warm_restart_corrects_edges_the_store_has_wrong(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """What a resolver upgrade looks like: the stored edges differ from what the resolver
+    finds now. The restart answers with the stored ones, then replaces them once idle."""
+    from graphmem.paths import resolve_paths
+    from graphmemd.store import Store
+
+    register = "app/auth/service.py::AuthService.register"
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        assert "hash_password" in _callee_names(c, register)
+    assert d.stop() == 0
+    store = Store(resolve_paths(str(d.home), {}).store)
+    try:
+        store._run("MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE b.name = 'hash_password' DELETE e")
+    finally:
+        store.close()
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        wait_for(lambda: "hash_password" in _callee_names(c, register), TIMEOUT)
+        assert parsed(c) == 0
+        d2.wait_idle()
+    assert d2.stop() == 0
+    store = Store(resolve_paths(str(d.home), {}).store)  # and the store has them again
+    try:
+        rows = store._run("MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE b.name = 'hash_password' RETURN a.qualname")
+    finally:
+        store.close()
+    assert "AuthService.register" in {r[0] for r in rows}

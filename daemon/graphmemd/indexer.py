@@ -35,11 +35,11 @@ from graphmemd.gitinfo import head_commit, working_tree_dirty
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
-from graphmemd.model import ChangeKind, SymbolInfo, file_id, symbols_of
+from graphmemd.model import ChangeKind, SymbolInfo, symbols_of
 from graphmemd.parse_pool import ParsePool
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.resolution import facts_from_files, is_fact_file
-from graphmemd.restore import restore
+from graphmemd.restore import hand_over, replace_all_edges, restore
 from graphmemd.scan import classify_batch, scan_tree
 from graphmemd.store import Store
 from graphmemd.supervisor import SupervisedThread, describe
@@ -181,8 +181,16 @@ class Indexer:
                 rt.busy = False
             job.done.set()
         if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
+            for each in self._registry.all():
+                self._hand_over(each)
             self._warm()
         return True
+
+    def _hand_over(self, rt: RepoRuntime) -> None:
+        """Finish a warm restart before anything is resolved (``restore.hand_over``)."""
+        if rt.unhanded:
+            with no_cyclic_gc():
+                hand_over(rt, self._state, self._store, self._writer)
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
@@ -325,6 +333,8 @@ class Indexer:
         cached parses meanwhile; otherwise they are written after the pass's rows."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
+        if todo:
+            self._hand_over(rt)
         last = time.monotonic()
         for out in self.pool().parse_many(todo):
             rt.files_done += 1
@@ -397,15 +407,10 @@ class Indexer:
     def _refresh_facts(self, rt: RepoRuntime) -> None:
         """A manifest (go.mod, Cargo.toml, tsconfig.json, package.json, pyproject.toml, …)
         changed: read the repository facts again and, when they differ, re-resolve every file."""
+        self._hand_over(rt)
         if not rt.resolver.update_facts(facts_from_files(rt.root, rt.resolver.paths())):
             return
-        paths = sorted(rt.resolver.paths())
-        edges = rt.resolver.all_edges()
-        with self._state.writing() as graph:
-            graph.set_edges([file_id(rt.id, p) for p in paths], edges)
-            rt.n_edges = graph.edge_count(rt.id)
-        store, rid = self._store, rt.id
-        self._writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=paths))
+        replace_all_edges(rt, rt.resolver.all_edges(), self._state, self._store, self._writer)
         logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
     # ------------------------------------------------------------------ applying a delta
@@ -428,6 +433,8 @@ class Indexer:
         Only this thread mutates the graph and the resolver, so the delta is computed without
         the lock; readers are blocked only while it is swapped in."""
         now = time.time()
+        if units or removed:
+            self._hand_over(rt)
         old = old_files(self._state.graph, rt.id, (*units, *removed))
         delta = build_delta(
             rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase, prepared=prepared

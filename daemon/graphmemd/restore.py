@@ -2,10 +2,13 @@
 
 Every file's last parse is cached in the store with the size, mtime and content hash it was
 parsed at (``parsecache.py``). When the cache covers every stored file, from this parser
-version and with the stored content hash, the graph is rebuilt from it in memory (the same
-pure core as a first index: ``delta.build_delta``), which is faster than reading the graph's
-rows back. Otherwise the graph's rows are read back and the cached parses that are still
-good go to the resolver. Either way the index pass that follows parses only files whose
+version and with the stored content hash, the files and symbols are rebuilt from it in memory
+(faster than reading their rows back) and the edges are read from the store as last
+resolved. Otherwise the graph's rows are read back. Either way nothing is resolved before
+the daemon answers: the cached parses that are still good wait in ``RepoRuntime.unhanded``
+until the indexer is next idle, which hands them to the resolver, re-resolves every file and
+corrects the graph and the store where the edges differ (``Indexer.hydrate``; e.g. after an
+upgrade that resolves better). The index pass that follows a restore parses only files whose
 size or mtime changed on disk since; files whose cached parse was missing, unreadable or
 made by another parser are parsed again, and that pass re-anchors observations instead of
 marking them stale (``RepoRuntime.rebase``).
@@ -15,16 +18,17 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 
 from graphmem.types import IndexState
 
 from graphmemd import parsecache
 from graphmemd.codegraph import FileNode
-from graphmemd.delta import ParsedUnit, apply_delta, build_delta
 from graphmemd.graphstate import GraphState
-from graphmemd.model import ParsedFile, SymbolInfo, file_id
+from graphmemd.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
 from graphmemd.registry import RepoRuntime
 from graphmemd.store import CachedParse, Store
+from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
@@ -43,25 +47,28 @@ def restore(store: Store, state: GraphState, rt: RepoRuntime) -> None:
         except ValueError as exc:
             logger.warning("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, row.path, exc)
     if stored and len(cached) == len(stored):
-        units = {p: ParsedUnit(parsed, row.content_hash, row.size) for p, (row, parsed) in cached.items()}
-        delta = build_delta(rt.id, {}, units, (), rt.resolver, cold=True)
+        edges = store.load_resolved_edges(rt.id)
         with state.writing() as graph:
-            apply_delta(graph, delta)
+            for path, (row, parsed) in sorted(cached.items()):
+                graph.put_file(FileNode(rt.id, path, parsed.language, row.content_hash), symbols_of(rt.id, parsed))
+            graph.set_edges([file_id(rt.id, p) for p in sorted(cached)], edges)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
-        how = "rebuilt from its cached parses"
+        how = "rebuilt from its cached parses and stored edges"
     else:
-        load_graph(store, state, rt)
-        for _row, parsed in cached.values():
-            rt.resolver.set_file(parsed)
+        edges = load_graph(store, state, rt)
         how = f"read back; {len(cached)} of {len(stored)} files from their cached parse"
+    # the resolver gets the parses (and re-resolves) when the indexer is next idle: Indexer.hydrate
+    rt.unhanded = [parsed for _row, parsed in cached.values()]
+    rt.stored_edges = edges
     for path, (row, _parsed) in cached.items():
         rt.stats[path] = (row.size, row.mtime_ns)
     rt.rebase = len(cached) < len(stored)
     logger.info("warmed %s in %.2fs: %s", rt.id, time.time() - started, how)
 
 
-def load_graph(store: Store, state: GraphState, rt: RepoRuntime) -> None:
-    """Read a known repository's graph rows back from the store into ``state``."""
+def load_graph(store: Store, state: GraphState, rt: RepoRuntime) -> ResolvedEdges:
+    """Read a known repository's graph rows back from the store into ``state``; returns its
+    resolved edges."""
     files, symbols, stored = store.load_repo_graph(rt.id)
     by_path: dict[str, list[SymbolInfo]] = {}
     for s in symbols:
@@ -72,3 +79,50 @@ def load_graph(store: Store, state: GraphState, rt: RepoRuntime) -> None:
         graph.set_edges([file_id(rt.id, f.path) for f in files], stored.edges)
         rt.n_files, rt.n_symbols = graph.counts(rt.id)
     logger.info("loaded %s from the store: %d files, %d symbols", rt.id, len(files), len(symbols))
+    return stored.edges
+
+
+def same_edges(a: ResolvedEdges, b: ResolvedEdges) -> bool:
+    """Whether two resolutions give the graph the same edges (as multisets, any order)."""
+    return all(Counter(getattr(a, name)) == Counter(getattr(b, name)) for name in _GRAPH_EDGE_FIELDS)
+
+
+_GRAPH_EDGE_FIELDS = ("imports", "external_imports", "calls", "unresolved_calls", "inherits")
+
+
+def hand_over(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
+    """The second half of a warm restart, on the indexer thread before anything is resolved:
+    give the resolver the parses ``restore`` read back, re-resolve every file it holds, and
+    where the edges differ from the stored ones (a resolver that changed with an upgrade),
+    put the new ones into the graph and the store."""
+    parses, stored = rt.unhanded, rt.stored_edges
+    rt.unhanded, rt.stored_edges = [], None
+    if not parses:
+        return
+    started = time.time()
+    for parsed in parses:
+        rt.resolver.set_file(parsed)
+    edges = rt.resolver.all_edges()
+    same = stored is not None and same_edges(edges, stored)
+    if not same:
+        replace_all_edges(rt, edges, state, store, writer)
+    logger.info(
+        "%s: %d cached parses handed to the resolver in %.2fs; %s",
+        rt.id,
+        len(parses),
+        time.time() - started,
+        "edges as stored" if same else "edges differed from the stored ones and were replaced",
+    )
+
+
+def replace_all_edges(
+    rt: RepoRuntime, edges: ResolvedEdges, state: GraphState, store: Store, writer: StoreWriter
+) -> None:
+    """Put ``edges`` (a re-resolution of every file the resolver holds) into the graph, and
+    queue the same for the store."""
+    paths = sorted(rt.resolver.paths())
+    with state.writing() as graph:
+        graph.set_edges([file_id(rt.id, p) for p in paths], edges)
+        rt.n_edges = graph.edge_count(rt.id)
+    rid = rt.id
+    writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=paths))

@@ -54,8 +54,11 @@ COPY_ROWS = 24
 CHECKPOINT_THRESHOLD_MB = 32
 #: the store closes and reopens its database after this many queries (``recycle_if_due``)
 RECYCLE_QUERIES = 500
-#: how many queries one COPY counts as towards ``RECYCLE_QUERIES``
+#: how many queries one COPY counts as towards ``RECYCLE_QUERIES``, plus one per
+#: ``COPY_ROWS_PER_QUERY`` rows: after a bulk load Kùzu holds ~100 MB per 100k rows
+#: (stdlib corpus) until the database is closed, so a large load makes the store due at once
 COPY_WEIGHT = 20
+COPY_ROWS_PER_QUERY = 100
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -212,7 +215,8 @@ class StoreConnection:
             return
         with self._lock:
             try:
-                self.queries += COPY_WEIGHT  # a COPY keeps ~300 KB, a literal query next to nothing
+                # a COPY keeps ~300 KB and its pages, a literal query next to nothing
+                self.queries += COPY_WEIGHT + data.num_rows // COPY_ROWS_PER_QUERY
                 # Kùzu resolves the name `data` to the local arrow table (scan replacement).
                 self._conn.execute(f"COPY {table} FROM data")
             except (RuntimeError, ValueError, IndexError) as exc:
@@ -466,6 +470,12 @@ class Store(StoreConnection):
         p = {"r": repo_id}
         contains = self._pairs_q("MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
         defines = self._pairs_q("MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
+        return files, symbols, GraphEdges(defines=defines, contains=contains, edges=self.load_resolved_edges(repo_id))
+
+    def load_resolved_edges(self, repo_id: str) -> ResolvedEdges:
+        """A repository's resolved edges as last written (calls, imports, inheritance, and
+        what stayed unresolved), for a warm restart that does not resolve before it answers."""
+        p = {"r": repo_id}
         imports = self._triples_q(
             "MATCH (a:File)-[e:IMPORTS]->(b:File) WHERE a.repo = $r RETURN a.id, b.id, e.confidence", p
         )
@@ -494,14 +504,13 @@ class Store(StoreConnection):
             p,
         ):
             unresolved.extend((r[0], t) for t in r[1])
-        edges = ResolvedEdges(
+        return ResolvedEdges(
             imports=imports,
             external_imports=ext,
             calls=calls,
             unresolved_calls=tuple(unresolved),
             inherits=inherits,
         )
-        return files, symbols, GraphEdges(defines=defines, contains=contains, edges=edges)
 
     def _pairs_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         return tuple((r[0], r[1]) for r in self._run(query, params))

@@ -226,26 +226,34 @@ class SymbolText:
         """Index the symbols ``(id, qualname)`` of one file (``key``: its file id), replacing
         what the file had."""
         self.remove_file(key)
-        path_terms = self._term_ids(terms_of(path))
+        docs = list(symbols)
+        if not docs:
+            return
+        postings, df = self._postings, self._df
+        path_ids = self._term_ids(terms_of(path))
+        path_set = set(path_ids)
         first = len(self._doc_symbol)
         terms, ends = array("I"), array("I")
-        for sid, qualname in symbols:
-            doc = len(self._doc_symbol)
-            ids = self._term_ids(terms_of(qualname))
-            ids.extend(path_terms)
-            self._doc_symbol.append(sid)
-            self._doc_repo.append(repo_id)
-            self._doc_len.append(len(ids))
-            for t in ids:
-                self._postings[t].append(doc)
-            for t in set(ids):
-                self._df[t] += 1
-            terms.extend(ids)
+        for doc, (_sid, qualname) in enumerate(docs, first):
+            own = self._term_ids(terms_of(qualname))
+            for t in own:
+                postings[t].append(doc)
+            for t in set(own) - path_set:  # the path's terms are counted once per document below
+                df[t] += 1
+            terms.extend(own)
+            terms.extend(path_ids)
             ends.append(len(terms))
-            self._total_len += len(ids)
-        if ends:
-            self._files[key] = _FileDocs(first, len(ends), terms, ends)
-            self._live += len(ends)
+            self._doc_len.append(len(own) + len(path_ids))
+        every = range(first, first + len(docs))
+        for t in path_ids:  # the path's words are in every document of the file
+            postings[t].extend(every)
+        for t in path_set:
+            df[t] += len(docs)
+        self._doc_symbol.extend(sid for sid, _q in docs)
+        self._doc_repo.extend([repo_id] * len(docs))
+        self._files[key] = _FileDocs(first, len(docs), terms, ends)
+        self._live += len(docs)
+        self._total_len += len(terms)
 
     def remove_file(self, key: str) -> None:
         """Drop the documents of one file (nothing if it has none)."""
