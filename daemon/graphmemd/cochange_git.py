@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -28,7 +29,7 @@ from typing import Protocol
 
 from graphmem.types import IndexState
 
-from graphmemd.cochange import DEFAULT_WINDOW, CoChange, parse_log
+from graphmemd.cochange import DEFAULT_WINDOW, CoChange, CommitChange, parse_log
 from graphmemd.gitinfo import head_commit
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,10 @@ class CoChangeMiner:
         self.window = window
         self.scratch = scratch
 
-    def _log(self, root: Path, rev: str, limit: int) -> list[str] | None:
+    def _log(self, root: Path, rev: str, limit: int) -> list[CommitChange] | None:
+        """The commits of ``git log`` over ``rev``, parsed while git writes them: the patch
+        text of a large history (an initial import is every line of the tree) never sits in
+        memory whole. None when git is missing, fails or times out."""
         if shutil.which("git") is None:
             return None
         with tempfile.TemporaryDirectory(prefix="gm-cochange-", dir=self.scratch) as tmp:
@@ -73,24 +77,42 @@ class CoChangeMiner:
                 "--no-color", "--no-ext-diff", "--no-textconv", "--format=%x00%H %ct",
                 f"-n{limit}", rev, "--",
             ]  # fmt: skip
-            try:
-                out = subprocess.run(cmd, capture_output=True, timeout=GIT_TIMEOUT, check=False)
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                logger.warning("co-change: git log failed in %s: %s", root, exc)
-                return None
-        if out.returncode != 0:
-            logger.info("co-change: no history in %s: %s", root, out.stderr.decode(errors="replace").strip()[:200])
+            with open(Path(tmp) / "stderr", "w+b") as err:
+                try:
+                    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+                except OSError as exc:
+                    logger.warning("co-change: git log failed in %s: %s", root, exc)
+                    return None
+                timer = threading.Timer(GIT_TIMEOUT, proc.kill)
+                timer.start()
+                try:
+                    assert proc.stdout is not None
+                    with io.TextIOWrapper(proc.stdout, encoding="utf-8", errors="replace") as lines:
+                        commits = parse_log(lines)
+                    code = proc.wait()
+                finally:
+                    timer.cancel()
+                    if proc.poll() is None:
+                        proc.kill()
+                        proc.wait()
+                err.seek(0)
+                stderr = err.read().decode(errors="replace").strip()
+        if code < 0:
+            logger.warning("co-change: git log in %s killed after %g s", root, GIT_TIMEOUT)
             return None
-        return out.stdout.decode("utf-8", "replace").splitlines()
+        if code != 0:
+            logger.info("co-change: no history in %s: %s", root, stderr[:200])
+            return None
+        return commits
 
     def mine(self, root: Path, head: str) -> CoChange | None:
         """The co-change of the ``window`` commits up to ``head``; None without git history."""
         if not head:
             return None
-        lines = self._log(root, head, self.window)
-        if lines is None:
+        commits = self._log(root, head, self.window)
+        if commits is None:
             return None
-        return CoChange.build(head, parse_log(lines), self.window)
+        return CoChange.build(head, commits, self.window)
 
     def extend(self, co: CoChange, root: Path, head: str) -> CoChange | None:
         """``co`` brought forward to ``head``: only the new commits are read when ``co.head`` is
@@ -101,10 +123,10 @@ class CoChangeMiner:
             return co
         if not self._is_ancestor(root, co.head, head):
             return self.mine(root, head)
-        lines = self._log(root, f"{co.head}..{head}", self.window)
-        if lines is None:
+        commits = self._log(root, f"{co.head}..{head}", self.window)
+        if commits is None:
             return None
-        return co.extend(head, parse_log(lines))
+        return co.extend(head, commits)
 
     @staticmethod
     def _is_ancestor(root: Path, old: str, new: str) -> bool:
