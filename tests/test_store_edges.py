@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from graphmemd.model import (
     Confidence,
     FileRecord,
@@ -84,5 +85,32 @@ def test_a_schema_1_store_is_migrated_at_open(tmp_path: Path) -> None:
     s = _open(path)  # and it stays at schema 2
     try:
         assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [["2"]]
+    finally:
+        s.close()
+
+
+def test_bulk_loads_in_chunks_write_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load larger than ``COPY_CHUNK_ROWS`` is copied slice by slice: nodes, edges and
+    what stayed unresolved all arrive, once."""
+    from graphmemd import store as store_module
+
+    monkeypatch.setattr(store_module, "COPY_CHUNK_ROWS", 3)
+    names = [f"f{i}" for i in range(10)]
+    files = []
+    for n in names:
+        p = ParsedFile(f"{n}.py", Language.PYTHON, symbols=(_sym(n),))
+        files.append((FileRecord(R, p.path, p.language, "h", 10, 1.0), p))
+    ids = [symbol_id(R, f"{n}.py", n, SymbolKind.FUNCTION) for n in names]
+    calls = tuple((ids[i], ids[(i + 1) % 10], Confidence.IMPORT) for i in range(10))
+    edges = ResolvedEdges(calls=calls, unresolved_calls=tuple((i, "missing()") for i in ids[:4]))
+    s = _open(tmp_path / "graph.kuzu")
+    try:
+        s.replace_files(R, files, (), edges)
+        got_files, got_symbols, graph = s.load_repo_graph(R)
+        assert sorted(f.path for f in got_files) == sorted(f"{n}.py" for n in names)
+        assert sorted(x.id for x in got_symbols) == sorted(ids)
+        assert sorted(graph.edges.calls) == sorted(calls)
+        assert sorted(graph.edges.unresolved_calls) == sorted((i, "missing()") for i in ids[:4])
+        assert s.load_resolved_edges(R) == graph.edges
     finally:
         s.close()

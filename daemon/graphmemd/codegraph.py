@@ -58,7 +58,9 @@ class CodeGraph:
         self._out: dict[str, dict[EdgeKind, dict[str, EdgeConfidence | None]]] = defaultdict(lambda: defaultdict(dict))
         self._in: dict[str, dict[EdgeKind, set[str]]] = defaultdict(lambda: defaultdict(set))
         self._unresolved: dict[str, list[str]] = {}
-        self._by_name: dict[str, set[str]] = defaultdict(set)
+        #: lowercased name -> the one symbol id with it, or a set when several share it (most
+        #: names are unique: a set each would cost ~200 bytes more)
+        self._by_name: dict[str, str | set[str]] = {}
         #: ``adjacency`` results, dropped for both ends whenever an edge changes; the dropped
         #: nodes wait in ``_unwarmed`` for ``warm`` to recompute them.
         self._adj: dict[str, tuple[Adjacent, ...]] = {}
@@ -73,6 +75,25 @@ class CodeGraph:
         self._in[b][kind].add(a)
         self._forget(a)
         self._forget(b)
+
+    def _name(self, name: str, sid: str) -> None:
+        got = self._by_name.get(name)
+        if got is None:
+            self._by_name[name] = sid
+        elif isinstance(got, str):
+            if got != sid:
+                self._by_name[name] = {got, sid}
+        else:
+            got.add(sid)
+
+    def _unname(self, name: str, sid: str) -> None:
+        got = self._by_name.get(name)
+        if got == sid:
+            del self._by_name[name]
+        elif isinstance(got, set):
+            got.discard(sid)
+            if len(got) == 1:
+                self._by_name[name] = next(iter(got))
 
     def _forget(self, node: str) -> None:
         self._adj.pop(node, None)
@@ -129,7 +150,7 @@ class CodeGraph:
             info = self.symbols.pop(sid, None)
             if info is not None:
                 old.append(info)
-                self._by_name[info.name.lower()].discard(sid)
+                self._unname(info.name.lower(), sid)
             self._drop_node(sid)
         self._drop_node(fid)
         return old
@@ -148,7 +169,7 @@ class CodeGraph:
                 info = self.symbols.get(sid)
                 if info is not None:
                     old.append(info)
-                    self._by_name[info.name.lower()].discard(sid)
+                    self._unname(info.name.lower(), sid)
                 if sid not in new_ids:
                     self.symbols.pop(sid, None)
                     self._drop_node(sid)
@@ -160,7 +181,7 @@ class CodeGraph:
         self.text.put_file(fid, node.repo_id, node.path, ((s.id, s.qualname) for s in new_syms))
         for s in new_syms:
             self.symbols[s.id] = s
-            self._by_name[s.name.lower()].add(s.id)
+            self._name(s.name.lower(), s.id)
             self._link(fid, EdgeKind.DEFINES, s.id)
             if s.parent_id:
                 self._link(s.parent_id, EdgeKind.CONTAINS, s.id)
@@ -291,7 +312,8 @@ class CodeGraph:
 
     def by_name(self, name: str) -> set[str]:
         """The ids of the symbols named ``name`` (case-insensitive)."""
-        return set(self._by_name.get(name.lower(), ()))
+        got = self._by_name.get(name.lower())
+        return set() if got is None else {got} if isinstance(got, str) else set(got)
 
     def find(self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50) -> list[SymbolInfo]:
         """Case-insensitive glob over name and qualname (or ``path::qualname`` when the

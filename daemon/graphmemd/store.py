@@ -59,6 +59,9 @@ RECYCLE_QUERIES = 500
 #: (stdlib corpus) until the database is closed, so a large load makes the store due at once
 COPY_WEIGHT = 20
 COPY_ROWS_PER_QUERY = 100
+#: a bulk load copies at most this many rows at a time (Kùzu's working memory for one COPY
+#: grows with its rows)
+COPY_CHUNK_ROWS = 20_000
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -210,17 +213,17 @@ class StoreConnection:
                 raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
             return rows
 
-    def _copy(self, table: str, data: pa.Table) -> None:
-        if data.num_rows == 0:
-            return
+    def _copy(self, table: str, rows: pa.Table) -> None:
         with self._lock:
-            try:
-                # a COPY keeps ~300 KB and its pages, a literal query next to nothing
-                self.queries += COPY_WEIGHT + data.num_rows // COPY_ROWS_PER_QUERY
-                # Kùzu resolves the name `data` to the local arrow table (scan replacement).
-                self._conn.execute(f"COPY {table} FROM data")
-            except (RuntimeError, ValueError, IndexError) as exc:
-                raise StoreError(f"bulk load into {table} failed: {exc}") from exc
+            for start in range(0, rows.num_rows, COPY_CHUNK_ROWS):
+                data = rows.slice(start, COPY_CHUNK_ROWS)
+                try:
+                    # a COPY keeps ~300 KB and its pages, a literal query next to nothing
+                    self.queries += COPY_WEIGHT + data.num_rows // COPY_ROWS_PER_QUERY
+                    # Kùzu resolves the name `data` to the local arrow table (scan replacement).
+                    self._conn.execute(f"COPY {table} FROM data")
+                except (RuntimeError, ValueError, IndexError) as exc:
+                    raise StoreError(f"bulk load into {table} failed: {exc}") from exc
 
     def _init_schema(self) -> None:
         self._run("LOAD EXTENSION fts")

@@ -10,7 +10,7 @@ import functools
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from graphmemd.model import (
@@ -115,7 +115,9 @@ class FileIndex:
 
     def __init__(self, repo_id: str, parsed: ParsedFile, rules: LanguageRules) -> None:
         path = parsed.path
-        self.parsed = parsed
+        # the calls and typed names live on as ``planned`` and the type maps below: the file's
+        # parse is kept without them (they are most of a parse's objects)
+        self.parsed = replace(parsed, calls=(), types=())
         self.path = path
         self.rules = rules
         self.fid = file_id(repo_id, path)
