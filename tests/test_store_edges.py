@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from graphmem.errors import StoreError
 from graphmemd.model import (
     Confidence,
     FileRecord,
@@ -112,5 +113,64 @@ def test_bulk_loads_in_chunks_write_every_row(tmp_path: Path, monkeypatch: pytes
         assert sorted(graph.edges.calls) == sorted(calls)
         assert sorted(graph.edges.unresolved_calls) == sorted((i, "missing()") for i in ids[:4])
         assert s.load_resolved_edges(R) == graph.edges
+    finally:
+        s.close()
+
+
+def test_a_copy_that_fills_the_buffer_pool_is_retried_after_a_reopen(tmp_path: Path) -> None:
+    """Kùzu raises when its buffer pool is full (seen on 4.7 M-line loads); the store reopens
+    the database, which gives back what it held, and copies that slice again."""
+
+    class FullOnce:
+        def __init__(self, conn: object) -> None:
+            self.conn, self.failed = conn, False
+
+        def execute(self, query: str, *args: object) -> object:
+            if query.startswith("COPY") and not self.failed:
+                self.failed = True
+                raise RuntimeError("Buffer manager exception: Unable to allocate memory! The buffer pool is full")
+            return self.conn.execute(query, *args)  # type: ignore[attr-defined]
+
+        def close(self) -> None:
+            self.conn.close()  # type: ignore[attr-defined]
+
+    s = _open(tmp_path / "graph.kuzu")
+    try:
+        flaky = FullOnce(s._conn)
+        s._conn = flaky  # type: ignore[assignment]
+        s.replace_files(R, _files(), (), _edges())
+        assert flaky.failed
+        assert s._conn is not flaky  # reopened
+        files, symbols, graph = s.load_repo_graph(R)
+        assert sorted(f.path for f in files) == ["a.py", "b.py"]
+        assert len(symbols) == 4
+        assert set(graph.edges.calls) == set(_edges().calls)
+    finally:
+        s.close()
+
+
+def test_after_a_statement_fails_inside_kuzu_the_store_reopens_before_the_next(tmp_path: Path) -> None:
+    """A write that ran out of space leaves Kùzu where the next statement can crash the
+    process ("Invalid transaction type to rollback", then SIGSEGV): the store reopens first."""
+
+    class FailOnce:
+        def __init__(self, conn: object) -> None:
+            self.conn = conn
+
+        def execute(self, query: str, *args: object) -> object:
+            raise RuntimeError("Invalid transaction type to rollback.")
+
+        def close(self) -> None:
+            self.conn.close()  # type: ignore[attr-defined]
+
+    s = _open(tmp_path / "graph.kuzu")
+    try:
+        broken = FailOnce(s._conn)
+        s._conn = broken  # type: ignore[assignment]
+        with pytest.raises(StoreError, match="rollback"):
+            s.replace_files(R, _files(), (), _edges())
+        s.replace_files(R, _files(), (), _edges())  # reopened first, then written
+        assert s._conn is not broken
+        assert sorted(f.path for f in s.load_repo_graph(R)[0]) == ["a.py", "b.py"]
     finally:
         s.close()

@@ -67,12 +67,12 @@ def test_store_writer_crash_fails_one_write_and_the_next_succeeds(daemon_factory
     repo = copy_fixture("python")
     d = start_with_fault(daemon_factory, "store-writer", [])
     with wait_serving(d) as c:
+        c.add_repo(repo)  # the first store write of its index hits the fault
         wait_for(lambda: degraded_with(c, "store-writer: InjectedFault"), TIMEOUT)
         assert c.health()
-        c.add_repo(repo)  # its writes go through
         d.wait_idle()
-        wait_for(lambda: healthy(c), TIMEOUT)
         o = c.observe("the writer survived", anchors=["app/auth/crypto.py::hash_password"], repo=str(repo))
+        wait_for(lambda: healthy(c), TIMEOUT)  # the writes after it went through
         assert [r.observation.id for r in c.recall("writer survived", repo=str(repo)).results] == [o.id]
 
 
@@ -135,3 +135,28 @@ def test_supervised_thread_restarts_after_a_crash_and_excepthook_reports() -> No
         threading.excepthook = before
     assert [d.component for d in health.degraded()] == ["thread doomed"]
     assert "ZeroDivisionError" in health.degraded()[0].reason
+
+
+def test_the_store_writer_refuses_writes_while_the_disk_is_nearly_full() -> None:
+    """Kùzu can crash the process after a write that ran out of space, so the writer does not
+    let one start (nor its upkeep) while the store's file system is nearly full; the refused
+    write fails alone and the writer goes on once space returns."""
+    from graphmem.errors import ResourceExhausted
+    from graphmemd.writer import StoreWriter
+
+    problem = ["disk full: 0 KiB free"]
+    upkeep: list[str] = []
+    health = Health()
+    writer = StoreWriter(health, lambda: upkeep.append("idle"), space_check=lambda: problem[0])
+    try:
+        refused = writer.submit(lambda: "written")
+        with pytest.raises(ResourceExhausted, match="disk full"):
+            refused.result(10)
+        assert upkeep == []
+        assert not health.degraded()  # the disk, not the writer: status reports it (Core.space_problem)
+        problem[0] = ""
+        assert writer.submit(lambda: "written").result(10) == "written"
+        wait_for(lambda: upkeep == ["idle"], 10)
+        assert not health.degraded()
+    finally:
+        writer.close()

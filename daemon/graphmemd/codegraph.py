@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd.model import Language, ResolvedEdges, SymbolInfo, file_id
-from graphmemd.symbol_text import SymbolText
+from graphmemd.text_index import TextIndex
 
 REVERSE = {
     EdgeKind.CALLS: EdgeKind.CALLED_BY,
@@ -66,7 +66,7 @@ class CodeGraph:
         self._adj: dict[str, tuple[Adjacent, ...]] = {}
         self._unwarmed: set[str] = set()
         #: BM25 over the symbols' identifier words, changed with the files (text search)
-        self.text = SymbolText()
+        self.text = TextIndex()
 
     # ------------------------------------------------------------------ updates
 
@@ -145,7 +145,7 @@ class CodeGraph:
         old: list[SymbolInfo] = []
         if node is None:
             return old
-        self.text.remove_file(fid)
+        self.text.remove(fid)
         for sid in node.symbol_ids:
             info = self.symbols.pop(sid, None)
             if info is not None:
@@ -178,7 +178,7 @@ class CodeGraph:
             self._unlink_out(fid, (EdgeKind.DEFINES,))
         node.symbol_ids = [s.id for s in new_syms]
         self.files[fid] = node
-        self.text.put_file(fid, node.repo_id, node.path, ((s.id, s.qualname) for s in new_syms))
+        self.text.put(fid, node.repo_id, node.path, ((s.id, s.qualname) for s in new_syms))
         for s in new_syms:
             self.symbols[s.id] = s
             self._name(s.name.lower(), s.id)
@@ -224,7 +224,7 @@ class CodeGraph:
     # ------------------------------------------------------------------ queries
 
     def search_symbols(self, text: str, limit: int, repo_id: str = "") -> list[tuple[str, float]]:
-        """BM25 hits (symbol id, score) over identifier words, best first (``symbol_text``)."""
+        """BM25 hits (symbol id, score) over identifier words, best first (``text_index``)."""
         return self.text.search(text, limit, repo_id)
 
     def neighbors(self, node: str) -> Iterator[tuple[EdgeKind, str]]:

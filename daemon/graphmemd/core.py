@@ -11,6 +11,7 @@ span several parts (registering a repository, saving or confirming an observatio
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -46,12 +47,16 @@ from graphmemd.store import Store
 from graphmemd.store_open import mark_clean, open_store
 from graphmemd.supervisor import SupervisedThread, describe
 from graphmemd.watcher import RepoWatcher
+from graphmemd.writer import COMPONENT as WRITER
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
 #: The writer checkpoints the store when its WAL is larger than this while idle.
 WAL_CHECKPOINT_BYTES = 64 * 1024 * 1024
+#: Store writes wait while less than this is free on the store's file system (a bulk COPY
+#: writes tens of MB; Kùzu must never run out of space mid-write: see writer.py)
+STORE_MIN_FREE = 64 * 1024 * 1024
 
 
 class Core:
@@ -121,18 +126,19 @@ class Core:
         """Open the store and the journal, start the loops, register the known repositories."""
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
-        writer = self._writer = StoreWriter(self.health, self._store_idle, self.faults, after_each=self._store_recycle)
+        writer = self._writer = StoreWriter(
+            self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=self._store_space
+        )
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
         report = memory.open()
         if report:
             self.recovered.append(report)
             self.health.note_error(report)
-        writer.submit(store.refresh_row_ids)
         indexer = self._indexer = Indexer(
             self.cfg, self.registry, self.state, store, writer, memory, self.bus, self.health, self.faults
         )
         indexer.start()
-        self._view = ReadView(self.state, self.registry, memory.book, store, indexer.freshness)
+        self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness)
         if self.cfg.watch:
             self._watcher = RepoWatcher(
                 self._on_batch,
@@ -184,18 +190,27 @@ class Core:
             self._store.close()
             mark_clean(self.cfg.paths.store)
 
+    def _store_space(self) -> str:
+        """Why store writes must wait for space, or "" (see ``writer.py``)."""
+        try:
+            st = os.statvfs(self.cfg.paths.store.parent)
+        except OSError:
+            return ""
+        free = st.f_bavail * st.f_frsize
+        if free >= STORE_MIN_FREE:
+            return ""
+        return f"disk full: {free // 1024} KiB free where the store is, {STORE_MIN_FREE // 2**20} MiB needed"
+
     def _store_idle(self) -> None:
         """On the writer thread whenever its queue drained: repair store copies that failed
-        to write (e.g. while the disk was full), keep the WAL bounded, refresh the FTS maps."""
-        if self._memory is not None:
-            self._memory.resync_store_if_behind()
+        to write (e.g. while the disk was full), keep the WAL bounded."""
+        if self._memory is not None and self._memory.resync_store_if_behind():
+            self.health.recover(WRITER)  # it wrote the repaired copies: the writer works again
         store = self._store
-        if store is not None:
-            if store.wal_bytes() > WAL_CHECKPOINT_BYTES:
-                started = time.monotonic()
-                store.checkpoint()
-                logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)
-            store.refresh_row_ids()
+        if store is not None and store.wal_bytes() > WAL_CHECKPOINT_BYTES:
+            started = time.monotonic()
+            store.checkpoint()
+            logger.debug("store checkpointed in %.0f ms", (time.monotonic() - started) * 1000)
 
     def _store_recycle(self) -> None:
         """On the writer thread after every write, busy or not: reopen the store when due
@@ -392,8 +407,11 @@ class Core:
     # ------------------------------------------------------------------ status
 
     def space_problem(self) -> str:
-        """Why writes would fail for lack of disk space now, or "" (before ``open``: "")."""
-        return self._memory.space_problem() if self._memory is not None else ""
+        """Why writes would fail for lack of disk space now, or "" (before ``open``: ""):
+        re-checked on each call, so it clears by itself once space returns."""
+        journal = self._memory.space_problem() if self._memory is not None else ""
+        store = self._store_space() if self._store is not None else ""
+        return "; ".join(p for p in (journal, store) if p)
 
     def repository(self, rt: RepoRuntime) -> Repository:
         """A repository's summary (``status.repository_summary``)."""

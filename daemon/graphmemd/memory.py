@@ -113,11 +113,12 @@ class Memory:
         """ "disk full: ..." while journal writes are refused for lack of space, else ""."""
         return self._journal.space_problem()
 
-    def resync_store_if_behind(self) -> None:
+    def resync_store_if_behind(self) -> bool:
         """After a store write failed (a full disk, an injected fault), bring the store's
-        copies level with the book again: runs on the writer thread when its queue drained."""
+        copies level with the book again: runs on the writer thread when its queue drained.
+        True when it did (the store takes writes again)."""
         if not self._store_behind.is_set():
-            return
+            return False
         self._store_behind.clear()
         try:
             n = resync_store(self.book, self._store)
@@ -126,6 +127,7 @@ class Memory:
             raise
         if n:
             logger.warning("store caught up with the journal: %d observation copies repaired", n)
+        return True
 
     def _mirror(self, o: Observation | None, obs_id: str) -> None:
         """Queue the store copy of an observation (the journal already has it; a failed store
@@ -210,8 +212,8 @@ class Memory:
     # ------------------------------------------------------------------ operations
 
     def create(self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor]) -> Observation:
-        """Save a new observation (journaled before this returns) and wait, briefly, until
-        its store copy is searchable."""
+        """Save a new observation (journaled before this returns; searchable at once: text
+        search is in memory, the store copy follows on the writer)."""
         o = self.book.create(
             repo_id=repo_id,
             text=new.text,
@@ -224,13 +226,6 @@ class Memory:
             contradicts=new.contradicts,
             idempotency_key=new.idempotency_key,
         )
-        try:
-            self._writer.submit(lambda: None).result(10)  # visible to text search when we answer
-        # Broad on purpose: the observation is journaled (acknowledged); whatever the store
-        # writer raised only delays its store copy, which resync_store_if_behind repairs.
-        except Exception as exc:  # noqa: BLE001
-            self._store_behind.set()
-            logger.warning("observation %s acknowledged from the journal; store copy pending: %s", o.id, exc)
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
         return o
 

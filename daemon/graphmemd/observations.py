@@ -32,6 +32,7 @@ from graphmem.types import (
 from graphmemd.journal import Journal
 from graphmemd.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
 from graphmemd.reconcile import Reconciliation
+from graphmemd.text_index import TextIndex
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,8 @@ class ObservationBook:
         self._by_target: dict[str, set[str]] = defaultdict(set)
         #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
         self._tombstones: dict[str, float] = {}
+        #: BM25 over every observation's text and tags, changed with ``_obs`` (text search)
+        self._text = TextIndex()
 
     # ------------------------------------------------------------------ replay
 
@@ -81,6 +84,7 @@ class ObservationBook:
         with self._lock:
             self._obs.clear()
             self._by_target.clear()
+            self._text = TextIndex()
             for doc in merged.docs.values():
                 self._index(from_doc(doc))
             self._keys = dict(merged.keys)
@@ -139,16 +143,21 @@ class ObservationBook:
             self._tombstones[oid] = float(at) if isinstance(at, (int, float)) else 0.0
 
     def _index(self, o: Observation) -> None:
-        self._unindex(o.id)
+        old = self._unindex(o.id, keep_text=True)
         self._obs[o.id] = o
         for t in self._targets(o):
             self._by_target[t].add(o.id)
+        if old is None or (old.text, old.tags, old.repo_id) != (o.text, o.tags, o.repo_id):
+            self._text.put(o.id, o.repo_id, "", [(o.id, " ".join((o.text, *o.tags)))])
 
-    def _unindex(self, obs_id: str) -> None:
+    def _unindex(self, obs_id: str, *, keep_text: bool = False) -> Observation | None:
         old = self._obs.pop(obs_id, None)
         if old is not None:
             for t in self._targets(old):
                 self._by_target[t].discard(obs_id)
+            if not keep_text:
+                self._text.remove(obs_id)
+        return old
 
     @staticmethod
     def _targets(o: Observation) -> list[str]:
@@ -308,6 +317,11 @@ class ObservationBook:
         """Every observation, in any state."""
         with self._lock:
             return list(self._obs.values())
+
+    def search(self, text: str, limit: int) -> list[tuple[str, float]]:
+        """BM25 hits (observation id, score) over text and tags, best first (``text_index``)."""
+        with self._lock:
+            return self._text.search(text, limit)
 
     def anchored_to(self, node_id: str) -> list[Observation]:
         """The observations anchored to the symbol or file ``node_id``."""

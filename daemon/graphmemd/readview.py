@@ -22,7 +22,6 @@ from graphmemd.model import SymbolInfo
 from graphmemd.observations import ObservationBook
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.staleness import file_anchor, symbol_anchor
-from graphmemd.store import Store
 
 
 class GraphReader(Protocol):
@@ -91,13 +90,11 @@ class ReadView:
         state: GraphState,
         registry: RepoRegistry,
         book: ObservationBook,
-        store: Store,
         freshness: Callable[[Iterable[RepoRuntime]], Freshness],
     ) -> None:
         self._state = state
         self._registry = registry
         self._book = book
-        self._store = store
         self._freshness = freshness
 
     # ------------------------------------------------------------------ graph
@@ -188,4 +185,4 @@ class ReadView:
 
     def search_observations(self, text: str, limit: int) -> list[tuple[str, float]]:
         """BM25 hits (observation id, score) over observation text and tags."""
-        return self._store.search_observations(text, limit)
+        return self._book.search(text, limit)

@@ -2,7 +2,7 @@
 
 Seeds are the given symbols, the files given (with every symbol they define, or, with a cursor
 ``line``, only the symbols under it: the file's other symbols are then one DEFINES hop away),
-and the symbols whose names match the text (BM25 over identifier words, ``symbol_text``). From the
+and the symbols whose names match the text (BM25 over identifier words, ``text_index``). From the
 seeds a breadth-first walk follows CALLS (callees and callers), IMPORTS (both ways), CONTAINS,
 INHERITS and DEFINES up to ``hops`` (default ``DEFAULT_HOPS`` = 2; 0: the seeds only, no walk
 and no co-change neighbours). The files and symbols that changed together with the seed files

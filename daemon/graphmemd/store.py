@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from graphmemd.model import (
     SymbolKind,
     file_id,
 )
-from graphmemd.store_tables import OffsetMap, node_tables, rel_tables
+from graphmemd.store_tables import node_tables, rel_tables
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +58,8 @@ RECYCLE_QUERIES = 500
 #: (stdlib corpus) until the database is closed, so a large load makes the store due at once
 COPY_WEIGHT = 20
 COPY_ROWS_PER_QUERY = 100
+#: how Kùzu says that its buffer pool is full (a COPY that hit it is retried after a reopen)
+_BUFFER_FULL = "Buffer manager exception"
 #: a bulk load copies at most this many rows at a time (Kùzu's working memory for one COPY
 #: grows with its rows)
 COPY_CHUNK_ROWS = 20_000
@@ -91,13 +92,10 @@ _SCHEMA = (
     "CREATE REL TABLE IF NOT EXISTS INHERITS(FROM Symbol TO Symbol, kind STRING, confidence STRING)",
 )
 
-_OBS_FTS = "observation_fts"
-#: Recorded in Meta when the observation index is built; an index without it is rebuilt at open.
-_OBS_FTS_BUILD = "2"
-#: The full-text index over Symbol.words of stores written before symbol text search moved
-#: into memory (``symbol_text.py``): dropped, with that column, at open.
-_OLD_SYM_FTS = "symbol_fts"
-_TERMS_RE = re.compile(r"[\w ]*")
+#: The full-text indexes of stores written before text search moved into memory
+#: (``text_index.py``): dropped at open, with Symbol's ``words`` column. An fts index costs
+#: ~60 MB of RSS by existing and ~67 KB per deleted row in Kùzu 0.11.3.
+_OLD_FTS = (("Observation", "observation_fts"), ("Symbol", "symbol_fts"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,10 +139,9 @@ class StoreConnection:
         self._closed = False
         #: queries since the database was (re)opened: see ``recycle_if_due``
         self.queries = 0
+        #: a statement failed inside Kùzu: reopen before the next one (``_reopen_if_failed``)
+        self._failed = False
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
-        #: Node offset -> (id, repo) per full-text-indexed table, or None until rebuilt after a
-        #: write to that table (see ``refresh_row_ids``).
-        self._row_ids: dict[str, OffsetMap | None] = {"Observation": None}
         try:
             self._init_schema()
         except StoreError:
@@ -197,6 +194,7 @@ class StoreConnection:
         with self._lock:
             if self._closed:
                 raise StoreError("the store is closed")
+            self._reopen_if_failed()
             try:
                 # Parameters are written into the query as literals where that is exact: Kùzu
                 # 0.11.3 leaks 5-60 KB per query executed with parameters (cypher_literals.py).
@@ -210,20 +208,40 @@ class StoreConnection:
                     row = result.get_next()
                     rows.append(row if isinstance(row, list) else list(row.values()))
             except (RuntimeError, ValueError, IndexError) as exc:  # damaged pages decode badly too
+                self._failed = True
                 raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
             return rows
 
+    def _reopen_if_failed(self) -> None:
+        """After a statement failed inside Kùzu (a write that ran out of space leaves it in a
+        state where the next statement can crash the process: "Invalid transaction type to
+        rollback", then SIGSEGV), reopen the database before running another one."""
+        if self._failed:
+            self._failed = False
+            logger.warning("reopening the store after a failed statement")
+            self.recycle_if_due(0)
+
     def _copy(self, table: str, rows: pa.Table) -> None:
         with self._lock:
+            self._reopen_if_failed()
             for start in range(0, rows.num_rows, COPY_CHUNK_ROWS):
                 data = rows.slice(start, COPY_CHUNK_ROWS)
-                try:
-                    # a COPY keeps ~300 KB and its pages, a literal query next to nothing
-                    self.queries += COPY_WEIGHT + data.num_rows // COPY_ROWS_PER_QUERY
-                    # Kùzu resolves the name `data` to the local arrow table (scan replacement).
-                    self._conn.execute(f"COPY {table} FROM data")
-                except (RuntimeError, ValueError, IndexError) as exc:
-                    raise StoreError(f"bulk load into {table} failed: {exc}") from exc
+                for attempt in (1, 2):
+                    try:
+                        # a COPY keeps ~300 KB and its pages, a literal query next to nothing
+                        self.queries += COPY_WEIGHT + data.num_rows // COPY_ROWS_PER_QUERY
+                        # Kùzu resolves the name `data` to the local arrow table (scan replacement).
+                        self._conn.execute(f"COPY {table} FROM data")
+                        break
+                    except (RuntimeError, ValueError, IndexError) as exc:
+                        if attempt == 1 and _BUFFER_FULL in str(exc):
+                            # what the open database holds (pages, leaks) can fill the buffer pool
+                            # during a large load; a reopen gives it all back (recycle_if_due)
+                            logger.warning("store buffer pool full during a COPY into %s: reopening, retrying", table)
+                            self.recycle_if_due(0)
+                            continue
+                        self._failed = True
+                        raise StoreError(f"bulk load into {table} failed: {exc}") from exc
 
     def _init_schema(self) -> None:
         self._run("LOAD EXTENSION fts")
@@ -237,17 +255,10 @@ class StoreConnection:
         elif rows[0][0] != str(SCHEMA_VERSION):
             raise StoreError(f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
         existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
-        built = self._run("MATCH (m:Meta {key: 'observation_fts'}) RETURN m.value")
-        if _OBS_FTS in existing and (not built or built[0][0] != _OBS_FTS_BUILD):
-            # Built before batched writes stopped using UNWIND..CREATE, whose postings can be
-            # wrong (see upsert_observations): rebuild it from the rows.
-            self._run(f"CALL DROP_FTS_INDEX('Observation', '{_OBS_FTS}')")
-            existing.discard(_OBS_FTS)
-        if _OBS_FTS not in existing:
-            self._run(f"CALL CREATE_FTS_INDEX('Observation', '{_OBS_FTS}', ['text', 'tags'])")
-            self._run("MERGE (m:Meta {key: 'observation_fts'}) SET m.value = $v", {"v": _OBS_FTS_BUILD})
-        if _OLD_SYM_FTS in existing:
-            self._run(f"CALL DROP_FTS_INDEX('Symbol', '{_OLD_SYM_FTS}')")
+        for table, index in _OLD_FTS:
+            if index in existing:
+                self._run(f"CALL DROP_FTS_INDEX('{table}', '{index}')")
+        self._run("MATCH (m:Meta {key: 'observation_fts'}) DELETE m")
         if any(r[0] == "words" for r in self._run("CALL TABLE_INFO('Symbol') RETURN name")):
             self._run("ALTER TABLE Symbol DROP words")
 
@@ -521,50 +532,6 @@ class Store(StoreConnection):
     def _triples_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str, Confidence], ...]:
         return tuple((r[0], r[1], _confidence(r[2])) for r in self._run(query, params))
 
-    def _search(self, table: str, index: str, terms: str, limit: int, repo_id: str) -> list[tuple[str, float]]:
-        """Top ``limit`` (id, BM25 score) of ``index``, best first (ties by id).
-
-        Projecting ``node.id`` makes Kùzu hash-join the hits with a scan of the whole table
-        (~3 ms of a ~4.5 ms query at 20k rows); the hits' node offsets come without it. So
-        offsets are mapped to ids in memory, with a map rebuilt after every write to the
-        table (``refresh_row_ids``); until then the exact query runs."""
-        # The terms and the limit are inlined as literals: in Kùzu 0.11.3 every parameterised
-        # QUERY_FTS_INDEX call leaks ~10 KB of native memory (a prepared statement that is never
-        # freed; ~39 KB per text Retrieve). Terms are \w words and spaces only (checked here).
-        if not _TERMS_RE.fullmatch(terms):
-            raise StoreError(f"full-text terms must be words separated by spaces, not {terms!r}")
-        top = int(limit * 4 if repo_id else limit)  # over-fetch: hits in other repos are dropped
-        call = f"CALL QUERY_FTS_INDEX('{table}', '{index}', '{terms}', top := {top})"
-        ids = self._row_ids[table]
-        if ids is not None:
-            rows = self._run(f"{call} RETURN offset(id(node)), score")
-            known = [(ids.get(r[0]), float(r[1])) for r in rows]
-            if all(k is not None for k, _ in known):
-                hits = [(k[0], score) for k, score in known if k is not None and (not repo_id or k[1] == repo_id)]
-                hits.sort(key=lambda h: (-h[1], h[0]))
-                return hits[:limit]
-            logger.warning("the %s offset map is out of date; rebuilding it", table)
-            self._row_ids[table] = None
-        rows = self._run(f"{call} RETURN node.id, node.repo, score")
-        hits = [(r[0], float(r[2])) for r in rows if not repo_id or r[1] == repo_id]
-        return sorted(hits, key=lambda h: (-h[1], h[0]))[:limit]
-
-    def refresh_row_ids(self) -> None:
-        """Rebuild the offset -> id maps of the tables written since the last rebuild (the
-        store writer calls this when its queue is empty; see ``OffsetMap``)."""
-        with self._lock:
-            for table, ids in self._row_ids.items():
-                if ids is not None or self._closed:
-                    continue
-                try:
-                    data = self._conn.execute(
-                        f"MATCH (n:{table}) RETURN offset(id(n)) AS o, n.id, n.repo ORDER BY o"
-                    )
-                except RuntimeError as exc:
-                    raise StoreError(f"reading {table} offsets failed: {exc}") from exc
-                assert not isinstance(data, list)
-                self._row_ids[table] = OffsetMap(data.get_as_arrow())
-
     # ------------------------------------------------------------------ observations
 
     def upsert_observations(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -573,13 +540,11 @@ class Store(StoreConnection):
             return
         rows = list({r["id"]: r for r in rows}.values())  # one row per id: the last one wins
         with self._lock:
-            self._row_ids["Observation"] = None
             ids = [r["id"] for r in rows]
             self._run("MATCH (o:Observation) WHERE o.id IN $ids DELETE o", {"ids": ids})
             cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc")
-            # Never ``UNWIND $rows CREATE``: in Kùzu 0.11.3 it gives every row of the batch the
-            # first row's full-text postings (tests/test_store_search.py). A COPY into the
-            # fts-indexed table costs ~60 ms whatever its size, a CREATE ~2 ms per row.
+            # One COPY for a large batch, a CREATE per row for a small one (a COPY has a fixed
+            # cost, and keeps ~300 KB until the database is reopened: see recycle_if_due).
             if len(rows) > COPY_ROWS:
                 self._copy("Observation", pa.table({c: [r[c] for r in rows] for c in cols}))
                 return
@@ -593,21 +558,12 @@ class Store(StoreConnection):
     def delete_observation(self, obs_id: str) -> None:
         """Delete an observation's row."""
         with self._lock:
-            self._row_ids["Observation"] = None
             self._run("MATCH (o:Observation {id: $id}) DELETE o", {"id": obs_id})
 
     def observations(self) -> Iterator[StoredObservation]:
         """Every stored observation, by id."""
         for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc ORDER BY o.id"):
             yield StoredObservation(r[0], r[1])
-
-    def search_observations(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """BM25 over observation text and tags, with Kùzu's bundled fts extension (offline)."""
-        terms = " ".join(re.findall(r"\w+", query.lower()))
-        if not terms:
-            return []
-        with self._lock:
-            return self._search("Observation", _OBS_FTS, terms, limit, "")
 
 
 def _confidence(value: object) -> Confidence:

@@ -3,8 +3,6 @@ between them with their resolution confidence. Pure (no database): ``store.py`` 
 
 from __future__ import annotations
 
-import array
-import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -133,30 +131,3 @@ def _triples(edges: Iterable[tuple[str, str, Confidence]]) -> pa.Table:
         dst.append(b)
         conf.append(c.value)
     return pa.table({"from": src, "to": dst, "confidence": conf})
-
-
-class OffsetMap:
-    """Node offset -> (id, repo) of one table's rows, built from an Arrow table of (offset,
-    id, repo) sorted by offset and looked up by binary search: no Python object per row. (A
-    dict of every row cost ~100 ms of the GIL at 100k symbols, rebuilt after every write.)"""
-
-    __slots__ = ("_ids", "_offsets", "_repos")
-
-    def __init__(self, table: pa.Table) -> None:
-        offsets = table.column(0).combine_chunks().cast(pa.int64())
-        self._offsets = array.array("q")
-        if len(offsets):
-            raw = memoryview(offsets.buffers()[1])
-            self._offsets.frombytes(raw[offsets.offset * 8 : (offsets.offset + len(offsets)) * 8])
-        self._ids = table.column(1).combine_chunks()
-        self._repos = table.column(2).combine_chunks()
-
-    def __len__(self) -> int:
-        return len(self._offsets)
-
-    def get(self, offset: int) -> tuple[str, str] | None:
-        """(id, repo) of the row at ``offset``, or None when no row has it."""
-        i = bisect.bisect_left(self._offsets, offset)
-        if i < len(self._offsets) and self._offsets[i] == offset:
-            return self._ids[i].as_py(), self._repos[i].as_py()
-        return None

@@ -1,10 +1,14 @@
 """The single store writer: every store write runs on one supervised thread, in order.
 
 The indexer and the gRPC handlers hand writes over as callables and carry on (the
-in-memory graph and the journal are already current); callers that need the write to be
-visible (a create followed by a text search) wait on the returned future. A write that
-raises fails alone (its future carries the error); an unexpected exception also marks the
-writer degraded until a later write succeeds.
+in-memory graph and the journal are already current); callers that need the write done wait
+on the returned future. A write that raises fails alone (its future carries the error); an
+unexpected exception also marks the writer degraded until a later write succeeds.
+
+Writes are refused up front while the store's file system is nearly full (``space_check``):
+Kùzu 0.11.3 can crash the process (SIGSEGV) on the next statement after a write that ran out
+of space, so it is never let near ENOSPC. Refused writes fail like any other; the journal
+holds the observations and the store is brought level once space returns.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from graphmem.errors import GraphMemError
+from graphmem.errors import GraphMemError, ResourceExhausted
 
 from graphmemd.faults import NO_FAULTS, Faults
 from graphmemd.health import Health
@@ -36,12 +40,14 @@ class StoreWriter:
         on_idle: Callable[[], None],
         faults: Faults = NO_FAULTS,
         after_each: Callable[[], None] | None = None,
+        space_check: Callable[[], str] | None = None,
     ) -> None:
         self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
         self._health = health
         self._on_idle = on_idle
         self._after_each = after_each
         self._faults = faults
+        self._space_check = space_check
         self._loop = SupervisedThread(COMPONENT, self._step, health)
         self._loop.start()
 
@@ -62,6 +68,11 @@ class StoreWriter:
         fn, fut = item
         try:
             self._faults.check(COMPONENT)
+            problem = self._space_check() if self._space_check is not None else ""
+            if problem:  # not a fault of the writer: status reports the disk (re-checked)
+                logger.warning("store write refused: %s", problem)
+                fut.set_exception(ResourceExhausted(f"store write refused: {problem}"))
+                return True  # and no upkeep either
             fut.set_result(fn())
             self._health.recover(COMPONENT)
         except GraphMemError as exc:  # the journal / the next full pass repairs the store

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Daemon, copy_fixture, short_tmp
+from conftest import Daemon, copy_fixture, short_tmp, wait_for
 from faultlib import assert_all_present, clone_home, data_dir, flip_bits, observe_many, store_files
 
 
@@ -68,14 +68,20 @@ def test_1_missing_or_empty_journal_is_rebuilt_from_the_store(
 
 
 def _killed_with_wal(daemon_factory: Callable[..., Daemon], home: Path, repo: Path) -> tuple[Daemon, dict[str, str]]:
-    """A daemon SIGKILLed right after writes, leaving a WAL behind."""
+    """A daemon SIGKILLed right after writes, leaving a WAL behind a checkpointed database
+    (a first daemon indexed and stopped cleanly: without that, a young store's whole history
+    is in its WAL, and a WAL replayed onto an empty database is no damage at all)."""
+    first = daemon_factory([repo], home=home)
+    assert first.stop() == 0
     d = daemon_factory([repo], home=home)
     with d.client() as c:
         acked = observe_many(c, 15)
         c.update(next(iter(acked)), text="edited " + acked[next(iter(acked))])
         acked[next(iter(acked))] = "edited " + acked[next(iter(acked))]
+        _db, wal = store_files(d)
+        # creates answer once journaled; their store copies follow on the writer
+        wait_for(lambda: wal.exists() and wal.stat().st_size > 0, 30.0)
     d.kill9()
-    _db, wal = store_files(d)
     assert wal.exists(), "expected a WAL after SIGKILL"
     assert wal.stat().st_size > 0
     return d, acked

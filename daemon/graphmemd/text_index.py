@@ -1,20 +1,23 @@
-"""The symbol text index: BM25 over the identifier words of every symbol in the graph.
+"""The in-memory text indexes: BM25 over the words of symbols and of observations.
 
-It lives beside the in-memory graph and changes in the same swap as the graph, file by file,
-so text search is complete the moment a change is applied: there is no bulk rebuild, no
-window in which symbols are missing, and nothing to wait for in the store. (It replaced
-Kùzu's full-text index over the Symbol table, which a bulk write had to drop and rebuild, and
-which in Kùzu 0.11.3 keeps ~67 KB of native memory per deleted row.)
+Each lives beside what it indexes and changes in the same step: the code graph's symbol
+index file by file in the graph swap, the observation index with the observation book. So
+text search is complete the moment a change is applied: no bulk rebuild, no window in which
+documents are missing, nothing to wait for in the store. (They replaced Kùzu's full-text
+indexes: the symbol one had to be dropped and rebuilt around every bulk write, and in Kùzu
+0.11.3 an fts index keeps ~67 KB of native memory per deleted row and costs ~60 MB of RSS
+just by existing.)
 
-A symbol's document is the words of its qualified name and of its file's path:
-``UserStore.getById`` in ``app/users.py`` -> ``userstore user store getbyid get by id app
-users py``. Words are lowercased, stemmed (Snowball English, the algorithm Kùzu's index
-used) and common English function words are dropped, so a question in prose matches the
-identifiers it names.
+A document is a list of words. A symbol's are the words of its qualified name and of its
+file's path (``UserStore.getById`` in ``app/users.py`` -> ``userstore user store getbyid get
+by id app users py``); an observation's, those of its text and tags. Words are lowercased,
+stemmed (Snowball English, the algorithm Kùzu's index used) and common English function
+words are dropped, so a question in prose matches the identifiers it names.
 
-Storage is compact: documents are integer ordinals, postings are ``array('I')`` per term,
-and a removed file's documents are tombstoned and swept out once they make up half the
-index. Pure: no I/O, no threads (the graph lock guards it).
+Documents are grouped under a key (a file id; an observation id) that is replaced or removed
+as a whole. Storage is compact: documents are integer ordinals, postings are ``array('I')``
+per term, and a removed group's documents are tombstoned and swept out once they make up
+half the index. Pure: no I/O, no threads (the owner's lock guards it).
 """
 
 from __future__ import annotations
@@ -193,8 +196,8 @@ def terms_of(text: str) -> list[str]:
 
 
 @dataclass(slots=True)
-class _FileDocs:
-    """The documents of one file: ordinals ``first .. first + count - 1`` and their terms."""
+class _Group:
+    """The documents of one group: ordinals ``first .. first + count - 1`` and their terms."""
 
     first: int
     count: int
@@ -203,17 +206,17 @@ class _FileDocs:
     ends: array[int]
 
 
-class SymbolText:
-    """BM25 over symbol words, kept per file (``put_file`` / ``remove_file``)."""
+class TextIndex:
+    """BM25 over documents kept in groups (``put`` / ``remove``)."""
 
     def __init__(self) -> None:
         self._vocab: dict[str, int] = {}
         self._postings: list[array[int]] = []  # term id -> document ordinals (one per occurrence)
         self._df: array[int] = array("I")  # term id -> live documents holding it
-        self._doc_symbol: list[str | None] = []  # ordinal -> symbol id (None: removed)
+        self._doc_id: list[str | None] = []  # ordinal -> document id (None: removed)
         self._doc_repo: list[str] = []
         self._doc_len: array[int] = array("I")
-        self._files: dict[str, _FileDocs] = {}
+        self._groups: dict[str, _Group] = {}
         self._live = 0
         self._total_len = 0
 
@@ -222,42 +225,42 @@ class SymbolText:
 
     # ------------------------------------------------------------------ updates
 
-    def put_file(self, key: str, repo_id: str, path: str, symbols: Iterable[tuple[str, str]]) -> None:
-        """Index the symbols ``(id, qualname)`` of one file (``key``: its file id), replacing
-        what the file had."""
-        self.remove_file(key)
-        docs = list(symbols)
+    def put(self, key: str, repo_id: str, shared: str, docs: Iterable[tuple[str, str]]) -> None:
+        """Index the documents ``(id, text)`` of one group (``key``), replacing what the group
+        had; ``shared`` is text every document of the group has too (a symbol's file path)."""
+        self.remove(key)
+        docs = list(docs)
         if not docs:
             return
         postings, df = self._postings, self._df
-        path_ids = self._term_ids(terms_of(path))
+        path_ids = self._term_ids(terms_of(shared))
         path_set = set(path_ids)
-        first = len(self._doc_symbol)
+        first = len(self._doc_id)
         terms, ends = array("I"), array("I")
-        for doc, (_sid, qualname) in enumerate(docs, first):
-            own = self._term_ids(terms_of(qualname))
+        for doc, (_id, text) in enumerate(docs, first):
+            own = self._term_ids(terms_of(text))
             for t in own:
                 postings[t].append(doc)
-            for t in set(own) - path_set:  # the path's terms are counted once per document below
+            for t in set(own) - path_set:  # the shared terms are counted once per document below
                 df[t] += 1
             terms.extend(own)
             terms.extend(path_ids)
             ends.append(len(terms))
             self._doc_len.append(len(own) + len(path_ids))
         every = range(first, first + len(docs))
-        for t in path_ids:  # the path's words are in every document of the file
+        for t in path_ids:  # the shared words are in every document of the group
             postings[t].extend(every)
         for t in path_set:
             df[t] += len(docs)
-        self._doc_symbol.extend(sid for sid, _q in docs)
+        self._doc_id.extend(i for i, _t in docs)
         self._doc_repo.extend([repo_id] * len(docs))
-        self._files[key] = _FileDocs(first, len(docs), terms, ends)
+        self._groups[key] = _Group(first, len(docs), terms, ends)
         self._live += len(docs)
         self._total_len += len(terms)
 
-    def remove_file(self, key: str) -> None:
-        """Drop the documents of one file (nothing if it has none)."""
-        docs = self._files.pop(key, None)
+    def remove(self, key: str) -> None:
+        """Drop the documents of one group (nothing if it has none)."""
+        docs = self._groups.pop(key, None)
         if docs is None:
             return
         start = 0
@@ -265,10 +268,10 @@ class SymbolText:
             for t in set(docs.terms[start:end]):
                 self._df[t] -= 1
             start = end
-            self._doc_symbol[docs.first + i] = None
+            self._doc_id[docs.first + i] = None
             self._total_len -= self._doc_len[docs.first + i]
         self._live -= docs.count
-        dead = len(self._doc_symbol) - self._live
+        dead = len(self._doc_id) - self._live
         if dead > COMPACT_MIN_DEAD and dead > self._live:
             self._compact()
 
@@ -285,19 +288,19 @@ class SymbolText:
 
     def _compact(self) -> None:
         """Renumber the live documents and rebuild the postings without the tombstones."""
-        files = sorted(self._files.items(), key=lambda kv: kv[1].first)
-        symbols, repos, lengths = self._doc_symbol, self._doc_repo, self._doc_len
-        self._doc_symbol, self._doc_repo, self._doc_len = [], [], array("I")
+        groups = sorted(self._groups.items(), key=lambda kv: kv[1].first)
+        ids, repos, lengths = self._doc_id, self._doc_repo, self._doc_len
+        self._doc_id, self._doc_repo, self._doc_len = [], [], array("I")
         self._postings = [array("I") for _ in self._postings]
-        for _key, docs in files:
-            first = len(self._doc_symbol)
+        for _key, docs in groups:
+            first = len(self._doc_id)
             start = 0
             for i, end in enumerate(docs.ends):
                 doc = first + i
                 for t in docs.terms[start:end]:
                     self._postings[t].append(doc)
                 start = end
-                self._doc_symbol.append(symbols[docs.first + i])
+                self._doc_id.append(ids[docs.first + i])
                 self._doc_repo.append(repos[docs.first + i])
                 self._doc_len.append(lengths[docs.first + i])
             docs.first = first
@@ -305,8 +308,8 @@ class SymbolText:
     # ------------------------------------------------------------------ queries
 
     def search(self, text: str, limit: int, repo_id: str = "") -> list[tuple[str, float]]:
-        """The ``limit`` best (symbol id, BM25 score) for ``text``, best first (ties by id);
-        only symbols of ``repo_id`` when given."""
+        """The ``limit`` best (document id, BM25 score) for ``text``, best first (ties by id);
+        only documents of ``repo_id`` when given."""
         query = {t for t in (self._vocab.get(term) for term in terms_of(text)) if t is not None}
         if not query or not self._live or limit <= 0:
             return []
@@ -318,9 +321,9 @@ class SymbolText:
                 continue
             idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
             for doc, tf in Counter(self._postings[t]).items():
-                if self._doc_symbol[doc] is None or (repo_id and self._doc_repo[doc] != repo_id):
+                if self._doc_id[doc] is None or (repo_id and self._doc_repo[doc] != repo_id):
                     continue
                 norm = tf + K1 * (1 - B + B * self._doc_len[doc] / avg)
                 scores[doc] = scores.get(doc, 0.0) + idf * tf * (K1 + 1) / norm
-        best = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], self._doc_symbol[kv[0]] or ""))
-        return [(self._doc_symbol[doc] or "", score) for doc, score in best]
+        best = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], self._doc_id[kv[0]] or ""))
+        return [(self._doc_id[doc] or "", score) for doc, score in best]

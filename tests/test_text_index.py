@@ -1,14 +1,15 @@
-"""The in-memory symbol text index (pure): terms, BM25 ranking, repository scope, and that
+"""The in-memory text index (pure): terms, BM25 ranking, repository scope, and that
 every update (replace, remove, compaction) answers exactly what an index built from scratch
 over the same files answers."""
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
-from graphmemd import symbol_text
-from graphmemd.symbol_text import SymbolText, terms_of
+from graphmemd import text_index
+from graphmemd.text_index import TextIndex, terms_of
 
 
 def _file(i: int, n: int) -> tuple[str, str, str, list[tuple[str, str]]]:
@@ -27,11 +28,11 @@ def test_terms_split_identifiers_and_prose() -> None:
 
 
 def test_ranking_prefers_the_symbol_named_by_the_query() -> None:
-    t = SymbolText()
+    t = TextIndex()
     pool = [("r:net/pool.py::ConnectionPool#c", "ConnectionPool"),
             ("r:net/pool.py::ConnectionPool.acquire#m", "ConnectionPool.acquire")]  # fmt: skip
-    t.put_file("r:net/pool.py", "r", "net/pool.py", pool)
-    t.put_file("r:auth/login.py", "r", "auth/login.py", [("r:auth/login.py::login#f", "login")])
+    t.put("r:net/pool.py", "r", "net/pool.py", pool)
+    t.put("r:auth/login.py", "r", "auth/login.py", [("r:auth/login.py::login#f", "login")])
     hits = t.search("connection pool", 10)
     assert [h[0] for h in hits] == ["r:net/pool.py::ConnectionPool#c", "r:net/pool.py::ConnectionPool.acquire#m"]
     assert hits[0][1] > hits[1][1] > 0
@@ -41,45 +42,45 @@ def test_ranking_prefers_the_symbol_named_by_the_query() -> None:
 
 
 def test_repository_scope() -> None:
-    t = SymbolText()
-    t.put_file("a:x.py", "a", "x.py", [("a:x.py::handler#f", "handler")])
-    t.put_file("b:x.py", "b", "x.py", [("b:x.py::handler#f", "handler")])
+    t = TextIndex()
+    t.put("a:x.py", "a", "x.py", [("a:x.py::handler#f", "handler")])
+    t.put("b:x.py", "b", "x.py", [("b:x.py::handler#f", "handler")])
     assert {h[0] for h in t.search("handler", 10)} == {"a:x.py::handler#f", "b:x.py::handler#f"}
     assert [h[0] for h in t.search("handler", 10, "b")] == ["b:x.py::handler#f"]
 
 
 def test_replace_and_remove_keep_the_counts_exact() -> None:
-    t = SymbolText()
-    t.put_file("r:a.py", "r", "a.py", [("r:a.py::old_name#f", "old_name")])
-    t.put_file("r:a.py", "r", "a.py", [("r:a.py::new_name#f", "new_name")])
+    t = TextIndex()
+    t.put("r:a.py", "r", "a.py", [("r:a.py::old_name#f", "old_name")])
+    t.put("r:a.py", "r", "a.py", [("r:a.py::new_name#f", "new_name")])
     assert len(t) == 1
     assert t.search("old", 5) == []
     assert [h[0] for h in t.search("new name", 5)] == ["r:a.py::new_name#f"]
-    t.remove_file("r:a.py")
-    t.remove_file("r:never-indexed.py")
+    t.remove("r:a.py")
+    t.remove("r:never-indexed.py")
     assert len(t) == 0
     assert t.search("new", 5) == []
 
 
 @pytest.mark.parametrize("compact_at", [10, 10**9])
 def test_any_sequence_of_updates_answers_like_a_fresh_index(monkeypatch: pytest.MonkeyPatch, compact_at: int) -> None:
-    monkeypatch.setattr(symbol_text, "COMPACT_MIN_DEAD", compact_at)
+    monkeypatch.setattr(text_index, "COMPACT_MIN_DEAD", compact_at)
     rng = random.Random(7)
     live: dict[str, tuple[str, str, str, list[tuple[str, str]]]] = {}
-    t = SymbolText()
+    t = TextIndex()
     for step in range(300):
         i = rng.randrange(40)
         f = _file(i, rng.randrange(0, 12))
         if rng.random() < 0.3:
-            t.remove_file(f[0])
+            t.remove(f[0])
             live.pop(f[0], None)
         else:
-            t.put_file(*f)
+            t.put(*f)
             live[f[0]] = f
         if step % 50 == 49:
-            fresh = SymbolText()
+            fresh = TextIndex()
             for g in sorted(live.values()):
-                fresh.put_file(*g)
+                fresh.put(*g)
             assert len(t) == len(fresh)
             for q in ("thing method1", "pkg3 mod", "method4", "thing12 method2 pkg5"):
                 got, want = t.search(q, 20), fresh.search(q, 20)
@@ -92,9 +93,46 @@ def _letters(j: int) -> str:
 
 
 def test_a_batch_of_5000_symbols_is_searchable_at_once() -> None:
-    t = SymbolText()
+    t = TextIndex()
     syms = [(f"r:gen.py::make_{_letters(j)}_helper#f", f"make_{_letters(j)}_helper") for j in range(5000)]
-    t.put_file("r:gen.py", "r", "gen.py", syms)
+    t.put("r:gen.py", "r", "gen.py", syms)
     assert len(t) == 5000
     for j in (0, 2345, 4999):
         assert t.search(f"{_letters(j)} helper", 1)[0][0] == f"r:gen.py::make_{_letters(j)}_helper#f"
+
+
+def test_the_observation_book_keeps_its_text_index_with_every_change(tmp_path: Path) -> None:
+    """Observations are searchable when saved, by their text and tags; an edit replaces the
+    words, a status change keeps them, a delete removes them, and a replay rebuilds them."""
+    from graphmem.types import Anchor, AnchorKind, Category, ObservationStatus
+    from graphmemd.journal import Journal
+    from graphmemd.observations import ObservationBook
+
+    def make(journal: Journal) -> ObservationBook:
+        return ObservationBook(journal, lambda _o, _i: None)
+
+    def hits(book: ObservationBook, q: str) -> list[str]:
+        return [oid for oid, _score in book.search(q, 10)]
+
+    on_file = (Anchor(kind=AnchorKind.FILE, ref="app/db.py", repo_id="r", path="app/db.py"),)
+    with Journal(tmp_path / "observations.jsonl") as journal:
+        book = make(journal)
+        pool = book.create(repo_id="r", text="The second connection pool exists for retries",
+                           category=Category.DECISION, tags=["database"], source="t", confidence=1.0,
+                           anchors=on_file)  # fmt: skip
+        auth = book.create(repo_id="r", text="Tokens are compared in constant time", category=Category.CONSTRAINT,
+                           tags=["security"], source="t", confidence=1.0, anchors=on_file)  # fmt: skip
+        assert hits(book, "why is there a second pool?") == [pool.id]
+        assert hits(book, "security") == [auth.id]  # tags count
+        book.update(pool.id, text="One pool per tenant")
+        assert hits(book, "retries") == []
+        assert hits(book, "tenant pools") == [pool.id]
+        book.update(auth.id, status=ObservationStatus.ARCHIVED)
+        assert hits(book, "constant time") == [auth.id]  # who recalls archived notes decides
+        book.delete(auth.id)
+        assert hits(book, "constant time") == []
+    with Journal(tmp_path / "observations.jsonl") as journal:
+        again = make(journal)
+        again.load()
+        assert hits(again, "tenant") == [pool.id]
+        assert hits(again, "constant time") == []
