@@ -149,28 +149,34 @@ def test_a_copy_that_fills_the_buffer_pool_is_retried_after_a_reopen(tmp_path: P
         s.close()
 
 
-def test_after_a_statement_fails_inside_kuzu_the_store_reopens_before_the_next(tmp_path: Path) -> None:
-    """A write that ran out of space leaves Kùzu where the next statement can crash the
-    process ("Invalid transaction type to rollback", then SIGSEGV): the store reopens first."""
+def test_a_write_kuzu_cannot_roll_back_leaves_the_store_unused_until_a_restart(tmp_path: Path) -> None:
+    """A write that ran out of space leaves Kùzu unable to roll back ("Invalid transaction type
+    to rollback"): the next statement can crash the process and closing the database aborts
+    it. The store runs no statement on it again (a clear error instead) and does not close it."""
 
-    class FailOnce:
-        def __init__(self, conn: object) -> None:
-            self.conn = conn
+    class Poisoned:
+        def __init__(self) -> None:
+            self.calls: list[str] = []
 
         def execute(self, query: str, *args: object) -> object:
+            self.calls.append(query)
             raise RuntimeError("Invalid transaction type to rollback.")
 
         def close(self) -> None:
-            self.conn.close()  # type: ignore[attr-defined]
+            self.calls.append("close")
 
     s = _open(tmp_path / "graph.kuzu")
-    try:
-        broken = FailOnce(s._conn)
-        s._conn = broken  # type: ignore[assignment]
-        with pytest.raises(StoreError, match="rollback"):
-            s.replace_files(R, _files(), (), _edges())
-        s.replace_files(R, _files(), (), _edges())  # reopened first, then written
-        assert s._conn is not broken
-        assert sorted(f.path for f in s.load_repo_graph(R)[0]) == ["a.py", "b.py"]
-    finally:
-        s.close()
+    real_conn, real_db = s._conn, s._db
+    broken = Poisoned()
+    s._conn = broken  # type: ignore[assignment]
+    with pytest.raises(StoreError, match="rollback"):
+        s.replace_files(R, _files(), (), _edges())
+    assert "rollback" in s.poisoned
+    tried = len(broken.calls)
+    with pytest.raises(StoreError, match="needs a daemon restart"):
+        s.replace_files(R, _files(), (), _edges())
+    assert not s.recycle_if_due(0)
+    s.close()
+    assert len(broken.calls) == tried  # nothing ran on it, not even close
+    real_conn.close()
+    real_db.close()

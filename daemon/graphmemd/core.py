@@ -188,7 +188,8 @@ class Core:
             self._memory.close()
         if self._store is not None:
             self._store.close()
-            mark_clean(self.cfg.paths.store)
+            if not self._store.poisoned:
+                mark_clean(self.cfg.paths.store)
 
     def _store_space(self) -> str:
         """Why store writes must wait for space, or "" (see ``writer.py``)."""

@@ -60,6 +60,8 @@ COPY_WEIGHT = 20
 COPY_ROWS_PER_QUERY = 100
 #: how Kùzu says that its buffer pool is full (a COPY that hit it is retried after a reopen)
 _BUFFER_FULL = "Buffer manager exception"
+#: failures after which Kùzu cannot be used again in the process (see ``_note_failure``)
+_POISON = ("rollback", "No space left", "IO exception")
 #: a bulk load copies at most this many rows at a time (Kùzu's working memory for one COPY
 #: grows with its rows)
 COPY_CHUNK_ROWS = 20_000
@@ -139,8 +141,8 @@ class StoreConnection:
         self._closed = False
         #: queries since the database was (re)opened: see ``recycle_if_due``
         self.queries = 0
-        #: a statement failed inside Kùzu: reopen before the next one (``_reopen_if_failed``)
-        self._failed = False
+        #: why Kùzu can no longer be used in this process ("" while it can): ``_note_failure``
+        self.poisoned = ""
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
         try:
             self._init_schema()
@@ -174,7 +176,7 @@ class StoreConnection:
         (``cypher_literals`` avoids most of those). Closing the database returns all of it;
         reopening an idle store takes ~0.1 s, during which queries wait for the lock."""
         with self._lock:
-            if self._closed or self.queries < every:
+            if self._closed or self.poisoned or self.queries < every:
                 return False
             self._conn.close()
             self._db.close()
@@ -192,9 +194,7 @@ class StoreConnection:
 
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         with self._lock:
-            if self._closed:
-                raise StoreError("the store is closed")
-            self._reopen_if_failed()
+            self._check_usable()
             try:
                 # Parameters are written into the query as literals where that is exact: Kùzu
                 # 0.11.3 leaks 5-60 KB per query executed with parameters (cypher_literals.py).
@@ -208,22 +208,30 @@ class StoreConnection:
                     row = result.get_next()
                     rows.append(row if isinstance(row, list) else list(row.values()))
             except (RuntimeError, ValueError, IndexError) as exc:  # damaged pages decode badly too
-                self._failed = True
+                self._note_failure(exc)
                 raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
             return rows
 
-    def _reopen_if_failed(self) -> None:
-        """After a statement failed inside Kùzu (a write that ran out of space leaves it in a
-        state where the next statement can crash the process: "Invalid transaction type to
-        rollback", then SIGSEGV), reopen the database before running another one."""
-        if self._failed:
-            self._failed = False
-            logger.warning("reopening the store after a failed statement")
-            self.recycle_if_due(0)
+    def _check_usable(self) -> None:
+        if self._closed:
+            raise StoreError("the store is closed")
+        if self.poisoned:
+            raise StoreError(f"the store needs a daemon restart: {self.poisoned}")
+
+    def _note_failure(self, exc: Exception) -> None:
+        """A write that ran out of space leaves Kùzu 0.11.3 unable to roll back: the next
+        statement can crash the process (SIGSEGV), and closing the database aborts it (an
+        uncaught TransactionManagerException). Such a store is never touched again in this
+        process: every statement fails with a clear error until the daemon restarts (the
+        probe then checks the store; the journal holds every acknowledged observation)."""
+        text = str(exc)
+        if any(marker in text for marker in _POISON):
+            self.poisoned = text.strip().splitlines()[0][:200] if text.strip() else type(exc).__name__
+            logger.critical("store unusable until the daemon restarts: %s", self.poisoned)
 
     def _copy(self, table: str, rows: pa.Table) -> None:
         with self._lock:
-            self._reopen_if_failed()
+            self._check_usable()
             for start in range(0, rows.num_rows, COPY_CHUNK_ROWS):
                 data = rows.slice(start, COPY_CHUNK_ROWS)
                 for attempt in (1, 2):
@@ -240,7 +248,7 @@ class StoreConnection:
                             logger.warning("store buffer pool full during a COPY into %s: reopening, retrying", table)
                             self.recycle_if_due(0)
                             continue
-                        self._failed = True
+                        self._note_failure(exc)
                         raise StoreError(f"bulk load into {table} failed: {exc}") from exc
 
     def _init_schema(self) -> None:
@@ -273,11 +281,15 @@ class StoreConnection:
         logger.info("store %s migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
 
     def close(self) -> None:
-        """Close the connection and the database (idempotent)."""
+        """Close the connection and the database (idempotent). A poisoned store is left as it
+        is (closing it would abort the process); the next start probes it."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+            if self.poisoned:
+                logger.warning("store not closed (unusable since: %s); the next start checks it", self.poisoned)
+                return
             self._conn.close()
             self._db.close()
 
