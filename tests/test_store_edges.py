@@ -117,38 +117,6 @@ def test_bulk_loads_in_chunks_write_every_row(tmp_path: Path, monkeypatch: pytes
         s.close()
 
 
-def test_a_copy_that_fills_the_buffer_pool_is_retried_after_a_reopen(tmp_path: Path) -> None:
-    """Kùzu raises when its buffer pool is full (seen on 4.7 M-line loads); the store reopens
-    the database, which gives back what it held, and copies that slice again."""
-
-    class FullOnce:
-        def __init__(self, conn: object) -> None:
-            self.conn, self.failed = conn, False
-
-        def execute(self, query: str, *args: object) -> object:
-            if query.startswith("COPY") and not self.failed:
-                self.failed = True
-                raise RuntimeError("Buffer manager exception: Unable to allocate memory! The buffer pool is full")
-            return self.conn.execute(query, *args)  # type: ignore[attr-defined]
-
-        def close(self) -> None:
-            self.conn.close()  # type: ignore[attr-defined]
-
-    s = _open(tmp_path / "graph.kuzu")
-    try:
-        flaky = FullOnce(s._conn)
-        s._conn = flaky  # type: ignore[assignment]
-        s.replace_files(R, _files(), (), _edges())
-        assert flaky.failed
-        assert s._conn is not flaky  # reopened
-        files, symbols, graph = s.load_repo_graph(R)
-        assert sorted(f.path for f in files) == ["a.py", "b.py"]
-        assert len(symbols) == 4
-        assert set(graph.edges.calls) == set(_edges().calls)
-    finally:
-        s.close()
-
-
 def test_a_write_kuzu_cannot_roll_back_leaves_the_store_unused_until_a_restart(tmp_path: Path) -> None:
     """A write that ran out of space leaves Kùzu unable to roll back ("Invalid transaction type
     to rollback"): the next statement can crash the process and closing the database aborts

@@ -58,8 +58,6 @@ RECYCLE_QUERIES = 500
 #: (stdlib corpus) until the database is closed, so a large load makes the store due at once
 COPY_WEIGHT = 20
 COPY_ROWS_PER_QUERY = 100
-#: how Kùzu says that its buffer pool is full (a COPY that hit it is retried after a reopen)
-_BUFFER_FULL = "Buffer manager exception"
 #: failures after which Kùzu cannot be used again in the process (see ``_note_failure``)
 _POISON = ("rollback", "No space left", "IO exception")
 #: a bulk load copies at most this many rows at a time (Kùzu's working memory for one COPY
@@ -234,22 +232,18 @@ class StoreConnection:
             self._check_usable()
             for start in range(0, rows.num_rows, COPY_CHUNK_ROWS):
                 data = rows.slice(start, COPY_CHUNK_ROWS)
-                for attempt in (1, 2):
-                    try:
-                        # a COPY keeps ~300 KB and its pages, a literal query next to nothing
-                        self.queries += COPY_WEIGHT + data.num_rows // COPY_ROWS_PER_QUERY
-                        # Kùzu resolves the name `data` to the local arrow table (scan replacement).
-                        self._conn.execute(f"COPY {table} FROM data")
-                        break
-                    except (RuntimeError, ValueError, IndexError) as exc:
-                        if attempt == 1 and _BUFFER_FULL in str(exc):
-                            # what the open database holds (pages, leaks) can fill the buffer pool
-                            # during a large load; a reopen gives it all back (recycle_if_due)
-                            logger.warning("store buffer pool full during a COPY into %s: reopening, retrying", table)
-                            self.recycle_if_due(0)
-                            continue
-                        self._note_failure(exc)
-                        raise StoreError(f"bulk load into {table} failed: {exc}") from exc
+                try:
+                    # a COPY keeps ~300 KB and its pages, a literal query next to nothing
+                    self.queries += COPY_WEIGHT + data.num_rows // COPY_ROWS_PER_QUERY
+                    # Kùzu resolves the name `data` to the local arrow table (scan replacement).
+                    # Not retried when Kùzu's buffer pool is full: such a COPY can raise after it
+                    # committed part of the slice, and a store where that slice was deleted and
+                    # copied again crashed the next start (4.7 M lines). The job fails; what it
+                    # held (cached parses) is parsed again at the next start.
+                    self._conn.execute(f"COPY {table} FROM data")
+                except (RuntimeError, ValueError, IndexError) as exc:
+                    self._note_failure(exc)
+                    raise StoreError(f"bulk load into {table} failed: {exc}") from exc
 
     def _init_schema(self) -> None:
         self._run("LOAD EXTENSION fts")
