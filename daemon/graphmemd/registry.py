@@ -79,7 +79,7 @@ class RepoRuntime:
     rebase: bool = False
     #: Parses a warm restart read back that the resolver does not hold yet, and the edges the
     #: store had for them: the indexer hands them over and re-resolves when it is next idle
-    #: (``Indexer.hydrate``), so that a restart answers before it resolves.
+    #: (``restore.hand_over``), so that a restart answers before it resolves.
     unhanded: list[ParsedFile] = field(default_factory=list)
     stored_edges: ResolvedEdges | None = None
     identity: RepoIdentity = field(default_factory=RepoIdentity)

@@ -7,7 +7,7 @@ version and with the stored content hash, the files and symbols are rebuilt from
 resolved. Otherwise the graph's rows are read back. Either way nothing is resolved before
 the daemon answers: the cached parses that are still good wait in ``RepoRuntime.unhanded``
 until the indexer is next idle, which hands them to the resolver, re-resolves every file and
-corrects the graph and the store where the edges differ (``Indexer.hydrate``; e.g. after an
+corrects the graph and the store where the edges differ (``hand_over``; e.g. after an
 upgrade that resolves better). The index pass that follows a restore parses only files whose
 size or mtime changed on disk since; files whose cached parse was missing, unreadable or
 made by another parser are parsed again, and that pass re-anchors observations instead of
@@ -57,7 +57,7 @@ def restore(store: Store, state: GraphState, rt: RepoRuntime) -> None:
     else:
         edges = load_graph(store, state, rt)
         how = f"read back; {len(cached)} of {len(stored)} files from their cached parse"
-    # the resolver gets the parses (and re-resolves) when the indexer is next idle: Indexer.hydrate
+    # the resolver gets the parses (and re-resolves) when the indexer is next idle: hand_over
     rt.unhanded = [parsed for _row, parsed in cached.values()]
     rt.stored_edges = edges
     for path, (row, _parsed) in cached.items():

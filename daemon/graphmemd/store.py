@@ -260,7 +260,7 @@ class StoreConnection:
         for table, index in _OLD_FTS:
             if index in existing:
                 self._run(f"CALL DROP_FTS_INDEX('{table}', '{index}')")
-        self._run("MATCH (m:Meta {key: 'observation_fts'}) DELETE m")
+                self._run(f"MATCH (m:Meta {{key: '{index}'}}) DELETE m")  # its build marker, if any
         if any(r[0] == "words" for r in self._run("CALL TABLE_INFO('Symbol') RETURN name")):
             self._run("ALTER TABLE Symbol DROP words")
 
