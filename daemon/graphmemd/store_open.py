@@ -3,7 +3,8 @@
 A damaged Kùzu store can raise any exception type at open (RuntimeError, IndexError,
 UnicodeDecodeError, ...) or kill the process outright (SIGSEGV/SIGABRT while replaying a
 damaged WAL). So the store is first opened in a short-lived child process
-(``python -m graphmemd.store_open PATH``) that replays the WAL, reads every node table and
+(``python -m graphmemd.store_open PATH``) that replays the WAL, reads every table with the
+queries the daemon's start runs (so a store that would crash the restore is caught here) and
 checkpoints (which also bounds a WAL left by an unclean stop). Only when the child exits
 cleanly does the daemon open the store itself. Any failure, in the child or in the daemon's
 own open, moves the database and its WAL aside with a timestamp and starts an empty store;
@@ -170,7 +171,9 @@ _LOCKED = 3
 
 
 def _probe_main(argv: Sequence[str]) -> int:
-    """The child: open, read every table, checkpoint, close. Exit 0 when all went well."""
+    """The child: open, read every table the way the daemon's start does (observations, and
+    each repository's cached parses, files, symbols and edges, as ``restore.py`` reads them),
+    checkpoint, close. Exit 0 when all went well."""
     path, pool = Path(argv[0]), int(argv[1])
     try:
         store = Store(path, buffer_pool_mb=pool)
@@ -184,6 +187,11 @@ def _probe_main(argv: Sequence[str]) -> int:
         store.counts()
         for _ in store.observations():
             pass
+        for repo_id, *_ in store.repos():  # the reads of a warm restart (restore.py), each one
+            store.file_hashes(repo_id)
+            store.load_parses(repo_id)
+            store.load_resolved_edges(repo_id)
+            store.load_repo_graph(repo_id)
         store.checkpoint()
     except StoreError as exc:
         sys.stderr.write(f"{exc}\n")
