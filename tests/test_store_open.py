@@ -63,21 +63,21 @@ def test_a_wal_left_beside_a_marked_store_is_not_trusted(tmp_path: Path, probes:
 
 
 def test_the_probe_runs_the_reads_of_a_warm_restart(tmp_path: Path) -> None:
-    """A store whose node counts read fine but whose cached parses cannot be read back fails the
-    probe (the daemon would fail in its restore), and is moved aside instead of trusted."""
+    """A store whose node counts read fine but whose resolved edges cannot be read back fails
+    the probe (the daemon would fail in its restore), and is moved aside instead of trusted."""
     path = tmp_path / "graph.kuzu"
     store = open_store(path, buffer_pool_mb=64, max_db_size_gb=1).store
     store.upsert_repo("r", "/tmp/r", "", 1.0)
     store.close()
     assert store_open.probe_store(path, buffer_pool_mb=64) == ""
     store = Store(path, buffer_pool_mb=64)
-    store._run("ALTER TABLE Parse DROP data")  # what restore reads; counts() does not
+    store._run("ALTER TABLE Symbol DROP unresolved_calls")  # what restore reads; counts() does not
     store.close()
     problem = store_open.probe_store(path, buffer_pool_mb=64)
-    assert "data" in problem
+    assert "unresolved_calls" in problem
     opened = open_store(path, buffer_pool_mb=64, max_db_size_gb=1)
     try:
         assert opened.moved_to
-        assert "data" in opened.recovered
+        assert "unresolved_calls" in opened.recovered
     finally:
         opened.store.close()

@@ -112,18 +112,25 @@ def test_parser_upgrade_reanchors_instead_of_marking_stale(daemon_factory: Daemo
     from graphmem.paths import resolve_paths
     from graphmemd.journal import Journal
     from graphmemd.observations import to_doc
+    from graphmemd.parse_pack import ParsePack
     from graphmemd.store import Store
 
     d = daemon_factory([py_repo])
     with d.client() as c:
         o = c.observe("constant time", anchors=["app/auth/crypto.py::hash_password"])
         files = c.status().repositories[0].files
+        listed = c.list_repos()
     assert d.stop() == 0
 
     paths = resolve_paths(str(d.home), {})
+    pack = ParsePack(paths.parse_cache)
+    (rid,) = [r.id for r in listed]
+    old = pack.load(rid)
+    assert len(old) == files
+    pack.drop(rid)  # what an older parser would have left: other fingerprints, another cache version
+    pack.put_rows(rid, [replace(r, version="an-older-parser") for r in old])
     store = Store(paths.store)
-    try:  # what an older parser would have left: other fingerprints, another cache version
-        store._run("MATCH (p:Parse) SET p.version = 'an-older-parser'")
+    try:
         store._run(
             "MATCH (s:Symbol) WHERE s.name = 'hash_password' SET s.sig_hash = 'old-sig', s.body_hash = 'old-body'"
         )

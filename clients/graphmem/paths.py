@@ -40,6 +40,11 @@ class Paths:
         return self.data_dir / "observations.jsonl"
 
     @property
+    def parse_cache(self) -> Path:
+        """The cached parses a warm restart reads back (one pack file per repository)."""
+        return self.data_dir / "parses"
+
+    @property
     def repos_file(self) -> Path:
         """The registered repositories (JSON), so a restart knows what to watch."""
         return self.data_dir / "repos.json"

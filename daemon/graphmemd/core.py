@@ -40,6 +40,7 @@ from graphmemd.health import Health
 from graphmemd.identity import RepoIdentity
 from graphmemd.indexer import Indexer, Job
 from graphmemd.memory import Memory, NewObservation
+from graphmemd.parse_pack import ParsePack
 from graphmemd.readview import ReadView
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.status import daemon_status, repository_summary
@@ -134,8 +135,9 @@ class Core:
         if report:
             self.recovered.append(report)
             self.health.note_error(report)
+        parses = ParsePack(self.cfg.paths.parse_cache)
         indexer = self._indexer = Indexer(
-            self.cfg, self.registry, self.state, store, writer, memory, self.bus, self.health, self.faults
+            self.cfg, self.registry, self.state, store, parses, writer, memory, self.bus, self.health, self.faults
         )
         indexer.start()
         self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness)

@@ -20,6 +20,7 @@ from graphmem.types import Event, EventKind
 from graphmemd.delta import GraphDelta, ParsedUnit
 from graphmemd.events import EventBus
 from graphmemd.model import FileRecord, Language
+from graphmemd.parse_pack import ParsePack
 from graphmemd.registry import RepoRuntime
 from graphmemd.store import Store
 from graphmemd.writer import StoreWriter
@@ -33,8 +34,10 @@ CACHE_CHUNK = 256
 class DeltaSink:
     """Queues the store side of each delta, and the marks that say how far it got."""
 
-    def __init__(self, store: Store, writer: StoreWriter, bus: EventBus) -> None:
+    def __init__(self, store: Store, parses: ParsePack, writer: StoreWriter, bus: EventBus) -> None:
         self._store = store
+        #: the parse cache (a warm restart reads it back: ``restore.py``)
+        self.parses = parses
         self._writer = writer
         self._bus = bus
         #: the last store write of a delta (the indexer's warming waits for it)
@@ -64,8 +67,8 @@ class DeltaSink:
             for path, u in units.items()
         ]
         caches = {path: u.cache for path, u in units.items()}
-        store, rid = self._store, rt.id
-        self._writer.submit(lambda: store.store_parses(rid, records, caches))
+        parses, rid = self.parses, rt.id
+        self._writer.submit(lambda: parses.put(rid, records, caches))
 
     def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
         """Queue ``delta``'s rows, then the cached parses of the units that still carry their
@@ -74,7 +77,7 @@ class DeltaSink:
             (_record(rt, f.path, f.language, f.content_hash, f.size, f.syntax_errors, now), units[f.path].parsed)
             for f in delta.changed
         ]
-        store, rid = self._store, delta.repo_id
+        store, parses, rid = self._store, self.parses, delta.repo_id
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
         infos = {f.path: f.symbols for f in delta.changed}
         caches = {f.path: units[f.path].cache for f in delta.changed}
@@ -82,7 +85,22 @@ class DeltaSink:
         self._writer.submit(
             lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
         )
-        self.last_write = self._writer.submit(lambda: store.store_parses(rid, uncached, caches))
+
+        def cache() -> None:
+            parses.remove(rid, removed)
+            parses.put(rid, uncached, caches)
+
+        self.last_write = self._writer.submit(cache)
+
+    def forget(self, repo_id: str) -> Future[Any]:
+        """Queue the removal of a repository's rows and cached parses."""
+        store, parses = self._store, self.parses
+
+        def delete() -> None:
+            store.delete_repo(repo_id)
+            parses.drop(repo_id)
+
+        return self._writer.submit(delete)
 
     def queryable(self, rt: RepoRuntime) -> None:
         """Publish INDEX_QUERYABLE now: the graph and its text index hold the pass."""

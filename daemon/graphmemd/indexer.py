@@ -36,6 +36,7 @@ from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
 from graphmemd.model import ChangeKind, SymbolInfo, symbols_of
+from graphmemd.parse_pack import ParsePack
 from graphmemd.parse_pool import ParsePool
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.resolution import facts_from_files, is_fact_file
@@ -75,6 +76,7 @@ class Indexer:
         registry: RepoRegistry,
         state: GraphState,
         store: Store,
+        parses: ParsePack,
         writer: StoreWriter,
         memory: Memory,
         bus: EventBus,
@@ -92,7 +94,7 @@ class Indexer:
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._pool: ParsePool | None = None
-        self._sink = DeltaSink(store, writer, bus)
+        self._sink = DeltaSink(store, parses, writer, bus)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -195,7 +197,7 @@ class Indexer:
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
             with no_cyclic_gc():
-                restore(self._store, self._state, rt)
+                restore(self._store, self._sink.parses, self._state, rt)
             malloc.trim()
         elif job.kind == "index":
             rt.rescan_queued = False
@@ -230,8 +232,7 @@ class Indexer:
         with self._state.writing() as graph:
             graph.drop_repo(rt.id)
         self._registry.unregister(rt.id)
-        store = self._store
-        self._writer.submit(lambda: store.delete_repo(rt.id)).result(120)
+        self._sink.forget(rt.id).result(120)
 
     # ------------------------------------------------------------------ progress and freshness
 

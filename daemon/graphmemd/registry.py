@@ -26,7 +26,7 @@ from graphmem.errors import FailedPrecondition, InvalidArgument, NotFound
 from graphmem.types import IndexState
 
 from graphmemd.identity import RepoIdentity, identity_of
-from graphmemd.model import ParsedFile, ResolvedEdges
+from graphmemd.model import ResolvedEdges
 from graphmemd.resolution import RepoFacts, RepoResolver, facts_from_files
 from graphmemd.walker import RepoFilter, WalkedFile, walk_repo
 
@@ -77,10 +77,11 @@ class RepoRuntime:
     pass_symbols: int = 0
     #: The next index pass re-anchors observations (some parses came from another parser).
     rebase: bool = False
-    #: Parses a warm restart read back that the resolver does not hold yet, and the edges the
-    #: store had for them: the indexer hands them over and re-resolves when it is next idle
-    #: (``restore.hand_over``), so that a restart answers before it resolves.
-    unhanded: list[ParsedFile] = field(default_factory=list)
+    #: Parses a warm restart read back that the resolver does not hold yet (path -> encoded
+    #: parse, ``parsecache.py``), and the edges the store had for them: the indexer decodes
+    #: them, hands them over and re-resolves when it is next idle (``restore.hand_over``),
+    #: so that a restart answers before it resolves.
+    unhanded: dict[str, str] = field(default_factory=dict)
     stored_edges: ResolvedEdges | None = None
     identity: RepoIdentity = field(default_factory=RepoIdentity)
     lock: threading.Lock = field(default_factory=threading.Lock)

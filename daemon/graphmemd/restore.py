@@ -1,7 +1,7 @@
 """Warm restart: a known repository read back from the store instead of parsed again.
 
-Every file's last parse is cached in the store with the size, mtime and content hash it was
-parsed at (``parsecache.py``). When the cache covers every stored file, from this parser
+Every file's last parse is cached with the size, mtime and content hash it was parsed at
+(``parse_pack.py``, ``parsecache.py``). When the cache covers every stored file, from this parser
 version and with the stored content hash, the files and symbols are rebuilt from it in memory
 (faster than reading their rows back) and the edges are read from the store as last
 resolved. Otherwise the graph's rows are read back. Either way nothing is resolved before
@@ -26,24 +26,25 @@ from graphmemd import parsecache
 from graphmemd.codegraph import FileNode
 from graphmemd.graphstate import GraphState
 from graphmemd.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
+from graphmemd.parse_pack import CachedParse, ParsePack
 from graphmemd.registry import RepoRuntime
-from graphmemd.store import CachedParse, Store
+from graphmemd.store import Store
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
 
-def restore(store: Store, state: GraphState, rt: RepoRuntime) -> None:
+def restore(store: Store, parses: ParsePack, state: GraphState, rt: RepoRuntime) -> None:
     """Read ``rt`` back into ``state`` and its resolver (see the module docstring)."""
     started = time.time()
     rt.state = IndexState.WARMING
     stored = store.file_hashes(rt.id)
     cached: dict[str, tuple[CachedParse, ParsedFile]] = {}
-    for row in store.load_parses(rt.id):
+    for row in parses.load(rt.id):
         if row.version != parsecache.PARSER_VERSION or stored.get(row.path) != row.content_hash:
             continue
         try:
-            cached[row.path] = (row, parsecache.decode(row.data))
+            cached[row.path] = (row, parsecache.decode(row.data, outline=True))
         except ValueError as exc:
             logger.warning("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, row.path, exc)
     if stored and len(cached) == len(stored):
@@ -58,7 +59,7 @@ def restore(store: Store, state: GraphState, rt: RepoRuntime) -> None:
         edges = load_graph(store, state, rt)
         how = f"read back; {len(cached)} of {len(stored)} files from their cached parse"
     # the resolver gets the parses (and re-resolves) when the indexer is next idle: hand_over
-    rt.unhanded = [parsed for _row, parsed in cached.values()]
+    rt.unhanded = {path: row.data for path, (row, _outline) in cached.items()}
     rt.stored_edges = edges
     for path, (row, _parsed) in cached.items():
         rt.stats[path] = (row.size, row.mtime_ns)
@@ -96,12 +97,16 @@ def hand_over(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWri
     where the edges differ from the stored ones (a resolver that changed with an upgrade),
     put the new ones into the graph and the store."""
     parses, stored = rt.unhanded, rt.stored_edges
-    rt.unhanded, rt.stored_edges = [], None
+    rt.unhanded, rt.stored_edges = {}, None
     if not parses:
         return
     started = time.time()
-    for parsed in parses:
-        rt.resolver.set_file(parsed)
+    for path, text in parses.items():
+        try:
+            rt.resolver.set_file(parsecache.decode(text))
+        except ValueError as exc:  # its outline decoded: only a defect gets here
+            logger.error("cached parse of %s/%s unreadable (%s): parsed again at the next scan", rt.id, path, exc)
+            rt.stats.pop(path, None)
     edges = rt.resolver.all_edges()
     same = stored is not None and same_edges(edges, stored)
     if not same:

@@ -30,7 +30,7 @@ def scan_tree(
     if only:
         wanted = set(only)
         walked = [w for w in walked if w.path in wanted]
-    known = rt.resolver.paths() | {p.path for p in rt.unhanded}  # a warm restart's parses count
+    known = rt.resolver.paths() | rt.unhanded.keys()  # a warm restart's parses count
     todo: list[tuple[str, Path]] = []
     for w in walked:
         try:

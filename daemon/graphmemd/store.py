@@ -26,7 +26,7 @@ import kuzu
 import pyarrow as pa
 from graphmem.errors import DaemonAlreadyRunning, StoreError
 
-from graphmemd import malloc, parsecache
+from graphmemd import malloc
 from graphmemd.cypher_literals import inline
 from graphmemd.model import (
     Confidence,
@@ -77,9 +77,6 @@ _SCHEMA = (
     " sig_hash STRING, body_hash STRING, unresolved_calls STRING[],"
     " unresolved_bases STRING[], PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
-    # The last parse of each file (parsecache.py), read back at a restart instead of parsing.
-    "CREATE NODE TABLE IF NOT EXISTS Parse(id STRING, repo STRING, path STRING, size INT64, mtime INT64,"
-    " hash STRING, version STRING, data STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Observation(id STRING, repo STRING, text STRING, tags STRING,"
     " category STRING, status STRING, created_at DOUBLE, updated_at DOUBLE, doc STRING,"
     " PRIMARY KEY(id))",
@@ -96,19 +93,6 @@ _SCHEMA = (
 #: (``text_index.py``): dropped at open, with Symbol's ``words`` column. An fts index costs
 #: ~60 MB of RSS by existing and ~67 KB per deleted row in Kùzu 0.11.3.
 _OLD_FTS = (("Observation", "observation_fts"), ("Symbol", "symbol_fts"))
-
-
-@dataclass(frozen=True, slots=True)
-class CachedParse:
-    """A file's last parse as the store keeps it: the size, mtime and content hash it was
-    parsed at, the parser version that made it, and the encoded ``ParsedFile``."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    content_hash: str
-    version: str
-    data: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,8 +222,8 @@ class StoreConnection:
                     # Kùzu resolves the name `data` to the local arrow table (scan replacement).
                     # Not retried when Kùzu's buffer pool is full: such a COPY can raise after it
                     # committed part of the slice, and a store where that slice was deleted and
-                    # copied again crashed the next start (4.7 M lines). The job fails; what it
-                    # held (cached parses) is parsed again at the next start.
+                    # copied again crashed the next start. The job fails; the next pass re-writes
+                    # its files (their hashes differ).
                     self._conn.execute(f"COPY {table} FROM data")
                 except (RuntimeError, ValueError, IndexError) as exc:
                     self._note_failure(exc)
@@ -263,6 +247,8 @@ class StoreConnection:
                 self._run(f"MATCH (m:Meta {{key: '{index}'}}) DELETE m")  # its build marker, if any
         if any(r[0] == "words" for r in self._run("CALL TABLE_INFO('Symbol') RETURN name")):
             self._run("ALTER TABLE Symbol DROP words")
+        # cached parses moved to their own files (parse_pack.py): an older store's table goes
+        self._run("DROP TABLE IF EXISTS Parse")
 
     def _migrate_v1(self) -> None:
         """Schema 1 -> 2: add the edges' ``confidence`` column. Old edges read as
@@ -325,8 +311,8 @@ class StoreConnection:
 
 
 class Store(StoreConnection):
-    """The graph store: repositories, files, symbols, edges, cached parses and observation
-    copies, with their full-text indexes. Thread-safe: one connection behind one lock."""
+    """The graph store: repositories, files, symbols, edges and observation copies (the
+    cached parses are in ``parse_pack.py``). Thread-safe: one connection behind one lock."""
 
     # ------------------------------------------------------------------ repositories
 
@@ -347,7 +333,6 @@ class Store(StoreConnection):
         with self._lock:
             self._run("MATCH (s:Symbol) WHERE s.repo = $r DETACH DELETE s", {"r": repo_id})
             self._run("MATCH (f:File) WHERE f.repo = $r DETACH DELETE f", {"r": repo_id})
-            self._run("MATCH (p:Parse) WHERE p.repo = $r DELETE p", {"r": repo_id})
             self._run("MATCH (r:Repo {id: $r}) DELETE r", {"r": repo_id})
 
     # ------------------------------------------------------------------ code graph writes
@@ -376,11 +361,6 @@ class Store(StoreConnection):
                 ids = [file_id(repo_id, p) for p in gone]
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
-                # only the removed files' cached parses: a changed file's is replaced by store_parses
-                # (during a full pass, while parsing: before this runs)
-                gone_ids = [file_id(repo_id, p) for p in sorted(set(removed_paths))]
-                if gone_ids:
-                    self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": gone_ids})
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
                 self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
@@ -389,44 +369,6 @@ class Store(StoreConnection):
                     {"ids": ids},
                 )
             self._load(repo_id, files, edges, infos)
-
-    def store_parses(
-        self,
-        repo_id: str,
-        files: Sequence[tuple[FileRecord, ParsedFile]],
-        caches: Mapping[str, str | None] | None = None,
-    ) -> None:
-        """Cache the parses of ``files`` for a warm restart (``parsecache.py``), replacing the
-        files' previous ones; ``caches``: their text by path where the worker already encoded it."""
-        if not files:
-            return
-        known = caches or {}
-        version = parsecache.PARSER_VERSION
-        table = pa.table(
-            {
-                "id": [file_id(repo_id, rec.path) for rec, _ in files],
-                "repo": [repo_id] * len(files),
-                "path": [rec.path for rec, _ in files],
-                "size": pa.array([rec.size for rec, _ in files], pa.int64()),
-                "mtime": pa.array([rec.mtime_ns for rec, _ in files], pa.int64()),
-                "hash": [rec.content_hash for rec, _ in files],
-                "version": [version] * len(files),
-                "data": [known.get(rec.path) or parsecache.encode(parsed) for rec, parsed in files],
-            }
-        )
-        with self._lock:
-            self._run("MATCH (p:Parse) WHERE p.id IN $ids DELETE p", {"ids": table.column("id").to_pylist()})
-            self._copy("Parse", table)
-
-    def load_parses(self, repo_id: str) -> list[CachedParse]:
-        """Every cached parse of a repository (``parsecache.py``)."""
-        return [
-            CachedParse(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5])
-            for r in self._run(
-                "MATCH (p:Parse) WHERE p.repo = $r RETURN p.path, p.size, p.mtime, p.hash, p.version, p.data",
-                {"r": repo_id},
-            )
-        ]
 
     def file_hashes(self, repo_id: str) -> dict[str, str]:
         """Each stored file of a repository and its content hash."""

@@ -172,7 +172,7 @@ _LOCKED = 3
 
 def _probe_main(argv: Sequence[str]) -> int:
     """The child: open, read every table the way the daemon's start does (observations, and
-    each repository's cached parses, files, symbols and edges, as ``restore.py`` reads them),
+    each repository's files, symbols and edges, as ``restore.py`` reads them),
     checkpoint, close. Exit 0 when all went well."""
     path, pool = Path(argv[0]), int(argv[1])
     try:
@@ -189,7 +189,6 @@ def _probe_main(argv: Sequence[str]) -> int:
             pass
         for repo_id, *_ in store.repos():  # the reads of a warm restart (restore.py), each one
             store.file_hashes(repo_id)
-            store.load_parses(repo_id)
             store.load_resolved_edges(repo_id)
             store.load_repo_graph(repo_id)
         store.checkpoint()
