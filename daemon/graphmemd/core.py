@@ -73,6 +73,8 @@ class Core:
         self.started_at = time.time()
         self.ready = threading.Event()
         self._store: Store | None = None
+        #: the parse cache a warm restart reads (``parse_pack.py``)
+        self.parses = ParsePack(config.paths.parse_cache)
         self._writer: StoreWriter | None = None
         self._memory: Memory | None = None
         self._indexer: Indexer | None = None
@@ -135,9 +137,8 @@ class Core:
         if report:
             self.recovered.append(report)
             self.health.note_error(report)
-        parses = ParsePack(self.cfg.paths.parse_cache)
         indexer = self._indexer = Indexer(
-            self.cfg, self.registry, self.state, store, parses, writer, memory, self.bus, self.health, self.faults
+            self.cfg, self.registry, self.state, store, self.parses, writer, memory, self.bus, self.health, self.faults
         )
         indexer.start()
         self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness)

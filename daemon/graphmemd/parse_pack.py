@@ -186,6 +186,13 @@ class ParsePack:
             self._truncate(pack, end)
         return found
 
+    def size_bytes(self) -> int:
+        """The parse cache's size on disk."""
+        try:
+            return sum(p.stat().st_size for p in self.directory.glob("*.pack"))
+        except OSError:
+            return 0
+
     # ------------------------------------------------------------------ writing
 
     def put(

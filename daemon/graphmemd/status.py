@@ -68,7 +68,7 @@ def daemon_status(core: Core, socket_path: str, tcp: str) -> Status:
         uptime_seconds=time.time() - core.started_at,
         socket_path=socket_path,
         store_path=str(core.cfg.paths.store),
-        store_size_bytes=core.store.size_bytes() if serving else 0,
+        store_size_bytes=core.store.size_bytes() + core.parses.size_bytes() if serving else 0,
         journal_path=str(core.cfg.paths.journal),
         serving=serving,
         repositories=repos,
