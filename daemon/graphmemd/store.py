@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,8 @@ _POISON = ("rollback", "No space left", "IO exception")
 #: a bulk load copies at most this many rows at a time (Kùzu's working memory for one COPY
 #: grows with its rows)
 COPY_CHUNK_ROWS = 20_000
+#: large results are fetched as Arrow batches of this many rows (``_columns``)
+FETCH_ROWS = 10_000
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -193,6 +196,29 @@ class StoreConnection:
                 self._note_failure(exc)
                 raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
             return rows
+
+    def _columns(self, query: str, params: Mapping[str, Any], width: int) -> list[list[Any]]:
+        """A large result as ``width`` Python lists, one per column: fetched as Arrow in
+        batches of ``FETCH_ROWS`` rows (~2.5x faster than row by row, and no batch holds the
+        GIL for more than a few milliseconds), with string columns interned (ids: the graph
+        holds each once)."""
+        with self._lock:
+            self._check_usable()
+            text = inline(query, params)
+            try:
+                self.queries += 1
+                result = self._conn.execute(text) if text is not None else self._conn.execute(query, dict(params))
+                assert not isinstance(result, list)
+                table = result.get_as_arrow(FETCH_ROWS)
+            except (RuntimeError, ValueError, IndexError) as exc:
+                self._note_failure(exc)
+                raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
+        cols: list[list[Any]] = [[] for _ in range(width)]
+        for batch in table.to_batches():
+            for i in range(width):
+                values = batch.column(i).to_pylist()
+                cols[i].extend(map(_intern, values) if pa.types.is_string(batch.schema.field(i).type) else values)
+        return cols
 
     def _check_usable(self) -> None:
         if self._closed:
@@ -448,24 +474,19 @@ class Store(StoreConnection):
         calls += self._triples_q(
             "MATCH (a:File)-[e:FILE_CALLS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.confidence", p
         )
-        inherits = tuple(
-            (r[0], r[1], InheritKind(r[2]), _confidence(r[3]))
-            for r in self._run(
-                "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.kind, e.confidence",
-                p,
-            )
+        a, b, kinds, conf = self._columns(
+            "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id, e.kind, e.confidence", p, 4
         )
+        inherits = tuple(zip(a, b, map(InheritKind, kinds), map(_confidence, conf), strict=True))
         unresolved: list[tuple[str, str]] = []
-        for r in self._run(
-            "MATCH (s:Symbol) WHERE s.repo = $r AND size(s.unresolved_calls) > 0 RETURN s.id, s.unresolved_calls",
-            p,
-        ):
-            unresolved.extend((r[0], t) for t in r[1])
-        for r in self._run(
-            "MATCH (f:File) WHERE f.repo = $r AND size(f.unresolved_calls) > 0 RETURN f.id, f.unresolved_calls",
-            p,
-        ):
-            unresolved.extend((r[0], t) for t in r[1])
+        for table in ("Symbol", "File"):
+            ids, texts = self._columns(
+                f"MATCH (n:{table}) WHERE n.repo = $r AND size(n.unresolved_calls) > 0 RETURN n.id, n.unresolved_calls",
+                p,
+                2,
+            )
+            for node, node_texts in zip(ids, texts, strict=True):
+                unresolved.extend((node, sys.intern(t)) for t in node_texts)
         return ResolvedEdges(
             imports=imports,
             external_imports=ext,
@@ -475,10 +496,11 @@ class Store(StoreConnection):
         )
 
     def _pairs_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-        return tuple((r[0], r[1]) for r in self._run(query, params))
+        return tuple(zip(*self._columns(query, params, 2), strict=True))
 
     def _triples_q(self, query: str, params: Mapping[str, Any]) -> tuple[tuple[str, str, Confidence], ...]:
-        return tuple((r[0], r[1], _confidence(r[2])) for r in self._run(query, params))
+        a, b, conf = self._columns(query, params, 3)
+        return tuple(zip(a, b, map(_confidence, conf), strict=True))
 
     # ------------------------------------------------------------------ observations
 
@@ -514,11 +536,15 @@ class Store(StoreConnection):
             yield StoredObservation(r[0], r[1])
 
 
+_CONFIDENCES: dict[object, Confidence] = {c.value: c for c in Confidence}
+
+
 def _confidence(value: object) -> Confidence:
-    try:
-        return Confidence(value)
-    except ValueError:
-        return Confidence.UNKNOWN
+    return _CONFIDENCES.get(value, Confidence.UNKNOWN)
+
+
+def _intern(value: Any) -> Any:
+    return sys.intern(value) if type(value) is str else value
 
 
 def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:
