@@ -89,6 +89,22 @@ def test_parse_log_files_symbols_and_renames() -> None:
     assert "gone.py::vanished" in c1.symbols
 
 
+def test_a_commit_too_large_to_count_keeps_its_files_and_renames_but_names_no_symbols() -> None:
+    blocks = [
+        f"diff --git a/m{i}.py b/m{i}.py\n--- a/m{i}.py\n+++ b/m{i}.py\n@@ -1 +1 @@ def f{i}():\n-    x\n+def g{i}():\n"
+        for i in range(MAX_COMMIT_FILES + 5)
+    ]
+    rename = "diff --git a/old.py b/new.py\nsimilarity index 100%\nrename from old.py\nrename to new.py\n"
+    small = "diff --git a/s.py b/s.py\n--- a/s.py\n+++ b/s.py\n@@ -1 +1 @@ def run():\n+def helper():\n"
+    log = "\x00big 20\n" + "".join(blocks) + rename + "\x00small 10\n" + small
+    big, little = parse_log(log.splitlines())
+    assert len(big.files) == MAX_COMMIT_FILES + 6
+    assert big.renames == (("old.py", "new.py"),)
+    # the first MAX_COMMIT_FILES files' symbols may be read; none past the limit
+    assert not any(sym.startswith(f"m{MAX_COMMIT_FILES + 1}.py") for sym in big.symbols)
+    assert little.symbols == ("s.py::helper",)  # (a definition first: the header is the one before)
+
+
 def test_def_name_per_language() -> None:
     assert def_name("    def push(self, x):") == "push"
     assert def_name("class AppContext(Base):") == "AppContext"

@@ -19,7 +19,8 @@ outside any method counts for the preceding method, and a change past a nested f
 for the nested function.
 
 Weights: commits touching more than ``MAX_COMMIT_FILES`` files (formatter runs, vendoring,
-mass renames) are skipped; the rest weigh ``1 / log2(1 + files)`` so that a two-file commit
+mass renames) are skipped (their files and renames are read, their patch lines are not: an
+initial import is every line of the tree); the rest weigh ``1 / log2(1 + files)`` so that a two-file commit
 says more about its pair than a thirty-file one. Strength of partner ``p`` for ``x`` is
 ``sum(w of commits with x and p) / (sum(w of commits with x) + SMOOTHING)``: in [0, 1), low
 when ``x`` changed only once or twice.
@@ -142,6 +143,8 @@ class _CommitBuilder:
         if self.in_hunk:
             c = line[:1]
             if c in "+-":
+                if len(self.files) > MAX_COMMIT_FILES:
+                    return  # the commit is dropped (CoChange.build): its lines name nothing
                 name = def_name(line[1:])
                 if self.first_line:
                     self.first_line = False
@@ -180,6 +183,9 @@ class _CommitBuilder:
         self._flush_ctx()
         self.in_hunk = True
         self.first_line = True
+        if len(self.files) > MAX_COMMIT_FILES:
+            self.pending_ctx = None
+            return
         m = _HUNK_RX.match(line)
         self.pending_ctx = def_name(m.group(1), header=True) if m and m.group(1) else None
 
