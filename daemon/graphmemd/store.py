@@ -163,6 +163,9 @@ class StoreConnection:
         with self._lock:
             if self._closed or self.poisoned or self.queries < every:
                 return False
+            # a statement runs without the GIL, closing does not: left with nothing to
+            # checkpoint, the close is short (health checks wait through it)
+            self._run("CHECKPOINT")
             self._conn.close()
             self._db.close()
             malloc.trim()
