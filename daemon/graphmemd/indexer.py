@@ -329,9 +329,8 @@ class Indexer:
         self, rt: RepoRuntime, todo: list[tuple[str, Path]], skipped: dict[str, str], started: float, *, cache_now: bool
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
         """Parse ``todo``, overlapping the daemon's per-file work (resolver input, symbol ids)
-        with the workers' parsing. ``cache_now`` (a first pass: the store has no rows of the
-        repository that a cached parse could disagree with after a crash) also writes the
-        cached parses meanwhile; otherwise they are written after the pass's rows."""
+        with the workers' parsing. ``cache_now`` (a first pass: the store has no rows that a
+        cached parse could disagree with after a crash) writes the cached parses meanwhile."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
@@ -342,9 +341,10 @@ class Indexer:
             if out.parsed is not None:
                 rt.files_parsed += 1
                 rt.pass_symbols += len(out.parsed.symbols)
-                unit = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
+                rt.resolver.set_file(out.parsed)  # kept: its slim copy, unless the text must be encoded
+                parsed = rt.resolver.held(out.parsed) if out.cache is not None else out.parsed
+                unit = ParsedUnit(parsed, out.content_hash or "", out.size, out.cache)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit) if cache_now else unit
-                rt.resolver.set_file(out.parsed)
                 prepared[out.path] = symbols_of(rt.id, out.parsed)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason

@@ -55,21 +55,28 @@ def _table(columns: Sequence[str], types: dict[str, pa.DataType], rows: list[tup
     return sliced_table({name: [r[i] for r in rows] for i, name in enumerate(columns)}, types)
 
 
+def unresolved_of(edges: ResolvedEdges) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What stayed unresolved, by node: call texts (files and symbols), base-class texts."""
+    calls: dict[str, list[str]] = {}
+    for src, text in edges.unresolved_calls:
+        calls.setdefault(src, []).append(text)
+    bases: dict[str, list[str]] = {}
+    for child, text, _kind in edges.unresolved_inherits:
+        bases.setdefault(child, []).append(text)
+    return calls, bases
+
+
 def node_tables(
     repo_id: str,
     files: Sequence[tuple[FileRecord, ParsedFile]],
-    edges: ResolvedEdges,
+    unresolved: tuple[Mapping[str, list[str]], Mapping[str, list[str]]],
     infos: Mapping[str, Sequence[SymbolInfo]] | None = None,
-) -> tuple[list[tuple[str, pa.Table]], tuple[list[str], list[str]], tuple[list[str], list[str]]]:
-    """The File and Symbol rows of ``files`` as Arrow tables, with the DEFINES and
-    CONTAINS pairs their symbols need. ``infos``: the files' symbols as ``symbols_of``
-    already derived them (by path), so they are not derived twice."""
-    unresolved_calls: dict[str, list[str]] = {}
-    for src, text in edges.unresolved_calls:
-        unresolved_calls.setdefault(src, []).append(text)
-    unresolved_bases: dict[str, list[str]] = {}
-    for child, text, _kind in edges.unresolved_inherits:
-        unresolved_bases.setdefault(child, []).append(text)
+) -> list[tuple[str, pa.Table]]:
+    """The File and Symbol rows of ``files`` as Arrow tables, then the DEFINES and CONTAINS
+    pairs their symbols need (both ends are in the same file). ``unresolved``: from
+    ``unresolved_of``; ``infos``: the files' symbols as ``symbols_of`` already derived them
+    (by path), so they are not derived twice."""
+    unresolved_calls, unresolved_bases = unresolved
     file_rows: list[tuple[Any, ...]] = []
     symbol_rows: list[tuple[Any, ...]] = []
     defines: tuple[list[str], list[str]] = ([], [])
@@ -92,23 +99,18 @@ def node_tables(
             if parent_id:
                 contains[0].append(parent_id)
                 contains[1].append(sid)
-    tables = [
+    return [
         ("File", _table(_FILE_COLUMNS, _FILE_TYPES, file_rows)),
         ("Symbol", _table(_SYMBOL_COLUMNS, _SYMBOL_TYPES, symbol_rows)),
+        ("DEFINES", _pairs(zip(*defines, strict=True))),
+        ("CONTAINS", _pairs(zip(*contains, strict=True))),
     ]
-    return tables, defines, contains
 
 
-def rel_tables(
-    repo_id: str,
-    edges: ResolvedEdges,
-    defines: tuple[list[str], list[str]],
-    contains: tuple[list[str], list[str]],
-) -> list[tuple[str, pa.Table]]:
-    """Every relationship table of a load: definitions, containment, imports, calls and
-    inheritance, each edge with its resolution confidence."""
-    out: list[tuple[str, pa.Table]] = [("DEFINES", _pairs(zip(*defines, strict=True)))]
-    out.append(("CONTAINS", _pairs(zip(*contains, strict=True))))
+def rel_tables(repo_id: str, edges: ResolvedEdges) -> list[tuple[str, pa.Table]]:
+    """The resolved edges' relationship tables: imports, calls and inheritance, each edge
+    with its resolution confidence."""
+    out: list[tuple[str, pa.Table]] = []
     out.append(("IMPORTS", _triples(edges.imports)))
     out.append(("IMPORTS_EXT", _pairs(edges.external_imports)))
     file_prefix = f"{repo_id}:"

@@ -82,6 +82,12 @@ class RepoResolver:
         elif old.struct_key != fi.struct_key:
             self._invalidate(self._structural_keys(old) | self._structural_keys(fi))
 
+    def held(self, parsed: ParsedFile) -> ParsedFile:
+        """The copy of ``parsed`` the resolver keeps (its calls and typed names planned and
+        dropped), once ``set_file`` took it; ``parsed`` itself otherwise."""
+        fi = self.files.get(parsed.path)
+        return fi.parsed if fi is not None else parsed
+
     def remove_file(self, path: str) -> None:
         """Forget a file: unindex it and invalidate the contexts that depended on it."""
         old = self.files.pop(path, None)
