@@ -126,3 +126,34 @@ def test_an_outline_decodes_only_the_symbols() -> None:
     assert parsed.inherits
     outline = parsecache.decode(parsecache.encode(parsed), outline=True)
     assert outline == replace(parsed, imports=(), calls=(), inherits=(), types=())
+
+
+def test_a_failed_append_leaves_the_pack_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails half-way (a full disk) is cut off again: the pack keeps what it had,
+    the error is a StoreError, and the next append works."""
+    import errno
+    import io
+
+    from graphmem.errors import StoreError
+
+    pack = ParsePack(tmp_path / "parses")
+    pack.put_rows("r", [row("a.py", 1)])
+    (file,) = (tmp_path / "parses").glob("*.pack")
+    before = file.read_bytes()
+    real_open = Path.open
+
+    class Full(io.FileIO):
+        def write(self, data: object) -> int:
+            super().write(bytes(data[:10]))  # type: ignore[index]
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def fake_open(self: Path, mode: str = "r", *args: object, **kwargs: object) -> object:
+        return Full(str(self), mode.replace("b", "")) if self == file and mode == "r+b" else real_open(self, mode)
+
+    monkeypatch.setattr(Path, "open", fake_open)
+    with pytest.raises(StoreError, match="No space"):
+        pack.put_rows("r", [row("b.py", 2)])
+    monkeypatch.setattr(Path, "open", real_open)
+    assert file.read_bytes() == before
+    pack.put_rows("r", [row("c.py", 3)])
+    assert by_path(ParsePack(tmp_path / "parses")) == {"a.py": row("a.py", 1), "c.py": row("c.py", 3)}

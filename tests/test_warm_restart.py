@@ -207,3 +207,40 @@ def test_a_warm_restart_corrects_edges_the_store_has_wrong(daemon_factory: Daemo
     finally:
         store.close()
     assert "AuthService.register" in {r[0] for r in rows}
+
+
+def test_a_damaged_parse_cache_costs_a_parse_not_an_answer(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """The parse cache is a cache: a pack cut short (a crash or a full disk mid-append) or
+    overwritten with garbage makes the restart parse those files again; the graph, the
+    observations and the freshness come back complete either way."""
+    from graphmem.paths import resolve_paths
+
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        files = c.status().repositories[0].files
+        o = c.observe("constant-time compare", anchors=["app/auth/crypto.py::hash_password"])
+        symbols = {s.id for s in c.find_symbols("hash_password")}
+    assert d.stop() == 0
+    (pack,) = resolve_paths(str(d.home), {}).parse_cache.glob("*.pack")
+    size = pack.stat().st_size
+    with pack.open("r+b") as f:
+        f.truncate(size * 2 // 3)  # the last third of the records is gone, one of them torn
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        (repo,) = c.status().repositories
+        assert 0 < repo.files_parsed < files  # those files only
+        assert repo.files == files
+        assert {s.id for s in c.find_symbols("hash_password")} == symbols
+        assert c.get(o.id).status is ObservationStatus.FRESH
+        assert c.recall(files=["app/api/routes.py"]).freshness.current
+    assert d2.stop() == 0
+    assert pack.stat().st_size > size * 2 // 3  # the cache is whole again
+
+    pack.write_bytes(b"\x00garbage" * 100)
+    d3 = daemon_factory([py_repo], home=d.home)
+    with d3.client() as c:
+        assert parsed(c) == files
+        assert {s.id for s in c.find_symbols("hash_password")} == symbols
+        assert c.get(o.id).status is ObservationStatus.FRESH
+    assert d3.stop() == 0
