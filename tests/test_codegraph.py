@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from graphmem.types import EdgeKind
 from graphmemd.codegraph import KIND_ORDER, CodeGraph, FileNode
-from graphmemd.model import Confidence, Language, ResolvedEdges, SymbolInfo, SymbolKind, file_id, symbol_id
+from graphmemd.model import (
+    Confidence,
+    Language,
+    ResolvedEdges,
+    SymbolInfo,
+    SymbolKind,
+    file_id,
+    symbol_id,
+    symbols_of,
+)
 
 REPO = "r"
 
@@ -97,3 +106,26 @@ def test_edges_keep_how_they_were_resolved() -> None:
     assert g.confidence(fa, EdgeKind.DEFINES, a.id) is None  # structural: no confidence
     assert g.confidence(a.id, EdgeKind.CALLS, fa) is None  # no such edge
     assert not guess.certain
+
+
+def test_load_files_builds_what_put_file_builds() -> None:
+    """The bulk insert of a warm restart and one put_file per file give the same graph."""
+    from graphmemd.parsing.parser import parse_source
+
+    sources = {
+        "a.py": b"class A:\n    def f(self):\n        pass\n    def f(self):\n        pass\n\ndef g():\n    pass\n",
+        "b.py": b"from a import A\n\nclass B(A):\n    def h(self):\n        return g()\n",
+    }
+    items = []
+    for path, src in sources.items():
+        parsed = parse_source(path, src)
+        items.append((parsed, symbols_of("r", parsed)))
+    one, bulk = CodeGraph(), CodeGraph()
+    for parsed, syms in items:
+        one.put_file(FileNode("r", parsed.path, parsed.language, "h"), syms)
+    bulk.load_files((FileNode("r", p.path, p.language, "h"), syms) for p, syms in items)
+    assert bulk.files.keys() == one.files.keys()
+    assert bulk.symbols == one.symbols
+    for node in [*one.files, *one.symbols]:
+        assert bulk.adjacency(node) == one.adjacency(node)
+    assert bulk.search_symbols("f", 10) == one.search_symbols("f", 10)

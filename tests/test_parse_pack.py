@@ -157,3 +157,15 @@ def test_a_failed_append_leaves_the_pack_as_it_was(tmp_path: Path, monkeypatch: 
     assert file.read_bytes() == before
     pack.put_rows("r", [row("c.py", 3)])
     assert by_path(ParsePack(tmp_path / "parses")) == {"a.py": row("a.py", 1), "c.py": row("c.py", 3)}
+
+
+def test_prune_keeps_only_the_packs_of_known_repositories(tmp_path: Path) -> None:
+    pack = ParsePack(tmp_path / "parses")
+    for repo in ("kept", "gone", "also-gone"):
+        pack.put_rows(repo, [row("a.py")])
+    (tmp_path / "parses" / "x.tmp").write_bytes(b"half a rewrite")
+    fresh = ParsePack(tmp_path / "parses")
+    assert len(fresh.prune(["kept", "never-cached"])) == 3
+    assert sorted(p.suffix for p in (tmp_path / "parses").iterdir()) == [".pack"]
+    assert by_path(fresh, "kept") == {"a.py": row("a.py")}
+    assert fresh.load("gone") == []

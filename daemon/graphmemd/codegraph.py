@@ -13,7 +13,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from graphmem.types import EdgeConfidence, EdgeKind
@@ -186,6 +186,33 @@ class CodeGraph:
             if s.parent_id:
                 self._link(s.parent_id, EdgeKind.CONTAINS, s.id)
         return old
+
+    def load_files(self, items: Iterable[tuple[FileNode, Sequence[SymbolInfo]]]) -> None:
+        """Insert files the graph does not hold yet, with their symbols (a warm restart):
+        ``put_file`` without its replacement bookkeeping, ~20 % faster in bulk."""
+        out, inn, symbols, files = self._out, self._in, self.symbols, self.files
+        touched: list[str] = []
+        for node, syms in items:
+            fid = file_id(node.repo_id, node.path)
+            if fid in files:
+                self.put_file(node, syms)
+                continue
+            node.symbol_ids = ids = [s.id for s in syms]
+            files[fid] = node
+            self.text.put(fid, node.repo_id, node.path, [(s.id, s.qualname) for s in syms])
+            defines = out[fid][EdgeKind.DEFINES]
+            for sym in syms:
+                sid = sym.id
+                symbols[sid] = sym
+                self._name(sym.name.lower(), sid)
+                defines[sid] = None
+                inn[sid][EdgeKind.DEFINES].add(fid)
+                if sym.parent_id:
+                    out[sym.parent_id][EdgeKind.CONTAINS][sid] = None
+                    inn[sid][EdgeKind.CONTAINS].add(sym.parent_id)
+            touched.append(fid)
+            touched.extend(ids)
+        self._unwarmed.update(touched)  # nothing of theirs was cached (``_forget``)
 
     def set_edges(self, sources: Iterable[str], edges: ResolvedEdges) -> None:
         """Replace the outgoing CALLS/IMPORTS/INHERITS edges of ``sources`` (file ids; their

@@ -155,6 +155,8 @@ class Core:
             self._watcher.start()
         self._mining.start()
         stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
+        for pack in self.parses.prune(stored):
+            logger.info("removed the parse cache of a repository the store does not hold: %s", pack)
         for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
             try:
                 self._register(root, stored)

@@ -357,25 +357,24 @@ def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:
 
 def symbols_of(repo_id: str, parsed: ParsedFile) -> list[SymbolInfo]:
     """The SymbolInfo rows of one parsed file (parent qualnames turned into ids)."""
-    by_qual = {s.qualname: s for s in parsed.symbols}
-    out: list[SymbolInfo] = []
-    for s in parsed.symbols:
-        parent = by_qual.get(s.parent) if s.parent else None
-        out.append(
-            SymbolInfo(
-                id=symbol_id(repo_id, parsed.path, s.qualname, s.kind),
-                repo_id=repo_id,
-                path=parsed.path,
-                name=s.name,
-                qualname=s.qualname,
-                kind=s.kind,
-                language=parsed.language,
-                parent_id=symbol_id(repo_id, parsed.path, parent.qualname, parent.kind) if parent else None,
-                start_line=s.start_line,
-                end_line=s.end_line,
-                signature=s.signature,
-                sig_hash=s.sig_hash,
-                body_hash=s.body_hash,
-            )
+    prefix = f"{repo_id}:{parsed.path}::"
+    ids = [sys.intern(f"{prefix}{s.qualname}#{s.kind.value}") for s in parsed.symbols]  # as symbol_id
+    by_qual = {s.qualname: sid for s, sid in zip(parsed.symbols, ids, strict=True)}  # the last one wins
+    return [
+        SymbolInfo(
+            id=sid,
+            repo_id=repo_id,
+            path=parsed.path,
+            name=s.name,
+            qualname=s.qualname,
+            kind=s.kind,
+            language=parsed.language,
+            parent_id=by_qual.get(s.parent) if s.parent else None,
+            start_line=s.start_line,
+            end_line=s.end_line,
+            signature=s.signature,
+            sig_hash=s.sig_hash,
+            body_hash=s.body_hash,
         )
-    return out
+        for s, sid in zip(parsed.symbols, ids, strict=True)
+    ]

@@ -186,6 +186,21 @@ class ParsePack:
             self._truncate(pack, end)
         return found
 
+    def prune(self, keep: Iterable[str]) -> list[Path]:
+        """Delete the packs of repositories other than ``keep`` (removed while the daemon was
+        down, or from a store that was replaced) and any half-written rewrite; returns them."""
+        with self._lock:
+            wanted = {self._pack(repo_id).path for repo_id in keep}
+            gone: list[Path] = []
+            for path in [*self.directory.glob("*.pack"), *self.directory.glob("*.tmp")]:
+                if path not in wanted:
+                    try:
+                        path.unlink()
+                        gone.append(path)
+                    except OSError as exc:
+                        logger.warning("cannot remove the stale parse cache %s: %s", path, exc)
+            return gone
+
     def size_bytes(self) -> int:
         """The parse cache's size on disk."""
         try:

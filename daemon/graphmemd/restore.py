@@ -50,8 +50,10 @@ def restore(store: Store, parses: ParsePack, state: GraphState, rt: RepoRuntime)
     if stored and len(cached) == len(stored):
         edges = store.load_resolved_edges(rt.id)
         with state.writing() as graph:
-            for path, (row, parsed) in sorted(cached.items()):
-                graph.put_file(FileNode(rt.id, path, parsed.language, row.content_hash), symbols_of(rt.id, parsed))
+            graph.load_files(
+                (FileNode(rt.id, path, parsed.language, row.content_hash), symbols_of(rt.id, parsed))
+                for path, (row, parsed) in sorted(cached.items())
+            )
             graph.set_edges([file_id(rt.id, p) for p in sorted(cached)], edges)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         how = "rebuilt from its cached parses and stored edges"
