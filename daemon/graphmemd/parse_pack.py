@@ -242,6 +242,9 @@ class ParsePack:
 
     def remove(self, repo_id: str, paths: Iterable[str]) -> None:
         """Forget the cached parses of ``paths`` (removed files)."""
+        paths = list(paths)
+        if not paths:  # most batches remove nothing: no need to read the pack for its index
+            return
         with self._lock:
             live = self._indexed(self._pack(repo_id))
             gone = [p for p in paths if p in live]

@@ -1,7 +1,7 @@
 """The parse cache codec: a ``ParsedFile`` as a JSON text, and back. Pure, no I/O.
 
-A restart reads every file's last parse back from the store (with the file's size and
-mtime at that parse) instead of parsing the tree again: only files whose size or mtime
+A restart reads every file's last parse back from the parse cache (``parse_pack.py``, with
+the file's size and mtime at that parse) instead of parsing the tree again: only files whose size or mtime
 changed are parsed. ``PARSER_VERSION`` is a hash of the extraction code and its data files
 (``parsing/``) and of the model's field layout, so a daemon whose parser changed never
 trusts a parse made by another: those files are parsed again (and their observations
