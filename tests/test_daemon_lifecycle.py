@@ -388,7 +388,10 @@ def test_repo_add_list_remove(daemon_factory: DaemonFactory, py_daemon: Daemon, 
         go_obs = c.observe("go side is kept on removal", anchors=[go_syms[0].ref], repo=go_id)
         assert go_obs.repo_id == go_id
 
+        caches = resolve_paths(py_daemon.home, {}).parse_cache
+        wait_for(lambda: len(list(caches.glob("*.pack"))) == 2, 30)  # one parse cache per repository
         c.remove_repo(go_id)
+        assert len(list(caches.glob("*.pack"))) == 1  # the removed repository's is gone
         assert {r.id for r in c.list_repos()} == {py_obs.repo_id}
         assert go_id not in {r.id for r in c.status().repositories}
         kept = c.get(go_obs.id)  # kept as it was: registering the repository again restores it
