@@ -18,10 +18,10 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import kuzu
 import pyarrow as pa
@@ -44,6 +44,7 @@ from graphmemd.model import (
 from graphmemd.store_tables import node_tables, rel_tables, unresolved_of
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 SCHEMA_VERSION = 2
 #: Resolved edge tables; schema 2 added their ``confidence`` column (see ``_migrate``).
@@ -183,7 +184,9 @@ class StoreConnection:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+    def _query(self, query: str, params: Mapping[str, Any] | None, take: Callable[[kuzu.QueryResult], _T]) -> _T:
+        """Run ``query`` and ``take`` what it needs from the result, under the lock, with
+        Kùzu's failures mapped to ``StoreError`` (and noted: ``_note_failure``)."""
         with self._lock:
             self._check_usable()
             try:
@@ -194,31 +197,20 @@ class StoreConnection:
                 text = inline(query, params) if params else query
                 result = self._conn.execute(text) if text is not None else self._conn.execute(query, dict(params or {}))
                 assert not isinstance(result, list)
-                rows: list[list[Any]] = []
-                while result.has_next():
-                    row = result.get_next()
-                    rows.append(row if isinstance(row, list) else list(row.values()))
+                return take(result)
             except (RuntimeError, ValueError, IndexError) as exc:  # damaged pages decode badly too
                 self._note_failure(exc)
                 raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
-            return rows
+
+    def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        return self._query(query, params, _rows)
 
     def _columns(self, query: str, params: Mapping[str, Any], width: int) -> list[list[Any]]:
         """A large result as ``width`` Python lists, one per column: fetched as Arrow in
         batches of ``FETCH_ROWS`` rows (~2.5x faster than row by row, and no batch holds the
         GIL for more than a few milliseconds), with string columns interned (ids: the graph
         holds each once)."""
-        with self._lock:
-            self._check_usable()
-            text = inline(query, params)
-            try:
-                self.queries += 1
-                result = self._conn.execute(text) if text is not None else self._conn.execute(query, dict(params))
-                assert not isinstance(result, list)
-                table = result.get_as_arrow(FETCH_ROWS)
-            except (RuntimeError, ValueError, IndexError) as exc:
-                self._note_failure(exc)
-                raise StoreError(f"store query failed: {type(exc).__name__}: {exc}") from exc
+        table = self._query(query, params, lambda result: result.get_as_arrow(FETCH_ROWS))
         cols: list[list[Any]] = [[] for _ in range(width)]
         for batch in table.to_batches():
             for i in range(width):
@@ -548,6 +540,14 @@ _CONFIDENCES: dict[object, Confidence] = {c.value: c for c in Confidence}
 
 def _confidence(value: object) -> Confidence:
     return _CONFIDENCES.get(value, Confidence.UNKNOWN)
+
+
+def _rows(result: kuzu.QueryResult) -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    while result.has_next():
+        row = result.get_next()
+        rows.append(row if isinstance(row, list) else list(row.values()))
+    return rows
 
 
 def _intern(value: Any) -> Any:
