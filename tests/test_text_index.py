@@ -136,3 +136,50 @@ def test_the_observation_book_keeps_its_text_index_with_every_change(tmp_path: P
         again.load()
         assert hits(again, "tenant") == [pool.id]
         assert hits(again, "constant time") == []
+
+
+@pytest.mark.parametrize("into", ["empty", "other repository", "stale copy"])
+def test_an_extracted_part_absorbed_elsewhere_answers_like_a_fresh_index(into: str) -> None:
+    """A warm restart's snapshot: one repository's groups lifted out of a used index (with
+    tombstones and compactions behind it), pickled, and absorbed into another index."""
+    import pickle
+
+    rng = random.Random(11)
+    live: dict[str, tuple[str, str, str, list[tuple[str, str]]]] = {}
+    t = TextIndex()
+    for _ in range(400):
+        i, repo = rng.randrange(40), rng.choice("ab")
+        key, _r, path, docs = _file(i, rng.randrange(0, 12))
+        f = (f"{repo}{key[1:]}", repo, path, [(f"{repo}{d[1:]}", text) for d, text in docs])
+        if rng.random() < 0.3:
+            t.remove(f[0])
+            live.pop(f[0], None)
+        else:
+            t.put(*f)
+            live[f[0]] = f
+    ours = [f for k, f in sorted(live.items()) if k.startswith("a:")]
+    part = pickle.loads(pickle.dumps(t.extract(f[0] for f in ours)))
+    target = TextIndex()
+    if into == "other repository":
+        for f in sorted(live.values()):
+            if f[1] == "b":
+                target.put(*f)
+    elif into == "stale copy":  # groups of the same keys, other documents: replaced
+        for key, repo, path, docs in ours:
+            if docs:  # (a group without documents is not kept, nor extracted)
+                    target.put(key, repo, path, [(f"{key}::gone#f", "gone obsolete")])
+    target.absorb(part)
+    fresh = TextIndex()
+    for f in sorted(live.values()):
+        if into == "other repository" or f[1] == "a":
+            fresh.put(*f)
+    assert len(target) == len(fresh)
+    assert target.search("gone obsolete", 5) == []
+    for q in ("thing method1", "pkg3 mod", "method4", "thing12 method2 pkg5"):
+        for repo in ("", "a", "b"):
+            got, want = target.search(q, 30, repo), fresh.search(q, 30, repo)
+            assert [h[0] for h in got] == [h[0] for h in want], (q, repo)
+            assert [round(h[1], 9) for h in got] == [round(h[1], 9) for h in want], (q, repo)
+    target.put(*ours[0])  # and it stays an index that updates
+    target.remove(ours[1][0])
+    assert len(target) == len(fresh) - len(ours[1][3])

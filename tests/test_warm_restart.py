@@ -1,7 +1,9 @@
-"""Restarts and branch switches without re-parsing: the daemon reads every file's last parse
-back from the store and parses only what changed on disk; a checkout parses each changed
-file once; a large batch leaves text search complete. Counted with ``files_parsed`` (files
-parsed since the daemon started) through the real daemon."""
+"""Restarts and branch switches without re-parsing: the daemon puts each repository's graph
+back from the snapshot its last clean stop wrote, or rebuilds it from every file's cached
+parse and the stored edges, and parses only what changed on disk; a checkout parses each
+changed file once; a large batch leaves text search complete. Counted with ``files_parsed``
+(files parsed since the daemon started) through the real daemon. The tests of a restart run
+both ways (``via``): with the snapshot, and with it removed."""
 
 from __future__ import annotations
 
@@ -9,12 +11,29 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
+from graphmem.paths import resolve_paths
 from graphmem.types import ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
 TIMEOUT = 60.0
+
+
+VIA = pytest.mark.parametrize("via", ["snapshot", "parses"])
+
+
+def restart_via(via: str, home: Path) -> None:
+    """Before a restart: keep the snapshot the clean stop wrote, or remove it (the restart then
+    rebuilds the graph from the cached parses)."""
+    (snap,) = resolve_paths(str(home), {}).snapshots.glob("*.snap")
+    if via == "parses":
+        snap.unlink()
+
+
+def log_of(home: Path) -> str:
+    return resolve_paths(str(home), {}).log.read_text(encoding="utf-8")
 
 
 def parsed(c: GraphMem) -> int:
@@ -33,13 +52,15 @@ def git(root: Path, *args: str) -> str:
     return out.stdout
 
 
-def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+@VIA
+def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFactory, py_repo: Path, via: str) -> None:
     d = daemon_factory([py_repo])
     with d.client() as c:
         files = c.status().repositories[0].files
         assert parsed(c) == files  # the first index parses every file
         o = c.observe("constant-time compare", anchors=["app/auth/crypto.py::hash_password"])
     assert d.stop() == 0
+    restart_via(via, d.home)
 
     d2 = daemon_factory([py_repo], home=d.home)
     with d2.client() as c:
@@ -54,6 +75,7 @@ def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFacto
 
     crypto = py_repo / "app/auth/crypto.py"
     crypto.write_text(crypto.read_text().replace("def hash_password(", "def hash_password_v2("))
+    restart_via(via, d.home)
     d3 = daemon_factory([py_repo], home=d.home)
     with d3.client() as c:
         assert parsed(c) == 1  # only the file that changed while the daemon was down
@@ -109,7 +131,6 @@ def test_parser_upgrade_reanchors_instead_of_marking_stale(daemon_factory: Daemo
     fingerprints follow to the new ones, fresh; nothing turns stale."""
     from dataclasses import replace
 
-    from graphmem.paths import resolve_paths
     from graphmemd.journal import Journal
     from graphmemd.observations import to_doc
     from graphmemd.parse_pack import ParsePack
@@ -136,6 +157,8 @@ def test_parser_upgrade_reanchors_instead_of_marking_stale(daemon_factory: Daemo
         )
     finally:
         store.close()
+    for snap in paths.snapshots.glob("*.snap"):  # an older parser's snapshot is not read either
+        snap.unlink()
     old_anchor = replace(o.anchors[0], sig_hash="old-sig", body_hash="old-body")
     with Journal(paths.journal) as j:
         j.append({"op": "put", "obs": to_doc(replace(o, anchors=(old_anchor,)))})
@@ -154,8 +177,9 @@ def _callee_names(c: GraphMem, ref: str) -> list[str]:
     return sorted(s.name for s in c.symbol(ref).callees)
 
 
+@VIA
 def test_after_a_warm_restart_a_change_re_resolves_its_dependents(
-    daemon_factory: DaemonFactory, py_repo: Path
+    daemon_factory: DaemonFactory, py_repo: Path, via: str
 ) -> None:
     """A restart answers before it resolves (the edges come from the store, the resolver gets
     the cached parses when the indexer is idle); the first change after it must still find
@@ -165,6 +189,7 @@ def test_after_a_warm_restart_a_change_re_resolves_its_dependents(
     with d.client() as c:
         assert "hash_password" in _callee_names(c, register)
     assert d.stop() == 0
+    restart_via(via, d.home)
 
     d2 = daemon_factory([py_repo], home=d.home)
     with d2.client() as c:
@@ -178,10 +203,13 @@ def test_after_a_warm_restart_a_change_re_resolves_its_dependents(
         assert parsed(c) == 1
 
 
-def test_a_warm_restart_corrects_edges_the_store_has_wrong(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+@VIA
+def test_a_warm_restart_corrects_edges_the_store_has_wrong(
+    daemon_factory: DaemonFactory, py_repo: Path, via: str
+) -> None:
     """What a resolver upgrade looks like: the stored edges differ from what the resolver
-    finds now. The restart answers with the stored ones, then replaces them once idle."""
-    from graphmem.paths import resolve_paths
+    finds now. The restart answers with the stored ones (or the snapshot's), then replaces
+    them once idle, in the graph and in the store."""
     from graphmemd.store import Store
 
     register = "app/auth/service.py::AuthService.register"
@@ -194,6 +222,7 @@ def test_a_warm_restart_corrects_edges_the_store_has_wrong(daemon_factory: Daemo
         store._run("MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE b.name = 'hash_password' DELETE e")
     finally:
         store.close()
+    restart_via(via, d.home)
 
     d2 = daemon_factory([py_repo], home=d.home)
     with d2.client() as c:
@@ -209,11 +238,13 @@ def test_a_warm_restart_corrects_edges_the_store_has_wrong(daemon_factory: Daemo
     assert "AuthService.register" in {r[0] for r in rows}
 
 
-def test_a_damaged_parse_cache_costs_a_parse_not_an_answer(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+@VIA
+def test_a_damaged_parse_cache_costs_a_parse_not_an_answer(
+    daemon_factory: DaemonFactory, py_repo: Path, via: str
+) -> None:
     """The parse cache is a cache: a pack cut short (a crash or a full disk mid-append) or
     overwritten with garbage makes the restart parse those files again; the graph, the
     observations and the freshness come back complete either way."""
-    from graphmem.paths import resolve_paths
 
     d = daemon_factory([py_repo])
     with d.client() as c:
@@ -225,6 +256,7 @@ def test_a_damaged_parse_cache_costs_a_parse_not_an_answer(daemon_factory: Daemo
     size = pack.stat().st_size
     with pack.open("r+b") as f:
         f.truncate(size * 2 // 3)  # the last third of the records is gone, one of them torn
+    restart_via(via, d.home)
 
     d2 = daemon_factory([py_repo], home=d.home)
     with d2.client() as c:
@@ -238,9 +270,82 @@ def test_a_damaged_parse_cache_costs_a_parse_not_an_answer(daemon_factory: Daemo
     assert pack.stat().st_size > size * 2 // 3  # the cache is whole again
 
     pack.write_bytes(b"\x00garbage" * 100)
+    restart_via(via, d.home)
     d3 = daemon_factory([py_repo], home=d.home)
     with d3.client() as c:
         assert parsed(c) == files
         assert {s.id for s in c.find_symbols("hash_password")} == symbols
         assert c.get(o.id).status is ObservationStatus.FRESH
     assert d3.stop() == 0
+
+
+def test_a_clean_stop_leaves_a_snapshot_that_only_the_next_start_reads(
+    daemon_factory: DaemonFactory, py_repo: Path
+) -> None:
+    """Written at a clean stop, read (and removed) by the next start; a daemon that is killed
+    leaves none, and its successor rebuilds the graph from the cached parses."""
+    d = daemon_factory([py_repo])
+    snapshots = resolve_paths(str(d.home), {}).snapshots
+    with d.client() as c:
+        symbols = {s.id for s in c.find_symbols("hash_password")}
+    assert not list(snapshots.glob("*.snap"))
+    assert d.stop() == 0
+    assert len(list(snapshots.glob("*.snap"))) == 1
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        wait_for(lambda: "put back from its snapshot" in log_of(d.home), TIMEOUT)
+        assert not list(snapshots.glob("*.snap"))  # taken
+        assert {s.id for s in c.find_symbols("hash_password")} == symbols
+        assert parsed(c) == 0
+    d2.kill9()
+    assert not list(snapshots.glob("*.snap"))
+
+    d3 = daemon_factory([py_repo], home=d.home)
+    with d3.client() as c:
+        wait_for(lambda: "rebuilt from its cached parses" in log_of(d.home), TIMEOUT)
+        assert {s.id for s in c.find_symbols("hash_password")} == symbols
+        assert c.recall(files=["app/api/routes.py"]).freshness.current
+        assert parsed(c) == 0
+    assert d3.stop() == 0
+    assert log_of(d.home).count("put back from its snapshot") == 1
+
+
+def test_a_snapshot_the_store_moved_past_is_not_used(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """Snapshots are removed unless the store was closed cleanly since (its marker), and one
+    whose files differ from the store's is not used: the graph is rebuilt and answers as the
+    store does."""
+    d = daemon_factory([py_repo])
+    assert d.stop() == 0
+    paths = resolve_paths(str(d.home), {})
+    (snap,) = paths.snapshots.glob("*.snap")
+    old = snap.read_bytes()
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    crypto = py_repo / "app/auth/crypto.py"
+    with d2.client() as c:
+        crypto.write_text(crypto.read_text().replace("def hash_password(", "def hash_pw("))
+        wait_for(lambda: c.find_symbols("hash_pw"), TIMEOUT)
+        d2.wait_idle()
+    assert d2.stop() == 0
+    snap.write_bytes(old)  # the snapshot from before the change, with a valid clean marker
+
+    d3 = daemon_factory([py_repo], home=d.home)
+    with d3.client() as c:
+        wait_for(lambda: "rebuilt from its cached parses" in log_of(d.home), TIMEOUT)
+        assert "it differs from the store" in log_of(d.home)
+        assert c.find_symbols("hash_pw")
+        assert not c.find_symbols("hash_password")
+        assert parsed(c) == 0
+    assert d3.stop() == 0
+
+    snap.write_bytes(old)  # and the same, without the clean-close marker: not even read
+    Path(str(paths.store) + ".clean").unlink()
+    before = log_of(d.home).count("it differs from the store")
+    d4 = daemon_factory([py_repo], home=d.home)
+    with d4.client() as c:
+        assert c.find_symbols("hash_pw")
+        assert not c.find_symbols("hash_password")
+        assert not list(paths.snapshots.glob("*.snap"))
+    assert d4.stop() == 0
+    assert log_of(d.home).count("it differs from the store") == before

@@ -45,6 +45,11 @@ class Paths:
         return self.data_dir / "parses"
 
     @property
+    def snapshots(self) -> Path:
+        """The graph snapshots a clean stop leaves for the next start (one per repository)."""
+        return self.data_dir / "snapshots"
+
+    @property
     def repos_file(self) -> Path:
         """The registered repositories (JSON), so a restart knows what to watch."""
         return self.data_dir / "repos.json"

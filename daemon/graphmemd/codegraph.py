@@ -48,6 +48,34 @@ class FileNode:
     unresolved_calls: list[str] = field(default_factory=list)
 
 
+_Out = dict[str, dict[EdgeKind, dict[str, EdgeConfidence | None]]]
+_In = dict[str, dict[EdgeKind, set[str]]]
+
+
+def _out_kinds() -> defaultdict[EdgeKind, dict[str, EdgeConfidence | None]]:
+    return defaultdict(dict)
+
+
+def _in_kinds() -> defaultdict[EdgeKind, set[str]]:
+    return defaultdict(set)
+
+
+@dataclass(slots=True)
+class GraphPart:
+    """One repository's share of the graph, lifted out whole (``CodeGraph.export_repo``) to be
+    put back whole (``import_repo``): a warm restart's snapshot (``graph_snapshot.py``)."""
+
+    repo_id: str
+    files: dict[str, FileNode]
+    symbols: dict[str, SymbolInfo]
+    out: _Out
+    inn: _In
+    unresolved: dict[str, list[str]]
+    #: lowercased name -> the repository's symbol id(s) with it (as ``CodeGraph._by_name``)
+    names: dict[str, str | set[str]]
+    text: TextIndex
+
+
 class CodeGraph:
     """Files, symbols and typed edges of every registered repository."""
 
@@ -55,8 +83,8 @@ class CodeGraph:
         self.files: dict[str, FileNode] = {}
         self.symbols: dict[str, SymbolInfo] = {}
         #: a -> kind -> b -> how the edge was resolved (None for CONTAINS/DEFINES)
-        self._out: dict[str, dict[EdgeKind, dict[str, EdgeConfidence | None]]] = defaultdict(lambda: defaultdict(dict))
-        self._in: dict[str, dict[EdgeKind, set[str]]] = defaultdict(lambda: defaultdict(set))
+        self._out: _Out = defaultdict(_out_kinds)
+        self._in: _In = defaultdict(_in_kinds)
         self._unresolved: dict[str, list[str]] = {}
         #: lowercased name -> the one symbol id with it, or a set when several share it (most
         #: names are unique: a set each would cost ~200 bytes more)
@@ -241,6 +269,48 @@ class CodeGraph:
             self._link(a, EdgeKind.INHERITS, b, conf)
         for a, text in edges.unresolved_calls:
             self._unresolved.setdefault(a, []).append(text)
+
+    def export_repo(self, repo_id: str) -> GraphPart:
+        """``repo_id``'s files, symbols, edges and text documents, sharing this graph's objects
+        (take it while no one writes). Node ids start with ``<repo id>:`` and no edge crosses
+        repositories (each is resolved on its own), so the part is closed under its edges."""
+        prefix = f"{repo_id}:"
+        files = {fid: n for fid, n in self.files.items() if n.repo_id == repo_id}
+        symbols = {sid: self.symbols[sid] for n in files.values() for sid in n.symbol_ids if sid in self.symbols}
+        names: dict[str, str | set[str]] = {}
+        for sid, info in symbols.items():
+            got = names.setdefault(info.name.lower(), sid)
+            if got != sid:
+                names[info.name.lower()] = (got if isinstance(got, set) else {got}) | {sid}
+        return GraphPart(
+            repo_id,
+            files,
+            symbols,
+            {a: kinds for a, kinds in self._out.items() if a.startswith(prefix)},
+            {b: kinds for b, kinds in self._in.items() if b.startswith(prefix)},
+            {a: calls for a, calls in self._unresolved.items() if a.startswith(prefix)},
+            names,
+            self.text.extract(files),
+        )
+
+    def import_repo(self, part: GraphPart) -> None:
+        """Put back a part ``export_repo`` lifted out (of a repository this graph does not hold)."""
+        if any(n.repo_id == part.repo_id for n in self.files.values()):
+            raise ValueError(f"the graph already holds {part.repo_id}")
+        self.files.update(part.files)
+        self.symbols.update(part.symbols)
+        self._out.update(part.out)
+        self._in.update(part.inn)
+        self._unresolved.update(part.unresolved)
+        if self._by_name:
+            for name, got in part.names.items():
+                for sid in (got,) if isinstance(got, str) else got:
+                    self._name(name, sid)
+        else:
+            self._by_name = part.names
+        self.text.absorb(part.text)
+        self._unwarmed.update(part.out)
+        self._unwarmed.update(part.inn)
 
     def drop_repo(self, repo_id: str) -> None:
         """Remove every file of ``repo_id``, with its symbols and their edges."""

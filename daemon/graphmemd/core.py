@@ -35,6 +35,7 @@ from graphmemd.cochange_git import CoChangeKeeper
 from graphmemd.config import DaemonConfig
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
+from graphmemd.graph_snapshot import Snapshots
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.identity import RepoIdentity
@@ -75,6 +76,8 @@ class Core:
         self._store: Store | None = None
         #: the parse cache a warm restart reads (``parse_pack.py``)
         self.parses = ParsePack(config.paths.parse_cache)
+        #: the graph snapshots a clean stop leaves for the next start (``graph_snapshot.py``)
+        self.snapshots = Snapshots(config.paths.snapshots)
         self._writer: StoreWriter | None = None
         self._memory: Memory | None = None
         self._indexer: Indexer | None = None
@@ -138,7 +141,17 @@ class Core:
             self.recovered.append(report)
             self.health.note_error(report)
         indexer = self._indexer = Indexer(
-            self.cfg, self.registry, self.state, store, self.parses, writer, memory, self.bus, self.health, self.faults
+            self.cfg,
+            self.registry,
+            self.state,
+            store,
+            self.parses,
+            self.snapshots,
+            writer,
+            memory,
+            self.bus,
+            self.health,
+            self.faults,
         )
         indexer.start()
         self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness)
@@ -170,12 +183,12 @@ class Core:
         is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
         observations come back from the journal and the code graph from the repositories."""
         paths = self.cfg.paths
-        opened = open_store(
-            paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb
-        )
+        opened = open_store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
         if opened.recovered:
             self.recovered.append(opened.recovered)
             self.health.note_error(opened.recovered)
+        if not opened.clean:  # the snapshots may be older than the store: none is read
+            self.snapshots.clear()
         return opened.store
 
     def close(self) -> None:
@@ -184,17 +197,32 @@ class Core:
         self.cochange.stop()
         if self._watcher is not None:
             self._watcher.stop()
-        if self._indexer is not None:
-            self._indexer.close()
+        settled = self._indexer.close() if self._indexer is not None else True
         self.bus.close()
         if self._writer is not None:
-            self._writer.close()
+            settled = self._writer.close() and settled
         if self._memory is not None:
             self._memory.close()
         if self._store is not None:
             self._store.close()
             if not self._store.poisoned:
+                self.snapshots.clear()
+                if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
+                    self._save_snapshots()
                 mark_clean(self.cfg.paths.store)
+
+    def _save_snapshots(self) -> None:
+        """Write the snapshot of every ready repository, for the next start's warm restart."""
+        for rt in self.registry.all():
+            if rt.state is not IndexState.READY:
+                continue
+            started = time.monotonic()
+            try:
+                size = self.snapshots.save(self.state.graph.export_repo(rt.id))
+            except OSError as exc:  # the next start rebuilds it the slower way
+                logger.warning("cannot write the snapshot of %s: %s", rt.id, exc)
+                continue
+            logger.info("snapshot of %s written in %.2fs (%d KiB)", rt.id, time.monotonic() - started, size // 1024)
 
     def _store_space(self) -> str:
         """Why store writes must wait for space, or "" (see ``writer.py``)."""

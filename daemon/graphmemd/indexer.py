@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
-from graphmem.types import Event, EventKind, Freshness, IndexProgress, IndexState, RepoFreshness
+from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshness
 
 from graphmemd import malloc
 from graphmemd.config import DaemonConfig
@@ -32,6 +32,7 @@ from graphmemd.delta_sink import DeltaSink
 from graphmemd.events import EventBus
 from graphmemd.faults import Faults
 from graphmemd.gitinfo import head_commit, working_tree_dirty
+from graphmemd.graph_snapshot import Snapshots
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
@@ -77,6 +78,7 @@ class Indexer:
         state: GraphState,
         store: Store,
         parses: ParsePack,
+        snapshots: Snapshots,
         writer: StoreWriter,
         memory: Memory,
         bus: EventBus,
@@ -94,6 +96,9 @@ class Indexer:
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._pool: ParsePool | None = None
+        self._snapshots = snapshots
+        #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
+        self.failed_jobs = 0
         self._sink = DeltaSink(store, parses, writer, bus)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -115,13 +120,15 @@ class Indexer:
         pool.start()
         return pool
 
-    def close(self) -> None:
-        """Finish the current job, stop the loop and the parse workers."""
+    def close(self) -> bool:
+        """Finish the queued jobs, stop the loop and the parse workers; True when the loop
+        stopped and no job failed (the graph is then what the queued store writes make)."""
         self._loop.stop_after_crash()
         self._jobs.put(None)
         self._loop.join(timeout=30)
         if self._pool is not None:
             self._pool.close()
+        return not self._loop.is_alive() and not self.failed_jobs
 
     def worker_pids(self) -> list[int]:
         """Process ids of the parse workers."""
@@ -169,11 +176,13 @@ class Indexer:
             self._health.recover(POOL)
         except GraphMemError as exc:
             logger.error("%s job on %s failed: %s", job.kind, job.repo_id, exc)
+            self.failed_jobs += 1
             job.error = exc
             self._health.note_error(str(exc))
             if rt is not None:
                 rt.error = str(exc)
         except Exception as exc:
+            self.failed_jobs += 1
             job.error = GraphMemError(f"{job.kind} job on {job.repo_id} failed unexpectedly: {describe(exc)}")
             if rt is not None and rt.state in (IndexState.INDEXING, IndexState.WARMING):
                 rt.state = IndexState.READY if rt.indexed_commit or rt.n_files else IndexState.PENDING
@@ -197,7 +206,7 @@ class Indexer:
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
             with no_cyclic_gc():
-                restore(self._store, self._sink.parses, self._state, rt)
+                restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
             malloc.trim()
         elif job.kind == "index":
             rt.rescan_queued = False
@@ -236,16 +245,8 @@ class Indexer:
 
     # ------------------------------------------------------------------ progress and freshness
 
-    def progress(self, rt: RepoRuntime, started: float) -> IndexProgress:
-        """A repository's index progress, from counters the indexer maintains (safe from any thread).
-        During a first pass, when the graph has nothing yet, the symbols found so far."""
-        symbols = rt.n_symbols or rt.pass_symbols
-        return IndexProgress(
-            rt.id, rt.state, rt.files_done, rt.files_total, symbols, len(rt.skipped), time.time() - started
-        )
-
     def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
-        self._bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=self.progress(rt, started)))
+        self._bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=rt.progress(started)))
 
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
         """How current the index of each repository is. When HEAD moved since the last full

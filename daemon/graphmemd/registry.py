@@ -18,12 +18,13 @@ import os
 import re
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphmem.errors import FailedPrecondition, InvalidArgument, NotFound
-from graphmem.types import IndexState
+from graphmem.types import IndexProgress, IndexState
 
 from graphmemd.identity import RepoIdentity, identity_of
 from graphmemd.model import ResolvedEdges
@@ -96,6 +97,14 @@ class RepoRuntime:
         rt = cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
         rt.identity = identity_of(root)
         return rt
+
+    def progress(self, started: float) -> IndexProgress:
+        """The index progress, from the counters the indexer maintains (safe from any thread).
+        During a first pass, when the graph has nothing yet, the symbols found so far."""
+        symbols = self.n_symbols or self.pass_symbols
+        return IndexProgress(
+            self.id, self.state, self.files_done, self.files_total, symbols, len(self.skipped), time.time() - started
+        )
 
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the root (POSIX), or None when outside."""

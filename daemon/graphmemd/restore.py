@@ -1,17 +1,19 @@
 """Warm restart: a known repository read back from the store instead of parsed again.
 
-Every file's last parse is cached with the size, mtime and content hash it was parsed at
-(``parse_pack.py``, ``parsecache.py``). When the cache covers every stored file, from this parser
-version and with the stored content hash, the files and symbols are rebuilt from it in memory
-(faster than reading their rows back) and the edges are read from the store as last
-resolved. Otherwise the graph's rows are read back. Either way nothing is resolved before
-the daemon answers: the cached parses that are still good wait in ``RepoRuntime.unhanded``
-until the indexer is next idle, which hands them to the resolver, re-resolves every file and
-corrects the graph and the store where the edges differ (``hand_over``; e.g. after an
-upgrade that resolves better). The index pass that follows a restore parses only files whose
-size or mtime changed on disk since; files whose cached parse was missing, unreadable or
-made by another parser are parsed again, and that pass re-anchors observations instead of
-marking them stale (``RepoRuntime.rebase``).
+A repository the daemon held when it last stopped cleanly comes back from its snapshot
+(``graph_snapshot.py``): its share of the graph as it was, put back whole once every file's
+content hash matches the store's. Without one: every file's last parse is cached with the
+size, mtime and content hash it was parsed at (``parse_pack.py``, ``parsecache.py``). When
+the cache covers every stored file, from this parser version and with the stored content
+hash, the files and symbols are rebuilt from it in memory (faster than reading their rows
+back) and the edges are read from the store as last resolved. Otherwise the graph's rows are
+read back. Either way nothing is resolved before the daemon answers: the cached parses that
+are still good wait in ``RepoRuntime.unhanded`` until the indexer is next idle, which hands
+them to the resolver, re-resolves every file and corrects the graph and the store where the
+edges differ (``hand_over``; e.g. after an upgrade that resolves better). The index pass
+that follows a restore parses only files whose size or mtime changed on disk since; files
+whose cached parse was missing, unreadable or made by another parser are parsed again, and
+that pass re-anchors observations instead of marking them stale (``RepoRuntime.rebase``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from collections import Counter
 from graphmem.types import IndexState
 
 from graphmemd import parsecache
-from graphmemd.codegraph import FileNode
+from graphmemd.codegraph import FileNode, GraphPart
+from graphmemd.graph_snapshot import Snapshots
 from graphmemd.graphstate import GraphState
 from graphmemd.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
 from graphmemd.parse_pack import CachedParse, ParsePack
@@ -34,39 +37,67 @@ from graphmemd.writer import StoreWriter
 logger = logging.getLogger(__name__)
 
 
-def restore(store: Store, parses: ParsePack, state: GraphState, rt: RepoRuntime) -> None:
+def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
     """Read ``rt`` back into ``state`` and its resolver (see the module docstring)."""
     started = time.time()
     rt.state = IndexState.WARMING
+    snapshot = snapshots.take(rt.id)
     stored = store.file_hashes(rt.id)
-    cached: dict[str, tuple[CachedParse, ParsedFile]] = {}
-    for row in parses.load(rt.id):
-        if row.version != parsecache.PARSER_VERSION or stored.get(row.path) != row.content_hash:
-            continue
-        try:
-            cached[row.path] = (row, parsecache.decode(row.data, outline=True))
-        except ValueError as exc:
-            logger.warning("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, row.path, exc)
-    if stored and len(cached) == len(stored):
-        edges = store.load_resolved_edges(rt.id)
+    rows = {
+        row.path: row
+        for row in parses.load(rt.id)
+        if row.version == parsecache.PARSER_VERSION and stored.get(row.path) == row.content_hash
+    }
+    edges: ResolvedEdges | None = None
+    if snapshot is not None and _matches(snapshot, stored):
         with state.writing() as graph:
-            graph.load_files(
-                (FileNode(rt.id, path, parsed.language, row.content_hash), symbols_of(rt.id, parsed))
-                for path, (row, parsed) in sorted(cached.items())
-            )
-            graph.set_edges([file_id(rt.id, p) for p in sorted(cached)], edges)
+            graph.import_repo(snapshot)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
-        how = "rebuilt from its cached parses and stored edges"
+        how = "put back from its snapshot"
     else:
-        edges = load_graph(store, state, rt)
-        how = f"read back; {len(cached)} of {len(stored)} files from their cached parse"
+        outlines = _outlines(rt, rows)
+        rows = {path: rows[path] for path in outlines}
+        if stored and len(outlines) == len(stored):
+            edges = store.load_resolved_edges(rt.id)
+            with state.writing() as graph:
+                graph.load_files(
+                    (FileNode(rt.id, path, parsed.language, rows[path].content_hash), symbols_of(rt.id, parsed))
+                    for path, parsed in sorted(outlines.items())
+                )
+                graph.set_edges([file_id(rt.id, p) for p in sorted(outlines)], edges)
+                rt.n_files, rt.n_symbols = graph.counts(rt.id)
+            how = "rebuilt from its cached parses and stored edges"
+        else:
+            edges = load_graph(store, state, rt)
+            how = f"read back; {len(outlines)} of {len(stored)} files from their cached parse"
     # the resolver gets the parses (and re-resolves) when the indexer is next idle: hand_over
-    rt.unhanded = {path: row.data for path, (row, _outline) in cached.items()}
-    rt.stored_edges = edges
-    for path, (row, _parsed) in cached.items():
+    rt.unhanded = {path: row.data for path, row in rows.items()}
+    rt.stored_edges = edges  # None: hand_over reads them from the store
+    for path, row in rows.items():
         rt.stats[path] = (row.size, row.mtime_ns)
-    rt.rebase = len(cached) < len(stored)
+    rt.rebase = len(rows) < len(stored)
     logger.info("warmed %s in %.2fs: %s", rt.id, time.time() - started, how)
+
+
+def _matches(snapshot: GraphPart, stored: dict[str, str]) -> bool:
+    """Whether a snapshot holds exactly the files the store has, at the same content."""
+    held = {n.path: n.content_hash for n in snapshot.files.values()}
+    if held == stored:
+        return True
+    logger.warning("snapshot of %s not used: it differs from the store", snapshot.repo_id)
+    return False
+
+
+def _outlines(rt: RepoRuntime, rows: dict[str, CachedParse]) -> dict[str, ParsedFile]:
+    """The symbols of each cached parse (``parsecache.decode(outline=True)``), without the
+    ones that cannot be decoded (those files are parsed again)."""
+    out: dict[str, ParsedFile] = {}
+    for path, row in rows.items():
+        try:
+            out[path] = parsecache.decode(row.data, outline=True)
+        except ValueError as exc:
+            logger.warning("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, path, exc)
+    return out
 
 
 def load_graph(store: Store, state: GraphState, rt: RepoRuntime) -> ResolvedEdges:
@@ -103,14 +134,16 @@ def hand_over(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWri
     if not parses:
         return
     started = time.time()
+    if stored is None:  # put back from a snapshot: compare with what the store has
+        stored = store.load_resolved_edges(rt.id)
     for path, text in parses.items():
         try:
             rt.resolver.set_file(parsecache.decode(text))
-        except ValueError as exc:  # its outline decoded: only a defect gets here
+        except ValueError as exc:  # the pack's checksum matched: only a defect gets here
             logger.error("cached parse of %s/%s unreadable (%s): parsed again at the next scan", rt.id, path, exc)
             rt.stats.pop(path, None)
     edges = rt.resolver.all_edges()
-    same = stored is not None and same_edges(edges, stored)
+    same = same_edges(edges, stored)
     if not same:
         replace_all_edges(rt, edges, state, store, writer)
     logger.info(

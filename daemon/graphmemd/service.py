@@ -150,10 +150,10 @@ class RepositoryService(pbg.RepositoryServiceServicer):
         while not job.done.wait(0.2):
             if not context.is_active():
                 return
-            yield convert.index_progress_to_proto(indexer.progress(rt, started))
+            yield convert.index_progress_to_proto(rt.progress(started))
         if job.error is not None:
             raise job.error
-        yield convert.index_progress_to_proto(indexer.progress(rt, started))
+        yield convert.index_progress_to_proto(rt.progress(started))
 
 
 class ObservationService(pbg.ObservationServiceServicer):

@@ -49,6 +49,8 @@ class OpenedStore:
     store: Store
     recovered: str = ""
     moved_to: tuple[str, ...] = ()
+    #: the daemon itself closed it cleanly last time (its clean-close marker matched)
+    clean: bool = False
 
 
 def _describe_exit(code: int, stderr: str) -> str:
@@ -151,7 +153,7 @@ def open_store(path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 6
     problem = probe_store(path, buffer_pool_mb=min(buffer_pool_mb, 256)) if probe and not clean else ""
     if not problem:
         try:
-            return OpenedStore(open_())
+            return OpenedStore(open_(), clean=clean)
         except DaemonAlreadyRunning:
             raise
         except StoreError as exc:

@@ -206,6 +206,11 @@ class _Group:
     ends: array[int]
 
 
+def text_layout() -> str:
+    """The attributes a ``TextIndex`` and its groups keep (a snapshot's layout fingerprint)."""
+    return ",".join([*sorted(vars(TextIndex())), *_Group.__slots__])
+
+
 class TextIndex:
     """BM25 over documents kept in groups (``put`` / ``remove``)."""
 
@@ -274,6 +279,54 @@ class TextIndex:
         dead = len(self._doc_id) - self._live
         if dead > COMPACT_MIN_DEAD and dead > self._live:
             self._compact()
+
+    def extract(self, keys: Iterable[str]) -> TextIndex:
+        """A new index holding only the groups ``keys`` (with the same documents and words,
+        renumbered compactly): a repository's share, to ``absorb`` into another index."""
+        part = TextIndex()
+        words = list(self._vocab)  # term id -> word (ids are given in insertion order)
+        new: dict[int, int] = {}
+        for key in keys:
+            docs = self._groups.get(key)
+            if docs is None:
+                continue
+            for t in docs.terms:
+                if t not in new:
+                    new[t] = part._term_ids([words[t]])[0]
+            part._add_group(key, docs, array("I", [new[t] for t in docs.terms]), self)
+        return part
+
+    def _add_group(self, key: str, docs: _Group, terms: array[int], source: TextIndex) -> None:
+        """Append ``source``'s group ``docs`` under ``key``, its words already mapped to this
+        index's term ids (``terms``)."""
+        first = len(self._doc_id)
+        postings, df = self._postings, self._df
+        start = 0
+        for i, end in enumerate(docs.ends):
+            own = terms[start:end]
+            for t in own:
+                postings[t].append(first + i)
+            for t in set(own):
+                df[t] += 1
+            start = end
+            self._doc_id.append(source._doc_id[docs.first + i])
+            self._doc_repo.append(source._doc_repo[docs.first + i])
+            self._doc_len.append(source._doc_len[docs.first + i])
+        self._groups[key] = _Group(first, docs.count, terms, array("I", docs.ends))
+        self._live += docs.count
+        self._total_len += len(terms)
+
+    def absorb(self, part: TextIndex) -> None:
+        """Add every group of ``part`` (an ``extract``), replacing groups of the same keys.
+        An empty index takes ``part``'s storage as it is (a warm restart's first repository)."""
+        if not self._groups and not self._vocab:
+            self.__dict__.update(vars(part))
+            return
+        for key in part._groups:
+            self.remove(key)
+        ids = self._term_ids(list(part._vocab))
+        for key, docs in part._groups.items():
+            self._add_group(key, docs, array("I", [ids[t] for t in docs.terms]), part)
 
     def _term_ids(self, terms: Sequence[str]) -> list[int]:
         out: list[int] = []

@@ -48,6 +48,8 @@ class StoreWriter:
         self._after_each = after_each
         self._faults = faults
         self._space_check = space_check
+        #: writes that failed or were refused: a clean stop then writes no snapshots
+        self.failed = 0
         self._loop = SupervisedThread(COMPONENT, self._step, health)
         self._loop.start()
 
@@ -71,15 +73,18 @@ class StoreWriter:
             problem = self._space_check() if self._space_check is not None else ""
             if problem:  # not a fault of the writer: status reports the disk (re-checked)
                 logger.warning("store write refused: %s", problem)
+                self.failed += 1
                 fut.set_exception(ResourceExhausted(f"store write refused: {problem}"))
                 return True  # and no upkeep either
             fut.set_result(fn())
             self._health.recover(COMPONENT)
         except GraphMemError as exc:  # the journal / the next full pass repairs the store
             logger.error("store write failed: %s", exc)
+            self.failed += 1
             self._health.degrade(COMPONENT, str(exc))
             fut.set_exception(exc)
         except Exception as exc:
+            self.failed += 1
             fut.set_exception(exc)
             raise  # the supervisor logs it and shows the writer degraded
         hooks = [h for h in (self._after_each, self._on_idle if self._queue.empty() else None) if h is not None]
@@ -90,8 +95,9 @@ class StoreWriter:
                 logger.error("store upkeep failed: %s", exc)
         return True
 
-    def close(self, timeout: float = 60.0) -> None:
-        """Finish every queued write, then stop."""
+    def close(self, timeout: float = 60.0) -> bool:
+        """Finish every queued write, then stop; True when all were done and none failed."""
         self._loop.stop_after_crash()
         self._queue.put(None)
         self._loop.join(timeout)
+        return not self._loop.is_alive() and not self.failed
