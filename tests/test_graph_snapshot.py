@@ -59,12 +59,16 @@ def _same(a: CodeGraph, b: CodeGraph) -> None:
     assert a.edge_count() == b.edge_count()
 
 
-@pytest.mark.parametrize("beside", [False, True])
-def test_a_repository_put_back_from_its_snapshot_is_the_graph_it_was(tmp_path: Path, beside: bool) -> None:
-    """Into an empty graph (a restart's first repository) or beside another repository."""
+@pytest.mark.parametrize(("shared", "beside"), [(False, False), (True, False), (True, True)])
+def test_a_repository_put_back_from_its_snapshot_is_the_graph_it_was(
+    tmp_path: Path, shared: bool, beside: bool
+) -> None:
+    """Out of a graph that holds it alone (the graph's own storage is written) or with another
+    repository; into an empty graph (a restart's first repository) or beside another one."""
     original = CodeGraph()
     _add_repo(original, "r")
-    _add_repo(original, "s")
+    if shared:
+        _add_repo(original, "s")
     snaps = Snapshots(tmp_path / "snapshots")
     assert snaps.save(original.export_repo("r")) > 0
 
@@ -75,7 +79,7 @@ def test_a_repository_put_back_from_its_snapshot_is_the_graph_it_was(tmp_path: P
     assert part is not None
     assert not snaps.path("r").exists()  # read at most once
     restored.import_repo(part)
-    if not beside:
+    if shared and not beside:
         original.drop_repo("s")
     _same(restored, original)
     linked = [n for n in [*restored.files, *restored.symbols] if restored.adjacency(n)]

@@ -272,8 +272,20 @@ class CodeGraph:
 
     def export_repo(self, repo_id: str) -> GraphPart:
         """``repo_id``'s files, symbols, edges and text documents, sharing this graph's objects
-        (take it while no one writes). Node ids start with ``<repo id>:`` and no edge crosses
-        repositories (each is resolved on its own), so the part is closed under its edges."""
+        (take it while no one writes; of a graph holding only ``repo_id``, its very dicts).
+        Node ids start with ``<repo id>:`` and no edge crosses repositories (each is resolved
+        on its own), so the part is closed under its edges."""
+        if all(n.repo_id == repo_id for n in self.files.values()):
+            return GraphPart(
+                repo_id,
+                self.files,
+                self.symbols,
+                self._out,
+                self._in,
+                self._unresolved,
+                self._by_name,
+                self.text.extract(self.files),
+            )
         prefix = f"{repo_id}:"
         files = {fid: n for fid, n in self.files.items() if n.repo_id == repo_id}
         symbols = {sid: self.symbols[sid] for n in files.values() for sid in n.symbol_ids if sid in self.symbols}

@@ -131,7 +131,7 @@ class Snapshots:
         tmp = target.with_suffix(".tmp")
         header = json.dumps(_header(part.repo_id)).encode("utf-8")
         try:
-            with open(tmp, "wb") as f:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
                 f.write(MAGIC + _U32.pack(len(header)) + header)
                 at = f.tell()
                 f.write(_PAYLOAD.pack(0, 0))

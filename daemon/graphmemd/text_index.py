@@ -281,8 +281,12 @@ class TextIndex:
             self._compact()
 
     def extract(self, keys: Iterable[str]) -> TextIndex:
-        """A new index holding only the groups ``keys`` (with the same documents and words,
-        renumbered compactly): a repository's share, to ``absorb`` into another index."""
+        """An index holding only the groups ``keys`` (with the same documents and words): a
+        repository's share, to ``absorb`` into another index. When ``keys`` holds every group
+        this index has, the index itself; otherwise a new one, renumbered compactly."""
+        keys = set(keys)
+        if keys.issuperset(self._groups):
+            return self
         part = TextIndex()
         words = list(self._vocab)  # term id -> word (ids are given in insertion order)
         new: dict[int, int] = {}
