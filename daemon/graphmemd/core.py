@@ -140,21 +140,15 @@ class Core:
         if report:
             self.recovered.append(report)
             self.health.note_error(report)
-        indexer = self._indexer = Indexer(
-            self.cfg,
-            self.registry,
-            self.state,
-            store,
-            self.parses,
-            self.snapshots,
-            writer,
-            memory,
-            self.bus,
-            self.health,
-            self.faults,
-        )
+        parts = (self.registry, self.state, store, self.parses, self.snapshots, writer, memory, self.bus)
+        indexer = self._indexer = Indexer(self.cfg, *parts, self.health, self.faults)
         indexer.start()
         self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness)
+        stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
+        for pack in self.parses.prune(stored):
+            logger.info("removed the parse cache of a repository the store does not hold: %s", pack)
+        known = self._register_known(stored)  # their loads run while the workers and watcher start
+        indexer.start_pool()
         if self.cfg.watch:
             self._watcher = RepoWatcher(
                 self._on_batch,
@@ -167,16 +161,24 @@ class Core:
             )
             self._watcher.start()
         self._mining.start()
-        stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
-        for pack in self.parses.prune(stored):
-            logger.info("removed the parse cache of a repository the store does not hold: %s", pack)
+        for rt in known:
+            self._watch_and_index(rt)
+        self.ready.set()
+
+    def _register_known(self, stored: dict[str, tuple[str, float]]) -> list[RepoRuntime]:
+        """Register the repositories of the last run and of the configuration, queueing the
+        load of each one the store holds; returns them."""
+        known: list[RepoRuntime] = []
         for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
             try:
-                self._register(root, stored)
+                rt, new = self._register(root, stored)
             except GraphMemError as exc:
                 logger.error("cannot register %s: %s", root, exc)
                 self.health.note_error(f"cannot register {root}: {exc}")
-        self.ready.set()
+                continue
+            if new:
+                known.append(rt)
+        return known
 
     def _open_store(self) -> Store:
         """Open the store, probed first in a child process (``store_open``); a damaged one
@@ -208,21 +210,9 @@ class Core:
             if not self._store.poisoned:
                 self.snapshots.clear()
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
-                    self._save_snapshots()
+                    ready = [rt.id for rt in self.registry.all() if rt.state is IndexState.READY]
+                    self.snapshots.save_all(self.state.graph, ready)
                 mark_clean(self.cfg.paths.store)
-
-    def _save_snapshots(self) -> None:
-        """Write the snapshot of every ready repository, for the next start's warm restart."""
-        for rt in self.registry.all():
-            if rt.state is not IndexState.READY:
-                continue
-            started = time.monotonic()
-            try:
-                size = self.snapshots.save(self.state.graph.export_repo(rt.id))
-            except OSError as exc:  # the next start rebuilds it the slower way
-                logger.warning("cannot write the snapshot of %s: %s", rt.id, exc)
-                continue
-            logger.info("snapshot of %s written in %.2fs (%d KiB)", rt.id, time.monotonic() - started, size // 1024)
 
     def _store_space(self) -> str:
         """Why store writes must wait for space, or "" (see ``writer.py``)."""
@@ -258,12 +248,17 @@ class Core:
     def add_repo(self, path: Path | str) -> RepoRuntime:
         """Register (if new), watch and index a repository."""
         stored = {rid: (commit, at) for rid, _root, commit, at in self.store.repos()}
-        return self._register(path, stored)
+        rt, new = self._register(path, stored)
+        if new:
+            self._watch_and_index(rt)
+        return rt
 
-    def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> RepoRuntime:
+    def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
+        """Register ``path`` (if new: with the observations of former clones, and its load
+        queued when the store holds it); returns the record and whether it is new."""
         rt, new = self.registry.register(path)
         if not new:
-            return rt
+            return rt, False
         for old in self.registry.former_ids(rt):  # the same repository, registered before elsewhere
             moved = self.memory.remap_repo(old, rt.id)
             if moved:
@@ -271,13 +266,16 @@ class Core:
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
             self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
+        return rt, True
+
+    def _watch_and_index(self, rt: RepoRuntime) -> None:
+        """Watch a newly registered repository, then queue its index pass."""
         if self._watcher is not None:
             self._watcher.add_root(rt.root)
             # Scan only once the OS watch is registered, so no change falls in between.
             if not self._watcher.wait_live(rt.root, timeout=5.0):
                 logger.warning("watch of %s not live after 5 s; the periodic rescan covers the gap", rt.root)
         self.indexer.submit(Job("index", rt.id))
-        return rt
 
     def remove_repo(self, hint: str, *, purge: bool = False) -> int:
         """Stop watching and forget a repository's code graph. Its observations stay (they

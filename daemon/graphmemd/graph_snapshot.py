@@ -36,7 +36,9 @@ import logging
 import os
 import pickle
 import struct
+import time
 import zlib
+from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
 from typing import IO, Any
@@ -44,7 +46,7 @@ from typing import IO, Any
 from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd import __version__, parsecache
-from graphmemd.codegraph import FileNode, GraphPart
+from graphmemd.codegraph import CodeGraph, FileNode, GraphPart
 from graphmemd.model import Language, SymbolInfo, SymbolKind
 from graphmemd.text_index import text_layout
 
@@ -146,6 +148,18 @@ class Snapshots:
             tmp.unlink(missing_ok=True)
             raise
         return at + _PAYLOAD.size + summing.length
+
+    def save_all(self, graph: CodeGraph, repo_ids: Iterable[str]) -> None:
+        """Write the snapshot of each of ``repo_ids`` (a clean stop; the graph no longer changes).
+        One that cannot be written is logged: the next start rebuilds it the slower way."""
+        for rid in repo_ids:
+            started = time.monotonic()
+            try:
+                size = self.save(graph.export_repo(rid))
+            except OSError as exc:
+                logger.warning("cannot write the snapshot of %s: %s", rid, exc)
+                continue
+            logger.info("snapshot of %s written in %.2fs (%d KiB)", rid, time.monotonic() - started, size // 1024)
 
     def take(self, repo_id: str) -> GraphPart | None:
         """``repo_id``'s snapshot, removed from disk; None when there is none or it cannot be

@@ -105,9 +105,12 @@ class Indexer:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
-        """Start the parse workers and the indexing loop."""
-        self._pool = self._new_pool()
+        """Start the indexing loop; then ``start_pool`` (a warm restart's loads need no workers)."""
         self._loop.start()
+
+    def start_pool(self) -> None:
+        """Start the parse workers."""
+        self._pool = self._new_pool()
 
     def _new_pool(self) -> ParsePool:
         pool = ParsePool(
@@ -129,10 +132,6 @@ class Indexer:
         if self._pool is not None:
             self._pool.close()
         return not self._loop.is_alive() and not self.failed_jobs
-
-    def worker_pids(self) -> list[int]:
-        """Process ids of the parse workers."""
-        return self._pool.worker_pids() if self._pool is not None else []
 
     def pool(self) -> ParsePool:
         """The parse pool, restarted if its dispatcher died (it fails every request then)."""
