@@ -68,6 +68,24 @@ class Job:
     error: GraphMemError | None = None
 
 
+def freshness_of(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) -> Freshness:
+    """How current the index of each repository is. When HEAD moved since the last full
+    pass (commit, checkout, pull), not current until a rescan (queued by ``submit``) has
+    confirmed the tree."""
+    out: list[RepoFreshness] = []
+    for rt in repos:
+        head = head_commit(rt.root)
+        pending = len(rt.pending)
+        current = rt.state is IndexState.READY and pending == 0 and not rt.busy and not rt.queued
+        if head and head != rt.indexed_commit:
+            current = False
+            if rt.state is IndexState.READY and not rt.rescan_queued:
+                rt.rescan_queued = True
+                submit(Job("index", rt.id))
+        out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty))
+    return Freshness(all(r.current for r in out), tuple(out))
+
+
 class Indexer:
     """Turns file changes into graph deltas, on one supervised thread."""
 
@@ -192,15 +210,19 @@ class Indexer:
             job.done.set()
         if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
             for each in self._registry.all():
-                self._hand_over(each)
+                self._hand_over(each, idle=True)
             self._warm()
         return True
 
-    def _hand_over(self, rt: RepoRuntime) -> None:
-        """Finish a warm restart before anything is resolved (``restore.hand_over``)."""
+    def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
+        """Finish a warm restart before anything is resolved (``restore.hand_over``); when
+        ``idle``, only until a job (or the stop) arrives."""
         if rt.unhanded:
             with no_cyclic_gc():
-                hand_over(rt, self._state, self._store, self._writer)
+                hand_over(rt, self._state, self._store, self._writer, self._job_waiting if idle else None)
+
+    def _job_waiting(self) -> bool:
+        return not self._jobs.empty()
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
@@ -248,20 +270,8 @@ class Indexer:
         self._bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=rt.progress(started)))
 
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
-        """How current the index of each repository is. When HEAD moved since the last full
-        pass (commit, checkout, pull), not current until a rescan has confirmed the tree."""
-        out: list[RepoFreshness] = []
-        for rt in repos:
-            head = head_commit(rt.root)
-            pending = len(rt.pending)
-            current = rt.state is IndexState.READY and pending == 0 and not rt.busy and not rt.queued
-            if head and head != rt.indexed_commit:
-                current = False
-                if rt.state is IndexState.READY and not rt.rescan_queued:
-                    rt.rescan_queued = True
-                    self.submit(Job("index", rt.id))
-            out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty))
-        return Freshness(all(r.current for r in out), tuple(out))
+        """How current the index of each repository is (``freshness_of``)."""
+        return freshness_of(repos, self.submit)
 
     # ------------------------------------------------------------------ full passes
 

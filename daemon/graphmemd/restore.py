@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
 
 from graphmem.types import IndexState
 
@@ -35,6 +36,9 @@ from graphmemd.store import Store
 from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
+
+#: ``hand_over`` asks whether to stop after this many files
+HAND_SLICE = 64
 
 
 def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
@@ -124,32 +128,39 @@ def same_edges(a: ResolvedEdges, b: ResolvedEdges) -> bool:
 _GRAPH_EDGE_FIELDS = ("imports", "external_imports", "calls", "unresolved_calls", "inherits")
 
 
-def hand_over(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
+def hand_over(
+    rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter, stop: Callable[[], bool] | None = None
+) -> None:
     """The second half of a warm restart, on the indexer thread before anything is resolved:
     give the resolver the parses ``restore`` read back, re-resolve every file it holds, and
     where the edges differ from the stored ones (a resolver that changed with an upgrade),
-    put the new ones into the graph and the store."""
-    parses, stored = rt.unhanded, rt.stored_edges
-    rt.unhanded, rt.stored_edges = {}, None
-    if not parses:
-        return
-    started = time.time()
-    if stored is None:  # put back from a snapshot: compare with what the store has
-        stored = store.load_resolved_edges(rt.id)
-    for path, text in parses.items():
+    put the new ones into the graph and the store. ``stop`` is asked every ``HAND_SLICE``
+    files: when it says so, the parses not handed yet wait in ``rt.unhanded`` for the next
+    call (a job arrived, or the daemon is stopping)."""
+    started, handed = time.time(), 0
+    for path in list(rt.unhanded):
+        if stop is not None and handed % HAND_SLICE == 0 and stop():
+            return
+        text = rt.unhanded.pop(path)
+        handed += 1
         try:
             rt.resolver.set_file(parsecache.decode(text))
         except ValueError as exc:  # the pack's checksum matched: only a defect gets here
             logger.error("cached parse of %s/%s unreadable (%s): parsed again at the next scan", rt.id, path, exc)
             rt.stats.pop(path, None)
+    if not handed:
+        return
+    stored, rt.stored_edges = rt.stored_edges, None
+    if stored is None:  # put back from a snapshot: compare with what the store has
+        stored = store.load_resolved_edges(rt.id)
     edges = rt.resolver.all_edges()
     same = same_edges(edges, stored)
     if not same:
         replace_all_edges(rt, edges, state, store, writer)
     logger.info(
-        "%s: %d cached parses handed to the resolver in %.2fs; %s",
+        "%s: the last %d cached parses handed to the resolver in %.2fs; %s",
         rt.id,
-        len(parses),
+        handed,
         time.time() - started,
         "edges as stored" if same else "edges differed from the stored ones and were replaced",
     )
