@@ -1,6 +1,6 @@
 """The second half of a warm restart (``restore.hand_over``), which the indexer runs when idle:
-a job that arrives (or the daemon's stop) pauses it between files, and the next call goes
-on where it paused, so that the resolver ends up with every parse exactly once."""
+the daemon's stop pauses it between files, and a later call goes on where it paused, so
+that the resolver ends up with every parse exactly once."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_a_paused_hand_over_goes_on_where_it_stopped(tmp_path: Path, monkeypatch
 
     def stop() -> bool:
         asked.append(len(rt.unhanded))
-        return len(asked) == 3  # a job arrives before the fifth file
+        return len(asked) == 3  # the stop arrives before the fifth file
 
     store = Store(tmp_path / "graph.kuzu")
     writer = StoreWriter(Health(), lambda: None)

@@ -117,6 +117,9 @@ class Indexer:
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
         self.failed_jobs = 0
+        #: set by ``close``: an idle hand-over pauses (a job that arrives does not pause it: the
+        #: watcher batches of a checkout then gather into one bulk batch meanwhile)
+        self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -144,6 +147,7 @@ class Indexer:
     def close(self) -> bool:
         """Finish the queued jobs, stop the loop and the parse workers; True when the loop
         stopped and no job failed (the graph is then what the queued store writes make)."""
+        self._closing.set()
         self._loop.stop_after_crash()
         self._jobs.put(None)
         self._loop.join(timeout=30)
@@ -216,13 +220,10 @@ class Indexer:
 
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
-        ``idle``, only until a job (or the stop) arrives."""
+        ``idle``, only until the daemon stops."""
         if rt.unhanded:
             with no_cyclic_gc():
-                hand_over(rt, self._state, self._store, self._writer, self._job_waiting if idle else None)
-
-    def _job_waiting(self) -> bool:
-        return not self._jobs.empty()
+                hand_over(rt, self._state, self._store, self._writer, self._closing.is_set if idle else None)
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":

@@ -135,8 +135,8 @@ def hand_over(
     give the resolver the parses ``restore`` read back, re-resolve every file it holds, and
     where the edges differ from the stored ones (a resolver that changed with an upgrade),
     put the new ones into the graph and the store. ``stop`` is asked every ``HAND_SLICE``
-    files: when it says so, the parses not handed yet wait in ``rt.unhanded`` for the next
-    call (a job arrived, or the daemon is stopping)."""
+    files: when it says so (the daemon is stopping), the parses not handed yet wait in
+    ``rt.unhanded`` for the next call."""
     started, handed = time.time(), 0
     for path in list(rt.unhanded):
         if stop is not None and handed % HAND_SLICE == 0 and stop():
