@@ -36,6 +36,12 @@ def log_of(home: Path) -> str:
     return resolve_paths(str(home), {}).log.read_text(encoding="utf-8")
 
 
+def this_run(home: Path) -> str:
+    """The log of the running daemon (from its last "listening" line)."""
+    text = log_of(home)
+    return text[text.rindex(" listening on ") :]
+
+
 def parsed(c: GraphMem) -> int:
     (repo,) = c.status().repositories
     return repo.files_parsed
@@ -71,6 +77,13 @@ def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFacto
         assert [s.name for s in c.find_symbols("hash_password")] == ["hash_password"]
         assert [r.observation.id for r in c.recall(files=["app/api/routes.py"]).results] == [o.id]
         assert c.recall(files=["app/api/routes.py"]).freshness.current
+        # the index pass that makes the restart current never waits for the hand-over of the
+        # parses to the resolver (the indexer's idle work): it comes first
+        wait_for(lambda: "cached parses handed to the resolver" in this_run(d.home), TIMEOUT)
+        lines = this_run(d.home).splitlines()
+        indexed = next(i for i, x in enumerate(lines) if "graphmemd.indexer: indexed " in x)
+        handed = next(i for i, x in enumerate(lines) if "cached parses handed to the resolver" in x)
+        assert indexed < handed
     assert d2.stop() == 0
 
     crypto = py_repo / "app/auth/crypto.py"

@@ -15,8 +15,9 @@ A snapshot is a cache of what the store already holds, trusted only as far as it
   store's clean-close marker. A start that does not find that marker intact removes every
   snapshot before reading any (``Core.open``).
 - It is read at most once: ``take`` removes it.
-- Its format, the layout of the classes it holds, the parser version and the daemon version
-  must be this daemon's, and its payload must match its checksum.
+- Its format, the parser version, the daemon version and the ``layout`` (the classes it
+  holds and the source of the modules that build them) must be this daemon's, and its
+  payload must match its checksum.
 - Every file in it must have the content hash the store has (``restore.py``).
 - Its edges are compared with the store's when the resolver gets the parses
   (``restore.hand_over``), and replaced in both where a new resolution differs.
@@ -30,12 +31,14 @@ its 0700 data directory (whoever can write them can write the store too).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import os
 import pickle
 import struct
+import sys
 import time
 import zlib
 from collections.abc import Iterable
@@ -43,9 +46,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import IO, Any
 
+from graphmem import types
 from graphmem.types import EdgeConfidence, EdgeKind
 
-from graphmemd import __version__, parsecache
+from graphmemd import __version__, codegraph, model, parsecache, text_index
 from graphmemd.codegraph import CodeGraph, FileNode, GraphPart
 from graphmemd.model import Language, SymbolInfo, SymbolKind
 from graphmemd.text_index import text_layout
@@ -71,14 +75,21 @@ _UNPICKLE_ERRORS = (
 )
 
 
+@functools.cache
 def layout() -> str:
-    """A fingerprint of the classes and enums a snapshot holds: a snapshot from code in which
-    any of them differs is not read."""
-    parts = [",".join(f.name for f in fields(cls)) for cls in (FileNode, SymbolInfo, GraphPart)] + [
-        ",".join(m.value for m in enum) for enum in (EdgeKind, EdgeConfidence, SymbolKind, Language)
-    ]
-    parts.append(text_layout())
-    return hashlib.blake2b("\n".join(parts).encode("utf-8"), digest_size=8).hexdigest()
+    """A fingerprint of what shapes a snapshot's contents: the fields of the classes it holds,
+    the values of its enums, and the source of the modules that define and build them (an
+    upgrade that changes any of them, e.g. how symbol text is split into words, makes the
+    next start rebuild instead of reading a snapshot the old code wrote)."""
+    h = hashlib.blake2b(digest_size=8)
+    for cls in (FileNode, SymbolInfo, GraphPart):
+        h.update(",".join(f.name for f in fields(cls)).encode("utf-8"))
+    for enum in (EdgeKind, EdgeConfidence, SymbolKind, Language):
+        h.update(",".join(m.value for m in enum).encode("utf-8"))
+    h.update(text_layout().encode("utf-8"))
+    for module in (codegraph, model, text_index, types, sys.modules[__name__]):
+        h.update(Path(str(module.__file__)).read_bytes())
+    return h.hexdigest()
 
 
 def _header(repo_id: str) -> dict[str, Any]:

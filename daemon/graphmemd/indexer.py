@@ -220,8 +220,8 @@ class Indexer:
 
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
-        ``idle``, only until the daemon stops."""
-        if rt.unhanded:
+        ``idle``, only after the index pass that follows the load, and until the daemon stops."""
+        if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
             with no_cyclic_gc():
                 hand_over(rt, self._state, self._store, self._writer, self._closing.is_set if idle else None)
 
