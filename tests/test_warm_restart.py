@@ -362,3 +362,42 @@ def test_a_snapshot_the_store_moved_past_is_not_used(daemon_factory: DaemonFacto
         assert not list(paths.snapshots.glob("*.snap"))
     assert d4.stop() == 0
     assert log_of(d.home).count("it differs from the store") == before
+
+
+def test_several_repositories_come_back_from_their_snapshots(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """One snapshot per repository, each put back beside the others: names, text search
+    (per repository and across them) and edges answer as before the stop."""
+    go_repo = copy_fixture("go")
+    d = daemon_factory([py_repo, go_repo])
+
+    def answers(c: GraphMem) -> tuple[object, ...]:
+        py, go = (str(py_repo), str(go_repo))
+        register = "app/auth/service.py::AuthService.register"
+        return (
+            sorted(s.id for s in c.find_symbols("CreateUser")),
+            sorted(s.id for s in c.find_symbols("hash_password")),
+            [[r.observation.id for r in c.recall("create user", repo=rid).results] for rid in (py, go)],
+            sorted(s.name for s in c.symbol(register, repo=py).callees),
+            sorted(s.name for s in c.symbol("main.go::Server.CreateUser", repo=go).callees),
+            sorted((r.id, r.files, r.symbols, r.edges) for r in c.list_repos()),
+        )
+
+    with d.client() as c:
+        d.wait_idle()
+        c.observe("user creation validates the email", anchors=["main.go::Server.CreateUser"], repo=str(go_repo))
+        c.observe("register hashes first", anchors=["app/auth/service.py::AuthService.register"], repo=str(py_repo))
+        before = answers(c)
+        assert all(before[:2]), before  # each repository's symbol is found
+        assert all(before[2]), before  # each repository's observation is recalled
+        assert before[3], before  # and their edges are there
+        assert before[4], before
+    assert d.stop() == 0
+    assert len(list(resolve_paths(str(d.home), {}).snapshots.glob("*.snap"))) == 2
+
+    d2 = daemon_factory([py_repo, go_repo], home=d.home)
+    with d2.client() as c:
+        d2.wait_idle()
+        assert this_run(d.home).count("put back from its snapshot") == 2
+        assert answers(c) == before
+        assert sum(r.files_parsed for r in c.status().repositories) == 0
+    assert d2.stop() == 0
