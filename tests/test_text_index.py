@@ -18,6 +18,21 @@ def _file(i: int, n: int) -> tuple[str, str, str, list[tuple[str, str]]]:
     return key, "r", path, [(f"{key}::Thing{i}_{j}.method{j % 5}#m", f"Thing{i}_{j}.method{j % 5}") for j in range(n)]
 
 
+def _put_or_remove(
+    rng: random.Random,
+    t: TextIndex,
+    live: dict[str, tuple[str, str, str, list[tuple[str, str]]]],
+    f: tuple[str, str, str, list[tuple[str, str]]],
+) -> None:
+    """One random update of ``t`` (remove ``f``'s group, or put it), mirrored in ``live``."""
+    if rng.random() < 0.3:
+        t.remove(f[0])
+        live.pop(f[0], None)
+    else:
+        t.put(*f)
+        live[f[0]] = f
+
+
 def test_terms_split_identifiers_and_prose() -> None:
     assert terms_of("getUserById") == ["getuserbyid", "get", "user", "id"]
     assert terms_of("parse_args") == ["pars", "arg"]
@@ -70,13 +85,7 @@ def test_any_sequence_of_updates_answers_like_a_fresh_index(monkeypatch: pytest.
     t = TextIndex()
     for step in range(300):
         i = rng.randrange(40)
-        f = _file(i, rng.randrange(0, 12))
-        if rng.random() < 0.3:
-            t.remove(f[0])
-            live.pop(f[0], None)
-        else:
-            t.put(*f)
-            live[f[0]] = f
+        _put_or_remove(rng, t, live, _file(i, rng.randrange(0, 12)))
         if step % 50 == 49:
             fresh = TextIndex()
             for g in sorted(live.values()):
@@ -150,13 +159,7 @@ def test_an_extracted_part_absorbed_elsewhere_answers_like_a_fresh_index(into: s
     for _ in range(400):
         i, repo = rng.randrange(40), rng.choice("ab")
         key, _r, path, docs = _file(i, rng.randrange(0, 12))
-        f = (f"{repo}{key[1:]}", repo, path, [(f"{repo}{d[1:]}", text) for d, text in docs])
-        if rng.random() < 0.3:
-            t.remove(f[0])
-            live.pop(f[0], None)
-        else:
-            t.put(*f)
-            live[f[0]] = f
+        _put_or_remove(rng, t, live, (f"{repo}{key[1:]}", repo, path, [(f"{repo}{d[1:]}", x) for d, x in docs]))
     ours = [f for k, f in sorted(live.items()) if k.startswith("a:")]
     part = pickle.loads(pickle.dumps(t.extract(f[0] for f in ours)))
     target = TextIndex()
