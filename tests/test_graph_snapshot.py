@@ -146,3 +146,18 @@ def test_clear_removes_every_snapshot_and_half_written_one(tmp_path: Path) -> No
     snaps.clear()
     assert list(snaps.directory.iterdir()) == []
     Snapshots(tmp_path / "never-made").clear()
+
+
+def test_a_snapshot_that_cannot_be_removed_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Left on disk it could be read again by a later start, after the store moved on."""
+    snaps, path = _saved(tmp_path)
+
+    def refuse(self: Path, missing_ok: bool = False) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    assert snaps.take("r") is None
+    snaps.clear()  # logged, not raised: the daemon starts anyway
+    assert path.exists()
+    monkeypatch.undo()
+    assert snaps.take("r") is not None

@@ -134,7 +134,10 @@ class Snapshots:
             return
         for p in self.directory.iterdir():
             if p.suffix in (".snap", ".tmp"):
-                p.unlink(missing_ok=True)
+                try:
+                    p.unlink(missing_ok=True)
+                except OSError as exc:  # ``take`` does not use a snapshot it cannot remove either
+                    logger.warning("cannot remove the snapshot %s: %s", p, exc)
 
     def save(self, part: GraphPart) -> int:
         """Write ``part`` as its repository's snapshot (a temporary file, synced, renamed);
@@ -167,29 +170,35 @@ class Snapshots:
             started = time.monotonic()
             try:
                 size = self.save(graph.export_repo(rid))
-            except OSError as exc:
+            except (OSError, pickle.PicklingError) as exc:
                 logger.warning("cannot write the snapshot of %s: %s", rid, exc)
                 continue
             logger.info("snapshot of %s written in %.2fs (%d KiB)", rid, time.monotonic() - started, size // 1024)
 
     def take(self, repo_id: str) -> GraphPart | None:
         """``repo_id``'s snapshot, removed from disk; None when there is none or it cannot be
-        trusted (logged)."""
+        trusted (logged). One that cannot be removed is not used: left on disk, it could be
+        read again at a later start, after the store moved on."""
         path = self.path(repo_id)
+        part: object = None
         try:
             with open(path, "rb") as f:
                 why = _check(f, repo_id)
-                part = None if why else pickle.load(f)
+                if not why:
+                    part = pickle.load(f)
         except FileNotFoundError:
             return None
         except (OSError, *_UNPICKLE_ERRORS) as exc:
-            why, part = f"unreadable ({type(exc).__name__}: {exc})", None
-        finally:
+            why = f"unreadable ({type(exc).__name__}: {exc})"
+        try:
             path.unlink(missing_ok=True)
+        except OSError as exc:
+            why = why or f"it cannot be removed ({exc})"
         if not why and not (isinstance(part, GraphPart) and part.repo_id == repo_id):
-            why, part = "not a snapshot of this repository", None
-        if why:
+            why = "not a snapshot of this repository"
+        if why or not isinstance(part, GraphPart):
             logger.warning("snapshot of %s not used: %s", repo_id, why)
+            return None
         return part
 
 
