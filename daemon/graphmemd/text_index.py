@@ -297,12 +297,22 @@ class TextIndex:
             for t in docs.terms:
                 if t not in new:
                     new[t] = part._term_ids([words[t]])[0]
-            part._add_group(key, docs, array("I", [new[t] for t in docs.terms]), self)
+            terms = array("I", [new[t] for t in docs.terms])
+            part._add_group(key, docs, terms, self._doc_id, self._doc_repo, self._doc_len)
         return part
 
-    def _add_group(self, key: str, docs: _Group, terms: array[int], source: TextIndex) -> None:
-        """Append ``source``'s group ``docs`` under ``key``, its words already mapped to this
-        index's term ids (``terms``)."""
+    def _add_group(
+        self,
+        key: str,
+        docs: _Group,
+        terms: array[int],
+        ids: Sequence[str | None],
+        repos: Sequence[str],
+        lengths: array[int],
+    ) -> None:
+        """Append the group ``docs`` under ``key``: its words mapped to this index's term ids
+        (``terms``), its documents' ids, repositories and lengths read from ``ids``, ``repos``
+        and ``lengths`` (another index's, or this one's before ``_compact``)."""
         first = len(self._doc_id)
         postings, df = self._postings, self._df
         start = 0
@@ -313,9 +323,9 @@ class TextIndex:
             for t in set(own):
                 df[t] += 1
             start = end
-            self._doc_id.append(source._doc_id[docs.first + i])
-            self._doc_repo.append(source._doc_repo[docs.first + i])
-            self._doc_len.append(source._doc_len[docs.first + i])
+            self._doc_id.append(ids[docs.first + i])
+            self._doc_repo.append(repos[docs.first + i])
+            self._doc_len.append(lengths[docs.first + i])
         self._groups[key] = _Group(first, docs.count, terms, array("I", docs.ends))
         self._live += docs.count
         self._total_len += len(terms)
@@ -330,7 +340,8 @@ class TextIndex:
             self.remove(key)
         ids = self._term_ids(list(part._vocab))
         for key, docs in part._groups.items():
-            self._add_group(key, docs, array("I", [ids[t] for t in docs.terms]), part)
+            terms = array("I", [ids[t] for t in docs.terms])
+            self._add_group(key, docs, terms, part._doc_id, part._doc_repo, part._doc_len)
 
     def _term_ids(self, terms: Sequence[str]) -> list[int]:
         out: list[int] = []
@@ -349,18 +360,10 @@ class TextIndex:
         ids, repos, lengths = self._doc_id, self._doc_repo, self._doc_len
         self._doc_id, self._doc_repo, self._doc_len = [], [], array("I")
         self._postings = [array("I") for _ in self._postings]
-        for _key, docs in groups:
-            first = len(self._doc_id)
-            start = 0
-            for i, end in enumerate(docs.ends):
-                doc = first + i
-                for t in docs.terms[start:end]:
-                    self._postings[t].append(doc)
-                start = end
-                self._doc_id.append(ids[docs.first + i])
-                self._doc_repo.append(repos[docs.first + i])
-                self._doc_len.append(lengths[docs.first + i])
-            docs.first = first
+        self._df = array("I", [0]) * len(self._df)
+        self._groups, self._live, self._total_len = {}, 0, 0
+        for key, docs in groups:
+            self._add_group(key, docs, docs.terms, ids, repos, lengths)
 
     # ------------------------------------------------------------------ queries
 
