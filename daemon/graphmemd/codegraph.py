@@ -60,6 +60,18 @@ def _in_kinds() -> defaultdict[EdgeKind, set[str]]:
     return defaultdict(set)
 
 
+def _add_name(names: dict[str, str | set[str]], name: str, sid: str) -> None:
+    """Add ``sid`` under ``name`` to a name index (one id, or a set when several share it)."""
+    got = names.get(name)
+    if got is None:
+        names[name] = sid
+    elif isinstance(got, str):
+        if got != sid:
+            names[name] = {got, sid}
+    else:
+        got.add(sid)
+
+
 @dataclass(slots=True)
 class GraphPart:
     """One repository's share of the graph, lifted out whole (``CodeGraph.export_repo``) to be
@@ -105,14 +117,7 @@ class CodeGraph:
         self._forget(b)
 
     def _name(self, name: str, sid: str) -> None:
-        got = self._by_name.get(name)
-        if got is None:
-            self._by_name[name] = sid
-        elif isinstance(got, str):
-            if got != sid:
-                self._by_name[name] = {got, sid}
-        else:
-            got.add(sid)
+        _add_name(self._by_name, name, sid)
 
     def _unname(self, name: str, sid: str) -> None:
         got = self._by_name.get(name)
@@ -291,9 +296,7 @@ class CodeGraph:
         symbols = {sid: self.symbols[sid] for n in files.values() for sid in n.symbol_ids if sid in self.symbols}
         names: dict[str, str | set[str]] = {}
         for sid, info in symbols.items():
-            got = names.setdefault(info.name.lower(), sid)
-            if got != sid:
-                names[info.name.lower()] = (got if isinstance(got, set) else {got}) | {sid}
+            _add_name(names, info.name.lower(), sid)
         return GraphPart(
             repo_id,
             files,
