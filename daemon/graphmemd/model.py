@@ -17,9 +17,10 @@ third ``~3`` and so on, in source order (deterministic disambiguator), with two 
 from __future__ import annotations
 
 import hashlib
+import operator
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 
 from graphmem.types import EdgeConfidence
@@ -338,24 +339,11 @@ class SymbolInfo:
     def __reduce__(self) -> tuple[type[SymbolInfo], tuple[object, ...]]:
         # pickled as its constructor call: twice as fast to load as the slots default, which
         # sets each field on its own (a warm restart's snapshot holds every symbol)
-        return (
-            SymbolInfo,
-            (
-                self.id,
-                self.repo_id,
-                self.path,
-                self.name,
-                self.qualname,
-                self.kind,
-                self.language,
-                self.parent_id,
-                self.start_line,
-                self.end_line,
-                self.signature,
-                self.sig_hash,
-                self.body_hash,
-            ),
-        )
+        return (SymbolInfo, _symbol_fields(self))
+
+
+#: a symbol's field values in declaration order (its constructor's arguments)
+_symbol_fields = operator.attrgetter(*(f.name for f in fields(SymbolInfo)))
 
 
 @dataclass(frozen=True, slots=True)
