@@ -52,6 +52,7 @@ from graphmem.types import EdgeConfidence, EdgeKind
 from graphmemd import __version__, codegraph, model, parsecache, text_index
 from graphmemd.codegraph import CodeGraph, FileNode, GraphPart
 from graphmemd.model import Language, SymbolInfo, SymbolKind
+from graphmemd.parse_pack import repo_file_stem
 from graphmemd.text_index import text_layout
 
 logger = logging.getLogger(__name__)
@@ -125,8 +126,7 @@ class Snapshots:
 
     def path(self, repo_id: str) -> Path:
         """Where ``repo_id``'s snapshot lives."""
-        name = hashlib.blake2b(repo_id.encode("utf-8"), digest_size=12).hexdigest()
-        return self.directory / f"{name}.snap"
+        return self.directory / f"{repo_file_stem(repo_id)}.snap"
 
     def clear(self) -> None:
         """Remove every snapshot (and any half-written one)."""

@@ -44,6 +44,12 @@ _PUT, _REMOVE = 1, 2
 COMPACT_MIN_DEAD = 16 * 1024 * 1024
 
 
+def repo_file_stem(repo_id: str) -> str:
+    """The name (without suffix) of a repository's file in a per-repository directory: a
+    hash, since an id may hold any character a file name must not."""
+    return hashlib.blake2b(repo_id.encode("utf-8"), digest_size=12).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class CachedParse:
     """A file's last parse as the cache keeps it: the size, mtime and content hash it was
@@ -140,8 +146,7 @@ class ParsePack:
     def _pack(self, repo_id: str) -> _Pack:
         pack = self._packs.get(repo_id)
         if pack is None:
-            name = hashlib.blake2b(repo_id.encode("utf-8"), digest_size=12).hexdigest()
-            pack = self._packs[repo_id] = _Pack(self.directory / f"{name}.pack")
+            pack = self._packs[repo_id] = _Pack(self.directory / f"{repo_file_stem(repo_id)}.pack")
         return pack
 
     # ------------------------------------------------------------------ reading
