@@ -20,7 +20,7 @@ from graphmemd.model import (
     symbol_id,
 )
 from graphmemd.restore import same_edges
-from graphmemd.store import Store
+from graphmemd.store import SCHEMA_VERSION, Store
 
 R = "r"
 
@@ -84,9 +84,35 @@ def test_a_schema_1_store_is_migrated_at_open(tmp_path: Path) -> None:
         assert set(graph.edges.calls) == set(_edges().calls)
     finally:
         s.close()
-    s = _open(path)  # and it stays at schema 2
+    s = _open(path)  # and it stays at the current schema
     try:
-        assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [["2"]]
+        assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [[str(SCHEMA_VERSION)]]
+    finally:
+        s.close()
+
+
+def test_a_schema_2_store_drops_the_unread_symbol_columns_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "graph.kuzu"
+    s = _open(path)
+    s.replace_files(R, _files(), (), _edges())
+    want = s.load_repo_graph(R)
+    # what a store written before schema 3 looks like: the Symbol columns it dropped
+    for column, kind in (("path", "STRING"), ("language", "STRING"), ("start_byte", "INT64"),
+                         ("end_byte", "INT64"), ("unresolved_bases", "STRING[]")):  # fmt: skip
+        s._run(f"ALTER TABLE Symbol ADD {column} {kind}")
+    s._run("MATCH (m:Meta {key: 'schema'}) SET m.value = '2'")
+    s.close()
+    s = _open(path)
+    try:
+        columns = {r[0] for r in s._run("CALL TABLE_INFO('Symbol') RETURN name")}
+        assert not columns & {"path", "language", "start_byte", "end_byte", "unresolved_bases"}
+        assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [[str(SCHEMA_VERSION)]]
+        files, symbols, graph = s.load_repo_graph(R)
+        assert set(files) == set(want[0]) and set(symbols) == set(want[1])
+        assert set(graph.edges.calls) == set(want[2].edges.calls) and set(graph.contains) == set(want[2].contains)
+        assert "" not in {f.content_hash for f in files}  # nothing to re-index
+        s.replace_files(R, _files(), (), _edges())  # and new rows copy into the leaner table
+        assert set(s.load_repo_graph(R)[1]) == set(want[1])
     finally:
         s.close()
 

@@ -46,9 +46,16 @@ from graphmemd.store_tables import node_tables, rel_tables, unresolved_of
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 2
-#: Resolved edge tables; schema 2 added their ``confidence`` column (see ``_migrate``).
+SCHEMA_VERSION = 3
+#: Resolved edge tables; schema 2 added their ``confidence`` column (see ``_migrate_v1``).
 _CONFIDENCE_TABLES = ("IMPORTS", "CALLS", "FILE_CALLS", "INHERITS")
+#: Symbol columns schema 3 dropped (``_migrate_v2``): never read (byte offsets, unresolved
+#: base texts), or the symbol's file's (path, language).
+_DROPPED_SYMBOL_COLUMNS = ("path", "language", "start_byte", "end_byte", "unresolved_bases")
+#: Kùzu's worker threads. One: a bulk load with Kùzu's default (a thread per core) took
+#: ~12-19 MB more peak memory on the bench_index corpus and was no faster; the parse
+#: workers have the other cores.
+STORE_THREADS = 1
 #: Observation writes of more rows than this use one COPY instead of a CREATE per row.
 COPY_ROWS = 24
 #: The WAL is checkpointed into the database once it grows past this (keeps it bounded).
@@ -78,11 +85,10 @@ _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS File(id STRING, repo STRING, path STRING, language STRING,"
     " hash STRING, size INT64, lines INT64, indexed_at DOUBLE, syntax_errors INT64,"
     " unresolved_calls STRING[], PRIMARY KEY(id))",
-    "CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, repo STRING, file STRING, path STRING,"
-    " name STRING, qualname STRING, kind STRING, language STRING, parent STRING,"
-    " start_line INT64, end_line INT64, start_byte INT64, end_byte INT64, signature STRING,"
-    " sig_hash STRING, body_hash STRING, unresolved_calls STRING[],"
-    " unresolved_bases STRING[], PRIMARY KEY(id))",
+    "CREATE NODE TABLE IF NOT EXISTS Symbol(id STRING, repo STRING, file STRING, name STRING,"
+    " qualname STRING, kind STRING, parent STRING, start_line INT64, end_line INT64,"
+    " signature STRING, sig_hash STRING, body_hash STRING, unresolved_calls STRING[],"
+    " PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Observation(id STRING, repo STRING, text STRING, tags STRING,"
     " category STRING, status STRING, created_at DOUBLE, updated_at DOUBLE, doc STRING,"
@@ -150,6 +156,7 @@ class StoreConnection:
                 buffer_pool_size=pool_mb * 1024 * 1024,
                 max_db_size=max_gb * 1024 * 1024 * 1024,
                 checkpoint_threshold=checkpoint_mb * 1024 * 1024,
+                max_num_threads=STORE_THREADS,
             )
             return db, kuzu.Connection(db)
         except Exception as exc:  # the binding raises RuntimeError, IndexError, UnicodeDecodeError, ...
@@ -258,12 +265,16 @@ class StoreConnection:
         for stmt in _SCHEMA:
             self._run(stmt)
         rows = self._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value")
+        version = rows[0][0] if rows else str(SCHEMA_VERSION)
         if not rows:
-            self._run("CREATE (:Meta {key: 'schema', value: $v})", {"v": str(SCHEMA_VERSION)})
-        elif rows[0][0] == "1":
+            self._run("CREATE (:Meta {key: 'schema', value: $v})", {"v": version})
+        if version == "1":
             self._migrate_v1()
-        elif rows[0][0] != str(SCHEMA_VERSION):
-            raise StoreError(f"store schema {rows[0][0]} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
+            version = "2"
+        if version == "2":
+            self._migrate_v2()
+        elif version != str(SCHEMA_VERSION):
+            raise StoreError(f"store schema {version} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
         existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
         for table, index in _OLD_FTS:
             if index in existing:
@@ -281,8 +292,18 @@ class StoreConnection:
         for table in _CONFIDENCE_TABLES:
             self._run(f"ALTER TABLE {table} ADD IF NOT EXISTS confidence STRING DEFAULT 'unknown'")
         self._run("MATCH (f:File) SET f.hash = ''")
+        self._run("MATCH (m:Meta {key: 'schema'}) SET m.value = '2'")
+        logger.info("store %s migrated from schema 1 to 2", self.path)
+
+    def _migrate_v2(self) -> None:
+        """Schema 2 -> 3: drop the Symbol columns nothing reads (``_DROPPED_SYMBOL_COLUMNS``);
+        every row keeps its other values, so nothing is re-indexed."""
+        present = {r[0] for r in self._run("CALL TABLE_INFO('Symbol') RETURN name")}
+        for column in _DROPPED_SYMBOL_COLUMNS:
+            if column in present:
+                self._run(f"ALTER TABLE Symbol DROP {column}")
         self._run("MATCH (m:Meta {key: 'schema'}) SET m.value = $v", {"v": str(SCHEMA_VERSION)})
-        logger.info("store %s migrated from schema 1 to %d", self.path, SCHEMA_VERSION)
+        logger.info("store %s migrated from schema 2 to %d", self.path, SCHEMA_VERSION)
 
     def close(self) -> None:
         """Close the connection and the database (idempotent). A poisoned store is left as it
@@ -432,28 +453,21 @@ class Store(StoreConnection):
                 {"r": repo_id},
             )
         ]
-        symbols = [
-            SymbolInfo(
-                r[0],
-                repo_id,
-                r[1],
-                r[2],
-                r[3],
-                SymbolKind(r[4]),
-                Language(r[5]),
-                r[6] or None,
-                int(r[7]),
-                int(r[8]),
-                r[9],
-                r[10],
-                r[11],
-            )
-            for r in self._run(
-                "MATCH (s:Symbol) WHERE s.repo = $r RETURN s.id, s.path, s.name, s.qualname, s.kind, s.language,"
-                " s.parent, s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash",
-                {"r": repo_id},
-            )
-        ]
+        # a symbol's path and language are its file's (its ``file`` is ``file_id(repo, path)``)
+        languages = {f.path: f.language for f in files}
+        prefix = len(file_id(repo_id, ""))
+        symbols: list[SymbolInfo] = []
+        for r in self._run(
+            "MATCH (s:Symbol) WHERE s.repo = $r RETURN s.id, s.file, s.name, s.qualname, s.kind, s.parent,"
+            " s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash",
+            {"r": repo_id},
+        ):
+            path = r[1][prefix:]
+            language = languages.get(path)
+            if language is None:  # (never written: a file's symbols are deleted before it)
+                continue
+            kind, parent, start, end = SymbolKind(r[4]), r[5] or None, int(r[6]), int(r[7])
+            symbols.append(SymbolInfo(r[0], repo_id, path, r[2], r[3], kind, language, parent, start, end, *r[8:11]))
         p = {"r": repo_id}
         contains = self._pairs_q("MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
         defines = self._pairs_q("MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)

@@ -22,16 +22,12 @@ _FILE_TYPES: dict[str, pa.DataType] = {
 _SYMBOL_TYPES: dict[str, pa.DataType] = {
     "start_line": pa.int64(),
     "end_line": pa.int64(),
-    "start_byte": pa.int64(),
-    "end_byte": pa.int64(),
     "unresolved_calls": _LIST_STR,
-    "unresolved_bases": _LIST_STR,
 }
 _FILE_COLUMNS = ("id", "repo", "path", "language", "hash", "size", "lines", "indexed_at", "syntax_errors",
                  "unresolved_calls")  # fmt: skip
-_SYMBOL_COLUMNS = ("id", "repo", "file", "path", "name", "qualname", "kind", "language", "parent", "start_line",
-                   "end_line", "start_byte", "end_byte", "signature", "sig_hash", "body_hash",
-                   "unresolved_calls", "unresolved_bases")  # fmt: skip
+_SYMBOL_COLUMNS = ("id", "repo", "file", "name", "qualname", "kind", "parent", "start_line", "end_line",
+                   "signature", "sig_hash", "body_hash", "unresolved_calls")  # fmt: skip
 
 
 #: Python lists become Arrow in slices of this many rows: one conversion holds the GIL
@@ -55,28 +51,24 @@ def _table(columns: Sequence[str], types: dict[str, pa.DataType], rows: list[tup
     return sliced_table({name: [r[i] for r in rows] for i, name in enumerate(columns)}, types)
 
 
-def unresolved_of(edges: ResolvedEdges) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """What stayed unresolved, by node: call texts (files and symbols), base-class texts."""
+def unresolved_of(edges: ResolvedEdges) -> dict[str, list[str]]:
+    """The call texts that stayed unresolved, by calling node (file or symbol)."""
     calls: dict[str, list[str]] = {}
     for src, text in edges.unresolved_calls:
         calls.setdefault(src, []).append(text)
-    bases: dict[str, list[str]] = {}
-    for child, text, _kind in edges.unresolved_inherits:
-        bases.setdefault(child, []).append(text)
-    return calls, bases
+    return calls
 
 
 def node_tables(
     repo_id: str,
     files: Sequence[tuple[FileRecord, ParsedFile]],
-    unresolved: tuple[Mapping[str, list[str]], Mapping[str, list[str]]],
+    unresolved_calls: Mapping[str, list[str]],
     infos: Mapping[str, Sequence[SymbolInfo]] | None = None,
 ) -> list[tuple[str, pa.Table]]:
     """The File and Symbol rows of ``files`` as Arrow tables, then the DEFINES and CONTAINS
-    pairs their symbols need (both ends are in the same file). ``unresolved``: from
+    pairs their symbols need (both ends are in the same file). ``unresolved_calls``: from
     ``unresolved_of``; ``infos``: the files' symbols as ``symbols_of`` already derived them
     (by path), so they are not derived twice."""
-    unresolved_calls, unresolved_bases = unresolved
     file_rows: list[tuple[Any, ...]] = []
     symbol_rows: list[tuple[Any, ...]] = []
     defines: tuple[list[str], list[str]] = ([], [])
@@ -90,10 +82,9 @@ def node_tables(
         known = infos.get(rec.path) if infos is not None else None
         for s, info in zip(parsed.symbols, known if known is not None else symbols_of(repo_id, parsed), strict=True):
             sid, parent_id = info.id, info.parent_id or ""
-            symbol_rows.append((sid, repo_id, fid, rec.path, s.name, s.qualname, s.kind.value, lang, parent_id,
-                                s.start_line, s.end_line, s.start_byte, s.end_byte, s.signature, s.sig_hash,
-                                s.body_hash, unresolved_calls.get(sid, []),
-                                unresolved_bases.get(sid, [])))  # fmt: skip
+            symbol_rows.append((sid, repo_id, fid, s.name, s.qualname, s.kind.value, parent_id, s.start_line,
+                                s.end_line, s.signature, s.sig_hash, s.body_hash,
+                                unresolved_calls.get(sid, [])))  # fmt: skip
             defines[0].append(fid)
             defines[1].append(sid)
             if parent_id:
