@@ -132,6 +132,22 @@ class DaemonProc:
         with self.client(timeout) as c:
             c.recall("zz-no-such-term-zz")
 
+    def wait_idle(self, quiet: float = 1.0, timeout: float = 600) -> float:
+        """Until the daemon and its children used under 2 % of a CPU for ``quiet`` seconds
+        (store writes queued behind the last change, idle work): peaks read after this
+        include them. Returns the seconds waited, the quiet period included."""
+        start = time.monotonic()
+        deadline = start + timeout
+        last, since = _cpu_seconds([self.proc.pid, *_descendants(self.proc.pid)]), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = _cpu_seconds([self.proc.pid, *_descendants(self.proc.pid)])
+            if now - last > 0.02 * (time.monotonic() - since):
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return time.monotonic() - start
+        raise RuntimeError("the daemon did not become idle")
+
     def peak_rss_mb(self) -> dict[str, float]:
         """Peak RSS (VmHWM) in MB: the daemon process itself, its parse workers (summed),
         and the whole process tree (daemon, forkserver, resource tracker, workers)."""
@@ -162,6 +178,18 @@ def _hwm(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of ``pids`` (those still alive), in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _descendants(pid: int) -> list[int]:
