@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # took up to ~50 ms at p99 during a cold index. 1 ms switches cost well under 1 %.
         sys.setswitchinterval(0.001)
         malloc.limit_arenas()  # before any thread starts
+        malloc.arrow_uses_malloc()
         from graphmemd.server import serve
 
         return serve(config)
