@@ -108,8 +108,10 @@ def test_a_schema_2_store_drops_the_unread_symbol_columns_and_keeps_its_rows(tmp
         assert not columns & {"path", "language", "start_byte", "end_byte", "unresolved_bases"}
         assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [[str(SCHEMA_VERSION)]]
         files, symbols, graph = s.load_repo_graph(R)
-        assert set(files) == set(want[0]) and set(symbols) == set(want[1])
-        assert set(graph.edges.calls) == set(want[2].edges.calls) and set(graph.contains) == set(want[2].contains)
+        assert set(files) == set(want[0])
+        assert set(symbols) == set(want[1])
+        assert set(graph.edges.calls) == set(want[2].edges.calls)
+        assert set(graph.contains) == set(want[2].contains)
         assert "" not in {f.content_hash for f in files}  # nothing to re-index
         s.replace_files(R, _files(), (), _edges())  # and new rows copy into the leaner table
         assert set(s.load_repo_graph(R)[1]) == set(want[1])
