@@ -180,15 +180,21 @@ def _hwm(pid: int) -> float:
     return 0.0
 
 
+def _stat_fields(stat: Path) -> list[str] | None:
+    """The fields of a ``/proc/<pid>/stat`` file after the command name (None: it is gone)."""
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def _cpu_seconds(pids: list[int]) -> float:
     """User + system CPU time of ``pids`` (those still alive), in seconds."""
     total = 0
     for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
+        fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+        if fields is not None:
+            total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -214,11 +220,8 @@ def _children(pid: int) -> list[int]:
     out = []
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
-            try:
-                fields = (p / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
+            fields = _stat_fields(p / "stat")
+            if fields is not None and int(fields[1]) == pid:
                 out.append(int(p.name))
     return out
 
