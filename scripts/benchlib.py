@@ -136,12 +136,15 @@ class DaemonProc:
         """Until the daemon and its children used under 2 % of a CPU for ``quiet`` seconds
         (store writes queued behind the last change, idle work): peaks read after this
         include them. Returns the seconds waited, the quiet period included."""
+        def used() -> float:
+            return _cpu_seconds([self.proc.pid, *_descendants(self.proc.pid)])
+
         start = time.monotonic()
         deadline = start + timeout
-        last, since = _cpu_seconds([self.proc.pid, *_descendants(self.proc.pid)]), time.monotonic()
+        last, since = used(), time.monotonic()
         while time.monotonic() < deadline:
             time.sleep(0.1)
-            now = _cpu_seconds([self.proc.pid, *_descendants(self.proc.pid)])
+            now = used()
             if now - last > 0.02 * (time.monotonic() - since):
                 last, since = now, time.monotonic()
             elif time.monotonic() - since >= quiet:

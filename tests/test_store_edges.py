@@ -97,15 +97,16 @@ def test_a_schema_2_store_drops_the_unread_symbol_columns_and_keeps_its_rows(tmp
     s.replace_files(R, _files(), (), _edges())
     want = s.load_repo_graph(R)
     # what a store written before schema 3 looks like: the Symbol columns it dropped
-    for column, kind in (("path", "STRING"), ("language", "STRING"), ("start_byte", "INT64"),
-                         ("end_byte", "INT64"), ("unresolved_bases", "STRING[]")):  # fmt: skip
+    old = {"path": "STRING", "language": "STRING", "start_byte": "INT64", "end_byte": "INT64",
+           "unresolved_bases": "STRING[]"}  # fmt: skip
+    for column, kind in old.items():
         s._run(f"ALTER TABLE Symbol ADD {column} {kind}")
     s._run("MATCH (m:Meta {key: 'schema'}) SET m.value = '2'")
     s.close()
     s = _open(path)
     try:
         columns = {r[0] for r in s._run("CALL TABLE_INFO('Symbol') RETURN name")}
-        assert not columns & {"path", "language", "start_byte", "end_byte", "unresolved_bases"}
+        assert not columns & old.keys()
         assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [[str(SCHEMA_VERSION)]]
         files, symbols, graph = s.load_repo_graph(R)
         assert set(files) == set(want[0])
