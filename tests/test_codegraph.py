@@ -129,3 +129,32 @@ def test_load_files_builds_what_put_file_builds() -> None:
     for node in [*one.files, *one.symbols]:
         assert bulk.adjacency(node) == one.adjacency(node)
     assert bulk.search_symbols("f", 10) == one.search_symbols("f", 10)
+
+
+def test_two_kinds_between_one_pair_are_kept_apart() -> None:
+    """A method that calls its nested function holds CONTAINS and CALLS to it (one packed
+    entry): replacing the calls keeps the containment, and removing the file leaves no
+    empty neighbour entries behind."""
+    g = CodeGraph()
+    outer = _sym("a.py", "f")
+    inner = _sym("a.py", "f.g", parent=outer.id)
+    g.put_file(FileNode(REPO, "a.py", Language.PYTHON, "h"), [outer, inner])
+    fa = file_id(REPO, "a.py")
+    guess = Confidence.NAME_ONLY
+    g.set_edges([fa], ResolvedEdges(calls=((outer.id, inner.id, guess),)))
+    assert g.out(outer.id, EdgeKind.CALLS) == g.out(outer.id, EdgeKind.CONTAINS) == {inner.id}
+    assert g.into(inner.id, EdgeKind.CALLS) == g.into(inner.id, EdgeKind.CONTAINS) == {outer.id}
+    assert g.confidence(outer.id, EdgeKind.CALLS, inner.id) is guess
+    assert g.confidence(inner.id, EdgeKind.CONTAINED_IN, outer.id) is None
+    assert g.edge_count(REPO) == 4  # DEFINES x2, CONTAINS, CALLS
+    _check(g)
+    g.set_edges([fa], ResolvedEdges())
+    assert g.out(outer.id, EdgeKind.CALLS) == set()
+    assert g.out(outer.id, EdgeKind.CONTAINS) == {inner.id}
+    assert g.into(inner.id, EdgeKind.CALLS) == set()
+    assert g.edge_count(REPO) == 3
+    _check(g)
+    g.remove_file(REPO, "a.py")
+    assert g.edge_count() == 0
+    assert not g._out  # no empty entries kept
+    assert not g._in

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from graphmem.types import EdgeConfidence, EdgeKind
 
+from graphmemd import edgebits
 from graphmemd.model import Language, ResolvedEdges, SymbolInfo, file_id
 from graphmemd.text_index import TextIndex
 
@@ -48,16 +48,31 @@ class FileNode:
     unresolved_calls: list[str] = field(default_factory=list)
 
 
-_Out = dict[str, dict[EdgeKind, dict[str, EdgeConfidence | None]]]
-_In = dict[str, dict[EdgeKind, set[str]]]
+#: a -> b -> the edges from a to b with their confidences (``edgebits.put``)
+_Out = dict[str, dict[str, int]]
+#: b -> a -> the kinds of the edges from a to b (``edgebits.bit``)
+_In = dict[str, dict[str, int]]
+_DEFINES = edgebits.put(0, EdgeKind.DEFINES, None)
+_CONTAINS = edgebits.put(0, EdgeKind.CONTAINS, None)
+_DEFINES_BIT = edgebits.bit(EdgeKind.DEFINES)
+_CONTAINS_BIT = edgebits.bit(EdgeKind.CONTAINS)
+_RESOLVED = edgebits.mask((EdgeKind.CALLS, EdgeKind.IMPORTS, EdgeKind.INHERITS))
+_CONTAINS_MASK = edgebits.mask((EdgeKind.CONTAINS,))
+_DEFINES_MASK = edgebits.mask((EdgeKind.DEFINES,))
 
 
-def _out_kinds() -> defaultdict[EdgeKind, dict[str, EdgeConfidence | None]]:
-    return defaultdict(dict)
-
-
-def _in_kinds() -> defaultdict[EdgeKind, set[str]]:
-    return defaultdict(set)
+def _clear(side: dict[str, dict[str, int]], node: str, other: str, bits: int) -> None:
+    """Clear ``bits`` (-1: all) of ``side[node][other]``, dropping what becomes empty."""
+    entries = side.get(node)
+    if entries is None:
+        return
+    left = entries.get(other, 0) & ~bits
+    if left:
+        entries[other] = left
+    else:
+        entries.pop(other, None)
+        if not entries:
+            del side[node]
 
 
 def _add_name(names: dict[str, str | set[str]], name: str, sid: str) -> None:
@@ -94,9 +109,10 @@ class CodeGraph:
     def __init__(self) -> None:
         self.files: dict[str, FileNode] = {}
         self.symbols: dict[str, SymbolInfo] = {}
-        #: a -> kind -> b -> how the edge was resolved (None for CONTAINS/DEFINES)
-        self._out: _Out = defaultdict(_out_kinds)
-        self._in: _In = defaultdict(_in_kinds)
+        #: a -> b -> its edges to b and how each was resolved; b -> a -> the kinds from a
+        #: (``edgebits``: one int per neighbour, not a set and a dict per kind)
+        self._out: _Out = {}
+        self._in: _In = {}
         self._unresolved: dict[str, list[str]] = {}
         #: lowercased name -> the one symbol id with it, or a set when several share it (most
         #: names are unique: a set each would cost ~200 bytes more)
@@ -111,8 +127,14 @@ class CodeGraph:
     # ------------------------------------------------------------------ updates
 
     def _link(self, a: str, kind: EdgeKind, b: str, confidence: EdgeConfidence | None = None) -> None:
-        self._out[a][kind][b] = confidence
-        self._in[b][kind].add(a)
+        out = self._out.get(a)
+        if out is None:
+            out = self._out[a] = {}
+        out[b] = edgebits.put(out.get(b, 0), kind, confidence)
+        inn = self._in.get(b)
+        if inn is None:
+            inn = self._in[b] = {}
+        inn[a] = inn.get(a, 0) | edgebits.bit(kind)
         self._forget(a)
         self._forget(b)
 
@@ -144,31 +166,32 @@ class CodeGraph:
                 self.adjacency(node)
         return taken
 
-    def _unlink_out(self, a: str, kinds: Iterable[EdgeKind]) -> None:
+    def _unlink_out(self, a: str, masks: tuple[int, int]) -> None:
+        """Drop ``a``'s outgoing edges of the kinds in ``masks`` (``edgebits.mask``)."""
         out = self._out.get(a)
         if not out:
             return
+        nibbles, bits = masks
         self._forget(a)
-        for kind in kinds:
-            for b in out.pop(kind, {}):
-                self._forget(b)
-                incoming = self._in.get(b)
-                if incoming is not None:
-                    incoming[kind].discard(a)
+        for b, packed in [(b, p) for b, p in out.items() if p & nibbles]:
+            self._forget(b)
+            if packed & ~nibbles:
+                out[b] = packed & ~nibbles
+            else:
+                del out[b]
+            _clear(self._in, b, a, bits)
+        if not out:
+            del self._out[a]
 
     def _drop_node(self, node: str) -> None:
         self._adj.pop(node, None)
         self._unwarmed.discard(node)
-        for kind, targets in self._out.pop(node, {}).items():
-            for b in targets:
-                self._forget(b)
-                if b in self._in:
-                    self._in[b][kind].discard(node)
-        for kind, sources in self._in.pop(node, {}).items():
-            for a in sources:
-                self._forget(a)
-                if a in self._out:
-                    self._out[a][kind].pop(node, None)
+        for b in self._out.pop(node, {}):
+            self._forget(b)
+            _clear(self._in, b, node, -1)
+        for a in self._in.pop(node, {}):
+            self._forget(a)
+            _clear(self._out, a, node, -1)
         self._unresolved.pop(node, None)
 
     def remove_file(self, repo_id: str, path: str) -> list[SymbolInfo]:
@@ -207,8 +230,8 @@ class CodeGraph:
                     self.symbols.pop(sid, None)
                     self._drop_node(sid)
                 else:
-                    self._unlink_out(sid, (EdgeKind.CONTAINS,))
-            self._unlink_out(fid, (EdgeKind.DEFINES,))
+                    self._unlink_out(sid, _CONTAINS_MASK)
+            self._unlink_out(fid, _DEFINES_MASK)
         node.symbol_ids = [s.id for s in new_syms]
         self.files[fid] = node
         self.text.put(fid, node.repo_id, node.path, ((s.id, s.qualname) for s in new_syms))
@@ -233,16 +256,19 @@ class CodeGraph:
             node.symbol_ids = ids = [s.id for s in syms]
             files[fid] = node
             self.text.put(fid, node.repo_id, node.path, [(s.id, s.qualname) for s in syms])
-            defines = out[fid][EdgeKind.DEFINES]
+            defines = out.setdefault(fid, {})
             for sym in syms:
                 sid = sym.id
                 symbols[sid] = sym
                 self._name(sym.name.lower(), sid)
-                defines[sid] = None
-                inn[sid][EdgeKind.DEFINES].add(fid)
-                if sym.parent_id:
-                    out[sym.parent_id][EdgeKind.CONTAINS][sid] = None
-                    inn[sid][EdgeKind.CONTAINS].add(sym.parent_id)
+                defines[sid] = defines.get(sid, 0) | _DEFINES
+                into = inn.setdefault(sid, {})
+                into[fid] = into.get(fid, 0) | _DEFINES_BIT
+                parent = sym.parent_id
+                if parent:
+                    children = out.setdefault(parent, {})
+                    children[sid] = children.get(sid, 0) | _CONTAINS
+                    into[parent] = into.get(parent, 0) | _CONTAINS_BIT
             touched.append(fid)
             touched.extend(ids)
         self._unwarmed.update(touched)  # nothing of theirs was cached (``_forget``)
@@ -259,7 +285,7 @@ class CodeGraph:
             nodes.update(node.symbol_ids)
             node.external_imports = []
         for n in nodes:
-            self._unlink_out(n, (EdgeKind.CALLS, EdgeKind.IMPORTS, EdgeKind.INHERITS))
+            self._unlink_out(n, _RESOLVED)
             self._unresolved.pop(n, None)
         for a, b, conf in edges.imports:
             self._link(a, EdgeKind.IMPORTS, b, conf)
@@ -341,13 +367,12 @@ class CodeGraph:
 
     def neighbors(self, node: str) -> Iterator[tuple[EdgeKind, str]]:
         """Every neighbour in both directions, with the edge kind as walked from ``node``."""
-        for kind, targets in self._out.get(node, {}).items():
-            for t in targets:
+        for t, packed in self._out.get(node, {}).items():
+            for kind, _conf in edgebits.edges(packed):
                 yield kind, t
-        for kind, sources in self._in.get(node, {}).items():
-            rev = REVERSE[kind]
-            for s in sources:
-                yield rev, s
+        for s, bits in self._in.get(node, {}).items():
+            for kind in edgebits.kinds(bits):
+                yield REVERSE[kind], s
 
     def adjacency(self, node: str) -> tuple[Adjacent, ...]:
         """``neighbors`` as a tuple with each kind's order and the edge's resolution confidence
@@ -356,33 +381,41 @@ class CodeGraph:
         adj = self._adj.get(node)
         if adj is None:
             items: list[Adjacent] = []
-            for kind, targets in self._out.get(node, {}).items():
-                order = KIND_ORDER[kind]
-                items.extend([(order, kind, other, conf) for other, conf in targets.items()])
+            edges, kinds, order = edgebits.edges, edgebits.kinds, KIND_ORDER
+            for other, packed in self._out.get(node, {}).items():
+                for kind, conf in edges(packed):
+                    items.append((order[kind], kind, other, conf))
             outs = self._out
-            for kind, sources in self._in.get(node, {}).items():
-                rev = REVERSE[kind]
-                order = KIND_ORDER[rev]
-                items.extend([(order, rev, other, outs.get(other, {}).get(kind, {}).get(node)) for other in sources])
+            for other, bits in self._in.get(node, {}).items():
+                back = edges(outs[other][node])  # every in-entry has its out-entry
+                if len(back) == 1:
+                    kind, conf = back[0]
+                    rev = REVERSE[kind]
+                    items.append((order[rev], rev, other, conf))
+                    continue
+                for kind in kinds(bits):
+                    rev = REVERSE[kind]
+                    items.append((order[rev], rev, other, dict(back)[kind]))
             adj = tuple(items)
             self._adj[node] = adj
         return adj
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         """The nodes ``node`` points to by edges of ``kind``."""
-        return set(self._out.get(node, {}).get(kind, ()))
+        return {b for b, packed in self._out.get(node, {}).items() if edgebits.has(packed, kind)}
 
     def confidence(self, a: str, kind: EdgeKind, b: str) -> EdgeConfidence | None:
         """How the edge ``a -kind-> b`` was resolved; ``kind`` may be a reverse kind (then
         the stored edge is ``b -> a``). None for structural edges or no such edge."""
         for forward, reverse in REVERSE.items():
             if kind is reverse:
-                return self._out.get(b, {}).get(forward, {}).get(a)
-        return self._out.get(a, {}).get(kind, {}).get(b)
+                return edgebits.confidence(self._out.get(b, {}).get(a, 0), forward)
+        return edgebits.confidence(self._out.get(a, {}).get(b, 0), kind)
 
     def into(self, node: str, kind: EdgeKind) -> set[str]:
         """The nodes pointing to ``node`` by edges of ``kind``."""
-        return set(self._in.get(node, {}).get(kind, ()))
+        bit = edgebits.bit(kind)
+        return {a for a, bits in self._in.get(node, {}).items() if bits & bit}
 
     def unresolved(self, node: str) -> list[str]:
         """The callee texts ``node`` calls that resolution could not link to a symbol."""
@@ -407,11 +440,12 @@ class CodeGraph:
     def edge_count(self, repo_id: str = "") -> int:
         """The number of outgoing edges, of ``repo_id``'s nodes or (empty) of every node."""
         prefix = f"{repo_id}:"
+        count = edgebits.count
         return sum(
-            len(t)
-            for node, kinds in self._out.items()
+            count(packed)
+            for node, targets in self._out.items()
             if not repo_id or node.startswith(prefix)
-            for t in kinds.values()
+            for packed in targets.values()
         )
 
     def ref_of(self, node: str) -> str:

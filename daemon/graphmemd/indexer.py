@@ -224,6 +224,7 @@ class Indexer:
         if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
             with no_cyclic_gc():
                 hand_over(rt, self._state, self._store, self._writer, self._closing.is_set if idle else None)
+            malloc.trim()
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
