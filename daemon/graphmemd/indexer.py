@@ -36,9 +36,9 @@ from graphmemd.graph_snapshot import Snapshots
 from graphmemd.graphstate import GraphState
 from graphmemd.health import Health
 from graphmemd.memory import Memory
-from graphmemd.model import ChangeKind, SymbolInfo, symbols_of
+from graphmemd.model import ChangeKind, ParsedFile, SymbolInfo, symbols_of
 from graphmemd.parse_pack import ParsePack
-from graphmemd.parse_pool import ParsePool
+from graphmemd.parse_pool import ParseOutcome, ParsePool
 from graphmemd.registry import RepoRegistry, RepoRuntime
 from graphmemd.resolution import facts_from_files, is_fact_file
 from graphmemd.restore import hand_over, replace_all_edges, restore
@@ -353,11 +353,8 @@ class Indexer:
             if out.parsed is not None:
                 rt.files_parsed += 1
                 rt.pass_symbols += len(out.parsed.symbols)
-                rt.resolver.set_file(out.parsed)  # kept: its slim copy, unless the text must be encoded
-                parsed = rt.resolver.held(out.parsed) if out.cache is not None else out.parsed
-                unit = ParsedUnit(parsed, out.content_hash or "", out.size, out.cache)
+                unit = _take(rt, out, out.parsed, prepared)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit) if cache_now else unit
-                prepared[out.path] = symbols_of(rt.id, out.parsed)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
             if time.monotonic() - last > 0.25:
@@ -400,17 +397,20 @@ class Indexer:
             rt.rescan_queued = True
             self.submit(Job("index", rt.id))
         units: dict[str, ParsedUnit] = {}
+        prepared: dict[str, list[SymbolInfo]] = {}
+        if todo:
+            self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
         for out in self.pool().parse_many(sorted(todo.items())):
             if out.parsed is not None:
                 rt.files_parsed += 1
-                units[out.path] = ParsedUnit(out.parsed, out.content_hash or "", out.size, out.cache)
+                units[out.path] = _take(rt, out, out.parsed, prepared)
                 rt.skipped.pop(out.path, None)
             else:
                 if out.skipped is not None:
                     rt.skipped[out.path] = out.skipped.reason
                 if out.path in known:
                     removed.add(out.path)
-        if self._apply(rt, units, removed - set(units), full=False, cold=not known) is not None:
+        if self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared) is not None:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
@@ -479,6 +479,17 @@ class Indexer:
             self._bus.publish(event)
         self._sink.queryable(rt)
         return delta
+
+
+def _take(rt: RepoRuntime, out: ParseOutcome, parsed: ParsedFile, prepared: dict[str, list[SymbolInfo]]) -> ParsedUnit:
+    """Hand a new parse to the resolver while the workers parse the rest, and derive its
+    symbols (into ``prepared``, which ``build_delta`` then does not set or derive again). The
+    unit keeps the resolver's slim copy (calls and typed names planned and dropped) unless
+    its cached text still has to be encoded from it."""
+    rt.resolver.set_file(parsed)
+    prepared[out.path] = symbols_of(rt.id, parsed)
+    kept = rt.resolver.held(parsed) if out.cache is not None else parsed
+    return ParsedUnit(kept, out.content_hash or "", out.size, out.cache)
 
 
 @contextmanager
