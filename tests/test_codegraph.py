@@ -1,4 +1,4 @@
-"""The in-memory code graph's cached adjacency never disagrees with its edges."""
+"""The in-memory code graph's adjacency never disagrees with its edges."""
 
 from __future__ import annotations
 
@@ -78,19 +78,16 @@ def test_adjacency_follows_every_kind_of_change() -> None:
     _check(g)
 
 
-def test_warm_recomputes_what_changed_in_slices() -> None:
+def test_degree_counts_what_adjacency_lists() -> None:
     g = CodeGraph()
     syms = _put(g, "a.py", *(f"f{i}" for i in range(10)))
+    (other,) = _put(g, "b.py", "g")
     fa = file_id(REPO, "a.py")
-    taken = 0
-    while n := g.warm(3):
-        assert n <= 3
-        taken += n
-    assert taken == 11  # the file and its ten symbols were linked (DEFINES)
-    assert g.warm(3) == 0
-    g.set_edges([fa], ResolvedEdges(calls=((syms[0].id, syms[1].id, IMPORT),)))
-    assert g.warm(100) >= 2
-    _check(g)
+    g.set_edges([fa], ResolvedEdges(calls=((syms[0].id, syms[1].id, IMPORT), (syms[0].id, other.id, IMPORT))))
+    for node in [*g.files, *g.symbols]:
+        assert g.degree(node) == len(g.adjacency(node)), node
+    assert g.degree(fa) == 10  # DEFINES
+    assert g.degree(syms[0].id) == 3  # DEFINED_IN and two CALLS
 
 
 def test_edges_keep_how_they_were_resolved() -> None:

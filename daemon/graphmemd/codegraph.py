@@ -117,10 +117,6 @@ class CodeGraph:
         #: lowercased name -> the one symbol id with it, or a set when several share it (most
         #: names are unique: a set each would cost ~200 bytes more)
         self._by_name: dict[str, str | set[str]] = {}
-        #: ``adjacency`` results, dropped for both ends whenever an edge changes; the dropped
-        #: nodes wait in ``_unwarmed`` for ``warm`` to recompute them.
-        self._adj: dict[str, tuple[Adjacent, ...]] = {}
-        self._unwarmed: set[str] = set()
         #: BM25 over the symbols' identifier words, changed with the files (text search)
         self.text = TextIndex()
 
@@ -135,8 +131,6 @@ class CodeGraph:
         if inn is None:
             inn = self._in[b] = {}
         inn[a] = inn.get(a, 0) | edgebits.bit(kind)
-        self._forget(a)
-        self._forget(b)
 
     def _name(self, name: str, sid: str) -> None:
         _add_name(self._by_name, name, sid)
@@ -150,31 +144,13 @@ class CodeGraph:
             if len(got) == 1:
                 self._by_name[name] = next(iter(got))
 
-    def _forget(self, node: str) -> None:
-        self._adj.pop(node, None)
-        self._unwarmed.add(node)
-
-    def warm(self, limit: int) -> int:
-        """Recompute the adjacency of up to ``limit`` nodes whose edges changed, so that
-        queries do not pay for it (~10 MB and ~150 ms for a stdlib-sized graph from cold);
-        returns how many were taken. Callers hold the lock, in slices."""
-        taken = 0
-        while self._unwarmed and taken < limit:
-            node = self._unwarmed.pop()
-            taken += 1
-            if node in self._out or node in self._in:
-                self.adjacency(node)
-        return taken
-
     def _unlink_out(self, a: str, masks: tuple[int, int]) -> None:
         """Drop ``a``'s outgoing edges of the kinds in ``masks`` (``edgebits.mask``)."""
         out = self._out.get(a)
         if not out:
             return
         nibbles, bits = masks
-        self._forget(a)
         for b, packed in [(b, p) for b, p in out.items() if p & nibbles]:
-            self._forget(b)
             if packed & ~nibbles:
                 out[b] = packed & ~nibbles
             else:
@@ -184,13 +160,9 @@ class CodeGraph:
             del self._out[a]
 
     def _drop_node(self, node: str) -> None:
-        self._adj.pop(node, None)
-        self._unwarmed.discard(node)
         for b in self._out.pop(node, {}):
-            self._forget(b)
             _clear(self._in, b, node, -1)
         for a in self._in.pop(node, {}):
-            self._forget(a)
             _clear(self._out, a, node, -1)
         self._unresolved.pop(node, None)
 
@@ -247,13 +219,12 @@ class CodeGraph:
         """Insert files the graph does not hold yet, with their symbols (a warm restart):
         ``put_file`` without its replacement bookkeeping, ~20 % faster in bulk."""
         out, inn, symbols, files = self._out, self._in, self.symbols, self.files
-        touched: list[str] = []
         for node, syms in items:
             fid = file_id(node.repo_id, node.path)
             if fid in files:
                 self.put_file(node, syms)
                 continue
-            node.symbol_ids = ids = [s.id for s in syms]
+            node.symbol_ids = [s.id for s in syms]
             files[fid] = node
             self.text.put(fid, node.repo_id, node.path, [(s.id, s.qualname) for s in syms])
             defines = out.setdefault(fid, {})
@@ -269,9 +240,6 @@ class CodeGraph:
                     children = out.setdefault(parent, {})
                     children[sid] = children.get(sid, 0) | _CONTAINS
                     into[parent] = into.get(parent, 0) | _CONTAINS_BIT
-            touched.append(fid)
-            touched.extend(ids)
-        self._unwarmed.update(touched)  # nothing of theirs was cached (``_forget``)
 
     def set_edges(self, sources: Iterable[str], edges: ResolvedEdges) -> None:
         """Replace the outgoing CALLS/IMPORTS/INHERITS edges of ``sources`` (file ids; their
@@ -350,8 +318,6 @@ class CodeGraph:
         else:
             self._by_name = part.names
         self.text.absorb(part.text)
-        self._unwarmed.update(part.out)
-        self._unwarmed.update(part.inn)
 
     def drop_repo(self, repo_id: str) -> None:
         """Remove every file of ``repo_id``, with its symbols and their edges."""
@@ -376,29 +342,33 @@ class CodeGraph:
 
     def adjacency(self, node: str) -> tuple[Adjacent, ...]:
         """``neighbors`` as a tuple with each kind's order and the edge's resolution confidence
-        (None for structural edges), cached per node until one of its edges changes (the
-        walk's hot path: no generator, no per-edge lookups)."""
-        adj = self._adj.get(node)
-        if adj is None:
-            items: list[Adjacent] = []
-            edges, kinds, order = edgebits.edges, edgebits.kinds, KIND_ORDER
-            for other, packed in self._out.get(node, {}).items():
-                for kind, conf in edges(packed):
-                    items.append((order[kind], kind, other, conf))
-            outs = self._out
-            for other, bits in self._in.get(node, {}).items():
-                back = edges(outs[other][node])  # every in-entry has its out-entry
-                if len(back) == 1:
-                    kind, conf = back[0]
-                    rev = REVERSE[kind]
-                    items.append((order[rev], rev, other, conf))
-                    continue
-                for kind in kinds(bits):
-                    rev = REVERSE[kind]
-                    items.append((order[rev], rev, other, dict(back)[kind]))
-            adj = tuple(items)
-            self._adj[node] = adj
-        return adj
+        (None for structural edges): the walk's hot path. Computed on each call, not cached:
+        a default two-hop walk on a 0.9 M-line graph took 0.10 ms at the median and 1.4 ms
+        at p99 (0.04 / 0.8 ms from a cache that held 33 MB and took 2 s to fill)."""
+        items: list[Adjacent] = []
+        edges, kinds, order = edgebits.edges, edgebits.kinds, KIND_ORDER
+        for other, packed in self._out.get(node, {}).items():
+            for kind, conf in edges(packed):
+                items.append((order[kind], kind, other, conf))
+        outs = self._out
+        for other, bits in self._in.get(node, {}).items():
+            back = edges(outs[other][node])  # every in-entry has its out-entry
+            if len(back) == 1:
+                kind, conf = back[0]
+                rev = REVERSE[kind]
+                items.append((order[rev], rev, other, conf))
+                continue
+            for kind in kinds(bits):
+                rev = REVERSE[kind]
+                items.append((order[rev], rev, other, dict(back)[kind]))
+        return tuple(items)
+
+    def degree(self, node: str) -> int:
+        """How many edges touch ``node`` (``len(adjacency(node))``, without building it)."""
+        count = edgebits.count
+        return sum(count(p) for p in self._out.get(node, {}).values()) + sum(
+            b.bit_count() for b in self._in.get(node, {}).values()
+        )
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         """The nodes ``node`` points to by edges of ``kind``."""

@@ -40,8 +40,6 @@ class DeltaSink:
         self.parses = parses
         self._writer = writer
         self._bus = bus
-        #: the last store write of a delta (the indexer's warming waits for it)
-        self.last_write: Future[Any] | None = None
         #: repository id -> path -> unit whose cached parse is not queued yet (``cache_early``)
         self._early: dict[str, dict[str, ParsedUnit]] = {}
 
@@ -90,7 +88,7 @@ class DeltaSink:
             parses.remove(rid, removed)
             parses.put(rid, uncached, caches)
 
-        self.last_write = self._writer.submit(cache)
+        self._writer.submit(cache)
 
     def forget(self, repo_id: str) -> Future[Any]:
         """Queue the removal of a repository's rows and cached parses."""

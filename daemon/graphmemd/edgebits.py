@@ -48,8 +48,10 @@ def mask(kinds: tuple[EdgeKind, ...]) -> tuple[int, int]:
     )
 
 
+@functools.cache
 def put(packed: int, kind: EdgeKind, confidence: EdgeConfidence | None) -> int:
-    """``packed`` with its ``kind`` edge set to ``confidence`` (None: structural)."""
+    """``packed`` with its ``kind`` edge set to ``confidence`` (None: structural). Cached, so
+    that equal values are one int object (ints above 256 are not shared by themselves)."""
     shift = _WIDTH * _INDEX[kind]
     code = 1 if confidence is None else _CODE[confidence]
     return (packed & ~(_NIBBLE << shift)) | (code << shift)

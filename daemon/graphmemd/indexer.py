@@ -17,7 +17,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -215,7 +214,6 @@ class Indexer:
         if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
             for each in self._registry.all():
                 self._hand_over(each, idle=True)
-            self._warm()
         return True
 
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
@@ -242,20 +240,6 @@ class Indexer:
                 self._changes(rt)
         elif job.kind == "remove":
             self._remove(rt)
-
-    def _warm(self) -> None:
-        """Precompute the walk's adjacency for what the jobs changed, in slices so that queries
-        wait at most a few milliseconds for the lock; stops early when a job arrives (queries
-        compute what is missing on demand meanwhile). It starts once the store has the
-        delta: both are single-threaded Python, and queries wait for the store, not for this."""
-        last = self._sink.last_write
-        while last is not None and not last.done() and self._jobs.empty():
-            with contextlib.suppress(FutureTimeout):
-                last.exception(timeout=0.05)
-        while self._jobs.empty():
-            with self._state.writing() as graph:
-                if not graph.warm(1000):
-                    return
 
     # ------------------------------------------------------------------ loading and removal
 

@@ -41,6 +41,10 @@ class GraphReader(Protocol):
         """Every neighbour of ``node`` with the edge kind as walked from it."""
         ...
 
+    def degree(self, node: str) -> int:
+        """How many edges touch ``node``."""
+        ...
+
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         """Targets of ``node``'s outgoing edges of ``kind``."""
         ...

@@ -132,7 +132,7 @@ def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
     (``ranking.CONFIDENCE_WEIGHT``: a name-only guess counts half). Among equally short paths
     the parent is chosen by the smallest (edge kind, parent id), so the why-path does not depend
     on set iteration order."""
-    adjacency = g.adjacency
+    adjacency, degree = g.adjacency, g.degree
     decay = ranking.EDGE_DECAY
     weight = ranking.CONFIDENCE_WEIGHT
     seed_set = set(seeds)
@@ -145,9 +145,9 @@ def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
         for node in frontier:
             if len(reached) >= MAX_VISITED:
                 break
-            adj = adjacency(node)
-            if len(adj) > HUB_DEGREE and node not in seed_set:
+            if node not in seed_set and degree(node) > HUB_DEGREE:
                 continue
+            adj = adjacency(node)
             base = reached[node][4]
             for order, kind, other, conf in adj:
                 r = get(other)
@@ -161,6 +161,7 @@ def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
             break
         frontier = sorted(nxt)
     return reached
+
 
 def why_path(g: GraphReader, node: str, reached: dict[str, _Reach]) -> list[Hop]:
     """The hops from a seed to ``node`` along the walk's parents."""
@@ -372,7 +373,6 @@ class Retriever:
     ) -> dict[str, _Cand]:
         """Every candidate observation (current version) with its best anchor's signals."""
         e = self._view()
-        adjacency = g.adjacency
         nodes: dict[str, object] = dict.fromkeys(reached)
         nodes.update(dict.fromkeys(extra))
         found: dict[str, _Cand] = {}
@@ -381,7 +381,7 @@ class Retriever:
             prox = r[4] if r is not None else 0.0
             co = node_signal(signals, node, lambda n: self._file_of(g, n))
             foc = self._focus(g, node, seeds.focus)
-            cent = ranking.centrality(len(adjacency(node)))
+            cent = ranking.centrality(g.degree(node))
             rel = (
                 ranking.W_PROXIMITY * prox
                 + ranking.W_COCHANGE * (co.strength if co is not None else 0.0)
