@@ -401,3 +401,42 @@ def test_several_repositories_come_back_from_their_snapshots(daemon_factory: Dae
         assert answers(c) == before
         assert sum(r.files_parsed for r in c.status().repositories) == 0
     assert d2.stop() == 0
+
+
+def test_a_cached_parse_ahead_of_the_store_is_parsed_again_and_still_marks_stale(
+    daemon_factory: DaemonFactory, py_repo: Path
+) -> None:
+    """Cached parses are written while a batch is parsed, before its store write: a crash in
+    between leaves the cache ahead of the store. The next start must parse that file again
+    and diff it against the store like any change (its observation turns stale), not take
+    the mismatch for another parser's and re-anchor (``rebase``)."""
+    import os
+
+    from graphmemd.model import FileRecord, Language
+    from graphmemd.parse_pack import ParsePack
+    from graphmemd.parse_pool import content_hash
+    from graphmemd.parsing.parser import parse_source
+
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        o = c.observe("keep it constant time", anchors=["app/auth/crypto.py::hash_password"])
+        (rid,) = [r.id for r in c.list_repos()]
+    assert d.stop() == 0
+
+    # the body of hash_password changes on disk, and its parse reaches the cache, not the store
+    rel = "app/auth/crypto.py"
+    path = py_repo / rel
+    data = path.read_bytes().replace(b"return digest(password, salt=SALT)", b"return digest(password[::-1], salt=SALT)")
+    path.write_bytes(data)
+    paths = resolve_paths(str(d.home), {})
+    st = os.stat(path)
+    rec = FileRecord(rid, rel, Language.PYTHON, content_hash(data), len(data), 0.0, 0, st.st_mtime_ns)
+    ParsePack(paths.parse_cache).put(rid, [(rec, parse_source(rel, data))])
+    for snap in paths.snapshots.glob("*.snap"):  # a crash leaves no snapshot
+        snap.unlink()
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        wait_for(lambda: c.get(o.id).status is ObservationStatus.STALE, TIMEOUT)
+        assert c.get(o.id).stale_reasons
+        assert parsed(c) == 1  # only the file whose cached parse is not the store's

@@ -27,7 +27,7 @@ from graphmemd.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
-#: a first pass hands its cached parses to the store writer in chunks of this many files
+#: passes and batches hand their cached parses to the store writer in chunks of this many files
 CACHE_CHUNK = 256
 
 
@@ -44,10 +44,11 @@ class DeltaSink:
         self._early: dict[str, dict[str, ParsedUnit]] = {}
 
     def cache_early(self, rt: RepoRuntime, path: str, unit: ParsedUnit) -> ParsedUnit:
-        """Have ``unit``'s cached parse written before the pass is applied (queued in chunks
-        of ``CACHE_CHUNK``; ``flush_cache`` queues the rest): a first pass does this while it
-        parses, when the writer is idle, and does not keep the text until then. Returns the
-        unit without its text, so that ``write`` does not store it again."""
+        """Have ``unit``'s cached parse written before its pass or batch is applied (queued in
+        chunks of ``CACHE_CHUNK``; ``flush_cache`` queues the rest), so that the text is not
+        kept until then. Returns the unit without its text, so that ``write`` does not store
+        it again. A crash between this write and the store's leaves a parse of other bytes
+        than the store's: the next start parses that file again (``restore``)."""
         held = self._early.setdefault(rt.id, {})
         held[path] = unit
         if len(held) >= CACHE_CHUNK:

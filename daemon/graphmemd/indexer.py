@@ -283,7 +283,7 @@ class Indexer:
         self._publish_progress(rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
-        units, prepared = self._parse_pass(rt, todo, skipped, started, cache_now=not known)
+        units, prepared = self._parse_pass(rt, todo, skipped, started)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
@@ -322,11 +322,10 @@ class Indexer:
         )
 
     def _parse_pass(
-        self, rt: RepoRuntime, todo: list[tuple[str, Path]], skipped: dict[str, str], started: float, *, cache_now: bool
+        self, rt: RepoRuntime, todo: list[tuple[str, Path]], skipped: dict[str, str], started: float
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
         """Parse ``todo``, overlapping the daemon's per-file work (resolver input, symbol ids)
-        with the workers' parsing. ``cache_now`` (a first pass: the store has no rows that a
-        cached parse could disagree with after a crash) writes the cached parses meanwhile."""
+        with the workers' parsing, and queue their cached parses meanwhile (``DeltaSink.cache_early``)."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
@@ -338,7 +337,7 @@ class Indexer:
                 rt.files_parsed += 1
                 rt.pass_symbols += len(out.parsed.symbols)
                 unit = _take(rt, out, out.parsed, prepared)
-                units[out.path] = self._sink.cache_early(rt, out.path, unit) if cache_now else unit
+                units[out.path] = self._sink.cache_early(rt, out.path, unit)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
             if time.monotonic() - last > 0.25:
@@ -387,13 +386,14 @@ class Indexer:
         for out in self.pool().parse_many(sorted(todo.items())):
             if out.parsed is not None:
                 rt.files_parsed += 1
-                units[out.path] = _take(rt, out, out.parsed, prepared)
+                units[out.path] = self._sink.cache_early(rt, out.path, _take(rt, out, out.parsed, prepared))
                 rt.skipped.pop(out.path, None)
             else:
                 if out.skipped is not None:
                     rt.skipped[out.path] = out.skipped.reason
                 if out.path in known:
                     removed.add(out.path)
+        self._sink.flush_cache(rt)
         if self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared) is not None:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         if units or removed:

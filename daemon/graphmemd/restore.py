@@ -49,11 +49,14 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.state = IndexState.WARMING
     snapshot = snapshots.take(rt.id)
     stored = store.file_hashes(rt.id)
-    rows = {
-        row.path: row
-        for row in parses.load(rt.id)
-        if row.version == parsecache.PARSER_VERSION and stored.get(row.path) == row.content_hash
-    }
+    ours = {row.path: row for row in parses.load(rt.id) if row.version == parsecache.PARSER_VERSION}
+    # a parse of other bytes than the store's (cached ahead of a store write a crash cut
+    # short, or behind one) is not used, but was made by this parser: that file is parsed
+    # again and diffed like any change; only a parse that is missing or from another
+    # parser makes the pass re-anchor (``rebase``)
+    unknown = sum(1 for path in stored if path not in ours)
+    rows = {path: row for path, row in ours.items() if stored.get(path) == row.content_hash}
+    del ours
     edges: ResolvedEdges | None = None
     if snapshot is not None and _matches(snapshot, stored):
         with state.writing() as graph:
@@ -62,6 +65,7 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
         how = "put back from its snapshot"
     else:
         outlines = _outlines(rt, rows)
+        unknown += len(rows) - len(outlines)  # unreadable: nothing says which parser made them
         rows = {path: rows[path] for path in outlines}
         if stored and len(outlines) == len(stored):
             edges = store.load_resolved_edges(rt.id)
@@ -81,7 +85,7 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.stored_edges = edges  # None: hand_over reads them from the store
     for path, row in rows.items():
         rt.stats[path] = (row.size, row.mtime_ns)
-    rt.rebase = len(rows) < len(stored)
+    rt.rebase = unknown > 0
     logger.info("warmed %s in %.2fs: %s", rt.id, time.time() - started, how)
 
 
