@@ -14,6 +14,9 @@ edges differ (``hand_over``; e.g. after an upgrade that resolves better). The in
 that follows a restore parses only files whose size or mtime changed on disk since; files
 whose cached parse was missing, unreadable or made by another parser are parsed again, and
 that pass re-anchors observations instead of marking them stale (``RepoRuntime.rebase``).
+A cached parse of other bytes than the store's (parses are cached while a pass or batch is
+parsed, before its store write, so a crash can leave the cache ahead) is parsed again and
+diffed like any change: it was made by this parser, so nothing is re-anchored.
 """
 
 from __future__ import annotations
