@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -160,7 +161,7 @@ class FileIndex:
         methods: dict[str, list[tuple[str, str]]] = {}
         for q, s in syms.items():
             cls = self._enclosing_class(s)
-            scope = "c:" + cls
+            scope = sys.intern("c:" + cls)  # shared by the class's members
             if fn_parents:
                 a: ParsedSymbol | None = s
                 while a is not None:
@@ -372,6 +373,7 @@ class CtxBuilder:
     def probe(self, candidates: Iterable[str]) -> str | None:
         """First existing candidate; every candidate probed is watched for dependents_of."""
         for c in candidates:
+            c = sys.intern(c)  # the same paths are probed from many files: held once
             self.keys.add(c)
             if c in self.files:
                 return c
