@@ -346,21 +346,16 @@ class CodeGraph:
         a default two-hop walk on a 0.9 M-line graph took 0.10 ms at the median and 1.4 ms
         at p99 (0.04 / 0.8 ms from a cache that held 33 MB and took 2 s to fill)."""
         items: list[Adjacent] = []
-        edges, kinds, order = edgebits.edges, edgebits.kinds, KIND_ORDER
+        edges, order = edgebits.edges, KIND_ORDER
         for other, packed in self._out.get(node, {}).items():
             for kind, conf in edges(packed):
                 items.append((order[kind], kind, other, conf))
         outs = self._out
-        for other, bits in self._in.get(node, {}).items():
-            back = edges(outs[other][node])  # every in-entry has its out-entry
-            if len(back) == 1:
-                kind, conf = back[0]
+        for other in self._in.get(node, {}):
+            # every in-entry has its out-entry, which holds the same kinds and their confidences
+            for kind, conf in edges(outs[other][node]):
                 rev = REVERSE[kind]
                 items.append((order[rev], rev, other, conf))
-                continue
-            for kind in kinds(bits):
-                rev = REVERSE[kind]
-                items.append((order[rev], rev, other, dict(back)[kind]))
         return tuple(items)
 
     def degree(self, node: str) -> int:

@@ -41,7 +41,7 @@ def bit(kind: EdgeKind) -> int:
 
 
 def mask(kinds: tuple[EdgeKind, ...]) -> tuple[int, int]:
-    """The (out nibbles, in bits) covering ``kinds``: what ``clear`` takes."""
+    """The (out nibbles, in bits) covering ``kinds`` (what ``CodeGraph._unlink_out`` clears)."""
     return (
         sum(_NIBBLE << (_WIDTH * _INDEX[k]) for k in kinds),
         sum(1 << _INDEX[k] for k in kinds),
