@@ -70,8 +70,8 @@ class DeltaSink:
         self._writer.submit(lambda: parses.put(rid, records, caches))
 
     def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
-        """Queue ``delta``'s rows, then the cached parses of the units that still carry their
-        text (see ``cache_early``)."""
+        """Queue ``delta``'s rows, then forget the cached parses of its removed files (the
+        units' own were queued while they were parsed: ``cache_early``)."""
         records = [
             (_record(rt, f.path, f.language, f.content_hash, f.size, f.syntax_errors, now), units[f.path].parsed)
             for f in delta.changed
@@ -79,17 +79,10 @@ class DeltaSink:
         store, parses, rid = self._store, self.parses, delta.repo_id
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
         infos = {f.path: f.symbols for f in delta.changed}
-        caches = {f.path: units[f.path].cache for f in delta.changed}
-        uncached = [r for r in records if caches[r[0].path] is not None]
         self._writer.submit(
             lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
         )
-
-        def cache() -> None:
-            parses.remove(rid, removed)
-            parses.put(rid, uncached, caches)
-
-        self._writer.submit(cache)
+        self._writer.submit(lambda: parses.remove(rid, removed))
 
     def forget(self, repo_id: str) -> Future[Any]:
         """Queue the removal of a repository's rows and cached parses."""
