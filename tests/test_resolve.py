@@ -1112,7 +1112,7 @@ def test_all_edges_scales_linearly() -> None:
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "repos"
 
 
-def _fixture_edges(name: str) -> ResolvedEdges:
+def _fixture_resolver(name: str, *, frozen: bool = False) -> RepoResolver:
     parsing = pytest.importorskip("graphmemd.parsing")
     root = FIXTURES / name
     if not root.is_dir():
@@ -1121,8 +1121,28 @@ def _fixture_edges(name: str) -> ResolvedEdges:
     r = RepoResolver(R, read_repo_facts(root, paths))
     for p in paths:
         if parsing.language_for_path(p) is not None:
-            r.set_file(parsing.parse_source(p, (root / p).read_bytes()))
-    return r.all_edges()
+            r.set_file(parsing.parse_source(p, (root / p).read_bytes()), frozen=frozen)
+    return r
+
+
+def _fixture_edges(name: str) -> ResolvedEdges:
+    return _fixture_resolver(name).all_edges()
+
+
+@pytest.mark.parametrize("name", ["python", "javascript", "typescript", "go", "rust", "java"])
+def test_frozen_files_resolve_as_live_ones(name: str) -> None:
+    """A file's planned calls kept compact (set frozen, as a warm restart hands them over, or
+    frozen by an earlier resolution) resolve exactly as the live ones do, and the compact form
+    really replaced them."""
+    live = _fixture_resolver(name)
+    expected = live.all_edges()
+    assert expected.calls
+    assert all(fi._planned is None for fi in live.files.values())  # every resolution freezes
+    assert live.all_edges() == expected  # resolved again from the compact form
+    frozen = _fixture_resolver(name, frozen=True)
+    assert all(fi._planned is None and fi._planned_blob for fi in frozen.files.values())
+    assert frozen.all_edges() == expected
+    assert frozen.stats() == live.stats()
 
 
 def test_fixture_python() -> None:

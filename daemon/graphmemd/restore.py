@@ -155,7 +155,7 @@ def hand_over(
         with state.reading() as graph:
             infos = graph.file_symbols(rt.id, path)
         try:
-            rt.resolver.set_file(decode_sharing(text, infos))
+            rt.resolver.set_file(decode_sharing(text, infos), frozen=True)
         except ValueError as exc:  # the pack's checksum matched: only a defect gets here
             logger.error("cached parse of %s/%s unreadable (%s): parsed again at the next scan", rt.id, path, exc)
             rt.stats.pop(path, None)

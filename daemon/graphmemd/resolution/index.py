@@ -7,9 +7,11 @@ from the file's :class:`~graphmemd.resolution.rules.LanguageRules` (``rules`` ar
 from __future__ import annotations
 
 import functools
+import marshal
 import posixpath
 import re
 import sys
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -44,6 +46,8 @@ RANK: dict[SymbolKind, int] = {
 
 #: (caller id, memo scope key, enclosing class key, caller qualname, local import scope)
 CallerInfo = tuple[str, str, str, str, str]
+#: (caller info, callee, arity or -1, {caller id: call sites}): one resolution of a file's calls
+Planned = tuple[CallerInfo, str, int, dict[str, int]]
 Sym = tuple[str, str]  # (path, qualname)
 
 
@@ -86,9 +90,12 @@ class FileIndex:
     """Name indexes of one parsed file, built once in ``set_file``."""
 
     __slots__ = (
+        "_fn_parents",
+        "_info_memo",
+        "_planned",
+        "_planned_blob",
         "arity",
         "attr_types",
-        "caller_info",
         "dir",
         "exports",
         "family",
@@ -103,7 +110,6 @@ class FileIndex:
         "package",
         "parsed",
         "path",
-        "planned",
         "returns",
         "rules",
         "sids",
@@ -157,28 +163,21 @@ class FileIndex:
         self.import_scopes = tuple(sorted({i.scope for i in parsed.imports if i.scope}))
         self._index_types(parsed.types)
 
-        info: dict[str, CallerInfo] = {"": (self.fid, "", "", "", "")}
+        self._fn_parents = frozenset(fn_parents)
+        self._info_memo: dict[str, CallerInfo] | None = None
+        info: dict[str, CallerInfo] = {"": self.file_level}
         methods: dict[str, list[tuple[str, str]]] = {}
         for q, s in syms.items():
-            cls = self._enclosing_class(s)
-            scope = sys.intern("c:" + cls)  # shared by the class's members
-            if fn_parents:
-                a: ParsedSymbol | None = s
-                while a is not None:
-                    if a.qualname in fn_parents:
-                        scope = "q:" + q
-                        break
-                    a = syms.get(a.parent) if a.parent is not None else None
-            info[q] = (self.sids[q], scope, cls, q, self._import_scope(q))
+            info[q] = self._info_of(q, s)
             if s.kind in CALLABLE:
                 owner = self._method_owner(s)
                 if owner:
                     name = _OVERLOAD_RE.sub("", s.name) if "~" in s.name else s.name
                     methods.setdefault(name, []).append((owner, q))
-        self.caller_info = info
         self.methods = methods
         self.arity = dict(parsed.arities)
-        self._plan_calls(parsed.calls)
+        self._planned_blob = b""
+        self._plan_calls(parsed.calls, info)
 
         by_child: dict[str, list[InheritRef]] = {}
         for ref in parsed.inherits:
@@ -228,7 +227,27 @@ class FileIndex:
                 return sc
         return ""
 
-    def _plan_calls(self, calls: Iterable[CallRef]) -> None:
+    @property
+    def file_level(self) -> CallerInfo:
+        """The caller info of code outside any definition."""
+        return (self.fid, "", "", "", "")
+
+    def _info_of(self, q: str, s: ParsedSymbol) -> CallerInfo:
+        """The caller info of the definition ``q`` (``s``): its id, the scope its calls are
+        memoised in (the class of its members, or itself when nested in a function), its class
+        and its local import scope."""
+        cls = self._enclosing_class(s)
+        scope = sys.intern("c:" + cls)  # shared by the class's members
+        if self._fn_parents:
+            a: ParsedSymbol | None = s
+            while a is not None:
+                if a.qualname in self._fn_parents:
+                    scope = "q:" + q
+                    break
+                a = self.syms.get(a.parent) if a.parent is not None else None
+        return (self.sids[q], scope, cls, q, self._import_scope(q))
+
+    def _plan_calls(self, calls: Iterable[CallRef], info: dict[str, CallerInfo]) -> None:
         """Group the calls by what their resolution depends on, so that ``edges_for``
         resolves each distinct callee once per file (or once per scope, see
         ``LanguageRules.scope_dependent``) and emits it for every distinct caller. Each
@@ -237,7 +256,6 @@ class FileIndex:
         deps: dict[str, int] = {}  # 0: per file, 1: per scope, 2: per caller
         flat: dict[tuple[str, int], dict[str, int]] = {}
         scoped: dict[tuple[str, str, int], tuple[CallerInfo, dict[str, int]]] = {}
-        info = self.caller_info
         by_arity = rules.overloads_by_arity
         for c in calls:
             callee = c.callee
@@ -262,8 +280,25 @@ class FileIndex:
         file_level = info[""]
         planned = [(file_level, callee, args, callers) for (callee, args), callers in flat.items()]
         planned.extend([(ci, callee, args, callers) for (_s, callee, args), (ci, callers) in scoped.items()])
-        #: (caller info, callee, arity or -1, {caller id: call sites}): one resolution each
-        self.planned: tuple[tuple[CallerInfo, str, int, dict[str, int]], ...] = tuple(planned)
+        self._planned: tuple[Planned, ...] | None = tuple(planned)
+
+    @property
+    def planned(self) -> tuple[Planned, ...]:
+        """The file's calls grouped for resolution: (caller info, callee, arity or -1,
+        {caller id: call sites}), one resolution each. Decoded from its compact form once
+        :meth:`freeze` took the objects away."""
+        if self._planned is not None:
+            return self._planned
+        got: tuple[Planned, ...] = marshal.loads(zlib.decompress(self._planned_blob))
+        return got
+
+    def freeze(self) -> None:
+        """Keep ``planned`` as compressed bytes (about a tenth of its objects' memory; only a
+        resolution of this file reads it) and forget the memoised caller infos."""
+        if self._planned is not None:
+            self._planned_blob = zlib.compress(marshal.dumps(self._planned), 1)
+            self._planned = None
+        self._info_memo = None
 
     def _enclosing_class(self, s: ParsedSymbol) -> str:
         a: ParsedSymbol | None = s
@@ -287,18 +322,23 @@ class FileIndex:
 
     def info_for(self, caller: str) -> CallerInfo:
         """The caller info of ``caller``, else of its nearest known enclosing scope (memoised)."""
-        ci = self.caller_info.get(caller)
+        memo = self._info_memo
+        if memo is None:
+            memo = self._info_memo = {}
+        ci = memo.get(caller)
         if ci is not None:
             return ci
         q = caller
-        while "." in q:  # e.g. a lambda or a symbol the parser did not report
-            q = q.rsplit(".", 1)[0]
-            ci = self.caller_info.get(q)
-            if ci is not None:
+        while True:
+            s = self.syms.get(q) if q else None
+            if s is not None:
+                ci = self._info_of(q, s)
                 break
-        else:
-            ci = self.caller_info[""]
-        self.caller_info[caller] = ci
+            if "." not in q:  # e.g. a lambda or a symbol the parser did not report
+                ci = self.file_level
+                break
+            q = q.rsplit(".", 1)[0]
+        memo[caller] = ci
         return ci
 
     def var_type(self, caller: str, name: str) -> TypeRef | None:

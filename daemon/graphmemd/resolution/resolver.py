@@ -67,11 +67,15 @@ class RepoResolver:
             got = self._rules[cls] = cls(self)
         return got
 
-    def set_file(self, parsed: ParsedFile) -> None:
-        """Add or replace a file's parse."""
+    def set_file(self, parsed: ParsedFile, *, frozen: bool = False) -> None:
+        """Add or replace a file's parse. ``frozen``: keep its planned calls in their compact
+        form right away (``FileIndex.freeze``; every resolution freezes the files it resolved),
+        for many files set before one resolution of them all (a warm restart's hand-over)."""
         path = parsed.path
         old = self.files.get(path)
         fi = FileIndex(self.repo_id, parsed, self.rules(parsed.language))
+        if frozen:
+            fi.freeze()
         if old is not None:
             self._unindex(old)
         self.files[path] = fi
@@ -113,6 +117,7 @@ class RepoResolver:
             if fi is not None:
                 self._file_stats[path] = (fi.family, run.file_edges(fi, acc))
                 self._set_consulted(path, frozenset(run.seen))
+                fi.freeze()
         self._snapshot_stats()
         return acc.build()
 
