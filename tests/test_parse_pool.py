@@ -7,7 +7,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -306,6 +306,58 @@ def test_lifecycle_and_arguments(tmp_path: Path) -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def wait_for(what: str, check: Callable[[], bool], timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_idle_workers_exit_and_the_next_file_starts_them(tmp_path: Path) -> None:
+    """With ``idle_s`` the workers of an idle pool exit (their processes are gone, not
+    just unlisted), a file submitted afterwards starts them again and is parsed, and a
+    busy pool keeps them (a parse longer than ``idle_s`` does not count as idle)."""
+    with pytest.raises(InvalidArgument):
+        ParsePool(1, idle_s=-1)
+    with ParsePool(2, timeout_s=60.0, idle_s=0.3) as p:
+        first = set(p.worker_pids())
+        assert len(first) == 2
+        wait_for("idle workers to exit", lambda: not p.worker_pids() and all(gone(pid) for pid in first))
+        results = by_path(p.parse_many(small_files(tmp_path, 6)))
+        assert len(results) == 6
+        assert all(o.parsed is not None for o in results.values())
+        second = set(p.worker_pids())
+        assert len(second) == 2
+        assert not second & first
+        wait_for("idle workers to exit again", lambda: not p.worker_pids())
+        big = write(tmp_path, "big.py", generated_python(1_500_000))
+        seen: set[int] = set()
+        got: list[ParseOutcome] = []
+        thread = threading.Thread(target=lambda: got.append(p.parse_one("big.py", big)))
+        started = time.monotonic()
+        thread.start()
+        while thread.is_alive():  # one worker parses big.py for well over idle_s
+            seen |= set(p.worker_pids())
+            thread.join(0.05)
+        assert time.monotonic() - started > 0.6, "big.py parsed too fast to test a busy pool; make it bigger"
+        assert got
+        assert got[0].parsed is not None
+        assert len(seen) == 2, "a worker was stopped while the pool was busy"
+    with ParsePool(1, timeout_s=60.0) as never:  # idle_s=None: the workers stay
+        pids = never.worker_pids()
+        time.sleep(0.5)
+        assert never.worker_pids() == pids
+        assert not gone(pids[0])
 
 
 def test_close_releases_waiting_callers(tmp_path: Path) -> None:

@@ -27,6 +27,8 @@ class DaemonConfig:
     log_level: str = "INFO"
     parse_workers: int = 2
     parse_timeout_s: float = 10.0
+    #: seconds the parse workers may sit idle before they exit (a new file starts them again)
+    parse_idle_s: float = 1.0
     max_file_size: int = 2 * 1024 * 1024
     buffer_pool_mb: int = 512
     max_db_size_gb: int = 64
@@ -47,6 +49,16 @@ def _int(name: str, value: str) -> int:
         return int(value)
     except ValueError as exc:
         raise InvalidArgument(f"{name} must be an integer, not {value!r}") from exc
+
+
+def _float(name: str, value: str) -> float:
+    try:
+        got = float(value)
+    except ValueError as exc:
+        raise InvalidArgument(f"{name} must be a number, not {value!r}") from exc
+    if not got >= 0:  # also NaN
+        raise InvalidArgument(f"{name} must not be negative, got {value!r}")
+    return got
 
 
 def resolve_config(
@@ -83,6 +95,7 @@ def resolve_config(
         log_level=pick(log_level, "GRAPHMEM_LOG_LEVEL", "INFO").upper(),
         parse_workers=max(1, workers),
         parse_timeout_s=float(pick(None, "GRAPHMEM_PARSE_TIMEOUT", "10")),
+        parse_idle_s=_float("GRAPHMEM_PARSE_IDLE_S", pick(None, "GRAPHMEM_PARSE_IDLE_S", "1")),
         max_file_size=_int("GRAPHMEM_MAX_FILE_SIZE", pick(None, "GRAPHMEM_MAX_FILE_SIZE", str(2 * 1024 * 1024))),
         buffer_pool_mb=_int("GRAPHMEM_BUFFER_POOL_MB", pick(None, "GRAPHMEM_BUFFER_POOL_MB", "512")),
         max_db_size_gb=_int("GRAPHMEM_MAX_DB_GB", pick(None, "GRAPHMEM_MAX_DB_GB", "64")),

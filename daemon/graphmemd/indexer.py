@@ -139,6 +139,7 @@ class Indexer:
             max_file_size=self.cfg.max_file_size,
             on_crash=lambda exc: self._health.crashed(POOL, describe(exc)),
             faults=self._faults,
+            idle_s=self.cfg.parse_idle_s,
         )
         pool.start()
         return pool

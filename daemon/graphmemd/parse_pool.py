@@ -24,6 +24,13 @@ signal; files sent to it but not started are handed out again. A ``MemoryError``
 inside the worker skips the file and retires the worker (a fresh one replaces it). The
 pool keeps serving afterwards.
 
+Idle workers: with ``idle_s`` set (the daemon's ``GRAPHMEM_PARSE_IDLE_S``, 1 s by default),
+once no file has been pending or in flight for that long the workers exit, and the next
+file starts them again (a fork from the forkserver: ~6 ms, plus ~20 ms to compile a
+language's queries on its first file). A worker that parsed a large tree holds tens of MB
+it no longer needs, and the daemon's own peak comes right after the parsing: the store
+write of a large batch.
+
 Like any spawn/forkserver user, the program's ``__main__`` module must be importable
 without side effects (``if __name__ == "__main__":`` guard): workers import it. The
 forkserver preload list is set to this module (process-wide), so workers fork with the
@@ -421,13 +428,19 @@ class ParsePool:
         start_method: str | None = None,
         on_crash: Callable[[BaseException], None] | None = None,
         faults: Faults = NO_FAULTS,
+        idle_s: float | None = None,
     ) -> None:
         """``on_crash`` is told when the dispatcher dies of an unexpected exception (the pool
-        is closed then and every pending request fails; the owner starts a new pool)."""
+        is closed then and every pending request fails; the owner starts a new pool).
+        ``idle_s``: stop the workers once the pool has been idle this long (None: never);
+        the next file starts them again."""
         if workers < 1:
             raise InvalidArgument(f"workers must be at least 1, got {workers}")
         if timeout_s <= 0:
             raise InvalidArgument(f"timeout_s must be positive, got {timeout_s}")
+        if idle_s is not None and idle_s < 0:
+            raise InvalidArgument(f"idle_s must not be negative, got {idle_s}")
+        self.idle_s = idle_s
         self.workers = workers
         self.timeout_s = timeout_s
         self.max_file_size = max_file_size
@@ -448,6 +461,10 @@ class ParsePool:
         # Owned by the dispatcher thread after start().
         self._slots: list[_Worker | None] = []
         self._respawn_at: dict[int, float] = {}
+        #: slots whose worker was stopped for idleness (started again with the next file)
+        self._parked: set[int] = set()
+        #: monotonic time since which nothing was pending or in flight (None: busy)
+        self._idle_since: float | None = None
         self._jobs: list[_Job] = []
         self._rr = 0
         self._next_task_id = 0
@@ -674,7 +691,10 @@ class ParsePool:
                 if self._broken is not None:
                     _fail_pending(self._jobs, self._broken)
                 self._jobs = _prune_jobs(self._jobs)
+                if self._parked and any(job.pending for job in self._jobs):
+                    self._unpark()
                 self._assign()
+                self._park_if_idle()
                 self._poll(self._wait_timeout())
         except BaseException as exc:
             logger.exception("parse pool dispatcher failed; the pool is closed")
@@ -723,10 +743,46 @@ class ParsePool:
                     break
                 worker.inflight.append(task)
 
+    def _park_if_idle(self) -> None:
+        """Note when the pool went idle; stop the workers once it has been idle ``idle_s``."""
+        if any(job.pending for job in self._jobs) or any(w is not None and w.inflight for w in self._slots):
+            self._idle_since = None
+            return
+        now = time.monotonic()
+        if self._idle_since is None:
+            self._idle_since = now
+        if self.idle_s is None or now - self._idle_since < self.idle_s:
+            return
+        idle = [w for w in self._slots if w is not None]
+        if not idle:
+            return
+        for worker in idle:
+            with contextlib.suppress(OSError):
+                worker.conn.send(None)
+        deadline = now + _STOP_GRACE_S
+        for worker in idle:
+            self._unwatch(worker)
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            self._reap(worker)
+            self._slots[worker.slot] = None
+            self._parked.add(worker.slot)
+        self._publish_pids()
+        logger.debug("parse pool idle for %.1fs: %d workers stopped", now - self._idle_since, len(idle))
+
+    def _unpark(self) -> None:
+        """Start the workers stopped for idleness again (there is work for them)."""
+        now = time.monotonic()
+        for slot in self._parked:
+            self._respawn_at.setdefault(slot, now)
+        self._parked.clear()
+        self._respawn_due()
+
     def _wait_timeout(self) -> float | None:
         deadlines = [w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None]
         if self._respawn_at:
             deadlines.append(min(self._respawn_at.values()))
+        if self.idle_s is not None and self._idle_since is not None and any(w is not None for w in self._slots):
+            deadlines.append(self._idle_since + self.idle_s)
         if not deadlines:
             return None
         return max(0.0, min(deadlines) - time.monotonic())
