@@ -61,6 +61,7 @@ class DaemonProc:
         self.proc = subprocess.Popen(
             args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
+        self.sampler = TreeSampler(self.proc.pid)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -152,16 +153,12 @@ class DaemonProc:
         raise RuntimeError("the daemon did not become idle")
 
     def peak_rss_mb(self) -> dict[str, float]:
-        """Peak RSS (VmHWM) in MB: the daemon process itself, its parse workers (summed),
-        and the whole process tree (daemon, forkserver, resource tracker, workers)."""
-        tree = _descendants(self.proc.pid)
-        workers = [p for p in tree if _is_worker(p)]
-        daemon = _hwm(self.proc.pid) / 1024
-        return {
-            "daemon": daemon,
-            "workers": sum(_hwm(p) for p in workers) / 1024,
-            "tree": daemon + sum(_hwm(p) for p in tree) / 1024,
-        }
+        """Peak RSS in MB since the daemon started (``TreeSampler``): ``tree``, the whole
+        process tree (daemon, forkserver, resource tracker, parse workers) at its largest;
+        ``daemon``, the daemon's own peak (VmHWM); ``workers``, the sum of every parse worker's
+        own peak, workers that already exited included; ``sum_of_peaks``, the daemon's and
+        every child's own peak added up (an upper bound: they need not peak together)."""
+        return self.sampler.peaks()
 
     def stop(self) -> None:
         try:
@@ -171,16 +168,73 @@ class DaemonProc:
         except (GraphMemError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
+        self.sampler.close()
 
 
-def _hwm(pid: int) -> float:
+class TreeSampler:
+    """Samples the RSS of a process and all its descendants every ``every`` seconds on a
+    thread: the largest sum over one sample (what the tree held at once) and each process's
+    own peak (VmHWM, kept after it exits). Parse workers exit when idle and new ones start,
+    so the peaks of the processes alive at the end are not the tree's peak."""
+
+    def __init__(self, pid: int, every: float = 0.05) -> None:
+        self.pid = pid
+        self.every = every
+        self.tree_kb = 0.0
+        self.hwm_kb: dict[int, float] = {}
+        self.workers: set[int] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tree-sampler", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.sample()
+
+    def sample(self) -> None:
+        """Read every process of the tree once."""
+        parents = _tree(self.pid)
+        total = 0.0
+        with self._lock:
+            for p in [self.pid, *parents]:
+                rss, hwm = _rss_hwm(p)
+                if hwm <= 0:
+                    continue  # gone
+                total += rss
+                self.hwm_kb[p] = max(self.hwm_kb.get(p, 0.0), hwm)
+                if p != self.pid and parents[p] != self.pid:  # the daemon's own children: forkserver, tracker
+                    self.workers.add(p)
+            self.tree_kb = max(self.tree_kb, total)
+
+    def peaks(self) -> dict[str, float]:
+        """The peaks so far in MB (see ``DaemonProc.peak_rss_mb``)."""
+        self.sample()
+        with self._lock:
+            return {
+                "tree": self.tree_kb / 1024,
+                "daemon": self.hwm_kb.get(self.pid, 0.0) / 1024,
+                "workers": sum(self.hwm_kb.get(p, 0.0) for p in self.workers) / 1024,
+                "sum_of_peaks": sum(self.hwm_kb.values()) / 1024,
+            }
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _rss_hwm(pid: int) -> tuple[float, float]:
+    """(VmRSS, VmHWM) of ``pid`` in KB; (0, 0) when it is gone."""
+    rss = hwm = 0.0
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return float(line.split()[1])
+            if line.startswith("VmRSS:"):
+                rss = float(line.split()[1])
+            elif line.startswith("VmHWM:"):
+                hwm = float(line.split()[1])
     except OSError:
         pass
-    return 0.0
+    return rss, hwm
 
 
 def _stat_fields(stat: Path) -> list[str] | None:
@@ -201,32 +255,27 @@ def _cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def _descendants(pid: int) -> list[int]:
-    out: list[int] = []
-    todo = [pid]
-    while todo:
-        kids = _children(todo.pop())
-        out.extend(kids)
-        todo.extend(kids)
-    return out
-
-
-def _is_worker(pid: int) -> bool:
-    try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"forkserver" in cmd and _children(pid) == []
-
-
-def _children(pid: int) -> list[int]:
-    out = []
+def _tree(pid: int) -> dict[int, int]:
+    """Every descendant of ``pid`` with its parent (one pass over ``/proc``)."""
+    children: dict[int, list[int]] = {}
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
             fields = _stat_fields(p / "stat")
-            if fields is not None and int(fields[1]) == pid:
-                out.append(int(p.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(p.name))
+    out: dict[int, int] = {}
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for kid in children.get(parent, []):
+            out[kid] = parent
+            todo.append(kid)
     return out
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every descendant of ``pid``."""
+    return list(_tree(pid))
 
 
 def load_average() -> float:
