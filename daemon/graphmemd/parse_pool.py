@@ -411,6 +411,67 @@ def _fail_pending(jobs: list[_Job], reason: str) -> None:
             _deliver(task, _skip(task.rel_path, reason))
 
 
+def _largest_first(tasks: list[tuple[str, str]]) -> None:
+    """Sort ``(rel_path, abs_path)`` pairs by file size, largest first (missing files last)."""
+
+    def size_of(item: tuple[str, str]) -> int:
+        try:
+            return os.stat(item[1]).st_size
+        except OSError:
+            return 0
+
+    if len(tasks) > 1:
+        tasks.sort(key=size_of, reverse=True)
+
+
+def _next_task(jobs: list[_Job], rr: int) -> tuple[_Task | None, int]:
+    """The next file to hand out, taking the jobs in turn from ``rr``, and the next turn."""
+    count = len(jobs)
+    for offset in range(count):
+        job = jobs[(rr + offset) % count]
+        if job.pending and not job.cancelled:
+            return job.pending.popleft(), (rr + offset + 1) % count
+    return None, rr
+
+
+def _start_workers(
+    ctx: SpawnContext | ForkServerContext, count: int, memory_limit_mb: int | None, max_file_size: int
+) -> list[_Worker | None]:
+    """Start ``count`` workers and wait until each is ready (None: that one failed)."""
+    slots: list[_Worker | None] = [_spawn(ctx, slot, memory_limit_mb, max_file_size) for slot in range(count)]
+    deadline = time.monotonic() + _STARTUP_TIMEOUT_S
+    for slot, worker in enumerate(slots):
+        if worker is not None and not _await_ready(worker, deadline):
+            _reap_worker(worker)
+            slots[slot] = None
+    return slots
+
+
+def _busy(jobs: list[_Job], slots: list[_Worker | None]) -> bool:
+    """Whether any file is waiting or in flight."""
+    return any(job.pending for job in jobs) or any(w is not None and w.inflight for w in slots)
+
+
+def _reap_worker(worker: _Worker) -> None:
+    """Kill ``worker`` if it still runs, wait for it and release its pipe and process."""
+    if worker.process.is_alive():
+        worker.process.kill()
+    worker.process.join(_STOP_GRACE_S)
+    worker.conn.close()
+    with contextlib.suppress(ValueError):
+        worker.process.close()
+
+
+def _ask_to_stop(workers: list[_Worker]) -> None:
+    """Tell ``workers`` to exit and give them ``_STOP_GRACE_S`` in all to do so."""
+    for worker in workers:
+        with contextlib.suppress(OSError):
+            worker.conn.send(None)
+    deadline = time.monotonic() + _STOP_GRACE_S
+    for worker in workers:
+        worker.process.join(max(0.0, deadline - time.monotonic()))
+
+
 class ParsePool:
     """A pool of parse worker processes; thread-safe (see the module docstring).
 
@@ -485,16 +546,8 @@ class ParsePool:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._slots = [
-            _spawn(self._ctx, slot, self.memory_limit_mb, self.max_file_size) for slot in range(self.workers)
-        ]
-        deadline = time.monotonic() + _STARTUP_TIMEOUT_S
-        for slot, worker in enumerate(self._slots):
-            assert worker is not None
-            if not _await_ready(worker, deadline):
-                self._reap(worker)
-                self._slots[slot] = None
-                self._respawn_at[slot] = time.monotonic()
+        self._slots = _start_workers(self._ctx, self.workers, self.memory_limit_mb, self.max_file_size)
+        self._respawn_at = {slot: time.monotonic() for slot, w in enumerate(self._slots) if w is None}
         if all(worker is None for worker in self._slots):
             self._shutdown_workers()
             with self._lock:
@@ -589,14 +642,7 @@ class ParsePool:
     # ------------------------------------------------------------------ submission
 
     def _submit(self, tasks: list[tuple[str, str]], bare: bool) -> _Job:
-        def size_of(item: tuple[str, str]) -> int:
-            try:
-                return os.stat(item[1]).st_size
-            except OSError:
-                return 0
-
-        if len(tasks) > 1:
-            tasks.sort(key=size_of, reverse=True)
+        _largest_first(tasks)
         job = _Job(pending=deque(), total=len(tasks), outstanding=len(tasks))
         job.pending.extend(_Task(job, rel, abs_path, bare) for rel, abs_path in tasks)
         with self._lock:
@@ -629,12 +675,7 @@ class ParsePool:
 
     def _reap(self, worker: _Worker) -> None:
         self._unwatch(worker)
-        if worker.process.is_alive():
-            worker.process.kill()
-        worker.process.join(_STOP_GRACE_S)
-        worker.conn.close()
-        with contextlib.suppress(ValueError):
-            worker.process.close()
+        _reap_worker(worker)
 
     def _publish_pids(self) -> None:
         self._pids = tuple(w.process.pid for w in self._slots if w is not None and w.process.pid is not None)
@@ -686,13 +727,14 @@ class ParsePool:
                         self._jobs.append(self._incoming.popleft())
                 if closing:
                     return
+                if self._parked and any(job.pending for job in self._jobs):  # start the idle-stopped workers again
+                    self._respawn_at.update(dict.fromkeys(self._parked - self._respawn_at.keys(), time.monotonic()))
+                    self._parked.clear()
                 if self._respawn_at:
                     self._respawn_due()
                 if self._broken is not None:
                     _fail_pending(self._jobs, self._broken)
                 self._jobs = _prune_jobs(self._jobs)
-                if self._parked and any(job.pending for job in self._jobs):
-                    self._unpark()
                 self._assign()
                 self._park_if_idle()
                 self._poll(self._wait_timeout())
@@ -715,21 +757,12 @@ class ParsePool:
                     job.results.put(_CLOSED)
                 self._incoming.clear()
 
-    def _next_task(self) -> _Task | None:
-        count = len(self._jobs)
-        for offset in range(count):
-            job = self._jobs[(self._rr + offset) % count]
-            if job.pending and not job.cancelled:
-                self._rr = (self._rr + offset + 1) % count
-                return job.pending.popleft()
-        return None
-
     def _assign(self) -> None:
         for worker in self._slots:
             if worker is None:
                 continue
             while len(worker.inflight) < _PER_WORKER_INFLIGHT:
-                task = self._next_task()
+                task, self._rr = _next_task(self._jobs, self._rr)
                 if task is None:
                     return
                 self._faults.check("parse-pool")
@@ -745,47 +778,28 @@ class ParsePool:
 
     def _park_if_idle(self) -> None:
         """Note when the pool went idle; stop the workers once it has been idle ``idle_s``."""
-        if any(job.pending for job in self._jobs) or any(w is not None and w.inflight for w in self._slots):
+        if _busy(self._jobs, self._slots):
             self._idle_since = None
             return
         now = time.monotonic()
-        if self._idle_since is None:
-            self._idle_since = now
-        if self.idle_s is None or now - self._idle_since < self.idle_s:
-            return
+        self._idle_since = self._idle_since or now
         idle = [w for w in self._slots if w is not None]
-        if not idle:
+        if self.idle_s is None or now - self._idle_since < self.idle_s or not idle:
             return
+        _ask_to_stop(idle)
         for worker in idle:
-            with contextlib.suppress(OSError):
-                worker.conn.send(None)
-        deadline = now + _STOP_GRACE_S
-        for worker in idle:
-            self._unwatch(worker)
-            worker.process.join(max(0.0, deadline - time.monotonic()))
             self._reap(worker)
             self._slots[worker.slot] = None
             self._parked.add(worker.slot)
         self._publish_pids()
         logger.debug("parse pool idle for %.1fs: %d workers stopped", now - self._idle_since, len(idle))
 
-    def _unpark(self) -> None:
-        """Start the workers stopped for idleness again (there is work for them)."""
-        now = time.monotonic()
-        for slot in self._parked:
-            self._respawn_at.setdefault(slot, now)
-        self._parked.clear()
-        self._respawn_due()
-
     def _wait_timeout(self) -> float | None:
         deadlines = [w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None]
-        if self._respawn_at:
-            deadlines.append(min(self._respawn_at.values()))
+        deadlines.extend(self._respawn_at.values())
         if self.idle_s is not None and self._idle_since is not None and any(w is not None for w in self._slots):
             deadlines.append(self._idle_since + self.idle_s)
-        if not deadlines:
-            return None
-        return max(0.0, min(deadlines) - time.monotonic())
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     def _poll(self, timeout: float | None) -> None:
         assert self._selector is not None
@@ -846,12 +860,8 @@ class ParsePool:
 
     def _shutdown_workers(self) -> None:
         live = [w for w in self._slots if w is not None]
+        _ask_to_stop(live)
         for worker in live:
-            with contextlib.suppress(OSError):
-                worker.conn.send(None)
-        deadline = time.monotonic() + _STOP_GRACE_S
-        for worker in live:
-            worker.process.join(max(0.0, deadline - time.monotonic()))
             self._reap(worker)
         self._slots = [None] * len(self._slots)
         self._pids = ()
