@@ -12,7 +12,7 @@ import posixpath
 import re
 import sys
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -103,7 +103,6 @@ class FileIndex:
         "import_scopes",
         "inherits_by_child",
         "is_test",
-        "methods",
         "nested",
         "nested_names",
         "overloads",
@@ -166,15 +165,8 @@ class FileIndex:
         self._fn_parents = frozenset(fn_parents)
         self._info_memo: dict[str, CallerInfo] | None = None
         info: dict[str, CallerInfo] = {"": self.file_level}
-        methods: dict[str, list[tuple[str, str]]] = {}
         for q, s in syms.items():
             info[q] = self._info_of(q, s)
-            if s.kind in CALLABLE:
-                owner = self._method_owner(s)
-                if owner:
-                    name = _OVERLOAD_RE.sub("", s.name) if "~" in s.name else s.name
-                    methods.setdefault(name, []).append((owner, q))
-        self.methods = methods
         self.arity = dict(parsed.arities)
         self._planned_blob = b""
         self._plan_calls(parsed.calls, info)
@@ -310,6 +302,15 @@ class FileIndex:
             # Go receiver / Rust impl type declared in another file: ``Server.Handle``.
             return s.qualname.rsplit(".", 1)[0]
         return ""
+
+    def methods(self) -> Iterator[tuple[str, str, str]]:
+        """(name, owner class key, qualname) of each method of the file, in definition order
+        (derived on demand: the resolver indexes them once, ``RepoResolver.methods``)."""
+        for q, s in self.syms.items():
+            if s.kind in CALLABLE:
+                owner = self._method_owner(s)
+                if owner:
+                    yield (_OVERLOAD_RE.sub("", s.name) if "~" in s.name else s.name), owner, q
 
     def _method_owner(self, s: ParsedSymbol) -> str:
         if s.parent is not None:

@@ -457,20 +457,20 @@ class Pass(Lookup):
         return got
 
     def _guess_method(self, fi: FileIndex, ctx: ImportCtx, name: str) -> Sym | None:
-        found: tuple[tuple[str, str], Sym] | None = None
-        for p in (fi.path, *ctx.targets):
-            entries = self.files[p].methods.get(name)
-            if not entries:
-                continue
-            for owner, q in entries:
-                if found is None:
-                    found = ((p, owner), (p, q))
-                elif found[0] != (p, owner):
-                    return None
-        if found is not None:
-            return found[1]
         repo = self.r.methods.get(name)
-        if repo is not None and len(repo) == 1:
+        if not repo:
+            return None
+        # the one type of this file or of a file it imports that has such a method
+        near = {fi.path, *ctx.targets}
+        found: Sym | None = None
+        for (p, _owner), q in repo.items():
+            if p in near:
+                if found is not None:
+                    return None  # a second (file, type)
+                found = (p, q)
+        if found is not None:
+            return found
+        if len(repo) == 1:
             for (path, _owner), qual in repo.items():
                 self.seen.add(path)
                 return (path, qual)

@@ -179,10 +179,8 @@ class RepoResolver:
         fi.rules.index(fi)
         for ref in fi.parsed.inherits:
             self.subclasses.setdefault(_last(ref.parent), set()).add((fi.path, ref.child))
-        for name, entries in fi.methods.items():
-            d = self.methods.setdefault(name, {})
-            for owner, q in entries:
-                d.setdefault((fi.path, owner), q)
+        for name, owner, q in fi.methods():
+            self.methods.setdefault(name, {}).setdefault((fi.path, owner), q)
 
     def _unindex(self, fi: FileIndex) -> None:
         discard(self.dirs, fi.dir, fi.path)
@@ -193,14 +191,12 @@ class RepoResolver:
                 subs.discard((fi.path, ref.child))
                 if not subs:
                     del self.subclasses[_last(ref.parent)]
-        for name, entries in fi.methods.items():
+        for name, owner, _q in fi.methods():
             d = self.methods.get(name)
-            if d is None:
-                continue
-            for owner, _q in entries:
+            if d is not None:
                 d.pop((fi.path, owner), None)
-            if not d:
-                del self.methods[name]
+                if not d:
+                    del self.methods[name]
 
     @staticmethod
     def _structural_keys(fi: FileIndex) -> set[str]:
