@@ -1137,12 +1137,22 @@ def test_frozen_files_resolve_as_live_ones(name: str) -> None:
     live = _fixture_resolver(name)
     expected = live.all_edges()
     assert expected.calls
-    assert all(fi._planned is None for fi in live.files.values())  # every resolution freezes
+    assert all(fi._planned is None and fi._local_vars is None for fi in live.files.values())  # every resolution freezes
     assert live.all_edges() == expected  # resolved again from the compact form
     frozen = _fixture_resolver(name, frozen=True)
-    assert all(fi._planned is None and fi._planned_blob for fi in frozen.files.values())
+    assert all(fi._planned is None and fi._local_vars is None and fi._blob for fi in frozen.files.values())
     assert frozen.all_edges() == expected
     assert frozen.stats() == live.stats()
+    fresh = _fixture_resolver(name)  # never resolved: every file still live
+    checked = 0
+    for path, fi in fresh.files.items():
+        cold = frozen.files[path]
+        assert cold.module_vars == fi.module_vars
+        for scope, names in (fi._local_vars or {}).items():
+            for var, t in names.items():  # a frozen file decodes its local types when asked
+                assert cold.var_type(scope, var) == fi.var_type(scope, var) == t
+                checked += 1
+    assert checked or name not in ("python", "go", "java"), "the fixture states no local types: test nothing"
 
 
 def test_fixture_python() -> None:

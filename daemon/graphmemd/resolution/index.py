@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 import marshal
+import operator
 import posixpath
 import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from graphmemd.model import (
@@ -64,6 +65,8 @@ _CLEAN_RE = re.compile(r"\([^()]*\)|<[^<>]*>|\[[^\[\]]*\]")
 _SEG_RE = re.compile(r"[\w$]+")
 _DOTTED_RE = re.compile(r"[^\W\d]\w*(?:(?:\.|::)[^\W\d]\w*)*")
 _OVERLOAD_RE = re.compile(r"~\d+$")
+#: a TypeRef's fields as a tuple, in ``TypeRef(*fields)`` order (its compact form)
+_TYPE_FIELDS = operator.attrgetter(*(f.name for f in fields(TypeRef)))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -90,10 +93,12 @@ class FileIndex:
     """Name indexes of one parsed file, built once in ``set_file``."""
 
     __slots__ = (
+        "_blob",
         "_fn_parents",
         "_info_memo",
+        "_local_vars",
         "_planned",
-        "_planned_blob",
+        "_vars_blob",
         "arity",
         "attr_types",
         "dir",
@@ -103,6 +108,7 @@ class FileIndex:
         "import_scopes",
         "inherits_by_child",
         "is_test",
+        "module_vars",
         "nested",
         "nested_names",
         "overloads",
@@ -116,7 +122,6 @@ class FileIndex:
         "syms",
         "top_types",
         "typed_names",
-        "var_types",
     )
 
     def __init__(self, repo_id: str, parsed: ParsedFile, rules: LanguageRules) -> None:
@@ -168,7 +173,7 @@ class FileIndex:
         for q, s in syms.items():
             info[q] = self._info_of(q, s)
         self.arity = dict(parsed.arities)
-        self._planned_blob = b""
+        self._blob = self._vars_blob = b""
         self._plan_calls(parsed.calls, info)
 
         by_child: dict[str, list[InheritRef]] = {}
@@ -204,10 +209,14 @@ class FileIndex:
             if s is not None and s.kind in CLASSLIKE:  # a field / class-level annotation
                 _put(attr_types.setdefault(t.scope, {}), t.name, t)
             _put(var_types.setdefault(t.scope, {}), t.name, t)
-        self.var_types = {k: {n: t for n, t in v.items() if t is not None} for k, v in var_types.items()}
+        kept = {k: {n: t for n, t in v.items() if t is not None} for k, v in var_types.items()}
+        #: the types of the file's module-level names (other files read them: bindings by value)
+        self.module_vars: dict[str, TypeRef] = kept.pop("", {})
+        #: the types of names inside definitions (only this file's resolution reads them)
+        self._local_vars: dict[str, dict[str, TypeRef]] | None = kept
         self.attr_types = {k: {n: t for n, t in v.items() if t is not None} for k, v in attr_types.items()}
         self.returns = {k: t for k, t in returns.items() if t is not None}
-        self.typed_names = frozenset(n for v in self.var_types.values() for n in v)
+        self.typed_names = frozenset(n for v in (self.module_vars, *kept.values()) for n in v)
 
     def _class_of_scope(self, scope: str) -> str:
         s = self.syms.get(scope)
@@ -277,20 +286,39 @@ class FileIndex:
     @property
     def planned(self) -> tuple[Planned, ...]:
         """The file's calls grouped for resolution: (caller info, callee, arity or -1,
-        {caller id: call sites}), one resolution each. Decoded from its compact form once
-        :meth:`freeze` took the objects away."""
+        {caller id: call sites}), one resolution each. Decoded from the compact form (see
+        :meth:`freeze`) when the file is not thawed."""
         if self._planned is not None:
             return self._planned
-        got: tuple[Planned, ...] = marshal.loads(zlib.decompress(self._planned_blob))
+        planned: tuple[Planned, ...] = marshal.loads(zlib.decompress(self._blob))
+        return planned
+
+    def _locals(self) -> dict[str, dict[str, TypeRef]]:
+        """The types of names inside definitions (decoded on first use, kept while thawed)."""
+        if self._local_vars is not None:
+            return self._local_vars
+        stored = marshal.loads(zlib.decompress(self._vars_blob))
+        got = {q: {n: TypeRef(*t) for n, t in v.items()} for q, v in stored.items()}
+        if self._planned is not None:  # thawed for a resolution: keep them for its duration
+            self._local_vars = got
         return got
 
     def freeze(self) -> None:
-        """Keep ``planned`` as compressed bytes (about a tenth of its objects' memory; only a
-        resolution of this file reads it) and forget the memoised caller infos."""
-        if self._planned is not None:
-            self._planned_blob = zlib.compress(marshal.dumps(self._planned), 1)
-            self._planned = None
+        """Keep the planned calls and the types of names inside definitions as compressed
+        bytes (about a tenth of their objects' memory; only a resolution of this file reads
+        them) and forget the memoised caller infos. :meth:`thaw` undoes it for one resolution."""
+        if not self._blob and self._planned is not None and self._local_vars is not None:
+            local_vars = {q: {n: _TYPE_FIELDS(t) for n, t in v.items()} for q, v in self._local_vars.items()}
+            self._blob = zlib.compress(marshal.dumps(self._planned), 1)
+            self._vars_blob = zlib.compress(marshal.dumps(local_vars), 1)
+        self._planned = self._local_vars = None
         self._info_memo = None
+
+    def thaw(self) -> None:
+        """Decode the planned calls :meth:`freeze` compacted, for a resolution of the file
+        (the local types follow on first use)."""
+        if self._planned is None:
+            self._planned = self.planned
 
     def _enclosing_class(self, s: ParsedSymbol) -> str:
         a: ParsedSymbol | None = s
@@ -346,7 +374,8 @@ class FileIndex:
         """The stated type of variable ``name`` as seen from ``caller`` (innermost scope first)."""
         q = caller
         while True:
-            found = self.var_types.get(q, {}).get(name)
+            table = self._locals().get(q) if q else self.module_vars
+            found = table.get(name) if table else None
             if found is not None:
                 return found
             if not q:

@@ -195,7 +195,7 @@ class Lookup:
         s = syms.get(name)
         if s is not None and s.parent is None:
             return (path, name)
-        bound_by_value = fi.var_types.get("", {}).get(name) if fi.var_types else None
+        bound_by_value = fi.module_vars.get(name)
         if bound_by_value is not None and bound_by_value.attr:  # `main = TestProgram`
             aliased = self.alias_target(fi, bound_by_value)[0]
             if aliased is not None:

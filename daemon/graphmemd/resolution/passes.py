@@ -297,7 +297,7 @@ class Pass(Lookup):
             if fi is None:
                 continue
             self.seen.add(p)
-            t = fi.var_types.get("", {}).get(name)
+            t = fi.module_vars.get(name)
             if t is not None:
                 return self.type_of(fi, t)
             bound = self.r.ctx_of(fi).sym_bind.get(name) if depth < 4 else None

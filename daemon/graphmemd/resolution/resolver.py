@@ -115,6 +115,7 @@ class RepoResolver:
         for path in sorted(set(paths)):
             fi = self.files.get(path)
             if fi is not None:
+                fi.thaw()
                 self._file_stats[path] = (fi.family, run.file_edges(fi, acc))
                 self._set_consulted(path, frozenset(run.seen))
                 fi.freeze()
