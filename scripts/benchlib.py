@@ -190,10 +190,13 @@ class TreeSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
-            self.sample()
+            if not self.sample():
+                return  # the daemon is gone (e.g. killed): nothing more to sample
 
-    def sample(self) -> None:
-        """Read every process of the tree once."""
+    def sample(self) -> bool:
+        """Read every process of the tree once; False when the root process is gone."""
+        if _rss_hwm(self.pid)[1] <= 0:
+            return False
         parents = _tree(self.pid)
         total = 0.0
         with self._lock:
@@ -206,6 +209,7 @@ class TreeSampler:
                 if p != self.pid and parents[p] != self.pid:  # the daemon's own children: forkserver, tracker
                     self.workers.add(p)
             self.tree_kb = max(self.tree_kb, total)
+        return True
 
     def peaks(self) -> dict[str, float]:
         """The peaks so far in MB (see ``DaemonProc.peak_rss_mb``)."""
