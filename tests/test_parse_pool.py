@@ -59,6 +59,17 @@ def small_files(root: Path, n: int) -> list[tuple[str, Path]]:
     return files
 
 
+def parses_on_new_workers(p: ParsePool, root: Path, n: int, old: set[int]) -> None:
+    """Parse ``n`` small files: all of them parsed, and the pool then has two workers, none of
+    them one of ``old``."""
+    results = by_path(p.parse_many(small_files(root, n)))
+    assert len(results) == n
+    assert all(o.parsed is not None for o in results.values())
+    new = set(p.worker_pids())
+    assert len(new) == 2
+    assert not new & old
+
+
 # --------------------------------------------------------------------------- basics
 
 
@@ -234,12 +245,7 @@ def test_worker_killed_mid_task(tmp_path: Path) -> None:
         outcome = got[0]
         assert outcome.skipped is not None, "big.py parsed before the kill; make it bigger"
         assert "SIGKILL" in outcome.skipped.reason
-        results = by_path(p.parse_many(small_files(tmp_path, 10)))
-        assert len(results) == 10
-        assert all(o.parsed is not None for o in results.values())
-        new = set(p.worker_pids())
-        assert len(new) == 2
-        assert not new & old
+        parses_on_new_workers(p, tmp_path, 10, old)
 
 
 def test_twenty_megabyte_file(tmp_path: Path) -> None:
@@ -333,12 +339,7 @@ def test_idle_workers_exit_and_the_next_file_starts_them(tmp_path: Path) -> None
         first = set(p.worker_pids())
         assert len(first) == 2
         wait_for("idle workers to exit", lambda: not p.worker_pids() and all(gone(pid) for pid in first))
-        results = by_path(p.parse_many(small_files(tmp_path, 6)))
-        assert len(results) == 6
-        assert all(o.parsed is not None for o in results.values())
-        second = set(p.worker_pids())
-        assert len(second) == 2
-        assert not second & first
+        parses_on_new_workers(p, tmp_path, 6, first)
         wait_for("idle workers to exit again", lambda: not p.worker_pids())
         big = write(tmp_path, "big.py", generated_python(1_500_000))
         seen: set[int] = set()
