@@ -94,7 +94,6 @@ class FileIndex:
 
     __slots__ = (
         "_blob",
-        "_fn_parents",
         "_info_memo",
         "_local_vars",
         "_planned",
@@ -105,11 +104,11 @@ class FileIndex:
         "exports",
         "family",
         "fid",
+        "fn_parents",
         "import_scopes",
         "inherits_by_child",
         "is_test",
         "module_vars",
-        "nested",
         "nested_names",
         "overloads",
         "package",
@@ -162,12 +161,12 @@ class FileIndex:
                 if ps is not None and ps.kind in CALLABLE:
                     fn_parents.add(s.parent)
                     nested_names.add(s.name)
-        self.nested = bool(fn_parents)
+        #: the functions with nested definitions (empty: nothing is nested in a function)
+        self.fn_parents = frozenset(fn_parents)
         self.nested_names = frozenset(nested_names)
         self.import_scopes = tuple(sorted({i.scope for i in parsed.imports if i.scope}))
         self._index_types(parsed.types)
 
-        self._fn_parents = frozenset(fn_parents)
         self._info_memo: dict[str, CallerInfo] | None = None
         info: dict[str, CallerInfo] = {"": self.file_level}
         for q, s in syms.items():
@@ -239,10 +238,10 @@ class FileIndex:
         and its local import scope."""
         cls = self._enclosing_class(s)
         scope = sys.intern("c:" + cls)  # shared by the class's members
-        if self._fn_parents:
+        if self.fn_parents:
             a: ParsedSymbol | None = s
             while a is not None:
-                if a.qualname in self._fn_parents:
+                if a.qualname in self.fn_parents:
                     scope = "q:" + q
                     break
                 a = self.syms.get(a.parent) if a.parent is not None else None

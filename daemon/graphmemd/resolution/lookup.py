@@ -95,7 +95,7 @@ class Lookup:
         its package; with the confidence of the binding found."""
         syms = fi.syms
         rules = fi.rules
-        if caller and (fi.nested or rules.members_in_scope):
+        if caller and (fi.fn_parents or rules.members_in_scope):
             q = caller
             while q:
                 s = syms.get(q)
