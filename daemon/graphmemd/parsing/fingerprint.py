@@ -338,8 +338,10 @@ class _Renderer:
         self.source = source
         self.rules = rules
         self.events = events
-        self.numbers = _literal_cache(rules, "numbers")
-        self.strings = _literal_cache(rules, "strings")
+        # literal value tokens by source text, for this file only (a cache kept across files
+        # pinned the allocator's arenas in the parse workers)
+        self.numbers: dict[bytes, bytes] = {}
+        self.strings: dict[bytes, bytes] = {}
 
     def render(self, start: int, end: int, depth: int = 0, tags: list[int] | None = None) -> bytes:
         """The stream for ``source[start:end]``; the boundary tags met (emitted or inside a
@@ -392,7 +394,7 @@ class _Renderer:
             found = self.numbers.get(text)
             if found is None:
                 number = number_value(text.decode("ascii", "replace"), rules.numbers)
-                found = _remember(self.numbers, text, b" " + number.encode() + b" ")
+                found = self.numbers[text] = b" " + number.encode() + b" "
             return found
         if kind in rules.concatenation:
             return self._string(node, depth)
@@ -401,7 +403,7 @@ class _Renderer:
             value = self._plain_string(text)
             if value is None:
                 return self._string(node, depth)
-            found = _remember(self.strings, text, value)
+            found = self.strings[text] = value
         return found
 
     def _plain_string(self, text: bytes) -> bytes | None:
@@ -510,23 +512,6 @@ _MARKS = (_CLOSE, _OPEN, _OPEN + _TUPLE)
 _REPLACE_HEAD = _E_REPLACE << _KIND_SHIFT
 _BIASED = _TIE_BIAS << _TIE_SHIFT
 _OPEN_HEAD = _E_OPEN << _KIND_SHIFT
-
-
-#: Literal value tokens by source text, per language and kind (bounded: cleared when full).
-_LITERAL_CACHE_SIZE = 1 << 15
-_literal_caches: dict[tuple[Language, str], dict[bytes, bytes]] = {}
-
-
-def _literal_cache(rules: Rules, kind: str) -> dict[bytes, bytes]:
-    return _literal_caches.setdefault((rules.language, kind), {})
-
-
-def _remember(cache: dict[bytes, bytes], text: bytes, value: bytes) -> bytes:
-    if len(cache) >= _LITERAL_CACHE_SIZE:
-        cache.clear()
-    if len(text) <= 256:
-        cache[text] = value
-    return value
 
 
 class _EventList:
