@@ -70,7 +70,8 @@ class RepoResolver:
     def set_file(self, parsed: ParsedFile, *, frozen: bool = False) -> None:
         """Add or replace a file's parse. ``frozen``: keep its planned calls in their compact
         form right away (``FileIndex.freeze``; every resolution freezes the files it resolved),
-        for many files set before one resolution of them all (a warm restart's hand-over)."""
+        for many files set before one resolution of them all (a warm restart's hand-over, the
+        files a pass or batch parses)."""
         path = parsed.path
         old = self.files.get(path)
         fi = FileIndex(self.repo_id, parsed, self.rules(parsed.language))
