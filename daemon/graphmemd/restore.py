@@ -34,9 +34,10 @@ from graphmemd import parsecache
 from graphmemd.codegraph import FileNode, GraphPart
 from graphmemd.graph_snapshot import Snapshots
 from graphmemd.graphstate import GraphState
-from graphmemd.model import ParsedFile, ParsedSymbol, ResolvedEdges, SymbolInfo, file_id, symbols_of
+from graphmemd.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
 from graphmemd.parse_pack import CachedParse, ParsePack
 from graphmemd.registry import RepoRuntime
+from graphmemd.sharing import shared_symbol
 from graphmemd.store import Store
 from graphmemd.writer import StoreWriter
 
@@ -194,22 +195,7 @@ def decode_sharing(text: str, infos: Sequence[SymbolInfo]) -> ParsedFile:
     symbols = parsed.symbols
     if len(symbols) != len(infos) or any(s.qualname != i.qualname for s, i in zip(symbols, infos, strict=True)):
         return parsed  # not the parse the graph was built from
-    shared = tuple(
-        ParsedSymbol(
-            s.name,
-            s.qualname,
-            s.kind,
-            s.parent,
-            s.start_line,
-            s.end_line,
-            s.start_byte,
-            s.end_byte,
-            i.signature if i.signature == s.signature else s.signature,
-            i.sig_hash if i.sig_hash == s.sig_hash else s.sig_hash,
-            i.body_hash if i.body_hash == s.body_hash else s.body_hash,
-        )
-        for s, i in zip(symbols, infos, strict=True)
-    )
+    shared = tuple(shared_symbol(s, i) for s, i in zip(symbols, infos, strict=True))
     return replace(parsed, symbols=shared)
 
 
