@@ -165,6 +165,7 @@ def hand_over(
     stored, rt.stored_edges = rt.stored_edges, None
     if stored is None:  # put back from a snapshot: compare with what the store has
         stored = store.load_resolved_edges(rt.id)
+        writer.submit(store.recycle_if_due)  # the reopen that bulk read asked for, now
     edges = rt.resolver.all_edges()
     same = same_edges(edges, stored)
     if not same:

@@ -193,6 +193,12 @@ class StoreConnection:
             self.queries = 0
             return True
 
+    def reopen_soon(self) -> None:
+        """Have the next ``recycle_if_due`` (the store writer's, after its next job) reopen the
+        database, not this caller: a bulk read at start-up is not slowed down by it."""
+        with self._lock:
+            self.queries = max(self.queries, RECYCLE_QUERIES)
+
     # ------------------------------------------------------------------ plumbing
 
     def _query(self, query: str, params: Mapping[str, Any] | None, take: Callable[[kuzu.QueryResult], _T]) -> _T:
@@ -485,18 +491,18 @@ class Store(StoreConnection):
         contains = self._pairs_q("MATCH (a:Symbol)-[:CONTAINS]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
         defines = self._pairs_q("MATCH (a:File)-[:DEFINES]->(b:Symbol) WHERE a.repo = $r RETURN a.id, b.id", p)
         edges = self._resolved_edges(repo_id)
-        self.recycle_if_due(every=0)  # a bulk read: see load_resolved_edges
+        self.reopen_soon()  # a bulk read: see load_resolved_edges
         return files, symbols, GraphEdges(defines=defines, contains=contains, edges=edges)
 
     def load_resolved_edges(self, repo_id: str) -> ResolvedEdges:
         """A repository's resolved edges as last written (calls, imports, inheritance, and
         what stayed unresolved), for a warm restart that does not resolve before it answers.
 
-        The database is reopened after the read: Kùzu keeps the pages a bulk read touched
-        until it closes (~60 MB at 0.9 M lines), and this read comes right before a restart's
-        first parse, whose peak it would add to."""
+        The database is reopened soon after this bulk read (``reopen_soon``): Kùzu keeps the
+        pages it touched until it closes (~60 MB at 0.9 M lines), and a warm restart's
+        hand-over reads the edges right before its first parse, whose peak they would add to."""
         edges = self._resolved_edges(repo_id)
-        self.recycle_if_due(every=0)
+        self.reopen_soon()
         return edges
 
     def _resolved_edges(self, repo_id: str) -> ResolvedEdges:
