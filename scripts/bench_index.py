@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from benchlib import DaemonProc, check_quiet, mixed_corpus, short_home, stdlib_corpus
-from graphmemd.parse_pool import ParsePool
-from graphmemd.walker import WalkedFile, walk_repo
+from graphmemd.ingest.parse_pool import ParsePool
+from graphmemd.ingest.walker import WalkedFile, walk_repo
 
 
 def floor_seconds(root: Path, workers: int) -> tuple[float, int, int]:

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "daemon"))
 
-from graphmemd.model import Language
-from graphmemd.parsing import bare_parse, parse_source
+from graphmemd.graph.model import Language
+from graphmemd.ingest.parsing import bare_parse, parse_source
 
 _SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__"}
 

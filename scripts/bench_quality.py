@@ -59,8 +59,8 @@ from pathlib import Path
 from benchlib import ROOT, DaemonProc, percentile, short_home
 from graphmem.errors import InvalidArgument
 from graphmem.types import Category
-from graphmemd.cochange import CoChange, parse_log
-from graphmemd.cochange_git import CoChangeMiner
+from graphmemd.retrieval.cochange import CoChange, parse_log
+from graphmemd.retrieval.cochange_git import CoChangeMiner
 
 BUNDLE = ROOT.parent / "shared" / "corpora" / "click.bundle"
 if not BUNDLE.exists():

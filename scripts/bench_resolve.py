@@ -32,11 +32,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "clients"), str(ROOT / "daemon")]
 
-from graphmemd.model import Confidence, ParsedFile, SymbolKind  # noqa: E402
-from graphmemd.parsing.parser import parse_source  # noqa: E402
-from graphmemd.resolution import RepoResolver, facts_from_files  # noqa: E402
-from graphmemd.resolution.python import BUILTIN_METHODS  # noqa: E402
-from graphmemd.walker import RepoFilter, WalkedFile, walk_repo  # noqa: E402
+from graphmemd.graph.model import Confidence, ParsedFile, SymbolKind  # noqa: E402
+from graphmemd.graph.resolution import RepoResolver, facts_from_files  # noqa: E402
+from graphmemd.graph.resolution.python import BUILTIN_METHODS  # noqa: E402
+from graphmemd.ingest.parsing.parser import parse_source  # noqa: E402
+from graphmemd.ingest.walker import RepoFilter, WalkedFile, walk_repo  # noqa: E402
 
 #: Debian package -> glob of the tree it installs (newest version wins).
 PACKAGES = {"go": ("golang-src", "/usr/share/go-*/src"), "rust": ("rust-src", "/usr/src/rustc-*/library")}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up (if needed, with the dev extra) and run every check: generated stubs up to date, ruff,
-# mypy --strict, the test suite (which also runs the Node example when node/npm exist).
+# mypy --strict, the import-layer contracts, the test suite (which also runs the Node example when node/npm exist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --dev
@@ -15,4 +15,21 @@ fi
 echo "== generated stubs"; python scripts/gen_proto.py --check
 echo "== ruff";            ruff check .
 echo "== mypy --strict";   mypy --strict clients/graphmem daemon/graphmemd
-echo "== pytest";          python -m pytest -q "$@"
+echo "== import layers";   lint-imports --no-cache
+# The suite runs with a fresh $TMPDIR and must leave it empty (pytest's own tmp_path root is a
+# sibling this script removes).
+scratch="$(mktemp -d /tmp/gmtest.XXXXXX)"
+trap 'rm -rf "$scratch"' EXIT
+mkdir "$scratch/tmp"
+echo "== pytest"
+status=0
+TMPDIR="$scratch/tmp" python -m pytest -q -p no:cacheprovider --basetemp="$scratch/pytest" "$@" || status=$?
+left="$(ls -A "$scratch/tmp")"
+if [ -n "$left" ]; then
+  echo "== the tests left $(echo "$left" | wc -l) entries in \$TMPDIR:" >&2
+  echo "$left" | head -20 >&2
+  [ "$status" -ne 0 ] || status=1
+else
+  echo "== \$TMPDIR left empty"
+fi
+exit "$status"

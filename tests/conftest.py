@@ -26,10 +26,12 @@ _CREATED: list[Path] = []
 
 
 def short_tmp(prefix: str = "gm") -> Path:
-    """Unix socket paths are limited to 107 bytes, so homes live directly under /tmp.
+    """A directory in ``$TMPDIR``, or in /tmp when ``$TMPDIR`` is too long for the Unix socket
+    paths made under it (at most 107 bytes).
 
     Every directory made here is removed at the end of the session (``_remove_temp_dirs``)."""
-    path = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    base = tempfile.gettempdir()
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=base if len(base) <= 40 else "/tmp"))
     _CREATED.append(path)
     return path
 

@@ -226,7 +226,7 @@ class Symbol:
     path: str
     name: str
     qualname: str
-    kind: str  # graphmemd.model.SymbolKind value: "function", "method", "class", ...
+    kind: str  # graphmemd.graph.model.SymbolKind value: "function", "method", "class", ...
     language: str
     start_line: int
     end_line: int

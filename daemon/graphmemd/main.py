@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from graphmem.errors import GraphMemError
 
-from graphmemd import __version__, malloc
-from graphmemd.config import DaemonConfig, resolve_config
+from graphmemd import __version__
+from graphmemd.runtime import malloc
+from graphmemd.runtime.config import DaemonConfig, resolve_config
 
 
 def _setup_logging(config: DaemonConfig, foreground: bool) -> None:

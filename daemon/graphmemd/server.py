@@ -19,13 +19,14 @@ from graphmem.paths import MAX_UNIX_SOCKET_PATH
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from graphmemd.config import DaemonConfig
-from graphmemd.core import Core
-from graphmemd.guard import Guard
-from graphmemd.health import Health
-from graphmemd.service import add_services
-from graphmemd.supervisor import install_excepthook
-from graphmemd.tcp import Listen, ensure_token, resolve_listen
+from graphmemd.app.core import Core
+from graphmemd.runtime.config import DaemonConfig
+from graphmemd.runtime.health import Health
+from graphmemd.runtime.scratch import use_private_tempdir
+from graphmemd.runtime.supervisor import install_excepthook
+from graphmemd.runtime.tcp import Listen, ensure_token, resolve_listen
+from graphmemd.service.guard import Guard
+from graphmemd.service.servicers import add_services
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +103,7 @@ def serve(config: DaemonConfig) -> int:
     listen = resolve_listen(config.tcp, remote=config.tcp_remote, tls_cert=config.tls_cert, tls_key=config.tls_key)
     lock = StoreLock(paths.lock, paths.pid, socket_path)
     lock.acquire()
+    use_private_tempdir(paths.runtime_dir)
     shutdown = threading.Event()
     daemon_health = Health()
     install_excepthook(daemon_health)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Daemon, copy_fixture
-from graphmemd.gitinfo import git_command
+from graphmemd.ingest.gitinfo import git_command
 
 GIT = shutil.which("git")
 

@@ -16,7 +16,7 @@ from conftest import Daemon, daemon_env, short_tmp
 from faultlib import ANCHOR
 from graphmem.client import GraphMem
 from graphmem.errors import InvalidArgument, Unauthenticated
-from graphmemd.tcp import resolve_listen
+from graphmemd.runtime.tcp import resolve_listen
 
 
 def _free_port() -> int:

@@ -1,0 +1,294 @@
+"""The indexer's pure core: old graph + parse results -> an immutable graph delta.
+
+No threads, no I/O, no store: ``build_delta`` compares what the graph holds for a
+repository with freshly parsed files, diffs every symbol (``diff.py``), feeds the parses to
+the repository's resolver (an in-memory structure) and returns a ``GraphDelta``: files
+added/changed/removed with their symbols, each symbol's change kind, and the edges to put
+in place of the outgoing edges of the changed files and of the files that depend on them.
+
+``apply_delta`` puts a delta into a ``CodeGraph`` (the caller holds whatever lock guards
+it). Memory (``staleness.py``) turns the same delta into observation state changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from graphmem.types import EdgeKind
+
+from graphmemd.graph.codegraph import CodeGraph, FileNode
+from graphmemd.graph.diff import diff_symbols
+from graphmemd.graph.model import (
+    ChangeKind,
+    Language,
+    ParsedFile,
+    ResolvedEdges,
+    SymbolChange,
+    SymbolInfo,
+    SymbolState,
+    file_fingerprint,
+    file_id,
+    symbols_of,
+)
+from graphmemd.graph.resolution import RepoResolver
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedUnit:
+    """One freshly parsed file: the parse, its content hash and byte size."""
+
+    parsed: ParsedFile
+    content_hash: str
+    size: int
+    #: ``parsed`` as the parse cache's text when the worker sent it so (else encoded at store time)
+    cache: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OldFile:
+    """What the graph held for a file before the change."""
+
+    path: str
+    content_hash: str
+    symbols: tuple[SymbolInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileUpdate:
+    """A file added or changed by the delta, with its new symbols."""
+
+    path: str
+    language: Language
+    content_hash: str
+    size: int
+    syntax_errors: int
+    symbols: tuple[SymbolInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Impact:
+    """A node that depends on a symbol whose signature changed or that was removed.
+
+    ``dependent`` is a symbol id (a caller, a subclass) or a file id (a file importing the
+    symbol's file, or calling it at file level); ``via`` is the edge from it towards the
+    changed symbol, ``hops`` how many such edges away it is."""
+
+    dependent: str
+    dependency: SymbolState
+    change: ChangeKind
+    new_signature: str
+    via: EdgeKind
+    hops: int
+
+
+class EdgeView(Protocol):
+    """The incoming edges of a node, as the graph held them before a delta."""
+
+    def into(self, node: str, kind: EdgeKind) -> set[str]:
+        """Sources of ``node``'s incoming edges of ``kind``."""
+        ...
+
+
+_IMPACTING = (ChangeKind.SIGNATURE_CHANGED, ChangeKind.REMOVED)
+
+
+def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int) -> tuple[Impact, ...]:
+    """Who depends, ``hops`` edges away at most, on the symbols ``delta`` re-signed or removed:
+    callers and subclasses of the symbol, and files importing its file. Read from the graph
+    *before* the delta is applied (a removed symbol's callers are gone after)."""
+    if hops <= 0:
+        return ()
+    out: dict[tuple[str, str], Impact] = {}
+    for c in delta.changes:
+        if c.kind not in _IMPACTING or c.old is None:
+            continue
+        new_sig = c.new.signature if c.new is not None else ""
+        frontier: list[tuple[str, EdgeKind]] = [
+            *((n, EdgeKind.CALLS) for n in graph.into(c.old.id, EdgeKind.CALLS)),
+            *((n, EdgeKind.INHERITS) for n in graph.into(c.old.id, EdgeKind.INHERITS)),
+            *((n, EdgeKind.IMPORTS) for n in graph.into(file_id(delta.repo_id, c.old.path), EdgeKind.IMPORTS)),
+        ]
+        for depth in range(1, hops + 1):
+            nxt: list[tuple[str, EdgeKind]] = []
+            for node, via in sorted(frontier):
+                key = (node, c.old.id)
+                if key in out or node == c.old.id:
+                    continue
+                out[key] = Impact(node, c.old, c.kind, new_sig, via, depth)
+                nxt.extend((n, EdgeKind.CALLS) for n in graph.into(node, EdgeKind.CALLS))
+                nxt.extend((n, EdgeKind.INHERITS) for n in graph.into(node, EdgeKind.INHERITS))
+            frontier = nxt
+    return tuple(sorted(out.values(), key=lambda i: (i.dependent, i.dependency.id)))
+
+
+@dataclass(frozen=True, slots=True)
+class GraphDelta:
+    """An immutable change to one repository's code graph.
+
+    ``cold``: the graph held nothing for the repository (a first index), so there is no
+    symbol diff and every observation of the repository must be re-evaluated.
+    ``edge_sources``: files whose outgoing edges ``edges`` replaces besides the changed ones
+    (their dependents, re-resolved because a target may have moved).
+    """
+
+    repo_id: str
+    cold: bool
+    changed: tuple[FileUpdate, ...]
+    removed: tuple[str, ...]
+    changes: tuple[SymbolChange, ...]
+    edges: ResolvedEdges
+    edge_sources: tuple[str, ...]
+    #: The parses come from a different parser than the graph's (an upgrade): fingerprints
+    #: may differ without the code having changed. Memory re-anchors what still matched the
+    #: old fingerprints instead of marking it stale (``staleness.rebase``).
+    rebase: bool = False
+    #: With ``rebase``: each changed file's structural fingerprint before the delta.
+    old_fingerprints: tuple[tuple[str, str], ...] = ()
+    #: With ``rebase``: symbols of files whose bytes did not change that the new parser names
+    #: differently (e.g. overloads), paired by their place in the file: (before, after).
+    renamed_by_parser: tuple[tuple[SymbolState, SymbolState], ...] = ()
+    #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
+    impacts: tuple[Impact, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Nothing changed."""
+        return not self.changed and not self.removed
+
+    @property
+    def touched(self) -> frozenset[str]:
+        """Paths of changed and removed files."""
+        return frozenset(f.path for f in self.changed) | frozenset(self.removed)
+
+    def node_ids(self) -> set[str]:
+        """File ids of touched files and ids of every symbol that changed, on either side."""
+        ids = {file_id(self.repo_id, p) for p in self.touched}
+        for c in self.changes:
+            ids.update(s.id for s in (c.old, c.new) if s is not None)
+        return ids
+
+    def changes_by_path(self) -> dict[str, list[SymbolChange]]:
+        """The symbol changes grouped by the path of their newest side."""
+        out: dict[str, list[SymbolChange]] = {}
+        for c in self.changes:
+            state = c.new or c.old
+            if state is not None:
+                out.setdefault(state.path, []).append(c)
+        return out
+
+    def count(self, path: str, kinds: Iterable[ChangeKind]) -> int:
+        """How many symbol changes of ``kinds`` the delta has in ``path``."""
+        wanted = set(kinds)
+        return sum(c.kind in wanted for c in self.changes_by_path().get(path, []))
+
+
+def build_delta(
+    repo_id: str,
+    old: Mapping[str, OldFile],
+    parsed: Mapping[str, ParsedUnit],
+    removed: Iterable[str],
+    resolver: RepoResolver,
+    *,
+    cold: bool,
+    full: bool = False,
+    rebase: bool = False,
+    prepared: Mapping[str, Sequence[SymbolInfo]] | None = None,
+) -> GraphDelta:
+    """The delta from ``old`` (what the graph holds for the parsed and removed paths) to ``parsed``.
+
+    ``cold``: the graph holds nothing for the repository. ``removed`` paths not in ``old``
+    are ignored; a parsed file whose content hash equals the old one is unchanged unless
+    ``full``. ``rebase``: the parses come from another parser than ``old`` (see
+    ``GraphDelta.rebase``). ``resolver`` is updated with every parse (files
+    whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
+    set again). The resolver's edges cover the changed files and their dependents.
+    """
+    pre = prepared or {}
+    changed: list[str] = []
+    for path, unit in parsed.items():
+        if path not in pre:
+            resolver.set_file(unit.parsed)
+        prev = old.get(path)
+        if full or prev is None or prev.content_hash != unit.content_hash:
+            changed.append(path)
+    gone = sorted(p for p in set(removed) if p in old)
+    for p in gone:
+        resolver.remove_file(p)
+    changed.sort()
+    infos = {p: tuple(pre[p]) if p in pre else tuple(symbols_of(repo_id, parsed[p].parsed)) for p in changed}
+    if cold or (not changed and not gone):
+        changes: list[SymbolChange] = []
+    else:
+        before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
+        changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
+    if not changed and not gone:
+        edges, sources = ResolvedEdges(), set[str]()
+    elif cold:
+        edges, sources = resolver.all_edges(), set()
+    else:
+        touched = set(changed) | set(gone)
+        sources = resolver.dependents_of(touched) - touched
+        edges = resolver.edges_for(set(changed) | sources)
+    updates = tuple(
+        FileUpdate(
+            p,
+            parsed[p].parsed.language,
+            parsed[p].content_hash,
+            parsed[p].size,
+            parsed[p].parsed.syntax_errors,
+            infos[p],
+        )
+        for p in changed
+    )
+    fingerprints = (
+        tuple((p, file_fingerprint(old[p].symbols, old[p].content_hash)) for p in changed if p in old) if rebase else ()
+    )
+    same_bytes = [p for p in changed if p in old and old[p].content_hash == parsed[p].content_hash]
+    renamed = tuple(pair for p in same_bytes for pair in _same_place(old[p].symbols, infos[p])) if rebase else ()
+    return GraphDelta(
+        repo_id,
+        cold,
+        updates,
+        tuple(gone),
+        tuple(changes),
+        edges,
+        tuple(sorted(sources)),
+        rebase,
+        fingerprints,
+        renamed,
+    )
+
+
+def _same_place(before: Sequence[SymbolInfo], after: Sequence[SymbolInfo]) -> list[tuple[SymbolState, SymbolState]]:
+    """Symbols of the same bytes that two parsers named differently, paired by line span and kind."""
+    old_ids, new_ids = {s.id for s in before}, {s.id for s in after}
+    place = {(s.start_line, s.end_line, s.kind): s for s in before if s.id not in new_ids}
+    out: list[tuple[SymbolState, SymbolState]] = []
+    for s in after:
+        prev = place.get((s.start_line, s.end_line, s.kind)) if s.id not in old_ids else None
+        if prev is not None:
+            out.append((prev.state(), s.state()))
+    return out
+
+
+def old_files(graph: CodeGraph, repo_id: str, paths: Iterable[str]) -> dict[str, OldFile]:
+    """What the graph holds for ``paths`` of a repository, as ``build_delta`` needs it."""
+    out: dict[str, OldFile] = {}
+    for p in paths:
+        node = graph.files.get(file_id(repo_id, p))
+        if node is not None:
+            out[p] = OldFile(p, node.content_hash, tuple(graph.file_symbols(repo_id, p)))
+    return out
+
+
+def apply_delta(graph: CodeGraph, delta: GraphDelta) -> None:
+    """Put ``delta`` into ``graph``: removed files out, changed files in, edges replaced."""
+    rid = delta.repo_id
+    for p in delta.removed:
+        graph.remove_file(rid, p)
+    for f in delta.changed:
+        graph.put_file(FileNode(rid, f.path, f.language, f.content_hash), f.symbols)
+    if not delta.empty:
+        graph.set_edges([file_id(rid, p) for p in (*(f.path for f in delta.changed), *delta.edge_sources)], delta.edges)

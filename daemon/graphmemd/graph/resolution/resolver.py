@@ -1,0 +1,278 @@
+"""``RepoResolver``: a repository's parsed files, their indexes and incremental resolution."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from graphmem.types import LanguageResolution
+
+from graphmemd.graph.model import Confidence, Language, ParsedFile, ResolvedEdges
+from graphmemd.graph.resolution.facts import RepoFacts
+from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, ImportCtx, discard, overlay
+from graphmemd.graph.resolution.lookup import SUBCLASS_KEY
+from graphmemd.graph.resolution.passes import Acc, FileStats, Pass
+from graphmemd.graph.resolution.registry import rules_for
+from graphmemd.graph.resolution.rules import LanguageRules
+
+
+class RepoResolver:
+    """Holds a repository's parsed files and resolves them into edges (see the package doc).
+
+    Not thread-safe except :meth:`stats`, which returns an immutable snapshot."""
+
+    def __init__(self, repo_id: str, facts: RepoFacts) -> None:
+        self.repo_id = repo_id
+        self.files: dict[str, FileIndex] = {}
+        self.dirs: dict[str, set[str]] = {}
+        #: method name -> {(path, owner class key): qualname}
+        self.methods: dict[str, dict[tuple[str, str], str]] = {}
+        #: last segment of a base as written -> {(path, child class qualname)}
+        self.subclasses: dict[str, set[tuple[str, str]]] = {}
+        self.gen = 0
+        self.facts = facts
+        self.go_modules: list[tuple[str, str]] = []
+        self._rules: dict[type[LanguageRules], LanguageRules] = {}
+        self._ctxs: dict[str, ImportCtx] = {}
+        self._watchers: dict[str, set[str]] = {}
+        self._consulted: dict[str, frozenset[str]] = {}
+        self._consulted_by: dict[str, set[str]] = {}
+        self._file_stats: dict[str, tuple[str, FileStats]] = {}
+        self._stats: tuple[LanguageResolution, ...] = ()
+        self.set_facts(facts)
+
+    # ----------------------------------------------------------------- public API
+
+    def set_facts(self, facts: RepoFacts) -> None:
+        """Replace the repository facts; every import context is rebuilt lazily (callers
+        re-run ``all_edges`` to apply them)."""
+        self.facts = facts
+        self.go_modules = sorted(
+            ((mp.rstrip("/"), d) for d, mp in facts.go_modules.items()), key=lambda x: (-len(x[0]), x)
+        )
+        self.gen += 1
+
+    def update_facts(self, facts: RepoFacts) -> bool:
+        """``set_facts`` when ``facts`` differ from the current ones; True then, and the
+        caller must re-resolve every file (``all_edges``) for the change to take effect."""
+        if facts == self.facts:
+            return False
+        self.set_facts(facts)
+        return True
+
+    def rules(self, language: Language) -> LanguageRules:
+        """The rules instance of ``language``'s family, created on first use."""
+        cls = rules_for(language)
+        got = self._rules.get(cls)
+        if got is None:
+            got = self._rules[cls] = cls(self)
+        return got
+
+    def set_file(self, parsed: ParsedFile, *, frozen: bool = False) -> None:
+        """Add or replace a file's parse. ``frozen``: keep its planned calls in their compact
+        form right away (``FileIndex.freeze``; every resolution freezes the files it resolved),
+        for many files set before one resolution of them all (a warm restart's hand-over, the
+        files a pass or batch parses)."""
+        path = parsed.path
+        old = self.files.get(path)
+        fi = FileIndex(self.repo_id, parsed, self.rules(parsed.language))
+        if frozen:
+            fi.freeze()
+        if old is not None:
+            self._unindex(old)
+        self.files[path] = fi
+        self._index(fi)
+        self._drop_ctx(path)
+        if old is None:
+            self._appeared_or_vanished(fi)
+        elif old.struct_key != fi.struct_key:
+            self._invalidate(self._structural_keys(old) | self._structural_keys(fi))
+
+    def held(self, parsed: ParsedFile) -> ParsedFile:
+        """The copy of ``parsed`` the resolver keeps (its calls and typed names planned and
+        dropped), once ``set_file`` took it; ``parsed`` itself otherwise."""
+        fi = self.files.get(parsed.path)
+        return fi.parsed if fi is not None else parsed
+
+    def remove_file(self, path: str) -> None:
+        """Forget a file: unindex it and invalidate the contexts that depended on it."""
+        old = self.files.pop(path, None)
+        if old is None:
+            return
+        self._unindex(old)
+        self._drop_ctx(path)
+        self._set_consulted(path, frozenset())
+        self._appeared_or_vanished(old)
+        if self._file_stats.pop(path, None) is not None:
+            self._snapshot_stats()
+
+    def paths(self) -> set[str]:
+        """The paths of every file the resolver holds."""
+        return set(self.files)
+
+    def edges_for(self, paths: Iterable[str]) -> ResolvedEdges:
+        """Outgoing edges of ``paths`` (unknown paths are ignored)."""
+        acc = Acc()
+        run = Pass(self)
+        for path in sorted(set(paths)):
+            fi = self.files.get(path)
+            if fi is not None:
+                fi.thaw()
+                self._file_stats[path] = (fi.family, run.file_edges(fi, acc))
+                self._set_consulted(path, frozenset(run.seen))
+                fi.freeze()
+        self._snapshot_stats()
+        return acc.build()
+
+    def all_edges(self) -> ResolvedEdges:
+        """The resolved edges of every file."""
+        return self.edges_for(self.files)
+
+    def dependents_of(self, paths: Iterable[str]) -> set[str]:
+        """Files (other than ``paths``) whose resolution may change when ``paths`` change,
+        appear or disappear. Call after ``set_file``/``remove_file`` of ``paths``."""
+        for each in list(self.files.values()):
+            self.ctx_of(each)
+        ps = set(paths)
+        keys: set[str] = set(ps)
+        for p in ps:
+            fi = self.files.get(p)
+            for rules in self._rules.values():
+                keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
+        out: set[str] = set()
+        for k in keys:
+            out |= self._watchers.get(k, set())
+        for p in ps:
+            out |= self._consulted_by.get(p, set())
+            fi = self.files.get(p)
+            for name in _base_names(fi) if fi is not None else ():
+                out |= self._consulted_by.get(SUBCLASS_KEY + name, set())
+        return {p for p in out if p in self.files} - ps
+
+    def stats(self) -> tuple[LanguageResolution, ...]:
+        """Call-site resolution per language family as of the last ``edges_for``: call
+        sites, how many resolved by each confidence, how many stayed unresolved. Safe to
+        call from any thread (an immutable snapshot)."""
+        return self._stats
+
+    # ----------------------------------------------------------------- indexes
+
+    def _snapshot_stats(self) -> None:
+        totals: dict[str, tuple[int, int, dict[Confidence, int]]] = {}
+        for family, (sites, unresolved, by) in self._file_stats.values():
+            t = totals.get(family)
+            if t is None:
+                t = totals[family] = (0, 0, {})
+            merged = t[2]
+            for conf, n in by.items():
+                merged[conf] = merged.get(conf, 0) + n
+            totals[family] = (t[0] + sites, t[1] + unresolved, merged)
+        self._stats = tuple(
+            LanguageResolution(
+                language=family,
+                call_sites=sites,
+                unresolved=unresolved,
+                resolved_by=tuple((c, by[c]) for c in Confidence if by.get(c)),
+            )
+            for family, (sites, unresolved, by) in sorted(totals.items())
+        )
+
+    def _index(self, fi: FileIndex) -> None:
+        self.dirs.setdefault(fi.dir, set()).add(fi.path)
+        fi.rules.index(fi)
+        for ref in fi.parsed.inherits:
+            self.subclasses.setdefault(_last(ref.parent), set()).add((fi.path, ref.child))
+        for name, owner, q in fi.methods():
+            self.methods.setdefault(name, {}).setdefault((fi.path, owner), q)
+
+    def _unindex(self, fi: FileIndex) -> None:
+        discard(self.dirs, fi.dir, fi.path)
+        fi.rules.unindex(fi)
+        for ref in fi.parsed.inherits:
+            subs = self.subclasses.get(_last(ref.parent))
+            if subs is not None:
+                subs.discard((fi.path, ref.child))
+                if not subs:
+                    del self.subclasses[_last(ref.parent)]
+        for name, owner, _q in fi.methods():
+            d = self.methods.get(name)
+            if d is not None:
+                d.pop((fi.path, owner), None)
+                if not d:
+                    del self.methods[name]
+
+    @staticmethod
+    def _structural_keys(fi: FileIndex) -> set[str]:
+        """Watch keys of the import contexts that may change when ``fi`` appears, vanishes
+        or changes its package / top-level types."""
+        return {fi.path} | fi.rules.watch_keys(fi)
+
+    def _appeared_or_vanished(self, fi: FileIndex) -> None:
+        if fi.rules.appeared_or_vanished(fi):
+            self.gen += 1  # e.g. the Rust crate roots changed: every path may map differently
+        else:
+            self._invalidate(self._structural_keys(fi))
+
+    def _invalidate(self, keys: Iterable[str]) -> None:
+        """Drop the import contexts that probed any of ``keys`` (they are rebuilt lazily)."""
+        for k in keys:
+            for p in list(self._watchers.get(k, ())):
+                self._drop_ctx(p)
+
+    def _drop_ctx(self, path: str) -> None:
+        old = self._ctxs.pop(path, None)
+        if old is not None:
+            for k in old.keys:
+                discard(self._watchers, k, path)
+
+    def _set_consulted(self, path: str, seen: frozenset[str]) -> None:
+        seen = seen - {path}
+        old = self._consulted.get(path, frozenset())
+        if old == seen:
+            return
+        for p in old - seen:
+            discard(self._consulted_by, p, path)
+        for p in seen - old:
+            self._consulted_by.setdefault(p, set()).add(path)
+        if seen:
+            self._consulted[path] = seen
+        else:
+            self._consulted.pop(path, None)
+
+    def ctx_of(self, fi: FileIndex) -> ImportCtx:
+        """The file's import context (and one per function with local imports)."""
+        ctx = self._ctxs.get(fi.path)
+        if ctx is not None and ctx.gen == self.gen:
+            return ctx
+        rules = fi.rules
+        b = CtxBuilder(self.files)
+        scoped: dict[str, CtxBuilder] = {}
+        for imp in fi.parsed.imports:
+            if imp.scope:
+                local = scoped.get(imp.scope)
+                if local is None:
+                    local = scoped[imp.scope] = CtxBuilder(self.files)
+                rules.import_into(fi, imp, local)
+            else:
+                rules.import_into(fi, imp, b)
+        b.keys |= rules.watch_keys(fi)
+        for local in scoped.values():
+            b.keys |= local.keys
+            b.targets.update(local.targets)
+            b.externals.update(local.externals)
+        new = b.build(self.gen, fi.path)
+        for scope, local in scoped.items():
+            new.local[scope] = overlay(new, local.build(self.gen, fi.path))
+        self._drop_ctx(fi.path)
+        self._ctxs[fi.path] = new
+        for k in new.keys:
+            self._watchers.setdefault(k, set()).add(fi.path)
+        return new
+
+
+def _last(base: str) -> str:
+    """``pkg.mod.Base`` / ``Base[T]`` -> ``Base`` (the key of ``RepoResolver.subclasses``)."""
+    return base.split("[", 1)[0].replace("::", ".").rsplit(".", 1)[-1]
+
+
+def _base_names(fi: FileIndex) -> set[str]:
+    return {_last(ref.parent) for ref in fi.parsed.inherits}

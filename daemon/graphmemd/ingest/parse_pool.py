@@ -1,0 +1,870 @@
+"""Parsing in long-lived worker processes.
+
+tree-sitter holds the GIL while it parses and can crash on pathological input, so the
+daemon never parses in its own threads: a :class:`ParsePool` owns ``workers`` processes
+started with the *forkserver* context (*spawn* where forkserver is unavailable; never
+*fork*, the daemon runs gRPC threads). Each worker reads its file itself (bytes are never
+shipped to it), checks size and binary-ness, hashes the bytes and calls
+``graphmemd.ingest.parsing.parse_source``; the :class:`ParseOutcome` travels back over a
+``multiprocessing`` pipe.
+
+Concurrency: one dispatcher thread owns the workers and their pipes. Callers of
+:meth:`ParsePool.parse_many`/:meth:`ParsePool.parse_one` from any number of threads submit
+jobs to it and read their own results from a queue; the dispatcher hands out the files of
+all active jobs round-robin, so a one-file re-parse from the watcher is not stuck behind
+a cold index. Each worker holds up to two files (the one it parses and the next), so it
+never idles waiting for a round trip. The files of a job are handed out largest first,
+which keeps all workers busy until the end of a batch.
+
+Failure handling: a worker acknowledges each file when it starts on it. A worker still on
+a file after ``timeout_s`` is killed and respawned, and the file becomes a
+``SkippedFile("parse timed out after Ns")``. A worker that dies (segfault, abort, kill,
+``RLIMIT_AS``) is respawned, and the file it had started is skipped with the exit code or
+signal; files sent to it but not started are handed out again. A ``MemoryError`` raised
+inside the worker skips the file and retires the worker (a fresh one replaces it). The
+pool keeps serving afterwards.
+
+Idle workers: with ``idle_s`` set (the daemon's ``GRAPHMEM_PARSE_IDLE_S``, 1 s by default),
+once no file has been pending or in flight for that long the workers exit, and the next
+file starts them again (a fork from the forkserver: ~6 ms, plus ~20 ms to compile a
+language's queries on its first file). A worker that parsed a large tree holds tens of MB
+it no longer needs, and the daemon's own peak comes right after the parsing: the store
+write of a large batch.
+
+Like any spawn/forkserver user, the program's ``__main__`` module must be importable
+without side effects (``if __name__ == "__main__":`` guard): workers import it. The
+forkserver preload list is set to this module (process-wide), so workers fork with the
+grammars already loaded and a respawn costs milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import multiprocessing
+import os
+import queue
+import resource
+import select
+import selectors
+import signal
+import stat
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final
+
+from graphmem.errors import FailedPrecondition, InvalidArgument
+
+from graphmemd.graph.model import Language, ParsedFile, SkippedFile
+from graphmemd.ingest import parsecache
+from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source
+from graphmemd.runtime.faults import NO_FAULTS, Faults
+
+__all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_FILE_SIZE: Final = 2 * 1024 * 1024
+#: A NUL byte in this many leading bytes marks a file as binary.
+BINARY_SNIFF_BYTES: Final = 8192
+
+#: how much lower than the daemon the parse workers run (``os.nice``)
+WORKER_NICENESS: Final = 5
+_PER_WORKER_INFLIGHT: Final = 2
+_STARTUP_TIMEOUT_S: Final = 60.0
+_STOP_GRACE_S: Final = 2.0
+_MAX_STARTUP_FAILURES: Final = 3
+_RESPAWN_BACKOFF_S: Final = 1.0
+
+# Messages worker -> dispatcher (tuples, first item is the kind).
+_MSG_READY: Final = 0  # (READY, pid)
+_MSG_STARTED: Final = 1  # (STARTED, task_id)
+_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome, see _encode_outcome)
+_MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
+
+_EXIT_MEMORY_ERROR: Final = 3
+
+
+def content_hash(data: bytes) -> str:
+    """The content hash stored for a file: blake2b (64-byte digest), hex."""
+    return hashlib.blake2b(data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ParseOutcome:
+    """What became of one file.
+
+    Exactly one of ``parsed`` and ``skipped`` is set, except after a bare parse
+    (``parse_many(bare=True)``), where both are None on success. ``content_hash`` is the
+    blake2b of the bytes (see :func:`content_hash`) whenever the worker read and hashed
+    them: parsed files and binary files; None for bare parses and files skipped before or
+    while reading, or lost to a timeout or a worker crash. ``size`` is the byte size when
+    known (also for files over the limit), else 0.
+    """
+
+    path: str
+    parsed: ParsedFile | None
+    content_hash: str | None
+    size: int
+    skipped: SkippedFile | None
+    #: ``parsed`` as the parse cache's text (``parsecache.encode``), when it came from a worker
+    cache: str | None = None
+
+
+# --------------------------------------------------------------------------- wire format
+
+# A parse travels as the parse cache's JSON text (``parsecache.encode``): the worker encodes
+# it once, the dispatcher decodes it, and the store keeps the same text as the file's cached
+# parse, so the daemon's single-threaded store write never encodes it again. (Pickled
+# dataclasses cost ~5x more in the worker; the JSON text decodes as fast as pickled tuples.)
+_Encoded = tuple[Any, ...]
+
+
+def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
+    text = outcome.cache
+    if outcome.parsed is not None and text is None:
+        text = parsecache.encode(outcome.parsed)
+    reason = outcome.skipped.reason if outcome.skipped is not None else None
+    return (outcome.path, text, outcome.content_hash, outcome.size, reason)
+
+
+def _decode_outcome(row: _Encoded) -> ParseOutcome:
+    path, text, digest, size, reason = row
+    return ParseOutcome(
+        path,
+        parsecache.decode(text) if text is not None else None,
+        digest,
+        size,
+        SkippedFile(path, reason) if reason is not None else None,
+        text,
+    )
+
+
+# --------------------------------------------------------------------------- worker side
+
+
+def _apply_memory_limit(memory_limit_mb: int) -> None:
+    limit = memory_limit_mb * 1024 * 1024
+    try:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError) as exc:
+        logger.warning("parse worker %d: cannot set RLIMIT_AS to %d MB: %s", os.getpid(), memory_limit_mb, exc)
+
+
+def _read_file(rel_path: str, abs_path: str, max_file_size: int) -> tuple[bytes | None, ParseOutcome | None]:
+    """The file's bytes, or the outcome explaining why there are none."""
+    try:
+        fd = os.open(abs_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, _skip(rel_path, "file not found")
+    except OSError as exc:
+        return None, _skip(rel_path, f"cannot read file: {exc.strerror or exc}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, _skip(rel_path, "not a regular file")
+        if st.st_size > max_file_size:
+            return None, _skip(
+                rel_path, f"file is {st.st_size} bytes, over the {max_file_size}-byte limit", size=st.st_size
+            )
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_file_size + 1)
+    except OSError as exc:
+        return None, _skip(rel_path, f"cannot read file: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+    if len(data) > max_file_size:  # grew since fstat
+        return None, _skip(rel_path, f"file is over the {max_file_size}-byte limit", size=len(data))
+    return data, None
+
+
+def _skip(rel_path: str, reason: str, *, size: int = 0, digest: str | None = None) -> ParseOutcome:
+    return ParseOutcome(rel_path, None, digest, size, SkippedFile(rel_path, reason))
+
+
+def _process(rel_path: str, abs_path: str, bare: bool, max_file_size: int) -> ParseOutcome:
+    language: Language | None = language_for_path(rel_path)
+    if language is None:
+        return _skip(rel_path, "unsupported file type")
+    data, failed = _read_file(rel_path, abs_path, max_file_size)
+    if failed is not None:
+        return failed
+    assert data is not None
+    if bare:
+        bare_parse(data, language)
+        return ParseOutcome(rel_path, None, None, len(data), None)
+    digest = content_hash(data)
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return _skip(rel_path, "binary file (NUL byte in the first 8 KiB)", size=len(data), digest=digest)
+    parsed = parse_source(rel_path, data, language)
+    return ParseOutcome(rel_path, parsed, digest, len(data), None)
+
+
+def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: int) -> None:
+    """Entry point of a worker process: parse files until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
+    # Parsing is background work: below the daemon's threads, so that a health check or a
+    # query is not queued behind the workers for a CPU while a large tree is indexed.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
+    if memory_limit_mb is not None:
+        _apply_memory_limit(memory_limit_mb)
+    conn.send((_MSG_READY, os.getpid()))
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        task_id, rel_path, abs_path, bare = message
+        conn.send((_MSG_STARTED, task_id))
+        try:
+            outcome = _process(rel_path, abs_path, bare, max_file_size)
+        except MemoryError:
+            outcome = _skip(rel_path, "out of memory while parsing")
+            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
+            conn.send((_MSG_RETIRE,))
+            os._exit(_EXIT_MEMORY_ERROR)  # the heap may be in a bad state: leave at once
+        except Exception as exc:
+            # parse_source promises not to raise; if it does, report the file as skipped
+            # (with the traceback logged here) instead of losing the worker.
+            logger.exception("parse worker: parsing %s failed", rel_path)
+            outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {str(exc)[:200]}")
+        conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
+
+
+# --------------------------------------------------------------------------- pool side
+
+
+class _Closed:
+    """Queue marker: the pool closed before the job finished."""
+
+
+_CLOSED: Final = _Closed()
+
+
+@dataclass(eq=False)
+class _Job:
+    pending: deque[_Task]
+    #: number of files the caller waits for
+    total: int
+    #: files neither delivered nor dropped (owned by the dispatcher thread)
+    outstanding: int
+    results: queue.SimpleQueue[ParseOutcome | _Closed] = field(default_factory=queue.SimpleQueue)
+    cancelled: bool = False
+
+
+@dataclass(eq=False)
+class _Task:
+    job: _Job
+    rel_path: str
+    abs_path: str
+    bare: bool
+    task_id: int = 0
+
+
+@dataclass(eq=False)
+class _Worker:
+    slot: int
+    process: BaseProcess
+    conn: Connection
+    inflight: deque[_Task] = field(default_factory=deque)
+    #: monotonic time the worker acknowledged starting inflight[0], or None if not started
+    started_at: float | None = None
+    #: zero-timeout readability check of ``conn`` (Connection.poll builds a selector per call)
+    poller: select.poll = field(default_factory=select.poll)
+
+    def readable(self) -> bool:
+        return bool(self.poller.poll(0))
+
+
+def _describe_exit(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "parse worker stopped responding"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = str(-exitcode)
+        return f"parse worker died with signal {name}"
+    if exitcode == _EXIT_MEMORY_ERROR:
+        return "parse worker ran out of memory"
+    return f"parse worker exited with code {exitcode}"
+
+
+def _make_context(start_method: str | None) -> SpawnContext | ForkServerContext:
+    if start_method == "spawn" or (
+        start_method is None and "forkserver" not in multiprocessing.get_all_start_methods()
+    ):
+        return multiprocessing.get_context("spawn")
+    if start_method in (None, "forkserver"):
+        ctx = multiprocessing.get_context("forkserver")
+        # Workers fork from a server that has the parsers loaded already (fast respawn).
+        # The preload list is process-wide; it only takes effect if the forkserver has not
+        # been started yet.
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    raise InvalidArgument(f"start_method must be 'spawn' or 'forkserver', got {start_method!r}")
+
+
+def _spawn(
+    ctx: SpawnContext | ForkServerContext, slot: int, memory_limit_mb: int | None, max_file_size: int
+) -> _Worker:
+    """Start one parse worker process (not yet known to be ready)."""
+    parent_conn, child_conn = ctx.Pipe(duplex=True)
+    process = ctx.Process(
+        target=_worker_main,
+        args=(child_conn, memory_limit_mb, max_file_size),
+        name=f"graphmem-parse-{slot}",
+        daemon=True,
+    )
+    try:
+        process.start()
+    finally:
+        child_conn.close()
+    worker = _Worker(slot, process, parent_conn)
+    worker.poller.register(parent_conn.fileno(), select.POLLIN)
+    return worker
+
+
+def _await_ready(worker: _Worker, deadline: float) -> bool:
+    """Whether ``worker`` says it is ready before ``deadline`` (False: it failed or hung)."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            logger.error("parse worker %s did not start in %.0fs", worker.process.pid, _STARTUP_TIMEOUT_S)
+            return False
+        ready = wait([worker.conn, worker.process.sentinel], remaining)
+        if worker.conn in ready:
+            try:
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                message = None
+            if isinstance(message, tuple) and message[0] == _MSG_READY:
+                return True
+        if ready:
+            worker.process.join(_STOP_GRACE_S)
+            logger.error("parse worker failed to start: %s", _describe_exit(worker.process.exitcode))
+            return False
+
+
+def _drain(worker: _Worker) -> bool:
+    """Read every message the worker has sent; False once its pipe is closed."""
+    conn = worker.conn
+    try:
+        while worker.readable():
+            message = conn.recv()
+            kind = message[0]
+            if kind == _MSG_STARTED:
+                worker.started_at = time.monotonic()
+            elif kind == _MSG_RESULT:
+                task = worker.inflight.popleft()
+                worker.started_at = None
+                if task.task_id != message[1]:
+                    raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
+                _deliver(task, _decode_outcome(message[2]))
+            elif kind == _MSG_RETIRE:
+                return False
+    except (EOFError, OSError):
+        return False
+    return True
+
+
+def _deliver(task: _Task, outcome: ParseOutcome) -> None:
+    """Hand ``outcome`` to the caller waiting for ``task`` (unless it gave up)."""
+    job = task.job
+    job.outstanding -= 1
+    if not job.cancelled:
+        job.results.put(outcome)
+
+
+def _prune_jobs(jobs: list[_Job]) -> list[_Job]:
+    """The jobs still running: unstarted files of cancelled jobs dropped, finished jobs gone."""
+    kept: list[_Job] = []
+    for job in jobs:
+        if job.cancelled:
+            job.outstanding -= len(job.pending)
+            job.pending.clear()
+        if job.outstanding > 0:
+            kept.append(job)
+    return kept
+
+
+def _fail_pending(jobs: list[_Job], reason: str) -> None:
+    """Every unstarted file of ``jobs`` skipped with ``reason``."""
+    for job in jobs:
+        while job.pending:
+            task = job.pending.popleft()
+            _deliver(task, _skip(task.rel_path, reason))
+
+
+def _largest_first(tasks: list[tuple[str, str]]) -> None:
+    """Sort ``(rel_path, abs_path)`` pairs by file size, largest first (missing files last)."""
+
+    def size_of(item: tuple[str, str]) -> int:
+        try:
+            return os.stat(item[1]).st_size
+        except OSError:
+            return 0
+
+    if len(tasks) > 1:
+        tasks.sort(key=size_of, reverse=True)
+
+
+def _next_task(jobs: list[_Job], rr: int) -> tuple[_Task | None, int]:
+    """The next file to hand out, taking the jobs in turn from ``rr``, and the next turn."""
+    count = len(jobs)
+    for offset in range(count):
+        job = jobs[(rr + offset) % count]
+        if job.pending and not job.cancelled:
+            return job.pending.popleft(), (rr + offset + 1) % count
+    return None, rr
+
+
+def _start_workers(
+    ctx: SpawnContext | ForkServerContext, count: int, memory_limit_mb: int | None, max_file_size: int
+) -> list[_Worker | None]:
+    """Start ``count`` workers and wait until each is ready (None: that one failed)."""
+    slots: list[_Worker | None] = [_spawn(ctx, slot, memory_limit_mb, max_file_size) for slot in range(count)]
+    deadline = time.monotonic() + _STARTUP_TIMEOUT_S
+    for slot, worker in enumerate(slots):
+        if worker is not None and not _await_ready(worker, deadline):
+            _reap_worker(worker)
+            slots[slot] = None
+    return slots
+
+
+def _busy(jobs: list[_Job], slots: list[_Worker | None]) -> bool:
+    """Whether any file is waiting or in flight."""
+    return any(job.pending for job in jobs) or any(w is not None and w.inflight for w in slots)
+
+
+def _reap_worker(worker: _Worker) -> None:
+    """Kill ``worker`` if it still runs, wait for it and release its pipe and process."""
+    if worker.process.is_alive():
+        worker.process.kill()
+    worker.process.join(_STOP_GRACE_S)
+    worker.conn.close()
+    with contextlib.suppress(ValueError):
+        worker.process.close()
+
+
+def _ask_to_stop(workers: list[_Worker]) -> None:
+    """Tell ``workers`` to exit and give them ``_STOP_GRACE_S`` in all to do so."""
+    for worker in workers:
+        with contextlib.suppress(OSError):
+            worker.conn.send(None)
+    deadline = time.monotonic() + _STOP_GRACE_S
+    for worker in workers:
+        worker.process.join(max(0.0, deadline - time.monotonic()))
+
+
+class ParsePool:
+    """A pool of parse worker processes; thread-safe (see the module docstring).
+
+    ``memory_limit_mb`` caps each worker's address space (``RLIMIT_AS``); None disables
+    the cap. ``start_method`` may force ``"spawn"`` or ``"forkserver"`` (never ``"fork"``).
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        *,
+        timeout_s: float = 10.0,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        memory_limit_mb: int | None = 1024,
+        start_method: str | None = None,
+        on_crash: Callable[[BaseException], None] | None = None,
+        faults: Faults = NO_FAULTS,
+        idle_s: float | None = None,
+    ) -> None:
+        """``on_crash`` is told when the dispatcher dies of an unexpected exception (the pool
+        is closed then and every pending request fails; the owner starts a new pool).
+        ``idle_s``: stop the workers once the pool has been idle this long (None: never);
+        the next file starts them again."""
+        if workers < 1:
+            raise InvalidArgument(f"workers must be at least 1, got {workers}")
+        if timeout_s <= 0:
+            raise InvalidArgument(f"timeout_s must be positive, got {timeout_s}")
+        if idle_s is not None and idle_s < 0:
+            raise InvalidArgument(f"idle_s must not be negative, got {idle_s}")
+        self.idle_s = idle_s
+        self.workers = workers
+        self.timeout_s = timeout_s
+        self.max_file_size = max_file_size
+        self.memory_limit_mb = memory_limit_mb
+        self._ctx = _make_context(start_method)
+        self._on_crash = on_crash
+        self._faults = faults
+
+        self._lock = threading.Lock()
+        self._started = False
+        self._closing = False
+        self._incoming: deque[_Job] = deque()
+        self._thread: threading.Thread | None = None
+        self._wake_r = -1
+        self._wake_w = -1
+        self._selector: selectors.BaseSelector | None = None
+
+        # Owned by the dispatcher thread after start().
+        self._slots: list[_Worker | None] = []
+        self._respawn_at: dict[int, float] = {}
+        #: slots whose worker was stopped for idleness (started again with the next file)
+        self._parked: set[int] = set()
+        #: monotonic time since which nothing was pending or in flight (None: busy)
+        self._idle_since: float | None = None
+        self._jobs: list[_Job] = []
+        self._rr = 0
+        self._next_task_id = 0
+        self._startup_failures = 0
+        self._broken: str | None = None
+        self._pids: tuple[int, ...] = ()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Start the workers (waits until each is ready) and the dispatcher thread."""
+        with self._lock:
+            if self._started:
+                raise FailedPrecondition("parse pool already started")
+            if self._closing:
+                raise FailedPrecondition("parse pool is closed")
+            self._started = True
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._slots = _start_workers(self._ctx, self.workers, self.memory_limit_mb, self.max_file_size)
+        self._respawn_at = {slot: time.monotonic() for slot, w in enumerate(self._slots) if w is None}
+        if all(worker is None for worker in self._slots):
+            self._shutdown_workers()
+            with self._lock:
+                self._closing = True
+                self._close_wake_pipe()
+            raise FailedPrecondition("no parse worker could start")
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._wake_r, selectors.EVENT_READ, None)
+        for worker in self._slots:
+            if worker is not None:
+                self._watch(worker)
+        self._publish_pids()
+        self._thread = threading.Thread(target=self._run, name="graphmem-parse-dispatch", daemon=True)
+        self._thread.start()
+        logger.debug("parse pool started: %d workers (%s)", self.workers, self._ctx.get_start_method())
+
+    def close(self) -> None:
+        """Stop the workers. Callers still waiting for results get ``FailedPrecondition``."""
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            started = self._started
+        if not started:
+            return
+        self._wake()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            self._close_wake_pipe()
+
+    def _close_wake_pipe(self) -> None:
+        """Caller holds the lock (so no _wake() writes to a reused descriptor)."""
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
+
+    def __enter__(self) -> ParsePool:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def alive(self) -> bool:
+        """Whether the pool is started, not closed and its dispatcher is running."""
+        with self._lock:
+            closing = self._closing
+        return not closing and self._thread is not None and self._thread.is_alive()
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the live workers (for status reports, and tests)."""
+        return list(self._pids)
+
+    # ------------------------------------------------------------------ public API
+
+    def parse_many(
+        self, files: Iterable[tuple[str, Path]], *, bare: bool = False
+    ) -> Generator[ParseOutcome, None, None]:
+        """Parse ``(rel_path, abs_path)`` pairs on all workers; yield outcomes as they complete.
+
+        With ``bare=True`` workers only read and parse (``bare_parse``) and return outcomes
+        without ``parsed``/``content_hash`` (the benchmark's floor). Closing the generator
+        early cancels the files not yet handed out.
+        """
+        tasks = [(rel, str(abs_path)) for rel, abs_path in files]
+        if not tasks:
+            return
+        job = self._submit(tasks, bare)
+        delivered = 0
+        try:
+            while delivered < job.total:
+                item = job.results.get()
+                if isinstance(item, _Closed):
+                    raise FailedPrecondition("parse pool closed")
+                delivered += 1
+                yield item
+        finally:
+            if delivered < job.total:
+                job.cancelled = True
+                self._wake()
+
+    def parse_one(self, rel_path: str, abs_path: Path) -> ParseOutcome:
+        """Parse a single file (gets its turn among the files of concurrent batches)."""
+        for outcome in self.parse_many([(rel_path, abs_path)]):
+            return outcome
+        raise AssertionError("unreachable: parse_many yields one outcome per file")
+
+    # ------------------------------------------------------------------ submission
+
+    def _submit(self, tasks: list[tuple[str, str]], bare: bool) -> _Job:
+        _largest_first(tasks)
+        job = _Job(pending=deque(), total=len(tasks), outstanding=len(tasks))
+        job.pending.extend(_Task(job, rel, abs_path, bare) for rel, abs_path in tasks)
+        with self._lock:
+            if not self._started:
+                raise FailedPrecondition("parse pool is not started")
+            if self._closing:
+                raise FailedPrecondition("parse pool is closed")
+            self._incoming.append(job)
+        self._wake()
+        return job
+
+    def _wake(self) -> None:
+        with self._lock, contextlib.suppress(BlockingIOError):  # full pipe: a wake-up is pending
+            if self._wake_w >= 0:
+                os.write(self._wake_w, b"\0")
+
+    # ------------------------------------------------------------------ workers
+
+    def _watch(self, worker: _Worker) -> None:
+        assert self._selector is not None
+        self._selector.register(worker.conn.fileno(), selectors.EVENT_READ, worker)
+        self._selector.register(worker.process.sentinel, selectors.EVENT_READ, worker)
+
+    def _unwatch(self, worker: _Worker) -> None:
+        if self._selector is None:
+            return
+        for fd in (worker.conn.fileno(), worker.process.sentinel):
+            with contextlib.suppress(KeyError, ValueError):
+                self._selector.unregister(fd)
+
+    def _reap(self, worker: _Worker) -> None:
+        self._unwatch(worker)
+        _reap_worker(worker)
+
+    def _publish_pids(self) -> None:
+        self._pids = tuple(w.process.pid for w in self._slots if w is not None and w.process.pid is not None)
+
+    def _replace(self, worker: _Worker) -> None:
+        """Reap a dead/killed worker, hand its unstarted files out again, spawn a new one."""
+        self._reap(worker)
+        for task in reversed(worker.inflight):
+            task.job.pending.appendleft(task)
+        worker.inflight.clear()
+        self._slots[worker.slot] = None
+        self._respawn_at[worker.slot] = time.monotonic()
+        self._publish_pids()
+
+    def _respawn_due(self) -> None:
+        now = time.monotonic()
+        for slot, when in list(self._respawn_at.items()):
+            if when > now or self._broken is not None:
+                continue
+            del self._respawn_at[slot]
+            try:
+                worker = _spawn(self._ctx, slot, self.memory_limit_mb, self.max_file_size)
+            except OSError as exc:
+                logger.error("cannot start a parse worker: %s", exc)
+                self._respawn_at[slot] = now + _RESPAWN_BACKOFF_S
+                continue
+            if _await_ready(worker, now + _STARTUP_TIMEOUT_S):
+                self._startup_failures = 0
+                self._slots[slot] = worker
+                self._watch(worker)
+            else:
+                self._reap(worker)
+                self._startup_failures += 1
+                if self._startup_failures >= _MAX_STARTUP_FAILURES and all(w is None for w in self._slots):
+                    self._broken = "parse workers cannot start"
+                    logger.error("parse pool broken: %s", self._broken)
+                else:
+                    self._respawn_at[slot] = now + _RESPAWN_BACKOFF_S
+        self._publish_pids()
+
+    # ------------------------------------------------------------------ dispatcher
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    closing = self._closing
+                    while self._incoming:
+                        self._jobs.append(self._incoming.popleft())
+                if closing:
+                    return
+                if self._parked and any(job.pending for job in self._jobs):  # start the idle-stopped workers again
+                    self._respawn_at.update(dict.fromkeys(self._parked - self._respawn_at.keys(), time.monotonic()))
+                    self._parked.clear()
+                if self._respawn_at:
+                    self._respawn_due()
+                if self._broken is not None:
+                    _fail_pending(self._jobs, self._broken)
+                self._jobs = _prune_jobs(self._jobs)
+                self._assign()
+                self._park_if_idle()
+                self._poll(self._wait_timeout())
+        except BaseException as exc:
+            logger.exception("parse pool dispatcher failed; the pool is closed")
+            if self._on_crash is not None and isinstance(exc, Exception):
+                self._on_crash(exc)
+                return  # reported: the owner replaces the pool
+            raise
+        finally:
+            with self._lock:
+                self._closing = True  # later submissions fail instead of waiting forever
+            self._shutdown_workers()
+            for job in self._jobs:
+                if job.outstanding:
+                    job.results.put(_CLOSED)
+            self._jobs.clear()
+            with self._lock:
+                for job in self._incoming:
+                    job.results.put(_CLOSED)
+                self._incoming.clear()
+
+    def _assign(self) -> None:
+        for worker in self._slots:
+            if worker is None:
+                continue
+            while len(worker.inflight) < _PER_WORKER_INFLIGHT:
+                task, self._rr = _next_task(self._jobs, self._rr)
+                if task is None:
+                    return
+                self._faults.check("parse-pool")
+                self._next_task_id += 1
+                task.task_id = self._next_task_id
+                try:
+                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.bare))
+                except OSError:
+                    task.job.pending.appendleft(task)
+                    self._handle_death(worker)
+                    break
+                worker.inflight.append(task)
+
+    def _park_if_idle(self) -> None:
+        """Note when the pool went idle; stop the workers once it has been idle ``idle_s``."""
+        if _busy(self._jobs, self._slots):
+            self._idle_since = None
+            return
+        now = time.monotonic()
+        self._idle_since = self._idle_since or now
+        idle = [w for w in self._slots if w is not None]
+        if self.idle_s is None or now - self._idle_since < self.idle_s or not idle:
+            return
+        _ask_to_stop(idle)
+        for worker in idle:
+            self._reap(worker)
+            self._slots[worker.slot] = None
+            self._parked.add(worker.slot)
+        self._publish_pids()
+        logger.debug("parse pool idle for %.1fs: %d workers stopped", now - self._idle_since, len(idle))
+
+    def _wait_timeout(self) -> float | None:
+        deadlines = [w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None]
+        deadlines.extend(self._respawn_at.values())
+        if self.idle_s is not None and self._idle_since is not None and any(w is not None for w in self._slots):
+            deadlines.append(self._idle_since + self.idle_s)
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+
+    def _poll(self, timeout: float | None) -> None:
+        assert self._selector is not None
+        events = self._selector.select(timeout)
+        readable: list[_Worker] = []
+        exited: list[_Worker] = []
+        for key, _mask in events:
+            worker_or_none: _Worker | None = key.data
+            if worker_or_none is None:
+                with contextlib.suppress(BlockingIOError):
+                    while os.read(self._wake_r, 4096):
+                        pass
+            elif key.fd == worker_or_none.process.sentinel:
+                exited.append(worker_or_none)
+            else:
+                readable.append(worker_or_none)
+        dead: list[_Worker] = []
+        for worker in readable:
+            if not _drain(worker) and worker not in dead:
+                dead.append(worker)
+        for worker in exited:
+            if worker not in dead:
+                _drain(worker)
+                dead.append(worker)
+        for worker in dead:
+            self._handle_death(worker)
+        now = time.monotonic()
+        for busy in self._slots:
+            if busy is None or busy.started_at is None or now - busy.started_at < self.timeout_s:
+                continue
+            # The result may have arrived since select() returned: read it before judging.
+            if not _drain(busy):
+                self._handle_death(busy)
+            elif busy.started_at is not None and now - busy.started_at >= self.timeout_s:
+                self._handle_timeout(busy)
+
+    def _handle_death(self, worker: _Worker) -> None:
+        if self._slots[worker.slot] is not worker:
+            return  # already replaced
+        worker.process.join(_STOP_GRACE_S)
+        reason = _describe_exit(worker.process.exitcode)
+        if worker.inflight and worker.started_at is not None:
+            task = worker.inflight.popleft()
+            logger.warning("%s while parsing %s; file skipped", reason, task.rel_path)
+            _deliver(task, _skip(task.rel_path, f"{reason} while parsing this file"))
+        elif worker.process.exitcode != _EXIT_MEMORY_ERROR:
+            logger.warning("%s (idle); restarting it", reason)
+        worker.started_at = None
+        self._replace(worker)
+
+    def _handle_timeout(self, worker: _Worker) -> None:
+        task = worker.inflight.popleft()
+        logger.warning("parsing %s timed out after %gs; restarting the worker", task.rel_path, self.timeout_s)
+        worker.started_at = None
+        worker.process.kill()
+        _deliver(task, _skip(task.rel_path, f"parse timed out after {self.timeout_s:g}s"))
+        self._replace(worker)
+
+    def _shutdown_workers(self) -> None:
+        live = [w for w in self._slots if w is not None]
+        _ask_to_stop(live)
+        for worker in live:
+            self._reap(worker)
+        self._slots = [None] * len(self._slots)
+        self._pids = ()
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None

@@ -1,0 +1,759 @@
+"""Formatter-proof fingerprints: a definition's significant tokens, hashed.
+
+A fingerprint is computed from the syntax tree, per language, by rules kept as data in
+``parsing/fingerprints/<language>.toml`` (beside the extraction queries). The rules name
+node types by role; the engine turns them into one tree-sitter query, runs it once per
+file (in C, no Python recursion: arbitrarily deep files are safe) and rewrites the source
+text into a token stream:
+
+``skip``
+    Comments, line continuations, statement semicolons (by pattern): dropped.
+``strings``
+    Replaced by their *value*: quote style, prefix case (``u``/``R``/``F``), escape
+    spelling (``\\x41`` = ``A``) and implicit concatenation do not matter; every character
+    of the value does, whitespace included. Only bytes-vs-text is kept from the prefix.
+    f-string/template interpolations are fingerprinted as code.
+``numbers_nodes``
+    Replaced by their value (``0XFF`` = ``255``, ``1E5`` = ``1e5``, ``1_000`` = ``1000``);
+    Python keeps int/float/complex apart, JavaScript numbers are all doubles.
+``unwrap``
+    The node's bracket tokens are dropped (grouping parentheses).
+``group`` / ``tuples``
+    The node is bracketed by markers in the stream, so the tree's shape survives without
+    parentheses or indentation: ``(a + b) * c`` differs from ``a + b * c`` but ``(a * b) + c``
+    equals ``a * b + c``; a statement moved out of a Python ``block`` changes the stream.
+    ``tuples`` are also unwrapped (``return (a, b)`` = ``return a, b``).
+``ends``
+    Only the end of the node is marked: enough where the start is fixed by the syntax
+    (a Python ``block`` starts after the ``:`` of its header).
+``patterns``
+    Context-dependent rules as query patterns (``@skip``, ``@unwrap``, ``@nogroup``,
+    ``@nogroup_single``, ``@drop_empty``, ``@replace``, ``@unquote``), e.g. a statement's
+    semicolon, ``f((x for x in y))``, ``{'a': 1}`` = ``{a: 1}``.
+
+What remains of the text is compared token-wise: whitespace is dropped except one space
+between two identifier characters, and a comma directly before a closing bracket (a
+trailing comma) is dropped. Leading docstrings of every definition are cut.
+
+The head (definition start to body start) gives ``sig_hash``; the body gives
+``body_hash``. A body includes everything nested in it: a change inside a nested
+function, closure, lambda or method changes the body hash of every enclosing definition
+(a class's body hash changes when one of its methods changes), while a sibling's hashes
+do not change. Positions never enter a hash.
+
+``FINGERPRINT_SCHEME`` versions this definition: stored hashes computed under another
+scheme are not comparable and must be recomputed (re-anchored), never compared.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+import threading
+import tomllib
+from bisect import bisect_left
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from tree_sitter import Node
+
+from graphmemd.graph.model import Language
+from graphmemd.ingest.parsing.overloads import OverloadRules
+
+__all__ = [
+    "CAPTURE_PREFIX",
+    "FINGERPRINT_SCHEME",
+    "DefSpan",
+    "Rules",
+    "fingerprint",
+    "load_rules",
+    "pattern_roles",
+    "split_matches",
+    "token_streams",
+]
+
+#: Version of the fingerprint definition. 1: whitespace-stripped text with nested
+#: definitions replaced by markers; 2: significant-token stream from the syntax tree.
+FINGERPRINT_SCHEME = 2
+
+#: f-string interpolations nested deeper than this are hashed as raw text.
+_MAX_STRING_DEPTH = 16
+
+_WHITESPACE = b" \t\n\r\f\v"
+#: Identifier characters: whitespace between two of them is significant (``return x``).
+_IDENT = rb"A-Za-z0-9_$\x80-\xff"
+#: A trailing comma: a comma before a closing bracket or group marker.
+_TRAILING_COMMA = re.compile(rb",(?=[\)\]\}\x03])")
+
+# stream markers (never produced by source text: strings are hex-encoded, and control
+# characters in code outside strings and comments are a syntax error)
+_OPEN = b"\x02"
+_CLOSE = b"\x03"
+_BOUNDARY = b"\x05"
+_KEEP_SPACE = b"\x06"
+_STR = b"\x01"
+_TUPLE = b"\x04"
+
+# event kinds, in their order at one position: group closes and definition boundaries
+# (interleaved: a boundary follows the closes of the nodes inside its definition and
+# precedes those of the nodes around it), group opens, replacements (outer first)
+_E_CLOSE = 0
+_E_OPEN = 2
+_E_REPLACE = 3
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class DefSpan:
+    """Byte ranges of one definition: whole, body (``-1``: none), leading docstring (``-1``: none)."""
+
+    start: int
+    end: int
+    body_start: int
+    body_end: int
+    doc_start: int
+    doc_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One language's fingerprint rules (see the module docstring for the roles).
+
+    ``query_source`` holds the rules as query patterns whose captures are named
+    ``fp.<role>``; the extractor runs them in its own query (one pass over the tree) and
+    hands the captured nodes to :func:`fingerprint`."""
+
+    language: Language
+    query_source: str
+    numbers: str
+    escapes: str
+    number_types: frozenset[str]
+    concatenation: frozenset[str]
+    prefix: frozenset[str]
+    interpolation: frozenset[str]
+    replace: dict[bytes, bytes]
+    overloads: OverloadRules | None
+    #: ``skip_in``: token -> the parent node types in which it is dropped
+    skip_in: dict[str, frozenset[str]]
+
+
+_ROLE_LISTS = (
+    ("skip", "skip"),
+    ("strings", "string"),
+    ("numbers_nodes", "number"),
+    ("unwrap", "unwrap"),
+    ("group", "group"),
+    ("tuples", "tuple"),
+    ("ends", "end"),
+)
+_LIST_KEYS = tuple(key for key, _capture in _ROLE_LISTS)
+_PATTERN_CAPTURE = re.compile(r"@(\w+)")
+_CAPTURE_NAME = re.compile(r"@([\w.]+)")
+#: Prefix of the rules' capture names inside the extractor's combined query.
+CAPTURE_PREFIX = "fp."
+_rules: dict[Language, Rules] = {}
+_rules_lock = threading.Lock()
+
+
+def _token_list(tokens: Sequence[str], capture: str) -> str:
+    quoted = " ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in tokens)
+    return f"[{quoted}] @{CAPTURE_PREFIX}{capture}\n" if tokens else ""
+
+
+def _node_list(types: Sequence[str], capture: str) -> str:
+    return f"[{' '.join(f'({t})' for t in types)}] @{CAPTURE_PREFIX}{capture}\n" if types else ""
+
+
+def _read(name: str) -> dict[str, Any]:
+    folder = resources.files("graphmemd.ingest.parsing").joinpath("fingerprints")
+    data: dict[str, Any] = tomllib.loads(folder.joinpath(f"{name}.toml").read_text("utf-8"))
+    base = data.get("base")
+    if base:  # a dialect (TSX) extends another language's rules
+        parent = _read(str(base))
+        for key in _LIST_KEYS:
+            parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
+        parent["skip_in"] = {**parent.get("skip_in", {}), **data.get("skip_in", {})}
+        own = data.get("patterns", {})
+        inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
+        parent["patterns"] = {"query": inherited + own.get("query", "")}
+        return parent
+    return data
+
+
+def load_rules(language: Language) -> Rules:
+    """The rules of ``language`` (read once per process)."""
+    found = _rules.get(language)
+    if found is not None:
+        return found
+    with _rules_lock:
+        found = _rules.get(language)
+        if found is not None:
+            return found
+        data = _read(language.value)
+        source = "".join(_node_list(data.get(key, []), capture) for key, capture in _ROLE_LISTS)
+        skip_in = {str(token): frozenset(parents) for token, parents in data.get("skip_in", {}).items()}
+        source += _token_list(sorted(skip_in), "skip_in")
+        patterns = str(data.get("patterns", {}).get("query", ""))
+        source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
+        parts = data.get("string_parts", {})
+        found = Rules(
+            language=language,
+            query_source=source,
+            numbers=str(data.get("numbers", "generic")),
+            escapes=str(data.get("escapes", "c")),
+            number_types=frozenset(data.get("numbers_nodes", [])),
+            concatenation=frozenset(parts.get("concatenation", [])),
+            prefix=frozenset(parts.get("prefix", [])),
+            interpolation=frozenset(parts.get("interpolation", [])),
+            replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
+            overloads=_overload_rules(data.get("overloads")),
+            skip_in=skip_in,
+        )
+        _rules[language] = found
+        return found
+
+
+def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
+    if not table:
+        return None
+    return OverloadRules(
+        stub_decorator=str(table.get("stub_decorator", "")),
+        decorator_type=str(table.get("decorator_type", "decorator")),
+        by_arity=table.get("by") == "arity",
+        parameters=str(table.get("parameters", "parameters")),
+    )
+
+
+# ----------------------------------------------------------------------------- literals
+
+_PY_INT = re.compile(r"(0[xob][0-9a-f]+|\d+)")
+_GENERIC_NUMBER = re.compile(r"(0x[0-9a-f]+|0o[0-7]+|0b[01]+|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)([a-z]\w*)?")
+
+
+def number_value(text: str, style: str) -> str:
+    """A numeric literal's canonical value (its text, lower-cased, when it cannot be read)."""
+    t = text.replace("_", "").replace("'", "").lower()
+    try:
+        if style == "python":
+            if t.endswith("j"):
+                return "j" + repr(float(t[:-1]))
+            if _PY_INT.fullmatch(t):
+                return "i" + str(int(t, 0) if t[:2] in ("0x", "0o", "0b") else int(t))
+            return "f" + repr(float(t))
+        if style == "js":
+            if t.endswith("n"):
+                return "n" + str(int(t[:-1], 0))
+            if t[:2] in ("0x", "0o", "0b"):
+                return repr(float(int(t, 0)))
+            if len(t) > 1 and t[0] == "0" and t.isdigit():  # legacy octal
+                return repr(float(int(t, 8)))
+            return repr(float(t))
+        m = _GENERIC_NUMBER.fullmatch(t)
+        if m is None:
+            return t
+        digits, suffix = m.group(1), m.group(2) or ""
+        if digits[:2] in ("0x", "0o", "0b"):
+            return str(int(digits, 0)) + suffix
+        if "." in digits or "e" in digits:
+            return repr(float(digits)) + suffix
+        return str(int(digits)) + suffix
+    except (ValueError, OverflowError):
+        return t
+
+
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "0": "\0",
+    "a": "\a",
+    "e": "\x1b",
+    "\n": "",
+    "\r\n": "",
+}
+_PY_SIMPLE = frozenset("\\'\"abfnrtv\n\r")
+_PY_ESCAPE = re.compile(r"\\(N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])")
+_C_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|\r\n|[\s\S])")
+_LETTERS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ#@"
+
+
+def escape_value(text: str, style: str, is_bytes: bool) -> str:
+    """The characters one escape sequence stands for (``\\x41`` -> ``A``)."""
+    body = text[1:]
+    try:
+        if style == "python":
+            lead = body[:1]
+            if is_bytes and lead in ("u", "U", "N"):
+                return text  # not an escape in bytes
+            if lead not in _PY_SIMPLE and not lead.isdigit() and lead not in ("x", "u", "U", "N"):
+                return text  # an unknown escape keeps its backslash
+            return str(codecs.decode(text.encode("ascii"), "unicode_escape"))
+        if body in _SIMPLE_ESCAPES:
+            return _SIMPLE_ESCAPES[body]
+        if body[:2] == "u{" and body.endswith("}"):
+            return chr(int(body[2:-1], 16))
+        if body[:1] in ("x", "u", "U"):
+            return chr(int(body[1:], 16))
+        if body[:1].isdigit():
+            return chr(int(body, 8))
+        return body
+    except (ValueError, UnicodeError, OverflowError):
+        return text
+
+
+def decode_escapes(text: str, style: str, is_bytes: bool) -> str:
+    """A literal part of a string with every escape sequence decoded."""
+    pattern = _PY_ESCAPE if style == "python" else _C_ESCAPE
+    return pattern.sub(lambda m: escape_value(m.group(0), style, is_bytes), text)
+
+
+# ----------------------------------------------------------------------------- the stream
+
+
+@dataclass(slots=True)
+class _Events:
+    """Edits of the source text: ``keys`` sorted packed ints (see ``_events``), and the
+    replacement payloads (bytes) and literal nodes they index."""
+
+    keys: list[int]
+    data: list[bytes | Node]
+
+
+class _Renderer:
+    """Rewrites a byte range of the source into the token stream (before whitespace
+    normalisation): skipped ranges become a space, strings and numbers value tokens,
+    groups get markers, and each boundary position a boundary marker."""
+
+    def __init__(self, source: bytes, rules: Rules, events: _Events) -> None:
+        self.source = source
+        self.rules = rules
+        self.events = events
+        # literal value tokens by source text, for this file only (a cache kept across files
+        # pinned the allocator's arenas in the parse workers)
+        self.numbers: dict[bytes, bytes] = {}
+        self.strings: dict[bytes, bytes] = {}
+
+    def render(self, start: int, end: int, depth: int = 0, tags: list[int] | None = None) -> bytes:
+        """The stream for ``source[start:end]``; the boundary tags met (emitted or inside a
+        replaced range), in stream order, are appended to ``tags``."""
+        source = self.source
+        keys = self.events.keys
+        data = self.events.data
+        parts: list[bytes] = []
+        append = parts.append
+        literal = self._literal
+        # (the constants as locals: this loop runs once per event)
+        pos_shift, kind_shift, sub_shift, tie_shift = _POS_SHIFT, _KIND_SHIFT, _SUB_SHIFT, _TIE_SHIFT
+        index_mask, tie_mask, tie_bias, marks, boundary = _INDEX_MASK, _TIE_MASK, _TIE_BIAS, _MARKS, _BOUNDARY
+        pos = start
+        first = bisect_left(keys, start << pos_shift)
+        for k in keys[first : bisect_left(keys, (end + 1) << pos_shift, first)]:
+            at = k >> pos_shift
+            kind = k >> kind_shift & 3
+            if at < pos:  # inside a range already replaced
+                if tags is not None and kind != _E_REPLACE and k >> sub_shift & 3 != 1:
+                    tags.append(k & index_mask)
+                continue
+            if at == end and (kind != _E_CLOSE or tie_bias - (k >> tie_shift & tie_mask) < start):
+                break  # (closes at the end of the range: only of nodes that start inside it)
+            if kind == _E_REPLACE:
+                stop = tie_bias - (k >> tie_shift & tie_mask)
+                if stop <= end:  # (a replacement crossing the range end keeps its text)
+                    append(source[pos:at])
+                    item = data[k & index_mask]
+                    append(item if item.__class__ is bytes else literal(item, at, stop, depth))  # type: ignore[arg-type]
+                    pos = stop
+                continue
+            append(source[pos:at])
+            pos = at
+            if k >> sub_shift & 3 == 1:
+                append(marks[k & 3])
+            else:
+                append(boundary)
+                if tags is not None:
+                    tags.append(k & index_mask)
+        append(source[pos:end])
+        return b"".join(parts)
+
+    def _literal(self, node: Node, start: int, end: int, depth: int) -> bytes:
+        """A string's or number's value token (cached by text when it depends on nothing else)."""
+        text = self.source[start:end]
+        rules = self.rules
+        kind = node.type
+        if kind in rules.number_types:
+            found = self.numbers.get(text)
+            if found is None:
+                number = number_value(text.decode("ascii", "replace"), rules.numbers)
+                found = self.numbers[text] = b" " + number.encode() + b" "
+            return found
+        if kind in rules.concatenation:
+            return self._string(node, depth)
+        found = self.strings.get(text)
+        if found is None:
+            value = self._plain_string(text)
+            if value is None:
+                return self._string(node, depth)
+            found = self.strings[text] = value
+        return found
+
+    def _plain_string(self, text: bytes) -> bytes | None:
+        """One string literal without interpolations as its value token (None: it has some)."""
+        quote = text.lstrip(_LETTERS)
+        prefix = text[: len(text) - len(quote)].lower()
+        q = quote[:1]
+        width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
+        value = quote[width : len(quote) - width]
+        if not q or not quote.endswith(q * width) or (b"{" in value and (b"f" in prefix or q == b"`")):
+            return None
+        if b"\\" in value and b"r" not in prefix:
+            value = decode_escapes(value.decode("utf-8", "replace"), self.rules.escapes, b"b" in prefix).encode(
+                "utf-8", "surrogatepass"
+            )
+        return _STR + (b"b" if b"b" in prefix else b"s") + value.hex().encode() + _STR
+
+    def _string(self, node: Node, depth: int) -> bytes:
+        """``\\x01``, kind (``s`` text, ``b`` bytes), the value (hex, adjacent literal parts
+        joined) with interpolations as ``\\x02 code \\x03``, ``\\x01``."""
+        rules = self.rules
+        pieces: list[bytes] = []
+        literal: list[str] = []
+        kind = "s"
+        strings = [c for c in node.children if not c.is_extra] if node.type in rules.concatenation else [node]
+        for string in strings:
+            flags, start, end = self._delimiters(string)
+            if "b" in flags:
+                kind = "b"
+            pos = start
+            for child in string.children:
+                if child.type not in rules.interpolation or child.start_byte < start or child.end_byte > end:
+                    continue
+                literal.append(self._text(pos, child.start_byte, flags))
+                code = self._interpolation(child, literal, depth)
+                pieces.append(_hex(literal))
+                literal.clear()
+                pieces.append(_OPEN + code + _CLOSE)
+                pos = child.end_byte
+            literal.append(self._text(pos, end, flags))
+        pieces.append(_hex(literal))
+        return _STR + kind.encode() + b"".join(pieces) + _STR
+
+    def _interpolation(self, node: Node, literal: list[str], depth: int) -> bytes:
+        """An interpolation as code. A self-documenting one (``{x=}``) is its text as a
+        literal followed by ``{x!r}`` (no conversion or format given), as Python reads it."""
+        if depth >= _MAX_STRING_DEPTH:
+            return self.source[node.start_byte : node.end_byte]
+        children = node.children
+        equals = next((c for c in children if c.type == "=" and not c.is_named), None)
+        if equals is None or len(children) < 3:
+            return self.render(node.start_byte, node.end_byte, depth + 1)
+        after = children[children.index(equals) + 1].start_byte if equals is not children[-1] else equals.end_byte
+        literal.append(self.source[children[0].end_byte : after].decode("utf-8", "replace"))
+        explicit = any(c.type in ("type_conversion", "format_specifier") for c in children)
+        head = self.render(node.start_byte, equals.start_byte, depth + 1)
+        return head + (b"" if explicit else b"!r") + self.render(equals.end_byte, node.end_byte, depth + 1)
+
+    def _delimiters(self, string: Node) -> tuple[str, int, int]:
+        """Prefix letters (lower case) and the byte range of the value between the quotes.
+
+        The opening delimiter is the first child (``r'``, ``f\"\"\"``, a quote, a backtick);
+        the closing one is as long as the opening one without its prefix letters."""
+        source = self.source
+        first = string.child(0)
+        if first is None or (first.is_named and first.type not in self.rules.prefix):
+            opening = source[string.start_byte : string.start_byte + 1]
+        else:
+            opening = source[first.start_byte : first.end_byte]
+        quote = opening.lstrip(_LETTERS)
+        flags = opening[: len(opening) - len(quote)].decode("ascii", "replace").lower()
+        start = string.start_byte + len(opening)
+        end = max(start, string.end_byte - len(quote))
+        return flags, start, end
+
+    def _text(self, start: int, end: int, flags: str) -> str:
+        """A literal part of a string's value, escapes decoded (unless raw)."""
+        text = self.source[start:end].decode("utf-8", "replace")
+        if "r" not in flags and "\\" in text:
+            text = decode_escapes(text, self.rules.escapes, "b" in flags)
+        if "f" in flags:
+            text = text.replace("{{", "{").replace("}}", "}")
+        return text
+
+
+def _hex(literal: list[str]) -> bytes:
+    return "".join(literal).encode("utf-8", "surrogatepass").hex().encode()
+
+
+# An event is one int, so that sorting plain ints orders them (low to high bits):
+# index (24 bits: payload/literal index in ``_Events.data`` for a replacement, boundary
+# tag, or marker in ``_MARKS``), sub (2: the boundary/group order at one place), tie
+# (26: ``_TIE_BIAS - end`` of the node for opens and replacements, outer first, and
+# ``_TIE_BIAS - start`` for closes, inner first), kind (2), position (24).
+_INDEX_BITS = 24
+_INDEX_MASK = (1 << _INDEX_BITS) - 1
+_SUB_SHIFT = _INDEX_BITS
+_TIE_SHIFT = _SUB_SHIFT + 2
+_TIE_BIAS = 1 << 25
+_TIE_MASK = (1 << 26) - 1
+_KIND_SHIFT = _TIE_SHIFT + 26
+_POS_SHIFT = _KIND_SHIFT + 2
+_GROUP_SUB = 1 << _SUB_SHIFT  # a group marker (not a boundary)
+#: Group markers by index: a close, an open, a tuple's open.
+_MARKS = (_CLOSE, _OPEN, _OPEN + _TUPLE)
+_REPLACE_HEAD = _E_REPLACE << _KIND_SHIFT
+_BIASED = _TIE_BIAS << _TIE_SHIFT
+_OPEN_HEAD = _E_OPEN << _KIND_SHIFT
+
+
+class _EventList:
+    """Builds the packed event keys and the data their replacements index."""
+
+    def __init__(self) -> None:
+        self.keys: list[int] = []
+        self.data: list[bytes | Node] = []
+
+    # The hot methods compute ``a << _POS_SHIFT | head | (_TIE_BIAS - b) << _TIE_SHIFT`` as
+    # ``(a << p) - (b << t) + (head + _BIASED)``: the fields do not overlap (``b`` < the
+    # bias), so the sum is the same int with fewer operations.
+
+    def replace(self, ranges: Sequence[tuple[int, int]], payload: bytes, sub: int = 1) -> None:
+        """Replace each range by ``payload`` (one shared data entry)."""
+        head = (_REPLACE_HEAD | sub << _SUB_SHIFT | len(self.data)) + _BIASED
+        self.data.append(payload)
+        p, t = _POS_SHIFT, _TIE_SHIFT
+        self.keys.extend([(s << p) - (e << t) + head for s, e in ranges])
+
+    def literals(self, nodes: Sequence[Node]) -> None:
+        """Replace each node by its value token (rendered lazily)."""
+        base = len(self.data)
+        self.data.extend(nodes)
+        p, t = _POS_SHIFT, _TIE_SHIFT
+        first = (_REPLACE_HEAD | _GROUP_SUB) + _BIASED + base  # (+ the node's index)
+        self.keys.extend([(n.start_byte << p) - (n.end_byte << t) + i for i, n in enumerate(nodes, first)])
+
+    def groups(self, ranges: Sequence[tuple[int, int]], mark: int) -> None:
+        """Bracket each range by markers (``mark``: index of the open marker; 0: only the close)."""
+        p, t = _POS_SHIFT, _TIE_SHIFT
+        if mark:
+            head = (_OPEN_HEAD | _GROUP_SUB | mark) + _BIASED
+            self.keys.extend([(s << p) - (e << t) + head for s, e in ranges])
+        tail = _GROUP_SUB + _BIASED
+        self.keys.extend([(e << p) - (s << t) + tail for s, e in ranges])
+
+    def boundaries(self, spans: Sequence[DefSpan]) -> None:
+        """Definition boundaries (index: tag = 4 * span index + role). A group with the range
+        of a definition encloses it (a class block around its only method); one with the
+        range of a body is inside the body (a Python block)."""
+        keys = self.keys
+        head = _OPEN_HEAD | 2 << _SUB_SHIFT
+        keys.extend(
+            [s.start << _POS_SHIFT | head | (_TIE_BIAS - s.end) << _TIE_SHIFT | 4 * k for k, s in enumerate(spans)]
+        )
+        keys.extend(
+            [s.end << _POS_SHIFT | (_TIE_BIAS - s.start) << _TIE_SHIFT | 4 * k + 3 for k, s in enumerate(spans)]
+        )
+        bodies = [(4 * k, s.body_start, s.body_end) for k, s in enumerate(spans) if s.body_start >= 0]
+        head = _OPEN_HEAD
+        keys.extend([s << _POS_SHIFT | head | (_TIE_BIAS - e) << _TIE_SHIFT | t + 1 for t, s, e in bodies])
+        tail = 2 << _SUB_SHIFT
+        keys.extend([e << _POS_SHIFT | tail | (_TIE_BIAS - s) << _TIE_SHIFT | t + 2 for t, s, e in bodies])
+
+
+def _events(
+    source: bytes,
+    rules: Rules,
+    spans: Sequence[DefSpan],
+    caps: Mapping[str, Sequence[Node]],
+    comments: Sequence[tuple[int, int]],
+    lo: int,
+    hi: int,
+) -> _Events:
+    """Collect the edits of ``source[lo:hi]`` from the rules' captures, the comment ranges
+    and the definitions. Replacements of one range are applied in the order they are
+    added here (the first wins)."""
+    events = _EventList()
+    nogroup = {(n.start_byte, n.end_byte) for n in caps.get("nogroup", ())}
+    for n in caps.get("nogroup_single", ()):
+        if sum(1 for c in n.named_children if not c.is_extra) == 1:
+            nogroup.add((n.start_byte, n.end_byte))
+    events.replace([c for c in comments if lo <= c[0] < hi], b" ")
+    skipped = list(caps.get("skip", ()))
+    tokens = caps.get("skip_in")
+    if tokens:  # a token dropped only under some parents
+        skip_in = rules.skip_in
+        skipped.extend(n for n in tokens if (p := n.parent) is not None and p.type in skip_in.get(n.type, ()))
+    events.replace([(n.start_byte, n.end_byte) for n in skipped], b" ")
+    events.literals(caps.get("string", ()))
+    events.literals(caps.get("number", ()))
+    for n in caps.get("replace", ()):
+        text = source[n.start_byte : n.end_byte]
+        events.replace([(n.start_byte, n.end_byte)], b" " + rules.replace.get(text, text) + b" ")
+    events.replace(
+        [(n.start_byte, n.end_byte) for n in caps.get("drop_empty", ()) if all(c.is_extra for c in n.named_children)],
+        b" ",
+    )
+    # a quoted property name that needs no quotes is the bare name ({'a': 1} is {a: 1});
+    # sorts before the string capture of the same node
+    for n in caps.get("unquote", ()):
+        bare = source[n.start_byte + 1 : n.end_byte - 1]
+        if _BARE_NAME.fullmatch(bare):
+            events.replace([(n.start_byte, n.end_byte)], b" " + bare + b" ", 0)
+    events.replace(_brackets(caps), b" ")
+    for name, mark in (("group", 1), ("tuple", 2), ("end", 0)):
+        if name == "tuple":  # `for (x) in`: a parenthesised name, not a tuple
+            ranges = [
+                (n.start_byte, n.end_byte)
+                for n in caps.get(name, ())
+                if n.named_child_count != 1 or any(c.type == "," for c in n.children)
+            ]
+        else:
+            ranges = [(n.start_byte, n.end_byte) for n in caps.get(name, ())]
+        if nogroup:
+            ranges = [r for r in ranges if r not in nogroup]
+        events.groups(ranges, mark)
+    events.boundaries(spans)
+    # docstrings sort before a string starting at the same byte
+    events.replace([(s.doc_start, s.doc_end) for s in spans if s.doc_start >= 0], b" ", 0)
+    events.keys.sort()
+    return _Events(events.keys, events.data)
+
+
+def _brackets(caps: Mapping[str, Sequence[Node]]) -> list[tuple[int, int]]:
+    """The bracket tokens of the ``unwrap`` and ``tuple`` captures."""
+    brackets: list[tuple[int, int]] = []
+    for name in ("unwrap", "tuple"):
+        for n in caps.get(name, ()):
+            count = n.child_count
+            first = n.child(0)
+            last = n.child(count - 1)
+            if count < 2 or first is None or last is None or first.is_named or last.is_named:
+                continue
+            if first.type in _OPENERS and last.type in _CLOSERS:
+                brackets.append((first.start_byte, first.end_byte))
+                brackets.append((last.start_byte, last.end_byte))
+    return brackets
+
+
+_OPENERS = frozenset({"(", "[", "{"})
+_BARE_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_CLOSERS = frozenset({")", "]", "}"})
+#: A whitespace run between two identifier characters.
+_IDENT_SPACE = re.compile(rb"(?<=[" + _IDENT + rb"])\s+(?=[" + _IDENT + rb"])")
+#: A space (the only whitespace left after ``split``/``join``) between two identifier characters.
+_IDENT_GAP = re.compile(rb" (?<=[" + _IDENT + rb"] )(?=[" + _IDENT + rb"])")
+
+
+def normalise(stream: bytes) -> bytes:
+    """Whitespace-insensitive form of a stream: one space only between identifier
+    characters, no trailing commas."""
+    if b"\\" in stream:  # (strings are hex-encoded: a backslash is rare)
+        stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
+    if _KEEP_SPACE in stream:  # (raw control characters in the code: never in valid code)
+        stream = _IDENT_SPACE.sub(_KEEP_SPACE, stream).translate(None, _WHITESPACE)
+    else:  # every whitespace run becomes one space, those between identifiers a kept one, the rest go
+        stream = _IDENT_GAP.sub(_KEEP_SPACE, b" ".join(stream.split())).translate(None, b" ")
+    return _TRAILING_COMMA.sub(b"", stream)
+
+
+def pattern_roles(pattern_sources: Sequence[str]) -> tuple[tuple[str, str] | None, ...]:
+    """For each pattern of a combined query (its source text): ``(role, capture name)`` when
+    it is one of the rules' patterns (one ``fp.<role>`` capture), else None."""
+    out: list[tuple[str, str] | None] = []
+    for text in pattern_sources:
+        names = {n for n in _CAPTURE_NAME.findall(text) if n.startswith(CAPTURE_PREFIX)}
+        if len(names) > 1:
+            raise ValueError(f"a fingerprint pattern has one capture: {text!r}")
+        name = names.pop() if names else None
+        out.append((name[len(CAPTURE_PREFIX) :], name) if name else None)
+    return tuple(out)
+
+
+def split_matches(
+    matches: list[tuple[int, dict[str, list[Node]]]], roles: Sequence[tuple[str, str] | None]
+) -> tuple[list[tuple[int, dict[str, list[Node]]]], dict[str, list[Node]]]:
+    """Separate the rules' matches (``roles[i]``: ``pattern_roles`` of pattern ``i``) from a
+    combined query's; the rules' captured nodes by role."""
+    captures: defaultdict[str, list[Node]] = defaultdict(list)
+    others: list[tuple[int, dict[str, list[Node]]]] = []
+    keep = others.append
+    for match in matches:
+        role = roles[match[0]]
+        if role is None:
+            keep(match)
+        else:
+            captures[role[0]].extend(match[1][role[1]])
+    return others, captures
+
+
+def token_streams(
+    language: Language,
+    source: bytes,
+    spans: Sequence[DefSpan],
+    captures: Mapping[str, Sequence[Node]],
+    comments: Sequence[tuple[int, int]] = (),
+) -> list[tuple[bytes, bytes | None]]:
+    """The normalised head and body streams (None: no body) of each definition in ``spans``.
+
+    ``captures`` are the nodes the rules' query captured, by role (``split_matches``);
+    ``comments`` byte ranges to drop (the extractor's ``@comment``). What ``fingerprint``
+    hashes; useful to see why two versions differ."""
+    if not spans:
+        return []
+    rules = load_rules(language)
+    lo = min(s.start for s in spans)
+    hi = max(s.end for s in spans)
+    events = _events(source, rules, spans, captures, comments, lo, hi)
+    renderer = _Renderer(source, rules, events)
+    boundaries: list[int] = []
+    segments = normalise(renderer.render(lo, hi, 0, boundaries)).split(_BOUNDARY)
+    if len(segments) != len(boundaries) + 1:  # a boundary inside a skipped range
+        return [_alone(renderer, span) for span in spans]
+    # the k-th boundary marker sits between segments[k] and segments[k + 1]
+    marker = [0] * (4 * len(spans))
+    for k, tag in enumerate(boundaries):
+        marker[tag] = k + 1
+    out: list[tuple[bytes, bytes | None]] = []
+    for k, span in enumerate(spans):
+        start, body_start, body_end, end = marker[4 * k : 4 * k + 4]
+        if span.body_start >= 0:
+            out.append((b"".join(segments[start:body_start]), b"".join(segments[body_start:body_end])))
+        else:
+            out.append((b"".join(segments[start:end]), None))
+    return out
+
+
+def _alone(renderer: _Renderer, span: DefSpan) -> tuple[bytes, bytes | None]:
+    """One definition's streams rendered on their own (slower; never misaligned)."""
+
+    def stream(start: int, end: int) -> bytes:
+        return normalise(renderer.render(start, end)).replace(_BOUNDARY, b"")
+
+    if span.body_start < 0:
+        return stream(span.start, span.end), None
+    return stream(span.start, span.body_start), stream(span.body_start, span.body_end)
+
+
+def fingerprint(
+    language: Language,
+    source: bytes,
+    spans: Sequence[DefSpan],
+    captures: Mapping[str, Sequence[Node]],
+    comments: Sequence[tuple[int, int]] = (),
+) -> list[tuple[str, str]]:
+    """``(sig_hash, body_hash)`` of each definition in ``spans`` (no body: the hash of nothing)."""
+    return [
+        (_hash(head), _EMPTY if body is None else _hash(body))
+        for head, body in token_streams(language, source, spans, captures, comments)
+    ]
+
+
+_EMPTY = _hash(b"")

@@ -1,0 +1,1245 @@
+"""Generic, query-driven symbol extraction (the only module that imports tree_sitter).
+
+Each language has one tree-sitter query file (``queries/<language>.scm``); this module
+runs it once per file with a ``QueryCursor`` and turns the matches into model objects. It
+never recurses over the syntax tree in Python and never renders nodes as text
+(``str(node)``), so arbitrarily deep inputs cannot blow the Python stack.
+
+Capture vocabulary
+==================
+
+Definitions (one match per definition)
+
+``@definition.<kind>``
+    The definition node; ``<kind>`` is a :class:`SymbolKind` value (``module``, ``class``,
+    ``struct``, ``interface``, ``trait``, ``enum``, ``function``, ``method``). Its byte
+    range is the symbol's range. A ``function`` directly inside a class-like definition
+    (class/struct/interface/trait/enum) or a ``@scope`` becomes a ``method``.
+    When two definition matches share the same ``@name`` node, the larger one wins (so a
+    decorated definition includes its decorators).
+``@name``
+    The definition's name (required; matches without it are ignored).
+``@body``
+    The body (optional). The head (``signature``) is the text from the definition start to
+    the body start; the body hash covers the body. Without a body the whole definition is
+    the head and the body hash is the hash of nothing.
+``@receiver``
+    Qualifies the name with a type instead of the lexical scope (Go receivers:
+    ``func (s *Server) Handle`` -> ``Server.Handle``).
+
+Scopes
+
+``@scope`` + ``@scope.name``
+    A region that qualifies the names defined inside it without being a symbol itself
+    (Rust ``impl Type`` / ``impl Trait for Type`` -> ``Type.method``).
+
+Fingerprint helpers
+
+``@comment``
+    Removed from signatures and body hashes. (Leading docstrings are found from the
+    ``@body`` node by the spec's ``docstring`` rule: an anchored query pattern for them
+    cost a third of the whole query time.)
+
+References
+
+``@reference.call`` (+ optional ``@reference.call.receiver``)
+    The called expression (``foo``, ``a.b``, ``Foo::new``, ``new Foo`` -> the ``Foo``
+    node). With a receiver capture, the callee is ``receiver.call`` (Java
+    ``obj.method()``). The caller is the innermost definition containing the call
+    (decorators and default values included).
+``@inherits`` / ``@implements``
+    A base type, attributed to the innermost definition or scope containing it.
+``@package``
+    The file's package name (Go package clause, Java package declaration).
+
+Imports (one ImportRef per statement, module and alias; names of matches sharing those
+are merged in order)
+
+``@import``
+    The import statement (grouping key and line).
+``@import.module``
+    The specifier as written (quotes stripped when the language spec says so).
+``@import.name``
+    One imported name. ``@import.alias`` is the local name when renamed.
+``@import.path``
+    A full path whose last segment is the name and the rest the module (Java
+    ``com.x.Foo``, Rust ``crate::a::B``), split on the spec's ``path_separator``.
+``@import.scope`` + ``@import.prefix``
+    A nested import group (Rust ``a::{b, c}``): the prefix is prepended to every
+    ``@import.path`` inside the group.
+``(#set! import.name "...")`` / ``(#set! import.module "...")`` / ``(#set! import.mod_decl "")``
+    Constant name (``"default"``, ``"*"``) / module for the pattern, or mark it a Rust
+    ``mod x;`` declaration.
+
+A match without names and without an alias is dropped when another match of the same
+statement and module produced something (so a catch-all ``(import_statement source: ...)``
+pattern only contributes bare ``import "x"`` statements).
+
+Captures whose name starts with ``_`` are helpers for predicates and are ignored.
+
+Fingerprints
+============
+
+Head (definition start to body start) and body bytes are taken with comment ranges cut
+out; in the body the leading docstring is cut too and each directly nested definition is
+replaced by ``kind:name:sig_hash``. The ``signature`` is the head normalised by collapsing
+whitespace and keeping a single space only between two identifier characters, and
+``sig_hash`` hashes it. ``body_hash`` hashes the body with *all* whitespace deleted
+(``bytes.translate``; a regex over every body cost more than the rest of the Python work).
+Hashes are 16-hex-digit blake2b digests; positions never enter them. Known edge cases:
+whitespace changes inside string literals, edits that only join or split two identifier
+tokens of a body (``a b`` -> ``ab``), and Python statements moved between indentation
+levels without any other change leave the body hash unchanged.
+
+Limits
+======
+
+Files over ``MAX_SOURCE_BYTES`` are cut at a line boundary, definitions nested deeper
+than ``MAX_NESTING`` are skipped, and a query cursor exceeding ``MATCH_LIMIT`` in-progress
+matches loses some; each sets ``ParsedFile.truncated``.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import re
+import threading
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from dataclasses import dataclass, field
+from importlib import resources
+from operator import attrgetter, itemgetter
+
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Node, Parser, Query, QueryCursor
+
+from graphmemd.graph.model import (
+    CallRef,
+    ImportRef,
+    InheritKind,
+    InheritRef,
+    Language,
+    ParsedFile,
+    ParsedSymbol,
+    SymbolKind,
+    TypeRef,
+)
+from graphmemd.ingest.parsing.fingerprint import (
+    CAPTURE_PREFIX,
+    FINGERPRINT_SCHEME,
+    fingerprint,
+    load_rules,
+    pattern_roles,
+)
+from graphmemd.ingest.parsing.languages import SPECS, LanguageSpec, language_for_path
+from graphmemd.ingest.parsing.legacy import LegacyDef, legacy_fingerprints
+from graphmemd.ingest.parsing.overloads import STUB, overload_tags, qualify_duplicate
+from graphmemd.ingest.parsing.records import call_ref, def_span, inherit_ref, parsed_symbol, type_ref
+
+__all__ = ["bare_parse", "parse_source"]
+
+#: Only this many leading bytes of a larger file are parsed (at a line boundary); the file
+#: is marked truncated. Keeps one pathological generated file to a few seconds.
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+#: In-progress match limit of the query cursor; exceeding it marks the file truncated.
+MATCH_LIMIT = 512
+#: Most matches processed per file; the rest are ignored and the file marked truncated.
+MAX_MATCHES = 2_000_000
+#: Definitions (and scopes) nested deeper than this are skipped; the file is marked truncated.
+MAX_NESTING = 100
+#: Callee/base-type expressions longer than this are only looked at by their tail.
+_TAIL_BYTES = 256
+
+_ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
+
+_CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
+_CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
+_DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
+_FIRST = itemgetter(0)  # (sort keys: C-level, no lambda call per item)
+_START = attrgetter("start")
+
+# pattern roles
+_R_CALL = 1
+_R_COMMENT = 2
+_R_DEF = 3
+_R_INHERITS = 4
+_R_IMPLEMENTS = 5
+_R_IMPORT = 6
+_R_IMPORT_SCOPE = 7
+_R_SCOPE = 8
+_R_PACKAGE = 9
+_R_IGNORE = 10
+_R_FINGERPRINT = 11
+_R_TYPE = 12
+_R_RETURNS = 13
+_R_ARITY = 14
+_R_EXPORT = 15
+_R_CALL_PLAIN = 16  # a call pattern with neither receiver nor argument-list capture
+_R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
+
+# ----------------------------------------------------------------------------- text helpers
+
+_IDENT = rb"A-Za-z0-9_$\x80-\xff"
+#: A space not between two identifier characters (in text whose whitespace runs are single spaces).
+_DROP_SPACE = re.compile(rb" (?:(?![" + _IDENT + rb"])|(?<![" + _IDENT + rb"] ))")
+_SIMPLE_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*")
+_TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*)*\Z")
+_GENERIC = re.compile(r"(?:::)?<[^<>]*>")
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+_SPACE = re.compile(r"\s+")
+_INDEXED = re.compile(r"(?<=[\w\]])\[[^\[\]()]*\]")
+_SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
+_NEW = re.compile(r"(?<![\w$.])new\s+")  # `new Foo().bar` -> `Foo().bar`
+
+
+def _normalise(text: bytes) -> bytes:
+    """Collapse whitespace; keep one space only between two identifier characters."""
+    return _DROP_SPACE.sub(b"", b" ".join(text.split()))
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _callee(text: str) -> str:
+    """Trim a called expression to its trailing dotted/``::`` name chain ("" if none)."""
+    if text.replace(".", "_").replace("::", "_").isidentifier() or _SIMPLE_CALLEE.fullmatch(text):
+        return text
+    text = _NEW.sub("", text) if "new" in text else text
+    text = _SPACE.sub("", text).replace("?.", ".").replace("!", "")
+    text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
+    while "<" in text:
+        stripped = _GENERIC.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    while "]" in text and not text.endswith("]"):  # index expressions: `b.Succs[0].Block` -> `b.Succs.Block`
+        stripped = _INDEXED.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
+    match = _TAIL_CALLEE.search(text)
+    if match is None:
+        return ""
+    start = match.start()
+    if start > 1 and text[start - 2 : start] == ").":  # `Foo(x).bar`, `get().m` -> `Foo().bar`
+        receiver = _called_receiver(text[: start - 1])
+        if receiver:
+            return f"{receiver}().{match.group(0)}"
+    return match.group(0)
+
+
+def _called_receiver(text: str) -> str:
+    """The callee of the call ``text`` ends with (``a.f(x, g(y))`` -> ``a.f``), "" if unclear."""
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                head = text[:i]
+                return _callee(head) if head and (head[-1].isalnum() or head[-1] in "_$)") else ""
+    return ""
+
+
+def _type_ref(text: str) -> str:
+    """A base type as written, without whitespace, type arguments or pointer sigils."""
+    text = _SPACE.sub("", text)
+    for pattern in (_GENERIC, _BRACKETED):
+        while True:
+            stripped = pattern.sub("", text)
+            if stripped == text:
+                break
+            text = stripped
+    return text.lstrip("*&")
+
+
+# ----------------------------------------------------------------------------- compiled cache
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    spec: LanguageSpec
+    language: TSLanguage
+    query: Query
+    error_query: Query
+    settings: tuple[dict[str, str | None], ...]
+    roles: tuple[int, ...]
+    fingerprint_patterns: tuple[tuple[str, str] | None, ...]
+    #: per pattern, the capture names it can have (its matches have no others)
+    captures: tuple[frozenset[str], ...]
+    #: per definition pattern, its one ``@definition.<kind>`` capture (None: look it up)
+    def_captures: tuple[tuple[str, SymbolKind] | None, ...]
+
+
+_compiled: dict[Language, _Compiled] = {}
+_compiled_lock = threading.Lock()
+_local = threading.local()
+
+
+_CAPTURE_NAME = re.compile(r"@([\w.]+)")
+_QUERY_COMMENT = re.compile(r"(?m)^\s*;.*$")
+
+
+def _role(captures: set[str]) -> int:
+    """A pattern's role, from the primary capture it contains."""
+    if any(name.startswith(CAPTURE_PREFIX) for name in captures):
+        return _R_FINGERPRINT
+    if "reference.call" in captures:
+        return _R_CALL
+    if "comment" in captures:
+        return _R_COMMENT
+    if captures & _DEF_CAPTURES.keys():
+        return _R_DEF
+    for key, role in (
+        ("inherits", _R_INHERITS),
+        ("implements", _R_IMPLEMENTS),
+        ("import.scope", _R_IMPORT_SCOPE),
+        ("scope", _R_SCOPE),
+        ("package", _R_PACKAGE),
+        ("type.var", _R_TYPE),
+        ("type.returns", _R_RETURNS),
+        ("type.returns.call", _R_RETURNS),
+        ("type.returns.value", _R_RETURNS),
+        ("arity", _R_ARITY),
+        ("export", _R_EXPORT),
+    ):
+        if key in captures:
+            return role
+    if any(name.startswith("import") for name in captures):
+        return _R_IMPORT
+    return _R_IGNORE
+
+
+def _pattern_sources(query: Query, source: str) -> list[str]:
+    data = source.encode("utf-8")
+    return [
+        _QUERY_COMMENT.sub("", data[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)].decode("utf-8"))
+        for i in range(query.pattern_count)
+    ]
+
+
+_QUANTIFIED = re.compile(r"[)\]\"][+*?]")
+
+
+def _pattern_roles(sources: list[str], captures: tuple[frozenset[str], ...]) -> tuple[int, ...]:
+    roles: list[int] = []
+    for text, names in zip(sources, captures, strict=True):
+        role = _role(set(names))
+        if role == _R_CALL and not names & {"reference.call.receiver", "reference.call.args"}:
+            role = _R_CALL_PLAIN
+        if role == _R_COMMENT and names == {"comment"} and not _QUANTIFIED.search(text):
+            role = _R_COMMENT_NODE
+        roles.append(role)
+    return tuple(roles)
+
+
+def _def_capture(names: frozenset[str]) -> tuple[str, SymbolKind] | None:
+    found = [(name, _DEF_CAPTURES[name]) for name in names if name in _DEF_CAPTURES]
+    return found[0] if len(found) == 1 else None
+
+
+def _compile(language: Language) -> _Compiled:
+    found = _compiled.get(language)
+    if found is not None:
+        return found
+    with _compiled_lock:
+        found = _compiled.get(language)
+        if found is not None:
+            return found
+        spec = SPECS[language]
+        grammar = getattr(importlib.import_module(spec.grammar_module), spec.grammar_function)
+        ts_language = TSLanguage(grammar())
+        queries = resources.files("graphmemd.ingest.parsing").joinpath("queries")
+        source = "\n".join(queries.joinpath(name).read_text("utf-8") for name in spec.query_files)
+        source += "\n" + load_rules(language).query_source  # fingerprint rules: same pass
+        query = Query(ts_language, source)
+        sources = _pattern_sources(query, source)
+        captures = tuple(frozenset(_CAPTURE_NAME.findall(text)) for text in sources)
+        found = _Compiled(
+            spec=spec,
+            language=ts_language,
+            query=query,
+            error_query=Query(ts_language, _ERROR_QUERY),
+            settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
+            roles=_pattern_roles(sources, captures),
+            fingerprint_patterns=pattern_roles(sources),
+            captures=captures,
+            def_captures=tuple(_def_capture(names) for names in captures),
+        )
+        _compiled[language] = found
+        return found
+
+
+def _parser(compiled: _Compiled) -> Parser:
+    """One Parser per thread and language (Parser objects are not thread-safe)."""
+    parsers: dict[Language, Parser] | None = getattr(_local, "parsers", None)
+    if parsers is None:
+        parsers = {}
+        _local.parsers = parsers
+    parser = parsers.get(compiled.spec.language)
+    if parser is None:
+        parser = Parser(compiled.language)
+        parsers[compiled.spec.language] = parser
+    return parser
+
+
+# ----------------------------------------------------------------------------- public API
+
+
+def bare_parse(source: bytes, language: Language) -> int:
+    """Parse only (the benchmark floor); returns the root's descendant count."""
+    compiled = _compile(language)
+    return _parser(compiled).parse(source).root_node.descendant_count
+
+
+def _count_lines(source: bytes) -> int:
+    if not source:
+        return 0
+    return source.count(b"\n") + (0 if source.endswith(b"\n") else 1)
+
+
+@dataclass(slots=True)
+class _Def:
+    start: int
+    end: int
+    kind: SymbolKind
+    name: str
+    name_start: int
+    body_start: int  # -1: no body
+    body_end: int
+    doc_start: int  # leading docstring, -1: none
+    doc_end: int
+    receiver: str | None
+    start_line: int
+    end_line: int
+    qualname: str = ""
+    scope_qual: str | None = None  # receiver/scope qualifier to look up as parent
+    parent_index: int = -1  # enclosing definition (lexical), -1 if none
+    sig_hash: str = ""
+
+
+@dataclass(slots=True)
+class _RawImport:
+    key: int  # grouping: start byte of the statement / outermost import group
+    order: int
+    line: int
+    module: str | None
+    names: list[str]
+    alias: str | None
+    mod_decl: bool
+    path: str | None = None
+    path_start: int = 0
+    pos: int = 0  # start byte, to find the enclosing function
+
+
+def _docstring(body: Node, rule: tuple[str, str]) -> tuple[int, int]:
+    """Byte range of the body's leading docstring, or (-1, -1)."""
+    for index in range(min(body.named_child_count, 8)):
+        child = body.named_child(index)
+        if child.is_extra:  # comments
+            continue
+        if child.type == rule[0] and child.named_child_count == 1 and child.named_child(0).type == rule[1]:
+            return child.start_byte, child.end_byte
+        break
+    return -1, -1
+
+
+@dataclass(slots=True)
+class _Collected:
+    """What one file's query matches yield, before qualification."""
+
+    defs: list[_Def] = field(default_factory=list)
+    scopes: list[tuple[int, int, str]] = field(default_factory=list)
+    raw_calls: list[tuple[int, bytes, int, int]] = field(default_factory=list)
+    cuts: list[tuple[int, int]] = field(default_factory=list)
+    bases: list[tuple[int, str, InheritKind, int]] = field(default_factory=list)
+    raw_imports: list[_RawImport] = field(default_factory=list)
+    import_scopes: list[tuple[int, int, str, int]] = field(default_factory=list)
+    package: str | None = None
+    raw_types: list[tuple[int, str, str, bool, int, bool]] = field(default_factory=list)
+    arities: list[tuple[int, int]] = field(default_factory=list)
+    exports: list[str] = field(default_factory=list)
+    #: the fingerprint rules' captured nodes, by role
+    fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
+
+
+def parse_source(
+    path: str, source: bytes, language: Language | None = None, *, scheme: int = FINGERPRINT_SCHEME
+) -> ParsedFile:
+    """Extract symbols, imports, calls and inheritance from one file's bytes.
+
+    ``scheme=1`` computes fingerprints (and overload qualnames) the pre-upgrade way
+    (``legacy.py``), to recognise stored anchors; the default is the current scheme.
+    Never raises on bad input (syntax errors, invalid UTF-8, binary data); raises
+    ValueError only when ``language`` is None and cannot be derived from ``path``.
+    """
+    if language is None:
+        language = language_for_path(path)
+        if language is None:
+            raise ValueError(f"cannot tell the language of {path!r}")
+    # One file allocates ~10^3-10^5 acyclic objects (query matches, nodes, events): cyclic
+    # GC passes over them are pure overhead (~7 % of the parse), as in the indexer's pass.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(path, bytes(source), language, scheme)
+    finally:
+        _callees.clear()
+        if enabled:
+            gc.enable()
+
+
+def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedFile:
+    """``parse_source`` with the language known (cyclic GC off)."""
+    lines = _count_lines(source)
+    truncated: str | None = None
+    if len(source) > MAX_SOURCE_BYTES:
+        cut = source.rfind(b"\n", 0, MAX_SOURCE_BYTES) + 1 or MAX_SOURCE_BYTES
+        source = source[:cut]
+        truncated = f"file larger than {MAX_SOURCE_BYTES} bytes: only the first {cut} bytes indexed"
+    compiled = _compile(language)
+    root, matches, syntax_errors, limited = _run_query(compiled, source)
+    truncated = limited or truncated
+    found = _collect(source, compiled, matches)
+    defs = found.defs
+    defs.sort(key=_START)
+    found.cuts.sort()
+    found_defs = len(defs)
+    overloads = load_rules(language).overloads if scheme != 1 else None
+    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
+    defs, parents, containers = _qualify(defs, found.scopes, tags)
+    if len(defs) < found_defs:
+        truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
+    signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme)
+    functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
+    scopes_of = _Intervals(containers) if found.raw_types or found.arities else None
+    return ParsedFile(
+        path=path,
+        language=language,
+        symbols=_symbols(defs, parents, signatures, body_hashes),
+        imports=_finish_imports(found.raw_imports, found.import_scopes, compiled.spec, functions),
+        calls=_attribute_calls(defs, found.raw_calls),
+        inherits=_attribute_bases(containers, found.bases),
+        types=_attribute_types(scopes_of, found.raw_types),
+        arities=tuple((scopes_of.innermost(pos), n) for pos, n in found.arities) if scopes_of is not None else (),
+        exports=tuple(found.exports) if found.exports else None,
+        package=found.package,
+        syntax_errors=syntax_errors,
+        lines=lines,
+        truncated=truncated,
+    )
+
+
+def _run_query(
+    compiled: _Compiled, source: bytes
+) -> tuple[Node, list[tuple[int, dict[str, list[Node]]]], int, str | None]:
+    """Parse and run the language's query: the root, the matches, the number of syntax
+    errors, and why the matches are incomplete (None: they are not)."""
+    root = _parser(compiled).parse(source).root_node
+    syntax_errors = 0
+    if root.has_error:
+        errors = QueryCursor(compiled.error_query).captures(root)
+        syntax_errors = len(errors.get("error", ())) + len(errors.get("missing", ()))
+    truncated: str | None = None
+    cursor = QueryCursor(compiled.query, match_limit=MATCH_LIMIT)
+    matches = cursor.matches(root)
+    if cursor.did_exceed_match_limit:
+        truncated = "query match limit exceeded"
+    if len(matches) > MAX_MATCHES:
+        truncated = f"more than {MAX_MATCHES} query matches"
+        del matches[MAX_MATCHES:]
+    return root, matches, syntax_errors, truncated
+
+
+def _symbols(
+    defs: list[_Def], parents: list[str | None], signatures: list[str], body_hashes: list[str]
+) -> tuple[ParsedSymbol, ...]:
+    return tuple(
+        [
+            parsed_symbol(
+                d.name,
+                d.qualname,
+                d.kind,
+                parent,
+                d.start_line,
+                d.end_line,
+                d.start,
+                d.end,
+                signature,
+                d.sig_hash,
+                body_hash,
+            )
+            for d, parent, signature, body_hash in zip(defs, parents, signatures, body_hashes, strict=True)
+        ]
+    )
+
+
+def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Collected:
+    """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
+    out = _Collected()
+    spec = compiled.spec
+    settings = compiled.settings
+    roles = compiled.roles
+    raw_calls = out.raw_calls
+    comments: list[Node] = []
+    targets = _targets(compiled, out.fingerprint_captures, comments)
+    def_by_name: dict[int, int] = {}
+    for pattern, caps in matches:
+        target = targets[pattern]
+        if target is not None:
+            target[0].extend(caps[target[1]])
+            continue
+        role = roles[pattern]
+        if role == _R_CALL_PLAIN:
+            node = caps["reference.call"][0]
+            end = node.end_byte
+            start = node.start_byte
+            text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
+            raw_calls.append((start, text, node.start_point[0] + 1, -1))
+        elif role == _R_CALL:
+            node = caps["reference.call"][0]
+            start = node.start_byte
+            end = node.end_byte
+            text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
+            receivers = caps.get("reference.call.receiver")
+            if receivers:
+                receiver = receivers[0]
+                start = receiver.start_byte
+                rend = receiver.end_byte
+                text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
+            arg_lists = caps.get("reference.call.args")
+            raw_calls.append((start, text, node.start_point[0] + 1, _count_named(arg_lists[0]) if arg_lists else -1))
+        elif role == _R_COMMENT:
+            node = caps["comment"][0]
+            out.cuts.append((node.start_byte, node.end_byte))
+        elif role == _R_DEF:
+            _collect_def(source, caps, compiled.def_captures[pattern], spec.docstring, out.defs, def_by_name)
+        elif role in (_R_INHERITS, _R_IMPLEMENTS):
+            node = caps["inherits" if role == _R_INHERITS else "implements"][0]
+            ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
+            if ref:
+                inherit_kind = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
+                out.bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
+        elif role == _R_IMPORT:
+            _collect_import(source, spec, caps, settings[pattern], out.raw_imports)
+        elif role == _R_IMPORT_SCOPE:
+            node = caps["import.scope"][0]
+            prefixes = caps.get("import.prefix")
+            if prefixes:
+                prefix = _node_text(source, prefixes[0])
+                out.import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
+        elif role == _R_SCOPE:
+            node = caps["scope"][0]
+            scope_names = caps.get("scope.name")
+            if scope_names:
+                scope_name = _type_ref(_node_text(source, scope_names[0]))
+                if scope_name:
+                    out.scopes.append((node.start_byte, node.end_byte, scope_name))
+        elif role == _R_PACKAGE:
+            out.package = _node_text(source, caps["package"][0])
+        elif role in (_R_TYPE, _R_RETURNS):
+            _collect_type(source, caps, settings[pattern], compiled.captures[pattern], out.raw_types)
+        elif role == _R_ARITY:
+            node = caps["arity"][0]
+            out.arities.append((node.start_byte, _count_named(node)))
+        elif role == _R_EXPORT:
+            out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
+    if comments:
+        out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
+    return out
+
+
+def _targets(
+    compiled: _Compiled, fingerprint_captures: defaultdict[str, list[Node]], comments: list[Node]
+) -> list[tuple[list[Node], str] | None]:
+    """Per pattern, the list its one capture's nodes go to (fingerprint rules, comments)."""
+    return [
+        (fingerprint_captures[rule[0]], rule[1])
+        if rule is not None
+        else (comments, "comment")
+        if role == _R_COMMENT_NODE
+        else None
+        for rule, role in zip(compiled.fingerprint_patterns, compiled.roles, strict=True)
+    ]
+
+
+def _collect_def(
+    source: bytes,
+    caps: dict[str, list[Node]],
+    def_capture: tuple[str, SymbolKind] | None,
+    docstring_rule: tuple[str, str] | None,
+    defs: list[_Def],
+    def_by_name: dict[int, int],
+) -> None:
+    """One definition match; of two sharing a ``@name`` node the larger one wins.
+    ``def_capture`` is the pattern's one ``@definition.<kind>`` capture, if known."""
+    names = caps.get("name")
+    if not names:
+        return
+    name_node = names[0]
+    kind = SymbolKind.FUNCTION
+    node = name_node
+    if def_capture is not None:
+        def_nodes = caps.get(def_capture[0])
+        if def_nodes:
+            kind = def_capture[1]
+            node = def_nodes[0]
+    else:
+        for key, nodes in caps.items():
+            found_kind = _DEF_CAPTURES.get(key)
+            if found_kind is not None:
+                kind = found_kind
+                node = nodes[0]
+                break
+    start = node.start_byte
+    end = node.end_byte
+    name_start = name_node.start_byte
+    previous = def_by_name.get(name_start)
+    if previous is not None:
+        old = defs[previous]
+        if old.end - old.start >= end - start:
+            return
+    bodies = caps.get("body")
+    body_start = body_end = doc_start = doc_end = -1
+    if bodies:
+        body = bodies[0]
+        body_start = body.start_byte
+        body_end = body.end_byte
+        if docstring_rule is not None:
+            doc_start, doc_end = _docstring(body, docstring_rule)
+    receivers = caps.get("receiver")
+    item = _Def(  # (positional: a dozen keywords cost more than the call)
+        start,
+        end,
+        kind,
+        _decode(source[name_start : name_node.end_byte]),
+        name_start,
+        body_start,
+        body_end,
+        doc_start,
+        doc_end,
+        _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
+        node.start_point[0] + 1,
+        node.end_point[0] + 1,
+    )
+    if previous is not None:
+        defs[previous] = item
+    else:
+        def_by_name[name_start] = len(defs)
+        defs.append(item)
+
+
+# ----------------------------------------------------------------------------- qualification
+
+
+def _qualify(
+    defs: list[_Def], scopes: list[tuple[int, int, str]], tags: list[str | None]
+) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]]]:
+    """Assign qualnames, kinds (method promotion) and parents, in source order.
+
+    Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each def's
+    overload tag (``tags``, by index into ``defs``).
+
+    Definitions nested deeper than ``MAX_NESTING`` (with everything inside them) are
+    dropped. Returns the kept definitions (``parent_index`` renumbered), each one's parent
+    qualname, and the containers (definitions and scopes) as ``(start, end, qualname)``.
+    """
+    # (start, -end, is_def, index); a scope sorts before a definition with the same range
+    items = [(d.start, -d.end, 1, i) for i, d in enumerate(defs)]
+    items.extend((s, -e, 0, i) for i, (s, e, _name) in enumerate(scopes))
+    items.sort()
+    # stack entries: (end, qualname, container kind or None for a scope, nearest def index)
+    stack: list[tuple[int, str, SymbolKind | None, int]] = []
+    seen: dict[tuple[str, SymbolKind], int] = {}
+    stubs: dict[tuple[str, SymbolKind], int] = {}
+    taken: set[str] = set()
+    containers: list[tuple[int, int, str]] = []
+    kept_index: dict[int, int] = {}
+    kept: list[_Def] = []
+    for start, neg_end, is_def, index in items:
+        end = -neg_end
+        while stack and stack[-1][0] < end:
+            stack.pop()
+        if len(stack) >= MAX_NESTING:
+            stack.append((end, "", None, -1))  # dropped, and so is everything inside
+            continue
+        prefix = stack[-1][1] if stack else ""
+        container_kind = stack[-1][2] if stack else None
+        nearest_def = stack[-1][3] if stack else -1
+        if not is_def:
+            name = scopes[index][2]
+            qual = f"{prefix}.{name}" if prefix else name
+            stack.append((end, qual, None, nearest_def))
+            containers.append((start, end, qual))
+            continue
+        d = defs[index]
+        d.parent_index = kept_index[nearest_def] if nearest_def >= 0 else -1
+        if d.receiver:
+            scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
+            d.scope_qual = scope_qual
+            qual = f"{scope_qual}.{d.name}"
+            if d.kind is SymbolKind.FUNCTION:
+                d.kind = SymbolKind.METHOD
+        else:
+            qual = f"{prefix}.{d.name}" if prefix else d.name
+            if stack and container_kind is None:
+                d.scope_qual = prefix
+            if d.kind is SymbolKind.FUNCTION and stack and (container_kind is None or container_kind in _CLASS_LIKE):
+                d.kind = SymbolKind.METHOD
+        key = (qual, d.kind)
+        tag = tags[index]
+        counter = stubs if tag == STUB else seen
+        count = counter.get(key, 0) + 1
+        counter[key] = count
+        qual = qualify_duplicate(qual, tag, count, count, taken)
+        taken.add(qual)
+        d.qualname = qual
+        kept_index[index] = len(kept)
+        kept.append(d)
+        stack.append((end, qual, d.kind, index))
+        containers.append((start, end, qual))
+    qualnames = {d.qualname for d in kept}
+    parents: list[str | None] = []
+    for d in kept:
+        if d.scope_qual is not None:
+            parents.append(d.scope_qual if d.scope_qual in qualnames else None)
+        elif d.parent_index >= 0:
+            parents.append(kept[d.parent_index].qualname)
+        else:
+            parents.append(None)
+    return kept, parents, containers
+
+
+# ----------------------------------------------------------------------------- fingerprints
+
+
+def _fingerprint(
+    source: bytes,
+    defs: list[_Def],
+    cuts: list[tuple[int, int]],
+    captures: dict[str, list[Node]],
+    language: Language,
+    scheme: int,
+) -> tuple[list[str], list[str]]:
+    """Signatures (the head, comments cut, whitespace-normalised: shown to users) and the
+    token-stream hashes of ``fingerprint.py`` (``sig_hash`` set on each def)."""
+    cut_starts = [c[0] for c in cuts]
+    signatures = [
+        _decode(_normalise(_cut(source, d.start, d.body_start if d.body_start >= 0 else d.end, cuts, cut_starts, [])))
+        for d in defs
+    ]
+    if scheme == 1:
+        legacy = [
+            LegacyDef(
+                d.start, d.end, d.kind.value, d.name, d.body_start, d.body_end, d.doc_start, d.doc_end, d.parent_index
+            )
+            for d in defs
+        ]
+        hashes = legacy_fingerprints(source, legacy, cuts)
+    else:
+        spans = [def_span(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
+        hashes = fingerprint(language, source, spans, captures, cuts)
+    for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
+        d.sig_hash = sig_hash
+    return signatures, [body for _sig, body in hashes]
+
+
+def _cut(
+    source: bytes,
+    start: int,
+    end: int,
+    cuts: list[tuple[int, int]],
+    cut_starts: list[int],
+    replaced: list[tuple[int, int, bytes]],
+) -> bytes:
+    """``source[start:end]`` without the cut ranges (comments, each left as one space), and
+    with the ``replaced`` ranges (sorted, disjoint) swapped for their replacement bytes.
+    Comments inside a replaced range are skipped by bisection, not visited."""
+    i = bisect_left(cut_starts, start)
+    if not replaced and (i == len(cut_starts) or cut_starts[i] >= end):
+        return source[start:end]
+    count = len(cut_starts)
+    parts: list[bytes] = []
+    pos = start
+    for seg_start, seg_end, replacement in [*replaced, (end, end, b"")]:
+        if seg_start < pos:
+            continue
+        i = bisect_left(cut_starts, pos, i)
+        while i < count and cut_starts[i] < seg_start:
+            comment_start, comment_end = cuts[i]
+            parts.append(source[pos:comment_start])
+            parts.append(b" ")
+            pos = min(comment_end, seg_start)
+            i += 1
+        parts.append(source[pos:seg_start])
+        parts.append(replacement)
+        pos = seg_end
+    return b"".join(parts)
+
+
+# ----------------------------------------------------------------------------- references
+
+
+class _Intervals:
+    """Laminar (nested or disjoint) byte ranges; finds the innermost one containing a byte."""
+
+    __slots__ = ("_enclosing", "_ends", "_labels", "_starts")
+
+    def __init__(self, ranges: list[tuple[int, int, str]]) -> None:
+        ranges.sort(key=lambda r: (r[0], -r[1]))
+        self._starts = [r[0] for r in ranges]
+        self._ends = [r[1] for r in ranges]
+        self._labels = [r[2] for r in ranges]
+        self._enclosing: list[int] = []
+        stack: list[int] = []
+        ends = self._ends
+        for end in ends:
+            while stack and ends[stack[-1]] < end:
+                stack.pop()
+            self._enclosing.append(stack[-1] if stack else -1)
+            stack.append(len(self._enclosing) - 1)
+
+    def innermost(self, pos: int) -> str:
+        ends = self._ends
+        enclosing = self._enclosing
+        i = bisect_right(self._starts, pos) - 1
+        while i >= 0 and ends[i] <= pos:
+            i = enclosing[i]
+        return self._labels[i] if i >= 0 else ""
+
+
+#: Callee text -> (callee, last segment), for the file being parsed: ``parse_source`` empties
+#: it after each file. (Kept across files, it pinned the allocator's arenas: a parse worker
+#: grew by ~45 MB over the standard library, and the hits saved no measurable time.)
+_callees: dict[bytes, tuple[str, str]] = {}
+
+
+def _callee_of(text: bytes) -> tuple[str, str]:
+    """``_callee`` of a called expression's bytes and its last segment (cached per file)."""
+    found = _callees.get(text)
+    if found is None:
+        callee = _callee(_decode(text))
+        found = _callees[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
+    return found
+
+
+def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
+    """CallRefs in source order; the caller is found by sweeping calls and definitions
+    (both sorted by start) with a stack of the definitions open at the call."""
+    if not raw_calls:
+        return ()
+    raw_calls.sort(key=_FIRST)
+    starts = [d.start for d in defs]
+    ends = [d.end for d in defs]
+    quals = [d.qualname for d in defs]
+    count = len(defs)
+    refs: list[CallRef] = []
+    stack: list[int] = []
+    j = 0
+    for pos, text, line, args in raw_calls:
+        while j < count and starts[j] <= pos:
+            while stack and ends[stack[-1]] <= starts[j]:
+                stack.pop()
+            stack.append(j)
+            j += 1
+        while stack and ends[stack[-1]] <= pos:
+            stack.pop()
+        found = _callees.get(text) or _callee_of(text)
+        if found[0]:
+            refs.append(call_ref(quals[stack[-1]] if stack else "", found[0], found[1], line, args))
+    return tuple(refs)
+
+
+def _attribute_bases(
+    containers: list[tuple[int, int, str]], bases: list[tuple[int, str, InheritKind, int]]
+) -> tuple[InheritRef, ...]:
+    if not bases:
+        return ()
+    scopes = _Intervals(containers)
+    bases.sort(key=_FIRST)
+    refs: list[InheritRef] = []
+    for pos, parent, kind, line in bases:
+        child = scopes.innermost(pos)
+        if child:
+            refs.append(inherit_ref(child, parent, kind, line))
+    return tuple(refs)
+
+
+# ----------------------------------------------------------------------------- typed names
+
+
+def _count_named(node: Node) -> int:
+    """Named children that are not comments (arguments, parameters)."""
+    return sum(1 for i in range(node.named_child_count) if not node.named_child(i).is_extra)
+
+
+_OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
+
+
+_PLAIN_TYPE = re.compile(r"[*&]*((?:[^\W\d]\w*\.)*[^\W\d]\w*)\Z")
+#: Predeclared scalar types of the supported languages: never a repository type, not kept.
+_PRIMITIVE_TYPES = frozenset(
+    [
+        "int",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "uintptr",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "byte",
+        "rune",
+        "string",
+        "bool",
+        "error",
+        "any",
+        "str",
+        "float",
+        "bytes",
+        "complex",
+        "None",
+        "object",
+        "void",
+        "boolean",
+        "long",
+        "short",
+        "double",
+        "char",
+        "number",
+        "bigint",
+        "symbol",
+        "unknown",
+        "never",
+        "undefined",
+        "null",
+        "usize",
+        "isize",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "f32",
+        "f64",
+        "String",
+        "Object",
+        "Integer",
+        "Long",
+        "Boolean",
+        "Double",
+    ]
+)
+
+
+def _type_text(text: str) -> str:
+    """A stated type reduced to the one type it names (``""`` when it names several):
+    quotes, ``Optional[X]``, ``X | None``, Go result lists ``(*X, error)`` and pointer,
+    reference and generic decorations are removed."""
+    plain = _PLAIN_TYPE.match(text)
+    if plain:
+        return plain.group(1)
+    text = _SPACE.sub(" ", text).strip().strip("\"'")
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].split(",", 1)[0].strip()
+        text = text.rsplit(" ", 1)[-1] if " " in text and not text.startswith(("*", "[")) else text
+    match = _OPTIONAL.match(text)
+    if match:
+        text = match.group(1)
+    if "|" in text:
+        parts = [p.strip() for p in text.split("|") if p.strip() not in ("None", "null", "undefined")]
+        if len(parts) != 1:
+            return ""
+        text = parts[0]
+    for prefix in ("&mut ", "&", "mut ", "*", "?"):
+        text = text.removeprefix(prefix)
+    return _type_ref(text)
+
+
+def _collect_type(
+    source: bytes,
+    caps: dict[str, list[Node]],
+    setting: dict[str, str | None],
+    names: frozenset[str],
+    raw: list[tuple[int, str, str, bool, int, bool]],
+) -> None:
+    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match.
+    ``names``: the captures the pattern can have (the others are not looked up)."""
+    if not names.isdisjoint(_RETURNS_CAPTURES) and _collect_returned(source, caps, raw):
+        return
+    var = caps["type.var"][0]
+    raw_name = source[var.start_byte : var.end_byte]
+    name = _decode(raw_name) if raw_name.isascii() and raw_name.isalnum() else _node_text(source, var)
+    prefix = setting.get("type.prefix")
+    if prefix:
+        name = prefix + name
+    annotations = caps.get("type.annotation")
+    calls = caps.get("type.call")
+    values = caps.get("type.value")
+    if values:
+        text = _callee_of(source[values[0].start_byte : values[0].end_byte])[0]
+        if text and name and text != name:
+            raw.append((var.start_byte, name, text, False, var.start_point[0] + 1, True))
+        return
+    if annotations:
+        text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
+        if text in _PRIMITIVE_TYPES:
+            return
+        from_call = False
+    elif calls:
+        text = _callee_of(source[calls[0].start_byte : calls[0].end_byte])[0]
+        from_call = True
+    else:
+        return
+    if text and name:
+        raw.append((var.start_byte, name, text, from_call, var.start_point[0] + 1, False))
+
+
+_RETURNS_CAPTURES = frozenset({"type.returns", "type.returns.call", "type.returns.value"})
+
+
+def _collect_returned(
+    source: bytes, caps: dict[str, list[Node]], raw: list[tuple[int, str, str, bool, int, bool]]
+) -> bool:
+    """A ``@type.returns`` (``.call``/``.value``) match; False when the match has none."""
+    returns = caps.get("type.returns")
+    if returns:
+        node = returns[0]
+        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
+        if text and text not in _PRIMITIVE_TYPES:
+            raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
+        return True
+    for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
+        returned = caps.get(key)
+        if returned:  # `return Foo(...)` / `return x`: what that call / value is
+            node = returned[0]
+            text = _callee_of(source[node.start_byte : node.end_byte])[0]
+            if text:
+                raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
+            return True
+    return False
+
+
+def _attribute_types(
+    scopes: _Intervals | None, raw: list[tuple[int, str, str, bool, int, bool]]
+) -> tuple[TypeRef, ...]:
+    if scopes is None or not raw:
+        return ()
+    raw.sort(key=_FIRST)
+    innermost = scopes.innermost
+    return tuple(
+        [
+            type_ref(innermost(pos), name, text, from_call, line, attr)
+            for pos, name, text, from_call, line, attr in raw
+        ]
+    )
+
+
+# ----------------------------------------------------------------------------- imports
+
+
+def _node_text(source: bytes, node: Node) -> str:
+    return _SPACE.sub("", _decode(source[node.start_byte : node.end_byte]))
+
+
+def _collect_import(
+    source: bytes,
+    spec: LanguageSpec,
+    caps: dict[str, list[Node]],
+    setting: dict[str, str | None],
+    raw: list[_RawImport],
+) -> None:
+    statements = caps.get("import")
+    modules = caps.get("import.module")
+    paths = caps.get("import.path")
+    aliases = caps.get("import.alias")
+    anchors = statements or paths or modules or caps.get("import.name")
+    if not anchors:
+        return
+    anchor = anchors[0]
+    module = setting.get("import.module")
+    if module is None and modules:
+        module = _node_text(source, modules[0])
+        if spec.quoted_modules:
+            module = module.strip("\"'`")
+    names = [_node_text(source, n) for n in caps.get("import.name", ())]
+    constant_name = setting.get("import.name")
+    if constant_name is not None:
+        names.append(constant_name)
+    item = _RawImport(
+        key=anchor.start_byte if statements else -1,
+        order=len(raw),
+        line=anchor.start_point[0] + 1,
+        module=module,
+        names=names,
+        alias=_node_text(source, aliases[0]) if aliases else None,
+        mod_decl="import.mod_decl" in setting,
+        pos=anchor.start_byte,
+    )
+    if paths:
+        item.path = _node_text(source, paths[0])
+        item.path_start = paths[0].start_byte
+        if not statements:
+            item.key = -1 - paths[0].start_byte
+    raw.append(item)
+
+
+def _finish_imports(
+    raw: list[_RawImport], import_scopes: list[tuple[int, int, str, int]], spec: LanguageSpec, functions: _Intervals
+) -> tuple[ImportRef, ...]:
+    if not raw:
+        return ()
+    sep = spec.path_separator
+    import_scopes.sort(key=lambda s: (s[0], -s[1]))
+    for item in raw:
+        if item.path is None:
+            continue
+        enclosing = [s for s in import_scopes if s[0] <= item.path_start < s[1]]
+        if enclosing and item.key < 0:
+            item.key = enclosing[0][0]
+            item.line = enclosing[0][3]
+        full = sep.join([s[2] for s in enclosing] + [item.path])
+        module, _, name = full.rpartition(sep)
+        item.module = module
+        item.names.append(name)
+    with_content = {(item.key, item.module) for item in raw if item.names or item.alias is not None}
+    groups: dict[tuple[int, str, str | None, bool], _RawImport] = {}
+    for item in raw:
+        if item.module is None:
+            continue
+        if not item.names and item.alias is None and (item.key, item.module) in with_content:
+            continue
+        group_key = (item.key, item.module, item.alias, item.mod_decl)
+        group = groups.get(group_key)
+        if group is None:
+            groups[group_key] = item
+        else:
+            group.names.extend(n for n in item.names if n not in group.names)
+    ordered = sorted(groups.values(), key=lambda g: (g.line, g.order))
+    return tuple(
+        ImportRef(
+            module=g.module or "",
+            names=tuple(dict.fromkeys(g.names)),
+            line=g.line,
+            alias=g.alias,
+            is_mod_decl=g.mod_decl,
+            scope=functions.innermost(g.pos),
+        )
+        for g in ordered
+    )

@@ -1,0 +1,319 @@
+"""The repository registry: records, roots, facts and lifecycle of registered repositories.
+
+The one place that answers "which repository does this path belong to": the deepest
+registered root containing it. Roots are persisted in ``repos.json`` (atomically) so a
+restarted daemon registers them again. Nested repositories (a root inside another
+registered root, or containing one) are refused with the conflicting root named.
+
+``RepoRuntime`` is a repository's record: identity, root, ignore rules, resolver and the
+counters the indexer maintains (read by ``status`` without waiting for the indexer).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphmem.errors import FailedPrecondition, InvalidArgument, NotFound
+from graphmem.types import IndexProgress, IndexState
+
+from graphmemd.graph.model import ResolvedEdges
+from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
+from graphmemd.ingest.identity import RepoIdentity, identity_of
+from graphmemd.ingest.walker import RepoFilter, WalkedFile, walk_repo
+
+logger = logging.getLogger(__name__)
+
+
+def initial_facts(root: Path, flt: RepoFilter) -> RepoFacts:
+    """Repository facts (go.mod, Cargo.toml, tsconfig/package.json, Python project files)
+    from a walk of the tree at registration. The indexer refreshes them with
+    ``facts_from_files`` after its own walks and when a fact file changes."""
+    return facts_from_files(root, [w.path for w in walk_repo(root, filter=flt) if isinstance(w, WalkedFile)])
+
+
+def repo_id_for(root: Path) -> str:
+    """A stable, readable id: the directory name plus a short hash of the absolute path."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", root.name).strip("-") or "repo"
+    digest = hashlib.blake2b(str(root).encode(), digest_size=3).hexdigest()
+    return f"{name}-{digest}"
+
+
+@dataclass(eq=False)
+class RepoRuntime:
+    """A registered repository and the counters its indexer maintains."""
+
+    id: str
+    root: Path
+    filter: RepoFilter
+    resolver: RepoResolver
+    state: IndexState = IndexState.PENDING
+    files_done: int = 0
+    files_total: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+    error: str = ""
+    indexed_commit: str = ""
+    dirty: bool = False
+    last_indexed_at: float | None = None
+    pending: set[Path] = field(default_factory=set)
+    queued: bool = False
+    rescan_queued: bool = False
+    busy: bool = False
+    n_files: int = 0
+    n_symbols: int = 0
+    n_edges: int = 0
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
+    #: Files parsed since the daemon started (a restart with nothing changed parses none).
+    files_parsed: int = 0
+    #: Symbols in the files parsed by the current pass (progress while the graph is empty).
+    pass_symbols: int = 0
+    #: The next index pass re-anchors observations (some parses came from another parser).
+    rebase: bool = False
+    #: Parses a warm restart read back that the resolver does not hold yet (path -> encoded
+    #: parse, ``parsecache.py``), and the edges the store had for them: the indexer decodes
+    #: them, hands them over and re-resolves when it is next idle (``restore.hand_over``),
+    #: so that a restart answers before it resolves.
+    unhanded: dict[str, str] = field(default_factory=dict)
+    stored_edges: ResolvedEdges | None = None
+    identity: RepoIdentity = field(default_factory=RepoIdentity)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def create(cls, root: Path) -> RepoRuntime:
+        """A new record for the directory ``root`` (absolute, resolved)."""
+        if not root.is_dir():
+            raise InvalidArgument(f"not a directory: {root}")
+        rid = repo_id_for(root)
+        flt = RepoFilter(root)
+        rt = cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
+        rt.identity = identity_of(root)
+        return rt
+
+    def progress(self, started: float) -> IndexProgress:
+        """The index progress, from the counters the indexer maintains (safe from any thread).
+        During a first pass, when the graph has nothing yet, the symbols found so far."""
+        symbols = self.n_symbols or self.pass_symbols
+        return IndexProgress(
+            self.id, self.state, self.files_done, self.files_total, symbols, len(self.skipped), time.time() - started
+        )
+
+    def rel(self, path: Path) -> str | None:
+        """``path`` relative to the root (POSIX), or None when outside."""
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            return None
+        text = rel.as_posix()
+        return None if text in ("", ".") else text
+
+    def contains(self, path: Path) -> bool:
+        """Whether ``path`` is the root or inside it."""
+        return path == self.root or self.root in path.parents
+
+
+def expand_user(path: Path | str) -> Path:
+    """``path`` with a leading ``~``/``~user`` expanded; as written when that user has no
+    home directory (``~0``: pathlib raises RuntimeError, which must not reach a client)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        return Path(path)
+
+
+def resolve_root(path: Path | str) -> Path:
+    """An existing directory as an absolute, symlink-free path (InvalidArgument otherwise)."""
+    root = expand_user(path).absolute()
+    try:
+        root = root.resolve(strict=True)
+    except OSError as exc:
+        raise InvalidArgument(f"no such directory: {root}") from exc
+    if not root.is_dir():
+        raise InvalidArgument(f"not a directory: {root}")
+    return root
+
+
+class RepoRegistry:
+    """Every registered repository, by id; persisted as a list of roots, with the identity
+    of every repository ever registered (so one registered again elsewhere is recognised)."""
+
+    def __init__(self, repos_file: Path) -> None:
+        self._file = repos_file
+        self._lock = threading.Lock()
+        self._repos: dict[str, RepoRuntime] = {}
+        self._identities: dict[str, RepoIdentity] = load_identities(repos_file)
+
+    def saved_roots(self) -> list[Path]:
+        """The roots persisted by the last run (unreadable file: none)."""
+        return load_registry(self._file)
+
+    def identity(self, repo_id: str) -> RepoIdentity | None:
+        """The identity of a repository registered now or before."""
+        with self._lock:
+            return self._identities.get(repo_id)
+
+    def former_ids(self, rt: RepoRuntime) -> list[str]:
+        """Ids of repositories no longer registered that were clones of ``rt``'s repository
+        (the same working tree moved, or an earlier clone)."""
+        with self._lock:
+            return sorted(
+                rid
+                for rid, ident in self._identities.items()
+                if rid not in self._repos and ident.same_repository(rt.identity)
+            )
+
+    def local_for(self, repo_id: str, identity: RepoIdentity | None) -> RepoRuntime | None:
+        """The registered repository that knowledge recorded for ``repo_id`` (with
+        ``identity``) belongs to here: the same id, else the one clone of the same repository."""
+        with self._lock:
+            if repo_id in self._repos:
+                return self._repos[repo_id]
+            known = identity or self._identities.get(repo_id)
+            if known is None:
+                return None
+            clones = [rt for rt in self._repos.values() if rt.identity.same_repository(known)]
+            return clones[0] if len(clones) == 1 else None
+
+    def register(self, path: Path | str) -> tuple[RepoRuntime, bool]:
+        """Register the directory ``path``; returns the record and whether it is new."""
+        root = resolve_root(path)
+        with self._lock:
+            rid = repo_id_for(root)
+            if rid in self._repos:
+                return self._repos[rid], False
+            for other in self._repos.values():
+                if other.contains(root) or root in other.root.parents:
+                    raise InvalidArgument(
+                        f"{root} is nested with the registered repository {other.id} ({other.root}); "
+                        "nested repositories are not supported: register one of them"
+                    )
+            rt = RepoRuntime.create(root)
+            self._repos[rid] = rt
+            self._identities[rid] = rt.identity
+            self._save_locked()
+        return rt, True
+
+    def unregister(self, repo_id: str) -> None:
+        """Forget a repository (its graph and observations are the caller's business)."""
+        with self._lock:
+            self._repos.pop(repo_id, None)
+            self._save_locked()
+
+    def _save_locked(self) -> None:
+        save_registry(self._file, [r.root for r in self._repos.values()], self._identities)
+
+    def get(self, repo_id: str) -> RepoRuntime | None:
+        """The record of ``repo_id``, or None."""
+        with self._lock:
+            return self._repos.get(repo_id)
+
+    def all(self) -> list[RepoRuntime]:
+        """Every record (a snapshot)."""
+        with self._lock:
+            return list(self._repos.values())
+
+    def of_path(self, path: Path) -> RepoRuntime | None:
+        """The repository whose root is the deepest one containing ``path``."""
+        with self._lock:
+            best: RepoRuntime | None = None
+            for rt in self._repos.values():
+                if rt.contains(path) and (best is None or len(rt.root.parts) > len(best.root.parts)):
+                    best = rt
+            return best
+
+    def find(self, hint: str) -> RepoRuntime:
+        """A repository by id, or by a path inside it; with one repository, "" names it."""
+        if not hint:
+            repos = self.all()
+            if len(repos) == 1:
+                return repos[0]
+            if not repos:
+                raise FailedPrecondition("no repository is registered: add one with `graphmem repo add PATH`")
+            raise InvalidArgument(
+                "several repositories are registered; name one with --repo (or run inside it): "
+                + ", ".join(f"{r.id} ({r.root})" for r in sorted(repos, key=lambda r: r.id))
+            )
+        rt = self.get(hint)
+        if rt is not None:
+            return rt
+        p = expand_user(hint)
+        if p.is_absolute() or p.exists():
+            try:
+                p = p.resolve()
+            except OSError:
+                p = p.absolute()
+            found = self.of_path(p)
+            if found is not None:
+                return found
+        known = ", ".join(sorted(r.id for r in self.all())) or "none"
+        raise NotFound(f"no registered repository {hint!r} (registered: {known})")
+
+    def scope(self, hint: str) -> list[RepoRuntime]:
+        """The repositories a query covers: the one named, or every one."""
+        return [self.find(hint)] if hint else self.all()
+
+    def locate(self, path_part: str, repo_hint: str) -> tuple[RepoRuntime, str]:
+        """(repository, path relative to its root) of a file given absolute or relative."""
+        p = Path(path_part)
+        if p.is_absolute():
+            rt = self.of_path(p)
+            if rt is None:
+                raise InvalidArgument(f"{path_part} is not inside a registered repository")
+            rel = rt.rel(p)
+            if rel is None:
+                raise InvalidArgument(f"{path_part} is a repository root, not a file")
+            return rt, rel
+        rt = self.find(repo_hint)
+        return rt, p.as_posix().lstrip("./") if path_part.startswith("./") else p.as_posix()
+
+
+def load_registry(path: Path) -> list[Path]:
+    """The roots in ``repos.json`` (a missing or unreadable file: none, logged)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        logger.error("cannot read the repository list %s: %s", path, exc)
+        return []
+    roots = data.get("repositories", []) if isinstance(data, dict) else []
+    return [Path(r) for r in roots if isinstance(r, str)]
+
+
+def load_identities(path: Path) -> dict[str, RepoIdentity]:
+    """The identities recorded in ``repos.json`` (by repository id)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    raw = data.get("identities", {}) if isinstance(data, dict) else {}
+    out: dict[str, RepoIdentity] = {}
+    if isinstance(raw, dict):
+        for rid, value in raw.items():
+            ident = RepoIdentity.from_json(value)
+            if isinstance(rid, str) and ident is not None:
+                out[rid] = ident
+    return out
+
+
+def save_registry(path: Path, roots: list[Path], identities: Mapping[str, RepoIdentity] | None = None) -> None:
+    """Write ``repos.json`` atomically (temp file, fsync, rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".repos.")
+    body = {
+        "repositories": [str(r) for r in roots],
+        "identities": {rid: ident.to_json() for rid, ident in sorted((identities or {}).items())},
+    }
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(body, f, indent=2)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,286 @@
+"""Memory: observations, the journal, anchors and staleness, around the pure core.
+
+The journal (``journal.py``, fsynced JSON lines) is the source of truth; the book
+(``observations.py``) folds it in memory; the store's Observation nodes are a copy written
+by the store writer. ``apply(delta, code, commit)`` turns an indexer delta into state
+changes (``staleness.restale``), journals them and publishes their events. Observation
+operations (create, update, confirm, archive, delete, import, export) journal first and
+publish an event each.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from typing import Any
+
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
+from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
+
+from graphmemd.graph.delta import GraphDelta
+from graphmemd.memory.journal import Journal
+from graphmemd.memory.observations import ObservationBook, to_doc
+from graphmemd.memory.recovery import recover_observations, resync_store
+from graphmemd.memory.staleness import CodeView, event_for, reevaluate, restale
+from graphmemd.memory.validation import parse_import
+from graphmemd.runtime.events import EventBus, action_for_change
+from graphmemd.runtime.faults import NO_FAULTS, Faults
+from graphmemd.store.engine import Store, observation_row
+from graphmemd.store.writer import StoreWriter
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class NewObservation:
+    """What a caller asks to save: the text and its metadata, anchors still as references
+    (``path::Qualified.name``, a file path or a symbol id)."""
+
+    text: str
+    category: Category
+    tags: tuple[str, ...] = ()
+    source: str = "unknown"
+    confidence: float = 1.0
+    anchors: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    contradicts: tuple[str, ...] = ()
+    idempotency_key: str = ""
+
+
+def remap_repo(o: Observation, old: str, new: str) -> Observation:
+    """``o`` with every reference to repository ``old`` turned into ``new`` (the repository
+    and each anchor's repository and symbol id; paths and refs are repository-relative)."""
+    if o.repo_id != old and all(a.repo_id != old for a in o.anchors):
+        return o
+    prefix = f"{old}:"
+    anchors = tuple(
+        replace(
+            a,
+            repo_id=new,
+            symbol_id=f"{new}:{a.symbol_id[len(prefix):]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
+        )
+        if a.repo_id == old
+        else a
+        for a in o.anchors
+    )
+    return replace(o, repo_id=new if o.repo_id == old else o.repo_id, anchors=anchors)
+
+
+class Memory:
+    """Every observation, journal-backed, mirrored into the store, reacting to graph deltas."""
+
+    def __init__(
+        self, journal_path: Any, store: Store, writer: StoreWriter, bus: EventBus, faults: Faults = NO_FAULTS
+    ) -> None:
+        self._store = store
+        self._writer = writer
+        self._bus = bus
+        self._journal = Journal(journal_path, inject_enospc=lambda: faults.fires("journal-enospc"))
+        self.book = ObservationBook(self._journal, self._mirror)
+        #: Set when a mirrored store write failed; cleared once the store caught up.
+        self._store_behind = threading.Event()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def open(self) -> str:
+        """Reconcile the journal and the store's copies (``obs_recovery``: union, newest
+        wins, deletions only by deletion records; damaged lines quarantined; a missing or
+        empty journal rebuilt from the store) and compact the journal if it outgrew the live
+        set. Returns what recovery repaired ("" when nothing)."""
+        report = recover_observations(self._journal, self.book, self._store)
+        logger.info("journal replayed: %d records, %d observations", report.records, len(self.book))
+        return (
+            report.summary()
+            if (
+                report.merge.journal_changes
+                or report.quarantined_lines
+                or report.rejected_records
+                or report.merge.store_deletes
+            )
+            else ""
+        )
+
+    def close(self) -> None:
+        """Close the journal."""
+        self._journal.close()
+
+    def space_problem(self) -> str:
+        """ "disk full: ..." while journal writes are refused for lack of space, else ""."""
+        return self._journal.space_problem()
+
+    def resync_store_if_behind(self) -> bool:
+        """After a store write failed (a full disk, an injected fault), bring the store's
+        copies level with the book again: runs on the writer thread when its queue drained.
+        True when it did (the store takes writes again)."""
+        if not self._store_behind.is_set():
+            return False
+        self._store_behind.clear()
+        try:
+            n = resync_store(self.book, self._store)
+        except GraphMemError:
+            self._store_behind.set()
+            raise
+        if n:
+            logger.warning("store caught up with the journal: %d observation copies repaired", n)
+        return True
+
+    def _mirror(self, o: Observation | None, obs_id: str) -> None:
+        """Queue the store copy of an observation (the journal already has it; a failed store
+        write marks the store behind, and the writer repairs it once writes succeed again)."""
+        store = self._store
+        if o is None:
+            fut = self._writer.submit(lambda: store.delete_observation(obs_id))
+        else:
+            row = observation_row(to_doc(o))
+            fut = self._writer.submit(lambda: store.upsert_observations([row]))
+        fut.add_done_callback(self._note_store_result)
+
+    def _note_store_result(self, fut: Future[Any]) -> None:
+        if fut.exception() is not None:
+            self._store_behind.set()
+
+    def _publish(self, kind: EventKind, o: Observation, action: ObservationAction) -> None:
+        self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o, action=action, observation_id=o.id))
+
+    # ------------------------------------------------------------------ deltas
+
+    def candidates(self, delta: GraphDelta) -> list[Observation]:
+        """The observations a delta may change: anchored to what it touched or to what depends
+        on it, suspect because of something it touched, or (cold) every observation anchored
+        in the repository."""
+        if delta.cold:
+            return [o for o in self.book.all() if any(a.repo_id == delta.repo_id for a in o.anchors)]
+        found: dict[str, Observation] = {}
+        nodes = delta.node_ids()
+        for node in (*nodes, *(i.dependent for i in delta.impacts)):
+            for o in self.book.anchored_to(node):
+                found[o.id] = o
+        for o in self.book.all():  # suspects whose dependency this delta touched (it may be back)
+            if o.status is ObservationStatus.SUSPECT and any(r.dependency_id in nodes for r in o.stale_reasons):
+                found[o.id] = o
+        return list(found.values())
+
+    def apply(self, delta: GraphDelta, code: CodeView, commit: str) -> int:
+        """Recompute the observations ``delta`` touched against ``code`` (the graph after the
+        delta); journal and publish the changes. Returns how many changed."""
+        candidates = self.candidates(delta)
+        if not candidates:
+            return 0
+        changes = restale(delta, sorted(candidates, key=lambda o: o.id), code, time.time(), commit)
+        if not changes:
+            return 0
+        self.book.apply([c.after for c in changes])
+        for c in changes:
+            self._publish(c.event, c.after, action_for_change(c.before, c.after))
+        return len(changes)
+
+    def remap_repo(self, old: str, new: str) -> int:
+        """Move the observations of repository ``old`` (no longer registered) to ``new``, a
+        clone of the same repository registered now; returns how many moved."""
+        now = time.time()
+        moved = [remap_repo(o, old, new) for o in self.book.all() if o.repo_id == old]
+        self.book.apply([replace(o, updated_at=now) for o in moved])
+        return len(moved)
+
+    def purge_repo(self, repo_id: str) -> int:
+        """Delete every observation of a repository for good; returns how many."""
+        doomed = [o.id for o in self.book.all() if o.repo_id == repo_id]
+        for oid in doomed:
+            self.book.delete(oid)
+        return len(doomed)
+
+    def reevaluate(self, ids: Sequence[str], code: CodeView, commit: str) -> int:
+        """Judge observations against ``code`` as it is now (after an import); returns how
+        many changed."""
+        now = time.time()
+        changed: list[tuple[Observation, Observation]] = []
+        for oid in ids:
+            o = self.book.get(oid)
+            new = reevaluate(o, code, now, commit)
+            if new != o:
+                changed.append((o, replace(new, updated_at=now)))
+        self.book.apply([after for _, after in changed])
+        for before, after in changed:
+            self._publish(event_for(before, after), after, action_for_change(before, after))
+        return len(changed)
+
+    # ------------------------------------------------------------------ operations
+
+    def create(self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor]) -> Observation:
+        """Save a new observation (journaled before this returns; searchable at once: text
+        search is in memory, the store copy follows on the writer)."""
+        o = self.book.create(
+            repo_id=repo_id,
+            text=new.text,
+            category=new.category,
+            tags=new.tags,
+            source=new.source,
+            confidence=new.confidence,
+            anchors=anchors,
+            supersedes=new.supersedes,
+            contradicts=new.contradicts,
+            idempotency_key=new.idempotency_key,
+        )
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
+        return o
+
+    def update(self, obs_id: str, **fields: Any) -> Observation:
+        """Change text, category, tags or confidence."""
+        o = self.book.update(obs_id, **fields)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.UPDATED)
+        return o
+
+    def archive(self, obs_id: str) -> Observation:
+        """Archive an observation (kept, never retrieved)."""
+        o = self.book.archive(obs_id)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.ARCHIVED)
+        return o
+
+    def delete(self, obs_id: str) -> None:
+        """Delete an observation for good (the event carries it as it was)."""
+        o = self.book.get(obs_id)
+        self.book.delete(obs_id)
+        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.DELETED)
+
+    def confirm(self, obs_id: str, anchors: Sequence[Anchor], lost: Sequence[str], by: str) -> Observation:
+        """Re-anchor to ``anchors`` (the current code) and mark fresh."""
+        if not anchors:
+            raise FailedPrecondition(
+                f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
+            )
+        new = self.book.confirm(obs_id, anchors, by or "unknown")
+        self._publish(EventKind.OBSERVATION_FRESH, new, ObservationAction.CONFIRMED)
+        return new
+
+    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None]) -> Iterator[str]:
+        """Every observation as an export line (oldest first), with ``describe(repo_id)``:
+        the repository's identity, so an import into another clone finds its repository."""
+        for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
+            rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
+            repo = describe(o.repo_id)
+            if repo is not None:
+                rec["repo"] = {"id": o.repo_id, **repo}
+            yield json.dumps(rec, sort_keys=True, ensure_ascii=False)
+
+    def import_lines(
+        self, lines: Iterable[str], place: Callable[[str, Mapping[str, Any] | None], str | None]
+    ) -> tuple[list[str], int, list[str]]:
+        """Import exported lines, each validated (types, ranges, sizes: ``parse_import``);
+        ``place(repo_id, repo_descriptor)`` names the local repository each record belongs to
+        (None: keep its own). Returns (ids imported, skipped duplicates, one message per
+        rejected line with its number); nothing valid at all is ``InvalidArgument``."""
+        batch = parse_import(lines)
+        if batch.errors and not batch.items:
+            raise InvalidArgument("nothing to import: " + "; ".join(batch.errors[:20]))
+        observations: list[Observation] = []
+        for o, repo in batch.items:
+            local = place(o.repo_id, repo)
+            observations.append(remap_repo(o, o.repo_id, local) if local and local != o.repo_id else o)
+        known = {o.id for o in self.book.all()}
+        _imported, dupes = self.book.import_observations(observations)
+        return sorted({o.id for o in observations} - known), dupes, batch.errors

@@ -1,0 +1,374 @@
+"""Observations: the journal-backed book (the codec is ``graphmemd.memory.obsdoc``, re-exported).
+
+The journal (append-only, fsynced JSON lines) is the source of truth for every write: each
+mutation is journaled as the observation's full new document (``{"op": "put", "obs": {...}}``)
+or a deletion (``{"op": "delete", "id": ..., "at": ...}``) *before* it is acknowledged.
+At start the journal and the store's copies are reconciled (``graphmemd.memory.recovery``):
+union, newest version wins, deletions only by deletion records, which compaction keeps.
+``to_doc``/``from_doc`` are the one codec between the domain ``Observation`` and those
+records (the store keeps the same document). Staleness lives in ``staleness.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from graphmem.errors import InvalidArgument, NotFound
+from graphmem.types import (
+    Anchor,
+    AnchorKind,
+    Category,
+    Observation,
+    ObservationStatus,
+)
+
+from graphmemd.graph.text_index import TextIndex
+from graphmemd.memory.journal import Journal
+from graphmemd.memory.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
+from graphmemd.memory.reconcile import Reconciliation
+
+logger = logging.getLogger(__name__)
+
+# ---------------------------------------------------------------------------- documents
+# The codec lives in graphmemd.memory.obsdoc (strict validation); re-exported here.
+
+__all__ = ["MAX_TAGS", "MAX_TEXT", "ObservationBook", "from_doc", "to_doc", "validate_doc"]
+
+
+# ---------------------------------------------------------------------------- the book
+
+
+class ObservationBook:
+    """Every observation in memory, folded from the journal; all mutations journal first.
+
+    ``on_change`` is called (outside the lock) with each observation written, so the engine
+    can mirror it into the store and publish events."""
+
+    def __init__(self, journal: Journal, on_change: Callable[[Observation | None, str], None]) -> None:
+        self._journal = journal
+        self._on_change = on_change
+        self._lock = threading.RLock()
+        self._obs: dict[str, Observation] = {}
+        self._keys: dict[str, str] = {}
+        self._by_target: dict[str, set[str]] = defaultdict(set)
+        #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
+        self._tombstones: dict[str, float] = {}
+        #: BM25 over every observation's text and tags, changed with ``_obs`` (text search)
+        self._text = TextIndex()
+
+    # ------------------------------------------------------------------ replay
+
+    def load(self) -> int:
+        """Fold the journal into memory (no store, no reconciliation: tests and tools);
+        returns the number of records read. The daemon uses ``load_merged``."""
+        n = 0
+        with self._lock:
+            for rec in self._journal.replay():
+                n += 1
+                try:
+                    self._fold(rec)
+                except InvalidArgument as exc:
+                    logger.error("journal record %s skipped: %s", rec.get("seq"), exc)
+        return n
+
+    def load_merged(self, merged: Reconciliation) -> None:
+        """Take the state the journal and the store were reconciled to (see
+        ``graphmemd.memory.reconcile``); every document in it has been validated."""
+        with self._lock:
+            self._obs.clear()
+            self._by_target.clear()
+            self._text = TextIndex()
+            for doc in merged.docs.values():
+                self._index(from_doc(doc))
+            self._keys = dict(merged.keys)
+            self._tombstones = dict(merged.tombstones)
+
+    def compact_if_needed(self, records_read: int, min_records: int = 1000) -> bool:
+        """Rewrite the journal as one record per live observation when it has grown to more
+        than twice that (every stale/fresh flip appends a full record). Idempotency keys and
+        deletion records (tombstones) are kept. Atomic (temp file, fsync, rename); called at
+        start, before anything is served."""
+        with self._lock:
+            live = len(self._obs) + len(self._tombstones)
+            if records_read < max(min_records, 2 * live):
+                return False
+            self.rewrite_journal()
+            return True
+
+    def snapshot(self) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+        """Every live observation's document and every tombstone (copies)."""
+        with self._lock:
+            return {oid: to_doc(o) for oid, o in self._obs.items()}, dict(self._tombstones)
+
+    def rewrite_journal(self) -> int:
+        """Atomically replace the journal with the current state (one put per observation,
+        one delete per tombstone); returns the number of records written."""
+        with self._lock:
+            key_of = {oid: key for key, oid in self._keys.items()}
+            records: list[dict[str, Any]] = []
+            for o in sorted(self._obs.values(), key=lambda o: (o.created_at, o.id)):
+                rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
+                if o.id in key_of:
+                    rec["key"] = key_of[o.id]
+                records.append(rec)
+            for oid, at in sorted(self._tombstones.items(), key=lambda t: (t[1], t[0])):
+                records.append({"op": "delete", "id": oid, "at": at})
+            return self._journal.compact(records, expected_last_seq=self._journal.last_seq)
+
+    def append_restored(self, docs: Sequence[Mapping[str, Any]]) -> None:
+        """Journal documents recovered from the store (the journal lacked them)."""
+        if docs:
+            self._journal.append_many([{"op": "put", "obs": dict(d), "restored": True} for d in docs])
+
+    def _fold(self, rec: Mapping[str, Any]) -> None:
+        op = rec.get("op")
+        if op == "put":
+            o = from_doc(rec["obs"])
+            self._index(o)
+            self._tombstones.pop(o.id, None)
+            key = rec.get("key")
+            if isinstance(key, str) and key:
+                self._keys[key] = o.id
+        elif op == "delete":
+            oid = str(rec.get("id", ""))
+            self._unindex(oid)
+            at = rec.get("at")
+            self._tombstones[oid] = float(at) if isinstance(at, (int, float)) else 0.0
+
+    def _index(self, o: Observation) -> None:
+        old = self._unindex(o.id, keep_text=True)
+        self._obs[o.id] = o
+        for t in self._targets(o):
+            self._by_target[t].add(o.id)
+        if old is None or (old.text, old.tags, old.repo_id) != (o.text, o.tags, o.repo_id):
+            self._text.put(o.id, o.repo_id, "", [(o.id, " ".join((o.text, *o.tags)))])
+
+    def _unindex(self, obs_id: str, *, keep_text: bool = False) -> Observation | None:
+        old = self._obs.pop(obs_id, None)
+        if old is not None:
+            for t in self._targets(old):
+                self._by_target[t].discard(obs_id)
+            if not keep_text:
+                self._text.remove(obs_id)
+        return old
+
+    @staticmethod
+    def _targets(o: Observation) -> list[str]:
+        return [a.symbol_id if a.kind is AnchorKind.SYMBOL else f"{a.repo_id}:{a.path}" for a in o.anchors]
+
+    # ------------------------------------------------------------------ writes
+
+    def _put(self, observations: Sequence[Observation], key: str = "") -> None:
+        """Journal (one fsync) then apply; the only way anything changes."""
+        if not observations:
+            return
+        with self._lock:
+            records: list[dict[str, Any]] = []
+            for o in observations:
+                rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
+                if key and o is observations[0]:
+                    rec["key"] = key
+                records.append(rec)
+            self._journal.append_many(records)
+            for o in observations:
+                self._index(o)
+            if key:
+                self._keys[key] = observations[0].id
+        for o in observations:
+            self._on_change(o, o.id)
+
+    def create(
+        self,
+        *,
+        repo_id: str,
+        text: str,
+        category: Category,
+        tags: Sequence[str],
+        source: str,
+        confidence: float,
+        anchors: Sequence[Anchor],
+        supersedes: Sequence[str] = (),
+        contradicts: Sequence[str] = (),
+        idempotency_key: str = "",
+        now: float | None = None,
+    ) -> Observation:
+        """Validate and save a new observation, marking those it supersedes; a repeated ``idempotency_key``
+        returns the observation it created before."""
+        text = text.strip()
+        if not text:
+            raise InvalidArgument("observation text is empty")
+        if len(text) > MAX_TEXT:
+            raise InvalidArgument(f"observation text is {len(text)} characters; the limit is {MAX_TEXT}")
+        if not anchors:
+            raise InvalidArgument(
+                "an observation needs at least one anchor (a symbol ref like "
+                "'path/file.py::Class.method' or a file path)"
+            )
+        if len(anchors) > MAX_ANCHORS:
+            raise InvalidArgument(f"an observation has at most {MAX_ANCHORS} anchors, not {len(anchors)}")
+        if len(tags) > MAX_TAGS:
+            raise InvalidArgument(f"at most {MAX_TAGS} tags")
+        if not 0.0 <= confidence <= 1.0:
+            raise InvalidArgument(f"confidence must be between 0 and 1, not {confidence}")
+        with self._lock:
+            if idempotency_key and idempotency_key in self._keys:
+                existing = self._obs.get(self._keys[idempotency_key])
+                if existing is not None:
+                    return existing
+            for ref in (*supersedes, *contradicts):
+                if ref not in self._obs:
+                    raise InvalidArgument(f"no observation {ref!r} to supersede or contradict")
+            t = time.time() if now is None else now
+            o = Observation(
+                id=uuid.uuid4().hex[:16],
+                repo_id=repo_id,
+                text=text,
+                category=category,
+                created_at=t,
+                updated_at=t,
+                tags=tuple(dict.fromkeys(t_.strip() for t_ in tags if t_.strip())),
+                source=source,
+                confidence=confidence,
+                anchors=tuple(anchors),
+                supersedes=tuple(supersedes),
+                contradicts=tuple(contradicts),
+            )
+            older = [
+                replace(self._obs[s], status=ObservationStatus.SUPERSEDED, superseded_by=o.id, updated_at=t)
+                for s in supersedes
+            ]
+            self._put([o, *older], key=idempotency_key)
+            return o
+
+    def get(self, obs_id: str) -> Observation:
+        """The observation ``obs_id``; NotFound when there is none."""
+        with self._lock:
+            o = self._obs.get(obs_id)
+        if o is None:
+            raise NotFound(f"no observation {obs_id!r}")
+        return o
+
+    def update(self, obs_id: str, **fields: Any) -> Observation:
+        """Replace some fields of an observation (text and confidence validated) and save it."""
+        with self._lock:
+            o = self.get(obs_id)
+            if "text" in fields:
+                text = str(fields["text"]).strip()
+                if not text:
+                    raise InvalidArgument("observation text is empty")
+                fields["text"] = text
+            if "confidence" in fields and not 0.0 <= float(fields["confidence"]) <= 1.0:
+                raise InvalidArgument("confidence must be between 0 and 1")
+            new = replace(o, updated_at=time.time(), **fields)
+            self._put([new])
+            return new
+
+    def archive(self, obs_id: str) -> Observation:
+        """Archive an observation (it is kept, no longer recalled)."""
+        return self.update(obs_id, status=ObservationStatus.ARCHIVED)
+
+    def delete(self, obs_id: str) -> None:
+        """Delete an observation for good (journalled); NotFound when there is none."""
+        with self._lock:
+            self.get(obs_id)
+            at = time.time()
+            self._journal.append({"op": "delete", "id": obs_id, "at": at})
+            self._unindex(obs_id)
+            self._tombstones[obs_id] = at
+        self._on_change(None, obs_id)
+
+    def confirm(self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None) -> Observation:
+        """Re-anchor to the current fingerprints and mark fresh, recording who and when."""
+        t = time.time() if now is None else now
+        with self._lock:
+            o = self.get(obs_id)
+            status = (
+                o.status
+                if o.status in (ObservationStatus.ARCHIVED, ObservationStatus.SUPERSEDED)
+                else ObservationStatus.FRESH
+            )
+            new = replace(
+                o,
+                anchors=tuple(anchors),
+                status=status,
+                stale_reasons=(),
+                needs_review=False,
+                confirmed_by=by,
+                confirmed_at=t,
+                updated_at=t,
+            )
+            self._put([new])
+            return new
+
+    def apply(self, changed: Sequence[Observation]) -> None:
+        """Write observations whose staleness or anchors the engine recomputed."""
+        self._put(changed)
+
+    # ------------------------------------------------------------------ reads
+
+    def all(self) -> list[Observation]:
+        """Every observation, in any state."""
+        with self._lock:
+            return list(self._obs.values())
+
+    def search(self, text: str, limit: int) -> list[tuple[str, float]]:
+        """BM25 hits (observation id, score) over text and tags, best first (``text_index``)."""
+        with self._lock:
+            return self._text.search(text, limit)
+
+    def anchored_to(self, node_id: str) -> list[Observation]:
+        """The observations anchored to the symbol or file ``node_id``."""
+        with self._lock:
+            return [self._obs[i] for i in self._by_target.get(node_id, ()) if i in self._obs]
+
+    def anchored_in(self, nodes: Mapping[str, object]) -> dict[str, list[Observation]]:
+        """Observations anchored to any of ``nodes``, by node (one pass over the anchored targets)."""
+        out: dict[str, list[Observation]] = {}
+        with self._lock:
+            if len(nodes) < len(self._by_target):
+                pairs = ((n, self._by_target.get(n)) for n in nodes)
+            else:
+                pairs = ((t, ids) for t, ids in self._by_target.items() if t in nodes)
+            for node, ids in pairs:
+                if ids:
+                    out[node] = [self._obs[i] for i in ids if i in self._obs]
+        return out
+
+    def targets(self) -> set[str]:
+        """The symbol and file ids at least one observation is anchored to."""
+        with self._lock:
+            return {t for t, ids in self._by_target.items() if ids}
+
+    def __len__(self) -> int:
+        return len(self._obs)
+
+    def __iter__(self) -> Iterator[Observation]:
+        return iter(self.all())
+
+
+    def import_observations(self, observations: Iterable[Observation]) -> tuple[int, int]:
+        """Import validated observations; ids already known (live or deleted) are skipped.
+        Returns (imported, skipped duplicates)."""
+        fresh: dict[str, Observation] = {}
+        dupes = 0
+        with self._lock:
+            for o in observations:
+                if o.id in self._obs or o.id in fresh:
+                    dupes += 1
+                    continue
+                fresh[o.id] = o
+            if fresh:
+                self._journal.append_many([{"op": "put", "obs": to_doc(o), "imported": True} for o in fresh.values()])
+                for o in fresh.values():
+                    self._index(o)
+                    self._tombstones.pop(o.id, None)
+        for o in fresh.values():
+            self._on_change(o, o.id)
+        return len(fresh), dupes

@@ -1,0 +1,192 @@
+"""The read side's narrow, read-only view of the daemon's state.
+
+Retrieval and the service read through this and nothing else: the graph (only inside
+``reading()``, which keeps the indexer from swapping a change in meanwhile), the
+repositories, the observations, the text indexes and the index freshness. They never see
+the lock, the store or a mutable graph.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Protocol
+
+from graphmem.errors import InvalidArgument
+from graphmem.types import Anchor, EdgeConfidence, EdgeKind, Freshness, Observation
+
+from graphmemd.graph.codegraph import Adjacent, FileNode
+from graphmemd.graph.graphstate import GraphState
+from graphmemd.graph.model import SymbolInfo
+from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
+from graphmemd.memory.observations import ObservationBook
+from graphmemd.memory.staleness import file_anchor, symbol_anchor
+
+
+class GraphReader(Protocol):
+    """The read-only part of the code graph."""
+
+    @property
+    def files(self) -> Mapping[str, FileNode]:
+        """File nodes by file id."""
+        ...
+
+    @property
+    def symbols(self) -> Mapping[str, SymbolInfo]:
+        """Symbols by id."""
+        ...
+
+    def adjacency(self, node: str) -> tuple[Adjacent, ...]:
+        """Every neighbour of ``node`` with the edge kind as walked from it."""
+        ...
+
+    def degree(self, node: str) -> int:
+        """How many edges touch ``node``."""
+        ...
+
+    def out(self, node: str, kind: EdgeKind) -> set[str]:
+        """Targets of ``node``'s outgoing edges of ``kind``."""
+        ...
+
+    def into(self, node: str, kind: EdgeKind) -> set[str]:
+        """Sources of ``node``'s incoming edges of ``kind``."""
+        ...
+
+    def unresolved(self, node: str) -> list[str]:
+        """Call texts of ``node`` that resolved to nothing in the repository."""
+        ...
+
+    def confidence(self, a: str, kind: EdgeKind, b: str) -> EdgeConfidence | None:
+        """How the edge ``a -kind-> b`` (``kind`` as walked) was resolved."""
+        ...
+
+    def file_symbols(self, repo_id: str, path: str) -> list[SymbolInfo]:
+        """The symbols defined in a file."""
+        ...
+
+    def repo_files(self, repo_id: str) -> list[FileNode]:
+        """Every file of a repository."""
+        ...
+
+    def ref_of(self, node: str) -> str:
+        """``path::qualname`` of a symbol, ``path`` of a file."""
+        ...
+
+    def by_name(self, name: str) -> set[str]:
+        """Ids of the symbols with this name (case-insensitive)."""
+        ...
+
+    def find(self, pattern: str, repo_id: str = "", kinds: Iterable[str] = (), limit: int = 50) -> list[SymbolInfo]:
+        """Symbols whose name, qualname or ref match a glob."""
+        ...
+
+    def search_symbols(self, text: str, limit: int, repo_id: str = "") -> list[tuple[str, float]]:
+        """BM25 hits (symbol id, score) over identifier words, best first."""
+        ...
+
+
+class ReadView:
+    """Everything the read side may read, and nothing it may change."""
+
+    def __init__(
+        self,
+        state: GraphState,
+        registry: RepoRegistry,
+        book: ObservationBook,
+        freshness: Callable[[Iterable[RepoRuntime]], Freshness],
+    ) -> None:
+        self._state = state
+        self._registry = registry
+        self._book = book
+        self._freshness = freshness
+
+    # ------------------------------------------------------------------ graph
+
+    @contextmanager
+    def reading(self) -> Iterator[GraphReader]:
+        """The code graph, consistent for the duration of the block."""
+        with self._state.reading() as graph:
+            yield graph
+
+    def resolve_anchor(self, ref: str, repo_hint: str = "") -> Anchor:
+        """An anchor for ``path::qualname``, a file path or a symbol id, with its current
+        fingerprints; InvalidArgument with the close matches when it does not resolve."""
+        ref = ref.strip()
+        if not ref:
+            raise InvalidArgument("an anchor reference is empty")
+        with self._state.reading() as graph:
+            if "#" in ref and ref in graph.symbols:
+                return symbol_anchor(graph.symbols[ref])
+            path_part, _, qual = ref.partition("::")
+            rt, rel = self._registry.locate(path_part, repo_hint)
+            if not qual:
+                fp = self._state.file_fingerprint(rt.id, rel)
+                if fp is None:
+                    raise self._unresolved(graph, ref, rt, rel)
+                return file_anchor(rt.id, rel, fp)
+            matches = [s for s in graph.file_symbols(rt.id, rel) if s.qualname == qual]
+            if not matches:
+                raise self._unresolved(graph, ref, rt, rel)
+            return symbol_anchor(sorted(matches, key=lambda s: s.kind.value == "module")[0])
+
+    @staticmethod
+    def _unresolved(graph: GraphReader, ref: str, rt: RepoRuntime, rel: str) -> InvalidArgument:
+        syms = graph.file_symbols(rt.id, rel)
+        pool = [s.ref for s in syms] if syms else [n.path for n in graph.repo_files(rt.id)]
+        close = difflib.get_close_matches(ref, pool, n=5, cutoff=0.4)
+        hint = f"; close matches: {', '.join(close)}" if close else ""
+        return InvalidArgument(
+            f"anchor {ref!r} does not resolve in repository {rt.id}{hint}", reference=ref, close_matches=close
+        )
+
+    def current_anchor(self, a: Anchor) -> Anchor | None:
+        """``a`` re-taken on the current code (same symbol or file), or None when it is gone."""
+        with self._state.reading() as graph:
+            if a.symbol_id:
+                s = graph.symbols.get(a.symbol_id)
+                return symbol_anchor(s) if s is not None else None
+            fp = self._state.file_fingerprint(a.repo_id, a.path)
+            return file_anchor(a.repo_id, a.path, fp) if fp is not None else None
+
+    # ------------------------------------------------------------------ repositories
+
+    def repo(self, hint: str) -> RepoRuntime:
+        """A repository by id or path inside it ("" with one registered)."""
+        return self._registry.find(hint)
+
+    def repos(self, hint: str = "") -> list[RepoRuntime]:
+        """The repositories a query covers: the one named, or every one."""
+        return self._registry.scope(hint)
+
+    def locate(self, path: str, repo_hint: str) -> tuple[RepoRuntime, str]:
+        """(repository, relative path) of a file path."""
+        return self._registry.locate(path, repo_hint)
+
+    def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
+        """How current the index of ``repos`` is."""
+        return self._freshness(repos)
+
+    # ------------------------------------------------------------------ observations
+
+    def observation(self, obs_id: str) -> Observation:
+        """One observation (NotFound when there is none)."""
+        return self._book.get(obs_id)
+
+    def observations(self) -> list[Observation]:
+        """Every observation (a snapshot)."""
+        return self._book.all()
+
+    def anchored_in(self, nodes: Mapping[str, object]) -> dict[str, list[Observation]]:
+        """Observations anchored to any of ``nodes``, by node."""
+        return self._book.anchored_in(nodes)
+
+    def anchored_to(self, node: str) -> list[Observation]:
+        """Observations anchored to ``node``."""
+        return self._book.anchored_to(node)
+
+    # ------------------------------------------------------------------ text
+
+    def search_observations(self, text: str, limit: int) -> list[tuple[str, float]]:
+        """BM25 hits (observation id, score) over observation text and tags."""
+        return self._book.search(text, limit)

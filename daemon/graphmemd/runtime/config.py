@@ -1,0 +1,108 @@
+"""Daemon configuration, resolved once at start: command-line flag, then ``GRAPHMEM_*``
+environment variable, then default."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphmem.errors import InvalidArgument
+from graphmem.paths import Paths, resolve_paths
+
+from graphmemd.runtime.tcp import resolve_listen
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonConfig:
+    """The daemon's settings, resolved once from flags, environment and defaults."""
+
+    paths: Paths
+    repos: tuple[Path, ...] = ()
+    tcp: str = ""  # "host:port", loopback only unless tcp_remote; empty: Unix socket only
+    tcp_remote: bool = False  # bind a non-loopback address (requires TLS)
+    tls_cert: str = ""
+    tls_key: str = ""
+    log_level: str = "INFO"
+    parse_workers: int = 2
+    parse_timeout_s: float = 10.0
+    #: seconds the parse workers may sit idle before they exit (a new file starts them again)
+    parse_idle_s: float = 1.0
+    max_file_size: int = 2 * 1024 * 1024
+    buffer_pool_mb: int = 512
+    max_db_size_gb: int = 64
+    debounce_ms: int = 50
+    watch_step_ms: int = 20
+    rescan_interval_s: float = 30.0
+    watch: bool = True
+    #: Observations on code this many call/import/inheritance edges away from a symbol whose
+    #: signature changed or that was removed become *suspect* (0: never).
+    suspect_hops: int = 1
+    #: Fault points armed for the supervision tests (``faults.py``); empty in normal use.
+    inject_faults: str = ""
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+def _int(name: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise InvalidArgument(f"{name} must be an integer, not {value!r}") from exc
+
+
+def _float(name: str, value: str) -> float:
+    try:
+        got = float(value)
+    except ValueError as exc:
+        raise InvalidArgument(f"{name} must be a number, not {value!r}") from exc
+    if not got >= 0:  # also NaN
+        raise InvalidArgument(f"{name} must not be negative, got {value!r}")
+    return got
+
+
+def resolve_config(
+    *,
+    home: str | None = None,
+    repos: tuple[str, ...] = (),
+    tcp: str | None = None,
+    tcp_remote: bool | None = None,
+    log_level: str | None = None,
+    parse_workers: int | None = None,
+    watch: bool | None = None,
+    env: Mapping[str, str] | None = None,
+) -> DaemonConfig:
+    """The daemon's configuration: each setting from its flag, else its ``GRAPHMEM_*`` variable, else the default."""
+    env = os.environ if env is None else env
+
+    def pick(flag: object, var: str, default: str) -> str:
+        if flag is not None:
+            return str(flag)
+        return env.get(var) or default
+
+    tcp_value = pick(tcp, "GRAPHMEM_TCP", "")
+    remote = pick(tcp_remote, "GRAPHMEM_TCP_REMOTE", "0").lower() in ("1", "true", "yes")
+    tls_cert, tls_key = env.get("GRAPHMEM_TLS_CERT", ""), env.get("GRAPHMEM_TLS_KEY", "")
+    resolve_listen(tcp_value, remote=remote, tls_cert=tls_cert, tls_key=tls_key)  # fail early, with a message
+    workers = _int("GRAPHMEM_PARSE_WORKERS", pick(parse_workers, "GRAPHMEM_PARSE_WORKERS", str(os.cpu_count() or 2)))
+    return DaemonConfig(
+        paths=resolve_paths(home, env),
+        repos=tuple(Path(r).expanduser().absolute() for r in repos),
+        tcp=tcp_value,
+        tcp_remote=remote,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        log_level=pick(log_level, "GRAPHMEM_LOG_LEVEL", "INFO").upper(),
+        parse_workers=max(1, workers),
+        parse_timeout_s=float(pick(None, "GRAPHMEM_PARSE_TIMEOUT", "10")),
+        parse_idle_s=_float("GRAPHMEM_PARSE_IDLE_S", pick(None, "GRAPHMEM_PARSE_IDLE_S", "1")),
+        max_file_size=_int("GRAPHMEM_MAX_FILE_SIZE", pick(None, "GRAPHMEM_MAX_FILE_SIZE", str(2 * 1024 * 1024))),
+        buffer_pool_mb=_int("GRAPHMEM_BUFFER_POOL_MB", pick(None, "GRAPHMEM_BUFFER_POOL_MB", "512")),
+        max_db_size_gb=_int("GRAPHMEM_MAX_DB_GB", pick(None, "GRAPHMEM_MAX_DB_GB", "64")),
+        debounce_ms=_int("GRAPHMEM_DEBOUNCE_MS", pick(None, "GRAPHMEM_DEBOUNCE_MS", "50")),
+        watch_step_ms=_int("GRAPHMEM_WATCH_STEP_MS", pick(None, "GRAPHMEM_WATCH_STEP_MS", "20")),
+        rescan_interval_s=float(pick(None, "GRAPHMEM_RESCAN_INTERVAL", "30")),
+        watch=(watch if watch is not None else env.get("GRAPHMEM_WATCH", "1") not in ("0", "false", "no")),
+        inject_faults=pick(None, "GRAPHMEM_INJECT_FAULTS", ""),
+        suspect_hops=max(0, _int("GRAPHMEM_SUSPECT_HOPS", pick(None, "GRAPHMEM_SUSPECT_HOPS", "1"))),
+    )

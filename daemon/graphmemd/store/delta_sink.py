@@ -1,0 +1,115 @@
+"""How an applied delta reaches the store: its bulk write and the cached parses, on the single
+store writer; and the INDEX_QUERYABLE / INDEX_DURABLE marks.
+
+Every query is answered from memory (the graph, its symbol text index, the observations), so
+a delta is queryable as soon as it is applied: ``queryable`` publishes at once. ``mark``
+publishes from the writer, which runs jobs in order: INDEX_DURABLE then means every write
+queued before it is done. If a write fails, the store catches up at the next pass (the
+content hashes differ)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import Any
+
+from graphmem.types import Event, EventKind
+
+from graphmemd.graph.delta import GraphDelta, ParsedUnit
+from graphmemd.graph.model import FileRecord, Language
+from graphmemd.ingest.parse_pack import ParsePack
+from graphmemd.ingest.registry import RepoRuntime
+from graphmemd.runtime.events import EventBus
+from graphmemd.store.engine import Store
+from graphmemd.store.writer import StoreWriter
+
+logger = logging.getLogger(__name__)
+
+#: passes and batches hand their cached parses to the store writer in chunks of this many files
+CACHE_CHUNK = 256
+
+
+class DeltaSink:
+    """Queues the store side of each delta, and the marks that say how far it got."""
+
+    def __init__(self, store: Store, parses: ParsePack, writer: StoreWriter, bus: EventBus) -> None:
+        self._store = store
+        #: the parse cache (a warm restart reads it back: ``restore.py``)
+        self.parses = parses
+        self._writer = writer
+        self._bus = bus
+        #: repository id -> path -> unit whose cached parse is not queued yet (``cache_early``)
+        self._early: dict[str, dict[str, ParsedUnit]] = {}
+
+    def cache_early(self, rt: RepoRuntime, path: str, unit: ParsedUnit) -> ParsedUnit:
+        """Have ``unit``'s cached parse written before its pass or batch is applied (queued in
+        chunks of ``CACHE_CHUNK``; ``flush_cache`` queues the rest), so that the text is not
+        kept until then. Returns the unit without its text, so that ``write`` does not store
+        it again. A crash between this write and the store's leaves a parse of other bytes
+        than the store's: the next start parses that file again (``restore``)."""
+        held = self._early.setdefault(rt.id, {})
+        held[path] = unit
+        if len(held) >= CACHE_CHUNK:
+            self.flush_cache(rt)
+        return replace(unit, cache=None)
+
+    def flush_cache(self, rt: RepoRuntime) -> None:
+        """Queue the cached parses ``cache_early`` holds for ``rt``."""
+        units = self._early.pop(rt.id, {})
+        if not units:
+            return
+        now = time.time()
+        records = [
+            (_record(rt, path, u.parsed.language, u.content_hash, u.size, u.parsed.syntax_errors, now), u.parsed)
+            for path, u in units.items()
+        ]
+        caches = {path: u.cache for path, u in units.items()}
+        parses, rid = self.parses, rt.id
+        self._writer.submit(lambda: parses.put(rid, records, caches))
+
+    def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
+        """Queue ``delta``'s rows, then forget the cached parses of its removed files (the
+        units' own were queued while they were parsed: ``cache_early``)."""
+        records = [
+            (_record(rt, f.path, f.language, f.content_hash, f.size, f.syntax_errors, now), units[f.path].parsed)
+            for f in delta.changed
+        ]
+        store, parses, rid = self._store, self.parses, delta.repo_id
+        removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
+        infos = {f.path: f.symbols for f in delta.changed}
+        self._writer.submit(
+            lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
+        )
+        self._writer.submit(lambda: parses.remove(rid, removed))
+
+    def forget(self, repo_id: str) -> Future[Any]:
+        """Queue the removal of a repository's rows and cached parses."""
+        store, parses = self._store, self.parses
+
+        def delete() -> None:
+            store.delete_repo(repo_id)
+            parses.drop(repo_id)
+
+        return self._writer.submit(delete)
+
+    def queryable(self, rt: RepoRuntime) -> None:
+        """Publish INDEX_QUERYABLE now: the graph and its text index hold the pass."""
+        self._bus.publish(_mark(rt, EventKind.INDEX_QUERYABLE))
+
+    def mark(self, rt: RepoRuntime, kind: EventKind) -> None:
+        """Publish ``kind`` once the store writes queued so far are done (INDEX_DURABLE)."""
+        bus = self._bus
+        self._writer.submit(lambda: bus.publish(_mark(rt, kind)))
+
+
+def _mark(rt: RepoRuntime, kind: EventKind) -> Event:
+    return Event(kind, time.time(), rt.id, message=f"{rt.n_files} files, {rt.n_symbols} symbols")
+
+
+def _record(
+    rt: RepoRuntime, path: str, language: Language, content_hash: str, size: int, syntax_errors: int, now: float
+) -> FileRecord:
+    """The store row of a file parsed now, with the mtime it was parsed at (from the scan)."""
+    return FileRecord(rt.id, path, language, content_hash, size, now, syntax_errors, rt.stats.get(path, (0, 0))[1])

@@ -1,0 +1,141 @@
+"""The Arrow tables a bulk load of the code graph writes: File and Symbol rows, the edges
+between them with their resolution confidence. Pure (no database): ``store.py`` copies them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from graphmemd.graph.model import Confidence, FileRecord, ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
+
+_LIST_STR = pa.list_(pa.string())
+#: Column types of the File and Symbol node tables (every other column is a string).
+_FILE_TYPES: dict[str, pa.DataType] = {
+    "size": pa.int64(),
+    "lines": pa.int64(),
+    "syntax_errors": pa.int64(),
+    "indexed_at": pa.float64(),
+    "unresolved_calls": _LIST_STR,
+}
+_SYMBOL_TYPES: dict[str, pa.DataType] = {
+    "start_line": pa.int64(),
+    "end_line": pa.int64(),
+    "unresolved_calls": _LIST_STR,
+}
+_FILE_COLUMNS = ("id", "repo", "path", "language", "hash", "size", "lines", "indexed_at", "syntax_errors",
+                 "unresolved_calls")  # fmt: skip
+_SYMBOL_COLUMNS = ("id", "repo", "file", "name", "qualname", "kind", "parent", "start_line", "end_line",
+                   "signature", "sig_hash", "body_hash", "unresolved_calls")  # fmt: skip
+
+
+#: Python lists become Arrow in slices of this many rows: one conversion holds the GIL
+#: throughout (a 400k-row Symbol table held it for ~0.3 s, stalling health checks)
+SLICE_ROWS = 8192
+
+
+def sliced_table(data: Mapping[str, list[Any]], types: Mapping[str, pa.DataType] | None = None) -> pa.Table:
+    """``data`` (equal-length columns; strings unless ``types`` says otherwise) as an Arrow
+    table built ``SLICE_ROWS`` rows at a time."""
+    schema = pa.schema([(name, (types or {}).get(name, pa.string())) for name in data])
+    n = len(next(iter(data.values()), []))
+    batches = [
+        pa.RecordBatch.from_pydict({k: v[i : i + SLICE_ROWS] for k, v in data.items()}, schema=schema)
+        for i in range(0, n, SLICE_ROWS)
+    ]
+    return pa.Table.from_batches(batches, schema=schema)
+
+
+def _table(columns: Sequence[str], types: dict[str, pa.DataType], rows: list[tuple[Any, ...]]) -> pa.Table:
+    return sliced_table({name: [r[i] for r in rows] for i, name in enumerate(columns)}, types)
+
+
+def unresolved_of(edges: ResolvedEdges) -> dict[str, list[str]]:
+    """The call texts that stayed unresolved, by calling node (file or symbol)."""
+    calls: dict[str, list[str]] = {}
+    for src, text in edges.unresolved_calls:
+        calls.setdefault(src, []).append(text)
+    return calls
+
+
+def node_tables(
+    repo_id: str,
+    files: Sequence[tuple[FileRecord, ParsedFile]],
+    unresolved_calls: Mapping[str, list[str]],
+    infos: Mapping[str, Sequence[SymbolInfo]] | None = None,
+) -> list[tuple[str, pa.Table]]:
+    """The File and Symbol rows of ``files`` as Arrow tables, then the DEFINES and CONTAINS
+    pairs their symbols need (both ends are in the same file). ``unresolved_calls``: from
+    ``unresolved_of``; ``infos``: the files' symbols as ``symbols_of`` already derived them
+    (by path), so they are not derived twice."""
+    file_rows: list[tuple[Any, ...]] = []
+    symbol_rows: list[tuple[Any, ...]] = []
+    defines: tuple[list[str], list[str]] = ([], [])
+    contains: tuple[list[str], list[str]] = ([], [])
+    for rec, parsed in files:
+        fid = file_id(repo_id, rec.path)
+        lang = rec.language.value
+        file_rows.append((fid, repo_id, rec.path, lang, rec.content_hash, rec.size, parsed.lines, rec.indexed_at,
+                          rec.syntax_errors, unresolved_calls.get(fid, [])))  # fmt: skip
+        # ids and parent ids as the rest of the daemon derives them; bytes come from the parse
+        known = infos.get(rec.path) if infos is not None else None
+        for s, info in zip(parsed.symbols, known if known is not None else symbols_of(repo_id, parsed), strict=True):
+            sid, parent_id = info.id, info.parent_id or ""
+            symbol_rows.append((sid, repo_id, fid, s.name, s.qualname, s.kind.value, parent_id, s.start_line,
+                                s.end_line, s.signature, s.sig_hash, s.body_hash,
+                                unresolved_calls.get(sid, [])))  # fmt: skip
+            defines[0].append(fid)
+            defines[1].append(sid)
+            if parent_id:
+                contains[0].append(parent_id)
+                contains[1].append(sid)
+    return [
+        ("File", _table(_FILE_COLUMNS, _FILE_TYPES, file_rows)),
+        ("Symbol", _table(_SYMBOL_COLUMNS, _SYMBOL_TYPES, symbol_rows)),
+        ("DEFINES", _pairs(zip(*defines, strict=True))),
+        ("CONTAINS", _pairs(zip(*contains, strict=True))),
+    ]
+
+
+def rel_tables(repo_id: str, edges: ResolvedEdges) -> list[tuple[str, pa.Table]]:
+    """The resolved edges' relationship tables: imports, calls and inheritance, each edge
+    with its resolution confidence."""
+    out: list[tuple[str, pa.Table]] = []
+    out.append(("IMPORTS", _triples(edges.imports)))
+    out.append(("IMPORTS_EXT", _pairs(edges.external_imports)))
+    file_prefix = f"{repo_id}:"
+    sym_calls = [e for e in edges.calls if "::" in e[0]]
+    file_calls = [e for e in edges.calls if "::" not in e[0] and e[0].startswith(file_prefix)]
+    out.append(("CALLS", _triples(sym_calls)))
+    out.append(("FILE_CALLS", _triples(file_calls)))
+    inh = sliced_table(
+        {
+            "from": [e[0] for e in edges.inherits],
+            "to": [e[1] for e in edges.inherits],
+            "kind": [e[2].value for e in edges.inherits],
+            "confidence": [e[3].value for e in edges.inherits],
+        }
+    )
+    out.append(("INHERITS", inh))
+    return out
+
+
+def _pairs(pairs: Iterable[tuple[str, str]]) -> pa.Table:
+    src: list[str] = []
+    dst: list[str] = []
+    for a, b in pairs:
+        src.append(a)
+        dst.append(b)
+    return sliced_table({"from": src, "to": dst})
+
+
+def _triples(edges: Iterable[tuple[str, str, Confidence]]) -> pa.Table:
+    src: list[str] = []
+    dst: list[str] = []
+    conf: list[str] = []
+    for a, b, c in edges:
+        src.append(a)
+        dst.append(b)
+        conf.append(c.value)
+    return sliced_table({"from": src, "to": dst, "confidence": conf})

@@ -1,0 +1,103 @@
+"""The single store writer: every store write runs on one supervised thread, in order.
+
+The indexer and the gRPC handlers hand writes over as callables and carry on (the
+in-memory graph and the journal are already current); callers that need the write done wait
+on the returned future. A write that raises fails alone (its future carries the error); an
+unexpected exception also marks the writer degraded until a later write succeeds.
+
+Writes are refused up front while the store's file system is nearly full (``space_check``):
+Kùzu 0.11.3 can crash the process (SIGSEGV) on the next statement after a write that ran out
+of space, so it is never let near ENOSPC. Refused writes fail like any other; the journal
+holds the observations and the store is brought level once space returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from graphmem.errors import GraphMemError, ResourceExhausted
+
+from graphmemd.runtime.faults import NO_FAULTS, Faults
+from graphmemd.runtime.health import Health
+from graphmemd.runtime.supervisor import SupervisedThread
+
+logger = logging.getLogger(__name__)
+
+COMPONENT = "store-writer"
+
+
+class StoreWriter:
+    """A queue of store writes run by one thread; ``after_each`` runs after every write (cheap
+    upkeep that cannot wait for a quiet moment), ``on_idle`` whenever the queue drained."""
+
+    def __init__(
+        self,
+        health: Health,
+        on_idle: Callable[[], None],
+        faults: Faults = NO_FAULTS,
+        after_each: Callable[[], None] | None = None,
+        space_check: Callable[[], str] | None = None,
+    ) -> None:
+        self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._health = health
+        self._on_idle = on_idle
+        self._after_each = after_each
+        self._faults = faults
+        self._space_check = space_check
+        #: writes that failed or were refused: a clean stop then writes no snapshots
+        self.failed = 0
+        self._loop = SupervisedThread(COMPONENT, self._step, health)
+        self._loop.start()
+
+    def submit(self, fn: Callable[[], Any]) -> Future[Any]:
+        """Queue ``fn``; its result (or exception) arrives in the returned future."""
+        fut: Future[Any] = Future()
+        self._queue.put((fn, fut))
+        return fut
+
+    def pending(self) -> int:
+        """How many writes are queued."""
+        return self._queue.qsize()
+
+    def _step(self) -> bool:
+        item = self._queue.get()
+        if item is None:
+            return False
+        fn, fut = item
+        try:
+            self._faults.check(COMPONENT)
+            problem = self._space_check() if self._space_check is not None else ""
+            if problem:  # not a fault of the writer: status reports the disk (re-checked)
+                logger.warning("store write refused: %s", problem)
+                self.failed += 1
+                fut.set_exception(ResourceExhausted(f"store write refused: {problem}"))
+                return True  # and no upkeep either
+            fut.set_result(fn())
+            self._health.recover(COMPONENT)
+        except GraphMemError as exc:  # the journal / the next full pass repairs the store
+            logger.error("store write failed: %s", exc)
+            self.failed += 1
+            self._health.degrade(COMPONENT, str(exc))
+            fut.set_exception(exc)
+        except Exception as exc:
+            self.failed += 1
+            fut.set_exception(exc)
+            raise  # the supervisor logs it and shows the writer degraded
+        hooks = [h for h in (self._after_each, self._on_idle if self._queue.empty() else None) if h is not None]
+        for hook in hooks:
+            try:
+                hook()
+            except GraphMemError as exc:
+                logger.error("store upkeep failed: %s", exc)
+        return True
+
+    def close(self, timeout: float = 60.0) -> bool:
+        """Finish every queued write, then stop; True when all were done and none failed."""
+        self._loop.stop_after_crash()
+        self._queue.put(None)
+        self._loop.join(timeout)
+        return not self._loop.is_alive() and not self.failed

@@ -1,0 +1,476 @@
+"""The ``graphmem`` command line, run as the real executable in a subprocess.
+
+Without a daemon: exit codes and messages (2 + hint when not running, 64 on usage errors).
+With a daemon (one per module, started by ``graphmem daemon start`` on a short temp
+``GRAPHMEM_HOME``): status, observe, show, list, recall, symbols, brief, update, confirm,
+archive, delete, export/import, events, and finally ``daemon stop``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import short_tmp
+from graphmem.cli import freshness_line, main, marker, to_jsonable
+from graphmem.types import (
+    Category,
+    ChangeKind,
+    Freshness,
+    IndexState,
+    Observation,
+    ObservationStatus,
+    RepoFreshness,
+    StaleReason,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+PY_REPO = ROOT / "fixtures" / "repos" / "python"
+ANCHOR = "app/auth/service.py::AuthService.login"
+CALLER_FILE = "app/api/routes.py"
+NOTE = "login compares password hashes; AuthError carries only the email, never the password"
+
+_SCRIPT = Path(sys.executable).with_name("graphmem")
+GRAPHMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "graphmem"]
+
+
+def short_home() -> Path:
+    """Unix socket paths are limited to 107 bytes: homes live directly under /tmp (removed
+    at the end of the session)."""
+    return short_tmp()
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["GRAPHMEM_HOME"] = str(home)
+    env.pop("GRAPHMEM_ADDRESS", None)
+    env.setdefault("GRAPHMEM_PARSE_WORKERS", "2")
+    return env
+
+
+def gm(home: Path, *args: str, cwd: Path = ROOT, timeout: float = 60,
+       stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*GRAPHMEM, *args], env=cli_env(home), cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        input=stdin,
+    )
+
+
+def gm_json(home: Path, *args: str, cwd: Path = ROOT) -> Any:
+    out = gm(home, *args, "--json", cwd=cwd)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def daemon_available() -> str:
+    """Empty when ``python -m graphmemd run --help`` works, else why not."""
+    try:
+        probe = subprocess.run([sys.executable, "-m", "graphmemd", "run", "--help"], capture_output=True,
+                               text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "graphmemd run --help timed out"
+    if probe.returncode != 0:
+        return f"graphmemd is not runnable: {probe.stderr.strip().splitlines()[-1:]}"
+    return ""
+
+
+# ---------------------------------------------------------------------------- formatting (in-process)
+
+
+def _obs(**changes: Any) -> Observation:
+    base = Observation(id="o1", repo_id="py", text="t", category=Category.DECISION, created_at=1.0,
+                       updated_at=1.0)
+    return replace(base, **changes)
+
+
+def test_status_markers() -> None:
+    reason = StaleReason(anchor_ref="a.py::f", change=ChangeKind.BODY_CHANGED, detected_at=2.0)
+    assert marker(_obs()) == "[FRESH]"
+    assert marker(_obs(status=ObservationStatus.STALE, stale_reasons=(reason,))) == "[STALE: body changed]"
+    worse = replace(reason, change=ChangeKind.SIGNATURE_CHANGED)
+    assert marker(_obs(status=ObservationStatus.STALE, stale_reasons=(reason, worse))) == (
+        "[STALE: signature changed, body changed]")
+    assert marker(_obs(status=ObservationStatus.SUPERSEDED, superseded_by="o2")) == "[SUPERSEDED by o2]"
+    assert marker(_obs(status=ObservationStatus.ARCHIVED)) == "[ARCHIVED]"
+    assert "NEEDS REVIEW" in marker(_obs(needs_review=True))
+
+
+def test_freshness_lines() -> None:
+    ready = RepoFreshness(repo_id="py", current=True, state=IndexState.READY, head_commit="abc1234def",
+                          indexed_commit="abc1234def")
+    assert freshness_line(Freshness(current=True, repositories=(ready,))) == "index current (HEAD abc1234)"
+    assert freshness_line(Freshness(current=True)) == "index current"
+    pending = replace(ready, current=False, pending_changes=3)
+    assert freshness_line(Freshness(current=False, repositories=(pending,))) == (
+        "index NOT current: 3 pending changes")
+    indexing = replace(ready, current=False, state=IndexState.INDEXING)
+    assert freshness_line(Freshness(current=False, repositories=(indexing,))) == (
+        "index NOT current: py is indexing")
+
+
+def test_json_rendering() -> None:
+    data = to_jsonable(_obs(tags=("a",)))
+    assert isinstance(data, dict)
+    assert data["category"] == "CATEGORY_DECISION"
+    assert data["status"] == "OBSERVATION_STATUS_FRESH"
+    assert data["tags"] == ["a"]
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_main_returns_exit_codes_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--limit", "x"]) == 64
+    assert "graphmem: list: argument --limit" in capsys.readouterr().err
+    assert main(["--version"]) == 0
+
+
+# ---------------------------------------------------------------------------- no daemon
+
+
+@pytest.fixture
+def empty_home() -> Iterator[Path]:
+    home = short_home()
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def test_status_without_daemon_exits_2_with_hint(empty_home: Path) -> None:
+    started = time.monotonic()
+    out = gm(empty_home, "status")
+    assert time.monotonic() - started < 10  # interpreter start included; the call itself has a 2 s deadline
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert "graphmem: graphmemd is not running" in out.stderr
+    assert str(empty_home / "run" / "graphmemd.sock") in out.stderr
+    assert "start it with: graphmem daemon start --repo PATH" in out.stderr
+
+
+def test_status_json_without_daemon(empty_home: Path) -> None:
+    out = gm(empty_home, "status", "--json")
+    assert out.returncode == 2
+    assert json.loads(out.stdout)["running"] is False
+
+
+def test_other_commands_without_daemon_exit_2(empty_home: Path) -> None:
+    for args in (["show", "x"], ["list"], ["recall", "--file", "a.py"], ["repo", "list"]):
+        out = gm(empty_home, *args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert "start it with" in out.stderr
+
+
+def test_daemon_stop_without_daemon_is_quiet_success(empty_home: Path) -> None:
+    out = gm(empty_home, "daemon", "stop")
+    assert out.returncode == 0
+    assert "not running" in out.stderr
+
+
+def test_daemon_start_with_missing_repo_exits_66(empty_home: Path) -> None:
+    out = gm(empty_home, "daemon", "start", "--repo", "/nonexistent/gm-repo")
+    assert out.returncode == 66
+    assert "not a directory: /nonexistent/gm-repo" in out.stderr
+    assert not (empty_home / "run" / "graphmemd.pid").exists()
+
+
+def test_daemon_start_exits_3_when_the_store_is_locked(empty_home: Path) -> None:
+    """The spawned daemon finds the store lock taken, exits 3; the CLI reports its stderr line."""
+    reason = daemon_available()
+    if reason:
+        pytest.skip(reason)
+    lock = empty_home / "data" / "daemon.lock"
+    lock.parent.mkdir(parents=True)
+    with open(lock, "a+") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        out = gm(empty_home, "daemon", "start", "--wait", "30")
+    assert out.returncode == 3, out.stderr
+    assert out.stderr.startswith("graphmem: ")
+    assert "already" in out.stderr
+
+
+@pytest.mark.parametrize("args", [
+    [],
+    ["frobnicate"],
+    ["observe"],
+    ["list", "--limit", "-3"],
+    ["list", "--status", "bogus"],
+    ["observe", "text", "--category", "nope"],
+    ["observe", "text", "--confidence", "7"],
+    ["daemon"],
+    ["repo"],
+    ["recall"],
+    ["update", "some-id"],
+], ids=lambda a: " ".join(a) or "no-args")
+def test_usage_errors_exit_64(empty_home: Path, args: list[str]) -> None:
+    out = gm(empty_home, *args)
+    assert out.returncode == 64, out.stderr
+    assert out.stdout == ""
+    assert "graphmem: " in out.stderr
+    if args not in (["recall"], ["update", "some-id"]):  # checked after parsing: message only
+        assert "usage: graphmem" in out.stderr
+
+
+def test_help_and_version(empty_home: Path) -> None:
+    out = gm(empty_home, "--help")
+    assert out.returncode == 0
+    assert "recall" in out.stdout
+    out = gm(empty_home, "--version")
+    assert out.returncode == 0
+    assert out.stdout.startswith("graphmem ")
+
+
+def test_address_flag_overrides_home(empty_home: Path) -> None:
+    out = gm(empty_home, "status", "--address", "unix:/tmp/gm-no-such-dir/x.sock")
+    assert out.returncode == 2
+    assert "/tmp/gm-no-such-dir/x.sock" in out.stderr
+
+
+# ---------------------------------------------------------------------------- with a daemon
+
+
+@pytest.fixture(scope="module")
+def home() -> Iterator[Path]:
+    """One daemon for the module, started (and finally stopped) through the CLI."""
+    reason = daemon_available()
+    if reason:
+        pytest.skip(reason)
+    home = short_home()
+    out = gm(home, "daemon", "start", "--repo", str(PY_REPO.relative_to(ROOT)), timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert "started (pid" in out.stdout
+    try:
+        _wait_ready(home)
+        yield home
+    finally:
+        gm(home, "daemon", "stop", timeout=60)
+        pid_file = home / "run" / "graphmemd.pid"
+        if pid_file.exists():  # the stop did not work: do not leak the process
+            pid = int(pid_file.read_text().strip())
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _wait_ready(home: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = gm_json(home, "status")
+        repos = last.get("repositories", [])
+        if repos and all(r["state"] == "INDEX_STATE_READY" and r["pending_changes"] == 0 for r in repos):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"repository not indexed within {timeout}s: {last}")
+
+
+@pytest.fixture(scope="module")
+def observation_id(home: Path) -> str:
+    out = gm(home, "observe", NOTE, "--anchor", ANCHOR, "--category", "bug-cause", "--tag", "auth",
+             "security", "--confidence", "0.9")
+    assert out.returncode == 0, out.stderr
+    obs_id = out.stdout.strip()
+    assert obs_id
+    assert "\n" not in obs_id
+    return obs_id
+
+
+def test_status_lists_the_repository(home: Path) -> None:
+    out = gm(home, "status")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert str(PY_REPO) in out.stdout
+    assert "healthy" in out.stdout
+    assert "ready" in out.stdout
+    data = gm_json(home, "status")
+    assert data["running"] is True
+    assert data["serving"] is True
+    [repo] = data["repositories"]
+    assert repo["root"] == str(PY_REPO)
+    assert repo["files"] > 0
+    assert repo["symbols"] > 0
+
+
+def test_second_start_exits_3(home: Path) -> None:
+    out = gm(home, "daemon", "start")
+    assert out.returncode == 3
+    assert "already running" in out.stderr
+
+
+def test_repo_list(home: Path) -> None:
+    [repo] = gm_json(home, "repo", "list")
+    assert repo["root"] == str(PY_REPO)
+    out = gm(home, "repo", "list")
+    assert out.returncode == 0
+    assert str(PY_REPO) in out.stdout
+
+
+def test_observe_then_show_json(home: Path, observation_id: str) -> None:
+    obs = gm_json(home, "show", observation_id)
+    assert obs["id"] == observation_id
+    assert obs["text"] == NOTE
+    assert obs["category"] == "CATEGORY_BUG_CAUSE"
+    assert obs["status"] == "OBSERVATION_STATUS_FRESH"
+    assert sorted(obs["tags"]) == ["auth", "security"]
+    assert obs["confidence"] == pytest.approx(0.9)
+    assert obs["source"] == "cli"
+    assert [a["ref"] for a in obs["anchors"]] == [ANCHOR]
+    assert obs["anchors"][0]["kind"] == "ANCHOR_KIND_SYMBOL"
+    out = gm(home, "show", observation_id)
+    assert out.returncode == 0
+    assert "[FRESH]" in out.stdout
+    assert ANCHOR in out.stdout
+
+
+def test_show_unknown_id_exits_66(home: Path) -> None:
+    out = gm(home, "show", "no-such-observation")
+    assert out.returncode == 66, out.stderr
+    assert out.stderr.startswith("graphmem: ")
+
+
+def test_observe_unresolved_anchor_exits_64(home: Path) -> None:
+    out = gm(home, "observe", "x", "--anchor", "app/auth/service.py::AuthService.logn")
+    assert out.returncode == 64, out.stderr
+    assert "AuthService.logn" in out.stderr
+
+
+def test_list_json(home: Path, observation_id: str) -> None:
+    found = gm_json(home, "list")
+    assert observation_id in [o["id"] for o in found]
+    by_file = gm_json(home, "list", "--file", "app/auth/service.py")
+    assert observation_id in [o["id"] for o in by_file]
+    by_tag = gm_json(home, "list", "--tag", "no-such-tag")
+    assert by_tag == []
+    stale = gm_json(home, "list", "--stale")
+    assert observation_id not in [o["id"] for o in stale]
+    out = gm(home, "list")
+    assert out.returncode == 0
+    assert observation_id in out.stdout
+
+
+def test_recall_by_file_shows_score_marker_why_and_freshness(home: Path, observation_id: str) -> None:
+    # from the repository root, the repo-relative path exists and is sent absolute
+    out = gm(home, "recall", "--file", CALLER_FILE, cwd=PY_REPO)
+    assert out.returncode == 0, out.stderr
+    assert observation_id in out.stdout
+    assert "[FRESH]" in out.stdout
+    assert "why:" in out.stdout
+    assert "index current" in out.stdout
+    # from elsewhere, the same path is sent repo-relative
+    data = gm_json(home, "recall", "--file", CALLER_FILE, cwd=Path("/"))
+    hits = [r for r in data["results"] if r["observation"]["id"] == observation_id]
+    assert hits, data
+    assert hits[0]["score"] > 0
+    assert hits[0]["why"]
+    assert data["freshness"]["current"] is True
+
+
+def test_recall_by_text(home: Path, observation_id: str) -> None:
+    data = gm_json(home, "recall", "password hashes")
+    assert observation_id in [r["observation"]["id"] for r in data["results"]]
+
+
+def test_symbols_and_symbol(home: Path, observation_id: str) -> None:
+    found = gm_json(home, "symbols", "log*", "--kind", "method")
+    assert ANCHOR in [s["ref"] for s in found]
+    assert {s["kind"] for s in found} == {"SYMBOL_KIND_METHOD"}
+    detail = gm_json(home, "symbol", ANCHOR)
+    assert detail["symbol"]["ref"] == ANCHOR
+    assert "app/api/routes.py::create_user" in [s["ref"] for s in detail["callers"]]
+    assert observation_id in [o["id"] for o in detail["observations"]]
+    out = gm(home, "symbol", ANCHOR)
+    assert out.returncode == 0
+    assert "callers" in out.stdout
+    out = gm(home, "symbols", "*", "--kind", "lambda")
+    assert out.returncode == 64
+
+
+def test_brief(home: Path, observation_id: str) -> None:
+    out = gm(home, "brief", "--file", "app/auth/service.py", "--budget", "500")
+    assert out.returncode == 0, out.stderr
+    assert "login compares password hashes" in out.stdout
+    data = gm_json(home, "brief", "--file", "app/auth/service.py")
+    assert observation_id in data["observation_ids"]
+
+
+def test_index_prints_plain_progress_when_not_a_tty(home: Path) -> None:
+    out = gm(home, "index", str(PY_REPO.relative_to(ROOT)), "--full")
+    assert out.returncode == 0, out.stderr
+    assert ": ready, " in out.stdout
+    assert "files" in out.stdout
+    assert "\x1b" not in out.stderr  # no terminal control codes
+    out = gm(home, "index", "no-such-repo")
+    assert out.returncode == 66, out.stderr
+
+
+def test_update_confirm_archive_delete(home: Path) -> None:
+    out = gm(home, "observe", "temporary note about hash_password", "--anchor",
+             "app/auth/crypto.py::hash_password")
+    assert out.returncode == 0, out.stderr
+    obs_id = out.stdout.strip()
+    updated = gm_json(home, "update", obs_id, "--text", "edited note", "--tag", "x", "y")
+    assert updated["text"] == "edited note"
+    assert sorted(updated["tags"]) == ["x", "y"]
+    confirmed = gm_json(home, "confirm", obs_id, "--by", "tester")
+    assert confirmed["confirmed_by"] == "tester"
+    archived = gm_json(home, "archive", obs_id)
+    assert archived["status"] == "OBSERVATION_STATUS_ARCHIVED"
+    assert obs_id not in [o["id"] for o in gm_json(home, "list")]
+    assert obs_id in [o["id"] for o in gm_json(home, "list", "--status", "archived")]
+    out = gm(home, "delete", obs_id)
+    assert out.returncode == 0, out.stderr
+    assert gm(home, "show", obs_id).returncode == 66
+
+
+def test_export_and_import(home: Path, observation_id: str, tmp_path: Path) -> None:
+    out = gm(home, "export")
+    assert out.returncode == 0, out.stderr
+    lines = [ln for ln in out.stdout.splitlines() if ln.strip()]
+    assert lines
+    for ln in lines:
+        json.loads(ln)
+    assert observation_id in out.stdout
+    target = tmp_path / "backup.jsonl"
+    out = gm(home, "export", str(target))
+    assert out.returncode == 0, out.stderr
+    assert target.read_text().splitlines() == lines
+    result = gm_json(home, "import", str(target))
+    assert result["imported"] == 0
+    assert result["skipped_duplicates"] > 0
+    assert gm(home, "import", str(tmp_path / "missing.jsonl")).returncode == 66
+
+
+def test_events_follow_until_interrupted(home: Path) -> None:
+    proc = subprocess.Popen([*GRAPHMEM, "events", "--json"], env=cli_env(home), cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)  # let the subscription establish
+        out = gm(home, "observe", "an event-producing note", "--anchor", "app/models.py")
+        assert out.returncode == 0, out.stderr
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        event = json.loads(line)
+        assert event["kind"] == "EVENT_KIND_OBSERVATION_CHANGED"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_zz_daemon_stop_then_status_exits_2(home: Path) -> None:
+    out = gm(home, "daemon", "stop")
+    assert out.returncode == 0, out.stderr
+    assert "stopped" in out.stdout
+    assert not (home / "run" / "graphmemd.pid").exists()
+    out = gm(home, "status")
+    assert out.returncode == 2
+    assert "start it with" in out.stderr

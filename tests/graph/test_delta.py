@@ -1,0 +1,235 @@
+"""The indexer's pure core: two in-memory parses -> a graph delta, with no daemon, thread,
+store or file. And memory's pure core: the state changes a delta causes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from graphmem.types import Anchor, Category, EventKind, Observation, ObservationStatus
+from graphmem.types import ChangeKind as ReasonKind
+from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
+from graphmemd.graph.graphstate import GraphState
+from graphmemd.graph.model import ChangeKind, Language, SymbolInfo
+from graphmemd.graph.resolution import RepoResolver, read_repo_facts
+from graphmemd.ingest.parsing import parse_source
+from graphmemd.memory.staleness import file_anchor, restale, symbol_anchor
+
+REPO = "demo-000000"
+CRYPTO_V1 = b'''
+def hash_password(password):
+    return digest(password, salt=SALT)
+
+
+def digest(value, salt):
+    return value + salt
+'''
+SERVICE = b'''
+from crypto import hash_password
+
+
+class AuthService:
+    def login(self, user, password):
+        return hash_password(password) == user.hash
+'''
+
+
+def unit(path: str, source: bytes) -> ParsedUnit:
+    parsed = parse_source(path, source, Language.PYTHON)
+    return ParsedUnit(parsed, str(hash(source)), len(source))
+
+
+def index(
+    state: GraphState, resolver: RepoResolver, files: dict[str, bytes], removed: frozenset[str] = frozenset()
+) -> GraphDelta:
+    """One indexer step, as the daemon runs it, minus the threads and the store."""
+    units = {p: unit(p, src) for p, src in files.items()}
+    cold = not state.graph.repo_files(REPO)
+    old = old_files(state.graph, REPO, [*units, *removed])
+    delta = build_delta(REPO, old, units, removed, resolver, cold=cold)
+    apply_delta(state.graph, delta)
+    return delta
+
+
+def fresh_state() -> tuple[GraphState, RepoResolver]:
+    return GraphState(), RepoResolver(REPO, read_repo_facts(Path("/nonexistent"), ()))
+
+
+def test_cold_delta_has_every_file_and_edge_but_no_symbol_diff() -> None:
+    state, resolver = fresh_state()
+    delta = index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    assert delta.cold
+    assert [f.path for f in delta.changed] == ["crypto.py", "service.py"]
+    assert delta.changes == ()
+    calls = {(a, b) for a, b, _conf in delta.edges.calls}
+    login = f"{REPO}:service.py::AuthService.login#method"
+    hash_pw = f"{REPO}:crypto.py::hash_password#function"
+    assert (login, hash_pw) in calls
+    assert state.graph.symbols[hash_pw].name == "hash_password"
+
+
+def test_body_edit_is_a_body_change_and_dependents_are_re_resolved() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    edited = CRYPTO_V1.replace(b"digest(password, salt=SALT)", b"digest(password.strip(), salt=SALT)")
+    delta = index(state, resolver, {"crypto.py": edited})
+    assert not delta.cold
+    kinds = {c.id.rsplit("::", 1)[1]: c.kind for c in delta.changes}
+    assert kinds == {"hash_password#function": ChangeKind.BODY_CHANGED}
+    assert delta.edge_sources == ("service.py",)  # it imports crypto.py: its edges are re-resolved
+    assert delta.touched == {"crypto.py"}
+
+
+def test_unchanged_content_gives_an_empty_delta() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    assert index(state, resolver, {"crypto.py": CRYPTO_V1}).empty
+
+
+def test_rename_and_removal() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    renamed = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
+    delta = index(state, resolver, {"crypto.py": renamed})
+    by_kind = {c.kind: c for c in delta.changes}
+    assert by_kind[ChangeKind.RENAMED].new is not None
+    assert by_kind[ChangeKind.RENAMED].new.qualname == "make_digest"
+    gone = index(state, resolver, {}, removed=frozenset({"service.py"}))
+    assert gone.removed == ("service.py",)
+    assert {c.kind for c in gone.changes} == {ChangeKind.REMOVED}
+    assert f"{REPO}:service.py" not in state.graph.files
+
+
+def observation(oid: str, *anchors: Anchor) -> Observation:
+    now = time.time()
+    return Observation(
+        id=oid, repo_id=REPO, text=oid, category=Category.CONSTRAINT, created_at=now, updated_at=now, anchors=anchors
+    )
+
+
+def test_memory_core_marks_stale_follows_renames_and_returns_to_fresh() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    g = state.graph
+    on_hash = observation("a", symbol_anchor(g.symbols[f"{REPO}:crypto.py::hash_password#function"]))
+    on_digest = observation("b", symbol_anchor(g.symbols[f"{REPO}:crypto.py::digest#function"]))
+    fp = state.file_fingerprint(REPO, "service.py")
+    assert fp is not None
+    on_file = observation("c", file_anchor(REPO, "service.py", fp))
+
+    edited = CRYPTO_V1.replace(b"salt=SALT)", b"salt=PEPPER)")
+    delta = index(state, resolver, {"crypto.py": edited})
+    changes = restale(delta, [on_hash, on_digest, on_file], state, time.time(), "c1")
+    assert [(c.after.id, c.after.status, c.event) for c in changes] == [
+        ("a", ObservationStatus.STALE, EventKind.OBSERVATION_STALE)
+    ]
+    stale = changes[0].after
+    assert stale.stale_reasons[0].change is ReasonKind.BODY_CHANGED
+    assert stale.stale_reasons[0].commit == "c1"
+
+    back = index(state, resolver, {"crypto.py": CRYPTO_V1})
+    (revert,) = restale(back, [stale], state, time.time(), "c2")
+    assert revert.after.status is ObservationStatus.FRESH
+    assert revert.event is EventKind.OBSERVATION_FRESH
+
+    renamed = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
+    moved = index(state, resolver, {"crypto.py": renamed})
+    by_id = {c.after.id: c for c in restale(moved, [on_hash, on_digest], state, time.time(), "c3")}
+    follow = by_id["b"].after
+    assert follow.anchors[0].ref == "crypto.py::make_digest"
+    assert follow.needs_review
+    assert follow.stale_reasons[0].change is ReasonKind.RENAMED
+
+
+def test_memory_core_ignores_what_the_delta_did_not_change() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    o = observation("a", symbol_anchor(state.graph.symbols[f"{REPO}:crypto.py::hash_password#function"]))
+    reformatted = CRYPTO_V1.replace(b"(password, salt=SALT)", b"(  password,   salt = SALT )  # comment")
+    delta = index(state, resolver, {"crypto.py": reformatted})
+    assert restale(delta, [o], state, time.time(), "") == []
+
+
+def test_parser_upgrade_rebases_matching_anchors_instead_of_marking_them_stale() -> None:
+    """A delta from a new parser (``rebase``): anchors that matched the old parser's
+    fingerprints take the new ones; an anchor that was already stale stays stale."""
+    from dataclasses import replace
+
+    from graphmemd.graph.delta import OldFile
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    current = state.graph.file_symbols(REPO, "crypto.py")
+    # what the old parser had computed for the same code
+    old_syms = tuple(replace(s, body_hash="old-" + s.body_hash, sig_hash="old-" + s.sig_hash) for s in current)
+    old = {"crypto.py": OldFile("crypto.py", "h", old_syms)}
+    hash_old = next(s for s in old_syms if s.name == "hash_password")
+    matched = observation("a", symbol_anchor(hash_old))
+    was_stale = observation("b", replace(symbol_anchor(hash_old), body_hash="something-else"))
+    delta = build_delta(
+        REPO, old, {"crypto.py": unit("crypto.py", CRYPTO_V1)}, (), resolver, cold=False, full=True, rebase=True
+    )
+    assert {c.kind for c in delta.changes} == {ChangeKind.SIGNATURE_CHANGED}
+    by_id = {c.after.id: c.after for c in restale(delta, [matched, was_stale], state, time.time(), "")}
+    assert by_id["a"].status is ObservationStatus.FRESH
+    assert by_id["a"].anchors[0].body_hash == next(s.body_hash for s in current if s.name == "hash_password")
+    assert by_id["b"].status is ObservationStatus.STALE
+
+
+def test_impacts_are_the_callers_of_a_re_signed_symbol_read_before_the_delta() -> None:
+    from graphmemd.graph.delta import impacts_of
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    resigned = CRYPTO_V1.replace(b"def hash_password(password):", b"def hash_password(password, pepper):")
+    units = {"crypto.py": unit("crypto.py", resigned)}
+    delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
+    (impact,) = [i for i in impacts_of(state.graph, delta, hops=1) if i.dependent.endswith("#method")]
+    assert impact.dependent == f"{REPO}:service.py::AuthService.login#method"
+    assert impact.dependency.qualname == "hash_password"
+    assert impact.change is ChangeKind.SIGNATURE_CHANGED
+    assert impacts_of(state.graph, delta, hops=0) == ()
+
+
+def test_rename_and_back_returns_the_observation_to_fresh() -> None:
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    o = observation("a", symbol_anchor(state.graph.symbols[f"{REPO}:crypto.py::digest#function"]))
+    there = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
+    (away,) = restale(index(state, resolver, {"crypto.py": there}), [o], state, time.time(), "")
+    assert away.after.needs_review
+    assert away.after.anchors[0].ref == "crypto.py::make_digest"
+    (back,) = restale(index(state, resolver, {"crypto.py": CRYPTO_V1}), [away.after], state, time.time(), "")
+    assert back.after.anchors[0].ref == "crypto.py::digest"
+    assert back.after.status is ObservationStatus.FRESH
+    assert back.after.stale_reasons == ()
+    assert not back.after.needs_review
+
+
+def test_parser_upgrade_carries_anchors_of_symbols_the_new_parser_names_differently() -> None:
+    """An overload the old parser called ``digest~2`` and the new one ``digest``: same bytes,
+    same place in the file, so the anchor moves to the new id, fresh."""
+    from dataclasses import replace
+
+    from graphmemd.graph.delta import OldFile
+    from graphmemd.graph.model import symbol_id
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1})
+    current = state.graph.file_symbols(REPO, "crypto.py")
+    content = unit("crypto.py", CRYPTO_V1)
+
+    def old_name(s: SymbolInfo) -> SymbolInfo:
+        if s.name != "digest":
+            return s
+        return replace(s, qualname="digest~2", id=symbol_id(REPO, "crypto.py", "digest~2", s.kind), body_hash="old")
+
+    old_syms = tuple(old_name(s) for s in current)
+    old = {"crypto.py": OldFile("crypto.py", content.content_hash, old_syms)}
+    anchored = observation("a", symbol_anchor(next(s for s in old_syms if s.qualname == "digest~2")))
+    delta = build_delta(REPO, old, {"crypto.py": content}, (), resolver, cold=False, full=True, rebase=True)
+    assert [(o.qualname, n.qualname) for o, n in delta.renamed_by_parser] == [("digest~2", "digest")]
+    (change,) = restale(delta, [anchored], state, time.time(), "")
+    assert change.after.status is ObservationStatus.FRESH
+    assert change.after.anchors[0].ref == "crypto.py::digest"
+    assert change.after.anchors[0].symbol_id == f"{REPO}:crypto.py::digest#function"

@@ -1,0 +1,172 @@
+"""Golden parse output: the full ``parse_source`` result (symbols with their fingerprints,
+calls, imports, typed names, inheritance, exports) of a few sources in every language,
+pinned by digest.
+
+Speed work on the extractor must not change a single byte of it: fingerprints are stored,
+and a changed fingerprint marks observations stale (or needs a scheme upgrade). A deliberate
+change of the output is a fingerprint scheme change (``FINGERPRINT_SCHEME``) or an
+extraction change: update the digests in the same commit, saying why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from graphmemd.ingest.parsing import parse_source
+
+FP_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures_fp"
+
+PY = b'''"""Module docstring."""
+from __future__ import annotations
+import os, sys as system; import typing
+from .pkg import (a, b as c,)
+from typing import *
+
+__all__ = ["Store", 'helper']
+
+
+def deco(f):  # a comment
+    return f
+
+
+@deco
+class Store(Base, metaclass=Meta):
+    """A store."""
+
+    limit: int = 0X1F + 1_000 + 1E5 + 3j
+
+    def __init__(self, path: str, conn: Connection | None = None) -> None:
+        self.path = path; self.conn = conn
+        self.cache = Cache(path)
+
+    @typing.overload
+    def get(self, k: int) -> int: ...
+    @typing.overload
+    def get(self, k: str) -> str: ...
+    def get(self, k):
+        return self.cache.get(k) if k else (lambda y: y + 1)(k)
+
+    @property
+    def size(self) -> int:
+        def inner(x, *args, **kwargs):
+            class Local:
+                pass
+            return [i ** 2 for i in range(x) if i % 2] or {'a': f"{x!r:>{10}} {x=}"}
+        with open(self.path) as fh, lock():
+            total = inner(len(fh.read()))
+        try:
+            pass
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(rb'\\x41' b"\\x41" U'\\N{EM DASH}' "a" 'b') from exc
+        elif_like = 1 if total else 2
+        return total
+
+
+def helper(a, b=(1, 2), *, c: "Store" = None) -> Store:
+    if a:
+        return Store(a)
+    elif b:
+        return os.path.join(a, b)
+    else:
+        for x in a: yield x
+    return system.exit(await_it(a) + -b * (c or 1))
+'''
+
+GO = b"""package server
+
+import (
+\t"fmt"
+\tauth "example.com/app/auth"
+)
+
+type Server struct{ base Base }
+
+func (s *Server) Handle(req *Request) (*Response, error) {
+\tresp := NewResponse(req) // build
+\tfmt.Println("a\\tb", 0x1F, 1e5)
+\tfor i := 0; i < 3; i++ {
+\t\tgo func() { s.base.Run(i) }()
+\t}
+\treturn resp, auth.Check(req)
+}
+"""
+
+JAVA = b"""package com.example.app;
+
+import java.util.List;
+import static java.lang.Math.*;
+
+public class Repo extends Base implements Store, Closeable {
+    private final List<String> items = new ArrayList<>();
+
+    public Repo(String name) { super(name); }
+
+    /** Saves. */
+    public void save(String item) { items.add(item); this.log("saved " + item); }
+    public void save(String item, int n) { for (int i = 0; i < n; i++) save(item); }
+    int size() { return items.size() + 0x1F; }
+}
+"""
+
+RUST = b"""use std::collections::{HashMap, hash_map::Entry};
+use crate::store::Store as S;
+mod util;
+
+pub struct Cache { map: HashMap<String, u32> }
+
+impl Cache {
+    pub fn new() -> Self { Cache { map: HashMap::new() } }
+    fn get(&self, k: &str) -> Option<u32> {
+        let v = self.map.get(k).copied(); // lookup
+        println!("{} {}", k, 0xFF_u8);
+        v
+    }
+}
+
+impl S for Cache {
+    fn load(&mut self) { let s = String::from("a\\tb"); self.map.insert(s, 1_000); }
+}
+"""
+
+SOURCES: dict[str, bytes] = {
+    "m.py": PY,
+    "server.go": GO,
+    "Repo.java": JAVA,
+    "cache.rs": RUST,
+    "styles.js": (FP_FIXTURES / "styles.js").read_bytes(),
+    "styles.ts": (FP_FIXTURES / "styles.ts").read_bytes(),
+    "styles.tsx": (FP_FIXTURES / "styles.tsx").read_bytes(),
+}
+
+# sha256 of repr(parse_source(path, source)), first 16 hex digits; "#1": scheme=1
+GOLDEN = {
+    "Repo.java": "57bfa23f58f3abf6",
+    "Repo.java#1": "5305c778dcbddb2d",
+    "cache.rs": "a768bf46d25978a5",
+    "cache.rs#1": "9e989f11026a0495",
+    "m.py": "18d16dc117d0098e",
+    "m.py#1": "73840e760479e112",
+    "server.go": "580376110f07aafb",
+    "server.go#1": "86654c053e64239f",
+    "styles.js": "bd43c1fd750b5ff8",
+    "styles.js#1": "7d5f10781790fd51",
+    "styles.ts": "0bbea6e7f14c4d02",
+    "styles.tsx": "1068eb026086f422",
+}
+
+
+def _digest(path: str) -> str:
+    name, _, scheme = path.partition("#")
+    parsed = parse_source(name, SOURCES[name], scheme=int(scheme or 2))
+    return hashlib.sha256(repr(parsed).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN))
+def test_parse_output_is_unchanged(path: str) -> None:
+    assert _digest(path) == GOLDEN[path]
+
+
+def test_every_source_is_pinned() -> None:
+    assert {p.partition("#")[0] for p in GOLDEN} == set(SOURCES)

@@ -1,0 +1,234 @@
+"""Co-change pure core (no git): parsing ``git log -p -U0`` output, weights, renames,
+incremental extension, persistence form; plus the shell against a real git history."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from graphmemd.retrieval.cochange import MAX_COMMIT_FILES, CoChange, CommitChange, commit_weight, def_name, parse_log
+from graphmemd.retrieval.cochange_git import CoChangeFiles, CoChangeKeeper, CoChangeMiner
+from graphmemd.retrieval.cosignal import FILE_SHARE, cochange_signals, node_signal
+
+LOG = """\
+\x00c3 300
+
+diff --git a/pkg/app.py b/pkg/app.py
+index 1..2 100644
+--- a/pkg/app.py
++++ b/pkg/app.py
+@@ -10,2 +10,3 @@ class App:
+-        x = 1
++        x = 2
+@@ -40,0 +41,4 @@ def run(self):
++    def close(self):
++        pass
+diff --git a/pkg/db.py b/pkg/db.py
+--- a/pkg/db.py
++++ b/pkg/db.py
+@@ -5 +5 @@ def connect(url):
+-    return open(url)
++    return open(url, "rb")
+\x00c2 200
+
+diff --git a/old/util.py b/pkg/util.py
+similarity index 90%
+rename from old/util.py
+rename to pkg/util.py
+--- a/old/util.py
++++ b/pkg/util.py
+@@ -1 +1 @@ def helper():
+-    pass
++    return 1
+diff --git a/README.md b/README.md
+--- a/README.md
++++ b/README.md
+@@ -1 +1 @@
+-old
++new
+\x00c1 100
+
+diff --git a/old/util.py b/old/util.py
+--- a/old/util.py
++++ b/old/util.py
+@@ -3 +3 @@ def helper():
+-    a
++    b
+diff --git a/pkg/app.py b/pkg/app.py
+--- a/pkg/app.py
++++ b/pkg/app.py
+@@ -12 +12 @@ def run(self):
+---- a comment line that starts with dashes
++--- still content, not a header
+diff --git a/gone.py b/gone.py
+deleted file mode 100644
+--- a/gone.py
++++ /dev/null
+@@ -1,2 +0,0 @@
+-def vanished():
+-    pass
+"""
+
+
+def test_parse_log_files_symbols_and_renames() -> None:
+    commits = parse_log(LOG.splitlines())
+    assert [c.sha for c in commits] == ["c3", "c2", "c1"]
+    c3, c2, c1 = commits
+    assert c3.time == 300
+    assert c3.files == ("pkg/app.py", "pkg/db.py")
+    # header context App (first hunk), close (a definition line: the run header is ignored), connect
+    assert c3.symbols == ("pkg/app.py::App", "pkg/app.py::close", "pkg/db.py::connect")
+    assert c2.renames == (("old/util.py", "pkg/util.py"),)
+    assert c2.files == ("pkg/util.py", "README.md")
+    assert c2.symbols == ("pkg/util.py::helper",)
+    # a removed line starting with "---" inside a hunk is content, not a file header
+    assert c1.files == ("old/util.py", "pkg/app.py", "gone.py")
+    assert "pkg/app.py::run" in c1.symbols
+    assert "gone.py::vanished" in c1.symbols
+
+
+def test_a_commit_too_large_to_count_keeps_its_files_and_renames_but_names_no_symbols() -> None:
+    blocks = [
+        f"diff --git a/m{i}.py b/m{i}.py\n--- a/m{i}.py\n+++ b/m{i}.py\n@@ -1 +1 @@ def f{i}():\n-    x\n+def g{i}():\n"
+        for i in range(MAX_COMMIT_FILES + 5)
+    ]
+    rename = "diff --git a/old.py b/new.py\nsimilarity index 100%\nrename from old.py\nrename to new.py\n"
+    small = "diff --git a/s.py b/s.py\n--- a/s.py\n+++ b/s.py\n@@ -1 +1 @@ def run():\n+def helper():\n"
+    log = "\x00big 20\n" + "".join(blocks) + rename + "\x00small 10\n" + small
+    big, little = parse_log(log.splitlines())
+    assert len(big.files) == MAX_COMMIT_FILES + 6
+    assert big.renames == (("old.py", "new.py"),)
+    # the first MAX_COMMIT_FILES files' symbols may be read; none past the limit
+    assert not any(sym.startswith(f"m{MAX_COMMIT_FILES + 1}.py") for sym in big.symbols)
+    assert little.symbols == ("s.py::helper",)  # (a definition first: the header is the one before)
+
+
+def test_def_name_per_language() -> None:
+    assert def_name("    def push(self, x):") == "push"
+    assert def_name("class AppContext(Base):") == "AppContext"
+    assert def_name("func (s *Server) Handle(w http.ResponseWriter) {") == "Handle"
+    assert def_name("pub fn new(x: i32) -> Self {") == "new"
+    assert def_name("export async function load(url) {") == "load"
+    assert def_name("x = compute(1)") is None
+    assert def_name("public void save(Item item) {", header=True) == "save"
+
+
+def test_renames_make_older_paths_current_and_counts() -> None:
+    co = CoChange.build("c3", parse_log(LOG.splitlines()))
+    # c1's old/util.py is pkg/util.py as of the mined head
+    assert co.commits[2].files[0] == "pkg/util.py"
+    assert co.touches("pkg/util.py") == 2
+    assert co.touches("pkg/util.py::helper") == 2
+    partners = {p.key: p for p in co.partners("pkg/util.py")}
+    assert set(partners) == {"README.md", "pkg/app.py", "gone.py"}
+    app = partners["pkg/app.py"]
+    assert (app.together, app.total) == (1, 2)
+    # strength = shared weight / (own weight + smoothing)
+    own = commit_weight(2) + commit_weight(3)
+    assert app.strength == pytest.approx(commit_weight(3) / (own + 1.0))
+    sym = {p.key for p in co.partners("pkg/util.py::helper")}
+    assert sym == {"pkg/app.py::run", "gone.py::vanished"}
+    # a file's symbol partners: what a file query ranks
+    assert "pkg/app.py::run" in {p.key for p in co.partners("pkg/util.py", symbols=True)}
+    assert co.strength("pkg/util.py", "pkg/app.py") == app
+
+
+def test_large_commits_are_skipped_but_their_renames_apply() -> None:
+    big = CommitChange("big", 50, tuple(f"new/f{i}.py" for i in range(MAX_COMMIT_FILES + 1)),
+                       renames=tuple((f"old/f{i}.py", f"new/f{i}.py") for i in range(MAX_COMMIT_FILES + 1)))
+    old = CommitChange("old", 10, ("old/f1.py", "old/f2.py"))
+    co = CoChange.build("big", [big, old])
+    assert [c.sha for c in co.commits] == ["old"]
+    assert co.commits[0].files == ("new/f1.py", "new/f2.py")
+    assert commit_weight(2) > commit_weight(30)
+
+
+def test_extend_prepends_applies_new_renames_and_keeps_the_window() -> None:
+    base = CoChange.build("b", [CommitChange("b", 2, ("a.py", "b.py")), CommitChange("a", 1, ("a.py", "c.py"))],
+                          window=3)
+    newer = [CommitChange("d", 4, ("z.py", "b.py"), renames=(("a.py", "z.py"),)),
+             CommitChange("c", 3, ("a.py", "b.py"))]
+    co = base.extend("d", newer)
+    assert co.head == "d"
+    assert [c.sha for c in co.commits] == ["d", "c", "b"]  # window 3: the oldest fell out
+    assert co.commits[1].files == ("z.py", "b.py")
+    assert co.commits[2].files == ("z.py", "b.py")
+    assert co.partners("z.py")[0].key == "b.py"
+    assert co.partners("z.py")[0].together == 3
+    back = CoChange.from_json(co.to_json())
+    assert back is not None
+    assert back.commits == [CommitChange(c.sha, c.time, c.files, c.symbols) for c in co.commits]
+    assert CoChange.from_json({"version": 99}) is None
+
+
+def test_signals_map_partners_onto_graph_nodes() -> None:
+    co = CoChange.build("h", [CommitChange("h", 1, ("a.py", "b.py"), ("a.py::f", "b.py::g")),
+                              CommitChange("g", 0, ("a.py", "b.py"), ("a.py::f",))])
+    files = {"a.py": "r:a.py", "b.py": "r:b.py"}
+    syms = {("b.py", "g"): ["r:b.py::g#function"], ("b.py", "h"): ["r:b.py::h#function"]}
+    sig, partners = cochange_signals(co, ["a.py"], [], files.get, lambda p, n: syms.get((p, n), []))
+    assert partners == ["r:b.py"]
+    assert sig["r:b.py"].together == 2
+    assert sig["r:b.py::g#function"].together == 1
+    file_of = {"r:b.py::g#function": "r:b.py", "r:b.py::h#function": "r:b.py"}.get
+    inherited = node_signal(sig, "r:b.py::h#function", file_of)
+    assert inherited is not None
+    assert inherited.strength == pytest.approx(sig["r:b.py"].strength * FILE_SHARE)
+    assert "changed together with a.py in 2 of the last 2 commits" in sig["r:b.py"].why("b.py")
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false", *args],
+                   cwd=root, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_miner_and_keeper_on_a_real_history(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    (root / "b.py").write_text("def g():\n    return 1\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "one")
+    for i in range(2, 4):
+        (root / "a.py").write_text(f"def f():\n    return {i}\n")
+        (root / "b.py").write_text(f"def g():\n    return {i}\n")
+        _git(root, "commit", "-qam", f"change {i}")
+    keeper = CoChangeKeeper(tmp_path / "data")
+    co = keeper.refresh("r", root)
+    assert co is not None
+    assert len(co) == 3
+    assert {p.key: p.together for p in co.partners("a.py::f")} == {"b.py::g": 3}
+    assert keeper.get("r") is co
+    saved = CoChangeFiles(tmp_path / "data" / "cochange").load("r")
+    assert saved is not None
+    assert saved.head == co.head
+    # a restart reloads the saved file: nothing is mined while HEAD has not moved
+    reloaded = CoChangeKeeper(tmp_path / "data")
+
+    def no_git(*_a: object) -> None:
+        raise AssertionError("mined again instead of reloading")
+
+    reloaded.miner.mine = no_git  # type: ignore[method-assign,assignment]
+    reloaded.miner.extend = no_git  # type: ignore[method-assign,assignment]
+    again0 = reloaded.refresh("r", root)
+    assert again0 is not None
+    assert again0.commits == co.commits
+    # HEAD moves: only the new commit is read (extend), and it is persisted
+    (root / "a.py").write_text("def f():\n    return 9\n")
+    (root / "c.py").write_text("def h():\n    pass\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "four")
+    again = CoChangeKeeper(tmp_path / "data").refresh("r", root)
+    assert again is not None
+    assert len(again) == 4
+    assert again.partners("a.py")[0].key == "b.py"
+    assert again.strength("c.py", "a.py") is not None
+    # a tree without git has no co-change
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert CoChangeKeeper(tmp_path / "data").refresh("p", plain) is None
+    assert CoChangeMiner().mine(plain, "") is None

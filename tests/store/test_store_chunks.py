@@ -1,0 +1,125 @@
+"""Bulk loads in chunks, and the database reopened after bulk work so that Kùzu returns the
+memory it keeps while open: the rows all arrive, and the reopens happen where they should
+(during a load; after a bulk read, at the store writer's next check)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from graphmemd.graph.model import (
+    Confidence,
+    FileRecord,
+    Language,
+    ParsedFile,
+    ParsedSymbol,
+    ResolvedEdges,
+    SymbolKind,
+    symbol_id,
+)
+from graphmemd.store import engine as store_module
+from graphmemd.store.engine import Store, load_chunks
+
+R = "r"
+
+
+def _file(i: int, symbols: int, body: str = "b") -> tuple[FileRecord, ParsedFile]:
+    syms = tuple(
+        ParsedSymbol(f"f{k}", f"f{k}", SymbolKind.FUNCTION, None, k + 1, k + 1, 0, 1, f"def f{k}()", "s", body)
+        for k in range(symbols)
+    )
+    parsed = ParsedFile(f"m{i}.py", Language.PYTHON, symbols=syms)
+    return FileRecord(R, parsed.path, Language.PYTHON, f"h{i}-{body}", 10, 1.0), parsed
+
+
+def _calls(n: int) -> ResolvedEdges:
+    """Each file's ``f0`` calls the next file's."""
+    fn = SymbolKind.FUNCTION
+    return ResolvedEdges(
+        calls=tuple(
+            (symbol_id(R, f"m{i}.py", "f0", fn), symbol_id(R, f"m{i + 1}.py", "f0", fn), Confidence.IMPORT)
+            for i in range(n - 1)
+        )
+    )
+
+
+@pytest.fixture
+def opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Store, list[int]]]:
+    """A real store, and a list that counts how often its database was (re)opened."""
+    opens = [0]
+    connect = Store._connect
+
+    def counting(self: Store) -> Any:
+        opens[0] += 1
+        return connect(self)
+
+    monkeypatch.setattr(Store, "_connect", counting)
+    s = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, max_db_size_gb=1)
+    try:
+        yield s, opens
+    finally:
+        s.close()
+
+
+def test_chunks_end_at_the_file_or_symbol_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_FILES", 3)
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_SYMBOLS", 10)
+    files = [_file(i, n) for i, n in enumerate([1, 1, 1, 1, 12, 2, 4, 4, 0])]
+    chunks = load_chunks(files)
+    # 3 files; then the file that reaches 10 symbols ends its chunk; then 2 + 4 + 4 = 10
+    assert [len(c) for c in chunks] == [3, 2, 3, 1]
+    assert [f for c in chunks for f in c] == files
+    assert load_chunks([]) == []
+
+
+def test_a_load_of_several_chunks_writes_every_row_and_reopens_between_them(
+    opened: tuple[Store, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s, opens = opened
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_SYMBOLS", 4)
+    first = [_file(i, 2) for i in range(6)]  # 3 chunks of 2 files
+    assert len(load_chunks(first)) == 3
+    before = opens[0]
+    s.replace_files(R, first, (), _calls(6))
+    assert opens[0] - before == 3  # after each chunk (the edges follow the last one)
+
+    # replacing them all: the bulk delete is followed by a reopen too
+    second = [_file(i, 2, body="c") for i in range(6)]
+    before = opens[0]
+    s.replace_files(R, second, (), _calls(6))
+    assert opens[0] - before == 4
+    files, symbols, graph = s.load_repo_graph(R)
+    assert sorted(f.content_hash for f in files) == sorted(rec.content_hash for rec, _ in second)
+    assert len(symbols) == 12
+    assert {x.body_hash for x in symbols} == {"c"}
+    assert set(graph.edges.calls) == set(_calls(6).calls)
+    assert not graph.contains
+    assert len(graph.defines) == 12
+
+
+def test_a_one_chunk_write_does_not_reopen(opened: tuple[Store, list[int]]) -> None:
+    s, opens = opened
+    s.replace_files(R, [_file(0, 2)], (), ResolvedEdges())
+    before = opens[0]
+    s.replace_files(R, [_file(0, 2, body="c")], (), ResolvedEdges())
+    assert opens[0] == before
+
+
+def test_reading_every_edge_back_has_the_database_reopened_at_the_next_check(
+    opened: tuple[Store, list[int]],
+) -> None:
+    s, opens = opened
+    s.replace_files(R, [_file(i, 1) for i in range(3)], (), _calls(3))
+    s.recycle_if_due(every=0)
+    before = opens[0]
+    edges = s.load_resolved_edges(R)
+    assert set(edges.calls) == set(_calls(3).calls)
+    assert opens[0] == before  # not by the reader
+    assert s.recycle_if_due()  # the store writer's check after its next job
+    assert opens[0] == before + 1
+    assert s.file_hashes(R) == {f"m{i}.py": f"h{i}-b" for i in range(3)}  # still answers
+    assert not s.recycle_if_due()
+    s.load_repo_graph(R)
+    assert s.recycle_if_due()
