@@ -71,6 +71,7 @@ __all__ = ["EX_USAGE", "build_parser", "freshness_line", "main", "marker", "to_j
 EX_USAGE = 64
 EX_INTERRUPTED = 130
 STATUS_TIMEOUT = 2.0
+COMPLETION_SHELLS = ("bash", "zsh", "fish")
 START_HINT = "start it with: graphmem daemon start --repo PATH"
 
 _E = TypeVar("_E", bound=Enum)
@@ -211,6 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("uninstall", cmd_daemon_uninstall, "stop the login service and remove its unit/agent", daemon_verbs)
     p.add_argument("--no-enable", action="store_true", help="only remove the file; print the commands to run")
 
+    p = verb("completion", cmd_completion, "print the shell completion script for bash, zsh or fish")
+    p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell to complete in")
+    p.epilog = (
+        "bash: eval \"$(graphmem completion bash)\" in ~/.bashrc; "
+        "zsh: eval \"$(graphmem completion zsh)\" in ~/.zshrc (after compinit); "
+        "fish: graphmem completion fish > ~/.config/fish/completions/graphmem.fish"
+    )
     p = verb("status", cmd_status, "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
     json_flag(p)
 
@@ -1373,9 +1381,21 @@ def _usage(message: str) -> _UsageError:
 # ---------------------------------------------------------------------------- main
 
 
+def cmd_completion(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """Print the completion script for ``args.shell`` (argcomplete's, registered for ``graphmem``)."""
+    from argcomplete.shell_integration import shellcode
+
+    print(shellcode(["graphmem"], shell=args.shell), file=ctx.out)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``graphmem`` command; returns the exit code."""
     parser = build_parser()
+    if "_ARGCOMPLETE" in os.environ:  # a shell asks for completions (graphmem completion SHELL)
+        import argcomplete
+
+        argcomplete.autocomplete(parser)  # prints the completions and exits
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help/--version (0) and usage errors (64)
