@@ -289,6 +289,15 @@ class ObservationService(pbg.ObservationServiceServicer):
         imported, dupes, errors = self.core.import_lines(request.lines, request.repo)
         return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=errors)
 
+    @_rpc
+    def CheckKnowledge(
+        self, request: pb.CheckKnowledgeRequest, context: grpc.ServicerContext
+    ) -> pb.CheckKnowledgeResponse:
+        """Every reference to code in the knowledge files that is not OK (first cut: none yet)."""
+        view = self.core.view
+        rt = view.repo(request.repo)
+        return pb.CheckKnowledgeResponse(freshness=convert.freshness_to_proto(view.freshness([rt])))
+
 
 class RetrievalService(pbg.RetrievalServiceServicer):
     """Ranked retrieval and session briefs."""
