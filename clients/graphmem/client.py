@@ -53,7 +53,6 @@ from graphmem.types import (
     EventKind,
     ImportResult,
     IndexProgress,
-    KnowledgeCheck,
     Observation,
     ObservationStatus,
     RecallResult,
@@ -380,12 +379,6 @@ class GraphMem:
             p(obs, "ImportObservations"),
             service_pb2.ImportObservationsRequest,
             service_pb2.ImportObservationsResponse,
-        )
-        self._check_knowledge = _unary(
-            ch,
-            p(obs, "CheckKnowledge"),
-            service_pb2.CheckKnowledgeRequest,
-            service_pb2.CheckKnowledgeResponse,
         )
         self._retrieve = _unary(
             ch, p("RetrievalService", "Retrieve"), service_pb2.RetrieveRequest, service_pb2.RetrieveResponse
@@ -725,23 +718,6 @@ class GraphMem:
         request = service_pb2.ImportObservationsRequest(lines=cleaned, repo=_local_path(repo) if repo else "")
         resp = self._call(self._import, request)
         return convert.import_result_from_proto(resp)
-
-    def check_knowledge(
-        self, repo: str = "", paths: Sequence[str] = (), *, wait_current: bool = True
-    ) -> KnowledgeCheck:
-        """Every reference to code in the repository's knowledge files that is not OK
-        (dangling, stale, suspect), limited to ``paths`` (files or folders) when given.
-
-        With ``wait_current`` the daemon first waits until the index is current, bounded by
-        this client's ``timeout``. ``repo`` defaults to the working directory's repository."""
-
-        def send(hint: str) -> KnowledgeCheck:
-            request = service_pb2.CheckKnowledgeRequest(
-                repo=hint, paths=_local_paths(paths), wait_current=wait_current
-            )
-            return convert.knowledge_check_from_proto(self._call(self._check_knowledge, request))
-
-        return self._scoped(repo, send)
 
     # ------------------------------------------------------------------ retrieval
 

@@ -47,15 +47,12 @@ from graphmem.types import (
     ImportResult,
     IndexProgress,
     IndexState,
-    KnowledgeCheck,
-    KnowledgeReference,
     LanguageResolution,
     Observation,
     ObservationAction,
     ObservationStatus,
     Recalled,
     RecallResult,
-    ReferenceState,
     RepoFreshness,
     Repository,
     Resolved,
@@ -100,10 +97,6 @@ __all__ = [
     "index_progress_to_proto",
     "index_state_from_proto",
     "index_state_to_proto",
-    "knowledge_check_from_proto",
-    "knowledge_check_to_proto",
-    "knowledge_reference_from_proto",
-    "knowledge_reference_to_proto",
     "language_resolution_from_proto",
     "language_resolution_to_proto",
     "observation_from_proto",
@@ -179,7 +172,6 @@ _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
 _EDGE_CONFIDENCE = _EnumMap(EdgeConfidence, types_pb2.EdgeConfidence, "EDGE_CONFIDENCE_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
 _OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
-_REFERENCE_STATE = _EnumMap(ReferenceState, types_pb2.ReferenceState, "REFERENCE_STATE_")
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
@@ -910,66 +902,3 @@ def import_result_to_proto(r: ImportResult) -> service_pb2.ImportObservationsRes
 def import_result_from_proto(m: service_pb2.ImportObservationsResponse) -> ImportResult:
     """An ``ImportResult`` from its proto form."""
     return ImportResult(imported=m.imported, skipped_duplicates=m.skipped_duplicates, errors=tuple(m.errors))
-
-
-# ---------------------------------------------------------------------------- knowledge check
-
-
-def knowledge_reference_to_proto(r: KnowledgeReference) -> types_pb2.KnowledgeReference:
-    """The proto form of a ``KnowledgeReference``."""
-    return types_pb2.KnowledgeReference(
-        text=r.text,
-        path=r.path,
-        line=r.line,
-        column=r.column,
-        end_line=r.end_line,
-        end_column=r.end_column,
-        target_ref=r.target_ref,
-        state=cast(types_pb2.ReferenceState, _REFERENCE_STATE.number(r.state)),
-        reason=r.reason,
-        renamed_to=r.renamed_to,
-        commit=r.commit,
-        close_matches=r.close_matches,
-        observation_id=r.observation_id,
-    )
-
-
-def knowledge_reference_from_proto(m: types_pb2.KnowledgeReference) -> KnowledgeReference:
-    """A ``KnowledgeReference`` from its proto form (an unknown state decodes to ``OK``)."""
-    return KnowledgeReference(
-        text=m.text,
-        path=m.path,
-        line=m.line,
-        column=m.column,
-        end_line=m.end_line or m.line,
-        end_column=m.end_column,
-        state=_REFERENCE_STATE.member(m.state) or ReferenceState.OK,
-        target_ref=m.target_ref,
-        reason=m.reason,
-        renamed_to=m.renamed_to,
-        commit=m.commit,
-        close_matches=tuple(m.close_matches),
-        observation_id=m.observation_id,
-    )
-
-
-def knowledge_check_to_proto(c: KnowledgeCheck) -> service_pb2.CheckKnowledgeResponse:
-    """The proto form of a ``KnowledgeCheck``."""
-    return service_pb2.CheckKnowledgeResponse(
-        references=[knowledge_reference_to_proto(r) for r in c.references],
-        files_checked=c.files_checked,
-        units=c.units,
-        references_checked=c.references_checked,
-        freshness=_optional_freshness_to_proto(c.freshness),
-    )
-
-
-def knowledge_check_from_proto(m: service_pb2.CheckKnowledgeResponse) -> KnowledgeCheck:
-    """A ``KnowledgeCheck`` from its proto form."""
-    return KnowledgeCheck(
-        references=tuple(knowledge_reference_from_proto(r) for r in m.references),
-        files_checked=m.files_checked,
-        units=m.units,
-        references_checked=m.references_checked,
-        freshness=freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
-    )

@@ -24,15 +24,12 @@ __all__ = [
     "ImportResult",
     "IndexProgress",
     "IndexState",
-    "KnowledgeCheck",
-    "KnowledgeReference",
     "LanguageResolution",
     "Observation",
     "ObservationAction",
     "ObservationStatus",
     "RecallResult",
     "Recalled",
-    "ReferenceState",
     "RepoFreshness",
     "Repository",
     "Resolved",
@@ -260,48 +257,6 @@ class Freshness:
 
     current: bool
     repositories: tuple[RepoFreshness, ...] = ()
-
-
-class ReferenceState(str, Enum):
-    """How a reference to code inside a knowledge file stands against the code now."""
-
-    OK = "ok"
-    DANGLING = "dangling"  # the named symbol or path no longer exists (removed or renamed)
-    STALE = "stale"  # its signature changed after the unit's lines were last committed
-    SUSPECT = "suspect"  # its body changed after that
-
-
-@dataclass(frozen=True, slots=True)
-class KnowledgeReference:
-    """One reference to code inside a knowledge unit, with its exact span in the file.
-
-    ``line``/``column`` are 1-based; ``column`` and ``end_column`` count characters (Unicode
-    code points), ``end_column`` is exclusive (SARIF's ``endColumn``)."""
-
-    text: str
-    path: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    state: ReferenceState
-    target_ref: str = ""
-    reason: str = ""
-    renamed_to: str = ""
-    commit: str = ""
-    close_matches: tuple[str, ...] = ()
-    observation_id: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class KnowledgeCheck:
-    """What checking the knowledge files found: every reference that is not OK, and counts."""
-
-    references: tuple[KnowledgeReference, ...] = ()
-    files_checked: int = 0
-    units: int = 0
-    references_checked: int = 0
-    freshness: Freshness | None = None
 
 
 @dataclass(frozen=True, slots=True)
