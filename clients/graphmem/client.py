@@ -53,6 +53,7 @@ from graphmem.types import (
     EventKind,
     ImportResult,
     IndexProgress,
+    KnowledgeCheck,
     Observation,
     ObservationStatus,
     RecallResult,
@@ -380,6 +381,12 @@ class GraphMem:
             service_pb2.ImportObservationsRequest,
             service_pb2.ImportObservationsResponse,
         )
+        self._check_knowledge = _unary(
+            ch,
+            p(obs, "CheckKnowledge"),
+            service_pb2.CheckKnowledgeRequest,
+            service_pb2.CheckKnowledgeResponse,
+        )
         self._retrieve = _unary(
             ch, p("RetrievalService", "Retrieve"), service_pb2.RetrieveRequest, service_pb2.RetrieveResponse
         )
@@ -604,10 +611,12 @@ class GraphMem:
         supersedes: Sequence[str] = (),
         contradicts: Sequence[str] = (),
         idempotency_key: str | None = None,
+        shared: bool = False,
     ) -> Observation:
         """Save an observation anchored to code (``"path::Qualified.name"``, a file path,
         or a symbol id). Retries UNAVAILABLE / DEADLINE_EXCEEDED a few times with the same
-        idempotency key, so a retried create never saves twice."""
+        idempotency key, so a retried create never saves twice. ``shared``: written as
+        ``.graphmem/notes/<id>.md`` in the repository (it travels with git)."""
         request = service_pb2.CreateObservationRequest(
             repo="",
             text=text,
@@ -619,7 +628,9 @@ class GraphMem:
             supersedes=supersedes,
             contradicts=contradicts,
             idempotency_key=idempotency_key or str(uuid.uuid4()),
+            shared=shared,
         )
+
         def create(hint: str) -> Observation:
             request.repo = hint
             return convert.observation_from_proto(self._call(self._create, request))
@@ -718,6 +729,22 @@ class GraphMem:
         request = service_pb2.ImportObservationsRequest(lines=cleaned, repo=_local_path(repo) if repo else "")
         resp = self._call(self._import, request)
         return convert.import_result_from_proto(resp)
+
+    def check_knowledge(
+        self, paths: Sequence[str] = (), *, repo: str = "", wait_current: bool = True
+    ) -> KnowledgeCheck:
+        """Every reference to code in the repository's knowledge files (or in ``paths``:
+        files or folders) that is not OK — dangling, stale or suspect — with its exact span.
+        ``wait_current``: the daemon first waits (within the call's timeout) until its index
+        is current."""
+
+        def send(hint: str) -> KnowledgeCheck:
+            request = service_pb2.CheckKnowledgeRequest(
+                repo=hint, paths=_local_paths(paths), wait_current=wait_current
+            )
+            return convert.knowledge_check_from_proto(self._call(self._check_knowledge, request))
+
+        return self._scoped(repo, send)
 
     # ------------------------------------------------------------------ retrieval
 

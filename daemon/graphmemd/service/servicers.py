@@ -18,7 +18,7 @@ from google.protobuf import any_pb2
 from google.rpc import status_pb2
 from graphmem import convert
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.types import Category, EventKind, ObservationStatus
+from graphmem.types import Category, EventKind, KnowledgeCheck, ObservationStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
@@ -296,7 +296,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         """Every reference to code in the knowledge files that is not OK (first cut: none yet)."""
         view = self.core.view
         rt = view.repo(request.repo)
-        return pb.CheckKnowledgeResponse(freshness=convert.freshness_to_proto(view.freshness([rt])))
+        return convert.knowledge_check_to_proto(KnowledgeCheck((), 0, 0, 0, view.freshness([rt])))
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):
