@@ -225,11 +225,11 @@ def ask(options: CheckOptions, address: str, root: Path, err: TextIO) -> Knowled
     repo = None if options.one_shot else _registered(address, root)
     if repo is not None:
         with GraphMem(address, timeout=options.wait) as client:
-            return client.check_knowledge(repo.id, paths, wait_current=True)
+            return client.check_knowledge(paths, repo=repo.id, wait_current=True)
     why = "--one-shot" if options.one_shot else "no running daemon has it registered"
     print(f"graphmem: check: indexing {root} in a one-shot daemon ({why})", file=err)
     with one_shot_daemon(root, options.wait) as client:
-        return client.check_knowledge(str(root), paths, wait_current=True)
+        return client.check_knowledge(paths, repo=str(root), wait_current=True)
 
 
 def run_check(options: CheckOptions, *, address: str, out: TextIO, err: TextIO) -> int:
