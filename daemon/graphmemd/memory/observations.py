@@ -352,7 +352,6 @@ class ObservationBook:
     def __iter__(self) -> Iterator[Observation]:
         return iter(self.all())
 
-
     def import_observations(self, observations: Iterable[Observation]) -> tuple[int, int]:
         """Import validated observations; ids already known (live or deleted) are skipped.
         Returns (imported, skipped duplicates)."""
