@@ -1,0 +1,213 @@
+"""What the code was when a knowledge unit was written: the shell around git history for
+knowledge staleness (on the indexer thread).
+
+A unit's lines were last changed by a commit C (``git blame``; lines not committed yet, or
+no git at all: the unit was written now). For a reference that resolves today, its anchor
+takes the fingerprints the symbol had at C (the file at C parsed like any file, in the parse
+workers), so a signature or body change since C shows, with the commit that made it (the
+newest commit after C among the symbol's lines). For a reference that does not resolve
+today, the names of C's versions of the files changed since are searched: one found there
+is dangling — renamed (the symbol diff finds it under its new name, or its body elsewhere)
+or removed, with the first commit after C that no longer has it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from graphmem.types import Anchor, ChangeKind, StaleReason
+
+from graphmemd.graph.diff import diff_symbols, kind_family
+from graphmemd.graph.knowledge_refs import RefIndex, Resolution
+from graphmemd.graph.model import SymbolInfo, symbols_of
+from graphmemd.ingest.githistory import GitHistory
+from graphmemd.ingest.gitparse import BlameLine
+from graphmemd.ingest.knowledge.model import TargetKind, TextRef
+from graphmemd.ingest.parse_pool import ParsePool
+from graphmemd.ingest.parsing import language_for_path
+from graphmemd.memory.anchors import CodeView, evaluate_anchor, file_anchor, symbol_anchor
+
+logger = logging.getLogger(__name__)
+
+#: At most this many old versions of one file are parsed to find when a symbol went away.
+MAX_BISECT_PARSES = 8
+#: Old files parsed per unit commit when looking for a name that no longer resolves.
+MAX_CANDIDATES = 40
+
+UnitCommit = tuple[str, int] | None  # (commit, committer time); None: written now
+
+
+def unit_commit(blame: dict[int, BlameLine], start: int, end: int) -> UnitCommit:
+    """The commit that last changed any of lines ``start..end`` (None: one is not committed)."""
+    lines = [blame.get(n) for n in range(start, end + 1)]
+    if not lines or any(b is None or not b.committed for b in lines):
+        return None
+    newest = max((b for b in lines if b is not None), key=lambda b: b.time)
+    return newest.commit, newest.time
+
+
+class KnowledgeHistory:
+    """One knowledge pass's view of history: old parses are cached by content."""
+
+    def __init__(
+        self, repo_id: str, git: GitHistory, pool: Callable[[], ParsePool], code: CodeView, now: float
+    ) -> None:
+        self.repo_id = repo_id
+        self.git = git
+        self._pool = pool
+        self.code = code
+        self.now = now
+        self._parsed: dict[str, list[SymbolInfo] | None] = {}  # content digest -> symbols
+
+    # ------------------------------------------------------------------ old parses
+
+    def old_symbols(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[SymbolInfo] | None]:
+        """The symbols of ``path`` at ``commit`` for each (commit, path); None: not there."""
+        pairs = list(dict.fromkeys(wanted))
+        blobs = self.git.blobs(pairs)
+        digests = {k: hashlib.blake2b(b, digest_size=16).hexdigest() for k, b in blobs.items() if b is not None}
+        todo = {d: k for k, d in digests.items() if d not in self._parsed}
+        if todo:
+            self._parse({d: (k[1], blobs[k] or b"") for d, k in todo.items()})
+        return {k: self._parsed.get(digests[k]) if k in digests else None for k in pairs}
+
+    def _parse(self, files: dict[str, tuple[str, bytes]]) -> None:
+        """Parse old versions in the workers (written to a temporary directory), in rounds
+        where each path occurs once (outcomes are matched by path)."""
+        rounds: list[dict[str, tuple[str, Path]]] = []
+        with tempfile.TemporaryDirectory(prefix="gm-history-") as tmp:
+            for i, (digest, (path, data)) in enumerate(files.items()):
+                self._parsed[digest] = None
+                target = Path(tmp) / str(i) / Path(path).name
+                target.parent.mkdir()
+                target.write_bytes(data)
+                slot = next((r for r in rounds if path not in r), None)
+                if slot is None:
+                    slot = {}
+                    rounds.append(slot)
+                slot[path] = (digest, target)
+            for r in rounds:
+                for out in self._pool().parse_many([(path, target) for path, (_, target) in r.items()]):
+                    if out.parsed is not None:
+                        self._parsed[r[out.path][0]] = symbols_of(self.repo_id, out.parsed)
+
+    # ------------------------------------------------------------------ resolved references
+
+    def baseline(self, res: Resolution, when: UnitCommit) -> tuple[Anchor, tuple[StaleReason, ...]]:
+        """The anchor of what ``res`` names, with the fingerprints it had at ``when``, and the
+        reason it no longer matches (with the commit that changed it), if any."""
+        s = res.symbol
+        if s is None:
+            fp = self.code.file_fingerprint(self.repo_id, res.path) or ""
+            return file_anchor(self.repo_id, res.path, fp), ()
+        now = symbol_anchor(s)
+        if when is None or not self._changed_since(res.path, when[1]):
+            return now, ()
+        old_syms = self.old_symbols([(when[0], res.path)])[(when[0], res.path)]
+        old = next((o for o in old_syms or () if o.qualname == s.qualname and o.kind is s.kind), None)
+        if old is None:
+            return now, ()
+        anchor = replace(now, signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
+        r = evaluate_anchor(anchor, self.code, self.now, self.change_commit(s, when))
+        return anchor, (r,) if r is not None else ()
+
+    def _changed_since(self, path: str, since: int) -> bool:
+        if path in self.git.dirty():
+            return True
+        return any(t > since for _, t in self.git.commits(path))
+
+    def change_commit(self, s: SymbolInfo, when: UnitCommit) -> str:
+        """The newest commit after ``when`` among the symbol's lines ("" when one of them is
+        not committed, or nothing is known)."""
+        blame = self.git.blame(s.path)
+        lines = [blame.get(n) for n in range(s.start_line, s.end_line + 1)]
+        if not blame or any(b is not None and not b.committed for b in lines):
+            return ""
+        since = when[1] if when is not None else -1
+        newer = [b for b in lines if b is not None and b.time > since]
+        return max(newer, key=lambda b: b.time).commit if newer else ""
+
+    # ------------------------------------------------------------------ dangling references
+
+    def named_at(self, ref: TextRef, when: UnitCommit, index_now: RefIndex) -> tuple[Anchor, StaleReason] | None:
+        """What ``ref`` (which resolves to nothing today) named at ``when``, and why it is
+        dangling now; None when it named no code then either."""
+        if when is None:
+            return None
+        changes = [c for c in self.git.changed_since(when[0]) if language_for_path(c[1]) is not None]
+        if ref.target_kind is TargetKind.PATH:
+            return self._path_at(ref, when, changes)
+        word = re.compile(rf"\b{re.escape(ref.target.rsplit('.', 1)[-1])}\b")
+        olds = [c for c in changes if c[0] in "MDR"]
+        blobs = self.git.blobs((when[0], old) for _, old, _ in olds)
+        hits = [c for c in olds if (b := blobs.get((when[0], c[1]))) and word.search(b.decode("utf-8", "replace"))]
+        parsed = self.old_symbols((when[0], old) for _, old, _ in hits[:MAX_CANDIDATES])
+        old_index = RefIndex([s for syms in parsed.values() for s in syms or ()], [old for _, old, _ in hits])
+        found = old_index.resolve_name(ref.target, ref.module)
+        if found is None or found.symbol is None:
+            return None
+        o = found.symbol
+        new_path = next((new for _, old, new in hits if old == o.path), o.path)
+        moved = _moved(o, parsed.get((when[0], o.path)) or [], new_path, index_now.symbols)
+        commit = self._gone_commit(o, when)
+        if moved is not None:
+            detail = f"{o.ref} was renamed or moved to {moved.ref}"
+            reason = StaleReason(
+                o.ref, ChangeKind.RENAMED, self.now, o.signature, moved.signature, moved.ref, commit, detail
+            )
+            return symbol_anchor(moved), reason
+        reason = StaleReason(
+            o.ref, ChangeKind.REMOVED, self.now, o.signature, commit=commit, detail=f"{o.ref} was removed"
+        )
+        return symbol_anchor(o), reason
+
+    def _gone_commit(self, o: SymbolInfo, when: tuple[str, int]) -> str:
+        """The first commit after ``when`` whose version of ``o``'s file no longer has it
+        (binary search over the commits that touched the file; "" when not found)."""
+        commits = [c for c, t in reversed(self.git.commits(o.path)) if t > when[1]]
+        lo, hi, parses = 0, len(commits) - 1, 0
+        found = ""
+        while lo <= hi and parses < MAX_BISECT_PARSES:
+            mid = (lo + hi) // 2
+            syms = self.old_symbols([(commits[mid], o.path)])[(commits[mid], o.path)]
+            parses += 1
+            if syms is None or not any(s.qualname == o.qualname and s.kind is o.kind for s in syms):
+                found, hi = commits[mid], mid - 1
+            else:
+                lo = mid + 1
+        return found
+
+    def _path_at(
+        self, ref: TextRef, when: tuple[str, int], changes: list[tuple[str, str, str]]
+    ) -> tuple[Anchor, StaleReason] | None:
+        """A file path that existed at ``when`` and is gone: moved (a rename) or removed."""
+        gone = next((c for c in changes if c[1] == ref.target and c[0] in "DR"), None)
+        if gone is None:
+            return None
+        if gone[0] == "R":
+            moved = file_anchor(self.repo_id, gone[2], self.code.file_fingerprint(self.repo_id, gone[2]) or "")
+            detail = f"{ref.target} was renamed or moved to {gone[2]}"
+            return moved, StaleReason(ref.target, ChangeKind.RENAMED, self.now, new_ref=gone[2], detail=detail)
+        removed = StaleReason(ref.target, ChangeKind.REMOVED, self.now, detail=f"file {ref.target} was removed")
+        return file_anchor(self.repo_id, ref.target, ""), removed
+
+
+def _moved(o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, now: list[SymbolInfo]) -> SymbolInfo | None:
+    """Where ``o`` went: the symbol diff of its file (renamed in place or in the renamed
+    file), else the one symbol of the repository with its body (moved elsewhere)."""
+    current = [s for s in now if s.path == new_path]
+    for c in diff_symbols([s.state() for s in old_file], [s.state() for s in current]):
+        if c.kind.value == "renamed" and c.old is not None and c.old.id == o.id and c.new is not None:
+            return next((s for s in current if s.id == c.new.id), None)
+    same = [
+        s
+        for s in now
+        if s.body_hash == o.body_hash and kind_family(s.kind) == kind_family(o.kind) and s.qualname != o.qualname
+    ]
+    return same[0] if len(same) == 1 and o.body_hash else None
