@@ -42,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +50,8 @@ from typing import Any
 from benchlib import ROOT, DaemonProc, check_quiet, load_average, short_home
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import docs_oracle as oracle  # noqa: E402
-from graphmem.types import KnowledgeCheck, ReferenceState  # noqa: E402
+import docs_oracle as oracle
+from graphmem.types import KnowledgeCheck, ReferenceState
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 if not CORPORA.is_dir():
@@ -108,7 +108,7 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
     docs: dict[tuple[str, str], list[oracle.DocRef]] = {}
     names_by_code: dict[frozenset[tuple[str, str]], oracle.CodeNames] = {}
     history = History(commits)
-    seen_resolving: set[tuple[str, tuple[str, ...], bool]] = set()
+    seen_resolving: set[tuple[str, str, tuple[str, ...], bool]] = set()
     ever_dangling: set[tuple[str, str, tuple[str, ...]]] = set()
     previous: frozenset[tuple[str, int, str]] = frozenset()
     for i, commit in enumerate(commits):
@@ -132,11 +132,11 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
                 refs = docs[(path, blob)] = oracle.extract(path, blobs.text(blob))
             for ref in refs:
                 ok = resolves(ref)
-                k = (ref.target, ref.context, ref.is_path)
+                k = (ref.path, ref.target, ref.context, ref.is_path)
                 judged.append(Judged(ref, ok, not ok and k in seen_resolving))
         for j in judged:
             if j.resolves:
-                seen_resolving.add((j.ref.target, j.ref.context, j.ref.is_path))
+                seen_resolving.add((j.ref.path, j.ref.target, j.ref.context, j.ref.is_path))
         dangling = [j for j in judged if j.dangling]
         history.dangling[commit] = dangling
         history.refs[commit] = len(judged)
@@ -386,6 +386,7 @@ def run_corpus(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
             "stopped_resolving_events": history.events,
             "commits_where_dangling_changed": len(history.changed),
             "knowledge_globs": list(oracle.DEFAULT_KNOWLEDGE_GLOBS),
+            "knowledge_excludes": list(oracle.DEFAULT_KNOWLEDGE_EXCLUDES),
         }
         out["replay"] = replay(repo, history, plan, args.timeout)
     if not args.no_timing:

@@ -17,10 +17,13 @@ no longer exists, judged without any of graphmem's code.
   text that is written like a name (a dotted name, a call ``f()``, a decorator ``@f``, or
   an identifier of 3+ characters), and links or code spans naming a repository path.
 
+  A bare identifier names a module-level object or a module (not a class member), and not
+  one of Python's own special names (``__init__``).
+
 Judged: a reference **stopped resolving** at commit ``c`` when its target does not resolve
-at ``c`` although it resolved at an earlier commit at which the same target was referenced
-in the knowledge files (so a name written only after it was gone, or a name that never was
-the repository's code — ``typing.ClassVar``, ``functools.partial`` — is not dangling).
+at ``c`` although, at an earlier commit, the same file referenced the same target and it
+resolved (so a name written only after it was gone, or one that never was the repository's
+code — ``typing.ClassVar``, ``functools.partial`` — is not dangling).
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ import re
 import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -377,40 +379,41 @@ class CodeNames:
 
 # ---------------------------------------------------------------------------- knowledge files
 
-#: The knowledge files the oracle judges: graphmem's documented default set (agent
-#: instructions, decision records, ``docs/``/``doc/``, root-level Markdown and
-#: reStructuredText, shared notes). Passed in by the benchmark, which prints it.
+#: The knowledge files the oracle judges: graphmem's documented default set (docs/knowledge.md),
+#: written out here as gitignore-style globs: agent instructions, decision records,
+#: documentation (``docs/``, ``doc/``, root-level Markdown and reStructuredText) and shared
+#: notes, without change logs (they name old code on purpose) and licences. The set is a
+#: configuration both sides share, not a judgement: the benchmark prints it.
 DEFAULT_KNOWLEDGE_GLOBS: tuple[str, ...] = (
-    "CLAUDE.md",
-    "AGENTS.md",
-    "GEMINI.md",
-    ".github/copilot-instructions.md",
-    ".cursor/rules/*.mdc",
-    ".windsurfrules",
-    "docs/**",
-    "doc/**",
-    "*.md",
-    "*.rst",
-    "*.mdx",
-    ".graphmem/notes/*.md",
-)
+    "CLAUDE.md", "AGENTS.md", "GEMINI.md", "/.github/copilot-instructions.md",
+    "/.github/instructions/*.instructions.md", "/.cursor/rules/**/*.mdc", "/.cursor/rules/**/*.md",
+    "/.cursorrules", "/.windsurfrules", "/.windsurf/rules/*.md", "/.clinerules",
+    "/docs/**/*.md", "/docs/**/*.rst", "/docs/**/*.mdx", "/doc/**/*.md", "/doc/**/*.rst", "/doc/**/*.mdx",
+    "/adr/**/*.md", "/*.md", "/*.rst", "/*.mdx", "/.graphmem/notes/*.md",
+)  # fmt: skip
+DEFAULT_KNOWLEDGE_EXCLUDES: tuple[str, ...] = (
+    "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*NOTES*", "changelog.*", "changes.*",
+    "changelog.d/", "changelog/", "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
+)  # fmt: skip
 KNOWLEDGE_SUFFIXES: tuple[str, ...] = (".md", ".mdx", ".mdc", ".rst")
+_SPECS: Any = None
 
 
-def is_knowledge_file(path: str, globs: Iterable[str] = DEFAULT_KNOWLEDGE_GLOBS) -> bool:
-    """Whether ``path`` is a knowledge file of the judged set."""
-    if not (path.endswith(KNOWLEDGE_SUFFIXES) or path == ".windsurfrules"):
+def is_knowledge_file(path: str) -> bool:
+    """Whether ``path`` is a knowledge file of the judged set (Markdown or reStructuredText
+    only: the oracle reads those two formats)."""
+    global _SPECS
+    if not path.endswith(KNOWLEDGE_SUFFIXES):
         return False
-    for pattern in globs:
-        if pattern.endswith("/**"):
-            if path.startswith(pattern[:-2]):
-                return True
-        elif "/" not in pattern:  # a root-level name
-            if "/" not in path and fnmatchcase(path, pattern):
-                return True
-        elif fnmatchcase(path, pattern):
-            return True
-    return False
+    if _SPECS is None:
+        import pathspec
+
+        _SPECS = (
+            pathspec.PathSpec.from_lines("gitignore", DEFAULT_KNOWLEDGE_GLOBS),
+            pathspec.PathSpec.from_lines("gitignore", DEFAULT_KNOWLEDGE_EXCLUDES),
+        )
+    include, exclude = _SPECS
+    return bool(include.match_file(path)) and not exclude.match_file(path)
 
 
 @dataclass(frozen=True)

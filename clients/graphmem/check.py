@@ -202,12 +202,23 @@ def one_shot_daemon(root: Path, wait: float) -> Iterator[GraphMem]:
         address = unix_target(resolve_paths(home).socket)
         with GraphMem(address, timeout=max(deadline - time.monotonic(), 1.0)) as client:
             _wait_indexed(client, root, deadline)
-            client.timeout = max(deadline - time.monotonic(), 1.0)
             yield client
     finally:
         with contextlib.suppress(GraphMemError):
             stop_daemon(home, timeout=_STOP_S)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _current_check(client: GraphMem, repo: str, paths: Sequence[str], deadline: float) -> KnowledgeCheck:
+    """``CheckKnowledge`` (asking the daemon to wait until its index is current), asked again
+    until the answer says the index was current or the deadline passes (then the last
+    answer, whose freshness the output reports)."""
+    while True:
+        client.timeout = max(deadline - time.monotonic(), 1.0)
+        check = client.check_knowledge(paths, repo=repo, wait_current=True)
+        if check.freshness is None or check.freshness.current or time.monotonic() >= deadline:
+            return check
+        time.sleep(_POLL_S)
 
 
 def _registered(address: str, root: Path) -> Repository | None:
@@ -222,14 +233,15 @@ def ask(options: CheckOptions, address: str, root: Path, err: TextIO) -> Knowled
     """The daemon's answer for ``root``: the running daemon's when it knows the repository
     (and ``--one-shot`` is off), else a one-shot daemon's."""
     paths = _target_paths(options.paths, root)
+    deadline = time.monotonic() + options.wait
     repo = None if options.one_shot else _registered(address, root)
     if repo is not None:
         with GraphMem(address, timeout=options.wait) as client:
-            return client.check_knowledge(paths, repo=repo.id, wait_current=True)
+            return _current_check(client, repo.id, paths, deadline)
     why = "--one-shot" if options.one_shot else "no running daemon has it registered"
     print(f"graphmem: check: indexing {root} in a one-shot daemon ({why})", file=err)
     with one_shot_daemon(root, options.wait) as client:
-        return client.check_knowledge(paths, repo=str(root), wait_current=True)
+        return _current_check(client, str(root), paths, deadline)
 
 
 def run_check(options: CheckOptions, *, address: str, out: TextIO, err: TextIO) -> int:
