@@ -739,9 +739,7 @@ class GraphMem:
         is current."""
 
         def send(hint: str) -> KnowledgeCheck:
-            request = service_pb2.CheckKnowledgeRequest(
-                repo=hint, paths=_local_paths(paths), wait_current=wait_current
-            )
+            request = service_pb2.CheckKnowledgeRequest(repo=hint, paths=_local_paths(paths), wait_current=wait_current)
             return convert.knowledge_check_from_proto(self._call(self._check_knowledge, request))
 
         return self._scoped(repo, send)
@@ -794,6 +792,7 @@ class GraphMem:
         include_stale: bool = False,
     ) -> Brief:
         """The top observations for a working set, rendered as prompt-ready text."""
+
         def send(hint: str) -> Brief:
             request = service_pb2.SessionBriefRequest(
                 repo=hint,
@@ -830,6 +829,7 @@ class GraphMem:
 
     def symbol(self, ref: str, *, repo: str = "") -> SymbolDetail:
         """One symbol (``"path::qualname"`` or id) with callers, callees and observations."""
+
         def send(hint: str) -> SymbolDetail:
             request = service_pb2.GetSymbolRequest(repo=hint, ref=ref)
             return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
@@ -838,9 +838,7 @@ class GraphMem:
 
     # ------------------------------------------------------------------ events
 
-    def events(
-        self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None
-    ) -> EventStream:
+    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None) -> EventStream:
         """Subscribe to live events (all kinds when ``kinds`` is empty). ``after_seq``: resume
         after that sequence number (the buffered events after it come first; an
         ``EVENTS_LOST`` event reports what is no longer buffered)."""

@@ -244,11 +244,27 @@ class KnowledgeKeeper:
 
 
 def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) -> StaleReason:
-    if r.commit or r.change not in (ChangeKind.SIGNATURE_CHANGED, ChangeKind.BODY_CHANGED):
+    """``r`` with the commit that made the change, once it is committed."""
+    if r.commit:
         return r
-    a = next((a for a in o.anchors if a.ref == r.anchor_ref), None)
-    s = ctx.history.code.symbol(a.symbol_id) if a is not None else None
-    commit = ctx.history.change_commit(s, when) if s is not None else ""
+    code = ctx.history.code
+    commit = ""
+    if r.change is ChangeKind.RENAMED:
+        path, _, qualname = r.anchor_ref.rpartition("::")
+        new = next((a for a in o.anchors if a.ref == r.new_ref), None)
+        kind = new.symbol_id.rpartition("#")[2] if new is not None else ""
+        commit = ctx.history.gone_commit(path, qualname, kind, when) if path and kind else ""
+    elif r.change is ChangeKind.DEPENDENCY_CHANGED:
+        dep = code.symbol(r.dependency_id)
+        commit = ctx.history.change_commit(dep, when) if dep is not None else ""
+    else:
+        a = next((a for a in o.anchors if a.ref == r.anchor_ref), None)
+        s = code.symbol(a.symbol_id) if a is not None and a.symbol_id else None
+        if s is not None:
+            commit = ctx.history.change_commit(s, when)
+        elif a is not None and a.symbol_id and r.change is ChangeKind.REMOVED:
+            qualname, _, kind = a.symbol_id.rpartition("::")[2].rpartition("#")
+            commit = ctx.history.gone_commit(a.path, qualname, kind, when)
     return replace(r, commit=commit) if commit else r
 
 

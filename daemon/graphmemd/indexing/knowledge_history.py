@@ -107,7 +107,7 @@ class KnowledgeHistory:
             fp = self.code.file_fingerprint(self.repo_id, res.path) or ""
             return file_anchor(self.repo_id, res.path, fp), ()
         now = symbol_anchor(s)
-        if when is None or not self._changed_since(res.path, when[1]):
+        if when is None or not self._changed_since(res.path, when):
             return now, ()
         old_syms = self.old_symbols([(when[0], res.path)])[(when[0], res.path)]
         old = next((o for o in old_syms or () if o.qualname == s.qualname and o.kind is s.kind), None)
@@ -117,10 +117,12 @@ class KnowledgeHistory:
         r = evaluate_anchor(anchor, self.code, self.now, self.change_commit(s, when))
         return anchor, (r,) if r is not None else ()
 
-    def _changed_since(self, path: str, since: int) -> bool:
+    def _changed_since(self, path: str, when: tuple[str, int]) -> bool:
+        """Whether ``path`` changed after commit ``when`` (a commit of the same second that
+        is not ``when`` itself counts: committer times have one-second steps)."""
         if path in self.git.dirty():
             return True
-        return any(t > since for _, t in self.git.commits(path))
+        return any(t > when[1] or (t == when[1] and c != when[0]) for c, t in self.git.commits(path))
 
     def change_commit(self, s: SymbolInfo, when: UnitCommit) -> str:
         """The newest commit after ``when`` among the symbol's lines ("" when one of them is
@@ -129,8 +131,8 @@ class KnowledgeHistory:
         lines = [blame.get(n) for n in range(s.start_line, s.end_line + 1)]
         if not blame or any(b is not None and not b.committed for b in lines):
             return ""
-        since = when[1] if when is not None else -1
-        newer = [b for b in lines if b is not None and b.time > since]
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        newer = [b for b in lines if b is not None and (b.time > since or (b.time == since and b.commit != own))]
         return max(newer, key=lambda b: b.time).commit if newer else ""
 
     # ------------------------------------------------------------------ dangling references
@@ -155,7 +157,7 @@ class KnowledgeHistory:
         o = found.symbol
         new_path = next((new for _, old, new in hits if old == o.path), o.path)
         moved = _moved(o, parsed.get((when[0], o.path)) or [], new_path, index_now.symbols)
-        commit = self._gone_commit(o, when)
+        commit = self.gone_commit(o.path, o.qualname, o.kind.value, when)
         if moved is not None:
             detail = f"{o.ref} was renamed or moved to {moved.ref}"
             reason = StaleReason(
@@ -167,17 +169,18 @@ class KnowledgeHistory:
         )
         return symbol_anchor(o), reason
 
-    def _gone_commit(self, o: SymbolInfo, when: tuple[str, int]) -> str:
-        """The first commit after ``when`` whose version of ``o``'s file no longer has it
-        (binary search over the commits that touched the file; "" when not found)."""
-        commits = [c for c, t in reversed(self.git.commits(o.path)) if t > when[1]]
+    def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:
+        """The first commit after ``when`` whose version of ``path`` no longer defines
+        ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        commits = [c for c, t in reversed(self.git.commits(path)) if t > since or (t == since and c != own)]
         lo, hi, parses = 0, len(commits) - 1, 0
         found = ""
         while lo <= hi and parses < MAX_BISECT_PARSES:
             mid = (lo + hi) // 2
-            syms = self.old_symbols([(commits[mid], o.path)])[(commits[mid], o.path)]
+            syms = self.old_symbols([(commits[mid], path)])[(commits[mid], path)]
             parses += 1
-            if syms is None or not any(s.qualname == o.qualname and s.kind is o.kind for s in syms):
+            if syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms):
                 found, hi = commits[mid], mid - 1
             else:
                 lo = mid + 1

@@ -20,7 +20,7 @@ it replaces ``staleness.reevaluate`` for knowledge observations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -29,6 +29,7 @@ from graphmem.types import (
     AnchorKind,
     Category,
     ChangeKind,
+    KnowledgeCheck,
     KnowledgeKind,
     KnowledgeReference,
     KnowledgeSource,
@@ -44,7 +45,7 @@ from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, evaluate_anchor
 from graphmemd.memory.obsdoc import MAX_DOC_ANCHORS, MAX_TEXT
 
-__all__ = ["RefFinding", "UnitFinding", "grade", "reference_states", "unit_observation"]
+__all__ = ["RefFinding", "UnitFinding", "check_references", "grade", "reference_states", "unit_observation"]
 
 _LIVE: Final = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
 _DANGLING: Final = (ChangeKind.REMOVED, ChangeKind.RENAMED)
@@ -154,7 +155,9 @@ def grade(o: Observation, code: CodeView, now: float, commit: str, suspects: Seq
             continue
         reasons.append(previous.get((r.anchor_ref, r.change, ""), r))
     changed = {r.anchor_ref for r in reasons}
-    deps = {(r.anchor_ref, r.dependency_id): r for r in (*o.stale_reasons, *suspects)}
+    deps = {(r.anchor_ref, r.dependency_id): r for r in o.stale_reasons}
+    for r in suspects:  # a new one: its commit is named once the change is committed
+        deps.setdefault((r.anchor_ref, r.dependency_id), replace(r, commit=""))
     for (anchor_ref, _), r in sorted(deps.items()):
         dep = code.symbol(r.dependency_id) if r.change is ChangeKind.DEPENDENCY_CHANGED else None
         holds = r.change is ChangeKind.DEPENDENCY_CHANGED and (dep is None or dep.sig_hash != r.dependency_sig_hash)
@@ -194,15 +197,16 @@ def _state(r: StaleReason, strong: bool) -> ReferenceState:
 def _sentence(ref: KnowledgeReference, r: StaleReason) -> str:
     when = f" in {r.commit[:7]}" if r.commit else " (not committed yet)"
     new = r.new_ref.rpartition("::")[2] or r.new_ref
+    name = _name_of(ref, r.anchor_ref)
     if r.change is ChangeKind.RENAMED:
-        return f"`{ref.text}` was renamed to `{new}`{when}"
+        return f"`{name}` was renamed to `{new}`{when}"
     if r.change is ChangeKind.REMOVED:
-        return f"`{ref.text}` was removed{when}"
+        return f"`{name}` was removed{when}"
     if r.change is ChangeKind.SIGNATURE_CHANGED:
         return f"the signature of `{r.anchor_ref}` changed{when}: `{r.old_signature}` -> `{r.new_signature}`"
     if r.change is ChangeKind.BODY_CHANGED:
         return f"the body of `{r.anchor_ref}` changed{when}"
-    return r.detail
+    return f"{r.detail}{when}"
 
 
 def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
@@ -227,3 +231,39 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
             )
         )
     return tuple(out)
+
+
+def check_references(
+    units: Sequence[Observation], files: int, close: Callable[[str], tuple[str, ...]]
+) -> KnowledgeCheck:
+    """The ``CheckKnowledge`` answer over ``units`` (the units in scope, live or not): every
+    reference that is not OK, in file order, a dangling one with its close matches
+    (``close`` finds them when the unit has none stored)."""
+    out: list[KnowledgeReference] = []
+    n = 0
+    for o in units:
+        for r in o.references:
+            n += 1
+            if r.state is ReferenceState.OK:
+                continue
+            if r.state is ReferenceState.DANGLING and not r.close_matches:
+                r = replace(r, close_matches=close(_name_of(r)))
+            out.append(r)
+    out.sort(key=lambda r: (r.path, r.line, r.column, r.end_line, r.end_column, r.text))
+    return KnowledgeCheck(tuple(out), files, len(units), n)
+
+
+def _name_of(ref: KnowledgeReference, anchor_ref: str = "") -> str:
+    """The name a reference stands for: as written, or for a path or a link (``x.go#L16``)
+    the qualified name of the symbol it anchored."""
+    if "/" in ref.text or "#L" in ref.text:
+        target = anchor_ref or ref.target_ref
+        return target.rpartition("::")[2] or target
+    return _written_name(ref.text)
+
+
+def _written_name(text: str) -> str:
+    """The name a reference's text spells (``:func:`x.y``` -> ``x.y``, ``f()`` -> ``f``)."""
+    inner = text.split("`")[1] if text.count("`") >= 2 else text
+    inner = inner.rsplit("<", 1)[-1].rstrip(">") if "<" in inner else inner
+    return inner.strip().lstrip("~!.").split("(")[0].replace("::", ".").replace("#", ".")

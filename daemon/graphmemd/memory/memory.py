@@ -50,6 +50,7 @@ class NewObservation:
     supersedes: tuple[str, ...] = ()
     contradicts: tuple[str, ...] = ()
     idempotency_key: str = ""
+    shared: bool = False  # a shared note: written as a file under .graphmem/notes
 
 
 def remap_repo(o: Observation, old: str, new: str) -> Observation:

@@ -31,6 +31,7 @@ from graphmem.types import (
 
 from graphmemd.graph.text_index import TextIndex
 from graphmemd.memory.journal import Journal
+from graphmemd.memory.knowledge import reference_states
 from graphmemd.memory.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
 from graphmemd.memory.reconcile import Reconciliation
 
@@ -311,6 +312,8 @@ class ObservationBook:
                 confirmed_at=t,
                 updated_at=t,
             )
+            if new.knowledge is not None:
+                new = replace(new, references=reference_states(new))
             self._put([new])
             return new
 

@@ -177,7 +177,7 @@ def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, 
                 old_signature=a.signature,
                 new_signature=target.signature,
                 new_ref=new_ref,
-                commit=commit,
+                commit=commit if o.knowledge is None else "",  # a file's unit: named once committed
                 detail=f"{a.ref} was renamed or moved to {new_ref}",
             )
         )

@@ -18,7 +18,7 @@ from google.protobuf import any_pb2
 from google.rpc import status_pb2
 from graphmem import convert
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.types import Category, EventKind, KnowledgeCheck, ObservationStatus
+from graphmem.types import Category, EventKind, ObservationStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
@@ -177,6 +177,7 @@ class ObservationService(pbg.ObservationServiceServicer):
             supersedes=tuple(request.supersedes),
             contradicts=tuple(request.contradicts),
             idempotency_key=request.idempotency_key,
+            shared=request.shared,
         )
         o = self.core.create_observation(request.repo, new)
         return convert.observation_to_proto(o)
@@ -293,10 +294,15 @@ class ObservationService(pbg.ObservationServiceServicer):
     def CheckKnowledge(
         self, request: pb.CheckKnowledgeRequest, context: grpc.ServicerContext
     ) -> pb.CheckKnowledgeResponse:
-        """Every reference to code in the knowledge files that is not OK (first cut: none yet)."""
-        view = self.core.view
-        rt = view.repo(request.repo)
-        return convert.knowledge_check_to_proto(KnowledgeCheck((), 0, 0, 0, view.freshness([rt])))
+        """Every reference to code in the knowledge files that is not OK (dangling, stale,
+        suspect) with its exact span; ``wait_current`` waits (within the deadline) for a
+        current index first."""
+        remaining = context.time_remaining()
+        wait = 0.0
+        if request.wait_current:
+            wait = 300.0 if remaining is None else max(0.0, remaining - 0.5)
+        found = self.core.knowledge.check(request.repo, list(request.paths), wait)
+        return convert.knowledge_check_to_proto(found)
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):
