@@ -70,7 +70,8 @@ class Blobs:
         hit = self.cache.get(blob)
         if hit is not None:
             return hit
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         self.proc.stdin.write(blob.encode() + b"\n")
         self.proc.stdin.flush()
         header = self.proc.stdout.readline().split()
@@ -90,13 +91,16 @@ class Blobs:
 # ---------------------------------------------------------------------------- code names (ast)
 
 
+_NOT_PACKAGE = frozenset({"tests", "test", "testing", "docs", "doc", "bench", "benchmarks", "examples", "typing_tests"})
+
+
 def is_package_source(path: str) -> bool:
     """A ``.py``/``.pyi`` file of the package sources (``src/…`` or a top-level package),
     not tests, docs, benchmarks or build scripts."""
     if not path.endswith((".py", ".pyi")):
         return False
     parts = path.split("/")
-    if any(p in ("tests", "test", "testing", "docs", "doc", "bench", "benchmarks", "examples", "typing_tests") for p in parts[:-1]):
+    if any(p in _NOT_PACKAGE for p in parts[:-1]):
         return False
     if parts[0] == "src":
         return len(parts) >= 3
@@ -448,7 +452,7 @@ _PROTOCOL_NAMES = frozenset(
     for t in (object, type, int, float, str, list, dict, set, tuple, bytes, BaseException, type(lambda: 0))
     for n in dir(t)
     if n.startswith("__")
-) | frozenset({"__slots__", "__post_init__", "__init_subclass__", "__set_name__", "__class_getitem__", "__match_args__"})
+) | frozenset({"__slots__", "__post_init__", "__set_name__", "__class_getitem__", "__match_args__"})
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _NAME = re.compile(rf"{_IDENT}(?:\.{_IDENT})*")
 _PATHY = re.compile(r"^[\w.\-/]+$")
@@ -481,9 +485,8 @@ def code_target(text: str) -> tuple[str, bool] | None:
         return None
     if "/" in s and _PATHY.match(s) and not s.startswith(("/", "http")):
         return s.removeprefix("./"), True
-    if _PATHY.match(s) and s.endswith(_CODE_EXT) and "." in s:
-        if s.count(".") == 1:
-            return s, True
+    if _PATHY.match(s) and s.endswith(_CODE_EXT) and s.count(".") == 1:
+        return s, True
     s = s.removeprefix("@")
     m = re.fullmatch(rf"({_IDENT}(?:\.{_IDENT})*)(\(.*\))?", s)
     if m is None:
@@ -606,7 +609,7 @@ class _RstSession:
 _SESSION: _RstSession | None = None
 
 
-def _role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None) -> Any:
+def _role(name: str, rawtext: str, text: str, lineno: int, *_: Any, **__: Any) -> Any:
     from docutils import nodes
 
     if _SESSION is not None and role_name(name) is not None:
@@ -614,7 +617,7 @@ def _role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options
     return [nodes.literal(rawtext, text)], []
 
 
-def _default_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None) -> Any:
+def _default_role(name: str, rawtext: str, text: str, lineno: int, *_: Any, **__: Any) -> Any:
     from docutils import nodes
 
     target = code_target(text)
@@ -623,14 +626,28 @@ def _default_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
     return [nodes.literal(rawtext, text)], []
 
 
+class _AnyOptions(dict[str, Any]):
+    """An option spec accepting every option (``:members:``, ``:noindex:``, …) unchecked."""
+
+    def __missing__(self, key: str) -> Any:
+        from docutils.parsers.rst import directives
+
+        return directives.unchanged
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def _directive_class(name: str) -> Any:
+    """A Sphinx Python-domain directive stand-in: records its target (``autofunction``,
+    ``function``, …) or module (``module``, ``currentmodule``), parses its content."""
     from docutils.parsers.rst import Directive
 
     class Recorded(Directive):  # type: ignore[misc]
         has_content = True
         optional_arguments = 1
         final_argument_whitespace = True
-        option_spec = None
+        option_spec = _AnyOptions()
 
         def run(self) -> list[Any]:
             from docutils import nodes
@@ -652,14 +669,35 @@ def _directive_class(name: str) -> Any:
     return Recorded
 
 
-def _ignored_directive() -> Any:
+def _container_class() -> Any:
+    """A directive whose body is text (``note``, ``versionadded``, ``seealso``): no arguments,
+    so docutils parses the first line with the rest."""
+    from docutils.parsers.rst import Directive
+
+    class Container(Directive):  # type: ignore[misc]
+        has_content = True
+        option_spec = _AnyOptions()
+
+        def run(self) -> list[Any]:
+            from docutils import nodes
+
+            node = nodes.container()
+            if self.content:
+                self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    return Container
+
+
+def _ignored_class() -> Any:
+    """A directive whose body is code or configuration (``code-block``, ``toctree``)."""
     from docutils.parsers.rst import Directive
 
     class Ignored(Directive):  # type: ignore[misc]
         has_content = True
         optional_arguments = 99
         final_argument_whitespace = True
-        option_spec = None
+        option_spec = _AnyOptions()
 
         def run(self) -> list[Any]:
             return []
@@ -667,10 +705,24 @@ def _ignored_directive() -> Any:
     return Ignored
 
 
+_CONTAINERS = (
+    "versionadded", "versionchanged", "deprecated", "seealso", "note", "warning", "tip", "important",
+    "hint", "caution", "danger", "error", "attention", "admonition", "only", "tab", "tabs", "rubric",
+)  # fmt: skip
+_IGNORED = (
+    "toctree", "literalinclude", "doctest", "testcode", "testsetup", "testoutput", "include", "autosummary",
+    "code-block", "sourcecode", "highlight", "index", "glossary", "ifconfig", "click:example", "click:run", "raw",
+    "literalinclude", "program", "option", "envvar", "tabularcolumns", "default-role",
+)  # fmt: skip
+_OTHER_ROLES = (
+    "ref", "doc", "term", "pep", "rfc", "issue", "pr", "user", "bug", "envvar", "option", "kbd", "file", "samp",
+    "command", "program", "abbr", "download", "ghuser", "gh",
+)  # fmt: skip
 _REGISTERED = False
 
 
 def _register() -> None:
+    """Register the Sphinx stand-ins with docutils (process-wide), once."""
     global _REGISTERED
     if _REGISTERED:
         return
@@ -678,16 +730,15 @@ def _register() -> None:
 
     for role in (*_PY_ROLES, *(f"py:{r}" for r in _PY_ROLES)):
         roles.register_local_role(role, _role)
-    for other in ("ref", "doc", "term", "pep", "rfc", "issue", "pr", "user", "bug", "envvar", "option", "kbd", "file", "samp", "command", "program", "abbr", "download", "ghuser", "gh"):
+    for other in _OTHER_ROLES:
         roles.register_local_role(other, lambda *a, **k: ([], []))
     for d in (*_AUTO_DIRECTIVES, *_MODULE_DIRECTIVES):
         directives.register_directive(d, _directive_class(d))
         directives.register_directive(f"py:{d}", _directive_class(f"py:{d}"))
-    for d in ("toctree", "literalinclude", "doctest", "testcode", "testsetup", "testoutput", "versionadded", "versionchanged", "deprecated", "seealso", "include", "autosummary", "tabs", "tab", "code-block", "sourcecode", "highlight", "index", "glossary", "only", "ifconfig", "click:example", "click:run", "admonition", "note", "warning", "tip", "important", "hint", "caution", "danger", "error", "attention", "raw"):
-        if d in ("versionadded", "versionchanged", "deprecated", "seealso", "note", "warning", "tip", "important", "hint", "caution", "danger", "error", "attention", "admonition", "only", "tab", "tabs"):
-            directives.register_directive(d, _directive_class(d))
-        else:
-            directives.register_directive(d, _ignored_directive())
+    for d in _CONTAINERS:
+        directives.register_directive(d, _container_class())
+    for d in _IGNORED:
+        directives.register_directive(d, _ignored_class())
     # Interpreted text without a role (Sphinx's default_role: ``any`` in attrs, ``code`` in
     # click): looked up by its canonical name, then cached under "".
     roles.register_canonical_role("oracle-default", _default_role)

@@ -109,7 +109,7 @@ def followed(repo: Path) -> Iterator[dict[str, Any]]:
         edit(crypto, "return hash_password(password) == digest", "return digest == hash_password(password)")
         commit_all(repo, "check_password: compare the other way round (body change)")
         record("body")
-        edit(crypto, "def hash_password(password: str) -> str:", "def hash_password(password: str, salt: str = SALT) -> str:")
+        edit(crypto, "(password: str) -> str:", "(password: str, salt: str = SALT) -> str:")
         edit(crypto, "(SALT + password)", "(salt + password)")
         commit_all(repo, "hash_password takes the salt (signature change)")
         record("signature")
@@ -188,7 +188,9 @@ def test_real_sarif_validates_and_regions_are_the_exact_spans(followed: dict[str
         assert result["level"] == ("note" if result["ruleId"] == "suspect-reference" else "error")
 
 
-_COMMAND = re.compile(r"^::(error|warning|notice) (file=[^,:]+,line=\d+,endLine=\d+(?:,col=\d+,endColumn=\d+)?,title=[^,:]+)::(.+)$")
+_COMMAND = re.compile(
+    r"^::(error|warning|notice) (file=[^,:]+,line=\d+,endLine=\d+(?:,col=\d+,endColumn=\d+)?,title=[^,:]+)::(.+)$"
+)
 
 
 def test_real_github_annotations(followed: dict[str, Any], repo: Path) -> None:
@@ -251,32 +253,32 @@ def test_usage_errors_exit_64(repo: Path, args: tuple[str, ...], message: str) -
 def test_the_pre_commit_hook_runs_under_pre_commit(followed: dict[str, Any], repo: Path, tmp_path: Path) -> None:
     """The manifest is valid for pre-commit, and its hook, run by pre-commit itself in the
     repository (as a local hook: installing graphmem from an index is not a test's job),
-    fails the commit on the dangling reference."""
+    fails the commit on the dangling reference (the running daemon answers)."""
     from pre_commit.clientlib import load_manifest
 
     (hook,) = load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
     assert hook["id"] == "graphmem-check"
     assert hook["pass_filenames"] is False
     local = {k: v for k, v in hook.items() if k in ("id", "name", "entry", "pass_filenames", "require_serial")}
-    config = {"repos": [{"repo": "local", "hooks": [{**local, "language": "system"}]}]}
-    work = short_tmp("gmpc") / "repo"
-    git(repo, "clone", "-q", str(repo), str(work))
-    (work / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    git(work, "add", ".pre-commit-config.yaml")
-    # a fresh clone no daemon knows, as in CI: the hook indexes it in a one-shot daemon
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc"), GRAPHMEM_HOME=str(short_tmp()), **GIT_ENV)
+    config = repo / ".pre-commit-config.yaml"
+    config.write_text(yaml.safe_dump({"repos": [{"repo": "local", "hooks": [{**local, "language": "system"}]}]}))
+    git(repo, "add", ".pre-commit-config.yaml")  # pre-commit wants its configuration staged
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pc"), GRAPHMEM_HOME=str(followed["home"]), **GIT_ENV)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.pop("GRAPHMEM_ADDRESS", None)
-    out = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        git(repo, "rm", "-q", "--cached", ".pre-commit-config.yaml")
+        config.unlink()
     assert out.returncode == 1, out.stdout + out.stderr
     assert "graphmem check" in out.stdout
     assert "Failed" in out.stdout
     assert re.search(r"CLAUDE\.md:\d+:\d+: dangling", out.stdout), out.stdout
-
