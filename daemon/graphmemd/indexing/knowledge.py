@@ -190,23 +190,30 @@ class KnowledgeKeeper:
 
     # ------------------------------------------------------------------ one reference
 
-    def _resolve(self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit) -> Resolution | None:
+    def _resolve(self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit) -> Resolution | RefFinding | None:
+        """What ``ref`` names now; a link to a line names the symbol that was there when the
+        link was written (a ``RefFinding`` when that symbol is gone since)."""
         if ref.target_kind is TargetKind.SYMBOL:
             return ctx.index.resolve_name(ref.target, ref.module)
         res = ctx.index.resolve_path(ref.target, ref.line, doc_path)
         if res is None or not ref.line or when is None:
             return res
-        old = ctx.history.old_symbols([(when[0], res.path)])[(when[0], res.path)]
-        then = enclosing(old or (), ref.line)  # the line as it was when the link was written
+        old = ctx.history.old_symbols([(when[0], res.path)])[(when[0], res.path)] or []
+        then = enclosing(old, ref.line)
         if then is None:
             return res
         now = next((s for s in ctx.index.symbols if s.path == res.path and s.qualname == then.qualname), None)
-        return Resolution(res.path, now) if now is not None else res
+        if now is not None:
+            return Resolution(res.path, now)
+        anchor, reason = ctx.history.gone(then, old, res.path, when, ctx.index.symbols)
+        return RefFinding(ref, anchor, (reason,), ctx.index.close_matches(then.qualname))
 
     def _finding(
         self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit, previous: Observation | None, unchanged: bool
     ) -> RefFinding | None:
         res = self._resolve(ctx, doc_path, ref, when)
+        if isinstance(res, RefFinding):
+            return res
         before = _before(previous, ref) if previous is not None else None
         if res is not None:
             key = res.symbol.id if res.symbol is not None else f"{ctx.rt.id}:{res.path}"

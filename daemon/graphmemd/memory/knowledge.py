@@ -105,10 +105,12 @@ def unit_observation(
         for r in rf.reasons:
             reasons.setdefault((r.anchor_ref, r.change), r)
         s = rf.ref.span
+        renamed = next((r for r in rf.reasons if r.change is ChangeKind.RENAMED and r.new_ref == rf.anchor.ref), None)
         refs.append(
             KnowledgeReference(
                 rf.ref.text, path, s.line, s.column, s.end_line, s.end_column,
-                target_ref=rf.anchor.ref, close_matches=rf.close_matches, observation_id=f.obs_id,
+                target_ref=renamed.anchor_ref if renamed else rf.anchor.ref,  # what it named when written
+                close_matches=rf.close_matches, observation_id=f.obs_id,
             )
         )  # fmt: skip
     note = f.note
