@@ -30,6 +30,7 @@ from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_unit
 from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.ingest.knowledge.read import decode, read_doc, read_note
+from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.knowledge.selection import CONFIG_FILE, parse_config
 from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.registry import RepoRuntime
@@ -194,7 +195,7 @@ class KnowledgeKeeper:
         """What ``ref`` names now; a link to a line names the symbol that was there when the
         link was written (a ``RefFinding`` when that symbol is gone since)."""
         if ref.target_kind is TargetKind.SYMBOL:
-            return ctx.index.resolve_name(ref.target, ref.module)
+            return ctx.index.resolve_name(ref.target, ref.module, wanted(ref.role))
         res = ctx.index.resolve_path(ref.target, ref.line, doc_path)
         if res is None or not ref.line or when is None:
             return res
@@ -223,6 +224,8 @@ class KnowledgeKeeper:
             return RefFinding(ref, anchor, reasons)
         if before is not None:  # it named code before: dangling now
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target))
+        if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module):
+            return None  # several symbols answer to it now: ambiguous, not gone
         got = ctx.history.named_at(ref, when, ctx.index)
         if got is None:
             return None
