@@ -82,6 +82,12 @@ def _module_keys(path: str) -> list[tuple[str, ...]]:
     return [k for k in out if k]
 
 
+_WANT: Final = {
+    "class": CONTAINER_KINDS,
+    "callable": frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD}),
+}
+
+
 def _no_imports(path: str) -> Sequence[str]:
     return ()
 
@@ -112,17 +118,34 @@ class RefIndex:
 
     # ------------------------------------------------------------------ names
 
-    def resolve_name(self, name: str, module: str = "") -> Resolution | None:
+    def resolve_name(self, name: str, module: str = "", want: str = "") -> Resolution | None:
         """What a (dotted, or ``path::qualname``) name means; None when it means nothing or
-        too many things."""
+        too many things. ``want`` narrows it as a Sphinx role does: ``module`` (a file),
+        ``class`` (a class-like symbol), ``callable`` (a function or method), "" (anything;
+        a bare word that is also a module's name is then ambiguous)."""
         if "::" in name and ("/" in name.split("::", 1)[0] or "." in name.split("::", 1)[0]):
             return self._ref_form(name)
         tries = [f"{module}.{name}"] if module and not name.startswith(module + ".") else []
         for candidate in (*tries, name):
-            found = self._dotted(candidate)
+            if want == "module":
+                files = sorted(self._modules.get(tuple(candidate.split(".")), ()), key=len)
+                found = Resolution(files[0]) if files else None
+            elif "." not in candidate and not want and (candidate,) in self._modules:
+                found = None
+            else:
+                found = self._dotted(candidate, _WANT.get(want))
             if found is not None:
                 return found
         return None
+
+    def mentions(self, name: str, module: str = "") -> bool:
+        """Whether some symbol answers to ``name`` (several may: then it is ambiguous, not gone)."""
+        for candidate in ([f"{module}.{name}"] if module else []) + [name]:
+            segs = candidate.replace("::", ".").split(".")
+            full = ".".join(segs)
+            if any(s.qualname == full or s.qualname.endswith("." + full) for s in self._by_last.get(segs[-1], ())):
+                return True
+        return False
 
     def _ref_form(self, name: str) -> Resolution | None:
         path_part, _, qual = name.rpartition("::")
@@ -132,17 +155,21 @@ class RefIndex:
             return Resolution(paths[0])
         return Resolution(hits[0].path, hits[0]) if len(hits) == 1 else None
 
-    def _dotted(self, name: str) -> Resolution | None:
+    def _dotted(self, name: str, kinds: frozenset[SymbolKind] | None = None) -> Resolution | None:
         segs = name.split(".")
         while len(segs) > 1 and segs[0] in _ROOT_WORDS:
             segs = segs[1:]
         for k in range(len(segs) - 1, 0, -1):
             found = self._in_module(tuple(segs[:k]), ".".join(segs[k:]))
-            if found is not None:
+            if found is not None and (kinds is None or (found.symbol is not None and found.symbol.kind in kinds)):
                 return found
         full = ".".join(segs)
         last = segs[-1]
-        by_qual = [s for s in self._by_last.get(last, ()) if s.qualname == full or s.qualname.endswith("." + full)]
+        by_qual = [
+            s
+            for s in self._by_last.get(last, ())
+            if (s.qualname == full or s.qualname.endswith("." + full)) and (kinds is None or s.kind in kinds)
+        ]
         if by_qual:
             return self._unique(by_qual)
         if len(segs) > 1:  # a dotted module itself (``click.testing``)

@@ -30,6 +30,7 @@ from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_unit
 from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.ingest.knowledge.read import decode, read_doc, read_note
+from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.knowledge.selection import CONFIG_FILE, parse_config
 from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.registry import RepoRuntime
@@ -190,23 +191,30 @@ class KnowledgeKeeper:
 
     # ------------------------------------------------------------------ one reference
 
-    def _resolve(self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit) -> Resolution | None:
+    def _resolve(self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit) -> Resolution | RefFinding | None:
+        """What ``ref`` names now; a link to a line names the symbol that was there when the
+        link was written (a ``RefFinding`` when that symbol is gone since)."""
         if ref.target_kind is TargetKind.SYMBOL:
-            return ctx.index.resolve_name(ref.target, ref.module)
+            return ctx.index.resolve_name(ref.target, ref.module, wanted(ref.role))
         res = ctx.index.resolve_path(ref.target, ref.line, doc_path)
         if res is None or not ref.line or when is None:
             return res
-        old = ctx.history.old_symbols([(when[0], res.path)])[(when[0], res.path)]
-        then = enclosing(old or (), ref.line)  # the line as it was when the link was written
+        old = ctx.history.old_symbols([(when[0], res.path)])[(when[0], res.path)] or []
+        then = enclosing(old, ref.line)
         if then is None:
             return res
         now = next((s for s in ctx.index.symbols if s.path == res.path and s.qualname == then.qualname), None)
-        return Resolution(res.path, now) if now is not None else res
+        if now is not None:
+            return Resolution(res.path, now)
+        anchor, reason = ctx.history.gone(then, old, res.path, when, ctx.index.symbols)
+        return RefFinding(ref, anchor, (reason,), ctx.index.close_matches(then.qualname))
 
     def _finding(
         self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit, previous: Observation | None, unchanged: bool
     ) -> RefFinding | None:
         res = self._resolve(ctx, doc_path, ref, when)
+        if isinstance(res, RefFinding):
+            return res
         before = _before(previous, ref) if previous is not None else None
         if res is not None:
             key = res.symbol.id if res.symbol is not None else f"{ctx.rt.id}:{res.path}"
@@ -216,6 +224,8 @@ class KnowledgeKeeper:
             return RefFinding(ref, anchor, reasons)
         if before is not None:  # it named code before: dangling now
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target))
+        if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module):
+            return None  # several symbols answer to it now: ambiguous, not gone
         got = ctx.history.named_at(ref, when, ctx.index)
         if got is None:
             return None

@@ -156,7 +156,14 @@ class KnowledgeHistory:
             return None
         o = found.symbol
         new_path = next((new for _, old, new in hits if old == o.path), o.path)
-        moved = _moved(o, parsed.get((when[0], o.path)) or [], new_path, index_now.symbols)
+        return self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
+
+    def gone(
+        self, o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, when: UnitCommit, now: list[SymbolInfo]
+    ) -> tuple[Anchor, StaleReason]:
+        """Why the symbol ``o`` (as it was at ``when``) is no longer there: renamed or moved
+        (the anchor follows it), or removed; with the commit that did it."""
+        moved = _moved(o, old_file, new_path, now)
         commit = self.gone_commit(o.path, o.qualname, o.kind.value, when)
         if moved is not None:
             detail = f"{o.ref} was renamed or moved to {moved.ref}"
@@ -208,9 +215,10 @@ def _moved(o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, now: list[S
     for c in diff_symbols([s.state() for s in old_file], [s.state() for s in current]):
         if c.kind.value == "renamed" and c.old is not None and c.old.id == o.id and c.new is not None:
             return next((s for s in current if s.id == c.new.id), None)
+    existed = {s.id for s in old_file}  # a symbol that was already there is not where ``o`` went
     same = [
         s
         for s in now
-        if s.body_hash == o.body_hash and kind_family(s.kind) == kind_family(o.kind) and s.qualname != o.qualname
+        if s.body_hash == o.body_hash and kind_family(s.kind) == kind_family(o.kind) and s.id not in existed
     ]
     return same[0] if len(same) == 1 and o.body_hash else None

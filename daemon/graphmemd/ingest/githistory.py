@@ -88,7 +88,8 @@ class GitHistory:
 
     def blobs(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
         """The bytes of ``path`` at ``commit`` for each (commit, path) (None: not there)."""
-        todo = [w for w in dict.fromkeys(wanted) if w not in self._blobs]
+        wanted = list(dict.fromkeys(wanted))
+        todo = [w for w in wanted if w not in self._blobs]
         if todo and self.enabled:
             self._read_blobs(todo)
         return {w: self._blobs.get(w) for w in wanted}

@@ -40,6 +40,7 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
+from graphmemd.graph.signatures import compatible
 from graphmemd.ingest.knowledge.model import TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, evaluate_anchor
@@ -105,10 +106,12 @@ def unit_observation(
         for r in rf.reasons:
             reasons.setdefault((r.anchor_ref, r.change), r)
         s = rf.ref.span
+        renamed = next((r for r in rf.reasons if r.change is ChangeKind.RENAMED and r.new_ref == rf.anchor.ref), None)
         refs.append(
             KnowledgeReference(
                 rf.ref.text, path, s.line, s.column, s.end_line, s.end_column,
-                target_ref=rf.anchor.ref, close_matches=rf.close_matches, observation_id=f.obs_id,
+                target_ref=renamed.anchor_ref if renamed else rf.anchor.ref,  # what it named when written
+                close_matches=rf.close_matches, observation_id=f.obs_id,
             )
         )  # fmt: skip
     note = f.note
@@ -166,8 +169,7 @@ def grade(o: Observation, code: CodeView, now: float, commit: str, suspects: Seq
     status = o.status
     if status in _LIVE:
         strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
-        hard = (*_DANGLING, ChangeKind.SIGNATURE_CHANGED, *((ChangeKind.BODY_CHANGED,) if strong else ()))
-        stale = any(r.change in hard for r in reasons)
+        stale = any(_state(r, strong) in (ReferenceState.STALE, ReferenceState.DANGLING) for r in reasons)
         status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if reasons else ObservationStatus.FRESH
     graded = replace(o, status=status, stale_reasons=tuple(reasons))
     return replace(graded, references=reference_states(graded))
@@ -187,9 +189,13 @@ def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:
 
 
 def _state(r: StaleReason, strong: bool) -> ReferenceState:
+    """A reason's grade: a signature change that keeps the old uses working (``signatures``)
+    is only suspect for a passing mention; for a shared note every change of its code is stale."""
     if r.change in _DANGLING:
         return ReferenceState.DANGLING
-    if r.change is ChangeKind.SIGNATURE_CHANGED or (strong and r.change is ChangeKind.BODY_CHANGED):
+    if r.change is ChangeKind.SIGNATURE_CHANGED and (strong or not compatible(r.old_signature, r.new_signature)):
+        return ReferenceState.STALE
+    if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED):
         return ReferenceState.STALE
     return ReferenceState.SUSPECT
 
@@ -203,7 +209,8 @@ def _sentence(ref: KnowledgeReference, r: StaleReason) -> str:
     if r.change is ChangeKind.REMOVED:
         return f"`{name}` was removed{when}"
     if r.change is ChangeKind.SIGNATURE_CHANGED:
-        return f"the signature of `{r.anchor_ref}` changed{when}: `{r.old_signature}` -> `{r.new_signature}`"
+        how = " (compatibly: old uses still fit)" if compatible(r.old_signature, r.new_signature) else ""
+        return f"the signature of `{r.anchor_ref}` changed{when}{how}: `{r.old_signature}` -> `{r.new_signature}`"
     if r.change is ChangeKind.BODY_CHANGED:
         return f"the body of `{r.anchor_ref}` changed{when}"
     return f"{r.detail}{when}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -26,7 +26,7 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 
 from graphmemd.ingest.knowledge.classify import classify_code, clean_name, link_target
 from graphmemd.ingest.knowledge.model import RefKind, Span, TargetKind, TextRef, Unit, UnitKind
-from graphmemd.ingest.knowledge.roles import CODE_DIRECTIVES, role_target
+from graphmemd.ingest.knowledge.roles import CODE_DIRECTIVES, MODULE_DIRECTIVES, role_target
 
 __all__ = ["extract_markdown"]
 
@@ -196,7 +196,8 @@ class _Builder:
         self.items: list[_Open] = []
         self.row: _Open | None = None
         self.cursor: dict[int, int] = {}
-        self.eval_rst: list[tuple[int, int, tuple[str, ...]]] = []
+        self.eval_rst: list[tuple[int, int, tuple[str, ...], str]] = []
+        self.module = ""  # a MyST ```{currentmodule} x``` fence in force
 
     def open(self, kind: UnitKind, tok: Token) -> _Open:
         assert tok.map is not None
@@ -240,16 +241,20 @@ class _Builder:
             owner = self.owner()
             if owner is not None:
                 cursor = self.cursor if self.row is not None else {}  # cells of a row share lines
-                owner.refs.extend(_inline_refs(tok, self.lines, cursor, self.doc_path))
+                refs = _inline_refs(tok, self.lines, cursor, self.doc_path)
+                owner.refs.extend(replace(r, module=self.module) if self.module else r for r in refs)
 
     def fence(self, tok: Token) -> None:
         info = tok.info.strip()
+        name, _, arg = info[1:].partition("}")
         if info.startswith("{eval-rst}") and tok.map is not None:
-            self.eval_rst.append((tok.map[0] + 1, tok.map[1] - 1, tuple(self.headings)))
+            self.eval_rst.append((tok.map[0] + 1, tok.map[1] - 1, tuple(self.headings), self.module))
+        elif info.startswith("{") and name.split(":")[-1] in MODULE_DIRECTIVES:
+            self.module = arg.strip()
         elif info.startswith("{"):
             ref = _directive_fence(tok, self.lines)
             if ref is not None:
-                self.open(UnitKind.DIRECTIVE, tok).refs.append(ref)
+                self.open(UnitKind.DIRECTIVE, tok).refs.append(replace(ref, module=self.module))
 
 
 def _finish(u: _Open, lines: Sequence[str]) -> Unit:
@@ -277,17 +282,18 @@ def extract_markdown(text: str, doc_path: str, rst_reader: Callable[..., list[Un
 
 
 def _eval_rst_units(
-    fences: list[tuple[int, int, tuple[str, ...]]], lines: Sequence[str], doc_path: str, reader: Callable[..., Any]
+    fences: list[tuple[int, int, tuple[str, ...], str]], lines: Sequence[str], doc_path: str, reader: Callable[..., Any]
 ) -> list[Unit]:
     """Every ```{eval-rst}``` fence body read in one rST parse, every other line blanked, so
-    lines and columns are the Markdown file's own."""
-    keep: dict[int, tuple[str, ...]] = {}
-    for first, last, headings in fences:
+    lines and columns are the Markdown file's own (the Markdown ``currentmodule`` applies)."""
+    keep: dict[int, tuple[tuple[str, ...], str]] = {}
+    for first, last, headings, module in fences:
         for ln in range(first, last):
-            keep[ln] = headings
+            keep[ln] = (headings, module)
     masked = "\n".join(line if i in keep else "" for i, line in enumerate(lines))
     out: list[Unit] = []
     for u in reader(masked, doc_path):
-        headings = keep.get(u.start_line - 1, ())
-        out.append(Unit(u.kind, u.start_line, u.end_line, headings + u.heading_path, u.text, u.refs))
+        headings, module = keep.get(u.start_line - 1, ((), ""))
+        refs = tuple(replace(r, module=r.module or module) for r in u.refs)
+        out.append(Unit(u.kind, u.start_line, u.end_line, headings + u.heading_path, u.text, refs))
     return out

@@ -40,6 +40,20 @@ MODULE_DIRECTIVES: Final = frozenset({"module", "currentmodule", "automodule"})
 _EXPLICIT_TITLE: Final = re.compile(r"^(.+?)\s*(?<!\x00)<(.*?)>$", re.DOTALL)
 
 
+_WANTS: Final = {
+    "mod": "module", "module": "module", "automodule": "module",
+    "class": "class", "exc": "class", "exception": "class", "autoclass": "class", "autoexception": "class",
+    "func": "callable", "meth": "callable", "function": "callable", "method": "callable",
+    "autofunction": "callable", "automethod": "callable", "decorator": "callable", "autodecorator": "callable",
+    "classmethod": "callable", "staticmethod": "callable",
+}  # fmt: skip
+
+
+def wanted(role: str) -> str:
+    """What a role or directive names: ``module``, ``class``, ``callable`` or "" (anything)."""
+    return _WANTS.get(role.split(":")[-1], "")
+
+
 def is_code_role(role: str) -> bool:
     """Whether ``role`` (``func``, ``py:func``, ``py:meth`` ...) names code or a file."""
     name = role.split(":")[-1] if role.startswith("py:") else role
