@@ -109,9 +109,11 @@ def followed(repo: Path) -> Iterator[dict[str, Any]]:
         edit(crypto, "return hash_password(password) == digest", "return digest == hash_password(password)")
         commit_all(repo, "check_password: compare the other way round (body change)")
         record("body")
-        edit(crypto, "(password: str) -> str:", "(password: str, salt: str = SALT) -> str:")
-        edit(crypto, "(SALT + password)", "(salt + password)")
-        commit_all(repo, "hash_password takes the salt (signature change)")
+        # a renamed parameter: calls by keyword break (a new defaulted one would only make
+        # passing mentions suspect)
+        edit(crypto, "def hash_password(password: str) -> str:", "def hash_password(secret: str) -> str:")
+        edit(crypto, "(SALT + password)", "(SALT + secret)")
+        commit_all(repo, "hash_password(secret) (signature change)")
         record("signature")
         service = repo / "app" / "auth" / "service.py"
         edit(service, "def login(", "def sign_in(")
