@@ -80,6 +80,7 @@ class History:
     refs: dict[str, int] = field(default_factory=dict)  # commit -> references judged
     changed: list[int] = field(default_factory=list)  # indexes where the dangling set changed
     events: int = 0  # references that stopped resolving (first commit of each)
+    unparsable: int = 0  # package source versions Python 3 cannot parse
     seconds: float = 0.0
 
 
@@ -106,7 +107,8 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
     blobs = oracle.Blobs(repo)
     binds: dict[tuple[str, str], Any] = {}
     docs: dict[tuple[str, str], list[oracle.DocRef]] = {}
-    names_by_code: dict[frozenset[tuple[str, str]], oracle.CodeNames] = {}
+    names_by_code: dict[frozenset[tuple[str, int]], oracle.CodeNames] = {}
+    last_good: dict[str, Any] = {}
     history = History(commits)
     seen_resolving: set[tuple[str, str, tuple[str, ...], bool]] = set()
     ever_dangling: set[tuple[str, str, tuple[str, ...]]] = set()
@@ -114,13 +116,22 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
     for i, commit in enumerate(commits):
         files = oracle.tree(repo, commit)
         code = {p: b for p, b in files.items() if oracle.is_package_source(p)}
+        current: dict[str, Any] = {}
         for p, b in code.items():
             if (p, b) not in binds:
                 binds[(p, b)] = oracle.CodeNames.bindings(p, blobs.text(b))
-        key = frozenset(code.items())
+                history.unparsable += binds[(p, b)] is None
+            if binds[(p, b)] is not None:
+                last_good[p] = binds[(p, b)]
+            # a version Python 3 cannot parse (Python 2 only syntax): its last parsable version
+            # stands in, as a parse failure is not a removal
+            if p in last_good:
+                current[p] = last_good[p]
+        key = frozenset((p, id(v)) for p, v in current.items())
         names = names_by_code.get(key)
-        if names is None:
-            names = names_by_code[key] = oracle.CodeNames.parse(code, binds)
+        if names is None:  # keep only the latest code state: consecutive commits share it
+            names_by_code = {key: oracle.CodeNames.parse(current)}
+            names = names_by_code[key]
         dirs = {d for p in files for d in _parents(p)}
         resolves = _resolver(names, set(files), dirs)
         judged: list[Judged] = []
@@ -284,6 +295,13 @@ def replay(repo: Path, history: History, plan: list[int], timeout: float) -> dic
                 per_commit_s.append(time.monotonic() - t0)
                 reported = [r for r in last.references if r.state is ReferenceState.DANGLING]
                 compare(commit, history.dangling[commit], reported, score)
+                if n % 10 == 0 or n == len(plan) - 1:
+                    print(
+                        f"  replayed {n + 1}/{len(plan)} ({commit[:8]}): tp {score.tp} fn {score.fn} fp {score.fp}, "
+                        f"{per_commit_s[-1]:.1f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     finally:
         d.stop()
     states = Counter(r.state.value for r in last.references) if last else Counter()
@@ -384,6 +402,7 @@ def run_corpus(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
             "references_at_newest": history.refs[commits[-1]],
             "dangling_at_newest": len(history.dangling[commits[-1]]),
             "stopped_resolving_events": history.events,
+            "unparsable_source_versions": history.unparsable,
             "commits_where_dangling_changed": len(history.changed),
             "knowledge_globs": list(oracle.DEFAULT_KNOWLEDGE_GLOBS),
             "knowledge_excludes": list(oracle.DEFAULT_KNOWLEDGE_EXCLUDES),

@@ -133,7 +133,8 @@ class ImportOf:
     name: str | None
 
 
-_LEAF = "leaf"  # a function or a plain assignment: nothing below it
+_FUNC = "function"  # a function: nothing below it
+_VAR = "variable"  # a plain assignment (or an instance attribute set on ``self``)
 STAR = "*"  # the key of a module's ``from x import *`` sources
 
 
@@ -156,23 +157,38 @@ def _targets(node: ast.expr) -> Iterator[str]:
             yield from _targets(elt)
 
 
+def _instance_attributes(cls: ast.ClassDef) -> Iterator[str]:
+    """The attributes a class's methods set on ``self`` (``self.invoked_subcommand = None``)."""
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(item):
+                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+                if not isinstance(node, ast.Assign | ast.AnnAssign):
+                    continue
+                for t in targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        yield t.attr
+
+
 def _bind_block(body: Iterable[ast.stmt], module: str, is_pkg: bool, out: dict[str, Any]) -> None:
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            out.setdefault(stmt.name, _LEAF)
+            out.setdefault(stmt.name, _FUNC)
         elif isinstance(stmt, ast.ClassDef):
             cls = ClassDef(bases=[_dotted(b) for b in stmt.bases if _dotted(b)])
             _bind_block(stmt.body, module, is_pkg, cls.members)
+            for name in _instance_attributes(stmt):
+                cls.members.setdefault(name, _VAR)
             out[stmt.name] = cls
         elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 for name in _targets(target):
                     value = stmt.value
                     alias = _dotted(value) if isinstance(value, ast.Name | ast.Attribute) else ""
-                    out.setdefault(name, ("alias", alias) if alias else _LEAF)
+                    out.setdefault(name, ("alias", alias) if alias else _VAR)
         elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
             for name in _targets(stmt.target):
-                out.setdefault(name, _LEAF)
+                out.setdefault(name, _VAR)
         elif isinstance(stmt, ast.Import):
             for a in stmt.names:
                 if a.asname:
@@ -212,14 +228,11 @@ class CodeNames:
         self._module_level: set[str] | None = None
 
     @classmethod
-    def parse(cls, sources: dict[str, str], cache: dict[tuple[str, str], dict[str, Any] | None]) -> CodeNames:
-        """From ``{path: (blob, text)}``-like input: ``sources`` maps path -> blob id; ``cache``
-        holds each (path, blob)'s bindings (None: it does not parse)."""
+    def parse(cls, bindings: dict[str, dict[str, Any]]) -> CodeNames:
+        """From each package source's bindings (path -> ``bindings()``)."""
         modules: dict[str, dict[str, Any]] = {}
-        for path in sorted(sources, key=lambda p: p.endswith(".pyi")):  # .py first, .pyi adds
-            binds = cache.get((path, sources[path]))
-            if binds is None:
-                continue
+        for path in sorted(bindings, key=lambda p: p.endswith(".pyi")):  # .py first, .pyi adds
+            binds = bindings[path]
             name = module_name(path)
             merged = modules.setdefault(name, {})
             for key, value in binds.items():
@@ -280,7 +293,7 @@ class CodeNames:
             found = self._lookup(module, head, depth + 1)
             for part in rest:
                 found = self._member(found, part, depth + 1)
-            return found if found is not None else _LEAF
+            return found if found is not None else _VAR
         return value
 
     def _member(self, found: Any, part: str, depth: int) -> Any:
@@ -359,12 +372,12 @@ class CodeNames:
         return self._suffixes
 
     def module_level_names(self) -> set[str]:
-        """The last segment of every module and module-level binding that resolves to the
-        repository's code (not class members; not names imported from elsewhere)."""
+        """The last segment of every module, and every module-level function or class (or a
+        name bound to one): not class members, not variables, not names imported from elsewhere."""
         if self._module_level is None:
             out = {m.rsplit(".", 1)[-1] for m in self.modules}
-            for module in self.modules:
-                out.update(name for name in self.names_of(module) if self._lookup(module, name, 0) is not None)
+            for module in self.modules:  # a bare name: a module, a function or a class, not a variable
+                out.update(name for name in self.names_of(module) if self._lookup(module, name, 0) not in (None, _VAR))
             self._module_level = out
         return self._module_level
 
