@@ -129,13 +129,24 @@ class KnowledgeKeeper:
         paths, gone = list(paths), list(gone)
         if not paths and not gone:
             return 0
+        started = time.monotonic()
         ctx = self._new_pass(rt)
         for path in paths:
             self._read_file(ctx, path)
         for path in gone:
             rt.doc_stats.pop(path, None)
             ctx.deletes.extend(o.id for o in self._memory.book.from_file(rt.id, path))
-        return self._memory.apply_knowledge(ctx.puts, ctx.deletes)
+        n = self._memory.apply_knowledge(ctx.puts, ctx.deletes)
+        logger.info(
+            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs",
+            rt.id,
+            len(paths),
+            len(gone),
+            n - len(ctx.deletes),
+            len(ctx.deletes),
+            time.monotonic() - started,
+        )
+        return n
 
     # ------------------------------------------------------------------ one file
 

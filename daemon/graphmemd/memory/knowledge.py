@@ -134,6 +134,15 @@ def unit_observation(
     )
 
 
+_GENERATED: Final = (".. auto", "```{auto", ":::{auto", ".. py:auto")
+
+
+def generated(o: Observation) -> bool:
+    """Whether a unit is an autodoc directive (``.. autofunction:: attrs.define``): what it
+    shows is generated from the code, so only a reference gone dangling makes it wrong."""
+    return o.knowledge is not None and o.text.lstrip().startswith(_GENERATED)
+
+
 def _weak_body(o: Observation, a: Anchor, code: CodeView) -> bool:
     """Whether a body change of ``a`` does not count: a passing mention of a file, a class
     or another container in a document (shared notes are written about their anchors)."""
@@ -155,6 +164,8 @@ def grade(o: Observation, code: CodeView, now: float, commit: str, suspects: Seq
     for a in o.anchors:
         r = evaluate_anchor(a, code, now, "")
         if r is None or (r.change is ChangeKind.BODY_CHANGED and _weak_body(o, a, code)):
+            continue
+        if r.change not in _DANGLING and generated(o):
             continue
         reasons.append(previous.get((r.anchor_ref, r.change, ""), r))
     changed = {r.anchor_ref for r in reasons}

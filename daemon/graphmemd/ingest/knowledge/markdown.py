@@ -70,39 +70,64 @@ class _Open:
 
 class _Origins:
     """Where each line of an inline token's content starts in the source (0-based line,
-    0-based column)."""
+    0-based column), with a character map for a table cell whose ``\\|`` became ``|``."""
 
     def __init__(self, tok: Token, lines: Sequence[str], cursor: dict[int, int]) -> None:
         assert tok.map is not None
         l0, l1 = tok.map
         self.content = tok.content
-        self.origins: list[tuple[int, int]] = []
+        self.origins: list[tuple[int, int, list[int] | None]] = []
         for k, cl in enumerate(tok.content.split("\n")):
             ln = min(l0 + k, l1 - 1)
             s = lines[ln] if ln < len(lines) else ""
             core = cl.rstrip()
+            chars: list[int] | None = None
             if core and s.rstrip().endswith(core) and ln not in cursor:
                 col = len(s.rstrip()) - len(core)
             else:  # a table cell, a heading with closing #s: search left to right
                 col = s.find(cl, cursor.get(ln, 0)) if cl else -1
-                if col < 0 and "|" in cl:  # a table cell's escaped pipe (offsets after it shift by one)
-                    col = s.find(cl.replace("|", "\\|"), cursor.get(ln, 0))
+                if col < 0 and "|" in cl:
+                    chars = _align_escaped(cl, s, cursor.get(ln, 0))
+                    col = chars[0] if chars else -1
                 if col < 0:
                     col = len(s) - len(s.lstrip())
-            cursor[ln] = col + len(cl)
-            self.origins.append((ln, col))
+            cursor[ln] = chars[-1] if chars else col + len(cl)
+            self.origins.append((ln, col, chars))
 
     def at(self, off: int) -> tuple[int, int]:
         """(1-based line, 1-based column) of content offset ``off``."""
         k = self.content.count("\n", 0, off)
         line_start = self.content.rfind("\n", 0, off) + 1
-        ln, col = self.origins[k]
+        ln, col, chars = self.origins[k]
+        if chars is not None:
+            return ln + 1, chars[off - line_start] + 1
         return ln + 1, col + (off - line_start) + 1
 
     def span(self, start: int, end: int) -> Span:
         """The source span of content offsets [start, end)."""
         a, b = self.at(start), self.at(end)
         return Span(a[0], a[1], b[0], b[1])
+
+
+def _align_escaped(cl: str, s: str, start: int) -> list[int] | None:
+    """The source column of each character of a table cell's content (and one past its end),
+    where each ``|`` of the content is written ``\\|``; None when it is not there."""
+    for c0 in range(start, len(s)):
+        out: list[int] = []
+        j = c0
+        for ch in cl:
+            if j < len(s) and s[j] == ch:
+                out.append(j)
+                j += 1
+            elif ch == "|" and s.startswith("\\|", j):
+                out.append(j + 1)
+                j += 2
+            else:
+                break
+        else:
+            out.append(j)
+            return out
+    return None
 
 
 def _code_ref(tok: Token, child: Token, origins: _Origins, start: int, end: int) -> TextRef | None:
