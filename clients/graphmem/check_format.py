@@ -24,6 +24,7 @@ from graphmem.types import Freshness, KnowledgeCheck, KnowledgeReference, Refere
 
 __all__ = [
     "CLOSE_MATCHES_SHOWN",
+    "GITHUB_ANNOTATIONS_SHOWN",
     "FailOn",
     "Level",
     "describe",
@@ -232,12 +233,28 @@ def _github_properties(ref: KnowledgeReference) -> list[tuple[str, str]]:
     return props
 
 
+#: GitHub shows at most this many annotations of each kind per step (the rest only in the log).
+GITHUB_ANNOTATIONS_SHOWN: Final = 10
+
+
 def github_lines(check: KnowledgeCheck, fail_on: FailOn) -> list[str]:
     """One workflow command per finding: ``::error file=F,line=L,endLine=L,col=C,
     endColumn=E,title=T::message`` (``warning`` / ``notice`` below the threshold), which the
-    Actions runner turns into annotations on the files of a run and its pull request."""
+    Actions runner turns into annotations on the files of a run and its pull request. When a
+    kind has more than GitHub shows per step, a last ``::notice`` says so, with the counts."""
     out: list[str] = []
+    counts: Counter[str] = Counter()
     for ref in findings(check):
+        command = _GITHUB_COMMAND[level(ref, fail_on)]
+        counts[command] += 1
         props = ",".join(f"{key}={escape_github_property(value)}" for key, value in _github_properties(ref))
-        out.append(f"::{_GITHUB_COMMAND[level(ref, fail_on)]} {props}::{escape_github_data(describe(ref))}")
+        out.append(f"::{command} {props}::{escape_github_data(describe(ref))}")
+    if any(n > GITHUB_ANNOTATIONS_SHOWN for n in counts.values()):
+        told = ", ".join(_plural(counts[c], c) for c in ("error", "warning", "notice") if counts[c])
+        out.append(
+            f"::notice title={escape_github_property('graphmem check')}::"
+            + escape_github_data(
+                f"{told}: GitHub shows {GITHUB_ANNOTATIONS_SHOWN} of each kind per step; every finding is in this log"
+            )
+        )
     return out

@@ -15,6 +15,7 @@ import pytest
 from google.protobuf import json_format
 from graphmem import convert
 from graphmem.check_format import (
+    GITHUB_ANNOTATIONS_SHOWN,
     FailOn,
     Level,
     describe,
@@ -334,3 +335,19 @@ def test_github_escaping() -> None:
     _, props, message = _parse(line)
     assert props["file"] == "docs/odd%2Cname%3A1%25.md"
     assert message == "`a,b` is gone%0Asee 50%25 of: the rest"
+
+
+def test_github_says_when_annotations_will_be_cut() -> None:
+    many = [
+        KnowledgeReference(
+            text=f"gone_{i}", path="docs/a.md", line=i + 1, column=1, end_line=i + 1, end_column=8,
+            state=ReferenceState.DANGLING,
+        )
+        for i in range(GITHUB_ANNOTATIONS_SHOWN + 1)
+    ]
+    lines = github_lines(check_of(*many, STALE), FailOn.DANGLING)
+    assert len(lines) == GITHUB_ANNOTATIONS_SHOWN + 3
+    command, props, message = _parse(lines[-1])
+    assert (command, props) == ("notice", {"title": "graphmem check"})
+    assert message.startswith(f"{GITHUB_ANNOTATIONS_SHOWN + 1} errors, 1 warning: GitHub shows 10")
+    assert len(github_lines(check_of(*many[:GITHUB_ANNOTATIONS_SHOWN]), FailOn.DANGLING)) == GITHUB_ANNOTATIONS_SHOWN
