@@ -394,6 +394,13 @@ def run_corpus(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
     subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(repo)], check=True)
     commits = git(repo, "rev-list", "--first-parent", "--reverse", "HEAD").split()
     out: dict[str, Any] = {"corpus": name, "first_parent_commits": len(commits), "load_average_start": load_average()}
+    include, exclude = oracle.DEFAULT_KNOWLEDGE_GLOBS, oracle.DEFAULT_KNOWLEDGE_EXCLUDES
+    if args.changelogs:  # both sides judge the change logs too: graphmem through .graphmem.toml
+        include = (*include, *oracle.CHANGELOG_GLOBS)
+        exclude = tuple(e for e in exclude if not e.lower().startswith(("changelog", "changes", "history")))
+        (repo / ".graphmem.toml").write_text(_graphmem_toml(include, exclude), encoding="utf-8")
+    oracle.use_selection(include, exclude)
+    out["knowledge_globs"], out["knowledge_excludes"] = list(include), list(exclude)
     if not args.timing_only:
         history = run_oracle(repo, commits)
         plan = replay_plan(history, args.commits)
@@ -404,8 +411,6 @@ def run_corpus(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
             "stopped_resolving_events": history.events,
             "unparsable_source_versions": history.unparsable,
             "commits_where_dangling_changed": len(history.changed),
-            "knowledge_globs": list(oracle.DEFAULT_KNOWLEDGE_GLOBS),
-            "knowledge_excludes": list(oracle.DEFAULT_KNOWLEDGE_EXCLUDES),
         }
         out["replay"] = replay(repo, history, plan, args.timeout)
     if not args.no_timing:
@@ -413,6 +418,15 @@ def run_corpus(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
         out["timing"] = timing(repo, args.rounds)
     out["load_average_end"] = load_average()
     return out
+
+
+def _graphmem_toml(include: tuple[str, ...], exclude: tuple[str, ...]) -> str:
+    """A ``.graphmem.toml`` selecting exactly ``include`` minus ``exclude``."""
+
+    def array(globs: tuple[str, ...]) -> str:
+        return "[" + ", ".join(json.dumps(g) for g in globs) + "]"
+
+    return f"[knowledge]\ndefaults = false\ninclude = {array(include)}\nexclude = {array(exclude)}\n"
 
 
 def _print(result: dict[str, Any]) -> None:
@@ -458,6 +472,11 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="per-commit wait for the index (default: 300)")
     ap.add_argument("--timing-only", action="store_true")
     ap.add_argument("--no-timing", action="store_true")
+    ap.add_argument(
+        "--changelogs",
+        action="store_true",
+        help="judge the change logs too (graphmem through .graphmem.toml; left out by default)",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     names = ["attrs", "click"] if args.corpus == "both" else [args.corpus]

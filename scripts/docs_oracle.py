@@ -15,7 +15,8 @@ no longer exists, judged without any of graphmem's code.
   Python-domain roles (``:func:`x```, ``{meth}`x```), autodoc and description directives
   (``.. autofunction:: x``, ```` ```{autoclass} x``` ````), inline code and RST default-role
   text that is written like a name (a dotted name, a call ``f()``, a decorator ``@f``, or
-  an identifier of 3+ characters), and links or code spans naming a repository path.
+  an identifier of 3+ characters), and links or code spans naming a repository path with a
+  folder (a bare ``setup.py`` is as often the reader's file as the repository's).
 
   A bare identifier names a module-level object or a module (not a class member), and not
   one of Python's own special names (``__init__``).
@@ -413,7 +414,21 @@ DEFAULT_KNOWLEDGE_EXCLUDES: tuple[str, ...] = (
     "changelog.d/", "changelog/", "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
 )  # fmt: skip
 KNOWLEDGE_SUFFIXES: tuple[str, ...] = (".md", ".mdx", ".mdc", ".rst")
+#: Change logs, added by ``bench_docs.py --changelogs`` (graphmem leaves them out by default:
+#: they name old code on purpose; an entry naming an API later removed is a reference that
+#: stopped resolving all the same).
+CHANGELOG_GLOBS: tuple[str, ...] = (
+    "/CHANGELOG.*", "/CHANGES.*", "/HISTORY.*", "/changelog.d/*.md", "/changelog.d/*.rst",
+)  # fmt: skip
 _SPECS: Any = None
+
+
+def use_selection(include: Iterable[str], exclude: Iterable[str]) -> None:
+    """Judge these knowledge files instead of the default set (gitignore-style globs)."""
+    global _SPECS
+    import pathspec
+
+    _SPECS = (pathspec.PathSpec.from_lines("gitignore", include), pathspec.PathSpec.from_lines("gitignore", exclude))
 
 
 def is_knowledge_file(path: str) -> bool:
@@ -423,12 +438,7 @@ def is_knowledge_file(path: str) -> bool:
     if not path.endswith(KNOWLEDGE_SUFFIXES):
         return False
     if _SPECS is None:
-        import pathspec
-
-        _SPECS = (
-            pathspec.PathSpec.from_lines("gitignore", DEFAULT_KNOWLEDGE_GLOBS),
-            pathspec.PathSpec.from_lines("gitignore", DEFAULT_KNOWLEDGE_EXCLUDES),
-        )
+        use_selection(DEFAULT_KNOWLEDGE_GLOBS, DEFAULT_KNOWLEDGE_EXCLUDES)
     include, exclude = _SPECS
     return bool(include.match_file(path)) and not exclude.match_file(path)
 
@@ -490,16 +500,17 @@ def role_target(text: str) -> str:
 def code_target(text: str) -> tuple[str, bool] | None:
     """What an inline code span written like code names: (target, is_path), or None.
 
-    A path (``src/attr/_make.py``, ``docs/api.rst``), a dotted name (``attr.s``), a call
-    (``define()``, ``attr.ib(default=1)``), a decorator (``@attr.s``), or an identifier of
-    3+ characters (``define``)."""
+    A path with a folder (``src/attr/_make.py``, ``docs/api.rst``; a bare file name such as
+    ``setup.py`` is not judged: prose names the reader's own), a dotted name (``attr.s``), a
+    call (``define()``, ``attr.ib(default=1)``), a decorator (``@attr.s``), or an identifier
+    of 3+ characters (``define``)."""
     s = text.strip()
     if not s or "\n" in s or len(s) > 200:
         return None
     if "/" in s and _PATHY.match(s) and not s.startswith(("/", "http")):
         return s.removeprefix("./"), True
     if _PATHY.match(s) and s.endswith(_CODE_EXT) and s.count(".") == 1:
-        return s, True
+        return None  # a bare file name (``setup.py``, ``mypy.ini``): as often the reader's file as ours
     s = s.removeprefix("@")
     m = re.fullmatch(rf"({_IDENT}(?:\.{_IDENT})*)(\(.*\))?", s)
     if m is None:
