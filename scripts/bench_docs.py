@@ -34,6 +34,7 @@ average is printed before each measurement. ``--json`` prints one object.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,7 +53,10 @@ from benchlib import ROOT, DaemonProc, check_quiet, load_average, short_home
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import docs_oracle as oracle
+from google.protobuf import json_format
+from graphmem import convert
 from graphmem.types import KnowledgeCheck, ReferenceState
+from graphmem.v1 import service_pb2
 
 CORPORA = ROOT.parent / "shared" / "corpora"
 if not CORPORA.is_dir():
@@ -274,38 +279,78 @@ def settle(client: Any, repo_id: str, commit: str, timeout: float) -> KnowledgeC
         time.sleep(0.05)
 
 
-def replay(repo: Path, history: History, plan: list[int], timeout: float) -> dict[str, Any]:
-    """Check out each planned commit under one daemon; score its dangling reports."""
-    commits = history.commits
-    git(repo, "checkout", "-q", "--detach", commits[plan[0]])
-    score = Score()
-    per_commit_s: list[float] = []
-    last: KnowledgeCheck | None = None
+@contextlib.contextmanager
+def following_daemon(repo: Path, timeout: float) -> Iterator[Callable[[str], KnowledgeCheck]]:
+    """The daemon following the checkout: one daemon watches the working tree; at each
+    commit, CheckKnowledge once its index is current there."""
     d = DaemonProc(short_home(), [repo])
     try:
         d.wait_ready()
         with d.client(timeout) as c:
             repo_id = c.list_repos()[0].id
-            for n, i in enumerate(plan):
-                commit = commits[i]
-                t0 = time.monotonic()
-                if n:
-                    git(repo, "checkout", "-q", "--detach", commit)
-                last = settle(c, repo_id, commit, timeout)
-                per_commit_s.append(time.monotonic() - t0)
-                reported = [r for r in last.references if r.state is ReferenceState.DANGLING]
-                compare(commit, history.dangling[commit], reported, score)
-                if n % 10 == 0 or n == len(plan) - 1:
-                    print(
-                        f"  replayed {n + 1}/{len(plan)} ({commit[:8]}): tp {score.tp} fn {score.fn} fp {score.fp}, "
-                        f"{per_commit_s[-1]:.1f} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+            yield lambda commit: settle(c, repo_id, commit, timeout)
     finally:
         d.stop()
+
+
+@contextlib.contextmanager
+def one_shot_checks(repo: Path, timeout: float) -> Iterator[Callable[[str], KnowledgeCheck]]:
+    """``graphmem check --one-shot`` (the installed CLI, as CI runs it) at each commit: a
+    private daemon indexes the tree cold each time."""
+
+    def check_at(commit: str) -> KnowledgeCheck:
+        home = Path(tempfile.mkdtemp(prefix="gmbo", dir="/tmp"))  # an empty home: no daemon
+        env = dict(os.environ, GRAPHMEM_HOME=str(home))
+        env.pop("GRAPHMEM_ADDRESS", None)
+        try:
+            proc = subprocess.run(
+                [*GRAPHMEM, "check", "--one-shot", "--format", "json", "--fail-on", "never", "--wait", str(timeout)],
+                cwd=repo,
+                env=env,
+                capture_output=True,
+                text=True,
+            )
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"graphmem check failed at {commit[:8]} ({proc.returncode}): {proc.stderr.strip()}")
+        data = json.loads(proc.stdout)
+        for key in ("fail_on", "failed"):
+            data.pop(key, None)
+        return convert.knowledge_check_from_proto(json_format.ParseDict(data, service_pb2.CheckKnowledgeResponse()))
+
+    yield check_at
+
+
+def replay(repo: Path, history: History, plan: list[int], mode: str, timeout: float) -> dict[str, Any]:
+    """Check out each planned commit, ask graphmem (``mode``: ``daemon`` following the
+    checkout, or ``one-shot`` per commit), score its dangling reports."""
+    commits = history.commits
+    git(repo, "checkout", "-q", "--detach", commits[plan[0]])
+    score = Score()
+    per_commit_s: list[float] = []
+    last: KnowledgeCheck | None = None
+    checker = following_daemon(repo, timeout) if mode == "daemon" else one_shot_checks(repo, timeout)
+    with checker as check_at:
+        for n, i in enumerate(plan):
+            commit = commits[i]
+            t0 = time.monotonic()
+            if n:
+                git(repo, "checkout", "-q", "--detach", commit)
+            last = check_at(commit)
+            per_commit_s.append(time.monotonic() - t0)
+            reported = [r for r in last.references if r.state is ReferenceState.DANGLING]
+            compare(commit, history.dangling[commit], reported, score)
+            if n % 10 == 0 or n == len(plan) - 1:
+                print(
+                    f"  {mode} {n + 1}/{len(plan)} ({commit[:8]}): tp {score.tp} fn {score.fn} fp {score.fp}, "
+                    f"{per_commit_s[-1]:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     states = Counter(r.state.value for r in last.references) if last else Counter()
     return {
+        "mode": mode,
         "replayed_commits": len(plan),
         "oracle_dangling": score.tp + score.fn,
         "reported_dangling": score.tp + score.fp,
@@ -412,7 +457,8 @@ def run_corpus(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
             "unparsable_source_versions": history.unparsable,
             "commits_where_dangling_changed": len(history.changed),
         }
-        out["replay"] = replay(repo, history, plan, args.timeout)
+        for mode in ("daemon", "one-shot") if args.mode == "both" else (args.mode,):
+            out[f"replay_{mode}"] = replay(repo, history, plan, mode, args.timeout)
     if not args.no_timing:
         git(repo, "checkout", "-q", "--detach", commits[-1])
         out["timing"] = timing(repo, args.rounds)
@@ -431,17 +477,21 @@ def _graphmem_toml(include: tuple[str, ...], exclude: tuple[str, ...]) -> str:
 
 def _print(result: dict[str, Any]) -> None:
     name = result["corpus"]
-    if "replay" in result:
-        o, r = result["oracle"], result["replay"]
+    if "oracle" in result:
+        o = result["oracle"]
         print(
             f"{name}: oracle over {result['first_parent_commits']} commits in {o['seconds']} s: "
             f"{o['stopped_resolving_events']} references stopped resolving; newest commit "
             f"{o['references_at_newest']} references, {o['dangling_at_newest']} dangling"
         )
+    for key in ("replay_daemon", "replay_one-shot"):
+        if key not in result:
+            continue
+        r = result[key]
         print(
-            f"{name}: replayed {r['replayed_commits']} commits (p50 {r['seconds_per_commit_p50']} s each): "
-            f"dangling precision {r['precision']:.3f}, recall {r['recall']:.3f} "
-            f"({r['true_positives']} matched of {r['oracle_dangling']} expected, {r['reported_dangling']} reported)"
+            f"{name} [{r['mode']}]: replayed {r['replayed_commits']} commits (p50 {r['seconds_per_commit_p50']} s "
+            f"each): dangling precision {r['precision']:.3f}, recall {r['recall']:.3f} ({r['true_positives']} "
+            f"matched of {r['oracle_dangling']} expected, {r['reported_dangling']} reported)"
         )
         if r["misses_by_kind"] or r["false_by_kind"]:
             print(f"{name}:   misses by kind {r['misses_by_kind']}, false reports by kind {r['false_by_kind']}")
@@ -470,6 +520,12 @@ def main() -> int:
     ap.add_argument("--commits", type=int, default=150, help="replay budget per corpus (default: 150)")
     ap.add_argument("--rounds", type=int, default=3, help="timing rounds (default: 3)")
     ap.add_argument("--timeout", type=float, default=300.0, help="per-commit wait for the index (default: 300)")
+    ap.add_argument(
+        "--mode",
+        choices=["daemon", "one-shot", "both"],
+        default="both",
+        help="replay through a daemon following the checkout, graphmem check --one-shot per commit, or both",
+    )
     ap.add_argument("--timing-only", action="store_true")
     ap.add_argument("--no-timing", action="store_true")
     ap.add_argument(
