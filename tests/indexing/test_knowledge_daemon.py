@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +19,9 @@ from pathlib import Path
 import pytest
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
-from graphmem.errors import FailedPrecondition, NotFound
+from graphmem.errors import FailedPrecondition, GraphMemError, NotFound
 from graphmem.types import (
+    EventKind,
     KnowledgeKind,
     KnowledgeReference,
     Observation,
@@ -169,6 +171,20 @@ def _assert_changes_found(c: GraphMem, root: Path, commits: dict[str, str]) -> N
     assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.SUSPECT
 
 
+def _stale_event(c: GraphMem, obs_id: str) -> bool:
+    """Whether the event buffer holds an OBSERVATION_STALE event for ``obs_id``."""
+    stream = c.events(kinds=[EventKind.OBSERVATION_STALE], after_seq=0)
+    timer = threading.Timer(TIMEOUT, stream.cancel)
+    timer.start()
+    try:
+        return any(e.observation_id == obs_id for e in stream)
+    except GraphMemError:
+        return False
+    finally:
+        timer.cancel()
+        stream.cancel()
+
+
 def _make_changes(repo: Repo, d: Daemon | None) -> dict[str, str]:
     commits: dict[str, str] = {}
     for name, change in (("rename", RENAME), ("remove", REMOVE), ("resign", RESIGN), ("rebody", REBODY)):
@@ -188,6 +204,7 @@ def test_live_rename_removal_signature_and_body_changes(daemon_factory: DaemonFa
         _assert_changes_found(c, repo.root, commits)
         stale = {o.id for o in c.list(statuses=[ObservationStatus.STALE])}
         assert unit_at(c, "CLAUDE.md", 5).id in stale  # list --stale treats units like any note
+        assert _stale_event(c, unit_at(c, "CLAUDE.md", 7).id)  # and so do events
         # editing the paragraph clears it (same unit: same id)
         before = unit_at(c, "CLAUDE.md", 5)
         repo.edit("CLAUDE.md", "with `hash_password()` from", "with `hash_password()` (and a pepper) from")

@@ -226,14 +226,7 @@ class Core:
 
     def _store_space(self) -> str:
         """Why store writes must wait for space, or "" (see ``writer.py``)."""
-        try:
-            st = os.statvfs(self.cfg.paths.store.parent)
-        except OSError:
-            return ""
-        free = st.f_bavail * st.f_frsize
-        if free >= STORE_MIN_FREE:
-            return ""
-        return f"disk full: {free // 1024} KiB free where the store is, {STORE_MIN_FREE // 2**20} MiB needed"
+        return store_space_problem(self.cfg.paths.store.parent)
 
     def _store_idle(self) -> None:
         """On the writer thread whenever its queue drained: repair store copies that failed
@@ -477,3 +470,15 @@ def _resolved(hint: str) -> Path | None:
         return Path(hint).expanduser().resolve()
     except (OSError, RuntimeError, ValueError):
         return None
+
+
+def store_space_problem(store_dir: Path) -> str:
+    """Why store writes must wait for space where the store is, or "" (see ``writer.py``)."""
+    try:
+        st = os.statvfs(store_dir)
+    except OSError:
+        return ""
+    free = st.f_bavail * st.f_frsize
+    if free >= STORE_MIN_FREE:
+        return ""
+    return f"disk full: {free // 1024} KiB free where the store is, {STORE_MIN_FREE // 2**20} MiB needed"

@@ -66,26 +66,35 @@ def enclosing(symbols: Iterable[SymbolInfo], line: int) -> SymbolInfo | None:
     return min(around, key=lambda s: (s.end_line - s.start_line, s.start_line), default=None)
 
 
-def _module_keys(path: str) -> list[tuple[str, ...]]:
-    """The module paths a file answers to: its own (stem dropped for ``__init__``/``index``/
-    ``mod``) and its directory's (a package), each also without a leading source folder."""
+def _suffixes(k: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """A module path, and the same without each leading source folder (``src/``, ``lib/`` …)."""
+    out: list[tuple[str, ...]] = []
+    while k:
+        out.append(k)
+        if k[0] not in _SOURCE_DIRS:
+            break
+        k = k[1:]
+    return out
+
+
+def _module_keys(path: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The module paths a file answers to (its own; the stem dropped for ``__init__``,
+    ``index``, ``mod``), and those of the package (directory) it is in."""
     stem_path, _ = posixpath.splitext(path)
     parts = tuple(p for p in stem_path.split("/") if p)
-    keys = [parts[:-1]] if parts[-1] in _MODULE_STEMS else [parts, parts[:-1]]
-    out: list[tuple[str, ...]] = []
-    for k in keys:
-        while k:
-            out.append(k)
-            if k[0] not in _SOURCE_DIRS:
-                break
-            k = k[1:]
-    return [k for k in out if k]
+    own = parts[:-1] if parts[-1] in _MODULE_STEMS else parts
+    return _suffixes(own), _suffixes(parts[:-1])
 
 
 _WANT: Final = {
     "class": CONTAINER_KINDS,
     "callable": frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD}),
 }
+
+
+def _path_order(path: str) -> tuple[bool, int, str]:
+    """Files outside the tests first, then the shortest path."""
+    return is_test_path(path), len(path), path
 
 
 def _no_imports(path: str) -> Sequence[str]:
@@ -106,15 +115,20 @@ class RefIndex:
         self._imports = imports
         self._quals: dict[str, dict[str, SymbolInfo]] = defaultdict(dict)
         self._by_last: dict[str, list[SymbolInfo]] = defaultdict(list)
-        self._modules: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        self._modules: dict[tuple[str, ...], set[str]] = defaultdict(set)  # a module's own file
+        self._packages: dict[tuple[str, ...], set[str]] = defaultdict(set)  # the files of a package
         self._file_syms: dict[str, list[SymbolInfo]] = defaultdict(list)
+        self._memo: dict[tuple[str, str, int], SymbolInfo | None] = {}
         for s in self.symbols:
             self._quals[s.path].setdefault(s.qualname, s)
             self._by_last[s.name].append(s)
             self._file_syms[s.path].append(s)
         for p in self.paths:
-            for key in _module_keys(p):
+            own, package = _module_keys(p)
+            for key in own:
                 self._modules[key].add(p)
+            for key in package:
+                self._packages[key].add(p)
 
     # ------------------------------------------------------------------ names
 
@@ -130,7 +144,9 @@ class RefIndex:
             if want == "module":
                 files = sorted(self._modules.get(tuple(candidate.split(".")), ()), key=len)
                 found = Resolution(files[0]) if files else None
-            elif "." not in candidate and not want and (candidate,) in self._modules:
+            elif (
+                "." not in candidate and not want and ((candidate,) in self._modules or (candidate,) in self._packages)
+            ):
                 found = None
             else:
                 found = self._dotted(candidate, _WANT.get(want))
@@ -178,31 +194,37 @@ class RefIndex:
         return None
 
     def _in_module(self, module: tuple[str, ...], rest: str) -> Resolution | None:
-        files = sorted(self._modules.get(module, ()), key=lambda p: (is_test_path(p), len(p), p))
+        """``rest`` in the module's own file (or what it re-exports), else in a file of the
+        package (directory) of that name."""
         hits: dict[str, SymbolInfo] = {}
-        for p in files:
-            s = self._in_file(p, rest, 2, set())
+        for p in sorted(self._modules.get(module, ()), key=_path_order):
+            s = self._in_file(p, rest, 2)
             if s is not None:
                 hits.setdefault(s.id, s)
+        if not hits:
+            for p in sorted(self._packages.get(module, ()), key=_path_order):
+                s = self._in_file(p, rest, 0)
+                if s is not None:
+                    hits.setdefault(s.id, s)
         if not hits:
             return None
         return self._unique(list(hits.values())) or Resolution(
             next(iter(hits.values())).path, next(iter(hits.values()))
         )
 
-    def _in_file(self, path: str, rest: str, depth: int, seen: set[str]) -> SymbolInfo | None:
-        seen.add(path)
+    def _in_file(self, path: str, rest: str, depth: int) -> SymbolInfo | None:
+        """``rest`` defined in ``path``, or in a file it imports (``depth`` levels: re-exports)."""
+        key = (path, rest, depth)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # an import cycle finds nothing
         quals = self._quals.get(path, {})
         stem = posixpath.splitext(posixpath.basename(path))[0]
         s = quals.get(rest) or quals.get(f"{stem}.{rest}")
-        if s is not None or depth == 0:
-            return s
-        for imported in self._imports(path):
-            if imported not in seen:
-                s = self._in_file(imported, rest, depth - 1, seen)
-                if s is not None:
-                    return s
-        return None
+        if s is None and depth > 0:
+            s = next((f for i in self._imports(path) if (f := self._in_file(i, rest, depth - 1)) is not None), None)
+        self._memo[key] = s
+        return s
 
     @staticmethod
     def _unique(found: Sequence[SymbolInfo]) -> Resolution | None:

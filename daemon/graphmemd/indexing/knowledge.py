@@ -27,7 +27,7 @@ from graphmemd.graph.model import file_id
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, unit_commit
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
-from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef
+from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.ingest.knowledge.read import decode, read_doc, read_note
 from graphmemd.ingest.knowledge.roles import wanted
@@ -54,6 +54,15 @@ class _Pass:
     head: str
     puts: list[Observation] = field(default_factory=list)
     deletes: list[str] = field(default_factory=list)
+    #: old versions of code files to read in one batch: for anchors as written, for names gone
+    baselines: set[tuple[str, str]] = field(default_factory=set)
+    gone: list[tuple[TextRef, UnitCommit]] = field(default_factory=list)
+
+
+#: a unit, its id, its previous observation, whether its text is unchanged, the commit of its lines
+_Plan = tuple[Unit, str, Observation | None, bool, UnitCommit]
+#: a file's units, its shared note's fields, its units as they were, each unit's id and previous one
+_Loaded = tuple[KnowledgeDoc, dict[int, SharedNote], list[Observation], list[tuple[str, Observation | None]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +126,13 @@ class KnowledgeKeeper:
         symbols = [s for s in graph.symbols.values() if s.repo_id == rt.id]
         paths = [n.path for n in graph.repo_files(rt.id)]
 
+        imported: dict[str, list[str]] = {}
+
         def imports(path: str) -> list[str]:
-            return [graph.ref_of(f) for f in graph.out(file_id(rt.id, path), EdgeKind.IMPORTS)]
+            got = imported.get(path)
+            if got is None:
+                got = imported[path] = [graph.ref_of(f) for f in graph.out(file_id(rt.id, path), EdgeKind.IMPORTS)]
+            return got
 
         now = time.time()
         git = GitHistory(rt.root)
@@ -131,26 +145,36 @@ class KnowledgeKeeper:
             return 0
         started = time.monotonic()
         ctx = self._new_pass(rt)
-        for path in paths:
-            self._read_file(ctx, path)
+        try:
+            loaded = [got for path in paths if (got := self._read_file(ctx, path)) is not None]
+            plans = [self._plan(ctx, doc, prev) for doc, _, _, prev in loaded]
+            ctx.history.prefetch(ctx.baselines, ctx.gone)  # every old version this pass needs, at once
+            for (doc, notes, old, _), plan in zip(loaded, plans, strict=True):
+                self._units(ctx, doc, notes, old, plan)
+        finally:
+            ctx.history.close()
         for path in gone:
             rt.doc_stats.pop(path, None)
             ctx.deletes.extend(o.id for o in self._memory.book.from_file(rt.id, path))
         n = self._memory.apply_knowledge(ctx.puts, ctx.deletes)
         logger.info(
-            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs",
+            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs (%d git runs, %d old parses)",
             rt.id,
             len(paths),
             len(gone),
             n - len(ctx.deletes),
             len(ctx.deletes),
             time.monotonic() - started,
+            ctx.history.git.calls,
+            ctx.history.parses,
         )
         return n
 
     # ------------------------------------------------------------------ one file
 
-    def _read_file(self, ctx: _Pass, path: str) -> None:
+    def _read_file(self, ctx: _Pass, path: str) -> _Loaded | None:
+        """A knowledge file's units, the observations its units were, and each unit's
+        previous observation (paired by identity); None when it is no knowledge file now."""
         rt = ctx.rt
         old = self._memory.book.from_file(rt.id, path)
         kind = rt.knowledge.kind_of(path)
@@ -163,42 +187,66 @@ class KnowledgeKeeper:
         if data is None or kind is None:
             rt.doc_stats.pop(path, None)
             ctx.deletes.extend(o.id for o in old)
-            return
+            return None
         rt.doc_stats[path] = (st.st_size, st.st_mtime_ns)
         try:
             doc, notes = _read(path, data, kind)
         except Exception:  # a reader failing on odd input must not fail the code's index pass
             logger.exception("%s: cannot read knowledge file %s", rt.id, path)
             rt.skipped[path] = "knowledge file could not be read (see the daemon log)"
-            return
+            return None
         rt.skipped.pop(path, None)
-        self._units(ctx, doc, notes, old)
-
-    def _units(self, ctx: _Pass, doc: KnowledgeDoc, notes: dict[int, SharedNote], old: list[Observation]) -> None:
-        rt = ctx.rt
         known = [KnownUnit(o.id, o.knowledge.heading_path, o.text) for o in old if o.knowledge is not None]
         ids = pair_units(rt.id, doc.path, known, doc.units)
         ids = [notes[i].id if i in notes else oid for i, oid in enumerate(ids)]
         before = {o.id: o for o in old}
-        blame = None
+        return doc, notes, old, [(oid, before.get(oid)) for oid in ids]
+
+    def _units(
+        self, ctx: _Pass, doc: KnowledgeDoc, notes: dict[int, SharedNote], old: list[Observation], plans: list[_Plan]
+    ) -> None:
+        rt = ctx.rt
         kept: set[str] = set()
-        for i, unit in enumerate(doc.units):
-            previous = before.get(ids[i])
-            unchanged = previous is not None and normalized(previous.text) == normalized(unit.text)
-            when: UnitCommit = None
-            if not unchanged:
-                blame = ctx.history.git.blame(doc.path) if blame is None else blame
-                when = unit_commit(blame, unit.start_line, unit.end_line)
+        for i, (unit, oid, previous, unchanged, when) in enumerate(plans):
             refs = [f for r in unit.refs if (f := self._finding(ctx, doc.path, r, when, previous, unchanged))]
             if not refs:
                 continue
-            finding = UnitFinding(unit, ids[i], tuple(refs), notes.get(i))
+            finding = UnitFinding(unit, oid, tuple(refs), notes.get(i))
             o = unit_observation(rt.id, doc.path, doc.kind, finding, previous, ctx.now)
             if unchanged and previous is not None:
                 o = _keep_history(o, previous)
             ctx.puts.append(grade(o, self._state, ctx.now, ctx.head))
-            kept.add(ids[i])
+            kept.add(oid)
         ctx.deletes.extend(o.id for o in old if o.id not in kept)
+
+    def _plan(self, ctx: _Pass, doc: KnowledgeDoc, previous: list[tuple[str, Observation | None]]) -> list[_Plan]:
+        """Each unit with its id, its previous observation, whether its text is unchanged,
+        and the commit that last changed its lines; notes in ``ctx`` the old versions of
+        code its references will need (read in one batch for the whole pass)."""
+        plans: list[_Plan] = []
+        blame = None
+        for unit, (oid, prev) in zip(doc.units, previous, strict=True):
+            unchanged = prev is not None and normalized(prev.text) == normalized(unit.text)
+            when: UnitCommit = None
+            if not unchanged:
+                blame = ctx.history.git.blame(doc.path) if blame is None else blame
+                when = unit_commit(blame, unit.start_line, unit.end_line)
+            plans.append((unit, oid, prev, unchanged, when))
+            if when is None:
+                continue
+            for ref in unit.refs:
+                if ref.target_kind is TargetKind.PATH:
+                    res = ctx.index.resolve_path(ref.target, ref.line, doc.path)
+                    if res is not None and ref.line:
+                        ctx.baselines.add((when[0], res.path))
+                    continue
+                found = ctx.index.resolve_name(ref.target, ref.module, wanted(ref.role))
+                if found is None:
+                    if prev is None or _before(prev, ref) is None:
+                        ctx.gone.append((ref, when))
+                elif found.symbol is not None and ctx.history.symbol_changed(found.symbol, when):
+                    ctx.baselines.add((when[0], found.path))
+        return plans
 
     # ------------------------------------------------------------------ one reference
 
@@ -254,13 +302,14 @@ class KnowledgeKeeper:
         if not todo:
             return 0
         ctx = self._new_pass(rt)
-        for o in todo:
+        for o in todo:  # (old versions are parsed only to date a removal: few)
             assert o.knowledge is not None
             blame = ctx.history.git.blame(o.knowledge.path)
             when = unit_commit(blame, o.knowledge.start_line, o.knowledge.end_line)
             reasons = tuple(_named_commit(ctx, r, o, when) for r in o.stale_reasons)
             if reasons != o.stale_reasons:
                 ctx.puts.append(grade(replace(o, stale_reasons=reasons, updated_at=ctx.now), self._state, ctx.now, ""))
+        ctx.history.close()
         return self._memory.apply_knowledge(ctx.puts, ())
 
 

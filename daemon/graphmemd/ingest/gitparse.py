@@ -81,3 +81,82 @@ def parse_name_status(text: str) -> list[tuple[str, str, str]]:
         else:
             break
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedCommit:
+    """One commit of ``git log --topo-order --format=%x00%H%x09%ct%x09%P --name-status -M``:
+    its time, its parents and the files it changed, as (status letter, old path, new path)."""
+
+    commit: str
+    time: int
+    changes: tuple[tuple[str, str, str], ...]
+    parents: tuple[str, ...] = ()
+
+
+def parse_log_names(text: str) -> list[LoggedCommit]:
+    """The commits of a ``git log --topo-order --format=%x00%H%x09%ct%x09%P --name-status -M``
+    output, as listed (children before parents); paths are taken as printed (run git with
+    ``core.quotePath=false``)."""
+    out: list[LoggedCommit] = []
+    for block in text.split("\0")[1:]:
+        lines = block.split("\n")
+        sha, t, parents = [*lines[0].split("\t"), "", ""][:3]
+        if len(sha) != 40 or not t.strip().isdigit():
+            continue
+        changes: list[tuple[str, str, str]] = []
+        for line in lines[1:]:
+            parts = line.split("\t")
+            if len(parts) == 2 and parts[0]:
+                changes.append((parts[0][0], parts[1], parts[1]))
+            elif len(parts) == 3 and parts[0][:1] in ("R", "C"):
+                changes.append((parts[0][0], parts[1], parts[2]))
+        out.append(LoggedCommit(sha, int(t), tuple(changes), tuple(parents.split())))
+    return out
+
+
+def ancestors(timeline: list[LoggedCommit], index: dict[str, int], commit: str) -> set[str]:
+    """``commit`` and every commit it descends from."""
+    seen = {commit}
+    todo = [commit]
+    while todo:
+        i = index.get(todo.pop())
+        if i is None:
+            continue
+        for p in timeline[i].parents:
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
+def changes_since(timeline: list[LoggedCommit], before: set[str]) -> list[tuple[str, str, str]]:
+    """(status, path then, path now) of every file the commits not in ``before`` (the commit
+    and its ancestors) changed, parents first, renames followed: ``D`` deleted (the path now
+    is the old one), ``R`` renamed, ``M`` changed in place. Files added since are left out."""
+    now_of: dict[str, str | None] = {}  # path at that commit -> path now (None: deleted)
+    name_then: dict[str, str] = {}  # path now -> path at that commit ("" added since)
+    for c in reversed(timeline):  # parents before children
+        if c.commit in before:
+            continue
+        for status, old, new in c.changes:
+            then = name_then.pop(old, old) if status in "RD" else name_then.get(old, old)
+            if status == "A" or status == "C":
+                name_then[new] = ""
+            elif not then:
+                if status == "R":
+                    name_then[new] = ""
+            elif status == "R":
+                name_then[new] = then
+                now_of[then] = new
+            elif status == "D":
+                now_of[then] = None
+            else:
+                now_of.setdefault(then, old)
+    out: list[tuple[str, str, str]] = []
+    for then, now in sorted(now_of.items()):
+        if now is None:
+            out.append(("D", then, then))
+        else:
+            out.append(("R" if now != then else "M", then, now))
+    return out
