@@ -116,9 +116,13 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
     last_good: dict[str, Any] = {}
     history = History(commits)
     seen_resolving: set[tuple[str, str, tuple[str, ...], bool]] = set()
+    renames = _renames(repo)
+    lineage: dict[str, str] = {}  # a knowledge file's path -> the path it was first seen under
     ever_dangling: set[tuple[str, str, tuple[str, ...]]] = set()
     previous: frozenset[tuple[str, int, str]] = frozenset()
     for i, commit in enumerate(commits):
+        for old_path, new_path in renames.get(commit, ()):  # git's rename detection, as blame follows it
+            lineage[new_path] = lineage.pop(old_path, old_path)
         files = oracle.tree(repo, commit)
         code = {p: b for p, b in files.items() if oracle.is_package_source(p)}
         current: dict[str, Any] = {}
@@ -148,11 +152,11 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
                 refs = docs[(path, blob)] = oracle.extract(path, blobs.text(blob))
             for ref in refs:
                 ok = resolves(ref)
-                k = (ref.path, ref.target, ref.context, ref.is_path)
+                k = (lineage.get(ref.path, ref.path), ref.target, ref.context, ref.is_path)
                 judged.append(Judged(ref, ok, not ok and k in seen_resolving))
         for j in judged:
             if j.resolves:
-                seen_resolving.add((j.ref.path, j.ref.target, j.ref.context, j.ref.is_path))
+                seen_resolving.add((lineage.get(j.ref.path, j.ref.path), j.ref.target, j.ref.context, j.ref.is_path))
         dangling = [j for j in judged if j.dangling]
         history.dangling[commit] = dangling
         history.refs[commit] = len(judged)
@@ -160,7 +164,7 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
         if now != previous:
             history.changed.append(i)
         for j in dangling:
-            event = (j.ref.path, j.ref.target, j.ref.context)
+            event = (lineage.get(j.ref.path, j.ref.path), j.ref.target, j.ref.context)
             if event not in ever_dangling:
                 ever_dangling.add(event)
                 history.events += 1
@@ -168,6 +172,20 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
     blobs.close()
     history.seconds = time.monotonic() - started
     return history
+
+
+def _renames(repo: Path) -> dict[str, list[tuple[str, str]]]:
+    """Per first-parent commit, the files git sees renamed by it (old path, new path)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    commit = ""
+    log = git(repo, "log", "--first-parent", "-M", "--diff-merges=first-parent", "--name-status", "--format=@%H")
+    for line in log.splitlines():
+        if line.startswith("@"):
+            commit = line[1:]
+        elif line.startswith("R"):
+            _, old_path, new_path = line.split("\t")
+            out.setdefault(commit, []).append((old_path, new_path))
+    return out
 
 
 def _parents(path: str) -> list[str]:
