@@ -63,7 +63,7 @@ def remap_repo(o: Observation, old: str, new: str) -> Observation:
         replace(
             a,
             repo_id=new,
-            symbol_id=f"{new}:{a.symbol_id[len(prefix) :]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
+            symbol_id=f"{new}:{a.symbol_id[len(prefix):]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
         )
         if a.repo_id == old
         else a
