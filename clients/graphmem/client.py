@@ -630,7 +630,6 @@ class GraphMem:
             idempotency_key=idempotency_key or str(uuid.uuid4()),
             shared=shared,
         )
-
         def create(hint: str) -> Observation:
             request.repo = hint
             return convert.observation_from_proto(self._call(self._create, request))
@@ -763,7 +762,6 @@ class GraphMem:
         ranked by the fused score, each with the path (``why``), its score components and the
         index freshness. ``hops``: None is the daemon's default (2); 0 is the anchors only.
         ``line`` (1-based) is a cursor in ``files[0]``: it focuses the query on the symbols there."""
-
         def send(hint: str) -> RecallResult:
             request = service_pb2.RetrieveRequest(
                 repo=hint,
@@ -805,7 +803,6 @@ class GraphMem:
             return convert.brief_from_proto(self._call(self._session_brief, request))
 
         return self._scoped(repo, send)
-
     # ------------------------------------------------------------------ symbols
 
     def find_symbols(
@@ -838,7 +835,9 @@ class GraphMem:
 
     # ------------------------------------------------------------------ events
 
-    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None) -> EventStream:
+    def events(
+        self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None
+    ) -> EventStream:
         """Subscribe to live events (all kinds when ``kinds`` is empty). ``after_seq``: resume
         after that sequence number (the buffered events after it come first; an
         ``EVENTS_LOST`` event reports what is no longer buffered)."""
