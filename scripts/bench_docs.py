@@ -11,18 +11,20 @@ cloned into a temporary directory (the bundles are only read).
 commit's importable qualified names; markdown-it-py and docutils, with the oracle's own
 extraction, give the references in the knowledge files (graphmem's documented default set).
 A reference *stopped resolving* at a commit when its target does not resolve there but did
-at an earlier commit at which it was referenced. The oracle runs over every first-parent
-commit.
+at an earlier commit at which the same file (followed through git's renames) referenced it.
+The oracle runs over every first-parent commit. ``--changelogs`` judges the change logs too
+(on both sides: graphmem through a ``.graphmem.toml`` in the clone).
 
-**Replay** (the real daemon following the checkout): the commits at which the oracle's set
-of dangling references changes, each right after its parent, plus evenly spaced commits of
-the whole history up to ``--commits``, oldest first, are checked out in one working tree a
-daemon watches. After each checkout, once the daemon reports its index current at that
-commit, ``CheckKnowledge`` (what ``graphmem check`` asks) gives the dangling references.
-Matched with the oracle's by file and line (then by target), summed over the replayed
-commits: precision and recall of the dangling reports (targets >= 0.95), with the misses
-and false reports listed by kind. Also printed: stale and suspect counts at the newest
-commit.
+**Replay** (``--mode``, default both): the commits at which the oracle's set of dangling
+references changes, each right after its parent, plus evenly spaced commits of the whole
+history up to ``--commits``, oldest first, are checked out in one working tree and graphmem
+is asked at each: ``daemon`` — one daemon watches the tree and follows the checkouts; once it
+reports its index current at the commit, ``CheckKnowledge`` (what ``graphmem check`` asks a
+running daemon); ``one-shot`` — the installed ``graphmem check --one-shot --format json``
+(what CI runs: a private daemon indexes the tree cold each time). Reports are matched with
+the oracle's by file and line and target (then file and target), summed over the replayed
+commits: precision and recall of the dangling reports (targets >= 0.95), the misses and false
+reports by kind with samples, and the stale/suspect counts at the newest commit.
 
 **Timing** (``--timing-only`` / ``--no-timing``): on the newest commit's tree, back to back
 and alternating, ``--rounds`` times each: the cold index (a daemon on an empty home until
