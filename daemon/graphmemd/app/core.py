@@ -135,6 +135,7 @@ class Core:
         writer = self._writer = StoreWriter(
             self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=self._store_space
         )
+        store.pause_point = writer.between_steps  # observation copies between a bulk load's chunks
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
         report = memory.open()
         if report:

@@ -51,12 +51,14 @@ class ObservationBook:
     ``on_change`` is called (outside the lock) with each observation written, so the engine
     can mirror it into the store and publish events."""
 
-    def __init__(self, journal: Journal, on_change: Callable[[Observation | None, str], None]) -> None:
+    def __init__(self, journal: Journal, on_change: Callable[[Observation | None, str], object]) -> None:
         self._journal = journal
         self._on_change = on_change
         self._lock = threading.RLock()
         self._obs: dict[str, Observation] = {}
         self._keys: dict[str, str] = {}
+        #: the inverse of ``_keys`` (observation id -> key), for the store's copy
+        self._key_by_id: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = defaultdict(set)
         #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
         self._tombstones: dict[str, float] = {}
@@ -88,6 +90,7 @@ class ObservationBook:
             for doc in merged.docs.values():
                 self._index(from_doc(doc))
             self._keys = dict(merged.keys)
+            self._key_by_id = {oid: key for key, oid in self._keys.items()}
             self._tombstones = dict(merged.tombstones)
 
     def compact_if_needed(self, records_read: int, min_records: int = 1000) -> bool:
@@ -122,10 +125,33 @@ class ObservationBook:
                 records.append({"op": "delete", "id": oid, "at": at})
             return self._journal.compact(records, expected_last_seq=self._journal.last_seq)
 
-    def append_restored(self, docs: Sequence[Mapping[str, Any]]) -> None:
-        """Journal documents recovered from the store (the journal lacked them)."""
-        if docs:
-            self._journal.append_many([{"op": "put", "obs": dict(d), "restored": True} for d in docs])
+    def append_restored(self, docs: Sequence[Mapping[str, Any]], keys: Mapping[str, str] | None = None) -> None:
+        """Journal documents recovered from the store (the journal lacked them), each with
+        the idempotency key of its create when ``keys`` (key -> id) names one."""
+        key_of = {oid: key for key, oid in (keys or {}).items()}
+        records: list[dict[str, Any]] = []
+        for d in docs:
+            rec: dict[str, Any] = {"op": "put", "obs": dict(d), "restored": True}
+            if key_of.get(d["id"]):
+                rec["key"] = key_of[d["id"]]
+            records.append(rec)
+        if records:
+            self._journal.append_many(records)
+
+    def keys(self) -> dict[str, str]:
+        """Every idempotency key of a live observation (key -> id)."""
+        with self._lock:
+            return {k: v for k, v in self._keys.items() if v in self._obs}
+
+    def key_of(self, obs_id: str) -> str:
+        """The idempotency key of the create that made ``obs_id`` ("" when none)."""
+        with self._lock:
+            return self._key_by_id.get(obs_id, "")
+
+    def is_deleted(self, obs_id: str) -> bool:
+        """Whether ``obs_id`` was deleted (a deletion record names it)."""
+        with self._lock:
+            return obs_id in self._tombstones
 
     def _fold(self, rec: Mapping[str, Any]) -> None:
         op = rec.get("op")
@@ -136,6 +162,7 @@ class ObservationBook:
             key = rec.get("key")
             if isinstance(key, str) and key:
                 self._keys[key] = o.id
+                self._key_by_id[o.id] = key
         elif op == "delete":
             oid = str(rec.get("id", ""))
             self._unindex(oid)
@@ -181,6 +208,7 @@ class ObservationBook:
                 self._index(o)
             if key:
                 self._keys[key] = observations[0].id
+                self._key_by_id[observations[0].id] = key
         for o in observations:
             self._on_change(o, o.id)
 

@@ -46,7 +46,7 @@ from graphmemd.store.tables import node_tables, rel_tables, unresolved_of
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Resolved edge tables; schema 2 added their ``confidence`` column (see ``_migrate_v1``).
 _CONFIDENCE_TABLES = ("IMPORTS", "CALLS", "FILE_CALLS", "INHERITS")
 #: Symbol columns schema 3 dropped (``_migrate_v2``): never read (byte offsets, unresolved
@@ -98,7 +98,7 @@ _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Observation(id STRING, repo STRING, text STRING, tags STRING,"
     " category STRING, status STRING, created_at DOUBLE, updated_at DOUBLE, doc STRING,"
-    " PRIMARY KEY(id))",
+    " idem_key STRING, PRIMARY KEY(id))",
     "CREATE REL TABLE IF NOT EXISTS DEFINES(FROM File TO Symbol)",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Symbol TO Symbol)",
     "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO File, confidence STRING)",
@@ -120,6 +120,9 @@ class StoredObservation:
 
     id: str
     doc: str  # the observation as JSON (graphmemd.memory.observations owns its format)
+    #: the idempotency key of the create that made it ("" when none): a retry after the
+    #: journal was lost still finds it
+    key: str = ""
 
 
 class StoreConnection:
@@ -145,6 +148,9 @@ class StoreConnection:
         #: why Kùzu can no longer be used in this process ("" while it can): ``_note_failure``
         self.poisoned = ""
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
+        #: called between the chunks of a bulk load: the store writer runs the urgent writes
+        #: (observation copies an acknowledgement waits for) there (``StoreWriter.between_steps``)
+        self.pause_point: Callable[[], None] = _nothing
         try:
             self._init_schema()
         except StoreError:
@@ -285,6 +291,9 @@ class StoreConnection:
             version = "2"
         if version == "2":
             self._migrate_v2()
+            version = "3"
+        if version == "3":
+            self._migrate_v3()
         elif version != str(SCHEMA_VERSION):
             raise StoreError(f"store schema {version} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
         existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
@@ -314,8 +323,18 @@ class StoreConnection:
         for column in _DROPPED_SYMBOL_COLUMNS:
             if column in present:
                 self._run(f"ALTER TABLE Symbol DROP {column}")
+        self._run("MATCH (m:Meta {key: 'schema'}) SET m.value = '3'")
+        logger.info("store %s migrated from schema 2 to 3", self.path)
+
+    def _migrate_v3(self) -> None:
+        """Schema 3 -> 4: observation copies keep the idempotency key of their create (the
+        journal is no longer its only holder); older rows get theirs from the journal at the
+        next reconciliation."""
+        present = {r[0] for r in self._run("CALL TABLE_INFO('Observation') RETURN name")}
+        if "idem_key" not in present:
+            self._run("ALTER TABLE Observation ADD idem_key STRING DEFAULT ''")
         self._run("MATCH (m:Meta {key: 'schema'}) SET m.value = $v", {"v": str(SCHEMA_VERSION)})
-        logger.info("store %s migrated from schema 2 to %d", self.path, SCHEMA_VERSION)
+        logger.info("store %s migrated from schema 3 to %d", self.path, SCHEMA_VERSION)
 
     def close(self) -> None:
         """Close the connection and the database (idempotent). A poisoned store is left as it
@@ -454,6 +473,7 @@ class Store(StoreConnection):
                 self._copy(table, data)
             if len(chunks) > 1:
                 self.recycle_if_due(every=0)
+            self.pause_point()
         externals = sorted({name for _, name in edges.external_imports})
         if externals:
             known = {r[0] for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})}
@@ -550,14 +570,15 @@ class Store(StoreConnection):
     # ------------------------------------------------------------------ observations
 
     def upsert_observations(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Write observations (id, repo, text, tags, category, status, created_at, updated_at, doc)."""
+        """Write observations (id, repo, text, tags, category, status, created_at, updated_at, doc,
+        idem_key)."""
         if not rows:
             return
         rows = list({r["id"]: r for r in rows}.values())  # one row per id: the last one wins
         with self._lock:
             ids = [r["id"] for r in rows]
             self._run("MATCH (o:Observation) WHERE o.id IN $ids DELETE o", {"ids": ids})
-            cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc")
+            cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc", "idem_key")
             # One COPY for a large batch, a CREATE per row for a small one (a COPY has a fixed
             # cost, and keeps ~300 KB until the database is reopened: see recycle_if_due).
             if len(rows) > COPY_ROWS:
@@ -566,7 +587,8 @@ class Store(StoreConnection):
             for r in rows:
                 self._run(
                     "CREATE (:Observation {id: $id, repo: $repo, text: $text, tags: $tags, category: $category,"
-                    " status: $status, created_at: $created_at, updated_at: $updated_at, doc: $doc})",
+                    " status: $status, created_at: $created_at, updated_at: $updated_at, doc: $doc,"
+                    " idem_key: $idem_key})",
                     {c: r[c] for c in cols},
                 )
 
@@ -577,8 +599,8 @@ class Store(StoreConnection):
 
     def observations(self) -> Iterator[StoredObservation]:
         """Every stored observation, by id."""
-        for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc ORDER BY o.id"):
-            yield StoredObservation(r[0], r[1])
+        for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc, o.idem_key ORDER BY o.id"):
+            yield StoredObservation(r[0], r[1], r[2] or "")
 
 
 _CONFIDENCES: dict[object, Confidence] = {c.value: c for c in Confidence}
@@ -599,6 +621,10 @@ def load_chunks(files: Sequence[tuple[FileRecord, ParsedFile]]) -> list[Sequence
     return chunks
 
 
+def _nothing() -> None:
+    return None
+
+
 def _confidence(value: object) -> Confidence:
     return _CONFIDENCES.get(value, Confidence.UNKNOWN)
 
@@ -615,8 +641,9 @@ def _intern(value: Any) -> Any:
     return sys.intern(value) if type(value) is str else value
 
 
-def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The stored columns of an observation document (see ``graphmemd.memory.observations``)."""
+def observation_row(doc: Mapping[str, Any], key: str = "") -> dict[str, Any]:
+    """The stored columns of an observation document (see ``graphmemd.memory.observations``)
+    and the idempotency key of its create."""
     return {
         "id": doc["id"],
         "repo": doc.get("repo_id", ""),
@@ -627,4 +654,5 @@ def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:
         "created_at": float(doc.get("created_at", 0.0)),
         "updated_at": float(doc.get("updated_at", 0.0)),
         "doc": json.dumps(doc, sort_keys=True),
+        "idem_key": key,
     }
