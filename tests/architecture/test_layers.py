@@ -42,6 +42,8 @@ VIOLATIONS = [
     ("layers", "daemon/graphmemd/store/engine.py", "import graphmemd.memory.memory"),
     ("acyclic", "daemon/graphmemd/graph/resolution/index.py", "import graphmemd.graph.resolution.resolver"),
     ("one-engine-module", "daemon/graphmemd/memory/memory.py", "import kuzu"),
+    ("one-engine-module", "daemon/graphmemd/store/engine.py", "import ladybug"),
+    ("one-engine-module", "daemon/graphmemd/store/kuzu_engine.py", "import ladybug"),
     ("pure-cores", "daemon/graphmemd/graph/delta.py", "import kuzu"),
     ("pure-cores", "daemon/graphmemd/memory/staleness.py", "import grpc"),
     ("pure-cores", "daemon/graphmemd/retrieval/ranking.py", "import threading"),

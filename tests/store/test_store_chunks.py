@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import STORE_ENGINE
 from graphmemd.graph.model import (
     Confidence,
     FileRecord,
@@ -56,7 +57,7 @@ def opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[St
         return connect(self)
 
     monkeypatch.setattr(Store, "_connect", counting)
-    s = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, max_db_size_gb=1)
+    s = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, max_db_size_gb=1, engine=STORE_ENGINE)
     try:
         yield s, opens
     finally:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import STORE_ENGINE
 from graphmemd.store.engine import Store, observation_row
 from graphmemd.store.literals import MAX_LIST, inline, literal
 
@@ -31,7 +32,7 @@ TRICKY = [
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, max_db_size_gb=1)
+    s = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, max_db_size_gb=1, engine=STORE_ENGINE)
     yield s
     s.close()
 

@@ -185,8 +185,14 @@ class Core:
         """Open the store, probed first in a child process (``store_open``); a damaged one
         is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
         observations come back from the journal and the code graph from the repositories."""
-        paths = self.cfg.paths
-        opened = open_store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
+        cfg = self.cfg
+        opened = open_store(
+            cfg.store_path,
+            engine=cfg.store_engine,
+            workarounds=cfg.store_workarounds,
+            buffer_pool_mb=cfg.buffer_pool_mb,
+            max_db_size_gb=cfg.max_db_size_gb,
+        )
         if opened.recovered:
             self.recovered.append(opened.recovered)
             self.health.note_error(opened.recovered)
@@ -213,12 +219,12 @@ class Core:
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
                     ready = [rt.id for rt in self.registry.all() if rt.state is IndexState.READY]
                     self.snapshots.save_all(self.state.graph, ready)
-                mark_clean(self.cfg.paths.store)
+                mark_clean(self.cfg.store_path)
 
     def _store_space(self) -> str:
         """Why store writes must wait for space, or "" (see ``writer.py``)."""
         try:
-            st = os.statvfs(self.cfg.paths.store.parent)
+            st = os.statvfs(self.cfg.store_path.parent)
         except OSError:
             return ""
         free = st.f_bavail * st.f_frsize

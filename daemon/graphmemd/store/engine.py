@@ -1,10 +1,10 @@
-"""The embedded graph store: the ONLY module that imports kuzu.
+"""The embedded graph store: the schema and every Cypher statement.
 
-It owns the schema and every Cypher statement. Everything else speaks the dataclasses of
-``graphmemd.graph.model`` and ``graphmem.types``, so the store can be swapped (e.g. for the
-LadybugDB fork) by rewriting this one module.
+It runs on Kùzu or LadybugDB (``engines.py``; each engine's binding module is the only
+importer of its package), which speak the same Cypher. Everything else speaks the
+dataclasses of ``graphmemd.graph.model`` and ``graphmem.types``.
 
-Concurrency: Kùzu allows one read-write process per database; inside it we use ONE shared
+Concurrency: the engine allows one read-write process per database; inside it we use ONE shared
 connection guarded by a lock (one connection per thread made most concurrent writes fail).
 Callers serialise writes through the daemon's single writer; reads take the same lock.
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import kuzu
 import pyarrow as pa
+import pyarrow.parquet as pq
 from graphmem.errors import DaemonAlreadyRunning, StoreError
 
 from graphmemd.graph.model import (
@@ -40,6 +40,7 @@ from graphmemd.graph.model import (
     file_id,
 )
 from graphmemd.runtime import malloc
+from graphmemd.store import engines
 from graphmemd.store.literals import inline
 from graphmemd.store.tables import node_tables, rel_tables, unresolved_of
 
@@ -133,11 +134,15 @@ class StoreConnection:
         self,
         path: Path,
         *,
+        engine: str = engines.DEFAULT_ENGINE,
+        workarounds: frozenset[str] | None = None,
         buffer_pool_mb: int = 512,
         max_db_size_gb: int = 64,
         checkpoint_threshold_mb: int = CHECKPOINT_THRESHOLD_MB,
     ) -> None:
         self.path = path
+        #: the engine binding (``engines.py``) and the workarounds applied on it
+        self.engine = engines.load(engine, workarounds)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._sizes = (buffer_pool_mb, max_db_size_gb, checkpoint_threshold_mb)
         self._db, self._conn = self._connect()
@@ -148,6 +153,8 @@ class StoreConnection:
         #: why Kùzu can no longer be used in this process ("" while it can): ``_note_failure``
         self.poisoned = ""
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
+        #: a bulk read asked for a reopen (``reopen_soon``)
+        self._reopen_asked = False
         #: called between the chunks of a bulk load: the store writer runs the urgent writes
         #: (observation copies an acknowledgement waits for) there (``StoreWriter.between_steps``)
         self.pause_point: Callable[[], None] = _nothing
@@ -160,56 +167,73 @@ class StoreConnection:
             self.close()
             raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
 
-    def _connect(self) -> tuple[kuzu.Database, kuzu.Connection]:
+    def _connect(self) -> tuple[Any, Any]:
         pool_mb, max_gb, checkpoint_mb = self._sizes
         try:
-            db = kuzu.Database(
-                str(self.path),
-                buffer_pool_size=pool_mb * 1024 * 1024,
-                max_db_size=max_gb * 1024 * 1024 * 1024,
-                checkpoint_threshold=checkpoint_mb * 1024 * 1024,
-                max_num_threads=STORE_THREADS,
+            db, conn = self.engine.connect(
+                self.path,
+                buffer_pool_bytes=pool_mb * 1024 * 1024,
+                max_db_bytes=max_gb * 1024 * 1024 * 1024,
+                checkpoint_bytes=checkpoint_mb * 1024 * 1024,
+                threads=STORE_THREADS,
             )
-            return db, kuzu.Connection(db)
+            return db, conn
         except Exception as exc:  # the binding raises RuntimeError, IndexError, UnicodeDecodeError, ...
             if "lock" in str(exc).lower():
                 raise DaemonAlreadyRunning(f"the store {self.path} is open in another process: {exc}") from exc
             raise StoreError(f"cannot open the store {self.path}: {type(exc).__name__}: {exc}") from exc
 
     def recycle_if_due(self, every: int = RECYCLE_QUERIES) -> bool:
-        """Close and reopen the database once ``every`` queries ran on it; True if it did.
+        """Close and reopen the database once ``every`` queries ran on it (workaround
+        ``recycle``) or a bulk read asked for it (``reopen_soon``); True if it did.
 
         Kùzu 0.11.3 never returns some memory while a database is open: ≈67 KB for each row
         deleted from a full-text-indexed table, ≈5-60 KB for each query run with parameters
         (``cypher_literals`` avoids most of those). Closing the database returns all of it;
         reopening an idle store takes ~0.1 s, during which queries wait for the lock."""
         with self._lock:
-            if self._closed or self.poisoned or self.queries < every:
+            periodic = "recycle" in self.engine.workarounds and self.queries >= every
+            if self._closed or self.poisoned or not (periodic or self._reopen_asked):
                 return False
-            # a statement runs without the GIL, closing does not: left with nothing to
-            # checkpoint, the close is short (health checks wait through it)
-            self._run("CHECKPOINT")
-            self._conn.close()
-            self._db.close()
-            malloc.trim()
-            try:
-                self._db, self._conn = self._connect()
-                self._conn.execute("LOAD EXTENSION fts")
-            except Exception as exc:  # reopening what was open a moment ago: report, never hide
-                self._closed = True
-                raise StoreError(f"cannot reopen the store {self.path}: {type(exc).__name__}: {exc}") from exc
-            self.queries = 0
-            return True
+            return self._reopen()
+
+    def _reopen_for(self, workaround: str) -> None:
+        """Reopen the database now when ``workaround`` is applied on this engine."""
+        if workaround in self.engine.workarounds:
+            with self._lock:
+                if not self._closed and not self.poisoned:
+                    self._reopen()
+
+    def _reopen(self) -> bool:
+        """Checkpoint, close and reopen the database (the lock is held)."""
+        # a statement runs without the GIL, closing does not: left with nothing to
+        # checkpoint, the close is short (health checks wait through it)
+        self._run("CHECKPOINT")
+        self._conn.close()
+        self._db.close()
+        malloc.trim()
+        try:
+            self._db, self._conn = self._connect()
+            for statement in self.engine.at_connect:
+                self._conn.execute(statement)
+        except Exception as exc:  # reopening what was open a moment ago: report, never hide
+            self._closed = True
+            raise StoreError(f"cannot reopen the store {self.path}: {type(exc).__name__}: {exc}") from exc
+        self.queries = 0
+        self._reopen_asked = False
+        return True
 
     def reopen_soon(self) -> None:
         """Have the next ``recycle_if_due`` (the store writer's, after its next job) reopen the
-        database, not this caller: a bulk read at start-up is not slowed down by it."""
-        with self._lock:
-            self.queries = max(self.queries, RECYCLE_QUERIES)
+        database, not this caller: a bulk read at start-up is not slowed down by it
+        (workaround ``bulk-read``)."""
+        if "bulk-read" in self.engine.workarounds:
+            with self._lock:
+                self._reopen_asked = True
 
     # ------------------------------------------------------------------ plumbing
 
-    def _query(self, query: str, params: Mapping[str, Any] | None, take: Callable[[kuzu.QueryResult], _T]) -> _T:
+    def _query(self, query: str, params: Mapping[str, Any] | None, take: Callable[[Any], _T]) -> _T:
         """Run ``query`` and ``take`` what it needs from the result, under the lock, with
         Kùzu's failures mapped to ``StoreError`` (and noted: ``_note_failure``)."""
         with self._lock:
@@ -219,7 +243,8 @@ class StoreConnection:
                 # 0.11.3 leaks 5-60 KB per query executed with parameters (cypher_literals.py).
                 # (Reused prepared statements instead crashed the process: SIGSEGV.)
                 self.queries += 1
-                text = inline(query, params) if params else query
+                literals = params and "literals" in self.engine.workarounds
+                text = inline(query, params) if literals and params else (None if params else query)
                 result = self._conn.execute(text) if text is not None else self._conn.execute(query, dict(params or {}))
                 assert not isinstance(result, list)
                 return take(result)
@@ -273,13 +298,26 @@ class StoreConnection:
                     # committed part of the slice, and a store where that slice was deleted and
                     # copied again crashed the next start. The job fails; the next pass re-writes
                     # its files (their hashes differ).
-                    self._conn.execute(f"COPY {table} FROM data")
+                    if self.engine.copy_from_file:
+                        self._copy_file(table, data)
+                    else:
+                        self._conn.execute(f"COPY {table} FROM data")
                 except (RuntimeError, ValueError, IndexError) as exc:
                     self._note_failure(exc)
                     raise StoreError(f"bulk load into {table} failed: {exc}") from exc
 
+    def _copy_file(self, table: str, data: pa.Table) -> None:
+        """COPY ``data`` into ``table`` through a Parquet file beside the store (removed after)."""
+        staged = self.path.with_name(f".{self.path.name}.copy.parquet")
+        try:
+            pq.write_table(data, staged, compression="none")
+            self._conn.execute(f"COPY {table} FROM '{_cypher_path(staged)}'")
+        finally:
+            staged.unlink(missing_ok=True)
+
     def _init_schema(self) -> None:
-        self._run("LOAD EXTENSION fts")
+        for statement in self.engine.at_connect:
+            self._run(statement)
         for stmt in _SCHEMA:
             self._run(stmt)
         rows = self._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value")
@@ -296,7 +334,7 @@ class StoreConnection:
             self._migrate_v3()
         elif version != str(SCHEMA_VERSION):
             raise StoreError(f"store schema {version} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
-        existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
+        existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")} if self.engine.had_fts else set()
         for table, index in _OLD_FTS:
             if index in existing:
                 self._run(f"CALL DROP_FTS_INDEX('{table}', '{index}')")
@@ -366,6 +404,13 @@ class StoreConnection:
         whenever the WAL grows past ``CHECKPOINT_THRESHOLD_MB``)."""
         with self._lock:
             self._run("CHECKPOINT")
+
+    def export_to(self, directory: Path) -> None:
+        """Write the whole database to ``directory`` as Parquet files with the Cypher that
+        recreates it (``EXPORT DATABASE``; ``migration.py`` imports it into another engine)."""
+        with self._lock:
+            self._run("CHECKPOINT")
+            self._run(f"EXPORT DATABASE '{_cypher_path(directory)}' (format='parquet')")
 
     def counts(self) -> dict[str, int]:
         """Rows per node table (reads every table once: used to verify a store at open)."""
@@ -439,7 +484,7 @@ class Store(StoreConnection):
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
                 if len(chunks) > 1:  # a bulk delete before a bulk load: see _load
-                    self.recycle_if_due(every=0)
+                    self._reopen_for("chunks")
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
                 self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
@@ -472,7 +517,7 @@ class Store(StoreConnection):
             for table, data in node_tables(repo_id, chunk, unresolved, infos):
                 self._copy(table, data)
             if len(chunks) > 1:
-                self.recycle_if_due(every=0)
+                self._reopen_for("chunks")
             self.pause_point()
         externals = sorted({name for _, name in edges.external_imports})
         if externals:
@@ -621,6 +666,11 @@ def load_chunks(files: Sequence[tuple[FileRecord, ParsedFile]]) -> list[Sequence
     return chunks
 
 
+def _cypher_path(path: Path) -> str:
+    """``path`` for a single-quoted Cypher string."""
+    return str(path).replace("\\", "\\\\").replace("'", "\\'")
+
+
 def _nothing() -> None:
     return None
 
@@ -629,7 +679,7 @@ def _confidence(value: object) -> Confidence:
     return _CONFIDENCES.get(value, Confidence.UNKNOWN)
 
 
-def _rows(result: kuzu.QueryResult) -> list[list[Any]]:
+def _rows(result: Any) -> list[list[Any]]:
     rows: list[list[Any]] = []
     while result.has_next():
         row = result.get_next()
