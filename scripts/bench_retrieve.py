@@ -118,6 +118,7 @@ def main() -> int:
         "p99_ms": round(percentile(lat, 99), 2),
         "mean_results": round(results / max(1, len(lat)), 1),
         "p50_ms_by_seed": {k: round(percentile(v, 50), 2) for k, v in sorted(by_kind.items())},
+        "p99_ms_by_seed": {k: round(percentile(v, 99), 2) for k, v in sorted(by_kind.items())},
         "load_1min": round(load, 2),
     }
     if args.json:

@@ -24,6 +24,15 @@ mkdir "$scratch/tmp"
 echo "== pytest"
 status=0
 TMPDIR="$scratch/tmp" python -m pytest -q -p no:cacheprovider --basetemp="$scratch/pytest" "$@" || status=$?
+if [ "$#" -eq 0 ]; then
+  # The store's other engine (store/engines.py): the store, fault and durability tests once more
+  # on it (a pytest process holds one engine, so this is its own pass).
+  other="$(python -c 'from graphmemd.runtime.config import DEFAULT_STORE_ENGINE as d, STORE_ENGINES as e; print(next(n for n in e if n != d))')"
+  echo "== pytest on the store engine $other (store, fault and durability tests)"
+  GRAPHMEM_STORE_ENGINE="$other" TMPDIR="$scratch/tmp" python -m pytest -q -p no:cacheprovider \
+    --basetemp="$scratch/pytest-$other" tests/store tests/faults tests/service/test_crash.py \
+    tests/memory/test_durability_units.py tests/indexing/test_warm_restart.py || status=$?
+fi
 left="$(ls -A "$scratch/tmp")"
 if [ -n "$left" ]; then
   echo "== the tests left $(echo "$left" | wc -l) entries in \$TMPDIR:" >&2

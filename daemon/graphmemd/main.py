@@ -55,8 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--no-watch", action="store_true", help="do not watch files (rescan on request only)")
     run.add_argument(
         "--store-engine",
-        choices=STORE_ENGINES,
-        help=f"the store's database engine (default {DEFAULT_STORE_ENGINE}); env GRAPHMEM_STORE_ENGINE",
+        help=f"the store's database engine: {', '.join(STORE_ENGINES)} (default {DEFAULT_STORE_ENGINE});"
+        " env GRAPHMEM_STORE_ENGINE",
     )
     args = parser.parse_args(argv)
     if args.command != "run":
