@@ -14,7 +14,8 @@ in the same state; the 1-minute load average is printed before each run. Benchma
 * ``soak``     soak.py's load phase (``--soak-calls`` RPCs, no kills): tree RSS growth, with the
                engine's workarounds, then with each of ``--soak-off`` switched off alone, then
                with none (``GRAPHMEM_STORE_WORKAROUNDS``);
-* ``scale-off`` bench_scale.py at the first size with each of ``--scale-off`` switched off.
+* ``scale-off`` bench_scale.py at the first size with each of ``--scale-off`` switched off;
+* ``scale-all`` bench_scale.py at the first size with every workaround on.
 
     python scripts/bench_engines.py --only index,scale,soak [--sizes 0.9] [--soak-calls 20000] [--json]
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -75,11 +77,21 @@ def _brief(script: str, r: dict[str, Any]) -> dict[str, Any]:
     if script == "soak.py":
         load = r.get("load") or {}
         keys = ("calls", "errors", "rss_after_warmup_mb", "rss_end_mb", "rss_growth_percent", "seconds")
-        return {k: load.get(k) for k in keys}
+        return {**{k: load.get(k) for k in keys}, "median_drift_mb": _drift(load)}
     if script == "bench_retrieve.py":
         text = (r.get("p99_ms_by_seed") or {}).get("text")
         return {"p50_ms": r.get("p50_ms"), "p99_ms": r.get("p99_ms"), "text_p99_ms": text}
     return {k: r.get(k) for k in ("idle", "during_index")}
+
+
+def _drift(load: dict[str, Any]) -> float | None:
+    """The soak's whole-tree RSS drift, robust to the swings of the store's reopens: the median
+    of the last quarter of its samples minus the median of its second quarter, in MB."""
+    tree = [s[1] for s in load.get("rss_samples_calls_tree_daemon_mb") or []]
+    if len(tree) < 8:
+        return None
+    q = len(tree) // 4
+    return round(statistics.median(tree[-q:]) - statistics.median(tree[q : 2 * q]), 1)
 
 
 def _without(off: str) -> str:
@@ -105,6 +117,9 @@ def main() -> int:
         plan.append(("index", "bench_index.py", ["--repeat", args.repeat], None))
     if "scale" in only:
         plan.append(("scale", "bench_scale.py", ["--sizes", args.sizes], None))
+    if "scale-all" in only:  # every workaround on (for an engine that runs without them)
+        first = args.sizes.split(",")[0]
+        plan.append(("scale with every workaround", "bench_scale.py", ["--sizes", first], ",".join(WORKAROUNDS)))
     if "scale-off" in only:
         first = args.sizes.split(",")[0]
         for off in filter(None, args.scale_off.split(",")):

@@ -8,7 +8,9 @@ the tree cold, with its log at DEBUG. From the daemon's events: queryable and du
 its log: the indexer's walk + parse (the workers' full parse, overlapped with the daemon's
 per-file work: resolver hand-over, symbol ids, cached-parse queueing), its apply (delta,
 resolution, swap, staleness), and the store writer's busy time (graph rows: the bulk COPYs;
-cached parses). Then a restart with nothing changed, until current. Prints the load average
+cached parses). The CPU seconds the daemon and its parse workers used up to each mark (the
+workers are kept alive for it: ``GRAPHMEM_PARSE_IDLE_S``) bound the wall time from below on
+this machine's cores. Then a restart with nothing changed, until current. Prints the load average
 before each measurement; ``--json`` prints one JSON object.
 """
 
@@ -26,7 +28,7 @@ from typing import Any
 
 from bench_index import floor_seconds
 from bench_scale import build_tree, wait_current
-from benchlib import DaemonProc, check_quiet, short_home
+from benchlib import DaemonProc, _cpu_seconds, _descendants, check_quiet, short_home
 
 _INDEXED = re.compile(
     r"indexed \S+: (\d+) files, (\d+) symbols, \d+ skipped in ([\d.]+)s \(walk\+parse ([\d.]+)s, apply ([\d.]+)s\)"
@@ -54,17 +56,25 @@ def _phases(log: str) -> dict[str, float]:
 def measure(root: Path, engine: str, workers: int) -> dict[str, Any]:
     """One cold index of ``root`` on ``engine``, and a restart."""
     home = short_home()
-    env = {"GRAPHMEM_STORE_ENGINE": engine, "GRAPHMEM_LOG_LEVEL": "DEBUG"}
+    env = {"GRAPHMEM_STORE_ENGINE": engine, "GRAPHMEM_LOG_LEVEL": "DEBUG", "GRAPHMEM_PARSE_IDLE_S": "3600"}
     d = DaemonProc(home, workers=workers, env=env)
     out: dict[str, Any] = {"engine": engine}
     try:
+        def cpu() -> tuple[float, float]:
+            return _cpu_seconds([d.proc.pid]), _cpu_seconds(_descendants(d.proc.pid))
+
         with d.client(600) as c:
+            daemon0, workers0 = cpu()
             t = time.perf_counter()
             c.add_repo(root)
             d.wait_queryable(3600)
             out["queryable_s"] = time.perf_counter() - t
+            daemon1, workers1 = cpu()
             d.wait_durable(3600)
             out["durable_s"] = time.perf_counter() - t
+            daemon2, workers2 = cpu()
+        out["cpu_daemon_queryable_s"], out["cpu_workers_queryable_s"] = daemon1 - daemon0, workers1 - workers0
+        out["cpu_daemon_durable_s"], out["cpu_workers_durable_s"] = daemon2 - daemon0, workers2 - workers0
         d.wait_idle()
         out["tree_peak_rss_mb"] = d.peak_rss_mb()["tree"]
         d.stop()
@@ -112,6 +122,10 @@ def main() -> int:
         ("store writer: graph rows (bulk COPY)", "store_rows_s"),
         ("store writer: cached parses", "parse_cache_s"),
         ("**durable** (INDEX_DURABLE)", "durable_s"),
+        ("CPU s to queryable: daemon", "cpu_daemon_queryable_s"),
+        ("CPU s to queryable: parse workers", "cpu_workers_queryable_s"),
+        ("CPU s to durable: daemon", "cpu_daemon_durable_s"),
+        ("CPU s to durable: parse workers", "cpu_workers_durable_s"),
         ("restart with nothing changed -> current", "restart_s"),
         ("whole-tree peak RSS (MB)", "tree_peak_rss_mb"),
     ]
