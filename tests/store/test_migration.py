@@ -1,6 +1,7 @@
-"""Upgrading the store's engine: a Kùzu store written by today's release opens on LadybugDB
-with nothing lost (``store/migration.py``). Real daemons: the first one writes the store on
-Kùzu, the second one runs on LadybugDB and carries it over at start."""
+"""Upgrading the store's engine: a Kùzu store written by the release before LadybugDB became the
+default opens on the new default with nothing lost (``store/migration.py``). Real daemons: the
+first one writes the store on Kùzu, the second one runs on the default engine (LadybugDB) and
+carries it over at start."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_a_kuzu_store_is_carried_over_to_ladybug_with_nothing_lost(daemon_factor
     # without the journal, the observations can only come from the carried-over store
     (data / "observations.jsonl").unlink()
 
-    d2 = daemon_factory([repo], home=home, env={"GRAPHMEM_STORE_ENGINE": "ladybug"})
+    d2 = daemon_factory([repo], home=home, env={"GRAPHMEM_STORE_ENGINE": ""})  # "": the default
     with d2.client() as c:
         listed = {o.id: o for o in c.list(statuses=list(ObservationStatus), limit=0)}
         assert set(listed) == set(made.values())

@@ -16,7 +16,7 @@ from graphmemd.runtime.tcp import resolve_listen
 #: the store's database engines (``store/engines.py`` loads their bindings), each with the
 #: suffix of its database file in the data directory, and the default
 STORE_ENGINES = {"kuzu": "kuzu", "ladybug": "lbug"}
-DEFAULT_STORE_ENGINE = "kuzu"
+DEFAULT_STORE_ENGINE = "ladybug"
 #: the store's workarounds for Kùzu 0.11.3's defects, switchable for measurements
 #: (``GRAPHMEM_STORE_WORKAROUNDS``; ``store/engine.py`` applies them):
 #: ``recycle``   close and reopen the database every 500 queries;
