@@ -144,8 +144,9 @@ def merged_keys(
 ) -> dict[str, str]:
     """Idempotency key -> observation id for the ``live`` observations: the journal's
     (key -> id) and the store's (id -> key), the journal's winning a conflict."""
-    keys = {key: oid for oid, key in sorted(store_keys.items()) if key and oid in live}
-    keys.update({k: v for k, v in journal_keys.items() if v in live})
+    keys = {k: v for k, v in journal_keys.items() if v in live}
+    known = set(keys.values())  # an observation the journal names a key for keeps that one
+    keys.update({key: oid for oid, key in sorted(store_keys.items()) if key and oid in live and oid not in known})
     return keys
 
 
