@@ -285,7 +285,9 @@ class StoreConnection:
             self.poisoned = text.strip().splitlines()[0][:200] if text.strip() else type(exc).__name__
             logger.critical("store unusable until the daemon restarts: %s", self.poisoned)
 
-    def _copy(self, table: str, rows: pa.Table) -> None:
+    def _copy(self, table: str, rows: pa.Table, *, pause: bool = False) -> None:
+        """COPY ``rows`` into ``table`` a slice at a time; with ``pause``, the urgent writes
+        queued meanwhile run between the slices (``pause_point``: a graph load's edges)."""
         with self._lock:
             self._check_usable()
             for start in range(0, rows.num_rows, COPY_CHUNK_ROWS):
@@ -305,6 +307,8 @@ class StoreConnection:
                 except (RuntimeError, ValueError, IndexError) as exc:
                     self._note_failure(exc)
                     raise StoreError(f"bulk load into {table} failed: {exc}") from exc
+                if pause:
+                    self.pause_point()
 
     def _copy_file(self, table: str, data: pa.Table) -> None:
         """COPY ``data`` into ``table`` through a Parquet file beside the store (removed after)."""
@@ -525,7 +529,7 @@ class Store(StoreConnection):
             new = [n for n in externals if n not in known]
             self._copy("External", pa.table({"id": new, "name": new}))
         for table, data in rel_tables(repo_id, edges):
-            self._copy(table, data)
+            self._copy(table, data, pause=True)
 
     # ------------------------------------------------------------------ code graph reads
 

@@ -51,6 +51,8 @@ class StoreWriter:
         self._normal: deque[tuple[Callable[[], Any], Future[Any]] | None] = deque()
         self._cond = threading.Condition()
         self._thread_id: int | None = None
+        #: an urgent write is running inside a long one (``between_steps`` does not nest)
+        self._in_urgent = False
         self._health = health
         self._on_idle = on_idle
         self._after_each = after_each
@@ -83,8 +85,15 @@ class StoreWriter:
     def between_steps(self) -> None:
         """Run the urgent writes queued now, when called on the writer thread inside a long
         write (the store calls it between the chunks of a bulk load); elsewhere nothing."""
-        if threading.get_ident() != self._thread_id:
-            return
+        if threading.get_ident() != self._thread_id or self._in_urgent:
+            return  # not the writer, or already inside an urgent write (never nested)
+        self._in_urgent = True
+        try:
+            self._run_urgent()
+        finally:
+            self._in_urgent = False
+
+    def _run_urgent(self) -> None:
         while True:
             with self._cond:
                 if not self._urgent:
