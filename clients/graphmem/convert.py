@@ -40,6 +40,7 @@ from graphmem.types import (
     ChangeKind,
     EdgeConfidence,
     EdgeKind,
+    EditContext,
     Event,
     EventKind,
     Freshness,
@@ -83,6 +84,8 @@ __all__ = [
     "edge_confidence_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
+    "edit_context_from_proto",
+    "edit_context_to_proto",
     "event_from_proto",
     "event_kind_from_proto",
     "event_kind_to_proto",
@@ -745,6 +748,7 @@ def recall_result_to_proto(r: RecallResult) -> service_pb2.RetrieveResponse:
         total_tokens=r.total_tokens,
         truncated=r.truncated,
         warnings=r.warnings,
+        excluded_stale=r.excluded_stale,
     )
 
 
@@ -763,6 +767,7 @@ def recall_result_from_proto(m: service_pb2.RetrieveResponse) -> RecallResult:
         total_tokens=m.total_tokens,
         truncated=m.truncated,
         warnings=tuple(m.warnings),
+        excluded_stale=m.excluded_stale,
     )
 
 
@@ -773,6 +778,7 @@ def brief_to_proto(b: Brief) -> service_pb2.SessionBriefResponse:
         observation_ids=b.observation_ids,
         freshness=freshness_to_proto(b.freshness),
         tokens=b.tokens,
+        left_out=b.left_out,
     )
 
 
@@ -783,6 +789,33 @@ def brief_from_proto(m: service_pb2.SessionBriefResponse) -> Brief:
         observation_ids=tuple(m.observation_ids),
         freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
         tokens=m.tokens,
+        left_out=m.left_out,
+    )
+
+
+def edit_context_to_proto(c: EditContext) -> service_pb2.EditContextResponse:
+    """The proto form of an ``EditContext``."""
+    return service_pb2.EditContextResponse(
+        text=c.text,
+        observation_ids=c.observation_ids,
+        callout_ids=c.callout_ids,
+        freshness=freshness_to_proto(c.freshness),
+        tokens=c.tokens,
+        left_out=c.left_out,
+        indexed=c.indexed,
+    )
+
+
+def edit_context_from_proto(m: service_pb2.EditContextResponse) -> EditContext:
+    """An ``EditContext`` from its proto form."""
+    return EditContext(
+        text=m.text,
+        observation_ids=tuple(m.observation_ids),
+        callout_ids=tuple(m.callout_ids),
+        freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
+        tokens=m.tokens,
+        left_out=m.left_out,
+        indexed=m.indexed,
     )
 
 

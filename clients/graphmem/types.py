@@ -17,6 +17,7 @@ __all__ = [
     "ChangeKind",
     "EdgeConfidence",
     "EdgeKind",
+    "EditContext",
     "Event",
     "EventKind",
     "Freshness",
@@ -346,16 +347,34 @@ class RecallResult:
     total_tokens: int = 0
     truncated: bool = False
     warnings: tuple[str, ...] = ()
+    excluded_stale: int = 0  # stale/suspect observations ``fresh_only`` left out
 
 
 @dataclass(frozen=True, slots=True)
 class Brief:
-    """A session brief: the relevant observations rendered as text."""
+    """A session brief: the relevant observations rendered as text; ``left_out``: how many
+    the budget left out."""
 
     text: str
     observation_ids: tuple[str, ...]
     freshness: Freshness
     tokens: int = 0
+    left_out: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EditContext:
+    """What an agent should know after editing files: ``text`` (empty when there is nothing to
+    say) with the notes the edit just made stale or suspect (``callout_ids``) called out first;
+    ``indexed``: the index had taken in the files' current content."""
+
+    text: str
+    observation_ids: tuple[str, ...]
+    callout_ids: tuple[str, ...]
+    freshness: Freshness
+    tokens: int = 0
+    left_out: int = 0
+    indexed: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -280,8 +280,10 @@ class ConfirmObservationRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., confirmed_by: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ExportObservationsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("repo",)
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    def __init__(self, repo: _Optional[str] = ...) -> None: ...
 
 class JournalLine(_message.Message):
     __slots__ = ("json",)
@@ -308,7 +310,7 @@ class ImportObservationsResponse(_message.Message):
     def __init__(self, imported: _Optional[int] = ..., skipped_duplicates: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class RetrieveRequest(_message.Message):
-    __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale", "line")
+    __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale", "line", "fresh_only")
     REPO_FIELD_NUMBER: _ClassVar[int]
     FILES_FIELD_NUMBER: _ClassVar[int]
     SYMBOLS_FIELD_NUMBER: _ClassVar[int]
@@ -318,6 +320,7 @@ class RetrieveRequest(_message.Message):
     TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_STALE_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
+    FRESH_ONLY_FIELD_NUMBER: _ClassVar[int]
     repo: str
     files: _containers.RepeatedScalarFieldContainer[str]
     symbols: _containers.RepeatedScalarFieldContainer[str]
@@ -327,7 +330,8 @@ class RetrieveRequest(_message.Message):
     token_budget: int
     include_stale: bool
     line: int
-    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., line: _Optional[int] = ...) -> None: ...
+    fresh_only: bool
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., line: _Optional[int] = ..., fresh_only: _Optional[bool] = ...) -> None: ...
 
 class Hop(_message.Message):
     __slots__ = ("from_ref", "edge", "to_ref", "confidence")
@@ -392,7 +396,7 @@ class ScoreComponents(_message.Message):
     def __init__(self, proximity: _Optional[float] = ..., cochange: _Optional[float] = ..., text: _Optional[float] = ..., pagerank: _Optional[float] = ..., centrality: _Optional[float] = ..., focus: _Optional[float] = ..., recency: _Optional[float] = ..., confirmation: _Optional[float] = ..., status: _Optional[float] = ..., confidence: _Optional[float] = ..., relevance: _Optional[float] = ..., cochange_together: _Optional[int] = ..., cochange_total: _Optional[int] = ...) -> None: ...
 
 class RetrieveResponse(_message.Message):
-    __slots__ = ("results", "freshness", "seeds", "nodes_reached", "total_tokens", "truncated", "warnings")
+    __slots__ = ("results", "freshness", "seeds", "nodes_reached", "total_tokens", "truncated", "warnings", "excluded_stale")
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     FRESHNESS_FIELD_NUMBER: _ClassVar[int]
     SEEDS_FIELD_NUMBER: _ClassVar[int]
@@ -400,6 +404,7 @@ class RetrieveResponse(_message.Message):
     TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDED_STALE_FIELD_NUMBER: _ClassVar[int]
     results: _containers.RepeatedCompositeFieldContainer[RetrievedObservation]
     freshness: _types_pb2.Freshness
     seeds: int
@@ -407,35 +412,74 @@ class RetrieveResponse(_message.Message):
     total_tokens: int
     truncated: bool
     warnings: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, results: _Optional[_Iterable[_Union[RetrievedObservation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., seeds: _Optional[int] = ..., nodes_reached: _Optional[int] = ..., total_tokens: _Optional[int] = ..., truncated: _Optional[bool] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
+    excluded_stale: int
+    def __init__(self, results: _Optional[_Iterable[_Union[RetrievedObservation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., seeds: _Optional[int] = ..., nodes_reached: _Optional[int] = ..., total_tokens: _Optional[int] = ..., truncated: _Optional[bool] = ..., warnings: _Optional[_Iterable[str]] = ..., excluded_stale: _Optional[int] = ...) -> None: ...
 
 class SessionBriefRequest(_message.Message):
-    __slots__ = ("repo", "files", "symbols", "text", "token_budget", "include_stale")
+    __slots__ = ("repo", "files", "symbols", "text", "token_budget", "include_stale", "fresh_only")
     REPO_FIELD_NUMBER: _ClassVar[int]
     FILES_FIELD_NUMBER: _ClassVar[int]
     SYMBOLS_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_STALE_FIELD_NUMBER: _ClassVar[int]
+    FRESH_ONLY_FIELD_NUMBER: _ClassVar[int]
     repo: str
     files: _containers.RepeatedScalarFieldContainer[str]
     symbols: _containers.RepeatedScalarFieldContainer[str]
     text: str
     token_budget: int
     include_stale: bool
-    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ...) -> None: ...
+    fresh_only: bool
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., fresh_only: _Optional[bool] = ...) -> None: ...
 
 class SessionBriefResponse(_message.Message):
-    __slots__ = ("text", "observation_ids", "freshness", "tokens")
+    __slots__ = ("text", "observation_ids", "freshness", "tokens", "left_out")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
     FRESHNESS_FIELD_NUMBER: _ClassVar[int]
     TOKENS_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
     text: str
     observation_ids: _containers.RepeatedScalarFieldContainer[str]
     freshness: _types_pb2.Freshness
     tokens: int
-    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ...) -> None: ...
+    left_out: int
+    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ...) -> None: ...
+
+class EditContextRequest(_message.Message):
+    __slots__ = ("repo", "files", "token_budget", "wait_ms", "fresh_only", "already_shown")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    FRESH_ONLY_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_SHOWN_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    files: _containers.RepeatedScalarFieldContainer[str]
+    token_budget: int
+    wait_ms: int
+    fresh_only: bool
+    already_shown: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., token_budget: _Optional[int] = ..., wait_ms: _Optional[int] = ..., fresh_only: _Optional[bool] = ..., already_shown: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class EditContextResponse(_message.Message):
+    __slots__ = ("text", "observation_ids", "callout_ids", "freshness", "tokens", "left_out", "indexed")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    CALLOUT_IDS_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
+    INDEXED_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    observation_ids: _containers.RepeatedScalarFieldContainer[str]
+    callout_ids: _containers.RepeatedScalarFieldContainer[str]
+    freshness: _types_pb2.Freshness
+    tokens: int
+    left_out: int
+    indexed: bool
+    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., callout_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ..., indexed: _Optional[bool] = ...) -> None: ...
 
 class ResolveSymbolRequest(_message.Message):
     __slots__ = ("repo", "ref", "limit")

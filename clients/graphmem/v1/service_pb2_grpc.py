@@ -804,6 +804,11 @@ class RetrievalServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.SessionBriefRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.SessionBriefResponse.FromString,
                 _registered_method=True)
+        self.EditContext = channel.unary_unary(
+                '/graphmem.v1.RetrievalService/EditContext',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.EditContextRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.EditContextResponse.FromString,
+                _registered_method=True)
 
 
 class RetrievalServiceServicer:
@@ -825,6 +830,13 @@ class RetrievalServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EditContext(self, request, context):
+        """After an agent edited files: their notes and their direct dependencies', edit call-outs first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RetrievalServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -837,6 +849,11 @@ def add_RetrievalServiceServicer_to_server(servicer, server):
                     servicer.SessionBrief,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.SessionBriefRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.SessionBriefResponse.SerializeToString,
+            ),
+            'EditContext': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditContext,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.EditContextRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.EditContextResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -895,6 +912,33 @@ class RetrievalService:
             '/graphmem.v1.RetrievalService/SessionBrief',
             graphmem_dot_v1_dot_service__pb2.SessionBriefRequest.SerializeToString,
             graphmem_dot_v1_dot_service__pb2.SessionBriefResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EditContext(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.RetrievalService/EditContext',
+            graphmem_dot_v1_dot_service__pb2.EditContextRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.EditContextResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -304,14 +304,14 @@ class Core:
 
     # ------------------------------------------------------------------ export and import
 
-    def export_lines(self) -> Iterator[str]:
-        """Every observation as a JSON line, with its repository's identity."""
+    def export_lines(self, repo_id: str = "") -> Iterator[str]:
+        """Every observation (of ``repo_id`` when given) as a JSON line, with its repository's identity."""
 
         def describe(repo_id: str) -> dict[str, str] | None:
             ident = self.registry.identity(repo_id)
             return ident.to_json() if ident is not None else None
 
-        return self.memory.export_lines(describe)
+        return self.memory.export_lines(describe, repo_id)
 
     def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int, list[str]]:
         """Import exported lines into the repository named, or each into the registered clone

@@ -257,10 +257,13 @@ class Memory:
         self._publish(EventKind.OBSERVATION_FRESH, new, ObservationAction.CONFIRMED)
         return new
 
-    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None]) -> Iterator[str]:
-        """Every observation as an export line (oldest first), with ``describe(repo_id)``:
-        the repository's identity, so an import into another clone finds its repository."""
+    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None], repo_id: str = "") -> Iterator[str]:
+        """Every observation (of ``repo_id`` when given) as an export line (oldest first), with
+        ``describe(repo_id)``: the repository's identity, so an import into another clone finds
+        its repository."""
         for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
+            if repo_id and o.repo_id != repo_id:
+                continue
             rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
             repo = describe(o.repo_id)
             if repo is not None:
