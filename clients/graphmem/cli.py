@@ -176,6 +176,13 @@ def build_parser() -> argparse.ArgumentParser:
     def json_flag(p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
+    def stale_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--fresh-only", action="store_true", help="leave out stale and suspect observations")
+        p.add_argument("--include-stale", action="store_true", help="deprecated, no effect: they are included")
+
+    def all_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--all", action="store_true", help="every repository (default: the one at hand, if any)")
+
     def daemon_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--repo",
@@ -290,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--symbol", metavar="S", default="", help="anchored to this symbol")
     p.add_argument("--tag", metavar="T", action="append", default=[], help="having this tag (repeatable)")
     p.add_argument("--repo", metavar="R", default="")
+    all_flag(p)
     p.add_argument("--limit", metavar="N", type=_positive_int, default=100, help="default: 100 (0: all)")
     json_flag(p)
 
@@ -303,16 +311,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--line", metavar="N", type=_positive_int, default=0, help="cursor line in the first --file")
     p.add_argument("--limit", metavar="N", type=_positive_int, default=20, help="default: 20")
     p.add_argument("--budget", metavar="TOKENS", type=_positive_int, default=0, help="token budget (0: none)")
-    p.add_argument("--include-stale", action="store_true")
+    stale_flags(p)
     p.add_argument("--repo", metavar="R", default="")
     json_flag(p)
 
-    p = verb("brief", cmd_brief, "prompt-ready brief of the observations for a working set")
+    p = verb("brief", cmd_brief, "prompt-ready brief for a working set; without one, the repository's brief")
     p.add_argument("--file", metavar="F", action="extend", nargs="+", default=[])
     p.add_argument("--symbol", metavar="S", action="extend", nargs="+", default=[])
     p.add_argument("--text", metavar="T", default="")
     p.add_argument("--budget", metavar="N", type=_positive_int, default=1000, help="tokens (default: 1000)")
-    p.add_argument("--include-stale", action="store_true")
+    stale_flags(p)
     p.add_argument("--repo", metavar="R", default="")
     json_flag(p)
 
@@ -365,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("events", cmd_events, "follow live events until Ctrl-C")
     p.add_argument("--repo", metavar="R", default="")
+    all_flag(p)
     p.add_argument("--kind", metavar=_choices(EventKind), type=_enum_arg(EventKind), action="append", default=[])
     p.add_argument(
         "--after-seq", metavar="SEQ", type=_positive_int, help="resume: first the buffered events after this seq"
@@ -373,6 +382,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("export", cmd_export, "write the observation journal as JSON lines")
     p.add_argument("file", metavar="FILE", nargs="?", default="-", help="default: stdout")
+    p.add_argument("--repo", metavar="R", default="")
+    all_flag(p)
 
     p = verb("import", cmd_import, "import JSON lines written by export (from any clone of the repository)")
     p.add_argument("file", metavar="FILE", help="'-' reads stdin")
@@ -384,6 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag(p)
 
     verb("mcp", cmd_mcp, "serve the Model Context Protocol on stdio (bridge to the daemon)")
+    from graphmem.agents.commands import register as register_agent_verbs
+
+    register_agent_verbs(verb)
     return parser
 
 
@@ -1038,7 +1052,7 @@ def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
     )
     with ctx.client() as client:
         found = client.list(
-            repo=args.repo,
+            repo=_at_hand(client, args),
             statuses=statuses,
             categories=args.category,
             file=args.file,
@@ -1056,6 +1070,16 @@ def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
     return 0
 
 
+def _at_hand(client: GraphMem, args: argparse.Namespace) -> str:
+    """The repository a ``list``/``events``/``export`` covers: ``--repo``; every one with
+    ``--all``; else the registered repository containing the working directory, if any."""
+    if args.repo or args.all:
+        return str(args.repo) if not args.all else ""
+    directory = client.working_directory()
+    found = client.repo_containing(directory) if directory is not None else None
+    return found.id if found is not None else ""
+
+
 def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
     """``graphmem recall``: the observations relevant to text, files or symbols, ranked."""
     if not (args.text or args.file or args.symbol):
@@ -1069,13 +1093,16 @@ def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
             hops=args.hops,
             limit=args.limit,
             budget=args.budget,
-            include_stale=args.include_stale,
             line=args.line,
+            fresh_only=args.fresh_only,
         )
     if args.json:
         ctx.print_json(result)
         return 0
-    if not result.results:
+    if not result.results and result.excluded_stale:
+        ctx.print(f"no fresh observations found; {_plural(result.excluded_stale, 'stale or suspect one')} "
+                  "left out by --fresh-only")
+    elif not result.results:
         ctx.print("no observations found")
     for n, r in enumerate(result.results, 1):
         for line in _render_recalled(n, r):
@@ -1100,43 +1127,23 @@ def cmd_brief(args: argparse.Namespace, ctx: _Ctx) -> int:
             text=args.text,
             repo=args.repo,
             budget=args.budget,
-            include_stale=args.include_stale,
+            fresh_only=args.fresh_only,
         )
-        left_out = _left_out_of_brief(client, args, len(brief.observation_ids))
     if args.json:
-        data = to_jsonable(brief)
-        assert isinstance(data, dict)
-        ctx.print_json({**data, "left_out": left_out})
+        ctx.print_json(brief)
         return 0
     ctx.print(brief.text.rstrip("\n"))
-    if left_out:
+    if brief.left_out and (args.file or args.symbol or args.text):  # a repository brief says it itself
         ctx.print(
-            f"({_plural(left_out, 'more observation')} did not fit the budget of {args.budget} tokens; "
+            f"({_plural(brief.left_out, 'more observation')} did not fit the budget of {args.budget} tokens; "
             f"raise --budget, or see them all with: {_recall_command(args)})"
         )
     print(f"({brief.tokens} tokens; {freshness_line(brief.freshness)})", file=ctx.err)
     return 0
 
 
-#: The most results one recall returns (the daemon's limit); a brief ranks at most this many.
+#: The most results one recall returns (the daemon's limit).
 _RECALL_MAX = 200
-
-
-def _left_out_of_brief(client: GraphMem, args: argparse.Namespace, shown: int) -> int:
-    """How many observations the brief's budget left out: the same walk (2 hops) without a budget."""
-    if not (args.file or args.symbol or args.text):
-        return 0
-    everything = client.recall(
-        args.text,
-        files=args.file,
-        symbols=args.symbol,
-        repo=args.repo,
-        hops=2,
-        limit=_RECALL_MAX,
-        budget=0,
-        include_stale=args.include_stale,
-    )
-    return max(len(everything.results) - shown, 0)
 
 
 def _recall_command(args: argparse.Namespace) -> str:
@@ -1149,8 +1156,8 @@ def _recall_command(args: argparse.Namespace) -> str:
     for flag, values in (("--file", args.file), ("--symbol", args.symbol)):
         if values:
             parts += [flag, *values]
-    if args.include_stale:
-        parts.append("--include-stale")
+    if args.fresh_only:
+        parts.append("--fresh-only")
     if args.repo:
         parts += ["--repo", args.repo]
     parts += ["--limit", str(_RECALL_MAX)]
@@ -1249,7 +1256,7 @@ def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
 def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
     """``graphmem events``: print the daemon's events as they happen."""
     with ctx.client() as client:
-        stream = client.events(repo=args.repo, kinds=args.kind, after_seq=args.after_seq)
+        stream = client.events(repo=_at_hand(client, args), kinds=args.kind, after_seq=args.after_seq)
         try:
             for event in stream:
                 if args.json:
@@ -1265,7 +1272,7 @@ def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
 def cmd_export(args: argparse.Namespace, ctx: _Ctx) -> int:
     """``graphmem export``: every observation as journal lines, to a file (written atomically) or stdout."""
     with ctx.client() as client:
-        lines = client.export()
+        lines = client.export(repo=_at_hand(client, args))
         if args.file == "-":
             count = _write_lines(ctx.out, lines)
         else:
