@@ -124,7 +124,7 @@ _RECALL_DESCRIPTION = (
 )
 _BRIEF_DESCRIPTION = (
     "The key observations for the files you will work on (none: the repository's), as text within "
-    "a token budget. Call it when you start a task."
+    "a token budget. Call it to start a task."
 )
 _LIST_STALE_DESCRIPTION = "Observations whose anchored code changed since they were written, with what changed."
 _CONFIRM_DESCRIPTION = (

@@ -198,19 +198,23 @@ def _insert(text: str, node: Node, entry: str, unit: str, last_end: int | None) 
     if last_end is None:  # empty: open it up over lines
         inner = outer + unit
         return text[: node.start + 1] + "\n" + inner + entry + "\n" + outer + text[close:]
-    if _is_inline(text, node):
-        at, comma = _after_value(text, last_end)
-        sep = " " if comma else ", "
-        return text[:at] + sep + entry + text[at:]
-    inner = _indent_of(text, last_end) if _line_start(text, last_end) > node.start else outer + unit
     at, comma = _after_value(text, last_end)
+    tail = "," if comma else ""  # a file that ends its lists with a comma gets one after ours too
+    if _is_inline(text, node):
+        return text[:at] + (" " if comma else ", ") + entry + tail + text[at:]
+    inner = _indent_of(text, last_end) if _line_start(text, last_end) > node.start else outer + unit
     head = text[:last_end] + ("" if comma else ",") + text[last_end:at]
-    return head + "\n" + inner + entry + text[at:]
+    return head + "\n" + inner + entry + tail + text[at:]
 
 
-def _remove_span(text: str, start: int, end: int, prev_end: int | None) -> str:
+def _remove_span(text: str, start: int, end: int, prev_end: int | None, container: Node | None = None) -> str:
     """Remove an entry spanning ``start``..``end`` (a value's end), with its comma and, when it
-    sits on lines of its own, those lines; ``prev_end``: where the entry before it ends."""
+    sits on lines of its own, those lines; ``prev_end``: where the entry before it ends. The
+    only entry of ``container`` leaves it as ``{}`` / ``[]`` when nothing else is inside."""
+    if container is not None and prev_end is None:
+        inside = text[container.start + 1 : start] + text[_after_value(text, end)[0] : container.end - 1]
+        if not inside.strip():
+            return text[: container.start + 1] + text[container.end - 1 :]
     after, comma = _after_value(text, end)
     if not comma and prev_end is not None:  # the last one: drop the comma before it instead
         p_after, p_comma = _after_value(text, prev_end)
@@ -288,7 +292,7 @@ def remove_member(text: str, path: Sequence[str], key: str) -> str:
     for n, (k, key_start, value) in enumerate(node.members):
         if k == key:
             prev = node.members[n - 1][2].end if n else None
-            return _remove_span(text, key_start, value.end, prev)
+            return _remove_span(text, key_start, value.end, prev, node if len(node.members) == 1 else None)
     return text
 
 
@@ -349,4 +353,5 @@ def remove_items(text: str, path: Sequence[str], is_ours: Callable[[Any], bool],
         if victim is None:
             return text
         prev = arr.items[victim - 1].end if victim else None
-        text = _remove_span(text, arr.items[victim].start, arr.items[victim].end, prev)
+        only = arr if len(arr.items) == 1 else None
+        text = _remove_span(text, arr.items[victim].start, arr.items[victim].end, prev, only)
