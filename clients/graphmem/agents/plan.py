@@ -11,7 +11,8 @@ entries out again, leaving every other entry alone (``--undo`` of a file edited 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from graphmem.agents.table import (
     mcp_entry,
     resolve_path,
 )
+from graphmem.errors import FailedPrecondition
 
 __all__ = ["Change", "Options", "Targets", "diff", "plan", "targets", "unplan"]
 
@@ -128,14 +130,27 @@ def plan(
             texts[path] = read(path)
         return texts[path] or ""
 
-    texts[where.mcp] = _edit_mcp(current(where.mcp), spec, opts, install=True)
+    with _in(where.mcp):
+        texts[where.mcp] = _edit_mcp(current(where.mcp), spec, opts, install=True)
     if spec.hooks is not None and where.hooks is not None:
         before = current(where.hooks)
         if opts.hooks or before.strip():
-            texts[where.hooks] = _edit_hooks(before, spec.hooks, spec.name, opts, install=opts.hooks) or None
+            with _in(where.hooks):
+                texts[where.hooks] = _edit_hooks(before, spec.hooks, spec.name, opts, install=opts.hooks) or None
     if opts.instructions and where.instructions is not None:
         texts[where.instructions] = instructions.upsert(current(where.instructions) or None)
     return [Change(p, read(p), new) for p, new in texts.items()]
+
+
+@contextmanager
+def _in(path: Path) -> Iterator[None]:
+    """A file that is not what its client reads (bad JSON/TOML) is reported, never overwritten."""
+    try:
+        yield
+    except (jsonc.JsonSyntaxError, tomledit.TomlSyntaxError) as exc:
+        raise FailedPrecondition(
+            f"{path} cannot be read ({exc}); fix it or move it away, then run setup again"
+        ) from exc
 
 
 def unplan(
@@ -147,15 +162,21 @@ def unplan(
         old = read(path)
         if old is None:
             continue
-        new = old
-        if path == where.mcp:
-            new = _edit_mcp(new, spec, opts, install=False)
-        if spec.hooks is not None and path == where.hooks:
-            new = _edit_hooks(new, spec.hooks, spec.name, opts, install=False)
-        if path == where.instructions:
-            new = instructions.remove(new)
+        with _in(path):
+            new = _unplan_one(spec, where, opts, path, old)
         out.append(Change(path, old, new))
     return out
+
+
+def _unplan_one(spec: ClientSpec, where: Targets, opts: Options, path: Path, text: str) -> str:
+    """One file's text without graphmem's entries."""
+    if path == where.mcp:
+        text = _edit_mcp(text, spec, opts, install=False)
+    if spec.hooks is not None and path == where.hooks:
+        text = _edit_hooks(text, spec.hooks, spec.name, opts, install=False)
+    if path == where.instructions:
+        text = instructions.remove(text)
+    return text
 
 
 def diff(change: Change) -> str:

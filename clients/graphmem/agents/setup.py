@@ -100,6 +100,7 @@ def _mkdirs(path: Path) -> list[Path]:
 def _apply(changes: list[Change], manifest: Manifest, owner: str) -> None:
     for c in changes:
         if not c.changed:
+            manifest.own(c.path, owner)  # another client's setup wrote what this one wants there too
             continue
         before = c.path.read_bytes() if c.old is not None else None
         if c.new is None:

@@ -104,6 +104,12 @@ class Manifest:
         if owner not in rec.owners:
             rec.owners.append(owner)
 
+    def own(self, path: Path, owner: str) -> None:
+        """Add ``owner`` to a file setup already changed (nothing when it never did)."""
+        rec = self.files.get(str(path))
+        if rec is not None and owner not in rec.owners:
+            rec.owners.append(owner)
+
     def original(self, path: Path) -> bytes | None:
         """The file's bytes before setup first changed it (None: it did not exist)."""
         rec = self.files[str(path)]
