@@ -661,12 +661,12 @@ def test_recall_sends_existing_paths_absolute(sock_dir: Path, monkeypatch: pytes
         "Retrieve": unary(retrieve, service_pb2.RetrieveRequest, service_pb2.RetrieveResponse)}}
     with fake_daemon(sock_dir, handlers) as address, GraphMem(address) as gm:
         result = gm.recall("why", files=["pkg/mod.py", "app/elsewhere.py"], symbols=["a.py::f"],
-                           repo="my-repo-id", hops=3, limit=5, budget=200, include_stale=True)
+                           repo="my-repo-id", hops=3, limit=5, budget=200, include_stale=True, fresh_only=True)
     assert result == RECALL
     r = seen[0]
     assert list(r.files) == [str(sock_dir / "pkg" / "mod.py"), "app/elsewhere.py"]
     assert r.repo == "my-repo-id"
-    assert (r.hops, r.limit, r.token_budget, r.include_stale, r.text) == (3, 5, 200, True, "why")
+    assert (r.hops, r.limit, r.token_budget, r.include_stale, r.fresh_only, r.text) == (3, 5, 200, True, True, "why")
 
 
 def test_index_streams_progress(sock_dir: Path) -> None:
