@@ -38,6 +38,7 @@ from graphmem.types import (
     Category,
     ChangeKind,
     EdgeConfidence,
+    EditContext,
     EdgeKind,
     Event,
     EventKind,
@@ -199,9 +200,11 @@ RECALLED = Recalled(
 )
 RECALL = RecallResult(
     results=(RECALLED,), freshness=FRESHNESS, seeds=1, nodes_reached=7, total_tokens=42, truncated=True,
-    warnings=("app/x.py is not indexed",),
+    warnings=("app/x.py is not indexed",), excluded_stale=2,
 )
-BRIEF = Brief(text="## Notes\n- login hashes", observation_ids=("obs-1",), freshness=FRESHNESS, tokens=12)
+BRIEF = Brief(text="## Notes\n- login hashes", observation_ids=("obs-1",), freshness=FRESHNESS, tokens=12, left_out=3)
+EDIT_CONTEXT = EditContext(text="This edit may have invalidated 1 note", observation_ids=("obs-1", "obs-2"),
+                           callout_ids=("obs-1",), freshness=FRESHNESS, tokens=9, left_out=1, indexed=False)
 DETAIL = SymbolDetail(
     symbol=SYM,
     callers=(CALLER,),
@@ -266,6 +269,7 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("resolved", Resolved("hash_password", (SYM,), True), convert.resolved_to_proto, convert.resolved_from_proto),
     ("recall_result", RECALL, convert.recall_result_to_proto, convert.recall_result_from_proto),
     ("brief", BRIEF, convert.brief_to_proto, convert.brief_from_proto),
+    ("edit_context", EDIT_CONTEXT, convert.edit_context_to_proto, convert.edit_context_from_proto),
     ("symbol_detail", DETAIL, convert.symbol_detail_to_proto, convert.symbol_detail_from_proto),
     ("symbol_detail_bare", SymbolDetail(symbol=SYM), convert.symbol_detail_to_proto,
      convert.symbol_detail_from_proto),
