@@ -70,17 +70,22 @@ def test_stale_is_shown_never_hidden(daemon_factory: Callable[..., Daemon]) -> N
         wait_for(lambda: c.get(obs.id).status is ObservationStatus.STALE, 10)
     shown = gm(d.home, "recall", "--file", "app/api/routes.py", cwd=repo)
     assert shown.returncode == 0, shown.stderr
-    assert obs.id in shown.stdout and "[STALE: body changed]" in shown.stdout
+    assert obs.id in shown.stdout
+    assert "[STALE: body changed]" in shown.stdout
     assert "no observations found" not in shown.stdout
     deprecated = gm(d.home, "recall", "--file", "app/api/routes.py", "--include-stale", cwd=repo)
-    assert deprecated.returncode == 0 and obs.id in deprecated.stdout
+    assert deprecated.returncode == 0
+    assert obs.id in deprecated.stdout
     fresh = gm(d.home, "recall", "--file", "app/api/routes.py", "--fresh-only", cwd=repo)
     assert fresh.returncode == 0
     assert "no fresh observations found; 1 stale or suspect one left out by --fresh-only" in fresh.stdout
     brief = gm(d.home, "brief", cwd=repo)
     assert brief.returncode == 0, brief.stderr
-    assert "## Needs a look" in brief.stdout and obs.id not in brief.stdout and "hash_password strips" in brief.stdout
+    assert "## Needs a look" in brief.stdout
+    assert obs.id not in brief.stdout
+    assert "hash_password strips" in brief.stdout
     as_json = json.loads(gm(d.home, "brief", "--json", cwd=repo).stdout)
-    assert as_json["observation_ids"] == [obs.id] and as_json["left_out"] == 0
+    assert as_json["observation_ids"] == [obs.id]
+    assert as_json["left_out"] == 0
     assert "--fresh-only" in gm(d.home, "recall", "--help").stdout
     assert "deprecated" in gm(d.home, "brief", "--help").stdout

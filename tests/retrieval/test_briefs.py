@@ -58,8 +58,10 @@ def test_overview_orders_sections_and_marks_each_note() -> None:
     text = view.text
     assert "[STALE: body changed at app/a.py::g]" in text
     assert "[SUSPECT: app/a.py::h calls app/b.py::k, whose signature changed]" in text
-    assert "[confirmed 20" in text and "by alice" in text
-    assert "old-version" not in view.shown and "archived" not in view.shown
+    assert "[confirmed 20" in text
+    assert "by alice" in text
+    assert "old-version" not in view.shown
+    assert "archived" not in view.shown
 
 
 def test_overview_shares_the_budget_and_says_what_it_left_out() -> None:
@@ -75,7 +77,8 @@ def test_overview_shares_the_budget_and_says_what_it_left_out() -> None:
     assert view.left_out[Section.RULES] > 0
     assert f"({view.total_left_out} more not shown within the budget of 800 tokens" in view.text
     empty = overview([], title="# repo", budget=800)
-    assert empty.shown == () and "nothing recorded yet" in empty.text
+    assert empty.shown == ()
+    assert "nothing recorded yet" in empty.text
 
 
 def test_callouts_name_the_changed_symbol_and_the_kind_of_change() -> None:
@@ -101,10 +104,12 @@ def test_callouts_name_the_changed_symbol_and_the_kind_of_change() -> None:
     assert out.shown == ("own", "dep", "fresh")
     assert "You changed `login`'s signature (`def login(a)` -> `def login(a, b)`); this constraint on " \
            "`create_user` (app/c.py::create_user) may no longer hold [SUSPECT, id dep]" in out.text
-    assert "this decision on `login`" in out.text and "[STALE, id own]" in out.text
+    assert "this decision on `login`" in out.text
+    assert "[STALE, id own]" in out.text
     assert out.tokens == estimate_tokens(out.text)
     seen = render(["app/b.py"], [], related, budget=600, already_shown={"fresh", "dep"})
-    assert seen.text == "" and seen.shown == ()  # nothing new to say
+    assert seen.text == ""
+    assert seen.shown == ()
     assert find_callouts(notes, {("r1", "app/z.py"): NOW}) == []
 
 
@@ -133,4 +138,5 @@ def test_repository_brief_through_the_daemon(daemon_factory: Callable[..., Daemo
         assert tight.left_out == 3 - len(tight.observation_ids) > 0
         # a file brief includes the stale note too, and counts what its budget left out
         by_file = c.brief(files=[str(service)])
-        assert doomed.id in by_file.observation_ids and by_file.left_out == 0
+        assert doomed.id in by_file.observation_ids
+        assert by_file.left_out == 0

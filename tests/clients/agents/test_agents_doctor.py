@@ -20,7 +20,8 @@ def test_doctor_checks_the_chain_and_prints_fixes(daemon_factory: Callable[..., 
 
     none = run(["doctor"], repo, env)
     assert none.returncode == 1
-    assert "FAIL  clients: no coding client is connected" in none.stdout and "fix: graphmem setup CLIENT" in none.stdout
+    assert "FAIL  clients: no coding client is connected" in none.stdout
+    assert "fix: graphmem setup CLIENT" in none.stdout
 
     assert run(["setup", "claude-code", "--no-instructions"], repo, env).returncode == 0
     assert run(["setup", "gemini", "--no-instructions"], repo, env).returncode == 0
@@ -48,7 +49,8 @@ def test_doctor_checks_the_chain_and_prints_fixes(daemon_factory: Callable[..., 
     d.stop()
     down = run(["doctor", "--client", "claude-code"], repo, env)
     assert down.returncode == 1
-    assert "FAIL  daemon" in down.stdout and "fix: graphmem daemon start --repo" in down.stdout
+    assert "FAIL  daemon" in down.stdout
+    assert "fix: graphmem daemon start --repo" in down.stdout
 
 
 def test_doctor_sees_an_unregistered_repository(daemon_factory: Callable[..., Daemon], tmp_path: Path) -> None:

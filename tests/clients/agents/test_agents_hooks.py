@@ -71,7 +71,8 @@ def test_session_start_and_post_edit_through_the_written_hooks(
              "hook_event_name": "SessionStart", "source": "startup", "model": "m"}
     text = context_of(fire(hook_line(repo, "session-start"), start, env, repo), "SessionStart")
     assert "Constraints and decisions" in text
-    assert rule.text in text and other.text in text
+    assert rule.text in text
+    assert other.text in text
     assert math.ceil(len(text.encode()) / 4) <= BUDGET  # within the hook's token budget
 
     # An edit that changes login's signature: create_user calls it, so its constraint is suspect.
@@ -82,7 +83,9 @@ def test_session_start_and_post_edit_through_the_written_hooks(
             "tool_response": {"filePath": str(service), "success": True}, "tool_use_id": "toolu_1"}
     text = context_of(fire(hook_line(repo, "post-edit"), edit, env, repo), "PostToolUse")
     assert "You changed `AuthService.login`'s signature" in text
-    assert "this constraint on `create_user`" in text and rule.id in text and rule.text in text
+    assert "this constraint on `create_user`" in text
+    assert rule.id in text
+    assert rule.text in text
     assert "otp" in text  # the new signature
     with d.client() as c:
         assert c.get(rule.id).status is ObservationStatus.SUSPECT
@@ -90,7 +93,7 @@ def test_session_start_and_post_edit_through_the_written_hooks(
     # nothing new to say about a file whose notes this session has seen: no output at all
     crypto = {**edit, "tool_input": {"file_path": str(repo / "app/auth/crypto.py")}}
     quiet = fire(hook_line(repo, "post-edit"), crypto, env, repo)
-    assert quiet.returncode == 0 and quiet.stdout == "", quiet.stdout
+    assert (quiet.returncode, quiet.stdout) == (0, ""), quiet.stdout
 
 
 def test_nothing_to_say_and_a_stopped_daemon_print_nothing(
@@ -173,7 +176,8 @@ def test_post_edit_waits_for_the_index_to_take_the_file_in(
     out = subprocess.run([*GRAPHMEM, "hook", "post-edit", "--wait-ms", "2000"], input=json.dumps(payload),
                          capture_output=True, text=True, env=env, cwd=repo, timeout=30)
     text = context_of(out, "PostToolUse")
-    assert "You changed `AuthService.login`'s signature" in text and note.id in text
+    assert "You changed `AuthService.login`'s signature" in text
+    assert note.id in text
     assert "[STALE" in text
     with d.client() as c:
         wait_for(lambda: c.get(note.id).status is ObservationStatus.STALE, 10)

@@ -48,7 +48,8 @@ async def talk(entry: dict[str, Any], base_env: dict[str, str], repo: Path, errl
         brief = await client.call_tool("session_brief", {})  # no files: the repository's brief
         assert NOTE in text_of(brief)
         assert "Constraints and decisions" in text_of(brief)
-        assert brief.structured_content is not None and brief.structured_content["left_out"] == 0
+        assert brief.structured_content is not None
+        assert brief.structured_content["left_out"] == 0
         recall = await client.call_tool("recall", {"files": ["app/api/routes.py"]})
         assert NOTE in text_of(recall)
 

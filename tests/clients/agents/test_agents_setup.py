@@ -72,7 +72,8 @@ def check_hook_command(line: str, kind: str, client: str) -> None:
 def claude_shape(repo: Path, home: Path) -> None:
     mcp = json.loads((repo / ".mcp.json").read_text())
     entry = mcp["mcpServers"]["graphmem"]
-    assert entry["type"] == "stdio" and entry["args"] == ["mcp"]
+    assert entry["type"] == "stdio"
+    assert entry["args"] == ["mcp"]
     executable(entry["command"])
     assert mcp["mcpServers"]["github"] == {"command": "gh-mcp", "args": []}
     settings = json.loads((repo / ".claude/settings.json").read_text())
@@ -84,14 +85,17 @@ def claude_shape(repo: Path, home: Path) -> None:
     assert post[1]["matcher"] == "Edit|MultiEdit|Write|NotebookEdit"
     for group, kind in ((start[0], "session-start"), (post[1], "post-edit")):
         (handler,) = group["hooks"]
-        assert handler["type"] == "command" and isinstance(handler["timeout"], int) and handler["timeout"] <= 15
+        assert handler["type"] == "command"
+        assert isinstance(handler["timeout"], int)
+        assert handler["timeout"] <= 15
         check_hook_command(handler["command"], kind, "claude-code")
     assert (repo / "CLAUDE.md").read_text().startswith("# Project\n\nUse make.\n")
 
 
 def codex_shape(repo: Path, home: Path) -> None:
     config = tomllib.loads((repo / ".codex/config.toml").read_text())
-    assert config["model"] == "o3" and config["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    assert config["model"] == "o3"
+    assert config["mcp_servers"]["docs"] == {"command": "docs-mcp"}
     entry = config["mcp_servers"]["graphmem"]
     executable(entry["command"])
     assert entry["args"] == ["mcp"]
@@ -106,14 +110,16 @@ def codex_shape(repo: Path, home: Path) -> None:
 def cursor_shape(repo: Path, home: Path) -> None:
     mcp = json.loads((repo / ".cursor/mcp.json").read_text())
     entry = mcp["mcpServers"]["graphmem"]
-    assert "type" not in entry and entry["args"] == ["mcp"]
+    assert "type" not in entry
+    assert entry["args"] == ["mcp"]
     executable(entry["command"])
     assert mcp["mcpServers"]["db"] == {"command": "db-mcp", "env": {"URL": "x"}}
     hooks = json.loads((repo / ".cursor/hooks.json").read_text())
     assert hooks["version"] == 1
     (start,) = hooks["hooks"]["sessionStart"]
     (post,) = hooks["hooks"]["postToolUse"]
-    assert set(start) == {"command", "timeout"} and set(post) == {"command", "timeout"}
+    assert set(start) == {"command", "timeout"}
+    assert set(post) == {"command", "timeout"}
     check_hook_command(start["command"], "session-start", "cursor")
     check_hook_command(post["command"], "post-edit", "cursor")
 
@@ -122,15 +128,19 @@ def vscode_shape(repo: Path, home: Path) -> None:
     text = (repo / ".vscode/mcp.json").read_text()
     assert "// our servers" in text
     mcp = strip_comments(text)
-    assert mcp["inputs"] == [] and mcp["servers"]["pg"] == {"type": "stdio", "command": "pg"}
+    assert mcp["inputs"] == []
+    assert mcp["servers"]["pg"] == {"type": "stdio", "command": "pg"}
     entry = mcp["servers"]["graphmem"]
-    assert entry["type"] == "stdio" and entry["args"] == ["mcp"]
+    assert entry["type"] == "stdio"
+    assert entry["args"] == ["mcp"]
     executable(entry["command"])
     assert '\t\t"graphmem": {\n\t\t\t"type": "stdio",' in text  # the file's tab indentation
     hooks = json.loads((repo / ".github/hooks/graphmem.json").read_text())["hooks"]
     (start,) = hooks["SessionStart"]
     (post,) = hooks["PostToolUse"]
-    assert start["type"] == "command" and post["type"] == "command" and "matcher" not in post
+    assert start["type"] == "command"
+    assert post["type"] == "command"
+    assert "matcher" not in post
     check_hook_command(start["command"], "session-start", "vscode")
 
 
@@ -138,14 +148,17 @@ def gemini_shape(repo: Path, home: Path) -> None:
     settings = strip_comments((repo / ".gemini/settings.json").read_text())
     assert settings["theme"] == "GitHub"
     entry = settings["mcpServers"]["graphmem"]
-    assert entry["args"] == ["mcp"] and "type" not in entry
+    assert entry["args"] == ["mcp"]
+    assert "type" not in entry
     executable(entry["command"])
     (start,) = settings["hooks"]["SessionStart"]
     (after,) = settings["hooks"]["AfterTool"]
-    assert "matcher" not in start and after["matcher"] == "write_file|replace"
+    assert "matcher" not in start
+    assert after["matcher"] == "write_file|replace"
     for group, kind in ((start, "session-start"), (after, "post-edit")):
         (handler,) = group["hooks"]
-        assert handler["name"] == f"graphmem-{kind}" and handler["type"] == "command"
+        assert handler["name"] == f"graphmem-{kind}"
+        assert handler["type"] == "command"
         assert handler["timeout"] >= 1000  # milliseconds
         check_hook_command(handler["command"], kind, "gemini")
 
@@ -185,8 +198,10 @@ def test_setup_writes_the_documented_shape_twice_is_a_no_op_and_undo_restores(
 
     dry = run(["setup", name, "--dry-run", "--no-register", "--instructions"], repo, env)
     assert dry.returncode == 0, dry.stderr
-    assert "+++ " in dry.stdout and "graphmem" in dry.stdout
-    assert snapshot(repo) == before and snapshot(home) == before_home  # a dry run writes nothing
+    assert "+++ " in dry.stdout
+    assert "graphmem" in dry.stdout
+    assert snapshot(repo) == before
+    assert snapshot(home) == before_home
 
     first = run(["setup", name, "--no-register", "--instructions"], repo, env)
     assert first.returncode == 0, first.stderr
@@ -198,15 +213,18 @@ def test_setup_writes_the_documented_shape_twice_is_a_no_op_and_undo_restores(
     after = (snapshot(repo), snapshot(home))
     second = run(["setup", name, "--no-register", "--instructions"], repo, env)
     assert second.returncode == 0, second.stderr
-    assert "wrote" not in second.stdout and "unchanged" in second.stdout
+    assert "wrote" not in second.stdout
+    assert "unchanged" in second.stdout
     assert (snapshot(repo), snapshot(home)) == after  # twice: no change at all
 
     undo = run(["setup", name, "--undo"], repo, env)
     assert undo.returncode == 0, undo.stderr
-    assert snapshot(repo) == before and snapshot(home) == before_home  # byte for byte
+    assert snapshot(repo) == before
+    assert snapshot(home) == before_home
     assert dirs(repo) | dirs(home) == before_dirs  # the directories it made are gone too
     again = run(["setup", name, "--undo"], repo, env)
-    assert again.returncode == 0 and "nothing to undo" in again.stdout
+    assert again.returncode == 0
+    assert "nothing to undo" in again.stdout
 
 
 def test_undo_after_the_user_edited_the_file_takes_out_only_graphmem(
@@ -255,7 +273,8 @@ def test_user_scope(world: tuple[Path, Path, dict[str, str]]) -> None:
     done = run(["setup", "claude-code", "--user", "--no-register", "--no-instructions"], repo, env)
     assert done.returncode == 0, done.stderr
     data = json.loads(claude_json.read_text())
-    assert data["numStartups"] == 7 and data["projects"] == {"/x": {"mcpServers": {}}}
+    assert data["numStartups"] == 7
+    assert data["projects"] == {"/x": {"mcpServers": {}}}
     assert data["mcpServers"]["graphmem"]["args"] == ["mcp"]
     assert "graphmem hook" in (home / ".claude/settings.json").read_text()
     assert not (repo / ".mcp.json").exists()
@@ -270,7 +289,8 @@ def test_user_scope(world: tuple[Path, Path, dict[str, str]]) -> None:
     # VS Code's profile folder does not exist: the one command that adds the server is printed
     vs = run(["setup", "vscode", "--user", "--no-register", "--no-instructions"], repo, env)
     assert vs.returncode == 0, vs.stderr
-    assert "code --add-mcp" in vs.stdout and not (home / ".config/Code/User/mcp.json").exists()
+    assert "code --add-mcp" in vs.stdout
+    assert not (home / ".config/Code/User/mcp.json").exists()
     (home / ".config/Code/User").mkdir(parents=True)
     vs = run(["setup", "vscode", "--user", "--no-register", "--no-instructions"], repo, env)
     assert json.loads((home / ".config/Code/User/mcp.json").read_text())["servers"]["graphmem"]["type"] == "stdio"
@@ -287,6 +307,7 @@ def test_bad_client_file_is_reported_not_overwritten(world: tuple[Path, Path, di
     (repo / ".mcp.json").write_text('{"mcpServers": ')
     done = run(["setup", "claude-code", "--no-register", "--no-instructions"], repo, env)
     assert done.returncode == 69, done.stderr  # failed precondition, with the file and where
-    assert ".mcp.json cannot be read" in done.stderr and "line 1" in done.stderr
+    assert ".mcp.json cannot be read" in done.stderr
+    assert "line 1" in done.stderr
     assert "Traceback" not in done.stderr
     assert (repo / ".mcp.json").read_text() == '{"mcpServers": '

@@ -33,7 +33,9 @@ def test_jsonc_keeps_comments_order_and_indentation() -> None:
     new = jsonc.set_member(text, ["mcpServers"], "graphmem", ENTRY)
     assert new.startswith(text[: text.index('"other"')])
     assert '        "graphmem": {\n            "type": "stdio"' in new  # the file's own 4-space unit
-    assert "// the user's servers" in new and "/* keep */" in new and '"alpha": [1, 2,],' in new
+    assert "// the user's servers" in new
+    assert "/* keep */" in new
+    assert '"alpha": [1, 2,],' in new
     value = jsonc.value_of(new)
     assert list(value) == ["zeta", "mcpServers", "alpha"]
     assert list(value["mcpServers"]) == ["other", "graphmem"]
@@ -115,10 +117,12 @@ def test_toml_table_is_added_and_removed_keeping_the_rest() -> None:
     new = tomledit.set_table(CODEX, ["mcp_servers"], "graphmem", {"command": "/opt/bin/graphmem", "args": ["mcp"]})
     data = tomllib.loads(new)
     assert data["mcp_servers"]["graphmem"] == {"command": "/opt/bin/graphmem", "args": ["mcp"]}
-    assert data["mcp_servers"]["context7"]["command"] == "npx" and data["profiles"]["fast"]["model"] == "o4-mini"
+    assert data["mcp_servers"]["context7"]["command"] == "npx"
+    assert data["profiles"]["fast"]["model"] == "o4-mini"
     assert new.startswith(CODEX[: CODEX.index("[profiles.fast]")])
     assert "\n\n[profiles.fast]" in new  # a blank line still separates the tables
-    assert tomledit.set_table(new, ["mcp_servers"], "graphmem", {"command": "/opt/bin/graphmem", "args": ["mcp"]}) == new
+    entry = {"command": "/opt/bin/graphmem", "args": ["mcp"]}
+    assert tomledit.set_table(new, ["mcp_servers"], "graphmem", entry) == new
     assert tomledit.remove_table(new, ["mcp_servers"], "graphmem") == CODEX
     fresh = tomledit.set_table("", ["mcp_servers"], "graphmem", {"command": "g", "args": ["mcp"]})
     assert tomllib.loads(fresh) == {"mcp_servers": {"graphmem": {"command": "g", "args": ["mcp"]}}}
@@ -137,7 +141,8 @@ def test_toml_flag_is_set_only_when_absent() -> None:
 def test_instruction_block_is_written_once_updated_in_place_and_removed() -> None:
     mine = "# Agents\n\nRun the tests with make.\n"
     one = instructions.upsert(mine)
-    assert one.startswith(mine) and one.count(instructions.BEGIN) == 1
+    assert one.startswith(mine)
+    assert one.count(instructions.BEGIN) == 1
     assert instructions.upsert(one) == one
     older = one.replace("narrowest code", "smallest code")
     assert instructions.upsert(older) == one  # replaced in place
@@ -146,4 +151,5 @@ def test_instruction_block_is_written_once_updated_in_place_and_removed() -> Non
     assert instructions.remove(one) == mine
     assert instructions.upsert(None) == instructions.BLOCK
     assert instructions.remove(instructions.BLOCK) == ""
-    assert "save_observation" in instructions.BLOCK and "path/to/file.py::Class.method" in instructions.BLOCK
+    assert "save_observation" in instructions.BLOCK
+    assert "path/to/file.py::Class.method" in instructions.BLOCK
