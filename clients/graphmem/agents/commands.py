@@ -34,6 +34,7 @@ def register(verb: Callable[..., argparse.ArgumentParser]) -> None:
             instructions=args.instructions,
             login_service=args.login_service,
             register=not args.no_register,
+            explicit_root=bool(args.repo),
         )
         return (run_undo if args.undo else run_setup)(req, ctx.out)
 

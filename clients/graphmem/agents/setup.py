@@ -40,6 +40,7 @@ class SetupRequest:
     instructions: bool | None = None
     login_service: bool = False
     register: bool = True
+    explicit_root: bool = False  # --repo named it (else: the git work tree at hand, or the directory)
 
 
 def graphmem_command(argv0: str | None = None, executable: str | None = None) -> tuple[str, ...]:
@@ -183,7 +184,10 @@ def run_setup(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = No
         exe = " ".join(opts.command)
         out.write(f"  {where.mcp.parent} does not exist: add the MCP server with\n    "
                   f"{spec.mcp.command_line.format(exe=exe, scope=where.mcp_scope.value)}\n")
-    if req.register:
+    if req.register and not req.explicit_root and not (req.root / ".git").exists():
+        out.write(f"{req.root} is not a git work tree: not registered with the daemon (name the repository "
+                  "with --repo PATH, or: graphmem repo add PATH)\n")
+    elif req.register:
         _register(req, out)
     _next_steps(spec, where, req, out)
     return 0

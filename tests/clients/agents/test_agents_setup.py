@@ -311,3 +311,14 @@ def test_bad_client_file_is_reported_not_overwritten(world: tuple[Path, Path, di
     assert "line 1" in done.stderr
     assert "Traceback" not in done.stderr
     assert (repo / ".mcp.json").read_text() == '{"mcpServers": '
+
+
+def test_outside_a_git_work_tree_nothing_is_registered(tmp_path: Path) -> None:
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    gm_home = short_tmp("gmh")
+    done = run(["setup", "cursor", "--no-instructions"], plain, agent_env(tmp_path, gm_home))
+    assert done.returncode == 0, done.stderr
+    assert "is not a git work tree: not registered" in done.stdout
+    assert not (gm_home / "run").exists()  # no daemon was started for it
+    assert (plain / ".cursor/mcp.json").exists()
