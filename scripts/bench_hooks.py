@@ -11,7 +11,9 @@ its floor in the same run:
 - ``session_start``: the repository's brief (budget 1,200 tokens);
 - ``post_edit``: a file with notes, saved unchanged (the notes on it and one step away);
 - ``post_edit_changed``: right after a real edit that changes a noted function's signature
-  (the daemon takes the file in, re-indexes it, and the call-outs are computed).
+  (the daemon takes the file in, re-indexes it, and the call-outs are computed);
+- ``rpc_brief`` / ``rpc_edit``: the daemon's share alone, the same calls from this process's
+  warm client (SessionBrief with no files; EditContext on an unchanged file).
 
 ``--runs`` per kind (default 60). Prints p50/p95/p99 and the 1-minute load average before and
 after; ``--json`` prints one JSON object. Target: p95 <= 150 ms for each hook.
@@ -83,7 +85,8 @@ def main() -> int:
     env = dict(os.environ, GRAPHMEM_HOME=str(home))
     env.pop("GRAPHMEM_ADDRESS", None)
     lat: dict[str, list[float]] = {k: [] for k in
-                                   ("floor_python", "floor_hook", "session_start", "post_edit", "post_edit_changed")}
+                                   ("floor_python", "floor_hook", "rpc_brief", "rpc_edit", "session_start", "post_edit",
+                                    "post_edit_changed")}
     said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0}
     d = DaemonProc(home, [corpus])
     try:
@@ -92,6 +95,14 @@ def main() -> int:
         d.wait_idle()
         load_before = load_average()
         hook = [str(GRAPHMEM), "hook"]
+        with d.client() as c:
+            for _ in range(args.runs):
+                t = time.perf_counter()
+                c.brief(repo=str(corpus), budget=1200)
+                lat["rpc_brief"].append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                c.edit_context([str(corpus / rng.choice(noted))], repo=str(corpus), wait_ms=500)
+                lat["rpc_edit"].append((time.perf_counter() - t) * 1000)
         start = json.dumps({"session_id": "b", "cwd": str(corpus), "hook_event_name": "SessionStart",
                             "source": "startup"})
         for i in range(args.runs):

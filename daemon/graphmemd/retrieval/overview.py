@@ -9,7 +9,8 @@ Three sections, in this order, each line marked the way every brief marks it
 
 The budget is shared so that no section starves the others: each gets a share first
 (``SHARES``), then what a section left unused goes to the others in section order. A note that
-does not fit is skipped and the next one tried (greedy, like retrieval's packing). The brief
+does not fit is skipped and the next one tried (greedy, like retrieval's packing; a section is
+given up after ``MAX_MISSES`` misses in a row, so only the notes near the top are rendered). The brief
 says how many notes it left out, per section, and how to see them.
 """
 
@@ -90,17 +91,45 @@ def _ordered(section: Section, notes: list[Observation], weight: Callable[[Obser
     return sorted(notes, key=lambda o: (o.status is not ObservationStatus.STALE, -_affected(o), o.id))
 
 
-def _fill(
-    lines: Sequence[tuple[str, int]], budget: int, taken: set[int]
-) -> int:
-    """Greedily take (in order) the lines not yet ``taken`` that fit ``budget``; returns what is spent."""
-    spent = 0
-    for i, (_, cost) in enumerate(lines):
-        if i in taken or spent + cost > budget:
-            continue
-        taken.add(i)
-        spent += cost
-    return spent
+#: No note's line costs less than this many tokens: a pass stops once less is left.
+MIN_LINE_TOKENS = 6
+#: A pass gives up on a section after this many notes in a row did not fit.
+MAX_MISSES = 12
+
+
+class _Lines:
+    """The notes of each section in order, rendered only when a pass reaches them (a repository
+    with thousands of notes renders the few dozen that can fit)."""
+
+    def __init__(self, ordered: Mapping[Section, list[Observation]]) -> None:
+        self.ordered = ordered
+        self._cache: dict[tuple[Section, int], tuple[str, int]] = {}
+
+    def line(self, s: Section, i: int) -> tuple[str, int]:
+        """Note ``i`` of section ``s``: its line and its cost in tokens (with the newline)."""
+        key = (s, i)
+        got = self._cache.get(key)
+        if got is None:
+            text = _line(s, self.ordered[s][i])
+            got = self._cache[key] = (text, estimate_tokens(text) + 1)
+        return got
+
+    def fill(self, s: Section, budget: int, taken: set[int]) -> int:
+        """Greedily take (in order) the notes not yet ``taken`` that fit ``budget``; returns what is spent."""
+        spent = misses = 0
+        for i in range(len(self.ordered[s])):
+            if budget - spent < MIN_LINE_TOKENS or misses >= MAX_MISSES:
+                break
+            if i in taken:
+                continue
+            cost = self.line(s, i)[1]
+            if spent + cost <= budget:
+                taken.add(i)
+                spent += cost
+                misses = 0
+            else:
+                misses += 1
+        return spent
 
 
 def overview(
@@ -118,19 +147,16 @@ def overview(
         s = section_of(o)
         if s is not None:
             by_section[s].append(o)
-    rendered: dict[Section, list[tuple[str, int]]] = {}
-    ordered: dict[Section, list[Observation]] = {}
-    for s, group in by_section.items():
-        ordered[s] = _ordered(s, group, weight)
-        rendered[s] = [(line, estimate_tokens(line) + 1) for line in (_line(s, o) for o in ordered[s])]
-    head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {s.value}") + 1 for s in Section if rendered[s])
+    ordered = {s: _ordered(s, group, weight) for s, group in by_section.items()}
+    lines = _Lines(ordered)
+    head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {s.value}") + 1 for s in Section if ordered[s])
     room = max(0, budget - head_cost - 40)  # 40: the footer
     taken: dict[Section, set[int]] = {s: set() for s in Section}
     spent = 0
     for s in Section:  # first pass: each section within its share
-        spent += _fill(rendered[s], int(room * SHARES[s]), taken[s])
+        spent += lines.fill(s, int(room * SHARES[s]), taken[s])
     for s in Section:  # second pass: what is left, in section order
-        spent += _fill(rendered[s], room - spent, taken[s])
+        spent += lines.fill(s, room - spent, taken[s])
     out = [title]
     shown: list[str] = []
     for s in Section:
@@ -138,10 +164,10 @@ def overview(
             continue
         out.append(f"## {s.value}")
         for i in sorted(taken[s]):
-            out.append(rendered[s][i][0])
+            out.append(lines.line(s, i)[0])
             shown.append(ordered[s][i].id)
-    left = {s: len(rendered[s]) - len(taken[s]) for s in Section}
-    if not any(rendered.values()):
+    left = {s: len(ordered[s]) - len(taken[s]) for s in Section}
+    if not any(ordered.values()):
         out.append("- nothing recorded yet for this repository")
     elif sum(left.values()):
         parts = ", ".join(f"{n} {_short(s)}" for s, n in left.items() if n)
