@@ -115,27 +115,32 @@ def _apply(changes: list[Change], manifest: Manifest, owner: str) -> None:
 
 
 def _register(req: SetupRequest, out: TextIO) -> None:
-    """Register the repository with the running daemon, else start one (or install the service)."""
+    """Register the repository with the running daemon; when none runs, start one, or install
+    the login service (``graphmem daemon install``) when asked."""
     from graphmem.client import GraphMem
 
+    running = False
+    try:
+        with GraphMem(req.address, home=req.home, timeout=10.0) as gm:
+            repo = gm.add_repo(req.root)
+        running = True
+        out.write(f"registered {repo.root} with the daemon as {repo.id} ({repo.state.value})\n")
+    except DaemonNotRunning:
+        if not req.login_service:
+            from graphmem.daemon_ctl import start_daemon
+
+            pid = start_daemon(req.home, [str(req.root)])
+            out.write(f"started graphmemd (pid {pid}, socket {resolve_paths(req.home).socket}) watching {req.root}\n")
     if req.login_service:
         from graphmem.autostart import install
 
         done = install(req.home, [str(req.root)])
-        out.write(f"installed the login service {done.path} (registers {req.root})\n")
+        out.write(f"installed the login service {done.path} (it registers {req.root})\n")
         for cmd in done.to_run:
             out.write(f"  run: {cmd}\n")
-        return
-    paths = resolve_paths(req.home)
-    try:
-        with GraphMem(req.address, home=req.home, timeout=10.0) as gm:
-            repo = gm.add_repo(req.root)
-        out.write(f"registered {repo.root} with the daemon as {repo.id} ({repo.state.value})\n")
-    except DaemonNotRunning:
-        from graphmem.daemon_ctl import start_daemon
-
-        pid = start_daemon(req.home, [str(req.root)])
-        out.write(f"started graphmemd (pid {pid}, socket {paths.socket}) watching {req.root}\n")
+        if running and done.ran:
+            out.write("  a daemon started by hand is still running, so the service's own start exited 3: hand over "
+                      "with graphmem daemon stop, then start the service\n")
 
 
 def _next_steps(spec: ClientSpec, where: Targets, req: SetupRequest, out: TextIO) -> None:

@@ -322,3 +322,20 @@ def test_outside_a_git_work_tree_nothing_is_registered(tmp_path: Path) -> None:
     assert "is not a git work tree: not registered" in done.stdout
     assert not (gm_home / "run").exists()  # no daemon was started for it
     assert (plain / ".cursor/mcp.json").exists()
+
+
+def test_login_service_is_installed_for_the_repository(world: tuple[Path, Path, dict[str, str]]) -> None:
+    """``--login-service``: ``graphmem daemon install`` for the repository; ``systemctl`` is a
+    recording stand-in so the real user's systemd is never touched."""
+    repo, home, env = world
+    bin_dir = home / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "systemctl").write_text(f'#!/bin/sh\necho "$*" >> "{home}/systemctl.calls"\n')
+    (bin_dir / "systemctl").chmod(0o755)
+    env = {**env, "PATH": f"{bin_dir}:{env['PATH']}", "XDG_CONFIG_HOME": str(home / "config")}
+    done = run(["setup", "cursor", "--no-instructions", "--login-service"], repo, env)
+    assert done.returncode == 0, done.stderr
+    unit = (home / "config/systemd/user/graphmemd.service").read_text()
+    assert f"--repo {repo}" in unit
+    assert "enable --now graphmemd.service" in (home / "systemctl.calls").read_text()
+    assert "installed the login service" in done.stdout
