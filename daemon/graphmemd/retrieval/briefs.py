@@ -71,7 +71,8 @@ class Briefer:
                 "raise the budget, or see them with recall"
             )
         elif not shown:
-            lines.append("- nothing recorded yet for this code")
+            lines.append("- no fresh observations for this code" if result.excluded_stale else
+                         "- nothing recorded yet for this code")
         if result.excluded_stale:
             lines.append(f"({result.excluded_stale} stale or suspect observations left out: fresh only)")
         body = "\n".join(lines)
