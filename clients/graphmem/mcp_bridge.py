@@ -104,7 +104,7 @@ _REPO = "Repository id or path."
 INSTRUCTIONS = f"""graphmem is a persistent memory of this codebase that survives between sessions: observations \
 (decisions, constraints, bug causes, conventions, dead ends) anchored to symbols and files of a code \
 graph that is re-indexed as files change.
-- Starting a task: call session_brief with the files you expect to touch.
+- Starting a task: call session_brief with the files you expect to touch (none: the repository's key notes).
 - Before changing a function or class: recall (files/symbols) to see what is known about it and \
 about code that calls or is called by it; each result says why it was reached.
 - When you learn something a future session would otherwise have to rediscover (a constraint, a \
