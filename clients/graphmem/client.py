@@ -51,6 +51,7 @@ from graphmem.types import (
     Category,
     Event,
     EventKind,
+    FileOutline,
     ImportResult,
     IndexProgress,
     Observation,
@@ -403,6 +404,9 @@ class GraphMem:
             p("SymbolService", "ResolveSymbol"),
             service_pb2.ResolveSymbolRequest,
             service_pb2.ResolveSymbolResponse,
+        )
+        self._file_outline = _unary(
+            ch, p("SymbolService", "GetFileOutline"), service_pb2.GetFileOutlineRequest, service_pb2.FileOutline
         )
         self._subscribe = _stream(ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event)
 
@@ -808,6 +812,13 @@ class GraphMem:
             return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
 
         return self._scoped(repo, send)
+
+    def file_outline(self, path: str, *, repo: str = "") -> FileOutline:
+        """One file as an editor shows it: its symbols with their line ranges and the
+        observations anchored to the file or its symbols (``path`` absolute, or relative to
+        ``repo``)."""
+        request = service_pb2.GetFileOutlineRequest(repo=_local_path(repo), path=_local_path(path))
+        return convert.file_outline_from_proto(self._call(self._file_outline, request))
 
     # ------------------------------------------------------------------ events
 
