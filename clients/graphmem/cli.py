@@ -384,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag(p)
 
     verb("mcp", cmd_mcp, "serve the Model Context Protocol on stdio (bridge to the daemon)")
+    verb("lsp", cmd_lsp, "serve the Language Server Protocol on stdio: notes in any editor (docs/editors.md)")
     return parser
 
 
@@ -1367,6 +1368,17 @@ def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
         raise GraphMemError("the MCP bridge (graphmem.mcp_bridge) is not installed") from exc
     result = bridge.main()
     return result if isinstance(result, int) else 0
+
+
+def cmd_lsp(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem lsp``: run the language server with the settings the flags resolved."""
+    if ctx.home:
+        os.environ["GRAPHMEM_HOME"] = ctx.home
+    if ctx.address_flag:
+        os.environ["GRAPHMEM_ADDRESS"] = ctx.address_flag
+    from graphmem.lsp.server import main as serve
+
+    return serve()
 
 
 class _UsageError(GraphMemError):

@@ -260,6 +260,15 @@ class EventStream(Iterator[Event]):
             if event is not None:  # kinds added by a newer daemon are skipped
                 return event
 
+    def wait_ready(self) -> None:
+        """Block until the daemon accepted the subscription (its response headers arrived):
+        from then on no event is missed. Raises the call's error when it failed instead."""
+        call = self._call
+        call.initial_metadata()  # returns once the headers arrived, or the call ended
+        done = getattr(call, "done", None)  # grpc-stubs leave the Future side of the call out
+        if callable(done) and done() and not self._cancelled and call.code() is not grpc.StatusCode.OK:
+            raise self._map_error(call) if isinstance(call, grpc.RpcError) else GraphMemError(str(call.details()))
+
     def cancel(self) -> None:
         """Stop the subscription; a blocked ``next()`` returns (StopIteration) promptly."""
         self._cancelled = True

@@ -28,7 +28,7 @@ from typing import Final
 
 from graphmem.types import Symbol
 
-__all__ = ["LineMap", "Placement", "definition_column", "index_of_units", "place_symbols", "units"]
+__all__ = ["LineMap", "Placement", "definition_column", "index_of_units", "place_symbols", "split_lines", "units"]
 
 #: How many lines below a symbol's start its name may first appear (decorators, annotations).
 _HEAD_SCAN: Final = 40
@@ -50,6 +50,12 @@ _NOT_DECL: Final = frozenset(
     | {"not", "and", "or", "in", "is", "print", "assert", "raise", "with", "elif"}
 )
 _WORD: Final = re.compile(r"[\w$]+")
+_EOL: Final = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as LSP counts them (ended by ``\\n``, ``\\r\\n`` or ``\\r``)."""
+    return _EOL.split(text)
 
 
 def units(text: str, encoding: str = "utf-16") -> int:
