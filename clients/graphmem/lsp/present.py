@@ -74,10 +74,12 @@ def _who(o: Observation, now: float) -> str:
 
 
 def _escape(text: str) -> str:
-    """``text`` with Markdown's active characters escaped (a note is prose, not markup)."""
+    """``text`` with the Markdown that would change how prose reads escaped (emphasis stars,
+    code ticks, links, HTML, headings); an underscore inside a name stays as it is."""
     out = []
-    for ch in text:
-        out.append("\\" + ch if ch in "\\`*_[]<>#|" else ch)
+    for i, ch in enumerate(text):
+        heading = ch == "#" and (i == 0 or text[i - 1] == "\n")
+        out.append("\\" + ch if ch in "\\`*[]<>" or heading else ch)
     return "".join(out)
 
 

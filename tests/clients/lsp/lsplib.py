@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Union
 
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, make_test_lsp_client
@@ -34,6 +34,7 @@ async def start_server(home: Path, options: dict[str, Any] | None = None) -> Lan
     The client counts ``workspace/codeLens/refresh`` requests (``lens_refreshes``) and keeps the
     ``graphmem/status`` notifications (``statuses``)."""
     client = make_test_lsp_client()
+    _read_code_actions_right(client)
     client.lens_refreshes = 0  # type: ignore[attr-defined]
     client.statuses = []  # type: ignore[attr-defined]
 
@@ -47,7 +48,9 @@ async def start_server(home: Path, options: dict[str, Any] | None = None) -> Lan
 
     await client.start_io(sys.executable, "-m", "graphmem", "lsp", env=server_env(home))
     caps = lsp.ClientCapabilities(
-        workspace=lsp.WorkspaceClientCapabilities(code_lens=lsp.CodeLensWorkspaceClientCapabilities(refresh_support=True))
+        workspace=lsp.WorkspaceClientCapabilities(
+            code_lens=lsp.CodeLensWorkspaceClientCapabilities(refresh_support=True)
+        )
     )
     await client.initialize_session(
         lsp.InitializeParams(
@@ -55,6 +58,20 @@ async def start_server(home: Path, options: dict[str, Any] | None = None) -> Lan
         )
     )
     return client
+
+
+def _read_code_actions_right(client: LanguageClient) -> None:
+    """lsprotocol 2025.0.0 reads every code action that carries a ``command`` as a bare
+    ``Command`` (its hook only asks whether the key is there); a ``Command``'s ``command`` is a
+    string, a ``CodeAction``'s an object. The test client reads them as editors do."""
+    converter = client.protocol._converter
+
+    def hook(obj: Any, _: type) -> lsp.Command | lsp.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, lsp.Command)
+        return converter.structure(obj, lsp.CodeAction)
+
+    converter.register_structure_hook(Union[lsp.Command, lsp.CodeAction], hook)  # noqa: UP007
 
 
 async def stop_server(client: LanguageClient) -> None:
@@ -117,7 +134,9 @@ async def hover_text(client: LanguageClient, uri: str, line: int, character: int
 
 async def lenses(client: LanguageClient, uri: str) -> list[tuple[int, str]]:
     """(line, title) of each code lens of a document."""
-    found = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    found = await client.text_document_code_lens_async(
+        lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
     return [(c.range.start.line, c.command.title if c.command else "") for c in found or []]
 
 
