@@ -54,7 +54,9 @@ def test_neovim_shows_the_hover_and_the_diagnostics(py_daemon: Daemon, tmp_path:
         timeout=90,
     )
     lines = out.read_text().splitlines() if out.exists() else []
-    assert done.returncode == 0 and lines[-1:] == ["OK"], f"{lines}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    report = f"{lines}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    assert done.returncode == 0, report
+    assert lines[-1:] == ["OK"], report
     diags = [ln for ln in lines if ln.startswith("DIAG ")]
     assert len(diags) == 1
     assert diags[0].startswith(
@@ -62,6 +64,7 @@ def test_neovim_shows_the_hover_and_the_diagnostics(py_daemon: Daemon, tmp_path:
     )
     assert diags[0].endswith("| tokens are base64 of the user id")
     hover = next(ln for ln in lines if ln.startswith("HOVER "))
-    assert "1 note on `hash_password`" in hover and "hash_password must stay constant-time" in hover
+    assert "1 note on `hash_password`" in hover
+    assert "hash_password must stay constant-time" in hover
     assert f"`{fresh.id}`" in hover
     assert [ln for ln in lines if ln.startswith("LENS ")] == ["LENS 7: 1 note", "LENS 11: 1 note · 1 stale"]
