@@ -3,7 +3,8 @@
 Every command takes positional JSON arguments; bad ones raise ``InvalidArgument`` with a
 message saying what is expected (the server answers with an InvalidParams error).
 
-    graphmem.showNotes  [uri, ref]                     the notes at a symbol ("" or absent ref: the file's own)
+    graphmem.showNotes  [uri, ref]                     the notes at a symbol ("" or absent: the file's own;
+                                                       "*": every note of the file)
     graphmem.confirm    [observation_id]               a stale/suspect note still holds: re-anchor it, fresh
     graphmem.archive    [observation_id]               keep it, stop showing and recalling it
     graphmem.addNote    [uri, line, character, text, category?]

@@ -99,7 +99,10 @@ class FileView:
         return symbol.ref if symbol is not None else self.outline.path
 
     def notes_for(self, ref: str) -> list[Observation]:
-        """The notes of a symbol by ref (the file's own for ``""`` or the file's path)."""
+        """The notes of a symbol by ref (the file's own for ``""`` or the file's path; every
+        note of the file for ``*``)."""
+        if ref == "*":
+            return list(self.outline.observations)
         if not ref or ref == self.outline.path:
             return list(self.file_notes)
         for sid, s in self.symbols.items():

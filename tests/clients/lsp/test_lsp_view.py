@@ -227,3 +227,4 @@ def test_enclosing_symbol_and_notes_by_ref() -> None:
     assert [o.id for o in v.notes_for("auth.py::AuthService.login")] == ["n1", "n2"]
     assert [o.id for o in v.notes_for("")] == ["n4", "n5"]
     assert v.notes_for("auth.py::nope") == []
+    assert [o.id for o in v.notes_for("*")] == ["n1", "n2", "n3", "n4", "n5"]
