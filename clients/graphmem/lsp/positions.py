@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +29,16 @@ from typing import Final
 
 from graphmem.types import Symbol
 
-__all__ = ["LineMap", "Placement", "definition_column", "index_of_units", "place_symbols", "split_lines", "units"]
+__all__ = [
+    "LineMap",
+    "Placement",
+    "Placements",
+    "definition_column",
+    "index_of_units",
+    "place_symbols",
+    "split_lines",
+    "units",
+]
 
 #: How many lines below a symbol's start its name may first appear (decorators, annotations).
 _HEAD_SCAN: Final = 40
@@ -138,9 +148,15 @@ class LineMap:
         return max(0, min(guess, self._new_len - 1))
 
 
+@functools.lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])")
+
+
 def _occurrences(line: str, name: str) -> list[int]:
-    pattern = re.compile(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])")
-    return [m.start() for m in pattern.finditer(line)]
+    if name not in line:
+        return []
+    return [m.start() for m in _name_pattern(name).finditer(line)]
 
 
 def _defines_at(line: str, at: int, name: str, kind: str) -> bool:
@@ -250,23 +266,43 @@ def _container(s: Symbol, by_qualname: dict[str, list[Symbol]]) -> Symbol | None
     return None
 
 
+class Placements:
+    """The symbols of one outline placed on a buffer, each on first request (a symbol's
+    container first, since it bounds where the symbol may be); ``all()`` places the rest.
+    Asking for a few symbols (those with notes) costs only theirs."""
+
+    def __init__(self, symbols: Sequence[Symbol], indexed: Sequence[str] | None, buffer: Sequence[str]) -> None:
+        self._symbols = {s.id: s for s in symbols}
+        self._placer = _Placer(indexed, buffer) if buffer else None
+        self._by_qualname: dict[str, list[Symbol]] = {}
+        for s in symbols:
+            self._by_qualname.setdefault(s.qualname, []).append(s)
+        self._done: dict[str, Placement | None] = {}
+
+    def get(self, symbol_id: str) -> Placement | None:
+        """Where the symbol is in the buffer (None: not found by name and kind, or unknown)."""
+        if symbol_id in self._done:
+            return self._done[symbol_id]
+        s = self._symbols.get(symbol_id)
+        if s is None or self._placer is None:
+            return None
+        parent = _container(s, self._by_qualname)
+        where = self.get(parent.id) if parent is not None else None
+        placed = self._placer.place(s, (where.line, where.last_line) if where is not None else None)
+        self._done[symbol_id] = placed
+        return placed
+
+    def all(self) -> dict[str, Placement]:
+        """Every symbol that could be placed, by id."""
+        for s in sorted(self._symbols.values(), key=lambda x: (x.start_line, -x.end_line, x.qualname)):
+            self.get(s.id)
+        return {sid: p for sid, p in self._done.items() if p is not None}
+
+
 def place_symbols(
     symbols: Sequence[Symbol], indexed: Sequence[str] | None, buffer: Sequence[str]
 ) -> dict[str, Placement]:
     """Each symbol's placement in ``buffer`` (lines), by symbol id; symbols that cannot be
     found by name and kind are left out. ``indexed`` is the text the symbols' line numbers
     refer to (None when unknown)."""
-    if not buffer:
-        return {}
-    placer = _Placer(indexed, buffer)
-    by_qualname: dict[str, list[Symbol]] = {}
-    for s in symbols:
-        by_qualname.setdefault(s.qualname, []).append(s)
-    out: dict[str, Placement] = {}
-    for s in sorted(symbols, key=lambda x: (x.start_line, -x.end_line, x.qualname)):
-        parent = _container(s, by_qualname)
-        where = out.get(parent.id) if parent is not None else None
-        placed = placer.place(s, (where.line, where.last_line) if where is not None else None)
-        if placed is not None:
-            out[s.id] = placed
-    return out
+    return Placements(symbols, indexed, buffer).all()

@@ -16,7 +16,7 @@ from typing import Final
 from lsprotocol import types as lsp
 
 from graphmem.lsp.commands import Command
-from graphmem.lsp.positions import Placement, index_of_units, place_symbols, units
+from graphmem.lsp.positions import Placements, index_of_units, units
 from graphmem.lsp.present import diagnostic_message, hover_markdown, lens_title
 from graphmem.lsp.settings import Settings, Severity
 from graphmem.types import AnchorKind, FileOutline, Observation, ObservationStatus, Symbol
@@ -47,7 +47,7 @@ class FileView:
         self.outline = outline
         self.lines = buffer
         self.encoding = encoding
-        self.placements: dict[str, Placement] = place_symbols(outline.symbols, indexed, buffer)
+        self.placements = Placements(outline.symbols, indexed, buffer)
         self.symbols: dict[str, Symbol] = {s.id: s for s in outline.symbols}
         self.notes: dict[str, list[Observation]] = {}
         self.file_notes: list[Observation] = []
@@ -77,19 +77,20 @@ class FileView:
         return self._range(0, 0, len(self.lines[0]) if self.lines else 0)
 
     def symbol_at(self, line: int, character: int) -> Symbol | None:
-        """The symbol whose name is at the position (on its definition line)."""
+        """The symbol with notes whose name is at the position (on its definition line)."""
         if line >= len(self.lines):
             return None
         col = index_of_units(self.lines[line], character, self.encoding)
-        for sid, p in self.placements.items():
-            if p.line == line and p.start <= col <= p.end:
+        for sid in self.notes:
+            p = self.placements.get(sid)
+            if p is not None and p.line == line and p.start <= col <= p.end:
                 return self.symbols[sid]
         return None
 
     def enclosing(self, line: int) -> Symbol | None:
         """The innermost symbol whose lines contain ``line`` (None: at file level)."""
         best: tuple[int, str] | None = None
-        for sid, p in self.placements.items():
+        for sid, p in self.placements.all().items():
             if p.line <= line <= p.last_line and (best is None or p.last_line - p.line < best[0]):
                 best = (p.last_line - p.line, sid)
         return self.symbols[best[1]] if best is not None else None
@@ -115,8 +116,8 @@ class FileView:
     def hover(self, line: int, character: int, now: float) -> lsp.Hover | None:
         """The notes of the symbol whose name is under the cursor (the file's on line 0)."""
         s = self.symbol_at(line, character)
-        if s is not None and self.notes.get(s.id):
-            p = self.placements[s.id]
+        p = self.placements.get(s.id) if s is not None else None
+        if s is not None and p is not None and self.notes.get(s.id):
             text = hover_markdown(s.qualname, self.notes[s.id], now)
             rng = self._range(p.line, p.start, p.end)
         elif line == 0 and self.file_notes:
