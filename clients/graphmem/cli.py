@@ -1376,7 +1376,7 @@ def cmd_lsp(args: argparse.Namespace, ctx: _Ctx) -> int:
         os.environ["GRAPHMEM_HOME"] = ctx.home
     if ctx.address_flag:
         os.environ["GRAPHMEM_ADDRESS"] = ctx.address_flag
-    from graphmem.lsp.server import main as serve
+    from graphmem.lsp.features import main as serve
 
     return serve()
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -24,7 +26,7 @@ from graphmem.lsp.present import note_json, recall_json, status_text
 from graphmem.lsp.roots import Location
 from graphmem.lsp.server import Doc, GraphmemServer
 
-__all__ = ["build_server"]
+__all__ = ["build_server", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -176,3 +178,20 @@ def build_server(client: GraphMem | None = None) -> GraphmemServer:
     _register_reads(server)
     _register_commands(server)
     return server
+
+
+def main() -> int:
+    """Serve the Language Server Protocol on stdin/stdout until the client exits (``graphmem lsp``)."""
+    level = os.environ.get("GRAPHMEM_LOG_LEVEL", "WARNING").upper()
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=level if level in logging.getLevelNamesMapping() else logging.WARNING,
+        format="graphmem-lsp %(levelname)s %(name)s: %(message)s",
+    )
+    server = build_server()
+    try:
+        server.start_io()
+    finally:
+        server.stop()
+        server.client.close()
+    return 0

@@ -11,8 +11,6 @@ import asyncio
 import contextlib
 import getpass
 import logging
-import os
-import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -37,7 +35,7 @@ from graphmem.lsp.settings import Settings, parse_settings
 from graphmem.lsp.view import FileView
 from graphmem.types import Event, Observation
 
-__all__ = ["STATUS_NOTIFICATION", "Doc", "GraphmemServer", "main"]
+__all__ = ["STATUS_NOTIFICATION", "Doc", "GraphmemServer"]
 
 logger = logging.getLogger(__name__)
 
@@ -330,21 +328,3 @@ class GraphmemServer(LanguageServer):
                 await self.refresh(uri)
         return self.view(uri)
 
-
-def main() -> int:
-    """Serve the Language Server Protocol on stdin/stdout until the client exits (``graphmem lsp``)."""
-    level = os.environ.get("GRAPHMEM_LOG_LEVEL", "WARNING").upper()
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=level if level in logging.getLevelNamesMapping() else logging.WARNING,
-        format="graphmem-lsp %(levelname)s %(name)s: %(message)s",
-    )
-    from graphmem.lsp.features import build_server  # the features register on the server class here
-
-    server = build_server()
-    try:
-        server.start_io()
-    finally:
-        server.stop()
-        server.client.close()
-    return 0
