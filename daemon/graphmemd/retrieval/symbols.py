@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from graphmem.errors import InvalidArgument
-from graphmem.types import AnchorKind, EdgeKind, FileOutline, Observation, ObservationStatus, Resolved, Symbol, SymbolDetail
+from graphmem.types import AnchorKind, EdgeKind, FileOutline, ObservationStatus, Resolved, Symbol, SymbolDetail
 
 from graphmemd.graph.model import SymbolInfo, file_id
 from graphmemd.graph.symbol_match import close_matches
