@@ -309,7 +309,7 @@ class Hop:
 
 @dataclass(frozen=True, slots=True)
 class ScoreComponents:
-    """What a recalled observation's score is made of (the README's ranking formula):
+    """What a recalled observation's score is made of (the ranking formula in docs/ranking.md):
     ``score = relevance * confidence * recency * confirmation * status`` where ``relevance``
     is the weighted sum of ``proximity``, ``cochange``, ``text``, ``pagerank``,
     ``centrality`` and ``focus``. ``cochange_together`` of ``cochange_total`` commits is the

@@ -20,7 +20,7 @@
   within ``RECENT_DAYS``) down to ``RECENCY_FLOOR`` at a year; confirmation ``CONFIRMED_BONUS``
   when someone confirmed it; status 1.0 fresh, ``SUSPECT_FACTOR`` (0.8) suspect, ``STALE_FACTOR`` stale.
 
-Weights were chosen on ``scripts/bench_quality.py`` (click's history; see README "Ranking"):
+Weights were chosen on ``scripts/bench_quality.py`` (click's history; see docs/ranking.md):
 a coarse grid over W_COCHANGE, W_PROXIMITY and W_TEXT with the rest fixed, picking the
 setting with the best mean nDCG@10 over the four query kinds that also kept file + text at or
 above text alone; the small ones (pagerank, centrality, focus) mainly order notes that tie on
