@@ -87,6 +87,7 @@ class GraphmemServer(LanguageServer):
         self._pending_roots = False
         self._flush: asyncio.TimerHandle | None = None
         self._refreshing: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()  # documents to read once more when their read ends
         self._status_at = 0.0
         self._status_task: asyncio.Task[None] | None = None
 
@@ -212,20 +213,26 @@ class GraphmemServer(LanguageServer):
         return moved
 
     async def refresh(self, uri: str) -> bool:
-        """Read one document's outline again and republish its diagnostics (one read at a time
-        per document; a request meanwhile makes it read once more). Whether it published."""
-        running = self._refreshing.get(uri)
-        if running is not None:
-            self._pending.add(uri)
-            self._schedule()
+        """Read one document's outline again and republish its diagnostics; whether it did.
+        One read at a time per document: a request meanwhile makes that read run once more
+        when it ends (what it read may predate the change that asked)."""
+        if uri in self._refreshing:
+            self._again.add(uri)
             return False
-        task = asyncio.ensure_future(self._read(uri))
+        task = asyncio.ensure_future(self._read_until_settled(uri))
         self._refreshing[uri] = task
         try:
             await task
         finally:
             self._refreshing.pop(uri, None)
         return uri in self.docs
+
+    async def _read_until_settled(self, uri: str) -> None:
+        while True:
+            self._again.discard(uri)
+            await self._read(uri)
+            if uri not in self._again:
+                return
 
     async def _read(self, uri: str) -> None:
         doc = self.docs.get(uri)
