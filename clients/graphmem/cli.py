@@ -398,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     from graphmem.agents.commands import register as register_agent_verbs
 
     register_agent_verbs(verb)
+    verb("lsp", cmd_lsp, "serve the Language Server Protocol on stdio: notes in any editor (docs/editors.md)")
     return parser
 
 
@@ -1374,6 +1375,17 @@ def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
         raise GraphMemError("the MCP bridge (graphmem.mcp_bridge) is not installed") from exc
     result = bridge.main()
     return result if isinstance(result, int) else 0
+
+
+def cmd_lsp(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem lsp``: run the language server with the settings the flags resolved."""
+    if ctx.home:
+        os.environ["GRAPHMEM_HOME"] = ctx.home
+    if ctx.address_flag:
+        os.environ["GRAPHMEM_ADDRESS"] = ctx.address_flag
+    from graphmem.lsp.features import main as serve
+
+    return serve()
 
 
 class _UsageError(GraphMemError):

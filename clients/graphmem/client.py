@@ -52,6 +52,7 @@ from graphmem.types import (
     EditContext,
     Event,
     EventKind,
+    FileOutline,
     ImportResult,
     IndexProgress,
     Observation,
@@ -260,6 +261,15 @@ class EventStream(Iterator[Event]):
             if event is not None:  # kinds added by a newer daemon are skipped
                 return event
 
+    def wait_ready(self) -> None:
+        """Block until the daemon accepted the subscription (its response headers arrived):
+        from then on no event is missed. Raises the call's error when it failed instead."""
+        call = self._call
+        call.initial_metadata()  # returns once the headers arrived, or the call ended
+        done = getattr(call, "done", None)  # grpc-stubs leave the Future side of the call out
+        if callable(done) and done() and not self._cancelled and call.code() is not grpc.StatusCode.OK:
+            raise self._map_error(call) if isinstance(call, grpc.RpcError) else GraphMemError(str(call.details()))
+
     def cancel(self) -> None:
         """Stop the subscription; a blocked ``next()`` returns (StopIteration) promptly."""
         self._cancelled = True
@@ -410,6 +420,9 @@ class GraphMem:
             p("SymbolService", "ResolveSymbol"),
             service_pb2.ResolveSymbolRequest,
             service_pb2.ResolveSymbolResponse,
+        )
+        self._file_outline = _unary(
+            ch, p("SymbolService", "GetFileOutline"), service_pb2.GetFileOutlineRequest, service_pb2.FileOutline
         )
         self._subscribe = _stream(ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event)
 
@@ -850,6 +863,13 @@ class GraphMem:
             return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
 
         return self._scoped(repo, send)
+
+    def file_outline(self, path: str, *, repo: str = "") -> FileOutline:
+        """One file as an editor shows it: its symbols with their line ranges and the
+        observations anchored to the file or its symbols (``path`` absolute, or relative to
+        ``repo``)."""
+        request = service_pb2.GetFileOutlineRequest(repo=_local_path(repo), path=_local_path(path))
+        return convert.file_outline_from_proto(self._call(self._file_outline, request))
 
     # ------------------------------------------------------------------ events
 

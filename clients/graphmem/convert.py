@@ -43,6 +43,7 @@ from graphmem.types import (
     EditContext,
     Event,
     EventKind,
+    FileOutline,
     Freshness,
     Hop,
     ImportResult,
@@ -90,6 +91,8 @@ __all__ = [
     "event_kind_from_proto",
     "event_kind_to_proto",
     "event_to_proto",
+    "file_outline_from_proto",
+    "file_outline_to_proto",
     "freshness_from_proto",
     "freshness_to_proto",
     "hop_from_proto",
@@ -855,6 +858,36 @@ def symbol_detail_from_proto(m: service_pb2.SymbolDetail) -> SymbolDetail:
         file_imported_by=tuple(m.file_imported_by),
         observations=tuple(observation_from_proto(o) for o in m.observations),
         freshness=freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
+    )
+
+
+def file_outline_to_proto(f: FileOutline) -> service_pb2.FileOutline:
+    """The proto form of a ``FileOutline``."""
+    return service_pb2.FileOutline(
+        repo_id=f.repo_id,
+        repo_root=f.repo_root,
+        path=f.path,
+        indexed=f.indexed,
+        content_hash=f.content_hash,
+        language=f.language,
+        symbols=[symbol_to_proto(s) for s in f.symbols],
+        observations=[observation_to_proto(o) for o in f.observations],
+        freshness=None if f.freshness is None else repo_freshness_to_proto(f.freshness),
+    )
+
+
+def file_outline_from_proto(m: service_pb2.FileOutline) -> FileOutline:
+    """A ``FileOutline`` from its proto form."""
+    return FileOutline(
+        repo_id=m.repo_id,
+        repo_root=m.repo_root,
+        path=m.path,
+        indexed=m.indexed,
+        content_hash=m.content_hash,
+        language=m.language,
+        symbols=tuple(symbol_from_proto(s) for s in m.symbols),
+        observations=tuple(observation_from_proto(o) for o in m.observations),
+        freshness=repo_freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
     )
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "EditContext",
     "Event",
     "EventKind",
+    "FileOutline",
     "Freshness",
     "Hop",
     "ImportResult",
@@ -276,6 +277,24 @@ class SymbolDetail:
     file_imported_by: tuple[str, ...] = ()
     observations: tuple[Observation, ...] = ()
     freshness: Freshness | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutline:
+    """One file as an editor shows it: its symbols (source order, 1-based line ranges) and the
+    observations anchored to the file or its symbols (fresh, stale or suspect). ``content_hash``
+    is the blake2b hex of the bytes the line numbers refer to; ``indexed`` is False for a file
+    the daemon does not parse (yet)."""
+
+    repo_id: str
+    repo_root: str
+    path: str
+    indexed: bool
+    content_hash: str = ""
+    language: str = ""
+    symbols: tuple[Symbol, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    freshness: RepoFreshness | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ from graphmem.types import (
     EditContext,
     Event,
     EventKind,
+    FileOutline,
     Freshness,
     Hop,
     ImportResult,
@@ -274,6 +275,12 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("symbol_detail_bare", SymbolDetail(symbol=SYM), convert.symbol_detail_to_proto,
      convert.symbol_detail_from_proto),
     ("import_result", IMPORT, convert.import_result_to_proto, convert.import_result_from_proto),
+    ("file_outline", FileOutline(repo_id="py", repo_root="/src/py", path="app/auth/service.py", indexed=True,
+                                 content_hash="ab12", language="python", symbols=(SYM, CALLER), observations=(OBS,),
+                                 freshness=REPO_FRESH),
+     convert.file_outline_to_proto, convert.file_outline_from_proto),
+    ("file_outline_not_indexed", FileOutline(repo_id="py", repo_root="/src/py", path="README.txt", indexed=False),
+     convert.file_outline_to_proto, convert.file_outline_from_proto),
     *[(f"event_{e.kind.value}", e, convert.event_to_proto, convert.event_from_proto) for e in EVENTS],
 ]
 

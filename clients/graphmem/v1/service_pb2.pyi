@@ -481,6 +481,36 @@ class EditContextResponse(_message.Message):
     indexed: bool
     def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., callout_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ..., indexed: _Optional[bool] = ...) -> None: ...
 
+class GetFileOutlineRequest(_message.Message):
+    __slots__ = ("repo", "path")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    path: str
+    def __init__(self, repo: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+
+class FileOutline(_message.Message):
+    __slots__ = ("repo_id", "repo_root", "path", "indexed", "content_hash", "language", "symbols", "observations", "freshness")
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    REPO_ROOT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    INDEXED_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_HASH_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    repo_id: str
+    repo_root: str
+    path: str
+    indexed: bool
+    content_hash: str
+    language: str
+    symbols: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    observations: _containers.RepeatedCompositeFieldContainer[_types_pb2.Observation]
+    freshness: _types_pb2.RepoFreshness
+    def __init__(self, repo_id: _Optional[str] = ..., repo_root: _Optional[str] = ..., path: _Optional[str] = ..., indexed: _Optional[bool] = ..., content_hash: _Optional[str] = ..., language: _Optional[str] = ..., symbols: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.RepoFreshness, _Mapping]] = ...) -> None: ...
+
 class ResolveSymbolRequest(_message.Message):
     __slots__ = ("repo", "ref", "limit")
     REPO_FIELD_NUMBER: _ClassVar[int]

@@ -976,6 +976,11 @@ class SymbolServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
                 _registered_method=True)
+        self.GetFileOutline = channel.unary_unary(
+                '/graphmem.v1.SymbolService/GetFileOutline',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.FileOutline.FromString,
+                _registered_method=True)
 
 
 class SymbolServiceServicer:
@@ -1003,6 +1008,14 @@ class SymbolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetFileOutline(self, request, context):
+        """One file as an editor shows it: its symbols with their line ranges and the observations
+        anchored to the file or one of its symbols, in one call (the language server's read).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SymbolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1020,6 +1033,11 @@ def add_SymbolServiceServicer_to_server(servicer, server):
                     servicer.ResolveSymbol,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.SerializeToString,
+            ),
+            'GetFileOutline': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetFileOutline,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.FileOutline.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1105,6 +1123,33 @@ class SymbolService:
             '/graphmem.v1.SymbolService/ResolveSymbol',
             graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
             graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetFileOutline(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.SymbolService/GetFileOutline',
+            graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.FileOutline.FromString,
             options,
             channel_credentials,
             insecure,

@@ -341,6 +341,18 @@ class ObservationBook:
                     out[node] = [self._obs[i] for i in ids if i in self._obs]
         return out
 
+    def anchored_in_file(self, repo_id: str, path: str) -> list[Observation]:
+        """The observations anchored to a file or to a symbol of it, including symbols that
+        are gone (a symbol id begins with its file's id and ``::``)."""
+        file_key = f"{repo_id}:{path}"
+        prefix = file_key + "::"
+        found: set[str] = set()
+        with self._lock:
+            for target, ids in self._by_target.items():
+                if target == file_key or target.startswith(prefix):
+                    found |= ids
+            return [self._obs[i] for i in found if i in self._obs]
+
     def targets(self) -> set[str]:
         """The symbol and file ids at least one observation is anchored to."""
         with self._lock:

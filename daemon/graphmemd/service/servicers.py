@@ -393,6 +393,13 @@ class SymbolService(pbg.SymbolServiceServicer):
         resolved = self.symbols.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
         return convert.resolved_to_proto(resolved)
 
+    @_rpc
+    def GetFileOutline(self, request: pb.GetFileOutlineRequest, context: grpc.ServicerContext) -> pb.FileOutline:
+        """One file's symbols with their line ranges and the observations anchored there."""
+        if not request.path.strip():
+            raise InvalidArgument("path is required")
+        return convert.file_outline_to_proto(self.symbols.file_outline(request.path, repo=request.repo))
+
 
 class EventService(pbg.EventServiceServicer):
     """The live event stream."""
