@@ -77,7 +77,6 @@ START_HINT = "start it with: graphmem daemon start --repo PATH"
 _E = TypeVar("_E", bound=Enum)
 
 
-
 # ---------------------------------------------------------------------------- parser
 
 
@@ -222,8 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("completion", cmd_completion, "print the shell completion script for bash, zsh or fish")
     p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell to complete in")
     p.epilog = (
-        "bash: eval \"$(graphmem completion bash)\" in ~/.bashrc; "
-        "zsh: eval \"$(graphmem completion zsh)\" in ~/.zshrc (after compinit); "
+        'bash: eval "$(graphmem completion bash)" in ~/.bashrc; '
+        'zsh: eval "$(graphmem completion zsh)" in ~/.zshrc (after compinit); '
         "fish: graphmem completion fish > ~/.config/fish/completions/graphmem.fish"
     )
     p = verb("status", cmd_status, "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
@@ -270,6 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tag", metavar="T", action="extend", nargs="+", default=[])
     p.add_argument("--source", metavar="S", default="cli", help="who saves it (default: cli)")
+    p.add_argument(
+        "--shared",
+        action="store_true",
+        help="write it into the repository as .graphmem/notes/<id>.md (travels with git)",
+    )
     p.add_argument("--confidence", metavar="X", type=_confidence, help="0 < X <= 1 (default: 1)")
     p.add_argument("--supersedes", metavar="ID", action="extend", nargs="+", default=[])
     p.add_argument("--contradicts", metavar="ID", action="extend", nargs="+", default=[])
@@ -566,6 +570,7 @@ def _render_observation(o: Observation) -> list[str]:
     ]
     if o.tags:
         lines.append(f"tags:       {', '.join(o.tags)}")
+    lines.extend(_knowledge_lines(o))
     if o.anchors:
         lines.append("anchors:")
         for a in o.anchors:
@@ -597,9 +602,31 @@ def _render_observation(o: Observation) -> list[str]:
     return lines
 
 
+def _knowledge_lines(o: Observation) -> list[str]:
+    """Where a unit of a knowledge file comes from, and the state of each of its references."""
+    k = o.knowledge
+    if k is None:
+        return []
+    heading = f"    ({' > '.join(h for h in k.heading_path if h)})" if any(k.heading_path) else ""
+    lines = [f"file:       {k.path}:{k.start_line}-{k.end_line} ({k.kind.value.replace('_', ' ')}){heading}"]
+    lines.append("            read-only through graphmem: edit the file to change it")
+    if o.references:
+        lines.append("references:")
+    for r in o.references:
+        state = r.state.value.upper()
+        lines.append(f"  - {r.path}:{r.line}:{r.column} {r.text} -> {r.target_ref or '?'} [{state}]")
+        if r.reason:
+            lines.append(f"      {r.reason}")
+        if r.close_matches:
+            lines.append(f"      close matches: {', '.join(r.close_matches)}")
+    return lines
+
+
 def _observation_row(o: Observation) -> str:
     anchors = ", ".join(a.ref for a in o.anchors)
-    return f"{o.id}  {marker(o)}  {o.category.value}  {_first_line(o.text, 70)}" + (f"  @ {anchors}" if anchors else "")
+    where = f"  [{o.knowledge.path}:{o.knowledge.start_line}]" if o.knowledge is not None else ""
+    row = f"{o.id}  {marker(o)}  {o.category.value}  {_first_line(o.text, 70)}{where}"
+    return row + (f"  @ {anchors}" if anchors else "")
 
 
 def _render_recalled(n: int, r: Recalled) -> list[str]:
@@ -691,9 +718,7 @@ def _render_status(s: Status) -> list[str]:
         w = s.watcher
         state = "healthy" if w.healthy else f"degraded: {w.degraded_reason or 'unknown reason'}"
         lines.append(f"watcher:  {w.mode} ({state}, {_plural(w.restarts, 'restart')})")
-    lines.append(
-        f"observations: {s.observations} ({s.stale_observations} stale, {s.suspect_observations} suspect)"
-    )
+    lines.append(f"observations: {s.observations} ({s.stale_observations} stale, {s.suspect_observations} suspect)")
     if s.repositories:
         lines.append(f"repositories ({len(s.repositories)}):")
         for r in s.repositories:
@@ -1022,6 +1047,7 @@ def cmd_observe(args: argparse.Namespace, ctx: _Ctx) -> int:
             confidence=args.confidence,
             supersedes=args.supersedes,
             contradicts=args.contradicts,
+            shared=args.shared,
         )
     if args.json:
         ctx.print_json(obs)

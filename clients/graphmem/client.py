@@ -55,6 +55,7 @@ from graphmem.types import (
     FileOutline,
     ImportResult,
     IndexProgress,
+    KnowledgeCheck,
     Observation,
     ObservationStatus,
     RecallResult,
@@ -391,6 +392,12 @@ class GraphMem:
             service_pb2.ImportObservationsRequest,
             service_pb2.ImportObservationsResponse,
         )
+        self._check_knowledge = _unary(
+            ch,
+            p(obs, "CheckKnowledge"),
+            service_pb2.CheckKnowledgeRequest,
+            service_pb2.CheckKnowledgeResponse,
+        )
         self._retrieve = _unary(
             ch, p("RetrievalService", "Retrieve"), service_pb2.RetrieveRequest, service_pb2.RetrieveResponse
         )
@@ -624,10 +631,12 @@ class GraphMem:
         supersedes: Sequence[str] = (),
         contradicts: Sequence[str] = (),
         idempotency_key: str | None = None,
+        shared: bool = False,
     ) -> Observation:
         """Save an observation anchored to code (``"path::Qualified.name"``, a file path,
         or a symbol id). Retries UNAVAILABLE / DEADLINE_EXCEEDED a few times with the same
-        idempotency key, so a retried create never saves twice."""
+        idempotency key, so a retried create never saves twice. ``shared``: written as
+        ``.graphmem/notes/<id>.md`` in the repository (it travels with git)."""
         request = service_pb2.CreateObservationRequest(
             repo="",
             text=text,
@@ -639,7 +648,9 @@ class GraphMem:
             supersedes=supersedes,
             contradicts=contradicts,
             idempotency_key=idempotency_key or str(uuid.uuid4()),
+            shared=shared,
         )
+
         def create(hint: str) -> Observation:
             request.repo = hint
             return convert.observation_from_proto(self._call(self._create, request))
@@ -740,6 +751,20 @@ class GraphMem:
         request = service_pb2.ImportObservationsRequest(lines=cleaned, repo=_local_path(repo) if repo else "")
         resp = self._call(self._import, request)
         return convert.import_result_from_proto(resp)
+
+    def check_knowledge(
+        self, paths: Sequence[str] = (), *, repo: str = "", wait_current: bool = True
+    ) -> KnowledgeCheck:
+        """Every reference to code in the repository's knowledge files (or in ``paths``:
+        files or folders) that is not OK — dangling, stale or suspect — with its exact span.
+        ``wait_current``: the daemon first waits (within the call's timeout) until its index
+        is current."""
+
+        def send(hint: str) -> KnowledgeCheck:
+            request = service_pb2.CheckKnowledgeRequest(repo=hint, paths=_local_paths(paths), wait_current=wait_current)
+            return convert.knowledge_check_from_proto(self._call(self._check_knowledge, request))
+
+        return self._scoped(repo, send)
 
     # ------------------------------------------------------------------ retrieval
 
@@ -858,6 +883,7 @@ class GraphMem:
 
     def symbol(self, ref: str, *, repo: str = "") -> SymbolDetail:
         """One symbol (``"path::qualname"`` or id) with callers, callees and observations."""
+
         def send(hint: str) -> SymbolDetail:
             request = service_pb2.GetSymbolRequest(repo=hint, ref=ref)
             return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
@@ -873,9 +899,7 @@ class GraphMem:
 
     # ------------------------------------------------------------------ events
 
-    def events(
-        self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None
-    ) -> EventStream:
+    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None) -> EventStream:
         """Subscribe to live events (all kinds when ``kinds`` is empty). ``after_seq``: resume
         after that sequence number (the buffered events after it come first; an
         ``EVENTS_LOST`` event reports what is no longer buffered)."""

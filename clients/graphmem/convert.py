@@ -49,12 +49,17 @@ from graphmem.types import (
     ImportResult,
     IndexProgress,
     IndexState,
+    KnowledgeCheck,
+    KnowledgeKind,
+    KnowledgeReference,
+    KnowledgeSource,
     LanguageResolution,
     Observation,
     ObservationAction,
     ObservationStatus,
     Recalled,
     RecallResult,
+    ReferenceState,
     RepoFreshness,
     Repository,
     Resolved,
@@ -103,6 +108,14 @@ __all__ = [
     "index_progress_to_proto",
     "index_state_from_proto",
     "index_state_to_proto",
+    "knowledge_check_from_proto",
+    "knowledge_check_to_proto",
+    "knowledge_kind_from_proto",
+    "knowledge_kind_to_proto",
+    "knowledge_reference_from_proto",
+    "knowledge_reference_to_proto",
+    "knowledge_source_from_proto",
+    "knowledge_source_to_proto",
     "language_resolution_from_proto",
     "language_resolution_to_proto",
     "observation_from_proto",
@@ -113,6 +126,8 @@ __all__ = [
     "recall_result_to_proto",
     "recalled_from_proto",
     "recalled_to_proto",
+    "reference_state_from_proto",
+    "reference_state_to_proto",
     "repo_freshness_from_proto",
     "repo_freshness_to_proto",
     "repository_from_proto",
@@ -178,6 +193,28 @@ _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
 _EDGE_CONFIDENCE = _EnumMap(EdgeConfidence, types_pb2.EdgeConfidence, "EDGE_CONFIDENCE_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
 _OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
+_KNOWLEDGE_KIND = _EnumMap(KnowledgeKind, types_pb2.KnowledgeKind, "KNOWLEDGE_KIND_")
+_REFERENCE_STATE = _EnumMap(ReferenceState, types_pb2.ReferenceState, "REFERENCE_STATE_")
+
+
+def knowledge_kind_to_proto(value: KnowledgeKind | None) -> types_pb2.KnowledgeKind:
+    """The wire number of a ``KnowledgeKind`` member (0 for ``None``: unspecified)."""
+    return cast(types_pb2.KnowledgeKind, _KNOWLEDGE_KIND.number(value))
+
+
+def knowledge_kind_from_proto(value: int) -> KnowledgeKind | None:
+    """A ``KnowledgeKind`` from its wire number (``None``: unspecified or unknown to this client)."""
+    return _KNOWLEDGE_KIND.member(value)
+
+
+def reference_state_to_proto(value: ReferenceState | None) -> types_pb2.ReferenceState:
+    """The wire number of a ``ReferenceState`` member (0 for ``None``: unspecified)."""
+    return cast(types_pb2.ReferenceState, _REFERENCE_STATE.number(value))
+
+
+def reference_state_from_proto(value: int) -> ReferenceState | None:
+    """A ``ReferenceState`` from its wire number (``None``: unspecified or unknown to this client)."""
+    return _REFERENCE_STATE.member(value)
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
@@ -459,6 +496,8 @@ def observation_to_proto(o: Observation) -> types_pb2.Observation:
         confirmed_by=o.confirmed_by,
         confirmed_at=_optional_ts_to_proto(o.confirmed_at),
         needs_review=o.needs_review,
+        knowledge=knowledge_source_to_proto(o.knowledge) if o.knowledge is not None else None,
+        references=[knowledge_reference_to_proto(r) for r in o.references],
     )
 
 
@@ -483,6 +522,93 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         confirmed_by=m.confirmed_by,
         confirmed_at=timestamp_from_proto(m.confirmed_at) if m.HasField("confirmed_at") else None,
         needs_review=m.needs_review,
+        knowledge=knowledge_source_from_proto(m.knowledge) if m.HasField("knowledge") else None,
+        references=tuple(knowledge_reference_from_proto(r) for r in m.references),
+    )
+
+
+# ---------------------------------------------------------------------------- knowledge files
+
+
+def knowledge_source_to_proto(k: KnowledgeSource) -> types_pb2.KnowledgeSource:
+    """The proto form of a ``KnowledgeSource``."""
+    return types_pb2.KnowledgeSource(
+        path=k.path,
+        start_line=k.start_line,
+        end_line=k.end_line,
+        heading_path=k.heading_path,
+        kind=knowledge_kind_to_proto(k.kind),
+    )
+
+
+def knowledge_source_from_proto(m: types_pb2.KnowledgeSource) -> KnowledgeSource:
+    """A ``KnowledgeSource`` from its proto form (an unknown kind decodes as documentation)."""
+    return KnowledgeSource(
+        path=m.path,
+        start_line=m.start_line,
+        end_line=m.end_line,
+        heading_path=tuple(m.heading_path),
+        kind=knowledge_kind_from_proto(m.kind) or KnowledgeKind.DOCUMENTATION,
+    )
+
+
+def knowledge_reference_to_proto(r: KnowledgeReference) -> types_pb2.KnowledgeReference:
+    """The proto form of a ``KnowledgeReference``."""
+    return types_pb2.KnowledgeReference(
+        text=r.text,
+        path=r.path,
+        line=r.line,
+        column=r.column,
+        end_line=r.end_line,
+        end_column=r.end_column,
+        target_ref=r.target_ref,
+        state=reference_state_to_proto(r.state),
+        reason=r.reason,
+        renamed_to=r.renamed_to,
+        commit=r.commit,
+        close_matches=r.close_matches,
+        observation_id=r.observation_id,
+    )
+
+
+def knowledge_reference_from_proto(m: types_pb2.KnowledgeReference) -> KnowledgeReference:
+    """A ``KnowledgeReference`` from its proto form (an unknown state decodes as OK)."""
+    return KnowledgeReference(
+        text=m.text,
+        path=m.path,
+        line=m.line,
+        column=m.column,
+        end_line=m.end_line,
+        end_column=m.end_column,
+        target_ref=m.target_ref,
+        state=reference_state_from_proto(m.state) or ReferenceState.OK,
+        reason=m.reason,
+        renamed_to=m.renamed_to,
+        commit=m.commit,
+        close_matches=tuple(m.close_matches),
+        observation_id=m.observation_id,
+    )
+
+
+def knowledge_check_to_proto(c: KnowledgeCheck) -> service_pb2.CheckKnowledgeResponse:
+    """The proto form of a ``KnowledgeCheck`` (the ``CheckKnowledge`` answer)."""
+    return service_pb2.CheckKnowledgeResponse(
+        references=[knowledge_reference_to_proto(r) for r in c.references],
+        files_checked=c.files_checked,
+        units=c.units,
+        references_checked=c.references_checked,
+        freshness=freshness_to_proto(c.freshness) if c.freshness is not None else None,
+    )
+
+
+def knowledge_check_from_proto(m: service_pb2.CheckKnowledgeResponse) -> KnowledgeCheck:
+    """A ``KnowledgeCheck`` from the ``CheckKnowledge`` answer."""
+    return KnowledgeCheck(
+        references=tuple(knowledge_reference_from_proto(r) for r in m.references),
+        files_checked=m.files_checked,
+        units=m.units,
+        references_checked=m.references_checked,
+        freshness=freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
     )
 
 
@@ -703,9 +829,7 @@ def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
 
 def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
     """The proto form of a ``Resolved``."""
-    return service_pb2.ResolveSymbolResponse(
-        matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
-    )
+    return service_pb2.ResolveSymbolResponse(matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref)
 
 
 def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:

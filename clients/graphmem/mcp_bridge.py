@@ -115,12 +115,12 @@ fact per observation, written to stand alone, not what the code or git log alrea
 - The repository is the one containing the working directory unless a tool's `repo` names another."""
 
 _SAVE_DESCRIPTION = (
-    "Save knowledge about this codebase (constraint, decision, root cause, convention, dead end) anchored "
-    "to the code it is about. Pass supersedes=[id] to replace an older observation."
+    "Save knowledge (constraint, decision, cause, convention, dead end) anchored to the code it is about. "
+    "supersedes=[id] replaces; shared=true puts it in the repo."
 )
 _RECALL_DESCRIPTION = (
-    "Observations about files, symbols or text and about code connected to them in the dependency graph, "
-    "each with why it was reached and whether it is stale. Use before changing or debugging code."
+    "Observations about files, symbols or text and code connected to them in the dependency graph, "
+    "each with why it was reached and if stale. Use before changing or debugging code."
 )
 _BRIEF_DESCRIPTION = (
     "The key observations for the files you will work on (none: the repository's), as text within "
@@ -178,6 +178,7 @@ class ObservationOut(BaseModel):
     needs_review: bool
     created_at: float
     updated_at: float
+    file: str = ""  # "path:line" of a unit of a knowledge file (read-only: edit the file)
 
 
 class RepoFreshnessOut(BaseModel):
@@ -318,6 +319,7 @@ def _observation_out(o: Observation) -> ObservationOut:
         needs_review=o.needs_review,
         created_at=o.created_at,
         updated_at=o.updated_at,
+        file=f"{o.knowledge.path}:{o.knowledge.start_line}" if o.knowledge is not None else "",
     )
 
 
@@ -438,6 +440,8 @@ def _observation_text(o: Observation, head: str = "", prefix: str = "   ") -> st
     if o.needs_review:
         parts.append("needs review")
     lines = [head + " · ".join(parts), _indent(o.text, prefix)]
+    if o.knowledge is not None:
+        lines.append(f"{prefix}from {o.knowledge.path}:{o.knowledge.start_line} (edit the file to change it)")
     if o.anchors:
         lines.append(f"{prefix}anchors: {', '.join(a.ref for a in o.anchors)}")
     if o.tags:
@@ -677,6 +681,7 @@ class GraphMemTools:
         category: CategoryName = "other",
         tags: Annotated[Refs, Field(description="Free-form labels.")] = (),
         supersedes: Annotated[Refs, Field(description="Ids this replaces.")] = (),
+        shared: bool = False,
         repo: RepoArg = "",
         ctx: Context[Any, Any] | None = None,
     ) -> Annotated[CallToolResult, ObservationOut]:
@@ -691,6 +696,7 @@ class GraphMemTools:
                 tags=list(tags),
                 source=self._source(ctx),
                 supersedes=list(supersedes),
+                shared=shared,
             )
         lines = [f"Saved observation {obs.id}.", _observation_text(obs, prefix="  ")]
         return _result("\n".join(lines), _observation_out(obs))

@@ -26,12 +26,17 @@ __all__ = [
     "ImportResult",
     "IndexProgress",
     "IndexState",
+    "KnowledgeCheck",
+    "KnowledgeKind",
+    "KnowledgeReference",
+    "KnowledgeSource",
     "LanguageResolution",
     "Observation",
     "ObservationAction",
     "ObservationStatus",
     "RecallResult",
     "Recalled",
+    "ReferenceState",
     "RepoFreshness",
     "Repository",
     "Resolved",
@@ -190,6 +195,67 @@ class StaleReason:
     via: str = ""
 
 
+class KnowledgeKind(str, Enum):
+    """What kind of file a knowledge unit comes from."""
+
+    AGENT_INSTRUCTIONS = "agent_instructions"  # CLAUDE.md, AGENTS.md, GEMINI.md, copilot, .cursor/rules, .windsurfrules
+    DECISION_RECORD = "decision_record"  # docs/adr, doc/decisions ...
+    DOCUMENTATION = "documentation"  # docs/**, README, CONTRIBUTING, *.rst, *.mdx
+    SHARED_NOTE = "shared_note"  # .graphmem/notes/*.md
+
+
+class ReferenceState(str, Enum):
+    """Whether the code a knowledge unit names still is what the unit was written about."""
+
+    OK = "ok"
+    DANGLING = "dangling"  # names a symbol/path that no longer exists (removed or renamed)
+    STALE = "stale"  # its signature changed after the unit's lines were last committed
+    SUSPECT = "suspect"  # its body changed after that
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeSource:
+    """Where a knowledge unit lives: set on an observation that comes from a file (read-only
+    through graphmem: edit the file)."""
+
+    path: str  # repository-relative
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    heading_path: tuple[str, ...] = ()
+    kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeReference:
+    """One reference to code inside a knowledge unit, with its exact span in the file
+    (1-based lines and columns in characters; ``end_column`` exclusive, as SARIF)."""
+
+    text: str  # as written: `AuthService.login`, :func:`x`, a link target
+    path: str  # the knowledge file
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    target_ref: str = ""  # what it resolved to (path::Qualified.name or a path)
+    state: ReferenceState = ReferenceState.OK
+    reason: str = ""
+    renamed_to: str = ""
+    commit: str = ""
+    close_matches: tuple[str, ...] = ()
+    observation_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeCheck:
+    """The answer of ``CheckKnowledge``: every reference that is not OK, and what was checked."""
+
+    references: tuple[KnowledgeReference, ...]
+    files_checked: int
+    units: int
+    references_checked: int
+    freshness: Freshness | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Observation:
     """A note about the code, anchored to symbols or files, with its status and history."""
@@ -212,6 +278,9 @@ class Observation:
     confirmed_by: str = ""
     confirmed_at: float | None = None
     needs_review: bool = False
+    #: set when the observation is a unit of a knowledge file (read-only through graphmem)
+    knowledge: KnowledgeSource | None = None
+    references: tuple[KnowledgeReference, ...] = ()
 
     @property
     def is_stale(self) -> bool:

@@ -180,7 +180,7 @@ class IndexProgress(_message.Message):
     def __init__(self, repo_id: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.IndexState, str]] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., symbols: _Optional[int] = ..., skipped: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ...) -> None: ...
 
 class CreateObservationRequest(_message.Message):
-    __slots__ = ("repo", "text", "category", "tags", "source", "confidence", "anchors", "supersedes", "contradicts", "idempotency_key")
+    __slots__ = ("repo", "text", "category", "tags", "source", "confidence", "anchors", "supersedes", "contradicts", "idempotency_key", "shared")
     REPO_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     CATEGORY_FIELD_NUMBER: _ClassVar[int]
@@ -191,6 +191,7 @@ class CreateObservationRequest(_message.Message):
     SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
     CONTRADICTS_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    SHARED_FIELD_NUMBER: _ClassVar[int]
     repo: str
     text: str
     category: _types_pb2.Category
@@ -201,7 +202,8 @@ class CreateObservationRequest(_message.Message):
     supersedes: _containers.RepeatedScalarFieldContainer[str]
     contradicts: _containers.RepeatedScalarFieldContainer[str]
     idempotency_key: str
-    def __init__(self, repo: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., anchors: _Optional[_Iterable[str]] = ..., supersedes: _Optional[_Iterable[str]] = ..., contradicts: _Optional[_Iterable[str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    shared: bool
+    def __init__(self, repo: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., anchors: _Optional[_Iterable[str]] = ..., supersedes: _Optional[_Iterable[str]] = ..., contradicts: _Optional[_Iterable[str]] = ..., idempotency_key: _Optional[str] = ..., shared: _Optional[bool] = ...) -> None: ...
 
 class GetObservationRequest(_message.Message):
     __slots__ = ("id",)
@@ -308,6 +310,30 @@ class ImportObservationsResponse(_message.Message):
     skipped_duplicates: int
     errors: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, imported: _Optional[int] = ..., skipped_duplicates: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CheckKnowledgeRequest(_message.Message):
+    __slots__ = ("repo", "paths", "wait_current")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    WAIT_CURRENT_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    wait_current: bool
+    def __init__(self, repo: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ..., wait_current: _Optional[bool] = ...) -> None: ...
+
+class CheckKnowledgeResponse(_message.Message):
+    __slots__ = ("references", "files_checked", "units", "references_checked", "freshness")
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
+    FILES_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    UNITS_FIELD_NUMBER: _ClassVar[int]
+    REFERENCES_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    references: _containers.RepeatedCompositeFieldContainer[_types_pb2.KnowledgeReference]
+    files_checked: int
+    units: int
+    references_checked: int
+    freshness: _types_pb2.Freshness
+    def __init__(self, references: _Optional[_Iterable[_Union[_types_pb2.KnowledgeReference, _Mapping]]] = ..., files_checked: _Optional[int] = ..., units: _Optional[int] = ..., references_checked: _Optional[int] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ...) -> None: ...
 
 class RetrieveRequest(_message.Message):
     __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale", "line", "fresh_only")

@@ -414,6 +414,11 @@ class ObservationServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsResponse.FromString,
                 _registered_method=True)
+        self.CheckKnowledge = channel.unary_unary(
+                '/graphmem.v1.ObservationService/CheckKnowledge',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.FromString,
+                _registered_method=True)
 
 
 class ObservationServiceServicer:
@@ -478,6 +483,14 @@ class ObservationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CheckKnowledge(self, request, context):
+        """Every reference to code in the repository's knowledge files that is not OK (dangling,
+        stale, suspect), with its exact span: the gate behind `graphmem check`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ObservationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -525,6 +538,11 @@ def add_ObservationServiceServicer_to_server(servicer, server):
                     servicer.ImportObservations,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsResponse.SerializeToString,
+            ),
+            'CheckKnowledge': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckKnowledge,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -772,6 +790,33 @@ class ObservationService:
             '/graphmem.v1.ObservationService/ImportObservations',
             graphmem_dot_v1_dot_service__pb2.ImportObservationsRequest.SerializeToString,
             graphmem_dot_v1_dot_service__pb2.ImportObservationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckKnowledge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.ObservationService/CheckKnowledge',
+            graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.FromString,
             options,
             channel_credentials,
             insecure,

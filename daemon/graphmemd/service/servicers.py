@@ -183,6 +183,7 @@ class ObservationService(pbg.ObservationServiceServicer):
             supersedes=tuple(request.supersedes),
             contradicts=tuple(request.contradicts),
             idempotency_key=request.idempotency_key,
+            shared=request.shared,
         )
         o = self.core.create_observation(request.repo, new)
         return convert.observation_to_proto(o)
@@ -295,6 +296,20 @@ class ObservationService(pbg.ObservationServiceServicer):
         """Import journal lines, skipping observations already present; rejected lines are reported."""
         imported, dupes, errors = self.core.import_lines(request.lines, request.repo)
         return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=errors)
+
+    @_rpc
+    def CheckKnowledge(
+        self, request: pb.CheckKnowledgeRequest, context: grpc.ServicerContext
+    ) -> pb.CheckKnowledgeResponse:
+        """Every reference to code in the knowledge files that is not OK (dangling, stale,
+        suspect) with its exact span; ``wait_current`` waits (within the deadline) for a
+        current index first."""
+        remaining = context.time_remaining()
+        wait = 0.0
+        if request.wait_current:
+            wait = 300.0 if remaining is None else max(0.0, remaining - 0.5)
+        found = self.core.knowledge.check(request.repo, list(request.paths), wait)
+        return convert.knowledge_check_to_proto(found)
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):
