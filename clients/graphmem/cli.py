@@ -34,6 +34,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from graphmem import __version__, convert
+from graphmem.check import add_arguments as check_arguments
 from graphmem.client import GraphMem, normalize_address
 from graphmem.errors import (
     DaemonAlreadyRunning,
@@ -403,6 +404,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_agent_verbs(verb)
     verb("lsp", cmd_lsp, "serve the Language Server Protocol on stdio: notes in any editor (docs/editors.md)")
+
+    p = verb("check", cmd_check, "report dangling and stale code references in knowledge files (CI, pre-commit)")
+    p.epilog = "Exit codes: 0 passed, 1 a finding at or above --fail-on, 64 usage; see docs/check.md."
+    check_arguments(p)
     return parser
 
 
@@ -1384,6 +1389,13 @@ def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
     for e in result.errors:
         ctx.note(f"warning: {e}")
     return 0
+
+
+def cmd_check(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem check``: knowledge files against the code (``graphmem.check``)."""
+    from graphmem.check import options_from_args, run_check
+
+    return run_check(options_from_args(args), address=ctx.address, out=ctx.out, err=ctx.err)
 
 
 def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
