@@ -32,7 +32,7 @@ def test_responses_are_read_field_by_field() -> None:
     fields = wire.decode(brief.SerializeToString())
     assert wire.strings(fields, 1) == ["# brief ✓"]
     assert wire.strings(fields, 2) == ["a", "b"]
-    assert fields[4] == [42] and fields[250] == [300]
+    assert (fields[4], fields[250]) == ([42], [300])
     edit = service_pb2.EditContextResponse(text="x", observation_ids=["c"], callout_ids=["c"], freshness=fresh,
                                            tokens=1, left_out=2, indexed=True)
     fields = wire.decode(edit.SerializeToString())
