@@ -43,5 +43,5 @@ def test_responses_are_read_field_by_field() -> None:
 
 def test_garbage_is_an_error_not_a_hang() -> None:
     for bad in (b"\x0a\x05ab", b"\x08\x80", b"\x0b"):
-        with pytest.raises(ValueError, match="truncated|unsupported"):
+        with pytest.raises(ValueError, match=r"truncated|unsupported"):
             wire.decode(bad)
