@@ -25,8 +25,8 @@ import argparse
 import json
 import os
 import random
-import resource
 import re
+import resource
 import shutil
 import subprocess
 import sys
