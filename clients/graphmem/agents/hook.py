@@ -16,9 +16,9 @@ shown, so a later edit does not repeat them; a new, cleared or compacted session
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -117,9 +117,9 @@ def _token(target: str, paths: Paths, env: Mapping[str, str]) -> tuple[tuple[str
 
 
 def _memory_file(paths: Paths, session: str) -> Path | None:
-    if not session:
-        return None
-    return paths.runtime_dir / "hooks" / (hashlib.sha1(session.encode()).hexdigest()[:20] + ".json")
+    """Where a session's hooks remember what they showed (a name made of the session id)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:100]
+    return paths.runtime_dir / "hooks" / f"{name}.json" if name else None
 
 
 def _remembered(path: Path | None) -> list[str]:
