@@ -26,6 +26,7 @@ from typing import Any
 
 from graphmem.agents import wire
 from graphmem.agents.hookio import HookInput, parse_payload, render_output
+from graphmem.agents.table import CLIENTS, resolve_path
 from graphmem.paths import Paths, resolve_paths
 
 __all__ = ["KINDS", "HookArgs", "main", "parse_args"]
@@ -171,10 +172,27 @@ def _ask(args: HookArgs, hook: HookInput, target: str, metadata: Any, shown: lis
         return "".join(wire.strings(edit, 1)), wire.strings(edit, 2)  # EditContextResponse.text, observation_ids
 
 
+def _has_own_hooks(client: str, cwd: str, env: Mapping[str, str]) -> bool:
+    """Whether ``client`` has graphmem's hooks in its own hooks file (project or user): then the
+    copy it also runs from Claude Code's settings stays silent, so it hears graphmem once."""
+    spec = CLIENTS[client].hooks
+    if spec is None:
+        return False
+    for path in (Path(cwd) / spec.project, resolve_path(spec.user, env, sys.platform)):
+        try:
+            if " hook " in path.read_text(encoding="utf-8"):
+                return True
+        except (OSError, UnicodeDecodeError):
+            continue
+    return False
+
+
 def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str) -> str:
     """The hook's output for payload ``raw`` ("" when there is nothing to say)."""
     hook = parse_payload(raw, args.kind, args.client, env, cwd)
     if hook.client == "windsurf" or (args.kind == "post-edit" and not hook.files):
+        return ""
+    if hook.client != args.client and hook.client in CLIENTS and _has_own_hooks(hook.client, hook.cwd, env):
         return ""
     paths = resolve_paths(args.home, env)
     target = _target(args, paths, env)
