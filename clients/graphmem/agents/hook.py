@@ -26,7 +26,6 @@ from typing import Any
 
 from graphmem.agents import wire
 from graphmem.agents.hookio import HookInput, parse_payload, render_output
-from graphmem.agents.table import CLIENTS, resolve_path
 from graphmem.paths import Paths, resolve_paths
 
 __all__ = ["KINDS", "HookArgs", "main", "parse_args"]
@@ -175,6 +174,8 @@ def _ask(args: HookArgs, hook: HookInput, target: str, metadata: Any, shown: lis
 def _has_own_hooks(client: str, cwd: str, env: Mapping[str, str]) -> bool:
     """Whether ``client`` has graphmem's hooks in its own hooks file (project or user): then the
     copy it also runs from Claude Code's settings stays silent, so it hears graphmem once."""
+    from graphmem.agents.table import CLIENTS, resolve_path
+
     spec = CLIENTS[client].hooks
     if spec is None:
         return False
@@ -192,7 +193,8 @@ def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str) -> str:
     hook = parse_payload(raw, args.kind, args.client, env, cwd)
     if hook.client == "windsurf" or (args.kind == "post-edit" and not hook.files):
         return ""
-    if hook.client != args.client and hook.client in CLIENTS and _has_own_hooks(hook.client, hook.cwd, env):
+    sniffed = hook.client != args.client and hook.client in ("cursor", "vscode")
+    if sniffed and _has_own_hooks(hook.client, hook.cwd, env):
         return ""
     paths = resolve_paths(args.home, env)
     target = _target(args, paths, env)
