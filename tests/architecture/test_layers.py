@@ -54,6 +54,7 @@ VIOLATIONS = [
     ("agents-pure", "clients/graphmem/agents/plan.py", "import graphmem.agents.state"),
     ("agents-pure", "clients/graphmem/agents/hookio.py", "import grpc"),
     ("lean-hook", "clients/graphmem/agents/hook.py", "import graphmem.client"),
+    ("lean-hook", "clients/graphmem/agents/hook.py", "from graphmem.v1 import service_pb2"),
 ]
 
 

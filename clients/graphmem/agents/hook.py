@@ -1,9 +1,9 @@
 """``graphmem hook session-start|post-edit``: the commands a coding client runs on its lifecycle events.
 
 Built to be fast and harmless: reached from the ``graphmem`` entry point without loading the
-CLI (``graphmem.launcher``), it imports only grpc and the generated messages, reads the
-client's payload on stdin (``hookio``), asks the daemon with a short deadline, prints the
-client's documented output and always exits 0. When the daemon is not running (its socket is
+CLI (``graphmem.launcher``), it imports only grpc (not even protobuf: ``wire`` writes and reads
+its two messages), reads the client's payload on stdin (``hookio``), asks the daemon with a
+short deadline, prints the client's documented output and always exits 0. When the daemon is not running (its socket is
 missing: grpc is not even imported), does not answer in time, or the working directory is in no
 registered repository, it prints nothing.
 
@@ -16,14 +16,15 @@ shown, so a later edit does not repeat them; a new, cleared or compacted session
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from graphmem.agents import wire
 from graphmem.agents.hookio import HookInput, parse_payload, render_output
 from graphmem.paths import Paths, resolve_paths
 
@@ -116,9 +117,9 @@ def _token(target: str, paths: Paths, env: Mapping[str, str]) -> tuple[tuple[str
 
 
 def _memory_file(paths: Paths, session: str) -> Path | None:
-    if not session:
-        return None
-    return paths.runtime_dir / "hooks" / (hashlib.sha1(session.encode()).hexdigest()[:20] + ".json")
+    """Where a session's hooks remember what they showed (a name made of the session id)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:100]
+    return paths.runtime_dir / "hooks" / f"{name}.json" if name else None
 
 
 def _remembered(path: Path | None) -> list[str]:
@@ -143,47 +144,57 @@ def _remember(path: Path | None, ids: list[str]) -> None:
         pass
 
 
+def _call(channel: Any, method: str, request: bytes, timeout: float, metadata: Any) -> dict[int, list[int | bytes]]:
+    """One unary call with the message already encoded (``wire``); the response's fields."""
+    call = channel.unary_unary(f"/graphmem.v1.RetrievalService/{method}", request_serializer=None,
+                               response_deserializer=None)
+    return wire.decode(call(request, timeout=timeout, metadata=metadata))
+
+
 def _ask(args: HookArgs, hook: HookInput, target: str, metadata: Any, shown: list[str]) -> tuple[str, list[str]]:
     """The daemon's text and the ids it shows (raises grpc.RpcError when it fails)."""
     import grpc
 
-    from graphmem.v1 import service_pb2
-
-    options = [("grpc.enable_http_proxy", 0)]
-    with grpc.insecure_channel(target, options=options) as channel:
+    with grpc.insecure_channel(target, options=[("grpc.enable_http_proxy", 0)]) as channel:
         if args.kind == "session-start":
-            call = channel.unary_unary(
-                "/graphmem.v1.RetrievalService/SessionBrief",
-                request_serializer=service_pb2.SessionBriefRequest.SerializeToString,
-                response_deserializer=service_pb2.SessionBriefResponse.FromString,
-            )
-            brief = call(
-                service_pb2.SessionBriefRequest(repo=hook.cwd, token_budget=args.budget or 1200,
-                                                fresh_only=args.fresh_only),
-                timeout=args.timeout, metadata=metadata,
-            )
-            if not brief.observation_ids and not brief.left_out:
+            request = wire.session_brief_request(hook.cwd, args.budget or 1200, args.fresh_only)
+            brief = _call(channel, "SessionBrief", request, args.timeout, metadata)
+            ids = wire.strings(brief, 2)  # SessionBriefResponse.observation_ids
+            if not ids and not brief.get(250):  # nothing shown, nothing left out (left_out = 250)
                 return "", []
-            return brief.text, list(brief.observation_ids)
+            return "".join(wire.strings(brief, 1)), ids
         if not hook.files:
             return "", []
-        edit = channel.unary_unary(
-            "/graphmem.v1.RetrievalService/EditContext",
-            request_serializer=service_pb2.EditContextRequest.SerializeToString,
-            response_deserializer=service_pb2.EditContextResponse.FromString,
-        )
-        ctx = edit(
-            service_pb2.EditContextRequest(repo=hook.cwd, files=list(hook.files), token_budget=args.budget or 600,
-                                           wait_ms=args.wait_ms, fresh_only=args.fresh_only, already_shown=shown),
-            timeout=args.timeout + args.wait_ms / 1000, metadata=metadata,
-        )
-        return ctx.text, list(ctx.observation_ids)
+        request = wire.edit_context_request(hook.cwd, hook.files, args.budget or 600, args.wait_ms, args.fresh_only,
+                                            shown)
+        edit = _call(channel, "EditContext", request, args.timeout + args.wait_ms / 1000, metadata)
+        return "".join(wire.strings(edit, 1)), wire.strings(edit, 2)  # EditContextResponse.text, observation_ids
+
+
+def _has_own_hooks(client: str, cwd: str, env: Mapping[str, str]) -> bool:
+    """Whether ``client`` has graphmem's hooks in its own hooks file (project or user): then the
+    copy it also runs from Claude Code's settings stays silent, so it hears graphmem once."""
+    from graphmem.agents.table import CLIENTS, resolve_path
+
+    spec = CLIENTS[client].hooks
+    if spec is None:
+        return False
+    for path in (Path(cwd) / spec.project, resolve_path(spec.user, env, sys.platform)):
+        try:
+            if " hook " in path.read_text(encoding="utf-8"):
+                return True
+        except (OSError, UnicodeDecodeError):
+            continue
+    return False
 
 
 def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str) -> str:
     """The hook's output for payload ``raw`` ("" when there is nothing to say)."""
     hook = parse_payload(raw, args.kind, args.client, env, cwd)
     if hook.client == "windsurf" or (args.kind == "post-edit" and not hook.files):
+        return ""
+    sniffed = hook.client != args.client and hook.client in ("cursor", "vscode")
+    if sniffed and _has_own_hooks(hook.client, hook.cwd, env):
         return ""
     paths = resolve_paths(args.home, env)
     target = _target(args, paths, env)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import subprocess
 import time
 from collections.abc import Callable
@@ -181,3 +182,29 @@ def test_post_edit_waits_for_the_index_to_take_the_file_in(
     assert "[STALE" in text
     with d.client() as c:
         wait_for(lambda: c.get(note.id).status is ObservationStatus.STALE, 10)
+
+
+def test_a_client_with_its_own_hooks_hears_graphmem_once(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    """Cursor and VS Code also run Claude Code's hooks: once their own graphmem hooks are set up,
+    the copy in .claude/settings.json stays silent for them (and still answers Claude Code)."""
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    with d.client() as c:
+        note = c.observe("login compares hashes in constant time", anchors=[LOGIN], category=Category.CONSTRAINT)
+    assert run(["setup", "claude-code", "--no-instructions"], repo, env).returncode == 0
+    line = hook_line(repo, "session-start")
+    from_cursor = {"conversation_id": "c", "hook_event_name": "sessionStart", "workspace_roots": [str(repo)],
+                   "cursor_version": "1.7"}
+    before = fire(line, from_cursor, env, repo)
+    assert note.text in json.loads(before.stdout)["additional_context"]  # Cursor alone: answered in its format
+    assert run(["setup", "cursor", "--no-instructions"], repo, env).returncode == 0
+    after = fire(line, from_cursor, env, repo)
+    assert (after.returncode, after.stdout) == (0, "")  # Cursor's own hook answers it now
+    own = subprocess.run(shlex.split(json.loads((repo / ".cursor/hooks.json").read_text())["hooks"]["sessionStart"][0]
+                                     ["command"]), input=json.dumps(from_cursor), capture_output=True, text=True,
+                         env=env, cwd=repo, timeout=30)
+    assert note.text in json.loads(own.stdout)["additional_context"]
+    claude = fire(line, {"session_id": "s", "cwd": str(repo), "hook_event_name": "SessionStart"}, env, repo)
+    assert note.text in context_of(claude, "SessionStart")
