@@ -196,7 +196,9 @@ def install(
     return Installed(path, tuple(ran), tuple(left))
 
 
-def uninstall(*, enable: bool = True, env: Mapping[str, str] | None = None, platform: str = sys.platform) -> Installed:
+def uninstall(
+    *, enable: bool = True, env: Mapping[str, str] | None = None, platform: str = sys.platform
+) -> Installed:
     """Stop and disable the service (``enable``), then remove the unit/agent file."""
     path = service_file(env, platform)
     if not path.exists():

@@ -78,6 +78,7 @@ START_HINT = "start it with: graphmem daemon start --repo PATH"
 _E = TypeVar("_E", bound=Enum)
 
 
+
 # ---------------------------------------------------------------------------- parser
 
 
@@ -222,8 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = verb("completion", cmd_completion, "print the shell completion script for bash, zsh or fish")
     p.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell to complete in")
     p.epilog = (
-        'bash: eval "$(graphmem completion bash)" in ~/.bashrc; '
-        'zsh: eval "$(graphmem completion zsh)" in ~/.zshrc (after compinit); '
+        "bash: eval \"$(graphmem completion bash)\" in ~/.bashrc; "
+        "zsh: eval \"$(graphmem completion zsh)\" in ~/.zshrc (after compinit); "
         "fish: graphmem completion fish > ~/.config/fish/completions/graphmem.fish"
     )
     p = verb("status", cmd_status, "daemon health, store and repositories (exit 0 healthy, 1 degraded, 2 down)")
@@ -723,7 +724,9 @@ def _render_status(s: Status) -> list[str]:
         w = s.watcher
         state = "healthy" if w.healthy else f"degraded: {w.degraded_reason or 'unknown reason'}"
         lines.append(f"watcher:  {w.mode} ({state}, {_plural(w.restarts, 'restart')})")
-    lines.append(f"observations: {s.observations} ({s.stale_observations} stale, {s.suspect_observations} suspect)")
+    lines.append(
+        f"observations: {s.observations} ({s.stale_observations} stale, {s.suspect_observations} suspect)"
+    )
     if s.repositories:
         lines.append(f"repositories ({len(s.repositories)}):")
         for r in s.repositories:

@@ -650,7 +650,6 @@ class GraphMem:
             idempotency_key=idempotency_key or str(uuid.uuid4()),
             shared=shared,
         )
-
         def create(hint: str) -> Observation:
             request.repo = hint
             return convert.observation_from_proto(self._call(self._create, request))
@@ -899,7 +898,9 @@ class GraphMem:
 
     # ------------------------------------------------------------------ events
 
-    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None) -> EventStream:
+    def events(
+        self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None
+    ) -> EventStream:
         """Subscribe to live events (all kinds when ``kinds`` is empty). ``after_seq``: resume
         after that sequence number (the buffered events after it come first; an
         ``EVENTS_LOST`` event reports what is no longer buffered)."""

@@ -829,7 +829,9 @@ def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
 
 def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
     """The proto form of a ``Resolved``."""
-    return service_pb2.ResolveSymbolResponse(matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref)
+    return service_pb2.ResolveSymbolResponse(
+        matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
+    )
 
 
 def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:

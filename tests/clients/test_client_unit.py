@@ -48,11 +48,16 @@ from graphmem.types import (
     ImportResult,
     IndexProgress,
     IndexState,
+    KnowledgeCheck,
+    KnowledgeKind,
+    KnowledgeReference,
+    KnowledgeSource,
     LanguageResolution,
     Observation,
     ObservationStatus,
     Recalled,
     RecallResult,
+    ReferenceState,
     RepoFreshness,
     Repository,
     Resolved,
@@ -149,6 +154,14 @@ REPO_FRESH = RepoFreshness(
     working_tree_dirty=True,
 )
 FRESHNESS = Freshness(current=False, repositories=(REPO_FRESH,))
+KNOWLEDGE = KnowledgeSource("docs/a.md", 3, 5, ("Guide", "Auth"), KnowledgeKind.DECISION_RECORD)
+KREF = KnowledgeReference(
+    "AuthService.login", "docs/a.md", 4, 9, 4, 26, "app/auth/service.py::AuthService.login",
+    ReferenceState.DANGLING, "`AuthService.login` was renamed to `sign_in` in a1b2c3d",
+    "app/auth/service.py::AuthService.sign_in", "a1b2c3d4", ("app/auth/service.py::AuthService.logout",), "o9",
+)  # fmt: skip
+UNIT = Observation(id="o9", repo_id="r", text="Use `AuthService.login`.", category=Category.DECISION,
+                   created_at=1.0, updated_at=2.0, knowledge=KNOWLEDGE, references=(KREF,))
 REPO = Repository(
     id="py",
     root="/src/py",
@@ -281,6 +294,13 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
      convert.file_outline_to_proto, convert.file_outline_from_proto),
     ("file_outline_not_indexed", FileOutline(repo_id="py", repo_root="/src/py", path="README.txt", indexed=False),
      convert.file_outline_to_proto, convert.file_outline_from_proto),
+    ("knowledge_source", KNOWLEDGE, convert.knowledge_source_to_proto, convert.knowledge_source_from_proto),
+    ("knowledge_reference", KREF, convert.knowledge_reference_to_proto, convert.knowledge_reference_from_proto),
+    ("knowledge_unit", UNIT, convert.observation_to_proto, convert.observation_from_proto),
+    ("knowledge_check", KnowledgeCheck((KREF,), 3, 7, 12, FRESHNESS), convert.knowledge_check_to_proto,
+     convert.knowledge_check_from_proto),
+    ("knowledge_check_bare", KnowledgeCheck((), 0, 0, 0), convert.knowledge_check_to_proto,
+     convert.knowledge_check_from_proto),
     *[(f"event_{e.kind.value}", e, convert.event_to_proto, convert.event_from_proto) for e in EVENTS],
 ]
 
@@ -320,6 +340,10 @@ ENUMS: list[tuple[type[Any], Callable[[Any], int], Callable[[int], Any], str, An
      types_pb2.EdgeConfidence),
     (EventKind, convert.event_kind_to_proto, convert.event_kind_from_proto, "EVENT_KIND_",
      service_pb2.EventKind),
+    (KnowledgeKind, convert.knowledge_kind_to_proto, convert.knowledge_kind_from_proto, "KNOWLEDGE_KIND_",
+     types_pb2.KnowledgeKind),
+    (ReferenceState, convert.reference_state_to_proto, convert.reference_state_from_proto, "REFERENCE_STATE_",
+     types_pb2.ReferenceState),
 ]
 
 

@@ -282,6 +282,14 @@ def test_outside_git_the_file_time_stands_in(daemon_factory: DaemonFactory) -> N
         assert "not committed" in body.reason
         repo.edit("AGENTS.md", "must stay pure", "must stay pure (it upper-cases now)")
         wait_for(lambda: unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH, TIMEOUT)
+        # a name written before its code: anchored once the code exists
+        repo.edit("AGENTS.md", "- Run `npm test`", "- `parseUser` validates input.\n- Run `npm test`")
+        d.wait_idle()
+        assert not [o for o in units(c) if o.knowledge and "parseUser" in o.text]
+        (repo.root / "web" / "src" / "parse.ts").write_text(
+            "export function parseUser(raw: string) {\n  return raw;\n}\n"
+        )
+        wait_for(lambda: [o for o in units(c) if o.knowledge and "parseUser" in o.text], TIMEOUT)
 
 
 def test_repository_config_chooses_the_files(daemon_factory: DaemonFactory) -> None:

@@ -77,7 +77,6 @@ def repository_summary(rt: RepoRuntime, observations: Iterable[Observation]) -> 
         resolution=rt.resolver.stats(),
     )
 
-
 def daemon_status(core: StatusSource, socket_path: str, tcp: str) -> Status:
     """The daemon's health and counters (``graphmem status``)."""
     serving = core.ready.is_set()

@@ -411,9 +411,10 @@ class Indexer:
                 if out.path in known:
                     removed.add(out.path)
         self._sink.flush_cache(rt)
-        if self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared) is not None:
+        delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared)
+        if delta is not None:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
-        self.knowledge.batch(rt, docs)
+        self.knowledge.batch(rt, docs, delta)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
         if any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths))):

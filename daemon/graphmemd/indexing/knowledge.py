@@ -21,8 +21,10 @@ from dataclasses import dataclass, field, replace
 
 from graphmem.types import ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
 
+from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
+from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import file_id
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, unit_commit
 from graphmemd.ingest.githistory import GitHistory
@@ -82,6 +84,8 @@ class KnowledgeKeeper:
         self._pool = pool
         self._max_file_size = max_file_size
         self._configs: dict[str, bytes | None] = {}
+        #: repository -> knowledge file -> the last parts of the names in it that named nothing
+        self._unresolved: dict[str, dict[str, set[str]]] = {}
 
     # ------------------------------------------------------------------ selection
 
@@ -111,11 +115,20 @@ class KnowledgeKeeper:
             n += self.refresh_commits(rt)
         return n
 
-    def batch(self, rt: RepoRuntime, changes: DocChanges) -> int:
-        """After a watcher batch: read the changed knowledge files, drop the removed ones."""
-        if not changes.changed and not changes.removed:
+    def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
+        """After a watcher batch: read the changed knowledge files, drop the removed ones,
+        and read again the files naming what the batch's code added (a name written before
+        its code: it resolves now)."""
+        fresh = (ModelChange.ADDED, ModelChange.RENAMED)
+        added = (
+            {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh} if delta else set()
+        )
+        waiting = self._unresolved.get(rt.id, {})
+        named = {path for path, names in waiting.items() if names & added}
+        todo = (changes.changed | named) - changes.removed
+        if not todo and not changes.removed:
             return 0
-        return self._sync(rt, sorted(changes.changed), changes.removed - changes.changed)
+        return self._sync(rt, sorted(todo), changes.removed - changes.changed)
 
     def sync_paths(self, rt: RepoRuntime, paths: Iterable[str]) -> int:
         """Read these knowledge files now (a shared note just written)."""
@@ -155,6 +168,7 @@ class KnowledgeKeeper:
             ctx.history.close()
         for path in gone:
             rt.doc_stats.pop(path, None)
+            self._unresolved.get(rt.id, {}).pop(path, None)
             ctx.deletes.extend(o.id for o in self._memory.book.from_file(rt.id, path))
         n = self._memory.apply_knowledge(ctx.puts, ctx.deletes)
         logger.info(
@@ -207,8 +221,16 @@ class KnowledgeKeeper:
     ) -> None:
         rt = ctx.rt
         kept: set[str] = set()
+        waiting = self._unresolved.setdefault(rt.id, {})
+        waiting.pop(doc.path, None)
         for i, (unit, oid, previous, unchanged, when) in enumerate(plans):
-            refs = [f for r in unit.refs if (f := self._finding(ctx, doc.path, r, when, previous, unchanged))]
+            found = [(r, self._finding(ctx, doc.path, r, when, previous, unchanged)) for r in unit.refs]
+            refs = [f for _, f in found if f is not None]
+            missing = {
+                r.target.rsplit(".", 1)[-1] for r, f in found if f is None and r.target_kind is TargetKind.SYMBOL
+            }
+            if missing:
+                waiting.setdefault(doc.path, set()).update(missing)
             if not refs:
                 continue
             finding = UnitFinding(unit, oid, tuple(refs), notes.get(i))

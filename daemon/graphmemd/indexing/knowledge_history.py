@@ -275,19 +275,36 @@ class KnowledgeHistory:
     def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:
         """The first commit after ``when`` whose version of ``path`` no longer defines
         ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
-        since, own = (when[1], when[0]) if when is not None else (-1, "")
-        commits = [c for c, t in reversed(self.git.commits(path)) if t > since or (t == since and c != own)]
+        commits = self._file_commits(path, when)
         lo, hi, parses = 0, len(commits) - 1, 0
         found = ""
         while lo <= hi and parses < MAX_BISECT_PARSES:
             mid = (lo + hi) // 2
-            syms = self.old_symbols([(commits[mid], path)])[(commits[mid], path)]
+            at = commits[mid]
+            syms = self.old_symbols([at])[at]
             parses += 1
             if syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms):
-                found, hi = commits[mid], mid - 1
+                found, hi = at[0], mid - 1
             else:
                 lo = mid + 1
         return found
+
+    def _file_commits(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
+        """(commit, the file's path then) for each commit after ``when`` that touched the
+        file, oldest first, following its renames (a move is no removal)."""
+        timeline = self.git.timeline()
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        out: list[tuple[str, str]] = []
+        current = path
+        for c in reversed(timeline):
+            if c.time < since or (c.time == since and c.commit == own) or c.commit == own:
+                continue
+            for status, old, new in c.changes:
+                if old == current:
+                    current = new if status == "R" else current
+                    out.append((c.commit, current))
+                    break
+        return out
 
     def _path_at(
         self, ref: TextRef, when: tuple[str, int], changes: list[tuple[str, str, str]]
@@ -306,15 +323,18 @@ class KnowledgeHistory:
 
 def _moved(o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, now: list[SymbolInfo]) -> SymbolInfo | None:
     """Where ``o`` went: the symbol diff of its file (renamed in place or in the renamed
-    file), else the one symbol of the repository with its body (moved elsewhere)."""
+    file), else the one symbol of the repository with its body (moved elsewhere), else the
+    one symbol named like it with a leading underscore (made private)."""
     current = [s for s in now if s.path == new_path]
     for c in diff_symbols([s.state() for s in old_file], [s.state() for s in current]):
         if c.kind.value == "renamed" and c.old is not None and c.old.id == o.id and c.new is not None:
             return next((s for s in current if s.id == c.new.id), None)
     existed = {s.id for s in old_file}  # a symbol that was already there is not where ``o`` went
-    same = [
-        s
-        for s in now
-        if s.body_hash == o.body_hash and kind_family(s.kind) == kind_family(o.kind) and s.id not in existed
-    ]
-    return same[0] if len(same) == 1 and o.body_hash else None
+    family = kind_family(o.kind)
+    same = [s for s in now if s.body_hash == o.body_hash and kind_family(s.kind) == family and s.id not in existed]
+    if len(same) == 1 and o.body_hash:
+        return same[0]
+    parent, _, simple = o.qualname.rpartition(".")
+    private = f"{parent}._{simple}" if parent else f"_{simple}"  # made private (a deprecated alias left)
+    hidden = [s for s in now if s.qualname == private and kind_family(s.kind) == family and s.id not in existed]
+    return hidden[0] if len(hidden) == 1 else None

@@ -71,7 +71,9 @@ def _parser_version() -> str:
 PARSER_VERSION = _parser_version()
 
 
-_GETTERS = {name: operator.attrgetter(*(f.name for f in dataclasses.fields(cls))) for name, cls in _NESTED.items()}
+_GETTERS = {
+    name: operator.attrgetter(*(f.name for f in dataclasses.fields(cls))) for name, cls in _NESTED.items()
+}
 _FILE_GETTER = operator.attrgetter(*(name for name, _ in _FILE_LAYOUT))
 
 

@@ -63,7 +63,7 @@ def remap_repo(o: Observation, old: str, new: str) -> Observation:
         replace(
             a,
             repo_id=new,
-            symbol_id=f"{new}:{a.symbol_id[len(prefix) :]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
+            symbol_id=f"{new}:{a.symbol_id[len(prefix):]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
         )
         if a.repo_id == old
         else a
@@ -300,9 +300,9 @@ class Memory:
     def export_lines(self, describe: Callable[[str], Mapping[str, str] | None], repo_id: str = "") -> Iterator[str]:
         """Every observation (of ``repo_id`` when given) as an export line (oldest first), with
         ``describe(repo_id)``: the repository's identity, so an import into another clone finds
-        its repository."""
+        its repository. Units of knowledge files are left out: they travel with their files."""
         for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
-            if repo_id and o.repo_id != repo_id:
+            if (repo_id and o.repo_id != repo_id) or o.knowledge is not None:
                 continue
             rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
             repo = describe(o.repo_id)

@@ -364,6 +364,7 @@ class ObservationBook:
             return [self._obs[i] for i in found if i in self._obs]
 
     def from_file(self, repo_id: str, path: str) -> list[Observation]:
+
         """The units of one knowledge file of a repository (any status)."""
         with self._lock:
             return [self._obs[i] for i in self._by_file.get((repo_id, path), ()) if i in self._obs]

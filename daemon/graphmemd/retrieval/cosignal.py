@@ -76,7 +76,9 @@ def cochange_signals(
     return out, ranked
 
 
-def node_signal(signals: dict[str, CoSignal], node: str, file_of: Callable[[str], str | None]) -> CoSignal | None:
+def node_signal(
+    signals: dict[str, CoSignal], node: str, file_of: Callable[[str], str | None]
+) -> CoSignal | None:
     """A node's co-change: its own, or ``FILE_SHARE`` of its file's, whichever is stronger."""
     own = signals.get(node)
     fid = file_of(node)

@@ -51,7 +51,6 @@ def resolve_ref(view: ReadView, g: GraphReader, ref: str, repo_hint: str) -> str
         raise
     return anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
 
-
 def scope_symbols(view: ReadView, g: GraphReader, repo_hint: str) -> list[SymbolInfo]:
     """The symbols of the repositories ``repo_hint`` covers."""
     scope = {rt.id for rt in view.repos(repo_hint)}

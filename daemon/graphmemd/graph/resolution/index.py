@@ -118,7 +118,6 @@ class ResolverState(Protocol):
     def ctx_of(self, fi: FileIndex) -> ImportCtx:
         """``fi``'s import context, rebuilt when stale."""
 
-
 CLASSLIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 #: When two symbols share a qualname (different kinds), name lookups prefer the lower rank.

@@ -1144,7 +1144,10 @@ def _attribute_types(
     raw.sort(key=_FIRST)
     innermost = scopes.innermost
     return tuple(
-        [type_ref(innermost(pos), name, text, from_call, line, attr) for pos, name, text, from_call, line, attr in raw]
+        [
+            type_ref(innermost(pos), name, text, from_call, line, attr)
+            for pos, name, text, from_call, line, attr in raw
+        ]
     )
 
 
