@@ -4,7 +4,8 @@ The daemon reports each reference that is not OK (``CheckKnowledge``) with its s
 it read (1-based lines and columns in characters, end column exclusive). ``reference_diagnostics``
 carries each span over to the editor's buffer through the same line diff as the code symbols
 (``positions.LineMap``): a reference whose lines are unchanged in the buffer shows at its exact
-span; one whose lines were edited is not shown (never on the wrong line). Dangling and stale
+span; one whose lines were edited is not shown (never on the wrong line), nor one whose span
+no longer holds its text on disk (the file changed after the daemon read it). Dangling and stale
 references are warnings, suspect ones information (``Settings.reference`` /
 ``Settings.suspect_reference``). ``replace_actions`` offers the rename target and the close
 matches as quick fixes (a ``WorkspaceEdit`` of the span).
@@ -51,6 +52,8 @@ def _span(
     first, last = ref.line - 1, max(ref.end_line, ref.line) - 1
     if first < 0 or last >= len(disk):
         return None
+    if first == last and disk[first][ref.column - 1 : ref.end_column - 1] != ref.text:
+        return None  # the file changed after the daemon read it: its answer comes again
     start, end = lines.exact(first), lines.exact(last)
     if start is None or end is None or end - start != last - first:
         return None

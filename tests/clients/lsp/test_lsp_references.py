@@ -93,6 +93,9 @@ def test_unsaved_edits_move_the_span_with_its_line_and_hide_an_edited_line() -> 
         (3, 12, 3, 30, "suspect-reference")
     ]
     assert reference_diagnostics([ref("x", 9, 1, ReferenceState.DANGLING)], DISK, DISK, Settings()) == []
+    # the file changed on disk after the daemon read it: the span no longer holds the reference
+    moved_on_disk = [*DISK[:2], "Passwords: `hash_password()` before storage.", DISK[3]]
+    assert reference_diagnostics([DANGLING], moved_on_disk, moved_on_disk, Settings()) == []
 
 
 def test_columns_are_in_the_clients_encoding() -> None:
