@@ -23,6 +23,7 @@ from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError, InvalidArgument
 from graphmem.lsp.commands import Command, parse_add_note, parse_id, parse_recall, parse_show_notes
 from graphmem.lsp.present import note_json, recall_json, status_text
+from graphmem.lsp.references import replace_actions
 from graphmem.lsp.roots import Location
 from graphmem.lsp.server import Doc, GraphmemServer
 
@@ -109,9 +110,10 @@ def _register_reads(server: GraphmemServer) -> None:
     async def code_action(ls: GraphmemServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         view = await ls.ready_view(uri)
+        fixes = replace_actions(uri, params.context.diagnostics)
         if view is None:
-            return []
-        return view.code_actions(uri, params.range, params.context.diagnostics, ls.settings)
+            return fixes
+        return fixes + view.code_actions(uri, params.range, params.context.diagnostics, ls.settings)
 
 
 def _register_commands(server: GraphmemServer) -> None:

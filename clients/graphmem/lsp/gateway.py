@@ -22,9 +22,9 @@ from graphmem.client import GraphMem
 from graphmem.errors import DaemonNotRunning, Timeout, Unavailable
 from graphmem.lsp.positions import split_lines
 from graphmem.lsp.roots import Roots
-from graphmem.types import Category, FileOutline, Observation, RecallResult, Status
+from graphmem.types import Category, FileOutline, KnowledgeReference, Observation, RecallResult, Status
 
-__all__ = ["DEADLINE_S", "Gateway", "Outlined"]
+__all__ = ["DEADLINE_S", "Checked", "Gateway", "Outlined"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +45,15 @@ class Outlined:
 
     outline: FileOutline
     indexed: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A knowledge file's references that are not OK, with the lines of the file they were
+    read against (the text on disk when the daemon answered)."""
+
+    references: tuple[KnowledgeReference, ...]
+    disk: tuple[str, ...]
 
 
 class Gateway:
@@ -107,6 +116,17 @@ class Gateway:
         if data is not None and small and outline.content_hash == hashlib.blake2b(data).hexdigest():
             indexed = tuple(split_lines(data.decode("utf-8", errors="replace")))
         return Outlined(outline, indexed)
+
+    def knowledge(self, path: str, repo_root: str, rel_path: str) -> Checked:
+        """The references to code in one knowledge file that are not OK (none when the daemon
+        does not read the file as knowledge), without waiting for the index to be current."""
+        check = self._call(lambda c: c.check_knowledge([path], repo=repo_root, wait_current=False))
+        try:
+            data = Path(path).read_bytes()[:_MAX_TEXT_BYTES]
+        except OSError:
+            data = b""
+        refs = tuple(r for r in check.references if r.path == rel_path)
+        return Checked(refs, tuple(split_lines(data.decode("utf-8", errors="replace"))))
 
     def status(self) -> Status:
         """The daemon's status (health, repositories, index state)."""

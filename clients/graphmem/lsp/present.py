@@ -7,7 +7,16 @@ import datetime as _dt
 from collections.abc import Sequence
 from typing import Final
 
-from graphmem.types import Observation, ObservationStatus, RecallResult, Repository, StaleReason, Status
+from graphmem.types import (
+    KnowledgeReference,
+    Observation,
+    ObservationStatus,
+    RecallResult,
+    ReferenceState,
+    Repository,
+    StaleReason,
+    Status,
+)
 
 __all__ = [
     "age",
@@ -17,6 +26,7 @@ __all__ = [
     "note_json",
     "note_markdown",
     "recall_json",
+    "reference_message",
     "status_json",
     "status_text",
 ]
@@ -116,6 +126,25 @@ def diagnostic_message(o: Observation, now: float) -> str:
     if len(text) > _DIAGNOSTIC_TEXT:
         text = text[: _DIAGNOSTIC_TEXT - 1] + "…"
     return f"graphmem {o.category.value} note is {status_text(o, now)}\n{text}"
+
+
+def reference_message(ref: KnowledgeReference) -> str:
+    """A reference to code that is not OK, as a diagnostic: what it names, what happened (the
+    reason, the new name, the commit) and the close matches."""
+    state = {ReferenceState.DANGLING: "dangling", ReferenceState.STALE: "stale"}.get(ref.state, "suspect")
+    named = f" ({ref.target_ref})" if ref.target_ref and ref.target_ref != ref.text else ""
+    lines = [f"graphmem: {state} reference `{ref.text}`{named}"]
+    what = ref.reason.strip()
+    if ref.commit and ref.commit[:7] not in what:
+        what = f"{what} (commit {ref.commit[:8]})" if what else f"changed in commit {ref.commit[:8]}"
+    if what:
+        lines.append(what)
+    if ref.renamed_to and ref.renamed_to.rpartition("::")[2] not in what:
+        lines.append(f"renamed to `{ref.renamed_to}`")
+    matches = [m for m in ref.close_matches if m != ref.renamed_to]
+    if matches:
+        lines.append("close matches: " + ", ".join(f"`{m}`" for m in matches))
+    return "\n".join(lines)
 
 
 def note_json(o: Observation, now: float) -> dict[str, object]:

@@ -4,7 +4,9 @@ Observation events name the files of their anchors (a payload-less one: every fi
 repository); a file-indexed event names its file; lost events mean everything (and the
 repository roots) must be read again; an event from a repository the server does not know
 means one was registered: the roots are read again. Index and watcher events change the
-status line.
+status line. A file indexed or an observation changed also means the open knowledge files of
+its repository are checked again (a reference there may now dangle, or be fixed); an
+observation that is a knowledge unit names its file.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Route:
     everything: bool = False  # every open file, and the roots
     roots: bool = False  # read the repository roots again
     status: bool = False  # the status line changed
+    knowledge: frozenset[str] = frozenset()  # every open knowledge file of these repositories
 
 
 def route(event: Event, known_repos: Set[str]) -> Route:
@@ -46,11 +49,16 @@ def route(event: Event, known_repos: Set[str]) -> Route:
         return Route(everything=True, roots=True, status=True)
     unknown = bool(event.repo_id) and event.repo_id not in known_repos
     status = event.kind in _STATUS_KINDS
+    knowledge = frozenset({event.repo_id}) if event.repo_id else frozenset()
     if event.kind in _OBSERVATION_KINDS:
         if event.observation is None:
-            return Route(repos=frozenset({event.repo_id}), roots=unknown, status=status)
-        files = frozenset((a.repo_id or event.repo_id, a.path) for a in event.observation.anchors)
-        return Route(files=files, roots=unknown, status=status)
+            return Route(repos=frozenset({event.repo_id}), roots=unknown, status=status, knowledge=knowledge)
+        o = event.observation
+        files = {(a.repo_id or event.repo_id, a.path) for a in o.anchors}
+        if o.knowledge is not None:
+            files.add((o.repo_id or event.repo_id, o.knowledge.path))
+        return Route(files=frozenset(files), roots=unknown, status=status, knowledge=knowledge)
     if event.kind is EventKind.FILE_INDEXED and event.path:
-        return Route(files=frozenset({(event.repo_id, event.path)}), roots=unknown, status=status)
+        indexed = frozenset({(event.repo_id, event.path)})
+        return Route(files=indexed, roots=unknown, status=status, knowledge=knowledge)
     return Route(roots=unknown, status=status)

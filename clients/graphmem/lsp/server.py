@@ -26,9 +26,10 @@ from graphmem import __version__
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 from graphmem.lsp.follower import Follower
-from graphmem.lsp.gateway import DEADLINE_S, Gateway, Outlined
+from graphmem.lsp.gateway import DEADLINE_S, Checked, Gateway, Outlined
 from graphmem.lsp.positions import split_lines
 from graphmem.lsp.present import status_json
+from graphmem.lsp.references import is_knowledge_path, reference_diagnostics
 from graphmem.lsp.roots import Location, Roots
 from graphmem.lsp.routing import route
 from graphmem.lsp.settings import Settings, parse_settings
@@ -56,11 +57,14 @@ _T = TypeVar("_T")
 @dataclass
 class Doc:
     """An open document: its file, its repository (None: outside every one) and what the
-    daemon said about it; the view is cached per document version."""
+    daemon said about it (for a knowledge file, also its references that are not OK); the
+    view is cached per document version."""
 
     uri: str
     path: str
     location: Location | None
+    knowledge: bool = False
+    checked: Checked | None = None
     outlined: Outlined | None = None
     view: FileView | None = None
     view_version: int | None = None
@@ -159,7 +163,10 @@ class GraphmemServer(LanguageServer):
             for uri, doc in self.docs.items()
             if doc.location is not None
             and (
-                r.everything or doc.location.repo_id in r.repos or (doc.location.repo_id, doc.location.path) in r.files
+                r.everything
+                or doc.location.repo_id in r.repos
+                or (doc.location.repo_id, doc.location.path) in r.files
+                or (doc.knowledge and doc.location.repo_id in r.knowledge)
             )
         }
         self._schedule(uris=uris, everything=r.everything, roots=r.roots, status=r.status)
@@ -208,7 +215,7 @@ class GraphmemServer(LanguageServer):
         for doc in self.docs.values():
             location = self.roots.locate(doc.path)
             if location != doc.location:
-                doc.location, doc.outlined, doc.view = location, None, None
+                doc.location, doc.outlined, doc.view, doc.checked = location, None, None, None
                 moved = True
         return moved
 
@@ -239,14 +246,26 @@ class GraphmemServer(LanguageServer):
         if doc is None or doc.location is None:
             return
         location = doc.location
-        try:
-            outlined = await self.call(lambda: self.gateway.outline(doc.path, location.root))
-        except GraphMemError as exc:
-            logger.info("graphmem lsp: no outline for %s: %s", doc.path, exc)
-            return
-        if self.docs.get(uri) is doc and doc.location == location:
-            doc.outlined, doc.view = outlined, None
+        outlined = await self._ask(lambda: self.gateway.outline(doc.path, location.root), "outline", doc.path)
+        checked: Checked | None = None
+        if doc.knowledge:
+            checked = await self._ask(
+                lambda: self.gateway.knowledge(doc.path, location.root, location.path), "references", doc.path
+            )
+        if self.docs.get(uri) is doc and doc.location == location and (outlined or checked):
+            if outlined is not None:
+                doc.outlined, doc.view = outlined, None
+            if checked is not None:
+                doc.checked = checked
             self.publish(uri)
+
+    async def _ask(self, fn: Callable[[], _T], what: str, path: str) -> _T | None:
+        """A daemon read on a worker thread (None, logged, when it fails)."""
+        try:
+            return await self.call(fn)
+        except GraphMemError as exc:
+            logger.info("graphmem lsp: no %s for %s: %s", what, path, exc)
+            return None
 
     def refresh_lenses(self) -> None:
         """Ask the client to pull the code lenses again (when it can)."""
@@ -282,7 +301,7 @@ class GraphmemServer(LanguageServer):
             resolved = str(Path(path).resolve())
         except OSError:
             resolved = path
-        doc = Doc(uri, resolved, self.roots.locate(resolved))
+        doc = Doc(uri, resolved, self.roots.locate(resolved), knowledge=is_knowledge_path(resolved))
         self.docs[uri] = doc
         if doc.location is not None:
             self._schedule([uri])
@@ -308,12 +327,18 @@ class GraphmemServer(LanguageServer):
         return doc.view
 
     def publish(self, uri: str) -> None:
-        """Publish the document's diagnostics for its current text."""
+        """Publish the document's diagnostics for its current text (the notes', and for a
+        knowledge file its references')."""
         doc = self.docs.get(uri)
         view = self.view(uri)
-        if doc is None or view is None:
+        if doc is None or (view is None and doc.checked is None):
             return
-        diagnostics = view.diagnostics(self.settings, time.time())
+        diagnostics = view.diagnostics(self.settings, time.time()) if view is not None else []
+        if doc.checked is not None:
+            buffer = split_lines(self.workspace.get_text_document(uri).source)
+            encoding = str(self.workspace.position_encoding or "utf-16")
+            checked = doc.checked
+            diagnostics += reference_diagnostics(checked.references, checked.disk, buffer, self.settings, encoding)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
         doc.published = True
 
@@ -334,4 +359,3 @@ class GraphmemServer(LanguageServer):
             else:
                 await self.refresh(uri)
         return self.view(uri)
-

@@ -1,11 +1,14 @@
 """PURE: the language server's settings, from ``initializationOptions`` or
 ``workspace/didChangeConfiguration`` (both under an optional ``graphmem`` key):
 
-    {"diagnosticSeverity": "hint" | {"stale": "information", "suspect": "hint"},
+    {"diagnosticSeverity": "hint" | {"stale": "information", "suspect": "hint",
+                                     "reference": "warning", "suspectReference": "information"},
      "notesAsMessage": true,   # graphmem.showNotes also shows the notes as a window message
      "clientPrompts": false,   # the client asks for a note's text itself (the VS Code extension)
      "user": "alice"}          # who confirms notes (default: the login name)
 
+A single severity sets the notes' (stale and suspect); the references to code in knowledge
+files (dangling or stale: ``reference``; suspect: ``suspectReference``) are set by name only.
 A value of the wrong type or an unknown severity is reported (one warning each) and the
 setting keeps its previous value.
 """
@@ -21,7 +24,8 @@ __all__ = ["Settings", "Severity", "parse_settings"]
 
 
 class Severity(str, Enum):
-    """How a stale or suspect note shows as a diagnostic (``off``: not at all)."""
+    """How a stale or suspect note (or a reference in a knowledge file) shows as a diagnostic
+    (``off``: not at all)."""
 
     ERROR = "error"
     WARNING = "warning"
@@ -36,11 +40,20 @@ class Settings:
 
     stale: Severity = Severity.INFORMATION
     suspect: Severity = Severity.HINT
+    reference: Severity = Severity.WARNING  # a dangling or stale reference in a knowledge file
+    suspect_reference: Severity = Severity.INFORMATION
     notes_as_message: bool = True
     client_prompts: bool = False
     user: str = ""
 
 
+#: ``diagnosticSeverity``'s keys and the settings they set.
+_SEVERITY_KEYS = {
+    "stale": "stale",
+    "suspect": "suspect",
+    "reference": "reference",
+    "suspectReference": "suspect_reference",
+}
 _ALIASES = {"info": Severity.INFORMATION, "warn": Severity.WARNING, "none": Severity.OFF}
 
 
@@ -78,11 +91,11 @@ def parse_settings(raw: object, base: Settings) -> tuple[Settings, tuple[str, ..
     changes: dict[str, object] = {}
     sev = raw.get("diagnosticSeverity")
     if isinstance(sev, Mapping):
-        for key in ("stale", "suspect"):
+        for key, field in _SEVERITY_KEYS.items():
             if key in sev:
                 found = _severity(sev[key], f"diagnosticSeverity.{key}", warnings)
                 if found is not None:
-                    changes[key] = found
+                    changes[field] = found
     elif sev is not None:
         found = _severity(sev, "diagnosticSeverity", warnings)
         if found is not None:

@@ -21,11 +21,12 @@ from graphmem.lsp.present import diagnostic_message, hover_markdown, lens_title
 from graphmem.lsp.settings import Settings, Severity
 from graphmem.types import AnchorKind, FileOutline, Observation, ObservationStatus, Symbol
 
-__all__ = ["SOURCE", "FileView"]
+__all__ = ["SEVERITY", "SOURCE", "FileView"]
 
 #: ``Diagnostic.source`` of everything the server publishes.
 SOURCE: Final = "graphmem"
-_SEVERITY: Final = {
+#: The LSP severity of each setting.
+SEVERITY: Final = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,
     Severity.WARNING: lsp.DiagnosticSeverity.Warning,
     Severity.INFORMATION: lsp.DiagnosticSeverity.Information,
@@ -157,7 +158,7 @@ class FileView:
                 lsp.Diagnostic(
                     range=rng,
                     message=diagnostic_message(o, now),
-                    severity=_SEVERITY[level],
+                    severity=SEVERITY[level],
                     source=SOURCE,
                     code=f"{o.status.value}-note",
                     data={"id": o.id, "ref": ref},

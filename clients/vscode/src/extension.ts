@@ -30,6 +30,8 @@ function settings(): Record<string, unknown> {
     c.get<string>("diagnosticSeverity.stale", "information"),
     c.get<string>("diagnosticSeverity.suspect", "hint"),
     c.get<string>("user", ""),
+    c.get<string>("diagnosticSeverity.reference", "warning"),
+    c.get<string>("diagnosticSeverity.suspectReference", "information"),
   );
 }
 

@@ -178,9 +178,15 @@ export function notePicks(notes: Note[]): NotePick[] {
 export const CATEGORIES = ["other", "decision", "constraint", "bug-cause", "architecture", "convention", "tooling", "exploration"];
 
 /** The settings the extension passes to the server (initializationOptions / configuration). */
-export function serverSettings(stale: string, suspect: string, user: string): Record<string, unknown> {
+export function serverSettings(
+  stale: string,
+  suspect: string,
+  user: string,
+  reference = "warning",
+  suspectReference = "information",
+): Record<string, unknown> {
   const settings: Record<string, unknown> = {
-    diagnosticSeverity: { stale, suspect },
+    diagnosticSeverity: { stale, suspect, reference, suspectReference },
     notesAsMessage: false, // the extension shows notes in a picker
     clientPrompts: true, // and asks for a note's text itself
   };

@@ -85,13 +85,19 @@ test("labels are one line, cut with an ellipsis", () => {
 });
 
 test("server settings and the add-note arguments", () => {
-  assert.deepEqual(serverSettings("warning", "off", " bob "), {
-    diagnosticSeverity: { stale: "warning", suspect: "off" },
+  assert.deepEqual(serverSettings("warning", "off", " bob ", "error", "hint"), {
+    diagnosticSeverity: { stale: "warning", suspect: "off", reference: "error", suspectReference: "hint" },
     notesAsMessage: false,
     clientPrompts: true,
     user: "bob",
   });
   assert.equal("user" in serverSettings("hint", "hint", ""), false);
+  assert.deepEqual(serverSettings("hint", "hint", "").diagnosticSeverity, {
+    stale: "hint",
+    suspect: "hint",
+    reference: "warning",
+    suspectReference: "information",
+  });
   assert.deepEqual(addNoteArguments(["file:///a.py", 3, 4], "text", "decision"), ["file:///a.py", 3, 4, "text", "decision"]);
   assert.throws(() => addNoteArguments(["file:///a.py"], "t", "other"), /needs the document URI, line and character/);
 });
