@@ -703,7 +703,7 @@ class GraphMemTools:
 
     def recall(
         self,
-        text: Annotated[str, Field(description="Keywords or a question.")] = "",
+        text: Annotated[str, Field(description="Keywords, a question.")] = "",
         files: Annotated[Refs, Field(description="Paths relative to the repository.")] = (),
         symbols: Annotated[Refs, Field(description="`path/file.py::Class.method` refs.")] = (),
         hops: Annotated[int, Field(ge=0, le=6, description="Graph steps; 0: anchors only.")] = 2,
@@ -730,7 +730,7 @@ class GraphMemTools:
     def session_brief(
         self,
         files: Annotated[Refs, Field(description="Paths relative to the repository.")] = (),
-        text: Annotated[str, Field(description="The task, in a few words.")] = "",
+        text: Annotated[str, Field(description="The task, briefly.")] = "",
         budget_tokens: Annotated[int, Field(ge=50)] = 1500,
         fresh_only: bool = False,
         repo: RepoArg = "",
