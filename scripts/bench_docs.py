@@ -11,18 +11,20 @@ cloned into a temporary directory (the bundles are only read).
 commit's importable qualified names; markdown-it-py and docutils, with the oracle's own
 extraction, give the references in the knowledge files (graphmem's documented default set).
 A reference *stopped resolving* at a commit when its target does not resolve there but did
-at an earlier commit at which it was referenced. The oracle runs over every first-parent
-commit.
+at an earlier commit at which the same file (followed through git's renames) referenced it.
+The oracle runs over every first-parent commit. ``--changelogs`` judges the change logs too
+(on both sides: graphmem through a ``.graphmem.toml`` in the clone).
 
-**Replay** (the real daemon following the checkout): the commits at which the oracle's set
-of dangling references changes, each right after its parent, plus evenly spaced commits of
-the whole history up to ``--commits``, oldest first, are checked out in one working tree a
-daemon watches. After each checkout, once the daemon reports its index current at that
-commit, ``CheckKnowledge`` (what ``graphmem check`` asks) gives the dangling references.
-Matched with the oracle's by file and line (then by target), summed over the replayed
-commits: precision and recall of the dangling reports (targets >= 0.95), with the misses
-and false reports listed by kind. Also printed: stale and suspect counts at the newest
-commit.
+**Replay** (``--mode``, default both): the commits at which the oracle's set of dangling
+references changes, each right after its parent, plus evenly spaced commits of the whole
+history up to ``--commits``, oldest first, are checked out in one working tree and graphmem
+is asked at each: ``daemon`` — one daemon watches the tree and follows the checkouts; once it
+reports its index current at the commit, ``CheckKnowledge`` (what ``graphmem check`` asks a
+running daemon); ``one-shot`` — the installed ``graphmem check --one-shot --format json``
+(what CI runs: a private daemon indexes the tree cold each time). Reports are matched with
+the oracle's by file and line and target (then file and target), summed over the replayed
+commits: precision and recall of the dangling reports (targets >= 0.95), the misses and false
+reports by kind with samples, and the stale/suspect counts at the newest commit.
 
 **Timing** (``--timing-only`` / ``--no-timing``): on the newest commit's tree, back to back
 and alternating, ``--rounds`` times each: the cold index (a daemon on an empty home until
@@ -116,9 +118,13 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
     last_good: dict[str, Any] = {}
     history = History(commits)
     seen_resolving: set[tuple[str, str, tuple[str, ...], bool]] = set()
+    renames = _renames(repo)
+    lineage: dict[str, str] = {}  # a knowledge file's path -> the path it was first seen under
     ever_dangling: set[tuple[str, str, tuple[str, ...]]] = set()
     previous: frozenset[tuple[str, int, str]] = frozenset()
     for i, commit in enumerate(commits):
+        for old_path, new_path in renames.get(commit, ()):  # git's rename detection, as blame follows it
+            lineage[new_path] = lineage.pop(old_path, old_path)
         files = oracle.tree(repo, commit)
         code = {p: b for p, b in files.items() if oracle.is_package_source(p)}
         current: dict[str, Any] = {}
@@ -148,11 +154,11 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
                 refs = docs[(path, blob)] = oracle.extract(path, blobs.text(blob))
             for ref in refs:
                 ok = resolves(ref)
-                k = (ref.path, ref.target, ref.context, ref.is_path)
+                k = (lineage.get(ref.path, ref.path), ref.target, ref.context, ref.is_path)
                 judged.append(Judged(ref, ok, not ok and k in seen_resolving))
         for j in judged:
             if j.resolves:
-                seen_resolving.add((j.ref.path, j.ref.target, j.ref.context, j.ref.is_path))
+                seen_resolving.add((lineage.get(j.ref.path, j.ref.path), j.ref.target, j.ref.context, j.ref.is_path))
         dangling = [j for j in judged if j.dangling]
         history.dangling[commit] = dangling
         history.refs[commit] = len(judged)
@@ -160,7 +166,7 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
         if now != previous:
             history.changed.append(i)
         for j in dangling:
-            event = (j.ref.path, j.ref.target, j.ref.context)
+            event = (lineage.get(j.ref.path, j.ref.path), j.ref.target, j.ref.context)
             if event not in ever_dangling:
                 ever_dangling.add(event)
                 history.events += 1
@@ -168,6 +174,20 @@ def run_oracle(repo: Path, commits: list[str]) -> History:
     blobs.close()
     history.seconds = time.monotonic() - started
     return history
+
+
+def _renames(repo: Path) -> dict[str, list[tuple[str, str]]]:
+    """Per first-parent commit, the files git sees renamed by it (old path, new path)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    commit = ""
+    log = git(repo, "log", "--first-parent", "-M", "--diff-merges=first-parent", "--name-status", "--format=@%H")
+    for line in log.splitlines():
+        if line.startswith("@"):
+            commit = line[1:]
+        elif line.startswith("R"):
+            _, old_path, new_path = line.split("\t")
+            out.setdefault(commit, []).append((old_path, new_path))
+    return out
 
 
 def _parents(path: str) -> list[str]:

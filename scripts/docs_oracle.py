@@ -22,9 +22,10 @@ no longer exists, judged without any of graphmem's code.
   one of Python's own special names (``__init__``).
 
 Judged: a reference **stopped resolving** at commit ``c`` when its target does not resolve
-at ``c`` although, at an earlier commit, the same file referenced the same target and it
-resolved (so a name written only after it was gone, or one that never was the repository's
-code — ``typing.ClassVar``, ``functools.partial`` — is not dangling).
+at ``c`` although, at an earlier commit, the same file (followed through git's renames:
+``docs/api.rst`` → ``docs/api.md``) referenced the same target and it resolved (so a name
+written only after it was gone, or one that never was the repository's code —
+``typing.ClassVar``, ``functools.partial`` — is not dangling).
 """
 
 from __future__ import annotations
@@ -477,7 +478,6 @@ _PROTOCOL_NAMES = frozenset(
     if n.startswith("__")
 ) | frozenset({"__slots__", "__post_init__", "__set_name__", "__class_getitem__", "__match_args__"})
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
-_NAME = re.compile(rf"{_IDENT}(?:\.{_IDENT})*")
 _PATHY = re.compile(r"^[\w.\-/]+$")
 _CODE_EXT = (".py", ".pyi", ".md", ".rst", ".toml", ".cfg", ".txt", ".yml", ".yaml", ".ini", ".json", ".mdx")
 

@@ -251,7 +251,9 @@ def run_check(options: CheckOptions, *, address: str, out: TextIO, err: TextIO) 
         raise InvalidArgument(f"check: --repo {options.repo} is not a directory")
     root = find_root(start)
     check = ask(options, address, root, err)
-    print(render(check, options, root), file=out)
+    document = render(check, options, root)
+    if document:  # ``github`` with nothing to annotate prints nothing
+        print(document, file=out)
     if options.output is not OutputFormat.TEXT:  # stdout is the document; the counts go to stderr
         print(f"graphmem: check: {summary(check, options.fail_on)}", file=err)
     return exit_status(check, options.fail_on)

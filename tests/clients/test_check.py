@@ -284,3 +284,31 @@ def test_the_pre_commit_hook_runs_under_pre_commit(followed: dict[str, Any], rep
     assert "graphmem check" in out.stdout
     assert "Failed" in out.stdout
     assert re.search(r"CLAUDE\.md:\d+:\d+: dangling", out.stdout), out.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue-29 daemon: after `git mv pkg src/pkg` a running daemon reports every reference into the "
+    "package dangling ('`pkg.fields` was renamed to `fields`') while a cold index finds nothing",
+)
+def test_a_package_move_into_src_changes_nothing_with_or_without_a_daemon() -> None:
+    repo = short_tmp("gmmv") / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("from .mod import fields\n")
+    (repo / "pkg" / "mod.py").write_text("def fields(cls):\n    return cls\n\n\ndef other():\n    return 1\n")
+    (repo / "docs" / "api.rst").write_text("API\n===\n\nUse :func:`pkg.fields` to list them, or `pkg.other`.\n")
+    git(repo, "init", "-q")
+    commit_all(repo, "a package and its docs")
+    home = short_tmp()
+    daemon = spawn_daemon(home, [repo])
+    try:
+        assert findings(check(home, repo, "--format", "json")) == []
+        (repo / "src").mkdir()
+        git(repo, "mv", "pkg", "src/pkg")
+        commit_all(repo, "the package moves into src/")
+        alone = check(short_tmp(), repo, "--format", "json")
+        assert findings(alone) == []  # a cold index: the references still resolve
+        assert findings(check(home, repo, "--format", "json")) == []
+    finally:
+        daemon.stop()
