@@ -13,7 +13,8 @@ the text (BM25).
 Each candidate is scored by ``ranking.py`` (one fused score: graph proximity, co-change, text,
 personalised PageRank, centrality, cursor focus; times confidence, recency, confirmation and
 status) and carries its score components. Superseded observations are replaced by their
-successor; archived ones never appear; stale ones only with include_stale.
+successor; archived ones never appear; stale and suspect ones are included, ranked lower by
+their status multiplier, unless ``fresh_only`` (then counted in ``excluded_stale``).
 
 Token estimate (documented, deterministic): ``ceil(utf8_bytes / 4)`` of the result's
 rendering (the line ``render_line`` produces). Results are packed greedily in rank order:
@@ -26,14 +27,13 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from graphmem.errors import InvalidArgument, NotFound
 from graphmem.render import brief_line
 from graphmem.types import (
-    Brief,
     EdgeKind,
     Hop,
     Observation,
@@ -332,7 +332,7 @@ class Retriever:
         hops: int = DEFAULT_HOPS,
         limit: int = 20,
         budget: int = 0,
-        include_stale: bool = False,
+        fresh_only: bool = False,
         line: int = 0,
     ) -> RecallResult:
         """Observations relevant to ``files``/``symbols``/``text``, best first (module docstring)."""
@@ -356,9 +356,14 @@ class Retriever:
             seeds = self._seeds(g, repos, files, symbols, text, line, warnings)
             reached = walk(g, seeds.nodes, hops) if seeds.nodes else {}
             signals, extra = self._cochange(g, seeds, hops)
-            cands = self._candidates(g, repos, reached, signals, extra, seeds, text_scores, include_stale)
+            cands = self._candidates(g, repos, reached, signals, extra, seeds, text_scores)
+            excluded = 0
+            if fresh_only:
+                kept = {k: c for k, c in cands.items() if c.obs.status is ObservationStatus.FRESH}
+                excluded, cands = len(cands) - len(kept), kept
             ranked = self._rank(cands, seeds.nodes, reached, text, text_scores, limit)
-            return self._pack(g, ranked, reached, text, limit, budget, len(seeds.nodes), warnings, repos)
+            result = self._pack(g, ranked, reached, text, limit, budget, len(seeds.nodes), warnings, repos)
+            return replace(result, excluded_stale=excluded) if excluded else result
 
     def _candidates(
         self,
@@ -369,7 +374,6 @@ class Retriever:
         extra: list[str],
         seeds: _Seeds,
         text_scores: dict[str, float],
-        include_stale: bool,
     ) -> dict[str, _Cand]:
         """Every candidate observation (current version) with its best anchor's signals."""
         e = self._view()
@@ -403,8 +407,6 @@ class Retriever:
         for c in found.values():
             current = c.obs if c.obs.status is ObservationStatus.FRESH else successor(self._view(), c.obs)
             if current is None or current.repo_id not in scope:
-                continue
-            if current.status is ObservationStatus.STALE and not include_stale:
                 continue
             c.obs = current
             prev = out.get(current.id)
@@ -533,44 +535,3 @@ class Retriever:
         return RecallResult(
             tuple(results), self._view().freshness(repos), n_seeds, len(reached), total, truncated, tuple(warnings)
         )
-
-    def brief(
-        self,
-        *,
-        repo: str = "",
-        files: Sequence[str] = (),
-        symbols: Sequence[str] = (),
-        text: str = "",
-        budget: int = 1000,
-        include_stale: bool = False,
-    ) -> Brief:
-        """A session brief: the retrieved observations rendered as text within ``budget`` tokens."""
-        result = self.retrieve(
-            repo=repo,
-            files=files,
-            symbols=symbols,
-            text=text,
-            hops=DEFAULT_HOPS,
-            limit=MAX_LIMIT,
-            budget=max(1, budget - 40),
-            include_stale=include_stale,
-        )
-        fresh = result.freshness
-        state = (
-            "index current"
-            if fresh.current
-            else "index NOT current ("
-            + ", ".join(f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories)
-            + ")"
-        )
-        head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
-        lines = [head] + [render_line(r.observation, r.why) for r in result.results]
-        if not result.results and result.truncated:
-            lines.append(
-                f"- observations exist for this code, but none fits the budget of {budget} tokens: "
-                "raise the budget, or see them with recall"
-            )
-        elif not result.results:
-            lines.append("- nothing recorded yet for this code")
-        body = "\n".join(lines)
-        return Brief(body, tuple(r.observation.id for r in result.results), fresh, estimate_tokens(body))
