@@ -76,6 +76,7 @@ class Query:
     text: str
     relevant: set[str]
     excluded: set[str]
+    drawn: bool = True
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)  # method -> (nDCG@10, recall@10)
 
 
@@ -91,26 +92,32 @@ def recall_at(ranked: Sequence[str], relevant: set[str], k: int = K) -> float:
     return len(set(ranked[:k]) & relevant) / len(relevant) if relevant else 0.0
 
 
-def make_queries(ds: DataSet, seed: int) -> list[Query]:
-    """Three (or four) queries per task with relevant notes (see the module docstring)."""
+def make_queries(ds: DataSet, seed: int, every_file: bool = False) -> list[Query]:
+    """Three (or four) queries per task with relevant notes (see the module docstring). With
+    ``every_file``, also the queries of every other file of each task as the opened one
+    (``drawn`` False: training data for ``fit_ranking.py``, never in the tables)."""
     by_anchor: dict[str, set[str]] = {}
     for n in ds.notes:
         for a in n.anchors:
             by_anchor.setdefault(a, set()).add(n.id)
     out: list[Query] = []
     for t in ds.tasks:
-        f = random.Random(f"{seed}:{t.sha}").choice(t.files)
-        other = {f"{p}::{q}" for p, qs in t.functions.items() if p != f for q in qs}
-        relevant = {i for a in other for i in by_anchor.get(a, ())}
-        excluded = {n.id for n in ds.notes if n.files == {f}}
-        relevant -= excluded
-        if not relevant:
-            continue
-        mk = lambda kind, files, syms, text: Query(ds.name, t.sha, kind, files, syms, text, relevant, excluded)  # noqa: E731
-        out += [mk("file", [f], [], ""), mk("text", [], [], t.subject), mk("file+text", [f], [], t.subject)]
-        syms = sorted(f"{f}::{q}" for q in t.functions.get(f, ()))
-        if syms:
-            out.append(mk("symbols", [], syms, ""))
+        drawn = random.Random(f"{seed}:{t.sha}").choice(t.files)
+        for f in [drawn, *(x for x in t.files if x != drawn and every_file)]:
+            other = {f"{p}::{q}" for p, qs in t.functions.items() if p != f for q in qs}
+            excluded = {n.id for n in ds.notes if n.files == {f}}
+            relevant = {i for a in other for i in by_anchor.get(a, ())} - excluded
+            if not relevant:
+                continue
+
+            def mk(kind: str, files: list[str], syms: list[str], text: str, sha: str = t.sha,
+                   rel: set[str] = relevant, ex: set[str] = excluded, is_drawn: bool = f == drawn) -> Query:
+                return Query(ds.name, sha, kind, files, syms, text, rel, ex, drawn=is_drawn)
+
+            out += [mk("file", [f], [], ""), mk("text", [], [], t.subject), mk("file+text", [f], [], t.subject)]
+            syms = sorted(f"{f}::{q}" for q in t.functions.get(f, ()))
+            if syms:
+                out.append(mk("symbols", [], syms, ""))
     return out
 
 
@@ -151,7 +158,7 @@ def run_graphmem(c: object, repo_id: str, queries: list[Query], dump: list[dict[
         ranked = [x.observation.id for x in r.results if x.observation.id not in q.excluded]
         q.scores["graphmem"] = (ndcg(ranked, q.relevant), recall_at(ranked, q.relevant))
         dump.append({
-            "history": q.history, "task": q.task, "kind": q.kind, "relevant": sorted(q.relevant),
+            "history": q.history, "task": q.task, "kind": q.kind, "drawn": q.drawn, "relevant": sorted(q.relevant),
             "excluded": sorted(q.excluded),
             "results": [{"id": x.observation.id, "score": x.score, **asdict(x.components)} for x in r.results],
         })
@@ -195,13 +202,14 @@ def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[di
             deadline = time.monotonic() + 120  # the daemon mines co-change in the background
             while not list(home.rglob("cochange/*.json")) and time.monotonic() < deadline:
                 time.sleep(0.1)
-            queries = make_queries(ds, args.seed)
+            queries = make_queries(ds, args.seed, every_file=bool(args.dump))
             run_graphmem(c, repo_id, queries, dump, lat)
-            queries = [q for q in queries if q.kind != "unresolvable"]
+            queries = [q for q in queries if q.kind != "unresolvable" and q.drawn]
     finally:
         d.stop()
         shutil.rmtree(home, ignore_errors=True)
-    run_baselines(Baselines(repo, split, ds.notes, ds.past, ds.alias), queries, args.seed)
+    if not args.no_baselines:
+        run_baselines(Baselines(repo, split, ds.notes, ds.past, ds.alias), queries, args.seed)
     info = {
         "history": name, "split_date": date, "split": split[:10], "notes": len(ds.notes),
         "unresolved_notes": unresolved, "mass_refactors_skipped": ds.skipped_mass, "tasks": len(ds.tasks),
@@ -300,7 +308,9 @@ def main() -> int:
                     help="default split: the date leaving this share of the non-merge commits after it (0.4)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--bootstrap", type=int, default=2000)
-    ap.add_argument("--dump", type=Path, help="write every query with graphmem's components here (JSON lines)")
+    ap.add_argument("--dump", type=Path, help="write every query with graphmem's components here (JSON lines), "
+                    "with the queries of every file of each task as the opened one (training data)")
+    ap.add_argument("--no-baselines", action="store_true", help="graphmem only (faster, for development)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     histories = args.histories or list(DEFAULT_HISTORIES)

@@ -7,8 +7,8 @@ A query has up to two parts, each scored on its own, then fused:
     text_evidence(a)  = W_TEXT_PROXIMITY * text_proximity + W_TEXT_COCHANGE * text_cochange
                                                                      (from the text's symbols)
     file part  = best evidence + W_CENTRALITY * its centrality
-                 + BREADTH * (sum of the other anchors' evidence) + W_PAGERANK * pagerank
-    text part  = W_TEXT * text + best text_evidence + BREADTH * (the other anchors' text evidence)
+                 + BREADTH * spread(sum of the other anchors' evidence) + W_PAGERANK * pagerank
+    text part  = W_TEXT * text + best text_evidence + BREADTH * spread(the other anchors' text evidence)
     relevance  = FUSION * file part / its best + (1 - FUSION) * text part / its best
                  (when the query has both parts; else the one part, as it is)
     score      = relevance * confidence * recency * confirmation * status
@@ -23,8 +23,9 @@ A query has up to two parts, each scored on its own, then fused:
 * text: the note's BM25 over its text, tags and anchors' names and paths (``text_index``,
   identifier-aware ``tokens``) divided by the best in the query, 0..1.
 * breadth: a note anchored to several functions collects the evidence of each, the best in
-  full and the others at ``BREADTH`` (a note on five functions that all change with the
-  opened file says more than a note on one of them).
+  full and the others' sum shaped by ``SPREAD`` (saturating: ``x / (1 + x)``) at ``BREADTH``
+  (a note on five functions that all change with the opened file says more than a note on
+  one of them, but not five times more).
 * pagerank: personalised PageRank (restart on the seeds) over the walked paths of the top
   candidates, max-normalised; it counts in the file part (the text part without files).
 * centrality: ``log(1 + degree) / log(1 + CENTRALITY_CAP)`` of the anchored node, capped at 1.
@@ -47,6 +48,7 @@ import math
 import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 from graphmem.types import EdgeConfidence, EdgeKind, ScoreComponents
 
@@ -62,6 +64,17 @@ W_FOCUS = 0.30
 BREADTH = 0.5
 #: Share of the file part in the fused relevance when a query has files (or symbols) and text.
 FUSION = 0.5
+
+
+class Spread(str, Enum):
+    """How the other anchors' summed evidence ``x`` counts (before ``BREADTH``)."""
+
+    SUM = "sum"  # x
+    SATURATING = "saturating"  # x / (1 + x): never more than one more anchor's worth
+    LOG = "log"  # log(1 + x)
+
+
+SPREAD = Spread.SATURATING
 
 #: Per-hop decay of each edge kind, as walked (a call says more than an import).
 #: How much an edge counts by how it was resolved (issue 13's confidence): a name-only guess
@@ -108,6 +121,7 @@ class Weights:
     text_cochange: float = W_TEXT_COCHANGE
     breadth: float = BREADTH
     fusion: float = FUSION
+    spread: Spread = SPREAD
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -147,6 +161,17 @@ class Scale:
     best_text: float = 1.0
 
 
+def spread(x: float, shape: Spread) -> float:
+    """The other anchors' summed evidence, shaped (``Spread``)."""
+    if x <= 0:
+        return 0.0
+    if shape is Spread.SATURATING:
+        return x / (1.0 + x)
+    if shape is Spread.LOG:
+        return math.log1p(x)
+    return x
+
+
 def evidence(proximity: float, cochange: float, focus: float, w: Weights = DEFAULT_WEIGHTS) -> float:
     """One anchor's evidence from the query's files and symbols."""
     return w.proximity * proximity + w.cochange * cochange + w.focus * focus
@@ -162,7 +187,7 @@ def file_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
     if not scale.has_file:
         return 0.0
     best = evidence(s.proximity, s.cochange, s.focus, w) + w.centrality * s.centrality
-    return best + w.breadth * s.breadth + w.pagerank * s.pagerank
+    return best + w.breadth * spread(s.breadth, w.spread) + w.pagerank * s.pagerank
 
 
 def text_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
@@ -170,7 +195,8 @@ def text_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
     if not scale.has_text:
         return 0.0
     pr = 0.0 if scale.has_file else w.pagerank * s.pagerank
-    return w.text * s.text + text_evidence(s.text_proximity, s.text_cochange, w) + w.breadth * s.text_breadth + pr
+    tbest = text_evidence(s.text_proximity, s.text_cochange, w)
+    return w.text * s.text + tbest + w.breadth * spread(s.text_breadth, w.spread) + pr
 
 
 def fuse(file_value: float, text_value: float, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
