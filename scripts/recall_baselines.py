@@ -22,6 +22,12 @@ have (a file for the file-based ones) is not run for that query kind.
 * co-change: how many of the past commits (non-merge, before the split, at most
   ``MAX_COMMIT_FILES`` files) touched both the opened file and a note's file (its best file;
   the opened file itself counts as touching itself).
+
+Two more rankings are printed for reference, marked "(extra)", outside the issue's list and its
+targets: "co-change summed" (the co-change count summed over a note's anchors instead of its
+best file) and "anchor count" (notes with more anchors first, nothing about the query). They
+show how much of a score comes from a note's breadth alone: relevance is "an anchor of the note
+changed", so a note on more functions is relevant more often.
 """
 
 from __future__ import annotations
@@ -47,9 +53,14 @@ _WORD = re.compile(r"[A-Za-z][a-z0-9]*|[0-9]+")
 Scorer = Callable[[str], float]
 
 FILE_BASELINES = ("same file", "same directory", "import PageRank", "co-change (ties by recency)",
-                  "co-change (ties by id)")
+                  "co-change (ties by id)", "co-change summed (extra)")
 ALL_BASELINES = ("random", "same file", "same directory", "BM25", "import PageRank", "Aider map",
                  "co-change (ties by recency)", "co-change (ties by id)")
+
+
+def _name(anchor: str) -> str:
+    """The bare name an anchor defines: ``a.py::Cls.meth~2`` -> ``meth``."""
+    return anchor.rpartition("::")[2].rpartition(".")[2].partition("~")[0]
 
 
 def words(text: str) -> list[str]:
@@ -282,9 +293,14 @@ class Baselines:
         if method == "Aider map":
             mentioned = set(re.findall(r"\w+", text))
             defs = self.aider.rank(list(files), mentioned)
-            return lambda i: max((defs.get((a.partition("::")[0], a.rpartition("::")[2].rpartition(".")[2].partition("~")[0]), 0.0)
-                                  for a in self.notes[i].anchors), default=0.0)
+            return lambda i: max((defs.get((a.partition("::")[0], _name(a)), 0.0) for a in self.notes[i].anchors),
+                                 default=0.0)
+        if method == "co-change summed (extra)":
+            row = self.co.get(f, Counter())
+            return lambda i: float(sum(row.get(a.partition("::")[0], 0) for a in self.notes[i].anchors))
         if method.startswith("co-change"):
             row = self.co.get(f, Counter())
             return lambda i: float(max((row.get(x, 0) for x in self.notes[i].files), default=0))
+        if method == "anchor count (extra)":
+            return lambda i: float(len(self.notes[i].anchors))
         raise ValueError(method)

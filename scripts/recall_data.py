@@ -146,7 +146,8 @@ class Blobs:
 
     def get(self, name: str) -> bytes | None:
         """The object's content (``sha`` or ``rev:path``), None when missing."""
-        assert self.p.stdin is not None and self.p.stdout is not None
+        assert self.p.stdin is not None
+        assert self.p.stdout is not None
         self.p.stdin.write(f"{name}\n".encode())
         self.p.stdin.flush()
         head = self.p.stdout.readline().split()

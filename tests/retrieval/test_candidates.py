@@ -17,9 +17,9 @@ def test_a_note_keeps_its_best_anchor_and_sums_the_others() -> None:
     wide, narrow = obs("wide"), obs("narrow")
     co = CoSignal(0.4, 4, 10, "a.py")
     signals = {
-        "n1": NodeSignals(proximity=1.0),
-        "n2": NodeSignals(cochange=co),
-        "n3": NodeSignals(proximity=0.36, text_proximity=1.0),
+        "n1": NodeSignals.make(proximity=1.0),
+        "n2": NodeSignals.make(cochange=co),
+        "n3": NodeSignals.make(proximity=0.36, text_proximity=1.0),
     }
     found = collect({"n1": [wide, narrow], "n2": [wide], "n3": [wide]}, signals)
     w, n = found["wide"], found["narrow"]
@@ -36,7 +36,7 @@ def test_a_note_keeps_its_best_anchor_and_sums_the_others() -> None:
 
 def test_ties_between_anchors_resolve_by_node_id_whatever_the_order() -> None:
     o = obs("o")
-    same = NodeSignals(proximity=0.6)
+    same = NodeSignals.make(proximity=0.6)
     a = collect({"b": [o], "a": [o]}, {"a": same, "b": same})["o"]
     b = collect({"a": [o], "b": [o]}, {"a": same, "b": same})["o"]
     assert a.node == b.node == "a"
@@ -46,7 +46,26 @@ def test_ties_between_anchors_resolve_by_node_id_whatever_the_order() -> None:
 def test_co_change_evidence_is_carried_to_the_signals() -> None:
     o = obs("o")
     co = CoSignal(0.5, 5, 9, "api.py")
-    c = collect({"n": [o]}, {"n": NodeSignals(cochange=co, text_cochange=CoSignal(0.2, 1, 4, "x.py"))})["o"]
+    c = collect({"n": [o]}, {"n": NodeSignals.make(cochange=co, text_cochange=CoSignal(0.2, 1, 4, "x.py"))})["o"]
     s = c.signals(0.5, 10.0, True, 1.0)
     assert (s.cochange, s.together, s.total, s.text_cochange) == (0.5, 5, 9, 0.2)
     assert (s.confidence, s.age_days, s.confirmed) == (0.5, 10.0, True)
+
+
+def test_the_quick_parts_equal_the_parts_of_the_signals() -> None:
+    """``Candidate.parts`` (every candidate, cheaply) and ``ranking.file_part``/``text_part``
+    over its ``Signals`` (the top ones, shown as components) are the same numbers."""
+    o, p = obs("o"), obs("p")
+    signals = {
+        "a": NodeSignals.make(proximity=0.6, cochange=CoSignal(0.3, 3, 7, "f"), focus=0.5, centrality=0.4),
+        "b": NodeSignals.make(proximity=0.36, text_proximity=1.0, text_cochange=CoSignal(0.1, 1, 9, "g")),
+        "c": NodeSignals.make(centrality=1.0, text_proximity=0.6),
+    }
+    found = collect({"a": [o, p], "b": [o], "c": [o]}, signals)
+    for c in found.values():
+        c.text, c.pagerank = 0.7, 0.25
+        s = c.signals(1.0, 0.0, False, 1.0)
+        for has_file, has_text in ((True, False), (False, True), (True, True)):
+            scale = ranking.Scale(has_file, has_text)
+            assert c.parts(has_file, has_text) == pytest.approx(
+                (ranking.file_part(s, scale), ranking.text_part(s, scale)))

@@ -622,4 +622,5 @@ def test_cli_recall_explain_prints_the_components_table(open_repo: Callable[...,
         assert float(row[2]) == pytest.approx(c.relevance, abs=1e-3)
         assert float(row[5]) == pytest.approx(c.file_part, abs=1e-3)
         assert float(row[6]) == pytest.approx(c.proximity, abs=1e-2)
-    assert rows[0][6] == "1.00" and float(rows[1][6]) < 1.0  # the seed's note, then one CALLS hop away
+    assert rows[0][6] == "1.00"  # the seed's note, then one CALLS hop away
+    assert float(rows[1][6]) < 1.0

@@ -21,7 +21,7 @@ from graphmemd.retrieval.cosignal import CoSignal
 @dataclass(frozen=True, slots=True)
 class NodeSignals:
     """What one anchored node says for a query: its proximity and co-change from each part's
-    seeds, its cursor focus and its centrality."""
+    seeds, its cursor focus and its centrality; ``make`` fills in the weighted evidence."""
 
     proximity: float = 0.0
     cochange: CoSignal | None = None
@@ -29,20 +29,28 @@ class NodeSignals:
     centrality: float = 0.0
     text_proximity: float = 0.0
     text_cochange: CoSignal | None = None
+    #: evidence for the file part (``ranking.evidence``; centrality only orders, see ``file_rank``)
+    file_evidence: float = 0.0
+    #: how a note picks its best anchor for the file part: evidence plus weighted centrality
+    file_rank: float = 0.0
+    #: evidence for the text part (``ranking.text_evidence``)
+    text_evidence: float = 0.0
 
-    def file_evidence(self) -> float:
-        """This node's evidence for the file part (centrality only orders, see ``file_rank``)."""
-        co = self.cochange.strength if self.cochange is not None else 0.0
-        return ranking.evidence(self.proximity, co, self.focus)
-
-    def file_rank(self) -> float:
-        """How a note picks its best anchor for the file part: evidence, then centrality."""
-        return self.file_evidence() + ranking.W_CENTRALITY * self.centrality
-
-    def text_evidence(self) -> float:
-        """This node's evidence for the text part."""
-        co = self.text_cochange.strength if self.text_cochange is not None else 0.0
-        return ranking.text_evidence(self.text_proximity, co)
+    @classmethod
+    def make(
+        cls,
+        proximity: float = 0.0,
+        cochange: CoSignal | None = None,
+        focus: float = 0.0,
+        centrality: float = 0.0,
+        text_proximity: float = 0.0,
+        text_cochange: CoSignal | None = None,
+    ) -> NodeSignals:
+        """The signals with their weighted evidence computed once (every note on the node reads it)."""
+        fe = ranking.evidence(proximity, cochange.strength if cochange is not None else 0.0, focus)
+        te = ranking.text_evidence(text_proximity, text_cochange.strength if text_cochange is not None else 0.0)
+        rank = fe + ranking.W_CENTRALITY * centrality
+        return cls(proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te)
 
 
 _NONE = NodeSignals()
@@ -66,11 +74,11 @@ class Candidate:
 
     def add(self, node: str, s: NodeSignals) -> None:
         """Count one anchored node (each node of a note once)."""
-        fe, rank = s.file_evidence(), s.file_rank()
-        self.file_sum += fe
+        self.file_sum += s.file_evidence
+        rank = s.file_rank
         if rank > self.best_rank or (rank == self.best_rank and node < self.node):
             self.node, self.best, self.best_rank = node, s, rank
-        te = s.text_evidence()
+        te = s.text_evidence
         self.text_sum += te
         if te > self.tbest_value or (te == self.tbest_value and node < self.tnode):
             self.tnode, self.tbest, self.tbest_value = node, s, te
@@ -78,12 +86,22 @@ class Candidate:
     @property
     def breadth(self) -> float:
         """The file-part evidence of every anchor but the best."""
-        return max(0.0, self.file_sum - self.best.file_evidence()) if self.node else 0.0
+        return max(0.0, self.file_sum - self.best.file_evidence) if self.node else 0.0
 
     @property
     def text_breadth(self) -> float:
         """The text-part evidence of every anchor but the best."""
-        return max(0.0, self.text_sum - self.tbest.text_evidence()) if self.tnode else 0.0
+        return max(0.0, self.text_sum - self.tbest.text_evidence) if self.tnode else 0.0
+
+    def parts(self, has_file: bool, has_text: bool) -> tuple[float, float]:
+        """The file part and the text part (``ranking.file_value`` / ``text_value``) with the
+        current PageRank, straight from the collected evidence (no ``Signals`` built)."""
+        f = ranking.file_value(max(self.best_rank, 0.0), self.breadth, self.pagerank) if has_file else 0.0
+        t = 0.0
+        if has_text:
+            best = max(self.tbest_value, 0.0)
+            t = ranking.text_value(self.text, best, self.text_breadth, 0.0 if has_file else self.pagerank)
+        return f, t
 
     def signals(self, confidence: float, age_days: float, confirmed: bool, status: float) -> ranking.Signals:
         """The ranking signals of this candidate, with the observation's multipliers given."""

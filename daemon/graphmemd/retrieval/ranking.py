@@ -63,7 +63,7 @@ W_FOCUS = 0.30
 #: Share of each further anchor's evidence (the best anchor's counts in full).
 BREADTH = 0.5
 #: Share of the file part in the fused relevance when a query has files (or symbols) and text.
-FUSION = 0.5
+FUSION = 0.1
 
 
 class Spread(str, Enum):
@@ -182,21 +182,32 @@ def text_evidence(text_proximity: float, text_cochange: float, w: Weights = DEFA
     return w.text_proximity * text_proximity + w.text_cochange * text_cochange
 
 
+def file_value(best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The file part from its best anchor's evidence (with its centrality), the other anchors'
+    summed evidence and the PageRank."""
+    return best + w.breadth * spread(breadth, w.spread) + w.pagerank * pagerank
+
+
+def text_value(text: float, best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The text part from the BM25 share, the best anchor's text evidence, the other anchors'
+    summed text evidence and the PageRank (counted here only without files)."""
+    return w.text * text + best + w.breadth * spread(breadth, w.spread) + w.pagerank * pagerank
+
+
 def file_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
     """The file (and symbol) part of a candidate's relevance, before normalisation."""
     if not scale.has_file:
         return 0.0
     best = evidence(s.proximity, s.cochange, s.focus, w) + w.centrality * s.centrality
-    return best + w.breadth * spread(s.breadth, w.spread) + w.pagerank * s.pagerank
+    return file_value(best, s.breadth, s.pagerank, w)
 
 
 def text_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
     """The text part of a candidate's relevance, before normalisation."""
     if not scale.has_text:
         return 0.0
-    pr = 0.0 if scale.has_file else w.pagerank * s.pagerank
-    tbest = text_evidence(s.text_proximity, s.text_cochange, w)
-    return w.text * s.text + tbest + w.breadth * spread(s.text_breadth, w.spread) + pr
+    best = text_evidence(s.text_proximity, s.text_cochange, w)
+    return text_value(s.text, best, s.text_breadth, 0.0 if scale.has_file else s.pagerank, w)
 
 
 def fuse(file_value: float, text_value: float, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:

@@ -299,8 +299,15 @@ class Retriever:
                 fid = file_id(rid, path)
                 return fid if fid in g.files else None
 
+            names: dict[str, dict[str, list[str]]] = {}  # path -> name -> symbol ids, read once per file
+
             def symbol_nodes(path: str, name: str, rid: str = repo_id) -> list[str]:
-                return [s.id for s in g.file_symbols(rid, path) if s.name == name]
+                by_name = names.get(path)
+                if by_name is None:
+                    by_name = names[path] = {}
+                    for s in g.file_symbols(rid, path):
+                        by_name.setdefault(s.name, []).append(s.id)
+                return by_name.get(name, [])
 
             sig, partner_files = cochange_signals(
                 co, seeds.co_files.get(repo_id, ()), seeds.co_symbols.get(repo_id, ()), file_node, symbol_nodes
@@ -391,7 +398,7 @@ class Retriever:
         """What ``node`` says for the query, from both parts' walks and co-change."""
         r, tr = w.reached.get(node), w.treached.get(node)
         file_of = lambda n: self._file_of(g, n)  # noqa: E731
-        return NodeSignals(
+        return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
             cochange=node_signal(w.signals, node, file_of) if w.signals else None,
             focus=self._focus(g, node, w.seeds.focus),
@@ -459,20 +466,18 @@ class Retriever:
         for c in cands.values():
             c.text = text_scores.get(c.obs.id, 0.0) / max_text
         now = time.time()
-        has_file = bool(w.seeds.nodes)
-        base = ranking.Scale(has_file, bool(text.strip()))
-        sigs = {oid: self._signals(c, now) for oid, c in cands.items()}
-        parts = {oid: (ranking.file_part(s, base), ranking.text_part(s, base)) for oid, s in sigs.items()}
+        has_file, has_text = bool(w.seeds.nodes), bool(text.strip())
+        parts = {oid: c.parts(has_file, has_text) for oid, c in cands.items()}
         best_file = max((f for f, _ in parts.values()), default=0.0)
         best_text = max((t for _, t in parts.values()), default=0.0)
-        scale = ranking.Scale(has_file and best_file > 0, base.has_text and best_text > 0, best_file, best_text)
+        scale = ranking.Scale(has_file and best_file > 0, has_text and best_text > 0, best_file, best_text)
 
         def quick(oid: str) -> tuple[float, float, str]:
             """The score without PageRank, recency and confirmation: which candidates get the
             full treatment."""
-            o, s = cands[oid].obs, sigs[oid]
-            rel = ranking.fuse(*parts[oid], scale)
-            return (-rel * (0.6 + 0.4 * o.confidence) * s.status, -o.updated_at, o.text)
+            o = cands[oid].obs
+            status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+            return (-ranking.fuse(*parts[oid], scale) * (0.6 + 0.4 * o.confidence) * status, -o.updated_at, o.text)
 
         pool = sorted(cands, key=quick)
         top = [cands[oid] for oid in pool[: max(RERANK_FACTOR * limit, 20)]]
