@@ -325,6 +325,7 @@ def main() -> int:
                     "with the queries of every file of each task as the opened one (training data)")
     ap.add_argument("--no-baselines", action="store_true", help="graphmem only (faster, for development)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--save", type=Path, help="also write the JSON object to this file")
     args = ap.parse_args()
     histories = args.histories or list(DEFAULT_HISTORIES)
     load = os.getloadavg()[0]
@@ -348,6 +349,8 @@ def main() -> int:
     load_end = os.getloadavg()[0]
     out = {"histories": infos, "per_history": per, "pool": pool, "load_1min": [round(load, 2), round(load_end, 2)],
            "seconds": round(time.perf_counter() - t0, 1)}
+    if args.save:
+        args.save.write_text(json.dumps(out))
     if args.json:
         print(json.dumps(out))
         return 0

@@ -56,6 +56,10 @@ FILE_BASELINES = ("same file", "same directory", "import PageRank", "co-change (
                   "co-change (ties by id)", "co-change summed (extra)")
 ALL_BASELINES = ("random", "same file", "same directory", "BM25", "import PageRank", "Aider map",
                  "co-change (ties by recency)", "co-change (ties by id)")
+#: Not in the issue's list; printed for reference (see the module docstring).
+EXTRA_BASELINES = ("co-change summed (extra)", "anchor count (extra)")
+#: The baselines the targets compare with (graphmem cannot know a note's commit date).
+FAIR_BASELINES = tuple(m for m in ALL_BASELINES if m != "co-change (ties by recency)")
 
 
 def _name(anchor: str) -> str:
