@@ -132,6 +132,21 @@ class _Ranked:
     scale: ranking.Scale
 
 
+def _symbol_lookup(g: GraphReader, repo_id: str) -> Callable[[str, str], list[str]]:
+    """``(path, name) -> symbol ids`` in one repository, each file's symbols read once."""
+    names: dict[str, dict[str, list[str]]] = {}
+
+    def symbol_nodes(path: str, name: str) -> list[str]:
+        by_name = names.get(path)
+        if by_name is None:
+            by_name = names[path] = {}
+            for s in g.file_symbols(repo_id, path):
+                by_name.setdefault(s.name, []).append(s.id)
+        return by_name.get(name, [])
+
+    return symbol_nodes
+
+
 def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
     """Breadth-first walk from ``seeds``. Each reached node's proximity decays per hop by the
     edge kind (``ranking.EDGE_DECAY``) and by how the edge was resolved
@@ -299,18 +314,12 @@ class Retriever:
                 fid = file_id(rid, path)
                 return fid if fid in g.files else None
 
-            names: dict[str, dict[str, list[str]]] = {}  # path -> name -> symbol ids, read once per file
-
-            def symbol_nodes(path: str, name: str, rid: str = repo_id) -> list[str]:
-                by_name = names.get(path)
-                if by_name is None:
-                    by_name = names[path] = {}
-                    for s in g.file_symbols(rid, path):
-                        by_name.setdefault(s.name, []).append(s.id)
-                return by_name.get(name, [])
-
             sig, partner_files = cochange_signals(
-                co, seeds.co_files.get(repo_id, ()), seeds.co_symbols.get(repo_id, ()), file_node, symbol_nodes
+                co,
+                seeds.co_files.get(repo_id, ()),
+                seeds.co_symbols.get(repo_id, ()),
+                file_node,
+                _symbol_lookup(g, repo_id),
             )
             for node, s in sig.items():
                 prev = signals.get(node)
