@@ -72,6 +72,7 @@ class Spread(str, Enum):
     SUM = "sum"  # x
     SATURATING = "saturating"  # x / (1 + x): never more than one more anchor's worth
     LOG = "log"  # log(1 + x)
+    RELATIVE = "relative"  # best * y / (1 + y), y = x / best: at most BREADTH times the best anchor's
 
 
 SPREAD = Spread.SATURATING
@@ -161,14 +162,17 @@ class Scale:
     best_text: float = 1.0
 
 
-def spread(x: float, shape: Spread) -> float:
-    """The other anchors' summed evidence, shaped (``Spread``)."""
+def spread(x: float, shape: Spread, best: float = 1.0) -> float:
+    """The other anchors' summed evidence ``x``, shaped (``Spread``; ``best``: the best
+    anchor's evidence, for the relative shape)."""
     if x <= 0:
         return 0.0
     if shape is Spread.SATURATING:
         return x / (1.0 + x)
     if shape is Spread.LOG:
         return math.log1p(x)
+    if shape is Spread.RELATIVE:
+        return best * x / (best + x) if best > 0 else 0.0
     return x
 
 
@@ -185,13 +189,13 @@ def text_evidence(text_proximity: float, text_cochange: float, w: Weights = DEFA
 def file_value(best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
     """The file part from its best anchor's evidence (with its centrality), the other anchors'
     summed evidence and the PageRank."""
-    return best + w.breadth * spread(breadth, w.spread) + w.pagerank * pagerank
+    return best + w.breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank
 
 
 def text_value(text: float, best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
     """The text part from the BM25 share, the best anchor's text evidence, the other anchors'
     summed text evidence and the PageRank (counted here only without files)."""
-    return w.text * text + best + w.breadth * spread(breadth, w.spread) + w.pagerank * pagerank
+    return w.text * text + best + w.breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank
 
 
 def file_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
