@@ -154,7 +154,7 @@ def test_call_chain_distance_and_hops(open_repo: Callable[..., Repo]) -> None:
     assert three[on_c.id].distance == 2
 
 
-def test_stale_ranks_below_equally_near_fresh_and_can_be_excluded(open_repo: Callable[..., Repo]) -> None:
+def test_stale_ranks_below_equally_near_fresh_and_fresh_only_excludes_it(open_repo: Callable[..., Repo]) -> None:
     repo = open_repo("chain_py")
     fresh = repo.observe("orders with no items are dropped silently", B)
     # Same nearest anchor as `fresh`; its second anchor (unreached) is what goes stale.
@@ -177,10 +177,15 @@ def test_stale_ranks_below_equally_near_fresh_and_can_be_excluded(open_repo: Cal
     assert s.observation.stale_reasons
     assert f.observation.status is ObservationStatus.FRESH
 
-    without = by_id(repo.recall(files=[repo.file("api.py")], include_stale=False))
-    assert fresh.id in without
-    assert stale.id not in without
-    assert stale.id not in by_id(repo.recall(files=[repo.file("api.py")]))  # the default excludes them
+    # shown, never hidden: the default includes it (include_stale is a deprecated no-op) ...
+    assert stale.id in by_id(repo.recall(files=[repo.file("api.py")]))
+    assert stale.id in by_id(repo.recall(files=[repo.file("api.py")], include_stale=False))
+    # ... and fresh_only leaves it out, saying how many it left out
+    fresh_only = repo.recall(files=[repo.file("api.py")], fresh_only=True)
+    assert fresh.id in by_id(fresh_only)
+    assert stale.id not in by_id(fresh_only)
+    assert fresh_only.excluded_stale == 1
+    assert repo.recall(files=[repo.file("api.py")]).excluded_stale == 0
 
 
 def test_superseded_observation_is_replaced_by_its_successor(open_repo: Callable[..., Repo]) -> None:

@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.graph.delta import GraphDelta
@@ -50,6 +50,7 @@ class NewObservation:
     supersedes: tuple[str, ...] = ()
     contradicts: tuple[str, ...] = ()
     idempotency_key: str = ""
+    shared: bool = False  # a shared note: written as a file under .graphmem/notes
 
 
 def remap_repo(o: Observation, old: str, new: str) -> Observation:
@@ -229,21 +230,60 @@ class Memory:
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
         return o
 
+    def apply_knowledge(self, puts: Sequence[Observation], deletes: Sequence[str]) -> int:
+        """Write the units of knowledge files that changed (created, re-read, re-graded) and
+        delete the units gone from their files; publish one event each. Returns how many."""
+        changed: list[tuple[Observation | None, Observation]] = []
+        for o in puts:
+            try:
+                before: Observation | None = self.book.get(o.id)
+            except NotFound:
+                before = None
+            if before is None or replace(before, updated_at=o.updated_at) != o:
+                changed.append((before, o))
+        self.book.apply([after for _, after in changed])
+        for before, after in changed:
+            if before is None:
+                self._publish(EventKind.OBSERVATION_CHANGED, after, ObservationAction.CREATED)
+            else:
+                self._publish(event_for(before, after), after, action_for_change(before, after))
+        for oid in deletes:
+            try:
+                self.delete(oid, from_file=True)
+            except NotFound:
+                continue
+        return len(changed) + len(deletes)
+
+    @staticmethod
+    def _read_only(o: Observation, verb: str) -> None:
+        """Units of knowledge files change only through their files."""
+        k = o.knowledge
+        if k is not None:
+            raise FailedPrecondition(
+                f"{o.id} comes from {k.path}:{k.start_line}; edit the file to {verb} it "
+                "(knowledge files are read-only through graphmem)"
+            )
+
     def update(self, obs_id: str, **fields: Any) -> Observation:
-        """Change text, category, tags or confidence."""
+        """Change text, category, tags or confidence (not of a knowledge file's unit)."""
+        self._read_only(self.book.get(obs_id), "change")
         o = self.book.update(obs_id, **fields)
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.UPDATED)
         return o
 
     def archive(self, obs_id: str) -> Observation:
-        """Archive an observation (kept, never retrieved)."""
+        """Archive an observation (kept, never retrieved; not a knowledge file's unit)."""
+        self._read_only(self.book.get(obs_id), "archive")
         o = self.book.archive(obs_id)
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.ARCHIVED)
         return o
 
-    def delete(self, obs_id: str) -> None:
-        """Delete an observation for good (the event carries it as it was)."""
+    def delete(self, obs_id: str, *, from_file: bool = False) -> None:
+        """Delete an observation for good (the event carries it as it was); a knowledge
+        file's unit only when it left its file (``from_file``)."""
         o = self.book.get(obs_id)
+        if not from_file:
+            self._read_only(o, "delete")
         self.book.delete(obs_id)
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.DELETED)
 
@@ -257,10 +297,13 @@ class Memory:
         self._publish(EventKind.OBSERVATION_FRESH, new, ObservationAction.CONFIRMED)
         return new
 
-    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None]) -> Iterator[str]:
-        """Every observation as an export line (oldest first), with ``describe(repo_id)``:
-        the repository's identity, so an import into another clone finds its repository."""
+    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None], repo_id: str = "") -> Iterator[str]:
+        """Every observation (of ``repo_id`` when given) as an export line (oldest first), with
+        ``describe(repo_id)``: the repository's identity, so an import into another clone finds
+        its repository. Units of knowledge files are left out: they travel with their files."""
         for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
+            if (repo_id and o.repo_id != repo_id) or o.knowledge is not None:
+                continue
             rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
             repo = describe(o.repo_id)
             if repo is not None:

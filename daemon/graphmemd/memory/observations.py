@@ -31,6 +31,7 @@ from graphmem.types import (
 
 from graphmemd.graph.text_index import TextIndex
 from graphmemd.memory.journal import Journal
+from graphmemd.memory.knowledge import reference_states
 from graphmemd.memory.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
 from graphmemd.memory.reconcile import Reconciliation
 
@@ -64,6 +65,8 @@ class ObservationBook:
         self._obs: dict[str, Observation] = {}
         self._keys: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = defaultdict(set)
+        #: (repository, knowledge file) -> the ids of the file's units
+        self._by_file: dict[tuple[str, str], set[str]] = defaultdict(set)
         #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
         self._tombstones: dict[str, float] = {}
         #: BM25 over every observation's text, tags and anchor names, changed with ``_obs`` (text search)
@@ -90,6 +93,7 @@ class ObservationBook:
         with self._lock:
             self._obs.clear()
             self._by_target.clear()
+            self._by_file.clear()
             self._text = TextIndex()
             for doc in merged.docs.values():
                 self._index(from_doc(doc))
@@ -153,6 +157,8 @@ class ObservationBook:
         self._obs[o.id] = o
         for t in self._targets(o):
             self._by_target[t].add(o.id)
+        if o.knowledge is not None:
+            self._by_file[(o.repo_id, o.knowledge.path)].add(o.id)
         if old is None or _indexed(old) != _indexed(o):
             self._text.put(o.id, o.repo_id, " ".join(a.ref for a in o.anchors), [(o.id, " ".join((o.text, *o.tags)))])
 
@@ -161,6 +167,8 @@ class ObservationBook:
         if old is not None:
             for t in self._targets(old):
                 self._by_target[t].discard(obs_id)
+            if old.knowledge is not None:
+                self._by_file[(old.repo_id, old.knowledge.path)].discard(obs_id)
             if not keep_text:
                 self._text.remove(obs_id)
         return old
@@ -310,6 +318,8 @@ class ObservationBook:
                 confirmed_at=t,
                 updated_at=t,
             )
+            if new.knowledge is not None:
+                new = replace(new, references=reference_states(new))
             self._put([new])
             return new
 
@@ -347,6 +357,29 @@ class ObservationBook:
                     out[node] = [self._obs[i] for i in ids if i in self._obs]
         return out
 
+    def anchored_in_file(self, repo_id: str, path: str) -> list[Observation]:
+        """The observations anchored to a file or to a symbol of it, including symbols that
+        are gone (a symbol id begins with its file's id and ``::``)."""
+        file_key = f"{repo_id}:{path}"
+        prefix = file_key + "::"
+        found: set[str] = set()
+        with self._lock:
+            for target, ids in self._by_target.items():
+                if target == file_key or target.startswith(prefix):
+                    found |= ids
+            return [self._obs[i] for i in found if i in self._obs]
+
+    def from_file(self, repo_id: str, path: str) -> list[Observation]:
+
+        """The units of one knowledge file of a repository (any status)."""
+        with self._lock:
+            return [self._obs[i] for i in self._by_file.get((repo_id, path), ()) if i in self._obs]
+
+    def knowledge_files(self, repo_id: str) -> set[str]:
+        """The knowledge files of a repository that have at least one unit."""
+        with self._lock:
+            return {p for (r, p), ids in self._by_file.items() if r == repo_id and ids}
+
     def targets(self) -> set[str]:
         """The symbol and file ids at least one observation is anchored to."""
         with self._lock:
@@ -357,7 +390,6 @@ class ObservationBook:
 
     def __iter__(self) -> Iterator[Observation]:
         return iter(self.all())
-
 
     def import_observations(self, observations: Iterable[Observation]) -> tuple[int, int]:
         """Import validated observations; ids already known (live or deleted) are skipped.

@@ -14,7 +14,9 @@ text matches (BM25); each collects evidence from all its anchors (``candidates.p
 Each candidate is scored by ``ranking.py`` (the file part and the text part, each
 normalised by its best value in the query and fused; times confidence, recency,
 confirmation and status) and carries its score components. Superseded observations are
-replaced by their successor; archived ones never appear; stale ones only with include_stale.
+replaced by their successor; archived ones never appear; stale and suspect ones are
+included, ranked lower by their status multiplier, unless ``fresh_only`` (then counted in
+``excluded_stale``).
 
 Token estimate (documented, deterministic): ``ceil(utf8_bytes / 4)`` of the result's
 rendering (the line ``render_line`` produces). Results are packed greedily in rank order:
@@ -27,13 +29,12 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from graphmem.errors import InvalidArgument, NotFound
 from graphmem.render import brief_line
 from graphmem.types import (
-    Brief,
     EdgeKind,
     Hop,
     Observation,
@@ -365,7 +366,7 @@ class Retriever:
         hops: int = DEFAULT_HOPS,
         limit: int = 20,
         budget: int = 0,
-        include_stale: bool = False,
+        fresh_only: bool = False,
         line: int = 0,
     ) -> RecallResult:
         """Observations relevant to ``files``/``symbols``/``text``, best first (module docstring)."""
@@ -398,10 +399,15 @@ class Retriever:
                 signals,
                 tsignals,
             )
-            cands = self._candidates(g, repos, w, extra + textra, text_scores, include_stale)
+            cands = self._candidates(g, repos, w, extra + textra, text_scores)
+            excluded = 0
+            if fresh_only:
+                kept = {k: c for k, c in cands.items() if c.obs.status is ObservationStatus.FRESH}
+                excluded, cands = len(cands) - len(kept), kept
             ranked = self._rank(cands, w, text, text_scores, limit)
             n_seeds = len(set(seeds.nodes) | set(tseeds.nodes))
-            return self._pack(g, ranked, w, text, limit, budget, n_seeds, warnings, repos)
+            result = self._pack(g, ranked, w, text, limit, budget, n_seeds, warnings, repos)
+            return replace(result, excluded_stale=excluded) if excluded else result
 
     def _node_signals(self, g: GraphReader, node: str, w: _Walks) -> NodeSignals:
         """What ``node`` says for the query, from both parts' walks and co-change."""
@@ -423,7 +429,6 @@ class Retriever:
         w: _Walks,
         extra: list[str],
         text_scores: dict[str, float],
-        include_stale: bool,
     ) -> dict[str, Candidate]:
         """Every candidate observation (current version) with the evidence of its anchors."""
         e = self._view()
@@ -443,8 +448,6 @@ class Retriever:
         for c in found.values():
             current = c.obs if c.obs.status is ObservationStatus.FRESH else successor(self._view(), c.obs)
             if current is None or current.repo_id not in scope:
-                continue
-            if current.status is ObservationStatus.STALE and not include_stale:
                 continue
             c.obs = current
             prev = out.get(current.id)
@@ -575,44 +578,3 @@ class Retriever:
         return RecallResult(
             tuple(results), self._view().freshness(repos), n_seeds, reached, total, truncated, tuple(warnings)
         )
-
-    def brief(
-        self,
-        *,
-        repo: str = "",
-        files: Sequence[str] = (),
-        symbols: Sequence[str] = (),
-        text: str = "",
-        budget: int = 1000,
-        include_stale: bool = False,
-    ) -> Brief:
-        """A session brief: the retrieved observations rendered as text within ``budget`` tokens."""
-        result = self.retrieve(
-            repo=repo,
-            files=files,
-            symbols=symbols,
-            text=text,
-            hops=DEFAULT_HOPS,
-            limit=MAX_LIMIT,
-            budget=max(1, budget - 40),
-            include_stale=include_stale,
-        )
-        fresh = result.freshness
-        state = (
-            "index current"
-            if fresh.current
-            else "index NOT current ("
-            + ", ".join(f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories)
-            + ")"
-        )
-        head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
-        lines = [head] + [render_line(r.observation, r.why) for r in result.results]
-        if not result.results and result.truncated:
-            lines.append(
-                f"- observations exist for this code, but none fits the budget of {budget} tokens: "
-                "raise the budget, or see them with recall"
-            )
-        elif not result.results:
-            lines.append("- nothing recorded yet for this code")
-        body = "\n".join(lines)
-        return Brief(body, tuple(r.observation.id for r in result.results), fresh, estimate_tokens(body))
