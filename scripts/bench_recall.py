@@ -13,7 +13,9 @@ repository or bundle path may be given):
   the later commits that changed >= 2 source files.
 * A clone is checked out at the split and registered with a real daemon (graphmem at its
   defaults); the notes are saved with the real client (``observe``); the daemon mines the
-  history up to the split itself.
+  history up to the split itself. The clone gets a ``.graphmem.toml`` that turns off notes
+  from the repository's documentation files, and graphmem's ranking is read over the
+  benchmark's notes only (the baselines rank the same notes).
 * Per task, the opened file F is drawn (seeded) among its changed source files; relevant =
   the notes anchored to functions the task changed in its OTHER files; the notes anchored
   only in F are removed from every ranking before scoring. Queries: ``file`` (files=[F]),
@@ -142,9 +144,9 @@ def save_notes(c: object, ds: DataSet, repo_id: str) -> int:
     return unresolved
 
 
-def run_graphmem(c: object, repo_id: str, queries: list[Query], dump: list[dict[str, object]], lat: list[float]
-                 ) -> None:
-    """graphmem's ranking of every query (limit 200), scored."""
+def run_graphmem(c: object, repo_id: str, queries: list[Query], dump: list[dict[str, object]], lat: list[float],
+                 known: set[str]) -> None:
+    """graphmem's ranking of every query (limit 200) over the benchmark's notes (``known``), scored."""
     from graphmem.client import GraphMem
 
     assert isinstance(c, GraphMem)
@@ -156,12 +158,14 @@ def run_graphmem(c: object, repo_id: str, queries: list[Query], dump: list[dict[
             q.kind = "unresolvable"
             continue
         lat.append((time.perf_counter() - t) * 1000)
-        ranked = [x.observation.id for x in r.results if x.observation.id not in q.excluded]
+        ids = [x.observation.id for x in r.results]
+        ranked = [i for i in ids if i not in q.excluded and i in known]
         q.scores["graphmem"] = (ndcg(ranked, q.relevant), recall_at(ranked, q.relevant))
         dump.append({
             "history": q.history, "task": q.task, "kind": q.kind, "drawn": q.drawn, "relevant": sorted(q.relevant),
             "excluded": sorted(q.excluded),
-            "results": [{"id": x.observation.id, "score": x.score, **asdict(x.components)} for x in r.results],
+            "results": [{"id": x.observation.id, "score": x.score, **asdict(x.components)} for x in r.results
+                        if x.observation.id in known],
         })
 
 
@@ -191,6 +195,8 @@ def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[di
     ds = build(repo, name, split)
     build_s = time.perf_counter() - t0
     git(repo, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", split)
+    # the benchmark's notes only: no notes from the repository's documentation (docs/knowledge.md)
+    (repo / ".graphmem.toml").write_text("[knowledge]\ndefaults = false\n")
     home = short_home()
     d = DaemonProc(home, [repo])
     lat: list[float] = []
@@ -204,7 +210,7 @@ def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[di
             while not list(home.rglob("cochange/*.json")) and time.monotonic() < deadline:
                 time.sleep(0.1)
             queries = make_queries(ds, args.seed, every_file=bool(args.dump))
-            run_graphmem(c, repo_id, queries, dump, lat)
+            run_graphmem(c, repo_id, queries, dump, lat, {n.id for n in ds.notes})
             queries = [q for q in queries if q.kind != "unresolvable" and q.drawn]
     finally:
         d.stop()
