@@ -45,6 +45,7 @@ from graphmem.errors import (
     NotFound,
     Timeout,
 )
+from graphmem.explain import explain_table
 from graphmem.paths import Paths, resolve_paths, unix_target
 from graphmem.render import marker
 from graphmem.types import (
@@ -319,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", metavar="TOKENS", type=_positive_int, default=0, help="token budget (0: none)")
     stale_flags(p)
     p.add_argument("--repo", metavar="R", default="")
+    p.add_argument("--explain", action="store_true", help="print each result's score components as a table")
     json_flag(p)
 
     p = verb("brief", cmd_brief, "prompt-ready brief for a working set; without one, the repository's brief")
@@ -647,7 +649,9 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
     if r.matched_terms:
         lines.append(f"   matched: {', '.join(r.matched_terms)}")
     c = r.components
-    signals = [(k, getattr(c, k)) for k in ("proximity", "cochange", "text", "pagerank", "centrality", "focus")]
+    names = ("proximity", "cochange", "breadth", "text", "text_proximity", "text_cochange", "text_breadth",
+             "pagerank", "centrality", "focus")  # fmt: skip
+    signals = [(k.replace("_", " "), getattr(c, k)) for k in names]
     shown = ", ".join(f"{k} {v:.2f}" for k, v in signals if v)
     if shown:
         lines.append(f"   score: {shown}")
@@ -1141,6 +1145,10 @@ def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
         ctx.print("no observations found")
     for n, r in enumerate(result.results, 1):
         for line in _render_recalled(n, r):
+            ctx.print(line)
+        ctx.print()
+    if args.explain and result.results:
+        for line in explain_table(result.results):
             ctx.print(line)
         ctx.print()
     summary = f"{_plural(len(result.results), 'result')}, {result.total_tokens} tokens"

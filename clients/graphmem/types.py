@@ -379,10 +379,12 @@ class Hop:
 
 @dataclass(frozen=True, slots=True)
 class ScoreComponents:
-    """What a recalled observation's score is made of (the ranking formula in docs/ranking.md):
+    """What a recalled observation's score is made of (docs/ranking.md):
     ``score = relevance * confidence * recency * confirmation * status`` where ``relevance``
-    is the weighted sum of ``proximity``, ``cochange``, ``text``, ``pagerank``,
-    ``centrality`` and ``focus``. ``cochange_together`` of ``cochange_total`` commits is the
+    fuses ``file_part`` (weighted ``proximity``, ``cochange``, ``focus``, ``centrality`` of the
+    best anchor, ``pagerank`` and the other anchors' ``breadth``) and ``text_part`` (weighted
+    ``text``, ``text_proximity``, ``text_cochange`` and ``text_breadth``), each divided by its
+    best value in the query. ``cochange_together`` of ``cochange_total`` commits is the
     evidence behind ``cochange``."""
 
     proximity: float = 0.0
@@ -398,6 +400,12 @@ class ScoreComponents:
     relevance: float = 0.0
     cochange_together: int = 0
     cochange_total: int = 0
+    text_proximity: float = 0.0
+    text_cochange: float = 0.0
+    breadth: float = 0.0
+    text_breadth: float = 0.0
+    file_part: float = 0.0
+    text_part: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,12 @@ __all__ = ["MAX_TAGS", "MAX_TEXT", "ObservationBook", "from_doc", "to_doc", "val
 # ---------------------------------------------------------------------------- the book
 
 
+def _indexed(o: Observation) -> tuple[object, ...]:
+    """What the text index holds of an observation: its text, tags, repository and the
+    names and paths of its anchors (a text query naming the code finds the note on it)."""
+    return (o.text, o.tags, o.repo_id, tuple(a.ref for a in o.anchors))
+
+
 class ObservationBook:
     """Every observation in memory, folded from the journal; all mutations journal first.
 
@@ -65,7 +71,7 @@ class ObservationBook:
         self._by_file: dict[tuple[str, str], set[str]] = defaultdict(set)
         #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
         self._tombstones: dict[str, float] = {}
-        #: BM25 over every observation's text and tags, changed with ``_obs`` (text search)
+        #: BM25 over every observation's text, tags and anchor names, changed with ``_obs`` (text search)
         self._text = TextIndex()
 
     # ------------------------------------------------------------------ replay
@@ -180,8 +186,8 @@ class ObservationBook:
             self._by_target[t].add(o.id)
         if o.knowledge is not None:
             self._by_file[(o.repo_id, o.knowledge.path)].add(o.id)
-        if old is None or (old.text, old.tags, old.repo_id) != (o.text, o.tags, o.repo_id):
-            self._text.put(o.id, o.repo_id, "", [(o.id, " ".join((o.text, *o.tags)))])
+        if old is None or _indexed(old) != _indexed(o):
+            self._text.put(o.id, o.repo_id, " ".join(a.ref for a in o.anchors), [(o.id, " ".join((o.text, *o.tags)))])
 
     def _unindex(self, obs_id: str, *, keep_text: bool = False) -> Observation | None:
         old = self._obs.pop(obs_id, None)
@@ -357,7 +363,7 @@ class ObservationBook:
             return list(self._obs.values())
 
     def search(self, text: str, limit: int) -> list[tuple[str, float]]:
-        """BM25 hits (observation id, score) over text and tags, best first (``text_index``)."""
+        """BM25 hits (observation id, score) over text, tags and anchor names, best first (``text_index``)."""
         with self._lock:
             return self._text.search(text, limit)
 
