@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Call resolution on real offline code: the Python standard library, and the Go and Rust
-standard-library sources of the machine's package manager (Debian: ``golang-src``,
-``rust-src``; installed by ``--setup`` / when missing and running as root).
+"""Call resolution on real offline code: the corpora of ``scripts/corpora.py`` (the Python
+standard library, and sources shipped by Debian packages, installed when missing and running
+as root: the Go and Rust standard libraries, BlueZ for C, googletest and JUCE for C++).
 
 Per language it prints: call sites; the share resolved to a definition in the repository;
 the share of the call sites whose callee *name* is defined in the repository (functions,
@@ -10,7 +10,7 @@ share guessed by name only; and a deterministic sample of resolved edges (with t
 source line) to check by hand. Files are walked, parsed and resolved exactly as the daemon
 does (``walk_repo``, ``parse_source``, ``facts_from_files``, ``RepoResolver.all_edges``).
 
-    python scripts/bench_resolve.py [--json] [--sample 50] [--lang python,go,rust]
+    python scripts/bench_resolve.py [--json] [--sample 50] [--lang python,go,rust,c,cpp,juce]
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ import builtins
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
-import sysconfig
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -38,8 +36,9 @@ from graphmemd.graph.resolution.python import BUILTIN_METHODS  # noqa: E402
 from graphmemd.ingest.parsing.parser import parse_source  # noqa: E402
 from graphmemd.ingest.walker import RepoFilter, WalkedFile, walk_repo  # noqa: E402
 
-#: Debian package -> glob of the tree it installs (newest version wins).
-PACKAGES = {"go": ("golang-src", "/usr/share/go-*/src"), "rust": ("rust-src", "/usr/src/rustc-*/library")}
+sys.path.insert(0, str(ROOT / "scripts"))
+from corpora import CORPORA, setup, tree  # noqa: E402
+
 SKIP_DIRS = {"test", "tests", "site-packages", "__pycache__", "testdata"}
 #: Language builtins: calls of these names never target the repository (Python: builtins
 #: and the methods of the built-in types, e.g. ``s.split()``; Go: builtin functions and the
@@ -94,34 +93,9 @@ BUILTINS = {
 }
 
 
-def _tree(pattern: str) -> Path | None:
-    found = sorted(Path("/").glob(pattern.lstrip("/")))
-    return found[-1] if found else None
-
-
-def setup(langs: list[str]) -> None:
-    """Install the missing source packages (apt-get update once, then install)."""
-    missing = [PACKAGES[lang][0] for lang in langs if lang in PACKAGES and _tree(PACKAGES[lang][1]) is None]
-    if not missing:
-        return
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        raise SystemExit(f"missing {' '.join(missing)}: install them with apt-get (as root)")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=True, env=env)
-
-
-def corpus(lang: str) -> Path:
-    if lang == "python":
-        return Path(sysconfig.get_paths()["stdlib"])
-    tree = _tree(PACKAGES[lang][1])
-    assert tree is not None
-    return tree
-
-
 def walk(root: Path, lang: str) -> list[str]:
     """Source files of ``lang`` under ``root`` (the daemon's walker, minus test/vendored trees)."""
-    suffix = {"python": ".py", "go": ".go", "rust": ".rs"}[lang]
+    suffix = CORPORA[lang].suffixes
     out = []
     for item in walk_repo(root, filter=RepoFilter(root)):
         keep = isinstance(item, WalkedFile) and item.path.endswith(suffix)
@@ -139,8 +113,8 @@ def _sample_key(edge: tuple[str, str, Confidence]) -> str:
     return hashlib.blake2b(f"{edge[0]}>{edge[1]}".encode(), digest_size=8).hexdigest()
 
 
-def measure(lang: str, workers: int, sample: int, misses: int) -> dict[str, Any]:
-    root = corpus(lang)
+def measure(lang: str, workers: int, sample: int, misses: int, scratch: Path) -> dict[str, Any]:
+    root = tree(lang, scratch)
     t0 = time.perf_counter()
     paths = walk(root, lang)
     with ProcessPoolExecutor(workers) as pool:
@@ -152,7 +126,7 @@ def measure(lang: str, workers: int, sample: int, misses: int) -> dict[str, Any]
         resolver.set_file(pf)
     edges = resolver.all_edges()
     t_resolve = time.perf_counter() - t1
-    (stats,) = [s for s in resolver.stats() if s.language == lang]
+    (stats,) = [s for s in resolver.stats() if s.language == CORPORA[lang].family]
 
     # Denominator of the targets: call sites whose callee name is defined in the repository
     # (as a function, method or type) and is not a language builtin.
@@ -268,7 +242,8 @@ def main() -> int:
     load = os.getloadavg()[0]
     if load > (os.cpu_count() or 1):
         print(f"warning: machine busy (1-min load {load:.2f})", file=sys.stderr)
-    results = [measure(lang, args.workers, args.sample, args.misses) for lang in langs]
+    with tempfile.TemporaryDirectory(prefix="bench-resolve-") as scratch:
+        results = [measure(lang, args.workers, args.sample, args.misses, Path(scratch)) for lang in langs]
     out = {"load_avg_1m": round(load, 2), "load_avg_1m_after": round(os.getloadavg()[0], 2), "languages": results}
     if args.json:
         print(json.dumps(out, indent=1))

@@ -354,8 +354,59 @@ export function hashPassword(password: string): string {
 ''',
 )
 
+C = Lang(
+    fixture="c",
+    path="src/item.c",
+    func="item_price",
+    sibling="item_make",
+    body=("return round_cents(item->cents * quantity);", "return round_cents(item->cents * quantity + 1);"),
+    sig=("long item_price(const item_t *item, int quantity)\n",
+         "long item_price(const item_t *item, int quantity, int rounds)\n"),
+    rename=("long item_price(", "long item_cost(", "item_cost"),
+    func_text="long item_price(const item_t *item, int quantity)\n{\n    if (strlen(item->name) == 0)\n"
+              "        return 0;\n    return round_cents(item->cents * quantity);\n}\n",
+    move_path="src/pricing.c",
+    move_file='#include <string.h>\n\n#include "shop/item.h"\n\nlong round_cents(long cents);\n\n'
+              "long item_price(const item_t *item, int quantity)\n{\n    if (strlen(item->name) == 0)\n"
+              "        return 0;\n    return round_cents(item->cents * quantity);\n}\n",
+    formatted='''#include <string.h>
+
+#include "shop/item.h"
+
+/* reformatted by clang-format --style=GNU, with comments and blank lines */
+
+static long
+round_cents (long cents)
+{
+  return cents - cents % 5; // to the nickel
+}
+
+
+
+item_t
+item_make (const char *name, long cents)
+{
+  item_t item;
+  item.name = name; /* borrowed */
+  item.cents = round_cents (cents);
+  item.currency = EUR;
+  return item;
+}
+
+// the price of a line
+long
+item_price (const item_t *item, int quantity)
+{
+  if (strlen (item->name) == 0)
+    return 0;
+  return round_cents (item->cents
+                      * quantity);
+}
+''',
+)
+
 LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"),
-         pytest.param(TYPESCRIPT, id="typescript")]
+         pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c")]
 
 
 # ----------------------------------------------------------------------------- per language

@@ -1,5 +1,6 @@
 """Repository facts: the few manifest files resolution needs (``go.mod``, ``Cargo.toml``,
-``tsconfig.json``/``jsconfig.json``, ``package.json``, Python project files).
+``tsconfig.json``/``jsconfig.json``, ``package.json``, Python project files,
+``compile_commands.json``).
 
 The only I/O of the resolution package. :func:`facts_from_files` computes the facts from
 the walked file list; :func:`is_fact_file` tells whether a changed path is one of those
@@ -12,6 +13,7 @@ import configparser
 import json
 import posixpath
 import re
+import shlex
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ FACT_FILES = frozenset(
         "pyproject.toml",
         "setup.cfg",
         "setup.py",
+        "compile_commands.json",
     }
 )
 
@@ -59,6 +62,10 @@ class RepoFacts:
     js_path_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: workspace package name (package.json ``name``) -> its directory.
     js_packages: Mapping[str, str] = field(default_factory=dict)
+    #: C/C++ include directories: the repository's ``-I``/``-iquote``/``-isystem`` directories
+    #: of ``compile_commands.json`` when there is one, else its directories named
+    #: ``include``, plus the root and ``src``.
+    c_include_dirs: tuple[str, ...] = ()
 
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
@@ -75,9 +82,13 @@ def _norm(path: str) -> str:
 
 
 def _read_text(root: Path, rel: str) -> str | None:
+    return _read_text_limited(root, rel, _MAX_MANIFEST_BYTES)
+
+
+def _read_text_limited(root: Path, rel: str, limit: int) -> str | None:
     try:
         p = root / rel
-        if not p.is_file() or p.stat().st_size > _MAX_MANIFEST_BYTES:
+        if not p.is_file() or p.stat().st_size > limit:
             return None
         return p.read_text(encoding="utf-8", errors="replace")
     except (OSError, ValueError):
@@ -197,6 +208,72 @@ def _package_json_facts(root: Path, d: str, packages: dict[str, str]) -> None:
         packages[name] = d
 
 
+_C_SOURCE_EXTS = frozenset(
+    {".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".inl", ".tpp"}
+)
+#: where compile_commands.json is looked for (CMake writes it into the build directory)
+_COMPILE_COMMANDS_DIRS = ("", "build", "out", "cmake-build-debug", "cmake-build-release", "builddir")
+_INCLUDE_FLAGS = ("-I", "-iquote", "-isystem", "-idirafter", "/I")
+
+
+def _include_flags(args: list[str]) -> list[str]:
+    """The directories of the include flags of one compiler command line."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        for flag in _INCLUDE_FLAGS:
+            if arg == flag and i + 1 < len(args):
+                out.append(args[i + 1])
+                i += 1
+                break
+            if arg.startswith(flag) and len(arg) > len(flag):
+                out.append(arg[len(flag) :])
+                break
+        i += 1
+    return out
+
+
+def _compile_commands_dirs(root: Path) -> list[str] | None:
+    """The include directories inside the repository named by its compile_commands.json
+    (None: there is none, or it cannot be read)."""
+    for d in _COMPILE_COMMANDS_DIRS:
+        text = _read_text_limited(root, posixpath.join(d, "compile_commands.json"), 64 << 20)
+        data = _loads_jsonc(text) if text is not None else None
+        if not isinstance(data, list):
+            continue
+        found: list[str] = []
+        base = root.resolve()
+        for entry in data:
+            if not isinstance(entry, dict):
+                continue
+            args = entry.get("arguments")
+            if not isinstance(args, list):
+                command = entry.get("command")
+                args = shlex.split(command) if isinstance(command, str) else []
+            cwd = Path(str(entry.get("directory") or root))
+            for inc in _include_flags([str(a) for a in args]):
+                p = (cwd / inc) if not Path(inc).is_absolute() else Path(inc)
+                try:
+                    rel = p.resolve().relative_to(base).as_posix()
+                except (OSError, ValueError):
+                    continue  # outside the repository: system and third-party headers
+                rel = _norm(rel)
+                if rel not in found:
+                    found.append(rel)
+        return found
+    return None
+
+
+def _c_include_dirs(root: Path, dirs: list[str]) -> tuple[str, ...]:
+    """Include directories (see ``RepoFacts.c_include_dirs``)."""
+    declared = _compile_commands_dirs(root)
+    if declared is not None:
+        return tuple(declared)
+    found = [d for d in dirs if posixpath.basename(d) == "include"]
+    return tuple(dict.fromkeys(["", *found, *(["src"] if "src" in dirs else [])]))
+
+
 def _toml(root: Path, rel: str) -> dict[str, Any]:
     text = _read_text(root, rel)
     if text is None:
@@ -289,6 +366,10 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
             _tsconfig_facts(root, d, base_dirs, aliases)
             _package_json_facts(root, d, packages)
 
+    c_dirs: tuple[str, ...] = ()
+    if exts & _C_SOURCE_EXTS:
+        c_dirs = _c_include_dirs(root, sorted_dirs)
+
     py_roots: list[str] = [""]
     if ".py" in exts or ".pyi" in exts:
         for d in sorted_dirs:
@@ -314,6 +395,7 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
         rust_crate_names=crate_names,
         js_path_aliases=aliases,
         js_packages=packages,
+        c_include_dirs=c_dirs,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Protocol
 
 from graphmemd.graph.model import (
     CallRef,
+    Confidence,
     ImportRef,
     InheritRef,
     Language,
@@ -38,9 +39,16 @@ class LookupRun(Protocol):
 
     dir_memo: dict[tuple[str, bool], tuple[str, ...]]
     seen: set[str]
+    files: dict[str, FileIndex]
 
     def resolve_in_files(self, paths: tuple[str, ...], rest: Sequence[str]) -> Target | None:
         """The dotted path ``rest`` as exported by the first of ``paths`` that has it."""
+
+    def member_of(self, sym: Sym, name: str, visited: set[Sym]) -> Sym | None:
+        """Member ``name`` of the type ``sym``, looking through its bases."""
+
+    def member_confidence(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
+        """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``."""
 
 
 class FileRules(Protocol):
@@ -59,6 +67,7 @@ class FileRules(Protocol):
     overloads_by_arity: ClassVar[bool]
     package_scoped: ClassVar[bool]
     subclass_dispatch: ClassVar[bool]
+    scoped_names: ClassVar[bool]
 
     def is_test(self, path: str) -> bool:
         """Whether ``path`` is a test file of this language."""
@@ -90,8 +99,19 @@ class FileRules(Protocol):
     def package_files(self, run: LookupRun, fi: FileIndex) -> tuple[str, ...]:
         """The other files whose names ``fi`` sees without an import."""
 
-    def path_call(self, run: LookupRun, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
-        """A path-qualified call (``crate::a::f``): whether the rules handled it, and its target."""
+    def path_call(
+        self, run: LookupRun, fi: FileIndex, caller: str, text: str, segs: tuple[str, ...]
+    ) -> tuple[bool, Target | None, Confidence]:
+        """A path-qualified call (``crate::a::f``) from ``caller``: whether the rules handled
+        it, its target and how it was found."""
+
+    def scoped_name(
+        self, run: LookupRun, fi: FileIndex, caller: str, segs: tuple[str, ...], exclude: str | None
+    ) -> tuple[Sym, Confidence] | None:
+        """A name or type path found in a scope enclosing ``caller`` (``scoped_names`` rules)."""
+
+    def definition(self, run: LookupRun, target: Sym) -> Sym:
+        """The definition a resolved target stands for (a declaration's definition)."""
 
     def method_visible(self, fi: FileIndex, path: str) -> bool:
         """Whether a detached method declared in ``path`` is visible from ``fi``."""
@@ -117,6 +137,7 @@ class ResolverState(Protocol):
 
     def ctx_of(self, fi: FileIndex) -> ImportCtx:
         """``fi``'s import context, rebuilt when stale."""
+
 
 CLASSLIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
@@ -324,7 +345,8 @@ class FileIndex:
         memoised in (the class of its members, or itself when nested in a function), its class
         and its local import scope."""
         cls = self._enclosing_class(s)
-        scope = sys.intern("c:" + cls)  # shared by the class's members
+        # shared by the class's members (scoped names: by the members of one namespace)
+        scope = sys.intern("c:" + (cls or (q.rpartition(".")[0] if self.rules.scoped_names else "")))
         if self.fn_parents:
             a: ParsedSymbol | None = s
             while a is not None:

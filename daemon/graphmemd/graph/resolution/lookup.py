@@ -77,6 +77,9 @@ class Lookup:
             return None
         if len(segs) == 1:
             target, conf = self.resolve_name(fi, ctx, scope, segs[0], exclude)
+        elif fi.rules.scoped_names:
+            got = fi.rules.scoped_name(self, fi, scope, segs, exclude)
+            target, conf = got if got is not None else (None, Confidence.NAME_ONLY)
         else:
             target, conf, _ = self.resolve_dotted(fi, ctx, (fi.fid, "", "", scope, ""), t, segs)
         if isinstance(target, tuple) and self.files[target[0]].syms[target[1]].kind in CLASSLIKE:
@@ -92,6 +95,10 @@ class Lookup:
         its package; with the confidence of the binding found."""
         syms = fi.syms
         rules = fi.rules
+        if rules.scoped_names:
+            scoped = rules.scoped_name(self, fi, caller, (name,), exclude)
+            if scoped is not None:
+                return scoped
         if caller and (fi.fn_parents or rules.members_in_scope):
             q = caller
             while q:
@@ -140,6 +147,10 @@ class Lookup:
         if t is not None:
             return t, Confidence.SAME_PACKAGE
         return NONE
+
+    def member_confidence(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
+        """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``."""
+        return self._via(owner, found, direct)
 
     def _via(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
         """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``

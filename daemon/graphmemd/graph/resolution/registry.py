@@ -6,6 +6,7 @@ Adding a language means: a module with its ``LanguageRules`` subclass and one en
 from __future__ import annotations
 
 from graphmemd.graph.model import Language
+from graphmemd.graph.resolution.cfamily import CFamilyRules
 from graphmemd.graph.resolution.golang import GoRules
 from graphmemd.graph.resolution.java import JavaRules
 from graphmemd.graph.resolution.javascript import JavaScriptRules
@@ -15,7 +16,14 @@ from graphmemd.graph.resolution.rust import RustRules
 
 
 def _table() -> dict[Language, type[LanguageRules]]:
-    families: tuple[type[LanguageRules], ...] = (PythonRules, JavaScriptRules, GoRules, RustRules, JavaRules)
+    families: tuple[type[LanguageRules], ...] = (
+        PythonRules,
+        JavaScriptRules,
+        GoRules,
+        RustRules,
+        JavaRules,
+        CFamilyRules,
+    )
     return {lang: cls for cls in families for lang in cls.languages}
 
 

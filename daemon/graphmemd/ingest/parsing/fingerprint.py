@@ -183,6 +183,9 @@ def _read(name: str) -> dict[str, Any]:
         own = data.get("patterns", {})
         inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
         parent["patterns"] = {"query": inherited + own.get("query", "")}
+        for key, value in data.items():  # (other tables and settings: the dialect's own win)
+            if key not in (*_LIST_KEYS, "base", "skip_in", "patterns"):
+                parent[key] = value
         return parent
     return data
 
@@ -228,6 +231,9 @@ def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
         decorator_type=str(table.get("decorator_type", "decorator")),
         by_arity=table.get("by") == "arity",
         parameters=str(table.get("parameters", "parameters")),
+        parameter_list=str(table.get("parameter_list", "")),
+        drop_declarations=bool(table.get("drop_declarations", False)),
+        merge_modules=bool(table.get("merge_modules", False)),
     )
 
 
@@ -430,6 +436,11 @@ class _Renderer:
         kind = "s"
         strings = [c for c in node.children if not c.is_extra] if node.type in rules.concatenation else [node]
         for string in strings:
+            if string.child_count == 0:  # a macro between the parts (C: `"%" PRIu64 "\\n"`): code
+                pieces.append(_hex(literal))
+                literal.clear()
+                pieces.append(_OPEN + self.source[string.start_byte : string.end_byte] + _CLOSE)
+                continue
             flags, start, end = self._delimiters(string)
             if "b" in flags:
                 kind = "b"
@@ -468,7 +479,7 @@ class _Renderer:
         The opening delimiter is the first child (``r'``, ``f\"\"\"``, a quote, a backtick);
         the closing one is as long as the opening one without its prefix letters."""
         source = self.source
-        first = string.child(0)
+        first = string.child(0) if string.child_count else None
         if first is None or (first.is_named and first.type not in self.rules.prefix):
             opening = source[string.start_byte : string.start_byte + 1]
         else:

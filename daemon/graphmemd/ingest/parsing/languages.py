@@ -27,6 +27,9 @@ class LanguageSpec:
     * ``docstring``: ``(statement type, child type)`` of a leading docstring: when the first
       non-comment statement of a ``@body`` is such a statement wrapping such a child, it is
       left out of the body hash (Python ``expression_statement`` > ``string``).
+    * ``scope_separator``: a ``@name`` written with its scope (C++ ``void app::Store::save()``,
+      ``namespace a::b``) is split on it: the last segment is the name, the rest (template
+      arguments dropped) qualifies it as a ``@receiver`` does.
     """
 
     language: Language
@@ -37,6 +40,7 @@ class LanguageSpec:
     path_separator: str = "."
     quoted_modules: bool = False
     docstring: tuple[str, str] | None = None
+    scope_separator: str | None = None
 
 
 SPECS: dict[Language, LanguageSpec] = {
@@ -96,6 +100,26 @@ SPECS: dict[Language, LanguageSpec] = {
             grammar_module="tree_sitter_java",
             grammar_function="language",
             query_files=("java.scm",),
+        ),
+        LanguageSpec(
+            language=Language.C,
+            extensions=(".c",),
+            grammar_module="tree_sitter_c",
+            grammar_function="language",
+            query_files=("c.scm",),
+            quoted_modules=True,
+        ),
+        LanguageSpec(
+            # `.h` is C++: its grammar reads C headers too (and `extern "C"`), the C grammar
+            # reads no class, namespace or template
+            language=Language.CPP,
+            extensions=(".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".inl", ".tpp"),
+            grammar_module="tree_sitter_cpp",
+            grammar_function="language",
+            query_files=("c.scm", "c_types.scm", "cpp.scm"),
+            quoted_modules=True,
+            path_separator="::",
+            scope_separator="::",
         ),
     )
 }

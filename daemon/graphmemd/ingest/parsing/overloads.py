@@ -11,6 +11,15 @@ Rules are data, in the ``[overloads]`` table of ``parsing/fingerprints/<language
     (Java) Real overloads: the first one declared keeps the plain name, each later one is
     ``name~<number of parameters>`` (``name~<n>~<k>`` if that arity repeats). Adding an
     overload, or moving one, does not rename the others (positions never enter an id).
+    ``parameter_list = "<node type>"`` finds the parameters where they are not a field of
+    the definition (C++: inside its declarator), breadth first outside the body.
+``merge_modules = true``
+    (C++) A namespace opened again in the same file is the same symbol (the first block):
+    the later blocks only qualify what they hold.
+``drop_declarations = true``
+    (C, C++) A declaration without a body (a prototype, a member declared in its class)
+    whose definition follows in the same file is not a symbol of its own: the definition
+    keeps the plain name (``parser._drop_declared``).
 
 TypeScript overload *signatures* are not symbols (the extraction query captures only
 declarations with a body), so the implementation always has the plain name.
@@ -40,6 +49,9 @@ class OverloadRules:
     decorator_type: str = "decorator"
     by_arity: bool = False
     parameters: str = "parameters"
+    parameter_list: str = ""
+    drop_declarations: bool = False
+    merge_modules: bool = False
 
 
 def _decorated_by(node: Node, source: bytes, rules: OverloadRules) -> bool:
@@ -55,9 +67,26 @@ def _decorated_by(node: Node, source: bytes, rules: OverloadRules) -> bool:
 
 def _arity(node: Node, rules: OverloadRules) -> int:
     params = node.child_by_field_name(rules.parameters)
+    if params is None and rules.parameter_list:
+        params = _find_parameters(node, rules.parameter_list)
     if params is None:
         return 0
     return sum(1 for c in params.named_children if not c.is_extra)
+
+
+def _find_parameters(node: Node, node_type: str, depth: int = 5) -> Node | None:
+    """The first node of ``node_type`` under ``node``, breadth first, never inside a ``body``."""
+    level = [node]
+    for _ in range(depth):
+        below: list[Node] = []
+        for n in level:
+            for i, child in enumerate(n.children):
+                if child.type == node_type:
+                    return child
+                if n.field_name_for_child(i) != "body":
+                    below.append(child)
+        level = below
+    return None
 
 
 def overload_tags(

@@ -151,7 +151,6 @@ MAX_NESTING = 100
 #: Callee/base-type expressions longer than this are only looked at by their tail.
 _TAIL_BYTES = 256
 
-_ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
@@ -191,6 +190,7 @@ _SPACE = re.compile(r"\s+")
 _INDEXED = re.compile(r"(?<=[\w\]])\[[^\[\]()]*\]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
 _NEW = re.compile(r"(?<![\w$.])new\s+")  # `new Foo().bar` -> `Foo().bar`
+_DUPLICATE = re.compile(r"(?:~\d+)+\Z")  # the disambiguator of a duplicate qualname
 
 
 def _normalise(text: bytes) -> bytes:
@@ -207,7 +207,7 @@ def _callee(text: str) -> str:
     if text.replace(".", "_").replace("::", "_").isidentifier() or _SIMPLE_CALLEE.fullmatch(text):
         return text
     text = _NEW.sub("", text) if "new" in text else text
-    text = _SPACE.sub("", text).replace("?.", ".").replace("!", "")
+    text = _SPACE.sub("", text).replace("?.", ".").replace("->", ".").replace("!", "")
     text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
     while "<" in text:
         stripped = _GENERIC.sub("", text)
@@ -265,7 +265,6 @@ class _Compiled:
     spec: LanguageSpec
     language: TSLanguage
     query: Query
-    error_query: Query
     settings: tuple[dict[str, str | None], ...]
     roles: tuple[int, ...]
     fingerprint_patterns: tuple[tuple[str, str] | None, ...]
@@ -273,6 +272,8 @@ class _Compiled:
     captures: tuple[frozenset[str], ...]
     #: per definition pattern, its one ``@definition.<kind>`` capture (None: look it up)
     def_captures: tuple[tuple[str, SymbolKind] | None, ...]
+    #: per pattern, the node types its definition's parent must have (``def.parents``; None: any)
+    def_parents: tuple[frozenset[str] | None, ...]
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -342,6 +343,11 @@ def _def_capture(names: frozenset[str]) -> tuple[str, SymbolKind] | None:
     return found[0] if len(found) == 1 else None
 
 
+def _def_parents(settings: dict[str, str | None]) -> frozenset[str] | None:
+    allowed = settings.get("def.parents")
+    return frozenset(allowed.split()) if allowed else None
+
+
 def _compile(language: Language) -> _Compiled:
     found = _compiled.get(language)
     if found is not None:
@@ -363,12 +369,12 @@ def _compile(language: Language) -> _Compiled:
             spec=spec,
             language=ts_language,
             query=query,
-            error_query=Query(ts_language, _ERROR_QUERY),
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
             roles=_pattern_roles(sources, captures),
             fingerprint_patterns=pattern_roles(sources),
             captures=captures,
             def_captures=tuple(_def_capture(names) for names in captures),
+            def_parents=tuple(_def_parents(query.pattern_settings(i)) for i in range(query.pattern_count)),
         )
         _compiled[language] = found
         return found
@@ -511,8 +517,15 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     found_defs = len(defs)
     overloads = load_rules(language).overloads if scheme != 1 else None
     tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
-    defs, parents, containers = _qualify(defs, found.scopes, tags)
-    if len(defs) < found_defs:
+    all_defs = defs
+    merge = overloads is not None and overloads.merge_modules
+    defs, parents, containers, merged = _qualify(defs, found.scopes, tags, merge)
+    if overloads is not None and overloads.drop_declarations:
+        kept = _drop_declared(all_defs, defs, tags)
+        if kept is not None:
+            found_defs -= len(all_defs) - len(kept[0])
+            defs, parents, containers, merged = _qualify(kept[0], found.scopes, kept[1], merge)
+    if len(defs) + merged < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
     signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme)
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
@@ -525,7 +538,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         calls=_attribute_calls(defs, found.raw_calls),
         inherits=_attribute_bases(containers, found.bases),
         types=_attribute_types(scopes_of, found.raw_types),
-        arities=tuple((scopes_of.innermost(pos), n) for pos, n in found.arities) if scopes_of is not None else (),
+        arities=_arities(defs, scopes_of, found.arities),
         exports=tuple(found.exports) if found.exports else None,
         package=found.package,
         syntax_errors=syntax_errors,
@@ -534,16 +547,42 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     )
 
 
+def _arities(defs: list[_Def], scopes: _Intervals | None, found: list[tuple[int, int]]) -> tuple[tuple[str, int], ...]:
+    """(qualname, parameter count) of each callable whose parameter list was captured."""
+    if scopes is None or not found:
+        return ()
+    callables = {d.qualname for d in defs if d.kind in _CALLABLE}
+    return tuple((q, n) for q, n in ((scopes.innermost(pos), n) for pos, n in found) if q in callables)
+
+
+def _drop_declared(
+    all_defs: list[_Def], qualified: list[_Def], tags: list[str | None]
+) -> tuple[list[_Def], list[str | None]] | None:
+    """The definitions (and their overload tags) left when each declaration without a body
+    whose definition is in the file too (same qualname before ``~``, kind and overload tag)
+    is dropped; None when there is none (``drop_declarations`` rules)."""
+    tag_of = {id(d): tag for d, tag in zip(all_defs, tags, strict=True)}
+    defined = {(_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) for d in qualified if d.body_start >= 0}
+    if not defined:
+        return None
+    drop = {
+        id(d)
+        for d in qualified
+        if d.body_start < 0 and (_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) in defined
+    }
+    if not drop:
+        return None
+    kept = [d for d in all_defs if id(d) not in drop]
+    return kept, [tag_of[id(d)] for d in kept]
+
+
 def _run_query(
     compiled: _Compiled, source: bytes
 ) -> tuple[Node, list[tuple[int, dict[str, list[Node]]]], int, str | None]:
     """Parse and run the language's query: the root, the matches, the number of syntax
     errors, and why the matches are incomplete (None: they are not)."""
     root = _parser(compiled).parse(source).root_node
-    syntax_errors = 0
-    if root.has_error:
-        errors = QueryCursor(compiled.error_query).captures(root)
-        syntax_errors = len(errors.get("error", ())) + len(errors.get("missing", ()))
+    syntax_errors = _count_errors(root) if root.has_error else 0
     truncated: str | None = None
     cursor = QueryCursor(compiled.query, match_limit=MATCH_LIMIT)
     matches = cursor.matches(root)
@@ -553,6 +592,19 @@ def _run_query(
         truncated = f"more than {MAX_MATCHES} query matches"
         del matches[MAX_MATCHES:]
     return root, matches, syntax_errors, truncated
+
+
+def _count_errors(root: Node) -> int:
+    """The ERROR and MISSING nodes of the tree, found by descending only into the subtrees
+    that have one (a query over the whole tree cost a tenth of a C file's parse)."""
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        stack.extend([child for child in node.children if child.has_error])
+    return count
 
 
 def _symbols(
@@ -617,7 +669,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             node = caps["comment"][0]
             out.cuts.append((node.start_byte, node.end_byte))
         elif role == _R_DEF:
-            _collect_def(source, caps, compiled.def_captures[pattern], spec.docstring, out.defs, def_by_name)
+            _collect_def(source, caps, compiled, pattern, out.defs, def_by_name)
         elif role in (_R_INHERITS, _R_IMPLEMENTS):
             node = caps["inherits" if role == _R_INHERITS else "implements"][0]
             ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
@@ -670,16 +722,17 @@ def _targets(
 def _collect_def(
     source: bytes,
     caps: dict[str, list[Node]],
-    def_capture: tuple[str, SymbolKind] | None,
-    docstring_rule: tuple[str, str] | None,
+    compiled: _Compiled,
+    pattern: int,
     defs: list[_Def],
     def_by_name: dict[int, int],
 ) -> None:
-    """One definition match; of two sharing a ``@name`` node the larger one wins.
-    ``def_capture`` is the pattern's one ``@definition.<kind>`` capture, if known."""
+    """One definition match of ``pattern``; of two sharing a ``@name`` node the larger one
+    wins. A pattern with ``(#set! def.parents "a b")`` counts only under such parents."""
     names = caps.get("name")
     if not names:
         return
+    def_capture = compiled.def_captures[pattern]
     name_node = names[0]
     kind = SymbolKind.FUNCTION
     node = name_node
@@ -695,6 +748,9 @@ def _collect_def(
                 kind = found_kind
                 node = nodes[0]
                 break
+    allowed = compiled.def_parents[pattern]
+    if allowed is not None and (node.parent is None or node.parent.type not in allowed):
+        return
     start = node.start_byte
     end = node.end_byte
     name_start = name_node.start_byte
@@ -709,20 +765,26 @@ def _collect_def(
         body = bodies[0]
         body_start = body.start_byte
         body_end = body.end_byte
+        docstring_rule = compiled.spec.docstring
         if docstring_rule is not None:
             doc_start, doc_end = _docstring(body, docstring_rule)
     receivers = caps.get("receiver")
+    name = _decode(source[name_start : name_node.end_byte])
+    receiver = _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None
+    separator = compiled.spec.scope_separator
+    if separator is not None:
+        name, receiver = _split_scoped(name, receiver, separator)
     item = _Def(  # (positional: a dozen keywords cost more than the call)
         start,
         end,
         kind,
-        _decode(source[name_start : name_node.end_byte]),
+        name,
         name_start,
         body_start,
         body_end,
         doc_start,
         doc_end,
-        _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
+        receiver,
         node.start_point[0] + 1,
         node.end_point[0] + 1,
     )
@@ -733,20 +795,44 @@ def _collect_def(
         defs.append(item)
 
 
+def _split_scoped(name: str, receiver: str | None, separator: str) -> tuple[str, str | None]:
+    """``app::Store::save`` -> (``save``, ``app.Store``): a name written with its scope
+    (template arguments dropped, whitespace normalised), the scope joined to ``receiver``."""
+    if " " in name or "\n" in name or "\t" in name:
+        name = " ".join(name.split()).replace(" <", "<").replace("< ", "<").replace(" >", ">")
+    plain = name
+    while "<" in plain and ">" in plain and not plain.startswith("operator"):
+        stripped = _GENERIC.sub("", plain)
+        if stripped == plain:
+            break
+        plain = stripped
+    if separator not in plain:
+        return plain, receiver
+    head, _, last = plain.rpartition(separator)
+    scope = ".".join(part for part in head.split(separator) if part)
+    if not last:
+        return name, receiver
+    if not scope:  # `::f`: the global namespace
+        return last, receiver
+    return last, f"{receiver}.{scope}" if receiver else scope
+
+
 # ----------------------------------------------------------------------------- qualification
 
 
 def _qualify(
-    defs: list[_Def], scopes: list[tuple[int, int, str]], tags: list[str | None]
-) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]]]:
+    defs: list[_Def], scopes: list[tuple[int, int, str]], tags: list[str | None], merge_modules: bool = False
+) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]], int]:
     """Assign qualnames, kinds (method promotion) and parents, in source order.
 
-    Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each def's
-    overload tag (``tags``, by index into ``defs``).
+    Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each callable's
+    overload tag (``tags``, by index into ``defs``). With ``merge_modules``, a module opened
+    again (a C++ namespace block) is no new symbol: it qualifies what it holds like the first.
 
     Definitions nested deeper than ``MAX_NESTING`` (with everything inside them) are
     dropped. Returns the kept definitions (``parent_index`` renumbered), each one's parent
-    qualname, and the containers (definitions and scopes) as ``(start, end, qualname)``.
+    qualname, the containers (definitions and scopes) as ``(start, end, qualname)`` and the
+    number of modules merged into an earlier one.
     """
     # (start, -end, is_def, index); a scope sorts before a definition with the same range
     items = [(d.start, -d.end, 1, i) for i, d in enumerate(defs)]
@@ -760,6 +846,8 @@ def _qualify(
     containers: list[tuple[int, int, str]] = []
     kept_index: dict[int, int] = {}
     kept: list[_Def] = []
+    modules: dict[str, int] = {}  # merge_modules: qualname -> index of its first definition
+    merged = 0
     for start, neg_end, is_def, index in items:
         end = -neg_end
         while stack and stack[-1][0] < end:
@@ -778,6 +866,7 @@ def _qualify(
             continue
         d = defs[index]
         d.parent_index = kept_index[nearest_def] if nearest_def >= 0 else -1
+        d.scope_qual = None  # (set again below: a second pass starts afresh)
         if d.receiver:
             scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
             d.scope_qual = scope_qual
@@ -790,8 +879,15 @@ def _qualify(
                 d.scope_qual = prefix
             if d.kind is SymbolKind.FUNCTION and stack and (container_kind is None or container_kind in _CLASS_LIKE):
                 d.kind = SymbolKind.METHOD
+        if merge_modules and d.kind is SymbolKind.MODULE:
+            first = modules.setdefault(qual, index)
+            if first != index:  # the same module again: a scope of the first one's name
+                stack.append((end, qual, SymbolKind.MODULE, first))
+                containers.append((start, end, qual))
+                merged += 1
+                continue
         key = (qual, d.kind)
-        tag = tags[index]
+        tag = tags[index] if d.kind in _CALLABLE else None
         counter = stubs if tag == STUB else seen
         count = counter.get(key, 0) + 1
         counter[key] = count
@@ -802,6 +898,12 @@ def _qualify(
         kept.append(d)
         stack.append((end, qual, d.kind, index))
         containers.append((start, end, qual))
+    return kept, _parents(kept), containers, merged
+
+
+def _parents(kept: list[_Def]) -> list[str | None]:
+    """Each kept definition's parent qualname: its receiver or scope when that is a symbol
+    of the file, else its enclosing definition."""
     qualnames = {d.qualname for d in kept}
     parents: list[str | None] = []
     for d in kept:
@@ -811,7 +913,7 @@ def _qualify(
             parents.append(kept[d.parent_index].qualname)
         else:
             parents.append(None)
-    return kept, parents, containers
+    return parents
 
 
 # ----------------------------------------------------------------------------- fingerprints
@@ -1144,10 +1246,7 @@ def _attribute_types(
     raw.sort(key=_FIRST)
     innermost = scopes.innermost
     return tuple(
-        [
-            type_ref(innermost(pos), name, text, from_call, line, attr)
-            for pos, name, text, from_call, line, attr in raw
-        ]
+        [type_ref(innermost(pos), name, text, from_call, line, attr) for pos, name, text, from_call, line, attr in raw]
     )
 
 

@@ -1,0 +1,151 @@
+"""Precision and recall of symbols and edges on the fixture repository of each language added
+after the first six (``fixtures/repos/<language>``).
+
+Each fixture holds a hand-written ``expected_symbols.txt`` (``path::qualname kind``, every
+symbol) and ``expected_edges.txt`` (``KIND from -> to``: every IMPORTS, CALLS and INHERITS
+edge into the repository). Symbols come from the real parser, edges from the real parser
+and resolver, exactly as the daemon computes them (``facts_from_files``, ``RepoResolver``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from graphmemd.graph.model import Confidence
+from graphmemd.graph.resolution import RepoResolver, facts_from_files
+from graphmemd.ingest import parsecache
+from graphmemd.ingest.parsing import language_for_path
+from graphmemd.ingest.parsing.parser import parse_source
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "repos"
+LANGUAGES = ("c",)
+KINDS = ("IMPORTS", "CALLS", "INHERITS")
+R = "fx"
+
+Edge = tuple[str, str, str]  # (kind, from ref, to ref)
+
+
+def _lines(path: Path) -> list[str]:
+    return [x.strip() for x in path.read_text().splitlines() if x.strip() and not x.strip().startswith("#")]
+
+
+def expected_symbols(name: str) -> set[tuple[str, str]]:
+    out = set()
+    for line in _lines(FIXTURES / name / "expected_symbols.txt"):
+        ref, kind = line.rsplit(" ", 1)
+        out.add((ref, kind))
+    return out
+
+
+def expected_edges(name: str) -> set[Edge]:
+    out: set[Edge] = set()
+    for line in _lines(FIXTURES / name / "expected_edges.txt"):
+        kind, rest = line.split(" ", 1)
+        a, b = (x.strip() for x in rest.split("->"))
+        out.add((kind, a, b))
+    return out
+
+
+def ref(node_id: str) -> str:
+    """``fx:path::qual#kind`` -> ``path::qual``; ``fx:path`` -> ``path``."""
+    return node_id.removeprefix(f"{R}:").split("#", 1)[0]
+
+
+def source_paths(name: str) -> list[str]:
+    root = FIXTURES / name
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and language_for_path(p.name))
+
+
+def resolve(name: str, *, frozen: bool = False) -> tuple[RepoResolver, dict[Edge, Confidence]]:
+    root = FIXTURES / name
+    paths = source_paths(name)
+    r = RepoResolver(R, facts_from_files(root, paths))
+    for p in paths:
+        r.set_file(parse_source(p, (root / p).read_bytes()), frozen=frozen)
+    e = r.all_edges()
+    conf: dict[Edge, Confidence] = {}
+    for a, b, c in e.calls:
+        conf[("CALLS", ref(a), ref(b))] = c
+    for a, b, c in e.imports:
+        conf[("IMPORTS", ref(a), ref(b))] = c
+    for a, b, _kind, c in e.inherits:
+        conf[("INHERITS", ref(a), ref(b))] = c
+    return r, conf
+
+
+def precision_recall(got: set[object], want: set[object]) -> tuple[float, float]:
+    tp = len(got & want)
+    return (tp / len(got) if got else 1.0), (tp / len(want) if want else 1.0)
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_symbols(name: str) -> None:
+    root = FIXTURES / name
+    got: set[tuple[str, str]] = set()
+    for p in source_paths(name):
+        parsed = parse_source(p, (root / p).read_bytes())
+        assert parsed.syntax_errors == 0, p
+        ids = [(s.qualname, s.kind) for s in parsed.symbols]
+        assert len(ids) == len(set(ids)), f"{p}: ids must be unique in a file"
+        got |= {(f"{p}::{s.qualname}", s.kind.value) for s in parsed.symbols}
+    want = expected_symbols(name)
+    precision, recall = precision_recall(got, want)  # type: ignore[arg-type]
+    assert precision >= 0.95, f"unexpected symbols: {sorted(got - want)}"
+    assert recall >= 0.95, f"missed symbols: {sorted(want - got)}"
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_edges(name: str, kind: str) -> None:
+    _, conf = resolve(name)
+    got = {e for e in conf if e[0] == kind}
+    want = {e for e in expected_edges(name) if e[0] == kind}
+    if not want and kind == "INHERITS":
+        assert not got, sorted(got)
+        return
+    assert want, f"the fixture expects no {kind} edge: it tests nothing"
+    precision, recall = precision_recall(got, want)  # type: ignore[arg-type]
+    assert precision >= 0.95, f"false edges: {sorted(got - want)}"
+    assert recall >= 0.95, f"missed edges: {sorted(want - got)}"
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_no_name_only_guess(name: str) -> None:
+    """Every fixture edge is found by a certain rule, never by a unique-name guess."""
+    _, conf = resolve(name)
+    assert sorted(e for e, c in conf.items() if not c.certain) == []
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_frozen_files_resolve_as_live_ones(name: str) -> None:
+    """Planned calls kept compact (a warm restart's hand-over) resolve as live ones do."""
+    live, conf = resolve(name)
+    frozen, frozen_conf = resolve(name, frozen=True)
+    assert conf == frozen_conf
+    assert live.stats() == frozen.stats()
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_the_parse_cache_keeps_every_field(name: str) -> None:
+    root = FIXTURES / name
+    for p in source_paths(name):
+        parsed = parse_source(p, (root / p).read_bytes())
+        assert parsecache.decode(parsecache.encode(parsed)) == parsed
+
+
+@pytest.mark.parametrize("name", LANGUAGES)
+def test_a_changed_file_re_resolves_what_depends_on_it(name: str) -> None:
+    """Every file some edge leads into, once removed, makes the files with edges into it
+    dependents."""
+    _, conf = resolve(name)
+    into: dict[str, set[str]] = {}
+    for _kind, a, b in conf:
+        src, dst = a.split("::", 1)[0], b.split("::", 1)[0]
+        if src != dst:
+            into.setdefault(dst, set()).add(src)
+    assert into
+    for dst, sources in sorted(into.items()):
+        r2, _ = resolve(name)
+        r2.remove_file(dst)
+        assert sources <= r2.dependents_of({dst}), (dst, sources)

@@ -1,0 +1,105 @@
+"""Format invariance of the languages added after the first six: a real formatter where the
+machine has one, else whitespace and comment rewrites, and every definition's ``sig_hash``
+and ``body_hash`` stay identical (while a one-token change does not).
+
+C and C++: ``clang-format`` (Debian's ``clang-format`` package; ``.ci/run`` installs it when
+missing) in six built-in styles and one unusual configuration, over the fixture
+repositories and ``tests/fixtures_fp/many_styles.*`` (files written in many styles at once).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from graphmemd.ingest.parsing import parse_source
+
+ROOT = Path(__file__).resolve().parents[2]
+FP = ROOT / "tests" / "fixtures_fp"
+REPOS = ROOT / "fixtures" / "repos"
+
+CLANG_STYLES = (
+    "LLVM",
+    "Google",
+    "GNU",
+    "Mozilla",
+    "WebKit",
+    "Microsoft",
+    "{BasedOnStyle: LLVM, IndentWidth: 8, ColumnLimit: 40, BreakBeforeBraces: Allman, "
+    "AllowShortFunctionsOnASingleLine: None, PointerAlignment: Left, SpaceBeforeParens: Always}",
+)
+
+Prints = dict[tuple[str, str], tuple[str, str]]
+
+
+def prints(path: str, data: bytes) -> Prints:
+    parsed = parse_source(path, data)
+    assert parsed.syntax_errors == 0, path
+    return {(s.qualname, s.kind.value): (s.sig_hash, s.body_hash) for s in parsed.symbols}
+
+
+def sources(*patterns: str, repos: tuple[str, ...] = ()) -> list[Path]:
+    found = [p for pattern in patterns for p in sorted(FP.glob(pattern))]
+    for repo in repos:
+        found.extend(
+            p
+            for p in sorted((REPOS / repo).rglob("*"))
+            if p.is_file() and p.suffix in (".c", ".h", ".cpp", ".hpp", ".cc")
+        )
+    return found
+
+
+def compare(originals: dict[str, bytes], rewritten: dict[str, bytes]) -> tuple[int, int, list[str]]:
+    """(files rewritten, definitions compared, the definitions whose hashes changed)."""
+    changed_files = compared = 0
+    changed: list[str] = []
+    for name, data in originals.items():
+        after = rewritten[name]
+        changed_files += after != data
+        before, now = prints(name, data), prints(name, after)
+        assert set(before) == set(now), f"{name}: the definitions differ: {set(before) ^ set(now)}"
+        for key, hashes in before.items():
+            compared += 1
+            if now[key] != hashes:
+                changed.append(f"{name}::{key[0]}")
+    return changed_files, compared, changed
+
+
+@pytest.mark.parametrize("style", CLANG_STYLES)
+def test_clang_format_keeps_every_fingerprint(style: str) -> None:
+    clang = shutil.which("clang-format")
+    if clang is None:
+        pytest.skip("clang-format is not installed (Debian: apt-get install clang-format; .ci/run installs it)")
+    files = sources("many_styles.c", "many_styles.cpp", repos=("c", "cpp"))
+    assert len(files) >= 8
+    originals = {p.relative_to(ROOT).as_posix(): p.read_bytes() for p in files}
+    rewritten = {}
+    for name, data in originals.items():
+        out = subprocess.run(
+            [clang, f"--style={style}", f"--assume-filename={name}"],
+            input=data,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+        rewritten[name] = out.stdout
+    changed_files, compared, changed = compare(originals, rewritten)
+    assert all(rewritten[n] != originals[n] for n in originals if "fixtures_fp" in n)  # written in every style
+    assert changed_files >= 3
+    assert compared >= 50
+    assert changed == [], f"clang-format {style}: {len(changed)} of {compared} definitions changed: {changed}"
+
+
+def test_a_one_token_change_is_seen() -> None:
+    """The other direction: changing one operator or one literal changes that definition's
+    body hash only."""
+    name = "tests/fixtures_fp/many_styles.c"
+    data = (ROOT / name).read_bytes()
+    before = prints(name, data)
+    old = b"return w * 2;"
+    assert data.count(old) == 1
+    after = prints(name, data.replace(old, b"return w * 3;"))
+    diff = sorted(k[0] for k in before if before[k] != after[k])
+    assert diff == ["dispatch"]

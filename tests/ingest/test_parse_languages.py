@@ -1,0 +1,97 @@
+"""Parser details of the languages added after the first six, on small sources written for
+each rule (the fixture repositories' symbols and edges are checked in
+``tests/graph/test_language_fixtures.py``)."""
+
+from __future__ import annotations
+
+from graphmemd.graph.model import NO_BODY_HASH, InheritKind, ParsedFile, SymbolKind
+from graphmemd.ingest.parsing import parse_source
+
+F = SymbolKind.FUNCTION
+M = SymbolKind.METHOD
+C = SymbolKind.CLASS
+S = SymbolKind.STRUCT
+E = SymbolKind.ENUM
+MOD = SymbolKind.MODULE
+INH = InheritKind.INHERITS
+
+
+def parse(path: str, text: str) -> ParsedFile:
+    parsed = parse_source(path, text.encode())
+    assert parsed.syntax_errors == 0
+    assert parsed.truncated is None
+    return parsed
+
+
+def symbols(parsed: ParsedFile) -> list[tuple[str, SymbolKind]]:
+    return [(s.qualname, s.kind) for s in parsed.symbols]
+
+
+def calls(parsed: ParsedFile) -> list[tuple[str, str]]:
+    return [(c.caller, c.callee) for c in parsed.calls]
+
+
+# ----------------------------------------------------------------------------- C
+
+
+C_SOURCE = """#include <stdio.h>
+#include "util/fmt.h"
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define LIMIT 10
+typedef struct { int x; } point_t;
+typedef struct node { struct node *next; } node_t;
+struct list { node_t *head; };
+enum color { RED, GREEN };
+static int helper(int);
+int (*handler)(int);
+static int *make(void) { return 0; }
+int helper(int x) {
+    struct list l;
+    point_t *p = make_point();
+    l.head->next = 0;
+    return MAX(x, LIMIT) + helper(x - 1) + p->x + l.head->next->value;
+}
+void run(struct list *items) { items->head = 0; printf("%d", helper(1)); }
+"""
+
+
+def test_c_symbols() -> None:
+    parsed = parse("a.c", C_SOURCE)
+    assert symbols(parsed) == [
+        ("MAX", F),  # a function-like macro; LIMIT is a constant, not a symbol
+        ("point_t", S),  # an anonymous struct takes its typedef's name
+        ("node", S),  # a named one keeps its own (no second symbol for the typedef)
+        ("list", S),
+        ("color", E),
+        ("make", F),  # through the pointer declarator of its return type
+        ("helper", F),  # the prototype is dropped: its definition follows in the file
+        ("run", F),
+    ]  # `handler` is a function pointer variable, not a function
+    helper = next(s for s in parsed.symbols if s.qualname == "helper")
+    assert helper.signature == "int helper(int x)"
+    assert helper.body_hash != NO_BODY_HASH
+
+
+def test_c_calls_imports_and_types() -> None:
+    parsed = parse("a.c", C_SOURCE)
+    assert [(i.module, i.names) for i in parsed.imports] == [("<stdio.h>", ()), ("util/fmt.h", ())]
+    assert calls(parsed) == [
+        ("helper", "make_point"),
+        ("helper", "MAX"),
+        ("helper", "helper"),
+        ("run", "printf"),
+        ("run", "helper"),
+    ]
+    assert parsed.types == ()  # no methods in C: a typed receiver leads to no definition
+    types = {(t.scope, t.name, t.type) for t in parse("a.h", C_SOURCE).types}  # a header is C++
+    assert ("helper", "l", "list") in types  # `struct list l`
+    assert ("helper", "p", "point_t") in types  # through the pointer declarator
+    assert ("run", "items", "list") in types  # a parameter
+    assert ("list", "head", "node_t") in types  # a field
+
+
+def test_c_prototype_without_definition_is_a_symbol() -> None:
+    parsed = parse("api.h", "int api_open(const char *path);\nvoid api_close(int fd);\n")
+    assert symbols(parsed) == [("api_open", F), ("api_close", F)]
+    assert {s.body_hash for s in parsed.symbols} == {NO_BODY_HASH}
+    assert parsed.arities == (("api_open", 1), ("api_close", 1))
