@@ -36,7 +36,6 @@ Prints = dict[tuple[str, str], tuple[str, str]]
 
 def prints(path: str, data: bytes) -> Prints:
     parsed = parse_source(path, data)
-    assert parsed.syntax_errors == 0, path
     return {(s.qualname, s.kind.value): (s.sig_hash, s.body_hash) for s in parsed.symbols}
 
 
@@ -88,7 +87,7 @@ def test_clang_format_keeps_every_fingerprint(style: str) -> None:
     changed_files, compared, changed = compare(originals, rewritten)
     assert all(rewritten[n] != originals[n] for n in originals if "fixtures_fp" in n)  # written in every style
     assert changed_files >= 3
-    assert compared >= 50
+    assert compared >= 100
     assert changed == [], f"clang-format {style}: {len(changed)} of {compared} definitions changed: {changed}"
 
 

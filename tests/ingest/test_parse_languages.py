@@ -95,3 +95,78 @@ def test_c_prototype_without_definition_is_a_symbol() -> None:
     assert symbols(parsed) == [("api_open", F), ("api_close", F)]
     assert {s.body_hash for s in parsed.symbols} == {NO_BODY_HASH}
     assert parsed.arities == (("api_open", 1), ("api_close", 1))
+
+
+# ----------------------------------------------------------------------------- C++
+
+
+CPP_SOURCE = """#include "store.h"
+using namespace std;
+using app::Store;
+namespace app {
+class GTEST_API_ Store : public Base, private Counted {
+public:
+    Store(int n);
+    ~Store();
+    void save(int x);
+    void save(int x, int y);
+    bool operator==(const Store& o) const;
+    JUCE_DECLARE_NON_COPYABLE (Store)
+private:
+    Helper* helper_;
+};
+}
+namespace app {
+Store::Store(int n) : count_(n) {}
+void Store::save(int x) { this->flush(); helper_->go(x); Store other(x); other.save(1, 2); }
+}
+void app::Store::save(int x, int y) { std::sort(a, b); auto p = std::make_unique<Widget>(x); p->draw(); }
+template <typename T> T Box<T>::get() const { return value_; }
+void JUCE_CALLTYPE shutdown() { detail::reset(); }
+"""
+
+
+def test_cpp_symbols() -> None:
+    parsed = parse("store.cpp", CPP_SOURCE)
+    assert symbols(parsed) == [
+        ("app", MOD),  # the second `namespace app` block is the same symbol
+        ("app.Store", C),  # the export macro GTEST_API_ is read as a blank
+        ("app.Store.~Store", M),
+        ("app.Store.operator==", M),
+        ("app.Store.Store", M),  # declared in the class, defined out of line: one symbol
+        ("app.Store.save", M),
+        ("app.Store.save~2", M),  # an overload: `~<arity>`
+        ("Box.get", M),  # template arguments are not part of a name
+        ("shutdown", F),
+    ]
+    parents = {s.qualname: s.parent for s in parsed.symbols}
+    assert parents["app.Store.save"] == "app.Store"  # the out-of-line definition joins its class
+    assert parents["Box.get"] is None  # (Box is declared elsewhere)
+    assert [(h.child, h.parent, h.kind) for h in parsed.inherits] == [
+        ("app.Store", "Base", INH),
+        ("app.Store", "Counted", INH),
+    ]
+
+
+def test_cpp_calls_imports_and_types() -> None:
+    parsed = parse("store.cpp", CPP_SOURCE)
+    assert [(i.module, i.names) for i in parsed.imports] == [
+        ("store.h", ()),
+        ("std", ("*",)),
+        ("app", ("Store",)),
+    ]
+    assert calls(parsed) == [
+        ("app.Store.save", "this.flush"),
+        ("app.Store.save", "helper_.go"),  # `->` is `.`
+        ("app.Store.save", "Store"),  # `Store other(x)`: a constructor
+        ("app.Store.save", "other.save"),
+        ("app.Store.save~2", "std::sort"),
+        ("app.Store.save~2", "std::make_unique"),
+        ("app.Store.save~2", "p.draw"),
+        ("shutdown", "detail::reset"),
+    ]
+    assert [c.args for c in parsed.calls if c.callee == "other.save"] == [2]
+    types = {(t.scope, t.name, t.type) for t in parsed.types}
+    assert ("app.Store", "helper_", "Helper") in types  # a field
+    assert ("app.Store.save", "other", "Store") in types  # `T x(y);` inside a block is a variable
+    assert ("app.Store.save~2", "p", "Widget") in types  # a smart pointer stands for its pointee

@@ -405,8 +405,55 @@ item_price (const item_t *item, int quantity)
 ''',
 )
 
+CPP = Lang(
+    fixture="cpp",
+    path="src/main.cpp",
+    func="make_item",
+    sibling="report",
+    body=("return Item{name, cents, 1};", "return Item{name, cents, 2};"),
+    sig=("static Item make_item(const char* name, long cents)\n",
+         "static Item make_item(const char* name, long cents, int rounds)\n"),
+    rename=("static Item make_item(", "static Item build_item(", "build_item"),
+    func_text="static Item make_item(const char* name, long cents)\n{\n    return Item{name, cents, 1};\n}\n\n",
+    move_path="src/items.cpp",
+    move_file='#include "shop/item.h"\n\nusing namespace shop;\n\n'
+              "static Item make_item(const char* name, long cents)\n{\n    return Item{name, cents, 1};\n}\n",
+    formatted='''#include <iostream>
+
+#include "shop/fmt.h"
+#include "shop/store.h"
+
+// reformatted by clang-format --style=Google, with comments, blank lines and a new order
+using namespace shop;
+
+static void report(const Store& store, const Store* other) {
+  std::cout << store.summary() << " / "
+            << fmt::money(other->total()) << "\n";  // both totals
+}
+
+
+
+/* items are made one at a time */
+static Item make_item(const char* name, long cents) {
+  return Item{name, cents,
+              1};
+}
+
+int main() {
+  Store store = Store::open("main");
+  Item tea = make_item("tea", 250);
+  store.add(tea.with_quantity(2));
+  Store* other = new Store("other");
+  other->add(make_item("cup", 1000));
+  report(store, other);
+  delete other;
+  return 0;
+}
+''',
+)
+
 LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"),
-         pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c")]
+         pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 
 # ----------------------------------------------------------------------------- per language

@@ -72,7 +72,7 @@ class CFamilyRules(LanguageRules):
 
     def __init__(self, resolver: object) -> None:
         super().__init__(resolver)  # type: ignore[arg-type]
-        self.names = QualifiedNames()
+        self.names = QualifiedNames(CLASSLIKE)
         #: basename -> the family's files of that name (the last-resort include lookup)
         self.by_base: dict[str, set[str]] = {}
         #: path -> its `using namespace` directives and `using a::B` declarations (full names)
@@ -165,10 +165,10 @@ class CFamilyRules(LanguageRules):
         using = self.usings.get(fi.path)
         if len(segs) == 1 and using is not None and segs[0] in using[1]:
             full = using[1][segs[0]]
-            got = resolve_scoped(run, fi, self.names, ("",), tuple(full.split(".")), CLASSLIKE, exclude)
+            got = resolve_scoped(run, fi, self.names, ("",), tuple(full.split(".")), exclude)
             if got is not None:
                 return got
-        return resolve_scoped(run, fi, self.names, self._scopes(fi, caller, len(segs) > 1), segs, CLASSLIKE, exclude)
+        return resolve_scoped(run, fi, self.names, self._scopes(fi, caller, len(segs) > 1), segs, exclude)
 
     def path_call(
         self, run: LookupRun, fi: FileIndex, caller: str, text: str, segs: tuple[str, ...]
@@ -177,7 +177,7 @@ class CFamilyRules(LanguageRules):
         enclosing scope outwards, never guessed."""
         if "::" not in text:
             return False, None, Confidence.IMPORT
-        got = resolve_scoped(run, fi, self.names, self._scopes(fi, caller, True), segs, CLASSLIKE)
+        got = resolve_scoped(run, fi, self.names, self._scopes(fi, caller, True), segs)
         if got is None:
             return True, None, Confidence.IMPORT
         return True, got[0], got[1]

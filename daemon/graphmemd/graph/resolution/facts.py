@@ -251,7 +251,9 @@ def _compile_commands_dirs(root: Path) -> list[str] | None:
             if not isinstance(args, list):
                 command = entry.get("command")
                 args = shlex.split(command) if isinstance(command, str) else []
-            cwd = Path(str(entry.get("directory") or root))
+            cwd = Path(str(entry.get("directory") or "."))
+            if not cwd.is_absolute():  # (relative to the repository root)
+                cwd = root / cwd
             for inc in _include_flags([str(a) for a in args]):
                 p = (cwd / inc) if not Path(inc).is_absolute() else Path(inc)
                 try:

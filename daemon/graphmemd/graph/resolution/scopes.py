@@ -77,12 +77,17 @@ def scope_chain(fi: FileIndex, caller: str, package_parents: bool) -> Iterator[s
 
 
 class QualifiedNames:
-    """Full name -> the (path, qualname) symbols defining it, over a family's files."""
+    """Full name -> the files defining it (and their qualname there), over a family's files;
+    the types (symbols of one of ``kinds``) also in a table of their own."""
 
-    __slots__ = ("_former", "_of", "defs")
+    __slots__ = ("_first", "_former", "_of", "defs", "kinds", "types")
 
-    def __init__(self) -> None:
-        self.defs: dict[str, set[Sym]] = {}
+    def __init__(self, kinds: frozenset[SymbolKind]) -> None:
+        self.kinds = kinds
+        self.defs: dict[str, dict[str, str]] = {}
+        self.types: dict[str, dict[str, str]] = {}
+        #: (full name, types only) -> the symbol of the first path (memoised)
+        self._first: dict[tuple[str, bool], Sym] = {}
         self._of: dict[str, frozenset[str]] = {}
         #: path -> the full names it defined before it was last unindexed (for changed_keys)
         self._former: dict[str, frozenset[str]] = {}
@@ -90,20 +95,28 @@ class QualifiedNames:
     def index(self, fi: FileIndex) -> None:
         """Add the full names ``fi`` defines."""
         names = full_names(fi)
+        path = fi.path
         for fq, q in names.items():
-            self.defs.setdefault(fq, set()).add((fi.path, q))
-        self._of[fi.path] = frozenset(names)
+            self.defs.setdefault(fq, {})[path] = q
+            if fi.syms[q].kind in self.kinds:
+                self.types.setdefault(fq, {})[path] = q
+            self._forget(fq)
+        self._of[path] = frozenset(names)
 
     def unindex(self, fi: FileIndex) -> None:
         """Remove the full names ``fi`` defines, remembering them for ``changed_keys``."""
         old = self._of.pop(fi.path, frozenset())
         for fq in old:
-            found = self.defs.get(fq)
-            if found is not None:
-                found.difference_update([d for d in found if d[0] == fi.path])
-                if not found:
-                    del self.defs[fq]
+            for table in (self.defs, self.types):
+                found = table.get(fq)
+                if found is not None and found.pop(fi.path, None) is not None and not found:
+                    del table[fq]
+            self._forget(fq)
         self._former[fi.path] = old
+
+    def _forget(self, fq: str) -> None:
+        self._first.pop((fq, False), None)
+        self._first.pop((fq, True), None)
 
     def changed_keys(self, path: str) -> set[str]:
         """The name keys of the full names ``path`` started or stopped defining."""
@@ -115,23 +128,25 @@ class QualifiedNames:
         """The symbols named ``fq``, sorted (the probe is recorded for ``dependents_of``)."""
         run.seen.add(NAME_KEY + fq.rsplit(".", 1)[-1])
         found = self.defs.get(fq)
-        return sorted(found) if found else []
+        return sorted(found.items()) if found else []
 
-    def pick(self, run: LookupRun, fi: FileIndex, fq: str, kinds: Iterable[SymbolKind] | None = None) -> Sym | None:
-        """The symbol named ``fq`` as seen from ``fi``: its own, else the first other file's
-        (of one of ``kinds`` when given); the file it is in is consulted."""
-        wanted = frozenset(kinds) if kinds is not None else None
-        best: Sym | None = None
-        for p, q in self.find(run, fq):
-            if wanted is not None and run.files[p].syms[q].kind not in wanted:
-                continue
-            if p == fi.path:
-                return (p, q)
-            if best is None:
-                best = (p, q)
-        if best is not None:
-            run.seen.add(best[0])
-        return best
+    def pick(self, run: LookupRun, fi: FileIndex, fq: str, types: bool = False) -> Sym | None:
+        """The symbol (a type, with ``types``) named ``fq`` as seen from ``fi``: its own,
+        else the one of the first path; the file it is in is consulted."""
+        run.seen.add(NAME_KEY + fq.rsplit(".", 1)[-1])
+        table = (self.types if types else self.defs).get(fq)
+        if not table:
+            return None
+        own = table.get(fi.path)
+        if own is not None:
+            return (fi.path, own)
+        key = (fq, types)
+        first = self._first.get(key)
+        if first is None:
+            path = min(table)
+            first = self._first[key] = (path, table[path])
+        run.seen.add(first[0])
+        return first
 
 
 def _here(fi: FileIndex, full: str) -> str | None:
@@ -144,14 +159,12 @@ def _here(fi: FileIndex, full: str) -> str | None:
     return full if full in fi.syms else None
 
 
-def type_named(
-    run: LookupRun, fi: FileIndex, names: QualifiedNames, full: str, kinds: frozenset[SymbolKind]
-) -> Sym | None:
-    """The type (a symbol of one of ``kinds``) whose full name is ``full``: in ``fi`` first."""
+def type_named(run: LookupRun, fi: FileIndex, names: QualifiedNames, full: str) -> Sym | None:
+    """The type whose full name is ``full``: in ``fi`` first."""
     q = _here(fi, full)
-    if q is not None and fi.syms[q].kind in kinds:
+    if q is not None and fi.syms[q].kind in names.kinds:
         return (fi.path, q)
-    return names.pick(run, fi, full, kinds)
+    return names.pick(run, fi, full, types=True)
 
 
 def resolve_scoped(
@@ -160,15 +173,19 @@ def resolve_scoped(
     names: QualifiedNames,
     scopes: Iterable[str],
     segs: tuple[str, ...],
-    kinds: frozenset[SymbolKind],
     exclude: str | None = None,
 ) -> Found | None:
     """``segs`` (a name, or a path ``A::B::f``) looked up from each of ``scopes`` (full
-    names, innermost first): the symbol of that full name in ``fi`` or another file, else a
-    member (inherited ones too) of the type named by all but the last segment."""
+    names, innermost first): a type's own name inside it (the type, not its constructor),
+    the symbol of that full name in ``fi`` or another file, else a member (inherited ones
+    too) of the type named by all but the last segment."""
     dotted = ".".join(segs)
     last = segs[-1]
     for scope in scopes:
+        if len(segs) == 1 and scope.rpartition(".")[2] == last:  # a type's own name inside it
+            own = type_named(run, fi, names, scope)
+            if own is not None and own != (fi.path, exclude):
+                return own, Confidence.SAME_MODULE if own[0] == fi.path else Confidence.SAME_PACKAGE
         full = f"{scope}.{dotted}" if scope else dotted
         q = _here(fi, full)
         if q is not None and q != exclude:
@@ -181,7 +198,7 @@ def resolve_scoped(
         owner_name = f"{scope}.{head}" if scope and head else scope or head
         if not owner_name:
             continue
-        owner = type_named(run, fi, names, owner_name, kinds)
+        owner = type_named(run, fi, names, owner_name)
         if owner is not None and owner != (fi.path, exclude):
             found = run.member_of(owner, last, set())
             if found is not None:

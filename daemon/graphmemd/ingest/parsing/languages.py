@@ -30,6 +30,17 @@ class LanguageSpec:
     * ``scope_separator``: a ``@name`` written with its scope (C++ ``void app::Store::save()``,
       ``namespace a::b``) is split on it: the last segment is the name, the rest (template
       arguments dropped) qualifies it as a ``@receiver`` does.
+    * ``blanks``: regular expressions (bytes) whose first group is replaced by as many spaces
+      before the tree is built, so the grammar reads around it (the text and every position
+      stay the source's; never on a preprocessor line): C/C++ export and calling-convention
+      macros, which no grammar can tell from a type (``class GTEST_API_ UnitTest {`` reads
+      as a function named ``UnitTest`` returning ``class GTEST_API_``).
+    * ``builtin_types``: stated types that never name a repository type and are not kept
+      for receiver typing (None: the scalar and string types of the first six languages;
+      C++ keeps every type its patterns capture: ``String`` is a class there).
+    * ``unwrap_types``: a regular expression over a stated type (or a constructing call) as
+      written; when it matches, the type is its first group: C++ smart pointers stand for
+      what they point to (``std::unique_ptr<Store> p; p->save()``, ``std::make_shared<Store>()``).
     """
 
     language: Language
@@ -41,7 +52,34 @@ class LanguageSpec:
     quoted_modules: bool = False
     docstring: tuple[str, str] | None = None
     scope_separator: str | None = None
+    blanks: tuple[bytes, ...] = ()
+    builtin_types: frozenset[str] | None = None
+    unwrap_types: str | None = None
 
+
+#: C/C++ macros read as blanks: an ALL-CAPS word between ``class``/``struct`` and a class
+#: name; an export macro (``..._API``, ``..._EXPORT`` ...) starting a declaration; an ALL_CAPS
+#: word between a declaration's type and its name (``void JUCE_CALLTYPE f()``, ``WINAPI``); a
+#: line holding nothing but an ALL_CAPS macro or its invocation (``JUCE_DECLARE_NON_COPYABLE (X)``
+#: in a class body, ``JUCE_END_IGNORE_WARNINGS_MSVC``: no semicolon follows, so the grammar
+#: loses the rest of the class or namespace).
+_C_BLANKS = (
+    *(
+        rb"%s[ \t]+([A-Z_][A-Z0-9_]*)[ \t]+(?=[A-Za-z_][\w:]*\s*(?:final\b\s*)?[:{<])" % keyword
+        for keyword in (b"class", b"struct", b"union")  # (one literal each: three fast scans)
+    ),
+    rb"\n[ \t]*(?:(?:static|inline|extern|virtual|explicit|friend|constexpr)[ \t]+)*"
+    rb"([A-Z][A-Z0-9_]*(?:_API_?|_EXPORTS?|_IMPORT|_DLL|_PUBLIC|_VISIBILITY|_CALLTYPE))[ \t]+(?=[A-Za-z_~])",
+    rb"[ \t]([A-Z][A-Z0-9]*_[A-Z0-9_]+|WINAPI|CALLBACK|APIENTRY)[ \t]+(?=operator\b|[A-Za-z_~][\w:~]*[ \t]*\()",
+    rb"\n[ \t]*+([A-Z][A-Z0-9]*+_[A-Z0-9_]++(?:[ \t]*+\((?:[^()\n]|\([^()\n]*+\))*+\))?)[ \t]*+(?://[^\n]*+)?\r?(?=\n)",
+)
+
+#: C++ smart pointers (the standard ones, and any template named ``...Ptr``, ``...Pointer``,
+#: ``...Ref``, ``...Reference``) and their factories: the type they point to.
+_CPP_POINTERS = (
+    r"^\s*(?:const\s+)?(?:[\w]+::)*(?:\w*(?:Ptr|ptr|Pointer|Ref|Reference)|optional|make_unique|make_shared)"
+    r"\s*<\s*(?:const\s+)?((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)"
+)
 
 SPECS: dict[Language, LanguageSpec] = {
     spec.language: spec
@@ -108,6 +146,7 @@ SPECS: dict[Language, LanguageSpec] = {
             grammar_function="language",
             query_files=("c.scm",),
             quoted_modules=True,
+            blanks=_C_BLANKS[3:],
         ),
         LanguageSpec(
             # `.h` is C++: its grammar reads C headers too (and `extern "C"`), the C grammar
@@ -120,6 +159,9 @@ SPECS: dict[Language, LanguageSpec] = {
             quoted_modules=True,
             path_separator="::",
             scope_separator="::",
+            blanks=_C_BLANKS,
+            builtin_types=frozenset(),
+            unwrap_types=_CPP_POINTERS,
         ),
     )
 }

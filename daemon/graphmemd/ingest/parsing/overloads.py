@@ -29,6 +29,7 @@ Stubs and arities are read from the tree by byte range, iteratively (no recursio
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -90,19 +91,31 @@ def _find_parameters(node: Node, node_type: str, depth: int = 5) -> Node | None:
 
 
 def overload_tags(
-    root: Node, source: bytes, defs: Sequence[tuple[int, int, str]], rules: OverloadRules | None
+    root: Node,
+    source: bytes,
+    defs: Sequence[tuple[int, int, str]],
+    rules: OverloadRules | None,
+    arities: Sequence[tuple[int, int]] = (),
 ) -> list[str | None]:
     """Per definition (start, end, name): ``STUB``, its arity as text (arity rules), or None.
-    Only names defined more than once in the file are looked at."""
+    Only names defined more than once in the file are looked at. With ``parameter_list``
+    rules, ``arities`` (the extraction's parameter lists: start byte, count, sorted) give a
+    definition's arity: its first parameter list (no tree walk)."""
     tags: list[str | None] = [None] * len(defs)
     if rules is None or not (rules.stub_decorator or rules.by_arity):
         return tags
     if len({name for _s, _e, name in defs}) == len(defs):
         return tags  # no name defined twice
     names = Counter(name for _s, _e, name in defs)
+    starts = [pos for pos, _n in arities] if rules.parameter_list and arities else None
     for i, (start, end, name) in enumerate(defs):
         if names[name] < 2:
             continue
+        if starts is not None and rules.by_arity:
+            k = bisect_left(starts, start)
+            if k < len(starts) and starts[k] < end:
+                tags[i] = str(arities[k][1])
+                continue
         node = root.descendant_for_byte_range(start, end)
         if node is None or node.start_byte != start or node.end_byte != end:
             continue

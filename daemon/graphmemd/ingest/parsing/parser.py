@@ -274,6 +274,12 @@ class _Compiled:
     def_captures: tuple[tuple[str, SymbolKind] | None, ...]
     #: per pattern, the node types its definition's parent must have (``def.parents``; None: any)
     def_parents: tuple[frozenset[str] | None, ...]
+    #: the spec's ``blanks``, compiled
+    blanks: tuple[re.Pattern[bytes], ...]
+    #: stated types never kept (a language's built-in scalar and string types)
+    builtin_types: frozenset[str]
+    #: the spec's ``unwrap_types``, compiled
+    unwrap: re.Pattern[str] | None
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -375,6 +381,9 @@ def _compile(language: Language) -> _Compiled:
             captures=captures,
             def_captures=tuple(_def_capture(names) for names in captures),
             def_parents=tuple(_def_parents(query.pattern_settings(i)) for i in range(query.pattern_count)),
+            blanks=tuple(re.compile(b) for b in spec.blanks),
+            builtin_types=_PRIMITIVE_TYPES if spec.builtin_types is None else spec.builtin_types,
+            unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
         )
         _compiled[language] = found
         return found
@@ -508,7 +517,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         source = source[:cut]
         truncated = f"file larger than {MAX_SOURCE_BYTES} bytes: only the first {cut} bytes indexed"
     compiled = _compile(language)
-    root, matches, syntax_errors, limited = _run_query(compiled, source)
+    root, matches, syntax_errors, limited = _run_query(compiled, _blanked(compiled, source))
     truncated = limited or truncated
     found = _collect(source, compiled, matches)
     defs = found.defs
@@ -516,7 +525,8 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     found.cuts.sort()
     found_defs = len(defs)
     overloads = load_rules(language).overloads if scheme != 1 else None
-    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
+    found.arities.sort()
+    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads, found.arities)
     all_defs = defs
     merge = overloads is not None and overloads.merge_modules
     defs, parents, containers, merged = _qualify(defs, found.scopes, tags, merge)
@@ -529,14 +539,14 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
     signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme)
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
-    scopes_of = _Intervals(containers) if found.raw_types or found.arities else None
+    scopes_of = _Intervals(containers) if found.raw_types or found.arities or found.bases else None
     return ParsedFile(
         path=path,
         language=language,
         symbols=_symbols(defs, parents, signatures, body_hashes),
         imports=_finish_imports(found.raw_imports, found.import_scopes, compiled.spec, functions),
         calls=_attribute_calls(defs, found.raw_calls),
-        inherits=_attribute_bases(containers, found.bases),
+        inherits=_attribute_bases(scopes_of, found.bases),
         types=_attribute_types(scopes_of, found.raw_types),
         arities=_arities(defs, scopes_of, found.arities),
         exports=tuple(found.exports) if found.exports else None,
@@ -574,6 +584,22 @@ def _drop_declared(
         return None
     kept = [d for d in all_defs if id(d) not in drop]
     return kept, [tag_of[id(d)] for d in kept]
+
+
+def _blanked(compiled: _Compiled, source: bytes) -> bytes:
+    """``source`` with the spec's ``blanks`` replaced by spaces (same length: every node's
+    byte range is the same in both)."""
+    if not compiled.blanks:
+        return source
+    spans = [m.span(1) for pattern in compiled.blanks for m in pattern.finditer(source)]
+    if not spans:
+        return source
+    out = bytearray(source)
+    for start, end in spans:
+        line = source.rfind(b"\n", 0, start) + 1
+        if not source[line:start].lstrip().startswith(b"#"):  # (a #define's name or body stays)
+            out[start:end] = b" " * (end - start)
+    return bytes(out)
 
 
 def _run_query(
@@ -664,7 +690,9 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 rend = receiver.end_byte
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
             arg_lists = caps.get("reference.call.args")
-            raw_calls.append((start, text, node.start_point[0] + 1, _count_named(arg_lists[0]) if arg_lists else -1))
+            raw_calls.append(
+                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1)
+            )
         elif role == _R_COMMENT:
             node = caps["comment"][0]
             out.cuts.append((node.start_byte, node.end_byte))
@@ -694,10 +722,10 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
         elif role == _R_PACKAGE:
             out.package = _node_text(source, caps["package"][0])
         elif role in (_R_TYPE, _R_RETURNS):
-            _collect_type(source, caps, settings[pattern], compiled.captures[pattern], out.raw_types)
+            _collect_type(source, caps, settings[pattern], compiled, pattern, out.raw_types)
         elif role == _R_ARITY:
             node = caps["arity"][0]
-            out.arities.append((node.start_byte, _count_named(node)))
+            out.arities.append((node.start_byte, _count_named(node, source)))
         elif role == _R_EXPORT:
             out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
     if comments:
@@ -1057,11 +1085,10 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
 
 
 def _attribute_bases(
-    containers: list[tuple[int, int, str]], bases: list[tuple[int, str, InheritKind, int]]
+    scopes: _Intervals | None, bases: list[tuple[int, str, InheritKind, int]]
 ) -> tuple[InheritRef, ...]:
-    if not bases:
+    if scopes is None or not bases:
         return ()
-    scopes = _Intervals(containers)
     bases.sort(key=_FIRST)
     refs: list[InheritRef] = []
     for pos, parent, kind, line in bases:
@@ -1074,8 +1101,12 @@ def _attribute_bases(
 # ----------------------------------------------------------------------------- typed names
 
 
-def _count_named(node: Node) -> int:
-    """Named children that are not comments (arguments, parameters)."""
+def _count_named(node: Node, source: bytes) -> int:
+    """Named children that are not comments (arguments, parameters); without a comment
+    character in its text, every named child counts."""
+    text = source[node.start_byte : node.end_byte]
+    if b"/" not in text and b"#" not in text and b"--" not in text:
+        return node.named_child_count
     return sum(1 for i in range(node.named_child_count) if not node.named_child(i).is_extra)
 
 
@@ -1083,7 +1114,8 @@ _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
 
 
 _PLAIN_TYPE = re.compile(r"[*&]*((?:[^\W\d]\w*\.)*[^\W\d]\w*)\Z")
-#: Predeclared scalar types of the supported languages: never a repository type, not kept.
+#: Predeclared scalar types of the first six languages: never a repository type, not kept
+#: (a language spec may name its own: ``LanguageSpec.builtin_types``).
 _PRIMITIVE_TYPES = frozenset(
     [
         "int",
@@ -1178,12 +1210,14 @@ def _collect_type(
     source: bytes,
     caps: dict[str, list[Node]],
     setting: dict[str, str | None],
-    names: frozenset[str],
+    compiled: _Compiled,
+    pattern: int,
     raw: list[tuple[int, str, str, bool, int, bool]],
 ) -> None:
-    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match.
-    ``names``: the captures the pattern can have (the others are not looked up)."""
-    if not names.isdisjoint(_RETURNS_CAPTURES) and _collect_returned(source, caps, raw):
+    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match
+    of ``pattern`` (only the captures the pattern can have are looked up)."""
+    builtins = compiled.builtin_types
+    if not compiled.captures[pattern].isdisjoint(_RETURNS_CAPTURES) and _collect_returned(source, caps, raw, compiled):
         return
     var = caps["type.var"][0]
     raw_name = source[var.start_byte : var.end_byte]
@@ -1199,9 +1233,13 @@ def _collect_type(
         if text and name and text != name:
             raw.append((var.start_byte, name, text, False, var.start_point[0] + 1, True))
         return
-    if annotations:
+    stated = annotations or calls
+    unwrapped = _unwrapped(compiled, source, stated[0]) if stated and compiled.unwrap is not None else None
+    if unwrapped is not None:
+        text, from_call = unwrapped, False
+    elif annotations:
         text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
-        if text in _PRIMITIVE_TYPES:
+        if text in builtins:
             return
         from_call = False
     elif calls:
@@ -1216,15 +1254,26 @@ def _collect_type(
 _RETURNS_CAPTURES = frozenset({"type.returns", "type.returns.call", "type.returns.value"})
 
 
+def _unwrapped(compiled: _Compiled, source: bytes, node: Node) -> str | None:
+    """The type a stated wrapper type stands for (``unwrap_types``), or None."""
+    assert compiled.unwrap is not None
+    match = compiled.unwrap.match(_decode(source[node.start_byte : node.end_byte]))
+    return match.group(1) if match else None
+
+
 def _collect_returned(
-    source: bytes, caps: dict[str, list[Node]], raw: list[tuple[int, str, str, bool, int, bool]]
+    source: bytes,
+    caps: dict[str, list[Node]],
+    raw: list[tuple[int, str, str, bool, int, bool]],
+    compiled: _Compiled,
 ) -> bool:
     """A ``@type.returns`` (``.call``/``.value``) match; False when the match has none."""
     returns = caps.get("type.returns")
     if returns:
         node = returns[0]
-        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
-        if text and text not in _PRIMITIVE_TYPES:
+        unwrapped = _unwrapped(compiled, source, node) if compiled.unwrap is not None else None
+        text = unwrapped or _type_text(_decode(source[node.start_byte : node.end_byte]))
+        if text and text not in compiled.builtin_types:
             raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
         return True
     for key, attr in (("type.returns.call", False), ("type.returns.value", True)):

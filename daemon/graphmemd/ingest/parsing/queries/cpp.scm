@@ -62,6 +62,10 @@
 (declaration
   type: [(type_identifier) (qualified_identifier) (template_type)] @reference.call
   declarator: (init_declarator value: (argument_list) @reference.call.args))
+(compound_statement
+  (declaration
+    type: [(type_identifier) (qualified_identifier) (template_type)] @reference.call
+    declarator: (function_declarator declarator: (identifier) parameters: (parameter_list) @reference.call.args)))
 
 ; ---- imports: `using namespace a::b;` -> module `a::b`, name `*`; `using a::B;` -> module `a`, name `B`
 ((using_declaration "namespace" [(identifier) (qualified_identifier)] @import.module) @import (#set! import.name "*"))
@@ -92,7 +96,11 @@
 (declaration
   type: (placeholder_type_specifier)
   declarator: (init_declarator
-    declarator: [(identifier) @type.var (pointer_declarator declarator: (identifier) @type.var)]
+    declarator: [
+      (identifier) @type.var
+      (pointer_declarator declarator: (identifier) @type.var)
+      (reference_declarator (identifier) @type.var)
+    ]
     value: [(new_expression type: (_) @type.call) (call_expression function: (_) @type.call)]))
 (parameter_declaration
   type: [(qualified_identifier) (template_type)] @type.annotation
@@ -110,4 +118,8 @@
 (declaration_list
   (declaration
     type: [(type_identifier) (qualified_identifier) (template_type)] @type.returns
+    declarator: [(function_declarator) (pointer_declarator declarator: (function_declarator))]))
+(translation_unit
+  (declaration
+    type: [(qualified_identifier) (template_type)] @type.returns
     declarator: [(function_declarator) (pointer_declarator declarator: (function_declarator))]))
