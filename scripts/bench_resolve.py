@@ -20,6 +20,8 @@ import builtins
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -109,6 +111,33 @@ STD_MEMBERS = {
 }
 # fmt: on
 BUILTINS["c"] = set()
+
+_RUBY_CORE = """
+core = Object.constants.map { |c| Object.const_get(c) rescue nil }.select { |m| m.is_a?(Module) }
+core = core.select do |m|
+  (m.instance_methods(false) + m.singleton_methods(false)).all? do |x|
+    loc = (m.instance_method(x).source_location rescue m.method(x).source_location rescue nil)
+    loc.nil? || loc[0].start_with?("<internal:")
+  end
+end
+puts core.map(&:name).join(" ")
+puts core.flat_map { |m| m.instance_methods + m.singleton_methods + m.private_instance_methods }.uniq.join(" ")
+"""
+
+
+def ruby_core() -> tuple[set[str], set[str]]:
+    """(core classes and modules, their method names) of the machine's Ruby: implemented in
+    C, never in a Ruby corpus (as Python's builtins for the Python one); empty without ruby."""
+    ruby = shutil.which("ruby")
+    if ruby is None:
+        return set(), set()
+    out = subprocess.run([ruby, "-e", _RUBY_CORE], capture_output=True, text=True, check=False, timeout=60)
+    lines = out.stdout.splitlines()
+    return (set(lines[0].split()), set(lines[1].split())) if len(lines) >= 2 else (set(), set())
+
+
+RUBY_CORE_CLASSES, RUBY_CORE_METHODS = ruby_core()
+BUILTINS["ruby"] = RUBY_CORE_METHODS
 BUILTINS["cpp"] = BUILTINS["juce"] = STD_MEMBERS
 
 
@@ -193,9 +222,12 @@ def measure(lang: str, workers: int, sample: int, misses: int, scratch: Path) ->
 
 
 def _external(lang: str, callee: str) -> bool:
-    """A call the language's own library answers by construction (Go ``unsafe.``, C++ ``std::``)."""
+    """A call the language's own library answers by construction (Go ``unsafe.``, C++ ``std::``,
+    a Ruby core class: ``File.read``, ``Array(x)``)."""
     if lang == "go":
         return callee.startswith("unsafe.")
+    if lang == "ruby":
+        return callee.lstrip(":").split(".", 1)[0].split("::", 1)[0].split("(", 1)[0] in RUBY_CORE_CLASSES
     return lang in ("cpp", "juce") and callee.startswith(("std::", "::std::"))
 
 

@@ -9,6 +9,7 @@ machine: the Python standard library, and sources shipped by Debian packages (in
     c            bluez-source          BlueZ (Linux Bluetooth stack)             .c .h
     cpp          googletest            googletest + googlemock                   .cc .h
     juce         juce-modules-source   JUCE modules (audio/GUI framework)        .cpp .h
+    ruby         ruby (libruby)        the Ruby standard library                 .rb
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ CORPORA: dict[str, Corpus] = {
     "c": Corpus("bluez-source", "/usr/src/bluez.tar.*", (".c", ".h"), "c/c++", "c"),
     "cpp": Corpus("googletest", "/usr/src/googletest", (".cc", ".h"), "c/c++", "cpp"),
     "juce": Corpus("juce-modules-source", "/usr/share/juce/modules", (".cpp", ".h"), "c/c++", "cpp"),
+    "ruby": Corpus("ruby", "/usr/lib/ruby/[0-9]*", (".rb",), "ruby", "ruby"),
 }
 
 

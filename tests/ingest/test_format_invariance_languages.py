@@ -102,3 +102,42 @@ def test_a_one_token_change_is_seen() -> None:
     after = prints(name, data.replace(old, b"return w * 3;"))
     diff = sorted(k[0] for k in before if before[k] != after[k])
     assert diff == ["dispatch"]
+
+
+RUBY_STDLIB = Path("/usr/lib/ruby")
+
+
+def _ruby_sample() -> list[Path]:
+    """The Ruby fixture, the many-styles file and, when Debian's ``ruby`` is installed, every
+    15th file of its standard library (sorted)."""
+    found = [FP / "many_styles.rb", *sorted((REPOS / "ruby").rglob("*.rb"))]
+    stdlib = sorted(p for p in RUBY_STDLIB.glob("[0-9]*/**/*.rb") if "/test" not in p.as_posix())
+    return found + stdlib[::15]
+
+
+def test_rubocop_layout_keeps_every_fingerprint(tmp_path: Path) -> None:
+    rubocop = shutil.which("rubocop")
+    if rubocop is None:
+        pytest.skip("rubocop is not installed (Debian: apt-get install rubocop)")
+    files = _ruby_sample()
+    originals: dict[str, bytes] = {}
+    for i, src in enumerate(files):
+        data = src.read_bytes()
+        if parse_source(src.name, data).syntax_errors:
+            continue  # (the grammar and Ruby disagree about a few stdlib files)
+        originals[f"f{i}.rb"] = data
+        (tmp_path / f"f{i}.rb").write_bytes(data)
+    (tmp_path / ".rubocop.yml").write_text("AllCops:\n  TargetRubyVersion: 3.1\n  NewCops: disable\n")
+    subprocess.run(
+        [rubocop, "-x", "--no-color", "--cache", "false", "--format", "quiet", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+        timeout=600,
+    )
+    rewritten = {name: (tmp_path / name).read_bytes() for name in originals}
+    changed_files, compared, changed = compare(originals, rewritten)
+    assert rewritten["f0.rb"] != originals["f0.rb"]  # the many-styles file
+    assert changed_files >= 5
+    assert compared >= 60
+    assert changed == [], f"rubocop -x: {len(changed)} of {compared} definitions changed: {changed}"

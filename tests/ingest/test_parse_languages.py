@@ -170,3 +170,89 @@ def test_cpp_calls_imports_and_types() -> None:
     assert ("app.Store", "helper_", "Helper") in types  # a field
     assert ("app.Store.save", "other", "Store") in types  # `T x(y);` inside a block is a variable
     assert ("app.Store.save~2", "p", "Widget") in types  # a smart pointer stands for its pointee
+
+
+# ----------------------------------------------------------------------------- Ruby
+
+
+RUBY_SOURCE = """require "json"
+require_relative "shop/item"
+
+module Shop
+  class Cart < Base
+    include Discountable
+    attr_reader :items, :owner
+
+    def initialize(owner)
+      @items = []
+      @ledger = Ledger.new
+      @owner = owner
+    end
+
+    def total
+      count = items.size
+      subtotal + tax(count) + Shop::Tax.rate(self) + count
+    end
+
+    def self.build(*args)
+      new(*args)
+    end
+  end
+
+  module Shop
+    Point = Struct.new(:x, :y) do
+      def norm
+        x + y
+      end
+    end
+  end
+end
+
+module Shop
+  class Cart
+    def tax(n)
+      @ledger.record(n)
+      super
+    end
+  end
+end
+"""
+
+
+def test_ruby_symbols() -> None:
+    parsed = parse("cart.rb", RUBY_SOURCE)
+    assert symbols(parsed) == [
+        ("Shop", MOD),  # the module reopened at the end is the same symbol
+        ("Shop.Cart", C),
+        ("Shop.Cart.items", M),  # attr_reader names are methods
+        ("Shop.Cart.owner", M),
+        ("Shop.Cart.initialize", M),
+        ("Shop.Cart.total", M),
+        ("Shop.Cart.build", M),  # `def self.build`
+        ("Shop.Shop", MOD),
+        ("Shop.Shop.Point", C),  # `Struct.new` assigned to a constant: a class
+        ("Shop.Shop.Point.norm", M),
+        ("Shop.Cart.tax", M),  # a method of the reopened class
+    ]
+
+
+def test_ruby_calls_imports_and_types() -> None:
+    parsed = parse("cart.rb", RUBY_SOURCE)
+    assert [(i.module, i.names) for i in parsed.imports] == [("json", ()), ("shop/item", ("relative",))]
+    assert calls(parsed) == [
+        ("Shop.Cart.initialize", "Ledger.new"),
+        ("Shop.Cart.total", "items.size"),
+        ("Shop.Cart.total", "subtotal"),  # a bare name no local holds is a call
+        ("Shop.Cart.total", "tax"),
+        ("Shop.Cart.total", "Shop::Tax.rate"),  # (`count` is a local: not a call)
+        ("Shop.Cart.build", "new"),
+        ("Shop.Shop.Point", "Struct.new"),
+        ("Shop.Shop.Point.norm", "x"),
+        ("Shop.Shop.Point.norm", "y"),
+        ("Shop.Cart.tax", "ledger.record"),  # `@ledger`
+        ("Shop.Cart.tax", "super"),
+    ]
+    assert [(h.child, h.parent) for h in parsed.inherits] == [("Shop.Cart", "Base"), ("Shop.Cart", "Discountable")]
+    types = {(t.scope, t.name, t.type) for t in parsed.types}
+    assert ("Shop.Cart.initialize", "self.ledger", "Ledger.new") in types
+    assert ("Shop.Cart.build", "", "new") in types  # what `build` returns

@@ -211,6 +211,7 @@ class Lang:
     move_path: str  # where the move test puts it
     move_file: str  # that file's whole text (the function with the same body)
     formatted: str  # the whole file rewritten with formatting-only changes, function moved lower
+    kind: str = "function"  # the symbol kind of `func`
 
     @property
     def ref(self) -> str:
@@ -452,7 +453,42 @@ int main() {
 ''',
 )
 
-LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"),
+RUBY = Lang(
+    fixture="ruby",
+    path="app/models/application_record.rb",
+    func="ApplicationRecord.persist",
+    sibling="ApplicationRecord.table_name",
+    body=("    values.size\n", "    values.size + 1\n"),
+    sig=("def persist(values)", "def persist(values, rounds = 1)"),
+    rename=("def persist(", "def store_values(", "ApplicationRecord.store_values"),
+    func_text="  def persist(values)\n    values.size\n  end\n\n",
+    move_path="app/models/persistence.rb",
+    move_file="class ApplicationRecord\n  def persist(values)\n    values.size\n  end\nend\n",
+    formatted='''# Reformatted (4-space indents, comments, blank lines).
+class ApplicationRecord
+    def self.table_name
+        name.downcase  # the class name
+    end
+
+
+    def save
+        persist( attributes )
+    end
+
+    # counts what it stores
+    def persist( values )
+        values.size
+    end
+
+    def attributes
+        {}
+    end
+end
+''',
+    kind="method",
+)
+
+LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"), pytest.param(RUBY, id="ruby"),
          pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 
@@ -564,7 +600,7 @@ def test_move_then_rename_moves_the_anchor(open_repo: Callable[[str], Repo], lan
     r = repo.wait_obs(o.id, lambda x: x.anchors[0].ref == new_ref, what=f"re-anchored to {new_ref}")
     a = r.anchors[0]
     assert a.path == lang.move_path
-    assert a.symbol_id.endswith(f"::{new_qual}#function")
+    assert a.symbol_id.endswith(f"::{new_qual}#{lang.kind}")
     assert r.needs_review
     renamed = [x for x in r.stale_reasons if x.change is ChangeKind.RENAMED]
     assert [(x.anchor_ref, x.new_ref) for x in renamed] == [(moved_ref, new_ref)]

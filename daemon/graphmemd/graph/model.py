@@ -41,6 +41,7 @@ class Language(str, Enum):
     JAVA = "java"
     C = "c"
     CPP = "cpp"
+    RUBY = "ruby"
 
 
 class SymbolKind(str, Enum):

@@ -34,14 +34,21 @@ FACT_FILES = frozenset(
         "setup.cfg",
         "setup.py",
         "compile_commands.json",
+        "Gemfile",
+        "application.rb",
     }
 )
+
+
+#: Suffixes of manifest files (any name).
+FACT_SUFFIXES = (".gemspec",)
 
 
 def is_fact_file(rel_path: str) -> bool:
     """Whether ``rel_path`` (POSIX, relative to the repository root) is a manifest whose
     change means the repository facts must be recomputed."""
-    return posixpath.basename(rel_path.replace("\\", "/")) in FACT_FILES
+    base = posixpath.basename(rel_path.replace("\\", "/"))
+    return base in FACT_FILES or base.endswith(FACT_SUFFIXES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,12 @@ class RepoFacts:
     #: of ``compile_commands.json`` when there is one, else its directories named
     #: ``include``, plus the root and ``src``.
     c_include_dirs: tuple[str, ...] = ()
+    #: Ruby ``require`` load paths: ``lib`` and the gemspecs' ``require_paths`` (relative to
+    #: their directories), the root.
+    ruby_load_paths: tuple[str, ...] = ()
+    #: Zeitwerk autoload roots: a Rails application's ``app/*`` directories (and their
+    #: ``concerns``) and ``lib``; else the ``lib`` directories.
+    ruby_autoload_roots: tuple[str, ...] = ()
 
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
@@ -276,6 +289,37 @@ def _c_include_dirs(root: Path, dirs: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(["", *found, *(["src"] if "src" in dirs else [])]))
 
 
+_REQUIRE_PATHS = re.compile(r"require_paths\s*=\s*\[([^\]]*)\]")
+_QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
+
+
+def _ruby_paths(root: Path, dirs: list[str], paths: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(load paths, Zeitwerk autoload roots) of the Ruby code (see ``RepoFacts``)."""
+    load: list[str] = []
+    for p in paths:
+        if p.endswith(".gemspec"):
+            text = _read_text(root, p) or ""
+            d = posixpath.dirname(p)
+            m = _REQUIRE_PATHS.search(text)
+            declared = _QUOTED.findall(m.group(1)) if m else ["lib"]
+            load.extend(_norm(posixpath.join(d, x)) for x in declared)
+    libs = [d for d in dirs if posixpath.basename(d) == "lib"]
+    load.extend(libs)
+    autoload: list[str] = []
+    pset = set(paths)
+    for d in dirs:  # a Rails application: config/application.rb beside app/
+        if _norm(posixpath.join(d, "config/application.rb")) in pset:
+            app = _norm(posixpath.join(d, "app"))
+            for sub in dirs:
+                if posixpath.dirname(sub) == app and posixpath.basename(sub) not in ("assets", "javascript", "views"):
+                    autoload.append(sub)
+                    concerns = f"{sub}/concerns"
+                    if concerns in dirs:
+                        autoload.append(concerns)
+    autoload.extend(libs)
+    return tuple(dict.fromkeys([*load, ""])), tuple(dict.fromkeys(autoload))
+
+
 def _toml(root: Path, rel: str) -> dict[str, Any]:
     text = _read_text(root, rel)
     if text is None:
@@ -372,6 +416,11 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
     if exts & _C_SOURCE_EXTS:
         c_dirs = _c_include_dirs(root, sorted_dirs)
 
+    rb_load: tuple[str, ...] = ()
+    rb_roots: tuple[str, ...] = ()
+    if ".rb" in exts:
+        rb_load, rb_roots = _ruby_paths(root, sorted_dirs, plist)
+
     py_roots: list[str] = [""]
     if ".py" in exts or ".pyi" in exts:
         for d in sorted_dirs:
@@ -398,6 +447,8 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
         js_path_aliases=aliases,
         js_packages=packages,
         c_include_dirs=c_dirs,
+        ruby_load_paths=rb_load,
+        ruby_autoload_roots=rb_roots,
     )
 
 

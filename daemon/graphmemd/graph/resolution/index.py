@@ -50,6 +50,12 @@ class LookupRun(Protocol):
     def member_confidence(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
         """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``."""
 
+    def bases(self, sym: Sym) -> tuple[Sym, ...]:
+        """The resolved bases of the type ``sym``."""
+
+    def subclass_member(self, cls: Sym, name: str) -> Sym | None:
+        """The one definition of ``name`` every subclass of ``cls`` reaches (a mixin's call)."""
+
 
 class FileRules(Protocol):
     """The interface of a language family's rules, as the shared code sees it. Declared here,
@@ -68,6 +74,8 @@ class FileRules(Protocol):
     package_scoped: ClassVar[bool]
     subclass_dispatch: ClassVar[bool]
     scoped_names: ClassVar[bool]
+    type_kinds: ClassVar[frozenset[SymbolKind]]
+    repo_wide_guess: ClassVar[bool]
 
     def is_test(self, path: str) -> bool:
         """Whether ``path`` is a test file of this language."""
@@ -313,7 +321,7 @@ class FileIndex:
             if dot:
                 continue
             s = self.syms.get(t.scope)
-            if s is not None and s.kind in CLASSLIKE:  # a field / class-level annotation
+            if s is not None and s.kind in self.rules.type_kinds:  # a field / class-level annotation
                 _put(attr_types.setdefault(t.scope, {}), t.name, t)
             _put(var_types.setdefault(t.scope, {}), t.name, t)
         kept = {k: {n: t for n, t in v.items() if t is not None} for k, v in var_types.items()}
@@ -430,8 +438,9 @@ class FileIndex:
 
     def _enclosing_class(self, s: ParsedSymbol) -> str:
         a: ParsedSymbol | None = s
+        kinds = self.rules.type_kinds
         while a is not None:
-            if a.kind in CLASSLIKE:
+            if a.kind in kinds:
                 return a.qualname
             a = self.syms.get(a.parent) if a.parent is not None else None
         if s.kind is SymbolKind.METHOD and "." in s.qualname:
@@ -451,7 +460,7 @@ class FileIndex:
     def _method_owner(self, s: ParsedSymbol) -> str:
         if s.parent is not None:
             ps = self.syms.get(s.parent)
-            if ps is not None and ps.kind in CLASSLIKE:
+            if ps is not None and ps.kind in self.rules.type_kinds:
                 return s.parent
         if s.kind is SymbolKind.METHOD and "." in s.qualname:
             return s.qualname.rsplit(".", 1)[0]

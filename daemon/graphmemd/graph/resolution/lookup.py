@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from graphmemd.graph.model import Confidence, SymbolKind, TypeRef
 from graphmemd.graph.resolution.index import (
     CALLABLE,
-    CLASSLIKE,
     CallerInfo,
     FileIndex,
     ImportCtx,
@@ -82,8 +81,10 @@ class Lookup:
             target, conf = got if got is not None else (None, Confidence.NAME_ONLY)
         else:
             target, conf, _ = self.resolve_dotted(fi, ctx, (fi.fid, "", "", scope, ""), t, segs)
-        if isinstance(target, tuple) and self.files[target[0]].syms[target[1]].kind in CLASSLIKE:
-            return target, conf
+        if isinstance(target, tuple):
+            other = self.files[target[0]]
+            if other.syms[target[1]].kind in other.rules.type_kinds:
+                return target, conf
         return None
 
     # ----------------------------------------------------------------- names
@@ -109,7 +110,7 @@ class Lookup:
                     cand = f"{q}.{name}"
                     if cand in syms:
                         return (fi.path, cand), Confidence.SAME_MODULE
-                elif rules.members_in_scope and s.kind in CLASSLIKE:
+                elif rules.members_in_scope and s.kind in rules.type_kinds:
                     if s.name == name:  # the class itself, not its constructor
                         return (fi.path, q), Confidence.SAME_MODULE
                     m = self.member_of((fi.path, q), name, set())
@@ -301,7 +302,7 @@ class Lookup:
             t = self.type_method(fi, qual, name)
             if t is not None:
                 return t
-        if qual in fi.syms and fi.syms[qual].kind in CLASSLIKE:
+        if qual in fi.syms and fi.syms[qual].kind in fi.rules.type_kinds:
             for base in self.bases(sym):
                 if base not in visited:
                     t = self.member_of(base, name, visited)

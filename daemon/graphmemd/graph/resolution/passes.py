@@ -310,7 +310,7 @@ class Pass(Receivers):
         if q in fi.syms:
             return (fi.path, q)
         s = fi.syms.get(cls)
-        if s is not None and s.kind in CLASSLIKE:
+        if s is not None and s.kind in fi.rules.type_kinds:
             return self.member_of((fi.path, cls), name, set())
         if fi.rules.detached_methods:
             return self.type_method(fi, cls, name)
@@ -340,7 +340,7 @@ class Pass(Receivers):
                 found = (p, q)
         if found is not None:
             return found
-        if len(repo) == 1:
+        if len(repo) == 1 and fi.rules.repo_wide_guess:
             for (path, _owner), qual in repo.items():
                 self.seen.add(path)
                 return (path, qual)

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from graphmemd.graph.model import Confidence, TypeRef
 from graphmemd.graph.resolution.index import (
     CALLABLE,
-    CLASSLIKE,
     CallerInfo,
     FileIndex,
     ImportCtx,
@@ -56,7 +55,7 @@ class Receivers(Lookup):
         function at ``depth`` 0, its return annotation or what it returns (one level)."""
         other = self.files[target[0]]
         kind = other.syms[target[1]].kind
-        if kind in CLASSLIKE:
+        if kind in other.rules.type_kinds:
             return target
         ret = other.returns.get(target[1]) if kind in CALLABLE and depth == 0 else None
         if ret is None:
@@ -134,7 +133,7 @@ class Receivers(Lookup):
 
     def own_class(self, fi: FileIndex, ci: CallerInfo) -> Sym | None:
         """The class the caller ``ci`` is a member of (``self``/``this``), when known."""
-        if ci[2] and ci[2] in fi.syms and fi.syms[ci[2]].kind in CLASSLIKE:
+        if ci[2] and ci[2] in fi.syms and fi.syms[ci[2]].kind in fi.rules.type_kinds:
             return (fi.path, ci[2])
         if ci[2] and fi.rules.detached_methods:  # impl/receiver type declared elsewhere
             got = self.resolve_type(fi, self.r.ctx_of(fi), "", ci[2], None)

@@ -11,6 +11,7 @@ from graphmemd.graph.resolution.golang import GoRules
 from graphmemd.graph.resolution.java import JavaRules
 from graphmemd.graph.resolution.javascript import JavaScriptRules
 from graphmemd.graph.resolution.python import PythonRules
+from graphmemd.graph.resolution.ruby import RubyRules
 from graphmemd.graph.resolution.rules import LanguageRules
 from graphmemd.graph.resolution.rust import RustRules
 
@@ -23,6 +24,7 @@ def _table() -> dict[Language, type[LanguageRules]]:
         RustRules,
         JavaRules,
         CFamilyRules,
+        RubyRules,
     )
     return {lang: cls for cls in families for lang in cls.languages}
 

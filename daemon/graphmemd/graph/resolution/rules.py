@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from graphmemd.graph.model import Confidence, ImportRef, Language
-from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, LookupRun, ResolverState, Sym, Target
+from graphmemd.graph.model import Confidence, ImportRef, Language, SymbolKind
+from graphmemd.graph.resolution.index import (
+    CLASSLIKE,
+    CtxBuilder,
+    FileIndex,
+    LookupRun,
+    ResolverState,
+    Sym,
+    Target,
+)
 
 
 def words(text: str) -> frozenset[str]:
@@ -46,6 +54,11 @@ class LanguageRules:
     #: Bare names are first looked up in the scopes enclosing the caller, across files
     #: (``scoped_name``: C++ namespaces and classes, Ruby modules, C# namespaces ...).
     scoped_names: ClassVar[bool] = False
+    #: A name-only guess may take the one method of that name anywhere in the repository
+    #: (else only in the file and the files it imports).
+    repo_wide_guess: ClassVar[bool] = True
+    #: The kinds of symbol that are types (have members and bases): Ruby modules are too.
+    type_kinds: ClassVar[frozenset[SymbolKind]] = CLASSLIKE
 
     def __init__(self, resolver: ResolverState) -> None:
         self.r = resolver

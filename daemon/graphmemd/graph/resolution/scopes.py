@@ -16,7 +16,7 @@ its last segment, and the resolver re-resolves the files that probed it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from graphmemd.graph.model import Confidence, SymbolKind
 from graphmemd.graph.resolution.index import CALLABLE, FileIndex, LookupRun, Sym
@@ -80,10 +80,12 @@ class QualifiedNames:
     """Full name -> the files defining it (and their qualname there), over a family's files;
     the types (symbols of one of ``kinds``) also in a table of their own."""
 
-    __slots__ = ("_first", "_former", "_of", "defs", "kinds", "types")
+    __slots__ = ("_first", "_former", "_of", "defs", "kinds", "prefer", "types")
 
-    def __init__(self, kinds: frozenset[SymbolKind]) -> None:
+    def __init__(self, kinds: frozenset[SymbolKind], prefer: Callable[[str], Iterable[str]] | None = None) -> None:
         self.kinds = kinds
+        #: the paths to prefer for a full name defined in several files (Ruby: Zeitwerk's)
+        self.prefer = prefer
         self.defs: dict[str, dict[str, str]] = {}
         self.types: dict[str, dict[str, str]] = {}
         #: (full name, types only) -> the symbol of the first path (memoised)
@@ -132,7 +134,8 @@ class QualifiedNames:
 
     def pick(self, run: LookupRun, fi: FileIndex, fq: str, types: bool = False) -> Sym | None:
         """The symbol (a type, with ``types``) named ``fq`` as seen from ``fi``: its own,
-        else the one of the first path; the file it is in is consulted."""
+        else the one of the preferred path, else of the first path; the file it is in is
+        consulted."""
         run.seen.add(NAME_KEY + fq.rsplit(".", 1)[-1])
         table = (self.types if types else self.defs).get(fq)
         if not table:
@@ -143,7 +146,8 @@ class QualifiedNames:
         key = (fq, types)
         first = self._first.get(key)
         if first is None:
-            path = min(table)
+            preferred = [p for p in self.prefer(fq) if p in table] if self.prefer is not None and len(table) > 1 else []
+            path = preferred[0] if preferred else min(table)
             first = self._first[key] = (path, table[path])
         run.seen.add(first[0])
         return first

@@ -61,7 +61,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from graphmemd.graph.model import Language
+from graphmemd.graph.model import Language, SymbolKind
 from graphmemd.ingest.parsing.overloads import OverloadRules
 
 __all__ = [
@@ -138,6 +138,8 @@ class Rules:
     concatenation: frozenset[str]
     prefix: frozenset[str]
     interpolation: frozenset[str]
+    #: ``#{...}`` interpolates in double-quoted strings (Ruby)
+    hash_interpolation: bool
     replace: dict[bytes, bytes]
     overloads: OverloadRules | None
     #: ``skip_in``: token -> the parent node types in which it is dropped
@@ -215,6 +217,7 @@ def load_rules(language: Language) -> Rules:
             concatenation=frozenset(parts.get("concatenation", [])),
             prefix=frozenset(parts.get("prefix", [])),
             interpolation=frozenset(parts.get("interpolation", [])),
+            hash_interpolation=bool(parts.get("hash_interpolation", False)),
             replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
             overloads=_overload_rules(data.get("overloads")),
             skip_in=skip_in,
@@ -233,7 +236,7 @@ def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
         parameters=str(table.get("parameters", "parameters")),
         parameter_list=str(table.get("parameter_list", "")),
         drop_declarations=bool(table.get("drop_declarations", False)),
-        merge_modules=bool(table.get("merge_modules", False)),
+        merge=frozenset(SymbolKind(k) for k in table.get("merge", [])),
     )
 
 
@@ -420,6 +423,8 @@ class _Renderer:
         width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
         value = quote[width : len(quote) - width]
         if not q or not quote.endswith(q * width) or (b"{" in value and (b"f" in prefix or q == b"`")):
+            return None
+        if q == b'"' and b"#{" in value and self.rules.hash_interpolation:
             return None
         if b"\\" in value and b"r" not in prefix:
             value = decode_escapes(value.decode("utf-8", "replace"), self.rules.escapes, b"b" in prefix).encode(

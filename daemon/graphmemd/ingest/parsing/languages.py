@@ -41,6 +41,12 @@ class LanguageSpec:
     * ``unwrap_types``: a regular expression over a stated type (or a constructing call) as
       written; when it matches, the type is its first group: C++ smart pointers stand for
       what they point to (``std::unique_ptr<Store> p; p->save()``, ``std::make_shared<Store>()``).
+    * ``method_containers``: kinds (``SymbolKind`` values) besides the class-like ones whose
+      functions are methods (Ruby ``module``).
+    * ``name_strip``: characters stripped from both ends of a definition's name (Ruby
+      ``attr_reader :name`` defines ``name``).
+    * ``sigils``: characters stripped from the front of a typed variable's name (Ruby
+      ``@store = Store.new`` types ``self.store``, with the pattern's ``type.prefix``).
     """
 
     language: Language
@@ -55,6 +61,9 @@ class LanguageSpec:
     blanks: tuple[bytes, ...] = ()
     builtin_types: frozenset[str] | None = None
     unwrap_types: str | None = None
+    method_containers: tuple[str, ...] = ()
+    name_strip: str = ""
+    sigils: str = ""
 
 
 #: C/C++ macros read as blanks: an ALL-CAPS word between ``class``/``struct`` and a class
@@ -162,6 +171,18 @@ SPECS: dict[Language, LanguageSpec] = {
             blanks=_C_BLANKS,
             builtin_types=frozenset(),
             unwrap_types=_CPP_POINTERS,
+        ),
+        LanguageSpec(
+            language=Language.RUBY,
+            extensions=(".rb", ".rake", ".gemspec", ".ru"),
+            grammar_module="tree_sitter_ruby",
+            grammar_function="language",
+            query_files=("ruby.scm",),
+            path_separator="/",
+            scope_separator="::",
+            method_containers=("module",),
+            name_strip=":",
+            sigils="@",
         ),
     )
 }

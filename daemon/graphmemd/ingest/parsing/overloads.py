@@ -13,9 +13,10 @@ Rules are data, in the ``[overloads]`` table of ``parsing/fingerprints/<language
     overload, or moving one, does not rename the others (positions never enter an id).
     ``parameter_list = "<node type>"`` finds the parameters where they are not a field of
     the definition (C++: inside its declarator), breadth first outside the body.
-``merge_modules = true``
-    (C++) A namespace opened again in the same file is the same symbol (the first block):
-    the later blocks only qualify what they hold.
+``merge = ["module", ...]``
+    (C++ namespaces, Ruby modules and classes) A definition of one of these kinds opened
+    again in the same file is the same symbol (the first block): the later blocks only
+    qualify what they hold.
 ``drop_declarations = true``
     (C, C++) A declaration without a body (a prototype, a member declared in its class)
     whose definition follows in the same file is not a symbol of its own: the definition
@@ -36,6 +37,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from graphmemd.graph.model import SymbolKind
+
 __all__ = ["STUB", "OverloadRules", "overload_tags", "qualify_duplicate"]
 
 #: Tag of an overload stub.
@@ -52,7 +55,7 @@ class OverloadRules:
     parameters: str = "parameters"
     parameter_list: str = ""
     drop_declarations: bool = False
-    merge_modules: bool = False
+    merge: frozenset[SymbolKind] = frozenset()
 
 
 def _decorated_by(node: Node, source: bytes, rules: OverloadRules) -> bool:

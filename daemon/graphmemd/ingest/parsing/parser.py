@@ -176,6 +176,8 @@ _R_ARITY = 14
 _R_EXPORT = 15
 _R_CALL_PLAIN = 16  # a call pattern with neither receiver nor argument-list capture
 _R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
+_R_CALL_BARE = 18
+_R_LOCAL = 19
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -280,6 +282,8 @@ class _Compiled:
     builtin_types: frozenset[str]
     #: the spec's ``unwrap_types``, compiled
     unwrap: re.Pattern[str] | None
+    #: the kinds of definition a function directly inside becomes a method of
+    method_containers: frozenset[SymbolKind]
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -313,6 +317,8 @@ def _role(captures: set[str]) -> int:
         ("type.returns.value", _R_RETURNS),
         ("arity", _R_ARITY),
         ("export", _R_EXPORT),
+        ("reference.call.bare", _R_CALL_BARE),
+        ("local", _R_LOCAL),
     ):
         if key in captures:
             return role
@@ -384,6 +390,7 @@ def _compile(language: Language) -> _Compiled:
             blanks=tuple(re.compile(b) for b in spec.blanks),
             builtin_types=_PRIMITIVE_TYPES if spec.builtin_types is None else spec.builtin_types,
             unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
+            method_containers=_CLASS_LIKE | frozenset(SymbolKind(k) for k in spec.method_containers),
         )
         _compiled[language] = found
         return found
@@ -478,6 +485,9 @@ class _Collected:
     raw_types: list[tuple[int, str, str, bool, int, bool]] = field(default_factory=list)
     arities: list[tuple[int, int]] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)
+    #: bare names that call a method unless a local of the definition holds them (Ruby)
+    bare_calls: list[tuple[int, bytes, int]] = field(default_factory=list)
+    locals: list[tuple[int, bytes]] = field(default_factory=list)
     #: the fingerprint rules' captured nodes, by role
     fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
 
@@ -528,13 +538,14 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     found.arities.sort()
     tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads, found.arities)
     all_defs = defs
-    merge = overloads is not None and overloads.merge_modules
-    defs, parents, containers, merged = _qualify(defs, found.scopes, tags, merge)
+    merge = overloads.merge if overloads is not None else frozenset()
+    hosts = compiled.method_containers
+    defs, parents, containers, merged = _qualify(defs, found.scopes, tags, merge, hosts)
     if overloads is not None and overloads.drop_declarations:
         kept = _drop_declared(all_defs, defs, tags)
         if kept is not None:
             found_defs -= len(all_defs) - len(kept[0])
-            defs, parents, containers, merged = _qualify(kept[0], found.scopes, kept[1], merge)
+            defs, parents, containers, merged = _qualify(kept[0], found.scopes, kept[1], merge, hosts)
     if len(defs) + merged < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
     signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme)
@@ -545,7 +556,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         language=language,
         symbols=_symbols(defs, parents, signatures, body_hashes),
         imports=_finish_imports(found.raw_imports, found.import_scopes, compiled.spec, functions),
-        calls=_attribute_calls(defs, found.raw_calls),
+        calls=_attribute_calls(defs, _with_bare_calls(defs, found)),
         inherits=_attribute_bases(scopes_of, found.bases),
         types=_attribute_types(scopes_of, found.raw_types),
         arities=_arities(defs, scopes_of, found.arities),
@@ -728,6 +739,11 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             out.arities.append((node.start_byte, _count_named(node, source)))
         elif role == _R_EXPORT:
             out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
+        elif role == _R_CALL_BARE:
+            node = caps["reference.call.bare"][0]
+            out.bare_calls.append((node.start_byte, source[node.start_byte : node.end_byte], node.start_point[0] + 1))
+        elif role == _R_LOCAL:
+            out.locals.extend((n.start_byte, source[n.start_byte : n.end_byte]) for n in caps["local"])
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
     return out
@@ -798,6 +814,9 @@ def _collect_def(
             doc_start, doc_end = _docstring(body, docstring_rule)
     receivers = caps.get("receiver")
     name = _decode(source[name_start : name_node.end_byte])
+    strip = compiled.spec.name_strip
+    if strip:
+        name = name.strip(strip)
     receiver = _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None
     separator = compiled.spec.scope_separator
     if separator is not None:
@@ -849,13 +868,18 @@ def _split_scoped(name: str, receiver: str | None, separator: str) -> tuple[str,
 
 
 def _qualify(
-    defs: list[_Def], scopes: list[tuple[int, int, str]], tags: list[str | None], merge_modules: bool = False
+    defs: list[_Def],
+    scopes: list[tuple[int, int, str]],
+    tags: list[str | None],
+    merge: frozenset[SymbolKind] = frozenset(),
+    method_containers: frozenset[SymbolKind] = _CLASS_LIKE,
 ) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]], int]:
     """Assign qualnames, kinds (method promotion) and parents, in source order.
 
     Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each callable's
-    overload tag (``tags``, by index into ``defs``). With ``merge_modules``, a module opened
-    again (a C++ namespace block) is no new symbol: it qualifies what it holds like the first.
+    overload tag (``tags``, by index into ``defs``). A definition of a kind in ``merge``
+    opened again (a C++ namespace block, a reopened Ruby class) is no new symbol: it
+    qualifies what it holds like the first.
 
     Definitions nested deeper than ``MAX_NESTING`` (with everything inside them) are
     dropped. Returns the kept definitions (``parent_index`` renumbered), each one's parent
@@ -874,7 +898,7 @@ def _qualify(
     containers: list[tuple[int, int, str]] = []
     kept_index: dict[int, int] = {}
     kept: list[_Def] = []
-    modules: dict[str, int] = {}  # merge_modules: qualname -> index of its first definition
+    opened: dict[tuple[str, SymbolKind], int] = {}  # merge: (qualname, kind) -> its first definition
     merged = 0
     for start, neg_end, is_def, index in items:
         end = -neg_end
@@ -894,23 +918,11 @@ def _qualify(
             continue
         d = defs[index]
         d.parent_index = kept_index[nearest_def] if nearest_def >= 0 else -1
-        d.scope_qual = None  # (set again below: a second pass starts afresh)
-        if d.receiver:
-            scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
-            d.scope_qual = scope_qual
-            qual = f"{scope_qual}.{d.name}"
-            if d.kind is SymbolKind.FUNCTION:
-                d.kind = SymbolKind.METHOD
-        else:
-            qual = f"{prefix}.{d.name}" if prefix else d.name
-            if stack and container_kind is None:
-                d.scope_qual = prefix
-            if d.kind is SymbolKind.FUNCTION and stack and (container_kind is None or container_kind in _CLASS_LIKE):
-                d.kind = SymbolKind.METHOD
-        if merge_modules and d.kind is SymbolKind.MODULE:
-            first = modules.setdefault(qual, index)
-            if first != index:  # the same module again: a scope of the first one's name
-                stack.append((end, qual, SymbolKind.MODULE, first))
+        qual = _place(d, prefix, bool(stack), container_kind, method_containers)
+        if d.kind in merge:
+            first = opened.setdefault((qual, d.kind), index)
+            if first != index:  # the same one again: a scope of the first one's name
+                stack.append((end, qual, d.kind, first))
                 containers.append((start, end, qual))
                 merged += 1
                 continue
@@ -927,6 +939,26 @@ def _qualify(
         stack.append((end, qual, d.kind, index))
         containers.append((start, end, qual))
     return kept, _parents(kept), containers, merged
+
+
+def _place(
+    d: _Def, prefix: str, inside: bool, container: SymbolKind | None, method_containers: frozenset[SymbolKind]
+) -> str:
+    """``d``'s plain qualname inside ``prefix`` (``inside`` a container of kind ``container``,
+    None for a scope); sets its receiver/scope qualifier and promotes a function to a method
+    inside a scope or a definition of one of ``method_containers``."""
+    d.scope_qual = None  # (set again below: a second pass starts afresh)
+    if d.receiver:
+        scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
+        d.scope_qual = scope_qual
+        if d.kind is SymbolKind.FUNCTION:
+            d.kind = SymbolKind.METHOD
+        return f"{scope_qual}.{d.name}"
+    if inside and container is None:
+        d.scope_qual = prefix
+    if d.kind is SymbolKind.FUNCTION and inside and (container is None or container in method_containers):
+        d.kind = SymbolKind.METHOD
+    return f"{prefix}.{d.name}" if prefix else d.name
 
 
 def _parents(kept: list[_Def]) -> list[str | None]:
@@ -1055,6 +1087,19 @@ def _callee_of(text: bytes) -> tuple[str, str]:
         callee = _callee(_decode(text))
         found = _callees[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
     return found
+
+
+def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, bytes, int, int]]:
+    """The raw calls, and the ``@reference.call.bare`` names that no ``@local`` of their
+    innermost function (its parameters, assignments, block parameters) holds."""
+    if not found.bare_calls:
+        return found.raw_calls
+    functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
+    held: set[tuple[str, bytes]] = {(functions.innermost(pos), name) for pos, name in found.locals}
+    found.raw_calls.extend(
+        (pos, name, line, -1) for pos, name, line in found.bare_calls if (functions.innermost(pos), name) not in held
+    )
+    return found.raw_calls
 
 
 def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
@@ -1222,6 +1267,9 @@ def _collect_type(
     var = caps["type.var"][0]
     raw_name = source[var.start_byte : var.end_byte]
     name = _decode(raw_name) if raw_name.isascii() and raw_name.isalnum() else _node_text(source, var)
+    sigils = compiled.spec.sigils
+    if sigils:
+        name = name.lstrip(sigils)
     prefix = setting.get("type.prefix")
     if prefix:
         name = prefix + name
@@ -1243,7 +1291,7 @@ def _collect_type(
             return
         from_call = False
     elif calls:
-        text = _callee_of(source[calls[0].start_byte : calls[0].end_byte])[0]
+        text = _callee_of(_called_text(source, calls[0]))[0]
         from_call = True
     else:
         return
@@ -1252,6 +1300,17 @@ def _collect_type(
 
 
 _RETURNS_CAPTURES = frozenset({"type.returns", "type.returns.call", "type.returns.value"})
+
+
+def _called_text(source: bytes, node: Node) -> bytes:
+    """The called part of a captured call: up to its ``arguments``/``block`` when the node
+    is a whole call with those fields (Ruby ``build(1)``), else the node's text."""
+    end = node.end_byte
+    for name in ("arguments", "block"):
+        child = node.child_by_field_name(name)
+        if child is not None:
+            end = min(end, child.start_byte)
+    return source[node.start_byte : end]
 
 
 def _unwrapped(compiled: _Compiled, source: bytes, node: Node) -> str | None:
@@ -1280,7 +1339,7 @@ def _collect_returned(
         returned = caps.get(key)
         if returned:  # `return Foo(...)` / `return x`: what that call / value is
             node = returned[0]
-            text = _callee_of(source[node.start_byte : node.end_byte])[0]
+            text = _callee_of(_called_text(source, node) if not attr else source[node.start_byte : node.end_byte])[0]
             if text:
                 raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
             return True
