@@ -138,6 +138,30 @@ def ruby_core() -> tuple[set[str], set[str]]:
 
 RUBY_CORE_CLASSES, RUBY_CORE_METHODS = ruby_core()
 BUILTINS["ruby"] = RUBY_CORE_METHODS
+
+_PHP_CORE = (
+    'echo implode(" ", get_defined_functions()["internal"]), "\\n";'
+    'echo implode(" ", array_merge(get_declared_classes(), get_declared_interfaces())), "\\n";'
+    "$m = []; foreach (get_declared_classes() as $c) { foreach (get_class_methods($c) as $x) { $m[$x] = 1; } }"
+    'echo implode(" ", array_keys($m)), "\\n";'
+)
+
+
+def php_core() -> tuple[set[str], set[str]]:
+    """(built-in classes and interfaces, built-in function and method names) of the machine's
+    PHP (as Python's builtins for the Python corpus); empty without php."""
+    php = shutil.which("php")
+    if php is None:
+        return set(), set()
+    out = subprocess.run([php, "-r", _PHP_CORE], capture_output=True, text=True, check=False, timeout=60)
+    lines = out.stdout.splitlines()
+    if len(lines) < 3:
+        return set(), set()
+    return set(lines[1].split()), set(lines[0].split()) | set(lines[2].split())
+
+
+PHP_CORE_CLASSES, PHP_CORE_NAMES = php_core()
+BUILTINS["php"] = PHP_CORE_NAMES
 BUILTINS["cpp"] = BUILTINS["juce"] = STD_MEMBERS
 
 
@@ -226,8 +250,9 @@ def _external(lang: str, callee: str) -> bool:
     a Ruby core class: ``File.read``, ``Array(x)``)."""
     if lang == "go":
         return callee.startswith("unsafe.")
-    if lang == "ruby":
-        return callee.lstrip(":").split(".", 1)[0].split("::", 1)[0].split("(", 1)[0] in RUBY_CORE_CLASSES
+    if lang in ("ruby", "php"):
+        head = callee.lstrip(":").split(".", 1)[0].split("::", 1)[0].split("(", 1)[0]
+        return head in (RUBY_CORE_CLASSES if lang == "ruby" else PHP_CORE_CLASSES)
     return lang in ("cpp", "juce") and callee.startswith(("std::", "::std::"))
 
 

@@ -10,6 +10,8 @@ machine: the Python standard library, and sources shipped by Debian packages (in
     cpp          googletest            googletest + googlemock                   .cc .h
     juce         juce-modules-source   JUCE modules (audio/GUI framework)        .cpp .h
     ruby         ruby (libruby)        the Ruby standard library                 .rb
+    php          php-codesniffer, php-twig, php-symfony-console, php-monolog
+                                       PHP libraries under /usr/share/php        .php
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ CORPORA: dict[str, Corpus] = {
     "cpp": Corpus("googletest", "/usr/src/googletest", (".cc", ".h"), "c/c++", "cpp"),
     "juce": Corpus("juce-modules-source", "/usr/share/juce/modules", (".cpp", ".h"), "c/c++", "cpp"),
     "ruby": Corpus("ruby", "/usr/lib/ruby/[0-9]*", (".rb",), "ruby", "ruby"),
+    "php": Corpus(
+        "php-codesniffer php-twig php-symfony-console php-monolog", "/usr/share/php", (".php",), "php", "php"
+    ),
 }
 
 
@@ -52,7 +57,7 @@ def _found(pattern: str) -> Path | None:
 
 def setup(names: list[str]) -> None:
     """Install the Debian packages of the corpora that are missing (apt-get, as root)."""
-    missing = [CORPORA[n].package for n in names if CORPORA[n].package and _found(CORPORA[n].pattern) is None]
+    missing = [p for n in names if _found(CORPORA[n].pattern) is None for p in CORPORA[n].package.split()]
     if not missing:
         return
     if os.geteuid() != 0 or shutil.which("apt-get") is None:

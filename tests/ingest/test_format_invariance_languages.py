@@ -141,3 +141,41 @@ def test_rubocop_layout_keeps_every_fingerprint(tmp_path: Path) -> None:
     assert changed_files >= 5
     assert compared >= 60
     assert changed == [], f"rubocop -x: {len(changed)} of {compared} definitions changed: {changed}"
+
+
+PHP_LIBRARIES = Path("/usr/share/php")
+#: PSR-12 without the sniffs that change tokens rather than layout (braces added around a
+#: lone statement, `else if` -> `elseif`, `TRUE` -> `true`, keyword case)
+PHPCBF_EXCLUDE = (
+    "Generic.ControlStructures.InlineControlStructure,PSR2.ControlStructures.ElseIfDeclaration,"
+    "Generic.PHP.LowerCaseConstant,Generic.PHP.LowerCaseKeyword,Generic.PHP.LowerCaseType,"
+    "PSR12.Keywords.ShortFormTypeKeywords,PSR12.Functions.NullableTypeDeclaration,PSR2.Files.ClosingTag,"
+    "PSR12.Files.OpenTag,Generic.Files.LineEndings,PSR2.Files.EndFileNewline,PSR12.Properties.ConstantVisibility"
+)
+
+
+def test_phpcbf_keeps_every_fingerprint(tmp_path: Path) -> None:
+    phpcbf = shutil.which("phpcbf")
+    if phpcbf is None:
+        pytest.skip("phpcbf is not installed (Debian: apt-get install php-codesniffer)")
+    files = [FP / "many_styles.php", *sorted((REPOS / "php").rglob("*.php"))]
+    files += sorted(PHP_LIBRARIES.rglob("*.php"))[::12]
+    originals: dict[str, bytes] = {}
+    for i, src in enumerate(files):
+        data = src.read_bytes()
+        if parse_source(src.name, data).syntax_errors:
+            continue
+        originals[f"f{i}.php"] = data
+        (tmp_path / f"f{i}.php").write_bytes(data)
+    subprocess.run(
+        [phpcbf, "--standard=PSR12", f"--exclude={PHPCBF_EXCLUDE}", "-q", str(tmp_path)],
+        capture_output=True,
+        check=False,
+        timeout=600,
+    )
+    rewritten = {name: (tmp_path / name).read_bytes() for name in originals}
+    changed_files, compared, changed = compare(originals, rewritten)
+    assert rewritten["f0.php"] != originals["f0.php"]  # the many-styles file
+    assert changed_files >= 3
+    assert compared >= 40
+    assert changed == [], f"phpcbf: {len(changed)} of {compared} definitions changed: {changed}"

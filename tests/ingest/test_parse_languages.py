@@ -256,3 +256,65 @@ def test_ruby_calls_imports_and_types() -> None:
     types = {(t.scope, t.name, t.type) for t in parsed.types}
     assert ("Shop.Cart.initialize", "self.ledger", "Ledger.new") in types
     assert ("Shop.Cart.build", "", "new") in types  # what `build` returns
+
+
+# ----------------------------------------------------------------------------- PHP
+
+
+PHP_SOURCE = r"""<?php
+namespace App\Models;
+
+use App\Contracts\Repository;
+use App\Util\{Fmt, Money as M};
+use function App\money;
+
+class User extends Model implements Repository, \JsonSerializable
+{
+    use HasName;
+    private Mailer $mailer;
+
+    public function __construct(private Logger $log) {}
+
+    public function save(int $x): ?Receipt
+    {
+        $this->mailer->send($x);
+        self::audit();
+        parent::save();
+        $r = new Receipt($x);
+        $r->print();
+        return \App\Util\Fmt::money(money($x));
+    }
+}
+"""
+
+
+def test_php_symbols_calls_imports() -> None:
+    parsed = parse("User.php", PHP_SOURCE)
+    assert parsed.package == "App.Models"  # the namespace, with `\` read as `.`
+    assert symbols(parsed) == [("User", C), ("User.__construct", M), ("User.save", M)]
+    assert [(i.module, i.names, i.alias) for i in parsed.imports] == [
+        ("App\\Contracts", ("Repository",), None),
+        ("App\\Util", ("Fmt",), None),
+        ("App\\Util", ("Money",), "M"),
+        ("App", ("money",), None),
+    ]
+    assert calls(parsed) == [
+        ("User.save", "this.mailer.send"),  # `$` dropped, `->` is `.`
+        ("User.save", "self.audit"),
+        ("User.save", "parent.save"),
+        ("User.save", "Receipt"),  # `new Receipt(...)`
+        ("User.save", "r.print"),
+        ("User.save", "::App::Util::Fmt.money"),  # a name from the root
+        ("User.save", "money"),
+    ]
+    assert [(h.parent, h.kind) for h in parsed.inherits] == [
+        ("Model", INH),
+        ("Repository", InheritKind.IMPLEMENTS),
+        ("::JsonSerializable", InheritKind.IMPLEMENTS),
+        ("HasName", INH),  # a trait used in the class
+    ]
+    types = {(t.scope, t.name, t.type) for t in parsed.types}
+    assert ("User", "mailer", "Mailer") in types  # a typed property
+    assert ("User.__construct", "this.log", "Logger") in types  # a promoted constructor parameter
+    assert ("User.save", "r", "Receipt") in types
+    assert ("User.save", "", "Receipt") in types  # the return type

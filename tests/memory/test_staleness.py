@@ -488,7 +488,39 @@ end
     kind="method",
 )
 
+PHP = Lang(
+    fixture="php",
+    path="src/helpers.php",
+    func="money",
+    sibling="cents",
+    body=("return Util\\Fmt::money($cents);", "return Util\\Fmt::money($cents + 0);"),
+    sig=("function money(int $cents): string", "function money(int $cents, int $rounds = 1): string"),
+    rename=("function money(", "function price(", "price"),
+    func_text="function money(int $cents): string\n{\n    return Util\\Fmt::money($cents);\n}\n",
+    move_path="src/money.php",
+    move_file="<?php\n\nnamespace App;\n\n"
+              "function money(int $cents): string\n{\n    return Util\\Fmt::money($cents);\n}\n",
+    formatted='''<?php
+// Reformatted: braces, spaces, blank lines and comments.
+namespace App;
+
+function cents( float $amount ) : int {
+    return (int)round( $amount*100 );  // whole cents
+}
+
+
+
+/* money renders cents */
+function money( int $cents ) : string {
+  return Util\\Fmt::money(
+      $cents
+  );
+}
+''',
+)
+
 LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"), pytest.param(RUBY, id="ruby"),
+         pytest.param(PHP, id="php"),
          pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 

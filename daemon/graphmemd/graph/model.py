@@ -42,6 +42,7 @@ class Language(str, Enum):
     C = "c"
     CPP = "cpp"
     RUBY = "ruby"
+    PHP = "php"
 
 
 class SymbolKind(str, Enum):

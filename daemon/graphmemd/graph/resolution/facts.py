@@ -36,6 +36,7 @@ FACT_FILES = frozenset(
         "compile_commands.json",
         "Gemfile",
         "application.rb",
+        "composer.json",
     }
 )
 
@@ -79,6 +80,9 @@ class RepoFacts:
     #: Zeitwerk autoload roots: a Rails application's ``app/*`` directories (and their
     #: ``concerns``) and ``lib``; else the ``lib`` directories.
     ruby_autoload_roots: tuple[str, ...] = ()
+    #: Composer PSR-4 namespace prefix (``App\\``) -> its directories, from the
+    #: ``composer.json`` files' ``autoload``/``autoload-dev`` (relative to the repository root).
+    php_psr4: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
@@ -320,6 +324,23 @@ def _ruby_paths(root: Path, dirs: list[str], paths: list[str]) -> tuple[tuple[st
     return tuple(dict.fromkeys([*load, ""])), tuple(dict.fromkeys(autoload))
 
 
+def _composer_facts(root: Path, d: str, psr4: dict[str, tuple[str, ...]]) -> None:
+    """The PSR-4 prefixes of ``d/composer.json`` (the first one read wins a prefix)."""
+    text = _read_text(root, posixpath.join(d, "composer.json"))
+    data = _loads_jsonc(text) if text is not None else None
+    if not isinstance(data, dict):
+        return
+    for section in ("autoload", "autoload-dev"):
+        mapping = _get(data, section, "psr-4")
+        if not isinstance(mapping, dict):
+            continue
+        for prefix, dirs in mapping.items():
+            listed = dirs if isinstance(dirs, list) else [dirs]
+            found = tuple(_norm(posixpath.join(d, x)) for x in listed if isinstance(x, str))
+            if isinstance(prefix, str) and found and prefix not in psr4:
+                psr4[prefix] = found
+
+
 def _toml(root: Path, rel: str) -> dict[str, Any]:
     text = _read_text(root, rel)
     if text is None:
@@ -421,6 +442,11 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
     if ".rb" in exts:
         rb_load, rb_roots = _ruby_paths(root, sorted_dirs, plist)
 
+    psr4: dict[str, tuple[str, ...]] = {}
+    if ".php" in exts:
+        for d in sorted_dirs:
+            _composer_facts(root, d, psr4)
+
     py_roots: list[str] = [""]
     if ".py" in exts or ".pyi" in exts:
         for d in sorted_dirs:
@@ -449,6 +475,7 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
         c_include_dirs=c_dirs,
         ruby_load_paths=rb_load,
         ruby_autoload_roots=rb_roots,
+        php_psr4=psr4,
     )
 
 

@@ -10,6 +10,7 @@ from graphmemd.graph.resolution.cfamily import CFamilyRules
 from graphmemd.graph.resolution.golang import GoRules
 from graphmemd.graph.resolution.java import JavaRules
 from graphmemd.graph.resolution.javascript import JavaScriptRules
+from graphmemd.graph.resolution.php import PhpRules
 from graphmemd.graph.resolution.python import PythonRules
 from graphmemd.graph.resolution.ruby import RubyRules
 from graphmemd.graph.resolution.rules import LanguageRules
@@ -25,6 +26,7 @@ def _table() -> dict[Language, type[LanguageRules]]:
         JavaRules,
         CFamilyRules,
         RubyRules,
+        PhpRules,
     )
     return {lang: cls for cls in families for lang in cls.languages}
 

@@ -45,8 +45,13 @@ class LanguageSpec:
       functions are methods (Ruby ``module``).
     * ``name_strip``: characters stripped from both ends of a definition's name (Ruby
       ``attr_reader :name`` defines ``name``).
-    * ``sigils``: characters stripped from the front of a typed variable's name (Ruby
-      ``@store = Store.new`` types ``self.store``, with the pattern's ``type.prefix``).
+    * ``sigils``: characters dropped from typed variable names and called expressions (Ruby
+      ``@store = Store.new`` types ``self.store``, with the pattern's ``type.prefix``, and
+      ``@store.save`` calls ``store.save``; PHP ``$this->repo->put()`` calls ``this.repo.put``).
+    * ``separator_alias``: written for ``::`` in called expressions, stated types and bases
+      (PHP ``\\App\\Models\\User``).
+    * ``package_separator``: the ``@package`` is split on it and joined with ``.`` (PHP
+      ``namespace App\\Models`` is the package ``App.Models``).
     """
 
     language: Language
@@ -64,6 +69,8 @@ class LanguageSpec:
     method_containers: tuple[str, ...] = ()
     name_strip: str = ""
     sigils: str = ""
+    separator_alias: str = ""
+    package_separator: str = ""
 
 
 #: C/C++ macros read as blanks: an ALL-CAPS word between ``class``/``struct`` and a class
@@ -183,6 +190,18 @@ SPECS: dict[Language, LanguageSpec] = {
             method_containers=("module",),
             name_strip=":",
             sigils="@",
+        ),
+        LanguageSpec(
+            language=Language.PHP,
+            extensions=(".php", ".phtml", ".php8", ".inc"),
+            grammar_module="tree_sitter_php",
+            grammar_function="language_php",
+            query_files=("php.scm",),
+            path_separator="\\",
+            sigils="$",
+            separator_alias="\\",
+            package_separator="\\",
+            builtin_types=frozenset({"parent", "mixed", "object", "iterable", "callable"}),
         ),
     )
 }

@@ -107,6 +107,7 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from operator import attrgetter, itemgetter
@@ -284,6 +285,8 @@ class _Compiled:
     unwrap: re.Pattern[str] | None
     #: the kinds of definition a function directly inside becomes a method of
     method_containers: frozenset[SymbolKind]
+    #: drops the spec's ``sigils`` and writes its ``separator_alias`` as ``::`` (None: neither)
+    clean: Callable[[bytes], bytes] | None
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -355,6 +358,21 @@ def _def_capture(names: frozenset[str]) -> tuple[str, SymbolKind] | None:
     return found[0] if len(found) == 1 else None
 
 
+def _cleaner(spec: LanguageSpec) -> Callable[[bytes], bytes] | None:
+    """The text fix of a language with ``sigils`` or a ``separator_alias`` (see the spec)."""
+    if not spec.sigils and not spec.separator_alias:
+        return None
+    drop = spec.sigils.encode()
+    alias = spec.separator_alias.encode()
+
+    def clean(text: bytes) -> bytes:
+        if drop:
+            text = text.translate(None, drop)
+        return text.replace(alias, b"::") if alias else text
+
+    return clean
+
+
 def _def_parents(settings: dict[str, str | None]) -> frozenset[str] | None:
     allowed = settings.get("def.parents")
     return frozenset(allowed.split()) if allowed else None
@@ -391,6 +409,7 @@ def _compile(language: Language) -> _Compiled:
             builtin_types=_PRIMITIVE_TYPES if spec.builtin_types is None else spec.builtin_types,
             unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
             method_containers=_CLASS_LIKE | frozenset(SymbolKind(k) for k in spec.method_containers),
+            clean=_cleaner(spec),
         )
         _compiled[language] = found
         return found
@@ -711,7 +730,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             _collect_def(source, caps, compiled, pattern, out.defs, def_by_name)
         elif role in (_R_INHERITS, _R_IMPLEMENTS):
             node = caps["inherits" if role == _R_INHERITS else "implements"][0]
-            ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
+            written = source[node.start_byte : node.end_byte]
+            ref = _type_ref(_decode(compiled.clean(written) if compiled.clean is not None else written))
             if ref:
                 inherit_kind = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
                 out.bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
@@ -731,7 +751,9 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 if scope_name:
                     out.scopes.append((node.start_byte, node.end_byte, scope_name))
         elif role == _R_PACKAGE:
-            out.package = _node_text(source, caps["package"][0])
+            package = _node_text(source, caps["package"][0])
+            sep = spec.package_separator
+            out.package = ".".join(p for p in package.split(sep) if p) if sep else package
         elif role in (_R_TYPE, _R_RETURNS):
             _collect_type(source, caps, settings[pattern], compiled, pattern, out.raw_types)
         elif role == _R_ARITY:
@@ -746,6 +768,9 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             out.locals.extend((n.start_byte, source[n.start_byte : n.end_byte]) for n in caps["local"])
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
+    clean = compiled.clean
+    if clean is not None and raw_calls:
+        out.raw_calls = [(pos, clean(text), line, args) for pos, text, line, args in raw_calls]
     return out
 
 
@@ -1286,12 +1311,12 @@ def _collect_type(
     if unwrapped is not None:
         text, from_call = unwrapped, False
     elif annotations:
-        text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
+        text = _type_text(_decode(_cleaned(compiled, source[annotations[0].start_byte : annotations[0].end_byte])))
         if text in builtins:
             return
         from_call = False
     elif calls:
-        text = _callee_of(_called_text(source, calls[0]))[0]
+        text = _callee_of(_cleaned(compiled, _called_text(source, calls[0])))[0]
         from_call = True
     else:
         return
@@ -1300,6 +1325,11 @@ def _collect_type(
 
 
 _RETURNS_CAPTURES = frozenset({"type.returns", "type.returns.call", "type.returns.value"})
+
+
+def _cleaned(compiled: _Compiled, text: bytes) -> bytes:
+    """``text`` with the language's sigils dropped and its separator alias made ``::``."""
+    return compiled.clean(text) if compiled.clean is not None else text
 
 
 def _called_text(source: bytes, node: Node) -> bytes:
@@ -1331,7 +1361,7 @@ def _collect_returned(
     if returns:
         node = returns[0]
         unwrapped = _unwrapped(compiled, source, node) if compiled.unwrap is not None else None
-        text = unwrapped or _type_text(_decode(source[node.start_byte : node.end_byte]))
+        text = unwrapped or _type_text(_decode(_cleaned(compiled, source[node.start_byte : node.end_byte])))
         if text and text not in compiled.builtin_types:
             raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
         return True
@@ -1339,7 +1369,8 @@ def _collect_returned(
         returned = caps.get(key)
         if returned:  # `return Foo(...)` / `return x`: what that call / value is
             node = returned[0]
-            text = _callee_of(_called_text(source, node) if not attr else source[node.start_byte : node.end_byte])[0]
+            called = _called_text(source, node) if not attr else source[node.start_byte : node.end_byte]
+            text = _callee_of(_cleaned(compiled, called))[0]
             if text:
                 raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
             return True

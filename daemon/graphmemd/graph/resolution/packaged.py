@@ -1,0 +1,183 @@
+"""The shared rules of languages whose files declare a package (a namespace) and import types
+by their full name: PHP, C#, Kotlin, Scala (one subclass each, in their own modules).
+
+* A file's symbols have the full names ``<package>.<qualname>`` (``scopes.py``); the files
+  of one package see each other's top-level names without an import.
+* ``import a.b.C`` binds ``C`` to the file(s) defining ``a.b.C`` (partial classes: every
+  one), ``import a.b.*`` sees the package ``a.b``; what no repository file defines is an
+  external module.
+* A name is looked up in the caller's enclosing classes (and their bases, when members are
+  in scope), then its package (and, ``package_parents``, the packages enclosing it: C#),
+  then the imports; a path written from the root (``a.b.C.f()``, PHP ``\\a\\b\\f()``) by its
+  full name.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from graphmemd.graph.model import Confidence, ImportRef
+from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, LookupRun, Sym, Target, discard
+from graphmemd.graph.resolution.rules import LanguageRules
+from graphmemd.graph.resolution.scopes import QualifiedNames, resolve_scoped, scope_chain
+
+_PKG_KEY = "pkg:"
+
+
+class PackageRules(LanguageRules):
+    """Packages, imports of full names, lexical scopes (subclasses set the class variables)."""
+
+    scoped_names = True
+    package_scoped = True
+    #: Names in the packages enclosing the file's package are visible too (C#).
+    package_parents: ClassVar[bool] = False
+    #: The separator of an import's module as written (PHP ``\\``).
+    import_separator: ClassVar[str] = "."
+    #: A bare name may be a member of the enclosing class (else only a function: PHP).
+    bare_members: ClassVar[bool] = True
+
+    def __init__(self, resolver: object) -> None:
+        super().__init__(resolver)  # type: ignore[arg-type]
+        self.names = QualifiedNames(self.type_kinds)
+        self.pkg_files: dict[str, set[str]] = {}
+        #: first segments of the packages (what a path written from the root starts with)
+        self.roots: dict[str, int] = {}
+        self.former: dict[str, str] = {}
+        #: path -> {alias: package}: the packages its imports name (PHP ``use A\B;`` then ``B\C``)
+        self.aliases: dict[str, dict[str, str]] = {}
+
+    # ----------------------------------------------------------------- files
+
+    def index(self, fi: FileIndex) -> None:
+        """Index the file's full names and package."""
+        self.names.index(fi)
+        pkg = fi.package or ""
+        self.pkg_files.setdefault(pkg, set()).add(fi.path)
+        root = pkg.split(".", 1)[0]
+        if root:
+            self.roots[root] = self.roots.get(root, 0) + 1
+
+    def unindex(self, fi: FileIndex) -> None:
+        """Remove the file from the indexes, remembering its package."""
+        self.names.unindex(fi)
+        self.aliases.pop(fi.path, None)
+        pkg = fi.package or ""
+        discard(self.pkg_files, pkg, fi.path)
+        root = pkg.split(".", 1)[0]
+        if root and root in self.roots:
+            self.roots[root] -= 1
+            if not self.roots[root]:
+                del self.roots[root]
+        self.former[fi.path] = pkg
+
+    def struct_key(self, fi: FileIndex) -> tuple[object, ...]:
+        """The package and top-level types: what other files' imports resolve through."""
+        return (fi.parsed.language, fi.package, fi.top_types)
+
+    def watch_keys(self, fi: FileIndex) -> set[str]:
+        """The file's package."""
+        return {_PKG_KEY + (fi.package or "")}
+
+    def changed_keys(self, path: str, fi: FileIndex | None) -> set[str]:
+        """The full names the file started or stopped defining, its package now and before."""
+        keys = self.names.changed_keys(path)
+        if fi is not None:
+            keys.add(_PKG_KEY + (fi.package or ""))
+        if path in self.former:
+            keys.add(_PKG_KEY + self.former[path])
+        return keys
+
+    # ----------------------------------------------------------------- imports
+
+    def dotted(self, module: str) -> str:
+        """An import's module as a dotted full name."""
+        sep = self.import_separator
+        return ".".join(p for p in module.split(sep) if p) if sep != "." else module.strip(".")
+
+    def import_into(self, fi: FileIndex, imp: ImportRef, b: CtxBuilder) -> None:
+        """``a.b.C`` binds ``C`` to the files defining it; ``a.b.*`` sees the package."""
+        module = self.dotted(imp.module)
+        b.keys.add(_PKG_KEY + module)
+        resolved = False
+        for n in imp.names:
+            if n == "*":
+                files = sorted(self.pkg_files.get(module, ()))
+                for p in files:
+                    b.target(p)
+                    b.star[p] = None
+                resolved = resolved or bool(files)
+                continue
+            full = f"{module}.{n}" if module else n
+            local = imp.alias if imp.alias and len(imp.names) == 1 else n
+            files = self.files_of(full, b)
+            if not files and full in self.pkg_files:  # a package: `B\C` then names `full.C`
+                self.aliases.setdefault(fi.path, {})[local] = full
+                files = sorted(self.pkg_files[full])
+                for p in files:
+                    b.target(p)
+                b.mod_bind.setdefault(local, tuple(files))
+                resolved = True
+                continue
+            if files:
+                for p in files:
+                    b.target(p)
+                qual = self.names.defs[full][files[0]] if full in self.names.defs else n
+                b.sym_bind.setdefault(local, (tuple(files), qual))
+                resolved = True
+            else:
+                b.ext_names.add(local)
+        if not resolved:
+            b.externals[imp.module] = None
+
+    def files_of(self, full: str, b: CtxBuilder) -> list[str]:
+        """The files defining the full name ``full`` (sorted)."""
+        found = self.names.defs.get(full)
+        return sorted(found) if found else []
+
+    # ----------------------------------------------------------------- names
+
+    def package_files(self, run: LookupRun, fi: FileIndex) -> tuple[str, ...]:
+        """The other files of the package (their top-level names are visible)."""
+        key = ("\0pkg\0" + (fi.package or ""), False)
+        got = run.dir_memo.get(key)
+        if got is None:
+            got = run.dir_memo[key] = tuple(sorted(self.pkg_files.get(fi.package or "", ())))
+        return tuple(p for p in got if p != fi.path)
+
+    def _scopes(self, fi: FileIndex, caller: str) -> list[str]:
+        """The enclosing classes of the caller (when members are in scope) and its packages,
+        then the root (full names)."""
+        return list(scope_chain(fi, caller if self.bare_members else "", self.package_parents))
+
+    def scoped_name(
+        self, run: LookupRun, fi: FileIndex, caller: str, segs: tuple[str, ...], exclude: str | None
+    ) -> tuple[Sym, Confidence] | None:
+        """A name in the caller's enclosing classes and packages; a type path from any scope."""
+        return resolve_scoped(run, fi, self.names, self._scopes(fi, caller), segs, exclude)
+
+    def path_call(
+        self, run: LookupRun, fi: FileIndex, caller: str, text: str, segs: tuple[str, ...]
+    ) -> tuple[bool, Target | None, Confidence]:
+        """A qualified name (PHP ``Util\\Fmt::money``: from the caller's packages outwards;
+        ``\\App\\f``: from the root) or a path from the root (``com.shop.Util.f``)."""
+        if segs[0] in self.self_names or segs[0] in self.super_names:
+            return False, None, Confidence.IMPORT
+        alias = self.aliases.get(fi.path, {}).get(segs[0])
+        if alias is not None and len(segs) > 1:
+            scopes: list[str] = [alias.rpartition(".")[0]]
+        elif text.startswith("::"):
+            scopes = [""]
+        elif "::" in text:
+            scopes = self._scopes(fi, caller)
+        elif segs[0] in self.roots and not segs[0][:1].isupper() and fi.var_type(caller, segs[0]) is None:
+            scopes = [""]
+        else:
+            return False, None, Confidence.IMPORT
+        got = resolve_scoped(run, fi, self.names, scopes, segs)
+        if got is None:
+            return True, None, Confidence.IMPORT
+        return True, got[0], got[1]
+
+    def scope_dependent(self, fi: FileIndex, segs: tuple[str, ...]) -> bool:
+        """Every name may be a member of the caller's class or a name of its package."""
+        return True
