@@ -9,12 +9,15 @@ repositories and ``tests/fixtures_fp/many_styles.*`` (files written in many styl
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from graphmemd.ingest.parsing import parse_source
+from graphmemd.ingest.parsing import language_for_path, parse_source
+from graphmemd.ingest.parsing.languages import SPECS
+from tree_sitter import Language, Parser
 
 ROOT = Path(__file__).resolve().parents[2]
 FP = ROOT / "tests" / "fixtures_fp"
@@ -179,3 +182,50 @@ def test_phpcbf_keeps_every_fingerprint(tmp_path: Path) -> None:
     assert changed_files >= 3
     assert compared >= 40
     assert changed == [], f"phpcbf: {len(changed)} of {compared} definitions changed: {changed}"
+
+
+def rewrite_layout(path: str, data: bytes, comment: bytes) -> bytes:
+    """A whitespace and comment rewrite, for the languages without a formatter here: every
+    line re-indented (one level: three spaces or a tab), an end-of-line ``comment`` after each
+    line ending in ``{``, ``;``, ``(`` or ``,``, and a blank line after each ``}``; lines of
+    multi-line strings and comments are left as they are."""
+    spec = SPECS[language_for_path(path)]  # type: ignore[index]
+    grammar = getattr(importlib.import_module(spec.grammar_module), spec.grammar_function)
+    tree = Parser(Language(grammar())).parse(data)
+    protected: set[int] = set()
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.end_point[0] > node.start_point[0] and ("string" in node.type or "comment" in node.type):
+            protected.update(range(node.start_point[0] + 1, node.end_point[0] + 1))
+            continue
+        stack.extend(node.children)
+    out: list[bytes] = []
+    for number, line in enumerate(data.split(b"\n")):
+        if number in protected:
+            out.append(line)
+            continue
+        body = line.strip()
+        depth = len(line) - len(line.lstrip())
+        indent = b"\t" * (depth // 4) if number % 2 else b"   " * (depth // 4 + (depth % 4 > 0))
+        if body.endswith((b"{", b";", b"(", b",")) and b"//" not in body and b"#" not in body and b'"' not in body:
+            body += b"  " + comment
+        out.append(indent + body if body else b"")
+        if body.startswith(b"}"):
+            out.append(b"")
+    return b"\n".join(out)
+
+
+LAYOUT_LANGUAGES = {"csharp": b"// layout"}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_LANGUAGES))
+def test_layout_rewrite_keeps_every_fingerprint(name: str) -> None:
+    files = sorted(p for p in (REPOS / name).rglob("*") if p.is_file() and language_for_path(p.name))
+    files += sorted(FP.glob(f"many_styles.{files[0].suffix.lstrip('.')}"))
+    originals = {p.relative_to(ROOT).as_posix(): p.read_bytes() for p in files}
+    rewritten = {n: rewrite_layout(n, d, LAYOUT_LANGUAGES[name]) for n, d in originals.items()}
+    changed_files, compared, changed = compare(originals, rewritten)
+    assert changed_files == len(files)
+    assert compared >= 15
+    assert changed == [], f"{name} layout rewrite: {len(changed)} of {compared} definitions changed: {changed}"

@@ -318,3 +318,47 @@ def test_php_symbols_calls_imports() -> None:
     assert ("User.__construct", "this.log", "Logger") in types  # a promoted constructor parameter
     assert ("User.save", "r", "Receipt") in types
     assert ("User.save", "", "Receipt") in types  # the return type
+
+
+# ----------------------------------------------------------------------------- C#
+
+
+CSHARP_SOURCE = """using System;
+using Shop.Util;
+using Svc = Shop.Services.Checkout;
+
+namespace Shop.Models
+{
+    public partial class Cart : Entity, IRepository<Item>
+    {
+        private readonly Store _store = new Store();
+        public Cart(int n) : base(n) { }
+        public int Total(int x) { var s = new Ledger(); s.Add(x); this.Save(); base.Run(); return Helper(x); }
+        public int Total(int x, int y) => x + y;
+        public Item First { get; set; }
+    }
+}
+"""
+
+
+def test_csharp_symbols_calls_imports() -> None:
+    parsed = parse("Cart.cs", CSHARP_SOURCE)
+    assert parsed.package == "Shop.Models"
+    assert symbols(parsed) == [("Cart", C), ("Cart.Cart", M), ("Cart.Total", M), ("Cart.Total~2", M)]
+    assert [(i.module, i.names, i.alias) for i in parsed.imports] == [
+        ("System", ("*",), None),
+        ("Shop.Util", ("*",), None),
+        ("Shop.Services", ("Checkout",), "Svc"),
+    ]
+    assert calls(parsed) == [
+        ("Cart", "Store"),
+        ("Cart.Total", "Ledger"),
+        ("Cart.Total", "s.Add"),
+        ("Cart.Total", "this.Save"),
+        ("Cart.Total", "base.Run"),
+        ("Cart.Total", "Helper"),
+    ]
+    assert [(h.parent, h.kind) for h in parsed.inherits] == [("Entity", INH), ("IRepository", InheritKind.IMPLEMENTS)]
+    assert parsed.arities == (("Cart.Cart", 1), ("Cart.Total", 1), ("Cart.Total~2", 2))
+    types = {(t.scope, t.name, t.type) for t in parsed.types}
+    assert {("Cart", "_store", "Store"), ("Cart.Total", "s", "Ledger"), ("Cart", "First", "Item")} <= types

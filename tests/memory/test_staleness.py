@@ -519,8 +519,59 @@ function money( int $cents ) : string {
 ''',
 )
 
+CSHARP = Lang(
+    fixture="csharp",
+    path="src/Shop.Core/Services/Pricing.cs",
+    func="Checkout.Log",
+    sibling="Checkout.Checkout",
+    body=("System.Console.WriteLine(message);", 'System.Console.WriteLine(message + "!");'),
+    sig=("private void Log(string message)", "private void Log(string message, int rounds)"),
+    rename=("private void Log(", "private void Trace(", "Checkout.Trace"),
+    func_text="\n        private void Log(string message)\n        {\n            System.Console.WriteLine(message);\n"
+              "        }\n",
+    move_path="src/Shop.Core/Services/Checkout.Log.cs",
+    move_file="namespace Shop.Core.Services\n{\n    public partial class Checkout\n    {\n"
+              "        private void Log(string message)\n        {\n            System.Console.WriteLine(message);\n"
+              "        }\n    }\n}\n",
+    formatted='''using Shop.Core.Models;
+
+// Reformatted: K&R braces, two-space indents, comments, blank lines.
+namespace Shop.Core.Services {
+  public static class Pricing {
+    public static decimal WithTax(decimal amount) {
+      return Round(amount * 1.2m);  // with VAT
+    }
+
+
+    private static decimal Round(decimal amount) => System.Math.Round(amount,
+                                                                     2);
+  }
+
+  public class Checkout {
+    private readonly Order _order;
+
+    public Checkout(Order order) {
+      _order = order;
+    }
+
+    public decimal Pay() {
+      var total = Pricing.WithTax(_order.Total());
+      Log(_order.Describe());
+      return total;
+    }
+
+    /* one line per payment */
+    private void Log(string message) {
+      System.Console.WriteLine(message);
+    }
+  }
+}
+''',
+    kind="method",
+)
+
 LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"), pytest.param(RUBY, id="ruby"),
-         pytest.param(PHP, id="php"),
+         pytest.param(PHP, id="php"), pytest.param(CSHARP, id="csharp"),
          pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 

@@ -43,6 +43,7 @@ class Language(str, Enum):
     CPP = "cpp"
     RUBY = "ruby"
     PHP = "php"
+    CSHARP = "csharp"
 
 
 class SymbolKind(str, Enum):

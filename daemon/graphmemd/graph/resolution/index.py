@@ -118,6 +118,9 @@ class FileRules(Protocol):
     ) -> tuple[Sym, Confidence] | None:
         """A name or type path found in a scope enclosing ``caller`` (``scoped_names`` rules)."""
 
+    def type_parts(self, run: LookupRun, sym: Sym) -> tuple[Sym, ...]:
+        """The other definitions of the type ``sym`` (partial, reopened)."""
+
     def definition(self, run: LookupRun, target: Sym) -> Sym:
         """The definition a resolved target stands for (a declaration's definition)."""
 

@@ -390,16 +390,20 @@ class Lookup:
         self.bases_memo[sym] = ((), frozenset())  # cycle guard
         outer = self.seen
         self.seen = {sym[0]}
-        fi = self.files[sym[0]]
         out: list[Sym] = []
-        refs = fi.inherits_by_child.get(sym[1])
-        if refs:
+        first = self.files[sym[0]]
+        parts = first.rules.type_parts(self, sym) if first.rules.detached_methods else ()
+        for path, qual in (sym, *(p for p in parts if p != sym)):  # (a partial/reopened type: every part's)
+            fi = self.files[path]
+            refs = fi.inherits_by_child.get(qual)
+            if not refs:
+                continue
             ctx = self.r.ctx_of(fi)
-            s = fi.syms.get(sym[1])
+            s = fi.syms.get(qual)
             scope = (s.parent or "") if s is not None else ""
             for ref in refs:
-                t = self.resolve_type(fi, ctx, scope, ref.parent, sym[1])
-                if t is not None and t[0] != sym and t[0] not in out:
+                t = self.resolve_type(fi, ctx, scope, ref.parent, qual)
+                if t is not None and t[0] not in (sym, *parts) and t[0] not in out:
                     out.append(t[0])
         seen = frozenset(self.seen)
         outer |= seen

@@ -14,6 +14,8 @@ by their full name: PHP, C#, Kotlin, Scala (one subclass each, in their own modu
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Iterable
 from typing import ClassVar
 
 from graphmemd.graph.model import Confidence, ImportRef
@@ -22,6 +24,13 @@ from graphmemd.graph.resolution.rules import LanguageRules
 from graphmemd.graph.resolution.scopes import QualifiedNames, resolve_scoped, scope_chain
 
 _PKG_KEY = "pkg:"
+
+
+def _named_like(full: str, paths: Iterable[str]) -> str | None:
+    """Of ``paths``, the first file named like the type ``full`` (``Order.cs`` for
+    ``Shop.Order``, before ``Order.Totals.cs``)."""
+    stem = full.rsplit(".", 1)[-1]
+    return next((p for p in sorted(paths) if posixpath.splitext(posixpath.basename(p))[0] == stem), None)
 
 
 class PackageRules(LanguageRules):
@@ -38,7 +47,9 @@ class PackageRules(LanguageRules):
 
     def __init__(self, resolver: object) -> None:
         super().__init__(resolver)  # type: ignore[arg-type]
-        self.names = QualifiedNames(self.type_kinds)
+        self.names = QualifiedNames(self.type_kinds, prefer=_named_like)
+        #: path -> the packages it imports whole (C# ``using A.B;``): looked up like its own
+        self.usings: dict[str, tuple[str, ...]] = {}
         self.pkg_files: dict[str, set[str]] = {}
         #: first segments of the packages (what a path written from the root starts with)
         self.roots: dict[str, int] = {}
@@ -49,8 +60,11 @@ class PackageRules(LanguageRules):
     # ----------------------------------------------------------------- files
 
     def index(self, fi: FileIndex) -> None:
-        """Index the file's full names and package."""
+        """Index the file's full names, package and whole-package imports."""
         self.names.index(fi)
+        whole = tuple(self.dotted(i.module) for i in fi.parsed.imports if "*" in i.names and not i.scope)
+        if whole:
+            self.usings[fi.path] = whole
         pkg = fi.package or ""
         self.pkg_files.setdefault(pkg, set()).add(fi.path)
         root = pkg.split(".", 1)[0]
@@ -61,6 +75,7 @@ class PackageRules(LanguageRules):
         """Remove the file from the indexes, remembering its package."""
         self.names.unindex(fi)
         self.aliases.pop(fi.path, None)
+        self.usings.pop(fi.path, None)
         pkg = fi.package or ""
         discard(self.pkg_files, pkg, fi.path)
         root = pkg.split(".", 1)[0]
@@ -130,9 +145,17 @@ class PackageRules(LanguageRules):
             b.externals[imp.module] = None
 
     def files_of(self, full: str, b: CtxBuilder) -> list[str]:
-        """The files defining the full name ``full`` (sorted)."""
+        """The files defining the full name ``full``: the one named like it first (``Order.cs``
+        before ``Order.Totals.cs``), then by path."""
         found = self.names.defs.get(full)
-        return sorted(found) if found else []
+        if not found:
+            return []
+        best = _named_like(full, found)
+        return sorted(found, key=lambda p: (p != best, p))
+
+    def type_parts(self, run: LookupRun, sym: Sym) -> tuple[Sym, ...]:
+        """Every file's definition of the type (partial classes)."""
+        return self.names.parts(run, sym)
 
     # ----------------------------------------------------------------- names
 
@@ -152,8 +175,15 @@ class PackageRules(LanguageRules):
     def scoped_name(
         self, run: LookupRun, fi: FileIndex, caller: str, segs: tuple[str, ...], exclude: str | None
     ) -> tuple[Sym, Confidence] | None:
-        """A name in the caller's enclosing classes and packages; a type path from any scope."""
-        return resolve_scoped(run, fi, self.names, self._scopes(fi, caller), segs, exclude)
+        """A name in the caller's enclosing classes and packages, else in the packages the file
+        imports whole (C# ``using``: an IMPORT); a type path from any scope."""
+        found = resolve_scoped(run, fi, self.names, self._scopes(fi, caller), segs, exclude)
+        using = self.usings.get(fi.path)
+        if found is None and using:
+            got = resolve_scoped(run, fi, self.names, using, segs, exclude)
+            if got is not None:
+                return got[0], Confidence.IMPORT if got[1] is Confidence.SAME_PACKAGE else got[1]
+        return found
 
     def path_call(
         self, run: LookupRun, fi: FileIndex, caller: str, text: str, segs: tuple[str, ...]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from graphmemd.graph.model import Language
 from graphmemd.graph.resolution.cfamily import CFamilyRules
+from graphmemd.graph.resolution.csharp import CSharpRules
 from graphmemd.graph.resolution.golang import GoRules
 from graphmemd.graph.resolution.java import JavaRules
 from graphmemd.graph.resolution.javascript import JavaScriptRules
@@ -27,6 +28,7 @@ def _table() -> dict[Language, type[LanguageRules]]:
         CFamilyRules,
         RubyRules,
         PhpRules,
+        CSharpRules,
     )
     return {lang: cls for cls in families for lang in cls.languages}
 

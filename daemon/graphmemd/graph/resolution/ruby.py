@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 
 from graphmemd.graph.model import Confidence, ImportRef, Language, SymbolKind
 from graphmemd.graph.resolution.index import (
@@ -59,10 +60,11 @@ class RubyRules(LanguageRules):
         super().__init__(resolver)  # type: ignore[arg-type]
         self.names = QualifiedNames(self.type_kinds, prefer=self._zeitwerk)
 
-    def _zeitwerk(self, fq: str) -> list[str]:
-        """The files Zeitwerk would load constant ``fq`` from (one per autoload root)."""
+    def _zeitwerk(self, fq: str, paths: Iterable[str]) -> str | None:
+        """Of ``paths``, the file Zeitwerk would load constant ``fq`` from (None: none)."""
         stem = underscore(fq)
-        return [norm(posixpath.join(root, stem + ".rb")) for root in self.r.facts.ruby_autoload_roots]
+        candidates = {norm(posixpath.join(root, stem + ".rb")) for root in self.r.facts.ruby_autoload_roots}
+        return next((p for p in sorted(paths) if p in candidates), None)
 
     # ----------------------------------------------------------------- files
 
@@ -73,6 +75,10 @@ class RubyRules(LanguageRules):
     def unindex(self, fi: FileIndex) -> None:
         """Remove the file from the name index."""
         self.names.unindex(fi)
+
+    def type_parts(self, run: LookupRun, sym: Sym) -> tuple[Sym, ...]:
+        """Every file's definition of the class or module (reopened ones)."""
+        return self.names.parts(run, sym)
 
     def changed_keys(self, path: str, fi: FileIndex | None) -> set[str]:
         """The name keys of the constants and methods the file started or stopped defining."""

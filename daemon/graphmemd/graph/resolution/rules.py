@@ -124,6 +124,11 @@ class LanguageRules:
         ``caller`` (only asked with ``scoped_names``)."""
         return None
 
+    def type_parts(self, run: LookupRun, sym: Sym) -> tuple[Sym, ...]:
+        """The other definitions of the same type (C# ``partial``, a reopened Ruby class):
+        their bases are the type's too (asked with ``detached_methods``)."""
+        return ()
+
     def definition(self, run: LookupRun, target: Sym) -> Sym:
         """The definition a resolved target stands for: itself, unless the language
         separates declarations from definitions (C/C++ headers)."""

@@ -82,9 +82,12 @@ class QualifiedNames:
 
     __slots__ = ("_first", "_former", "_of", "defs", "kinds", "prefer", "types")
 
-    def __init__(self, kinds: frozenset[SymbolKind], prefer: Callable[[str], Iterable[str]] | None = None) -> None:
+    def __init__(
+        self, kinds: frozenset[SymbolKind], prefer: Callable[[str, Iterable[str]], str | None] | None = None
+    ) -> None:
         self.kinds = kinds
-        #: the paths to prefer for a full name defined in several files (Ruby: Zeitwerk's)
+        #: the path to prefer among those defining a full name (Ruby: Zeitwerk's; C#: the
+        #: file named like the type); None: the first
         self.prefer = prefer
         self.defs: dict[str, dict[str, str]] = {}
         self.types: dict[str, dict[str, str]] = {}
@@ -126,6 +129,14 @@ class QualifiedNames:
         new = self._of.get(path, frozenset())
         return {NAME_KEY + fq.rsplit(".", 1)[-1] for fq in old ^ new}
 
+    def parts(self, run: LookupRun, sym: Sym) -> tuple[Sym, ...]:
+        """Every definition of the type ``sym`` (by its full name), ``sym`` included."""
+        fi = run.files[sym[0]]
+        fq = _prefix(fi) + sym[1]
+        run.seen.add(NAME_KEY + fq.rsplit(".", 1)[-1])
+        found = self.types.get(fq)
+        return tuple(sorted(found.items())) if found and len(found) > 1 else (sym,)
+
     def find(self, run: LookupRun, fq: str) -> list[Sym]:
         """The symbols named ``fq``, sorted (the probe is recorded for ``dependents_of``)."""
         run.seen.add(NAME_KEY + fq.rsplit(".", 1)[-1])
@@ -146,8 +157,8 @@ class QualifiedNames:
         key = (fq, types)
         first = self._first.get(key)
         if first is None:
-            preferred = [p for p in self.prefer(fq) if p in table] if self.prefer is not None and len(table) > 1 else []
-            path = preferred[0] if preferred else min(table)
+            preferred = self.prefer(fq, table) if self.prefer is not None and len(table) > 1 else None
+            path = preferred if preferred is not None else min(table)
             first = self._first[key] = (path, table[path])
         run.seen.add(first[0])
         return first

@@ -203,6 +203,14 @@ SPECS: dict[Language, LanguageSpec] = {
             package_separator="\\",
             builtin_types=frozenset({"parent", "mixed", "object", "iterable", "callable"}),
         ),
+        LanguageSpec(
+            language=Language.CSHARP,
+            extensions=(".cs",),
+            grammar_module="tree_sitter_c_sharp",
+            grammar_function="language",
+            query_files=("csharp.scm",),
+            builtin_types=frozenset({"var", "dynamic", "object", "string", "String", "Object"}),
+        ),
     )
 }
 
