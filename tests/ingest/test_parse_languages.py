@@ -362,3 +362,66 @@ def test_csharp_symbols_calls_imports() -> None:
     assert parsed.arities == (("Cart.Cart", 1), ("Cart.Total", 1), ("Cart.Total~2", 2))
     types = {(t.scope, t.name, t.type) for t in parsed.types}
     assert {("Cart", "_store", "Store"), ("Cart.Total", "s", "Ledger"), ("Cart", "First", "Item")} <= types
+
+
+# ----------------------------------------------------------------------------- Kotlin
+
+
+KOTLIN_SOURCE = """package shop.model
+
+import shop.util.Money
+import shop.util.*
+import shop.x.Y as Z
+
+open class Cart(private val store: Store) : Entity(), Priced {
+    private val ledger = Ledger()
+
+    fun total(x: Int): Receipt {
+        val s = Store()
+        s.put(x)
+        this.save()
+        super.run()
+        return "%d".format(x)
+    }
+
+    fun total(x: Int, y: Int) = x + y
+
+    companion object {
+        fun empty(store: Store): Cart = Cart(store)
+    }
+}
+
+object Registry { fun all() {} }
+
+fun Cart.extra(): Int = 1
+"""
+
+
+def test_kotlin_symbols_calls_imports() -> None:
+    parsed = parse("Cart.kt", KOTLIN_SOURCE)
+    assert parsed.package == "shop.model"
+    assert symbols(parsed) == [
+        ("Cart", C),
+        ("Cart.total", M),
+        ("Cart.total~2", M),
+        ("Cart.empty", M),  # a companion object's function is the class's
+        ("Registry", C),  # an object
+        ("Registry.all", M),
+        ("Cart.extra", M),  # an extension function is a method of its receiver
+    ]
+    assert [(i.module, i.names, i.alias) for i in parsed.imports] == [
+        ("shop.util", ("Money",), None),
+        ("shop.util", ("*",), None),
+        ("shop.x", ("Y",), "Z"),
+    ]
+    assert calls(parsed) == [
+        ("Cart", "Ledger"),
+        ("Cart.total", "Store"),
+        ("Cart.total", "s.put"),
+        ("Cart.total", "this.save"),
+        ("Cart.total", "super.run"),  # (`"%d".format`: a literal's method is no call of ours)
+        ("Cart.empty", "Cart"),
+    ]
+    assert [(h.parent, h.kind) for h in parsed.inherits] == [("Entity", INH), ("Priced", InheritKind.IMPLEMENTS)]
+    types = {(t.scope, t.name, t.type) for t in parsed.types}
+    assert {("Cart", "store", "Store"), ("Cart", "ledger", "Ledger"), ("Cart.total", "", "Receipt")} <= types

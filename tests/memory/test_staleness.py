@@ -570,8 +570,50 @@ namespace Shop.Core.Services {
     kind="method",
 )
 
+KOTLIN_MAIN = (
+    'fun main() {\n    val store = Store()\n    val cart: Cart = Cart.empty(store)\n    cart.add("tea", 250)\n'
+    '    cart.add(Item("cup", 1000))\n    println(M.format(cart.discounted(10)))\n    println(cart.label())\n}\n'
+)
+
+KOTLIN = Lang(
+    fixture="kotlin",
+    path="src/main/kotlin/shop/App.kt",
+    func="main",
+    sibling="Cart.discounted",
+    body=('cart.add("tea", 250)', 'cart.add("tea", 260)'),
+    sig=("fun main() {", "fun main(rounds: Int) {"),
+    rename=("fun main(", "fun run(", "run"),
+    func_text=KOTLIN_MAIN,
+    move_path="src/main/kotlin/shop/Main.kt",
+    move_file="package shop\n\nimport shop.model.*\nimport shop.util.Money as M\n\n" + KOTLIN_MAIN,
+    formatted='''package shop
+
+import shop.model.*
+import shop.util.Money as M
+
+// Reformatted: two-space indents, comments, blank lines, wrapped calls.
+fun Cart.discounted(percent: Int): Long =
+  price() * (100 - percent) / 100
+
+
+
+/* the entry point */
+fun main() {
+  val store = Store()  // one store
+  val cart: Cart = Cart.empty(
+    store
+  )
+  cart.add("tea", 250)
+  cart.add(Item("cup", 1000))
+
+  println(M.format(cart.discounted(10)))
+  println(cart.label())
+}
+''',
+)
+
 LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"), pytest.param(RUBY, id="ruby"),
-         pytest.param(PHP, id="php"), pytest.param(CSHARP, id="csharp"),
+         pytest.param(PHP, id="php"), pytest.param(CSHARP, id="csharp"), pytest.param(KOTLIN, id="kotlin"),
          pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 

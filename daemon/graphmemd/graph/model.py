@@ -44,6 +44,7 @@ class Language(str, Enum):
     RUBY = "ruby"
     PHP = "php"
     CSHARP = "csharp"
+    KOTLIN = "kotlin"
 
 
 class SymbolKind(str, Enum):

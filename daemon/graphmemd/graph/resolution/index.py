@@ -53,6 +53,9 @@ class LookupRun(Protocol):
     def bases(self, sym: Sym) -> tuple[Sym, ...]:
         """The resolved bases of the type ``sym``."""
 
+    def owner_type(self, fi: FileIndex, caller: str) -> Sym | None:
+        """The type the method ``caller`` belongs to, wherever it is declared."""
+
     def subclass_member(self, cls: Sym, name: str) -> Sym | None:
         """The one definition of ``name`` every subclass of ``cls`` reaches (a mixin's call)."""
 

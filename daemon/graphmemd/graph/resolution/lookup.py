@@ -421,3 +421,7 @@ class Lookup:
     def alias_target(self, fi: FileIndex, t: TypeRef) -> tuple[Sym | None, Confidence]:
         """The callable a name bound by value names (implemented by ``passes.Pass``)."""
         raise NotImplementedError
+
+    def owner_type(self, fi: FileIndex, caller: str) -> Sym | None:
+        """The type a method belongs to (implemented by ``receivers.Receivers``)."""
+        raise NotImplementedError

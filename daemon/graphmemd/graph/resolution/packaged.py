@@ -178,6 +178,11 @@ class PackageRules(LanguageRules):
         """A name in the caller's enclosing classes and packages, else in the packages the file
         imports whole (C# ``using``: an IMPORT); a type path from any scope."""
         found = resolve_scoped(run, fi, self.names, self._scopes(fi, caller), segs, exclude)
+        if found is None and len(segs) == 1 and self.bare_members and self.detached_methods and caller:
+            owner = run.owner_type(fi, caller)  # an extension function: the members of its receiver
+            member = run.member_of(owner, segs[0], set()) if owner is not None else None
+            if owner is not None and member is not None:
+                return member, run.member_confidence(owner, member, Confidence.RECEIVER_TYPE)
         using = self.usings.get(fi.path)
         if found is None and using:
             got = resolve_scoped(run, fi, self.names, using, segs, exclude)

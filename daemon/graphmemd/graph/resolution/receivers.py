@@ -140,6 +140,10 @@ class Receivers(Lookup):
             return got[0] if got is not None else None
         return None
 
+    def owner_type(self, fi: FileIndex, caller: str) -> Sym | None:
+        """The type the method ``caller`` of ``fi`` belongs to, wherever it is declared."""
+        return self.own_class(fi, fi.info_for(caller))
+
     def receiver_type(self, fi: FileIndex, ci: CallerInfo, segs: Sequence[str]) -> Sym | None:
         """The class of the receiver expression ``segs`` (``self``, ``x``, ``self.a.b``)."""
         head = segs[0]

@@ -11,6 +11,7 @@ from graphmemd.graph.resolution.csharp import CSharpRules
 from graphmemd.graph.resolution.golang import GoRules
 from graphmemd.graph.resolution.java import JavaRules
 from graphmemd.graph.resolution.javascript import JavaScriptRules
+from graphmemd.graph.resolution.kotlin import KotlinRules
 from graphmemd.graph.resolution.php import PhpRules
 from graphmemd.graph.resolution.python import PythonRules
 from graphmemd.graph.resolution.ruby import RubyRules
@@ -29,6 +30,7 @@ def _table() -> dict[Language, type[LanguageRules]]:
         RubyRules,
         PhpRules,
         CSharpRules,
+        KotlinRules,
     )
     return {lang: cls for cls in families for lang in cls.languages}
 

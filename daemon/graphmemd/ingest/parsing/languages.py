@@ -97,6 +97,12 @@ _CPP_POINTERS = (
     r"\s*<\s*(?:const\s+)?((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)"
 )
 
+#: Kotlin's and Scala's built-in types: never a repository type.
+_JVM_BUILTINS = frozenset(
+    "Int Long Short Byte Double Float Boolean Char String Unit Any Nothing Number Array List MutableList "
+    "Map MutableMap Set MutableSet Sequence Pair Triple Seq Vector Option Some Either Future".split()
+)
+
 SPECS: dict[Language, LanguageSpec] = {
     spec.language: spec
     for spec in (
@@ -210,6 +216,14 @@ SPECS: dict[Language, LanguageSpec] = {
             grammar_function="language",
             query_files=("csharp.scm",),
             builtin_types=frozenset({"var", "dynamic", "object", "string", "String", "Object"}),
+        ),
+        LanguageSpec(
+            language=Language.KOTLIN,
+            extensions=(".kt", ".kts"),
+            grammar_module="tree_sitter_kotlin",
+            grammar_function="language",
+            query_files=("kotlin.scm",),
+            builtin_types=_JVM_BUILTINS,
         ),
     )
 }
