@@ -425,3 +425,58 @@ def test_kotlin_symbols_calls_imports() -> None:
     assert [(h.parent, h.kind) for h in parsed.inherits] == [("Entity", INH), ("Priced", InheritKind.IMPLEMENTS)]
     types = {(t.scope, t.name, t.type) for t in parsed.types}
     assert {("Cart", "store", "Store"), ("Cart", "ledger", "Ledger"), ("Cart.total", "", "Receipt")} <= types
+
+
+# ----------------------------------------------------------------------------- Scala
+
+
+SCALA_SOURCE = """package shop.model
+
+import shop.util.Money
+import shop.util._
+import shop.x.{A, B => C}
+
+class Cart(store: Store) extends Entity with Priced {
+  private val ledger = new Ledger()
+  def total(x: Int): Receipt = {
+    val s = new Store()
+    s.put(x)
+    this.save()
+    Money.format(x)
+    Cart.empty(store)
+  }
+  def total(x: Int, y: Int) = x + y
+}
+
+object Cart { def empty(s: Store): Cart = new Cart(s) }
+"""
+
+
+def test_scala_symbols_calls_imports() -> None:
+    parsed = parse("Cart.scala", SCALA_SOURCE)
+    assert parsed.package == "shop.model"
+    assert symbols(parsed) == [
+        ("Cart", C),
+        ("Cart.total", M),
+        ("Cart.total~2", M),
+        ("Cart", MOD),  # the companion object
+        ("Cart.empty", F),
+    ]
+    assert [(i.module, i.names, i.alias) for i in parsed.imports] == [
+        ("shop.util", ("Money",), None),
+        ("shop.util", ("*",), None),
+        ("shop.x", ("A",), None),
+        ("shop.x", ("B",), "C"),
+    ]
+    assert calls(parsed) == [
+        ("Cart", "Ledger"),
+        ("Cart.total", "Store"),
+        ("Cart.total", "s.put"),
+        ("Cart.total", "this.save"),
+        ("Cart.total", "Money.format"),
+        ("Cart.total", "Cart.empty"),
+        ("Cart.empty", "Cart"),
+    ]
+    assert [h.parent for h in parsed.inherits] == ["Entity", "Priced"]
+    types = {(t.scope, t.name, t.type) for t in parsed.types}
+    assert {("Cart", "store", "Store"), ("Cart.total", "s", "Store"), ("Cart.empty", "", "Cart")} <= types

@@ -612,8 +612,36 @@ fun main() {
 ''',
 )
 
+SCALA = Lang(
+    fixture="scala",
+    path="src/main/scala/shop/util/Money.scala",
+    func="Money.format",
+    sibling="Money.cents",
+    body=('f"${cents / 100.0}%.2f"', 'f"${cents / 100.5}%.2f"'),
+    sig=("def format(cents: Long): String", "def format(cents: Long, rounds: Int): String"),
+    rename=("def format(", "def render(", "Money.render"),
+    func_text='\n  def format(cents: Long): String = f"${cents / 100.0}%.2f"\n',
+    move_path="src/main/scala/shop/util/Format.scala",
+    move_file='package shop.util\n\nobject Money {\n  def format(cents: Long): String = f"${cents / 100.0}%.2f"\n}\n',
+    formatted='''package shop.util
+
+// Reformatted: four-space indents, comments, blank lines, a wrapped definition.
+object Money {
+    def cents(amount: Double): Long =
+        math.round(amount * 100)  // to the cent
+
+
+
+    /* two decimals */
+    def format(cents: Long): String =
+        f"${cents / 100.0}%.2f"
+}
+''',
+)
+
 LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"), pytest.param(RUBY, id="ruby"),
          pytest.param(PHP, id="php"), pytest.param(CSHARP, id="csharp"), pytest.param(KOTLIN, id="kotlin"),
+         pytest.param(SCALA, id="scala"),
          pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 

@@ -45,6 +45,7 @@ class Language(str, Enum):
     PHP = "php"
     CSHARP = "csharp"
     KOTLIN = "kotlin"
+    SCALA = "scala"
 
 
 class SymbolKind(str, Enum):

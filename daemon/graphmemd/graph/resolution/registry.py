@@ -17,6 +17,7 @@ from graphmemd.graph.resolution.python import PythonRules
 from graphmemd.graph.resolution.ruby import RubyRules
 from graphmemd.graph.resolution.rules import LanguageRules
 from graphmemd.graph.resolution.rust import RustRules
+from graphmemd.graph.resolution.scala import ScalaRules
 
 
 def _table() -> dict[Language, type[LanguageRules]]:
@@ -31,6 +32,7 @@ def _table() -> dict[Language, type[LanguageRules]]:
         PhpRules,
         CSharpRules,
         KotlinRules,
+        ScalaRules,
     )
     return {lang: cls for cls in families for lang in cls.languages}
 

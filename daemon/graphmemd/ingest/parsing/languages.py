@@ -99,8 +99,11 @@ _CPP_POINTERS = (
 
 #: Kotlin's and Scala's built-in types: never a repository type.
 _JVM_BUILTINS = frozenset(
-    "Int Long Short Byte Double Float Boolean Char String Unit Any Nothing Number Array List MutableList "
-    "Map MutableMap Set MutableSet Sequence Pair Triple Seq Vector Option Some Either Future".split()
+    {
+        *("Int", "Long", "Short", "Byte", "Double", "Float", "Boolean", "Char", "String", "Unit", "Any"),
+        *("Nothing", "Number", "Array", "List", "MutableList", "Map", "MutableMap", "Set", "MutableSet"),
+        *("Sequence", "Pair", "Triple", "Seq", "Vector", "Option", "Some", "Either", "Future"),
+    }
 )
 
 SPECS: dict[Language, LanguageSpec] = {
@@ -223,6 +226,14 @@ SPECS: dict[Language, LanguageSpec] = {
             grammar_module="tree_sitter_kotlin",
             grammar_function="language",
             query_files=("kotlin.scm",),
+            builtin_types=_JVM_BUILTINS,
+        ),
+        LanguageSpec(
+            language=Language.SCALA,
+            extensions=(".scala", ".sc"),
+            grammar_module="tree_sitter_scala",
+            grammar_function="language",
+            query_files=("scala.scm",),
             builtin_types=_JVM_BUILTINS,
         ),
     )

@@ -1413,7 +1413,10 @@ def _collect_import(
     anchor = anchors[0]
     module = setting.get("import.module")
     if module is None and modules:
-        module = _node_text(source, modules[0])
+        # (a quantified capture: the segments of a path written without a node of its own)
+        module = (
+            _node_text(source, modules[0]) if len(modules) == 1 else ".".join(_node_text(source, n) for n in modules)
+        )
         if spec.quoted_modules:
             module = module.strip("\"'`")
     names = [_node_text(source, n) for n in caps.get("import.name", ())]
@@ -1431,7 +1434,11 @@ def _collect_import(
         pos=anchor.start_byte,
     )
     if paths:
-        item.path = _node_text(source, paths[0])
+        item.path = (
+            _node_text(source, paths[0])
+            if len(paths) == 1
+            else spec.path_separator.join(_node_text(source, n) for n in paths)
+        )
         item.path_start = paths[0].start_byte
         if not statements:
             item.key = -1 - paths[0].start_byte
