@@ -24,7 +24,7 @@ from graphmemd.ingest.parsing import language_for_path
 from graphmemd.ingest.parsing.parser import parse_source
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "repos"
-LANGUAGES = ("c", "cpp", "ruby", "php", "csharp", "kotlin", "scala")
+LANGUAGES = ("c", "cpp", "ruby", "php", "csharp", "kotlin", "scala", "swift")
 KINDS = ("IMPORTS", "CALLS", "INHERITS")
 R = "fx"
 

@@ -216,7 +216,7 @@ def rewrite_layout(path: str, data: bytes, comment: bytes) -> bytes:
     return b"\n".join(out)
 
 
-LAYOUT_LANGUAGES = {"csharp": b"// layout", "kotlin": b"// layout", "scala": b"// layout"}
+LAYOUT_LANGUAGES = {"csharp": b"// layout", "kotlin": b"// layout", "scala": b"// layout", "swift": b"// layout"}
 
 
 @pytest.mark.parametrize("name", sorted(LAYOUT_LANGUAGES))

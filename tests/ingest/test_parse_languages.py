@@ -480,3 +480,56 @@ def test_scala_symbols_calls_imports() -> None:
     assert [h.parent for h in parsed.inherits] == ["Entity", "Priced"]
     types = {(t.scope, t.name, t.type) for t in parsed.types}
     assert {("Cart", "store", "Store"), ("Cart.total", "s", "Store"), ("Cart.empty", "", "Cart")} <= types
+
+
+# ----------------------------------------------------------------------------- Swift
+
+
+SWIFT_SOURCE = """import Foundation
+import ShopCore
+
+protocol Priced { func price() -> Int }
+
+class Cart: Entity, Priced {
+    let store: Store
+    init(store: Store) { self.store = store }
+    func add(_ item: Item) { store.save(self); let s = Ledger(); s.put(1); self.log(); helper(1) }
+    func add(name: String, cents: Int) { add(Item(name: name, cents: cents)) }
+}
+
+extension Cart: CustomStringConvertible {
+    func total() -> Receipt { price() }
+}
+"""
+
+
+def test_swift_symbols_calls_imports() -> None:
+    parsed = parse("Cart.swift", SWIFT_SOURCE)
+    assert symbols(parsed) == [
+        ("Priced", SymbolKind.INTERFACE),  # a protocol
+        ("Priced.price", M),
+        ("Cart", C),
+        ("Cart.init", M),
+        ("Cart.add", M),
+        ("Cart.add~2", M),  # an overload: `~<arity>`
+        ("Cart.total", M),  # the extension's method is Cart's
+    ]
+    assert parsed.arities == (("Cart.add", 1), ("Cart.add~2", 2))  # (from the overload tags)
+    assert [i.module for i in parsed.imports] == ["Foundation", "ShopCore"]
+    assert calls(parsed) == [
+        ("Cart.add", "store.save"),
+        ("Cart.add", "Ledger"),
+        ("Cart.add", "s.put"),
+        ("Cart.add", "self.log"),
+        ("Cart.add", "helper"),
+        ("Cart.add~2", "add"),
+        ("Cart.add~2", "Item"),
+        ("Cart.total", "price"),
+    ]
+    assert [(h.child, h.parent, h.kind) for h in parsed.inherits] == [
+        ("Cart", "Entity", INH),
+        ("Cart", "Priced", INH),
+        ("Cart", "CustomStringConvertible", InheritKind.IMPLEMENTS),  # the extension's conformance
+    ]
+    types = {(t.scope, t.name, t.type) for t in parsed.types}
+    assert {("Cart", "store", "Store"), ("Cart.add", "s", "Ledger"), ("Cart.total", "", "Receipt")} <= types

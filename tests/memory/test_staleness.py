@@ -639,9 +639,44 @@ object Money {
 ''',
 )
 
+SWIFT = Lang(
+    fixture="swift",
+    path="Sources/shop/main.swift",
+    func="checkout",
+    sibling="banner",
+    body=("return cart.label()", 'return cart.label() + "!"'),
+    sig=("func checkout(_ cart: Cart) -> String {", "func checkout(_ cart: Cart, rounds: Int) -> String {"),
+    rename=("func checkout(", "func settle(", "settle"),
+    func_text="func checkout(_ cart: Cart) -> String {\n    return cart.label()\n}\n\n",
+    move_path="Sources/shop/Checkout.swift",
+    move_file="import ShopCore\n\nfunc checkout(_ cart: Cart) -> String {\n    return cart.label()\n}\n",
+    formatted='''import Foundation
+import ShopCore
+
+// Reformatted: two-space indents, comments, blank lines.
+func banner() -> String {
+  return "shop"  // the name
+}
+
+
+
+/* what the cart costs */
+func checkout(_ cart: Cart) -> String {
+  return cart
+    .label()
+}
+
+let store = Store()
+let cart = Cart(store: store)
+cart.add(name: "tea", cents: 250)
+cart.add(Item(name: "cup", cents: 1000))
+print(banner(), checkout(cart))
+''',
+)
+
 LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"), pytest.param(RUBY, id="ruby"),
          pytest.param(PHP, id="php"), pytest.param(CSHARP, id="csharp"), pytest.param(KOTLIN, id="kotlin"),
-         pytest.param(SCALA, id="scala"),
+         pytest.param(SCALA, id="scala"), pytest.param(SWIFT, id="swift"),
          pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 

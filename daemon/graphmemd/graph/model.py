@@ -46,6 +46,7 @@ class Language(str, Enum):
     CSHARP = "csharp"
     KOTLIN = "kotlin"
     SCALA = "scala"
+    SWIFT = "swift"
 
 
 class SymbolKind(str, Enum):

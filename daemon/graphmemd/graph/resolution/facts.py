@@ -37,6 +37,7 @@ FACT_FILES = frozenset(
         "Gemfile",
         "application.rb",
         "composer.json",
+        "Package.swift",
     }
 )
 
@@ -83,6 +84,9 @@ class RepoFacts:
     #: Composer PSR-4 namespace prefix (``App\\``) -> its directories, from the
     #: ``composer.json`` files' ``autoload``/``autoload-dev`` (relative to the repository root).
     php_psr4: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Swift package targets (module name, directory relative to the repository root), from
+    #: the ``Package.swift`` files: ``path:`` or ``Sources/<name>`` (``Tests/<name>``).
+    swift_modules: tuple[tuple[str, str], ...] = ()
 
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
@@ -341,6 +345,22 @@ def _composer_facts(root: Path, d: str, psr4: dict[str, tuple[str, ...]]) -> Non
                 psr4[prefix] = found
 
 
+_SWIFT_TARGET = re.compile(
+    r"\.(target|executableTarget|testTarget|macro)\(\s*name:\s*\"([^\"]+)\"(?:(?:(?!\.(?:target|executableTarget|testTarget|macro)\().)*?path:\s*\"([^\"]+)\")?",
+    re.DOTALL,
+)
+
+
+def _swift_package_facts(root: Path, d: str, modules: list[tuple[str, str]]) -> None:
+    """The targets of ``d/Package.swift`` (name, directory)."""
+    text = _read_text(root, posixpath.join(d, "Package.swift"))
+    if text is None:
+        return
+    for kind, name, path in _SWIFT_TARGET.findall(text):
+        sub = path or f"{'Tests' if kind == 'testTarget' else 'Sources'}/{name}"
+        modules.append((name, _norm(posixpath.join(d, sub))))
+
+
 def _toml(root: Path, rel: str) -> dict[str, Any]:
     text = _read_text(root, rel)
     if text is None:
@@ -447,6 +467,11 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
         for d in sorted_dirs:
             _composer_facts(root, d, psr4)
 
+    swift: list[tuple[str, str]] = []
+    if ".swift" in exts:
+        for d in sorted_dirs:
+            _swift_package_facts(root, d, swift)
+
     py_roots: list[str] = [""]
     if ".py" in exts or ".pyi" in exts:
         for d in sorted_dirs:
@@ -476,6 +501,7 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
         ruby_load_paths=rb_load,
         ruby_autoload_roots=rb_roots,
         php_psr4=psr4,
+        swift_modules=tuple(swift),
     )
 
 

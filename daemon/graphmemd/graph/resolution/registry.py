@@ -18,6 +18,7 @@ from graphmemd.graph.resolution.ruby import RubyRules
 from graphmemd.graph.resolution.rules import LanguageRules
 from graphmemd.graph.resolution.rust import RustRules
 from graphmemd.graph.resolution.scala import ScalaRules
+from graphmemd.graph.resolution.swift import SwiftRules
 
 
 def _table() -> dict[Language, type[LanguageRules]]:
@@ -33,6 +34,7 @@ def _table() -> dict[Language, type[LanguageRules]]:
         CSharpRules,
         KotlinRules,
         ScalaRules,
+        SwiftRules,
     )
     return {lang: cls for cls in families for lang in cls.languages}
 

@@ -235,6 +235,7 @@ def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
         by_arity=table.get("by") == "arity",
         parameters=str(table.get("parameters", "parameters")),
         parameter_list=str(table.get("parameter_list", "")),
+        parameter_children=str(table.get("parameter_children", "")),
         drop_declarations=bool(table.get("drop_declarations", False)),
         merge=frozenset(SymbolKind(k) for k in table.get("merge", [])),
     )

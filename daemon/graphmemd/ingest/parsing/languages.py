@@ -236,6 +236,16 @@ SPECS: dict[Language, LanguageSpec] = {
             query_files=("scala.scm",),
             builtin_types=_JVM_BUILTINS,
         ),
+        LanguageSpec(
+            language=Language.SWIFT,
+            extensions=(".swift",),
+            grammar_module="tree_sitter_swift",
+            grammar_function="language",
+            query_files=("swift.scm",),
+            builtin_types=frozenset(
+                {"Int", "Int64", "Int32", "UInt", "Double", "Float", "Bool", "String", "Character", "Void", "Any"}
+            ),
+        ),
     )
 }
 

@@ -12,7 +12,9 @@ Rules are data, in the ``[overloads]`` table of ``parsing/fingerprints/<language
     ``name~<number of parameters>`` (``name~<n>~<k>`` if that arity repeats). Adding an
     overload, or moving one, does not rename the others (positions never enter an id).
     ``parameter_list = "<node type>"`` finds the parameters where they are not a field of
-    the definition (C++: inside its declarator), breadth first outside the body.
+    the definition (C++: inside its declarator), breadth first outside the body;
+    ``parameter_children = "<node type>"`` counts the definition's children of that type
+    (Swift: no node holds the parameters).
 ``merge = ["module", ...]``
     (C++ namespaces, Ruby modules and classes) A definition of one of these kinds opened
     again in the same file is the same symbol (the first block): the later blocks only
@@ -54,6 +56,7 @@ class OverloadRules:
     by_arity: bool = False
     parameters: str = "parameters"
     parameter_list: str = ""
+    parameter_children: str = ""
     drop_declarations: bool = False
     merge: frozenset[SymbolKind] = frozenset()
 
@@ -70,6 +73,8 @@ def _decorated_by(node: Node, source: bytes, rules: OverloadRules) -> bool:
 
 
 def _arity(node: Node, rules: OverloadRules) -> int:
+    if rules.parameter_children:  # (Swift: the parameters are the definition's own children)
+        return sum(1 for c in node.children if c.type == rules.parameter_children)
     params = node.child_by_field_name(rules.parameters)
     if params is None and rules.parameter_list:
         params = _find_parameters(node, rules.parameter_list)

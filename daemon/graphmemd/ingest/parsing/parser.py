@@ -578,7 +578,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         calls=_attribute_calls(defs, _with_bare_calls(defs, found)),
         inherits=_attribute_bases(scopes_of, found.bases),
         types=_attribute_types(scopes_of, found.raw_types),
-        arities=_arities(defs, scopes_of, found.arities),
+        arities=_arities(defs, scopes_of, found.arities, _tag_arities(all_defs, tags)),
         exports=tuple(found.exports) if found.exports else None,
         package=found.package,
         syntax_errors=syntax_errors,
@@ -587,12 +587,26 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     )
 
 
-def _arities(defs: list[_Def], scopes: _Intervals | None, found: list[tuple[int, int]]) -> tuple[tuple[str, int], ...]:
-    """(qualname, parameter count) of each callable whose parameter list was captured."""
-    if scopes is None or not found:
-        return ()
+def _tag_arities(defs: list[_Def], tags: list[str | None]) -> dict[int, int]:
+    """id(def) -> its parameter count, for the overloads whose tag is their arity."""
+    return {id(d): int(tag) for d, tag in zip(defs, tags, strict=True) if tag is not None and tag.isdigit()}
+
+
+def _arities(
+    defs: list[_Def], scopes: _Intervals | None, found: list[tuple[int, int]], tagged: dict[int, int]
+) -> tuple[tuple[str, int], ...]:
+    """(qualname, parameter count) of each callable whose parameter list was captured, then
+    of each overload whose count only its overload tag gives (Swift: no parameter list node)."""
     callables = {d.qualname for d in defs if d.kind in _CALLABLE}
-    return tuple((q, n) for q, n in ((scopes.innermost(pos), n) for pos, n in found) if q in callables)
+    out = [(q, n) for q, n in ((scopes.innermost(pos), n) for pos, n in found) if q in callables] if scopes else []
+    if tagged:
+        have = {q for q, _n in out}
+        out.extend(
+            (d.qualname, tagged[id(d)])
+            for d in defs
+            if id(d) in tagged and d.kind in _CALLABLE and d.qualname not in have
+        )
+    return tuple(out)
 
 
 def _drop_declared(
