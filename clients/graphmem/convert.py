@@ -40,8 +40,10 @@ from graphmem.types import (
     ChangeKind,
     EdgeConfidence,
     EdgeKind,
+    EditContext,
     Event,
     EventKind,
+    FileOutline,
     Freshness,
     Hop,
     ImportResult,
@@ -88,10 +90,14 @@ __all__ = [
     "edge_confidence_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
+    "edit_context_from_proto",
+    "edit_context_to_proto",
     "event_from_proto",
     "event_kind_from_proto",
     "event_kind_to_proto",
     "event_to_proto",
+    "file_outline_from_proto",
+    "file_outline_to_proto",
     "freshness_from_proto",
     "freshness_to_proto",
     "hop_from_proto",
@@ -871,6 +877,7 @@ def recall_result_to_proto(r: RecallResult) -> service_pb2.RetrieveResponse:
         total_tokens=r.total_tokens,
         truncated=r.truncated,
         warnings=r.warnings,
+        excluded_stale=r.excluded_stale,
     )
 
 
@@ -889,6 +896,7 @@ def recall_result_from_proto(m: service_pb2.RetrieveResponse) -> RecallResult:
         total_tokens=m.total_tokens,
         truncated=m.truncated,
         warnings=tuple(m.warnings),
+        excluded_stale=m.excluded_stale,
     )
 
 
@@ -899,6 +907,7 @@ def brief_to_proto(b: Brief) -> service_pb2.SessionBriefResponse:
         observation_ids=b.observation_ids,
         freshness=freshness_to_proto(b.freshness),
         tokens=b.tokens,
+        left_out=b.left_out,
     )
 
 
@@ -909,6 +918,33 @@ def brief_from_proto(m: service_pb2.SessionBriefResponse) -> Brief:
         observation_ids=tuple(m.observation_ids),
         freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
         tokens=m.tokens,
+        left_out=m.left_out,
+    )
+
+
+def edit_context_to_proto(c: EditContext) -> service_pb2.EditContextResponse:
+    """The proto form of an ``EditContext``."""
+    return service_pb2.EditContextResponse(
+        text=c.text,
+        observation_ids=c.observation_ids,
+        callout_ids=c.callout_ids,
+        freshness=freshness_to_proto(c.freshness),
+        tokens=c.tokens,
+        left_out=c.left_out,
+        indexed=c.indexed,
+    )
+
+
+def edit_context_from_proto(m: service_pb2.EditContextResponse) -> EditContext:
+    """An ``EditContext`` from its proto form."""
+    return EditContext(
+        text=m.text,
+        observation_ids=tuple(m.observation_ids),
+        callout_ids=tuple(m.callout_ids),
+        freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
+        tokens=m.tokens,
+        left_out=m.left_out,
+        indexed=m.indexed,
     )
 
 
@@ -948,6 +984,36 @@ def symbol_detail_from_proto(m: service_pb2.SymbolDetail) -> SymbolDetail:
         file_imported_by=tuple(m.file_imported_by),
         observations=tuple(observation_from_proto(o) for o in m.observations),
         freshness=freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
+    )
+
+
+def file_outline_to_proto(f: FileOutline) -> service_pb2.FileOutline:
+    """The proto form of a ``FileOutline``."""
+    return service_pb2.FileOutline(
+        repo_id=f.repo_id,
+        repo_root=f.repo_root,
+        path=f.path,
+        indexed=f.indexed,
+        content_hash=f.content_hash,
+        language=f.language,
+        symbols=[symbol_to_proto(s) for s in f.symbols],
+        observations=[observation_to_proto(o) for o in f.observations],
+        freshness=None if f.freshness is None else repo_freshness_to_proto(f.freshness),
+    )
+
+
+def file_outline_from_proto(m: service_pb2.FileOutline) -> FileOutline:
+    """A ``FileOutline`` from its proto form."""
+    return FileOutline(
+        repo_id=m.repo_id,
+        repo_root=m.repo_root,
+        path=m.path,
+        indexed=m.indexed,
+        content_hash=m.content_hash,
+        language=m.language,
+        symbols=tuple(symbol_from_proto(s) for s in m.symbols),
+        observations=tuple(observation_from_proto(o) for o in m.observations),
+        freshness=repo_freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
     )
 
 

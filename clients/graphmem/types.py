@@ -17,8 +17,10 @@ __all__ = [
     "ChangeKind",
     "EdgeConfidence",
     "EdgeKind",
+    "EditContext",
     "Event",
     "EventKind",
+    "FileOutline",
     "Freshness",
     "Hop",
     "ImportResult",
@@ -347,6 +349,24 @@ class SymbolDetail:
 
 
 @dataclass(frozen=True, slots=True)
+class FileOutline:
+    """One file as an editor shows it: its symbols (source order, 1-based line ranges) and the
+    observations anchored to the file or its symbols (fresh, stale or suspect). ``content_hash``
+    is the blake2b hex of the bytes the line numbers refer to; ``indexed`` is False for a file
+    the daemon does not parse (yet)."""
+
+    repo_id: str
+    repo_root: str
+    path: str
+    indexed: bool
+    content_hash: str = ""
+    language: str = ""
+    symbols: tuple[Symbol, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    freshness: RepoFreshness | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Hop:
     """One edge of a why-path; ``confidence`` says how a CALLS/IMPORTS/INHERITS edge was
     resolved (None for structural edges)."""
@@ -359,10 +379,12 @@ class Hop:
 
 @dataclass(frozen=True, slots=True)
 class ScoreComponents:
-    """What a recalled observation's score is made of (the ranking formula in docs/ranking.md):
+    """What a recalled observation's score is made of (docs/ranking.md):
     ``score = relevance * confidence * recency * confirmation * status`` where ``relevance``
-    is the weighted sum of ``proximity``, ``cochange``, ``text``, ``pagerank``,
-    ``centrality`` and ``focus``. ``cochange_together`` of ``cochange_total`` commits is the
+    fuses ``file_part`` (weighted ``proximity``, ``cochange``, ``focus``, ``centrality`` of the
+    best anchor, ``pagerank`` and the other anchors' ``breadth``) and ``text_part`` (weighted
+    ``text``, ``text_proximity``, ``text_cochange`` and ``text_breadth``), each divided by its
+    best value in the query. ``cochange_together`` of ``cochange_total`` commits is the
     evidence behind ``cochange``."""
 
     proximity: float = 0.0
@@ -378,6 +400,12 @@ class ScoreComponents:
     relevance: float = 0.0
     cochange_together: int = 0
     cochange_total: int = 0
+    text_proximity: float = 0.0
+    text_cochange: float = 0.0
+    breadth: float = 0.0
+    text_breadth: float = 0.0
+    file_part: float = 0.0
+    text_part: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,16 +443,34 @@ class RecallResult:
     total_tokens: int = 0
     truncated: bool = False
     warnings: tuple[str, ...] = ()
+    excluded_stale: int = 0  # stale/suspect observations ``fresh_only`` left out
 
 
 @dataclass(frozen=True, slots=True)
 class Brief:
-    """A session brief: the relevant observations rendered as text."""
+    """A session brief: the relevant observations rendered as text; ``left_out``: how many
+    the budget left out."""
 
     text: str
     observation_ids: tuple[str, ...]
     freshness: Freshness
     tokens: int = 0
+    left_out: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EditContext:
+    """What an agent should know after editing files: ``text`` (empty when there is nothing to
+    say) with the notes the edit just made stale or suspect (``callout_ids``) called out first;
+    ``indexed``: the index had taken in the files' current content."""
+
+    text: str
+    observation_ids: tuple[str, ...]
+    callout_ids: tuple[str, ...]
+    freshness: Freshness
+    tokens: int = 0
+    left_out: int = 0
+    indexed: bool = True
 
 
 @dataclass(frozen=True, slots=True)

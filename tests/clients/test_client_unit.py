@@ -39,8 +39,10 @@ from graphmem.types import (
     ChangeKind,
     EdgeConfidence,
     EdgeKind,
+    EditContext,
     Event,
     EventKind,
+    FileOutline,
     Freshness,
     Hop,
     ImportResult,
@@ -212,9 +214,11 @@ RECALLED = Recalled(
 )
 RECALL = RecallResult(
     results=(RECALLED,), freshness=FRESHNESS, seeds=1, nodes_reached=7, total_tokens=42, truncated=True,
-    warnings=("app/x.py is not indexed",),
+    warnings=("app/x.py is not indexed",), excluded_stale=2,
 )
-BRIEF = Brief(text="## Notes\n- login hashes", observation_ids=("obs-1",), freshness=FRESHNESS, tokens=12)
+BRIEF = Brief(text="## Notes\n- login hashes", observation_ids=("obs-1",), freshness=FRESHNESS, tokens=12, left_out=3)
+EDIT_CONTEXT = EditContext(text="This edit may have invalidated 1 note", observation_ids=("obs-1", "obs-2"),
+                           callout_ids=("obs-1",), freshness=FRESHNESS, tokens=9, left_out=1, indexed=False)
 DETAIL = SymbolDetail(
     symbol=SYM,
     callers=(CALLER,),
@@ -279,10 +283,17 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("resolved", Resolved("hash_password", (SYM,), True), convert.resolved_to_proto, convert.resolved_from_proto),
     ("recall_result", RECALL, convert.recall_result_to_proto, convert.recall_result_from_proto),
     ("brief", BRIEF, convert.brief_to_proto, convert.brief_from_proto),
+    ("edit_context", EDIT_CONTEXT, convert.edit_context_to_proto, convert.edit_context_from_proto),
     ("symbol_detail", DETAIL, convert.symbol_detail_to_proto, convert.symbol_detail_from_proto),
     ("symbol_detail_bare", SymbolDetail(symbol=SYM), convert.symbol_detail_to_proto,
      convert.symbol_detail_from_proto),
     ("import_result", IMPORT, convert.import_result_to_proto, convert.import_result_from_proto),
+    ("file_outline", FileOutline(repo_id="py", repo_root="/src/py", path="app/auth/service.py", indexed=True,
+                                 content_hash="ab12", language="python", symbols=(SYM, CALLER), observations=(OBS,),
+                                 freshness=REPO_FRESH),
+     convert.file_outline_to_proto, convert.file_outline_from_proto),
+    ("file_outline_not_indexed", FileOutline(repo_id="py", repo_root="/src/py", path="README.txt", indexed=False),
+     convert.file_outline_to_proto, convert.file_outline_from_proto),
     ("knowledge_source", KNOWLEDGE, convert.knowledge_source_to_proto, convert.knowledge_source_from_proto),
     ("knowledge_reference", KREF, convert.knowledge_reference_to_proto, convert.knowledge_reference_from_proto),
     ("knowledge_unit", UNIT, convert.observation_to_proto, convert.observation_from_proto),
@@ -685,12 +696,12 @@ def test_recall_sends_existing_paths_absolute(sock_dir: Path, monkeypatch: pytes
         "Retrieve": unary(retrieve, service_pb2.RetrieveRequest, service_pb2.RetrieveResponse)}}
     with fake_daemon(sock_dir, handlers) as address, GraphMem(address) as gm:
         result = gm.recall("why", files=["pkg/mod.py", "app/elsewhere.py"], symbols=["a.py::f"],
-                           repo="my-repo-id", hops=3, limit=5, budget=200, include_stale=True)
+                           repo="my-repo-id", hops=3, limit=5, budget=200, include_stale=True, fresh_only=True)
     assert result == RECALL
     r = seen[0]
     assert list(r.files) == [str(sock_dir / "pkg" / "mod.py"), "app/elsewhere.py"]
     assert r.repo == "my-repo-id"
-    assert (r.hops, r.limit, r.token_budget, r.include_stale, r.text) == (3, 5, 200, True, "why")
+    assert (r.hops, r.limit, r.token_budget, r.include_stale, r.fresh_only, r.text) == (3, 5, 200, True, True, "why")
 
 
 def test_index_streams_progress(sock_dir: Path) -> None:

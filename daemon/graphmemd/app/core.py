@@ -144,6 +144,7 @@ class Core:
         writer = self._writer = StoreWriter(
             self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=self._store_space
         )
+        store.pause_point = writer.between_steps  # observation copies between a bulk load's chunks
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
         report = memory.open()
         if report:
@@ -194,8 +195,14 @@ class Core:
         """Open the store, probed first in a child process (``store_open``); a damaged one
         is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
         observations come back from the journal and the code graph from the repositories."""
-        paths = self.cfg.paths
-        opened = open_store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
+        cfg = self.cfg
+        opened = open_store(
+            cfg.store_path,
+            engine=cfg.store_engine,
+            workarounds=cfg.store_workarounds,
+            buffer_pool_mb=cfg.buffer_pool_mb,
+            max_db_size_gb=cfg.max_db_size_gb,
+        )
         if opened.recovered:
             self.recovered.append(opened.recovered)
             self.health.note_error(opened.recovered)
@@ -222,11 +229,11 @@ class Core:
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
                     ready = [rt.id for rt in self.registry.all() if rt.state is IndexState.READY]
                     self.snapshots.save_all(self.state.graph, ready)
-                mark_clean(self.cfg.paths.store)
+                mark_clean(self.cfg.store_path)
 
     def _store_space(self) -> str:
         """Why store writes must wait for space, or "" (see ``writer.py``)."""
-        return store_space_problem(self.cfg.paths.store.parent)
+        return store_space_problem(self.cfg.store_path.parent)
 
     def _store_idle(self) -> None:
         """On the writer thread whenever its queue drained: repair store copies that failed
@@ -307,14 +314,14 @@ class Core:
 
     # ------------------------------------------------------------------ export and import
 
-    def export_lines(self) -> Iterator[str]:
-        """Every observation as a JSON line, with its repository's identity."""
+    def export_lines(self, repo_id: str = "") -> Iterator[str]:
+        """Every observation (of ``repo_id`` when given) as a JSON line, with its repository's identity."""
 
         def describe(repo_id: str) -> dict[str, str] | None:
             ident = self.registry.identity(repo_id)
             return ident.to_json() if ident is not None else None
 
-        return self.memory.export_lines(describe)
+        return self.memory.export_lines(describe, repo_id)
 
     def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int, list[str]]:
         """Import exported lines into the repository named, or each into the registered clone
@@ -439,14 +446,7 @@ class Core:
 
     def watcher_state(self) -> WatcherStatus:
         """The watcher over every root: mode, health, degraded reason, restarts."""
-        if self._watcher is None:
-            return WatcherStatus(mode="stopped", healthy=True)
-        states = self._watcher.states()
-        reasons = [f"{root}: {s.degraded_reason}" for root, s in states.items() if s.degraded_reason]
-        mode = "polling" if any(s.mode == "polling" for s in states.values()) else "watching"
-        return WatcherStatus(mode, not reasons, "; ".join(reasons), sum(s.restarts for s in states.values()))
-
-    # ------------------------------------------------------------------ status
+        return watcher_status(self._watcher)
 
     def space_problem(self) -> str:
         """Why writes would fail for lack of disk space now, or "" (before ``open``: ""):
@@ -482,3 +482,13 @@ def store_space_problem(store_dir: Path) -> str:
     if free >= STORE_MIN_FREE:
         return ""
     return f"disk full: {free // 1024} KiB free where the store is, {STORE_MIN_FREE // 2**20} MiB needed"
+
+
+def watcher_status(watcher: RepoWatcher | None) -> WatcherStatus:
+    """The state of ``watcher`` over every root: mode, health, degraded reason, restarts."""
+    if watcher is None:
+        return WatcherStatus(mode="stopped", healthy=True)
+    states = watcher.states()
+    reasons = [f"{root}: {s.degraded_reason}" for root, s in states.items() if s.degraded_reason]
+    mode = "polling" if any(s.mode == "polling" for s in states.values()) else "watching"
+    return WatcherStatus(mode, not reasons, "; ".join(reasons), sum(s.restarts for s in states.values()))
