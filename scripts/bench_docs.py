@@ -311,6 +311,7 @@ def following_daemon(repo: Path, timeout: float) -> Iterator[Callable[[str], Kno
             yield lambda commit: settle(c, repo_id, commit, timeout)
     finally:
         d.stop()
+        shutil.rmtree(d.home, ignore_errors=True)
 
 
 @contextlib.contextmanager
