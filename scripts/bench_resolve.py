@@ -296,7 +296,9 @@ def _sample(parsed: list[ParsedFile], root: Path, calls: Any, n: int) -> list[di
         name = t_ref.rsplit("::", 1)[-1].rsplit(".", 1)[-1].split("~", 1)[0]
         pf = by_path[path]
         site = next((c for c in pf.calls if c.caller == qual and c.name == name), None)
-        if site is None:  # a constructor call (`Foo()` -> class) or a renamed import
+        if site is None:  # a constructor call (`Foo.new`, `new Foo`, `Foo()` -> class)
+            site = next((c for c in pf.calls if c.caller == qual and name in c.callee), None)
+        if site is None:  # a renamed import
             site = next((c for c in pf.calls if c.caller == qual), None)
         line = ""
         if site is not None:

@@ -57,7 +57,8 @@ def _found(pattern: str) -> Path | None:
 
 def setup(names: list[str]) -> None:
     """Install the Debian packages of the corpora that are missing (apt-get, as root)."""
-    missing = [p for n in names if _found(CORPORA[n].pattern) is None for p in CORPORA[n].package.split()]
+    wanted = [CORPORA[n] for n in names if CORPORA[n].package]
+    missing = [p for c in wanted if _found(c.pattern) is None for p in c.package.split()]
     if not missing:
         return
     if os.geteuid() != 0 or shutil.which("apt-get") is None:

@@ -18,7 +18,7 @@ import pytest
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.types import ObservationStatus
 from graphmemd.graph.model import Confidence
-from graphmemd.graph.resolution import RepoResolver, facts_from_files
+from graphmemd.graph.resolution import RepoResolver, facts_from_files, is_fact_file
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parsing import language_for_path
 from graphmemd.ingest.parsing.parser import parse_source
@@ -203,6 +203,20 @@ def test_cpp_out_of_line_member_through_the_daemon(daemon_factory: Callable[...,
         store.write_text(text.replace(old, "sum += 2 * row.second;"))
         wait_for(lambda: c.get(on_def.id).status is ObservationStatus.STALE, 30)
         assert c.get(on_decl.id).status is ObservationStatus.FRESH
+
+
+def test_the_new_manifests_are_fact_files() -> None:
+    """A change of one of these re-reads the repository facts (and re-resolves every file)."""
+    for path in (
+        "build/compile_commands.json",
+        "Gemfile",
+        "shop.gemspec",
+        "config/application.rb",
+        "composer.json",
+        "Package.swift",
+    ):
+        assert is_fact_file(path), path
+    assert not is_fact_file("src/store.cpp")
 
 
 def test_cpp_include_dirs_come_from_compile_commands(tmp_path: Path) -> None:

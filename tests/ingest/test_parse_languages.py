@@ -172,6 +172,35 @@ def test_cpp_calls_imports_and_types() -> None:
     assert ("app.Store.save~2", "p", "Widget") in types  # a smart pointer stands for its pointee
 
 
+def test_cpp_specializations_and_thread_safety_annotations() -> None:
+    """A class template's specialization is named like its template; a thread-safety
+    annotation macro after a declarator is read as a blank, never as the member's name."""
+    parsed = parse(
+        "mock.h",
+        """namespace t {
+template <typename F> class Typed;
+template <typename R, typename... Args>
+class Typed<R(Args...)> : public Base {
+  int calls_ GUARDED_BY(mu_);
+  void Reset() GTEST_LOCK_EXCLUDED_(g_mu) { Clear(); }
+  void Clear() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+};
+template <> struct hash<Id> { int operator()(Id id) const { return id.value(); } };
+}
+""",
+    )
+    assert symbols(parsed) == [
+        ("t", MOD),
+        ("t.Typed", C),
+        ("t.Typed.Reset", M),
+        ("t.Typed.Clear", M),
+        ("t.hash", S),
+        ("t.hash.operator()", M),
+    ]
+    assert calls(parsed) == [("t.Typed.Reset", "Clear"), ("t.hash.operator()", "id.value")]
+
+
 # ----------------------------------------------------------------------------- Ruby
 
 

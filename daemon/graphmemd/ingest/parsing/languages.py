@@ -78,7 +78,8 @@ class LanguageSpec:
 #: word between a declaration's type and its name (``void JUCE_CALLTYPE f()``, ``WINAPI``); a
 #: line holding nothing but an ALL_CAPS macro or its invocation (``JUCE_DECLARE_NON_COPYABLE (X)``
 #: in a class body, ``JUCE_END_IGNORE_WARNINGS_MSVC``: no semicolon follows, so the grammar
-#: loses the rest of the class or namespace).
+#: loses the rest of the class or namespace); a thread-safety annotation after a declarator
+#: (``void f() GTEST_LOCK_EXCLUDED_(mu);``, ``int n_ GUARDED_BY(mu_);``: read as the name).
 _C_BLANKS = (
     *(
         rb"%s[ \t]+([A-Z_][A-Z0-9_]*)[ \t]+(?=[A-Za-z_][\w:]*\s*(?:final\b\s*)?[:{<])" % keyword
@@ -88,6 +89,8 @@ _C_BLANKS = (
     rb"([A-Z][A-Z0-9_]*(?:_API_?|_EXPORTS?|_IMPORT|_DLL|_PUBLIC|_VISIBILITY|_CALLTYPE))[ \t]+(?=[A-Za-z_~])",
     rb"[ \t]([A-Z][A-Z0-9]*_[A-Z0-9_]+|WINAPI|CALLBACK|APIENTRY)[ \t]+(?=operator\b|[A-Za-z_~][\w:~]*[ \t]*\()",
     rb"\n[ \t]*+([A-Z][A-Z0-9]*+_[A-Z0-9_]++(?:[ \t]*+\((?:[^()\n]|\([^()\n]*+\))*+\))?)[ \t]*+(?://[^\n]*+)?\r?(?=\n)",
+    rb"[ \t\n]((?:[A-Z][A-Z0-9_]*?_)?(?:LOCKS?_EXCLUDED|LOCKS?_REQUIRED|LOCK_RETURNED|GUARDED_BY)_?[ \t]*+"
+    rb"\((?:[^()\n]|\([^()\n]*+\))*+\))",
 )
 
 #: C++ smart pointers (the standard ones, and any template named ``...Ptr``, ``...Pointer``,

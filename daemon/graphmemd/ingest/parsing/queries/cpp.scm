@@ -46,6 +46,12 @@
 (template_declaration
   (struct_specifier name: [(type_identifier) (qualified_identifier)] @name body: (field_declaration_list) @body)) @definition.struct
 (struct_specifier name: (qualified_identifier) @name body: (field_declaration_list) @body) @definition.struct
+; a specialization (`template <typename R> class Fn<R()> {...}`, `template <> struct hash<Id> {...}`)
+; is named like its template
+(template_declaration
+  (class_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list) @body)) @definition.class
+(template_declaration
+  (struct_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list) @body)) @definition.struct
 (namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name body: (declaration_list) @body) @definition.module
 
 ; ---- inheritance (`class A : public B, C<T>`)
