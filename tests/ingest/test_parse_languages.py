@@ -201,6 +201,56 @@ template <> struct hash<Id> { int operator()(Id id) const { return id.value(); }
     assert calls(parsed) == [("t.Typed.Reset", "Clear"), ("t.hash.operator()", "id.value")]
 
 
+def test_cpp_macro_lines_are_blanks_only_where_a_statement_could_stand() -> None:
+    """A line holding only an ALL_CAPS macro is read as a blank (a statement-like macro with no
+    semicolon), but not an enumerator alone on its line, an operand of a continued
+    expression, a function-like macro heading a body at file level, or a line continuing a
+    directive; a qualified name split over lines and ``operator ()`` are named as written
+    on one line."""
+    parsed = parse_source(
+        "t.cc",
+        b"""enum Format {
+  FORMAT_A = 1,
+  FORMAT_B
+      = (FORMAT_A | 2),
+  FORMAT_C
+};
+TEST_F(Shop, Totals)
+{
+  run();
+}
+int f() {
+#if OS_A || \\
+    OS_B
+  return 1;
+#endif
+  JUCE_TRY
+  {
+    g();
+  }
+}
+class Box {
+  int operator () (int x);
+  JUCE_LEAK_DETECTOR (Box)
+};
+Store
+    ::Store() noexcept {}
+int Box::operator () (int x) { return x; }
+""",
+    )
+    assert parsed.syntax_errors == 0
+    assert symbols(parsed) == [
+        ("Format", E),
+        ("TEST_F", F),
+        ("f", F),
+        ("Box", C),
+        ("Store.Store", M),
+        ("Box.operator()", M),
+    ]
+    assert ("TEST_F", "run") in calls(parsed)
+    assert ("f", "g") in calls(parsed)
+
+
 # ----------------------------------------------------------------------------- Ruby
 
 

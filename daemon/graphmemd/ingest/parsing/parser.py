@@ -277,8 +277,9 @@ class _Compiled:
     def_captures: tuple[tuple[str, SymbolKind] | None, ...]
     #: per pattern, the node types its definition's parent must have (``def.parents``; None: any)
     def_parents: tuple[frozenset[str] | None, ...]
-    #: the spec's ``blanks``, compiled
-    blanks: tuple[re.Pattern[bytes], ...]
+    #: the spec's ``blanks``, compiled, each with the words one of which a source must hold
+    #: for it to be run (its ``(?#needs:A,B)`` comment; empty: always run)
+    blanks: tuple[tuple[re.Pattern[bytes], tuple[bytes, ...]], ...]
     #: stated types never kept (a language's built-in scalar and string types)
     builtin_types: frozenset[str]
     #: the spec's ``unwrap_types``, compiled
@@ -405,7 +406,7 @@ def _compile(language: Language) -> _Compiled:
             captures=captures,
             def_captures=tuple(_def_capture(names) for names in captures),
             def_parents=tuple(_def_parents(query.pattern_settings(i)) for i in range(query.pattern_count)),
-            blanks=tuple(re.compile(b) for b in spec.blanks),
+            blanks=tuple((re.compile(b), _needs(b)) for b in spec.blanks),
             builtin_types=_PRIMITIVE_TYPES if spec.builtin_types is None else spec.builtin_types,
             unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
             method_containers=_CLASS_LIKE | frozenset(SymbolKind(k) for k in spec.method_containers),
@@ -630,18 +631,35 @@ def _drop_declared(
     return kept, [tag_of[id(d)] for d in kept]
 
 
+_NEEDS = re.compile(rb"\(\?#needs:([^)]*)\)")
+
+
+def _needs(pattern: bytes) -> tuple[bytes, ...]:
+    """The words of a blank pattern's ``(?#needs:A,B)`` comment (a regex comment: ignored by
+    the pattern itself): a source holding none of them cannot match, so it is not scanned."""
+    found = _NEEDS.search(pattern)
+    return tuple(w.strip() for w in found.group(1).split(b",") if w.strip()) if found else ()
+
+
 def _blanked(compiled: _Compiled, source: bytes) -> bytes:
     """``source`` with the spec's ``blanks`` replaced by spaces (same length: every node's
     byte range is the same in both)."""
     if not compiled.blanks:
         return source
-    spans = [m.span(1) for pattern in compiled.blanks for m in pattern.finditer(source)]
+    spans = [
+        m.span(1)
+        for pattern, needs in compiled.blanks
+        if not needs or any(word in source for word in needs)
+        for m in pattern.finditer(source)
+    ]
     if not spans:
         return source
     out = bytearray(source)
     for start, end in spans:
         line = source.rfind(b"\n", 0, start) + 1
-        if not source[line:start].lstrip().startswith(b"#"):  # (a #define's name or body stays)
+        while line > 1 and source[max(0, line - 3) : line].rstrip(b"\r\n").endswith(b"\\"):  # continued
+            line = source.rfind(b"\n", 0, line - 1) + 1
+        if not source[line:start].lstrip().startswith(b"#"):  # (a directive or a #define stays)
             out[start:end] = b" " * (end - start)
     return bytes(out)
 
@@ -881,11 +899,16 @@ def _collect_def(
         defs.append(item)
 
 
+_OPERATOR_SPACE = re.compile(r"\boperator (?=[^\w\s])")
+
+
 def _split_scoped(name: str, receiver: str | None, separator: str) -> tuple[str, str | None]:
     """``app::Store::save`` -> (``save``, ``app.Store``): a name written with its scope
     (template arguments dropped, whitespace normalised), the scope joined to ``receiver``."""
     if " " in name or "\n" in name or "\t" in name:
         name = " ".join(name.split()).replace(" <", "<").replace("< ", "<").replace(" >", ">")
+        name = name.replace(f" {separator}", separator).replace(f"{separator} ", separator)
+        name = _OPERATOR_SPACE.sub("operator", name)  # `operator ()` is `operator()`
     plain = name
     while "<" in plain and ">" in plain and not plain.startswith("operator"):
         stripped = _GENERIC.sub("", plain)
