@@ -4,7 +4,8 @@ and ``body_hash`` stay identical (while a one-token change does not).
 
 C and C++: ``clang-format`` (Debian's ``clang-format`` package; ``.ci/run`` installs it when
 missing) in six built-in styles and one unusual configuration, over the fixture
-repositories and ``tests/fixtures_fp/many_styles.*`` (files written in many styles at once).
+repositories, ``tests/fixtures_fp/many_styles.*`` (files written in many styles at once) and,
+when Debian's ``googletest`` is installed, every 6th of its sources and headers.
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ def compare(originals: dict[str, bytes], rewritten: dict[str, bytes]) -> tuple[i
     return changed_files, compared, changed
 
 
+GOOGLETEST = Path("/usr/src/googletest")
+
+
 @pytest.mark.parametrize("style", CLANG_STYLES)
 def test_clang_format_keeps_every_fingerprint(style: str) -> None:
     clang = shutil.which("clang-format")
@@ -77,6 +81,10 @@ def test_clang_format_keeps_every_fingerprint(style: str) -> None:
     files = sources("many_styles.c", "many_styles.cpp", repos=("c", "cpp"))
     assert len(files) >= 8
     originals = {p.relative_to(ROOT).as_posix(): p.read_bytes() for p in files}
+    for p in sorted(GOOGLETEST.glob("google*/[is]*/**/*.[ch]*"))[::6]:  # (Debian's googletest, when installed)
+        data = p.read_bytes()
+        if parse_source(p.name, data).syntax_errors == 0:  # (a file the grammar reads in full)
+            originals[p.relative_to(GOOGLETEST).as_posix()] = data
     rewritten = {}
     for name, data in originals.items():
         out = subprocess.run(

@@ -251,6 +251,29 @@ int Box::operator () (int x) { return x; }
     assert ("f", "g") in calls(parsed)
 
 
+def test_cpp_a_macro_is_named_at_file_level() -> None:
+    """A function-like macro defined inside a namespace or class is named at file level (the
+    preprocessor knows no scope), so a call from anywhere finds it by its name."""
+    parsed = parse(
+        "gtest.h",
+        """namespace testing {
+#define EXPECT_TRUE(c) Check(c)
+class Test {
+#define TEST_HELPER(x) x
+  void Run() { EXPECT_TRUE(1); }
+};
+}
+""",
+    )
+    assert [(s.qualname, s.kind, s.parent) for s in parsed.symbols] == [
+        ("testing", MOD, None),
+        ("EXPECT_TRUE", F, None),
+        ("testing.Test", C, "testing"),
+        ("TEST_HELPER", F, None),
+        ("testing.Test.Run", M, "testing.Test"),
+    ]
+
+
 # ----------------------------------------------------------------------------- Ruby
 
 

@@ -87,7 +87,7 @@ class LanguageSpec:
 #: thread-safety annotation after a declarator (``void f() GTEST_LOCK_EXCLUDED_(mu);``, ``int n_ GUARDED_BY(mu_);``: read as the name).
 _C_BLANKS = (
     *(
-        rb"%s[ \t]+([A-Z_][A-Z0-9_]*)[ \t]+(?=[A-Za-z_][\w:]*\s*(?:final\b\s*)?[:{<])" % keyword
+        rb"%s[ \t]+([A-Z_][A-Z0-9_]*)\s+(?=[A-Za-z_][\w:]*\s*(?:final\b\s*)?[:{<])" % keyword
         for keyword in (b"class", b"struct", b"union")  # (one literal each: three fast scans)
     ),
     rb"\n[ \t]*(?:(?:static|inline|extern|virtual|explicit|friend|constexpr)[ \t]+)*"

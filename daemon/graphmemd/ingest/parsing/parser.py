@@ -462,6 +462,7 @@ class _Def:
     scope_qual: str | None = None  # receiver/scope qualifier to look up as parent
     parent_index: int = -1  # enclosing definition (lexical), -1 if none
     sig_hash: str = ""
+    toplevel: bool = False  # named at file level wherever it stands (``def.toplevel``: a C macro)
 
 
 @dataclass(slots=True)
@@ -892,6 +893,8 @@ def _collect_def(
         node.start_point[0] + 1,
         node.end_point[0] + 1,
     )
+    if "def.toplevel" in compiled.settings[pattern]:
+        item.toplevel = True
     if previous is not None:
         defs[previous] = item
     else:
@@ -979,8 +982,10 @@ def _qualify(
             containers.append((start, end, qual))
             continue
         d = defs[index]
+        if d.toplevel:  # (a macro: the preprocessor knows no namespace or class)
+            prefix, container_kind, nearest_def = "", None, -1
         d.parent_index = kept_index[nearest_def] if nearest_def >= 0 else -1
-        qual = _place(d, prefix, bool(stack), container_kind, method_containers)
+        qual = _place(d, prefix, bool(prefix) or (bool(stack) and not d.toplevel), container_kind, method_containers)
         if d.kind in merge:
             first = opened.setdefault((qual, d.kind), index)
             if first != index:  # the same one again: a scope of the first one's name

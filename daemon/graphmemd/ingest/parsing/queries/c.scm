@@ -25,7 +25,9 @@
   type: [(struct_specifier !name body: (field_declaration_list) @body) (union_specifier !name body: (field_declaration_list) @body)]
   declarator: (type_identifier) @name) @definition.struct
 (type_definition type: (enum_specifier !name body: (enumerator_list) @body) declarator: (type_identifier) @name) @definition.enum
-(preproc_function_def name: (identifier) @name value: (preproc_arg)? @body) @definition.function
+; a function-like macro: at file level wherever it is written (the preprocessor knows no namespace)
+((preproc_function_def name: (identifier) @name value: (preproc_arg)? @body) @definition.function
+  (#set! def.toplevel))
 
 ; ---- calls (`p->f(x)` is `p.f`)
 (call_expression function: (identifier) @reference.call arguments: (argument_list) @reference.call.args)
