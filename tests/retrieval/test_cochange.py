@@ -113,10 +113,6 @@ def test_def_name_per_language() -> None:
     assert def_name("export async function load(url) {") == "load"
     assert def_name("x = compute(1)") is None
     assert def_name("public void save(Item item) {", header=True) == "save"
-    assert def_name("  fun total(x: Int): Long {") == "total"  # Kotlin
-    assert def_name("module Shop") == "Shop"  # Ruby
-    assert def_name("object Money {") == "Money"  # Scala
-    assert def_name("protocol Priced {") == "Priced"  # Swift
 
 
 def test_renames_make_older_paths_current_and_counts() -> None:

@@ -46,7 +46,7 @@ SMOOTHING = 1.0
 MAX_PARTNERS = 400
 
 _DEF_RX = re.compile(
-    r"\b(?:def|class|func|fn|fun|function|interface|struct|trait|enum|type|record|module|object|protocol)\s+"
+    r"\b(?:def|class|func|fn|function|interface|struct|trait|enum|type|record)\s+"
     r"(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
 )
 _CALLISH_RX = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")
