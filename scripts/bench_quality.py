@@ -524,6 +524,7 @@ def score_queries(rank: Callable[[Query], list[list[str]]], queries: list[Query]
     for q in queries:
         runs = []
         for ranked in rank(q):
+            ranked = [i for i in ranked if i in notes]  # the benchmark's notes only
             if q.exclude_file:
                 ranked = [i for i in ranked if q.exclude_file not in notes[i].files]
             runs.append((ndcg(ranked, q.relevant), recall_at(ranked, q.relevant)))
@@ -569,6 +570,8 @@ def main() -> int:
     split = history[-1].sha
     subprocess.run(["git", "-C", str(repo), "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", split],
                    check=True)
+    # the benchmark's notes only: no notes from the repository's documentation (docs/knowledge.md)
+    (repo / ".graphmem.toml").write_text("[knowledge]\ndefaults = false\n")
     t0 = time.perf_counter()
     notes, tasks = build_dataset(repo, split, history, after)
     mining = mining_figures(repo, head)

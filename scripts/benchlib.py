@@ -49,8 +49,14 @@ def short_home() -> Path:
 
 
 class DaemonProc:
-    def __init__(self, home: Path, repos: list[Path] = (), workers: int | None = None) -> None:  # type: ignore[assignment]
-        env = dict(os.environ, GRAPHMEM_HOME=str(home))
+    def __init__(
+        self,
+        home: Path,
+        repos: list[Path] = (),  # type: ignore[assignment]
+        workers: int | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        env = dict(os.environ, GRAPHMEM_HOME=str(home), **(env or {}))
         if workers:
             env["GRAPHMEM_PARSE_WORKERS"] = str(workers)
         args = [sys.executable, "-m", "graphmemd", "run"]

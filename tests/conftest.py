@@ -17,12 +17,23 @@ from pathlib import Path
 import pytest
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
+from graphmemd.store import engines
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "repos"
 
 
 _CREATED: list[Path] = []
+
+#: the store engine the tests run on: ``GRAPHMEM_STORE_ENGINE`` (CI's second pass runs the
+#: store, fault and daemon durability tests on the other engine) or the default. One pytest
+#: process only ever loads one engine (the two cannot share a process: ``store/engines.py``).
+STORE_ENGINE = engines.parse_engine(os.environ.get("GRAPHMEM_STORE_ENGINE") or engines.DEFAULT_ENGINE)
+
+
+def store_file(home: Path) -> Path:
+    """The store database file of a daemon home on ``STORE_ENGINE``."""
+    return engines.store_path(home / "data", STORE_ENGINE)
 
 
 def short_tmp(prefix: str = "gm") -> Path:

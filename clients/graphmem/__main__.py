@@ -2,7 +2,7 @@
 
 import sys
 
-from graphmem.cli import main
+from graphmem.launcher import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -34,6 +34,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from graphmem import __version__, convert
+from graphmem.check import add_arguments as check_arguments
 from graphmem.client import GraphMem, normalize_address
 from graphmem.errors import (
     DaemonAlreadyRunning,
@@ -44,6 +45,7 @@ from graphmem.errors import (
     NotFound,
     Timeout,
 )
+from graphmem.explain import explain_table
 from graphmem.paths import Paths, resolve_paths, unix_target
 from graphmem.render import marker
 from graphmem.types import (
@@ -176,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
     def json_flag(p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
+    def stale_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--fresh-only", action="store_true", help="leave out stale and suspect observations")
+        p.add_argument("--include-stale", action="store_true", help="deprecated, no effect: they are included")
+
+    def all_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--all", action="store_true", help="every repository (default: the one at hand, if any)")
+
     def daemon_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--repo",
@@ -263,6 +272,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tag", metavar="T", action="extend", nargs="+", default=[])
     p.add_argument("--source", metavar="S", default="cli", help="who saves it (default: cli)")
+    p.add_argument(
+        "--shared",
+        action="store_true",
+        help="write it into the repository as .graphmem/notes/<id>.md (travels with git)",
+    )
     p.add_argument("--confidence", metavar="X", type=_confidence, help="0 < X <= 1 (default: 1)")
     p.add_argument("--supersedes", metavar="ID", action="extend", nargs="+", default=[])
     p.add_argument("--contradicts", metavar="ID", action="extend", nargs="+", default=[])
@@ -290,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--symbol", metavar="S", default="", help="anchored to this symbol")
     p.add_argument("--tag", metavar="T", action="append", default=[], help="having this tag (repeatable)")
     p.add_argument("--repo", metavar="R", default="")
+    all_flag(p)
     p.add_argument("--limit", metavar="N", type=_positive_int, default=100, help="default: 100 (0: all)")
     json_flag(p)
 
@@ -303,16 +318,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--line", metavar="N", type=_positive_int, default=0, help="cursor line in the first --file")
     p.add_argument("--limit", metavar="N", type=_positive_int, default=20, help="default: 20")
     p.add_argument("--budget", metavar="TOKENS", type=_positive_int, default=0, help="token budget (0: none)")
-    p.add_argument("--include-stale", action="store_true")
+    stale_flags(p)
     p.add_argument("--repo", metavar="R", default="")
+    p.add_argument("--explain", action="store_true", help="print each result's score components as a table")
     json_flag(p)
 
-    p = verb("brief", cmd_brief, "prompt-ready brief of the observations for a working set")
+    p = verb("brief", cmd_brief, "prompt-ready brief for a working set; without one, the repository's brief")
     p.add_argument("--file", metavar="F", action="extend", nargs="+", default=[])
     p.add_argument("--symbol", metavar="S", action="extend", nargs="+", default=[])
     p.add_argument("--text", metavar="T", default="")
     p.add_argument("--budget", metavar="N", type=_positive_int, default=1000, help="tokens (default: 1000)")
-    p.add_argument("--include-stale", action="store_true")
+    stale_flags(p)
     p.add_argument("--repo", metavar="R", default="")
     json_flag(p)
 
@@ -365,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("events", cmd_events, "follow live events until Ctrl-C")
     p.add_argument("--repo", metavar="R", default="")
+    all_flag(p)
     p.add_argument("--kind", metavar=_choices(EventKind), type=_enum_arg(EventKind), action="append", default=[])
     p.add_argument(
         "--after-seq", metavar="SEQ", type=_positive_int, help="resume: first the buffered events after this seq"
@@ -373,6 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verb("export", cmd_export, "write the observation journal as JSON lines")
     p.add_argument("file", metavar="FILE", nargs="?", default="-", help="default: stdout")
+    p.add_argument("--repo", metavar="R", default="")
+    all_flag(p)
 
     p = verb("import", cmd_import, "import JSON lines written by export (from any clone of the repository)")
     p.add_argument("file", metavar="FILE", help="'-' reads stdin")
@@ -384,6 +403,14 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag(p)
 
     verb("mcp", cmd_mcp, "serve the Model Context Protocol on stdio (bridge to the daemon)")
+    from graphmem.agents.commands import register as register_agent_verbs
+
+    register_agent_verbs(verb)
+    verb("lsp", cmd_lsp, "serve the Language Server Protocol on stdio: notes in any editor (docs/editors.md)")
+
+    p = verb("check", cmd_check, "report dangling and stale code references in knowledge files (CI, pre-commit)")
+    p.epilog = "Exit codes: 0 passed, 1 a finding at or above --fail-on, 64 usage; see docs/check.md."
+    check_arguments(p)
     return parser
 
 
@@ -551,6 +578,7 @@ def _render_observation(o: Observation) -> list[str]:
     ]
     if o.tags:
         lines.append(f"tags:       {', '.join(o.tags)}")
+    lines.extend(_knowledge_lines(o))
     if o.anchors:
         lines.append("anchors:")
         for a in o.anchors:
@@ -582,9 +610,31 @@ def _render_observation(o: Observation) -> list[str]:
     return lines
 
 
+def _knowledge_lines(o: Observation) -> list[str]:
+    """Where a unit of a knowledge file comes from, and the state of each of its references."""
+    k = o.knowledge
+    if k is None:
+        return []
+    heading = f"    ({' > '.join(h for h in k.heading_path if h)})" if any(k.heading_path) else ""
+    lines = [f"file:       {k.path}:{k.start_line}-{k.end_line} ({k.kind.value.replace('_', ' ')}){heading}"]
+    lines.append("            read-only through graphmem: edit the file to change it")
+    if o.references:
+        lines.append("references:")
+    for r in o.references:
+        state = r.state.value.upper()
+        lines.append(f"  - {r.path}:{r.line}:{r.column} {r.text} -> {r.target_ref or '?'} [{state}]")
+        if r.reason:
+            lines.append(f"      {r.reason}")
+        if r.close_matches:
+            lines.append(f"      close matches: {', '.join(r.close_matches)}")
+    return lines
+
+
 def _observation_row(o: Observation) -> str:
     anchors = ", ".join(a.ref for a in o.anchors)
-    return f"{o.id}  {marker(o)}  {o.category.value}  {_first_line(o.text, 70)}" + (f"  @ {anchors}" if anchors else "")
+    where = f"  [{o.knowledge.path}:{o.knowledge.start_line}]" if o.knowledge is not None else ""
+    row = f"{o.id}  {marker(o)}  {o.category.value}  {_first_line(o.text, 70)}{where}"
+    return row + (f"  @ {anchors}" if anchors else "")
 
 
 def _render_recalled(n: int, r: Recalled) -> list[str]:
@@ -599,7 +649,9 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
     if r.matched_terms:
         lines.append(f"   matched: {', '.join(r.matched_terms)}")
     c = r.components
-    signals = [(k, getattr(c, k)) for k in ("proximity", "cochange", "text", "pagerank", "centrality", "focus")]
+    names = ("proximity", "cochange", "breadth", "text", "text_proximity", "text_cochange", "text_breadth",
+             "pagerank", "centrality", "focus")  # fmt: skip
+    signals = [(k.replace("_", " "), getattr(c, k)) for k in names]
     shown = ", ".join(f"{k} {v:.2f}" for k, v in signals if v)
     if shown:
         lines.append(f"   score: {shown}")
@@ -1007,6 +1059,7 @@ def cmd_observe(args: argparse.Namespace, ctx: _Ctx) -> int:
             confidence=args.confidence,
             supersedes=args.supersedes,
             contradicts=args.contradicts,
+            shared=args.shared,
         )
     if args.json:
         ctx.print_json(obs)
@@ -1038,7 +1091,7 @@ def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
     )
     with ctx.client() as client:
         found = client.list(
-            repo=args.repo,
+            repo=_at_hand(client, args),
             statuses=statuses,
             categories=args.category,
             file=args.file,
@@ -1056,6 +1109,16 @@ def cmd_list(args: argparse.Namespace, ctx: _Ctx) -> int:
     return 0
 
 
+def _at_hand(client: GraphMem, args: argparse.Namespace) -> str:
+    """The repository a ``list``/``events``/``export`` covers: ``--repo``; every one with
+    ``--all``; else the registered repository containing the working directory, if any."""
+    if args.repo or args.all:
+        return str(args.repo) if not args.all else ""
+    directory = client.working_directory()
+    found = client.repo_containing(directory) if directory is not None else None
+    return found.id if found is not None else ""
+
+
 def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
     """``graphmem recall``: the observations relevant to text, files or symbols, ranked."""
     if not (args.text or args.file or args.symbol):
@@ -1069,16 +1132,23 @@ def cmd_recall(args: argparse.Namespace, ctx: _Ctx) -> int:
             hops=args.hops,
             limit=args.limit,
             budget=args.budget,
-            include_stale=args.include_stale,
             line=args.line,
+            fresh_only=args.fresh_only,
         )
     if args.json:
         ctx.print_json(result)
         return 0
-    if not result.results:
+    if not result.results and result.excluded_stale:
+        ctx.print(f"no fresh observations found; {_plural(result.excluded_stale, 'stale or suspect one')} "
+                  "left out by --fresh-only")
+    elif not result.results:
         ctx.print("no observations found")
     for n, r in enumerate(result.results, 1):
         for line in _render_recalled(n, r):
+            ctx.print(line)
+        ctx.print()
+    if args.explain and result.results:
+        for line in explain_table(result.results):
             ctx.print(line)
         ctx.print()
     summary = f"{_plural(len(result.results), 'result')}, {result.total_tokens} tokens"
@@ -1100,43 +1170,23 @@ def cmd_brief(args: argparse.Namespace, ctx: _Ctx) -> int:
             text=args.text,
             repo=args.repo,
             budget=args.budget,
-            include_stale=args.include_stale,
+            fresh_only=args.fresh_only,
         )
-        left_out = _left_out_of_brief(client, args, len(brief.observation_ids))
     if args.json:
-        data = to_jsonable(brief)
-        assert isinstance(data, dict)
-        ctx.print_json({**data, "left_out": left_out})
+        ctx.print_json(brief)
         return 0
     ctx.print(brief.text.rstrip("\n"))
-    if left_out:
+    if brief.left_out and (args.file or args.symbol or args.text):  # a repository brief says it itself
         ctx.print(
-            f"({_plural(left_out, 'more observation')} did not fit the budget of {args.budget} tokens; "
+            f"({_plural(brief.left_out, 'more observation')} did not fit the budget of {args.budget} tokens; "
             f"raise --budget, or see them all with: {_recall_command(args)})"
         )
     print(f"({brief.tokens} tokens; {freshness_line(brief.freshness)})", file=ctx.err)
     return 0
 
 
-#: The most results one recall returns (the daemon's limit); a brief ranks at most this many.
+#: The most results one recall returns (the daemon's limit).
 _RECALL_MAX = 200
-
-
-def _left_out_of_brief(client: GraphMem, args: argparse.Namespace, shown: int) -> int:
-    """How many observations the brief's budget left out: the same walk (2 hops) without a budget."""
-    if not (args.file or args.symbol or args.text):
-        return 0
-    everything = client.recall(
-        args.text,
-        files=args.file,
-        symbols=args.symbol,
-        repo=args.repo,
-        hops=2,
-        limit=_RECALL_MAX,
-        budget=0,
-        include_stale=args.include_stale,
-    )
-    return max(len(everything.results) - shown, 0)
 
 
 def _recall_command(args: argparse.Namespace) -> str:
@@ -1149,8 +1199,8 @@ def _recall_command(args: argparse.Namespace) -> str:
     for flag, values in (("--file", args.file), ("--symbol", args.symbol)):
         if values:
             parts += [flag, *values]
-    if args.include_stale:
-        parts.append("--include-stale")
+    if args.fresh_only:
+        parts.append("--fresh-only")
     if args.repo:
         parts += ["--repo", args.repo]
     parts += ["--limit", str(_RECALL_MAX)]
@@ -1249,7 +1299,7 @@ def cmd_symbol(args: argparse.Namespace, ctx: _Ctx) -> int:
 def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
     """``graphmem events``: print the daemon's events as they happen."""
     with ctx.client() as client:
-        stream = client.events(repo=args.repo, kinds=args.kind, after_seq=args.after_seq)
+        stream = client.events(repo=_at_hand(client, args), kinds=args.kind, after_seq=args.after_seq)
         try:
             for event in stream:
                 if args.json:
@@ -1265,7 +1315,7 @@ def cmd_events(args: argparse.Namespace, ctx: _Ctx) -> int:
 def cmd_export(args: argparse.Namespace, ctx: _Ctx) -> int:
     """``graphmem export``: every observation as journal lines, to a file (written atomically) or stdout."""
     with ctx.client() as client:
-        lines = client.export()
+        lines = client.export(repo=_at_hand(client, args))
         if args.file == "-":
             count = _write_lines(ctx.out, lines)
         else:
@@ -1352,6 +1402,13 @@ def cmd_import(args: argparse.Namespace, ctx: _Ctx) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem check``: knowledge files against the code (``graphmem.check``)."""
+    from graphmem.check import options_from_args, run_check
+
+    return run_check(options_from_args(args), address=ctx.address, out=ctx.out, err=ctx.err)
+
+
 def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
     """``graphmem mcp``: run the MCP bridge with the settings the flags resolved."""
     # The bridge reads the same settings; pass on what the flags resolved.
@@ -1367,6 +1424,17 @@ def cmd_mcp(args: argparse.Namespace, ctx: _Ctx) -> int:
         raise GraphMemError("the MCP bridge (graphmem.mcp_bridge) is not installed") from exc
     result = bridge.main()
     return result if isinstance(result, int) else 0
+
+
+def cmd_lsp(args: argparse.Namespace, ctx: _Ctx) -> int:
+    """``graphmem lsp``: run the language server with the settings the flags resolved."""
+    if ctx.home:
+        os.environ["GRAPHMEM_HOME"] = ctx.home
+    if ctx.address_flag:
+        os.environ["GRAPHMEM_ADDRESS"] = ctx.address_flag
+    from graphmem.lsp.features import main as serve
+
+    return serve()
 
 
 class _UsageError(GraphMemError):

@@ -49,10 +49,13 @@ from graphmem.paths import Paths, default_address, resolve_paths
 from graphmem.types import (
     Brief,
     Category,
+    EditContext,
     Event,
     EventKind,
+    FileOutline,
     ImportResult,
     IndexProgress,
+    KnowledgeCheck,
     Observation,
     ObservationStatus,
     RecallResult,
@@ -259,6 +262,15 @@ class EventStream(Iterator[Event]):
             if event is not None:  # kinds added by a newer daemon are skipped
                 return event
 
+    def wait_ready(self) -> None:
+        """Block until the daemon accepted the subscription (its response headers arrived):
+        from then on no event is missed. Raises the call's error when it failed instead."""
+        call = self._call
+        call.initial_metadata()  # returns once the headers arrived, or the call ended
+        done = getattr(call, "done", None)  # grpc-stubs leave the Future side of the call out
+        if callable(done) and done() and not self._cancelled and call.code() is not grpc.StatusCode.OK:
+            raise self._map_error(call) if isinstance(call, grpc.RpcError) else GraphMemError(str(call.details()))
+
     def cancel(self) -> None:
         """Stop the subscription; a blocked ``next()`` returns (StopIteration) promptly."""
         self._cancelled = True
@@ -380,6 +392,12 @@ class GraphMem:
             service_pb2.ImportObservationsRequest,
             service_pb2.ImportObservationsResponse,
         )
+        self._check_knowledge = _unary(
+            ch,
+            p(obs, "CheckKnowledge"),
+            service_pb2.CheckKnowledgeRequest,
+            service_pb2.CheckKnowledgeResponse,
+        )
         self._retrieve = _unary(
             ch, p("RetrievalService", "Retrieve"), service_pb2.RetrieveRequest, service_pb2.RetrieveResponse
         )
@@ -388,6 +406,12 @@ class GraphMem:
             p("RetrievalService", "SessionBrief"),
             service_pb2.SessionBriefRequest,
             service_pb2.SessionBriefResponse,
+        )
+        self._edit_context = _unary(
+            ch,
+            p("RetrievalService", "EditContext"),
+            service_pb2.EditContextRequest,
+            service_pb2.EditContextResponse,
         )
         self._find_symbols = _unary(
             ch,
@@ -403,6 +427,9 @@ class GraphMem:
             p("SymbolService", "ResolveSymbol"),
             service_pb2.ResolveSymbolRequest,
             service_pb2.ResolveSymbolResponse,
+        )
+        self._file_outline = _unary(
+            ch, p("SymbolService", "GetFileOutline"), service_pb2.GetFileOutlineRequest, service_pb2.FileOutline
         )
         self._subscribe = _stream(ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event)
 
@@ -604,10 +631,12 @@ class GraphMem:
         supersedes: Sequence[str] = (),
         contradicts: Sequence[str] = (),
         idempotency_key: str | None = None,
+        shared: bool = False,
     ) -> Observation:
         """Save an observation anchored to code (``"path::Qualified.name"``, a file path,
         or a symbol id). Retries UNAVAILABLE / DEADLINE_EXCEEDED a few times with the same
-        idempotency key, so a retried create never saves twice."""
+        idempotency key, so a retried create never saves twice. ``shared``: written as
+        ``.graphmem/notes/<id>.md`` in the repository (it travels with git)."""
         request = service_pb2.CreateObservationRequest(
             repo="",
             text=text,
@@ -619,6 +648,7 @@ class GraphMem:
             supersedes=supersedes,
             contradicts=contradicts,
             idempotency_key=idempotency_key or str(uuid.uuid4()),
+            shared=shared,
         )
         def create(hint: str) -> Observation:
             request.repo = hint
@@ -706,9 +736,11 @@ class GraphMem:
         request = service_pb2.ConfirmObservationRequest(id=id, confirmed_by=confirmed_by, note=note)
         return convert.observation_from_proto(self._call(self._confirm, request))
 
-    def export(self) -> Iterator[str]:
-        """The observation journal as JSON lines (without trailing newlines)."""
-        call = self._export(service_pb2.ExportObservationsRequest(), timeout=None, metadata=self._metadata)
+    def export(self, *, repo: str = "") -> Iterator[str]:
+        """The observation journal as JSON lines (without trailing newlines); only ``repo``'s
+        observations when given (an id or a path)."""
+        request = service_pb2.ExportObservationsRequest(repo=_local_path(repo))
+        call = self._export(request, timeout=None, metadata=self._metadata)
         return self._iterate(call, lambda line: line.json)
 
     def import_lines(self, lines: Iterable[str], *, repo: str = "") -> ImportResult:
@@ -718,6 +750,20 @@ class GraphMem:
         request = service_pb2.ImportObservationsRequest(lines=cleaned, repo=_local_path(repo) if repo else "")
         resp = self._call(self._import, request)
         return convert.import_result_from_proto(resp)
+
+    def check_knowledge(
+        self, paths: Sequence[str] = (), *, repo: str = "", wait_current: bool = True
+    ) -> KnowledgeCheck:
+        """Every reference to code in the repository's knowledge files (or in ``paths``:
+        files or folders) that is not OK — dangling, stale or suspect — with its exact span.
+        ``wait_current``: the daemon first waits (within the call's timeout) until its index
+        is current."""
+
+        def send(hint: str) -> KnowledgeCheck:
+            request = service_pb2.CheckKnowledgeRequest(repo=hint, paths=_local_paths(paths), wait_current=wait_current)
+            return convert.knowledge_check_from_proto(self._call(self._check_knowledge, request))
+
+        return self._scoped(repo, send)
 
     # ------------------------------------------------------------------ retrieval
 
@@ -733,11 +779,14 @@ class GraphMem:
         budget: int = 0,
         include_stale: bool = False,
         line: int = 0,
+        fresh_only: bool = False,
     ) -> RecallResult:
         """Observations reached by walking the code graph from ``files``/``symbols``/``text``,
         ranked by the fused score, each with the path (``why``), its score components and the
         index freshness. ``hops``: None is the daemon's default (2); 0 is the anchors only.
-        ``line`` (1-based) is a cursor in ``files[0]``: it focuses the query on the symbols there."""
+        ``line`` (1-based) is a cursor in ``files[0]``: it focuses the query on the symbols there.
+        Stale and suspect observations are included (marked, ranked lower) unless ``fresh_only``;
+        ``include_stale`` is deprecated and ignored by the daemon."""
 
         def send(hint: str) -> RecallResult:
             request = service_pb2.RetrieveRequest(
@@ -749,6 +798,7 @@ class GraphMem:
                 token_budget=budget,
                 include_stale=include_stale,
                 line=line,
+                fresh_only=fresh_only,
             )
             if hops is not None:
                 request.hops = hops
@@ -765,8 +815,12 @@ class GraphMem:
         repo: str = "",
         budget: int = 1000,
         include_stale: bool = False,
+        fresh_only: bool = False,
     ) -> Brief:
-        """The top observations for a working set, rendered as prompt-ready text."""
+        """The top observations for a working set, rendered as prompt-ready text; with no
+        files, symbols or text, the repository's brief (constraints and decisions, then what
+        was confirmed or changed recently, then the stale and suspect notes). ``left_out``
+        says how many the budget left out. ``include_stale`` is deprecated and ignored."""
         def send(hint: str) -> Brief:
             request = service_pb2.SessionBriefRequest(
                 repo=hint,
@@ -775,10 +829,35 @@ class GraphMem:
                 text=text,
                 token_budget=budget,
                 include_stale=include_stale,
+                fresh_only=fresh_only,
             )
             return convert.brief_from_proto(self._call(self._session_brief, request))
 
         return self._scoped(repo, send)
+
+    def edit_context(
+        self,
+        files: Sequence[str],
+        *,
+        repo: str = "",
+        budget: int = 600,
+        wait_ms: int = 0,
+        fresh_only: bool = False,
+        already_shown: Sequence[str] = (),
+    ) -> EditContext:
+        """What to know after editing ``files``: the notes the edit just made stale or suspect
+        (naming the changed symbol and the kind of change), then the notes anchored in the files
+        and one step away from them, within ``budget`` tokens, leaving out ``already_shown``.
+        ``wait_ms``: how long the daemon may wait for its index to take the files in."""
+        request = service_pb2.EditContextRequest(
+            repo=_local_path(repo),
+            files=_local_paths(files),
+            token_budget=budget,
+            wait_ms=wait_ms,
+            fresh_only=fresh_only,
+            already_shown=already_shown,
+        )
+        return convert.edit_context_from_proto(self._call(self._edit_context, request))
 
     # ------------------------------------------------------------------ symbols
 
@@ -803,11 +882,19 @@ class GraphMem:
 
     def symbol(self, ref: str, *, repo: str = "") -> SymbolDetail:
         """One symbol (``"path::qualname"`` or id) with callers, callees and observations."""
+
         def send(hint: str) -> SymbolDetail:
             request = service_pb2.GetSymbolRequest(repo=hint, ref=ref)
             return convert.symbol_detail_from_proto(self._call(self._get_symbol, request))
 
         return self._scoped(repo, send)
+
+    def file_outline(self, path: str, *, repo: str = "") -> FileOutline:
+        """One file as an editor shows it: its symbols with their line ranges and the
+        observations anchored to the file or its symbols (``path`` absolute, or relative to
+        ``repo``)."""
+        request = service_pb2.GetFileOutlineRequest(repo=_local_path(repo), path=_local_path(path))
+        return convert.file_outline_from_proto(self._call(self._file_outline, request))
 
     # ------------------------------------------------------------------ events
 

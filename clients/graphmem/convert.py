@@ -40,19 +40,26 @@ from graphmem.types import (
     ChangeKind,
     EdgeConfidence,
     EdgeKind,
+    EditContext,
     Event,
     EventKind,
+    FileOutline,
     Freshness,
     Hop,
     ImportResult,
     IndexProgress,
     IndexState,
+    KnowledgeCheck,
+    KnowledgeKind,
+    KnowledgeReference,
+    KnowledgeSource,
     LanguageResolution,
     Observation,
     ObservationAction,
     ObservationStatus,
     Recalled,
     RecallResult,
+    ReferenceState,
     RepoFreshness,
     Repository,
     Resolved,
@@ -83,10 +90,14 @@ __all__ = [
     "edge_confidence_to_proto",
     "edge_kind_from_proto",
     "edge_kind_to_proto",
+    "edit_context_from_proto",
+    "edit_context_to_proto",
     "event_from_proto",
     "event_kind_from_proto",
     "event_kind_to_proto",
     "event_to_proto",
+    "file_outline_from_proto",
+    "file_outline_to_proto",
     "freshness_from_proto",
     "freshness_to_proto",
     "hop_from_proto",
@@ -97,6 +108,14 @@ __all__ = [
     "index_progress_to_proto",
     "index_state_from_proto",
     "index_state_to_proto",
+    "knowledge_check_from_proto",
+    "knowledge_check_to_proto",
+    "knowledge_kind_from_proto",
+    "knowledge_kind_to_proto",
+    "knowledge_reference_from_proto",
+    "knowledge_reference_to_proto",
+    "knowledge_source_from_proto",
+    "knowledge_source_to_proto",
     "language_resolution_from_proto",
     "language_resolution_to_proto",
     "observation_from_proto",
@@ -107,6 +126,8 @@ __all__ = [
     "recall_result_to_proto",
     "recalled_from_proto",
     "recalled_to_proto",
+    "reference_state_from_proto",
+    "reference_state_to_proto",
     "repo_freshness_from_proto",
     "repo_freshness_to_proto",
     "repository_from_proto",
@@ -172,6 +193,28 @@ _EDGE_KIND = _EnumMap(EdgeKind, types_pb2.EdgeKind, "EDGE_KIND_")
 _EDGE_CONFIDENCE = _EnumMap(EdgeConfidence, types_pb2.EdgeConfidence, "EDGE_CONFIDENCE_")
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
 _OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
+_KNOWLEDGE_KIND = _EnumMap(KnowledgeKind, types_pb2.KnowledgeKind, "KNOWLEDGE_KIND_")
+_REFERENCE_STATE = _EnumMap(ReferenceState, types_pb2.ReferenceState, "REFERENCE_STATE_")
+
+
+def knowledge_kind_to_proto(value: KnowledgeKind | None) -> types_pb2.KnowledgeKind:
+    """The wire number of a ``KnowledgeKind`` member (0 for ``None``: unspecified)."""
+    return cast(types_pb2.KnowledgeKind, _KNOWLEDGE_KIND.number(value))
+
+
+def knowledge_kind_from_proto(value: int) -> KnowledgeKind | None:
+    """A ``KnowledgeKind`` from its wire number (``None``: unspecified or unknown to this client)."""
+    return _KNOWLEDGE_KIND.member(value)
+
+
+def reference_state_to_proto(value: ReferenceState | None) -> types_pb2.ReferenceState:
+    """The wire number of a ``ReferenceState`` member (0 for ``None``: unspecified)."""
+    return cast(types_pb2.ReferenceState, _REFERENCE_STATE.number(value))
+
+
+def reference_state_from_proto(value: int) -> ReferenceState | None:
+    """A ``ReferenceState`` from its wire number (``None``: unspecified or unknown to this client)."""
+    return _REFERENCE_STATE.member(value)
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:
@@ -453,6 +496,8 @@ def observation_to_proto(o: Observation) -> types_pb2.Observation:
         confirmed_by=o.confirmed_by,
         confirmed_at=_optional_ts_to_proto(o.confirmed_at),
         needs_review=o.needs_review,
+        knowledge=knowledge_source_to_proto(o.knowledge) if o.knowledge is not None else None,
+        references=[knowledge_reference_to_proto(r) for r in o.references],
     )
 
 
@@ -477,6 +522,93 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         confirmed_by=m.confirmed_by,
         confirmed_at=timestamp_from_proto(m.confirmed_at) if m.HasField("confirmed_at") else None,
         needs_review=m.needs_review,
+        knowledge=knowledge_source_from_proto(m.knowledge) if m.HasField("knowledge") else None,
+        references=tuple(knowledge_reference_from_proto(r) for r in m.references),
+    )
+
+
+# ---------------------------------------------------------------------------- knowledge files
+
+
+def knowledge_source_to_proto(k: KnowledgeSource) -> types_pb2.KnowledgeSource:
+    """The proto form of a ``KnowledgeSource``."""
+    return types_pb2.KnowledgeSource(
+        path=k.path,
+        start_line=k.start_line,
+        end_line=k.end_line,
+        heading_path=k.heading_path,
+        kind=knowledge_kind_to_proto(k.kind),
+    )
+
+
+def knowledge_source_from_proto(m: types_pb2.KnowledgeSource) -> KnowledgeSource:
+    """A ``KnowledgeSource`` from its proto form (an unknown kind decodes as documentation)."""
+    return KnowledgeSource(
+        path=m.path,
+        start_line=m.start_line,
+        end_line=m.end_line,
+        heading_path=tuple(m.heading_path),
+        kind=knowledge_kind_from_proto(m.kind) or KnowledgeKind.DOCUMENTATION,
+    )
+
+
+def knowledge_reference_to_proto(r: KnowledgeReference) -> types_pb2.KnowledgeReference:
+    """The proto form of a ``KnowledgeReference``."""
+    return types_pb2.KnowledgeReference(
+        text=r.text,
+        path=r.path,
+        line=r.line,
+        column=r.column,
+        end_line=r.end_line,
+        end_column=r.end_column,
+        target_ref=r.target_ref,
+        state=reference_state_to_proto(r.state),
+        reason=r.reason,
+        renamed_to=r.renamed_to,
+        commit=r.commit,
+        close_matches=r.close_matches,
+        observation_id=r.observation_id,
+    )
+
+
+def knowledge_reference_from_proto(m: types_pb2.KnowledgeReference) -> KnowledgeReference:
+    """A ``KnowledgeReference`` from its proto form (an unknown state decodes as OK)."""
+    return KnowledgeReference(
+        text=m.text,
+        path=m.path,
+        line=m.line,
+        column=m.column,
+        end_line=m.end_line,
+        end_column=m.end_column,
+        target_ref=m.target_ref,
+        state=reference_state_from_proto(m.state) or ReferenceState.OK,
+        reason=m.reason,
+        renamed_to=m.renamed_to,
+        commit=m.commit,
+        close_matches=tuple(m.close_matches),
+        observation_id=m.observation_id,
+    )
+
+
+def knowledge_check_to_proto(c: KnowledgeCheck) -> service_pb2.CheckKnowledgeResponse:
+    """The proto form of a ``KnowledgeCheck`` (the ``CheckKnowledge`` answer)."""
+    return service_pb2.CheckKnowledgeResponse(
+        references=[knowledge_reference_to_proto(r) for r in c.references],
+        files_checked=c.files_checked,
+        units=c.units,
+        references_checked=c.references_checked,
+        freshness=freshness_to_proto(c.freshness) if c.freshness is not None else None,
+    )
+
+
+def knowledge_check_from_proto(m: service_pb2.CheckKnowledgeResponse) -> KnowledgeCheck:
+    """A ``KnowledgeCheck`` from the ``CheckKnowledge`` answer."""
+    return KnowledgeCheck(
+        references=tuple(knowledge_reference_from_proto(r) for r in m.references),
+        files_checked=m.files_checked,
+        units=m.units,
+        references_checked=m.references_checked,
+        freshness=freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
     )
 
 
@@ -745,6 +877,7 @@ def recall_result_to_proto(r: RecallResult) -> service_pb2.RetrieveResponse:
         total_tokens=r.total_tokens,
         truncated=r.truncated,
         warnings=r.warnings,
+        excluded_stale=r.excluded_stale,
     )
 
 
@@ -763,6 +896,7 @@ def recall_result_from_proto(m: service_pb2.RetrieveResponse) -> RecallResult:
         total_tokens=m.total_tokens,
         truncated=m.truncated,
         warnings=tuple(m.warnings),
+        excluded_stale=m.excluded_stale,
     )
 
 
@@ -773,6 +907,7 @@ def brief_to_proto(b: Brief) -> service_pb2.SessionBriefResponse:
         observation_ids=b.observation_ids,
         freshness=freshness_to_proto(b.freshness),
         tokens=b.tokens,
+        left_out=b.left_out,
     )
 
 
@@ -783,6 +918,33 @@ def brief_from_proto(m: service_pb2.SessionBriefResponse) -> Brief:
         observation_ids=tuple(m.observation_ids),
         freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
         tokens=m.tokens,
+        left_out=m.left_out,
+    )
+
+
+def edit_context_to_proto(c: EditContext) -> service_pb2.EditContextResponse:
+    """The proto form of an ``EditContext``."""
+    return service_pb2.EditContextResponse(
+        text=c.text,
+        observation_ids=c.observation_ids,
+        callout_ids=c.callout_ids,
+        freshness=freshness_to_proto(c.freshness),
+        tokens=c.tokens,
+        left_out=c.left_out,
+        indexed=c.indexed,
+    )
+
+
+def edit_context_from_proto(m: service_pb2.EditContextResponse) -> EditContext:
+    """An ``EditContext`` from its proto form."""
+    return EditContext(
+        text=m.text,
+        observation_ids=tuple(m.observation_ids),
+        callout_ids=tuple(m.callout_ids),
+        freshness=_freshness_or_unknown(m.freshness, m.HasField("freshness")),
+        tokens=m.tokens,
+        left_out=m.left_out,
+        indexed=m.indexed,
     )
 
 
@@ -822,6 +984,36 @@ def symbol_detail_from_proto(m: service_pb2.SymbolDetail) -> SymbolDetail:
         file_imported_by=tuple(m.file_imported_by),
         observations=tuple(observation_from_proto(o) for o in m.observations),
         freshness=freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
+    )
+
+
+def file_outline_to_proto(f: FileOutline) -> service_pb2.FileOutline:
+    """The proto form of a ``FileOutline``."""
+    return service_pb2.FileOutline(
+        repo_id=f.repo_id,
+        repo_root=f.repo_root,
+        path=f.path,
+        indexed=f.indexed,
+        content_hash=f.content_hash,
+        language=f.language,
+        symbols=[symbol_to_proto(s) for s in f.symbols],
+        observations=[observation_to_proto(o) for o in f.observations],
+        freshness=None if f.freshness is None else repo_freshness_to_proto(f.freshness),
+    )
+
+
+def file_outline_from_proto(m: service_pb2.FileOutline) -> FileOutline:
+    """A ``FileOutline`` from its proto form."""
+    return FileOutline(
+        repo_id=m.repo_id,
+        repo_root=m.repo_root,
+        path=m.path,
+        indexed=m.indexed,
+        content_hash=m.content_hash,
+        language=m.language,
+        symbols=tuple(symbol_from_proto(s) for s in m.symbols),
+        observations=tuple(observation_from_proto(o) for o in m.observations),
+        freshness=repo_freshness_from_proto(m.freshness) if m.HasField("freshness") else None,
     )
 
 

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -143,8 +143,12 @@ def start_daemon(
     tcp: str | None = None,
     log_level: str | None = None,
     timeout: float = 20.0,
+    env: Mapping[str, str] | None = None,
 ) -> int:
     """Spawn the daemon detached and wait until it answers health checks with SERVING.
+
+    ``env``: variables set for the daemon on top of this process's environment (e.g.
+    ``GRAPHMEM_WATCH=0`` for a one-shot daemon).
 
     Returns its pid. Raises ``DaemonAlreadyRunning`` when a daemon already serves this
     home (or the new one exits with code 3), the error class matching the exit code with
@@ -170,6 +174,7 @@ def start_daemon(
             start_new_session=True,
             close_fds=True,
             cwd="/",
+            env={**os.environ, **env} if env else None,
         )
     deadline = time.monotonic() + timeout
     with GraphMem(address, timeout=1.0) as probe:

@@ -104,7 +104,7 @@ _REPO = "Repository id or path."
 INSTRUCTIONS = f"""graphmem is a persistent memory of this codebase that survives between sessions: observations \
 (decisions, constraints, bug causes, conventions, dead ends) anchored to symbols and files of a code \
 graph that is re-indexed as files change.
-- Starting a task: call session_brief with the files you expect to touch.
+- Starting a task: call session_brief with the files you expect to touch (none: the repository's key notes).
 - Before changing a function or class: recall (files/symbols) to see what is known about it and \
 about code that calls or is called by it; each result says why it was reached.
 - When you learn something a future session would otherwise have to rediscover (a constraint, a \
@@ -115,16 +115,16 @@ fact per observation, written to stand alone, not what the code or git log alrea
 - The repository is the one containing the working directory unless a tool's `repo` names another."""
 
 _SAVE_DESCRIPTION = (
-    "Save knowledge about this codebase (constraint, decision, root cause, convention, dead end) anchored "
-    "to the code it is about. Pass supersedes=[id] to replace an older observation."
+    "Save knowledge (constraint, decision, cause, convention, dead end) anchored to the code it is about. "
+    "supersedes=[id] replaces; shared=true puts it in the repo."
 )
 _RECALL_DESCRIPTION = (
-    "Observations about files, symbols or text and about code connected to them in the dependency graph, "
-    "each with why it was reached and whether it is stale. Use before changing or debugging code."
+    "Observations about files, symbols or text and code connected to them in the dependency graph, "
+    "each with why it was reached and if stale. Use before changing or debugging code."
 )
 _BRIEF_DESCRIPTION = (
-    "The most relevant observations for the files you will work on, as text within a token budget. "
-    "Call it when you start a task."
+    "The key observations for the files you will work on (none: the repository's), as text within "
+    "a token budget. Call it to start a task."
 )
 _LIST_STALE_DESCRIPTION = "Observations whose anchored code changed since they were written, with what changed."
 _CONFIRM_DESCRIPTION = (
@@ -178,6 +178,7 @@ class ObservationOut(BaseModel):
     needs_review: bool
     created_at: float
     updated_at: float
+    file: str = ""  # "path:line" of a unit of a knowledge file (read-only: edit the file)
 
 
 class RepoFreshnessOut(BaseModel):
@@ -228,6 +229,7 @@ class RecallOut(BaseModel):
     total_tokens: int
     truncated: bool
     warnings: list[str]
+    excluded_stale: int = 0
 
 
 class BriefOut(BaseModel):
@@ -317,6 +319,7 @@ def _observation_out(o: Observation) -> ObservationOut:
         needs_review=o.needs_review,
         created_at=o.created_at,
         updated_at=o.updated_at,
+        file=f"{o.knowledge.path}:{o.knowledge.start_line}" if o.knowledge is not None else "",
     )
 
 
@@ -373,6 +376,7 @@ def _recall_out(r: RecallResult) -> RecallOut:
         total_tokens=r.total_tokens,
         truncated=r.truncated,
         warnings=list(r.warnings),
+        excluded_stale=r.excluded_stale,
     )
 
 
@@ -436,6 +440,8 @@ def _observation_text(o: Observation, head: str = "", prefix: str = "   ") -> st
     if o.needs_review:
         parts.append("needs review")
     lines = [head + " · ".join(parts), _indent(o.text, prefix)]
+    if o.knowledge is not None:
+        lines.append(f"{prefix}from {o.knowledge.path}:{o.knowledge.start_line} (edit the file to change it)")
     if o.anchors:
         lines.append(f"{prefix}anchors: {', '.join(a.ref for a in o.anchors)}")
     if o.tags:
@@ -488,7 +494,9 @@ def _recall_text(r: RecallResult) -> str:
     )
     lines = [head]
     lines.extend(f"warning: {w}" for w in r.warnings)
-    if not r.results:
+    if not r.results and r.excluded_stale:
+        lines.append(f"No fresh observations; {r.excluded_stale} stale or suspect one(s) left out by fresh_only.")
+    elif not r.results:
         lines.append(
             "Nothing recorded about this code yet. When you learn something non-obvious about it, "
             "save it with save_observation."
@@ -673,6 +681,7 @@ class GraphMemTools:
         category: CategoryName = "other",
         tags: Annotated[Refs, Field(description="Free-form labels.")] = (),
         supersedes: Annotated[Refs, Field(description="Ids this replaces.")] = (),
+        shared: bool = False,
         repo: RepoArg = "",
         ctx: Context[Any, Any] | None = None,
     ) -> Annotated[CallToolResult, ObservationOut]:
@@ -687,19 +696,20 @@ class GraphMemTools:
                 tags=list(tags),
                 source=self._source(ctx),
                 supersedes=list(supersedes),
+                shared=shared,
             )
         lines = [f"Saved observation {obs.id}.", _observation_text(obs, prefix="  ")]
         return _result("\n".join(lines), _observation_out(obs))
 
     def recall(
         self,
-        text: Annotated[str, Field(description="Keywords or a question.")] = "",
+        text: Annotated[str, Field(description="Keywords, a question.")] = "",
         files: Annotated[Refs, Field(description="Paths relative to the repository.")] = (),
         symbols: Annotated[Refs, Field(description="`path/file.py::Class.method` refs.")] = (),
         hops: Annotated[int, Field(ge=0, le=6, description="Graph steps; 0: anchors only.")] = 2,
         limit: Annotated[int, Field(ge=1, le=100)] = 10,
         budget_tokens: Annotated[int, Field(ge=0, description="0: no budget.")] = 2000,
-        include_stale: bool = True,
+        fresh_only: bool = False,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, RecallOut]:
         """Tool ``recall``: the observations relevant to text, files or symbols."""
@@ -713,34 +723,28 @@ class GraphMemTools:
                 hops=hops,
                 limit=limit,
                 budget=budget_tokens,
-                include_stale=include_stale,
+                fresh_only=fresh_only,
             )
         return _result(_recall_text(result), _recall_out(result))
 
     def session_brief(
         self,
         files: Annotated[Refs, Field(description="Paths relative to the repository.")] = (),
-        text: Annotated[str, Field(description="The task, in a few words.")] = "",
+        text: Annotated[str, Field(description="The task, briefly.")] = "",
         budget_tokens: Annotated[int, Field(ge=50)] = 1500,
-        include_stale: bool = True,
+        fresh_only: bool = False,
         repo: RepoArg = "",
     ) -> Annotated[CallToolResult, BriefOut]:
-        """Tool ``session_brief``: what is known about the task, as text within a budget."""
+        """Tool ``session_brief``: what is known about the task (or the repository), within a budget."""
         with _graphmem_errors():
             client = self.backend.client()
             scope = self.backend.repo(repo)
-            brief = client.brief(
-                files=list(files), text=text, repo=scope, budget=budget_tokens, include_stale=include_stale
-            )
-            # the same 2-hop walk without a budget: how many the budget left out
-            everything = client.recall(
-                text, files=list(files), repo=scope, hops=2, limit=200, budget=0, include_stale=include_stale
-            )
-        left_out = max(len(everything.results) - len(brief.observation_ids), 0)
+            brief = client.brief(files=list(files), text=text, repo=scope, budget=budget_tokens, fresh_only=fresh_only)
+        left_out = brief.left_out
         body = brief.text.strip() or "No observations recorded for this scope yet."
         footer = f"({len(brief.observation_ids)} observation(s), ~{brief.tokens} tokens; "
         footer += f"{_freshness_text(brief.freshness)})"
-        if left_out:
+        if left_out and (files or text):  # a repository brief says it itself
             footer += f"\n{left_out} more observation(s) did not fit budget_tokens: raise it, or call recall."
         out = BriefOut(
             text=brief.text,
@@ -749,7 +753,7 @@ class GraphMemTools:
             tokens=brief.tokens,
             left_out=left_out,
         )
-        if "[STALE" in body:  # the daemon marks stale observations in the brief
+        if "[STALE" in body or "[SUSPECT" in body:  # the daemon marks stale and suspect observations
             footer += f"\n\n{_STALE}"
         return _result(f"{body}\n\n{footer}", out)
 

@@ -30,11 +30,6 @@ class Paths:
     config_dir: Path | None = None
 
     @property
-    def store(self) -> Path:
-        """The embedded Kùzu database (a file, with a ``.wal`` beside it)."""
-        return self.data_dir / "graph.kuzu"
-
-    @property
     def journal(self) -> Path:
         """The append-only observation journal: the source of truth for observations."""
         return self.data_dir / "observations.jsonl"

@@ -58,4 +58,5 @@ def brief_line(o: Observation, why: str = "") -> str:
     anchors = ", ".join(a.ref for a in o.anchors)
     tags = f" #{' #'.join(o.tags)}" if o.tags else ""
     via = f" (via {why})" if why else ""
-    return f"- [{o.category.value}] {o.text}{tags} @ {anchors}{note}{via}"
+    where = f" ({o.knowledge.path}:{o.knowledge.start_line})" if o.knowledge is not None else ""
+    return f"- [{o.category.value}] {o.text}{where}{tags} @ {anchors}{note}{via}"

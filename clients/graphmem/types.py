@@ -17,19 +17,26 @@ __all__ = [
     "ChangeKind",
     "EdgeConfidence",
     "EdgeKind",
+    "EditContext",
     "Event",
     "EventKind",
+    "FileOutline",
     "Freshness",
     "Hop",
     "ImportResult",
     "IndexProgress",
     "IndexState",
+    "KnowledgeCheck",
+    "KnowledgeKind",
+    "KnowledgeReference",
+    "KnowledgeSource",
     "LanguageResolution",
     "Observation",
     "ObservationAction",
     "ObservationStatus",
     "RecallResult",
     "Recalled",
+    "ReferenceState",
     "RepoFreshness",
     "Repository",
     "Resolved",
@@ -188,6 +195,67 @@ class StaleReason:
     via: str = ""
 
 
+class KnowledgeKind(str, Enum):
+    """What kind of file a knowledge unit comes from."""
+
+    AGENT_INSTRUCTIONS = "agent_instructions"  # CLAUDE.md, AGENTS.md, GEMINI.md, copilot, .cursor/rules, .windsurfrules
+    DECISION_RECORD = "decision_record"  # docs/adr, doc/decisions ...
+    DOCUMENTATION = "documentation"  # docs/**, README, CONTRIBUTING, *.rst, *.mdx
+    SHARED_NOTE = "shared_note"  # .graphmem/notes/*.md
+
+
+class ReferenceState(str, Enum):
+    """Whether the code a knowledge unit names still is what the unit was written about."""
+
+    OK = "ok"
+    DANGLING = "dangling"  # names a symbol/path that no longer exists (removed or renamed)
+    STALE = "stale"  # its signature changed after the unit's lines were last committed
+    SUSPECT = "suspect"  # its body changed after that
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeSource:
+    """Where a knowledge unit lives: set on an observation that comes from a file (read-only
+    through graphmem: edit the file)."""
+
+    path: str  # repository-relative
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    heading_path: tuple[str, ...] = ()
+    kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeReference:
+    """One reference to code inside a knowledge unit, with its exact span in the file
+    (1-based lines and columns in characters; ``end_column`` exclusive, as SARIF)."""
+
+    text: str  # as written: `AuthService.login`, :func:`x`, a link target
+    path: str  # the knowledge file
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    target_ref: str = ""  # what it resolved to (path::Qualified.name or a path)
+    state: ReferenceState = ReferenceState.OK
+    reason: str = ""
+    renamed_to: str = ""
+    commit: str = ""
+    close_matches: tuple[str, ...] = ()
+    observation_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeCheck:
+    """The answer of ``CheckKnowledge``: every reference that is not OK, and what was checked."""
+
+    references: tuple[KnowledgeReference, ...]
+    files_checked: int
+    units: int
+    references_checked: int
+    freshness: Freshness | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Observation:
     """A note about the code, anchored to symbols or files, with its status and history."""
@@ -210,6 +278,9 @@ class Observation:
     confirmed_by: str = ""
     confirmed_at: float | None = None
     needs_review: bool = False
+    #: set when the observation is a unit of a knowledge file (read-only through graphmem)
+    knowledge: KnowledgeSource | None = None
+    references: tuple[KnowledgeReference, ...] = ()
 
     @property
     def is_stale(self) -> bool:
@@ -278,6 +349,24 @@ class SymbolDetail:
 
 
 @dataclass(frozen=True, slots=True)
+class FileOutline:
+    """One file as an editor shows it: its symbols (source order, 1-based line ranges) and the
+    observations anchored to the file or its symbols (fresh, stale or suspect). ``content_hash``
+    is the blake2b hex of the bytes the line numbers refer to; ``indexed`` is False for a file
+    the daemon does not parse (yet)."""
+
+    repo_id: str
+    repo_root: str
+    path: str
+    indexed: bool
+    content_hash: str = ""
+    language: str = ""
+    symbols: tuple[Symbol, ...] = ()
+    observations: tuple[Observation, ...] = ()
+    freshness: RepoFreshness | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Hop:
     """One edge of a why-path; ``confidence`` says how a CALLS/IMPORTS/INHERITS edge was
     resolved (None for structural edges)."""
@@ -290,10 +379,12 @@ class Hop:
 
 @dataclass(frozen=True, slots=True)
 class ScoreComponents:
-    """What a recalled observation's score is made of (the README's ranking formula):
+    """What a recalled observation's score is made of (docs/ranking.md):
     ``score = relevance * confidence * recency * confirmation * status`` where ``relevance``
-    is the weighted sum of ``proximity``, ``cochange``, ``text``, ``pagerank``,
-    ``centrality`` and ``focus``. ``cochange_together`` of ``cochange_total`` commits is the
+    fuses ``file_part`` (weighted ``proximity``, ``cochange``, ``focus``, ``centrality`` of the
+    best anchor, ``pagerank`` and the other anchors' ``breadth``) and ``text_part`` (weighted
+    ``text``, ``text_proximity``, ``text_cochange`` and ``text_breadth``), each divided by its
+    best value in the query. ``cochange_together`` of ``cochange_total`` commits is the
     evidence behind ``cochange``."""
 
     proximity: float = 0.0
@@ -309,6 +400,12 @@ class ScoreComponents:
     relevance: float = 0.0
     cochange_together: int = 0
     cochange_total: int = 0
+    text_proximity: float = 0.0
+    text_cochange: float = 0.0
+    breadth: float = 0.0
+    text_breadth: float = 0.0
+    file_part: float = 0.0
+    text_part: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,16 +443,34 @@ class RecallResult:
     total_tokens: int = 0
     truncated: bool = False
     warnings: tuple[str, ...] = ()
+    excluded_stale: int = 0  # stale/suspect observations ``fresh_only`` left out
 
 
 @dataclass(frozen=True, slots=True)
 class Brief:
-    """A session brief: the relevant observations rendered as text."""
+    """A session brief: the relevant observations rendered as text; ``left_out``: how many
+    the budget left out."""
 
     text: str
     observation_ids: tuple[str, ...]
     freshness: Freshness
     tokens: int = 0
+    left_out: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EditContext:
+    """What an agent should know after editing files: ``text`` (empty when there is nothing to
+    say) with the notes the edit just made stale or suspect (``callout_ids``) called out first;
+    ``indexed``: the index had taken in the files' current content."""
+
+    text: str
+    observation_ids: tuple[str, ...]
+    callout_ids: tuple[str, ...]
+    freshness: Freshness
+    tokens: int = 0
+    left_out: int = 0
+    indexed: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from graphmem.errors import GraphMemError
 
 from graphmemd import __version__
 from graphmemd.runtime import malloc
-from graphmemd.runtime.config import DaemonConfig, resolve_config
+from graphmemd.runtime.config import DEFAULT_STORE_ENGINE, STORE_ENGINES, DaemonConfig, resolve_config
 
 
 def _setup_logging(config: DaemonConfig, foreground: bool) -> None:
@@ -53,6 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR; env GRAPHMEM_LOG_LEVEL")
     run.add_argument("--workers", type=int, help="parser processes; env GRAPHMEM_PARSE_WORKERS")
     run.add_argument("--no-watch", action="store_true", help="do not watch files (rescan on request only)")
+    run.add_argument(
+        "--store-engine",
+        help=f"the store's database engine: {', '.join(STORE_ENGINES)} (default {DEFAULT_STORE_ENGINE});"
+        " env GRAPHMEM_STORE_ENGINE",
+    )
     args = parser.parse_args(argv)
     if args.command != "run":
         parser.print_help(sys.stderr)
@@ -66,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             log_level=args.log_level,
             parse_workers=args.workers,
             watch=False if args.no_watch else None,
+            store_engine=args.store_engine,
         )
         _setup_logging(config, foreground=True)
         gc.set_threshold(50_000, 20, 20)  # fewer young collections: requests allocate in bursts

@@ -152,7 +152,7 @@ def serve(config: DaemonConfig) -> int:
         core.open()
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        logger.info("serving; store %s", paths.store)
+        logger.info("serving; store %s (%s)", config.store_path, config.store_engine)
         shutdown.wait()
     finally:
         shutdown.set()  # new calls answer UNAVAILABLE "shutting down" from here on

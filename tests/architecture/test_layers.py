@@ -34,7 +34,8 @@ def _lint(copy: Path, contract: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-CONTRACTS = ["layers", "acyclic", "one-engine-module", "pure-cores", "read-side", "clients"]
+CONTRACTS = ["layers", "acyclic", "one-engine-module", "pure-cores", "read-side", "clients", "agents-pure",
+             "lean-hook"]
 
 #: (contract, module file under the copy, line added to it)
 VIOLATIONS = [
@@ -42,6 +43,8 @@ VIOLATIONS = [
     ("layers", "daemon/graphmemd/store/engine.py", "import graphmemd.memory.memory"),
     ("acyclic", "daemon/graphmemd/graph/resolution/index.py", "import graphmemd.graph.resolution.resolver"),
     ("one-engine-module", "daemon/graphmemd/memory/memory.py", "import kuzu"),
+    ("one-engine-module", "daemon/graphmemd/store/engine.py", "import ladybug"),
+    ("one-engine-module", "daemon/graphmemd/store/kuzu_engine.py", "import ladybug"),
     ("pure-cores", "daemon/graphmemd/graph/delta.py", "import kuzu"),
     ("pure-cores", "daemon/graphmemd/memory/staleness.py", "import grpc"),
     ("pure-cores", "daemon/graphmemd/retrieval/ranking.py", "import threading"),
@@ -49,6 +52,11 @@ VIOLATIONS = [
     ("read-side", "daemon/graphmemd/retrieval/retriever.py", "import graphmemd.store.writer"),
     ("read-side", "daemon/graphmemd/retrieval/symbols.py", "import graphmemd.memory.memory"),
     ("clients", "clients/graphmem/cli.py", "import graphmemd.store.engine"),
+    ("pure-cores", "daemon/graphmemd/retrieval/overview.py", "import subprocess"),
+    ("agents-pure", "clients/graphmem/agents/plan.py", "import graphmem.agents.state"),
+    ("agents-pure", "clients/graphmem/agents/hookio.py", "import grpc"),
+    ("lean-hook", "clients/graphmem/agents/hook.py", "import graphmem.client"),
+    ("lean-hook", "clients/graphmem/agents/hook.py", "from graphmem.v1 import service_pb2"),
 ]
 
 

@@ -39,18 +39,25 @@ from graphmem.types import (
     ChangeKind,
     EdgeConfidence,
     EdgeKind,
+    EditContext,
     Event,
     EventKind,
+    FileOutline,
     Freshness,
     Hop,
     ImportResult,
     IndexProgress,
     IndexState,
+    KnowledgeCheck,
+    KnowledgeKind,
+    KnowledgeReference,
+    KnowledgeSource,
     LanguageResolution,
     Observation,
     ObservationStatus,
     Recalled,
     RecallResult,
+    ReferenceState,
     RepoFreshness,
     Repository,
     Resolved,
@@ -147,6 +154,14 @@ REPO_FRESH = RepoFreshness(
     working_tree_dirty=True,
 )
 FRESHNESS = Freshness(current=False, repositories=(REPO_FRESH,))
+KNOWLEDGE = KnowledgeSource("docs/a.md", 3, 5, ("Guide", "Auth"), KnowledgeKind.DECISION_RECORD)
+KREF = KnowledgeReference(
+    "AuthService.login", "docs/a.md", 4, 9, 4, 26, "app/auth/service.py::AuthService.login",
+    ReferenceState.DANGLING, "`AuthService.login` was renamed to `sign_in` in a1b2c3d",
+    "app/auth/service.py::AuthService.sign_in", "a1b2c3d4", ("app/auth/service.py::AuthService.logout",), "o9",
+)  # fmt: skip
+UNIT = Observation(id="o9", repo_id="r", text="Use `AuthService.login`.", category=Category.DECISION,
+                   created_at=1.0, updated_at=2.0, knowledge=KNOWLEDGE, references=(KREF,))
 REPO = Repository(
     id="py",
     root="/src/py",
@@ -199,9 +214,11 @@ RECALLED = Recalled(
 )
 RECALL = RecallResult(
     results=(RECALLED,), freshness=FRESHNESS, seeds=1, nodes_reached=7, total_tokens=42, truncated=True,
-    warnings=("app/x.py is not indexed",),
+    warnings=("app/x.py is not indexed",), excluded_stale=2,
 )
-BRIEF = Brief(text="## Notes\n- login hashes", observation_ids=("obs-1",), freshness=FRESHNESS, tokens=12)
+BRIEF = Brief(text="## Notes\n- login hashes", observation_ids=("obs-1",), freshness=FRESHNESS, tokens=12, left_out=3)
+EDIT_CONTEXT = EditContext(text="This edit may have invalidated 1 note", observation_ids=("obs-1", "obs-2"),
+                           callout_ids=("obs-1",), freshness=FRESHNESS, tokens=9, left_out=1, indexed=False)
 DETAIL = SymbolDetail(
     symbol=SYM,
     callers=(CALLER,),
@@ -266,10 +283,24 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("resolved", Resolved("hash_password", (SYM,), True), convert.resolved_to_proto, convert.resolved_from_proto),
     ("recall_result", RECALL, convert.recall_result_to_proto, convert.recall_result_from_proto),
     ("brief", BRIEF, convert.brief_to_proto, convert.brief_from_proto),
+    ("edit_context", EDIT_CONTEXT, convert.edit_context_to_proto, convert.edit_context_from_proto),
     ("symbol_detail", DETAIL, convert.symbol_detail_to_proto, convert.symbol_detail_from_proto),
     ("symbol_detail_bare", SymbolDetail(symbol=SYM), convert.symbol_detail_to_proto,
      convert.symbol_detail_from_proto),
     ("import_result", IMPORT, convert.import_result_to_proto, convert.import_result_from_proto),
+    ("file_outline", FileOutline(repo_id="py", repo_root="/src/py", path="app/auth/service.py", indexed=True,
+                                 content_hash="ab12", language="python", symbols=(SYM, CALLER), observations=(OBS,),
+                                 freshness=REPO_FRESH),
+     convert.file_outline_to_proto, convert.file_outline_from_proto),
+    ("file_outline_not_indexed", FileOutline(repo_id="py", repo_root="/src/py", path="README.txt", indexed=False),
+     convert.file_outline_to_proto, convert.file_outline_from_proto),
+    ("knowledge_source", KNOWLEDGE, convert.knowledge_source_to_proto, convert.knowledge_source_from_proto),
+    ("knowledge_reference", KREF, convert.knowledge_reference_to_proto, convert.knowledge_reference_from_proto),
+    ("knowledge_unit", UNIT, convert.observation_to_proto, convert.observation_from_proto),
+    ("knowledge_check", KnowledgeCheck((KREF,), 3, 7, 12, FRESHNESS), convert.knowledge_check_to_proto,
+     convert.knowledge_check_from_proto),
+    ("knowledge_check_bare", KnowledgeCheck((), 0, 0, 0), convert.knowledge_check_to_proto,
+     convert.knowledge_check_from_proto),
     *[(f"event_{e.kind.value}", e, convert.event_to_proto, convert.event_from_proto) for e in EVENTS],
 ]
 
@@ -309,6 +340,10 @@ ENUMS: list[tuple[type[Any], Callable[[Any], int], Callable[[int], Any], str, An
      types_pb2.EdgeConfidence),
     (EventKind, convert.event_kind_to_proto, convert.event_kind_from_proto, "EVENT_KIND_",
      service_pb2.EventKind),
+    (KnowledgeKind, convert.knowledge_kind_to_proto, convert.knowledge_kind_from_proto, "KNOWLEDGE_KIND_",
+     types_pb2.KnowledgeKind),
+    (ReferenceState, convert.reference_state_to_proto, convert.reference_state_from_proto, "REFERENCE_STATE_",
+     types_pb2.ReferenceState),
 ]
 
 
@@ -661,12 +696,12 @@ def test_recall_sends_existing_paths_absolute(sock_dir: Path, monkeypatch: pytes
         "Retrieve": unary(retrieve, service_pb2.RetrieveRequest, service_pb2.RetrieveResponse)}}
     with fake_daemon(sock_dir, handlers) as address, GraphMem(address) as gm:
         result = gm.recall("why", files=["pkg/mod.py", "app/elsewhere.py"], symbols=["a.py::f"],
-                           repo="my-repo-id", hops=3, limit=5, budget=200, include_stale=True)
+                           repo="my-repo-id", hops=3, limit=5, budget=200, include_stale=True, fresh_only=True)
     assert result == RECALL
     r = seen[0]
     assert list(r.files) == [str(sock_dir / "pkg" / "mod.py"), "app/elsewhere.py"]
     assert r.repo == "my-repo-id"
-    assert (r.hops, r.limit, r.token_budget, r.include_stale, r.text) == (3, 5, 200, True, "why")
+    assert (r.hops, r.limit, r.token_budget, r.include_stale, r.fresh_only, r.text) == (3, 5, 200, True, True, "why")
 
 
 def test_index_streams_progress(sock_dir: Path) -> None:

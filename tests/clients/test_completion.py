@@ -54,7 +54,8 @@ def test_bash_completes_a_flag() -> None:
 
 
 def test_every_shell_has_a_script() -> None:
-    assert "complete -o" in _script("bash") and "graphmem" in _script("bash")
+    assert "complete -o" in _script("bash")
+    assert "graphmem" in _script("bash")
     assert _script("zsh").startswith("#compdef graphmem")
     assert "complete --command graphmem" in _script("fish")
 

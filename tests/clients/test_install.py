@@ -20,7 +20,18 @@ import pytest
 from conftest import ROOT, short_tmp, wait_for
 from graphmem import __version__
 
-DEV_ONLY = ("pytest", "mypy", "ruff", "grpcio-tools", "build", "types-protobuf", "grpc-stubs", "pytest-timeout")
+DEV_ONLY = (
+    "pytest",
+    "mypy",
+    "ruff",
+    "grpcio-tools",
+    "build",
+    "types-protobuf",
+    "grpc-stubs",
+    "pytest-timeout",
+    "pytest-asyncio",
+    "pytest-lsp",
+)
 
 
 def _clean_env(home: Path) -> dict[str, str]:
@@ -51,7 +62,8 @@ def source(work: Path) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     for name in ("clients", "daemon"):
-        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "node_modules", "*.vsix")
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
     return src
 
 

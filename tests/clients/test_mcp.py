@@ -128,7 +128,7 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
 
         deadline = time.monotonic() + STALE_DEADLINE
         while True:
-            result = await client.call_tool("recall", {"symbols": [TARGET], "include_stale": True})
+            result = await client.call_tool("recall", {"symbols": [TARGET]})  # stale ones are included
             hit = _recalled(_ok(result), obs_id)
             if hit is not None and hit["observation"]["status"] == "stale":
                 break
@@ -142,8 +142,9 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
         assert "stale (body_changed" in text
         assert "confirm_observation" in text
 
-        hidden = _ok(await client.call_tool("recall", {"symbols": [TARGET], "include_stale": False}))
+        hidden = _ok(await client.call_tool("recall", {"symbols": [TARGET], "fresh_only": True}))
         assert _recalled(hidden, obs_id) is None
+        assert hidden["excluded_stale"] == 1
 
         stale = await client.call_tool("list_stale", {"file": "app/auth/crypto.py"})
         assert obs_id in [o["id"] for o in _ok(stale)["observations"]]

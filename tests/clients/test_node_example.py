@@ -1,4 +1,4 @@
-"""The editor-plugin example in Node (``tests/node/graphmem_example.mjs``, printed in the README)
+"""The editor-plugin example in Node (``tests/node/graphmem_example.mjs``, printed in docs/grpc.md)
 runs against a real daemon: socket discovery, headers before events, create, the event that
 announces it, and recall. Skipped only when ``node`` is not installed; its npm dependencies
 (pinned in tests/node/package-lock.json) are installed with ``npm ci`` when missing."""
@@ -45,9 +45,9 @@ def node() -> str:
     return path
 
 
-def test_readme_shows_the_example_verbatim() -> None:
-    readme = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```js\n(.*?)```", readme, flags=re.S)
+def test_the_docs_show_the_example_verbatim() -> None:
+    page = (ROOT / "docs" / "grpc.md").read_text()
+    blocks = re.findall(r"```js\n(.*?)```", page, flags=re.S)
     assert EXAMPLE.read_text() in blocks
 
 

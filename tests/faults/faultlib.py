@@ -7,7 +7,7 @@ import random
 import shutil
 from pathlib import Path
 
-from conftest import Daemon
+from conftest import Daemon, store_file
 from graphmem.client import GraphMem
 from graphmem.types import ObservationStatus
 
@@ -42,7 +42,7 @@ def data_dir(d: Daemon) -> Path:
 
 
 def store_files(d: Daemon) -> tuple[Path, Path]:
-    db = data_dir(d) / "graph.kuzu"
+    db = store_file(d.home)
     return db, Path(str(db) + ".wal")
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Daemon, copy_fixture, short_tmp, wait_for
+from conftest import Daemon, copy_fixture, short_tmp, store_file, wait_for
 from faultlib import assert_all_present, clone_home, data_dir, flip_bits, observe_many, store_files
 
 
@@ -119,7 +119,7 @@ def test_3_zero_byte_db_or_lone_wal_is_moved_aside(
     text = _status_text(d2)
     assert "store rebuilt" in text
     assert "broken-" in text
-    assert any(p.name.startswith("graph.kuzu") and "broken-" in p.name for p in data_dir(d2).iterdir())
+    assert any(p.name.startswith(store_file(d2.home).name) and "broken-" in p.name for p in data_dir(d2).iterdir())
 
 
 def test_4_crash_loop_keeps_the_wal_bounded(daemon_factory: Callable[..., Daemon], tmp_homes: list[Path]) -> None:

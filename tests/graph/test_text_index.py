@@ -35,7 +35,7 @@ def _put_or_remove(
 
 def test_terms_split_identifiers_and_prose() -> None:
     assert terms_of("getUserById") == ["getuserbyid", "get", "user", "id"]
-    assert terms_of("parse_args") == ["pars", "arg"]
+    assert terms_of("parse_args") == ["parseargs", "pars", "arg"]
     assert terms_of("app/HTTPServer.py") == ["app", "httpserver", "http", "server", "py"]
     # function words of a question are dropped, the rest stemmed like the identifiers
     assert terms_of("Why does the connection pool retry?") == ["connect", "pool", "retri"]

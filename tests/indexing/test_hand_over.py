@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import copy_fixture
+from conftest import STORE_ENGINE, copy_fixture
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing import restore
 from graphmemd.indexing.restore import hand_over, same_edges
@@ -40,7 +40,7 @@ def test_a_paused_hand_over_goes_on_where_it_stopped(tmp_path: Path, monkeypatch
         asked.append(len(rt.unhanded))
         return len(asked) == 3  # the stop arrives before the fifth file
 
-    store = Store(tmp_path / "graph.kuzu")
+    store = Store(tmp_path / "graph.kuzu", engine=STORE_ENGINE)
     writer = StoreWriter(Health(), lambda: None)
     try:
         hand_over(rt, GraphState(), store, writer, stop)

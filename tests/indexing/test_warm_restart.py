@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Daemon, copy_fixture, wait_for
+from conftest import STORE_ENGINE, Daemon, copy_fixture, store_file, wait_for
 from graphmem.client import GraphMem
 from graphmem.paths import resolve_paths
 from graphmem.types import ObservationStatus
@@ -163,7 +163,7 @@ def test_parser_upgrade_reanchors_instead_of_marking_stale(daemon_factory: Daemo
     assert len(old) == files
     pack.drop(rid)  # what an older parser would have left: other fingerprints, another cache version
     pack.put_rows(rid, [replace(r, version="an-older-parser") for r in old])
-    store = Store(paths.store)
+    store = Store(store_file(d.home), engine=STORE_ENGINE)
     try:
         store._run(
             "MATCH (s:Symbol) WHERE s.name = 'hash_password' SET s.sig_hash = 'old-sig', s.body_hash = 'old-body'"
@@ -230,7 +230,7 @@ def test_a_warm_restart_corrects_edges_the_store_has_wrong(
     with d.client() as c:
         assert "hash_password" in _callee_names(c, register)
     assert d.stop() == 0
-    store = Store(resolve_paths(str(d.home), {}).store)
+    store = Store(store_file(d.home), engine=STORE_ENGINE)
     try:
         store._run("MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE b.name = 'hash_password' DELETE e")
     finally:
@@ -243,7 +243,7 @@ def test_a_warm_restart_corrects_edges_the_store_has_wrong(
         assert parsed(c) == 0
         d2.wait_idle()
     assert d2.stop() == 0
-    store = Store(resolve_paths(str(d.home), {}).store)  # and the store has them again
+    store = Store(store_file(d.home), engine=STORE_ENGINE)  # and the store has them again
     try:
         rows = store._run("MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE b.name = 'hash_password' RETURN a.qualname")
     finally:
@@ -353,7 +353,7 @@ def test_a_snapshot_the_store_moved_past_is_not_used(daemon_factory: DaemonFacto
     assert d3.stop() == 0
 
     snap.write_bytes(old)  # and the same, without the clean-close marker: not even read
-    Path(str(paths.store) + ".clean").unlink()
+    Path(str(store_file(d.home)) + ".clean").unlink()
     before = log_of(d.home).count("it differs from the store")
     d4 = daemon_factory([py_repo], home=d.home)
     with d4.client() as c:

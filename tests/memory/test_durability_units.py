@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import STORE_ENGINE
 from graphmem.errors import InvalidArgument, ResourceExhausted
 from graphmem.v1 import service_pb2
 from graphmemd.memory.journal import Journal
@@ -129,7 +130,7 @@ def _book(path: Path) -> tuple[Journal, ObservationBook]:
 
 
 def test_recovery_against_a_real_store(tmp_path: Path) -> None:
-    store = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64)
+    store = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, engine=STORE_ENGINE)
     try:
         store.upsert_observations([observation_row(doc("s1")), observation_row(doc("gone"))])
         jpath = tmp_path / "observations.jsonl"

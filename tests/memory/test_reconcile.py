@@ -119,3 +119,21 @@ def test_agreeing_sides_need_nothing() -> None:
     assert not m.store_upserts
     assert not m.journal_changes
     assert m.summary() == ""
+
+
+def test_keys_kept_by_the_store_survive_a_lost_journal() -> None:
+    a, b = doc("a", 1), doc("b", 1)
+    m = reconcile(fold_records([]), rows(a, b), validate_doc, {"a": "ka"})
+    assert m.rebuild_journal
+    assert m.keys == {"ka": "a"}
+    assert not m.store_upserts
+
+
+def test_a_store_row_without_its_key_is_rewritten_with_it() -> None:
+    a, b = doc("a", 1), doc("b", 1)
+    m = reconcile(fold_records([put(a, key="ka"), put(b, key="kb")]), rows(a, b), validate_doc, {"b": "kb"})
+    assert [d["id"] for d in m.store_upserts] == ["a"]
+    assert m.keys == {"ka": "a", "kb": "b"}
+    # the journal's key wins a conflict; a deleted observation's key is dropped
+    j = fold_records([put(a, key="ka"), put(b), {"op": "delete", "id": "b", "at": 2}])
+    assert reconcile(j, rows(a), validate_doc, {"a": "other", "b": "kb"}).keys == {"ka": "a"}

@@ -44,10 +44,12 @@ def test_close_matches_tiers() -> None:
 
 
 def test_score_is_relevance_times_multipliers_and_stale_ranks_lower() -> None:
-    fresh = ranking.components(ranking.Signals(proximity=1.0, cochange=0.5, text=0.2))
-    assert fresh.relevance == pytest.approx(ranking.W_PROXIMITY + 0.5 * ranking.W_COCHANGE + 0.2 * ranking.W_TEXT)
+    fresh = ranking.components(ranking.Signals(proximity=1.0, cochange=0.5, focus=0.2))
+    assert fresh.relevance == pytest.approx(ranking.W_PROXIMITY + 0.5 * ranking.W_COCHANGE + 0.2 * ranking.W_FOCUS)
+    assert fresh.file_part == pytest.approx(fresh.relevance)
+    assert fresh.text_part == 0.0  # a query without text has no text part
     assert ranking.score(fresh) == pytest.approx(fresh.relevance)
-    stale = ranking.components(ranking.Signals(proximity=1.0, cochange=0.5, text=0.2, status=ranking.STALE_FACTOR))
+    stale = ranking.components(ranking.Signals(proximity=1.0, cochange=0.5, focus=0.2, status=ranking.STALE_FACTOR))
     assert ranking.score(stale) == pytest.approx(fresh.relevance * ranking.STALE_FACTOR)
     old = ranking.components(ranking.Signals(proximity=1.0, age_days=400))
     assert old.recency == ranking.RECENCY_FLOOR
@@ -60,6 +62,58 @@ def test_score_is_relevance_times_multipliers_and_stale_ranks_lower() -> None:
     assert ranking.centrality(0) == 0.0
     assert ranking.centrality(10_000) == 1.0
     assert ranking.SUSPECT_FACTOR < 1.0
+
+
+def test_text_only_query_scores_the_text_part() -> None:
+    text_only = ranking.Scale(has_file=False, has_text=True)
+    s = ranking.Signals(text=0.5, text_proximity=1.0, text_cochange=0.2, proximity=1.0)
+    c = ranking.components(s, text_only)
+    expected = ranking.W_TEXT * 0.5 + ranking.W_TEXT_PROXIMITY + 0.2 * ranking.W_TEXT_COCHANGE
+    assert c.text_part == pytest.approx(expected)
+    assert c.file_part == 0.0  # the file part's signals do not count without files
+    assert c.relevance == pytest.approx(expected)
+
+
+def test_breadth_counts_the_other_anchors_shaped_and_weighted() -> None:
+    one = ranking.Signals(proximity=1.0)
+    five = ranking.Signals(proximity=1.0, breadth=4.0)  # four more anchors, evidence 1.0 each
+    w_sum = ranking.Weights(spread=ranking.Spread.SUM, breadth=0.5)
+    assert ranking.file_part(five, ranking.Scale(), w_sum) - ranking.file_part(one, ranking.Scale(), w_sum) == (
+        pytest.approx(0.5 * 4.0))
+    w_sat = ranking.Weights(spread=ranking.Spread.SATURATING, breadth=0.5)
+    gain = ranking.file_part(five, ranking.Scale(), w_sat) - ranking.file_part(one, ranking.Scale(), w_sat)
+    assert gain == pytest.approx(0.5 * 4.0 / 5.0)  # x / (1 + x): never a whole anchor more
+    assert ranking.spread(0.0, ranking.Spread.LOG) == 0.0
+    assert ranking.spread(1.0, ranking.Spread.LOG) == pytest.approx(0.693147, abs=1e-6)
+    assert ranking.file_part(five, ranking.Scale(), ranking.Weights(breadth=0.0)) == ranking.file_part(
+        one, ranking.Scale(), ranking.Weights(breadth=0.0))
+
+
+def test_fusion_normalises_each_part_by_its_best_and_mixes_them() -> None:
+    both = ranking.Scale(has_file=True, has_text=True, best_file=2.0, best_text=0.5)
+    w = ranking.Weights(fusion=0.6)
+    assert ranking.fuse(2.0, 0.5, both, w) == pytest.approx(1.0)  # best in both parts
+    assert ranking.fuse(1.0, 0.0, both, w) == pytest.approx(0.6 * 0.5)
+    assert ranking.fuse(0.0, 0.25, both, w) == pytest.approx(0.4 * 0.5)
+    # neither part's scale decides: multiplying one part's values changes nothing
+    scaled = ranking.Scale(has_file=True, has_text=True, best_file=200.0, best_text=0.5)
+    assert ranking.fuse(100.0, 0.0, scaled, w) == pytest.approx(ranking.fuse(1.0, 0.0, both, w))
+    # one part only: that part as it is (a file query's order is not rescaled)
+    assert ranking.fuse(0.7, 0.0, ranking.Scale(has_file=True), w) == pytest.approx(0.7)
+    assert ranking.fuse(0.0, 0.3, ranking.Scale(has_file=False, has_text=True), w) == pytest.approx(0.3)
+    # a part with no evidence at all among the candidates drops out
+    assert ranking.fuse(0.0, 0.3, ranking.Scale(has_file=True, has_text=True, best_file=0.0, best_text=0.3), w) == (
+        pytest.approx(0.4))
+
+
+def test_fusion_keeps_each_part_order_where_the_other_ties() -> None:
+    """With both parts, a candidate ahead in one part and level in the other stays ahead: the
+    fused order refines each part's order, it never reverses it."""
+    scale = ranking.Scale(has_file=True, has_text=True, best_file=1.0, best_text=1.0)
+    for fusion in (0.2, 0.5, 0.8):
+        w = ranking.Weights(fusion=fusion)
+        assert ranking.fuse(0.9, 0.3, scale, w) > ranking.fuse(0.5, 0.3, scale, w)
+        assert ranking.fuse(0.5, 0.9, scale, w) > ranking.fuse(0.5, 0.3, scale, w)
 
 
 def test_ties_break_on_components_then_recency_then_text_never_an_id() -> None:

@@ -154,7 +154,7 @@ def test_call_chain_distance_and_hops(open_repo: Callable[..., Repo]) -> None:
     assert three[on_c.id].distance == 2
 
 
-def test_stale_ranks_below_equally_near_fresh_and_can_be_excluded(open_repo: Callable[..., Repo]) -> None:
+def test_stale_ranks_below_equally_near_fresh_and_fresh_only_excludes_it(open_repo: Callable[..., Repo]) -> None:
     repo = open_repo("chain_py")
     fresh = repo.observe("orders with no items are dropped silently", B)
     # Same nearest anchor as `fresh`; its second anchor (unreached) is what goes stale.
@@ -177,10 +177,15 @@ def test_stale_ranks_below_equally_near_fresh_and_can_be_excluded(open_repo: Cal
     assert s.observation.stale_reasons
     assert f.observation.status is ObservationStatus.FRESH
 
-    without = by_id(repo.recall(files=[repo.file("api.py")], include_stale=False))
-    assert fresh.id in without
-    assert stale.id not in without
-    assert stale.id not in by_id(repo.recall(files=[repo.file("api.py")]))  # the default excludes them
+    # shown, never hidden: the default includes it (include_stale is a deprecated no-op) ...
+    assert stale.id in by_id(repo.recall(files=[repo.file("api.py")]))
+    assert stale.id in by_id(repo.recall(files=[repo.file("api.py")], include_stale=False))
+    # ... and fresh_only leaves it out, saying how many it left out
+    fresh_only = repo.recall(files=[repo.file("api.py")], fresh_only=True)
+    assert fresh.id in by_id(fresh_only)
+    assert stale.id not in by_id(fresh_only)
+    assert fresh_only.excluded_stale == 1
+    assert repo.recall(files=[repo.file("api.py")]).excluded_stale == 0
 
 
 def test_superseded_observation_is_replaced_by_its_successor(open_repo: Callable[..., Repo]) -> None:
@@ -287,6 +292,29 @@ def test_text_matching_a_symbol_name_seeds_the_walk(open_repo: Callable[..., Rep
     assert hit.distance == 1
     assert hit.why == f"{C} -CALLS-> {D}"
     assert hit.matched_terms == ()
+
+
+def test_text_matching_only_the_anchored_names_finds_the_note(open_repo: Callable[..., Repo]) -> None:
+    """A note is indexed with its anchors' names and paths: a question that names the code
+    (in any identifier style) finds the note even when no word of its text matches."""
+    repo = open_repo("chain_py")
+    note = repo.observe("keep both in step with the nightly job", "legacy.py::purge_rows")
+    other = repo.observe("keep both in step with the monthly report", "legacy.py::export_rows")
+    for question in ("purge rows", "purge_rows", "purgeRows", "which rows get purged?"):
+        result = repo.recall(question, hops=0)
+        assert result.results, question
+        top = result.results[0]
+        assert top.observation.id == note.id, (question, result)
+        assert top.components.text > 0, question  # matched in the note index, not only by a walk
+        assert other.id not in by_id(result) or by_id(result)[other.id].score < top.score
+    assert "purge" in repo.recall("purge rows").results[0].matched_terms
+    # a note on a file: no walk from the symbols "legacy" names reaches it with hops=0, the
+    # note index does (the file's path is indexed with the note)
+    on_file = repo.observe("keep both in step with the weekly audit", "legacy.py")
+    hit = by_id(repo.recall("legacy", hops=0)).get(on_file.id)
+    assert hit is not None
+    assert hit.components.text > 0
+    assert hit.components.text_proximity == 0
 
 
 # ----------------------------------------------------------------------------- brief
@@ -577,3 +605,27 @@ def test_cli_recall_json_shows_score_components(open_repo: Callable[..., Repo], 
     res = subprocess.run([sys.executable, "-m", "graphmem", "resolve", "apply_tax", "--repo", repo.id],
                          env=daemon.env, capture_output=True, text=True, timeout=30, check=True)
     assert "tax.py::apply_tax" in res.stdout
+
+
+def test_cli_recall_explain_prints_the_components_table(open_repo: Callable[..., Repo], daemon: Daemon) -> None:
+    repo = open_repo("chain_py")
+    near = repo.observe("handlers validate the payload shape", A)
+    far = repo.observe("orders with no items are dropped", B)
+    out = subprocess.run([sys.executable, "-m", "graphmem", "recall", "payload", "--file", repo.file("api.py"),
+                          "--repo", repo.id, "--explain"], env=daemon.env, capture_output=True, text=True, timeout=30,
+                         check=True).stdout
+    lines = out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("#") and "score" in ln)
+    assert all(h in lines[head] for h in ("relev.", "file", "prox", "co-ch", "brdth", "text", "bm25"))
+    rows = [ln.split() for ln in lines[head + 1 : head + 3]]
+    assert [r[0] for r in rows] == ["1", "2"]
+    result = repo.recall("payload", files=[repo.file("api.py")])
+    assert [r.observation.id for r in result.results[:2]] == [near.id, far.id]
+    for row, r in zip(rows, result.results, strict=True):
+        c = r.components
+        assert float(row[1]) == pytest.approx(r.score, abs=1e-3)
+        assert float(row[2]) == pytest.approx(c.relevance, abs=1e-3)
+        assert float(row[5]) == pytest.approx(c.file_part, abs=1e-3)
+        assert float(row[6]) == pytest.approx(c.proximity, abs=1e-2)
+    assert rows[0][6] == "1.00"  # the seed's note, then one CALLS hop away
+    assert float(rows[1][6]) < 1.0

@@ -26,3 +26,23 @@ def test_flag_beats_environment_beats_default(tmp_path: Path) -> None:
     assert (cfg.parse_workers, cfg.log_level) == (5, "WARNING")
     with pytest.raises(InvalidArgument, match="GRAPHMEM_PARSE_WORKERS"):
         resolve_config(home=str(tmp_path), env={"GRAPHMEM_PARSE_WORKERS": "many"})
+
+
+def test_store_engine_flag_environment_default_and_bad_values(tmp_path: Path) -> None:
+    from graphmemd.runtime.config import DEFAULT_STORE_ENGINE
+
+    home = str(tmp_path)
+    cfg = resolve_config(home=home, env={})
+    assert cfg.store_engine == DEFAULT_STORE_ENGINE
+    assert cfg.store_workarounds is None  # the engine's own
+    cfg = resolve_config(home=home, env={"GRAPHMEM_STORE_ENGINE": "LadyBug"})
+    assert (cfg.store_engine, cfg.store_path.name) == ("ladybug", "graph.lbug")
+    cfg = resolve_config(home=home, env={"GRAPHMEM_STORE_ENGINE": "ladybug"}, store_engine="kuzu")
+    assert (cfg.store_engine, cfg.store_path.name) == ("kuzu", "graph.kuzu")
+    with pytest.raises(InvalidArgument, match="unknown store engine 'neo4j'; choose one of kuzu, ladybug"):
+        resolve_config(home=home, env={"GRAPHMEM_STORE_ENGINE": "neo4j"})
+    env = {"GRAPHMEM_STORE_WORKAROUNDS": "recycle, literals"}
+    assert resolve_config(home=home, env=env).store_workarounds == frozenset({"recycle", "literals"})
+    assert resolve_config(home=home, env={"GRAPHMEM_STORE_WORKAROUNDS": "none"}).store_workarounds == frozenset()
+    with pytest.raises(InvalidArgument, match="unknown store workaround"):
+        resolve_config(home=home, env={"GRAPHMEM_STORE_WORKAROUNDS": "reboot"})

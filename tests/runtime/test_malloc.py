@@ -19,7 +19,7 @@ def test_arena_cap_and_trim_apply_on_glibc() -> None:
 
 def _pool_after_setup(env: dict[str, str]) -> str:
     code = (
-        "from graphmemd import malloc; malloc.arrow_uses_malloc(); import pyarrow as pa;"
+        "from graphmemd.runtime import malloc; malloc.arrow_uses_malloc(); import pyarrow as pa;"
         " print(pa.default_memory_pool().backend_name)"
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=60)

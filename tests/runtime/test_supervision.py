@@ -160,3 +160,33 @@ def test_the_store_writer_refuses_writes_while_the_disk_is_nearly_full() -> None
         assert not health.degraded()
     finally:
         writer.close()
+
+
+def test_urgent_store_writes_jump_the_queue_and_run_between_a_long_writes_steps() -> None:
+    """Observation copies (an acknowledgement waits for them) run before queued graph writes,
+    and inside a long write wherever it calls ``between_steps`` (a bulk load's chunks)."""
+    from graphmemd.store.writer import StoreWriter
+
+    order: list[str] = []
+    gate = threading.Event()
+    writer = StoreWriter(Health(), lambda: None)
+    try:
+        writer.submit(gate.wait)  # holds the writer while the rest is queued
+        writer.submit(lambda: order.append("graph 1"))
+
+        def long_write() -> None:
+            order.append("load chunk 1")
+            writer.submit(lambda: order.append("urgent during the load"), urgent=True)
+            writer.between_steps()
+            order.append("load chunk 2")
+
+        writer.submit(long_write)
+        writer.submit(lambda: order.append("urgent 1"), urgent=True)
+        writer.submit(lambda: order.append("urgent 2"), urgent=True)
+        writer.between_steps()  # not the writer thread: nothing runs here
+        gate.set()
+        writer.submit(lambda: None).result(10)
+        assert order == ["urgent 1", "urgent 2", "graph 1", "load chunk 1", "urgent during the load", "load chunk 2"]
+    finally:
+        gate.set()
+        writer.close()

@@ -3,7 +3,9 @@
 A child process saves observations in a loop and prints each id only AFTER the create call
 returned (so every printed line is an acknowledged write). The daemon is SIGKILLed in the
 middle of the burst; a new daemon on the same home must have every acknowledged
-observation exactly once, and idempotency keys must still deduplicate retries."""
+observation exactly once, and idempotency keys must still deduplicate retries. An
+acknowledgement means two durable copies (the journal line and the store's row), so the
+same holds when either file is deleted after the kill: the other one rebuilds it."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+import pytest
 from conftest import Daemon, daemon_env, wait_for
 
 DaemonFactory = Callable[..., Daemon]
@@ -53,8 +56,21 @@ def _pump(stream: IO[str], out: queue.Queue[str | None]) -> None:
     out.put(None)
 
 
+def _lose(home: Path, what: str) -> None:
+    """Delete the journal or the store (database and WAL) of a killed daemon."""
+    data = home / "data"
+    if what == "journal":
+        (data / "observations.jsonl").unlink()
+    elif what == "store":
+        doomed = [p for p in data.iterdir() if p.name.startswith("graph.")]
+        assert doomed, sorted(p.name for p in data.iterdir())
+        for p in doomed:
+            p.unlink()
+
+
+@pytest.mark.parametrize("lost", ["nothing", "journal", "store"])
 def test_acknowledged_observations_survive_sigkill(
-        daemon_factory: DaemonFactory, py_daemon: Daemon, py_repo: Path) -> None:
+        daemon_factory: DaemonFactory, py_daemon: Daemon, py_repo: Path, lost: str) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(TOTAL), ANCHOR], env=daemon_env(py_daemon.home),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -103,6 +119,7 @@ def test_acknowledged_observations_survive_sigkill(
     assert len(acked) < TOTAL, err
     assert "stopped at" in err, err
 
+    _lose(py_daemon.home, lost)
     d2 = daemon_factory([py_repo], home=py_daemon.home)
     with d2.client() as c:
         listed = c.list(limit=0, tags=["crash"])

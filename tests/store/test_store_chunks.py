@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import STORE_ENGINE
 from graphmemd.graph.model import (
     Confidence,
     FileRecord,
@@ -21,8 +22,10 @@ from graphmemd.graph.model import (
 )
 from graphmemd.store import engine as store_module
 from graphmemd.store.engine import Store, load_chunks
+from graphmemd.store.engines import WORKAROUNDS
 
 R = "r"
+ALL = frozenset(WORKAROUNDS)
 
 
 def _file(i: int, symbols: int, body: str = "b") -> tuple[FileRecord, ParsedFile]:
@@ -56,9 +59,35 @@ def opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[St
         return connect(self)
 
     monkeypatch.setattr(Store, "_connect", counting)
-    s = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, max_db_size_gb=1)
+    # the workarounds' mechanics, on whichever engine runs the tests (LadybugDB runs without them)
+    s = Store(tmp_path / "graph.kuzu", buffer_pool_mb=64, max_db_size_gb=1, engine=STORE_ENGINE, workarounds=ALL)
     try:
         yield s, opens
+    finally:
+        s.close()
+
+
+def test_without_the_workarounds_nothing_is_reopened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine that needs none of them (LadybugDB) never closes its database for them."""
+    opens = [0]
+    connect = Store._connect
+
+    def counting(self: Store) -> Any:
+        opens[0] += 1
+        return connect(self)
+
+    monkeypatch.setattr(Store, "_connect", counting)
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_SYMBOLS", 4)
+    s = Store(tmp_path / "graph.db", buffer_pool_mb=64, max_db_size_gb=1, engine=STORE_ENGINE, workarounds=frozenset())
+    try:
+        files = [_file(i, 3) for i in range(6)]
+        s.replace_files(R, files, (), _calls(6))
+        s.replace_files(R, files, (), _calls(6))  # a bulk delete and several chunks again
+        s.load_resolved_edges(R)  # a bulk read
+        s.queries = 10**6
+        assert not s.recycle_if_due()
+        assert opens == [1]
+        assert sorted(f.path for f in s.load_repo_graph(R)[0]) == sorted(f.path for f, _ in files)
     finally:
         s.close()
 

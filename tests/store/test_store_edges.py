@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import STORE_ENGINE
 from graphmem.errors import StoreError
 from graphmemd.graph.model import (
     Confidence,
@@ -46,7 +47,7 @@ def _edges() -> ResolvedEdges:
 
 
 def _open(path: Path) -> Store:
-    return Store(path, buffer_pool_mb=64, max_db_size_gb=1)
+    return Store(path, buffer_pool_mb=64, max_db_size_gb=1, engine=STORE_ENGINE)
 
 
 def test_confidences_round_trip(tmp_path: Path) -> None:

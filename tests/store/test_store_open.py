@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import STORE_ENGINE
 from graphmemd.store import opening as store_open
 from graphmemd.store.engine import Store
 from graphmemd.store.opening import mark_clean, open_store
@@ -17,7 +18,7 @@ def probes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every probe open_store runs (the real probe is exercised by tests/faults)."""
     calls: list[Path] = []
 
-    def probe(path: Path, *, buffer_pool_mb: int, timeout_s: float = 0) -> str:
+    def probe(path: Path, *, buffer_pool_mb: int, engine: str = "", timeout_s: float = 0) -> str:
         calls.append(path)
         return ""
 
@@ -26,7 +27,7 @@ def probes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 def _open_close(path: Path, *, clean: bool) -> None:
-    opened = open_store(path, buffer_pool_mb=64, max_db_size_gb=1)
+    opened = open_store(path, engine=STORE_ENGINE, buffer_pool_mb=64, max_db_size_gb=1)
     opened.store.upsert_repo("r", "/tmp/r", "", 1.0)
     opened.store.close()
     if clean:
@@ -66,16 +67,16 @@ def test_the_probe_runs_the_reads_of_a_warm_restart(tmp_path: Path) -> None:
     """A store whose node counts read fine but whose resolved edges cannot be read back fails
     the probe (the daemon would fail in its restore), and is moved aside instead of trusted."""
     path = tmp_path / "graph.kuzu"
-    store = open_store(path, buffer_pool_mb=64, max_db_size_gb=1).store
+    store = open_store(path, engine=STORE_ENGINE, buffer_pool_mb=64, max_db_size_gb=1).store
     store.upsert_repo("r", "/tmp/r", "", 1.0)
     store.close()
-    assert store_open.probe_store(path, buffer_pool_mb=64) == ""
-    store = Store(path, buffer_pool_mb=64)
+    assert store_open.probe_store(path, engine=STORE_ENGINE, buffer_pool_mb=64) == ""
+    store = Store(path, buffer_pool_mb=64, engine=STORE_ENGINE)
     store._run("ALTER TABLE Symbol DROP unresolved_calls")  # what restore reads; counts() does not
     store.close()
-    problem = store_open.probe_store(path, buffer_pool_mb=64)
+    problem = store_open.probe_store(path, engine=STORE_ENGINE, buffer_pool_mb=64)
     assert "unresolved_calls" in problem
-    opened = open_store(path, buffer_pool_mb=64, max_db_size_gb=1)
+    opened = open_store(path, engine=STORE_ENGINE, buffer_pool_mb=64, max_db_size_gb=1)
     try:
         assert opened.moved_to
         assert "unresolved_calls" in opened.recovered

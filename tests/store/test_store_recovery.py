@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import Daemon, copy_fixture, short_tmp, wait_for
+from conftest import Daemon, copy_fixture, short_tmp, store_file, wait_for
 from graphmem.types import ObservationStatus
 
 
@@ -17,7 +17,7 @@ def test_damaged_store_is_rebuilt_from_the_journal(daemon_factory: Callable[...,
     with d.client() as c:
         o = c.observe("tokens are single-use", anchors=["app/auth/crypto.py::make_token"], tags=["auth"])
     assert d.stop() == 0
-    store = home / "data" / "graph.kuzu"
+    store = store_file(home)
     assert store.exists()
     store.write_bytes(b"\x00garbage, not a kuzu database\xff" * 1000)
 
@@ -30,7 +30,7 @@ def test_damaged_store_is_rebuilt_from_the_journal(daemon_factory: Callable[...,
         assert c.status().repositories[0].symbols == 21
         assert [r.observation.id for r in c.recall("single-use tokens").results] == [o.id]
         assert "rebuilt" in c.status().last_error
-    assert any(p.name.startswith("graph.kuzu.broken-") for p in Path(home, "data").iterdir())
+    assert any(p.name.startswith(store.name + ".broken-") for p in Path(home, "data").iterdir())
 
 
 def test_journal_is_compacted_at_start_and_keeps_everything(daemon_factory: Callable[..., Daemon]) -> None:

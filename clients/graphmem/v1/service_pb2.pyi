@@ -180,7 +180,7 @@ class IndexProgress(_message.Message):
     def __init__(self, repo_id: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.IndexState, str]] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., symbols: _Optional[int] = ..., skipped: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ...) -> None: ...
 
 class CreateObservationRequest(_message.Message):
-    __slots__ = ("repo", "text", "category", "tags", "source", "confidence", "anchors", "supersedes", "contradicts", "idempotency_key")
+    __slots__ = ("repo", "text", "category", "tags", "source", "confidence", "anchors", "supersedes", "contradicts", "idempotency_key", "shared")
     REPO_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     CATEGORY_FIELD_NUMBER: _ClassVar[int]
@@ -191,6 +191,7 @@ class CreateObservationRequest(_message.Message):
     SUPERSEDES_FIELD_NUMBER: _ClassVar[int]
     CONTRADICTS_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    SHARED_FIELD_NUMBER: _ClassVar[int]
     repo: str
     text: str
     category: _types_pb2.Category
@@ -201,7 +202,8 @@ class CreateObservationRequest(_message.Message):
     supersedes: _containers.RepeatedScalarFieldContainer[str]
     contradicts: _containers.RepeatedScalarFieldContainer[str]
     idempotency_key: str
-    def __init__(self, repo: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., anchors: _Optional[_Iterable[str]] = ..., supersedes: _Optional[_Iterable[str]] = ..., contradicts: _Optional[_Iterable[str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    shared: bool
+    def __init__(self, repo: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., anchors: _Optional[_Iterable[str]] = ..., supersedes: _Optional[_Iterable[str]] = ..., contradicts: _Optional[_Iterable[str]] = ..., idempotency_key: _Optional[str] = ..., shared: _Optional[bool] = ...) -> None: ...
 
 class GetObservationRequest(_message.Message):
     __slots__ = ("id",)
@@ -280,8 +282,10 @@ class ConfirmObservationRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., confirmed_by: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ExportObservationsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("repo",)
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    def __init__(self, repo: _Optional[str] = ...) -> None: ...
 
 class JournalLine(_message.Message):
     __slots__ = ("json",)
@@ -307,8 +311,32 @@ class ImportObservationsResponse(_message.Message):
     errors: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, imported: _Optional[int] = ..., skipped_duplicates: _Optional[int] = ..., errors: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class CheckKnowledgeRequest(_message.Message):
+    __slots__ = ("repo", "paths", "wait_current")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    WAIT_CURRENT_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    wait_current: bool
+    def __init__(self, repo: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ..., wait_current: _Optional[bool] = ...) -> None: ...
+
+class CheckKnowledgeResponse(_message.Message):
+    __slots__ = ("references", "files_checked", "units", "references_checked", "freshness")
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
+    FILES_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    UNITS_FIELD_NUMBER: _ClassVar[int]
+    REFERENCES_CHECKED_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    references: _containers.RepeatedCompositeFieldContainer[_types_pb2.KnowledgeReference]
+    files_checked: int
+    units: int
+    references_checked: int
+    freshness: _types_pb2.Freshness
+    def __init__(self, references: _Optional[_Iterable[_Union[_types_pb2.KnowledgeReference, _Mapping]]] = ..., files_checked: _Optional[int] = ..., units: _Optional[int] = ..., references_checked: _Optional[int] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ...) -> None: ...
+
 class RetrieveRequest(_message.Message):
-    __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale", "line")
+    __slots__ = ("repo", "files", "symbols", "text", "hops", "limit", "token_budget", "include_stale", "line", "fresh_only")
     REPO_FIELD_NUMBER: _ClassVar[int]
     FILES_FIELD_NUMBER: _ClassVar[int]
     SYMBOLS_FIELD_NUMBER: _ClassVar[int]
@@ -318,6 +346,7 @@ class RetrieveRequest(_message.Message):
     TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_STALE_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
+    FRESH_ONLY_FIELD_NUMBER: _ClassVar[int]
     repo: str
     files: _containers.RepeatedScalarFieldContainer[str]
     symbols: _containers.RepeatedScalarFieldContainer[str]
@@ -327,7 +356,8 @@ class RetrieveRequest(_message.Message):
     token_budget: int
     include_stale: bool
     line: int
-    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., line: _Optional[int] = ...) -> None: ...
+    fresh_only: bool
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., hops: _Optional[int] = ..., limit: _Optional[int] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., line: _Optional[int] = ..., fresh_only: _Optional[bool] = ...) -> None: ...
 
 class Hop(_message.Message):
     __slots__ = ("from_ref", "edge", "to_ref", "confidence")
@@ -362,7 +392,7 @@ class RetrievedObservation(_message.Message):
     def __init__(self, observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., score: _Optional[float] = ..., distance: _Optional[int] = ..., path: _Optional[_Iterable[_Union[Hop, _Mapping]]] = ..., matched_terms: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ..., tokens: _Optional[int] = ..., components: _Optional[_Union[ScoreComponents, _Mapping]] = ...) -> None: ...
 
 class ScoreComponents(_message.Message):
-    __slots__ = ("proximity", "cochange", "text", "pagerank", "centrality", "focus", "recency", "confirmation", "status", "confidence", "relevance", "cochange_together", "cochange_total")
+    __slots__ = ("proximity", "cochange", "text", "pagerank", "centrality", "focus", "recency", "confirmation", "status", "confidence", "relevance", "cochange_together", "cochange_total", "text_proximity", "text_cochange", "breadth", "text_breadth", "file_part", "text_part")
     PROXIMITY_FIELD_NUMBER: _ClassVar[int]
     COCHANGE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -376,6 +406,12 @@ class ScoreComponents(_message.Message):
     RELEVANCE_FIELD_NUMBER: _ClassVar[int]
     COCHANGE_TOGETHER_FIELD_NUMBER: _ClassVar[int]
     COCHANGE_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    TEXT_PROXIMITY_FIELD_NUMBER: _ClassVar[int]
+    TEXT_COCHANGE_FIELD_NUMBER: _ClassVar[int]
+    BREADTH_FIELD_NUMBER: _ClassVar[int]
+    TEXT_BREADTH_FIELD_NUMBER: _ClassVar[int]
+    FILE_PART_FIELD_NUMBER: _ClassVar[int]
+    TEXT_PART_FIELD_NUMBER: _ClassVar[int]
     proximity: float
     cochange: float
     text: float
@@ -389,10 +425,16 @@ class ScoreComponents(_message.Message):
     relevance: float
     cochange_together: int
     cochange_total: int
-    def __init__(self, proximity: _Optional[float] = ..., cochange: _Optional[float] = ..., text: _Optional[float] = ..., pagerank: _Optional[float] = ..., centrality: _Optional[float] = ..., focus: _Optional[float] = ..., recency: _Optional[float] = ..., confirmation: _Optional[float] = ..., status: _Optional[float] = ..., confidence: _Optional[float] = ..., relevance: _Optional[float] = ..., cochange_together: _Optional[int] = ..., cochange_total: _Optional[int] = ...) -> None: ...
+    text_proximity: float
+    text_cochange: float
+    breadth: float
+    text_breadth: float
+    file_part: float
+    text_part: float
+    def __init__(self, proximity: _Optional[float] = ..., cochange: _Optional[float] = ..., text: _Optional[float] = ..., pagerank: _Optional[float] = ..., centrality: _Optional[float] = ..., focus: _Optional[float] = ..., recency: _Optional[float] = ..., confirmation: _Optional[float] = ..., status: _Optional[float] = ..., confidence: _Optional[float] = ..., relevance: _Optional[float] = ..., cochange_together: _Optional[int] = ..., cochange_total: _Optional[int] = ..., text_proximity: _Optional[float] = ..., text_cochange: _Optional[float] = ..., breadth: _Optional[float] = ..., text_breadth: _Optional[float] = ..., file_part: _Optional[float] = ..., text_part: _Optional[float] = ...) -> None: ...
 
 class RetrieveResponse(_message.Message):
-    __slots__ = ("results", "freshness", "seeds", "nodes_reached", "total_tokens", "truncated", "warnings")
+    __slots__ = ("results", "freshness", "seeds", "nodes_reached", "total_tokens", "truncated", "warnings", "excluded_stale")
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     FRESHNESS_FIELD_NUMBER: _ClassVar[int]
     SEEDS_FIELD_NUMBER: _ClassVar[int]
@@ -400,6 +442,7 @@ class RetrieveResponse(_message.Message):
     TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDED_STALE_FIELD_NUMBER: _ClassVar[int]
     results: _containers.RepeatedCompositeFieldContainer[RetrievedObservation]
     freshness: _types_pb2.Freshness
     seeds: int
@@ -407,35 +450,104 @@ class RetrieveResponse(_message.Message):
     total_tokens: int
     truncated: bool
     warnings: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, results: _Optional[_Iterable[_Union[RetrievedObservation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., seeds: _Optional[int] = ..., nodes_reached: _Optional[int] = ..., total_tokens: _Optional[int] = ..., truncated: _Optional[bool] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
+    excluded_stale: int
+    def __init__(self, results: _Optional[_Iterable[_Union[RetrievedObservation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., seeds: _Optional[int] = ..., nodes_reached: _Optional[int] = ..., total_tokens: _Optional[int] = ..., truncated: _Optional[bool] = ..., warnings: _Optional[_Iterable[str]] = ..., excluded_stale: _Optional[int] = ...) -> None: ...
 
 class SessionBriefRequest(_message.Message):
-    __slots__ = ("repo", "files", "symbols", "text", "token_budget", "include_stale")
+    __slots__ = ("repo", "files", "symbols", "text", "token_budget", "include_stale", "fresh_only")
     REPO_FIELD_NUMBER: _ClassVar[int]
     FILES_FIELD_NUMBER: _ClassVar[int]
     SYMBOLS_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_STALE_FIELD_NUMBER: _ClassVar[int]
+    FRESH_ONLY_FIELD_NUMBER: _ClassVar[int]
     repo: str
     files: _containers.RepeatedScalarFieldContainer[str]
     symbols: _containers.RepeatedScalarFieldContainer[str]
     text: str
     token_budget: int
     include_stale: bool
-    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ...) -> None: ...
+    fresh_only: bool
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., symbols: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ..., token_budget: _Optional[int] = ..., include_stale: _Optional[bool] = ..., fresh_only: _Optional[bool] = ...) -> None: ...
 
 class SessionBriefResponse(_message.Message):
-    __slots__ = ("text", "observation_ids", "freshness", "tokens")
+    __slots__ = ("text", "observation_ids", "freshness", "tokens", "left_out")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
     FRESHNESS_FIELD_NUMBER: _ClassVar[int]
     TOKENS_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
     text: str
     observation_ids: _containers.RepeatedScalarFieldContainer[str]
     freshness: _types_pb2.Freshness
     tokens: int
-    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ...) -> None: ...
+    left_out: int
+    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ...) -> None: ...
+
+class EditContextRequest(_message.Message):
+    __slots__ = ("repo", "files", "token_budget", "wait_ms", "fresh_only", "already_shown")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    FRESH_ONLY_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_SHOWN_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    files: _containers.RepeatedScalarFieldContainer[str]
+    token_budget: int
+    wait_ms: int
+    fresh_only: bool
+    already_shown: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., token_budget: _Optional[int] = ..., wait_ms: _Optional[int] = ..., fresh_only: _Optional[bool] = ..., already_shown: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class EditContextResponse(_message.Message):
+    __slots__ = ("text", "observation_ids", "callout_ids", "freshness", "tokens", "left_out", "indexed")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
+    CALLOUT_IDS_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
+    INDEXED_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    observation_ids: _containers.RepeatedScalarFieldContainer[str]
+    callout_ids: _containers.RepeatedScalarFieldContainer[str]
+    freshness: _types_pb2.Freshness
+    tokens: int
+    left_out: int
+    indexed: bool
+    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., callout_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ..., indexed: _Optional[bool] = ...) -> None: ...
+
+class GetFileOutlineRequest(_message.Message):
+    __slots__ = ("repo", "path")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    path: str
+    def __init__(self, repo: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+
+class FileOutline(_message.Message):
+    __slots__ = ("repo_id", "repo_root", "path", "indexed", "content_hash", "language", "symbols", "observations", "freshness")
+    REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    REPO_ROOT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    INDEXED_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_HASH_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    FRESHNESS_FIELD_NUMBER: _ClassVar[int]
+    repo_id: str
+    repo_root: str
+    path: str
+    indexed: bool
+    content_hash: str
+    language: str
+    symbols: _containers.RepeatedCompositeFieldContainer[_types_pb2.Symbol]
+    observations: _containers.RepeatedCompositeFieldContainer[_types_pb2.Observation]
+    freshness: _types_pb2.RepoFreshness
+    def __init__(self, repo_id: _Optional[str] = ..., repo_root: _Optional[str] = ..., path: _Optional[str] = ..., indexed: _Optional[bool] = ..., content_hash: _Optional[str] = ..., language: _Optional[str] = ..., symbols: _Optional[_Iterable[_Union[_types_pb2.Symbol, _Mapping]]] = ..., observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ..., freshness: _Optional[_Union[_types_pb2.RepoFreshness, _Mapping]] = ...) -> None: ...
 
 class ResolveSymbolRequest(_message.Message):
     __slots__ = ("repo", "ref", "limit")

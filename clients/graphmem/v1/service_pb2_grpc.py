@@ -414,6 +414,11 @@ class ObservationServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsResponse.FromString,
                 _registered_method=True)
+        self.CheckKnowledge = channel.unary_unary(
+                '/graphmem.v1.ObservationService/CheckKnowledge',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.FromString,
+                _registered_method=True)
 
 
 class ObservationServiceServicer:
@@ -478,6 +483,14 @@ class ObservationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CheckKnowledge(self, request, context):
+        """Every reference to code in the repository's knowledge files that is not OK (dangling,
+        stale, suspect), with its exact span: the gate behind `graphmem check`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ObservationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -525,6 +538,11 @@ def add_ObservationServiceServicer_to_server(servicer, server):
                     servicer.ImportObservations,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.ImportObservationsResponse.SerializeToString,
+            ),
+            'CheckKnowledge': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckKnowledge,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -782,6 +800,33 @@ class ObservationService:
             metadata,
             _registered_method=True)
 
+    @staticmethod
+    def CheckKnowledge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.ObservationService/CheckKnowledge',
+            graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
 
 class RetrievalServiceStub:
     """---------------------------------------------------------------------------- retrieval
@@ -804,6 +849,11 @@ class RetrievalServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.SessionBriefRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.SessionBriefResponse.FromString,
                 _registered_method=True)
+        self.EditContext = channel.unary_unary(
+                '/graphmem.v1.RetrievalService/EditContext',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.EditContextRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.EditContextResponse.FromString,
+                _registered_method=True)
 
 
 class RetrievalServiceServicer:
@@ -825,6 +875,13 @@ class RetrievalServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EditContext(self, request, context):
+        """After an agent edited files: their notes and their direct dependencies', edit call-outs first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RetrievalServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -837,6 +894,11 @@ def add_RetrievalServiceServicer_to_server(servicer, server):
                     servicer.SessionBrief,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.SessionBriefRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.SessionBriefResponse.SerializeToString,
+            ),
+            'EditContext': grpc.unary_unary_rpc_method_handler(
+                    servicer.EditContext,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.EditContextRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.EditContextResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -905,6 +967,33 @@ class RetrievalService:
             metadata,
             _registered_method=True)
 
+    @staticmethod
+    def EditContext(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.RetrievalService/EditContext',
+            graphmem_dot_v1_dot_service__pb2.EditContextRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.EditContextResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
 
 class SymbolServiceStub:
     """---------------------------------------------------------------------------- symbols
@@ -931,6 +1020,11 @@ class SymbolServiceStub:
                 '/graphmem.v1.SymbolService/ResolveSymbol',
                 request_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
+                _registered_method=True)
+        self.GetFileOutline = channel.unary_unary(
+                '/graphmem.v1.SymbolService/GetFileOutline',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.FileOutline.FromString,
                 _registered_method=True)
 
 
@@ -959,6 +1053,14 @@ class SymbolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetFileOutline(self, request, context):
+        """One file as an editor shows it: its symbols with their line ranges and the observations
+        anchored to the file or one of its symbols, in one call (the language server's read).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SymbolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -976,6 +1078,11 @@ def add_SymbolServiceServicer_to_server(servicer, server):
                     servicer.ResolveSymbol,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.SerializeToString,
+            ),
+            'GetFileOutline': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetFileOutline,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.FileOutline.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1061,6 +1168,33 @@ class SymbolService:
             '/graphmem.v1.SymbolService/ResolveSymbol',
             graphmem_dot_v1_dot_service__pb2.ResolveSymbolRequest.SerializeToString,
             graphmem_dot_v1_dot_service__pb2.ResolveSymbolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetFileOutline(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.SymbolService/GetFileOutline',
+            graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.FileOutline.FromString,
             options,
             channel_credentials,
             insecure,

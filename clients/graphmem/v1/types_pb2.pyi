@@ -92,6 +92,22 @@ class EdgeConfidence(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EDGE_CONFIDENCE_SAME_PACKAGE: _ClassVar[EdgeConfidence]
     EDGE_CONFIDENCE_NAME_ONLY: _ClassVar[EdgeConfidence]
     EDGE_CONFIDENCE_UNKNOWN: _ClassVar[EdgeConfidence]
+
+class KnowledgeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    KNOWLEDGE_KIND_UNSPECIFIED: _ClassVar[KnowledgeKind]
+    KNOWLEDGE_KIND_AGENT_INSTRUCTIONS: _ClassVar[KnowledgeKind]
+    KNOWLEDGE_KIND_DECISION_RECORD: _ClassVar[KnowledgeKind]
+    KNOWLEDGE_KIND_DOCUMENTATION: _ClassVar[KnowledgeKind]
+    KNOWLEDGE_KIND_SHARED_NOTE: _ClassVar[KnowledgeKind]
+
+class ReferenceState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REFERENCE_STATE_UNSPECIFIED: _ClassVar[ReferenceState]
+    REFERENCE_STATE_OK: _ClassVar[ReferenceState]
+    REFERENCE_STATE_DANGLING: _ClassVar[ReferenceState]
+    REFERENCE_STATE_STALE: _ClassVar[ReferenceState]
+    REFERENCE_STATE_SUSPECT: _ClassVar[ReferenceState]
 SYMBOL_KIND_UNSPECIFIED: SymbolKind
 SYMBOL_KIND_MODULE: SymbolKind
 SYMBOL_KIND_CLASS: SymbolKind
@@ -151,6 +167,16 @@ EDGE_CONFIDENCE_SAME_MODULE: EdgeConfidence
 EDGE_CONFIDENCE_SAME_PACKAGE: EdgeConfidence
 EDGE_CONFIDENCE_NAME_ONLY: EdgeConfidence
 EDGE_CONFIDENCE_UNKNOWN: EdgeConfidence
+KNOWLEDGE_KIND_UNSPECIFIED: KnowledgeKind
+KNOWLEDGE_KIND_AGENT_INSTRUCTIONS: KnowledgeKind
+KNOWLEDGE_KIND_DECISION_RECORD: KnowledgeKind
+KNOWLEDGE_KIND_DOCUMENTATION: KnowledgeKind
+KNOWLEDGE_KIND_SHARED_NOTE: KnowledgeKind
+REFERENCE_STATE_UNSPECIFIED: ReferenceState
+REFERENCE_STATE_OK: ReferenceState
+REFERENCE_STATE_DANGLING: ReferenceState
+REFERENCE_STATE_STALE: ReferenceState
+REFERENCE_STATE_SUSPECT: ReferenceState
 
 class LanguageResolution(_message.Message):
     __slots__ = ("language", "call_sites", "unresolved", "resolved_by")
@@ -246,7 +272,7 @@ class StaleReason(_message.Message):
     def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review")
+    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references")
     ID_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -265,6 +291,8 @@ class Observation(_message.Message):
     CONFIRMED_BY_FIELD_NUMBER: _ClassVar[int]
     CONFIRMED_AT_FIELD_NUMBER: _ClassVar[int]
     NEEDS_REVIEW_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_FIELD_NUMBER: _ClassVar[int]
+    REFERENCES_FIELD_NUMBER: _ClassVar[int]
     id: str
     repo_id: str
     text: str
@@ -283,7 +311,53 @@ class Observation(_message.Message):
     confirmed_by: str
     confirmed_at: _timestamp_pb2.Timestamp
     needs_review: bool
-    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ...) -> None: ...
+    knowledge: KnowledgeSource
+    references: _containers.RepeatedCompositeFieldContainer[KnowledgeReference]
+    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ..., knowledge: _Optional[_Union[KnowledgeSource, _Mapping]] = ..., references: _Optional[_Iterable[_Union[KnowledgeReference, _Mapping]]] = ...) -> None: ...
+
+class KnowledgeSource(_message.Message):
+    __slots__ = ("path", "start_line", "end_line", "heading_path", "kind")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    HEADING_PATH_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    start_line: int
+    end_line: int
+    heading_path: _containers.RepeatedScalarFieldContainer[str]
+    kind: KnowledgeKind
+    def __init__(self, path: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., heading_path: _Optional[_Iterable[str]] = ..., kind: _Optional[_Union[KnowledgeKind, str]] = ...) -> None: ...
+
+class KnowledgeReference(_message.Message):
+    __slots__ = ("text", "path", "line", "column", "end_line", "end_column", "target_ref", "state", "reason", "renamed_to", "commit", "close_matches", "observation_id")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    END_COLUMN_FIELD_NUMBER: _ClassVar[int]
+    TARGET_REF_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RENAMED_TO_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    CLOSE_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_ID_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    target_ref: str
+    state: ReferenceState
+    reason: str
+    renamed_to: str
+    commit: str
+    close_matches: _containers.RepeatedScalarFieldContainer[str]
+    observation_id: str
+    def __init__(self, text: _Optional[str] = ..., path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., end_line: _Optional[int] = ..., end_column: _Optional[int] = ..., target_ref: _Optional[str] = ..., state: _Optional[_Union[ReferenceState, str]] = ..., reason: _Optional[str] = ..., renamed_to: _Optional[str] = ..., commit: _Optional[str] = ..., close_matches: _Optional[_Iterable[str]] = ..., observation_id: _Optional[str] = ...) -> None: ...
 
 class RepoFreshness(_message.Message):
     __slots__ = ("repo_id", "current", "pending_changes", "indexed_commit", "head_commit", "working_tree_dirty", "state")

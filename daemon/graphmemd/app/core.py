@@ -31,6 +31,7 @@ from graphmem.types import (
     WatcherStatus,
 )
 
+from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status, repository_summary
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
@@ -82,6 +83,7 @@ class Core:
         self._memory: Memory | None = None
         self._indexer: Indexer | None = None
         self._view: ReadView | None = None
+        self._knowledge: KnowledgeOps | None = None
         self._watcher: RepoWatcher | None = None
         #: What start-up recovery did (store moved aside, journal repaired): shown in status.
         self.recovered: list[str] = []
@@ -120,6 +122,13 @@ class Core:
         return self._view
 
     @property
+    def knowledge(self) -> KnowledgeOps:
+        """Knowledge-file operations: check, shared notes (FailedPrecondition before ``open``)."""
+        if self._knowledge is None:
+            raise FailedPrecondition("the daemon is starting")
+        return self._knowledge
+
+    @property
     def writer(self) -> StoreWriter:
         """The store writer (FailedPrecondition before ``open``)."""
         if self._writer is None:
@@ -135,6 +144,7 @@ class Core:
         writer = self._writer = StoreWriter(
             self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=self._store_space
         )
+        store.pause_point = writer.between_steps  # observation copies between a bulk load's chunks
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
         report = memory.open()
         if report:
@@ -144,6 +154,7 @@ class Core:
         indexer = self._indexer = Indexer(self.cfg, *parts, self.health, self.faults)
         indexer.start()
         self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness)
+        self._knowledge = KnowledgeOps(self.registry, memory, self.state, indexer, lambda: self.view)
         stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
         for pack in self.parses.prune(stored):
             logger.info("removed the parse cache of a repository the store does not hold: %s", pack)
@@ -184,8 +195,14 @@ class Core:
         """Open the store, probed first in a child process (``store_open``); a damaged one
         is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
         observations come back from the journal and the code graph from the repositories."""
-        paths = self.cfg.paths
-        opened = open_store(paths.store, buffer_pool_mb=self.cfg.buffer_pool_mb, max_db_size_gb=self.cfg.max_db_size_gb)
+        cfg = self.cfg
+        opened = open_store(
+            cfg.store_path,
+            engine=cfg.store_engine,
+            workarounds=cfg.store_workarounds,
+            buffer_pool_mb=cfg.buffer_pool_mb,
+            max_db_size_gb=cfg.max_db_size_gb,
+        )
         if opened.recovered:
             self.recovered.append(opened.recovered)
             self.health.note_error(opened.recovered)
@@ -212,18 +229,11 @@ class Core:
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
                     ready = [rt.id for rt in self.registry.all() if rt.state is IndexState.READY]
                     self.snapshots.save_all(self.state.graph, ready)
-                mark_clean(self.cfg.paths.store)
+                mark_clean(self.cfg.store_path)
 
     def _store_space(self) -> str:
         """Why store writes must wait for space, or "" (see ``writer.py``)."""
-        try:
-            st = os.statvfs(self.cfg.paths.store.parent)
-        except OSError:
-            return ""
-        free = st.f_bavail * st.f_frsize
-        if free >= STORE_MIN_FREE:
-            return ""
-        return f"disk full: {free // 1024} KiB free where the store is, {STORE_MIN_FREE // 2**20} MiB needed"
+        return store_space_problem(self.cfg.store_path.parent)
 
     def _store_idle(self) -> None:
         """On the writer thread whenever its queue drained: repair store copies that failed
@@ -304,14 +314,14 @@ class Core:
 
     # ------------------------------------------------------------------ export and import
 
-    def export_lines(self) -> Iterator[str]:
-        """Every observation as a JSON line, with its repository's identity."""
+    def export_lines(self, repo_id: str = "") -> Iterator[str]:
+        """Every observation (of ``repo_id`` when given) as a JSON line, with its repository's identity."""
 
         def describe(repo_id: str) -> dict[str, str] | None:
             ident = self.registry.identity(repo_id)
             return ident.to_json() if ident is not None else None
 
-        return self.memory.export_lines(describe)
+        return self.memory.export_lines(describe, repo_id)
 
     def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int, list[str]]:
         """Import exported lines into the repository named, or each into the registered clone
@@ -356,6 +366,11 @@ class Core:
         repo_id = self.registry.find(repo).id if repo else (next(iter(repo_ids)) if len(repo_ids) == 1 else "")
         if not repo_id and resolved:
             raise InvalidArgument("anchors span several repositories; name the repository with repo=")
+        if new.shared:
+            rt = self.registry.get(repo_id)
+            if rt is None or any(a.repo_id != repo_id for a in resolved):
+                raise InvalidArgument("a shared note is written into one repository: anchor it there")
+            return self.knowledge.create_shared(rt, new, resolved)
         return self.memory.create(repo_id, new, resolved)
 
     def _unavailable_while_loading(self, repo_hint: str) -> None:
@@ -389,6 +404,8 @@ class Core:
                 lost.append(a.ref)
             else:
                 anchors.append(now)
+        if o.knowledge is not None:
+            return self.knowledge.confirm(o, anchors, by)
         return self.memory.confirm(obs_id, anchors, lost, by)
 
     # ------------------------------------------------------------------ watcher callbacks
@@ -460,3 +477,15 @@ def _resolved(hint: str) -> Path | None:
         return Path(hint).expanduser().resolve()
     except (OSError, RuntimeError, ValueError):
         return None
+
+
+def store_space_problem(store_dir: Path) -> str:
+    """Why store writes must wait for space where the store is, or "" (see ``writer.py``)."""
+    try:
+        st = os.statvfs(store_dir)
+    except OSError:
+        return ""
+    free = st.f_bavail * st.f_frsize
+    if free >= STORE_MIN_FREE:
+        return ""
+    return f"disk full: {free // 1024} KiB free where the store is, {STORE_MIN_FREE // 2**20} MiB needed"

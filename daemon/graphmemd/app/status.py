@@ -102,7 +102,7 @@ def daemon_status(core: StatusSource, socket_path: str, tcp: str) -> Status:
         pid=os.getpid(),
         uptime_seconds=time.time() - core.started_at,
         socket_path=socket_path,
-        store_path=str(core.cfg.paths.store),
+        store_path=str(core.cfg.store_path),
         store_size_bytes=core.store.size_bytes() + core.parses.size_bytes() if serving else 0,
         journal_path=str(core.cfg.paths.journal),
         serving=serving,

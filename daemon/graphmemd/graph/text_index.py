@@ -10,9 +10,11 @@ just by existing.)
 
 A document is a list of words. A symbol's are the words of its qualified name and of its
 file's path (``UserStore.getById`` in ``app/users.py`` -> ``userstore user store getbyid get
-by id app users py``); an observation's, those of its text and tags. Words are lowercased,
-stemmed (Snowball English, the algorithm Kùzu's index used) and common English function
-words are dropped, so a question in prose matches the identifiers it names.
+by id app users py``); an observation's, those of its text, its tags and its anchors' names
+and paths. Words come from ``tokens.terms_of`` (identifier-aware: snake_case, camelCase,
+dotted paths and file names split, compounds kept; stemmed with Snowball English, the
+algorithm Kùzu's index used; English function words dropped), so a question in prose matches
+the identifiers it names.
 
 Documents are grouped under a key (a file id; an observation id) that is replaced or removed
 as a whole. Storage is compact: documents are integer ordinals, postings are ``array('I')``
@@ -24,14 +26,12 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-import snowballstemmer  # type: ignore[import-untyped]  # no stubs; used through one call (_stem)
+from graphmemd.graph.tokens import terms_of
 
 #: BM25 parameters (the usual defaults; Kùzu's index used the same)
 K1 = 1.2
@@ -39,160 +39,7 @@ B = 0.75
 #: compact the postings when tombstoned documents outnumber this and the live ones
 COMPACT_MIN_DEAD = 20_000
 
-_PART_RE = re.compile(r"[^\W_]+")
-_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
-
-#: English function words: in a question they carry no meaning, and they are rare in
-#: identifiers, so BM25 would weigh them heavily if they were kept.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-    ]
-)
-
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
-
-
-@lru_cache(maxsize=1 << 16)
-def _part_terms(part: str) -> tuple[str, ...]:
-    """The terms of one identifier part (``getUserById`` -> getuserbyid, get, user, id)."""
-    words = [w.lower() for w in _WORD_RE.findall(part)]
-    out = [_stem(w) for w in words if w not in STOPWORDS and not w.isdigit()]
-    whole = part.lower()
-    if len(words) > 1 and whole not in STOPWORDS:
-        out.insert(0, whole)
-    return tuple(out)
-
-
-def terms_of(text: str) -> list[str]:
-    """The index terms of an identifier, a path or a question, in order (with repeats)."""
-    out: list[str] = []
-    for part in _PART_RE.findall(text):
-        out.extend(_part_terms(part))
-    return out
+__all__ = ["COMPACT_MIN_DEAD", "K1", "B", "TextIndex", "terms_of", "text_layout"]
 
 
 @dataclass(slots=True)

@@ -29,12 +29,14 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_strings
+from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.ingest.gitinfo import head_commit, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
-from graphmemd.ingest.scan import classify_batch, scan_tree
+from graphmemd.ingest.scan import DocChanges, classify_batch, scan_tree
+from graphmemd.ingest.walker import WalkedDoc
 from graphmemd.memory.memory import Memory
 from graphmemd.runtime import malloc
 from graphmemd.runtime.config import DaemonConfig
@@ -60,7 +62,7 @@ _CHANGED = (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED)
 class Job:
     """One unit of the indexer's work; ``done`` is set when it finished (``error`` if it failed)."""
 
-    kind: str  # "index" | "changes" | "remove"
+    kind: str  # "index" | "changes" | "remove" | "load" | "docs" (read these knowledge files now)
     repo_id: str
     full: bool = False
     paths: tuple[str, ...] = ()
@@ -121,6 +123,7 @@ class Indexer:
         #: watcher batches of a checkout then gather into one bulk batch meanwhile)
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -242,6 +245,8 @@ class Indexer:
                 self._changes(rt)
         elif job.kind == "remove":
             self._remove(rt)
+        elif job.kind == "docs":
+            self.knowledge.sync_paths(rt, job.paths)
 
     # ------------------------------------------------------------------ loading and removal
 
@@ -279,7 +284,10 @@ class Indexer:
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
         head_before = head_commit(rt.root)
-        walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size)
+        head_moved = bool(rt.indexed_commit) and head_before != rt.indexed_commit
+        self.knowledge.load_selection(rt)
+        docs: list[WalkedDoc] = []
+        walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size, docs)
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
         self._publish_progress(rt, started)
@@ -306,6 +314,8 @@ class Indexer:
         delta = self._apply(
             rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
         )
+        if not only:  # the knowledge files, once the code they name is in the graph
+            self.knowledge.full_pass(rt, docs, head_moved)
         if delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
@@ -372,7 +382,10 @@ class Indexer:
             return
         with self._state.reading() as graph:
             known = {n.path for n in graph.repo_files(rt.id)}
-        todo, removed, rescan = classify_batch(rt, paths, known, self.cfg.max_file_size)
+        docs = DocChanges()
+        todo, removed, rescan = classify_batch(rt, paths, known, self.cfg.max_file_size, docs)
+        if docs.config and self.knowledge.load_selection(rt):
+            rescan = True  # other files may be knowledge files now
         head = head_commit(rt.root)
         if head and head != rt.indexed_commit and not rt.rescan_queued:
             # HEAD moved (checkout, pull): the rescan that follows confirms the whole tree and
@@ -398,8 +411,10 @@ class Indexer:
                 if out.path in known:
                     removed.add(out.path)
         self._sink.flush_cache(rt)
-        if self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared) is not None:
+        delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared)
+        if delta is not None:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
+        self.knowledge.batch(rt, docs, delta)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
         if any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths))):

@@ -29,6 +29,7 @@ from graphmem.types import IndexProgress, IndexState
 from graphmemd.graph.model import ResolvedEdges
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
 from graphmemd.ingest.identity import RepoIdentity, identity_of
+from graphmemd.ingest.knowledge.selection import DEFAULT_SELECTION, KnowledgeSelection
 from graphmemd.ingest.walker import RepoFilter, WalkedFile, walk_repo
 
 logger = logging.getLogger(__name__)
@@ -86,6 +87,11 @@ class RepoRuntime:
     stored_edges: ResolvedEdges | None = None
     identity: RepoIdentity = field(default_factory=RepoIdentity)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: which files are knowledge files (``.graphmem.toml``), and why that file was not usable
+    knowledge: KnowledgeSelection = DEFAULT_SELECTION
+    knowledge_error: str = ""
+    #: knowledge file -> (size, mtime_ns) when it was last read
+    doc_stats: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def create(cls, root: Path) -> RepoRuntime:

@@ -34,7 +34,7 @@ import re
 import stat
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +50,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_SIZE",
     "IGNORE_FILE_NAMES",
     "RepoFilter",
+    "WalkedDoc",
     "WalkedFile",
     "walk_repo",
 ]
@@ -350,6 +351,15 @@ class WalkedFile:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class WalkedDoc:
+    """A knowledge file (the ``documents`` predicate of ``walk_repo`` chose it)."""
+
+    path: str
+    abs_path: Path
+    size: int
+
+
 def _decodable(name: str) -> bool:
     try:
         name.encode("utf-8")
@@ -373,7 +383,8 @@ def walk_repo(
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
     filter: RepoFilter | None = None,
     under: str = "",
-) -> Iterator[WalkedFile | SkippedFile]:
+    documents: Callable[[str], object] | None = None,
+) -> Iterator[WalkedFile | WalkedDoc | SkippedFile]:
     """Yield the indexable files under ``root`` and the entries that had to be skipped.
 
     Order: depth first, entries of each directory sorted by name, the files of a
@@ -389,6 +400,9 @@ def walk_repo(
     ``under`` (POSIX, relative to ``root``) restricts the walk to that subtree, with the
     same ignore rules and paths still relative to ``root`` (for a directory that appeared
     after the last walk); nothing is yielded if it is ignored, missing or not a directory.
+
+    ``documents`` (a predicate on the relative path) also yields a ``WalkedDoc`` for each
+    file of no known language it accepts (knowledge files), with the same ignore rules.
 
     Raises ``InvalidArgument`` (at the call, not at the first ``next``) if ``root`` is not a
     directory, ``under`` escapes it or ``filter`` belongs to another root.
@@ -409,7 +423,7 @@ def walk_repo(
     start = _normalize_rel(under)
     if start is None:
         raise InvalidArgument(f"{under!r} is outside the repository")
-    return _walk(root_str, real_root, (root_stat.st_dev, root_stat.st_ino), start, flt, max_file_size)
+    return _walk(root_str, real_root, (root_stat.st_dev, root_stat.st_ino), start, flt, max_file_size, documents)
 
 
 def _walk(
@@ -419,7 +433,8 @@ def _walk(
     start: str,
     flt: RepoFilter,
     max_file_size: int,
-) -> Iterator[WalkedFile | SkippedFile]:
+    documents: Callable[[str], object] | None = None,
+) -> Iterator[WalkedFile | WalkedDoc | SkippedFile]:
     seen: set[tuple[int, int]] = {root_key}
     if start:
         if flt.is_ignored(start, is_dir=True):
@@ -459,7 +474,7 @@ def _walk(
 
         subdirs: list[str] = []
         for entry in entries:
-            item = _visit(entry, rel_dir, real_root, flt, max_file_size, seen, subdirs, linked_dirs)
+            item = _visit(entry, rel_dir, real_root, flt, max_file_size, seen, subdirs, linked_dirs, documents)
             if item is not None:
                 yield item
         stack.extend(reversed(subdirs))
@@ -490,7 +505,8 @@ def _visit(
     seen: set[tuple[int, int]],
     subdirs: list[str],
     linked_dirs: deque[str],
-) -> WalkedFile | SkippedFile | None:
+    documents: Callable[[str], object] | None = None,
+) -> WalkedFile | WalkedDoc | SkippedFile | None:
     """Handle one directory entry; directories are appended to ``subdirs``/``linked_dirs``."""
     name = entry.name
     try:
@@ -502,7 +518,7 @@ def _visit(
     language = None
     if not is_dir:
         language = language_for_path(name)
-        if language is None:
+        if language is None and (documents is None or not documents(_join(rel_dir, name))):
             return None  # not a file we index: no need to look at ignore rules
 
     if not _decodable(name):
@@ -530,7 +546,6 @@ def _visit(
         subdirs.append(rel)
         return None
 
-    assert language is not None
     abs_path = entry.path
     if is_link:
         real = os.path.realpath(abs_path)
@@ -548,6 +563,8 @@ def _visit(
         return SkippedFile(rel, f"file is {st.st_size} bytes, over the {max_file_size}-byte limit")
     if not os.access(abs_path, os.R_OK):
         return SkippedFile(rel, "permission denied")
+    if language is None:
+        return WalkedDoc(rel, Path(abs_path), st.st_size)
     return WalkedFile(rel, Path(abs_path), language, st.st_size)
 
 

@@ -6,6 +6,16 @@ by the store writer. ``apply(delta, code, commit)`` turns an indexer delta into 
 changes (``staleness.restale``), journals them and publishes their events. Observation
 operations (create, update, confirm, archive, delete, import, export) journal first and
 publish an event each.
+
+**Acknowledged means two durable copies.** A create, update, confirm, archive, delete or
+import returns only once the journal line is fsynced *and* the store has committed its copy
+(``_acknowledge``), so losing either file loses nothing acknowledged: start-up recovery
+rebuilds it from the other. The store copy is an urgent write (it runs before queued graph
+writes and between the chunks of a bulk load). A store write can fail after it committed
+(Kùzu), so a failed copy is written once more (idempotent: by id); if that fails too the
+call fails (``Unavailable``, retried by the clients with the same idempotency key, which
+finds the journaled observation and writes its copy again). Staleness changes the indexer
+makes are not acknowledged to anyone and stay write-behind.
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, NotFound, ResourceExhausted, Unavailable
 from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.graph.delta import GraphDelta
@@ -34,6 +44,10 @@ from graphmemd.store.engine import Store, observation_row
 from graphmemd.store.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
+
+#: How long an acknowledgement waits for the store copy (a reopen or a bulk load's chunk runs
+#: first; past this the call fails with ``Unavailable`` and a retry finds the journaled note)
+STORE_ACK_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +64,7 @@ class NewObservation:
     supersedes: tuple[str, ...] = ()
     contradicts: tuple[str, ...] = ()
     idempotency_key: str = ""
+    shared: bool = False  # a shared note: written as a file under .graphmem/notes
 
 
 def remap_repo(o: Observation, old: str, new: str) -> Observation:
@@ -84,6 +99,11 @@ class Memory:
         self.book = ObservationBook(self._journal, self._mirror)
         #: Set when a mirrored store write failed; cleared once the store caught up.
         self._store_behind = threading.Event()
+        self._lock = threading.Lock()
+        #: the latest store write of each observation not done yet (``_acknowledge`` waits for it)
+        self._writes: dict[str, Future[Any]] = {}
+        #: observations whose latest store write failed (written again before an acknowledgement)
+        self._unstored: set[str] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -129,20 +149,53 @@ class Memory:
             logger.warning("store caught up with the journal: %d observation copies repaired", n)
         return True
 
-    def _mirror(self, o: Observation | None, obs_id: str) -> None:
-        """Queue the store copy of an observation (the journal already has it; a failed store
-        write marks the store behind, and the writer repairs it once writes succeed again)."""
+    def _mirror(self, o: Observation | None, obs_id: str) -> Future[Any]:
+        """Queue the store copy of an observation, urgent (the journal already has it; a
+        failed store write marks the store behind, and the writer repairs it once writes
+        succeed again); returns its future."""
         store = self._store
         if o is None:
-            fut = self._writer.submit(lambda: store.delete_observation(obs_id))
+            fut = self._writer.submit(lambda: store.delete_observation(obs_id), urgent=True)
         else:
-            row = observation_row(to_doc(o))
-            fut = self._writer.submit(lambda: store.upsert_observations([row]))
-        fut.add_done_callback(self._note_store_result)
+            row = observation_row(to_doc(o), self.book.key_of(obs_id))
+            fut = self._writer.submit(lambda: store.upsert_observations([row]), urgent=True)
+        with self._lock:
+            self._writes[obs_id] = fut
+        fut.add_done_callback(lambda done: self._note_store_result(obs_id, done))
+        return fut
 
-    def _note_store_result(self, fut: Future[Any]) -> None:
-        if fut.exception() is not None:
+    def _note_store_result(self, obs_id: str, fut: Future[Any]) -> None:
+        failed = fut.exception() is not None
+        with self._lock:
+            if self._writes.get(obs_id) is fut:
+                del self._writes[obs_id]
+                (self._unstored.add if failed else self._unstored.discard)(obs_id)
+        if failed:
             self._store_behind.set()
+
+    def _rewrite(self, obs_id: str) -> Future[Any]:
+        """Queue the store copy of ``obs_id`` as the book has it now (deleted: its deletion)."""
+        try:
+            return self._mirror(self.book.get(obs_id), obs_id)
+        except NotFound:
+            return self._mirror(None, obs_id)
+
+    def _acknowledge(self, ids: Iterable[str]) -> None:
+        """Return once the store has committed the copy of each of ``ids`` (the journal has
+        them already): a failed copy is written once more (see the module docstring)."""
+        deadline = time.monotonic() + STORE_ACK_TIMEOUT_S
+        for obs_id in dict.fromkeys(ids):
+            with self._lock:
+                fut = self._writes.get(obs_id)
+                again = fut is None and obs_id in self._unstored
+            if again:
+                fut = self._rewrite(obs_id)
+            if fut is None:
+                continue
+            error = _wait(fut, deadline)
+            if error is not None and not isinstance(error, Unavailable | ResourceExhausted):
+                error = _wait(self._rewrite(obs_id), deadline)  # it may have committed: once more
+            _raise_unacknowledged(obs_id, error)
 
     def _publish(self, kind: EventKind, o: Observation, action: ObservationAction) -> None:
         self._bus.publish(Event(kind, time.time(), o.repo_id, observation=o, action=action, observation_id=o.id))
@@ -192,6 +245,7 @@ class Memory:
         doomed = [o.id for o in self.book.all() if o.repo_id == repo_id]
         for oid in doomed:
             self.book.delete(oid)
+        self._acknowledge(doomed)
         return len(doomed)
 
     def reevaluate(self, ids: Sequence[str], code: CodeView, commit: str) -> int:
@@ -212,8 +266,10 @@ class Memory:
     # ------------------------------------------------------------------ operations
 
     def create(self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor]) -> Observation:
-        """Save a new observation (journaled before this returns; searchable at once: text
-        search is in memory, the store copy follows on the writer)."""
+        """Save a new observation: journaled and copied into the store before this returns
+        (searchable at once: text search is in memory). A repeated idempotency key returns
+        the observation its first create made (and makes sure the store has it)."""
+        started = time.time()
         o = self.book.create(
             repo_id=repo_id,
             text=new.text,
@@ -226,25 +282,76 @@ class Memory:
             contradicts=new.contradicts,
             idempotency_key=new.idempotency_key,
         )
-        self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
+        self._acknowledge([o.id, *new.supersedes])
+        if o.created_at >= started:  # not a retry that found its first create
+            self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.CREATED)
         return o
 
+    def apply_knowledge(self, puts: Sequence[Observation], deletes: Sequence[str]) -> int:
+        """Write the units of knowledge files that changed (created, re-read, re-graded) and
+        delete the units gone from their files; publish one event each. Returns how many."""
+        changed: list[tuple[Observation | None, Observation]] = []
+        for o in puts:
+            try:
+                before: Observation | None = self.book.get(o.id)
+            except NotFound:
+                before = None
+            if before is None or replace(before, updated_at=o.updated_at) != o:
+                changed.append((before, o))
+        self.book.apply([after for _, after in changed])
+        for before, after in changed:
+            if before is None:
+                self._publish(EventKind.OBSERVATION_CHANGED, after, ObservationAction.CREATED)
+            else:
+                self._publish(event_for(before, after), after, action_for_change(before, after))
+        for oid in deletes:
+            try:
+                self.delete(oid, from_file=True)
+            except NotFound:
+                continue
+        return len(changed) + len(deletes)
+
+    @staticmethod
+    def _read_only(o: Observation, verb: str) -> None:
+        """Units of knowledge files change only through their files."""
+        k = o.knowledge
+        if k is not None:
+            raise FailedPrecondition(
+                f"{o.id} comes from {k.path}:{k.start_line}; edit the file to {verb} it "
+                "(knowledge files are read-only through graphmem)"
+            )
+
     def update(self, obs_id: str, **fields: Any) -> Observation:
-        """Change text, category, tags or confidence."""
+        """Change text, category, tags or confidence (not of a knowledge file's unit)."""
+        self._read_only(self.book.get(obs_id), "change")
         o = self.book.update(obs_id, **fields)
+        self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.UPDATED)
         return o
 
     def archive(self, obs_id: str) -> Observation:
-        """Archive an observation (kept, never retrieved)."""
+        """Archive an observation (kept, never retrieved; not a knowledge file's unit)."""
+        self._read_only(self.book.get(obs_id), "archive")
         o = self.book.archive(obs_id)
+        self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.ARCHIVED)
         return o
 
-    def delete(self, obs_id: str) -> None:
-        """Delete an observation for good (the event carries it as it was)."""
+    def delete(self, obs_id: str, *, from_file: bool = False) -> None:
+        """Delete an observation for good (the event carries it as it was); a knowledge
+        file's unit only when it left its file (``from_file``). Deleting it again while its
+        store copy was not deleted yet (a retry of a call that failed) deletes that."""
+        with self._lock:
+            retry = obs_id in self._unstored or obs_id in self._writes
+        if retry and self.book.is_deleted(obs_id):
+            self._acknowledge([obs_id])
+            return
         o = self.book.get(obs_id)
+        if not from_file:
+            self._read_only(o, "delete")
         self.book.delete(obs_id)
+        if not from_file:  # a unit gone from its file is the indexer's change, acknowledged to no one
+            self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.DELETED)
 
     def confirm(self, obs_id: str, anchors: Sequence[Anchor], lost: Sequence[str], by: str) -> Observation:
@@ -254,13 +361,17 @@ class Memory:
                 f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
             )
         new = self.book.confirm(obs_id, anchors, by or "unknown")
+        self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_FRESH, new, ObservationAction.CONFIRMED)
         return new
 
-    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None]) -> Iterator[str]:
-        """Every observation as an export line (oldest first), with ``describe(repo_id)``:
-        the repository's identity, so an import into another clone finds its repository."""
+    def export_lines(self, describe: Callable[[str], Mapping[str, str] | None], repo_id: str = "") -> Iterator[str]:
+        """Every observation (of ``repo_id`` when given) as an export line (oldest first), with
+        ``describe(repo_id)``: the repository's identity, so an import into another clone finds
+        its repository. Units of knowledge files are left out: they travel with their files."""
         for o in sorted(self.book.all(), key=lambda o: (o.created_at, o.id)):
+            if (repo_id and o.repo_id != repo_id) or o.knowledge is not None:
+                continue
             rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
             repo = describe(o.repo_id)
             if repo is not None:
@@ -283,4 +394,34 @@ class Memory:
             observations.append(remap_repo(o, o.repo_id, local) if local and local != o.repo_id else o)
         known = {o.id for o in self.book.all()}
         _imported, dupes = self.book.import_observations(observations)
+        self._acknowledge(sorted({o.id for o in observations} - known))
         return sorted({o.id for o in observations} - known), dupes, batch.errors
+
+
+def _wait(fut: Future[Any], deadline: float) -> BaseException | None:
+    """Wait for a store write until ``deadline``: its error, or None when it committed."""
+    try:
+        return fut.exception(timeout=max(0.0, deadline - time.monotonic()))
+    except TimeoutError:
+        return Unavailable(
+            f"graphmemd is busy writing its store: the note is journaled, its store copy not yet "
+            f"written within {STORE_ACK_TIMEOUT_S:g} s; retry"
+        )
+
+
+def _raise_unacknowledged(obs_id: str, error: BaseException | None) -> None:
+    """A store copy failed twice: the call is not acknowledged (the journal has the note,
+    and a retry writes the copy again)."""
+    if error is None:
+        return
+    if isinstance(error, ResourceExhausted):
+        raise ResourceExhausted(
+            f"{error.message}: {obs_id} is journaled but has no store copy, so it is not acknowledged; "
+            "free space and retry"
+        ) from error
+    if isinstance(error, Unavailable):
+        raise error
+    raise Unavailable(
+        f"graphmemd is waiting for its store: the copy of {obs_id} failed ({error}); it is journaled, "
+        "retry to have it acknowledged"
+    ) from error

@@ -15,7 +15,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from graphmem.errors import InvalidArgument
-from graphmem.types import Anchor, AnchorKind, Category, ChangeKind, Observation, ObservationStatus, StaleReason
+from graphmem.types import (
+    Anchor,
+    AnchorKind,
+    Category,
+    ChangeKind,
+    KnowledgeKind,
+    KnowledgeReference,
+    KnowledgeSource,
+    Observation,
+    ObservationStatus,
+    ReferenceState,
+    StaleReason,
+)
 
 __all__ = [
     "MAX_ANCHORS",
@@ -103,6 +115,39 @@ def to_doc(o: Observation) -> dict[str, Any]:
         "confirmed_by": o.confirmed_by,
         "confirmed_at": o.confirmed_at,
         "needs_review": o.needs_review,
+        **_knowledge_doc(o),
+    }
+
+
+def _knowledge_doc(o: Observation) -> dict[str, Any]:
+    """The knowledge source and references of a unit of a knowledge file (nothing otherwise)."""
+    k = o.knowledge
+    if k is None:
+        return {}
+    return {
+        "knowledge": {
+            "path": k.path,
+            "start_line": k.start_line,
+            "end_line": k.end_line,
+            "heading_path": list(k.heading_path),
+            "kind": k.kind.value,
+        },
+        "references": [
+            {
+                "text": r.text,
+                "line": r.line,
+                "column": r.column,
+                "end_line": r.end_line,
+                "end_column": r.end_column,
+                "target_ref": r.target_ref,
+                "state": r.state.value,
+                "reason": r.reason,
+                "renamed_to": r.renamed_to,
+                "commit": r.commit,
+                "close_matches": list(r.close_matches),
+            }
+            for r in o.references
+        ],
     }
 
 
@@ -210,6 +255,48 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
     )
 
 
+def _source(d: Mapping[str, Any], where: str) -> KnowledgeSource:
+    r = _Reader(d, where)
+    return KnowledgeSource(
+        path=r.string("path", None),
+        start_line=int(r.number("start_line", 1, 0, 1e9)),
+        end_line=int(r.number("end_line", 1, 0, 1e9)),
+        heading_path=r.strings("heading_path", _MAX_LIST),
+        kind=r.enum("kind", "documentation", KnowledgeKind),
+    )
+
+
+def _reference(d: Mapping[str, Any], where: str, path: str, obs_id: str) -> KnowledgeReference:
+    r = _Reader(d, where)
+    return KnowledgeReference(
+        text=r.string("text", None),
+        path=path,
+        line=int(r.number("line", 1, 0, 1e9)),
+        column=int(r.number("column", 1, 0, 1e9)),
+        end_line=int(r.number("end_line", 1, 0, 1e9)),
+        end_column=int(r.number("end_column", 1, 0, 1e9)),
+        target_ref=r.string("target_ref"),
+        state=r.enum("state", "ok", ReferenceState),
+        reason=r.string("reason", "", MAX_DETAIL),
+        renamed_to=r.string("renamed_to"),
+        commit=r.string("commit", "", MAX_ID),
+        close_matches=r.strings("close_matches", _MAX_LIST),
+        observation_id=obs_id,
+    )
+
+
+def _knowledge_of(r: _Reader, oid: str) -> tuple[KnowledgeSource | None, tuple[KnowledgeReference, ...]]:
+    raw = r.d.get("knowledge")
+    if raw is None:
+        return None, ()
+    source = _source(raw, f"{r.where}knowledge.")
+    refs = tuple(
+        _reference(x, f"{r.where}references[{i}].", source.path, oid)
+        for i, x in enumerate(r.objects("references", _MAX_LIST))
+    )
+    return source, refs
+
+
 def from_doc(d: Mapping[str, Any]) -> Observation:
     """The observation of a document; ``InvalidArgument`` naming the first bad field."""
     r = _Reader(d, "")
@@ -218,6 +305,7 @@ def from_doc(d: Mapping[str, Any]) -> Observation:
         raise InvalidArgument("id: is empty")
     r.where = f"observation {oid}: "
     created, updated = r.time("created_at") or 0.0, r.time("updated_at") or 0.0
+    knowledge, references = _knowledge_of(r, oid)
     return Observation(
         id=oid,
         repo_id=r.string("repo_id", "", MAX_ID),
@@ -241,6 +329,8 @@ def from_doc(d: Mapping[str, Any]) -> Observation:
         confirmed_by=r.string("confirmed_by", "", MAX_TAG),
         confirmed_at=r.time("confirmed_at", None),
         needs_review=r.flag("needs_review"),
+        knowledge=knowledge,
+        references=references,
     )
 
 

@@ -31,6 +31,7 @@ from graphmem.types import (
 
 from graphmemd.graph.text_index import TextIndex
 from graphmemd.memory.journal import Journal
+from graphmemd.memory.knowledge import reference_states
 from graphmemd.memory.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
 from graphmemd.memory.reconcile import Reconciliation
 
@@ -45,22 +46,32 @@ __all__ = ["MAX_TAGS", "MAX_TEXT", "ObservationBook", "from_doc", "to_doc", "val
 # ---------------------------------------------------------------------------- the book
 
 
+def _indexed(o: Observation) -> tuple[object, ...]:
+    """What the text index holds of an observation: its text, tags, repository and the
+    names and paths of its anchors (a text query naming the code finds the note on it)."""
+    return (o.text, o.tags, o.repo_id, tuple(a.ref for a in o.anchors))
+
+
 class ObservationBook:
     """Every observation in memory, folded from the journal; all mutations journal first.
 
     ``on_change`` is called (outside the lock) with each observation written, so the engine
     can mirror it into the store and publish events."""
 
-    def __init__(self, journal: Journal, on_change: Callable[[Observation | None, str], None]) -> None:
+    def __init__(self, journal: Journal, on_change: Callable[[Observation | None, str], object]) -> None:
         self._journal = journal
         self._on_change = on_change
         self._lock = threading.RLock()
         self._obs: dict[str, Observation] = {}
         self._keys: dict[str, str] = {}
+        #: the inverse of ``_keys`` (observation id -> key), for the store's copy
+        self._key_by_id: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = defaultdict(set)
+        #: (repository, knowledge file) -> the ids of the file's units
+        self._by_file: dict[tuple[str, str], set[str]] = defaultdict(set)
         #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
         self._tombstones: dict[str, float] = {}
-        #: BM25 over every observation's text and tags, changed with ``_obs`` (text search)
+        #: BM25 over every observation's text, tags and anchor names, changed with ``_obs`` (text search)
         self._text = TextIndex()
 
     # ------------------------------------------------------------------ replay
@@ -84,10 +95,12 @@ class ObservationBook:
         with self._lock:
             self._obs.clear()
             self._by_target.clear()
+            self._by_file.clear()
             self._text = TextIndex()
             for doc in merged.docs.values():
                 self._index(from_doc(doc))
             self._keys = dict(merged.keys)
+            self._key_by_id = {oid: key for key, oid in self._keys.items()}
             self._tombstones = dict(merged.tombstones)
 
     def compact_if_needed(self, records_read: int, min_records: int = 1000) -> bool:
@@ -122,10 +135,33 @@ class ObservationBook:
                 records.append({"op": "delete", "id": oid, "at": at})
             return self._journal.compact(records, expected_last_seq=self._journal.last_seq)
 
-    def append_restored(self, docs: Sequence[Mapping[str, Any]]) -> None:
-        """Journal documents recovered from the store (the journal lacked them)."""
-        if docs:
-            self._journal.append_many([{"op": "put", "obs": dict(d), "restored": True} for d in docs])
+    def append_restored(self, docs: Sequence[Mapping[str, Any]], keys: Mapping[str, str] | None = None) -> None:
+        """Journal documents recovered from the store (the journal lacked them), each with
+        the idempotency key of its create when ``keys`` (key -> id) names one."""
+        key_of = {oid: key for key, oid in (keys or {}).items()}
+        records: list[dict[str, Any]] = []
+        for d in docs:
+            rec: dict[str, Any] = {"op": "put", "obs": dict(d), "restored": True}
+            if key_of.get(d["id"]):
+                rec["key"] = key_of[d["id"]]
+            records.append(rec)
+        if records:
+            self._journal.append_many(records)
+
+    def keys(self) -> dict[str, str]:
+        """Every idempotency key of a live observation (key -> id)."""
+        with self._lock:
+            return {k: v for k, v in self._keys.items() if v in self._obs}
+
+    def key_of(self, obs_id: str) -> str:
+        """The idempotency key of the create that made ``obs_id`` ("" when none)."""
+        with self._lock:
+            return self._key_by_id.get(obs_id, "")
+
+    def is_deleted(self, obs_id: str) -> bool:
+        """Whether ``obs_id`` was deleted (a deletion record names it)."""
+        with self._lock:
+            return obs_id in self._tombstones
 
     def _fold(self, rec: Mapping[str, Any]) -> None:
         op = rec.get("op")
@@ -136,6 +172,7 @@ class ObservationBook:
             key = rec.get("key")
             if isinstance(key, str) and key:
                 self._keys[key] = o.id
+                self._key_by_id[o.id] = key
         elif op == "delete":
             oid = str(rec.get("id", ""))
             self._unindex(oid)
@@ -147,14 +184,18 @@ class ObservationBook:
         self._obs[o.id] = o
         for t in self._targets(o):
             self._by_target[t].add(o.id)
-        if old is None or (old.text, old.tags, old.repo_id) != (o.text, o.tags, o.repo_id):
-            self._text.put(o.id, o.repo_id, "", [(o.id, " ".join((o.text, *o.tags)))])
+        if o.knowledge is not None:
+            self._by_file[(o.repo_id, o.knowledge.path)].add(o.id)
+        if old is None or _indexed(old) != _indexed(o):
+            self._text.put(o.id, o.repo_id, " ".join(a.ref for a in o.anchors), [(o.id, " ".join((o.text, *o.tags)))])
 
     def _unindex(self, obs_id: str, *, keep_text: bool = False) -> Observation | None:
         old = self._obs.pop(obs_id, None)
         if old is not None:
             for t in self._targets(old):
                 self._by_target[t].discard(obs_id)
+            if old.knowledge is not None:
+                self._by_file[(old.repo_id, old.knowledge.path)].discard(obs_id)
             if not keep_text:
                 self._text.remove(obs_id)
         return old
@@ -181,6 +222,7 @@ class ObservationBook:
                 self._index(o)
             if key:
                 self._keys[key] = observations[0].id
+                self._key_by_id[observations[0].id] = key
         for o in observations:
             self._on_change(o, o.id)
 
@@ -304,6 +346,8 @@ class ObservationBook:
                 confirmed_at=t,
                 updated_at=t,
             )
+            if new.knowledge is not None:
+                new = replace(new, references=reference_states(new))
             self._put([new])
             return new
 
@@ -319,7 +363,7 @@ class ObservationBook:
             return list(self._obs.values())
 
     def search(self, text: str, limit: int) -> list[tuple[str, float]]:
-        """BM25 hits (observation id, score) over text and tags, best first (``text_index``)."""
+        """BM25 hits (observation id, score) over text, tags and anchor names, best first (``text_index``)."""
         with self._lock:
             return self._text.search(text, limit)
 
@@ -341,6 +385,29 @@ class ObservationBook:
                     out[node] = [self._obs[i] for i in ids if i in self._obs]
         return out
 
+    def anchored_in_file(self, repo_id: str, path: str) -> list[Observation]:
+        """The observations anchored to a file or to a symbol of it, including symbols that
+        are gone (a symbol id begins with its file's id and ``::``)."""
+        file_key = f"{repo_id}:{path}"
+        prefix = file_key + "::"
+        found: set[str] = set()
+        with self._lock:
+            for target, ids in self._by_target.items():
+                if target == file_key or target.startswith(prefix):
+                    found |= ids
+            return [self._obs[i] for i in found if i in self._obs]
+
+    def from_file(self, repo_id: str, path: str) -> list[Observation]:
+
+        """The units of one knowledge file of a repository (any status)."""
+        with self._lock:
+            return [self._obs[i] for i in self._by_file.get((repo_id, path), ()) if i in self._obs]
+
+    def knowledge_files(self, repo_id: str) -> set[str]:
+        """The knowledge files of a repository that have at least one unit."""
+        with self._lock:
+            return {p for (r, p), ids in self._by_file.items() if r == repo_id and ids}
+
     def targets(self) -> set[str]:
         """The symbol and file ids at least one observation is anchored to."""
         with self._lock:
@@ -351,7 +418,6 @@ class ObservationBook:
 
     def __iter__(self) -> Iterator[Observation]:
         return iter(self.all())
-
 
     def import_observations(self, observations: Iterable[Observation]) -> tuple[int, int]:
         """Import validated observations; ids already known (live or deleted) are skipped.

@@ -11,6 +11,9 @@ wins. The merged state is the union of both, per observation id:
   ``{"op": "delete", "id": ..., "at": ...}``), which beats every version not newer than it.
   Tombstones are kept through journal compaction, so a deletion is never forgotten.
 
+Idempotency keys (which create made which observation) are kept by both sides too: the
+journal's records and the store's rows. The merged keys are the union for live observations.
+
 ``reconcile`` says what each side lacks: the documents the store must (re)write or delete,
 and the documents the journal must gain (or, when the journal is missing or empty, that it
 must be rebuilt from the store).
@@ -29,6 +32,7 @@ __all__ = [
     "Reconciliation",
     "RejectedRecord",
     "fold_records",
+    "merged_keys",
     "reconcile",
     "version_key",
 ]
@@ -135,6 +139,17 @@ def fold_records(records: Iterable[Mapping[str, Any]], validate: Validator = _ac
     return FoldedJournal(docs, tombstones, keys, n, tuple(rejected))
 
 
+def merged_keys(
+    journal_keys: Mapping[str, str], store_keys: Mapping[str, str], live: Mapping[str, object]
+) -> dict[str, str]:
+    """Idempotency key -> observation id for the ``live`` observations: the journal's
+    (key -> id) and the store's (id -> key), the journal's winning a conflict."""
+    keys = {k: v for k, v in journal_keys.items() if v in live}
+    known = set(keys.values())  # an observation the journal names a key for keeps that one
+    keys.update({key: oid for oid, key in sorted(store_keys.items()) if key and oid in live and oid not in known})
+    return keys
+
+
 @dataclass(frozen=True, slots=True)
 class Reconciliation:
     """The merged state and what each side must do to reach it."""
@@ -178,10 +193,15 @@ class Reconciliation:
 
 
 def reconcile(
-    journal: FoldedJournal, store_rows: Mapping[str, str], validate: Validator = _accept_all
+    journal: FoldedJournal,
+    store_rows: Mapping[str, str],
+    validate: Validator = _accept_all,
+    store_keys: Mapping[str, str] | None = None,
 ) -> Reconciliation:
-    """Merge the folded journal with the store's rows (id -> document JSON); store rows
-    that are not valid documents (``validate``) are ignored and listed.
+    """Merge the folded journal with the store's rows (id -> document JSON) and the keys the
+    store holds (id -> idempotency key); store rows that are not valid documents
+    (``validate``) are ignored and listed. A live observation whose store row lacks its key
+    is rewritten with it.
 
     Nothing is deleted because one side lacks it; see the module docstring for the rules."""
     store_docs: dict[str, dict[str, Any]] = {}
@@ -221,7 +241,12 @@ def reconcile(
             journal_appends.append(best)
 
     rebuild = journal.empty and bool(store_docs)
-    keys = {k: v for k, v in journal.keys.items() if v in merged}
+    keys = merged_keys(journal.keys, store_keys or {}, merged)
+    upserted = {d["id"] for d in store_upserts}
+    for key, oid in sorted(keys.items()):
+        if oid not in upserted and (store_keys or {}).get(oid, "") != key:
+            store_upserts.append(merged[oid])  # its row lacks the key
+            upserted.add(oid)
     return Reconciliation(
         docs=merged,
         tombstones=tombstones,

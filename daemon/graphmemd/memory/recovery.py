@@ -120,8 +120,9 @@ def recover_observations(journal: Journal, book: ObservationBook, store: Observa
     """Reconcile ``journal`` and ``store`` into ``book`` and write the repairs to both."""
     scan = journal.scan()
     folded = fold_records((_normal_record(r) for r in scan.records), validate_doc)
-    rows = {s.id: _normal_row(s.doc) for s in store.observations()}
-    merge = reconcile(folded, rows, validate_doc)
+    stored = list(store.observations())
+    rows = {s.id: _normal_row(s.doc) for s in stored}
+    merge = reconcile(folded, rows, validate_doc, {s.id: s.key for s in stored if s.key})
     book.load_merged(merge)
     qpath = quarantine_path_for(journal.path)
     rejected = [(r.seq or 0, r.reason, json.dumps(r.record, sort_keys=True, default=str)) for r in folded.rejected]
@@ -131,7 +132,7 @@ def recover_observations(journal: Journal, book: ObservationBook, store: Observa
         # The damaged lines are in the quarantine file; the journal is rewritten atomically.
         book.rewrite_journal()
     elif merge.journal_appends:
-        book.append_restored(merge.journal_appends)
+        book.append_restored(merge.journal_appends, merge.keys)
     else:
         compacted = book.compact_if_needed(folded.records)
     sync_store(store, merge)
@@ -157,8 +158,10 @@ def resync_store(book: ObservationBook, store: ObservationRows) -> int:
     """Bring the store's copies level with the book (which is journaled): rewrite what
     differs, delete only tombstoned ids. Returns how many rows were repaired."""
     docs, tombstones = book.snapshot()
-    folded = FoldedJournal(docs=docs, tombstones=tombstones)
-    merge = reconcile(folded, {s.id: _normal_row(s.doc) for s in store.observations()}, validate_doc)
+    folded = FoldedJournal(docs=docs, tombstones=tombstones, keys=book.keys())
+    stored = list(store.observations())
+    rows = {s.id: _normal_row(s.doc) for s in stored}
+    merge = reconcile(folded, rows, validate_doc, {s.id: s.key for s in stored if s.key})
     # Only the store side: a row the book lacks stays (never delete by absence) and is
     # picked up into the journal at the next start.
     sync_store(store, merge)
@@ -169,6 +172,7 @@ def sync_store(store: ObservationRows, merge: Reconciliation) -> None:
     """Write the merge's store repairs (deletions only for tombstoned ids)."""
     for oid in merge.store_deletes:
         store.delete_observation(oid)
-    rows = [observation_row(d) for d in merge.store_upserts]
+    key_of = {oid: key for key, oid in merge.keys.items()}
+    rows = [observation_row(d, key_of.get(d["id"], "")) for d in merge.store_upserts]
     for i in range(0, len(rows), _CHUNK):
         store.upsert_observations(rows[i : i + _CHUNK])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 from graphmem.types import (
     Anchor,
@@ -25,20 +24,23 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.delta import GraphDelta, Impact
-from graphmemd.graph.model import SEVERITY, SymbolInfo, SymbolState, file_id
 from graphmemd.graph.model import ChangeKind as ModelChange
+from graphmemd.graph.model import SymbolState, file_id
+from graphmemd.memory.anchors import CodeView, evaluate_anchor, file_anchor, severity, symbol_anchor
+from graphmemd.memory.knowledge import grade
 
-
-class CodeView(Protocol):
-    """What staleness needs to know of the current code."""
-
-    def symbol(self, symbol_id: str) -> SymbolInfo | None:
-        """The symbol with this id, or None when it does not exist (any more)."""
-        ...
-
-    def file_fingerprint(self, repo_id: str, path: str) -> str | None:
-        """The file's structural fingerprint, or None when it is not indexed."""
-        ...
+__all__ = [
+    "CodeView",
+    "StateChange",
+    "evaluate_anchor",
+    "event_for",
+    "file_anchor",
+    "follow_renames",
+    "reevaluate",
+    "restale",
+    "severity",
+    "symbol_anchor",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,71 +50,6 @@ class StateChange:
     before: Observation
     after: Observation
     event: EventKind
-
-
-def symbol_anchor(s: SymbolInfo) -> Anchor:
-    """An anchor on ``s`` with its current fingerprints."""
-    return Anchor(
-        kind=AnchorKind.SYMBOL,
-        ref=s.ref,
-        repo_id=s.repo_id,
-        path=s.path,
-        symbol_id=s.id,
-        signature=s.signature,
-        sig_hash=s.sig_hash,
-        body_hash=s.body_hash,
-    )
-
-
-def file_anchor(repo_id: str, path: str, fingerprint: str) -> Anchor:
-    """An anchor on a file with its current structural fingerprint."""
-    return Anchor(kind=AnchorKind.FILE, ref=path, repo_id=repo_id, path=path, body_hash=fingerprint)
-
-
-_CHANGE_OF = {
-    ModelChange.REMOVED: ChangeKind.REMOVED,
-    ModelChange.SIGNATURE_CHANGED: ChangeKind.SIGNATURE_CHANGED,
-    ModelChange.BODY_CHANGED: ChangeKind.BODY_CHANGED,
-    ModelChange.RENAMED: ChangeKind.RENAMED,
-}
-_SEVERITY = {c: SEVERITY[m] for m, c in _CHANGE_OF.items()}
-_SEVERITY[ChangeKind.DEPENDENCY_CHANGED] = 0
-
-
-def severity(r: StaleReason) -> int:
-    """How serious a stale reason is (removed > signature > body > renamed)."""
-    return _SEVERITY.get(r.change, 0)
-
-
-def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> StaleReason | None:
-    """The reason an anchor no longer matches the code, or None when it still does."""
-    if a.kind is AnchorKind.FILE:
-        fp = code.file_fingerprint(a.repo_id, a.path)
-        if fp is None:
-            return StaleReason(a.ref, ChangeKind.REMOVED, now, commit=commit, detail=f"file {a.path} was removed")
-        if fp != a.body_hash:
-            return StaleReason(
-                a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the definitions in {a.path} changed"
-            )
-        return None
-    s = code.symbol(a.symbol_id)
-    if s is None:
-        return StaleReason(
-            a.ref, ChangeKind.REMOVED, now, old_signature=a.signature, commit=commit, detail=f"{a.ref} was removed"
-        )
-    if s.sig_hash != a.sig_hash:
-        return StaleReason(
-            a.ref,
-            ChangeKind.SIGNATURE_CHANGED,
-            now,
-            old_signature=a.signature,
-            new_signature=s.signature,
-            commit=commit,
-            detail=f"the signature of {a.ref} changed: {a.signature!r} -> {s.signature!r}",
-        )
-    if s.body_hash != a.body_hash:
-        return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
-    return None
 
 
 _LIVE = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
@@ -160,7 +97,10 @@ def reevaluate(
     and are dropped for an anchor that has a reason of its own.
     Status: STALE with any reason of its own anchors, else SUSPECT with a dependency reason,
     else FRESH (stale always wins). Archived and superseded observations keep their status
-    (their reasons are still updated, for display)."""
+    (their reasons are still updated, for display). A unit of a knowledge file is graded
+    by ``knowledge.grade`` (a passing mention is a weaker anchor)."""
+    if o.knowledge is not None:
+        return grade(o, code, now, commit, suspects)
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
     reasons: list[StaleReason] = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
     for a in o.anchors:
@@ -237,7 +177,7 @@ def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, 
                 old_signature=a.signature,
                 new_signature=target.signature,
                 new_ref=new_ref,
-                commit=commit,
+                commit=commit if o.knowledge is None else "",  # a file's unit: named once committed
                 detail=f"{a.ref} was renamed or moved to {new_ref}",
             )
         )

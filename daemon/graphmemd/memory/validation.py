@@ -153,6 +153,9 @@ def parse_import(lines: Iterable[str]) -> ImportBatch:
             errors.append(f"line {number}: not an exported observation record")
             continue
         repo = rec.get("repo")
+        if doc.get("knowledge") is not None:
+            errors.append(f"line {number}: a unit of a knowledge file: it comes with its file, not by import")
+            continue
         try:
             out.append((from_doc(doc), repo if isinstance(repo, dict) else None))
         except InvalidArgument as exc:

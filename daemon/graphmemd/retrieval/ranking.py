@@ -1,31 +1,45 @@
 """The fused retrieval score (pure: signals in, score components and order out).
 
-    relevance = W_PROXIMITY * proximity + W_COCHANGE * cochange + W_TEXT * text
-              + W_PAGERANK * pagerank + W_CENTRALITY * centrality + W_FOCUS * focus
-    score     = relevance * confidence * recency * confirmation * status
+A query has up to two parts, each scored on its own, then fused:
+
+    evidence(anchor)  = W_PROXIMITY * proximity + W_COCHANGE * cochange + W_FOCUS * focus
+                                                                     (from the files/symbols)
+    text_evidence(a)  = W_TEXT_PROXIMITY * text_proximity + W_TEXT_COCHANGE * text_cochange
+                                                                     (from the text's symbols)
+    file part  = best evidence + W_CENTRALITY * its centrality
+                 + BREADTH * spread(sum of the other anchors' evidence) + W_PAGERANK * pagerank
+    text part  = W_TEXT * text + best text_evidence + BREADTH * spread(the other anchors' text evidence)
+    relevance  = FUSION * file part / its best + (1 - FUSION) * text part / its best
+                 (when the query has both parts; else the one part, as it is)
+    score      = relevance * confidence * recency * confirmation * status
 
 * proximity: 1.0 for an anchor that is a seed; each edge walked multiplies it by
   ``EDGE_DECAY[kind]`` (the per-hop decay of that edge kind) and by the edge's resolution
   confidence (``CONFIDENCE_WEIGHT``: a name-only guess counts half).
-* cochange: git co-change strength of the anchor (its symbol, else its file) with the seeds
-  (``cochange.py``), 0..1.
-* text: the note's BM25 score over text and tags divided by the best in the query, plus
-  ``ANCHOR_NAME_WEIGHT`` times the share of query words found in the anchors' names; capped at 1.
+* cochange: git co-change strength of the anchor (its symbol, else ``FILE_SHARE`` of its file)
+  with the seed files and symbols (``cochange.py``, ``cosignal.py``), 0..1.
+* text_proximity / text_cochange: the same two signals from the text's seeds instead (the
+  symbols whose names best match the text), so co-change serves text queries too.
+* text: the note's BM25 over its text, tags and anchors' names and paths (``text_index``,
+  identifier-aware ``tokens``) divided by the best in the query, 0..1.
+* breadth: a note anchored to several functions collects the evidence of each, the best in
+  full and the others' sum shaped by ``SPREAD`` (saturating: ``x / (1 + x)``) at ``BREADTH``
+  (a note on five functions that all change with the opened file says more than a note on
+  one of them, but not five times more).
 * pagerank: personalised PageRank (restart on the seeds) over the walked paths of the top
-  candidates, max-normalised.
+  candidates, max-normalised; it counts in the file part (the text part without files).
 * centrality: ``log(1 + degree) / log(1 + CENTRALITY_CAP)`` of the anchored node, capped at 1.
 * focus: with a cursor line (or a focus symbol), 1.0 for the symbol under it (or containing
   it), ``1 / (1 + gap / FOCUS_LINES)`` for other symbols of that file by line gap, 0 elsewhere.
+* fusion: each part is divided by its best value among the query's candidates, so neither
+  part's scale decides; ``FUSION`` is the file part's share.
 * confidence = ``0.6 + 0.4 * observation confidence``; recency from 1.0 (updated or confirmed
   within ``RECENT_DAYS``) down to ``RECENCY_FLOOR`` at a year; confirmation ``CONFIRMED_BONUS``
   when someone confirmed it; status 1.0 fresh, ``SUSPECT_FACTOR`` (0.8) suspect, ``STALE_FACTOR`` stale.
 
-Weights were chosen on ``scripts/bench_quality.py`` (click's history; see README "Ranking"):
-a coarse grid over W_COCHANGE, W_PROXIMITY and W_TEXT with the rest fixed, picking the
-setting with the best mean nDCG@10 over the four query kinds that also kept file + text at or
-above text alone; the small ones (pagerank, centrality, focus) mainly order notes that tie on
-the big three. Order: score, then the components (relevance signals first), then the newer
-note, then the text; never an id.
+How the constants were chosen (leave-one-history-out on ``scripts/bench_recall.py``): see
+``docs/ranking.md``. Order: score, then the components (relevance signals first), then the
+newer note, then the text; never an id.
 """
 
 from __future__ import annotations
@@ -34,15 +48,34 @@ import math
 import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 from graphmem.types import EdgeConfidence, EdgeKind, ScoreComponents
 
 W_PROXIMITY = 0.35
 W_COCHANGE = 0.45
 W_TEXT = 0.40
+W_TEXT_PROXIMITY = 0.35
+W_TEXT_COCHANGE = 0.45
 W_PAGERANK = 0.05
 W_CENTRALITY = 0.04
 W_FOCUS = 0.30
+#: Share of each further anchor's evidence (the best anchor's counts in full).
+BREADTH = 0.5
+#: Share of the file part in the fused relevance when a query has files (or symbols) and text.
+FUSION = 0.1
+
+
+class Spread(str, Enum):
+    """How the other anchors' summed evidence ``x`` counts (before ``BREADTH``)."""
+
+    SUM = "sum"  # x
+    SATURATING = "saturating"  # x / (1 + x): never more than one more anchor's worth
+    LOG = "log"  # log(1 + x)
+    RELATIVE = "relative"  # best * y / (1 + y), y = x / best: at most BREADTH times the best anchor's
+
+
+SPREAD = Spread.SATURATING
 
 #: Per-hop decay of each edge kind, as walked (a call says more than an import).
 #: How much an edge counts by how it was resolved (issue 13's confidence): a name-only guess
@@ -64,7 +97,6 @@ EDGE_DECAY: Mapping[EdgeKind, float] = {
     EdgeKind.IMPORTS: 0.35,
     EdgeKind.IMPORTED_BY: 0.35,
 }
-ANCHOR_NAME_WEIGHT = 0.3
 CENTRALITY_CAP = 64
 FOCUS_LINES = 40.0
 RECENT_DAYS = 30.0
@@ -76,8 +108,31 @@ SUSPECT_FACTOR = 0.8
 
 
 @dataclass(frozen=True, slots=True)
+class Weights:
+    """Every constant of the fused relevance (the defaults are the module's constants; a
+    benchmark refits them offline from the components a recall returns)."""
+
+    proximity: float = W_PROXIMITY
+    cochange: float = W_COCHANGE
+    focus: float = W_FOCUS
+    centrality: float = W_CENTRALITY
+    pagerank: float = W_PAGERANK
+    text: float = W_TEXT
+    text_proximity: float = W_TEXT_PROXIMITY
+    text_cochange: float = W_TEXT_COCHANGE
+    breadth: float = BREADTH
+    fusion: float = FUSION
+    spread: Spread = SPREAD
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+@dataclass(frozen=True, slots=True)
 class Signals:
-    """The raw signals of one candidate (before weighting)."""
+    """The raw signals of one candidate (before weighting): the best anchor's graph signals
+    for the file part, the best anchor's for the text part, and the other anchors' evidence
+    summed (``breadth``, ``text_breadth``)."""
 
     proximity: float = 0.0
     cochange: float = 0.0
@@ -91,6 +146,82 @@ class Signals:
     status: float = 1.0
     together: int = 0
     total: int = 0
+    text_proximity: float = 0.0
+    text_cochange: float = 0.0
+    breadth: float = 0.0
+    text_breadth: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """What the query has and the best part values among its candidates (the fusion's norms)."""
+
+    has_file: bool = True
+    has_text: bool = False
+    best_file: float = 1.0
+    best_text: float = 1.0
+
+
+def spread(x: float, shape: Spread, best: float = 1.0) -> float:
+    """The other anchors' summed evidence ``x``, shaped (``Spread``; ``best``: the best
+    anchor's evidence, for the relative shape)."""
+    if x <= 0:
+        return 0.0
+    if shape is Spread.SATURATING:
+        return x / (1.0 + x)
+    if shape is Spread.LOG:
+        return math.log1p(x)
+    if shape is Spread.RELATIVE:
+        return best * x / (best + x) if best > 0 else 0.0
+    return x
+
+
+def evidence(proximity: float, cochange: float, focus: float, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """One anchor's evidence from the query's files and symbols."""
+    return w.proximity * proximity + w.cochange * cochange + w.focus * focus
+
+
+def text_evidence(text_proximity: float, text_cochange: float, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """One anchor's evidence from the symbols the query's text names."""
+    return w.text_proximity * text_proximity + w.text_cochange * text_cochange
+
+
+def file_value(best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The file part from its best anchor's evidence (with its centrality), the other anchors'
+    summed evidence and the PageRank."""
+    return best + w.breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank
+
+
+def text_value(text: float, best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The text part from the BM25 share, the best anchor's text evidence, the other anchors'
+    summed text evidence and the PageRank (counted here only without files)."""
+    return w.text * text + best + w.breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank
+
+
+def file_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The file (and symbol) part of a candidate's relevance, before normalisation."""
+    if not scale.has_file:
+        return 0.0
+    best = evidence(s.proximity, s.cochange, s.focus, w) + w.centrality * s.centrality
+    return file_value(best, s.breadth, s.pagerank, w)
+
+
+def text_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The text part of a candidate's relevance, before normalisation."""
+    if not scale.has_text:
+        return 0.0
+    best = text_evidence(s.text_proximity, s.text_cochange, w)
+    return text_value(s.text, best, s.text_breadth, 0.0 if scale.has_file else s.pagerank, w)
+
+
+def fuse(file_value: float, text_value: float, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The relevance: with both parts, each divided by its best value, mixed ``FUSION`` to
+    ``1 - FUSION``; with one part, that part."""
+    if scale.has_file and scale.has_text:
+        f = file_value / scale.best_file if scale.best_file > 0 else 0.0
+        t = text_value / scale.best_text if scale.best_text > 0 else 0.0
+        return w.fusion * f + (1.0 - w.fusion) * t
+    return file_value + text_value
 
 
 def recency(age_days: float) -> float:
@@ -110,16 +241,9 @@ def focus(gap_lines: int) -> float:
     return 1.0 / (1.0 + max(0, gap_lines) / FOCUS_LINES)
 
 
-def components(s: Signals) -> ScoreComponents:
-    """The weighted relevance and the other factors of a score, from the raw signals."""
-    relevance = (
-        W_PROXIMITY * s.proximity
-        + W_COCHANGE * s.cochange
-        + W_TEXT * s.text
-        + W_PAGERANK * s.pagerank
-        + W_CENTRALITY * s.centrality
-        + W_FOCUS * s.focus
-    )
+def components(s: Signals, scale: Scale = Scale(), w: Weights = DEFAULT_WEIGHTS) -> ScoreComponents:
+    """The weighted relevance (its two parts, fused) and the other factors of a score."""
+    fp, tp = file_part(s, scale, w), text_part(s, scale, w)
     return ScoreComponents(
         proximity=round(s.proximity, 6),
         cochange=round(s.cochange, 6),
@@ -131,9 +255,15 @@ def components(s: Signals) -> ScoreComponents:
         confirmation=CONFIRMED_BONUS if s.confirmed else 1.0,
         status=s.status,
         confidence=round(0.6 + 0.4 * s.confidence, 6),
-        relevance=round(relevance, 6),
+        relevance=round(fuse(fp, tp, scale, w), 6),
         cochange_together=s.together,
         cochange_total=s.total,
+        text_proximity=round(s.text_proximity, 6),
+        text_cochange=round(s.text_cochange, 6),
+        breadth=round(s.breadth, 6),
+        text_breadth=round(s.text_breadth, 6),
+        file_part=round(fp, 6),
+        text_part=round(tp, 6),
     )
 
 
@@ -150,6 +280,8 @@ def sort_key(score_: float, c: ScoreComponents, updated_at: float, text: str) ->
         -c.proximity,
         -c.cochange,
         -c.text,
+        -c.text_proximity,
+        -c.text_cochange,
         -c.focus,
         -c.pagerank,
         -c.centrality,

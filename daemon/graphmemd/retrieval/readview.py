@@ -181,6 +181,10 @@ class ReadView:
         """Observations anchored to any of ``nodes``, by node."""
         return self._book.anchored_in(nodes)
 
+    def anchored_in_file(self, repo_id: str, path: str) -> list[Observation]:
+        """Observations anchored to a file or to one of its symbols (present or gone)."""
+        return self._book.anchored_in_file(repo_id, path)
+
     def anchored_to(self, node: str) -> list[Observation]:
         """Observations anchored to ``node``."""
         return self._book.anchored_to(node)

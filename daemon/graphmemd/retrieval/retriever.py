@@ -1,19 +1,22 @@
-"""Dependency-traversal retrieval: seeds -> walk (+ git co-change) -> anchored notes -> fused rank.
+"""Dependency-traversal retrieval: seeds -> walks (+ git co-change) -> anchored notes -> fused rank.
 
-Seeds are the given symbols, the files given (with every symbol they define, or, with a cursor
-``line``, only the symbols under it: the file's other symbols are then one DEFINES hop away),
-and the symbols whose names match the text (BM25 over identifier words, ``text_index``). From the
-seeds a breadth-first walk follows CALLS (callees and callers), IMPORTS (both ways), CONTAINS,
-INHERITS and DEFINES up to ``hops`` (default ``DEFAULT_HOPS`` = 2; 0: the seeds only, no walk
-and no co-change neighbours). The files and symbols that changed together with the seed files
-and the given symbols in git (``cochange.py``) join the reached nodes. Every observation
-anchored to a reached node is a candidate, and so is every observation whose text/tags match
-the text (BM25).
+A query has a file part (the given files, with every symbol they define, or, with a cursor
+``line``, only the symbols under it: the file's other symbols are then one DEFINES hop away;
+and the given symbols) and a text part (the text: BM25 over the notes' text, tags and
+anchors' names, and the symbols whose names best match it, ``text_index``). From each part's
+seeds a breadth-first walk follows CALLS (callees and callers), IMPORTS (both ways),
+CONTAINS, INHERITS and DEFINES up to ``hops`` (default ``DEFAULT_HOPS`` = 2; 0: the seeds
+only, no walk and no co-change neighbours), and the files and symbols that changed together
+with the part's seed files and symbols in git (``cochange.py``) join the reached nodes. Every
+observation anchored to a reached node is a candidate, and so is every observation whose
+text matches (BM25); each collects evidence from all its anchors (``candidates.py``).
 
-Each candidate is scored by ``ranking.py`` (one fused score: graph proximity, co-change, text,
-personalised PageRank, centrality, cursor focus; times confidence, recency, confirmation and
-status) and carries its score components. Superseded observations are replaced by their
-successor; archived ones never appear; stale ones only with include_stale.
+Each candidate is scored by ``ranking.py`` (the file part and the text part, each
+normalised by its best value in the query and fused; times confidence, recency,
+confirmation and status) and carries its score components. Superseded observations are
+replaced by their successor; archived ones never appear; stale and suspect ones are
+included, ranked lower by their status multiplier, unless ``fresh_only`` (then counted in
+``excluded_stale``).
 
 Token estimate (documented, deterministic): ``ceil(utf8_bytes / 4)`` of the result's
 rendering (the line ``render_line`` produces). Results are packed greedily in rank order:
@@ -26,14 +29,12 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from graphmem.errors import InvalidArgument, NotFound
 from graphmem.render import brief_line
 from graphmem.types import (
-    Brief,
     EdgeKind,
     Hop,
     Observation,
@@ -46,6 +47,7 @@ from graphmem.types import (
 from graphmemd.graph.model import file_id
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.retrieval import ranking
+from graphmemd.retrieval.candidates import Candidate, NodeSignals, collect
 from graphmemd.retrieval.cochange import CoChange
 from graphmemd.retrieval.cosignal import CoSignal, cochange_signals, node_signal
 from graphmemd.retrieval.readview import GraphReader, ReadView
@@ -64,7 +66,10 @@ HUB_DEGREE = 200
 RERANK_FACTOR = 2
 #: Symbols of this many of the strongest co-changed files join the candidates' anchors.
 PARTNER_FILE_SYMBOLS = 12
-_WORD = re.compile(r"[a-z0-9]+")
+#: The symbols whose names best match the text: the text part's seeds.
+TEXT_SEEDS = 10
+#: Notes the text search returns (each a candidate).
+TEXT_HITS = 50
 
 
 class CoChangeSource(Protocol):
@@ -107,23 +112,40 @@ class _Seeds:
     co_symbols: dict[str, list[str]] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class _Cand:
-    """One candidate observation with its best anchor's graph signals."""
+@dataclass
+class _Walks:
+    """Both parts of a query, walked: seeds, reached nodes and co-change signals per part."""
 
-    obs: Observation
-    node: str = ""
-    node_rel: float = -1.0
-    proximity: float = 0.0
-    co: CoSignal | None = None
-    focus: float = 0.0
-    centrality: float = 0.0
-    text: float = 0.0
-    pagerank: float = 0.0
+    seeds: _Seeds
+    tseeds: _Seeds
+    reached: dict[str, _Reach]
+    treached: dict[str, _Reach]
+    signals: dict[str, CoSignal]
+    tsignals: dict[str, CoSignal]
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+@dataclass(frozen=True)
+class _Ranked:
+    """The ranked candidates (score, components, candidate), whether some were cut, the scale."""
+
+    items: list[tuple[float, ScoreComponents, Candidate]]
+    truncated: bool
+    scale: ranking.Scale
+
+
+def _symbol_lookup(g: GraphReader, repo_id: str) -> Callable[[str, str], list[str]]:
+    """``(path, name) -> symbol ids`` in one repository, each file's symbols read once."""
+    names: dict[str, dict[str, list[str]]] = {}
+
+    def symbol_nodes(path: str, name: str) -> list[str]:
+        by_name = names.get(path)
+        if by_name is None:
+            by_name = names[path] = {}
+            for s in g.file_symbols(repo_id, path):
+                by_name.setdefault(s.name, []).append(s.id)
+        return by_name.get(name, [])
+
+    return symbol_nodes
 
 
 def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
@@ -218,11 +240,10 @@ class Retriever:
         repos: list[RepoRuntime],
         files: Sequence[str],
         symbols: Sequence[str],
-        text: str,
         line: int,
         warnings: list[str],
     ) -> _Seeds:
-        """The walk's start nodes, read from ``g`` (with the text's best symbol-name matches)."""
+        """The file part's start nodes (the given files and symbols), read from ``g``."""
         e = self._view()
         out = _Seeds()
         repo_hint = repos[0].id if len(repos) == 1 else ""
@@ -254,15 +275,27 @@ class Retriever:
                 out.co_symbols.setdefault(sym.repo_id, []).append(f"{sym.path}::{sym.name}")
                 if files:  # a symbol next to files focuses the file query on it
                     out.focus.setdefault(file_id(sym.repo_id, sym.path), []).append((sym.start_line, sym.end_line))
-        if text.strip():
-            scope = {rt.id for rt in repos}
-            for sid, _score in g.search_symbols(text, 10, repo_hint):
-                if sid in g.symbols and g.symbols[sid].repo_id in scope:
-                    out.nodes.append(sid)
         out.nodes = list(dict.fromkeys(out.nodes))
         return out
 
-    # ------------------------------------------------------------------ walk
+    @staticmethod
+    def _text_seeds(g: GraphReader, repos: list[RepoRuntime], text: str) -> _Seeds:
+        """The text part's start nodes: the ``TEXT_SEEDS`` symbols whose names best match the
+        text, and their files and names as co-change seeds."""
+        out = _Seeds()
+        if not text.strip():
+            return out
+        scope = {rt.id for rt in repos}
+        for sid, _score in g.search_symbols(text, TEXT_SEEDS, repos[0].id if len(repos) == 1 else ""):
+            sym = g.symbols.get(sid)
+            if sym is None or sym.repo_id not in scope:
+                continue
+            out.nodes.append(sid)
+            out.co_symbols.setdefault(sym.repo_id, []).append(f"{sym.path}::{sym.name}")
+            paths = out.co_files.setdefault(sym.repo_id, [])
+            if sym.path not in paths:
+                paths.append(sym.path)
+        return out
 
     # ------------------------------------------------------------------ co-change
 
@@ -282,11 +315,12 @@ class Retriever:
                 fid = file_id(rid, path)
                 return fid if fid in g.files else None
 
-            def symbol_nodes(path: str, name: str, rid: str = repo_id) -> list[str]:
-                return [s.id for s in g.file_symbols(rid, path) if s.name == name]
-
             sig, partner_files = cochange_signals(
-                co, seeds.co_files.get(repo_id, ()), seeds.co_symbols.get(repo_id, ()), file_node, symbol_nodes
+                co,
+                seeds.co_files.get(repo_id, ()),
+                seeds.co_symbols.get(repo_id, ()),
+                file_node,
+                _symbol_lookup(g, repo_id),
             )
             for node, s in sig.items():
                 prev = signals.get(node)
@@ -332,7 +366,7 @@ class Retriever:
         hops: int = DEFAULT_HOPS,
         limit: int = 20,
         budget: int = 0,
-        include_stale: bool = False,
+        fresh_only: bool = False,
         line: int = 0,
     ) -> RecallResult:
         """Observations relevant to ``files``/``symbols``/``text``, best first (module docstring)."""
@@ -350,129 +384,132 @@ class Retriever:
         repos = e.repos(repo)
         text_scores: dict[str, float] = {}
         if text.strip():  # the store's observation index is searched before taking the graph lock
-            text_scores = dict(e.search_observations(text, 50))
+            text_scores = dict(e.search_observations(text, TEXT_HITS))
         with e.reading() as g:  # the indexer cannot swap a change in meanwhile
             warnings: list[str] = []
-            seeds = self._seeds(g, repos, files, symbols, text, line, warnings)
-            reached = walk(g, seeds.nodes, hops) if seeds.nodes else {}
+            seeds = self._seeds(g, repos, files, symbols, line, warnings)
+            tseeds = self._text_seeds(g, repos, text)
             signals, extra = self._cochange(g, seeds, hops)
-            cands = self._candidates(g, repos, reached, signals, extra, seeds, text_scores, include_stale)
-            ranked = self._rank(cands, seeds.nodes, reached, text, text_scores, limit)
-            return self._pack(g, ranked, reached, text, limit, budget, len(seeds.nodes), warnings, repos)
+            tsignals, textra = self._cochange(g, tseeds, hops)
+            w = _Walks(
+                seeds,
+                tseeds,
+                walk(g, seeds.nodes, hops) if seeds.nodes else {},
+                walk(g, tseeds.nodes, hops) if tseeds.nodes else {},
+                signals,
+                tsignals,
+            )
+            cands = self._candidates(g, repos, w, extra + textra, text_scores)
+            excluded = 0
+            if fresh_only:
+                kept = {k: c for k, c in cands.items() if c.obs.status is ObservationStatus.FRESH}
+                excluded, cands = len(cands) - len(kept), kept
+            ranked = self._rank(cands, w, text, text_scores, limit)
+            n_seeds = len(set(seeds.nodes) | set(tseeds.nodes))
+            result = self._pack(g, ranked, w, text, limit, budget, n_seeds, warnings, repos)
+            return replace(result, excluded_stale=excluded) if excluded else result
+
+    def _node_signals(self, g: GraphReader, node: str, w: _Walks) -> NodeSignals:
+        """What ``node`` says for the query, from both parts' walks and co-change."""
+        r, tr = w.reached.get(node), w.treached.get(node)
+        file_of = lambda n: self._file_of(g, n)  # noqa: E731
+        return NodeSignals.make(
+            proximity=r[4] if r is not None else 0.0,
+            cochange=node_signal(w.signals, node, file_of) if w.signals else None,
+            focus=self._focus(g, node, w.seeds.focus),
+            centrality=ranking.centrality(g.degree(node)),
+            text_proximity=tr[4] if tr is not None else 0.0,
+            text_cochange=node_signal(w.tsignals, node, file_of) if w.tsignals else None,
+        )
 
     def _candidates(
         self,
         g: GraphReader,
         repos: list[RepoRuntime],
-        reached: dict[str, _Reach],
-        signals: dict[str, CoSignal],
+        w: _Walks,
         extra: list[str],
-        seeds: _Seeds,
         text_scores: dict[str, float],
-        include_stale: bool,
-    ) -> dict[str, _Cand]:
-        """Every candidate observation (current version) with its best anchor's signals."""
+    ) -> dict[str, Candidate]:
+        """Every candidate observation (current version) with the evidence of its anchors."""
         e = self._view()
-        nodes: dict[str, object] = dict.fromkeys(reached)
+        nodes: dict[str, object] = dict.fromkeys(w.reached)
+        nodes.update(dict.fromkeys(w.treached))
         nodes.update(dict.fromkeys(extra))
-        found: dict[str, _Cand] = {}
-        for node, anchored in e.anchored_in(nodes).items():
-            r = reached.get(node)
-            prox = r[4] if r is not None else 0.0
-            co = node_signal(signals, node, lambda n: self._file_of(g, n))
-            foc = self._focus(g, node, seeds.focus)
-            cent = ranking.centrality(g.degree(node))
-            rel = (
-                ranking.W_PROXIMITY * prox
-                + ranking.W_COCHANGE * (co.strength if co is not None else 0.0)
-                + ranking.W_FOCUS * foc
-                + ranking.W_CENTRALITY * cent
-            )
-            for o in anchored:
-                c = found.get(o.id)
-                if c is None or rel > c.node_rel or (rel == c.node_rel and node < c.node):
-                    found[o.id] = _Cand(o, node, rel, prox, co, foc, cent)
+        anchored = e.anchored_in(nodes)
+        found = collect(anchored, {node: self._node_signals(g, node, w) for node in anchored})
         for oid in text_scores:
             if oid not in found:
                 try:
-                    found[oid] = _Cand(e.observation(oid))
+                    found[oid] = Candidate(e.observation(oid))
                 except NotFound:  # deleted between the search and now
                     continue
         scope = {rt.id for rt in repos}
-        out: dict[str, _Cand] = {}
+        out: dict[str, Candidate] = {}
         for c in found.values():
             current = c.obs if c.obs.status is ObservationStatus.FRESH else successor(self._view(), c.obs)
             if current is None or current.repo_id not in scope:
                 continue
-            if current.status is ObservationStatus.STALE and not include_stale:
-                continue
             c.obs = current
             prev = out.get(current.id)
-            if prev is None or c.node_rel > prev.node_rel:
+            if prev is None or c.file_sum + c.text_sum > prev.file_sum + prev.text_sum:
                 out[current.id] = c
         return out
 
+    @staticmethod
+    def _signals(c: Candidate, now: float) -> ranking.Signals:
+        o = c.obs
+        status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
+        if o.status is ObservationStatus.SUSPECT:
+            status = ranking.SUSPECT_FACTOR
+        touched = max(o.updated_at, o.confirmed_at or 0.0)
+        return c.signals(o.confidence, (now - touched) / 86400, bool(o.confirmed_by), status)
+
     def _rank(
         self,
-        cands: dict[str, _Cand],
-        seeds: Sequence[str],
-        reached: dict[str, _Reach],
+        cands: dict[str, Candidate],
+        w: _Walks,
         text: str,
         text_scores: dict[str, float],
         limit: int,
-    ) -> tuple[list[tuple[float, ScoreComponents, _Cand]], bool]:
-        """Candidates in rank order (the top ones, with PageRank) and whether some were cut."""
+    ) -> _Ranked:
+        """Candidates in rank order (the top ones, with PageRank), whether some were cut, and
+        the fusion's scale (the best value of each part among the candidates)."""
         max_text = max(text_scores.values(), default=0.0) or 1.0
-        terms = _words(text)
-        now = time.time()
         for c in cands.values():
-            t = text_scores.get(c.obs.id, 0.0) / max_text
-            if terms:
-                names: set[str] = set()
-                for a in c.obs.anchors:
-                    names |= _words(a.ref.rpartition("::")[2] if "::" in a.ref else Path(a.ref).stem)
-                t += ranking.ANCHOR_NAME_WEIGHT * len(terms & names) / len(terms)
-            c.text = min(1.0, t)
+            c.text = text_scores.get(c.obs.id, 0.0) / max_text
+        now = time.time()
+        has_file, has_text = bool(w.seeds.nodes), bool(text.strip())
+        parts = {oid: c.parts(has_file, has_text) for oid, c in cands.items()}
+        best_file = max((f for f, _ in parts.values()), default=0.0)
+        best_text = max((t for _, t in parts.values()), default=0.0)
+        scale = ranking.Scale(has_file and best_file > 0, has_text and best_text > 0, best_file, best_text)
 
-        def scored(c: _Cand) -> tuple[tuple[float | str, ...], float, ScoreComponents, _Cand]:
-            o = c.obs
+        def quick(oid: str) -> tuple[float, float, str]:
+            """The score without PageRank, recency and confirmation: which candidates get the
+            full treatment."""
+            o = cands[oid].obs
             status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
-            if o.status is ObservationStatus.SUSPECT:
-                status = ranking.SUSPECT_FACTOR
-            touched = max(o.updated_at, o.confirmed_at or 0.0)
-            sig = ranking.Signals(
-                proximity=c.proximity,
-                cochange=c.co.strength if c.co is not None else 0.0,
-                text=c.text,
-                pagerank=c.pagerank,
-                centrality=c.centrality,
-                focus=c.focus,
-                confidence=o.confidence,
-                age_days=(now - touched) / 86400,
-                confirmed=bool(o.confirmed_by),
-                status=status,
-                together=c.co.together if c.co is not None else 0,
-                total=c.co.total if c.co is not None else 0,
-            )
-            comps = ranking.components(sig)
+            return (-ranking.fuse(*parts[oid], scale) * (0.6 + 0.4 * o.confidence) * status, -o.updated_at, o.text)
+
+        pool = sorted(cands, key=quick)
+        top = [cands[oid] for oid in pool[: max(RERANK_FACTOR * limit, 20)]]
+        self._pagerank(top, w, has_file)
+        final = []
+        for c in top:
+            comps = ranking.components(self._signals(c, now), scale)
             sc = ranking.score(comps)
-            return ranking.sort_key(sc, comps, o.updated_at, o.text), sc, comps, c
+            final.append((ranking.sort_key(sc, comps, c.obs.updated_at, c.obs.text), sc, comps, c))
+        final.sort(key=lambda x: x[0])
+        return _Ranked([(sc, comps, c) for _, sc, comps, c in final], len(pool) > len(top), scale)
 
-        def quick(c: _Cand) -> tuple[float, float, str]:
-            """The score without PageRank, cheaply (the multipliers but recency/confirmation):
-            which candidates get the full treatment."""
-            o = c.obs
-            rel = c.node_rel + ranking.W_TEXT * c.text
-            stale = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
-            return (-rel * (0.6 + 0.4 * o.confidence) * stale, -o.updated_at, o.text)
-
-        n_top = max(RERANK_FACTOR * limit, 20)
-        pool = sorted(cands.values(), key=quick)
-        top = pool[:n_top]
-        # personalised PageRank over the union of the top candidates' walked paths (both ways)
+    @staticmethod
+    def _pagerank(top: list[Candidate], w: _Walks, has_file: bool) -> None:
+        """Personalised PageRank over the union of the top candidates' walked paths (both
+        ways), from the file part's seeds (the text part's without files)."""
+        reached, seeds = (w.reached, w.seeds.nodes) if has_file else (w.treached, w.tseeds.nodes)
         succ: dict[str, set[str]] = {s: set() for s in seeds}
         for c in top:
-            cur = c.node
+            cur = c.node if has_file else c.tnode
             while cur in reached:
                 parent = reached[cur][1]
                 if parent is None or cur in succ.get(parent, ()):
@@ -483,15 +520,34 @@ class Retriever:
         pr = ranking.pagerank(succ, seeds)
         max_pr = max(pr.values(), default=0.0) or 1.0
         for c in top:
-            c.pagerank = pr.get(c.node, 0.0) / max_pr if c.node in reached else 0.0
-        final = sorted((scored(c) for c in top), key=lambda x: x[0])
-        return [(sc, comps, c) for _, sc, comps, c in final], len(pool) > len(top)
+            node = c.node if has_file else c.tnode
+            c.pagerank = pr.get(node, 0.0) / max_pr if node in reached else 0.0
+
+    def _why(
+        self, g: GraphReader, c: Candidate, comps: ScoreComponents, w: _Walks, scale: ranking.Scale, matched: list[str]
+    ) -> tuple[str, list[Hop], int]:
+        """Why a result was found (a path, a co-change, or the matched words), its path and distance."""
+        file_share = comps.file_part / scale.best_file if scale.has_file and scale.best_file else 0.0
+        text_share = (comps.text_part - ranking.W_TEXT * comps.text) / scale.best_text if scale.best_text else 0.0
+        if file_share > 0 and file_share >= text_share:
+            node, reached, co, prox = c.node, w.reached, c.best.cochange, c.best.proximity
+        elif text_share > 0:
+            node, reached, co, prox = c.tnode, w.treached, c.tbest.text_cochange, c.tbest.text_proximity
+        else:
+            return ("matched " + ", ".join(matched) if matched else "matched text"), [], 0
+        walked = node in reached
+        path = why_path(g, node, reached) if walked else []
+        if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * prox):
+            return co.why(g.ref_of(node)), path, reached[node][0] if walked else 0
+        if path:
+            return path[0].from_ref + "".join(f" -{_edge_label(h)}-> {h.to_ref}" for h in path), path, reached[node][0]
+        return f"anchored to {g.ref_of(node)}", path, 0
 
     def _pack(
         self,
         g: GraphReader,
-        ranked: tuple[list[tuple[float, ScoreComponents, _Cand]], bool],
-        reached: dict[str, _Reach],
+        ranked: _Ranked,
+        w: _Walks,
         text: str,
         limit: int,
         budget: int,
@@ -503,74 +559,22 @@ class Retriever:
         terms = sorted(set(re.findall(r"\w+", text.lower())))
         results: list[Recalled] = []
         total = 0
-        final, truncated = ranked
-        for sc, comps, c in final:
+        truncated = ranked.truncated
+        for sc, comps, c in ranked.items:
             if len(results) >= limit:
                 truncated = True
                 break
-            o, node = c.obs, c.node
-            walked = node in reached
-            path = why_path(g, node, reached) if walked else []
-            matched = [w for w in terms if w in o.text.lower() or any(w in tag.lower() for tag in o.tags)]
-            co = c.co
-            if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * c.proximity):
-                why = co.why(g.ref_of(node))
-            elif walked:
-                why = (
-                    path[0].from_ref + "".join(f" -{_edge_label(h)}-> {h.to_ref}" for h in path)
-                    if path
-                    else f"anchored to {g.ref_of(node)}"
-                )
-            else:
-                why = "matched " + ", ".join(matched) if matched else "matched text"
+            o = c.obs
+            words = " ".join((o.text, *o.tags, *(a.ref for a in o.anchors))).lower()
+            matched = [t for t in terms if t in words]
+            why, path, dist = self._why(g, c, comps, w, ranked.scale, matched)
             tokens = estimate_tokens(render_line(o, why))
             if budget and total + tokens > budget:
                 truncated = True
                 continue
-            dist = reached[node][0] if walked else 0
             results.append(Recalled(o, sc, dist, why, tuple(path), tuple(matched), tokens, comps))
             total += tokens
+        reached = len(set(w.reached) | set(w.treached))
         return RecallResult(
-            tuple(results), self._view().freshness(repos), n_seeds, len(reached), total, truncated, tuple(warnings)
+            tuple(results), self._view().freshness(repos), n_seeds, reached, total, truncated, tuple(warnings)
         )
-
-    def brief(
-        self,
-        *,
-        repo: str = "",
-        files: Sequence[str] = (),
-        symbols: Sequence[str] = (),
-        text: str = "",
-        budget: int = 1000,
-        include_stale: bool = False,
-    ) -> Brief:
-        """A session brief: the retrieved observations rendered as text within ``budget`` tokens."""
-        result = self.retrieve(
-            repo=repo,
-            files=files,
-            symbols=symbols,
-            text=text,
-            hops=DEFAULT_HOPS,
-            limit=MAX_LIMIT,
-            budget=max(1, budget - 40),
-            include_stale=include_stale,
-        )
-        fresh = result.freshness
-        state = (
-            "index current"
-            if fresh.current
-            else "index NOT current ("
-            + ", ".join(f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories)
-            + ")"
-        )
-        head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({state})"
-        lines = [head] + [render_line(r.observation, r.why) for r in result.results]
-        if not result.results and result.truncated:
-            lines.append(
-                f"- observations exist for this code, but none fits the budget of {budget} tokens: "
-                "raise the budget, or see them with recall"
-            )
-        elif not result.results:
-            lines.append("- nothing recorded yet for this code")
-        body = "\n".join(lines)
-        return Brief(body, tuple(r.observation.id for r in result.results), fresh, estimate_tokens(body))

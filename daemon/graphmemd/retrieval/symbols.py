@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from graphmem.errors import InvalidArgument
-from graphmem.types import AnchorKind, EdgeKind, Resolved, Symbol, SymbolDetail
+from graphmem.types import AnchorKind, EdgeKind, FileOutline, ObservationStatus, Resolved, Symbol, SymbolDetail
 
 from graphmemd.graph.model import SymbolInfo, file_id
 from graphmemd.graph.symbol_match import close_matches
@@ -27,6 +27,10 @@ def to_symbol(s: SymbolInfo) -> Symbol:
         end_line=s.end_line,
         signature=s.signature,
     )
+
+
+#: The observations an outline shows: what a reader of the code should see (not archived or superseded).
+_OUTLINED = frozenset({ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT})
 
 
 def resolve_ref(view: ReadView, g: GraphReader, ref: str, repo_hint: str) -> str:
@@ -106,3 +110,26 @@ class SymbolQueries:
                 freshness=e.freshness([e.repo(s.repo_id)]),
             )
         return detail
+
+    def file_outline(self, path: str, *, repo: str = "") -> FileOutline:
+        """One file's symbols in source order with their line ranges, and the observations
+        anchored to the file or its symbols (fresh, stale, suspect; oldest first)."""
+        e = self._view()
+        rt, rel = e.locate(path, repo)
+        with e.reading() as g:
+            node = g.files.get(file_id(rt.id, rel))
+            symbols = sorted(g.file_symbols(rt.id, rel), key=lambda s: (s.start_line, -s.end_line, s.qualname))
+        anchored = e.anchored_in_file(rt.id, rel)
+        observations = sorted((o for o in anchored if o.status in _OUTLINED), key=lambda o: (o.created_at, o.id))
+        fresh = e.freshness([rt]).repositories
+        return FileOutline(
+            repo_id=rt.id,
+            repo_root=str(rt.root),
+            path=rel,
+            indexed=node is not None,
+            content_hash=node.content_hash if node is not None else "",
+            language=node.language.value if node is not None else "",
+            symbols=tuple(to_symbol(s) for s in symbols),
+            observations=tuple(observations),
+            freshness=fresh[0] if fresh else None,
+        )

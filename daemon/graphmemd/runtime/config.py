@@ -13,6 +13,18 @@ from graphmem.paths import Paths, resolve_paths
 
 from graphmemd.runtime.tcp import resolve_listen
 
+#: the store's database engines (``store/engines.py`` loads their bindings), each with the
+#: suffix of its database file in the data directory, and the default
+STORE_ENGINES = {"kuzu": "kuzu", "ladybug": "lbug"}
+DEFAULT_STORE_ENGINE = "ladybug"
+#: the store's workarounds for Kùzu 0.11.3's defects, switchable for measurements
+#: (``GRAPHMEM_STORE_WORKAROUNDS``; ``store/engine.py`` applies them):
+#: ``recycle``   close and reopen the database every 500 queries;
+#: ``bulk-read`` ... soon after a bulk read (a warm restart's edges);
+#: ``chunks``    ... after a bulk delete and between the chunks of a bulk load;
+#: ``literals``  query values written as Cypher literals instead of parameters.
+STORE_WORKAROUNDS = ("recycle", "bulk-read", "chunks", "literals")
+
 
 @dataclass(frozen=True, slots=True)
 class DaemonConfig:
@@ -30,6 +42,10 @@ class DaemonConfig:
     #: seconds the parse workers may sit idle before they exit (a new file starts them again)
     parse_idle_s: float = 1.0
     max_file_size: int = 2 * 1024 * 1024
+    #: the store's database engine (``store/engines.py``: "kuzu" or "ladybug")
+    store_engine: str = DEFAULT_STORE_ENGINE
+    #: the store's engine workarounds to apply (None: the engine's own; a measurement switch)
+    store_workarounds: frozenset[str] | None = None
     buffer_pool_mb: int = 512
     max_db_size_gb: int = 64
     debounce_ms: int = 50
@@ -42,6 +58,16 @@ class DaemonConfig:
     #: Fault points armed for the supervision tests (``faults.py``); empty in normal use.
     inject_faults: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def store_path(self) -> Path:
+        """The store's database file (a ``.wal`` beside it): ``graph.kuzu`` or ``graph.lbug``."""
+        return store_file(self.paths.data_dir, self.store_engine)
+
+
+def store_file(data_dir: Path, engine: str) -> Path:
+    """Where engine ``engine`` keeps the store in ``data_dir``."""
+    return data_dir / f"graph.{STORE_ENGINES[parse_engine(engine)]}"
 
 
 def _int(name: str, value: str) -> int:
@@ -61,6 +87,31 @@ def _float(name: str, value: str) -> float:
     return got
 
 
+def parse_engine(name: str) -> str:
+    """A store engine name checked against ``STORE_ENGINES`` (InvalidArgument naming the choices)."""
+    value = name.strip().lower()
+    if value not in STORE_ENGINES:
+        raise InvalidArgument(f"unknown store engine {name!r}; choose one of {', '.join(STORE_ENGINES)}")
+    return value
+
+
+def parse_workarounds(spec: str) -> frozenset[str] | None:
+    """``GRAPHMEM_STORE_WORKAROUNDS``: "" -> None (the engine's own), "none" -> none, else a
+    comma-separated subset of ``STORE_WORKAROUNDS``."""
+    spec = spec.strip().lower()
+    if not spec:
+        return None
+    if spec == "none":
+        return frozenset()
+    chosen = frozenset(w.strip() for w in spec.split(",") if w.strip())
+    unknown = sorted(chosen - set(STORE_WORKAROUNDS))
+    if unknown:
+        raise InvalidArgument(
+            f"unknown store workaround(s) {', '.join(unknown)}; known: {', '.join(STORE_WORKAROUNDS)}"
+        )
+    return chosen
+
+
 def resolve_config(
     *,
     home: str | None = None,
@@ -70,6 +121,7 @@ def resolve_config(
     log_level: str | None = None,
     parse_workers: int | None = None,
     watch: bool | None = None,
+    store_engine: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> DaemonConfig:
     """The daemon's configuration: each setting from its flag, else its ``GRAPHMEM_*`` variable, else the default."""
@@ -97,6 +149,8 @@ def resolve_config(
         parse_timeout_s=float(pick(None, "GRAPHMEM_PARSE_TIMEOUT", "10")),
         parse_idle_s=_float("GRAPHMEM_PARSE_IDLE_S", pick(None, "GRAPHMEM_PARSE_IDLE_S", "1")),
         max_file_size=_int("GRAPHMEM_MAX_FILE_SIZE", pick(None, "GRAPHMEM_MAX_FILE_SIZE", str(2 * 1024 * 1024))),
+        store_engine=parse_engine(pick(store_engine, "GRAPHMEM_STORE_ENGINE", DEFAULT_STORE_ENGINE)),
+        store_workarounds=parse_workarounds(pick(None, "GRAPHMEM_STORE_WORKAROUNDS", "")),
         buffer_pool_mb=_int("GRAPHMEM_BUFFER_POOL_MB", pick(None, "GRAPHMEM_BUFFER_POOL_MB", "512")),
         max_db_size_gb=_int("GRAPHMEM_MAX_DB_GB", pick(None, "GRAPHMEM_MAX_DB_GB", "64")),
         debounce_ms=_int("GRAPHMEM_DEBOUNCE_MS", pick(None, "GRAPHMEM_DEBOUNCE_MS", "50")),

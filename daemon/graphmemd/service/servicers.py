@@ -6,6 +6,7 @@ request validation raises ``InvalidArgument`` so bad input is INVALID_ARGUMENT, 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import threading
@@ -25,13 +26,18 @@ from graphmem.v1 import types_pb2 as tpb
 from grpc_status import rpc_status
 
 from graphmemd.app.core import Core
+from graphmemd.app.settle import settle
 from graphmemd.memory.memory import NewObservation
+from graphmemd.retrieval.briefs import Briefer
 from graphmemd.retrieval.retriever import DEFAULT_HOPS, Retriever
 from graphmemd.retrieval.symbols import SymbolQueries
 
 logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: The longest an EditContext call waits for the index to take in the edited files.
+MAX_SETTLE_MS = 5000
 
 
 def _abort(context: grpc.ServicerContext, exc: GraphMemError) -> None:
@@ -177,6 +183,7 @@ class ObservationService(pbg.ObservationServiceServicer):
             supersedes=tuple(request.supersedes),
             contradicts=tuple(request.contradicts),
             idempotency_key=request.idempotency_key,
+            shared=request.shared,
         )
         o = self.core.create_observation(request.repo, new)
         return convert.observation_to_proto(o)
@@ -277,8 +284,9 @@ class ObservationService(pbg.ObservationServiceServicer):
     def ExportObservations(
         self, request: pb.ExportObservationsRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.JournalLine]:
-        """Stream every observation as journal lines (JSON)."""
-        for line in self.core.export_lines():
+        """Stream every observation (or one repository's) as journal lines (JSON)."""
+        repo_id = self.core.view.repo(request.repo).id if request.repo else ""
+        for line in self.core.export_lines(repo_id):
             yield pb.JournalLine(json=line)
 
     @_rpc
@@ -289,12 +297,28 @@ class ObservationService(pbg.ObservationServiceServicer):
         imported, dupes, errors = self.core.import_lines(request.lines, request.repo)
         return pb.ImportObservationsResponse(imported=imported, skipped_duplicates=dupes, errors=errors)
 
+    @_rpc
+    def CheckKnowledge(
+        self, request: pb.CheckKnowledgeRequest, context: grpc.ServicerContext
+    ) -> pb.CheckKnowledgeResponse:
+        """Every reference to code in the knowledge files that is not OK (dangling, stale,
+        suspect) with its exact span; ``wait_current`` waits (within the deadline) for a
+        current index first."""
+        remaining = context.time_remaining()
+        wait = 0.0
+        if request.wait_current:
+            wait = 300.0 if remaining is None else max(0.0, remaining - 0.5)
+        found = self.core.knowledge.check(request.repo, list(request.paths), wait)
+        return convert.knowledge_check_to_proto(found)
+
 
 class RetrievalService(pbg.RetrievalServiceServicer):
-    """Ranked retrieval and session briefs."""
+    """Ranked retrieval, session briefs and post-edit context."""
 
-    def __init__(self, retriever: Retriever) -> None:
+    def __init__(self, core: Core, retriever: Retriever) -> None:
+        self.core = core
         self.retriever = retriever
+        self.briefer = Briefer(lambda: core.view, retriever)
 
     @_rpc
     def Retrieve(self, request: pb.RetrieveRequest, context: grpc.ServicerContext) -> pb.RetrieveResponse:
@@ -307,7 +331,7 @@ class RetrievalService(pbg.RetrievalServiceServicer):
             hops=request.hops if request.HasField("hops") else DEFAULT_HOPS,
             limit=request.limit or 20,
             budget=request.token_budget,
-            include_stale=request.include_stale,
+            fresh_only=request.fresh_only,
             line=request.line,
         )
         return convert.recall_result_to_proto(result)
@@ -315,15 +339,41 @@ class RetrievalService(pbg.RetrievalServiceServicer):
     @_rpc
     def SessionBrief(self, request: pb.SessionBriefRequest, context: grpc.ServicerContext) -> pb.SessionBriefResponse:
         """A session brief: the relevant observations as text within a token budget."""
-        brief = self.retriever.brief(
+        brief = self.briefer.brief(
             repo=request.repo,
             files=list(request.files),
             symbols=list(request.symbols),
             text=request.text,
             budget=request.token_budget or 1000,
-            include_stale=request.include_stale,
+            fresh_only=request.fresh_only,
         )
         return convert.brief_to_proto(brief)
+
+    @_rpc
+    def EditContext(self, request: pb.EditContextRequest, context: grpc.ServicerContext) -> pb.EditContextResponse:
+        """After an agent edited files: the notes it just made stale or suspect, then the notes
+        on the files and one step away (waiting up to ``wait_ms`` for the index to take them in)."""
+        if not request.files:
+            raise InvalidArgument("files is required: the edited files")
+        if request.wait_ms > MAX_SETTLE_MS:
+            raise InvalidArgument(f"wait_ms must be at most {MAX_SETTLE_MS}, not {request.wait_ms}")
+        view = self.core.view
+        edited, indexed = settle(
+            list(request.files),
+            lambda f: view.locate(f, request.repo),
+            self.core.indexer,
+            wait_s=request.wait_ms / 1000,
+            max_file_size=self.core.cfg.max_file_size,
+        )
+        result = self.briefer.edit_context(
+            repo=request.repo or edited[0].rt.id,
+            files=[str(e.path) for e in edited],
+            edited={(e.rt.id, e.rel): e.mtime for e in edited},
+            budget=request.token_budget or 600,
+            fresh_only=request.fresh_only,
+            already_shown=set(request.already_shown),
+        )
+        return convert.edit_context_to_proto(dataclasses.replace(result, indexed=indexed))
 
 
 class SymbolService(pbg.SymbolServiceServicer):
@@ -357,6 +407,13 @@ class SymbolService(pbg.SymbolServiceServicer):
         """Full refs for a short symbol name, best first."""
         resolved = self.symbols.resolve_symbol(request.ref, repo=request.repo, limit=min(request.limit or 10, 100))
         return convert.resolved_to_proto(resolved)
+
+    @_rpc
+    def GetFileOutline(self, request: pb.GetFileOutlineRequest, context: grpc.ServicerContext) -> pb.FileOutline:
+        """One file's symbols with their line ranges and the observations anchored there."""
+        if not request.path.strip():
+            raise InvalidArgument("path is required")
+        return convert.file_outline_to_proto(self.symbols.file_outline(request.path, repo=request.repo))
 
 
 class EventService(pbg.EventServiceServicer):
@@ -395,7 +452,7 @@ def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, sh
     pbg.add_DaemonServiceServicer_to_server(DaemonService(core, socket_path, tcp, shutdown), server)  # type: ignore[no-untyped-call]
     pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_ObservationServiceServicer_to_server(ObservationService(core), server)  # type: ignore[no-untyped-call]
-    pbg.add_RetrievalServiceServicer_to_server(RetrievalService(retriever), server)  # type: ignore[no-untyped-call]
+    pbg.add_RetrievalServiceServicer_to_server(RetrievalService(core, retriever), server)  # type: ignore[no-untyped-call]
     pbg.add_SymbolServiceServicer_to_server(SymbolService(SymbolQueries(lambda: core.view)), server)  # type: ignore[no-untyped-call]
     pbg.add_EventServiceServicer_to_server(EventService(core), server)  # type: ignore[no-untyped-call]
     return [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]

@@ -67,7 +67,13 @@ class DeltaSink:
         ]
         caches = {path: u.cache for path, u in units.items()}
         parses, rid = self.parses, rt.id
-        self._writer.submit(lambda: parses.put(rid, records, caches))
+
+        def put() -> None:
+            started = time.monotonic()
+            parses.put(rid, records, caches)
+            logger.debug("parse cache: %d files written in %.3fs", len(records), time.monotonic() - started)
+
+        self._writer.submit(put)
 
     def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
         """Queue ``delta``'s rows, then forget the cached parses of its removed files (the
@@ -79,9 +85,15 @@ class DeltaSink:
         store, parses, rid = self._store, self.parses, delta.repo_id
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
         infos = {f.path: f.symbols for f in delta.changed}
-        self._writer.submit(
-            lambda: store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
-        )
+
+        def replace() -> None:
+            started = time.monotonic()
+            store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
+            logger.info(
+                "stored %s: %d files, %d removed in %.3fs", rid, len(records), len(removed), time.monotonic() - started
+            )
+
+        self._writer.submit(replace)
         self._writer.submit(lambda: parses.remove(rid, removed))
 
     def forget(self, repo_id: str) -> Future[Any]:

@@ -1,10 +1,10 @@
-"""The embedded graph store: the ONLY module that imports kuzu.
+"""The embedded graph store: the schema and every Cypher statement.
 
-It owns the schema and every Cypher statement. Everything else speaks the dataclasses of
-``graphmemd.graph.model`` and ``graphmem.types``, so the store can be swapped (e.g. for the
-LadybugDB fork) by rewriting this one module.
+It runs on Kùzu or LadybugDB (``engines.py``; each engine's binding module is the only
+importer of its package), which speak the same Cypher. Everything else speaks the
+dataclasses of ``graphmemd.graph.model`` and ``graphmem.types``.
 
-Concurrency: Kùzu allows one read-write process per database; inside it we use ONE shared
+Concurrency: the engine allows one read-write process per database; inside it we use ONE shared
 connection guarded by a lock (one connection per thread made most concurrent writes fail).
 Callers serialise writes through the daemon's single writer; reads take the same lock.
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import kuzu
 import pyarrow as pa
+import pyarrow.parquet as pq
 from graphmem.errors import DaemonAlreadyRunning, StoreError
 
 from graphmemd.graph.model import (
@@ -40,13 +40,14 @@ from graphmemd.graph.model import (
     file_id,
 )
 from graphmemd.runtime import malloc
+from graphmemd.store import engines
 from graphmemd.store.literals import inline
 from graphmemd.store.tables import node_tables, rel_tables, unresolved_of
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Resolved edge tables; schema 2 added their ``confidence`` column (see ``_migrate_v1``).
 _CONFIDENCE_TABLES = ("IMPORTS", "CALLS", "FILE_CALLS", "INHERITS")
 #: Symbol columns schema 3 dropped (``_migrate_v2``): never read (byte offsets, unresolved
@@ -98,7 +99,7 @@ _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS External(id STRING, name STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Observation(id STRING, repo STRING, text STRING, tags STRING,"
     " category STRING, status STRING, created_at DOUBLE, updated_at DOUBLE, doc STRING,"
-    " PRIMARY KEY(id))",
+    " idem_key STRING, PRIMARY KEY(id))",
     "CREATE REL TABLE IF NOT EXISTS DEFINES(FROM File TO Symbol)",
     "CREATE REL TABLE IF NOT EXISTS CONTAINS(FROM Symbol TO Symbol)",
     "CREATE REL TABLE IF NOT EXISTS IMPORTS(FROM File TO File, confidence STRING)",
@@ -120,6 +121,9 @@ class StoredObservation:
 
     id: str
     doc: str  # the observation as JSON (graphmemd.memory.observations owns its format)
+    #: the idempotency key of the create that made it ("" when none): a retry after the
+    #: journal was lost still finds it
+    key: str = ""
 
 
 class StoreConnection:
@@ -130,11 +134,15 @@ class StoreConnection:
         self,
         path: Path,
         *,
+        engine: str = engines.DEFAULT_ENGINE,
+        workarounds: frozenset[str] | None = None,
         buffer_pool_mb: int = 512,
         max_db_size_gb: int = 64,
         checkpoint_threshold_mb: int = CHECKPOINT_THRESHOLD_MB,
     ) -> None:
         self.path = path
+        #: the engine binding (``engines.py``) and the workarounds applied on it
+        self.engine = engines.load(engine, workarounds)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._sizes = (buffer_pool_mb, max_db_size_gb, checkpoint_threshold_mb)
         self._db, self._conn = self._connect()
@@ -145,6 +153,11 @@ class StoreConnection:
         #: why Kùzu can no longer be used in this process ("" while it can): ``_note_failure``
         self.poisoned = ""
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
+        #: a bulk read asked for a reopen (``reopen_soon``)
+        self._reopen_asked = False
+        #: called between the chunks of a bulk load: the store writer runs the urgent writes
+        #: (observation copies an acknowledgement waits for) there (``StoreWriter.between_steps``)
+        self.pause_point: Callable[[], None] = _nothing
         try:
             self._init_schema()
         except StoreError:
@@ -154,56 +167,73 @@ class StoreConnection:
             self.close()
             raise StoreError(f"cannot open the store {path}: {type(exc).__name__}: {exc}") from exc
 
-    def _connect(self) -> tuple[kuzu.Database, kuzu.Connection]:
+    def _connect(self) -> tuple[Any, Any]:
         pool_mb, max_gb, checkpoint_mb = self._sizes
         try:
-            db = kuzu.Database(
-                str(self.path),
-                buffer_pool_size=pool_mb * 1024 * 1024,
-                max_db_size=max_gb * 1024 * 1024 * 1024,
-                checkpoint_threshold=checkpoint_mb * 1024 * 1024,
-                max_num_threads=STORE_THREADS,
+            db, conn = self.engine.connect(
+                self.path,
+                buffer_pool_bytes=pool_mb * 1024 * 1024,
+                max_db_bytes=max_gb * 1024 * 1024 * 1024,
+                checkpoint_bytes=checkpoint_mb * 1024 * 1024,
+                threads=STORE_THREADS,
             )
-            return db, kuzu.Connection(db)
+            return db, conn
         except Exception as exc:  # the binding raises RuntimeError, IndexError, UnicodeDecodeError, ...
             if "lock" in str(exc).lower():
                 raise DaemonAlreadyRunning(f"the store {self.path} is open in another process: {exc}") from exc
             raise StoreError(f"cannot open the store {self.path}: {type(exc).__name__}: {exc}") from exc
 
     def recycle_if_due(self, every: int = RECYCLE_QUERIES) -> bool:
-        """Close and reopen the database once ``every`` queries ran on it; True if it did.
+        """Close and reopen the database once ``every`` queries ran on it (workaround
+        ``recycle``) or a bulk read asked for it (``reopen_soon``); True if it did.
 
         Kùzu 0.11.3 never returns some memory while a database is open: ≈67 KB for each row
         deleted from a full-text-indexed table, ≈5-60 KB for each query run with parameters
         (``cypher_literals`` avoids most of those). Closing the database returns all of it;
         reopening an idle store takes ~0.1 s, during which queries wait for the lock."""
         with self._lock:
-            if self._closed or self.poisoned or self.queries < every:
+            periodic = "recycle" in self.engine.workarounds and self.queries >= every
+            if self._closed or self.poisoned or not (periodic or self._reopen_asked):
                 return False
-            # a statement runs without the GIL, closing does not: left with nothing to
-            # checkpoint, the close is short (health checks wait through it)
-            self._run("CHECKPOINT")
-            self._conn.close()
-            self._db.close()
-            malloc.trim()
-            try:
-                self._db, self._conn = self._connect()
-                self._conn.execute("LOAD EXTENSION fts")
-            except Exception as exc:  # reopening what was open a moment ago: report, never hide
-                self._closed = True
-                raise StoreError(f"cannot reopen the store {self.path}: {type(exc).__name__}: {exc}") from exc
-            self.queries = 0
-            return True
+            return self._reopen()
+
+    def _reopen_for(self, workaround: str) -> None:
+        """Reopen the database now when ``workaround`` is applied on this engine."""
+        if workaround in self.engine.workarounds:
+            with self._lock:
+                if not self._closed and not self.poisoned:
+                    self._reopen()
+
+    def _reopen(self) -> bool:
+        """Checkpoint, close and reopen the database (the lock is held)."""
+        # a statement runs without the GIL, closing does not: left with nothing to
+        # checkpoint, the close is short (health checks wait through it)
+        self._run("CHECKPOINT")
+        self._conn.close()
+        self._db.close()
+        malloc.trim()
+        try:
+            self._db, self._conn = self._connect()
+            for statement in self.engine.at_connect:
+                self._conn.execute(statement)
+        except Exception as exc:  # reopening what was open a moment ago: report, never hide
+            self._closed = True
+            raise StoreError(f"cannot reopen the store {self.path}: {type(exc).__name__}: {exc}") from exc
+        self.queries = 0
+        self._reopen_asked = False
+        return True
 
     def reopen_soon(self) -> None:
         """Have the next ``recycle_if_due`` (the store writer's, after its next job) reopen the
-        database, not this caller: a bulk read at start-up is not slowed down by it."""
-        with self._lock:
-            self.queries = max(self.queries, RECYCLE_QUERIES)
+        database, not this caller: a bulk read at start-up is not slowed down by it
+        (workaround ``bulk-read``)."""
+        if "bulk-read" in self.engine.workarounds:
+            with self._lock:
+                self._reopen_asked = True
 
     # ------------------------------------------------------------------ plumbing
 
-    def _query(self, query: str, params: Mapping[str, Any] | None, take: Callable[[kuzu.QueryResult], _T]) -> _T:
+    def _query(self, query: str, params: Mapping[str, Any] | None, take: Callable[[Any], _T]) -> _T:
         """Run ``query`` and ``take`` what it needs from the result, under the lock, with
         Kùzu's failures mapped to ``StoreError`` (and noted: ``_note_failure``)."""
         with self._lock:
@@ -213,7 +243,8 @@ class StoreConnection:
                 # 0.11.3 leaks 5-60 KB per query executed with parameters (cypher_literals.py).
                 # (Reused prepared statements instead crashed the process: SIGSEGV.)
                 self.queries += 1
-                text = inline(query, params) if params else query
+                literals = params and "literals" in self.engine.workarounds
+                text = inline(query, params) if literals and params else (None if params else query)
                 result = self._conn.execute(text) if text is not None else self._conn.execute(query, dict(params or {}))
                 assert not isinstance(result, list)
                 return take(result)
@@ -254,7 +285,9 @@ class StoreConnection:
             self.poisoned = text.strip().splitlines()[0][:200] if text.strip() else type(exc).__name__
             logger.critical("store unusable until the daemon restarts: %s", self.poisoned)
 
-    def _copy(self, table: str, rows: pa.Table) -> None:
+    def _copy(self, table: str, rows: pa.Table, *, pause: bool = False) -> None:
+        """COPY ``rows`` into ``table`` a slice at a time; with ``pause``, the urgent writes
+        queued meanwhile run between the slices (``pause_point``: a graph load's edges)."""
         with self._lock:
             self._check_usable()
             for start in range(0, rows.num_rows, COPY_CHUNK_ROWS):
@@ -267,13 +300,28 @@ class StoreConnection:
                     # committed part of the slice, and a store where that slice was deleted and
                     # copied again crashed the next start. The job fails; the next pass re-writes
                     # its files (their hashes differ).
-                    self._conn.execute(f"COPY {table} FROM data")
+                    if self.engine.copy_from_file:
+                        self._copy_file(table, data)
+                    else:
+                        self._conn.execute(f"COPY {table} FROM data")
                 except (RuntimeError, ValueError, IndexError) as exc:
                     self._note_failure(exc)
                     raise StoreError(f"bulk load into {table} failed: {exc}") from exc
+                if pause:
+                    self.pause_point()
+
+    def _copy_file(self, table: str, data: pa.Table) -> None:
+        """COPY ``data`` into ``table`` through a Parquet file beside the store (removed after)."""
+        staged = self.path.with_name(f".{self.path.name}.copy.parquet")
+        try:
+            pq.write_table(data, staged, compression="none")
+            self._conn.execute(f"COPY {table} FROM '{_cypher_path(staged)}'")
+        finally:
+            staged.unlink(missing_ok=True)
 
     def _init_schema(self) -> None:
-        self._run("LOAD EXTENSION fts")
+        for statement in self.engine.at_connect:
+            self._run(statement)
         for stmt in _SCHEMA:
             self._run(stmt)
         rows = self._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value")
@@ -285,9 +333,12 @@ class StoreConnection:
             version = "2"
         if version == "2":
             self._migrate_v2()
+            version = "3"
+        if version == "3":
+            self._migrate_v3()
         elif version != str(SCHEMA_VERSION):
             raise StoreError(f"store schema {version} is not {SCHEMA_VERSION}; remove {self.path} to rebuild")
-        existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")}
+        existing = {r[0] for r in self._run("CALL SHOW_INDEXES() RETURN index_name")} if self.engine.had_fts else set()
         for table, index in _OLD_FTS:
             if index in existing:
                 self._run(f"CALL DROP_FTS_INDEX('{table}', '{index}')")
@@ -314,8 +365,18 @@ class StoreConnection:
         for column in _DROPPED_SYMBOL_COLUMNS:
             if column in present:
                 self._run(f"ALTER TABLE Symbol DROP {column}")
+        self._run("MATCH (m:Meta {key: 'schema'}) SET m.value = '3'")
+        logger.info("store %s migrated from schema 2 to 3", self.path)
+
+    def _migrate_v3(self) -> None:
+        """Schema 3 -> 4: observation copies keep the idempotency key of their create (the
+        journal is no longer its only holder); older rows get theirs from the journal at the
+        next reconciliation."""
+        present = {r[0] for r in self._run("CALL TABLE_INFO('Observation') RETURN name")}
+        if "idem_key" not in present:
+            self._run("ALTER TABLE Observation ADD idem_key STRING DEFAULT ''")
         self._run("MATCH (m:Meta {key: 'schema'}) SET m.value = $v", {"v": str(SCHEMA_VERSION)})
-        logger.info("store %s migrated from schema 2 to %d", self.path, SCHEMA_VERSION)
+        logger.info("store %s migrated from schema 3 to %d", self.path, SCHEMA_VERSION)
 
     def close(self) -> None:
         """Close the connection and the database (idempotent). A poisoned store is left as it
@@ -347,6 +408,13 @@ class StoreConnection:
         whenever the WAL grows past ``CHECKPOINT_THRESHOLD_MB``)."""
         with self._lock:
             self._run("CHECKPOINT")
+
+    def export_to(self, directory: Path) -> None:
+        """Write the whole database to ``directory`` as Parquet files with the Cypher that
+        recreates it (``EXPORT DATABASE``; ``migration.py`` imports it into another engine)."""
+        with self._lock:
+            self._run("CHECKPOINT")
+            self._run(f"EXPORT DATABASE '{_cypher_path(directory)}' (format='parquet')")
 
     def counts(self) -> dict[str, int]:
         """Rows per node table (reads every table once: used to verify a store at open)."""
@@ -420,7 +488,7 @@ class Store(StoreConnection):
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
                 if len(chunks) > 1:  # a bulk delete before a bulk load: see _load
-                    self.recycle_if_due(every=0)
+                    self._reopen_for("chunks")
             if sources:
                 ids = [file_id(repo_id, p) for p in sources]
                 self._run("MATCH (s:Symbol)-[e:CALLS|INHERITS]->() WHERE s.file IN $ids DELETE e", {"ids": ids})
@@ -453,14 +521,15 @@ class Store(StoreConnection):
             for table, data in node_tables(repo_id, chunk, unresolved, infos):
                 self._copy(table, data)
             if len(chunks) > 1:
-                self.recycle_if_due(every=0)
+                self._reopen_for("chunks")
+            self.pause_point()
         externals = sorted({name for _, name in edges.external_imports})
         if externals:
             known = {r[0] for r in self._run("MATCH (e:External) WHERE e.id IN $ids RETURN e.id", {"ids": externals})}
             new = [n for n in externals if n not in known]
             self._copy("External", pa.table({"id": new, "name": new}))
         for table, data in rel_tables(repo_id, edges):
-            self._copy(table, data)
+            self._copy(table, data, pause=True)
 
     # ------------------------------------------------------------------ code graph reads
 
@@ -550,14 +619,15 @@ class Store(StoreConnection):
     # ------------------------------------------------------------------ observations
 
     def upsert_observations(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Write observations (id, repo, text, tags, category, status, created_at, updated_at, doc)."""
+        """Write observations (id, repo, text, tags, category, status, created_at, updated_at, doc,
+        idem_key)."""
         if not rows:
             return
         rows = list({r["id"]: r for r in rows}.values())  # one row per id: the last one wins
         with self._lock:
             ids = [r["id"] for r in rows]
             self._run("MATCH (o:Observation) WHERE o.id IN $ids DELETE o", {"ids": ids})
-            cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc")
+            cols = ("id", "repo", "text", "tags", "category", "status", "created_at", "updated_at", "doc", "idem_key")
             # One COPY for a large batch, a CREATE per row for a small one (a COPY has a fixed
             # cost, and keeps ~300 KB until the database is reopened: see recycle_if_due).
             if len(rows) > COPY_ROWS:
@@ -566,7 +636,8 @@ class Store(StoreConnection):
             for r in rows:
                 self._run(
                     "CREATE (:Observation {id: $id, repo: $repo, text: $text, tags: $tags, category: $category,"
-                    " status: $status, created_at: $created_at, updated_at: $updated_at, doc: $doc})",
+                    " status: $status, created_at: $created_at, updated_at: $updated_at, doc: $doc,"
+                    " idem_key: $idem_key})",
                     {c: r[c] for c in cols},
                 )
 
@@ -577,8 +648,8 @@ class Store(StoreConnection):
 
     def observations(self) -> Iterator[StoredObservation]:
         """Every stored observation, by id."""
-        for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc ORDER BY o.id"):
-            yield StoredObservation(r[0], r[1])
+        for r in self._run("MATCH (o:Observation) RETURN o.id, o.doc, o.idem_key ORDER BY o.id"):
+            yield StoredObservation(r[0], r[1], r[2] or "")
 
 
 _CONFIDENCES: dict[object, Confidence] = {c.value: c for c in Confidence}
@@ -599,11 +670,20 @@ def load_chunks(files: Sequence[tuple[FileRecord, ParsedFile]]) -> list[Sequence
     return chunks
 
 
+def _cypher_path(path: Path) -> str:
+    """``path`` for a single-quoted Cypher string."""
+    return str(path).replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _nothing() -> None:
+    return None
+
+
 def _confidence(value: object) -> Confidence:
     return _CONFIDENCES.get(value, Confidence.UNKNOWN)
 
 
-def _rows(result: kuzu.QueryResult) -> list[list[Any]]:
+def _rows(result: Any) -> list[list[Any]]:
     rows: list[list[Any]] = []
     while result.has_next():
         row = result.get_next()
@@ -615,8 +695,9 @@ def _intern(value: Any) -> Any:
     return sys.intern(value) if type(value) is str else value
 
 
-def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """The stored columns of an observation document (see ``graphmemd.memory.observations``)."""
+def observation_row(doc: Mapping[str, Any], key: str = "") -> dict[str, Any]:
+    """The stored columns of an observation document (see ``graphmemd.memory.observations``)
+    and the idempotency key of its create."""
     return {
         "id": doc["id"],
         "repo": doc.get("repo_id", ""),
@@ -627,4 +708,5 @@ def observation_row(doc: Mapping[str, Any]) -> dict[str, Any]:
         "created_at": float(doc.get("created_at", 0.0)),
         "updated_at": float(doc.get("updated_at", 0.0)),
         "doc": json.dumps(doc, sort_keys=True),
+        "idem_key": key,
     }

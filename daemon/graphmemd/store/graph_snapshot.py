@@ -50,7 +50,7 @@ from graphmem import types
 from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd import __version__
-from graphmemd.graph import codegraph, model, text_index
+from graphmemd.graph import codegraph, model, text_index, tokens
 from graphmemd.graph.codegraph import CodeGraph, FileNode, GraphPart
 from graphmemd.graph.model import Language, SymbolInfo, SymbolKind
 from graphmemd.graph.text_index import text_layout
@@ -90,7 +90,7 @@ def layout() -> str:
     for enum in (EdgeKind, EdgeConfidence, SymbolKind, Language):
         h.update(",".join(m.value for m in enum).encode("utf-8"))
     h.update(text_layout().encode("utf-8"))
-    for module in (codegraph, model, text_index, types, sys.modules[__name__]):
+    for module in (codegraph, model, text_index, tokens, types, sys.modules[__name__]):
         h.update(Path(str(module.__file__)).read_bytes())
     return h.hexdigest()
 

@@ -1,9 +1,9 @@
 """Opening the store without a human: probe in a child process, move damage aside, rebuild.
 
-A damaged Kùzu store can raise any exception type at open (RuntimeError, IndexError,
+A damaged store (Kùzu or LadybugDB: ``engines.py``) can raise any exception type at open (RuntimeError, IndexError,
 UnicodeDecodeError, ...) or kill the process outright (SIGSEGV/SIGABRT while replaying a
 damaged WAL). So the store is first opened in a short-lived child process
-(``python -m graphmemd.store.opening PATH``) that replays the WAL, reads every table with the
+(``python -m graphmemd.store.opening PATH POOL ENGINE``) that replays the WAL, reads every table with the
 queries the daemon's start runs (so a store that would crash the restore is caught here) and
 checkpoints (which also bounds a WAL left by an unclean stop). Only when the child exits
 cleanly does the daemon open the store itself. Any failure, in the child or in the daemon's
@@ -32,7 +32,9 @@ from pathlib import Path
 
 from graphmem.errors import DaemonAlreadyRunning, StoreError
 
+from graphmemd.store import engines
 from graphmemd.store.engine import Store
+from graphmemd.store.migration import migrate_kuzu_store
 
 __all__ = ["OpenedStore", "mark_clean", "move_aside", "open_store", "probe_store"]
 
@@ -64,14 +66,16 @@ def _describe_exit(code: int, stderr: str) -> str:
     return last or f"the probe exited with status {code}"
 
 
-def probe_store(path: Path, *, buffer_pool_mb: int, timeout_s: float = PROBE_TIMEOUT_S) -> str:
+def probe_store(
+    path: Path, *, buffer_pool_mb: int, engine: str = engines.DEFAULT_ENGINE, timeout_s: float = PROBE_TIMEOUT_S
+) -> str:
     """Open, read and checkpoint the store in a child process; "" when it is sound, else why not.
 
     A store that does not exist yet (nothing on disk) is sound."""
     wal = Path(str(path) + ".wal")
     if not path.exists() and not wal.exists():
         return ""
-    cmd = [sys.executable, "-m", "graphmemd.store.opening", str(path), str(buffer_pool_mb)]
+    cmd = [sys.executable, "-m", "graphmemd.store.opening", str(path), str(buffer_pool_mb), engine]
     try:
         proc = subprocess.run(
             cmd, capture_output=True, timeout=timeout_s, check=False, stdin=subprocess.DEVNULL, env=dict(os.environ)
@@ -143,17 +147,30 @@ def move_aside(path: Path, stamp: str | None = None) -> list[str]:
     return moved
 
 
-def open_store(path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 64, probe: bool = True) -> OpenedStore:
-    """The store at ``path``, probed first; a damaged one is moved aside and replaced."""
+def open_store(
+    path: Path,
+    *,
+    engine: str = engines.DEFAULT_ENGINE,
+    workarounds: frozenset[str] | None = None,
+    buffer_pool_mb: int = 512,
+    max_db_size_gb: int = 64,
+    probe: bool = True,
+) -> OpenedStore:
+    """The store at ``path`` on ``engine``, probed first; a damaged one is moved aside and
+    replaced. On LadybugDB a Kùzu store beside it that it does not have yet is carried over
+    first (``migration.py``)."""
 
     def open_() -> Store:
-        return Store(path, buffer_pool_mb=buffer_pool_mb, max_db_size_gb=max_db_size_gb)
+        return Store(
+            path, engine=engine, workarounds=workarounds, buffer_pool_mb=buffer_pool_mb, max_db_size_gb=max_db_size_gb
+        )
 
+    migrated = migrate_kuzu_store(path, buffer_pool_mb=min(buffer_pool_mb, 256)) if engine == "ladybug" else ""
     clean = _closed_cleanly(path)
-    problem = probe_store(path, buffer_pool_mb=min(buffer_pool_mb, 256)) if probe and not clean else ""
+    problem = probe_store(path, buffer_pool_mb=min(buffer_pool_mb, 256), engine=engine) if probe and not clean else ""
     if not problem:
         try:
-            return OpenedStore(open_(), clean=clean)
+            return OpenedStore(open_(), recovered=migrated, clean=clean)
         except DaemonAlreadyRunning:
             raise
         except StoreError as exc:
@@ -166,7 +183,7 @@ def open_store(path: Path, *, buffer_pool_mb: int = 512, max_db_size_gb: int = 6
         where,
     )
     note = f"store rebuilt after an open failure ({problem}); the damaged files were moved to {where}"
-    return OpenedStore(open_(), recovered=note, moved_to=tuple(moved))
+    return OpenedStore(open_(), recovered="; ".join(n for n in (migrated, note) if n), moved_to=tuple(moved))
 
 
 _LOCKED = 3
@@ -176,9 +193,9 @@ def _probe_main(argv: Sequence[str]) -> int:
     """The child: open, read every table the way the daemon's start does (observations, and
     each repository's files, symbols and edges, as ``restore.py`` reads them),
     checkpoint, close. Exit 0 when all went well."""
-    path, pool = Path(argv[0]), int(argv[1])
+    path, pool, engine = Path(argv[0]), int(argv[1]), argv[2]
     try:
-        store = Store(path, buffer_pool_mb=pool)
+        store = Store(path, engine=engine, buffer_pool_mb=pool)
     except DaemonAlreadyRunning as exc:
         sys.stderr.write(f"{exc}\n")
         return _LOCKED

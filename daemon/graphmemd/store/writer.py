@@ -5,6 +5,10 @@ in-memory graph and the journal are already current); callers that need the writ
 on the returned future. A write that raises fails alone (its future carries the error); an
 unexpected exception also marks the writer degraded until a later write succeeds.
 
+Observation copies are *urgent*: an acknowledgement waits for them (``memory.py``), so they
+run before any queued graph write, and between the chunks of a running bulk load
+(``between_steps``, which the store calls after each chunk), instead of behind a whole pass.
+
 Writes are refused up front while the store's file system is nearly full (``space_check``):
 Kùzu 0.11.3 can crash the process (SIGSEGV) on the next statement after a write that ran out
 of space, so it is never let near ENOSPC. Refused writes fail like any other; the journal
@@ -14,7 +18,8 @@ holds the observations and the store is brought level once space returns.
 from __future__ import annotations
 
 import logging
-import queue
+import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -23,7 +28,7 @@ from graphmem.errors import GraphMemError, ResourceExhausted
 
 from graphmemd.runtime.faults import NO_FAULTS, Faults
 from graphmemd.runtime.health import Health
-from graphmemd.runtime.supervisor import SupervisedThread
+from graphmemd.runtime.supervisor import SupervisedThread, describe
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +47,12 @@ class StoreWriter:
         after_each: Callable[[], None] | None = None,
         space_check: Callable[[], str] | None = None,
     ) -> None:
-        self._queue: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._urgent: deque[tuple[Callable[[], Any], Future[Any]]] = deque()
+        self._normal: deque[tuple[Callable[[], Any], Future[Any]] | None] = deque()
+        self._cond = threading.Condition()
+        self._thread_id: int | None = None
+        #: an urgent write is running inside a long one (``between_steps`` does not nest)
+        self._in_urgent = False
         self._health = health
         self._on_idle = on_idle
         self._after_each = after_each
@@ -53,21 +63,68 @@ class StoreWriter:
         self._loop = SupervisedThread(COMPONENT, self._step, health)
         self._loop.start()
 
-    def submit(self, fn: Callable[[], Any]) -> Future[Any]:
-        """Queue ``fn``; its result (or exception) arrives in the returned future."""
+    def submit(self, fn: Callable[[], Any], *, urgent: bool = False) -> Future[Any]:
+        """Queue ``fn``; its result (or exception) arrives in the returned future. An
+        ``urgent`` write runs before every queued ordinary one (in order among the urgent
+        ones) and between the chunks of a running bulk load."""
         fut: Future[Any] = Future()
-        self._queue.put((fn, fut))
+        with self._cond:
+            (self._urgent if urgent else self._normal).append((fn, fut))
+            self._cond.notify()
         return fut
 
     def pending(self) -> int:
         """How many writes are queued."""
-        return self._queue.qsize()
+        with self._cond:
+            return len(self._urgent) + len(self._normal)
+
+    def _empty(self) -> bool:
+        with self._cond:
+            return not self._urgent and not self._normal
+
+    def between_steps(self) -> None:
+        """Run the urgent writes queued now, when called on the writer thread inside a long
+        write (the store calls it between the chunks of a bulk load); elsewhere nothing."""
+        if threading.get_ident() != self._thread_id or self._in_urgent:
+            return  # not the writer, or already inside an urgent write (never nested)
+        self._in_urgent = True
+        try:
+            self._run_urgent()
+        finally:
+            self._in_urgent = False
+
+    def _run_urgent(self) -> None:
+        while True:
+            with self._cond:
+                if not self._urgent:
+                    return
+                fn, fut = self._urgent.popleft()
+            try:
+                self._run(fn, fut)
+            except Exception as exc:  # its future has the error; the long write goes on
+                logger.exception("urgent store write failed inside a long write")
+                self._health.crashed(COMPONENT, describe(exc))
 
     def _step(self) -> bool:
-        item = self._queue.get()
+        self._thread_id = threading.get_ident()
+        with self._cond:
+            while not self._urgent and not self._normal:
+                self._cond.wait()
+            item = self._urgent.popleft() if self._urgent else self._normal.popleft()
         if item is None:
             return False
-        fn, fut = item
+        if not self._run(*item):
+            return True  # refused for lack of space: and no upkeep either
+        hooks = [h for h in (self._after_each, self._on_idle if self._empty() else None) if h is not None]
+        for hook in hooks:
+            try:
+                hook()
+            except GraphMemError as exc:
+                logger.error("store upkeep failed: %s", exc)
+        return True
+
+    def _run(self, fn: Callable[[], Any], fut: Future[Any]) -> bool:
+        """One write: its result or error into ``fut``; False when it was refused for space."""
         try:
             self._faults.check(COMPONENT)
             problem = self._space_check() if self._space_check is not None else ""
@@ -75,7 +132,7 @@ class StoreWriter:
                 logger.warning("store write refused: %s", problem)
                 self.failed += 1
                 fut.set_exception(ResourceExhausted(f"store write refused: {problem}"))
-                return True  # and no upkeep either
+                return False
             fut.set_result(fn())
             self._health.recover(COMPONENT)
         except GraphMemError as exc:  # the journal / the next full pass repairs the store
@@ -87,17 +144,13 @@ class StoreWriter:
             self.failed += 1
             fut.set_exception(exc)
             raise  # the supervisor logs it and shows the writer degraded
-        hooks = [h for h in (self._after_each, self._on_idle if self._queue.empty() else None) if h is not None]
-        for hook in hooks:
-            try:
-                hook()
-            except GraphMemError as exc:
-                logger.error("store upkeep failed: %s", exc)
         return True
 
     def close(self, timeout: float = 60.0) -> bool:
         """Finish every queued write, then stop; True when all were done and none failed."""
         self._loop.stop_after_crash()
-        self._queue.put(None)
+        with self._cond:
+            self._normal.append(None)
+            self._cond.notify()
         self._loop.join(timeout)
         return not self._loop.is_alive() and not self.failed

@@ -1,0 +1,232 @@
+"""``graphmem hook session-start|post-edit``: the commands a coding client runs on its lifecycle events.
+
+Built to be fast and harmless: reached from the ``graphmem`` entry point without loading the
+CLI (``graphmem.launcher``), it imports only grpc (not even protobuf: ``wire`` writes and reads
+its two messages), reads the client's payload on stdin (``hookio``), asks the daemon with a
+short deadline, prints the client's documented output and always exits 0. When the daemon is not running (its socket is
+missing: grpc is not even imported), does not answer in time, or the working directory is in no
+registered repository, it prints nothing.
+
+session-start: the repository's brief (``SessionBrief`` with no files). post-edit: the notes
+the edit just made stale or suspect, then the notes on the edited files and the code one step
+away (``EditContext``, which first lets the index take in the saved files, for at most
+``--wait-ms``). Each session's hooks remember (in the runtime directory) which notes they have
+shown, so a later edit does not repeat them; a new, cleared or compacted session starts afresh.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from graphmem.agents import wire
+from graphmem.agents.hookio import HookInput, parse_payload, render_output
+from graphmem.paths import Paths, resolve_paths
+
+__all__ = ["KINDS", "HookArgs", "main", "parse_args"]
+
+KINDS = ("session-start", "post-edit")
+#: The largest payload read from stdin.
+MAX_PAYLOAD = 4 * 1024 * 1024
+#: Notes a session remembers having been shown.
+MAX_REMEMBERED = 2000
+TOKEN_METADATA = "x-graphmem-token"
+
+
+class HookArgs:
+    """The hook's options (parsed by hand: argparse alone costs milliseconds here)."""
+
+    def __init__(self) -> None:
+        self.kind = ""
+        self.client = "claude-code"
+        self.home: str | None = None
+        self.address: str | None = None
+        self.budget = 0
+        self.wait_ms = 500
+        self.timeout = 3.0
+        self.fresh_only = False
+
+
+USAGE = (
+    "usage: graphmem hook {session-start,post-edit} [--client NAME] [--home DIR] [--address ADDR] "
+    "[--budget TOKENS] [--wait-ms MS] [--timeout SECONDS] [--fresh-only]\n"
+    "Reads the client's hook payload (JSON) on stdin and prints what the agent should know, in the "
+    "client's hook output format; prints nothing and exits 0 when there is nothing to say or the daemon "
+    "is not running.\n"
+)
+
+
+def parse_args(argv: Sequence[str]) -> HookArgs | None:
+    """The options, or None when they are not understood (the hook then stays silent)."""
+    args = HookArgs()
+    it = iter(argv)
+    for word in it:
+        if word in KINDS and not args.kind:
+            args.kind = word
+        elif word == "--fresh-only":
+            args.fresh_only = True
+        elif word in ("--client", "--home", "--address", "--budget", "--wait-ms", "--timeout"):
+            value = next(it, None)
+            if value is None:
+                return None
+            try:
+                if word == "--client":
+                    args.client = value
+                elif word == "--home":
+                    args.home = value
+                elif word == "--address":
+                    args.address = value
+                elif word == "--budget":
+                    args.budget = int(value)
+                elif word == "--wait-ms":
+                    args.wait_ms = max(0, min(int(value), 5000))
+                else:
+                    args.timeout = float(value)
+            except ValueError:
+                return None
+        else:
+            return None
+    return args if args.kind else None
+
+
+def _target(args: HookArgs, paths: Paths, env: Mapping[str, str]) -> str | None:
+    """The daemon's gRPC target, or None when its socket does not exist (not running)."""
+    address = args.address or env.get("GRAPHMEM_ADDRESS") or ""
+    if address:
+        if address.startswith("/"):
+            return "unix:" + address
+        return address.removeprefix("tcp://")
+    return "unix:" + str(paths.socket) if paths.socket.exists() else None
+
+
+def _token(target: str, paths: Paths, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    if target.startswith("unix:"):
+        return ()
+    secret = env.get("GRAPHMEM_TOKEN", "").strip()
+    if not secret:
+        try:
+            secret = paths.token.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            secret = ""
+    return ((TOKEN_METADATA, secret),) if secret else ()
+
+
+def _memory_file(paths: Paths, session: str) -> Path | None:
+    """Where a session's hooks remember what they showed (a name made of the session id)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", session)[:100]
+    return paths.runtime_dir / "hooks" / f"{name}.json" if name else None
+
+
+def _remembered(path: Path | None) -> list[str]:
+    if path is None:
+        return []
+    try:
+        ids = json.loads(path.read_text(encoding="utf-8")).get("shown", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [i for i in ids if isinstance(i, str)]
+
+
+def _remember(path: Path | None, ids: list[str]) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"shown": ids[-MAX_REMEMBERED:]}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _call(channel: Any, method: str, request: bytes, timeout: float, metadata: Any) -> dict[int, list[int | bytes]]:
+    """One unary call with the message already encoded (``wire``); the response's fields."""
+    call = channel.unary_unary(f"/graphmem.v1.RetrievalService/{method}", request_serializer=None,
+                               response_deserializer=None)
+    return wire.decode(call(request, timeout=timeout, metadata=metadata))
+
+
+def _ask(args: HookArgs, hook: HookInput, target: str, metadata: Any, shown: list[str]) -> tuple[str, list[str]]:
+    """The daemon's text and the ids it shows (raises grpc.RpcError when it fails)."""
+    import grpc
+
+    with grpc.insecure_channel(target, options=[("grpc.enable_http_proxy", 0)]) as channel:
+        if args.kind == "session-start":
+            request = wire.session_brief_request(hook.cwd, args.budget or 1200, args.fresh_only)
+            brief = _call(channel, "SessionBrief", request, args.timeout, metadata)
+            ids = wire.strings(brief, 2)  # SessionBriefResponse.observation_ids
+            if not ids and not brief.get(250):  # nothing shown, nothing left out (left_out = 250)
+                return "", []
+            return "".join(wire.strings(brief, 1)), ids
+        if not hook.files:
+            return "", []
+        request = wire.edit_context_request(hook.cwd, hook.files, args.budget or 600, args.wait_ms, args.fresh_only,
+                                            shown)
+        edit = _call(channel, "EditContext", request, args.timeout + args.wait_ms / 1000, metadata)
+        return "".join(wire.strings(edit, 1)), wire.strings(edit, 2)  # EditContextResponse.text, observation_ids
+
+
+def _has_own_hooks(client: str, cwd: str, env: Mapping[str, str]) -> bool:
+    """Whether ``client`` has graphmem's hooks in its own hooks file (project or user): then the
+    copy it also runs from Claude Code's settings stays silent, so it hears graphmem once."""
+    from graphmem.agents.table import CLIENTS, resolve_path
+
+    spec = CLIENTS[client].hooks
+    if spec is None:
+        return False
+    for path in (Path(cwd) / spec.project, resolve_path(spec.user, env, sys.platform)):
+        try:
+            if " hook " in path.read_text(encoding="utf-8"):
+                return True
+        except (OSError, UnicodeDecodeError):
+            continue
+    return False
+
+
+def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str) -> str:
+    """The hook's output for payload ``raw`` ("" when there is nothing to say)."""
+    hook = parse_payload(raw, args.kind, args.client, env, cwd)
+    if hook.client == "windsurf" or (args.kind == "post-edit" and not hook.files):
+        return ""
+    sniffed = hook.client != args.client and hook.client in ("cursor", "vscode")
+    if sniffed and _has_own_hooks(hook.client, hook.cwd, env):
+        return ""
+    paths = resolve_paths(args.home, env)
+    target = _target(args, paths, env)
+    if target is None:
+        return ""
+    memory = _memory_file(paths, hook.session)
+    fresh_session = args.kind == "session-start" and hook.source != "resume"
+    shown = [] if fresh_session else _remembered(memory)
+    text, ids = _ask(args, hook, target, _token(target, paths, env), shown)
+    if ids or fresh_session:
+        _remember(memory, list(dict.fromkeys([*shown, *ids])))
+    return render_output(hook.client, hook.event, text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one hook; always 0 (a hook must never block or fail the agent)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:
+        argv = argv[1:]
+    if any(a in ("-h", "--help") for a in argv):
+        sys.stdout.write(USAGE)
+        return 0
+    args = parse_args(argv)
+    if args is None:
+        sys.stderr.write(USAGE)
+        return 0
+    try:
+        raw = sys.stdin.read(MAX_PAYLOAD) if not sys.stdin.isatty() else ""
+        out = run(args, raw, os.environ, os.getcwd())
+    except Exception:  # noqa: BLE001 - the daemon is down, slow or unhappy: say nothing, never fail the agent
+        return 0
+    if out:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    return 0

@@ -1,0 +1,259 @@
+"""``graphmem check [PATH…]``: the gate for CI and pre-commit over the knowledge files.
+
+It asks a daemon for every reference to code in the repository's knowledge files that is
+not OK (``CheckKnowledge``), prints the findings in the chosen format (``check_format``,
+``check_sarif``: the pure renderers) and exits 1 when one is at or above ``--fail-on``.
+
+Which daemon answers:
+
+* a daemon that runs (``--home`` / ``--address`` / the environment, as for every command)
+  and has the repository registered: that one, after it has caught up with the files;
+* otherwise (CI, a fresh clone, a daemon that does not know this repository) a private,
+  one-shot daemon: started on a temporary ``GRAPHMEM_HOME`` (short, for the Unix socket;
+  no file watching), given only this repository, waited for until its index is current,
+  asked, stopped, and its home removed. ``--one-shot`` asks for this even when a daemon
+  runs. A daemon that runs but does not know the repository is left alone: checking never
+  registers anything with it.
+
+Like every command, the CLI never opens the store: both ways are gRPC calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Final, TextIO
+
+from graphmem import __version__
+from graphmem.check_format import FailOn, exit_status, github_lines, json_text, summary, text_lines
+from graphmem.check_sarif import sarif_log
+from graphmem.client import GraphMem, deepest_repository
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Timeout
+from graphmem.paths import resolve_paths, unix_target
+from graphmem.types import IndexState, KnowledgeCheck, Repository
+
+__all__ = [
+    "DEFAULT_WAIT_S",
+    "CheckOptions",
+    "OutputFormat",
+    "add_arguments",
+    "ask",
+    "find_root",
+    "one_shot_daemon",
+    "options_from_args",
+    "render",
+    "run_check",
+]
+
+#: How long a check waits, by default, for the index to be current (a cold one-shot index
+#: of a large repository included).
+DEFAULT_WAIT_S: Final = 600.0
+#: How long the one-shot daemon gets to start serving, and to stop.
+_START_S: Final = 60.0
+_STOP_S: Final = 60.0
+_POLL_S: Final = 0.1
+#: The one-shot daemon's environment: nothing to watch, the index is taken once.
+_ONE_SHOT_ENV: Final = {"GRAPHMEM_WATCH": "0"}
+
+
+class OutputFormat(str, Enum):
+    """``--format``: what ``graphmem check`` prints on stdout."""
+
+    TEXT = "text"
+    JSON = "json"
+    SARIF = "sarif"
+    GITHUB = "github"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """The resolved arguments of one ``graphmem check``."""
+
+    paths: tuple[str, ...] = ()
+    output: OutputFormat = OutputFormat.TEXT
+    fail_on: FailOn = FailOn.DANGLING
+    repo: str = ""
+    one_shot: bool = False
+    wait: float = DEFAULT_WAIT_S
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``graphmem check`` (registered by the CLI's parser)."""
+    p.add_argument("paths", metavar="PATH", nargs="*", help="knowledge files or folders to check (default: all)")
+    p.add_argument(
+        "--format",
+        dest="output",
+        type=OutputFormat,
+        choices=list(OutputFormat),
+        default=OutputFormat.TEXT,
+        metavar="{" + ",".join(f.value for f in OutputFormat) + "}",
+        help="text (default), json, sarif (SARIF 2.1.0, for GitHub code scanning) or github (Actions annotations)",
+    )
+    p.add_argument(
+        "--fail-on",
+        type=FailOn,
+        choices=list(FailOn),
+        default=FailOn.DANGLING,
+        metavar="{" + ",".join(f.value for f in FailOn) + "}",
+        help="exit 1 when a finding is at or above this state (default: dangling; never: report only)",
+    )
+    p.add_argument("--repo", metavar="PATH", default="", help="the repository (default: the one around the cwd)")
+    p.add_argument(
+        "--one-shot",
+        action="store_true",
+        help="index the repository in a private temporary daemon even when a daemon runs",
+    )
+    p.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        type=float,
+        default=DEFAULT_WAIT_S,
+        help=f"how long to wait for the index to be current (default: {DEFAULT_WAIT_S:g})",
+    )
+
+
+def options_from_args(args: argparse.Namespace) -> CheckOptions:
+    """``CheckOptions`` from the parsed arguments."""
+    if args.wait <= 0:
+        raise InvalidArgument(f"check: --wait must be positive, not {args.wait:g}")
+    return CheckOptions(
+        paths=tuple(args.paths),
+        output=args.output,
+        fail_on=args.fail_on,
+        repo=args.repo,
+        one_shot=args.one_shot,
+        wait=args.wait,
+    )
+
+
+def find_root(start: Path) -> Path:
+    """The repository around ``start``: the nearest directory holding ``.git`` (a folder,
+    or a file in a worktree), else ``start`` itself."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return start
+
+
+def _target_paths(paths: Sequence[str], root: Path) -> tuple[str, ...]:
+    """The PATH arguments as absolute paths inside ``root`` (InvalidArgument otherwise)."""
+    out: list[str] = []
+    for text in paths:
+        path = Path(text).expanduser()
+        if not path.exists():
+            raise InvalidArgument(f"check: no such file or directory: {text}")
+        resolved = path.resolve()
+        if resolved != root and root not in resolved.parents:
+            raise InvalidArgument(f"check: {text} is outside the repository {root}")
+        out.append(str(resolved))
+    return tuple(out)
+
+
+def render(check: KnowledgeCheck, options: CheckOptions, root: Path) -> str:
+    """What ``check`` prints on stdout for ``options.output``."""
+    if options.output is OutputFormat.JSON:
+        return json_text(check, options.fail_on)
+    if options.output is OutputFormat.SARIF:
+        log = sarif_log(check, options.fail_on, tool_version=__version__, root=str(root))
+        return json.dumps(log, indent=2, ensure_ascii=False)
+    if options.output is OutputFormat.GITHUB:
+        return "\n".join(github_lines(check, options.fail_on))
+    return "\n".join(text_lines(check, options.fail_on))
+
+
+def _short_temp_base() -> str:
+    """Where the one-shot home goes: ``$TMPDIR`` unless too long for the socket path under it."""
+    base = tempfile.gettempdir()
+    return base if len(base) <= 48 else "/tmp"
+
+
+def _wait_indexed(client: GraphMem, root: Path, deadline: float) -> None:
+    """Until the private daemon's repository is READY with nothing pending."""
+    while True:
+        repo = deepest_repository(client.list_repos(), root)
+        if repo is not None and repo.state is IndexState.ERROR:
+            raise FailedPrecondition(f"indexing {root} failed: {repo.error or 'see the daemon log'}")
+        if repo is not None and repo.state is IndexState.READY and repo.pending_changes == 0:
+            return
+        if time.monotonic() >= deadline:
+            raise Timeout(f"the one-shot index of {root} was not current within the --wait deadline")
+        time.sleep(_POLL_S)
+
+
+@contextlib.contextmanager
+def one_shot_daemon(root: Path, wait: float) -> Iterator[GraphMem]:
+    """A private daemon indexing only ``root``, on a temporary home removed afterwards;
+    yields a client of it once its index is current."""
+    from graphmem.daemon_ctl import start_daemon, stop_daemon
+
+    deadline = time.monotonic() + wait
+    home = Path(tempfile.mkdtemp(prefix="gmchk-", dir=_short_temp_base()))
+    try:
+        start_daemon(home, [root], timeout=_START_S, env=_ONE_SHOT_ENV)
+        address = unix_target(resolve_paths(home).socket)
+        with GraphMem(address, timeout=max(deadline - time.monotonic(), 1.0)) as client:
+            _wait_indexed(client, root, deadline)
+            yield client
+    finally:
+        with contextlib.suppress(GraphMemError):
+            stop_daemon(home, timeout=_STOP_S)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _current_check(client: GraphMem, repo: str, paths: Sequence[str], deadline: float) -> KnowledgeCheck:
+    """``CheckKnowledge`` (asking the daemon to wait until its index is current), asked again
+    until the answer says the index was current or the deadline passes (then the last
+    answer, whose freshness the output reports)."""
+    while True:
+        client.timeout = max(deadline - time.monotonic(), 1.0)
+        check = client.check_knowledge(paths, repo=repo, wait_current=True)
+        if check.freshness is None or check.freshness.current or time.monotonic() >= deadline:
+            return check
+        time.sleep(_POLL_S)
+
+
+def _registered(address: str, root: Path) -> Repository | None:
+    """The running daemon's repository holding ``root``, or None (no daemon, or not registered)."""
+    with GraphMem(address, timeout=5.0) as probe:
+        if not probe.health():
+            return None
+        return deepest_repository(probe.list_repos(), root)
+
+
+def ask(options: CheckOptions, address: str, root: Path, err: TextIO) -> KnowledgeCheck:
+    """The daemon's answer for ``root``: the running daemon's when it knows the repository
+    (and ``--one-shot`` is off), else a one-shot daemon's."""
+    paths = _target_paths(options.paths, root)
+    deadline = time.monotonic() + options.wait
+    repo = None if options.one_shot else _registered(address, root)
+    if repo is not None:
+        with GraphMem(address, timeout=options.wait) as client:
+            return _current_check(client, repo.id, paths, deadline)
+    why = "--one-shot" if options.one_shot else "no running daemon has it registered"
+    print(f"graphmem: check: indexing {root} in a one-shot daemon ({why})", file=err)
+    with one_shot_daemon(root, options.wait) as client:
+        return _current_check(client, str(root), paths, deadline)
+
+
+def run_check(options: CheckOptions, *, address: str, out: TextIO, err: TextIO) -> int:
+    """Run one check: ask, print, and return the exit status (0 passed, 1 failed)."""
+    start = Path(options.repo).expanduser() if options.repo else Path.cwd()
+    if not start.is_dir():
+        raise InvalidArgument(f"check: --repo {options.repo} is not a directory")
+    root = find_root(start)
+    check = ask(options, address, root, err)
+    document = render(check, options, root)
+    if document:  # ``github`` with nothing to annotate prints nothing
+        print(document, file=out)
+    if options.output is not OutputFormat.TEXT:  # stdout is the document; the counts go to stderr
+        print(f"graphmem: check: {summary(check, options.fail_on)}", file=err)
+    return exit_status(check, options.fail_on)

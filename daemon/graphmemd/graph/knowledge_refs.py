@@ -1,0 +1,266 @@
+"""What a reference written in a knowledge file names in the code graph (pure).
+
+A name is tried, in order, as:
+
+1. graphmem's own ref (``app/auth/service.py::AuthService.login``, or a path suffix before ``::``);
+2. a module path and a name in it (``flask.url_for``, ``attrs.define``, ``click.testing.CliRunner``,
+   ``com.example.AuthService.login``): the module is a file (``flask/__init__.py``, ``auth.rs``,
+   ``AuthService.java``) or a directory (a Go or Java package), matched on the path's last
+   components; a name the module does not define is looked up in the files it imports, two
+   levels deep (re-exports: ``from .helpers import url_for``);
+3. a qualified name or its dotted suffix (``AuthService.login``);
+4. a bare name (``hash_password``).
+
+A name that means several symbols resolves only when exactly one of them is outside the
+tests. A path resolves to the file (``src/app.py``; relative to the knowledge file, or a
+unique suffix), or with a line (``src/app.py#L42``) to the innermost symbol around it.
+Sphinx's ``currentmodule`` is tried as a prefix first. The same index is built over the
+current graph or over old parses of a file (what a reference named when it was written).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from graphmemd.graph.model import SymbolInfo, SymbolKind
+from graphmemd.graph.symbol_match import close_matches
+
+__all__ = ["RefIndex", "Resolution", "enclosing", "is_test_path"]
+
+_MODULE_STEMS: Final = frozenset({"__init__", "index", "mod", "lib", "main"})
+_ROOT_WORDS: Final = frozenset({"crate", "self", "super"})
+_SOURCE_DIRS: Final = frozenset({"src", "lib", "pkg", "internal", "cmd", "app", "source"})
+_TEST: Final = re.compile(r"(^|/)(tests?|testing|__tests__|spec)/|(^|/)test_[^/]*$|_test\.\w+$|\.(test|spec)\.\w+$")
+#: kinds a passing mention of which does not follow every change of their members
+CONTAINER_KINDS: Final = frozenset(
+    {SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM, SymbolKind.MODULE}
+)
+
+
+def is_test_path(path: str) -> bool:
+    """Whether ``path`` is a test file (tests are never the code a document means)."""
+    return bool(_TEST.search(path))
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What a reference names: a symbol, or a whole file (``symbol`` None)."""
+
+    path: str
+    symbol: SymbolInfo | None = None
+
+    @property
+    def ref(self) -> str:
+        """``path::qualname`` for a symbol, the path for a file."""
+        return self.symbol.ref if self.symbol is not None else self.path
+
+
+def enclosing(symbols: Iterable[SymbolInfo], line: int) -> SymbolInfo | None:
+    """The innermost symbol whose lines contain ``line`` (None: none does)."""
+    around = [s for s in symbols if s.start_line <= line <= s.end_line]
+    return min(around, key=lambda s: (s.end_line - s.start_line, s.start_line), default=None)
+
+
+def _suffixes(k: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """A module path, and the same without each leading source folder (``src/``, ``lib/`` …)."""
+    out: list[tuple[str, ...]] = []
+    while k:
+        out.append(k)
+        if k[0] not in _SOURCE_DIRS:
+            break
+        k = k[1:]
+    return out
+
+
+def _module_keys(path: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The module paths a file answers to (its own; the stem dropped for ``__init__``,
+    ``index``, ``mod``), and those of the package (directory) it is in."""
+    stem_path, _ = posixpath.splitext(path)
+    parts = tuple(p for p in stem_path.split("/") if p)
+    own = parts[:-1] if parts[-1] in _MODULE_STEMS else parts
+    return _suffixes(own), _suffixes(parts[:-1])
+
+
+_WANT: Final = {
+    "class": CONTAINER_KINDS,
+    "callable": frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD}),
+}
+
+
+def _path_order(path: str) -> tuple[bool, int, str]:
+    """Files outside the tests first, then the shortest path."""
+    return is_test_path(path), len(path), path
+
+
+def _no_imports(path: str) -> Sequence[str]:
+    return ()
+
+
+class RefIndex:
+    """Symbols and files of one repository, indexed for reference resolution."""
+
+    def __init__(
+        self,
+        symbols: Iterable[SymbolInfo],
+        paths: Iterable[str],
+        imports: Callable[[str], Sequence[str]] = lambda p: (),
+    ) -> None:
+        self.symbols = [s for s in symbols]
+        self.paths = set(paths)
+        self._imports = imports
+        self._quals: dict[str, dict[str, SymbolInfo]] = defaultdict(dict)
+        self._by_last: dict[str, list[SymbolInfo]] = defaultdict(list)
+        self._modules: dict[tuple[str, ...], set[str]] = defaultdict(set)  # a module's own file
+        self._packages: dict[tuple[str, ...], set[str]] = defaultdict(set)  # the files of a package
+        self._file_syms: dict[str, list[SymbolInfo]] = defaultdict(list)
+        self._memo: dict[tuple[str, str, int], SymbolInfo | None] = {}
+        for s in self.symbols:
+            self._quals[s.path].setdefault(s.qualname, s)
+            self._by_last[s.name].append(s)
+            self._file_syms[s.path].append(s)
+        for p in self.paths:
+            own, package = _module_keys(p)
+            for key in own:
+                self._modules[key].add(p)
+            for key in package:
+                self._packages[key].add(p)
+
+    # ------------------------------------------------------------------ names
+
+    def resolve_name(self, name: str, module: str = "", want: str = "") -> Resolution | None:
+        """What a (dotted, or ``path::qualname``) name means; None when it means nothing or
+        too many things. ``want`` narrows it as a Sphinx role does: ``module`` (a file),
+        ``class`` (a class-like symbol), ``callable`` (a function or method), "" (anything;
+        a bare word that is also a module's name is then ambiguous)."""
+        if "::" in name and ("/" in name.split("::", 1)[0] or "." in name.split("::", 1)[0]):
+            return self._ref_form(name)
+        tries = [f"{module}.{name}"] if module and not name.startswith(module + ".") else []
+        for candidate in (*tries, name):
+            if want == "module":
+                files = sorted(self._modules.get(tuple(candidate.split(".")), ()), key=len)
+                found = Resolution(files[0]) if files else None
+            elif (
+                "." not in candidate and not want and ((candidate,) in self._modules or (candidate,) in self._packages)
+            ):
+                found = None
+            else:
+                found = self._dotted(candidate, _WANT.get(want))
+            if found is not None:
+                return found
+        return None
+
+    def mentions(self, name: str, module: str = "") -> bool:
+        """Whether some symbol answers to ``name`` (several may: then it is ambiguous, not gone)."""
+        for candidate in ([f"{module}.{name}"] if module else []) + [name]:
+            segs = candidate.replace("::", ".").split(".")
+            full = ".".join(segs)
+            if any(s.qualname == full or s.qualname.endswith("." + full) for s in self._by_last.get(segs[-1], ())):
+                return True
+        return False
+
+    def _ref_form(self, name: str) -> Resolution | None:
+        path_part, _, qual = name.rpartition("::")
+        paths = self._paths_like(path_part)
+        hits = [self._quals[p][qual] for p in paths if qual in self._quals.get(p, {})]
+        if not qual and len(paths) == 1:
+            return Resolution(paths[0])
+        return Resolution(hits[0].path, hits[0]) if len(hits) == 1 else None
+
+    def _dotted(self, name: str, kinds: frozenset[SymbolKind] | None = None) -> Resolution | None:
+        segs = name.split(".")
+        while len(segs) > 1 and segs[0] in _ROOT_WORDS:
+            segs = segs[1:]
+        for k in range(len(segs) - 1, 0, -1):
+            found = self._in_module(tuple(segs[:k]), ".".join(segs[k:]))
+            if found is not None and (kinds is None or (found.symbol is not None and found.symbol.kind in kinds)):
+                return found
+        full = ".".join(segs)
+        last = segs[-1]
+        by_qual = [
+            s
+            for s in self._by_last.get(last, ())
+            if (s.qualname == full or s.qualname.endswith("." + full)) and (kinds is None or s.kind in kinds)
+        ]
+        if by_qual:
+            return self._unique(by_qual)
+        if len(segs) > 1:  # a dotted module itself (``click.testing``)
+            files = sorted(self._modules.get(tuple(segs), ()), key=len)
+            return Resolution(files[0]) if len(files) == 1 else None
+        return None
+
+    def _in_module(self, module: tuple[str, ...], rest: str) -> Resolution | None:
+        """``rest`` in the module's own file (or what it re-exports), else in a file of the
+        package (directory) of that name."""
+        hits: dict[str, SymbolInfo] = {}
+        for p in sorted(self._modules.get(module, ()), key=_path_order):
+            s = self._in_file(p, rest, 2)
+            if s is not None:
+                hits.setdefault(s.id, s)
+        if not hits:
+            for p in sorted(self._packages.get(module, ()), key=_path_order):
+                s = self._in_file(p, rest, 0)
+                if s is not None:
+                    hits.setdefault(s.id, s)
+        if not hits:
+            return None
+        return self._unique(list(hits.values())) or Resolution(
+            next(iter(hits.values())).path, next(iter(hits.values()))
+        )
+
+    def _in_file(self, path: str, rest: str, depth: int) -> SymbolInfo | None:
+        """``rest`` defined in ``path``, or in a file it imports (``depth`` levels: re-exports)."""
+        key = (path, rest, depth)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # an import cycle finds nothing
+        quals = self._quals.get(path, {})
+        stem = posixpath.splitext(posixpath.basename(path))[0]
+        s = quals.get(rest) or quals.get(f"{stem}.{rest}")
+        if s is None and depth > 0:
+            s = next((f for i in self._imports(path) if (f := self._in_file(i, rest, depth - 1)) is not None), None)
+        self._memo[key] = s
+        return s
+
+    @staticmethod
+    def _unique(found: Sequence[SymbolInfo]) -> Resolution | None:
+        ids = {s.id: s for s in found}
+        if len(ids) > 1:
+            ids = {i: s for i, s in ids.items() if not is_test_path(s.path)}
+        if len(ids) != 1:
+            return None
+        s = next(iter(ids.values()))
+        return Resolution(s.path, s)
+
+    # ------------------------------------------------------------------ paths
+
+    def _paths_like(self, path: str) -> list[str]:
+        path = posixpath.normpath(path.lstrip("/")) if path else ""
+        if path in self.paths:
+            return [path]
+        return sorted(p for p in self.paths if p.endswith("/" + path))
+
+    def resolve_path(self, path: str, line: int = 0, doc_path: str = "") -> Resolution | None:
+        """A repository file (exact, relative to the knowledge file, or a unique suffix),
+        and with ``line`` the innermost symbol around it."""
+        found = self._paths_like(path)
+        if len(found) != 1 and doc_path:
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(doc_path), path))
+            found = [rel] if rel in self.paths else found
+        if len(found) != 1:
+            return None
+        p = found[0]
+        s = enclosing(self._file_syms.get(p, ()), line) if line else None
+        return Resolution(p, s)
+
+    def close_matches(self, name: str, limit: int = 5) -> tuple[str, ...]:
+        """The refs a name that does not resolve most plausibly meant (by its last dotted
+        part when the whole name matches nothing)."""
+        found = close_matches(name, self.symbols, limit).symbols
+        if not found and "." in name:
+            found = close_matches(name.rsplit(".", 1)[1], self.symbols, limit).symbols
+        return tuple(s.ref for s in found)

@@ -1,0 +1,403 @@
+"""Knowledge files kept as observations: the shell around the pure readers and graders, on
+the indexer thread (after the code of the same pass or batch is in the graph).
+
+A file is read again when its size or modification time changed (``RepoRuntime.doc_stats``;
+a restart reads every file once, and pairs each unit with the observation it was). Its units
+are paired with the file's units as they were (``identity.pair_units``; a shared note by its
+``id``); a unit whose text is unchanged keeps its anchors and reasons, a new or edited one is
+anchored as it was written (``knowledge_history``). References are resolved against the
+graph (``graph.knowledge_refs``); every unit is graded (``memory.knowledge``) and what changed
+is journaled with one event each (``Memory.apply_knowledge``); units gone from their file,
+and files gone, are deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+from graphmem.types import ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
+
+from graphmemd.graph.delta import GraphDelta
+from graphmemd.graph.graphstate import GraphState
+from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
+from graphmemd.graph.model import ChangeKind as ModelChange
+from graphmemd.graph.model import file_id
+from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, unit_commit
+from graphmemd.ingest.githistory import GitHistory
+from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
+from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef, Unit
+from graphmemd.ingest.knowledge.notes import SharedNote
+from graphmemd.ingest.knowledge.read import decode, read_doc, read_note
+from graphmemd.ingest.knowledge.roles import wanted
+from graphmemd.ingest.knowledge.selection import CONFIG_FILE, parse_config
+from graphmemd.ingest.parse_pool import ParsePool
+from graphmemd.ingest.registry import RepoRuntime
+from graphmemd.ingest.scan import DocChanges
+from graphmemd.ingest.walker import WalkedDoc
+from graphmemd.memory.knowledge import RefFinding, UnitFinding, grade, unit_observation
+from graphmemd.memory.memory import Memory
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Pass:
+    """What one knowledge pass over a repository computes once: the reference index over the
+    current graph and the repository's history."""
+
+    rt: RepoRuntime
+    index: RefIndex
+    history: KnowledgeHistory
+    now: float
+    head: str
+    puts: list[Observation] = field(default_factory=list)
+    deletes: list[str] = field(default_factory=list)
+    #: old versions of code files to read in one batch: for anchors as written, for names gone
+    baselines: set[tuple[str, str]] = field(default_factory=set)
+    gone: list[tuple[TextRef, UnitCommit]] = field(default_factory=list)
+
+
+#: a unit, its id, its previous observation, whether its text is unchanged, the commit of its lines
+_Plan = tuple[Unit, str, Observation | None, bool, UnitCommit]
+#: a file's units, its shared note's fields, its units as they were, each unit's id and previous one
+_Loaded = tuple[KnowledgeDoc, dict[int, SharedNote], list[Observation], list[tuple[str, Observation | None]]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Before:
+    """What a unit's previous version said of one reference: its anchor and reasons."""
+
+    anchor_key: str
+    finding: RefFinding
+
+
+class KnowledgeKeeper:
+    """Reads knowledge files into units and keeps their observations current."""
+
+    def __init__(self, memory: Memory, state: GraphState, pool: Callable[[], ParsePool], max_file_size: int) -> None:
+        self._memory = memory
+        self._state = state
+        self._pool = pool
+        self._max_file_size = max_file_size
+        self._configs: dict[str, bytes | None] = {}
+        #: repository -> knowledge file -> the last parts of the names in it that named nothing
+        self._unresolved: dict[str, dict[str, set[str]]] = {}
+
+    # ------------------------------------------------------------------ selection
+
+    def load_selection(self, rt: RepoRuntime) -> bool:
+        """Read ``.graphmem.toml`` again; True when the selection it gives changed."""
+        try:
+            data: bytes | None = (rt.root / CONFIG_FILE).read_bytes()
+        except OSError:
+            data = None
+        if rt.id in self._configs and self._configs[rt.id] == data:
+            return False
+        self._configs[rt.id] = data
+        rt.knowledge, rt.knowledge_error = parse_config(data)
+        if rt.knowledge_error:
+            logger.warning("%s: %s", rt.id, rt.knowledge_error)
+        return True
+
+    # ------------------------------------------------------------------ passes
+
+    def full_pass(self, rt: RepoRuntime, docs: list[WalkedDoc], head_moved: bool) -> int:
+        """After a full walk: read the knowledge files that changed, drop the ones gone."""
+        present = {d.path for d in docs}
+        gone = (self._memory.book.knowledge_files(rt.id) | set(rt.doc_stats)) - present
+        todo = [d.path for d in docs if rt.doc_stats.get(d.path) != _stat(d.abs_path)]
+        n = self._sync(rt, todo, gone)
+        if head_moved:
+            n += self.refresh_commits(rt)
+        return n
+
+    def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
+        """After a watcher batch: read the changed knowledge files, drop the removed ones,
+        and read again the files naming what the batch's code added (a name written before
+        its code: it resolves now)."""
+        fresh = (ModelChange.ADDED, ModelChange.RENAMED)
+        added = (
+            {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh} if delta else set()
+        )
+        waiting = self._unresolved.get(rt.id, {})
+        named = {path for path, names in waiting.items() if names & added}
+        todo = (changes.changed | named) - changes.removed
+        if not todo and not changes.removed:
+            return 0
+        return self._sync(rt, sorted(todo), changes.removed - changes.changed)
+
+    def sync_paths(self, rt: RepoRuntime, paths: Iterable[str]) -> int:
+        """Read these knowledge files now (a shared note just written)."""
+        return self._sync(rt, list(paths), ())
+
+    def _new_pass(self, rt: RepoRuntime) -> _Pass:
+        graph = self._state.graph  # the indexer thread is the graph's only writer
+        symbols = [s for s in graph.symbols.values() if s.repo_id == rt.id]
+        paths = [n.path for n in graph.repo_files(rt.id)]
+
+        imported: dict[str, list[str]] = {}
+
+        def imports(path: str) -> list[str]:
+            got = imported.get(path)
+            if got is None:
+                got = imported[path] = [graph.ref_of(f) for f in graph.out(file_id(rt.id, path), EdgeKind.IMPORTS)]
+            return got
+
+        now = time.time()
+        git = GitHistory(rt.root)
+        history = KnowledgeHistory(rt.id, git, self._pool, self._state, now)
+        return _Pass(rt, RefIndex(symbols, paths, imports), history, now, git.head)
+
+    def _sync(self, rt: RepoRuntime, paths: Iterable[str], gone: Iterable[str]) -> int:
+        paths, gone = list(paths), list(gone)
+        if not paths and not gone:
+            return 0
+        started = time.monotonic()
+        ctx = self._new_pass(rt)
+        try:
+            loaded = [got for path in paths if (got := self._read_file(ctx, path)) is not None]
+            plans = [self._plan(ctx, doc, prev) for doc, _, _, prev in loaded]
+            ctx.history.prefetch(ctx.baselines, ctx.gone)  # every old version this pass needs, at once
+            for (doc, notes, old, _), plan in zip(loaded, plans, strict=True):
+                self._units(ctx, doc, notes, old, plan)
+        finally:
+            ctx.history.close()
+        for path in gone:
+            rt.doc_stats.pop(path, None)
+            self._unresolved.get(rt.id, {}).pop(path, None)
+            ctx.deletes.extend(o.id for o in self._memory.book.from_file(rt.id, path))
+        n = self._memory.apply_knowledge(ctx.puts, ctx.deletes)
+        logger.info(
+            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs (%d git runs, %d old parses)",
+            rt.id,
+            len(paths),
+            len(gone),
+            n - len(ctx.deletes),
+            len(ctx.deletes),
+            time.monotonic() - started,
+            ctx.history.git.calls,
+            ctx.history.parses,
+        )
+        return n
+
+    # ------------------------------------------------------------------ one file
+
+    def _read_file(self, ctx: _Pass, path: str) -> _Loaded | None:
+        """A knowledge file's units, the observations its units were, and each unit's
+        previous observation (paired by identity); None when it is no knowledge file now."""
+        rt = ctx.rt
+        old = self._memory.book.from_file(rt.id, path)
+        kind = rt.knowledge.kind_of(path)
+        abs_path = rt.root / path
+        try:
+            st = abs_path.stat()
+            data = abs_path.read_bytes() if kind is not None and st.st_size <= self._max_file_size else None
+        except OSError:
+            data = None
+        if data is None or kind is None:
+            rt.doc_stats.pop(path, None)
+            ctx.deletes.extend(o.id for o in old)
+            return None
+        rt.doc_stats[path] = (st.st_size, st.st_mtime_ns)
+        try:
+            doc, notes = _read(path, data, kind)
+        except Exception:  # a reader failing on odd input must not fail the code's index pass
+            logger.exception("%s: cannot read knowledge file %s", rt.id, path)
+            rt.skipped[path] = "knowledge file could not be read (see the daemon log)"
+            return None
+        rt.skipped.pop(path, None)
+        known = [KnownUnit(o.id, o.knowledge.heading_path, o.text) for o in old if o.knowledge is not None]
+        ids = pair_units(rt.id, doc.path, known, doc.units)
+        ids = [notes[i].id if i in notes else oid for i, oid in enumerate(ids)]
+        before = {o.id: o for o in old}
+        return doc, notes, old, [(oid, before.get(oid)) for oid in ids]
+
+    def _units(
+        self, ctx: _Pass, doc: KnowledgeDoc, notes: dict[int, SharedNote], old: list[Observation], plans: list[_Plan]
+    ) -> None:
+        rt = ctx.rt
+        kept: set[str] = set()
+        waiting = self._unresolved.setdefault(rt.id, {})
+        waiting.pop(doc.path, None)
+        for i, (unit, oid, previous, unchanged, when) in enumerate(plans):
+            found = [(r, self._finding(ctx, doc.path, r, when, previous, unchanged)) for r in unit.refs]
+            refs = [f for _, f in found if f is not None]
+            missing = {
+                r.target.rsplit(".", 1)[-1] for r, f in found if f is None and r.target_kind is TargetKind.SYMBOL
+            }
+            if missing:
+                waiting.setdefault(doc.path, set()).update(missing)
+            if not refs:
+                continue
+            finding = UnitFinding(unit, oid, tuple(refs), notes.get(i))
+            o = unit_observation(rt.id, doc.path, doc.kind, finding, previous, ctx.now)
+            if unchanged and previous is not None:
+                o = _keep_history(o, previous)
+            ctx.puts.append(grade(o, self._state, ctx.now, ctx.head))
+            kept.add(oid)
+        ctx.deletes.extend(o.id for o in old if o.id not in kept)
+
+    def _plan(self, ctx: _Pass, doc: KnowledgeDoc, previous: list[tuple[str, Observation | None]]) -> list[_Plan]:
+        """Each unit with its id, its previous observation, whether its text is unchanged,
+        and the commit that last changed its lines; notes in ``ctx`` the old versions of
+        code its references will need (read in one batch for the whole pass)."""
+        plans: list[_Plan] = []
+        blame = None
+        for unit, (oid, prev) in zip(doc.units, previous, strict=True):
+            unchanged = prev is not None and normalized(prev.text) == normalized(unit.text)
+            when: UnitCommit = None
+            if not unchanged:
+                blame = ctx.history.git.blame(doc.path) if blame is None else blame
+                when = unit_commit(blame, unit.start_line, unit.end_line)
+            plans.append((unit, oid, prev, unchanged, when))
+            if when is None:
+                continue
+            for ref in unit.refs:
+                if ref.target_kind is TargetKind.PATH:
+                    res = ctx.index.resolve_path(ref.target, ref.line, doc.path)
+                    if res is not None and ref.line:
+                        ctx.baselines.add((when[0], res.path))
+                    continue
+                found = ctx.index.resolve_name(ref.target, ref.module, wanted(ref.role))
+                if found is None:
+                    if prev is None or _before(prev, ref) is None:
+                        ctx.gone.append((ref, when))
+                elif found.symbol is not None and ctx.history.symbol_changed(found.symbol, when):
+                    ctx.baselines.add((when[0], found.path))
+        return plans
+
+    # ------------------------------------------------------------------ one reference
+
+    def _resolve(self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit) -> Resolution | RefFinding | None:
+        """What ``ref`` names now; a link to a line names the symbol that was there when the
+        link was written (a ``RefFinding`` when that symbol is gone since)."""
+        if ref.target_kind is TargetKind.SYMBOL:
+            return ctx.index.resolve_name(ref.target, ref.module, wanted(ref.role))
+        res = ctx.index.resolve_path(ref.target, ref.line, doc_path)
+        if res is None or not ref.line or when is None:
+            return res
+        old = ctx.history.old_symbols([(when[0], res.path)])[(when[0], res.path)] or []
+        then = enclosing(old, ref.line)
+        if then is None:
+            return res
+        now = next((s for s in ctx.index.symbols if s.path == res.path and s.qualname == then.qualname), None)
+        if now is not None:
+            return Resolution(res.path, now)
+        anchor, reason = ctx.history.gone(then, old, res.path, when, ctx.index.symbols)
+        return RefFinding(ref, anchor, (reason,), ctx.index.close_matches(then.qualname))
+
+    def _finding(
+        self, ctx: _Pass, doc_path: str, ref: TextRef, when: UnitCommit, previous: Observation | None, unchanged: bool
+    ) -> RefFinding | None:
+        res = self._resolve(ctx, doc_path, ref, when)
+        if isinstance(res, RefFinding):
+            return res
+        before = _before(previous, ref) if previous is not None else None
+        if res is not None:
+            key = res.symbol.id if res.symbol is not None else f"{ctx.rt.id}:{res.path}"
+            if unchanged and before is not None and before.anchor_key == key:
+                return replace(before.finding, ref=ref)
+            anchor, reasons = ctx.history.baseline(res, when)
+            return RefFinding(ref, anchor, reasons)
+        if before is not None:  # it named code before: dangling now
+            return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target))
+        if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module):
+            return None  # several symbols answer to it now: ambiguous, not gone
+        got = ctx.history.named_at(ref, when, ctx.index)
+        if got is None:
+            return None
+        return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target))
+
+    # ------------------------------------------------------------------ commits
+
+    def refresh_commits(self, rt: RepoRuntime) -> int:
+        """After HEAD moved: name the commit of changes seen before they were committed."""
+        todo = [
+            o
+            for o in self._memory.book.all()
+            if o.repo_id == rt.id and o.knowledge is not None and any(not r.commit for r in o.stale_reasons)
+        ]
+        if not todo:
+            return 0
+        ctx = self._new_pass(rt)
+        for o in todo:  # (old versions are parsed only to date a removal: few)
+            assert o.knowledge is not None
+            blame = ctx.history.git.blame(o.knowledge.path)
+            when = unit_commit(blame, o.knowledge.start_line, o.knowledge.end_line)
+            reasons = tuple(_named_commit(ctx, r, o, when) for r in o.stale_reasons)
+            if reasons != o.stale_reasons:
+                ctx.puts.append(grade(replace(o, stale_reasons=reasons, updated_at=ctx.now), self._state, ctx.now, ""))
+        ctx.history.close()
+        return self._memory.apply_knowledge(ctx.puts, ())
+
+
+def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) -> StaleReason:
+    """``r`` with the commit that made the change, once it is committed."""
+    if r.commit:
+        return r
+    code = ctx.history.code
+    commit = ""
+    if r.change is ChangeKind.RENAMED:
+        path, _, qualname = r.anchor_ref.rpartition("::")
+        new = next((a for a in o.anchors if a.ref == r.new_ref), None)
+        kind = new.symbol_id.rpartition("#")[2] if new is not None else ""
+        commit = ctx.history.gone_commit(path, qualname, kind, when) if path and kind else ""
+    elif r.change is ChangeKind.DEPENDENCY_CHANGED:
+        dep = code.symbol(r.dependency_id)
+        commit = ctx.history.change_commit(dep, when) if dep is not None else ""
+    else:
+        a = next((a for a in o.anchors if a.ref == r.anchor_ref), None)
+        s = code.symbol(a.symbol_id) if a is not None and a.symbol_id else None
+        if s is not None:
+            commit = ctx.history.change_commit(s, when)
+        elif a is not None and a.symbol_id and r.change is ChangeKind.REMOVED:
+            qualname, _, kind = a.symbol_id.rpartition("::")[2].rpartition("#")
+            commit = ctx.history.gone_commit(a.path, qualname, kind, when)
+    return replace(r, commit=commit) if commit else r
+
+
+def _before(previous: Observation, ref: TextRef) -> _Before | None:
+    """What ``previous`` said of the reference written as ``ref.text``: its anchor (followed
+    through renames) and the reasons about it."""
+    match = next((r for r in previous.references if r.text == ref.text), None)
+    if match is None:
+        return None
+    chain = {match.target_ref}
+    for r in previous.stale_reasons:
+        if r.change is ChangeKind.RENAMED and r.anchor_ref in chain and r.new_ref:
+            chain.add(r.new_ref)
+    anchor = next((a for a in previous.anchors if a.ref in chain), None)
+    if anchor is None:
+        return None
+    reasons = tuple(r for r in previous.stale_reasons if r.anchor_ref in chain)
+    key = anchor.symbol_id or f"{anchor.repo_id}:{anchor.path}"
+    return _Before(key, RefFinding(ref, anchor, reasons, match.close_matches))
+
+
+def _keep_history(o: Observation, previous: Observation) -> Observation:
+    """An unchanged unit keeps what its observation had beyond the file: its status (an
+    archived or superseded one stays so) and its dependency reasons."""
+    deps = tuple(r for r in previous.stale_reasons if r.change is ChangeKind.DEPENDENCY_CHANGED)
+    extra = tuple(r for r in deps if r not in o.stale_reasons)
+    return replace(o, status=previous.status, stale_reasons=o.stale_reasons + extra, needs_review=previous.needs_review)
+
+
+def _read(path: str, data: bytes, kind: KnowledgeKind) -> tuple[KnowledgeDoc, dict[int, SharedNote]]:
+    """A file's units, and for a shared note its front matter (by unit index)."""
+    if kind is KnowledgeKind.SHARED_NOTE:
+        got = read_note(path, decode(data))
+        if got is not None:
+            return KnowledgeDoc(path, kind, (got[1],)), {0: got[0]}
+    return read_doc(path, data, kind), {}
+
+
+def _stat(p: os.PathLike[str]) -> tuple[int, int] | None:
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns

@@ -1,0 +1,340 @@
+"""What the code was when a knowledge unit was written: the shell around git history for
+knowledge staleness (on the indexer thread).
+
+A unit's lines were last changed by a commit C (``git blame``; lines not committed yet, or
+no git at all: the unit was written now). For a reference that resolves today, its anchor
+takes the fingerprints the symbol had at C (the file at C parsed like any file, in the parse
+workers), so a signature or body change since C shows, with the commit that made it (the
+newest commit after C among the symbol's lines). For a reference that does not resolve
+today, the names of C's versions of the files changed since are searched: one found there
+is dangling — renamed (the symbol diff finds it under its new name, or its body elsewhere)
+or removed, with the first commit after C that no longer has it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from graphmem.types import Anchor, ChangeKind, StaleReason
+
+from graphmemd.graph.diff import diff_symbols, kind_family
+from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution
+from graphmemd.graph.model import SymbolInfo, symbols_of
+from graphmemd.ingest.githistory import GitHistory
+from graphmemd.ingest.gitparse import BlameLine
+from graphmemd.ingest.knowledge.model import TargetKind, TextRef
+from graphmemd.ingest.knowledge.roles import wanted
+from graphmemd.ingest.parse_pool import ParsePool
+from graphmemd.ingest.parsing import language_for_path
+from graphmemd.memory.anchors import CodeView, evaluate_anchor, file_anchor, symbol_anchor
+
+logger = logging.getLogger(__name__)
+
+#: At most this many old versions of one file are parsed to find when a symbol went away.
+MAX_BISECT_PARSES = 8
+#: Old files parsed per unit commit when looking for a name that no longer resolves.
+MAX_CANDIDATES = 40
+#: what comes right before a definition's name on its line: a keyword (Python, Go with its
+#: receiver, Rust, JS/TS, Java) ...
+_KEYWORD_BEFORE = re.compile(
+    r"\b(?:def|class|func|fn|function|interface|struct|enum|trait|type|record|impl|const|let|var)\s+(?:\([^)]*\)\s*)?$"
+)
+#: ... or, for a method head opening a block (``  async fetchUser(id) {``), modifiers and a type
+_MODIFIERS_BEFORE = re.compile(r"^\s*(?:[\w<>\[\],.?]+\s+)*$")
+_HEAD_AFTER = re.compile(r"^\s*\([^;]*[:{]\s*$")
+
+
+def _defines(text: str, name: str) -> bool:
+    """Whether ``text`` defines ``name`` (read from the lines around each occurrence, not
+    parsed: a filter before the parse that decides)."""
+    j = text.find(name)
+    while j >= 0:
+        end = j + len(name)
+        whole = (j == 0 or not (text[j - 1].isalnum() or text[j - 1] in "_$")) and (
+            end == len(text) or not (text[end].isalnum() or text[end] in "_$")
+        )
+        if whole:
+            start = text.rfind("\n", 0, j) + 1
+            stop = text.find("\n", end)
+            before, after = text[start:j], text[end : stop if stop >= 0 else len(text)]
+            if _KEYWORD_BEFORE.search(before) or (_MODIFIERS_BEFORE.match(before) and _HEAD_AFTER.match(after)):
+                return True
+        j = text.find(name, end)
+    return False
+
+
+UnitCommit = tuple[str, int] | None  # (commit, committer time); None: written now
+
+
+def unit_commit(blame: dict[int, BlameLine], start: int, end: int) -> UnitCommit:
+    """The commit that last changed any of lines ``start..end`` (None: one is not committed)."""
+    lines = [blame.get(n) for n in range(start, end + 1)]
+    if not lines or any(b is None or not b.committed for b in lines):
+        return None
+    newest = max((b for b in lines if b is not None), key=lambda b: b.time)
+    return newest.commit, newest.time
+
+
+class KnowledgeHistory:
+    """One knowledge pass's view of history: old parses are cached by content."""
+
+    def __init__(
+        self, repo_id: str, git: GitHistory, pool: Callable[[], ParsePool], code: CodeView, now: float
+    ) -> None:
+        self.repo_id = repo_id
+        self.git = git
+        self._pool = pool
+        self.code = code
+        self.now = now
+        self._parsed: dict[str, list[SymbolInfo] | None] = {}  # "blob:path" -> symbols
+        self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
+        self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
+        self._scratch: Path | None = None
+        #: old versions parsed (for the log)
+        self.parses = 0
+
+    def close(self) -> None:
+        """Remove the scratch files of this pass."""
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def prefetch(self, baselines: Iterable[tuple[str, str]], gone: Iterable[tuple[TextRef, UnitCommit]]) -> None:
+        """Read and parse, one batch each, every old version the calls that follow will need:
+        (commit, path) pairs for anchors as written, and the candidates for references gone."""
+        todo = [(ref, when) for ref, when in gone if when is not None and ref.target_kind is TargetKind.SYMBOL]
+        commits = {when[0] for _, when in todo if when is not None}
+        ids = self.git.blob_ids((c, old) for c in commits for _, old, _ in self._olds(c))
+        self.git.contents(i for i in ids.values() if i is not None)  # one read for every name gone
+        pairs = set(baselines)
+        for ref, when in todo:
+            assert when is not None
+            pairs.update((when[0], old) for old in self._candidates(ref, when))
+        self.old_symbols(pairs)
+
+    def _olds(self, commit: str) -> list[tuple[str, str, str]]:
+        """The code files changed since ``commit`` that had a version then (modified, deleted, renamed)."""
+        got = self._olds_of.get(commit)
+        if got is None:
+            changes = self.git.changed_since(commit)
+            got = self._olds_of[commit] = [c for c in changes if c[0] in "MDR" and language_for_path(c[1]) is not None]
+        return got
+
+    def _candidates(self, ref: TextRef, when: tuple[str, int]) -> list[str]:
+        """The old paths whose version at ``when`` defines the last part of ``ref``'s name
+        (a definition keyword before it, or a method head: read from the text, not parsed)."""
+        last = ref.target.rsplit(".", 1)[-1]
+        olds = [old for _, old, _ in self._olds(when[0])]
+        ids = self.git.blob_ids((when[0], old) for old in olds)
+        texts = self.git.contents(i for i in ids.values() if i is not None)
+        out: list[str] = []
+        for old in olds:
+            i = ids.get((when[0], old))
+            if i is None or i not in texts:
+                continue
+            key = (i, last)
+            if key not in self._defines:
+                text = texts[i]
+                self._defines[key] = last.encode() in text and _defines(text.decode("utf-8", "replace"), last)
+            if self._defines[key]:
+                out.append(old)
+        return out[:MAX_CANDIDATES]
+
+    # ------------------------------------------------------------------ old parses
+
+    def old_symbols(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[SymbolInfo] | None]:
+        """The symbols of ``path`` at ``commit`` for each (commit, path); None: not there.
+        Each version (blob) is parsed once."""
+        ids = self.git.blob_ids(wanted)
+        todo = {i: k[1] for k, i in ids.items() if i is not None and f"{i}:{k[1]}" not in self._parsed}
+        if todo:
+            data = self.git.contents(todo)
+            self._parse({f"{i}:{path}": (path, data[i]) for i, path in todo.items() if i in data})
+        return {k: self._parsed.get(f"{i}:{k[1]}") if i is not None else None for k, i in ids.items()}
+
+    def _parse(self, files: dict[str, tuple[str, bytes]]) -> None:
+        """Parse old versions in the workers (written to this pass's scratch directory), in
+        rounds where each path occurs once (outcomes are matched by path)."""
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="gm-history-"))
+        rounds: list[dict[str, tuple[str, Path]]] = []
+        self.parses += len(files)
+        for digest, (path, data) in files.items():
+            self._parsed[digest] = None
+            target = self._scratch / digest.split(":", 1)[0] / Path(path).name
+            target.parent.mkdir(exist_ok=True)
+            target.write_bytes(data)
+            slot = next((r for r in rounds if path not in r), None)
+            if slot is None:
+                slot = {}
+                rounds.append(slot)
+            slot[path] = (digest, target)
+        for r in rounds:
+            for out in self._pool().parse_many([(path, target) for path, (_, target) in r.items()]):
+                if out.parsed is not None:
+                    self._parsed[r[out.path][0]] = symbols_of(self.repo_id, out.parsed)
+
+    # ------------------------------------------------------------------ resolved references
+
+    def baseline(self, res: Resolution, when: UnitCommit) -> tuple[Anchor, tuple[StaleReason, ...]]:
+        """The anchor of what ``res`` names, with the fingerprints it had at ``when``, and the
+        reason it no longer matches (with the commit that changed it), if any."""
+        s = res.symbol
+        if s is None:
+            fp = self.code.file_fingerprint(self.repo_id, res.path) or ""
+            return file_anchor(self.repo_id, res.path, fp), ()
+        now = symbol_anchor(s)
+        if when is None or not self.symbol_changed(s, when):
+            return now, ()
+        old_syms = self.old_symbols([(when[0], res.path)])[(when[0], res.path)]
+        old = next((o for o in old_syms or () if o.qualname == s.qualname and o.kind is s.kind), None)
+        if old is None:
+            return now, ()
+        anchor = replace(now, signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
+        r = evaluate_anchor(anchor, self.code, self.now, self.change_commit(s, when))
+        return anchor, (r,) if r is not None else ()
+
+    def changed(self, path: str, when: tuple[str, int]) -> bool:
+        """Whether ``path`` changed after commit ``when`` (a commit of the same second that
+        is not ``when`` itself counts: committer times have one-second steps)."""
+        if path in self.git.dirty():
+            return True
+        return any(t > when[1] or (t == when[1] and c != when[0]) for c, t in self.git.commits(path))
+
+    def symbol_changed(self, s: SymbolInfo, when: tuple[str, int]) -> bool:
+        """Whether a line of ``s`` changed after ``when`` (blame of its file; a file git
+        does not track: whether the file changed at all). For a class or another container,
+        only its head counts (a mention of it does not follow its members)."""
+        blame = self.git.blame(s.path)
+        if not blame:
+            return self.changed(s.path, when)
+        last = min(s.end_line, s.start_line + 2) if s.kind in CONTAINER_KINDS else s.end_line  # a class: its head
+        for n in range(s.start_line, last + 1):
+            b = blame.get(n)
+            if b is not None and (not b.committed or b.time > when[1] or (b.time == when[1] and b.commit != when[0])):
+                return True
+        return False
+
+    def change_commit(self, s: SymbolInfo, when: UnitCommit) -> str:
+        """The newest commit after ``when`` among the symbol's lines ("" when one of them is
+        not committed, or nothing is known)."""
+        blame = self.git.blame(s.path)
+        lines = [blame.get(n) for n in range(s.start_line, s.end_line + 1)]
+        if not blame or any(b is not None and not b.committed for b in lines):
+            return ""
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        newer = [b for b in lines if b is not None and (b.time > since or (b.time == since and b.commit != own))]
+        return max(newer, key=lambda b: b.time).commit if newer else ""
+
+    # ------------------------------------------------------------------ dangling references
+
+    def named_at(self, ref: TextRef, when: UnitCommit, index_now: RefIndex) -> tuple[Anchor, StaleReason] | None:
+        """What ``ref`` (which resolves to nothing today) named at ``when``, and why it is
+        dangling now; None when it named no code then either."""
+        if when is None:
+            return None
+        if ref.target_kind is TargetKind.PATH:
+            changes = [c for c in self.git.changed_since(when[0]) if language_for_path(c[1]) is not None]
+            return self._path_at(ref, when, changes)
+        hits = self._candidates(ref, when)
+        if not hits:
+            return None
+        parsed = self.old_symbols((when[0], old) for old in hits)
+        old_index = RefIndex([s for syms in parsed.values() for s in syms or ()], hits)
+        found = old_index.resolve_name(ref.target, ref.module, wanted(ref.role))
+        if found is None or found.symbol is None:
+            return None
+        o = found.symbol
+        new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
+        return self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
+
+    def gone(
+        self, o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, when: UnitCommit, now: list[SymbolInfo]
+    ) -> tuple[Anchor, StaleReason]:
+        """Why the symbol ``o`` (as it was at ``when``) is no longer there: renamed or moved
+        (the anchor follows it), or removed; with the commit that did it."""
+        moved = _moved(o, old_file, new_path, now)
+        commit = self.gone_commit(o.path, o.qualname, o.kind.value, when)
+        if moved is not None:
+            detail = f"{o.ref} was renamed or moved to {moved.ref}"
+            reason = StaleReason(
+                o.ref, ChangeKind.RENAMED, self.now, o.signature, moved.signature, moved.ref, commit, detail
+            )
+            return symbol_anchor(moved), reason
+        reason = StaleReason(
+            o.ref, ChangeKind.REMOVED, self.now, o.signature, commit=commit, detail=f"{o.ref} was removed"
+        )
+        return symbol_anchor(o), reason
+
+    def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:
+        """The first commit after ``when`` whose version of ``path`` no longer defines
+        ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
+        commits = self._file_commits(path, when)
+        lo, hi, parses = 0, len(commits) - 1, 0
+        found = ""
+        while lo <= hi and parses < MAX_BISECT_PARSES:
+            mid = (lo + hi) // 2
+            at = commits[mid]
+            syms = self.old_symbols([at])[at]
+            parses += 1
+            if syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms):
+                found, hi = at[0], mid - 1
+            else:
+                lo = mid + 1
+        return found
+
+    def _file_commits(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
+        """(commit, the file's path then) for each commit after ``when`` that touched the
+        file, oldest first, following its renames (a move is no removal)."""
+        timeline = self.git.timeline()
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        out: list[tuple[str, str]] = []
+        current = path
+        for c in reversed(timeline):
+            if c.time < since or (c.time == since and c.commit == own) or c.commit == own:
+                continue
+            for status, old, new in c.changes:
+                if old == current:
+                    current = new if status == "R" else current
+                    out.append((c.commit, current))
+                    break
+        return out
+
+    def _path_at(
+        self, ref: TextRef, when: tuple[str, int], changes: list[tuple[str, str, str]]
+    ) -> tuple[Anchor, StaleReason] | None:
+        """A file path that existed at ``when`` and is gone: moved (a rename) or removed."""
+        gone = next((c for c in changes if c[1] == ref.target and c[0] in "DR"), None)
+        if gone is None:
+            return None
+        if gone[0] == "R":
+            moved = file_anchor(self.repo_id, gone[2], self.code.file_fingerprint(self.repo_id, gone[2]) or "")
+            detail = f"{ref.target} was renamed or moved to {gone[2]}"
+            return moved, StaleReason(ref.target, ChangeKind.RENAMED, self.now, new_ref=gone[2], detail=detail)
+        removed = StaleReason(ref.target, ChangeKind.REMOVED, self.now, detail=f"file {ref.target} was removed")
+        return file_anchor(self.repo_id, ref.target, ""), removed
+
+
+def _moved(o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, now: list[SymbolInfo]) -> SymbolInfo | None:
+    """Where ``o`` went: the symbol diff of its file (renamed in place or in the renamed
+    file), else the one symbol of the repository with its body (moved elsewhere), else the
+    one symbol named like it with a leading underscore (made private)."""
+    current = [s for s in now if s.path == new_path]
+    for c in diff_symbols([s.state() for s in old_file], [s.state() for s in current]):
+        if c.kind.value == "renamed" and c.old is not None and c.old.id == o.id and c.new is not None:
+            return next((s for s in current if s.id == c.new.id), None)
+    existed = {s.id for s in old_file}  # a symbol that was already there is not where ``o`` went
+    family = kind_family(o.kind)
+    same = [s for s in now if s.body_hash == o.body_hash and kind_family(s.kind) == family and s.id not in existed]
+    if len(same) == 1 and o.body_hash:
+        return same[0]
+    parent, _, simple = o.qualname.rpartition(".")
+    private = f"{parent}._{simple}" if parent else f"_{simple}"  # made private (a deprecated alias left)
+    hidden = [s for s in now if s.qualname == private and kind_family(s.kind) == family and s.id not in existed]
+    return hidden[0] if len(hidden) == 1 else None

@@ -1,0 +1,108 @@
+"""Which written references may name code, and what they name (pure).
+
+The structure (code spans, roles, links) comes from the real parsers; this module only looks
+at the text of one span: ``hash_password()`` names ``hash_password``, ``@app.route`` names
+``app.route``, ``AuthService#login`` names ``AuthService.login``, ``src/app.py:42`` names a
+file and a line, ``pip install attrs`` names nothing. Whether a name is code is decided by
+resolution against the graph; this only rules out what cannot be a name or a path.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Final
+from urllib.parse import unquote
+
+from graphmemd.ingest.knowledge.model import TargetKind
+
+_IDENT: Final = r"[A-Za-z_$][\w$]*"
+_NAME: Final = re.compile(rf"{_IDENT}(?:(?:\.|::|#|->){_IDENT})*")
+#: a trailing call: ``f()``, ``f(x, y=1)`` (no nested parentheses)
+_CALL: Final = re.compile(r"\([^()]*\)$")
+_PATH_CHARS: Final = re.compile(r"[\w.\-/@+~]+")
+_LINE_SUFFIX: Final = re.compile(r"(?::(\d+)(?::\d+)?|#L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?)$")
+_FRAGMENT_LINE: Final = re.compile(r"^L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
+#: file extensions of the languages graphmem parses, and of knowledge files (a link to one)
+CODE_EXTENSIONS: Final = frozenset(
+    {".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".go", ".rs", ".java"}
+)
+_DOC_EXTENSIONS: Final = frozenset({".md", ".mdx", ".mdc", ".rst", ".txt", ".toml", ".json", ".yaml", ".yml", ".cfg"})
+#: words that are never a reference to the repository's code
+NOT_CODE: Final = frozenset(
+    {
+        "True", "False", "None", "null", "nil", "undefined", "true", "false", "self", "cls", "this",
+        "super", "NaN", "Infinity", "int", "str", "bytes", "float", "bool", "dict", "list", "tuple",
+        "set", "object", "type", "string", "number", "any", "void", "error", "len", "print",
+    }
+)  # fmt: skip
+
+
+def is_path_like(text: str) -> bool:
+    """Whether ``text`` is written like a file path (a ``/`` or a known extension, no spaces)."""
+    if not text or " " in text or not _PATH_CHARS.fullmatch(text):
+        return False
+    ext = posixpath.splitext(text)[1].lower()
+    return ext in CODE_EXTENSIONS or ext in _DOC_EXTENSIONS or ("/" in text and not text.startswith("//"))
+
+
+def split_line(text: str) -> tuple[str, int]:
+    """``src/app.py:42`` / ``src/app.py#L42`` -> (``src/app.py``, 42); no line: 0."""
+    m = _LINE_SUFFIX.search(text)
+    if m is None:
+        return text, 0
+    return text[: m.start()], int(m.group(1) or m.group(2))
+
+
+def classify_code(text: str) -> tuple[TargetKind, str, int] | None:
+    """What an inline code span may name: (kind, target, line), or None when it cannot be a
+    name or a path (a command, an expression, a literal)."""
+    s = text.strip()
+    if not s or len(s) > 300 or "\n" in s:
+        return None
+    path, line = split_line(s)
+    if "::" in path and is_path_like(path.split("::", 1)[0]):  # graphmem's own ref form
+        return TargetKind.SYMBOL, path, 0
+    if is_path_like(path) and not _NAME.fullmatch(path):
+        return TargetKind.PATH, path.removeprefix("./"), line
+    name = clean_name(s)
+    if name is None:
+        return None
+    if "." not in name and (name in NOT_CODE or len(name) < 3):
+        return None
+    return TargetKind.SYMBOL, name, 0
+
+
+def clean_name(text: str) -> str | None:
+    """A written name reduced to a dotted name: ``@app.route`` -> ``app.route``,
+    ``hash_password(pw)`` -> ``hash_password``, ``AuthService#login`` and
+    ``AuthService::login`` -> ``AuthService.login``, ``~attr.define`` -> ``attr.define``;
+    None when it is not a name at all."""
+    s = text.strip().lstrip("@~!").removeprefix("new ")
+    s = _CALL.sub("", s).rstrip("()")
+    if not _NAME.fullmatch(s):
+        return None
+    if s.startswith("$") and len(s) > 1 and "." not in s:  # a shell variable
+        return None
+    for sep in ("::", "#", "->"):
+        s = s.replace(sep, ".")
+    return s
+
+
+def link_target(href: str, doc_path: str) -> tuple[str, int] | None:
+    """The repository path (relative to the root) and line a link points at, or None for a
+    link that leaves the repository (a URL, a mail address, a fragment of the same page)."""
+    href = href.strip()
+    if not href or href.startswith("#") or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href) or href.startswith("//"):
+        return None
+    target, _, fragment = href.partition("#")
+    target = unquote(target.split("?", 1)[0])
+    m = _FRAGMENT_LINE.match(fragment)
+    line = int(m.group(1)) if m else 0
+    if target.startswith("/"):
+        rel = posixpath.normpath(target.lstrip("/"))
+    else:
+        rel = posixpath.normpath(posixpath.join(posixpath.dirname(doc_path), target))
+    if rel.startswith("../") or rel == ".." or rel == ".":
+        return None
+    return rel, line

@@ -1,0 +1,287 @@
+"""Knowledge units as observations, and their staleness (pure).
+
+A unit of a knowledge file becomes an observation whose ``knowledge`` is the file and lines
+it comes from and whose anchors are the code its references named *as the unit was written*
+(the fingerprints at the commit that last changed the unit's lines, or at the moment it was
+first read outside git). Grades, as for every note:
+
+* a reference whose symbol or file is gone, or was renamed (the text still says the old
+  name), is **dangling**: the unit is STALE (REMOVED / RENAMED);
+* the named code's signature changed since: STALE (SIGNATURE_CHANGED);
+* its body changed since: SUSPECT, worth a look (BODY_CHANGED) — a passing mention is a
+  weaker anchor than a note written about the code. A mention of a class, a module or a file
+  does not follow every change inside it (only its head or its removal). Shared notes
+  (``.graphmem/notes``) are written about their anchors: a body change makes them STALE;
+* a dependency changed its signature or went away: SUSPECT (as for every note).
+
+``grade`` recomputes the status and each reference's state from the anchors and the code;
+it replaces ``staleness.reevaluate`` for knowledge observations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from graphmem.types import (
+    Anchor,
+    AnchorKind,
+    Category,
+    ChangeKind,
+    KnowledgeCheck,
+    KnowledgeKind,
+    KnowledgeReference,
+    KnowledgeSource,
+    Observation,
+    ObservationStatus,
+    ReferenceState,
+    StaleReason,
+)
+
+from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
+from graphmemd.graph.signatures import compatible
+from graphmemd.ingest.knowledge.model import TextRef, Unit
+from graphmemd.ingest.knowledge.notes import SharedNote
+from graphmemd.memory.anchors import CodeView, evaluate_anchor
+from graphmemd.memory.obsdoc import MAX_DOC_ANCHORS, MAX_TEXT
+
+__all__ = ["RefFinding", "UnitFinding", "check_references", "grade", "reference_states", "unit_observation"]
+
+_LIVE: Final = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
+_DANGLING: Final = (ChangeKind.REMOVED, ChangeKind.RENAMED)
+_CATEGORY: Final = {
+    KnowledgeKind.AGENT_INSTRUCTIONS: Category.CONVENTION,
+    KnowledgeKind.DECISION_RECORD: Category.DECISION,
+    KnowledgeKind.DOCUMENTATION: Category.OTHER,
+    KnowledgeKind.SHARED_NOTE: Category.OTHER,
+}
+_RANK: Final = {ReferenceState.OK: 0, ReferenceState.SUSPECT: 1, ReferenceState.STALE: 2, ReferenceState.DANGLING: 3}
+
+
+@dataclass(frozen=True, slots=True)
+class RefFinding:
+    """What a written reference named: the anchor as written, and what history already says
+    (a dangling reason, or a change since with its commit); close matches when dangling."""
+
+    ref: TextRef
+    anchor: Anchor
+    reasons: tuple[StaleReason, ...] = ()
+    close_matches: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFinding:
+    """A unit, its observation id and its references to code (a shared note: its file's fields)."""
+
+    unit: Unit
+    obs_id: str
+    refs: tuple[RefFinding, ...]
+    note: SharedNote | None = None
+
+
+def _anchor_key(a: Anchor) -> str:
+    return a.symbol_id if a.kind is AnchorKind.SYMBOL else f"{a.repo_id}:{a.path}"
+
+
+def _category(f: UnitFinding, kind: KnowledgeKind) -> Category:
+    if f.note is not None:
+        try:
+            return Category(f.note.category)
+        except ValueError:
+            return Category.OTHER
+    return _CATEGORY[kind]
+
+
+def unit_observation(
+    repo_id: str, path: str, kind: KnowledgeKind, f: UnitFinding, previous: Observation | None, now: float
+) -> Observation:
+    """The observation of a unit (not yet graded): its anchors, the reasons history found,
+    its references with their spans, and what it keeps of ``previous`` (creation, confirmation)."""
+    anchors: dict[str, Anchor] = {}
+    reasons: dict[tuple[str, ChangeKind], StaleReason] = {}
+    refs: list[KnowledgeReference] = []
+    for rf in f.refs:
+        anchors.setdefault(_anchor_key(rf.anchor), rf.anchor)
+        for r in rf.reasons:
+            reasons.setdefault((r.anchor_ref, r.change), r)
+        s = rf.ref.span
+        renamed = next((r for r in rf.reasons if r.change is ChangeKind.RENAMED and r.new_ref == rf.anchor.ref), None)
+        refs.append(
+            KnowledgeReference(
+                rf.ref.text, path, s.line, s.column, s.end_line, s.end_column,
+                target_ref=renamed.anchor_ref if renamed else rf.anchor.ref,  # what it named when written
+                close_matches=rf.close_matches, observation_id=f.obs_id,
+            )
+        )  # fmt: skip
+    note = f.note
+    u = f.unit
+    return Observation(
+        id=f.obs_id,
+        repo_id=repo_id,
+        text=(u.text or path)[:MAX_TEXT],
+        category=_category(f, kind),
+        created_at=(note.created if note and note.created else None) or (previous.created_at if previous else now),
+        updated_at=now,
+        tags=note.tags if note else (),
+        source=(note.author if note else "") or "file",
+        anchors=tuple(anchors.values())[:MAX_DOC_ANCHORS],
+        stale_reasons=tuple(reasons.values()),
+        confirmed_by=note.confirmed_by if note else (previous.confirmed_by if previous else ""),
+        confirmed_at=note.confirmed if note else (previous.confirmed_at if previous else None),
+        knowledge=KnowledgeSource(path, u.start_line, u.end_line, u.heading_path, kind),
+        references=tuple(refs),
+    )
+
+
+_GENERATED: Final = (".. auto", "```{auto", ":::{auto", ".. py:auto")
+
+
+def generated(o: Observation) -> bool:
+    """Whether a unit is an autodoc directive (``.. autofunction:: attrs.define``): what it
+    shows is generated from the code, so only a reference gone dangling makes it wrong."""
+    return o.knowledge is not None and o.text.lstrip().startswith(_GENERATED)
+
+
+def _weak_body(o: Observation, a: Anchor, code: CodeView) -> bool:
+    """Whether a body change of ``a`` does not count: a passing mention of a file, a class
+    or another container in a document (shared notes are written about their anchors)."""
+    if o.knowledge is None or o.knowledge.kind is KnowledgeKind.SHARED_NOTE:
+        return False
+    if a.kind is AnchorKind.FILE:
+        return True
+    s = code.symbol(a.symbol_id)
+    return s is not None and s.kind in CONTAINER_KINDS
+
+
+def grade(o: Observation, code: CodeView, now: float, commit: str, suspects: Sequence[StaleReason] = ()) -> Observation:
+    """A knowledge observation with its reasons, status and reference states recomputed
+    against ``code``. Reasons that persist keep their commit and time; a new one has the
+    commit "" until history names it (a live change is not committed yet); RENAMED stays
+    until the text is edited (the reference still says the old name)."""
+    previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
+    reasons = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
+    for a in o.anchors:
+        r = evaluate_anchor(a, code, now, "")
+        if r is None or (r.change is ChangeKind.BODY_CHANGED and _weak_body(o, a, code)):
+            continue
+        if r.change not in _DANGLING and generated(o):
+            continue
+        reasons.append(previous.get((r.anchor_ref, r.change, ""), r))
+    changed = {r.anchor_ref for r in reasons}
+    deps = {(r.anchor_ref, r.dependency_id): r for r in o.stale_reasons}
+    for r in suspects:  # a new one: its commit is named once the change is committed
+        deps.setdefault((r.anchor_ref, r.dependency_id), replace(r, commit=""))
+    for (anchor_ref, _), r in sorted(deps.items()):
+        dep = code.symbol(r.dependency_id) if r.change is ChangeKind.DEPENDENCY_CHANGED else None
+        holds = r.change is ChangeKind.DEPENDENCY_CHANGED and (dep is None or dep.sig_hash != r.dependency_sig_hash)
+        if holds and anchor_ref not in changed:
+            reasons.append(r)
+    status = o.status
+    if status in _LIVE:
+        strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
+        stale = any(_state(r, strong) in (ReferenceState.STALE, ReferenceState.DANGLING) for r in reasons)
+        status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if reasons else ObservationStatus.FRESH
+    graded = replace(o, status=status, stale_reasons=tuple(reasons))
+    return replace(graded, references=reference_states(graded))
+
+
+def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:
+    """``target`` and every ref a rename chain led it to."""
+    out = {target}
+    grew = True
+    while grew:
+        grew = False
+        for r in reasons:
+            if r.change is ChangeKind.RENAMED and r.anchor_ref in out and r.new_ref and r.new_ref not in out:
+                out.add(r.new_ref)
+                grew = True
+    return out
+
+
+def _state(r: StaleReason, strong: bool) -> ReferenceState:
+    """A reason's grade: a signature change that keeps the old uses working (``signatures``)
+    is only suspect for a passing mention; for a shared note every change of its code is stale."""
+    if r.change in _DANGLING:
+        return ReferenceState.DANGLING
+    if r.change is ChangeKind.SIGNATURE_CHANGED and (strong or not compatible(r.old_signature, r.new_signature)):
+        return ReferenceState.STALE
+    if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED):
+        return ReferenceState.STALE
+    return ReferenceState.SUSPECT
+
+
+def _sentence(ref: KnowledgeReference, r: StaleReason) -> str:
+    when = f" in {r.commit[:7]}" if r.commit else " (not committed yet)"
+    new = r.new_ref.rpartition("::")[2] or r.new_ref
+    name = _name_of(ref, r.anchor_ref)
+    if r.change is ChangeKind.RENAMED:
+        return f"`{name}` was renamed to `{new}`{when}"
+    if r.change is ChangeKind.REMOVED:
+        return f"`{name}` was removed{when}"
+    if r.change is ChangeKind.SIGNATURE_CHANGED:
+        how = " (compatibly: old uses still fit)" if compatible(r.old_signature, r.new_signature) else ""
+        return f"the signature of `{r.anchor_ref}` changed{when}{how}: `{r.old_signature}` -> `{r.new_signature}`"
+    if r.change is ChangeKind.BODY_CHANGED:
+        return f"the body of `{r.anchor_ref}` changed{when}"
+    return f"{r.detail}{when}"
+
+
+def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
+    """Each reference with its state, reason, new name and commit from ``o``'s stale reasons."""
+    strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
+    out: list[KnowledgeReference] = []
+    for ref in o.references:
+        chain = _chain(ref.target_ref, o.stale_reasons)
+        mine = [r for r in o.stale_reasons if r.anchor_ref in chain]
+        if not mine:
+            out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit=""))
+            continue
+        worst = max(mine, key=lambda r: (_RANK[_state(r, strong)], r.change is ChangeKind.REMOVED))
+        renamed = next((r.new_ref for r in mine if r.change is ChangeKind.RENAMED and r.new_ref), "")
+        out.append(
+            replace(
+                ref,
+                state=_state(worst, strong),
+                reason=_sentence(ref, worst),
+                renamed_to=renamed if worst.change is ChangeKind.RENAMED else "",
+                commit=worst.commit,
+            )
+        )
+    return tuple(out)
+
+
+def check_references(
+    units: Sequence[Observation], files: int, close: Callable[[str], tuple[str, ...]]
+) -> KnowledgeCheck:
+    """The ``CheckKnowledge`` answer over ``units`` (the units in scope, live or not): every
+    reference that is not OK, in file order, a dangling one with its close matches
+    (``close`` finds them when the unit has none stored)."""
+    out: list[KnowledgeReference] = []
+    n = 0
+    for o in units:
+        for r in o.references:
+            n += 1
+            if r.state is ReferenceState.OK:
+                continue
+            if r.state is ReferenceState.DANGLING and not r.close_matches:
+                r = replace(r, close_matches=close(_name_of(r)))
+            out.append(r)
+    out.sort(key=lambda r: (r.path, r.line, r.column, r.end_line, r.end_column, r.text))
+    return KnowledgeCheck(tuple(out), files, len(units), n)
+
+
+def _name_of(ref: KnowledgeReference, anchor_ref: str = "") -> str:
+    """The name a reference stands for: as written, or for a path or a link (``x.go#L16``)
+    the qualified name of the symbol it anchored."""
+    if "/" in ref.text or "#L" in ref.text:
+        target = anchor_ref or ref.target_ref
+        return target.rpartition("::")[2] or target
+    return _written_name(ref.text)
+
+
+def _written_name(text: str) -> str:
+    """The name a reference's text spells (``:func:`x.y``` -> ``x.y``, ``f()`` -> ``f``)."""
+    inner = text.split("`")[1] if text.count("`") >= 2 else text
+    inner = inner.rsplit("<", 1)[-1].rstrip(">") if "<" in inner else inner
+    return inner.strip().lstrip("~!.").split("(")[0].replace("::", ".").replace("#", ".")

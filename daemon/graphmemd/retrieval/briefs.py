@@ -1,0 +1,132 @@
+"""Briefs: what an agent reads at a session start, or right after it edited files.
+
+``Briefer.brief`` renders the observations retrieval finds for files, symbols or text within a
+token budget, or, with none of them, the repository's brief (``overview.py``: constraints and
+decisions, then what was confirmed or changed recently, then the stale and suspect notes that
+need a look). ``Briefer.edit_context`` is the post-edit text (``aftermath.py``): the notes an
+edit just made stale or suspect, then the notes on the edited files and the code one step away.
+Each says how many notes its budget left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+
+from graphmem.types import Brief, EditContext, Freshness, ObservationStatus
+
+from graphmemd.graph.model import file_id
+from graphmemd.retrieval import ranking
+from graphmemd.retrieval.aftermath import find_callouts, render
+from graphmemd.retrieval.overview import overview
+from graphmemd.retrieval.readview import ReadView
+from graphmemd.retrieval.retriever import DEFAULT_HOPS, MAX_LIMIT, Retriever, estimate_tokens, render_line
+
+__all__ = ["Briefer"]
+
+
+class Briefer:
+    """Session briefs and post-edit context over a ``Retriever`` and the read view."""
+
+    def __init__(self, view: Callable[[], ReadView], retriever: Retriever) -> None:
+        self._view = view
+        self._retriever = retriever
+
+    def brief(
+        self,
+        *,
+        repo: str = "",
+        files: Sequence[str] = (),
+        symbols: Sequence[str] = (),
+        text: str = "",
+        budget: int = 1000,
+        fresh_only: bool = False,
+    ) -> Brief:
+        """A session brief within ``budget`` tokens: the observations retrieved for the files,
+        symbols or text; with none of them, the repository's brief (``overview.py``)."""
+        if not files and not symbols and not text.strip():
+            return self.repository_brief(repo=repo, budget=budget, fresh_only=fresh_only)
+        result = self._retriever.retrieve(
+            repo=repo,
+            files=files,
+            symbols=symbols,
+            text=text,
+            hops=DEFAULT_HOPS,
+            limit=MAX_LIMIT,
+            fresh_only=fresh_only,
+        )
+        fresh = result.freshness
+        head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({_state(fresh)})"
+        lines = [head]
+        spent, shown = estimate_tokens(head) + 40, []
+        for r in result.results:  # greedily in rank order, as retrieval packs
+            if spent + r.tokens > budget:
+                continue
+            lines.append(render_line(r.observation, r.why))
+            shown.append(r.observation.id)
+            spent += r.tokens
+        left_out = len(result.results) - len(shown)
+        if not shown and left_out:
+            lines.append(
+                f"- observations exist for this code, but none fits the budget of {budget} tokens: "
+                "raise the budget, or see them with recall"
+            )
+        elif not shown:
+            lines.append("- no fresh observations for this code" if result.excluded_stale else
+                         "- nothing recorded yet for this code")
+        if result.excluded_stale:
+            lines.append(f"({result.excluded_stale} stale or suspect observations left out: fresh only)")
+        body = "\n".join(lines)
+        return Brief(body, tuple(shown), fresh, estimate_tokens(body), left_out)
+
+    def repository_brief(self, *, repo: str = "", budget: int = 1000, fresh_only: bool = False) -> Brief:
+        """The repository's brief: constraints and decisions, then what was confirmed or
+        changed recently, then the stale and suspect notes that need a look (``overview.py``)."""
+        e = self._view()
+        repos = e.repos(repo)
+        scope = {rt.id for rt in repos}
+        notes = [o for o in e.observations() if o.repo_id in scope]
+        if fresh_only:
+            notes = [o for o in notes if o.status is ObservationStatus.FRESH]
+        with e.reading() as g:
+            weights = {o.id: max((ranking.centrality(g.degree(a.symbol_id or file_id(a.repo_id, a.path)))
+                                  for a in o.anchors), default=0.0) for o in notes}
+        fresh = e.freshness(repos)
+        names = ", ".join(f"{rt.id} ({rt.root})" for rt in repos) or "no repository"
+        view = overview(
+            notes,
+            title=f"# graphmem: what is known about {names} ({_state(fresh)})",
+            budget=budget,
+            weight=lambda o: weights.get(o.id, 0.0),
+        )
+        return Brief(view.text, view.shown, fresh, view.tokens, view.total_left_out)
+
+    def edit_context(
+        self,
+        *,
+        repo: str = "",
+        files: Sequence[str],
+        edited: Mapping[tuple[str, str], float],
+        budget: int = 600,
+        fresh_only: bool = False,
+        already_shown: Collection[str] = (),
+    ) -> EditContext:
+        """After an agent edited ``files``: the notes the edit just made stale or suspect
+        (``edited``: (repository id, path) -> the file's modification time), then the notes
+        anchored in the files and one step away from them (``aftermath.py``)."""
+        e = self._view()
+        repos = e.repos(repo)
+        scope = {rt.id for rt in repos}
+        called = find_callouts([o for o in e.observations() if o.repo_id in scope], edited)
+        related = self._retriever.retrieve(repo=repo, files=files, hops=1, limit=MAX_LIMIT, fresh_only=fresh_only)
+        out = render([rel for _, rel in edited] or list(files), called, related.results, budget=budget,
+                     already_shown=already_shown)
+        return EditContext(out.text, out.shown, out.callouts, related.freshness, out.tokens, out.left_out)
+
+
+def _state(fresh: Freshness) -> str:
+    """``index current``, or what is behind."""
+    if fresh.current:
+        return "index current"
+    return "index NOT current (" + ", ".join(
+        f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories
+    ) + ")"

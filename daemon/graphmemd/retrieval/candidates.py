@@ -1,0 +1,140 @@
+"""Candidates of one retrieval and the evidence each collects from its anchors (pure).
+
+Retrieval reaches graph nodes two ways: from the query's files and symbols (the file part),
+and from the symbols its text names (the text part). Each anchored node of a note gives the
+note that part's evidence (``ranking.evidence`` / ``ranking.text_evidence``); a note keeps,
+per part, its best anchor (its signals are what the score shows and the why explains) and
+the sum over all its anchors, so ``ranking`` can count the other anchors' evidence too
+(``breadth``). No I/O, no graph: the caller gives the signals of each node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphmem.types import Observation
+
+from graphmemd.retrieval import ranking
+from graphmemd.retrieval.cosignal import CoSignal
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSignals:
+    """What one anchored node says for a query: its proximity and co-change from each part's
+    seeds, its cursor focus and its centrality; ``make`` fills in the weighted evidence."""
+
+    proximity: float = 0.0
+    cochange: CoSignal | None = None
+    focus: float = 0.0
+    centrality: float = 0.0
+    text_proximity: float = 0.0
+    text_cochange: CoSignal | None = None
+    #: evidence for the file part (``ranking.evidence``; centrality only orders, see ``file_rank``)
+    file_evidence: float = 0.0
+    #: how a note picks its best anchor for the file part: evidence plus weighted centrality
+    file_rank: float = 0.0
+    #: evidence for the text part (``ranking.text_evidence``)
+    text_evidence: float = 0.0
+
+    @classmethod
+    def make(
+        cls,
+        proximity: float = 0.0,
+        cochange: CoSignal | None = None,
+        focus: float = 0.0,
+        centrality: float = 0.0,
+        text_proximity: float = 0.0,
+        text_cochange: CoSignal | None = None,
+    ) -> NodeSignals:
+        """The signals with their weighted evidence computed once (every note on the node reads it)."""
+        fe = ranking.evidence(proximity, cochange.strength if cochange is not None else 0.0, focus)
+        te = ranking.text_evidence(text_proximity, text_cochange.strength if text_cochange is not None else 0.0)
+        rank = fe + ranking.W_CENTRALITY * centrality
+        return cls(proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te)
+
+
+_NONE = NodeSignals()
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One candidate observation: its best anchor per part and the evidence summed over all."""
+
+    obs: Observation
+    node: str = ""
+    best: NodeSignals = _NONE
+    best_rank: float = -1.0
+    file_sum: float = 0.0
+    tnode: str = ""
+    tbest: NodeSignals = _NONE
+    tbest_value: float = -1.0
+    text_sum: float = 0.0
+    text: float = 0.0
+    pagerank: float = 0.0
+
+    def add(self, node: str, s: NodeSignals) -> None:
+        """Count one anchored node (each node of a note once)."""
+        self.file_sum += s.file_evidence
+        rank = s.file_rank
+        if rank > self.best_rank or (rank == self.best_rank and node < self.node):
+            self.node, self.best, self.best_rank = node, s, rank
+        te = s.text_evidence
+        self.text_sum += te
+        if te > self.tbest_value or (te == self.tbest_value and node < self.tnode):
+            self.tnode, self.tbest, self.tbest_value = node, s, te
+
+    @property
+    def breadth(self) -> float:
+        """The file-part evidence of every anchor but the best."""
+        return max(0.0, self.file_sum - self.best.file_evidence) if self.node else 0.0
+
+    @property
+    def text_breadth(self) -> float:
+        """The text-part evidence of every anchor but the best."""
+        return max(0.0, self.text_sum - self.tbest.text_evidence) if self.tnode else 0.0
+
+    def parts(self, has_file: bool, has_text: bool) -> tuple[float, float]:
+        """The file part and the text part (``ranking.file_value`` / ``text_value``) with the
+        current PageRank, straight from the collected evidence (no ``Signals`` built)."""
+        f = ranking.file_value(max(self.best_rank, 0.0), self.breadth, self.pagerank) if has_file else 0.0
+        t = 0.0
+        if has_text:
+            best = max(self.tbest_value, 0.0)
+            t = ranking.text_value(self.text, best, self.text_breadth, 0.0 if has_file else self.pagerank)
+        return f, t
+
+    def signals(self, confidence: float, age_days: float, confirmed: bool, status: float) -> ranking.Signals:
+        """The ranking signals of this candidate, with the observation's multipliers given."""
+        b, t = self.best, self.tbest
+        return ranking.Signals(
+            proximity=b.proximity,
+            cochange=b.cochange.strength if b.cochange is not None else 0.0,
+            text=self.text,
+            pagerank=self.pagerank,
+            centrality=b.centrality,
+            focus=b.focus,
+            confidence=confidence,
+            age_days=age_days,
+            confirmed=confirmed,
+            status=status,
+            together=b.cochange.together if b.cochange is not None else 0,
+            total=b.cochange.total if b.cochange is not None else 0,
+            text_proximity=t.text_proximity,
+            text_cochange=t.text_cochange.strength if t.text_cochange is not None else 0.0,
+            breadth=self.breadth,
+            text_breadth=self.text_breadth,
+        )
+
+
+def collect(anchored: dict[str, list[Observation]], signals_of: dict[str, NodeSignals]) -> dict[str, Candidate]:
+    """Candidates by observation id from the observations anchored to each node and each
+    node's signals (the nodes are visited in id order, so ties resolve the same every time)."""
+    found: dict[str, Candidate] = {}
+    for node in sorted(anchored):
+        s = signals_of.get(node, _NONE)
+        for o in anchored[node]:
+            c = found.get(o.id)
+            if c is None:
+                c = found[o.id] = Candidate(o)
+            c.add(node, s)
+    return found

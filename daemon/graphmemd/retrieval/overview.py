@@ -1,0 +1,199 @@
+"""PURE: a repository's brief when no files, symbols or text are given (a session start).
+
+Three sections, in this order, each line marked the way every brief marks it
+(``graphmem.render.brief_line``):
+
+1. **Constraints and decisions** that hold (fresh): what an agent must not break.
+2. **Recently confirmed or changed**: the other fresh notes, newest confirmation or change first.
+3. **Needs a look**: stale and suspect notes, each with its reason, most recently affected first.
+
+The budget is shared so that no section starves the others: each gets a share first
+(``SHARES``), then what a section left unused goes to the others in section order. A note that
+does not fit is skipped and the next one tried (greedy, like retrieval's packing; a section is
+given up after ``MAX_MISSES`` misses in a row, so only the notes near the top are rendered). The brief
+says how many notes it left out, per section, and how to see them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from graphmem.render import brief_line
+from graphmem.types import Category, Observation, ObservationStatus
+
+__all__ = ["SHARES", "Overview", "Section", "overview", "section_of"]
+
+
+class Section(Enum):
+    """The three parts of a repository brief, in the order they are shown."""
+
+    RULES = "Constraints and decisions"
+    RECENT = "Recently confirmed or changed"
+    LOOK = "Needs a look (stale or suspect: verify, then confirm or supersede)"
+
+
+#: Each section's first share of the token budget (what it leaves unused goes to the others).
+SHARES: Mapping[Section, float] = {Section.RULES: 0.5, Section.RECENT: 0.25, Section.LOOK: 0.25}
+
+_RULES = (Category.CONSTRAINT, Category.DECISION)
+_LIVE = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    """A rendered repository brief: its text, the notes shown (in order), how many were left
+    out per section, and the text's token estimate."""
+
+    text: str
+    shown: tuple[str, ...]
+    left_out: Mapping[Section, int]
+    tokens: int
+
+    @property
+    def total_left_out(self) -> int:
+        """The notes left out, over every section."""
+        return sum(self.left_out.values())
+
+
+def estimate_tokens(text: str) -> int:
+    """One token per four bytes of UTF-8, at least one (retrieval's estimate)."""
+    return max(1, math.ceil(len(text.encode("utf-8")) / 4))
+
+
+def section_of(o: Observation) -> Section | None:
+    """Where a note belongs in a repository brief (None: not shown: archived or superseded)."""
+    if o.status not in _LIVE:
+        return None
+    if o.status is not ObservationStatus.FRESH:
+        return Section.LOOK
+    return Section.RULES if o.category in _RULES else Section.RECENT
+
+
+def _touched(o: Observation) -> float:
+    return max(o.updated_at, o.confirmed_at or 0.0)
+
+
+def _affected(o: Observation) -> float:
+    return max((r.detected_at for r in o.stale_reasons), default=o.updated_at)
+
+
+def _ordered(section: Section, notes: list[Observation], weight: Callable[[Observation], float]) -> list[Observation]:
+    """Most important first: rules by confidence and weight (how central their code is), then
+    recency; recent ones by when they were confirmed or changed; stale ones by when."""
+    if section is Section.RULES:
+        return sorted(notes, key=lambda o: (-round(o.confidence * (1.0 + weight(o)), 6), -_touched(o), o.id))
+    if section is Section.RECENT:
+        return sorted(notes, key=lambda o: (-_touched(o), o.id))
+    return sorted(notes, key=lambda o: (o.status is not ObservationStatus.STALE, -_affected(o), o.id))
+
+
+#: No note's line costs less than this many tokens: a pass stops once less is left.
+MIN_LINE_TOKENS = 6
+#: A pass gives up on a section after this many notes in a row did not fit.
+MAX_MISSES = 12
+
+
+class _Lines:
+    """The notes of each section in order, rendered only when a pass reaches them (a repository
+    with thousands of notes renders the few dozen that can fit)."""
+
+    def __init__(self, ordered: Mapping[Section, list[Observation]]) -> None:
+        self.ordered = ordered
+        self._cache: dict[tuple[Section, int], tuple[str, int]] = {}
+
+    def line(self, s: Section, i: int) -> tuple[str, int]:
+        """Note ``i`` of section ``s``: its line and its cost in tokens (with the newline)."""
+        key = (s, i)
+        got = self._cache.get(key)
+        if got is None:
+            text = _line(s, self.ordered[s][i])
+            got = self._cache[key] = (text, estimate_tokens(text) + 1)
+        return got
+
+    def fill(self, s: Section, budget: int, taken: set[int]) -> int:
+        """Greedily take (in order) the notes not yet ``taken`` that fit ``budget``; returns what is spent."""
+        spent = misses = 0
+        for i in range(len(self.ordered[s])):
+            if budget - spent < MIN_LINE_TOKENS or misses >= MAX_MISSES:
+                break
+            if i in taken:
+                continue
+            cost = self.line(s, i)[1]
+            if spent + cost <= budget:
+                taken.add(i)
+                spent += cost
+                misses = 0
+            else:
+                misses += 1
+        return spent
+
+
+def overview(
+    notes: Sequence[Observation],
+    *,
+    title: str,
+    budget: int,
+    weight: Callable[[Observation], float] = lambda o: 0.0,
+    footer_hint: str = "graphmem list",
+) -> Overview:
+    """The repository brief of ``notes`` within ``budget`` tokens (module docstring).
+    ``weight``: 0..1, how central a note's code is (ranks rules); ``title``: the first line."""
+    by_section: dict[Section, list[Observation]] = {s: [] for s in Section}
+    for o in notes:
+        s = section_of(o)
+        if s is not None:
+            by_section[s].append(o)
+    ordered = {s: _ordered(s, group, weight) for s, group in by_section.items()}
+    lines = _Lines(ordered)
+    head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {s.value}") + 1 for s in Section if ordered[s])
+    room = max(0, budget - head_cost - 40)  # 40: the footer
+    taken: dict[Section, set[int]] = {s: set() for s in Section}
+    spent = 0
+    for s in Section:  # first pass: each section within its share
+        spent += lines.fill(s, int(room * SHARES[s]), taken[s])
+    for s in Section:  # second pass: what is left, in section order
+        spent += lines.fill(s, room - spent, taken[s])
+    out = [title]
+    shown: list[str] = []
+    for s in Section:
+        if not taken[s]:
+            continue
+        out.append(f"## {s.value}")
+        for i in sorted(taken[s]):
+            out.append(lines.line(s, i)[0])
+            shown.append(ordered[s][i].id)
+    left = {s: len(ordered[s]) - len(taken[s]) for s in Section}
+    if not any(ordered.values()):
+        out.append("- nothing recorded yet for this repository")
+    elif sum(left.values()):
+        parts = ", ".join(f"{n} {_short(s)}" for s, n in left.items() if n)
+        n = sum(left.values())
+        out.append(f"({n} more not shown within the budget of {budget} tokens: {parts}; see {footer_hint})")
+    text = "\n".join(out)
+    return Overview(text, tuple(shown), left, estimate_tokens(text))
+
+
+def _day(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
+
+
+def _line(section: Section, o: Observation) -> str:
+    """A note's line: ``brief_line`` (which marks stale and suspect ones with their reason);
+    in the recent section, when it was confirmed (and by whom) or last changed."""
+    line = brief_line(o)
+    if section is not Section.RECENT:
+        return line
+    if o.confirmed_at and o.confirmed_at >= o.updated_at:
+        by = f" by {o.confirmed_by}" if o.confirmed_by else ""
+        return f"{line} [confirmed {_day(o.confirmed_at)}{by}]"
+    if o.updated_at > o.created_at:
+        return f"{line} [changed {_day(o.updated_at)}]"
+    return f"{line} [saved {_day(o.created_at)}]"
+
+
+def _short(s: Section) -> str:
+    return {Section.RULES: "constraints/decisions", Section.RECENT: "other notes", Section.LOOK: "stale/suspect"}[s]

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Hook latency benchmark: ``graphmem hook session-start|post-edit`` as a client runs them.
+
+A real daemon indexes the stdlib corpus; 2,000 observations (``--observations``) are anchored
+across it (a fifth of them constraints or decisions). Then each hook command is run as a new
+process, the client's JSON payload on stdin, and timed from spawn to exit, back to back with
+its floor in the same run:
+
+- ``floor_python``: ``python -c pass`` (the interpreter's own start);
+- ``floor_hook``: the hook with no daemon behind its home (start, imports, payload, exit);
+- ``session_start``: the repository's brief (budget 1,200 tokens);
+- ``post_edit``: a file with notes, saved unchanged (the notes on it and one step away);
+- ``post_edit_changed``: right after a real edit that changes a noted function's signature
+  (the daemon takes the file in, re-indexes it, and the call-outs are computed);
+- ``rpc_brief`` / ``rpc_edit``: the daemon's share alone, the same calls from this process's
+  warm client (SessionBrief with no files; EditContext on an unchanged file).
+
+``--runs`` per kind (default 60). Prints p50/p95/p99 and the 1-minute load average before and
+after; ``--json`` prints one JSON object. Target: p95 <= 150 ms for each hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchlib import DaemonProc, load_average, percentile, short_home, stdlib_corpus
+from graphmem.types import Category
+
+GRAPHMEM = Path(sys.executable).with_name("graphmem")
+WORDS = ["cache", "thread", "lock", "encoding", "socket", "timeout", "parser", "buffer", "retry", "path"]
+DEF = re.compile(r"^def (\w+)\(([^)\n]*)\)( -> [^:\n]+)?:", re.M)
+
+
+CPU: dict[str, list[float]] = {}
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd: list[str], payload: str, env: dict[str, str], cwd: Path, kind: str = "") -> tuple[float, str]:
+    """Milliseconds from spawn to exit, and what the command printed; the process's CPU time
+    (user + system, less sensitive to a busy machine than the wall time) goes to ``CPU[kind]``."""
+    cpu = _children_cpu()
+    t = time.perf_counter()
+    out = subprocess.run(cmd, input=payload, capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+    ms = (time.perf_counter() - t) * 1000
+    if kind:
+        CPU.setdefault(kind, []).append((_children_cpu() - cpu) * 1000)
+    if out.returncode != 0:
+        raise RuntimeError(f"{cmd} exited {out.returncode}: {out.stderr}")
+    return ms, out.stdout
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(percentile(values, 50), 1), "p95_ms": round(percentile(values, 95), 1),
+            "p99_ms": round(percentile(values, 99), 1), "max_ms": round(max(values), 1)}
+
+
+def seed(d: DaemonProc, n: int, rng: random.Random) -> list[str]:
+    """``n`` observations; returns the files whose top-level functions carry notes."""
+    with d.client() as c:
+        symbols = c.find_symbols("*", limit=1000) + c.find_symbols("*_*", limit=1000)
+        symbols = list({s.id: s for s in symbols}.values())
+        files = sorted({s.path for s in symbols})
+        top = [s for s in symbols if s.kind == "function" and "." not in s.qualname]
+        others = [x for x in Category if x not in (Category.CONSTRAINT, Category.DECISION)]
+        for i in range(n):
+            anchor = rng.choice(files) if i % 5 == 0 else (rng.choice(top) if i % 3 == 0 else rng.choice(symbols)).ref
+            cat = rng.choice([Category.CONSTRAINT, Category.DECISION]) if i % 5 == 1 else rng.choice(others)
+            c.observe(f"note {i}: {' '.join(rng.sample(WORDS, 3))} matters here", anchors=[anchor], category=cat,
+                      source="bench")
+        return sorted({s.path for s in top})
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--observations", type=int, default=2000)
+    ap.add_argument("--runs", type=int, default=60)
+    args = ap.parse_args()
+    rng = random.Random(30)
+    tmp = Path(tempfile.mkdtemp(prefix="gmbench"))
+    home, empty = short_home(), short_home()
+    corpus = stdlib_corpus(tmp)
+    env = dict(os.environ, GRAPHMEM_HOME=str(home))
+    env.pop("GRAPHMEM_ADDRESS", None)
+    lat: dict[str, list[float]] = {k: [] for k in
+                                   ("floor_python", "floor_hook", "rpc_brief", "rpc_edit", "session_start", "post_edit",
+                                    "post_edit_changed")}
+    said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0}
+    d = DaemonProc(home, [corpus])
+    try:
+        d.wait_queryable()
+        noted = seed(d, args.observations, rng)
+        d.wait_idle()
+        load_before = load_average()
+        hook = [str(GRAPHMEM), "hook"]
+        with d.client() as c:
+            for _ in range(args.runs):
+                t = time.perf_counter()
+                c.brief(repo=str(corpus), budget=1200)
+                lat["rpc_brief"].append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                c.edit_context([str(corpus / rng.choice(noted))], repo=str(corpus), wait_ms=500)
+                lat["rpc_edit"].append((time.perf_counter() - t) * 1000)
+        start = json.dumps({"session_id": "b", "cwd": str(corpus), "hook_event_name": "SessionStart",
+                            "source": "startup"})
+        for i in range(args.runs):
+            lat["floor_python"].append(timed([sys.executable, "-c", "pass"], "", env, corpus, "floor_python")[0])
+            lat["floor_hook"].append(
+                timed([*hook, "session-start", "--home", str(empty)], start, env, corpus, "floor_hook")[0])
+            ms, out = timed([*hook, "session-start"], start, env, corpus, "session_start")
+            lat["session_start"].append(ms)
+            said["session_start"] += bool(out)
+            path = corpus / rng.choice(noted)
+            edit = {"session_id": f"e{i}", "cwd": str(corpus), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                    "tool_input": {"file_path": str(path)}}
+            ms, out = timed([*hook, "post-edit"], json.dumps(edit), env, corpus, "post_edit")
+            lat["post_edit"].append(ms)
+            said["post_edit"] += bool(out)
+            text = path.read_text(encoding="utf-8")
+            m = DEF.search(text)
+            if m is None:
+                continue
+            params = m.group(2).strip()
+            new_params = f"{params}, _bench{i}=None" if params and not params.endswith(("*", "/")) else "_bench=None"
+            path.write_text(text[: m.start(2)] + new_params + text[m.end(2) :], encoding="utf-8")
+            ms, out = timed([*hook, "post-edit"], json.dumps({**edit, "session_id": f"c{i}"}), env, corpus,
+                            "post_edit_changed")
+            lat["post_edit_changed"].append(ms)
+            said["post_edit_changed"] += bool(out)
+            said["callouts"] += "This edit may have invalidated" in out
+        load_after = load_average()
+    finally:
+        d.stop()
+        for p in (tmp, home, empty):
+            shutil.rmtree(p, ignore_errors=True)
+    result = {
+        "observations": args.observations,
+        "runs": args.runs,
+        **{k: stats(v) for k, v in lat.items() if v},
+        "cpu_ms_p50": {k: round(percentile(v, 50), 1) for k, v in CPU.items()},
+        "edits_timed": len(lat["post_edit_changed"]),
+        "answers_with_text": said,
+        "load_1min_before": round(load_before, 2),
+        "load_1min_after": round(load_after, 2),
+        "target_p95_ms": 150,
+    }
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"hooks over the stdlib corpus with {args.observations} observations, {args.runs} runs each "
+          f"(load average 1 min: {load_before:.2f} before, {load_after:.2f} after)")
+    for k in lat:
+        if lat[k]:
+            s = result[k]
+            print(f"  {k:<18} p50 {s['p50_ms']:>6} ms  p95 {s['p95_ms']:>6} ms  p99 {s['p99_ms']:>6} ms  "
+                  f"max {s['max_ms']:>6} ms")
+    print("  the hook process's CPU time, p50: " + ", ".join(f"{k} {v} ms" for k, v in result["cpu_ms_p50"].items()))
+    print(f"  answers with text: {said} (target: hooks p95 <= 150 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

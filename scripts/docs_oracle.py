@@ -1,0 +1,829 @@
+"""The independent oracle of ``bench_docs.py``: which documentation references name code that
+no longer exists, judged without any of graphmem's code.
+
+* **Code** (Python's ``ast``, not tree-sitter): the set of importable qualified names of a
+  commit. Every module of the package sources (``src/`` or top-level packages, tests
+  excluded; ``.py`` and ``.pyi``) binds names: functions, classes (with their methods,
+  class-level attributes, nested classes and the members they inherit from classes of the
+  repository), module-level assignments, and imports (``from ._make import attrs as s``
+  binds ``attr.s`` to what ``attr._make.attrs`` is). A dotted name resolves when following
+  those bindings from a module reaches something. A short name (``define``,
+  ``Attribute.evolve``) resolves when it is a dotted suffix of a qualified name (what
+  Sphinx's search and graphmem's close matches both allow), or under the module the text
+  set with ``currentmodule``/``module``/``automodule``.
+* **Text** (markdown-it-py and docutils, with this module's own extraction): references are
+  Python-domain roles (``:func:`x```, ``{meth}`x```), autodoc and description directives
+  (``.. autofunction:: x``, ```` ```{autoclass} x``` ````), inline code and RST default-role
+  text that is written like a name (a dotted name, a call ``f()``, a decorator ``@f``, or
+  an identifier of 3+ characters), and links or code spans naming a repository path with a
+  folder (a bare ``setup.py`` is as often the reader's file as the repository's).
+
+  A bare identifier names a module-level object or a module (not a class member), and not
+  one of Python's own special names (``__init__``).
+
+Judged: a reference **stopped resolving** at commit ``c`` when its target does not resolve
+at ``c`` although, at an earlier commit, the same file (followed through git's renames:
+``docs/api.rst`` → ``docs/api.md``) referenced the same target and it resolved (so a name
+written only after it was gone, or one that never was the repository's code —
+``typing.ClassVar``, ``functools.partial`` — is not dangling).
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+import subprocess
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# ---------------------------------------------------------------------------- git
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo``; its stdout."""
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def tree(repo: Path, commit: str) -> dict[str, str]:
+    """Every file of ``commit``: path -> blob id."""
+    out: dict[str, str] = {}
+    for line in git(repo, "ls-tree", "-r", "--full-tree", commit).splitlines():
+        meta, path = line.split("\t", 1)
+        _mode, kind, blob = meta.split()
+        if kind == "blob":
+            out[path] = blob
+    return out
+
+
+class Blobs:
+    """Blob contents, read once through one ``git cat-file --batch`` process."""
+
+    def __init__(self, repo: Path) -> None:
+        self.proc = subprocess.Popen(
+            ["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        self.cache: dict[str, str] = {}
+
+    def text(self, blob: str) -> str:
+        """The blob as text (UTF-8, undecodable bytes replaced)."""
+        hit = self.cache.get(blob)
+        if hit is not None:
+            return hit
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.proc.stdin.write(blob.encode() + b"\n")
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        size = int(header[2])
+        data = self.proc.stdout.read(size + 1)[:size]
+        text = data.decode("utf-8", errors="replace")
+        self.cache[blob] = text
+        return text
+
+    def close(self) -> None:
+        """Stop the git process."""
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+# ---------------------------------------------------------------------------- code names (ast)
+
+
+_NOT_PACKAGE = frozenset({"tests", "test", "testing", "docs", "doc", "bench", "benchmarks", "examples", "typing_tests"})
+
+
+def is_package_source(path: str) -> bool:
+    """A ``.py``/``.pyi`` file of the package sources (``src/…`` or a top-level package),
+    not tests, docs, benchmarks or build scripts."""
+    if not path.endswith((".py", ".pyi")):
+        return False
+    parts = path.split("/")
+    if any(p in _NOT_PACKAGE for p in parts[:-1]):
+        return False
+    if parts[0] == "src":
+        return len(parts) >= 3
+    return len(parts) >= 2  # a top-level package folder (a root-level script is not importable API)
+
+
+def module_name(path: str) -> str:
+    """``src/attr/_make.py`` -> ``attr._make``; ``click/__init__.py`` -> ``click``."""
+    parts = path.split("/")
+    if parts[0] == "src":
+        parts = parts[1:]
+    last = parts[-1].rsplit(".", 1)[0]
+    parts = parts[:-1] if last == "__init__" else [*parts[:-1], last]
+    return ".".join(parts)
+
+
+@dataclass
+class ClassDef:
+    """A class: its own members (name -> binding) and its base expressions."""
+
+    members: dict[str, Any] = field(default_factory=dict)
+    bases: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ImportOf:
+    """A name bound by an import: ``module`` (absolute) and ``name`` (None: the module itself)."""
+
+    module: str
+    name: str | None
+
+
+_FUNC = "function"  # a function: nothing below it
+_VAR = "variable"  # a plain assignment (or an instance attribute set on ``self``)
+STAR = "*"  # the key of a module's ``from x import *`` sources
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    if isinstance(node, ast.Subscript):  # Generic[T] -> Generic
+        return _dotted(node.value)
+    return ""
+
+
+def _targets(node: ast.expr) -> Iterator[str]:
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.Tuple | ast.List):
+        for elt in node.elts:
+            yield from _targets(elt)
+
+
+def _instance_attributes(cls: ast.ClassDef) -> Iterator[str]:
+    """The attributes a class's methods set on ``self`` (``self.invoked_subcommand = None``)."""
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            for node in ast.walk(item):
+                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+                if not isinstance(node, ast.Assign | ast.AnnAssign):
+                    continue
+                for t in targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        yield t.attr
+
+
+def _bind_block(body: Iterable[ast.stmt], module: str, is_pkg: bool, out: dict[str, Any]) -> None:
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.setdefault(stmt.name, _FUNC)
+        elif isinstance(stmt, ast.ClassDef):
+            cls = ClassDef(bases=[_dotted(b) for b in stmt.bases if _dotted(b)])
+            _bind_block(stmt.body, module, is_pkg, cls.members)
+            for name in _instance_attributes(stmt):
+                cls.members.setdefault(name, _VAR)
+            out[stmt.name] = cls
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                for name in _targets(target):
+                    value = stmt.value
+                    alias = _dotted(value) if isinstance(value, ast.Name | ast.Attribute) else ""
+                    out.setdefault(name, ("alias", alias) if alias else _VAR)
+        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+            for name in _targets(stmt.target):
+                out.setdefault(name, _VAR)
+        elif isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.asname:
+                    out[a.asname] = ImportOf(a.name, None)
+                else:
+                    out.setdefault(a.name.split(".")[0], ImportOf(a.name.split(".")[0], None))
+        elif isinstance(stmt, ast.ImportFrom):
+            base = _absolute(module, is_pkg, stmt.module, stmt.level)
+            for a in stmt.names:
+                if a.name == "*":  # the public names of ``base``, looked up when asked
+                    out.setdefault(STAR, []).append(base)
+                else:
+                    out[a.asname or a.name] = ImportOf(base, a.name)
+        elif isinstance(stmt, ast.If | ast.Try | ast.With):
+            for block in (getattr(stmt, "body", []), getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
+                _bind_block(block, module, is_pkg, out)
+            for handler in getattr(stmt, "handlers", []):
+                _bind_block(handler.body, module, is_pkg, out)
+
+
+def _absolute(module: str, is_pkg: bool, target: str | None, level: int) -> str:
+    if level == 0:
+        return target or ""
+    parts = module.split(".")
+    keep = len(parts) - level + (1 if is_pkg else 0)
+    base = ".".join(parts[: max(keep, 0)])
+    return f"{base}.{target}" if target else base
+
+
+class CodeNames:
+    """The importable names of one commit's package sources."""
+
+    def __init__(self, modules: dict[str, dict[str, Any]]) -> None:
+        self.modules = modules
+        self._qualified: set[str] | None = None
+        self._suffixes: set[str] | None = None
+        self._module_level: set[str] | None = None
+
+    @classmethod
+    def parse(cls, bindings: dict[str, dict[str, Any]]) -> CodeNames:
+        """From each package source's bindings (path -> ``bindings()``)."""
+        modules: dict[str, dict[str, Any]] = {}
+        for path in sorted(bindings, key=lambda p: p.endswith(".pyi")):  # .py first, .pyi adds
+            binds = bindings[path]
+            name = module_name(path)
+            merged = modules.setdefault(name, {})
+            for key, value in binds.items():
+                merged.setdefault(key, value)
+        return cls(modules)
+
+    @staticmethod
+    def bindings(path: str, text: str) -> dict[str, Any] | None:
+        """A module's top-level bindings, or None when it does not parse."""
+        try:
+            tree_ = ast.parse(text, filename=path, type_comments=False)
+        except (SyntaxError, ValueError):
+            return None
+        out: dict[str, Any] = {}
+        _bind_block(tree_.body, module_name(path), path.endswith(("__init__.py", "__init__.pyi")), out)
+        return out
+
+    # -- resolution ----------------------------------------------------------
+
+    def _lookup(self, module: str, name: str, depth: int) -> Any:
+        """What ``module.name`` is: a binding (leaf, ClassDef, ("module", m)), or None."""
+        if depth > 8:
+            return None
+        sub = f"{module}.{name}"
+        binds = self.modules.get(module)
+        value = binds.get(name) if binds is not None and name != STAR else None
+        if value is None:
+            if sub in self.modules:
+                return ("module", sub)
+            if binds is not None and not name.startswith("_"):
+                for source in binds.get(STAR, []):
+                    found = self._lookup(source, name, depth + 1) if source in self.modules else None
+                    if found is not None:
+                        return found
+            return None
+        return self._follow(module, value, depth)
+
+    def names_of(self, module: str, depth: int = 0) -> set[str]:
+        """The names ``module`` binds, its ``import *`` sources' public names included."""
+        binds = self.modules.get(module, {})
+        out = {name for name in binds if name != STAR}
+        if depth < 4:
+            for source in binds.get(STAR, []):
+                out.update(n for n in self.names_of(source, depth + 1) if not n.startswith("_"))
+        return out
+
+    def _follow(self, module: str, value: Any, depth: int) -> Any:
+        if isinstance(value, ImportOf):
+            if value.name is None:
+                return ("module", value.module) if value.module in self.modules else None
+            if f"{value.module}.{value.name}" in self.modules:
+                return ("module", f"{value.module}.{value.name}")
+            if value.module not in self.modules:
+                return None
+            return self._lookup(value.module, value.name, depth + 1)
+        if isinstance(value, tuple) and value[0] == "alias":
+            head, *rest = value[1].split(".")
+            found = self._lookup(module, head, depth + 1)
+            for part in rest:
+                found = self._member(found, part, depth + 1)
+            return found if found is not None else _VAR
+        return value
+
+    def _member(self, found: Any, part: str, depth: int) -> Any:
+        if found is None or depth > 8:
+            return None
+        if isinstance(found, tuple) and found[0] == "module":
+            return self._lookup(found[1], part, depth)
+        if isinstance(found, ClassDef):
+            return self._class_members(found, depth).get(part)
+        return None
+
+    def _class_members(self, cls: ClassDef, depth: int, module: str = "") -> dict[str, Any]:
+        members = dict(cls.members)
+        if depth > 6:
+            return members
+        for base in cls.bases:
+            target = self._find_class(base, depth + 1)
+            if isinstance(target, ClassDef) and target is not cls:
+                for key, value in self._class_members(target, depth + 1).items():
+                    members.setdefault(key, value)
+        return members
+
+    def _find_class(self, dotted: str, depth: int) -> Any:
+        """A base class named ``dotted`` anywhere in the repository (by its last name when
+        the module it was imported from is ambiguous)."""
+        name = dotted.rsplit(".", 1)[-1]
+        for binds in self.modules.values():
+            value = binds.get(name) if name != STAR else None
+            if isinstance(value, ClassDef):
+                return value
+        return None
+
+    def resolve_dotted(self, dotted: str) -> bool:
+        """Whether the absolute dotted name resolves from a module of the repository."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            module = ".".join(parts[:i])
+            if module in self.modules:
+                found: Any = ("module", module)
+                for part in parts[i:]:
+                    found = self._member(found, part, 0)
+                    if found is None:
+                        break
+                else:
+                    return True
+        return False
+
+    def qualified(self) -> set[str]:
+        """Every qualified name (modules, their bindings, class members two levels deep)."""
+        if self._qualified is None:
+            out: set[str] = set()
+            for module in self.modules:
+                out.add(module)
+                for name in self.names_of(module):
+                    found = self._lookup(module, name, 0)
+                    if found is None:
+                        continue
+                    out.add(f"{module}.{name}")
+                    if isinstance(found, ClassDef):
+                        for member, value in self._class_members(found, 0).items():
+                            out.add(f"{module}.{name}.{member}")
+                            if isinstance(value, ClassDef):
+                                out.update(f"{module}.{name}.{member}.{m}" for m in value.members)
+            self._qualified = out
+        return self._qualified
+
+    def suffixes(self) -> set[str]:
+        """Every proper dotted suffix of a qualified name (``define``, ``Attribute.evolve``)."""
+        if self._suffixes is None:
+            out: set[str] = set()
+            for q in self.qualified():
+                parts = q.split(".")
+                for i in range(1, len(parts)):
+                    out.add(".".join(parts[i:]))
+            self._suffixes = out
+        return self._suffixes
+
+    def module_level_names(self) -> set[str]:
+        """The last segment of every module, and every module-level function or class (or a
+        name bound to one): not class members, not variables, not names imported from elsewhere."""
+        if self._module_level is None:
+            out = {m.rsplit(".", 1)[-1] for m in self.modules}
+            for module in self.modules:  # a bare name: a module, a function or a class, not a variable
+                out.update(name for name in self.names_of(module) if self._lookup(module, name, 0) not in (None, _VAR))
+            self._module_level = out
+        return self._module_level
+
+    def resolves(self, target: str, context: tuple[str, ...] = ()) -> bool:
+        """Whether a written symbol target resolves: absolutely, under a context module, or
+        as a dotted suffix of a qualified name (a bare name: only module-level names)."""
+        if target in self.qualified() or self.resolve_dotted(target):
+            return True
+        for module in context:
+            if self.resolve_dotted(f"{module}.{target}"):
+                return True
+        if "." not in target:
+            return target in self.module_level_names()
+        return target in self.suffixes()
+
+
+# ---------------------------------------------------------------------------- knowledge files
+
+#: The knowledge files the oracle judges: graphmem's documented default set (docs/knowledge.md),
+#: written out here as gitignore-style globs: agent instructions, decision records,
+#: documentation (``docs/``, ``doc/``, root-level Markdown and reStructuredText) and shared
+#: notes, without change logs (they name old code on purpose) and licences. The set is a
+#: configuration both sides share, not a judgement: the benchmark prints it.
+DEFAULT_KNOWLEDGE_GLOBS: tuple[str, ...] = (
+    "CLAUDE.md", "AGENTS.md", "GEMINI.md", "/.github/copilot-instructions.md",
+    "/.github/instructions/*.instructions.md", "/.cursor/rules/**/*.mdc", "/.cursor/rules/**/*.md",
+    "/.cursorrules", "/.windsurfrules", "/.windsurf/rules/*.md", "/.clinerules",
+    "/docs/**/*.md", "/docs/**/*.rst", "/docs/**/*.mdx", "/doc/**/*.md", "/doc/**/*.rst", "/doc/**/*.mdx",
+    "/adr/**/*.md", "/*.md", "/*.rst", "/*.mdx", "/.graphmem/notes/*.md",
+)  # fmt: skip
+DEFAULT_KNOWLEDGE_EXCLUDES: tuple[str, ...] = (
+    "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*NOTES*", "changelog.*", "changes.*",
+    "changelog.d/", "changelog/", "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
+)  # fmt: skip
+KNOWLEDGE_SUFFIXES: tuple[str, ...] = (".md", ".mdx", ".mdc", ".rst")
+#: Change logs, added by ``bench_docs.py --changelogs`` (graphmem leaves them out by default:
+#: they name old code on purpose; an entry naming an API later removed is a reference that
+#: stopped resolving all the same).
+CHANGELOG_GLOBS: tuple[str, ...] = (
+    "/CHANGELOG.*", "/CHANGES.*", "/HISTORY.*", "/changelog.d/*.md", "/changelog.d/*.rst",
+)  # fmt: skip
+_SPECS: Any = None
+
+
+def use_selection(include: Iterable[str], exclude: Iterable[str]) -> None:
+    """Judge these knowledge files instead of the default set (gitignore-style globs)."""
+    global _SPECS
+    import pathspec
+
+    _SPECS = (pathspec.PathSpec.from_lines("gitignore", include), pathspec.PathSpec.from_lines("gitignore", exclude))
+
+
+def is_knowledge_file(path: str) -> bool:
+    """Whether ``path`` is a knowledge file of the judged set (Markdown or reStructuredText
+    only: the oracle reads those two formats)."""
+    global _SPECS
+    if not path.endswith(KNOWLEDGE_SUFFIXES):
+        return False
+    if _SPECS is None:
+        use_selection(DEFAULT_KNOWLEDGE_GLOBS, DEFAULT_KNOWLEDGE_EXCLUDES)
+    include, exclude = _SPECS
+    return bool(include.match_file(path)) and not exclude.match_file(path)
+
+
+@dataclass(frozen=True)
+class DocRef:
+    """One reference in a knowledge file: where (1-based line), as written, and its target."""
+
+    path: str
+    line: int
+    raw: str
+    target: str
+    kind: str  # role | directive | code | default | link
+    is_path: bool = False
+    context: tuple[str, ...] = ()
+
+
+_PY_ROLES = frozenset(
+    {"func", "class", "meth", "attr", "mod", "obj", "data", "exc", "const", "function", "method", "any", "type"}
+)
+_AUTO_DIRECTIVES = frozenset(
+    {
+        "autofunction", "autoclass", "automethod", "autoattribute", "autodata", "autoexception",
+        "automodule", "autodecorator", "autoproperty",
+        "function", "class", "method", "attribute", "data", "exception", "decorator", "property",
+        "classmethod", "staticmethod",
+    }
+)  # fmt: skip
+_MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "automodule"})
+#: Python's own special names (``__init__``, ``__ne__``, ``__slots__``, …): written bare, they
+#: name the protocol, not a function of the repository that happens to bear the name.
+_PROTOCOL_NAMES = frozenset(
+    n
+    for t in (object, type, int, float, str, list, dict, set, tuple, bytes, BaseException, type(lambda: 0))
+    for n in dir(t)
+    if n.startswith("__")
+) | frozenset({"__slots__", "__post_init__", "__set_name__", "__class_getitem__", "__match_args__"})
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_PATHY = re.compile(r"^[\w.\-/]+$")
+_CODE_EXT = (".py", ".pyi", ".md", ".rst", ".toml", ".cfg", ".txt", ".yml", ".yaml", ".ini", ".json", ".mdx")
+
+
+def role_name(name: str) -> str | None:
+    """``py:func`` / ``func`` -> ``func``; None for a role that does not name Python code."""
+    short = name.removeprefix("py:")
+    return short if short in _PY_ROLES else None
+
+
+def role_target(text: str) -> str:
+    """The target of a role's text: ``title <target>`` -> target; ``~``/``!``/``.`` prefixes
+    and a trailing ``()`` dropped."""
+    m = re.search(r"<([^<>]+)>\s*$", text)
+    target = m.group(1) if m else text
+    target = target.strip().lstrip("~!").lstrip(".")
+    return target.removesuffix("()")
+
+
+def code_target(text: str) -> tuple[str, bool] | None:
+    """What an inline code span written like code names: (target, is_path), or None.
+
+    A path with a folder (``src/attr/_make.py``, ``docs/api.rst``; a bare file name such as
+    ``setup.py`` is not judged: prose names the reader's own), a dotted name (``attr.s``), a
+    call (``define()``, ``attr.ib(default=1)``), a decorator (``@attr.s``), or an identifier
+    of 3+ characters (``define``)."""
+    s = text.strip()
+    if not s or "\n" in s or len(s) > 200:
+        return None
+    if "/" in s and _PATHY.match(s) and not s.startswith(("/", "http")):
+        return s.removeprefix("./"), True
+    if _PATHY.match(s) and s.endswith(_CODE_EXT) and s.count(".") == 1:
+        return None  # a bare file name (``setup.py``, ``mypy.ini``): as often the reader's file as ours
+    s = s.removeprefix("@")
+    m = re.fullmatch(rf"({_IDENT}(?:\.{_IDENT})*)(\(.*\))?", s)
+    if m is None:
+        return None
+    name = m.group(1)
+    if "." not in name and (len(name) < 3 or name in _PROTOCOL_NAMES):
+        return None  # too short to be a name; Python's own protocol (``__init__``, ``__ne__``)
+    return name, False
+
+
+def link_target(href: str, doc_path: str) -> str | None:
+    """A relative link to a repository file: its repository path (fragment dropped)."""
+    if not href or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href) or href.startswith(("#", "/", "mailto")):
+        return None
+    path = href.split("#", 1)[0].split("?", 1)[0]
+    if not path:
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc_path), path))
+    return None if joined.startswith("..") else joined
+
+
+def _find_line(lines: list[str], start: int, needle: str) -> int:
+    """The 0-based line at or after ``start`` whose text holds ``needle`` (``start`` if none)."""
+    probe = needle.split("\n", 1)[0][:60]
+    for i in range(max(start, 0), min(len(lines), start + 400)):
+        if probe in lines[i]:
+            return i
+    return start
+
+
+# -- Markdown ----------------------------------------------------------------
+
+
+def _markdown_parser() -> Any:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+    from mdit_py_plugins.myst_role import myst_role_plugin
+
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    md.use(front_matter_plugin)
+    md.use(myst_role_plugin)
+    return md
+
+
+_MD: Any = None
+
+
+def extract_markdown(path: str, text: str) -> list[DocRef]:
+    """References in a Markdown (CommonMark + MyST roles and directive fences) file."""
+    global _MD
+    if _MD is None:
+        _MD = _markdown_parser()
+    lines = text.splitlines()
+    refs: list[DocRef] = []
+    context: tuple[str, ...] = ()
+    for tok in _MD.parse(text):
+        if tok.type == "fence" and tok.info.strip().startswith("{"):
+            m = re.match(r"\{([\w:.-]+)\}\s*(.*)", tok.info.strip())
+            if m is None or tok.map is None:
+                continue
+            name, arg = m.group(1).removeprefix("py:"), m.group(2).strip()
+            if name == "eval-rst":
+                refs.extend(extract_rst(path, tok.content, line_offset=tok.map[0] + 1, context=context))
+            elif name in _MODULE_DIRECTIVES and arg:
+                context = (arg,)
+                if name == "automodule":
+                    refs.append(DocRef(path, tok.map[0] + 1, tok.info.strip(), arg, "directive", context=context))
+            elif name in _AUTO_DIRECTIVES and arg:
+                target = re.split(r"[\s(]", arg, maxsplit=1)[0]
+                refs.append(DocRef(path, tok.map[0] + 1, tok.info.strip(), target, "directive", context=context))
+            continue
+        if tok.type != "inline" or tok.map is None or not tok.children:
+            continue
+        cursor = tok.map[0]
+        for child in tok.children:
+            raw, found = "", None
+            if child.type == "code_inline":
+                raw = f"{child.markup}{child.content}{child.markup}"
+                target = code_target(child.content)
+                if target is not None:
+                    found = DocRef(path, 0, raw, target[0], "code", target[1], context)
+            elif child.type == "myst_role":
+                role = role_name(child.meta.get("name", ""))
+                raw = f"{{{child.meta.get('name', '')}}}`{child.content}`"
+                if role is not None:
+                    found = DocRef(path, 0, raw, role_target(child.content), "role", False, context)
+            elif child.type == "link_open":
+                href = child.attrs.get("href", "")
+                target_path = link_target(str(href), path)
+                raw = str(href)
+                if target_path is not None:
+                    found = DocRef(path, 0, raw, target_path, "link", True, context)
+            if found is not None:
+                cursor = _find_line(lines, cursor, child.content if child.type != "link_open" else raw)
+                refs.append(DocRef(found.path, cursor + 1, found.raw, found.target, found.kind, found.is_path, context))
+    return refs
+
+
+# -- reStructuredText ----------------------------------------------------------
+
+
+class _RstSession:
+    """The state of one docutils parse: the references seen, in document order."""
+
+    def __init__(self, path: str, lines: list[str], line_offset: int, context: tuple[str, ...]) -> None:
+        self.path = path
+        self.lines = lines
+        self.offset = line_offset
+        self.context = context
+        self.refs: list[DocRef] = []
+        self.cursor = 0
+
+    def add(self, lineno: int, raw: str, target: str, kind: str, is_path: bool = False) -> None:
+        start = max(lineno - 1, self.cursor) if lineno else self.cursor
+        line = _find_line(self.lines, start, raw)
+        self.cursor = line
+        self.refs.append(DocRef(self.path, line + 1 + self.offset, raw, target, kind, is_path, self.context))
+
+
+_SESSION: _RstSession | None = None
+
+
+def _role(name: str, rawtext: str, text: str, lineno: int, *_: Any, **__: Any) -> Any:
+    from docutils import nodes
+
+    if _SESSION is not None and role_name(name) is not None:
+        _SESSION.add(lineno, rawtext, role_target(text), "role")
+    return [nodes.literal(rawtext, text)], []
+
+
+def _default_role(name: str, rawtext: str, text: str, lineno: int, *_: Any, **__: Any) -> Any:
+    from docutils import nodes
+
+    target = code_target(text)
+    if _SESSION is not None and target is not None:
+        _SESSION.add(lineno, rawtext, target[0], "default", target[1])
+    return [nodes.literal(rawtext, text)], []
+
+
+class _AnyOptions(dict[str, Any]):
+    """An option spec accepting every option (``:members:``, ``:noindex:``, …) unchecked."""
+
+    def __missing__(self, key: str) -> Any:
+        from docutils.parsers.rst import directives
+
+        return directives.unchanged
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _directive_class(name: str) -> Any:
+    """A Sphinx Python-domain directive stand-in: records its target (``autofunction``,
+    ``function``, …) or module (``module``, ``currentmodule``), parses its content."""
+    from docutils.parsers.rst import Directive
+
+    class Recorded(Directive):  # type: ignore[misc]
+        has_content = True
+        optional_arguments = 1
+        final_argument_whitespace = True
+        option_spec = _AnyOptions()
+
+        def run(self) -> list[Any]:
+            from docutils import nodes
+
+            arg = (self.arguments[0] if self.arguments else "").strip()
+            if _SESSION is not None and arg:
+                short = name.removeprefix("py:")
+                if short in _MODULE_DIRECTIVES:
+                    _SESSION.context = (arg.split()[0],)
+                if short in _AUTO_DIRECTIVES or short == "automodule":
+                    target = re.split(r"[\s(]", arg, maxsplit=1)[0]
+                    _SESSION.add(self.lineno, self.block_text.split("\n", 1)[0], target, "directive")
+            if self.content:
+                node = nodes.container()
+                self.state.nested_parse(self.content, self.content_offset, node)
+                return [node]
+            return []
+
+    return Recorded
+
+
+def _container_class() -> Any:
+    """A directive whose body is text (``note``, ``versionadded``, ``seealso``): no arguments,
+    so docutils parses the first line with the rest."""
+    from docutils.parsers.rst import Directive
+
+    class Container(Directive):  # type: ignore[misc]
+        has_content = True
+        option_spec = _AnyOptions()
+
+        def run(self) -> list[Any]:
+            from docutils import nodes
+
+            node = nodes.container()
+            if self.content:
+                self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    return Container
+
+
+def _ignored_class() -> Any:
+    """A directive whose body is code or configuration (``code-block``, ``toctree``)."""
+    from docutils.parsers.rst import Directive
+
+    class Ignored(Directive):  # type: ignore[misc]
+        has_content = True
+        optional_arguments = 99
+        final_argument_whitespace = True
+        option_spec = _AnyOptions()
+
+        def run(self) -> list[Any]:
+            return []
+
+    return Ignored
+
+
+_CONTAINERS = (
+    "versionadded", "versionchanged", "deprecated", "seealso", "note", "warning", "tip", "important",
+    "hint", "caution", "danger", "error", "attention", "admonition", "only", "tab", "tabs", "rubric",
+)  # fmt: skip
+_IGNORED = (
+    "toctree", "literalinclude", "doctest", "testcode", "testsetup", "testoutput", "include", "autosummary",
+    "code-block", "sourcecode", "highlight", "index", "glossary", "ifconfig", "click:example", "click:run", "raw",
+    "literalinclude", "program", "option", "envvar", "tabularcolumns", "default-role",
+)  # fmt: skip
+_OTHER_ROLES = (
+    "ref", "doc", "term", "pep", "rfc", "issue", "pr", "user", "bug", "envvar", "option", "kbd", "file", "samp",
+    "command", "program", "abbr", "download", "ghuser", "gh",
+)  # fmt: skip
+_REGISTERED = False
+
+
+def _register() -> None:
+    """Register the Sphinx stand-ins with docutils (process-wide), once."""
+    global _REGISTERED
+    if _REGISTERED:
+        return
+    from docutils.parsers.rst import directives, roles
+
+    for role in (*_PY_ROLES, *(f"py:{r}" for r in _PY_ROLES)):
+        roles.register_local_role(role, _role)
+    for other in _OTHER_ROLES:
+        roles.register_local_role(other, lambda *a, **k: ([], []))
+    for d in (*_AUTO_DIRECTIVES, *_MODULE_DIRECTIVES):
+        directives.register_directive(d, _directive_class(d))
+        directives.register_directive(f"py:{d}", _directive_class(f"py:{d}"))
+    for d in _CONTAINERS:
+        directives.register_directive(d, _container_class())
+    for d in _IGNORED:
+        directives.register_directive(d, _ignored_class())
+    # Interpreted text without a role (Sphinx's default_role: ``any`` in attrs, ``code`` in
+    # click): looked up by its canonical name, then cached under "".
+    roles.register_canonical_role("oracle-default", _default_role)
+    roles.DEFAULT_INTERPRETED_ROLE = "oracle-default"
+    _REGISTERED = True
+
+
+def _inliner() -> Any:
+    """docutils' inline parser, also recording every ``literal`` span (inline code). (Its
+    dispatch table is a class attribute of plain functions: this instance gets its own.)"""
+    from docutils.parsers.rst import states
+
+    inliner = states.Inliner()
+    plain = states.Inliner.literal
+
+    def literal(self: Any, match: Any, lineno: int) -> Any:
+        before, inlines, remaining, messages = plain(self, match, lineno)
+        if _SESSION is not None:
+            for node in inlines:
+                target = code_target(node.astext())
+                if target is not None and node.rawsource:
+                    _SESSION.add(lineno, node.rawsource, target[0], "code", target[1])
+        return before, inlines, remaining, messages
+
+    inliner.dispatch = {**states.Inliner.dispatch, "``": literal}
+    return inliner
+
+
+def extract_rst(path: str, text: str, line_offset: int = 0, context: tuple[str, ...] = ()) -> list[DocRef]:
+    """References in a reStructuredText file (Sphinx Python-domain roles and directives,
+    inline literals and default-role text written like code), through docutils with those
+    roles and directives registered and an inline parser that records literals."""
+    global _SESSION
+    from docutils.core import publish_doctree
+    from docutils.parsers.rst import Parser
+
+    _register()
+    session = _RstSession(path, text.splitlines(), line_offset, context)
+    previous, _SESSION = _SESSION, session
+    try:
+        publish_doctree(
+            text,
+            source_path=path,
+            parser=Parser(inliner=_inliner()),
+            settings_overrides={
+                "report_level": 5,
+                "halt_level": 5,
+                "warning_stream": False,
+                "file_insertion_enabled": False,
+                "raw_enabled": False,
+            },
+        )
+    except Exception:  # noqa: BLE001 - docutils gives up on some historical files: what it saw counts
+        pass
+    finally:
+        _SESSION = previous
+    return sorted(session.refs, key=lambda r: (r.line, r.raw))
+
+
+def extract(path: str, text: str) -> list[DocRef]:
+    """References in a knowledge file, by its format."""
+    if path.endswith(".rst"):
+        return extract_rst(path, text)
+    return extract_markdown(path, text)

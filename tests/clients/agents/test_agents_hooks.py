@@ -1,0 +1,210 @@
+"""The hook commands against a real daemon on a copy of ``fixtures/repos/python``, run the way
+a client runs them: the command line ``graphmem setup`` wrote into the client's hooks file,
+through a shell, with the client's JSON payload on stdin."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentlib import GRAPHMEM, agent_env, run
+from conftest import Daemon, copy_fixture, short_tmp, wait_for
+from graphmem.types import Category, ObservationStatus
+
+LOGIN = "app/auth/service.py::AuthService.login"
+OLD_SIG = "def login(self, email: str, password: str) -> str:"
+NEW_SIG = "def login(self, email: str, password: str, otp: str = \"\") -> str:"
+BUDGET = 1200
+
+
+@pytest.fixture
+def repo() -> Path:
+    r = copy_fixture("python")
+    subprocess.run(["git", "init", "-q"], cwd=r, check=True)
+    return r
+
+
+def hook_line(repo: Path, kind: str) -> str:
+    """The command line setup wrote for ``kind`` in Claude Code's settings."""
+    settings = json.loads((repo / ".claude/settings.json").read_text())
+    event = "SessionStart" if kind == "session-start" else "PostToolUse"
+    (group,) = settings["hooks"][event]
+    (handler,) = group["hooks"]
+    return str(handler["command"])
+
+
+def fire(line: str, payload: dict[str, Any], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a hook command as Claude Code does: through the shell, the payload on stdin."""
+    return subprocess.run(line, shell=True, input=json.dumps(payload), capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=30)
+
+
+def context_of(out: subprocess.CompletedProcess[str], event: str) -> str:
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)  # the only thing on stdout: one JSON object
+    assert set(data) == {"hookSpecificOutput"}
+    assert data["hookSpecificOutput"]["hookEventName"] == event
+    return str(data["hookSpecificOutput"]["additionalContext"])
+
+
+def test_session_start_and_post_edit_through_the_written_hooks(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    with d.client() as c:
+        rule = c.observe("create_user must hand back login's token: the web UI signs in right after sign-up",
+                         anchors=["app/api/routes.py::create_user"], category=Category.CONSTRAINT)
+        other = c.observe("tokens are signed, never encrypted", anchors=["app/auth/crypto.py::make_token"],
+                          category=Category.DECISION)
+    setup = run(["setup", "claude-code", "--no-instructions"], repo, env)
+    assert setup.returncode == 0, setup.stderr
+    assert "registered" in setup.stdout
+
+    start = {"session_id": "s-1", "transcript_path": "/t.jsonl", "cwd": str(repo),
+             "hook_event_name": "SessionStart", "source": "startup", "model": "m"}
+    text = context_of(fire(hook_line(repo, "session-start"), start, env, repo), "SessionStart")
+    assert "Constraints and decisions" in text
+    assert rule.text in text
+    assert other.text in text
+    assert math.ceil(len(text.encode()) / 4) <= BUDGET  # within the hook's token budget
+
+    # An edit that changes login's signature: create_user calls it, so its constraint is suspect.
+    service = repo / "app/auth/service.py"
+    service.write_text(service.read_text().replace(OLD_SIG, NEW_SIG))
+    edit = {"session_id": "s-1", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+            "tool_input": {"file_path": str(service), "old_string": OLD_SIG, "new_string": NEW_SIG},
+            "tool_response": {"filePath": str(service), "success": True}, "tool_use_id": "toolu_1"}
+    text = context_of(fire(hook_line(repo, "post-edit"), edit, env, repo), "PostToolUse")
+    assert "You changed `AuthService.login`'s signature" in text
+    assert "this constraint on `create_user`" in text
+    assert rule.id in text
+    assert rule.text in text
+    assert "otp" in text  # the new signature
+    with d.client() as c:
+        assert c.get(rule.id).status is ObservationStatus.SUSPECT
+
+    # nothing new to say about a file whose notes this session has seen: no output at all
+    crypto = {**edit, "tool_input": {"file_path": str(repo / "app/auth/crypto.py")}}
+    quiet = fire(hook_line(repo, "post-edit"), crypto, env, repo)
+    assert (quiet.returncode, quiet.stdout) == (0, ""), quiet.stdout
+
+
+def test_nothing_to_say_and_a_stopped_daemon_print_nothing(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    assert run(["setup", "claude-code", "--no-instructions"], repo, env).returncode == 0
+    start = {"session_id": "s", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"}
+    edit = {"session_id": "s", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": str(repo / "app/models.py")}}
+    for kind, payload in (("session-start", start), ("post-edit", edit)):  # no notes yet
+        out = fire(hook_line(repo, kind), payload, env, repo)
+        assert (out.returncode, out.stdout) == (0, ""), out.stderr
+    elsewhere = short_tmp("gmo")  # a directory in no registered repository
+    with d.client() as c:
+        c.observe("models are plain dataclasses", anchors=["app/models.py"])
+    out = fire(hook_line(repo, "session-start"), {**start, "cwd": str(elsewhere)}, env, elsewhere)
+    assert (out.returncode, out.stdout) == (0, "")
+    d.stop()
+    for kind, payload in (("session-start", start), ("post-edit", edit)):
+        began = time.monotonic()
+        out = fire(hook_line(repo, kind), payload, env, repo)
+        assert (out.returncode, out.stdout) == (0, ""), out.stderr
+        assert time.monotonic() - began < 5
+
+
+def test_each_client_gets_its_documented_output(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    with d.client() as c:
+        note = c.observe("login compares hashes in constant time", anchors=[LOGIN], category=Category.CONSTRAINT)
+    service = repo / "app/auth/service.py"
+
+    def hook(kind: str, client: str, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+        cmd = [*GRAPHMEM, "hook", kind, "--client", client]
+        return subprocess.run(cmd, input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=repo,
+                              timeout=30)
+
+    cursor = hook("session-start", "cursor", {"conversation_id": "c", "hook_event_name": "sessionStart",
+                                              "workspace_roots": [str(repo)], "cursor_version": "1.7"})
+    assert json.loads(cursor.stdout) == {"additional_context": json.loads(cursor.stdout)["additional_context"]}
+    assert note.text in json.loads(cursor.stdout)["additional_context"]
+
+    gemini = hook("post-edit", "gemini", {"session_id": "g", "cwd": str(repo), "hook_event_name": "AfterTool",
+                                          "tool_name": "replace", "tool_input": {"file_path": str(service)}})
+    assert note.text in context_of(gemini, "AfterTool")
+
+    # VS Code runs the hooks of .claude/settings.json: its camelCase payload is answered in its format
+    vscode = hook("post-edit", "claude-code", {"sessionId": "v", "hookEventName": "PostToolUse", "cwd": str(repo),
+                                               "tool_name": "replace_string_in_file",
+                                               "tool_input": {"filePath": str(service)}})
+    assert note.text in context_of(vscode, "PostToolUse")
+
+    patch = f"*** Begin Patch\n*** Update File: {service.relative_to(repo)}\n@@\n-x\n+y\n*** End Patch\n"
+    codex = hook("post-edit", "codex", {"session_id": "x", "cwd": str(repo), "hook_event_name": "PostToolUse",
+                                        "turn_id": "t", "tool_name": "apply_patch", "tool_input": {"command": patch}})
+    assert note.text in context_of(codex, "PostToolUse")
+
+    windsurf = hook("post-edit", "windsurf", {"agent_action_name": "post_write_code",
+                                              "tool_info": {"file_path": str(service)}})
+    assert (windsurf.returncode, windsurf.stdout) == (0, "")
+
+
+def test_post_edit_waits_for_the_index_to_take_the_file_in(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    """The hook runs a moment after the save: the call-out must not depend on the watcher having
+    got there first (the daemon takes the file in at once)."""
+    d = daemon_factory([repo], env={"GRAPHMEM_DEBOUNCE_MS": "3000"})
+    env = agent_env(tmp_path, d.home)
+    with d.client() as c:
+        note = c.observe("login's result is a bearer token", anchors=[LOGIN], category=Category.DECISION)
+    service = repo / "app/auth/service.py"
+    service.write_text(service.read_text().replace(OLD_SIG, NEW_SIG))
+    payload = {"session_id": "w", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+               "tool_input": {"file_path": str(service)}}
+    out = subprocess.run([*GRAPHMEM, "hook", "post-edit", "--wait-ms", "2000"], input=json.dumps(payload),
+                         capture_output=True, text=True, env=env, cwd=repo, timeout=30)
+    text = context_of(out, "PostToolUse")
+    assert "You changed `AuthService.login`'s signature" in text
+    assert note.id in text
+    assert "[STALE" in text
+    with d.client() as c:
+        wait_for(lambda: c.get(note.id).status is ObservationStatus.STALE, 10)
+
+
+def test_a_client_with_its_own_hooks_hears_graphmem_once(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    """Cursor and VS Code also run Claude Code's hooks: once their own graphmem hooks are set up,
+    the copy in .claude/settings.json stays silent for them (and still answers Claude Code)."""
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    with d.client() as c:
+        note = c.observe("login compares hashes in constant time", anchors=[LOGIN], category=Category.CONSTRAINT)
+    assert run(["setup", "claude-code", "--no-instructions"], repo, env).returncode == 0
+    line = hook_line(repo, "session-start")
+    from_cursor = {"conversation_id": "c", "hook_event_name": "sessionStart", "workspace_roots": [str(repo)],
+                   "cursor_version": "1.7"}
+    before = fire(line, from_cursor, env, repo)
+    assert note.text in json.loads(before.stdout)["additional_context"]  # Cursor alone: answered in its format
+    assert run(["setup", "cursor", "--no-instructions"], repo, env).returncode == 0
+    after = fire(line, from_cursor, env, repo)
+    assert (after.returncode, after.stdout) == (0, "")  # Cursor's own hook answers it now
+    own = subprocess.run(shlex.split(json.loads((repo / ".cursor/hooks.json").read_text())["hooks"]["sessionStart"][0]
+                                     ["command"]), input=json.dumps(from_cursor), capture_output=True, text=True,
+                         env=env, cwd=repo, timeout=30)
+    assert note.text in json.loads(own.stdout)["additional_context"]
+    claude = fire(line, {"session_id": "s", "cwd": str(repo), "hook_event_name": "SessionStart"}, env, repo)
+    assert note.text in context_of(claude, "SessionStart")

@@ -1,0 +1,49 @@
+"""The CLI on knowledge files: ``observe --shared`` writes a note into the repository,
+``show`` and ``list`` say where a unit comes from, ``update`` of a unit is refused (edit the
+file). A real daemon on a copy of the knowledge fixture, the installed ``graphmem`` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import Daemon, copy_fixture
+
+_SCRIPT = Path(sys.executable).with_name("graphmem")
+GRAPHMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "graphmem"]
+
+
+def gm(d: Daemon, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GRAPHMEM_HOME": str(d.home)}
+    env.pop("GRAPHMEM_ADDRESS", None)
+    return subprocess.run([*GRAPHMEM, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_shared_note_show_list_and_read_only_units(daemon_factory: Callable[..., Daemon]) -> None:
+    repo = copy_fixture("knowledge")
+    d = daemon_factory([repo])
+    out = gm(d, repo, "observe", "Keep hashing constant-time.", "--anchor", "app/auth/crypto.py::hash_password",
+             "--category", "constraint", "--shared")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    note_id = out.stdout.strip()
+    note = repo / ".graphmem" / "notes" / f"{note_id}.md"
+    assert note.is_file()
+    assert '"app/auth/crypto.py::hash_password"' in note.read_text()
+    shown = gm(d, repo, "show", note_id)
+    assert shown.returncode == 0, shown.stderr
+    assert f"file:       .graphmem/notes/{note_id}.md:1-" in shown.stdout
+    assert "(shared note)" in shown.stdout
+    assert "app/auth/crypto.py::hash_password [OK]" in shown.stdout
+    data = json.loads(gm(d, repo, "show", note_id, "--json").stdout)
+    assert data["knowledge"]["kind"] == "KNOWLEDGE_KIND_SHARED_NOTE"
+    assert data["references"][0]["state"] == "REFERENCE_STATE_OK"
+    rows = gm(d, repo, "list").stdout.splitlines()
+    assert any("[CLAUDE.md:7]" in row and "AuthService.login" in row for row in rows)
+    unit = next(row.split()[0] for row in rows if "[CLAUDE.md:7]" in row)
+    refused = gm(d, repo, "update", unit, "--text", "x")
+    assert refused.returncode == 69, refused.stderr
+    assert "edit the file" in refused.stderr

@@ -1,0 +1,71 @@
+"""What git's history says about files (blame, per-file log, changes since a commit, old
+versions), on a real repository with real commits; and the parsers of git's output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from graphmemd.ingest.githistory import GitHistory
+from graphmemd.ingest.gitparse import UNCOMMITTED, parse_name_status
+
+
+def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    run_env = {**os.environ, **(env or {})}
+    out = subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=run_env)
+    return out.stdout.strip()
+
+
+def _repo(tmp_path: Path) -> tuple[Path, str, str]:
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "T")
+    (root / "a.md").write_text("one\ntwo\n")
+    (root / "x.py").write_text("def f():\n    return 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first", env={"GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z"})
+    first = git(root, "rev-parse", "HEAD")
+    (root / "a.md").write_text("one\nTWO\n")
+    git(root, "mv", "x.py", "y.py")
+    git(root, "commit", "-qam", "second")
+    return root, first, git(root, "rev-parse", "HEAD")
+
+
+def test_blame_log_changes_and_old_versions(tmp_path: Path) -> None:
+    root, first, second = _repo(tmp_path)
+    (root / "a.md").write_text("one\nTWO\nthree\n")  # a line not committed yet
+    h = GitHistory(root)
+    assert h.enabled
+    assert h.head == second
+    blame = h.blame("a.md")
+    assert blame[1].commit == first
+    assert blame[2].commit == second
+    assert blame[3].commit == UNCOMMITTED
+    assert not blame[3].committed
+    assert blame[1].time < blame[2].time
+    assert [c for c, _ in h.commits("a.md")] == [second, first]
+    assert h.dirty() == {"a.md"}
+    changes = h.changed_since(first)
+    assert ("R", "x.py", "y.py") in changes
+    assert ("M", "a.md", "a.md") in changes
+    got = h.blobs([(first, "x.py"), (second, "x.py"), (first, "a.md")])
+    assert got[(first, "x.py")] == b"def f():\n    return 1\n"
+    assert got[(second, "x.py")] is None
+    assert got[(first, "a.md")] == b"one\ntwo\n"
+
+
+def test_outside_git_every_answer_is_empty(tmp_path: Path) -> None:
+    h = GitHistory(tmp_path)
+    assert not h.enabled
+    assert h.blame("a.md") == {}
+    assert h.commits("a.md") == []
+    assert h.changed_since("HEAD") == []
+    assert h.blobs([("HEAD", "a.md")]) == {("HEAD", "a.md"): None}
+
+
+def test_name_status_parser() -> None:
+    text = "M\0a.md\0R087\0old.py\0new.py\0D\0gone.go\0"
+    assert parse_name_status(text) == [("M", "a.md", "a.md"), ("R", "old.py", "new.py"), ("D", "gone.go", "gone.go")]

@@ -1,0 +1,145 @@
+"""Grading units of knowledge files (pure): a reference's state from the anchor as written
+and the code now, the unit's status, the CheckKnowledge answer, and the document codec."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graphmem.types import (
+    Anchor,
+    ChangeKind,
+    KnowledgeKind,
+    Observation,
+    ObservationStatus,
+    ReferenceState,
+    StaleReason,
+)
+from graphmemd.graph.model import Language, SymbolInfo, SymbolKind, symbol_id
+from graphmemd.ingest.knowledge.model import RefKind, Span, TargetKind, TextRef, Unit, UnitKind
+from graphmemd.memory.anchors import symbol_anchor
+from graphmemd.memory.knowledge import RefFinding, UnitFinding, check_references, grade, unit_observation
+from graphmemd.memory.obsdoc import from_doc, to_doc
+
+
+def _sym(
+    qualname: str, sig: str, sig_hash: str = "s1", body: str = "b1", kind: SymbolKind = SymbolKind.FUNCTION
+) -> SymbolInfo:
+    return SymbolInfo(
+        id=symbol_id("r", "app/x.py", qualname, kind),
+        repo_id="r",
+        path="app/x.py",
+        name=qualname.rsplit(".", 1)[-1],
+        qualname=qualname,
+        kind=kind,
+        language=Language.PYTHON,
+        parent_id=None,
+        start_line=1,
+        end_line=3,
+        signature=sig,
+        sig_hash=sig_hash,
+        body_hash=body,
+    )
+
+
+class Code:
+    """The code now: symbols by id (a file's fingerprint is not needed here)."""
+
+    def __init__(self, *symbols: SymbolInfo) -> None:
+        self.symbols = {s.id: s for s in symbols}
+
+    def symbol(self, symbol_id: str) -> SymbolInfo | None:
+        return self.symbols.get(symbol_id)
+
+    def file_fingerprint(self, repo_id: str, path: str) -> str | None:
+        return "fp"
+
+
+F = _sym("f", "def f(a):")
+CLS = _sym("C", "class C:", kind=SymbolKind.CLASS)
+
+
+def _unit_obs(
+    anchors: list[tuple[str, Anchor]],
+    kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION,
+    reasons: tuple[StaleReason, ...] = (),
+) -> Observation:
+    refs = tuple(
+        RefFinding(
+            TextRef(RefKind.CODE, TargetKind.SYMBOL, text, text, Span(3, 5 + 10 * i, 3, 5 + 10 * i + len(text))),
+            a,
+            reasons,
+        )
+        for i, (text, a) in enumerate(anchors)
+    )
+    unit = Unit(UnitKind.PARAGRAPH, 3, 4, ("Guide",), " ".join(t for t, _ in anchors))
+    return unit_observation("r", "docs/a.md", kind, UnitFinding(unit, "0123456789abcdef", refs), None, 100.0)
+
+
+def test_unchanged_code_is_fresh() -> None:
+    o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(F), 200.0, "")
+    assert o.status is ObservationStatus.FRESH
+    assert [r.state for r in o.references] == [ReferenceState.OK]
+    assert o.knowledge is not None
+    assert o.knowledge.path == "docs/a.md"
+    assert o.knowledge.heading_path == ("Guide",)
+
+
+def test_incompatible_signature_change_is_stale_compatible_one_suspect() -> None:
+    broken = replace(F, signature="def f(a,b):", sig_hash="s2")
+    o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(broken), 200.0, "")
+    assert o.status is ObservationStatus.STALE
+    (ref,) = o.references
+    assert ref.state is ReferenceState.STALE
+    assert "def f(a,b):" in ref.reason
+    widened = replace(F, signature="def f(a,b=1):", sig_hash="s3")
+    o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(widened), 200.0, "")
+    assert o.status is ObservationStatus.SUSPECT
+    assert "compatibly" in o.references[0].reason
+
+
+def test_body_change_is_suspect_for_a_mention_stale_for_a_shared_note() -> None:
+    changed = replace(F, body_hash="b2")
+    doc = grade(_unit_obs([("f", symbol_anchor(F))]), Code(changed), 200.0, "")
+    assert doc.status is ObservationStatus.SUSPECT
+    assert doc.references[0].state is ReferenceState.SUSPECT
+    note = grade(_unit_obs([("f", symbol_anchor(F))], KnowledgeKind.SHARED_NOTE), Code(changed), 200.0, "")
+    assert note.status is ObservationStatus.STALE
+    assert note.references[0].state is ReferenceState.STALE
+
+
+def test_a_class_mentioned_in_passing_ignores_changes_inside_it() -> None:
+    o = grade(_unit_obs([("C", symbol_anchor(CLS))]), Code(replace(CLS, body_hash="b9")), 200.0, "")
+    assert o.status is ObservationStatus.FRESH
+
+
+def test_removed_and_renamed_references_are_dangling() -> None:
+    gone = grade(_unit_obs([("f", symbol_anchor(F))]), Code(), 200.0, "")
+    assert gone.status is ObservationStatus.STALE
+    assert gone.references[0].state is ReferenceState.DANGLING
+    assert "`f` was removed" in gone.references[0].reason
+    g = _sym("g", "def g(a):")
+    renamed = StaleReason(F.ref, ChangeKind.RENAMED, 150.0, F.signature, g.signature, g.ref, "c0ffee1234", "")
+    o = grade(_unit_obs([("f", symbol_anchor(g))], reasons=(renamed,)), Code(g), 200.0, "")
+    (ref,) = o.references
+    assert (ref.state, ref.renamed_to, ref.commit, ref.target_ref) == (
+        ReferenceState.DANGLING,
+        g.ref,
+        "c0ffee1234",
+        F.ref,
+    )
+    assert ref.reason == "`f` was renamed to `g` in c0ffee1"
+
+
+def test_check_lists_what_is_not_ok_in_file_order_with_close_matches() -> None:
+    bad = grade(_unit_obs([("f", symbol_anchor(F)), ("C", symbol_anchor(CLS))]), Code(CLS), 200.0, "")
+    found = check_references([bad], 1, lambda name: (f"app/x.py::{name}2",))
+    assert (found.files_checked, found.units, found.references_checked) == (1, 1, 2)
+    (ref,) = found.references
+    assert (ref.text, ref.line, ref.column, ref.state) == ("f", 3, 5, ReferenceState.DANGLING)
+    assert ref.close_matches == ("app/x.py::f2",)
+    assert ref.observation_id == "0123456789abcdef"
+
+
+def test_document_round_trip_keeps_source_and_references() -> None:
+    o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(replace(F, body_hash="b2")), 200.0, "")
+    assert from_doc(to_doc(o)) == o

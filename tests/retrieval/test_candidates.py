@@ -1,0 +1,71 @@
+"""Candidates collect evidence from every anchor (pure): best anchor per part, the rest summed."""
+
+from __future__ import annotations
+
+import pytest
+from graphmem.types import Category, Observation, ObservationStatus
+from graphmemd.retrieval import ranking
+from graphmemd.retrieval.candidates import NodeSignals, collect
+from graphmemd.retrieval.cosignal import CoSignal
+
+
+def obs(oid: str) -> Observation:
+    return Observation(oid, "r", "note " + oid, Category.OTHER, 0.0, 0.0, ObservationStatus.FRESH)
+
+
+def test_a_note_keeps_its_best_anchor_and_sums_the_others() -> None:
+    wide, narrow = obs("wide"), obs("narrow")
+    co = CoSignal(0.4, 4, 10, "a.py")
+    signals = {
+        "n1": NodeSignals.make(proximity=1.0),
+        "n2": NodeSignals.make(cochange=co),
+        "n3": NodeSignals.make(proximity=0.36, text_proximity=1.0),
+    }
+    found = collect({"n1": [wide, narrow], "n2": [wide], "n3": [wide]}, signals)
+    w, n = found["wide"], found["narrow"]
+    assert w.node == n.node == "n1"  # proximity 1.0 is the best file evidence
+    assert w.breadth == pytest.approx(ranking.W_COCHANGE * 0.4 + ranking.W_PROXIMITY * 0.36)
+    assert n.breadth == 0.0
+    assert w.tnode == "n3"
+    assert w.text_breadth == 0.0
+    sw = w.signals(1.0, 0.0, False, 1.0)
+    assert (sw.proximity, sw.cochange, sw.text_proximity) == (1.0, 0.0, 1.0)
+    scale = ranking.Scale()
+    assert ranking.file_part(sw, scale) > ranking.file_part(n.signals(1.0, 0.0, False, 1.0), scale)
+
+
+def test_ties_between_anchors_resolve_by_node_id_whatever_the_order() -> None:
+    o = obs("o")
+    same = NodeSignals.make(proximity=0.6)
+    a = collect({"b": [o], "a": [o]}, {"a": same, "b": same})["o"]
+    b = collect({"a": [o], "b": [o]}, {"a": same, "b": same})["o"]
+    assert a.node == b.node == "a"
+    assert a.breadth == b.breadth == pytest.approx(ranking.W_PROXIMITY * 0.6)
+
+
+def test_co_change_evidence_is_carried_to_the_signals() -> None:
+    o = obs("o")
+    co = CoSignal(0.5, 5, 9, "api.py")
+    c = collect({"n": [o]}, {"n": NodeSignals.make(cochange=co, text_cochange=CoSignal(0.2, 1, 4, "x.py"))})["o"]
+    s = c.signals(0.5, 10.0, True, 1.0)
+    assert (s.cochange, s.together, s.total, s.text_cochange) == (0.5, 5, 9, 0.2)
+    assert (s.confidence, s.age_days, s.confirmed) == (0.5, 10.0, True)
+
+
+def test_the_quick_parts_equal_the_parts_of_the_signals() -> None:
+    """``Candidate.parts`` (every candidate, cheaply) and ``ranking.file_part``/``text_part``
+    over its ``Signals`` (the top ones, shown as components) are the same numbers."""
+    o, p = obs("o"), obs("p")
+    signals = {
+        "a": NodeSignals.make(proximity=0.6, cochange=CoSignal(0.3, 3, 7, "f"), focus=0.5, centrality=0.4),
+        "b": NodeSignals.make(proximity=0.36, text_proximity=1.0, text_cochange=CoSignal(0.1, 1, 9, "g")),
+        "c": NodeSignals.make(centrality=1.0, text_proximity=0.6),
+    }
+    found = collect({"a": [o, p], "b": [o], "c": [o]}, signals)
+    for c in found.values():
+        c.text, c.pagerank = 0.7, 0.25
+        s = c.signals(1.0, 0.0, False, 1.0)
+        for has_file, has_text in ((True, False), (False, True), (True, True)):
+            scale = ranking.Scale(has_file, has_text)
+            assert c.parts(has_file, has_text) == pytest.approx(
+                (ranking.file_part(s, scale), ranking.text_part(s, scale)))
