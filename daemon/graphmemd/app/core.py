@@ -446,14 +446,7 @@ class Core:
 
     def watcher_state(self) -> WatcherStatus:
         """The watcher over every root: mode, health, degraded reason, restarts."""
-        if self._watcher is None:
-            return WatcherStatus(mode="stopped", healthy=True)
-        states = self._watcher.states()
-        reasons = [f"{root}: {s.degraded_reason}" for root, s in states.items() if s.degraded_reason]
-        mode = "polling" if any(s.mode == "polling" for s in states.values()) else "watching"
-        return WatcherStatus(mode, not reasons, "; ".join(reasons), sum(s.restarts for s in states.values()))
-
-    # ------------------------------------------------------------------ status
+        return watcher_status(self._watcher)
 
     def space_problem(self) -> str:
         """Why writes would fail for lack of disk space now, or "" (before ``open``: ""):
@@ -489,3 +482,13 @@ def store_space_problem(store_dir: Path) -> str:
     if free >= STORE_MIN_FREE:
         return ""
     return f"disk full: {free // 1024} KiB free where the store is, {STORE_MIN_FREE // 2**20} MiB needed"
+
+
+def watcher_status(watcher: RepoWatcher | None) -> WatcherStatus:
+    """The state of ``watcher`` over every root: mode, health, degraded reason, restarts."""
+    if watcher is None:
+        return WatcherStatus(mode="stopped", healthy=True)
+    states = watcher.states()
+    reasons = [f"{root}: {s.degraded_reason}" for root, s in states.items() if s.degraded_reason]
+    mode = "polling" if any(s.mode == "polling" for s in states.values()) else "watching"
+    return WatcherStatus(mode, not reasons, "; ".join(reasons), sum(s.restarts for s in states.values()))
