@@ -84,7 +84,8 @@ class LanguageSpec:
 #: loses the rest of the class or namespace), unless the line before ends in an operator or a
 #: comma or the line after starts with one or with a brace (then it is an operand, an
 #: enumerator or a function-like macro heading a body: ``TEST_F(A, b)`` + ``{``); a
-#: thread-safety annotation after a declarator (``void f() GTEST_LOCK_EXCLUDED_(mu);``, ``int n_ GUARDED_BY(mu_);``: read as the name).
+#: thread-safety annotation after a declarator (``void f() GTEST_LOCK_EXCLUDED_(mu);``,
+#: ``int n_ GUARDED_BY(mu_);``: read as the name).
 _C_BLANKS = (
     *(
         rb"%s[ \t]+([A-Z_][A-Z0-9_]*)\s+(?=[A-Za-z_][\w:]*\s*(?:final\b\s*)?[:{<])" % keyword
@@ -94,11 +95,12 @@ _C_BLANKS = (
     rb"([A-Z][A-Z0-9_]*(?:_API_?|_EXPORTS?|_IMPORT|_DLL|_PUBLIC|_VISIBILITY|_CALLTYPE))[ \t]+(?=[A-Za-z_~])",
     rb"[ \t&*]([A-Z][A-Z0-9]*_[A-Z0-9_]+|WINAPI|CALLBACK|APIENTRY)\s+(?=operator\b|[A-Za-z_~][\w:~]*\s*\()",
     *(
-        rb"(?<![,(|&+?<!~^%%\[])\n%s([A-Z][A-Z0-9]*+_[A-Z0-9_]++(?:[ \t]*+\((?:[^()]|\([^()]*+\))*+\))?)"
+        rb"\n(?<![,(|&+?<!~^%%\[]\n)%s([A-Z][A-Z0-9]*+_[A-Z0-9_]++(?:[ \t]*+\((?:[^()]|\([^()]*+\))*+\))?)"
         rb"[ \t]*+(?://[^\n]*+)?\r?(?=\n[ \t]*+(?:[^-\s=()%s,;.?:|&+*<>!^%%\[\]]|\r?\n|$))" % variant
         for variant in ((rb"[ \t]*+", rb"{"), (rb"[ \t]++", rb""))  # (indented: a statement, `{` may follow)
     ),
-    rb"(?#needs:LOCK,GUARDED_BY)[ \t\n]((?:[A-Z][A-Z0-9_]*?_)?(?:LOCKS?_EXCLUDED|LOCKS?_REQUIRED|LOCK_RETURNED"
+    rb"(?#needs:LOCK_EXCLUDED,LOCKS_EXCLUDED,LOCK_REQUIRED,LOCKS_REQUIRED,LOCK_RETURNED,GUARDED_BY)"
+    rb"[ \t\n]((?:[A-Z][A-Z0-9_]*?_)?(?:LOCKS?_EXCLUDED|LOCKS?_REQUIRED|LOCK_RETURNED"
     rb"|GUARDED_BY)_?[ \t]*+\((?:[^()\n]|\([^()\n]*+\))*+\))",
 )
 
