@@ -415,6 +415,28 @@ def _python_package_dirs(root: Path, d: str) -> list[str]:
     return [_norm(posixpath.join(d, p)) for p in out if p not in (".", "")]
 
 
+def _python_roots(root: Path, sorted_dirs: list[str], dirs: set[str], pset: set[str]) -> list[str]:
+    """Import roots of the Python code: the root, every project directory (``pyproject.toml``,
+    ``setup.py``, ``setup.cfg``) that is no package itself, the package dirs they declare, and
+    their ``src/`` layouts."""
+    py_roots: list[str] = [""]
+    for d in sorted_dirs:
+        is_project = d == "" or any(
+            f"{d}/{m}" in pset or _exists(root, f"{d}/{m}") for m in ("pyproject.toml", "setup.py", "setup.cfg")
+        )
+        if not is_project:
+            continue
+        if d and f"{d}/__init__.py" not in pset and d not in py_roots:
+            py_roots.append(d)
+        for declared in _python_package_dirs(root, d):
+            if declared in dirs and declared not in py_roots:
+                py_roots.append(declared)
+        src = _norm(posixpath.join(d, "src"))
+        if src in dirs and f"{src}/__init__.py" not in pset and src not in py_roots:
+            py_roots.append(src)
+    return py_roots
+
+
 def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
     """Read ``go.mod``, ``Cargo.toml``, ``tsconfig.json``/``jsconfig.json``, ``package.json``
     and Python project files found in the directories of ``paths`` (and the root).
@@ -472,22 +494,7 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
         for d in sorted_dirs:
             _swift_package_facts(root, d, swift)
 
-    py_roots: list[str] = [""]
-    if ".py" in exts or ".pyi" in exts:
-        for d in sorted_dirs:
-            is_project = d == "" or any(
-                f"{d}/{m}" in pset or _exists(root, f"{d}/{m}") for m in ("pyproject.toml", "setup.py", "setup.cfg")
-            )
-            if not is_project:
-                continue
-            if d and f"{d}/__init__.py" not in pset and d not in py_roots:
-                py_roots.append(d)
-            for declared in _python_package_dirs(root, d):
-                if declared in dirs and declared not in py_roots:
-                    py_roots.append(declared)
-            src = _norm(posixpath.join(d, "src"))
-            if src in dirs and f"{src}/__init__.py" not in pset and src not in py_roots:
-                py_roots.append(src)
+    py_roots = _python_roots(root, sorted_dirs, dirs, pset) if ".py" in exts or ".pyi" in exts else [""]
 
     return RepoFacts(
         go_modules=go_modules,

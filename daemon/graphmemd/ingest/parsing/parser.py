@@ -722,7 +722,6 @@ def _symbols(
 def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Collected:
     """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
     out = _Collected()
-    spec = compiled.spec
     settings = compiled.settings
     roles = compiled.roles
     raw_calls = out.raw_calls
@@ -761,50 +760,58 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             out.cuts.append((node.start_byte, node.end_byte))
         elif role == _R_DEF:
             _collect_def(source, caps, compiled, pattern, out.defs, def_by_name)
-        elif role in (_R_INHERITS, _R_IMPLEMENTS):
-            node = caps["inherits" if role == _R_INHERITS else "implements"][0]
-            written = source[node.start_byte : node.end_byte]
-            ref = _type_ref(_decode(compiled.clean(written) if compiled.clean is not None else written))
-            if ref:
-                inherit_kind = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
-                out.bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
-        elif role == _R_IMPORT:
-            _collect_import(source, spec, caps, settings[pattern], out.raw_imports)
-        elif role == _R_IMPORT_SCOPE:
-            node = caps["import.scope"][0]
-            prefixes = caps.get("import.prefix")
-            if prefixes:
-                prefix = _node_text(source, prefixes[0])
-                out.import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
-        elif role == _R_SCOPE:
-            node = caps["scope"][0]
-            scope_names = caps.get("scope.name")
-            if scope_names:
-                scope_name = _type_ref(_node_text(source, scope_names[0]))
-                if scope_name:
-                    out.scopes.append((node.start_byte, node.end_byte, scope_name))
-        elif role == _R_PACKAGE:
-            package = _node_text(source, caps["package"][0])
-            sep = spec.package_separator
-            out.package = ".".join(p for p in package.split(sep) if p) if sep else package
         elif role in (_R_TYPE, _R_RETURNS):
             _collect_type(source, caps, settings[pattern], compiled, pattern, out.raw_types)
         elif role == _R_ARITY:
             node = caps["arity"][0]
             out.arities.append((node.start_byte, _count_named(node, source)))
-        elif role == _R_EXPORT:
-            out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
         elif role == _R_CALL_BARE:
             node = caps["reference.call.bare"][0]
             out.bare_calls.append((node.start_byte, source[node.start_byte : node.end_byte], node.start_point[0] + 1))
         elif role == _R_LOCAL:
             out.locals.extend((n.start_byte, source[n.start_byte : n.end_byte]) for n in caps["local"])
+        else:
+            _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
     clean = compiled.clean
     if clean is not None and raw_calls:
         out.raw_calls = [(pos, clean(text), line, args) for pos, text, line, args in raw_calls]
     return out
+
+
+def _collect_other(
+    source: bytes, compiled: _Compiled, pattern: int, role: int, caps: dict[str, list[Node]], out: _Collected
+) -> None:
+    """The roles a file has few matches of: bases, imports, scopes, the package, exports."""
+    if role in (_R_INHERITS, _R_IMPLEMENTS):
+        node = caps["inherits" if role == _R_INHERITS else "implements"][0]
+        written = source[node.start_byte : node.end_byte]
+        ref = _type_ref(_decode(compiled.clean(written) if compiled.clean is not None else written))
+        if ref:
+            inherit_kind = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
+            out.bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
+    elif role == _R_IMPORT:
+        _collect_import(source, compiled.spec, caps, compiled.settings[pattern], out.raw_imports)
+    elif role == _R_IMPORT_SCOPE:
+        node = caps["import.scope"][0]
+        prefixes = caps.get("import.prefix")
+        if prefixes:
+            prefix = _node_text(source, prefixes[0])
+            out.import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
+    elif role == _R_SCOPE:
+        node = caps["scope"][0]
+        scope_names = caps.get("scope.name")
+        if scope_names:
+            scope_name = _type_ref(_node_text(source, scope_names[0]))
+            if scope_name:
+                out.scopes.append((node.start_byte, node.end_byte, scope_name))
+    elif role == _R_PACKAGE:
+        package = _node_text(source, caps["package"][0])
+        sep = compiled.spec.package_separator
+        out.package = ".".join(p for p in package.split(sep) if p) if sep else package
+    elif role == _R_EXPORT:
+        out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
 
 
 def _targets(
