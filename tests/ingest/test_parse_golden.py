@@ -1,6 +1,7 @@
 """Golden parse output: the full ``parse_source`` result (symbols with their fingerprints,
 calls, imports, typed names, inheritance, exports) of a few sources in every language,
-pinned by digest.
+pinned by digest (the languages added after the first six: their many-styles files and one
+fixture file each).
 
 Speed work on the extractor must not change a single byte of it: fingerprints are stored,
 and a changed fingerprint marks observations stale (or needs a scheme upgrade). A deliberate
@@ -17,6 +18,7 @@ import pytest
 from graphmemd.ingest.parsing import parse_source
 
 FP_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures_fp"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "repos"
 
 PY = b'''"""Module docstring."""
 from __future__ import annotations
@@ -138,6 +140,14 @@ SOURCES: dict[str, bytes] = {
     "styles.js": (FP_FIXTURES / "styles.js").read_bytes(),
     "styles.ts": (FP_FIXTURES / "styles.ts").read_bytes(),
     "styles.tsx": (FP_FIXTURES / "styles.tsx").read_bytes(),
+    "many_styles.c": (FP_FIXTURES / "many_styles.c").read_bytes(),
+    "many_styles.cpp": (FP_FIXTURES / "many_styles.cpp").read_bytes(),
+    "many_styles.rb": (FP_FIXTURES / "many_styles.rb").read_bytes(),
+    "many_styles.php": (FP_FIXTURES / "many_styles.php").read_bytes(),
+    "Order.cs": (FIXTURES / "csharp/src/Shop.Core/Models/Order.cs").read_bytes(),
+    "Cart.kt": (FIXTURES / "kotlin/src/main/kotlin/shop/model/Cart.kt").read_bytes(),
+    "Cart.scala": (FIXTURES / "scala/src/main/scala/shop/model/Cart.scala").read_bytes(),
+    "Cart.swift": (FIXTURES / "swift/Sources/ShopCore/Cart.swift").read_bytes(),
 }
 
 # sha256 of repr(parse_source(path, source)), first 16 hex digits; "#1": scheme=1
@@ -154,6 +164,14 @@ GOLDEN = {
     "styles.js#1": "7d5f10781790fd51",
     "styles.ts": "0bbea6e7f14c4d02",
     "styles.tsx": "1068eb026086f422",
+    "many_styles.c": "e443916a94a72f3c",
+    "many_styles.cpp": "529e465c555038d8",
+    "many_styles.rb": "ee36728d88efe8e7",
+    "many_styles.php": "959e2a3f778fb6aa",
+    "Order.cs": "adbf9d9cda8e60a0",
+    "Cart.kt": "aee040c6c987e282",
+    "Cart.scala": "23cbf05f1e7f7324",
+    "Cart.swift": "9bf54eb5b150aa1e",
 }
 
 

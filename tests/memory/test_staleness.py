@@ -211,6 +211,7 @@ class Lang:
     move_path: str  # where the move test puts it
     move_file: str  # that file's whole text (the function with the same body)
     formatted: str  # the whole file rewritten with formatting-only changes, function moved lower
+    kind: str = "function"  # the symbol kind of `func`
 
     @property
     def ref(self) -> str:
@@ -354,8 +355,329 @@ export function hashPassword(password: string): string {
 ''',
 )
 
-LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"),
-         pytest.param(TYPESCRIPT, id="typescript")]
+C = Lang(
+    fixture="c",
+    path="src/item.c",
+    func="item_price",
+    sibling="item_make",
+    body=("return round_cents(item->cents * quantity);", "return round_cents(item->cents * quantity + 1);"),
+    sig=("long item_price(const item_t *item, int quantity)\n",
+         "long item_price(const item_t *item, int quantity, int rounds)\n"),
+    rename=("long item_price(", "long item_cost(", "item_cost"),
+    func_text="long item_price(const item_t *item, int quantity)\n{\n    if (strlen(item->name) == 0)\n"
+              "        return 0;\n    return round_cents(item->cents * quantity);\n}\n",
+    move_path="src/pricing.c",
+    move_file='#include <string.h>\n\n#include "shop/item.h"\n\nlong round_cents(long cents);\n\n'
+              "long item_price(const item_t *item, int quantity)\n{\n    if (strlen(item->name) == 0)\n"
+              "        return 0;\n    return round_cents(item->cents * quantity);\n}\n",
+    formatted='''#include <string.h>
+
+#include "shop/item.h"
+
+/* reformatted by clang-format --style=GNU, with comments and blank lines */
+
+static long
+round_cents (long cents)
+{
+  return cents - cents % 5; // to the nickel
+}
+
+
+
+item_t
+item_make (const char *name, long cents)
+{
+  item_t item;
+  item.name = name; /* borrowed */
+  item.cents = round_cents (cents);
+  item.currency = EUR;
+  return item;
+}
+
+// the price of a line
+long
+item_price (const item_t *item, int quantity)
+{
+  if (strlen (item->name) == 0)
+    return 0;
+  return round_cents (item->cents
+                      * quantity);
+}
+''',
+)
+
+CPP = Lang(
+    fixture="cpp",
+    path="src/main.cpp",
+    func="make_item",
+    sibling="report",
+    body=("return Item{name, cents, 1};", "return Item{name, cents, 2};"),
+    sig=("static Item make_item(const char* name, long cents)\n",
+         "static Item make_item(const char* name, long cents, int rounds)\n"),
+    rename=("static Item make_item(", "static Item build_item(", "build_item"),
+    func_text="static Item make_item(const char* name, long cents)\n{\n    return Item{name, cents, 1};\n}\n\n",
+    move_path="src/items.cpp",
+    move_file='#include "shop/item.h"\n\nusing namespace shop;\n\n'
+              "static Item make_item(const char* name, long cents)\n{\n    return Item{name, cents, 1};\n}\n",
+    formatted='''#include <iostream>
+
+#include "shop/fmt.h"
+#include "shop/store.h"
+
+// reformatted by clang-format --style=Google, with comments, blank lines and a new order
+using namespace shop;
+
+static void report(const Store& store, const Store* other) {
+  std::cout << store.summary() << " / "
+            << fmt::money(other->total()) << "\n";  // both totals
+}
+
+
+
+/* items are made one at a time */
+static Item make_item(const char* name, long cents) {
+  return Item{name, cents,
+              1};
+}
+
+int main() {
+  Store store = Store::open("main");
+  Item tea = make_item("tea", 250);
+  store.add(tea.with_quantity(2));
+  Store* other = new Store("other");
+  other->add(make_item("cup", 1000));
+  report(store, other);
+  delete other;
+  return 0;
+}
+''',
+)
+
+RUBY = Lang(
+    fixture="ruby",
+    path="app/models/application_record.rb",
+    func="ApplicationRecord.persist",
+    sibling="ApplicationRecord.table_name",
+    body=("    values.size\n", "    values.size + 1\n"),
+    sig=("def persist(values)", "def persist(values, rounds = 1)"),
+    rename=("def persist(", "def store_values(", "ApplicationRecord.store_values"),
+    func_text="  def persist(values)\n    values.size\n  end\n\n",
+    move_path="app/models/persistence.rb",
+    move_file="class ApplicationRecord\n  def persist(values)\n    values.size\n  end\nend\n",
+    formatted='''# Reformatted (4-space indents, comments, blank lines).
+class ApplicationRecord
+    def self.table_name
+        name.downcase  # the class name
+    end
+
+
+    def save
+        persist( attributes )
+    end
+
+    # counts what it stores
+    def persist( values )
+        values.size
+    end
+
+    def attributes
+        {}
+    end
+end
+''',
+    kind="method",
+)
+
+PHP = Lang(
+    fixture="php",
+    path="src/helpers.php",
+    func="money",
+    sibling="cents",
+    body=("return Util\\Fmt::money($cents);", "return Util\\Fmt::money($cents + 0);"),
+    sig=("function money(int $cents): string", "function money(int $cents, int $rounds = 1): string"),
+    rename=("function money(", "function price(", "price"),
+    func_text="function money(int $cents): string\n{\n    return Util\\Fmt::money($cents);\n}\n",
+    move_path="src/money.php",
+    move_file="<?php\n\nnamespace App;\n\n"
+              "function money(int $cents): string\n{\n    return Util\\Fmt::money($cents);\n}\n",
+    formatted='''<?php
+// Reformatted: braces, spaces, blank lines and comments.
+namespace App;
+
+function cents( float $amount ) : int {
+    return (int)round( $amount*100 );  // whole cents
+}
+
+
+
+/* money renders cents */
+function money( int $cents ) : string {
+  return Util\\Fmt::money(
+      $cents
+  );
+}
+''',
+)
+
+CSHARP = Lang(
+    fixture="csharp",
+    path="src/Shop.Core/Services/Pricing.cs",
+    func="Checkout.Log",
+    sibling="Checkout.Checkout",
+    body=("System.Console.WriteLine(message);", 'System.Console.WriteLine(message + "!");'),
+    sig=("private void Log(string message)", "private void Log(string message, int rounds)"),
+    rename=("private void Log(", "private void Trace(", "Checkout.Trace"),
+    func_text="\n        private void Log(string message)\n        {\n            System.Console.WriteLine(message);\n"
+              "        }\n",
+    move_path="src/Shop.Core/Services/Checkout.Log.cs",
+    move_file="namespace Shop.Core.Services\n{\n    public partial class Checkout\n    {\n"
+              "        private void Log(string message)\n        {\n            System.Console.WriteLine(message);\n"
+              "        }\n    }\n}\n",
+    formatted='''using Shop.Core.Models;
+
+// Reformatted: K&R braces, two-space indents, comments, blank lines.
+namespace Shop.Core.Services {
+  public static class Pricing {
+    public static decimal WithTax(decimal amount) {
+      return Round(amount * 1.2m);  // with VAT
+    }
+
+
+    private static decimal Round(decimal amount) => System.Math.Round(amount,
+                                                                     2);
+  }
+
+  public class Checkout {
+    private readonly Order _order;
+
+    public Checkout(Order order) {
+      _order = order;
+    }
+
+    public decimal Pay() {
+      var total = Pricing.WithTax(_order.Total());
+      Log(_order.Describe());
+      return total;
+    }
+
+    /* one line per payment */
+    private void Log(string message) {
+      System.Console.WriteLine(message);
+    }
+  }
+}
+''',
+    kind="method",
+)
+
+KOTLIN_MAIN = (
+    'fun main() {\n    val store = Store()\n    val cart: Cart = Cart.empty(store)\n    cart.add("tea", 250)\n'
+    '    cart.add(Item("cup", 1000))\n    println(M.format(cart.discounted(10)))\n    println(cart.label())\n}\n'
+)
+
+KOTLIN = Lang(
+    fixture="kotlin",
+    path="src/main/kotlin/shop/App.kt",
+    func="main",
+    sibling="Cart.discounted",
+    body=('cart.add("tea", 250)', 'cart.add("tea", 260)'),
+    sig=("fun main() {", "fun main(rounds: Int) {"),
+    rename=("fun main(", "fun run(", "run"),
+    func_text=KOTLIN_MAIN,
+    move_path="src/main/kotlin/shop/Main.kt",
+    move_file="package shop\n\nimport shop.model.*\nimport shop.util.Money as M\n\n" + KOTLIN_MAIN,
+    formatted='''package shop
+
+import shop.model.*
+import shop.util.Money as M
+
+// Reformatted: two-space indents, comments, blank lines, wrapped calls.
+fun Cart.discounted(percent: Int): Long =
+  price() * (100 - percent) / 100
+
+
+
+/* the entry point */
+fun main() {
+  val store = Store()  // one store
+  val cart: Cart = Cart.empty(
+    store
+  )
+  cart.add("tea", 250)
+  cart.add(Item("cup", 1000))
+
+  println(M.format(cart.discounted(10)))
+  println(cart.label())
+}
+''',
+)
+
+SCALA = Lang(
+    fixture="scala",
+    path="src/main/scala/shop/util/Money.scala",
+    func="Money.format",
+    sibling="Money.cents",
+    body=('f"${cents / 100.0}%.2f"', 'f"${cents / 100.5}%.2f"'),
+    sig=("def format(cents: Long): String", "def format(cents: Long, rounds: Int): String"),
+    rename=("def format(", "def render(", "Money.render"),
+    func_text='\n  def format(cents: Long): String = f"${cents / 100.0}%.2f"\n',
+    move_path="src/main/scala/shop/util/Format.scala",
+    move_file='package shop.util\n\nobject Money {\n  def format(cents: Long): String = f"${cents / 100.0}%.2f"\n}\n',
+    formatted='''package shop.util
+
+// Reformatted: four-space indents, comments, blank lines, a wrapped definition.
+object Money {
+    def cents(amount: Double): Long =
+        math.round(amount * 100)  // to the cent
+
+
+
+    /* two decimals */
+    def format(cents: Long): String =
+        f"${cents / 100.0}%.2f"
+}
+''',
+)
+
+SWIFT = Lang(
+    fixture="swift",
+    path="Sources/shop/main.swift",
+    func="checkout",
+    sibling="banner",
+    body=("return cart.label()", 'return cart.label() + "!"'),
+    sig=("func checkout(_ cart: Cart) -> String {", "func checkout(_ cart: Cart, rounds: Int) -> String {"),
+    rename=("func checkout(", "func settle(", "settle"),
+    func_text="func checkout(_ cart: Cart) -> String {\n    return cart.label()\n}\n\n",
+    move_path="Sources/shop/Checkout.swift",
+    move_file="import ShopCore\n\nfunc checkout(_ cart: Cart) -> String {\n    return cart.label()\n}\n",
+    formatted='''import Foundation
+import ShopCore
+
+// Reformatted: two-space indents, comments, blank lines.
+func banner() -> String {
+  return "shop"  // the name
+}
+
+
+
+/* what the cart costs */
+func checkout(_ cart: Cart) -> String {
+  return cart
+    .label()
+}
+
+let store = Store()
+let cart = Cart(store: store)
+cart.add(name: "tea", cents: 250)
+cart.add(Item(name: "cup", cents: 1000))
+print(banner(), checkout(cart))
+''',
+)
+
+LANGS = [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"), pytest.param(RUBY, id="ruby"),
+         pytest.param(PHP, id="php"), pytest.param(CSHARP, id="csharp"), pytest.param(KOTLIN, id="kotlin"),
+         pytest.param(SCALA, id="scala"), pytest.param(SWIFT, id="swift"),
+         pytest.param(TYPESCRIPT, id="typescript"), pytest.param(C, id="c"), pytest.param(CPP, id="cpp")]
 
 
 # ----------------------------------------------------------------------------- per language
@@ -466,7 +788,7 @@ def test_move_then_rename_moves_the_anchor(open_repo: Callable[[str], Repo], lan
     r = repo.wait_obs(o.id, lambda x: x.anchors[0].ref == new_ref, what=f"re-anchored to {new_ref}")
     a = r.anchors[0]
     assert a.path == lang.move_path
-    assert a.symbol_id.endswith(f"::{new_qual}#function")
+    assert a.symbol_id.endswith(f"::{new_qual}#{lang.kind}")
     assert r.needs_review
     renamed = [x for x in r.stale_reasons if x.change is ChangeKind.RENAMED]
     assert [(x.anchor_ref, x.new_ref) for x in renamed] == [(moved_ref, new_ref)]

@@ -39,6 +39,14 @@ class Language(str, Enum):
     GO = "go"
     RUST = "rust"
     JAVA = "java"
+    C = "c"
+    CPP = "cpp"
+    RUBY = "ruby"
+    PHP = "php"
+    CSHARP = "csharp"
+    KOTLIN = "kotlin"
+    SCALA = "scala"
+    SWIFT = "swift"
 
 
 class SymbolKind(str, Enum):
@@ -59,6 +67,11 @@ class InheritKind(str, Enum):
 
     INHERITS = "inherits"  # class Foo(Base), class A extends B, interface I extends J, struct embedding
     IMPLEMENTS = "implements"  # class A implements I, impl Trait for Type
+
+
+#: The ``body_hash`` of a definition without a body (a prototype, a member declared in its
+#: class, an abstract method): the hash of the empty token stream.
+NO_BODY_HASH = hashlib.blake2b(b"", digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

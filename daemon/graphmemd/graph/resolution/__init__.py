@@ -6,11 +6,16 @@ inheritance references into edges between ``model.file_id`` / ``model.symbol_id`
 I/O is in ``facts.py`` (:func:`facts_from_files` reads the manifests; :func:`is_fact_file`
 tells which changed paths require re-reading them).
 
-Layout: ``index.py`` (per-file indexes and import contexts), ``passes.py`` (one resolution
-run: names, members, receivers, confidences), ``resolver.py`` (the incremental shell),
-``rules.py`` (the per-language interface), one module per language family (``python``,
-``javascript`` for JS/TS, ``golang``, ``rust``, ``java``) and ``registry.py`` (the table
-mapping each :class:`~graphmemd.graph.model.Language` to its rules). Shared code never tests a
+Layout: ``index.py`` (per-file indexes and import contexts), ``lookup.py`` (names, members,
+bases), ``receivers.py`` (receiver typing), ``passes.py`` (one resolution run: calls,
+confidences), ``resolver.py`` (the incremental shell), ``rules.py`` (the per-language
+interface), ``scopes.py`` (names by full name across files, lexical scopes) and
+``packaged.py`` (the rules shared by languages with packages), one module per language
+family (``python``, ``javascript`` for JS/TS, ``golang``, ``rust``, ``java``, ``cfamily``
+for C/C++, ``ruby``, ``php``, ``csharp``, ``kotlin``, ``scala``, ``swift``) and
+``registry.py`` (the table mapping each :class:`~graphmemd.graph.model.Language` to its
+rules). The rules of the languages added after the first six are summarised in each
+module's docstring and in ``docs/languages.md``. Shared code never tests a
 language name: it asks the file's rules (``self_names``, ``package_files``, ``path_call`` ...).
 
 Everything is best effort and deterministic (files are processed in path order, candidates are

@@ -1,5 +1,6 @@
 """Repository facts: the few manifest files resolution needs (``go.mod``, ``Cargo.toml``,
-``tsconfig.json``/``jsconfig.json``, ``package.json``, Python project files).
+``tsconfig.json``/``jsconfig.json``, ``package.json``, Python project files,
+``compile_commands.json``).
 
 The only I/O of the resolution package. :func:`facts_from_files` computes the facts from
 the walked file list; :func:`is_fact_file` tells whether a changed path is one of those
@@ -12,6 +13,7 @@ import configparser
 import json
 import posixpath
 import re
+import shlex
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,14 +33,24 @@ FACT_FILES = frozenset(
         "pyproject.toml",
         "setup.cfg",
         "setup.py",
+        "compile_commands.json",
+        "Gemfile",
+        "application.rb",
+        "composer.json",
+        "Package.swift",
     }
 )
+
+
+#: Suffixes of manifest files (any name).
+FACT_SUFFIXES = (".gemspec",)
 
 
 def is_fact_file(rel_path: str) -> bool:
     """Whether ``rel_path`` (POSIX, relative to the repository root) is a manifest whose
     change means the repository facts must be recomputed."""
-    return posixpath.basename(rel_path.replace("\\", "/")) in FACT_FILES
+    base = posixpath.basename(rel_path.replace("\\", "/"))
+    return base in FACT_FILES or base.endswith(FACT_SUFFIXES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +71,22 @@ class RepoFacts:
     js_path_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: workspace package name (package.json ``name``) -> its directory.
     js_packages: Mapping[str, str] = field(default_factory=dict)
+    #: C/C++ include directories: the repository's ``-I``/``-iquote``/``-isystem`` directories
+    #: of ``compile_commands.json`` when there is one, else its directories named
+    #: ``include``, plus the root and ``src``.
+    c_include_dirs: tuple[str, ...] = ()
+    #: Ruby ``require`` load paths: ``lib`` and the gemspecs' ``require_paths`` (relative to
+    #: their directories), the root.
+    ruby_load_paths: tuple[str, ...] = ()
+    #: Zeitwerk autoload roots: a Rails application's ``app/*`` directories (and their
+    #: ``concerns``) and ``lib``; else the ``lib`` directories.
+    ruby_autoload_roots: tuple[str, ...] = ()
+    #: Composer PSR-4 namespace prefix (``App\\``) -> its directories, from the
+    #: ``composer.json`` files' ``autoload``/``autoload-dev`` (relative to the repository root).
+    php_psr4: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Swift package targets (module name, directory relative to the repository root), from
+    #: the ``Package.swift`` files: ``path:`` or ``Sources/<name>`` (``Tests/<name>``).
+    swift_modules: tuple[tuple[str, str], ...] = ()
 
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
@@ -75,9 +103,13 @@ def _norm(path: str) -> str:
 
 
 def _read_text(root: Path, rel: str) -> str | None:
+    return _read_text_limited(root, rel, _MAX_MANIFEST_BYTES)
+
+
+def _read_text_limited(root: Path, rel: str, limit: int) -> str | None:
     try:
         p = root / rel
-        if not p.is_file() or p.stat().st_size > _MAX_MANIFEST_BYTES:
+        if not p.is_file() or p.stat().st_size > limit:
             return None
         return p.read_text(encoding="utf-8", errors="replace")
     except (OSError, ValueError):
@@ -197,6 +229,138 @@ def _package_json_facts(root: Path, d: str, packages: dict[str, str]) -> None:
         packages[name] = d
 
 
+_C_SOURCE_EXTS = frozenset(
+    {".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".inl", ".tpp"}
+)
+#: where compile_commands.json is looked for (CMake writes it into the build directory)
+_COMPILE_COMMANDS_DIRS = ("", "build", "out", "cmake-build-debug", "cmake-build-release", "builddir")
+_INCLUDE_FLAGS = ("-I", "-iquote", "-isystem", "-idirafter", "/I")
+
+
+def _include_flags(args: list[str]) -> list[str]:
+    """The directories of the include flags of one compiler command line."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        for flag in _INCLUDE_FLAGS:
+            if arg == flag and i + 1 < len(args):
+                out.append(args[i + 1])
+                i += 1
+                break
+            if arg.startswith(flag) and len(arg) > len(flag):
+                out.append(arg[len(flag) :])
+                break
+        i += 1
+    return out
+
+
+def _compile_commands_dirs(root: Path) -> list[str] | None:
+    """The include directories inside the repository named by its compile_commands.json
+    (None: there is none, or it cannot be read)."""
+    for d in _COMPILE_COMMANDS_DIRS:
+        text = _read_text_limited(root, posixpath.join(d, "compile_commands.json"), 64 << 20)
+        data = _loads_jsonc(text) if text is not None else None
+        if not isinstance(data, list):
+            continue
+        found: list[str] = []
+        base = root.resolve()
+        for entry in data:
+            if not isinstance(entry, dict):
+                continue
+            args = entry.get("arguments")
+            if not isinstance(args, list):
+                command = entry.get("command")
+                args = shlex.split(command) if isinstance(command, str) else []
+            cwd = Path(str(entry.get("directory") or "."))
+            if not cwd.is_absolute():  # (relative to the repository root)
+                cwd = root / cwd
+            for inc in _include_flags([str(a) for a in args]):
+                p = (cwd / inc) if not Path(inc).is_absolute() else Path(inc)
+                try:
+                    rel = p.resolve().relative_to(base).as_posix()
+                except (OSError, ValueError):
+                    continue  # outside the repository: system and third-party headers
+                rel = _norm(rel)
+                if rel not in found:
+                    found.append(rel)
+        return found
+    return None
+
+
+def _c_include_dirs(root: Path, dirs: list[str]) -> tuple[str, ...]:
+    """Include directories (see ``RepoFacts.c_include_dirs``)."""
+    declared = _compile_commands_dirs(root)
+    if declared is not None:
+        return tuple(declared)
+    found = [d for d in dirs if posixpath.basename(d) == "include"]
+    return tuple(dict.fromkeys(["", *found, *(["src"] if "src" in dirs else [])]))
+
+
+_REQUIRE_PATHS = re.compile(r"require_paths\s*=\s*\[([^\]]*)\]")
+_QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
+
+
+def _ruby_paths(root: Path, dirs: list[str], paths: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(load paths, Zeitwerk autoload roots) of the Ruby code (see ``RepoFacts``)."""
+    load: list[str] = []
+    for p in paths:
+        if p.endswith(".gemspec"):
+            text = _read_text(root, p) or ""
+            d = posixpath.dirname(p)
+            m = _REQUIRE_PATHS.search(text)
+            declared = _QUOTED.findall(m.group(1)) if m else ["lib"]
+            load.extend(_norm(posixpath.join(d, x)) for x in declared)
+    libs = [d for d in dirs if posixpath.basename(d) == "lib"]
+    load.extend(libs)
+    autoload: list[str] = []
+    pset = set(paths)
+    for d in dirs:  # a Rails application: config/application.rb beside app/
+        if _norm(posixpath.join(d, "config/application.rb")) in pset:
+            app = _norm(posixpath.join(d, "app"))
+            for sub in dirs:
+                if posixpath.dirname(sub) == app and posixpath.basename(sub) not in ("assets", "javascript", "views"):
+                    autoload.append(sub)
+                    concerns = f"{sub}/concerns"
+                    if concerns in dirs:
+                        autoload.append(concerns)
+    autoload.extend(libs)
+    return tuple(dict.fromkeys([*load, ""])), tuple(dict.fromkeys(autoload))
+
+
+def _composer_facts(root: Path, d: str, psr4: dict[str, tuple[str, ...]]) -> None:
+    """The PSR-4 prefixes of ``d/composer.json`` (the first one read wins a prefix)."""
+    text = _read_text(root, posixpath.join(d, "composer.json"))
+    data = _loads_jsonc(text) if text is not None else None
+    if not isinstance(data, dict):
+        return
+    for section in ("autoload", "autoload-dev"):
+        mapping = _get(data, section, "psr-4")
+        if not isinstance(mapping, dict):
+            continue
+        for prefix, dirs in mapping.items():
+            listed = dirs if isinstance(dirs, list) else [dirs]
+            found = tuple(_norm(posixpath.join(d, x)) for x in listed if isinstance(x, str))
+            if isinstance(prefix, str) and found and prefix not in psr4:
+                psr4[prefix] = found
+
+
+_SWIFT_TARGET = re.compile(
+    r"\.(target|executableTarget|testTarget|macro)\(\s*name:\s*\"([^\"]+)\"(?:(?:(?!\.(?:target|executableTarget|testTarget|macro)\().)*?path:\s*\"([^\"]+)\")?",
+    re.DOTALL,
+)
+
+
+def _swift_package_facts(root: Path, d: str, modules: list[tuple[str, str]]) -> None:
+    """The targets of ``d/Package.swift`` (name, directory)."""
+    text = _read_text(root, posixpath.join(d, "Package.swift"))
+    if text is None:
+        return
+    for kind, name, path in _SWIFT_TARGET.findall(text):
+        sub = path or f"{'Tests' if kind == 'testTarget' else 'Sources'}/{name}"
+        modules.append((name, _norm(posixpath.join(d, sub))))
+
+
 def _toml(root: Path, rel: str) -> dict[str, Any]:
     text = _read_text(root, rel)
     if text is None:
@@ -251,6 +415,28 @@ def _python_package_dirs(root: Path, d: str) -> list[str]:
     return [_norm(posixpath.join(d, p)) for p in out if p not in (".", "")]
 
 
+def _python_roots(root: Path, sorted_dirs: list[str], dirs: set[str], pset: set[str]) -> list[str]:
+    """Import roots of the Python code: the root, every project directory (``pyproject.toml``,
+    ``setup.py``, ``setup.cfg``) that is no package itself, the package dirs they declare, and
+    their ``src/`` layouts."""
+    py_roots: list[str] = [""]
+    for d in sorted_dirs:
+        is_project = d == "" or any(
+            f"{d}/{m}" in pset or _exists(root, f"{d}/{m}") for m in ("pyproject.toml", "setup.py", "setup.cfg")
+        )
+        if not is_project:
+            continue
+        if d and f"{d}/__init__.py" not in pset and d not in py_roots:
+            py_roots.append(d)
+        for declared in _python_package_dirs(root, d):
+            if declared in dirs and declared not in py_roots:
+                py_roots.append(declared)
+        src = _norm(posixpath.join(d, "src"))
+        if src in dirs and f"{src}/__init__.py" not in pset and src not in py_roots:
+            py_roots.append(src)
+    return py_roots
+
+
 def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
     """Read ``go.mod``, ``Cargo.toml``, ``tsconfig.json``/``jsconfig.json``, ``package.json``
     and Python project files found in the directories of ``paths`` (and the root).
@@ -289,22 +475,26 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
             _tsconfig_facts(root, d, base_dirs, aliases)
             _package_json_facts(root, d, packages)
 
-    py_roots: list[str] = [""]
-    if ".py" in exts or ".pyi" in exts:
+    c_dirs: tuple[str, ...] = ()
+    if exts & _C_SOURCE_EXTS:
+        c_dirs = _c_include_dirs(root, sorted_dirs)
+
+    rb_load: tuple[str, ...] = ()
+    rb_roots: tuple[str, ...] = ()
+    if ".rb" in exts:
+        rb_load, rb_roots = _ruby_paths(root, sorted_dirs, plist)
+
+    psr4: dict[str, tuple[str, ...]] = {}
+    if ".php" in exts:
         for d in sorted_dirs:
-            is_project = d == "" or any(
-                f"{d}/{m}" in pset or _exists(root, f"{d}/{m}") for m in ("pyproject.toml", "setup.py", "setup.cfg")
-            )
-            if not is_project:
-                continue
-            if d and f"{d}/__init__.py" not in pset and d not in py_roots:
-                py_roots.append(d)
-            for declared in _python_package_dirs(root, d):
-                if declared in dirs and declared not in py_roots:
-                    py_roots.append(declared)
-            src = _norm(posixpath.join(d, "src"))
-            if src in dirs and f"{src}/__init__.py" not in pset and src not in py_roots:
-                py_roots.append(src)
+            _composer_facts(root, d, psr4)
+
+    swift: list[tuple[str, str]] = []
+    if ".swift" in exts:
+        for d in sorted_dirs:
+            _swift_package_facts(root, d, swift)
+
+    py_roots = _python_roots(root, sorted_dirs, dirs, pset) if ".py" in exts or ".pyi" in exts else [""]
 
     return RepoFacts(
         go_modules=go_modules,
@@ -314,6 +504,11 @@ def read_repo_facts(root: Path, paths: Iterable[str]) -> RepoFacts:
         rust_crate_names=crate_names,
         js_path_aliases=aliases,
         js_packages=packages,
+        c_include_dirs=c_dirs,
+        ruby_load_paths=rb_load,
+        ruby_autoload_roots=rb_roots,
+        php_psr4=psr4,
+        swift_modules=tuple(swift),
     )
 
 

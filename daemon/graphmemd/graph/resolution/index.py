@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Protocol
 
 from graphmemd.graph.model import (
     CallRef,
+    Confidence,
     ImportRef,
     InheritRef,
     Language,
@@ -38,9 +39,25 @@ class LookupRun(Protocol):
 
     dir_memo: dict[tuple[str, bool], tuple[str, ...]]
     seen: set[str]
+    files: dict[str, FileIndex]
 
     def resolve_in_files(self, paths: tuple[str, ...], rest: Sequence[str]) -> Target | None:
         """The dotted path ``rest`` as exported by the first of ``paths`` that has it."""
+
+    def member_of(self, sym: Sym, name: str, visited: set[Sym]) -> Sym | None:
+        """Member ``name`` of the type ``sym``, looking through its bases."""
+
+    def member_confidence(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
+        """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``."""
+
+    def bases(self, sym: Sym) -> tuple[Sym, ...]:
+        """The resolved bases of the type ``sym``."""
+
+    def owner_type(self, fi: FileIndex, caller: str) -> Sym | None:
+        """The type the method ``caller`` belongs to, wherever it is declared."""
+
+    def subclass_member(self, cls: Sym, name: str) -> Sym | None:
+        """The one definition of ``name`` every subclass of ``cls`` reaches (a mixin's call)."""
 
 
 class FileRules(Protocol):
@@ -59,6 +76,9 @@ class FileRules(Protocol):
     overloads_by_arity: ClassVar[bool]
     package_scoped: ClassVar[bool]
     subclass_dispatch: ClassVar[bool]
+    scoped_names: ClassVar[bool]
+    type_kinds: ClassVar[frozenset[SymbolKind]]
+    repo_wide_guess: ClassVar[bool]
 
     def is_test(self, path: str) -> bool:
         """Whether ``path`` is a test file of this language."""
@@ -90,8 +110,22 @@ class FileRules(Protocol):
     def package_files(self, run: LookupRun, fi: FileIndex) -> tuple[str, ...]:
         """The other files whose names ``fi`` sees without an import."""
 
-    def path_call(self, run: LookupRun, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
-        """A path-qualified call (``crate::a::f``): whether the rules handled it, and its target."""
+    def path_call(
+        self, run: LookupRun, fi: FileIndex, caller: str, text: str, segs: tuple[str, ...]
+    ) -> tuple[bool, Target | None, Confidence]:
+        """A path-qualified call (``crate::a::f``) from ``caller``: whether the rules handled
+        it, its target and how it was found."""
+
+    def scoped_name(
+        self, run: LookupRun, fi: FileIndex, caller: str, segs: tuple[str, ...], exclude: str | None
+    ) -> tuple[Sym, Confidence] | None:
+        """A name or type path found in a scope enclosing ``caller`` (``scoped_names`` rules)."""
+
+    def type_parts(self, run: LookupRun, sym: Sym) -> tuple[Sym, ...]:
+        """The other definitions of the type ``sym`` (partial, reopened)."""
+
+    def definition(self, run: LookupRun, target: Sym) -> Sym:
+        """The definition a resolved target stands for (a declaration's definition)."""
 
     def method_visible(self, fi: FileIndex, path: str) -> bool:
         """Whether a detached method declared in ``path`` is visible from ``fi``."""
@@ -117,6 +151,7 @@ class ResolverState(Protocol):
 
     def ctx_of(self, fi: FileIndex) -> ImportCtx:
         """``fi``'s import context, rebuilt when stale."""
+
 
 CLASSLIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
@@ -292,7 +327,7 @@ class FileIndex:
             if dot:
                 continue
             s = self.syms.get(t.scope)
-            if s is not None and s.kind in CLASSLIKE:  # a field / class-level annotation
+            if s is not None and s.kind in self.rules.type_kinds:  # a field / class-level annotation
                 _put(attr_types.setdefault(t.scope, {}), t.name, t)
             _put(var_types.setdefault(t.scope, {}), t.name, t)
         kept = {k: {n: t for n, t in v.items() if t is not None} for k, v in var_types.items()}
@@ -324,7 +359,8 @@ class FileIndex:
         memoised in (the class of its members, or itself when nested in a function), its class
         and its local import scope."""
         cls = self._enclosing_class(s)
-        scope = sys.intern("c:" + cls)  # shared by the class's members
+        # shared by the class's members (scoped names: by the members of one namespace)
+        scope = sys.intern("c:" + (cls or (q.rpartition(".")[0] if self.rules.scoped_names else "")))
         if self.fn_parents:
             a: ParsedSymbol | None = s
             while a is not None:
@@ -408,8 +444,9 @@ class FileIndex:
 
     def _enclosing_class(self, s: ParsedSymbol) -> str:
         a: ParsedSymbol | None = s
+        kinds = self.rules.type_kinds
         while a is not None:
-            if a.kind in CLASSLIKE:
+            if a.kind in kinds:
                 return a.qualname
             a = self.syms.get(a.parent) if a.parent is not None else None
         if s.kind is SymbolKind.METHOD and "." in s.qualname:
@@ -429,7 +466,7 @@ class FileIndex:
     def _method_owner(self, s: ParsedSymbol) -> str:
         if s.parent is not None:
             ps = self.syms.get(s.parent)
-            if ps is not None and ps.kind in CLASSLIKE:
+            if ps is not None and ps.kind in self.rules.type_kinds:
                 return s.parent
         if s.kind is SymbolKind.METHOD and "." in s.qualname:
             return s.qualname.rsplit(".", 1)[0]

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from graphmemd.graph.model import Confidence, SymbolKind, TypeRef
 from graphmemd.graph.resolution.index import (
     CALLABLE,
-    CLASSLIKE,
     CallerInfo,
     FileIndex,
     ImportCtx,
@@ -77,10 +76,15 @@ class Lookup:
             return None
         if len(segs) == 1:
             target, conf = self.resolve_name(fi, ctx, scope, segs[0], exclude)
+        elif fi.rules.scoped_names:
+            got = fi.rules.scoped_name(self, fi, scope, segs, exclude)
+            target, conf = got if got is not None else (None, Confidence.NAME_ONLY)
         else:
             target, conf, _ = self.resolve_dotted(fi, ctx, (fi.fid, "", "", scope, ""), t, segs)
-        if isinstance(target, tuple) and self.files[target[0]].syms[target[1]].kind in CLASSLIKE:
-            return target, conf
+        if isinstance(target, tuple):
+            other = self.files[target[0]]
+            if other.syms[target[1]].kind in other.rules.type_kinds:
+                return target, conf
         return None
 
     # ----------------------------------------------------------------- names
@@ -92,6 +96,10 @@ class Lookup:
         its package; with the confidence of the binding found."""
         syms = fi.syms
         rules = fi.rules
+        if rules.scoped_names:
+            scoped = rules.scoped_name(self, fi, caller, (name,), exclude)
+            if scoped is not None:
+                return scoped
         if caller and (fi.fn_parents or rules.members_in_scope):
             q = caller
             while q:
@@ -102,7 +110,7 @@ class Lookup:
                     cand = f"{q}.{name}"
                     if cand in syms:
                         return (fi.path, cand), Confidence.SAME_MODULE
-                elif rules.members_in_scope and s.kind in CLASSLIKE:
+                elif rules.members_in_scope and s.kind in rules.type_kinds:
                     if s.name == name:  # the class itself, not its constructor
                         return (fi.path, q), Confidence.SAME_MODULE
                     m = self.member_of((fi.path, q), name, set())
@@ -140,6 +148,10 @@ class Lookup:
         if t is not None:
             return t, Confidence.SAME_PACKAGE
         return NONE
+
+    def member_confidence(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
+        """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``."""
+        return self._via(owner, found, direct)
 
     def _via(self, owner: Sym, found: Sym, direct: Confidence) -> Confidence:
         """INHERITANCE when ``found`` is a member of one of ``owner``'s bases, else ``direct``
@@ -290,7 +302,7 @@ class Lookup:
             t = self.type_method(fi, qual, name)
             if t is not None:
                 return t
-        if qual in fi.syms and fi.syms[qual].kind in CLASSLIKE:
+        if qual in fi.syms and fi.syms[qual].kind in fi.rules.type_kinds:
             for base in self.bases(sym):
                 if base not in visited:
                     t = self.member_of(base, name, visited)
@@ -378,16 +390,20 @@ class Lookup:
         self.bases_memo[sym] = ((), frozenset())  # cycle guard
         outer = self.seen
         self.seen = {sym[0]}
-        fi = self.files[sym[0]]
         out: list[Sym] = []
-        refs = fi.inherits_by_child.get(sym[1])
-        if refs:
+        first = self.files[sym[0]]
+        parts = first.rules.type_parts(self, sym) if first.rules.detached_methods else ()
+        for path, qual in (sym, *(p for p in parts if p != sym)):  # (a partial/reopened type: every part's)
+            fi = self.files[path]
+            refs = fi.inherits_by_child.get(qual)
+            if not refs:
+                continue
             ctx = self.r.ctx_of(fi)
-            s = fi.syms.get(sym[1])
+            s = fi.syms.get(qual)
             scope = (s.parent or "") if s is not None else ""
             for ref in refs:
-                t = self.resolve_type(fi, ctx, scope, ref.parent, sym[1])
-                if t is not None and t[0] != sym and t[0] not in out:
+                t = self.resolve_type(fi, ctx, scope, ref.parent, qual)
+                if t is not None and t[0] not in (sym, *parts) and t[0] not in out:
                     out.append(t[0])
         seen = frozenset(self.seen)
         outer |= seen
@@ -404,4 +420,8 @@ class Lookup:
 
     def alias_target(self, fi: FileIndex, t: TypeRef) -> tuple[Sym | None, Confidence]:
         """The callable a name bound by value names (implemented by ``passes.Pass``)."""
+        raise NotImplementedError
+
+    def owner_type(self, fi: FileIndex, caller: str) -> Sym | None:
+        """The type a method belongs to (implemented by ``receivers.Receivers``)."""
         raise NotImplementedError

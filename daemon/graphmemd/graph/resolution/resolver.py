@@ -139,8 +139,9 @@ class RepoResolver:
             for rules in self._rules.values():
                 keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
         out: set[str] = set()
-        for k in keys:
+        for k in keys:  # import contexts that probed the key, resolutions that consulted it
             out |= self._watchers.get(k, set())
+            out |= self._consulted_by.get(k, set())
         for p in ps:
             out |= self._consulted_by.get(p, set())
             fi = self.files.get(p)

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from graphmemd.graph.model import ImportRef, Language
-from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, LookupRun, ResolverState, Target
+from graphmemd.graph.model import Confidence, ImportRef, Language, SymbolKind
+from graphmemd.graph.resolution.index import (
+    CLASSLIKE,
+    CtxBuilder,
+    FileIndex,
+    LookupRun,
+    ResolverState,
+    Sym,
+    Target,
+)
 
 
 def words(text: str) -> frozenset[str]:
@@ -43,6 +51,14 @@ class LanguageRules:
     #: ``self.m()`` in a class that neither defines nor inherits ``m`` (a mixin, an abstract
     #: base) calls what its subclasses provide (Python's dynamic dispatch).
     subclass_dispatch: ClassVar[bool] = False
+    #: Bare names are first looked up in the scopes enclosing the caller, across files
+    #: (``scoped_name``: C++ namespaces and classes, Ruby modules, C# namespaces ...).
+    scoped_names: ClassVar[bool] = False
+    #: A name-only guess may take the one method of that name anywhere in the repository
+    #: (else only in the file and the files it imports).
+    repo_wide_guess: ClassVar[bool] = True
+    #: The kinds of symbol that are types (have members and bases): Ruby modules are too.
+    type_kinds: ClassVar[frozenset[SymbolKind]] = CLASSLIKE
 
     def __init__(self, resolver: ResolverState) -> None:
         self.r = resolver
@@ -94,9 +110,29 @@ class LanguageRules:
         """Other files whose top-level names ``fi`` sees without an import."""
         return ()
 
-    def path_call(self, run: LookupRun, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
-        """A language-specific path form (Rust ``crate::a::f``): (handled, target)."""
-        return False, None
+    def path_call(
+        self, run: LookupRun, fi: FileIndex, caller: str, text: str, segs: tuple[str, ...]
+    ) -> tuple[bool, Target | None, Confidence]:
+        """A language-specific path form (Rust ``crate::a::f``, C++ ``ns::f``) called from
+        ``caller``: (handled, target, confidence)."""
+        return False, None, Confidence.IMPORT
+
+    def scoped_name(
+        self, run: LookupRun, fi: FileIndex, caller: str, segs: tuple[str, ...], exclude: str | None
+    ) -> tuple[Sym, Confidence] | None:
+        """A bare name, or a type's path (``app.Store``), found in a scope enclosing
+        ``caller`` (only asked with ``scoped_names``)."""
+        return None
+
+    def type_parts(self, run: LookupRun, sym: Sym) -> tuple[Sym, ...]:
+        """The other definitions of the same type (C# ``partial``, a reopened Ruby class):
+        their bases are the type's too (asked with ``detached_methods``)."""
+        return ()
+
+    def definition(self, run: LookupRun, target: Sym) -> Sym:
+        """The definition a resolved target stands for: itself, unless the language
+        separates declarations from definitions (C/C++ headers)."""
+        return target
 
     def method_visible(self, fi: FileIndex, path: str) -> bool:
         """Whether a detached method defined in ``path`` can belong to a type seen from ``fi``."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import posixpath
 
-from graphmemd.graph.model import ImportRef, Language
+from graphmemd.graph.model import Confidence, ImportRef, Language
 from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, LookupRun, Target, discard
 from graphmemd.graph.resolution.rules import LanguageRules, words
 
@@ -219,15 +219,17 @@ class RustRules(LanguageRules):
 
     # ----------------------------------------------------------------- calls
 
-    def path_call(self, run: LookupRun, fi: FileIndex, text: str, segs: tuple[str, ...]) -> tuple[bool, Target | None]:
+    def path_call(
+        self, run: LookupRun, fi: FileIndex, caller: str, text: str, segs: tuple[str, ...]
+    ) -> tuple[bool, Target | None, Confidence]:
         """A ``crate::``/``self::``/``super::`` path call resolved through the module tree."""
         if "::" not in text or segs[0] not in ("crate", "self", "super"):
-            return False, None
+            return False, None, Confidence.IMPORT
         loc = self.locate(fi, list(segs), None)
         if loc is not None and loc[2]:
             run.seen.add(loc[1])
-            return True, run.resolve_in_files((loc[1],), loc[2])
-        return True, None
+            return True, run.resolve_in_files((loc[1],), loc[2]), Confidence.IMPORT
+        return True, None, Confidence.IMPORT
 
     def fallback_name(self, run: LookupRun, fi: FileIndex, name: str) -> Target | None:
         """A macro invoked by its bare name: the one ``macro_rules!`` of that name in the

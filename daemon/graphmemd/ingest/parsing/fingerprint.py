@@ -61,7 +61,7 @@ from typing import Any
 
 from tree_sitter import Node
 
-from graphmemd.graph.model import Language
+from graphmemd.graph.model import Language, SymbolKind
 from graphmemd.ingest.parsing.overloads import OverloadRules
 
 __all__ = [
@@ -138,6 +138,8 @@ class Rules:
     concatenation: frozenset[str]
     prefix: frozenset[str]
     interpolation: frozenset[str]
+    #: ``#{...}`` interpolates in double-quoted strings (Ruby)
+    hash_interpolation: bool
     replace: dict[bytes, bytes]
     overloads: OverloadRules | None
     #: ``skip_in``: token -> the parent node types in which it is dropped
@@ -183,6 +185,9 @@ def _read(name: str) -> dict[str, Any]:
         own = data.get("patterns", {})
         inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
         parent["patterns"] = {"query": inherited + own.get("query", "")}
+        for key, value in data.items():  # (other tables and settings: the dialect's own win)
+            if key not in (*_LIST_KEYS, "base", "skip_in", "patterns"):
+                parent[key] = value
         return parent
     return data
 
@@ -212,6 +217,7 @@ def load_rules(language: Language) -> Rules:
             concatenation=frozenset(parts.get("concatenation", [])),
             prefix=frozenset(parts.get("prefix", [])),
             interpolation=frozenset(parts.get("interpolation", [])),
+            hash_interpolation=bool(parts.get("hash_interpolation", False)),
             replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
             overloads=_overload_rules(data.get("overloads")),
             skip_in=skip_in,
@@ -228,6 +234,10 @@ def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
         decorator_type=str(table.get("decorator_type", "decorator")),
         by_arity=table.get("by") == "arity",
         parameters=str(table.get("parameters", "parameters")),
+        parameter_list=str(table.get("parameter_list", "")),
+        parameter_children=str(table.get("parameter_children", "")),
+        drop_declarations=bool(table.get("drop_declarations", False)),
+        merge=frozenset(SymbolKind(k) for k in table.get("merge", [])),
     )
 
 
@@ -415,6 +425,8 @@ class _Renderer:
         value = quote[width : len(quote) - width]
         if not q or not quote.endswith(q * width) or (b"{" in value and (b"f" in prefix or q == b"`")):
             return None
+        if q == b'"' and b"#{" in value and self.rules.hash_interpolation:
+            return None
         if b"\\" in value and b"r" not in prefix:
             value = decode_escapes(value.decode("utf-8", "replace"), self.rules.escapes, b"b" in prefix).encode(
                 "utf-8", "surrogatepass"
@@ -430,6 +442,11 @@ class _Renderer:
         kind = "s"
         strings = [c for c in node.children if not c.is_extra] if node.type in rules.concatenation else [node]
         for string in strings:
+            if string.child_count == 0:  # a macro between the parts (C: `"%" PRIu64 "\\n"`): code
+                pieces.append(_hex(literal))
+                literal.clear()
+                pieces.append(_OPEN + self.source[string.start_byte : string.end_byte] + _CLOSE)
+                continue
             flags, start, end = self._delimiters(string)
             if "b" in flags:
                 kind = "b"
@@ -468,7 +485,7 @@ class _Renderer:
         The opening delimiter is the first child (``r'``, ``f\"\"\"``, a quote, a backtick);
         the closing one is as long as the opening one without its prefix letters."""
         source = self.source
-        first = string.child(0)
+        first = string.child(0) if string.child_count else None
         if first is None or (first.is_named and first.type not in self.rules.prefix):
             opening = source[string.start_byte : string.start_byte + 1]
         else:

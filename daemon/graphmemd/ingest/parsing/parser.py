@@ -107,6 +107,7 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from operator import attrgetter, itemgetter
@@ -151,7 +152,6 @@ MAX_NESTING = 100
 #: Callee/base-type expressions longer than this are only looked at by their tail.
 _TAIL_BYTES = 256
 
-_ERROR_QUERY = "(ERROR) @error (MISSING) @missing"
 
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
@@ -177,6 +177,8 @@ _R_ARITY = 14
 _R_EXPORT = 15
 _R_CALL_PLAIN = 16  # a call pattern with neither receiver nor argument-list capture
 _R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
+_R_CALL_BARE = 18
+_R_LOCAL = 19
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -191,6 +193,7 @@ _SPACE = re.compile(r"\s+")
 _INDEXED = re.compile(r"(?<=[\w\]])\[[^\[\]()]*\]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
 _NEW = re.compile(r"(?<![\w$.])new\s+")  # `new Foo().bar` -> `Foo().bar`
+_DUPLICATE = re.compile(r"(?:~\d+)+\Z")  # the disambiguator of a duplicate qualname
 
 
 def _normalise(text: bytes) -> bytes:
@@ -207,7 +210,7 @@ def _callee(text: str) -> str:
     if text.replace(".", "_").replace("::", "_").isidentifier() or _SIMPLE_CALLEE.fullmatch(text):
         return text
     text = _NEW.sub("", text) if "new" in text else text
-    text = _SPACE.sub("", text).replace("?.", ".").replace("!", "")
+    text = _SPACE.sub("", text).replace("?.", ".").replace("->", ".").replace("!", "")
     text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
     while "<" in text:
         stripped = _GENERIC.sub("", text)
@@ -265,7 +268,6 @@ class _Compiled:
     spec: LanguageSpec
     language: TSLanguage
     query: Query
-    error_query: Query
     settings: tuple[dict[str, str | None], ...]
     roles: tuple[int, ...]
     fingerprint_patterns: tuple[tuple[str, str] | None, ...]
@@ -273,6 +275,19 @@ class _Compiled:
     captures: tuple[frozenset[str], ...]
     #: per definition pattern, its one ``@definition.<kind>`` capture (None: look it up)
     def_captures: tuple[tuple[str, SymbolKind] | None, ...]
+    #: per pattern, the node types its definition's parent must have (``def.parents``; None: any)
+    def_parents: tuple[frozenset[str] | None, ...]
+    #: the spec's ``blanks``, compiled, each with the words one of which a source must hold
+    #: for it to be run (its ``(?#needs:A,B)`` comment; empty: always run)
+    blanks: tuple[tuple[re.Pattern[bytes], tuple[bytes, ...]], ...]
+    #: stated types never kept (a language's built-in scalar and string types)
+    builtin_types: frozenset[str]
+    #: the spec's ``unwrap_types``, compiled
+    unwrap: re.Pattern[str] | None
+    #: the kinds of definition a function directly inside becomes a method of
+    method_containers: frozenset[SymbolKind]
+    #: drops the spec's ``sigils`` and writes its ``separator_alias`` as ``::`` (None: neither)
+    clean: Callable[[bytes], bytes] | None
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -306,6 +321,8 @@ def _role(captures: set[str]) -> int:
         ("type.returns.value", _R_RETURNS),
         ("arity", _R_ARITY),
         ("export", _R_EXPORT),
+        ("reference.call.bare", _R_CALL_BARE),
+        ("local", _R_LOCAL),
     ):
         if key in captures:
             return role
@@ -342,6 +359,26 @@ def _def_capture(names: frozenset[str]) -> tuple[str, SymbolKind] | None:
     return found[0] if len(found) == 1 else None
 
 
+def _cleaner(spec: LanguageSpec) -> Callable[[bytes], bytes] | None:
+    """The text fix of a language with ``sigils`` or a ``separator_alias`` (see the spec)."""
+    if not spec.sigils and not spec.separator_alias:
+        return None
+    drop = spec.sigils.encode()
+    alias = spec.separator_alias.encode()
+
+    def clean(text: bytes) -> bytes:
+        if drop:
+            text = text.translate(None, drop)
+        return text.replace(alias, b"::") if alias else text
+
+    return clean
+
+
+def _def_parents(settings: dict[str, str | None]) -> frozenset[str] | None:
+    allowed = settings.get("def.parents")
+    return frozenset(allowed.split()) if allowed else None
+
+
 def _compile(language: Language) -> _Compiled:
     found = _compiled.get(language)
     if found is not None:
@@ -363,12 +400,17 @@ def _compile(language: Language) -> _Compiled:
             spec=spec,
             language=ts_language,
             query=query,
-            error_query=Query(ts_language, _ERROR_QUERY),
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
             roles=_pattern_roles(sources, captures),
             fingerprint_patterns=pattern_roles(sources),
             captures=captures,
             def_captures=tuple(_def_capture(names) for names in captures),
+            def_parents=tuple(_def_parents(query.pattern_settings(i)) for i in range(query.pattern_count)),
+            blanks=tuple((re.compile(b), _needs(b)) for b in spec.blanks),
+            builtin_types=_PRIMITIVE_TYPES if spec.builtin_types is None else spec.builtin_types,
+            unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
+            method_containers=_CLASS_LIKE | frozenset(SymbolKind(k) for k in spec.method_containers),
+            clean=_cleaner(spec),
         )
         _compiled[language] = found
         return found
@@ -420,6 +462,7 @@ class _Def:
     scope_qual: str | None = None  # receiver/scope qualifier to look up as parent
     parent_index: int = -1  # enclosing definition (lexical), -1 if none
     sig_hash: str = ""
+    toplevel: bool = False  # named at file level wherever it stands (``def.toplevel``: a C macro)
 
 
 @dataclass(slots=True)
@@ -463,6 +506,9 @@ class _Collected:
     raw_types: list[tuple[int, str, str, bool, int, bool]] = field(default_factory=list)
     arities: list[tuple[int, int]] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)
+    #: bare names that call a method unless a local of the definition holds them (Ruby)
+    bare_calls: list[tuple[int, bytes, int]] = field(default_factory=list)
+    locals: list[tuple[int, bytes]] = field(default_factory=list)
     #: the fingerprint rules' captured nodes, by role
     fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
 
@@ -502,7 +548,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         source = source[:cut]
         truncated = f"file larger than {MAX_SOURCE_BYTES} bytes: only the first {cut} bytes indexed"
     compiled = _compile(language)
-    root, matches, syntax_errors, limited = _run_query(compiled, source)
+    root, matches, syntax_errors, limited = _run_query(compiled, _blanked(compiled, source))
     truncated = limited or truncated
     found = _collect(source, compiled, matches)
     defs = found.defs
@@ -510,22 +556,31 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     found.cuts.sort()
     found_defs = len(defs)
     overloads = load_rules(language).overloads if scheme != 1 else None
-    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads)
-    defs, parents, containers = _qualify(defs, found.scopes, tags)
-    if len(defs) < found_defs:
+    found.arities.sort()
+    tags = overload_tags(root, source, [(d.start, d.end, d.name) for d in defs], overloads, found.arities)
+    all_defs = defs
+    merge = overloads.merge if overloads is not None else frozenset()
+    hosts = compiled.method_containers
+    defs, parents, containers, merged = _qualify(defs, found.scopes, tags, merge, hosts)
+    if overloads is not None and overloads.drop_declarations:
+        kept = _drop_declared(all_defs, defs, tags)
+        if kept is not None:
+            found_defs -= len(all_defs) - len(kept[0])
+            defs, parents, containers, merged = _qualify(kept[0], found.scopes, kept[1], merge, hosts)
+    if len(defs) + merged < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
     signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme)
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
-    scopes_of = _Intervals(containers) if found.raw_types or found.arities else None
+    scopes_of = _Intervals(containers) if found.raw_types or found.arities or found.bases else None
     return ParsedFile(
         path=path,
         language=language,
         symbols=_symbols(defs, parents, signatures, body_hashes),
         imports=_finish_imports(found.raw_imports, found.import_scopes, compiled.spec, functions),
-        calls=_attribute_calls(defs, found.raw_calls),
-        inherits=_attribute_bases(containers, found.bases),
+        calls=_attribute_calls(defs, _with_bare_calls(defs, found)),
+        inherits=_attribute_bases(scopes_of, found.bases),
         types=_attribute_types(scopes_of, found.raw_types),
-        arities=tuple((scopes_of.innermost(pos), n) for pos, n in found.arities) if scopes_of is not None else (),
+        arities=_arities(defs, scopes_of, found.arities, _tag_arities(all_defs, tags)),
         exports=tuple(found.exports) if found.exports else None,
         package=found.package,
         syntax_errors=syntax_errors,
@@ -534,16 +589,89 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     )
 
 
+def _tag_arities(defs: list[_Def], tags: list[str | None]) -> dict[int, int]:
+    """id(def) -> its parameter count, for the overloads whose tag is their arity."""
+    return {id(d): int(tag) for d, tag in zip(defs, tags, strict=True) if tag is not None and tag.isdigit()}
+
+
+def _arities(
+    defs: list[_Def], scopes: _Intervals | None, found: list[tuple[int, int]], tagged: dict[int, int]
+) -> tuple[tuple[str, int], ...]:
+    """(qualname, parameter count) of each callable whose parameter list was captured, then
+    of each overload whose count only its overload tag gives (Swift: no parameter list node)."""
+    callables = {d.qualname for d in defs if d.kind in _CALLABLE}
+    out = [(q, n) for q, n in ((scopes.innermost(pos), n) for pos, n in found) if q in callables] if scopes else []
+    if tagged:
+        have = {q for q, _n in out}
+        out.extend(
+            (d.qualname, tagged[id(d)])
+            for d in defs
+            if id(d) in tagged and d.kind in _CALLABLE and d.qualname not in have
+        )
+    return tuple(out)
+
+
+def _drop_declared(
+    all_defs: list[_Def], qualified: list[_Def], tags: list[str | None]
+) -> tuple[list[_Def], list[str | None]] | None:
+    """The definitions (and their overload tags) left when each declaration without a body
+    whose definition is in the file too (same qualname before ``~``, kind and overload tag)
+    is dropped; None when there is none (``drop_declarations`` rules)."""
+    tag_of = {id(d): tag for d, tag in zip(all_defs, tags, strict=True)}
+    defined = {(_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) for d in qualified if d.body_start >= 0}
+    if not defined:
+        return None
+    drop = {
+        id(d)
+        for d in qualified
+        if d.body_start < 0 and (_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) in defined
+    }
+    if not drop:
+        return None
+    kept = [d for d in all_defs if id(d) not in drop]
+    return kept, [tag_of[id(d)] for d in kept]
+
+
+_NEEDS = re.compile(rb"\(\?#needs:([^)]*)\)")
+
+
+def _needs(pattern: bytes) -> tuple[bytes, ...]:
+    """The words of a blank pattern's ``(?#needs:A,B)`` comment (a regex comment: ignored by
+    the pattern itself): a source holding none of them cannot match, so it is not scanned."""
+    found = _NEEDS.search(pattern)
+    return tuple(w.strip() for w in found.group(1).split(b",") if w.strip()) if found else ()
+
+
+def _blanked(compiled: _Compiled, source: bytes) -> bytes:
+    """``source`` with the spec's ``blanks`` replaced by spaces (same length: every node's
+    byte range is the same in both)."""
+    if not compiled.blanks:
+        return source
+    spans = [
+        m.span(1)
+        for pattern, needs in compiled.blanks
+        if not needs or any(word in source for word in needs)
+        for m in pattern.finditer(source)
+    ]
+    if not spans:
+        return source
+    out = bytearray(source)
+    for start, end in spans:
+        line = source.rfind(b"\n", 0, start) + 1
+        while line > 1 and source[max(0, line - 3) : line].rstrip(b"\r\n").endswith(b"\\"):  # continued
+            line = source.rfind(b"\n", 0, line - 1) + 1
+        if not source[line:start].lstrip().startswith(b"#"):  # (a directive or a #define stays)
+            out[start:end] = b" " * (end - start)
+    return bytes(out)
+
+
 def _run_query(
     compiled: _Compiled, source: bytes
 ) -> tuple[Node, list[tuple[int, dict[str, list[Node]]]], int, str | None]:
     """Parse and run the language's query: the root, the matches, the number of syntax
     errors, and why the matches are incomplete (None: they are not)."""
     root = _parser(compiled).parse(source).root_node
-    syntax_errors = 0
-    if root.has_error:
-        errors = QueryCursor(compiled.error_query).captures(root)
-        syntax_errors = len(errors.get("error", ())) + len(errors.get("missing", ()))
+    syntax_errors = _count_errors(root) if root.has_error else 0
     truncated: str | None = None
     cursor = QueryCursor(compiled.query, match_limit=MATCH_LIMIT)
     matches = cursor.matches(root)
@@ -553,6 +681,19 @@ def _run_query(
         truncated = f"more than {MAX_MATCHES} query matches"
         del matches[MAX_MATCHES:]
     return root, matches, syntax_errors, truncated
+
+
+def _count_errors(root: Node) -> int:
+    """The ERROR and MISSING nodes of the tree, found by descending only into the subtrees
+    that have one (a query over the whole tree cost a tenth of a C file's parse)."""
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        stack.extend([child for child in node.children if child.has_error])
+    return count
 
 
 def _symbols(
@@ -581,7 +722,6 @@ def _symbols(
 def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Collected:
     """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
     out = _Collected()
-    spec = compiled.spec
     settings = compiled.settings
     roles = compiled.roles
     raw_calls = out.raw_calls
@@ -612,45 +752,66 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 rend = receiver.end_byte
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
             arg_lists = caps.get("reference.call.args")
-            raw_calls.append((start, text, node.start_point[0] + 1, _count_named(arg_lists[0]) if arg_lists else -1))
+            raw_calls.append(
+                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1)
+            )
         elif role == _R_COMMENT:
             node = caps["comment"][0]
             out.cuts.append((node.start_byte, node.end_byte))
         elif role == _R_DEF:
-            _collect_def(source, caps, compiled.def_captures[pattern], spec.docstring, out.defs, def_by_name)
-        elif role in (_R_INHERITS, _R_IMPLEMENTS):
-            node = caps["inherits" if role == _R_INHERITS else "implements"][0]
-            ref = _type_ref(_decode(source[node.start_byte : node.end_byte]))
-            if ref:
-                inherit_kind = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
-                out.bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
-        elif role == _R_IMPORT:
-            _collect_import(source, spec, caps, settings[pattern], out.raw_imports)
-        elif role == _R_IMPORT_SCOPE:
-            node = caps["import.scope"][0]
-            prefixes = caps.get("import.prefix")
-            if prefixes:
-                prefix = _node_text(source, prefixes[0])
-                out.import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
-        elif role == _R_SCOPE:
-            node = caps["scope"][0]
-            scope_names = caps.get("scope.name")
-            if scope_names:
-                scope_name = _type_ref(_node_text(source, scope_names[0]))
-                if scope_name:
-                    out.scopes.append((node.start_byte, node.end_byte, scope_name))
-        elif role == _R_PACKAGE:
-            out.package = _node_text(source, caps["package"][0])
+            _collect_def(source, caps, compiled, pattern, out.defs, def_by_name)
         elif role in (_R_TYPE, _R_RETURNS):
-            _collect_type(source, caps, settings[pattern], compiled.captures[pattern], out.raw_types)
+            _collect_type(source, caps, settings[pattern], compiled, pattern, out.raw_types)
         elif role == _R_ARITY:
             node = caps["arity"][0]
-            out.arities.append((node.start_byte, _count_named(node)))
-        elif role == _R_EXPORT:
-            out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
+            out.arities.append((node.start_byte, _count_named(node, source)))
+        elif role == _R_CALL_BARE:
+            node = caps["reference.call.bare"][0]
+            out.bare_calls.append((node.start_byte, source[node.start_byte : node.end_byte], node.start_point[0] + 1))
+        elif role == _R_LOCAL:
+            out.locals.extend((n.start_byte, source[n.start_byte : n.end_byte]) for n in caps["local"])
+        else:
+            _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
+    clean = compiled.clean
+    if clean is not None and raw_calls:
+        out.raw_calls = [(pos, clean(text), line, args) for pos, text, line, args in raw_calls]
     return out
+
+
+def _collect_other(
+    source: bytes, compiled: _Compiled, pattern: int, role: int, caps: dict[str, list[Node]], out: _Collected
+) -> None:
+    """The roles a file has few matches of: bases, imports, scopes, the package, exports."""
+    if role in (_R_INHERITS, _R_IMPLEMENTS):
+        node = caps["inherits" if role == _R_INHERITS else "implements"][0]
+        written = source[node.start_byte : node.end_byte]
+        ref = _type_ref(_decode(compiled.clean(written) if compiled.clean is not None else written))
+        if ref:
+            inherit_kind = InheritKind.INHERITS if role == _R_INHERITS else InheritKind.IMPLEMENTS
+            out.bases.append((node.start_byte, ref, inherit_kind, node.start_point[0] + 1))
+    elif role == _R_IMPORT:
+        _collect_import(source, compiled.spec, caps, compiled.settings[pattern], out.raw_imports)
+    elif role == _R_IMPORT_SCOPE:
+        node = caps["import.scope"][0]
+        prefixes = caps.get("import.prefix")
+        if prefixes:
+            prefix = _node_text(source, prefixes[0])
+            out.import_scopes.append((node.start_byte, node.end_byte, prefix, node.start_point[0] + 1))
+    elif role == _R_SCOPE:
+        node = caps["scope"][0]
+        scope_names = caps.get("scope.name")
+        if scope_names:
+            scope_name = _type_ref(_node_text(source, scope_names[0]))
+            if scope_name:
+                out.scopes.append((node.start_byte, node.end_byte, scope_name))
+    elif role == _R_PACKAGE:
+        package = _node_text(source, caps["package"][0])
+        sep = compiled.spec.package_separator
+        out.package = ".".join(p for p in package.split(sep) if p) if sep else package
+    elif role == _R_EXPORT:
+        out.exports.extend(_decode(source[n.start_byte : n.end_byte]) for n in caps["export"])
 
 
 def _targets(
@@ -670,16 +831,17 @@ def _targets(
 def _collect_def(
     source: bytes,
     caps: dict[str, list[Node]],
-    def_capture: tuple[str, SymbolKind] | None,
-    docstring_rule: tuple[str, str] | None,
+    compiled: _Compiled,
+    pattern: int,
     defs: list[_Def],
     def_by_name: dict[int, int],
 ) -> None:
-    """One definition match; of two sharing a ``@name`` node the larger one wins.
-    ``def_capture`` is the pattern's one ``@definition.<kind>`` capture, if known."""
+    """One definition match of ``pattern``; of two sharing a ``@name`` node the larger one
+    wins. A pattern with ``(#set! def.parents "a b")`` counts only under such parents."""
     names = caps.get("name")
     if not names:
         return
+    def_capture = compiled.def_captures[pattern]
     name_node = names[0]
     kind = SymbolKind.FUNCTION
     node = name_node
@@ -695,6 +857,9 @@ def _collect_def(
                 kind = found_kind
                 node = nodes[0]
                 break
+    allowed = compiled.def_parents[pattern]
+    if allowed is not None and (node.parent is None or node.parent.type not in allowed):
+        return
     start = node.start_byte
     end = node.end_byte
     name_start = name_node.start_byte
@@ -709,23 +874,34 @@ def _collect_def(
         body = bodies[0]
         body_start = body.start_byte
         body_end = body.end_byte
+        docstring_rule = compiled.spec.docstring
         if docstring_rule is not None:
             doc_start, doc_end = _docstring(body, docstring_rule)
     receivers = caps.get("receiver")
+    name = _decode(source[name_start : name_node.end_byte])
+    strip = compiled.spec.name_strip
+    if strip:
+        name = name.strip(strip)
+    receiver = _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None
+    separator = compiled.spec.scope_separator
+    if separator is not None:
+        name, receiver = _split_scoped(name, receiver, separator)
     item = _Def(  # (positional: a dozen keywords cost more than the call)
         start,
         end,
         kind,
-        _decode(source[name_start : name_node.end_byte]),
+        name,
         name_start,
         body_start,
         body_end,
         doc_start,
         doc_end,
-        _type_ref(_decode(source[receivers[0].start_byte : receivers[0].end_byte])) if receivers else None,
+        receiver,
         node.start_point[0] + 1,
         node.end_point[0] + 1,
     )
+    if "def.toplevel" in compiled.settings[pattern]:
+        item.toplevel = True
     if previous is not None:
         defs[previous] = item
     else:
@@ -733,20 +909,54 @@ def _collect_def(
         defs.append(item)
 
 
+_OPERATOR_SPACE = re.compile(r"\boperator (?=[^\w\s])")
+
+
+def _split_scoped(name: str, receiver: str | None, separator: str) -> tuple[str, str | None]:
+    """``app::Store::save`` -> (``save``, ``app.Store``): a name written with its scope
+    (template arguments dropped, whitespace normalised), the scope joined to ``receiver``."""
+    if " " in name or "\n" in name or "\t" in name:
+        name = " ".join(name.split()).replace(" <", "<").replace("< ", "<").replace(" >", ">")
+        name = name.replace(f" {separator}", separator).replace(f"{separator} ", separator)
+        name = _OPERATOR_SPACE.sub("operator", name)  # `operator ()` is `operator()`
+    plain = name
+    while "<" in plain and ">" in plain and not plain.startswith("operator"):
+        stripped = _GENERIC.sub("", plain)
+        if stripped == plain:
+            break
+        plain = stripped
+    if separator not in plain:
+        return plain, receiver
+    head, _, last = plain.rpartition(separator)
+    scope = ".".join(part for part in head.split(separator) if part)
+    if not last:
+        return name, receiver
+    if not scope:  # `::f`: the global namespace
+        return last, receiver
+    return last, f"{receiver}.{scope}" if receiver else scope
+
+
 # ----------------------------------------------------------------------------- qualification
 
 
 def _qualify(
-    defs: list[_Def], scopes: list[tuple[int, int, str]], tags: list[str | None]
-) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]]]:
+    defs: list[_Def],
+    scopes: list[tuple[int, int, str]],
+    tags: list[str | None],
+    merge: frozenset[SymbolKind] = frozenset(),
+    method_containers: frozenset[SymbolKind] = _CLASS_LIKE,
+) -> tuple[list[_Def], list[str | None], list[tuple[int, int, str]], int]:
     """Assign qualnames, kinds (method promotion) and parents, in source order.
 
-    Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each def's
-    overload tag (``tags``, by index into ``defs``).
+    Duplicates are disambiguated by ``overloads.qualify_duplicate`` with each callable's
+    overload tag (``tags``, by index into ``defs``). A definition of a kind in ``merge``
+    opened again (a C++ namespace block, a reopened Ruby class) is no new symbol: it
+    qualifies what it holds like the first.
 
     Definitions nested deeper than ``MAX_NESTING`` (with everything inside them) are
     dropped. Returns the kept definitions (``parent_index`` renumbered), each one's parent
-    qualname, and the containers (definitions and scopes) as ``(start, end, qualname)``.
+    qualname, the containers (definitions and scopes) as ``(start, end, qualname)`` and the
+    number of modules merged into an earlier one.
     """
     # (start, -end, is_def, index); a scope sorts before a definition with the same range
     items = [(d.start, -d.end, 1, i) for i, d in enumerate(defs)]
@@ -760,6 +970,8 @@ def _qualify(
     containers: list[tuple[int, int, str]] = []
     kept_index: dict[int, int] = {}
     kept: list[_Def] = []
+    opened: dict[tuple[str, SymbolKind], int] = {}  # merge: (qualname, kind) -> its first definition
+    merged = 0
     for start, neg_end, is_def, index in items:
         end = -neg_end
         while stack and stack[-1][0] < end:
@@ -777,21 +989,19 @@ def _qualify(
             containers.append((start, end, qual))
             continue
         d = defs[index]
+        if d.toplevel:  # (a macro: the preprocessor knows no namespace or class)
+            prefix, container_kind, nearest_def = "", None, -1
         d.parent_index = kept_index[nearest_def] if nearest_def >= 0 else -1
-        if d.receiver:
-            scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
-            d.scope_qual = scope_qual
-            qual = f"{scope_qual}.{d.name}"
-            if d.kind is SymbolKind.FUNCTION:
-                d.kind = SymbolKind.METHOD
-        else:
-            qual = f"{prefix}.{d.name}" if prefix else d.name
-            if stack and container_kind is None:
-                d.scope_qual = prefix
-            if d.kind is SymbolKind.FUNCTION and stack and (container_kind is None or container_kind in _CLASS_LIKE):
-                d.kind = SymbolKind.METHOD
+        qual = _place(d, prefix, bool(prefix) or (bool(stack) and not d.toplevel), container_kind, method_containers)
+        if d.kind in merge:
+            first = opened.setdefault((qual, d.kind), index)
+            if first != index:  # the same one again: a scope of the first one's name
+                stack.append((end, qual, d.kind, first))
+                containers.append((start, end, qual))
+                merged += 1
+                continue
         key = (qual, d.kind)
-        tag = tags[index]
+        tag = tags[index] if d.kind in _CALLABLE else None
         counter = stubs if tag == STUB else seen
         count = counter.get(key, 0) + 1
         counter[key] = count
@@ -802,6 +1012,32 @@ def _qualify(
         kept.append(d)
         stack.append((end, qual, d.kind, index))
         containers.append((start, end, qual))
+    return kept, _parents(kept), containers, merged
+
+
+def _place(
+    d: _Def, prefix: str, inside: bool, container: SymbolKind | None, method_containers: frozenset[SymbolKind]
+) -> str:
+    """``d``'s plain qualname inside ``prefix`` (``inside`` a container of kind ``container``,
+    None for a scope); sets its receiver/scope qualifier and promotes a function to a method
+    inside a scope or a definition of one of ``method_containers``."""
+    d.scope_qual = None  # (set again below: a second pass starts afresh)
+    if d.receiver:
+        scope_qual = f"{prefix}.{d.receiver}" if prefix else d.receiver
+        d.scope_qual = scope_qual
+        if d.kind is SymbolKind.FUNCTION:
+            d.kind = SymbolKind.METHOD
+        return f"{scope_qual}.{d.name}"
+    if inside and container is None:
+        d.scope_qual = prefix
+    if d.kind is SymbolKind.FUNCTION and inside and (container is None or container in method_containers):
+        d.kind = SymbolKind.METHOD
+    return f"{prefix}.{d.name}" if prefix else d.name
+
+
+def _parents(kept: list[_Def]) -> list[str | None]:
+    """Each kept definition's parent qualname: its receiver or scope when that is a symbol
+    of the file, else its enclosing definition."""
     qualnames = {d.qualname for d in kept}
     parents: list[str | None] = []
     for d in kept:
@@ -811,7 +1047,7 @@ def _qualify(
             parents.append(kept[d.parent_index].qualname)
         else:
             parents.append(None)
-    return kept, parents, containers
+    return parents
 
 
 # ----------------------------------------------------------------------------- fingerprints
@@ -927,6 +1163,19 @@ def _callee_of(text: bytes) -> tuple[str, str]:
     return found
 
 
+def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, bytes, int, int]]:
+    """The raw calls, and the ``@reference.call.bare`` names that no ``@local`` of their
+    innermost function (its parameters, assignments, block parameters) holds."""
+    if not found.bare_calls:
+        return found.raw_calls
+    functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
+    held: set[tuple[str, bytes]] = {(functions.innermost(pos), name) for pos, name in found.locals}
+    found.raw_calls.extend(
+        (pos, name, line, -1) for pos, name, line in found.bare_calls if (functions.innermost(pos), name) not in held
+    )
+    return found.raw_calls
+
+
 def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
@@ -955,11 +1204,10 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
 
 
 def _attribute_bases(
-    containers: list[tuple[int, int, str]], bases: list[tuple[int, str, InheritKind, int]]
+    scopes: _Intervals | None, bases: list[tuple[int, str, InheritKind, int]]
 ) -> tuple[InheritRef, ...]:
-    if not bases:
+    if scopes is None or not bases:
         return ()
-    scopes = _Intervals(containers)
     bases.sort(key=_FIRST)
     refs: list[InheritRef] = []
     for pos, parent, kind, line in bases:
@@ -972,8 +1220,12 @@ def _attribute_bases(
 # ----------------------------------------------------------------------------- typed names
 
 
-def _count_named(node: Node) -> int:
-    """Named children that are not comments (arguments, parameters)."""
+def _count_named(node: Node, source: bytes) -> int:
+    """Named children that are not comments (arguments, parameters); without a comment
+    character in its text, every named child counts."""
+    text = source[node.start_byte : node.end_byte]
+    if b"/" not in text and b"#" not in text and b"--" not in text:
+        return node.named_child_count
     return sum(1 for i in range(node.named_child_count) if not node.named_child(i).is_extra)
 
 
@@ -981,7 +1233,8 @@ _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
 
 
 _PLAIN_TYPE = re.compile(r"[*&]*((?:[^\W\d]\w*\.)*[^\W\d]\w*)\Z")
-#: Predeclared scalar types of the supported languages: never a repository type, not kept.
+#: Predeclared scalar types of the first six languages: never a repository type, not kept
+#: (a language spec may name its own: ``LanguageSpec.builtin_types``).
 _PRIMITIVE_TYPES = frozenset(
     [
         "int",
@@ -1076,16 +1329,21 @@ def _collect_type(
     source: bytes,
     caps: dict[str, list[Node]],
     setting: dict[str, str | None],
-    names: frozenset[str],
+    compiled: _Compiled,
+    pattern: int,
     raw: list[tuple[int, str, str, bool, int, bool]],
 ) -> None:
-    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match.
-    ``names``: the captures the pattern can have (the others are not looked up)."""
-    if not names.isdisjoint(_RETURNS_CAPTURES) and _collect_returned(source, caps, raw):
+    """One ``@type.var`` (+ ``@type.annotation`` or ``@type.call``) or ``@type.returns`` match
+    of ``pattern`` (only the captures the pattern can have are looked up)."""
+    builtins = compiled.builtin_types
+    if not compiled.captures[pattern].isdisjoint(_RETURNS_CAPTURES) and _collect_returned(source, caps, raw, compiled):
         return
     var = caps["type.var"][0]
     raw_name = source[var.start_byte : var.end_byte]
     name = _decode(raw_name) if raw_name.isascii() and raw_name.isalnum() else _node_text(source, var)
+    sigils = compiled.spec.sigils
+    if sigils:
+        name = name.lstrip(sigils)
     prefix = setting.get("type.prefix")
     if prefix:
         name = prefix + name
@@ -1097,13 +1355,17 @@ def _collect_type(
         if text and name and text != name:
             raw.append((var.start_byte, name, text, False, var.start_point[0] + 1, True))
         return
-    if annotations:
-        text = _type_text(_decode(source[annotations[0].start_byte : annotations[0].end_byte]))
-        if text in _PRIMITIVE_TYPES:
+    stated = annotations or calls
+    unwrapped = _unwrapped(compiled, source, stated[0]) if stated and compiled.unwrap is not None else None
+    if unwrapped is not None:
+        text, from_call = unwrapped, False
+    elif annotations:
+        text = _type_text(_decode(_cleaned(compiled, source[annotations[0].start_byte : annotations[0].end_byte])))
+        if text in builtins:
             return
         from_call = False
     elif calls:
-        text = _callee_of(source[calls[0].start_byte : calls[0].end_byte])[0]
+        text = _callee_of(_cleaned(compiled, _called_text(source, calls[0])))[0]
         from_call = True
     else:
         return
@@ -1114,22 +1376,50 @@ def _collect_type(
 _RETURNS_CAPTURES = frozenset({"type.returns", "type.returns.call", "type.returns.value"})
 
 
+def _cleaned(compiled: _Compiled, text: bytes) -> bytes:
+    """``text`` with the language's sigils dropped and its separator alias made ``::``."""
+    return compiled.clean(text) if compiled.clean is not None else text
+
+
+def _called_text(source: bytes, node: Node) -> bytes:
+    """The called part of a captured call: up to its ``arguments``/``block`` when the node
+    is a whole call with those fields (Ruby ``build(1)``), else the node's text."""
+    end = node.end_byte
+    for name in ("arguments", "block"):
+        child = node.child_by_field_name(name)
+        if child is not None:
+            end = min(end, child.start_byte)
+    return source[node.start_byte : end]
+
+
+def _unwrapped(compiled: _Compiled, source: bytes, node: Node) -> str | None:
+    """The type a stated wrapper type stands for (``unwrap_types``), or None."""
+    assert compiled.unwrap is not None
+    match = compiled.unwrap.match(_decode(source[node.start_byte : node.end_byte]))
+    return match.group(1) if match else None
+
+
 def _collect_returned(
-    source: bytes, caps: dict[str, list[Node]], raw: list[tuple[int, str, str, bool, int, bool]]
+    source: bytes,
+    caps: dict[str, list[Node]],
+    raw: list[tuple[int, str, str, bool, int, bool]],
+    compiled: _Compiled,
 ) -> bool:
     """A ``@type.returns`` (``.call``/``.value``) match; False when the match has none."""
     returns = caps.get("type.returns")
     if returns:
         node = returns[0]
-        text = _type_text(_decode(source[node.start_byte : node.end_byte]))
-        if text and text not in _PRIMITIVE_TYPES:
+        unwrapped = _unwrapped(compiled, source, node) if compiled.unwrap is not None else None
+        text = unwrapped or _type_text(_decode(_cleaned(compiled, source[node.start_byte : node.end_byte])))
+        if text and text not in compiled.builtin_types:
             raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
         return True
     for key, attr in (("type.returns.call", False), ("type.returns.value", True)):
         returned = caps.get(key)
         if returned:  # `return Foo(...)` / `return x`: what that call / value is
             node = returned[0]
-            text = _callee_of(source[node.start_byte : node.end_byte])[0]
+            called = _called_text(source, node) if not attr else source[node.start_byte : node.end_byte]
+            text = _callee_of(_cleaned(compiled, called))[0]
             if text:
                 raw.append((node.start_byte, "", text, not attr, node.start_point[0] + 1, attr))
             return True
@@ -1144,10 +1434,7 @@ def _attribute_types(
     raw.sort(key=_FIRST)
     innermost = scopes.innermost
     return tuple(
-        [
-            type_ref(innermost(pos), name, text, from_call, line, attr)
-            for pos, name, text, from_call, line, attr in raw
-        ]
+        [type_ref(innermost(pos), name, text, from_call, line, attr) for pos, name, text, from_call, line, attr in raw]
     )
 
 
@@ -1175,7 +1462,10 @@ def _collect_import(
     anchor = anchors[0]
     module = setting.get("import.module")
     if module is None and modules:
-        module = _node_text(source, modules[0])
+        # (a quantified capture: the segments of a path written without a node of its own)
+        module = (
+            _node_text(source, modules[0]) if len(modules) == 1 else ".".join(_node_text(source, n) for n in modules)
+        )
         if spec.quoted_modules:
             module = module.strip("\"'`")
     names = [_node_text(source, n) for n in caps.get("import.name", ())]
@@ -1193,7 +1483,11 @@ def _collect_import(
         pos=anchor.start_byte,
     )
     if paths:
-        item.path = _node_text(source, paths[0])
+        item.path = (
+            _node_text(source, paths[0])
+            if len(paths) == 1
+            else spec.path_separator.join(_node_text(source, n) for n in paths)
+        )
         item.path_start = paths[0].start_byte
         if not statements:
             item.key = -1 - paths[0].start_byte
