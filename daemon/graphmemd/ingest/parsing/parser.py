@@ -626,18 +626,23 @@ def _drop_declared(
     whose definition is in the file too (same qualname before ``~``, kind and overload tag)
     is dropped; None when there is none (``drop_declarations`` rules)."""
     tag_of = {id(d): tag for d, tag in zip(all_defs, tags, strict=True)}
-    defined = {(_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) for d in qualified if d.body_start >= 0}
+    defined = {(_undisambiguated(d.qualname), d.kind, tag_of[id(d)]) for d in qualified if d.body_start >= 0}
     if not defined:
         return None
     drop = {
         id(d)
         for d in qualified
-        if d.body_start < 0 and (_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) in defined
+        if d.body_start < 0 and (_undisambiguated(d.qualname), d.kind, tag_of[id(d)]) in defined
     }
     if not drop:
         return None
     kept = [d for d in all_defs if id(d) not in drop]
     return kept, [tag_of[id(d)] for d in kept]
+
+
+def _undisambiguated(qualname: str) -> str:
+    """``qualname`` without the disambiguator of a duplicate (``f~2`` -> ``f``)."""
+    return _DUPLICATE.sub("", qualname) if "~" in qualname else qualname
 
 
 _NEEDS = re.compile(rb"\(\?#needs:([^)]*)\)")
