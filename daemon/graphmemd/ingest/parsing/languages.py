@@ -91,6 +91,7 @@ _C_BLANKS = (
         rb"%s[ \t]+([A-Z_][A-Z0-9_]*)\s+(?=[A-Za-z_][\w:]*\s*(?:final\b\s*)?[:{<])" % keyword
         for keyword in (b"class", b"struct", b"union")  # (one literal each: three fast scans)
     ),
+    rb"(?#needs:_API,_EXPORT,_IMPORT,_DLL,_PUBLIC,_VISIBILITY,_CALLTYPE)"  # (its name ends in one)
     rb"\n[ \t]*(?:(?:static|inline|extern|virtual|explicit|friend|constexpr)[ \t]+)*"
     rb"([A-Z][A-Z0-9_]*(?:_API_?|_EXPORTS?|_IMPORT|_DLL|_PUBLIC|_VISIBILITY|_CALLTYPE))[ \t]+(?=[A-Za-z_~])",
     rb"[ \t&*]([A-Z][A-Z0-9]*_[A-Z0-9_]+|WINAPI|CALLBACK|APIENTRY)\s+(?=operator\b|[A-Za-z_~][\w:~]*\s*\()",

@@ -190,6 +190,7 @@ _TAIL_CALLEE = re.compile(r"(?:[^\W\d]|\$)[\w$]*(?:(?:\.|::)(?:[^\W\d]|\$)[\w$]*
 _GENERIC = re.compile(r"(?:::)?<[^<>]*>")
 _BRACKETED = re.compile(r"\[[^\[\]]*\]")
 _SPACE = re.compile(r"\s+")
+_CHAIN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.:"
 _INDEXED = re.compile(r"(?<=[\w\]])\[[^\[\]()]*\]")
 _SUPER_CALL = re.compile(r"^super\([^()]*\)\.")
 _NEW = re.compile(r"(?<![\w$.])new\s+")  # `new Foo().bar` -> `Foo().bar`
@@ -211,6 +212,8 @@ def _callee(text: str) -> str:
         return text
     text = _NEW.sub("", text) if "new" in text else text
     text = _SPACE.sub("", text).replace("?.", ".").replace("->", ".").replace("!", "")
+    if _SIMPLE_CALLEE.fullmatch(text):  # (`a->b`, `a. b`: no step below changes a plain chain)
+        return text
     text = _SUPER_CALL.sub("super.", text)  # super().m / super(C, self).m -> super.m
     while "<" in text:
         stripped = _GENERIC.sub("", text)
@@ -222,7 +225,12 @@ def _callee(text: str) -> str:
         if stripped == text:
             break
         text = stripped
-    match = _TAIL_CALLEE.search(text)
+    if not text or not (text[-1].isalnum() or text[-1] in "_$"):  # (`f?`: no chain ends it)
+        return ""
+    # (the chain is in the text's last run of name characters: searched alone, not from
+    # every position of a long text)
+    run = len(text) - len(text.rstrip(_CHAIN_CHARS)) if text.isascii() else len(text)
+    match = _TAIL_CALLEE.search(text, len(text) - run)
     if match is None:
         return ""
     start = match.start()
@@ -618,18 +626,23 @@ def _drop_declared(
     whose definition is in the file too (same qualname before ``~``, kind and overload tag)
     is dropped; None when there is none (``drop_declarations`` rules)."""
     tag_of = {id(d): tag for d, tag in zip(all_defs, tags, strict=True)}
-    defined = {(_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) for d in qualified if d.body_start >= 0}
+    defined = {(_undisambiguated(d.qualname), d.kind, tag_of[id(d)]) for d in qualified if d.body_start >= 0}
     if not defined:
         return None
     drop = {
         id(d)
         for d in qualified
-        if d.body_start < 0 and (_DUPLICATE.sub("", d.qualname), d.kind, tag_of[id(d)]) in defined
+        if d.body_start < 0 and (_undisambiguated(d.qualname), d.kind, tag_of[id(d)]) in defined
     }
     if not drop:
         return None
     kept = [d for d in all_defs if id(d) not in drop]
     return kept, [tag_of[id(d)] for d in kept]
+
+
+def _undisambiguated(qualname: str) -> str:
+    """``qualname`` without the disambiguator of a duplicate (``f~2`` -> ``f``)."""
+    return _DUPLICATE.sub("", qualname) if "~" in qualname else qualname
 
 
 _NEEDS = re.compile(rb"\(\?#needs:([^)]*)\)")
