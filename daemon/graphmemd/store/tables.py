@@ -65,14 +65,12 @@ def node_tables(
     unresolved_calls: Mapping[str, list[str]],
     infos: Mapping[str, Sequence[SymbolInfo]] | None = None,
 ) -> list[tuple[str, pa.Table]]:
-    """The File and Symbol rows of ``files`` as Arrow tables, then the DEFINES and CONTAINS
-    pairs their symbols need (both ends are in the same file). ``unresolved_calls``: from
+    """The File and Symbol rows of ``files`` as Arrow tables (a symbol's file and parent are
+    its ``file`` and ``parent`` columns: no edge rows for them). ``unresolved_calls``: from
     ``unresolved_of``; ``infos``: the files' symbols as ``symbols_of`` already derived them
     (by path), so they are not derived twice."""
     file_rows: list[tuple[Any, ...]] = []
     symbol_rows: list[tuple[Any, ...]] = []
-    defines: tuple[list[str], list[str]] = ([], [])
-    contains: tuple[list[str], list[str]] = ([], [])
     for rec, parsed in files:
         fid = file_id(repo_id, rec.path)
         lang = rec.language.value
@@ -85,16 +83,9 @@ def node_tables(
             symbol_rows.append((sid, repo_id, fid, s.name, s.qualname, s.kind.value, parent_id, s.start_line,
                                 s.end_line, s.signature, s.sig_hash, s.body_hash,
                                 unresolved_calls.get(sid, [])))  # fmt: skip
-            defines[0].append(fid)
-            defines[1].append(sid)
-            if parent_id:
-                contains[0].append(parent_id)
-                contains[1].append(sid)
     return [
         ("File", _table(_FILE_COLUMNS, _FILE_TYPES, file_rows)),
         ("Symbol", _table(_SYMBOL_COLUMNS, _SYMBOL_TYPES, symbol_rows)),
-        ("DEFINES", _pairs(zip(*defines, strict=True))),
-        ("CONTAINS", _pairs(zip(*contains, strict=True))),
     ]
 
 
