@@ -51,6 +51,39 @@ def _table(columns: Sequence[str], types: dict[str, pa.DataType], rows: list[tup
     return sliced_table({name: [r[i] for r in rows] for i, name in enumerate(columns)}, types)
 
 
+class StagedRows:
+    """The node rows of a bulk load's chunks, held as Arrow tables until a table has
+    ``slice_rows`` of them: a load then COPYs full slices instead of one COPY per table per
+    chunk. A COPY has a fixed cost (~0.02-0.07 CPU-s in LadybugDB 0.22 whatever its size:
+    5 COPYs of 8,000 Symbol rows cost ~0.8 CPU-s, 2 of 20,000 ~0.5), and a chunk of files
+    is often far below a slice (a chunk's File rows: a few hundred)."""
+
+    def __init__(self, slice_rows: int) -> None:
+        self._slice = slice_rows
+        self._held: dict[str, list[pa.Table]] = {}
+
+    def add(self, rows: Iterable[tuple[str, pa.Table]]) -> None:
+        """Hold more rows (table name, rows), in order."""
+        for table, data in rows:
+            if data.num_rows:
+                self._held.setdefault(table, []).append(data)
+
+    def take(self, *, final: bool = False) -> list[tuple[str, pa.Table]]:
+        """The rows to COPY now, in the order their tables were first added: each table's
+        whole slices (every held row when ``final``); the remainder stays held."""
+        out: list[tuple[str, pa.Table]] = []
+        for table, parts in list(self._held.items()):
+            data = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+            ready = data.num_rows if final else data.num_rows - data.num_rows % self._slice
+            if ready:
+                out.append((table, data.slice(0, ready)))
+            if ready < data.num_rows:
+                self._held[table] = [data.slice(ready)]
+            else:
+                del self._held[table]
+        return out
+
+
 def unresolved_of(edges: ResolvedEdges) -> dict[str, list[str]]:
     """The call texts that stayed unresolved, by calling node (file or symbol)."""
     calls: dict[str, list[str]] = {}
