@@ -257,8 +257,11 @@ def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_pat
     _git(root, "commit", "-qm", "one")
     keeper = CoChangeKeeper(tmp_path / "data", interval=0)
     repo = Repo("r", root, IndexState.INDEXING)
-    assert keeper.step(lambda: [repo]) and keeper.get("r") is None
+    assert keeper.step(lambda: [repo])
+    assert keeper.get("r") is None
     repo.state, repo.unwritten = IndexState.READY, 1  # queryable, its bulk write still queued
-    assert keeper.step(lambda: [repo]) and keeper.get("r") is None
+    assert keeper.step(lambda: [repo])
+    assert keeper.get("r") is None
     repo.unwritten = 0  # durable
-    assert keeper.step(lambda: [repo]) and keeper.get("r") is not None
+    assert keeper.step(lambda: [repo])
+    assert keeper.get("r") is not None

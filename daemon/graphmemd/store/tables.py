@@ -47,10 +47,6 @@ def sliced_table(data: Mapping[str, list[Any]], types: Mapping[str, pa.DataType]
     return pa.Table.from_batches(batches, schema=schema)
 
 
-def _table(columns: Sequence[str], types: dict[str, pa.DataType], rows: list[tuple[Any, ...]]) -> pa.Table:
-    return sliced_table({name: [r[i] for r in rows] for i, name in enumerate(columns)}, types)
-
-
 class StagedRows:
     """The node rows of a bulk load's chunks, held as Arrow tables until a table has
     ``slice_rows`` of them: a load then COPYs full slices instead of one COPY per table per
@@ -101,25 +97,36 @@ def node_tables(
     """The File and Symbol rows of ``files`` as Arrow tables (a symbol's file and parent are
     its ``file`` and ``parent`` columns: no edge rows for them). ``unresolved_calls``: from
     ``unresolved_of``; ``infos``: the files' symbols as ``symbols_of`` already derived them
-    (by path), so they are not derived twice."""
-    file_rows: list[tuple[Any, ...]] = []
-    symbol_rows: list[tuple[Any, ...]] = []
+    (by path), so they are not derived twice. Built a column at a time (no row tuples)."""
+    fc: dict[str, list[Any]] = {name: [] for name in _FILE_COLUMNS}
+    sc: dict[str, list[Any]] = {name: [] for name in _SYMBOL_COLUMNS}
     for rec, parsed in files:
         fid = file_id(repo_id, rec.path)
-        lang = rec.language.value
-        file_rows.append((fid, repo_id, rec.path, lang, rec.content_hash, rec.size, parsed.lines, rec.indexed_at,
-                          rec.syntax_errors, unresolved_calls.get(fid, [])))  # fmt: skip
-        # ids and parent ids as the rest of the daemon derives them; bytes come from the parse
+        for name, value in zip(_FILE_COLUMNS, (fid, repo_id, rec.path, rec.language.value, rec.content_hash, rec.size,
+                               parsed.lines, rec.indexed_at, rec.syntax_errors, unresolved_calls.get(fid, [])),
+                               strict=True):  # fmt: skip
+            fc[name].append(value)
+        # ids and parent ids as the rest of the daemon derives them; lines come from the parse
         known = infos.get(rec.path) if infos is not None else None
-        for s, info in zip(parsed.symbols, known if known is not None else symbols_of(repo_id, parsed), strict=True):
-            sid, parent_id = info.id, info.parent_id or ""
-            symbol_rows.append((sid, repo_id, fid, s.name, s.qualname, s.kind.value, parent_id, s.start_line,
-                                s.end_line, s.signature, s.sig_hash, s.body_hash,
-                                unresolved_calls.get(sid, [])))  # fmt: skip
-    return [
-        ("File", _table(_FILE_COLUMNS, _FILE_TYPES, file_rows)),
-        ("Symbol", _table(_SYMBOL_COLUMNS, _SYMBOL_TYPES, symbol_rows)),
-    ]
+        infos_of = known if known is not None else symbols_of(repo_id, parsed)
+        n = len(infos_of)
+        ids = [i.id for i in infos_of]
+        sc["id"] += ids
+        sc["repo"] += [repo_id] * n
+        sc["file"] += [fid] * n
+        sc["name"] += [s.name for s in parsed.symbols]
+        sc["qualname"] += [s.qualname for s in parsed.symbols]
+        sc["kind"] += [s.kind.value for s in parsed.symbols]
+        sc["parent"] += [i.parent_id or "" for i in infos_of]
+        sc["start_line"] += [s.start_line for s in parsed.symbols]
+        sc["end_line"] += [s.end_line for s in parsed.symbols]
+        sc["signature"] += [s.signature for s in parsed.symbols]
+        sc["sig_hash"] += [s.sig_hash for s in parsed.symbols]
+        sc["body_hash"] += [s.body_hash for s in parsed.symbols]
+        sc["unresolved_calls"] += [unresolved_calls.get(sid, []) for sid in ids]
+        if len(parsed.symbols) != n:
+            raise ValueError(f"{rec.path}: {len(parsed.symbols)} parsed symbols, {n} derived")
+    return [("File", sliced_table(fc, _FILE_TYPES)), ("Symbol", sliced_table(sc, _SYMBOL_TYPES))]
 
 
 def rel_tables(repo_id: str, edges: ResolvedEdges) -> list[tuple[str, pa.Table]]:
