@@ -545,7 +545,7 @@ class Store(StoreConnection):
             staged.add(node_tables(repo_id, chunk, unresolved, infos))
             ready = staged.take(final=i == len(chunks) - 1)
             for table, data in ready:
-                self._copy(table, data)
+                self._copy(table, data, pause=True)
             if ready and len(chunks) > 1:
                 self._reopen_for("chunks")
             self.pause_point()
