@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -23,17 +23,17 @@ SERVICE = "/graphmem.v1.RetrievalService/"
 
 
 @pytest.fixture
-def daemon(daemon_factory: Callable[..., Daemon]) -> Iterator[tuple[Daemon, Path, str]]:
+def daemon(daemon_factory: Callable[..., Daemon]) -> tuple[Daemon, Path, str]:
     repo = copy_fixture("python")
     d = daemon_factory([repo])
     with d.client() as c:
         c.observe("login checks the password hash before the rate limit", anchors=["app/auth/service.py"])
     d.wait_idle()
-    yield d, repo, str(resolve_paths(str(d.home), {}).socket)
+    return d, repo, str(resolve_paths(str(d.home), {}).socket)  # daemon_factory stops it
 
 
 def test_answers_match_grpc_for_both_calls(daemon: tuple[Daemon, Path, str]) -> None:
-    d, repo, sock = daemon
+    _d, repo, sock = daemon
     requests = {
         "SessionBrief": wire.session_brief_request(str(repo), 1200, False),
         "EditContext": wire.edit_context_request(str(repo), [str(repo / "app/auth/service.py")], 600, 0, False, []),
