@@ -11,6 +11,8 @@ store, with nothing changed on disk, until the index is current again, and how m
 parsed; peak RSS of the whole process tree (sampled every 50 ms: the most it held at once), of
 the daemon, of its parse workers (each one's own peak, added up, workers that exited when idle
 included) and every process's own peak added up (an upper bound). The
+CPU seconds (robust on a shared machine): the floor's workers, and the daemon and its other
+processes (parse workers, git) to each mark, with the median CPU ratios. The
 1-minute load average is printed before every measurement, with a loud warning when the
 machine is busy (``--strict``: refuse). ``--json`` prints one JSON object.
 Targets (issue 16): queryable <= 2.5x and durable <= 3.0x the floor; whole-tree RSS <= 450 MB.
@@ -22,14 +24,18 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchlib import DaemonProc, check_quiet, mixed_corpus, short_home, stdlib_corpus
+from benchlib import DaemonProc, check_quiet, mixed_corpus, short_home, stdlib_corpus, tree_cpu_seconds
 from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.walker import WalkedFile, walk_repo
+
+#: CPU seconds the workers of the last ``floor_seconds`` used for the timed bare parse
+FLOOR_CPU: list[float] = [0.0]
 
 
 def floor_seconds(root: Path, workers: int) -> tuple[float, int, int]:
@@ -37,9 +43,12 @@ def floor_seconds(root: Path, workers: int) -> tuple[float, int, int]:
     lines = sum(w.abs_path.read_bytes().count(b"\n") for w in files)
     with ParsePool(workers) as pool:
         list(pool.parse_many([(w.path, w.abs_path) for w in files[:20]], bare=True))  # warm the workers
+        cpu = tree_cpu_seconds(os.getpid())[1]
         t = time.perf_counter()
         list(pool.parse_many([(w.path, w.abs_path) for w in files], bare=True))
-        return time.perf_counter() - t, len(files), lines
+        wall = time.perf_counter() - t
+        FLOOR_CPU[0] = tree_cpu_seconds(os.getpid())[1] - cpu
+        return wall, len(files), lines
 
 
 def cold_index(root: Path, workers: int, restart: bool = False) -> dict[str, Any]:
@@ -47,16 +56,22 @@ def cold_index(root: Path, workers: int, restart: bool = False) -> dict[str, Any
     d = DaemonProc(home, workers=workers)
     try:
         with d.client(600) as c:
+            cpu0 = tree_cpu_seconds(d.proc.pid)
             t = time.perf_counter()
             c.add_repo(root)
             d.wait_queryable()
             wall = time.perf_counter() - t
+            cpu1 = tree_cpu_seconds(d.proc.pid)
             d.wait_durable()
             durable = time.perf_counter() - t
+            cpu2 = tree_cpu_seconds(d.proc.pid)
             repo = c.list_repos()[0]
         out: dict[str, Any] = {
             "wall_s": wall,
             "durable_s": durable,
+            # CPU seconds (daemon, its other processes: parse workers, git) to each mark
+            "cpu_queryable": (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]),
+            "cpu_durable": (cpu2[0] - cpu0[0], cpu2[1] - cpu0[1]),
             "symbols": repo.symbols,
             "edges": repo.edges,
             "indexed_files": repo.files,
@@ -93,7 +108,8 @@ def main() -> int:
             loads.append(check_quiet(f"floor {i + 1}", strict=args.strict))
             floor, files, lines = floor_seconds(stdlib, args.workers)
             loads.append(check_quiet(f"index {i + 1}", strict=args.strict))
-            runs.append((floor, cold_index(stdlib, args.workers, restart=i == 0)))
+            floor_cpu = FLOOR_CPU[0]
+            runs.append((floor, cold_index(stdlib, args.workers, restart=i == 0) | {"floor_cpu_s": floor_cpu}))
         mixed_res = cold_index(mixed, args.workers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -120,6 +136,12 @@ def main() -> int:
         "restart_s": round(restart["restart_s"], 3),
         "restart_files_parsed": restart["restart_files_parsed"],
         "load_averages": [round(x, 2) for x in loads],
+        # CPU seconds of each pair: the floor's workers; daemon + its other processes to each mark
+        "floor_cpu_s": [round(r["floor_cpu_s"], 2) for _, r in runs],
+        "cpu_queryable_s": [[round(x, 2) for x in r["cpu_queryable"]] for _, r in runs],
+        "cpu_durable_s": [[round(x, 2) for x in r["cpu_durable"]] for _, r in runs],
+        "cpu_ratio": round(statistics.median(sum(r["cpu_queryable"]) / r["floor_cpu_s"] for _, r in runs), 2),
+        "cpu_durable_ratio": round(statistics.median(sum(r["cpu_durable"]) / r["floor_cpu_s"] for _, r in runs), 2),
         "lines_per_s": round(lines / res["wall_s"]),
         "peak_rss_mb": round(rss["daemon"], 1),
         "workers_peak_rss_mb": round(rss["workers"], 1),
@@ -143,6 +165,11 @@ def main() -> int:
         print(
             f"durable after {out['durable_s']} s; ratio {out['durable_ratio']} "
             f"(median of {out['durable_ratios']}; target <= 3.0)"
+        )
+        print(
+            f"CPU seconds, floor (workers): {out['floor_cpu_s']}; to queryable (daemon, other processes): "
+            f"{out['cpu_queryable_s']}; to durable: {out['cpu_durable_s']}; median CPU ratio "
+            f"{out['cpu_ratio']} queryable, {out['cpu_durable_ratio']} durable"
         )
         print(
             f"restart with nothing changed: current again after {out['restart_s']} s, "

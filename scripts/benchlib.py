@@ -143,6 +143,7 @@ class DaemonProc:
         """Until the daemon and its children used under 2 % of a CPU for ``quiet`` seconds
         (store writes queued behind the last change, idle work): peaks read after this
         include them. Returns the seconds waited, the quiet period included."""
+
         def used() -> float:
             return _cpu_seconds([self.proc.pid, *_descendants(self.proc.pid)])
 
@@ -263,6 +264,22 @@ def _cpu_seconds(pids: list[int]) -> float:
         if fields is not None:
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> tuple[float, float]:
+    """(CPU seconds of ``pid`` itself, CPU seconds of every other process of its tree): user +
+    system time of each live descendant, plus what the live processes' reaped children used
+    (parse workers that exited when idle are counted by the forkserver that reaped them)."""
+    tck = os.sysconf("SC_CLK_TCK")
+    own = _stat_fields(Path(f"/proc/{pid}/stat"))
+    if own is None:
+        return 0.0, 0.0
+    others = int(own[13]) + int(own[14])
+    for kid in _descendants(pid):
+        fields = _stat_fields(Path(f"/proc/{kid}/stat"))
+        if fields is not None:
+            others += sum(int(f) for f in fields[11:15])
+    return (int(own[11]) + int(own[12])) / tck, others / tck
 
 
 def _tree(pid: int) -> dict[int, int]:

@@ -232,3 +232,36 @@ def test_miner_and_keeper_on_a_real_history(tmp_path: Path) -> None:
     plain.mkdir()
     assert CoChangeKeeper(tmp_path / "data").refresh("p", plain) is None
     assert CoChangeMiner().mine(plain, "") is None
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_path: Path) -> None:
+    """Mining waits for the index pass and for its store write (``unwritten``): it never
+    competes with either for the cores."""
+    from dataclasses import dataclass
+
+    from graphmem.types import IndexState
+
+    @dataclass
+    class Repo:
+        id: str
+        root: Path
+        state: IndexState
+        unwritten: int = 0
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "one")
+    keeper = CoChangeKeeper(tmp_path / "data", interval=0)
+    repo = Repo("r", root, IndexState.INDEXING)
+    assert keeper.step(lambda: [repo])
+    assert keeper.get("r") is None
+    repo.state, repo.unwritten = IndexState.READY, 1  # queryable, its bulk write still queued
+    assert keeper.step(lambda: [repo])
+    assert keeper.get("r") is None
+    repo.unwritten = 0  # durable
+    assert keeper.step(lambda: [repo])
+    assert keeper.get("r") is not None

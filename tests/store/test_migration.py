@@ -1,10 +1,14 @@
 """Upgrading the store's engine: a Kùzu store written by the release before LadybugDB became the
 default opens on the new default with nothing lost (``store/migration.py``). Real daemons: the
-first one writes the store on Kùzu, the second one runs on the default engine (LadybugDB) and
-carries it over at start."""
+first one writes the store on Kùzu (then made to look as schema 4 wrote it, with DEFINES and
+CONTAINS rows), the second one runs on the default engine (LadybugDB) and carries it over at
+start."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +16,40 @@ from conftest import Daemon, copy_fixture, short_tmp
 from graphmem.types import ObservationStatus
 
 ANCHOR = "app/auth/crypto.py::hash_password"
+
+
+def _as_schema_4(path: Path) -> None:
+    """Make a Kùzu store look as the release before schema 5 wrote it: DEFINES and CONTAINS
+    tables with their rows (in a child process: one engine per process)."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from graphmemd.store.engine import Store\n"
+        "s = Store(Path(sys.argv[1]), engine='kuzu')\n"
+        "s._run('CREATE REL TABLE DEFINES(FROM File TO Symbol)')\n"
+        "s._run('CREATE REL TABLE CONTAINS(FROM Symbol TO Symbol)')\n"
+        "s._run('MATCH (f:File), (x:Symbol) WHERE x.file = f.id CREATE (f)-[:DEFINES]->(x)')\n"
+        "s._run('MATCH (a:Symbol), (b:Symbol) WHERE b.parent = a.id CREATE (a)-[:CONTAINS]->(b)')\n"
+        "s._run(\"MATCH (m:Meta {key: 'schema'}) SET m.value = '4'\")\n"
+        "s.close()\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True, capture_output=True, timeout=120)
+
+
+def _schema_and_tables(path: Path) -> tuple[str, set[str]]:
+    """A LadybugDB store's schema version and table names (read in a child process)."""
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from graphmemd.store.engine import Store\n"
+        "s = Store(Path(sys.argv[1]), engine='ladybug')\n"
+        "v = s._run(\"MATCH (m:Meta {key: 'schema'}) RETURN m.value\")[0][0]\n"
+        "print(json.dumps([v, [r[0] for r in s._run('CALL SHOW_TABLES() RETURN name')]]))\n"
+        "s.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(path)], check=True, capture_output=True, timeout=120)
+    version, names = json.loads(out.stdout)
+    return version, set(names)
 
 
 def test_a_kuzu_store_is_carried_over_to_ladybug_with_nothing_lost(daemon_factory: Callable[..., Daemon]) -> None:
@@ -29,6 +67,7 @@ def test_a_kuzu_store_is_carried_over_to_ladybug_with_nothing_lost(daemon_factor
     assert d.stop() == 0
     data = home / "data"
     assert (data / "graph.kuzu").is_file()
+    _as_schema_4(data / "graph.kuzu")
     # without the journal, the observations can only come from the carried-over store
     (data / "observations.jsonl").unlink()
 
@@ -52,6 +91,9 @@ def test_a_kuzu_store_is_carried_over_to_ladybug_with_nothing_lost(daemon_factor
     assert kept, sorted(p.name for p in data.iterdir())
     assert not [p for p in data.iterdir() if ".export" in p.name or ".migrating" in p.name]
     assert d2.stop() == 0
+    schema, tables = _schema_and_tables(data / "graph.lbug")
+    assert schema == "5"
+    assert not {"DEFINES", "CONTAINS"} & tables  # schema 4's tables dropped once carried over
 
     # a third start on LadybugDB does not migrate again, and still has everything
     d3 = daemon_factory([repo], home=home, env={"GRAPHMEM_STORE_ENGINE": "ladybug"})

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from conftest import STORE_ENGINE
 from graphmemd.graph.model import (
@@ -23,6 +24,7 @@ from graphmemd.graph.model import (
 from graphmemd.store import engine as store_module
 from graphmemd.store.engine import Store, load_chunks
 from graphmemd.store.engines import WORKAROUNDS
+from graphmemd.store.tables import StagedRows
 
 R = "r"
 ALL = frozenset(WORKAROUNDS)
@@ -108,11 +110,12 @@ def test_a_load_of_several_chunks_writes_every_row_and_reopens_between_them(
 ) -> None:
     s, opens = opened
     monkeypatch.setattr(store_module, "LOAD_CHUNK_SYMBOLS", 4)
+    monkeypatch.setattr(store_module, "COPY_CHUNK_ROWS", 4)  # each chunk's 4 Symbol rows: a full slice
     first = [_file(i, 2) for i in range(6)]  # 3 chunks of 2 files
     assert len(load_chunks(first)) == 3
     before = opens[0]
     s.replace_files(R, first, (), _calls(6))
-    assert opens[0] - before == 3  # after each chunk (the edges follow the last one)
+    assert opens[0] - before == 3  # after each chunk's COPY (the edges follow the last one)
 
     # replacing them all: the bulk delete is followed by a reopen too
     second = [_file(i, 2, body="c") for i in range(6)]
@@ -126,6 +129,38 @@ def test_a_load_of_several_chunks_writes_every_row_and_reopens_between_them(
     assert set(graph.edges.calls) == set(_calls(6).calls)
     assert not graph.contains
     assert len(graph.defines) == 12
+
+
+def test_small_chunks_are_copied_together(opened: tuple[Store, list[int]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks far below a COPY slice are held and copied in one COPY per table, with one reopen."""
+    s, opens = opened
+    monkeypatch.setattr(store_module, "LOAD_CHUNK_SYMBOLS", 4)
+    copies: list[tuple[str, int]] = []
+    copy = Store._copy
+
+    def counting(self: Store, table: str, rows: Any, **kw: Any) -> None:
+        copies.append((table, rows.num_rows))
+        copy(self, table, rows, **kw)
+
+    monkeypatch.setattr(Store, "_copy", counting)
+    files = [_file(i, 2) for i in range(6)]  # 3 chunks
+    before = opens[0]
+    s.replace_files(R, files, (), _calls(6))
+    assert [c for c in copies if c[0] in ("File", "Symbol")] == [("File", 6), ("Symbol", 12)]
+    assert opens[0] - before == 1
+    assert len(s.load_repo_graph(R)[1]) == 12
+
+
+def test_staged_rows_give_whole_slices_and_keep_the_rest() -> None:
+    staged = StagedRows(4)
+    staged.add([("A", pa.table({"x": [1, 2, 3]})), ("B", pa.table({"x": [9]})), ("C", pa.table({"x": []}))])
+    assert staged.take() == []
+    staged.add([("A", pa.table({"x": [4, 5, 6, 7, 8, 9, 10]}))])
+    [(table, data)] = staged.take()
+    assert (table, data.column("x").to_pylist()) == ("A", [1, 2, 3, 4, 5, 6, 7, 8])
+    rest = staged.take(final=True)
+    assert [(t, d.column("x").to_pylist()) for t, d in rest] == [("A", [9, 10]), ("B", [9])]
+    assert staged.take(final=True) == []
 
 
 def test_a_one_chunk_write_does_not_reopen(opened: tuple[Store, list[int]]) -> None:

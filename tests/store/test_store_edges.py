@@ -121,6 +121,61 @@ def test_a_schema_2_store_drops_the_unread_symbol_columns_and_keeps_its_rows(tmp
         s.close()
 
 
+def _nested_files() -> list[tuple[FileRecord, ParsedFile]]:
+    """``_files`` with a method under each class (CONTAINS pairs to carry)."""
+    out = []
+    for rec, parsed in _files():
+        cls = next(s for s in parsed.symbols if s.kind is SymbolKind.CLASS)
+        method = ParsedSymbol("m", f"{cls.qualname}.m", SymbolKind.METHOD, cls.qualname, 1, 2, 0, 5, "def m", "s", "b")
+        out.append((rec, ParsedFile(parsed.path, parsed.language, symbols=(*parsed.symbols, method))))
+    return out
+
+
+def test_structural_edges_come_from_the_symbol_rows(tmp_path: Path) -> None:
+    """Schema 5 writes no DEFINES/CONTAINS rows: each symbol's file and parent columns say it."""
+    s = _open(tmp_path / "graph.kuzu")
+    try:
+        s.replace_files(R, _nested_files(), (), _edges())
+        _, symbols, graph = s.load_repo_graph(R)
+        assert set(graph.defines) == {(file_id(R, x.path), x.id) for x in symbols}
+        assert set(graph.contains) == {
+            (symbol_id(R, p, "A" if p == "a.py" else "B", SymbolKind.CLASS), symbol_id(R, p, q, SymbolKind.METHOD))
+            for p, q in (("a.py", "A.m"), ("b.py", "B.m"))
+        }
+        s.replace_files(R, [], ["a.py"], ResolvedEdges())  # a removed file takes its pairs along
+        _, _, graph = s.load_repo_graph(R)
+        assert {f for f, _ in graph.defines} == {file_id(R, "b.py")}
+        assert len(graph.contains) == 1
+    finally:
+        s.close()
+
+
+def test_a_schema_4_store_drops_its_structural_edge_tables_and_keeps_its_graph(tmp_path: Path) -> None:
+    path = tmp_path / "graph.kuzu"
+    s = _open(path)
+    s.replace_files(R, _nested_files(), (), _edges())
+    want = s.load_repo_graph(R)
+    # what a store written before schema 5 looks like: DEFINES and CONTAINS tables with rows
+    s._run("CREATE REL TABLE DEFINES(FROM File TO Symbol)")
+    s._run("CREATE REL TABLE CONTAINS(FROM Symbol TO Symbol)")
+    s._run("MATCH (f:File), (x:Symbol) WHERE x.file = f.id CREATE (f)-[:DEFINES]->(x)")
+    s._run("MATCH (a:Symbol), (b:Symbol) WHERE b.parent = a.id CREATE (a)-[:CONTAINS]->(b)")
+    s._run("MATCH (m:Meta {key: 'schema'}) SET m.value = '4'")
+    s.close()
+    s = _open(path)
+    try:
+        tables = {r[0] for r in s._run("CALL SHOW_TABLES() RETURN name")}
+        assert not tables & {"DEFINES", "CONTAINS"}
+        assert s._run("MATCH (m:Meta {key: 'schema'}) RETURN m.value") == [[str(SCHEMA_VERSION)]]
+        files, symbols, graph = s.load_repo_graph(R)
+        assert (set(files), set(symbols)) == (set(want[0]), set(want[1]))
+        assert (set(graph.defines), set(graph.contains)) == (set(want[2].defines), set(want[2].contains))
+        assert len(graph.contains) == 2
+        assert "" not in {f.content_hash for f in files}  # nothing to re-index
+    finally:
+        s.close()
+
+
 def test_bulk_loads_in_chunks_write_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A load larger than ``COPY_CHUNK_ROWS`` is copied slice by slice: nodes, edges and
     what stayed unresolved all arrive, once."""

@@ -79,6 +79,9 @@ class RepoRuntime:
     pass_symbols: int = 0
     #: The next index pass re-anchors observations (some parses came from another parser).
     rebase: bool = False
+    #: Passes and batches whose store writes are queued and not durable yet (``DeltaSink.mark``):
+    #: co-change mining waits for none, so that it does not compete with a pass's bulk write.
+    unwritten: int = 0
     #: Parses a warm restart read back that the resolver does not hold yet (path -> encoded
     #: parse, ``parsecache.py``), and the edges the store had for them: the indexer decodes
     #: them, hands them over and re-resolves when it is next idle (``restore.hand_over``),

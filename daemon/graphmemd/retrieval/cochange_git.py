@@ -196,6 +196,10 @@ class RepoLike(Protocol):
     def state(self) -> IndexState:
         """The repository's index state."""
 
+    @property
+    def unwritten(self) -> int:
+        """Index passes and batches whose store writes are not durable yet."""
+
 
 class CoChangeKeeper:
     """Each repository's current ``CoChange``, kept up to date off the request path."""
@@ -244,13 +248,13 @@ class CoChangeKeeper:
     # ------------------------------------------------------------------ background
 
     def step(self, list_repos: Callable[[], Iterable[RepoLike]]) -> bool:
-        """One round for a supervised loop: refresh every repository whose first index pass is
-        done (so indexing never competes with mining), then wait ``interval`` seconds.
-        Returns False once ``stop`` was called (the loop ends)."""
+        """One round for a supervised loop: refresh every repository whose index pass is
+        done and durable (so neither the indexing nor the store's bulk write competes with
+        mining), then wait ``interval`` seconds. Returns False once ``stop`` was called."""
         for rt in list(list_repos()):
             if self._stop.is_set():
                 return False
-            if rt.state is IndexState.READY:
+            if rt.state is IndexState.READY and not rt.unwritten:
                 self.refresh(rt.id, rt.root)
         return not self._stop.wait(self.interval)
 

@@ -111,9 +111,16 @@ class DeltaSink:
         self._bus.publish(_mark(rt, EventKind.INDEX_QUERYABLE))
 
     def mark(self, rt: RepoRuntime, kind: EventKind) -> None:
-        """Publish ``kind`` once the store writes queued so far are done (INDEX_DURABLE)."""
+        """Publish ``kind`` once the store writes queued so far are done (INDEX_DURABLE);
+        ``rt.unwritten`` counts the marks still queued."""
         bus = self._bus
-        self._writer.submit(lambda: bus.publish(_mark(rt, kind)))
+        rt.unwritten += 1
+
+        def publish() -> None:
+            rt.unwritten -= 1
+            bus.publish(_mark(rt, kind))
+
+        self._writer.submit(publish)
 
 
 def _mark(rt: RepoRuntime, kind: EventKind) -> Event:
