@@ -60,13 +60,14 @@ GRID: dict[str, Sequence[Any]] = {
     "text": (0.2, 0.4),
     "text_cochange": (0.0, 0.45),
     "proximity": (0.2, 0.35, 0.5),
+    "reach": (0.0, 0.5, 1.0, 2.0),
 }
 REFERENCE: dict[str, Any] = {"spread": ranking.Spread.SUM, "breadth": 0.0, "fusion": 0.5, "text": 0.4,
-                             "text_cochange": 0.45, "proximity": 0.35}
+                             "text_cochange": 0.45, "proximity": 0.35, "reach": 0.0}
 #: The constants each query kind's order depends on (file+text: all of them).
 DEPENDS: dict[str, tuple[str, ...]] = {
-    "file": ("spread", "breadth", "proximity"),
-    "symbols": ("spread", "breadth", "proximity"),
+    "file": ("spread", "breadth", "proximity", "reach"),
+    "symbols": ("spread", "breadth", "proximity", "reach"),
     "text": ("spread", "breadth", "text", "text_cochange"),
 }
 Query = dict[str, Any]
@@ -84,7 +85,7 @@ def ndcg(ranked: Sequence[str], relevant: set[str], k: int = 10) -> float:
 def signals(r: dict[str, float]) -> ranking.Signals:
     """The ranking signals a result's components carry."""
     names = ("proximity", "cochange", "text", "pagerank", "centrality", "focus", "text_proximity", "text_cochange",
-             "breadth", "text_breadth")
+             "breadth", "text_breadth", "reach")
     return ranking.Signals(**{n: float(r.get(n, 0.0)) for n in names})
 
 

@@ -122,6 +122,9 @@ class _Walks:
     treached: dict[str, _Reach]
     signals: dict[str, CoSignal]
     tsignals: dict[str, CoSignal]
+    share: Callable[[str], float]
+    #: the file part's seeds and the files among them (their nodes do not count for reach)
+    inside: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -334,6 +337,22 @@ class Retriever:
                         extra.extend(fnode.symbol_ids)
         return signals, extra
 
+    def _share(self, g: GraphReader) -> Callable[[str], float]:
+        """How often a symbol node changes when its file does (``CoChange.symbol_share``; each
+        repository's co-change read once per query)."""
+        cos: dict[str, CoChange | None] = {}
+
+        def share(node: str) -> float:
+            s = g.symbols.get(node)
+            if s is None:
+                return 0.0
+            co = cos.get(s.repo_id)
+            if s.repo_id not in cos:
+                co = cos[s.repo_id] = self.cochange.get(s.repo_id) if self.cochange is not None else None
+            return co.symbol_share(f"{s.path}::{s.name}") if co is not None else 0.0
+
+        return share
+
     @staticmethod
     def _file_of(g: GraphReader, node: str) -> str | None:
         s = g.symbols.get(node)
@@ -398,6 +417,8 @@ class Retriever:
                 walk(g, tseeds.nodes, hops) if tseeds.nodes else {},
                 signals,
                 tsignals,
+                self._share(g),
+                frozenset(seeds.nodes),
             )
             cands = self._candidates(g, repos, w, extra + textra, text_scores)
             excluded = 0
@@ -413,13 +434,16 @@ class Retriever:
         """What ``node`` says for the query, from both parts' walks and co-change."""
         r, tr = w.reached.get(node), w.treached.get(node)
         file_of = lambda n: self._file_of(g, n)  # noqa: E731
+        share = w.share
+        outside = node not in w.inside and file_of(node) not in w.inside
         return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
-            cochange=node_signal(w.signals, node, file_of) if w.signals else None,
+            cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,
             focus=self._focus(g, node, w.seeds.focus),
             centrality=ranking.centrality(g.degree(node)),
             text_proximity=tr[4] if tr is not None else 0.0,
-            text_cochange=node_signal(w.tsignals, node, file_of) if w.tsignals else None,
+            text_cochange=node_signal(w.tsignals, node, file_of, share) if w.tsignals else None,
+            outside=outside,
         )
 
     def _candidates(
