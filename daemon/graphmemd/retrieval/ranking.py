@@ -20,10 +20,10 @@ A query has up to two parts, each scored on its own, then fused:
 * cochange: git co-change strength of the anchor with the seed files and symbols: its symbol's
   own, else its file's times how often the symbol changes when its file does (the chain rule;
   ``cochange.py``, ``cosignal.py``), 0..1: an estimate of P(anchor changes | seeds change).
-* reach: ``1 - prod(1 - cochange)`` over the note's anchors outside the seeds and the seed
-  files (noisy-or): the chance that some code the note is about, other than the opened code,
-  changes together with it. A seed file's own symbols always change "with" it, so they are
-  left out (proximity already counts them).
+* reach: ``1 - prod(1 - cochange)`` over the note's anchors outside the seeds and the files
+  they are in (noisy-or): the chance that some code the note is about, other than the opened
+  code, changes together with it. The opened files' own symbols change "with" them trivially,
+  so they are left out (proximity already counts them).
 * text_proximity / text_cochange: the same two signals from the text's seeds instead (the
   symbols whose names best match the text), so co-change serves text queries too.
 * text: the note's BM25 over its text, tags and anchors' names and paths (``text_index``,

@@ -123,7 +123,7 @@ class _Walks:
     signals: dict[str, CoSignal]
     tsignals: dict[str, CoSignal]
     share: Callable[[str], float]
-    #: the file part's seeds and the files among them (their nodes do not count for reach)
+    #: the file part's seeds and their files (a node in them does not count for reach)
     inside: frozenset[str] = frozenset()
 
 
@@ -353,6 +353,13 @@ class Retriever:
 
         return share
 
+    @classmethod
+    def _inside(cls, g: GraphReader, seeds: Sequence[str]) -> frozenset[str]:
+        """The seeds and the files they are in: the opened code, whose own co-change with
+        itself says nothing (reach counts the code outside it)."""
+        files = {cls._file_of(g, s) for s in seeds}
+        return frozenset(seeds) | {f for f in files if f is not None}
+
     @staticmethod
     def _file_of(g: GraphReader, node: str) -> str | None:
         s = g.symbols.get(node)
@@ -418,7 +425,7 @@ class Retriever:
                 signals,
                 tsignals,
                 self._share(g),
-                frozenset(seeds.nodes),
+                self._inside(g, seeds.nodes),
             )
             cands = self._candidates(g, repos, w, extra + textra, text_scores)
             excluded = 0
