@@ -5,13 +5,14 @@
 with each result's score components, and besides the protocol's queries (one opened file
 drawn per task) the queries of every other file of each task (training data only). This
 re-scores those results with other constants through the daemon's own pure functions
-(``ranking.file_part``, ``text_part``, ``fuse``), over a grid of six constants:
+(``ranking.file_part``, ``text_part``, ``fuse``), over a grid of seven constants:
 
-* ``spread`` (how the other anchors' evidence is shaped: sum, saturating, log), ``breadth``
-  (its share; 0 is the best anchor alone), ``fusion`` (the file part's share when a query
-  has text too), ``text`` (the BM25 weight of the text part), ``text_cochange`` (the weight
-  of co-change with the text's symbols) and ``proximity`` (the weight of graph proximity);
-  the rest stay at their defaults.
+* ``spread`` (how the other anchors' evidence is shaped: sum, saturating, log, relative),
+  ``breadth`` (its share; 0 is the best anchor alone), ``fusion`` (the file part's share when
+  a query has text too), ``text`` (the BM25 weight of the text part), ``text_cochange`` (the
+  weight of co-change with the text's symbols), ``proximity`` (the weight of graph proximity)
+  and ``reach`` (the weight of the chance that the note's code outside the opened files
+  changes with them); the rest stay at their defaults.
 
 Protocol. Objective: mean nDCG@10 over the query kinds file, text, file+text and symbols
 (each kind weighted equally), on every query of the training histories. Constraint: file+text
@@ -27,7 +28,7 @@ over every history is printed too (what the defaults should be).
 
 REFERENCE is the ranking before this fit: the file part's weights as they were (proximity
 0.35), text 0.4 as before, co-change with the text's symbols weighted like co-change with
-the files (0.45), equal shares of the two parts (0.5), and the best anchor alone (breadth 0).
+the files (0.45), equal shares of the two parts (0.5), the best anchor alone (breadth 0) and no reach (0).
 
 Approximations (stated): only the best ``--keep`` (100) results the daemon returned under the
 constants it ran with are re-ranked, the best anchor of each part is the one chosen under
