@@ -627,7 +627,7 @@ def test_cli_recall_explain_prints_the_components_table(open_repo: Callable[...,
                          check=True).stdout
     lines = out.splitlines()
     head = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("#") and "score" in ln)
-    assert all(h in lines[head] for h in ("relev.", "file", "prox", "co-ch", "brdth", "text", "bm25"))
+    assert all(h in lines[head] for h in ("relev.", "file", "prox", "co-ch", "brdth", "reach", "text", "bm25"))
     rows = [ln.split() for ln in lines[head + 1 : head + 3]]
     assert [r[0] for r in rows] == ["1", "2"]
     result = repo.recall("payload", files=[repo.file("api.py")])
