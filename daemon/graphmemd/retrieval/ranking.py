@@ -69,9 +69,9 @@ W_FOCUS = 0.30
 #: Share of each further anchor's evidence (the best anchor's counts in full).
 BREADTH = 0.5
 #: Share of the file part in the fused relevance when a query has files (or symbols) and text.
-FUSION = 0.1
+FUSION = 0.4
 #: Weight of the reach (noisy-or co-change of the note's code outside the opened files).
-W_REACH = 1.0
+W_REACH = 2.0
 
 
 class Spread(str, Enum):

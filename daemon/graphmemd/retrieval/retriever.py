@@ -425,7 +425,7 @@ class Retriever:
                 signals,
                 tsignals,
                 self._share(g),
-                self._inside(g, seeds.nodes),
+                self._inside(g, seeds.nodes) if signals else frozenset(),  # reach needs co-change
             )
             cands = self._candidates(g, repos, w, extra + textra, text_scores)
             excluded = 0
@@ -442,7 +442,7 @@ class Retriever:
         r, tr = w.reached.get(node), w.treached.get(node)
         file_of = lambda n: self._file_of(g, n)  # noqa: E731
         share = w.share
-        outside = node not in w.inside and file_of(node) not in w.inside
+        outside = bool(w.signals) and node not in w.inside and file_of(node) not in w.inside
         return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
             cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,
