@@ -58,18 +58,18 @@ from enum import Enum
 
 from graphmem.types import EdgeConfidence, EdgeKind, ScoreComponents
 
-W_PROXIMITY = 0.35
+W_PROXIMITY = 0.5
 W_COCHANGE = 0.45
-W_TEXT = 0.40
+W_TEXT = 0.20
 W_TEXT_PROXIMITY = 0.35
 W_TEXT_COCHANGE = 0.45
 W_PAGERANK = 0.05
 W_CENTRALITY = 0.04
 W_FOCUS = 0.30
 #: Share of each further anchor's evidence (the best anchor's counts in full).
-BREADTH = 0.5
+BREADTH = 0.25
 #: Share of the file part in the fused relevance when a query has files (or symbols) and text.
-FUSION = 0.4
+FUSION = 0.3
 #: Weight of the reach (noisy-or co-change of the note's code outside the opened files).
 W_REACH = 2.0
 
