@@ -442,7 +442,7 @@ class Retriever:
         r, tr = w.reached.get(node), w.treached.get(node)
         file_of = lambda n: self._file_of(g, n)  # noqa: E731
         share = w.share
-        outside = bool(w.signals) and node not in w.inside and file_of(node) not in w.inside
+        outside = bool(w.signals) and node not in w.inside and (self._file_of(g, node) or "") not in w.inside
         return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
             cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,

@@ -29,11 +29,11 @@ def daemon(daemon_factory: Callable[..., Daemon]) -> Iterator[tuple[Daemon, Path
     with d.client() as c:
         c.observe("login checks the password hash before the rate limit", anchors=["app/auth/service.py"])
     d.wait_idle()
-    yield d, repo, str(resolve_paths(str(d.home), {}).socket)
+    return d, repo, str(resolve_paths(str(d.home), {}).socket)
 
 
 def test_answers_match_grpc_for_both_calls(daemon: tuple[Daemon, Path, str]) -> None:
-    d, repo, sock = daemon
+    _d, repo, sock = daemon
     requests = {
         "SessionBrief": wire.session_brief_request(str(repo), 1200, False),
         "EditContext": wire.edit_context_request(str(repo), [str(repo / "app/auth/service.py")], 600, 0, False, []),
