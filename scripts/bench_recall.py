@@ -31,7 +31,8 @@ repository or bundle path may be given):
 
 Prints one table per history plus the pool, the intervals, the 1-min load average;
 ``--json`` prints one JSON object instead. ``--dump FILE`` writes every query with graphmem's
-results and their score components (JSON lines) for offline fitting (``fit_ranking.py``).
+results and their score components (JSON lines) for offline fitting (``fit_ranking.py``), and
+beside it ``FILE.notes.json``: each note's anchors, commit and time, for studying misses.
 """
 
 from __future__ import annotations
