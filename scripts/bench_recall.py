@@ -31,7 +31,8 @@ repository or bundle path may be given):
 
 Prints one table per history plus the pool, the intervals, the 1-min load average;
 ``--json`` prints one JSON object instead. ``--dump FILE`` writes every query with graphmem's
-results and their score components (JSON lines) for offline fitting (``fit_ranking.py``).
+results and their score components (JSON lines) for offline fitting (``fit_ranking.py``), and
+beside it ``FILE.notes.json``: each note's anchors, commit and time, for studying misses.
 """
 
 from __future__ import annotations
@@ -183,8 +184,8 @@ def run_baselines(base: Baselines, queries: list[Query], seed: int) -> None:
                            sum(recall_at(r, q.relevant) for r in runs) / len(runs))
 
 
-def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[dict[str, object]]
-                ) -> tuple[dict[str, object], list[Query]]:
+def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[dict[str, object]],
+                notes: dict[str, dict[str, object]]) -> tuple[dict[str, object], list[Query]]:
     """Build, save, query and score one history."""
     name = source.name.removesuffix(".bundle")
     repo = clone(source, tmp / name)
@@ -212,6 +213,7 @@ def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[di
             queries = make_queries(ds, args.seed, every_file=bool(args.dump))
             run_graphmem(c, repo_id, queries, dump, lat, {n.id for n in ds.notes})
             queries = [q for q in queries if q.kind != "unresolvable" and q.drawn]
+            notes[name] = {n.id: {"anchors": n.anchors, "time": n.time, "sha": n.sha} for n in ds.notes}
     finally:
         d.stop()
         shutil.rmtree(home, ignore_errors=True)
@@ -338,17 +340,19 @@ def main() -> int:
     print(f"[load average {load:.2f} at start]", file=sys.stderr)
     tmp = Path(tempfile.mkdtemp(prefix="gmrecall"))
     dump: list[dict[str, object]] = []
+    notes: dict[str, dict[str, object]] = {}
     infos, everything = [], []
     t0 = time.perf_counter()
     try:
         for h in histories:
-            info, queries = one_history(h.resolve(), args, tmp, dump)
+            info, queries = one_history(h.resolve(), args, tmp, dump, notes)
             infos.append(info)
             everything.extend(queries)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.dump:
         args.dump.write_text("".join(json.dumps(d) + "\n" for d in dump))
+        args.dump.with_suffix(".notes.json").write_text(json.dumps(notes))  # for studying misses
     per = {i["history"]: summary([q for q in everything if q.history == i["history"]], args.bootstrap, args.seed)
            for i in infos}
     pool = summary(everything, args.bootstrap, args.seed)

@@ -649,7 +649,7 @@ def _render_recalled(n: int, r: Recalled) -> list[str]:
     if r.matched_terms:
         lines.append(f"   matched: {', '.join(r.matched_terms)}")
     c = r.components
-    names = ("proximity", "cochange", "breadth", "text", "text_proximity", "text_cochange", "text_breadth",
+    names = ("proximity", "cochange", "breadth", "reach", "text", "text_proximity", "text_cochange", "text_breadth",
              "pagerank", "centrality", "focus")  # fmt: skip
     signals = [(k.replace("_", " "), getattr(c, k)) for k in names]
     shown = ", ".join(f"{k} {v:.2f}" for k, v in signals if v)

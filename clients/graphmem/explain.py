@@ -2,9 +2,9 @@
 
 One row per result, so two results can be compared column by column::
 
-    score = relevance x multipliers; relevance fuses the file part and the text part (docs/ranking.md)
-     #   score  relev.  x mult |   file   prox  co-ch  focus   cent     PR  brdth |   text   bm25   prox  co-ch  brdth
-     1   0.846   0.846   1.000 |  0.700   1.00   0.40      -   0.31   0.20   0.62 |  0.400   0.80      -   0.25      -
+  score = relevance x multipliers; relevance fuses the file part and the text part (docs/ranking.md)
+   #   score  relev.  x mult |   file   prox  co-ch  focus   cent     PR  brdth  reach |   text   bm25   prox ...
+   1   0.846   0.846   1.000 |  0.700   1.00   0.40      -   0.31   0.20   0.62      - |  0.400   0.80      - ...
 
 The file part comes from the files and symbols a recall was given, the text part from its text
 (the notes' words, and the code its words name); ``-`` is zero. ``x mult`` is confidence x
@@ -21,7 +21,7 @@ __all__ = ["explain_table"]
 
 #: (header, component) of the file part's and the text part's signal columns
 _FILE = (("prox", "proximity"), ("co-ch", "cochange"), ("focus", "focus"), ("cent", "centrality"),
-         ("PR", "pagerank"), ("brdth", "breadth"))  # fmt: skip
+         ("PR", "pagerank"), ("brdth", "breadth"), ("reach", "reach"))  # fmt: skip
 _TEXT = (("bm25", "text"), ("prox", "text_proximity"), ("co-ch", "text_cochange"), ("brdth", "text_breadth"))
 _W = 6
 

@@ -382,7 +382,8 @@ class ScoreComponents:
     """What a recalled observation's score is made of (docs/ranking.md):
     ``score = relevance * confidence * recency * confirmation * status`` where ``relevance``
     fuses ``file_part`` (weighted ``proximity``, ``cochange``, ``focus``, ``centrality`` of the
-    best anchor, ``pagerank`` and the other anchors' ``breadth``) and ``text_part`` (weighted
+    best anchor, ``pagerank``, the other anchors' ``breadth`` and the ``reach`` of the note's code
+    outside the opened files) and ``text_part`` (weighted
     ``text``, ``text_proximity``, ``text_cochange`` and ``text_breadth``), each divided by its
     best value in the query. ``cochange_together`` of ``cochange_total`` commits is the
     evidence behind ``cochange``."""
@@ -406,6 +407,7 @@ class ScoreComponents:
     text_breadth: float = 0.0
     file_part: float = 0.0
     text_part: float = 0.0
+    reach: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,3 +69,24 @@ def test_the_quick_parts_equal_the_parts_of_the_signals() -> None:
             scale = ranking.Scale(has_file, has_text)
             assert c.parts(has_file, has_text) == pytest.approx(
                 (ranking.file_part(s, scale), ranking.text_part(s, scale)))
+
+
+def test_reach_is_the_noisy_or_of_the_co_change_outside_the_opened_code() -> None:
+    """A note's reach: the chance that some anchor outside the seeds and their files changes
+    with them, 1 - prod(1 - co-change); an anchor in the opened file adds nothing."""
+    wide, inside = obs("wide"), obs("inside")
+    signals = {
+        "seedfile::f": NodeSignals.make(proximity=1.0, cochange=CoSignal(0.9, 9, 10, "a.py"), outside=False),
+        "b::g": NodeSignals.make(cochange=CoSignal(0.5, 5, 10, "a.py")),
+        "c::h": NodeSignals.make(cochange=CoSignal(0.2, 2, 10, "a.py")),
+        "d::k": NodeSignals.make(proximity=0.6),
+    }
+    found = collect({"seedfile::f": [wide, inside], "b::g": [wide], "c::h": [wide], "d::k": [wide]}, signals)
+    assert found["wide"].reach == pytest.approx(1 - (1 - 0.5) * (1 - 0.2))
+    assert found["inside"].reach == 0.0
+    s = found["wide"].signals(1.0, 0.0, False, 1.0)
+    assert s.reach == pytest.approx(0.6)
+    scale = ranking.Scale()
+    without = ranking.file_part(s, scale, ranking.Weights(reach=0.0))
+    assert ranking.file_part(s, scale) == pytest.approx(without + ranking.W_REACH * 0.6)
+    assert found["wide"].parts(True, False)[0] == pytest.approx(ranking.file_part(s, scale))

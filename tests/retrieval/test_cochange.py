@@ -177,6 +177,25 @@ def test_signals_map_partners_onto_graph_nodes() -> None:
     assert inherited is not None
     assert inherited.strength == pytest.approx(sig["r:b.py"].strength * FILE_SHARE)
     assert "changed together with a.py in 2 of the last 2 commits" in sig["r:b.py"].why("b.py")
+    # with the symbol's share of its file's changes (the chain rule) instead of the flat share
+    share = {"r:b.py::h#function": 0.25}
+    chained = node_signal(sig, "r:b.py::h#function", file_of, lambda n: share.get(n, 0.0))
+    assert chained is not None
+    assert chained.strength == pytest.approx(sig["r:b.py"].strength * 0.25)
+    assert (chained.together, chained.seed) == (2, "a.py")
+    # a symbol's own co-change wins when it is stronger than its file's share
+    own = node_signal(sig, "r:b.py::g#function", file_of, lambda n: 0.0)
+    assert own == sig["r:b.py::g#function"]
+
+
+def test_symbol_share_is_how_often_a_symbol_changes_when_its_file_does() -> None:
+    co = CoChange.build("h", [CommitChange("c3", 3, ("a.py",), ("a.py::f",)),
+                              CommitChange("c2", 2, ("a.py",), ("a.py::f", "a.py::g")),
+                              CommitChange("c1", 1, ("a.py", "b.py"), ("a.py::f",))])
+    assert co.symbol_share("a.py::f") == pytest.approx(3 / (3 + 1))  # smoothed: 3 of 3 commits
+    assert co.symbol_share("a.py::g") == pytest.approx(1 / (3 + 1))
+    assert co.symbol_share("a.py::never") == 0.0
+    assert co.symbol_share("b.py::f") == 0.0
 
 
 def _git(root: Path, *args: str) -> None:

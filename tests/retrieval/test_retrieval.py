@@ -493,6 +493,17 @@ def test_cochange_brings_in_what_changes_with_the_file(open_repo: Callable[..., 
     ranked = by_id(repo.recall(files=[repo.file("api.py")]))
     assert ranked[purge.id].score > ranked[export.id].score  # export_rows changed with it only once
     assert ranked[purge.id].components.cochange > ranked[export.id].components.cochange
+    # reach: the chance that the note's code outside the opened file changes with it; a note on
+    # the opened file's own function has none (that is proximity's job)
+    assert ranked[purge.id].components.reach == pytest.approx(ranked[purge.id].components.cochange, abs=1e-5)
+    on_api = repo.observe("requests are handled in order", "api.py::handle_request")
+    both = repo.observe("rows are purged and exported by the same job", "legacy.py::purge_rows",
+                        "legacy.py::export_rows")
+    again = by_id(repo.recall(files=[repo.file("api.py")]))
+    assert again[on_api.id].components.reach == 0.0
+    p, q = again[purge.id].components.cochange, again[export.id].components.cochange
+    assert again[both.id].components.reach == pytest.approx(1 - (1 - p) * (1 - q), abs=1e-5)
+    assert again[both.id].components.reach > p
     # hops=0: the anchors only, no co-change neighbours
     assert purge.id not in by_id(repo.recall(files=[repo.file("api.py")], hops=0))
 
@@ -616,7 +627,7 @@ def test_cli_recall_explain_prints_the_components_table(open_repo: Callable[...,
                          check=True).stdout
     lines = out.splitlines()
     head = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("#") and "score" in ln)
-    assert all(h in lines[head] for h in ("relev.", "file", "prox", "co-ch", "brdth", "text", "bm25"))
+    assert all(h in lines[head] for h in ("relev.", "file", "prox", "co-ch", "brdth", "reach", "text", "bm25"))
     rows = [ln.split() for ln in lines[head + 1 : head + 3]]
     assert [r[0] for r in rows] == ["1", "2"]
     result = repo.recall("payload", files=[repo.file("api.py")])

@@ -5,7 +5,8 @@ and from the symbols its text names (the text part). Each anchored node of a not
 note that part's evidence (``ranking.evidence`` / ``ranking.text_evidence``); a note keeps,
 per part, its best anchor (its signals are what the score shows and the why explains) and
 the sum over all its anchors, so ``ranking`` can count the other anchors' evidence too
-(``breadth``). No I/O, no graph: the caller gives the signals of each node.
+(``breadth``), and the chance that some anchor outside the opened code changes with it
+(``reach``: noisy-or of the anchors' co-change). No I/O, no graph: the caller gives the signals of each node.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ class NodeSignals:
     file_rank: float = 0.0
     #: evidence for the text part (``ranking.text_evidence``)
     text_evidence: float = 0.0
+    #: the node's co-change strength when it is outside the seeds and the seed files (else 0):
+    #: what the note's ``reach`` is made of
+    reach: float = 0.0
 
     @classmethod
     def make(
@@ -45,12 +49,16 @@ class NodeSignals:
         centrality: float = 0.0,
         text_proximity: float = 0.0,
         text_cochange: CoSignal | None = None,
+        outside: bool = True,
     ) -> NodeSignals:
-        """The signals with their weighted evidence computed once (every note on the node reads it)."""
-        fe = ranking.evidence(proximity, cochange.strength if cochange is not None else 0.0, focus)
+        """The signals with their weighted evidence computed once (every note on the node reads
+        it); ``outside``: the node is neither a seed nor in a seed file (it counts for reach)."""
+        co = cochange.strength if cochange is not None else 0.0
+        fe = ranking.evidence(proximity, co, focus)
         te = ranking.text_evidence(text_proximity, text_cochange.strength if text_cochange is not None else 0.0)
         rank = fe + ranking.W_CENTRALITY * centrality
-        return cls(proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te)
+        reach = co if outside else 0.0
+        return cls(proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te, reach)
 
 
 _NONE = NodeSignals()
@@ -71,10 +79,13 @@ class Candidate:
     text_sum: float = 0.0
     text: float = 0.0
     pagerank: float = 0.0
+    #: the product of (1 - reach) over the anchors: the chance that none changes with the seeds
+    unreached: float = 1.0
 
     def add(self, node: str, s: NodeSignals) -> None:
         """Count one anchored node (each node of a note once)."""
         self.file_sum += s.file_evidence
+        self.unreached *= 1.0 - min(1.0, s.reach)
         rank = s.file_rank
         if rank > self.best_rank or (rank == self.best_rank and node < self.node):
             self.node, self.best, self.best_rank = node, s, rank
@@ -89,6 +100,11 @@ class Candidate:
         return max(0.0, self.file_sum - self.best.file_evidence) if self.node else 0.0
 
     @property
+    def reach(self) -> float:
+        """The chance that some anchor outside the seeds changes with them (noisy-or)."""
+        return 1.0 - self.unreached
+
+    @property
     def text_breadth(self) -> float:
         """The text-part evidence of every anchor but the best."""
         return max(0.0, self.text_sum - self.tbest.text_evidence) if self.tnode else 0.0
@@ -96,7 +112,7 @@ class Candidate:
     def parts(self, has_file: bool, has_text: bool) -> tuple[float, float]:
         """The file part and the text part (``ranking.file_value`` / ``text_value``) with the
         current PageRank, straight from the collected evidence (no ``Signals`` built)."""
-        f = ranking.file_value(max(self.best_rank, 0.0), self.breadth, self.pagerank) if has_file else 0.0
+        f = ranking.file_value(max(self.best_rank, 0.0), self.breadth, self.pagerank, self.reach) if has_file else 0.0
         t = 0.0
         if has_text:
             best = max(self.tbest_value, 0.0)
@@ -123,6 +139,7 @@ class Candidate:
             text_cochange=t.text_cochange.strength if t.text_cochange is not None else 0.0,
             breadth=self.breadth,
             text_breadth=self.text_breadth,
+            reach=self.reach,
         )
 
 

@@ -291,6 +291,14 @@ class CoChange:
         """How many commits in the window touched this file (or ``path::name`` symbol)."""
         return len(self._index(key).get(key, ()))
 
+    def symbol_share(self, key: str) -> float:
+        """How often the ``path::name`` symbol changes when its file does: the commits touching
+        it / (the commits touching its file + ``SMOOTHING``), 0..1 (0: never in the window)."""
+        mine = self._by_symbol.get(key)
+        if not mine:
+            return 0.0
+        return len(mine) / (len(self._by_file.get(key.partition("::")[0], ())) + SMOOTHING)
+
     def _index(self, key: str) -> dict[str, list[int]]:
         return self._by_symbol if "::" in key else self._by_file
 

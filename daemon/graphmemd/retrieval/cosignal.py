@@ -2,9 +2,11 @@
 
 Retrieval gives the seed files and symbols (as ``path`` / ``path::name`` keys of one
 repository) and two lookups into its graph; this returns, per graph node, the strongest
-co-change evidence with any seed. A symbol node also inherits ``FILE_SHARE`` of its file's
-strength (a note on a function of a file that changes with the opened one is worth something
-even when the history never touched that function).
+co-change evidence with any seed. A symbol node also inherits its file's strength times how
+often the symbol changes when its file does (``CoChange.symbol_share``; the chain rule
+P(symbol | seed) = P(file | seed) * P(symbol | file), so a function that changes with nearly
+every change of its file inherits nearly all of the file's co-change, one its file's changes
+never touch none of it); without that share, a flat ``FILE_SHARE``.
 """
 
 from __future__ import annotations
@@ -77,9 +79,13 @@ def cochange_signals(
 
 
 def node_signal(
-    signals: dict[str, CoSignal], node: str, file_of: Callable[[str], str | None]
+    signals: dict[str, CoSignal],
+    node: str,
+    file_of: Callable[[str], str | None],
+    share: Callable[[str], float] | None = None,
 ) -> CoSignal | None:
-    """A node's co-change: its own, or ``FILE_SHARE`` of its file's, whichever is stronger."""
+    """A node's co-change: its own, or its file's times the symbol's share of its file's
+    changes (``share(node)``; without it ``FILE_SHARE``), whichever is stronger."""
     own = signals.get(node)
     fid = file_of(node)
     if fid is None or fid == node:
@@ -87,5 +93,6 @@ def node_signal(
     via = signals.get(fid)
     if via is None:
         return own
-    inherited = CoSignal(via.strength * FILE_SHARE, via.together, via.total, via.seed)
+    part = share(node) if share is not None else FILE_SHARE
+    inherited = CoSignal(via.strength * part, via.together, via.total, via.seed)
     return inherited if _better(own, inherited) else own

@@ -8,6 +8,7 @@ A query has up to two parts, each scored on its own, then fused:
                                                                      (from the text's symbols)
     file part  = best evidence + W_CENTRALITY * its centrality
                  + BREADTH * spread(sum of the other anchors' evidence) + W_PAGERANK * pagerank
+                 + W_REACH * reach
     text part  = W_TEXT * text + best text_evidence + BREADTH * spread(the other anchors' text evidence)
     relevance  = FUSION * file part / its best + (1 - FUSION) * text part / its best
                  (when the query has both parts; else the one part, as it is)
@@ -16,8 +17,13 @@ A query has up to two parts, each scored on its own, then fused:
 * proximity: 1.0 for an anchor that is a seed; each edge walked multiplies it by
   ``EDGE_DECAY[kind]`` (the per-hop decay of that edge kind) and by the edge's resolution
   confidence (``CONFIDENCE_WEIGHT``: a name-only guess counts half).
-* cochange: git co-change strength of the anchor (its symbol, else ``FILE_SHARE`` of its file)
-  with the seed files and symbols (``cochange.py``, ``cosignal.py``), 0..1.
+* cochange: git co-change strength of the anchor with the seed files and symbols: its symbol's
+  own, else its file's times how often the symbol changes when its file does (the chain rule;
+  ``cochange.py``, ``cosignal.py``), 0..1: an estimate of P(anchor changes | seeds change).
+* reach: ``1 - prod(1 - cochange)`` over the note's anchors outside the seeds and the files
+  they are in (noisy-or): the chance that some code the note is about, other than the opened
+  code, changes together with it. The opened files' own symbols change "with" them trivially,
+  so they are left out (proximity already counts them).
 * text_proximity / text_cochange: the same two signals from the text's seeds instead (the
   symbols whose names best match the text), so co-change serves text queries too.
 * text: the note's BM25 over its text, tags and anchors' names and paths (``text_index``,
@@ -52,18 +58,20 @@ from enum import Enum
 
 from graphmem.types import EdgeConfidence, EdgeKind, ScoreComponents
 
-W_PROXIMITY = 0.35
+W_PROXIMITY = 0.5
 W_COCHANGE = 0.45
-W_TEXT = 0.40
+W_TEXT = 0.20
 W_TEXT_PROXIMITY = 0.35
 W_TEXT_COCHANGE = 0.45
 W_PAGERANK = 0.05
 W_CENTRALITY = 0.04
 W_FOCUS = 0.30
 #: Share of each further anchor's evidence (the best anchor's counts in full).
-BREADTH = 0.5
+BREADTH = 0.25
 #: Share of the file part in the fused relevance when a query has files (or symbols) and text.
-FUSION = 0.1
+FUSION = 0.3
+#: Weight of the reach (noisy-or co-change of the note's code outside the opened files).
+W_REACH = 2.0
 
 
 class Spread(str, Enum):
@@ -123,6 +131,7 @@ class Weights:
     breadth: float = BREADTH
     fusion: float = FUSION
     spread: Spread = SPREAD
+    reach: float = W_REACH
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -150,6 +159,7 @@ class Signals:
     text_cochange: float = 0.0
     breadth: float = 0.0
     text_breadth: float = 0.0
+    reach: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,10 +196,12 @@ def text_evidence(text_proximity: float, text_cochange: float, w: Weights = DEFA
     return w.text_proximity * text_proximity + w.text_cochange * text_cochange
 
 
-def file_value(best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
+def file_value(
+    best: float, breadth: float, pagerank: float, reach: float = 0.0, w: Weights = DEFAULT_WEIGHTS
+) -> float:
     """The file part from its best anchor's evidence (with its centrality), the other anchors'
-    summed evidence and the PageRank."""
-    return best + w.breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank
+    summed evidence, the PageRank and the reach."""
+    return best + w.breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank + w.reach * reach
 
 
 def text_value(text: float, best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
@@ -203,7 +215,7 @@ def file_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
     if not scale.has_file:
         return 0.0
     best = evidence(s.proximity, s.cochange, s.focus, w) + w.centrality * s.centrality
-    return file_value(best, s.breadth, s.pagerank, w)
+    return file_value(best, s.breadth, s.pagerank, s.reach, w)
 
 
 def text_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
@@ -264,6 +276,7 @@ def components(s: Signals, scale: Scale = Scale(), w: Weights = DEFAULT_WEIGHTS)
         text_breadth=round(s.text_breadth, 6),
         file_part=round(fp, 6),
         text_part=round(tp, 6),
+        reach=round(s.reach, 6),
     )
 
 
@@ -279,6 +292,7 @@ def sort_key(score_: float, c: ScoreComponents, updated_at: float, text: str) ->
         -c.relevance,
         -c.proximity,
         -c.cochange,
+        -c.reach,
         -c.text,
         -c.text_proximity,
         -c.text_cochange,

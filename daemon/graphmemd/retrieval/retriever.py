@@ -122,6 +122,9 @@ class _Walks:
     treached: dict[str, _Reach]
     signals: dict[str, CoSignal]
     tsignals: dict[str, CoSignal]
+    share: Callable[[str], float]
+    #: the file part's seeds and their files (a node in them does not count for reach)
+    inside: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -334,6 +337,29 @@ class Retriever:
                         extra.extend(fnode.symbol_ids)
         return signals, extra
 
+    def _share(self, g: GraphReader) -> Callable[[str], float]:
+        """How often a symbol node changes when its file does (``CoChange.symbol_share``; each
+        repository's co-change read once per query)."""
+        cos: dict[str, CoChange | None] = {}
+
+        def share(node: str) -> float:
+            s = g.symbols.get(node)
+            if s is None:
+                return 0.0
+            co = cos.get(s.repo_id)
+            if s.repo_id not in cos:
+                co = cos[s.repo_id] = self.cochange.get(s.repo_id) if self.cochange is not None else None
+            return co.symbol_share(f"{s.path}::{s.name}") if co is not None else 0.0
+
+        return share
+
+    @classmethod
+    def _inside(cls, g: GraphReader, seeds: Sequence[str]) -> frozenset[str]:
+        """The seeds and the files they are in: the opened code, whose own co-change with
+        itself says nothing (reach counts the code outside it)."""
+        files = {cls._file_of(g, s) for s in seeds}
+        return frozenset(seeds) | {f for f in files if f is not None}
+
     @staticmethod
     def _file_of(g: GraphReader, node: str) -> str | None:
         s = g.symbols.get(node)
@@ -398,6 +424,8 @@ class Retriever:
                 walk(g, tseeds.nodes, hops) if tseeds.nodes else {},
                 signals,
                 tsignals,
+                self._share(g),
+                self._inside(g, seeds.nodes) if signals else frozenset(),  # reach needs co-change
             )
             cands = self._candidates(g, repos, w, extra + textra, text_scores)
             excluded = 0
@@ -413,13 +441,16 @@ class Retriever:
         """What ``node`` says for the query, from both parts' walks and co-change."""
         r, tr = w.reached.get(node), w.treached.get(node)
         file_of = lambda n: self._file_of(g, n)  # noqa: E731
+        share = w.share
+        outside = bool(w.signals) and node not in w.inside and (self._file_of(g, node) or "") not in w.inside
         return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
-            cochange=node_signal(w.signals, node, file_of) if w.signals else None,
+            cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,
             focus=self._focus(g, node, w.seeds.focus),
             centrality=ranking.centrality(g.degree(node)),
             text_proximity=tr[4] if tr is not None else 0.0,
-            text_cochange=node_signal(w.tsignals, node, file_of) if w.tsignals else None,
+            text_cochange=node_signal(w.tsignals, node, file_of, share) if w.tsignals else None,
+            outside=outside,
         )
 
     def _candidates(
