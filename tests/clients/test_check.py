@@ -286,18 +286,20 @@ def test_the_pre_commit_hook_runs_under_pre_commit(followed: dict[str, Any], rep
     assert re.search(r"CLAUDE\.md:\d+:\d+: dangling", out.stdout), out.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue-29 daemon: after `git mv pkg src/pkg` a running daemon reports every reference into the "
-    "package dangling ('`pkg.fields` was renamed to `fields`') while a cold index finds nothing",
-)
 def test_a_package_move_into_src_changes_nothing_with_or_without_a_daemon() -> None:
+    """``git mv pkg src/pkg`` under a running daemon: the references still resolve (``pkg.fields``
+    through a relative re-export, ``pub.fields`` through an absolute import that resolves only
+    once ``src/`` is an import root), so neither the daemon nor a cold index reports anything;
+    the move is no rename of the symbols the text names."""
     repo = short_tmp("gmmv") / "repo"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "docs").mkdir()
+    for d in ("pkg", "pub", "docs"):
+        (repo / d).mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text("from .mod import fields\n")
     (repo / "pkg" / "mod.py").write_text("def fields(cls):\n    return cls\n\n\ndef other():\n    return 1\n")
-    (repo / "docs" / "api.rst").write_text("API\n===\n\nUse :func:`pkg.fields` to list them, or `pkg.other`.\n")
+    (repo / "pub" / "__init__.py").write_text("from pkg import fields\n")
+    (repo / "docs" / "api.rst").write_text(
+        "API\n===\n\nUse :func:`pkg.fields` to list them, or `pkg.other`.\n\nPublic: :func:`pub.fields`.\n"
+    )
     git(repo, "init", "-q")
     commit_all(repo, "a package and its docs")
     home = short_tmp()
@@ -306,9 +308,20 @@ def test_a_package_move_into_src_changes_nothing_with_or_without_a_daemon() -> N
         assert findings(check(home, repo, "--format", "json")) == []
         (repo / "src").mkdir()
         git(repo, "mv", "pkg", "src/pkg")
-        commit_all(repo, "the package moves into src/")
+        git(repo, "mv", "pub", "src/pub")
+        commit_all(repo, "the packages move into src/")
         alone = check(short_tmp(), repo, "--format", "json")
         assert findings(alone) == []  # a cold index: the references still resolve
         assert findings(check(home, repo, "--format", "json")) == []
+        # and a real rename after the move is still reported, with its new name
+        edit(repo / "src" / "pkg" / "mod.py", "def other(", "def another(")
+        commit_all(repo, "other is renamed")
+        (got,) = findings(check(home, repo, "--format", "json"))
+        assert (got["text"], got["state"], got["renamed_to"]) == (
+            "pkg.other",
+            "REFERENCE_STATE_DANGLING",
+            "src/pkg/mod.py::another",
+        ), got
+        assert findings(check(short_tmp(), repo, "--format", "json")) != []
     finally:
         daemon.stop()

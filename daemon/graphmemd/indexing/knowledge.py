@@ -105,11 +105,15 @@ class KnowledgeKeeper:
 
     # ------------------------------------------------------------------ passes
 
-    def full_pass(self, rt: RepoRuntime, docs: list[WalkedDoc], head_moved: bool) -> int:
-        """After a full walk: read the knowledge files that changed, drop the ones gone."""
+    def full_pass(
+        self, rt: RepoRuntime, docs: list[WalkedDoc], head_moved: bool, delta: GraphDelta | None = None
+    ) -> int:
+        """After a full walk: read the knowledge files that changed or name code the pass
+        renamed, moved or removed (``_touched``), drop the ones gone."""
         present = {d.path for d in docs}
         gone = (self._memory.book.knowledge_files(rt.id) | set(rt.doc_stats)) - present
-        todo = [d.path for d in docs if rt.doc_stats.get(d.path) != _stat(d.abs_path)]
+        touched = self._touched(rt, delta)
+        todo = [d.path for d in docs if d.path in touched or rt.doc_stats.get(d.path) != _stat(d.abs_path)]
         n = self._sync(rt, todo, gone)
         if head_moved:
             n += self.refresh_commits(rt)
@@ -118,17 +122,36 @@ class KnowledgeKeeper:
     def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
         """After a watcher batch: read the changed knowledge files, drop the removed ones,
         and read again the files naming what the batch's code added (a name written before
-        its code: it resolves now)."""
+        its code: it resolves now) or renamed, moved or removed (``_touched``)."""
         fresh = (ModelChange.ADDED, ModelChange.RENAMED)
         added = (
             {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh} if delta else set()
         )
         waiting = self._unresolved.get(rt.id, {})
         named = {path for path, names in waiting.items() if names & added}
-        todo = (changes.changed | named) - changes.removed
+        todo = (changes.changed | named | self._touched(rt, delta)) - changes.removed
         if not todo and not changes.removed:
             return 0
         return self._sync(rt, sorted(todo), changes.removed - changes.changed)
+
+    def _touched(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
+        """The knowledge files with a unit anchored to code ``delta`` renamed, moved or removed.
+
+        Memory follows the rename of an anchor with a RENAMED reason (the text still says the
+        old name); whether the name as written still names that code (``pkg.fields`` after
+        ``pkg/`` moved to ``src/pkg/``), or now names other code, only resolving it again tells."""
+        if delta is None or delta.cold:
+            return set()
+        ids = {file_id(rt.id, p) for p in delta.removed}
+        for c in delta.changes:
+            if c.kind is ModelChange.RENAMED and c.new is not None:
+                ids.add(c.new.id)
+            elif c.kind is ModelChange.REMOVED and c.old is not None:
+                ids.add(c.old.id)
+        if not ids:
+            return set()
+        hit = self._memory.book.anchored_in(dict.fromkeys(ids))
+        return {o.knowledge.path for obs in hit.values() for o in obs if o.knowledge is not None and o.repo_id == rt.id}
 
     def sync_paths(self, rt: RepoRuntime, paths: Iterable[str]) -> int:
         """Read these knowledge files now (a shared note just written)."""
@@ -300,7 +323,9 @@ class KnowledgeKeeper:
         if res is not None:
             key = res.symbol.id if res.symbol is not None else f"{ctx.rt.id}:{res.path}"
             if unchanged and before is not None and before.anchor_key == key:
-                return replace(before.finding, ref=ref)
+                # the name as written still names the code its anchor followed: no rename of it
+                kept = tuple(r for r in before.finding.reasons if r.change is not ChangeKind.RENAMED)
+                return replace(before.finding, ref=ref, reasons=kept)
             anchor, reasons = ctx.history.baseline(res, when)
             return RefFinding(ref, anchor, reasons)
         if before is not None:  # it named code before: dangling now
