@@ -325,3 +325,47 @@ def test_a_package_move_into_src_changes_nothing_with_or_without_a_daemon() -> N
         assert findings(check(short_tmp(), repo, "--format", "json")) != []
     finally:
         daemon.stop()
+
+
+def test_an_alias_by_assignment_and_a_star_import_are_followed_with_or_without_a_daemon() -> None:
+    """attrs renamed ``attributes`` to ``attrs`` and kept ``attributes = attrs``: the name still
+    imports, so a document naming ``pkg.attributes`` is not dangling. ``pub.validators``
+    re-exports ``pkg.validators`` with ``import *``: a validator removed there is dangling under
+    its re-exported name too — a paragraph written before the removal, with a running daemon
+    and with a one-shot check; and so is one found only at the commit the paragraph was
+    written (a cold check has nothing before)."""
+    repo = short_tmp("gmal") / "repo"
+    for d in ("pkg", "pub", "docs"):
+        (repo / d).mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("from ._make import attributes\n")
+    (repo / "pkg" / "_make.py").write_text("def attributes(cls):\n    return cls\n")
+    (repo / "pkg" / "validators.py").write_text(
+        '__all__ = ["instance_of", "provides"]\n\n\ndef instance_of(t):\n    return t\n\n\n'
+        "def provides(i):\n    return i\n"
+    )
+    (repo / "pub" / "__init__.py").write_text("")
+    (repo / "pub" / "validators.py").write_text("from pkg.validators import *  # noqa\n")
+    (repo / "docs" / "api.md").write_text(
+        "# API\n\nDecorate with `pkg.attributes`.\n\nCheck with `pub.validators.instance_of`.\n\n"
+        "Or `pub.validators.provides`.\n"
+    )
+    git(repo, "init", "-q")
+    commit_all(repo, "a package and its docs")
+    home = short_tmp()
+    daemon = spawn_daemon(home, [repo])
+    try:
+        assert findings(check(home, repo, "--format", "json")) == []
+        (repo / "pkg" / "_make.py").write_text("def attrs(cls):\n    return cls\n\n\nattributes = attrs\n")
+        edit(repo / "pkg" / "__init__.py", "import attributes", "import attributes, attrs")
+        commit_all(repo, "attributes is renamed attrs; the old name stays an alias")
+        assert findings(check(short_tmp(), repo, "--format", "json")) == []
+        assert findings(check(home, repo, "--format", "json")) == []
+        edit(repo / "pkg" / "validators.py", "def provides(i):\n    return i\n", "")
+        edit(repo / "pkg" / "validators.py", ', "provides"', "")
+        commit_all(repo, "provides is removed")
+        for out in (check(home, repo, "--format", "json"), check(short_tmp(), repo, "--format", "json")):
+            (got,) = findings(out)
+            assert (got["text"], got["state"]) == ("pub.validators.provides", "REFERENCE_STATE_DANGLING"), got
+            assert "removed" in got["reason"], got
+    finally:
+        daemon.stop()

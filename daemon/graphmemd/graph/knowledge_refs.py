@@ -25,7 +25,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from graphmemd.graph.model import SymbolInfo, SymbolKind
 from graphmemd.graph.symbol_match import close_matches
@@ -101,6 +101,20 @@ def _no_imports(path: str) -> Sequence[str]:
     return ()
 
 
+class Exports(Protocol):
+    """What a file exports by name, as the code's resolution sees it
+    (``graph.resolution.resolver.Exports``): definitions, aliases bound by value, re-exports
+    and ``import *``."""
+
+    def holds(self, path: str) -> bool:
+        """Whether the resolution knows the file."""
+        ...
+
+    def exported(self, path: str, dotted: str) -> tuple[str, str] | None:
+        """The ``(path, qualname)`` the file exports as ``dotted``; None for nothing."""
+        ...
+
+
 class RefIndex:
     """Symbols and files of one repository, indexed for reference resolution."""
 
@@ -109,10 +123,12 @@ class RefIndex:
         symbols: Iterable[SymbolInfo],
         paths: Iterable[str],
         imports: Callable[[str], Sequence[str]] = lambda p: (),
+        exports: Exports | None = None,
     ) -> None:
         self.symbols = [s for s in symbols]
         self.paths = set(paths)
         self._imports = imports
+        self._exports = exports
         self._quals: dict[str, dict[str, SymbolInfo]] = defaultdict(dict)
         self._by_last: dict[str, list[SymbolInfo]] = defaultdict(list)
         self._modules: dict[tuple[str, ...], set[str]] = defaultdict(set)  # a module's own file
@@ -129,6 +145,11 @@ class RefIndex:
                 self._modules[key].add(p)
             for key in package:
                 self._packages[key].add(p)
+
+    def as_of(self, symbols: Iterable[SymbolInfo], paths: Iterable[str]) -> RefIndex:
+        """The repository with other symbols (the code as it was at some commit) and files,
+        its files importing what they import now (no export lookup: that reads the code now)."""
+        return RefIndex(symbols, self.paths | set(paths), self._imports)
 
     # ------------------------------------------------------------------ names
 
@@ -213,7 +234,9 @@ class RefIndex:
         )
 
     def _in_file(self, path: str, rest: str, depth: int) -> SymbolInfo | None:
-        """``rest`` defined in ``path``, or in a file it imports (``depth`` levels: re-exports)."""
+        """``rest`` defined in ``path``, or (``depth`` > 0) exported by it: as the code's
+        resolution sees the file when it knows it (aliases, re-exports, ``import *``), else
+        defined in a file it imports (``depth`` levels)."""
         key = (path, rest, depth)
         if key in self._memo:
             return self._memo[key]
@@ -222,7 +245,11 @@ class RefIndex:
         stem = posixpath.splitext(posixpath.basename(path))[0]
         s = quals.get(rest) or quals.get(f"{stem}.{rest}")
         if s is None and depth > 0:
-            s = next((f for i in self._imports(path) if (f := self._in_file(i, rest, depth - 1)) is not None), None)
+            if self._exports is not None and self._exports.holds(path):
+                got = self._exports.exported(path, rest)
+                s = self._quals.get(got[0], {}).get(got[1]) if got is not None else None
+            else:
+                s = next((f for i in self._imports(path) if (f := self._in_file(i, rest, depth - 1)) is not None), None)
         self._memo[key] = s
         return s
 

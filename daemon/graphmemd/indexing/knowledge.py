@@ -173,7 +173,8 @@ class KnowledgeKeeper:
         now = time.time()
         git = GitHistory(rt.root)
         history = KnowledgeHistory(rt.id, git, self._pool, self._state, now)
-        return _Pass(rt, RefIndex(symbols, paths, imports), history, now, git.head)
+        index = RefIndex(symbols, paths, imports, rt.resolver.exports())  # (the indexer thread owns the resolver)
+        return _Pass(rt, index, history, now, git.head)
 
     def _sync(self, rt: RepoRuntime, paths: Iterable[str], gone: Iterable[str]) -> int:
         paths, gone = list(paths), list(gone)
