@@ -270,13 +270,12 @@ class KnowledgeKeeper:
         and the commit that last changed its lines; notes in ``ctx`` the old versions of
         code its references will need (read in one batch for the whole pass)."""
         plans: list[_Plan] = []
-        blame = None
+        blame = ctx.history.git.blame(doc.path) if doc.units else None
         for unit, (oid, prev) in zip(doc.units, previous, strict=True):
             unchanged = prev is not None and normalized(prev.text) == normalized(unit.text)
-            when: UnitCommit = None
-            if not unchanged:
-                blame = ctx.history.git.blame(doc.path) if blame is None else blame
-                when = unit_commit(blame, unit.start_line, unit.end_line)
+            # an unchanged unit too: what it names may have moved (a line link, a name now
+            # meaning other code) and is judged as written, like a cold index judges it
+            when = unit_commit(blame, unit.start_line, unit.end_line) if blame is not None else None
             plans.append((unit, oid, prev, unchanged, when))
             if when is None:
                 continue
