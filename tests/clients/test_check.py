@@ -369,3 +369,40 @@ def test_an_alias_by_assignment_and_a_star_import_are_followed_with_or_without_a
             assert "removed" in got["reason"], got
     finally:
         daemon.stop()
+
+
+def commit_at(repo: Path, message: str, when: int) -> str:
+    """Commit everything with author and committer time ``when`` (seconds); the new commit."""
+    date = f"@{when} +0000"
+    env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    for args in (["add", "-A"], ["commit", "-q", "-m", message]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_a_suspect_changed_twice_names_the_latest_commit_with_or_without_a_daemon() -> None:
+    """A function a paragraph mentions changes its body in two commits (a day apart): the
+    suspect names the latest commit (the newest change of its lines), through a running daemon
+    that saw the first change as in a cold check."""
+    repo = short_tmp("gmtw") / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("def fmt(x):\n    a = x\n    b = a\n    return b\n")
+    (repo / "README.md").write_text("# pkg\n\nFormat with `pkg.fmt()`.\n")
+    git(repo, "init", "-q")
+    day = 1_700_000_000
+    commit_at(repo, "a function and its readme", day)
+    home = short_tmp()
+    daemon = spawn_daemon(home, [repo])
+    try:
+        assert findings(check(home, repo, "--format", "json")) == []
+        edit(repo / "pkg" / "__init__.py", "a = x\n", "a = x + 1\n")
+        first = commit_at(repo, "first body change", day + 86_400)
+        (got,) = findings(check(home, repo, "--format", "json", "--fail-on", "stale"))
+        assert (got["state"], got["commit"]) == ("REFERENCE_STATE_SUSPECT", first), got
+        edit(repo / "pkg" / "__init__.py", "b = a\n", "b = a * 2\n")
+        latest = commit_at(repo, "second body change", day + 2 * 86_400)
+        for out in (check(home, repo, "--format", "json"), check(short_tmp(), repo, "--format", "json")):
+            (got,) = findings(out)
+            assert (got["state"], got["commit"]) == ("REFERENCE_STATE_SUSPECT", latest), got
+    finally:
+        daemon.stop()
