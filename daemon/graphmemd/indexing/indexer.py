@@ -312,7 +312,7 @@ class Indexer:
             rt.state = IndexState.READY
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
-        refacts = not only and self._new_facts(rt, {w.path for w in walked} - set(skipped))
+        refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
         delta = self._apply(
             rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
         )
@@ -402,7 +402,7 @@ class Indexer:
         prepared: dict[str, list[SymbolInfo]] = {}
         manifest = any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths)))
         layout = bool(removed) or any(p not in known for p in todo)  # files added or gone: roots may move
-        refacts = (manifest or layout) and self._new_facts(rt, (known - removed) | set(todo))
+        refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
         for out in self.pool().parse_many(sorted(todo.items())):
@@ -426,18 +426,6 @@ class Indexer:
         self.knowledge.batch(rt, docs, delta)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
-
-    def _new_facts(self, rt: RepoRuntime, paths: Iterable[str]) -> bool:
-        """Read the repository facts again for the files ``paths`` (a manifest changed —
-        go.mod, Cargo.toml, tsconfig.json, package.json, pyproject.toml, … — or files were
-        added or removed: a ``src/`` layout or a package directory may have appeared or gone);
-        True when they differ, and then the caller re-resolves every file (``_reresolve``)
-        once the delta is applied. Before the delta, so that its own files resolve with them."""
-        facts = facts_from_files(rt.root, paths)
-        if facts == rt.resolver.facts:
-            return False  # (and a warm restart's hand-over stays deferred)
-        self._hand_over(rt)
-        return rt.resolver.update_facts(facts)
 
     def _reresolve(self, rt: RepoRuntime) -> None:
         """The facts changed: every file of the repository is resolved again."""
@@ -556,3 +544,16 @@ def file_events(delta: GraphDelta, now: float) -> list[Event]:
         detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
         out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
     return out
+
+
+def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], None]) -> bool:
+    """Read the repository facts again for the files ``paths`` (a manifest changed — go.mod,
+    Cargo.toml, tsconfig.json, package.json, pyproject.toml, … — or files were added or
+    removed: a ``src/`` layout or a package directory may have appeared or gone). True when
+    they differ: they are set (before a delta, so that its own files resolve with them) and
+    the caller re-resolves every file once the delta is applied. ``hand_over`` runs first then."""
+    facts = facts_from_files(rt.root, paths)
+    if facts == rt.resolver.facts:
+        return False  # (and a warm restart's hand-over stays deferred)
+    hand_over()
+    return rt.resolver.update_facts(facts)
