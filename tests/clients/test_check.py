@@ -333,12 +333,17 @@ def test_an_alias_by_assignment_and_a_star_import_are_followed_with_or_without_a
     re-exports ``pkg.validators`` with ``import *``: a validator removed there is dangling under
     its re-exported name too — a paragraph written before the removal, with a running daemon
     and with a one-shot check; and so is one found only at the commit the paragraph was
-    written (a cold check has nothing before)."""
+    written (a cold check has nothing before); a name no symbol answers to is not confused with
+    one a module it imports defined."""
     repo = short_tmp("gmal") / "repo"
     for d in ("pkg", "pub", "docs"):
         (repo / d).mkdir(parents=True)
-    (repo / "pkg" / "__init__.py").write_text("from ._make import attributes\n")
-    (repo / "pkg" / "_make.py").write_text("def attributes(cls):\n    return cls\n")
+    (repo / "pkg" / "__init__.py").write_text("from . import setters\nfrom ._make import attributes, frozen\n")
+    (repo / "pkg" / "_make.py").write_text(
+        "from functools import partial\n\n\ndef attributes(cls):\n    return cls\n\n\n"
+        "frozen = partial(attributes)\n"
+    )
+    (repo / "pkg" / "setters.py").write_text("def frozen(a):\n    return a\n")
     (repo / "pkg" / "validators.py").write_text(
         '__all__ = ["instance_of", "provides"]\n\n\ndef instance_of(t):\n    return t\n\n\n'
         "def provides(i):\n    return i\n"
@@ -347,7 +352,7 @@ def test_an_alias_by_assignment_and_a_star_import_are_followed_with_or_without_a
     (repo / "pub" / "validators.py").write_text("from pkg.validators import *  # noqa\n")
     (repo / "docs" / "api.md").write_text(
         "# API\n\nDecorate with `pkg.attributes`.\n\nCheck with `pub.validators.instance_of`.\n\n"
-        "Or `pub.validators.provides`.\n"
+        "Or `pub.validators.provides`.\n\nFreeze with `pkg.frozen`.\n"
     )
     git(repo, "init", "-q")
     commit_all(repo, "a package and its docs")
@@ -355,17 +360,22 @@ def test_an_alias_by_assignment_and_a_star_import_are_followed_with_or_without_a
     daemon = spawn_daemon(home, [repo])
     try:
         assert findings(check(home, repo, "--format", "json")) == []
-        (repo / "pkg" / "_make.py").write_text("def attrs(cls):\n    return cls\n\n\nattributes = attrs\n")
+        edit(repo / "pkg" / "_make.py", "def attributes(cls):", "def attrs(cls):")
+        edit(repo / "pkg" / "_make.py", "frozen = partial(attributes)\n", "attributes = attrs\nfrozen = partial(attrs)\n")
         edit(repo / "pkg" / "__init__.py", "import attributes", "import attributes, attrs")
         commit_all(repo, "attributes is renamed attrs; the old name stays an alias")
         assert findings(check(short_tmp(), repo, "--format", "json")) == []
         assert findings(check(home, repo, "--format", "json")) == []
         edit(repo / "pkg" / "validators.py", "def provides(i):\n    return i\n", "")
         edit(repo / "pkg" / "validators.py", ', "provides"', "")
-        commit_all(repo, "provides is removed")
+        # ``pkg.frozen`` (a partial: no symbol) never named ``pkg.setters.frozen``: its rename is no finding
+        edit(repo / "pkg" / "setters.py", "def frozen(", "def _frozen(")
+        commit_all(repo, "provides is removed, setters.frozen made private")
         for out in (check(home, repo, "--format", "json"), check(short_tmp(), repo, "--format", "json")):
-            (got,) = findings(out)
-            assert (got["text"], got["state"]) == ("pub.validators.provides", "REFERENCE_STATE_DANGLING"), got
+            found = findings(out)
+            assert len(found) == 1, found
+            (got,) = found
+            assert (got["text"], got["state"]) == ("pub.validators.provides", "REFERENCE_STATE_DANGLING"), found
             assert "removed" in got["reason"], got
     finally:
         daemon.stop()

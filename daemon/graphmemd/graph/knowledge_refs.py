@@ -114,6 +114,10 @@ class Exports(Protocol):
         """The ``(path, qualname)`` the file exports as ``dotted``; None for nothing."""
         ...
 
+    def consulted(self, path: str, dotted: str) -> frozenset[str]:
+        """The files a lookup of ``dotted`` in the file looked into."""
+        ...
+
 
 class RefIndex:
     """Symbols and files of one repository, indexed for reference resolution."""
@@ -147,9 +151,25 @@ class RefIndex:
                 self._packages[key].add(p)
 
     def as_of(self, symbols: Iterable[SymbolInfo], paths: Iterable[str]) -> RefIndex:
-        """The repository with other symbols (the code as it was at some commit) and files,
-        its files importing what they import now (no export lookup: that reads the code now)."""
-        return RefIndex(symbols, self.paths | set(paths), self._imports)
+        """The repository with other symbols (the code as it was at some commit) among its
+        files and ``paths``; a package's names still what its ``__init__`` exports now."""
+        return RefIndex(symbols, self.paths | set(paths), exports=self._exports)
+
+    def origins(self, name: str, module: str = "") -> dict[str, str]:
+        """Where a dotted name that resolves to nothing would be defined, per the code's
+        resolution: each file a lookup of it in a module it names looked into (the module's
+        re-exports, its ``import *`` targets) -> the rest of the name to find there."""
+        out: dict[str, str] = {}
+        if self._exports is None:
+            return out
+        for candidate in ([f"{module}.{name}"] if module else []) + [name]:
+            segs = candidate.split(".")
+            for k in range(len(segs) - 1, 0, -1):
+                rest = ".".join(segs[k:])
+                for p in sorted(self._modules.get(tuple(segs[:k]), ())):
+                    for f in sorted(self._exports.consulted(p, rest) if self._exports.holds(p) else ()):
+                        out.setdefault(f, rest)  # (longest module first: its rest is the shortest)
+        return out
 
     # ------------------------------------------------------------------ names
 
@@ -218,11 +238,12 @@ class RefIndex:
         """``rest`` in the module's own file (or what it re-exports), else in a file of the
         package (directory) of that name."""
         hits: dict[str, SymbolInfo] = {}
-        for p in sorted(self._modules.get(module, ()), key=_path_order):
+        own = sorted(self._modules.get(module, ()), key=_path_order)
+        for p in own:
             s = self._in_file(p, rest, 2)
             if s is not None:
                 hits.setdefault(s.id, s)
-        if not hits:
+        if not hits and not any(self._namespace(p) for p in own):
             for p in sorted(self._packages.get(module, ()), key=_path_order):
                 s = self._in_file(p, rest, 0)
                 if s is not None:
@@ -232,6 +253,12 @@ class RefIndex:
         return self._unique(list(hits.values())) or Resolution(
             next(iter(hits.values())).path, next(iter(hits.values()))
         )
+
+    def _namespace(self, path: str) -> bool:
+        """Whether ``path`` is a Python package's ``__init__`` the code's resolution knows: the
+        package's names are then what it exports, not whatever its other files define."""
+        is_init = posixpath.basename(path) in ("__init__.py", "__init__.pyi")
+        return is_init and self._exports is not None and self._exports.holds(path)
 
     def _in_file(self, path: str, rest: str, depth: int) -> SymbolInfo | None:
         """``rest`` defined in ``path``, or (``depth`` > 0) exported by it: as the code's

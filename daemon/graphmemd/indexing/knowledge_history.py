@@ -95,7 +95,6 @@ class KnowledgeHistory:
         self._parsed: dict[str, list[SymbolInfo] | None] = {}  # "blob:path" -> symbols
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
-        self._unchanged_of: dict[str, list[SymbolInfo]] = {}
         self._scratch: Path | None = None
         #: old versions parsed (for the log)
         self.parses = 0
@@ -248,25 +247,17 @@ class KnowledgeHistory:
             return None
         parsed = self.old_symbols((when[0], old) for old in hits)
         then = [s for syms in parsed.values() for s in syms or ()]
-        found = RefIndex(then, hits).resolve_name(ref.target, ref.module, wanted(ref.role))
-        if found is None or found.symbol is None:
-            # a name re-exported by a module that did not change (``attrs.validators`` is
-            # ``from attr.validators import *``): the old definitions among today's other files
-            both = index_now.as_of(self._unchanged(when[0], index_now) + then, hits)
-            found = both.resolve_name(ref.target, ref.module, wanted(ref.role))
-            if found is None or found.symbol is None or found.symbol.path not in hits:
+        found = index_now.as_of(then, hits).resolve_name(ref.target, ref.module, wanted(ref.role))
+        o = found.symbol if found is not None else None
+        if o is None:
+            # re-exported by a module (``attrs.validators`` is ``from attr.validators import *``):
+            # defined then in a file the lookup of the name consults today
+            origins = index_now.origins(ref.target, ref.module)
+            o = next((s for s in then if origins.get(s.path) == s.qualname), None)
+            if o is None:
                 return None
-        o = found.symbol
         new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
         return self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
-
-    def _unchanged(self, commit: str, index_now: RefIndex) -> list[SymbolInfo]:
-        """Today's symbols of the files that did not change since ``commit`` (as they were then)."""
-        got = self._unchanged_of.get(commit)
-        if got is None:
-            changed = {p for _, old, new in self._olds(commit) for p in (old, new)}
-            got = self._unchanged_of[commit] = [s for s in index_now.symbols if s.path not in changed]
-        return got
 
     def gone(
         self, o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, when: UnitCommit, now: list[SymbolInfo]

@@ -297,6 +297,15 @@ class Exports:
         t = self._run.resolve_in_files((path,), dotted.split("."))
         return t if isinstance(t, tuple) else None
 
+    def consulted(self, path: str, dotted: str) -> frozenset[str]:
+        """The files a lookup of ``dotted`` in ``path`` looked into (the file, the modules it
+        re-exports the name from, its ``import *`` targets): where the name would be defined."""
+        if path not in self._files or not dotted:
+            return frozenset()
+        self._run.seen = set()
+        self._run.resolve_in_files((path,), dotted.split("."))
+        return frozenset(self._run.seen)
+
 
 def _last(base: str) -> str:
     """``pkg.mod.Base`` / ``Base[T]`` -> ``Base`` (the key of ``RepoResolver.subclasses``)."""
