@@ -11,8 +11,8 @@ A name is tried, in order, as:
 3. a qualified name or its dotted suffix (``AuthService.login``);
 4. a bare name (``hash_password``).
 
-A name that means several symbols resolves only when exactly one of them is outside the
-tests. A path resolves to the file (``src/app.py``; relative to the knowledge file, or a
+A name written without its module never means test code, and one that means several symbols
+resolves only when exactly one of them is outside the tests. A path resolves to the file (``src/app.py``; relative to the knowledge file, or a
 unique suffix), or with a line (``src/app.py#L42``) to the innermost symbol around it.
 Sphinx's ``currentmodule`` is tried as a prefix first. The same index is built over the
 current graph or over old parses of a file (what a reference named when it was written).
@@ -222,10 +222,12 @@ class RefIndex:
                 return found
         full = ".".join(segs)
         last = segs[-1]
-        by_qual = [
+        by_qual = [  # (a name written without its module never means test code)
             s
             for s in self._by_last.get(last, ())
-            if (s.qualname == full or s.qualname.endswith("." + full)) and (kinds is None or s.kind in kinds)
+            if (s.qualname == full or s.qualname.endswith("." + full))
+            and (kinds is None or s.kind in kinds)
+            and not is_test_path(s.path)
         ]
         if by_qual:
             return self._unique(by_qual)
