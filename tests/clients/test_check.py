@@ -416,3 +416,29 @@ def test_a_suspect_changed_twice_names_the_latest_commit_with_or_without_a_daemo
             assert (got["state"], got["commit"]) == ("REFERENCE_STATE_SUSPECT", latest), got
     finally:
         daemon.stop()
+
+
+def test_code_removed_and_back_in_a_later_batch_is_not_dangling_any_more() -> None:
+    """A checkout that moves ``pkg/`` to ``src/pkg/`` may reach the daemon as two batches (the
+    files removed, then added): the reference goes dangling in between, and resolves again
+    once the code is back."""
+    repo = short_tmp("gmbk") / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("def fields(cls):\n    return cls\n")
+    (repo / "docs" / "api.rst").write_text("API\n===\n\nUse :func:`pkg.fields` to list them.\n")
+    git(repo, "init", "-q")
+    commit_all(repo, "a package and its docs")
+    home = short_tmp()
+    daemon = spawn_daemon(home, [repo])
+    try:
+        assert findings(check(home, repo, "--format", "json")) == []
+        aside = repo.parent / "aside"
+        (repo / "pkg").rename(aside)
+        (gone,) = findings(check(home, repo, "--format", "json"))
+        assert gone["state"] == "REFERENCE_STATE_DANGLING", gone
+        (repo / "src").mkdir()
+        aside.rename(repo / "src" / "pkg")
+        assert findings(check(home, repo, "--format", "json")) == []
+    finally:
+        daemon.stop()

@@ -42,6 +42,7 @@ from graphmemd.memory.knowledge import RefFinding, UnitFinding, grade, unit_obse
 from graphmemd.memory.memory import Memory
 
 logger = logging.getLogger(__name__)
+_GONE = (ChangeKind.REMOVED, ChangeKind.RENAMED)
 
 
 @dataclass
@@ -84,7 +85,8 @@ class KnowledgeKeeper:
         self._pool = pool
         self._max_file_size = max_file_size
         self._configs: dict[str, bytes | None] = {}
-        #: repository -> knowledge file -> the last parts of the names in it that named nothing
+        #: repository -> knowledge file -> the last parts of the names in it that name nothing
+        #: now (never did, or dangling): read again when code of such a name appears
         self._unresolved: dict[str, dict[str, set[str]]] = {}
 
     # ------------------------------------------------------------------ selection
@@ -108,11 +110,12 @@ class KnowledgeKeeper:
     def full_pass(
         self, rt: RepoRuntime, docs: list[WalkedDoc], head_moved: bool, delta: GraphDelta | None = None
     ) -> int:
-        """After a full walk: read the knowledge files that changed or name code the pass
-        renamed, moved or removed (``_touched``), drop the ones gone."""
+        """After a full walk: read the knowledge files that changed, that name code the pass
+        renamed, moved or removed (``_touched``) or a name it added (``_awaiting``); drop the
+        ones gone."""
         present = {d.path for d in docs}
         gone = (self._memory.book.knowledge_files(rt.id) | set(rt.doc_stats)) - present
-        touched = self._touched(rt, delta)
+        touched = self._touched(rt, delta) | self._awaiting(rt, delta)
         todo = [d.path for d in docs if d.path in touched or rt.doc_stats.get(d.path) != _stat(d.abs_path)]
         n = self._sync(rt, todo, gone)
         if head_moved:
@@ -122,17 +125,25 @@ class KnowledgeKeeper:
     def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
         """After a watcher batch: read the changed knowledge files, drop the removed ones,
         and read again the files naming what the batch's code added (a name written before
-        its code: it resolves now) or renamed, moved or removed (``_touched``)."""
-        fresh = (ModelChange.ADDED, ModelChange.RENAMED)
-        added = (
-            {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh} if delta else set()
-        )
-        waiting = self._unresolved.get(rt.id, {})
-        named = {path for path, names in waiting.items() if names & added}
-        todo = (changes.changed | named | self._touched(rt, delta)) - changes.removed
+        its code, or code that came back in a later batch than its removal: it resolves now)
+        or renamed, moved or removed (``_touched``)."""
+        todo = (changes.changed | self._awaiting(rt, delta) | self._touched(rt, delta)) - changes.removed
         if not todo and not changes.removed:
             return 0
         return self._sync(rt, sorted(todo), changes.removed - changes.changed)
+
+    def _awaiting(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
+        """The knowledge files with a name that names nothing now and that ``delta`` added
+        (by its last part): a name written before its code, or code that comes back (a
+        checkout moving ``click/`` to ``src/click/`` may be seen as two batches: removed, added)."""
+        if delta is None:
+            return set()
+        waiting = self._unresolved.get(rt.id, {})
+        if delta.cold:  # no symbol diff (the repository had no code): anything may have come
+            return {path for path, names in waiting.items() if names}
+        fresh = (ModelChange.ADDED, ModelChange.RENAMED)
+        added = {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh}
+        return {path for path, names in waiting.items() if names & added}
 
     def _touched(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
         """The knowledge files with a unit anchored to code ``delta`` renamed, moved or removed.
@@ -140,8 +151,10 @@ class KnowledgeKeeper:
         Memory follows the rename of an anchor with a RENAMED reason (the text still says the
         old name); whether the name as written still names that code (``pkg.fields`` after
         ``pkg/`` moved to ``src/pkg/``), or now names other code, only resolving it again tells."""
-        if delta is None or delta.cold:
+        if delta is None:
             return set()
+        if delta.cold:  # no symbol diff: every unit anchored to code is judged again
+            return self._memory.book.knowledge_files(rt.id)
         ids = {file_id(rt.id, p) for p in delta.removed}
         for c in delta.changes:
             if c.kind is ModelChange.RENAMED and c.new is not None:
@@ -251,7 +264,9 @@ class KnowledgeKeeper:
             found = [(r, self._finding(ctx, doc.path, r, when, previous, unchanged)) for r in unit.refs]
             refs = [f for _, f in found if f is not None]
             missing = {
-                r.target.rsplit(".", 1)[-1] for r, f in found if f is None and r.target_kind is TargetKind.SYMBOL
+                r.target.rsplit(".", 1)[-1]
+                for r, f in found
+                if r.target_kind is TargetKind.SYMBOL and (f is None or any(x.change in _GONE for x in f.reasons))
             }
             if missing:
                 waiting.setdefault(doc.path, set()).update(missing)
