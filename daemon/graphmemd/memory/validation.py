@@ -59,6 +59,8 @@ _REPEATED_LIMITS: Final = {
     "lines": MAX_IMPORT_LINES,
     "files": 10_000,
     "paths": 10_000,
+    # EditContext: the notes a session's hooks have shown (the hook remembers its last 2,000)
+    "already_shown": 2_000,
 }
 _UINT_LIMITS: Final = {"hops": 6, "limit": 100_000, "token_budget": 10_000_000}
 
