@@ -361,7 +361,8 @@ def test_an_alias_by_assignment_and_a_star_import_are_followed_with_or_without_a
     try:
         assert findings(check(home, repo, "--format", "json")) == []
         edit(repo / "pkg" / "_make.py", "def attributes(cls):", "def attrs(cls):")
-        edit(repo / "pkg" / "_make.py", "frozen = partial(attributes)\n", "attributes = attrs\nfrozen = partial(attrs)\n")
+        aliased = "attributes = attrs\nfrozen = partial(attrs)\n"
+        edit(repo / "pkg" / "_make.py", "frozen = partial(attributes)\n", aliased)
         edit(repo / "pkg" / "__init__.py", "import attributes", "import attributes, attrs")
         commit_all(repo, "attributes is renamed attrs; the old name stays an alias")
         assert findings(check(short_tmp(), repo, "--format", "json")) == []

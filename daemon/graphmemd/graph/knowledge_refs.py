@@ -12,8 +12,9 @@ A name is tried, in order, as:
 4. a bare name (``hash_password``).
 
 A name written without its module never means test code, and one that means several symbols
-resolves only when exactly one of them is outside the tests. A path resolves to the file (``src/app.py``; relative to the knowledge file, or a
-unique suffix), or with a line (``src/app.py#L42``) to the innermost symbol around it.
+resolves only when exactly one of them is outside the tests. A path resolves to the file
+(``src/app.py``; relative to the knowledge file, or a unique suffix), or with a line
+(``src/app.py#L42``) to the innermost symbol around it.
 Sphinx's ``currentmodule`` is tried as a prefix first. The same index is built over the
 current graph or over old parses of a file (what a reference named when it was written).
 """
