@@ -38,6 +38,7 @@ SYMBOLS = [
     _sym("app/auth/crypto.py", "hash_password"),
     _sym("app/api/routes.py", "login"),
     _sym("tests/test_auth.py", "hash_password"),
+    _sym("tests/test_cli.py", "test_group.sub"),  # a nested function only a test defines
     _sym("src/attr/_make.py", "attrs"),
     _sym("server/handler.go", "Server.Start", SymbolKind.METHOD),
 ]
@@ -79,6 +80,7 @@ def test_what_does_not_resolve(index: RefIndex) -> None:
     assert index.resolve_name("attrs", want="module") is not None
     assert index.resolve_name("attrs", want="callable") is not None
     assert index.resolve_name("Flask.route", want="class") is None
+    assert index.resolve_name("sub") is None  # only test code defines it: a word, not a reference
 
 
 def test_paths_and_lines(index: RefIndex) -> None:

@@ -150,6 +150,9 @@ def test_front_matter_of_cursor_rules_is_not_read_as_text() -> None:
         ("x = 1", None),
         ("True", None),
         ("ab", None),
+        ("__repr__", None),  # a bare dunder is Python's protocol, no symbol of the repository
+        ("__init__()", None),
+        ("Attribute.__repr__", (TargetKind.SYMBOL, "Attribute.__repr__", 0)),
     ],
 )
 def test_which_code_spans_may_name_code(written: str, expected: tuple[TargetKind, str, int] | None) -> None:

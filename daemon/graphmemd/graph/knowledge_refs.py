@@ -11,9 +11,10 @@ A name is tried, in order, as:
 3. a qualified name or its dotted suffix (``AuthService.login``);
 4. a bare name (``hash_password``).
 
-A name that means several symbols resolves only when exactly one of them is outside the
-tests. A path resolves to the file (``src/app.py``; relative to the knowledge file, or a
-unique suffix), or with a line (``src/app.py#L42``) to the innermost symbol around it.
+A name written without its module never means test code, and one that means several symbols
+resolves only when exactly one of them is outside the tests. A path resolves to the file
+(``src/app.py``; relative to the knowledge file, or a unique suffix), or with a line
+(``src/app.py#L42``) to the innermost symbol around it.
 Sphinx's ``currentmodule`` is tried as a prefix first. The same index is built over the
 current graph or over old parses of a file (what a reference named when it was written).
 """
@@ -25,7 +26,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from graphmemd.graph.model import SymbolInfo, SymbolKind
 from graphmemd.graph.symbol_match import close_matches
@@ -101,6 +102,24 @@ def _no_imports(path: str) -> Sequence[str]:
     return ()
 
 
+class Exports(Protocol):
+    """What a file exports by name, as the code's resolution sees it
+    (``graph.resolution.resolver.Exports``): definitions, aliases bound by value, re-exports
+    and ``import *``."""
+
+    def holds(self, path: str) -> bool:
+        """Whether the resolution knows the file."""
+        ...
+
+    def exported(self, path: str, dotted: str) -> tuple[str, str] | None:
+        """The ``(path, qualname)`` the file exports as ``dotted``; None for nothing."""
+        ...
+
+    def consulted(self, path: str, dotted: str) -> frozenset[str]:
+        """The files a lookup of ``dotted`` in the file looked into."""
+        ...
+
+
 class RefIndex:
     """Symbols and files of one repository, indexed for reference resolution."""
 
@@ -109,10 +128,12 @@ class RefIndex:
         symbols: Iterable[SymbolInfo],
         paths: Iterable[str],
         imports: Callable[[str], Sequence[str]] = lambda p: (),
+        exports: Exports | None = None,
     ) -> None:
         self.symbols = [s for s in symbols]
         self.paths = set(paths)
         self._imports = imports
+        self._exports = exports
         self._quals: dict[str, dict[str, SymbolInfo]] = defaultdict(dict)
         self._by_last: dict[str, list[SymbolInfo]] = defaultdict(list)
         self._modules: dict[tuple[str, ...], set[str]] = defaultdict(set)  # a module's own file
@@ -129,6 +150,27 @@ class RefIndex:
                 self._modules[key].add(p)
             for key in package:
                 self._packages[key].add(p)
+
+    def as_of(self, symbols: Iterable[SymbolInfo], paths: Iterable[str]) -> RefIndex:
+        """The repository with other symbols (the code as it was at some commit) among its
+        files and ``paths``; a package's names still what its ``__init__`` exports now."""
+        return RefIndex(symbols, self.paths | set(paths), exports=self._exports)
+
+    def origins(self, name: str, module: str = "") -> dict[str, str]:
+        """Where a dotted name that resolves to nothing would be defined, per the code's
+        resolution: each file a lookup of it in a module it names looked into (the module's
+        re-exports, its ``import *`` targets) -> the rest of the name to find there."""
+        out: dict[str, str] = {}
+        if self._exports is None:
+            return out
+        for candidate in ([f"{module}.{name}"] if module else []) + [name]:
+            segs = candidate.split(".")
+            for k in range(len(segs) - 1, 0, -1):
+                rest = ".".join(segs[k:])
+                for p in sorted(self._modules.get(tuple(segs[:k]), ())):
+                    for f in sorted(self._exports.consulted(p, rest) if self._exports.holds(p) else ()):
+                        out.setdefault(f, rest)  # (longest module first: its rest is the shortest)
+        return out
 
     # ------------------------------------------------------------------ names
 
@@ -181,10 +223,12 @@ class RefIndex:
                 return found
         full = ".".join(segs)
         last = segs[-1]
-        by_qual = [
+        by_qual = [  # (a name written without its module never means test code)
             s
             for s in self._by_last.get(last, ())
-            if (s.qualname == full or s.qualname.endswith("." + full)) and (kinds is None or s.kind in kinds)
+            if (s.qualname == full or s.qualname.endswith("." + full))
+            and (kinds is None or s.kind in kinds)
+            and not is_test_path(s.path)
         ]
         if by_qual:
             return self._unique(by_qual)
@@ -197,11 +241,12 @@ class RefIndex:
         """``rest`` in the module's own file (or what it re-exports), else in a file of the
         package (directory) of that name."""
         hits: dict[str, SymbolInfo] = {}
-        for p in sorted(self._modules.get(module, ()), key=_path_order):
+        own = sorted(self._modules.get(module, ()), key=_path_order)
+        for p in own:
             s = self._in_file(p, rest, 2)
             if s is not None:
                 hits.setdefault(s.id, s)
-        if not hits:
+        if not hits and not any(self._namespace(p) for p in own):
             for p in sorted(self._packages.get(module, ()), key=_path_order):
                 s = self._in_file(p, rest, 0)
                 if s is not None:
@@ -212,8 +257,16 @@ class RefIndex:
             next(iter(hits.values())).path, next(iter(hits.values()))
         )
 
+    def _namespace(self, path: str) -> bool:
+        """Whether ``path`` is a Python package's ``__init__`` the code's resolution knows: the
+        package's names are then what it exports, not whatever its other files define."""
+        is_init = posixpath.basename(path) in ("__init__.py", "__init__.pyi")
+        return is_init and self._exports is not None and self._exports.holds(path)
+
     def _in_file(self, path: str, rest: str, depth: int) -> SymbolInfo | None:
-        """``rest`` defined in ``path``, or in a file it imports (``depth`` levels: re-exports)."""
+        """``rest`` defined in ``path``, or (``depth`` > 0) exported by it: as the code's
+        resolution sees the file when it knows it (aliases, re-exports, ``import *``), else
+        defined in a file it imports (``depth`` levels)."""
         key = (path, rest, depth)
         if key in self._memo:
             return self._memo[key]
@@ -222,7 +275,11 @@ class RefIndex:
         stem = posixpath.splitext(posixpath.basename(path))[0]
         s = quals.get(rest) or quals.get(f"{stem}.{rest}")
         if s is None and depth > 0:
-            s = next((f for i in self._imports(path) if (f := self._in_file(i, rest, depth - 1)) is not None), None)
+            if self._exports is not None and self._exports.holds(path):
+                got = self._exports.exported(path, rest)
+                s = self._quals.get(got[0], {}).get(got[1]) if got is not None else None
+            else:
+                s = next((f for i in self._imports(path) if (f := self._in_file(i, rest, depth - 1)) is not None), None)
         self._memo[key] = s
         return s
 

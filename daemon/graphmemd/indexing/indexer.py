@@ -311,11 +311,15 @@ class Indexer:
                 rt.n_edges = graph.edge_count(rt.id)
             rt.state = IndexState.READY
 
+        # a walk sees the layout as it is (``src/``, packages): the facts follow it
+        refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
         delta = self._apply(
             rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
         )
+        if refacts:
+            self._reresolve(rt)
         if not only:  # the knowledge files, once the code they name is in the graph
-            self.knowledge.full_pass(rt, docs, head_moved)
+            self.knowledge.full_pass(rt, docs, head_moved, delta)
         if delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
@@ -396,6 +400,9 @@ class Indexer:
             self.submit(Job("index", rt.id))
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
+        manifest = any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths)))
+        layout = bool(removed) or any(p not in known for p in todo)  # files added or gone: roots may move
+        refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
         for out in self.pool().parse_many(sorted(todo.items())):
@@ -412,20 +419,16 @@ class Indexer:
                     removed.add(out.path)
         self._sink.flush_cache(rt)
         delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared)
-        if delta is not None:
+        if refacts:
+            self._reresolve(rt)
+        if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         self.knowledge.batch(rt, docs, delta)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
-        if any(is_fact_file(rel) for rel in filter(None, map(rt.rel, paths))):
-            self._refresh_facts(rt)
 
-    def _refresh_facts(self, rt: RepoRuntime) -> None:
-        """A manifest (go.mod, Cargo.toml, tsconfig.json, package.json, pyproject.toml, …)
-        changed: read the repository facts again and, when they differ, re-resolve every file."""
-        self._hand_over(rt)
-        if not rt.resolver.update_facts(facts_from_files(rt.root, rt.resolver.paths())):
-            return
+    def _reresolve(self, rt: RepoRuntime) -> None:
+        """The facts changed: every file of the repository is resolved again."""
         replace_all_edges(rt, rt.resolver.all_edges(), self._state, self._store, self._writer)
         logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
@@ -541,3 +544,16 @@ def file_events(delta: GraphDelta, now: float) -> list[Event]:
         detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
         out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
     return out
+
+
+def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], None]) -> bool:
+    """Read the repository facts again for the files ``paths`` (a manifest changed — go.mod,
+    Cargo.toml, tsconfig.json, package.json, pyproject.toml, … — or files were added or
+    removed: a ``src/`` layout or a package directory may have appeared or gone). True when
+    they differ: they are set (before a delta, so that its own files resolve with them) and
+    the caller re-resolves every file once the delta is applied. ``hand_over`` runs first then."""
+    facts = facts_from_files(rt.root, paths)
+    if facts == rt.resolver.facts:
+        return False  # (and a warm restart's hand-over stays deferred)
+    hand_over()
+    return rt.resolver.update_facts(facts)

@@ -42,6 +42,7 @@ from graphmemd.memory.knowledge import RefFinding, UnitFinding, grade, unit_obse
 from graphmemd.memory.memory import Memory
 
 logger = logging.getLogger(__name__)
+_GONE = (ChangeKind.REMOVED, ChangeKind.RENAMED)
 
 
 @dataclass
@@ -84,7 +85,8 @@ class KnowledgeKeeper:
         self._pool = pool
         self._max_file_size = max_file_size
         self._configs: dict[str, bytes | None] = {}
-        #: repository -> knowledge file -> the last parts of the names in it that named nothing
+        #: repository -> knowledge file -> the last parts of the names in it that name nothing
+        #: now (never did, or dangling): read again when code of such a name appears
         self._unresolved: dict[str, dict[str, set[str]]] = {}
 
     # ------------------------------------------------------------------ selection
@@ -105,11 +107,16 @@ class KnowledgeKeeper:
 
     # ------------------------------------------------------------------ passes
 
-    def full_pass(self, rt: RepoRuntime, docs: list[WalkedDoc], head_moved: bool) -> int:
-        """After a full walk: read the knowledge files that changed, drop the ones gone."""
+    def full_pass(
+        self, rt: RepoRuntime, docs: list[WalkedDoc], head_moved: bool, delta: GraphDelta | None = None
+    ) -> int:
+        """After a full walk: read the knowledge files that changed, that name code the pass
+        renamed, moved or removed (``_touched``) or a name it added (``_awaiting``); drop the
+        ones gone."""
         present = {d.path for d in docs}
         gone = (self._memory.book.knowledge_files(rt.id) | set(rt.doc_stats)) - present
-        todo = [d.path for d in docs if rt.doc_stats.get(d.path) != _stat(d.abs_path)]
+        touched = self._touched(rt, delta) | self._awaiting(rt, delta)
+        todo = [d.path for d in docs if d.path in touched or rt.doc_stats.get(d.path) != _stat(d.abs_path)]
         n = self._sync(rt, todo, gone)
         if head_moved:
             n += self.refresh_commits(rt)
@@ -118,17 +125,46 @@ class KnowledgeKeeper:
     def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
         """After a watcher batch: read the changed knowledge files, drop the removed ones,
         and read again the files naming what the batch's code added (a name written before
-        its code: it resolves now)."""
-        fresh = (ModelChange.ADDED, ModelChange.RENAMED)
-        added = (
-            {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh} if delta else set()
-        )
-        waiting = self._unresolved.get(rt.id, {})
-        named = {path for path, names in waiting.items() if names & added}
-        todo = (changes.changed | named) - changes.removed
+        its code, or code that came back in a later batch than its removal: it resolves now)
+        or renamed, moved or removed (``_touched``)."""
+        todo = (changes.changed | self._awaiting(rt, delta) | self._touched(rt, delta)) - changes.removed
         if not todo and not changes.removed:
             return 0
         return self._sync(rt, sorted(todo), changes.removed - changes.changed)
+
+    def _awaiting(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
+        """The knowledge files with a name that names nothing now and that ``delta`` added
+        (by its last part): a name written before its code, or code that comes back (a
+        checkout moving ``click/`` to ``src/click/`` may be seen as two batches: removed, added)."""
+        if delta is None:
+            return set()
+        waiting = self._unresolved.get(rt.id, {})
+        if delta.cold:  # no symbol diff (the repository had no code): anything may have come
+            return {path for path, names in waiting.items() if names}
+        fresh = (ModelChange.ADDED, ModelChange.RENAMED)
+        added = {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh}
+        return {path for path, names in waiting.items() if names & added}
+
+    def _touched(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
+        """The knowledge files with a unit anchored to code ``delta`` renamed, moved or removed.
+
+        Memory follows the rename of an anchor with a RENAMED reason (the text still says the
+        old name); whether the name as written still names that code (``pkg.fields`` after
+        ``pkg/`` moved to ``src/pkg/``), or now names other code, only resolving it again tells."""
+        if delta is None:
+            return set()
+        if delta.cold:  # no symbol diff: every unit anchored to code is judged again
+            return self._memory.book.knowledge_files(rt.id)
+        ids = {file_id(rt.id, p) for p in delta.removed}
+        for c in delta.changes:
+            if c.kind is ModelChange.RENAMED and c.new is not None:
+                ids.add(c.new.id)
+            elif c.kind is ModelChange.REMOVED and c.old is not None:
+                ids.add(c.old.id)
+        if not ids:
+            return set()
+        hit = self._memory.book.anchored_in(dict.fromkeys(ids))
+        return {o.knowledge.path for obs in hit.values() for o in obs if o.knowledge is not None and o.repo_id == rt.id}
 
     def sync_paths(self, rt: RepoRuntime, paths: Iterable[str]) -> int:
         """Read these knowledge files now (a shared note just written)."""
@@ -150,7 +186,8 @@ class KnowledgeKeeper:
         now = time.time()
         git = GitHistory(rt.root)
         history = KnowledgeHistory(rt.id, git, self._pool, self._state, now)
-        return _Pass(rt, RefIndex(symbols, paths, imports), history, now, git.head)
+        index = RefIndex(symbols, paths, imports, rt.resolver.exports())  # (the indexer thread owns the resolver)
+        return _Pass(rt, index, history, now, git.head)
 
     def _sync(self, rt: RepoRuntime, paths: Iterable[str], gone: Iterable[str]) -> int:
         paths, gone = list(paths), list(gone)
@@ -227,7 +264,9 @@ class KnowledgeKeeper:
             found = [(r, self._finding(ctx, doc.path, r, when, previous, unchanged)) for r in unit.refs]
             refs = [f for _, f in found if f is not None]
             missing = {
-                r.target.rsplit(".", 1)[-1] for r, f in found if f is None and r.target_kind is TargetKind.SYMBOL
+                r.target.rsplit(".", 1)[-1]
+                for r, f in found
+                if r.target_kind is TargetKind.SYMBOL and (f is None or any(x.change in _GONE for x in f.reasons))
             }
             if missing:
                 waiting.setdefault(doc.path, set()).update(missing)
@@ -246,13 +285,12 @@ class KnowledgeKeeper:
         and the commit that last changed its lines; notes in ``ctx`` the old versions of
         code its references will need (read in one batch for the whole pass)."""
         plans: list[_Plan] = []
-        blame = None
+        blame = ctx.history.git.blame(doc.path) if doc.units else None
         for unit, (oid, prev) in zip(doc.units, previous, strict=True):
             unchanged = prev is not None and normalized(prev.text) == normalized(unit.text)
-            when: UnitCommit = None
-            if not unchanged:
-                blame = ctx.history.git.blame(doc.path) if blame is None else blame
-                when = unit_commit(blame, unit.start_line, unit.end_line)
+            # an unchanged unit too: what it names may have moved (a line link, a name now
+            # meaning other code) and is judged as written, like a cold index judges it
+            when = unit_commit(blame, unit.start_line, unit.end_line) if blame is not None else None
             plans.append((unit, oid, prev, unchanged, when))
             if when is None:
                 continue
@@ -300,7 +338,9 @@ class KnowledgeKeeper:
         if res is not None:
             key = res.symbol.id if res.symbol is not None else f"{ctx.rt.id}:{res.path}"
             if unchanged and before is not None and before.anchor_key == key:
-                return replace(before.finding, ref=ref)
+                # the name as written still names the code its anchor followed: no rename of it
+                kept = tuple(r for r in before.finding.reasons if r.change is not ChangeKind.RENAMED)
+                return replace(before.finding, ref=ref, reasons=kept)
             anchor, reasons = ctx.history.baseline(res, when)
             return RefFinding(ref, anchor, reasons)
         if before is not None:  # it named code before: dangling now

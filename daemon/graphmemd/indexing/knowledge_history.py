@@ -246,11 +246,16 @@ class KnowledgeHistory:
         if not hits:
             return None
         parsed = self.old_symbols((when[0], old) for old in hits)
-        old_index = RefIndex([s for syms in parsed.values() for s in syms or ()], hits)
-        found = old_index.resolve_name(ref.target, ref.module, wanted(ref.role))
-        if found is None or found.symbol is None:
-            return None
-        o = found.symbol
+        then = [s for syms in parsed.values() for s in syms or ()]
+        found = index_now.as_of(then, hits).resolve_name(ref.target, ref.module, wanted(ref.role))
+        o = found.symbol if found is not None else None
+        if o is None:
+            # re-exported by a module (``attrs.validators`` is ``from attr.validators import *``):
+            # defined then in a file the lookup of the name consults today
+            origins = index_now.origins(ref.target, ref.module)
+            o = next((s for s in then if origins.get(s.path) == s.qualname), None)
+            if o is None:
+                return None
         new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
         return self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
 

@@ -20,7 +20,7 @@ it replaces ``staleness.reevaluate`` for knowledge observations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -154,11 +154,20 @@ def _weak_body(o: Observation, a: Anchor, code: CodeView) -> bool:
     return s is not None and s.kind in CONTAINER_KINDS
 
 
-def grade(o: Observation, code: CodeView, now: float, commit: str, suspects: Sequence[StaleReason] = ()) -> Observation:
+def grade(
+    o: Observation,
+    code: CodeView,
+    now: float,
+    commit: str,
+    suspects: Sequence[StaleReason] = (),
+    changed_now: Collection[str] = (),
+) -> Observation:
     """A knowledge observation with its reasons, status and reference states recomputed
-    against ``code``. Reasons that persist keep their commit and time; a new one has the
-    commit "" until history names it (a live change is not committed yet); RENAMED stays
-    until the text is edited (the reference still says the old name)."""
+    against ``code``. Reasons that persist keep their commit and time, unless their symbol
+    changed again just now (``changed_now``: symbol ids); a new or renewed one has the commit
+    "" until history names it (a live change is not committed yet; then the latest change of
+    the symbol's lines, as a cold check names it); RENAMED stays until the text is edited
+    (the reference still says the old name)."""
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
     reasons = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
     for a in o.anchors:
@@ -167,7 +176,8 @@ def grade(o: Observation, code: CodeView, now: float, commit: str, suspects: Seq
             continue
         if r.change not in _DANGLING and generated(o):
             continue
-        reasons.append(previous.get((r.anchor_ref, r.change, ""), r))
+        again = a.kind is AnchorKind.SYMBOL and a.symbol_id in changed_now
+        reasons.append(r if again else previous.get((r.anchor_ref, r.change, ""), r))
     changed = {r.anchor_ref for r in reasons}
     deps = {(r.anchor_ref, r.dependency_id): r for r in o.stale_reasons}
     for r in suspects:  # a new one: its commit is named once the change is committed

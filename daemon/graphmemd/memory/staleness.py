@@ -9,7 +9,7 @@ causes, each with the event to publish; the shell (``memory.py``) journals and p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from graphmem.types import (
@@ -87,7 +87,12 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
 
 
 def reevaluate(
-    o: Observation, code: CodeView, now: float, commit: str, suspects: Sequence[StaleReason] = ()
+    o: Observation,
+    code: CodeView,
+    now: float,
+    commit: str,
+    suspects: Sequence[StaleReason] = (),
+    changed_now: Collection[str] = (),
 ) -> Observation:
     """The observation with status and reasons recomputed against the code.
 
@@ -98,9 +103,10 @@ def reevaluate(
     Status: STALE with any reason of its own anchors, else SUSPECT with a dependency reason,
     else FRESH (stale always wins). Archived and superseded observations keep their status
     (their reasons are still updated, for display). A unit of a knowledge file is graded
-    by ``knowledge.grade`` (a passing mention is a weaker anchor)."""
+    by ``knowledge.grade`` (a passing mention is a weaker anchor; ``changed_now``: the
+    symbols the delta changed, whose reasons name the latest change)."""
     if o.knowledge is not None:
-        return grade(o, code, now, commit, suspects)
+        return grade(o, code, now, commit, suspects, changed_now)
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
     reasons: list[StaleReason] = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
     for a in o.anchors:
@@ -240,6 +246,8 @@ def restale(
     touched; every observation of the repository for a cold delta), ``code`` being the code
     after the delta. Unchanged observations are left out."""
     renames = {c.old.id: c.new for c in delta.changes if c.kind is ModelChange.RENAMED and c.old is not None and c.new}
+    edited = (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED)
+    changed_now = {c.new.id for c in delta.changes if c.kind in edited and c.new is not None}
     by_node: dict[str, list[Impact]] = {}
     for i in delta.impacts:
         by_node.setdefault(i.dependent, []).append(i)
@@ -247,7 +255,7 @@ def restale(
     for o in candidates:
         base = rebase(o, delta, code) if delta.rebase else o
         moved = follow_renames(base, renames, now, commit)
-        new = reevaluate(moved, code, now, commit, _suspects(moved, by_node, now, commit))
+        new = reevaluate(moved, code, now, commit, _suspects(moved, by_node, now, commit), changed_now)
         if new != o:
             after = replace(new, updated_at=now)
             out.append(StateChange(o, after, event_for(o, after)))

@@ -127,6 +127,10 @@ class RepoResolver:
         """The resolved edges of every file."""
         return self.edges_for(self.files)
 
+    def exports(self) -> Exports:
+        """What the files export by name, as the resolution sees them (``Exports``)."""
+        return Exports(self)
+
     def dependents_of(self, paths: Iterable[str]) -> set[str]:
         """Files (other than ``paths``) whose resolution may change when ``paths`` change,
         appear or disappear. Call after ``set_file``/``remove_file`` of ``paths``."""
@@ -268,6 +272,39 @@ class RepoResolver:
         for k in new.keys:
             self._watchers.setdefault(k, set()).add(fi.path)
         return new
+
+
+class Exports:
+    """What a file exports under a dotted name, as one resolution run sees it: its own
+    definitions and their members, names bound by value (``attributes = attrs``), imports and
+    re-exports, ``from m import *`` (only ``__all__`` when declared). For questions asked by
+    name rather than by call (a documentation reference); memoised, so ask many in a row
+    and drop it when the resolver changes. Not thread-safe, like the resolver."""
+
+    def __init__(self, r: RepoResolver) -> None:
+        self._files = r.files
+        self._run = Pass(r)
+
+    def holds(self, path: str) -> bool:
+        """Whether the resolver knows ``path`` (a warm restart hands its files over later)."""
+        return path in self._files
+
+    def exported(self, path: str, dotted: str) -> tuple[str, str] | None:
+        """The symbol ``(path, qualname)`` the file ``path`` exports as ``dotted``
+        (``attributes``, ``Attribute.evolve``); None for nothing, or for a module."""
+        if path not in self._files or not dotted:
+            return None
+        t = self._run.resolve_in_files((path,), dotted.split("."))
+        return t if isinstance(t, tuple) else None
+
+    def consulted(self, path: str, dotted: str) -> frozenset[str]:
+        """The files a lookup of ``dotted`` in ``path`` looked into (the file, the modules it
+        re-exports the name from, its ``import *`` targets): where the name would be defined."""
+        if path not in self._files or not dotted:
+            return frozenset()
+        self._run.seen = set()
+        self._run.resolve_in_files((path,), dotted.split("."))
+        return frozenset(self._run.seen)
 
 
 def _last(base: str) -> str:

@@ -22,6 +22,7 @@ _NAME: Final = re.compile(rf"{_IDENT}(?:(?:\.|::|#|->){_IDENT})*")
 _CALL: Final = re.compile(r"\([^()]*\)$")
 _PATH_CHARS: Final = re.compile(r"[\w.\-/@+~]+")
 _LINE_SUFFIX: Final = re.compile(r"(?::(\d+)(?::\d+)?|#L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?)$")
+_DUNDER: Final = re.compile(r"__\w+__")
 _FRAGMENT_LINE: Final = re.compile(r"^L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
 #: file extensions of the languages graphmem parses, and of knowledge files (a link to one)
 CODE_EXTENSIONS: Final = frozenset(
@@ -68,8 +69,8 @@ def classify_code(text: str) -> tuple[TargetKind, str, int] | None:
     name = clean_name(s)
     if name is None:
         return None
-    if "." not in name and (name in NOT_CODE or len(name) < 3):
-        return None
+    if "." not in name and (name in NOT_CODE or len(name) < 3 or _DUNDER.fullmatch(name)):
+        return None  # a bare dunder (``__repr__``) is Python's protocol, not one symbol of the code
     return TargetKind.SYMBOL, name, 0
 
 
