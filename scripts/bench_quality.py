@@ -52,7 +52,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +61,7 @@ from graphmem.errors import InvalidArgument
 from graphmem.types import Category
 from graphmemd.retrieval.cochange import CoChange, parse_log
 from graphmemd.retrieval.cochange_git import CoChangeMiner
+from recall_baselines import BM25
 
 BUNDLE = ROOT.parent / "shared" / "corpora" / "click.bundle"
 if not BUNDLE.exists():
@@ -298,33 +299,6 @@ def make_queries(tasks: list[Task], notes: list[Note]) -> list[Query]:
 
 
 # ----------------------------------------------------------------------------- baselines
-
-
-class BM25:
-    def __init__(self, docs: dict[str, list[str]], k1: float = 1.2, b: float = 0.75) -> None:
-        self.docs = {i: Counter(ws) for i, ws in docs.items()}
-        self.len = {i: len(ws) for i, ws in docs.items()}
-        self.avg = sum(self.len.values()) / max(1, len(self.len))
-        df: Counter[str] = Counter()
-        for c in self.docs.values():
-            df.update(c.keys())
-        n = len(self.docs)
-        self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
-        self.k1, self.b = k1, b
-
-    def scores(self, query: Iterable[str]) -> dict[str, float]:
-        q = set(query)
-        out: dict[str, float] = {}
-        for i, tf in self.docs.items():
-            s = 0.0
-            for w in q:
-                f = tf.get(w)
-                if f:
-                    norm = self.k1 * (1 - self.b + self.b * self.len[i] / self.avg)
-                    s += self.idf[w] * f * (self.k1 + 1) / (f + norm)
-            if s:
-                out[i] = s
-        return out
 
 
 def file_cochange(repo: Path, split: str, alias: dict[str, str]) -> dict[str, Counter[str]]:
