@@ -77,8 +77,13 @@ class DaemonProc:
                         return
             except GraphMemError:
                 pass
+            if self.proc.poll() is not None:
+                break  # it exited (an import error, a bad store): no point waiting out the deadline
             time.sleep(0.05)
-        raise RuntimeError("daemon did not become healthy")
+        self.proc.kill()  # a daemon that never became healthy is not left running
+        self.proc.wait()
+        self.sampler.close()
+        raise RuntimeError(f"daemon did not become healthy (exit code {self.proc.returncode})")
 
     def _start_marks(self) -> None:
         """Record when the daemon reports INDEX_QUERYABLE / INDEX_DURABLE (from the start of
