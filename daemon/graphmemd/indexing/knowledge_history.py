@@ -197,8 +197,8 @@ class KnowledgeHistory:
         if old is None:
             return now, ()
         anchor = replace(now, signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
-        r = evaluate_anchor(anchor, self.code, self.now, self.change_commit(s, when))
-        return anchor, (r,) if r is not None else ()
+        r = evaluate_anchor(anchor, self.code, self.now, "")
+        return anchor, (replace(r, commit=self.change_commit(s, when)),) if r is not None else ()
 
     def changed(self, path: str, when: tuple[str, int]) -> bool:
         """Whether ``path`` changed after commit ``when`` (a commit of the same second that
@@ -222,15 +222,49 @@ class KnowledgeHistory:
         return False
 
     def change_commit(self, s: SymbolInfo, when: UnitCommit) -> str:
-        """The newest commit after ``when`` among the symbol's lines ("" when one of them is
-        not committed, or nothing is known)."""
+        """The commit after ``when`` that gave ``s`` the fingerprints it has now: a binary
+        search over the commits that touched its file (followed through renames), each
+        version parsed once, for the first whose ``s`` has today's signature and body — so an
+        edit of a docstring or a comment since is not named, and a daemon that saw the change
+        live names the same commit as a cold check. "" when one of its lines is not committed
+        (a live change); the newest commit among its lines when the search finds nothing."""
         blame = self.git.blame(s.path)
         lines = [blame.get(n) for n in range(s.start_line, s.end_line + 1)]
         if not blame or any(b is not None and not b.committed for b in lines):
             return ""
+        commits = self._commits_to(s.path, when)
+        lo, hi, parses, found = 0, len(commits) - 1, 0, ""
+        while lo <= hi and parses < MAX_BISECT_PARSES:
+            mid = (lo + hi) // 2
+            syms = self.old_symbols([commits[mid]])[commits[mid]] or []
+            parses += 1
+            then = next((o for o in syms if o.qualname == s.qualname and o.kind is s.kind), None)
+            if then is not None and (then.sig_hash, then.body_hash) == (s.sig_hash, s.body_hash):
+                found, hi = commits[mid][0], mid - 1
+            else:
+                lo = mid + 1
+        if found:
+            return found
         since, own = (when[1], when[0]) if when is not None else (-1, "")
         newer = [b for b in lines if b is not None and (b.time > since or (b.time == since and b.commit != own))]
         return max(newer, key=lambda b: b.time).commit if newer else ""
+
+    def _commits_to(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
+        """(commit, the file's path then) for each commit after ``when`` that made the file
+        what it is now at ``path``, oldest first, following its renames backwards."""
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        out: list[tuple[str, str]] = []
+        current = path
+        for c in self.git.timeline():  # newest first
+            if c.time < since or c.commit == own:
+                continue
+            for status, old, new in c.changes:
+                if new == current:
+                    out.append((c.commit, current))
+                    current = old if status == "R" else current
+                    break
+        out.reverse()
+        return out
 
     # ------------------------------------------------------------------ dangling references
 
