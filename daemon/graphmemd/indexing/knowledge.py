@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from graphmem.types import Anchor, AnchorKind, ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
+from graphmem.types import AnchorKind, ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
 
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.graphstate import GraphState
@@ -356,10 +356,10 @@ class KnowledgeKeeper:
                 return replace(before.finding, ref=ref, reasons=kept)
             anchor, reasons = ctx.history.baseline(res, when)
             return RefFinding(ref, anchor, reasons)
-        if before is not None and not _exists(ctx, before.finding.anchor):  # it named code before: gone now
+        if before is not None and _gone(ctx, before):  # it named code before: dangling now
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target))
-        # (code still there that the name no longer reaches — now ambiguous, say — is judged
-        # as a cold check judges it: from what the name means now and meant when written)
+        # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
+        # is judged as a cold check judges it: from what the name means now and meant when written)
         if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module):
             return None  # several symbols answer to it now: ambiguous, not gone
         got = ctx.history.named_at(ref, when, ctx.index)
@@ -430,11 +430,16 @@ def _before(previous: Observation, ref: TextRef) -> _Before | None:
     return _Before(key, RefFinding(ref, anchor, reasons, match.close_matches))
 
 
-def _exists(ctx: _Pass, anchor: Anchor) -> bool:
-    """Whether the code ``anchor`` follows is in the graph now (its symbol, or its file)."""
+def _gone(ctx: _Pass, before: _Before) -> bool:
+    """Whether the code a reference's previous anchor followed is gone from the graph (its
+    symbol, or its file), or was renamed or moved (memory followed it: the text still says
+    the old name)."""
+    if any(r.change in _GONE for r in before.finding.reasons):
+        return True
+    anchor = before.finding.anchor
     if anchor.kind is AnchorKind.SYMBOL:
-        return ctx.history.code.symbol(anchor.symbol_id) is not None
-    return anchor.path in ctx.index.paths
+        return ctx.history.code.symbol(anchor.symbol_id) is None
+    return anchor.path not in ctx.index.paths
 
 
 def _keep_history(o: Observation, previous: Observation) -> Observation:
