@@ -502,3 +502,43 @@ def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> N
         ], alone
     finally:
         daemon.stop()
+
+
+def test_a_name_its_package_no_longer_imports_is_dangling_with_or_without_a_daemon() -> None:
+    """click made ``get_text_stream`` private (``utils._get_text_stream``) and dropped it from
+    ``click/__init__.py`` (only a deprecation ``__getattr__`` serves it): ``click.get_text_stream``
+    in a document no longer resolves. A package's names are what its ``__init__`` exports, so
+    the name is looked for in the imports of the ``__init__`` as the paragraph was written: it
+    named ``utils.get_text_stream`` then, renamed to ``_get_text_stream`` since — for a cold
+    check as for a daemon that followed the commit."""
+    repo = short_tmp("gmin") / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    init = repo / "pkg" / "__init__.py"
+    init.write_text("from .utils import echo as echo\nfrom .utils import get_text_stream as get_text_stream\n")
+    utils = repo / "pkg" / "utils.py"
+    utils.write_text(
+        "def echo(message):\n    return message\n\n\n"
+        "def get_text_stream(name):\n    stream = open(name)\n    return stream\n"
+    )
+    (repo / "README.md").write_text("# pkg\n\nUse `pkg.echo` or `pkg.get_text_stream`.\n")
+    git(repo, "init", "-q")
+    commit_all(repo, "a package and its readme")
+    home = short_tmp()
+    daemon = spawn_daemon(home, [repo])
+    try:
+        assert findings(check(home, repo, "--format", "json")) == []
+        edit(utils, "def get_text_stream(", "def _get_text_stream(")
+        init.write_text(
+            "from .utils import echo as echo\n\n\ndef __getattr__(name):\n"
+            '    if name == "get_text_stream":\n        from .utils import _get_text_stream\n\n'
+            "        return _get_text_stream\n    raise AttributeError(name)\n"
+        )
+        commit_all(repo, "get_text_stream is private now")
+        reused = findings(check(home, repo, "--format", "json", "--fail-on", "never"))
+        alone = findings(check(short_tmp(), repo, "--format", "json", "--fail-on", "never"))
+        assert reused == alone
+        (got,) = alone
+        assert (got["text"], got["state"]) == ("pkg.get_text_stream", "REFERENCE_STATE_DANGLING"), got
+        assert got["renamed_to"] == "pkg/utils.py::_get_text_stream", got
+    finally:
+        daemon.stop()

@@ -14,6 +14,7 @@ or removed, with the first commit after C that no longer has it.
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 import shutil
 import tempfile
@@ -25,7 +26,7 @@ from graphmem.types import Anchor, ChangeKind, StaleReason
 
 from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution
-from graphmemd.graph.model import SymbolInfo, symbols_of
+from graphmemd.graph.model import ImportRef, SymbolInfo, symbols_of
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine
 from graphmemd.ingest.knowledge.model import TargetKind, TextRef
@@ -93,6 +94,7 @@ class KnowledgeHistory:
         self.code = code
         self.now = now
         self._parsed: dict[str, list[SymbolInfo] | None] = {}  # "blob:path" -> symbols
+        self._imports: dict[str, tuple[ImportRef, ...]] = {}  # "blob:path" -> its imports
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
         self._scratch: Path | None = None
@@ -179,6 +181,7 @@ class KnowledgeHistory:
             for out in self._pool().parse_many([(path, target) for path, (_, target) in r.items()]):
                 if out.parsed is not None:
                     self._parsed[r[out.path][0]] = symbols_of(self.repo_id, out.parsed)
+                    self._imports[r[out.path][0]] = out.parsed.imports
 
     # ------------------------------------------------------------------ resolved references
 
@@ -288,10 +291,40 @@ class KnowledgeHistory:
             # defined then in a file the lookup of the name consults today
             origins = index_now.origins(ref.target, ref.module)
             o = next((s for s in then if origins.get(s.path) == s.qualname), None)
+        if o is None:
+            o = self._imported_then(ref, when, index_now, then)
             if o is None:
                 return None
         new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
         return self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
+
+    def _imported_then(
+        self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]
+    ) -> SymbolInfo | None:
+        """What a package's ``__init__`` imported at ``when`` under the name ``ref`` spells
+        (``click.get_text_stream`` when ``click/__init__.py`` had ``from .utils import
+        get_text_stream``) and no longer exports: the symbol among ``then`` (the versions at
+        ``when`` of the files changed since) its import named then. A package's names are what
+        its ``__init__`` exports, so a name gone is looked for in the old ``__init__``'s imports."""
+        was = {new: old for _, old, new in self._olds(when[0])}  # (an ``__init__`` changed since)
+        for candidate in ([f"{ref.module}.{ref.target}"] if ref.module else []) + [ref.target]:
+            module, _, name = candidate.rpartition(".")
+            for init in index_now.module_files(module) if module else ():
+                old = was.get(init)
+                if old is None or posixpath.basename(old) != "__init__.py":
+                    continue
+                key = (when[0], old)
+                i = self.git.blob_ids([key]).get(key)
+                self.old_symbols([key])
+                for imp in self._imports.get(f"{i}:{old}", ()) if i is not None else ():
+                    original = _imported_as(imp, name)
+                    if original is None:
+                        continue
+                    source = _module_path(posixpath.dirname(old), imp.module)
+                    found = next((s for s in then if s.qualname == original and _in_module(s.path, source)), None)
+                    if found is not None:
+                        return found
+        return None
 
     def gone(
         self, o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, when: UnitCommit, now: list[SymbolInfo]
@@ -358,6 +391,35 @@ class KnowledgeHistory:
             return moved, StaleReason(ref.target, ChangeKind.RENAMED, self.now, new_ref=gone[2], detail=detail)
         removed = StaleReason(ref.target, ChangeKind.REMOVED, self.now, detail=f"file {ref.target} was removed")
         return file_anchor(self.repo_id, ref.target, ""), removed
+
+
+def _imported_as(imp: ImportRef, name: str) -> str | None:
+    """The name ``imp`` (a file-level import) imports as the local ``name``, or None."""
+    if imp.scope:
+        return None
+    if imp.alias is not None:
+        return imp.names[0] if imp.alias == name and len(imp.names) == 1 else None
+    return name if name in imp.names else None
+
+
+def _module_path(package_dir: str, module: str) -> str:
+    """A Python import's module as a path without its suffix: relative to ``package_dir``
+    for ``from .utils import x`` (``..`` one folder up), else the dotted path (``a/b``)."""
+    rest = module.lstrip(".")
+    if len(rest) == len(module):
+        return rest.replace(".", "/")
+    base = package_dir
+    for _ in range(len(module) - len(rest) - 1):
+        base = posixpath.dirname(base)
+    return posixpath.join(base, rest.replace(".", "/")) if rest else base
+
+
+def _in_module(path: str, module_path: str) -> bool:
+    """Whether the file ``path`` is the module ``module_path`` (its own file or its package's
+    ``__init__``; an absolute module matches the path's last components)."""
+    stem = path[:-3] if path.endswith(".py") else path
+    stem = stem[: -len("/__init__")] if stem.endswith("/__init__") else stem
+    return bool(module_path) and (stem == module_path or stem.endswith("/" + module_path))
 
 
 def _moved(o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, now: list[SymbolInfo]) -> SymbolInfo | None:
