@@ -37,8 +37,6 @@ from graphmemd.memory.anchors import CodeView, evaluate_anchor, file_anchor, sym
 
 logger = logging.getLogger(__name__)
 
-#: At most this many old versions of one file are parsed to find when a symbol went away.
-MAX_BISECT_PARSES = 8
 #: Old files parsed per unit commit when looking for a name that no longer resolves.
 MAX_CANDIDATES = 40
 #: what comes right before a definition's name on its line: a keyword (Python, Go with its
@@ -236,11 +234,10 @@ class KnowledgeHistory:
         if not blame or any(b is not None and not b.committed for b in lines):
             return ""
         commits = self._commits_to(s.path, when)
-        lo, hi, parses, found = 0, len(commits) - 1, 0, ""
-        while lo <= hi and parses < MAX_BISECT_PARSES:
+        lo, hi, found = 0, len(commits) - 1, ""
+        while lo <= hi:  # (to the end: a search cut short would answer by the HEAD it started from)
             mid = (lo + hi) // 2
             syms = self.old_symbols([commits[mid]])[commits[mid]] or []
-            parses += 1
             then = next((o for o in syms if o.qualname == s.qualname and o.kind is s.kind), None)
             if then is not None and (then.sig_hash, then.body_hash) == (s.sig_hash, s.body_hash):
                 found, hi = commits[mid][0], mid - 1
@@ -348,13 +345,12 @@ class KnowledgeHistory:
         """The first commit after ``when`` whose version of ``path`` no longer defines
         ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
         commits = self._file_commits(path, when)
-        lo, hi, parses = 0, len(commits) - 1, 0
+        lo, hi = 0, len(commits) - 1
         found = ""
-        while lo <= hi and parses < MAX_BISECT_PARSES:
+        while lo <= hi:  # log2 of the commits parses (to the end: the answer must not depend on HEAD)
             mid = (lo + hi) // 2
             at = commits[mid]
             syms = self.old_symbols([at])[at]
-            parses += 1
             if syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms):
                 found, hi = at[0], mid - 1
             else:
