@@ -357,6 +357,11 @@ class KnowledgeKeeper:
             anchor, reasons = ctx.history.baseline(res, when)
             return RefFinding(ref, anchor, reasons)
         if before is not None and _gone(ctx, before):  # it named code before: dangling now
+            # a committed unit as a cold check judges it (the commit that removed or renamed it
+            # found in history); the reason memory followed live when history finds nothing
+            got = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
+            if got is not None:
+                return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target))
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target))
         # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
         # is judged as a cold check judges it: from what the name means now and meant when written)
