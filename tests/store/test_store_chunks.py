@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from conftest import STORE_ENGINE
+from graphmem.errors import StoreError
 from graphmemd.graph.model import (
     Confidence,
     FileRecord,
@@ -187,3 +188,50 @@ def test_reading_every_edge_back_has_the_database_reopened_at_the_next_check(
     assert not s.recycle_if_due()
     s.load_repo_graph(R)
     assert s.recycle_if_due()
+
+
+def _wide_store(path: Path, files: int = 300, width: int = 500) -> None:
+    """A store whose symbols (50 per file, each signature ``width`` bytes long) hold more than
+    a 12 MB buffer pool can give one query's result."""
+    s = Store(path, buffer_pool_mb=64, max_db_size_gb=1, engine=STORE_ENGINE)
+    try:
+        s.upsert_repo(R, "/tmp/r", "", 1.0)
+        rows = []
+        for i in range(files):
+            syms = tuple(
+                ParsedSymbol(f"f{k}", f"f{k}", SymbolKind.FUNCTION, None, k + 1, k + 1, 0, 1, "x" * width, "s", "b")
+                for k in range(50)
+            )
+            parsed = ParsedFile(f"m{i:03d}.py", Language.PYTHON, symbols=syms)
+            rows.append((FileRecord(R, parsed.path, Language.PYTHON, f"h{i}", 10, 1.0), parsed))
+        s.replace_files(R, rows, (), _calls(0))
+    finally:
+        s.close()
+
+
+def test_a_bulk_read_larger_than_the_buffer_pool_is_read_in_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a repository back (a start without a snapshot, and the store probe) asks for its
+    symbols a page of files at a time: a result the buffer pool cannot hold at once is read
+    whole, every symbol of every page."""
+    path = tmp_path / "graph.kuzu"
+    _wide_store(path)
+    monkeypatch.setattr(store_module, "READ_PAGE_FILES", 10**9)  # one page: the whole result at once
+    s = Store(path, buffer_pool_mb=12, max_db_size_gb=1, engine=STORE_ENGINE)
+    try:
+        with pytest.raises(StoreError, match="buffer pool is full"):
+            s.load_repo_graph(R)
+    finally:
+        s.close()
+    monkeypatch.setattr(store_module, "READ_PAGE_FILES", 20)
+    s = Store(path, buffer_pool_mb=12, max_db_size_gb=1, engine=STORE_ENGINE)
+    try:
+        files, symbols, edges = s.load_repo_graph(R)
+    finally:
+        s.close()
+    assert len(files) == 300
+    assert len(symbols) == 300 * 50
+    assert {(x.path, x.qualname) for x in symbols} == {(f"m{i:03d}.py", f"f{k}") for i in range(300) for k in range(50)}
+    assert all(len(x.signature) == 500 and x.parent_id is None for x in symbols)
+    assert len(edges.defines) == len(symbols)

@@ -82,3 +82,22 @@ def test_the_probe_runs_the_reads_of_a_warm_restart(tmp_path: Path) -> None:
         assert "unresolved_calls" in opened.recovered
     finally:
         opened.store.close()
+
+
+def test_a_probe_that_runs_out_of_its_buffer_pool_is_tried_again_not_trusted_damaged(tmp_path: Path) -> None:
+    """Running out of the buffer pool is not damage: a sound store whose warm-restart reads do
+    not fit the daemon's pool is probed again with a larger one and opened as it is, not moved
+    aside and rebuilt (a sound 4.7 M-line store was, after an unclean stop)."""
+    from test_store_chunks import _wide_store
+
+    path = tmp_path / "graph.kuzu"
+    _wide_store(path)
+    assert "buffer pool is full" in store_open.probe_store(path, engine=STORE_ENGINE, buffer_pool_mb=12)
+    opened = open_store(path, engine=STORE_ENGINE, buffer_pool_mb=12, max_db_size_gb=1)
+    try:
+        assert not opened.moved_to
+        assert not opened.recovered
+        assert opened.store.counts()["Symbol"] == 300 * 50
+    finally:
+        opened.store.close()
+    assert not list(tmp_path.glob("*.broken-*"))

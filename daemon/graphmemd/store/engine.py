@@ -89,6 +89,10 @@ LOAD_CHUNK_FILES = 500
 LOAD_CHUNK_SYMBOLS = 8_000
 #: large results are fetched as Arrow batches of this many rows (``_columns``)
 FETCH_ROWS = 10_000
+#: a bulk read of a repository's symbols asks for the symbols of this many files at a time:
+#: the engine holds a query's whole result in its buffer pool until it is fetched, and the
+#: 387,352 symbols of a 4.7 M-line tree read at once did not fit a 256 MB pool
+READ_PAGE_FILES = 1_000
 
 _SCHEMA = (
     "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
@@ -258,17 +262,20 @@ class StoreConnection:
     def _run(self, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         return self._query(query, params, _rows)
 
-    def _columns(self, query: str, params: Mapping[str, Any], width: int) -> list[list[Any]]:
+    def _columns(
+        self, query: str, params: Mapping[str, Any], width: int, interned: frozenset[int] | None = None
+    ) -> list[list[Any]]:
         """A large result as ``width`` Python lists, one per column: fetched as Arrow in
         batches of ``FETCH_ROWS`` rows (~2.5x faster than row by row, and no batch holds the
         GIL for more than a few milliseconds), with string columns interned (ids: the graph
-        holds each once)."""
+        holds each once); ``interned``: only the columns at these indexes."""
         table = self._query(query, params, lambda result: result.get_as_arrow(FETCH_ROWS))
         cols: list[list[Any]] = [[] for _ in range(width)]
         for batch in table.to_batches():
             for i in range(width):
                 values = batch.column(i).to_pylist()
-                cols[i].extend(map(_intern, values) if pa.types.is_string(batch.schema.field(i).type) else values)
+                intern = pa.types.is_string(batch.schema.field(i).type) and (interned is None or i in interned)
+                cols[i].extend(map(_intern, values) if intern else values)
         return cols
 
     def _check_usable(self) -> None:
@@ -575,22 +582,29 @@ class Store(StoreConnection):
         symbols: list[SymbolInfo] = []
         defines: list[tuple[str, str]] = []
         contains: list[tuple[str, str]] = []
-        for r in self._run(
-            "MATCH (s:Symbol) WHERE s.repo = $r RETURN s.id, s.file, s.name, s.qualname, s.kind, s.parent,"
-            " s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash",
-            {"r": repo_id},
-        ):
-            path = r[1][prefix:]
-            language = languages.get(path)
-            if language is None:  # (never written: a file's symbols are deleted before it)
-                continue
-            sid, fid, parent = sys.intern(r[0]), sys.intern(r[1]), sys.intern(r[5]) if r[5] else None
-            kind, start, end = SymbolKind(r[4]), int(r[6]), int(r[7])
-            symbols.append(SymbolInfo(sid, repo_id, path, r[2], r[3], kind, language, parent, start, end, *r[8:11]))
-            # the structural edges are the symbol's own columns (schema 5: no DEFINES/CONTAINS rows)
-            defines.append((fid, sid))
-            if parent is not None:
-                contains.append((parent, sid))
+        for lo, hi in _pages(sorted(file_id(repo_id, f.path) for f in files), READ_PAGE_FILES):
+            columns = self._columns(
+                "MATCH (s:Symbol) WHERE s.repo = $r AND s.file >= $lo AND s.file <= $hi RETURN s.id, s.file,"
+                " s.name, s.qualname, s.kind, s.parent, s.start_line, s.end_line, s.signature, s.sig_hash,"
+                " s.body_hash",
+                {"r": repo_id, "lo": lo, "hi": hi},
+                11,
+                _SYMBOL_IDS,
+            )
+            for sid, fid, name, qualname, kind, parent, start, end, *text in zip(*columns, strict=True):
+                path = fid[prefix:]
+                language = languages.get(path)
+                if language is None:  # (never written: a file's symbols are deleted before it)
+                    continue
+                of = (SymbolKind(kind), language, parent or None, int(start), int(end))
+                symbols.append(SymbolInfo(sid, repo_id, path, name, qualname, *of, *text))
+                # the structural edges are the symbol's own columns (schema 5: no DEFINES/CONTAINS rows)
+                defines.append((fid, sid))
+                if parent:
+                    contains.append((parent, sid))
+        # the pages the symbols touched are given back before the edges are read (at 4.7 M
+        # lines the two reads together did not fit a 256 MB buffer pool)
+        self._reopen_for("bulk-read")
         edges = self._resolved_edges(repo_id)
         self.reopen_soon()  # a bulk read: see load_resolved_edges
         return files, symbols, GraphEdges(defines=tuple(defines), contains=tuple(contains), edges=edges)
@@ -711,6 +725,15 @@ def _nothing() -> None:
 
 def _confidence(value: object) -> Confidence:
     return _CONFIDENCES.get(value, Confidence.UNKNOWN)
+
+
+#: the columns of the symbol read held once in the graph (id, file, parent), as before
+_SYMBOL_IDS = frozenset({0, 1, 5})
+
+
+def _pages(keys: Sequence[str], size: int) -> list[tuple[str, str]]:
+    """The sorted ``keys`` as inclusive ranges (first, last) of at most ``size`` keys each."""
+    return [(keys[i], keys[min(i + size, len(keys)) - 1]) for i in range(0, len(keys), size)]
 
 
 def _rows(result: Any) -> list[list[Any]]:

@@ -42,6 +42,11 @@ logger = logging.getLogger(__name__)
 
 #: How long the probe may take (a large WAL replay is slow, a hang counts as damage).
 PROBE_TIMEOUT_S = 300.0
+#: A probe that runs out of its buffer pool is tried again with twice the pool, up to this
+#: many times the daemon's pool (``GRAPHMEM_BUFFER_POOL_MB``) before the store is given up.
+PROBE_POOL_GROWTH = 4
+#: What the engines say when a query needs more than the buffer pool holds (not damage).
+_EXHAUSTED = "buffer pool is full"
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +172,17 @@ def open_store(
 
     migrated = migrate_kuzu_store(path, buffer_pool_mb=min(buffer_pool_mb, 256)) if engine == "ladybug" else ""
     clean = _closed_cleanly(path)
-    problem = probe_store(path, buffer_pool_mb=min(buffer_pool_mb, 256), engine=engine) if probe and not clean else ""
+    problem = ""
+    if probe and not clean:
+        # the probe runs the reads the daemon's start runs, with the pool the daemon will have
+        # (with 256 MB, a sound 4.7 M-line store was judged damaged, moved aside and rebuilt);
+        # running out of that pool is not damage: the probe is tried again with a larger one
+        pool = buffer_pool_mb
+        problem = probe_store(path, buffer_pool_mb=pool, engine=engine)
+        while _EXHAUSTED in problem and pool < buffer_pool_mb * PROBE_POOL_GROWTH:
+            pool *= 2
+            logger.warning("the store probe ran out of its %d MB buffer pool: trying again with %d MB", pool // 2, pool)
+            problem = probe_store(path, buffer_pool_mb=pool, engine=engine)
     if not problem:
         try:
             return OpenedStore(open_(), recovered=migrated, clean=clean)
@@ -208,8 +223,8 @@ def _probe_main(argv: Sequence[str]) -> int:
             pass
         for repo_id, *_ in store.repos():  # the reads of a warm restart (restore.py), each one
             store.file_hashes(repo_id)
-            store.load_resolved_edges(repo_id)
-            store.load_repo_graph(repo_id)
+            store.load_repo_graph(repo_id)  # (its edges are ``load_resolved_edges``' read)
+            store.recycle_if_due()  # what the read touched is given back before the next one
         store.checkpoint()
     except StoreError as exc:
         sys.stderr.write(f"{exc}\n")
