@@ -5,14 +5,18 @@
 with each result's score components, and besides the protocol's queries (one opened file
 drawn per task) the queries of every other file of each task (training data only). This
 re-scores those results with other constants through the daemon's own pure functions
-(``ranking.file_part``, ``text_part``, ``fuse``), over a grid of seven constants:
+(``ranking.file_part``, ``text_part``, ``fuse``), over a grid of the file part's two weights:
 
-* ``spread`` (how the other anchors' evidence is shaped: sum, saturating, log, relative),
-  ``breadth`` (its share; 0 is the best anchor alone), ``fusion`` (the file part's share when
-  a query has text too), ``text`` (the BM25 weight of the text part), ``text_cochange`` (the
-  weight of co-change with the text's symbols), ``proximity`` (the weight of graph proximity)
-  and ``reach`` (the weight of the chance that the note's code outside the opened files
-  changes with them); the rest stay at their defaults.
+* ``proximity`` (the weight of graph proximity) and ``reach`` (the weight of the chance that
+  the note's code outside the opened files changes with them).
+
+Everything else is fixed by design and not fitted (``docs/ranking.md``, "What is fixed and
+what is fitted"): the fusion (``FUSION`` 0.2: the text is the primary key, the file context
+re-orders near-ties of it), the text part (``W_TEXT`` 0.4, ``TEXT_BREADTH`` 0.5,
+``W_TEXT_COCHANGE`` 0.45: the first pass's, no longer refitted), the shape and share of the
+other anchors' evidence (saturating, ``BREADTH`` 0.25). ``--full-grid`` fits the seven
+constants of the earlier protocol instead (spread, breadth, fusion, text, text co-change,
+proximity, reach), to show what fitting them does held out.
 
 Protocol. Objective: mean nDCG@10 over the query kinds file, text, file+text and symbols
 (each kind weighted equally), on every query of the training histories. Constraint: file+text
@@ -27,9 +31,8 @@ one-standard-error rule, so a difference the training data cannot tell from nois
 move a constant. Its figures on H's protocol queries are reported (held out). The same rule
 over every history is printed too (what the defaults should be).
 
-REFERENCE is the ranking before this fit: the file part's weights as they were (proximity
-0.35), text 0.4 as before, co-change with the text's symbols weighted like co-change with
-the files (0.45), equal shares of the two parts (0.5), the best anchor alone (breadth 0) and no reach (0).
+REFERENCE is what the daemon shipped before this fit (proximity 0.5, reach 2): a refit moves a
+constant only when the training history tells the new value apart from it.
 
 Approximations (stated): only the best ``--keep`` (100) results the daemon returned under the
 constants it ran with are re-ranked, the best anchor of each part is the one chosen under
@@ -56,6 +59,12 @@ from graphmemd.retrieval import ranking
 
 KINDS = ("file", "text", "file+text", "symbols")
 GRID: dict[str, Sequence[Any]] = {
+    "proximity": (0.2, 0.35, 0.5),
+    "reach": (0.0, 0.5, 1.0, 2.0, 3.0),
+}
+REFERENCE: dict[str, Any] = {"proximity": 0.5, "reach": 2.0}
+#: The earlier protocol's grid (``--full-grid``): the fusion, the text part and the breadth fitted too.
+FULL_GRID: dict[str, Sequence[Any]] = {
     "spread": tuple(ranking.Spread),
     "breadth": (0.0, 0.25, 0.5, 1.0),
     "fusion": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7),
@@ -64,13 +73,13 @@ GRID: dict[str, Sequence[Any]] = {
     "proximity": (0.2, 0.35, 0.5),
     "reach": (0.0, 0.5, 1.0, 2.0, 3.0),
 }
-REFERENCE: dict[str, Any] = {"spread": ranking.Spread.SUM, "breadth": 0.0, "fusion": 0.5, "text": 0.4,
-                             "text_cochange": 0.45, "proximity": 0.35, "reach": 0.0}
+FULL_REFERENCE: dict[str, Any] = {"spread": ranking.Spread.SUM, "breadth": 0.0, "fusion": 0.5, "text": 0.4,
+                                  "text_cochange": 0.45, "proximity": 0.35, "reach": 0.0}
 #: The constants each query kind's order depends on (file+text: all of them).
 DEPENDS: dict[str, tuple[str, ...]] = {
     "file": ("spread", "breadth", "proximity", "reach"),
     "symbols": ("spread", "breadth", "proximity", "reach"),
-    "text": ("spread", "breadth", "text", "text_cochange"),
+    "text": ("spread", "text_breadth", "text", "text_cochange"),
 }
 Query = dict[str, Any]
 #: kind -> per-query nDCG@10 (in the order of that kind's queries)
@@ -131,7 +140,7 @@ class Scorer:
         """kind -> per-query nDCG@10 under ``w``."""
         out: Scores = {}
         for kind, qs in self.by_kind.items():
-            key = (kind, *(getattr(w, n) for n in DEPENDS.get(kind, tuple(GRID))))
+            key = (kind, *(getattr(w, n) for n in DEPENDS.get(kind, tuple(FULL_GRID))))
             if key not in self._cache:
                 self._cache[key] = [rescore(q, w) for q in qs]
             out[kind] = self._cache[key]
@@ -163,9 +172,11 @@ def standard_error(a: Scores, b: Scores) -> float:
 
 
 def grid() -> list[ranking.Weights]:
-    """Every grid point as weights (the other constants at their defaults)."""
+    """Every grid point as weights (the other constants at their defaults; with ``breadth`` on
+    the grid, as in the earlier protocol, the text part's breadth is the same constant)."""
     keys = list(GRID)
-    return [ranking.Weights(**dict(zip(keys, values, strict=True))) for values in itertools.product(*GRID.values())]
+    points = [dict(zip(keys, values, strict=True)) for values in itertools.product(*GRID.values())]
+    return [ranking.Weights(**p, **({"text_breadth": p["breadth"]} if "breadth" in p else {})) for p in points]
 
 
 def changed(w: ranking.Weights) -> int:
@@ -221,7 +232,14 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep", type=int, default=100,
                     help="re-rank each query's best N results as the daemon ran (default 100)")
+    ap.add_argument("--full-grid", action="store_true",
+                    help="fit the earlier protocol's seven constants (fusion, text part, breadth too)")
     args = ap.parse_args()
+    if args.full_grid:
+        GRID.clear()
+        GRID.update(FULL_GRID)
+        REFERENCE.clear()
+        REFERENCE.update(FULL_REFERENCE)
     queries: list[Query] = [json.loads(line) for line in args.dump.read_text().splitlines() if line.strip()]
     prepare(queries, args.keep)
     histories = sorted({str(q["history"]) for q in queries})

@@ -34,6 +34,22 @@ def test_a_note_keeps_its_best_anchor_and_sums_the_others() -> None:
     assert ranking.file_part(sw, scale) > ranking.file_part(n.signals(1.0, 0.0, False, 1.0), scale)
 
 
+def test_breadth_counts_only_the_anchors_outside_the_opened_code() -> None:
+    """Every function of an opened file is a seed (proximity 1.0): a note on several of them
+    collects no breadth for it, only for its anchors elsewhere (the best anchor still counts in
+    full, inside or not)."""
+    inside = NodeSignals.make(proximity=1.0, outside=False)
+    near = NodeSignals.make(proximity=0.6)
+    signals = {"f::a": inside, "f::b": inside, "f::c": inside, "g::x": near}
+    many, mixed = obs("many"), obs("mixed")
+    found = collect({"f::a": [many, mixed], "f::b": [many], "f::c": [many], "g::x": [mixed]}, signals)
+    assert found["many"].breadth == 0.0  # three functions of the opened file: no breadth
+    assert found["mixed"].breadth == pytest.approx(ranking.W_PROXIMITY * 0.6)  # the anchor elsewhere
+    assert found["many"].node == found["mixed"].node == "f::a"
+    elsewhere = collect({"g::x": [many], "g::y": [many]}, {"g::x": near, "g::y": near})["many"]
+    assert elsewhere.breadth == pytest.approx(ranking.W_PROXIMITY * 0.6)  # best outside: the other counts
+
+
 def test_ties_between_anchors_resolve_by_node_id_whatever_the_order() -> None:
     o = obs("o")
     same = NodeSignals.make(proximity=0.6)

@@ -116,6 +116,21 @@ def test_fusion_keeps_each_part_order_where_the_other_ties() -> None:
         assert ranking.fuse(0.5, 0.9, scale, w) > ranking.fuse(0.5, 0.3, scale, w)
 
 
+def test_file_context_only_reorders_near_ties_of_the_text() -> None:
+    """With both parts, the text is the primary key: a note ahead on the normalised text part by
+    more than ``near_tie`` (a quarter of the best at FUSION 0.2) stays ahead even when the other
+    has the best file part and it has none; within that band the file context decides."""
+    assert ranking.near_tie() == pytest.approx(ranking.FUSION / (1 - ranking.FUSION))
+    assert ranking.near_tie() == pytest.approx(0.25)
+    scale = ranking.Scale(has_file=True, has_text=True, best_file=1.0, best_text=1.0)
+    band = ranking.near_tie()
+    for t in (0.3, 0.6, 1.0):
+        # ahead on the text by a little more than the band, nothing from the files: stays ahead
+        assert ranking.fuse(0.0, t, scale) > ranking.fuse(1.0, t - band - 0.01, scale)
+        # ahead by a little less: the note with the best file context passes it
+        assert ranking.fuse(0.0, t, scale) < ranking.fuse(1.0, t - band + 0.01, scale)
+
+
 def test_ties_break_on_components_then_recency_then_text_never_an_id() -> None:
     a = ranking.components(ranking.Signals(proximity=0.6))
     b = ranking.components(ranking.Signals(cochange=0.6 * ranking.W_PROXIMITY / ranking.W_COCHANGE))

@@ -40,6 +40,7 @@ from graphmem.types import (
     Recalled,
     RecallResult,
 )
+from graphmemd.retrieval import ranking
 from graphmemd.retrieval.retriever import render_line
 
 TIMEOUT = 10.0
@@ -578,6 +579,42 @@ def test_text_component_and_file_plus_text(open_repo: Callable[..., Repo]) -> No
     assert both[0].observation.id == tax_note.id
     assert both[0].components.text > 0
     assert by_id(repo.recall("rounding rate", files=[repo.file("service.py")], hops=3))[other.id].components.text == 0
+
+
+def test_file_context_reorders_only_near_ties_of_the_text(open_repo: Callable[..., Repo]) -> None:
+    """With files and text, the text is the primary key: the note on the opened file's own
+    function (the best file part) does not pass a note far ahead on the text, but it does pass
+    a note with the same words and nothing to do with the file."""
+    repo = open_repo("chain_py")
+    on_tax = repo.observe("rounding of the tax rate happens once", D)
+    on_api = repo.observe("rounding is left to later stages", A)
+    elsewhere = repo.observe("rounding is left to later stages", "legacy.py::export_rows")
+    res = repo.recall("rounding tax rate", files=[repo.file("api.py")], limit=50).results
+    ids = [r.observation.id for r in res]
+    assert ids[0] == on_tax.id
+    got = {r.observation.id: r.components for r in res}
+    assert got[on_api.id].file_part > got[on_tax.id].file_part  # the file context favours it...
+    assert ids.index(on_api.id) < ids.index(elsewhere.id)  # ...and decides between equal texts
+    best_text = max(c.text_part for c in got.values())
+    for i, hi in enumerate(res):  # every pair: no text lead wider than the band is overturned
+        for lo in res[i + 1 :]:
+            lead = (lo.components.text_part - hi.components.text_part) / best_text
+            assert lead <= ranking.near_tie() + 1e-6, (hi.observation.text, lo.observation.text)
+
+
+def test_breadth_counts_the_notes_code_outside_the_opened_code(open_repo: Callable[..., Repo]) -> None:
+    """A note on several functions of the opened file gets no breadth for them (they are all
+    seeds); a note reaching code elsewhere does."""
+    repo = open_repo("chain_py")
+    both = repo.observe("export and purge share the row format", "legacy.py::export_rows", "legacy.py::purge_rows")
+    reaching = repo.observe("handlers hand the items to order processing", A, B)
+    legacy = by_id(repo.recall(files=[repo.file("legacy.py")]))[both.id].components
+    assert legacy.proximity == 1.0
+    assert legacy.breadth == 0.0
+    assert by_id(repo.recall(symbols=["legacy.py::purge_rows"]))[both.id].components.breadth == 0.0  # same file
+    api = by_id(repo.recall(files=[repo.file("api.py")]))[reaching.id].components
+    assert api.proximity == 1.0
+    assert api.breadth > 0  # process_order, one call away in another file
 
 
 def test_short_references_resolve_or_name_close_matches(open_repo: Callable[..., Repo]) -> None:

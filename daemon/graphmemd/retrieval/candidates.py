@@ -4,9 +4,12 @@ Retrieval reaches graph nodes two ways: from the query's files and symbols (the 
 and from the symbols its text names (the text part). Each anchored node of a note gives the
 note that part's evidence (``ranking.evidence`` / ``ranking.text_evidence``); a note keeps,
 per part, its best anchor (its signals are what the score shows and the why explains) and
-the sum over all its anchors, so ``ranking`` can count the other anchors' evidence too
-(``breadth``), and the chance that some anchor outside the opened code changes with it
-(``reach``: noisy-or of the anchors' co-change). No I/O, no graph: the caller gives the signals of each node.
+the sum over its anchors, so ``ranking`` can count the other anchors' evidence too
+(``breadth``: only anchors outside the opened code, the seeds and the files they are in, count:
+every function of an opened file is a seed, so summing them would rank a note by how many of
+the opened file's functions it names, which says nothing about the rest of the code), and
+the chance that some anchor outside the opened code changes with it (``reach``: noisy-or of
+the anchors' co-change). No I/O, no graph: the caller gives the signals of each node.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ class NodeSignals:
     #: the node's co-change strength when it is outside the seeds and the seed files (else 0):
     #: what the note's ``reach`` is made of
     reach: float = 0.0
+    #: the node is neither a seed nor in a seed's file: its evidence counts for ``breadth``
+    outside: bool = True
 
     @classmethod
     def make(
@@ -52,13 +57,14 @@ class NodeSignals:
         outside: bool = True,
     ) -> NodeSignals:
         """The signals with their weighted evidence computed once (every note on the node reads
-        it); ``outside``: the node is neither a seed nor in a seed file (it counts for reach)."""
+        it); ``outside``: the node is neither a seed nor in a seed file (it counts for reach and
+        breadth)."""
         co = cochange.strength if cochange is not None else 0.0
         fe = ranking.evidence(proximity, co, focus)
         te = ranking.text_evidence(text_proximity, text_cochange.strength if text_cochange is not None else 0.0)
         rank = fe + ranking.W_CENTRALITY * centrality
         reach = co if outside else 0.0
-        return cls(proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te, reach)
+        return cls(proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te, reach, outside)
 
 
 _NONE = NodeSignals()
@@ -73,6 +79,8 @@ class Candidate:
     best: NodeSignals = _NONE
     best_rank: float = -1.0
     file_sum: float = 0.0
+    #: the file-part evidence summed over the anchors outside the opened code
+    outside_sum: float = 0.0
     tnode: str = ""
     tbest: NodeSignals = _NONE
     tbest_value: float = -1.0
@@ -85,6 +93,8 @@ class Candidate:
     def add(self, node: str, s: NodeSignals) -> None:
         """Count one anchored node (each node of a note once)."""
         self.file_sum += s.file_evidence
+        if s.outside:
+            self.outside_sum += s.file_evidence
         self.unreached *= 1.0 - min(1.0, s.reach)
         rank = s.file_rank
         if rank > self.best_rank or (rank == self.best_rank and node < self.node):
@@ -96,8 +106,10 @@ class Candidate:
 
     @property
     def breadth(self) -> float:
-        """The file-part evidence of every anchor but the best."""
-        return max(0.0, self.file_sum - self.best.file_evidence) if self.node else 0.0
+        """The file-part evidence of every anchor but the best, outside the opened code."""
+        if not self.node:
+            return 0.0
+        return max(0.0, self.outside_sum - (self.best.file_evidence if self.best.outside else 0.0))
 
     @property
     def reach(self) -> float:

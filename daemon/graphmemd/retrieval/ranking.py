@@ -9,7 +9,8 @@ A query has up to two parts, each scored on its own, then fused:
     file part  = best evidence + W_CENTRALITY * its centrality
                  + BREADTH * spread(sum of the other anchors' evidence) + W_PAGERANK * pagerank
                  + W_REACH * reach
-    text part  = W_TEXT * text + best text_evidence + BREADTH * spread(the other anchors' text evidence)
+    text part  = W_TEXT * text + best text_evidence
+                 + TEXT_BREADTH * spread(the other anchors' text evidence)
     relevance  = FUSION * file part / its best + (1 - FUSION) * text part / its best
                  (when the query has both parts; else the one part, as it is)
     score      = relevance * confidence * recency * confirmation * status
@@ -31,21 +32,26 @@ A query has up to two parts, each scored on its own, then fused:
 * breadth: a note anchored to several functions collects the evidence of each, the best in
   full and the others' sum shaped by ``SPREAD`` (saturating: ``x / (1 + x)``) at ``BREADTH``
   (a note on five functions that all change with the opened file says more than a note on
-  one of them, but not five times more).
+  one of them, but not five times more). In the file part only the anchors outside the opened
+  code (the seeds and their files) are summed: every function of an opened file is a seed, so
+  their sum would only count how many of them a note names (``candidates.py``).
 * pagerank: personalised PageRank (restart on the seeds) over the walked paths of the top
   candidates, max-normalised; it counts in the file part (the text part without files).
 * centrality: ``log(1 + degree) / log(1 + CENTRALITY_CAP)`` of the anchored node, capped at 1.
 * focus: with a cursor line (or a focus symbol), 1.0 for the symbol under it (or containing
   it), ``1 / (1 + gap / FOCUS_LINES)`` for other symbols of that file by line gap, 0 elsewhere.
 * fusion: each part is divided by its best value among the query's candidates, so neither
-  part's scale decides; ``FUSION`` is the file part's share.
+  part's scale decides; ``FUSION`` is the file part's share, fixed by design (not fitted) at
+  0.2: the text is the primary key and the file context re-orders only its near-ties, notes
+  whose normalised text parts are within ``near_tie()`` (a quarter of the best) of each other.
 * confidence = ``0.6 + 0.4 * observation confidence``; recency from 1.0 (updated or confirmed
   within ``RECENT_DAYS``) down to ``RECENCY_FLOOR`` at a year; confirmation ``CONFIRMED_BONUS``
   when someone confirmed it; status 1.0 fresh, ``SUSPECT_FACTOR`` (0.8) suspect, ``STALE_FACTOR`` stale.
 
-How the constants were chosen (leave-one-history-out on ``scripts/bench_recall.py``): see
-``docs/ranking.md``. Order: score, then the components (relevance signals first), then the
-newer note, then the text; never an id.
+What is fixed by design and what is fitted (``W_PROXIMITY`` and ``W_REACH`` only,
+leave-one-history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order:
+score, then the components (relevance signals first), then the newer note, then the text;
+never an id.
 """
 
 from __future__ import annotations
@@ -60,16 +66,20 @@ from graphmem.types import EdgeConfidence, EdgeKind, ScoreComponents
 
 W_PROXIMITY = 0.5
 W_COCHANGE = 0.45
-W_TEXT = 0.20
+W_TEXT = 0.40
 W_TEXT_PROXIMITY = 0.35
 W_TEXT_COCHANGE = 0.45
 W_PAGERANK = 0.05
 W_CENTRALITY = 0.04
 W_FOCUS = 0.30
-#: Share of each further anchor's evidence (the best anchor's counts in full).
+#: Share of each further anchor's evidence in the file part (the best anchor's counts in full).
 BREADTH = 0.25
+#: The same share in the text part (its own constant: the text part is not refitted).
+TEXT_BREADTH = 0.5
 #: Share of the file part in the fused relevance when a query has files (or symbols) and text.
-FUSION = 0.3
+#: Fixed by design, not fitted: the text says what the user is after, so it is the primary key
+#: and the file context only re-orders near-ties of it (``near_tie``).
+FUSION = 0.2
 #: Weight of the reach (noisy-or co-change of the note's code outside the opened files).
 W_REACH = 2.0
 
@@ -129,6 +139,7 @@ class Weights:
     text_proximity: float = W_TEXT_PROXIMITY
     text_cochange: float = W_TEXT_COCHANGE
     breadth: float = BREADTH
+    text_breadth: float = TEXT_BREADTH
     fusion: float = FUSION
     spread: Spread = SPREAD
     reach: float = W_REACH
@@ -207,7 +218,7 @@ def file_value(
 def text_value(text: float, best: float, breadth: float, pagerank: float, w: Weights = DEFAULT_WEIGHTS) -> float:
     """The text part from the BM25 share, the best anchor's text evidence, the other anchors'
     summed text evidence and the PageRank (counted here only without files)."""
-    return w.text * text + best + w.breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank
+    return w.text * text + best + w.text_breadth * spread(breadth, w.spread, best) + w.pagerank * pagerank
 
 
 def file_part(s: Signals, scale: Scale, w: Weights = DEFAULT_WEIGHTS) -> float:
@@ -234,6 +245,13 @@ def fuse(file_value: float, text_value: float, scale: Scale, w: Weights = DEFAUL
         t = text_value / scale.best_text if scale.best_text > 0 else 0.0
         return w.fusion * f + (1.0 - w.fusion) * t
     return file_value + text_value
+
+
+def near_tie(w: Weights = DEFAULT_WEIGHTS) -> float:
+    """The widest lead in the normalised text part (a share of the best text part) that the file
+    context can overturn in a query with both parts: ``FUSION / (1 - FUSION)`` (a quarter at
+    0.2). A note further ahead on the text stays ahead whatever the files say (equal multipliers)."""
+    return w.fusion / (1.0 - w.fusion) if w.fusion < 1.0 else math.inf
 
 
 def recency(age_days: float) -> float:

@@ -123,7 +123,7 @@ class _Walks:
     signals: dict[str, CoSignal]
     tsignals: dict[str, CoSignal]
     share: Callable[[str], float]
-    #: the file part's seeds and their files (a node in them does not count for reach)
+    #: the file part's seeds and their files (a node in them counts for neither reach nor breadth)
     inside: frozenset[str] = frozenset()
 
 
@@ -425,7 +425,7 @@ class Retriever:
                 signals,
                 tsignals,
                 self._share(g),
-                self._inside(g, seeds.nodes) if signals else frozenset(),  # reach needs co-change
+                self._inside(g, seeds.nodes),
             )
             cands = self._candidates(g, repos, w, extra + textra, text_scores)
             excluded = 0
@@ -442,7 +442,7 @@ class Retriever:
         r, tr = w.reached.get(node), w.treached.get(node)
         file_of = lambda n: self._file_of(g, n)  # noqa: E731
         share = w.share
-        outside = bool(w.signals) and node not in w.inside and (self._file_of(g, node) or "") not in w.inside
+        outside = node not in w.inside and (self._file_of(g, node) or "") not in w.inside
         return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
             cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,
