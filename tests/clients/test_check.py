@@ -66,6 +66,17 @@ def check(home: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+def listed(home: Path, repo: Path, *args: str) -> list[dict[str, Any]]:
+    """``graphmem list --json`` of the running daemon, in ``repo``."""
+    env = dict(os.environ, GRAPHMEM_HOME=str(home))
+    env.pop("GRAPHMEM_ADDRESS", None)
+    out = subprocess.run(
+        [*GRAPHMEM, "list", "--json", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    got: list[dict[str, Any]] = json.loads(out.stdout)
+    return got
+
+
 def findings(out: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     """The references of a ``--format json`` run, without the observation ids (each store
     numbers its own observations)."""
@@ -484,6 +495,9 @@ def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> N
         seen = {r["text"]: r for r in findings(check(home, repo, "--format", "json"))}
         assert {"pkg.fmt", "thing", "pkg.hello"} <= set(seen), seen  # the daemon saw the commit
         assert seen["pkg.fmt"]["commit"] == changed, seen
+        assert "pkg.helper" not in seen, seen  # a dependency's change names no reference ...
+        marked = listed(home, repo, "--suspect")  # ... but the unit is suspect, as every note is
+        assert any("`pkg.helper`" in o["text"] for o in marked), marked
         edit(core, '"""Format x."""', '"""Format x nicely."""')  # the docstring only
         (repo / "thing.py").write_text("X = 1\n")  # `thing` is a module's name too now
         edit(readme, "Call `thing` first.", "Call `thing` first, always.")

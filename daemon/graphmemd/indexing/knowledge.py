@@ -406,6 +406,9 @@ def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) 
         new = next((a for a in o.anchors if a.ref == r.new_ref), None)
         kind = new.symbol_id.rpartition("#")[2] if new is not None else ""
         commit = ctx.history.gone_commit(path, qualname, kind, when) if path and kind else ""
+    elif r.change is ChangeKind.DEPENDENCY_CHANGED:
+        dep = code.symbol(r.dependency_id)
+        commit = ctx.history.change_commit(dep, when) if dep is not None else ""
     else:
         a = next((a for a in o.anchors if a.ref == r.anchor_ref), None)
         s = code.symbol(a.symbol_id) if a is not None and a.symbol_id else None
@@ -449,8 +452,11 @@ def _gone(ctx: _Pass, before: _Before) -> bool:
 
 def _keep_history(o: Observation, previous: Observation) -> Observation:
     """An unchanged unit keeps what its observation had beyond the file: its status (an
-    archived or superseded one stays so) and whether it needs review."""
-    return replace(o, status=previous.status, needs_review=previous.needs_review)
+    archived or superseded one stays so), its dependency reasons (they mark the unit, not its
+    references) and whether it needs review."""
+    deps = tuple(r for r in previous.stale_reasons if r.change is ChangeKind.DEPENDENCY_CHANGED)
+    extra = tuple(r for r in deps if r not in o.stale_reasons)
+    return replace(o, status=previous.status, stale_reasons=o.stale_reasons + extra, needs_review=previous.needs_review)
 
 
 def _read(path: str, data: bytes, kind: KnowledgeKind) -> tuple[KnowledgeDoc, dict[int, SharedNote]]:

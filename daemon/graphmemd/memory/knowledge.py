@@ -12,11 +12,11 @@ first read outside git). Grades, as for every note:
   weaker anchor than a note written about the code. A mention of a class, a module or a file
   does not follow every change inside it (only its head or its removal). Shared notes
   (``.graphmem/notes``) are written about their anchors: a body change makes them STALE;
-A unit is judged by the code it names, not by that code's dependencies: a change of
-something the named code calls, inherits from or imports is no mark on the paragraph (unlike a
-note saved with ``observe``, which a dependency's change makes SUSPECT). What a unit names is
-all a check with no daemon knows — the code now and its history — so a running daemon that
-followed the changes one by one and a cold check of the same tree give the same findings.
+* a dependency of the named code changed its signature or went away: the unit is SUSPECT,
+  as every note is (``list --suspect``, recall, events), but no *reference* of it changes
+  state: a reference is judged by the code it names — all a check with no daemon knows (the
+  code now and its history) — so ``check``, which reports references, gives the same findings
+  from a running daemon that followed the changes one by one as from a cold run.
 
 ``grade`` recomputes the status and each reference's state from the anchors and the code;
 it replaces ``staleness.reevaluate`` for knowledge observations.
@@ -158,14 +158,22 @@ def _weak_body(o: Observation, a: Anchor, code: CodeView) -> bool:
     return s is not None and s.kind in CONTAINER_KINDS
 
 
-def grade(o: Observation, code: CodeView, now: float, commit: str, changed_now: Collection[str] = ()) -> Observation:
+def grade(
+    o: Observation,
+    code: CodeView,
+    now: float,
+    commit: str,
+    suspects: Sequence[StaleReason] = (),
+    changed_now: Collection[str] = (),
+) -> Observation:
     """A knowledge observation with its reasons, status and reference states recomputed
     against ``code``. Reasons that persist keep their commit and time, unless their symbol
     changed again just now (``changed_now``: symbol ids); a new or renewed one has the commit
     "" until history names it (a live change is not committed yet; then the commit that gave
     the symbol its current fingerprints, as a cold check names it); RENAMED stays until the
-    text is edited (the reference still says the old name). Dependency reasons are not kept
-    (a unit is judged by what it names: see the module docstring)."""
+    text is edited (the reference still says the old name). A dependency reason (``suspects``,
+    new ones) holds while the dependency's signature differs; it marks the unit, not its
+    references (see the module docstring)."""
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
     reasons = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
     for a in o.anchors:
@@ -176,6 +184,15 @@ def grade(o: Observation, code: CodeView, now: float, commit: str, changed_now: 
             continue
         again = a.kind is AnchorKind.SYMBOL and a.symbol_id in changed_now
         reasons.append(r if again else previous.get((r.anchor_ref, r.change, ""), r))
+    changed = {r.anchor_ref for r in reasons}
+    deps = {(r.anchor_ref, r.dependency_id): r for r in o.stale_reasons}
+    for r in suspects:  # a new one: its commit is named once the change is committed
+        deps.setdefault((r.anchor_ref, r.dependency_id), replace(r, commit=""))
+    for (anchor_ref, _), r in sorted(deps.items()):
+        dep = code.symbol(r.dependency_id) if r.change is ChangeKind.DEPENDENCY_CHANGED else None
+        holds = r.change is ChangeKind.DEPENDENCY_CHANGED and (dep is None or dep.sig_hash != r.dependency_sig_hash)
+        if holds and anchor_ref not in changed:
+            reasons.append(r)
     status = o.status
     if status in _LIVE:
         strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
@@ -232,7 +249,8 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
     out: list[KnowledgeReference] = []
     for ref in o.references:
         chain = _chain(ref.target_ref, o.stale_reasons)
-        mine = [r for r in o.stale_reasons if r.anchor_ref in chain]
+        # (a dependency's change marks the unit, not what it names: see the module docstring)
+        mine = [r for r in o.stale_reasons if r.anchor_ref in chain and r.change is not ChangeKind.DEPENDENCY_CHANGED]
         if not mine:
             out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit=""))
             continue
