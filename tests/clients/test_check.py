@@ -66,6 +66,17 @@ def check(home: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+def listed(home: Path, repo: Path, *args: str) -> list[dict[str, Any]]:
+    """``graphmem list --json`` of the running daemon, in ``repo``."""
+    env = dict(os.environ, GRAPHMEM_HOME=str(home))
+    env.pop("GRAPHMEM_ADDRESS", None)
+    out = subprocess.run(
+        [*GRAPHMEM, "list", "--json", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    got: list[dict[str, Any]] = json.loads(out.stdout)
+    return got
+
+
 def findings(out: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     """The references of a ``--format json`` run, without the observation ids (each store
     numbers its own observations)."""
@@ -441,5 +452,107 @@ def test_code_removed_and_back_in_a_later_batch_is_not_dangling_any_more() -> No
         (repo / "src").mkdir()
         aside.rename(repo / "src" / "pkg")
         assert findings(check(home, repo, "--format", "json")) == []
+    finally:
+        daemon.stop()
+
+
+def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> None:
+    """A paragraph is judged by the code it names as its lines were last committed, with or
+    without a daemon, however the daemon came to see the history: a function a paragraph names
+    whose dependency is re-signed is no finding (a cold check sees only what the paragraph
+    names); a docstring edited after a body change does not move the commit the suspect names
+    (the commit that gave the code its current fingerprints); a name that becomes ambiguous in
+    an edited paragraph (a module of the same name appears) names nothing, though the daemon
+    had it anchored; a paragraph reflowed in a commit after its code changed, and one edited
+    with its code before both were committed together, are fresh once HEAD moves."""
+    repo = short_tmp("gmsm") / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("from .core import fmt, greet, hello, helper, thing\n")
+    core = repo / "pkg" / "core.py"
+    core.write_text(
+        "def dep(a):\n    return a\n\n\ndef helper(x):\n    return dep(x)\n\n\n"
+        "def thing(x):\n    return x\n\n\ndef hello(name):\n    return name\n\n\n"
+        "def greet(name):\n    return name\n\n\n"
+        'def fmt(x):\n    """Format x."""\n    a = x\n    return a\n'
+    )
+    readme = repo / "README.md"
+    readme.write_text(
+        "# pkg\n\nHelp with `pkg.helper`.\n\nFormat with `pkg.fmt`.\n\nCall `thing` first.\n\n"
+        "Say hello with `pkg.hello` now.\n\nGreet with `pkg.greet`.\n"
+    )
+    git(repo, "init", "-q")
+    day = 1_700_000_000
+    commit_at(repo, "a package and its readme", day)
+    home = short_tmp()
+    daemon = spawn_daemon(home, [repo])
+    try:
+        assert findings(check(home, repo, "--format", "json")) == []
+        edit(core, "def dep(a):", "def dep(a, b=0):")  # helper's dependency, re-signed compatibly
+        edit(core, "a = x\n", "a = x + 1\n")
+        edit(core, "def thing(x):\n    return x\n", "def thing(x):\n    return x * 2\n")
+        edit(core, "def hello(name):", "def hello(name, loud=False):")
+        changed = commit_at(repo, "bodies and signatures change", day + 86_400)
+        seen = {r["text"]: r for r in findings(check(home, repo, "--format", "json"))}
+        assert {"pkg.fmt", "thing", "pkg.hello"} <= set(seen), seen  # the daemon saw the commit
+        assert seen["pkg.fmt"]["commit"] == changed, seen
+        assert "pkg.helper" not in seen, seen  # a dependency's change names no reference ...
+        marked = listed(home, repo, "--suspect")  # ... but the unit is suspect, as every note is
+        assert any("`pkg.helper`" in o["text"] for o in marked), marked
+        edit(core, '"""Format x."""', '"""Format x nicely."""')  # the docstring only
+        (repo / "thing.py").write_text("X = 1\n")  # `thing` is a module's name too now
+        edit(readme, "Call `thing` first.", "Call `thing` first, always.")
+        edit(readme, "Say hello with `pkg.hello` now.", "Say hello with\n`pkg.hello` now.")  # reflowed
+        edit(readme, "Greet with `pkg.greet`.", "Greet with `pkg.greet`, politely.")
+        assert "pkg.greet" not in {r["text"] for r in findings(check(home, repo, "--format", "json"))}
+        edit(core, "def greet(name):\n    return name\n", "def greet(name):\n    return name.title()\n")
+        greeted = {r["text"] for r in findings(check(home, repo, "--format", "json"))}
+        assert "pkg.greet" in greeted  # changed after the paragraph was read, before either is committed
+        commit_at(repo, "docstring, a module, the readme and greet together", day + 2 * 86_400)
+        reused = findings(check(home, repo, "--format", "json", "--fail-on", "never"))
+        alone = findings(check(short_tmp(), repo, "--format", "json", "--fail-on", "never"))
+        assert reused == alone
+        assert [(r["text"], r["state"], r["commit"]) for r in alone] == [
+            ("pkg.fmt", "REFERENCE_STATE_SUSPECT", changed)
+        ], alone
+    finally:
+        daemon.stop()
+
+
+def test_a_name_its_package_no_longer_imports_is_dangling_with_or_without_a_daemon() -> None:
+    """click made ``get_text_stream`` private (``utils._get_text_stream``) and dropped it from
+    ``click/__init__.py`` (only a deprecation ``__getattr__`` serves it): ``click.get_text_stream``
+    in a document no longer resolves. A package's names are what its ``__init__`` exports, so
+    the name is looked for in the imports of the ``__init__`` as the paragraph was written: it
+    named ``utils.get_text_stream`` then, renamed to ``_get_text_stream`` since — for a cold
+    check as for a daemon that followed the commit."""
+    repo = short_tmp("gmin") / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    init = repo / "pkg" / "__init__.py"
+    init.write_text("from .utils import echo as echo\nfrom .utils import get_text_stream as get_text_stream\n")
+    utils = repo / "pkg" / "utils.py"
+    utils.write_text(
+        "def echo(message):\n    return message\n\n\n"
+        "def get_text_stream(name):\n    stream = open(name)\n    return stream\n"
+    )
+    (repo / "README.md").write_text("# pkg\n\nUse `pkg.echo` or `pkg.get_text_stream`.\n")
+    git(repo, "init", "-q")
+    commit_all(repo, "a package and its readme")
+    home = short_tmp()
+    daemon = spawn_daemon(home, [repo])
+    try:
+        assert findings(check(home, repo, "--format", "json")) == []
+        edit(utils, "def get_text_stream(", "def _get_text_stream(")
+        init.write_text(
+            "from .utils import echo as echo\n\n\ndef __getattr__(name):\n"
+            '    if name == "get_text_stream":\n        from .utils import _get_text_stream\n\n'
+            "        return _get_text_stream\n    raise AttributeError(name)\n"
+        )
+        commit_all(repo, "get_text_stream is private now")
+        reused = findings(check(home, repo, "--format", "json", "--fail-on", "never"))
+        alone = findings(check(short_tmp(), repo, "--format", "json", "--fail-on", "never"))
+        assert reused == alone
+        (got,) = alone
+        assert (got["text"], got["state"]) == ("pkg.get_text_stream", "REFERENCE_STATE_DANGLING"), got
+        assert got["renamed_to"] == "pkg/utils.py::_get_text_stream", got
     finally:
         daemon.stop()

@@ -156,6 +156,10 @@ class RefIndex:
         files and ``paths``; a package's names still what its ``__init__`` exports now."""
         return RefIndex(symbols, self.paths | set(paths), exports=self._exports)
 
+    def module_files(self, module: str) -> list[str]:
+        """The files that are the module ``module`` (dotted) itself, shortest path first."""
+        return sorted(self._modules.get(tuple(module.split(".")), ()), key=_path_order)
+
     def origins(self, name: str, module: str = "") -> dict[str, str]:
         """Where a dotted name that resolves to nothing would be defined, per the code's
         resolution: each file a lookup of it in a module it names looked into (the module's

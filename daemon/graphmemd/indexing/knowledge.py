@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from graphmem.types import ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
+from graphmem.types import AnchorKind, ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
 
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.graphstate import GraphState
@@ -88,6 +88,10 @@ class KnowledgeKeeper:
         #: repository -> knowledge file -> the last parts of the names in it that name nothing
         #: now (never did, or dangling): read again when code of such a name appears
         self._unresolved: dict[str, dict[str, set[str]]] = {}
+        #: repository -> knowledge files read by watcher batches since HEAD last moved: read
+        #: while a checkout was writing the tree (part of the code new, HEAD old or new) or
+        #: before their lines were committed, they are judged again once HEAD has moved
+        self._read_in_batches: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------ selection
 
@@ -111,11 +115,15 @@ class KnowledgeKeeper:
         self, rt: RepoRuntime, docs: list[WalkedDoc], head_moved: bool, delta: GraphDelta | None = None
     ) -> int:
         """After a full walk: read the knowledge files that changed, that name code the pass
-        renamed, moved or removed (``_touched``) or a name it added (``_awaiting``); drop the
-        ones gone."""
+        renamed, moved or removed (``_touched``) or a name it added (``_awaiting``), and when
+        HEAD moved the ones watcher batches read since it last moved (judged then against a
+        tree half checked out, or before they were committed: now as a cold check judges
+        them); drop the ones gone."""
         present = {d.path for d in docs}
         gone = (self._memory.book.knowledge_files(rt.id) | set(rt.doc_stats)) - present
         touched = self._touched(rt, delta) | self._awaiting(rt, delta)
+        if head_moved:
+            touched |= self._read_in_batches.pop(rt.id, set())
         todo = [d.path for d in docs if d.path in touched or rt.doc_stats.get(d.path) != _stat(d.abs_path)]
         n = self._sync(rt, todo, gone)
         if head_moved:
@@ -130,6 +138,7 @@ class KnowledgeKeeper:
         todo = (changes.changed | self._awaiting(rt, delta) | self._touched(rt, delta)) - changes.removed
         if not todo and not changes.removed:
             return 0
+        self._read_in_batches.setdefault(rt.id, set()).update(todo)
         return self._sync(rt, sorted(todo), changes.removed - changes.changed)
 
     def _awaiting(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
@@ -337,14 +346,25 @@ class KnowledgeKeeper:
         before = _before(previous, ref) if previous is not None else None
         if res is not None:
             key = res.symbol.id if res.symbol is not None else f"{ctx.rt.id}:{res.path}"
-            if unchanged and before is not None and before.anchor_key == key:
-                # the name as written still names the code its anchor followed: no rename of it
+            if unchanged and when is None and before is not None and before.anchor_key == key:
+                # a unit not committed (or outside git) keeps the anchor it was first read with
+                # (no history to judge it by); the name as written still names the code its
+                # anchor followed: no rename of it. A committed unit is judged from history,
+                # as a cold check judges it: the commit of its lines may have moved (lines
+                # re-committed with the same words) and the anchor with it
                 kept = tuple(r for r in before.finding.reasons if r.change is not ChangeKind.RENAMED)
                 return replace(before.finding, ref=ref, reasons=kept)
             anchor, reasons = ctx.history.baseline(res, when)
             return RefFinding(ref, anchor, reasons)
-        if before is not None:  # it named code before: dangling now
+        if before is not None and _gone(ctx, before):  # it named code before: dangling now
+            # a committed unit as a cold check judges it (the commit that removed or renamed it
+            # found in history); the reason memory followed live when history finds nothing
+            got = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
+            if got is not None:
+                return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target))
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target))
+        # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
+        # is judged as a cold check judges it: from what the name means now and meant when written)
         if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module):
             return None  # several symbols answer to it now: ambiguous, not gone
         got = ctx.history.named_at(ref, when, ctx.index)
@@ -418,9 +438,22 @@ def _before(previous: Observation, ref: TextRef) -> _Before | None:
     return _Before(key, RefFinding(ref, anchor, reasons, match.close_matches))
 
 
+def _gone(ctx: _Pass, before: _Before) -> bool:
+    """Whether the code a reference's previous anchor followed is gone from the graph (its
+    symbol, or its file), or was renamed or moved (memory followed it: the text still says
+    the old name)."""
+    if any(r.change in _GONE for r in before.finding.reasons):
+        return True
+    anchor = before.finding.anchor
+    if anchor.kind is AnchorKind.SYMBOL:
+        return ctx.history.code.symbol(anchor.symbol_id) is None
+    return anchor.path not in ctx.index.paths
+
+
 def _keep_history(o: Observation, previous: Observation) -> Observation:
     """An unchanged unit keeps what its observation had beyond the file: its status (an
-    archived or superseded one stays so) and its dependency reasons."""
+    archived or superseded one stays so), its dependency reasons (they mark the unit, not its
+    references) and whether it needs review."""
     deps = tuple(r for r in previous.stale_reasons if r.change is ChangeKind.DEPENDENCY_CHANGED)
     extra = tuple(r for r in deps if r not in o.stale_reasons)
     return replace(o, status=previous.status, stale_reasons=o.stale_reasons + extra, needs_review=previous.needs_review)

@@ -14,6 +14,7 @@ or removed, with the first commit after C that no longer has it.
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 import shutil
 import tempfile
@@ -25,7 +26,7 @@ from graphmem.types import Anchor, ChangeKind, StaleReason
 
 from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution
-from graphmemd.graph.model import SymbolInfo, symbols_of
+from graphmemd.graph.model import ImportRef, SymbolInfo, symbols_of
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine
 from graphmemd.ingest.knowledge.model import TargetKind, TextRef
@@ -36,8 +37,6 @@ from graphmemd.memory.anchors import CodeView, evaluate_anchor, file_anchor, sym
 
 logger = logging.getLogger(__name__)
 
-#: At most this many old versions of one file are parsed to find when a symbol went away.
-MAX_BISECT_PARSES = 8
 #: Old files parsed per unit commit when looking for a name that no longer resolves.
 MAX_CANDIDATES = 40
 #: what comes right before a definition's name on its line: a keyword (Python, Go with its
@@ -93,6 +92,7 @@ class KnowledgeHistory:
         self.code = code
         self.now = now
         self._parsed: dict[str, list[SymbolInfo] | None] = {}  # "blob:path" -> symbols
+        self._imports: dict[str, tuple[ImportRef, ...]] = {}  # "blob:path" -> its imports
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
         self._scratch: Path | None = None
@@ -179,6 +179,7 @@ class KnowledgeHistory:
             for out in self._pool().parse_many([(path, target) for path, (_, target) in r.items()]):
                 if out.parsed is not None:
                     self._parsed[r[out.path][0]] = symbols_of(self.repo_id, out.parsed)
+                    self._imports[r[out.path][0]] = out.parsed.imports
 
     # ------------------------------------------------------------------ resolved references
 
@@ -197,8 +198,8 @@ class KnowledgeHistory:
         if old is None:
             return now, ()
         anchor = replace(now, signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
-        r = evaluate_anchor(anchor, self.code, self.now, self.change_commit(s, when))
-        return anchor, (r,) if r is not None else ()
+        r = evaluate_anchor(anchor, self.code, self.now, "")
+        return anchor, (replace(r, commit=self.change_commit(s, when)),) if r is not None else ()
 
     def changed(self, path: str, when: tuple[str, int]) -> bool:
         """Whether ``path`` changed after commit ``when`` (a commit of the same second that
@@ -222,15 +223,48 @@ class KnowledgeHistory:
         return False
 
     def change_commit(self, s: SymbolInfo, when: UnitCommit) -> str:
-        """The newest commit after ``when`` among the symbol's lines ("" when one of them is
-        not committed, or nothing is known)."""
+        """The commit after ``when`` that gave ``s`` the fingerprints it has now: a binary
+        search over the commits that touched its file (followed through renames), each
+        version parsed once, for the first whose ``s`` has today's signature and body — so an
+        edit of a docstring or a comment since is not named, and a daemon that saw the change
+        live names the same commit as a cold check. "" when one of its lines is not committed
+        (a live change); the newest commit among its lines when the search finds nothing."""
         blame = self.git.blame(s.path)
         lines = [blame.get(n) for n in range(s.start_line, s.end_line + 1)]
         if not blame or any(b is not None and not b.committed for b in lines):
             return ""
+        commits = self._commits_to(s.path, when)
+        lo, hi, found = 0, len(commits) - 1, ""
+        while lo <= hi:  # (to the end: a search cut short would answer by the HEAD it started from)
+            mid = (lo + hi) // 2
+            syms = self.old_symbols([commits[mid]])[commits[mid]] or []
+            then = next((o for o in syms if o.qualname == s.qualname and o.kind is s.kind), None)
+            if then is not None and (then.sig_hash, then.body_hash) == (s.sig_hash, s.body_hash):
+                found, hi = commits[mid][0], mid - 1
+            else:
+                lo = mid + 1
+        if found:
+            return found
         since, own = (when[1], when[0]) if when is not None else (-1, "")
         newer = [b for b in lines if b is not None and (b.time > since or (b.time == since and b.commit != own))]
         return max(newer, key=lambda b: b.time).commit if newer else ""
+
+    def _commits_to(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
+        """(commit, the file's path then) for each commit after ``when`` that made the file
+        what it is now at ``path``, oldest first, following its renames backwards."""
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        out: list[tuple[str, str]] = []
+        current = path
+        for c in self.git.timeline():  # newest first
+            if c.time < since or c.commit == own:
+                continue
+            for status, old, new in c.changes:
+                if new == current:
+                    out.append((c.commit, current))
+                    current = old if status == "R" else current
+                    break
+        out.reverse()
+        return out
 
     # ------------------------------------------------------------------ dangling references
 
@@ -254,10 +288,40 @@ class KnowledgeHistory:
             # defined then in a file the lookup of the name consults today
             origins = index_now.origins(ref.target, ref.module)
             o = next((s for s in then if origins.get(s.path) == s.qualname), None)
+        if o is None:
+            o = self._imported_then(ref, when, index_now, then)
             if o is None:
                 return None
         new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
         return self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
+
+    def _imported_then(
+        self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]
+    ) -> SymbolInfo | None:
+        """What a package's ``__init__`` imported at ``when`` under the name ``ref`` spells
+        (``click.get_text_stream`` when ``click/__init__.py`` had ``from .utils import
+        get_text_stream``) and no longer exports: the symbol among ``then`` (the versions at
+        ``when`` of the files changed since) its import named then. A package's names are what
+        its ``__init__`` exports, so a name gone is looked for in the old ``__init__``'s imports."""
+        was = {new: old for _, old, new in self._olds(when[0])}  # (an ``__init__`` changed since)
+        for candidate in ([f"{ref.module}.{ref.target}"] if ref.module else []) + [ref.target]:
+            module, _, name = candidate.rpartition(".")
+            for init in index_now.module_files(module) if module else ():
+                old = was.get(init)
+                if old is None or posixpath.basename(old) != "__init__.py":
+                    continue
+                key = (when[0], old)
+                i = self.git.blob_ids([key]).get(key)
+                self.old_symbols([key])
+                for imp in self._imports.get(f"{i}:{old}", ()) if i is not None else ():
+                    original = _imported_as(imp, name)
+                    if original is None:
+                        continue
+                    source = _module_path(posixpath.dirname(old), imp.module)
+                    found = next((s for s in then if s.qualname == original and _in_module(s.path, source)), None)
+                    if found is not None:
+                        return found
+        return None
 
     def gone(
         self, o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, when: UnitCommit, now: list[SymbolInfo]
@@ -281,13 +345,12 @@ class KnowledgeHistory:
         """The first commit after ``when`` whose version of ``path`` no longer defines
         ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
         commits = self._file_commits(path, when)
-        lo, hi, parses = 0, len(commits) - 1, 0
+        lo, hi = 0, len(commits) - 1
         found = ""
-        while lo <= hi and parses < MAX_BISECT_PARSES:
+        while lo <= hi:  # log2 of the commits parses (to the end: the answer must not depend on HEAD)
             mid = (lo + hi) // 2
             at = commits[mid]
             syms = self.old_symbols([at])[at]
-            parses += 1
             if syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms):
                 found, hi = at[0], mid - 1
             else:
@@ -324,6 +387,35 @@ class KnowledgeHistory:
             return moved, StaleReason(ref.target, ChangeKind.RENAMED, self.now, new_ref=gone[2], detail=detail)
         removed = StaleReason(ref.target, ChangeKind.REMOVED, self.now, detail=f"file {ref.target} was removed")
         return file_anchor(self.repo_id, ref.target, ""), removed
+
+
+def _imported_as(imp: ImportRef, name: str) -> str | None:
+    """The name ``imp`` (a file-level import) imports as the local ``name``, or None."""
+    if imp.scope:
+        return None
+    if imp.alias is not None:
+        return imp.names[0] if imp.alias == name and len(imp.names) == 1 else None
+    return name if name in imp.names else None
+
+
+def _module_path(package_dir: str, module: str) -> str:
+    """A Python import's module as a path without its suffix: relative to ``package_dir``
+    for ``from .utils import x`` (``..`` one folder up), else the dotted path (``a/b``)."""
+    rest = module.lstrip(".")
+    if len(rest) == len(module):
+        return rest.replace(".", "/")
+    base = package_dir
+    for _ in range(len(module) - len(rest) - 1):
+        base = posixpath.dirname(base)
+    return posixpath.join(base, rest.replace(".", "/")) if rest else base
+
+
+def _in_module(path: str, module_path: str) -> bool:
+    """Whether the file ``path`` is the module ``module_path`` (its own file or its package's
+    ``__init__``; an absolute module matches the path's last components)."""
+    stem = path[:-3] if path.endswith(".py") else path
+    stem = stem[: -len("/__init__")] if stem.endswith("/__init__") else stem
+    return bool(module_path) and (stem == module_path or stem.endswith("/" + module_path))
 
 
 def _moved(o: SymbolInfo, old_file: list[SymbolInfo], new_path: str, now: list[SymbolInfo]) -> SymbolInfo | None:

@@ -12,7 +12,11 @@ first read outside git). Grades, as for every note:
   weaker anchor than a note written about the code. A mention of a class, a module or a file
   does not follow every change inside it (only its head or its removal). Shared notes
   (``.graphmem/notes``) are written about their anchors: a body change makes them STALE;
-* a dependency changed its signature or went away: SUSPECT (as for every note).
+* a dependency of the named code changed its signature or went away: the unit is SUSPECT,
+  as every note is (``list --suspect``, recall, events), but no *reference* of it changes
+  state: a reference is judged by the code it names — all a check with no daemon knows (the
+  code now and its history) — so ``check``, which reports references, gives the same findings
+  from a running daemon that followed the changes one by one as from a cold run.
 
 ``grade`` recomputes the status and each reference's state from the anchors and the code;
 it replaces ``staleness.reevaluate`` for knowledge observations.
@@ -165,9 +169,11 @@ def grade(
     """A knowledge observation with its reasons, status and reference states recomputed
     against ``code``. Reasons that persist keep their commit and time, unless their symbol
     changed again just now (``changed_now``: symbol ids); a new or renewed one has the commit
-    "" until history names it (a live change is not committed yet; then the latest change of
-    the symbol's lines, as a cold check names it); RENAMED stays until the text is edited
-    (the reference still says the old name)."""
+    "" until history names it (a live change is not committed yet; then the commit that gave
+    the symbol its current fingerprints, as a cold check names it); RENAMED stays until the
+    text is edited (the reference still says the old name). A dependency reason (``suspects``,
+    new ones) holds while the dependency's signature differs; it marks the unit, not its
+    references (see the module docstring)."""
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
     reasons = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
     for a in o.anchors:
@@ -243,7 +249,8 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
     out: list[KnowledgeReference] = []
     for ref in o.references:
         chain = _chain(ref.target_ref, o.stale_reasons)
-        mine = [r for r in o.stale_reasons if r.anchor_ref in chain]
+        # (a dependency's change marks the unit, not what it names: see the module docstring)
+        mine = [r for r in o.stale_reasons if r.anchor_ref in chain and r.change is not ChangeKind.DEPENDENCY_CHANGED]
         if not mine:
             out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit=""))
             continue

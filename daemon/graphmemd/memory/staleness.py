@@ -103,8 +103,9 @@ def reevaluate(
     Status: STALE with any reason of its own anchors, else SUSPECT with a dependency reason,
     else FRESH (stale always wins). Archived and superseded observations keep their status
     (their reasons are still updated, for display). A unit of a knowledge file is graded
-    by ``knowledge.grade`` (a passing mention is a weaker anchor; ``changed_now``: the
-    symbols the delta changed, whose reasons name the latest change)."""
+    by ``knowledge.grade`` (a passing mention is a weaker anchor; a dependency's change marks
+    the unit, not its references; ``changed_now``: the symbols the delta changed, whose
+    reasons name the latest change)."""
     if o.knowledge is not None:
         return grade(o, code, now, commit, suspects, changed_now)
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
