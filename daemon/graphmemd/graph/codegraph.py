@@ -358,12 +358,18 @@ class CodeGraph:
                 items.append((order[rev], rev, other, conf))
         return tuple(items)
 
-    def degree(self, node: str) -> int:
-        """How many edges touch ``node`` (``len(adjacency(node))``, without building it)."""
+    def degree(self, node: str, at_most: int | None = None) -> int:
+        """How many edges touch ``node`` (``len(adjacency(node))``, without building it).
+
+        ``at_most``: the count stops there — a node with that many neighbours has at least
+        that many edges, and is not summed (a module's file node can have thousands: retrieval
+        only needs the degree up to its centrality cap)."""
+        outs, ins = self._out.get(node, {}), self._in.get(node, {})
+        if at_most is not None and len(outs) + len(ins) >= at_most:
+            return at_most
         count = edgebits.count
-        return sum(count(p) for p in self._out.get(node, {}).values()) + sum(
-            b.bit_count() for b in self._in.get(node, {}).values()
-        )
+        total = sum(count(p) for p in outs.values()) + sum(b.bit_count() for b in ins.values())
+        return total if at_most is None else min(total, at_most)
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:
         """The nodes ``node`` points to by edges of ``kind``."""

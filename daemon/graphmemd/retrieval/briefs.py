@@ -88,7 +88,8 @@ class Briefer:
         if fresh_only:
             notes = [o for o in notes if o.status is ObservationStatus.FRESH]
         with e.reading() as g:
-            weights = {o.id: max((ranking.centrality(g.degree(a.symbol_id or file_id(a.repo_id, a.path)))
+            cap = ranking.CENTRALITY_CAP
+            weights = {o.id: max((ranking.centrality(g.degree(a.symbol_id or file_id(a.repo_id, a.path), cap))
                                   for a in o.anchors), default=0.0) for o in notes}
         fresh = e.freshness(repos)
         names = ", ".join(f"{rt.id} ({rt.root})" for rt in repos) or "no repository"

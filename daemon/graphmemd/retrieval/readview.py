@@ -41,8 +41,8 @@ class GraphReader(Protocol):
         """Every neighbour of ``node`` with the edge kind as walked from it."""
         ...
 
-    def degree(self, node: str) -> int:
-        """How many edges touch ``node``."""
+    def degree(self, node: str, at_most: int | None = None) -> int:
+        """How many edges touch ``node`` (``at_most``: at most that many are counted)."""
         ...
 
     def out(self, node: str, kind: EdgeKind) -> set[str]:

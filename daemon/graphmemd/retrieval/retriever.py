@@ -447,7 +447,7 @@ class Retriever:
             proximity=r[4] if r is not None else 0.0,
             cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,
             focus=self._focus(g, node, w.seeds.focus),
-            centrality=ranking.centrality(g.degree(node)),
+            centrality=ranking.centrality(g.degree(node, ranking.CENTRALITY_CAP)),
             text_proximity=tr[4] if tr is not None else 0.0,
             text_cochange=node_signal(w.tsignals, node, file_of, share) if w.tsignals else None,
             outside=outside,
