@@ -57,9 +57,16 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def check(home: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def cli_env(home: Path) -> dict[str, str]:
+    """The environment of a CLI run on ``home``'s daemon (never one named by the caller's
+    ``GRAPHMEM_ADDRESS``)."""
     env = dict(os.environ, GRAPHMEM_HOME=str(home))
     env.pop("GRAPHMEM_ADDRESS", None)
+    return env
+
+
+def check(home: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = cli_env(home)
     env.setdefault("GRAPHMEM_PARSE_WORKERS", "2")
     return subprocess.run(
         [*GRAPHMEM, "check", "--wait", WAIT, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=300
@@ -68,10 +75,14 @@ def check(home: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str
 
 def listed(home: Path, repo: Path, *args: str) -> list[dict[str, Any]]:
     """``graphmem list --json`` of the running daemon, in ``repo``."""
-    env = dict(os.environ, GRAPHMEM_HOME=str(home))
-    env.pop("GRAPHMEM_ADDRESS", None)
     out = subprocess.run(
-        [*GRAPHMEM, "list", "--json", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=60, check=True
+        [*GRAPHMEM, "list", "--json", *args],
+        cwd=repo,
+        env=cli_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     got: list[dict[str, Any]] = json.loads(out.stdout)
     return got
