@@ -57,6 +57,12 @@ def severity(r: StaleReason) -> int:
     return _SEVERITY.get(r.change, 0)
 
 
+def dependency_holds(r: StaleReason, code: CodeView) -> bool:
+    """A suspect reason still holds until its dependency is back with its old signature."""
+    dep = code.symbol(r.dependency_id)
+    return dep is None or dep.sig_hash != r.dependency_sig_hash
+
+
 def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> StaleReason | None:
     """The reason an anchor no longer matches the code, or None when it still does."""
     if a.kind is AnchorKind.FILE:

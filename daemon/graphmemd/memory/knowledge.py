@@ -47,7 +47,7 @@ from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
 from graphmemd.graph.signatures import compatible
 from graphmemd.ingest.knowledge.model import TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
-from graphmemd.memory.anchors import CodeView, evaluate_anchor
+from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
 from graphmemd.memory.obsdoc import MAX_DOC_ANCHORS, MAX_TEXT
 
 __all__ = ["RefFinding", "UnitFinding", "check_references", "grade", "reference_states", "unit_observation"]
@@ -189,9 +189,7 @@ def grade(
     for r in suspects:  # a new one: its commit is named once the change is committed
         deps.setdefault((r.anchor_ref, r.dependency_id), replace(r, commit=""))
     for (anchor_ref, _), r in sorted(deps.items()):
-        dep = code.symbol(r.dependency_id) if r.change is ChangeKind.DEPENDENCY_CHANGED else None
-        holds = r.change is ChangeKind.DEPENDENCY_CHANGED and (dep is None or dep.sig_hash != r.dependency_sig_hash)
-        if holds and anchor_ref not in changed:
+        if r.change is ChangeKind.DEPENDENCY_CHANGED and anchor_ref not in changed and dependency_holds(r, code):
             reasons.append(r)
     status = o.status
     if status in _LIVE:

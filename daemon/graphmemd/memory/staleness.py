@@ -26,7 +26,7 @@ from graphmem.types import (
 from graphmemd.graph.delta import GraphDelta, Impact
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolState, file_id
-from graphmemd.memory.anchors import CodeView, evaluate_anchor, file_anchor, severity, symbol_anchor
+from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor, file_anchor, severity, symbol_anchor
 from graphmemd.memory.knowledge import grade
 
 __all__ = [
@@ -54,12 +54,6 @@ class StateChange:
 
 _LIVE = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
 _DEPENDENCY = ChangeKind.DEPENDENCY_CHANGED
-
-
-def _dependency_holds(r: StaleReason, code: CodeView) -> bool:
-    """A suspect reason still holds until its dependency is back with its old signature."""
-    dep = code.symbol(r.dependency_id)
-    return dep is None or dep.sig_hash != r.dependency_sig_hash
 
 
 def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleReason:
@@ -119,7 +113,7 @@ def reevaluate(
         deps.setdefault((r.anchor_ref, r.dependency_id), r)
     # An anchor whose own code changed needs review anyway: its dependencies' reasons are dropped.
     changed = {r.anchor_ref for r in reasons}
-    reasons.extend(r for _, r in sorted(deps.items()) if r.anchor_ref not in changed and _dependency_holds(r, code))
+    reasons.extend(r for _, r in sorted(deps.items()) if r.anchor_ref not in changed and dependency_holds(r, code))
     reasons.sort(key=lambda r: (-severity(r), r.anchor_ref, r.dependency_ref))
     status = o.status
     if status in _LIVE:
