@@ -57,6 +57,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from operator import attrgetter
 from typing import Any
 
 from tree_sitter import Node
@@ -731,7 +732,8 @@ def token_streams(
     events = _events(source, rules, spans, captures, comments, lo, hi)
     renderer = _Renderer(source, rules, events)
     boundaries: list[int] = []
-    segments = normalise(renderer.render(lo, hi, 0, boundaries)).split(_BOUNDARY)
+    stream = b"".join([renderer.render(start, end, 0, boundaries) for start, end in _outermost(source, spans)])
+    segments = normalise(stream).split(_BOUNDARY)
     if len(segments) != len(boundaries) + 1:  # a boundary inside a skipped range
         return [_alone(renderer, span) for span in spans]
     # the k-th boundary marker sits between segments[k] and segments[k + 1]
@@ -746,6 +748,31 @@ def token_streams(
         else:
             out.append((b"".join(segments[start:end]), None))
     return out
+
+
+def _outermost(source: bytes, spans: Sequence[DefSpan]) -> list[tuple[int, int]]:
+    """The ranges to render: those of the outermost definitions (the union of the spans).
+    The text between two of them is in no definition's streams: rendering it (a table of
+    numbers between two functions, a Rust ``impl`` block's own text) was wasted. Each range
+    starts and ends with a definition boundary, so no normalisation reaches across a gap;
+    only a raw ``_KEEP_SPACE`` byte in a gap (never in valid code) would change how the
+    stream is normalised, and then everything is rendered in one range as before."""
+    ranges: list[tuple[int, int]] = []
+    start = end = -1
+    for span in sorted(spans, key=_SPAN_START):
+        if span.start >= end:
+            if end >= 0:
+                ranges.append((start, end))
+            start, end = span.start, span.end
+        elif span.end > end:
+            end = span.end
+    ranges.append((start, end))
+    if any(source.find(_KEEP_SPACE, ranges[i][1], ranges[i + 1][0]) >= 0 for i in range(len(ranges) - 1)):
+        return [(ranges[0][0], max(e for _s, e in ranges))]
+    return ranges
+
+
+_SPAN_START = attrgetter("start")
 
 
 def _alone(renderer: _Renderer, span: DefSpan) -> tuple[bytes, bytes | None]:

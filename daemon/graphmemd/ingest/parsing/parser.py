@@ -47,6 +47,10 @@ References
     node). With a receiver capture, the callee is ``receiver.call`` (Java
     ``obj.method()``). The caller is the innermost definition containing the call
     (decorators and default values included).
+``(#set! reference.call.except "a b")``
+    The pattern's calls of these names (the ``@reference.call`` text) are not calls (Ruby
+    ``require``, ``attr_reader``): checked here, a set lookup, instead of a ``#not-match?``
+    predicate, which cost the binding a regular expression search per match.
 ``@inherits`` / ``@implements``
     A base type, attributed to the innermost definition or scope containing it.
 ``@package``
@@ -179,6 +183,7 @@ _R_CALL_PLAIN = 16  # a call pattern with neither receiver nor argument-list cap
 _R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
 _R_CALL_BARE = 18
 _R_LOCAL = 19
+_R_CALL_EXCEPT = 20  # a call pattern with a ``reference.call.except`` setting
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -283,6 +288,8 @@ class _Compiled:
     captures: tuple[frozenset[str], ...]
     #: per definition pattern, its one ``@definition.<kind>`` capture (None: look it up)
     def_captures: tuple[tuple[str, SymbolKind] | None, ...]
+    #: per pattern, the callee names that are no call (``reference.call.except``; None: none)
+    call_excepts: tuple[frozenset[bytes] | None, ...]
     #: per pattern, the node types its definition's parent must have (``def.parents``; None: any)
     def_parents: tuple[frozenset[str] | None, ...]
     #: the spec's ``blanks``, compiled, each with the words one of which a source must hold
@@ -350,16 +357,25 @@ def _pattern_sources(query: Query, source: str) -> list[str]:
 _QUANTIFIED = re.compile(r"[)\]\"][+*?]")
 
 
-def _pattern_roles(sources: list[str], captures: tuple[frozenset[str], ...]) -> tuple[int, ...]:
+def _pattern_roles(
+    sources: list[str], captures: tuple[frozenset[str], ...], excepts: tuple[frozenset[bytes] | None, ...]
+) -> tuple[int, ...]:
     roles: list[int] = []
-    for text, names in zip(sources, captures, strict=True):
+    for text, names, excluded in zip(sources, captures, excepts, strict=True):
         role = _role(set(names))
-        if role == _R_CALL and not names & {"reference.call.receiver", "reference.call.args"}:
+        if role == _R_CALL and excluded is not None:
+            role = _R_CALL_EXCEPT
+        elif role == _R_CALL and not names & {"reference.call.receiver", "reference.call.args"}:
             role = _R_CALL_PLAIN
         if role == _R_COMMENT and names == {"comment"} and not _QUANTIFIED.search(text):
             role = _R_COMMENT_NODE
         roles.append(role)
     return tuple(roles)
+
+
+def _call_except(settings: dict[str, str | None]) -> frozenset[bytes] | None:
+    names = settings.get("reference.call.except")
+    return frozenset(name.encode() for name in names.split()) if names else None
 
 
 def _def_capture(names: frozenset[str]) -> tuple[str, SymbolKind] | None:
@@ -404,12 +420,14 @@ def _compile(language: Language) -> _Compiled:
         query = Query(ts_language, source)
         sources = _pattern_sources(query, source)
         captures = tuple(frozenset(_CAPTURE_NAME.findall(text)) for text in sources)
+        call_excepts = tuple(_call_except(query.pattern_settings(i)) for i in range(query.pattern_count))
         found = _Compiled(
             spec=spec,
             language=ts_language,
             query=query,
             settings=tuple(query.pattern_settings(i) for i in range(query.pattern_count)),
-            roles=_pattern_roles(sources, captures),
+            roles=_pattern_roles(sources, captures, call_excepts),
+            call_excepts=call_excepts,
             fingerprint_patterns=pattern_roles(sources),
             captures=captures,
             def_captures=tuple(_def_capture(names) for names in captures),
@@ -753,11 +771,15 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
             raw_calls.append((start, text, node.start_point[0] + 1, -1))
-        elif role == _R_CALL:
+        elif role in (_R_CALL, _R_CALL_EXCEPT):
             node = caps["reference.call"][0]
             start = node.start_byte
             end = node.end_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
+            if role == _R_CALL_EXCEPT:
+                excluded = compiled.call_excepts[pattern]
+                if excluded is not None and text in excluded:
+                    continue
             receivers = caps.get("reference.call.receiver")
             if receivers:
                 receiver = receivers[0]
@@ -1077,10 +1099,9 @@ def _fingerprint(
     """Signatures (the head, comments cut, whitespace-normalised: shown to users) and the
     token-stream hashes of ``fingerprint.py`` (``sig_hash`` set on each def)."""
     cut_starts = [c[0] for c in cuts]
-    signatures = [
-        _decode(_normalise(_cut(source, d.start, d.body_start if d.body_start >= 0 else d.end, cuts, cut_starts, [])))
-        for d in defs
-    ]
+    signatures = _signatures(
+        [_cut(source, d.start, d.body_start if d.body_start >= 0 else d.end, cuts, cut_starts, []) for d in defs]
+    )
     if scheme == 1:
         legacy = [
             LegacyDef(
@@ -1095,6 +1116,16 @@ def _fingerprint(
     for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
         d.sig_hash = sig_hash
     return signatures, [body for _sig, body in hashes]
+
+
+def _signatures(heads: list[bytes]) -> list[str]:
+    """The heads normalised and decoded: in one pass over them all, joined by NUL (neither
+    whitespace nor an identifier character, so no head's normalisation sees its neighbours),
+    unless a head holds a NUL itself."""
+    joined = b"\0".join(heads)
+    if joined.count(b"\0") != len(heads) - 1:
+        return [_decode(_normalise(head)) for head in heads]
+    return _decode(_normalise(joined)).split("\0") if heads else []
 
 
 def _cut(
@@ -1239,7 +1270,8 @@ def _count_named(node: Node, source: bytes) -> int:
     text = source[node.start_byte : node.end_byte]
     if b"/" not in text and b"#" not in text and b"--" not in text:
         return node.named_child_count
-    return sum(1 for i in range(node.named_child_count) if not node.named_child(i).is_extra)
+    # (one list of the children: ``named_child(i)`` walks from the first child each time)
+    return sum(1 for child in node.named_children if not child.is_extra)
 
 
 _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")

@@ -26,8 +26,8 @@
 ; local variable of its method holds it
 (call receiver: (_) @reference.call.receiver method: [(identifier) (constant) (operator)] @reference.call)
 ((call !receiver method: [(identifier) (constant)] @reference.call)
-  (#not-match? @reference.call
-    "^(require|require_relative|include|extend|prepend|attr_reader|attr_accessor|attr_writer|private|public|protected|module_function|private_constant|private_class_method)$"))
+  (#set! reference.call.except
+    "require require_relative include extend prepend attr_reader attr_accessor attr_writer private public protected module_function private_constant private_class_method"))
 (call !receiver method: (super) @reference.call)
 [
   (body_statement (identifier) @reference.call.bare)
