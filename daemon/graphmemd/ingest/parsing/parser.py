@@ -893,8 +893,10 @@ def _collect_def(
                 node = nodes[0]
                 break
     allowed = compiled.def_parents[pattern]
-    if allowed is not None and (node.parent is None or node.parent.type not in allowed):
-        return
+    if allowed is not None:
+        parent = node.parent  # (found from the root down: asked once)
+        if parent is None or parent.type not in allowed:
+            return
     start = node.start_byte
     end = node.end_byte
     name_start = name_node.start_byte
