@@ -44,7 +44,16 @@ from grpc_health.v1 import health_pb2
 from grpc_status import rpc_status
 
 from graphmem import convert
-from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound, Timeout, Unavailable, error_for_status
+from graphmem.errors import (
+    DaemonNotRunning,
+    FailedPrecondition,
+    GraphMemError,
+    InvalidArgument,
+    NotFound,
+    Timeout,
+    Unavailable,
+    error_for_status,
+)
 from graphmem.paths import Paths, default_address, resolve_paths
 from graphmem.types import (
     Brief,
@@ -90,6 +99,10 @@ _RETRY_FIRST_S: Final = 0.05
 _RETRY_MAX_S: Final = 1.0
 #: Metadata key of the per-user token a TCP listener requires.
 TOKEN_METADATA: Final = "x-graphmem-token"
+#: How long a client keeps knowing that its working directory is outside every registered
+#: repository (each call then goes out unscoped at once, instead of being refused for the
+#: directory, listing the repositories and going out again: three calls for one).
+OUTSIDE_MEMO_S: Final = 5.0
 
 _Req = TypeVar("_Req", bound=Message)
 _Resp = TypeVar("_Resp", bound=Message)
@@ -319,6 +332,9 @@ class GraphMem:
         #: The directory whose repository the one-repository calls default to (None: the
         #: process's working directory at the time of each call).
         self.cwd: Path | None = Path(cwd).expanduser().absolute() if cwd is not None else None
+        #: (directory, when): the working directory was found outside every registered
+        #: repository at that time (``OUTSIDE_MEMO_S``)
+        self._outside: tuple[Path, float] | None = None
         #: The pid file of the daemon behind the default socket (None for another address):
         #: a live pid there with nothing answering yet means the daemon is starting.
         self._pid_file: Path | None = paths.pid if not address and self.address.startswith("unix:") else None
@@ -538,18 +554,30 @@ class GraphMem:
         """Run ``send(hint)`` with ``repo`` (a path made absolute), or else the working
         directory. A working directory outside every registered repository is no hint: the
         call goes out with ``""``, the daemon's own default (the only repository; for
-        recall/brief/symbols every repository; else an error naming them and ``--repo``)."""
+        recall/brief/symbols every repository; else an error naming them and ``--repo``).
+        Found outside once, the directory goes out as ``""`` at once for ``OUTSIDE_MEMO_S``
+        (one call instead of three); a refusal of that (``InvalidArgument``,
+        ``FailedPrecondition``: the repositories may have changed) asks again the long way."""
         if repo:
             return send(_local_path(repo))
         directory = self.working_directory()
         if directory is None:
             return send("")
+        outside = self._outside
+        if outside is not None and outside[0] == directory and time.monotonic() - outside[1] < OUTSIDE_MEMO_S:
+            try:
+                return send("")
+            except GraphMemError as exc:
+                if not isinstance(exc, InvalidArgument | FailedPrecondition):
+                    raise
+                self._outside = None  # "name one" / "none registered": the repositories changed
         try:
             return send(str(directory))
         except NotFound:
             repos = self.list_repos()
             if any(directory == Path(r.root) or Path(r.root) in directory.parents for r in repos):
                 raise  # inside a repository: the NotFound is about something else
+            self._outside = (directory, time.monotonic())
             return send("")
 
     # ------------------------------------------------------------------ daemon

@@ -10,8 +10,12 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import Daemon, copy_fixture, short_tmp, wait_for
-from graphmem.types import ObservationStatus
+from graphmem import client as client_module
+from graphmem.client import GraphMem
+from graphmem.errors import InvalidArgument
+from graphmem.types import ObservationStatus, Repository
 from test_cli import GRAPHMEM, cli_env, gm
 
 ANCHOR = "app/auth/crypto.py::hash_password"
@@ -89,3 +93,42 @@ def test_stale_is_shown_never_hidden(daemon_factory: Callable[..., Daemon]) -> N
     assert as_json["left_out"] == 0
     assert "--fresh-only" in gm(d.home, "recall", "--help").stdout
     assert "deprecated" in gm(d.home, "brief", "--help").stdout
+
+
+def test_outside_every_repository_one_call_not_three(
+    daemon_factory: Callable[..., Daemon], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client whose working directory is outside every registered repository learns so once
+    (refused for the directory, it lists the repositories); its next calls go out unscoped at
+    once. A refusal of an unscoped call, or ``OUTSIDE_MEMO_S`` passing, makes it ask again:
+    a repository registered there since scopes the calls."""
+    a, b = copy_fixture("python"), copy_fixture("python")
+    d = daemon_factory([a, b])
+    later = copy_fixture("python")  # the working directory: not registered yet
+    with GraphMem(home=str(d.home), cwd=later) as c:
+        in_a = c.observe("cache note in a", anchors=[ANCHOR], repo=str(a))
+        in_b = c.observe("cache note in b", anchors=[ANCHOR], repo=str(b))
+        listed: list[int] = []
+        real = c.list_repos
+
+        def counting() -> list[Repository]:
+            listed.append(1)
+            return real()
+
+        monkeypatch.setattr(c, "list_repos", counting)
+
+        def repos_recalled() -> set[str]:
+            return {r.observation.repo_id for r in c.recall("cache", limit=10).results}
+
+        for _ in range(3):
+            assert repos_recalled() == {in_a.repo_id, in_b.repo_id}  # outside: every repository
+        assert len(listed) == 1
+        with pytest.raises(InvalidArgument):  # the anchor is in both: refused unscoped, asked again
+            c.observe("which one?", anchors=[ANCHOR])
+        assert len(listed) == 2
+        added = c.add_repo(later)
+        d.wait_idle()
+        c.observe("cache note here", anchors=[ANCHOR], repo=str(later))
+        assert repos_recalled() == {in_a.repo_id, in_b.repo_id, added.id}  # still known outside: every one
+        monkeypatch.setattr(client_module, "OUTSIDE_MEMO_S", 0.0)
+        assert repos_recalled() == {added.id}  # asked again: the directory is a repository now

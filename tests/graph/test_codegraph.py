@@ -89,6 +89,9 @@ def test_degree_counts_what_adjacency_lists() -> None:
         # counted up to a cap (retrieval's centrality needs no more): the degree capped
         for cap in (1, 2, 3, 4, 9, 10, 11, 64):
             assert g.degree(node, cap) == min(g.degree(node), cap), (node, cap)
+            # the walk's view: the edges, or None past the cap (a hub it does not go through)
+            within = g.adjacency_within(node, cap)
+            assert within == (g.adjacency(node) if g.degree(node) <= cap else None), (node, cap)
     assert g.degree(fa) == 10  # DEFINES
     assert g.degree(syms[0].id) == 3  # DEFINED_IN and two CALLS
 

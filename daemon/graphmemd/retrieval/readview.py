@@ -41,6 +41,10 @@ class GraphReader(Protocol):
         """Every neighbour of ``node`` with the edge kind as walked from it."""
         ...
 
+    def adjacency_within(self, node: str, at_most: int) -> tuple[Adjacent, ...] | None:
+        """``adjacency``, or None when ``node`` has more than ``at_most`` edges."""
+        ...
+
     def degree(self, node: str, at_most: int | None = None) -> int:
         """How many edges touch ``node`` (``at_most``: at most that many are counted)."""
         ...

@@ -157,7 +157,7 @@ def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
     (``ranking.CONFIDENCE_WEIGHT``: a name-only guess counts half). Among equally short paths
     the parent is chosen by the smallest (edge kind, parent id), so the why-path does not depend
     on set iteration order."""
-    adjacency, degree = g.adjacency, g.degree
+    adjacency, within = g.adjacency, g.adjacency_within
     decay = ranking.EDGE_DECAY
     weight = ranking.CONFIDENCE_WEIGHT
     seed_set = set(seeds)
@@ -170,9 +170,9 @@ def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
         for node in frontier:
             if len(reached) >= MAX_VISITED:
                 break
-            if node not in seed_set and degree(node) > HUB_DEGREE:
+            adj = adjacency(node) if node in seed_set else within(node, HUB_DEGREE)
+            if adj is None:  # a hub: not walked through
                 continue
-            adj = adjacency(node)
             base = reached[node][4]
             for order, kind, other, conf in adj:
                 r = get(other)
@@ -440,9 +440,10 @@ class Retriever:
     def _node_signals(self, g: GraphReader, node: str, w: _Walks) -> NodeSignals:
         """What ``node`` says for the query, from both parts' walks and co-change."""
         r, tr = w.reached.get(node), w.treached.get(node)
-        file_of = lambda n: self._file_of(g, n)  # noqa: E731
+        fid = self._file_of(g, node)
+        file_of = lambda _n: fid  # noqa: E731
         share = w.share
-        outside = node not in w.inside and (self._file_of(g, node) or "") not in w.inside
+        outside = node not in w.inside and (fid or "") not in w.inside
         return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
             cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,
@@ -605,7 +606,7 @@ class Retriever:
                 continue
             results.append(Recalled(o, sc, dist, why, tuple(path), tuple(matched), tokens, comps))
             total += tokens
-        reached = len(set(w.reached) | set(w.treached))
+        reached = len(w.reached) + sum(1 for n in w.treached if n not in w.reached)
         return RecallResult(
             tuple(results), self._view().freshness(repos), n_seeds, reached, total, truncated, tuple(warnings)
         )
