@@ -561,6 +561,7 @@ def parse_source(
         return _parse(path, bytes(source), language, scheme)
     finally:
         _callees.clear()
+        _type_texts.clear()
         if enabled:
             gc.enable()
 
@@ -893,10 +894,8 @@ def _collect_def(
                 node = nodes[0]
                 break
     allowed = compiled.def_parents[pattern]
-    if allowed is not None:
-        parent = node.parent  # (found from the root down: asked once)
-        if parent is None or parent.type not in allowed:
-            return
+    if allowed is not None and ((parent := node.parent) is None or parent.type not in allowed):  # (parent: one walk)
+        return
     start = node.start_byte
     end = node.end_byte
     name_start = name_node.start_byte
@@ -1372,6 +1371,20 @@ def _type_text(text: str) -> str:
     return _type_ref(text)
 
 
+#: Stated type text (sigils dropped, separator written ``::``) -> ``_type_text`` of it, for the
+#: file being parsed (emptied after each file, as ``_callees``): a file states the same few
+#: types over and over (Go's and Rust's parameters, fields and locals).
+_type_texts: dict[bytes, str] = {}
+
+
+def _type_text_of(written: bytes) -> str:
+    """``_type_text`` of a stated type's bytes (cached per file)."""
+    found = _type_texts.get(written)
+    if found is None:
+        found = _type_texts[written] = _type_text(_decode(written))
+    return found
+
+
 def _collect_type(
     source: bytes,
     caps: dict[str, list[Node]],
@@ -1407,7 +1420,7 @@ def _collect_type(
     if unwrapped is not None:
         text, from_call = unwrapped, False
     elif annotations:
-        text = _type_text(_decode(_cleaned(compiled, source[annotations[0].start_byte : annotations[0].end_byte])))
+        text = _type_text_of(_cleaned(compiled, source[annotations[0].start_byte : annotations[0].end_byte]))
         if text in builtins:
             return
         from_call = False
@@ -1457,7 +1470,7 @@ def _collect_returned(
     if returns:
         node = returns[0]
         unwrapped = _unwrapped(compiled, source, node) if compiled.unwrap is not None else None
-        text = unwrapped or _type_text(_decode(_cleaned(compiled, source[node.start_byte : node.end_byte])))
+        text = unwrapped or _type_text_of(_cleaned(compiled, source[node.start_byte : node.end_byte]))
         if text and text not in compiled.builtin_types:
             raw.append((node.start_byte, "", text, False, node.start_point[0] + 1, False))
         return True
