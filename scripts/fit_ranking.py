@@ -97,7 +97,7 @@ def signals(r: dict[str, float]) -> ranking.Signals:
     """The ranking signals a result's components carry."""
     names = ("proximity", "cochange", "text", "pagerank", "centrality", "focus", "text_proximity", "text_cochange",
              "breadth", "text_breadth", "reach")
-    return ranking.Signals(**{n: float(r.get(n, 0.0)) for n in names})
+    return ranking.Signals(**{n: float(r.get(n, 0.0)) for n in names}, on_query=bool(r.get("on_query", False)))
 
 
 def prepare(queries: list[Query], keep: int) -> None:
@@ -113,7 +113,8 @@ def prepare(queries: list[Query], keep: int) -> None:
 
 def rescore(query: Query, w: ranking.Weights) -> float:
     """nDCG@10 of one query's kept results re-ranked under ``w`` (the daemon's own
-    ``file_part``, ``text_part`` and ``fuse``)."""
+    ``file_part``, ``text_part`` and ``fuse``; the notes on the symbols asked about first, as
+    the daemon orders them)."""
     kind = str(query["kind"])
     base = ranking.Scale("file" in kind or kind == "symbols", "text" in kind)
     parts = [(ranking.file_part(s, base, w), ranking.text_part(s, base, w)) for s in query["signals"]]
@@ -122,7 +123,8 @@ def rescore(query: Query, w: ranking.Weights) -> float:
     fused = [ranking.fuse(f, t, scale, w) for f, t in parts]
     ids: list[str] = query["ids"]
     excluded: set[str] = query["excluded_set"]
-    top = heapq.nsmallest(10 + len(excluded), range(len(ids)), key=lambda i: -fused[i])
+    signals_ = query["signals"]
+    top = heapq.nsmallest(10 + len(excluded), range(len(ids)), key=lambda i: (not signals_[i].on_query, -fused[i]))
     return ndcg([ids[i] for i in top if ids[i] not in excluded], query["relevant_set"])
 
 

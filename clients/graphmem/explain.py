@@ -4,11 +4,12 @@ One row per result, so two results can be compared column by column::
 
   score = relevance x multipliers; relevance fuses the file part and the text part (docs/ranking.md)
    #   score  relev.  x mult |   file   prox  co-ch  focus   cent     PR  brdth  reach |   text   bm25   prox ...
-   1   0.846   0.846   1.000 |  0.700   1.00   0.40      -   0.31   0.20   0.62      - |  0.400   0.80      - ...
+  *1   0.846   0.846   1.000 |  0.700   1.00   0.40      -   0.31   0.20   0.62      - |  0.400   0.80      - ...
 
 The file part comes from the files and symbols a recall was given, the text part from its text
 (the notes' words, and the code its words name); ``-`` is zero. ``x mult`` is confidence x
-recency x confirmation x status.
+recency x confirmation x status. ``*`` marks a note anchored to a symbol the recall named (or
+the one under its cursor): those come first, whatever their score.
 """
 
 from __future__ import annotations
@@ -49,10 +50,13 @@ def explain_table(results: Sequence[Recalled]) -> list[str]:
         "score = relevance x multipliers; relevance fuses the file part and the text part (docs/ranking.md)",
         head,
     ]
+    if any(r.components.on_query for r in results):
+        lines.insert(1, "* anchored to a symbol the recall named (or the one under its cursor): listed first")
     for n, r in enumerate(results, 1):
         c = r.components
+        mark = ("*" if c.on_query else "") + str(n)
         row = (
-            f"{n:>3} {r.score:>7.3f} {c.relevance:>7.3f} {multiplier(c):>7.3f} |{_cell(c.file_part, 3):>7}"
+            f"{mark:>3} {r.score:>7.3f} {c.relevance:>7.3f} {multiplier(c):>7.3f} |{_cell(c.file_part, 3):>7}"
             + "".join(f" {_cell(getattr(c, name))}" for _, name in _FILE)
             + f" |{_cell(c.text_part, 3):>7}"
             + "".join(f" {_cell(getattr(c, name))}" for _, name in _TEXT)

@@ -386,7 +386,8 @@ class ScoreComponents:
     outside the opened files) and ``text_part`` (weighted
     ``text``, ``text_proximity``, ``text_cochange`` and ``text_breadth``), each divided by its
     best value in the query. ``cochange_together`` of ``cochange_total`` commits is the
-    evidence behind ``cochange``."""
+    evidence behind ``cochange``. ``on_query``: the note is anchored to a symbol the request
+    named (or the one under its cursor); such notes come before the others, whatever the score."""
 
     proximity: float = 0.0
     cochange: float = 0.0
@@ -408,6 +409,7 @@ class ScoreComponents:
     file_part: float = 0.0
     text_part: float = 0.0
     reach: float = 0.0
+    on_query: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -677,3 +677,38 @@ def test_cli_recall_explain_prints_the_components_table(open_repo: Callable[...,
         assert float(row[6]) == pytest.approx(c.proximity, abs=1e-2)
     assert rows[0][6] == "1.00"  # the seed's note, then one CALLS hop away
     assert float(rows[1][6]) < 1.0
+
+
+def test_notes_on_the_symbols_asked_about_come_first(open_repo: Callable[..., Repo], daemon: Daemon) -> None:
+    """A recall that names a symbol (or puts its cursor in one) lists the notes anchored to it
+    before every note reached from it, whatever the scores: a neighbours' note with more
+    evidence around it (breadth) and a higher confidence scores higher, and comes second."""
+    repo = open_repo("chain_py")
+    on_c = repo.observe("compute_total must stay a pure function", C, confidence=0.1)
+    around = repo.observe("the chain rounds once, at the end", B, D)
+
+    def both(**kw: Any) -> dict[str, Recalled] | None:
+        found = by_id(repo.recall(**kw))
+        return found if {on_c.id, around.id} <= set(found) else None
+
+    for kw in ({"symbols": [C]}, {"files": ["pricing.py"], "line": 7}):
+        found = wait_for(lambda kw=kw: both(**kw), TIMEOUT)
+        assert found is not None
+        first, second = list(found.values())[:2]
+        assert first.observation.id == on_c.id, kw
+        assert first.components.on_query, kw
+        assert second.observation.id == around.id, kw
+        assert not second.components.on_query, kw
+        if "symbols" in kw:  # (the cursor's focus lifts the note under it anyway)
+            assert second.score > first.score, kw  # the order is not the score's
+    explained = subprocess.run([sys.executable, "-m", "graphmem", "recall", "--symbol", C, "--repo", repo.id,
+                                "--explain"], env=daemon.env, capture_output=True, text=True, timeout=30,
+                               check=True).stdout.splitlines()
+    rows = [ln.split() for ln in explained if re.match(r"\s*\*?\d+\s+\d", ln)]
+    assert [r[0] for r in rows[:2]] == ["*1", "2"]  # marked: first for being asked about
+    assert any(ln.startswith("* anchored to a symbol the recall named") for ln in explained)
+    # a file query names no symbol: the scores alone order it
+    plain = wait_for(lambda: both(files=["pricing.py"]), TIMEOUT)
+    assert plain is not None
+    assert not any(r.components.on_query for r in plain.values())
+    assert [r.score for r in plain.values()] == sorted((r.score for r in plain.values()), reverse=True)

@@ -392,7 +392,7 @@ class RetrievedObservation(_message.Message):
     def __init__(self, observation: _Optional[_Union[_types_pb2.Observation, _Mapping]] = ..., score: _Optional[float] = ..., distance: _Optional[int] = ..., path: _Optional[_Iterable[_Union[Hop, _Mapping]]] = ..., matched_terms: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ..., tokens: _Optional[int] = ..., components: _Optional[_Union[ScoreComponents, _Mapping]] = ...) -> None: ...
 
 class ScoreComponents(_message.Message):
-    __slots__ = ("proximity", "cochange", "text", "pagerank", "centrality", "focus", "recency", "confirmation", "status", "confidence", "relevance", "cochange_together", "cochange_total", "text_proximity", "text_cochange", "breadth", "text_breadth", "file_part", "text_part", "reach")
+    __slots__ = ("proximity", "cochange", "text", "pagerank", "centrality", "focus", "recency", "confirmation", "status", "confidence", "relevance", "cochange_together", "cochange_total", "text_proximity", "text_cochange", "breadth", "text_breadth", "file_part", "text_part", "reach", "on_query")
     PROXIMITY_FIELD_NUMBER: _ClassVar[int]
     COCHANGE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -413,6 +413,7 @@ class ScoreComponents(_message.Message):
     FILE_PART_FIELD_NUMBER: _ClassVar[int]
     TEXT_PART_FIELD_NUMBER: _ClassVar[int]
     REACH_FIELD_NUMBER: _ClassVar[int]
+    ON_QUERY_FIELD_NUMBER: _ClassVar[int]
     proximity: float
     cochange: float
     text: float
@@ -433,7 +434,8 @@ class ScoreComponents(_message.Message):
     file_part: float
     text_part: float
     reach: float
-    def __init__(self, proximity: _Optional[float] = ..., cochange: _Optional[float] = ..., text: _Optional[float] = ..., pagerank: _Optional[float] = ..., centrality: _Optional[float] = ..., focus: _Optional[float] = ..., recency: _Optional[float] = ..., confirmation: _Optional[float] = ..., status: _Optional[float] = ..., confidence: _Optional[float] = ..., relevance: _Optional[float] = ..., cochange_together: _Optional[int] = ..., cochange_total: _Optional[int] = ..., text_proximity: _Optional[float] = ..., text_cochange: _Optional[float] = ..., breadth: _Optional[float] = ..., text_breadth: _Optional[float] = ..., file_part: _Optional[float] = ..., text_part: _Optional[float] = ..., reach: _Optional[float] = ...) -> None: ...
+    on_query: bool
+    def __init__(self, proximity: _Optional[float] = ..., cochange: _Optional[float] = ..., text: _Optional[float] = ..., pagerank: _Optional[float] = ..., centrality: _Optional[float] = ..., focus: _Optional[float] = ..., recency: _Optional[float] = ..., confirmation: _Optional[float] = ..., status: _Optional[float] = ..., confidence: _Optional[float] = ..., relevance: _Optional[float] = ..., cochange_together: _Optional[int] = ..., cochange_total: _Optional[int] = ..., text_proximity: _Optional[float] = ..., text_cochange: _Optional[float] = ..., breadth: _Optional[float] = ..., text_breadth: _Optional[float] = ..., file_part: _Optional[float] = ..., text_part: _Optional[float] = ..., reach: _Optional[float] = ..., on_query: _Optional[bool] = ...) -> None: ...
 
 class RetrieveResponse(_message.Message):
     __slots__ = ("results", "freshness", "seeds", "nodes_reached", "total_tokens", "truncated", "warnings", "excluded_stale")

@@ -89,6 +89,8 @@ class Candidate:
     pagerank: float = 0.0
     #: the product of (1 - reach) over the anchors: the chance that none changes with the seeds
     unreached: float = 1.0
+    #: anchored to a symbol the request named (or the one under its cursor)
+    on_query: bool = False
 
     def add(self, node: str, s: NodeSignals) -> None:
         """Count one anchored node (each node of a note once)."""
@@ -152,18 +154,24 @@ class Candidate:
             breadth=self.breadth,
             text_breadth=self.text_breadth,
             reach=self.reach,
+            on_query=self.on_query,
         )
 
 
-def collect(anchored: dict[str, list[Observation]], signals_of: dict[str, NodeSignals]) -> dict[str, Candidate]:
+def collect(
+    anchored: dict[str, list[Observation]], signals_of: dict[str, NodeSignals], named: frozenset[str] = frozenset()
+) -> dict[str, Candidate]:
     """Candidates by observation id from the observations anchored to each node and each
-    node's signals (the nodes are visited in id order, so ties resolve the same every time)."""
+    node's signals (the nodes are visited in id order, so ties resolve the same every time);
+    a note anchored to one of ``named`` (the symbols the request named) is ``on_query``."""
     found: dict[str, Candidate] = {}
     for node in sorted(anchored):
         s = signals_of.get(node, _NONE)
+        asked = node in named
         for o in anchored[node]:
             c = found.get(o.id)
             if c is None:
                 c = found[o.id] = Candidate(o)
             c.add(node, s)
+            c.on_query = c.on_query or asked
     return found

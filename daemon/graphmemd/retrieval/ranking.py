@@ -49,9 +49,12 @@ A query has up to two parts, each scored on its own, then fused:
   when someone confirmed it; status 1.0 fresh, ``SUSPECT_FACTOR`` (0.8) suspect, ``STALE_FACTOR`` stale.
 
 What is fixed by design and what is fitted (``W_PROXIMITY`` and ``W_REACH`` only,
-leave-one-history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order:
-score, then the components (relevance signals first), then the newer note, then the text;
-never an id.
+leave-one-history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order: the
+notes anchored to a symbol the request named (or the one under its cursor: ``on_query``)
+first, then score, then the components (relevance signals first), then the newer note, then
+the text; never an id. A note on the code asked about is about it; the signals weigh what the
+code around it says (reach, breadth: fitted on other files' knowledge), which must not put a
+neighbour's note before it.
 """
 
 from __future__ import annotations
@@ -171,6 +174,8 @@ class Signals:
     breadth: float = 0.0
     text_breadth: float = 0.0
     reach: float = 0.0
+    #: the note is anchored to a symbol the request named (or the one under its cursor)
+    on_query: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +300,7 @@ def components(s: Signals, scale: Scale = Scale(), w: Weights = DEFAULT_WEIGHTS)
         file_part=round(fp, 6),
         text_part=round(tp, 6),
         reach=round(s.reach, 6),
+        on_query=s.on_query,
     )
 
 
@@ -304,8 +310,10 @@ def score(c: ScoreComponents) -> float:
 
 
 def sort_key(score_: float, c: ScoreComponents, updated_at: float, text: str) -> tuple[float | str, ...]:
-    """Best first: score, then each component, then the newer note, then its text."""
+    """Best first: the notes on the symbols the request named (``on_query``), then score, then
+    each component, then the newer note, then its text."""
     return (
+        0.0 if c.on_query else 1.0,
         -score_,
         -c.relevance,
         -c.proximity,

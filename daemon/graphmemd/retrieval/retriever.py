@@ -107,6 +107,8 @@ class _Seeds:
     co-change keys per repository."""
 
     nodes: list[str] = field(default_factory=list)
+    #: the symbols the request named, and the ones under its cursor: their notes come first
+    named: set[str] = field(default_factory=set)
     focus: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     co_files: dict[str, list[str]] = field(default_factory=dict)
     co_symbols: dict[str, list[str]] = field(default_factory=dict)
@@ -267,6 +269,7 @@ class Retriever:
                 under = [s for s in syms if s.start_line <= line <= s.end_line]
                 out.focus.setdefault(fid, []).append((line, line))
                 out.nodes.extend(s.id for s in under)
+                out.named.update(s.id for s in under)
                 out.co_symbols.setdefault(rt.id, []).extend(f"{s.path}::{s.name}" for s in under)
             else:
                 out.nodes.extend(s.id for s in syms)
@@ -274,6 +277,7 @@ class Retriever:
             sid = resolve_ref(self._view(), g, ref, repo_hint)
             sym = g.symbols.get(sid)
             out.nodes.append(sid)
+            out.named.add(sid)
             if sym is not None:
                 out.co_symbols.setdefault(sym.repo_id, []).append(f"{sym.path}::{sym.name}")
                 if files:  # a symbol next to files focuses the file query on it
@@ -468,7 +472,8 @@ class Retriever:
         nodes.update(dict.fromkeys(w.treached))
         nodes.update(dict.fromkeys(extra))
         anchored = e.anchored_in(nodes)
-        found = collect(anchored, {node: self._node_signals(g, node, w) for node in anchored})
+        signals = {node: self._node_signals(g, node, w) for node in anchored}
+        found = collect(anchored, signals, frozenset(w.seeds.named))
         for oid in text_scores:
             if oid not in found:
                 try:
@@ -516,12 +521,14 @@ class Retriever:
         best_text = max((t for _, t in parts.values()), default=0.0)
         scale = ranking.Scale(has_file and best_file > 0, has_text and best_text > 0, best_file, best_text)
 
-        def quick(oid: str) -> tuple[float, float, str]:
+        def quick(oid: str) -> tuple[float, float, float, str]:
             """The score without PageRank, recency and confirmation: which candidates get the
             full treatment."""
-            o = cands[oid].obs
+            c = cands[oid]
+            o = c.obs
             status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
-            return (-ranking.fuse(*parts[oid], scale) * (0.6 + 0.4 * o.confidence) * status, -o.updated_at, o.text)
+            fused = ranking.fuse(*parts[oid], scale) * (0.6 + 0.4 * o.confidence) * status
+            return (0.0 if c.on_query else 1.0, -fused, -o.updated_at, o.text)
 
         pool = sorted(cands, key=quick)
         top = [cands[oid] for oid in pool[: max(RERANK_FACTOR * limit, 20)]]
