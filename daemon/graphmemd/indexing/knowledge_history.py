@@ -28,7 +28,7 @@ from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution
 from graphmemd.graph.model import ImportRef, SymbolInfo, symbols_of
 from graphmemd.ingest.githistory import GitHistory
-from graphmemd.ingest.gitparse import BlameLine
+from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
 from graphmemd.ingest.knowledge.model import TargetKind, TextRef
 from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.parse_pool import ParsePool
@@ -252,12 +252,9 @@ class KnowledgeHistory:
     def _commits_to(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
         """(commit, the file's path then) for each commit after ``when`` that made the file
         what it is now at ``path``, oldest first, following its renames backwards."""
-        since, own = (when[1], when[0]) if when is not None else (-1, "")
         out: list[tuple[str, str]] = []
         current = path
-        for c in self.git.timeline():  # newest first
-            if c.time < since or c.commit == own:
-                continue
+        for c in reversed(self._after(when)):  # newest first
             for status, old, new in c.changes:
                 if new == current:
                     out.append((c.commit, current))
@@ -360,19 +357,21 @@ class KnowledgeHistory:
     def _file_commits(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
         """(commit, the file's path then) for each commit after ``when`` that touched the
         file, oldest first, following its renames (a move is no removal)."""
-        timeline = self.git.timeline()
-        since, own = (when[1], when[0]) if when is not None else (-1, "")
         out: list[tuple[str, str]] = []
         current = path
-        for c in reversed(timeline):
-            if c.time < since or (c.time == since and c.commit == own) or c.commit == own:
-                continue
+        for c in self._after(when):
             for status, old, new in c.changes:
                 if old == current:
                     current = new if status == "R" else current
                     out.append((c.commit, current))
                     break
         return out
+
+    def _after(self, when: UnitCommit) -> list[LoggedCommit]:
+        """The commits since ``when`` (its second included, its own commit not), oldest first;
+        every commit with no ``when``."""
+        since, own = (when[1], when[0]) if when is not None else (-1, "")
+        return [c for c in reversed(self.git.timeline()) if c.time >= since and c.commit != own]
 
     def _path_at(
         self, ref: TextRef, when: tuple[str, int], changes: list[tuple[str, str, str]]
