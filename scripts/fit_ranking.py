@@ -123,8 +123,8 @@ def rescore(query: Query, w: ranking.Weights) -> float:
     fused = [ranking.fuse(f, t, scale, w) for f, t in parts]
     ids: list[str] = query["ids"]
     excluded: set[str] = query["excluded_set"]
-    signals_ = query["signals"]
-    top = heapq.nsmallest(10 + len(excluded), range(len(ids)), key=lambda i: (not signals_[i].on_query, -fused[i]))
+    groups = [ranking.group(s.on_query) for s in query["signals"]]
+    top = heapq.nsmallest(10 + len(excluded), range(len(ids)), key=lambda i: (groups[i], -fused[i]))
     return ndcg([ids[i] for i in top if ids[i] not in excluded], query["relevant_set"])
 
 

@@ -309,11 +309,17 @@ def score(c: ScoreComponents) -> float:
     return round(c.relevance * c.confidence * c.recency * c.confirmation * c.status, 6)
 
 
+def group(on_query: bool) -> float:
+    """The first part of every sort key: the notes on the symbols the request named come
+    before the others (``sort_key``, and retrieval's cheaper first cut)."""
+    return 0.0 if on_query else 1.0
+
+
 def sort_key(score_: float, c: ScoreComponents, updated_at: float, text: str) -> tuple[float | str, ...]:
     """Best first: the notes on the symbols the request named (``on_query``), then score, then
     each component, then the newer note, then its text."""
     return (
-        0.0 if c.on_query else 1.0,
+        group(c.on_query),
         -score_,
         -c.relevance,
         -c.proximity,

@@ -528,7 +528,7 @@ class Retriever:
             o = c.obs
             status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
             fused = ranking.fuse(*parts[oid], scale) * (0.6 + 0.4 * o.confidence) * status
-            return (0.0 if c.on_query else 1.0, -fused, -o.updated_at, o.text)
+            return (ranking.group(c.on_query), -fused, -o.updated_at, o.text)
 
         pool = sorted(cands, key=quick)
         top = [cands[oid] for oid in pool[: max(RERANK_FACTOR * limit, 20)]]
