@@ -12,6 +12,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing import restore
 from graphmemd.indexing.restore import hand_over, same_edges
 from graphmemd.ingest import parsecache
+from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parsing.parser import parse_source
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.runtime.health import Health
@@ -42,14 +43,15 @@ def test_a_paused_hand_over_goes_on_where_it_stopped(tmp_path: Path, monkeypatch
 
     store = Store(tmp_path / "graph.kuzu", engine=STORE_ENGINE)
     writer = StoreWriter(Health(), lambda: None)
+    parses = ParsePack(tmp_path / "parses")  # (the texts are in ``unhanded`` already)
     try:
-        hand_over(rt, GraphState(), store, writer, stop)
+        assert hand_over(rt, GraphState(), store, writer, parses, stop) == []
         assert asked == [len(files), len(files) - 2, len(files) - 4]
         assert len(rt.unhanded) == len(files) - 4
         assert rt.stored_edges is expected  # kept for the comparison at the end
         assert rt.resolver.paths() | rt.unhanded.keys() == files.keys()  # the scan knows every file
 
-        hand_over(rt, GraphState(), store, writer)  # before a change: to the end, whatever arrives
+        assert hand_over(rt, GraphState(), store, writer, parses) == []  # before a change: to the end, whatever arrives
         assert rt.unhanded == {}
         assert rt.stored_edges is None
         assert rt.resolver.paths() == files.keys()

@@ -292,6 +292,43 @@ def test_a_damaged_parse_cache_costs_a_parse_not_an_answer(
     assert d3.stop() == 0
 
 
+def test_a_record_damaged_inside_its_text_is_found_at_the_hand_over_and_parsed_again(
+    daemon_factory: DaemonFactory, py_repo: Path
+) -> None:
+    """With a snapshot, the restart reads only the cached parses' heads before it answers; a
+    record whose text no longer matches its checksum (its framing intact) is found when the
+    resolver gets it: that file is parsed again, and the dependents' resolution is whole."""
+    from graphmemd.ingest.parse_pack import ParsePack, records
+
+    register = "app/auth/service.py::AuthService.register"
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        o = c.observe("constant-time compare", anchors=["app/auth/crypto.py::hash_password"])
+        assert "hash_password" in _callee_names(c, register)
+        (rid,) = [r.id for r in c.list_repos()]
+    assert d.stop() == 0
+    (pack,) = resolve_paths(str(d.home), {}).parse_cache.glob("*.pack")
+    buf = bytearray(pack.read_bytes())
+    (rec,) = [r for r in records(bytes(buf)) if r.path == "app/auth/crypto.py"]
+    buf[rec.end - 2] ^= 0x01  # inside the parse text, near its end
+    pack.write_bytes(bytes(buf))
+    restart_via("snapshot", d.home)
+
+    d2 = daemon_factory([py_repo], home=d.home)
+    with d2.client() as c:
+        assert "hash_password" in _callee_names(c, register)  # answered from the snapshot
+        wait_for(lambda: parsed(c) == 1, TIMEOUT)  # found at the hand-over, parsed again
+        assert "parsing it again" in this_run(d2.home)
+        assert c.get(o.id).status is ObservationStatus.FRESH
+        crypto = py_repo / "app/auth/crypto.py"  # the resolver holds that file again
+        crypto.write_text(crypto.read_text().replace("def hash_password(", "def hash_pw("))
+        wait_for(lambda: "hash_password" not in _callee_names(c, register), TIMEOUT)
+    assert d2.stop() == 0
+    cache = ParsePack(pack.parent)  # a sound parse of that file is cached again
+    (head,) = [h for h in cache.heads(rid) if h.path == "app/auth/crypto.py"]
+    assert cache.text(rid, head)
+
+
 def test_a_clean_stop_leaves_a_snapshot_that_only_the_next_start_reads(
     daemon_factory: DaemonFactory, py_repo: Path
 ) -> None:

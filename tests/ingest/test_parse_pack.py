@@ -1,6 +1,7 @@
 """The parse cache's pack files: the codec (pure) and the files on disk (real files in a
 temp dir): last record wins, removals, a torn or damaged tail is cut off and appends go on
-after it, compaction keeps exactly the live parses, and a repository's cache can be dropped."""
+after it, compaction keeps exactly the live parses, and a repository's cache can be dropped;
+a restart's read of the heads alone, and each text read and checked later."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ from pathlib import Path
 
 import pytest
 from graphmemd.ingest import parse_pack
-from graphmemd.ingest.parse_pack import MAGIC, CachedParse, ParsePack, encode_put, encode_remove, records
+from graphmemd.ingest.parse_pack import (
+    MAGIC,
+    CachedHead,
+    CachedParse,
+    ParsePack,
+    encode_put,
+    encode_remove,
+    heads,
+    records,
+)
 from graphmemd.ingest.parsing.parser import parse_source
 
 
@@ -38,6 +48,68 @@ def test_the_codec_round_trips_and_stops_at_damage() -> None:
     flipped = bytearray(buf)
     flipped[got[1].start + 12] ^= 0xFF  # inside the second record's payload
     assert [r.parse for r in records(bytes(flipped))] == rows[:1]
+
+
+def head_of(r: CachedParse) -> CachedHead:
+    return CachedHead(r.path, r.size, r.mtime_ns, r.content_hash, r.version)
+
+
+def test_the_heads_codec_reads_the_framing_without_the_texts() -> None:
+    rows = [row("a.py"), row("dir/ü.py", 3), row("b.py", 7)]
+    buf = MAGIC + b"".join(encode_put(r) for r in rows) + encode_remove("a.py")
+    got = list(records(buf))
+    assert list(heads(buf)) == [(r.start, r.end, r.path, None if r.parse is None else head_of(r.parse)) for r in got]
+    for cut in range(len(MAGIC), len(buf)):  # a torn tail: the whole records before it, as ``records``
+        assert [h[1] for h in heads(buf[:cut])] == [r.end for r in got if r.end <= cut]
+    flipped = bytearray(buf)
+    flipped[got[1].end - 1] ^= 0xFF  # the second record's text: its framing is sound
+    assert [h[2] for h in heads(bytes(flipped))] == ["a.py", "dir/ü.py", "b.py", "a.py"]
+    flipped = bytearray(buf)
+    flipped[got[1].start + 8] = 9  # the second record's op: the framing ends there
+    assert [h[2] for h in heads(bytes(flipped))] == ["a.py"]
+
+
+def test_heads_then_texts_checked_one_by_one(tmp_path: Path) -> None:
+    """A restart reads the heads (no texts, no checksums); each text is read and checked
+    when it is needed: a damaged record raises, a superseded or removed one is None."""
+    pack = ParsePack(tmp_path / "parses")
+    pack.put_rows("r", [row("a.py", 1), row("b.py", 2), row("c.py", 3)])
+    pack.put_rows("r", [row("a.py", 4)])
+    pack.remove("r", ["c.py"])
+    (file,) = (tmp_path / "parses").glob("*.pack")
+    b_start = next(rec for rec in records(file.read_bytes()) if rec.path == "b.py").end
+    with file.open("r+b") as f:  # the last byte of b.py's text: only its checksum tells
+        f.seek(b_start - 1)
+        last = f.read(1)
+        f.seek(b_start - 1)
+        f.write(bytes([last[0] ^ 0x01]))
+
+    fresh = ParsePack(tmp_path / "parses")
+    got = {h.path: h for h in fresh.heads("r")}
+    assert got == {"a.py": head_of(row("a.py", 4)), "b.py": head_of(row("b.py", 2))}
+    assert fresh.text("r", got["a.py"]) == row("a.py", 4).data
+    with pytest.raises(ValueError, match="damaged"):
+        fresh.text("r", got["b.py"])
+    fresh.put_rows("r", [row("a.py", 5)])  # parsed again after the restart read its head
+    assert fresh.text("r", got["a.py"]) is None
+    fresh.remove("r", ["a.py"])
+    assert fresh.text("r", got["a.py"]) is None
+    assert fresh.heads("missing") == []
+
+
+def test_heads_cut_a_torn_tail_and_appends_follow(tmp_path: Path) -> None:
+    pack = ParsePack(tmp_path / "parses")
+    pack.put_rows("r", [row("a.py", 1), row("b.py", 2)])
+    (file,) = (tmp_path / "parses").glob("*.pack")
+    file.write_bytes(file.read_bytes()[:-5])  # a crash in the middle of b.py's record
+    fresh = ParsePack(tmp_path / "parses")
+    assert [h.path for h in fresh.heads("r")] == ["a.py"]
+    fresh.put_rows("r", [row("c.py", 3)])
+    assert by_path(ParsePack(tmp_path / "parses")) == {"a.py": row("a.py", 1), "c.py": row("c.py", 3)}
+    file.write_bytes(b"\x00garbage")
+    assert ParsePack(tmp_path / "parses").heads("r") == []
+    file.write_bytes(b"")
+    assert ParsePack(tmp_path / "parses").heads("r") == []
 
 
 def test_last_record_wins_and_removals_forget(tmp_path: Path) -> None:

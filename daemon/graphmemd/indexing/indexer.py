@@ -226,8 +226,11 @@ class Indexer:
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
         if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
             with no_cyclic_gc():
-                hand_over(rt, self._state, self._store, self._writer, self._closing.is_set if idle else None)
+                stop = self._closing.is_set if idle else None
+                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop)
             malloc.trim()
+            if damaged:  # (their size and mtime are forgotten: the pass parses them)
+                self.submit(Job("index", rt.id, paths=tuple(damaged)))
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":

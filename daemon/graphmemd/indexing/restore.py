@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from graphmem.types import IndexState
 
@@ -35,7 +36,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.sharing import shared_symbol
 from graphmemd.ingest import parsecache
-from graphmemd.ingest.parse_pack import CachedParse, ParsePack
+from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
@@ -53,21 +54,20 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.state = IndexState.WARMING
     snapshot = snapshots.take(rt.id)
     stored = store.file_hashes(rt.id)
-    ours = {row.path: row for row in parses.load(rt.id) if row.version == parsecache.PARSER_VERSION}
-    # a parse of other bytes than the store's (cached ahead of a store write a crash cut
-    # short, or behind one) is not used, but was made by this parser: that file is parsed
-    # again and diffed like any change; only a parse that is missing or from another
-    # parser makes the pass re-anchor (``rebase``)
-    unknown = sum(1 for path in stored if path not in ours)
-    rows = {path: row for path, row in ours.items() if stored.get(path) == row.content_hash}
-    del ours
     edges: ResolvedEdges | None = None
+    unhanded: dict[str, str | CachedHead]
     if snapshot is not None and _matches(snapshot, stored):
+        # the graph comes whole from the snapshot: only the files' size, mtime and hash are
+        # needed now; the texts are read when the resolver gets them (``hand_over``)
+        heads, unknown = _usable(parses.heads(rt.id), stored)
         with state.writing() as graph:
             graph.import_repo(snapshot)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        unhanded = dict(heads)
+        stats = {path: (head.size, head.mtime_ns) for path, head in heads.items()}
         how = "put back from its snapshot"
     else:
+        rows, unknown = _usable(parses.load(rt.id), stored)
         outlines = _outlines(rt, rows)
         unknown += len(rows) - len(outlines)  # unreadable: nothing says which parser made them
         rows = {path: rows[path] for path in outlines}
@@ -84,13 +84,28 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
         else:
             edges = load_graph(store, state, rt)
             how = f"read back; {len(outlines)} of {len(stored)} files from their cached parse"
+        unhanded = {path: row.data for path, row in rows.items()}
+        stats = {path: (row.size, row.mtime_ns) for path, row in rows.items()}
     # the resolver gets the parses (and re-resolves) when the indexer is next idle: hand_over
-    rt.unhanded = {path: row.data for path, row in rows.items()}
+    rt.unhanded = unhanded
     rt.stored_edges = edges  # None: hand_over reads them from the store
-    for path, row in rows.items():
-        rt.stats[path] = (row.size, row.mtime_ns)
+    rt.stats.update(stats)
     rt.rebase = unknown > 0
     logger.info("warmed %s in %.2fs: %s", rt.id, time.time() - started, how)
+
+
+_Cached = TypeVar("_Cached", CachedParse, CachedHead)
+
+
+def _usable(cached: list[_Cached], stored: dict[str, str]) -> tuple[dict[str, _Cached], int]:
+    """The cached parses made by this parser of the bytes the store has, by path; and how
+    many stored files have none made by this parser. A parse of other bytes than the
+    store's (cached ahead of a store write a crash cut short, or behind one) is not used,
+    but was made by this parser: that file is parsed again and diffed like any change; only
+    a parse that is missing or from another parser makes the pass re-anchor (``rebase``)."""
+    ours = {row.path: row for row in cached if row.version == parsecache.PARSER_VERSION}
+    unknown = sum(1 for path in stored if path not in ours)
+    return {path: row for path, row in ours.items() if stored.get(path) == row.content_hash}, unknown
 
 
 def _matches(snapshot: GraphPart, stored: dict[str, str]) -> bool:
@@ -139,29 +154,45 @@ _GRAPH_EDGE_FIELDS = ("imports", "external_imports", "calls", "unresolved_calls"
 
 
 def hand_over(
-    rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter, stop: Callable[[], bool] | None = None
-) -> None:
+    rt: RepoRuntime,
+    state: GraphState,
+    store: Store,
+    writer: StoreWriter,
+    parses: ParsePack,
+    stop: Callable[[], bool] | None = None,
+) -> list[str]:
     """The second half of a warm restart, on the indexer thread before anything is resolved:
-    give the resolver the parses ``restore`` read back, re-resolve every file it holds, and
-    where the edges differ from the stored ones (a resolver that changed with an upgrade),
-    put the new ones into the graph and the store. ``stop`` is asked every ``HAND_SLICE``
-    files: when it says so (the daemon is stopping), the parses not handed yet wait in
-    ``rt.unhanded`` for the next call."""
+    give the resolver the parses ``restore`` read back (reading their texts from ``parses``
+    now where it read only their heads), re-resolve every file it holds, and where the edges
+    differ from the stored ones (a resolver that changed with an upgrade), put the new ones
+    into the graph and the store. ``stop`` is asked every ``HAND_SLICE`` files: when it says
+    so (the daemon is stopping), the parses not handed yet wait in ``rt.unhanded`` for the
+    next call. Returns the files whose cached parse turned out damaged: they are to be
+    parsed again (their size and mtime are forgotten)."""
     started, handed = time.time(), 0
+    damaged: list[str] = []
     for path in list(rt.unhanded):
         if stop is not None and handed % HAND_SLICE == 0 and stop():
-            return
-        text = rt.unhanded.pop(path)
+            return damaged
+        item = rt.unhanded.pop(path)
         handed += 1
-        with state.reading() as graph:
-            infos = graph.file_symbols(rt.id, path)
         try:
+            text = item if isinstance(item, str) else parses.text(rt.id, item)
+            if text is None:  # parsed again or removed since the restore: the pass that did it has it
+                continue
+            with state.reading() as graph:
+                infos = graph.file_symbols(rt.id, path)
             rt.resolver.set_file(decode_sharing(text, infos), frozen=True)
-        except ValueError as exc:  # the pack's checksum matched: only a defect gets here
-            logger.error("cached parse of %s/%s unreadable (%s): parsed again at the next scan", rt.id, path, exc)
+        except ValueError as exc:
+            logger.error("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, path, exc)
             rt.stats.pop(path, None)
+            damaged.append(path)
     if not handed:
-        return
+        return damaged
+    if damaged:  # the resolver misses those files: its edges would lack theirs and their callers'
+        logger.info("%s: edges kept as stored until the damaged cached parses are parsed again", rt.id)
+        rt.stored_edges = None
+        return damaged
     stored, rt.stored_edges = rt.stored_edges, None
     if stored is None:  # put back from a snapshot: compare with what the store has
         stored = store.load_resolved_edges(rt.id)
@@ -177,6 +208,7 @@ def hand_over(
         time.time() - started,
         "edges as stored" if same else "edges differed from the stored ones and were replaced",
     )
+    return damaged
 
 
 def decode_sharing(text: str, infos: Sequence[SymbolInfo]) -> ParsedFile:

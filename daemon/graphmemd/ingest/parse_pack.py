@@ -14,13 +14,21 @@ the last record of a path wins. A record that is cut short or fails its checksum
 file: it and anything after it are dropped (truncated) when the file is next read, so a
 crash or a full disk during an append loses at most those files' cached parses. When the
 superseded records outweigh the live ones the file is rewritten (to a temporary file,
-synced, renamed). ``records``/``encode_put``/``encode_remove`` are the pure codec.
+synced, renamed). ``records``/``heads``/``encode_put``/``encode_remove`` are the pure codec.
+
+A restart whose graph comes back from its snapshot needs only each file's size, mtime,
+content hash and parser version before it answers; the parse texts (nine tenths of the
+file) are read when the resolver gets them (``restore.hand_over``). So ``ParsePack.heads``
+reads the records' framing and small fields only (from a memory map: the texts' pages are
+not touched) and ``ParsePack.text`` reads one record's text later, checking its checksum
+then: a record that fails it is reported as missing, and its file is parsed again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import mmap
 import os
 import struct
 import threading
@@ -61,6 +69,18 @@ class CachedParse:
     content_hash: str
     version: str
     data: str
+
+
+@dataclass(frozen=True, slots=True)
+class CachedHead:
+    """A cached parse without its text (``ParsePack.heads``): what a warm restart needs before
+    it answers; ``ParsePack.text`` reads the text when it is needed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    version: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +138,39 @@ def records(buf: bytes | memoryview, start: int = len(MAGIC)) -> Iterator[Record
         pos = end
 
 
+def heads(
+    buf: bytes | memoryview | mmap.mmap, start: int = len(MAGIC)
+) -> Iterator[tuple[int, int, str, CachedHead | None]]:
+    """``(start, end, path, head)`` of each well-framed record of a pack's bytes from
+    ``start`` (head None: ``path`` removed), without reading the parse texts or checking the
+    checksums (see the module docstring); stops at the first record that is cut short or
+    whose framing or small fields do not decode (the end of the last one yielded is where
+    the sound framing ends)."""
+    view = memoryview(buf)
+    pos, n = start, len(view)
+    try:
+        while pos + _HEAD.size + _FIXED.size <= n:
+            length = _HEAD.unpack_from(view, pos)[0]
+            body = pos + _HEAD.size
+            if length < _FIXED.size or body + length > n:
+                return
+            op, size, mtime_ns, n_path, n_hash, n_version, n_data = _FIXED.unpack_from(view, body)
+            if op not in (_PUT, _REMOVE) or _FIXED.size + n_path + n_hash + n_version + n_data != length:
+                return
+            at = body + _FIXED.size
+            try:
+                path = str(view[at : at + n_path], "utf-8")
+                content_hash = str(view[at + n_path : at + n_path + n_hash], "utf-8")
+                version = str(view[at + n_path + n_hash : at + n_path + n_hash + n_version], "utf-8")
+            except UnicodeDecodeError:
+                return
+            end = body + length
+            yield pos, end, path, CachedHead(path, size, mtime_ns, content_hash, version) if op == _PUT else None
+            pos = end
+    finally:
+        view.release()
+
+
 class _Pack:
     """One repository's pack file and, once read, where each path's live record lies."""
 
@@ -158,6 +211,71 @@ class ParsePack:
             found = self._read(pack)
             return list(found.values())
 
+    def heads(self, repo_id: str) -> list[CachedHead]:
+        """Every cached parse of a repository without its text (see the module docstring):
+        the records' framing and small fields only; none when the pack is missing or
+        unreadable. A tail whose framing is broken is cut off, as ``load`` does."""
+        with self._lock:
+            pack = self._pack(repo_id)
+            pack.live, pack.size = {}, 0
+            try:
+                with pack.path.open("rb") as f:
+                    length = os.fstat(f.fileno()).st_size
+                    if length < len(MAGIC):
+                        return self._not_a_pack(pack, length)
+                    with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+                        if buf[: len(MAGIC)] != MAGIC:
+                            return self._not_a_pack(pack, length)
+                        found: dict[str, CachedHead] = {}
+                        end = len(MAGIC)
+                        for start, end, path, head in heads(buf):
+                            if head is None:
+                                found.pop(path, None)
+                                pack.live.pop(path, None)
+                            else:
+                                found[path] = head
+                                pack.live[path] = (start, end)
+            except FileNotFoundError:
+                return []
+            except (OSError, ValueError) as exc:  # (mmap raises ValueError for an empty file)
+                logger.warning("parse cache %s unreadable (%s): its files are parsed again", pack.path, exc)
+                pack.live = None
+                return []
+            self._cut_tail(pack, end, length)
+            return list(found.values())
+
+    def _not_a_pack(self, pack: _Pack, length: int) -> list[CachedHead]:
+        if length:
+            logger.warning("parse cache %s is not a pack: its files are parsed again", pack.path)
+        return []
+
+    def text(self, repo_id: str, head: CachedHead) -> str | None:
+        """The parse text of ``head`` (from ``heads``), read now and checked against its
+        record's checksum; None when the pack no longer holds that parse (the file was parsed
+        again or removed since). Raises ValueError when the record is damaged or cannot be
+        read (the file is to be parsed again)."""
+        with self._lock:
+            pack = self._pack(repo_id)
+            where = self._indexed(pack).get(head.path)
+            if where is None:
+                return None
+            start, end = where
+            try:
+                fd = os.open(pack.path, os.O_RDONLY)
+                try:
+                    blob = os.pread(fd, end - start, start)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise ValueError(f"parse cache unreadable: {exc}") from exc
+        rec = next(records(blob, 0), None)
+        if rec is None or rec.parse is None or rec.end != len(blob) or rec.path != head.path:
+            raise ValueError("its record in the parse cache is damaged")
+        parse = rec.parse
+        if (parse.content_hash, parse.version) != (head.content_hash, head.version):
+            return None
+        return parse.data
+
     def _read(self, pack: _Pack) -> dict[str, CachedParse]:
         """Read ``pack`` and index its live records; cut off a damaged tail."""
         pack.live, pack.size = {}, 0
@@ -181,15 +299,19 @@ class ParsePack:
             else:
                 found[rec.path] = rec.parse
                 pack.live[rec.path] = (rec.start, rec.end)
+        self._cut_tail(pack, end, len(buf))
+        return found
+
+    def _cut_tail(self, pack: _Pack, end: int, length: int) -> None:
+        """``pack``'s sound records end at ``end`` of its ``length`` bytes: drop the rest."""
         pack.size = end
-        if end < len(buf):
+        if end < length:
             logger.warning(
                 "parse cache %s: %d damaged bytes at its end dropped (those files are parsed again)",
                 pack.path,
-                len(buf) - end,
+                length - end,
             )
             self._truncate(pack, end)
-        return found
 
     def prune(self, keep: Iterable[str]) -> list[Path]:
         """Delete the packs of repositories other than ``keep`` (removed while the daemon was

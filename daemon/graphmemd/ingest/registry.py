@@ -30,6 +30,7 @@ from graphmemd.graph.model import ResolvedEdges
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
 from graphmemd.ingest.identity import RepoIdentity, identity_of
 from graphmemd.ingest.knowledge.selection import DEFAULT_SELECTION, KnowledgeSelection
+from graphmemd.ingest.parse_pack import CachedHead
 from graphmemd.ingest.walker import RepoFilter, WalkedFile, walk_repo
 
 logger = logging.getLogger(__name__)
@@ -83,10 +84,11 @@ class RepoRuntime:
     #: co-change mining waits for none, so that it does not compete with a pass's bulk write.
     unwritten: int = 0
     #: Parses a warm restart read back that the resolver does not hold yet (path -> encoded
-    #: parse, ``parsecache.py``), and the edges the store had for them: the indexer decodes
-    #: them, hands them over and re-resolves when it is next idle (``restore.hand_over``),
-    #: so that a restart answers before it resolves.
-    unhanded: dict[str, str] = field(default_factory=dict)
+    #: parse, ``parsecache.py``, or its head in the parse cache when the restart read only
+    #: the heads), and the edges the store had for them: the indexer reads and decodes them,
+    #: hands them over and re-resolves when it is next idle (``restore.hand_over``), so that
+    #: a restart answers before it resolves.
+    unhanded: dict[str, str | CachedHead] = field(default_factory=dict)
     stored_edges: ResolvedEdges | None = None
     identity: RepoIdentity = field(default_factory=RepoIdentity)
     lock: threading.Lock = field(default_factory=threading.Lock)
