@@ -21,7 +21,8 @@ content hash and parser version before it answers; the parse texts (nine tenths 
 file) are read when the resolver gets them (``restore.hand_over``). So ``ParsePack.heads``
 reads the records' framing and small fields only (from a memory map: the texts' pages are
 not touched) and ``ParsePack.text`` reads one record's text later, checking its checksum
-then: a record that fails it is reported as missing, and its file is parsed again.
+then: a record that fails it is reported as damaged, and its file is parsed again. Records
+after a damaged one stay usable this way (a full read, ``load``, still ends the file there).
 """
 
 from __future__ import annotations
