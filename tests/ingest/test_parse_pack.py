@@ -277,3 +277,38 @@ def test_compaction_copies_one_record_at_a_time(tmp_path: Path, monkeypatch: pyt
     assert max(peaks) < 2_000_000  # a record (~100 KB) at a time and bookkeeping, not ~10 MB
     assert by_path(pack) == expected
     assert by_path(ParsePack(tmp_path / "parses")) == expected
+
+
+def test_the_parse_codec_refuses_what_it_did_not_write() -> None:
+    """A cached parse is decoded field by field, column by column: anything that is not one
+    it encoded is a ValueError (its file is parsed again), never a half-built parse."""
+    import json
+
+    from graphmemd.graph.model import ParsedSymbol
+    from graphmemd.ingest import parsecache
+
+    parsed = parse_source("m.py", b"class A(B):\n    def f(self):\n        return g()\n\ndef h():\n    pass\n")
+    text = parsecache.encode(parsed)
+    assert parsecache.decode(text) == parsed
+    assert any(s.parent is None for s in parsed.symbols)
+    assert any(s.parent for s in parsed.symbols)
+    row = json.loads(text)
+    i = [name for name, _hint in parsecache._FILE_LAYOUT].index("symbols")
+    kind = [name for name, _hint in parsecache._layout(ParsedSymbol)].index("kind")
+    symbol = row[i][0]
+
+    def with_symbols(*symbols: object) -> str:
+        return json.dumps([*row[:i], list(symbols), *row[i + 1 :]])
+
+    damaged = [
+        "not json",
+        json.dumps({"a": 1}),
+        json.dumps(row[:-1]),
+        with_symbols("not a row"),
+        with_symbols(symbol[:-1]),
+        with_symbols([*symbol[:kind], "no-such-kind", *symbol[kind + 1 :]]),
+        with_symbols(symbol, [*symbol, "one field too many"]),
+    ]
+    for bad in damaged:
+        with pytest.raises(ValueError, match=r"not (an )?encoded"):
+            parsecache.decode(bad)

@@ -16,6 +16,7 @@ third ``~3`` and so on, in source order (deterministic disambiguator), with two 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import operator
 import sys
@@ -23,6 +24,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
+from typing import Any, TypeVar
 
 from graphmem.types import EdgeConfidence
 
@@ -351,29 +353,45 @@ class SymbolInfo:
         return SymbolState(self.id, self.path, self.qualname, self.kind, self.signature, self.sig_hash, self.body_hash)
 
 
-#: SymbolInfo's fields in declaration order
-_SYMBOL_FIELDS = tuple(f.name for f in fields(SymbolInfo))
+_D = TypeVar("_D")
 
 
-def symbol_columns(symbols: Iterable[SymbolInfo]) -> list[list[object]]:
-    """The symbols' field values column by column, in declaration order
-    (``symbols_from_columns`` builds them back): how a warm restart's snapshot keeps them."""
-    rows = list(symbols)
-    return [list(map(operator.attrgetter(name), rows)) for name in _SYMBOL_FIELDS]
+_SLOT_FIELDS: dict[type[Any], tuple[str, ...]] = {}
 
 
-def symbols_from_columns(columns: Sequence[Sequence[object]]) -> list[SymbolInfo]:
-    """The symbols ``symbol_columns`` took apart, equal to the originals. Each slot is filled
-    through its descriptor, a C call per value, where the generated frozen ``__init__`` runs
-    Python code per field (a 4.7 M-line snapshot's 387,352 symbols: 0.32 s against 0.75 s).
-    The values are not checked: only for data this daemon wrote (a snapshot is checksummed).
-    Raises ValueError when the columns are not one per field, all of one length."""
-    if len(columns) != len(_SYMBOL_FIELDS) or len({len(column) for column in columns}) > 1:
-        raise ValueError("not the columns of SymbolInfo")
+def _slot_fields(cls: type[Any]) -> tuple[str, ...]:
+    """The fields of a slots dataclass without ``__post_init__``, in declaration order (what
+    ``from_columns`` may fill through the slots' descriptors)."""
+    found = _SLOT_FIELDS.get(cls)
+    if found is None:
+        if not dataclasses.is_dataclass(cls) or "__slots__" not in cls.__dict__ or hasattr(cls, "__post_init__"):
+            raise TypeError(f"{cls.__name__} is not a slots dataclass without __post_init__")
+        found = _SLOT_FIELDS[cls] = tuple(f.name for f in fields(cls))
+    return found
+
+
+def columns_of(cls: type[_D], items: Iterable[_D]) -> list[list[object]]:
+    """The field values of ``items`` (instances of ``cls``) column by column, in declaration
+    order (``from_columns`` builds them back): how a warm restart's snapshot keeps symbols."""
+    rows = list(items)
+    return [list(map(operator.attrgetter(name), rows)) for name in _slot_fields(cls)]
+
+
+def from_columns(cls: type[_D], columns: Sequence[Sequence[object]]) -> list[_D]:
+    """Instances of ``cls`` (a frozen slots dataclass of this module) with the field values
+    ``columns`` give, column by column in declaration order; equal to the ones the
+    constructor would build. Each slot is filled through its descriptor, a C call per value,
+    where the generated frozen ``__init__`` runs Python code per field (a 4.7 M-line
+    snapshot's 387,352 symbols: 0.32 s against 0.75 s). The values are not checked, as the
+    constructor does not check them either. Raises ValueError when the columns are not one
+    per field, all of one length."""
+    names = _slot_fields(cls)
+    if len(columns) != len(names) or len({len(column) for column in columns}) > 1:
+        raise ValueError(f"not the columns of {cls.__name__}")
     new = object.__new__
-    out: list[SymbolInfo] = [new(SymbolInfo) for _ in range(len(columns[0]))]
-    for name, column in zip(_SYMBOL_FIELDS, columns, strict=True):
-        deque(map(getattr(SymbolInfo, name).__set__, out, column), maxlen=0)
+    out: list[_D] = [new(cls) for _ in range(len(columns[0]))]
+    for name, column in zip(names, columns, strict=True):
+        deque(map(getattr(cls, name).__set__, out, column), maxlen=0)
     return out
 
 

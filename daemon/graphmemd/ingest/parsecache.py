@@ -20,7 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from graphmemd.graph.model import CallRef, ImportRef, InheritRef, ParsedFile, ParsedSymbol, TypeRef
+from graphmemd.graph.model import CallRef, ImportRef, InheritRef, ParsedFile, ParsedSymbol, TypeRef, from_columns
 
 _NESTED: dict[str, type[Any]] = {
     "symbols": ParsedSymbol,
@@ -94,8 +94,8 @@ _REPEATING = frozenset({"caller", "callee", "name", "scope", "type", "parent", "
 
 
 def _fixups(cls: type[Any]) -> tuple[list[tuple[int, dict[Any, Any]]], list[int], list[int]]:
-    """(positions of enum fields with their value->member maps, positions of tuple fields,
-    positions of ``_REPEATING`` string fields)."""
+    """(positions of enum fields with their value->member maps, None kept as None; positions
+    of tuple fields; positions of ``_REPEATING`` string fields)."""
     enums: list[tuple[int, dict[Any, Any]]] = []
     tuples: list[int] = []
     interned: list[int] = []
@@ -104,26 +104,49 @@ def _fixups(cls: type[Any]) -> tuple[list[tuple[int, dict[Any, Any]]], list[int]
         if conv is tuple:
             tuples.append(i)
         elif conv is not None:
-            enums.append((i, dict(conv._value2member_map_)))
+            enums.append((i, {**conv._value2member_map_, None: None}))
         elif cls is not ParsedFile and name in _REPEATING and str in (hint, *typing.get_args(hint)):
             interned.append(i)
     return enums, tuples, interned
 
 
 _FIXUPS = {cls: _fixups(cls) for cls in _CLASSES}
+_WIDTH = {cls: len(dataclasses.fields(cls)) for cls in _CLASSES}
 
 
 def _build(cls: type[Any], row: list[Any]) -> Any:
     enums, tuples, interned = _FIXUPS[cls]
     for i, members in enums:
-        if row[i] is not None:
-            row[i] = members[row[i]]
+        row[i] = members[row[i]]
     for i in tuples:
         row[i] = _tuples(row[i])
     for i in interned:
         if type(row[i]) is str:
             row[i] = sys.intern(row[i])
     return cls(*row)
+
+
+def _build_all(cls: type[Any], items: list[Any]) -> tuple[Any, ...]:
+    """``_build`` of each of ``items`` (JSON arrays of one class's fields), column by column:
+    each conversion is one pass over a column, and the objects are built by
+    ``model.from_columns`` (a file's references and symbols: 3x faster than one by one)."""
+    if not items:
+        return ()
+    if set(map(type, items)) != {list} or set(map(len, items)) != {_WIDTH[cls]}:
+        raise ValueError(f"not encoded {cls.__name__}s")
+    columns: list[Any] = list(zip(*items, strict=True))
+    enums, tuples, interned = _FIXUPS[cls]
+    for i, members in enums:
+        columns[i] = list(map(members.__getitem__, columns[i]))
+    for i in tuples:
+        columns[i] = list(map(_tuples, columns[i]))
+    intern = sys.intern
+    for i in interned:
+        try:
+            columns[i] = list(map(intern, columns[i]))
+        except TypeError:  # (a None or another non-string among them: kept as it is)
+            columns[i] = [intern(v) if v.__class__ is str else v for v in columns[i]]
+    return tuple(from_columns(cls, columns))
 
 
 def decode(text: str, *, outline: bool = False) -> ParsedFile:
@@ -144,7 +167,7 @@ def decode(text: str, *, outline: bool = False) -> ParsedFile:
             elif outline and nested is not ParsedSymbol:
                 values.append(())
             else:
-                values.append(tuple([_build(nested, item) for item in value]))
+                values.append(_build_all(nested, value))
         return typing.cast(ParsedFile, _build(ParsedFile, values))
     except (TypeError, KeyError, IndexError, json.JSONDecodeError) as exc:
         raise ValueError(f"not an encoded ParsedFile: {exc}") from exc

@@ -26,7 +26,7 @@ Anything else, and the repository is rebuilt the slower way: nothing is lost.
 
 Format: ``GMSNAP01``, ``<u32 length>`` and a JSON header, ``<u64 length><u32 crc32>`` of
 the payload, then the payload pickled: the ``GraphPart`` without its symbols, their ids, and
-the symbols' fields column by column (``model.symbol_columns``: built back without running
+the symbols' fields column by column (``model.columns_of``: built back without running
 each symbol's constructor, half the time of unpickling 387,352 symbol objects). The files are
 the daemon's own, in its 0700 data directory (whoever can write them can write the store too).
 """
@@ -54,7 +54,7 @@ from graphmem.types import EdgeConfidence, EdgeKind
 from graphmemd import __version__
 from graphmemd.graph import codegraph, model, text_index, tokens
 from graphmemd.graph.codegraph import CodeGraph, FileNode, GraphPart
-from graphmemd.graph.model import Language, SymbolInfo, SymbolKind, symbol_columns, symbols_from_columns
+from graphmemd.graph.model import Language, SymbolInfo, SymbolKind, columns_of, from_columns
 from graphmemd.graph.text_index import text_layout
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parse_pack import repo_file_stem
@@ -156,7 +156,7 @@ class Snapshots:
                 at = f.tell()
                 f.write(_PAYLOAD.pack(0, 0))
                 summing = _Summing(f)
-                payload = (replace(part, symbols={}), list(part.symbols), symbol_columns(part.symbols.values()))
+                payload = (replace(part, symbols={}), list(part.symbols), columns_of(SymbolInfo, part.symbols.values()))
                 pickle.dump(payload, summing, protocol=pickle.HIGHEST_PROTOCOL)
                 f.seek(at)
                 f.write(_PAYLOAD.pack(summing.length, summing.crc))
@@ -214,7 +214,7 @@ def _part(payload: object) -> GraphPart | None:
         return None
     part: GraphPart = payload[0]
     ids, columns = payload[1], payload[2]
-    symbols = symbols_from_columns(columns)
+    symbols = from_columns(SymbolInfo, columns)
     if len(symbols) != len(ids):
         raise ValueError("as many symbol ids as symbols")
     part.symbols = dict(zip(ids, symbols, strict=True))
