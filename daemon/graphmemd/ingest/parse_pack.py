@@ -37,6 +37,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from graphmem.errors import StoreError
 
@@ -187,6 +188,26 @@ class _Pack:
         return self.size - len(MAGIC) - live
 
 
+_Row = TypeVar("_Row", CachedParse, CachedHead)
+
+
+def _index(pack: _Pack, items: Iterable[tuple[int, int, str, _Row | None]]) -> tuple[dict[str, _Row], int]:
+    """Apply a pack's records in order (``(start, end, path, parse)``; parse None: a removal)
+    to ``pack.live`` and to the parses found: the last record of a path wins, a removal
+    forgets it. Returns those parses by path and where the last record ends."""
+    assert pack.live is not None
+    found: dict[str, _Row] = {}
+    end = len(MAGIC)
+    for start, end, path, row in items:
+        if row is None:
+            found.pop(path, None)
+            pack.live.pop(path, None)
+        else:
+            found[path] = row
+            pack.live[path] = (start, end)
+    return found, end
+
+
 class ParsePack:
     """The parse cache of every repository: one pack file each under ``directory``.
 
@@ -227,15 +248,7 @@ class ParsePack:
                     with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
                         if buf[: len(MAGIC)] != MAGIC:
                             return self._not_a_pack(pack, length)
-                        found: dict[str, CachedHead] = {}
-                        end = len(MAGIC)
-                        for start, end, path, head in heads(buf):
-                            if head is None:
-                                found.pop(path, None)
-                                pack.live.pop(path, None)
-                            else:
-                                found[path] = head
-                                pack.live[path] = (start, end)
+                        found, end = _index(pack, heads(buf))
             except FileNotFoundError:
                 return []
             except (OSError, ValueError) as exc:  # (mmap raises ValueError for an empty file)
@@ -290,16 +303,7 @@ class ParsePack:
         if not buf.startswith(MAGIC):  # the next write starts the file again
             logger.warning("parse cache %s is not a pack: its files are parsed again", pack.path)
             return {}
-        found: dict[str, CachedParse] = {}
-        end = len(MAGIC)
-        for rec in records(buf):
-            end = rec.end
-            if rec.parse is None:
-                found.pop(rec.path, None)
-                pack.live.pop(rec.path, None)
-            else:
-                found[rec.path] = rec.parse
-                pack.live[rec.path] = (rec.start, rec.end)
+        found, end = _index(pack, ((rec.start, rec.end, rec.path, rec.parse) for rec in records(buf)))
         self._cut_tail(pack, end, len(buf))
         return found
 
