@@ -114,22 +114,11 @@ _FIXUPS = {cls: _fixups(cls) for cls in _CLASSES}
 _WIDTH = {cls: len(dataclasses.fields(cls)) for cls in _CLASSES}
 
 
-def _build(cls: type[Any], row: list[Any]) -> Any:
-    enums, tuples, interned = _FIXUPS[cls]
-    for i, members in enums:
-        row[i] = members[row[i]]
-    for i in tuples:
-        row[i] = _tuples(row[i])
-    for i in interned:
-        if type(row[i]) is str:
-            row[i] = sys.intern(row[i])
-    return cls(*row)
-
-
 def _build_all(cls: type[Any], items: list[Any]) -> tuple[Any, ...]:
-    """``_build`` of each of ``items`` (JSON arrays of one class's fields), column by column:
-    each conversion is one pass over a column, and the objects are built by
-    ``model.from_columns`` (a file's references and symbols: 3x faster than one by one)."""
+    """An instance of ``cls`` from each of ``items`` (JSON arrays of its fields): enum values
+    to members, lists to tuples, repeating strings interned, column by column (one pass per
+    conversion), and the objects built by ``model.from_columns`` (decoding the stdlib's 734
+    parses: 0.188 s against 0.229 s one object at a time)."""
     if not items:
         return ()
     if set(map(type, items)) != {list} or set(map(len, items)) != {_WIDTH[cls]}:
@@ -168,6 +157,6 @@ def decode(text: str, *, outline: bool = False) -> ParsedFile:
                 values.append(())
             else:
                 values.append(_build_all(nested, value))
-        return typing.cast(ParsedFile, _build(ParsedFile, values))
+        return typing.cast(ParsedFile, _build_all(ParsedFile, [values])[0])
     except (TypeError, KeyError, IndexError, json.JSONDecodeError) as exc:
         raise ValueError(f"not an encoded ParsedFile: {exc}") from exc
