@@ -15,6 +15,7 @@ SEVERITY: dict[ChangeKind, int] = {
     ChangeKind.RENAMED: 1,
     ChangeKind.ADDED: 0,
     ChangeKind.DEPENDENCY_CHANGED: 0,
+    ChangeKind.ANNOTATIONS_CHANGED: 0,
 }
 
 

@@ -81,6 +81,7 @@ class ChangeKind(str, Enum):
     BODY_CHANGED = "body_changed"
     RENAMED = "renamed"
     DEPENDENCY_CHANGED = "dependency_changed"
+    ANNOTATIONS_CHANGED = "annotations_changed"  # only the annotations say something else: suspect
 
 
 class AnchorKind(str, Enum):

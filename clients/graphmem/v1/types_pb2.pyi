@@ -52,6 +52,7 @@ class ChangeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHANGE_KIND_BODY_CHANGED: _ClassVar[ChangeKind]
     CHANGE_KIND_RENAMED: _ClassVar[ChangeKind]
     CHANGE_KIND_DEPENDENCY_CHANGED: _ClassVar[ChangeKind]
+    CHANGE_KIND_ANNOTATIONS_CHANGED: _ClassVar[ChangeKind]
 
 class AnchorKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -139,6 +140,7 @@ CHANGE_KIND_SIGNATURE_CHANGED: ChangeKind
 CHANGE_KIND_BODY_CHANGED: ChangeKind
 CHANGE_KIND_RENAMED: ChangeKind
 CHANGE_KIND_DEPENDENCY_CHANGED: ChangeKind
+CHANGE_KIND_ANNOTATIONS_CHANGED: ChangeKind
 ANCHOR_KIND_UNSPECIFIED: AnchorKind
 ANCHOR_KIND_SYMBOL: AnchorKind
 ANCHOR_KIND_FILE: AnchorKind
