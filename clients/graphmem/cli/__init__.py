@@ -37,6 +37,7 @@ from graphmem.cli.common import (
     Registrar,
     Verb,
     freshness_line,
+    pick_hint,
     to_jsonable,
 )
 from graphmem.errors import DaemonNotRunning, GraphMemError
@@ -105,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         return func(args, ctx)
     except GraphMemError as exc:
         ctx.note(str(exc))
-        if exc.close_matches:
-            ctx.note("did you mean: " + "  ".join(exc.close_matches))
+        hint = pick_hint(args, exc)
+        if hint:
+            ctx.note(hint)
         if isinstance(exc, DaemonNotRunning):
             print(START_HINT, file=ctx.err)
         return exc.exit_code

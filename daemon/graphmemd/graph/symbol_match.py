@@ -13,7 +13,8 @@ qualname (``crypto.py::hash_password``), a qualname or its dotted suffix (``AppC
 5. fuzzy: ``difflib`` ratio >= 0.6 against the qualname or the name.
 
 Within a tier: functions and classes before modules, shorter refs first, then the ref text.
-``exact`` is true when exactly one symbol is in the best non-empty tier among 0-3.
+``named`` holds the symbols of the best non-empty tier among 0-3 (the ones the reference
+names outright); ``exact`` is true when that is exactly one symbol.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Matches:
 
     symbols: tuple[SymbolInfo, ...]
     exact: bool
+    named: tuple[SymbolInfo, ...] = ()
 
 
 def _tier(ref: str, s: SymbolInfo) -> int | None:
@@ -73,8 +75,8 @@ def close_matches(ref: str, symbols: Iterable[SymbolInfo], limit: int = 10) -> M
     ranked: list[SymbolInfo] = []
     for t in sorted(tiers):
         ranked.extend(sorted(tiers[t], key=_order))
-    exact = best <= 3 and len(tiers[best]) == 1
-    return Matches(tuple(ranked[:limit]), exact)
+    named = tuple(sorted(tiers[best], key=_order)) if best <= 3 else ()
+    return Matches(tuple(ranked[:limit]), len(named) == 1, named)
 
 
 def _fuzzy(target: str, pool: list[SymbolInfo], limit: int) -> tuple[SymbolInfo, ...]:
