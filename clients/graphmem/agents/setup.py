@@ -111,10 +111,12 @@ def _require_client_home(spec: ClientSpec, req: SetupRequest, where: Targets, en
     raise FailedPrecondition(message)
 
 
-def _on_path_note(opts: Options, env: Mapping[str, str]) -> str:
-    """A line when the command a project file names is not what this shell finds on PATH."""
+def _on_path_note(spec: ClientSpec, req: SetupRequest, where: Targets, opts: Options,
+                  env: Mapping[str, str]) -> str:
+    """A line when the command the project files name is not what this shell finds on PATH."""
+    names = (where.mcp_scope is Scope.PROJECT) or (spec.hooks is not None and req.hooks)
     exe = opts.hooks_run.command[0] if opts.hooks_run.command else ""
-    if not exe or os.sep in exe:
+    if req.scope is not Scope.PROJECT or not names or not exe or os.sep in exe:
         return ""
     found = shutil.which(exe, path=env.get("PATH"))
     if found is None:
@@ -228,7 +230,7 @@ def run_setup(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = No
             out.write(diff(c) if c.changed else f"unchanged: {c.path}\n")
         if req.register:
             out.write(f"would register {req.root} with the daemon (starting it if needed)\n")
-        out.write(_on_path_note(opts, env) if req.scope is Scope.PROJECT else "")
+        out.write(_on_path_note(spec, req, where, opts, env))
         return 0
     _apply(changes, Manifest(resolve_paths(req.home).state_dir), spec.name)
     out.write(f"graphmem setup {spec.name} ({label})\n")
@@ -236,8 +238,7 @@ def run_setup(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = No
         out.write(f"  {'wrote    ' if c.changed else 'unchanged'} {_show(req.root, c.path)}\n")
     if where.mcp_scope is not req.scope:
         out.write(f"  ({spec.title} has no project-level MCP file: the server is set for the user)\n")
-    if req.scope is Scope.PROJECT:
-        out.write(_on_path_note(opts, env))
+    out.write(_on_path_note(spec, req, where, opts, env))
     if req.register and not req.explicit_root and not (req.root / ".git").exists():
         out.write(f"{req.root} is not a git work tree: not registered with the daemon (name the repository "
                   "with --repo PATH, or: graphmem repo add PATH)\n")

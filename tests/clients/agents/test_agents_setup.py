@@ -379,6 +379,10 @@ def test_graphmem_missing_from_path_is_said_at_setup(world: tuple[Path, Path, di
     assert done.returncode == 0, done.stderr
     assert "note: `graphmem` is not on this shell's PATH" in done.stdout
     assert "--command PATH" in done.stdout
+    (world[1] / ".codeium/windsurf").mkdir(parents=True)
+    windsurf = run(["setup", "windsurf", "--no-register", "--no-instructions"], repo, {**env, "PATH": "/usr/bin:/bin"})
+    assert windsurf.returncode == 0, windsurf.stderr
+    assert "note:" not in windsurf.stdout  # no project file names it: Windsurf's server is the user's, by path
 
 
 def test_bad_client_file_is_reported_not_overwritten(world: tuple[Path, Path, dict[str, str]]) -> None:
