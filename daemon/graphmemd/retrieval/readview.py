@@ -159,6 +159,8 @@ class ReadView:
         """The error of a reference that names no one symbol: the symbols it names when it is
         ambiguous; else the closest symbols of the file it names, its close matches anywhere,
         or the closest files (a file path)."""
+        if len({s.repo_id for s in found.named}) > 1:
+            return literal  # the same name in several repositories: the repository is what to name
         if len(found.named) > 1:
             named = [s.ref for s in found.named[:_LISTED]]
             more = f" and {len(found.named) - _LISTED} more" if len(found.named) > _LISTED else ""
@@ -172,6 +174,7 @@ class ReadView:
         except InvalidArgument:
             pass
         refs = difflib.get_close_matches(ref, pool, n=5, cutoff=0.4) if pool else [s.ref for s in found.symbols]
+        refs = list(dict.fromkeys(refs))  # one ref per line of code, whatever the repositories holding it
         if not refs and not sep:
             files = [n.path for rt in self._registry.scope(repo_hint) for n in graph.repo_files(rt.id)]
             refs = difflib.get_close_matches(ref, files, n=5, cutoff=0.4)
