@@ -55,6 +55,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
+from enum import Enum
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
@@ -66,7 +67,9 @@ from graphmem.errors import FailedPrecondition, InvalidArgument
 
 from graphmemd.graph.model import Language, ParsedFile, SkippedFile
 from graphmemd.ingest import parsecache
+from graphmemd.ingest.knowledge.model import Unit
 from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source
+from graphmemd.ingest.parsing.examples import example_units
 from graphmemd.runtime.faults import NO_FAULTS, Faults
 
 __all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
@@ -118,6 +121,8 @@ class ParseOutcome:
     skipped: SkippedFile | None
     #: ``parsed`` as the parse cache's text (``parsecache.encode``), when it came from a worker
     cache: str | None = None
+    #: a knowledge file's code examples that use names (``ParsePool.read_examples``)
+    examples: tuple[Unit, ...] | None = None
 
 
 # --------------------------------------------------------------------------- wire format
@@ -134,11 +139,11 @@ def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
     if outcome.parsed is not None and text is None:
         text = parsecache.encode(outcome.parsed)
     reason = outcome.skipped.reason if outcome.skipped is not None else None
-    return (outcome.path, text, outcome.content_hash, outcome.size, reason)
+    return (outcome.path, text, outcome.content_hash, outcome.size, reason, outcome.examples)
 
 
 def _decode_outcome(row: _Encoded) -> ParseOutcome:
-    path, text, digest, size, reason = row
+    path, text, digest, size, reason, examples = row
     return ParseOutcome(
         path,
         parsecache.decode(text) if text is not None else None,
@@ -146,6 +151,7 @@ def _decode_outcome(row: _Encoded) -> ParseOutcome:
         size,
         SkippedFile(path, reason) if reason is not None else None,
         text,
+        examples,
     )
 
 
@@ -194,7 +200,27 @@ def _skip(rel_path: str, reason: str, *, size: int = 0, digest: str | None = Non
     return ParseOutcome(rel_path, None, digest, size, SkippedFile(rel_path, reason))
 
 
-def _process(rel_path: str, abs_path: str, bare: bool, max_file_size: int) -> ParseOutcome:
+class _Mode(str, Enum):
+    """What a worker does with a file."""
+
+    PARSE = "parse"  # parse_source: symbols, references, fingerprints
+    BARE = "bare"  # parse only (the benchmark's floor)
+    EXAMPLES = "examples"  # a knowledge file: parse its code examples (``example_units``)
+
+
+def _examples(rel_path: str, abs_path: str, max_file_size: int) -> ParseOutcome:
+    data, failed = _read_file(rel_path, abs_path, max_file_size)
+    if failed is not None:
+        return failed
+    assert data is not None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    return ParseOutcome(rel_path, None, None, len(data), None, examples=tuple(example_units(rel_path, text)))
+
+
+def _process(rel_path: str, abs_path: str, mode: _Mode, max_file_size: int) -> ParseOutcome:
+    if mode is _Mode.EXAMPLES:
+        return _examples(rel_path, abs_path, max_file_size)
+    bare = mode is _Mode.BARE
     language: Language | None = language_for_path(rel_path)
     if language is None:
         return _skip(rel_path, "unsupported file type")
@@ -229,10 +255,10 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             return
         if message is None:
             return
-        task_id, rel_path, abs_path, bare = message
+        task_id, rel_path, abs_path, mode = message
         conn.send((_MSG_STARTED, task_id))
         try:
-            outcome = _process(rel_path, abs_path, bare, max_file_size)
+            outcome = _process(rel_path, abs_path, mode, max_file_size)
         except MemoryError:
             outcome = _skip(rel_path, "out of memory while parsing")
             conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
@@ -272,7 +298,7 @@ class _Task:
     job: _Job
     rel_path: str
     abs_path: str
-    bare: bool
+    mode: _Mode
     task_id: int = 0
 
 
@@ -619,7 +645,18 @@ class ParsePool:
         tasks = [(rel, str(abs_path)) for rel, abs_path in files]
         if not tasks:
             return
-        job = self._submit(tasks, bare)
+        yield from self._collect(self._submit(tasks, _Mode.BARE if bare else _Mode.PARSE))
+
+    def read_examples(self, files: Iterable[tuple[str, Path]]) -> Generator[ParseOutcome, None, None]:
+        """Read the code examples of knowledge files ``(rel_path, abs_path)`` on the workers
+        (tree-sitter holds the GIL): outcomes with ``examples``, the units of the examples
+        that use names, as they complete."""
+        tasks = [(rel, str(abs_path)) for rel, abs_path in files]
+        if not tasks:
+            return
+        yield from self._collect(self._submit(tasks, _Mode.EXAMPLES))
+
+    def _collect(self, job: _Job) -> Generator[ParseOutcome, None, None]:
         delivered = 0
         try:
             while delivered < job.total:
@@ -641,10 +678,10 @@ class ParsePool:
 
     # ------------------------------------------------------------------ submission
 
-    def _submit(self, tasks: list[tuple[str, str]], bare: bool) -> _Job:
+    def _submit(self, tasks: list[tuple[str, str]], mode: _Mode) -> _Job:
         _largest_first(tasks)
         job = _Job(pending=deque(), total=len(tasks), outstanding=len(tasks))
-        job.pending.extend(_Task(job, rel, abs_path, bare) for rel, abs_path in tasks)
+        job.pending.extend(_Task(job, rel, abs_path, mode) for rel, abs_path in tasks)
         with self._lock:
             if not self._started:
                 raise FailedPrecondition("parse pool is not started")
@@ -769,7 +806,7 @@ class ParsePool:
                 self._next_task_id += 1
                 task.task_id = self._next_task_id
                 try:
-                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.bare))
+                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.mode))
                 except OSError:
                     task.job.pending.appendleft(task)
                     self._handle_death(worker)

@@ -83,6 +83,7 @@ class UnitKind(str, Enum):
     DEFINITION = "definition"  # an rST definition-list item or field
     DIRECTIVE = "directive"  # an autodoc / py-domain directive
     NOTE = "note"  # a shared note's body (one unit)
+    EXAMPLE = "example"  # a code example: a fenced block, a code-block, a >>> session
 
 
 @dataclass(frozen=True, slots=True)
