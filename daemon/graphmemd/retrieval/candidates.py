@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphmem.types import Observation
+from graphmem.types import KnowledgeKind, Observation
 
 from graphmemd.retrieval import ranking
 from graphmemd.retrieval.cosignal import CoSignal
@@ -44,6 +44,9 @@ class NodeSignals:
     reach: float = 0.0
     #: the node is neither a seed nor in a seed's file: its evidence counts for ``breadth``
     outside: bool = True
+    #: the file-part evidence for a knowledge unit anchored here: its proximity through the
+    #: edges a unit follows (``ranking.UNIT_EDGE_FACTOR``: not through imports)
+    unit_evidence: float = 0.0
 
     @classmethod
     def make(
@@ -55,16 +58,21 @@ class NodeSignals:
         text_proximity: float = 0.0,
         text_cochange: CoSignal | None = None,
         outside: bool = True,
+        unit_proximity: float | None = None,
     ) -> NodeSignals:
         """The signals with their weighted evidence computed once (every note on the node reads
         it); ``outside``: the node is neither a seed nor in a seed file (it counts for reach and
-        breadth)."""
+        breadth); ``unit_proximity``: the proximity a knowledge unit gets (None: ``proximity``)."""
         co = cochange.strength if cochange is not None else 0.0
         fe = ranking.evidence(proximity, co, focus)
         te = ranking.text_evidence(text_proximity, text_cochange.strength if text_cochange is not None else 0.0)
         rank = fe + ranking.W_CENTRALITY * centrality
         reach = co if outside else 0.0
-        return cls(proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te, reach, outside)
+        same = unit_proximity is None or unit_proximity == proximity
+        ue = fe if same or unit_proximity is None else ranking.evidence(unit_proximity, co, focus)
+        return cls(
+            proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te, reach, outside, ue
+        )
 
 
 _NONE = NodeSignals()
@@ -91,17 +99,23 @@ class Candidate:
     unreached: float = 1.0
     #: anchored to a symbol the request named (or the one under its cursor)
     on_query: bool = False
+    #: the file-part evidence of the best anchor, as counted (weighed by its confidence)
+    best_evidence: float = 0.0
 
-    def add(self, node: str, s: NodeSignals) -> None:
-        """Count one anchored node (each node of a note once)."""
-        self.file_sum += s.file_evidence
+    def add(self, node: str, s: NodeSignals, weight: float = 1.0, unit: bool = False) -> None:
+        """Count one anchored node (each node of a note once). ``weight``: the anchor's
+        confidence; ``unit``: the note is a knowledge unit (its proximity is ``unit_evidence``'s)."""
+        fe = s.unit_evidence if unit else s.file_evidence
+        rank = s.file_rank if fe == s.file_evidence else fe + ranking.W_CENTRALITY * s.centrality
+        te, reach = s.text_evidence, s.reach
+        if weight != 1.0:
+            fe, rank, te, reach = fe * weight, rank * weight, te * weight, reach * weight
+        self.file_sum += fe
         if s.outside:
-            self.outside_sum += s.file_evidence
-        self.unreached *= 1.0 - min(1.0, s.reach)
-        rank = s.file_rank
+            self.outside_sum += fe
+        self.unreached *= 1.0 - min(1.0, reach)
         if rank > self.best_rank or (rank == self.best_rank and node < self.node):
-            self.node, self.best, self.best_rank = node, s, rank
-        te = s.text_evidence
+            self.node, self.best, self.best_rank, self.best_evidence = node, s, rank, fe
         self.text_sum += te
         if te > self.tbest_value or (te == self.tbest_value and node < self.tnode):
             self.tnode, self.tbest, self.tbest_value = node, s, te
@@ -111,7 +125,7 @@ class Candidate:
         """The file-part evidence of every anchor but the best, outside the opened code."""
         if not self.node:
             return 0.0
-        return max(0.0, self.outside_sum - (self.best.file_evidence if self.best.outside else 0.0))
+        return max(0.0, self.outside_sum - (self.best_evidence if self.best.outside else 0.0))
 
     @property
     def reach(self) -> float:
@@ -121,7 +135,7 @@ class Candidate:
     @property
     def text_breadth(self) -> float:
         """The text-part evidence of every anchor but the best."""
-        return max(0.0, self.text_sum - self.tbest.text_evidence) if self.tnode else 0.0
+        return max(0.0, self.text_sum - self.tbest_value) if self.tnode else 0.0
 
     def parts(self, has_file: bool, has_text: bool) -> tuple[float, float]:
         """The file part and the text part (``ranking.file_value`` / ``text_value``) with the
@@ -172,6 +186,16 @@ def collect(
             c = found.get(o.id)
             if c is None:
                 c = found[o.id] = Candidate(o)
-            c.add(node, s)
+            unit = o.knowledge is not None and o.knowledge.kind is not KnowledgeKind.SHARED_NOTE
+            c.add(node, s, anchor_confidence(o, node) if unit else 1.0, unit)
             c.on_query = c.on_query or asked
     return found
+
+
+def anchor_confidence(o: Observation, node: str) -> float:
+    """The confidence of ``o``'s anchor on graph node ``node`` (a symbol id, or a file's
+    ``repo:path``): how surely its text names that code (``Anchor.confidence``)."""
+    for a in o.anchors:
+        if a.confidence < 1.0 and (a.symbol_id == node if a.symbol_id else f"{a.repo_id}:{a.path}" == node):
+            return a.confidence
+    return 1.0

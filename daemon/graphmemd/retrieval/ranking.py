@@ -118,6 +118,17 @@ EDGE_DECAY: Mapping[EdgeKind, float] = {
     EdgeKind.IMPORTS: 0.35,
     EdgeKind.IMPORTED_BY: 0.35,
 }
+#: A knowledge unit (a block of the repository's docs) reaches code by what it names, not
+#: through the imports of what it names: the proximity of a unit's anchor is multiplied by
+#: this factor for each edge of these kinds on the walk's path to it (``app.py`` imports
+#: ``sessions.py``, so every paragraph that says ``app`` would otherwise reach ``sessions.py``).
+#: Each anchor's evidence is also weighed by its ``Anchor.confidence`` (a bare literal, a module
+#: or file mentioned in passing: ``memory.knowledge.PASSING_CONFIDENCE``). docs/ranking.md,
+#: "Knowledge units in recall".
+UNIT_EDGE_FACTOR: Mapping[EdgeKind, float] = {
+    EdgeKind.IMPORTS: 0.0,
+    EdgeKind.IMPORTED_BY: 0.0,
+}
 CENTRALITY_CAP = 64
 FOCUS_LINES = 40.0
 RECENT_DAYS = 30.0
