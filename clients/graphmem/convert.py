@@ -437,7 +437,7 @@ def anchor_from_proto(m: types_pb2.Anchor) -> Anchor:
         signature=m.signature,
         sig_hash=m.sig_hash,
         body_hash=m.body_hash,
-        confidence=m.confidence if 0.0 < m.confidence < 1.0 else 1.0,
+        confidence=round(m.confidence, 6) if 0.0 < m.confidence < 1.0 else 1.0,  # (a float32 on the wire)
     )
 
 

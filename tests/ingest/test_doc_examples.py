@@ -55,6 +55,7 @@ def test_fenced_python_names_bound_by_imports_with_their_call_shapes() -> None:
         (7, "httpx.MockTransport"): "httpx.MockTransport",
         (8, "httpx.get"): "httpx.get",
         (9, "httpx.Client"): "httpx.Client",
+        (9, "httpx.Client().send"): "httpx.Client.send",  # a method of what the call builds
         (11, "fld"): "attrs.field",
         (17, "httpx.post"): "httpx.post",  # a later block of the page: the same session
     }  # `C`, `handler`, `r`: not imported; ```text is not parsed

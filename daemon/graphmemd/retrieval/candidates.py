@@ -47,6 +47,8 @@ class NodeSignals:
     #: the file-part evidence for a knowledge unit anchored here: its proximity through the
     #: edges a unit follows (``ranking.UNIT_EDGE_FACTOR``: not through imports)
     unit_evidence: float = 0.0
+    #: that proximity
+    unit_proximity: float = 0.0
 
     @classmethod
     def make(
@@ -68,10 +70,10 @@ class NodeSignals:
         te = ranking.text_evidence(text_proximity, text_cochange.strength if text_cochange is not None else 0.0)
         rank = fe + ranking.W_CENTRALITY * centrality
         reach = co if outside else 0.0
-        same = unit_proximity is None or unit_proximity == proximity
-        ue = fe if same or unit_proximity is None else ranking.evidence(unit_proximity, co, focus)
+        up = proximity if unit_proximity is None else unit_proximity
+        ue = fe if up == proximity else ranking.evidence(up, co, focus)
         return cls(
-            proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te, reach, outside, ue
+            proximity, cochange, focus, centrality, text_proximity, text_cochange, fe, rank, te, reach, outside, ue, up
         )
 
 
@@ -101,10 +103,15 @@ class Candidate:
     on_query: bool = False
     #: the file-part evidence of the best anchor, as counted (weighed by its confidence)
     best_evidence: float = 0.0
+    #: a knowledge unit: its anchors' weights (confidence) and the proximity a unit gets
+    unit: bool = False
+    best_weight: float = 1.0
+    tbest_weight: float = 1.0
 
     def add(self, node: str, s: NodeSignals, weight: float = 1.0, unit: bool = False) -> None:
         """Count one anchored node (each node of a note once). ``weight``: the anchor's
         confidence; ``unit``: the note is a knowledge unit (its proximity is ``unit_evidence``'s)."""
+        self.unit = self.unit or unit
         fe = s.unit_evidence if unit else s.file_evidence
         rank = s.file_rank if fe == s.file_evidence else fe + ranking.W_CENTRALITY * s.centrality
         te, reach = s.text_evidence, s.reach
@@ -115,10 +122,20 @@ class Candidate:
             self.outside_sum += fe
         self.unreached *= 1.0 - min(1.0, reach)
         if rank > self.best_rank or (rank == self.best_rank and node < self.node):
-            self.node, self.best, self.best_rank, self.best_evidence = node, s, rank, fe
+            self.node, self.best, self.best_rank, self.best_evidence, self.best_weight = node, s, rank, fe, weight
         self.text_sum += te
         if te > self.tbest_value or (te == self.tbest_value and node < self.tnode):
-            self.tnode, self.tbest, self.tbest_value = node, s, te
+            self.tnode, self.tbest, self.tbest_value, self.tbest_weight = node, s, te, weight
+
+    @property
+    def pagerank_weight(self) -> float:
+        """What the best anchor's PageRank counts for: a unit's, by its confidence and by how
+        much of its walked path a unit may follow (none through an import)."""
+        if not self.unit:
+            return 1.0
+        b = self.best
+        path = b.unit_proximity / b.proximity if b.proximity > 0 else 1.0
+        return self.best_weight * path
 
     @property
     def breadth(self) -> float:
@@ -140,31 +157,35 @@ class Candidate:
     def parts(self, has_file: bool, has_text: bool) -> tuple[float, float]:
         """The file part and the text part (``ranking.file_value`` / ``text_value``) with the
         current PageRank, straight from the collected evidence (no ``Signals`` built)."""
-        f = ranking.file_value(max(self.best_rank, 0.0), self.breadth, self.pagerank, self.reach) if has_file else 0.0
+        pr = self.pagerank * self.pagerank_weight
+        f = ranking.file_value(max(self.best_rank, 0.0), self.breadth, pr, self.reach) if has_file else 0.0
         t = 0.0
         if has_text:
             best = max(self.tbest_value, 0.0)
-            t = ranking.text_value(self.text, best, self.text_breadth, 0.0 if has_file else self.pagerank)
+            t = ranking.text_value(self.text, best, self.text_breadth, 0.0 if has_file else pr)
         return f, t
 
     def signals(self, confidence: float, age_days: float, confirmed: bool, status: float) -> ranking.Signals:
-        """The ranking signals of this candidate, with the observation's multipliers given."""
+        """The ranking signals of this candidate, with the observation's multipliers given (a
+        knowledge unit's best anchor as it counts: weighed by its confidence, its proximity the
+        one a unit gets)."""
         b, t = self.best, self.tbest
+        w, tw = self.best_weight, self.tbest_weight
         return ranking.Signals(
-            proximity=b.proximity,
-            cochange=b.cochange.strength if b.cochange is not None else 0.0,
+            proximity=(b.unit_proximity if self.unit else b.proximity) * w,
+            cochange=(b.cochange.strength if b.cochange is not None else 0.0) * w,
             text=self.text,
-            pagerank=self.pagerank,
-            centrality=b.centrality,
-            focus=b.focus,
+            pagerank=self.pagerank * self.pagerank_weight,
+            centrality=b.centrality * w,
+            focus=b.focus * w,
             confidence=confidence,
             age_days=age_days,
             confirmed=confirmed,
             status=status,
             together=b.cochange.together if b.cochange is not None else 0,
             total=b.cochange.total if b.cochange is not None else 0,
-            text_proximity=t.text_proximity,
-            text_cochange=t.text_cochange.strength if t.text_cochange is not None else 0.0,
+            text_proximity=t.text_proximity * tw,
+            text_cochange=(t.text_cochange.strength if t.text_cochange is not None else 0.0) * tw,
             breadth=self.breadth,
             text_breadth=self.text_breadth,
             reach=self.reach,

@@ -94,11 +94,18 @@ class Session:
 
 _CHAIN: Final = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|\\)[A-Za-z_$][\w$]*)*")
 _SEPARATORS: Final = re.compile(r"::|->|\\")
+_INNER_CALL: Final = re.compile(r"\([^()]*\)(?=\.|::|->)")
 
 
 def _dotted(text: str) -> str | None:
-    """``a.b.c`` (``::``, ``->`` and ``\\`` read as dots) for a pure name chain, else None."""
+    """``a.b.c`` (``::``, ``->`` and ``\\`` read as dots) for a pure name chain, else None. A
+    call inside the chain is read as its result's type: ``Client().get`` names ``Client.get``
+    (a method of what ``Client()`` builds, as docs write it)."""
     squeezed = re.sub(r"\s+", "", text)
+    if "(" in squeezed:  # one call, of a name: its result's methods are the type's
+        squeezed, n = _INNER_CALL.subn("", squeezed)
+        if n != 1:
+            return None
     if not _CHAIN.fullmatch(squeezed):
         return None
     return _SEPARATORS.sub(".", squeezed)
