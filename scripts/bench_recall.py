@@ -177,8 +177,11 @@ def run_graphmem(c: object, repo_id: str, queries: list[Query], dump: list[dict[
         dump.append({
             "history": q.history, "task": q.task, "kind": q.kind, "drawn": q.drawn, "relevant": sorted(q.relevant),
             "excluded": sorted(q.excluded),
-            "results": [{"id": x.observation.id, "score": x.score, **asdict(x.components)} for x in r.results
-                        if x.observation.id in known],
+            "results": [{"id": x.observation.id, "score": x.score, **asdict(x.components),
+                         **({"unit": x.observation.text[:80], "anchors": [[a.ref, a.confidence] for a in
+                                                                          x.observation.anchors]}
+                            if x.observation.id not in known else {})}
+                        for x in r.results if x.observation.id in known or docs is not None],
         })
 
 

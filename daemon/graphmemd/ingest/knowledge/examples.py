@@ -94,16 +94,18 @@ class Session:
 
 _CHAIN: Final = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|\\)[A-Za-z_$][\w$]*)*")
 _SEPARATORS: Final = re.compile(r"::|->|\\")
-_INNER_CALL: Final = re.compile(r"\([^()]*\)(?=\.|::|->)")
+#: a call of a class (a CapWords name, by convention) inside a name chain: ``Client().get``
+_INNER_CALL: Final = re.compile(r"((?:^|[.:>\\])[A-Z]\w*)\([^()]*\)(?=\.|::|->)")
 
 
 def _dotted(text: str) -> str | None:
     """``a.b.c`` (``::``, ``->`` and ``\\`` read as dots) for a pure name chain, else None. A
-    call inside the chain is read as its result's type: ``Client().get`` names ``Client.get``
-    (a method of what ``Client()`` builds, as docs write it)."""
+    class called inside the chain is read as its instance: ``Client().get`` names
+    ``Client.get`` (a method of what ``Client()`` builds, as docs write it); a function's
+    result (``fields(A).a``) has no known type."""
     squeezed = re.sub(r"\s+", "", text)
     if "(" in squeezed:  # one call, of a name: its result's methods are the type's
-        squeezed, n = _INNER_CALL.subn("", squeezed)
+        squeezed, n = _INNER_CALL.subn(r"\1", squeezed)
         if n != 1:
             return None
     if not _CHAIN.fullmatch(squeezed):
