@@ -154,3 +154,12 @@ def test_a_unit_does_not_reach_code_through_imports() -> None:
     assert found["doc"].best_rank == pytest.approx(ranking.W_CENTRALITY * 0.0)
     assert found["shared"].best_rank == pytest.approx(ranking.W_PROXIMITY * 0.35)
     assert found["note"].best_rank == pytest.approx(ranking.W_PROXIMITY * 0.35)
+
+
+def test_only_a_sure_reference_puts_a_unit_with_the_named_symbols() -> None:
+    s = {"f::g": NodeSignals.make(proximity=1.0)}
+    sure, passing = unit("sure", (("f::g", 1.0),)), unit("passing", (("f::g", 0.3),))
+    found = collect({"f::g": [sure, passing, obs("note")]}, s, frozenset({"f::g"}))
+    assert found["sure"].on_query
+    assert found["note"].on_query
+    assert not found["passing"].on_query

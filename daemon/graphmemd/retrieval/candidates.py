@@ -198,7 +198,8 @@ def collect(
 ) -> dict[str, Candidate]:
     """Candidates by observation id from the observations anchored to each node and each
     node's signals (the nodes are visited in id order, so ties resolve the same every time);
-    a note anchored to one of ``named`` (the symbols the request named) is ``on_query``."""
+    a note anchored to one of ``named`` (the symbols the request named) is ``on_query`` (a
+    knowledge unit only when it names it surely: its anchor's confidence is full)."""
     found: dict[str, Candidate] = {}
     for node in sorted(anchored):
         s = signals_of.get(node, _NONE)
@@ -208,8 +209,9 @@ def collect(
             if c is None:
                 c = found[o.id] = Candidate(o)
             unit = o.knowledge is not None and o.knowledge.kind is not KnowledgeKind.SHARED_NOTE
-            c.add(node, s, anchor_confidence(o, node) if unit else 1.0, unit)
-            c.on_query = c.on_query or asked
+            weight = anchor_confidence(o, node) if unit else 1.0
+            c.add(node, s, weight, unit)
+            c.on_query = c.on_query or (asked and weight == 1.0)  # (not a unit's passing mention)
     return found
 
 
