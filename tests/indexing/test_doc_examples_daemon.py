@@ -5,8 +5,6 @@ commits and ``CheckKnowledge`` reports each name gone at its exact span."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +12,7 @@ from pathlib import Path
 from conftest import Daemon, short_tmp, wait_for
 from graphmem.client import GraphMem
 from graphmem.types import KnowledgeReference, ReferenceState
+from test_knowledge_daemon import Repo as KnowledgeRepo
 
 DaemonFactory = Callable[..., Daemon]
 TIMEOUT = 30.0
@@ -82,7 +81,7 @@ A session::
 """
 
 
-class Repo:
+class Repo(KnowledgeRepo):
     """A tiny package with docs under git, committing at increasing times."""
 
     def __init__(self) -> None:
@@ -97,24 +96,7 @@ class Repo:
         self.git("init", "-q", "-b", "main")
         self.git("config", "user.email", "dev@example.com")
         self.git("config", "user.name", "Dev")
-        self.commit("the package and its docs")
-
-    def git(self, *args: str) -> str:
-        env = {**os.environ, "GIT_COMMITTER_DATE": f"{self.clock} +0000", "GIT_AUTHOR_DATE": f"{self.clock} +0000"}
-        out = subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True, text=True, env=env)
-        return out.stdout.strip()
-
-    def commit(self, message: str) -> str:
-        self.clock += 10
-        self.git("add", "-A")
-        self.git("commit", "-qm", message)
-        return self.git("rev-parse", "HEAD")
-
-    def edit(self, rel: str, old: str, new: str) -> None:
-        p = self.root / rel
-        text = p.read_text()
-        assert old in text, (rel, old)
-        p.write_text(text.replace(old, new))
+        self.commit("the package and its docs", add=True)
 
 
 def findings(c: GraphMem) -> list[KnowledgeReference]:
@@ -129,9 +111,9 @@ def at(root: Path, r: KnowledgeReference) -> str:
 def _change_code(repo: Repo) -> dict[str, str]:
     """Rename the class (same body) and remove ``post``, one commit each."""
     repo.edit("mylib/transport.py", "class MockTransport:", "class FakeTransport:")
-    renamed = repo.commit("rename MockTransport to FakeTransport")
+    renamed = repo.commit("rename MockTransport to FakeTransport", add=True)
     repo.edit("mylib/transport.py", 'def post(url, data=None):\n    """Send ``data``."""\n    return (url, data)\n', "")
-    removed = repo.commit("drop post")
+    removed = repo.commit("drop post", add=True)
     return {"renamed": renamed, "removed": removed}
 
 
@@ -194,7 +176,7 @@ def test_example_calls_carry_their_keywords(daemon_factory: DaemonFactory) -> No
         "def get(url, *, follow_redirects=False):",
     )
     repo.edit("mylib/transport.py", "return (url, proxies, follow_redirects)", "return (url, follow_redirects)")
-    removed = repo.commit("drop the proxies keyword")
+    removed = repo.commit("drop the proxies keyword", add=True)
     d = daemon_factory([repo.root])
     with d.client() as c:
         got = wait_for(lambda: [r for r in findings(c) if at(repo.root, r) == "get"] or None, TIMEOUT)

@@ -54,16 +54,17 @@ def _data_dir() -> resources.abc.Traversable:
 
 
 @functools.cache
-def _table() -> tuple[dict[str, str], dict[str, str]]:
-    """(tag -> language name, language name -> module separator)."""
+def _table() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """(tag -> language name, language name -> module separator, language name -> query file)."""
     data = tomllib.loads(_data_dir().joinpath("languages.toml").read_text("utf-8"))
     tags = tag_languages({lang: row.get("tags", []) for lang, row in data.items()})
-    return tags, {lang: str(row.get("module_separator", ".")) for lang, row in data.items()}
+    seps = {lang: str(row.get("module_separator", ".")) for lang, row in data.items()}
+    return tags, seps, {lang: str(row.get("query", f"{lang}.scm")) for lang, row in data.items()}
 
 
 @functools.cache
 def _compiled(language: Language) -> _Compiled | None:
-    source = _data_dir().joinpath(f"{language.value}.scm")
+    source = _data_dir().joinpath(_table()[2].get(language.value, f"{language.value}.scm"))
     if not source.is_file():
         return None
     spec = SPECS[language]

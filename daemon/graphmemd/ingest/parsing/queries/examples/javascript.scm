@@ -1,5 +1,5 @@
-; graphmem: what a JavaScript/TypeScript code example in a knowledge file uses (see
-; ingest/parsing/examples.py). A module specifier binds its last path segment.
+; graphmem: what a JavaScript, TypeScript or TSX code example in a knowledge file uses (see
+; ingest/parsing/examples.py and languages.toml). A module specifier binds its last path segment.
 
 (import_statement
   (import_clause (named_imports (import_specifier !alias name: (identifier) @import.name)))
