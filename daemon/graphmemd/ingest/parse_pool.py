@@ -6,7 +6,8 @@ started with the *forkserver* context (*spawn* where forkserver is unavailable; 
 *fork*, the daemon runs gRPC threads). Each worker reads its file itself (bytes are never
 shipped to it), checks size and binary-ness, hashes the bytes and calls
 ``graphmemd.ingest.parsing.parse_source``; the :class:`ParseOutcome` travels back over a
-``multiprocessing`` pipe.
+``multiprocessing`` pipe. :meth:`ParsePool.read_examples` sends knowledge files instead: the
+worker parses their code examples (``parsing.examples.example_units``) and returns the units.
 
 Concurrency: one dispatcher thread owns the workers and their pipes. Callers of
 :meth:`ParsePool.parse_many`/:meth:`ParsePool.parse_one` from any number of threads submit
@@ -68,6 +69,7 @@ from graphmem.errors import FailedPrecondition, InvalidArgument
 from graphmemd.graph.model import Language, ParsedFile, SkippedFile
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.knowledge.model import Unit
+from graphmemd.ingest.knowledge.read import decode
 from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source
 from graphmemd.ingest.parsing.examples import example_units
 from graphmemd.runtime.faults import NO_FAULTS, Faults
@@ -213,8 +215,7 @@ def _examples(rel_path: str, abs_path: str, max_file_size: int) -> ParseOutcome:
     if failed is not None:
         return failed
     assert data is not None
-    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    return ParseOutcome(rel_path, None, None, len(data), None, examples=tuple(example_units(rel_path, text)))
+    return ParseOutcome(rel_path, None, None, len(data), None, examples=tuple(example_units(rel_path, decode(data))))
 
 
 def _process(rel_path: str, abs_path: str, mode: _Mode, max_file_size: int) -> ParseOutcome:

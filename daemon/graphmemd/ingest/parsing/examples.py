@@ -35,7 +35,7 @@ from graphmemd.ingest.knowledge.examples import (
 from graphmemd.ingest.knowledge.model import CallShape, Unit
 from graphmemd.ingest.parsing.languages import SPECS
 
-__all__ = ["capture_example", "example_units", "reads_examples"]
+__all__ = ["capture_example", "example_units", "language_of"]
 
 #: the most blocks and bytes of code one file's examples are read for
 MAX_BLOCKS = 2000
@@ -64,6 +64,8 @@ def _table() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
 
 @functools.cache
 def _compiled(language: Language) -> _Compiled | None:
+    """The language's grammar, parser and example query (one parser per process: the
+    workers parse one file at a time)."""
     source = _data_dir().joinpath(_table()[2].get(language.value, f"{language.value}.scm"))
     if not source.is_file():
         return None
@@ -85,11 +87,6 @@ def language_of(tag: str) -> Language | None:
     except ValueError:
         return None
     return language if _compiled(language) is not None else None
-
-
-def reads_examples(text: str) -> bool:
-    """Whether a knowledge file may hold examples (a cheap filter before a worker reads it)."""
-    return "```" in text or "~~~" in text or "::" in text or ">>>" in text
 
 
 def _cols(node: Node, lines: list[bytes]) -> tuple[int, int, int, int]:
