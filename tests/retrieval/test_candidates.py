@@ -163,3 +163,16 @@ def test_only_a_sure_reference_puts_a_unit_with_the_named_symbols() -> None:
     assert found["sure"].on_query
     assert found["note"].on_query
     assert not found["passing"].on_query
+
+
+def test_a_unit_is_not_about_each_name_it_uses() -> None:
+    """A page of examples naming many functions collects no breadth (``UNIT_BREADTH``); a
+    note anchored to the same functions does."""
+    near = NodeSignals.make(proximity=0.6)
+    s = {"g::x": near, "g::y": near, "g::z": near}
+    page = unit("page", (("g::x", 1.0), ("g::y", 1.0), ("g::z", 1.0)))
+    note = replace(obs("note"), anchors=page.anchors)
+    found = collect({"g::x": [page, note], "g::y": [page, note], "g::z": [page, note]}, s)
+    assert found["note"].breadth == pytest.approx(2 * ranking.W_PROXIMITY * 0.6)
+    assert found["page"].breadth == pytest.approx(ranking.UNIT_BREADTH * 2 * ranking.W_PROXIMITY * 0.6)
+    assert found["page"].best_rank == pytest.approx(found["note"].best_rank)

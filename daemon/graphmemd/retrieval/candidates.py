@@ -142,7 +142,9 @@ class Candidate:
         """The file-part evidence of every anchor but the best, outside the opened code."""
         if not self.node:
             return 0.0
-        return max(0.0, self.outside_sum - (self.best_evidence if self.best.outside else 0.0))
+        others = max(0.0, self.outside_sum - (self.best_evidence if self.best.outside else 0.0))
+        # a unit names code in passing: it is not about each name it uses
+        return ranking.UNIT_BREADTH * others if self.unit else others
 
     @property
     def reach(self) -> float:
