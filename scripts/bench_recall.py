@@ -29,6 +29,12 @@ repository or bundle path may be given):
   95 % intervals (``--bootstrap`` resamples of the queries, within each history for the pool)
   of graphmem's nDCG@10 minus and over each baseline's.
 
+``--with-docs`` (issue 42 item 9): the clone keeps its documentation, indexed as users have it
+(code examples included), and graphmem is also scored with the doc units left in its list
+(``graphmem+docs``: never relevant, they can only push notes down); the ratio with / without per
+query kind (target: >= 0.97 on file queries) and the doc units per top 10 are printed. Its dump
+also holds the doc units of each ranking (``unit``: their text, with their anchors' confidence).
+
 Prints one table per history plus the pool, the intervals, the 1-min load average;
 ``--json`` prints one JSON object instead. ``--dump FILE`` writes every query with graphmem's
 results and their score components (JSON lines) for offline fitting (``fit_ranking.py``), and
