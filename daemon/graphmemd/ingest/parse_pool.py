@@ -643,33 +643,12 @@ class ParsePool:
         without ``parsed``/``content_hash`` (the benchmark's floor). Closing the generator
         early cancels the files not yet handed out.
         """
-        tasks = [(rel, str(abs_path)) for rel, abs_path in files]
-        if not tasks:
-            return
-        yield from self._collect(self._submit(tasks, _Mode.BARE if bare else _Mode.PARSE))
+        return _outcomes(self, files, _Mode.BARE if bare else _Mode.PARSE)
 
     def read_examples(self, files: Iterable[tuple[str, Path]]) -> Generator[ParseOutcome, None, None]:
-        """Read the code examples of knowledge files ``(rel_path, abs_path)`` on the workers
-        (tree-sitter holds the GIL): outcomes with ``examples``, the units of the examples
-        that use names, as they complete."""
-        tasks = [(rel, str(abs_path)) for rel, abs_path in files]
-        if not tasks:
-            return
-        yield from self._collect(self._submit(tasks, _Mode.EXAMPLES))
-
-    def _collect(self, job: _Job) -> Generator[ParseOutcome, None, None]:
-        delivered = 0
-        try:
-            while delivered < job.total:
-                item = job.results.get()
-                if isinstance(item, _Closed):
-                    raise FailedPrecondition("parse pool closed")
-                delivered += 1
-                yield item
-        finally:
-            if delivered < job.total:
-                job.cancelled = True
-                self._wake()
+        """Like ``parse_many`` for knowledge files: outcomes with ``examples``, the units of
+        their code examples that use names (tree-sitter holds the GIL: read in the workers)."""
+        return _outcomes(self, files, _Mode.EXAMPLES)
 
     def parse_one(self, rel_path: str, abs_path: Path) -> ParseOutcome:
         """Parse a single file (gets its turn among the files of concurrent batches)."""
@@ -906,3 +885,24 @@ class ParsePool:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
+
+
+def _outcomes(pool: ParsePool, files: Iterable[tuple[str, Path]], mode: _Mode) -> Generator[ParseOutcome, None, None]:
+    """The outcomes of one job of ``pool`` as they complete (submitted on the first ``next``);
+    closing the generator early cancels the files not yet handed out."""
+    tasks = [(rel, str(abs_path)) for rel, abs_path in files]
+    if not tasks:
+        return
+    job = pool._submit(tasks, mode)
+    delivered = 0
+    try:
+        while delivered < job.total:
+            item = job.results.get()
+            if isinstance(item, _Closed):
+                raise FailedPrecondition("parse pool closed")
+            delivered += 1
+            yield item
+    finally:
+        if delivered < job.total:
+            job.cancelled = True
+            pool._wake()
