@@ -454,6 +454,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         dependency_id=r.dependency_id,
         dependency_sig_hash=r.dependency_sig_hash,
         via=r.via,
+        uncommitted=r.uncommitted,
     )
 
 
@@ -472,6 +473,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         dependency_id=m.dependency_id,
         dependency_sig_hash=m.dependency_sig_hash,
         via=m.via,
+        uncommitted=m.uncommitted,
     )
 
 

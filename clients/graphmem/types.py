@@ -194,6 +194,8 @@ class StaleReason:
     dependency_id: str = ""
     dependency_sig_hash: str = ""
     via: str = ""
+    #: the change is in the working tree, not in a commit yet (``commit`` is then the HEAD it is on)
+    uncommitted: bool = False
 
 
 class KnowledgeKind(str, Enum):
