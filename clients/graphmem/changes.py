@@ -905,8 +905,10 @@ def _dependency_words(reason: StaleReason) -> str:
     dep = reason.dependency_ref or "?"
     hops = _HOPS.search(reason.detail)
     away = f" ({hops.group(1)} hops away)" if hops else ""
-    if not reason.new_signature or "was removed" in reason.detail:
+    if "was removed" in reason.detail or (reason.old_signature and not reason.new_signature):
         return f"{via} `{dep}`{away}, which was removed"
+    if not reason.new_signature:
+        return f"{via} `{dep}`{away}, whose signature changed"
     phrases = signature_delta(reason.old_signature, reason.new_signature).dependency_phrases()
     what = _joined(phrases) if phrases else "signature changed"
     return f"{via} `{dep}`{away}, whose {what}"

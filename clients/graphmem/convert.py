@@ -934,6 +934,7 @@ def edit_context_to_proto(c: EditContext) -> service_pb2.EditContextResponse:
         tokens=c.tokens,
         left_out=c.left_out,
         indexed=c.indexed,
+        shown_states=c.shown_states,
     )
 
 
@@ -947,6 +948,7 @@ def edit_context_from_proto(m: service_pb2.EditContextResponse) -> EditContext:
         tokens=m.tokens,
         left_out=m.left_out,
         indexed=m.indexed,
+        shown_states=tuple(m.shown_states),
     )
 
 

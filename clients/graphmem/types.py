@@ -468,7 +468,7 @@ class Brief:
 @dataclass(frozen=True, slots=True)
 class EditContext:
     """What an agent should know after editing files: ``text`` (empty when there is nothing to
-    say) with the notes the edit just made stale or suspect (``callout_ids``) called out first;
+    say): the notes the edit just made stale or suspect (``callout_ids``);
     ``indexed``: the index had taken in the files' current content."""
 
     text: str
@@ -478,6 +478,9 @@ class EditContext:
     tokens: int = 0
     left_out: int = 0
     indexed: bool = True
+    #: ``ID@STATE`` of each note shown: a session passes them back as ``already_shown`` so that a
+    #: note is not shown again until its state changes
+    shown_states: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
