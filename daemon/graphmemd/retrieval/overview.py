@@ -11,7 +11,8 @@ Four sections, in this order, each line marked the way every brief marks it
 4. **From the project's docs**: units of the other knowledge files, most relevant first (how
    central the code they name is), each cut to one short line with its place in the file.
    Indexing a file is not a change: a unit is never dated by when it was read. A unit that
-   disagrees with the code is not shown (``graphmem check`` lists those); the footer counts them.
+   disagrees with the code is not shown (``graphmem check`` lists those; the footer counts
+   them), nor an autodoc directive (``.. autofunction:: x``: the code says it).
 
 The budget is shared so that no section starves the others: each gets a share first
 (``SHARES``), then what a section left unused goes to the others in section order. A note that
@@ -30,6 +31,8 @@ from enum import Enum
 
 from graphmem.render import brief_line
 from graphmem.types import Category, KnowledgeKind, Observation, ObservationStatus
+
+from graphmemd.memory.knowledge import generated
 
 __all__ = ["SHARES", "Overview", "Section", "is_doc", "overview", "section_of"]
 
@@ -90,7 +93,7 @@ def section_of(o: Observation) -> Section | None:
     if o.status not in _LIVE:
         return None
     if is_doc(o):
-        if o.status is not ObservationStatus.FRESH:
+        if o.status is not ObservationStatus.FRESH or generated(o):  # an autodoc directive restates the code
             return None
         return Section.RULES if o.category in _RULES else Section.DOCS
     if o.status is not ObservationStatus.FRESH:
@@ -175,7 +178,7 @@ def overview(
         s = section_of(o)
         if s is not None:
             by_section[s].append(o)
-        elif is_doc(o) and o.status in _LIVE:
+        elif is_doc(o) and o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
             disagreeing += 1
     ordered = {s: _ordered(s, group, weight) for s, group in by_section.items()}
     lines = _Lines(ordered)
