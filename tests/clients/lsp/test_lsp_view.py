@@ -135,7 +135,7 @@ def test_hover_shows_each_note_with_status_reason_category_age_and_who_confirmed
     assert hover_value(view(), 5, 9) == ""  # inside login's body, not on its name
     first_line = hover_value(view(), 0, 2)
     assert "2 notes on `auth.py`" in first_line
-    assert "was removed" in first_line
+    assert "AuthService.audit\\`: removed" in first_line
 
 
 def test_code_lenses_count_notes_and_open_them() -> None:
