@@ -18,7 +18,9 @@ for the 14 languages graphmem parses:
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -246,8 +248,6 @@ _MODIFIERS: Final = frozenset(
 )
 _IDENT: Final = re.compile(r"[A-Za-z_$~][\w$]*")
 _DECORATOR: Final = re.compile(r"^(?:@[\w.$]+(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s*|\[[^\[\]]*\]\s*)+")
-_OPEN: Final = "([{<"
-_CLOSE: Final = ")]}>"
 _QUOTES: Final = "\"'`"
 _LIFETIME: Final = re.compile(r"'[A-Za-z_]\w*+(?!')")  # Rust `'a`: not a character literal
 
@@ -257,15 +257,15 @@ def _opens_literal(text: str, i: int) -> bool:
     return text[i] != "'" or _LIFETIME.match(text, i) is None
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """``text`` split at ``sep`` outside brackets and string literals (``<``/``>`` count as
-    brackets except in ``->``/``=>``)."""
-    out: list[str] = []
+def _scan(text: str, start: int = 0, *, angle: bool = False) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``text`` from ``start`` outside string literals, with the bracket depth
+    around it (an opening bracket at the depth before it, a closing one at the depth after it);
+    ``angle``: ``<``/``>`` are brackets too (not in ``->``, ``=>``, ``<=``, ``<<``)."""
     depth = 0
-    start = 0
     quote = ""
-    i = 0
-    while i < len(text):
+    i = start
+    n = len(text)
+    while i < n:
         ch = text[i]
         if quote:
             if ch == "\\":
@@ -274,18 +274,22 @@ def _split_top(text: str, sep: str) -> list[str]:
                 quote = ""
         elif ch in _QUOTES and _opens_literal(text, i):
             quote = ch
-        elif ch in _OPEN and not (ch == "<" and _is_operator_lt(text, i)):
+        elif ch in "([{" or (angle and ch == "<" and not _is_operator_lt(text, i)):
+            yield i, ch, depth
             depth += 1
-        elif ch in _CLOSE and not (ch == ">" and i > 0 and text[i - 1] in "-="):
+        elif ch in ")]}" or (angle and ch == ">" and not (i > 0 and text[i - 1] in "-=")):
             depth = max(0, depth - 1)
-        elif depth == 0 and text.startswith(sep, i):
-            out.append(text[start:i])
-            start = i + len(sep)
-            i += len(sep)
-            continue
+            yield i, ch, depth
+        else:
+            yield i, ch, depth
         i += 1
-    out.append(text[start:])
-    return out
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at the one-character ``sep`` outside brackets (``<>`` included) and literals."""
+    cuts = [i for i, ch, depth in _scan(text, angle=True) if ch == sep and depth == 0]
+    bounds = [-1, *cuts, len(text)]
+    return [text[a + 1 : b] for a, b in itertools.pairwise(bounds)]
 
 
 def _is_operator_lt(text: str, i: int) -> bool:
@@ -295,26 +299,7 @@ def _is_operator_lt(text: str, i: int) -> bool:
 
 def _group_end(text: str, start: int) -> int:
     """The index of the bracket closing the one at ``start`` (``len(text)`` when unclosed)."""
-    depth = 0
-    quote = ""
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in _QUOTES and _opens_literal(text, i):
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return len(text)
+    return next((i for i, ch, depth in _scan(text, start) if ch in ")]}" and depth == 0), len(text))
 
 
 def _split_default(p: str) -> tuple[str, str]:
@@ -325,20 +310,10 @@ def _split_default(p: str) -> tuple[str, str]:
 
 
 def _equals(p: str) -> list[int]:
-    depth = 0
-    quote = ""
+    """The top-level ``=`` of ``p`` that are assignments (not ``==``, ``!=``, ``<=``, ``=>``, ``:=``)."""
     out: list[int] = []
-    for i, ch in enumerate(p):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in _QUOTES and _opens_literal(p, i):
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "=" and depth == 0:
+    for i, ch, depth in _scan(p):
+        if ch == "=" and depth == 0:
             before = p[i - 1] if i else ""
             after = p[i + 1] if i + 1 < len(p) else ""
             if before not in "=!<>:" and after not in "=>":
@@ -348,13 +323,8 @@ def _equals(p: str) -> list[int]:
 
 def _split_colon(p: str) -> tuple[str, str]:
     """``name:annotation`` at the first top-level single colon (not ``::``)."""
-    depth = 0
-    for i, ch in enumerate(p):
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth -= 1
-        elif ch == ":" and depth == 0 and p[i + 1 : i + 2] != ":" and (i == 0 or p[i - 1] != ":"):
+    for i, ch, depth in _scan(p, angle=True):
+        if ch == ":" and depth == 0 and p[i + 1 : i + 2] != ":" and (i == 0 or p[i - 1] != ":"):
             return p[:i].strip(), p[i + 1 :].strip()
     return p.strip(), ""
 
