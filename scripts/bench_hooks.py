@@ -215,6 +215,12 @@ def _files_by_functions(root: Path) -> list[tuple[Path, list[re.Match[str]]]]:
     return sorted(out, key=lambda x: (-len(x[1]), str(x[0])))
 
 
+def _fresh_defs(path: Path) -> list[re.Match[str]]:
+    """The top-level functions of ``path`` as it is now that no earlier round edited."""
+    text = path.read_text(encoding="utf-8")
+    return [m for m in TOP_DEF.finditer(text) if "*" not in m.group(2) and "bench_arg" not in m.group(2)]
+
+
 def corpus_sizes(name: str, runs: int) -> dict[str, object]:
     """The hooks' sizes and latencies on one real history (module docstring)."""
     tmp = Path(tempfile.mkdtemp(prefix="gmhist"))
@@ -254,10 +260,8 @@ def corpus_sizes(name: str, runs: int) -> dict[str, object]:
             sizes.append(len(said.encode()))
         out["post_edit_unchanged"] = {**stats(lat), "max_bytes": max(sizes)}
         callouts: dict[str, object] = {}
-        used: set[Path] = set()
-        for k in (1, 3, 10):
-            path, defs = next((p, f) for p, f in files if len(f) >= k and p not in used)
-            used.add(path)
+        for k in (1, 3, 10):  # each time functions not edited yet (the file's current text)
+            path, defs = next((p, d) for p, d in ((p, _fresh_defs(p)) for p, _ in files) if len(d) >= k)
             rel = path.relative_to(repo).as_posix()
             with d.client() as c:
                 for m in defs[:k]:
