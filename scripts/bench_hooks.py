@@ -199,6 +199,7 @@ TOP_DEF = re.compile(r"^def (\w+)\(([^)\n]*)\)", re.M)
 
 
 def _size(text: str) -> dict[str, int]:
+    """The agent's context text in bytes and in tokens (the daemon's estimate: 4 bytes a token)."""
     return {"bytes": len(text.encode()), "tokens": -(-len(text.encode()) // 4)}
 
 
@@ -248,7 +249,7 @@ def corpus_sizes(name: str, runs: int) -> dict[str, object]:
         for _ in range(runs):
             ms, text = timed([*hook, "session-start"], start, env, repo)
             lat.append(ms)
-        out["session_start"] = {**stats(lat), **_size(text)}
+        out["session_start"] = {**stats(lat), **_size(_context(text)), "output_bytes": len(text.encode())}
         files = _files_by_functions(repo)
         unchanged = files[0][0]
         lat, sizes = [], []
@@ -275,13 +276,13 @@ def corpus_sizes(name: str, runs: int) -> dict[str, object]:
             path.write_text(src, encoding="utf-8")
             edit = {"session_id": f"k{k}", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Edit",
                     "tool_input": {"file_path": str(path)}}
-            ms, said = timed([*hook, "post-edit", "--wait-ms", "2000"], json.dumps(edit), env, repo)
+            ms, said = timed([*hook, "post-edit", "--wait-ms", "5000"], json.dumps(edit), env, repo)
             again_ms, again = timed([*hook, "post-edit"], json.dumps(edit), env, repo)
             first, second = _context(said), _context(again)
             affected = re.search(r"changed code under (\d+) note", first)
             ids_first, ids_again = set(NOTE_ID.findall(first)), set(NOTE_ID.findall(second))
             callouts[str(k)] = {
-                "ms": round(ms, 1), **_size(said), "notes_saved": k,
+                "ms": round(ms, 1), **_size(first), "notes_saved": k,
                 "notes_affected": int(affected.group(1)) if affected else 0,  # docs units naming them too
                 "notes_shown": len(ids_first), "again_ms": round(again_ms, 1),
                 "again_shown": len(ids_again),  # the rest the budget left out, if any
