@@ -419,6 +419,7 @@ def anchor_to_proto(a: Anchor) -> types_pb2.Anchor:
         sig_hash=a.sig_hash,
         body_hash=a.body_hash,
         repo_id=a.repo_id,
+        confidence=0.0 if a.confidence >= 1.0 else a.confidence,
     )
 
 
@@ -436,6 +437,7 @@ def anchor_from_proto(m: types_pb2.Anchor) -> Anchor:
         signature=m.signature,
         sig_hash=m.sig_hash,
         body_hash=m.body_hash,
+        confidence=round(m.confidence, 6) if 0.0 < m.confidence < 1.0 else 1.0,  # (a float32 on the wire)
     )
 
 

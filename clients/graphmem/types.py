@@ -176,6 +176,10 @@ class Anchor:
     signature: str = ""
     sig_hash: str = ""
     body_hash: str = ""
+    #: how surely the text that made the anchor names this code (knowledge units: a role, a
+    #: qualified name or a name an example imports 1.0; a bare literal, a module or a file
+    #: mentioned in passing lower); recall weighs the anchor's evidence by it
+    confidence: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)

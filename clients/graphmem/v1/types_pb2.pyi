@@ -226,7 +226,7 @@ class Symbol(_message.Message):
     def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., path: _Optional[str] = ..., name: _Optional[str] = ..., qualname: _Optional[str] = ..., kind: _Optional[_Union[SymbolKind, str]] = ..., language: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., signature: _Optional[str] = ..., ref: _Optional[str] = ...) -> None: ...
 
 class Anchor(_message.Message):
-    __slots__ = ("kind", "ref", "symbol_id", "path", "signature", "sig_hash", "body_hash", "repo_id")
+    __slots__ = ("kind", "ref", "symbol_id", "path", "signature", "sig_hash", "body_hash", "repo_id", "confidence")
     KIND_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
     SYMBOL_ID_FIELD_NUMBER: _ClassVar[int]
@@ -235,6 +235,7 @@ class Anchor(_message.Message):
     SIG_HASH_FIELD_NUMBER: _ClassVar[int]
     BODY_HASH_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     kind: AnchorKind
     ref: str
     symbol_id: str
@@ -243,7 +244,8 @@ class Anchor(_message.Message):
     sig_hash: str
     body_hash: str
     repo_id: str
-    def __init__(self, kind: _Optional[_Union[AnchorKind, str]] = ..., ref: _Optional[str] = ..., symbol_id: _Optional[str] = ..., path: _Optional[str] = ..., signature: _Optional[str] = ..., sig_hash: _Optional[str] = ..., body_hash: _Optional[str] = ..., repo_id: _Optional[str] = ...) -> None: ...
+    confidence: float
+    def __init__(self, kind: _Optional[_Union[AnchorKind, str]] = ..., ref: _Optional[str] = ..., symbol_id: _Optional[str] = ..., path: _Optional[str] = ..., signature: _Optional[str] = ..., sig_hash: _Optional[str] = ..., body_hash: _Optional[str] = ..., repo_id: _Optional[str] = ..., confidence: _Optional[float] = ...) -> None: ...
 
 class StaleReason(_message.Message):
     __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail", "dependency_ref", "dependency_id", "dependency_sig_hash", "via", "uncommitted")
