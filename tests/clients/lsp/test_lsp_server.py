@@ -88,13 +88,14 @@ async def test_hover_code_lens_and_diagnostics_appear(py_daemon: Daemon) -> None
             (11, 4, 14, "stale-note")
         ]
         assert found[0].severity == lsp.DiagnosticSeverity.Information
-        assert "is stale: the body of app/auth/crypto.py::make_token changed" in found[0].message
+        assert "is stale: `app/auth/crypto.py::make_token`: body changed" in found[0].message
         assert found[0].data == {"id": stale, "ref": TOKEN}
         text = await hover_text(client, uri, 7, 8)
         assert "1 note on `hash_password`" in text
         assert "hash_password must stay constant-time" in text
         assert f"**constraint** · fresh · saved just now by python-client · `{fresh}`" in text
-        assert "⚠ stale: the body of app/auth/crypto.py::make_token changed" in await hover_text(client, uri, 11, 6)
+        hover = await hover_text(client, uri, 11, 6)
+        assert "⚠ stale: \\`app/auth/crypto.py::make_token\\`: body changed" in hover
         assert await hover_text(client, uri, 3, 2) == ""
         assert await lenses(client, uri) == [(7, "1 note"), (11, "1 note · 1 stale")]
         shown = await execute(client, "graphmem.showNotes", uri, TOKEN)
