@@ -17,6 +17,7 @@ from typing import TextIO
 import uvicorn
 
 from graphmem.client import GraphMem
+from graphmem.errors import InvalidArgument
 from graphmem.types import Repository
 from graphmem.ui import guard
 from graphmem.ui.gateway import Gateway
@@ -80,7 +81,10 @@ def serve(
     opener: Callable[[str], object] = webbrowser.open,
 ) -> int:
     """Serve the review page of ``repo`` until interrupted; returns the exit code."""
-    sock, address = bind(host, port)
+    try:
+        sock, address = bind(host, port)
+    except OSError as exc:
+        raise InvalidArgument(f"cannot listen on {host or LOOPBACK}:{port}: {exc.strerror or exc}") from exc
     token = guard.new_token()
     settings = Settings(
         token=token, port=address.port, allowed_hosts=address.hosts(), editor=os.environ.get("EDITOR", "")

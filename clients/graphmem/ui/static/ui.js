@@ -162,7 +162,6 @@
           cy = cytoscape({
             container: graphEl,
             elements: data.elements,
-            wheelSensitivity: 0.3,
             style: [
               { selector: "node", style: {
                 "label": "data(label)", "font-size": 10, "text-valign": "bottom", "text-margin-y": 3, "color": "#1d2330",
