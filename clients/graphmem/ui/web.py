@@ -112,6 +112,28 @@ class TokenGuard:
         await response(scope, receive, send)
 
 
+class ServerTiming:
+    """ASGI middleware: a ``Server-Timing: app;dur=MS`` header on every answer, the time from
+    the request's arrival to its response head (what ``scripts/bench_ui.py`` reports)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+
+        async def timed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                ms = (time.perf_counter() - started) * 1000
+                message["headers"] = [*message.get("headers", []), (b"server-timing", f"app;dur={ms:.1f}".encode())]
+            await send(message)
+
+        await self.app(scope, receive, timed)
+
+
 # ---------------------------------------------------------------------------------- templates
 
 
@@ -447,7 +469,7 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
         routes=routes,
         exception_handlers={PageError: page_error, model.BadFilter: bad_filter, Exception: internal},
     )
-    return TokenGuard(app, settings)
+    return ServerTiming(TokenGuard(app, settings))
 
 
 # ---------------------------------------------------------------------------------- live
