@@ -136,10 +136,16 @@ def draw_pictures(ui: Ui, ids: list[str]) -> list[tuple[int, float]]:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{ui.base}/queue?token={ui.token}")
         for obs_id in ids:
             page.goto(f"{ui.base}/note/{obs_id}")
-            page.locator("#graph[data-ms]").wait_for(timeout=60_000)
+            try:
+                page.locator("#graph[data-ms]").wait_for(timeout=60_000, state="attached")
+            except Exception as exc:  # noqa: BLE001  # reported with what the page said
+                toast = page.locator("#toast").inner_text() if page.locator("#toast").count() else ""
+                raise RuntimeError(f"picture of {obs_id} not drawn: {errors} {toast!r}") from exc
             got = page.evaluate("() => [Number(graph.dataset.rendered), Number(graph.dataset.ms)]")
             out.append((int(got[0]), float(got[1])))
         browser.close()
@@ -218,6 +224,7 @@ def main() -> int:
         near = sorted(sizes)[: args.pictures]
         out["picture_nodes_asked"] = [n for _, n, _ in near]
         check_quiet("the pictures")
+        print(json.dumps(out), file=sys.stderr)  # the figures so far, should the drawing fail
         drawn = draw_pictures(ui, [i for _, _, i in near])
         if drawn:
             out["picture"] = {"nodes": [n for n, _ in drawn], "draw_ms": summary([ms for _, ms in drawn])}

@@ -55,3 +55,9 @@ def test_split_symbol_id_and_lines() -> None:
     assert lines_of(b"one\ntwo\nthree\n", 2, 3) == "two\nthree"
     assert lines_of(b"x\xff\n", 1, 1) == "x\ufffd"
     assert lines_of(b"x", 0, 1) == ""
+
+
+def test_a_renamed_symbol_is_matched_on_its_body_alone() -> None:
+    found = pick_version(Wanted("f", "function", "", "b1"), [[sym("f", "s-old-name", "b1")]], None)
+    assert found is not None
+    assert found.exact

@@ -101,15 +101,19 @@ def diff_rows(before: str, after: str, path: str, old_start: int = 1, new_start:
             last = -1
             for k in keep:
                 if k != last + 1:
-                    rows.append(DiffRow(RowKind.GAP, 0, 0, f"{k - last - 1} unchanged lines"))
+                    rows.append(DiffRow(RowKind.GAP, 0, 0, _unchanged(k - last - 1)))
                 rows.append(DiffRow(RowKind.CONTEXT, old_start + i1 + k, new_start + j1 + k, old_html[i1 + k]))
                 last = k
             if last != n - 1:
-                rows.append(DiffRow(RowKind.GAP, 0, 0, f"{n - 1 - last} unchanged lines"))
+                rows.append(DiffRow(RowKind.GAP, 0, 0, _unchanged(n - 1 - last)))
             continue
         rows += [DiffRow(RowKind.REMOVED, old_start + i, 0, old_html[i]) for i in range(i1, i2)]
         rows += [DiffRow(RowKind.ADDED, 0, new_start + j, new_html[j]) for j in range(j1, j2)]
     return rows
+
+
+def _unchanged(n: int) -> str:
+    return f"{n} unchanged line{'' if n == 1 else 's'}"
 
 
 def stylesheet(style: str = "default") -> str:

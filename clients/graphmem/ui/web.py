@@ -39,7 +39,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from graphmem.errors import GraphMemError
-from graphmem.types import AnchorChange, EdgeKind, Event, EventKind, ObservationAction, ObservationStatus
+from graphmem.types import AnchorChange, EdgeKind, Event, EventKind, Observation, ObservationAction, ObservationStatus
 from graphmem.ui import diff, guard, links, model
 from graphmem.ui.gateway import Gateway, PageError
 
@@ -264,13 +264,15 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
         related_ids = [*o.supersedes, *([o.superseded_by] if o.superseded_by else []), *o.contradicts]
         related = await call(gw.notes, related_ids)
         refs = [a.symbol_id or a.path for a in o.anchors]
-        nearby: list[tuple[str, Any]] = []
+        nearby: dict[str, tuple[Observation, list[str]]] = {}
         picture_error = ""
         if refs:
             try:
                 hood = await call(gw.neighbourhood, refs)
                 for n in hood.nodes:
-                    nearby += [(n.ref, x) for x in n.observations if x.id != o.id]
+                    for x in n.observations:
+                        if x.id != o.id:
+                            nearby.setdefault(x.id, (x, []))[1].append(n.ref)
             except PageError as exc:  # an anchor whose code is gone: the rest of the page still shows
                 picture_error = exc.message
         return page.html(
@@ -278,7 +280,7 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
             note=o,
             history=model.history(o, related),
             related=related,
-            nearby=nearby[:50],
+            nearby=list(nearby.values())[:50],
             picture_error=picture_error or ("" if refs else "this note has no anchors"),
             marker=model.note_item(o).reason if o.status in model.REVIEWED else "",
             reviewable=o.status in model.REVIEWED or o.needs_review,

@@ -102,6 +102,9 @@ class CodeChanges:
                 note=note,
             )
         anchor = next((a for a in o.anchors if a.ref == r.anchor_ref), None)
+        followed = anchor is None and bool(r.new_ref)  # renamed or moved: the anchor followed it
+        if followed:
+            anchor = next((a for a in o.anchors if a.ref == r.new_ref), None)
         if anchor is None:
             return replace(base, note="the anchor is no longer on the note")
         if anchor.kind is AnchorKind.FILE:
@@ -111,6 +114,9 @@ class CodeChanges:
         if now is None and r.new_ref:
             now = _symbol_by_ref(view, o.repo_id, r.new_ref)
         wanted = Wanted(qualname, kind, anchor.sig_hash, anchor.body_hash)
+        if followed and "::" in r.anchor_ref:  # the code before lived under the old name: same body
+            path, qualname = r.anchor_ref.split("::", 1)
+            wanted = Wanted(qualname, kind, "", anchor.body_hash)
         before, note = search.before(path, wanted, now)
         return AnchorChange(
             r.anchor_ref, r.change, before, search.now(now), detail=r.detail, commit=r.commit, note=note

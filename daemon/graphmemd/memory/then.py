@@ -22,7 +22,8 @@ __all__ = ["Found", "Wanted", "lines_of", "pick_version", "split_symbol_id"]
 @dataclass(frozen=True, slots=True)
 class Wanted:
     """The symbol looked for: its place (qualname and kind in a file) and the fingerprints it
-    had when anchored (``body_hash`` empty: match on the signature alone)."""
+    had when anchored (``body_hash`` empty: match on the signature alone; ``sig_hash`` empty:
+    on the body alone, as for a renamed symbol whose head changed with its name)."""
 
     qualname: str
     kind: str
@@ -31,7 +32,7 @@ class Wanted:
 
     def matches(self, s: SymbolInfo) -> bool:
         """Whether ``s`` is this symbol with the anchored fingerprints."""
-        if s.sig_hash != self.sig_hash:
+        if self.sig_hash and s.sig_hash != self.sig_hash:
             return False
         return not self.body_hash or s.body_hash == self.body_hash
 

@@ -165,6 +165,7 @@
             style: [
               { selector: "node", style: {
                 "label": "data(label)", "font-size": 10, "text-valign": "bottom", "text-margin-y": 3, "color": "#1d2330",
+                "text-background-color": "#ffffff", "text-background-opacity": 0.75, "text-background-padding": 1,
                 "background-color": (n) => colour[n.data("state") || ""], "width": 18, "height": 18,
                 "border-width": 1, "border-color": "#ffffff" } },
               { selector: "node[kind = 'file']", style: { "shape": "round-rectangle", "width": 22, "height": 14 } },
@@ -179,9 +180,10 @@
               { selector: "edge[count > 1]", style: { "width": (e) => Math.min(6, 1 + Math.log2(e.data("count"))), "label": "data(count)", "font-size": 9 } },
               { selector: ":selected", style: { "border-width": 3, "border-color": "#141a26" } },
             ],
-            layout: { name: window.cytoscapeDagre ? "dagre" : "breadthfirst", rankDir: "LR", nodeSep: 14, rankSep: 60, animate: false, fit: true, padding: 20 },
+            layout: { name: window.cytoscapeDagre ? "dagre" : "breadthfirst", rankDir: "LR", nodeSep: 22, rankSep: 90, edgeSep: 8, animate: false, fit: true, padding: 24 },
           });
           cy.on("tap", "node", (ev) => showNode(ev.target.data()));
+          window.graphmemPicture = cy;
           const nodes = cy.nodes().filter((n) => n.data("kind") !== "dir" || n.data("count")).length;
           const ms = Math.round(performance.now() - started);
           graphEl.dataset.rendered = String(nodes);
