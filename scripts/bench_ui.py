@@ -143,7 +143,7 @@ def draw_pictures(ui: Ui, ids: list[str]) -> list[tuple[int, float]]:
             page.goto(f"{ui.base}/note/{obs_id}")
             try:
                 page.locator("#graph[data-ms]").wait_for(timeout=60_000, state="attached")
-            except Exception as exc:  # noqa: BLE001  # reported with what the page said
+            except Exception as exc:  # reported with what the page said
                 toast = page.locator("#toast").inner_text() if page.locator("#toast").count() else ""
                 raise RuntimeError(f"picture of {obs_id} not drawn: {errors} {toast!r}") from exc
             got = page.evaluate("() => [Number(graph.dataset.rendered), Number(graph.dataset.ms)]")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graphmem.client import EventStream, GraphMem
 from graphmem.errors import (
@@ -30,6 +30,8 @@ from graphmem.types import (
     Resolved,
     Status,
 )
+from graphmem.ui import model
+from graphmem.ui.follower import Follower
 
 __all__ = ["Gateway", "PageError"]
 
@@ -68,14 +70,55 @@ def _ago(at: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(at)) if at else "earlier"
 
 
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """The review queue as read at one generation: its items (newest first) and facets."""
+
+    items: tuple[model.QueueItem, ...]
+    facets: model.Facets
+
+
 @dataclass
 class Gateway:
     """One repository's review through one client. ``actor`` is who the page acts as (kept
-    as the confirmer of what it confirms, the source of what it saves)."""
+    as the confirmer of what it confirms, the source of what it saves). With a ``follower``
+    the queue read at a generation is reused until the daemon reports any event."""
 
     client: GraphMem
     repo: Repository
     actor: str
+    follower: Follower | None = None
+    _queue: tuple[tuple[int, int], Queue] | None = field(default=None, repr=False)
+    #: changes made through this page: a key of the cached queue, so that the page's next read
+    #: after its own change never waits for the daemon's event to arrive
+    _changes: int = field(default=0, repr=False)
+
+    def queue(self) -> Queue:
+        """The review queue: the stale and suspect notes and the knowledge findings (with
+        their units), as view-model items; reused while the daemon reports nothing new."""
+        generation = self.follower.current if self.follower is not None else None
+        key = (generation, self._changes) if generation is not None else None
+        cached = self._queue
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        notes, check = self.queue_notes(), self.knowledge()
+        pending = {r.observation_id for r in check.references} - {o.id for o in notes}
+        units = self.notes(sorted(i for i in pending if i))
+        items = tuple(model.queue_items(notes, check.references, units))
+        queue = Queue(items, model.facets(items))
+        if key is not None:
+            self._queue = (key, queue)
+        return queue
+
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[None]:
+        """Around a change: the cached queue is not reused by a read that began before the
+        change, nor by one that began while it was under way."""
+        self._changes += 1
+        try:
+            yield
+        finally:
+            self._changes += 1
 
     # ------------------------------------------------------------------ reads
 
@@ -165,7 +208,7 @@ class Gateway:
                 who = f" by {o.confirmed_by}" if o.confirmed_by else ""
                 raise PageError(409, f"{obs_id} was already confirmed{who} at {_ago(o.confirmed_at)}; nothing changed")
             raise PageError(409, f"{obs_id} is {o.status.value} now, not stale or suspect; nothing changed")
-        with _calling():
+        with self._changing(), _calling():
             return self.client.confirm(obs_id, confirmed_by=self.actor)
 
     def archive(self, obs_id: str) -> Observation:
@@ -175,7 +218,7 @@ class Gateway:
             raise PageError(409, f"{obs_id} was already archived; nothing changed")
         if o.knowledge is not None:
             raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
-        with _calling():
+        with self._changing(), _calling():
             return self.client.archive(obs_id)
 
     def delete(self, obs_id: str) -> None:
@@ -183,7 +226,7 @@ class Gateway:
         o = self.note(obs_id)
         if o.knowledge is not None:
             raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
-        with _calling():
+        with self._changing(), _calling():
             self.client.delete(obs_id)
 
     def supersede(self, obs_id: str, text: str, anchors: Sequence[str] | None = None) -> Observation:
@@ -196,7 +239,7 @@ class Gateway:
             raise PageError(409, f"{obs_id} is {o.status.value} already; nothing changed")
         if not text.strip():
             raise PageError(400, "the note's text is empty; nothing changed")
-        with _calling():
+        with self._changing(), _calling():
             return self.client.observe(
                 text.strip(),
                 anchors=list(anchors if anchors is not None else [a.ref for a in o.anchors]),

@@ -20,6 +20,7 @@ from graphmem.client import GraphMem
 from graphmem.errors import InvalidArgument
 from graphmem.types import Repository
 from graphmem.ui import guard
+from graphmem.ui.follower import Follower
 from graphmem.ui.gateway import Gateway
 from graphmem.ui.web import Settings, build_app
 
@@ -90,7 +91,9 @@ def serve(
         token=token, port=address.port, allowed_hosts=address.hosts(), editor=os.environ.get("EDITOR", "")
     )
     actor = f"{getpass.getuser()} (graphmem ui)"
-    app = build_app(Gateway(client, repo, actor), settings)
+    follower = Follower(lambda after: client.events(repo=repo.id, after_seq=after))
+    follower.start()
+    app = build_app(Gateway(client, repo, actor, follower), settings)
     url = f"http://{address.url_host}:{address.port}/queue?{guard.TOKEN_PARAM}={token}"
     if address.warning:
         print(address.warning, file=err, flush=True)
@@ -112,5 +115,6 @@ def serve(
     try:
         server.run(sockets=[sock])
     finally:
+        follower.stop()
         sock.close()
     return 0

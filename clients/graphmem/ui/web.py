@@ -200,6 +200,10 @@ class Page:
         return self.render("_item.html", item=item, vscode=self.vscode)
 
 
+#: related notes first when they need a look
+_SEVERITY = {ObservationStatus.STALE: 0, ObservationStatus.SUSPECT: 1, ObservationStatus.FRESH: 2}
+
+
 def _diff(c: AnchorChange) -> list[diff.DiffRow]:
     """The highlighted diff of one anchor's code before and after."""
     path = c.after.path or c.before.path or c.anchor_ref.split("::")[0]
@@ -232,10 +236,8 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
             number = max(1, int(request.query_params.get("page", "1")))
         except ValueError:
             number = 1
-        notes, check = await asyncio.gather(call(gw.queue_notes), call(gw.knowledge))
-        pending = {r.observation_id for r in check.references} - {o.id for o in notes}
-        units = await call(gw.notes, sorted(i for i in pending if i))
-        items = model.queue_items(notes, check.references, units)
+        queue = await call(gw.queue)
+        items = queue.items
         shown = [i for i in items if filters.keep(i)]
         start = (number - 1) * PAGE_SIZE
         more = len(shown) > start + PAGE_SIZE
@@ -244,7 +246,7 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
             items=shown[start : start + PAGE_SIZE],
             total=len(items),
             matching=len(shown),
-            facets=model.facets(items),
+            facets=queue.facets,
             filters=filters,
             number=number,
             more=more,
@@ -280,7 +282,7 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
             note=o,
             history=model.history(o, related),
             related=related,
-            nearby=list(nearby.values())[:50],
+            nearby=sorted(nearby.values(), key=lambda x: (_SEVERITY.get(x[0].status, 9), x[0].id)),
             picture_error=picture_error or ("" if refs else "this note has no anchors"),
             marker=model.note_item(o).reason if o.status in model.REVIEWED else "",
             reviewable=o.status in model.REVIEWED or o.needs_review,

@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -58,12 +60,40 @@ _ORDER = {
 }
 
 
+class ParsedVersions:
+    """The symbols of old file versions parsed for earlier requests, by blob id and path
+    (the newest ``limit``): a reviewer opening the notes of one file, or the same note again,
+    does not parse the same versions again. Thread-safe (gRPC handlers share it)."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, list[SymbolInfo] | None] = OrderedDict()
+
+    def get(self, key: str) -> tuple[bool, list[SymbolInfo] | None]:
+        """(found, symbols) of ``key``."""
+        with self._lock:
+            if key not in self._items:
+                return False, None
+            self._items.move_to_end(key)
+            return True, self._items[key]
+
+    def put(self, key: str, symbols: list[SymbolInfo] | None) -> None:
+        """Keep ``symbols`` for ``key``, forgetting the oldest beyond the limit."""
+        with self._lock:
+            self._items[key] = symbols
+            self._items.move_to_end(key)
+            while len(self._items) > self._limit:
+                self._items.popitem(last=False)
+
+
 class CodeChanges:
     """Answers ``GetObservationChange``: the code before and after under each stale reason."""
 
     def __init__(self, view: Callable[[], ReadView], pool: Callable[[], ParsePool]) -> None:
         self._view = view
         self._pool = pool
+        self._versions = ParsedVersions()
 
     def change(self, obs_id: str, max_commits: int = 0) -> ObservationChange:
         """The changes under ``obs_id``'s stale reasons, most serious first."""
@@ -76,7 +106,9 @@ class CodeChanges:
         if not o.stale_reasons:
             return ObservationChange(obs_id)
         rt = view.repo(o.repo_id)
-        search = _Search(rt.root, o.repo_id, GitHistory(rt.root), self._pool, max_commits or DEFAULT_COMMITS)
+        search = _Search(
+            rt.root, o.repo_id, GitHistory(rt.root), self._pool, max_commits or DEFAULT_COMMITS, self._versions
+        )
         try:
             reasons = sorted(o.stale_reasons, key=lambda r: (_ORDER.get(r.change, 9), r.anchor_ref))
             return ObservationChange(obs_id, tuple(self._one(view, search, o, r) for r in reasons))
@@ -144,12 +176,21 @@ def _symbol_by_ref(view: ReadView, repo_id: str, ref: str) -> SymbolInfo | None:
 class _Search:
     """One request's reads of git and parses of old versions (each blob parsed once)."""
 
-    def __init__(self, root: Path, repo_id: str, git: GitHistory, pool: Callable[[], ParsePool], commits: int) -> None:
+    def __init__(
+        self,
+        root: Path,
+        repo_id: str,
+        git: GitHistory,
+        pool: Callable[[], ParsePool],
+        commits: int,
+        versions: ParsedVersions,
+    ) -> None:
         self.root = root
         self.repo_id = repo_id
         self.git = git
         self._pool = pool
         self.commits = commits
+        self._versions = versions
         self._parsed: dict[str, list[SymbolInfo] | None] = {}
         self._scratch: Path | None = None
 
@@ -197,7 +238,15 @@ class _Search:
         return _ABSENT, f"the anchored version is not in the last {len(commits)} commits of {path} (never committed?)"
 
     def _parse(self, path: str, blobs: Sequence[str]) -> None:
-        todo = [b for b in dict.fromkeys(blobs) if b not in self._parsed]
+        todo: list[str] = []
+        for b in dict.fromkeys(blobs):
+            if b in self._parsed:
+                continue
+            found, symbols = self._versions.get(f"{b}:{path}")
+            if found:
+                self._parsed[b] = symbols
+            else:
+                todo.append(b)
         if not todo:
             return
         data = self.git.contents(todo)
@@ -219,6 +268,9 @@ class _Search:
             got = by_rel.get(out.path)
             if got is not None and out.parsed is not None:
                 self._parsed[got] = symbols_of(self.repo_id, out.parsed)
+        for b in todo:  # a version that did not parse (a worker lost) is tried again next time
+            if self._parsed.get(b) is not None:
+                self._versions.put(f"{b}:{path}", self._parsed[b])
 
 
 def _version(s: SymbolInfo, data: bytes, commit: str, path: str, *, exact: bool = True) -> CodeVersion:

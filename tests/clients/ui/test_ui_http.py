@@ -133,3 +133,20 @@ def test_a_non_loopback_host_is_only_taken_when_given_and_warned_about(review: R
         err = ui.proc.stderr.read()
         assert "warning: the review page listens on 0.0.0.0" in err
     assert review.ui.url.startswith("http://127.0.0.1:")
+
+
+def test_the_queue_follows_changes_made_elsewhere(review: Review) -> None:
+    ui = review.ui
+    _stale(review)
+
+    def shows(present: bool) -> bool:
+        return (f'id="item-{review.note_id}"' in ui.request("/queue")[1]) is present
+
+    wait_for(lambda: shows(True), 20)
+    subprocess.run(
+        [sys.executable, "-m", "graphmem", "confirm", review.note_id, "--by", "ana"],
+        env=review.daemon.env,
+        check=True,
+        capture_output=True,
+    )
+    wait_for(lambda: shows(False), 20)  # the page's follower saw the daemon's event: not read from before

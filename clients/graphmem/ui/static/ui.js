@@ -151,6 +151,19 @@
         ${d.signature ? `<p class="sig"><code>${esc(d.signature)}</code></p>` : ""}
         <h4>Notes</h4><ul class="related">${notes || '<li class="muted">none</li>'}</ul>`;
     }
+    // Layered (dagre), grouped by directory, reads best as "who calls whom" while the picture is
+    // small; a hub with dozens of callers would stack them into one long column, so a larger
+    // picture is drawn as rings by distance from the note's code (the centre, one hop, two
+    // hops). The choice can be changed on the page.
+    function layoutOptions(elements) {
+      const chosen = document.getElementById("layout").value;
+      const nodes = elements.filter((e) => !e.data.source && e.data.kind !== "dir").length;
+      const name = chosen !== "auto" ? chosen : (nodes <= 40 && window.cytoscapeDagre ? "dagre" : "concentric");
+      if (name === "dagre") return { name, rankDir: "LR", nodeSep: 22, rankSep: 90, edgeSep: 8, animate: false, fit: true, padding: 24 };
+      if (name === "concentric") return { name, concentric: (n) => 10 - (n.data("distance") || 0), levelWidth: () => 1, minNodeSpacing: 26, spacingFactor: 0.9, animate: false, fit: true, padding: 24 };
+      return { name: "cose", animate: false, fit: true, padding: 24, randomize: true, componentSpacing: 60, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, numIter: 600, nestingFactor: 1.1, gravity: 0.6 };
+    }
+
     function draw() {
       const kinds = Array.from(document.querySelectorAll(".picture-tools input.kind:checked")).map((x) => x.value);
       const collapse = document.getElementById("collapse").checked ? "1" : "0";
@@ -159,9 +172,15 @@
         .then((r) => r.ok ? r.json() : r.text().then((t) => Promise.reject(new Error(t))))
         .then((data) => {
           if (cy) cy.destroy();
+          const layout = layoutOptions(data.elements);
+          // Rings by distance leave no room for directory boxes: the nodes are drawn ungrouped
+          // (their directory is in the side panel; "collapse by directory" groups them instead).
+          const elements = layout.name !== "concentric" ? data.elements : data.elements
+            .filter((e) => e.data.kind !== "dir" || e.data.count)
+            .map((e) => ({ ...e, data: { ...e.data, parent: undefined } }));
           cy = cytoscape({
             container: graphEl,
-            elements: data.elements,
+            elements: elements,
             style: [
               { selector: "node", style: {
                 "label": "data(label)", "font-size": 10, "text-valign": "bottom", "text-margin-y": 3, "color": "#1d2330",
@@ -180,7 +199,7 @@
               { selector: "edge[count > 1]", style: { "width": (e) => Math.min(6, 1 + Math.log2(e.data("count"))), "label": "data(count)", "font-size": 9 } },
               { selector: ":selected", style: { "border-width": 3, "border-color": "#141a26" } },
             ],
-            layout: { name: window.cytoscapeDagre ? "dagre" : "breadthfirst", rankDir: "LR", nodeSep: 22, rankSep: 90, edgeSep: 8, animate: false, fit: true, padding: 24 },
+            layout: layout,
           });
           cy.on("tap", "node", (ev) => showNode(ev.target.data()));
           window.graphmemPicture = cy;
@@ -192,7 +211,7 @@
         })
         .catch((err) => { info.textContent = ""; toast(err.message, true); });
     }
-    document.querySelectorAll(".picture-tools input").forEach((x) => x.addEventListener("change", draw));
+    document.querySelectorAll(".picture-tools input, .picture-tools select").forEach((x) => x.addEventListener("change", draw));
     draw();
   }
 })();
