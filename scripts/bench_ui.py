@@ -11,7 +11,11 @@ a user starts it; every figure is read from its ``Server-Timing`` header (the ti
 request's arrival to the response head: the daemon calls, the view model and the template),
 with the round trip from this process beside it:
 
-- queue: the whole review queue page (2,000 items filtered and counted, the first 200 drawn);
+- queue, cold: the whole review queue page (2,000 items read from the daemon, filtered and
+  counted, the first 200 drawn): the first load, then each load right after a confirm made on
+  the page (19 notes confirmed on the way);
+- queue, warm: the same page loaded again with nothing changed in between (the page keeps the
+  queue it read until the daemon reports any event);
 - note page: a note's page (the note, its related notes, its neighbourhood within two hops);
 - change: the code change under a note (the anchored version found in git, parsed in the
   daemon's workers, highlighted);
@@ -112,6 +116,17 @@ class Ui:
         m = re.search(r"dur=([\d.]+)", timing)
         return (float(m.group(1)) if m else float("nan")), wall, len(body)
 
+    def post(self, path: str) -> int:
+        """POST ``path`` with the token (cookie and header); its status."""
+        req = urllib.request.Request(
+            self.base + path,
+            method="POST",
+            data=b"",
+            headers={"Cookie": f"graphmem_ui_{self.port}={self.token}", "X-Graphmem-Token": self.token},
+        )
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            return int(resp.status)
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
@@ -199,16 +214,26 @@ def main() -> int:
         out["stale_after_s"] = round(time.perf_counter() - t0, 1)
         d.wait_idle()
         ui = Ui(home, root)
-        ui.get("/queue")  # warm: templates compiled, connections open
         check_quiet("the queue")
+        # cold: every read goes to the daemon (the first load, then each load right after a
+        # confirm made on the page, as a reviewer works through the queue)
         server, wall, size = [], [], 0
+        for i in range(args.runs):
+            if i:
+                ui.post(f"/note/{ids[-i]}/confirm")
+            s_ms, w_ms, size = ui.get("/queue")
+            server.append(s_ms)
+            wall.append(w_ms)
+        out["queue_cold"] = {"server_ms": summary(server), "round_trip_ms": summary(wall), "bytes": size}
+        # warm: nothing happened since the last load (the queue read is reused; filters, paging, reloads)
+        server, wall = [], []
         for _ in range(args.runs):
             s_ms, w_ms, size = ui.get("/queue")
             server.append(s_ms)
             wall.append(w_ms)
         out["queue"] = {"server_ms": summary(server), "round_trip_ms": summary(wall), "bytes": size}
         check_quiet("the note pages")
-        sample = rng.sample(ids, min(args.notes, len(ids)))
+        sample = rng.sample(ids[: -args.runs], min(args.notes, len(ids) - args.runs))
         for name, path in (("note_page", "/note/{}"), ("change", "/note/{}/change"), ("graph", "/note/{}/graph.json")):
             server, wall = [], []
             for obs_id in sample:
@@ -218,7 +243,7 @@ def main() -> int:
             out[name] = {"server_ms": summary(server), "round_trip_ms": summary(wall)}
         with d.client() as c:
             sizes = []
-            for obs_id in rng.sample(ids, min(300, len(ids))):
+            for obs_id in rng.sample(ids[: -args.runs], min(300, len(ids) - args.runs)):
                 n = len(c.neighbourhood([c.get(obs_id).anchors[0].symbol_id], repo=str(root)).nodes)
                 sizes.append((abs(n - 200), n, obs_id))
         near = sorted(sizes)[: args.pictures]
@@ -241,7 +266,7 @@ def main() -> int:
         print(json.dumps(out))
     else:
         print(f"{out['notes']} stale notes on the standard library (load {out['load_before']} -> {out['load_after']})")
-        for name in ("queue", "note_page", "change", "graph"):
+        for name in ("queue_cold", "queue", "note_page", "change", "graph"):
             s, w = out[name]["server_ms"], out[name]["round_trip_ms"]
             print(f"  {name:<10} server p50 {s['p50']:>7} ms  p95 {s['p95']:>7} ms   round trip p50 {w['p50']} ms")
         if "picture" in out:
