@@ -8,6 +8,7 @@ import html
 import json
 import subprocess
 import sys
+from urllib.parse import urlencode
 
 from conftest import wait_for
 from gitrepo import replace_in
@@ -150,3 +151,36 @@ def test_the_queue_follows_changes_made_elsewhere(review: Review) -> None:
         capture_output=True,
     )
     wait_for(lambda: shows(False), 20)  # the page's follower saw the daemon's event: not read from before
+
+
+def test_reanchor_overview_search_and_bulk_archive(review: Review) -> None:
+    ui = review.ui
+    _stale(review)
+    status, body, _ = ui.request(f"/note/{review.note_id}/reanchor")
+    assert status == 200
+    assert "app/auth/service.py::AuthService.login" in body  # the closest match of the anchor's name
+    target = "app/auth/service.py::AuthService.register"
+    form = urlencode({"anchor": LOGIN, "to": target}).encode()
+    status, body, _ = ui.request(f"/note/{review.note_id}/reanchor", method="POST", data=form)
+    assert status == 200
+    assert "re-anchored" in body
+    with review.daemon.client() as c:
+        new = c.get(c.get(review.note_id).superseded_by)
+        assert [a.ref for a in new.anchors] == [target]
+        other = c.observe("routes build the token", anchors=["app/api/routes.py::create_user"], repo=str(review.root))
+
+    status, body, _ = ui.request("/overview")
+    assert status == 200
+    assert "Notes by state" in body
+    assert str(review.root) in body
+    status, body, _ = ui.request("/search?q=token")
+    assert status == 200
+    assert other.id in body
+    assert "score components" in body
+
+    form = urlencode([("ids", new.id), ("ids", other.id), ("ids", "no-such-note")]).encode()
+    status, body, _ = ui.request("/bulk/archive", method="POST", data=form)
+    assert status == 200
+    assert "archived 2; skipped 1" in html.unescape(body)
+    with review.daemon.client() as c:
+        assert c.get(other.id).status is ObservationStatus.ARCHIVED
