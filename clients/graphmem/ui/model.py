@@ -135,9 +135,21 @@ def _commit(o: Observation) -> str:
     return newest.commit if newest is not None else ""
 
 
+def _reason(o: Observation, findings: Sequence[KnowledgeReference]) -> str:
+    """The one-line reason: the note's marker; for a unit of a knowledge file, with its worst
+    finding (which reference, and what became of the code it names)."""
+    line = marker(o)
+    if not findings:
+        return line
+    worst = min(findings, key=lambda r: _FINDING_ORDER.get(r.state, 9))
+    more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
+    return f"{line} {worst.text}: {worst.reason or worst.state.value}{more}"
+
+
 def note_item(o: Observation) -> QueueItem:
     """The queue item of a stale or suspect note."""
     k = o.knowledge
+    findings = tuple(r for r in o.references if r.state is not ReferenceState.OK)
     return QueueItem(
         id=o.id,
         kind=ItemKind.NOTE,
@@ -146,12 +158,12 @@ def note_item(o: Observation) -> QueueItem:
         author=o.source,
         when=_when(o),
         text=o.text,
-        reason=marker(o),
+        reason=_reason(o, findings),
         anchors=tuple(a.ref for a in o.anchors),
         files=tuple(dict.fromkeys(a.path for a in o.anchors)),
         knowledge_file=k.path if k is not None else "",
         knowledge_line=k.start_line if k is not None else 0,
-        findings=tuple(r for r in o.references if r.state is not ReferenceState.OK),
+        findings=findings,
         commit=_commit(o),
         editable=k is None,
     )

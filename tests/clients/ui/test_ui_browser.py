@@ -4,17 +4,14 @@ the issue's acceptance. Skipped, saying why, where chromium or Playwright is abs
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 from conftest import wait_for
 from gitrepo import replace_in
 from graphmem.types import ObservationStatus
-from uilib import Review, review
+from uilib import Review, cli_show, review
 
 __all__ = ["review"]  # the fixture
 
@@ -74,14 +71,7 @@ def test_queue_shows_the_item_and_its_diff_and_c_confirms(review: Review, page: 
     assert "selected" in (item.get_attribute("class") or "")  # the first item is selected
     page.keyboard.press("c")
     page.locator(f"#item-{review.note_id}.done").wait_for()
-    out = subprocess.run(
-        [sys.executable, "-m", "graphmem", "show", review.note_id, "--json"],
-        env=review.daemon.env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    shown = json.loads(out.stdout)  # checked through the CLI
+    shown = cli_show(review)  # checked through the CLI
     assert shown["status"] == "OBSERVATION_STATUS_FRESH"
     assert shown["confirmed_by"].endswith("(graphmem ui)")
 

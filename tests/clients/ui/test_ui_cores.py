@@ -272,3 +272,16 @@ def test_editor_links() -> None:
     assert links.editor_argv("code --wait", "/r/a.py", 7) == ["code", "--wait", "-g", "/r/a.py:7"]
     assert links.editor_argv("gedit", "/r/a.py", 7) == ["gedit", "/r/a.py"]
     assert links.editor_argv("  ", "/r/a.py", 7) == []
+
+
+def test_a_knowledge_unit_says_which_reference_and_what_became_of_its_code() -> None:
+    unit = note(
+        "u",
+        ObservationStatus.SUSPECT,
+        knowledge=KnowledgeSource("docs/api.md", 10, 14),
+        references=(ref("u", ReferenceState.SUSPECT), ref("u", ReferenceState.DANGLING), ref("u", ReferenceState.OK)),
+    )
+    item = model.note_item(unit)
+    assert item.reason.endswith("`login`: renamed (+1 more)")
+    assert [r.state for r in item.findings] == [ReferenceState.SUSPECT, ReferenceState.DANGLING]
+    assert (item.knowledge_file, item.knowledge_line, item.editable) == ("docs/api.md", 10, False)

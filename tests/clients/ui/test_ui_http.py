@@ -5,7 +5,6 @@ process and real requests."""
 from __future__ import annotations
 
 import html
-import json
 import subprocess
 import sys
 from urllib.parse import urlencode
@@ -13,7 +12,7 @@ from urllib.parse import urlencode
 from conftest import wait_for
 from gitrepo import replace_in
 from graphmem.types import ObservationStatus
-from uilib import LOGIN, Review, review, ui_server
+from uilib import LOGIN, Review, cli_show, review, ui_server
 
 __all__ = ["review"]  # the fixture
 
@@ -70,14 +69,7 @@ def test_bad_input_is_a_message_and_nothing_changes_twice(review: Review) -> Non
     # delete needs the id typed back
     status, body, _ = ui.request(f"/note/{review.note_id}/delete", method="POST", data=b"confirm=nope")
     assert status == 400
-    out = subprocess.run(
-        [sys.executable, "-m", "graphmem", "show", review.note_id, "--json"],
-        env=review.daemon.env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    shown = json.loads(out.stdout)  # checked through the CLI: confirmed once, by the page's user
+    shown = cli_show(review)  # checked through the CLI: confirmed once, by the page's user
     assert shown["status"] == "OBSERVATION_STATUS_FRESH"
     assert shown["confirmed_by"].endswith("(graphmem ui)")
 

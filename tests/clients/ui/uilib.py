@@ -3,6 +3,7 @@ against a test daemon, its URL read from what it prints."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -139,3 +140,16 @@ def review(daemon_factory: Callable[..., Daemon]) -> Iterator[Review]:
         note = c.observe("login raises AuthError with the email as given", anchors=[LOGIN], repo=str(root))
     with ui_server(d, root) as ui:
         yield Review(root, d, note.id, ui)
+
+
+def cli_show(r: Review) -> dict[str, object]:
+    """``graphmem show NOTE --json`` of the review's note, through the CLI as a user would."""
+    out = subprocess.run(
+        [sys.executable, "-m", "graphmem", "show", r.note_id, "--json"],
+        env=r.daemon.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    shown: dict[str, object] = json.loads(out.stdout)
+    return shown
