@@ -143,7 +143,8 @@ def _reason(o: Observation, findings: Sequence[KnowledgeReference]) -> str:
         return line
     worst = min(findings, key=lambda r: _FINDING_ORDER.get(r.state, 9))
     more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
-    return f"{line} {worst.text}: {worst.reason or worst.state.value}{more}"
+    what = worst.reason or f"{worst.text} is {worst.state.value}"  # a reason names the reference itself
+    return f"{line} {what}{more}"
 
 
 def note_item(o: Observation) -> QueueItem:

@@ -282,6 +282,6 @@ def test_a_knowledge_unit_says_which_reference_and_what_became_of_its_code() -> 
         references=(ref("u", ReferenceState.SUSPECT), ref("u", ReferenceState.DANGLING), ref("u", ReferenceState.OK)),
     )
     item = model.note_item(unit)
-    assert item.reason.endswith("`login`: renamed (+1 more)")
+    assert item.reason.endswith("whose signature changed] renamed (+1 more)")  # the worst reference: dangling
     assert [r.state for r in item.findings] == [ReferenceState.SUSPECT, ReferenceState.DANGLING]
     assert (item.knowledge_file, item.knowledge_line, item.editable) == ("docs/api.md", 10, False)
