@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from graphmem.client import EventStream, GraphMem
@@ -101,7 +102,10 @@ class Gateway:
         cached = self._queue
         if key is not None and cached is not None and cached[0] == key:
             return cached[1]
-        notes, check = self.queue_notes(), self.knowledge()
+        with ThreadPoolExecutor(1, thread_name_prefix="graphmem-ui-read") as pool:  # the two reads at once
+            findings = pool.submit(self.knowledge)
+            notes = self.queue_notes()
+            check = findings.result()
         pending = {r.observation_id for r in check.references} - {o.id for o in notes}
         units = self.notes(sorted(i for i in pending if i))
         items = tuple(model.queue_items(notes, check.references, units))
