@@ -128,6 +128,10 @@ __all__ = [
     "knowledge_source_to_proto",
     "language_resolution_from_proto",
     "language_resolution_to_proto",
+    "neighbour_edge_from_proto",
+    "neighbour_edge_to_proto",
+    "neighbour_node_from_proto",
+    "neighbour_node_to_proto",
     "neighbourhood_from_proto",
     "neighbourhood_to_proto",
     "observation_change_from_proto",
@@ -1162,32 +1166,61 @@ def observation_change_from_proto(m: service_pb2.ObservationChange) -> Observati
     )
 
 
+def neighbour_node_to_proto(x: NeighbourNode) -> service_pb2.NeighbourNode:
+    """The proto form of a ``NeighbourNode``."""
+    return service_pb2.NeighbourNode(
+        id=x.id,
+        ref=x.ref,
+        kind=x.kind,
+        path=x.path,
+        start_line=x.start_line,
+        end_line=x.end_line,
+        signature=x.signature,
+        distance=x.distance,
+        observations=[observation_to_proto(o) for o in x.observations],
+    )
+
+
+def neighbour_node_from_proto(m: service_pb2.NeighbourNode) -> NeighbourNode:
+    """A ``NeighbourNode`` from its proto form."""
+    return NeighbourNode(
+        id=m.id,
+        ref=m.ref,
+        kind=m.kind,
+        path=m.path,
+        start_line=m.start_line,
+        end_line=m.end_line,
+        signature=m.signature,
+        distance=m.distance,
+        observations=tuple(observation_from_proto(o) for o in m.observations),
+    )
+
+
+def neighbour_edge_to_proto(e: NeighbourEdge) -> service_pb2.NeighbourEdge:
+    """The proto form of a ``NeighbourEdge``."""
+    return service_pb2.NeighbourEdge(
+        source=e.source,
+        target=e.target,
+        kind=edge_kind_to_proto(e.kind),
+        confidence=edge_confidence_to_proto(e.confidence),
+    )
+
+
+def neighbour_edge_from_proto(m: service_pb2.NeighbourEdge) -> NeighbourEdge:
+    """A ``NeighbourEdge`` from its proto form."""
+    return NeighbourEdge(
+        source=m.source,
+        target=m.target,
+        kind=edge_kind_from_proto(m.kind) or _DEFAULT_EDGE,
+        confidence=edge_confidence_from_proto(m.confidence),
+    )
+
+
 def neighbourhood_to_proto(n: Neighbourhood) -> service_pb2.Neighbourhood:
     """The proto form of a ``Neighbourhood``."""
     return service_pb2.Neighbourhood(
-        nodes=[
-            service_pb2.NeighbourNode(
-                id=x.id,
-                ref=x.ref,
-                kind=x.kind,
-                path=x.path,
-                start_line=x.start_line,
-                end_line=x.end_line,
-                signature=x.signature,
-                distance=x.distance,
-                observations=[observation_to_proto(o) for o in x.observations],
-            )
-            for x in n.nodes
-        ],
-        edges=[
-            service_pb2.NeighbourEdge(
-                source=e.source,
-                target=e.target,
-                kind=edge_kind_to_proto(e.kind),
-                confidence=edge_confidence_to_proto(e.confidence),
-            )
-            for e in n.edges
-        ],
+        nodes=[neighbour_node_to_proto(x) for x in n.nodes],
+        edges=[neighbour_edge_to_proto(e) for e in n.edges],
         truncated=n.truncated,
     )
 
@@ -1195,28 +1228,7 @@ def neighbourhood_to_proto(n: Neighbourhood) -> service_pb2.Neighbourhood:
 def neighbourhood_from_proto(m: service_pb2.Neighbourhood) -> Neighbourhood:
     """A ``Neighbourhood`` from its proto form."""
     return Neighbourhood(
-        nodes=tuple(
-            NeighbourNode(
-                id=x.id,
-                ref=x.ref,
-                kind=x.kind,
-                path=x.path,
-                start_line=x.start_line,
-                end_line=x.end_line,
-                signature=x.signature,
-                distance=x.distance,
-                observations=tuple(observation_from_proto(o) for o in x.observations),
-            )
-            for x in m.nodes
-        ),
-        edges=tuple(
-            NeighbourEdge(
-                source=e.source,
-                target=e.target,
-                kind=edge_kind_from_proto(e.kind) or _DEFAULT_EDGE,
-                confidence=edge_confidence_from_proto(e.confidence),
-            )
-            for e in m.edges
-        ),
+        nodes=tuple(neighbour_node_from_proto(x) for x in m.nodes),
+        edges=tuple(neighbour_edge_from_proto(e) for e in m.edges),
         truncated=m.truncated,
     )
