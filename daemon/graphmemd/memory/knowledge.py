@@ -44,7 +44,8 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
-from graphmemd.graph.signatures import compatible
+from graphmemd.graph.signatures import binds, call_misfit, compatible, signature_words, spaced
+from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
 from graphmemd.ingest.knowledge.model import TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
@@ -60,7 +61,15 @@ _CATEGORY: Final = {
     KnowledgeKind.DOCUMENTATION: Category.OTHER,
     KnowledgeKind.SHARED_NOTE: Category.OTHER,
 }
-_RANK: Final = {ReferenceState.OK: 0, ReferenceState.SUSPECT: 1, ReferenceState.STALE: 2, ReferenceState.DANGLING: 3}
+_RANK: Final = {
+    ReferenceState.OK: 0,
+    ReferenceState.CHANGED: 1,
+    ReferenceState.SUSPECT: 2,
+    ReferenceState.STALE: 3,
+    ReferenceState.DANGLING: 4,
+}
+#: the longest signature a reference carries (JSON, SARIF properties)
+MAX_SIGNATURE: Final = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,13 +200,16 @@ def grade(
     for (anchor_ref, _), r in sorted(deps.items()):
         if r.change is ChangeKind.DEPENDENCY_CHANGED and anchor_ref not in changed and dependency_holds(r, code):
             reasons.append(r)
+    graded = replace(o, stale_reasons=tuple(reasons))
+    refs = reference_states(graded)
     status = o.status
     if status in _LIVE:
-        strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
-        stale = any(_state(r, strong) in (ReferenceState.STALE, ReferenceState.DANGLING) for r in reasons)
-        status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if reasons else ObservationStatus.FRESH
-    graded = replace(o, status=status, stale_reasons=tuple(reasons))
-    return replace(graded, references=reference_states(graded))
+        worst = max((_RANK[r.state] for r in refs), default=0)
+        deps = any(r.change is ChangeKind.DEPENDENCY_CHANGED for r in reasons)
+        stale = worst >= _RANK[ReferenceState.STALE]
+        suspect = worst == _RANK[ReferenceState.SUSPECT] or deps
+        status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if suspect else ObservationStatus.FRESH
+    return replace(graded, status=status, references=refs)
 
 
 def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:
@@ -213,36 +225,48 @@ def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:
     return out
 
 
-def _state(r: StaleReason, strong: bool) -> ReferenceState:
-    """A reason's grade: a signature change that keeps the old uses working (``signatures``)
-    is only suspect for a passing mention; for a shared note every change of its code is stale."""
+def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceState:
+    """A reason's grade for a reference, by what its text uses (see the module docstring).
+    For a shared note every change of its code is stale."""
     if r.change in _DANGLING:
         return ReferenceState.DANGLING
-    if r.change is ChangeKind.SIGNATURE_CHANGED and (strong or not compatible(r.old_signature, r.new_signature)):
+    if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED, ChangeKind.ANNOTATIONS_CHANGED):
         return ReferenceState.STALE
-    if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED):
-        return ReferenceState.STALE
-    return ReferenceState.SUSPECT
+    if r.change is not ChangeKind.SIGNATURE_CHANGED:
+        return ReferenceState.CHANGED  # a body, what annotations say: what the text uses still holds
+    if call is not None:
+        fits = binds(call.positional, call.keywords, call.more_positional, r.new_signature)
+        if fits is not None:
+            return ReferenceState.CHANGED if fits else ReferenceState.STALE
+    return ReferenceState.CHANGED if compatible(r.old_signature, r.new_signature) else ReferenceState.SUSPECT
 
 
-def _sentence(ref: KnowledgeReference, r: StaleReason) -> str:
+def _sentence(ref: KnowledgeReference, r: StaleReason, state: ReferenceState, call: WrittenCall | None) -> str:
+    """One line: what happened to what the reference names, in words, with the commit."""
     when = f" in {r.commit[:7]}" if r.commit else " (not committed yet)"
     new = r.new_ref.rpartition("::")[2] or r.new_ref
     name = _name_of(ref, r.anchor_ref)
     if r.change is ChangeKind.RENAMED:
-        return f"`{name}` was renamed to `{new}`{when}"
+        return f"`{name}` renamed to `{new}`{when}"
     if r.change is ChangeKind.REMOVED:
-        return f"`{name}` was removed{when}"
+        return f"`{name}` removed{when}" + (f"; use `{new}`" if new else "")
     if r.change is ChangeKind.SIGNATURE_CHANGED:
-        how = " (compatibly: old uses still fit)" if compatible(r.old_signature, r.new_signature) else ""
-        return f"the signature of `{r.anchor_ref}` changed{when}{how}: `{r.old_signature}` -> `{r.new_signature}`"
+        words = signature_words(r.old_signature, r.new_signature)
+        if state is ReferenceState.STALE and call is not None:
+            why = call_misfit(call.positional, call.keywords, call.more_positional, r.new_signature)
+            return f"`{name}` {why}: {words}{when}"
+        return f"`{name}`: {words}{when}"
     if r.change is ChangeKind.BODY_CHANGED:
-        return f"the body of `{r.anchor_ref}` changed{when}"
+        return f"`{name}`: body changed{when}"
+    if r.change is ChangeKind.ANNOTATIONS_CHANGED:
+        return f"`{name}`: annotations changed{when}"
     return f"{r.detail}{when}"
 
 
 def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
-    """Each reference with its state, reason, new name and commit from ``o``'s stale reasons."""
+    """Each reference with its state, reason, new name, commit and signatures from ``o``'s
+    stale reasons, graded by what the reference's text uses (a call with arguments is bound
+    against the current signature; a mention is judged by whether old callers still fit)."""
     strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
     out: list[KnowledgeReference] = []
     for ref in o.references:
@@ -250,17 +274,22 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
         # (a dependency's change marks the unit, not what it names: see the module docstring)
         mine = [r for r in o.stale_reasons if r.anchor_ref in chain and r.change is not ChangeKind.DEPENDENCY_CHANGED]
         if not mine:
-            out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit=""))
+            out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit="", old_signature="",
+                               new_signature=""))  # fmt: skip
             continue
-        worst = max(mine, key=lambda r: (_RANK[_state(r, strong)], r.change is ChangeKind.REMOVED))
-        renamed = next((r.new_ref for r in mine if r.change is ChangeKind.RENAMED and r.new_ref), "")
+        call = written_call(ref.text)
+        graded = [(_state(r, strong, call), r) for r in mine]
+        state, worst = max(graded, key=lambda g: (_RANK[g[0]], g[1].change is ChangeKind.REMOVED))
+        renamed = next((r.new_ref for r in mine if r.change in _DANGLING and r.new_ref), "")
         out.append(
             replace(
                 ref,
-                state=_state(worst, strong),
-                reason=_sentence(ref, worst),
-                renamed_to=renamed if worst.change is ChangeKind.RENAMED else "",
+                state=state,
+                reason=_sentence(ref, worst, state, call),
+                renamed_to=renamed if worst.change in _DANGLING else "",
                 commit=worst.commit,
+                old_signature=spaced(worst.old_signature)[:MAX_SIGNATURE],
+                new_signature=spaced(worst.new_signature)[:MAX_SIGNATURE],
             )
         )
     return tuple(out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass
 from typing import Final
 from urllib.parse import unquote
 
@@ -107,3 +108,82 @@ def link_target(href: str, doc_path: str) -> tuple[str, int] | None:
     if rel.startswith("../") or rel == ".." or rel == ".":
         return None
     return rel, line
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenCall:
+    """The arguments a call written in a document passes (``httpx.get(url, proxies=...)``):
+    how many positionally, which keywords, and whether it leaves more open (``...``,
+    ``*args`` or ``**kwargs`` written among them)."""
+
+    positional: int
+    keywords: tuple[str, ...]
+    more_positional: bool = False
+    more_keywords: bool = False
+
+
+_KEYWORD_ARG: Final = re.compile(rf"^({_IDENT})\s*=(?!=)")
+_PAIRS: Final = {"(": ")", "[": "]", "{": "}"}
+
+
+def _split_args(s: str) -> list[str] | None:
+    """``s`` split at its top-level commas (brackets and quotes respected); None when unbalanced."""
+    out: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    cur: list[str] = []
+    for ch in s:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _PAIRS:
+            stack.append(_PAIRS[ch])
+        elif ch in ")]}":
+            if not stack or stack.pop() != ch:
+                return None
+        elif ch == "," and not stack:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if stack or quote:
+        return None
+    out.append("".join(cur))
+    return [a.strip() for a in out]
+
+
+def written_call(text: str) -> WrittenCall | None:
+    """The call a reference's text writes with arguments (``f(x, key=...)``,
+    ``:func:`f(..., proxies=...)```), or None: no parentheses, empty ones (``f()`` is a
+    mention), or no name before them."""
+    inner = text.split("`")[1] if text.count("`") >= 2 else text
+    s = inner.strip()
+    if not s.endswith(")") or "(" not in s:
+        return None
+    depth = 0
+    for i in range(len(s) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(s[i], 0)
+        if depth == 0:
+            break
+    else:
+        return None
+    if clean_name(s[:i]) is None:
+        return None
+    args = _split_args(s[i + 1 : -1])
+    if args is None or args == [""] or "" in args:
+        return None
+    positional, keywords, more_pos, more_kw = 0, [], False, False
+    for a in args:
+        m = _KEYWORD_ARG.match(a)
+        if a in ("...", "…"):
+            more_pos = True
+        elif a.startswith("**"):
+            more_kw = True
+        elif a.startswith("*"):
+            more_pos = True
+        elif m is not None:
+            keywords.append(m.group(1))
+        else:
+            positional += 1
+    return WrittenCall(positional, tuple(keywords), more_pos, more_kw)
