@@ -148,11 +148,11 @@ def test_findings_are_in_file_order_without_ok_references() -> None:
 
 
 def test_describe_keeps_the_daemon_reason_and_adds_close_matches() -> None:
-    text = describe(DANGLING)
-    assert text.startswith("`AuthService.login` was renamed to `AuthService.sign_in` in a1b2c3d")
-    # the new name is already the reason: only the other close match is offered
-    assert text.endswith("; did you mean `AuthService.logout`?")
-    assert len(describe(DANGLING, limit=80)) <= 80  # suggestions are cut to fit
+    # the new name is known: that is the fix, no other suggestion
+    assert describe(DANGLING) == "`AuthService.login` was renamed to `AuthService.sign_in` in a1b2c3d"
+    gone = KnowledgeReference(**{**_fields(DANGLING), "renamed_to": "", "reason": "`AuthService.login` removed"})
+    assert describe(gone) == "`AuthService.login` removed; did you mean `AuthService.sign_in`, `AuthService.logout`?"
+    assert len(describe(gone, limit=60)) <= 60  # suggestions are cut to fit
 
 
 def test_describe_fits_one_line_of_at_most_160_characters() -> None:

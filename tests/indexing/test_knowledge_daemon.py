@@ -157,18 +157,21 @@ def _assert_changes_found(c: GraphMem, root: Path, commits: dict[str, str]) -> N
     assert link.state is ReferenceState.DANGLING
     assert link.commit == commits["remove"]
     assert "server/handler.go::HandleLogout" in link.close_matches
+    # mentioned without arguments (``hash_password()`` too: empty parentheses are a mention);
+    # a new required parameter breaks old callers: suspect
     for path, text in (("CLAUDE.md", "hash_password()"), ("docs/adr/0001-password-hashing.md", "hash_password")):
-        stale = problem(c, path, text)
-        assert stale is not None
-        assert stale.state is ReferenceState.STALE
-        assert stale.commit == commits["resign"]
-        assert "pepper" in stale.reason
-    body = problem(c, "AGENTS.md", "formatName")
+        suspect = problem(c, path, text)
+        assert suspect is not None
+        assert suspect.state is ReferenceState.SUSPECT
+        assert suspect.commit == commits["resign"]
+        assert suspect.reason.endswith(f"parameter `pepper` added in {commits['resign'][:7]}")
+        assert suspect.new_signature == "def hash_password(password: str, pepper: str) -> str:"
+    body = problem(c, "AGENTS.md", "formatName")  # a body change of a named function: nothing to act on
     assert body is not None
-    assert body.state is ReferenceState.SUSPECT
+    assert body.state is ReferenceState.CHANGED
     assert body.commit == commits["rebody"]
     assert unit_at(c, "CLAUDE.md", 7).status is ObservationStatus.STALE
-    assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.SUSPECT
+    assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH
 
 
 def _stale_event(c: GraphMem, obs_id: str) -> bool:

@@ -212,7 +212,7 @@ def describe(ref: KnowledgeReference, limit: int = MESSAGE_LIMIT) -> str:
         reason = f"`{ref.text}`: {reason}"
     if len(reason) > limit:
         return reason[: limit - 1] + "…"
-    if ref.state is not ReferenceState.DANGLING:
+    if ref.state is not ReferenceState.DANGLING or ref.renamed_to:  # (a new name known: that is the fix)
         return reason
     renamed = _short_ref(ref.renamed_to) if ref.renamed_to else ""
     offered = [_short_ref(m) for m in ref.close_matches if m and m != ref.renamed_to]

@@ -24,6 +24,7 @@ it replaces ``staleness.reevaluate`` for knowledge observations.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
@@ -205,9 +206,9 @@ def grade(
     status = o.status
     if status in _LIVE:
         worst = max((_RANK[r.state] for r in refs), default=0)
-        deps = any(r.change is ChangeKind.DEPENDENCY_CHANGED for r in reasons)
+        dependency = any(r.change is ChangeKind.DEPENDENCY_CHANGED for r in reasons)
         stale = worst >= _RANK[ReferenceState.STALE]
-        suspect = worst == _RANK[ReferenceState.SUSPECT] or deps
+        suspect = worst == _RANK[ReferenceState.SUSPECT] or dependency
         status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if suspect else ObservationStatus.FRESH
     return replace(graded, status=status, references=refs)
 
@@ -316,12 +317,17 @@ def check_references(
 
 
 def _name_of(ref: KnowledgeReference, anchor_ref: str = "") -> str:
-    """The name a reference stands for: as written, or for a path or a link (``x.go#L16``)
-    the qualified name of the symbol it anchored."""
-    if "/" in ref.text or "#L" in ref.text:
+    """The name a reference stands for: as written, or for a path, a link (``x.go#L16``) or
+    a member written relative to its section (``def .aiter_lines()``) the qualified name of
+    the symbol it anchored."""
+    relative = _RELATIVE_TEXT.match(ref.text) is not None
+    if "/" in ref.text or "#L" in ref.text or relative:
         target = anchor_ref or ref.target_ref
         return target.rpartition("::")[2] or target
     return _written_name(ref.text)
+
+
+_RELATIVE_TEXT: Final = re.compile(r"^`*\s*(?:(?:async\s+)?def\s+|property\s+)?\.\w")
 
 
 def _written_name(text: str) -> str:

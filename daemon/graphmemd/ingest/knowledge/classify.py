@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 from urllib.parse import unquote
 
-from graphmemd.ingest.knowledge.model import TargetKind
+from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef
 
 _IDENT: Final = r"[A-Za-z_$][\w$]*"
 _NAME: Final = re.compile(rf"{_IDENT}(?:(?:\.|::|#|->){_IDENT})*")
@@ -24,6 +24,8 @@ _CALL: Final = re.compile(r"\([^()]*\)$")
 _PATH_CHARS: Final = re.compile(r"[\w.\-/@+~]+")
 _LINE_SUFFIX: Final = re.compile(r"(?::(\d+)(?::\d+)?|#L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?)$")
 _DUNDER: Final = re.compile(r"__\w+__")
+#: a member written relative to its section: ``.status_code``, ``def .aiter_lines()``, ``async def .aclose()``
+_RELATIVE: Final = re.compile(rf"(?:(?:async\s+)?def\s+|property\s+)?\.({_IDENT})(?:\([^()]*\))?(?:\s*->.*)?")
 _FRAGMENT_LINE: Final = re.compile(r"^L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
 #: file extensions of the languages graphmem parses, and of knowledge files (a link to one)
 CODE_EXTENSIONS: Final = frozenset(
@@ -67,6 +69,9 @@ def classify_code(text: str) -> tuple[TargetKind, str, int] | None:
         return TargetKind.SYMBOL, path, 0
     if is_path_like(path) and not _NAME.fullmatch(path):
         return TargetKind.PATH, path.removeprefix("./"), line
+    relative = _RELATIVE.fullmatch(s)
+    if relative is not None:  # ``.member`` / ``def .member()``: a member of the section's class
+        return TargetKind.SYMBOL, "." + relative.group(1), 0
     name = clean_name(s)
     if name is None:
         return None
@@ -89,6 +94,17 @@ def clean_name(text: str) -> str | None:
     for sep in ("::", "#", "->"):
         s = s.replace(sep, ".")
     return s
+
+
+def in_section(ref: TextRef, module: str, scope: str, listed: bool) -> TextRef:
+    """``ref`` with the ``currentmodule`` in force, and the class or module its section names
+    where a name is read relative to it: ``.member`` anywhere, a bare name written in a code
+    span in a list or a table (``listed``)."""
+    bare = listed and "." not in ref.target and ref.kind is RefKind.CODE
+    in_scope = bool(scope) and ref.target_kind is TargetKind.SYMBOL and (ref.target.startswith(".") or bare)
+    if not module and not in_scope:
+        return ref
+    return replace(ref, module=module or ref.module, scope=scope if in_scope else ref.scope)
 
 
 def link_target(href: str, doc_path: str) -> tuple[str, int] | None:

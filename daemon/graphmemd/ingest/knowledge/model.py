@@ -46,7 +46,11 @@ class TextRef:
     ``text`` is the exact source text of the span; ``target`` the cleaned name or path it
     stands for (``hash_password`` for ``hash_password()``, ``src/app.py`` for a link, the
     Sphinx target for an explicit title); ``line`` the line a ``#L42`` fragment names;
-    ``module`` the Sphinx ``currentmodule`` in force (a relative name resolves under it)."""
+    ``module`` the Sphinx ``currentmodule`` in force (a relative name resolves under it);
+    ``scope`` the class or module the section around it names (a heading naming a class, an
+    ``autoclass`` directive's body), set where a name is read relative to it: a relative name
+    (``.member``, ``def .member()``: ``target`` keeps its leading dot) or a bare name in a
+    list or a table under that section."""
 
     kind: RefKind
     target_kind: TargetKind
@@ -56,6 +60,7 @@ class TextRef:
     role: str = ""
     line: int = 0
     module: str = ""
+    scope: str = ""
 
 
 class UnitKind(str, Enum):
