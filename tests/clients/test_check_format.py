@@ -160,7 +160,8 @@ def test_describe_fits_one_line_of_at_most_160_characters() -> None:
         **{**_fields(REMOVED), "close_matches": tuple(f"app/auth/crypto.py::hash_password_v{i}" for i in range(9))}
     )
     text = describe(many)
-    assert len(text) <= 160 and "\n" not in text
+    assert len(text) <= 160
+    assert "\n" not in text
     assert text.count("`hash_password_v") == 3  # at most three suggestions, short names
     long = KnowledgeReference(**{**_fields(STALE), "reason": "x" * 400})
     assert len(describe(long)) == 160
