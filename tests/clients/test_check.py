@@ -453,8 +453,8 @@ def commit_at(repo: Path, message: str, when: int) -> str:
 
 def test_a_suspect_changed_twice_names_the_latest_commit_with_or_without_a_daemon() -> None:
     """A function a paragraph mentions changes its body in two commits (a day apart): the
-    suspect names the latest commit (the newest change of its lines), through a running daemon
-    that saw the first change as in a cold check."""
+    change (``--level all``: old uses still fit) names the latest commit (the newest change of
+    its lines), through a running daemon that saw the first change as in a cold check."""
     repo = short_tmp("gmtw") / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text("def fmt(x):\n    a = x\n    b = a\n    return b\n")
@@ -468,13 +468,16 @@ def test_a_suspect_changed_twice_names_the_latest_commit_with_or_without_a_daemo
         assert findings(check(home, repo, "--format", "json")) == []
         edit(repo / "pkg" / "__init__.py", "a = x\n", "a = x + 1\n")
         first = commit_at(repo, "first body change", day + 86_400)
-        (got,) = findings(check(home, repo, "--format", "json", "--fail-on", "stale"))
-        assert (got["state"], got["commit"]) == ("REFERENCE_STATE_SUSPECT", first), got
+        (got,) = findings(check(home, repo, "--format", "json", "--fail-on", "stale", "--level", "all"))
+        assert (got["state"], got["commit"]) == ("REFERENCE_STATE_CHANGED", first), got
         edit(repo / "pkg" / "__init__.py", "b = a\n", "b = a * 2\n")
         latest = commit_at(repo, "second body change", day + 2 * 86_400)
-        for out in (check(home, repo, "--format", "json"), check(short_tmp(), repo, "--format", "json")):
+        for out in (
+            check(home, repo, "--format", "json", "--level", "all"),
+            check(short_tmp(), repo, "--format", "json", "--level", "all"),
+        ):
             (got,) = findings(out)
-            assert (got["state"], got["commit"]) == ("REFERENCE_STATE_SUSPECT", latest), got
+            assert (got["state"], got["commit"]) == ("REFERENCE_STATE_CHANGED", latest), got
     finally:
         daemon.stop()
 
@@ -535,13 +538,13 @@ def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> N
     home = short_tmp()
     daemon = spawn_daemon(home, [repo])
     try:
-        assert findings(check(home, repo, "--format", "json")) == []
+        assert findings(check(home, repo, "--format", "json", "--level", "all")) == []
         edit(core, "def dep(a):", "def dep(a, b=0):")  # helper's dependency, re-signed compatibly
         edit(core, "a = x\n", "a = x + 1\n")
         edit(core, "def thing(x):\n    return x\n", "def thing(x):\n    return x * 2\n")
         edit(core, "def hello(name):", "def hello(name, loud=False):")
         changed = commit_at(repo, "bodies and signatures change", day + 86_400)
-        seen = {r["text"]: r for r in findings(check(home, repo, "--format", "json"))}
+        seen = {r["text"]: r for r in findings(check(home, repo, "--format", "json", "--level", "all"))}
         assert {"pkg.fmt", "thing", "pkg.hello"} <= set(seen), seen  # the daemon saw the commit
         assert seen["pkg.fmt"]["commit"] == changed, seen
         assert "pkg.helper" not in seen, seen  # a dependency's change names no reference ...
@@ -552,16 +555,16 @@ def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> N
         edit(readme, "Call `thing` first.", "Call `thing` first, always.")
         edit(readme, "Say hello with `pkg.hello` now.", "Say hello with\n`pkg.hello` now.")  # reflowed
         edit(readme, "Greet with `pkg.greet`.", "Greet with `pkg.greet`, politely.")
-        assert "pkg.greet" not in {r["text"] for r in findings(check(home, repo, "--format", "json"))}
+        assert "pkg.greet" not in {r["text"] for r in findings(check(home, repo, "--format", "json", "--level", "all"))}
         edit(core, "def greet(name):\n    return name\n", "def greet(name):\n    return name.title()\n")
-        greeted = {r["text"] for r in findings(check(home, repo, "--format", "json"))}
+        greeted = {r["text"] for r in findings(check(home, repo, "--format", "json", "--level", "all"))}
         assert "pkg.greet" in greeted  # changed after the paragraph was read, before either is committed
         commit_at(repo, "docstring, a module, the readme and greet together", day + 2 * 86_400)
-        reused = findings(check(home, repo, "--format", "json", "--fail-on", "never"))
-        alone = findings(check(short_tmp(), repo, "--format", "json", "--fail-on", "never"))
+        reused = findings(check(home, repo, "--format", "json", "--fail-on", "never", "--level", "all"))
+        alone = findings(check(short_tmp(), repo, "--format", "json", "--fail-on", "never", "--level", "all"))
         assert reused == alone
         assert [(r["text"], r["state"], r["commit"]) for r in alone] == [
-            ("pkg.fmt", "REFERENCE_STATE_SUSPECT", changed)
+            ("pkg.fmt", "REFERENCE_STATE_CHANGED", changed)
         ], alone
     finally:
         daemon.stop()

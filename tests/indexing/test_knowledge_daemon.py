@@ -77,6 +77,7 @@ RESIGN = (
     "def hash_password(password: str, pepper: str) -> str:",
 )
 REBODY = ("web/src/client.ts", "return user.name.trim();", "return user.name.trim().toUpperCase();")
+RESIGN_TS = ("web/src/client.ts", "formatName(user: User): string", "formatName(user: User, locale: string): string")
 
 
 def units(c: GraphMem) -> list[Observation]:
@@ -205,8 +206,8 @@ def test_live_rename_removal_signature_and_body_changes(daemon_factory: DaemonFa
         commits = _make_changes(repo, d)
         wait_for(lambda: (p := problem(c, "AGENTS.md", "formatName")) is not None and p.commit, TIMEOUT)
         _assert_changes_found(c, repo.root, commits)
-        stale = {o.id for o in c.list(statuses=[ObservationStatus.STALE])}
-        assert unit_at(c, "CLAUDE.md", 5).id in stale  # list --stale treats units like any note
+        suspect = {o.id for o in c.list(statuses=[ObservationStatus.SUSPECT])}
+        assert unit_at(c, "CLAUDE.md", 5).id in suspect  # list --suspect treats units like any note
         assert _stale_event(c, unit_at(c, "CLAUDE.md", 7).id)  # and so do events
         # editing the paragraph clears it (same unit: same id)
         before = unit_at(c, "CLAUDE.md", 5)
@@ -277,10 +278,14 @@ def test_outside_git_the_file_time_stands_in(daemon_factory: DaemonFactory) -> N
     d = daemon_factory([repo.root])
     with d.client() as c:
         assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH
-        repo.edit(*REBODY)
+        repo.edit(*REBODY)  # a body change of a named function: nothing to act on
+        wait_for(lambda: problem(c, "AGENTS.md", "formatName") is not None, TIMEOUT)
+        assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH
+        repo.edit(*RESIGN_TS)  # a new required parameter: old callers break
         wait_for(lambda: unit_at(c, "AGENTS.md", 4).status is ObservationStatus.SUSPECT, TIMEOUT)
         body = problem(c, "AGENTS.md", "formatName")
         assert body is not None
+        assert body.state is ReferenceState.SUSPECT
         assert body.commit == ""
         assert "not committed" in body.reason
         repo.edit("AGENTS.md", "must stay pure", "must stay pure (it upper-cases now)")
