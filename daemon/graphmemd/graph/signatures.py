@@ -282,7 +282,7 @@ def spaced(sig: str) -> str:
         if arrow and depth == 0:
             out.append(" -" if ch == "-" else "> ")
         elif ch == "," and depth >= 1:
-            out.append(", ")
+            out.append(", " if sig[i + 1 : i + 2] not in _CLOSE else "")  # (a trailing comma dropped)
             annotated = annotated and depth > 1
         elif ch == ":" and depth == 1 and sig[i + 1 : i + 2] != "=":
             out.append(": ")
