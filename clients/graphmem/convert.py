@@ -454,6 +454,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         dependency_id=r.dependency_id,
         dependency_sig_hash=r.dependency_sig_hash,
         via=r.via,
+        uncommitted=r.uncommitted,
     )
 
 
@@ -472,6 +473,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         dependency_id=m.dependency_id,
         dependency_sig_hash=m.dependency_sig_hash,
         via=m.via,
+        uncommitted=m.uncommitted,
     )
 
 
@@ -936,6 +938,7 @@ def edit_context_to_proto(c: EditContext) -> service_pb2.EditContextResponse:
         tokens=c.tokens,
         left_out=c.left_out,
         indexed=c.indexed,
+        shown_states=c.shown_states,
     )
 
 
@@ -949,6 +952,7 @@ def edit_context_from_proto(m: service_pb2.EditContextResponse) -> EditContext:
         tokens=m.tokens,
         left_out=m.left_out,
         indexed=m.indexed,
+        shown_states=tuple(m.shown_states),
     )
 
 

@@ -194,6 +194,8 @@ class StaleReason:
     dependency_id: str = ""
     dependency_sig_hash: str = ""
     via: str = ""
+    #: the change is in the working tree, not in a commit yet (``commit`` is then the HEAD it is on)
+    uncommitted: bool = False
 
 
 class KnowledgeKind(str, Enum):
@@ -469,7 +471,7 @@ class Brief:
 @dataclass(frozen=True, slots=True)
 class EditContext:
     """What an agent should know after editing files: ``text`` (empty when there is nothing to
-    say) with the notes the edit just made stale or suspect (``callout_ids``) called out first;
+    say): the notes the edit just made stale or suspect (``callout_ids``);
     ``indexed``: the index had taken in the files' current content."""
 
     text: str
@@ -479,6 +481,9 @@ class EditContext:
     tokens: int = 0
     left_out: int = 0
     indexed: bool = True
+    #: ``ID@STATE`` of each note shown: a session passes them back as ``already_shown`` so that a
+    #: note is not shown again until its state changes
+    shown_states: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

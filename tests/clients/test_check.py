@@ -146,7 +146,7 @@ def followed(repo: Path) -> Iterator[dict[str, Any]]:
         record("body")
         # a renamed parameter: calls by keyword break (a new defaulted one would only make
         # passing mentions suspect)
-        edit(crypto, "def hash_password(password: str) -> str:", "def hash_password(secret: str) -> str:")
+        edit(crypto, "def hash_password(password: str) -> str", "def hash_password(secret: str) -> str")
         edit(crypto, "(SALT + password)", "(SALT + secret)")
         commit_all(repo, "hash_password(secret) (signature change)")
         record("signature")
@@ -184,10 +184,10 @@ def test_findings_name_the_reference_what_happened_and_where(followed: dict[str,
     (stale,) = [r for r in followed["signature"]["findings"] if r["state"] == "REFERENCE_STATE_STALE"]
     assert (stale["path"], stale["text"]) == ("docs/api.rst", "hash_password(password=pw)")
     assert stale["reason"] == (
-        f"`hash_password` no longer takes `password`: parameter `password` removed, `secret` added in {head[:7]}"
+        f"`hash_password` no longer takes `password`: parameter `password` renamed to `secret` in {head[:7]}"
     )
-    assert stale["old_signature"] == "def hash_password(password: str) -> str:"
-    assert stale["new_signature"] == "def hash_password(secret: str) -> str:"
+    assert stale["old_signature"] == "def hash_password(password: str) -> str"
+    assert stale["new_signature"] == "def hash_password(secret: str) -> str"
     # the mentions of it: a renamed parameter breaks old callers, suspect
     suspect = [r for r in followed["signature"]["findings"] if r["state"] == "REFERENCE_STATE_SUSPECT"]
     assert {r["path"] for r in suspect if "hash_password" in r["text"]} >= {"CLAUDE.md", "docs/api.rst"}

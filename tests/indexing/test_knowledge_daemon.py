@@ -73,8 +73,8 @@ REMOVE = (
 )
 RESIGN = (
     "app/auth/crypto.py",
-    "def hash_password(password: str) -> str:",
-    "def hash_password(password: str, pepper: str) -> str:",
+    "def hash_password(password: str) -> str",
+    "def hash_password(password: str, pepper: str) -> str",
 )
 REBODY = ("web/src/client.ts", "return user.name.trim();", "return user.name.trim().toUpperCase();")
 RESIGN_TS = ("web/src/client.ts", "formatName(user: User): string", "formatName(user: User, locale: string): string")
@@ -165,8 +165,8 @@ def _assert_changes_found(c: GraphMem, root: Path, commits: dict[str, str]) -> N
         assert suspect is not None
         assert suspect.state is ReferenceState.SUSPECT
         assert suspect.commit == commits["resign"]
-        assert suspect.reason.endswith(f"parameter `pepper` added in {commits['resign'][:7]}")
-        assert suspect.new_signature == "def hash_password(password: str, pepper: str) -> str:"
+        assert suspect.reason.endswith(f"parameter `pepper` added (required) in {commits['resign'][:7]}")
+        assert suspect.new_signature == "def hash_password(password: str, pepper: str) -> str"
     body = problem(c, "AGENTS.md", "formatName")  # a body change of a named function: nothing to act on
     assert body is not None
     assert body.state is ReferenceState.CHANGED
@@ -287,7 +287,7 @@ def test_outside_git_the_file_time_stands_in(daemon_factory: DaemonFactory) -> N
         assert body is not None
         assert body.state is ReferenceState.SUSPECT
         assert body.commit == ""
-        assert "not committed" in body.reason
+        assert body.reason.endswith(", uncommitted")
         repo.edit("AGENTS.md", "must stay pure", "must stay pure (it upper-cases now)")
         wait_for(lambda: unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH, TIMEOUT)
         # a name written before its code: anchored once the code exists

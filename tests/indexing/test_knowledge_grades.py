@@ -130,7 +130,7 @@ class History:
 
 def _history() -> History:
     h = History()
-    h.edit("pkg/client.py", "def get(url, *, proxies=None, timeout=5):", "def get(url, *, proxy=None, timeout=5):")
+    h.edit("pkg/client.py", "def get(url, *, proxies=None, timeout=5)", "def get(url, *, proxy=None, timeout=5)")
     h.edit("pkg/client.py", "return (url, proxies, timeout)", "return (url, proxy, timeout)")
     h.commit("get: proxies -> proxy")
     h.edit("pkg/client.py", "def fetch(url, retries=3):", "def fetch(url: str, retries: int = 3) -> list[str]:")
@@ -162,13 +162,13 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
 
     stale = by_text["get(url, proxies=...)"]  # the keyword it no longer takes, written in a call
     assert stale.state is ReferenceState.STALE
-    assert stale.reason == f"`get` no longer takes `proxies`: parameter `proxies` removed, `proxy` added in {proxy}"
-    assert stale.old_signature == "def get(url, *, proxies=None, timeout=5):"
-    assert stale.new_signature == "def get(url, *, proxy=None, timeout=5):"
+    assert stale.reason == f"`get` no longer takes `proxies`: parameter `proxies` renamed to `proxy` in {proxy}"
+    assert stale.old_signature == "def get(url, *, proxies=None, timeout=5)"
+    assert stale.new_signature == "def get(url, *, proxy=None, timeout=5)"
 
     named = by_text["get"]  # the same removal, the text only names the function: suspect
     assert named.state is ReferenceState.SUSPECT
-    assert named.reason == f"`get`: parameter `proxies` removed, `proxy` added in {proxy}"
+    assert named.reason == f"`get`: parameter `proxies` renamed to `proxy` in {proxy}"
 
     annotated = by_text["fetch"]  # annotations only: old callers still fit, nothing to act on
     assert annotated.state is ReferenceState.CHANGED

@@ -90,13 +90,13 @@ def test_a_mention_is_suspect_when_old_callers_break_and_changed_when_they_fit()
     assert o.status is ObservationStatus.SUSPECT
     (ref,) = o.references
     assert ref.state is ReferenceState.SUSPECT
-    assert ref.reason == "`f`: parameter `b` added (not committed yet)"
-    assert (ref.old_signature, ref.new_signature) == ("def f(a):", "def f(a, b):")
+    assert ref.reason == "`f`: parameter `b` added (required), uncommitted"
+    assert (ref.old_signature, ref.new_signature) == ("def f(a)", "def f(a, b)")
     widened = replace(F, signature="def f(a:int,b=1)->int:", sig_hash="s3")
     o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(widened), 200.0, "")
     assert o.status is ObservationStatus.FRESH  # old callers still fit: nothing to act on
     assert o.references[0].state is ReferenceState.CHANGED
-    assert o.references[0].reason == "`f`: parameter `b` added, return type `int` added (not committed yet)"
+    assert o.references[0].reason.startswith("`f`: parameter `b` added (optional")
 
 
 def test_a_call_written_with_arguments_is_bound_against_the_current_signature() -> None:
@@ -113,7 +113,7 @@ def test_a_call_written_with_arguments_is_bound_against_the_current_signature() 
     o = grade(_unit_obs([("get(..., proxies=...)", symbol_anchor(g))]), Code(now), 200.0, "")
     assert o.status is ObservationStatus.STALE
     assert o.references[0].reason == (
-        "`get` no longer takes `proxies`: parameter `proxies` removed, `proxy` added (not committed yet)"
+        "`get` no longer takes `proxies`: parameter `proxies` renamed to `proxy`, uncommitted"
     )
 
 
@@ -136,7 +136,7 @@ def test_removed_and_renamed_references_are_dangling() -> None:
     gone = grade(_unit_obs([("f", symbol_anchor(F))]), Code(), 200.0, "")
     assert gone.status is ObservationStatus.STALE
     assert gone.references[0].state is ReferenceState.DANGLING
-    assert gone.references[0].reason == "`f` removed (not committed yet)"
+    assert gone.references[0].reason == "`f` removed, uncommitted"
     g = _sym("g", "def g(a):")
     renamed = StaleReason(F.ref, ChangeKind.RENAMED, 150.0, F.signature, g.signature, g.ref, "c0ffee1234", "")
     o = grade(_unit_obs([("f", symbol_anchor(g))], reasons=(renamed,)), Code(g), 200.0, "")

@@ -506,7 +506,7 @@ class EditContextRequest(_message.Message):
     def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., token_budget: _Optional[int] = ..., wait_ms: _Optional[int] = ..., fresh_only: _Optional[bool] = ..., already_shown: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class EditContextResponse(_message.Message):
-    __slots__ = ("text", "observation_ids", "callout_ids", "freshness", "tokens", "left_out", "indexed")
+    __slots__ = ("text", "observation_ids", "callout_ids", "freshness", "tokens", "left_out", "indexed", "shown_states")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
     CALLOUT_IDS_FIELD_NUMBER: _ClassVar[int]
@@ -514,6 +514,7 @@ class EditContextResponse(_message.Message):
     TOKENS_FIELD_NUMBER: _ClassVar[int]
     LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
     INDEXED_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_STATES_FIELD_NUMBER: _ClassVar[int]
     text: str
     observation_ids: _containers.RepeatedScalarFieldContainer[str]
     callout_ids: _containers.RepeatedScalarFieldContainer[str]
@@ -521,7 +522,8 @@ class EditContextResponse(_message.Message):
     tokens: int
     left_out: int
     indexed: bool
-    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., callout_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ..., indexed: _Optional[bool] = ...) -> None: ...
+    shown_states: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., callout_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ..., indexed: _Optional[bool] = ..., shown_states: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetFileOutlineRequest(_message.Message):
     __slots__ = ("repo", "path")

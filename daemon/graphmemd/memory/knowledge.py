@@ -29,6 +29,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from graphmem.changes import change_words, spaced, when_words
 from graphmem.types import (
     Anchor,
     AnchorKind,
@@ -45,7 +46,7 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
-from graphmemd.graph.signatures import binds, call_misfit, compatible, signature_words, spaced
+from graphmemd.graph.signatures import binds, call_misfit, compatible
 from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
 from graphmemd.ingest.knowledge.model import TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
@@ -243,25 +244,21 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
 
 
 def _sentence(ref: KnowledgeReference, r: StaleReason, state: ReferenceState, call: WrittenCall | None) -> str:
-    """One line: what happened to what the reference names, in words, with the commit."""
-    when = f" in {r.commit[:7]}" if r.commit else " (not committed yet)"
-    new = r.new_ref.rpartition("::")[2] or r.new_ref
+    """One line: what happened to what the reference names, in the words of the one renderer
+    of a change (``graphmem.changes``), with the commit that made it (or ``uncommitted``)."""
+    words = when_words(r.commit, r.uncommitted or not r.commit)
+    when = f" {words}" if r.commit and not r.uncommitted else f", {words}"  # " in 1a2b3c4" / ", uncommitted"
     name = _name_of(ref, r.anchor_ref)
-    if r.change is ChangeKind.RENAMED:
-        return f"`{name}` renamed to `{new}`{when}"
+    what = change_words(r)
     if r.change is ChangeKind.REMOVED:
-        return f"`{name}` removed{when}" + (f"; use `{new}`" if new else "")
-    if r.change is ChangeKind.SIGNATURE_CHANGED:
-        words = signature_words(r.old_signature, r.new_signature)
-        if state is ReferenceState.STALE and call is not None:
-            why = call_misfit(call.positional, call.keywords, call.more_positional, r.new_signature)
-            return f"`{name}` {why}: {words}{when}"
-        return f"`{name}`: {words}{when}"
-    if r.change is ChangeKind.BODY_CHANGED:
-        return f"`{name}`: body changed{when}"
-    if r.change is ChangeKind.ANNOTATIONS_CHANGED:
-        return f"`{name}`: annotations changed{when}"
-    return f"{r.detail}{when}"
+        heir = r.new_ref.rpartition("::")[2] or r.new_ref
+        return f"`{name}` {what}{when}" + (f"; use `{heir}`" if heir else "")
+    if r.change is ChangeKind.RENAMED:
+        return f"`{name}` {what}{when}"
+    if state is ReferenceState.STALE and call is not None and r.change is ChangeKind.SIGNATURE_CHANGED:
+        why = call_misfit(call.positional, call.keywords, call.more_positional, r.new_signature)
+        return f"`{name}` {why}: {what}{when}" if why else f"`{name}`: {what}{when}"
+    return f"`{name}`: {what}{when}"
 
 
 def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:

@@ -96,6 +96,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 "new_ref": r.new_ref,
                 "commit": r.commit,
                 "detail": r.detail,
+                **({"uncommitted": True} if r.uncommitted else {}),
                 **(
                     {
                         "dependency_ref": r.dependency_ref,
@@ -254,6 +255,7 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         dependency_id=r.string("dependency_id"),
         dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_ID),
         via=r.string("via"),
+        uncommitted=r.flag("uncommitted"),
     )
 
 

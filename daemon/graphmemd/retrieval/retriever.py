@@ -576,6 +576,7 @@ class Retriever:
             return ("matched " + ", ".join(matched) if matched else "matched text"), [], 0
         walked = node in reached
         path = why_path(g, node, reached) if walked else []
+        co = co if co is not None and co.explains else None  # too little history to give as a reason
         if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * prox):
             return co.why(g.ref_of(node)), path, reached[node][0] if walked else 0
         if path:

@@ -351,8 +351,8 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 
     @_rpc
     def EditContext(self, request: pb.EditContextRequest, context: grpc.ServicerContext) -> pb.EditContextResponse:
-        """After an agent edited files: the notes it just made stale or suspect, then the notes
-        on the files and one step away (waiting up to ``wait_ms`` for the index to take them in)."""
+        """After an agent edited files: the notes it just made stale or suspect (waiting up to
+        ``wait_ms`` for the index to take the files in); empty when it changed nothing under a note."""
         if not request.files:
             raise InvalidArgument("files is required: the edited files")
         if request.wait_ms > MAX_SETTLE_MS:
