@@ -321,27 +321,28 @@ def one_shot_checks(repo: Path, timeout: float) -> Iterator[Callable[[str], Know
     private daemon indexes the tree cold each time."""
 
     def check_at(commit: str) -> KnowledgeCheck:
-        home = Path(tempfile.mkdtemp(prefix="gmbo", dir="/tmp"))  # an empty home: no daemon
-        env = dict(os.environ, GRAPHMEM_HOME=str(home))
-        env.pop("GRAPHMEM_ADDRESS", None)
-        try:
-            proc = subprocess.run(
-                [*GRAPHMEM, "check", "--one-shot", "--format", "json", "--fail-on", "never", "--wait", str(timeout)],
-                cwd=repo,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"graphmem check failed at {commit[:8]} ({proc.returncode}): {proc.stderr.strip()}")
-        data = json.loads(proc.stdout)
-        for key in ("fail_on", "failed"):
-            data.pop(key, None)
-        return convert.knowledge_check_from_proto(json_format.ParseDict(data, service_pb2.CheckKnowledgeResponse()))
+        return cold_check_json(repo, timeout, commit)
 
     yield check_at
+
+
+def cold_check_json(repo: Path, timeout: float, commit: str, *extra: str) -> KnowledgeCheck:
+    """The answer of ``graphmem check --one-shot --format json --fail-on never`` (``extra``
+    arguments added) in ``repo``, with an empty home: no daemon knows it."""
+    home = Path(tempfile.mkdtemp(prefix="gmbo", dir="/tmp"))
+    env = dict(os.environ, GRAPHMEM_HOME=str(home))
+    env.pop("GRAPHMEM_ADDRESS", None)
+    try:
+        cmd = [*GRAPHMEM, "check", "--one-shot", "--format", "json", "--fail-on", "never", "--wait", str(timeout)]
+        proc = subprocess.run([*cmd, *extra], cwd=repo, env=env, capture_output=True, text=True)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"graphmem check failed at {commit[:8]} ({proc.returncode}): {proc.stderr.strip()}")
+    data = json.loads(proc.stdout)
+    for key in ("fail_on", "failed"):
+        data.pop(key, None)
+    return convert.knowledge_check_from_proto(json_format.ParseDict(data, service_pb2.CheckKnowledgeResponse()))
 
 
 def replay(repo: Path, history: History, plan: list[int], mode: str, timeout: float) -> dict[str, Any]:
@@ -409,24 +410,6 @@ def release_commits(repo: Path, n: int) -> list[tuple[str, str]]:
     head = log[0].split()[0]
     out = [(line.split(" ", 1)[0], line.split(" ", 1)[1]) for line in log[1:] if RELEASE.match(line.split(" ", 1)[1])]
     return [*reversed(out[:n]), (head, "latest")]
-
-
-def check_all(repo: Path, timeout: float) -> KnowledgeCheck:
-    """``graphmem check --one-shot --format json --level all`` (the installed CLI, cold, as CI runs it)."""
-    home = Path(tempfile.mkdtemp(prefix="gmbg", dir="/tmp"))
-    env = dict(os.environ, GRAPHMEM_HOME=str(home))
-    env.pop("GRAPHMEM_ADDRESS", None)
-    try:
-        cmd = [*GRAPHMEM, "check", "--one-shot", "--format", "json", "--fail-on", "never", "--level", "all"]
-        proc = subprocess.run([*cmd, "--wait", str(timeout)], cwd=repo, env=env, capture_output=True, text=True)
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"graphmem check failed ({proc.returncode}): {proc.stderr.strip()}")
-    data = json.loads(proc.stdout)
-    for key in ("fail_on", "failed"):
-        data.pop(key, None)
-    return convert.knowledge_check_from_proto(json_format.ParseDict(data, service_pb2.CheckKnowledgeResponse()))
 
 
 def code_names(repo: Path, commit: str, blobs: oracle.Blobs) -> oracle.CodeNames:
@@ -509,7 +492,7 @@ def grades(repo: Path, history: History | None, n: int, timeout: float) -> dict[
         git(repo, "checkout", "-q", "--detach", commit)
         t0 = time.monotonic()
         load = load_average()
-        check = check_all(repo, timeout)
+        check = cold_check_json(repo, timeout, commit, "--level", "all")  # the installed CLI, cold, as CI runs it
         seconds = time.monotonic() - t0
         states = Counter(r.state.value for r in check.references)
         names = code_names(repo, commit, blobs)
