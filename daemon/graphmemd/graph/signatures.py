@@ -65,10 +65,10 @@ def call_misfit(positional: int, keywords: Sequence[str], more_positional: bool,
     any_position = any(p.kind is ParamKind.VAR_POSITIONAL for p in params)
     filled = {p.name for p in by_position[:positional]}
     for k in keywords:
-        if k in filled:
-            return f"gets `{k}` twice"
         if k not in by_name and not any_keyword:
             return f"no longer takes `{k}`"
+        if k in filled:
+            return f"gets `{k}` twice"
     if positional > len(by_position) and not any_position and not more_positional:
         n = len(by_position)
         return f"takes {n} positional argument{'' if n == 1 else 's'}, not {positional}"
@@ -91,3 +91,26 @@ def parameter_names(sig: str) -> tuple[str, ...] | None:
         return None
     params = _caller_params(sig)
     return tuple(p.name for p in (params if params is not None else parsed.params))
+
+
+def fits_old_callers(old: str, new: str) -> bool:
+    """Whether every call written against ``old`` still binds to ``new``: ``compatible``, or
+    the parameters it dropped or renamed are taken by ``new``'s variadics (``evolve(inst,
+    **changes)`` -> ``evolve(*args, **changes)``: a positional ``inst`` goes to ``*args``, a
+    keyword one to ``**changes``) and it asks for nothing new."""
+    if compatible(old, new):
+        return True
+    a, b = parse_signature(old), parse_signature(new)
+    if a is None or b is None or a.name != b.name or a.is_type or b.is_type:
+        return False
+    delta = signature_delta(old, new)
+    if delta.reordered or delta.name_changed or any(p.required for p in delta.added):
+        return False
+    kinds = {p.kind for p in b.params}
+    takes = {
+        ParamKind.POSITIONAL_ONLY: ParamKind.VAR_POSITIONAL in kinds,
+        ParamKind.KEYWORD_ONLY: ParamKind.VAR_KEYWORD in kinds,
+        ParamKind.NORMAL: {ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD} <= kinds,
+    }
+    gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
+    return all(takes.get(p.kind, True) for p in a.params if p.name in gone)

@@ -46,7 +46,7 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
-from graphmemd.graph.signatures import binds, call_misfit, compatible
+from graphmemd.graph.signatures import binds, call_misfit, fits_old_callers
 from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
 from graphmemd.ingest.knowledge.model import TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
@@ -240,7 +240,7 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
         fits = binds(call.positional, call.keywords, call.more_positional, r.new_signature)
         if fits is not None:
             return ReferenceState.CHANGED if fits else ReferenceState.STALE
-    return ReferenceState.CHANGED if compatible(r.old_signature, r.new_signature) else ReferenceState.SUSPECT
+    return ReferenceState.CHANGED if fits_old_callers(r.old_signature, r.new_signature) else ReferenceState.SUSPECT
 
 
 def _sentence(ref: KnowledgeReference, r: StaleReason, state: ReferenceState, call: WrittenCall | None) -> str:
