@@ -163,3 +163,26 @@ def test_check_lists_what_is_not_ok_in_file_order_with_close_matches() -> None:
 def test_document_round_trip_keeps_source_and_references() -> None:
     o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(replace(F, body_hash="b2")), 200.0, "")
     assert from_doc(to_doc(o)) == o
+
+
+def test_a_long_change_is_cut_to_one_line_keeping_the_commit() -> None:
+    old = _sym("shell_complete", "def shell_complete(cli,ctx_args,prog_name,complete_var,instruction):")
+    now = replace(
+        old,
+        signature="def shell_complete(cli:Command,ctx_args:cabc.MutableMapping[str,t.Any],prog_name:str,"
+        "complete_var:str,instruction:str,extra_settings:dict[str,t.Any])->int:",
+        sig_hash="s9",
+    )
+    reason = StaleReason(
+        old.ref, ChangeKind.SIGNATURE_CHANGED, 150.0, old.signature, now.signature, commit="8981a95abc"
+    )
+    o = grade(
+        _unit_obs([("click.shell_completion.shell_complete", symbol_anchor(old))], reasons=(reason,)),
+        Code(now),
+        200.0,
+        "",
+    )
+    (ref,) = o.references
+    assert ref.state is ReferenceState.SUSPECT
+    assert len(ref.reason) <= 160
+    assert ref.reason.endswith("… in 8981a95")

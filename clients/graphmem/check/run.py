@@ -96,33 +96,41 @@ class CheckOptions:
     no_git: bool = False
 
 
+def _choice(p: argparse.ArgumentParser, flag: str, default: Enum, text: str, dest: str | None = None) -> None:
+    """An option whose values are an Enum's (``--format``, ``--fail-on``, ``--level``)."""
+    kind = type(default)
+    p.add_argument(
+        flag,
+        dest=dest or flag.lstrip("-").replace("-", "_"),
+        type=kind,
+        choices=list(kind),
+        default=default,
+        metavar="{" + ",".join(str(f.value) for f in kind) + "}",
+        help=text,
+    )
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``graphmem check`` (registered by the CLI's parser)."""
     p.add_argument("paths", metavar="PATH", nargs="*", help="knowledge files or folders to check (default: all)")
-    p.add_argument(
+    _choice(
+        p,
         "--format",
+        OutputFormat.TEXT,
+        "text (default), json, sarif (SARIF 2.1.0, for GitHub code scanning) or github (Actions annotations)",
         dest="output",
-        type=OutputFormat,
-        choices=list(OutputFormat),
-        default=OutputFormat.TEXT,
-        metavar="{" + ",".join(f.value for f in OutputFormat) + "}",
-        help="text (default), json, sarif (SARIF 2.1.0, for GitHub code scanning) or github (Actions annotations)",
     )
-    p.add_argument(
+    _choice(
+        p,
         "--fail-on",
-        type=FailOn,
-        choices=list(FailOn),
-        default=FailOn.DANGLING,
-        metavar="{" + ",".join(f.value for f in FailOn) + "}",
-        help="exit 1 when a finding is at or above this state (default: dangling; never: report only)",
+        FailOn.DANGLING,
+        "exit 1 when a finding is at or above this state (default: dangling; never: report only)",
     )
-    p.add_argument(
+    _choice(
+        p,
         "--level",
-        type=ReportLevel,
-        choices=list(ReportLevel),
-        default=ReportLevel.SUSPECT,
-        metavar="{" + ",".join(f.value for f in ReportLevel) + "}",
-        help="what to print: dangling; and stale; and suspect (default: what a maintainer must act on); "
+        ReportLevel.SUSPECT,
+        "what to print: dangling; and stale; and suspect (default: what a maintainer must act on); "
         "all (and changes what the text uses still fits)",
     )
     p.add_argument("--repo", metavar="PATH", default="", help="the repository (default: the one around the cwd)")

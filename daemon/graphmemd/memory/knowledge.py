@@ -3,23 +3,31 @@
 A unit of a knowledge file becomes an observation whose ``knowledge`` is the file and lines
 it comes from and whose anchors are the code its references named *as the unit was written*
 (the fingerprints at the commit that last changed the unit's lines, or at the moment it was
-first read outside git). Grades, as for every note:
+first read outside git). A reference is graded by what its text uses (issue 42):
 
-* a reference whose symbol or file is gone, or was renamed (the text still says the old
-  name), is **dangling**: the unit is STALE (REMOVED / RENAMED);
-* the named code's signature changed since: STALE (SIGNATURE_CHANGED);
-* its body changed since: SUSPECT, worth a look (BODY_CHANGED) — a passing mention is a
-  weaker anchor than a note written about the code. A mention of a class, a module or a file
-  does not follow every change inside it (only its head or its removal). Shared notes
-  (``.graphmem/notes``) are written about their anchors: a body change makes them STALE;
+* its symbol or file is gone, or was renamed (the text still says the old name): **dangling**
+  (REMOVED / RENAMED; the new name, or the successor a deprecation message names, with it);
+* the text writes a call with arguments (``get(url, proxies=...)``) that no longer binds to
+  the current signature — a keyword it no longer takes, too many positionals: **stale**;
+* the text names the code without arguments (``get``, ``get()``) and its signature changed
+  in a way that breaks old callers (a parameter removed or renamed, positions moved, a new
+  required one): **suspect**;
+* anything else that changed — a body, annotations, defaults, new optional parameters, bases,
+  a call that still binds: **changed**, listed by ``check --level all`` only; a passing
+  mention is a weaker anchor than a note written about the code. A mention of a class, a
+  module or a file does not follow every change inside it (only its head or its removal).
+  Shared notes (``.graphmem/notes``) are written about their anchors: every change of their
+  code makes them STALE;
 * a dependency of the named code changed its signature or went away: the unit is SUSPECT,
   as every note is (``list --suspect``, recall, events), but no *reference* of it changes
   state: a reference is judged by the code it names — all a check with no daemon knows (the
   code now and its history) — so ``check``, which reports references, gives the same findings
   from a running daemon that followed the changes one by one as from a cold run.
 
-``grade`` recomputes the status and each reference's state from the anchors and the code;
-it replaces ``staleness.reevaluate`` for knowledge observations.
+The unit's status follows its worst reference (dangling or stale: STALE; suspect: SUSPECT;
+changed only: FRESH), so the language server, the hooks and ``list`` read the same grades
+``check`` prints. ``grade`` recomputes the status and each reference's state from the anchors
+and the code; it replaces ``staleness.reevaluate`` for knowledge observations.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
-from graphmem.changes import change_words, spaced, when_words
+from graphmem.changes import MAX_LINE, change_words, spaced, when_words
 from graphmem.types import (
     Anchor,
     AnchorKind,
@@ -244,21 +252,25 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
 
 
 def _sentence(ref: KnowledgeReference, r: StaleReason, state: ReferenceState, call: WrittenCall | None) -> str:
-    """One line: what happened to what the reference names, in the words of the one renderer
-    of a change (``graphmem.changes``), with the commit that made it (or ``uncommitted``)."""
+    """One line of at most ``MAX_LINE`` characters: what happened to what the reference
+    names, in the words of the one renderer of a change (``graphmem.changes``), with the commit
+    that made it (or ``uncommitted``); a long list of changes is cut, never the commit."""
     words = when_words(r.commit, r.uncommitted or not r.commit)
-    when = f" {words}" if r.commit and not r.uncommitted else f", {words}"  # " in 1a2b3c4" / ", uncommitted"
+    tail = f" {words}" if r.commit and not r.uncommitted else f", {words}"  # " in 1a2b3c4" / ", uncommitted"
     name = _name_of(ref, r.anchor_ref)
+    if r.change is ChangeKind.REMOVED and r.new_ref:
+        tail += f"; use `{r.new_ref.rpartition('::')[2] or r.new_ref}`"
+    head = f"`{name}` "
+    if r.change not in _DANGLING:
+        why = ""
+        if state is ReferenceState.STALE and call is not None and r.change is ChangeKind.SIGNATURE_CHANGED:
+            why = call_misfit(call.positional, call.keywords, call.more_positional, r.new_signature)
+        head = f"`{name}` {why}: " if why else f"`{name}`: "
     what = change_words(r)
-    if r.change is ChangeKind.REMOVED:
-        heir = r.new_ref.rpartition("::")[2] or r.new_ref
-        return f"`{name}` {what}{when}" + (f"; use `{heir}`" if heir else "")
-    if r.change is ChangeKind.RENAMED:
-        return f"`{name}` {what}{when}"
-    if state is ReferenceState.STALE and call is not None and r.change is ChangeKind.SIGNATURE_CHANGED:
-        why = call_misfit(call.positional, call.keywords, call.more_positional, r.new_signature)
-        return f"`{name}` {why}: {what}{when}" if why else f"`{name}`: {what}{when}"
-    return f"`{name}`: {what}{when}"
+    room = MAX_LINE - len(head) - len(tail)
+    if len(what) > room:
+        what = what[: max(room - 1, 0)].rstrip(" ,") + "…"
+    return head + what + tail
 
 
 def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
