@@ -100,3 +100,28 @@ def test_a_deprecation_message_names_the_successor() -> None:
 )
 def test_a_member_written_relative_to_its_section(text: str, target: str) -> None:
     assert classify_code(text) == (TargetKind.SYMBOL, target, 0)
+
+
+def test_a_bare_literal_is_not_qualified_by_currentmodule() -> None:
+    from graphmemd.graph.knowledge_refs import RefIndex
+    from graphmemd.graph.model import Language, SymbolInfo, SymbolKind, symbol_id
+
+    def sym(path: str, qualname: str, kind: SymbolKind) -> SymbolInfo:
+        return SymbolInfo(
+            id=symbol_id("r", path, qualname, kind), repo_id="r", path=path, name=qualname.rsplit(".", 1)[-1],
+            qualname=qualname, kind=kind, language=Language.PYTHON, parent_id=None, start_line=1, end_line=2,
+            signature="", sig_hash="s", body_hash="b",
+        )  # fmt: skip
+
+    symbols = [
+        sym("src/click/shell_completion.py", "shell_complete", SymbolKind.FUNCTION),
+        sym("src/click/types.py", "ParamType.shell_complete", SymbolKind.METHOD),
+        sym("src/click/core.py", "ParamType", SymbolKind.CLASS),
+    ]
+    index = RefIndex(symbols, {s.path for s in symbols} | {"src/click/__init__.py"})
+    # ``shell_complete`` under ``.. currentmodule:: click``: two symbols have the name, no reference
+    assert index.resolve_name("shell_complete", "click", literal=True) is None
+    # the role is qualified by the module (Sphinx's rule): the module-level function
+    found = index.resolve_name("shell_complete", "click", "callable")
+    assert found is not None
+    assert found.ref == "src/click/shell_completion.py::shell_complete"

@@ -191,7 +191,8 @@ class RefIndex:
         section names, tried first (``.member`` is read only under it, when there is one).
         ``literal``: written as an inline literal (a code span, not a role): a bare name then
         means code only when exactly one symbol of the whole repository, tests included, has
-        that name (``close``, ``run`` name too many things to be a reference)."""
+        that name (``close``, ``run`` name too many things to be a reference), and ``module``
+        (Sphinx's ``currentmodule``, which qualifies roles, not literals) is not tried for it."""
         if "::" in name and ("/" in name.split("::", 1)[0] or "." in name.split("::", 1)[0]):
             return self._ref_form(name)
         if scope:
@@ -199,7 +200,8 @@ class RefIndex:
             if found is not None or name.startswith("."):
                 return found
         name = name.lstrip(".")
-        tries = [f"{module}.{name}"] if module and not name.startswith(module + ".") else []
+        bare_literal = literal and "." not in name  # (Sphinx's currentmodule qualifies no literal)
+        tries = [f"{module}.{name}"] if module and not name.startswith(module + ".") and not bare_literal else []
         for candidate in (*tries, name):
             if literal and "." not in candidate and self.named(candidate) > 1:
                 return None
