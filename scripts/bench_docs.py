@@ -39,6 +39,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -57,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import docs_oracle as oracle
 from google.protobuf import json_format
 from graphmem import convert
-from graphmem.types import KnowledgeCheck, ReferenceState
+from graphmem.types import KnowledgeCheck, KnowledgeReference, ReferenceState
 from graphmem.v1 import service_pb2
 
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -320,27 +321,28 @@ def one_shot_checks(repo: Path, timeout: float) -> Iterator[Callable[[str], Know
     private daemon indexes the tree cold each time."""
 
     def check_at(commit: str) -> KnowledgeCheck:
-        home = Path(tempfile.mkdtemp(prefix="gmbo", dir="/tmp"))  # an empty home: no daemon
-        env = dict(os.environ, GRAPHMEM_HOME=str(home))
-        env.pop("GRAPHMEM_ADDRESS", None)
-        try:
-            proc = subprocess.run(
-                [*GRAPHMEM, "check", "--one-shot", "--format", "json", "--fail-on", "never", "--wait", str(timeout)],
-                cwd=repo,
-                env=env,
-                capture_output=True,
-                text=True,
-            )
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"graphmem check failed at {commit[:8]} ({proc.returncode}): {proc.stderr.strip()}")
-        data = json.loads(proc.stdout)
-        for key in ("fail_on", "failed"):
-            data.pop(key, None)
-        return convert.knowledge_check_from_proto(json_format.ParseDict(data, service_pb2.CheckKnowledgeResponse()))
+        return cold_check_json(repo, timeout, commit)
 
     yield check_at
+
+
+def cold_check_json(repo: Path, timeout: float, commit: str, *extra: str) -> KnowledgeCheck:
+    """The answer of ``graphmem check --one-shot --format json --fail-on never`` (``extra``
+    arguments added) in ``repo``, with an empty home: no daemon knows it."""
+    home = Path(tempfile.mkdtemp(prefix="gmbo", dir="/tmp"))
+    env = dict(os.environ, GRAPHMEM_HOME=str(home))
+    env.pop("GRAPHMEM_ADDRESS", None)
+    try:
+        cmd = [*GRAPHMEM, "check", "--one-shot", "--format", "json", "--fail-on", "never", "--wait", str(timeout)]
+        proc = subprocess.run([*cmd, *extra], cwd=repo, env=env, capture_output=True, text=True)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"graphmem check failed at {commit[:8]} ({proc.returncode}): {proc.stderr.strip()}")
+    data = json.loads(proc.stdout)
+    for key in ("fail_on", "failed"):
+        data.pop(key, None)
+    return convert.knowledge_check_from_proto(json_format.ParseDict(data, service_pb2.CheckKnowledgeResponse()))
 
 
 def replay(repo: Path, history: History, plan: list[int], mode: str, timeout: float) -> dict[str, Any]:
@@ -391,6 +393,157 @@ def replay(repo: Path, history: History, plan: list[int], mode: str, timeout: fl
             "stale": states.get("stale", 0),
             "suspect": states.get("suspect", 0),
         },
+    }
+
+
+# ---------------------------------------------------------------------------- grades at releases (issue 42)
+
+#: A release commit's subject (the bundles carry no tags: the release commits stand in for them)
+RELEASE = re.compile(r"^(?:[Rr]elease(?: version)?|Prepare|Version) v?\d+\.\d+")
+_DEFAULT_STATES = (ReferenceState.DANGLING, ReferenceState.STALE, ReferenceState.SUSPECT)
+
+
+def release_commits(repo: Path, n: int) -> list[tuple[str, str]]:
+    """The ``n`` newest release commits of the first-parent history before HEAD, oldest first,
+    then HEAD: (commit, label)."""
+    log = git(repo, "log", "--first-parent", "--format=%H %s", "HEAD").splitlines()
+    head = log[0].split()[0]
+    out = [(line.split(" ", 1)[0], line.split(" ", 1)[1]) for line in log[1:] if RELEASE.match(line.split(" ", 1)[1])]
+    return [*reversed(out[:n]), (head, "latest")]
+
+
+def code_names(repo: Path, commit: str, blobs: oracle.Blobs) -> oracle.CodeNames:
+    """The oracle's importable names of ``commit``'s package sources."""
+    files = oracle.tree(repo, commit)
+    binds = {p: oracle.CodeNames.bindings(p, blobs.text(b)) for p, b in files.items() if oracle.is_package_source(p)}
+    return oracle.CodeNames.parse({p: b for p, b in binds.items() if b is not None})
+
+
+def _source_at(repo: Path, commit: str, path: str, qualname: str) -> str | None:
+    """The source of the module defining ``qualname`` at ``commit``: ``path`` then, else a
+    file of the same name that defines it (the package moved: ``click/`` to ``src/click/``)."""
+    try:
+        return git(repo, "show", f"{commit}:{path}")
+    except subprocess.CalledProcessError:
+        pass
+    base = path.rsplit("/", 1)[-1]
+    for other in sorted(oracle.tree(repo, commit)):
+        if other.endswith("/" + base) or other == base:
+            text = git(repo, "show", f"{commit}:{other}")
+            if oracle.signature_in(text, qualname) is not None:
+                return text
+    return None
+
+
+def _line_commit(repo: Path, path: str, line: int) -> str:
+    out = git(repo, "blame", "--porcelain", "-L", f"{line},{line}", "HEAD", "--", path)
+    return out.split(" ", 1)[0]
+
+
+def judge(repo: Path, ref: KnowledgeReference, names: oracle.CodeNames, docs: dict[str, list[oracle.DocRef]]) -> str:
+    """The oracle's verdict on one default-level finding: ``right``, ``wrong`` or
+    ``unjudged`` (the oracle cannot read what it needs), with the rule applied."""
+    path, _, qualname = ref.target_ref.rpartition("::")
+    if ref.state is ReferenceState.DANGLING:
+        target = _target_of(ref.text)
+        if target.startswith((".", "def ", "async def ")) and qualname:
+            target = qualname  # a member written relative to its section
+        refs = docs.get(ref.path) or []
+        context = next((d.context for d in refs if d.line == ref.line and d.target == target), ())
+        contexts = [context, *{d.context for d in refs}] if not context else [context]
+        return "wrong" if any(names.resolves(target, c) for c in contexts) else "right"
+    if not path or not qualname:
+        return "unjudged"
+    try:
+        now_text = (repo / path).read_text(encoding="utf-8")
+    except OSError:
+        return "unjudged"
+    now = oracle.signature_in(now_text, qualname)
+    if now is None:
+        return "unjudged"
+    if ref.state is ReferenceState.STALE:
+        call = oracle.written_call(ref.text)
+        if call is None:
+            return "wrong"
+        return "wrong" if oracle.call_fits(now, call) else "right"
+    if oracle.written_call(ref.text) is not None:  # a call with arguments is judged by binding only
+        return "wrong"
+    commit = _line_commit(repo, ref.path, ref.line)
+    old_text = _source_at(repo, commit, path, qualname)
+    old = oracle.signature_in(old_text, qualname) if old_text is not None else None
+    if old is None:
+        return "unjudged"
+    return "right" if oracle.breaks_callers(old, now) else "wrong"
+
+
+def grades(repo: Path, history: History | None, n: int, timeout: float) -> dict[str, Any]:
+    """At the latest commit and the ``n`` release commits before it: graphmem's findings per
+    level, the oracle's verdict on each default-level finding, the recall of the names the
+    oracle finds gone, and the text messages' lengths."""
+    from graphmem.check.format import describe, grouped
+
+    blobs = oracle.Blobs(repo)
+    rows: list[dict[str, Any]] = []
+    total: Counter[str] = Counter()
+    score = Score()
+    lengths: list[int] = []
+    samples: list[str] = []
+    for commit, label in release_commits(repo, n):
+        git(repo, "checkout", "-q", "--detach", commit)
+        t0 = time.monotonic()
+        load = load_average()
+        check = cold_check_json(repo, timeout, commit, "--level", "all")  # the installed CLI, cold, as CI runs it
+        seconds = time.monotonic() - t0
+        states = Counter(r.state.value for r in check.references)
+        names = code_names(repo, commit, blobs)
+        docs: dict[str, list[oracle.DocRef]] = {}
+        verdicts: Counter[str] = Counter()
+        default = [r for r in check.references if r.state in _DEFAULT_STATES]
+        for r in default:
+            if r.path not in docs:
+                docs[r.path] = oracle.extract(r.path, (repo / r.path).read_text(encoding="utf-8", errors="replace"))
+            v = judge(repo, r, names, docs)
+            verdicts[v] += 1
+            verdicts[f"{r.state.value}:{v}"] += 1
+            if len(samples) < 60 and (v != "right" or len(samples) < 30):
+                samples.append(f"{commit[:8]} [{v}] {r.path}:{r.line}:{r.column}: {r.state.value}: {describe(r)}")
+        shown = KnowledgeCheck(tuple(default), check.files_checked, check.units, check.references_checked)
+        lengths.extend(len(describe(g.first)) for g in grouped(shown))
+        if history is not None and commit in history.dangling:
+            dangling = [r for r in check.references if r.state is ReferenceState.DANGLING]
+            compare(commit, history.dangling[commit], dangling, score)
+        total.update(verdicts)
+        total.update({f"state:{k}": v for k, v in states.items()})
+        rows.append(
+            {
+                "commit": commit[:10],
+                "release": label,
+                "findings": {s: states.get(s, 0) for s in ("dangling", "stale", "suspect", "changed")},
+                "printed_by_default": len(grouped(shown)),
+                "verdicts": dict(verdicts),
+                "seconds": round(seconds, 1),
+                "load_average": round(load, 2),
+            }
+        )
+        print(f"  {label[:30]:30} {commit[:8]}: {rows[-1]['findings']} verdicts {dict(verdicts)}", file=sys.stderr)
+    blobs.close()
+    judged = total["right"] + total["wrong"]
+    return {
+        "commits": rows,
+        "findings_total": {s: total[f"state:{s}"] for s in ("dangling", "stale", "suspect", "changed")},
+        "default_level_right": total["right"],
+        "default_level_wrong": total["wrong"],
+        "default_level_unjudged": total["unjudged"],
+        "precision_judged": round(total["right"] / judged, 4) if judged else 1.0,
+        "precision_strict": round(total["right"] / (judged + total["unjudged"]), 4) if judged else 1.0,
+        "by_state": {k: v for k, v in total.items() if ":" in k and not k.startswith("state:")},
+        "recall_gone": round(score.recall(), 4),
+        "gone_expected": score.tp + score.fn,
+        "gone_found": score.tp,
+        "gone_misses": score.miss_samples,
+        "message_chars_median": statistics.median(lengths) if lengths else 0,
+        "message_chars_max": max(lengths, default=0),
+        "samples": samples,
     }
 
 
@@ -467,6 +620,11 @@ def run_corpus(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
         (repo / ".graphmem.toml").write_text(_graphmem_toml(include, exclude), encoding="utf-8")
     oracle.use_selection(include, exclude)
     out["knowledge_globs"], out["knowledge_excludes"] = list(include), list(exclude)
+    if args.grades:
+        history = run_oracle(repo, commits) if not args.no_recall else None
+        out["grades"] = grades(repo, history, args.releases, args.timeout)
+        out["load_average_end"] = load_average()
+        return out
     if not args.timing_only:
         history = run_oracle(repo, commits)
         plan = replay_plan(history, args.commits)
@@ -526,6 +684,26 @@ def _print(result: dict[str, Any]) -> None:
             f"{nw['references_checked']} references: {nw['dangling']} dangling, {nw['stale']} stale, "
             f"{nw['suspect']} suspect"
         )
+    if "grades" in result:
+        g = result["grades"]
+        for row in g["commits"]:
+            print(
+                f"{name} {row['release'][:28]:28} {row['commit'][:8]}: {row['findings']}, {row['printed_by_default']} "
+                f"printed by default, verdicts {row['verdicts']} ({row['seconds']} s, load {row['load_average']})"
+            )
+        print(
+            f"{name}: default level {g['default_level_right']} right, {g['default_level_wrong']} wrong, "
+            f"{g['default_level_unjudged']} unjudged: precision {g['precision_judged']:.3f} "
+            f"(strict {g['precision_strict']:.3f}); by state {g['by_state']}"
+        )
+        print(
+            f"{name}: names really gone: recall {g['recall_gone']:.3f} ({g['gone_found']} of {g['gone_expected']}); "
+            f"text message median {g['message_chars_median']} chars, max {g['message_chars_max']}"
+        )
+        for m in g["gone_misses"][:8]:
+            print(f"{name}:   missed {m}")
+        for sample in g["samples"]:
+            print(f"{name}:   {sample}")
     if "timing" in result:
         t = result["timing"]
         print(
@@ -554,6 +732,14 @@ def main() -> int:
         action="store_true",
         help="judge the change logs too (graphmem through .graphmem.toml; left out by default)",
     )
+    ap.add_argument(
+        "--grades",
+        action="store_true",
+        help="issue 42: at the latest commit and --releases release commits before it, findings per level, "
+        "the oracle's verdict on each default-level finding (precision), recall of the names gone, message lengths",
+    )
+    ap.add_argument("--releases", type=int, default=10, help="release commits before the latest (default: 10)")
+    ap.add_argument("--no-recall", action="store_true", help="--grades without the oracle over the whole history")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     names = ["attrs", "click"] if args.corpus == "both" else [args.corpus]

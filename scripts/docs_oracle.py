@@ -31,6 +31,7 @@ written only after it was gone, or one that never was the repository's code —
 from __future__ import annotations
 
 import ast
+import inspect
 import posixpath
 import re
 import subprocess
@@ -827,3 +828,117 @@ def extract(path: str, text: str) -> list[DocRef]:
     if path.endswith(".rst"):
         return extract_rst(path, text)
     return extract_markdown(path, text)
+
+
+# ---------------------------------------------------------------------------- grades (issue 42)
+#
+# The rules a reported finding is judged by, written from the issue, with Python's own tools:
+# a call written with arguments is bound (``inspect.Signature.bind_partial``) against the
+# function's current signature, built from its source with ``ast``; a name mentioned without
+# arguments is suspect when the parameters it had at the commit of the document's line break
+# old callers (one removed or renamed, positions moved, a new required one).
+
+
+def _find_def(body: list[ast.stmt], parts: list[str]) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
+    """The definition ``parts`` (a qualified name) in a module body, looking into
+    ``if``/``try`` blocks at each level (the last definition wins, as at run time)."""
+    found: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None = None
+    stack = list(body)
+    while stack:
+        stmt = stack.pop(0)
+        if isinstance(stmt, ast.If | ast.Try):
+            stack[:0] = [*stmt.body, *getattr(stmt, "orelse", []), *getattr(stmt, "finalbody", [])]
+            for h in getattr(stmt, "handlers", []):
+                stack[:0] = h.body
+            continue
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and stmt.name == parts[0]:
+            found = stmt
+    if found is None or len(parts) == 1:
+        return found
+    return _find_def(found.body, parts[1:]) if isinstance(found, ast.ClassDef) else None
+
+
+def signature_in(source: str, qualname: str) -> inspect.Signature | None:
+    """The signature callers see of ``qualname`` in a module's source (a class: its
+    ``__init__``; a method: without ``self``/``cls``, a ``staticmethod`` keeps its first
+    parameter); None when it is not there or has no parameters to bind."""
+    try:
+        tree_ = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    parts = qualname.split(".")
+    node = _find_def(tree_.body, parts)
+    method = len(parts) > 1
+    if isinstance(node, ast.ClassDef):
+        node = _find_def(node.body, ["__init__"])
+        method = True
+    if node is None or isinstance(node, ast.ClassDef):
+        return None
+    static = any(_dotted(d) == "staticmethod" for d in node.decorator_list)
+    a = node.args
+    P = inspect.Parameter
+    params: list[inspect.Parameter] = []
+    positional = [*a.posonlyargs, *a.args]
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    for i, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
+        kind = P.POSITIONAL_ONLY if i < len(a.posonlyargs) else P.POSITIONAL_OR_KEYWORD
+        params.append(P(arg.arg, kind, default=P.empty if default is None else ...))
+    if a.vararg is not None:
+        params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
+    for arg, kw_default in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        params.append(P(arg.arg, P.KEYWORD_ONLY, default=P.empty if kw_default is None else ...))
+    if a.kwarg is not None:
+        params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
+    if method and not static and params and params[0].kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD):
+        params = params[1:]
+    try:
+        return inspect.Signature(params)
+    except ValueError:
+        return None
+
+
+def written_call(text: str) -> tuple[int, list[str], bool] | None:
+    """The call a finding's text writes with arguments: (positional arguments, keywords,
+    whether ``...``/``*args`` leaves the positional count open); None for a mention."""
+    inner = text.split("`")[1] if text.count("`") >= 2 else text
+    inner = inner.strip().removeprefix("@")
+    try:
+        node = ast.parse(inner, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+        return None
+    is_more = [isinstance(x, ast.Starred) or (isinstance(x, ast.Constant) and x.value is Ellipsis) for x in node.args]
+    keywords = [k.arg for k in node.keywords if k.arg is not None]
+    return sum(not m for m in is_more), keywords, any(is_more)
+
+
+def call_fits(sig: inspect.Signature, call: tuple[int, list[str], bool]) -> bool:
+    """Whether the call binds to ``sig`` (arguments it leaves out are not asked for: a
+    document shows what matters)."""
+    positional, keywords, more = call
+    try:
+        sig.bind_partial(*([None] * (0 if more else positional)), **dict.fromkeys(keywords))
+    except TypeError:
+        return False
+    return True
+
+
+def breaks_callers(old: inspect.Signature, new: inspect.Signature) -> bool:
+    """Whether calls written against ``old`` may fail against ``new``: a parameter removed
+    or renamed (unless ``new`` takes ``**kwargs``), positions moved, a new required one."""
+    P = inspect.Parameter
+    variadic = (P.VAR_POSITIONAL, P.VAR_KEYWORD)
+    old_named = [p.name for p in old.parameters.values() if p.kind not in variadic]
+    new_params = new.parameters
+    takes_any = any(p.kind is P.VAR_KEYWORD for p in new_params.values())
+    if any(n not in new_params and not takes_any for n in old_named):
+        return True
+    pos = (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)
+    old_pos = [p.name for p in old.parameters.values() if p.kind in pos]
+    new_pos = [p.name for p in new_params.values() if p.kind in pos]
+    if new_pos[: len(old_pos)] != old_pos and not all(n not in new_pos for n in old_pos):
+        return True
+    return any(
+        p.default is P.empty and p.kind not in variadic and p.name not in old.parameters for p in new_params.values()
+    )

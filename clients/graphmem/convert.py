@@ -590,6 +590,8 @@ def knowledge_reference_to_proto(r: KnowledgeReference) -> types_pb2.KnowledgeRe
         commit=r.commit,
         close_matches=r.close_matches,
         observation_id=r.observation_id,
+        old_signature=r.old_signature,
+        new_signature=r.new_signature,
     )
 
 
@@ -609,6 +611,8 @@ def knowledge_reference_from_proto(m: types_pb2.KnowledgeReference) -> Knowledge
         commit=m.commit,
         close_matches=tuple(m.close_matches),
         observation_id=m.observation_id,
+        old_signature=m.old_signature,
+        new_signature=m.new_signature,
     )
 
 

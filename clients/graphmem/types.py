@@ -222,8 +222,9 @@ class ReferenceState(str, Enum):
 
     OK = "ok"
     DANGLING = "dangling"  # names a symbol/path that no longer exists (removed or renamed)
-    STALE = "stale"  # its signature changed after the unit's lines were last committed
-    SUSPECT = "suspect"  # its body changed after that
+    STALE = "stale"  # a call written with arguments no longer binds to the current signature
+    SUSPECT = "suspect"  # mentioned without arguments; changed since in a way that breaks old callers
+    CHANGED = "changed"  # changed since, but what the text uses still fits (``check --level all``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +257,8 @@ class KnowledgeReference:
     commit: str = ""
     close_matches: tuple[str, ...] = ()
     observation_id: str = ""
+    old_signature: str = ""  # the named code's signature when the unit was written (normally spaced)
+    new_signature: str = ""  # and now
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,9 +123,22 @@ def followed(repo: Path) -> Iterator[dict[str, Any]]:
             codes[fail_on] = out.returncode
         as_json = check(home, repo, "--format", "json", "--fail-on", "never")
         assert as_json.returncode == 0, as_json.stderr
-        steps[step] = {"codes": codes, "findings": findings(as_json), "json": json.loads(as_json.stdout)}
+        every = check(home, repo, "--format", "json", "--fail-on", "never", "--level", "all")
+        steps[step] = {
+            "codes": codes,
+            "findings": findings(as_json),
+            "all": findings(every),
+            "json": json.loads(as_json.stdout),
+        }
 
     try:
+        # a call written with an argument by keyword (bound against the signature when it changes)
+        edit(
+            repo / "docs" / "api.rst",
+            "Passwords are hashed by",
+            "Call ``hash_password(password=pw)``.\n\nPasswords are hashed by",
+        )
+        commit_all(repo, "docs: a call of hash_password")
         record("initial")
         crypto = repo / "app" / "auth" / "crypto.py"
         edit(crypto, "return hash_password(password) == digest", "return digest == hash_password(password)")
@@ -133,7 +146,7 @@ def followed(repo: Path) -> Iterator[dict[str, Any]]:
         record("body")
         # a renamed parameter: calls by keyword break (a new defaulted one would only make
         # passing mentions suspect)
-        edit(crypto, "def hash_password(password: str) -> str:", "def hash_password(secret: str) -> str:")
+        edit(crypto, "def hash_password(password: str) -> str", "def hash_password(secret: str) -> str")
         edit(crypto, "(SALT + password)", "(SALT + secret)")
         commit_all(repo, "hash_password(secret) (signature change)")
         record("signature")
@@ -156,19 +169,29 @@ def followed(repo: Path) -> Iterator[dict[str, Any]]:
 def test_exit_codes_follow_fail_on_through_the_history(followed: dict[str, Any]) -> None:
     assert followed["initial"]["codes"] == {"dangling": 0, "stale": 0, "suspect": 0, "never": 0}
     assert followed["initial"]["findings"] == []
-    assert followed["body"]["codes"] == {"dangling": 0, "stale": 0, "suspect": 1, "never": 0}
+    assert followed["body"]["codes"] == {"dangling": 0, "stale": 0, "suspect": 0, "never": 0}  # nothing to act on
     assert followed["signature"]["codes"] == {"dangling": 0, "stale": 1, "suspect": 1, "never": 0}
     assert followed["rename"]["codes"] == {"dangling": 1, "stale": 1, "suspect": 1, "never": 0}
 
 
 def test_findings_name_the_reference_what_happened_and_where(followed: dict[str, Any], repo: Path) -> None:
-    suspect = followed["body"]["findings"]
-    assert {r["state"] for r in suspect} == {"REFERENCE_STATE_SUSPECT"}
-    assert any("check_password" in r["text"] and r["path"] == "docs/adr/0001-password-hashing.md" for r in suspect)
-    stale = [r for r in followed["signature"]["findings"] if r["state"] == "REFERENCE_STATE_STALE"]
-    assert {r["path"] for r in stale if "hash_password" in r["text"]} >= {"CLAUDE.md", "docs/api.rst"}
+    assert followed["body"]["findings"] == []  # a body change of a named function: only with --level all
+    changed = followed["body"]["all"]
+    assert {r["state"] for r in changed} == {"REFERENCE_STATE_CHANGED"}
+    assert any("check_password" in r["text"] and r["path"] == "docs/adr/0001-password-hashing.md" for r in changed)
     head = git(repo, "rev-parse", "HEAD~1").strip()
-    assert all(r["commit"] and head.startswith(r["commit"][:7]) for r in stale if "hash_password" in r["text"])
+    # the call written with the keyword the function no longer takes: stale
+    (stale,) = [r for r in followed["signature"]["findings"] if r["state"] == "REFERENCE_STATE_STALE"]
+    assert (stale["path"], stale["text"]) == ("docs/api.rst", "hash_password(password=pw)")
+    assert stale["reason"] == (
+        f"`hash_password` no longer takes `password`: parameter `password` renamed to `secret` in {head[:7]}"
+    )
+    assert stale["old_signature"] == "def hash_password(password: str) -> str"
+    assert stale["new_signature"] == "def hash_password(secret: str) -> str"
+    # the mentions of it: a renamed parameter breaks old callers, suspect
+    suspect = [r for r in followed["signature"]["findings"] if r["state"] == "REFERENCE_STATE_SUSPECT"]
+    assert {r["path"] for r in suspect if "hash_password" in r["text"]} >= {"CLAUDE.md", "docs/api.rst"}
+    assert all(r["commit"] and head.startswith(r["commit"][:7]) for r in suspect if "hash_password" in r["text"])
     dangling = [r for r in followed["rename"]["findings"] if r["state"] == "REFERENCE_STATE_DANGLING"]
     login = [r for r in dangling if "AuthService.login" in r["text"]]
     assert {r["path"] for r in login} == {"CLAUDE.md", "docs/api.rst"}
@@ -262,6 +285,7 @@ def test_text_output(followed: dict[str, Any], repo: Path) -> None:
         (("no-such-file.md",), "no such file or directory"),
         (("/",), "outside the repository"),
         (("--wait", "0"), "--wait must be positive"),
+        (("--level", "warning"), "invalid ReportLevel value"),
     ],
 )
 def test_usage_errors_exit_64(repo: Path, args: tuple[str, ...], message: str) -> None:
@@ -269,6 +293,21 @@ def test_usage_errors_exit_64(repo: Path, args: tuple[str, ...], message: str) -
     out = subprocess.run([*GRAPHMEM, "check", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 64, out.stderr
     assert message in out.stderr
+
+
+def test_outside_git_check_says_so_and_exits_64_unless_no_git() -> None:
+    folder = copy_fixture("knowledge")  # the same files, no repository around them
+    env = dict(os.environ, GRAPHMEM_HOME=str(short_tmp()))
+    env.pop("GRAPHMEM_ADDRESS", None)
+    run = [*GRAPHMEM, "check", "--wait", WAIT]
+    out = subprocess.run(run, cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 64, out.stderr
+    assert "is not in a git repository" in out.stderr
+    assert "--no-git" in out.stderr
+    assert "one-shot" not in out.stderr  # nothing was indexed
+    out = subprocess.run([*run, "--no-git"], cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr  # no history: every reference is judged from now on
+    assert out.stdout.splitlines()[-1].startswith("no findings in 6 files")
 
 
 # ---------------------------------------------------------------------------- pre-commit
@@ -362,8 +401,7 @@ def test_an_alias_by_assignment_and_a_star_import_are_followed_with_or_without_a
         (repo / d).mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text("from . import setters\nfrom ._make import attributes, frozen\n")
     (repo / "pkg" / "_make.py").write_text(
-        "from functools import partial\n\n\ndef attributes(cls):\n    return cls\n\n\n"
-        "frozen = partial(attributes)\n"
+        "from functools import partial\n\n\ndef attributes(cls):\n    return cls\n\n\nfrozen = partial(attributes)\n"
     )
     (repo / "pkg" / "setters.py").write_text("def frozen(a):\n    return a\n")
     (repo / "pkg" / "validators.py").write_text(
@@ -415,8 +453,8 @@ def commit_at(repo: Path, message: str, when: int) -> str:
 
 def test_a_suspect_changed_twice_names_the_latest_commit_with_or_without_a_daemon() -> None:
     """A function a paragraph mentions changes its body in two commits (a day apart): the
-    suspect names the latest commit (the newest change of its lines), through a running daemon
-    that saw the first change as in a cold check."""
+    change (``--level all``: old uses still fit) names the latest commit (the newest change of
+    its lines), through a running daemon that saw the first change as in a cold check."""
     repo = short_tmp("gmtw") / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text("def fmt(x):\n    a = x\n    b = a\n    return b\n")
@@ -430,13 +468,16 @@ def test_a_suspect_changed_twice_names_the_latest_commit_with_or_without_a_daemo
         assert findings(check(home, repo, "--format", "json")) == []
         edit(repo / "pkg" / "__init__.py", "a = x\n", "a = x + 1\n")
         first = commit_at(repo, "first body change", day + 86_400)
-        (got,) = findings(check(home, repo, "--format", "json", "--fail-on", "stale"))
-        assert (got["state"], got["commit"]) == ("REFERENCE_STATE_SUSPECT", first), got
+        (got,) = findings(check(home, repo, "--format", "json", "--fail-on", "stale", "--level", "all"))
+        assert (got["state"], got["commit"]) == ("REFERENCE_STATE_CHANGED", first), got
         edit(repo / "pkg" / "__init__.py", "b = a\n", "b = a * 2\n")
         latest = commit_at(repo, "second body change", day + 2 * 86_400)
-        for out in (check(home, repo, "--format", "json"), check(short_tmp(), repo, "--format", "json")):
+        for out in (
+            check(home, repo, "--format", "json", "--level", "all"),
+            check(short_tmp(), repo, "--format", "json", "--level", "all"),
+        ):
             (got,) = findings(out)
-            assert (got["state"], got["commit"]) == ("REFERENCE_STATE_SUSPECT", latest), got
+            assert (got["state"], got["commit"]) == ("REFERENCE_STATE_CHANGED", latest), got
     finally:
         daemon.stop()
 
@@ -497,13 +538,13 @@ def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> N
     home = short_tmp()
     daemon = spawn_daemon(home, [repo])
     try:
-        assert findings(check(home, repo, "--format", "json")) == []
+        assert findings(check(home, repo, "--format", "json", "--level", "all")) == []
         edit(core, "def dep(a):", "def dep(a, b=0):")  # helper's dependency, re-signed compatibly
         edit(core, "a = x\n", "a = x + 1\n")
         edit(core, "def thing(x):\n    return x\n", "def thing(x):\n    return x * 2\n")
         edit(core, "def hello(name):", "def hello(name, loud=False):")
         changed = commit_at(repo, "bodies and signatures change", day + 86_400)
-        seen = {r["text"]: r for r in findings(check(home, repo, "--format", "json"))}
+        seen = {r["text"]: r for r in findings(check(home, repo, "--format", "json", "--level", "all"))}
         assert {"pkg.fmt", "thing", "pkg.hello"} <= set(seen), seen  # the daemon saw the commit
         assert seen["pkg.fmt"]["commit"] == changed, seen
         assert "pkg.helper" not in seen, seen  # a dependency's change names no reference ...
@@ -514,16 +555,16 @@ def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> N
         edit(readme, "Call `thing` first.", "Call `thing` first, always.")
         edit(readme, "Say hello with `pkg.hello` now.", "Say hello with\n`pkg.hello` now.")  # reflowed
         edit(readme, "Greet with `pkg.greet`.", "Greet with `pkg.greet`, politely.")
-        assert "pkg.greet" not in {r["text"] for r in findings(check(home, repo, "--format", "json"))}
+        assert "pkg.greet" not in {r["text"] for r in findings(check(home, repo, "--format", "json", "--level", "all"))}
         edit(core, "def greet(name):\n    return name\n", "def greet(name):\n    return name.title()\n")
-        greeted = {r["text"] for r in findings(check(home, repo, "--format", "json"))}
+        greeted = {r["text"] for r in findings(check(home, repo, "--format", "json", "--level", "all"))}
         assert "pkg.greet" in greeted  # changed after the paragraph was read, before either is committed
         commit_at(repo, "docstring, a module, the readme and greet together", day + 2 * 86_400)
-        reused = findings(check(home, repo, "--format", "json", "--fail-on", "never"))
-        alone = findings(check(short_tmp(), repo, "--format", "json", "--fail-on", "never"))
+        reused = findings(check(home, repo, "--format", "json", "--fail-on", "never", "--level", "all"))
+        alone = findings(check(short_tmp(), repo, "--format", "json", "--fail-on", "never", "--level", "all"))
         assert reused == alone
         assert [(r["text"], r["state"], r["commit"]) for r in alone] == [
-            ("pkg.fmt", "REFERENCE_STATE_SUSPECT", changed)
+            ("pkg.fmt", "REFERENCE_STATE_CHANGED", changed)
         ], alone
     finally:
         daemon.stop()

@@ -18,6 +18,8 @@ from graphmem.check.format import (
     GITHUB_ANNOTATIONS_SHOWN,
     FailOn,
     Level,
+    ReportLevel,
+    at_level,
     describe,
     escape_github_data,
     escape_github_property,
@@ -146,17 +148,28 @@ def test_findings_are_in_file_order_without_ok_references() -> None:
 
 
 def test_describe_keeps_the_daemon_reason_and_adds_close_matches() -> None:
-    text = describe(DANGLING)
-    assert text.startswith("`AuthService.login` was renamed to `AuthService.sign_in` in a1b2c3d")
-    # the new name is already the reason: only the other close match is offered
-    assert text.endswith("; did you mean `app/auth/service.py::AuthService.logout`?")
+    # the new name is known: that is the fix, no other suggestion
+    assert describe(DANGLING) == "`AuthService.login` was renamed to `AuthService.sign_in` in a1b2c3d"
+    gone = KnowledgeReference(**{**_fields(DANGLING), "renamed_to": "", "reason": "`AuthService.login` removed"})
+    assert describe(gone) == "`AuthService.login` removed; did you mean `AuthService.sign_in`, `AuthService.logout`?"
+    assert len(describe(gone, limit=60)) <= 60  # suggestions are cut to fit
+
+
+def test_describe_fits_one_line_of_at_most_160_characters() -> None:
+    many = KnowledgeReference(
+        **{**_fields(REMOVED), "close_matches": tuple(f"app/auth/crypto.py::hash_password_v{i}" for i in range(9))}
+    )
+    text = describe(many)
+    assert len(text) <= 160
+    assert "\n" not in text
+    assert text.count("`hash_password_v") == 3  # at most three suggestions, short names
+    long = KnowledgeReference(**{**_fields(STALE), "reason": "x" * 400})
+    assert len(describe(long)) == 160
 
 
 def test_describe_without_a_reason_says_what_the_state_means() -> None:
-    assert describe(REMOVED) == (
-        "`:func:`hash_pw`` names code that no longer exists; did you mean `app/auth/crypto.py::hash_password`?"
-    )
-    assert "body changed" in describe(SUSPECT)
+    assert describe(REMOVED) == ("`:func:`hash_pw`` names code that no longer exists; did you mean `hash_password`?")
+    assert "breaks old callers" in describe(SUSPECT)
 
 
 def test_text_lines_are_path_line_column_then_a_summary() -> None:
@@ -166,8 +179,7 @@ def test_text_lines_are_path_line_column_then_a_summary() -> None:
     assert lines[1].startswith("CLAUDE.md:3:1: stale: `create_user()`: the signature of `create_user` changed")
     assert lines[3].startswith("docs/auth guide.md:12:5: dangling: `AuthService.login` was renamed")
     assert lines[-1] == (
-        "2 dangling, 1 stale, 1 suspect in 4 files (12 units, 30 references checked); "
-        "2 at or above dangling: FAILED"
+        "2 dangling, 1 stale, 1 suspect in 4 files (12 units, 30 references checked); 2 at or above dangling: FAILED"
     )
     passed = "no findings in 4 files (12 units, 30 references checked); passed"
     assert text_lines(check_of(OK), FailOn.STALE) == [passed]
@@ -240,7 +252,12 @@ def test_sarif_results_carry_the_exact_span_rule_and_relative_uri() -> None:
     assert run["columnKind"] == "unicodeCodePoints"
     assert run["originalUriBaseIds"] == {SRCROOT: {"uri": "file:///work/my%20repo/"}}
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == ["dangling-reference", "stale-reference", "suspect-reference"]
+    assert [r["id"] for r in rules] == [
+        "dangling-reference",
+        "stale-reference",
+        "suspect-reference",
+        "changed-reference",
+    ]
     by_uri = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r for r in run["results"]}
     dangling = by_uri["docs/auth%20guide.md"]
     assert dangling["ruleId"] == "dangling-reference"
@@ -270,10 +287,41 @@ def test_sarif_fingerprints_survive_lines_moving_and_tell_twins_apart() -> None:
         log = sarif_log(check, FailOn.DANGLING, tool_version="0.1.0")
         return [r["partialFingerprints"][FINGERPRINT_KEY] for r in log["runs"][0]["results"]]
 
+    elsewhere = KnowledgeReference(**{**_fields(DANGLING), "path": "docs/other.md"})
     assert prints(check_of(DANGLING)) == prints(check_of(moved))
-    first, second = prints(check_of(moved, twin))
-    assert first == prints(check_of(DANGLING))[0]
+    (one,) = prints(check_of(moved, twin))  # one symbol, one change, one file: one result
+    assert one == prints(check_of(DANGLING))[0]
+    first, second = prints(check_of(DANGLING, elsewhere))
     assert second != first
+
+
+def test_a_repeated_finding_is_one_finding_listing_its_lines() -> None:
+    again = [KnowledgeReference(**{**_fields(DANGLING), "line": n, "end_line": n}) for n in (30, 44)]
+    check = check_of(DANGLING, *again, STALE)
+    lines = text_lines(check, FailOn.DANGLING)
+    assert lines[1] == f"docs/auth guide.md:12:5: dangling: {describe(DANGLING)} (also lines 30, 44)"
+    assert len(lines) == 3  # the stale one, the grouped dangling one, the summary
+    (result,) = [
+        r
+        for r in sarif_log(check, FailOn.DANGLING, tool_version="0")["runs"][0]["results"]  # type: ignore[index]
+        if r["ruleId"] == "dangling-reference"
+    ]
+    assert result["properties"]["lines"] == [12, 30, 44]
+    assert [x["physicalLocation"]["region"]["startLine"] for x in result["relatedLocations"]] == [30, 44]
+    (github,) = [x for x in github_lines(check, FailOn.DANGLING) if x.startswith("::error")]
+    assert github.endswith("(also lines 30, 44)")
+
+
+def test_level_chooses_what_is_printed_and_the_gate_still_sees_everything() -> None:
+    changed = KnowledgeReference(**{**_fields(SUSPECT), "state": ReferenceState.CHANGED, "line": 20})
+    check = check_of(DANGLING, STALE, SUSPECT, changed)
+    states = lambda c: sorted(r.state.value for r in c.references)  # noqa: E731
+    assert states(at_level(check, ReportLevel.SUSPECT)) == ["dangling", "stale", "suspect"]
+    assert states(at_level(check, ReportLevel.ALL)) == ["changed", "dangling", "stale", "suspect"]
+    assert states(at_level(check, ReportLevel.DANGLING)) == ["dangling"]
+    assert states(at_level(check, ReportLevel.DANGLING, FailOn.STALE)) == ["dangling", "stale"]  # what fails shows
+    assert exit_status(check_of(changed), FailOn.SUSPECT) == 0  # a compatible change never fails
+    assert summary(check_of(changed), FailOn.DANGLING).startswith("0 dangling, 0 stale, 0 suspect, 1 changed in")
 
 
 def _fields(ref: KnowledgeReference) -> dict[str, Any]:
@@ -334,13 +382,18 @@ def test_github_escaping() -> None:
     (line,) = github_lines(check_of(odd), FailOn.DANGLING)
     _, props, message = _parse(line)
     assert props["file"] == "docs/odd%2Cname%3A1%25.md"
-    assert message == "`a,b` is gone%0Asee 50%25 of: the rest"
+    assert message == "`a,b` is gone see 50%25 of: the rest"  # one line: a newline in a reason is a space
 
 
 def test_github_says_when_annotations_will_be_cut() -> None:
     many = [
         KnowledgeReference(
-            text=f"gone_{i}", path="docs/a.md", line=i + 1, column=1, end_line=i + 1, end_column=8,
+            text=f"gone_{i}",
+            path="docs/a.md",
+            line=i + 1,
+            column=1,
+            end_line=i + 1,
+            end_column=8,
             state=ReferenceState.DANGLING,
         )
         for i in range(GITHUB_ANNOTATIONS_SHOWN + 1)

@@ -73,10 +73,11 @@ REMOVE = (
 )
 RESIGN = (
     "app/auth/crypto.py",
-    "def hash_password(password: str) -> str:",
-    "def hash_password(password: str, pepper: str) -> str:",
+    "def hash_password(password: str) -> str",
+    "def hash_password(password: str, pepper: str) -> str",
 )
 REBODY = ("web/src/client.ts", "return user.name.trim();", "return user.name.trim().toUpperCase();")
+RESIGN_TS = ("web/src/client.ts", "formatName(user: User): string", "formatName(user: User, locale: string): string")
 
 
 def units(c: GraphMem) -> list[Observation]:
@@ -157,18 +158,21 @@ def _assert_changes_found(c: GraphMem, root: Path, commits: dict[str, str]) -> N
     assert link.state is ReferenceState.DANGLING
     assert link.commit == commits["remove"]
     assert "server/handler.go::HandleLogout" in link.close_matches
+    # mentioned without arguments (``hash_password()`` too: empty parentheses are a mention);
+    # a new required parameter breaks old callers: suspect
     for path, text in (("CLAUDE.md", "hash_password()"), ("docs/adr/0001-password-hashing.md", "hash_password")):
-        stale = problem(c, path, text)
-        assert stale is not None
-        assert stale.state is ReferenceState.STALE
-        assert stale.commit == commits["resign"]
-        assert "pepper" in stale.reason
-    body = problem(c, "AGENTS.md", "formatName")
+        suspect = problem(c, path, text)
+        assert suspect is not None
+        assert suspect.state is ReferenceState.SUSPECT
+        assert suspect.commit == commits["resign"]
+        assert suspect.reason.endswith(f"parameter `pepper` added (required) in {commits['resign'][:7]}")
+        assert suspect.new_signature == "def hash_password(password: str, pepper: str) -> str"
+    body = problem(c, "AGENTS.md", "formatName")  # a body change of a named function: nothing to act on
     assert body is not None
-    assert body.state is ReferenceState.SUSPECT
+    assert body.state is ReferenceState.CHANGED
     assert body.commit == commits["rebody"]
     assert unit_at(c, "CLAUDE.md", 7).status is ObservationStatus.STALE
-    assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.SUSPECT
+    assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH
 
 
 def _stale_event(c: GraphMem, obs_id: str) -> bool:
@@ -202,8 +206,8 @@ def test_live_rename_removal_signature_and_body_changes(daemon_factory: DaemonFa
         commits = _make_changes(repo, d)
         wait_for(lambda: (p := problem(c, "AGENTS.md", "formatName")) is not None and p.commit, TIMEOUT)
         _assert_changes_found(c, repo.root, commits)
-        stale = {o.id for o in c.list(statuses=[ObservationStatus.STALE])}
-        assert unit_at(c, "CLAUDE.md", 5).id in stale  # list --stale treats units like any note
+        suspect = {o.id for o in c.list(statuses=[ObservationStatus.SUSPECT])}
+        assert unit_at(c, "CLAUDE.md", 5).id in suspect  # list --suspect treats units like any note
         assert _stale_event(c, unit_at(c, "CLAUDE.md", 7).id)  # and so do events
         # editing the paragraph clears it (same unit: same id)
         before = unit_at(c, "CLAUDE.md", 5)
@@ -274,12 +278,16 @@ def test_outside_git_the_file_time_stands_in(daemon_factory: DaemonFactory) -> N
     d = daemon_factory([repo.root])
     with d.client() as c:
         assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH
-        repo.edit(*REBODY)
+        repo.edit(*REBODY)  # a body change of a named function: nothing to act on
+        wait_for(lambda: problem(c, "AGENTS.md", "formatName") is not None, TIMEOUT)
+        assert unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH
+        repo.edit(*RESIGN_TS)  # a new required parameter: old callers break
         wait_for(lambda: unit_at(c, "AGENTS.md", 4).status is ObservationStatus.SUSPECT, TIMEOUT)
         body = problem(c, "AGENTS.md", "formatName")
         assert body is not None
+        assert body.state is ReferenceState.SUSPECT
         assert body.commit == ""
-        assert "not committed" in body.reason
+        assert body.reason.endswith(", uncommitted")
         repo.edit("AGENTS.md", "must stay pure", "must stay pure (it upper-cases now)")
         wait_for(lambda: unit_at(c, "AGENTS.md", 4).status is ObservationStatus.FRESH, TIMEOUT)
         # a name written before its code: anchored once the code exists

@@ -93,24 +93,44 @@ def test_unchanged_code_is_fresh() -> None:
     assert o.knowledge.heading_path == ("Guide",)
 
 
-def test_incompatible_signature_change_is_stale_compatible_one_suspect() -> None:
+def test_a_mention_is_suspect_when_old_callers_break_and_changed_when_they_fit() -> None:
     broken = replace(F, signature="def f(a,b):", sig_hash="s2")
     o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(broken), 200.0, "")
-    assert o.status is ObservationStatus.STALE
-    (ref,) = o.references
-    assert ref.state is ReferenceState.STALE
-    assert "def f(a,b):" in ref.reason
-    widened = replace(F, signature="def f(a,b=1):", sig_hash="s3")
-    o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(widened), 200.0, "")
     assert o.status is ObservationStatus.SUSPECT
-    assert "compatibly" in o.references[0].reason
+    (ref,) = o.references
+    assert ref.state is ReferenceState.SUSPECT
+    assert ref.reason == "`f`: parameter `b` added (required), uncommitted"
+    assert (ref.old_signature, ref.new_signature) == ("def f(a)", "def f(a, b)")
+    widened = replace(F, signature="def f(a:int,b=1)->int:", sig_hash="s3")
+    o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(widened), 200.0, "")
+    assert o.status is ObservationStatus.FRESH  # old callers still fit: nothing to act on
+    assert o.references[0].state is ReferenceState.CHANGED
+    assert o.references[0].reason.startswith("`f`: parameter `b` added (optional")
 
 
-def test_body_change_is_suspect_for_a_mention_stale_for_a_shared_note() -> None:
+def test_a_call_written_with_arguments_is_bound_against_the_current_signature() -> None:
+    g = _sym("get", "def get(url,*,proxies=None,timeout=5):")
+    now = replace(g, signature="def get(url,*,proxy=None,timeout=5):", sig_hash="s2")
+    for text, state in (
+        ("get(..., proxies=...)", ReferenceState.STALE),  # a keyword it no longer takes
+        ("get(url, timeout=1)", ReferenceState.CHANGED),  # still binds: nothing to act on
+        ("get(a, b)", ReferenceState.STALE),  # too many positionals
+        ("get()", ReferenceState.SUSPECT),  # empty parentheses: a mention
+    ):
+        o = grade(_unit_obs([(text, symbol_anchor(g))]), Code(now), 200.0, "")
+        assert o.references[0].state is state, text
+    o = grade(_unit_obs([("get(..., proxies=...)", symbol_anchor(g))]), Code(now), 200.0, "")
+    assert o.status is ObservationStatus.STALE
+    assert o.references[0].reason == (
+        "`get` no longer takes `proxies`: parameter `proxies` renamed to `proxy`, uncommitted"
+    )
+
+
+def test_body_change_is_nothing_for_a_mention_stale_for_a_shared_note() -> None:
     changed = replace(F, body_hash="b2")
     doc = grade(_unit_obs([("f", symbol_anchor(F))]), Code(changed), 200.0, "")
-    assert doc.status is ObservationStatus.SUSPECT
-    assert doc.references[0].state is ReferenceState.SUSPECT
+    assert doc.status is ObservationStatus.FRESH
+    assert doc.references[0].state is ReferenceState.CHANGED
     note = grade(_unit_obs([("f", symbol_anchor(F))], KnowledgeKind.SHARED_NOTE), Code(changed), 200.0, "")
     assert note.status is ObservationStatus.STALE
     assert note.references[0].state is ReferenceState.STALE
@@ -125,7 +145,7 @@ def test_removed_and_renamed_references_are_dangling() -> None:
     gone = grade(_unit_obs([("f", symbol_anchor(F))]), Code(), 200.0, "")
     assert gone.status is ObservationStatus.STALE
     assert gone.references[0].state is ReferenceState.DANGLING
-    assert "`f` was removed" in gone.references[0].reason
+    assert gone.references[0].reason == "`f` removed, uncommitted"
     g = _sym("g", "def g(a):")
     renamed = StaleReason(F.ref, ChangeKind.RENAMED, 150.0, F.signature, g.signature, g.ref, "c0ffee1234", "")
     o = grade(_unit_obs([("f", symbol_anchor(g))], reasons=(renamed,)), Code(g), 200.0, "")
@@ -136,7 +156,7 @@ def test_removed_and_renamed_references_are_dangling() -> None:
         "c0ffee1234",
         F.ref,
     )
-    assert ref.reason == "`f` was renamed to `g` in c0ffee1"
+    assert ref.reason == "`f` renamed to `g` in c0ffee1"
 
 
 def test_check_lists_what_is_not_ok_in_file_order_with_close_matches() -> None:
@@ -171,3 +191,26 @@ def test_anchors_carry_the_confidence_of_the_surest_reference() -> None:
         ref_confidence(TextRef(RefKind.CODE, TargetKind.SYMBOL, "app.x", "app.x", span), module) == PASSING_CONFIDENCE
     )
     assert from_doc(to_doc(bare)) == bare
+
+
+def test_a_long_change_is_cut_to_one_line_keeping_the_commit() -> None:
+    old = _sym("shell_complete", "def shell_complete(cli,ctx_args,prog_name,complete_var,instruction):")
+    now = replace(
+        old,
+        signature="def shell_complete(cli:Command,ctx_args:cabc.MutableMapping[str,t.Any],prog_name:str,"
+        "complete_var:str,instruction:str,extra_settings:dict[str,t.Any])->int:",
+        sig_hash="s9",
+    )
+    reason = StaleReason(
+        old.ref, ChangeKind.SIGNATURE_CHANGED, 150.0, old.signature, now.signature, commit="8981a95abc"
+    )
+    o = grade(
+        _unit_obs([("click.shell_completion.shell_complete", symbol_anchor(old))], reasons=(reason,)),
+        Code(now),
+        200.0,
+        "",
+    )
+    (ref,) = o.references
+    assert ref.state is ReferenceState.SUSPECT
+    assert len(ref.reason) <= 160
+    assert ref.reason.endswith("… in 8981a95")

@@ -4,16 +4,23 @@
 Nothing here does I/O: a ``KnowledgeCheck`` (what the daemon answered) and the ``--fail-on``
 threshold in, strings out. The order of findings is the file order: path, line, column.
 
-Severity: dangling > stale > suspect. A finding *fails* the check when its state is at or
-above ``--fail-on`` (default: dangling); failing findings are errors in every format, the
-others are warnings (stale, dangling below the threshold) or notes (suspect: the named
-code's body changed, worth a look, not an error).
+Severity: dangling > stale > suspect > changed. A finding *fails* the check when its state
+is at or above ``--fail-on`` (default: dangling); failing findings are errors in every
+format, the others are warnings (stale, dangling below the threshold) or notes (suspect:
+old callers of the named code break, worth a look; changed: it changed but what the text
+uses still fits, shown only with ``--level all`` and never failing). ``--level`` chooses
+what is printed (``at_level``); the gate is judged on every finding all the same.
+
+A finding repeated — one symbol, one change, one file — is printed once, listing its other
+lines (``grouped``). A text message is at most ``MESSAGE_LIMIT`` characters: the close
+matches it offers are cut to fit, and the full signatures go in JSON and SARIF.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Final
 
@@ -25,8 +32,12 @@ from graphmem.types import Freshness, KnowledgeCheck, KnowledgeReference, Refere
 __all__ = [
     "CLOSE_MATCHES_SHOWN",
     "GITHUB_ANNOTATIONS_SHOWN",
+    "MESSAGE_LIMIT",
     "FailOn",
+    "Group",
     "Level",
+    "ReportLevel",
+    "at_level",
     "describe",
     "escape_github_data",
     "escape_github_property",
@@ -34,6 +45,7 @@ __all__ = [
     "fails",
     "findings",
     "github_lines",
+    "grouped",
     "json_text",
     "level",
     "rule_id",
@@ -41,8 +53,10 @@ __all__ = [
     "text_lines",
 ]
 
-#: How many close matches a message lists (the JSON and SARIF properties carry them all).
-CLOSE_MATCHES_SHOWN: Final = 5
+#: How many close matches a message lists at most (the JSON and SARIF properties carry them all).
+CLOSE_MATCHES_SHOWN: Final = 3
+#: The longest text message (a finding's reason with its suggestions).
+MESSAGE_LIMIT: Final = 160
 
 
 class FailOn(str, Enum):
@@ -52,6 +66,15 @@ class FailOn(str, Enum):
     STALE = "stale"
     SUSPECT = "suspect"
     NEVER = "never"
+
+
+class ReportLevel(str, Enum):
+    """What is printed (``--level``): each level adds the next state below it."""
+
+    DANGLING = "dangling"
+    STALE = "stale"
+    SUSPECT = "suspect"  # the default: what a maintainer must act on
+    ALL = "all"  # and the changes what the text uses still fits
 
 
 class Level(str, Enum):
@@ -64,23 +87,32 @@ class Level(str, Enum):
 
 _RANK: Final[dict[ReferenceState, int]] = {
     ReferenceState.OK: 0,
-    ReferenceState.SUSPECT: 1,
-    ReferenceState.STALE: 2,
-    ReferenceState.DANGLING: 3,
+    ReferenceState.CHANGED: 1,
+    ReferenceState.SUSPECT: 2,
+    ReferenceState.STALE: 3,
+    ReferenceState.DANGLING: 4,
 }
-_THRESHOLD: Final[dict[FailOn, int]] = {FailOn.DANGLING: 3, FailOn.STALE: 2, FailOn.SUSPECT: 1, FailOn.NEVER: 99}
+_THRESHOLD: Final[dict[FailOn, int]] = {FailOn.DANGLING: 4, FailOn.STALE: 3, FailOn.SUSPECT: 2, FailOn.NEVER: 99}
+_SHOWN: Final[dict[ReportLevel, int]] = {
+    ReportLevel.DANGLING: 4,
+    ReportLevel.STALE: 3,
+    ReportLevel.SUSPECT: 2,
+    ReportLevel.ALL: 1,
+}
 
 _RULE_IDS: Final[dict[ReferenceState, str]] = {
     ReferenceState.DANGLING: "dangling-reference",
     ReferenceState.STALE: "stale-reference",
     ReferenceState.SUSPECT: "suspect-reference",
+    ReferenceState.CHANGED: "changed-reference",
     ReferenceState.OK: "reference",
 }
 
 _DEFAULT_REASON: Final[dict[ReferenceState, str]] = {
     ReferenceState.DANGLING: "names code that no longer exists",
-    ReferenceState.STALE: "names code whose signature changed after this text was last edited",
-    ReferenceState.SUSPECT: "names code whose body changed after this text was last edited",
+    ReferenceState.STALE: "is a call that no longer fits the code's signature",
+    ReferenceState.SUSPECT: "names code that changed in a way that breaks old callers",
+    ReferenceState.CHANGED: "names code that changed, compatibly with what the text uses",
     ReferenceState.OK: "resolves",
 }
 
@@ -94,7 +126,7 @@ def level(ref: KnowledgeReference, fail_on: FailOn) -> Level:
     """Error when it fails the check; else warning (dangling, stale) or note (suspect)."""
     if fails(ref.state, fail_on):
         return Level.ERROR
-    return Level.NOTE if ref.state is ReferenceState.SUSPECT else Level.WARNING
+    return Level.NOTE if ref.state in (ReferenceState.SUSPECT, ReferenceState.CHANGED) else Level.WARNING
 
 
 def rule_id(state: ReferenceState) -> str:
@@ -112,6 +144,45 @@ def findings(check: KnowledgeCheck) -> tuple[KnowledgeReference, ...]:
     )
 
 
+def at_level(check: KnowledgeCheck, report: ReportLevel, fail_on: FailOn = FailOn.NEVER) -> KnowledgeCheck:
+    """``check`` with only the findings ``--level`` prints (and those that fail the check:
+    what fails is always shown)."""
+    keep = tuple(r for r in check.references if _RANK[r.state] >= _SHOWN[report] or fails(r.state, fail_on))
+    return replace(check, references=keep)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One finding as printed: its first reference and the others like it (same file,
+    same named code, same state and reason) at other places."""
+
+    first: KnowledgeReference
+    others: tuple[KnowledgeReference, ...] = ()
+
+    @property
+    def lines(self) -> tuple[int, ...]:
+        """Every line the finding is at, in file order."""
+        return tuple(dict.fromkeys(r.line for r in (self.first, *self.others)))
+
+
+def grouped(check: KnowledgeCheck) -> list[Group]:
+    """The findings in file order, each repeated one (one symbol and one change in one file)
+    folded into the first of its kind."""
+    groups: dict[tuple[str, str, ReferenceState, str], list[KnowledgeReference]] = {}
+    for r in findings(check):
+        key = (r.path, r.target_ref or r.text, r.state, r.reason or r.text)
+        groups.setdefault(key, []).append(r)
+    return [Group(refs[0], tuple(refs[1:])) for refs in groups.values()]
+
+
+def _also(group: Group) -> str:
+    lines = group.lines[1:]
+    if not lines:
+        return ""
+    shown = ", ".join(map(str, lines[:5])) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+    return f" (also line{'s' if len(lines) > 1 else ''} {shown})"
+
+
 def exit_status(check: KnowledgeCheck, fail_on: FailOn) -> int:
     """1 when any finding is at or above ``fail_on``, else 0."""
     return 1 if any(fails(r.state, fail_on) for r in check.references) else 0
@@ -121,22 +192,38 @@ def _short(commit: str) -> str:
     return commit[:7]
 
 
-def describe(ref: KnowledgeReference) -> str:
-    """One sentence: the reference as written, what happened to it (the daemon's reason, or
-    a default for its state, with the commit when known) and, for a dangling reference,
-    the closest names there are now."""
-    reason = ref.reason.strip()
+def _short_ref(ref: str) -> str:
+    """``src/app/auth.py::AuthService.login`` -> ``AuthService.login`` (a path stays)."""
+    return ref.rpartition("::")[2] or ref
+
+
+def describe(ref: KnowledgeReference, limit: int = MESSAGE_LIMIT) -> str:
+    """One line of at most ``limit`` characters: what happened to what the reference names
+    (the daemon's reason, or a default for its state, with the commit when known) and, for
+    a dangling reference, the closest names there are now, as many as fit."""
+    reason = " ".join(ref.reason.split())
     if not reason:
         reason = f"`{ref.text}` {_DEFAULT_REASON[ref.state]}"
         if ref.renamed_to:
-            reason += f": renamed to `{ref.renamed_to}`"
+            reason += f": renamed to `{_short_ref(ref.renamed_to)}`"
         if ref.commit:
             reason += f" (in {_short(ref.commit)})"
-    elif ref.text not in reason:
+    elif not reason.startswith("`") and ref.text not in reason:
         reason = f"`{ref.text}`: {reason}"
-    matches = [m for m in ref.close_matches if m and m != ref.renamed_to][:CLOSE_MATCHES_SHOWN]
-    if matches and ref.state is ReferenceState.DANGLING:
-        reason += "; did you mean " + ", ".join(f"`{m}`" for m in matches) + "?"
+    if len(reason) > limit:
+        return reason[: limit - 1] + "…"
+    if ref.state is not ReferenceState.DANGLING or ref.renamed_to:  # (a new name known: that is the fix)
+        return reason
+    renamed = _short_ref(ref.renamed_to) if ref.renamed_to else ""
+    offered = [_short_ref(m) for m in ref.close_matches if m and m != ref.renamed_to]
+    shown: list[str] = []
+    for m in dict.fromkeys(x for x in offered if x != renamed):
+        tail = "; did you mean " + ", ".join(f"`{x}`" for x in (*shown, m)) + "?"
+        if len(shown) == CLOSE_MATCHES_SHOWN or len(reason) + len(tail) > limit:
+            break
+        shown.append(m)
+    if shown:
+        reason += "; did you mean " + ", ".join(f"`{x}`" for x in shown) + "?"
     return reason
 
 
@@ -157,7 +244,9 @@ def summary(check: KnowledgeCheck, fail_on: FailOn) -> str:
     else:
         head = (
             f"{counts[ReferenceState.DANGLING]} dangling, {counts[ReferenceState.STALE]} stale, "
-            f"{counts[ReferenceState.SUSPECT]} suspect {scope}"
+            f"{counts[ReferenceState.SUSPECT]} suspect"
+            + (f", {counts[ReferenceState.CHANGED]} changed" if counts[ReferenceState.CHANGED] else "")
+            + f" {scope}"
         )
     failing = sum(1 for r in check.references if fails(r.state, fail_on))
     if fail_on is FailOn.NEVER:
@@ -176,7 +265,8 @@ def _freshness_warning(freshness: Freshness | None) -> str:
 def text_lines(check: KnowledgeCheck, fail_on: FailOn) -> list[str]:
     """``path:line:column: state: message`` per finding (the form compilers print, which
     editors and terminals link), then the summary (and a warning when the index lagged)."""
-    lines = [f"{r.path}:{r.line}:{r.column}: {r.state.value}: {describe(r)}" for r in findings(check)]
+    lines = [f"{g.first.path}:{g.first.line}:{g.first.column}: {g.first.state.value}: {describe(g.first)}{_also(g)}"
+             for g in grouped(check)]  # fmt: skip
     warning = _freshness_warning(check.freshness)
     if warning:
         lines.append(warning)
@@ -244,11 +334,12 @@ def github_lines(check: KnowledgeCheck, fail_on: FailOn) -> list[str]:
     kind has more than GitHub shows per step, a last ``::notice`` says so, with the counts."""
     out: list[str] = []
     counts: Counter[str] = Counter()
-    for ref in findings(check):
+    for group in grouped(check):
+        ref = group.first
         command = _GITHUB_COMMAND[level(ref, fail_on)]
         counts[command] += 1
         props = ",".join(f"{key}={escape_github_property(value)}" for key, value in _github_properties(ref))
-        out.append(f"::{command} {props}::{escape_github_data(describe(ref))}")
+        out.append(f"::{command} {props}::{escape_github_data(describe(ref) + _also(group))}")
     if any(n > GITHUB_ANNOTATIONS_SHOWN for n in counts.values()):
         told = ", ".join(_plural(counts[c], c) for c in ("error", "warning", "notice") if counts[c])
         out.append(

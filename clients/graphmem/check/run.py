@@ -33,7 +33,16 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from graphmem import __version__
-from graphmem.check.format import FailOn, exit_status, github_lines, json_text, summary, text_lines
+from graphmem.check.format import (
+    FailOn,
+    ReportLevel,
+    at_level,
+    exit_status,
+    github_lines,
+    json_text,
+    summary,
+    text_lines,
+)
 from graphmem.check.sarif import sarif_log
 from graphmem.client import GraphMem, deepest_repository
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Timeout
@@ -80,32 +89,56 @@ class CheckOptions:
     paths: tuple[str, ...] = ()
     output: OutputFormat = OutputFormat.TEXT
     fail_on: FailOn = FailOn.DANGLING
+    level: ReportLevel = ReportLevel.SUSPECT
     repo: str = ""
     one_shot: bool = False
     wait: float = DEFAULT_WAIT_S
+    no_git: bool = False
+
+
+def _choice(p: argparse.ArgumentParser, flag: str, default: Enum, text: str, dest: str | None = None) -> None:
+    """An option whose values are an Enum's (``--format``, ``--fail-on``, ``--level``)."""
+    kind = type(default)
+    p.add_argument(
+        flag,
+        dest=dest or flag.lstrip("-").replace("-", "_"),
+        type=kind,
+        choices=list(kind),
+        default=default,
+        metavar="{" + ",".join(str(f.value) for f in kind) + "}",
+        help=text,
+    )
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``graphmem check`` (registered by the CLI's parser)."""
     p.add_argument("paths", metavar="PATH", nargs="*", help="knowledge files or folders to check (default: all)")
-    p.add_argument(
+    _choice(
+        p,
         "--format",
+        OutputFormat.TEXT,
+        "text (default), json, sarif (SARIF 2.1.0, for GitHub code scanning) or github (Actions annotations)",
         dest="output",
-        type=OutputFormat,
-        choices=list(OutputFormat),
-        default=OutputFormat.TEXT,
-        metavar="{" + ",".join(f.value for f in OutputFormat) + "}",
-        help="text (default), json, sarif (SARIF 2.1.0, for GitHub code scanning) or github (Actions annotations)",
     )
-    p.add_argument(
+    _choice(
+        p,
         "--fail-on",
-        type=FailOn,
-        choices=list(FailOn),
-        default=FailOn.DANGLING,
-        metavar="{" + ",".join(f.value for f in FailOn) + "}",
-        help="exit 1 when a finding is at or above this state (default: dangling; never: report only)",
+        FailOn.DANGLING,
+        "exit 1 when a finding is at or above this state (default: dangling; never: report only)",
+    )
+    _choice(
+        p,
+        "--level",
+        ReportLevel.SUSPECT,
+        "what to print: dangling; and stale; and suspect (default: what a maintainer must act on); "
+        "all (and changes what the text uses still fits)",
     )
     p.add_argument("--repo", metavar="PATH", default="", help="the repository (default: the one around the cwd)")
+    p.add_argument(
+        "--no-git",
+        action="store_true",
+        help="check a folder that is not in a git repository (no history: references judged from now on)",
+    )
     p.add_argument(
         "--one-shot",
         action="store_true",
@@ -128,20 +161,22 @@ def options_from_args(args: argparse.Namespace) -> CheckOptions:
         paths=tuple(args.paths),
         output=args.output,
         fail_on=args.fail_on,
+        level=args.level,
         repo=args.repo,
         one_shot=args.one_shot,
         wait=args.wait,
+        no_git=args.no_git,
     )
 
 
-def find_root(start: Path) -> Path:
+def find_root(start: Path) -> Path | None:
     """The repository around ``start``: the nearest directory holding ``.git`` (a folder,
-    or a file in a worktree), else ``start`` itself."""
+    or a file in a worktree); None outside git."""
     start = start.resolve()
     for directory in (start, *start.parents):
         if (directory / ".git").exists():
             return directory
-    return start
+    return None
 
 
 def _target_paths(paths: Sequence[str], root: Path) -> tuple[str, ...]:
@@ -250,10 +285,18 @@ def run_check(options: CheckOptions, *, address: str, out: TextIO, err: TextIO) 
     if not start.is_dir():
         raise InvalidArgument(f"check: --repo {options.repo} is not a directory")
     root = find_root(start)
+    if root is None and not options.no_git:
+        raise InvalidArgument(
+            f"check: {start.resolve()} is not in a git repository: graphmem check judges each text by what "
+            "the code was when its lines were committed; run it in a clone, or pass --no-git to check this "
+            "folder without history"
+        )
+    root = root or start.resolve()
     check = ask(options, address, root, err)
-    document = render(check, options, root)
+    shown = at_level(check, options.level, options.fail_on)
+    document = render(shown, options, root)
     if document:  # ``github`` with nothing to annotate prints nothing
         print(document, file=out)
     if options.output is not OutputFormat.TEXT:  # stdout is the document; the counts go to stderr
-        print(f"graphmem: check: {summary(check, options.fail_on)}", file=err)
+        print(f"graphmem: check: {summary(shown, options.fail_on)}", file=err)
     return exit_status(check, options.fail_on)

@@ -1,7 +1,10 @@
 """Pure rendering of a knowledge check as a SARIF 2.1.0 log, for GitHub code scanning.
 
 One run, tool ``graphmem`` with one rule per finding state (``dangling-reference``,
-``stale-reference``, ``suspect-reference``). Each result's region is the exact span of the
+``stale-reference``, ``suspect-reference``, ``changed-reference``). A finding repeated in a
+file (one symbol, one change) is one result at its first place, its other places in
+``relatedLocations`` and every line in the ``lines`` property; the full signatures (normally
+spaced) are the ``oldSignature``/``newSignature`` properties. Each result's region is the exact span of the
 reference in its knowledge file (``startLine``/``startColumn``/``endLine``/``endColumn``;
 columns count Unicode code points, so the run says ``columnKind: unicodeCodePoints``), its
 location a repository-relative URI against the ``SRCROOT`` base (``originalUriBaseIds`` holds
@@ -21,7 +24,7 @@ from pathlib import PurePosixPath
 from typing import Final
 from urllib.parse import quote
 
-from graphmem.check.format import FailOn, describe, findings, level, rule_id
+from graphmem.check.format import FailOn, Group, describe, grouped, level, rule_id
 from graphmem.types import KnowledgeCheck, KnowledgeReference, ReferenceState
 
 __all__ = ["FINGERPRINT_KEY", "SARIF_SCHEMA", "SARIF_VERSION", "SRCROOT", "sarif_log"]
@@ -33,7 +36,7 @@ SRCROOT: Final = "SRCROOT"
 #: The partialFingerprints key graphmem writes (versioned: a new scheme gets a new key).
 FINGERPRINT_KEY: Final = "graphmemReference/v1"
 
-_STATES: Final = (ReferenceState.DANGLING, ReferenceState.STALE, ReferenceState.SUSPECT)
+_STATES: Final = (ReferenceState.DANGLING, ReferenceState.STALE, ReferenceState.SUSPECT, ReferenceState.CHANGED)
 
 _RULE_TEXT: Final[dict[ReferenceState, tuple[str, str, str, str]]] = {
     # name, default level, short description, full description
@@ -48,17 +51,25 @@ _RULE_TEXT: Final[dict[ReferenceState, tuple[str, str, str, str]]] = {
     ReferenceState.STALE: (
         "StaleReference",
         "warning",
-        "A knowledge file names code whose signature changed after the text was last edited.",
-        "The named function, method or class changed its signature in a commit made after the lines "
-        "around the reference were last committed (git blame). Check that the text still holds, then "
-        "edit it or confirm it.",
+        "A knowledge file writes a call that no longer fits the code's signature.",
+        "A call written with arguments (f(x, key=...)) was bound against the named function's current "
+        "signature: it passes a keyword the function no longer takes, or more positional arguments than "
+        "it accepts, after a change made since the lines around it were last committed (git blame). "
+        "Fix the call in the text.",
     ),
     ReferenceState.SUSPECT: (
         "SuspectReference",
         "note",
-        "A knowledge file names code whose body changed after the text was last edited.",
-        "The named code's body changed after the text around the reference was last committed. A "
-        "mention in passing is a weak anchor: worth a look, not an error.",
+        "A knowledge file names code that changed in a way that breaks old callers.",
+        "The named code lost or renamed a parameter, or gained a required one, after the text around "
+        "the reference was last committed. The text does not show a call; check that it still holds.",
+    ),
+    ReferenceState.CHANGED: (
+        "ChangedReference",
+        "note",
+        "A knowledge file names code that changed compatibly with what the text uses.",
+        "The named code changed after the text was last committed (a body, annotations, defaults, new "
+        "optional parameters) but what the text uses still fits. Reported only with --level all.",
     ),
 }
 
@@ -96,12 +107,15 @@ def _fingerprint(ref: KnowledgeReference, occurrence: int) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
-def _properties(ref: KnowledgeReference) -> dict[str, object]:
-    props: dict[str, object] = {"reference": ref.text, "state": ref.state.value}
+def _properties(group: Group) -> dict[str, object]:
+    ref = group.first
+    props: dict[str, object] = {"reference": ref.text, "state": ref.state.value, "lines": list(group.lines)}
     for key, value in (
         ("targetRef", ref.target_ref),
         ("renamedTo", ref.renamed_to),
         ("commit", ref.commit),
+        ("oldSignature", ref.old_signature),
+        ("newSignature", ref.new_signature),
         ("observationId", ref.observation_id),
     ):
         if value:
@@ -111,24 +125,27 @@ def _properties(ref: KnowledgeReference) -> dict[str, object]:
     return props
 
 
-def _result(ref: KnowledgeReference, fail_on: FailOn, occurrence: int) -> dict[str, object]:
+def _location(ref: KnowledgeReference) -> dict[str, object]:
     return {
+        "physicalLocation": {"artifactLocation": {"uri": _uri(ref.path), "uriBaseId": SRCROOT}, "region": _region(ref)}
+    }
+
+
+def _result(group: Group, fail_on: FailOn, occurrence: int) -> dict[str, object]:
+    ref = group.first
+    result: dict[str, object] = {
         "ruleId": rule_id(ref.state),
         "ruleIndex": _STATES.index(ref.state),
         "kind": "fail",
         "level": level(ref, fail_on).value,
         "message": {"text": describe(ref)},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": {"uri": _uri(ref.path), "uriBaseId": SRCROOT},
-                    "region": _region(ref),
-                }
-            }
-        ],
+        "locations": [_location(ref)],
         "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(ref, occurrence)},
-        "properties": _properties(ref),
+        "properties": _properties(group),
     }
+    if group.others:  # the same finding at its other places
+        result["relatedLocations"] = [{"id": i + 1, **_location(r)} for i, r in enumerate(group.others)]
+    return result
 
 
 def sarif_log(check: KnowledgeCheck, fail_on: FailOn, *, tool_version: str, root: str = "") -> dict[str, object]:
@@ -136,9 +153,10 @@ def sarif_log(check: KnowledgeCheck, fail_on: FailOn, *, tool_version: str, root
     ``file:`` URI becomes ``SRCROOT``), ``tool_version`` graphmem's version."""
     seen: Counter[tuple[str, str, str, str]] = Counter()
     results: list[dict[str, object]] = []
-    for ref in findings(check):
+    for group in grouped(check):
+        ref = group.first
         key = (rule_id(ref.state), ref.path, ref.text, ref.target_ref)
-        results.append(_result(ref, fail_on, seen[key]))
+        results.append(_result(group, fail_on, seen[key]))
         seen[key] += 1
     run: dict[str, object] = {
         "tool": {

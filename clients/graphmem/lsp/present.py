@@ -131,7 +131,7 @@ def diagnostic_message(o: Observation, now: float) -> str:
 def reference_message(ref: KnowledgeReference) -> str:
     """A reference to code that is not OK, as a diagnostic: what it names, what happened (the
     reason, the new name, the commit) and the close matches."""
-    state = {ReferenceState.DANGLING: "dangling", ReferenceState.STALE: "stale"}.get(ref.state, "suspect")
+    state = ref.state.value if ref.state is not ReferenceState.OK else "suspect"
     named = f" ({ref.target_ref})" if ref.target_ref and ref.target_ref != ref.text else ""
     lines = [f"graphmem: {state} reference `{ref.text}`{named}"]
     what = ref.reason.strip()

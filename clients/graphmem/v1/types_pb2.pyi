@@ -109,6 +109,7 @@ class ReferenceState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REFERENCE_STATE_DANGLING: _ClassVar[ReferenceState]
     REFERENCE_STATE_STALE: _ClassVar[ReferenceState]
     REFERENCE_STATE_SUSPECT: _ClassVar[ReferenceState]
+    REFERENCE_STATE_CHANGED: _ClassVar[ReferenceState]
 SYMBOL_KIND_UNSPECIFIED: SymbolKind
 SYMBOL_KIND_MODULE: SymbolKind
 SYMBOL_KIND_CLASS: SymbolKind
@@ -179,6 +180,7 @@ REFERENCE_STATE_OK: ReferenceState
 REFERENCE_STATE_DANGLING: ReferenceState
 REFERENCE_STATE_STALE: ReferenceState
 REFERENCE_STATE_SUSPECT: ReferenceState
+REFERENCE_STATE_CHANGED: ReferenceState
 
 class LanguageResolution(_message.Message):
     __slots__ = ("language", "call_sites", "unresolved", "resolved_by")
@@ -336,7 +338,7 @@ class KnowledgeSource(_message.Message):
     def __init__(self, path: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., heading_path: _Optional[_Iterable[str]] = ..., kind: _Optional[_Union[KnowledgeKind, str]] = ...) -> None: ...
 
 class KnowledgeReference(_message.Message):
-    __slots__ = ("text", "path", "line", "column", "end_line", "end_column", "target_ref", "state", "reason", "renamed_to", "commit", "close_matches", "observation_id")
+    __slots__ = ("text", "path", "line", "column", "end_line", "end_column", "target_ref", "state", "reason", "renamed_to", "commit", "close_matches", "observation_id", "old_signature", "new_signature")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
@@ -350,6 +352,8 @@ class KnowledgeReference(_message.Message):
     COMMIT_FIELD_NUMBER: _ClassVar[int]
     CLOSE_MATCHES_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_ID_FIELD_NUMBER: _ClassVar[int]
+    OLD_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    NEW_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     text: str
     path: str
     line: int
@@ -363,7 +367,9 @@ class KnowledgeReference(_message.Message):
     commit: str
     close_matches: _containers.RepeatedScalarFieldContainer[str]
     observation_id: str
-    def __init__(self, text: _Optional[str] = ..., path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., end_line: _Optional[int] = ..., end_column: _Optional[int] = ..., target_ref: _Optional[str] = ..., state: _Optional[_Union[ReferenceState, str]] = ..., reason: _Optional[str] = ..., renamed_to: _Optional[str] = ..., commit: _Optional[str] = ..., close_matches: _Optional[_Iterable[str]] = ..., observation_id: _Optional[str] = ...) -> None: ...
+    old_signature: str
+    new_signature: str
+    def __init__(self, text: _Optional[str] = ..., path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., end_line: _Optional[int] = ..., end_column: _Optional[int] = ..., target_ref: _Optional[str] = ..., state: _Optional[_Union[ReferenceState, str]] = ..., reason: _Optional[str] = ..., renamed_to: _Optional[str] = ..., commit: _Optional[str] = ..., close_matches: _Optional[_Iterable[str]] = ..., observation_id: _Optional[str] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ...) -> None: ...
 
 class RepoFreshness(_message.Message):
     __slots__ = ("repo_id", "current", "pending_changes", "indexed_commit", "head_commit", "working_tree_dirty", "state")

@@ -91,6 +91,8 @@ _WANT: Final = {
     "class": CONTAINER_KINDS,
     "callable": frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD}),
 }
+#: what a ``toplevel`` name may be: a module-level function, class or variable-like symbol
+_TOPLEVEL: Final = "toplevel"
 
 
 def _path_order(path: str) -> tuple[bool, int, str]:
@@ -184,15 +186,31 @@ class RefIndex:
 
     # ------------------------------------------------------------------ names
 
-    def resolve_name(self, name: str, module: str = "", want: str = "") -> Resolution | None:
+    def resolve_name(
+        self, name: str, module: str = "", want: str = "", scope: str = "", literal: bool = False
+    ) -> Resolution | None:
         """What a (dotted, or ``path::qualname``) name means; None when it means nothing or
         too many things. ``want`` narrows it as a Sphinx role does: ``module`` (a file),
-        ``class`` (a class-like symbol), ``callable`` (a function or method), "" (anything;
-        a bare word that is also a module's name is then ambiguous)."""
+        ``class`` (a class-like symbol), ``callable`` (a function or method), ``toplevel``
+        (a module-level name: ``.. data::``, ``.. function::``), "" (anything; a bare word
+        that is also a module's name is then ambiguous). ``scope``: the class or module the
+        section names, tried first (``.member`` is read only under it, when there is one).
+        ``literal``: written as an inline literal (a code span, not a role): a bare name then
+        means code only when exactly one symbol of the whole repository, tests included, has
+        that name (``close``, ``run`` name too many things to be a reference), and ``module``
+        (Sphinx's ``currentmodule``, which qualifies roles, not literals) is not tried for it."""
         if "::" in name and ("/" in name.split("::", 1)[0] or "." in name.split("::", 1)[0]):
             return self._ref_form(name)
-        tries = [f"{module}.{name}"] if module and not name.startswith(module + ".") else []
+        if scope:
+            found = self.resolve_name(f"{scope}.{name.lstrip('.')}", module)
+            if found is not None or name.startswith("."):
+                return found
+        name = name.lstrip(".")
+        bare_literal = literal and "." not in name  # (Sphinx's currentmodule qualifies no literal)
+        tries = [f"{module}.{name}"] if module and not name.startswith(module + ".") and not bare_literal else []
         for candidate in (*tries, name):
+            if literal and "." not in candidate and self.named(candidate) > 1:
+                return None
             if want == "module":
                 files = sorted(self._modules.get(tuple(candidate.split(".")), ()), key=len)
                 found = Resolution(files[0]) if files else None
@@ -201,14 +219,20 @@ class RefIndex:
             ):
                 found = None
             else:
-                found = self._dotted(candidate, _WANT.get(want))
+                found = self._dotted(candidate, _WANT.get(want), toplevel=want == _TOPLEVEL)
             if found is not None:
                 return found
         return None
 
-    def mentions(self, name: str, module: str = "") -> bool:
+    def named(self, name: str) -> int:
+        """How many symbols of the repository (tests included) have the simple name ``name``."""
+        return len({s.id for s in self._by_last.get(name, ())})
+
+    def mentions(self, name: str, module: str = "", scope: str = "") -> bool:
         """Whether some symbol answers to ``name`` (several may: then it is ambiguous, not gone)."""
-        for candidate in ([f"{module}.{name}"] if module else []) + [name]:
+        name = name.lstrip(".")
+        scoped = [f"{scope}.{name}"] if scope else []
+        for candidate in scoped + ([f"{module}.{name}"] if module else []) + [name]:
             segs = candidate.replace("::", ".").split(".")
             full = ".".join(segs)
             if any(s.qualname == full or s.qualname.endswith("." + full) for s in self._by_last.get(segs[-1], ())):
@@ -223,7 +247,9 @@ class RefIndex:
             return Resolution(paths[0])
         return Resolution(hits[0].path, hits[0]) if len(hits) == 1 else None
 
-    def _dotted(self, name: str, kinds: frozenset[SymbolKind] | None = None) -> Resolution | None:
+    def _dotted(
+        self, name: str, kinds: frozenset[SymbolKind] | None = None, toplevel: bool = False
+    ) -> Resolution | None:
         segs = name.split(".")
         while len(segs) > 1 and segs[0] in _ROOT_WORDS:
             segs = segs[1:]
@@ -236,7 +262,7 @@ class RefIndex:
         by_qual = [  # (a name written without its module never means test code)
             s
             for s in self._by_last.get(last, ())
-            if (s.qualname == full or s.qualname.endswith("." + full))
+            if (s.qualname == full or (not toplevel and s.qualname.endswith("." + full)))
             and (kinds is None or s.kind in kinds)
             and not is_test_path(s.path)
         ]

@@ -9,11 +9,17 @@ normalised signature texts the parser records (``def f(a,b=1)->int:``,
 required parameter is incompatible, and so is a function that became a method (a Go
 receiver added or dropped) or a changed name. A type's head is compatible when only its
 bases changed.
+
+A call a document writes with arguments (``get(url, proxies=...)``) is bound against a
+Python function's current parameters (``binds``, ``call_misfit``): a keyword it no longer
+takes, or more positional arguments than it accepts, and the text is wrong.
 """
 
 from __future__ import annotations
 
-from graphmem.changes import parse_signature, signature_delta
+from collections.abc import Sequence
+
+from graphmem.changes import Param, ParamKind, parse_signature, signature_delta
 
 
 def compatible(old: str, new: str) -> bool:
@@ -28,3 +34,83 @@ def compatible(old: str, new: str) -> bool:
     if bool(a.receiver) != bool(b.receiver):
         return False
     return not signature_delta(old, new).breaks_callers
+
+
+def _caller_params(sig: str) -> tuple[Param, ...] | None:
+    """A Python function's parameters as callers pass them (``self``/``cls`` of a method
+    dropped, a ``staticmethod`` keeps its first); None for anything else (a type's head, a
+    signature that cannot be parsed, another language: no keywords to bind)."""
+    parsed = parse_signature(sig)
+    if parsed is None or parsed.keyword != "def":
+        return None
+    params = parsed.params
+    static = "@staticmethod" in sig[: sig.find("def")]
+    if params and params[0].name in ("self", "cls") and not static:
+        params = params[1:]
+    return params
+
+
+def call_misfit(positional: int, keywords: Sequence[str], more_positional: bool, sig: str) -> str:
+    """Why a call passing ``positional`` arguments by position and ``keywords`` by name no
+    longer fits the Python function ``sig`` (``no longer takes `proxies```, ``takes 1
+    positional argument, not 3``), or "" when it fits or there is nothing to bind against.
+    Arguments the call leaves out are not asked for (a document shows what matters);
+    ``more_positional``: it writes ``...`` or ``*args`` among them (any count)."""
+    params = _caller_params(sig)
+    if params is None:
+        return ""
+    by_position = [p for p in params if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.NORMAL)]
+    by_name = {p.name for p in params if p.kind in (ParamKind.NORMAL, ParamKind.KEYWORD_ONLY)}
+    any_keyword = any(p.kind is ParamKind.VAR_KEYWORD for p in params)
+    any_position = any(p.kind is ParamKind.VAR_POSITIONAL for p in params)
+    filled = {p.name for p in by_position[:positional]}
+    for k in keywords:
+        if k not in by_name and not any_keyword:
+            return f"no longer takes `{k}`"
+        if k in filled:
+            return f"gets `{k}` twice"
+    if positional > len(by_position) and not any_position and not more_positional:
+        n = len(by_position)
+        return f"takes {n} positional argument{'' if n == 1 else 's'}, not {positional}"
+    return ""
+
+
+def binds(positional: int, keywords: Sequence[str], more_positional: bool, sig: str) -> bool | None:
+    """Whether such a call still fits the Python function ``sig`` (``call_misfit``); None
+    when ``sig`` is no Python function's (nothing to bind against)."""
+    if _caller_params(sig) is None:
+        return None
+    return not call_misfit(positional, keywords, more_positional, sig)
+
+
+def parameter_names(sig: str) -> tuple[str, ...] | None:
+    """The names of a signature's parameters as callers see them (``self``/``cls`` of a
+    Python method aside), or None when it has no parameter list (a type's head, unparsable)."""
+    parsed = parse_signature(sig)
+    if parsed is None or parsed.is_type:
+        return None
+    params = _caller_params(sig)
+    return tuple(p.name for p in (params if params is not None else parsed.params))
+
+
+def fits_old_callers(old: str, new: str) -> bool:
+    """Whether every call written against ``old`` still binds to ``new``: ``compatible``, or
+    the parameters it dropped or renamed are taken by ``new``'s variadics (``evolve(inst,
+    **changes)`` -> ``evolve(*args, **changes)``: a positional ``inst`` goes to ``*args``, a
+    keyword one to ``**changes``) and it asks for nothing new."""
+    if compatible(old, new):
+        return True
+    a, b = parse_signature(old), parse_signature(new)
+    if a is None or b is None or a.name != b.name or a.is_type or b.is_type:
+        return False
+    delta = signature_delta(old, new)
+    if delta.reordered or delta.name_changed or any(p.required for p in delta.added):
+        return False
+    kinds = {p.kind for p in b.params}
+    takes = {
+        ParamKind.POSITIONAL_ONLY: ParamKind.VAR_POSITIONAL in kinds,
+        ParamKind.KEYWORD_ONLY: ParamKind.VAR_KEYWORD in kinds,
+        ParamKind.NORMAL: {ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD} <= kinds,
+    }
+    gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
+    return all(takes.get(p.kind, True) for p in a.params if p.name in gone)

@@ -26,14 +26,13 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import file_id
-from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, unit_commit
+from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_ref, unit_commit
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
 from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.ingest.knowledge.read import decode, read_doc, read_note
-from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.knowledge.selection import CONFIG_FILE, parse_config
 from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.registry import RepoRuntime
@@ -328,7 +327,7 @@ class KnowledgeKeeper:
                     if res is not None and ref.line:
                         ctx.baselines.add((when[0], res.path))
                     continue
-                found = ctx.index.resolve_name(ref.target, ref.module, wanted(ref.role))
+                found = resolve_ref(ctx.index, ref)
                 if found is None:
                     if prev is None or _before(prev, ref) is None:
                         ctx.gone.append((ref, when))
@@ -342,7 +341,7 @@ class KnowledgeKeeper:
         """What ``ref`` names now; a link to a line names the symbol that was there when the
         link was written (a ``RefFinding`` when that symbol is gone since)."""
         if ref.target_kind is TargetKind.SYMBOL:
-            return ctx.index.resolve_name(ref.target, ref.module, wanted(ref.role))
+            return resolve_ref(ctx.index, ref)
         res = ctx.index.resolve_path(ref.target, ref.line, doc_path)
         if res is None or not ref.line or when is None:
             return res
@@ -380,16 +379,16 @@ class KnowledgeKeeper:
             # found in history); the reason memory followed live when history finds nothing
             got = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
             if got is not None:
-                return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target))
-            return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target))
+                return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target.lstrip(".")))
+            return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target.lstrip(".")))
         # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
         # is judged as a cold check judges it: from what the name means now and meant when written)
-        if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module):
+        if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module, ref.scope):
             return None  # several symbols answer to it now: ambiguous, not gone
         got = ctx.history.named_at(ref, when, ctx.index)
         if got is None:
             return None
-        return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target))
+        return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target.lstrip(".")))
 
     # ------------------------------------------------------------------ commits
 
@@ -432,7 +431,7 @@ def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) 
         a = next((a for a in o.anchors if a.ref == r.anchor_ref), None)
         s = code.symbol(a.symbol_id) if a is not None and a.symbol_id else None
         if s is not None:
-            commit = ctx.history.change_commit(s, when)
+            commit = ctx.history.reason_commit(s, when, r)
         elif a is not None and a.symbol_id and r.change is ChangeKind.REMOVED:
             qualname, _, kind = a.symbol_id.rpartition("::")[2].rpartition("#")
             commit = ctx.history.gone_commit(a.path, qualname, kind, when)

@@ -25,11 +25,13 @@ from pathlib import Path
 from graphmem.types import Anchor, ChangeKind, StaleReason
 
 from graphmemd.graph.diff import diff_symbols, kind_family
-from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution
+from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, is_test_path
 from graphmemd.graph.model import ImportRef, SymbolInfo, symbols_of
+from graphmemd.graph.signatures import parameter_names
+from graphmemd.graph.successors import successors
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
-from graphmemd.ingest.knowledge.model import TargetKind, TextRef
+from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef
 from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.parsing import language_for_path
@@ -199,7 +201,18 @@ class KnowledgeHistory:
             return now, ()
         anchor = replace(now, signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
         r = evaluate_anchor(anchor, self.code, self.now, "")
-        return anchor, (replace(r, commit=self.change_commit(s, when)),) if r is not None else ()
+        return anchor, (replace(r, commit=self.reason_commit(s, when, r)),) if r is not None else ()
+
+    def reason_commit(self, s: SymbolInfo, when: UnitCommit, r: StaleReason) -> str:
+        """The commit that made the change ``r`` reports of ``s``: for a signature change, the
+        one that gave ``s`` its current parameters (when those changed; else its current
+        signature) — not a later edit of an annotation or of the body."""
+        if r.change is not ChangeKind.SIGNATURE_CHANGED:
+            return self.change_commit(s, when)
+        names = parameter_names(s.signature)
+        if names != parameter_names(r.old_signature):
+            return self.change_commit(s, when, lambda then: parameter_names(then.signature) == names)
+        return self.change_commit(s, when, lambda then: then.sig_hash == s.sig_hash)
 
     def changed(self, path: str, when: tuple[str, int]) -> bool:
         """Whether ``path`` changed after commit ``when`` (a commit of the same second that
@@ -222,24 +235,26 @@ class KnowledgeHistory:
                 return True
         return False
 
-    def change_commit(self, s: SymbolInfo, when: UnitCommit) -> str:
+    def change_commit(self, s: SymbolInfo, when: UnitCommit, same: Callable[[SymbolInfo], bool] | None = None) -> str:
         """The commit after ``when`` that gave ``s`` the fingerprints it has now: a binary
         search over the commits that touched its file (followed through renames), each
-        version parsed once, for the first whose ``s`` has today's signature and body — so an
-        edit of a docstring or a comment since is not named, and a daemon that saw the change
-        live names the same commit as a cold check. "" when one of its lines is not committed
-        (a live change); the newest commit among its lines when the search finds nothing."""
+        version parsed once, for the first whose ``s`` has today's signature and body (or
+        what ``same`` asks of it: the part that changed) — so an edit of a docstring or a
+        comment since is not named, and a daemon that saw the change live names the same
+        commit as a cold check. "" when one of its lines is not committed (a live change);
+        the newest commit among its lines when the search finds nothing."""
         blame = self.git.blame(s.path)
         lines = [blame.get(n) for n in range(s.start_line, s.end_line + 1)]
         if not blame or any(b is not None and not b.committed for b in lines):
             return ""
         commits = self._commits_to(s.path, when)
+        fits = same or (lambda then: (then.sig_hash, then.body_hash) == (s.sig_hash, s.body_hash))
         lo, hi, found = 0, len(commits) - 1, ""
         while lo <= hi:  # (to the end: a search cut short would answer by the HEAD it started from)
             mid = (lo + hi) // 2
             syms = self.old_symbols([commits[mid]])[commits[mid]] or []
             then = next((o for o in syms if o.qualname == s.qualname and o.kind is s.kind), None)
-            if then is not None and (then.sig_hash, then.body_hash) == (s.sig_hash, s.body_hash):
+            if then is not None and fits(then):
                 found, hi = commits[mid][0], mid - 1
             else:
                 lo = mid + 1
@@ -278,7 +293,10 @@ class KnowledgeHistory:
             return None
         parsed = self.old_symbols((when[0], old) for old in hits)
         then = [s for syms in parsed.values() for s in syms or ()]
-        found = index_now.as_of(then, hits).resolve_name(ref.target, ref.module, wanted(ref.role))
+        changed = {p for _, old, new in self._olds(when[0]) for p in (old, new)}
+        if _ambiguous_then(ref, then, changed, index_now):
+            return None  # a bare name several symbols had when it was written: no reference then
+        found = resolve_ref(index_now.as_of(then, hits), ref)
         o = found.symbol if found is not None else None
         if o is None:
             # re-exported by a module (``attrs.validators`` is ``from attr.validators import *``):
@@ -333,10 +351,42 @@ class KnowledgeHistory:
                 o.ref, ChangeKind.RENAMED, self.now, o.signature, moved.signature, moved.ref, commit, detail
             )
             return symbol_anchor(moved), reason
+        heir = self._successor(o, new_path, commit, now)
+        detail = f"{o.ref} was removed" + (f"; its deprecation names {heir.ref}" if heir is not None else "")
         reason = StaleReason(
-            o.ref, ChangeKind.REMOVED, self.now, o.signature, commit=commit, detail=f"{o.ref} was removed"
+            o.ref,
+            ChangeKind.REMOVED,
+            self.now,
+            o.signature,
+            new_ref=heir.ref if heir is not None else "",
+            commit=commit,
+            detail=detail,
         )
         return symbol_anchor(o), reason
+
+    def _successor(self, o: SymbolInfo, path: str, commit: str, now: list[SymbolInfo]) -> SymbolInfo | None:
+        """The code a deprecation message names as what replaces the removed ``o``: read in
+        its file as it is now and in its package's ``__init__`` (a module ``__getattr__``
+        still serving the name), and in its file just before ``commit`` removed it (the
+        warning the old class gave). The first name that is one symbol of the code now."""
+        texts: list[str] = []
+        for rel in dict.fromkeys((path, posixpath.join(posixpath.dirname(path), "__init__.py"))):
+            try:
+                texts.append((self.git.root / rel).read_text("utf-8", errors="replace"))
+            except OSError:
+                continue
+        if commit:
+            key = (f"{commit}^", o.path)
+            blob = self.git.blob_ids([key]).get(key)
+            data = self.git.contents([blob]).get(blob, b"") if blob is not None else b""
+            texts.append(data.decode("utf-8", "replace"))
+        for text in texts:
+            for name in successors(text, o.qualname):
+                found = [s for s in now if s.qualname == name or s.qualname.endswith("." + name)]
+                found = [s for s in found if not is_test_path(s.path)] or found
+                if len({s.id for s in found}) == 1:
+                    return found[0]
+        return None
 
     def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:
         """The first commit after ``when`` whose version of ``path`` no longer defines
@@ -386,6 +436,33 @@ class KnowledgeHistory:
             return moved, StaleReason(ref.target, ChangeKind.RENAMED, self.now, new_ref=gone[2], detail=detail)
         removed = StaleReason(ref.target, ChangeKind.REMOVED, self.now, detail=f"file {ref.target} was removed")
         return file_anchor(self.repo_id, ref.target, ""), removed
+
+
+def resolve_ref(index: RefIndex, ref: TextRef) -> Resolution | None:
+    """What a reference to a symbol names in ``index``: its role's kind, its module, its
+    section's class, and whether it is an inline literal (``RefIndex.resolve_name``)."""
+    return index.resolve_name(ref.target, ref.module, wanted(ref.role), ref.scope, literal=ref.kind is RefKind.CODE)
+
+
+def _ambiguous_then(ref: TextRef, then: list[SymbolInfo], changed: set[str], index_now: RefIndex) -> bool:
+    """Whether ``ref`` is a bare name in an inline literal (no role, no section) that more
+    than one symbol had when it was written — ``then`` (the old versions of the files
+    ``changed`` since that defined it) and the other files as they are, tests included —
+    so that it named no one symbol then (``RefIndex.resolve_name``'s ``literal``)."""
+    if (
+        ref.kind is not RefKind.CODE
+        or ref.scope
+        or "." in ref.target.lstrip(".")
+        or ref.target_kind is not TargetKind.SYMBOL
+    ):
+        return False
+    name = ref.target.lstrip(".")
+    same = {
+        (s.path, s.qualname)
+        for s in (*then, *(s for s in index_now.symbols if s.path not in changed))
+        if s.name == name
+    }
+    return len(same) > 1
 
 
 def _imported_as(imp: ImportRef, name: str) -> str | None:

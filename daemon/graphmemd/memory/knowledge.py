@@ -3,31 +3,41 @@
 A unit of a knowledge file becomes an observation whose ``knowledge`` is the file and lines
 it comes from and whose anchors are the code its references named *as the unit was written*
 (the fingerprints at the commit that last changed the unit's lines, or at the moment it was
-first read outside git). Grades, as for every note:
+first read outside git). A reference is graded by what its text uses (issue 42):
 
-* a reference whose symbol or file is gone, or was renamed (the text still says the old
-  name), is **dangling**: the unit is STALE (REMOVED / RENAMED);
-* the named code's signature changed since: STALE (SIGNATURE_CHANGED);
-* its body changed since: SUSPECT, worth a look (BODY_CHANGED) — a passing mention is a
-  weaker anchor than a note written about the code. A mention of a class, a module or a file
-  does not follow every change inside it (only its head or its removal). Shared notes
-  (``.graphmem/notes``) are written about their anchors: a body change makes them STALE;
+* its symbol or file is gone, or was renamed (the text still says the old name): **dangling**
+  (REMOVED / RENAMED; the new name, or the successor a deprecation message names, with it);
+* the text writes a call with arguments (``get(url, proxies=...)``) that no longer binds to
+  the current signature — a keyword it no longer takes, too many positionals: **stale**;
+* the text names the code without arguments (``get``, ``get()``) and its signature changed
+  in a way that breaks old callers (a parameter removed or renamed, positions moved, a new
+  required one): **suspect**;
+* anything else that changed — a body, annotations, defaults, new optional parameters, bases,
+  a call that still binds: **changed**, listed by ``check --level all`` only; a passing
+  mention is a weaker anchor than a note written about the code. A mention of a class, a
+  module or a file does not follow every change inside it (only its head or its removal).
+  Shared notes (``.graphmem/notes``) are written about their anchors: every change of their
+  code makes them STALE;
 * a dependency of the named code changed its signature or went away: the unit is SUSPECT,
   as every note is (``list --suspect``, recall, events), but no *reference* of it changes
   state: a reference is judged by the code it names — all a check with no daemon knows (the
   code now and its history) — so ``check``, which reports references, gives the same findings
   from a running daemon that followed the changes one by one as from a cold run.
 
-``grade`` recomputes the status and each reference's state from the anchors and the code;
-it replaces ``staleness.reevaluate`` for knowledge observations.
+The unit's status follows its worst reference (dangling or stale: STALE; suspect: SUSPECT;
+changed only: FRESH), so the language server, the hooks and ``list`` read the same grades
+``check`` prints. ``grade`` recomputes the status and each reference's state from the anchors
+and the code; it replaces ``staleness.reevaluate`` for knowledge observations.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+from graphmem.changes import MAX_LINE, change_words, spaced, when_words
 from graphmem.types import (
     Anchor,
     AnchorKind,
@@ -44,7 +54,8 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
-from graphmemd.graph.signatures import compatible
+from graphmemd.graph.signatures import binds, call_misfit, fits_old_callers
+from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
@@ -69,7 +80,15 @@ _CATEGORY: Final = {
     KnowledgeKind.DOCUMENTATION: Category.OTHER,
     KnowledgeKind.SHARED_NOTE: Category.OTHER,
 }
-_RANK: Final = {ReferenceState.OK: 0, ReferenceState.SUSPECT: 1, ReferenceState.STALE: 2, ReferenceState.DANGLING: 3}
+_RANK: Final = {
+    ReferenceState.OK: 0,
+    ReferenceState.CHANGED: 1,
+    ReferenceState.SUSPECT: 2,
+    ReferenceState.STALE: 3,
+    ReferenceState.DANGLING: 4,
+}
+#: the longest signature a reference carries (JSON, SARIF properties)
+MAX_SIGNATURE: Final = 2_000
 #: the confidence of an anchor a unit makes by naming code in passing: a bare literal
 #: (``app``), a module or a file mentioned. A role, a directive, a qualified name, a name a
 #: code example imports and a shared note's declared anchor are sure (1.0). Recall weighs the
@@ -222,13 +241,16 @@ def grade(
     for (anchor_ref, _), r in sorted(deps.items()):
         if r.change is ChangeKind.DEPENDENCY_CHANGED and anchor_ref not in changed and dependency_holds(r, code):
             reasons.append(r)
+    graded = replace(o, stale_reasons=tuple(reasons))
+    refs = reference_states(graded)
     status = o.status
     if status in _LIVE:
-        strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
-        stale = any(_state(r, strong) in (ReferenceState.STALE, ReferenceState.DANGLING) for r in reasons)
-        status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if reasons else ObservationStatus.FRESH
-    graded = replace(o, status=status, stale_reasons=tuple(reasons))
-    return replace(graded, references=reference_states(graded))
+        worst = max((_RANK[r.state] for r in refs), default=0)
+        dependency = any(r.change is ChangeKind.DEPENDENCY_CHANGED for r in reasons)
+        stale = worst >= _RANK[ReferenceState.STALE]
+        suspect = worst == _RANK[ReferenceState.SUSPECT] or dependency
+        status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if suspect else ObservationStatus.FRESH
+    return replace(graded, status=status, references=refs)
 
 
 def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:
@@ -244,36 +266,48 @@ def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:
     return out
 
 
-def _state(r: StaleReason, strong: bool) -> ReferenceState:
-    """A reason's grade: a signature change that keeps the old uses working (``signatures``)
-    is only suspect for a passing mention; for a shared note every change of its code is stale."""
+def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceState:
+    """A reason's grade for a reference, by what its text uses (see the module docstring).
+    For a shared note every change of its code is stale."""
     if r.change in _DANGLING:
         return ReferenceState.DANGLING
-    if r.change is ChangeKind.SIGNATURE_CHANGED and (strong or not compatible(r.old_signature, r.new_signature)):
+    if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED, ChangeKind.ANNOTATIONS_CHANGED):
         return ReferenceState.STALE
-    if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED):
-        return ReferenceState.STALE
-    return ReferenceState.SUSPECT
+    if r.change is not ChangeKind.SIGNATURE_CHANGED:
+        return ReferenceState.CHANGED  # a body, what annotations say: what the text uses still holds
+    if call is not None:
+        fits = binds(call.positional, call.keywords, call.more_positional, r.new_signature)
+        if fits is not None:
+            return ReferenceState.CHANGED if fits else ReferenceState.STALE
+    return ReferenceState.CHANGED if fits_old_callers(r.old_signature, r.new_signature) else ReferenceState.SUSPECT
 
 
-def _sentence(ref: KnowledgeReference, r: StaleReason) -> str:
-    when = f" in {r.commit[:7]}" if r.commit else " (not committed yet)"
-    new = r.new_ref.rpartition("::")[2] or r.new_ref
+def _sentence(ref: KnowledgeReference, r: StaleReason, state: ReferenceState, call: WrittenCall | None) -> str:
+    """One line of at most ``MAX_LINE`` characters: what happened to what the reference
+    names, in the words of the one renderer of a change (``graphmem.changes``), with the commit
+    that made it (or ``uncommitted``); a long list of changes is cut, never the commit."""
+    words = when_words(r.commit, r.uncommitted or not r.commit)
+    tail = f" {words}" if r.commit and not r.uncommitted else f", {words}"  # " in 1a2b3c4" / ", uncommitted"
     name = _name_of(ref, r.anchor_ref)
-    if r.change is ChangeKind.RENAMED:
-        return f"`{name}` was renamed to `{new}`{when}"
-    if r.change is ChangeKind.REMOVED:
-        return f"`{name}` was removed{when}"
-    if r.change is ChangeKind.SIGNATURE_CHANGED:
-        how = " (compatibly: old uses still fit)" if compatible(r.old_signature, r.new_signature) else ""
-        return f"the signature of `{r.anchor_ref}` changed{when}{how}: `{r.old_signature}` -> `{r.new_signature}`"
-    if r.change is ChangeKind.BODY_CHANGED:
-        return f"the body of `{r.anchor_ref}` changed{when}"
-    return f"{r.detail}{when}"
+    if r.change is ChangeKind.REMOVED and r.new_ref:
+        tail += f"; use `{r.new_ref.rpartition('::')[2] or r.new_ref}`"
+    head = f"`{name}` "
+    if r.change not in _DANGLING:
+        why = ""
+        if state is ReferenceState.STALE and call is not None and r.change is ChangeKind.SIGNATURE_CHANGED:
+            why = call_misfit(call.positional, call.keywords, call.more_positional, r.new_signature)
+        head = f"`{name}` {why}: " if why else f"`{name}`: "
+    what = change_words(r)
+    room = MAX_LINE - len(head) - len(tail)
+    if len(what) > room:
+        what = what[: max(room - 1, 0)].rstrip(" ,") + "…"
+    return head + what + tail
 
 
 def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
-    """Each reference with its state, reason, new name and commit from ``o``'s stale reasons."""
+    """Each reference with its state, reason, new name, commit and signatures from ``o``'s
+    stale reasons, graded by what the reference's text uses (a call with arguments is bound
+    against the current signature; a mention is judged by whether old callers still fit)."""
     strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
     out: list[KnowledgeReference] = []
     for ref in o.references:
@@ -281,17 +315,22 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
         # (a dependency's change marks the unit, not what it names: see the module docstring)
         mine = [r for r in o.stale_reasons if r.anchor_ref in chain and r.change is not ChangeKind.DEPENDENCY_CHANGED]
         if not mine:
-            out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit=""))
+            out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit="", old_signature="",
+                               new_signature=""))  # fmt: skip
             continue
-        worst = max(mine, key=lambda r: (_RANK[_state(r, strong)], r.change is ChangeKind.REMOVED))
-        renamed = next((r.new_ref for r in mine if r.change is ChangeKind.RENAMED and r.new_ref), "")
+        call = written_call(ref.text)
+        graded = [(_state(r, strong, call), r) for r in mine]
+        state, worst = max(graded, key=lambda g: (_RANK[g[0]], g[1].change is ChangeKind.REMOVED))
+        renamed = next((r.new_ref for r in mine if r.change in _DANGLING and r.new_ref), "")
         out.append(
             replace(
                 ref,
-                state=_state(worst, strong),
-                reason=_sentence(ref, worst),
-                renamed_to=renamed if worst.change is ChangeKind.RENAMED else "",
+                state=state,
+                reason=_sentence(ref, worst, state, call),
+                renamed_to=renamed if worst.change in _DANGLING else "",
                 commit=worst.commit,
+                old_signature=spaced(worst.old_signature)[:MAX_SIGNATURE],
+                new_signature=spaced(worst.new_signature)[:MAX_SIGNATURE],
             )
         )
     return tuple(out)
@@ -318,12 +357,17 @@ def check_references(
 
 
 def _name_of(ref: KnowledgeReference, anchor_ref: str = "") -> str:
-    """The name a reference stands for: as written, or for a path or a link (``x.go#L16``)
-    the qualified name of the symbol it anchored."""
-    if "/" in ref.text or "#L" in ref.text:
+    """The name a reference stands for: as written, or for a path, a link (``x.go#L16``) or
+    a member written relative to its section (``def .aiter_lines()``) the qualified name of
+    the symbol it anchored."""
+    relative = _RELATIVE_TEXT.match(ref.text) is not None
+    if "/" in ref.text or "#L" in ref.text or relative:
         target = anchor_ref or ref.target_ref
         return target.rpartition("::")[2] or target
     return _written_name(ref.text)
+
+
+_RELATIVE_TEXT: Final = re.compile(r"^`*\s*(?:(?:async\s+)?def\s+|property\s+)?\.\w")
 
 
 def _written_name(text: str) -> str:

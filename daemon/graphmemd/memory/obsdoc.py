@@ -147,6 +147,8 @@ def _knowledge_doc(o: Observation) -> dict[str, Any]:
                 "renamed_to": r.renamed_to,
                 "commit": r.commit,
                 "close_matches": list(r.close_matches),
+                "old_signature": r.old_signature,
+                "new_signature": r.new_signature,
             }
             for r in o.references
         ],
@@ -286,6 +288,8 @@ def _reference(d: Mapping[str, Any], where: str, path: str, obs_id: str) -> Know
         commit=r.string("commit", "", MAX_ID),
         close_matches=r.strings("close_matches", _MAX_LIST),
         observation_id=obs_id,
+        old_signature=r.string("old_signature", "", MAX_DETAIL),
+        new_signature=r.string("new_signature", "", MAX_DETAIL),
     )
 
 

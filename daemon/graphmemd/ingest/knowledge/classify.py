@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass, replace
 from typing import Final
 from urllib.parse import unquote
 
-from graphmemd.ingest.knowledge.model import TargetKind
+from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef
 
 _IDENT: Final = r"[A-Za-z_$][\w$]*"
 _NAME: Final = re.compile(rf"{_IDENT}(?:(?:\.|::|#|->){_IDENT})*")
@@ -23,6 +24,8 @@ _CALL: Final = re.compile(r"\([^()]*\)$")
 _PATH_CHARS: Final = re.compile(r"[\w.\-/@+~]+")
 _LINE_SUFFIX: Final = re.compile(r"(?::(\d+)(?::\d+)?|#L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?)$")
 _DUNDER: Final = re.compile(r"__\w+__")
+#: a member written relative to its section: ``.status_code``, ``def .aiter_lines()``, ``async def .aclose()``
+_RELATIVE: Final = re.compile(rf"(?:(?:async\s+)?def\s+|property\s+)?\.({_IDENT})(?:\([^()]*\))?(?:\s*->.*)?")
 _FRAGMENT_LINE: Final = re.compile(r"^L(\d+)(?:C\d+)?(?:-L?\d+(?:C\d+)?)?$")
 #: file extensions of the languages graphmem parses, and of knowledge files (a link to one)
 CODE_EXTENSIONS: Final = frozenset(
@@ -66,6 +69,9 @@ def classify_code(text: str) -> tuple[TargetKind, str, int] | None:
         return TargetKind.SYMBOL, path, 0
     if is_path_like(path) and not _NAME.fullmatch(path):
         return TargetKind.PATH, path.removeprefix("./"), line
+    relative = _RELATIVE.fullmatch(s)
+    if relative is not None:  # ``.member`` / ``def .member()``: a member of the section's class
+        return TargetKind.SYMBOL, "." + relative.group(1), 0
     name = clean_name(s)
     if name is None:
         return None
@@ -90,6 +96,17 @@ def clean_name(text: str) -> str | None:
     return s
 
 
+def in_section(ref: TextRef, module: str, scope: str, listed: bool) -> TextRef:
+    """``ref`` with the ``currentmodule`` in force, and the class or module its section names
+    where a name is read relative to it: ``.member`` anywhere, a bare name written in a code
+    span in a list or a table (``listed``)."""
+    bare = listed and "." not in ref.target and ref.kind is RefKind.CODE
+    in_scope = bool(scope) and ref.target_kind is TargetKind.SYMBOL and (ref.target.startswith(".") or bare)
+    if not module and not in_scope:
+        return ref
+    return replace(ref, module=module or ref.module, scope=scope if in_scope else ref.scope)
+
+
 def link_target(href: str, doc_path: str) -> tuple[str, int] | None:
     """The repository path (relative to the root) and line a link points at, or None for a
     link that leaves the repository (a URL, a mail address, a fragment of the same page)."""
@@ -107,3 +124,82 @@ def link_target(href: str, doc_path: str) -> tuple[str, int] | None:
     if rel.startswith("../") or rel == ".." or rel == ".":
         return None
     return rel, line
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenCall:
+    """The arguments a call written in a document passes (``httpx.get(url, proxies=...)``):
+    how many positionally, which keywords, and whether it leaves more open (``...``,
+    ``*args`` or ``**kwargs`` written among them)."""
+
+    positional: int
+    keywords: tuple[str, ...]
+    more_positional: bool = False
+    more_keywords: bool = False
+
+
+_KEYWORD_ARG: Final = re.compile(rf"^({_IDENT})\s*=(?!=)")
+_PAIRS: Final = {"(": ")", "[": "]", "{": "}"}
+
+
+def _split_args(s: str) -> list[str] | None:
+    """``s`` split at its top-level commas (brackets and quotes respected); None when unbalanced."""
+    out: list[str] = []
+    stack: list[str] = []
+    quote = ""
+    cur: list[str] = []
+    for ch in s:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _PAIRS:
+            stack.append(_PAIRS[ch])
+        elif ch in ")]}":
+            if not stack or stack.pop() != ch:
+                return None
+        elif ch == "," and not stack:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    if stack or quote:
+        return None
+    out.append("".join(cur))
+    return [a.strip() for a in out]
+
+
+def written_call(text: str) -> WrittenCall | None:
+    """The call a reference's text writes with arguments (``f(x, key=...)``,
+    ``:func:`f(..., proxies=...)```), or None: no parentheses, empty ones (``f()`` is a
+    mention), or no name before them."""
+    inner = text.split("`")[1] if text.count("`") >= 2 else text
+    s = inner.strip()
+    if not s.endswith(")") or "(" not in s:
+        return None
+    depth = 0
+    for i in range(len(s) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(s[i], 0)
+        if depth == 0:
+            break
+    else:
+        return None
+    if clean_name(s[:i]) is None:
+        return None
+    args = _split_args(s[i + 1 : -1])
+    if args is None or args == [""] or "" in args:
+        return None
+    positional, keywords, more_pos, more_kw = 0, [], False, False
+    for a in args:
+        m = _KEYWORD_ARG.match(a)
+        if a in ("...", "…"):
+            more_pos = True
+        elif a.startswith("**"):
+            more_kw = True
+        elif a.startswith("*"):
+            more_pos = True
+        elif m is not None:
+            keywords.append(m.group(1))
+        else:
+            positional += 1
+    return WrittenCall(positional, tuple(keywords), more_pos, more_kw)

@@ -13,9 +13,10 @@ are read by the reStructuredText reader at their own lines.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 from markdown_it import MarkdownIt
 from markdown_it.helpers import parseLinkDestination, parseLinkLabel
@@ -24,7 +25,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
-from graphmemd.ingest.knowledge.classify import classify_code, clean_name, link_target
+from graphmemd.ingest.knowledge.classify import classify_code, clean_name, in_section, link_target
 from graphmemd.ingest.knowledge.model import RefKind, Span, TargetKind, TextRef, Unit, UnitKind
 from graphmemd.ingest.knowledge.roles import CODE_DIRECTIVES, MODULE_DIRECTIVES, role_target
 
@@ -210,6 +211,23 @@ def _directive_fence(tok: Token, lines: Sequence[str]) -> TextRef | None:
     return TextRef(RefKind.DIRECTIVE, TargetKind.SYMBOL, arg.split()[0], target, span, role=name)
 
 
+def _named(inline: Token) -> str:
+    """The class or module a heading names: its first code span or role written as a name
+    (``## `Response` class``), else the whole title when it is one name (``## Response``)."""
+    for child in inline.children or ():
+        got = role_target(str(child.meta.get("name", "")), child.content) if child.type == "myst_role" else None
+        if child.type == "code_inline":
+            found = classify_code(child.content)
+            got = (found[0], found[1]) if found is not None else None
+        if got is not None and got[0] is TargetKind.SYMBOL and not got[1].startswith("."):
+            return got[1]
+    title = inline.content.strip()
+    return title if _ONE_NAME.fullmatch(title) else ""
+
+
+_ONE_NAME: Final = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
+
+
 class _Builder:
     """Walks the token stream and collects units."""
 
@@ -223,6 +241,7 @@ class _Builder:
         self.cursor: dict[int, int] = {}
         self.eval_rst: list[tuple[int, int, tuple[str, ...], str]] = []
         self.module = ""  # a MyST ```{currentmodule} x``` fence in force
+        self.scopes: list[str] = []  # per heading level: the class or module the heading names
 
     def open(self, kind: UnitKind, tok: Token) -> _Open:
         assert tok.map is not None
@@ -244,6 +263,11 @@ class _Builder:
             level = int(tok.tag[1])
             title = tokens[i + 1].content
             self.headings = [*self.headings[: level - 1], *[""] * max(0, level - 1 - len(self.headings)), title]
+            self.scopes = [
+                *self.scopes[: level - 1],
+                *[""] * max(0, level - 1 - len(self.scopes)),
+                _named(tokens[i + 1]),
+            ]
             self.open(UnitKind.HEADING, tok)
         elif t == "list_item_open":
             self.items.append(self.open(UnitKind.LIST_ITEM, tok))
@@ -267,7 +291,9 @@ class _Builder:
             if owner is not None:
                 cursor = self.cursor if self.row is not None else {}  # cells of a row share lines
                 refs = _inline_refs(tok, self.lines, cursor, self.doc_path)
-                owner.refs.extend(replace(r, module=self.module) if self.module else r for r in refs)
+                scope = next((x for x in reversed(self.scopes) if x), "")
+                listed = owner.kind in (UnitKind.LIST_ITEM, UnitKind.TABLE_ROW)
+                owner.refs.extend(in_section(r, self.module, scope, listed) for r in refs)
 
     def fence(self, tok: Token) -> None:
         info = tok.info.strip()

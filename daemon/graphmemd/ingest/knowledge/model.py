@@ -60,7 +60,11 @@ class TextRef:
     stands for (``hash_password`` for ``hash_password()``, ``src/app.py`` for a link, the
     Sphinx target for an explicit title); ``line`` the line a ``#L42`` fragment names;
     ``module`` the Sphinx ``currentmodule`` in force (a relative name resolves under it);
-    ``call`` the arguments when the name is written as a call with arguments (None: a mention)."""
+    ``call`` the arguments when the name is written as a call with arguments (None: a mention);
+    ``scope`` the class or module the section around it names (a heading naming a class, an
+    ``autoclass`` directive's body), set where a name is read relative to it: a relative name
+    (``.member``, ``def .member()``: ``target`` keeps its leading dot) or a bare name in a
+    list or a table under that section."""
 
     kind: RefKind
     target_kind: TargetKind
@@ -71,6 +75,7 @@ class TextRef:
     line: int = 0
     module: str = ""
     call: CallShape | None = None
+    scope: str = ""
 
 
 class UnitKind(str, Enum):

@@ -34,6 +34,8 @@ CODE_DIRECTIVES: Final = frozenset(
         "autodata", "autoexception", "autodecorator", "autoproperty",
     }
 )  # fmt: skip
+#: directives whose body documents the members of the class they name
+CLASS_DIRECTIVES: Final = frozenset({"class", "autoclass", "exception", "autoexception"})
 #: directives that set the module later relative names resolve under
 MODULE_DIRECTIVES: Final = frozenset({"module", "currentmodule", "automodule"})
 
@@ -43,14 +45,17 @@ _EXPLICIT_TITLE: Final = re.compile(r"^(.+?)\s*(?<!\x00)<(.*?)>$", re.DOTALL)
 _WANTS: Final = {
     "mod": "module", "module": "module", "automodule": "module",
     "class": "class", "exc": "class", "exception": "class", "autoclass": "class", "autoexception": "class",
-    "func": "callable", "meth": "callable", "function": "callable", "method": "callable",
-    "autofunction": "callable", "automethod": "callable", "decorator": "callable", "autodecorator": "callable",
+    "func": "callable", "meth": "callable", "method": "callable",
+    "automethod": "callable", "decorator": "callable", "autodecorator": "callable",
+    "function": "toplevel", "autofunction": "toplevel", "data": "toplevel", "autodata": "toplevel",
     "classmethod": "callable", "staticmethod": "callable",
 }  # fmt: skip
 
 
 def wanted(role: str) -> str:
-    """What a role or directive names: ``module``, ``class``, ``callable`` or "" (anything)."""
+    """What a role or directive names: ``module``, ``class``, ``callable``, ``toplevel`` (a
+    module-level name: ``.. function::``, ``.. data::``, resolved before any member) or ""
+    (anything)."""
     return _WANTS.get(role.split(":")[-1], "")
 
 

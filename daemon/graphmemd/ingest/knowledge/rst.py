@@ -17,7 +17,7 @@ import copy
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import docutils.frontend
@@ -26,9 +26,10 @@ from docutils import nodes
 from docutils.parsers.rst import Directive, Parser, directives, roles, states
 from docutils.utils import escape2null, unescape
 
-from graphmemd.ingest.knowledge.classify import classify_code, clean_name
+from graphmemd.ingest.knowledge.classify import classify_code, clean_name, in_section
 from graphmemd.ingest.knowledge.model import RefKind, Span, TargetKind, TextRef, Unit, UnitKind
 from graphmemd.ingest.knowledge.roles import (
+    CLASS_DIRECTIVES,
     CODE_DIRECTIVES,
     CODE_ROLES,
     FILE_ROLES,
@@ -299,6 +300,19 @@ def _unit_lines(ctx: _Ctx, node: nodes.Element, refs: Sequence[TextRef]) -> tupl
     return min(start, lo), max(start + n - 1, hi)
 
 
+def _scope(node: nodes.Node) -> str:
+    """The class whose directive body (``.. autoclass:: Foo`` / ``.. class:: Foo`` with
+    content) ``node`` is in: its members are documented relative to it."""
+    p = node.parent
+    while p is not None:
+        if isinstance(p, objdirective) and str(p["dname"]).split(":")[-1] in CLASS_DIRECTIVES:
+            arg = str(p["argument"]).split("\n")[0].strip()
+            name = clean_name(arg.split("(")[0].split()[0]) if arg.split() else None
+            return name or ""
+        p = p.parent
+    return ""
+
+
 def _directive_ref(ctx: _Ctx, node: objdirective, module: str) -> TextRef | None:
     ln = int(node["start_line"])
     arg = str(node["argument"]).split("\n")[0].strip()
@@ -335,6 +349,9 @@ def extract_rst(text: str, doc_path: str) -> list[Unit]:
                 module = str(node["argument"]).strip()
             elif node["kind"] == "object":
                 ref = _directive_ref(ctx, node, module)
+                scope = _scope(node)
+                if ref is not None and scope:  # a member documented in its class's body
+                    ref = replace(ref, scope=scope, target="." + ref.target if "." not in ref.target else ref.target)
                 if ref is not None:
                     ln = ref.span.line
                     units.append(Unit(UnitKind.DIRECTIVE, ln, ln, _headings(node), ctx.src[ln - 1].strip(), (ref,)))
@@ -342,6 +359,8 @@ def extract_rst(text: str, doc_path: str) -> list[Unit]:
         ref = _inline_ref(ctx, node, module)
         owner = _unit_node(node)
         if ref is not None and owner is not None:
+            listed = isinstance(owner.parent, nodes.list_item) or isinstance(owner, nodes.entry)
+            ref = in_section(ref, module, _scope(node), listed)
             grouped.setdefault(id(owner), (owner, []))[1].append(ref)
     for owner, refs in grouped.values():
         start, end = _unit_lines(ctx, owner, refs)
