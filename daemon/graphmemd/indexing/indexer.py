@@ -325,6 +325,7 @@ class Indexer:
             self.knowledge.full_pass(rt, docs, head_moved, delta)
         if delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
+            self._memory.views.refresh(rt.id)  # (a delta refreshed them) after a restart, a branch switch
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)

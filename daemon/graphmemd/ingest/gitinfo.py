@@ -95,3 +95,71 @@ def run_git(root: Path, *args: str, timeout: float = 5.0) -> subprocess.Complete
         stdin=subprocess.DEVNULL,
         env=env,
     )
+
+
+def git_common_dir(root: Path) -> Path | None:
+    """The git directory every worktree of ``root``'s repository shares
+    (``git rev-parse --git-common-dir``), resolved; None when ``root`` is not in git."""
+    if _git_dir(root) is None:
+        return None
+    try:
+        out = run_git(root, "rev-parse", "--git-common-dir")
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("git rev-parse failed in %s: %s", root, exc)
+        return None
+    text = out.stdout.decode("utf-8", "replace").strip()
+    if out.returncode != 0 or not text:
+        return None
+    p = Path(text)
+    try:
+        return (p if p.is_absolute() else root / p).resolve()
+    except OSError:
+        return None
+
+
+def head_branch(root: Path) -> str:
+    """The branch checked out at ``root`` ("" when detached or not a git repository)."""
+    gd = _git_dir(root)
+    if gd is None:
+        return ""
+    try:
+        head = (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    return head.removeprefix("ref:").strip().removeprefix("refs/heads/") if head.startswith("ref:") else ""
+
+
+def is_ancestor(root: Path, commit: str, head: str) -> bool:
+    """Whether ``commit`` is an ancestor of (or equal to) ``head`` in ``root``'s repository
+    (``git merge-base --is-ancestor``); False when git cannot tell (an unknown commit)."""
+    if not commit or not head:
+        return False
+    if commit == head:
+        return True
+    try:
+        out = run_git(root, "merge-base", "--is-ancestor", commit, head)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("git merge-base failed in %s: %s", root, exc)
+        return False
+    return out.returncode == 0
+
+
+def worktree_roots(common_dir: Path) -> list[Path]:
+    """The working trees of the repository whose common git directory is ``common_dir``: the
+    main one (when the repository is not bare) and every linked one whose ``gitdir`` file
+    still names a ``.git`` file that exists (what ``git worktree list`` reads)."""
+    roots: list[Path] = []
+    if common_dir.name == ".git" and common_dir.parent.is_dir():
+        roots.append(common_dir.parent)
+    try:
+        entries = sorted((common_dir / "worktrees").iterdir())
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            dot_git = Path((entry / "gitdir").read_text(encoding="utf-8", errors="replace").strip())
+        except OSError:
+            continue
+        if dot_git.is_absolute() and dot_git.is_file():
+            roots.append(dot_git.parent)
+    return roots

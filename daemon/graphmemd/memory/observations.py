@@ -240,9 +240,11 @@ class ObservationBook:
         contradicts: Sequence[str] = (),
         idempotency_key: str = "",
         now: float | None = None,
+        origin: tuple[str, str] = ("", ""),
     ) -> Observation:
         """Validate and save a new observation, marking those it supersedes; a repeated ``idempotency_key``
-        returns the observation it created before."""
+        returns the observation it created before. ``origin``: the commit and branch the
+        checkout it is saved in is at."""
         text = text.strip()
         if not text:
             raise InvalidArgument("observation text is empty")
@@ -281,6 +283,8 @@ class ObservationBook:
                 anchors=tuple(anchors),
                 supersedes=tuple(supersedes),
                 contradicts=tuple(contradicts),
+                origin_commit=origin[0],
+                origin_branch=origin[1],
             )
             older = [
                 replace(self._obs[s], status=ObservationStatus.SUPERSEDED, superseded_by=o.id, updated_at=t)

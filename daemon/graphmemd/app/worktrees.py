@@ -1,0 +1,133 @@
+"""Worktrees come and go: checkouts added and dropped without a command.
+
+A supervised loop looks, twice a second, at the ``worktrees/`` folder of each registered
+repository's common git directory (``git worktree add`` creates an entry there, ``git worktree
+remove`` and ``git worktree prune`` delete it) and at whether each checkout's directory still
+exists. A new worktree of a registered repository is registered (and indexed, sharing the
+parses its siblings already have); a checkout whose worktree entry or directory is gone is
+dropped: its graph is forgotten, its notes stay in the repository and every other checkout
+keeps showing them. A lone repository whose directory disappears is not dropped (it may be an
+unmounted disk: ``status`` reports it and the rescans wait for it), and a worktree the user
+removed with ``graphmem repo remove`` is not registered again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphmemd.ingest.gitinfo import worktree_roots
+from graphmemd.ingest.registry import RepoRuntime
+
+logger = logging.getLogger(__name__)
+
+#: how often the worktree folders and checkout directories are looked at
+INTERVAL_S = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class CheckoutSeen:
+    """A registered checkout as the loop saw it."""
+
+    id: str
+    root: Path
+    repository: str
+    common_dir: Path | None
+    exists: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WorktreePlan:
+    """What to register and what to drop."""
+
+    add: tuple[Path, ...] = ()
+    drop: tuple[str, ...] = ()
+
+
+def plan(
+    seen: Sequence[CheckoutSeen], worktrees: Mapping[Path, Sequence[Path]], declined: Iterable[Path]
+) -> WorktreePlan:
+    """Pure: the worktrees of registered repositories that are not registered (and not
+    declined), and the checkouts to drop: those git no longer lists as a worktree, and those
+    of a repository of several whose directory is gone (``worktrees``: common directory ->
+    its working trees)."""
+    registered = {c.root for c in seen}
+    skip = set(declined) | registered
+    add = [r for roots in worktrees.values() for r in roots if r not in skip]
+    per_repo: dict[str, int] = {}
+    for c in seen:
+        per_repo[c.repository] = per_repo.get(c.repository, 0) + 1
+    drop: list[str] = []
+    for c in seen:
+        listed = c.common_dir is None or c.common_dir not in worktrees or c.root in worktrees[c.common_dir]
+        if not listed or (not c.exists and per_repo[c.repository] > 1):
+            drop.append(c.id)
+    return WorktreePlan(tuple(dict.fromkeys(add)), tuple(drop))
+
+
+class WorktreeWatch:
+    """The loop's step: look, plan, act through ``add`` and ``drop``."""
+
+    def __init__(
+        self,
+        checkouts: Callable[[], list[RepoRuntime]],
+        declined: Callable[[], set[Path]],
+        add: Callable[[Path], object],
+        drop: Callable[[RepoRuntime], object],
+    ) -> None:
+        self._checkouts = checkouts
+        self._declined = declined
+        self._add = add
+        self._drop = drop
+        self._stop = threading.Event()
+        #: common directory -> the (mtime_ns of its worktrees/ folder, its working trees) last read
+        self._listed: dict[Path, tuple[int, tuple[Path, ...]]] = {}
+
+    def step(self) -> bool:
+        """One look (supervised loop); False once stopped."""
+        if self._stop.wait(INTERVAL_S):
+            return False
+        self.look()
+        return not self._stop.is_set()
+
+    def look(self) -> WorktreePlan:
+        """Compare what git lists with what is registered, and act on the difference."""
+        rts = self._checkouts()
+        seen = [CheckoutSeen(rt.id, rt.root, rt.repository, rt.common_dir, rt.root.is_dir()) for rt in rts]
+        worktrees = {c: self._worktrees(c) for c in {rt.common_dir for rt in rts} if c is not None and c.is_dir()}
+        todo = plan(seen, worktrees, self._declined())
+        by_id = {rt.id: rt for rt in rts}
+        for cid in todo.drop:
+            logger.info("checkout %s (%s) is gone: dropped, its notes kept", cid, by_id[cid].root)
+            self._drop(by_id[cid])
+        for root in todo.add:
+            logger.info("new worktree %s: registered", root)
+            self._add(root)
+        return todo
+
+    def _worktrees(self, common_dir: Path) -> tuple[Path, ...]:
+        folder = common_dir / "worktrees"
+        try:
+            mtime = folder.stat().st_mtime_ns
+        except OSError:
+            mtime = -1
+        last = self._listed.get(common_dir)
+        if last is not None and last[0] == mtime and all(r.is_dir() for r in last[1]):
+            return last[1]
+        roots = tuple(_resolved(r) for r in worktree_roots(common_dir))
+        self._listed[common_dir] = (mtime, roots)
+        return roots
+
+    def stop(self) -> None:
+        """End the loop at its next step."""
+        self._stop.set()
+
+
+def _resolved(p: Path) -> Path:
+    try:
+        return p.resolve()
+    except OSError:
+        return p
