@@ -15,57 +15,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from graphmemd.ingest.gitinfo import worktree_roots
 from graphmemd.ingest.registry import RepoRuntime
+from graphmemd.ingest.worktree_plan import CheckoutSeen, WorktreePlan, plan
 
 logger = logging.getLogger(__name__)
 
 #: how often the worktree folders and checkout directories are looked at
 INTERVAL_S = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class CheckoutSeen:
-    """A registered checkout as the loop saw it."""
-
-    id: str
-    root: Path
-    repository: str
-    common_dir: Path | None
-    exists: bool
-
-
-@dataclass(frozen=True, slots=True)
-class WorktreePlan:
-    """What to register and what to drop."""
-
-    add: tuple[Path, ...] = ()
-    drop: tuple[str, ...] = ()
-
-
-def plan(
-    seen: Sequence[CheckoutSeen], worktrees: Mapping[Path, Sequence[Path]], declined: Iterable[Path]
-) -> WorktreePlan:
-    """Pure: the worktrees of registered repositories that are not registered (and not
-    declined), and the checkouts to drop: those git no longer lists as a worktree, and those
-    of a repository of several whose directory is gone (``worktrees``: common directory ->
-    its working trees)."""
-    registered = {c.root for c in seen}
-    skip = set(declined) | registered
-    add = [r for roots in worktrees.values() for r in roots if r not in skip]
-    per_repo: dict[str, int] = {}
-    for c in seen:
-        per_repo[c.repository] = per_repo.get(c.repository, 0) + 1
-    drop: list[str] = []
-    for c in seen:
-        listed = c.common_dir is None or c.common_dir not in worktrees or c.root in worktrees[c.common_dir]
-        if not listed or (not c.exists and per_repo[c.repository] > 1):
-            drop.append(c.id)
-    return WorktreePlan(tuple(dict.fromkeys(add)), tuple(drop))
 
 
 class WorktreeWatch:
