@@ -47,6 +47,11 @@ def checkouts(c: GraphMem) -> dict[str, str]:
     return {r.root: r.repository_id for r in c.status().repositories}
 
 
+def files_parsed(c: GraphMem, root: Path) -> int:
+    (r,) = [r for r in c.status().repositories if r.root == str(root)]
+    return r.files_parsed
+
+
 def ready(c: GraphMem, root: Path) -> bool:
     return any(r.root == str(root) and r.state.value == "ready" for r in c.status().repositories)
 
@@ -62,6 +67,9 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         assert roots[str(a)] == roots[str(b)]  # one repository
         (ra,) = [r for r in c.status().repositories if r.root == str(a)]
         assert {(x.root, x.branch) for x in ra.checkouts} == {(str(a), "main"), (str(b), "feature")}
+        (rb,) = [r for r in c.status().repositories if r.root == str(b)]
+        assert rb.files == ra.files
+        assert rb.files_parsed == 0  # every file's content was parsed for A already
 
         # saved in B, recalled in A within a second
         note = c.observe(
@@ -89,6 +97,8 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         git(b, "add", "-A")
         git(b, "commit", "-q", "-m", "audit")
         wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        assert files_parsed(c, b) == 2  # the new file, and crypto.py's edit (its restored text was A's)
+        parsed_in_a = files_parsed(c, a)
         branch_note = c.observe(
             "audit_login must not log passwords", anchors=["app/auth/audit.py::audit_login"], repo=str(b)
         )
@@ -104,6 +114,7 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         # merged into A: an ordinary note there
         git(a, "merge", "-q", "feature")
         wait_for(lambda: (o := shown(c, a, branch_note.id)) is not None and not o.on_branch, 10)
+        assert files_parsed(c, a) == parsed_in_a  # the merge brought only content B had parsed
         merged = shown(c, a, branch_note.id)
         assert merged is not None
         assert merged.status is ObservationStatus.FRESH

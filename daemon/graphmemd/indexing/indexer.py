@@ -31,6 +31,7 @@ from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_strings
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
+from graphmemd.indexing.shared_parses import SharedParses
 from graphmemd.ingest.gitinfo import head_commit, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
@@ -124,6 +125,8 @@ class Indexer:
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
+        #: parses another checkout of the same repository already made (``shared_parses.py``)
+        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -351,10 +354,10 @@ class Indexer:
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
-        for out in self.pool().parse_many(todo):
+        for out, parsed_here in self._outcomes(rt, todo):
             rt.files_done += 1
             if out.parsed is not None:
-                rt.files_parsed += 1
+                rt.files_parsed += parsed_here
                 rt.pass_symbols += len(out.parsed.symbols)
                 unit = _take(rt, self._state, out, out.parsed, prepared)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit)
@@ -365,6 +368,13 @@ class Indexer:
                 self._publish_progress(rt, started)
         self._sink.flush_cache(rt)
         return units, prepared
+
+    def _outcomes(self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]]) -> Iterator[tuple[ParseOutcome, bool]]:
+        """Each file's parse outcome, and whether it was parsed now: the parses a sibling
+        checkout has of the same content first (``shared_parses.py``), then the workers'."""
+        shared, rest = self._shared.split(rt, todo)
+        yield from ((out, False) for out in shared)
+        yield from ((out, True) for out in self.pool().parse_many(rest))
 
     # ------------------------------------------------------------------ live changes
 
@@ -409,9 +419,9 @@ class Indexer:
         refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
-        for out in self.pool().parse_many(sorted(todo.items())):
+        for out, parsed_here in self._outcomes(rt, sorted(todo.items())):
             if out.parsed is not None:
-                rt.files_parsed += 1
+                rt.files_parsed += parsed_here
                 units[out.path] = self._sink.cache_early(
                     rt, out.path, _take(rt, self._state, out, out.parsed, prepared)
                 )
