@@ -29,9 +29,12 @@ def _suspect_text(o: Observation) -> str:
 
 def marker(o: Observation) -> str:
     """``[FRESH]``, ``[STALE: body changed]``, ``[SUSPECT: a.py::f calls b.py::g, whose
-    signature changed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus ``[NEEDS REVIEW: …]``
-    when an anchor followed a rename."""
-    if o.status is ObservationStatus.STALE:
+    signature changed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``, ``[ON BRANCH feature]`` (a
+    note of another checkout made on a branch this one does not contain); plus ``[NEEDS
+    REVIEW: …]`` when an anchor followed a rename."""
+    if o.on_branch:
+        text = f"[ON BRANCH {o.on_branch}]"
+    elif o.status is ObservationStatus.STALE:
         own = {r.change for r in o.stale_reasons if r.change is not ChangeKind.DEPENDENCY_CHANGED}
         changes = sorted(own, key=lambda c: -SEVERITY.get(c, 0))
         what = ", ".join(c.value.replace("_", " ") for c in changes) or "code changed"

@@ -300,11 +300,11 @@ class Core:
         """Make the registered checkout ``path`` (a separate clone) a checkout of ``to``'s
         repository; each then shows the other's notes."""
         rt = self.registry.find(path)
-        target = self.registry.find(to)
-        if target.repository == rt.repository:
+        target = self.registry.repository(to)
+        if target == rt.repository:
             raise InvalidArgument(f"{rt.id} is already a checkout of repository {rt.repository}")
-        self.registry.link(rt, target.repository)
-        for each in self.registry.checkouts(target.repository):
+        self.registry.link(rt, target)
+        for each in self.registry.checkouts(target):
             self.memory.views.refresh(each.id)
         return rt
 
@@ -518,7 +518,7 @@ class Core:
             repository_id=rt.repository,
             branch=head_branch(rt.root),
             checkouts=checkouts,
-            possible_clones=tuple(r.id for r in self.registry.clones_of(rt)),
+            possible_clones=tuple(self.registry.clones_of(rt)),
         )
 
     def status(self, socket_path: str, tcp: str) -> Status:

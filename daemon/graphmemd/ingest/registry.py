@@ -284,19 +284,25 @@ class RepoRegistry:
             found.update((r.id, r.root) for r in self._repos.values() if r.repository == repository)
         return sorted(found.items())
 
-    def clones_of(self, rt: RepoRuntime) -> list[RepoRuntime]:
-        """Registered checkouts of *other* repositories that look like clones of ``rt``'s (same
-        root commit, same ``origin`` when both have one): candidates for ``link``, never joined
-        without being asked."""
+    def clones_of(self, rt: RepoRuntime) -> list[str]:
+        """The other repositories with a registered checkout that looks like a clone of
+        ``rt``'s (same root commit, same ``origin`` when both have one): candidates for
+        ``link``, never joined without being asked."""
         with self._lock:
             return sorted(
-                (
-                    r
+                {
+                    r.repository
                     for r in self._repos.values()
                     if r.repository != rt.repository and r.identity.same_repository(rt.identity)
-                ),
-                key=lambda r: r.id,
+                }
             )
+
+    def repository(self, hint: str) -> str:
+        """A repository named by its id, or by a checkout of it (id or path)."""
+        with self._lock:
+            if any(r.repository == hint for r in self._repos.values()):
+                return hint
+        return self.find(hint).repository
 
     def decline(self, root: Path, declined: bool = True) -> None:
         """Whether the worktree at ``root`` stays unregistered until the user adds it again."""
