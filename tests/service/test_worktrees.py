@@ -6,13 +6,14 @@ there until the branch is merged, and removing the worktree keeps the note."""
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
-from graphmem.types import Observation, ObservationStatus
+from graphmem.types import EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
 
@@ -149,3 +150,35 @@ def test_separate_clones_join_only_when_linked(daemon_factory: DaemonFactory) ->
         in_clone = shown(c, clone, note.id)
         assert in_clone is not None
         assert in_clone.status is ObservationStatus.FRESH
+
+
+def test_a_note_saved_in_one_worktree_is_announced_in_the_other_and_survives_a_restart(
+    daemon_factory: DaemonFactory,
+) -> None:
+    a = git_repo()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        stream = c.events(repo=str(a), kinds=[EventKind.OBSERVATION_CHANGED])
+        stream.wait_ready()
+        timer = threading.Timer(10, stream.cancel)
+        timer.start()
+        note = c.observe("make_token encodes the user id", anchors=["app/auth/crypto.py::make_token"], repo=str(b))
+        try:
+            event = next(e for e in stream if e.observation_id == note.id)
+        finally:
+            timer.cancel()
+            stream.cancel()
+        (ra,) = [r for r in c.status().repositories if r.root == str(a)]
+        assert event.repo_id == ra.id  # announced in A, as A shows it
+        assert event.observation is not None
+        assert event.observation.status is ObservationStatus.FRESH
+    assert d.stop() == 0
+
+    d2 = daemon_factory([a, b], home=d.home)
+    with d2.client() as c:
+        in_a = wait_for(lambda: shown(c, a, note.id), 10)  # projections are rebuilt, not journaled
+        assert isinstance(in_a, Observation)
+        assert in_a.status is ObservationStatus.FRESH
+        assert note.id in {r.observation.id for r in c.recall("make_token user id", repo=str(a)).results}
