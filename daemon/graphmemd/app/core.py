@@ -15,14 +15,12 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Unavailable
 from graphmem.types import (
     Anchor,
-    Checkout,
     Event,
     EventKind,
     IndexState,
@@ -33,13 +31,11 @@ from graphmem.types import (
     WatcherStatus,
 )
 
+from graphmemd.app.checkouts import CheckoutOps, origin_of
 from graphmemd.app.knowledge import KnowledgeOps
-from graphmemd.app.status import daemon_status, repository_summary
-from graphmemd.app.worktrees import WorktreeWatch
+from graphmemd.app.status import daemon_status
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
-from graphmemd.ingest.checkouts import RegistryCheckouts
-from graphmemd.ingest.gitinfo import head_branch, head_commit
 from graphmemd.ingest.identity import RepoIdentity
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
@@ -94,10 +90,9 @@ class Core:
         self.recovered: list[str] = []
         #: Each repository's git co-change, mined off the request path once it is indexed.
         self.cochange = CoChangeKeeper(config.paths.data_dir)
-        self._mining = SupervisedThread("cochange", self._mine_step, self.health)
-        #: worktrees added and removed by git are registered and dropped by themselves
-        self.worktrees = WorktreeWatch(self.registry.all, self.registry.declined, self._add_found, self._drop_checkout)
-        self._worktree_loop = SupervisedThread("worktrees", self.worktrees.step, self.health)
+        self._mining = SupervisedThread("cochange", lambda: self.cochange.step(self.registry.all), self.health)
+        parts = lambda: (self.memory, self.indexer, self._watcher)  # noqa: E731
+        self.checkouts = CheckoutOps(self.registry, parts, self.add_repo, self.cochange, self.health)
 
     # ------------------------------------------------------------------ parts
 
@@ -154,7 +149,7 @@ class Core:
         )
         store.pause_point = writer.between_steps  # observation copies between a bulk load's chunks
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
-        memory.views.attach(RegistryCheckouts(self.registry), self.state)
+        self.checkouts.attach(memory, self.state)
         report = memory.open()
         if report:
             self.recovered.append(report)
@@ -180,11 +175,10 @@ class Core:
                 rescan_interval_s=self.cfg.rescan_interval_s,
             )
             self._watcher.start()
+            self.checkouts.start()
         self._mining.start()
         for rt in known:
             self._watch_and_index(rt)
-        if self.cfg.watch:
-            self._worktree_loop.start()
         self.ready.set()
 
     def _register_known(self, stored: dict[str, tuple[str, float]]) -> list[RepoRuntime]:
@@ -225,7 +219,7 @@ class Core:
         """Stop watching, finish the current job and every queued write, close the files."""
         self.ready.clear()
         self.cochange.stop()
-        self.worktrees.stop()
+        self.checkouts.stop()
         if self._watcher is not None:
             self._watcher.stop()
         settled = self._indexer.close() if self._indexer is not None else True
@@ -271,41 +265,8 @@ class Core:
         """Register (if new), watch and index a repository."""
         stored = {rid: (commit, at) for rid, _root, commit, at in self.store.repos()}
         rt, new = self._register(path, stored)
-        self.registry.decline(rt.root, False)
         if new:
             self._watch_and_index(rt)
-        return rt
-
-    def _add_found(self, root: Path) -> None:
-        """A worktree of a registered repository appeared (``worktrees.py``): register it."""
-        try:
-            self.add_repo(root)
-        except GraphMemError as exc:  # e.g. nested inside a registered checkout
-            logger.warning("new worktree %s not registered: %s", root, exc)
-            self.registry.decline(root)
-
-    def _drop_checkout(self, rt: RepoRuntime) -> None:
-        """A worktree was removed (or its directory deleted): forget its graph, keep its notes
-        (its siblings go on showing them)."""
-        if self._watcher is not None:
-            self._watcher.remove_root(rt.root)
-        self.memory.views.forget(rt.id)
-        job = self.indexer.submit(Job("remove", rt.id))
-        job.done.wait(60)
-        self.cochange.forget(rt.id)
-        for sibling in self.registry.siblings(rt.id):  # notes homed there are shown from the graph of each
-            self.memory.views.refresh(sibling.id)
-
-    def link_repo(self, path: str, to: str) -> RepoRuntime:
-        """Make the registered checkout ``path`` (a separate clone) a checkout of ``to``'s
-        repository; each then shows the other's notes."""
-        rt = self.registry.find(path)
-        target = self.registry.repository(to)
-        if target == rt.repository:
-            raise InvalidArgument(f"{rt.id} is already a checkout of repository {rt.repository}")
-        self.registry.link(rt, target)
-        for each in self.registry.checkouts(target):
-            self.memory.views.refresh(each.id)
         return rt
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
@@ -344,21 +305,13 @@ class Core:
                 f"{hint} is inside repository {rt.id} ({rt.root}), not its root; removing a repository "
                 "takes its id or its exact root"
             )
-        if self._watcher is not None:
-            self._watcher.remove_root(rt.root)
-        if self.registry.siblings(rt.id):  # a worktree: not registered again by itself
-            self.registry.decline(rt.root)
-        self.memory.views.forget(rt.id)
+        self.checkouts.removing(rt)
         job = self.indexer.submit(Job("remove", rt.id))
         job.done.wait(60)
         if job.error is not None:
             raise job.error
         self.cochange.forget(rt.id)
         return self.memory.purge_repo(rt.id) if purge else 0
-
-    def _mine_step(self) -> bool:
-        """One round of co-change mining over the indexed repositories (supervised loop)."""
-        return self.cochange.step(self.registry.all)
 
     # ------------------------------------------------------------------ export and import
 
@@ -419,9 +372,7 @@ class Core:
             if rt is None or any(a.repo_id != repo_id for a in resolved):
                 raise InvalidArgument("a shared note is written into one repository: anchor it there")
             return self.knowledge.create_shared(rt, new, resolved)
-        home = self.registry.get(repo_id)
-        origin = (head_commit(home.root), head_branch(home.root)) if home is not None else ("", "")
-        return self.memory.create(repo_id, new, resolved, origin)
+        return self.memory.create(repo_id, new, resolved, origin_of(self.registry.get(repo_id)))
 
     def _unavailable_while_loading(self, repo_hint: str) -> None:
         """An anchor that does not resolve while its repository's graph is still being loaded
@@ -506,20 +457,8 @@ class Core:
         return "; ".join(p for p in (journal, store) if p)
 
     def repository(self, rt: RepoRuntime) -> Repository:
-        """A checkout's summary (``status.repository_summary``): its own notes and those it
-        shows from its siblings, its repository and every checkout of it."""
-        notes = [*self.memory.book.all(), *self.memory.views.projections.in_checkout(rt.id)]
-        checkouts = tuple(
-            Checkout(cid, str(root), head_branch(root), head_commit(root), not root.is_dir())
-            for cid, root in (self.registry.members(rt.repository) or [(rt.id, rt.root)])
-        )
-        return replace(
-            repository_summary(rt, notes),
-            repository_id=rt.repository,
-            branch=head_branch(rt.root),
-            checkouts=checkouts,
-            possible_clones=tuple(self.registry.clones_of(rt)),
-        )
+        """A checkout's summary, its repository and every checkout of it (``CheckoutOps.describe``)."""
+        return self.checkouts.describe(rt)
 
     def status(self, socket_path: str, tcp: str) -> Status:
         """The daemon's health and counters (``graphmem status``; ``status.daemon_status``)."""

@@ -43,8 +43,6 @@ class WorktreeWatch:
         self._add = add
         self._drop = drop
         self._stop = threading.Event()
-        #: common directory -> the (mtime_ns of its worktrees/ folder, its working trees) last read
-        self._listed: dict[Path, tuple[int, tuple[Path, ...]]] = {}
 
     def step(self) -> bool:
         """One look (supervised loop); False once stopped."""
@@ -69,17 +67,9 @@ class WorktreeWatch:
         return todo
 
     def _worktrees(self, common_dir: Path) -> tuple[Path, ...]:
-        folder = common_dir / "worktrees"
-        try:
-            mtime = folder.stat().st_mtime_ns
-        except OSError:
-            mtime = -1
-        last = self._listed.get(common_dir)
-        if last is not None and last[0] == mtime and all(r.is_dir() for r in last[1]):
-            return last[1]
-        roots = tuple(_resolved(r) for r in worktree_roots(common_dir))
-        self._listed[common_dir] = (mtime, roots)
-        return roots
+        # read every time (a few small files per worktree): an entry's ``locked`` file going
+        # away when ``git worktree add`` is done does not touch the folder's own mtime
+        return tuple(_resolved(r) for r in worktree_roots(common_dir))
 
     def stop(self) -> None:
         """End the loop at its next step."""

@@ -125,7 +125,6 @@ class Indexer:
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
-        #: parses another checkout of the same repository already made (``shared_parses.py``)
         self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -323,7 +322,7 @@ class Indexer:
             rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
         )
         if refacts:
-            self._reresolve(rt)
+            reresolve(rt, self._state, self._store, self._writer)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta)
         if delta is None:  # nothing changed: the graph already answers for this pass
@@ -354,7 +353,7 @@ class Indexer:
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
-        for out, parsed_here in self._outcomes(rt, todo):
+        for out, parsed_here in self._shared.outcomes(rt, todo, self.pool):
             rt.files_done += 1
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
@@ -368,13 +367,6 @@ class Indexer:
                 self._publish_progress(rt, started)
         self._sink.flush_cache(rt)
         return units, prepared
-
-    def _outcomes(self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]]) -> Iterator[tuple[ParseOutcome, bool]]:
-        """Each file's parse outcome, and whether it was parsed now: the parses a sibling
-        checkout has of the same content first (``shared_parses.py``), then the workers'."""
-        shared, rest = self._shared.split(rt, todo)
-        yield from ((out, False) for out in shared)
-        yield from ((out, True) for out in self.pool().parse_many(rest))
 
     # ------------------------------------------------------------------ live changes
 
@@ -419,7 +411,7 @@ class Indexer:
         refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
-        for out, parsed_here in self._outcomes(rt, sorted(todo.items())):
+        for out, parsed_here in self._shared.outcomes(rt, sorted(todo.items()), self.pool):
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 units[out.path] = self._sink.cache_early(
@@ -434,17 +426,12 @@ class Indexer:
         self._sink.flush_cache(rt)
         delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared)
         if refacts:
-            self._reresolve(rt)
+            reresolve(rt, self._state, self._store, self._writer)
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         self.knowledge.batch(rt, docs, delta)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
-
-    def _reresolve(self, rt: RepoRuntime) -> None:
-        """The facts changed: every file of the repository is resolved again."""
-        replace_all_edges(rt, rt.resolver.all_edges(), self._state, self._store, self._writer)
-        logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
     # ------------------------------------------------------------------ applying a delta
 
@@ -500,6 +487,12 @@ class Indexer:
         self._sink.queryable(rt)
         return delta
 
+
+
+def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
+    """The facts changed: every file of the repository is resolved again."""
+    replace_all_edges(rt, rt.resolver.all_edges(), state, store, writer)
+    logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
 def _take(
     rt: RepoRuntime, state: GraphState, out: ParseOutcome, parsed: ParsedFile, prepared: dict[str, list[SymbolInfo]]

@@ -14,11 +14,11 @@ all of this (nothing is read twice).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from graphmemd.ingest.parse_pack import CachedHead, ParsePack
-from graphmemd.ingest.parse_pool import ParseOutcome, content_hash
+from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool, content_hash
 from graphmemd.ingest.parsecache import PARSER_VERSION, decode
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 
@@ -40,6 +40,15 @@ class SharedParses:
         self._max = max_file_size
         #: a parse queued for a sibling's cache and not written yet (``DeltaSink.queued_parse``)
         self._queued = queued
+
+    def outcomes(
+        self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]], pool: Callable[[], ParsePool]
+    ) -> Iterator[tuple[ParseOutcome, bool]]:
+        """Each file's parse outcome, and whether it was parsed now: the parses a sibling
+        checkout has of the same content first, then the workers' (``pool``) for the rest."""
+        shared, rest = self.split(rt, todo)
+        yield from ((out, False) for out in shared)
+        yield from ((out, True) for out in pool().parse_many(rest))
 
     def split(
         self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]]

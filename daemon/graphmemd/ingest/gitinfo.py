@@ -144,10 +144,21 @@ def is_ancestor(root: Path, commit: str, head: str) -> bool:
     return out.returncode == 0
 
 
+def _initializing(entry: Path) -> bool:
+    """Whether ``git worktree add`` is still creating this worktree: it holds a ``locked``
+    file saying "initializing" until its files are checked out (a lock the user put, with
+    its own reason or none, does not say that)."""
+    try:
+        return (entry / "locked").read_text(encoding="utf-8", errors="replace").strip() == "initializing"
+    except OSError:
+        return False
+
+
 def worktree_roots(common_dir: Path) -> list[Path]:
     """The working trees of the repository whose common git directory is ``common_dir``: the
     main one (when the repository is not bare) and every linked one whose ``gitdir`` file
-    still names a ``.git`` file that exists (what ``git worktree list`` reads)."""
+    still names a ``.git`` file that exists (what ``git worktree list`` reads) and that
+    ``git worktree add`` has finished checking out."""
     roots: list[Path] = []
     if common_dir.name == ".git" and common_dir.parent.is_dir():
         roots.append(common_dir.parent)
@@ -160,6 +171,8 @@ def worktree_roots(common_dir: Path) -> list[Path]:
             dot_git = Path((entry / "gitdir").read_text(encoding="utf-8", errors="replace").strip())
         except OSError:
             continue
+        if _initializing(entry):
+            continue  # ``git worktree add`` is still checking its files out
         if dot_git.is_absolute() and dot_git.is_file():
             roots.append(dot_git.parent)
     return roots

@@ -242,6 +242,7 @@ class RepoRegistry:
                     )
             rt = RepoRuntime.create(root)
             rt.repository = self._links.get(str(root), rt.repository)
+            self._declined.discard(str(root))  # registered again: by the user, or not declined
             self._repos[rid] = rt
             self._identities[rid] = rt.identity
             self._note_member_locked(rt)

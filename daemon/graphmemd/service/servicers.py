@@ -149,7 +149,7 @@ class RepositoryService(pbg.RepositoryServiceServicer):
         """Make a registered checkout (a separate clone) a checkout of another repository."""
         if not request.path or not request.to:
             raise InvalidArgument("path and to are required")
-        return convert.repository_to_proto(self.core.repository(self.core.link_repo(request.path, request.to)))
+        return convert.repository_to_proto(self.core.repository(self.core.checkouts.link(request.path, request.to)))
 
     @_stream
     def IndexRepository(
