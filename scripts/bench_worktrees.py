@@ -25,12 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from bench_scale import git
 from benchlib import (
     DaemonProc,
     _descendants,
@@ -41,15 +41,6 @@ from benchlib import (
     stdlib_corpus,
     tree_cpu_seconds,
 )
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "--no-optional-locks", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def tree_rss_mb(pid: int) -> float:

@@ -31,15 +31,23 @@ def _git_dir(root: Path) -> Path | None:
     return None
 
 
-def head_commit(root: Path) -> str:
-    """The commit HEAD points to, or "" when ``root`` is not a git repository."""
+def _head(root: Path) -> tuple[Path, str] | None:
+    """(git directory, what its HEAD file says), or None outside git."""
     gd = _git_dir(root)
     if gd is None:
-        return ""
+        return None
     try:
-        head = (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        return gd, (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
+        return None
+
+
+def head_commit(root: Path) -> str:
+    """The commit HEAD points to, or "" when ``root`` is not a git repository."""
+    found = _head(root)
+    if found is None:
         return ""
+    gd, head = found
     if not head.startswith("ref:"):
         return head
     ref = head.split(":", 1)[1].strip()
@@ -119,13 +127,7 @@ def git_common_dir(root: Path) -> Path | None:
 
 def head_branch(root: Path) -> str:
     """The branch checked out at ``root`` ("" when detached or not a git repository)."""
-    gd = _git_dir(root)
-    if gd is None:
-        return ""
-    try:
-        head = (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return ""
+    head = (_head(root) or (root, ""))[1]
     return head.removeprefix("ref:").strip().removeprefix("refs/heads/") if head.startswith("ref:") else ""
 
 

@@ -11,9 +11,22 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from typing import TypeVar
 
 from graphmem.types import AnchorKind, Observation
+
+T = TypeVar("T")
+
+
+def anchored_pairs(by_target: Mapping[str, set[T]], nodes: Mapping[str, object]) -> Iterator[tuple[str, set[T]]]:
+    """(node, what is anchored to it) for the ``nodes`` that have something anchored, walking
+    whichever of the two is smaller."""
+    if len(nodes) < len(by_target):
+        pairs: Iterator[tuple[str, set[T] | None]] = ((n, by_target.get(n)) for n in nodes)
+    else:
+        pairs = ((t, ids) for t, ids in by_target.items() if t in nodes)
+    return ((node, ids) for node, ids in pairs if ids)
 
 
 def _targets(o: Observation) -> list[str]:
@@ -89,13 +102,8 @@ class Projections:
         """Projections anchored to any of ``nodes``, by node."""
         out: dict[str, list[Observation]] = {}
         with self._lock:
-            if len(nodes) < len(self._by_target):
-                pairs = ((n, self._by_target.get(n)) for n in nodes)
-            else:
-                pairs = ((t, ids) for t, ids in self._by_target.items() if t in nodes)
-            for node, ids in pairs:
-                if ids:
-                    out[node] = [self._views[c][i] for c, i in ids]
+            for node, ids in anchored_pairs(self._by_target, nodes):
+                out[node] = [self._views[c][i] for c, i in ids]
         return out
 
     def anchored_in_file(self, checkout: str, path: str) -> list[Observation]:
