@@ -55,7 +55,8 @@ def make_branches(repo: Path, n: int, changed: int) -> list[str]:
     for k in range(n):
         name = f"changed-{k}"
         git(repo, "checkout", "-q", "-b", name, "main")
-        for i, p in enumerate(files[(k * changed) % len(files) :][:changed]):
+        start = (k * changed) % len(files)
+        for i, p in enumerate((files + files)[start : start + min(changed, len(files))]):
             with p.open("a", encoding="utf-8") as f:
                 f.write(f"\n\ndef _bench_{k}_{i}(x):\n    return x + {k * 1000 + i}\n")
         git(repo, "commit", "-q", "-am", name)
