@@ -107,19 +107,20 @@ def run_git(root: Path, *args: str, timeout: float = 5.0) -> subprocess.Complete
 
 def git_common_dir(root: Path) -> Path | None:
     """The git directory every worktree of ``root``'s repository shares
-    (``git rev-parse --git-common-dir``), resolved; None when ``root`` is not in git."""
-    if _git_dir(root) is None:
-        return None
+    (``git rev-parse --git-common-dir``), resolved; None when ``root`` is not the top of a
+    git working tree (a subdirectory of one is a repository of its own to graphmem)."""
     try:
-        out = run_git(root, "rev-parse", "--git-common-dir")
+        out = run_git(root, "rev-parse", "--show-toplevel", "--git-common-dir")
     except (OSError, subprocess.TimeoutExpired) as exc:
         logger.warning("git rev-parse failed in %s: %s", root, exc)
         return None
-    text = out.stdout.decode("utf-8", "replace").strip()
-    if out.returncode != 0 or not text:
+    lines = out.stdout.decode("utf-8", "replace").splitlines()
+    if out.returncode != 0 or len(lines) != 2:
         return None
-    p = Path(text)
     try:
+        if Path(lines[0]).resolve() != root.resolve():
+            return None
+        p = Path(lines[1])
         return (p if p.is_absolute() else root / p).resolve()
     except OSError:
         return None
