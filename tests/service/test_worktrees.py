@@ -182,3 +182,19 @@ def test_a_note_saved_in_one_worktree_is_announced_in_the_other_and_survives_a_r
         assert isinstance(in_a, Observation)
         assert in_a.status is ObservationStatus.FRESH
         assert note.id in {r.observation.id for r in c.recall("make_token user id", repo=str(a)).results}
+
+
+def test_a_worktree_the_user_removed_is_not_registered_again_by_itself(daemon_factory: DaemonFactory) -> None:
+    a = git_repo()
+    b, c2 = a.parent / "wt-b", a.parent / "wt-c"
+    d = daemon_factory([a])
+    with d.client() as c:
+        git(a, "worktree", "add", "-q", "-b", "b", str(b))
+        wait_for(lambda: ready(c, b), 20)
+        c.remove_repo(str(b))
+        git(a, "worktree", "add", "-q", "-b", "c", str(c2))
+        wait_for(lambda: ready(c, c2), 20)  # the loop looked again since the removal
+        assert str(b) not in checkouts(c)
+        c.add_repo(b)  # the user adds it back
+        wait_for(lambda: ready(c, b), 20)
+        assert len({checkouts(c)[str(p)] for p in (a, b, c2)}) == 1
