@@ -16,6 +16,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +52,13 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--observations", type=int, default=2000)
     ap.add_argument("--queries", type=int, default=500)
+    ap.add_argument(
+        "--worktrees",
+        type=int,
+        default=0,
+        help="make the corpus a git repository and also register this many worktrees of it: the "
+        "queries still read the first checkout, which now shows nothing extra but the daemon holds more",
+    )
     args = ap.parse_args()
     load = os.getloadavg()[0]
     if load > (os.cpu_count() or 1) * 0.7 and not args.json:
@@ -59,12 +67,19 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="gmbench"))
     home = short_home()
     corpus = stdlib_corpus(tmp)
-    d = DaemonProc(home, [corpus])
+    worktrees = [tmp / f"wt{k}" for k in range(1, args.worktrees + 1)]
+    if worktrees:
+        git = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com", "-C", str(corpus)]
+        for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "corpus"]):
+            subprocess.run([*git, *cmd], check=True, capture_output=True)
+        for k, wt in enumerate(worktrees, 1):
+            subprocess.run([*git, "worktree", "add", "-q", "-b", f"wt{k}", str(wt)], check=True, capture_output=True)
+    d = DaemonProc(home, [corpus, *worktrees])
     try:
         d.wait_ready()
         with d.client() as c:
-            symbols = c.find_symbols("*", limit=1000)
-            symbols += c.find_symbols("*_*", limit=1000)
+            symbols = c.find_symbols("*", repo=str(corpus), limit=1000)
+            symbols += c.find_symbols("*_*", repo=str(corpus), limit=1000)
             symbols = list({s.id: s for s in symbols}.values())
             files = sorted({s.path for s in symbols})
             cats = list(Category)
@@ -77,6 +92,7 @@ def main() -> int:
                     category=rng.choice(cats),
                     tags=[rng.choice(WORDS)],
                     source="bench",
+                    repo=str(corpus),
                 )
             queries = []
             for i in range(args.queries):
@@ -95,6 +111,7 @@ def main() -> int:
                     q["symbols"] = [rng.choice(symbols).ref]
                     q["budget"] = 500
                     q["include_stale"] = True
+                q["repo"] = str(corpus)
                 queries.append(q)
             for q in queries[:20]:  # warm up
                 c.recall(**q)  # type: ignore[arg-type]
@@ -125,6 +142,7 @@ def main() -> int:
         "p50_ms_by_seed": {k: round(percentile(v, 50), 2) for k, v in sorted(by_kind.items())},
         "p99_ms_by_seed": {k: round(percentile(v, 99), 2) for k, v in sorted(by_kind.items())},
         "load_1min": round(load, 2),
+        "worktrees": args.worktrees,
     }
     if args.json:
         print(json.dumps(out))

@@ -387,6 +387,13 @@ def main() -> int:
     ap.add_argument("--commits", type=int, default=400, help="first-parent commits to replay (the newest N)")
     ap.add_argument("--skip-newest", type=int, default=0, help="end the window this many commits before HEAD")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the index per commit")
+    ap.add_argument(
+        "--worktrees",
+        type=int,
+        default=0,
+        help="also register this many worktrees of the replayed repository (left at the first commit): "
+        "the notes are then judged in each of them too",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     load = os.getloadavg()[0]
@@ -399,13 +406,16 @@ def main() -> int:
     end = len(history) - max(args.skip_newest, 0)
     window = history[max(end - args.commits - 1, 0) : end]
     git(work, "checkout", "-q", "--detach", window[0])
+    worktrees = [tmp / f"wt{k}" for k in range(1, args.worktrees + 1)]
+    for wt in worktrees:
+        git(work, "worktree", "add", "-q", "--detach", str(wt), window[0])
     tally = Tally()
     started = time.monotonic()
-    d = DaemonProc(short_home(), [work])
+    d = DaemonProc(short_home(), [work, *worktrees])
     try:
         d.wait_ready()
         with d.client(60) as c:
-            repo = c.list_repos()[0].id
+            repo = next(r.id for r in c.list_repos() if r.root == str(work.resolve()))
             indexed = Indexed(d.client(60), repo)
             replay = Replay(work, c, repo, indexed, tally)
             replay.load_all()
@@ -439,6 +449,7 @@ def main() -> int:
         "index_wait_timeouts": tally.index_wait_timeouts,
         "unparsable_files": tally.unparsable_files,
         "unanchorable": tally.unanchorable,
+        "worktrees": args.worktrees,
         "seconds": round(elapsed, 1),
         "load_avg_1m_start": round(load, 2),
         "load_avg_1m_end": round(os.getloadavg()[0], 2),

@@ -374,6 +374,9 @@ class GraphMem:
             service_pb2.RemoveRepositoryRequest,
             service_pb2.RemoveRepositoryResponse,
         )
+        self._link_repo = _unary(
+            ch, p(repos, "LinkRepository"), service_pb2.LinkRepositoryRequest, types_pb2.Repository
+        )
         self._list_repos = _unary(
             ch,
             p(repos, "ListRepositories"),
@@ -646,6 +649,12 @@ class GraphMem:
         how many)."""
         request = service_pb2.RemoveRepositoryRequest(repo=_local_path(repo), purge=purge)
         return int(self._call(self._remove_repo, request).purged)
+
+    def link_repo(self, path: str, to: str) -> Repository:
+        """Make the registered checkout ``path`` (a separate clone) a checkout of the repository
+        ``to`` (an id or a path in one of its checkouts): each then shows the other's notes."""
+        request = service_pb2.LinkRepositoryRequest(path=_local_path(path), to=_local_path(to))
+        return convert.repository_from_proto(self._call(self._link_repo, request))
 
     def list_repos(self) -> builtins.list[Repository]:
         """Every registered repository."""

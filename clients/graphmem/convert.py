@@ -39,6 +39,7 @@ from graphmem.types import (
     Brief,
     Category,
     ChangeKind,
+    Checkout,
     CodeVersion,
     EdgeConfidence,
     EdgeKind,
@@ -520,6 +521,9 @@ def observation_to_proto(o: Observation) -> types_pb2.Observation:
         needs_review=o.needs_review,
         knowledge=knowledge_source_to_proto(o.knowledge) if o.knowledge is not None else None,
         references=[knowledge_reference_to_proto(r) for r in o.references],
+        origin_commit=o.origin_commit,
+        origin_branch=o.origin_branch,
+        on_branch=o.on_branch,
     )
 
 
@@ -546,6 +550,9 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         needs_review=m.needs_review,
         knowledge=knowledge_source_from_proto(m.knowledge) if m.HasField("knowledge") else None,
         references=tuple(knowledge_reference_from_proto(r) for r in m.references),
+        origin_commit=m.origin_commit,
+        origin_branch=m.origin_branch,
+        on_branch=m.on_branch,
     )
 
 
@@ -705,6 +712,13 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         edges=r.edges,
         files_parsed=r.files_parsed,
         resolution=[language_resolution_to_proto(x) for x in r.resolution],
+        repository_id=r.repository_id,
+        branch=r.branch,
+        checkouts=[
+            types_pb2.Checkout(id=c.id, root=c.root, branch=c.branch, head_commit=c.head_commit, missing=c.missing)
+            for c in r.checkouts
+        ],
+        possible_clones=r.possible_clones,
     )
 
 
@@ -729,6 +743,10 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         edges=m.edges,
         files_parsed=m.files_parsed,
         resolution=tuple(language_resolution_from_proto(x) for x in m.resolution),
+        repository_id=m.repository_id,
+        branch=m.branch,
+        checkouts=tuple(Checkout(c.id, c.root, c.branch, c.head_commit, c.missing) for c in m.checkouts),
+        possible_clones=tuple(m.possible_clones),
     )
 
 

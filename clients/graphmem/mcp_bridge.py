@@ -169,6 +169,8 @@ class ObservationOut(BaseModel):
     text: str
     category: Category
     status: ObservationStatus
+    #: set when the note comes from another checkout and was made on a branch this one does not contain
+    on_branch: str = ""
     anchors: list[str]
     tags: list[str]
     source: str
@@ -298,6 +300,7 @@ def _observation_out(o: Observation) -> ObservationOut:
         text=o.text,
         category=o.category,
         status=o.status,
+        on_branch=o.on_branch,
         anchors=[a.ref for a in o.anchors],
         tags=list(o.tags),
         source=o.source,
@@ -423,7 +426,8 @@ def _stale_reason_text(o: Observation) -> list[str]:
 
 
 def _observation_text(o: Observation, head: str = "", prefix: str = "   ") -> str:
-    parts = [f"[{o.status.value.upper()}]", o.category.value, f"id {o.id}"]
+    state = f"[ON BRANCH {o.on_branch}]" if o.on_branch else f"[{o.status.value.upper()}]"
+    parts = [state, o.category.value, f"id {o.id}"]
     if o.confidence < 1.0:
         parts.append(f"confidence {o.confidence:.2f}")
     if o.needs_review:

@@ -37,10 +37,13 @@ def _more(o: Observation) -> str:
 
 def marker(o: Observation) -> str:
     """``[FRESH]``, ``[STALE: body changed]``, ``[SUSPECT: calls `b.py::g`, whose parameter
-    `x` was removed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus ``[NEEDS REVIEW: …]``
-    when an anchor followed a rename."""
+    `x` was removed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``, ``[ON BRANCH feature]`` (a note of another
+    checkout made on a branch this one does not contain); plus ``[NEEDS REVIEW: …]`` when an
+    anchor followed a rename."""
     first = main_reason(o)
-    if o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
+    if o.on_branch:
+        text = f"[ON BRANCH {o.on_branch}]"
+    elif o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
         what = f": {change_words(first)}{_more(o)}" if first is not None else ""
         text = f"[{o.status.value.upper()}{what}]"
     elif o.status is ObservationStatus.SUPERSEDED:

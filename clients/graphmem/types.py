@@ -297,6 +297,13 @@ class Observation:
     #: set when the observation is a unit of a knowledge file (read-only through graphmem)
     knowledge: KnowledgeSource | None = None
     references: tuple[KnowledgeReference, ...] = ()
+    #: the commit HEAD was at in the checkout where the note was saved, and its branch ("": unknown)
+    origin_commit: str = ""
+    origin_branch: str = ""
+    #: set only on a note shown in another checkout of its repository whose code does not have
+    #: its anchors because it was made on a branch this checkout does not contain: that branch
+    #: (or its commit); such a note is neither stale nor removed there, and ``recall`` leaves it out
+    on_branch: str = ""
 
     @property
     def is_stale(self) -> bool:
@@ -534,6 +541,27 @@ class Repository:
     files_parsed: int = 0
     suspect_observations: int = 0
     resolution: tuple[LanguageResolution, ...] = ()
+    #: the repository this checkout belongs to (worktrees of one git repository, and clones
+    #: linked with ``graphmem repo link``, share one; "" from an older daemon)
+    repository_id: str = ""
+    branch: str = ""
+    #: every checkout of that repository, this one included (gone ones marked ``missing``)
+    checkouts: tuple[Checkout, ...] = ()
+    #: registered checkouts of other repositories that look like clones of this one (same root
+    #: commit and origin): joined only on ``graphmem repo link``
+    possible_clones: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Checkout:
+    """One working tree of a repository: a registered root (or one whose directory is gone)."""
+
+    id: str
+    root: str
+    branch: str = ""
+    head_commit: str = ""
+    #: its directory is gone (``git worktree remove``, deleted): its notes are kept
+    missing: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,6 +192,10 @@ def _daemon_checks(root: Path, home: str | None, address: str | None) -> tuple[l
     state = f"{repo.state.value}, {repo.files} files, {repo.pending_changes} pending changes"
     checks.append(Check("index", current, state + (f", error: {repo.error}" if repo.error else ""),
                         f"wait for it to finish (graphmem index {shlex.quote(str(root))} shows progress)"))
+    if len(repo.checkouts) > 1:  # worktrees (or linked clones) of one repository
+        gone = [c.root for c in repo.checkouts if c.missing]
+        checks.append(Check("checkouts", True, f"{len(repo.checkouts)} checkouts of {repo.repository_id}"
+                            + (f"; directory gone (its notes are kept): {', '.join(gone)}" if gone else "")))
     return checks, status.version
 
 

@@ -33,6 +33,15 @@ def register(r: Registrar) -> None:
     p.add_argument("--yes", action="store_true", help="with --purge: do not ask")
     p = r.verb("list", cmd_repo_list, "list registered repositories", repo_verbs)
     json_flag(p)
+    p = r.verb(
+        "link",
+        cmd_repo_link,
+        "make a separate clone a checkout of another repository: each then shows the other's notes",
+        repo_verbs,
+    )
+    p.add_argument("path", metavar="PATH", help="the registered clone: its root or id")
+    p.add_argument("--to", required=True, metavar="REPO", help="the repository to join: an id or a path in it")
+    json_flag(p)
 
     p = r.verb("index", cmd_index, "re-index a repository (or all), showing progress")
     p.add_argument("repo", metavar="REPO", nargs="?", default="", help="id or path (default: every repository)")
@@ -48,8 +57,27 @@ def cmd_repo_add(args: argparse.Namespace, ctx: Ctx) -> int:
         repo = client.add_repo(args.path)
     if args.json:
         ctx.print_json(repo)
+        return 0
+    ctx.print(f"added {repo.id}  {repo.root}  ({repo.state.value})")
+    if len(repo.checkouts) > 1:
+        others = plural(len(repo.checkouts) - 1, "other checkout")
+        ctx.print(f"a checkout of repository {repo.repository_id} (with {others}): notes are shared")
+    for clone in repo.possible_clones:
+        ctx.note(
+            f"{clone} looks like a clone of the same project (same first commit and origin); to share notes: "
+            f"graphmem repo link {repo.root} --to {clone}"
+        )
+    return 0
+
+
+def cmd_repo_link(args: argparse.Namespace, ctx: Ctx) -> int:
+    """``graphmem repo link PATH --to REPO``: join a separate clone to a repository."""
+    with ctx.client() as client:
+        repo = client.link_repo(args.path, args.to)
+    if args.json:
+        ctx.print_json(repo)
     else:
-        ctx.print(f"added {repo.id}  {repo.root}  ({repo.state.value})")
+        ctx.print(f"{repo.id} ({repo.root}) is now a checkout of {repo.repository_id}: notes are shared")
     return 0
 
 

@@ -42,6 +42,9 @@ def render_observation(o: Observation, *, verbose: bool = False) -> list[str]:
         f"repository: {o.repo_id or '-'}",
         f"created:    {fmt_time(o.created_at)}    updated: {fmt_time(o.updated_at)}",
     ]
+    if o.origin_commit:
+        on = f" on {o.origin_branch}" if o.origin_branch else ""
+        lines.append(f"made at:    {short(o.origin_commit)}{on}")
     if o.tags:
         lines.append(f"tags:       {', '.join(o.tags)}")
     lines.extend(knowledge_lines(o))
@@ -185,10 +188,31 @@ def repo_lines(r: Repository) -> list[str]:
         extra.append(f"HEAD {short(r.head_commit)}")
     if r.last_indexed_at:
         extra.append(f"indexed {fmt_time(r.last_indexed_at)}")
+    if r.branch:
+        extra.append(f"branch {r.branch}")
     lines = [f"  {r.id}  {r.root}", f"    {state}: {counts}" + (f"; {', '.join(extra)}" if extra else "")]
+    lines.extend(checkout_lines(r))
     lines.extend(resolution_lines(r))
     if r.error:
         lines.append(f"    error: {r.error}")
+    return lines
+
+
+def checkout_lines(r: Repository) -> list[str]:
+    """The other checkouts of ``r``'s repository (worktrees, linked clones), and the
+    registered checkouts that look like clones of it."""
+    others = [c for c in r.checkouts if c.id != r.id]
+    lines = [f"    one repository ({r.repository_id}) with {plural(len(r.checkouts), 'checkout')}:"] if others else []
+    for c in others:
+        where = "directory gone, notes kept" if c.missing else " ".join(
+            x for x in (c.branch or "detached", f"HEAD {short(c.head_commit)}" if c.head_commit else "") if x
+        )
+        lines.append(f"      {c.root}  ({where})")
+    if r.possible_clones:
+        lines.append(
+            f"    looks like a clone of {', '.join(r.possible_clones)}: share notes with "
+            f"graphmem repo link {r.root} --to {r.possible_clones[0]}"
+        )
     return lines
 
 

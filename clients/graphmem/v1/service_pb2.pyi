@@ -119,6 +119,14 @@ class ShutdownResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class LinkRepositoryRequest(_message.Message):
+    __slots__ = ("path", "to")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    to: str
+    def __init__(self, path: _Optional[str] = ..., to: _Optional[str] = ...) -> None: ...
+
 class AddRepositoryRequest(_message.Message):
     __slots__ = ("path",)
     PATH_FIELD_NUMBER: _ClassVar[int]

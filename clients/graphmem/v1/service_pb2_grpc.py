@@ -180,6 +180,11 @@ class RepositoryServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.IndexRepositoryRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.IndexProgress.FromString,
                 _registered_method=True)
+        self.LinkRepository = channel.unary_unary(
+                '/graphmem.v1.RepositoryService/LinkRepository',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.LinkRepositoryRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_types__pb2.Repository.FromString,
+                _registered_method=True)
 
 
 class RepositoryServiceServicer:
@@ -213,6 +218,14 @@ class RepositoryServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LinkRepository(self, request, context):
+        """Make a registered checkout (a separate clone of the same project) a checkout of another
+        repository: the notes of each are then shown in both. Worktrees join by themselves.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RepositoryServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -235,6 +248,11 @@ def add_RepositoryServiceServicer_to_server(servicer, server):
                     servicer.IndexRepository,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.IndexRepositoryRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.IndexProgress.SerializeToString,
+            ),
+            'LinkRepository': grpc.unary_unary_rpc_method_handler(
+                    servicer.LinkRepository,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.LinkRepositoryRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_types__pb2.Repository.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -347,6 +365,33 @@ class RepositoryService:
             '/graphmem.v1.RepositoryService/IndexRepository',
             graphmem_dot_v1_dot_service__pb2.IndexRepositoryRequest.SerializeToString,
             graphmem_dot_v1_dot_service__pb2.IndexProgress.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LinkRepository(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.RepositoryService/LinkRepository',
+            graphmem_dot_v1_dot_service__pb2.LinkRepositoryRequest.SerializeToString,
+            graphmem_dot_v1_dot_types__pb2.Repository.FromString,
             options,
             channel_credentials,
             insecure,

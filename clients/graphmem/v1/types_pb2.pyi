@@ -280,7 +280,7 @@ class StaleReason(_message.Message):
     def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ..., uncommitted: _Optional[bool] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references")
+    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references", "origin_commit", "origin_branch", "on_branch")
     ID_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -301,6 +301,9 @@ class Observation(_message.Message):
     NEEDS_REVIEW_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_FIELD_NUMBER: _ClassVar[int]
     REFERENCES_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_BRANCH_FIELD_NUMBER: _ClassVar[int]
+    ON_BRANCH_FIELD_NUMBER: _ClassVar[int]
     id: str
     repo_id: str
     text: str
@@ -321,7 +324,10 @@ class Observation(_message.Message):
     needs_review: bool
     knowledge: KnowledgeSource
     references: _containers.RepeatedCompositeFieldContainer[KnowledgeReference]
-    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ..., knowledge: _Optional[_Union[KnowledgeSource, _Mapping]] = ..., references: _Optional[_Iterable[_Union[KnowledgeReference, _Mapping]]] = ...) -> None: ...
+    origin_commit: str
+    origin_branch: str
+    on_branch: str
+    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ..., knowledge: _Optional[_Union[KnowledgeSource, _Mapping]] = ..., references: _Optional[_Iterable[_Union[KnowledgeReference, _Mapping]]] = ..., origin_commit: _Optional[str] = ..., origin_branch: _Optional[str] = ..., on_branch: _Optional[str] = ...) -> None: ...
 
 class KnowledgeSource(_message.Message):
     __slots__ = ("path", "start_line", "end_line", "heading_path", "kind")
@@ -398,7 +404,7 @@ class Freshness(_message.Message):
     def __init__(self, current: _Optional[bool] = ..., repositories: _Optional[_Iterable[_Union[RepoFreshness, _Mapping]]] = ...) -> None: ...
 
 class Repository(_message.Message):
-    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed", "suspect_observations", "resolution")
+    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed", "suspect_observations", "resolution", "repository_id", "branch", "checkouts", "possible_clones")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -417,6 +423,10 @@ class Repository(_message.Message):
     FILES_PARSED_FIELD_NUMBER: _ClassVar[int]
     SUSPECT_OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
     RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    REPOSITORY_ID_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    CHECKOUTS_FIELD_NUMBER: _ClassVar[int]
+    POSSIBLE_CLONES_FIELD_NUMBER: _ClassVar[int]
     id: str
     root: str
     state: IndexState
@@ -435,7 +445,25 @@ class Repository(_message.Message):
     files_parsed: int
     suspect_observations: int
     resolution: _containers.RepeatedCompositeFieldContainer[LanguageResolution]
-    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ..., resolution: _Optional[_Iterable[_Union[LanguageResolution, _Mapping]]] = ...) -> None: ...
+    repository_id: str
+    branch: str
+    checkouts: _containers.RepeatedCompositeFieldContainer[Checkout]
+    possible_clones: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ..., resolution: _Optional[_Iterable[_Union[LanguageResolution, _Mapping]]] = ..., repository_id: _Optional[str] = ..., branch: _Optional[str] = ..., checkouts: _Optional[_Iterable[_Union[Checkout, _Mapping]]] = ..., possible_clones: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Checkout(_message.Message):
+    __slots__ = ("id", "root", "branch", "head_commit", "missing")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ROOT_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    HEAD_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    MISSING_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    root: str
+    branch: str
+    head_commit: str
+    missing: bool
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., branch: _Optional[str] = ..., head_commit: _Optional[str] = ..., missing: _Optional[bool] = ...) -> None: ...
 
 class CloseMatches(_message.Message):
     __slots__ = ("reference", "candidates")

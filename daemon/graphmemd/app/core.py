@@ -31,8 +31,9 @@ from graphmem.types import (
     WatcherStatus,
 )
 
+from graphmemd.app.checkouts import CheckoutOps, origin_of
 from graphmemd.app.knowledge import KnowledgeOps
-from graphmemd.app.status import daemon_status, repository_summary
+from graphmemd.app.status import daemon_status
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
 from graphmemd.ingest.identity import RepoIdentity
@@ -89,7 +90,9 @@ class Core:
         self.recovered: list[str] = []
         #: Each repository's git co-change, mined off the request path once it is indexed.
         self.cochange = CoChangeKeeper(config.paths.data_dir)
-        self._mining = SupervisedThread("cochange", self._mine_step, self.health)
+        self._mining = SupervisedThread("cochange", lambda: self.cochange.step(self.registry.all), self.health)
+        parts = lambda: (self.memory, self.indexer, self._watcher)  # noqa: E731
+        self.checkouts = CheckoutOps(self.registry, parts, self.add_repo, self.cochange, self.health)
 
     # ------------------------------------------------------------------ parts
 
@@ -146,6 +149,7 @@ class Core:
         )
         store.pause_point = writer.between_steps  # observation copies between a bulk load's chunks
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
+        self.checkouts.attach(memory, self.state)
         report = memory.open()
         if report:
             self.recovered.append(report)
@@ -153,7 +157,7 @@ class Core:
         parts = (self.registry, self.state, store, self.parses, self.snapshots, writer, memory, self.bus)
         indexer = self._indexer = Indexer(self.cfg, *parts, self.health, self.faults)
         indexer.start()
-        self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness)
+        self._view = ReadView(self.state, self.registry, memory.book, indexer.freshness, memory.views.projections)
         self._knowledge = KnowledgeOps(self.registry, memory, self.state, indexer, lambda: self.view)
         stored = {rid: (commit, at) for rid, _root, commit, at in store.repos()}
         for pack in self.parses.prune(stored):
@@ -171,6 +175,7 @@ class Core:
                 rescan_interval_s=self.cfg.rescan_interval_s,
             )
             self._watcher.start()
+            self.checkouts.start()
         self._mining.start()
         for rt in known:
             self._watch_and_index(rt)
@@ -214,6 +219,7 @@ class Core:
         """Stop watching, finish the current job and every queued write, close the files."""
         self.ready.clear()
         self.cochange.stop()
+        self.checkouts.stop()
         if self._watcher is not None:
             self._watcher.stop()
         settled = self._indexer.close() if self._indexer is not None else True
@@ -299,18 +305,13 @@ class Core:
                 f"{hint} is inside repository {rt.id} ({rt.root}), not its root; removing a repository "
                 "takes its id or its exact root"
             )
-        if self._watcher is not None:
-            self._watcher.remove_root(rt.root)
+        self.checkouts.removing(rt)
         job = self.indexer.submit(Job("remove", rt.id))
         job.done.wait(60)
         if job.error is not None:
             raise job.error
         self.cochange.forget(rt.id)
         return self.memory.purge_repo(rt.id) if purge else 0
-
-    def _mine_step(self) -> bool:
-        """One round of co-change mining over the indexed repositories (supervised loop)."""
-        return self.cochange.step(self.registry.all)
 
     # ------------------------------------------------------------------ export and import
 
@@ -371,7 +372,7 @@ class Core:
             if rt is None or any(a.repo_id != repo_id for a in resolved):
                 raise InvalidArgument("a shared note is written into one repository: anchor it there")
             return self.knowledge.create_shared(rt, new, resolved)
-        return self.memory.create(repo_id, new, resolved)
+        return self.memory.create(repo_id, new, resolved, origin_of(self.registry.get(repo_id)))
 
     def _unavailable_while_loading(self, repo_hint: str) -> None:
         """An anchor that does not resolve while its repository's graph is still being loaded
@@ -456,8 +457,8 @@ class Core:
         return "; ".join(p for p in (journal, store) if p)
 
     def repository(self, rt: RepoRuntime) -> Repository:
-        """A repository's summary (``status.repository_summary``)."""
-        return repository_summary(rt, self.memory.book.all())
+        """A checkout's summary, its repository and every checkout of it (``CheckoutOps.describe``)."""
+        return self.checkouts.describe(rt)
 
     def status(self, socket_path: str, tcp: str) -> Status:
         """The daemon's health and counters (``graphmem status``; ``status.daemon_status``)."""

@@ -31,6 +31,7 @@ from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_strings
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
+from graphmemd.indexing.shared_parses import SharedParses
 from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
@@ -124,6 +125,7 @@ class Indexer:
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
+        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -320,13 +322,14 @@ class Indexer:
             rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
         )
         if refacts:
-            self._reresolve(rt)
+            reresolve(rt, self._state, self._store, self._writer)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta)
         if head_moved:  # changes seen before they were committed: name their commit
             self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
         if delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
+            self._memory.views.refresh(rt.id)  # (a delta refreshed them) after a restart, a branch switch
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
@@ -352,10 +355,10 @@ class Indexer:
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
-        for out in self.pool().parse_many(todo):
+        for out, parsed_here in self._shared.outcomes(rt, todo, self.pool):
             rt.files_done += 1
             if out.parsed is not None:
-                rt.files_parsed += 1
+                rt.files_parsed += parsed_here
                 rt.pass_symbols += len(out.parsed.symbols)
                 unit = _take(rt, self._state, out, out.parsed, prepared)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit)
@@ -410,9 +413,9 @@ class Indexer:
         refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
-        for out in self.pool().parse_many(sorted(todo.items())):
+        for out, parsed_here in self._shared.outcomes(rt, sorted(todo.items()), self.pool):
             if out.parsed is not None:
-                rt.files_parsed += 1
+                rt.files_parsed += parsed_here
                 units[out.path] = self._sink.cache_early(
                     rt, out.path, _take(rt, self._state, out, out.parsed, prepared)
                 )
@@ -425,17 +428,12 @@ class Indexer:
         self._sink.flush_cache(rt)
         delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared)
         if refacts:
-            self._reresolve(rt)
+            reresolve(rt, self._state, self._store, self._writer)
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         self.knowledge.batch(rt, docs, delta)
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
-
-    def _reresolve(self, rt: RepoRuntime) -> None:
-        """The facts changed: every file of the repository is resolved again."""
-        replace_all_edges(rt, rt.resolver.all_edges(), self._state, self._store, self._writer)
-        logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
     # ------------------------------------------------------------------ applying a delta
 
@@ -491,6 +489,12 @@ class Indexer:
         self._sink.queryable(rt)
         return delta
 
+
+
+def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
+    """The facts changed: every file of the repository is resolved again."""
+    replace_all_edges(rt, rt.resolver.all_edges(), state, store, writer)
+    logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
 def _take(
     rt: RepoRuntime, state: GraphState, out: ParseOutcome, parsed: ParsedFile, prepared: dict[str, list[SymbolInfo]]

@@ -32,15 +32,23 @@ def _git_dir(root: Path) -> Path | None:
     return None
 
 
-def head_commit(root: Path) -> str:
-    """The commit HEAD points to, or "" when ``root`` is not a git repository."""
+def _head(root: Path) -> tuple[Path, str] | None:
+    """(git directory, what its HEAD file says), or None outside git."""
     gd = _git_dir(root)
     if gd is None:
-        return ""
+        return None
     try:
-        head = (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        return gd, (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
+        return None
+
+
+def head_commit(root: Path) -> str:
+    """The commit HEAD points to, or "" when ``root`` is not a git repository."""
+    found = _head(root)
+    if found is None:
         return ""
+    gd, head = found
     if not head.startswith("ref:"):
         return head
     ref = head.split(":", 1)[1].strip()
@@ -96,6 +104,82 @@ def run_git(root: Path, *args: str, timeout: float = 5.0) -> subprocess.Complete
         stdin=subprocess.DEVNULL,
         env=env,
     )
+
+
+def git_common_dir(root: Path) -> Path | None:
+    """The git directory every worktree of ``root``'s repository shares
+    (``git rev-parse --git-common-dir``), resolved; None when ``root`` is not the top of a
+    git working tree (a subdirectory of one is a repository of its own to graphmem)."""
+    try:
+        out = run_git(root, "rev-parse", "--show-toplevel", "--git-common-dir")
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("git rev-parse failed in %s: %s", root, exc)
+        return None
+    lines = out.stdout.decode("utf-8", "replace").splitlines()
+    if out.returncode != 0 or len(lines) != 2:
+        return None
+    try:
+        if Path(lines[0]).resolve() != root.resolve():
+            return None
+        p = Path(lines[1])
+        return (p if p.is_absolute() else root / p).resolve()
+    except OSError:
+        return None
+
+
+def head_branch(root: Path) -> str:
+    """The branch checked out at ``root`` ("" when detached or not a git repository)."""
+    head = (_head(root) or (root, ""))[1]
+    return head.removeprefix("ref:").strip().removeprefix("refs/heads/") if head.startswith("ref:") else ""
+
+
+def is_ancestor(root: Path, commit: str, head: str) -> bool:
+    """Whether ``commit`` is an ancestor of (or equal to) ``head`` in ``root``'s repository
+    (``git merge-base --is-ancestor``); False when git cannot tell (an unknown commit)."""
+    if not commit or not head:
+        return False
+    if commit == head:
+        return True
+    try:
+        out = run_git(root, "merge-base", "--is-ancestor", commit, head)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("git merge-base failed in %s: %s", root, exc)
+        return False
+    return out.returncode == 0
+
+
+def _initializing(entry: Path) -> bool:
+    """Whether ``git worktree add`` is still creating this worktree: it holds a ``locked``
+    file saying "initializing" until its files are checked out (a lock the user put, with
+    its own reason or none, does not say that)."""
+    try:
+        return (entry / "locked").read_text(encoding="utf-8", errors="replace").strip() == "initializing"
+    except OSError:
+        return False
+
+
+def worktree_roots(common_dir: Path) -> list[Path]:
+    """The working trees of the repository whose common git directory is ``common_dir``: the
+    main one (when the repository is not bare) and every linked one whose ``gitdir`` file
+    still names a ``.git`` file that exists (what ``git worktree list`` reads) and that
+    ``git worktree add`` has finished checking out."""
+    roots: list[Path] = []
+    if common_dir.name == ".git" and common_dir.parent.is_dir():
+        roots.append(common_dir.parent)
+    try:
+        entries = sorted((common_dir / "worktrees").iterdir())
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            dot_git = Path((entry / "gitdir").read_text(encoding="utf-8", errors="replace").strip())
+        except OSError:
+            continue
+        if _initializing(entry):
+            continue  # ``git worktree add`` is still checking its files out
+        if dot_git.is_absolute() and dot_git.is_file():
+            roots.append(dot_git.parent)
+    return roots
 
 
 #: More paths than this are asked about with one status of the whole tree.

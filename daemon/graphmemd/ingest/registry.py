@@ -1,5 +1,13 @@
 """The repository registry: records, roots, facts and lifecycle of registered repositories.
 
+A registered root is a *checkout*; checkouts that share a git common directory (the worktrees
+of one repository), and clones joined with ``link``, are one *repository*: ``RepoRuntime.id``
+is the checkout's id (its graph, symbols and parse cache are its own), ``repository`` the
+repository's id (the id of the main working tree's path, so a repository's first checkout
+keeps the id it always had). Every checkout ever registered in a repository of several is
+remembered (``checkouts`` in ``repos.json``), so the notes saved in one whose directory is
+gone stay in their repository.
+
 The one place that answers "which repository does this path belong to": the deepest
 registered root containing it. Roots are persisted in ``repos.json`` (atomically) so a
 restarted daemon registers them again. Nested repositories (a root inside another
@@ -28,6 +36,7 @@ from graphmem.types import IndexProgress, IndexState
 
 from graphmemd.graph.model import ResolvedEdges
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
+from graphmemd.ingest.gitinfo import git_common_dir
 from graphmemd.ingest.identity import RepoIdentity, identity_of
 from graphmemd.ingest.knowledge.selection import DEFAULT_SELECTION, KnowledgeSelection
 from graphmemd.ingest.parse_pack import CachedHead
@@ -48,6 +57,15 @@ def repo_id_for(root: Path) -> str:
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", root.name).strip("-") or "repo"
     digest = hashlib.blake2b(str(root).encode(), digest_size=3).hexdigest()
     return f"{name}-{digest}"
+
+
+def repository_id_for(root: Path, common_dir: Path | None) -> str:
+    """The id of the repository a checkout at ``root`` belongs to: that of its main working
+    tree (the directory holding the common ``.git``), or of the common directory itself for a
+    bare repository's worktrees; ``root``'s own id outside git."""
+    if common_dir is None:
+        return repo_id_for(root)
+    return repo_id_for(common_dir.parent if common_dir.name == ".git" else common_dir)
 
 
 @dataclass(eq=False)
@@ -91,6 +109,10 @@ class RepoRuntime:
     unhanded: dict[str, str | CachedHead] = field(default_factory=dict)
     stored_edges: ResolvedEdges | None = None
     identity: RepoIdentity = field(default_factory=RepoIdentity)
+    #: the repository this checkout belongs to (``repository_id_for``; its own id when alone)
+    repository: str = ""
+    #: the git directory its worktrees share (None: not a git repository)
+    common_dir: Path | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: which files are knowledge files (``.graphmem.toml``), and why that file was not usable
     knowledge: KnowledgeSelection = DEFAULT_SELECTION
@@ -107,6 +129,8 @@ class RepoRuntime:
         flt = RepoFilter(root)
         rt = cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
         rt.identity = identity_of(root)
+        rt.common_dir = git_common_dir(root)
+        rt.repository = repository_id_for(root, rt.common_dir)
         return rt
 
     def progress(self, started: float) -> IndexProgress:
@@ -161,6 +185,12 @@ class RepoRegistry:
         self._lock = threading.Lock()
         self._repos: dict[str, RepoRuntime] = {}
         self._identities: dict[str, RepoIdentity] = load_identities(repos_file)
+        #: root -> repository id, for clones joined with ``link``
+        self._links: dict[str, str] = load_section(repos_file, "links")
+        #: checkout id -> (repository id, root) for every checkout of a repository of several
+        self._members: dict[str, tuple[str, str]] = load_members(repos_file)
+        #: worktree roots the user removed with ``repo remove``: not registered again by themselves
+        self._declined: set[str] = set(load_section(repos_file, "declined"))
 
     def saved_roots(self) -> list[Path]:
         """The roots persisted by the last run (unreadable file: none)."""
@@ -175,10 +205,14 @@ class RepoRegistry:
         """Ids of repositories no longer registered that were clones of ``rt``'s repository
         (the same working tree moved, or an earlier clone)."""
         with self._lock:
+            live = {r.repository for r in self._repos.values()}
             return sorted(
                 rid
                 for rid, ident in self._identities.items()
-                if rid not in self._repos and ident.same_repository(rt.identity)
+                if rid not in self._repos
+                and ident.same_repository(rt.identity)
+                # a gone checkout of a repository still here keeps its notes where they are
+                and self._members.get(rid, ("", ""))[0] not in live
             )
 
     def local_for(self, repo_id: str, identity: RepoIdentity | None) -> RepoRuntime | None:
@@ -207,10 +241,90 @@ class RepoRegistry:
                         "nested repositories are not supported: register one of them"
                     )
             rt = RepoRuntime.create(root)
+            rt.repository = self._links.get(str(root), rt.repository)
+            self._declined.discard(str(root))  # registered again: by the user, or not declined
             self._repos[rid] = rt
             self._identities[rid] = rt.identity
+            self._note_member_locked(rt)
             self._save_locked()
         return rt, True
+
+    def _note_member_locked(self, rt: RepoRuntime) -> None:
+        """Remember ``rt`` as a checkout of its repository (and its first checkout too, once
+        the repository has a second one)."""
+        self._members[rt.id] = (rt.repository, str(rt.root))
+        for other in self._repos.values():
+            if other.repository == rt.repository:
+                self._members.setdefault(other.id, (other.repository, str(other.root)))
+
+    # ------------------------------------------------------------------ repositories of checkouts
+
+    def repository_of(self, checkout_id: str) -> str:
+        """The repository of a checkout registered now or before (its own id when unknown)."""
+        with self._lock:
+            rt = self._repos.get(checkout_id)
+            if rt is not None:
+                return rt.repository
+            return self._members.get(checkout_id, (checkout_id, ""))[0]
+
+    def checkouts(self, repository: str) -> list[RepoRuntime]:
+        """The registered checkouts of ``repository``, by id."""
+        with self._lock:
+            return sorted((r for r in self._repos.values() if r.repository == repository), key=lambda r: r.id)
+
+    def siblings(self, checkout_id: str) -> list[RepoRuntime]:
+        """The other registered checkouts of ``checkout_id``'s repository (all of them when
+        ``checkout_id`` is a checkout that is gone)."""
+        repository = self.repository_of(checkout_id)
+        return [r for r in self.checkouts(repository) if r.id != checkout_id]
+
+    def members(self, repository: str) -> list[tuple[str, Path]]:
+        """(checkout id, root) of every checkout ``repository`` ever had: registered or gone."""
+        with self._lock:
+            found = {cid: Path(root) for cid, (rep, root) in self._members.items() if rep == repository}
+            found.update((r.id, r.root) for r in self._repos.values() if r.repository == repository)
+        return sorted(found.items())
+
+    def clones_of(self, rt: RepoRuntime) -> list[str]:
+        """The other repositories with a registered checkout that looks like a clone of
+        ``rt``'s (same root commit, same ``origin`` when both have one): candidates for
+        ``link``, never joined without being asked."""
+        with self._lock:
+            return sorted(
+                {
+                    r.repository
+                    for r in self._repos.values()
+                    if r.repository != rt.repository and r.identity.same_repository(rt.identity)
+                }
+            )
+
+    def repository(self, hint: str) -> str:
+        """A repository named by its id, or by a checkout of it (id or path)."""
+        with self._lock:
+            if any(r.repository == hint for r in self._repos.values()):
+                return hint
+        return self.find(hint).repository
+
+    def decline(self, root: Path, declined: bool = True) -> None:
+        """Whether the worktree at ``root`` stays unregistered until the user adds it again."""
+        with self._lock:
+            (self._declined.add if declined else self._declined.discard)(str(root))
+            self._save_locked()
+
+    def declined(self) -> set[Path]:
+        """The worktree roots the user removed."""
+        with self._lock:
+            return {Path(r) for r in self._declined}
+
+    def link(self, checkout: RepoRuntime, repository: str) -> None:
+        """Make the registered ``checkout`` (a separate clone) a checkout of ``repository``."""
+        with self._lock:
+            if not any(r.repository == repository for r in self._repos.values()):
+                raise NotFound(f"no registered repository {repository!r}")
+            self._links[str(checkout.root)] = repository
+            checkout.repository = repository
+            self._note_member_locked(checkout)
+            self._save_locked()
 
     def unregister(self, repo_id: str) -> None:
         """Forget a repository (its graph and observations are the caller's business)."""
@@ -219,7 +333,15 @@ class RepoRegistry:
             self._save_locked()
 
     def _save_locked(self) -> None:
-        save_registry(self._file, [r.root for r in self._repos.values()], self._identities)
+        members = {cid: m for cid, m in self._members.items() if sum(x[0] == m[0] for x in self._members.values()) > 1}
+        save_registry(
+            self._file,
+            [r.root for r in self._repos.values()],
+            self._identities,
+            self._links,
+            members,
+            dict.fromkeys(sorted(self._declined), ""),
+        )
 
     def get(self, repo_id: str) -> RepoRuntime | None:
         """The record of ``repo_id``, or None."""
@@ -315,13 +437,50 @@ def load_identities(path: Path) -> dict[str, RepoIdentity]:
     return out
 
 
-def save_registry(path: Path, roots: list[Path], identities: Mapping[str, RepoIdentity] | None = None) -> None:
+def load_section(path: Path, key: str) -> dict[str, str]:
+    """A string-to-string object of ``repos.json`` (missing or malformed: empty)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    raw = data.get(key, {}) if isinstance(data, dict) else {}
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def load_members(path: Path) -> dict[str, tuple[str, str]]:
+    """The checkouts of repositories of several (``checkouts`` in ``repos.json``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    raw = data.get("checkouts", {}) if isinstance(data, dict) else {}
+    out: dict[str, tuple[str, str]] = {}
+    if isinstance(raw, dict):
+        for cid, rec in raw.items():
+            if isinstance(rec, dict) and isinstance(rec.get("repository"), str) and isinstance(rec.get("root"), str):
+                out[str(cid)] = (rec["repository"], rec["root"])
+    return out
+
+
+def save_registry(
+    path: Path,
+    roots: list[Path],
+    identities: Mapping[str, RepoIdentity] | None = None,
+    links: Mapping[str, str] | None = None,
+    members: Mapping[str, tuple[str, str]] | None = None,
+    declined: Mapping[str, str] | None = None,
+) -> None:
     """Write ``repos.json`` atomically (temp file, fsync, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".repos.")
     body = {
         "repositories": [str(r) for r in roots],
         "identities": {rid: ident.to_json() for rid, ident in sorted((identities or {}).items())},
+        "links": dict(sorted((links or {}).items())),
+        "checkouts": {cid: {"repository": rep, "root": root} for cid, (rep, root) in sorted((members or {}).items())},
+        "declined": dict(declined or {}),
     }
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(body, f, indent=2)

@@ -33,6 +33,8 @@ from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, 
 from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.graph.delta import GraphDelta
+from graphmemd.memory.checkout_views import CheckoutViews
+from graphmemd.memory.checkouts import translate_anchor
 from graphmemd.memory.commits import mark_uncommitted, name_commits, new_reason_paths, uncommitted_reason_paths
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.observations import ObservationBook, to_doc
@@ -73,17 +75,7 @@ def remap_repo(o: Observation, old: str, new: str) -> Observation:
     and each anchor's repository and symbol id; paths and refs are repository-relative)."""
     if o.repo_id != old and all(a.repo_id != old for a in o.anchors):
         return o
-    prefix = f"{old}:"
-    anchors = tuple(
-        replace(
-            a,
-            repo_id=new,
-            symbol_id=f"{new}:{a.symbol_id[len(prefix) :]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
-        )
-        if a.repo_id == old
-        else a
-        for a in o.anchors
-    )
+    anchors = tuple(translate_anchor(a, new) if a.repo_id == old else a for a in o.anchors)
     return replace(o, repo_id=new if o.repo_id == old else o.repo_id, anchors=anchors)
 
 
@@ -98,6 +90,8 @@ class Memory:
         self._bus = bus
         self._journal = Journal(journal_path, inject_enospc=lambda: faults.fires("journal-enospc"))
         self.book = ObservationBook(self._journal, self._mirror)
+        #: what each checkout shows of the notes saved in the other checkouts of its repository
+        self.views = CheckoutViews(self.book.all, bus)
         #: Set when a mirrored store write failed; cleared once the store caught up.
         self._store_behind = threading.Event()
         self._lock = threading.Lock()
@@ -154,6 +148,7 @@ class Memory:
         """Queue the store copy of an observation, urgent (the journal already has it; a
         failed store write marks the store behind, and the writer repairs it once writes
         succeed again); returns its future."""
+        self.views.note_changed(o, obs_id)
         store = self._store
         if o is None:
             fut = self._writer.submit(lambda: store.delete_observation(obs_id), urgent=True)
@@ -227,9 +222,17 @@ class Memory:
         uncommitted: Callable[[Collection[str]], Collection[str]] = lambda paths: (),
     ) -> int:
         """Recompute the observations ``delta`` touched against ``code`` (the graph after the
-        delta); journal and publish the changes. ``uncommitted(paths)``: which of the files of
-        the reasons found now differ from HEAD (those reasons are flagged uncommitted; asked
-        only when there are new reasons). Returns how many changed."""
+        delta); journal and publish the changes, then judge again what this checkout shows of
+        its siblings' notes. ``uncommitted(paths)``: which of the files of the reasons found now
+        differ from HEAD (those reasons are flagged uncommitted; asked only when there are new
+        reasons). Returns how many of its own changed."""
+        n = self._apply(delta, code, commit, uncommitted)
+        self.views.refresh(delta.repo_id)
+        return n
+
+    def _apply(
+        self, delta: GraphDelta, code: CodeView, commit: str, uncommitted: Callable[[Collection[str]], Collection[str]]
+    ) -> int:
         candidates = self.candidates(delta)
         if not candidates:
             return 0
@@ -298,7 +301,9 @@ class Memory:
 
     # ------------------------------------------------------------------ operations
 
-    def create(self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor]) -> Observation:
+    def create(
+        self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor], origin: tuple[str, str] = ("", "")
+    ) -> Observation:
         """Save a new observation: journaled and copied into the store before this returns
         (searchable at once: text search is in memory). A repeated idempotency key returns
         the observation its first create made (and makes sure the store has it)."""
@@ -314,6 +319,7 @@ class Memory:
             supersedes=new.supersedes,
             contradicts=new.contradicts,
             idempotency_key=new.idempotency_key,
+            origin=origin,
         )
         self._acknowledge([o.id, *new.supersedes])
         if o.created_at >= started:  # not a retry that found its first create

@@ -117,6 +117,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
         "confirmed_by": o.confirmed_by,
         "confirmed_at": o.confirmed_at,
         "needs_review": o.needs_review,
+        **({"origin_commit": o.origin_commit, "origin_branch": o.origin_branch} if o.origin_commit else {}),
         **_knowledge_doc(o),
     }
 
@@ -339,6 +340,8 @@ def from_doc(d: Mapping[str, Any]) -> Observation:
         needs_review=r.flag("needs_review"),
         knowledge=knowledge,
         references=references,
+        origin_commit=r.string("origin_commit", "", MAX_ID),
+        origin_branch=r.string("origin_branch", "", MAX_REF),
     )
 
 

@@ -33,6 +33,7 @@ from graphmemd.graph.text_index import TextIndex
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.knowledge import reference_states
 from graphmemd.memory.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
+from graphmemd.memory.projections import anchored_pairs
 from graphmemd.memory.reconcile import Reconciliation
 
 logger = logging.getLogger(__name__)
@@ -240,9 +241,11 @@ class ObservationBook:
         contradicts: Sequence[str] = (),
         idempotency_key: str = "",
         now: float | None = None,
+        origin: tuple[str, str] = ("", ""),
     ) -> Observation:
         """Validate and save a new observation, marking those it supersedes; a repeated ``idempotency_key``
-        returns the observation it created before."""
+        returns the observation it created before. ``origin``: the commit and branch the
+        checkout it is saved in is at."""
         text = text.strip()
         if not text:
             raise InvalidArgument("observation text is empty")
@@ -281,6 +284,8 @@ class ObservationBook:
                 anchors=tuple(anchors),
                 supersedes=tuple(supersedes),
                 contradicts=tuple(contradicts),
+                origin_commit=origin[0],
+                origin_branch=origin[1],
             )
             older = [
                 replace(self._obs[s], status=ObservationStatus.SUPERSEDED, superseded_by=o.id, updated_at=t)
@@ -376,13 +381,8 @@ class ObservationBook:
         """Observations anchored to any of ``nodes``, by node (one pass over the anchored targets)."""
         out: dict[str, list[Observation]] = {}
         with self._lock:
-            if len(nodes) < len(self._by_target):
-                pairs = ((n, self._by_target.get(n)) for n in nodes)
-            else:
-                pairs = ((t, ids) for t, ids in self._by_target.items() if t in nodes)
-            for node, ids in pairs:
-                if ids:
-                    out[node] = [self._obs[i] for i in ids if i in self._obs]
+            for node, ids in anchored_pairs(self._by_target, nodes):
+                out[node] = [self._obs[i] for i in ids if i in self._obs]
         return out
 
     def anchored_in_file(self, repo_id: str, path: str) -> list[Observation]:

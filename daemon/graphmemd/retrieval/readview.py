@@ -22,6 +22,7 @@ from graphmemd.graph.model import SymbolInfo
 from graphmemd.graph.symbol_match import Matches, close_matches
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.memory.observations import ObservationBook
+from graphmemd.memory.projections import Projections
 from graphmemd.memory.staleness import file_anchor, symbol_anchor
 
 
@@ -104,11 +105,14 @@ class ReadView:
         registry: RepoRegistry,
         book: ObservationBook,
         freshness: Callable[[Iterable[RepoRuntime]], Freshness],
+        projections: Projections | None = None,
     ) -> None:
         self._state = state
         self._registry = registry
         self._book = book
         self._freshness = freshness
+        #: the notes each checkout shows from its siblings (``memory/checkouts.py``)
+        self._projections = projections or Projections()
 
     # ------------------------------------------------------------------ graph
 
@@ -214,21 +218,38 @@ class ReadView:
         """One observation (NotFound when there is none)."""
         return self._book.get(obs_id)
 
+    def observation_in(self, obs_id: str, checkouts: Iterable[str]) -> Observation:
+        """One observation as the first of ``checkouts`` that shows it from a sibling shows it,
+        else as saved (NotFound when there is none)."""
+        for checkout in checkouts:
+            p = self._projections.get(checkout, obs_id)
+            if p is not None:
+                return p
+        return self._book.get(obs_id)
+
     def observations(self) -> list[Observation]:
-        """Every observation (a snapshot)."""
+        """Every observation (a snapshot), as saved."""
         return self._book.all()
 
+    def observations_in(self, checkout: str) -> list[Observation]:
+        """Every observation ``checkout`` shows: its own and its siblings' (judged on its code)."""
+        return [o for o in self._book.all() if o.repo_id == checkout] + self._projections.in_checkout(checkout)
+
     def anchored_in(self, nodes: Mapping[str, object]) -> dict[str, list[Observation]]:
-        """Observations anchored to any of ``nodes``, by node."""
-        return self._book.anchored_in(nodes)
+        """Observations anchored to any of ``nodes``, by node (those a checkout shows from its
+        siblings included: their anchors are in its ids)."""
+        out = self._book.anchored_in(nodes)
+        for node, shown in self._projections.anchored_in(nodes).items():
+            out.setdefault(node, []).extend(shown)
+        return out
 
     def anchored_in_file(self, repo_id: str, path: str) -> list[Observation]:
         """Observations anchored to a file or to one of its symbols (present or gone)."""
-        return self._book.anchored_in_file(repo_id, path)
+        return self._book.anchored_in_file(repo_id, path) + self._projections.anchored_in_file(repo_id, path)
 
     def anchored_to(self, node: str) -> list[Observation]:
         """Observations anchored to ``node``."""
-        return self._book.anchored_to(node)
+        return self._book.anchored_to(node) + self._projections.anchored_in({node: None}).get(node, [])
 
     # ------------------------------------------------------------------ text
 

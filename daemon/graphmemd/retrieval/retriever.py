@@ -227,7 +227,7 @@ def successor(view: ReadView, o: Observation) -> Observation | None:
     seen = {o.id}
     while o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
         try:
-            nxt = view.observation(o.superseded_by)
+            nxt = view.observation_in(o.superseded_by, (o.repo_id,))
         except NotFound:  # successor deleted: keep nothing
             return None
         if nxt.id in seen:
@@ -490,17 +490,18 @@ class Retriever:
         anchored = e.anchored_in(nodes)
         signals = {node: self._node_signals(g, node, w) for node in anchored}
         found = collect(anchored, signals, frozenset(w.seeds.named))
+        scope = {rt.id for rt in repos}
         for oid in text_scores:
             if oid not in found:
                 try:
-                    found[oid] = Candidate(e.observation(oid))
+                    found[oid] = Candidate(e.observation_in(oid, sorted(scope)))
                 except NotFound:  # deleted between the search and now
                     continue
-        scope = {rt.id for rt in repos}
         out: dict[str, Candidate] = {}
         for c in found.values():
             current = c.obs if c.obs.status is ObservationStatus.FRESH else successor(self._view(), c.obs)
-            if current is None or current.repo_id not in scope:
+            # a note made on a branch this checkout does not contain is not about its code
+            if current is None or current.repo_id not in scope or current.on_branch:
                 continue
             c.obs = current
             prev = out.get(current.id)

@@ -146,6 +146,13 @@ class RepositoryService(pbg.RepositoryServiceServicer):
             repositories=[convert.repository_to_proto(self.core.repository(rt)) for rt in rts]
         )
 
+    @_rpc
+    def LinkRepository(self, request: pb.LinkRepositoryRequest, context: grpc.ServicerContext) -> tpb.Repository:
+        """Make a registered checkout (a separate clone) a checkout of another repository."""
+        if not request.path or not request.to:
+            raise InvalidArgument("path and to are required")
+        return convert.repository_to_proto(self.core.repository(self.core.checkouts.link(request.path, request.to)))
+
     @_stream
     def IndexRepository(
         self, request: pb.IndexRepositoryRequest, context: grpc.ServicerContext
@@ -243,7 +250,8 @@ class ObservationService(pbg.ObservationServiceServicer):
         limit = request.limit or 100
         tags = set(request.tags)
         rows = []
-        for o in sorted(view.observations(), key=lambda o: (-o.updated_at, o.id)):
+        shown = view.observations_in(repo_id) if repo_id else view.observations()
+        for o in sorted(shown, key=lambda o: (-o.updated_at, o.id)):
             if o.status not in statuses or (categories and o.category not in categories):
                 continue
             if repo_id and o.repo_id != repo_id:

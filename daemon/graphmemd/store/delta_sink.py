@@ -10,6 +10,7 @@ content hashes differ)."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import Future
 from dataclasses import replace
@@ -42,6 +43,10 @@ class DeltaSink:
         self._bus = bus
         #: repository id -> path -> unit whose cached parse is not queued yet (``cache_early``)
         self._early: dict[str, dict[str, ParsedUnit]] = {}
+        #: (repository id, path) -> (content hash, parse text) queued for the parse cache and
+        #: not written yet: another checkout of the repository may take it meanwhile
+        self._queued: dict[tuple[str, str], tuple[str, str]] = {}
+        self._queued_lock = threading.Lock()
 
     def cache_early(self, rt: RepoRuntime, path: str, unit: ParsedUnit) -> ParsedUnit:
         """Have ``unit``'s cached parse written before its pass or batch is applied (queued in
@@ -67,13 +72,29 @@ class DeltaSink:
         ]
         caches = {path: u.cache for path, u in units.items()}
         parses, rid = self.parses, rt.id
+        queued = {(rid, path): (u.content_hash, u.cache) for path, u in units.items() if u.cache is not None}
+        with self._queued_lock:
+            self._queued.update(queued)
 
         def put() -> None:
             started = time.monotonic()
-            parses.put(rid, records, caches)
+            try:
+                parses.put(rid, records, caches)
+            finally:
+                with self._queued_lock:
+                    for key, value in queued.items():
+                        if self._queued.get(key) is value:
+                            del self._queued[key]
             logger.debug("parse cache: %d files written in %.3fs", len(records), time.monotonic() - started)
 
         self._writer.submit(put)
+
+    def queued_parse(self, repo_id: str, path: str, content_hash: str) -> str | None:
+        """The parse text of ``path`` with ``content_hash`` queued for ``repo_id``'s parse cache
+        and not written yet, or None."""
+        with self._queued_lock:
+            found = self._queued.get((repo_id, path))
+        return found[1] if found is not None and found[0] == content_hash else None
 
     def write(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
         """Queue ``delta``'s rows, then forget the cached parses of its removed files (the

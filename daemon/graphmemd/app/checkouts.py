@@ -1,0 +1,130 @@
+"""Operations on the checkouts of a repository: a worktree found or gone, a clone linked, and
+what ``status`` says of a checkout's repository (see docs/how-it-works.md, "One repository,
+many checkouts")."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from graphmem.errors import GraphMemError, InvalidArgument
+from graphmem.types import Checkout, Repository
+
+from graphmemd.app.status import repository_summary
+from graphmemd.app.worktrees import WorktreeWatch
+from graphmemd.indexing.indexer import Indexer, Job
+from graphmemd.ingest.checkouts import RegistryCheckouts
+from graphmemd.ingest.gitinfo import head_branch, head_commit
+from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
+from graphmemd.ingest.watcher import RepoWatcher
+from graphmemd.memory.anchors import CodeView
+from graphmemd.memory.memory import Memory
+from graphmemd.retrieval.cochange_git import CoChangeKeeper
+from graphmemd.runtime.health import Health
+from graphmemd.runtime.supervisor import SupervisedThread
+
+logger = logging.getLogger(__name__)
+
+
+class CheckoutOps:
+    """What spans the registry, memory's projections, the indexer and the watcher when a
+    checkout comes, goes or joins a repository."""
+
+    def __init__(
+        self,
+        registry: RepoRegistry,
+        parts: Callable[[], tuple[Memory, Indexer, RepoWatcher | None]],
+        add: Callable[[Path], RepoRuntime],
+        cochange: CoChangeKeeper,
+        health: Health,
+    ) -> None:
+        self._registry = registry
+        self._parts = parts
+        self._add = add
+        self._cochange = cochange
+        #: worktrees added and removed by git are registered and dropped by themselves
+        self.watch = WorktreeWatch(registry.all, registry.declined, self.found, self.drop)
+        self._loop = SupervisedThread("worktrees", self.watch.step, health)
+
+    def attach(self, memory: Memory, code: CodeView) -> None:
+        """Let memory project every note into the other checkouts of its repository."""
+        memory.views.attach(RegistryCheckouts(self._registry), code)
+
+    def _unwatch(self, root: Path) -> None:
+        watcher = self._parts()[2]
+        if watcher is not None:
+            watcher.remove_root(root)
+
+    def start(self) -> None:
+        """Start watching the registered repositories' worktrees."""
+        self._loop.start()
+
+    def stop(self) -> None:
+        """Stop watching them (the loop ends at its next step)."""
+        self.watch.stop()
+
+    def removing(self, rt: RepoRuntime) -> None:
+        """The user removes ``rt``: it is not watched, a worktree of a repository of several
+        is not registered again by itself, and it shows nothing any more."""
+        self._unwatch(rt.root)
+        if self._registry.siblings(rt.id):
+            self._registry.decline(rt.root)
+        self._parts()[0].views.forget(rt.id)
+
+    def found(self, root: Path) -> None:
+        """A worktree of a registered repository appeared (``worktrees.py``): register it."""
+        try:
+            self._add(root)
+        except GraphMemError as exc:  # e.g. nested inside a registered checkout
+            logger.warning("new worktree %s not registered: %s", root, exc)
+            self._registry.decline(root)
+
+    def drop(self, rt: RepoRuntime) -> None:
+        """A worktree was removed (or its directory deleted): forget its graph, keep its notes
+        (its siblings go on showing them)."""
+        memory, indexer, _ = self._parts()
+        self._unwatch(rt.root)
+        memory.views.forget(rt.id)
+        job = indexer.submit(Job("remove", rt.id))
+        job.done.wait(60)
+        self._cochange.forget(rt.id)
+        for sibling in self._registry.siblings(rt.id):  # its notes are judged on each sibling's code
+            memory.views.refresh(sibling.id)
+
+    def link(self, path: str, to: str) -> RepoRuntime:
+        """Make the registered checkout ``path`` (a separate clone) a checkout of ``to``'s
+        repository; each then shows the other's notes."""
+        rt = self._registry.find(path)
+        target = self._registry.repository(to)
+        if target == rt.repository:
+            raise InvalidArgument(f"{rt.id} is already a checkout of repository {rt.repository}")
+        self._registry.link(rt, target)
+        memory = self._parts()[0]
+        for each in self._registry.checkouts(target):
+            memory.views.refresh(each.id)
+        return rt
+
+    def describe(self, rt: RepoRuntime) -> Repository:
+        """A checkout's summary (``status.repository_summary``, its own notes and those it
+        shows from its siblings) with its repository, branch, every checkout of that
+        repository (gone ones marked) and the look-alike clones of other repositories."""
+        memory = self._parts()[0]
+        summary = repository_summary(rt, [*memory.book.all(), *memory.views.projections.in_checkout(rt.id)])
+        checkouts = tuple(
+            Checkout(cid, str(root), head_branch(root), head_commit(root), not root.is_dir())
+            for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
+        )
+        return replace(
+            summary,
+            repository_id=rt.repository,
+            branch=head_branch(rt.root),
+            checkouts=checkouts,
+            possible_clones=tuple(self._registry.clones_of(rt)),
+        )
+
+
+def origin_of(rt: RepoRuntime | None) -> tuple[str, str]:
+    """The commit and branch a checkout's HEAD is at (where a note saved there is made)."""
+    return (head_commit(rt.root), head_branch(rt.root)) if rt is not None else ("", "")

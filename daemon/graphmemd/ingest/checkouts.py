@@ -1,0 +1,68 @@
+"""The registry's checkouts as memory sees them (``memory.checkout_views.CheckoutMap``).
+
+Which checkouts share a repository (the registry), where each one's HEAD is (read from
+``.git``), and whether a commit is an ancestor of it (``git merge-base --is-ancestor``, asked
+only for a note whose anchors a checkout lacks, and remembered per commit pair).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from graphmem.types import IndexState
+
+from graphmemd.ingest.gitinfo import head_commit, is_ancestor
+from graphmemd.ingest.registry import RepoRegistry
+
+#: ancestry answers remembered (a commit pair's answer never changes)
+_ANCESTRY_CACHE = 4096
+
+
+class RegistryCheckouts:
+    """``CheckoutMap`` over the registry."""
+
+    def __init__(self, registry: RepoRegistry) -> None:
+        self._registry = registry
+        self._lock = threading.Lock()
+        self._ancestry: OrderedDict[tuple[str, str], bool] = OrderedDict()
+
+    def repository_of(self, checkout_id: str) -> str:
+        """The repository of a checkout registered now or before."""
+        return self._registry.repository_of(checkout_id)
+
+    def showing(self, checkout_id: str) -> list[str]:
+        """The other checkouts of the repository whose code is indexed."""
+        return [rt.id for rt in self._registry.siblings(checkout_id) if self.is_indexed(rt.id)]
+
+    def is_indexed(self, checkout_id: str) -> bool:
+        """Whether the checkout is registered and its code is in the graph."""
+        rt = self._registry.get(checkout_id)
+        return rt is not None and (rt.n_files > 0 or rt.state is IndexState.READY)
+
+    def shares(self, checkout_id: str) -> bool:
+        """Whether the checkout's repository has (or had) another checkout."""
+        return len(self._registry.members(self._registry.repository_of(checkout_id))) > 1
+
+    def head(self, checkout_id: str) -> str:
+        """The commit the checkout's HEAD is at."""
+        rt = self._registry.get(checkout_id)
+        return head_commit(rt.root) if rt is not None else ""
+
+    def contains(self, checkout_id: str, commit: str) -> bool:
+        """Whether ``commit`` is an ancestor of the checkout's HEAD."""
+        rt = self._registry.get(checkout_id)
+        if rt is None:
+            return False
+        head = head_commit(rt.root)
+        key = (commit, head)
+        with self._lock:
+            known = self._ancestry.get(key)
+        if known is not None:
+            return known
+        answer = is_ancestor(rt.root, commit, head)
+        with self._lock:
+            self._ancestry[key] = answer
+            while len(self._ancestry) > _ANCESTRY_CACHE:
+                self._ancestry.popitem(last=False)
+        return answer

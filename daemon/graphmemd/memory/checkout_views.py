@@ -1,0 +1,152 @@
+"""The shell that keeps every checkout's view of its siblings' notes current.
+
+A private note is saved in one checkout (its home, ``repo_id``) and shown in every other
+checkout of the same repository as a projection judged on that checkout's code
+(``checkouts.project``, pure; held by ``projections.Projections``). This module recomputes
+them when a note is written (into every sibling at once: a note saved in B is recalled in A
+right away) and when a checkout's code changes (``refresh``: every note of its repository
+saved elsewhere), and publishes an event in the showing checkout for each projection that
+appears, changes state or goes away, so a subscriber of that checkout hears of it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from graphmem.types import Event, EventKind, Observation, ObservationAction
+
+from graphmemd.memory.anchors import CodeView
+from graphmemd.memory.checkouts import project
+from graphmemd.memory.projections import Projections
+from graphmemd.memory.staleness import event_for
+from graphmemd.runtime.events import EventBus, action_for_change
+
+
+class CheckoutMap(Protocol):
+    """Which checkouts share a repository, and what git says about them."""
+
+    def repository_of(self, checkout_id: str) -> str:
+        """The repository of a checkout registered now or before."""
+        ...
+
+    def showing(self, checkout_id: str) -> Sequence[str]:
+        """The other checkouts of ``checkout_id``'s repository whose code is indexed (all of
+        them when ``checkout_id`` is gone)."""
+        ...
+
+    def is_indexed(self, checkout_id: str) -> bool:
+        """Whether ``checkout_id`` is registered and its code is in the graph."""
+        ...
+
+    def shares(self, checkout_id: str) -> bool:
+        """Whether ``checkout_id``'s repository has (or had) another checkout."""
+        ...
+
+    def contains(self, checkout_id: str, commit: str) -> bool:
+        """Whether ``commit`` is an ancestor of ``checkout_id``'s HEAD."""
+        ...
+
+    def head(self, checkout_id: str) -> str:
+        """The commit ``checkout_id``'s HEAD is at ("" outside git)."""
+        ...
+
+
+class CheckoutViews:
+    """Keeps ``projections`` current; every computation runs under one lock (they are cheap:
+    a note's anchors looked up in one checkout's graph)."""
+
+    def __init__(self, notes: Callable[[], list[Observation]], bus: EventBus) -> None:
+        self.projections = Projections()
+        self._notes = notes
+        self._bus = bus
+        self._lock = threading.Lock()
+        self._map: CheckoutMap | None = None
+        self._code: CodeView | None = None
+
+    def attach(self, checkouts: CheckoutMap, code: CodeView) -> None:
+        """Start projecting (before this, in tests and tools, nothing is)."""
+        self._map, self._code = checkouts, code
+
+    def note_changed(self, o: Observation | None, obs_id: str) -> None:
+        """A note was written (``o``) or deleted (None): project it into its home's siblings."""
+        if self._map is None or self._code is None:
+            return
+        with self._lock:
+            if o is None:
+                for gone in self.projections.drop_note(obs_id):
+                    self._announce(gone, gone)
+                return
+            if o.knowledge is not None:  # a knowledge file's unit: each checkout reads its own file
+                return
+            now = time.time()
+            for checkout in self._map.showing(o.repo_id):
+                previous = self.projections.get(checkout, o.id)
+                head = self._map.head(checkout)
+                self._put(project(o, checkout, self._code, now, head, self._contains(checkout), previous))
+
+    def refresh(self, checkout: str) -> int:
+        """Judge every note of ``checkout``'s repository saved elsewhere on ``checkout``'s code
+        as it is now (after a change, a branch switch, its first index); returns how many
+        projections changed."""
+        m, code = self._map, self._code
+        if m is None or code is None or not m.shares(checkout) or not m.is_indexed(checkout):
+            return 0
+        repository = m.repository_of(checkout)
+        now, head = time.time(), m.head(checkout)
+        contains = self._contains(checkout)
+        changed = 0
+        with self._lock:
+            keep: set[str] = set()
+            for o in self._notes():
+                if o.repo_id == checkout or o.knowledge is not None or m.repository_of(o.repo_id) != repository:
+                    continue
+                keep.add(o.id)
+                previous = self.projections.get(checkout, o.id)
+                changed += self._put(project(o, checkout, code, now, head, contains, previous))
+            for stale_id in self.projections.ids_in(checkout) - keep:  # moved to another repository
+                gone = self.projections.drop(checkout, stale_id)
+                if gone is not None:
+                    self._announce(gone, gone)
+                    changed += 1
+        return changed
+
+    def forget(self, checkout: str) -> None:
+        """``checkout`` is no longer registered: it shows nothing."""
+        with self._lock:
+            self.projections.drop_checkout(checkout)
+
+    def _contains(self, checkout: str) -> Callable[[str], bool]:
+        m = self._map
+        assert m is not None
+        return lambda commit: m.contains(checkout, commit)
+
+    def _put(self, p: Observation) -> int:
+        before = self.projections.put(p)
+        if before is not None and _same(before, p):
+            return 0
+        self._announce(p, before)
+        return 1
+
+    def _announce(self, o: Observation, before: Observation | None) -> None:
+        """Publish, in the checkout showing it, that a projection appeared, changed or went."""
+        now = time.time()
+        if before is None:  # a new projection (the note was saved in a sibling)
+            kind, action = EventKind.OBSERVATION_CHANGED, ObservationAction.CREATED
+        elif o is before:  # gone (``before`` passed as the projection itself)
+            kind, action = EventKind.OBSERVATION_CHANGED, ObservationAction.DELETED
+        else:
+            kind, action = event_for(before, o), action_for_change(before, o)
+        self._bus.publish(Event(kind, now, o.repo_id, observation=o, action=action, observation_id=o.id))
+
+
+def _same(a: Observation, b: Observation) -> bool:
+    """Whether two projections of a note show the same thing (times aside)."""
+
+    def shown(o: Observation) -> tuple[object, ...]:
+        reasons = tuple((r.anchor_ref, r.change) for r in o.stale_reasons)
+        return (o.status, o.on_branch, o.anchors, reasons, o.text, o.tags, o.category, o.superseded_by)
+
+    return shown(a) == shown(b)

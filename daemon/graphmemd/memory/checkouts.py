@@ -1,0 +1,80 @@
+"""A note judged in another checkout of its repository (pure: no threads, no I/O).
+
+A private note lives in the checkout where it was saved (its ``repo_id``: its *home*), and is
+journaled with the state it has there. Every other checkout of the same repository shows a
+*projection* of it: the same note with its anchors moved into that checkout's ids
+(``translate``) and its state judged against that checkout's code by the same staleness core
+(``project``): fresh where the anchored code is as it was, stale where it changed. An anchor
+that is missing because the note was made on a branch the checkout does not contain (its
+origin commit is not an ancestor of the checkout's HEAD) is neither stale nor removed there:
+the projection says ``on_branch``. Projections are derived, never journaled: they are
+recomputed from the note and the code after a restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from graphmem.types import Anchor, AnchorKind, ChangeKind, Observation, ObservationStatus
+
+from graphmemd.memory.anchors import CodeView
+from graphmemd.memory.staleness import reevaluate
+
+__all__ = ["branch_label", "project", "translate", "translate_anchor"]
+
+_LIVE = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
+
+
+def translate_anchor(a: Anchor, checkout: str) -> Anchor:
+    """``a`` as the same code in ``checkout`` (symbol ids begin with their checkout's id)."""
+    if a.repo_id == checkout:
+        return a
+    sid = a.symbol_id
+    if a.kind is AnchorKind.SYMBOL and sid.startswith(a.repo_id + ":"):
+        sid = checkout + sid[len(a.repo_id) :]
+    return replace(a, repo_id=checkout, symbol_id=sid)
+
+
+def translate(o: Observation, checkout: str) -> Observation:
+    """The note with its anchors in ``checkout``'s ids, its reasons dropped (they are the home
+    checkout's), shown as belonging to ``checkout``."""
+    return replace(
+        o,
+        repo_id=checkout,
+        anchors=tuple(translate_anchor(a, checkout) for a in o.anchors),
+        stale_reasons=(),
+        needs_review=False,
+    )
+
+
+def branch_label(o: Observation) -> str:
+    """How a note's origin is named: its branch, else its commit's short hash."""
+    return o.origin_branch or o.origin_commit[:12] or "another branch"
+
+
+def project(
+    o: Observation,
+    checkout: str,
+    code: CodeView,
+    now: float,
+    commit: str,
+    contains_origin: Callable[[str], bool],
+    previous: Observation | None = None,
+) -> Observation:
+    """The note ``o`` (saved in another checkout) as ``checkout`` shows it, judged against
+    ``code`` (which holds ``checkout``'s graph). ``contains_origin(commit)``: whether that
+    commit is an ancestor of ``checkout``'s HEAD (asked only when an anchor is missing).
+    A note with no origin commit (saved before checkouts were shared) counts as contained.
+    ``previous``: this checkout's last projection of the note, whose reasons keep the time
+    and commit they were first seen at."""
+    t = translate(o, checkout)
+    if previous is not None:
+        t = replace(t, stale_reasons=previous.stale_reasons)
+    base = replace(t, status=ObservationStatus.FRESH) if o.status in _LIVE else t
+    judged = reevaluate(base, code, now, commit)
+    missing = any(r.change is ChangeKind.REMOVED for r in judged.stale_reasons)
+    if missing and o.origin_commit and not contains_origin(o.origin_commit):
+        status = o.status if o.status not in _LIVE else ObservationStatus.FRESH
+        return replace(t, status=status, stale_reasons=(), on_branch=branch_label(o))
+    return judged

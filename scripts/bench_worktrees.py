@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Worktrees benchmark (issue 43): one repository, many checkouts.
+
+A git repository of the standard library's non-test modules (one commit) is registered with a
+real daemon; then worktrees are added with ``git worktree add`` one after the other (the daemon
+picks each up by itself) up to the largest count of ``--counts`` (1, 4 and 16 by default).
+Every fourth worktree is on a branch of its own whose commit changes ``--changed`` files (300
+by default: a function appended to each), so that checkout has that many files whose content
+is new to the repository; the others equal the first checkout.
+
+For each added worktree it reports: seconds from ``git worktree add`` until the daemon has
+that checkout READY with nothing pending; how many files it parsed (the rest came from the
+other checkouts' parses); the whole process tree's RSS once the daemon is idle and its peak so
+far; the daemon's CPU seconds (its own, and its children's) spent on it. At each count of
+``--counts`` it prints a summary line. The 1-minute load average is printed before the first
+index and after the last worktree. ``--json`` prints one JSON object.
+
+Targets: an added worktree whose files equal an indexed checkout's is current in <= 1 s plus
+the time to parse its differing files; each such worktree adds <= 10 % of the first
+checkout's whole-tree RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench_scale import git
+from benchlib import (
+    DaemonProc,
+    _descendants,
+    _rss_hwm,
+    check_quiet,
+    load_average,
+    short_home,
+    stdlib_corpus,
+    tree_cpu_seconds,
+)
+
+
+def tree_rss_mb(pid: int) -> float:
+    """The RSS of ``pid`` and every descendant now, in MB."""
+    return sum(_rss_hwm(p)[0] for p in [pid, *_descendants(pid)]) / 1024
+
+
+def make_branches(repo: Path, n: int, changed: int) -> list[str]:
+    """``n`` branches off main, each changing a different set of ``changed`` files."""
+    files = sorted(p for p in repo.rglob("*.py") if ".git" not in p.parts)
+    names = []
+    for k in range(n):
+        name = f"changed-{k}"
+        git(repo, "checkout", "-q", "-b", name, "main")
+        start = (k * changed) % len(files)
+        for i, p in enumerate((files + files)[start : start + min(changed, len(files))]):
+            with p.open("a", encoding="utf-8") as f:
+                f.write(f"\n\ndef _bench_{k}_{i}(x):\n    return x + {k * 1000 + i}\n")
+        git(repo, "commit", "-q", "-am", name)
+        names.append(name)
+    git(repo, "checkout", "-q", "main")
+    return names
+
+
+def wait_current(d: DaemonProc, root: Path, timeout: float = 600) -> dict[str, Any]:
+    """Poll (20 ms) until the checkout at ``root`` is registered, READY, nothing pending."""
+    deadline = time.monotonic() + timeout
+    with d.client() as c:
+        while time.monotonic() < deadline:
+            for r in c.status().repositories:
+                if r.root == str(root) and r.state.value == "ready" and not r.pending_changes and r.files:
+                    return {"files": r.files, "files_parsed": r.files_parsed, "symbols": r.symbols}
+            time.sleep(0.02)
+    raise RuntimeError(f"{root} did not become current")
+
+
+def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
+    tmp = short_home()
+    home = tmp / "home"
+    out: dict[str, Any] = {"counts": counts, "changed_files": changed}
+    try:
+        repo = stdlib_corpus(tmp)
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "stdlib")
+        n_files = sum(1 for _ in repo.rglob("*.py"))
+        lines = sum(p.read_bytes().count(b"\n") for p in repo.rglob("*.py"))
+        top = max(counts)
+        branches = make_branches(repo, top // 4, changed)
+        out["corpus"] = {"files": n_files, "lines": lines}
+        out["load_before"] = check_quiet("bench_worktrees") if not quiet else load_average()
+        started = time.monotonic()
+        d = DaemonProc(home, [repo])
+        try:
+            d.wait_ready()
+            first = time.monotonic() - started
+            d.wait_durable()
+            d.wait_idle()
+            base_rss = tree_rss_mb(d.proc.pid)
+            base_peak = d.peak_rss_mb()["tree"]
+            cpu0 = tree_cpu_seconds(d.proc.pid)
+            out["first"] = {"seconds": round(first, 2), "rss_mb": round(base_rss, 1), "peak_mb": round(base_peak, 1)}
+            if not quiet:
+                print(
+                    f"first checkout: {n_files} files, {lines:,} lines, current in {first:.2f}s; "
+                    f"tree RSS {base_rss:.0f} MB (peak {base_peak:.0f} MB)"
+                )
+            rows = []
+            for i in range(1, top + 1):
+                wt = tmp / f"wt{i}"
+                on_branch = i % 4 == 0 and branches
+                t0 = time.monotonic()
+                if on_branch:
+                    git(repo, "worktree", "add", "-q", str(wt), branches[i // 4 - 1])
+                else:
+                    git(repo, "worktree", "add", "-q", "-b", f"wt{i}", str(wt), "main")
+                got = wait_current(d, wt.resolve())
+                seconds = time.monotonic() - t0
+                d.wait_durable()
+                d.wait_idle()
+                cpu = tree_cpu_seconds(d.proc.pid)
+                row = {
+                    "worktree": i,
+                    "branch": bool(on_branch),
+                    "seconds": round(seconds, 2),
+                    "files_parsed": got["files_parsed"],
+                    "rss_mb": round(tree_rss_mb(d.proc.pid), 1),
+                    "peak_mb": round(d.peak_rss_mb()["tree"], 1),
+                    "daemon_cpu_s": round(cpu[0] - cpu0[0], 2),
+                    "children_cpu_s": round(cpu[1] - cpu0[1], 2),
+                }
+                cpu0 = cpu
+                rows.append(row)
+                if not quiet:
+                    kind = f"branch, {changed} files changed" if on_branch else "same files"
+                    print(
+                        f"  worktree {i:2d} ({kind}): current in {row['seconds']:.2f}s, "
+                        f"{row['files_parsed']} files parsed, tree RSS {row['rss_mb']:.0f} MB "
+                        f"(+{row['rss_mb'] - base_rss:.0f} MB over the first), CPU {row['daemon_cpu_s']:.2f}s "
+                        f"daemon + {row['children_cpu_s']:.2f}s workers"
+                    )
+                if i in counts:
+                    same = [r for r in rows if not r["branch"]]
+                    per = (row["rss_mb"] - base_rss) / i
+                    summary = {
+                        "worktrees": i,
+                        "rss_mb": row["rss_mb"],
+                        "peak_mb": row["peak_mb"],
+                        "rss_per_worktree_mb": round(per, 1),
+                        "rss_per_worktree_pct": round(100 * per / base_rss, 1),
+                        "same_files_max_seconds": max((r["seconds"] for r in same), default=0.0),
+                    }
+                    out.setdefault("summaries", []).append(summary)
+                    if not quiet:
+                        print(
+                            f"{i} worktrees: tree RSS {row['rss_mb']:.0f} MB (peak {row['peak_mb']:.0f} MB), "
+                            f"{per:.0f} MB per worktree = {summary['rss_per_worktree_pct']}% of the first checkout "
+                            f"(target <= 10%); slowest same-files worktree current in "
+                            f"{summary['same_files_max_seconds']:.2f}s (target <= 1 s)"
+                        )
+            out["worktrees"] = rows
+        finally:
+            d.stop()
+        out["load_after"] = load_average()
+        if not quiet:
+            print(f"load average after: {out['load_after']:.2f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--counts", default="1,4,16", help="report after this many worktrees (comma-separated)")
+    ap.add_argument("--changed", type=int, default=300, help="files a branch worktree changes")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    counts = sorted({int(x) for x in args.counts.split(",") if x.strip()})
+    result = run(counts, args.changed, args.json)
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The pure cores of one repository with many checkouts: a note judged in another checkout
+(``memory/checkouts.py``) and what the worktree loop does (``ingest/worktree_plan.py``).
+No threads, no I/O: the code view is a table of symbols."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from graphmem.types import Anchor, AnchorKind, Category, ChangeKind, Observation, ObservationStatus
+from graphmemd.graph.model import Language, SymbolInfo, SymbolKind
+from graphmemd.ingest.worktree_plan import CheckoutSeen, plan
+from graphmemd.memory.checkouts import project, translate
+
+A, B = "proj-aaaaaa", "wt-bbbbbb"
+
+
+def sym(repo: str, qual: str, body: str = "b1") -> SymbolInfo:
+    return SymbolInfo(
+        id=f"{repo}:m.py::{qual}#function",
+        repo_id=repo,
+        path="m.py",
+        name=qual,
+        qualname=qual,
+        kind=SymbolKind.FUNCTION,
+        language=Language.PYTHON,
+        parent_id=None,
+        start_line=1,
+        end_line=2,
+        signature=f"def {qual}()",
+        sig_hash="s1",
+        body_hash=body,
+    )
+
+
+class Code:
+    """A code view over a fixed set of symbols."""
+
+    def __init__(self, *symbols: SymbolInfo) -> None:
+        self._symbols = {s.id: s for s in symbols}
+
+    def symbol(self, symbol_id: str) -> SymbolInfo | None:
+        return self._symbols.get(symbol_id)
+
+    def file_fingerprint(self, repo_id: str, path: str) -> str | None:
+        return "fp" if any(s.repo_id == repo_id and s.path == path for s in self._symbols.values()) else None
+
+
+def note(qual: str = "f", *, commit: str = "c1", branch: str = "feature") -> Observation:
+    anchor = Anchor(
+        AnchorKind.SYMBOL, f"m.py::{qual}", B, "m.py", f"{B}:m.py::{qual}#function", f"def {qual}()", "s1", "b1"
+    )
+    return Observation(
+        "n1", B, "a note", Category.OTHER, 1.0, 1.0, anchors=(anchor,), origin_commit=commit, origin_branch=branch
+    )
+
+
+def never(_commit: str) -> bool:
+    raise AssertionError("ancestry asked although every anchor is present")
+
+
+def test_translate_moves_anchors_into_the_checkouts_ids() -> None:
+    t = translate(note(), A)
+    assert t.repo_id == A
+    assert t.anchors[0].symbol_id == f"{A}:m.py::f#function"
+    assert t.anchors[0].repo_id == A
+
+
+def test_same_code_is_fresh_and_changed_code_is_stale_per_checkout() -> None:
+    same = project(note(), A, Code(sym(A, "f")), 5.0, "h", never)
+    assert same.status is ObservationStatus.FRESH
+    assert not same.on_branch
+    edited = project(note(), A, Code(sym(A, "f", body="b2")), 5.0, "h", never)
+    assert edited.status is ObservationStatus.STALE
+    assert [r.change for r in edited.stale_reasons] == [ChangeKind.BODY_CHANGED]
+
+
+def test_missing_anchor_from_a_branch_not_contained_is_on_branch() -> None:
+    asked: list[str] = []
+
+    def contains(commit: str) -> bool:
+        asked.append(commit)
+        return False
+
+    p = project(note(), A, Code(), 5.0, "h", contains)
+    assert asked == ["c1"]
+    assert p.on_branch == "feature"
+    assert p.status is ObservationStatus.FRESH
+    assert p.stale_reasons == ()
+
+
+def test_missing_anchor_on_a_contained_commit_is_removed() -> None:
+    p = project(note(), A, Code(), 5.0, "h", lambda _c: True)
+    assert not p.on_branch
+    assert p.status is ObservationStatus.STALE
+    assert [r.change for r in p.stale_reasons] == [ChangeKind.REMOVED]
+
+
+def test_a_note_without_origin_is_judged_like_any() -> None:
+    p = project(note(commit="", branch=""), A, Code(), 5.0, "h", never)
+    assert p.status is ObservationStatus.STALE
+
+
+def test_a_reason_keeps_when_it_was_first_seen() -> None:
+    code = Code(sym(A, "f", body="b2"))
+    first = project(note(), A, code, 5.0, "h1", never)
+    again = project(note(), A, code, 9.0, "h2", never, previous=first)
+    assert again.stale_reasons[0].detected_at == 5.0
+    assert again.stale_reasons[0].commit == "h1"
+
+
+def test_archived_stays_archived() -> None:
+    archived = replace(note(), status=ObservationStatus.ARCHIVED)
+    assert project(archived, A, Code(), 5.0, "h", lambda _c: False).status is ObservationStatus.ARCHIVED
+
+
+def seen(cid: str, root: str, repo: str = "r", common: str | None = "/r/.git", exists: bool = True) -> CheckoutSeen:
+    return CheckoutSeen(cid, Path(root), repo, Path(common) if common else None, exists)
+
+
+def test_plan_registers_new_worktrees_and_drops_removed_ones() -> None:
+    checkouts = [seen("main", "/r"), seen("b", "/wt/b")]
+    todo = plan(checkouts, {Path("/r/.git"): [Path("/r"), Path("/wt/c")]}, declined=[])
+    assert todo.add == (Path("/wt/c"),)
+    assert todo.drop == ("b",)  # git no longer lists it
+
+
+def test_plan_keeps_declined_and_lone_missing_checkouts() -> None:
+    lone = [seen("solo", "/s", repo="s", common="/s/.git", exists=False)]
+    assert plan(lone, {Path("/s/.git"): [Path("/s")]}, declined=[]).drop == ()  # maybe an unmounted disk
+    shared = [seen("main", "/r"), seen("b", "/wt/b", exists=False)]
+    todo = plan(shared, {Path("/r/.git"): [Path("/r"), Path("/wt/b"), Path("/wt/d")]}, declined=[Path("/wt/d")])
+    assert todo.add == ()
+    assert todo.drop == ("b",)  # its directory is gone, and its repository has another checkout
