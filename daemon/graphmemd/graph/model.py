@@ -404,6 +404,25 @@ class GraphEdges:
     edges: ResolvedEdges
 
 
+#: Length of one half of a ``sig_hash`` (hex digits).
+SIG_HALF = 16
+
+
+def sig_halves(sig_hash: str) -> tuple[str, str]:
+    """A ``sig_hash``'s halves: the hash of the head without its annotations (the
+    structure) and of the head with them (``parsing/fingerprint.py``). A head without
+    annotations has one hash, both."""
+    if len(sig_hash) == 2 * SIG_HALF:
+        return sig_hash[:SIG_HALF], sig_hash[SIG_HALF:]
+    return sig_hash, sig_hash
+
+
+def annotations_only(old_sig_hash: str, new_sig_hash: str) -> bool:
+    """Whether two different ``sig_hash`` differ only in what the annotations say."""
+    old, new = sig_halves(old_sig_hash), sig_halves(new_sig_hash)
+    return old_sig_hash != new_sig_hash and old[0] == new[0]
+
+
 def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:
     """A file's structural fingerprint: its symbols' identities and hashes (formatting-blind).
 
