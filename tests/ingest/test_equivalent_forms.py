@@ -28,9 +28,16 @@ BODIES = [
     ("UP024", "raise EnvironmentError", "raise OSError"),
     ("UP024", "raise socket.error()", "raise OSError()"),
     ("UP024", "try:\n    pass\nexcept (IOError, OSError):\n    pass", "try:\n    pass\nexcept OSError:\n    pass"),
-    ("UP024", "try:\n    pass\nexcept (OSError, select.error, ValueError) as e:\n    pass",
-     "try:\n    pass\nexcept (OSError, ValueError) as e:\n    pass"),
-    ("UP041", "try:\n    pass\nexcept asyncio.TimeoutError:\n    pass", "try:\n    pass\nexcept TimeoutError:\n    pass"),
+    (
+        "UP024",
+        "try:\n    pass\nexcept (OSError, select.error, ValueError) as e:\n    pass",
+        "try:\n    pass\nexcept (OSError, ValueError) as e:\n    pass",
+    ),
+    (
+        "UP041",
+        "try:\n    pass\nexcept asyncio.TimeoutError:\n    pass",
+        "try:\n    pass\nexcept TimeoutError:\n    pass",
+    ),
     ("UP041", "try:\n    pass\nexcept socket.timeout:\n    pass", "try:\n    pass\nexcept TimeoutError:\n    pass"),
     ("UP008", "return super(C, self).m(a)", "return super().m(a)"),
     ("UP032", "return '{} and {}'.format(a, b)", "return f'{a} and {b}'"),
@@ -81,18 +88,39 @@ DEFINITIONS = [
     ("UP050", "class C(metaclass=type):\n    x = 1\n", "class C:\n    x = 1\n", "C"),
     ("UP050", "class C(Base, metaclass=type):\n    x = 1\n", "class C(Base):\n    x = 1\n", "C"),
     ("UP001", "class C:\n    __metaclass__ = type\n    x = 1\n", "class C:\n    x = 1\n", "C"),
-    ("UP011", "class C:\n    @lru_cache()\n    def m(self):\n        pass\n", "class C:\n    @lru_cache\n    def m(self):\n        pass\n", "C.m"),
-    ("UP011", "class C:\n    @functools.lru_cache()\n    def m(self):\n        pass\n",
-     "class C:\n    @functools.lru_cache\n    def m(self):\n        pass\n", "C.m"),
-    ("UP033", "class C:\n    @lru_cache(maxsize=None)\n    def m(self):\n        pass\n",
-     "class C:\n    @cache\n    def m(self):\n        pass\n", "C.m"),
-    ("UP033", "class C:\n    @functools.lru_cache(maxsize=None)\n    def m(self):\n        pass\n",
-     "class C:\n    @functools.cache\n    def m(self):\n        pass\n", "C.m"),
+    (
+        "UP011",
+        "class C:\n    @lru_cache()\n    def m(self):\n        pass\n",
+        "class C:\n    @lru_cache\n    def m(self):\n        pass\n",
+        "C.m",
+    ),
+    (
+        "UP011",
+        "class C:\n    @functools.lru_cache()\n    def m(self):\n        pass\n",
+        "class C:\n    @functools.lru_cache\n    def m(self):\n        pass\n",
+        "C.m",
+    ),
+    (
+        "UP033",
+        "class C:\n    @lru_cache(maxsize=None)\n    def m(self):\n        pass\n",
+        "class C:\n    @cache\n    def m(self):\n        pass\n",
+        "C.m",
+    ),
+    (
+        "UP033",
+        "class C:\n    @functools.lru_cache(maxsize=None)\n    def m(self):\n        pass\n",
+        "class C:\n    @functools.cache\n    def m(self):\n        pass\n",
+        "C.m",
+    ),
 ]
 
 # (rule, before, after): a function's signature (def f...: pass)
 SIGNATURES = [
-    ("UP006", "def f(a: List[int]) -> Dict[str, Tuple[int, ...]]:", "def f(a: list[int]) -> dict[str, tuple[int, ...]]:"),
+    (
+        "UP006",
+        "def f(a: List[int]) -> Dict[str, Tuple[int, ...]]:",
+        "def f(a: list[int]) -> dict[str, tuple[int, ...]]:",
+    ),
     ("UP006", "def f(a: typing.List[int]):", "def f(a: list[int]):"),
     ("UP006", "def f(a: t.Type[Foo]):", "def f(a: type[Foo]):"),
     ("UP006", "def f(a: Deque[int]):", "def f(a: collections.deque[int]):"),
@@ -128,8 +156,12 @@ NEAR_MISSES = [
     ("a real metaclass", "class C(metaclass=Meta):\n    x = 1\n", "class C:\n    x = 1\n", "C"),
     ("lru_cache with a size", "@lru_cache(maxsize=10)\ndef f():\n    pass\n", "@cache\ndef f():\n    pass\n", "f"),
     ("another exception", _wrap("raise ValueError"), _wrap("raise OSError"), "C.m"),
-    ("a smaller except tuple", _wrap("try:\n    pass\nexcept (OSError, ValueError):\n    pass"),
-     _wrap("try:\n    pass\nexcept OSError:\n    pass"), "C.m"),
+    (
+        "a smaller except tuple",
+        _wrap("try:\n    pass\nexcept (OSError, ValueError):\n    pass"),
+        _wrap("try:\n    pass\nexcept OSError:\n    pass"),
+        "C.m",
+    ),
     ("int of a float", _wrap("return int(1.5)"), _wrap("return 1.5"), "C.m"),
 ]
 

@@ -262,7 +262,9 @@ class ResolvedEdges:
 
 
 class ChangeKind(str, Enum):
-    """How a symbol changed between two parses. Severity: removed > signature > body > renamed."""
+    """How a symbol changed between two parses. Severity: removed > signature > body >
+    annotations > renamed. ``ANNOTATIONS_CHANGED``: only what the head's annotations say
+    changed (``sig_halves``: the structure half is equal), the body did not."""
 
     UNCHANGED = "unchanged"
     ADDED = "added"
@@ -270,12 +272,14 @@ class ChangeKind(str, Enum):
     SIGNATURE_CHANGED = "signature_changed"
     BODY_CHANGED = "body_changed"
     RENAMED = "renamed"  # renamed or moved: same body, new id (maybe another file)
+    ANNOTATIONS_CHANGED = "annotations_changed"
 
 
 SEVERITY: dict[ChangeKind, int] = {
     ChangeKind.REMOVED: 4,
     ChangeKind.SIGNATURE_CHANGED: 3,
     ChangeKind.BODY_CHANGED: 2,
+    ChangeKind.ANNOTATIONS_CHANGED: 1,
     ChangeKind.RENAMED: 1,
     ChangeKind.ADDED: 0,
     ChangeKind.UNCHANGED: 0,

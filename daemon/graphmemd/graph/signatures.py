@@ -9,6 +9,10 @@ names of the old list must come first, in order, in the new list (``self`` and a
 aside), and every added parameter must have a default or be variadic (``*args``,
 ``**kwargs``, ``...rest``). A renamed, removed, reordered or new required parameter is
 incompatible. A class head is compatible when only its bases changed.
+
+``callers_unaffected(old, new)``: a function's change no caller can notice: compatible, and
+every old parameter keeps its default (a changed default reaches every call that leaves the
+parameter out).
 """
 
 from __future__ import annotations
@@ -92,6 +96,31 @@ def compatible(old: str, new: str) -> bool:
         return False
     old_names = set(names_a)
     return all(_param_name(p) in old_names or _param_name(p) in ("*", "/") or _optional(p) for p in b)
+
+
+def _default(p: str) -> str:
+    """A parameter's default text (``a:int=1`` -> ``1``; none: ``""``)."""
+    depth = 0
+    for i, ch in enumerate(p):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+        elif ch == "=" and depth == 0 and p[i + 1 : i + 2] != "=" and p[i - 1 : i] not in ("=", "!", "<", ">"):
+            return p[i + 1 :].strip()
+    return ""
+
+
+def callers_unaffected(old: str, new: str) -> bool:
+    """Whether no call written against function signature ``old`` can tell ``new`` apart: the
+    change is ``compatible`` and no parameter of ``old`` changed its default."""
+    if _TYPE_HEAD.match(old) or _TYPE_HEAD.match(new) or not compatible(old, new):
+        return False
+    if _receiver_list(old):
+        old, new = old[old.index(")") + 1 :], new[new.index(")") + 1 :]
+    a, b = _params(old) or [], _params(new) or []
+    defaults = {_param_name(p): _default(p) for p in b}
+    return all(defaults.get(_param_name(p)) == _default(p) for p in a)
 
 
 def _head_name(sig: str) -> str:

@@ -72,7 +72,6 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
-import string
 import threading
 import tomllib
 from bisect import bisect_left
@@ -81,6 +80,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from operator import attrgetter
+from string import Formatter
 from typing import Any
 
 from tree_sitter import Node
@@ -492,7 +492,7 @@ class _Renderer:
         data = self.events.data
         parts: list[bytes] = []
         append = parts.append
-        literal = self._literal
+        literal = self._replacement
         # (the constants as locals: this loop runs once per event)
         pos_shift, kind_shift, sub_shift, tie_shift = _POS_SHIFT, _KIND_SHIFT, _SUB_SHIFT, _TIE_SHIFT
         index_mask, tie_mask, tie_bias, marks, boundary = _INDEX_MASK, _TIE_MASK, _TIE_BIAS, _MARKS, _BOUNDARY
@@ -530,14 +530,14 @@ class _Renderer:
         append(source[pos:end])
         return b"".join(parts)
 
-    def _literal(self, node: Node | _Plan, start: int, end: int, depth: int) -> bytes:
-        """A string's or number's value token (cached by text when it depends on nothing
-        else), or a rewrite's rendering."""
-        if node.__class__ is _Plan:
-            return b"".join(
-                p if p.__class__ is bytes else self.render(p[0], p[1], depth + 1)  # type: ignore[index]
-                for p in node.parts  # type: ignore[attr-defined]
-            )
+    def _replacement(self, item: Node | _Plan, start: int, end: int, depth: int) -> bytes:
+        """A literal's value token, or a rewrite's rendering."""
+        if isinstance(item, _Plan):
+            return b"".join(p if isinstance(p, bytes) else self.render(p[0], p[1], depth + 1) for p in item.parts)
+        return self._literal(item, start, end, depth)
+
+    def _literal(self, node: Node, start: int, end: int, depth: int) -> bytes:
+        """A string's or number's value token (cached by text when it depends on nothing else)."""
         text = self.source[start:end]
         rules = self.rules
         kind = node.type
@@ -963,17 +963,19 @@ def _format(n: Node, source: bytes, rules: Rules) -> _Plan | None:
                 return None
             key, auto = str(auto), auto + 1
         elif key.isdigit():
+            if auto:
+                return None  # (mixing "{}" and "{0}" is an error when it runs)
             numbered = True
-        arg = positional[int(key)] if key.isdigit() and int(key) < len(positional) else keywords.get(key)
-        if arg is None:
+        value_of = positional[int(key)] if key.isdigit() and int(key) < len(positional) else keywords.get(key)
+        if value_of is None:
             return None
-        used[arg.start_byte] = used.get(arg.start_byte, 0) + 1
-        if used[arg.start_byte] > 1 and arg.type not in ("identifier", "attribute"):
+        used[value_of.start_byte] = used.get(value_of.start_byte, 0) + 1
+        if used[value_of.start_byte] > 1 and value_of.type not in ("identifier", "attribute"):
             return None
         out.append(_hex(literal))
         literal.clear()
         tail = attributes + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
-        out.extend((_OPEN + b"{", (arg.start_byte, arg.end_byte), tail.encode() + b"}" + _CLOSE))
+        out.extend((_OPEN + b"{", (value_of.start_byte, value_of.end_byte), tail.encode() + b"}" + _CLOSE))
     if len(used) != len(positional) + len(keywords):
         return None  # an argument the string does not use is still evaluated
     out.extend((_hex(literal), _STR))
@@ -985,7 +987,7 @@ _FIELD = re.compile(r"(\w*)((?:\.[A-Za-z_]\w*)*)")
 
 
 def _formatter_parser(value: str) -> list[tuple[str, str | None, str | None, str | None]]:
-    return list(string.Formatter().parse(value))
+    return list(Formatter().parse(value))
 
 
 _PLANS = {
@@ -1193,8 +1195,6 @@ def fingerprint(
         else:
             out.append((sig, _hash(body.replace(_ANNOTATION, b"") if _ANNOTATION in body else body)))
     return out
-
-
 
 
 _EMPTY = _hash(b"")
