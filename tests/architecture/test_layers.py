@@ -51,7 +51,7 @@ VIOLATIONS = [
     ("pure-cores", "daemon/graphmemd/graph/diff.py", "import subprocess"),
     ("read-side", "daemon/graphmemd/retrieval/retriever.py", "import graphmemd.store.writer"),
     ("read-side", "daemon/graphmemd/retrieval/symbols.py", "import graphmemd.memory.memory"),
-    ("clients", "clients/graphmem/cli.py", "import graphmemd.store.engine"),
+    ("clients", "clients/graphmem/cli/common.py", "import graphmemd.store.engine"),
     ("pure-cores", "daemon/graphmemd/retrieval/overview.py", "import subprocess"),
     ("agents-pure", "clients/graphmem/agents/plan.py", "import graphmem.agents.state"),
     ("agents-pure", "clients/graphmem/agents/hookio.py", "import grpc"),

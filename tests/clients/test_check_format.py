@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from google.protobuf import json_format
 from graphmem import convert
-from graphmem.check_format import (
+from graphmem.check.format import (
     GITHUB_ANNOTATIONS_SHOWN,
     FailOn,
     Level,
@@ -29,7 +29,7 @@ from graphmem.check_format import (
     summary,
     text_lines,
 )
-from graphmem.check_sarif import FINGERPRINT_KEY, SARIF_VERSION, SRCROOT, sarif_log
+from graphmem.check.sarif import FINGERPRINT_KEY, SARIF_VERSION, SRCROOT, sarif_log
 from graphmem.types import (
     Freshness,
     IndexState,

@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 from typing import Final
 from urllib.parse import quote
 
-from graphmem.check_format import FailOn, describe, findings, level, rule_id
+from graphmem.check.format import FailOn, describe, findings, level, rule_id
 from graphmem.types import KnowledgeCheck, KnowledgeReference, ReferenceState
 
 __all__ = ["FINGERPRINT_KEY", "SARIF_SCHEMA", "SARIF_VERSION", "SRCROOT", "sarif_log"]

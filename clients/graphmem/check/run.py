@@ -1,8 +1,8 @@
 """``graphmem check [PATH…]``: the gate for CI and pre-commit over the knowledge files.
 
 It asks a daemon for every reference to code in the repository's knowledge files that is
-not OK (``CheckKnowledge``), prints the findings in the chosen format (``check_format``,
-``check_sarif``: the pure renderers) and exits 1 when one is at or above ``--fail-on``.
+not OK (``CheckKnowledge``), prints the findings in the chosen format (``check.format``,
+``check.sarif``: the pure renderers) and exits 1 when one is at or above ``--fail-on``.
 
 Which daemon answers:
 
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from graphmem import __version__
-from graphmem.check_format import FailOn, exit_status, github_lines, json_text, summary, text_lines
-from graphmem.check_sarif import sarif_log
+from graphmem.check.format import FailOn, exit_status, github_lines, json_text, summary, text_lines
+from graphmem.check.sarif import sarif_log
 from graphmem.client import GraphMem, deepest_repository
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, Timeout
 from graphmem.paths import resolve_paths, unix_target

@@ -1,5 +1,5 @@
 """Pure rendering of a knowledge check (``graphmem check``): the gate, the messages, and the
-``text``, ``json`` and GitHub Actions ``github`` formats (SARIF is ``check_sarif``).
+``text``, ``json`` and GitHub Actions ``github`` formats (SARIF is ``check.sarif``).
 
 Nothing here does I/O: a ``KnowledgeCheck`` (what the daemon answered) and the ``--fail-on``
 threshold in, strings out. The order of findings is the file order: path, line, column.
