@@ -78,6 +78,8 @@ BODIES = [
     ("UP006", "y: List[int] = []\nreturn y", "y: list[int] = []\nreturn y"),
     ("UP045", "y: Optional[int] = None\nreturn y", "y: int | None = None\nreturn y"),
     ("UP037", "y: 'Foo' = a\nreturn y", "y: Foo = a\nreturn y"),
+    ("UP006", "assert typing.List[int] is a", "assert list[int] is a"),
+    ("UP006", "return f(x=t.Dict[str, int], y=Tuple[int, ...])", "return f(x=dict[str, int], y=tuple[int, ...])"),
 ]
 
 # (rule, before, after): the whole class/function definition (qualname "C" or "C.m")
@@ -228,3 +230,37 @@ def test_format_of_a_parenthesised_string_is_one_form() -> None:
     one = "def f(self):\n    raise ValueError(('a {} b '\n        'c').format(self.name))\n"
     other = "def f(self):\n    raise ValueError(\n        ('a {} b c').format(self.name)\n    )\n"
     assert hashes(one, "f") == hashes(other, "f")
+
+
+# ----------------------------------------------------------------------------- JavaScript / TypeScript
+
+# (rule, before, after): the body of function f; eslint's dot-notation and object-shorthand
+JS_BODIES = [
+    ("dot-notation", 'return o["name"];', "return o.name;"),
+    ("dot-notation", 'o["name"] = 1;', "o.name = 1;"),
+    ("dot-notation", "return o['a']['b'];", "return o.a.b;"),
+    ("object-shorthand", "return {a: a, b: 1};", "return {a, b: 1};"),
+    ("object-shorthand", "const {a: a, b} = o; return a + b;", "const {a, b} = o; return a + b;"),
+]
+JS_NEAR_MISSES = [
+    ("not an identifier", 'return o["a-b"];', "return o.ab;"),
+    ("a computed key", "return o[name];", "return o.name;"),
+    ("another value", "return {a: b};", "return {a};"),
+    ("optional chain kept apart", 'return o?.["a"];', "return o.a;"),
+]
+
+
+@pytest.mark.parametrize("path", ["m.js", "m.ts"])
+@pytest.mark.parametrize(("rule", "before", "after"), JS_BODIES, ids=[f"{r[0]}:{r[1]}" for r in JS_BODIES])
+def test_js_rewrites_fingerprint_alike_both_ways(path: str, rule: str, before: str, after: str) -> None:
+    one = hashes(f"function f(o, a, b) {{ {before} }}\n", "f", path)
+    other = hashes(f"function f(o, a, b) {{ {after} }}\n", "f", path)
+    assert one == other, rule
+
+
+@pytest.mark.parametrize("path", ["m.js", "m.ts"])
+@pytest.mark.parametrize(("what", "one", "other"), JS_NEAR_MISSES, ids=[r[0] for r in JS_NEAR_MISSES])
+def test_js_near_misses_still_differ(path: str, what: str, one: str, other: str) -> None:
+    a = hashes(f"function f(o, a, b, name) {{ {one} }}\n", "f", path)
+    b = hashes(f"function f(o, a, b, name) {{ {other} }}\n", "f", path)
+    assert a != b, what

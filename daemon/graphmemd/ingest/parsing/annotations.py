@@ -233,8 +233,14 @@ class _Printer:
         return name + "[" + ",".join(printed) + "]"
 
 
+#: A plain (dotted) name: most annotations, canonical without the expression reader.
+_PLAIN: Final = re.compile(r"[A-Za-z_][\w.]*")
+
+
 def canonical(text: str, rules: AnnotationRules) -> str:
     """The canonical text of the annotation ``text`` (see the module docstring)."""
+    if _PLAIN.fullmatch(text):
+        return _Printer(rules).name(text)
     try:
         return _Printer(rules).type(_parse(text))
     except (_Unreadable, RecursionError):

@@ -77,7 +77,7 @@ import tomllib
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from operator import attrgetter
 from string import Formatter
@@ -179,7 +179,11 @@ class Rules:
     rewrites: tuple[Rewrite, ...] = ()
     #: ``[aliases]``: name -> the name it means
     aliases: dict[bytes, bytes] | None = None
+    #: ``[alias_nodes]``: the node type of a plain name and of a dotted one
+    alias_nodes: tuple[str, str] = ("", "")
     annotations: AnnotationRules | None = None
+    #: canonical annotation texts already computed (``_canonical``)
+    canonical: dict[bytes, bytes] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,14 +194,15 @@ class Rewrite:
     op: str
     #: ``text`` op: the replacement; ``callee``: the callee's new last name
     text: bytes = b""
-    #: ``literal`` op: the value token of the literal
-    literal: bytes = b""
+    #: ``literal`` op: the value token of the literal, by the text of the node's callee
+    #: (``b""``: whatever the callee)
+    literal: dict[bytes, bytes] = field(default_factory=dict)
 
 
 _OPS = frozenset(
     {
         "skip", "drop_empty", "text", "drop_arg", "unwrap_call", "literal", "callee", "bytes_literal",
-        "format", "super_args", "dedupe", "annotation",
+        "format", "super_args", "dedupe", "annotation", "type_expression", "field", "member",
     }
 )  # fmt: skip
 
@@ -271,7 +276,7 @@ def load_rules(language: Language) -> Rules:
         for k, entry in enumerate(data.get("rewrites", [])):
             source += _NODE_CAPTURE.sub(f"@{CAPTURE_PREFIX}rw{k}", str(entry["query"])) + "\n"
         aliases = {str(k): str(v) for k, v in data.get("aliases", {}).items()}
-        source += _alias_patterns(aliases, data.get("alias_nodes", {}))
+        nodes = data.get("alias_nodes", {})
         parts = data.get("string_parts", {})
         found = Rules(
             language=language,
@@ -288,6 +293,7 @@ def load_rules(language: Language) -> Rules:
             skip_in=skip_in,
             rewrites=rewrites,
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
+            alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
             annotations=_annotation_rules(data.get("annotations")),
         )
         _rules[language] = found
@@ -301,12 +307,13 @@ def _rewrite(entry: dict[str, Any], numbers: str) -> Rewrite:
         raise ValueError(f"unknown fingerprint rewrite op {op!r} (one of {sorted(_OPS)})")
     if not _NODE_CAPTURE.search(query):
         raise ValueError(f"a fingerprint rewrite captures @node: {query!r}")
-    literal = str(entry.get("literal", ""))
+    literal = entry.get("literal", {})
+    literals = {b"": literal} if isinstance(literal, str) else {str(k): str(v) for k, v in literal.items()}
     return Rewrite(
         rule=str(entry.get("rule", "")),
         op=op,
         text=str(entry.get("text", "")).encode(),
-        literal=_literal_token(literal, numbers) if literal else b"",
+        literal={str(k).encode(): _literal_token(str(v), numbers) for k, v in literals.items()},
     )
 
 
@@ -320,18 +327,6 @@ def _literal_token(literal: str, numbers: str) -> bytes:
     if literal[:1].isdigit():
         return b" " + number_value(literal, numbers).encode() + b" "
     return b" " + literal.encode() + b" "
-
-
-def _alias_patterns(aliases: dict[str, str], nodes: dict[str, Any]) -> str:
-    """The query patterns capturing the aliased names: plain names as ``nodes["name"]``
-    nodes, dotted ones as ``nodes["dotted"]`` nodes (Python: identifier, attribute)."""
-    out = ""
-    for key, names in (("name", [a for a in aliases if "." not in a]), ("dotted", [a for a in aliases if "." in a])):
-        node = nodes.get(key)
-        if names and node:
-            quoted = " ".join('"' + n + '"' for n in sorted(names))
-            out += f"(({node}) @{CAPTURE_PREFIX}alias (#any-of? @{CAPTURE_PREFIX}alias {quoted}))\n"
-    return out
 
 
 def _annotation_rules(table: dict[str, Any] | None) -> AnnotationRules | None:
@@ -492,7 +487,7 @@ class _Renderer:
         data = self.events.data
         parts: list[bytes] = []
         append = parts.append
-        literal = self._replacement
+        literal = self._literal
         # (the constants as locals: this loop runs once per event)
         pos_shift, kind_shift, sub_shift, tie_shift = _POS_SHIFT, _KIND_SHIFT, _SUB_SHIFT, _TIE_SHIFT
         index_mask, tie_mask, tie_bias, marks, boundary = _INDEX_MASK, _TIE_MASK, _TIE_BIAS, _MARKS, _BOUNDARY
@@ -517,6 +512,8 @@ class _Renderer:
                     pos = stop
                     replaced, replaced_end = at, stop
                 continue
+            if depth and at == start and kind == _E_OPEN and tie_bias - (k >> tie_shift & tie_mask) > end:
+                continue  # (a rewrite's part: the open of a node around it, already emitted)
             if at == replaced_end and kind == _E_CLOSE and replaced < tie_bias - (k >> tie_shift & tie_mask) < pos:
                 continue  # the close of a node inside the range just replaced
             append(source[pos:at])
@@ -530,14 +527,15 @@ class _Renderer:
         append(source[pos:end])
         return b"".join(parts)
 
-    def _replacement(self, item: Node | _Plan, start: int, end: int, depth: int) -> bytes:
-        """A literal's value token, or a rewrite's rendering."""
-        if isinstance(item, _Plan):
-            return b"".join(p if isinstance(p, bytes) else self.render(p[0], p[1], depth + 1) for p in item.parts)
-        return self._literal(item, start, end, depth)
+    def _plan(self, plan: _Plan, depth: int) -> bytes:
+        """A rewrite's rendering."""
+        return b"".join(p if isinstance(p, bytes) else self.render(p[0], p[1], depth + 1) for p in plan.parts)
 
-    def _literal(self, node: Node, start: int, end: int, depth: int) -> bytes:
-        """A string's or number's value token (cached by text when it depends on nothing else)."""
+    def _literal(self, node: Node | _Plan, start: int, end: int, depth: int) -> bytes:
+        """A string's or number's value token (cached by text when it depends on nothing
+        else), or a rewrite's rendering (``node`` is a ``_Plan``)."""
+        if isinstance(node, _Plan):
+            return self._plan(node, depth)
         text = self.source[start:end]
         rules = self.rules
         kind = node.type
@@ -744,6 +742,7 @@ def _events(
     comments: Sequence[tuple[int, int]],
     lo: int,
     hi: int,
+    root: Node | None = None,
 ) -> _Events:
     """Collect the edits of ``source[lo:hi]`` from the rules' captures, the comment ranges
     and the definitions. Replacements of one range are applied in the order they are
@@ -761,7 +760,7 @@ def _events(
         skipped.extend(n for n in tokens if (p := n.parent) is not None and p.type in skip_in.get(n.type, ()))
     events.replace([(n.start_byte, n.end_byte) for n in skipped], b" ")
     if rules.rewrites or rules.aliases:
-        _rewrites(events, source, rules, caps, nogroup)
+        _rewrites(events, source, rules, caps, nogroup, (lo, hi, root))
     events.literals(caps.get("string", ()))
     events.literals(caps.get("number", ()))
     for n in caps.get("replace", ()):
@@ -798,16 +797,30 @@ def _events(
 
 
 def _rewrites(
-    events: _EventList, source: bytes, rules: Rules, caps: Mapping[str, Sequence[Node]], nogroup: set[tuple[int, int]]
+    events: _EventList,
+    source: bytes,
+    rules: Rules,
+    caps: Mapping[str, Sequence[Node]],
+    nogroup: set[tuple[int, int]],
+    span: tuple[int, int, Node | None],
 ) -> None:
     """The replacements of the ``[[rewrites]]`` and ``[aliases]`` captures (added before the
-    literals': a rewrite of a string wins over its value token)."""
+    literals': a rewrite of a string wins over its value token). ``span``: the range to
+    search for aliased names and the tree's root."""
+    lo, hi, root = span
     aliases = rules.aliases
-    if aliases:
-        for n in caps.get("alias", ()):
-            name = aliases.get(source[n.start_byte : n.end_byte])
-            if name is not None:
-                events.replace([(n.start_byte, n.end_byte)], b" " + name + b" ")
+    if aliases and root is not None:
+        plain, dotted = rules.alias_nodes
+        for text, alias in aliases.items():
+            wanted = dotted if b"." in text else plain
+            start = source.find(text, lo, hi)
+            while start >= 0:
+                end = start + len(text)
+                n = root.named_descendant_for_byte_range(start, end)
+                # (not in a string or a comment, nor part of a longer name)
+                if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
+                    events.replace([(start, end)], b" " + alias + b" ")
+                start = source.find(text, end, hi)
     for k, rewrite in enumerate(rules.rewrites):
         for n in caps.get(f"rw{k}", ()):
             found = _apply(rewrite, n, source, rules, nogroup)
@@ -829,7 +842,9 @@ def _apply(
     if op == "text":
         return start, end, b" " + rewrite.text + b" "
     if op == "literal":
-        return start, end, rewrite.literal
+        function = n.child_by_field_name("function")
+        token = rewrite.literal.get(_text(source, function) if function is not None else b"", rewrite.literal.get(b""))
+        return None if token is None else (start, end, token)
     if op == "drop_arg":
         after, before = n.next_sibling, n.prev_sibling
         if after is not None and after.type == ",":
@@ -839,10 +854,32 @@ def _apply(
         return start, end, b" "
     if op == "annotation":
         return _annotation(n, source, rules)
+    if op == "type_expression":
+        return (start, end, b" " + _canonical(_text(source, n), rules) + b" ") if rules.annotations else None
+    if op == "field":
+        child = n.child_by_field_name(rewrite.text.decode())
+        return None if child is None else (start, end, _Plan(((child.start_byte, child.end_byte),)))
+    if op == "member":
+        return _member(n, source, rules)
     if op == "dedupe":
         return _dedupe(n, source, rules, nogroup)
     plan = _callee(n, rewrite.text) if op == "callee" else _PLANS[op](n, source, rules)
     return None if plan is None else (start, end, plan)
+
+
+def _member(n: Node, source: bytes, rules: Rules) -> tuple[int, int, _Plan] | None:
+    """``o["name"]`` is ``o.name`` when the key is a plain identifier (``n``: the subscript;
+    its ``object`` and ``index`` fields)."""
+    obj, index = n.child_by_field_name("object"), n.child_by_field_name("index")
+    if obj is None or index is None:
+        return None
+    found = plain_string(_text(source, index), rules)
+    if found is None or b"b" in found[0] or not _BARE_NAME.fullmatch(found[1]):
+        return None
+    between = source[obj.end_byte : index.start_byte]
+    if between.strip() != b"[":
+        return None  # (an optional chain: o?.["a"])
+    return n.start_byte, n.end_byte, _Plan(((obj.start_byte, obj.end_byte), b"." + found[1]))
 
 
 def _args(call: Node) -> list[Node]:
@@ -1008,8 +1045,25 @@ def _annotation(n: Node, source: bytes, rules: Rules) -> tuple[int, int, bytes] 
     lead = b""
     if before is not None and not before.is_named and before.type in (":", "->"):
         start, lead = before.start_byte, before.type.encode()
-    text = canonical(_text(source, n).decode("utf-8", "replace"), annotations).encode("utf-8", "surrogatepass")
-    return start, n.end_byte, b" " + _ANNOTATION + lead + text.replace(_ANNOTATION, b"") + _ANNOTATION + b" "
+    return start, n.end_byte, b" " + _ANNOTATION + lead + _canonical(_text(source, n), rules) + _ANNOTATION + b" "
+
+
+def _canonical(text: bytes, rules: Rules) -> bytes:
+    """An annotation's canonical text, remembered per language (annotations repeat: ``str``,
+    ``Optional[str]``; at most ``_CANONICAL_MAX`` kept)."""
+    cache = rules.canonical
+    found = cache.get(text)
+    if found is None:
+        if len(cache) >= _CANONICAL_MAX:
+            cache.clear()
+        annotations = rules.annotations
+        assert annotations is not None
+        value = canonical(text.decode("utf-8", "replace"), annotations).encode("utf-8", "surrogatepass")
+        found = cache[text] = value.replace(_ANNOTATION, b"")
+    return found
+
+
+_CANONICAL_MAX = 4096
 
 
 def _dedupe(
@@ -1107,18 +1161,20 @@ def token_streams(
     spans: Sequence[DefSpan],
     captures: Mapping[str, Sequence[Node]],
     comments: Sequence[tuple[int, int]] = (),
+    root: Node | None = None,
 ) -> list[tuple[bytes, bytes | None]]:
     """The normalised head and body streams (None: no body) of each definition in ``spans``.
 
     ``captures`` are the nodes the rules' query captured, by role (``split_matches``);
-    ``comments`` byte ranges to drop (the extractor's ``@comment``). What ``fingerprint``
-    hashes; useful to see why two versions differ."""
+    ``comments`` byte ranges to drop (the extractor's ``@comment``); ``root`` the syntax
+    tree's root (``[aliases]`` are found by text, then checked in the tree). What
+    ``fingerprint`` hashes; useful to see why two versions differ."""
     if not spans:
         return []
     rules = load_rules(language)
     lo = min(s.start for s in spans)
     hi = max(s.end for s in spans)
-    events = _events(source, rules, spans, captures, comments, lo, hi)
+    events = _events(source, rules, spans, captures, comments, lo, hi, root)
     renderer = _Renderer(source, rules, events)
     boundaries: list[int] = []
     stream = b"".join([renderer.render(start, end, 0, boundaries) for start, end in _outermost(source, spans)])
@@ -1181,11 +1237,12 @@ def fingerprint(
     spans: Sequence[DefSpan],
     captures: Mapping[str, Sequence[Node]],
     comments: Sequence[tuple[int, int]] = (),
+    root: Node | None = None,
 ) -> list[tuple[str, str]]:
     """``(sig_hash, body_hash)`` of each definition in ``spans`` (no body: the hash of
     nothing). ``sig_hash`` of a head with annotations is two halves (``graph.model.sig_halves``)."""
     out: list[tuple[str, str]] = []
-    for head, body in token_streams(language, source, spans, captures, comments):
+    for head, body in token_streams(language, source, spans, captures, comments, root):
         if _ANNOTATION in head:
             sig = _hash(_ANNOTATED.sub(b"", head)) + _hash(head.replace(_ANNOTATION, b""))
         else:
