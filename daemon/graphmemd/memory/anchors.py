@@ -83,25 +83,22 @@ def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> Stale
             a.ref, ChangeKind.REMOVED, now, old_signature=a.signature, commit=commit, detail=f"{a.ref} was removed"
         )
     if s.sig_hash != a.sig_hash and not annotations_only(a.sig_hash, s.sig_hash):
-        return StaleReason(
-            a.ref,
-            ChangeKind.SIGNATURE_CHANGED,
-            now,
-            old_signature=a.signature,
-            new_signature=s.signature,
-            commit=commit,
-            detail=f"the signature of {a.ref} changed: {a.signature!r} -> {s.signature!r}",
-        )
+        return _head_reason(a, s.signature, ChangeKind.SIGNATURE_CHANGED, "signature", now, commit)
     if s.body_hash != a.body_hash:
         return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
     if s.sig_hash != a.sig_hash:
-        return StaleReason(
-            a.ref,
-            ChangeKind.ANNOTATIONS_CHANGED,
-            now,
-            old_signature=a.signature,
-            new_signature=s.signature,
-            commit=commit,
-            detail=f"the annotations of {a.ref} changed: {a.signature!r} -> {s.signature!r}",
-        )
+        return _head_reason(a, s.signature, ChangeKind.ANNOTATIONS_CHANGED, "annotations", now, commit)
     return None
+
+
+def _head_reason(a: Anchor, signature: str, change: ChangeKind, what: str, now: float, commit: str) -> StaleReason:
+    """A change of the anchored symbol's head (its signature, or only its annotations)."""
+    return StaleReason(
+        a.ref,
+        change,
+        now,
+        old_signature=a.signature,
+        new_signature=signature,
+        commit=commit,
+        detail=f"the {what} of {a.ref} changed: {a.signature!r} -> {signature!r}",
+    )
