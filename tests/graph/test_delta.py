@@ -275,3 +275,11 @@ def test_a_changed_default_impacts_the_callers() -> None:
     units = {"crypto.py": unit("crypto.py", v2.replace(b"rounds=10", b"rounds=12"))}
     delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
     assert f"{REPO}:service.py::AuthService.login#method" in [i.dependent for i in impacts_of(state.graph, delta, 1)]
+
+
+def test_type_parameters_added_impact_no_caller() -> None:
+    """ruff's UP047 (PEP 695): ``def f[T](x: T)`` for ``def f(x: T)``; calls are the same."""
+    from graphmemd.graph.signatures import callers_unaffected
+
+    assert callers_unaffected("def batch(it:Iterable[V],n:int)->list[V]:", "def batch[V](it:Iterable[V],n:int)->list[V]:")
+    assert not callers_unaffected("def batch(it,n):", "def batch[V](it,n,m):")

@@ -77,6 +77,10 @@ _TYPE_HEAD: Final = re.compile(
 )
 
 
+#: A type parameter list before a parameter list (``def batch[V](``, ``fn identity<T>(``).
+_TYPE_PARAMS: Final = re.compile(r"(?:\[[^()]*\]|<[^()]*>)\s*$")
+
+
 def compatible(old: str, new: str) -> bool:
     """Whether every use written against ``old`` still fits ``new`` (see the module docstring)."""
     if old == new:
@@ -132,5 +136,6 @@ def _head_name(sig: str) -> str:
         names = _NAME.findall(head[m.end() :])
         return names[0] if names else head
     cut = head.find("(")
-    names = _NAME.findall(head[:cut] if cut >= 0 else head)
+    before = _TYPE_PARAMS.sub("", head[:cut]) if cut >= 0 else head  # (``def f[T](``: PEP 695)
+    names = _NAME.findall(before)
     return names[-1] if names else head
