@@ -281,5 +281,6 @@ def test_type_parameters_added_impact_no_caller() -> None:
     """ruff's UP047 (PEP 695): ``def f[T](x: T)`` for ``def f(x: T)``; calls are the same."""
     from graphmemd.graph.signatures import callers_unaffected
 
-    assert callers_unaffected("def batch(it:Iterable[V],n:int)->list[V]:", "def batch[V](it:Iterable[V],n:int)->list[V]:")
+    old, new = "def batch(it:Iterable[V],n:int)->list[V]:", "def batch[V](it:Iterable[V],n:int)->list[V]:"
+    assert callers_unaffected(old, new)
     assert not callers_unaffected("def batch(it,n):", "def batch[V](it,n,m):")
