@@ -20,7 +20,7 @@ from graphmem.types import Category, ObservationStatus
 
 LOGIN = "app/auth/service.py::AuthService.login"
 OLD_SIG = "def login(self, email: str, password: str) -> str:"
-NEW_SIG = "def login(self, email: str, password: str, otp: str = \"\") -> str:"
+NEW_SIG = "def login(self, email: str, password: str, otp: str) -> str:"  # (required: callers notice)
 BUDGET = 1200
 
 
