@@ -10,19 +10,25 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, wait_for
-from graphmem.types import ChangeKind, ObservationStatus
+from graphmem.client import GraphMem
+from graphmem.types import ChangeKind, Observation, ObservationStatus
 from test_suspect import TIMEOUT, becomes, edit
 
 DaemonFactory = Callable[..., Daemon]
 LOGIN = "def login(self, email: str, password: str) -> str:"
 
 
+def notes(c: GraphMem) -> tuple[Observation, Observation]:
+    """A note on ``AuthService.login`` and one on its caller ``create_user``."""
+    own = c.observe("login returns the session token", anchors=["app/auth/service.py::AuthService.login"])
+    return own, c.observe("create_user must return the session token", anchors=["app/api/routes.py::create_user"])
+
+
 def test_an_annotation_change_is_suspect_and_marks_no_dependent(daemon_factory: DaemonFactory, py_repo: Path) -> None:
     d = daemon_factory([py_repo])
     service = py_repo / "app/auth/service.py"
     with d.client() as c:
-        own = c.observe("login returns the session token", anchors=["app/auth/service.py::AuthService.login"])
-        caller = c.observe("create_user must return the session token", anchors=["app/api/routes.py::create_user"])
+        own, caller = notes(c)
         edit(service, LOGIN, "def login(self, email: str, password: bytes) -> str:")
         o = becomes(c, own.id, ObservationStatus.SUSPECT)
         (r,) = o.stale_reasons
@@ -49,12 +55,12 @@ def test_an_equivalent_spelling_changes_nothing(daemon_factory: DaemonFactory, p
         assert o.status is ObservationStatus.FRESH
         assert o.stale_reasons == ()
 
+
 def test_a_new_optional_parameter_makes_no_caller_suspect(daemon_factory: DaemonFactory, py_repo: Path) -> None:
     d = daemon_factory([py_repo])
     service = py_repo / "app/auth/service.py"
     with d.client() as c:
-        own = c.observe("login returns the session token", anchors=["app/auth/service.py::AuthService.login"])
-        caller = c.observe("create_user must return the session token", anchors=["app/api/routes.py::create_user"])
+        own, caller = notes(c)
         edit(service, LOGIN, 'def login(self, email: str, password: str, otp: str = "") -> str:')
         (r,) = becomes(c, own.id, ObservationStatus.STALE).stale_reasons
         assert r.change is ChangeKind.SIGNATURE_CHANGED
