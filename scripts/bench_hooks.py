@@ -8,12 +8,19 @@ its floor in the same run:
 
 - ``floor_python``: ``python -c pass`` (the interpreter's own start);
 - ``floor_hook``: the hook with no daemon behind its home (start, imports, payload, exit);
-- ``session_start``: the repository's brief (budget 1,200 tokens);
-- ``post_edit``: a file with notes, saved unchanged (the notes on it and one step away);
+- ``session_start``: the repository's brief (the hook's default budget, 400 tokens);
+- ``post_edit``: a file with notes, saved unchanged (nothing to say: the edit changed nothing);
 - ``post_edit_changed``: right after a real edit that changes a noted function's signature
   (the daemon takes the file in, re-indexes it, and the call-outs are computed);
 - ``rpc_brief`` / ``rpc_edit``: the daemon's share alone, the same calls from this process's
   warm client (SessionBrief with no files; EditContext on an unchanged file).
+
+Then, on each real history in ``/work/shared/corpora`` (click, attrs, marshmallow: cloned into a
+temporary directory, their docs indexed, no notes at first; ``--corpora`` picks, ``--corpora ""``
+skips): the session brief's size (bytes, tokens) and latency (``--corpus-runs`` runs), the
+post-edit hook on an unchanged file (its size must be 0) and the post-edit callout's size for an
+edit under 1, 3 and 10 notes (a note on each of k top-level functions of a file; one edit adds
+a required parameter to each).
 
 ``--runs`` per kind (default 60). Prints p50/p95/p99 and the 1-minute load average before and
 after; ``--json`` prints one JSON object. Target: p95 <= 150 ms for each hook.
@@ -90,7 +97,13 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--observations", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=60)
+    ap.add_argument("--corpora", default="click,attrs,marshmallow", help="comma-separated bundles ('' skips)")
+    ap.add_argument("--corpus-runs", type=int, default=30)
+    ap.add_argument("--skip-stdlib", action="store_true", help="only the corpora")
     args = ap.parse_args()
+    histories = [corpus_sizes(name, args.corpus_runs) for name in args.corpora.split(",") if name.strip()]
+    if args.skip_stdlib:
+        return report_corpora(histories, args.json)
     rng = random.Random(30)
     tmp = Path(tempfile.mkdtemp(prefix="gmbench"))
     home, empty = short_home(), short_home()
@@ -111,7 +124,7 @@ def main() -> int:
         with d.client() as c:
             for _ in range(args.runs):
                 t = time.perf_counter()
-                c.brief(repo=str(corpus), budget=1200)
+                c.brief(repo=str(corpus), budget=400)
                 lat["rpc_brief"].append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
                 c.edit_context([str(corpus / rng.choice(noted))], repo=str(corpus), wait_ms=500)
@@ -142,7 +155,7 @@ def main() -> int:
                             "post_edit_changed")
             lat["post_edit_changed"].append(ms)
             said["post_edit_changed"] += bool(out)
-            said["callouts"] += "This edit may have invalidated" in out
+            said["callouts"] += "changed code under" in out
         load_after = load_average()
     finally:
         d.stop()
@@ -159,6 +172,7 @@ def main() -> int:
         "load_1min_after": round(load_after, 2),
         "target_p95_ms": 150,
     }
+    result["corpora"] = histories
     if args.json:
         print(json.dumps(result))
         return 0
@@ -171,6 +185,143 @@ def main() -> int:
                   f"max {s['max_ms']:>6} ms")
     print("  the hook process's CPU time, p50: " + ", ".join(f"{k} {v} ms" for k, v in result["cpu_ms_p50"].items()))
     print(f"  answers with text: {said} (target: hooks p95 <= 150 ms)")
+    report_corpora(histories, False)
+    return 0
+
+
+CORPORA = Path("/work/shared/corpora")
+NOTE_ID = re.compile(r", id ([0-9a-f]+)\]")
+
+
+def _context(out: str) -> str:
+    return str(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else ""
+TOP_DEF = re.compile(r"^def (\w+)\(([^)\n]*)\)", re.M)
+
+
+def _size(text: str) -> dict[str, int]:
+    """The agent's context text in bytes and in tokens (the daemon's estimate: 4 bytes a token)."""
+    return {"bytes": len(text.encode()), "tokens": -(-len(text.encode()) // 4)}
+
+
+def _files_by_functions(root: Path) -> list[tuple[Path, list[re.Match[str]]]]:
+    """Python files (not tests) with their top-level functions, most functions first."""
+    out = []
+    for p in sorted(root.rglob("*.py")):
+        rel = p.relative_to(root).as_posix()
+        if rel.startswith(("tests/", "test/", "docs/")) or "/tests/" in rel:
+            continue
+        found = [m for m in TOP_DEF.finditer(p.read_text(encoding="utf-8")) if "*" not in m.group(2)]
+        if found:
+            out.append((p, found))
+    return sorted(out, key=lambda x: (-len(x[1]), str(x[0])))
+
+
+def _fresh_defs(path: Path) -> list[re.Match[str]]:
+    """The top-level functions of ``path`` as it is now that no earlier round edited."""
+    text = path.read_text(encoding="utf-8")
+    return [m for m in TOP_DEF.finditer(text) if "*" not in m.group(2) and "bench_arg" not in m.group(2)]
+
+
+def corpus_sizes(name: str, runs: int) -> dict[str, object]:
+    """The hooks' sizes and latencies on one real history (module docstring)."""
+    tmp = Path(tempfile.mkdtemp(prefix="gmhist"))
+    home = short_home()
+    repo = tmp / name
+    subprocess.run(["git", "clone", "-q", str(CORPORA / f"{name}.bundle"), str(repo)], check=True)
+    env = dict(os.environ, GRAPHMEM_HOME=str(home))
+    env.pop("GRAPHMEM_ADDRESS", None)
+    hook = [str(GRAPHMEM), "hook"]
+    out: dict[str, object] = {"corpus": name}
+    d = DaemonProc(home, [repo])
+    try:
+        d.wait_queryable()
+        d.wait_idle()
+        with d.client() as c:
+            units = [o for o in c.list(repo=str(repo), limit=0) if o.knowledge is not None]
+        out["doc_units"] = len(units)
+        out["doc_units_not_fresh"] = sum(o.status.value != "fresh" for o in units)
+        load_before = load_average()
+        start = json.dumps(
+            {"session_id": "s", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"}
+        )
+        lat: list[float] = []
+        text = ""
+        for _ in range(runs):
+            ms, text = timed([*hook, "session-start"], start, env, repo)
+            lat.append(ms)
+        out["session_start"] = {**stats(lat), **_size(_context(text)), "output_bytes": len(text.encode())}
+        files = _files_by_functions(repo)
+        unchanged = files[0][0]
+        lat, sizes = [], []
+        for i in range(runs):
+            edit = {"session_id": f"u{i}", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                    "tool_input": {"file_path": str(unchanged)}}
+            ms, said = timed([*hook, "post-edit"], json.dumps(edit), env, repo)
+            lat.append(ms)
+            sizes.append(len(said.encode()))
+        out["post_edit_unchanged"] = {**stats(lat), "max_bytes": max(sizes)}
+        callouts: dict[str, object] = {}
+        for k in (1, 3, 10):  # each time functions not edited yet (the file's current text)
+            path, defs = next((p, d) for p, d in ((p, _fresh_defs(p)) for p, _ in files) if len(d) >= k)
+            rel = path.relative_to(repo).as_posix()
+            with d.client() as c:
+                for m in defs[:k]:
+                    c.observe(f"{m.group(1)} is called by the command line; keep its arguments",
+                              category=Category.DECISION, anchors=[f"{rel}::{m.group(1)}"], source="bench")
+            src = path.read_text(encoding="utf-8")
+            for m in reversed(defs[:k]):  # from the end, so the earlier offsets stay valid
+                params = m.group(2).strip()
+                new = f"{params}, bench_arg" if params else "bench_arg"
+                src = src[: m.start(2)] + new + src[m.end(2) :]
+            path.write_text(src, encoding="utf-8")
+            edit = {"session_id": f"k{k}", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                    "tool_input": {"file_path": str(path)}}
+            ms, said = timed([*hook, "post-edit", "--wait-ms", "5000"], json.dumps(edit), env, repo)
+            again_ms, again = timed([*hook, "post-edit"], json.dumps(edit), env, repo)
+            first, second = _context(said), _context(again)
+            affected = re.search(r"changed code under (\d+) note", first)
+            ids_first, ids_again = set(NOTE_ID.findall(first)), set(NOTE_ID.findall(second))
+            callouts[str(k)] = {
+                "ms": round(ms, 1), **_size(first), "notes_saved": k,
+                "notes_affected": int(affected.group(1)) if affected else 0,  # docs units naming them too
+                "notes_shown": len(ids_first), "again_ms": round(again_ms, 1),
+                "again_shown": len(ids_again),  # the rest the budget left out, if any
+                "again_repeated": len(ids_first & ids_again), "file": rel,
+            }  # fmt: skip
+            if k == 3:
+                out["callout_example"] = first
+        out["post_edit_callout"] = callouts
+        out["session_brief_text"] = _context(text)
+        out["load_1min_before"] = round(load_before, 2)
+        out["load_1min_after"] = round(load_average(), 2)
+    finally:
+        d.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+    return out
+
+
+def report_corpora(histories: list[dict[str, object]], as_json: bool) -> int:
+    """Print the corpora's figures (``--json``: one JSON object when only they were run)."""
+    if as_json:
+        if histories and not any("floor_python" in h for h in histories):
+            print(json.dumps({"corpora": histories}))
+        return 0
+    for h in histories:
+        s, u = h["session_start"], h["post_edit_unchanged"]
+        assert isinstance(s, dict)
+        assert isinstance(u, dict)
+        print(f"{h['corpus']}: {h['doc_units']} doc units ({h['doc_units_not_fresh']} not fresh), no notes at first "
+              f"(load average 1 min: {h['load_1min_before']} before, {h['load_1min_after']} after)")
+        print(f"  session_start        {s['bytes']:>5} bytes {s['tokens']:>4} tokens  p50 {s['p50_ms']} ms  "
+              f"p95 {s['p95_ms']} ms")
+        print(f"  post_edit unchanged  max {u['max_bytes']} bytes  p50 {u['p50_ms']} ms  p95 {u['p95_ms']} ms")
+        calls = h["post_edit_callout"]
+        assert isinstance(calls, dict)
+        for k, c in calls.items():
+            print(f"  post_edit, {k:>2} notes saved ({c['notes_affected']} affected with the docs)  "
+                  f"{c['bytes']:>5} bytes {c['tokens']:>4} tokens, {c['notes_shown']} shown  {c['ms']} ms; run again: "
+                  f"{c['again_shown']} shown ({c['again_repeated']} repeated)  [{c['file']}]")
     return 0
 
 

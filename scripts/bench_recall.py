@@ -29,6 +29,12 @@ repository or bundle path may be given):
   95 % intervals (``--bootstrap`` resamples of the queries, within each history for the pool)
   of graphmem's nDCG@10 minus and over each baseline's.
 
+``--with-docs`` (issue 42 item 9): the clone keeps its documentation, indexed as users have it
+(code examples included), and graphmem is also scored with the doc units left in its list
+(``graphmem+docs``: never relevant, they can only push notes down); the ratio with / without per
+query kind (target: >= 0.97 on file queries) and the doc units per top 10 are printed. Its dump
+also holds the doc units of each ranking (``unit``: their text, with their anchors' confidence).
+
 Prints one table per history plus the pool, the intervals, the 1-min load average;
 ``--json`` prints one JSON object instead. ``--dump FILE`` writes every query with graphmem's
 results and their score components (JSON lines) for offline fitting (``fit_ranking.py``), and
@@ -64,7 +70,9 @@ DEFAULT_HISTORIES = (CORPORA / "click.bundle", CORPORA / "attrs.bundle")
 K = 10
 LIMIT = 200
 KINDS = ("file", "text", "file+text", "symbols")
-METHODS = ("graphmem", *ALL_BASELINES, *EXTRA_BASELINES)
+#: graphmem's ranking with the repository's documentation units left in the list (``--with-docs``)
+WITH_DOCS = "graphmem+docs"
+METHODS = ("graphmem", WITH_DOCS, *ALL_BASELINES, *EXTRA_BASELINES)
 
 
 @dataclass
@@ -146,8 +154,11 @@ def save_notes(c: object, ds: DataSet, repo_id: str) -> int:
 
 
 def run_graphmem(c: object, repo_id: str, queries: list[Query], dump: list[dict[str, object]], lat: list[float],
-                 known: set[str]) -> None:
-    """graphmem's ranking of every query (limit 200) over the benchmark's notes (``known``), scored."""
+                 known: set[str], docs: dict[str, int] | None = None) -> None:
+    """graphmem's ranking of every query (limit 200) over the benchmark's notes (``known``), scored.
+    With ``docs`` (the repository's documentation indexed): also the ranking with the doc units
+    left in the list (``WITH_DOCS``; they are never relevant, so they can only push notes down),
+    and ``docs`` counts the doc units in the top 10 of each query kind."""
     from graphmem.client import GraphMem
 
     assert isinstance(c, GraphMem)
@@ -162,11 +173,21 @@ def run_graphmem(c: object, repo_id: str, queries: list[Query], dump: list[dict[
         ids = [x.observation.id for x in r.results]
         ranked = [i for i in ids if i not in q.excluded and i in known]
         q.scores["graphmem"] = (ndcg(ranked, q.relevant), recall_at(ranked, q.relevant))
+        if docs is not None:
+            units = {x.observation.id for x in r.results if x.observation.knowledge is not None}
+            with_docs = [i for i in ids if i not in q.excluded and (i in known or i in units)]
+            q.scores[WITH_DOCS] = (ndcg(with_docs, q.relevant), recall_at(with_docs, q.relevant))
+            if q.drawn:
+                docs[q.kind] = docs.get(q.kind, 0) + sum(1 for i in with_docs[:K] if i in units)
+                docs[q.kind + " queries"] = docs.get(q.kind + " queries", 0) + 1
         dump.append({
             "history": q.history, "task": q.task, "kind": q.kind, "drawn": q.drawn, "relevant": sorted(q.relevant),
             "excluded": sorted(q.excluded),
-            "results": [{"id": x.observation.id, "score": x.score, **asdict(x.components)} for x in r.results
-                        if x.observation.id in known],
+            "results": [{"id": x.observation.id, "score": x.score, **asdict(x.components),
+                         **({"unit": x.observation.text[:80], "anchors": [[a.ref, a.confidence] for a in
+                                                                          x.observation.anchors]}
+                            if x.observation.id not in known else {})}
+                        for x in r.results if x.observation.id in known or docs is not None],
         })
 
 
@@ -196,8 +217,8 @@ def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[di
     ds = build(repo, name, split)
     build_s = time.perf_counter() - t0
     git(repo, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", split)
-    # the benchmark's notes only: no notes from the repository's documentation (docs/knowledge.md)
-    (repo / ".graphmem.toml").write_text("[knowledge]\ndefaults = false\n")
+    if not args.with_docs:  # the benchmark's notes only: no units from the repository's documentation
+        (repo / ".graphmem.toml").write_text("[knowledge]\ndefaults = false\n")
     home = short_home()
     d = DaemonProc(home, [repo])
     lat: list[float] = []
@@ -211,7 +232,10 @@ def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[di
             while not list(home.rglob("cochange/*.json")) and time.monotonic() < deadline:
                 time.sleep(0.1)
             queries = make_queries(ds, args.seed, every_file=bool(args.dump))
-            run_graphmem(c, repo_id, queries, dump, lat, {n.id for n in ds.notes})
+            docs: dict[str, int] | None = {} if args.with_docs else None
+            if docs is not None:
+                docs["units"] = sum(1 for o in c.list(repo=repo_id, limit=0) if o.knowledge is not None)
+            run_graphmem(c, repo_id, queries, dump, lat, {n.id for n in ds.notes}, docs)
             queries = [q for q in queries if q.kind != "unresolvable" and q.drawn]
             notes[name] = {n.id: {"anchors": n.anchors, "time": n.time, "sha": n.sha} for n in ds.notes}
     finally:
@@ -225,6 +249,8 @@ def one_history(source: Path, args: argparse.Namespace, tmp: Path, dump: list[di
         "tasks_scored": len({q.task for q in queries}), "dataset_seconds": round(build_s, 1),
         "latency_ms": {"p50": round(percentile(lat, 50), 2), "p99": round(percentile(lat, 99), 2)},
     }
+    if docs is not None:
+        info["doc_units"] = docs
     return info, queries
 
 
@@ -282,6 +308,9 @@ def summary(queries: list[Query], rounds: int, seed: int) -> dict[str, object]:
     if "file" in g and "file" in best:
         targets["file_lead_fair"] = round(g["file"] / max(table["file"][fair["file"]][0], 1e-9), 3)
         targets["file_lead_any"] = round(g["file"] / max(table["file"][best["file"]][0], 1e-9), 3)
+    for k, t in table.items():
+        if WITH_DOCS in t and "graphmem" in t:
+            targets[f"{k}_with_docs_ratio"] = round(t[WITH_DOCS][0] / max(t["graphmem"][0], 1e-9), 3)
     if {"file", "text", "file+text"} <= set(g):
         targets["file+text_minus_best_part"] = round(g["file+text"] - max(g["file"], g["text"]), 4)
     return {"table": table, "best_baseline": best, "best_fair_baseline": fair, "intervals": intervals,
@@ -319,6 +348,9 @@ def print_summary(title: str, s: dict[str, object]) -> None:
               f"{t.get('file_lead_fair', float('nan')):.2f}x, over every listed baseline "
               f"{t.get('file_lead_any', float('nan')):.2f}x (>= 1.5x); "
               f"file+text - max(file, text) {t.get('file+text_minus_best_part', float('nan')):+.3f} (>= 0)")
+    if "file_with_docs_ratio" in t:
+        print("  with the doc units in the list / without (nDCG@10; target >= 0.97 on file queries): "
+              + ", ".join(f"{k} {t[k + '_with_docs_ratio']:.3f}" for k in KINDS if k + "_with_docs_ratio" in t))
 
 
 def main() -> int:
@@ -332,6 +364,9 @@ def main() -> int:
     ap.add_argument("--dump", type=Path, help="write every query with graphmem's components here (JSON lines), "
                     "with the queries of every file of each task as the opened one (training data)")
     ap.add_argument("--no-baselines", action="store_true", help="graphmem only (faster, for development)")
+    ap.add_argument("--with-docs", action="store_true",
+                    help="index the repository's documentation as users have it, and score graphmem with its units "
+                    "in the list (graphmem+docs) and taken out (graphmem)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--save", type=Path, help="also write the JSON object to this file")
     args = ap.parse_args()
@@ -369,6 +404,10 @@ def main() -> int:
               f"({i['unresolved_notes']} not anchorable by graphmem, {i['mass_refactors_skipped']} mass refactors "
               f"skipped), {i['tasks']} tasks, {i['tasks_scored']} with other files' knowledge; "
               f"recall p50 {i['latency_ms']['p50']} ms, p99 {i['latency_ms']['p99']} ms")
+        if "doc_units" in i:
+            d = i["doc_units"]
+            print(f"  {d.get('units', 0)} doc units indexed; doc units in the top 10, per query: "
+                  + ", ".join(f"{k} {d[k] / max(d[k + ' queries'], 1):.2f}" for k in KINDS if k in d))
     for name, s in per.items():
         print_summary(name, s)
     if len(per) > 1:

@@ -65,7 +65,9 @@ from graphmem.types import (
     ImportResult,
     IndexProgress,
     KnowledgeCheck,
+    Neighbourhood,
     Observation,
+    ObservationChange,
     ObservationStatus,
     RecallResult,
     Repository,
@@ -414,6 +416,12 @@ class GraphMem:
             service_pb2.CheckKnowledgeRequest,
             service_pb2.CheckKnowledgeResponse,
         )
+        self._observation_change = _unary(
+            ch,
+            p(obs, "GetObservationChange"),
+            service_pb2.GetObservationChangeRequest,
+            service_pb2.ObservationChange,
+        )
         self._retrieve = _unary(
             ch, p("RetrievalService", "Retrieve"), service_pb2.RetrieveRequest, service_pb2.RetrieveResponse
         )
@@ -446,6 +454,12 @@ class GraphMem:
         )
         self._file_outline = _unary(
             ch, p("SymbolService", "GetFileOutline"), service_pb2.GetFileOutlineRequest, service_pb2.FileOutline
+        )
+        self._neighbourhood = _unary(
+            ch,
+            p("SymbolService", "GetNeighbourhood"),
+            service_pb2.GetNeighbourhoodRequest,
+            service_pb2.Neighbourhood,
         )
         self._subscribe = _stream(ch, p("EventService", "Subscribe"), service_pb2.SubscribeRequest, service_pb2.Event)
 
@@ -678,6 +692,7 @@ class GraphMem:
             idempotency_key=idempotency_key or str(uuid.uuid4()),
             shared=shared,
         )
+
         def create(hint: str) -> Observation:
             request.repo = hint
             return convert.observation_from_proto(self._call(self._create, request))
@@ -793,6 +808,13 @@ class GraphMem:
 
         return self._scoped(repo, send)
 
+    def change(self, id: str, *, max_commits: int = 0) -> ObservationChange:
+        """The code change under a stale or suspect note: each changed anchor's symbol as it
+        was when anchored (read from git, searching the file's last ``max_commits`` commits;
+        0: 30) and as it is now; for a suspect note, the dependency's before and after."""
+        request = service_pb2.GetObservationChangeRequest(id=id, max_commits=max_commits)
+        return convert.observation_change_from_proto(self._call(self._observation_change, request))
+
     # ------------------------------------------------------------------ retrieval
 
     def recall(
@@ -849,6 +871,7 @@ class GraphMem:
         files, symbols or text, the repository's brief (constraints and decisions, then what
         was confirmed or changed recently, then the stale and suspect notes). ``left_out``
         says how many the budget left out. ``include_stale`` is deprecated and ignored."""
+
         def send(hint: str) -> Brief:
             request = service_pb2.SessionBriefRequest(
                 repo=hint,
@@ -924,11 +947,20 @@ class GraphMem:
         request = service_pb2.GetFileOutlineRequest(repo=_local_path(repo), path=_local_path(path))
         return convert.file_outline_from_proto(self._call(self._file_outline, request))
 
+    def neighbourhood(self, refs: Sequence[str], *, repo: str = "", hops: int = 0, max_nodes: int = 0) -> Neighbourhood:
+        """The code within ``hops`` (0: 2) of ``refs`` (symbol refs or ids, file paths):
+        callers, callees, importers, bases and containers, nearest first, at most
+        ``max_nodes`` (0: 300), each with the notes anchored to it."""
+
+        def send(hint: str) -> Neighbourhood:
+            request = service_pb2.GetNeighbourhoodRequest(repo=hint, refs=refs, hops=hops, max_nodes=max_nodes)
+            return convert.neighbourhood_from_proto(self._call(self._neighbourhood, request))
+
+        return self._scoped(repo, send)
+
     # ------------------------------------------------------------------ events
 
-    def events(
-        self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None
-    ) -> EventStream:
+    def events(self, *, repo: str = "", kinds: Sequence[EventKind] = (), after_seq: int | None = None) -> EventStream:
         """Subscribe to live events (all kinds when ``kinds`` is empty). ``after_seq``: resume
         after that sequence number (the buffered events after it come first; an
         ``EVENTS_LOST`` event reports what is no longer buffered)."""

@@ -34,10 +34,12 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from graphmem.errors import InvalidArgument
 from graphmem.types import (
     Anchor,
+    AnchorChange,
     AnchorKind,
     Brief,
     Category,
     ChangeKind,
+    CodeVersion,
     EdgeConfidence,
     EdgeKind,
     EditContext,
@@ -54,8 +56,12 @@ from graphmem.types import (
     KnowledgeReference,
     KnowledgeSource,
     LanguageResolution,
+    NeighbourEdge,
+    Neighbourhood,
+    NeighbourNode,
     Observation,
     ObservationAction,
+    ObservationChange,
     ObservationStatus,
     Recalled,
     RecallResult,
@@ -74,6 +80,8 @@ from graphmem.v1 import service_pb2, types_pb2
 
 __all__ = [
     "FILE_DETAIL_KEYS",
+    "anchor_change_from_proto",
+    "anchor_change_to_proto",
     "anchor_from_proto",
     "anchor_kind_from_proto",
     "anchor_kind_to_proto",
@@ -84,6 +92,8 @@ __all__ = [
     "category_to_proto",
     "change_kind_from_proto",
     "change_kind_to_proto",
+    "code_version_from_proto",
+    "code_version_to_proto",
     "components_from_proto",
     "components_to_proto",
     "edge_confidence_from_proto",
@@ -118,6 +128,14 @@ __all__ = [
     "knowledge_source_to_proto",
     "language_resolution_from_proto",
     "language_resolution_to_proto",
+    "neighbour_edge_from_proto",
+    "neighbour_edge_to_proto",
+    "neighbour_node_from_proto",
+    "neighbour_node_to_proto",
+    "neighbourhood_from_proto",
+    "neighbourhood_to_proto",
+    "observation_change_from_proto",
+    "observation_change_to_proto",
     "observation_from_proto",
     "observation_status_from_proto",
     "observation_status_to_proto",
@@ -419,6 +437,7 @@ def anchor_to_proto(a: Anchor) -> types_pb2.Anchor:
         sig_hash=a.sig_hash,
         body_hash=a.body_hash,
         repo_id=a.repo_id,
+        confidence=0.0 if a.confidence >= 1.0 else a.confidence,
     )
 
 
@@ -436,6 +455,7 @@ def anchor_from_proto(m: types_pb2.Anchor) -> Anchor:
         signature=m.signature,
         sig_hash=m.sig_hash,
         body_hash=m.body_hash,
+        confidence=round(m.confidence, 6) if 0.0 < m.confidence < 1.0 else 1.0,  # (a float32 on the wire)
     )
 
 
@@ -454,6 +474,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         dependency_id=r.dependency_id,
         dependency_sig_hash=r.dependency_sig_hash,
         via=r.via,
+        uncommitted=r.uncommitted,
     )
 
 
@@ -472,6 +493,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         dependency_id=m.dependency_id,
         dependency_sig_hash=m.dependency_sig_hash,
         via=m.via,
+        uncommitted=m.uncommitted,
     )
 
 
@@ -829,9 +851,7 @@ def components_from_proto(m: service_pb2.ScoreComponents) -> ScoreComponents:
 
 def resolved_to_proto(r: Resolved) -> service_pb2.ResolveSymbolResponse:
     """The proto form of a ``Resolved``."""
-    return service_pb2.ResolveSymbolResponse(
-        matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref
-    )
+    return service_pb2.ResolveSymbolResponse(matches=[symbol_to_proto(s) for s in r.matches], exact=r.exact, ref=r.ref)
 
 
 def resolved_from_proto(m: service_pb2.ResolveSymbolResponse) -> Resolved:
@@ -932,6 +952,7 @@ def edit_context_to_proto(c: EditContext) -> service_pb2.EditContextResponse:
         tokens=c.tokens,
         left_out=c.left_out,
         indexed=c.indexed,
+        shown_states=c.shown_states,
     )
 
 
@@ -945,6 +966,7 @@ def edit_context_from_proto(m: service_pb2.EditContextResponse) -> EditContext:
         tokens=m.tokens,
         left_out=m.left_out,
         indexed=m.indexed,
+        shown_states=tuple(m.shown_states),
     )
 
 
@@ -1094,3 +1116,125 @@ def import_result_to_proto(r: ImportResult) -> service_pb2.ImportObservationsRes
 def import_result_from_proto(m: service_pb2.ImportObservationsResponse) -> ImportResult:
     """An ``ImportResult`` from its proto form."""
     return ImportResult(imported=m.imported, skipped_duplicates=m.skipped_duplicates, errors=tuple(m.errors))
+
+
+def code_version_to_proto(v: CodeVersion) -> service_pb2.CodeVersion:
+    """The proto form of a ``CodeVersion``."""
+    return service_pb2.CodeVersion(**{f.name: getattr(v, f.name) for f in dataclasses.fields(CodeVersion)})
+
+
+def code_version_from_proto(m: service_pb2.CodeVersion) -> CodeVersion:
+    """A ``CodeVersion`` from its proto form."""
+    return CodeVersion(**{f.name: getattr(m, f.name) for f in dataclasses.fields(CodeVersion)})
+
+
+def anchor_change_to_proto(c: AnchorChange) -> service_pb2.AnchorChange:
+    """The proto form of an ``AnchorChange``."""
+    return service_pb2.AnchorChange(
+        anchor_ref=c.anchor_ref,
+        change=change_kind_to_proto(c.change),
+        detail=c.detail,
+        commit=c.commit,
+        before=code_version_to_proto(c.before),
+        after=code_version_to_proto(c.after),
+        dependency_ref=c.dependency_ref,
+        path=[hop_to_proto(h) for h in c.path],
+        note=c.note,
+    )
+
+
+def anchor_change_from_proto(m: service_pb2.AnchorChange) -> AnchorChange:
+    """An ``AnchorChange`` from its proto form."""
+    return AnchorChange(
+        anchor_ref=m.anchor_ref,
+        change=change_kind_from_proto(m.change) or _DEFAULT_CHANGE,
+        before=code_version_from_proto(m.before),
+        after=code_version_from_proto(m.after),
+        detail=m.detail,
+        commit=m.commit,
+        dependency_ref=m.dependency_ref,
+        path=tuple(hop_from_proto(h) for h in m.path),
+        note=m.note,
+    )
+
+
+def observation_change_to_proto(c: ObservationChange) -> service_pb2.ObservationChange:
+    """The proto form of an ``ObservationChange``."""
+    return service_pb2.ObservationChange(
+        observation_id=c.observation_id, changes=[anchor_change_to_proto(a) for a in c.changes]
+    )
+
+
+def observation_change_from_proto(m: service_pb2.ObservationChange) -> ObservationChange:
+    """An ``ObservationChange`` from its proto form."""
+    return ObservationChange(
+        observation_id=m.observation_id, changes=tuple(anchor_change_from_proto(a) for a in m.changes)
+    )
+
+
+def neighbour_node_to_proto(x: NeighbourNode) -> service_pb2.NeighbourNode:
+    """The proto form of a ``NeighbourNode``."""
+    return service_pb2.NeighbourNode(
+        id=x.id,
+        ref=x.ref,
+        kind=x.kind,
+        path=x.path,
+        start_line=x.start_line,
+        end_line=x.end_line,
+        signature=x.signature,
+        distance=x.distance,
+        observations=[observation_to_proto(o) for o in x.observations],
+    )
+
+
+def neighbour_node_from_proto(m: service_pb2.NeighbourNode) -> NeighbourNode:
+    """A ``NeighbourNode`` from its proto form."""
+    return NeighbourNode(
+        id=m.id,
+        ref=m.ref,
+        kind=m.kind,
+        path=m.path,
+        start_line=m.start_line,
+        end_line=m.end_line,
+        signature=m.signature,
+        distance=m.distance,
+        observations=tuple(observation_from_proto(o) for o in m.observations),
+    )
+
+
+def neighbour_edge_to_proto(e: NeighbourEdge) -> service_pb2.NeighbourEdge:
+    """The proto form of a ``NeighbourEdge``."""
+    return service_pb2.NeighbourEdge(
+        source=e.source,
+        target=e.target,
+        kind=edge_kind_to_proto(e.kind),
+        confidence=edge_confidence_to_proto(e.confidence),
+    )
+
+
+def neighbour_edge_from_proto(m: service_pb2.NeighbourEdge) -> NeighbourEdge:
+    """A ``NeighbourEdge`` from its proto form."""
+    return NeighbourEdge(
+        source=m.source,
+        target=m.target,
+        kind=edge_kind_from_proto(m.kind) or _DEFAULT_EDGE,
+        confidence=edge_confidence_from_proto(m.confidence),
+    )
+
+
+def neighbourhood_to_proto(n: Neighbourhood) -> service_pb2.Neighbourhood:
+    """The proto form of a ``Neighbourhood``."""
+    return service_pb2.Neighbourhood(
+        nodes=[neighbour_node_to_proto(x) for x in n.nodes],
+        edges=[neighbour_edge_to_proto(e) for e in n.edges],
+        truncated=n.truncated,
+    )
+
+
+def neighbourhood_from_proto(m: service_pb2.Neighbourhood) -> Neighbourhood:
+    """A ``Neighbourhood`` from its proto form."""
+    return Neighbourhood(
+        nodes=tuple(neighbour_node_from_proto(x) for x in m.nodes),
+        edges=tuple(neighbour_edge_from_proto(e) for e in m.edges),
+        truncated=m.truncated,
+    )

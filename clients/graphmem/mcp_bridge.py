@@ -35,8 +35,10 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graphmem import __version__
+from graphmem.changes import change_line
 from graphmem.client import GraphMem, deepest_repository, outside_message
 from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound
+from graphmem.render import reason_lines
 from graphmem.types import (
     Category,
     ChangeKind,
@@ -155,6 +157,8 @@ class StaleReasonOut(BaseModel):
     new_ref: str = ""
     commit: str = ""
     detail: str = ""
+    uncommitted: bool = False
+    summary: str = ""  # the change in one line (graphmem.changes.change_line)
 
 
 class ObservationOut(BaseModel):
@@ -308,6 +312,8 @@ def _observation_out(o: Observation) -> ObservationOut:
                 new_ref=r.new_ref,
                 commit=r.commit,
                 detail=r.detail,
+                uncommitted=r.uncommitted,
+                summary=change_line(r),
             )
             for r in o.stale_reasons
         ],
@@ -411,26 +417,9 @@ def _indent(text: str, prefix: str) -> str:
 
 
 def _stale_reason_text(o: Observation) -> list[str]:
-    lines: list[str] = []
-    for r in o.stale_reasons:
-        if r.change is ChangeKind.REMOVED:
-            what = "was removed"
-        elif r.change is ChangeKind.SIGNATURE_CHANGED:
-            what = "signature changed"
-            if r.old_signature or r.new_signature:
-                what += f": `{r.old_signature}` -> `{r.new_signature}`"
-        elif r.change is ChangeKind.BODY_CHANGED:
-            what = "body changed"
-        elif r.change is ChangeKind.RENAMED:
-            what = f"renamed to {r.new_ref}" if r.new_ref else "renamed"
-        else:
-            what = r.change.value.replace("_", " ")
-        when = f"{r.change.value}, detected {_when(r.detected_at)}"
-        if r.commit:
-            when += f", commit {r.commit[:10]}"
-        # The daemon's detail is a full sentence naming the anchor; else say it ourselves.
-        lines.append(f"stale ({when}): {r.detail}" if r.detail else f"stale ({when}): {r.anchor_ref} {what}")
-    return lines
+    """Each reason in one line (``changes.change_line``): what changed, in words, and in which
+    commit or ``uncommitted``."""
+    return [f"{o.status.value}: {line}" for line in reason_lines(o)]
 
 
 def _observation_text(o: Observation, head: str = "", prefix: str = "   ") -> str:

@@ -1,11 +1,13 @@
 """The one text rendering of observations, shared by the CLI, the MCP bridge and the daemon's
-session briefs (whose token estimate measures exactly this text)."""
+session briefs (whose token estimate measures exactly this text). A change is said by
+``graphmem.changes`` (``change_words``/``change_line``)."""
 
 from __future__ import annotations
 
-from graphmem.types import ChangeKind, Observation, ObservationStatus
+from graphmem.changes import change_line, change_words
+from graphmem.types import ChangeKind, Observation, ObservationStatus, StaleReason
 
-__all__ = ["brief_line", "marker"]
+__all__ = ["SEVERITY", "brief_line", "main_reason", "marker", "reason_lines"]
 
 #: Order of stale reasons in a marker, most serious first.
 SEVERITY: dict[ChangeKind, int] = {
@@ -19,25 +21,28 @@ SEVERITY: dict[ChangeKind, int] = {
 }
 
 
-def _suspect_text(o: Observation) -> str:
-    deps = [r for r in o.stale_reasons if r.change is ChangeKind.DEPENDENCY_CHANGED]
-    if not deps:
-        return "[SUSPECT]"
-    more = f" (+{len(deps) - 1} more)" if len(deps) > 1 else ""
-    return f"[SUSPECT: {deps[0].detail}{more}]"
+def main_reason(o: Observation) -> StaleReason | None:
+    """The reason to name first: the most serious change of the note's own anchors, else the
+    first dependency's (None when there is no reason)."""
+    if not o.stale_reasons:
+        return None
+    own = [r for r in o.stale_reasons if r.change is not ChangeKind.DEPENDENCY_CHANGED]
+    pool = own or list(o.stale_reasons)
+    return max(pool, key=lambda r: SEVERITY.get(r.change, 0))
+
+
+def _more(o: Observation) -> str:
+    return f" (+{len(o.stale_reasons) - 1} more)" if len(o.stale_reasons) > 1 else ""
 
 
 def marker(o: Observation) -> str:
-    """``[FRESH]``, ``[STALE: body changed]``, ``[SUSPECT: a.py::f calls b.py::g, whose
-    signature changed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus ``[NEEDS REVIEW: …]``
+    """``[FRESH]``, ``[STALE: body changed]``, ``[SUSPECT: calls `b.py::g`, whose parameter
+    `x` was removed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``; plus ``[NEEDS REVIEW: …]``
     when an anchor followed a rename."""
-    if o.status is ObservationStatus.STALE:
-        own = {r.change for r in o.stale_reasons if r.change is not ChangeKind.DEPENDENCY_CHANGED}
-        changes = sorted(own, key=lambda c: -SEVERITY.get(c, 0))
-        what = ", ".join(c.value.replace("_", " ") for c in changes) or "code changed"
-        text = f"[STALE: {what}]"
-    elif o.status is ObservationStatus.SUSPECT:
-        text = _suspect_text(o)
+    first = main_reason(o)
+    if o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
+        what = f": {change_words(first)}{_more(o)}" if first is not None else ""
+        text = f"[{o.status.value.upper()}{what}]"
     elif o.status is ObservationStatus.SUPERSEDED:
         text = f"[SUPERSEDED by {o.superseded_by}]" if o.superseded_by else "[SUPERSEDED]"
     else:
@@ -47,15 +52,20 @@ def marker(o: Observation) -> str:
     return text
 
 
+def reason_lines(o: Observation) -> list[str]:
+    """Each reason of a note in one line (``changes.change_line``), most serious first."""
+    ordered = sorted(o.stale_reasons, key=lambda r: -SEVERITY.get(r.change, 0))
+    return [change_line(r) for r in ordered]
+
+
 def brief_line(o: Observation, why: str = "") -> str:
     """One observation as a line of a session brief: category, text, tags, anchors, a marker
-    when it is not fresh, and how retrieval reached it."""
+    when it is not fresh (its main change in one line), and how retrieval reached it."""
     note = ""
-    if o.status is ObservationStatus.STALE:
-        own = [r for r in o.stale_reasons if r.change is not ChangeKind.DEPENDENCY_CHANGED]
-        note = f" [STALE: {own[0].change.value.replace('_', ' ')} at {own[0].anchor_ref}]" if own else " [STALE]"
-    elif o.status is ObservationStatus.SUSPECT:
-        note = " " + _suspect_text(o)
+    first = main_reason(o)
+    if o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
+        what = f": {change_line(first)}{_more(o)}" if first is not None else ""
+        note = f" [{o.status.value.upper()}{what}]"
     anchors = ", ".join(a.ref for a in o.anchors)
     tags = f" #{' #'.join(o.tags)}" if o.tags else ""
     via = f" (via {why})" if why else ""

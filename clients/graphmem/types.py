@@ -11,10 +11,12 @@ from enum import Enum
 
 __all__ = [
     "Anchor",
+    "AnchorChange",
     "AnchorKind",
     "Brief",
     "Category",
     "ChangeKind",
+    "CodeVersion",
     "EdgeConfidence",
     "EdgeKind",
     "EditContext",
@@ -31,8 +33,12 @@ __all__ = [
     "KnowledgeReference",
     "KnowledgeSource",
     "LanguageResolution",
+    "NeighbourEdge",
+    "NeighbourNode",
+    "Neighbourhood",
     "Observation",
     "ObservationAction",
+    "ObservationChange",
     "ObservationStatus",
     "RecallResult",
     "Recalled",
@@ -176,6 +182,10 @@ class Anchor:
     signature: str = ""
     sig_hash: str = ""
     body_hash: str = ""
+    #: how surely the text that made the anchor names this code (knowledge units: a role, a
+    #: qualified name or a name an example imports 1.0; a bare literal, a module or a file
+    #: mentioned in passing lower); recall weighs the anchor's evidence by it
+    confidence: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +204,8 @@ class StaleReason:
     dependency_id: str = ""
     dependency_sig_hash: str = ""
     via: str = ""
+    #: the change is in the working tree, not in a commit yet (``commit`` is then the HEAD it is on)
+    uncommitted: bool = False
 
 
 class KnowledgeKind(str, Enum):
@@ -466,7 +478,7 @@ class Brief:
 @dataclass(frozen=True, slots=True)
 class EditContext:
     """What an agent should know after editing files: ``text`` (empty when there is nothing to
-    say) with the notes the edit just made stale or suspect (``callout_ids``) called out first;
+    say): the notes the edit just made stale or suspect (``callout_ids``);
     ``indexed``: the index had taken in the files' current content."""
 
     text: str
@@ -476,6 +488,9 @@ class EditContext:
     tokens: int = 0
     left_out: int = 0
     indexed: bool = True
+    #: ``ID@STATE`` of each note shown: a session passes them back as ``already_shown`` so that a
+    #: note is not shown again until its state changes
+    shown_states: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,3 +607,85 @@ class ImportResult:
     imported: int
     skipped_duplicates: int
     errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CodeVersion:
+    """One version of a symbol's code: its lines and where they were read from (``commit``
+    empty: the working tree). ``exact``: the version's fingerprints are the ones recorded at
+    anchoring; otherwise it is the nearest older version found. ``present`` False: there is no
+    such version (the symbol is gone now, or was not found in the history searched)."""
+
+    present: bool
+    ref: str = ""
+    path: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    text: str = ""
+    signature: str = ""
+    commit: str = ""
+    exact: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorChange:
+    """What changed under one anchor of a note: the code before and after; for a suspect
+    note, the dependency's code before and after and the ``path`` from the note's code to it.
+    ``note`` says why a version is missing, when one is."""
+
+    anchor_ref: str
+    change: ChangeKind
+    before: CodeVersion
+    after: CodeVersion
+    detail: str = ""
+    commit: str = ""
+    dependency_ref: str = ""
+    path: tuple[Hop, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationChange:
+    """The code changes under a stale or suspect note, most serious first (empty for a note
+    whose code did not change)."""
+
+    observation_id: str
+    changes: tuple[AnchorChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourNode:
+    """A node of the code around a note: a symbol, or a file (``kind`` "file"), with its
+    distance from the centre and the notes anchored to it."""
+
+    id: str
+    ref: str
+    kind: str
+    path: str
+    start_line: int = 0
+    end_line: int = 0
+    signature: str = ""
+    distance: int = 0
+    observations: tuple[Observation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NeighbourEdge:
+    """An edge between two nodes of a neighbourhood, in its own direction: CALLS (caller to
+    callee), IMPORTS (importer to imported), INHERITS (subclass to base), CONTAINS (container
+    to member)."""
+
+    source: str
+    target: str
+    kind: EdgeKind
+    confidence: EdgeConfidence | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbourhood:
+    """The code within some hops of a centre, nearest first; ``truncated``: the node limit
+    cut the walk."""
+
+    nodes: tuple[NeighbourNode, ...]
+    edges: tuple[NeighbourEdge, ...] = ()
+    truncated: bool = False

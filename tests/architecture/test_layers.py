@@ -35,7 +35,7 @@ def _lint(copy: Path, contract: str) -> subprocess.CompletedProcess[str]:
 
 
 CONTRACTS = ["layers", "acyclic", "one-engine-module", "pure-cores", "read-side", "clients", "agents-pure",
-             "lean-hook"]
+             "lean-hook", "ui-pure-cores", "ui-shell"]
 
 #: (contract, module file under the copy, line added to it)
 VIOLATIONS = [
@@ -57,6 +57,12 @@ VIOLATIONS = [
     ("agents-pure", "clients/graphmem/agents/hookio.py", "import grpc"),
     ("lean-hook", "clients/graphmem/agents/hook.py", "import graphmem.client"),
     ("lean-hook", "clients/graphmem/agents/hook.py", "from graphmem.v1 import service_pb2"),
+    ("pure-cores", "daemon/graphmemd/memory/then.py", "import subprocess"),
+    ("ui-pure-cores", "clients/graphmem/ui/model.py", "import graphmem.client"),
+    ("ui-pure-cores", "clients/graphmem/ui/diff.py", "import starlette"),
+    ("ui-pure-cores", "clients/graphmem/ui/guard.py", "import graphmem.ui.gateway"),
+    ("ui-shell", "clients/graphmem/client.py", "import graphmem.ui.web"),
+    ("ui-shell", "clients/graphmem/cli/common.py", "import jinja2"),
 ]
 
 

@@ -101,7 +101,10 @@ def test_status_markers() -> None:
     assert marker(_obs(status=ObservationStatus.STALE, stale_reasons=(reason,))) == "[STALE: body changed]"
     worse = replace(reason, change=ChangeKind.SIGNATURE_CHANGED)
     assert marker(_obs(status=ObservationStatus.STALE, stale_reasons=(reason, worse))) == (
-        "[STALE: signature changed, body changed]")
+        "[STALE: signature changed (+1 more)]")
+    said = replace(worse, old_signature="def f(a):", new_signature="def f(a,b=1):", uncommitted=True)
+    assert marker(_obs(status=ObservationStatus.STALE, stale_reasons=(said,))) == (
+        "[STALE: parameter `b` added (optional)]")
     assert marker(_obs(status=ObservationStatus.SUPERSEDED, superseded_by="o2")) == "[SUPERSEDED by o2]"
     assert marker(_obs(status=ObservationStatus.ARCHIVED)) == "[ARCHIVED]"
     assert "NEEDS REVIEW" in marker(_obs(needs_review=True))
@@ -325,7 +328,7 @@ def test_observe_then_show_json(home: Path, observation_id: str) -> None:
     assert obs["anchors"][0]["kind"] == "ANCHOR_KIND_SYMBOL"
     out = gm(home, "show", observation_id)
     assert out.returncode == 0
-    assert "[FRESH]" in out.stdout
+    assert "status:     fresh" in out.stdout
     assert ANCHOR in out.stdout
 
 

@@ -33,10 +33,12 @@ from graphmem.errors import (
 )
 from graphmem.types import (
     Anchor,
+    AnchorChange,
     AnchorKind,
     Brief,
     Category,
     ChangeKind,
+    CodeVersion,
     EdgeConfidence,
     EdgeKind,
     EditContext,
@@ -53,7 +55,11 @@ from graphmem.types import (
     KnowledgeReference,
     KnowledgeSource,
     LanguageResolution,
+    NeighbourEdge,
+    Neighbourhood,
+    NeighbourNode,
     Observation,
+    ObservationChange,
     ObservationStatus,
     Recalled,
     RecallResult,
@@ -247,6 +253,18 @@ EVENTS = (
 IMPORT = ImportResult(imported=3, skipped_duplicates=2, errors=("anchor x no longer resolves",))
 
 
+BEFORE = CodeVersion(present=True, ref="app/auth/service.py::AuthService.login", path="app/auth/service.py",
+                     start_line=22, end_line=26, text="def login(self):\n    return 1", signature="def login(self):",
+                     commit="c6c2c844", exact=True)
+CHANGE = AnchorChange("app/api/routes.py::create_user", ChangeKind.DEPENDENCY_CHANGED, BEFORE,
+                      replace(BEFORE, commit="", start_line=23, end_line=28), detail="create_user calls login",
+                      commit="017b6924", dependency_ref="app/auth/service.py::AuthService.login",
+                      path=(HOP,), note="")
+NODE = NeighbourNode("py:app/auth/service.py::AuthService.login#method", "app/auth/service.py::AuthService.login",
+                     "method", "app/auth/service.py", 22, 26, "def login(self):", 0, (OBS,))
+EDGE = NeighbourEdge("py:app/api/routes.py::create_user#function", NODE.id, EdgeKind.CALLS, EdgeConfidence.IMPORT)
+
+
 def _wire(msg: _M) -> _M:
     """Serialize and parse again, as the network would."""
     return type(msg).FromString(msg.SerializeToString())
@@ -302,6 +320,16 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("knowledge_check_bare", KnowledgeCheck((), 0, 0, 0), convert.knowledge_check_to_proto,
      convert.knowledge_check_from_proto),
     *[(f"event_{e.kind.value}", e, convert.event_to_proto, convert.event_from_proto) for e in EVENTS],
+    ("code_version", BEFORE, convert.code_version_to_proto, convert.code_version_from_proto),
+    ("code_version_absent", CodeVersion(present=False), convert.code_version_to_proto,
+     convert.code_version_from_proto),
+    ("anchor_change", CHANGE, convert.anchor_change_to_proto, convert.anchor_change_from_proto),
+    ("observation_change", ObservationChange("o1", (CHANGE,)), convert.observation_change_to_proto,
+     convert.observation_change_from_proto),
+    ("neighbour_node", NODE, convert.neighbour_node_to_proto, convert.neighbour_node_from_proto),
+    ("neighbour_edge", EDGE, convert.neighbour_edge_to_proto, convert.neighbour_edge_from_proto),
+    ("neighbourhood", Neighbourhood((NODE, replace(NODE, id="py:app/api/routes.py::create_user", distance=1)),
+                                    (EDGE,), True), convert.neighbourhood_to_proto, convert.neighbourhood_from_proto),
 ]
 
 

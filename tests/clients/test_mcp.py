@@ -139,7 +139,7 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
         assert reasons[0]["anchor"] == TARGET
         text = _text(result)
         assert "[STALE]" in text
-        assert "stale (body_changed" in text
+        assert f"stale: `{TARGET}`: body changed" in text
         assert "confirm_observation" in text
 
         hidden = _ok(await client.call_tool("recall", {"symbols": [TARGET], "fresh_only": True}))
@@ -148,7 +148,7 @@ async def _lifecycle(daemon: Daemon, errlog: TextIO) -> None:
 
         stale = await client.call_tool("list_stale", {"file": "app/auth/crypto.py"})
         assert obs_id in [o["id"] for o in _ok(stale)["observations"]]
-        assert "body_changed" in _text(stale)
+        assert f"stale: `{TARGET}`: body changed" in _text(stale)
 
         confirmed = _ok(
             await client.call_tool("confirm_observation", {"id": obs_id, "note": "still salted with SALT"})

@@ -15,6 +15,7 @@ import pytest
 from graphmem.errors import FailedPrecondition, InvalidArgument
 from graphmemd.graph.model import Language, ParsedFile, SkippedFile
 from graphmemd.ingest import parse_pool, parsecache
+from graphmemd.ingest.knowledge.model import CallShape
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
 from graphmemd.ingest.parsing import parse_source
 
@@ -113,14 +114,33 @@ def test_bare_mode_returns_no_parsed_file(pool: ParsePool, tmp_path: Path) -> No
         assert outcome.size > 0
 
 
+def test_code_examples_of_knowledge_files_are_read_in_the_workers(pool: ParsePool, tmp_path: Path) -> None:
+    doc = tmp_path / "guide.md"
+    doc.write_bytes(b"\xef\xbb\xbf# Guide\r\n\r\n```python\r\nimport pkg\r\npkg.run(1, fast=True)\r\n```\r\n")
+    plain = tmp_path / "plain.md"
+    plain.write_text("# Nothing\n\nNo code here.\n")
+    got = {o.path: o for o in pool.read_examples([("docs/guide.md", doc), ("docs/plain.md", plain)])}
+    (unit,) = got["docs/guide.md"].examples or ()
+    (ref,) = unit.refs
+    assert (ref.target, ref.span.line, ref.span.column) == ("pkg.run", 5, 1)
+    assert ref.call == CallShape(("fast",), 1, False)
+    assert got["docs/plain.md"].examples == ()
+    assert got["docs/plain.md"].parsed is None
+
+
 def test_skips_binary_missing_unsupported_and_too_large(pool: ParsePool, tmp_path: Path) -> None:
     binary = write(tmp_path, "blob.py", b"x = 1\n\x00\x01\x02" + b"\xff" * 100)
     big = write(tmp_path, "big.py", b"x = 1\n" * (parse_pool.DEFAULT_MAX_FILE_SIZE // 6 + 10))
     text = write(tmp_path, "notes.txt", b"hello\n")
     fifo = tmp_path / "pipe.py"
     os.mkfifo(fifo)
-    batch = [("blob.py", binary), ("big.py", big), ("notes.txt", text), ("gone.py", tmp_path / "gone.py"),
-             ("pipe.py", fifo)]
+    batch = [
+        ("blob.py", binary),
+        ("big.py", big),
+        ("notes.txt", text),
+        ("gone.py", tmp_path / "gone.py"),
+        ("pipe.py", fifo),
+    ]
     results = by_path(pool.parse_many(batch))
     blob = results["blob.py"]
     assert blob.skipped is not None
@@ -408,11 +428,7 @@ def test_wire_codec_round_trip() -> None:
     assert parse_pool._decode_outcome(parse_pool._encode_outcome(skipped)) == skipped
 
 
-
-
 def test_parse_cache_codec_covers_every_nested_field() -> None:
     # tuples of model objects (not tuples of plain values such as ``arities``/``exports``)
-    nested = {
-        f.name for f in fields(ParsedFile) if str(f.type).startswith("tuple[") and str(f.type)[6:7].isupper()
-    }
+    nested = {f.name for f in fields(ParsedFile) if str(f.type).startswith("tuple[") and str(f.type)[6:7].isupper()}
     assert nested == set(parsecache._NESTED)

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from graphmem.types import (
     Anchor,
+    AnchorKind,
     ChangeKind,
     KnowledgeKind,
     Observation,
@@ -17,7 +18,15 @@ from graphmem.types import (
 from graphmemd.graph.model import Language, SymbolInfo, SymbolKind, symbol_id
 from graphmemd.ingest.knowledge.model import RefKind, Span, TargetKind, TextRef, Unit, UnitKind
 from graphmemd.memory.anchors import symbol_anchor
-from graphmemd.memory.knowledge import RefFinding, UnitFinding, check_references, grade, unit_observation
+from graphmemd.memory.knowledge import (
+    PASSING_CONFIDENCE,
+    RefFinding,
+    UnitFinding,
+    check_references,
+    grade,
+    ref_confidence,
+    unit_observation,
+)
 from graphmemd.memory.obsdoc import from_doc, to_doc
 
 
@@ -143,3 +152,22 @@ def test_check_lists_what_is_not_ok_in_file_order_with_close_matches() -> None:
 def test_document_round_trip_keeps_source_and_references() -> None:
     o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(replace(F, body_hash="b2")), 200.0, "")
     assert from_doc(to_doc(o)) == o
+
+
+def test_anchors_carry_the_confidence_of_the_surest_reference() -> None:
+    """A bare literal or a file mentioned in passing anchors with ``PASSING_CONFIDENCE``; a
+    qualified name, a role, a name an example imports: full. Two references to one anchor: the
+    surer counts. The confidence survives the store's document."""
+    a = symbol_anchor(F)
+    bare = _unit_obs([("f", a)])
+    assert [x.confidence for x in bare.anchors] == [PASSING_CONFIDENCE]
+    both = _unit_obs([("f", a), ("app.x.f", a)])
+    assert [x.confidence for x in both.anchors] == [1.0]
+    span = Span(1, 1, 1, 2)
+    assert ref_confidence(TextRef(RefKind.ROLE, TargetKind.SYMBOL, ":func:`f`", "f", span, role="func"), a) == 1.0
+    assert ref_confidence(TextRef(RefKind.EXAMPLE, TargetKind.SYMBOL, "f", "app.x.f", span), a) == 1.0
+    module = Anchor(AnchorKind.FILE, "app/x.py", "r", "app/x.py")
+    assert (
+        ref_confidence(TextRef(RefKind.CODE, TargetKind.SYMBOL, "app.x", "app.x", span), module) == PASSING_CONFIDENCE
+    )
+    assert from_doc(to_doc(bare)) == bare

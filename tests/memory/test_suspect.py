@@ -76,7 +76,7 @@ def test_python_signature_change_makes_callers_suspect_and_revert_clears_it(
         assert st.repositories[0].suspect_observations == 1
         (hit,) = [x for x in c.recall(files=["app/api/routes.py"]).results if x.observation.id == caller.id]
         assert hit.observation.status is ObservationStatus.SUSPECT
-        assert "[SUSPECT: app/api/routes.py::create_user calls" in c.brief(files=["app/api/routes.py"]).text
+        assert "[SUSPECT: `app/api/routes.py::create_user`: calls" in c.brief(files=["app/api/routes.py"]).text
         assert caller.id in [x.id for x in c.list()]
 
         # the dependency is back with its old signature: fresh again

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
@@ -13,12 +14,13 @@ from graphmem.types import (
     AnchorKind,
     Category,
     ChangeKind,
+    KnowledgeKind,
+    KnowledgeSource,
     Observation,
     ObservationStatus,
-    Recalled,
     StaleReason,
 )
-from graphmemd.retrieval.aftermath import find_callouts, render
+from graphmemd.retrieval.aftermath import INSTRUCTION, find_callouts, render, state_key
 from graphmemd.retrieval.overview import Section, estimate_tokens, overview
 
 NOW = 1_800_000_000.0
@@ -36,7 +38,7 @@ def note(oid: str, category: Category = Category.OTHER, status: ObservationStatu
 
 def test_overview_orders_sections_and_marks_each_note() -> None:
     stale = StaleReason("app/a.py::g", ChangeKind.BODY_CHANGED, NOW - 10, detail="the body of app/a.py::g changed")
-    suspect = StaleReason("app/a.py::h", ChangeKind.DEPENDENCY_CHANGED, NOW - 20,
+    suspect = StaleReason("app/a.py::h", ChangeKind.DEPENDENCY_CHANGED, NOW - 20, via="CALLS",
                           detail="app/a.py::h calls app/b.py::k, whose signature changed", dependency_ref="app/b.py::k")
     notes = [
         note("other-old", updated=NOW - 9000),
@@ -52,16 +54,49 @@ def test_overview_orders_sections_and_marks_each_note() -> None:
     view = overview(notes, title="# repo", budget=2000)
     lines = view.text.splitlines()
     heads = [i for i, ln in enumerate(lines) if ln.startswith("## ")]
-    assert [lines[i] for i in heads] == [f"## {s.value}" for s in Section]
+    assert [lines[i] for i in heads] == [f"## {s.value}" for s in Section if s is not Section.DOCS]
     assert view.shown == ("rule", "rule-weak", "confirmed", "other-new", "other-old", "gone", "maybe")
     assert view.total_left_out == 0
     text = view.text
-    assert "[STALE: body changed at app/a.py::g]" in text
-    assert "[SUSPECT: app/a.py::h calls app/b.py::k, whose signature changed]" in text
+    assert "[STALE: `app/a.py::g`: body changed]" in text
+    assert "[SUSPECT: `app/a.py::h`: calls `app/b.py::k`, whose signature changed]" in text
     assert "[confirmed 20" in text
     assert "by alice" in text
     assert "old-version" not in view.shown
     assert "archived" not in view.shown
+
+
+def doc_unit(oid: str, path: str, line: int, text: str, *, kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION,
+             status: ObservationStatus = ObservationStatus.FRESH, ref: str = "app/a.py::f",
+             category: Category = Category.OTHER) -> Observation:
+    o = note(oid, category, status, ref=ref, text=text, updated=NOW)  # read (indexed) just now
+    return replace(o, knowledge=KnowledgeSource(path, line, line + 2, (), kind), source="file")
+
+
+def test_the_docs_fill_what_saved_notes_leave_most_relevant_first_never_dated_by_indexing() -> None:
+    gone = StaleReason("app/a.py::g", ChangeKind.REMOVED, NOW - 86400 * 400, commit="abc1234")
+    notes = [
+        note("saved", text="retries are capped at 3", updated=NOW - 9000),
+        doc_unit("tutorial", "docs/tutorial.rst", 40, "The post table stores " + "words " * 80, ref="app/a.py::post"),
+        doc_unit("central", "docs/api.rst", 10, "Flask.route registers a view", ref="app/a.py::route"),
+        doc_unit("adr", "docs/adr/0001.md", 1, "We use SQLite", kind=KnowledgeKind.DECISION_RECORD,
+                 category=Category.DECISION),
+        doc_unit("wrong", "docs/old.rst", 5, "g() does it", status=ObservationStatus.STALE, ref="app/a.py::g"),
+    ]
+    notes[-1] = replace(notes[-1], stale_reasons=(gone,))
+    weight = {"central": 0.9, "tutorial": 0.1}
+    view = overview(notes, title="# repo", budget=400, weight=lambda o: weight.get(o.id, 0.0))
+    assert view.shown == ("adr", "saved", "central", "tutorial")
+    text = view.text
+    heads = [text.index(f"## {s.value}") for s in (Section.RULES, Section.RECENT, Section.DOCS)]
+    assert heads == sorted(heads)
+    assert "- [other] Flask.route registers a view (docs/api.rst:10)" in text
+    assert "saved 20" not in text.split("## From the project's docs")[1]  # indexing is not saving
+    assert "changed 20" not in text
+    assert "…" in text  # a long unit is cut to one short line
+    assert "wrong" not in view.shown
+    assert "(1 passage of the docs disagree with the code: see graphmem check)" in text
+    assert view.tokens <= 400
 
 
 def test_overview_shares_the_budget_and_says_what_it_left_out() -> None:
@@ -81,36 +116,58 @@ def test_overview_shares_the_budget_and_says_what_it_left_out() -> None:
     assert "nothing recorded yet" in empty.text
 
 
-def test_callouts_name_the_changed_symbol_and_the_kind_of_change() -> None:
-    sig = StaleReason("app/b.py::login", ChangeKind.SIGNATURE_CHANGED, NOW, old_signature="def login(a)",
-                      new_signature="def login(a, b)")
+def test_callouts_name_the_change_once_in_one_line_and_the_instruction_once() -> None:
+    sig = StaleReason("app/b.py::login", ChangeKind.SIGNATURE_CHANGED, NOW, old_signature="def login(a):",
+                      new_signature="def login(a,b):", commit="c0ffee1", uncommitted=True)
     dep = StaleReason("app/c.py::create_user", ChangeKind.DEPENDENCY_CHANGED, NOW,
-                      old_signature="def login(a)", new_signature="def login(a, b)",
+                      old_signature="def login(a):", new_signature="def login(a,b):", via="CALLS",
                       detail="app/c.py::create_user calls app/b.py::login, whose signature changed",
-                      dependency_ref="app/b.py::login")
-    older = StaleReason("app/b.py::logout", ChangeKind.BODY_CHANGED, NOW - 3600)
+                      dependency_ref="app/b.py::login", uncommitted=True)
+    older = StaleReason("app/b.py::logout", ChangeKind.BODY_CHANGED, NOW - 3600, uncommitted=True)
+    history = StaleReason("app/b.py::token", ChangeKind.REMOVED, NOW, commit="abc1234")  # found at indexing
     notes = [
         note("own", Category.DECISION, ObservationStatus.STALE, ref="app/b.py::login", reasons=(sig,)),
         note("dep", Category.CONSTRAINT, ObservationStatus.SUSPECT, ref="app/c.py::create_user", reasons=(dep,)),
         note("earlier", Category.OTHER, ObservationStatus.STALE, ref="app/b.py::logout", reasons=(older,)),
+        note("old", Category.OTHER, ObservationStatus.STALE, ref="app/b.py::token", reasons=(history,)),
         note("fresh", ref="app/b.py::login"),
     ]
     found = find_callouts(notes, {("r1", "app/b.py"): NOW - 0.5})
-    assert [c.observation.id for c in found] == ["own", "dep"]  # the earlier edit's mark is not this edit's
+    assert [c.observation.id for c in found] == ["own", "dep"]  # not an earlier edit's mark, not history
     assert [c.changed_ref for c in found] == ["app/b.py::login", "app/b.py::login"]
-    related = [Recalled(notes[3], 1.0, 0, "anchored to app/b.py::login"), Recalled(notes[1], 0.5, 1, "")]
-    out = render(["app/b.py"], found, related, budget=600)
-    assert out.callouts == ("own", "dep")
-    assert out.shown == ("own", "dep", "fresh")
-    assert "You changed `login`'s signature (`def login(a)` -> `def login(a, b)`); this constraint on " \
-           "`create_user` (app/c.py::create_user) may no longer hold [SUSPECT, id dep]" in out.text
-    assert "this decision on `login`" in out.text
-    assert "[STALE, id own]" in out.text
+    out = render(["app/b.py"], found, budget=600)
+    assert out.callouts == out.shown == ("own", "dep")
+    assert out.text.splitlines() == [
+        "graphmem: your edit of app/b.py changed code under 2 notes:",
+        "- `app/b.py::login`: parameter `b` added (required), uncommitted",
+        "  [STALE decision, id own] note own",
+        "- `app/c.py::create_user`: calls `app/b.py::login`, whose parameter `b` was added (required), uncommitted",
+        "  [SUSPECT constraint, id dep] note dep",
+        INSTRUCTION,
+    ]
+    assert out.text.count("confirm") == INSTRUCTION.count("confirm")  # said once, not per note
     assert out.tokens == estimate_tokens(out.text)
-    seen = render(["app/b.py"], [], related, budget=600, already_shown={"fresh", "dep"})
-    assert seen.text == ""
-    assert seen.shown == ()
+    assert out.states == (state_key(notes[0]), state_key(notes[1]))
     assert find_callouts(notes, {("r1", "app/z.py"): NOW}) == []
+
+
+def test_a_note_shown_in_a_session_is_not_shown_again_until_its_state_changes() -> None:
+    sig = StaleReason("app/b.py::login", ChangeKind.SIGNATURE_CHANGED, NOW, old_signature="def login(a):",
+                      new_signature="def login(a,b):", uncommitted=True)
+    own = note("own", Category.DECISION, ObservationStatus.STALE, ref="app/b.py::login", reasons=(sig,))
+    first = render(["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600)
+    assert first.shown == ("own",)
+    again = render(["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600,
+                   already_shown=set(first.states))
+    assert again.text == ""  # the same hook run again says nothing
+    assert render(["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600,
+                  already_shown={"own"}).shown == ("own",)  # a bare id (seen at session start) is not this state
+    more = replace(sig, new_signature="def login(a,b,c):", detected_at=NOW + 5)
+    changed = replace(own, stale_reasons=(more,))
+    later = render(["app/b.py"], find_callouts([changed], {("r1", "app/b.py"): NOW + 4}), budget=600,
+                   already_shown=set(first.states))
+    assert later.shown == ("own",)  # a new change: its state changed, so it is shown again
+    assert "parameter `c` added (required)" in later.text
 
 
 def test_repository_brief_through_the_daemon(daemon_factory: Callable[..., Daemon]) -> None:
@@ -131,7 +188,7 @@ def test_repository_brief_through_the_daemon(daemon_factory: Callable[..., Daemo
         assert brief.left_out == 0
         assert brief.text.index("## Constraints and decisions") < brief.text.index(rule.text)
         assert brief.text.index("## Needs a look") < brief.text.index(doomed.text)
-        assert "[STALE: body changed at app/auth/service.py::AuthService.login]" in brief.text
+        assert "[STALE: `app/auth/service.py::AuthService.login`: body changed, uncommitted]" in brief.text
         fresh_only = c.brief(repo=str(repo), fresh_only=True)
         assert doomed.id not in fresh_only.observation_ids
         tight = c.brief(repo=str(repo), budget=60)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from graphmem.types import Category, Observation, ObservationStatus
+from graphmem.types import Anchor, AnchorKind, Category, KnowledgeKind, KnowledgeSource, Observation, ObservationStatus
 from graphmemd.retrieval import ranking
 from graphmemd.retrieval.candidates import NodeSignals, collect
 from graphmemd.retrieval.cosignal import CoSignal
@@ -84,7 +86,8 @@ def test_the_quick_parts_equal_the_parts_of_the_signals() -> None:
         for has_file, has_text in ((True, False), (False, True), (True, True)):
             scale = ranking.Scale(has_file, has_text)
             assert c.parts(has_file, has_text) == pytest.approx(
-                (ranking.file_part(s, scale), ranking.text_part(s, scale)))
+                (ranking.file_part(s, scale), ranking.text_part(s, scale))
+            )
 
 
 def test_reach_is_the_noisy_or_of_the_co_change_outside_the_opened_code() -> None:
@@ -106,3 +109,70 @@ def test_reach_is_the_noisy_or_of_the_co_change_outside_the_opened_code() -> Non
     without = ranking.file_part(s, scale, ranking.Weights(reach=0.0))
     assert ranking.file_part(s, scale) == pytest.approx(without + ranking.W_REACH * 0.6)
     assert found["wide"].parts(True, False)[0] == pytest.approx(ranking.file_part(s, scale))
+
+
+def unit(
+    oid: str, anchors: tuple[tuple[str, float], ...], kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION
+) -> Observation:
+    """A knowledge unit anchored to symbols ``(id, confidence)``."""
+    return replace(
+        obs(oid),
+        anchors=tuple(
+            Anchor(AnchorKind.SYMBOL, sid, "r", sid.split("::")[0], symbol_id=sid, confidence=c) for sid, c in anchors
+        ),
+        knowledge=KnowledgeSource("docs/x.md", 1, 2, (), kind),
+    )
+
+
+def test_a_units_anchor_counts_by_its_confidence() -> None:
+    """A paragraph that says ``app`` in passing (low confidence) collects less from the same
+    node than one that names ``flask.app.Flask`` (full), and so does its reach."""
+    co = CoSignal(0.5, 5, 10, "app.py")
+    s = {"app.py::Flask": NodeSignals.make(proximity=0.6, cochange=co)}
+    passing = unit("passing", (("app.py::Flask", 0.3),))
+    named = unit("named", (("app.py::Flask", 1.0),))
+    note = obs("note")
+    found = collect({"app.py::Flask": [passing, named, note]}, s)
+    p, n, o = found["passing"], found["named"], found["note"]
+    assert n.best_rank == pytest.approx(o.best_rank)
+    assert p.best_rank == pytest.approx(0.3 * n.best_rank)
+    assert p.reach == pytest.approx(0.3 * 0.5)
+    assert n.reach == pytest.approx(0.5)
+    assert p.node == "app.py::Flask"  # the anchor still explains it
+
+
+def test_a_unit_does_not_reach_code_through_imports() -> None:
+    """A node reached only through an import: a unit gets no proximity from it (its
+    co-change stays); a note still does; a shared note is written about its anchors."""
+    s = {"app.py::Flask": NodeSignals.make(proximity=0.35, unit_proximity=0.0)}
+    doc, shared, note = (
+        unit("doc", (("app.py::Flask", 1.0),)),
+        unit("shared", (("app.py::Flask", 1.0),), KnowledgeKind.SHARED_NOTE),
+        obs("note"),
+    )
+    found = collect({"app.py::Flask": [doc, shared, note]}, s)
+    assert found["doc"].best_rank == pytest.approx(ranking.W_CENTRALITY * 0.0)
+    assert found["shared"].best_rank == pytest.approx(ranking.W_PROXIMITY * 0.35)
+    assert found["note"].best_rank == pytest.approx(ranking.W_PROXIMITY * 0.35)
+
+
+def test_only_a_sure_reference_puts_a_unit_with_the_named_symbols() -> None:
+    s = {"f::g": NodeSignals.make(proximity=1.0)}
+    sure, passing = unit("sure", (("f::g", 1.0),)), unit("passing", (("f::g", 0.3),))
+    found = collect({"f::g": [sure, passing, obs("note")]}, s, frozenset({"f::g"}))
+    assert found["sure"].on_query
+    assert found["note"].on_query
+    assert not found["passing"].on_query
+
+
+def test_a_unit_is_not_about_each_name_it_uses() -> None:
+    """A page of examples naming many functions collects no breadth (``UNIT_BREADTH``); a
+    note anchored to the same functions does."""
+    near = NodeSignals.make(proximity=0.6)
+    s = {"g::x": near, "g::y": near, "g::z": near}
+    page = unit("page", (("g::x", 1.0), ("g::y", 1.0), ("g::z", 1.0)))
+    note = replace(obs("note"), anchors=page.anchors)
+    found = collect({"g::x": [page, note], "g::y": [page, note], "g::z": [page, note]}, s)
+    assert found["note"].breadth == pytest.approx(2 * ranking.W_PROXIMITY * 0.6)
+    assert found["page"].breadth == pytest.approx(ranking.UNIT_BREADTH * 2 * ranking.W_PROXIMITY * 0.6)
+    assert found["page"].best_rank == pytest.approx(found["note"].best_rank)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from graphmemd.retrieval.cochange import MAX_COMMIT_FILES, CoChange, CommitChange, commit_weight, def_name, parse_log
 from graphmemd.retrieval.cochange_git import CoChangeFiles, CoChangeKeeper, CoChangeMiner
-from graphmemd.retrieval.cosignal import FILE_SHARE, cochange_signals, node_signal
+from graphmemd.retrieval.cosignal import FILE_SHARE, MIN_HISTORY, cochange_signals, node_signal
 
 LOG = """\
 \x00c3 300
@@ -177,6 +178,8 @@ def test_signals_map_partners_onto_graph_nodes() -> None:
     assert inherited is not None
     assert inherited.strength == pytest.approx(sig["r:b.py"].strength * FILE_SHARE)
     assert "changed together with a.py in 2 of the last 2 commits" in sig["r:b.py"].why("b.py")
+    assert not sig["r:b.py"].explains  # two commits are not history enough to give it as a reason
+    assert replace(sig["r:b.py"], total=MIN_HISTORY).explains
     # with the symbol's share of its file's changes (the chain rule) instead of the flat share
     share = {"r:b.py::h#function": 0.25}
     chained = node_signal(sig, "r:b.py::h#function", file_of, lambda n: share.get(n, 0.0))

@@ -43,6 +43,21 @@ def test_close_matches_tiers() -> None:
     assert close_matches("  ", POOL).symbols == ()
 
 
+def test_a_name_is_the_symbol_of_that_qualname_before_nested_ones() -> None:
+    """``echo`` names the module-level function, not a helper of the same name nested in a test;
+    two module-level ones, or only nested ones, are ambiguous: ``named`` lists them."""
+    pool = [sym("src/click/utils.py", "echo"), sym("tests/test_prompt.py", "test_prompts_eof.echo")]
+    m = close_matches("echo", pool)
+    assert m.exact
+    assert [s.ref for s in m.named] == ["src/click/utils.py::echo"]
+    m = close_matches("echo", [*pool, sym("src/click/termui.py", "echo")])
+    assert not m.exact
+    assert [s.path for s in m.named] == ["src/click/utils.py", "src/click/termui.py"]
+    m = close_matches("push", POOL)
+    assert [s.qualname for s in m.named] == ["AppContext.push", "RequestContext.push"]
+    assert close_matches("PUSH", POOL).named == ()  # a case-insensitive match names nothing outright
+
+
 def test_score_is_relevance_times_multipliers_and_stale_ranks_lower() -> None:
     fresh = ranking.components(ranking.Signals(proximity=1.0, cochange=0.5, focus=0.2))
     assert fresh.relevance == pytest.approx(ranking.W_PROXIMITY + 0.5 * ranking.W_COCHANGE + 0.2 * ranking.W_FOCUS)

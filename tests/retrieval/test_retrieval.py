@@ -521,6 +521,31 @@ def test_cochange_brings_in_what_changes_with_the_file(open_repo: Callable[..., 
     wait_for(lambda: evidence() == (5, 7), 30.0)
 
 
+def _one_commit(root: Path) -> None:
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "fixture")
+
+
+def test_cochange_is_a_reason_only_with_three_commits_of_history(open_repo: Callable[..., Repo]) -> None:
+    """One commit added api.py and legacy.py together: co-change may weigh in, but "changed
+    together ... in 1 of the last 1 commits" explains nothing and is never given as the reason."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = open_repo("chain_py", _one_commit)
+    purge = repo.observe("purging must run before every request is handled", "legacy.py::purge_rows")
+
+    def mined() -> Recalled | None:
+        hit = by_id(repo.recall(files=[repo.file("api.py")])).get(purge.id)
+        return hit if hit is not None and hit.components.cochange_total == 1 else None
+
+    hit = wait_for(mined, 30.0)
+    assert isinstance(hit, Recalled)
+    assert hit.components.cochange_together == 1
+    assert "changed together" not in hit.why
+    assert hit.why == "anchored to legacy.py::purge_rows"
+
+
 def test_hops_zero_means_the_anchors_only(open_repo: Callable[..., Repo]) -> None:
     repo = open_repo("chain_py")
     on_a = repo.observe("handlers validate the payload shape", A)

@@ -35,6 +35,9 @@ def register(verb: Callable[..., argparse.ArgumentParser]) -> None:
             login_service=args.login_service,
             register=not args.no_register,
             explicit_root=bool(args.repo),
+            command=args.command,
+            home_flag=getattr(args, "home", None),
+            address_flag=getattr(args, "address", None),
         )
         return (run_undo if args.undo else run_setup)(req, ctx.out)
 
@@ -63,7 +66,12 @@ def register(verb: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--login-service", action="store_true", help="install the login service (graphmem daemon install)")
     p.add_argument("--no-register", action="store_true", help="do not register the repository with the daemon")
     p.add_argument("--repo", metavar="PATH", default="", help="the repository (default: the one at hand)")
-    p.epilog = "Turn the hooks off: graphmem setup CLIENT --no-hooks; undo everything: graphmem setup CLIENT --undo."
+    p.add_argument("--command", metavar="PATH", default=None,
+                   help="the graphmem the files run (default: `graphmem` on PATH in project files, this "
+                   "graphmem's absolute path in --user files)")
+    p.epilog = ("Project files name `graphmem` on PATH and carry GRAPHMEM_HOME only with --home, so they work on "
+                "every teammate's machine. Turn the hooks off: graphmem setup CLIENT --no-hooks; undo everything: "
+                "graphmem setup CLIENT --undo.")
 
     p = verb("hook", cmd_hook, "a client lifecycle hook (reads its JSON on stdin; used by setup's hooks)")
     p.add_argument("kind", choices=KINDS)

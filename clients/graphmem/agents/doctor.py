@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -67,6 +68,24 @@ def _hook_places(spec: ClientSpec, root: Path, env: Mapping[str, str]) -> list[t
     return [(Scope.PROJECT, root / spec.hooks.project), (Scope.USER, resolve_path(spec.hooks.user, env, sys.platform))]
 
 
+def _which(exe: str, env: Mapping[str, str]) -> str | None:
+    """``exe`` as the client's process finds it: a path as is, a bare name on ``PATH``."""
+    return shutil.which(exe, path=env.get("PATH", os.defpath))
+
+
+def _missing(exe: str, scope: Scope, setup: str) -> Check:
+    """The failed check of a file naming an executable this machine does not have, with why."""
+    if os.sep not in exe:
+        return Check("", False, f"names `{exe}`, which is not on PATH here (the client looks it up on its PATH)",
+                     f"put graphmem on PATH for the client (pipx install graphmem, or "
+                     f"activate its virtualenv before starting the client), or name a launcher every machine has: "
+                     f"{setup} --command PATH")
+    why = (" (a path from another machine? project files should name `graphmem`, found on each machine's PATH)"
+           if scope is Scope.PROJECT else "")
+    return Check("", False, f"names {exe}, which does not exist or is not executable{why}",
+                 f"{setup}   (writes the graphmem on PATH)" if scope is Scope.PROJECT else setup)
+
+
 def _answers(command: Sequence[str], env: Mapping[str, str]) -> tuple[bool, str]:
     """Whether ``command --version`` runs and names graphmem."""
     try:
@@ -112,12 +131,17 @@ def client_checks(spec: ClientSpec, root: Path, env: Mapping[str, str], version:
         command = [str(entry.get("command", "")), *[str(a) for a in entry.get("args", [])]]
         if command[-1:] == ["mcp"]:
             command = command[:-1]
-        ok, said = _answers(command, entry.get("env") or {})
+        where = fix + (" --user" if scope is Scope.USER else "")
+        name = f"{spec.name}: MCP entry ({scope.value}, {path})"
+        entry_env = {str(k): str(v) for k, v in (entry.get("env") or {}).items()}
+        if _which(command[0], {**env, **entry_env}) is None:
+            absent = _missing(command[0], scope, where)
+            checks.append(Check(name, False, absent.detail, absent.fix))
+            continue
+        ok, said = _answers(command, entry_env)
         if ok and version and not said.endswith(version):
             ok, said = False, f"{said}, but the daemon is {version}"
-        where = fix + (" --user" if scope is Scope.USER else "")
-        checks.append(Check(f"{spec.name}: MCP entry ({scope.value}, {path})", ok,
-                            f"runs {shlex.join(command)} mcp: {said}", where))
+        checks.append(Check(name, ok, f"runs {shlex.join(command)} mcp: {said}", where))
     if spec.hooks is None:
         checks.append(Check(f"{spec.name}: hooks", True, f"none ({spec.no_hooks_reason})"))
         return checks
@@ -126,11 +150,12 @@ def client_checks(spec: ClientSpec, root: Path, env: Mapping[str, str], version:
         events, exes = _hook_events(spec, path)
         if events:
             missing = [e for e in wanted if e not in events]
-            gone = [x for x in exes if not (Path(x).is_file() and os.access(x, os.X_OK))]
+            gone = [_missing(x, scope, fix + (" --user" if scope is Scope.USER else ""))
+                    for x in dict.fromkeys(exes) if _which(x, env) is None]
             ok = not missing and not gone
             detail = f"{', '.join(events)} in {path}" + (f"; missing {', '.join(missing)}" if missing else "")
-            detail += f"; {', '.join(gone)} is not an executable" if gone else ""
-            checks.append(Check(f"{spec.name}: hooks ({scope.value})", ok, detail, fix))
+            detail += "".join(f"; {g.detail}" for g in gone)
+            checks.append(Check(f"{spec.name}: hooks ({scope.value})", ok, detail, gone[0].fix if gone else fix))
             return checks
     checks.append(Check(f"{spec.name}: hooks", False, "graphmem's hooks are not installed", fix))
     return checks

@@ -9,11 +9,13 @@ always exits 0. When the daemon is not running (its socket is missing: nothing i
 imported), does not answer in time, or the working directory is in no registered repository,
 it prints nothing.
 
-session-start: the repository's brief (``SessionBrief`` with no files). post-edit: the notes
-the edit just made stale or suspect, then the notes on the edited files and the code one step
-away (``EditContext``, which first lets the index take in the saved files, for at most
-``--wait-ms``). Each session's hooks remember (in the runtime directory) which notes they have
-shown, so a later edit does not repeat them; a new, cleared or compacted session starts afresh.
+session-start: the repository's brief (``SessionBrief`` with no files) within ``--budget``
+tokens (``SESSION_BUDGET`` by default). post-edit: only what the edit changed, the notes it just
+made stale or suspect (``EditContext``, which first lets the index take in the saved files, for
+at most ``--wait-ms``); nothing when it changed nothing under a note. Each session's hooks
+remember (in the runtime directory) which notes they have shown and in which state, so a later
+edit, or the same hook run again, does not repeat a note until its state changes; a new,
+cleared or compacted session starts afresh.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ MAX_PAYLOAD = 4 * 1024 * 1024
 #: ``EditContextRequest.already_shown``).
 MAX_REMEMBERED = 2000
 TOKEN_METADATA = "x-graphmem-token"
+#: The session brief's default token budget (``--budget`` sets another).
+SESSION_BUDGET = 400
+#: The post-edit text's default token budget.
+EDIT_BUDGET = 600
 
 
 class HookArgs:
@@ -155,9 +161,10 @@ SERVICE = "/graphmem.v1.RetrievalService/"
 
 
 def _ask(args: HookArgs, hook: HookInput, call: Caller, shown: list[str]) -> tuple[str, list[str]]:
-    """The daemon's text and the ids it shows (raises when the call fails)."""
+    """The daemon's text and what it shows to remember: ids (session start), ``ID@STATE``
+    (post-edit: a note is not repeated until its state changes); raises when the call fails."""
     if args.kind == "session-start":
-        request = wire.session_brief_request(hook.cwd, args.budget or 1200, args.fresh_only)
+        request = wire.session_brief_request(hook.cwd, args.budget or SESSION_BUDGET, args.fresh_only)
         brief = wire.decode(call("SessionBrief", request, args.timeout))
         ids = wire.strings(brief, 2)  # SessionBriefResponse.observation_ids
         if not ids and not brief.get(250):  # nothing shown, nothing left out (left_out = 250)
@@ -165,9 +172,10 @@ def _ask(args: HookArgs, hook: HookInput, call: Caller, shown: list[str]) -> tup
         return "".join(wire.strings(brief, 1)), ids
     if not hook.files:
         return "", []
-    request = wire.edit_context_request(hook.cwd, hook.files, args.budget or 600, args.wait_ms, args.fresh_only, shown)
+    budget = args.budget or EDIT_BUDGET
+    request = wire.edit_context_request(hook.cwd, hook.files, budget, args.wait_ms, args.fresh_only, shown)
     edit = wire.decode(call("EditContext", request, args.timeout + args.wait_ms / 1000))
-    return "".join(wire.strings(edit, 1)), wire.strings(edit, 2)  # EditContextResponse.text, observation_ids
+    return "".join(wire.strings(edit, 1)), wire.strings(edit, 8)  # EditContextResponse.text, shown_states
 
 
 def _ask_daemon(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphmem.agents import instructions, jsonc, tomledit
+from graphmem.agents.invocation import Invocation
 from graphmem.agents.table import (
     SERVER_NAME,
     ClientSpec,
@@ -47,12 +48,11 @@ class Targets:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """What to write: the graphmem command (executable and leading arguments), the environment
-    its MCP server needs, the home the hooks pass on, and which parts to install."""
+    """What to write: how the MCP file and the hooks file each name graphmem (by the scope each
+    file is at: ``invocation.invocation``), and which parts to install."""
 
-    command: tuple[str, ...]
-    env: Mapping[str, str]
-    home: str | None
+    mcp_run: Invocation
+    hooks_run: Invocation
     hooks: bool = True
     instructions: bool = False
 
@@ -90,7 +90,7 @@ def _edit_hooks(text: str, spec: HookSpec, client_name: str, opts: Options, inst
     for event in spec.events:
         path = ("hooks", event.event)
         if install:
-            line = hook_command(opts.command, event.kind, client_name, opts.home)
+            line = hook_command(opts.hooks_run.command, event.kind, client_name, opts.hooks_run.home)
             text = jsonc.upsert_item(text, path, is_our_hook, hook_item(spec, event, line))
         else:
             text = jsonc.remove_items(text, path, is_our_hook)
@@ -103,7 +103,7 @@ def _edit_hooks(text: str, spec: HookSpec, client_name: str, opts: Options, inst
 
 def _edit_mcp(text: str, spec: ClientSpec, opts: Options, install: bool) -> str:
     m = spec.mcp
-    entry = mcp_entry(m, (*opts.command, "mcp"), opts.env)
+    entry = mcp_entry(m, (*opts.mcp_run.command, "mcp"), opts.mcp_run.env)
     if m.format is Format.TOML:
         if install:
             text = tomledit.set_table(text, m.servers_key, SERVER_NAME, entry)

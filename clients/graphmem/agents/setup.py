@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
+import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from graphmem.agents.invocation import Invocation, Setting, invocation, parse_command
 from graphmem.agents.plan import Change, Options, Targets, diff, plan, targets, unplan
 from graphmem.agents.state import Manifest, read_text, sha256, write_atomically
-from graphmem.agents.table import ClientSpec, Scope, client
-from graphmem.errors import DaemonNotRunning
+from graphmem.agents.table import ClientSpec, Scope, client, resolve_path
+from graphmem.errors import DaemonNotRunning, FailedPrecondition, InvalidArgument
 from graphmem.paths import resolve_paths
 
 __all__ = ["SetupRequest", "graphmem_command", "repository_root", "run_setup", "run_undo"]
@@ -41,6 +44,9 @@ class SetupRequest:
     login_service: bool = False
     register: bool = True
     explicit_root: bool = False  # --repo named it (else: the git work tree at hand, or the directory)
+    command: str | None = None  # --command: the launcher the files name (else: graphmem on PATH / this one)
+    home_flag: str | None = None  # --home as given on the command line (project files carry only that)
+    address_flag: str | None = None  # --address as given on the command line
 
 
 def graphmem_command(argv0: str | None = None, executable: str | None = None) -> tuple[str, ...]:
@@ -65,14 +71,62 @@ def repository_root(start: Path) -> Path:
     return start
 
 
-def _options(req: SetupRequest, instructions: bool) -> Options:
-    env = {}
-    if req.home:
-        env["GRAPHMEM_HOME"] = str(Path(req.home).expanduser().resolve())
-    if req.address:
-        env["GRAPHMEM_ADDRESS"] = req.address
-    home = env.get("GRAPHMEM_HOME")
-    return Options(graphmem_command(), env, home, hooks=req.hooks, instructions=instructions)
+def _invocation(req: SetupRequest, scope: Scope) -> Invocation:
+    """How a file at ``scope`` names graphmem for this request."""
+    try:
+        chosen = parse_command(req.command) if req.command is not None else None
+    except ValueError as exc:
+        raise InvalidArgument(str(exc)) from None
+
+    def absolute(home: str | None) -> str | None:
+        return str(Path(home).expanduser().resolve()) if home else None
+
+    home = Setting(absolute(req.home_flag), absolute(req.home))
+    return invocation(scope, chosen, graphmem_command(), home, Setting(req.address_flag, req.address))
+
+
+def _options(req: SetupRequest, where: Targets, instructions: bool) -> Options:
+    return Options(_invocation(req, where.mcp_scope), _invocation(req, req.scope), hooks=req.hooks,
+                   instructions=instructions)
+
+
+def _user_files(spec: ClientSpec, req: SetupRequest, where: Targets) -> bool:
+    """Whether this setup writes any of the client's user-scope files."""
+    return where.mcp_scope is Scope.USER or (req.scope is Scope.USER and spec.hooks is not None)
+
+
+def _require_client_home(spec: ClientSpec, req: SetupRequest, where: Targets, env: Mapping[str, str]) -> None:
+    """A client whose folder does not exist yet gets none of its files (not the hooks without
+    the server): the user starts it once, or adds the server with the client's own command."""
+    if not _user_files(spec, req, where):
+        return
+    folder = resolve_path(spec.user_home, env, sys.platform)
+    if folder.is_dir():
+        return
+    message = (f"{folder} does not exist: {spec.title} has not been started as this user yet, so setup wrote "
+               f"nothing. Start {spec.title} once (it makes that folder), then run this again")
+    if spec.mcp.command_line:
+        exe = shlex.join(_invocation(req, where.mcp_scope).command)
+        message += f"; or add only the server: {spec.mcp.command_line.format(exe=exe, scope=where.mcp_scope.value)}"
+    raise FailedPrecondition(message)
+
+
+def _on_path_note(spec: ClientSpec, req: SetupRequest, where: Targets, opts: Options,
+                  env: Mapping[str, str]) -> str:
+    """A line when the command the project files name is not what this shell finds on PATH."""
+    names = (where.mcp_scope is Scope.PROJECT) or (spec.hooks is not None and req.hooks)
+    exe = opts.hooks_run.command[0] if opts.hooks_run.command else ""
+    if req.scope is not Scope.PROJECT or not names or not exe or os.sep in exe:
+        return ""
+    found = shutil.which(exe, path=env.get("PATH"))
+    if found is None:
+        return (f"note: `{exe}` is not on this shell's PATH, and the files name it so that every machine finds "
+                f"its own: put graphmem on PATH (pipx install graphmem, or activate its virtualenv) before "
+                f"starting the client, or name a launcher with --command PATH\n")
+    running = graphmem_command()
+    if len(running) == 1 and Path(found).resolve() != Path(running[0]).resolve():
+        return f"note: `{exe}` on PATH here is {found}, not the graphmem running setup ({running[0]})\n"
+    return ""
 
 
 def _ask(question: str, out: TextIO) -> bool:
@@ -163,14 +217,12 @@ def run_setup(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = No
     env = os.environ if env is None else env
     spec = client(req.client)
     where = targets(spec, req.scope, req.root, env, sys.platform)
+    _require_client_home(spec, req, where, env)
     wants = req.instructions
     if wants is None and not req.dry_run:
         wants = _ask(f"Add graphmem's note-taking instructions to {where.instructions}?", out)
-    opts = _options(req, bool(wants))
-    by_command = where.mcp_scope is Scope.USER and not where.mcp.parent.exists() and spec.mcp.command_line
+    opts = _options(req, where, bool(wants))
     changes = plan(spec, where, opts, read_text)
-    if by_command:
-        changes = [c for c in changes if c.path != where.mcp or c.path == where.hooks]  # the command does it
     label = f"{spec.title}, {req.scope.value} scope"
     if req.dry_run:
         out.write(f"graphmem setup {spec.name} ({label}): dry run, nothing is written\n")
@@ -178,6 +230,7 @@ def run_setup(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = No
             out.write(diff(c) if c.changed else f"unchanged: {c.path}\n")
         if req.register:
             out.write(f"would register {req.root} with the daemon (starting it if needed)\n")
+        out.write(_on_path_note(spec, req, where, opts, env))
         return 0
     _apply(changes, Manifest(resolve_paths(req.home).state_dir), spec.name)
     out.write(f"graphmem setup {spec.name} ({label})\n")
@@ -185,10 +238,7 @@ def run_setup(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = No
         out.write(f"  {'wrote    ' if c.changed else 'unchanged'} {_show(req.root, c.path)}\n")
     if where.mcp_scope is not req.scope:
         out.write(f"  ({spec.title} has no project-level MCP file: the server is set for the user)\n")
-    if by_command:
-        exe = " ".join(opts.command)
-        out.write(f"  {where.mcp.parent} does not exist: add the MCP server with\n    "
-                  f"{spec.mcp.command_line.format(exe=exe, scope=where.mcp_scope.value)}\n")
+    out.write(_on_path_note(spec, req, where, opts, env))
     if req.register and not req.explicit_root and not (req.root / ".git").exists():
         out.write(f"{req.root} is not a git work tree: not registered with the daemon (name the repository "
                   "with --repo PATH, or: graphmem repo add PATH)\n")
@@ -224,7 +274,7 @@ def run_undo(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = Non
     spec = client(req.client)
     where = targets(spec, req.scope, req.root, env, sys.platform)
     manifest = Manifest(resolve_paths(req.home).state_dir)
-    changes = _undo_changes(spec, where, manifest, _options(req, False))
+    changes = _undo_changes(spec, where, manifest, _options(req, where, False))
     if not changes:
         out.write(f"graphmem setup {spec.name} --undo: nothing to undo ({req.scope.value} scope)\n")
         return 0
@@ -232,25 +282,30 @@ def run_undo(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = Non
         for c in changes:
             out.write(diff(c) if c.changed else f"unchanged: {c.path}\n")
         return 0
+    made: list[Path] = []
     for c in changes:
-        _restore(c, manifest, spec.name)
+        made += _restore(c, manifest, spec.name)
         out.write(f"  {'restored ' if c.changed else 'kept     '} {_show(req.root, c.path)}\n")
+    for d in sorted(set(made), key=lambda d: len(d.parts), reverse=True):  # after every file: two may share one
+        _rmdir_if_empty(d)
     manifest.save()
     return 0
 
 
-def _restore(c: Change, manifest: Manifest, owner: str) -> None:
+def _restore(c: Change, manifest: Manifest, owner: str) -> list[Path]:
+    """Restore one file; returns the directories setup made for it, once it is removed."""
     rec = manifest.files[str(c.path)]
     rec.owners = [o for o in rec.owners if o != owner]
+    made: list[Path] = []
     if c.changed:
         if c.new is None:
             c.path.unlink(missing_ok=True)
-            for d in reversed(rec.created_dirs):
-                _rmdir_if_empty(Path(d))
+            made = [Path(d) for d in rec.created_dirs]
         else:
             write_atomically(c.path, c.new.encode("utf-8"))
     if not rec.owners:
         manifest.forget(c.path)
+    return made
 
 
 def _rmdir_if_empty(d: Path) -> None:

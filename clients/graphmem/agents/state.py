@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,13 +37,16 @@ def read_text(path: Path) -> str | None:
         raise GraphMemError(f"cannot read {path}: {exc}") from exc
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, keeping its mode."""
+def write_atomically(path: Path, data: bytes, new_mode: int = 0o666) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename, keeping its mode; a new
+    file gets ``new_mode`` less the umask (by default what any new file gets: 0644 under the usual
+    022, as a configuration file meant to be committed and read by every tool should)."""
     try:
-        mode = path.stat().st_mode & 0o7777
+        mode: int | None = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, new_mode)  # less the umask
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -51,7 +54,7 @@ def write_atomically(path: Path, data: bytes) -> None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -87,7 +90,7 @@ class Manifest:
         """Write the manifest (atomically)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         data = {"version": 1, "files": {k: vars(v) for k, v in sorted(self.files.items())}}
-        write_atomically(self.path, (json.dumps(data, indent=2) + "\n").encode())
+        write_atomically(self.path, (json.dumps(data, indent=2) + "\n").encode(), 0o600)
 
     def record(self, path: Path, before: bytes | None, after: bytes, owner: str, created_dirs: list[Path]) -> None:
         """Note that ``owner`` wrote ``after`` to ``path``; the first time, back ``before`` up."""
@@ -98,7 +101,7 @@ class Manifest:
             if before is not None:
                 self.dir.joinpath("backups").mkdir(parents=True, exist_ok=True)
                 backup = hashlib.sha1(key.encode()).hexdigest()
-                write_atomically(self.dir / "backups" / backup, before)
+                write_atomically(self.dir / "backups" / backup, before, 0o600)  # may hold a client's secrets
             rec = self.files[key] = Touched(backup, "", [], [str(d) for d in created_dirs])
         rec.written = sha256(after)
         if owner not in rec.owners:

@@ -111,10 +111,13 @@ class ClientSpec:
     hooks: HookSpec | None
     no_hooks_reason: str
     instructions: str  # the instruction file it reads at the repository root
+    user_home: str  # the folder the client makes for its user on first start (a ``resolve_path`` template)
     next_steps: tuple[str, ...] = ()
     hooks_flag: tuple[str, ...] = ()  # TOML key path set to true in the MCP file to enable hooks (Codex)
     hooks_flag_unless: tuple[str, ...] = ()
 
+
+_KIND_VALUES = frozenset(k.value for k in HookKind)
 
 _CLAUDE_START = HookEvent("SessionStart", HookKind.SESSION_START, "startup|resume|clear|compact")
 _CLAUDE_EDIT = HookEvent("PostToolUse", HookKind.POST_EDIT, "Edit|MultiEdit|Write|NotebookEdit")
@@ -131,6 +134,7 @@ CLIENTS: Mapping[str, ClientSpec] = {
                            nested=True, timeout_start=15, timeout_edit=10),
             no_hooks_reason="",
             instructions="CLAUDE.md",
+            user_home="{home}/.claude",
             next_steps=("Claude Code asks once to approve the project's .mcp.json servers: accept graphmem.",),
         ),
         ClientSpec(
@@ -147,6 +151,7 @@ CLIENTS: Mapping[str, ClientSpec] = {
             ),
             no_hooks_reason="",
             instructions="AGENTS.md",
+            user_home="{codex_home}",
             next_steps=(
                 "Codex reads a project's .codex/ only in a trusted project: trust it when asked.",
                 "Codex runs new hooks only once trusted: open /hooks in Codex and trust graphmem's two.",
@@ -167,6 +172,7 @@ CLIENTS: Mapping[str, ClientSpec] = {
             ),
             no_hooks_reason="",
             instructions="AGENTS.md",
+            user_home="{home}/.cursor",
             next_steps=("Cursor runs project hooks and MCP servers in a trusted workspace: enable graphmem in "
                         "Settings > MCP if it is off.",),
         ),
@@ -185,6 +191,7 @@ CLIENTS: Mapping[str, ClientSpec] = {
             ),
             no_hooks_reason="",
             instructions="AGENTS.md",
+            user_home="{vscode_user}",
             next_steps=("VS Code agent hooks are a preview: an organisation policy may turn them off.",),
         ),
         ClientSpec(
@@ -201,6 +208,7 @@ CLIENTS: Mapping[str, ClientSpec] = {
             ),
             no_hooks_reason="",
             instructions="GEMINI.md",
+            user_home="{home}/.gemini",
             next_steps=("Gemini CLI warns once before running new project hooks: allow graphmem's.",),
         ),
         ClientSpec(
@@ -211,6 +219,7 @@ CLIENTS: Mapping[str, ClientSpec] = {
             no_hooks_reason="Windsurf's hooks cannot add text to the agent's context, so graphmem installs none; "
             "the instructions block (--instructions) tells Cascade to call session_brief and recall.",
             instructions="AGENTS.md",
+            user_home="{home}/.codeium/windsurf",
             next_steps=("Windsurf keeps MCP servers for the user only: press refresh in Cascade's MCP panel.",),
         ),
     )
@@ -281,7 +290,8 @@ def hook_item(spec: HookSpec, event: HookEvent, line: str) -> dict[str, Any]:
 
 
 def is_our_hook(item: Any) -> bool:
-    """Whether an item of a hook array is graphmem's (its command runs ``graphmem … hook``)."""
+    """Whether an item of a hook array is graphmem's: its command runs ``graphmem … hook``, or
+    any launcher with ``hook KIND … --client`` (a ``--command`` the user chose)."""
     nested = item.get("hooks") if isinstance(item, dict) else None
     handlers: list[Any] = nested if isinstance(nested, list) else [item]
     for h in handlers:
@@ -290,5 +300,7 @@ def is_our_hook(item: Any) -> bool:
             words = shlex.split(command) if command.count("'") % 2 == 0 else command.split()
             for n, word in enumerate(words[:-1]):
                 if "graphmem" in Path(word).name and words[n + 1] == "hook":
+                    return True
+                if word == "hook" and words[n + 1] in _KIND_VALUES and "--client" in words[n + 2:]:
                     return True
     return False

@@ -9,7 +9,7 @@ as their values, times as epoch seconds). Messages and errors go to stderr as
 One module per group of commands, each adding its verbs with ``register(r)``
 (``common.Registrar``): ``daemon`` (daemon, status), ``repos`` (repo, index), ``notes`` (the
 observation verbs), ``code`` (symbols, resolve, symbol, events), ``transfer`` (export,
-import), ``serve`` (mcp, lsp, completion), ``checking`` (check); the agent verbs (setup,
+import), ``serve`` (mcp, lsp, completion), ``ui`` (the review page), ``checking`` (check); the agent verbs (setup,
 hook, doctor) come from ``graphmem.agents.commands``. ``common`` holds the resolved global
 options and the shared helpers, ``views`` the human renderings.
 
@@ -27,7 +27,7 @@ import sys
 
 from graphmem import __version__
 from graphmem.agents.commands import register as register_agent_verbs
-from graphmem.cli import checking, code, daemon, notes, repos, serve, transfer
+from graphmem.cli import checking, code, daemon, notes, repos, serve, transfer, ui
 from graphmem.cli.common import (
     EX_INTERRUPTED,
     EX_USAGE,
@@ -37,6 +37,7 @@ from graphmem.cli.common import (
     Registrar,
     Verb,
     freshness_line,
+    pick_hint,
     to_jsonable,
 )
 from graphmem.errors import DaemonNotRunning, GraphMemError
@@ -78,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
     r = Registrar(common, parser.add_subparsers(title="commands", metavar="COMMAND", required=True))
-    for group in (daemon, repos, notes, code, transfer, serve):
+    for group in (daemon, repos, notes, code, transfer, serve, ui):
         group.register(r)
     register_agent_verbs(r.verb)
     checking.register(r)
@@ -105,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         return func(args, ctx)
     except GraphMemError as exc:
         ctx.note(str(exc))
-        if exc.close_matches:
-            ctx.note("did you mean: " + "  ".join(exc.close_matches))
+        hint = pick_hint(args, exc)
+        if hint:
+            ctx.note(hint)
         if isinstance(exc, DaemonNotRunning):
             print(START_HINT, file=ctx.err)
         return exc.exit_code

@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -317,3 +318,22 @@ def stale_flags(p: argparse.ArgumentParser) -> None:
 def all_flag(p: argparse.ArgumentParser) -> None:
     """``--all``: every repository instead of the one at hand."""
     p.add_argument("--all", action="store_true", help="every repository (default: the one at hand, if any)")
+
+
+#: The options whose value is a code reference (an anchor, a symbol, a file).
+_REF_OPTIONS = ("anchor", "symbol", "file")
+
+
+def pick_hint(args: argparse.Namespace, exc: GraphMemError) -> str:
+    """The one line after an error that names candidates: how to pick one with the option that
+    carried the reference (``e.g. --anchor app/auth/crypto.py::hash_password``); else the
+    candidates, when the message does not already list them; "" when there is nothing to add."""
+    if not exc.close_matches:
+        return ""
+    for name in _REF_OPTIONS:
+        value = getattr(args, name, None)
+        if exc.reference and (value == exc.reference or (isinstance(value, list) and exc.reference in value)):
+            return f"e.g. --{name} {shlex.quote(exc.close_matches[0])}"
+    if all(c in exc.message for c in exc.close_matches):
+        return ""
+    return "did you mean: " + "  ".join(exc.close_matches)

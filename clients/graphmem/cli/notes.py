@@ -65,6 +65,9 @@ def register(r: Registrar) -> None:
 
     p = r.verb("show", cmd_show, "show one observation")
     p.add_argument("id", metavar="ID")
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="each reason in full: detection time, commit, both signatures"
+    )
     json_flag(p)
 
     p = r.verb("list", cmd_list, "list observations")
@@ -167,7 +170,7 @@ def cmd_show(args: argparse.Namespace, ctx: Ctx) -> int:
     if args.json:
         ctx.print_json(obs)
     else:
-        for line in render_observation(obs):
+        for line in render_observation(obs, verbose=args.verbose):
             ctx.print(line)
     return 0
 

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TextIO
 
+from graphmem.changes import spaced
 from graphmem.cli.common import first_line, fmt_bytes, fmt_duration, fmt_time, freshness_line, plural, short
-from graphmem.render import marker
+from graphmem.render import marker, reason_lines
 from graphmem.types import (
     Event,
     Hop,
@@ -27,11 +28,16 @@ from graphmem.types import (
 )
 
 
-def render_observation(o: Observation) -> list[str]:
-    """``graphmem show``: one observation in full."""
+def render_observation(o: Observation, *, verbose: bool = False) -> list[str]:
+    """``graphmem show``: one observation in full; each stale reason in one line
+    (``changes.change_line``), signatures spaced. ``verbose``: every reason's detection time,
+    full commit, old and new signature and the daemon's sentence."""
+    status = o.status.value + (" (needs review: an anchor was renamed or moved)" if o.needs_review else "")
+    if o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
+        status += f" by {o.superseded_by}"
     lines = [
         f"id:         {o.id}",
-        f"status:     {marker(o)}",
+        f"status:     {status}",
         f"category:   {o.category.value}    confidence: {o.confidence:g}    source: {o.source or '-'}",
         f"repository: {o.repo_id or '-'}",
         f"created:    {fmt_time(o.created_at)}    updated: {fmt_time(o.updated_at)}",
@@ -42,22 +48,12 @@ def render_observation(o: Observation) -> list[str]:
     if o.anchors:
         lines.append("anchors:")
         for a in o.anchors:
-            sig = f"    {a.signature}" if a.signature else ""
-            lines.append(f"  - {a.ref} ({a.kind.value}){sig}")
+            lines.append(f"  - {a.ref}" + (f"    {spaced(a.signature)}" if a.signature else f" ({a.kind.value})"))
     if o.stale_reasons:
         lines.append("suspect because:" if o.status is ObservationStatus.SUSPECT else "stale because:")
-        for r in o.stale_reasons:
-            bits = [r.change.value.replace("_", " "), fmt_time(r.detected_at)]
-            if r.commit:
-                bits.append(f"commit {short(r.commit)}")
-            lines.append(f"  - {r.anchor_ref}: {', '.join(bits)}")
-            if r.old_signature or r.new_signature:
-                lines.append(f"      was: {r.old_signature}")
-                lines.append(f"      now: {r.new_signature}")
-            if r.new_ref:
-                lines.append(f"      now at: {r.new_ref}")
-            if r.detail:
-                lines.append(f"      {r.detail}")
+        lines.extend(f"  - {line}" for line in reason_lines(o))
+        if verbose:
+            lines.extend(_reason_detail(o))
     for label, ids in (("supersedes", o.supersedes), ("contradicts", o.contradicts)):
         if ids:
             lines.append(f"{label + ':':<12}{', '.join(ids)}")
@@ -67,6 +63,26 @@ def render_observation(o: Observation) -> list[str]:
         lines.append(f"confirmed:  by {o.confirmed_by or '-'} at {fmt_time(o.confirmed_at)}")
     lines.append("")
     lines.extend(o.text.splitlines() or [""])
+    return lines
+
+
+def _reason_detail(o: Observation) -> list[str]:
+    """``show --verbose``: each reason with everything the daemon recorded."""
+    lines = ["reasons in full:"]
+    for r in o.stale_reasons:
+        when = "uncommitted" if r.uncommitted else "committed"
+        commit = f"commit {r.commit}" if r.commit else "no commit"
+        lines.append(f"  - {r.anchor_ref}: {r.change.value}, detected {fmt_time(r.detected_at)}, {commit} ({when})")
+        if r.old_signature:
+            lines.append(f"      was: {spaced(r.old_signature)}")
+        if r.new_signature:
+            lines.append(f"      now: {spaced(r.new_signature)}")
+        if r.new_ref:
+            lines.append(f"      now at: {r.new_ref}")
+        if r.dependency_ref:
+            lines.append(f"      dependency: {r.dependency_ref} (via {r.via or '?'})")
+        if r.detail:
+            lines.append(f"      {r.detail}")
     return lines
 
 

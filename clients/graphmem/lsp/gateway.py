@@ -72,6 +72,11 @@ class Gateway:
         """Whether the daemon answered last time (False also before the first answer)."""
         return bool(self._up)
 
+    @property
+    def down(self) -> bool:
+        """Whether the daemon is known to be gone (False also before the first answer)."""
+        return self._up is False
+
     def mark_up(self) -> None:
         """The daemon answers (again)."""
         self._set(True, "")

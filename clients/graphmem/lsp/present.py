@@ -7,6 +7,7 @@ import datetime as _dt
 from collections.abc import Sequence
 from typing import Final
 
+from graphmem.changes import change_line
 from graphmem.types import (
     KnowledgeReference,
     Observation,
@@ -60,10 +61,9 @@ def _iso(seconds: float | None) -> str | None:
 
 
 def _reason(r: StaleReason, now: float) -> str:
-    text = r.detail or f"{r.anchor_ref}: {r.change.value.replace('_', ' ')}"
+    """The change in one line (``changes.change_line``) and how long ago it was seen."""
     when = age(max(now - r.detected_at, 0.0)) if r.detected_at else ""
-    at = f" at {r.commit[:8]}" if r.commit else ""
-    return f"{text} ({when}{at})" if when else text
+    return f"{change_line(r)} ({when})" if when else change_line(r)
 
 
 def status_text(o: Observation, now: float) -> str:

@@ -46,6 +46,9 @@ STATUS_NOTIFICATION: Final = "graphmem/status"
 _BATCH_S: Final = 0.01
 #: Status reads at most this often while indexing events stream in.
 _STATUS_EVERY_S: Final = 0.5
+#: How long a hover or lens request waits for a document's first outline (then it answers
+#: with what it has, and a lens refresh follows when the outline arrives).
+FIRST_READ_S: Final = 1.0
 _DOWN_MESSAGE: Final = (
     "graphmem: the daemon is not running ({reason}). Notes show again once it is: "
     "start it with `graphmem daemon start --repo PATH`. Retrying in the background."
@@ -69,6 +72,7 @@ class Doc:
     view: FileView | None = None
     view_version: int | None = None
     published: bool = False
+    owed_lenses: bool = False  # a request was answered before the outline came: refresh lenses when it does
 
 
 class GraphmemServer(LanguageServer):
@@ -94,6 +98,8 @@ class GraphmemServer(LanguageServer):
         self._again: set[str] = set()  # documents to read once more when their read ends
         self._status_at = 0.0
         self._status_task: asyncio.Task[None] | None = None
+        self._roots_known = False  # the registered roots were read at least once
+        self._roots_task: asyncio.Task[bool] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -211,6 +217,7 @@ class GraphmemServer(LanguageServer):
         except GraphMemError as exc:
             logger.info("graphmem lsp: cannot read the repositories: %s", exc)
             return False
+        self._roots_known = True
         moved = False
         for doc in self.docs.values():
             location = self.roots.locate(doc.path)
@@ -258,6 +265,9 @@ class GraphmemServer(LanguageServer):
             if checked is not None:
                 doc.checked = checked
             self.publish(uri)
+            if outlined is not None and doc.owed_lenses:
+                doc.owed_lenses = False
+                self.refresh_lenses()
 
     async def _ask(self, fn: Callable[[], _T], what: str, path: str) -> _T | None:
         """A daemon read on a worker thread (None, logged, when it fails)."""
@@ -348,14 +358,42 @@ class GraphmemServer(LanguageServer):
             self.publish(uri)
 
     async def ready_view(self, uri: str) -> FileView | None:
-        """The document's view, reading its outline first if it was not read yet."""
+        """The document's view. Before its first outline (the server just started, the roots not
+        read yet, or its read still running on a busy daemon) the request waits for it, at
+        most ``FIRST_READ_S``; a request answered without it owes a lens refresh, sent when the
+        outline arrives. A daemon known to be down is not waited for."""
         doc = self.docs.get(uri)
-        if doc is None or doc.location is None:
+        if doc is None:
             return None
-        if doc.outlined is None and self.gateway.up:
-            pending = self._refreshing.get(uri)
-            if pending is not None:
-                await asyncio.shield(pending)
-            else:
-                await self.refresh(uri)
+        if doc.outlined is None and not self.gateway.down and (doc.location is not None or not self._roots_known):
+            try:
+                await asyncio.wait_for(asyncio.shield(self._first_read(uri)), FIRST_READ_S)
+            except TimeoutError:
+                doc.owed_lenses = True
         return self.view(uri)
+
+    async def _read_roots(self) -> bool:
+        """Read the roots; the open documents they moved are read again (as after a roots event)."""
+        moved = await self.refresh_roots()
+        if moved:
+            self._schedule(self.docs)
+        return moved
+
+    async def _first_read(self, uri: str) -> None:
+        """Read the roots (the first time) and the document's outline, joining reads in flight."""
+        if not self._roots_known:
+            if self._roots_task is None or self._roots_task.done():
+                self._roots_task = asyncio.ensure_future(self._read_roots())
+            await asyncio.shield(self._roots_task)
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        if doc.location is None:
+            doc.location = self.roots.locate(doc.path)
+            if doc.location is None:
+                return
+        pending = self._refreshing.get(uri)
+        if pending is not None:
+            await asyncio.shield(pending)
+        else:
+            await self.refresh(uri)

@@ -179,6 +179,66 @@ class IndexProgress(_message.Message):
     elapsed_seconds: float
     def __init__(self, repo_id: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.IndexState, str]] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., symbols: _Optional[int] = ..., skipped: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ...) -> None: ...
 
+class GetObservationChangeRequest(_message.Message):
+    __slots__ = ("id", "max_commits")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    MAX_COMMITS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    max_commits: int
+    def __init__(self, id: _Optional[str] = ..., max_commits: _Optional[int] = ...) -> None: ...
+
+class CodeVersion(_message.Message):
+    __slots__ = ("present", "ref", "path", "start_line", "end_line", "text", "signature", "commit", "exact")
+    PRESENT_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    EXACT_FIELD_NUMBER: _ClassVar[int]
+    present: bool
+    ref: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    signature: str
+    commit: str
+    exact: bool
+    def __init__(self, present: _Optional[bool] = ..., ref: _Optional[str] = ..., path: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., text: _Optional[str] = ..., signature: _Optional[str] = ..., commit: _Optional[str] = ..., exact: _Optional[bool] = ...) -> None: ...
+
+class AnchorChange(_message.Message):
+    __slots__ = ("anchor_ref", "change", "detail", "commit", "before", "after", "dependency_ref", "path", "note")
+    ANCHOR_REF_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    DEPENDENCY_REF_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    anchor_ref: str
+    change: _types_pb2.ChangeKind
+    detail: str
+    commit: str
+    before: CodeVersion
+    after: CodeVersion
+    dependency_ref: str
+    path: _containers.RepeatedCompositeFieldContainer[Hop]
+    note: str
+    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[_types_pb2.ChangeKind, str]] = ..., detail: _Optional[str] = ..., commit: _Optional[str] = ..., before: _Optional[_Union[CodeVersion, _Mapping]] = ..., after: _Optional[_Union[CodeVersion, _Mapping]] = ..., dependency_ref: _Optional[str] = ..., path: _Optional[_Iterable[_Union[Hop, _Mapping]]] = ..., note: _Optional[str] = ...) -> None: ...
+
+class ObservationChange(_message.Message):
+    __slots__ = ("observation_id", "changes")
+    OBSERVATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
+    observation_id: str
+    changes: _containers.RepeatedCompositeFieldContainer[AnchorChange]
+    def __init__(self, observation_id: _Optional[str] = ..., changes: _Optional[_Iterable[_Union[AnchorChange, _Mapping]]] = ...) -> None: ...
+
 class CreateObservationRequest(_message.Message):
     __slots__ = ("repo", "text", "category", "tags", "source", "confidence", "anchors", "supersedes", "contradicts", "idempotency_key", "shared")
     REPO_FIELD_NUMBER: _ClassVar[int]
@@ -506,7 +566,7 @@ class EditContextRequest(_message.Message):
     def __init__(self, repo: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., token_budget: _Optional[int] = ..., wait_ms: _Optional[int] = ..., fresh_only: _Optional[bool] = ..., already_shown: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class EditContextResponse(_message.Message):
-    __slots__ = ("text", "observation_ids", "callout_ids", "freshness", "tokens", "left_out", "indexed")
+    __slots__ = ("text", "observation_ids", "callout_ids", "freshness", "tokens", "left_out", "indexed", "shown_states")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_IDS_FIELD_NUMBER: _ClassVar[int]
     CALLOUT_IDS_FIELD_NUMBER: _ClassVar[int]
@@ -514,6 +574,7 @@ class EditContextResponse(_message.Message):
     TOKENS_FIELD_NUMBER: _ClassVar[int]
     LEFT_OUT_FIELD_NUMBER: _ClassVar[int]
     INDEXED_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_STATES_FIELD_NUMBER: _ClassVar[int]
     text: str
     observation_ids: _containers.RepeatedScalarFieldContainer[str]
     callout_ids: _containers.RepeatedScalarFieldContainer[str]
@@ -521,7 +582,64 @@ class EditContextResponse(_message.Message):
     tokens: int
     left_out: int
     indexed: bool
-    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., callout_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ..., indexed: _Optional[bool] = ...) -> None: ...
+    shown_states: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, text: _Optional[str] = ..., observation_ids: _Optional[_Iterable[str]] = ..., callout_ids: _Optional[_Iterable[str]] = ..., freshness: _Optional[_Union[_types_pb2.Freshness, _Mapping]] = ..., tokens: _Optional[int] = ..., left_out: _Optional[int] = ..., indexed: _Optional[bool] = ..., shown_states: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetNeighbourhoodRequest(_message.Message):
+    __slots__ = ("repo", "refs", "hops", "max_nodes")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    REFS_FIELD_NUMBER: _ClassVar[int]
+    HOPS_FIELD_NUMBER: _ClassVar[int]
+    MAX_NODES_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    refs: _containers.RepeatedScalarFieldContainer[str]
+    hops: int
+    max_nodes: int
+    def __init__(self, repo: _Optional[str] = ..., refs: _Optional[_Iterable[str]] = ..., hops: _Optional[int] = ..., max_nodes: _Optional[int] = ...) -> None: ...
+
+class NeighbourNode(_message.Message):
+    __slots__ = ("id", "ref", "kind", "path", "start_line", "end_line", "signature", "distance", "observations")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    DISTANCE_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATIONS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    ref: str
+    kind: str
+    path: str
+    start_line: int
+    end_line: int
+    signature: str
+    distance: int
+    observations: _containers.RepeatedCompositeFieldContainer[_types_pb2.Observation]
+    def __init__(self, id: _Optional[str] = ..., ref: _Optional[str] = ..., kind: _Optional[str] = ..., path: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., signature: _Optional[str] = ..., distance: _Optional[int] = ..., observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ...) -> None: ...
+
+class NeighbourEdge(_message.Message):
+    __slots__ = ("source", "target", "kind", "confidence")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    target: str
+    kind: _types_pb2.EdgeKind
+    confidence: _types_pb2.EdgeConfidence
+    def __init__(self, source: _Optional[str] = ..., target: _Optional[str] = ..., kind: _Optional[_Union[_types_pb2.EdgeKind, str]] = ..., confidence: _Optional[_Union[_types_pb2.EdgeConfidence, str]] = ...) -> None: ...
+
+class Neighbourhood(_message.Message):
+    __slots__ = ("nodes", "edges", "truncated")
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[NeighbourNode]
+    edges: _containers.RepeatedCompositeFieldContainer[NeighbourEdge]
+    truncated: bool
+    def __init__(self, nodes: _Optional[_Iterable[_Union[NeighbourNode, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[NeighbourEdge, _Mapping]]] = ..., truncated: _Optional[bool] = ...) -> None: ...
 
 class GetFileOutlineRequest(_message.Message):
     __slots__ = ("repo", "path")

@@ -419,6 +419,11 @@ class ObservationServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.FromString,
                 _registered_method=True)
+        self.GetObservationChange = channel.unary_unary(
+                '/graphmem.v1.ObservationService/GetObservationChange',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.GetObservationChangeRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.ObservationChange.FromString,
+                _registered_method=True)
 
 
 class ObservationServiceServicer:
@@ -491,6 +496,16 @@ class ObservationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetObservationChange(self, request, context):
+        """The code change under a stale or suspect observation (issue 44, the review page): each
+        changed anchor's symbol as it was when the note was anchored (read from git: the newest
+        version of the file whose parse has the anchored fingerprints) and as it is now; for a
+        suspect note, the dependency's before and after and the edge from the anchor to it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ObservationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -543,6 +558,11 @@ def add_ObservationServiceServicer_to_server(servicer, server):
                     servicer.CheckKnowledge,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.CheckKnowledgeResponse.SerializeToString,
+            ),
+            'GetObservationChange': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetObservationChange,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.GetObservationChangeRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.ObservationChange.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -827,6 +847,33 @@ class ObservationService:
             metadata,
             _registered_method=True)
 
+    @staticmethod
+    def GetObservationChange(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.ObservationService/GetObservationChange',
+            graphmem_dot_v1_dot_service__pb2.GetObservationChangeRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.ObservationChange.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
 
 class RetrievalServiceStub:
     """---------------------------------------------------------------------------- retrieval
@@ -1026,6 +1073,11 @@ class SymbolServiceStub:
                 request_serializer=graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.SerializeToString,
                 response_deserializer=graphmem_dot_v1_dot_service__pb2.FileOutline.FromString,
                 _registered_method=True)
+        self.GetNeighbourhood = channel.unary_unary(
+                '/graphmem.v1.SymbolService/GetNeighbourhood',
+                request_serializer=graphmem_dot_v1_dot_service__pb2.GetNeighbourhoodRequest.SerializeToString,
+                response_deserializer=graphmem_dot_v1_dot_service__pb2.Neighbourhood.FromString,
+                _registered_method=True)
 
 
 class SymbolServiceServicer:
@@ -1061,6 +1113,15 @@ class SymbolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetNeighbourhood(self, request, context):
+        """The code around some symbols or files as a graph (issue 44, the review page's picture):
+        every node within `hops` of them over CALLS, IMPORTS (file to file), INHERITS and
+        containment, with the notes anchored to each node.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SymbolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1083,6 +1144,11 @@ def add_SymbolServiceServicer_to_server(servicer, server):
                     servicer.GetFileOutline,
                     request_deserializer=graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.FromString,
                     response_serializer=graphmem_dot_v1_dot_service__pb2.FileOutline.SerializeToString,
+            ),
+            'GetNeighbourhood': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetNeighbourhood,
+                    request_deserializer=graphmem_dot_v1_dot_service__pb2.GetNeighbourhoodRequest.FromString,
+                    response_serializer=graphmem_dot_v1_dot_service__pb2.Neighbourhood.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1195,6 +1261,33 @@ class SymbolService:
             '/graphmem.v1.SymbolService/GetFileOutline',
             graphmem_dot_v1_dot_service__pb2.GetFileOutlineRequest.SerializeToString,
             graphmem_dot_v1_dot_service__pb2.FileOutline.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetNeighbourhood(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/graphmem.v1.SymbolService/GetNeighbourhood',
+            graphmem_dot_v1_dot_service__pb2.GetNeighbourhoodRequest.SerializeToString,
+            graphmem_dot_v1_dot_service__pb2.Neighbourhood.FromString,
             options,
             channel_credentials,
             insecure,

@@ -226,7 +226,7 @@ class Symbol(_message.Message):
     def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., path: _Optional[str] = ..., name: _Optional[str] = ..., qualname: _Optional[str] = ..., kind: _Optional[_Union[SymbolKind, str]] = ..., language: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., signature: _Optional[str] = ..., ref: _Optional[str] = ...) -> None: ...
 
 class Anchor(_message.Message):
-    __slots__ = ("kind", "ref", "symbol_id", "path", "signature", "sig_hash", "body_hash", "repo_id")
+    __slots__ = ("kind", "ref", "symbol_id", "path", "signature", "sig_hash", "body_hash", "repo_id", "confidence")
     KIND_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
     SYMBOL_ID_FIELD_NUMBER: _ClassVar[int]
@@ -235,6 +235,7 @@ class Anchor(_message.Message):
     SIG_HASH_FIELD_NUMBER: _ClassVar[int]
     BODY_HASH_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     kind: AnchorKind
     ref: str
     symbol_id: str
@@ -243,10 +244,11 @@ class Anchor(_message.Message):
     sig_hash: str
     body_hash: str
     repo_id: str
-    def __init__(self, kind: _Optional[_Union[AnchorKind, str]] = ..., ref: _Optional[str] = ..., symbol_id: _Optional[str] = ..., path: _Optional[str] = ..., signature: _Optional[str] = ..., sig_hash: _Optional[str] = ..., body_hash: _Optional[str] = ..., repo_id: _Optional[str] = ...) -> None: ...
+    confidence: float
+    def __init__(self, kind: _Optional[_Union[AnchorKind, str]] = ..., ref: _Optional[str] = ..., symbol_id: _Optional[str] = ..., path: _Optional[str] = ..., signature: _Optional[str] = ..., sig_hash: _Optional[str] = ..., body_hash: _Optional[str] = ..., repo_id: _Optional[str] = ..., confidence: _Optional[float] = ...) -> None: ...
 
 class StaleReason(_message.Message):
-    __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail", "dependency_ref", "dependency_id", "dependency_sig_hash", "via")
+    __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail", "dependency_ref", "dependency_id", "dependency_sig_hash", "via", "uncommitted")
     ANCHOR_REF_FIELD_NUMBER: _ClassVar[int]
     CHANGE_FIELD_NUMBER: _ClassVar[int]
     OLD_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
@@ -259,6 +261,7 @@ class StaleReason(_message.Message):
     DEPENDENCY_ID_FIELD_NUMBER: _ClassVar[int]
     DEPENDENCY_SIG_HASH_FIELD_NUMBER: _ClassVar[int]
     VIA_FIELD_NUMBER: _ClassVar[int]
+    UNCOMMITTED_FIELD_NUMBER: _ClassVar[int]
     anchor_ref: str
     change: ChangeKind
     old_signature: str
@@ -271,7 +274,8 @@ class StaleReason(_message.Message):
     dependency_id: str
     dependency_sig_hash: str
     via: str
-    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ...) -> None: ...
+    uncommitted: bool
+    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ..., uncommitted: _Optional[bool] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references")

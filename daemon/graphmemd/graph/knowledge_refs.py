@@ -156,6 +156,12 @@ class RefIndex:
         files and ``paths``; a package's names still what its ``__init__`` exports now."""
         return RefIndex(symbols, self.paths | set(paths), exports=self._exports)
 
+    def has_module(self, name: str) -> bool:
+        """Whether the first part of dotted ``name`` is a module or package of the repository
+        (``flask`` for ``flask.Flask`` in flask's tree; never ``os`` or ``numpy``)."""
+        root = (name.split(".", 1)[0],)
+        return root in self._modules or root in self._packages
+
     def module_files(self, module: str) -> list[str]:
         """The files that are the module ``module`` (dotted) itself, shortest path first."""
         return sorted(self._modules.get(tuple(module.split(".")), ()), key=_path_order)

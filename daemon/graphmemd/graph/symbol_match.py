@@ -7,13 +7,16 @@ qualname (``crypto.py::hash_password``), a qualname or its dotted suffix (``AppC
 
 0. the ref itself (``path::qualname``), case-sensitive;
 1. the path part is a suffix of the path (at a ``/``) and the qualname matches;
-2. the qualname equals the reference or ends with ``.`` + reference;
-3. the name equals the reference's last dotted segment;
-4. the same as 2-3, ignoring case;
-5. fuzzy: ``difflib`` ratio >= 0.6 against the qualname or the name.
+2. the qualname equals the reference (``echo`` is the module-level ``echo`` before a helper
+   nested in a test, ``test_prompts_eof.echo``);
+3. the qualname ends with ``.`` + reference;
+4. the name equals the reference's last dotted segment;
+5. the same as 2-4, ignoring case;
+6. fuzzy: ``difflib`` ratio >= 0.6 against the qualname or the name.
 
 Within a tier: functions and classes before modules, shorter refs first, then the ref text.
-``exact`` is true when exactly one symbol is in the best non-empty tier among 0-3.
+``named`` holds the symbols of the best non-empty tier among 0-4 (the ones the reference
+names outright); ``exact`` is true when that is exactly one symbol.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 from graphmemd.graph.model import SymbolInfo, SymbolKind
 
 FUZZY_CUTOFF = 0.6
+#: The first tier that does not name a symbol outright (case-insensitive matches; fuzzy is below).
+_CASELESS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,7 @@ class Matches:
 
     symbols: tuple[SymbolInfo, ...]
     exact: bool
+    named: tuple[SymbolInfo, ...] = ()
 
 
 def _tier(ref: str, s: SymbolInfo) -> int | None:
@@ -43,16 +49,18 @@ def _tier(ref: str, s: SymbolInfo) -> int | None:
         if s.qualname == qual and (s.path == path_part or s.path.endswith("/" + path_part.lstrip("/"))):
             return 1
         if s.qualname.lower() == qual.lower() and s.path.lower().endswith(path_part.lower()):
-            return 4
+            return _CASELESS
         return None
-    if s.qualname == ref or s.qualname.endswith("." + ref):
+    if s.qualname == ref:
         return 2
+    if s.qualname.endswith("." + ref):
+        return 3
     last = ref.rsplit(".", 1)[-1]
     if s.name == last and "." not in ref:
-        return 3
+        return 4
     low = ref.lower()
     if s.qualname.lower() == low or s.qualname.lower().endswith("." + low) or s.name.lower() == low:
-        return 4
+        return _CASELESS
     return None
 
 
@@ -73,8 +81,8 @@ def close_matches(ref: str, symbols: Iterable[SymbolInfo], limit: int = 10) -> M
     ranked: list[SymbolInfo] = []
     for t in sorted(tiers):
         ranked.extend(sorted(tiers[t], key=_order))
-    exact = best <= 3 and len(tiers[best]) == 1
-    return Matches(tuple(ranked[:limit]), exact)
+    named = tuple(sorted(tiers[best], key=_order)) if best < _CASELESS else ()
+    return Matches(tuple(ranked[:limit]), len(named) == 1, named)
 
 
 def _fuzzy(target: str, pool: list[SymbolInfo], limit: int) -> tuple[SymbolInfo, ...]:

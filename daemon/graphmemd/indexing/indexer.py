@@ -16,7 +16,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +31,7 @@ from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_strings
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
-from graphmemd.ingest.gitinfo import head_commit, working_tree_dirty
+from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
@@ -323,6 +323,8 @@ class Indexer:
             self._reresolve(rt)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta)
+        if head_moved:  # changes seen before they were committed: name their commit
+            self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
         if delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
@@ -472,7 +474,7 @@ class Indexer:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
-        self._memory.apply(delta, self._state, head_commit(rt.root))
+        self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths))
         t_stale = time.time()
         if settle is not None:
             settle()
@@ -560,3 +562,9 @@ def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], Non
         return False  # (and a warm restart's hand-over stays deferred)
     hand_over()
     return rt.resolver.update_facts(facts)
+
+
+def _committed(root: Path, paths: Collection[str]) -> dict[str, str]:
+    """Of ``paths``, those no longer different from HEAD, with the last commit that touched each."""
+    clean = set(paths) - uncommitted_paths(root, paths)
+    return last_commits(root, clean)

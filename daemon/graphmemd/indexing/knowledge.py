@@ -28,6 +28,7 @@ from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import file_id
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, unit_commit
 from graphmemd.ingest.githistory import GitHistory
+from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
 from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
@@ -205,7 +206,8 @@ class KnowledgeKeeper:
         started = time.monotonic()
         ctx = self._new_pass(rt)
         try:
-            loaded = [got for path in paths if (got := self._read_file(ctx, path)) is not None]
+            examples = self._examples(rt, paths)
+            loaded = [got for path in paths if (got := self._read_file(ctx, path, examples.get(path, ()))) is not None]
             plans = [self._plan(ctx, doc, prev) for doc, _, _, prev in loaded]
             ctx.history.prefetch(ctx.baselines, ctx.gone)  # every old version this pass needs, at once
             for (doc, notes, old, _), plan in zip(loaded, plans, strict=True):
@@ -232,9 +234,23 @@ class KnowledgeKeeper:
 
     # ------------------------------------------------------------------ one file
 
-    def _read_file(self, ctx: _Pass, path: str) -> _Loaded | None:
-        """A knowledge file's units, the observations its units were, and each unit's
-        previous observation (paired by identity); None when it is no knowledge file now."""
+    def _examples(self, rt: RepoRuntime, paths: list[str]) -> dict[str, tuple[Unit, ...]]:
+        """The code-example units of these knowledge files (shared notes aside), read in the
+        parse workers in one batch: tree-sitter holds the GIL."""
+        todo = [(p, rt.root / p) for p in paths if rt.knowledge.kind_of(p) not in (None, KnowledgeKind.SHARED_NOTE)]
+        if not todo:
+            return {}
+        out: dict[str, tuple[Unit, ...]] = {}
+        for got in self._pool().read_examples(todo):
+            if got.examples:
+                out[got.path] = got.examples
+        return out
+
+    def _read_file(self, ctx: _Pass, path: str, examples: tuple[Unit, ...] = ()) -> _Loaded | None:
+        """A knowledge file's units (its code examples' among them: ``examples``, only the
+        references to the repository's own modules kept), the observations its units were,
+        and each unit's previous observation (paired by identity); None when it is no
+        knowledge file now."""
         rt = ctx.rt
         old = self._memory.book.from_file(rt.id, path)
         kind = rt.knowledge.kind_of(path)
@@ -251,6 +267,9 @@ class KnowledgeKeeper:
         rt.doc_stats[path] = (st.st_size, st.st_mtime_ns)
         try:
             doc, notes = _read(path, data, kind)
+            if examples:
+                units = [*doc.units, *own_examples(examples, ctx.index.has_module)]
+                doc = replace(doc, units=tuple(sorted(units, key=lambda u: (u.start_line, u.end_line))))
         except Exception:  # a reader failing on odd input must not fail the code's index pass
             logger.exception("%s: cannot read knowledge file %s", rt.id, path)
             rt.skipped[path] = "knowledge file could not be read (see the daemon log)"

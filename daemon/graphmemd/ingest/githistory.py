@@ -95,6 +95,14 @@ class GitHistory:
         self.timeline()
         return self._log.get(path, [])
 
+    def recent_commits(self, path: str, limit: int) -> list[str]:
+        """The newest ``limit`` commits that touched ``path``, newest first (one ``git log``
+        limited to the file, for a caller that needs no whole-history timeline)."""
+        if not self.enabled or limit <= 0:
+            return []
+        text = self._run("log", f"-n{limit}", "--format=%H", "--", path)
+        return [line for line in (text or "").split("\n") if line]
+
     def dirty(self) -> set[str]:
         """Tracked files whose working-tree content differs from HEAD."""
         if self._dirty is None:

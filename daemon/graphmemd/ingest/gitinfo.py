@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import subprocess
+from collections.abc import Collection
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -95,3 +96,56 @@ def run_git(root: Path, *args: str, timeout: float = 5.0) -> subprocess.Complete
         stdin=subprocess.DEVNULL,
         env=env,
     )
+
+
+#: More paths than this are asked about with one status of the whole tree.
+_PATHSPEC_MAX = 200
+
+
+def uncommitted_paths(root: Path, paths: Collection[str], timeout: float = 5.0) -> frozenset[str]:
+    """Which of ``paths`` (repository-relative) differ from HEAD in the working tree: modified,
+    added, deleted, renamed or untracked. Outside a git repository nothing is committed: all
+    of them. When git fails, none (the change is then told as committed at HEAD)."""
+    if not paths:
+        return frozenset()
+    if _git_dir(root) is None or shutil.which("git") is None:
+        return frozenset(paths)
+    spec = sorted(paths) if len(paths) <= _PATHSPEC_MAX else []
+    try:
+        out = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *spec, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("git status failed in %s: %s", root, exc)
+        return frozenset()
+    if out.returncode != 0:
+        return frozenset()
+    dirty: set[str] = set()
+    fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
+    i = 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        dirty.add(entry[3:])
+        if entry[0] in "RC":  # a rename or copy: the next field is where it came from
+            dirty.add(fields[i])
+            i += 1
+    return frozenset(p for p in paths if p in dirty)
+
+
+def last_commits(root: Path, paths: Collection[str], timeout: float = 5.0) -> dict[str, str]:
+    """For each of ``paths``, the last commit (at HEAD) that touched it; a path git knows no
+    commit of is left out."""
+    out: dict[str, str] = {}
+    if _git_dir(root) is None or shutil.which("git") is None:
+        return out
+    for p in sorted(paths):
+        try:
+            got = run_git(root, "log", "-1", "--format=%H", "--", p, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            logger.warning("git log failed in %s: %s", root, exc)
+            continue
+        sha = got.stdout.decode("ascii", "replace").strip()
+        if got.returncode == 0 and sha:
+            out[p] = sha
+    return out

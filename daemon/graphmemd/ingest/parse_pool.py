@@ -6,7 +6,8 @@ started with the *forkserver* context (*spawn* where forkserver is unavailable; 
 *fork*, the daemon runs gRPC threads). Each worker reads its file itself (bytes are never
 shipped to it), checks size and binary-ness, hashes the bytes and calls
 ``graphmemd.ingest.parsing.parse_source``; the :class:`ParseOutcome` travels back over a
-``multiprocessing`` pipe.
+``multiprocessing`` pipe. :meth:`ParsePool.read_examples` sends knowledge files instead: the
+worker parses their code examples (``parsing.examples.example_units``) and returns the units.
 
 Concurrency: one dispatcher thread owns the workers and their pipes. Callers of
 :meth:`ParsePool.parse_many`/:meth:`ParsePool.parse_one` from any number of threads submit
@@ -55,6 +56,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
+from enum import Enum
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
@@ -66,7 +68,10 @@ from graphmem.errors import FailedPrecondition, InvalidArgument
 
 from graphmemd.graph.model import Language, ParsedFile, SkippedFile
 from graphmemd.ingest import parsecache
+from graphmemd.ingest.knowledge.model import Unit
+from graphmemd.ingest.knowledge.read import decode
 from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source
+from graphmemd.ingest.parsing.examples import example_units
 from graphmemd.runtime.faults import NO_FAULTS, Faults
 
 __all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
@@ -118,6 +123,8 @@ class ParseOutcome:
     skipped: SkippedFile | None
     #: ``parsed`` as the parse cache's text (``parsecache.encode``), when it came from a worker
     cache: str | None = None
+    #: a knowledge file's code examples that use names (``ParsePool.read_examples``)
+    examples: tuple[Unit, ...] | None = None
 
 
 # --------------------------------------------------------------------------- wire format
@@ -134,11 +141,11 @@ def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
     if outcome.parsed is not None and text is None:
         text = parsecache.encode(outcome.parsed)
     reason = outcome.skipped.reason if outcome.skipped is not None else None
-    return (outcome.path, text, outcome.content_hash, outcome.size, reason)
+    return (outcome.path, text, outcome.content_hash, outcome.size, reason, outcome.examples)
 
 
 def _decode_outcome(row: _Encoded) -> ParseOutcome:
-    path, text, digest, size, reason = row
+    path, text, digest, size, reason, examples = row
     return ParseOutcome(
         path,
         parsecache.decode(text) if text is not None else None,
@@ -146,6 +153,7 @@ def _decode_outcome(row: _Encoded) -> ParseOutcome:
         size,
         SkippedFile(path, reason) if reason is not None else None,
         text,
+        examples,
     )
 
 
@@ -194,7 +202,26 @@ def _skip(rel_path: str, reason: str, *, size: int = 0, digest: str | None = Non
     return ParseOutcome(rel_path, None, digest, size, SkippedFile(rel_path, reason))
 
 
-def _process(rel_path: str, abs_path: str, bare: bool, max_file_size: int) -> ParseOutcome:
+class _Mode(str, Enum):
+    """What a worker does with a file."""
+
+    PARSE = "parse"  # parse_source: symbols, references, fingerprints
+    BARE = "bare"  # parse only (the benchmark's floor)
+    EXAMPLES = "examples"  # a knowledge file: parse its code examples (``example_units``)
+
+
+def _examples(rel_path: str, abs_path: str, max_file_size: int) -> ParseOutcome:
+    data, failed = _read_file(rel_path, abs_path, max_file_size)
+    if failed is not None:
+        return failed
+    assert data is not None
+    return ParseOutcome(rel_path, None, None, len(data), None, examples=tuple(example_units(rel_path, decode(data))))
+
+
+def _process(rel_path: str, abs_path: str, mode: _Mode, max_file_size: int) -> ParseOutcome:
+    if mode is _Mode.EXAMPLES:
+        return _examples(rel_path, abs_path, max_file_size)
+    bare = mode is _Mode.BARE
     language: Language | None = language_for_path(rel_path)
     if language is None:
         return _skip(rel_path, "unsupported file type")
@@ -229,10 +256,10 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             return
         if message is None:
             return
-        task_id, rel_path, abs_path, bare = message
+        task_id, rel_path, abs_path, mode = message
         conn.send((_MSG_STARTED, task_id))
         try:
-            outcome = _process(rel_path, abs_path, bare, max_file_size)
+            outcome = _process(rel_path, abs_path, mode, max_file_size)
         except MemoryError:
             outcome = _skip(rel_path, "out of memory while parsing")
             conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
@@ -272,7 +299,7 @@ class _Task:
     job: _Job
     rel_path: str
     abs_path: str
-    bare: bool
+    mode: _Mode
     task_id: int = 0
 
 
@@ -616,22 +643,12 @@ class ParsePool:
         without ``parsed``/``content_hash`` (the benchmark's floor). Closing the generator
         early cancels the files not yet handed out.
         """
-        tasks = [(rel, str(abs_path)) for rel, abs_path in files]
-        if not tasks:
-            return
-        job = self._submit(tasks, bare)
-        delivered = 0
-        try:
-            while delivered < job.total:
-                item = job.results.get()
-                if isinstance(item, _Closed):
-                    raise FailedPrecondition("parse pool closed")
-                delivered += 1
-                yield item
-        finally:
-            if delivered < job.total:
-                job.cancelled = True
-                self._wake()
+        return _outcomes(self, files, _Mode.BARE if bare else _Mode.PARSE)
+
+    def read_examples(self, files: Iterable[tuple[str, Path]]) -> Generator[ParseOutcome, None, None]:
+        """Like ``parse_many`` for knowledge files: outcomes with ``examples``, the units of
+        their code examples that use names (tree-sitter holds the GIL: read in the workers)."""
+        return _outcomes(self, files, _Mode.EXAMPLES)
 
     def parse_one(self, rel_path: str, abs_path: Path) -> ParseOutcome:
         """Parse a single file (gets its turn among the files of concurrent batches)."""
@@ -641,10 +658,10 @@ class ParsePool:
 
     # ------------------------------------------------------------------ submission
 
-    def _submit(self, tasks: list[tuple[str, str]], bare: bool) -> _Job:
+    def _submit(self, tasks: list[tuple[str, str]], mode: _Mode) -> _Job:
         _largest_first(tasks)
         job = _Job(pending=deque(), total=len(tasks), outstanding=len(tasks))
-        job.pending.extend(_Task(job, rel, abs_path, bare) for rel, abs_path in tasks)
+        job.pending.extend(_Task(job, rel, abs_path, mode) for rel, abs_path in tasks)
         with self._lock:
             if not self._started:
                 raise FailedPrecondition("parse pool is not started")
@@ -769,7 +786,7 @@ class ParsePool:
                 self._next_task_id += 1
                 task.task_id = self._next_task_id
                 try:
-                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.bare))
+                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.mode))
                 except OSError:
                     task.job.pending.appendleft(task)
                     self._handle_death(worker)
@@ -868,3 +885,24 @@ class ParsePool:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
+
+
+def _outcomes(pool: ParsePool, files: Iterable[tuple[str, Path]], mode: _Mode) -> Generator[ParseOutcome, None, None]:
+    """The outcomes of one job of ``pool`` as they complete (submitted on the first ``next``);
+    closing the generator early cancels the files not yet handed out."""
+    tasks = [(rel, str(abs_path)) for rel, abs_path in files]
+    if not tasks:
+        return
+    job = pool._submit(tasks, mode)
+    delivered = 0
+    try:
+        while delivered < job.total:
+            item = job.results.get()
+            if isinstance(item, _Closed):
+                raise FailedPrecondition("parse pool closed")
+            delivered += 1
+            yield item
+    finally:
+        if delivered < job.total:
+            job.cancelled = True
+            pool._wake()

@@ -45,12 +45,21 @@ from graphmem.types import (
 
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
 from graphmemd.graph.signatures import compatible
-from graphmemd.ingest.knowledge.model import TextRef, Unit
+from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
 from graphmemd.memory.obsdoc import MAX_DOC_ANCHORS, MAX_TEXT
 
-__all__ = ["RefFinding", "UnitFinding", "check_references", "grade", "reference_states", "unit_observation"]
+__all__ = [
+    "PASSING_CONFIDENCE",
+    "RefFinding",
+    "UnitFinding",
+    "check_references",
+    "grade",
+    "ref_confidence",
+    "reference_states",
+    "unit_observation",
+]
 
 _LIVE: Final = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
 _DANGLING: Final = (ChangeKind.REMOVED, ChangeKind.RENAMED)
@@ -61,6 +70,12 @@ _CATEGORY: Final = {
     KnowledgeKind.SHARED_NOTE: Category.OTHER,
 }
 _RANK: Final = {ReferenceState.OK: 0, ReferenceState.SUSPECT: 1, ReferenceState.STALE: 2, ReferenceState.DANGLING: 3}
+#: the confidence of an anchor a unit makes by naming code in passing: a bare literal
+#: (``app``), a module or a file mentioned. A role, a directive, a qualified name, a name a
+#: code example imports and a shared note's declared anchor are sure (1.0). Recall weighs the
+#: anchor's evidence by it (docs/ranking.md, "Knowledge units in recall")
+PASSING_CONFIDENCE: Final = 0.3
+_SURE_KINDS: Final = (RefKind.ROLE, RefKind.DIRECTIVE, RefKind.ANCHOR, RefKind.EXAMPLE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +103,19 @@ def _anchor_key(a: Anchor) -> str:
     return a.symbol_id if a.kind is AnchorKind.SYMBOL else f"{a.repo_id}:{a.path}"
 
 
+def ref_confidence(ref: TextRef, anchor: Anchor) -> float:
+    """How surely ``ref`` names ``anchor``: full for a role, a directive, a shared note's
+    declared anchor, a name a code example imports and a qualified name; ``PASSING_CONFIDENCE``
+    for a file or a module mentioned (the anchor is a file) and a bare literal."""
+    if ref.kind is RefKind.ANCHOR:
+        return 1.0
+    if anchor.kind is AnchorKind.FILE or ref.target_kind is TargetKind.PATH:
+        return PASSING_CONFIDENCE
+    if ref.kind in _SURE_KINDS or "." in ref.target or "::" in ref.target:
+        return 1.0
+    return PASSING_CONFIDENCE
+
+
 def _category(f: UnitFinding, kind: KnowledgeKind) -> Category:
     if f.note is not None:
         try:
@@ -106,7 +134,10 @@ def unit_observation(
     reasons: dict[tuple[str, ChangeKind], StaleReason] = {}
     refs: list[KnowledgeReference] = []
     for rf in f.refs:
-        anchors.setdefault(_anchor_key(rf.anchor), rf.anchor)
+        key, conf = _anchor_key(rf.anchor), ref_confidence(rf.ref, rf.anchor)
+        had = anchors.get(key)
+        if had is None or had.confidence < conf:  # the surest of the references naming it
+            anchors[key] = replace(had or rf.anchor, confidence=conf)
         for r in rf.reasons:
             reasons.setdefault((r.anchor_ref, r.change), r)
         s = rf.ref.span

@@ -24,7 +24,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,6 +33,7 @@ from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, 
 from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.graph.delta import GraphDelta
+from graphmemd.memory.commits import mark_uncommitted, name_commits, new_reason_paths, uncommitted_reason_paths
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.observations import ObservationBook, to_doc
 from graphmemd.memory.recovery import recover_observations, resync_store
@@ -77,7 +78,7 @@ def remap_repo(o: Observation, old: str, new: str) -> Observation:
         replace(
             a,
             repo_id=new,
-            symbol_id=f"{new}:{a.symbol_id[len(prefix):]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
+            symbol_id=f"{new}:{a.symbol_id[len(prefix) :]}" if a.symbol_id.startswith(prefix) else a.symbol_id,
         )
         if a.repo_id == old
         else a
@@ -218,19 +219,51 @@ class Memory:
                 found[o.id] = o
         return list(found.values())
 
-    def apply(self, delta: GraphDelta, code: CodeView, commit: str) -> int:
+    def apply(
+        self,
+        delta: GraphDelta,
+        code: CodeView,
+        commit: str,
+        uncommitted: Callable[[Collection[str]], Collection[str]] = lambda paths: (),
+    ) -> int:
         """Recompute the observations ``delta`` touched against ``code`` (the graph after the
-        delta); journal and publish the changes. Returns how many changed."""
+        delta); journal and publish the changes. ``uncommitted(paths)``: which of the files of
+        the reasons found now differ from HEAD (those reasons are flagged uncommitted; asked
+        only when there are new reasons). Returns how many changed."""
         candidates = self.candidates(delta)
         if not candidates:
             return 0
-        changes = restale(delta, sorted(candidates, key=lambda o: o.id), code, time.time(), commit)
+        now = time.time()
+        changes = restale(delta, sorted(candidates, key=lambda o: o.id), code, now, commit)
         if not changes:
             return 0
+        fresh_paths = new_reason_paths((c.after for c in changes), now)
+        if fresh_paths:
+            dirty = frozenset(uncommitted(fresh_paths))
+            if dirty:
+                changes = [replace(c, after=mark_uncommitted(c.after, now, dirty)) for c in changes]
         self.book.apply([c.after for c in changes])
         for c in changes:
             self._publish(c.event, c.after, action_for_change(c.before, c.after))
         return len(changes)
+
+    def name_commits(self, repo_id: str, committed: Callable[[Collection[str]], Mapping[str, str]]) -> int:
+        """After HEAD moved: each uncommitted reason of the repository's notes whose file is
+        committed now names its commit (``committed(paths)``: path -> the last commit that
+        touched it, for the paths that no longer differ from HEAD). Returns how many changed."""
+        notes = [o for o in self.book.all() if o.repo_id == repo_id and any(r.uncommitted for r in o.stale_reasons)]
+        paths = uncommitted_reason_paths(notes)
+        if not paths:
+            return 0
+        named = committed(paths)
+        changed = [(o, name_commits(o, named)) for o in notes] if named else []
+        changed = [(o, after) for o, after in changed if after != o]
+        if not changed:
+            return 0
+        self.book.apply([after for _, after in changed])
+        for _, after in changed:
+            self._publish(EventKind.OBSERVATION_CHANGED, after, ObservationAction.UPDATED)
+        return len(changed)
 
     def remap_repo(self, old: str, new: str) -> int:
         """Move the observations of repository ``old`` (no longer registered) to ``new``, a

@@ -83,6 +83,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 "signature": a.signature,
                 "sig_hash": a.sig_hash,
                 "body_hash": a.body_hash,
+                **({"confidence": a.confidence} if a.confidence < 1.0 else {}),
             }
             for a in o.anchors
         ],
@@ -96,6 +97,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 "new_ref": r.new_ref,
                 "commit": r.commit,
                 "detail": r.detail,
+                **({"uncommitted": True} if r.uncommitted else {}),
                 **(
                     {
                         "dependency_ref": r.dependency_ref,
@@ -232,6 +234,7 @@ def _anchor(d: Mapping[str, Any], where: str) -> Anchor:
         signature=r.string("signature"),
         sig_hash=r.string("sig_hash", "", MAX_ID),
         body_hash=r.string("body_hash", "", MAX_ID),
+        confidence=r.number("confidence", 1.0, 0.0, 1.0),
     )
 
 
@@ -252,6 +255,7 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         dependency_id=r.string("dependency_id"),
         dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_ID),
         via=r.string("via"),
+        uncommitted=r.flag("uncommitted"),
     )
 
 

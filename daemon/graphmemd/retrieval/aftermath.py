@@ -1,32 +1,44 @@
 """PURE: what an agent should hear right after it edited files (the post-edit hook's text).
 
-*Call-outs* come first: the notes the edit just made stale or suspect. A note is called out
-when one of its stale reasons was detected at or after the edited file's modification time
-(less ``SLACK_S``) and the reason is about code in that file: its own anchor there changed
-(signature, body, removal, rename), or, for a suspect note anchored elsewhere, the dependency
-there changed its signature or went away. Each call-out names the changed symbol, the kind of
-change and the note that may no longer hold.
+Only what the edit changed: the notes the edit just made stale or suspect (*call-outs*). A note
+is called out when one of its stale reasons is *uncommitted* (the change is in the working
+tree, not in git history), was detected at or after the edited file's modification time (less
+``SLACK_S``), and is about code in that file: its own anchor there changed (signature, body,
+removal, rename), or, for a suspect note anchored elsewhere, the dependency there changed its
+signature or went away. History (a knowledge unit that went stale in past commits, a reason
+found when the repository was indexed) is never called out, and an edit that changed nothing
+under any note gives an empty text.
 
-Then the other notes anchored in the edited files and the code one step away (as retrieval
-ranked them), within the token budget, leaving out what the session was already told.
-Nothing at all to say gives an empty text.
+Each call-out is the change in one line (``graphmem.changes.change_line``) and the note it
+concerns; the instruction to confirm or supersede is said once, at the end. A note the session
+was already shown in the same state (``already_shown`` holds ``state_key``s) is not repeated
+until its state changes.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from graphmem.render import SEVERITY, brief_line
-from graphmem.types import ChangeKind, Observation, ObservationStatus, Recalled, StaleReason
+from graphmem.changes import change_line
+from graphmem.render import SEVERITY
+from graphmem.types import ChangeKind, Observation, ObservationStatus, StaleReason
 
 from graphmemd.retrieval.overview import estimate_tokens
 
-__all__ = ["SLACK_S", "Aftermath", "Callout", "find_callouts", "render", "render_callout"]
+__all__ = ["INSTRUCTION", "SLACK_S", "Aftermath", "Callout", "find_callouts", "render", "render_callout", "state_key"]
 
 #: A reason detected this long before the file's modification time still counts as this edit's
 #: (file systems with coarse timestamps round the modification time down).
 SLACK_S = 1.0
+#: A note's text in a call-out is cut to this many characters.
+MAX_NOTE_CHARS = 240
+#: Said once per call-out text, after the notes.
+INSTRUCTION = (
+    "Check each against the new code: if it still holds, confirm it (confirm_observation, or "
+    "`graphmem confirm ID`); if not, save the corrected knowledge with supersedes=[ID]."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +53,23 @@ class Callout:
 
 @dataclass(frozen=True, slots=True)
 class Aftermath:
-    """The post-edit text (empty: nothing to say), the notes it shows (call-outs first), the
-    call-outs, how many notes the budget left out, and the text's token estimate."""
+    """The post-edit text (empty: nothing to say), the notes it shows, the call-outs, how many
+    notes the budget left out, the text's token estimate and the ``state_key`` of each note shown."""
 
     text: str
     shown: tuple[str, ...]
     callouts: tuple[str, ...]
     left_out: int
     tokens: int
+    states: tuple[str, ...] = ()
+
+
+def state_key(o: Observation) -> str:
+    """``ID@KEY``: the note in its current state (status and reasons); a session that was shown
+    this key is not shown the note again until the key changes."""
+    reasons = sorted(f"{r.anchor_ref}|{r.change.value}|{r.dependency_ref}|{r.detected_at:.3f}" for r in o.stale_reasons)
+    digest = hashlib.blake2b("\n".join([o.status.value, *reasons]).encode(), digest_size=6).hexdigest()
+    return f"{o.id}@{digest}"
 
 
 def _path(ref: str) -> str:
@@ -61,13 +82,16 @@ def _changed_ref(r: StaleReason) -> str:
 
 def find_callouts(notes: Sequence[Observation], edited: Mapping[tuple[str, str], float]) -> list[Callout]:
     """The notes whose stale or suspect reason comes from an edit of a file in ``edited``
-    ((repository id, relative path) -> the file's modification time), most serious first."""
+    ((repository id, relative path) -> the file's modification time), most serious first:
+    uncommitted reasons detected since the file was modified (module docstring)."""
     found: list[Callout] = []
     for o in notes:
         if o.status not in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
             continue
         best: Callout | None = None
         for r in o.stale_reasons:
+            if not r.uncommitted:
+                continue
             ref = _changed_ref(r)
             paths = {_path(ref), _path(r.new_ref)} - {""}
             since = min((edited[(o.repo_id, p)] for p in paths if (o.repo_id, p) in edited), default=None)
@@ -88,90 +112,52 @@ def _rank(r: StaleReason) -> int:
     return SEVERITY.get(r.change, 0)
 
 
-def _name(ref: str) -> str:
-    """``AuthService.login`` for ``app/auth/service.py::AuthService.login``; a file stays a path."""
-    return ref.partition("::")[2] or ref
-
-
-def _what_changed(c: Callout) -> str:
-    r, name = c.reason, _name(c.changed_ref)
-    if r.change is ChangeKind.DEPENDENCY_CHANGED:
-        if r.new_signature or not r.detail.endswith("was removed"):
-            sigs = f" (`{r.old_signature}` -> `{r.new_signature}`)" if r.old_signature or r.new_signature else ""
-            return f"you changed `{name}`'s signature{sigs}"
-        return f"you removed `{name}`"
-    if r.change is ChangeKind.SIGNATURE_CHANGED:
-        sigs = f" (`{r.old_signature}` -> `{r.new_signature}`)" if r.old_signature or r.new_signature else ""
-        return f"you changed `{name}`'s signature{sigs}"
-    if r.change is ChangeKind.REMOVED:
-        return f"you removed `{name}`"
-    if r.change is ChangeKind.RENAMED:
-        return f"you renamed or moved `{name}`" + (f" to `{r.new_ref}`" if r.new_ref else "")
-    if "::" not in c.changed_ref:
-        return f"you changed the definitions in {c.changed_ref}"
-    return f"you changed the body of `{name}`"
+def _cut(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_NOTE_CHARS else flat[: MAX_NOTE_CHARS - 1].rstrip() + "…"
 
 
 def render_callout(c: Callout) -> str:
-    """One call-out line: what changed, which note may no longer hold, and what to do."""
-    o, r = c.observation, c.reason
-    on = r.anchor_ref
-    via = f" ({r.detail})" if r.change is ChangeKind.DEPENDENCY_CHANGED and r.detail else ""
+    """One call-out: the change in one line, then the note that may no longer hold."""
+    o = c.observation
     state = "STALE" if o.status is ObservationStatus.STALE else "SUSPECT"
-    what = _what_changed(c)
-    return (
-        f"- {what[0].upper()}{what[1:]}; this {o.category.value} on `{_name(on)}` "
-        f"({on}) may no longer hold [{state}, id {o.id}]{via}: {o.text.strip()}\n"
-        f"  Check it against the new code: if it still holds, confirm it (confirm_observation, or "
-        f"`graphmem confirm {o.id}`); if not, save the corrected knowledge with supersedes=[{o.id}]."
-    )
+    where = f" ({o.knowledge.path}:{o.knowledge.start_line})" if o.knowledge is not None else ""
+    return f"- {change_line(c.reason)}\n  [{state} {o.category.value}, id {o.id}]{where} {_cut(o.text)}"
 
 
 def render(
     files: Sequence[str],
     callouts: Sequence[Callout],
-    related: Sequence[Recalled],
     *,
     budget: int,
     already_shown: Collection[str] = (),
 ) -> Aftermath:
-    """The post-edit text for ``files`` within ``budget`` tokens: every call-out (the first even
-    over budget), then ``related`` (retrieval's ranking) not called out and not ``already_shown``."""
-    called = {c.observation.id for c in callouts}
-    others = [r for r in related if r.observation.id not in called and r.observation.id not in already_shown]
-    if not callouts and not others:
+    """The post-edit text for ``files`` within ``budget`` tokens: the call-outs not already shown
+    in their current state (the first even over budget), the instruction once; empty when none."""
+    todo = [c for c in callouts if state_key(c.observation) not in already_shown]
+    if not todo:
         return Aftermath("", (), (), 0, 0)
-    title = f"graphmem: what is known about {', '.join(files)} and the code it calls or is called by"
-    spent = estimate_tokens(title) + 30
+    n = len(todo)
+    title = f"graphmem: your edit of {', '.join(files)} changed code under {n} note{'s' if n != 1 else ''}:"
     lines = [title]
-    shown: list[str] = []
+    spent = estimate_tokens(title) + estimate_tokens(INSTRUCTION) + 30
+    shown: list[Callout] = []
     left = 0
-    if callouts:
-        lines.append(f"This edit may have invalidated {len(callouts)} note{'s' if len(callouts) != 1 else ''}:")
-        spent += 12
-        for c in callouts:
-            line = render_callout(c)
-            cost = estimate_tokens(line) + 1
-            if shown and spent + cost > budget:
-                left += 1
-                continue
-            lines.append(line)
-            shown.append(c.observation.id)
-            spent += cost
-    header = "Other notes on this code:" if callouts else ""
-    body: list[str] = []
-    for r in others:
-        line = brief_line(r.observation, r.why)
+    for c in todo:
+        line = render_callout(c)
         cost = estimate_tokens(line) + 1
-        if spent + cost > budget:
+        if shown and spent + cost > budget:
             left += 1
             continue
-        body.append(line)
-        shown.append(r.observation.id)
+        lines.append(line)
+        shown.append(c)
         spent += cost
-    if body:
-        lines += ([header] if header else []) + body
     if left:
-        lines.append(f"({left} more not shown within the budget of {budget} tokens; see them with recall)")
+        lines.append(
+            f"({left} more not shown within the budget of {budget} tokens; see them with `graphmem list --stale`)"
+        )
+    lines.append(INSTRUCTION)
     text = "\n".join(lines)
-    return Aftermath(text, tuple(shown), tuple(i for i in shown if i in called), left, estimate_tokens(text))
+    ids = tuple(c.observation.id for c in shown)
+    states = tuple(state_key(c.observation) for c in shown)
+    return Aftermath(text, ids, ids, left, estimate_tokens(text), states)

@@ -3,8 +3,8 @@
 ``Briefer.brief`` renders the observations retrieval finds for files, symbols or text within a
 token budget, or, with none of them, the repository's brief (``overview.py``: constraints and
 decisions, then what was confirmed or changed recently, then the stale and suspect notes that
-need a look). ``Briefer.edit_context`` is the post-edit text (``aftermath.py``): the notes an
-edit just made stale or suspect, then the notes on the edited files and the code one step away.
+need a look). ``Briefer.edit_context`` is the post-edit text (``aftermath.py``): only the notes
+an edit just made stale or suspect.
 Each says how many notes its budget left out.
 """
 
@@ -111,17 +111,18 @@ class Briefer:
         fresh_only: bool = False,
         already_shown: Collection[str] = (),
     ) -> EditContext:
-        """After an agent edited ``files``: the notes the edit just made stale or suspect
-        (``edited``: (repository id, path) -> the file's modification time), then the notes
-        anchored in the files and one step away from them (``aftermath.py``)."""
+        """After an agent edited ``files``: only what the edit changed, the notes it just made
+        stale or suspect (``edited``: (repository id, path) -> the file's modification time;
+        ``aftermath.py``), each not already shown to the session in its current state
+        (``already_shown``: ``state_key``s). ``fresh_only`` has nothing to leave out: call-outs stay."""
+        del fresh_only
         e = self._view()
         repos = e.repos(repo)
         scope = {rt.id for rt in repos}
         called = find_callouts([o for o in e.observations() if o.repo_id in scope], edited)
-        related = self._retriever.retrieve(repo=repo, files=files, hops=1, limit=MAX_LIMIT, fresh_only=fresh_only)
-        out = render([rel for _, rel in edited] or list(files), called, related.results, budget=budget,
-                     already_shown=already_shown)
-        return EditContext(out.text, out.shown, out.callouts, related.freshness, out.tokens, out.left_out)
+        out = render([rel for _, rel in edited] or list(files), called, budget=budget, already_shown=already_shown)
+        fresh = e.freshness(repos)
+        return EditContext(out.text, out.shown, out.callouts, fresh, out.tokens, out.left_out, shown_states=out.states)
 
 
 def _state(fresh: Freshness) -> str:

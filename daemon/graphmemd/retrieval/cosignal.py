@@ -22,6 +22,9 @@ PARTNER_FILES = 25
 PARTNER_SYMBOLS = 150
 #: Share of a file's co-change strength a symbol in it inherits.
 FILE_SHARE = 0.5
+#: Co-change is given as the reason a note was found only with at least this many commits
+#: behind it ("in 1 of the last 1 commits" explains nothing).
+MIN_HISTORY = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,11 @@ class CoSignal:
     together: int
     total: int
     seed: str
+
+    @property
+    def explains(self) -> bool:
+        """Whether there is history enough (``MIN_HISTORY`` commits) to give it as a reason."""
+        return self.total >= MIN_HISTORY
 
     def why(self, ref: str) -> str:
         """The sentence explaining why ``ref`` was related to the seed by co-change."""

@@ -1,11 +1,18 @@
 """PURE: a repository's brief when no files, symbols or text are given (a session start).
 
-Three sections, in this order, each line marked the way every brief marks it
+Four sections, in this order, each line marked the way every brief marks it
 (``graphmem.render.brief_line``):
 
-1. **Constraints and decisions** that hold (fresh): what an agent must not break.
-2. **Recently confirmed or changed**: the other fresh notes, newest confirmation or change first.
-3. **Needs a look**: stale and suspect notes, each with its reason, most recently affected first.
+1. **Constraints and decisions** that hold (fresh): what an agent must not break; the ones
+   people or agents saved first, then the knowledge files' (decision records, ...).
+2. **Notes**: the other fresh notes people or agents saved (shared notes in
+   ``.graphmem/notes`` included), newest confirmation or change first.
+3. **Needs a look**: stale and suspect saved notes, each with its reason, most recently affected first.
+4. **From the project's docs**: units of the other knowledge files, most relevant first (how
+   central the code they name is), each cut to one short line with its place in the file.
+   Indexing a file is not a change: a unit is never dated by when it was read. A unit that
+   disagrees with the code is not shown (``graphmem check`` lists those; the footer counts
+   them), nor an autodoc directive (``.. autofunction:: x``: the code says it).
 
 The budget is shared so that no section starves the others: each gets a share first
 (``SHARES``), then what a section left unused goes to the others in section order. A note that
@@ -23,21 +30,31 @@ from dataclasses import dataclass
 from enum import Enum
 
 from graphmem.render import brief_line
-from graphmem.types import Category, Observation, ObservationStatus
+from graphmem.types import Category, KnowledgeKind, Observation, ObservationStatus
 
-__all__ = ["SHARES", "Overview", "Section", "overview", "section_of"]
+from graphmemd.memory.knowledge import generated
+
+__all__ = ["SHARES", "Overview", "Section", "is_doc", "overview", "section_of"]
 
 
 class Section(Enum):
-    """The three parts of a repository brief, in the order they are shown."""
+    """The parts of a repository brief, in the order they are shown."""
 
     RULES = "Constraints and decisions"
-    RECENT = "Recently confirmed or changed"
+    RECENT = "Notes (newest first)"
     LOOK = "Needs a look (stale or suspect: verify, then confirm or supersede)"
+    DOCS = "From the project's docs (most relevant first)"
 
 
 #: Each section's first share of the token budget (what it leaves unused goes to the others).
-SHARES: Mapping[Section, float] = {Section.RULES: 0.5, Section.RECENT: 0.25, Section.LOOK: 0.25}
+SHARES: Mapping[Section, float] = {Section.RULES: 0.35, Section.RECENT: 0.25, Section.LOOK: 0.15, Section.DOCS: 0.25}
+#: A docs unit's text is cut to this many characters in the brief.
+DOC_CHARS = 160
+_DOC_KIND_RANK: Mapping[KnowledgeKind, int] = {
+    KnowledgeKind.AGENT_INSTRUCTIONS: 0,
+    KnowledgeKind.DECISION_RECORD: 1,
+    KnowledgeKind.DOCUMENTATION: 2,
+}
 
 _RULES = (Category.CONSTRAINT, Category.DECISION)
 _LIVE = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
@@ -64,10 +81,21 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text.encode("utf-8")) / 4))
 
 
+def is_doc(o: Observation) -> bool:
+    """Whether a note is a unit of a knowledge file other than a shared note (which people or
+    agents saved, like a note saved through graphmem)."""
+    return o.knowledge is not None and o.knowledge.kind is not KnowledgeKind.SHARED_NOTE
+
+
 def section_of(o: Observation) -> Section | None:
-    """Where a note belongs in a repository brief (None: not shown: archived or superseded)."""
+    """Where a note belongs in a repository brief (None: not shown: archived or superseded, or
+    a docs unit that disagrees with the code)."""
     if o.status not in _LIVE:
         return None
+    if is_doc(o):
+        if o.status is not ObservationStatus.FRESH or generated(o):  # an autodoc directive restates the code
+            return None
+        return Section.RULES if o.category in _RULES else Section.DOCS
     if o.status is not ObservationStatus.FRESH:
         return Section.LOOK
     return Section.RULES if o.category in _RULES else Section.RECENT
@@ -85,7 +113,9 @@ def _ordered(section: Section, notes: list[Observation], weight: Callable[[Obser
     """Most important first: rules by confidence and weight (how central their code is), then
     recency; recent ones by when they were confirmed or changed; stale ones by when."""
     if section is Section.RULES:
-        return sorted(notes, key=lambda o: (-round(o.confidence * (1.0 + weight(o)), 6), -_touched(o), o.id))
+        return sorted(notes, key=lambda o: (is_doc(o), -round(o.confidence * (1.0 + weight(o)), 6), -_touched(o), o.id))
+    if section is Section.DOCS:
+        return sorted(notes, key=lambda o: (-round(weight(o), 6), _doc_rank(o), _place(o), o.id))
     if section is Section.RECENT:
         return sorted(notes, key=lambda o: (-_touched(o), o.id))
     return sorted(notes, key=lambda o: (o.status is not ObservationStatus.STALE, -_affected(o), o.id))
@@ -143,10 +173,13 @@ def overview(
     """The repository brief of ``notes`` within ``budget`` tokens (module docstring).
     ``weight``: 0..1, how central a note's code is (ranks rules); ``title``: the first line."""
     by_section: dict[Section, list[Observation]] = {s: [] for s in Section}
+    disagreeing = 0
     for o in notes:
         s = section_of(o)
         if s is not None:
             by_section[s].append(o)
+        elif is_doc(o) and o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
+            disagreeing += 1
     ordered = {s: _ordered(s, group, weight) for s, group in by_section.items()}
     lines = _Lines(ordered)
     head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {s.value}") + 1 for s in Section if ordered[s])
@@ -173,6 +206,11 @@ def overview(
         parts = ", ".join(f"{n} {_short(s)}" for s, n in left.items() if n)
         n = sum(left.values())
         out.append(f"({n} more not shown within the budget of {budget} tokens: {parts}; see {footer_hint})")
+    if disagreeing:
+        out.append(
+            f"({disagreeing} passage{'s' if disagreeing != 1 else ''} of the docs disagree with the code: "
+            "see graphmem check)"
+        )
     text = "\n".join(out)
     return Overview(text, tuple(shown), left, estimate_tokens(text))
 
@@ -181,19 +219,44 @@ def _day(ts: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
+def _doc_rank(o: Observation) -> int:
+    return _DOC_KIND_RANK.get(o.knowledge.kind, 3) if o.knowledge is not None else 3
+
+
+def _place(o: Observation) -> tuple[str, int]:
+    return (o.knowledge.path, o.knowledge.start_line) if o.knowledge is not None else ("", 0)
+
+
+def _doc_line(o: Observation) -> str:
+    """A docs unit in one short line: its text cut to ``DOC_CHARS`` and where it is."""
+    text = " ".join(o.text.split())
+    if len(text) > DOC_CHARS:
+        text = text[: DOC_CHARS - 1].rstrip() + "…"
+    path, line = _place(o)
+    return f"- [{o.category.value}] {text} ({path}:{line})"
+
+
 def _line(section: Section, o: Observation) -> str:
-    """A note's line: ``brief_line`` (which marks stale and suspect ones with their reason);
-    in the recent section, when it was confirmed (and by whom) or last changed."""
+    """A note's line: ``brief_line`` (which marks stale and suspect ones with their reason), a
+    docs unit's ``_doc_line``; in the notes section, when it was confirmed (and by whom), last
+    changed or saved (a shared note's file being read again is not a change)."""
+    if is_doc(o):
+        return _doc_line(o)
     line = brief_line(o)
     if section is not Section.RECENT:
         return line
     if o.confirmed_at and o.confirmed_at >= o.updated_at:
         by = f" by {o.confirmed_by}" if o.confirmed_by else ""
         return f"{line} [confirmed {_day(o.confirmed_at)}{by}]"
-    if o.updated_at > o.created_at:
+    if o.updated_at > o.created_at and o.knowledge is None:
         return f"{line} [changed {_day(o.updated_at)}]"
     return f"{line} [saved {_day(o.created_at)}]"
 
 
 def _short(s: Section) -> str:
-    return {Section.RULES: "constraints/decisions", Section.RECENT: "other notes", Section.LOOK: "stale/suspect"}[s]
+    return {
+        Section.RULES: "constraints/decisions",
+        Section.RECENT: "other notes",
+        Section.LOOK: "stale/suspect",
+        Section.DOCS: "docs passages",
+    }[s]

@@ -47,6 +47,9 @@ A query has up to two parts, each scored on its own, then fused:
 * confidence = ``0.6 + 0.4 * observation confidence``; recency from 1.0 (updated or confirmed
   within ``RECENT_DAYS``) down to ``RECENCY_FLOOR`` at a year; confirmation ``CONFIRMED_BONUS``
   when someone confirmed it; status 1.0 fresh, ``SUSPECT_FACTOR`` (0.8) suspect, ``STALE_FACTOR`` stale.
+* knowledge units (the repository's docs): each anchor's evidence is weighed by its
+  ``Anchor.confidence``, its proximity follows no import edge (``UNIT_EDGE_FACTOR``) and its
+  other anchors give no breadth (``UNIT_BREADTH``): docs/ranking.md, "Knowledge units in recall".
 
 What is fixed by design and what is fitted (``W_PROXIMITY`` and ``W_REACH`` only,
 leave-one-history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order: the
@@ -118,6 +121,20 @@ EDGE_DECAY: Mapping[EdgeKind, float] = {
     EdgeKind.IMPORTS: 0.35,
     EdgeKind.IMPORTED_BY: 0.35,
 }
+#: A knowledge unit (a block of the repository's docs) reaches code by what it names, not
+#: through the imports of what it names: the proximity of a unit's anchor is multiplied by
+#: this factor for each edge of these kinds on the walk's path to it (``app.py`` imports
+#: ``sessions.py``, so every paragraph that says ``app`` would otherwise reach ``sessions.py``).
+#: Each anchor's evidence is also weighed by its ``Anchor.confidence`` (a bare literal, a module
+#: or file mentioned in passing: ``memory.knowledge.PASSING_CONFIDENCE``). docs/ranking.md,
+#: "Knowledge units in recall".
+UNIT_EDGE_FACTOR: Mapping[EdgeKind, float] = {
+    EdgeKind.IMPORTS: 0.0,
+    EdgeKind.IMPORTED_BY: 0.0,
+}
+#: How much a knowledge unit's other anchors count (``breadth``): a page of examples names
+#: twenty API functions in passing, where a note anchored to twenty functions is about each.
+UNIT_BREADTH = 0.0
 CENTRALITY_CAP = 64
 FOCUS_LINES = 40.0
 RECENT_DAYS = 30.0

@@ -19,6 +19,7 @@ from graphmem.types import Anchor, EdgeConfidence, EdgeKind, Freshness, Observat
 from graphmemd.graph.codegraph import Adjacent, FileNode
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import SymbolInfo
+from graphmemd.graph.symbol_match import Matches, close_matches
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.memory.observations import ObservationBook
 from graphmemd.memory.staleness import file_anchor, symbol_anchor
@@ -90,6 +91,10 @@ class GraphReader(Protocol):
         ...
 
 
+#: How many candidates an ambiguous reference's error lists.
+_LISTED = 8
+
+
 class ReadView:
     """Everything the read side may read, and nothing it may change."""
 
@@ -115,34 +120,66 @@ class ReadView:
 
     def resolve_anchor(self, ref: str, repo_hint: str = "") -> Anchor:
         """An anchor for ``path::qualname``, a file path or a symbol id, with its current
-        fingerprints; InvalidArgument with the close matches when it does not resolve."""
+        fingerprints. A shorter reference (``hash_password``, ``AppContext.push``,
+        ``crypto.py::hash_password``) that names exactly one symbol of the repositories in scope
+        is that symbol (``symbol_match``); otherwise InvalidArgument listing the candidates once
+        (the ones it names when ambiguous, else the close matches)."""
         ref = ref.strip()
         if not ref:
             raise InvalidArgument("an anchor reference is empty")
         with self._state.reading() as graph:
-            if "#" in ref and ref in graph.symbols:
-                return symbol_anchor(graph.symbols[ref])
-            path_part, _, qual = ref.partition("::")
-            rt, rel = self._registry.locate(path_part, repo_hint)
-            if not qual:
-                fp = self._state.file_fingerprint(rt.id, rel)
-                if fp is None:
-                    raise self._unresolved(graph, ref, rt, rel)
-                return file_anchor(rt.id, rel, fp)
-            matches = [s for s in graph.file_symbols(rt.id, rel) if s.qualname == qual]
-            if not matches:
-                raise self._unresolved(graph, ref, rt, rel)
-            return symbol_anchor(sorted(matches, key=lambda s: s.kind.value == "module")[0])
+            try:
+                return self._literal_anchor(graph, ref, repo_hint)
+            except InvalidArgument as exc:
+                scope = {rt.id for rt in self._registry.scope(repo_hint)}
+                found = close_matches(ref, (s for s in graph.symbols.values() if s.repo_id in scope), limit=5)
+                if found.exact:
+                    return symbol_anchor(found.symbols[0])
+                raise self._unresolved(graph, ref, repo_hint, found, exc) from None
 
-    @staticmethod
-    def _unresolved(graph: GraphReader, ref: str, rt: RepoRuntime, rel: str) -> InvalidArgument:
-        syms = graph.file_symbols(rt.id, rel)
-        pool = [s.ref for s in syms] if syms else [n.path for n in graph.repo_files(rt.id)]
-        close = difflib.get_close_matches(ref, pool, n=5, cutoff=0.4)
-        hint = f"; close matches: {', '.join(close)}" if close else ""
-        return InvalidArgument(
-            f"anchor {ref!r} does not resolve in repository {rt.id}{hint}", reference=ref, close_matches=close
-        )
+    def _literal_anchor(self, graph: GraphReader, ref: str, repo_hint: str) -> Anchor:
+        """``ref`` as written: a symbol id, ``path::qualname`` or a file path."""
+        if "#" in ref and ref in graph.symbols:
+            return symbol_anchor(graph.symbols[ref])
+        path_part, _, qual = ref.partition("::")
+        rt, rel = self._registry.locate(path_part, repo_hint)
+        if not qual:
+            fp = self._state.file_fingerprint(rt.id, rel)
+            if fp is None:
+                raise InvalidArgument(f"anchor {ref!r} does not resolve in repository {rt.id}")
+            return file_anchor(rt.id, rel, fp)
+        matches = [s for s in graph.file_symbols(rt.id, rel) if s.qualname == qual]
+        if not matches:
+            raise InvalidArgument(f"anchor {ref!r} does not resolve in repository {rt.id}")
+        return symbol_anchor(sorted(matches, key=lambda s: s.kind.value == "module")[0])
+
+    def _unresolved(
+        self, graph: GraphReader, ref: str, repo_hint: str, found: Matches, literal: InvalidArgument
+    ) -> InvalidArgument:
+        """The error of a reference that names no one symbol: the symbols it names when it is
+        ambiguous; else the closest symbols of the file it names, its close matches anywhere,
+        or the closest files (a file path)."""
+        if len({s.repo_id for s in found.named}) > 1:
+            return literal  # the same name in several repositories: the repository is what to name
+        if len(found.named) > 1:
+            named = [s.ref for s in found.named[:_LISTED]]
+            more = f" and {len(found.named) - _LISTED} more" if len(found.named) > _LISTED else ""
+            return InvalidArgument(f"anchor {ref!r} names {len(found.named)} symbols; give one in full: "
+                                   f"{', '.join(named)}{more}", reference=ref, close_matches=named)
+        path_part, sep, _ = ref.partition("::")
+        pool: list[str] = []
+        try:
+            rt, rel = self._registry.locate(path_part, repo_hint)
+            pool = [s.ref for s in graph.file_symbols(rt.id, rel)] if sep else []
+        except InvalidArgument:
+            pass
+        refs = difflib.get_close_matches(ref, pool, n=5, cutoff=0.4) if pool else [s.ref for s in found.symbols]
+        refs = list(dict.fromkeys(refs))  # one ref per line of code, whatever the repositories holding it
+        if not refs and not sep:
+            files = [n.path for rt in self._registry.scope(repo_hint) for n in graph.repo_files(rt.id)]
+            refs = difflib.get_close_matches(ref, files, n=5, cutoff=0.4)
+        hint = f"; close matches: {', '.join(refs)}" if refs else ""
+        return InvalidArgument(f"{literal.message}{hint}", reference=ref, close_matches=refs)
 
     def current_anchor(self, a: Anchor) -> Anchor | None:
         """``a`` re-taken on the current code (same symbol or file), or None when it is gone."""

@@ -190,6 +190,21 @@ def walk(g: GraphReader, seeds: Sequence[str], hops: int) -> dict[str, _Reach]:
     return reached
 
 
+def _unit_proximity(node: str, reached: dict[str, _Reach]) -> float:
+    """The proximity of ``node`` for a knowledge unit: the walk's, times
+    ``ranking.UNIT_EDGE_FACTOR`` of each edge on its path (a unit reaches code by what it
+    names, not through imports)."""
+    r = reached.get(node)
+    if r is None:
+        return 0.0
+    prox = r[4]
+    factor = ranking.UNIT_EDGE_FACTOR
+    while r is not None and r[1] is not None and r[2] is not None and prox > 0.0:
+        prox *= factor.get(r[2], 1.0)
+        r = reached.get(r[1])
+    return prox
+
+
 def why_path(g: GraphReader, node: str, reached: dict[str, _Reach]) -> list[Hop]:
     """The hops from a seed to ``node`` along the walk's parents."""
     hops: list[Hop] = []
@@ -450,6 +465,7 @@ class Retriever:
         outside = node not in w.inside and (fid or "") not in w.inside
         return NodeSignals.make(
             proximity=r[4] if r is not None else 0.0,
+            unit_proximity=_unit_proximity(node, w.reached),
             cochange=node_signal(w.signals, node, file_of, share) if w.signals else None,
             focus=self._focus(g, node, w.seeds.focus),
             centrality=ranking.centrality(g.degree(node, ranking.CENTRALITY_CAP)),
@@ -576,6 +592,7 @@ class Retriever:
             return ("matched " + ", ".join(matched) if matched else "matched text"), [], 0
         walked = node in reached
         path = why_path(g, node, reached) if walked else []
+        co = co if co is not None and co.explains else None  # too little history to give as a reason
         if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * prox):
             return co.why(g.ref_of(node)), path, reached[node][0] if walked else 0
         if path:

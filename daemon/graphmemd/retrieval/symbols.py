@@ -34,22 +34,11 @@ _OUTLINED = frozenset({ObservationStatus.FRESH, ObservationStatus.STALE, Observa
 
 
 def resolve_ref(view: ReadView, g: GraphReader, ref: str, repo_hint: str) -> str:
-    """A symbol/file node id for ``ref``; a short reference (``hash_password``,
-    ``AppContext.push``, ``crypto.py::hash_password``) resolves when it has exactly one
-    exact match; otherwise INVALID_ARGUMENT naming the close matches."""
-    try:
-        anchor = view.resolve_anchor(ref, repo_hint)
-    except InvalidArgument as exc:
-        found = close_matches(ref, scope_symbols(view, g, repo_hint), limit=5)
-        if found.exact:
-            return found.symbols[0].id
-        if found.symbols:
-            refs = [s.ref for s in found.symbols]
-            raise InvalidArgument(
-                f"{ref!r} does not resolve; close matches: {', '.join(refs)}", reference=ref, close_matches=refs
-            ) from exc
-        raise
+    """A symbol/file node id for ``ref``: ``ReadView.resolve_anchor``'s reading (a short
+    reference with exactly one match resolves; INVALID_ARGUMENT lists the candidates)."""
+    anchor = view.resolve_anchor(ref, repo_hint)
     return anchor.symbol_id if anchor.kind is AnchorKind.SYMBOL else file_id(anchor.repo_id, anchor.path)
+
 
 def scope_symbols(view: ReadView, g: GraphReader, repo_hint: str) -> list[SymbolInfo]:
     """The symbols of the repositories ``repo_hint`` covers."""

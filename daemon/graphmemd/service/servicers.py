@@ -25,10 +25,12 @@ from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
 from grpc_status import rpc_status
 
+from graphmemd.app.codechange import CodeChanges
 from graphmemd.app.core import Core
 from graphmemd.app.settle import settle
 from graphmemd.memory.memory import NewObservation
 from graphmemd.retrieval.briefs import Briefer
+from graphmemd.retrieval.neighbourhood import neighbourhood
 from graphmemd.retrieval.retriever import DEFAULT_HOPS, Retriever
 from graphmemd.retrieval.symbols import SymbolQueries
 
@@ -167,6 +169,7 @@ class ObservationService(pbg.ObservationServiceServicer):
 
     def __init__(self, core: Core) -> None:
         self.core = core
+        self.changes = CodeChanges(lambda: core.view, lambda: core.indexer.pool())
 
     @_rpc
     def CreateObservation(self, request: pb.CreateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
@@ -311,6 +314,13 @@ class ObservationService(pbg.ObservationServiceServicer):
         found = self.core.knowledge.check(request.repo, list(request.paths), wait)
         return convert.knowledge_check_to_proto(found)
 
+    @_rpc
+    def GetObservationChange(
+        self, request: pb.GetObservationChangeRequest, context: grpc.ServicerContext
+    ) -> pb.ObservationChange:
+        """The code before and after under each of a note's stale reasons."""
+        return convert.observation_change_to_proto(self.changes.change(request.id, request.max_commits))
+
 
 class RetrievalService(pbg.RetrievalServiceServicer):
     """Ranked retrieval, session briefs and post-edit context."""
@@ -351,8 +361,8 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 
     @_rpc
     def EditContext(self, request: pb.EditContextRequest, context: grpc.ServicerContext) -> pb.EditContextResponse:
-        """After an agent edited files: the notes it just made stale or suspect, then the notes
-        on the files and one step away (waiting up to ``wait_ms`` for the index to take them in)."""
+        """After an agent edited files: the notes it just made stale or suspect (waiting up to
+        ``wait_ms`` for the index to take the files in); empty when it changed nothing under a note."""
         if not request.files:
             raise InvalidArgument("files is required: the edited files")
         if request.wait_ms > MAX_SETTLE_MS:
@@ -379,7 +389,8 @@ class RetrievalService(pbg.RetrievalServiceServicer):
 class SymbolService(pbg.SymbolServiceServicer):
     """Find symbols and one symbol's neighbourhood."""
 
-    def __init__(self, symbols: SymbolQueries) -> None:
+    def __init__(self, core: Core, symbols: SymbolQueries) -> None:
+        self.core = core
         self.symbols = symbols
 
     @_rpc
@@ -414,6 +425,14 @@ class SymbolService(pbg.SymbolServiceServicer):
         if not request.path.strip():
             raise InvalidArgument("path is required")
         return convert.file_outline_to_proto(self.symbols.file_outline(request.path, repo=request.repo))
+
+    @_rpc
+    def GetNeighbourhood(self, request: pb.GetNeighbourhoodRequest, context: grpc.ServicerContext) -> pb.Neighbourhood:
+        """The code within some hops of symbols or files, as nodes and edges with their notes."""
+        found = neighbourhood(
+            self.core.view, list(request.refs), repo=request.repo, hops=request.hops, max_nodes=request.max_nodes
+        )
+        return convert.neighbourhood_to_proto(found)
 
 
 class EventService(pbg.EventServiceServicer):
@@ -453,6 +472,6 @@ def add_services(server: grpc.Server, core: Core, socket_path: str, tcp: str, sh
     pbg.add_RepositoryServiceServicer_to_server(RepositoryService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_ObservationServiceServicer_to_server(ObservationService(core), server)  # type: ignore[no-untyped-call]
     pbg.add_RetrievalServiceServicer_to_server(RetrievalService(core, retriever), server)  # type: ignore[no-untyped-call]
-    pbg.add_SymbolServiceServicer_to_server(SymbolService(SymbolQueries(lambda: core.view)), server)  # type: ignore[no-untyped-call]
+    pbg.add_SymbolServiceServicer_to_server(SymbolService(core, SymbolQueries(lambda: core.view)), server)  # type: ignore[no-untyped-call]
     pbg.add_EventServiceServicer_to_server(EventService(core), server)  # type: ignore[no-untyped-call]
     return [s.full_name for s in pb.DESCRIPTOR.services_by_name.values()]

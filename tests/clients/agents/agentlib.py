@@ -13,9 +13,11 @@ GRAPHMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "graph
 
 
 def agent_env(home: Path, gm_home: Path, **extra: str) -> dict[str, str]:
-    """The environment of a user whose home is ``home`` and whose graphmem home is ``gm_home``."""
+    """The environment of a user whose home is ``home``, whose graphmem home is ``gm_home`` and
+    who has this graphmem on ``PATH`` (as an installed one is: project files name it so)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHMEM_", "CODEX_", "XDG_CONFIG"))}
-    env.update(HOME=str(home), GRAPHMEM_HOME=str(gm_home), GRAPHMEM_PARSE_WORKERS="2", **extra)
+    path = os.pathsep.join([str(_SCRIPT.parent), env.get("PATH", os.defpath)])
+    env.update(HOME=str(home), GRAPHMEM_HOME=str(gm_home), GRAPHMEM_PARSE_WORKERS="2", PATH=path, **extra)
     return env
 
 

@@ -32,6 +32,16 @@ def test_doctor_checks_the_chain_and_prints_fixes(daemon_factory: Callable[..., 
         assert f"ok    {check}" in ok.stdout, ok.stdout
     assert "graphmem 0.1.0" in ok.stdout  # the entry's executable answered
 
+    # a teammate without graphmem on PATH: the committed files name it, and doctor says so
+    off_path = run(["doctor", "--client", "claude-code"], repo, {**env, "PATH": "/usr/bin:/bin"})
+    assert off_path.returncode == 1
+    assert f"FAIL  claude-code: MCP entry (project, {repo}/.mcp.json): names `graphmem`, which is not on PATH " \
+        "here" in off_path.stdout, off_path.stdout
+    assert "fix: put graphmem on PATH for the client" in off_path.stdout
+    assert "graphmem setup claude-code --command PATH" in off_path.stdout
+    assert f"FAIL  claude-code: hooks (project): SessionStart, PostToolUse in {repo}/.claude/settings.json; " \
+        "names `graphmem`, which is not on PATH here" in off_path.stdout
+
     # hooks turned off, and an MCP entry pointing at an executable that is gone
     assert run(["setup", "claude-code", "--no-hooks", "--no-instructions"], repo, env).returncode == 0
     settings = repo / ".gemini/settings.json"
@@ -41,7 +51,9 @@ def test_doctor_checks_the_chain_and_prints_fixes(daemon_factory: Callable[..., 
     bad = run(["doctor"], repo, env)
     assert bad.returncode == 1
     assert "FAIL  claude-code: hooks: graphmem's hooks are not installed" in bad.stdout
-    assert "FAIL  gemini: MCP entry" in bad.stdout
+    assert f"FAIL  gemini: MCP entry (project, {settings}): names {tmp_path}/gone/graphmem, which does " \
+        "not exist or is not executable (a path from another machine?" in bad.stdout, bad.stdout
+    assert "fix: graphmem setup gemini   (writes the graphmem on PATH)" in bad.stdout
     assert bad.stdout.count("fix: graphmem setup") >= 2
 
     assert run(["doctor", "--client", "cursor"], repo, env).returncode == 1

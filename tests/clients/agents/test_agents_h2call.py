@@ -15,9 +15,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from conftest import Daemon, copy_fixture, short_tmp
+from conftest import Daemon, copy_fixture, short_tmp, wait_for
 from graphmem.agents import h2call, wire
 from graphmem.paths import resolve_paths
+from graphmem.types import ObservationStatus
 
 SERVICE = "/graphmem.v1.RetrievalService/"
 
@@ -27,7 +28,10 @@ def daemon(daemon_factory: Callable[..., Daemon]) -> tuple[Daemon, Path, str]:
     repo = copy_fixture("python")
     d = daemon_factory([repo])
     with d.client() as c:
-        c.observe("login checks the password hash before the rate limit", anchors=["app/auth/service.py"])
+        note = c.observe("login checks the password hash before the rate limit", anchors=["app/auth/service.py"])
+        service = repo / "app/auth/service.py"  # an edit under the note: the post-edit answer calls it out
+        service.write_text(service.read_text() + "\n\ndef audit(event: str) -> None:\n    pass\n")
+        wait_for(lambda: c.get(note.id).status is ObservationStatus.STALE, 30)
     d.wait_idle()
     return d, repo, str(resolve_paths(str(d.home), {}).socket)
 

@@ -65,7 +65,7 @@ def test_setup_then_the_client_launches_the_server_and_calls_tools(
     env = agent_env(tmp_path, d.home)
     client_env = {k: v for k, v in env.items() if k != "GRAPHMEM_HOME"}  # the entry must carry what it needs
     for client in ("claude-code", "codex", "vscode", "gemini"):
-        done = run(["setup", client, "--no-instructions"], repo, env)
+        done = run(["setup", client, "--no-instructions", "--home", str(d.home)], repo, env)  # written: a flag
         assert done.returncode == 0, done.stderr
         entry = server_entry(client, repo)
         with (tmp_path / f"{client}.err").open("w") as errlog:

@@ -10,12 +10,14 @@ import json
 import os
 import re
 import shlex
+import stat
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentlib import agent_env, dirs, run, snapshot
+from agentlib import GRAPHMEM, agent_env, dirs, run, snapshot
 from conftest import short_tmp
 from graphmem.agents.instructions import BEGIN
 
@@ -59,6 +61,12 @@ def strip_comments(text: str) -> Any:
 
 
 def executable(command: str) -> None:
+    """A project file names graphmem as every machine finds it: on PATH."""
+    assert command == "graphmem", command
+
+
+def absolute_executable(command: str) -> None:
+    """A user file names this machine's graphmem by its path."""
     assert os.path.isabs(command), command
     assert os.access(command, os.X_OK), command
 
@@ -66,7 +74,7 @@ def executable(command: str) -> None:
 def check_hook_command(line: str, kind: str, client: str) -> None:
     words = shlex.split(line)
     executable(words[0])
-    assert words[1:5] == ["hook", kind, "--client", client], words
+    assert words[1:] == ["hook", kind, "--client", client], words  # no --home: only a --home flag writes one
 
 
 def claude_shape(repo: Path, home: Path) -> None:
@@ -167,7 +175,7 @@ def windsurf_shape(repo: Path, home: Path) -> None:
     mcp = json.loads((home / ".codeium/windsurf/mcp_config.json").read_text())
     entry = mcp["mcpServers"]["graphmem"]
     assert entry["args"] == ["mcp"]
-    executable(entry["command"])
+    absolute_executable(entry["command"])  # Windsurf keeps servers for the user only: the user's own file
     assert not (repo / ".windsurf").exists()
 
 
@@ -191,6 +199,8 @@ def test_setup_writes_the_documented_shape_twice_is_a_no_op_and_undo_restores(
     name: str, world: tuple[Path, Path, dict[str, str]]
 ) -> None:
     repo, home, env = world
+    if name == "windsurf":
+        (home / ".codeium/windsurf").mkdir(parents=True)  # Windsurf makes it on its first start
     for rel, text in SEEDS[name].items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
@@ -270,13 +280,19 @@ def test_user_scope(world: tuple[Path, Path, dict[str, str]]) -> None:
     repo, home, env = world
     claude_json = home / ".claude.json"
     claude_json.write_text('{"numStartups": 7, "projects": {"/x": {"mcpServers": {}}}}')
+    (home / ".claude").mkdir()
     done = run(["setup", "claude-code", "--user", "--no-register", "--no-instructions"], repo, env)
     assert done.returncode == 0, done.stderr
     data = json.loads(claude_json.read_text())
     assert data["numStartups"] == 7
     assert data["projects"] == {"/x": {"mcpServers": {}}}
     assert data["mcpServers"]["graphmem"]["args"] == ["mcp"]
-    assert "graphmem hook" in (home / ".claude/settings.json").read_text()
+    absolute_executable(data["mcpServers"]["graphmem"]["command"])
+    assert data["mcpServers"]["graphmem"]["env"] == {"GRAPHMEM_HOME": env["GRAPHMEM_HOME"]}  # the one in effect
+    hook = json.loads((home / ".claude/settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]
+    words = shlex.split(hook["command"])
+    absolute_executable(words[0])
+    assert words[1:] == ["hook", "session-start", "--client", "claude-code", "--home", env["GRAPHMEM_HOME"]]
     assert not (repo / ".mcp.json").exists()
 
     codex_home = home / "codex-home"
@@ -285,21 +301,88 @@ def test_user_scope(world: tuple[Path, Path, dict[str, str]]) -> None:
                {**env, "CODEX_HOME": str(codex_home)})
     assert done.returncode == 0, done.stderr
     assert tomllib.loads((codex_home / "config.toml").read_text())["mcp_servers"]["graphmem"]["args"] == ["mcp"]
+    assert "graphmem" in (codex_home / "hooks.json").read_text()
 
-    # VS Code's profile folder does not exist: the one command that adds the server is printed
+    # VS Code's profile folder does not exist: nothing is written (not the hooks without the
+    # server), and the error names the folder and the one command that adds the server alone
     vs = run(["setup", "vscode", "--user", "--no-register", "--no-instructions"], repo, env)
-    assert vs.returncode == 0, vs.stderr
-    assert "code --add-mcp" in vs.stdout
-    assert not (home / ".config/Code/User/mcp.json").exists()
+    assert vs.returncode == 69, vs.stdout + vs.stderr
+    assert f"{home}/.config/Code/User does not exist" in vs.stderr
+    assert "code --add-mcp" in vs.stderr
+    assert vs.stderr.count("does not exist") == 1
+    assert not (home / ".copilot").exists()
+    assert not (home / ".config").exists()
     (home / ".config/Code/User").mkdir(parents=True)
     vs = run(["setup", "vscode", "--user", "--no-register", "--no-instructions"], repo, env)
     assert json.loads((home / ".config/Code/User/mcp.json").read_text())["servers"]["graphmem"]["type"] == "stdio"
+    assert (home / ".copilot/hooks/graphmem.json").exists()
 
     for name, extra in (("claude-code", {}), ("codex", {"CODEX_HOME": str(codex_home)}), ("vscode", {})):
         assert run(["setup", name, "--user", "--undo"], repo, {**env, **extra}).returncode == 0
     assert json.loads(claude_json.read_text()) == {"numStartups": 7, "projects": {"/x": {"mcpServers": {}}}}
     assert claude_json.read_text() == '{"numStartups": 7, "projects": {"/x": {"mcpServers": {}}}}'
     assert not (codex_home / "config.toml").exists()
+
+
+def test_a_client_not_started_yet_gets_none_of_its_files(world: tuple[Path, Path, dict[str, str]]) -> None:
+    """``setup codex --user`` without ``~/.codex`` used to write the hooks and not the server."""
+    repo, home, env = world
+    before = snapshot(home), dirs(home)
+    done = run(["setup", "codex", "--user", "--no-register", "--no-instructions"], repo, env)
+    assert done.returncode == 69, done.stdout + done.stderr
+    assert f"{home}/.codex does not exist: Codex CLI has not been started as this user yet" in done.stderr
+    assert "codex mcp add graphmem -- " in done.stderr
+    assert "Traceback" not in done.stderr
+    assert (snapshot(home), dirs(home)) == before
+    dry = run(["setup", "windsurf", "--dry-run", "--no-register", "--instructions"], repo, env)
+    assert dry.returncode == 69  # Windsurf's server is the user's even at project scope
+    assert ".codeium/windsurf does not exist" in dry.stderr
+
+
+def test_new_files_are_readable_by_all_and_existing_ones_keep_their_mode(
+    world: tuple[Path, Path, dict[str, str]]
+) -> None:
+    repo, _, env = world
+    (repo / ".cursor").mkdir()
+    (repo / ".cursor/mcp.json").write_text(SEEDS["cursor"][".cursor/mcp.json"])
+    (repo / ".cursor/mcp.json").chmod(0o640)
+    done = subprocess.run(["sh", "-c", 'umask 022 && exec "$@"', "sh", *GRAPHMEM, "setup", "cursor", "--no-register",
+                           "--no-instructions"], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE((repo / ".cursor/mcp.json").stat().st_mode) == 0o640
+    assert stat.S_IMODE((repo / ".cursor/hooks.json").stat().st_mode) == 0o644
+
+
+def test_command_names_the_launcher_and_home_flag_is_written(world: tuple[Path, Path, dict[str, str]]) -> None:
+    """``--command`` names a launcher the user chose; a ``--home`` flag (not an exported
+    GRAPHMEM_HOME) is written into project files; setup twice changes nothing; undo finds the hooks."""
+    repo, _, env = world
+    shared = env["GRAPHMEM_HOME"]  # the home setup keeps its manifest in, named by the flag this time
+    args = ["setup", "cursor", "--no-register", "--no-instructions", "--command", "/opt/tools/gm launch",
+            "--home", shared]
+    done = run(args, repo, env)
+    assert done.returncode == 0, done.stderr
+    entry = json.loads((repo / ".cursor/mcp.json").read_text())["mcpServers"]["graphmem"]
+    assert entry == {"command": "/opt/tools/gm", "args": ["launch", "mcp"], "env": {"GRAPHMEM_HOME": shared}}
+    (post,) = json.loads((repo / ".cursor/hooks.json").read_text())["hooks"]["postToolUse"]
+    assert shlex.split(post["command"]) == ["/opt/tools/gm", "launch", "hook", "post-edit", "--client", "cursor",
+                                            "--home", shared]
+    again = run(args, repo, env)
+    assert "wrote" not in again.stdout, again.stdout
+    assert run(["setup", "cursor", "--undo"], repo, env).returncode == 0
+    assert not (repo / ".cursor").exists()
+
+
+def test_graphmem_missing_from_path_is_said_at_setup(world: tuple[Path, Path, dict[str, str]]) -> None:
+    repo, _, env = world
+    done = run(["setup", "cursor", "--no-register", "--no-instructions"], repo, {**env, "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert "note: `graphmem` is not on this shell's PATH" in done.stdout
+    assert "--command PATH" in done.stdout
+    (world[1] / ".codeium/windsurf").mkdir(parents=True)
+    windsurf = run(["setup", "windsurf", "--no-register", "--no-instructions"], repo, {**env, "PATH": "/usr/bin:/bin"})
+    assert windsurf.returncode == 0, windsurf.stderr
+    assert "note:" not in windsurf.stdout  # no project file names it: Windsurf's server is the user's, by path
 
 
 def test_bad_client_file_is_reported_not_overwritten(world: tuple[Path, Path, dict[str, str]]) -> None:

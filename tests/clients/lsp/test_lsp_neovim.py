@@ -60,7 +60,7 @@ def test_neovim_shows_the_hover_and_the_diagnostics(py_daemon: Daemon, tmp_path:
     diags = [ln for ln in lines if ln.startswith("DIAG ")]
     assert len(diags) == 1
     assert diags[0].startswith(
-        "DIAG 11:4 [graphmem] graphmem other note is stale: the body of app/auth/crypto.py::make_token"
+        "DIAG 11:4 [graphmem] graphmem other note is stale: `app/auth/crypto.py::make_token`: body changed"
     )
     assert diags[0].endswith("| tokens are base64 of the user id")
     hover = next(ln for ln in lines if ln.startswith("HOVER "))

@@ -11,6 +11,11 @@ user once and comes back when the daemon does.
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -83,13 +88,14 @@ async def test_hover_code_lens_and_diagnostics_appear(py_daemon: Daemon) -> None
             (11, 4, 14, "stale-note")
         ]
         assert found[0].severity == lsp.DiagnosticSeverity.Information
-        assert "is stale: the body of app/auth/crypto.py::make_token changed" in found[0].message
+        assert "is stale: `app/auth/crypto.py::make_token`: body changed" in found[0].message
         assert found[0].data == {"id": stale, "ref": TOKEN}
         text = await hover_text(client, uri, 7, 8)
         assert "1 note on `hash_password`" in text
         assert "hash_password must stay constant-time" in text
         assert f"**constraint** · fresh · saved just now by python-client · `{fresh}`" in text
-        assert "⚠ stale: the body of app/auth/crypto.py::make_token changed" in await hover_text(client, uri, 11, 6)
+        hover = await hover_text(client, uri, 11, 6)
+        assert "⚠ stale: \\`app/auth/crypto.py::make_token\\`: body changed" in hover
         assert await hover_text(client, uri, 3, 2) == ""
         assert await lenses(client, uri) == [(7, "1 note"), (11, "1 note · 1 stale")]
         shown = await execute(client, "graphmem.showNotes", uri, TOKEN)
@@ -292,5 +298,64 @@ async def test_a_stopped_daemon_does_not_crash_the_server(daemon_factory: Callab
         await asyncio.sleep(1.0)  # a few reconnection attempts
         assert len(client.messages) == 2
         assert "1 note on `hash_password`" in await hover_text(client, uri, 7, 8)  # what it knew stays shown
+    finally:
+        await stop_server(client)
+
+
+def stdlib_copy() -> Path:
+    """A repository of the standard library's top-level modules (~130k lines): indexing it keeps
+    the daemon's parse workers busy for several seconds."""
+    src = Path(sysconfig.get_path("stdlib"))
+    dest = short_tmp("gmbig") / "stdlib"
+    dest.mkdir()
+    for f in src.glob("*.py"):
+        shutil.copyfile(f, dest / f.name)
+    subprocess.run(["git", "init", "-q"], cwd=dest, check=True)
+    return dest
+
+
+async def test_the_first_hover_on_a_busy_daemon_shows_the_note(py_daemon: Daemon) -> None:
+    """A hover and a lens sent right after the file opens, while the daemon indexes a large
+    repository, wait for the outline (bounded) instead of answering empty."""
+    note(py_daemon, "hash_password must stay constant-time", HASH)
+    big = stdlib_copy()
+    with py_daemon.client() as gm:
+        gm.add_repo(big)  # a large index job: the parse workers are busy from here on
+        assert gm.status().repositories[-1].state.value in ("pending", "indexing")
+    client = await start_server(py_daemon.home)
+    try:
+        uri = open_file(client, py_daemon.repos[0] / CRYPTO)
+        hover, found = await asyncio.gather(hover_text(client, uri, 7, 8), lenses(client, uri))
+        assert "hash_password must stay constant-time" in hover
+        assert found == [(7, "1 note")]
+        with py_daemon.client() as gm:
+            (busy,) = [r for r in gm.status().repositories if r.root == str(big)]
+        assert busy.state.value != "ready", "the daemon was not busy during the first hover"
+    finally:
+        await stop_server(client)
+
+
+async def test_a_hover_that_cannot_wait_longer_is_answered_and_the_lenses_follow(py_daemon: Daemon) -> None:
+    """The daemon does not answer for a while (stopped with SIGSTOP: every call hangs): the
+    hover waits at most FIRST_READ_S, answers with what it has, and a lens refresh follows
+    when the outline arrives."""
+    note(py_daemon, "hash_password must stay constant-time", HASH)
+    client = await start_server(py_daemon.home)
+    try:
+        other = open_file(client, py_daemon.repos[0] / "app/auth/service.py")
+        await diagnostics_where(client, other, lambda found: found == [])  # connected, roots read
+        refreshes = client.lens_refreshes  # type: ignore[attr-defined]
+        os.kill(py_daemon.proc.pid, signal.SIGSTOP)
+        try:
+            uri = open_file(client, py_daemon.repos[0] / CRYPTO)
+            asked = time.monotonic()
+            assert await hover_text(client, uri, 7, 8) == ""
+            waited = time.monotonic() - asked
+            assert 0.9 <= waited <= 1.8, f"the hover waited {waited:.2f} s"
+        finally:
+            os.kill(py_daemon.proc.pid, signal.SIGCONT)
+        await eventually(lambda: _async(client.lens_refreshes > refreshes), 5)  # type: ignore[attr-defined]
+        assert await lenses(client, uri) == [(7, "1 note")]
+        assert "hash_password must stay constant-time" in await hover_text(client, uri, 7, 8)
     finally:
         await stop_server(client)

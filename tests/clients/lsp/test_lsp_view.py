@@ -128,14 +128,14 @@ def test_hover_shows_each_note_with_status_reason_category_age_and_who_confirmed
     assert "login retries are capped at 3" in text
     assert "login must stay constant-time" in text
     assert "**constraint** · fresh · saved 3 d ago by cli · confirmed by alice 10 min ago" in text
-    assert "⚠ stale: the body of auth.py::AuthService.login changed (2 h ago at 01234567)" in text
+    assert "⚠ stale: \\`auth.py::AuthService.login\\`: body changed, in 0123456 (2 h ago)" in text
     suspect = hover_value(view(), 11, 5)
-    assert "? suspect: auth.py::AuthService.login calls auth.py::check, whose signature changed" in suspect
+    assert "? suspect: \\`auth.py::AuthService.login\\`: calls \\`auth.py::check\\`, whose signature changed" in suspect
     assert hover_value(view(), 7, 9) == ""  # logout: no notes
     assert hover_value(view(), 5, 9) == ""  # inside login's body, not on its name
     first_line = hover_value(view(), 0, 2)
     assert "2 notes on `auth.py`" in first_line
-    assert "was removed" in first_line
+    assert "AuthService.audit\\`: removed" in first_line
 
 
 def test_code_lenses_count_notes_and_open_them() -> None:
@@ -160,7 +160,7 @@ def test_diagnostics_sit_on_the_anchored_names_with_the_configured_severity() ->
         (11, 4, 9, lsp.DiagnosticSeverity.Hint, "suspect-note"),
     ]
     assert found[1].data == {"id": "n2", "ref": "auth.py::AuthService.login"}
-    assert found[1].message.startswith("graphmem constraint note is stale: the body of auth.py::AuthService.login")
+    assert found[1].message.startswith("graphmem constraint note is stale: `auth.py::AuthService.login`: body changed")
     loud = view().diagnostics(Settings(stale=Severity.WARNING, suspect=Severity.OFF), NOW)
     assert [(d.range.start.line, d.severity) for d in loud] == [
         (0, lsp.DiagnosticSeverity.Warning),

@@ -20,6 +20,7 @@ class RefKind(str, Enum):
     LINK = "link"  # a link to a repository file: [x](../src/app.py#L42)
     DIRECTIVE = "directive"  # .. autofunction:: attr.define, ```{autoclass} Foo```
     ANCHOR = "anchor"  # a shared note's declared anchor (front matter): written about, not in passing
+    EXAMPLE = "example"  # a name a code example uses (a fenced block, a code-block, a >>> line)
 
 
 class TargetKind(str, Enum):
@@ -40,13 +41,26 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
+class CallShape:
+    """How a reference is written as a call: ``f(a, b, key=1)`` has ``positionals`` 2 and
+    ``keywords`` ("key",). ``starred``: the call also passes ``*args`` or ``**kwargs`` (the
+    counts are then lower bounds: only a keyword written by name can be found missing).
+    Empty parentheses are no call (``httpx.get()`` mentions ``get``)."""
+
+    keywords: tuple[str, ...] = ()
+    positionals: int = 0
+    starred: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TextRef:
     """One reference to code as written in a unit.
 
     ``text`` is the exact source text of the span; ``target`` the cleaned name or path it
     stands for (``hash_password`` for ``hash_password()``, ``src/app.py`` for a link, the
     Sphinx target for an explicit title); ``line`` the line a ``#L42`` fragment names;
-    ``module`` the Sphinx ``currentmodule`` in force (a relative name resolves under it)."""
+    ``module`` the Sphinx ``currentmodule`` in force (a relative name resolves under it);
+    ``call`` the arguments when the name is written as a call with arguments (None: a mention)."""
 
     kind: RefKind
     target_kind: TargetKind
@@ -56,6 +70,7 @@ class TextRef:
     role: str = ""
     line: int = 0
     module: str = ""
+    call: CallShape | None = None
 
 
 class UnitKind(str, Enum):
@@ -68,6 +83,7 @@ class UnitKind(str, Enum):
     DEFINITION = "definition"  # an rST definition-list item or field
     DIRECTIVE = "directive"  # an autodoc / py-domain directive
     NOTE = "note"  # a shared note's body (one unit)
+    EXAMPLE = "example"  # a code example: a fenced block, a code-block, a >>> session
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,907 @@
+"""What a change to the code under a note is, said in words (pure: no I/O).
+
+The one renderer of a change, shared by the CLI, the MCP bridge, the language server, the
+hooks and the daemon's briefs. It reads the normalised signature texts the parser records
+(whitespace collapsed, one space kept only between two identifier characters:
+``def f(a:int,b=1)->int:``, ``func(s*Server)Start(ctx context.Context)error``,
+``public String login(String email,String password)``, ``fetchUser(id:number):Promise<User>``)
+for the 14 languages graphmem parses:
+
+- ``parse_signature`` splits one into name, parameters (kind, default, annotation), return
+  type and bases;
+- ``signature_delta`` compares two: parameters added, removed, renamed, reordered, defaults
+  and annotations changed, bases changed, and whether callers written against the old one break;
+- ``spaced`` shows a normalised signature normally spaced;
+- ``change_words`` / ``when_words`` / ``change_line`` say one ``StaleReason`` in one line:
+  ``\\`crypto.py::hash_password\\`: parameter \\`pepper\\` added (optional), uncommitted``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from graphmem.types import ChangeKind, StaleReason
+
+__all__ = [
+    "MAX_LINE",
+    "Param",
+    "ParamKind",
+    "ParsedSignature",
+    "SignatureDelta",
+    "change_line",
+    "change_words",
+    "parse_signature",
+    "signature_delta",
+    "spaced",
+    "when_words",
+]
+
+#: The longest line ``change_line`` returns.
+MAX_LINE: Final = 160
+
+
+class ParamKind(str, Enum):
+    """How a caller passes a parameter (Python's names; other languages map onto them)."""
+
+    POSITIONAL_ONLY = "positional_only"
+    NORMAL = "normal"
+    VAR_POSITIONAL = "var_positional"  # *args, ...rest, String... xs, vararg, params T[]
+    KEYWORD_ONLY = "keyword_only"  # after * in Python, name: in Ruby
+    VAR_KEYWORD = "var_keyword"  # **kwargs
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter: its name (without ``*``/``...``/``&`` markers, PHP keeps its ``$``),
+    how it is passed, its default (``""``: none) and its annotation (``""``: none)."""
+
+    name: str
+    kind: ParamKind
+    default: str = ""
+    annotation: str = ""
+
+    @property
+    def required(self) -> bool:
+        """Whether a caller must pass it: no default and not variadic."""
+        return not self.default and self.kind in _FIXED
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSignature:
+    """A normalised signature split up. ``keyword``: the defining word when there is one
+    (``def``, ``class``, ``func``, ``fn``, ``fun``, ``function``, ``struct``, ``interface``,
+    ...; ``""`` for a C-family or JavaScript method); ``receiver``: a Go method's receiver."""
+
+    name: str
+    params: tuple[Param, ...]
+    returns: str
+    bases: tuple[str, ...]
+    keyword: str
+    receiver: str = ""
+
+    @property
+    def is_type(self) -> bool:
+        """Whether it is the head of a type (class, struct, interface, trait, ...)."""
+        return self.keyword in _TYPE_KEYWORDS
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureDelta:
+    """How one signature differs from another, parameter by parameter (see ``signature_delta``)."""
+
+    added: tuple[Param, ...] = ()
+    removed: tuple[Param, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
+    reordered: bool = False
+    defaults_changed: tuple[tuple[str, str, str], ...] = ()  # (param, old default, new default)
+    annotations_changed: tuple[tuple[str, str, str], ...] = ()  # (param or "return", old, new)
+    bases_changed: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    name_changed: tuple[str, str] | None = None
+
+    @property
+    def breaks_callers(self) -> bool:
+        """Whether a call written against the old signature may fail against the new one: a
+        parameter removed or renamed, positional parameters reordered, a new required one,
+        or the name changed."""
+        return bool(
+            self.removed
+            or self.renamed
+            or self.reordered
+            or self.name_changed
+            or any(p.required for p in self.added)
+            or any(old and not new for _, old, new in self.defaults_changed)
+        )
+
+    @property
+    def annotations_only(self) -> bool:
+        """Whether only annotations (parameter types, return type) differ."""
+        return bool(self.annotations_changed) and not (
+            self.added
+            or self.removed
+            or self.renamed
+            or self.reordered
+            or self.defaults_changed
+            or self.bases_changed
+            or self.name_changed
+        )
+
+    def phrases(self) -> tuple[str, ...]:
+        """Each difference in words: ``parameter `pepper` added (optional)``, ``return type
+        `A` → `B```, ``base `object` removed``; empty when the parameters, return type and
+        bases are the same."""
+        return tuple(_phrase(subject, what, False) for subject, what in self._facts())
+
+    def dependency_phrases(self) -> tuple[str, ...]:
+        """The same differences said of a dependency: ``parameter `x` was removed``."""
+        return tuple(_phrase(subject, what, True) for subject, what in self._facts())
+
+    def _facts(self) -> list[tuple[str, str]]:
+        facts: list[tuple[str, str]] = []
+        if self.name_changed:
+            facts.append((f"name `{self.name_changed[0]}`", f"@changed to `{self.name_changed[1]}`"))
+        facts.extend((f"parameter `{old}`", f"@renamed to `{new}`") for old, new in self.renamed)
+        facts.extend((f"parameter `{p.name}`", "@removed") for p in self.removed)
+        facts.extend((f"parameter `{p.name}`", f"@added ({_how(p)})") for p in self.added)
+        if self.reordered:
+            facts.append(("parameters", "@reordered"))
+        for name, old, new in self.defaults_changed:
+            if not old:
+                facts.append((f"parameter `{name}`", f"@made optional (default `{new}`)"))
+            elif not new:
+                facts.append((f"parameter `{name}`", "@made required (no default)"))
+            else:
+                facts.append((f"default of `{name}`", f"`{old}` → `{new}`"))
+        for name, old, new in self.annotations_changed:
+            subject = "return type" if name == "return" else f"type of `{name}`"
+            if not old:
+                facts.append((subject, f"`{new}` @added"))
+            elif not new:
+                facts.append((subject, f"`{old}` @removed"))
+            else:
+                facts.append((subject, f"`{old}` → `{new}`"))
+        if self.bases_changed is not None:
+            old_bases, new_bases = self.bases_changed
+            facts.extend((f"base `{b}`", "@removed") for b in old_bases if b not in new_bases)
+            facts.extend((f"base `{b}`", "@added") for b in new_bases if b not in old_bases)
+            if set(old_bases) == set(new_bases):
+                facts.append(("bases", "@reordered"))
+        return facts
+
+
+def _phrase(subject: str, what: str, passive: bool) -> str:
+    """``subject what``; a ``what`` marked ``@`` is a participle: "was ..." when ``passive``."""
+    if "@" not in what:
+        return f"{subject} {what}"
+    head, _, tail = what.partition("@")
+    verb = ("was " if passive else "") + tail
+    return f"{subject} {head}{verb}" if head else f"{subject} {verb}"
+
+
+def _how(p: Param) -> str:
+    if p.kind is ParamKind.VAR_POSITIONAL:
+        return "variadic"
+    if p.kind is ParamKind.VAR_KEYWORD:
+        return "keyword arguments"
+    return "optional" if p.default else "required"
+
+
+_FIXED: Final = (ParamKind.POSITIONAL_ONLY, ParamKind.NORMAL, ParamKind.KEYWORD_ONLY)
+_POSITIONAL: Final = (ParamKind.POSITIONAL_ONLY, ParamKind.NORMAL)
+_TYPE_KEYWORDS: Final = frozenset(
+    {"class", "interface", "struct", "enum", "trait", "module", "object", "record", "protocol", "namespace", "mod"}
+    | {"union", "impl", "extension", "typedef"}
+)
+_FUNCTION_KEYWORDS: Final = ("def", "func", "fn", "fun", "function", "sub", "init", "constructor")
+_MODIFIERS: Final = frozenset(
+    [
+        "public",
+        "private",
+        "protected",
+        "internal",
+        "fileprivate",
+        "static",
+        "abstract",
+        "final",
+        "async",
+        "export",
+        "default",
+        "override",
+        "virtual",
+        "explicit",
+        "inline",
+        "open",
+        "sealed",
+        "data",
+        "case",
+        "pub",
+        "unsafe",
+        "extern",
+        "partial",
+        "readonly",
+        "suspend",
+        "operator",
+        "infix",
+        "tailrec",
+        "mutating",
+        "required",
+        "convenience",
+        "synchronized",
+        "native",
+        "implicit",
+        "lazy",
+        "constexpr",
+        "annotation",
+        "inner",
+        "value",
+        "const",
+        "declare",
+        "get",
+        "set",
+        "new",
+        "local",
+    ]
+)
+_IDENT: Final = re.compile(r"[A-Za-z_$~][\w$]*")
+_DECORATOR: Final = re.compile(r"^(?:@[\w.$]+(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s*|\[[^\[\]]*\]\s*)+")
+_QUOTES: Final = "\"'`"
+_LIFETIME: Final = re.compile(r"'[A-Za-z_]\w*+(?!')")  # Rust `'a`: not a character literal
+
+
+def _opens_literal(text: str, i: int) -> bool:
+    """Whether the quote at ``i`` starts a string literal (a Rust lifetime does not)."""
+    return text[i] != "'" or _LIFETIME.match(text, i) is None
+
+
+def _scan(text: str, start: int = 0, *, angle: bool = False) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``text`` from ``start`` outside string literals, with the bracket depth
+    around it (an opening bracket at the depth before it, a closing one at the depth after it);
+    ``angle``: ``<``/``>`` are brackets too (not in ``->``, ``=>``, ``<=``, ``<<``)."""
+    depth = 0
+    quote = ""
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in _QUOTES and _opens_literal(text, i):
+            quote = ch
+        elif ch in "([{" or (angle and ch == "<" and not _is_operator_lt(text, i)):
+            yield i, ch, depth
+            depth += 1
+        elif ch in ")]}" or (angle and ch == ">" and not (i > 0 and text[i - 1] in "-=")):
+            depth = max(0, depth - 1)
+            yield i, ch, depth
+        else:
+            yield i, ch, depth
+        i += 1
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split at the one-character ``sep`` outside brackets (``<>`` included) and literals."""
+    cuts = [i for i, ch, depth in _scan(text, angle=True) if ch == sep and depth == 0]
+    bounds = [-1, *cuts, len(text)]
+    return [text[a + 1 : b] for a, b in itertools.pairwise(bounds)]
+
+
+def _is_operator_lt(text: str, i: int) -> bool:
+    """Whether the ``<`` at ``i`` is an operator (``<=``, ``<<``), not a generic's bracket."""
+    return text[i + 1 : i + 2] in ("=", "<") or (i > 0 and text[i - 1] == "<")
+
+
+def _group_end(text: str, start: int) -> int:
+    """The index of the bracket closing the one at ``start`` (``len(text)`` when unclosed)."""
+    return next((i for i, ch, depth in _scan(text, start) if ch in ")]}" and depth == 0), len(text))
+
+
+def _split_default(p: str) -> tuple[str, str]:
+    """``a:int=1`` -> (``a:int``, ``1``): the first top-level ``=`` that is not part of an operator."""
+    for part_end in _equals(p):
+        return p[:part_end].strip(), p[part_end + 1 :].strip()
+    return p.strip(), ""
+
+
+def _equals(p: str) -> list[int]:
+    """The top-level ``=`` of ``p`` that are assignments (not ``==``, ``!=``, ``<=``, ``=>``, ``:=``)."""
+    out: list[int] = []
+    for i, ch, depth in _scan(p):
+        if ch == "=" and depth == 0:
+            before = p[i - 1] if i else ""
+            after = p[i + 1] if i + 1 < len(p) else ""
+            if before not in "=!<>:" and after not in "=>":
+                out.append(i)
+    return out
+
+
+def _split_colon(p: str) -> tuple[str, str]:
+    """``name:annotation`` at the first top-level single colon (not ``::``)."""
+    for i, ch, depth in _scan(p, angle=True):
+        if ch == ":" and depth == 0 and p[i + 1 : i + 2] != ":" and (i == 0 or p[i - 1] != ":"):
+            return p[:i].strip(), p[i + 1 :].strip()
+    return p.strip(), ""
+
+
+def _strip_generic_tail(head: str) -> str:
+    """``f<T>`` / ``Map[T any]`` -> ``f`` / ``Map``: a balanced bracket group ending the head."""
+    head = head.rstrip()
+    while head and head[-1] in ">]":
+        opener = "<" if head[-1] == ">" else "["
+        depth = 0
+        for i in range(len(head) - 1, -1, -1):
+            if head[i] in ">]":
+                depth += 1
+            elif head[i] in "<[":
+                depth -= 1
+                if depth == 0:
+                    if head[i] != opener or i == 0:
+                        return head
+                    head = head[:i].rstrip()
+                    break
+        else:
+            return head
+    return head
+
+
+def _words(text: str) -> list[str]:
+    return _IDENT.findall(text)
+
+
+def _strip_trailer(sig: str) -> tuple[str, bool]:
+    """The signature without its trailing ``:`` (Python), ``;``, ``{`` or ``=`` (Scala),
+    and whether it ended with a Python-style ``:``."""
+    s = sig.strip()
+    colon = False
+    while s and s[-1] in ";{":
+        s = s[:-1].rstrip()
+    if s.endswith(":") and not s.endswith("::"):
+        s, colon = s[:-1].rstrip(), True
+    elif s.endswith("=") and not s.endswith(("==", "!=", "<=", ">=")):
+        s = s[:-1].rstrip()
+    return s, colon
+
+
+_TYPE_HEAD: Final = re.compile(
+    r"^((?:[\w$]+\s+)*?)(" + "|".join(sorted(_TYPE_KEYWORDS, key=len, reverse=True)) + r")\b"
+)
+_GO_TYPE: Final = re.compile(r"^([A-Za-z_][\w]*)\s+(struct|interface)\s*$")
+_C_RETURN: Final = re.compile(r"^\s*[\w$]+\s*(?:[*&]+\s*|\s+)[\w$]+\s*\(")
+_ARROW: Final = re.compile(r"^([\w$.]+)\s*:?=\s*(?:async\s*)?(func\b|function\b)?\s*(?=\(|[\w$]+\s*=>)")
+
+
+def parse_signature(sig: str) -> ParsedSignature | None:
+    """The normalised signature ``sig`` split up; None for an empty text."""
+    text = _DECORATOR.sub("", sig.strip())
+    if not text:
+        return None
+    text, colon = _strip_trailer(text)
+    go = _GO_TYPE.match(text)
+    if go is not None:
+        return ParsedSignature(go.group(1), (), "", (), go.group(2))
+    head = _TYPE_HEAD.match(text)
+    modified = head is not None and all(w in _MODIFIERS or w == "typedef" for w in _words(head.group(1)))
+    if head is not None and modified and not _C_RETURN.match(text[head.end() :]):  # not `struct cart*f(...)`
+        return _type_head(text[head.end() :], head.group(2), colon)
+    return _callable(text, colon)
+
+
+def _type_head(rest: str, keyword: str, colon: bool) -> ParsedSignature:
+    """A class/struct/interface/... head: its name, primary-constructor parameters, bases."""
+    rest = rest.strip()
+    m = re.match(r"[\w$]+(?:::[\w$]+)*", rest)
+    name = m.group(0) if m else ""
+    rest = rest[m.end() :] if m else rest
+    if rest.startswith("<") and keyword == "class" and ">" not in rest:  # Ruby: class A<B
+        return ParsedSignature(name, (), "", (rest[1:].strip(),), keyword)
+    if rest.startswith("<") or rest.startswith("["):  # generics
+        end = _bracket_end(rest, 0)
+        rest = rest[end + 1 :]
+    params: tuple[Param, ...] = ()
+    bases: list[str] = []
+    if rest.startswith("("):
+        end = _group_end(rest, 0)
+        inner = rest[1:end]
+        rest = rest[end + 1 :]
+        if colon:  # Python: class A(B, C):
+            bases = [b.strip() for b in _split_top(inner, ",") if b.strip()]
+        else:  # Kotlin / Scala / C# record primary constructor
+            params = _params(inner, "colon" if ":" in inner else "c", "")
+    rest = rest.strip()
+    rest = re.sub(r"\bwhere\b.*$", "", rest).strip()
+    if rest.startswith(":"):
+        rest = rest[1:]
+    for part in re.split(r"\b(?:extends|implements|with)\b", rest):
+        for b in _split_top(part, ","):
+            b = re.sub(r"^(?:(?:public|private|protected|virtual)\s+)+", "", b.strip())
+            b = re.sub(r"\(.*\)$", "", b).strip()
+            if b:
+                bases.append(b)
+    return ParsedSignature(name, params, "", tuple(bases), keyword)
+
+
+def _bracket_end(text: str, start: int) -> int:
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "<[":
+            depth += 1
+        elif text[i] in ">]" and not (text[i] == ">" and i and text[i - 1] in "-="):
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text) - 1
+
+
+def _callable(text: str, colon: bool) -> ParsedSignature:
+    """A function/method/constructor head."""
+    receiver = ""
+    keyword = ""
+    arrow = _ARROW.match(text)
+    if arrow is not None:  # promote=(user)=> / payload:=func()[]byte / f=async x=>
+        name = arrow.group(1).rsplit(".", 1)[-1]
+        keyword = (arrow.group(2) or "").strip()
+        rest = text[arrow.end() :]
+        if not rest.startswith("("):  # x=>...: one bare parameter
+            bare = rest.split("=>", 1)[0].strip()
+            return ParsedSignature(name, (Param(bare, ParamKind.NORMAL),), "", (), keyword)
+        return _finish(name, keyword, "", rest, "", colon)
+    if text.startswith("func(") or text.startswith("func ("):  # Go method: receiver first
+        start = text.index("(")
+        end = _group_end(text, start)
+        receiver = text[start + 1 : end].strip()
+        text = "func " + text[end + 1 :].lstrip()
+    start = text.find("(")
+    head = text if start < 0 else text[:start]
+    head_words = _words(_strip_generic_tail(head))
+    for w in head_words:
+        if w in _FUNCTION_KEYWORDS and w not in ("init", "constructor"):
+            keyword = w
+            break
+    if start < 0:  # Ruby `def name` / Scala `def id:String` / a bare name
+        if text.startswith(":"):  # Ruby attr `:price`
+            return ParsedSignature(text[1:], (), "", (), keyword)
+        name_part, returns = _split_colon(text)
+        words = _words(name_part)
+        name = words[-1] if words else name_part
+        return ParsedSignature(name, (), returns, (), keyword, receiver)
+    stem = _strip_generic_tail(head)
+    m = re.search(r"(~?[\w$]+|operator\W+)\s*$", stem)
+    name = m.group(1) if m else stem.strip()
+    prefix = stem[: m.start()] if m else ""
+    if "." in name:
+        name = name.rsplit(".", 1)[-1]
+    prefix = re.sub(r"(?:[\w$]+(?:::|\.))+$", "", prefix.rstrip()).rstrip()  # Store::open, Cart.discounted
+    return _finish(name, keyword, prefix, text[start:], receiver, colon)
+
+
+def _finish(name: str, keyword: str, prefix: str, rest: str, receiver: str, colon: bool) -> ParsedSignature:
+    """Parameters and return type from ``rest`` (which starts at the parameter list's ``(``)."""
+    end = _group_end(rest, 0)
+    inner = rest[1:end]
+    tail = rest[end + 1 :].strip()
+    parts = [p.strip() for p in _split_top(inner, ",") if p.strip()]
+    prefix_words = [w for w in _words(prefix) if w not in _MODIFIERS and w != keyword and w != "#define"]
+    has_colon = any(_split_colon(p)[1] or p.rstrip().endswith(":") for p in parts)
+    if prefix.lstrip().startswith("#"):  # a C macro: #define MAX(a,b)
+        return ParsedSignature(name, tuple(Param(p, ParamKind.NORMAL) for p in parts), "", (), "#define")
+    style = _style(keyword, prefix_words, parts, has_colon, tail, colon, receiver)
+    params = _params(inner, style, keyword)
+    returns = _returns(style, tail, prefix, keyword)
+    return ParsedSignature(name, params, returns, (), keyword, receiver)
+
+
+def _style(
+    keyword: str, prefix_words: list[str], parts: list[str], has_colon: bool, tail: str, colon: bool, receiver: str
+) -> str:
+    """How the parameters are written: python, ruby, php, go, colon (``name:Type``) or c (``Type name``)."""
+    if any("$" in p for p in parts):
+        return "php"
+    if keyword == "def":
+        if colon:
+            return "python"
+        if not tail:
+            return "ruby"
+        return "colon"
+    if keyword == "func" and (receiver or not has_colon) and "->" not in tail:
+        return "go"
+    if has_colon or keyword in ("fn", "fun", "function", "func"):
+        return "colon"
+    bare = not keyword and not prefix_words and not has_colon
+    if bare and tail and not tail.startswith((":", "=", "->")) and parts and all(" " in p for p in parts):
+        return "go"  # a Go interface method: Describe(x int)string
+    heads = [_split_default(p)[0] for p in parts]
+    c_like = bool(prefix_words) or any(re.search(r"[\w\]>*&]\s*[\s*&]\s*[\w$]", h) for h in heads)
+    return "c" if c_like else "colon"
+
+
+_C_QUALIFIERS: Final = frozenset({"const", "override", "noexcept", "final", "volatile", "mutable", "throws"})
+
+
+def _returns(style: str, tail: str, prefix: str, keyword: str) -> str:
+    tail = re.sub(r"\s*\bwhere\b.*$", "", tail).strip()
+    if "->" in tail:
+        return tail.split("->", 1)[1].strip().rstrip(":").strip()
+    if tail.startswith(":") and style != "c":
+        out = tail[1:].strip()
+        return out[:-2].strip() if out.endswith("=>") else out
+    if style == "go" or (tail and not prefix and tail.split()[0] not in _C_QUALIFIERS and tail[0] not in ":="):
+        return tail
+    if style == "c":
+        words = [w for w in re.split(r"\s+", prefix.strip()) if w and w not in _MODIFIERS - {"const"}]
+        return " ".join(words).strip()
+    return ""
+
+
+_PY_MARKERS: Final = ("*", "/")
+
+
+def _params(inner: str, style: str, keyword: str) -> tuple[Param, ...]:
+    parts = [p.strip() for p in _split_top(inner, ",") if p.strip()]
+    if style == "c" and parts == ["void"]:
+        return ()
+    if style == "go":
+        return _go_params(parts)
+    out: list[Param] = []
+    keyword_only = False
+    for p in parts:
+        if style == "python" and p in _PY_MARKERS:
+            if p == "*":
+                keyword_only = True
+            else:
+                out = [Param(q.name, ParamKind.POSITIONAL_ONLY, q.default, q.annotation) for q in out]
+            continue
+        param = {"php": _php_param, "c": _c_param, "ruby": _ruby_param}.get(style, _colon_param)(p)
+        if keyword_only and param.kind is ParamKind.NORMAL:
+            param = Param(param.name, ParamKind.KEYWORD_ONLY, param.default, param.annotation)
+        if style == "python" and param.kind is ParamKind.VAR_POSITIONAL:
+            keyword_only = True
+        out.append(param)
+    return tuple(out)
+
+
+def _variadic(name: str) -> tuple[str, ParamKind]:
+    if name.startswith("**"):
+        return name[2:], ParamKind.VAR_KEYWORD
+    if name.startswith("*"):
+        return name[1:], ParamKind.VAR_POSITIONAL
+    if name.startswith("..."):
+        return name[3:], ParamKind.VAR_POSITIONAL
+    return name, ParamKind.NORMAL
+
+
+_PARAM_MODIFIERS: Final = frozenset(
+    [
+        "private",
+        "public",
+        "protected",
+        "readonly",
+        "val",
+        "var",
+        "override",
+        "mut",
+        "vararg",
+        "internal",
+        "inout",
+        "ref",
+        "out",
+        "in",
+    ]
+)
+
+
+def _colon_param(p: str) -> Param:
+    """``name:Type=default`` (Python, TypeScript, Rust, Kotlin, Scala, Swift; names only in JS)."""
+    head, default = _split_default(p)
+    name_part, annotation = _split_colon(head)
+    words = name_part.split()
+    vararg = "vararg" in words
+    words = [w for w in words if w not in _PARAM_MODIFIERS] or words[-1:]
+    name = words[-1] if words else name_part
+    name = name.lstrip("&").strip()
+    if name.startswith("&"):
+        name = name[1:]
+    name, kind = _variadic(name)
+    if vararg or annotation.endswith("...") or (annotation.endswith("*") and not annotation.endswith("**")):
+        kind = ParamKind.VAR_POSITIONAL
+    if name.endswith("?"):
+        name = name[:-1]
+        default = default or "undefined"
+    return Param(name, kind, default, annotation)
+
+
+def _ruby_param(p: str) -> Param:
+    """``a``, ``a=1``, ``*rest``, ``**opts``, ``&block``, ``key:``, ``key:1``."""
+    name, default = _split_default(p)
+    if ":" in name:
+        key, _, value = p.partition(":")
+        return Param(key.strip(), ParamKind.KEYWORD_ONLY, value.strip())
+    if name.startswith("&"):
+        return Param(name[1:], ParamKind.NORMAL, default or "nil")  # a block: nil when not given
+    name, kind = _variadic(name)
+    return Param(name, kind, default)
+
+
+def _php_param(p: str) -> Param:
+    """``[modifiers] [Type] [&][...]$name[=default]``."""
+    head, default = _split_default(p)
+    m = re.search(r"(&?)(\.\.\.)?(\$[\w]+)\s*$", head)
+    if m is None:
+        return Param(head, ParamKind.NORMAL, default)
+    annotation = " ".join(w for w in head[: m.start()].split() if w not in _PARAM_MODIFIERS)
+    kind = ParamKind.VAR_POSITIONAL if m.group(2) else ParamKind.NORMAL
+    return Param(m.group(3), kind, default, annotation)
+
+
+def _c_param(p: str) -> Param:
+    """``[modifiers] Type name[=default]`` (C, C++, Java, C#), ``Type...name``, ``params T[]name``."""
+    head, default = _split_default(p)
+    kind = ParamKind.NORMAL
+    if head.startswith("params "):
+        head, kind = head[len("params ") :], ParamKind.VAR_POSITIONAL
+    if head == "...":
+        return Param("...", ParamKind.VAR_POSITIONAL)
+    if "..." in head:
+        head, kind = head.replace("...", " "), ParamKind.VAR_POSITIONAL
+    m = re.search(r"([A-Za-z_$][\w$]*)\s*((?:\[\s*\w*\s*\])*)\s*$", head)
+    if m is None or not head[: m.start()].strip():
+        return Param("", kind, default, head.strip())
+    annotation = (head[: m.start()].strip() + m.group(2)).strip()
+    annotation = " ".join(w for w in annotation.split() if w not in ("final",))
+    return Param(m.group(1), kind, default, annotation)
+
+
+def _go_params(parts: list[str]) -> tuple[Param, ...]:
+    """Go: ``a, b string`` share the type that follows; unnamed lists are types only."""
+    named = any(
+        " " in p.strip() or (re.match(r"^\w+(?:\.\.\.|\[\]|\*)", p) and not p.startswith("map[")) for p in parts
+    )
+    if not named:
+        return tuple(Param("", ParamKind.NORMAL, "", p) for p in parts)
+    out: list[Param] = []
+    pending = ""
+    for p in reversed(parts):
+        p = p.strip()
+        m = re.match(r"^([\w]+)\s*(\.\.\.)?\s*(.*)$", p)
+        if m is None:
+            out.append(Param(p, ParamKind.NORMAL, "", pending))
+            continue
+        name, dots, typ = m.groups()
+        if typ or dots:
+            pending = typ
+        kind = ParamKind.VAR_POSITIONAL if dots else ParamKind.NORMAL
+        out.append(Param(name, kind, "", typ or pending))
+    return tuple(reversed(out))
+
+
+def signature_delta(old: str, new: str) -> SignatureDelta:
+    """How ``new`` differs from ``old``, both normalised signature texts. A parameter at the
+    same position whose old name is gone and whose new name is new is a rename; the kept
+    positional parameters in another order are a reorder. Texts that cannot be parsed give
+    an empty delta."""
+    a, b = parse_signature(old), parse_signature(new)
+    if a is None or b is None:
+        return SignatureDelta()
+    old_names = [p.name for p in a.params]
+    new_names = [p.name for p in b.params]
+    renamed: list[tuple[str, str]] = []
+    renamed_new: set[str] = set()
+    renamed_old: set[str] = set()
+    for p, q in zip(a.params, b.params, strict=False):
+        if p.name != q.name and p.name not in new_names and q.name not in old_names and p.name and q.name:
+            renamed.append((p.name, q.name))
+            renamed_old.add(p.name)
+            renamed_new.add(q.name)
+    added = tuple(q for q in b.params if q.name not in old_names and q.name not in renamed_new)
+    removed = tuple(p for p in a.params if p.name not in new_names and p.name not in renamed_old)
+    by_new = {q.name: q for q in b.params}
+    by_new.update({old_name: by_new[new_name] for old_name, new_name in renamed})
+    kept = [p for p in a.params if p.name in by_new]
+    positional_old = [p.name for p in kept if p.kind in _POSITIONAL]
+    order_new = {q.name: i for i, q in enumerate(b.params)}
+    renamed_map = dict(renamed)
+    positions = [order_new[renamed_map.get(n, n)] for n in positional_old]
+    reordered = positions != sorted(positions)
+    defaults = tuple(
+        (by_new[p.name].name, p.default, by_new[p.name].default) for p in kept if p.default != by_new[p.name].default
+    )
+    annotations = [
+        (by_new[p.name].name, p.annotation, by_new[p.name].annotation)
+        for p in kept
+        if p.annotation != by_new[p.name].annotation
+    ]
+    if a.returns != b.returns:
+        annotations.append(("return", a.returns, b.returns))
+    bases = (a.bases, b.bases) if a.bases != b.bases else None
+    name = (a.name, b.name) if a.name != b.name else None
+    return SignatureDelta(added, removed, tuple(renamed), reordered, defaults, tuple(annotations), bases, name)
+
+
+# -- spacing ---------------------------------------------------------------------------------
+
+_WORD_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+_AFTER_COLON: Final = frozenset(_WORD_CHARS | set(")]>?}'\"`"))
+
+
+def spaced(sig: str) -> str:
+    """A normalised signature shown normally spaced, without its trailing ``:``/``;``/``{``:
+    ``def hash_password(password:str,pepper:str="")->str:`` ->
+    ``def hash_password(password: str, pepper: str = "") -> str``."""
+    text, _ = _strip_trailer(sig)
+    parsed = parse_signature(sig)
+    keyword = parsed.keyword if parsed is not None else ""
+    go = keyword == "func" and parsed is not None and all(":" not in p.annotation for p in parsed.params)
+    go = go and "->" not in text
+    ruby_base = keyword == "class" and re.match(r"^[^<>]*class\s+[\w:]+<[^>]*$", text) is not None
+    out: list[str] = []
+    quote = ""
+    depth = 0
+    annotated = False  # the current parameter has a ``:`` annotation
+    opened: list[bool] = []  # for each open ``[``: preceded by an identifier (``byte[]``)
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        prev = out[-1][-1] if out and out[-1] else ""
+        nxt = text[i + 1] if i + 1 < n else ""
+        if quote:
+            out.append(ch)
+            if ch == "\\" and nxt:
+                out.append(nxt)
+                i += 1
+            elif ch == quote:
+                quote = ""
+            i += 1
+            continue
+        if ch in _QUOTES and _opens_literal(text, i):
+            quote = ch
+            out.append(ch)
+        elif ch == ",":
+            out.append(", " if nxt and nxt not in ")]" else ",")
+            annotated = False
+        elif ch == ";":
+            out.append("; " if nxt and nxt not in ")}" else ";")
+            annotated = False
+        elif text.startswith("->", i) or text.startswith("=>", i) or text.startswith(":=", i):
+            out.append(f" {text[i : i + 2]} ")
+            i += 2
+            continue
+        elif text.startswith("::", i):
+            out.append("::")
+            i += 2
+            continue
+        elif ch == ":":
+            annotated = depth > 0
+            out.append(": " if prev in _AFTER_COLON and nxt else ":")
+        elif ch == "=" and nxt != "=" and prev not in "=!<>":
+            plain = keyword == "def" and not annotated and depth > 0
+            out.append("=" if plain else " = ")
+        elif ch == "|" and nxt != "|" and prev != "|":
+            out.append(" | ")
+        elif ch in "*&" and prev in _WORD_CHARS and (nxt in _WORD_CHARS or nxt in "*&(") and depth >= 0:
+            out.append(" " + ch)
+        elif ch == "~" and prev in _WORD_CHARS:
+            out.append(" ~")
+        elif ch == "<" and ruby_base:
+            out.append(" < ")
+        elif ch == "(":
+            depth += 1
+            if go and ((prev in _WORD_CHARS and text[:i].rstrip() == "func") or prev == ")"):
+                out.append(" (")
+            else:
+                out.append("(")
+            annotated = False
+        elif ch == ")":
+            depth -= 1
+            out.append(")")
+            if nxt and (nxt in _WORD_CHARS or nxt in "*" or (go and nxt in "[(")):
+                out.append(" ")
+        elif ch == "[":
+            empty = nxt == "]"
+            opened.append(prev in _WORD_CHARS or prev == "]")
+            if go and empty and prev in _WORD_CHARS:
+                out.append(" [")
+            else:
+                out.append("[")
+        elif ch == "]":
+            after_word = opened.pop() if opened else False
+            out.append("]")
+            if nxt in _WORD_CHARS and after_word and not go:
+                out.append(" ")
+        elif ch == " ":
+            if prev != " ":
+                out.append(" ")
+        else:
+            out.append(ch)
+        i += 1
+    return re.sub(r" {2,}", " ", "".join(out)).strip()
+
+
+# -- one change in words ----------------------------------------------------------------------
+
+_VIA: Final = {"CALLS": "calls", "INHERITS": "inherits from", "IMPORTS": "imports the file of"}
+_HOPS: Final = re.compile(r"\((\d+) hops away\)")
+_MAX_PHRASES: Final = 3
+
+
+def _joined(phrases: tuple[str, ...]) -> str:
+    if len(phrases) <= _MAX_PHRASES:
+        return ", ".join(phrases)
+    return ", ".join(phrases[:_MAX_PHRASES]) + f" and {len(phrases) - _MAX_PHRASES} more changes"
+
+
+def _short_ref(ref: str, like: str) -> str:
+    """``ref`` without its path when it is in the same file as ``like``."""
+    path, sep, name = ref.partition("::")
+    return name if sep and like.partition("::")[0] == path else ref
+
+
+def change_words(reason: StaleReason) -> str:
+    """What changed, in words: ``removed``, ``renamed to `FakeTransport```, ``body changed``,
+    ``parameter `pepper` added (optional)``, ``annotations changed: return type `A` → `B```,
+    ``calls `b.py::g`, whose parameter `x` was removed``."""
+    change = reason.change
+    file_anchor = "::" not in reason.anchor_ref
+    if change is ChangeKind.REMOVED:
+        return "file removed" if file_anchor else "removed"
+    if change is ChangeKind.RENAMED:
+        target = reason.new_ref or "?"
+        moved = target.partition("::")[0] != reason.anchor_ref.partition("::")[0]
+        return f"moved to `{target}`" if moved else f"renamed to `{_short_ref(target, reason.anchor_ref)}`"
+    if change is ChangeKind.BODY_CHANGED:
+        return "definitions in the file changed" if file_anchor else "body changed"
+    if change is ChangeKind.ADDED:
+        return "added"
+    if change is ChangeKind.DEPENDENCY_CHANGED:
+        return _dependency_words(reason)
+    delta = signature_delta(reason.old_signature, reason.new_signature)
+    phrases = delta.phrases()
+    if change is ChangeKind.ANNOTATIONS_CHANGED:
+        return "annotations changed: " + _joined(phrases) if phrases else "annotations changed"
+    if phrases:
+        return _joined(phrases)
+    if reason.new_signature:
+        return f"signature changed to `{spaced(reason.new_signature)}`"
+    return "signature changed"
+
+
+def _dependency_words(reason: StaleReason) -> str:
+    via = _VIA.get(reason.via.upper(), "depends on")
+    dep = reason.dependency_ref or "?"
+    hops = _HOPS.search(reason.detail)
+    away = f" ({hops.group(1)} hops away)" if hops else ""
+    if "was removed" in reason.detail or (reason.old_signature and not reason.new_signature):
+        return f"{via} `{dep}`{away}, which was removed"
+    if not reason.new_signature:
+        return f"{via} `{dep}`{away}, whose signature changed"
+    phrases = signature_delta(reason.old_signature, reason.new_signature).dependency_phrases()
+    what = _joined(phrases) if phrases else "signature changed"
+    return f"{via} `{dep}`{away}, whose {what}"
+
+
+def when_words(commit: str, uncommitted: bool) -> str:
+    """``uncommitted``, ``in 1a2b3c4`` (the commit that made the change), or ``""`` when unknown."""
+    if uncommitted:
+        return "uncommitted"
+    return f"in {commit[:7]}" if commit else ""
+
+
+def change_line(reason: StaleReason) -> str:
+    """One change in one line of at most ``MAX_LINE`` characters:
+    ``\\`crypto.py::hash_password\\`: parameter \\`pepper\\` added (optional), uncommitted``."""
+    when = when_words(reason.commit, reason.uncommitted)
+    suffix = f", {when}" if when else ""
+    head = f"`{reason.anchor_ref}`: "
+    words = change_words(reason)
+    line = head + words + suffix
+    if len(line) <= MAX_LINE:
+        return line
+    room = MAX_LINE - len(head) - len(suffix) - 1
+    if room < 20:  # a very long ref: shorten the ref instead
+        return (line[: MAX_LINE - 1] + "…") if len(line) > MAX_LINE else line
+    return head + words[:room].rstrip() + "…" + suffix

@@ -1,0 +1,255 @@
+"""The review page's calls to the daemon (through ``graphmem.client``, like every client),
+with the double-action checks ("nothing is changed twice") and every error turned into a
+``PageError``: a status and one sentence for the page, never a stack trace."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from graphmem.client import EventStream, GraphMem
+from graphmem.errors import (
+    DaemonNotRunning,
+    FailedPrecondition,
+    GraphMemError,
+    InvalidArgument,
+    NotFound,
+    Timeout,
+    Unavailable,
+)
+from graphmem.types import (
+    KnowledgeCheck,
+    Neighbourhood,
+    Observation,
+    ObservationChange,
+    ObservationStatus,
+    RecallResult,
+    Repository,
+    Resolved,
+    Status,
+)
+from graphmem.ui import model
+from graphmem.ui.follower import Follower
+
+__all__ = ["Gateway", "PageError"]
+
+
+class PageError(Exception):
+    """What the page shows instead of an answer: an HTTP status and one sentence."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@contextlib.contextmanager
+def _calling() -> Iterator[None]:
+    """Turn the client's errors into page errors (the one place)."""
+    try:
+        yield
+    except DaemonNotRunning as exc:
+        raise PageError(
+            503, f"the graphmem daemon is not running ({exc.message}); start it with `graphmem daemon start`"
+        ) from exc
+    except (Unavailable, Timeout) as exc:
+        raise PageError(503, f"the graphmem daemon is not answering: {exc.message}") from exc
+    except NotFound as exc:
+        raise PageError(404, exc.message) from exc
+    except InvalidArgument as exc:
+        raise PageError(400, exc.message) from exc
+    except FailedPrecondition as exc:
+        raise PageError(409, exc.message) from exc
+    except GraphMemError as exc:
+        raise PageError(502, f"the daemon refused: {exc.message}") from exc
+
+
+def _ago(at: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(at)) if at else "earlier"
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """The review queue as read at one generation: its items (newest first) and facets."""
+
+    items: tuple[model.QueueItem, ...]
+    facets: model.Facets
+
+
+@dataclass
+class Gateway:
+    """One repository's review through one client. ``actor`` is who the page acts as (kept
+    as the confirmer of what it confirms, the source of what it saves). With a ``follower``
+    the queue read at a generation is reused until the daemon reports any event."""
+
+    client: GraphMem
+    repo: Repository
+    actor: str
+    follower: Follower | None = None
+    _queue: tuple[tuple[int, int], Queue] | None = field(default=None, repr=False)
+    #: changes made through this page: a key of the cached queue, so that the page's next read
+    #: after its own change never waits for the daemon's event to arrive
+    _changes: int = field(default=0, repr=False)
+
+    def queue(self) -> Queue:
+        """The review queue: the stale and suspect notes and the knowledge findings (with
+        their units), as view-model items; reused while the daemon reports nothing new."""
+        generation = self.follower.current if self.follower is not None else None
+        key = (generation, self._changes) if generation is not None else None
+        cached = self._queue
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        with ThreadPoolExecutor(1, thread_name_prefix="graphmem-ui-read") as pool:  # the two reads at once
+            findings = pool.submit(self.knowledge)
+            notes = self.queue_notes()
+            check = findings.result()
+        pending = {r.observation_id for r in check.references} - {o.id for o in notes}
+        units = self.notes(sorted(i for i in pending if i))
+        items = tuple(model.queue_items(notes, check.references, units))
+        queue = Queue(items, model.facets(items))
+        if key is not None:
+            self._queue = (key, queue)
+        return queue
+
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[None]:
+        """Around a change: the cached queue is not reused by a read that began before the
+        change, nor by one that began while it was under way."""
+        self._changes += 1
+        try:
+            yield
+        finally:
+            self._changes += 1
+
+    # ------------------------------------------------------------------ reads
+
+    def status(self) -> Status:
+        """The daemon's status."""
+        with _calling():
+            return self.client.status()
+
+    def repository(self) -> Repository:
+        """This repository as the daemon has it now."""
+        with _calling():
+            found = [r for r in self.client.list_repos() if r.id == self.repo.id]
+        if not found:
+            raise PageError(404, f"repository {self.repo.root} is no longer registered with the daemon")
+        return found[0]
+
+    def queue_notes(self) -> list[Observation]:
+        """Every stale and suspect note of the repository."""
+        with _calling():
+            return self.client.list(
+                repo=self.repo.id, statuses=[ObservationStatus.STALE, ObservationStatus.SUSPECT], limit=0
+            )
+
+    def all_notes(self, archived: bool = False) -> list[Observation]:
+        """Every note of the repository (archived ones too with ``archived``)."""
+        statuses = list(ObservationStatus) if archived else []
+        with _calling():
+            return self.client.list(repo=self.repo.id, statuses=statuses, limit=0)
+
+    def knowledge(self) -> KnowledgeCheck:
+        """The knowledge-file findings (from the index as it is: no waiting)."""
+        with _calling():
+            return self.client.check_knowledge(repo=self.repo.id, wait_current=False)
+
+    def note(self, obs_id: str) -> Observation:
+        """One note; a page error naming it when there is none."""
+        try:
+            with _calling():
+                return self.client.get(obs_id)
+        except PageError as exc:
+            if exc.status == 404:
+                raise PageError(404, f"there is no note {obs_id!r} (deleted, or a wrong link)") from exc
+            raise
+
+    def notes(self, ids: Sequence[str]) -> dict[str, Observation]:
+        """The notes of ``ids`` that exist."""
+        out: dict[str, Observation] = {}
+        for i in dict.fromkeys(ids):
+            with contextlib.suppress(PageError):
+                out[i] = self.note(i)
+        return out
+
+    def change(self, obs_id: str) -> ObservationChange:
+        """The code change under a note."""
+        with _calling():
+            return self.client.change(obs_id)
+
+    def neighbourhood(self, refs: Sequence[str], hops: int = 2, max_nodes: int = 300) -> Neighbourhood:
+        """The code around ``refs``."""
+        with _calling():
+            return self.client.neighbourhood(refs, repo=self.repo.id, hops=hops, max_nodes=max_nodes)
+
+    def close_matches(self, ref: str) -> Resolved:
+        """The symbols a (gone) anchor most plausibly means now."""
+        name = ref.split("::", 1)[-1]
+        with _calling():
+            return self.client.resolve_symbol(name, repo=self.repo.id, limit=8)
+
+    def search(self, text: str) -> RecallResult:
+        """The same recall as ``graphmem recall TEXT``."""
+        with _calling():
+            return self.client.recall(text, repo=self.repo.id, limit=20)
+
+    def events(self, after_seq: int | None) -> EventStream:
+        """The daemon's live events of this repository."""
+        with _calling():
+            return self.client.events(repo=self.repo.id, after_seq=after_seq)
+
+    # ------------------------------------------------------------------ changes (each checked first)
+
+    def confirm(self, obs_id: str) -> Observation:
+        """Confirm a stale or suspect note; a 409 page error when it is not one any more
+        (confirmed elsewhere, archived, superseded): nothing is changed twice."""
+        o = self.note(obs_id)
+        if o.status not in (ObservationStatus.STALE, ObservationStatus.SUSPECT) and not o.needs_review:
+            if o.status is ObservationStatus.FRESH and o.confirmed_at:
+                who = f" by {o.confirmed_by}" if o.confirmed_by else ""
+                raise PageError(409, f"{obs_id} was already confirmed{who} at {_ago(o.confirmed_at)}; nothing changed")
+            raise PageError(409, f"{obs_id} is {o.status.value} now, not stale or suspect; nothing changed")
+        with self._changing(), _calling():
+            return self.client.confirm(obs_id, confirmed_by=self.actor)
+
+    def archive(self, obs_id: str) -> Observation:
+        """Archive a note; a 409 page error when it already is."""
+        o = self.note(obs_id)
+        if o.status is ObservationStatus.ARCHIVED:
+            raise PageError(409, f"{obs_id} was already archived; nothing changed")
+        if o.knowledge is not None:
+            raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
+        with self._changing(), _calling():
+            return self.client.archive(obs_id)
+
+    def delete(self, obs_id: str) -> None:
+        """Delete a note for good; a 409 page error when it is already gone."""
+        o = self.note(obs_id)
+        if o.knowledge is not None:
+            raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
+        with self._changing(), _calling():
+            self.client.delete(obs_id)
+
+    def supersede(self, obs_id: str, text: str, anchors: Sequence[str] | None = None) -> Observation:
+        """Save a new note replacing ``obs_id`` (its text edited, or its anchors moved), with
+        the old note's category and tags; the old one becomes superseded."""
+        o = self.note(obs_id)
+        if o.knowledge is not None:
+            raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit it in that file")
+        if o.status in (ObservationStatus.SUPERSEDED, ObservationStatus.ARCHIVED):
+            raise PageError(409, f"{obs_id} is {o.status.value} already; nothing changed")
+        if not text.strip():
+            raise PageError(400, "the note's text is empty; nothing changed")
+        with self._changing(), _calling():
+            return self.client.observe(
+                text.strip(),
+                anchors=list(anchors if anchors is not None else [a.ref for a in o.anchors]),
+                repo=self.repo.id,
+                category=o.category,
+                tags=o.tags,
+                source=self.actor,
+                supersedes=[obs_id],
+            )

@@ -1,0 +1,409 @@
+"""**Pure** view model of the review page: what the queue, a note's page, the overview, search
+and the picture show, computed from domain objects. No client, no I/O, no web framework."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from graphmem.render import marker
+from graphmem.types import (
+    ChangeKind,
+    EdgeKind,
+    KnowledgeReference,
+    Neighbourhood,
+    NeighbourNode,
+    Observation,
+    ObservationStatus,
+    Recalled,
+    ReferenceState,
+)
+
+__all__ = [
+    "PICTURE_KINDS",
+    "REVIEWED",
+    "BadFilter",
+    "Facets",
+    "Filters",
+    "HistoryEntry",
+    "ItemKind",
+    "QueueItem",
+    "SearchRow",
+    "counted",
+    "facets",
+    "graph_elements",
+    "history",
+    "note_item",
+    "queue_items",
+    "search_rows",
+    "worst_state",
+]
+
+#: the note states the queue shows
+REVIEWED = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
+#: node state colours' order, worst first
+_STATE_ORDER = ("stale", "suspect", "fresh")
+#: the edge kinds the picture can show
+PICTURE_KINDS = (EdgeKind.CALLS, EdgeKind.IMPORTS, EdgeKind.INHERITS, EdgeKind.CONTAINS)
+
+
+class BadFilter(ValueError):
+    """A filter value the page does not know (shown as a message, nothing else happens)."""
+
+
+class ItemKind(str, Enum):
+    """What a queue item is: a note (saved with observe, or a unit of a knowledge file) or a
+    knowledge-file finding whose unit is not itself stale or suspect."""
+
+    NOTE = "note"
+    FINDING = "finding"
+
+
+@dataclass(frozen=True, slots=True)
+class QueueItem:
+    """One item of the review queue."""
+
+    id: str  # the observation id (a finding: its unit's)
+    kind: ItemKind
+    state: str  # stale, suspect; a finding: dangling, stale, suspect
+    category: str
+    author: str
+    when: float  # newest change detected (or the note's last update)
+    text: str
+    reason: str  # one line
+    anchors: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    knowledge_file: str = ""
+    knowledge_line: int = 0
+    findings: tuple[KnowledgeReference, ...] = ()
+    commit: str = ""  # the commit at which the change was seen
+    editable: bool = True  # a knowledge unit is edited in its file, not here
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """The queue's filters ("" = any)."""
+
+    state: str = ""
+    category: str = ""
+    author: str = ""
+    file: str = ""
+    knowledge_file: str = ""
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> Filters:
+        """Filters from the page's query string; BadFilter for a state that does not exist."""
+        state = query.get("state", "").strip().lower()
+        if state and state not in {"stale", "suspect", "dangling"}:
+            raise BadFilter(f"unknown state {state!r}: choose stale, suspect or dangling")
+        return cls(
+            state=state,
+            category=query.get("category", "").strip(),
+            author=query.get("author", "").strip(),
+            file=query.get("file", "").strip(),
+            knowledge_file=query.get("knowledge_file", "").strip(),
+        )
+
+    def keep(self, item: QueueItem) -> bool:
+        """Whether ``item`` passes every filter (file: a path prefix or the exact file)."""
+        if self.state and item.state != self.state:
+            return False
+        if self.category and item.category != self.category:
+            return False
+        if self.author and item.author != self.author:
+            return False
+        if self.file and not any(f == self.file or f.startswith(self.file.rstrip("/") + "/") for f in item.files):
+            return False
+        return not self.knowledge_file or item.knowledge_file == self.knowledge_file
+
+    @property
+    def active(self) -> bool:
+        """Whether any filter is set."""
+        return any((self.state, self.category, self.author, self.file, self.knowledge_file))
+
+
+def _when(o: Observation) -> float:
+    return max((r.detected_at for r in o.stale_reasons), default=o.updated_at)
+
+
+def _commit(o: Observation) -> str:
+    newest = max(o.stale_reasons, key=lambda r: r.detected_at, default=None)
+    return newest.commit if newest is not None else ""
+
+
+def _reason(o: Observation, findings: Sequence[KnowledgeReference]) -> str:
+    """The one-line reason: the note's marker; for a unit of a knowledge file, with its worst
+    finding (which reference, and what became of the code it names)."""
+    line = marker(o)
+    if not findings:
+        return line
+    worst = min(findings, key=lambda r: _FINDING_ORDER.get(r.state, 9))
+    more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
+    what = worst.reason or f"{worst.text} is {worst.state.value}"  # a reason names the reference itself
+    return f"{line} {what}{more}"
+
+
+def note_item(o: Observation) -> QueueItem:
+    """The queue item of a stale or suspect note."""
+    k = o.knowledge
+    findings = tuple(r for r in o.references if r.state is not ReferenceState.OK)
+    return QueueItem(
+        id=o.id,
+        kind=ItemKind.NOTE,
+        state=o.status.value,
+        category=o.category.value,
+        author=o.source,
+        when=_when(o),
+        text=o.text,
+        reason=_reason(o, findings),
+        anchors=tuple(a.ref for a in o.anchors),
+        files=tuple(dict.fromkeys(a.path for a in o.anchors)),
+        knowledge_file=k.path if k is not None else "",
+        knowledge_line=k.start_line if k is not None else 0,
+        findings=findings,
+        commit=_commit(o),
+        editable=k is None,
+    )
+
+
+def _finding_item(refs: Sequence[KnowledgeReference], unit: Observation | None) -> QueueItem:
+    first = refs[0]
+    worst = min(refs, key=lambda r: _FINDING_ORDER.get(r.state, 9))
+    return QueueItem(
+        id=first.observation_id,
+        kind=ItemKind.FINDING,
+        state=worst.state.value,
+        category=unit.category.value if unit is not None else "",
+        author=unit.source if unit is not None else "",
+        when=unit.updated_at if unit is not None else 0.0,
+        text=unit.text if unit is not None else "",
+        reason=f"`{worst.text}`: {worst.reason}" if worst.reason else f"`{worst.text}` is {worst.state.value}",
+        anchors=tuple(dict.fromkeys(r.target_ref for r in refs if r.target_ref)),
+        files=(first.path,),
+        knowledge_file=first.path,
+        knowledge_line=first.line,
+        findings=tuple(refs),
+        commit=worst.commit,
+        editable=False,
+    )
+
+
+_FINDING_ORDER = {ReferenceState.DANGLING: 0, ReferenceState.STALE: 1, ReferenceState.SUSPECT: 2}
+
+
+def queue_items(
+    notes: Iterable[Observation],
+    findings: Iterable[KnowledgeReference] = (),
+    units: Mapping[str, Observation] | None = None,
+) -> list[QueueItem]:
+    """Every stale and suspect note, and every knowledge-file finding whose unit is not one of
+    them (grouped by unit), newest first (then by id)."""
+    items = [note_item(o) for o in notes if o.status in REVIEWED]
+    seen = {i.id for i in items}
+    by_unit: dict[str, list[KnowledgeReference]] = {}
+    for r in findings:
+        if r.state is not ReferenceState.OK and r.observation_id not in seen:
+            by_unit.setdefault(r.observation_id or f"{r.path}:{r.line}", []).append(r)
+    for refs in by_unit.values():
+        items.append(_finding_item(refs, (units or {}).get(refs[0].observation_id)))
+    return sorted(items, key=lambda i: (-i.when, i.id))
+
+
+@dataclass(frozen=True, slots=True)
+class Facets:
+    """The values each filter can take, with how many items have each."""
+
+    states: tuple[tuple[str, int], ...]
+    categories: tuple[tuple[str, int], ...]
+    authors: tuple[tuple[str, int], ...]
+    files: tuple[tuple[str, int], ...]
+    knowledge_files: tuple[tuple[str, int], ...]
+
+
+def counted(values: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    """Each value with how many times it occurs, most frequent first ("" left out)."""
+    return tuple(sorted(Counter(v for v in values if v).items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def facets(items: Sequence[QueueItem]) -> Facets:
+    """The filters' choices over ``items``."""
+    return Facets(
+        states=counted(i.state for i in items),
+        categories=counted(i.category for i in items),
+        authors=counted(i.author for i in items),
+        files=counted(f for i in items for f in i.files),
+        knowledge_files=counted(i.knowledge_file for i in items),
+    )
+
+
+# ---------------------------------------------------------------------------------- history
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One line of a note's history: when, what, who, at which commit."""
+
+    at: float
+    what: str
+    who: str = ""
+    commit: str = ""
+    detail: str = ""
+
+
+def history(o: Observation, related: Mapping[str, Observation] | None = None) -> list[HistoryEntry]:
+    """What the note carries about its past, oldest first: its creation (by which client or
+    agent), what it superseded, each change under its anchors since it was last confirmed (with
+    the commit), its last confirmation, and what superseded it."""
+    out = [HistoryEntry(o.created_at, "created", o.source)]
+    for old in o.supersedes:
+        out.append(HistoryEntry(o.created_at, "superseded an older note", o.source, detail=old))
+    if o.confirmed_at is not None:
+        out.append(HistoryEntry(o.confirmed_at, "confirmed", o.confirmed_by))
+    for r in o.stale_reasons:
+        what = "suspect" if r.change is ChangeKind.DEPENDENCY_CHANGED else "stale"
+        out.append(HistoryEntry(r.detected_at, f"{what}: {r.change.value.replace('_', ' ')}", "", r.commit, r.detail))
+    if o.status is ObservationStatus.ARCHIVED:
+        out.append(HistoryEntry(o.updated_at, "archived"))
+    if o.superseded_by:
+        newer = (related or {}).get(o.superseded_by)
+        at = newer.created_at if newer is not None else o.updated_at
+        out.append(HistoryEntry(at, "superseded", newer.source if newer is not None else "", detail=o.superseded_by))
+    return sorted(out, key=lambda e: e.at)
+
+
+# ---------------------------------------------------------------------------------- search
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRow:
+    """One recall result as the search page shows it."""
+
+    id: str
+    text: str
+    state: str
+    marker: str
+    score: float
+    why: str
+    anchors: tuple[str, ...]
+    components: tuple[tuple[str, float], ...]
+
+
+#: the components the search page lists, in order (the CLI's --explain columns)
+_COMPONENTS = (
+    "relevance",
+    "file_part",
+    "proximity",
+    "cochange",
+    "focus",
+    "centrality",
+    "pagerank",
+    "breadth",
+    "reach",
+    "text_part",
+    "text",
+    "text_proximity",
+    "text_cochange",
+    "text_breadth",
+    "confidence",
+    "recency",
+    "confirmation",
+    "status",
+)
+
+
+def search_rows(results: Iterable[Recalled]) -> list[SearchRow]:
+    """The rows of a recall, in its order."""
+    return [
+        SearchRow(
+            id=r.observation.id,
+            text=r.observation.text,
+            state=r.observation.status.value,
+            marker=marker(r.observation),
+            score=r.score,
+            why=r.why,
+            anchors=tuple(a.ref for a in r.observation.anchors),
+            components=tuple((name, float(getattr(r.components, name))) for name in _COMPONENTS),
+        )
+        for r in results
+    ]
+
+
+# ---------------------------------------------------------------------------------- picture
+
+
+def worst_state(notes: Iterable[Observation]) -> str:
+    """The worst state among ``notes`` (stale, suspect, fresh), "" without notes."""
+    states = {o.status.value for o in notes}
+    return next((s for s in _STATE_ORDER if s in states), "")
+
+
+def _label(n: NeighbourNode) -> str:
+    if n.kind == "file":
+        return posixpath.basename(n.path)
+    return n.ref.split("::", 1)[-1]
+
+
+def _node_data(n: NeighbourNode) -> dict[str, Any]:
+    return {
+        "id": n.id,
+        "label": _label(n),
+        "ref": n.ref,
+        "kind": n.kind,
+        "path": n.path,
+        "dir": posixpath.dirname(n.path) or ".",
+        "lines": f"{n.start_line}-{n.end_line}" if n.start_line else "",
+        "signature": n.signature,
+        "distance": n.distance,
+        "state": worst_state(n.observations),
+        "notes": [{"id": o.id, "text": o.text, "state": o.status.value} for o in n.observations],
+    }
+
+
+def graph_elements(
+    n: Neighbourhood, kinds: Iterable[EdgeKind] = PICTURE_KINDS, collapse: bool = False
+) -> list[dict[str, Any]]:
+    """Cytoscape.js elements of a neighbourhood: nodes grouped in their directory (compound
+    nodes), edges of ``kinds`` only. ``collapse``: each directory becomes one node (its notes'
+    worst state, its nodes counted) and edges between directories are merged, counted; the
+    centre nodes stay as they are."""
+    wanted = set(kinds)
+    data = {x.id: _node_data(x) for x in n.nodes}
+    centre = {x.id for x in n.nodes if x.distance == 0}
+    out: list[dict[str, Any]] = []
+    dirs = sorted({d["dir"] for d in data.values()})
+    if not collapse:
+        out += [{"data": {"id": f"dir:{d}", "label": d + "/", "kind": "dir"}} for d in dirs]
+        for nid, d in data.items():
+            out.append({"data": {**d, "parent": f"dir:{d['dir']}"}, "classes": "centre" if nid in centre else ""})
+        for i, e in enumerate(n.edges):
+            if e.kind in wanted and e.source in data and e.target in data:
+                out.append({"data": {"id": f"e{i}", "source": e.source, "target": e.target, "kind": e.kind.value}})
+        return out
+    owner = {nid: (nid if nid in centre else f"dir:{d['dir']}") for nid, d in data.items()}
+    members: dict[str, list[dict[str, Any]]] = {}
+    for nid, d in data.items():
+        if nid not in centre:
+            members.setdefault(f"dir:{d['dir']}", []).append(d)
+    for nid in data:
+        if nid in centre:
+            out.append({"data": data[nid], "classes": "centre"})
+    for did, ms in sorted(members.items()):
+        notes = [note for m in ms for note in m["notes"]]
+        state = next((s for s in _STATE_ORDER if any(x["state"] == s for x in notes)), "")
+        label = f"{did[4:]}/ ({len(ms)})"
+        out.append(
+            {"data": {"id": did, "label": label, "kind": "dir", "state": state, "notes": notes, "count": len(ms)}}
+        )
+    merged: Counter[tuple[str, str, str]] = Counter()
+    for e in n.edges:
+        if e.kind in wanted and e.source in owner and e.target in owner:
+            a, b = owner[e.source], owner[e.target]
+            if a != b:
+                merged[(a, b, e.kind.value)] += 1
+    for i, ((a, b, kind), count) in enumerate(sorted(merged.items())):
+        out.append({"data": {"id": f"e{i}", "source": a, "target": b, "kind": kind, "count": count}})
+    return out

@@ -1,0 +1,60 @@
+"""Which commit made a change, or that it is not committed yet (pure).
+
+A stale reason is found when the indexer takes in a change. Whether that change is in a commit
+or only in the working tree is a fact about the file the reason is about (``reason_path``: the
+anchor's file; a dependency's or a rename's target for those reasons): the shell asks git which
+of those files differ from HEAD and ``mark_uncommitted`` flags the reasons found just now
+(``detected_at == now``) in them. When HEAD moves, ``name_commits`` gives each uncommitted reason
+whose file is clean again the last commit that touched it, and drops the flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import replace
+
+from graphmem.types import ChangeKind, Observation, StaleReason
+
+__all__ = ["mark_uncommitted", "name_commits", "new_reason_paths", "reason_path", "uncommitted_reason_paths"]
+
+
+def reason_path(r: StaleReason) -> str:
+    """The repository-relative file whose change the reason is about."""
+    if r.change is ChangeKind.DEPENDENCY_CHANGED and r.dependency_ref:
+        ref = r.dependency_ref
+    elif r.change is ChangeKind.RENAMED and r.new_ref:
+        ref = r.new_ref
+    else:
+        ref = r.anchor_ref
+    return ref.partition("::")[0]
+
+
+def new_reason_paths(notes: Iterable[Observation], now: float) -> set[str]:
+    """The files of the reasons detected at ``now`` (the pass that just ran)."""
+    return {reason_path(r) for o in notes for r in o.stale_reasons if r.detected_at == now}
+
+
+def mark_uncommitted(o: Observation, now: float, dirty: Collection[str]) -> Observation:
+    """``o`` with its reasons detected at ``now`` flagged uncommitted when their file is in ``dirty``."""
+    reasons = tuple(
+        replace(r, uncommitted=True) if r.detected_at == now and reason_path(r) in dirty else r for r in o.stale_reasons
+    )
+    return o if reasons == o.stale_reasons else replace(o, stale_reasons=reasons)
+
+
+def uncommitted_reason_paths(notes: Iterable[Observation]) -> set[str]:
+    """The files of every uncommitted reason of ``notes``."""
+    return {reason_path(r) for o in notes for r in o.stale_reasons if r.uncommitted}
+
+
+def name_commits(o: Observation, committed: Mapping[str, str]) -> Observation:
+    """``o`` with each uncommitted reason whose file is now committed (``committed``: path ->
+    the last commit that touched it) naming that commit."""
+    keep = o.knowledge is not None  # a unit's reason was named by history already (``refresh_commits``)
+    reasons = tuple(
+        replace(r, uncommitted=False, commit=r.commit if keep and r.commit else committed[reason_path(r)])
+        if r.uncommitted and reason_path(r) in committed
+        else r
+        for r in o.stale_reasons
+    )
+    return o if reasons == o.stale_reasons else replace(o, stale_reasons=reasons)

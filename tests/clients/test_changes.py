@@ -1,0 +1,349 @@
+"""The one renderer of a change: signature parsing, deltas, spacing and one-line reasons."""
+
+from __future__ import annotations
+
+import pytest
+from graphmem.changes import (
+    MAX_LINE,
+    Param,
+    ParamKind,
+    change_line,
+    change_words,
+    parse_signature,
+    signature_delta,
+    spaced,
+    when_words,
+)
+from graphmem.types import ChangeKind, StaleReason
+
+REF = "app/auth/crypto.py::hash_password"
+OLD = "def hash_password(password:str)->str:"
+NEW = 'def hash_password(password:str,pepper:str="")->str:'
+SHA = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
+
+
+def _reason(change: ChangeKind, **kw: object) -> StaleReason:
+    return StaleReason(str(kw.pop("anchor_ref", REF)), change, 100.0, **kw)  # type: ignore[arg-type]
+
+
+# -- golden lines ------------------------------------------------------------------------------
+
+
+def test_removed() -> None:
+    assert change_line(_reason(ChangeKind.REMOVED, commit=SHA)) == f"`{REF}`: removed, in 1a2b3c4"
+
+
+def test_renamed() -> None:
+    r = _reason(
+        ChangeKind.RENAMED,
+        anchor_ref="tests/fakes.py::MockTransport",
+        new_ref="tests/fakes.py::FakeTransport",
+        commit=SHA,
+    )
+    assert change_line(r) == "`tests/fakes.py::MockTransport`: renamed to `FakeTransport`, in 1a2b3c4"
+    moved = _reason(ChangeKind.RENAMED, new_ref="app/auth/hashing.py::hash_password", commit=SHA)
+    assert change_words(moved) == "moved to `app/auth/hashing.py::hash_password`"
+
+
+def test_signature_changed_uncommitted() -> None:
+    r = _reason(ChangeKind.SIGNATURE_CHANGED, old_signature=OLD, new_signature=NEW, commit=SHA, uncommitted=True)
+    assert change_line(r) == f"`{REF}`: parameter `pepper` added (optional), uncommitted"
+
+
+def test_signature_changed_in_a_commit() -> None:
+    r = _reason(
+        ChangeKind.SIGNATURE_CHANGED,
+        old_signature="def get(url,params=None,allow_redirects=True,**kwargs):",
+        new_signature="def get(url,params=None,**kwargs):",
+        commit=SHA,
+    )
+    assert change_line(r) == f"`{REF}`: parameter `allow_redirects` removed, in 1a2b3c4"
+
+
+def test_body_changed() -> None:
+    assert change_line(_reason(ChangeKind.BODY_CHANGED, commit=SHA)) == f"`{REF}`: body changed, in 1a2b3c4"
+    file_reason = _reason(ChangeKind.BODY_CHANGED, anchor_ref="app/auth/crypto.py", commit=SHA, uncommitted=True)
+    assert change_line(file_reason) == "`app/auth/crypto.py`: definitions in the file changed, uncommitted"
+
+
+def test_annotations_changed() -> None:
+    r = _reason(
+        ChangeKind.ANNOTATIONS_CHANGED,
+        old_signature="def route(rule:str)->ViewCallable:",
+        new_signature="def route(rule:str|None)->RouteCallable:",
+        commit=SHA,
+    )
+    assert change_line(r) == (
+        f"`{REF}`: annotations changed: type of `rule` `str` → `str|None`, "
+        "return type `ViewCallable` → `RouteCallable`, in 1a2b3c4"
+    )
+
+
+def test_dependency_changed() -> None:
+    r = _reason(
+        ChangeKind.DEPENDENCY_CHANGED,
+        anchor_ref="a.py::f",
+        old_signature="def g(x,y):",
+        new_signature="def g(y):",
+        dependency_ref="b.py::g",
+        via="CALLS",
+        commit=SHA,
+        detail="a.py::f calls b.py::g, whose signature changed",
+    )
+    assert change_line(r) == "`a.py::f`: calls `b.py::g`, whose parameter `x` was removed, in 1a2b3c4"
+    gone = _reason(
+        ChangeKind.DEPENDENCY_CHANGED,
+        anchor_ref="a.py::f",
+        old_signature="def g(x,y):",
+        dependency_ref="b.py::g",
+        via="INHERITS",
+        detail="a.py::f inherits from b.py::g (2 hops away), which was removed",
+    )
+    assert change_line(gone) == "`a.py::f`: inherits from `b.py::g` (2 hops away), which was removed"
+
+
+def test_a_long_line_is_cut_to_the_limit_and_keeps_when() -> None:
+    many = ",".join(f"parameter_number_{i}" for i in range(12))
+    r = _reason(ChangeKind.SIGNATURE_CHANGED, old_signature="def f():", new_signature=f"def f({many}):", commit=SHA)
+    line = change_line(r)
+    assert len(line) <= MAX_LINE
+    assert line.endswith("…, in 1a2b3c4") or line.endswith("more changes, in 1a2b3c4")
+    assert "and 9 more changes" in change_words(r)
+
+
+def test_when_words() -> None:
+    assert when_words(SHA, False) == "in 1a2b3c4"
+    assert when_words(SHA, True) == "uncommitted"
+    assert when_words("", False) == ""
+
+
+def test_a_change_the_delta_cannot_name_shows_the_new_signature_spaced() -> None:
+    r = _reason(ChangeKind.SIGNATURE_CHANGED, old_signature="def f(a):", new_signature="async def f(a):")
+    assert change_words(r) == "signature changed to `async def f(a)`"
+
+
+# -- spacing -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sig", "shown"),
+    [
+        (NEW, 'def hash_password(password: str, pepper: str = "") -> str'),
+        ("def get(url,params=None,**kwargs):", "def get(url, params=None, **kwargs)"),
+        ("def f(a,/,b,*,c:int|None=None)->dict[str,int]:", "def f(a, /, b, *, c: int | None = None) -> dict[str, int]"),
+        ("class Concrete(Mixin,Base):", "class Concrete(Mixin, Base)"),
+        (
+            "func(s*Service)Login(email,password string)(string,error)",
+            "func (s *Service) Login(email, password string) (string, error)",
+        ),
+        ("func B64(data[]byte)[]byte", "func B64(data []byte) []byte"),
+        ("public static byte[]toBytes(String value)", "public static byte[] toBytes(String value)"),
+        ("public static void Main(string[]args)", "public static void Main(string[] args)"),
+        ("struct cart*cart_new(int capacity);", "struct cart *cart_new(int capacity)"),
+        (
+            "pub fn login(&self,email:&str)->Result<String,AuthError>",
+            "pub fn login(&self, email: &str) -> Result<String, AuthError>",
+        ),
+        (
+            "async fetchUser(id:number,cache?:boolean):Promise<User>",
+            "async fetchUser(id: number, cache?: boolean): Promise<User>",
+        ),
+        ("makeToken=(userId:number):string=>", "makeToken = (userId: number): string =>"),
+        ("def main(args:Array[String]):Unit=", "def main(args: Array[String]): Unit"),
+        ("class Cart<ApplicationRecord", "class Cart < ApplicationRecord"),
+        ("public function send(string $to,string $body):void", "public function send(string $to, string $body): void"),
+        ("public static func format(_ cents:Int)->String", "public static func format(_ cents: Int) -> String"),
+        (
+            "fn fmt(&self,f:&mut fmt::Formatter<'_>)->fmt::Result",
+            "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result",
+        ),
+        ('def sep(s:str=", ")->str:', 'def sep(s: str = ", ") -> str'),
+    ],
+)
+def test_spaced(sig: str, shown: str) -> None:
+    assert spaced(sig) == shown
+
+
+# -- parsing across languages ------------------------------------------------------------------
+
+N = ParamKind.NORMAL
+
+
+@pytest.mark.parametrize(
+    ("sig", "name", "params", "returns", "bases"),
+    [
+        (
+            "def f(a,/,b=1,*args,c,**kw)->int:",
+            "f",
+            [
+                ("a", ParamKind.POSITIONAL_ONLY, ""),
+                ("b", N, "1"),
+                ("args", ParamKind.VAR_POSITIONAL, ""),
+                ("c", ParamKind.KEYWORD_ONLY, ""),
+                ("kw", ParamKind.VAR_KEYWORD, ""),
+            ],
+            "int",
+            (),
+        ),
+        ("@dataclass class User(Model):", "User", [], "", ("Model",)),
+        (
+            "func(s*Server)Start(ctx context.Context,opts ...Option)error",
+            "Start",
+            [("ctx", N, ""), ("opts", ParamKind.VAR_POSITIONAL, "")],
+            "error",
+            (),
+        ),
+        (
+            "func NewUser(id int,email,hash string)*User",
+            "NewUser",
+            [("id", N, ""), ("email", N, ""), ("hash", N, "")],
+            "*User",
+            (),
+        ),
+        (
+            "public String login(String email,String...scopes)",
+            "login",
+            [("email", N, ""), ("scopes", ParamKind.VAR_POSITIONAL, "")],
+            "String",
+            (),
+        ),
+        ("public class User implements Entity,Comparable<User>", "User", [], "", ("Entity", "Comparable<User>")),
+        (
+            "fetchUser(id:number,cache?:boolean):Promise<User>",
+            "fetchUser",
+            [("id", N, ""), ("cache", N, "undefined")],
+            "Promise<User>",
+            (),
+        ),
+        (
+            'function digest(value,salt="",...rest)',
+            "digest",
+            [("value", N, ""), ("salt", N, '""'), ("rest", ParamKind.VAR_POSITIONAL, "")],
+            "",
+            (),
+        ),
+        ("pub fn register(&mut self,email:&str)->&User", "register", [("self", N, ""), ("email", N, "")], "&User", ()),
+        ("fun total(quantity:Int=1):Long", "total", [("quantity", N, "1")], "Long", ()),
+        (
+            "open class Cart(private val store:Store):Entity(),Priced",
+            "Cart",
+            [("store", N, "")],
+            "",
+            ("Entity", "Priced"),
+        ),
+        ("def add(item:Item):Unit=", "add", [("item", N, "")], "Unit", ()),
+        ("class Cart(store:Store)extends Entity with Priced", "Cart", [("store", N, "")], "", ("Entity", "Priced")),
+        ("public static func format(_ cents:Int)->String", "format", [("cents", N, "")], "String", ()),
+        (
+            "public function __construct(private Mailer $mailer,string $name='x')",
+            "__construct",
+            [("$mailer", N, ""), ("$name", N, "'x'")],
+            "",
+            (),
+        ),
+        (
+            "def initialize(price,quantity=1,*rest,key:,opt:2,&blk)",
+            "initialize",
+            [
+                ("price", N, ""),
+                ("quantity", N, "1"),
+                ("rest", ParamKind.VAR_POSITIONAL, ""),
+                ("key", ParamKind.KEYWORD_ONLY, ""),
+                ("opt", ParamKind.KEYWORD_ONLY, "2"),
+                ("blk", N, "nil"),
+            ],
+            "",
+            (),
+        ),
+        ("class Cart<ApplicationRecord", "Cart", [], "", ("ApplicationRecord",)),
+        ("std::string shop::Store::summary(int n=3)const", "summary", [("n", N, "3")], "std::string", ()),
+        ("class Store:public Repository", "Store", [], "", ("Repository",)),
+        ("public static void Main(params string[]args)", "Main", [("args", ParamKind.VAR_POSITIONAL, "")], "void", ()),
+        ("struct cart*cart_new(int capacity);", "cart_new", [("capacity", N, "")], "struct cart*", ()),
+        ("int main(void)", "main", [], "int", ()),
+        ("Service struct", "Service", [], "", ()),
+        ("pub trait Named:Entity", "Named", [], "", ("Entity",)),
+    ],
+)
+def test_parse_signature(
+    sig: str, name: str, params: list[tuple[str, ParamKind, str]], returns: str, bases: tuple[str, ...]
+) -> None:
+    parsed = parse_signature(sig)
+    assert parsed is not None
+    assert parsed.name == name
+    assert [(p.name, p.kind, p.default) for p in parsed.params] == params
+    assert parsed.returns == returns
+    assert parsed.bases == bases
+
+
+def test_parse_keeps_annotations_and_receiver() -> None:
+    parsed = parse_signature("func(s*Server)Start(ctx context.Context)error")
+    assert parsed is not None
+    assert (parsed.receiver, parsed.keyword) == ("s*Server", "func")
+    py = parse_signature("def total(items:list[float],discount:Discount|None=None)->float:")
+    assert py is not None
+    assert py.params[1] == Param("discount", ParamKind.NORMAL, "None", "Discount|None")
+    assert parse_signature("") is None
+
+
+# -- deltas --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "phrases", "breaks"),
+    [
+        (OLD, NEW, ["parameter `pepper` added (optional)"], False),
+        ("def f(a):", "def f(a,b):", ["parameter `b` added (required)"], True),
+        ("def f(a,b):", "def f(b,a):", ["parameters reordered"], True),
+        ("def f(a,b):", "def f(a,c):", ["parameter `b` renamed to `c`"], True),
+        ("def f(a,b=1):", "def f(a,b=2):", ["default of `b` `1` → `2`"], False),
+        ("def f(a,b=1):", "def f(a,b):", ["parameter `b` made required (no default)"], True),
+        ("def f(a,*,x=1,**kw):", "def f(a,*,x=1,y=None,**kw):", ["parameter `y` added (optional)"], False),
+        ("def f(*,x,y):", "def f(*,y,x):", [], False),
+        ("def f(a:int)->int:", "def f(a:str)->str:", ["type of `a` `int` → `str`", "return type `int` → `str`"], False),
+        ("def f(a):", "def f(a)->int:", ["return type `int` added"], False),
+        ("class A(object):", "class A:", ["base `object` removed"], False),
+        (
+            "func(s*Server)Start()error",
+            "func(s*Server)Start(ctx context.Context)error",
+            ["parameter `ctx` added (required)"],
+            True,
+        ),
+        (
+            "public void login(String name)",
+            "public void login(String name, String pw)",
+            ["parameter `pw` added (required)"],
+            True,
+        ),
+        (
+            "fetchUser(id:number):Promise<User>",
+            "fetchUser(id:number,cache?:boolean):Promise<User>",
+            ["parameter `cache` added (optional)"],
+            False,
+        ),
+        (
+            "pub fn f(a:u32)->u32",
+            "pub fn f(a:u64)->u64",
+            ["type of `a` `u32` → `u64`", "return type `u32` → `u64`"],
+            False,
+        ),
+        (
+            "function money(int $cents):string",
+            "function money(int $cents,string $cur='EUR'):string",
+            ["parameter `$cur` added (optional)"],
+            False,
+        ),
+        ("def initialize(price)", "def initialize(price,quantity:)", ["parameter `quantity` added (required)"], True),
+        ("fun add(item:Item)", "fun add(item:Item,vararg more:Item)", ["parameter `more` added (variadic)"], False),
+    ],
+)
+def test_signature_delta(old: str, new: str, phrases: list[str], breaks: bool) -> None:
+    d = signature_delta(old, new)
+    assert list(d.phrases()) == phrases
+    assert d.breaks_callers is breaks
+
+
+def test_annotations_only() -> None:
+    assert signature_delta("def f(a:int)->int:", "def f(a:str)->str:").annotations_only
+    assert not signature_delta("def f(a:int):", "def f(a:str,b:int):").annotations_only
+    assert not signature_delta("def f(a):", "def f(a):").annotations_only

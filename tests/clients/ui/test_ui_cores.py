@@ -1,0 +1,287 @@
+"""The review page's pure cores: the view model, the diff, the token guard and the editor links."""
+
+from __future__ import annotations
+
+import pytest
+from graphmem.types import (
+    Anchor,
+    AnchorKind,
+    Category,
+    ChangeKind,
+    EdgeKind,
+    KnowledgeReference,
+    KnowledgeSource,
+    NeighbourEdge,
+    Neighbourhood,
+    NeighbourNode,
+    Observation,
+    ObservationStatus,
+    Recalled,
+    ReferenceState,
+    ScoreComponents,
+    StaleReason,
+)
+from graphmem.ui import diff, guard, links, model
+
+
+def note(
+    i: str,
+    status: ObservationStatus = ObservationStatus.STALE,
+    at: float = 100.0,
+    path: str = "app/a.py",
+    source: str = "cli",
+    category: Category = Category.DECISION,
+    **kw: object,
+) -> Observation:
+    anchor = Anchor(AnchorKind.SYMBOL, f"{path}::f", "r", path, symbol_id=f"r:{path}::f#function")
+    reasons = ()
+    if status is ObservationStatus.STALE:
+        reasons = (StaleReason(anchor.ref, ChangeKind.BODY_CHANGED, at, commit="abc123def", detail="the body changed"),)
+    if status is ObservationStatus.SUSPECT:
+        reasons = (
+            StaleReason(
+                anchor.ref,
+                ChangeKind.DEPENDENCY_CHANGED,
+                at,
+                detail=f"{anchor.ref} calls b.py::g, whose signature changed",
+            ),
+        )
+    return Observation(
+        id=i, repo_id="r", text=f"note {i}", category=category, created_at=at - 50, updated_at=at - 10,
+        status=status, source=source, anchors=(anchor,), stale_reasons=reasons, **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def ref(obs_id: str, state: ReferenceState, path: str = "AGENTS.md", line: int = 3) -> KnowledgeReference:
+    return KnowledgeReference(
+        "`login`",
+        path,
+        line,
+        5,
+        line,
+        12,
+        target_ref="a.py::login",
+        state=state,
+        reason="renamed",
+        observation_id=obs_id,
+    )
+
+
+# ---------------------------------------------------------------------------------- the queue
+
+
+def test_the_queue_is_stale_and_suspect_notes_and_findings_newest_first() -> None:
+    notes = [
+        note("old", at=100),
+        note("new", ObservationStatus.SUSPECT, at=300),
+        note("fresh", ObservationStatus.FRESH, at=400),
+        note("mid", at=200),
+    ]
+    unit = note("unit", ObservationStatus.FRESH, at=250, knowledge=KnowledgeSource("AGENTS.md", 3, 9))
+    findings = [
+        ref("unit", ReferenceState.DANGLING),
+        ref("unit", ReferenceState.SUSPECT),
+        ref("mid", ReferenceState.STALE),
+    ]
+    items = model.queue_items(notes, findings, {"unit": unit})
+    assert [i.id for i in items] == ["new", "unit", "mid", "old"]
+    finding = items[1]
+    assert finding.kind is model.ItemKind.FINDING
+    assert finding.state == "dangling"  # the worst of its references
+    assert finding.knowledge_file == "AGENTS.md"
+    assert not finding.editable
+    assert len(finding.findings) == 2
+    assert items[0].reason.startswith("[SUSPECT: app/a.py::f calls b.py::g")
+    assert items[2].reason == "[STALE: body changed]"
+    assert items[2].commit == "abc123def"
+
+
+def test_filters_and_facets() -> None:
+    items = model.queue_items(
+        [
+            note("a", path="app/auth/x.py", source="claude-code"),
+            note("b", ObservationStatus.SUSPECT, path="app/api/y.py", category=Category.CONSTRAINT),
+            note("c", path="lib/z.py"),
+        ]
+    )
+    keep = model.Filters.from_query({"file": "app/", "state": "stale"})
+    assert [i.id for i in items if keep.keep(i)] == ["a"]
+    assert [i.id for i in items if model.Filters(author="claude-code").keep(i)] == ["a"]
+    assert [i.id for i in items if model.Filters(category="constraint").keep(i)] == ["b"]
+    assert [i.id for i in items if model.Filters(file="app/api/y.py").keep(i)] == ["b"]
+    assert not model.Filters().active
+    f = model.facets(items)
+    assert f.states == (("stale", 2), ("suspect", 1))
+    assert ("claude-code", 1) in f.authors
+    with pytest.raises(model.BadFilter, match="unknown state 'gone'"):
+        model.Filters.from_query({"state": "gone"})
+
+
+def test_history_of_a_note() -> None:
+    o = note("n", at=500, confirmed_by="ana", confirmed_at=470.0, supersedes=("older",), superseded_by="newer")
+    newer = note("newer", ObservationStatus.FRESH, at=900, source="claude-code")
+    h = model.history(o, {"newer": newer})
+    assert [e.what for e in h] == [
+        "created",
+        "superseded an older note",
+        "confirmed",
+        "stale: body changed",
+        "superseded",
+    ]
+    assert (h[2].who, h[3].commit, h[4].who, h[4].detail) == ("ana", "abc123def", "claude-code", "newer")
+
+
+def test_search_rows_keep_the_why_and_the_components() -> None:
+    r = Recalled(
+        note("n", ObservationStatus.FRESH), 0.5, 1, "a.py::f -CALLS-> b.py::g", components=ScoreComponents(text=0.25)
+    )
+    (row,) = model.search_rows([r])
+    assert (row.why, row.marker, row.score) == ("a.py::f -CALLS-> b.py::g", "[FRESH]", 0.5)
+    assert ("text", 0.25) in row.components
+
+
+# ---------------------------------------------------------------------------------- the picture
+
+
+def _hood() -> Neighbourhood:
+    def node(
+        i: str, path: str, distance: int, kind: str = "function", notes: tuple[Observation, ...] = ()
+    ) -> NeighbourNode:
+        return NeighbourNode(i, f"{path}::{i}" if kind != "file" else path, kind, path, 1, 2, "", distance, notes)
+
+    return Neighbourhood(
+        nodes=(
+            node("login", "app/auth/s.py", 0, notes=(note("x"),)),
+            node(
+                "caller",
+                "app/api/r.py",
+                1,
+                notes=(note("y", ObservationStatus.SUSPECT), note("z", ObservationStatus.FRESH)),
+            ),
+            node("other", "app/api/r.py", 2),
+            node("r:app/api/r.py", "app/api/r.py", 2, kind="file"),
+        ),
+        edges=(
+            NeighbourEdge("caller", "login", EdgeKind.CALLS),
+            NeighbourEdge("other", "login", EdgeKind.CALLS),
+            NeighbourEdge("r:app/api/r.py", "caller", EdgeKind.CONTAINS),
+        ),
+    )
+
+
+def test_picture_elements_are_grouped_by_directory_with_states() -> None:
+    els = model.graph_elements(_hood())
+    nodes = {e["data"]["id"]: e for e in els if "source" not in e["data"]}
+    assert nodes["dir:app/api"]["data"]["kind"] == "dir"
+    assert nodes["login"]["classes"] == "centre"
+    assert nodes["login"]["data"]["state"] == "stale"
+    assert nodes["caller"]["data"]["state"] == "suspect"  # the worst of its notes
+    assert nodes["caller"]["data"]["parent"] == "dir:app/api"
+    assert nodes["r:app/api/r.py"]["data"]["label"] == "r.py"
+    edges = [e["data"] for e in els if "source" in e["data"]]
+    assert len(edges) == 3
+    only_calls = model.graph_elements(_hood(), [EdgeKind.CALLS])
+    assert {e["data"]["kind"] for e in only_calls if "source" in e["data"]} == {"CALLS"}
+
+
+def test_collapsing_makes_one_node_per_directory_and_counts_merged_edges() -> None:
+    els = model.graph_elements(_hood(), collapse=True)
+    nodes = {e["data"]["id"]: e["data"] for e in els if "source" not in e["data"]}
+    assert set(nodes) == {"login", "dir:app/api"}  # the centre stays itself
+    assert nodes["dir:app/api"]["count"] == 3
+    assert nodes["dir:app/api"]["state"] == "suspect"
+    (edge,) = [e["data"] for e in els if "source" in e["data"]]
+    assert (edge["source"], edge["target"], edge["count"]) == ("dir:app/api", "login", 2)  # inside edges drop
+
+
+# ---------------------------------------------------------------------------------- the diff
+
+
+def test_diff_rows_fold_unchanged_lines_and_keep_the_head() -> None:
+    before = "def f(a):\n" + "".join(f"    x{i} = {i}\n" for i in range(10)) + "    return a"
+    after = before.replace("return a", "return a + 1")
+    rows = diff.diff_rows(before, after, "m.py", 20, 20)
+    kinds = [r.kind for r in rows]
+    assert kinds[0] is diff.RowKind.CONTEXT
+    assert rows[0].old_no == 20
+    assert "def" in rows[0].html  # the definition's head is always shown
+    assert kinds[1] is diff.RowKind.GAP
+    assert rows[1].html == "7 unchanged lines"
+    assert kinds[-2:] == [diff.RowKind.REMOVED, diff.RowKind.ADDED]
+    assert (rows[-2].old_no, rows[-1].new_no) == (31, 31)
+    assert '<span class="mi">1</span>' in rows[-1].html
+
+
+def test_highlighting_escapes_and_keeps_multiline_tokens_per_line() -> None:
+    lines = diff.highlight_lines('s = """<b>\nx"""', "m.py")
+    assert len(lines) == 2
+    assert "&lt;b&gt;" in lines[0]
+    assert all(line.count("<span") == line.count("</span>") for line in lines)
+    assert diff.highlight_lines("plain <text>", "notes.unknownext") == ["plain &lt;text&gt;"]
+    assert [r.kind for r in diff.diff_rows("", "a\nb", "m.py")] == [diff.RowKind.ADDED] * 2
+    assert [r.kind for r in diff.diff_rows("a", "", "m.py")] == [diff.RowKind.REMOVED]
+    assert ".hl .k" in diff.stylesheet()
+
+
+# ---------------------------------------------------------------------------------- the guard
+
+
+HOSTS = ("127.0.0.1:8000", "localhost:8000")
+
+
+def judge(**kw: str) -> guard.Verdict:
+    args = {"method": "GET", "host": "127.0.0.1:8000", "token": "secret", **kw}
+    return guard.judge(allowed_hosts=HOSTS, **args)  # type: ignore[arg-type]
+
+
+def test_the_guard() -> None:
+    assert judge().outcome is guard.Outcome.REFUSE
+    assert judge().status == 403
+    assert judge(cookie="secret").outcome is guard.Outcome.ALLOW
+    assert judge(query="secret").outcome is guard.Outcome.SET_COOKIE
+    assert judge(cookie="wrong").outcome is guard.Outcome.REFUSE
+    # a change needs the header, and the cookie too
+    assert judge(method="POST", cookie="secret").outcome is guard.Outcome.REFUSE
+    assert judge(method="POST", header="secret").outcome is guard.Outcome.REFUSE
+    assert judge(method="POST", cookie="secret", header="secret").outcome is guard.Outcome.ALLOW
+    assert judge(method="DELETE", cookie="secret", header="wrong").outcome is guard.Outcome.REFUSE
+    # DNS rebinding: another Host is refused even with the token
+    assert judge(host="evil.example:8000", cookie="secret").status == 421
+    assert judge(host="LOCALHOST:8000", cookie="secret").outcome is guard.Outcome.ALLOW
+    assert guard.cookie_name(8000) == "graphmem_ui_8000"
+    assert guard.new_token() != guard.new_token()
+    assert len(guard.new_token()) >= 40
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("127.1.2.3", True), ("::1", True), ("[::1]", True), ("localhost", True),
+     ("0.0.0.0", False), ("192.168.1.4", False), ("example.com", False)],
+)  # fmt: skip
+def test_loopback(host: str, loopback: bool) -> None:
+    assert guard.is_loopback(host) is loopback
+
+
+# ---------------------------------------------------------------------------------- links
+
+
+def test_editor_links() -> None:
+    assert links.vscode_url("/home/me/my repo", "app/a.py", 12) == "vscode://file/home/me/my%20repo/app/a.py:12"
+    assert links.editor_argv("nvim", "/r/a.py", 3) == ["nvim", "+3", "/r/a.py"]
+    assert links.editor_argv("/usr/bin/emacsclient -n", "/r/a.py", 0) == ["/usr/bin/emacsclient", "-n", "+1", "/r/a.py"]
+    assert links.editor_argv("code --wait", "/r/a.py", 7) == ["code", "--wait", "-g", "/r/a.py:7"]
+    assert links.editor_argv("gedit", "/r/a.py", 7) == ["gedit", "/r/a.py"]
+    assert links.editor_argv("  ", "/r/a.py", 7) == []
+
+
+def test_a_knowledge_unit_says_which_reference_and_what_became_of_its_code() -> None:
+    unit = note(
+        "u",
+        ObservationStatus.SUSPECT,
+        knowledge=KnowledgeSource("docs/api.md", 10, 14),
+        references=(ref("u", ReferenceState.SUSPECT), ref("u", ReferenceState.DANGLING), ref("u", ReferenceState.OK)),
+    )
+    item = model.note_item(unit)
+    assert item.reason.endswith("whose signature changed] renamed (+1 more)")  # the worst reference: dangling
+    assert [r.state for r in item.findings] == [ReferenceState.SUSPECT, ReferenceState.DANGLING]
+    assert (item.knowledge_file, item.knowledge_line, item.editable) == ("docs/api.md", 10, False)
