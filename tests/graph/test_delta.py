@@ -16,22 +16,22 @@ from graphmemd.ingest.parsing import parse_source
 from graphmemd.memory.staleness import file_anchor, restale, symbol_anchor
 
 REPO = "demo-000000"
-CRYPTO_V1 = b'''
+CRYPTO_V1 = b"""
 def hash_password(password):
     return digest(password, salt=SALT)
 
 
 def digest(value, salt):
     return value + salt
-'''
-SERVICE = b'''
+"""
+SERVICE = b"""
 from crypto import hash_password
 
 
 class AuthService:
     def login(self, user, password):
         return hash_password(password) == user.hash
-'''
+"""
 
 
 def unit(path: str, source: bytes) -> ParsedUnit:
@@ -233,3 +233,54 @@ def test_parser_upgrade_carries_anchors_of_symbols_the_new_parser_names_differen
     assert change.after.status is ObservationStatus.FRESH
     assert change.after.anchors[0].ref == "crypto.py::digest"
     assert change.after.anchors[0].symbol_id == f"{REPO}:crypto.py::digest#function"
+
+
+def _impacts_after(new_head: bytes) -> tuple[set[ChangeKind], list[str]]:
+    from graphmemd.graph.delta import impacts_of
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
+    units = {"crypto.py": unit("crypto.py", CRYPTO_V1.replace(b"def hash_password(password):", new_head))}
+    delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
+    return {c.kind for c in delta.changes}, [i.dependent for i in impacts_of(state.graph, delta, hops=2)]
+
+
+def test_an_annotation_change_is_graded_apart_and_impacts_no_one() -> None:
+    kinds, impacts = _impacts_after(b"def hash_password(password: str) -> bytes:")
+    assert kinds == {ChangeKind.ANNOTATIONS_CHANGED}
+    assert impacts == []
+
+
+def test_an_equivalent_annotation_spelling_is_no_change() -> None:
+    one = parse_source("m.py", b"def f(a: Optional[List[int]] = None) -> 'Dict[str, int]':\n    pass\n")
+    other = parse_source("m.py", b"def f(a: list[int] | None = None) -> dict[str, int]:\n    pass\n")
+    assert one.symbols[0].sig_hash == other.symbols[0].sig_hash
+
+
+def test_a_new_optional_parameter_impacts_no_caller_a_required_one_does() -> None:
+    kinds, impacts = _impacts_after(b"def hash_password(password, pepper=''):")
+    assert kinds == {ChangeKind.SIGNATURE_CHANGED}
+    assert impacts == []
+    kinds, impacts = _impacts_after(b"def hash_password(password, pepper):")
+    assert f"{REPO}:service.py::AuthService.login#method" in impacts
+
+
+def test_a_changed_default_impacts_the_callers() -> None:
+    """(Callers are not told apart by the keywords they pass: every caller is marked.)"""
+    from graphmemd.graph.delta import impacts_of
+
+    state, resolver = fresh_state()
+    v2 = CRYPTO_V1.replace(b"def hash_password(password):", b"def hash_password(password, rounds=10):")
+    index(state, resolver, {"crypto.py": v2, "service.py": SERVICE})
+    units = {"crypto.py": unit("crypto.py", v2.replace(b"rounds=10", b"rounds=12"))}
+    delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
+    assert f"{REPO}:service.py::AuthService.login#method" in [i.dependent for i in impacts_of(state.graph, delta, 1)]
+
+
+def test_type_parameters_added_impact_no_caller() -> None:
+    """ruff's UP047 (PEP 695): ``def f[T](x: T)`` for ``def f(x: T)``; calls are the same."""
+    from graphmemd.graph.signatures import callers_unaffected
+
+    old, new = "def batch(it:Iterable[V],n:int)->list[V]:", "def batch[V](it:Iterable[V],n:int)->list[V]:"
+    assert callers_unaffected(old, new)
+    assert not callers_unaffected("def batch(it,n):", "def batch[V](it,n,m):")

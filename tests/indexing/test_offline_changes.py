@@ -44,7 +44,7 @@ def test_offline_body_signature_and_removal(
           "return hashlib.sha512(raw).hexdigest()")
     # (b) parameters of hash_password()
     _edit(py_repo / "app/auth/crypto.py", "def hash_password(password: str) -> str:",
-          "def hash_password(password: str, pepper: str = \"\") -> str:")
+          "def hash_password(password: str, pepper: str) -> str:")  # (required: callers notice)
     # (c) delete health()
     _edit(py_repo / "app/api/routes.py", '\n\ndef health() -> str:\n    return encoding.b64(b"ok")\n', "\n")
 

@@ -36,7 +36,7 @@ SCHEME_1 = {
 
 
 def test_scheme_version() -> None:
-    assert FINGERPRINT_SCHEME == 2
+    assert FINGERPRINT_SCHEME == 3
 
 
 def test_scheme_1_reproduces_stored_hashes() -> None:

@@ -156,7 +156,7 @@ GOLDEN = {
     "Repo.java#1": "5305c778dcbddb2d",
     "cache.rs": "a768bf46d25978a5",
     "cache.rs#1": "9e989f11026a0495",
-    "m.py": "18d16dc117d0098e",
+    "m.py": "6ae2be55ca91df9f",  # scheme 3: annotations in their own half (issue 41)
     "m.py#1": "73840e760479e112",
     "server.go": "580376110f07aafb",
     "server.go#1": "86654c053e64239f",

@@ -117,7 +117,7 @@ def test_symbol_fields() -> None:
     assert data[login.start_byte : login.end_byte].startswith(b"def login(")
     assert data[login.start_byte : login.end_byte].endswith(b"return make_token(user.id)")
     assert login.signature == "def login(self,email:str,password:str)->str:"
-    assert len(login.sig_hash) == 16
+    assert len(login.sig_hash) == 32  # annotated: structure half + with-annotations half
     assert len(login.body_hash) == 16
     assert parsed.lines == 26
     # symbols come in source order

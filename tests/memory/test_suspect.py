@@ -62,7 +62,7 @@ def test_python_signature_change_makes_callers_suspect_and_revert_clears_it(
         caller = c.observe("create_user must return the session token", anchors=["app/api/routes.py::create_user"])
         events, stream = listen(c, caller.id)
         edit(service, "def login(self, email: str, password: str) -> str:",
-             "def login(self, email: str, password: str, otp: str = \"\") -> str:")
+             "def login(self, email: str, password: str, otp: str) -> str:")
         o = becomes(c, caller.id, ObservationStatus.SUSPECT)
         (r,) = o.stale_reasons
         assert r.change is ChangeKind.DEPENDENCY_CHANGED
@@ -80,7 +80,7 @@ def test_python_signature_change_makes_callers_suspect_and_revert_clears_it(
         assert caller.id in [x.id for x in c.list()]
 
         # the dependency is back with its old signature: fresh again
-        edit(service, "def login(self, email: str, password: str, otp: str = \"\") -> str:",
+        edit(service, "def login(self, email: str, password: str, otp: str) -> str:",
              "def login(self, email: str, password: str) -> str:")
         assert becomes(c, caller.id, ObservationStatus.FRESH).stale_reasons == ()
 

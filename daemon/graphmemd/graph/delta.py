@@ -27,12 +27,14 @@ from graphmemd.graph.model import (
     ResolvedEdges,
     SymbolChange,
     SymbolInfo,
+    SymbolKind,
     SymbolState,
     file_fingerprint,
     file_id,
     symbols_of,
 )
 from graphmemd.graph.resolution import RepoResolver
+from graphmemd.graph.signatures import callers_unaffected
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +94,30 @@ class EdgeView(Protocol):
 
 
 _IMPACTING = (ChangeKind.SIGNATURE_CHANGED, ChangeKind.REMOVED)
+_CALLABLE = (SymbolKind.FUNCTION, SymbolKind.METHOD)
+
+
+def _impacting(c: SymbolChange) -> bool:
+    """Whether a change can reach its dependents: a removal, or a signature change a caller
+    can notice (a new optional parameter cannot; an annotation change is not a signature
+    change, ``ANNOTATIONS_CHANGED``)."""
+    if c.kind not in _IMPACTING or c.old is None:
+        return False
+    if c.kind is ChangeKind.SIGNATURE_CHANGED and c.new is not None and c.old.kind in _CALLABLE:
+        return not callers_unaffected(c.old.signature, c.new.signature)
+    return True
 
 
 def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int) -> tuple[Impact, ...]:
-    """Who depends, ``hops`` edges away at most, on the symbols ``delta`` re-signed or removed:
-    callers and subclasses of the symbol, and files importing its file. Read from the graph
-    *before* the delta is applied (a removed symbol's callers are gone after)."""
+    """Who depends, ``hops`` edges away at most, on the symbols ``delta`` re-signed (in a way
+    a caller can notice: ``_impacting``) or removed: callers and subclasses of the symbol,
+    and files importing its file. Read from the graph *before* the delta is applied (a
+    removed symbol's callers are gone after)."""
     if hops <= 0:
         return ()
     out: dict[tuple[str, str], Impact] = {}
     for c in delta.changes:
-        if c.kind not in _IMPACTING or c.old is None:
+        if not _impacting(c) or c.old is None:
             continue
         new_sig = c.new.signature if c.new is not None else ""
         frontier: list[tuple[str, EdgeKind]] = [

@@ -5,9 +5,10 @@ moved to another file of the same batch is seen as moved, not as removed + added
 
 Matching, by symbol id (``repo:path::qualname#kind``):
 
-* id on both sides: ``SIGNATURE_CHANGED`` if ``sig_hash`` differs (whatever the body did),
-  else ``BODY_CHANGED`` if ``body_hash`` differs, else ``UNCHANGED`` (reported only with
-  ``include_unchanged=True``).
+* id on both sides: ``SIGNATURE_CHANGED`` if the structure of the head differs (whatever the
+  body did), else ``BODY_CHANGED`` if ``body_hash`` differs, else ``ANNOTATIONS_CHANGED`` if
+  only what the head's annotations say differs (``model.sig_halves``), else ``UNCHANGED``
+  (reported only with ``include_unchanged=True``).
 * id only in ``old``: ``REMOVED``; id only in ``new``: ``ADDED`` -- except that a removed
   and an added symbol of the same kind family with the same eligible body hash are reported
   as one ``RENAMED`` change (``old`` and ``new`` both set). The signature may differ too
@@ -47,7 +48,7 @@ import difflib
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 
-from graphmemd.graph.model import ChangeKind, SymbolChange, SymbolKind, SymbolState
+from graphmemd.graph.model import ChangeKind, SymbolChange, SymbolKind, SymbolState, annotations_only
 
 __all__ = ["AMBIGUOUS_SIMILARITY", "DEFAULT_MAX_SHARED_BODY", "diff_symbols", "kind_family"]
 
@@ -123,10 +124,12 @@ def diff_symbols(
         n = after.get(sid)
         if n is None:
             removed.append(o)
-        elif o.sig_hash != n.sig_hash:
+        elif o.sig_hash != n.sig_hash and not annotations_only(o.sig_hash, n.sig_hash):
             changes.append(SymbolChange(ChangeKind.SIGNATURE_CHANGED, o, n))
         elif o.body_hash != n.body_hash:
             changes.append(SymbolChange(ChangeKind.BODY_CHANGED, o, n))
+        elif o.sig_hash != n.sig_hash:
+            changes.append(SymbolChange(ChangeKind.ANNOTATIONS_CHANGED, o, n))
         elif include_unchanged:
             changes.append(SymbolChange(ChangeKind.UNCHANGED, o, n))
     added = [n for sid, n in after.items() if sid not in before]

@@ -262,7 +262,9 @@ class ResolvedEdges:
 
 
 class ChangeKind(str, Enum):
-    """How a symbol changed between two parses. Severity: removed > signature > body > renamed."""
+    """How a symbol changed between two parses. Severity: removed > signature > body >
+    annotations > renamed. ``ANNOTATIONS_CHANGED``: only what the head's annotations say
+    changed (``sig_halves``: the structure half is equal), the body did not."""
 
     UNCHANGED = "unchanged"
     ADDED = "added"
@@ -270,12 +272,14 @@ class ChangeKind(str, Enum):
     SIGNATURE_CHANGED = "signature_changed"
     BODY_CHANGED = "body_changed"
     RENAMED = "renamed"  # renamed or moved: same body, new id (maybe another file)
+    ANNOTATIONS_CHANGED = "annotations_changed"
 
 
 SEVERITY: dict[ChangeKind, int] = {
     ChangeKind.REMOVED: 4,
     ChangeKind.SIGNATURE_CHANGED: 3,
     ChangeKind.BODY_CHANGED: 2,
+    ChangeKind.ANNOTATIONS_CHANGED: 1,
     ChangeKind.RENAMED: 1,
     ChangeKind.ADDED: 0,
     ChangeKind.UNCHANGED: 0,
@@ -402,6 +406,25 @@ class GraphEdges:
     defines: tuple[tuple[str, str], ...]
     contains: tuple[tuple[str, str], ...]
     edges: ResolvedEdges
+
+
+#: Length of one half of a ``sig_hash`` (hex digits).
+SIG_HALF = 16
+
+
+def sig_halves(sig_hash: str) -> tuple[str, str]:
+    """A ``sig_hash``'s halves: the hash of the head without its annotations (the
+    structure) and of the head with them (``parsing/fingerprint.py``). A head without
+    annotations has one hash, both."""
+    if len(sig_hash) == 2 * SIG_HALF:
+        return sig_hash[:SIG_HALF], sig_hash[SIG_HALF:]
+    return sig_hash, sig_hash
+
+
+def annotations_only(old_sig_hash: str, new_sig_hash: str) -> bool:
+    """Whether two different ``sig_hash`` differ only in what the annotations say."""
+    old, new = sig_halves(old_sig_hash), sig_halves(new_sig_hash)
+    return old_sig_hash != new_sig_hash and old[0] == new[0]
 
 
 def file_fingerprint(symbols: Iterable[SymbolInfo], content_hash: str) -> str:

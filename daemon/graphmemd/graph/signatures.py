@@ -13,6 +13,10 @@ bases changed.
 A call a document writes with arguments (``get(url, proxies=...)``) is bound against a
 Python function's current parameters (``binds``, ``call_misfit``): a keyword it no longer
 takes, or more positional arguments than it accepts, and the text is wrong.
+
+``callers_unaffected(old, new)``: a function's change no caller can notice: compatible, and
+no parameter changed its default (a changed default reaches every call that leaves the
+parameter out). A PEP 695 type parameter list (``def batch[V](``) is not such a change.
 """
 
 from __future__ import annotations
@@ -114,3 +118,12 @@ def fits_old_callers(old: str, new: str) -> bool:
     }
     gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
     return all(takes.get(p.kind, True) for p in a.params if p.name in gone)
+
+
+def callers_unaffected(old: str, new: str) -> bool:
+    """Whether no call written against function signature ``old`` can tell ``new`` apart (see
+    the module docstring)."""
+    a, b = parse_signature(old), parse_signature(new)
+    if a is None or b is None or a.is_type or b.is_type or not compatible(old, new):
+        return False
+    return not signature_delta(old, new).defaults_changed

@@ -56,7 +56,7 @@ logger = logging.getLogger(__name__)
 BULK_BATCH_FILES = 100
 COMPONENT = "indexer"
 POOL = "parse-pool"
-_CHANGED = (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED)
+_CHANGED = (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED, ChangeKind.ANNOTATIONS_CHANGED)
 
 
 @dataclass(eq=False)

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from graphmem.types import Anchor, AnchorKind, ChangeKind, StaleReason
 
-from graphmemd.graph.model import SEVERITY, SymbolInfo
+from graphmemd.graph.model import SEVERITY, SymbolInfo, annotations_only
 from graphmemd.graph.model import ChangeKind as ModelChange
 
 
@@ -47,13 +47,16 @@ _CHANGE_OF = {
     ModelChange.SIGNATURE_CHANGED: ChangeKind.SIGNATURE_CHANGED,
     ModelChange.BODY_CHANGED: ChangeKind.BODY_CHANGED,
     ModelChange.RENAMED: ChangeKind.RENAMED,
+    ModelChange.ANNOTATIONS_CHANGED: ChangeKind.ANNOTATIONS_CHANGED,
 }
+#: Reasons that make an observation suspect, not stale: its code may still do what it says.
+SUSPECT_ONLY = frozenset({ChangeKind.DEPENDENCY_CHANGED, ChangeKind.ANNOTATIONS_CHANGED})
 _SEVERITY = {c: SEVERITY[m] for m, c in _CHANGE_OF.items()}
 _SEVERITY[ChangeKind.DEPENDENCY_CHANGED] = 0
 
 
 def severity(r: StaleReason) -> int:
-    """How serious a stale reason is (removed > signature > body > renamed)."""
+    """How serious a stale reason is (removed > signature > body > annotations, renamed)."""
     return _SEVERITY.get(r.change, 0)
 
 
@@ -79,16 +82,23 @@ def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> Stale
         return StaleReason(
             a.ref, ChangeKind.REMOVED, now, old_signature=a.signature, commit=commit, detail=f"{a.ref} was removed"
         )
-    if s.sig_hash != a.sig_hash:
-        return StaleReason(
-            a.ref,
-            ChangeKind.SIGNATURE_CHANGED,
-            now,
-            old_signature=a.signature,
-            new_signature=s.signature,
-            commit=commit,
-            detail=f"the signature of {a.ref} changed: {a.signature!r} -> {s.signature!r}",
-        )
+    if s.sig_hash != a.sig_hash and not annotations_only(a.sig_hash, s.sig_hash):
+        return _head_reason(a, s.signature, ChangeKind.SIGNATURE_CHANGED, "signature", now, commit)
     if s.body_hash != a.body_hash:
         return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
+    if s.sig_hash != a.sig_hash:
+        return _head_reason(a, s.signature, ChangeKind.ANNOTATIONS_CHANGED, "annotations", now, commit)
     return None
+
+
+def _head_reason(a: Anchor, signature: str, change: ChangeKind, what: str, now: float, commit: str) -> StaleReason:
+    """A change of the anchored symbol's head (its signature, or only its annotations)."""
+    return StaleReason(
+        a.ref,
+        change,
+        now,
+        old_signature=a.signature,
+        new_signature=signature,
+        commit=commit,
+        detail=f"the {what} of {a.ref} changed: {a.signature!r} -> {signature!r}",
+    )

@@ -26,7 +26,15 @@ from graphmem.types import (
 from graphmemd.graph.delta import GraphDelta, Impact
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolState, file_id
-from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor, file_anchor, severity, symbol_anchor
+from graphmemd.memory.anchors import (
+    SUSPECT_ONLY,
+    CodeView,
+    dependency_holds,
+    evaluate_anchor,
+    file_anchor,
+    severity,
+    symbol_anchor,
+)
 from graphmemd.memory.knowledge import grade
 
 __all__ = [
@@ -94,9 +102,10 @@ def reevaluate(
     stay until someone confirms the observation; DEPENDENCY_CHANGED reasons (``suspects``
     are new ones) stay until confirmed or until the dependency has its old signature again,
     and are dropped for an anchor that has a reason of its own.
-    Status: STALE with any reason of its own anchors, else SUSPECT with a dependency reason,
-    else FRESH (stale always wins). Archived and superseded observations keep their status
-    (their reasons are still updated, for display). A unit of a knowledge file is graded
+    Status: STALE with any reason of its own anchors but an annotation change, else SUSPECT
+    with an annotation change or a dependency reason, else FRESH (stale always wins).
+    Archived and superseded observations keep their status (their reasons are still
+    updated, for display). A unit of a knowledge file is graded
     by ``knowledge.grade`` (a passing mention is a weaker anchor; a dependency's change marks
     the unit, not its references; ``changed_now``: the symbols the delta changed, whose
     reasons name the latest change)."""
@@ -117,7 +126,7 @@ def reevaluate(
     reasons.sort(key=lambda r: (-severity(r), r.anchor_ref, r.dependency_ref))
     status = o.status
     if status in _LIVE:
-        own = any(r.change is not _DEPENDENCY for r in reasons)
+        own = any(r.change not in SUSPECT_ONLY for r in reasons)
         status = ObservationStatus.STALE if own else ObservationStatus.SUSPECT if reasons else ObservationStatus.FRESH
     return replace(o, status=status, stale_reasons=tuple(reasons))
 
@@ -241,7 +250,7 @@ def restale(
     touched; every observation of the repository for a cold delta), ``code`` being the code
     after the delta. Unchanged observations are left out."""
     renames = {c.old.id: c.new for c in delta.changes if c.kind is ModelChange.RENAMED and c.old is not None and c.new}
-    edited = (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED)
+    edited = (ModelChange.BODY_CHANGED, ModelChange.SIGNATURE_CHANGED, ModelChange.ANNOTATIONS_CHANGED)
     changed_now = {c.new.id for c in delta.changes if c.kind in edited and c.new is not None}
     by_node: dict[str, list[Impact]] = {}
     for i in delta.impacts:

@@ -26,6 +26,28 @@ text into a token stream:
 ``ends``
     Only the end of the node is marked: enough where the start is fixed by the syntax
     (a Python ``block`` starts after the ``:`` of its header).
+``rewrites``
+    Forms that mean the same as another, each a ``[[rewrites]]`` entry: a query pattern
+    capturing ``@node`` (helper captures start with ``_``, for predicates), an ``op`` the
+    engine implements once, generically, and its parameters (``text``, ``literal``).
+    Ops: ``skip`` (drop), ``drop_empty``, ``text`` (rendered as ``text``), ``drop_arg``
+    (an argument and its comma), ``unwrap_call`` (a call rendered as its only argument),
+    ``literal`` (rendered as the literal ``literal``), ``callee`` (a call rendered as its
+    callee, the last name replaced by ``text``), ``bytes_literal`` (``"a".encode()`` as
+    ``b"a"``), ``format`` (``"{} {x}".format(a, x=b)`` as the f-string with the same
+    fields), ``super_args`` (``super(C, self)`` in a method of ``C`` as ``super()``),
+    ``dedupe`` (a tuple of alternatives with a repeated member, after aliases, as the
+    tuple without it), ``annotation`` (a type annotation, see below).
+``aliases``
+    Names (or dotted names) that mean another one: ``IOError = "OSError"``.
+``annotations``
+    A type annotation is rendered as its canonical text (``parsing/annotations.py``:
+    ``Optional[X]`` = ``X | None``, ``List`` = ``list``, quoted = unquoted), bracketed by
+    annotation markers. The ``sig_hash`` of a head with annotations is two halves: the
+    hash of the stream without them (and their ``:``/``->``) and the hash of the stream
+    with them, so equal hashes still mean "nothing changed" and an annotation-only change
+    is told apart (``graph.model.sig_halves``); a head without annotations has one half
+    (its structure is its whole). In a body the annotations are plain code.
 ``patterns``
     Context-dependent rules as query patterns (``@skip``, ``@unwrap``, ``@nogroup``,
     ``@nogroup_single``, ``@drop_empty``, ``@replace``, ``@unquote``), e.g. a statement's
@@ -55,14 +77,16 @@ import tomllib
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from operator import attrgetter
+from string import Formatter
 from typing import Any
 
 from tree_sitter import Node
 
-from graphmemd.graph.model import Language, SymbolKind
+from graphmemd.graph.model import Language, SymbolKind, sig_halves
+from graphmemd.ingest.parsing.annotations import AnnotationRules, canonical
 from graphmemd.ingest.parsing.overloads import OverloadRules
 
 __all__ = [
@@ -73,13 +97,16 @@ __all__ = [
     "fingerprint",
     "load_rules",
     "pattern_roles",
+    "sig_halves",
     "split_matches",
     "token_streams",
 ]
 
 #: Version of the fingerprint definition. 1: whitespace-stripped text with nested
-#: definitions replaced by markers; 2: significant-token stream from the syntax tree.
-FINGERPRINT_SCHEME = 2
+#: definitions replaced by markers; 2: significant-token stream from the syntax tree;
+#: 3: equivalent forms rewritten (``rewrites``, ``aliases``), annotations canonical and a
+#: head's hash in two halves (structure, with annotations).
+FINGERPRINT_SCHEME = 3
 
 #: f-string interpolations nested deeper than this are hashed as raw text.
 _MAX_STRING_DEPTH = 16
@@ -98,6 +125,9 @@ _BOUNDARY = b"\x05"
 _KEEP_SPACE = b"\x06"
 _STR = b"\x01"
 _TUPLE = b"\x04"
+_ANNOTATION = b"\x07"
+#: An annotation in a stream: marker, text, marker.
+_ANNOTATED = re.compile(rb"\x07[^\x07]*\x07")
 
 # event kinds, in their order at one position: group closes and definition boundaries
 # (interleaved: a boundary follows the closes of the nodes inside its definition and
@@ -145,6 +175,36 @@ class Rules:
     overloads: OverloadRules | None
     #: ``skip_in``: token -> the parent node types in which it is dropped
     skip_in: dict[str, frozenset[str]]
+    #: the ``[[rewrites]]`` entries, by index (capture ``fp.rw<index>``)
+    rewrites: tuple[Rewrite, ...] = ()
+    #: ``[aliases]``: name -> the name it means
+    aliases: dict[bytes, bytes] | None = None
+    #: ``[alias_nodes]``: the node type of a plain name and of a dotted one
+    alias_nodes: tuple[str, str] = ("", "")
+    annotations: AnnotationRules | None = None
+    #: canonical annotation texts already computed (``_canonical``)
+    canonical: dict[bytes, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """One ``[[rewrites]]`` entry: what its ``@node`` captures is rendered as."""
+
+    rule: str
+    op: str
+    #: ``text`` op: the replacement; ``callee``: the callee's new last name
+    text: bytes = b""
+    #: ``literal`` op: the value token of the literal, by the text of the node's callee
+    #: (``b""``: whatever the callee)
+    literal: dict[bytes, bytes] = field(default_factory=dict)
+
+
+_OPS = frozenset(
+    {
+        "skip", "drop_empty", "text", "drop_arg", "unwrap_call", "literal", "callee", "bytes_literal",
+        "format", "super_args", "dedupe", "annotation", "type_expression", "field", "member",
+    }
+)  # fmt: skip
 
 
 _ROLE_LISTS = (
@@ -157,7 +217,9 @@ _ROLE_LISTS = (
     ("ends", "end"),
 )
 _LIST_KEYS = tuple(key for key, _capture in _ROLE_LISTS)
-_PATTERN_CAPTURE = re.compile(r"@(\w+)")
+_PATTERN_CAPTURE = re.compile(r"@(?!_)(\w+)")
+#: The capture a rewrite's pattern names its node with.
+_NODE_CAPTURE = re.compile(r"@node\b")
 _CAPTURE_NAME = re.compile(r"@([\w.]+)")
 #: Prefix of the rules' capture names inside the extractor's combined query.
 CAPTURE_PREFIX = "fp."
@@ -183,11 +245,13 @@ def _read(name: str) -> dict[str, Any]:
         for key in _LIST_KEYS:
             parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
         parent["skip_in"] = {**parent.get("skip_in", {}), **data.get("skip_in", {})}
+        parent["rewrites"] = list(parent.get("rewrites", [])) + list(data.get("rewrites", []))
+        parent["aliases"] = {**parent.get("aliases", {}), **data.get("aliases", {})}
         own = data.get("patterns", {})
         inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
         parent["patterns"] = {"query": inherited + own.get("query", "")}
         for key, value in data.items():  # (other tables and settings: the dialect's own win)
-            if key not in (*_LIST_KEYS, "base", "skip_in", "patterns"):
+            if key not in (*_LIST_KEYS, "base", "skip_in", "patterns", "rewrites", "aliases"):
                 parent[key] = value
         return parent
     return data
@@ -208,6 +272,11 @@ def load_rules(language: Language) -> Rules:
         source += _token_list(sorted(skip_in), "skip_in")
         patterns = str(data.get("patterns", {}).get("query", ""))
         source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
+        rewrites = tuple(_rewrite(entry, str(data.get("numbers", "generic"))) for entry in data.get("rewrites", []))
+        for k, entry in enumerate(data.get("rewrites", [])):
+            source += _NODE_CAPTURE.sub(f"@{CAPTURE_PREFIX}rw{k}", str(entry["query"])) + "\n"
+        aliases = {str(k): str(v) for k, v in data.get("aliases", {}).items()}
+        nodes = data.get("alias_nodes", {})
         parts = data.get("string_parts", {})
         found = Rules(
             language=language,
@@ -222,9 +291,58 @@ def load_rules(language: Language) -> Rules:
             replace={k.encode(): str(v).encode() for k, v in data.get("replace", {}).items()},
             overloads=_overload_rules(data.get("overloads")),
             skip_in=skip_in,
+            rewrites=rewrites,
+            aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
+            alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
+            annotations=_annotation_rules(data.get("annotations")),
         )
         _rules[language] = found
         return found
+
+
+def _rewrite(entry: dict[str, Any], numbers: str) -> Rewrite:
+    op = str(entry.get("op", ""))
+    query = str(entry.get("query", ""))
+    if op not in _OPS:
+        raise ValueError(f"unknown fingerprint rewrite op {op!r} (one of {sorted(_OPS)})")
+    if not _NODE_CAPTURE.search(query):
+        raise ValueError(f"a fingerprint rewrite captures @node: {query!r}")
+    literal = entry.get("literal", {})
+    literals = {b"": literal} if isinstance(literal, str) else {str(k): str(v) for k, v in literal.items()}
+    return Rewrite(
+        rule=str(entry.get("rule", "")),
+        op=op,
+        text=str(entry.get("text", "")).encode(),
+        literal={str(k).encode(): _literal_token(str(v), numbers) for k, v in literals.items()},
+    )
+
+
+def _literal_token(literal: str, numbers: str) -> bytes:
+    """The value token a literal written in the rules renders as (a string's, a number's or,
+    for a name such as ``False``, the name)."""
+    quote = literal.lstrip("bBrRuU")
+    if quote[:1] in ("'", '"'):
+        prefix = literal[: len(literal) - len(quote)].lower()
+        return _STR + (b"b" if "b" in prefix else b"s") + quote[1:-1].encode().hex().encode() + _STR
+    if literal[:1].isdigit():
+        return b" " + number_value(literal, numbers).encode() + b" "
+    return b" " + literal.encode() + b" "
+
+
+def _annotation_rules(table: dict[str, Any] | None) -> AnnotationRules | None:
+    if not table:
+        return None
+    return AnnotationRules(
+        modules=frozenset(table.get("modules", [])),
+        aliases={str(k): str(v) for k, v in table.get("aliases", {}).items()},
+        optional=frozenset(table.get("optional", [])),
+        union=frozenset(table.get("union", [])),
+        values=frozenset(table.get("values", [])),
+        values_after_first=frozenset(table.get("values_after_first", [])),
+        unpack=frozenset(table.get("unpack", [])),
+        default_args={str(k): tuple(map(str, v)) for k, v in table.get("default_args", {}).items()},
+        none=str(table.get("none", "None")),
+    )
 
 
 def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
@@ -337,7 +455,14 @@ class _Events:
     replacement payloads (bytes) and literal nodes they index."""
 
     keys: list[int]
-    data: list[bytes | Node]
+    data: list[bytes | Node | _Plan]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A rewrite's rendering: bytes as they are, ``(start, end)`` source ranges rendered."""
+
+    parts: tuple[bytes | tuple[int, int], ...]
 
 
 class _Renderer:
@@ -367,6 +492,7 @@ class _Renderer:
         pos_shift, kind_shift, sub_shift, tie_shift = _POS_SHIFT, _KIND_SHIFT, _SUB_SHIFT, _TIE_SHIFT
         index_mask, tie_mask, tie_bias, marks, boundary = _INDEX_MASK, _TIE_MASK, _TIE_BIAS, _MARKS, _BOUNDARY
         pos = start
+        replaced = replaced_end = -1  # the range of the last replacement
         first = bisect_left(keys, start << pos_shift)
         for k in keys[first : bisect_left(keys, (end + 1) << pos_shift, first)]:
             at = k >> pos_shift
@@ -384,7 +510,12 @@ class _Renderer:
                     item = data[k & index_mask]
                     append(item if item.__class__ is bytes else literal(item, at, stop, depth))  # type: ignore[arg-type]
                     pos = stop
+                    replaced, replaced_end = at, stop
                 continue
+            if depth and at == start and kind == _E_OPEN and tie_bias - (k >> tie_shift & tie_mask) > end:
+                continue  # (a rewrite's part: the open of a node around it, already emitted)
+            if at == replaced_end and kind == _E_CLOSE and replaced < tie_bias - (k >> tie_shift & tie_mask) < pos:
+                continue  # the close of a node inside the range just replaced
             append(source[pos:at])
             pos = at
             if k >> sub_shift & 3 == 1:
@@ -396,8 +527,15 @@ class _Renderer:
         append(source[pos:end])
         return b"".join(parts)
 
-    def _literal(self, node: Node, start: int, end: int, depth: int) -> bytes:
-        """A string's or number's value token (cached by text when it depends on nothing else)."""
+    def _plan(self, plan: _Plan, depth: int) -> bytes:
+        """A rewrite's rendering."""
+        return b"".join(p if isinstance(p, bytes) else self.render(p[0], p[1], depth + 1) for p in plan.parts)
+
+    def _literal(self, node: Node | _Plan, start: int, end: int, depth: int) -> bytes:
+        """A string's or number's value token (cached by text when it depends on nothing
+        else), or a rewrite's rendering (``node`` is a ``_Plan``)."""
+        if isinstance(node, _Plan):
+            return self._plan(node, depth)
         text = self.source[start:end]
         rules = self.rules
         kind = node.type
@@ -419,19 +557,10 @@ class _Renderer:
 
     def _plain_string(self, text: bytes) -> bytes | None:
         """One string literal without interpolations as its value token (None: it has some)."""
-        quote = text.lstrip(_LETTERS)
-        prefix = text[: len(text) - len(quote)].lower()
-        q = quote[:1]
-        width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
-        value = quote[width : len(quote) - width]
-        if not q or not quote.endswith(q * width) or (b"{" in value and (b"f" in prefix or q == b"`")):
+        found = plain_string(text, self.rules)
+        if found is None:
             return None
-        if q == b'"' and b"#{" in value and self.rules.hash_interpolation:
-            return None
-        if b"\\" in value and b"r" not in prefix:
-            value = decode_escapes(value.decode("utf-8", "replace"), self.rules.escapes, b"b" in prefix).encode(
-                "utf-8", "surrogatepass"
-            )
+        prefix, value = found
         return _STR + (b"b" if b"b" in prefix else b"s") + value.hex().encode() + _STR
 
     def _string(self, node: Node, depth: int) -> bytes:
@@ -507,6 +636,25 @@ class _Renderer:
         return text
 
 
+def plain_string(text: bytes, rules: Rules) -> tuple[bytes, bytes] | None:
+    """A string literal's prefix (lower case) and value (escapes decoded), or None when it
+    has interpolations (or is not a quoted literal)."""
+    quote = text.lstrip(_LETTERS)
+    prefix = text[: len(text) - len(quote)].lower()
+    q = quote[:1]
+    width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
+    value = quote[width : len(quote) - width]
+    if not q or not quote.endswith(q * width) or (b"{" in value and (b"f" in prefix or q == b"`")):
+        return None
+    if q == b'"' and b"#{" in value and rules.hash_interpolation:
+        return None
+    if b"\\" in value and b"r" not in prefix:
+        value = decode_escapes(value.decode("utf-8", "replace"), rules.escapes, b"b" in prefix).encode(
+            "utf-8", "surrogatepass"
+        )
+    return prefix, value
+
+
 def _hex(literal: list[str]) -> bytes:
     return "".join(literal).encode("utf-8", "surrogatepass").hex().encode()
 
@@ -537,13 +685,13 @@ class _EventList:
 
     def __init__(self) -> None:
         self.keys: list[int] = []
-        self.data: list[bytes | Node] = []
+        self.data: list[bytes | Node | _Plan] = []
 
     # The hot methods compute ``a << _POS_SHIFT | head | (_TIE_BIAS - b) << _TIE_SHIFT`` as
     # ``(a << p) - (b << t) + (head + _BIASED)``: the fields do not overlap (``b`` < the
     # bias), so the sum is the same int with fewer operations.
 
-    def replace(self, ranges: Sequence[tuple[int, int]], payload: bytes, sub: int = 1) -> None:
+    def replace(self, ranges: Sequence[tuple[int, int]], payload: bytes | _Plan, sub: int = 1) -> None:
         """Replace each range by ``payload`` (one shared data entry)."""
         head = (_REPLACE_HEAD | sub << _SUB_SHIFT | len(self.data)) + _BIASED
         self.data.append(payload)
@@ -594,6 +742,7 @@ def _events(
     comments: Sequence[tuple[int, int]],
     lo: int,
     hi: int,
+    root: Node | None = None,
 ) -> _Events:
     """Collect the edits of ``source[lo:hi]`` from the rules' captures, the comment ranges
     and the definitions. Replacements of one range are applied in the order they are
@@ -610,6 +759,8 @@ def _events(
         skip_in = rules.skip_in
         skipped.extend(n for n in tokens if (p := n.parent) is not None and p.type in skip_in.get(n.type, ()))
     events.replace([(n.start_byte, n.end_byte) for n in skipped], b" ")
+    if rules.rewrites or rules.aliases:
+        _rewrites(events, source, rules, caps, nogroup, (lo, hi, root))
     events.literals(caps.get("string", ()))
     events.literals(caps.get("number", ()))
     for n in caps.get("replace", ()):
@@ -643,6 +794,298 @@ def _events(
     events.replace([(s.doc_start, s.doc_end) for s in spans if s.doc_start >= 0], b" ", 0)
     events.keys.sort()
     return _Events(events.keys, events.data)
+
+
+def _rewrites(
+    events: _EventList,
+    source: bytes,
+    rules: Rules,
+    caps: Mapping[str, Sequence[Node]],
+    nogroup: set[tuple[int, int]],
+    span: tuple[int, int, Node | None],
+) -> None:
+    """The replacements of the ``[[rewrites]]`` and ``[aliases]`` captures (added before the
+    literals': a rewrite of a string wins over its value token). ``span``: the range to
+    search for aliased names and the tree's root."""
+    lo, hi, root = span
+    aliases = rules.aliases
+    if aliases and root is not None:
+        plain, dotted = rules.alias_nodes
+        for text, alias in aliases.items():
+            wanted = dotted if b"." in text else plain
+            start = source.find(text, lo, hi)
+            while start >= 0:
+                end = start + len(text)
+                n = root.named_descendant_for_byte_range(start, end)
+                # (not in a string or a comment, nor part of a longer name)
+                if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
+                    events.replace([(start, end)], b" " + alias + b" ")
+                start = source.find(text, end, hi)
+    for k, rewrite in enumerate(rules.rewrites):
+        for n in caps.get(f"rw{k}", ()):
+            found = _apply(rewrite, n, source, rules, nogroup)
+            if found is not None:
+                start, end, payload = found
+                events.replace([(start, end)], payload)
+
+
+def _apply(
+    rewrite: Rewrite, n: Node, source: bytes, rules: Rules, nogroup: set[tuple[int, int]]
+) -> tuple[int, int, bytes | _Plan] | None:
+    """The range ``n``'s rewrite replaces and what it renders as (None: it does not apply)."""
+    op = rewrite.op
+    start, end = n.start_byte, n.end_byte
+    if op == "skip":
+        return start, end, b" "
+    if op == "drop_empty":
+        return (start, end, b" ") if all(c.is_extra for c in n.named_children) else None
+    if op == "text":
+        return start, end, b" " + rewrite.text + b" "
+    if op == "literal":
+        function = n.child_by_field_name("function")
+        token = rewrite.literal.get(_text(source, function) if function is not None else b"", rewrite.literal.get(b""))
+        return None if token is None else (start, end, token)
+    if op == "drop_arg":
+        after, before = n.next_sibling, n.prev_sibling
+        if after is not None and after.type == ",":
+            return start, after.end_byte, b" "
+        if before is not None and before.type == ",":
+            return before.start_byte, end, b" "
+        return start, end, b" "
+    if op == "annotation":
+        return _annotation(n, source, rules)
+    if op == "type_expression":
+        return (start, end, b" " + _canonical(_text(source, n), rules) + b" ") if rules.annotations else None
+    if op == "field":
+        child = n.child_by_field_name(rewrite.text.decode())
+        return None if child is None else (start, end, _Plan(((child.start_byte, child.end_byte),)))
+    if op == "member":
+        return _member(n, source, rules)
+    if op == "dedupe":
+        return _dedupe(n, source, rules, nogroup)
+    plan = _callee(n, rewrite.text) if op == "callee" else _PLANS[op](n, source, rules)
+    return None if plan is None else (start, end, plan)
+
+
+def _member(n: Node, source: bytes, rules: Rules) -> tuple[int, int, _Plan] | None:
+    """``o["name"]`` is ``o.name`` when the key is a plain identifier (``n``: the subscript;
+    its ``object`` and ``index`` fields)."""
+    obj, index = n.child_by_field_name("object"), n.child_by_field_name("index")
+    if obj is None or index is None:
+        return None
+    found = plain_string(_text(source, index), rules)
+    if found is None or b"b" in found[0] or not _BARE_NAME.fullmatch(found[1]):
+        return None
+    between = source[obj.end_byte : index.start_byte]
+    if between.strip() != b"[":
+        return None  # (an optional chain: o?.["a"])
+    return n.start_byte, n.end_byte, _Plan(((obj.start_byte, obj.end_byte), b"." + found[1]))
+
+
+def _args(call: Node) -> list[Node]:
+    arguments = call.child_by_field_name("arguments")
+    return [] if arguments is None else [c for c in arguments.named_children if not c.is_extra]
+
+
+def _unwrap_call(n: Node, source: bytes, rules: Rules) -> _Plan | None:
+    """``str("a")`` is ``"a"``: the call rendered as its only argument."""
+    args = _args(n)
+    return _Plan(((args[0].start_byte, args[0].end_byte),)) if len(args) == 1 else None
+
+
+def _callee(n: Node, text: bytes) -> _Plan | None:
+    """``lru_cache(maxsize=None)`` is ``cache``: the callee, its last name replaced."""
+    function = n.child_by_field_name("function")
+    if function is None:
+        return None
+    last = function.child_by_field_name("attribute") if function.type == "attribute" else function
+    if last is None:
+        return None
+    return _Plan(((function.start_byte, last.start_byte), b" " + text + b" "))
+
+
+def _bytes_literal(n: Node, source: bytes, rules: Rules) -> _Plan | None:
+    """``"a".encode()`` (or with ``"utf-8"``) is ``b"a"`` when the text is ASCII."""
+    function = n.child_by_field_name("function")
+    string = function.child_by_field_name("object") if function is not None else None
+    if string is None or string.type != "string":
+        return None
+    found = plain_string(source[string.start_byte : string.end_byte], rules)
+    if found is None or b"b" in found[0] or not found[1].isascii():
+        return None
+    args = _args(n)
+    if args:
+        arg = args[0].child_by_field_name("value") if args[0].type == "keyword_argument" else args[0]
+        encoding = plain_string(source[arg.start_byte : arg.end_byte], rules) if arg is not None else None
+        if len(args) > 1 or encoding is None or encoding[1].lower().replace(b"-", b"") != b"utf8":
+            return None
+    return _Plan((_STR + b"b" + found[1].hex().encode() + _STR,))
+
+
+def _super_args(n: Node, source: bytes, rules: Rules) -> _Plan | None:
+    """``super(C, self)`` in a method of class ``C`` whose first parameter is ``self`` is
+    ``super()`` (``n``: the argument list)."""
+    args = [source[c.start_byte : c.end_byte] for c in n.named_children if not c.is_extra]
+    function = n.parent
+    while function is not None and function.type not in ("function_definition", "lambda", "class_definition"):
+        function = function.parent
+    if len(args) != 2 or function is None or function.type != "function_definition":
+        return None
+    holder = function.parent
+    if holder is not None and holder.type == "decorated_definition":
+        holder = holder.parent
+    cls = holder.parent if holder is not None else None
+    name = cls.child_by_field_name("name") if cls is not None and cls.type == "class_definition" else None
+    params = function.child_by_field_name("parameters")
+    first = next((c for c in params.named_children if not c.is_extra), None) if params is not None else None
+    if first is not None and first.type != "identifier":
+        first = None
+    if name is None or first is None or args != [source[name.start_byte : name.end_byte], _text(source, first)]:
+        return None
+    return _Plan((b"()",))
+
+
+def _text(source: bytes, n: Node) -> bytes:
+    return source[n.start_byte : n.end_byte]
+
+
+def _format(n: Node, source: bytes, rules: Rules) -> _Plan | None:
+    """``"{} {x}".format(a, x=b)`` is ``f"{a} {x}"`` with ``x`` = ``b``: the call rendered as
+    the f-string's stream, when every argument is used, by plain fields (a name, an index,
+    attributes), no argument but a name or attribute twice, and no ``*``/``**``."""
+    function = n.child_by_field_name("function")
+    string = function.child_by_field_name("object") if function is not None else None
+    if string is not None and string.type == "parenthesized_expression":
+        string = string.named_children[0] if string.named_child_count == 1 else None
+    if string is None:
+        return None
+    parts = [c for c in string.named_children if not c.is_extra] if string.type == "concatenated_string" else [string]
+    value = b""
+    for part in parts:
+        found = plain_string(_text(source, part), rules) if part.type == "string" else None
+        if found is None or b"b" in found[0]:
+            return None
+        value += found[1]
+    positional: list[Node] = []
+    keywords: dict[str, Node] = {}
+    for arg in _args(n):
+        if arg.type == "keyword_argument":
+            name, val = arg.child_by_field_name("name"), arg.child_by_field_name("value")
+            if name is None or val is None:
+                return None
+            keywords[_text(source, name).decode("utf-8", "replace")] = val
+        elif arg.type in ("list_splat", "dictionary_splat", "generator_expression"):
+            return None
+        else:
+            positional.append(arg)
+    try:
+        fields = list(_formatter_parser(value.decode("utf-8", "surrogatepass")))
+    except (ValueError, UnicodeError):
+        return None
+    out: list[bytes | tuple[int, int]] = [_STR + b"s"]
+    literal: list[str] = []
+    auto = 0
+    numbered = False
+    used: dict[int, int] = {}
+    for text, field_name, spec, conversion in fields:
+        literal.append(text)
+        if field_name is None:
+            continue
+        m = _FIELD.fullmatch(field_name)
+        if m is None or "{" in (spec or ""):
+            return None
+        key, attributes = m.group(1), m.group(2)
+        if key == "":
+            if numbered:
+                return None
+            key, auto = str(auto), auto + 1
+        elif key.isdigit():
+            if auto:
+                return None  # (mixing "{}" and "{0}" is an error when it runs)
+            numbered = True
+        value_of = positional[int(key)] if key.isdigit() and int(key) < len(positional) else keywords.get(key)
+        if value_of is None:
+            return None
+        used[value_of.start_byte] = used.get(value_of.start_byte, 0) + 1
+        if used[value_of.start_byte] > 1 and value_of.type not in ("identifier", "attribute"):
+            return None
+        out.append(_hex(literal))
+        literal.clear()
+        tail = attributes + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+        out.extend((_OPEN + b"{", (value_of.start_byte, value_of.end_byte), tail.encode() + b"}" + _CLOSE))
+    if len(used) != len(positional) + len(keywords):
+        return None  # an argument the string does not use is still evaluated
+    out.extend((_hex(literal), _STR))
+    return _Plan(tuple(out))
+
+
+#: A plain replacement field: a name or index and attributes (``0.real``), no ``[key]``.
+_FIELD = re.compile(r"(\w*)((?:\.[A-Za-z_]\w*)*)")
+
+
+def _formatter_parser(value: str) -> list[tuple[str, str | None, str | None, str | None]]:
+    return list(Formatter().parse(value))
+
+
+_PLANS = {
+    "unwrap_call": _unwrap_call,
+    "bytes_literal": _bytes_literal,
+    "super_args": _super_args,
+    "format": _format,
+}
+
+
+def _annotation(n: Node, source: bytes, rules: Rules) -> tuple[int, int, bytes] | None:
+    """An annotation with its ``:``/``->``: its canonical text between annotation markers."""
+    annotations = rules.annotations
+    if annotations is None:
+        return None
+    start = n.start_byte
+    before = n.prev_sibling
+    lead = b""
+    if before is not None and not before.is_named and before.type in (":", "->"):
+        start, lead = before.start_byte, before.type.encode()
+    return start, n.end_byte, b" " + _ANNOTATION + lead + _canonical(_text(source, n), rules) + _ANNOTATION + b" "
+
+
+def _canonical(text: bytes, rules: Rules) -> bytes:
+    """An annotation's canonical text, remembered per language (annotations repeat: ``str``,
+    ``Optional[str]``; at most ``_CANONICAL_MAX`` kept)."""
+    cache = rules.canonical
+    found = cache.get(text)
+    if found is None:
+        if len(cache) >= _CANONICAL_MAX:
+            cache.clear()
+        annotations = rules.annotations
+        assert annotations is not None
+        value = canonical(text.decode("utf-8", "replace"), annotations).encode("utf-8", "surrogatepass")
+        found = cache[text] = value.replace(_ANNOTATION, b"")
+    return found
+
+
+_CANONICAL_MAX = 4096
+
+
+def _dedupe(
+    n: Node, source: bytes, rules: Rules, nogroup: set[tuple[int, int]]
+) -> tuple[int, int, bytes | _Plan] | None:
+    """A tuple of alternatives (``except (OSError, IOError)``) with a member repeated after
+    aliases: the tuple without the repeats (one member left: that member, no tuple)."""
+    members = [c for c in n.named_children if not c.is_extra]
+    aliases = rules.aliases or {}
+    seen: dict[bytes, Node] = {}
+    for c in members:
+        key = b"".join(_text(source, c).split())
+        seen.setdefault(aliases.get(key, key), c)
+    if len(seen) == len(members):
+        return None
+    kept = list(seen.values())
+    parts: list[bytes | tuple[int, int]] = []
+    for c in kept:
+        parts.extend(((c.start_byte, c.end_byte), b","))
+    if len(kept) == 1:
+        nogroup.add((n.start_byte, n.end_byte))
+    return n.start_byte, n.end_byte, _Plan(tuple(parts[:-1]))
 
 
 def _brackets(caps: Mapping[str, Sequence[Node]]) -> list[tuple[int, int]]:
@@ -718,18 +1161,20 @@ def token_streams(
     spans: Sequence[DefSpan],
     captures: Mapping[str, Sequence[Node]],
     comments: Sequence[tuple[int, int]] = (),
+    root: Node | None = None,
 ) -> list[tuple[bytes, bytes | None]]:
     """The normalised head and body streams (None: no body) of each definition in ``spans``.
 
     ``captures`` are the nodes the rules' query captured, by role (``split_matches``);
-    ``comments`` byte ranges to drop (the extractor's ``@comment``). What ``fingerprint``
-    hashes; useful to see why two versions differ."""
+    ``comments`` byte ranges to drop (the extractor's ``@comment``); ``root`` the syntax
+    tree's root (``[aliases]`` are found by text, then checked in the tree). What
+    ``fingerprint`` hashes; useful to see why two versions differ."""
     if not spans:
         return []
     rules = load_rules(language)
     lo = min(s.start for s in spans)
     hi = max(s.end for s in spans)
-    events = _events(source, rules, spans, captures, comments, lo, hi)
+    events = _events(source, rules, spans, captures, comments, lo, hi, root)
     renderer = _Renderer(source, rules, events)
     boundaries: list[int] = []
     stream = b"".join([renderer.render(start, end, 0, boundaries) for start, end in _outermost(source, spans)])
@@ -792,12 +1237,21 @@ def fingerprint(
     spans: Sequence[DefSpan],
     captures: Mapping[str, Sequence[Node]],
     comments: Sequence[tuple[int, int]] = (),
+    root: Node | None = None,
 ) -> list[tuple[str, str]]:
-    """``(sig_hash, body_hash)`` of each definition in ``spans`` (no body: the hash of nothing)."""
-    return [
-        (_hash(head), _EMPTY if body is None else _hash(body))
-        for head, body in token_streams(language, source, spans, captures, comments)
-    ]
+    """``(sig_hash, body_hash)`` of each definition in ``spans`` (no body: the hash of
+    nothing). ``sig_hash`` of a head with annotations is two halves (``graph.model.sig_halves``)."""
+    out: list[tuple[str, str]] = []
+    for head, body in token_streams(language, source, spans, captures, comments, root):
+        if _ANNOTATION in head:
+            sig = _hash(_ANNOTATED.sub(b"", head)) + _hash(head.replace(_ANNOTATION, b""))
+        else:
+            sig = _hash(head)
+        if body is None:
+            out.append((sig, _EMPTY))
+        else:
+            out.append((sig, _hash(body.replace(_ANNOTATION, b"") if _ANNOTATION in body else body)))
+    return out
 
 
 _EMPTY = _hash(b"")

@@ -596,7 +596,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
             defs, parents, containers, merged = _qualify(kept[0], found.scopes, kept[1], merge, hosts)
     if len(defs) + merged < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
-    signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme)
+    signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme, root)
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
     scopes_of = _Intervals(containers) if found.raw_types or found.arities or found.bases else None
     return ParsedFile(
@@ -1096,6 +1096,7 @@ def _fingerprint(
     captures: dict[str, list[Node]],
     language: Language,
     scheme: int,
+    root: Node | None = None,
 ) -> tuple[list[str], list[str]]:
     """Signatures (the head, comments cut, whitespace-normalised: shown to users) and the
     token-stream hashes of ``fingerprint.py`` (``sig_hash`` set on each def)."""
@@ -1113,7 +1114,7 @@ def _fingerprint(
         hashes = legacy_fingerprints(source, legacy, cuts)
     else:
         spans = [def_span(d.start, d.end, d.body_start, d.body_end, d.doc_start, d.doc_end) for d in defs]
-        hashes = fingerprint(language, source, spans, captures, cuts)
+        hashes = fingerprint(language, source, spans, captures, cuts, root)
     for d, (sig_hash, _body) in zip(defs, hashes, strict=True):
         d.sig_hash = sig_hash
     return signatures, [body for _sig, body in hashes]
