@@ -259,6 +259,10 @@ class KnowledgeReference:
     observation_id: str = ""
     old_signature: str = ""  # the named code's signature when the unit was written (normally spaced)
     new_signature: str = ""  # and now
+    # the call a code example writes with this name, as ``name(_, key=_)`` (what the text binds
+    # against the signature; empty: the text itself says it, or it is no call). Kept by the
+    # daemon's journal, not sent on the wire.
+    call: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -167,8 +167,9 @@ def test_examples_checked_cold_from_history(daemon_factory: DaemonFactory) -> No
 
 def test_example_calls_carry_their_keywords(daemon_factory: DaemonFactory) -> None:
     """A call whose keyword the function no longer takes (``proxies`` removed from ``get``):
-    the call in the example is found at its span with the commit that removed it (the
-    reference carries the call's keywords for the binding: ``tests/ingest/test_doc_examples.py``)."""
+    the call in the example is STALE at its span, says which keyword, and names the commit that
+    removed it (the reference carries the call's keywords for the binding:
+    ``tests/ingest/test_doc_examples.py``); it survives the journal (a restart)."""
     repo = Repo()
     repo.edit(
         "mylib/transport.py",
@@ -183,5 +184,6 @@ def test_example_calls_carry_their_keywords(daemon_factory: DaemonFactory) -> No
         assert isinstance(got, list)
         (r,) = [r for r in got if r.path == "docs/guide.md" and r.line == 13]
         assert r.column == 8
-        assert r.state in (ReferenceState.STALE, ReferenceState.SUSPECT)
+        assert r.state is ReferenceState.STALE, r
+        assert "`get` no longer takes `proxies`" in r.reason, r.reason
         assert r.commit == removed

@@ -16,7 +16,7 @@ from graphmem.types import (
     StaleReason,
 )
 from graphmemd.graph.model import Language, SymbolInfo, SymbolKind, symbol_id
-from graphmemd.ingest.knowledge.model import RefKind, Span, TargetKind, TextRef, Unit, UnitKind
+from graphmemd.ingest.knowledge.model import CallShape, RefKind, Span, TargetKind, TextRef, Unit, UnitKind
 from graphmemd.memory.anchors import symbol_anchor
 from graphmemd.memory.knowledge import (
     PASSING_CONFIDENCE,
@@ -214,3 +214,28 @@ def test_a_long_change_is_cut_to_one_line_keeping_the_commit() -> None:
     assert ref.state is ReferenceState.SUSPECT
     assert len(ref.reason) <= 160
     assert ref.reason.endswith("… in 8981a95")
+
+
+def test_a_code_example_call_is_bound_by_its_shape() -> None:
+    """A name a code example calls (``get(url, proxies=p)``: its ``CallShape``) is bound against
+    the signature now: a keyword the function no longer takes is STALE, saying which; the same
+    call with a keyword it still takes is only CHANGED. The shape survives the journal document."""
+    old = _sym("get", "def get(url,*,proxies=None,timeout=5):")
+    now = replace(old, signature="def get(url,*,timeout=5):", sig_hash="s2")
+    reason = StaleReason(old.ref, ChangeKind.SIGNATURE_CHANGED, 150.0, old.signature, now.signature, commit="c0ffee1")
+
+    def example(*keywords: str) -> Observation:
+        span = Span(5, 1, 5, 4)
+        ref = TextRef(RefKind.EXAMPLE, TargetKind.SYMBOL, "get", "app.x.get", span, call=CallShape(keywords, 1))
+        unit = Unit(UnitKind.EXAMPLE, 5, 5, ("Guide",), "get(url, ...)")
+        f = UnitFinding(unit, "0123456789abcdef", (RefFinding(ref, symbol_anchor(old), (reason,)),))
+        o = unit_observation("r", "docs/a.md", KnowledgeKind.DOCUMENTATION, f, None, 100.0)
+        return grade(o, Code(now), 200.0, "")
+
+    (stale,) = example("proxies").references
+    assert (stale.state, stale.call) == (ReferenceState.STALE, "get(_, proxies=_)")
+    assert "`get` no longer takes `proxies`" in stale.reason
+    (fits,) = example("timeout").references
+    assert fits.state is ReferenceState.CHANGED
+    o = example("proxies")
+    assert from_doc(to_doc(o)) == o

@@ -150,6 +150,7 @@ def _knowledge_doc(o: Observation) -> dict[str, Any]:
                 "close_matches": list(r.close_matches),
                 "old_signature": r.old_signature,
                 "new_signature": r.new_signature,
+                **({"call": r.call} if r.call else {}),
             }
             for r in o.references
         ],
@@ -291,6 +292,7 @@ def _reference(d: Mapping[str, Any], where: str, path: str, obs_id: str) -> Know
         observation_id=obs_id,
         old_signature=r.string("old_signature", "", MAX_DETAIL),
         new_signature=r.string("new_signature", "", MAX_DETAIL),
+        call=r.string("call", "", MAX_DETAIL),
     )
 
 
