@@ -539,7 +539,7 @@ def test_a_daemon_that_followed_the_commits_finds_what_a_cold_check_finds() -> N
     daemon = spawn_daemon(home, [repo])
     try:
         assert findings(check(home, repo, "--format", "json", "--level", "all")) == []
-        edit(core, "def dep(a):", "def dep(a, b=0):")  # helper's dependency, re-signed compatibly
+        edit(core, "def dep(a):", "def dep(a, b):")  # helper's dependency gains a required parameter
         edit(core, "a = x\n", "a = x + 1\n")
         edit(core, "def thing(x):\n    return x\n", "def thing(x):\n    return x * 2\n")
         edit(core, "def hello(name):", "def hello(name, loud=False):")

@@ -1,5 +1,5 @@
 """Knowledge units compete fairly in recall, through the running daemon: a paragraph that
-says ``app`` in passing (a module mention, anchored to ``app.py`` with low confidence) does
+says ``pkg.app`` in passing (a module mention, anchored to ``app.py`` with low confidence) does
 not reach ``sessions.py`` because ``app.py`` imports it; the docs and the code example that
 name the session code do, and a note on code that calls it ranks above the passing mention."""
 
@@ -27,7 +27,7 @@ FILES = {
     ),
     "docs/app.rst": (
         "Applications\n============\n\n.. currentmodule:: pkg\n\n"
-        "Everything starts with the ``app``: create one per project.\n"
+        "Everything starts with the ``pkg.app`` module: create one per project.\n"
     ),
     "docs/sessions.md": (
         "# Sessions\n\n`pkg.sessions.SessionInterface.open_session` opens the session of a request.\n\n"
@@ -53,7 +53,7 @@ def test_a_passing_mention_does_not_reach_a_file_through_imports(daemon_factory:
             return [o for o in c.list(limit=0) if o.knowledge is not None]
 
         wait_for(lambda: len(units()) == 3 or None, TIMEOUT)
-        passing = next(o for o in units() if "``app``" in o.text)
+        passing = next(o for o in units() if "``pkg.app``" in o.text)
         assert [a.confidence for a in passing.anchors] == [0.3]  # a module mentioned in passing
         example = next(o for o in units() if o.text.startswith("from pkg.sessions"))
         assert {a.ref: a.confidence for a in example.anchors} == {

@@ -44,6 +44,8 @@ def note(
                 ChangeKind.DEPENDENCY_CHANGED,
                 at,
                 detail=f"{anchor.ref} calls b.py::g, whose signature changed",
+                dependency_ref="b.py::g",
+                via="calls",
             ),
         )
     return Observation(
@@ -91,7 +93,7 @@ def test_the_queue_is_stale_and_suspect_notes_and_findings_newest_first() -> Non
     assert finding.knowledge_file == "AGENTS.md"
     assert not finding.editable
     assert len(finding.findings) == 2
-    assert items[0].reason.startswith("[SUSPECT: app/a.py::f calls b.py::g")
+    assert items[0].reason.startswith("[SUSPECT: calls `b.py::g`, whose signature changed")
     assert items[2].reason == "[STALE: body changed]"
     assert items[2].commit == "abc123def"
 
