@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from graphmemd.graph.constructors import constructor
 from graphmemd.graph.model import SymbolInfo, SymbolKind
 from graphmemd.graph.symbol_match import close_matches
 
@@ -131,11 +132,13 @@ class RefIndex:
         paths: Iterable[str],
         imports: Callable[[str], Sequence[str]] = lambda p: (),
         exports: Exports | None = None,
+        bases: Callable[[SymbolInfo], Sequence[SymbolInfo]] = lambda s: (),
     ) -> None:
         self.symbols = [s for s in symbols]
         self.paths = set(paths)
         self._imports = imports
         self._exports = exports
+        self._bases = bases
         self._quals: dict[str, dict[str, SymbolInfo]] = defaultdict(dict)
         self._by_last: dict[str, list[SymbolInfo]] = defaultdict(list)
         self._modules: dict[tuple[str, ...], set[str]] = defaultdict(set)  # a module's own file
@@ -183,6 +186,22 @@ class RefIndex:
                     for f in sorted(self._exports.consulted(p, rest) if self._exports.holds(p) else ()):
                         out.setdefault(f, rest)  # (longest module first: its rest is the shortest)
         return out
+
+    # ------------------------------------------------------------------ classes
+
+    def member(self, cls: SymbolInfo, name: str) -> SymbolInfo | None:
+        """The symbol class ``cls`` defines as ``name`` itself (``constructors.ClassLookup``)."""
+        return self._quals.get(cls.path, {}).get(f"{cls.qualname}.{name}")
+
+    def bases(self, cls: SymbolInfo) -> Sequence[SymbolInfo]:
+        """The repository's classes ``cls`` inherits from directly, as the code's resolution
+        linked them (none for an index of old code)."""
+        return self._bases(cls)
+
+    def constructor(self, cls: SymbolInfo) -> SymbolInfo | None:
+        """What a call of class ``cls`` with arguments runs (``graph.constructors``); None
+        when the code does not show it (the call is then a mention of the class)."""
+        return constructor(cls, self)
 
     # ------------------------------------------------------------------ names
 

@@ -25,8 +25,8 @@ from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
 from graphmemd.graph.model import ChangeKind as ModelChange
-from graphmemd.graph.model import file_id
-from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_ref, unit_commit
+from graphmemd.graph.model import SymbolInfo, file_id
+from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
@@ -192,10 +192,14 @@ class KnowledgeKeeper:
                 got = imported[path] = [graph.ref_of(f) for f in graph.out(file_id(rt.id, path), EdgeKind.IMPORTS)]
             return got
 
+        def bases(s: SymbolInfo) -> list[SymbolInfo]:
+            return [b for i in graph.out(s.id, EdgeKind.INHERITS) if (b := graph.symbols.get(i)) is not None]
+
         now = time.time()
         git = GitHistory(rt.root)
         history = KnowledgeHistory(rt.id, git, self._pool, self._state, now)
-        index = RefIndex(symbols, paths, imports, rt.resolver.exports())  # (the indexer thread owns the resolver)
+        exports = rt.resolver.exports()  # (the indexer thread owns the resolver)
+        index = RefIndex(symbols, paths, imports, exports, bases)
         return _Pass(rt, index, history, now, git.head)
 
     def _sync(self, rt: RepoRuntime, paths: Iterable[str], gone: Iterable[str]) -> int:
@@ -327,7 +331,7 @@ class KnowledgeKeeper:
                     if res is not None and ref.line:
                         ctx.baselines.add((when[0], res.path))
                     continue
-                found = resolve_ref(ctx.index, ref)
+                found = resolve_use(ctx.index, ref)
                 if found is None:
                     if prev is None or _before(prev, ref) is None:
                         ctx.gone.append((ref, when))
@@ -341,7 +345,7 @@ class KnowledgeKeeper:
         """What ``ref`` names now; a link to a line names the symbol that was there when the
         link was written (a ``RefFinding`` when that symbol is gone since)."""
         if ref.target_kind is TargetKind.SYMBOL:
-            return resolve_ref(ctx.index, ref)
+            return resolve_use(ctx.index, ref)
         res = ctx.index.resolve_path(ref.target, ref.line, doc_path)
         if res is None or not ref.line or when is None:
             return res

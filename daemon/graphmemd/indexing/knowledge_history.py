@@ -26,11 +26,12 @@ from graphmem.types import Anchor, ChangeKind, StaleReason
 
 from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, is_test_path
-from graphmemd.graph.model import ImportRef, SymbolInfo, symbols_of
+from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind, symbols_of
 from graphmemd.graph.signatures import parameter_names
 from graphmemd.graph.successors import successors
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
+from graphmemd.ingest.knowledge.classify import called_with_arguments
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef
 from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.parse_pool import ParsePool
@@ -442,6 +443,20 @@ def resolve_ref(index: RefIndex, ref: TextRef) -> Resolution | None:
     """What a reference to a symbol names in ``index``: its role's kind, its module, its
     section's class, and whether it is an inline literal (``RefIndex.resolve_name``)."""
     return index.resolve_name(ref.target, ref.module, wanted(ref.role), ref.scope, literal=ref.kind is RefKind.CODE)
+
+
+def resolve_use(index: RefIndex, ref: TextRef) -> Resolution | None:
+    """What a reference to code now uses: ``resolve_ref``, except that a class called with
+    arguments (``Client(url, timeout=5)`` in the text, or in a code example) uses its
+    constructor (``RefIndex.constructor``: its ``__init__``, or a base's), against which the
+    call is bound as a function's call is; the class itself when the constructor is not
+    known (a mention). A name gone is looked for as written (``named_at``), not this way."""
+    found = resolve_ref(index, ref)
+    s = found.symbol if found is not None else None
+    if s is None or s.kind is not SymbolKind.CLASS or not called_with_arguments(ref):
+        return found
+    init = index.constructor(s)
+    return Resolution(init.path, init) if init is not None else found
 
 
 def _ambiguous_then(ref: TextRef, then: list[SymbolInfo], changed: set[str], index_now: RefIndex) -> bool:

@@ -374,7 +374,8 @@ def _name_of(ref: KnowledgeReference, anchor_ref: str = "") -> str:
     a member written relative to its section (``def .aiter_lines()``) the qualified name of
     the symbol it anchored."""
     relative = _RELATIVE_TEXT.match(ref.text) is not None
-    if "/" in ref.text or "#L" in ref.text or relative:
+    name = ref.text.split("(", 1)[0]  # (a call's arguments may hold a URL)
+    if "/" in name or "#L" in name or relative:
         target = anchor_ref or ref.target_ref
         return target.rpartition("::")[2] or target
     return _written_name(ref.text)

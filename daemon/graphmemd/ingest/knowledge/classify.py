@@ -203,3 +203,9 @@ def written_call(text: str) -> WrittenCall | None:
         else:
             positional += 1
     return WrittenCall(positional, tuple(keywords), more_pos, more_kw)
+
+
+def called_with_arguments(ref: TextRef) -> bool:
+    """Whether a reference is written as a call with arguments: a code example's call
+    (``ref.call``) or text such as ``Client(url, timeout=5)`` (``written_call``)."""
+    return ref.call is not None or written_call(ref.text) is not None
