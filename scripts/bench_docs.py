@@ -254,7 +254,9 @@ def compare(commit: str, expected: list[Judged], reported: list[Any], score: Sco
         for j in list(left):
             for r in right:
                 same_place = r.path == j.ref.path and (r.line == j.ref.line or not exact)
-                if same_place and (_target_of(r.text) == j.ref.target or j.ref.target in r.text):
+                written = _target_of(r.text)
+                bare = j.ref.kind == "example" and written.rsplit(".", 1)[-1] == j.ref.target.rsplit(".", 1)[-1]
+                if same_place and (written == j.ref.target or j.ref.target in r.text or bare):
                     left.remove(j)
                     right.remove(r)
                     score.tp += 1
@@ -440,34 +442,71 @@ def _line_commit(repo: Path, path: str, line: int) -> str:
     return out.split(" ", 1)[0]
 
 
-def judge(repo: Path, ref: KnowledgeReference, names: oracle.CodeNames, docs: dict[str, list[oracle.DocRef]]) -> str:
-    """The oracle's verdict on one default-level finding: ``right``, ``wrong`` or
-    ``unjudged`` (the oracle cannot read what it needs), with the rule applied."""
+def _example_of(ref: KnowledgeReference, docs: dict[str, list[oracle.DocRef]]) -> oracle.DocRef | None:
+    """The oracle's own reading of a finding in a code example: its example reference on the
+    same line with the same last name (a finding's text in an example is the name as written,
+    with no backticks, role or directive around it)."""
+    if "`" in ref.text or ref.text.startswith(("..", ":", "{", "[")):
+        return None
+    name = ref.text.strip().rsplit(".", 1)[-1]
+    same = [d for d in docs.get(ref.path) or [] if d.kind == "example" and d.line == ref.line]
+    return next((d for d in same if d.target.rsplit(".", 1)[-1] == name), None)
+
+
+def _signature_now(
+    repo: Path, ref: KnowledgeReference, names: oracle.CodeNames, written: str, context: tuple[str, ...]
+) -> Any:
+    """The signature the written name is called through now: a class's constructor by the
+    oracle's own rules (``oracle.UNKNOWN`` when the code does not show it), else the function's
+    signature in its source; None when the oracle cannot read it."""
+    bound = names.binding(written, context) if written else None
+    if isinstance(bound, oracle.ClassDef):
+        return oracle.constructor_signature(names, bound)
     path, _, qualname = ref.target_ref.rpartition("::")
-    if ref.state is ReferenceState.DANGLING:
-        target = _target_of(ref.text)
-        if target.startswith((".", "def ", "async def ")) and qualname:
-            target = qualname  # a member written relative to its section
-        refs = docs.get(ref.path) or []
-        context = next((d.context for d in refs if d.line == ref.line and d.target == target), ())
-        contexts = [context, *{d.context for d in refs}] if not context else [context]
-        return "wrong" if any(names.resolves(target, c) for c in contexts) else "right"
     if not path or not qualname:
-        return "unjudged"
+        return None
     try:
         now_text = (repo / path).read_text(encoding="utf-8")
     except OSError:
+        return None
+    return oracle.signature_in(now_text, qualname)
+
+
+def judge(repo: Path, ref: KnowledgeReference, names: oracle.CodeNames, docs: dict[str, list[oracle.DocRef]]) -> str:
+    """The oracle's verdict on one default-level finding: ``right``, ``wrong`` or
+    ``unjudged`` (the oracle cannot read what it needs), with the rule applied. A finding in
+    a code example is judged by the oracle's own reading of the example (its import-bound
+    target, the call's arguments as ``ast`` reads them)."""
+    path, _, qualname = ref.target_ref.rpartition("::")
+    example = _example_of(ref, docs)
+    target = example.target if example is not None else _target_of(ref.text)
+    refs = docs.get(ref.path) or []
+    context = next((d.context for d in refs if d.line == ref.line and d.target == target), ())
+    if ref.state is ReferenceState.DANGLING:
+        if target.startswith((".", "def ", "async def ")) and qualname:
+            target = qualname  # a member written relative to its section
+        if example is not None:
+            return "wrong" if names.resolves(target) else "right"
+        contexts = [context, *{d.context for d in refs}] if not context else [context]
+        return "wrong" if any(names.resolves(target, c) for c in contexts) else "right"
+    call = example.call if example is not None else oracle.written_call(ref.text)
+    now = _signature_now(repo, ref, names, target, context)
+    if ref.state is ReferenceState.STALE:
+        if call is None or now == oracle.UNKNOWN:
+            return "wrong"  # a mention (or a class whose constructor is not known) is never stale
+        if now is None:
+            return "unjudged"
+        return "wrong" if oracle.call_fits(now, call) else "right"
+    if call is not None:  # a call with arguments is judged by binding only
+        return "wrong"
+    if not path or not qualname:
         return "unjudged"
-    now = oracle.signature_in(now_text, qualname)
+    try:
+        now = oracle.signature_in((repo / path).read_text(encoding="utf-8"), qualname)
+    except OSError:
+        return "unjudged"
     if now is None:
         return "unjudged"
-    if ref.state is ReferenceState.STALE:
-        call = oracle.written_call(ref.text)
-        if call is None:
-            return "wrong"
-        return "wrong" if oracle.call_fits(now, call) else "right"
-    if oracle.written_call(ref.text) is not None:  # a call with arguments is judged by binding only
-        return "wrong"
     commit = _line_commit(repo, ref.path, ref.line)
     old_text = _source_at(repo, commit, path, qualname)
     old = oracle.signature_in(old_text, qualname) if old_text is not None else None

@@ -35,6 +35,7 @@ import inspect
 import posixpath
 import re
 import subprocess
+import textwrap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,6 +127,7 @@ class ClassDef:
 
     members: dict[str, Any] = field(default_factory=dict)
     bases: list[str] = field(default_factory=list)
+    node: Any = None  # its ``ast.ClassDef`` (decorators, metaclass, constructor)
 
 
 @dataclass(frozen=True)
@@ -178,7 +180,7 @@ def _bind_block(body: Iterable[ast.stmt], module: str, is_pkg: bool, out: dict[s
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             out.setdefault(stmt.name, _FUNC)
         elif isinstance(stmt, ast.ClassDef):
-            cls = ClassDef(bases=[_dotted(b) for b in stmt.bases if _dotted(b)])
+            cls = ClassDef(bases=[_dotted(b) for b in stmt.bases if _dotted(b)], node=stmt)
             _bind_block(stmt.body, module, is_pkg, cls.members)
             for name in _instance_attributes(stmt):
                 cls.members.setdefault(name, _VAR)
@@ -384,6 +386,48 @@ class CodeNames:
             self._module_level = out
         return self._module_level
 
+    def binding(self, target: str, context: tuple[str, ...] = ()) -> Any:
+        """What a written target is bound to (a ``ClassDef``, a leaf, a module), found as
+        ``resolves`` finds it; None when nothing, or several different things, answer to it."""
+        for dotted in (target, *(f"{m}.{target}" for m in context)):
+            parts = dotted.split(".")
+            for i in range(len(parts), 0, -1):
+                module = ".".join(parts[:i])
+                if module not in self.modules:
+                    continue
+                found: Any = ("module", module)
+                for part in parts[i:]:
+                    found = self._member(found, part, 0)
+                    if found is None:
+                        break
+                if found is not None:
+                    return found
+        hits = {
+            id(v): v
+            for q in self.qualified()
+            if q.endswith("." + target)
+            and (v := self._lookup_dotted(q)) is not None
+        }
+        return next(iter(hits.values())) if len(hits) == 1 else None
+
+    def _lookup_dotted(self, dotted: str) -> Any:
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            module = ".".join(parts[:i])
+            if module in self.modules:
+                found: Any = ("module", module)
+                for part in parts[i:]:
+                    found = self._member(found, part, 0)
+                    if found is None:
+                        return None
+                return found
+        return None
+
+    def find_class(self, dotted: str) -> ClassDef | None:
+        """A class of the repository named like ``dotted``'s last part (a base class)."""
+        found = self._find_class(dotted, 0)
+        return found if isinstance(found, ClassDef) else None
+
     def resolves(self, target: str, context: tuple[str, ...] = ()) -> bool:
         """Whether a written symbol target resolves: absolutely, under a context module, or
         as a dotted suffix of a qualified name (a bare name: only module-level names)."""
@@ -453,9 +497,10 @@ class DocRef:
     line: int
     raw: str
     target: str
-    kind: str  # role | directive | code | default | link
+    kind: str  # role | directive | code | default | link | example
     is_path: bool = False
     context: tuple[str, ...] = ()
+    call: tuple[int, tuple[str, ...], bool] | None = None  # a code example's call with arguments
 
 
 _PY_ROLES = frozenset(
@@ -823,11 +868,185 @@ def extract_rst(path: str, text: str, line_offset: int = 0, context: tuple[str, 
     return sorted(session.refs, key=lambda r: (r.line, r.raw))
 
 
+# -- code examples (issue 42 item 2) -------------------------------------------
+#
+# The Python examples of a page: Markdown fences that name Python (``python``, ``py``,
+# ``pycon``, ``{code-block} python``, ``{doctest}``), reStructuredText ``code-block``/``code``/
+# ``sourcecode`` marked Python, ``doctest``/``testcode``/``testsetup``, literal blocks after
+# ``::`` while the ``highlight`` in force is Python (Sphinx's default), and ``>>>`` paragraphs.
+# Parsed with ``ast`` (a doctest: only its prompt lines). A page is one session: a name an
+# example imports is bound for the examples after it. References: each name imported from a
+# module (``from click.parser import split_arg_string`` -> ``click.parser.split_arg_string``)
+# and each outermost dotted name whose first part an import bound (``click.Group``), with the
+# call it is written in when that call has arguments.
+
+_PY_TAGS = frozenset({"python", "py", "python3", "py3", "pycon", "pycon3", "python-console", "doctest", "default"})
+_PROMPT = re.compile(r"^\s*(>>>|\.\.\.)( |$)")
+
+
+def _is_python(tag: str) -> bool:
+    return tag.lower() in _PY_TAGS
+
+
+def _code_of(rows: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A block's (file line, code) rows; a doctest keeps only its prompt lines' code."""
+    if not any(c.lstrip().startswith(">>>") for _, c in rows):
+        return rows
+    out: list[tuple[int, str]] = []
+    for line, c in rows:
+        m = _PROMPT.match(c)
+        out.append((line, c[m.end() :] if m else ""))
+    return out
+
+
+def _md_blocks(text: str) -> list[list[tuple[int, str]]]:
+    global _MD
+    if _MD is None:
+        _MD = _markdown_parser()
+    out: list[list[tuple[int, str]]] = []
+    for tok in _MD.parse(text):
+        if tok.type != "fence" or tok.map is None:
+            continue
+        words = tok.info.strip().split()
+        if not words:
+            continue
+        if words[0] in ("{code-block}", "{code}", "{sourcecode}"):
+            lang = words[1] if len(words) > 1 else ""
+        elif words[0] in ("{doctest}", "{testcode}"):
+            lang = "python"
+        else:
+            lang = words[0].strip("{}.")
+        if not _is_python(lang):
+            continue
+        lines = tok.content.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        out.append(_code_of([(tok.map[0] + 2 + k, c) for k, c in enumerate(lines)]))
+    return out
+
+
+_RST_CODE_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(code-block|code|sourcecode|doctest|testcode|testsetup)::\s*(\S*)")
+_RST_HIGHLIGHT_DIRECTIVE = re.compile(r"^\s*\.\.\s+highlight::\s*(\S+)")
+
+
+def _indented_body(lines: list[str], i: int, indent: int, options: bool) -> tuple[list[tuple[int, str]], int]:
+    j = i + 1
+    if options:
+        while j < len(lines) and lines[j].strip().startswith(":") and len(lines[j]) - len(lines[j].lstrip()) > indent:
+            j += 1
+    start = j
+    while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
+        j += 1
+    body = [k for k in range(start, j) if lines[k].strip()]
+    if not body:
+        return [], j
+    cut = min(len(lines[k]) - len(lines[k].lstrip()) for k in body)
+    return [(k + 1, lines[k][cut:]) for k in range(start, j)], j
+
+
+def _rst_code_blocks(text: str) -> list[list[tuple[int, str]]]:
+    lines = text.splitlines()
+    out: list[list[tuple[int, str]]] = []
+    highlight = "python"
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _RST_HIGHLIGHT_DIRECTIVE.match(line)
+        if m:
+            highlight = m.group(1)
+            i += 1
+            continue
+        m = _RST_CODE_DIRECTIVE.match(line)
+        if m:
+            lang = m.group(3) or ("python" if m.group(2) in ("doctest", "testcode", "testsetup") else highlight)
+            rows, i = _indented_body(lines, i, len(m.group(1)), True)
+            if _is_python(lang) and rows:
+                out.append(_code_of(rows))
+            continue
+        if line.rstrip().endswith("::") and not re.match(r"^\s*\.\.\s+\S", line):
+            rows, j = _indented_body(lines, i, len(line) - len(line.lstrip()), False)
+            if rows:
+                if _is_python(highlight):
+                    out.append(_code_of(rows))
+                i = j
+                continue
+        if line.lstrip().startswith(">>>") and (i == 0 or not lines[i - 1].strip()):
+            j = i
+            while j < len(lines) and lines[j].strip():
+                j += 1
+            out.append(_code_of([(k + 1, lines[k].strip()) for k in range(i, j)]))
+            i = j
+            continue
+        i += 1
+    return out
+
+
+def _call_of(node: ast.Call) -> tuple[int, tuple[str, ...], bool] | None:
+    more = any(isinstance(a, ast.Starred) or (isinstance(a, ast.Constant) and a.value is Ellipsis) for a in node.args)
+    more = more or any(k.arg is None for k in node.keywords)
+    positional = sum(
+        not (isinstance(a, ast.Starred) or (isinstance(a, ast.Constant) and a.value is Ellipsis)) for a in node.args
+    )
+    keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
+    if not positional and not keywords and not more:
+        return None
+    return positional, keywords, more
+
+
+def _example_refs(path: str, blocks: list[list[tuple[int, str]]]) -> list[DocRef]:
+    bound: dict[str, str] = {}
+    refs: list[DocRef] = []
+    for rows in blocks:
+        code = "\n".join(c for _, c in rows)
+        try:
+            tree_ = ast.parse(textwrap.dedent(code))
+        except (SyntaxError, ValueError):
+            continue
+        calls = {id(n.func): n for n in ast.walk(tree_) if isinstance(n, ast.Call)}
+        inner = {id(n.value) for n in ast.walk(tree_) if isinstance(n, ast.Attribute)}
+        found: list[tuple[int, int, DocRef]] = []
+        for node in ast.walk(tree_):
+            line = rows[node.lineno - 1][0] if hasattr(node, "lineno") and node.lineno <= len(rows) else 0
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        bound[a.asname] = a.name
+                    else:
+                        bound[a.name.split(".")[0]] = a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    if a.name == "*":
+                        continue
+                    target = f"{node.module}.{a.name}"
+                    bound[a.asname or a.name] = target
+                    found.append((node.lineno, node.col_offset, DocRef(path, line, a.name, target, "example")))
+            elif isinstance(node, ast.Name | ast.Attribute) and id(node) not in inner:
+                if not isinstance(getattr(node, "ctx", None), ast.Load):
+                    continue
+                dotted = _dotted(node)
+                root, _, rest = dotted.partition(".")
+                if not dotted or root not in bound:
+                    continue
+                target = f"{bound[root]}.{rest}" if rest else bound[root]
+                if "." not in target:
+                    continue
+                call = calls.get(id(node))
+                shape = _call_of(call) if call is not None else None
+                found.append((node.lineno, node.col_offset, DocRef(path, line, dotted, target, "example", call=shape)))
+        refs.extend(r for _, _, r in sorted(found, key=lambda f: (f[0], f[1])))
+    return refs
+
+
+def extract_examples(path: str, text: str) -> list[DocRef]:
+    """The references of a knowledge file's Python code examples."""
+    blocks = _rst_code_blocks(text) if path.endswith(".rst") else _md_blocks(text)
+    return _example_refs(path, blocks)
+
+
 def extract(path: str, text: str) -> list[DocRef]:
-    """References in a knowledge file, by its format."""
-    if path.endswith(".rst"):
-        return extract_rst(path, text)
-    return extract_markdown(path, text)
+    """References in a knowledge file, by its format, its code examples' included."""
+    refs = extract_rst(path, text) if path.endswith(".rst") else extract_markdown(path, text)
+    return refs + extract_examples(path, text)
 
 
 # ---------------------------------------------------------------------------- grades (issue 42)
@@ -858,22 +1077,9 @@ def _find_def(body: list[ast.stmt], parts: list[str]) -> ast.FunctionDef | ast.A
     return _find_def(found.body, parts[1:]) if isinstance(found, ast.ClassDef) else None
 
 
-def signature_in(source: str, qualname: str) -> inspect.Signature | None:
-    """The signature callers see of ``qualname`` in a module's source (a class: its
-    ``__init__``; a method: without ``self``/``cls``, a ``staticmethod`` keeps its first
-    parameter); None when it is not there or has no parameters to bind."""
-    try:
-        tree_ = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    parts = qualname.split(".")
-    node = _find_def(tree_.body, parts)
-    method = len(parts) > 1
-    if isinstance(node, ast.ClassDef):
-        node = _find_def(node.body, ["__init__"])
-        method = True
-    if node is None or isinstance(node, ast.ClassDef):
-        return None
+def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> inspect.Signature | None:
+    """The signature callers see of a function definition (a method: without ``self``/``cls``;
+    a ``staticmethod`` keeps its first parameter)."""
     static = any(_dotted(d) == "staticmethod" for d in node.decorator_list)
     a = node.args
     P = inspect.Parameter
@@ -897,6 +1103,85 @@ def signature_in(source: str, qualname: str) -> inspect.Signature | None:
         return None
 
 
+def signature_in(source: str, qualname: str) -> inspect.Signature | None:
+    """The signature callers see of ``qualname`` in a module's source (a class: its own
+    ``__init__``; a method: without ``self``/``cls``, a ``staticmethod`` keeps its first
+    parameter); None when it is not there or has no parameters to bind."""
+    try:
+        tree_ = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    parts = qualname.split(".")
+    node = _find_def(tree_.body, parts)
+    method = len(parts) > 1
+    if isinstance(node, ast.ClassDef):
+        node = _find_def(node.body, ["__init__"])
+        method = True
+    if node is None or isinstance(node, ast.ClassDef):
+        return None
+    return _function_signature(node, method)
+
+
+# What a call of a class runs, written from the issue: its own ``__init__``, else its own
+# ``__new__``, else the nearest base's in the repository (depth first, left to right). Unknown
+# (the call is a mention of the class, never stale) when a class on the way is decorated
+# (``@dataclass``, ``@attr.s``, ``@define``: anything but ``total_ordering``/``final``), has a
+# metaclass (other than ``ABCMeta``), or has a base that is no class of the repository and not
+# ``object``, ``ABC``, ``Generic`` or a builtin exception, warning, ``dict``, ``list``, ``set``.
+_PLAIN_DECORATORS = frozenset({"total_ordering", "final"})
+_PLAIN_EXTERNAL = frozenset({"object", "ABC", "Generic", "dict", "list", "set"})
+UNKNOWN = "unknown"
+
+
+def _plain_external(name: str) -> bool:
+    import builtins
+
+    value = getattr(builtins, name, None)
+    return name in _PLAIN_EXTERNAL or (isinstance(value, type) and issubclass(value, BaseException))
+
+
+def _class_order(names: CodeNames, cls: ClassDef, seen: set[int], depth: int) -> list[ClassDef] | None:
+    node = cls.node
+    if node is None or depth > 20:
+        return None
+    seen.add(id(cls))
+    if any(_dotted(d.func if isinstance(d, ast.Call) else d).rsplit(".", 1)[-1] not in _PLAIN_DECORATORS
+           for d in node.decorator_list):  # fmt: skip
+        return None
+    for k in node.keywords:
+        if k.arg == "metaclass" and _dotted(k.value).rsplit(".", 1)[-1] != "ABCMeta":
+            return None
+    out = [cls]
+    for b in node.bases:
+        dotted = _dotted(b)
+        base = names.find_class(dotted) if dotted else None
+        if base is None:
+            if dotted and _plain_external(dotted.rsplit(".", 1)[-1]):
+                continue
+            return None
+        if id(base) in seen:
+            continue
+        more = _class_order(names, base, seen, depth + 1)
+        if more is None:
+            return None
+        out.extend(more)
+    return out
+
+
+def constructor_signature(names: CodeNames, cls: ClassDef) -> inspect.Signature | str | None:
+    """The signature a call of ``cls`` is bound against; ``UNKNOWN`` when the code does not
+    show it; None when no class on the way defines one (``object``'s)."""
+    order = _class_order(names, cls, set(), 0)
+    if order is None:
+        return UNKNOWN
+    for name in ("__init__", "__new__"):
+        for c in order:
+            found = _find_def(c.node.body, [name])
+            if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef):
+                return _function_signature(found, True)
+    return None
+
+
 def written_call(text: str) -> tuple[int, list[str], bool] | None:
     """The call a finding's text writes with arguments: (positional arguments, keywords,
     whether ``...``/``*args`` leaves the positional count open); None for a mention."""
@@ -913,7 +1198,7 @@ def written_call(text: str) -> tuple[int, list[str], bool] | None:
     return sum(not m for m in is_more), keywords, any(is_more)
 
 
-def call_fits(sig: inspect.Signature, call: tuple[int, list[str], bool]) -> bool:
+def call_fits(sig: inspect.Signature, call: tuple[int, Iterable[str], bool]) -> bool:
     """Whether the call binds to ``sig`` (arguments it leaves out are not asked for: a
     document shows what matters)."""
     positional, keywords, more = call

@@ -153,6 +153,19 @@ def test_describe_keeps_the_daemon_reason_and_adds_close_matches() -> None:
     gone = KnowledgeReference(**{**_fields(DANGLING), "renamed_to": "", "reason": "`AuthService.login` removed"})
     assert describe(gone) == "`AuthService.login` removed; did you mean `AuthService.sign_in`, `AuthService.logout`?"
     assert len(describe(gone, limit=60)) <= 60  # suggestions are cut to fit
+    # the same name elsewhere (an example's import from a module it left): said with its file
+    moved = KnowledgeReference(
+        **{
+            **_fields(gone),
+            "text": "split_arg_string",
+            "reason": "`split_arg_string` removed in 3630add",
+            "close_matches": ("src/click/shell_completion.py::split_arg_string", "tests/t.py::test_split_arg_string"),
+        }
+    )
+    assert describe(moved) == (
+        "`split_arg_string` removed in 3630add; did you mean `split_arg_string` in src/click/shell_completion.py, "
+        "`test_split_arg_string`?"
+    )
 
 
 def test_describe_fits_one_line_of_at_most_160_characters() -> None:

@@ -215,16 +215,32 @@ def describe(ref: KnowledgeReference, limit: int = MESSAGE_LIMIT) -> str:
     if ref.state is not ReferenceState.DANGLING or ref.renamed_to:  # (a new name known: that is the fix)
         return reason
     renamed = _short_ref(ref.renamed_to) if ref.renamed_to else ""
-    offered = [_short_ref(m) for m in ref.close_matches if m and m != ref.renamed_to]
+    written = _written_last(ref.text)
+    offered = [_offer(m, written) for m in ref.close_matches if m and m != ref.renamed_to]
     shown: list[str] = []
-    for m in dict.fromkeys(x for x in offered if x != renamed):
-        tail = "; did you mean " + ", ".join(f"`{x}`" for x in (*shown, m)) + "?"
+    for m in dict.fromkeys(x for x in offered if x != f"`{renamed}`"):
+        tail = "; did you mean " + ", ".join((*shown, m)) + "?"
         if len(shown) == CLOSE_MATCHES_SHOWN or len(reason) + len(tail) > limit:
             break
         shown.append(m)
     if shown:
-        reason += "; did you mean " + ", ".join(f"`{x}`" for x in shown) + "?"
+        reason += "; did you mean " + ", ".join(shown) + "?"
     return reason
+
+
+def _written_last(text: str) -> str:
+    """The last part of the name a reference's text spells (``:func:`a.b(x)``` -> ``b``)."""
+    inner = text.split("`")[-2] if text.count("`") >= 2 else text
+    return inner.split("(", 1)[0].strip().rsplit(".", 1)[-1]
+
+
+def _offer(match: str, written: str) -> str:
+    """A close match as offered: its qualified name; with its file when that name is the one
+    the text writes (the same name elsewhere: ``from click.parser import split_arg_string``
+    after it moved to ``shell_completion.py``)."""
+    short = _short_ref(match)
+    path = match.rpartition("::")[0]
+    return f"`{short}` in {path}" if path and short == written else f"`{short}`"
 
 
 def _plural(n: int, word: str) -> str:
