@@ -136,8 +136,9 @@ def followed(repo: Path) -> Iterator[dict[str, Any]]:
         edit(
             repo / "docs" / "api.rst",
             "Passwords are hashed by",
-            "Call ``hash_password(password=pw)``.\n\nPasswords are hashed by",
-        )
+            "Call ``hash_password(password=pw)``.\n\nSign in with :meth:`AuthService.login` once.\n\n"
+            "Passwords are hashed by",
+        )  # (AuthService.login named twice in this file: one finding at two places once it is renamed)
         commit_all(repo, "docs: a call of hash_password")
         record("initial")
         crypto = repo / "app" / "auth" / "crypto.py"
@@ -233,6 +234,11 @@ def test_real_sarif_validates_and_regions_are_the_exact_spans(followed: dict[str
             span = lines[region["startLine"] - 1][region["startColumn"] - 1 : region["endColumn"] - 1]
             assert span == result["properties"]["reference"], (result, span)
         assert result["level"] == ("note" if result["ruleId"] == "suspect-reference" else "error")
+    # the schema is checked on issue 42's fields too: the new name, both signatures, the
+    # close matches and a repeated finding's other places
+    props = {k for result in run["results"] for k in result["properties"]}
+    assert {"renamedTo", "oldSignature", "newSignature", "closeMatches", "lines"} <= props, props
+    assert any(result.get("relatedLocations") for result in run["results"]), run["results"]
 
 
 _COMMAND = re.compile(

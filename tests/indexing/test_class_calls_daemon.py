@@ -4,7 +4,8 @@ bound against ``Client.__init__`` (minus ``self``), ``Session(...)`` against the
 base's ``__init__`` in the repository; a keyword the constructor no longer takes is STALE at
 the call's span. Classes whose constructor the code does not show (``@dataclass``,
 ``@attr.s``, a metaclass, a base outside the repository) are only mentioned by a call:
-whatever keyword it writes, no finding."""
+whatever keyword it writes, no finding. A function the fenced example imports and calls,
+removed in the same commit: dangling at both places."""
 
 from __future__ import annotations
 
@@ -72,6 +73,10 @@ class Plugin(metaclass=Meta):
 class Row(Model):
     def __init__(self, values, *, strict=False):
         self.values = values
+
+
+def connect(url):
+    return Client(url)
 '''
 
 GUIDE = """# Guide
@@ -84,7 +89,7 @@ Points `Point(1, y=2)`, records `Record(name="a")`, plugins `Plugin("p", weight=
 `Row([1], strict=True)`.
 
 ```python
-from shop.client import Client, Session, Point, Record, Plugin, Row
+from shop.client import Client, Session, Point, Record, Plugin, Row, connect
 
 client = Client("https://x", retries=5)
 session = Session("https://x", timeout=2)
@@ -92,6 +97,7 @@ point = Point(x=1, y=3)
 record = Record(name="b")
 plugin = Plugin("q", weight=3)
 row = Row([2], strict=False)
+other = connect("https://y")
 ```
 """
 
@@ -123,7 +129,8 @@ def _drop_keywords(repo: Repo) -> str:
     repo.edit("shop/client.py", "    name = attr.ib()\n", "    title = attr.ib()\n")
     repo.edit("shop/client.py", "(self, name, *, weight=1):", "(self, name):")
     repo.edit("shop/client.py", "(self, values, *, strict=False):", "(self, values):")
-    return repo.commit("constructors take fewer keywords", add=True)
+    repo.edit("shop/client.py", "\n\ndef connect(url):\n    return Client(url)\n", "")
+    return repo.commit("constructors take fewer keywords; connect removed", add=True)
 
 
 def _line(repo: Repo, needle: str) -> int:
@@ -137,7 +144,7 @@ def _findings(c: GraphMem) -> list[KnowledgeReference]:
 
 
 def _assert_bound(c: GraphMem, repo: Repo, commit: str) -> None:
-    got = wait_for(lambda: f if len(f := _findings(c)) >= 4 else None, TIMEOUT)
+    got = wait_for(lambda: f if len(f := _findings(c)) >= 6 else None, TIMEOUT)
     assert isinstance(got, list)
     by_line = {r.line: r for r in got}
     expected = {
@@ -156,8 +163,12 @@ def _assert_bound(c: GraphMem, repo: Repo, commit: str) -> None:
         assert r.commit == commit
         line = (repo.root / r.path).read_text().split("\n")[r.line - 1]
         assert line[r.column - 1 :].startswith(name), (line, r.column)  # at the call's span
+    # a name the example imports and calls, removed: dangling at both places
+    gone = [r for r in got if r.state is ReferenceState.DANGLING]
+    assert sorted(r.line for r in gone) == [_line(repo, "import Client"), _line(repo, "connect(")], gone
+    assert all(r.text == "connect" and r.reason.startswith("`connect` removed in " + commit[:7]) for r in gone), gone
     # dataclass, attrs, a metaclass, a base outside the repository: only mentioned
-    assert len(got) == 4, [(r.line, r.text, r.state, r.reason) for r in got]
+    assert len(got) == 6, [(r.line, r.text, r.state, r.reason) for r in got]
 
 
 def test_class_calls_bound_cold_from_history(daemon_factory: DaemonFactory) -> None:
