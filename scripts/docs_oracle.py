@@ -333,6 +333,11 @@ class CodeNames:
 
     def resolve_dotted(self, dotted: str) -> bool:
         """Whether the absolute dotted name resolves from a module of the repository."""
+        return self.lookup_dotted(dotted) is not None
+
+    def lookup_dotted(self, dotted: str) -> Any:
+        """What the absolute dotted name is bound to from a module of the repository (the
+        longest module prefix first), or None."""
         parts = dotted.split(".")
         for i in range(len(parts), 0, -1):
             module = ".".join(parts[:i])
@@ -343,8 +348,8 @@ class CodeNames:
                     if found is None:
                         break
                 else:
-                    return True
-        return False
+                    return found
+        return None
 
     def qualified(self) -> set[str]:
         """Every qualified name (modules, their bindings, class members two levels deep)."""
@@ -390,38 +395,11 @@ class CodeNames:
         """What a written target is bound to (a ``ClassDef``, a leaf, a module), found as
         ``resolves`` finds it; None when nothing, or several different things, answer to it."""
         for dotted in (target, *(f"{m}.{target}" for m in context)):
-            parts = dotted.split(".")
-            for i in range(len(parts), 0, -1):
-                module = ".".join(parts[:i])
-                if module not in self.modules:
-                    continue
-                found: Any = ("module", module)
-                for part in parts[i:]:
-                    found = self._member(found, part, 0)
-                    if found is None:
-                        break
-                if found is not None:
-                    return found
-        hits = {
-            id(v): v
-            for q in self.qualified()
-            if q.endswith("." + target)
-            and (v := self._lookup_dotted(q)) is not None
-        }
-        return next(iter(hits.values())) if len(hits) == 1 else None
-
-    def _lookup_dotted(self, dotted: str) -> Any:
-        parts = dotted.split(".")
-        for i in range(len(parts), 0, -1):
-            module = ".".join(parts[:i])
-            if module in self.modules:
-                found: Any = ("module", module)
-                for part in parts[i:]:
-                    found = self._member(found, part, 0)
-                    if found is None:
-                        return None
+            found = self.lookup_dotted(dotted)
+            if found is not None:
                 return found
-        return None
+        hits = {id(v): v for q in self.qualified() if q.endswith("." + target) and (v := self.lookup_dotted(q))}
+        return next(iter(hits.values())) if len(hits) == 1 else None
 
     def find_class(self, dotted: str) -> ClassDef | None:
         """A class of the repository named like ``dotted``'s last part (a base class)."""
