@@ -149,8 +149,9 @@ def test_examples_use_names_through_their_imports_live(daemon_factory: DaemonFac
         )
         assert isinstance(units, list)
         anchors = {a.ref for o in units for a in o.anchors}
-        # (the class called with arguments: its constructor, against which the call is bound)
-        assert anchors >= {"mylib/transport.py::MockTransport.__init__", "mylib/transport.py::get"}
+        # (the class called with arguments: also its constructor, against which the call is bound)
+        transport = "mylib/transport.py::"
+        assert anchors >= {f"{transport}MockTransport", f"{transport}MockTransport.__init__", f"{transport}get"}
         assert not findings(c)  # every example fits the code as it is
         stdlib = [o for o in units if "json.dumps" in o.text]
         assert not stdlib  # an example using only the standard library is no unit

@@ -51,10 +51,12 @@ def is_test_path(path: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """What a reference names: a symbol, or a whole file (``symbol`` None)."""
+    """What a reference names: a symbol, or a whole file (``symbol`` None). ``called``: the
+    class the text calls when ``symbol`` is its constructor (what the call is bound against)."""
 
     path: str
     symbol: SymbolInfo | None = None
+    called: SymbolInfo | None = None
 
     @property
     def ref(self) -> str:

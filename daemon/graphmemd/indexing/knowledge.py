@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from graphmem.types import AnchorKind, ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
+from graphmem.types import Anchor, AnchorKind, ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
 
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.graphstate import GraphState
@@ -38,6 +38,7 @@ from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.ingest.scan import DocChanges
 from graphmemd.ingest.walker import WalkedDoc
+from graphmemd.memory.anchors import symbol_anchor
 from graphmemd.memory.knowledge import RefFinding, UnitFinding, grade, unit_observation
 from graphmemd.memory.memory import Memory
 
@@ -375,9 +376,9 @@ class KnowledgeKeeper:
                 # as a cold check judges it: the commit of its lines may have moved (lines
                 # re-committed with the same words) and the anchor with it
                 kept = tuple(r for r in before.finding.reasons if r.change is not ChangeKind.RENAMED)
-                return replace(before.finding, ref=ref, reasons=kept)
+                return replace(before.finding, ref=ref, reasons=kept, named=_called(res))
             anchor, reasons = ctx.history.baseline(res, when)
-            return RefFinding(ref, anchor, reasons)
+            return RefFinding(ref, anchor, reasons, named=_called(res))
         if before is not None and _gone(ctx, before):  # it named code before: dangling now
             # a committed unit as a cold check judges it (the commit that removed or renamed it
             # found in history); the reason memory followed live when history finds nothing
@@ -440,6 +441,11 @@ def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) 
             qualname, _, kind = a.symbol_id.rpartition("::")[2].rpartition("#")
             commit = ctx.history.gone_commit(a.path, qualname, kind, when)
     return replace(r, commit=commit) if commit else r
+
+
+def _called(res: Resolution) -> Anchor | None:
+    """The class a call names when what it is bound against is the class's constructor."""
+    return symbol_anchor(res.called) if res.called is not None else None
 
 
 def _before(previous: Observation, ref: TextRef) -> _Before | None:

@@ -456,7 +456,7 @@ def resolve_use(index: RefIndex, ref: TextRef) -> Resolution | None:
     if s is None or s.kind is not SymbolKind.CLASS or not called_with_arguments(ref):
         return found
     init = index.constructor(s)
-    return Resolution(init.path, init) if init is not None else found
+    return Resolution(init.path, init, called=s) if init is not None else found
 
 
 def _ambiguous_then(ref: TextRef, then: list[SymbolInfo], changed: set[str], index_now: RefIndex) -> bool:

@@ -62,6 +62,7 @@ from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
 from graphmemd.memory.obsdoc import MAX_DOC_ANCHORS, MAX_TEXT
 
 __all__ = [
+    "GRADING_CONFIDENCE",
     "PASSING_CONFIDENCE",
     "RefFinding",
     "UnitFinding",
@@ -95,17 +96,25 @@ MAX_SIGNATURE: Final = 2_000
 #: anchor's evidence by it (docs/ranking.md, "Knowledge units in recall")
 PASSING_CONFIDENCE: Final = 0.3
 _SURE_KINDS: Final = (RefKind.ROLE, RefKind.DIRECTIVE, RefKind.ANCHOR, RefKind.EXAMPLE)
+#: the confidence of an anchor a unit is graded by but does not name: a called class's
+#: constructor (``RefFinding.named``). Recall weighs its evidence by it: next to nothing
+GRADING_CONFIDENCE: Final = 0.01
 
 
 @dataclass(frozen=True, slots=True)
 class RefFinding:
     """What a written reference named: the anchor as written, and what history already says
-    (a dangling reason, or a change since with its commit); close matches when dangling."""
+    (a dangling reason, or a change since with its commit); close matches when dangling.
+    ``named``: the code the text names when the anchor graded is other code — a class called
+    with arguments, whose constructor (``anchor``) the call is bound against. The unit is
+    anchored to both: ``named`` at the reference's confidence (what recall ranks it by), the
+    constructor at ``GRADING_CONFIDENCE`` (it is graded by it, not about it)."""
 
     ref: TextRef
     anchor: Anchor
     reasons: tuple[StaleReason, ...] = ()
     close_matches: tuple[str, ...] = ()
+    named: Anchor | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,10 +175,13 @@ def unit_observation(
     reasons: dict[tuple[str, ChangeKind], StaleReason] = {}
     refs: list[KnowledgeReference] = []
     for rf in f.refs:
-        key, conf = _anchor_key(rf.anchor), ref_confidence(rf.ref, rf.anchor)
-        had = anchors.get(key)
-        if had is None or had.confidence < conf:  # the surest of the references naming it
-            anchors[key] = replace(had or rf.anchor, confidence=conf)
+        named = (rf.named, ref_confidence(rf.ref, rf.named)) if rf.named is not None else None
+        graded = GRADING_CONFIDENCE if named is not None else ref_confidence(rf.ref, rf.anchor)
+        for anchor, conf in ((rf.anchor, graded), *((named,) if named is not None else ())):
+            key = _anchor_key(anchor)
+            had = anchors.get(key)
+            if had is None or had.confidence < conf:  # the surest of the references naming it
+                anchors[key] = replace(had or anchor, confidence=conf)
         for r in rf.reasons:
             reasons.setdefault((r.anchor_ref, r.change), r)
         s = rf.ref.span
