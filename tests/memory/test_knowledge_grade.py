@@ -19,6 +19,7 @@ from graphmemd.graph.model import Language, SymbolInfo, SymbolKind, symbol_id
 from graphmemd.ingest.knowledge.model import CallShape, RefKind, Span, TargetKind, TextRef, Unit, UnitKind
 from graphmemd.memory.anchors import symbol_anchor
 from graphmemd.memory.knowledge import (
+    GRADING_CONFIDENCE,
     PASSING_CONFIDENCE,
     RefFinding,
     UnitFinding,
@@ -239,3 +240,25 @@ def test_a_code_example_call_is_bound_by_its_shape() -> None:
     assert fits.state is ReferenceState.CHANGED
     o = example("proxies")
     assert from_doc(to_doc(o)) == o
+
+
+def test_a_called_class_is_graded_by_its_constructor_and_ranked_by_the_class() -> None:
+    """``Client(url, retries=2)``: the unit is anchored to the class at the reference's
+    confidence (what recall ranks it by) and to its constructor at ``GRADING_CONFIDENCE``;
+    the constructor losing ``retries`` makes the call STALE in the class's name."""
+    cls = _sym("Client", "class Client(Base):", kind=SymbolKind.CLASS)
+    init = _sym("Client.__init__", "def __init__(self,url,*,retries=3):", kind=SymbolKind.METHOD)
+    now = replace(init, signature="def __init__(self,url):", sig_hash="s2")
+    reason = StaleReason(init.ref, ChangeKind.SIGNATURE_CHANGED, 150.0, init.signature, now.signature, commit="c0ffee1")
+    text = "`Client(url, retries=2)`"
+    ref = TextRef(RefKind.CODE, TargetKind.SYMBOL, text, "Client", Span(2, 1, 2, len(text) + 1))
+    finding = RefFinding(ref, symbol_anchor(init), (reason,), named=symbol_anchor(cls))
+    unit = Unit(UnitKind.PARAGRAPH, 2, 2, ("Guide",), f"Make one with {text}.")
+    o = unit_observation(
+        "r", "docs/a.md", KnowledgeKind.DOCUMENTATION, UnitFinding(unit, "0123456789abcdef", (finding,)), None, 100.0
+    )
+    assert {a.ref: a.confidence for a in o.anchors} == {init.ref: GRADING_CONFIDENCE, cls.ref: PASSING_CONFIDENCE}
+    (r,) = grade(o, Code(cls, now), 200.0, "").references
+    assert r.state is ReferenceState.STALE
+    assert r.target_ref == init.ref
+    assert r.reason == "`Client` no longer takes `retries`: parameter `retries` removed in c0ffee1"
