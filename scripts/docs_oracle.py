@@ -856,7 +856,8 @@ def extract_rst(path: str, text: str, line_offset: int = 0, context: tuple[str, 
 # example imports is bound for the examples after it. References: each name imported from a
 # module (``from click.parser import split_arg_string`` -> ``click.parser.split_arg_string``)
 # and each outermost dotted name whose first part an import bound (``click.Group``), with the
-# call it is written in when that call has arguments.
+# call it is written in (code calls ``f()`` with no arguments: bound like any call, unlike
+# prose, where ``f()`` is a mention).
 
 _PY_TAGS = frozenset({"python", "py", "python3", "py3", "pycon", "pycon3", "python-console", "doctest", "default"})
 _PROMPT = re.compile(r"^\s*(>>>|\.\.\.)( |$)")
@@ -959,16 +960,14 @@ def _rst_code_blocks(text: str) -> list[list[tuple[int, str]]]:
     return out
 
 
-def _call_of(node: ast.Call) -> tuple[int, tuple[str, ...], bool] | None:
+def _call_of(node: ast.Call) -> tuple[int, tuple[str, ...], bool]:
     more = any(isinstance(a, ast.Starred) or (isinstance(a, ast.Constant) and a.value is Ellipsis) for a in node.args)
     more = more or any(k.arg is None for k in node.keywords)
     positional = sum(
         not (isinstance(a, ast.Starred) or (isinstance(a, ast.Constant) and a.value is Ellipsis)) for a in node.args
     )
     keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
-    if not positional and not keywords and not more:
-        return None
-    return positional, keywords, more
+    return positional, keywords, more  # (code calls with no arguments too: ``f()`` is bound)
 
 
 def _example_refs(path: str, blocks: list[list[tuple[int, str]]]) -> list[DocRef]:

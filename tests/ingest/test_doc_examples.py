@@ -61,7 +61,7 @@ def test_fenced_python_names_bound_by_imports_with_their_call_shapes() -> None:
     }  # `C`, `handler`, `r`: not imported; ```text is not parsed
     assert by_text[(7, "httpx.MockTransport")].call == CallShape(("strict",), 1, False)
     assert by_text[(8, "httpx.get")].call == CallShape(("follow_redirects",), 1, True)
-    assert by_text[(9, "httpx.Client")].call is None  # empty parentheses: a mention
+    assert by_text[(9, "httpx.Client")].call == CallShape()  # code calls with no arguments (prose: a mention)
     assert by_text[(17, "httpx.post")].call == CallShape((), 3, False)
     assert by_text[(17, "httpx.post")].span.column == 3  # inside the list item's indent
 

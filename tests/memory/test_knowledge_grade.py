@@ -262,3 +262,26 @@ def test_a_called_class_is_graded_by_its_constructor_and_ranked_by_the_class() -
     assert r.state is ReferenceState.STALE
     assert r.target_ref == init.ref
     assert r.reason == "`Client` no longer takes `retries`: parameter `retries` removed in c0ffee1"
+
+
+def test_an_example_call_with_no_arguments_is_bound() -> None:
+    """``y = attr.ib()`` in a code example is a call with no arguments (in prose, ``ib()`` is
+    a mention, SUSPECT when a parameter is removed): it is bound, and a call leaving arguments
+    out is not asked for them, so it still fits (CHANGED) whatever parameters change."""
+    old = _sym("ib", "def ib(default=None,convert=None):")
+
+    def example(new_sig: str) -> ReferenceState:
+        now = replace(old, signature=new_sig, sig_hash="s2")
+        reason = StaleReason(
+            old.ref, ChangeKind.SIGNATURE_CHANGED, 150.0, old.signature, now.signature, commit="c0ffee1"
+        )
+        ref = TextRef(RefKind.EXAMPLE, TargetKind.SYMBOL, "attr.ib", "attr.ib", Span(5, 9, 5, 16), call=CallShape())
+        unit = Unit(UnitKind.EXAMPLE, 5, 5, ("Guide",), "y = attr.ib()")
+        f = UnitFinding(unit, "0123456789abcdef", (RefFinding(ref, symbol_anchor(old), (reason,)),))
+        o = unit_observation("r", "docs/a.rst", KnowledgeKind.DOCUMENTATION, f, None, 100.0)
+        (r,) = grade(o, Code(now), 200.0, "").references
+        assert r.call == "ib()"
+        return r.state
+
+    assert example("def ib(default=None):") is ReferenceState.CHANGED
+    assert example("def ib(name,default=None):") is ReferenceState.CHANGED

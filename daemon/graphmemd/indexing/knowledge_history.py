@@ -31,7 +31,7 @@ from graphmemd.graph.signatures import parameter_names
 from graphmemd.graph.successors import successors
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
-from graphmemd.ingest.knowledge.classify import called_with_arguments
+from graphmemd.ingest.knowledge.classify import written_as_call
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef
 from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.parse_pool import ParsePool
@@ -447,13 +447,13 @@ def resolve_ref(index: RefIndex, ref: TextRef) -> Resolution | None:
 
 def resolve_use(index: RefIndex, ref: TextRef) -> Resolution | None:
     """What a reference to code now uses: ``resolve_ref``, except that a class called with
-    arguments (``Client(url, timeout=5)`` in the text, or in a code example) uses its
+    arguments in the text (``Client(url, timeout=5)``), or called in a code example, uses its
     constructor (``RefIndex.constructor``: its ``__init__``, or a base's), against which the
     call is bound as a function's call is; the class itself when the constructor is not
     known (a mention). A name gone is looked for as written (``named_at``), not this way."""
     found = resolve_ref(index, ref)
     s = found.symbol if found is not None else None
-    if s is None or s.kind is not SymbolKind.CLASS or not called_with_arguments(ref):
+    if s is None or s.kind is not SymbolKind.CLASS or not written_as_call(ref):
         return found
     init = index.constructor(s)
     return Resolution(init.path, init, called=s) if init is not None else found

@@ -154,15 +154,14 @@ def _category(f: UnitFinding, kind: KnowledgeKind) -> Category:
 
 
 def _call_text(ref: TextRef) -> str:
-    """A code example's call of the name as ``written_call`` reads it (``get(_, proxies=_)``;
-    ``*args``/``**kwargs`` passed: ``...`` and ``**_``, so only keywords written by name can be
-    found missing), or "" when the reference is no call written in an example."""
+    """A code example's call of the name as ``written_call`` reads it (``get(_, proxies=_)``,
+    ``get()`` for no arguments; ``*args``/``**kwargs`` passed: ``...`` and ``**_``, so only
+    keywords written by name can be found missing), or "" when the reference is no call
+    written in an example."""
     shape = ref.call
     if shape is None or ref.kind is not RefKind.EXAMPLE:
         return ""
     args = ["_"] * shape.positionals + [f"{k}=_" for k in shape.keywords] + (["...", "**_"] if shape.starred else [])
-    if not args:
-        return ""
     return f"{ref.target.rpartition('.')[2] or ref.target}({', '.join(args)})"
 
 
@@ -343,7 +342,7 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
             out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit="", old_signature="",
                                new_signature=""))  # fmt: skip
             continue
-        call = written_call(ref.call or ref.text)
+        call = written_call(ref.call, empty_is_call=True) if ref.call else written_call(ref.text)
         graded = [(_state(r, strong, call), r) for r in mine]
         state, worst = max(graded, key=lambda g: (_RANK[g[0]], g[1].change is ChangeKind.REMOVED))
         renamed = next((r.new_ref for r in mine if r.change in _DANGLING and r.new_ref), "")

@@ -169,10 +169,11 @@ def _split_args(s: str) -> list[str] | None:
     return [a.strip() for a in out]
 
 
-def written_call(text: str) -> WrittenCall | None:
+def written_call(text: str, empty_is_call: bool = False) -> WrittenCall | None:
     """The call a reference's text writes with arguments (``f(x, key=...)``,
     ``:func:`f(..., proxies=...)```), or None: no parentheses, empty ones (``f()`` is a
-    mention), or no name before them."""
+    mention in prose; a code example's call with no arguments, ``empty_is_call``, is a call),
+    or no name before them."""
     inner = text.split("`")[1] if text.count("`") >= 2 else text
     s = inner.strip()
     if not s.endswith(")") or "(" not in s:
@@ -187,6 +188,8 @@ def written_call(text: str) -> WrittenCall | None:
     if clean_name(s[:i]) is None:
         return None
     args = _split_args(s[i + 1 : -1])
+    if empty_is_call and args == [""]:
+        return WrittenCall(0, ())
     if args is None or args == [""] or "" in args:
         return None
     positional, keywords, more_pos, more_kw = 0, [], False, False
@@ -205,7 +208,8 @@ def written_call(text: str) -> WrittenCall | None:
     return WrittenCall(positional, tuple(keywords), more_pos, more_kw)
 
 
-def called_with_arguments(ref: TextRef) -> bool:
-    """Whether a reference is written as a call with arguments: a code example's call
-    (``ref.call``) or text such as ``Client(url, timeout=5)`` (``written_call``)."""
+def written_as_call(ref: TextRef) -> bool:
+    """Whether a reference is written as a call: a code example's call, with or without
+    arguments (``ref.call``), or text with arguments such as ``Client(url, timeout=5)``
+    (``written_call``; ``Client()`` in prose is a mention)."""
     return ref.call is not None or written_call(ref.text) is not None

@@ -45,7 +45,8 @@ class CallShape:
     """How a reference is written as a call: ``f(a, b, key=1)`` has ``positionals`` 2 and
     ``keywords`` ("key",). ``starred``: the call also passes ``*args`` or ``**kwargs`` (the
     counts are then lower bounds: only a keyword written by name can be found missing).
-    Empty parentheses are no call (``httpx.get()`` mentions ``get``)."""
+    A code example's empty parentheses are a call with no arguments (bound: a new required
+    parameter breaks it); in prose ``httpx.get()`` is a mention and has no shape."""
 
     keywords: tuple[str, ...] = ()
     positionals: int = 0

@@ -99,8 +99,9 @@ def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
-def _call_shape(args: Node, keywords: dict[int, str], splats: set[int]) -> CallShape | None:
-    """The shape of a call from its arguments node; None for empty parentheses."""
+def _call_shape(args: Node, keywords: dict[int, str], splats: set[int]) -> CallShape:
+    """The shape of a call from its arguments node (empty parentheses: no arguments; code
+    calls what it calls, unlike prose, where ``get()`` is a mention)."""
     names: list[str] = []
     positionals = 0
     starred = False
@@ -115,8 +116,6 @@ def _call_shape(args: Node, keywords: dict[int, str], splats: set[int]) -> CallS
             names.append(kw)
         else:
             positionals += 1
-    if not names and not positionals and not starred:
-        return None
     return CallShape(tuple(names), positionals, starred)
 
 
