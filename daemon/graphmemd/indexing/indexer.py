@@ -28,7 +28,7 @@ from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_del
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
-from graphmemd.graph.sharing import reuse_unchanged, share_strings
+from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
@@ -371,10 +371,10 @@ class Indexer:
         self._sink.flush_cache(rt)
         return units, prepared
 
-    def _donors(self, rt: RepoRuntime) -> tuple[str, ...]:
-        """The sibling checkouts whose graph a new parse of ``rt`` takes its equal strings
-        from where ``rt`` has no symbols of that file yet (``_take``)."""
-        return tuple(s.id for s in self._registry.siblings(rt.id) if s.n_files)
+    def _donors(self, rt: RepoRuntime) -> tuple[RepoRuntime, ...]:
+        """The sibling checkouts whose parses and graph a new parse of ``rt`` takes its equal
+        records and strings from where ``rt`` has no symbols of that file yet (``_take``)."""
+        return tuple(s for s in self._registry.siblings(rt.id) if s.n_files and not s.unhanded)
 
     # ------------------------------------------------------------------ live changes
 
@@ -509,7 +509,7 @@ def _take(
     out: ParseOutcome,
     parsed: ParsedFile,
     prepared: dict[str, list[SymbolInfo]],
-    donors: Sequence[str] = (),
+    donors: Sequence[RepoRuntime] = (),
 ) -> ParsedUnit:
     """Hand a new parse to the resolver while the workers parse the rest, and derive its
     symbols (into ``prepared``, which ``build_delta`` then does not set or derive again). The
@@ -521,13 +521,18 @@ def _take(
     the resolver keeps the file in its compact form (``FileIndex.freeze``). At 0.9 M lines, a
     checkout that changes every file peaked ~45 MB lower for the compact form.
 
-    A file this checkout has no symbols of yet (a new worktree, a new file) takes the strings
-    of the first of ``donors`` (sibling checkouts) that has it: a worktree equal to another
-    holds their names, signatures and hashes once."""
+    A file this checkout has no symbols of yet (a new worktree, a new file) takes, from the
+    first of ``donors`` (sibling checkouts) that has it, the records of its kept parse that
+    are equal (symbols, imports, inheritances), else the strings of its symbols
+    (``sharing.share_parse``): a worktree equal to another holds those once."""
     with state.reading() as graph:  # (only this thread changes the graph)
         old = graph.file_symbols(rt.id, out.path)
-        donor = old or next((got for d in donors if (got := graph.file_symbols(d, out.path))), [])
-    parsed = share_strings(parsed, donor)
+        donor = None if old else next((d for d in donors if d.resolver.files.get(out.path) is not None), None)
+        infos = graph.file_symbols(donor.id, out.path) if donor is not None else old
+    if donor is not None:
+        parsed = share_parse(parsed, donor.resolver.files[out.path].parsed, infos)
+    else:
+        parsed = share_strings(parsed, old)
     rt.resolver.set_file(parsed, frozen=True)
     prepared[out.path] = reuse_unchanged(symbols_of(rt.id, parsed), old)
     kept = rt.resolver.held(parsed) if out.cache is not None else parsed
