@@ -29,7 +29,10 @@ text into a token stream:
 ``rewrites``
     Forms that mean the same as another, each a ``[[rewrites]]`` entry: a query pattern
     capturing ``@node`` (helper captures start with ``_``, for predicates), an ``op`` the
-    engine implements once, generically, and its parameters (``text``, ``literal``).
+    engine implements once, generically, and its parameters (``text``, ``literal``). An
+    entry whose pattern is rooted at a call lists the names the call's callee ends with
+    (``calls``): its pattern then runs only at those calls (``Rules.callees``), not over the
+    whole tree; what it matches is the same.
     Ops: ``skip`` (drop), ``drop_empty``, ``text`` (rendered as ``text``), ``drop_arg``
     (an argument and its comma), ``unwrap_call`` (a call rendered as its only argument),
     ``literal`` (rendered as the literal ``literal``), ``callee`` (a call rendered as its
@@ -181,9 +184,19 @@ class Rules:
     aliases: dict[bytes, bytes] | None = None
     #: ``[alias_nodes]``: the node type of a plain name and of a dotted one
     alias_nodes: tuple[str, str] = ("", "")
+    #: finds the ``aliases`` in the text in one pass (``_alias_search``)
+    alias_search: re.Pattern[bytes] | None = None
+    #: per alias, the shorter aliases it starts with (tried where it is no name)
+    alias_prefixes: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
     annotations: AnnotationRules | None = None
     #: canonical annotation texts already computed (``_canonical``)
     canonical: dict[bytes, bytes] = field(default_factory=dict)
+    #: the patterns of the rewrites that name a ``callee`` (captures ``fp.rw<index>``): not in
+    #: ``query_source``, the extractor runs them only at the calls whose callee's last name
+    #: is in ``callees``, each call alone (a dozen call-rooted patterns in the file's query
+    #: tried every call of every file: a sixth of the Python parse's extraction cost)
+    call_query_source: str = ""
+    callees: frozenset[bytes] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,8 +286,15 @@ def load_rules(language: Language) -> Rules:
         patterns = str(data.get("patterns", {}).get("query", ""))
         source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
         rewrites = tuple(_rewrite(entry, str(data.get("numbers", "generic"))) for entry in data.get("rewrites", []))
+        call_source = ""
+        callees: set[bytes] = set()
         for k, entry in enumerate(data.get("rewrites", [])):
-            source += _NODE_CAPTURE.sub(f"@{CAPTURE_PREFIX}rw{k}", str(entry["query"])) + "\n"
+            pattern = _NODE_CAPTURE.sub(f"@{CAPTURE_PREFIX}rw{k}", str(entry["query"])) + "\n"
+            if entry.get("calls"):  # run only on the calls of those names (see ``Rules.callees``)
+                call_source += pattern
+                callees.update(str(name).encode() for name in entry["calls"])
+            else:
+                source += pattern
         aliases = {str(k): str(v) for k, v in data.get("aliases", {}).items()}
         nodes = data.get("alias_nodes", {})
         parts = data.get("string_parts", {})
@@ -293,11 +313,30 @@ def load_rules(language: Language) -> Rules:
             skip_in=skip_in,
             rewrites=rewrites,
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
+            alias_search=_alias_search(aliases),
+            alias_prefixes=_alias_prefixes(aliases),
             alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
             annotations=_annotation_rules(data.get("annotations")),
+            call_query_source=call_source,
+            callees=frozenset(callees),
         )
         _rules[language] = found
         return found
+
+
+def _alias_search(aliases: Mapping[str, str]) -> re.Pattern[bytes] | None:
+    """One pattern for every alias: the longest written at a place, not followed by a name
+    character (a name goes on there: never the whole name)."""
+    if not aliases:
+        return None
+    texts = sorted((k.encode() for k in aliases), key=len, reverse=True)
+    return re.compile(b"(?:" + b"|".join(map(re.escape, texts)) + rb")(?![A-Za-z0-9_\x80-\xff])")
+
+
+def _alias_prefixes(aliases: Mapping[str, str]) -> dict[bytes, tuple[bytes, ...]]:
+    texts = [k.encode() for k in aliases]
+    found = {t: tuple(sorted((p for p in texts if p != t and t.startswith(p)), key=len, reverse=True)) for t in texts}
+    return {t: p for t, p in found.items() if p}
 
 
 def _rewrite(entry: dict[str, Any], numbers: str) -> Rewrite:
@@ -809,18 +848,22 @@ def _rewrites(
     search for aliased names and the tree's root."""
     lo, hi, root = span
     aliases = rules.aliases
-    if aliases and root is not None:
+    search = rules.alias_search
+    if aliases and search is not None and root is not None:
         plain, dotted = rules.alias_nodes
-        for text, alias in aliases.items():
-            wanted = dotted if b"." in text else plain
-            start = source.find(text, lo, hi)
-            while start >= 0:
+        hit = search.search(source, lo, hi)
+        while hit is not None:
+            start = hit.start()
+            written = hit.group()
+            for text in (written, *rules.alias_prefixes.get(written, ())):
                 end = start + len(text)
                 n = root.named_descendant_for_byte_range(start, end)
                 # (not in a string or a comment, nor part of a longer name)
+                wanted = dotted if b"." in text else plain
                 if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
-                    events.replace([(start, end)], b" " + alias + b" ")
-                start = source.find(text, end, hi)
+                    events.replace([(start, end)], b" " + aliases[text] + b" ")
+                    break
+            hit = search.search(source, start + 1, hi)
     for k, rewrite in enumerate(rules.rewrites):
         for n in caps.get(f"rw{k}", ()):
             found = _apply(rewrite, n, source, rules, nogroup)
