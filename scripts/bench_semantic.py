@@ -14,11 +14,16 @@ status is compared with the oracle:
   signature, body, nested code), with every docstring removed, differs from the dump when
   the observation was last anchored; it was removed when its qualified name is gone; it was
   renamed/moved when it is gone and a new function with the same dump (name aside) appeared.
+  A change of the signature's annotations only (the dumps differ, the dumps with every
+  parameter and return annotation removed do not) is graded "annotations": such a function's
+  note is expected suspect or fresh, not stale (the daemon grades annotation edits apart,
+  and equivalent spellings alike), so it counts neither as changed nor as unchanged; a stale
+  mark on it is a false stale ("annotations").
 * A stale observation is then confirmed (re-anchored to the new code), one whose function
   is gone is deleted, and new functions get an observation: every commit is judged alone.
 
 Printed: precision and recall of STALE against the oracle's "changed or removed", false
-stale marks per reason (body, signature, removed, renamed) and those on format-only commits
+stale marks per reason (body, signature, removed, renamed, annotations) and those on format-only commits
 (every changed file has the same ``ast`` with docstrings removed), rename/move carry-over
 (the observation's anchor follows the function), late marks (a status that changed after
 the index was reported current), the 1-min load average. ``--json`` prints one object.
@@ -92,10 +97,30 @@ def _is_overload(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Func:
-    """One function as the oracle sees it: full dump and the dump with its name blanked."""
+    """One function as the oracle sees it: full dump, the dump with its name blanked, and the
+    dump with its signature's annotations removed."""
 
     dump: str
     shape: str
+    plain: str
+
+
+def _without_annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """``ast.dump`` of a function with its parameters' and return annotations removed (those
+    of its body stay: there they are code)."""
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+    kept = [a.annotation for a in every]
+    returns = node.returns
+    for a in every:
+        a.annotation = None
+    node.returns = None
+    try:
+        return ast.dump(node)
+    finally:
+        for a, annotation in zip(every, kept, strict=True):
+            a.annotation = annotation
+        node.returns = returns
 
 
 def oracle_functions(source: bytes) -> dict[str, Func] | None:
@@ -132,7 +157,7 @@ def oracle_functions(source: bytes) -> dict[str, Func] | None:
                 dump = ast.dump(node)
                 name = node.name
                 node.name = "_"
-                out[qual] = Func(dump, ast.dump(node))
+                out[qual] = Func(dump, ast.dump(node), _without_annotations(node))  # type: ignore[arg-type]
                 node.name = name
             children = list(ast.iter_child_nodes(node))
             todo.extend((c, qual, not is_func) for c in reversed(children))
@@ -181,6 +206,8 @@ class Tally:
     fp: int = 0
     fn: int = 0
     tn: int = 0
+    #: annotation-only changes (oracle): by the note's status then
+    annotations: Counter[str] = field(default_factory=Counter)
     false_stale: Counter[str] = field(default_factory=Counter)
     false_stale_format_only: int = 0
     missed: Counter[str] = field(default_factory=Counter)
@@ -335,6 +362,14 @@ class Replay:
                 changed = True
             else:
                 changed = now.dump != base.dump
+                if changed and now.plain == base.plain:  # oracle: annotations only
+                    t.annotations[o.status.value] += 1
+                    if stale:
+                        t.fp += 1
+                        t.false_stale["annotations"] += 1
+                        if len(t.examples) < 20:
+                            t.examples.append(f"false annotations {cur[:8]} {key[0]}::{key[1]}")
+                    continue
             t.evaluations += 1
             reason = o.stale_reasons[0].change.value if o.stale_reasons else "none"
             if changed and stale:
@@ -442,6 +477,7 @@ def main() -> int:
         "false_stale_by_reason": dict(tally.false_stale),
         "false_stale_on_format_only_commits": tally.false_stale_format_only,
         "missed_by_kind": dict(tally.missed),
+        "annotation_only_changes_by_status": dict(tally.annotations),
         "renames": tally.renames,
         "renames_carried": tally.renames_carried,
         "rename_carry_over": _ratio(tally.renames_carried, tally.renames),

@@ -45,6 +45,11 @@ BODIES = [
     ("UP032", "return '{0.real} {1}'.format(a, b + 1)", "return f'{a.real} {b + 1}'"),
     ("UP032", "return ('{}' '-{}').format(a, b)", "return f'{a}-{b}'"),
     ("UP032", "return '{{}} {}'.format(a)", "return f'{{}} {a}'"),
+    # the callee's last name after a line continuation or a comment (tried at this call)
+    ("UP032", "return '{} and {}'. \\\n    format(a, b)", "return f'{a} and {b}'"),
+    ("UP032", "return ('{}'.  # why\n    format(a))", "return f'{a}'"),
+    ("UP018", "return f(str('x'))", "return f('x')"),
+    ("UP018", "return (str('x'), int(1))", "return ('x', 1)"),
     ("UP030", "return '{0} {1}'.format(a, b)", "return '{} {}'.format(a, b)"),
     ("UP025", "return u'text'", "return 'text'"),
     ("UP015", "return open(f, 'r')", "return open(f)"),

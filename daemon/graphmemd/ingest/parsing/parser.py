@@ -303,6 +303,11 @@ class _Compiled:
     method_containers: frozenset[SymbolKind]
     #: drops the spec's ``sigils`` and writes its ``separator_alias`` as ``::`` (None: neither)
     clean: Callable[[bytes], bytes] | None
+    #: the fingerprint rewrites tried only at some calls (``Rules.call_query_source``; None:
+    #: none), their patterns' roles, and the callee names (last segment) they are tried at
+    call_query: Query | None = None
+    call_roles: tuple[tuple[str, str] | None, ...] = ()
+    callees: frozenset[bytes] = frozenset()
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -416,8 +421,11 @@ def _compile(language: Language) -> _Compiled:
         ts_language = TSLanguage(grammar())
         queries = resources.files("graphmemd.ingest.parsing").joinpath("queries")
         source = "\n".join(queries.joinpath(name).read_text("utf-8") for name in spec.query_files)
-        source += "\n" + load_rules(language).query_source  # fingerprint rules: same pass
+        rules = load_rules(language)
+        source += "\n" + rules.query_source  # fingerprint rules: same pass
         query = Query(ts_language, source)
+        call_source = rules.call_query_source
+        call_query = Query(ts_language, call_source) if call_source else None
         sources = _pattern_sources(query, source)
         captures = tuple(frozenset(_CAPTURE_NAME.findall(text)) for text in sources)
         call_excepts = tuple(_call_except(query.pattern_settings(i)) for i in range(query.pattern_count))
@@ -437,6 +445,9 @@ def _compile(language: Language) -> _Compiled:
             unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
             method_containers=_CLASS_LIKE | frozenset(SymbolKind(k) for k in spec.method_containers),
             clean=_cleaner(spec),
+            call_query=call_query,
+            call_roles=pattern_roles(_pattern_sources(call_query, call_source)) if call_query is not None else (),
+            callees=rules.callees,
         )
         _compiled[language] = found
         return found
@@ -537,6 +548,8 @@ class _Collected:
     locals: list[tuple[int, bytes]] = field(default_factory=list)
     #: the fingerprint rules' captured nodes, by role
     fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
+    #: the called expressions whose last name is one of ``_Compiled.callees``
+    rewrite_calls: list[Node] = field(default_factory=list)
 
 
 def parse_source(
@@ -578,6 +591,8 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     root, matches, syntax_errors, limited = _run_query(compiled, _blanked(compiled, source))
     truncated = limited or truncated
     found = _collect(source, compiled, matches)
+    if found.rewrite_calls:
+        _call_rewrites(compiled, found.rewrite_calls, found.fingerprint_captures)
     defs = found.defs
     defs.sort(key=_START)
     found.cuts.sort()
@@ -760,6 +775,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     comments: list[Node] = []
     targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
+    callees = compiled.callees
+    rewrite_calls = out.rewrite_calls
     for pattern, caps in matches:
         target = targets[pattern]
         if target is not None:
@@ -772,11 +789,19 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
             raw_calls.append((start, text, node.start_point[0] + 1, -1))
+            if callees:  # (the common case inline: this branch runs once per call)
+                last = text[text.rfind(b".") + 1 :]
+                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
+                    rewrite_calls.append(node)
         elif role in (_R_CALL, _R_CALL_EXCEPT):
             node = caps["reference.call"][0]
             start = node.start_byte
             end = node.end_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
+            if callees:
+                last = text[text.rfind(b".") + 1 :]
+                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
+                    rewrite_calls.append(node)
             if role == _R_CALL_EXCEPT:
                 excluded = compiled.call_excepts[pattern]
                 if excluded is not None and text in excluded:
@@ -814,6 +839,43 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     if clean is not None and raw_calls:
         out.raw_calls = [(pos, clean(text), line, args) for pos, text, line, args in raw_calls]
     return out
+
+
+#: Bytes a called expression's last name never starts with but its text after the last dot
+#: may (``x. \\`` + newline + ``format``, a comment in parentheses).
+_NOT_A_NAME_START = frozenset(b" \t\r\n\f\\#")
+
+
+def _calls_one_of(node: Node, names: frozenset[bytes]) -> bool:
+    """Whether the called expression ``node``, whose text after its last dot is not a bare
+    name, ends with one of ``names`` (its ``attribute`` field)."""
+    attribute = node.child_by_field_name("attribute")
+    return attribute is not None and attribute.text in names
+
+
+def _call_rewrites(compiled: _Compiled, called: list[Node], captures: defaultdict[str, list[Node]]) -> None:
+    """Run the fingerprint rewrites kept for some calls (``_Compiled.call_query``) at each
+    call whose called expression is in ``called``, at that call only (start depth 0: a call
+    nested in its arguments is tried on its own turn); their nodes go to ``captures``."""
+    query = compiled.call_query
+    if query is None:
+        return
+    roles = compiled.call_roles
+    cursor = QueryCursor(query, match_limit=MATCH_LIMIT)
+    cursor.set_max_start_depth(0)
+    seen: set[tuple[int, int]] = set()
+    for node in called:
+        call = node.parent
+        if call is None:
+            continue
+        key = (call.start_byte, call.end_byte)
+        if key in seen:  # (two patterns capturing one call)
+            continue
+        seen.add(key)
+        for pattern, caps in cursor.matches(call):
+            role = roles[pattern]
+            if role is not None:
+                captures[role[0]].extend(caps[role[1]])
 
 
 def _collect_other(
