@@ -8,7 +8,9 @@ and the same answer is printed by the installed ``graphmem check``.
 * a class renamed with the same body: dangling, with ``renamed_to`` and the commit;
 * a class removed whose deprecation message names its successor: dangling, ``use `AppContext```;
 * ``def .aiter_lines()`` in a list under the `` `Response` class`` heading: a member of it;
-* ``close``, a name two symbols have (one in the tests): no reference, no finding."""
+* ``close``, a name two symbols have (one in the tests): no reference, no finding, in a
+  Markdown code span and in a reStructuredText inline literal alike (beside a unique one,
+  ````fetch````, which is a reference: the page is read)."""
 
 from __future__ import annotations
 
@@ -70,6 +72,11 @@ FILES = {
         "Call `close` when you are done.\n\n"
         "## `Response` class\n\n"
         "* `def .aiter_lines()`: the body, line by line\n"
+    ),
+    "docs/api.rst": (
+        "API\n===\n\n"
+        "Call ``close`` when you are done.\n\n"
+        "``fetch`` retries a URL.\n"
     ),
 }
 
@@ -192,6 +199,8 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
     assert member.reason == f"`Response.aiter_lines` removed in {c_['Response.aiter_lines removed']}"
 
     assert "close" not in by_text  # `close`: Response.close and a helper in the tests; no reference
+    rst = [r for r in check.references if r.path == "docs/api.rst"]
+    assert [(r.text, r.state) for r in rst] == [("fetch", ReferenceState.CHANGED)]  # ``close``: none
     assert {r.text for r in check.references} == {
         "get(url, proxies=...)", "get", "fetch", "MockTransport", "RequestContext", "def .aiter_lines()",
     }  # fmt: skip
@@ -204,7 +213,7 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
     )
     assert out.returncode == 1, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[-1].startswith("3 dangling, 1 stale, 1 suspect in 1 file"), lines
+    assert lines[-1].startswith("3 dangling, 1 stale, 1 suspect in 2 files"), lines
     found = lines[:-1]
     assert len(found) == 5
     assert all(len(line.split(": ", 2)[2]) <= 160 for line in found), found
