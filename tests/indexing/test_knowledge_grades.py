@@ -73,11 +73,7 @@ FILES = {
         "## `Response` class\n\n"
         "* `def .aiter_lines()`: the body, line by line\n"
     ),
-    "docs/api.rst": (
-        "API\n===\n\n"
-        "Call ``close`` when you are done.\n\n"
-        "``fetch`` retries a URL.\n"
-    ),
+    "docs/api.rst": ("API\n===\n\nCall ``close`` when you are done.\n\n``fetch`` retries a URL.\n"),
 }
 
 DEPRECATION = """
