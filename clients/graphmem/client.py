@@ -727,8 +727,10 @@ class GraphMem:
         category: Category | None = None,
         tags: Sequence[str] | None = None,
         confidence: float | None = None,
+        by: str = "",
     ) -> Observation:
-        """Change an observation; ``None`` leaves a field as it is, ``tags=[]`` clears tags."""
+        """Change an observation; ``None`` leaves a field as it is, ``tags=[]`` clears tags.
+        ``by``: who asks, recorded in its history."""
         request = service_pb2.UpdateObservationRequest(
             id=id,
             text=text,
@@ -736,6 +738,7 @@ class GraphMem:
             replace_tags=tags is not None,
             tags=tags or (),
             confidence=confidence,
+            by=by,
         )
         return convert.observation_from_proto(self._call(self._update, request))
 
@@ -775,13 +778,15 @@ class GraphMem:
             seen.add(token)
         return out[:limit] if limit > 0 else out
 
-    def archive(self, id: str) -> Observation:
-        """Keep the observation but stop recalling it."""
-        return convert.observation_from_proto(self._call(self._archive, service_pb2.ArchiveObservationRequest(id=id)))
+    def archive(self, id: str, *, by: str = "") -> Observation:
+        """Keep the observation but stop recalling it; ``by``: who asks, recorded in its history."""
+        request = service_pb2.ArchiveObservationRequest(id=id, by=by)
+        return convert.observation_from_proto(self._call(self._archive, request))
 
-    def delete(self, id: str) -> None:
-        """Remove the observation from the graph (the journal keeps its history)."""
-        self._call(self._delete, service_pb2.DeleteObservationRequest(id=id))
+    def delete(self, id: str, *, by: str = "") -> None:
+        """Remove the observation for good; the journal's deletion record keeps who (``by``)
+        deleted it, when, and its history (not its text)."""
+        self._call(self._delete, service_pb2.DeleteObservationRequest(id=id, by=by))
 
     def confirm(self, id: str, *, confirmed_by: str = "", note: str = "") -> Observation:
         """Mark a stale observation as checked: re-anchored to the current code, fresh."""

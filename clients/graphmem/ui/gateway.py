@@ -223,7 +223,7 @@ class Gateway:
         if o.knowledge is not None:
             raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
         with self._changing(), _calling():
-            return self.client.archive(obs_id)
+            return self.client.archive(obs_id, by=self.actor)
 
     def delete(self, obs_id: str) -> None:
         """Delete a note for good; a 409 page error when it is already gone."""
@@ -231,7 +231,7 @@ class Gateway:
         if o.knowledge is not None:
             raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
         with self._changing(), _calling():
-            self.client.delete(obs_id)
+            self.client.delete(obs_id, by=self.actor)
 
     def supersede(self, obs_id: str, text: str, anchors: Sequence[str] | None = None) -> Observation:
         """Save a new note replacing ``obs_id`` (its text edited, or its anchors moved), with

@@ -130,7 +130,7 @@ def test_history_of_a_note() -> None:
         "stale: body changed",
         "superseded",
     ]
-    assert (h[2].who, h[3].commit, h[4].who, h[4].detail) == ("ana", "abc123def", "claude-code", "newer")
+    assert (h[2].who, h[3].commit, h[4].who, h[4].related) == ("ana", "abc123def", "claude-code", "newer")
 
 
 def test_search_rows_keep_the_why_and_the_components() -> None:
