@@ -163,6 +163,8 @@ class Gateway:
             with _calling():
                 return self.client.get(obs_id)
         except PageError as exc:
+            if exc.status == 404 and "was deleted" in exc.message:  # the deletion record: who and when
+                raise PageError(410, exc.message.replace("observation", "note", 1)) from exc
             if exc.status == 404:
                 raise PageError(404, f"there is no note {obs_id!r} (deleted, or a wrong link)") from exc
             raise
