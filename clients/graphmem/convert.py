@@ -525,8 +525,8 @@ def history_from_proto(events: Iterable[types_pb2.HistoryEvent]) -> tuple[Histor
     return tuple(out)
 
 
-def observation_to_proto(o: Observation) -> types_pb2.Observation:
-    """The proto form of an ``Observation``."""
+def observation_to_proto(o: Observation, *, history: bool = True) -> types_pb2.Observation:
+    """The proto form of an ``Observation`` (without its history when not ``history``: lists)."""
     return types_pb2.Observation(
         id=o.id,
         repo_id=o.repo_id,
@@ -551,7 +551,7 @@ def observation_to_proto(o: Observation) -> types_pb2.Observation:
         origin_commit=o.origin_commit,
         origin_branch=o.origin_branch,
         on_branch=o.on_branch,
-        history=[history_event_to_proto(e) for e in o.history],
+        history=[history_event_to_proto(e) for e in o.history] if history else (),
     )
 
 

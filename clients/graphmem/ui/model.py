@@ -214,6 +214,20 @@ def queue_items(
     return sorted(items, key=lambda i: (-i.when, i.id))
 
 
+def patched(items: Sequence[QueueItem], notes: Iterable[tuple[Observation, bool]]) -> list[QueueItem]:
+    """``items`` after the notes changed (each a note as it is now, and whether it is gone), in
+    order: a stale or suspect note is (re)placed, any other one leaves the queue; newest first
+    as ``queue_items`` orders them. Only for notes of no knowledge file (their findings are
+    read again instead)."""
+    by_id = {i.id: i for i in items}
+    for o, gone in notes:
+        if not gone and o.status in REVIEWED:
+            by_id[o.id] = note_item(o)
+        else:
+            by_id.pop(o.id, None)
+    return sorted(by_id.values(), key=lambda i: (-i.when, i.id))
+
+
 @dataclass(frozen=True, slots=True)
 class Facets:
     """The values each filter can take, with how many items have each."""

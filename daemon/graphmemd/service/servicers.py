@@ -266,7 +266,8 @@ class ObservationService(pbg.ObservationServiceServicer):
         page = rows[offset : offset + limit]
         nxt = str(offset + limit) if offset + limit < len(rows) else ""
         return pb.ListObservationsResponse(
-            observations=[convert.observation_to_proto(o) for o in page], next_page_token=nxt
+            observations=[convert.observation_to_proto(o, history=request.with_history) for o in page],
+            next_page_token=nxt,
         )
 
     @_rpc
