@@ -71,7 +71,7 @@ def test_each_kind_of_write_is_told_apart() -> None:
         HistoryKind.STALE,
         "graphmem",
         "abc1234",
-        "`a.py::f`: removed, in abc1234",
+        "`a.py::f`: removed",
     )
     # the code came back without anyone confirming: fresh again
     assert kinds(history.events(stale, o, at=10.0, by="graphmem", commit="h2")) == [HistoryKind.FRESH]

@@ -31,8 +31,9 @@ _JUDGED: Final = {ObservationStatus.STALE: HistoryKind.STALE, ObservationStatus.
 
 
 def _reasons(o: Observation) -> str:
-    """The stale reasons, each in the one renderer's line (``changes.change_line``)."""
-    return "; ".join(change_line(r) for r in o.stale_reasons)
+    """The stale reasons, each in the one renderer's line (``changes.change_line``), without
+    the commit: the entry has its own."""
+    return "; ".join(change_line(replace(r, commit="")) for r in o.stale_reasons)
 
 
 def _reason_commit(o: Observation, commit: str) -> str:
