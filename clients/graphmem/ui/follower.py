@@ -7,8 +7,8 @@ with the notes the events carry; after anything else (a knowledge file's unit ch
 stream, a reconnection) it reads everything again.
 
 While the stream is down the generation is not trusted (``current`` is None): every read goes
-to the daemon. The loop reconnects after a pause that doubles up to ``MAX_PAUSE_S``; a step
-that raises anything is logged and the loop goes on: the thread never dies while the page runs.
+to the daemon. The supervised loop (reconnecting after a pause that doubles, a failing step
+logged and survived) is ``graphmem.stream_follower``.
 """
 
 from __future__ import annotations
@@ -22,15 +22,13 @@ from enum import Enum
 from typing import Final
 
 from graphmem.client import EventStream
-from graphmem.errors import GraphMemError
+from graphmem.stream_follower import FIRST_PAUSE_S, MAX_PAUSE_S, StreamFollower
 from graphmem.types import Event, EventKind, Observation, ObservationAction
 
 __all__ = ["FIRST_PAUSE_S", "LOG_MAX", "MAX_PAUSE_S", "Follower", "NoteChange", "Since"]
 
 logger = logging.getLogger(__name__)
 
-FIRST_PAUSE_S: Final = 0.25
-MAX_PAUSE_S: Final = 8.0
 #: generations remembered by ``since`` (older reads are read again whole)
 LOG_MAX: Final = 2000
 
@@ -79,21 +77,16 @@ def _entry(event: Event) -> NoteChange | _Mark:
     return NoteChange(o, gone=event.action is ObservationAction.DELETED)
 
 
-class Follower:
-    """A supervised subscription that counts what happened (``current``)."""
+class Follower(StreamFollower):
+    """A supervised subscription that counts what happened (``current``, ``since``)."""
 
     def __init__(self, subscribe: Callable[[int | None], EventStream]) -> None:
-        self._subscribe = subscribe
+        super().__init__(subscribe, "graphmem-ui-follower")
         self._lock = threading.Lock()
         self._generation = 0
         self._connected = False
         #: (generation, what it was) for the last ``LOG_MAX`` generations
         self._log: deque[tuple[int, NoteChange | _Mark]] = deque(maxlen=LOG_MAX)
-        self._stop = threading.Event()
-        self._stream: EventStream | None = None
-        self._last_seq: int | None = None
-        self._pause = FIRST_PAUSE_S
-        self._thread = threading.Thread(target=self._run, name="graphmem-ui-follower", daemon=True)
 
     @property
     def current(self) -> int | None:
@@ -124,47 +117,19 @@ class Follower:
             return None
         return Since(now, tuple(e for e in entries if isinstance(e, NoteChange)))
 
-    def start(self) -> None:
-        """Start following."""
-        self._thread.start()
+    def connected(self) -> None:
+        """A (re)connection: what was read before may have missed something."""
+        self._bump(True)
 
-    def stop(self, timeout: float = 2.0) -> None:
-        """Stop following (cancels the stream) and wait for the thread."""
-        self._stop.set()
-        stream = self._stream
-        if stream is not None:
-            stream.cancel()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(timeout)
+    def received(self, event: Event) -> None:
+        """One event: a new generation, with what it means to a queue read before it."""
+        self._bump(True, _entry(event))
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.step()
-            # Broad on purpose: this is the supervisor; whatever a step raises is logged and
-            # the loop goes on after a pause.
-            except Exception:
-                logger.exception("graphmem ui: the event follower failed; it goes on")
-            self._bump(False)
-            self._stop.wait(self._pause)
-            self._pause = min(self._pause * 2, MAX_PAUSE_S)
+    def lost(self, reason: str) -> None:
+        """The stream is down: nothing read may be reused until it is back."""
+        logger.info("graphmem ui: event stream unavailable: %s", reason)
+        self._bump(False)
 
-    def step(self) -> None:
-        """Subscribe (resuming after the last event seen) and count events until the stream
-        ends or fails."""
-        try:
-            stream = self._subscribe(self._last_seq)
-            self._stream = stream
-            if self._stop.is_set():
-                stream.cancel()
-                return
-            stream.wait_ready()
-            self._bump(True)
-            self._pause = FIRST_PAUSE_S  # connected: the next loss starts the backoff again
-            for event in stream:
-                self._last_seq = event.seq or self._last_seq
-                self._bump(True, _entry(event))
-        except GraphMemError as exc:  # the daemon is down or went away: try again later
-            logger.info("graphmem ui: event stream unavailable: %s", exc)
-        finally:
-            self._stream = None
+    def crashed(self, message: str) -> None:
+        """A failed step (logged already): as a loss."""
+        self._bump(False)

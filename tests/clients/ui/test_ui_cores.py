@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -307,22 +306,6 @@ def test_the_queue_is_patched_with_the_notes_that_changed() -> None:
     assert model.patched(items, []) == items
 
 
-class _Stream:
-    """The daemon's event stream as the follower reads it: the events, then its end."""
-
-    def __init__(self, events: list[Event]) -> None:
-        self.events = events
-
-    def wait_ready(self) -> None:
-        pass
-
-    def cancel(self) -> None:
-        pass
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self.events)
-
-
 def test_the_follower_says_what_changed_since_a_generation() -> None:
     changed = note("a", ObservationStatus.FRESH)
     unit = replace(note("u"), knowledge=KnowledgeSource("AGENTS.md", 1, 4))
@@ -332,9 +315,11 @@ def test_the_follower_says_what_changed_since_a_generation() -> None:
         Event(EventKind.OBSERVATION_FRESH, 3.0, "r", seq=3, observation=changed, action=ObservationAction.CONFIRMED),
         Event(EventKind.OBSERVATION_CHANGED, 4.0, "r", seq=4, observation=changed, action=ObservationAction.DELETED),
     ]
-    f = Follower(lambda _after: _Stream(events))  # type: ignore[arg-type,return-value]
+    f = Follower(lambda _after: None)  # type: ignore[arg-type,return-value]  # never started: its hooks are driven here
     assert f.since(0) is None  # not connected: nothing may be reused
-    f.step()  # connected (generation 1), then the four events (2 to 5)
+    f.connected()  # generation 1
+    for e in events:  # generations 2 to 5
+        f.received(e)
     assert f.current == 5
     assert f.since(0) is None  # the connection itself: read everything
     assert f.since(1) is None  # a knowledge file's unit changed after 1: its findings are read again
@@ -342,3 +327,6 @@ def test_the_follower_says_what_changed_since_a_generation() -> None:
     assert f.since(4) == Since(5, (NoteChange(changed, gone=True),))
     assert f.since(5) == Since(5, ())
     assert f.since(9) is None
+    f.lost("the daemon stopped")
+    assert f.current is None
+    assert f.since(5) is None  # the stream is down: read everything
