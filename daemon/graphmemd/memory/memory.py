@@ -336,7 +336,8 @@ class Memory:
                 before: Observation | None = self.book.get(o.id)
             except NotFound:
                 before = None
-            if before is None or replace(before, updated_at=o.updated_at) != o:
+            # the history is the book's to extend: a unit read again unchanged is no change
+            if before is None or replace(before, updated_at=o.updated_at, history=o.history) != o:
                 changed.append((before, o))
         self.book.apply([after for _, after in changed])
         for before, after in changed:
