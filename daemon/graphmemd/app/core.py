@@ -36,6 +36,7 @@ from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
+from graphmemd.ingest.gitinfo import head_commit
 from graphmemd.ingest.identity import RepoIdentity
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
@@ -393,9 +394,10 @@ class Core:
             raise Unavailable(f"graphmemd is loading repository {names}; retry shortly")
 
     def _commit_of(self, obs_id: str) -> str:
-        """The commit the note's repository was last indexed at (for its history)."""
+        """The commit HEAD is at in the note's checkout, for its history (read from ``.git``:
+        no git process)."""
         rt = self.registry.get(self.memory.book.get(obs_id).repo_id)
-        return rt.indexed_commit if rt is not None else ""
+        return head_commit(rt.root) if rt is not None else ""
 
     def update(self, obs_id: str, by: str, **fields: Any) -> Observation:
         """Change a note's text, category, tags or confidence, recording who asked."""
