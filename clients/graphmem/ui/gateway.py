@@ -109,25 +109,26 @@ class Gateway:
     _changes: int = field(default=0, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def queue(self) -> Queue:
+    def queue(self) -> tuple[Queue, str]:
         """The review queue: the stale and suspect notes and the knowledge findings (with
-        their units), as view-model items. While the event stream is up, the last read is
-        reused when nothing happened and patched when only notes changed (the events carry
-        them): a page load after a confirm costs no daemon call."""
+        their units), as view-model items, and how it was had: ``kept`` (nothing happened
+        since the last read), ``patched`` (only notes changed: the events carry them, so a
+        page load after a confirm costs no daemon call) or ``whole`` (read from the daemon:
+        the first time, with the event stream down, or after anything else)."""
         generation = self.follower.current if self.follower is not None else None
         with self._lock:
             cached = self._queue
         if generation is not None and cached is not None and self.follower is not None:
             if cached[0] == generation:
-                return cached[1]
+                return cached[1], "kept"
             since = self.follower.since(cached[0])
             if since is not None:
                 queue = cached[1].patched(since.changes)
                 with self._lock:
                     if self._queue is cached:
                         self._queue = (since.generation, queue)
-                return queue
-        return self._read_whole(generation)
+                return queue, "patched"
+        return self._read_whole(generation), "whole"
 
     def _read_whole(self, generation: int | None) -> Queue:
         with self._lock:
