@@ -59,6 +59,12 @@ def main() -> int:
         help="make the corpus a git repository and also register this many worktrees of it: the "
         "queries still read the first checkout, which now shows nothing extra but the daemon holds more",
     )
+    ap.add_argument(
+        "--git",
+        action="store_true",
+        help="make the corpus a git repository (one commit) without worktrees: the run to compare "
+        "a --worktrees run with (that one is a git repository too)",
+    )
     args = ap.parse_args()
     load = os.getloadavg()[0]
     if load > (os.cpu_count() or 1) * 0.7 and not args.json:
@@ -68,7 +74,7 @@ def main() -> int:
     home = short_home()
     corpus = stdlib_corpus(tmp)
     worktrees = [tmp / f"wt{k}" for k in range(1, args.worktrees + 1)]
-    if worktrees:
+    if worktrees or args.git:
         git = ["git", "-c", "user.name=b", "-c", "user.email=b@example.com", "-C", str(corpus)]
         for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "corpus"]):
             subprocess.run([*git, *cmd], check=True, capture_output=True)
@@ -143,6 +149,7 @@ def main() -> int:
         "p99_ms_by_seed": {k: round(percentile(v, 99), 2) for k, v in sorted(by_kind.items())},
         "load_1min": round(load, 2),
         "worktrees": args.worktrees,
+        "git": bool(args.worktrees or args.git),
     }
     if args.json:
         print(json.dumps(out))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pickle
 
 from graphmemd.graph.model import SymbolInfo, symbols_of
-from graphmemd.graph.sharing import reuse_unchanged, share_strings
+from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.ingest.parsing.parser import parse_source
 
 BEFORE = b"class Pool:\n    def take(self, n: int) -> int:\n        return n\n\ndef second_pool():\n    return Pool()\n"
@@ -47,3 +47,21 @@ def test_unchanged_symbol_records_are_reused() -> None:
     by_id = {o.id: o for o in old}
     assert [r is by_id.get(r.id) for r in reused] == [False, False, True, False]  # second_pool only
     assert reuse_unchanged(new, []) == new
+
+
+def test_a_parse_equal_to_another_checkouts_holds_its_records() -> None:
+    """A worktree's parse of a file another checkout holds: equal records are that checkout's
+    objects; a field that differs keeps the new parse's, with the strings shared."""
+    donor = pickle.loads(pickle.dumps(parse_source("pools.py", BEFORE)))
+    infos = symbols_of("other", donor)
+    same = share_parse(parse_source("pools.py", BEFORE), donor, infos)
+    assert same == donor
+    assert same.symbols is donor.symbols
+    assert same.imports is donor.imports
+    changed = share_parse(parse_source("pools.py", AFTER), donor, infos)
+    assert changed == parse_source("pools.py", AFTER)
+    assert changed.symbols is not donor.symbols
+    assert changed.symbols[2].qualname is infos[2].qualname  # (second_pool) strings still shared
+    assert changed.symbols[2].body_hash is infos[2].body_hash
+    other_file = pickle.loads(pickle.dumps(parse_source("other.py", BEFORE)))
+    assert share_parse(parse_source("pools.py", BEFORE), other_file, []).symbols is not other_file.symbols

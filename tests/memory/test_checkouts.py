@@ -10,7 +10,8 @@ from pathlib import Path
 from graphmem.types import Anchor, AnchorKind, Category, ChangeKind, Observation, ObservationStatus
 from graphmemd.graph.model import Language, SymbolInfo, SymbolKind
 from graphmemd.ingest.worktree_plan import CheckoutSeen, plan
-from graphmemd.memory.checkouts import project, translate
+from graphmemd.memory.checkouts import project, translate, translate_anchor
+from graphmemd.memory.staleness import follow_renames
 
 A, B = "proj-aaaaaa", "wt-bbbbbb"
 
@@ -112,6 +113,27 @@ def test_a_reason_keeps_when_it_was_first_seen() -> None:
 def test_archived_stays_archived() -> None:
     archived = replace(note(), status=ObservationStatus.ARCHIVED)
     assert project(archived, A, Code(), 5.0, "h", lambda _c: False).status is ObservationStatus.ARCHIVED
+
+
+def test_a_rename_in_the_showing_checkout_stays_with_its_projection() -> None:
+    """A projection whose anchor a rename in A moved (``follow_renames``, as a delta of A does)
+    keeps the moved anchor and its RENAMED reason when projected again; a note whose home
+    anchor changed since is projected from the home anchor."""
+    g = sym(A, "g")
+    code = Code(g)
+    first = project(note("f"), A, Code(sym(A, "f")), 1.0, "h", never)
+    moved = follow_renames(first, {f"{A}:m.py::f#function": g}, 2.0, "h")
+    again = project(note("f"), A, code, 3.0, "h", never, moved)
+    assert [x.ref for x in again.anchors] == ["m.py::g"]
+    assert again.status is ObservationStatus.STALE  # (a rename is for review, as in A's own notes)
+    assert [(r.change, r.anchor_ref, r.new_ref) for r in again.stale_reasons] == [
+        (ChangeKind.RENAMED, "m.py::f", "m.py::g")
+    ]
+    assert again.needs_review
+    # the home note was re-anchored meanwhile: its own anchor wins
+    home = replace(note("h"), anchors=(translate_anchor(replace(note("h").anchors[0]), B),))
+    other = project(home, A, Code(sym(A, "h")), 4.0, "h", never, moved)
+    assert [x.ref for x in other.anchors] == ["m.py::h"]
 
 
 def seen(cid: str, root: str, repo: str = "r", common: str | None = "/r/.git", exists: bool = True) -> CheckoutSeen:

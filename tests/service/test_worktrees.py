@@ -198,3 +198,73 @@ def test_a_worktree_the_user_removed_is_not_registered_again_by_itself(daemon_fa
         c.add_repo(b)  # the user adds it back
         wait_for(lambda: ready(c, b), 20)
         assert len({checkouts(c)[str(p)] for p in (a, b, c2)}) == 1
+
+
+def test_a_note_seen_from_another_checkout_gets_its_rename_and_dependency_reasons(
+    daemon_factory: DaemonFactory,
+) -> None:
+    """A note saved in B, seen in A, is given what a note saved in A gets from A's changes: a
+    signature change of what it calls makes it suspect with the dependency's reason; a rename
+    moves its anchor with a RENAMED reason. B, whose code did not change, keeps it fresh."""
+    a = git_repo()
+    b = a.parent / "wt-b"
+    d = daemon_factory([a])
+    with d.client() as c:
+        git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+        wait_for(lambda: ready(c, b), 20)
+        anchor = "app/auth/crypto.py::hash_password"
+        from_b = c.observe("hash_password salts with a constant", anchors=[anchor], repo=str(b))
+        own = c.observe("hash_password is the only place passwords are hashed", anchors=[anchor], repo=str(a))
+        wait_for(lambda: shown(c, a, from_b.id), 5)
+
+        def reasons(o: Observation) -> list[tuple[object, ...]]:
+            return [(r.change, r.anchor_ref, r.new_ref, r.dependency_ref, r.uncommitted) for r in o.stale_reasons]
+
+        def both(status: ObservationStatus) -> tuple[Observation, Observation]:
+            def got() -> tuple[Observation, Observation] | None:
+                p, o = shown(c, a, from_b.id), shown(c, a, own.id)
+                return (p, o) if p is not None and o is not None and p.status is o.status is status else None
+
+            found = wait_for(got, 10)
+            assert isinstance(found, tuple)
+            return found
+
+        # digest (which hash_password calls) takes a required parameter in A: suspect in A
+        encoding = a / "app/util/encoding.py"
+        before = encoding.read_text()
+        encoding.write_text(before.replace('salt: str = ""', "salt: str, rounds: int"))
+        projected, mine = both(ObservationStatus.SUSPECT)
+        assert reasons(projected) == reasons(mine)
+        assert [r.dependency_ref for r in projected.stale_reasons] == ["app/util/encoding.py::digest"]
+        in_b = shown(c, b, from_b.id)
+        assert in_b is not None
+        assert in_b.status is ObservationStatus.FRESH
+        encoding.write_text(before)  # its old signature back: fresh again, as a note of A is
+        both(ObservationStatus.FRESH)
+
+        # hash_password renamed in A (its caller follows): the anchor moves with a RENAMED reason
+        crypto, service = a / "app/auth/crypto.py", a / "app/auth/service.py"
+        crypto.write_text(crypto.read_text().replace("def hash_password", "def hash_secret"))
+        service.write_text(service.read_text().replace("hash_password", "hash_secret"))
+        moved = "app/auth/crypto.py::hash_secret"
+        wait_for(lambda: (o := shown(c, a, own.id)) is not None and o.anchors[0].ref == moved, 10)
+        projected = wait_for(lambda: (p := shown(c, a, from_b.id)) is not None and p.anchors[0].ref == moved and p, 10)
+        mine = shown(c, a, own.id)
+        assert isinstance(projected, Observation)
+        assert mine is not None
+        assert (projected.status, reasons(projected)) == (mine.status, reasons(mine))
+        assert [(r.change.value, r.anchor_ref, r.new_ref) for r in projected.stale_reasons] == [
+            ("renamed", anchor, moved)
+        ]
+        assert projected.needs_review == mine.needs_review
+        # the note keeps its home anchor in B, where nothing was renamed
+        in_b = shown(c, b, from_b.id)
+        assert in_b is not None
+        assert (in_b.status, in_b.anchors[0].ref) == (ObservationStatus.FRESH, anchor)
+        # another change in A leaves the projection where the rename took it
+        crypto.write_text(crypto.read_text() + "\n\ndef unrelated() -> int:\n    return 1\n")
+        wait_for(lambda: c.find_symbols("unrelated", repo=str(a)), 10)
+        again = shown(c, a, from_b.id)
+        assert again is not None
+        assert again.anchors[0].ref == moved
+        assert reasons(again) == reasons(projected)

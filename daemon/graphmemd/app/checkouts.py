@@ -5,7 +5,7 @@ many checkouts")."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -106,16 +106,22 @@ class CheckoutOps:
             memory.views.refresh(each.id)
         return rt
 
-    def describe(self, rt: RepoRuntime) -> Repository:
+    def describe(self, rt: RepoRuntime, listed: dict[str, tuple[Checkout, ...]] | None = None) -> Repository:
         """A checkout's summary (``status.repository_summary``, its own notes and those it
         shows from its siblings) with its repository, branch, every checkout of that
-        repository (gone ones marked) and the look-alike clones of other repositories."""
+        repository (gone ones marked) and the look-alike clones of other repositories.
+        ``listed``: the checkouts of each repository already read in this request (by
+        repository id; filled here), so that describing every checkout of a repository reads
+        each one's HEAD once, not once per checkout."""
         memory = self._parts()[0]
         summary = repository_summary(rt, [*memory.book.all(), *memory.views.projections.in_checkout(rt.id)])
-        checkouts = tuple(
-            Checkout(cid, str(root), head_branch(root), head_commit(root), not root.is_dir())
-            for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
-        )
+        listed = {} if listed is None else listed
+        checkouts = listed.get(rt.repository)
+        if checkouts is None:
+            checkouts = listed[rt.repository] = tuple(
+                Checkout(cid, str(root), head_branch(root), head_commit(root), not root.is_dir())
+                for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
+            )
         return replace(
             summary,
             repository_id=rt.repository,
@@ -123,6 +129,11 @@ class CheckoutOps:
             checkouts=checkouts,
             possible_clones=tuple(self._registry.clones_of(rt)),
         )
+
+    def describe_all(self, rts: Iterable[RepoRuntime]) -> list[Repository]:
+        """``describe`` of each of ``rts``, every repository's checkouts read once."""
+        listed: dict[str, tuple[Checkout, ...]] = {}
+        return [self.describe(rt, listed) for rt in rts]
 
 
 def origin_of(rt: RepoRuntime | None) -> tuple[str, str]:

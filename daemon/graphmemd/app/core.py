@@ -479,6 +479,10 @@ class Core:
         """A checkout's summary, its repository and every checkout of it (``CheckoutOps.describe``)."""
         return self.checkouts.describe(rt)
 
+    def repositories(self) -> list[Repository]:
+        """``repository`` of every registered checkout (``CheckoutOps.describe_all``)."""
+        return self.checkouts.describe_all(self.registry.all())
+
     def status(self, socket_path: str, tcp: str) -> Status:
         """The daemon's health and counters (``graphmem status``; ``status.daemon_status``)."""
         return daemon_status(self, socket_path, tcp)

@@ -43,8 +43,8 @@ class StatusSource(Protocol):
     def memory(self) -> Memory:
         """The observations."""
 
-    def repository(self, rt: RepoRuntime) -> Repository:
-        """``rt``'s summary."""
+    def repositories(self) -> list[Repository]:
+        """Every registered checkout's summary."""
 
     def watcher_state(self) -> WatcherStatus:
         """The watchers' combined state."""
@@ -83,7 +83,7 @@ def daemon_status(core: StatusSource, socket_path: str, tcp: str) -> Status:
     repos: tuple[Repository, ...] = ()
     n_obs = n_stale = n_suspect = 0
     if serving:
-        repos = tuple(core.repository(rt) for rt in core.registry.all())
+        repos = tuple(core.repositories())
         all_obs = core.memory.book.all()
         n_obs = len(all_obs)
         n_stale = sum(o.status is ObservationStatus.STALE for o in all_obs)

@@ -43,6 +43,23 @@ def share_strings(parsed: ParsedFile, infos: Sequence[SymbolInfo]) -> ParsedFile
     return replace(parsed, symbols=symbols)
 
 
+def share_parse(parsed: ParsedFile, donor: ParsedFile | None, infos: Sequence[SymbolInfo]) -> ParsedFile:
+    """``parsed`` holding what ``donor`` (another checkout's kept parse of the same path) holds
+    where it is equal: its symbol records, imports and inheritances (``ParsedFile`` carries no
+    checkout id, so equal records are interchangeable); else the strings of ``infos`` (that
+    checkout's symbols of the file: ``share_strings``)."""
+    if donor is None or donor.path != parsed.path or donor.language is not parsed.language:
+        return share_strings(parsed, infos)
+    same = {
+        name: got
+        for name in ("symbols", "imports", "inherits", "arities", "exports")
+        if (got := getattr(donor, name)) == getattr(parsed, name) and got is not getattr(parsed, name)
+    }
+    if "symbols" not in same:
+        parsed = share_strings(parsed, infos)
+    return replace(parsed, **same) if same else parsed
+
+
 def reuse_unchanged(new: Sequence[SymbolInfo], old: Sequence[SymbolInfo]) -> list[SymbolInfo]:
     """``new`` with every symbol equal to one of ``old`` (same id, every field equal) replaced
     by that object."""

@@ -28,7 +28,7 @@ from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_del
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
-from graphmemd.graph.sharing import reuse_unchanged, share_strings
+from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
@@ -355,12 +355,13 @@ class Indexer:
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
+        donors = self._donors(rt)
         for out, parsed_here in self._shared.outcomes(rt, todo, self.pool):
             rt.files_done += 1
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 rt.pass_symbols += len(out.parsed.symbols)
-                unit = _take(rt, self._state, out, out.parsed, prepared)
+                unit = _take(rt, self._state, out, out.parsed, prepared, donors)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
@@ -369,6 +370,11 @@ class Indexer:
                 self._publish_progress(rt, started)
         self._sink.flush_cache(rt)
         return units, prepared
+
+    def _donors(self, rt: RepoRuntime) -> tuple[RepoRuntime, ...]:
+        """The sibling checkouts whose parses and graph a new parse of ``rt`` takes its equal
+        records and strings from where ``rt`` has no symbols of that file yet (``_take``)."""
+        return tuple(s for s in self._registry.siblings(rt.id) if s.n_files and not s.unhanded)
 
     # ------------------------------------------------------------------ live changes
 
@@ -413,11 +419,12 @@ class Indexer:
         refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
+        donors = self._donors(rt)
         for out, parsed_here in self._shared.outcomes(rt, sorted(todo.items()), self.pool):
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 units[out.path] = self._sink.cache_early(
-                    rt, out.path, _take(rt, self._state, out, out.parsed, prepared)
+                    rt, out.path, _take(rt, self._state, out, out.parsed, prepared, donors)
                 )
                 rt.skipped.pop(out.path, None)
             else:
@@ -497,7 +504,12 @@ def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWri
     logger.info("%s: repository facts changed; every file re-resolved", rt.id)
 
 def _take(
-    rt: RepoRuntime, state: GraphState, out: ParseOutcome, parsed: ParsedFile, prepared: dict[str, list[SymbolInfo]]
+    rt: RepoRuntime,
+    state: GraphState,
+    out: ParseOutcome,
+    parsed: ParsedFile,
+    prepared: dict[str, list[SymbolInfo]],
+    donors: Sequence[RepoRuntime] = (),
 ) -> ParsedUnit:
     """Hand a new parse to the resolver while the workers parse the rest, and derive its
     symbols (into ``prepared``, which ``build_delta`` then does not set or derive again). The
@@ -507,10 +519,20 @@ def _take(
     Held until the pass or batch is resolved, beside the graph's previous symbols: the parse
     takes the graph's strings and unchanged symbol records where equal (``sharing.py``), and
     the resolver keeps the file in its compact form (``FileIndex.freeze``). At 0.9 M lines, a
-    checkout that changes every file peaked ~45 MB lower for the compact form."""
+    checkout that changes every file peaked ~45 MB lower for the compact form.
+
+    A file this checkout has no symbols of yet (a new worktree, a new file) takes, from the
+    first of ``donors`` (sibling checkouts) that has it, the records of its kept parse that
+    are equal (symbols, imports, inheritances), else the strings of its symbols
+    (``sharing.share_parse``): a worktree equal to another holds those once."""
     with state.reading() as graph:  # (only this thread changes the graph)
         old = graph.file_symbols(rt.id, out.path)
-    parsed = share_strings(parsed, old)
+        donor = None if old else next((d for d in donors if d.resolver.files.get(out.path) is not None), None)
+        infos = graph.file_symbols(donor.id, out.path) if donor is not None else old
+    if donor is not None:
+        parsed = share_parse(parsed, donor.resolver.files[out.path].parsed, infos)
+    else:
+        parsed = share_strings(parsed, old)
     rt.resolver.set_file(parsed, frozen=True)
     prepared[out.path] = reuse_unchanged(symbols_of(rt.id, parsed), old)
     kept = rt.resolver.held(parsed) if out.cache is not None else parsed

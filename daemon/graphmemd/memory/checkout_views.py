@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 
 from graphmem.types import Event, EventKind, Observation, ObservationAction
 
+from graphmemd.graph.delta import GraphDelta
 from graphmemd.memory.anchors import CodeView
 from graphmemd.memory.checkouts import project
+from graphmemd.memory.commits import flag_uncommitted
 from graphmemd.memory.projections import Projections
-from graphmemd.memory.staleness import event_for
+from graphmemd.memory.staleness import event_for, restale
 from graphmemd.runtime.events import EventBus, action_for_change
 
 
@@ -87,10 +89,19 @@ class CheckoutViews:
                 head = self._map.head(checkout)
                 self._put(project(o, checkout, self._code, now, head, self._contains(checkout), previous))
 
-    def refresh(self, checkout: str) -> int:
+    def refresh(
+        self,
+        checkout: str,
+        delta: GraphDelta | None = None,
+        uncommitted: Callable[[Collection[str]], Collection[str]] = lambda paths: (),
+    ) -> int:
         """Judge every note of ``checkout``'s repository saved elsewhere on ``checkout``'s code
         as it is now (after a change, a branch switch, its first index); returns how many
-        projections changed."""
+        projections changed. ``delta`` (the change of ``checkout``'s code just applied) first
+        gives the projections it touches what it gives a note of ``checkout`` itself
+        (``staleness.restale``): its renames move their anchors (a RENAMED reason) and its
+        re-signed or removed symbols make what depends on them suspect, the reasons found
+        now flagged uncommitted where their file differs from HEAD (``uncommitted``)."""
         m, code = self._map, self._code
         if m is None or code is None or not m.shares(checkout) or not m.is_indexed(checkout):
             return 0
@@ -99,12 +110,13 @@ class CheckoutViews:
         contains = self._contains(checkout)
         changed = 0
         with self._lock:
+            moved = self._restale(checkout, delta, code, now, head, uncommitted) if delta is not None else {}
             keep: set[str] = set()
             for o in self._notes():
                 if o.repo_id == checkout or o.knowledge is not None or m.repository_of(o.repo_id) != repository:
                     continue
                 keep.add(o.id)
-                previous = self.projections.get(checkout, o.id)
+                previous = moved.get(o.id) or self.projections.get(checkout, o.id)
                 changed += self._put(project(o, checkout, code, now, head, contains, previous))
             for stale_id in self.projections.ids_in(checkout) - keep:  # moved to another repository
                 gone = self.projections.drop(checkout, stale_id)
@@ -112,6 +124,22 @@ class CheckoutViews:
                     self._announce(gone, gone)
                     changed += 1
         return changed
+
+    def _restale(
+        self,
+        checkout: str,
+        delta: GraphDelta,
+        code: CodeView,
+        now: float,
+        head: str,
+        uncommitted: Callable[[Collection[str]], Collection[str]],
+    ) -> dict[str, Observation]:
+        """The projections of ``checkout`` that ``delta`` changes, as it changes them (by id)."""
+        shown = sorted(self.projections.in_checkout(checkout), key=lambda o: o.id)
+        if not shown:
+            return {}
+        after = [c.after for c in restale(delta, shown, code, now, head)]
+        return {o.id: o for o in flag_uncommitted(after, now, uncommitted)}
 
     def forget(self, checkout: str) -> None:
         """``checkout`` is no longer registered: it shows nothing."""

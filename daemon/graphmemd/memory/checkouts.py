@@ -21,7 +21,7 @@ from graphmem.types import Anchor, AnchorKind, ChangeKind, Observation, Observat
 from graphmemd.memory.anchors import CodeView
 from graphmemd.memory.staleness import reevaluate
 
-__all__ = ["branch_label", "project", "translate", "translate_anchor"]
+__all__ = ["branch_label", "carry_renames", "project", "translate", "translate_anchor"]
 
 _LIVE = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
 
@@ -48,6 +48,27 @@ def translate(o: Observation, checkout: str) -> Observation:
     )
 
 
+def carry_renames(t: Observation, previous: Observation) -> Observation:
+    """``t`` (a note translated into a checkout) with the anchors ``previous`` (that
+    checkout's last projection of it) moved by renames seen in that checkout: an anchor of
+    ``t`` whose ref leads, through ``previous``'s RENAMED reasons, to the ref of
+    ``previous``'s anchor at the same place takes that anchor. Anchors the home note changed
+    since (another ref, another count) are left as ``t`` has them."""
+    if len(t.anchors) != len(previous.anchors) or not any(
+        r.change is ChangeKind.RENAMED for r in previous.stale_reasons
+    ):
+        return t
+    steps = {r.anchor_ref: r.new_ref for r in previous.stale_reasons if r.change is ChangeKind.RENAMED and r.new_ref}
+    anchors = []
+    for a, p in zip(t.anchors, previous.anchors, strict=True):
+        ref, seen = a.ref, {a.ref}
+        while ref != p.ref and ref in steps and steps[ref] not in seen:
+            ref = steps[ref]
+            seen.add(ref)
+        anchors.append(p if ref == p.ref and a.kind is p.kind else a)
+    return replace(t, anchors=tuple(anchors))
+
+
 def branch_label(o: Observation) -> str:
     """How a note's origin is named: its branch, else its commit's short hash."""
     return o.origin_branch or o.origin_commit[:12] or "another branch"
@@ -67,10 +88,13 @@ def project(
     commit is an ancestor of ``checkout``'s HEAD (asked only when an anchor is missing).
     A note with no origin commit (saved before checkouts were shared) counts as contained.
     ``previous``: this checkout's last projection of the note, whose reasons keep the time
-    and commit they were first seen at."""
+    and commit they were first seen at, and whose anchors moved by a rename in this checkout
+    stay moved (``carry_renames``); a delta's new reasons are put on it first
+    (``CheckoutViews.refresh``)."""
     t = translate(o, checkout)
     if previous is not None:
-        t = replace(t, stale_reasons=previous.stale_reasons)
+        t = replace(t, stale_reasons=previous.stale_reasons, needs_review=previous.needs_review)
+        t = carry_renames(t, previous)
     base = replace(t, status=ObservationStatus.FRESH) if o.status in _LIVE else t
     judged = reevaluate(base, code, now, commit)
     missing = any(r.change is ChangeKind.REMOVED for r in judged.stale_reasons)

@@ -10,7 +10,7 @@ whose file is clean again the last commit that touched it, and drops the flag.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from graphmem.types import ChangeKind, Observation, StaleReason
@@ -40,6 +40,16 @@ def mark_uncommitted(o: Observation, now: float, dirty: Collection[str]) -> Obse
         replace(r, uncommitted=True) if r.detected_at == now and reason_path(r) in dirty else r for r in o.stale_reasons
     )
     return o if reasons == o.stale_reasons else replace(o, stale_reasons=reasons)
+
+
+def flag_uncommitted(
+    notes: Sequence[Observation], now: float, uncommitted: Callable[[Collection[str]], Collection[str]]
+) -> list[Observation]:
+    """``notes`` with the reasons detected at ``now`` flagged uncommitted where their file
+    differs from HEAD (``uncommitted(paths)``, asked only when there are such reasons)."""
+    fresh_paths = new_reason_paths(notes, now)
+    dirty = frozenset(uncommitted(fresh_paths)) if fresh_paths else frozenset()
+    return [mark_uncommitted(o, now, dirty) for o in notes] if dirty else list(notes)
 
 
 def uncommitted_reason_paths(notes: Iterable[Observation]) -> set[str]:

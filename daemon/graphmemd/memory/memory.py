@@ -35,7 +35,7 @@ from graphmem.types import Anchor, Category, Event, EventKind, Observation, Obse
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.memory.checkout_views import CheckoutViews
 from graphmemd.memory.checkouts import translate_anchor
-from graphmemd.memory.commits import mark_uncommitted, name_commits, new_reason_paths, uncommitted_reason_paths
+from graphmemd.memory.commits import flag_uncommitted, name_commits, uncommitted_reason_paths
 from graphmemd.memory.history import DAEMON
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.observations import ObservationBook, to_doc
@@ -224,11 +224,12 @@ class Memory:
     ) -> int:
         """Recompute the observations ``delta`` touched against ``code`` (the graph after the
         delta); journal and publish the changes, then judge again what this checkout shows of
-        its siblings' notes. ``uncommitted(paths)``: which of the files of the reasons found now
+        its siblings' notes (the delta's renames and dependency reasons included).
+        ``uncommitted(paths)``: which of the files of the reasons found now
         differ from HEAD (those reasons are flagged uncommitted; asked only when there are new
         reasons). Returns how many of its own changed."""
         n = self._apply(delta, code, commit, uncommitted)
-        self.views.refresh(delta.repo_id)
+        self.views.refresh(delta.repo_id, delta, uncommitted)
         return n
 
     def _apply(
@@ -241,11 +242,8 @@ class Memory:
         changes = restale(delta, sorted(candidates, key=lambda o: o.id), code, now, commit)
         if not changes:
             return 0
-        fresh_paths = new_reason_paths((c.after for c in changes), now)
-        if fresh_paths:
-            dirty = frozenset(uncommitted(fresh_paths))
-            if dirty:
-                changes = [replace(c, after=mark_uncommitted(c.after, now, dirty)) for c in changes]
+        flagged = flag_uncommitted([c.after for c in changes], now, uncommitted)
+        changes = [replace(c, after=after) for c, after in zip(changes, flagged, strict=True)]
         self.book.apply([c.after for c in changes], commit=commit)
         for c in changes:
             self._publish(c.event, c.after, action_for_change(c.before, c.after))

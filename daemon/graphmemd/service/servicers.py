@@ -141,9 +141,8 @@ class RepositoryService(pbg.RepositoryServiceServicer):
         self, request: pb.ListRepositoriesRequest, context: grpc.ServicerContext
     ) -> pb.ListRepositoriesResponse:
         """Every registered repository."""
-        rts = self.core.registry.all()
         return pb.ListRepositoriesResponse(
-            repositories=[convert.repository_to_proto(self.core.repository(rt)) for rt in rts]
+            repositories=[convert.repository_to_proto(r) for r in self.core.repositories()]
         )
 
     @_rpc
