@@ -11,9 +11,13 @@ a user starts it; every figure is read from its ``Server-Timing`` header (the ti
 request's arrival to the response head: the daemon calls, the view model and the template),
 with the round trip from this process beside it:
 
-- queue, cold: the whole review queue page (2,000 items read from the daemon, filtered and
-  counted, the first 200 drawn): the first load, then each load right after a confirm made on
-  the page (19 notes confirmed on the way);
+- queue, cold: the review queue page (2,000 items, filtered and counted, the first 200 drawn):
+  the first load (``queue_first_ms``: read whole from the daemon), then each load right after a
+  confirm made on the page (19 notes confirmed on the way; the page patches the queue it
+  kept with the notes that changed);
+- queue, whole: each load after a knowledge file (``AGENTS.md``) changed, which makes the page
+  read every note and finding from the daemon again (the Server-Timing ``queue;desc`` says
+  how the page had the queue; the load that read it whole is the one counted);
 - queue, warm: the same page loaded again with nothing changed in between (the page keeps the
   queue it read until the daemon reports any event);
 - note page: a note's page (the note, its related notes, its neighbourhood within two hops);
@@ -107,14 +111,20 @@ class Ui:
 
     def get(self, path: str) -> tuple[float, float, int]:
         """(server ms from Server-Timing, round-trip ms, body bytes) of one GET."""
+        return self.get_read(path)[:3]  # type: ignore[return-value]
+
+    def get_read(self, path: str) -> tuple[float, float, int, str]:
+        """``get`` and, for the queue, how the page had it (``kept``, ``patched``, ``whole``:
+        its ``queue;desc=`` Server-Timing metric)."""
         req = urllib.request.Request(self.base + path, headers={"Cookie": f"graphmem_ui_{self.port}={self.token}"})
         t0 = time.perf_counter()
         with urllib.request.urlopen(req, timeout=60) as resp:
             body = resp.read()
-            timing = resp.headers.get("server-timing", "")
+            timing = ", ".join(resp.headers.get_all("server-timing") or ())
         wall = (time.perf_counter() - t0) * 1000
-        m = re.search(r"dur=([\d.]+)", timing)
-        return (float(m.group(1)) if m else float("nan")), wall, len(body)
+        m = re.search(r"app;dur=([\d.]+)", timing)
+        how = re.search(r'queue;desc="(\w+)"', timing)
+        return (float(m.group(1)) if m else float("nan")), wall, len(body), how.group(1) if how else ""
 
     def post(self, path: str) -> int:
         """POST ``path`` with the token (cookie and header); its status."""
@@ -184,6 +194,8 @@ def main() -> int:
     ui: Ui | None = None
     try:
         root = stdlib_corpus(tmp)
+        agents = root / "AGENTS.md"  # a knowledge file: changing it makes the page read everything again
+        agents.write_text("# Notes for agents\n\nJoin paths with `os.path.join`.\n", encoding="utf-8")
         git(root, "init", "-q", "-b", "main")
         git(root, "add", "-A")
         git(root, "commit", "-qm", "stdlib")
@@ -215,8 +227,8 @@ def main() -> int:
         d.wait_idle()
         ui = Ui(home, root)
         check_quiet("the queue")
-        # cold: every read goes to the daemon (the first load, then each load right after a
-        # confirm made on the page, as a reviewer works through the queue)
+        # cold: the first load (read whole from the daemon), then each load right after a
+        # confirm made on the page, as a reviewer works through the queue
         server, wall, size = [], [], 0
         for i in range(args.runs):
             if i:
@@ -225,6 +237,7 @@ def main() -> int:
             server.append(s_ms)
             wall.append(w_ms)
         out["queue_cold"] = {"server_ms": summary(server), "round_trip_ms": summary(wall), "bytes": size}
+        out["queue_first_ms"] = server[0]
         # warm: nothing happened since the last load (the queue read is reused; filters, paging, reloads)
         server, wall = [], []
         for _ in range(args.runs):
@@ -232,6 +245,24 @@ def main() -> int:
             server.append(s_ms)
             wall.append(w_ms)
         out["queue"] = {"server_ms": summary(server), "round_trip_ms": summary(wall), "bytes": size}
+        # whole: each load after a knowledge file changed (its findings may have changed: the
+        # page reads every note and finding from the daemon again), the load that did so
+        server, wall, hows = [], [], []
+        for i in range(args.runs):
+            with agents.open("a", encoding="utf-8") as f:
+                f.write(f"\nRun {i}: paths are joined with `os.path.join`.\n")
+            deadline = time.monotonic() + 120
+            while True:
+                s_ms, w_ms, size, how = ui.get_read("/queue")
+                hows.append(how)
+                if how == "whole":
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the page did not read the queue again after AGENTS.md changed: {hows[-5:]}")
+                time.sleep(0.1)
+            server.append(s_ms)
+            wall.append(w_ms)
+        out["queue_whole"] = {"server_ms": summary(server), "round_trip_ms": summary(wall), "bytes": size}
         check_quiet("the note pages")
         sample = rng.sample(ids[: -args.runs], min(args.notes, len(ids) - args.runs))
         for name, path in (("note_page", "/note/{}"), ("change", "/note/{}/change"), ("graph", "/note/{}/graph.json")):
@@ -266,7 +297,7 @@ def main() -> int:
         print(json.dumps(out))
     else:
         print(f"{out['notes']} stale notes on the standard library (load {out['load_before']} -> {out['load_after']})")
-        for name in ("queue_cold", "queue", "note_page", "change", "graph"):
+        for name in ("queue_cold", "queue_whole", "queue", "note_page", "change", "graph"):
             s, w = out[name]["server_ms"], out[name]["round_trip_ms"]
             print(f"  {name:<10} server p50 {s['p50']:>7} ms  p95 {s['p95']:>7} ms   round trip p50 {w['p50']} ms")
         if "picture" in out:

@@ -13,7 +13,8 @@ for the 14 languages graphmem parses:
   and annotations changed, bases changed, and whether callers written against the old one break;
 - ``spaced`` shows a normalised signature normally spaced;
 - ``change_words`` / ``when_words`` / ``change_line`` say one ``StaleReason`` in one line:
-  ``\\`crypto.py::hash_password\\`: parameter \\`pepper\\` added (optional), uncommitted``.
+  ``\\`crypto.py::hash_password\\`: parameter \\`pepper\\` added (optional), uncommitted``;
+- ``history_words`` / ``history_line`` say one entry of a note's history.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from graphmem.types import ChangeKind, StaleReason
+from graphmem.types import ChangeKind, HistoryEvent, HistoryKind, StaleReason
 
 __all__ = [
     "MAX_LINE",
@@ -35,6 +36,8 @@ __all__ = [
     "SignatureDelta",
     "change_line",
     "change_words",
+    "history_line",
+    "history_words",
     "parse_signature",
     "signature_delta",
     "spaced",
@@ -905,3 +908,37 @@ def change_line(reason: StaleReason) -> str:
     if room < 20:  # a very long ref: shorten the ref instead
         return (line[: MAX_LINE - 1] + "…") if len(line) > MAX_LINE else line
     return head + words[:room].rstrip() + "…" + suffix
+
+
+_HISTORY_WORDS: Final = {
+    HistoryKind.CREATED: "created",
+    HistoryKind.CONFIRMED: "confirmed still true",
+    HistoryKind.EDITED: "edited",
+    HistoryKind.SUPERSEDED: "superseded",
+    HistoryKind.REANCHORED: "re-anchored",
+    HistoryKind.ARCHIVED: "archived",
+    HistoryKind.STALE: "went stale",
+    HistoryKind.SUSPECT: "became suspect",
+    HistoryKind.FRESH: "fresh again (the code is back as anchored)",
+    HistoryKind.DELETED: "deleted",
+}
+
+
+def history_words(e: HistoryEvent) -> str:
+    """What one history entry says happened, without who and when: ``created (supersedes
+    3f…)``, ``superseded by 9a… (edited)``, ``edited: text``, ``went stale: `a.py::f`: removed``."""
+    words = _HISTORY_WORDS[e.kind]
+    if e.kind is HistoryKind.SUPERSEDED:
+        by = f" by {e.related}" if e.related else ""
+        return f"{words}{by}" + (f" ({e.detail})" if e.detail else "")
+    if e.kind is HistoryKind.CREATED:
+        return f"{words} ({e.detail})" if e.detail else words
+    return f"{words}: {e.detail}" if e.detail else words
+
+
+def history_line(e: HistoryEvent, when: str) -> str:
+    """One history entry in one line, ``when`` already formatted: ``2026-11-29 05:10  went
+    stale: `a.py::f`: removed  by graphmem  at 1a2b3c4``."""
+    who = f"  by {e.by}" if e.by else ""
+    at = f"  at {e.commit[:7]}" if e.commit else ""
+    return f"{when}  {history_words(e)}{who}{at}"

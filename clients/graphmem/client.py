@@ -78,10 +78,13 @@ from graphmem.types import (
 )
 from graphmem.v1 import service_pb2, types_pb2
 
-__all__ = ["MAX_MESSAGE_BYTES", "EventStream", "GraphMem", "normalize_address", "outside_message"]
+__all__ = ["LIST_PAGE", "MAX_MESSAGE_BYTES", "EventStream", "GraphMem", "normalize_address", "outside_message"]
 
 #: gRPC send/receive limit: exports and large recalls exceed the 4 MiB default.
 MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+#: observations one ``ListObservations`` call returns when ``list`` reads them all (the
+#: daemon sorts the matching notes once per call: a few large pages, not many of 100)
+LIST_PAGE: Final = 500
 
 #: Pauses between attempts when ``observe`` retries an UNAVAILABLE / DEADLINE_EXCEEDED call.
 _OBSERVE_RETRY_DELAYS: Final = (0.2, 0.5, 1.0)
@@ -727,8 +730,10 @@ class GraphMem:
         category: Category | None = None,
         tags: Sequence[str] | None = None,
         confidence: float | None = None,
+        by: str = "",
     ) -> Observation:
-        """Change an observation; ``None`` leaves a field as it is, ``tags=[]`` clears tags."""
+        """Change an observation; ``None`` leaves a field as it is, ``tags=[]`` clears tags.
+        ``by``: who asks, recorded in its history."""
         request = service_pb2.UpdateObservationRequest(
             id=id,
             text=text,
@@ -736,6 +741,7 @@ class GraphMem:
             replace_tags=tags is not None,
             tags=tags or (),
             confidence=confidence,
+            by=by,
         )
         return convert.observation_from_proto(self._call(self._update, request))
 
@@ -749,14 +755,16 @@ class GraphMem:
         symbol: str = "",
         tags: Sequence[str] = (),
         limit: int = 100,
+        with_history: bool = False,
     ) -> builtins.list[Observation]:
         """Observations matching every given filter (no statuses: all but archived), up to
-        ``limit`` (``0``: all), following page tokens."""
+        ``limit`` (``0``: all, read ``LIST_PAGE`` at a time), following page tokens; each
+        note's history only ``with_history`` (``get`` always has it)."""
         out: builtins.list[Observation] = []
         token = ""
         seen: set[str] = set()
         while True:
-            page = max(limit - len(out), 0) if limit > 0 else 0
+            page = max(limit - len(out), 0) if limit > 0 else LIST_PAGE
             request = service_pb2.ListObservationsRequest(
                 repo=_local_path(repo),
                 statuses=[convert.observation_status_to_proto(s) for s in statuses],
@@ -766,6 +774,7 @@ class GraphMem:
                 tags=tags,
                 limit=page,
                 page_token=token,
+                with_history=with_history,
             )
             resp = self._call(self._list, request)
             out.extend(convert.observation_from_proto(o) for o in resp.observations)
@@ -775,13 +784,15 @@ class GraphMem:
             seen.add(token)
         return out[:limit] if limit > 0 else out
 
-    def archive(self, id: str) -> Observation:
-        """Keep the observation but stop recalling it."""
-        return convert.observation_from_proto(self._call(self._archive, service_pb2.ArchiveObservationRequest(id=id)))
+    def archive(self, id: str, *, by: str = "") -> Observation:
+        """Keep the observation but stop recalling it; ``by``: who asks, recorded in its history."""
+        request = service_pb2.ArchiveObservationRequest(id=id, by=by)
+        return convert.observation_from_proto(self._call(self._archive, request))
 
-    def delete(self, id: str) -> None:
-        """Remove the observation from the graph (the journal keeps its history)."""
-        self._call(self._delete, service_pb2.DeleteObservationRequest(id=id))
+    def delete(self, id: str, *, by: str = "") -> None:
+        """Remove the observation for good; the journal's deletion record keeps who (``by``)
+        deleted it, when, and its history (not its text)."""
+        self._call(self._delete, service_pb2.DeleteObservationRequest(id=id, by=by))
 
     def confirm(self, id: str, *, confirmed_by: str = "", note: str = "") -> Observation:
         """Mark a stale observation as checked: re-anchored to the current code, fresh."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from enum import Enum
 from typing import Generic, TypeVar, cast
 
@@ -48,6 +49,8 @@ from graphmem.types import (
     EventKind,
     FileOutline,
     Freshness,
+    HistoryEvent,
+    HistoryKind,
     Hop,
     ImportResult,
     IndexProgress,
@@ -213,6 +216,7 @@ _EDGE_CONFIDENCE = _EnumMap(EdgeConfidence, types_pb2.EdgeConfidence, "EDGE_CONF
 _EVENT_KIND = _EnumMap(EventKind, service_pb2.EventKind, "EVENT_KIND_")
 _OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction, "OBSERVATION_ACTION_")
 _KNOWLEDGE_KIND = _EnumMap(KnowledgeKind, types_pb2.KnowledgeKind, "KNOWLEDGE_KIND_")
+_HISTORY_KIND = _EnumMap(HistoryKind, types_pb2.HistoryKind, "HISTORY_KIND_")
 _REFERENCE_STATE = _EnumMap(ReferenceState, types_pb2.ReferenceState, "REFERENCE_STATE_")
 
 
@@ -498,8 +502,31 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
     )
 
 
-def observation_to_proto(o: Observation) -> types_pb2.Observation:
-    """The proto form of an ``Observation``."""
+def history_event_to_proto(e: HistoryEvent) -> types_pb2.HistoryEvent:
+    """The proto form of a ``HistoryEvent``."""
+    return types_pb2.HistoryEvent(
+        kind=cast(types_pb2.HistoryKind, _HISTORY_KIND.number(e.kind)),
+        at=timestamp_to_proto(e.at),
+        by=e.by,
+        commit=e.commit,
+        detail=e.detail,
+        related=e.related,
+    )
+
+
+def history_from_proto(events: Iterable[types_pb2.HistoryEvent]) -> tuple[HistoryEvent, ...]:
+    """The ``HistoryEvent``s of their proto forms (kinds from a newer contract are left out)."""
+    out: list[HistoryEvent] = []
+    for m in events:
+        kind = _HISTORY_KIND.member(m.kind)
+        if kind is not None:
+            at = timestamp_from_proto(m.at)
+            out.append(HistoryEvent(kind, at, m.by, m.commit, m.detail, m.related))
+    return tuple(out)
+
+
+def observation_to_proto(o: Observation, *, history: bool = True) -> types_pb2.Observation:
+    """The proto form of an ``Observation`` (without its history when not ``history``: lists)."""
     return types_pb2.Observation(
         id=o.id,
         repo_id=o.repo_id,
@@ -524,6 +551,7 @@ def observation_to_proto(o: Observation) -> types_pb2.Observation:
         origin_commit=o.origin_commit,
         origin_branch=o.origin_branch,
         on_branch=o.on_branch,
+        history=[history_event_to_proto(e) for e in o.history] if history else (),
     )
 
 
@@ -553,6 +581,7 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         origin_commit=m.origin_commit,
         origin_branch=m.origin_branch,
         on_branch=m.on_branch,
+        history=history_from_proto(m.history),
     )
 
 

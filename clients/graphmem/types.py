@@ -24,6 +24,8 @@ __all__ = [
     "EventKind",
     "FileOutline",
     "Freshness",
+    "HistoryEvent",
+    "HistoryKind",
     "Hop",
     "ImportResult",
     "IndexProgress",
@@ -276,6 +278,35 @@ class KnowledgeCheck:
     freshness: Freshness | None = None
 
 
+class HistoryKind(str, Enum):
+    """What happened to an observation, as its history records it."""
+
+    CREATED = "created"
+    CONFIRMED = "confirmed"
+    EDITED = "edited"  # its text, category, tags or confidence changed in place
+    SUPERSEDED = "superseded"  # replaced by a newer note (``related``): edited or re-anchored as it
+    REANCHORED = "reanchored"  # its anchors moved (followed a rename or a move)
+    ARCHIVED = "archived"
+    STALE = "stale"  # the code under an anchor changed (``commit``: HEAD then)
+    SUSPECT = "suspect"  # code an anchor depends on changed
+    FRESH = "fresh"  # the code came back to what it was anchored to, without a confirmation
+    DELETED = "deleted"  # kept only in the deletion record (the journal's tombstone)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEvent:
+    """One entry of an observation's history: what happened, when, who did it (the client or
+    agent that asked, ``graphmem`` for the daemon's own judgement) and at which commit."""
+
+    kind: HistoryKind
+    at: float
+    by: str = ""
+    commit: str = ""
+    detail: str = ""
+    #: the other observation involved (the note that superseded this one, or that it supersedes)
+    related: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Observation:
     """A note about the code, anchored to symbols or files, with its status and history."""
@@ -308,6 +339,9 @@ class Observation:
     #: its anchors because it was made on a branch this checkout does not contain: that branch
     #: (or its commit); such a note is neither stale nor removed there, and ``recall`` leaves it out
     on_branch: str = ""
+    #: every change, oldest first (created, confirmed, edited, stale/fresh, archived, ...);
+    #: empty on notes saved before histories were kept
+    history: tuple[HistoryEvent, ...] = ()
 
     @property
     def is_stale(self) -> bool:

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import short_tmp
+from graphmem.actor import local_actor
 from graphmem.cli import freshness_line, main, marker, to_jsonable
 from graphmem.types import (
     Category,
@@ -423,13 +424,30 @@ def test_update_confirm_archive_delete(home: Path) -> None:
     assert sorted(updated["tags"]) == ["x", "y"]
     confirmed = gm_json(home, "confirm", obs_id, "--by", "tester")
     assert confirmed["confirmed_by"] == "tester"
-    archived = gm_json(home, "archive", obs_id)
+    archived = gm_json(home, "archive", obs_id, "--by", "alice")
     assert archived["status"] == "OBSERVATION_STATUS_ARCHIVED"
     assert obs_id not in [o["id"] for o in gm_json(home, "list")]
     assert obs_id in [o["id"] for o in gm_json(home, "list", "--status", "archived")]
+    # every change is in the note's history, with who: the CLI acts as cli:$USER unless --by says
+    me = local_actor("cli")
+    assert [(e["kind"], e.get("by")) for e in archived["history"]] == [
+        ("HISTORY_KIND_CREATED", "cli"),
+        ("HISTORY_KIND_EDITED", me),
+        ("HISTORY_KIND_CONFIRMED", "tester"),
+        ("HISTORY_KIND_ARCHIVED", "alice"),
+    ]
+    out = gm(home, "show", obs_id, "--verbose")
+    assert out.returncode == 0, out.stderr
+    history = out.stdout.split("history:\n", 1)[1].splitlines()[:4]
+    assert "created  by cli" in history[0]
+    assert f"edited: text, tags  by {me}" in history[1]
+    assert "confirmed still true  by tester" in history[2]
+    assert "archived  by alice" in history[3]
     out = gm(home, "delete", obs_id)
     assert out.returncode == 0, out.stderr
-    assert gm(home, "show", obs_id).returncode == 66
+    out = gm(home, "show", obs_id)
+    assert out.returncode == 66
+    assert f"was deleted by {me} at " in out.stderr
 
 
 def test_export_and_import(home: Path, observation_id: str, tmp_path: Path) -> None:
@@ -440,6 +458,8 @@ def test_export_and_import(home: Path, observation_id: str, tmp_path: Path) -> N
     for ln in lines:
         json.loads(ln)
     assert observation_id in out.stdout
+    (mine,) = [json.loads(ln)["obs"] for ln in lines if json.loads(ln)["obs"]["id"] == observation_id]
+    assert mine["history"][0]["kind"] == "created"  # the history travels with the export
     target = tmp_path / "backup.jsonl"
     out = gm(home, "export", str(target))
     assert out.returncode == 0, out.stderr

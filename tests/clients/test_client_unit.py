@@ -46,6 +46,8 @@ from graphmem.types import (
     EventKind,
     FileOutline,
     Freshness,
+    HistoryEvent,
+    HistoryKind,
     Hop,
     ImportResult,
     IndexProgress,
@@ -149,7 +151,12 @@ OBS = Observation(
     confirmed_by="alice",
     confirmed_at=T1,
     needs_review=True,
+    history=(
+        HistoryEvent(HistoryKind.CREATED, T0, "cli", "c0ffee", "supersedes obs-0", "obs-0"),
+        HistoryEvent(HistoryKind.STALE, T1, "graphmem", "abc1234", "`app/auth/service.py::login`: removed"),
+    ),
 )
+HISTORY_EVENT = HistoryEvent(HistoryKind.SUPERSEDED, T1, "ui:ana", "abc1234", "re-anchored", "obs-2")
 REPO_FRESH = RepoFreshness(
     repo_id="py",
     current=False,
@@ -278,6 +285,7 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("file_anchor", FILE_ANCHOR, convert.anchor_to_proto, convert.anchor_from_proto),
     ("stale_reason", REASON, convert.stale_reason_to_proto, convert.stale_reason_from_proto),
     ("observation", OBS, convert.observation_to_proto, convert.observation_from_proto),
+    ("history_event", HISTORY_EVENT, convert.history_event_to_proto, lambda m: convert.history_from_proto([m])[0]),
     ("observation_minimal", Observation(id="o", repo_id="r", text="t", category=Category.OTHER, created_at=T0,
                                         updated_at=T0), convert.observation_to_proto,
      convert.observation_from_proto),
@@ -799,3 +807,8 @@ def test_export_and_import(sock_dir: Path) -> None:
 def test_find_symbols_rejects_unknown_kind_before_sending(sock_dir: Path) -> None:
     with GraphMem(f"unix:{sock_dir / 'none.sock'}") as gm, pytest.raises(InvalidArgument, match="lambda"):
         gm.find_symbols("*", kinds=["lambda"])
+
+
+def test_a_list_answer_can_leave_the_histories_out() -> None:
+    assert len(convert.observation_to_proto(OBS).history) == 2
+    assert not convert.observation_to_proto(OBS, history=False).history

@@ -9,6 +9,8 @@ from graphmem.types import (
     Anchor,
     AnchorKind,
     ChangeKind,
+    HistoryEvent,
+    HistoryKind,
     KnowledgeKind,
     Observation,
     ObservationStatus,
@@ -173,6 +175,17 @@ def test_check_lists_what_is_not_ok_in_file_order_with_close_matches() -> None:
 def test_document_round_trip_keeps_source_and_references() -> None:
     o = grade(_unit_obs([("f", symbol_anchor(F))]), Code(replace(F, body_hash="b2")), 200.0, "")
     assert from_doc(to_doc(o)) == o
+
+
+def test_a_unit_read_again_keeps_its_history() -> None:
+    first = _unit_obs([("f", symbol_anchor(F))])
+    recorded = replace(first, history=(HistoryEvent(HistoryKind.CREATED, 100.0, "graphmem"),))
+    unit = Unit(UnitKind.PARAGRAPH, 3, 4, ("Guide",), "f")
+    ref = RefFinding(TextRef(RefKind.CODE, TargetKind.SYMBOL, "f", "f", Span(3, 5, 3, 6)), symbol_anchor(F), ())
+    again = unit_observation(
+        "r", "docs/a.md", KnowledgeKind.DOCUMENTATION, UnitFinding(unit, "0123456789abcdef", (ref,)), recorded, 200.0
+    )
+    assert again.history == recorded.history  # the book extends it; a read alone changes nothing
 
 
 def test_anchors_carry_the_confidence_of_the_surest_reference() -> None:

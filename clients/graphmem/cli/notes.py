@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from graphmem.actor import local_actor
 from graphmem.cli.common import (
     Ctx,
     Registrar,
@@ -117,16 +118,18 @@ def register(r: Registrar) -> None:
 
     p = r.verb("confirm", cmd_confirm, "mark a (stale) observation as checked: re-anchor it, fresh")
     p.add_argument("id", metavar="ID")
-    p.add_argument("--by", metavar="NAME", default="", help="who checked it")
+    p.add_argument("--by", metavar="NAME", default="", help="who checked it (default: cli:$USER)")
     p.add_argument("--note", metavar="TEXT", default="")
     json_flag(p)
 
     p = r.verb("archive", cmd_archive, "keep an observation but stop recalling it")
     p.add_argument("id", metavar="ID")
+    p.add_argument("--by", metavar="NAME", default="", help="who archives it, for its history (default: cli:$USER)")
     json_flag(p)
 
-    p = r.verb("delete", cmd_delete, "delete an observation (the journal keeps its history)")
+    p = r.verb("delete", cmd_delete, "delete an observation (the journal keeps who, when and its history)")
     p.add_argument("id", metavar="ID")
+    p.add_argument("--by", metavar="NAME", default="", help="who deletes it (default: cli:$USER)")
 
     p = r.verb("update", cmd_update, "change an observation's text, category, tags or confidence")
     p.add_argument("id", metavar="ID")
@@ -135,6 +138,7 @@ def register(r: Registrar) -> None:
     p.add_argument("--tag", metavar="T", action="extend", nargs="+", help="replace the tags with these")
     p.add_argument("--clear-tags", action="store_true", help="remove every tag")
     p.add_argument("--confidence", metavar="X", type=confidence)
+    p.add_argument("--by", metavar="NAME", default="", help="who changes it, for its history (default: cli:$USER)")
     json_flag(p)
 
 
@@ -307,7 +311,7 @@ def _recall_command(args: argparse.Namespace) -> str:
 def cmd_confirm(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem confirm``: mark a stale or suspect observation still true."""
     with ctx.client() as client:
-        obs = client.confirm(args.id, confirmed_by=args.by, note=args.note)
+        obs = client.confirm(args.id, confirmed_by=args.by or local_actor("cli"), note=args.note)
     if args.json:
         ctx.print_json(obs)
     else:
@@ -318,7 +322,7 @@ def cmd_confirm(args: argparse.Namespace, ctx: Ctx) -> int:
 def cmd_archive(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem archive``: archive an observation."""
     with ctx.client() as client:
-        obs = client.archive(args.id)
+        obs = client.archive(args.id, by=args.by or local_actor("cli"))
     if args.json:
         ctx.print_json(obs)
     else:
@@ -329,7 +333,7 @@ def cmd_archive(args: argparse.Namespace, ctx: Ctx) -> int:
 def cmd_delete(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem delete``: delete an observation for good."""
     with ctx.client() as client:
-        client.delete(args.id)
+        client.delete(args.id, by=args.by or local_actor("cli"))
     ctx.print(f"deleted {args.id}")
     return 0
 
@@ -342,7 +346,14 @@ def cmd_update(args: argparse.Namespace, ctx: Ctx) -> int:
     if args.text is None and args.category is None and tags is None and args.confidence is None:
         raise usage("update: nothing to change (give --text, --category, --tag, --clear-tags, --confidence)")
     with ctx.client() as client:
-        obs = client.update(args.id, text=args.text, category=args.category, tags=tags, confidence=args.confidence)
+        obs = client.update(
+            args.id,
+            text=args.text,
+            category=args.category,
+            tags=tags,
+            confidence=args.confidence,
+            by=args.by or local_actor("cli"),
+        )
     if args.json:
         ctx.print_json(obs)
     else:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TextIO
 
-from graphmem.changes import spaced
+from graphmem.changes import history_line, spaced
 from graphmem.cli.common import first_line, fmt_bytes, fmt_duration, fmt_time, freshness_line, plural, short
 from graphmem.render import marker, reason_lines
 from graphmem.types import (
@@ -31,7 +31,8 @@ from graphmem.types import (
 def render_observation(o: Observation, *, verbose: bool = False) -> list[str]:
     """``graphmem show``: one observation in full; each stale reason in one line
     (``changes.change_line``), signatures spaced. ``verbose``: every reason's detection time,
-    full commit, old and new signature and the daemon's sentence."""
+    full commit, old and new signature and the daemon's sentence, and the note's history (who
+    did what, when, at which commit)."""
     status = o.status.value + (" (needs review: an anchor was renamed or moved)" if o.needs_review else "")
     if o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
         status += f" by {o.superseded_by}"
@@ -64,6 +65,9 @@ def render_observation(o: Observation, *, verbose: bool = False) -> list[str]:
         lines.append(f"superseded by: {o.superseded_by}")
     if o.confirmed_by or o.confirmed_at:
         lines.append(f"confirmed:  by {o.confirmed_by or '-'} at {fmt_time(o.confirmed_at)}")
+    if verbose and o.history:
+        lines.append("history:")
+        lines.extend(f"  - {history_line(e, fmt_time(e.at))}" for e in o.history)
     lines.append("")
     lines.extend(o.text.splitlines() or [""])
     return lines

@@ -143,7 +143,7 @@ def _register_commands(server: GraphmemServer) -> None:
     @_errors
     async def archive(ls: GraphmemServer, *args: Any) -> dict[str, object]:
         obs_id = parse_id(Command.ARCHIVE, args)
-        o = await ls.call(lambda: ls.gateway.archive(obs_id))
+        o = await ls.call(lambda: ls.gateway.archive(obs_id, ls.settings.user))
         ls.refresh_for(o)
         return note_json(o, time.time())
 

@@ -147,9 +147,9 @@ class Gateway:
         """Mark a stale or suspect note as checked."""
         return self._call(lambda c: c.confirm(obs_id, confirmed_by=by))
 
-    def archive(self, obs_id: str) -> Observation:
-        """Archive a note."""
-        return self._call(lambda c: c.archive(obs_id))
+    def archive(self, obs_id: str, by: str) -> Observation:
+        """Archive a note, recording who (``by``) in its history."""
+        return self._call(lambda c: c.archive(obs_id, by=by))
 
     def observe(self, text: str, anchor: str, repo_root: str, category: Category, source: str) -> Observation:
         """Save a note anchored to ``anchor`` (``path::qualname`` or a path) in the repository at ``repo_root``."""

@@ -13,7 +13,8 @@ threads, sockets, processes and the web framework):
 
 The shell: ``gateway`` (the daemon calls, errors turned into messages for the page), ``web``
 (Starlette routes, Jinja2 templates, server-sent events fed by the daemon's ``Subscribe``
-stream), ``server`` (the free loopback port, the token, uvicorn, opening the browser).
+stream), ``follower`` (the page's event follower: what changed since the queue was read),
+``server`` (the free loopback port, the token, uvicorn, opening the browser).
 Templates in ``templates/``, styles and scripts in ``static/`` (vendored ones in
 ``static/vendor/``, see ``VENDORED.md``).
 """

@@ -5,10 +5,11 @@ with the double-action checks ("nothing is changed twice") and every error turne
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from graphmem.client import EventStream, GraphMem
 from graphmem.errors import (
@@ -32,7 +33,7 @@ from graphmem.types import (
     Status,
 )
 from graphmem.ui import model
-from graphmem.ui.follower import Follower
+from graphmem.ui.follower import Follower, NoteChange
 
 __all__ = ["Gateway", "PageError"]
 
@@ -78,51 +79,94 @@ class Queue:
     items: tuple[model.QueueItem, ...]
     facets: model.Facets
 
+    @classmethod
+    def of(cls, items: Sequence[model.QueueItem]) -> Queue:
+        """The queue of ``items`` with their facets."""
+        return cls(tuple(items), model.facets(items))
+
+    def patched(self, changes: Sequence[NoteChange]) -> Queue:
+        """This queue after the notes ``changes`` carries changed (``model.patched``)."""
+        if not changes:
+            return self
+        return Queue.of(model.patched(self.items, ((c.note, c.gone) for c in changes)))
+
 
 @dataclass
 class Gateway:
     """One repository's review through one client. ``actor`` is who the page acts as (kept
     as the confirmer of what it confirms, the source of what it saves). With a ``follower``
-    the queue read at a generation is reused until the daemon reports any event."""
+    the queue read at a generation is kept: reused while the daemon reports nothing, patched
+    with the notes its events carry, read again whole after anything else."""
 
     client: GraphMem
     repo: Repository
     actor: str
     follower: Follower | None = None
-    _queue: tuple[tuple[int, int], Queue] | None = field(default=None, repr=False)
-    #: changes made through this page: a key of the cached queue, so that the page's next read
-    #: after its own change never waits for the daemon's event to arrive
+    #: the queue as of a follower generation
+    _queue: tuple[int, Queue] | None = field(default=None, repr=False)
+    #: changes made through this page, begun or ended: a whole read during which it moved is
+    #: not kept (it may lack the change, and the page patched the queue it had instead)
     _changes: int = field(default=0, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def queue(self) -> Queue:
+    def queue(self) -> tuple[Queue, str]:
         """The review queue: the stale and suspect notes and the knowledge findings (with
-        their units), as view-model items; reused while the daemon reports nothing new."""
+        their units), as view-model items, and how it was had: ``kept`` (nothing happened
+        since the last read), ``patched`` (only notes changed: the events carry them, so a
+        page load after a confirm costs no daemon call) or ``whole`` (read from the daemon:
+        the first time, with the event stream down, or after anything else)."""
         generation = self.follower.current if self.follower is not None else None
-        key = (generation, self._changes) if generation is not None else None
-        cached = self._queue
-        if key is not None and cached is not None and cached[0] == key:
-            return cached[1]
+        with self._lock:
+            cached = self._queue
+        if generation is not None and cached is not None and self.follower is not None:
+            if cached[0] == generation:
+                return cached[1], "kept"
+            since = self.follower.since(cached[0])
+            if since is not None:
+                queue = cached[1].patched(since.changes)
+                with self._lock:
+                    if self._queue is cached:
+                        self._queue = (since.generation, queue)
+                return queue, "patched"
+        return self._read_whole(generation), "whole"
+
+    def _read_whole(self, generation: int | None) -> Queue:
+        with self._lock:
+            changes = self._changes
         with ThreadPoolExecutor(1, thread_name_prefix="graphmem-ui-read") as pool:  # the two reads at once
             findings = pool.submit(self.knowledge)
             notes = self.queue_notes()
             check = findings.result()
         pending = {r.observation_id for r in check.references} - {o.id for o in notes}
         units = self.notes(sorted(i for i in pending if i))
-        items = tuple(model.queue_items(notes, check.references, units))
-        queue = Queue(items, model.facets(items))
-        if key is not None:
-            self._queue = (key, queue)
+        queue = Queue.of(model.queue_items(notes, check.references, units))
+        with self._lock:
+            if generation is not None and self._changes == changes:
+                self._queue = (generation, queue)
         return queue
 
     @contextlib.contextmanager
     def _changing(self) -> Iterator[None]:
-        """Around a change: the cached queue is not reused by a read that began before the
-        change, nor by one that began while it was under way."""
-        self._changes += 1
+        """Around a change: a whole read that overlaps it is not kept."""
+        with self._lock:
+            self._changes += 1
         try:
             yield
         finally:
-            self._changes += 1
+            with self._lock:
+                self._changes += 1
+
+    def _changed(self, *changes: NoteChange) -> None:
+        """Patch the kept queue with notes this page just changed (the daemon's events of
+        them come later and patch it the same way); a knowledge file's unit drops it."""
+        with self._lock:
+            if self._queue is None:
+                return
+            if any(c.note.knowledge is not None for c in changes):
+                self._queue = None
+                return
+            generation, queue = self._queue
+            self._queue = (generation, queue.patched(changes))
 
     # ------------------------------------------------------------------ reads
 
@@ -163,6 +207,8 @@ class Gateway:
             with _calling():
                 return self.client.get(obs_id)
         except PageError as exc:
+            if exc.status == 404 and "was deleted" in exc.message:  # the deletion record: who and when
+                raise PageError(410, exc.message.replace("observation", "note", 1)) from exc
             if exc.status == 404:
                 raise PageError(404, f"there is no note {obs_id!r} (deleted, or a wrong link)") from exc
             raise
@@ -213,7 +259,9 @@ class Gateway:
                 raise PageError(409, f"{obs_id} was already confirmed{who} at {_ago(o.confirmed_at)}; nothing changed")
             raise PageError(409, f"{obs_id} is {o.status.value} now, not stale or suspect; nothing changed")
         with self._changing(), _calling():
-            return self.client.confirm(obs_id, confirmed_by=self.actor)
+            confirmed = self.client.confirm(obs_id, confirmed_by=self.actor)
+            self._changed(NoteChange(confirmed))
+            return confirmed
 
     def archive(self, obs_id: str) -> Observation:
         """Archive a note; a 409 page error when it already is."""
@@ -223,7 +271,9 @@ class Gateway:
         if o.knowledge is not None:
             raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
         with self._changing(), _calling():
-            return self.client.archive(obs_id)
+            archived = self.client.archive(obs_id, by=self.actor)
+            self._changed(NoteChange(archived))
+            return archived
 
     def delete(self, obs_id: str) -> None:
         """Delete a note for good; a 409 page error when it is already gone."""
@@ -231,7 +281,8 @@ class Gateway:
         if o.knowledge is not None:
             raise PageError(409, f"{obs_id} comes from {o.knowledge.path}: edit or remove it in that file")
         with self._changing(), _calling():
-            self.client.delete(obs_id)
+            self.client.delete(obs_id, by=self.actor)
+            self._changed(NoteChange(o, gone=True))
 
     def supersede(self, obs_id: str, text: str, anchors: Sequence[str] | None = None) -> Observation:
         """Save a new note replacing ``obs_id`` (its text edited, or its anchors moved), with
@@ -244,7 +295,7 @@ class Gateway:
         if not text.strip():
             raise PageError(400, "the note's text is empty; nothing changed")
         with self._changing(), _calling():
-            return self.client.observe(
+            new = self.client.observe(
                 text.strip(),
                 anchors=list(anchors if anchors is not None else [a.ref for a in o.anchors]),
                 repo=self.repo.id,
@@ -253,3 +304,5 @@ class Gateway:
                 source=self.actor,
                 supersedes=[obs_id],
             )
+            self._changed(NoteChange(replace(o, status=ObservationStatus.SUPERSEDED, superseded_by=new.id)))
+            return new

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from graphmem.changes import history_words
 from graphmem.render import marker
 from graphmem.types import (
     ChangeKind,
@@ -213,6 +214,20 @@ def queue_items(
     return sorted(items, key=lambda i: (-i.when, i.id))
 
 
+def patched(items: Sequence[QueueItem], notes: Iterable[tuple[Observation, bool]]) -> list[QueueItem]:
+    """``items`` after the notes changed (each a note as it is now, and whether it is gone), in
+    order: a stale or suspect note is (re)placed, any other one leaves the queue; newest first
+    as ``queue_items`` orders them. Only for notes of no knowledge file (their findings are
+    read again instead)."""
+    by_id = {i.id: i for i in items}
+    for o, gone in notes:
+        if not gone and o.status in REVIEWED:
+            by_id[o.id] = note_item(o)
+        else:
+            by_id.pop(o.id, None)
+    return sorted(by_id.values(), key=lambda i: (-i.when, i.id))
+
+
 @dataclass(frozen=True, slots=True)
 class Facets:
     """The values each filter can take, with how many items have each."""
@@ -252,15 +267,26 @@ class HistoryEntry:
     who: str = ""
     commit: str = ""
     detail: str = ""
+    #: the other note involved (linked on the page)
+    related: str = ""
 
 
 def history(o: Observation, related: Mapping[str, Observation] | None = None) -> list[HistoryEntry]:
-    """What the note carries about its past, oldest first: its creation (by which client or
-    agent), what it superseded, each change under its anchors since it was last confirmed (with
-    the commit), its last confirmation, and what superseded it."""
+    """The note's history, oldest first: what the daemon recorded (every change with who, when
+    and the commit, in the one renderer's words), or, for a note saved before histories were
+    kept, what it carries about its past (``_derived_history``)."""
+    if o.history:
+        return [HistoryEntry(e.at, history_words(e), e.by, e.commit, related=e.related) for e in o.history]
+    return _derived_history(o, related)
+
+
+def _derived_history(o: Observation, related: Mapping[str, Observation] | None) -> list[HistoryEntry]:
+    """An older note's past from its fields: its creation (by which client or agent), what it
+    superseded, each change under its anchors since it was last confirmed (with the commit),
+    its last confirmation, and what superseded it."""
     out = [HistoryEntry(o.created_at, "created", o.source)]
     for old in o.supersedes:
-        out.append(HistoryEntry(o.created_at, "superseded an older note", o.source, detail=old))
+        out.append(HistoryEntry(o.created_at, "superseded an older note", o.source, related=old))
     if o.confirmed_at is not None:
         out.append(HistoryEntry(o.confirmed_at, "confirmed", o.confirmed_by))
     for r in o.stale_reasons:
@@ -271,7 +297,7 @@ def history(o: Observation, related: Mapping[str, Observation] | None = None) ->
     if o.superseded_by:
         newer = (related or {}).get(o.superseded_by)
         at = newer.created_at if newer is not None else o.updated_at
-        out.append(HistoryEntry(at, "superseded", newer.source if newer is not None else "", detail=o.superseded_by))
+        out.append(HistoryEntry(at, "superseded", newer.source if newer is not None else "", related=o.superseded_by))
     return sorted(out, key=lambda e: e.at)
 
 

@@ -4,7 +4,6 @@ browser opened on the URL that carries the token."""
 
 from __future__ import annotations
 
-import getpass
 import os
 import socket
 import sys
@@ -16,6 +15,7 @@ from typing import TextIO
 
 import uvicorn
 
+from graphmem.actor import local_actor
 from graphmem.client import GraphMem
 from graphmem.errors import InvalidArgument
 from graphmem.types import Repository
@@ -90,7 +90,7 @@ def serve(
     settings = Settings(
         token=token, port=address.port, allowed_hosts=address.hosts(), editor=os.environ.get("EDITOR", "")
     )
-    actor = f"{getpass.getuser()} (graphmem ui)"
+    actor = local_actor("ui")
     follower = Follower(lambda after: client.events(repo=repo.id, after_seq=after))
     follower.start()
     app = build_app(Gateway(client, repo, actor, follower), settings)

@@ -236,12 +236,12 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
             number = max(1, int(request.query_params.get("page", "1")))
         except ValueError:
             number = 1
-        queue = await call(gw.queue)
+        queue, how = await call(gw.queue)
         items = queue.items
         shown = [i for i in items if filters.keep(i)]
         start = (number - 1) * PAGE_SIZE
         more = len(shown) > start + PAGE_SIZE
-        return page.html(
+        response = page.html(
             "queue.html",
             items=shown[start : start + PAGE_SIZE],
             total=len(items),
@@ -253,6 +253,8 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
             query=dict(request.query_params),
             vscode=page.vscode,
         )
+        response.headers.append("server-timing", f'queue;desc="{how}"')  # kept, patched or whole
+        return response
 
     async def change(request: Request) -> Response:
         obs_id = request.path_params["id"]

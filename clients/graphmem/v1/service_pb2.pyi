@@ -280,23 +280,25 @@ class GetObservationRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class UpdateObservationRequest(_message.Message):
-    __slots__ = ("id", "text", "category", "replace_tags", "tags", "confidence")
+    __slots__ = ("id", "text", "category", "replace_tags", "tags", "confidence", "by")
     ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     CATEGORY_FIELD_NUMBER: _ClassVar[int]
     REPLACE_TAGS_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
     id: str
     text: str
     category: _types_pb2.Category
     replace_tags: bool
     tags: _containers.RepeatedScalarFieldContainer[str]
     confidence: float
-    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., replace_tags: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ...) -> None: ...
+    by: str
+    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., replace_tags: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ..., by: _Optional[str] = ...) -> None: ...
 
 class ListObservationsRequest(_message.Message):
-    __slots__ = ("repo", "statuses", "categories", "file", "symbol", "tags", "limit", "page_token")
+    __slots__ = ("repo", "statuses", "categories", "file", "symbol", "tags", "limit", "page_token", "with_history")
     REPO_FIELD_NUMBER: _ClassVar[int]
     STATUSES_FIELD_NUMBER: _ClassVar[int]
     CATEGORIES_FIELD_NUMBER: _ClassVar[int]
@@ -305,6 +307,7 @@ class ListObservationsRequest(_message.Message):
     TAGS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    WITH_HISTORY_FIELD_NUMBER: _ClassVar[int]
     repo: str
     statuses: _containers.RepeatedScalarFieldContainer[_types_pb2.ObservationStatus]
     categories: _containers.RepeatedScalarFieldContainer[_types_pb2.Category]
@@ -313,7 +316,8 @@ class ListObservationsRequest(_message.Message):
     tags: _containers.RepeatedScalarFieldContainer[str]
     limit: int
     page_token: str
-    def __init__(self, repo: _Optional[str] = ..., statuses: _Optional[_Iterable[_Union[_types_pb2.ObservationStatus, str]]] = ..., categories: _Optional[_Iterable[_Union[_types_pb2.Category, str]]] = ..., file: _Optional[str] = ..., symbol: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    with_history: bool
+    def __init__(self, repo: _Optional[str] = ..., statuses: _Optional[_Iterable[_Union[_types_pb2.ObservationStatus, str]]] = ..., categories: _Optional[_Iterable[_Union[_types_pb2.Category, str]]] = ..., file: _Optional[str] = ..., symbol: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ..., with_history: _Optional[bool] = ...) -> None: ...
 
 class ListObservationsResponse(_message.Message):
     __slots__ = ("observations", "next_page_token")
@@ -324,16 +328,20 @@ class ListObservationsResponse(_message.Message):
     def __init__(self, observations: _Optional[_Iterable[_Union[_types_pb2.Observation, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ArchiveObservationRequest(_message.Message):
-    __slots__ = ("id",)
+    __slots__ = ("id", "by")
     ID_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
     id: str
-    def __init__(self, id: _Optional[str] = ...) -> None: ...
+    by: str
+    def __init__(self, id: _Optional[str] = ..., by: _Optional[str] = ...) -> None: ...
 
 class DeleteObservationRequest(_message.Message):
-    __slots__ = ("id",)
+    __slots__ = ("id", "by")
     ID_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
     id: str
-    def __init__(self, id: _Optional[str] = ...) -> None: ...
+    by: str
+    def __init__(self, id: _Optional[str] = ..., by: _Optional[str] = ...) -> None: ...
 
 class DeleteObservationResponse(_message.Message):
     __slots__ = ()

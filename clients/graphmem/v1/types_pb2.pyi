@@ -94,6 +94,20 @@ class EdgeConfidence(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EDGE_CONFIDENCE_NAME_ONLY: _ClassVar[EdgeConfidence]
     EDGE_CONFIDENCE_UNKNOWN: _ClassVar[EdgeConfidence]
 
+class HistoryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    HISTORY_KIND_UNSPECIFIED: _ClassVar[HistoryKind]
+    HISTORY_KIND_CREATED: _ClassVar[HistoryKind]
+    HISTORY_KIND_CONFIRMED: _ClassVar[HistoryKind]
+    HISTORY_KIND_EDITED: _ClassVar[HistoryKind]
+    HISTORY_KIND_SUPERSEDED: _ClassVar[HistoryKind]
+    HISTORY_KIND_REANCHORED: _ClassVar[HistoryKind]
+    HISTORY_KIND_ARCHIVED: _ClassVar[HistoryKind]
+    HISTORY_KIND_STALE: _ClassVar[HistoryKind]
+    HISTORY_KIND_SUSPECT: _ClassVar[HistoryKind]
+    HISTORY_KIND_FRESH: _ClassVar[HistoryKind]
+    HISTORY_KIND_DELETED: _ClassVar[HistoryKind]
+
 class KnowledgeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     KNOWLEDGE_KIND_UNSPECIFIED: _ClassVar[KnowledgeKind]
@@ -170,6 +184,17 @@ EDGE_CONFIDENCE_SAME_MODULE: EdgeConfidence
 EDGE_CONFIDENCE_SAME_PACKAGE: EdgeConfidence
 EDGE_CONFIDENCE_NAME_ONLY: EdgeConfidence
 EDGE_CONFIDENCE_UNKNOWN: EdgeConfidence
+HISTORY_KIND_UNSPECIFIED: HistoryKind
+HISTORY_KIND_CREATED: HistoryKind
+HISTORY_KIND_CONFIRMED: HistoryKind
+HISTORY_KIND_EDITED: HistoryKind
+HISTORY_KIND_SUPERSEDED: HistoryKind
+HISTORY_KIND_REANCHORED: HistoryKind
+HISTORY_KIND_ARCHIVED: HistoryKind
+HISTORY_KIND_STALE: HistoryKind
+HISTORY_KIND_SUSPECT: HistoryKind
+HISTORY_KIND_FRESH: HistoryKind
+HISTORY_KIND_DELETED: HistoryKind
 KNOWLEDGE_KIND_UNSPECIFIED: KnowledgeKind
 KNOWLEDGE_KIND_AGENT_INSTRUCTIONS: KnowledgeKind
 KNOWLEDGE_KIND_DECISION_RECORD: KnowledgeKind
@@ -280,7 +305,7 @@ class StaleReason(_message.Message):
     def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ..., uncommitted: _Optional[bool] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references", "origin_commit", "origin_branch", "on_branch")
+    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references", "origin_commit", "origin_branch", "on_branch", "history")
     ID_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -304,6 +329,7 @@ class Observation(_message.Message):
     ORIGIN_COMMIT_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_BRANCH_FIELD_NUMBER: _ClassVar[int]
     ON_BRANCH_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
     id: str
     repo_id: str
     text: str
@@ -327,7 +353,24 @@ class Observation(_message.Message):
     origin_commit: str
     origin_branch: str
     on_branch: str
-    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ..., knowledge: _Optional[_Union[KnowledgeSource, _Mapping]] = ..., references: _Optional[_Iterable[_Union[KnowledgeReference, _Mapping]]] = ..., origin_commit: _Optional[str] = ..., origin_branch: _Optional[str] = ..., on_branch: _Optional[str] = ...) -> None: ...
+    history: _containers.RepeatedCompositeFieldContainer[HistoryEvent]
+    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ..., knowledge: _Optional[_Union[KnowledgeSource, _Mapping]] = ..., references: _Optional[_Iterable[_Union[KnowledgeReference, _Mapping]]] = ..., origin_commit: _Optional[str] = ..., origin_branch: _Optional[str] = ..., on_branch: _Optional[str] = ..., history: _Optional[_Iterable[_Union[HistoryEvent, _Mapping]]] = ...) -> None: ...
+
+class HistoryEvent(_message.Message):
+    __slots__ = ("kind", "at", "by", "commit", "detail", "related")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    RELATED_FIELD_NUMBER: _ClassVar[int]
+    kind: HistoryKind
+    at: _timestamp_pb2.Timestamp
+    by: str
+    commit: str
+    detail: str
+    related: str
+    def __init__(self, kind: _Optional[_Union[HistoryKind, str]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., by: _Optional[str] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., related: _Optional[str] = ...) -> None: ...
 
 class KnowledgeSource(_message.Message):
     __slots__ = ("path", "start_line", "end_line", "heading_path", "kind")

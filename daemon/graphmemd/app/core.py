@@ -36,6 +36,7 @@ from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
+from graphmemd.ingest.gitinfo import head_commit
 from graphmemd.ingest.identity import RepoIdentity
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
@@ -392,6 +393,24 @@ class Core:
             names = ", ".join(f"{rt.id} ({rt.state.value})" for rt in loading)
             raise Unavailable(f"graphmemd is loading repository {names}; retry shortly")
 
+    def _commit_of(self, obs_id: str) -> str:
+        """The commit HEAD is at in the note's checkout, for its history (read from ``.git``:
+        no git process)."""
+        rt = self.registry.get(self.memory.book.get(obs_id).repo_id)
+        return head_commit(rt.root) if rt is not None else ""
+
+    def update(self, obs_id: str, by: str, **fields: Any) -> Observation:
+        """Change a note's text, category, tags or confidence, recording who asked."""
+        return self.memory.update(obs_id, by=by, commit=self._commit_of(obs_id), **fields)
+
+    def archive(self, obs_id: str, by: str) -> Observation:
+        """Archive a note, recording who asked."""
+        return self.memory.archive(obs_id, by=by, commit=self._commit_of(obs_id))
+
+    def delete(self, obs_id: str, by: str) -> None:
+        """Delete a note for good; its deletion record says who asked."""
+        self.memory.delete(obs_id, by=by)
+
     def confirm(self, obs_id: str, by: str) -> Observation:
         """Re-anchor an observation on the current code and mark it fresh."""
         o = self.memory.book.get(obs_id)
@@ -407,7 +426,7 @@ class Core:
                 anchors.append(now)
         if o.knowledge is not None:
             return self.knowledge.confirm(o, anchors, by)
-        return self.memory.confirm(obs_id, anchors, lost, by)
+        return self.memory.confirm(obs_id, anchors, lost, by, self._commit_of(obs_id))
 
     # ------------------------------------------------------------------ watcher callbacks
 

@@ -209,6 +209,7 @@ def unit_observation(
         confirmed_at=note.confirmed if note else (previous.confirmed_at if previous else None),
         knowledge=KnowledgeSource(path, u.start_line, u.end_line, u.heading_path, kind),
         references=tuple(refs),
+        history=previous.history if previous else (),  # the book adds what this read changed
     )
 
 

@@ -36,6 +36,7 @@ from graphmemd.graph.delta import GraphDelta
 from graphmemd.memory.checkout_views import CheckoutViews
 from graphmemd.memory.checkouts import translate_anchor
 from graphmemd.memory.commits import flag_uncommitted, name_commits, uncommitted_reason_paths
+from graphmemd.memory.history import DAEMON
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.observations import ObservationBook, to_doc
 from graphmemd.memory.recovery import recover_observations, resync_store
@@ -243,7 +244,7 @@ class Memory:
             return 0
         flagged = flag_uncommitted([c.after for c in changes], now, uncommitted)
         changes = [replace(c, after=after) for c, after in zip(changes, flagged, strict=True)]
-        self.book.apply([c.after for c in changes])
+        self.book.apply([c.after for c in changes], commit=commit)
         for c in changes:
             self._publish(c.event, c.after, action_for_change(c.before, c.after))
         return len(changes)
@@ -278,7 +279,7 @@ class Memory:
         """Delete every observation of a repository for good; returns how many."""
         doomed = [o.id for o in self.book.all() if o.repo_id == repo_id]
         for oid in doomed:
-            self.book.delete(oid)
+            self.book.delete(oid, by=DAEMON)
         self._acknowledge(doomed)
         return len(doomed)
 
@@ -292,7 +293,7 @@ class Memory:
             new = reevaluate(o, code, now, commit)
             if new != o:
                 changed.append((o, replace(new, updated_at=now)))
-        self.book.apply([after for _, after in changed])
+        self.book.apply([after for _, after in changed], commit=commit)
         for before, after in changed:
             self._publish(event_for(before, after), after, action_for_change(before, after))
         return len(changed)
@@ -333,7 +334,8 @@ class Memory:
                 before: Observation | None = self.book.get(o.id)
             except NotFound:
                 before = None
-            if before is None or replace(before, updated_at=o.updated_at) != o:
+            # the history is the book's to extend: a unit read again unchanged is no change
+            if before is None or replace(before, updated_at=o.updated_at, history=o.history) != o:
                 changed.append((before, o))
         self.book.apply([after for _, after in changed])
         for before, after in changed:
@@ -358,23 +360,25 @@ class Memory:
                 "(knowledge files are read-only through graphmem)"
             )
 
-    def update(self, obs_id: str, **fields: Any) -> Observation:
-        """Change text, category, tags or confidence (not of a knowledge file's unit)."""
+    def update(self, obs_id: str, by: str = "", commit: str = "", **fields: Any) -> Observation:
+        """Change text, category, tags or confidence (not of a knowledge file's unit); ``by``
+        who asks and ``commit`` HEAD then go into its history."""
         self._read_only(self.book.get(obs_id), "change")
-        o = self.book.update(obs_id, **fields)
+        o = self.book.update(obs_id, by=by, commit=commit, **fields)
         self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.UPDATED)
         return o
 
-    def archive(self, obs_id: str) -> Observation:
-        """Archive an observation (kept, never retrieved; not a knowledge file's unit)."""
+    def archive(self, obs_id: str, by: str = "", commit: str = "") -> Observation:
+        """Archive an observation (kept, never retrieved; not a knowledge file's unit),
+        recording who asked."""
         self._read_only(self.book.get(obs_id), "archive")
-        o = self.book.archive(obs_id)
+        o = self.book.archive(obs_id, by=by, commit=commit)
         self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.ARCHIVED)
         return o
 
-    def delete(self, obs_id: str, *, from_file: bool = False) -> None:
+    def delete(self, obs_id: str, *, from_file: bool = False, by: str = "") -> None:
         """Delete an observation for good (the event carries it as it was); a knowledge
         file's unit only when it left its file (``from_file``). Deleting it again while its
         store copy was not deleted yet (a retry of a call that failed) deletes that."""
@@ -386,18 +390,20 @@ class Memory:
         o = self.book.get(obs_id)
         if not from_file:
             self._read_only(o, "delete")
-        self.book.delete(obs_id)
+        self.book.delete(obs_id, by=DAEMON if from_file else by)
         if not from_file:  # a unit gone from its file is the indexer's change, acknowledged to no one
             self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_CHANGED, o, ObservationAction.DELETED)
 
-    def confirm(self, obs_id: str, anchors: Sequence[Anchor], lost: Sequence[str], by: str) -> Observation:
+    def confirm(
+        self, obs_id: str, anchors: Sequence[Anchor], lost: Sequence[str], by: str, commit: str = ""
+    ) -> Observation:
         """Re-anchor to ``anchors`` (the current code) and mark fresh."""
         if not anchors:
             raise FailedPrecondition(
                 f"every anchor of {obs_id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
             )
-        new = self.book.confirm(obs_id, anchors, by or "unknown")
+        new = self.book.confirm(obs_id, anchors, by or "unknown", commit=commit)
         self._acknowledge([obs_id])
         self._publish(EventKind.OBSERVATION_FRESH, new, ObservationAction.CONFIRMED)
         return new

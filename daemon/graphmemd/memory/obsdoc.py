@@ -20,6 +20,8 @@ from graphmem.types import (
     AnchorKind,
     Category,
     ChangeKind,
+    HistoryEvent,
+    HistoryKind,
     KnowledgeKind,
     KnowledgeReference,
     KnowledgeSource,
@@ -32,6 +34,7 @@ from graphmem.types import (
 __all__ = [
     "MAX_ANCHORS",
     "MAX_DOC_ANCHORS",
+    "MAX_HISTORY",
     "MAX_ID",
     "MAX_REF",
     "MAX_TAG",
@@ -39,6 +42,8 @@ __all__ = [
     "MAX_TEXT",
     "MAX_TS",
     "from_doc",
+    "history_event",
+    "history_event_doc",
     "to_doc",
     "validate_doc",
 ]
@@ -58,6 +63,8 @@ MAX_DETAIL: Final = 20_000
 #: The largest seconds a protobuf Timestamp holds (9999-12-31T23:59:59Z).
 MAX_TS: Final = 253_402_300_799.0
 _MAX_LIST: Final = 1024
+#: History entries a document keeps: the first (created) and the newest (``memory.history``).
+MAX_HISTORY: Final = 200
 
 
 def to_doc(o: Observation) -> dict[str, Any]:
@@ -119,7 +126,17 @@ def to_doc(o: Observation) -> dict[str, Any]:
         "needs_review": o.needs_review,
         **({"origin_commit": o.origin_commit, "origin_branch": o.origin_branch} if o.origin_commit else {}),
         **_knowledge_doc(o),
+        **({"history": [history_event_doc(e) for e in o.history]} if o.history else {}),
     }
+
+
+def history_event_doc(e: HistoryEvent) -> dict[str, Any]:
+    """One history entry as a JSON-ready object (empty fields left out)."""
+    d: dict[str, Any] = {"kind": e.kind.value, "at": e.at}
+    for key, value in (("by", e.by), ("commit", e.commit), ("detail", e.detail), ("related", e.related)):
+        if value:
+            d[key] = value
+    return d
 
 
 def _knowledge_doc(o: Observation) -> dict[str, Any]:
@@ -263,6 +280,21 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
     )
 
 
+def history_event(d: Mapping[str, Any], where: str) -> HistoryEvent:
+    """A history entry of its document; ``InvalidArgument`` naming the bad field."""
+    r = _Reader(d, where)
+    at = r.time("at")
+    assert at is not None
+    return HistoryEvent(
+        kind=r.enum("kind", "", HistoryKind),
+        at=at,
+        by=r.string("by", "", MAX_TAG),
+        commit=r.string("commit", "", MAX_ID),
+        detail=r.string("detail", "", MAX_DETAIL),
+        related=r.string("related", "", MAX_ID),
+    )
+
+
 def _source(d: Mapping[str, Any], where: str) -> KnowledgeSource:
     r = _Reader(d, where)
     return KnowledgeSource(
@@ -344,6 +376,9 @@ def from_doc(d: Mapping[str, Any]) -> Observation:
         references=references,
         origin_commit=r.string("origin_commit", "", MAX_ID),
         origin_branch=r.string("origin_branch", "", MAX_REF),
+        history=tuple(
+            history_event(x, f"{r.where}history[{i}].") for i, x in enumerate(r.objects("history", MAX_HISTORY))
+        ),
     )
 
 

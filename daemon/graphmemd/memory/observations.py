@@ -18,6 +18,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.errors import InvalidArgument, NotFound
@@ -25,16 +26,28 @@ from graphmem.types import (
     Anchor,
     AnchorKind,
     Category,
+    HistoryEvent,
     Observation,
     ObservationStatus,
 )
 
 from graphmemd.graph.text_index import TextIndex
+from graphmemd.memory import history
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.knowledge import reference_states
-from graphmemd.memory.obsdoc import MAX_ANCHORS, MAX_TAGS, MAX_TEXT, from_doc, to_doc, validate_doc
+from graphmemd.memory.obsdoc import (
+    MAX_ANCHORS,
+    MAX_HISTORY,
+    MAX_TAGS,
+    MAX_TEXT,
+    from_doc,
+    history_event,
+    history_event_doc,
+    to_doc,
+    validate_doc,
+)
 from graphmemd.memory.projections import anchored_pairs
-from graphmemd.memory.reconcile import Reconciliation
+from graphmemd.memory.reconcile import Reconciliation, deletion_fields
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +85,9 @@ class ObservationBook:
         self._by_file: dict[tuple[str, str], set[str]] = defaultdict(set)
         #: Deleted ids -> when; journaled and kept through compaction (never delete by absence).
         self._tombstones: dict[str, float] = {}
+        #: What each deletion record says besides the time: who deleted the note and its
+        #: history (``{"by": ..., "history": [...]}``), kept through compaction like the time.
+        self._deletions: dict[str, dict[str, Any]] = {}
         #: BM25 over every observation's text, tags and anchor names, changed with ``_obs`` (text search)
         self._text = TextIndex()
 
@@ -103,6 +119,7 @@ class ObservationBook:
             self._keys = dict(merged.keys)
             self._key_by_id = {oid: key for key, oid in self._keys.items()}
             self._tombstones = dict(merged.tombstones)
+            self._deletions = dict(merged.deletions)
 
     def compact_if_needed(self, records_read: int, min_records: int = 1000) -> bool:
         """Rewrite the journal as one record per live observation when it has grown to more
@@ -133,7 +150,7 @@ class ObservationBook:
                     rec["key"] = key_of[o.id]
                 records.append(rec)
             for oid, at in sorted(self._tombstones.items(), key=lambda t: (t[1], t[0])):
-                records.append({"op": "delete", "id": oid, "at": at})
+                records.append({"op": "delete", "id": oid, "at": at, **self._deletions.get(oid, {})})
             return self._journal.compact(records, expected_last_seq=self._journal.last_seq)
 
     def append_restored(self, docs: Sequence[Mapping[str, Any]], keys: Mapping[str, str] | None = None) -> None:
@@ -164,12 +181,32 @@ class ObservationBook:
         with self._lock:
             return obs_id in self._tombstones
 
+    def deleted(self, obs_id: str) -> tuple[float, str, tuple[HistoryEvent, ...]] | None:
+        """When ``obs_id`` was deleted, by whom ("" when the record does not say: deleted before
+        histories were kept) and its history up to the deletion; None when it was not deleted.
+        A history entry the record holds that cannot be read is left out."""
+        with self._lock:
+            at = self._tombstones.get(obs_id)
+            extra = self._deletions.get(obs_id, {})
+        if at is None:
+            return None
+        by = extra.get("by")
+        raw = extra.get("history")
+        events: list[HistoryEvent] = []
+        for i, e in enumerate(raw[:MAX_HISTORY] if isinstance(raw, list) else ()):
+            try:
+                events.append(history_event(e, f"deletion of {obs_id}: history[{i}]."))
+            except InvalidArgument as exc:
+                logger.warning("%s", exc.message)
+        return at, by if isinstance(by, str) else "", tuple(events)
+
     def _fold(self, rec: Mapping[str, Any]) -> None:
         op = rec.get("op")
         if op == "put":
             o = from_doc(rec["obs"])
             self._index(o)
             self._tombstones.pop(o.id, None)
+            self._deletions.pop(o.id, None)
             key = rec.get("key")
             if isinstance(key, str) and key:
                 self._keys[key] = o.id
@@ -179,6 +216,7 @@ class ObservationBook:
             self._unindex(oid)
             at = rec.get("at")
             self._tombstones[oid] = float(at) if isinstance(at, (int, float)) else 0.0
+            self._deletions[oid] = deletion_fields(rec)
 
     def _index(self, o: Observation) -> None:
         old = self._unindex(o.id, keep_text=True)
@@ -207,11 +245,19 @@ class ObservationBook:
 
     # ------------------------------------------------------------------ writes
 
-    def _put(self, observations: Sequence[Observation], key: str = "") -> None:
-        """Journal (one fsync) then apply; the only way anything changes."""
+    def _put(
+        self, observations: Sequence[Observation], key: str = "", *, by: str, commit: str = "", how: str = ""
+    ) -> list[Observation]:
+        """Journal (one fsync) then apply; the only way anything changes. Each observation's
+        history gets what this write changed in it (``history.record``: ``by`` who asked,
+        ``commit`` HEAD then, ``how`` a note was superseded); returns them as written."""
         if not observations:
-            return
+            return []
+        at = time.time()
         with self._lock:
+            observations = [
+                history.record(self._obs.get(o.id), o, at=at, by=by, commit=commit, how=how) for o in observations
+            ]
             records: list[dict[str, Any]] = []
             for o in observations:
                 rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
@@ -226,6 +272,7 @@ class ObservationBook:
                 self._key_by_id[observations[0].id] = key
         for o in observations:
             self._on_change(o, o.id)
+        return observations
 
     def create(
         self,
@@ -291,19 +338,27 @@ class ObservationBook:
                 replace(self._obs[s], status=ObservationStatus.SUPERSEDED, superseded_by=o.id, updated_at=t)
                 for s in supersedes
             ]
-            self._put([o, *older], key=idempotency_key)
-            return o
+            how = "edited" if any(self._obs[s].text != o.text for s in supersedes) else "re-anchored"
+            written = self._put([o, *older], key=idempotency_key, by=source or "unknown", commit=origin[0], how=how)
+            return written[0]
 
     def get(self, obs_id: str) -> Observation:
         """The observation ``obs_id``; NotFound when there is none."""
         with self._lock:
             o = self._obs.get(obs_id)
+            dead = self._tombstones.get(obs_id)
+            by = self._deletions.get(obs_id, {}).get("by")
         if o is None:
+            if dead is not None:
+                when = datetime.fromtimestamp(dead, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+                who = f" by {by}" if isinstance(by, str) and by else ""
+                raise NotFound(f"observation {obs_id!r} was deleted{who} at {when}")
             raise NotFound(f"no observation {obs_id!r}")
         return o
 
-    def update(self, obs_id: str, **fields: Any) -> Observation:
-        """Replace some fields of an observation (text and confidence validated) and save it."""
+    def update(self, obs_id: str, by: str = "", commit: str = "", **fields: Any) -> Observation:
+        """Replace some fields of an observation (text and confidence validated) and save it;
+        ``by`` (who asks) and ``commit`` go into its history."""
         with self._lock:
             o = self.get(obs_id)
             if "text" in fields:
@@ -314,24 +369,30 @@ class ObservationBook:
             if "confidence" in fields and not 0.0 <= float(fields["confidence"]) <= 1.0:
                 raise InvalidArgument("confidence must be between 0 and 1")
             new = replace(o, updated_at=time.time(), **fields)
-            self._put([new])
-            return new
+            return self._put([new], by=by or "unknown", commit=commit)[0]
 
-    def archive(self, obs_id: str) -> Observation:
-        """Archive an observation (it is kept, no longer recalled)."""
-        return self.update(obs_id, status=ObservationStatus.ARCHIVED)
+    def archive(self, obs_id: str, by: str = "", commit: str = "") -> Observation:
+        """Archive an observation (it is kept, no longer recalled), recording who asked."""
+        return self.update(obs_id, by=by, commit=commit, status=ObservationStatus.ARCHIVED)
 
-    def delete(self, obs_id: str) -> None:
-        """Delete an observation for good (journalled); NotFound when there is none."""
+    def delete(self, obs_id: str, by: str = "") -> None:
+        """Delete an observation for good; NotFound when there is none. The deletion record
+        (journaled, kept through compaction) says who deleted it and when, and keeps its
+        history (not its text: what is deleted is gone)."""
         with self._lock:
-            self.get(obs_id)
+            o = self.get(obs_id)
             at = time.time()
-            self._journal.append({"op": "delete", "id": obs_id, "at": at})
+            who = by or "unknown"
+            extra = {"by": who, "history": [history_event_doc(e) for e in history.deleted(o, at=at, by=who)]}
+            self._journal.append({"op": "delete", "id": obs_id, "at": at, **extra})
             self._unindex(obs_id)
             self._tombstones[obs_id] = at
+            self._deletions[obs_id] = extra
         self._on_change(None, obs_id)
 
-    def confirm(self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None) -> Observation:
+    def confirm(
+        self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None, commit: str = ""
+    ) -> Observation:
         """Re-anchor to the current fingerprints and mark fresh, recording who and when."""
         t = time.time() if now is None else now
         with self._lock:
@@ -353,12 +414,12 @@ class ObservationBook:
             )
             if new.knowledge is not None:
                 new = replace(new, references=reference_states(new))
-            self._put([new])
-            return new
+            return self._put([new], by=by, commit=commit)[0]
 
-    def apply(self, changed: Sequence[Observation]) -> None:
-        """Write observations whose staleness or anchors the engine recomputed."""
-        self._put(changed)
+    def apply(self, changed: Sequence[Observation], by: str = history.DAEMON, commit: str = "") -> None:
+        """Write observations whose staleness or anchors the engine recomputed (``by`` the
+        daemon, at ``commit``)."""
+        self._put(changed, by=by, commit=commit)
 
     # ------------------------------------------------------------------ reads
 

@@ -65,6 +65,8 @@ class FoldedJournal:
     keys: dict[str, str] = field(default_factory=dict)
     records: int = 0
     rejected: tuple[RejectedRecord, ...] = ()
+    #: what a deletion record says besides the time (id -> its "by" and "history"), kept with it
+    deletions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -104,6 +106,7 @@ def fold_records(records: Iterable[Mapping[str, Any]], validate: Validator = _ac
     put leaves the previous version of that observation in place."""
     docs: dict[str, dict[str, Any]] = {}
     tombstones: dict[str, float] = {}
+    deletions: dict[str, dict[str, Any]] = {}
     keys: dict[str, str] = {}
     rejected: list[RejectedRecord] = []
     n = 0
@@ -124,6 +127,7 @@ def fold_records(records: Iterable[Mapping[str, Any]], validate: Validator = _ac
                 continue
             docs[oid] = dict(obs)
             tombstones.pop(oid, None)
+            deletions.pop(oid, None)
             key = rec.get("key")
             if isinstance(key, str) and key:
                 keys[key] = oid
@@ -134,9 +138,16 @@ def fold_records(records: Iterable[Mapping[str, Any]], validate: Validator = _ac
                 continue
             docs.pop(did, None)
             tombstones[did] = _finite(rec.get("at"))
+            deletions[did] = deletion_fields(rec)
         else:
             rejected.append(RejectedRecord(seq_n, f"unknown op {op!r}", rec))
-    return FoldedJournal(docs, tombstones, keys, n, tuple(rejected))
+    return FoldedJournal(docs, tombstones, keys, n, tuple(rejected), deletions)
+
+
+def deletion_fields(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """What a deletion record keeps besides id and time: who deleted the note and its history
+    (the history's entries are validated where they are read, ``ObservationBook.deleted``)."""
+    return {k: rec[k] for k in ("by", "history") if k in rec}
 
 
 def merged_keys(
@@ -170,6 +181,8 @@ class Reconciliation:
     rebuild_journal: bool
     #: Store rows that could not be read as documents (ids), left untouched.
     unreadable_store_rows: tuple[str, ...] = ()
+    #: What each remaining deletion record says besides the time (who, the note's history).
+    deletions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def journal_changes(self) -> bool:
@@ -256,4 +269,5 @@ def reconcile(
         journal_appends=() if rebuild else tuple(journal_appends),
         rebuild_journal=rebuild,
         unreadable_store_rows=tuple(sorted(unreadable)),
+        deletions={oid: d for oid, d in journal.deletions.items() if oid in tombstones},
     )

@@ -219,7 +219,7 @@ class ObservationService(pbg.ObservationServiceServicer):
             fields["confidence"] = request.confidence
         if not fields:
             raise InvalidArgument("nothing to update: give text, category, tags or confidence")
-        return convert.observation_to_proto(self.core.memory.update(request.id, **fields))
+        return convert.observation_to_proto(self.core.update(request.id, request.by, **fields))
 
     @_rpc
     def ListObservations(
@@ -265,7 +265,8 @@ class ObservationService(pbg.ObservationServiceServicer):
         page = rows[offset : offset + limit]
         nxt = str(offset + limit) if offset + limit < len(rows) else ""
         return pb.ListObservationsResponse(
-            observations=[convert.observation_to_proto(o) for o in page], next_page_token=nxt
+            observations=[convert.observation_to_proto(o, history=request.with_history) for o in page],
+            next_page_token=nxt,
         )
 
     @_rpc
@@ -273,14 +274,14 @@ class ObservationService(pbg.ObservationServiceServicer):
         self, request: pb.ArchiveObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
         """Archive an observation."""
-        return convert.observation_to_proto(self.core.memory.archive(request.id))
+        return convert.observation_to_proto(self.core.archive(request.id, request.by))
 
     @_rpc
     def DeleteObservation(
         self, request: pb.DeleteObservationRequest, context: grpc.ServicerContext
     ) -> pb.DeleteObservationResponse:
         """Delete an observation for good."""
-        self.core.memory.delete(request.id)
+        self.core.delete(request.id, request.by)
         return pb.DeleteObservationResponse()
 
     @_rpc

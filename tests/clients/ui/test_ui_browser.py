@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import wait_for
 from gitrepo import replace_in
+from graphmem.actor import local_actor
 from graphmem.types import ObservationStatus
 from uilib import Review, cli_show, review
 
@@ -73,7 +74,7 @@ def test_queue_shows_the_item_and_its_diff_and_c_confirms(review: Review, page: 
     page.locator(f"#item-{review.note_id}.done").wait_for()
     shown = cli_show(review)  # checked through the CLI
     assert shown["status"] == "OBSERVATION_STATUS_FRESH"
-    assert shown["confirmed_by"].endswith("(graphmem ui)")
+    assert shown["confirmed_by"] == local_actor("ui")
 
 
 def test_the_neighbourhood_picture_renders_its_nodes(review: Review, page: Page) -> None:
@@ -107,3 +108,37 @@ def test_without_the_token_the_browser_is_refused(review: Review, page: Page) ->
     assert response is not None
     assert response.status == 403
     assert "token" in page.inner_text("body")
+
+
+def test_the_note_page_shows_its_history_and_delete_asks_first(review: Review, page: Page) -> None:
+    actor = local_actor("ui")
+    _make_stale(review)
+    _wait_status(review, ObservationStatus.STALE)
+    page.goto(review.ui.url)
+    page.goto(f"{review.ui.base}/note/{review.note_id}")
+    page.locator("button[data-key=c]").click()
+    page.locator("#note-result .done").wait_for()
+    # the daemon's live event of that confirmation leaves the note's page in place
+    with review.daemon.client() as c:
+        wait_for(lambda: c.get(review.note_id).status is ObservationStatus.FRESH, 20)
+    page.locator("table.history").wait_for()
+    page.reload()
+    rows = page.locator("table.history tr")
+    rows.last.wait_for()
+    texts = [" ".join(t.split()) for t in rows.all_inner_texts()]
+    assert any("went stale" in t and "body changed" in t and "graphmem" in t for t in texts), texts
+    assert any("confirmed still true" in t and actor in t for t in texts), texts
+    # delete: nothing happens until the id is typed back
+    page.locator("details.danger summary").click()
+    page.locator("details.danger input[name=confirm]").fill("not-the-id")
+    page.locator("details.danger button[type=submit]").click()
+    page.locator("#toast.error").get_by_text("type its id to confirm").wait_for()  # the page says why
+    with review.daemon.client() as c:
+        assert c.get(review.note_id).status is ObservationStatus.FRESH
+    page.locator("details.danger input[name=confirm]").fill(review.note_id)
+    page.locator("details.danger button[type=submit]").click()
+    page.wait_for_url("**/queue")
+    response = page.goto(f"{review.ui.base}/note/{review.note_id}")
+    assert response is not None
+    assert response.status == 410
+    assert f"was deleted by {actor} at " in page.inner_text("body")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from graphmem.types import (
     Anchor,
@@ -9,12 +11,15 @@ from graphmem.types import (
     Category,
     ChangeKind,
     EdgeKind,
+    Event,
+    EventKind,
     KnowledgeReference,
     KnowledgeSource,
     NeighbourEdge,
     Neighbourhood,
     NeighbourNode,
     Observation,
+    ObservationAction,
     ObservationStatus,
     Recalled,
     ReferenceState,
@@ -22,6 +27,7 @@ from graphmem.types import (
     StaleReason,
 )
 from graphmem.ui import diff, guard, links, model
+from graphmem.ui.follower import Follower, NoteChange, Since
 
 
 def note(
@@ -130,7 +136,7 @@ def test_history_of_a_note() -> None:
         "stale: body changed",
         "superseded",
     ]
-    assert (h[2].who, h[3].commit, h[4].who, h[4].detail) == ("ana", "abc123def", "claude-code", "newer")
+    assert (h[2].who, h[3].commit, h[4].who, h[4].related) == ("ana", "abc123def", "claude-code", "newer")
 
 
 def test_search_rows_keep_the_why_and_the_components() -> None:
@@ -287,3 +293,40 @@ def test_a_knowledge_unit_says_which_reference_and_what_became_of_its_code() -> 
     assert item.reason.endswith("whose signature changed] renamed (+1 more)")  # the worst reference: dangling
     assert [r.state for r in item.findings] == [ReferenceState.SUSPECT, ReferenceState.DANGLING]
     assert (item.knowledge_file, item.knowledge_line, item.editable) == ("docs/api.md", 10, False)
+
+
+def test_the_queue_is_patched_with_the_notes_that_changed() -> None:
+    items = model.queue_items([note("a", at=100), note("b", at=200), note("c", ObservationStatus.SUSPECT, at=300)])
+    assert [i.id for i in items] == ["c", "b", "a"]
+    confirmed = note("b", ObservationStatus.FRESH, at=400)
+    newly = note("d", at=500)
+    patched = model.patched(items, [(confirmed, False), (newly, False), (note("a", at=100), True)])
+    assert [i.id for i in patched] == ["d", "c"]  # b is fresh, a is gone, d is new and newest
+    assert patched == model.queue_items([note("c", ObservationStatus.SUSPECT, at=300), newly])
+    assert model.patched(items, []) == items
+
+
+def test_the_follower_says_what_changed_since_a_generation() -> None:
+    changed = note("a", ObservationStatus.FRESH)
+    unit = replace(note("u"), knowledge=KnowledgeSource("AGENTS.md", 1, 4))
+    events = [
+        Event(EventKind.OBSERVATION_CHANGED, 1.0, "r", seq=1, observation=unit, action=ObservationAction.UPDATED),
+        Event(EventKind.INDEX_PROGRESS, 2.0, "r", seq=2),
+        Event(EventKind.OBSERVATION_FRESH, 3.0, "r", seq=3, observation=changed, action=ObservationAction.CONFIRMED),
+        Event(EventKind.OBSERVATION_CHANGED, 4.0, "r", seq=4, observation=changed, action=ObservationAction.DELETED),
+    ]
+    f = Follower(lambda _after: None)  # type: ignore[arg-type,return-value]  # never started: its hooks are driven here
+    assert f.since(0) is None  # not connected: nothing may be reused
+    f.connected()  # generation 1
+    for e in events:  # generations 2 to 5
+        f.received(e)
+    assert f.current == 5
+    assert f.since(0) is None  # the connection itself: read everything
+    assert f.since(1) is None  # a knowledge file's unit changed after 1: its findings are read again
+    assert f.since(2) == Since(5, (NoteChange(changed), NoteChange(changed, gone=True)))  # progress changes nothing
+    assert f.since(4) == Since(5, (NoteChange(changed, gone=True),))
+    assert f.since(5) == Since(5, ())
+    assert f.since(9) is None
+    f.lost("the daemon stopped")
+    assert f.current is None
+    assert f.since(5) is None  # the stream is down: read everything

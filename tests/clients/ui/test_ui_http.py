@@ -7,14 +7,19 @@ from __future__ import annotations
 import html
 import subprocess
 import sys
+from collections.abc import Callable
 from urllib.parse import urlencode
 
-from conftest import wait_for
+from conftest import Daemon, wait_for
 from gitrepo import replace_in
-from graphmem.types import ObservationStatus
+from graphmem.actor import local_actor
+from graphmem.types import HistoryKind, ObservationStatus
 from uilib import LOGIN, Review, cli_show, review, ui_server
 
 __all__ = ["review"]  # the fixture
+
+#: who the page acts as: it runs as this test's user
+UI_ACTOR = local_actor("ui")
 
 
 def _stale(r: Review) -> None:
@@ -71,7 +76,13 @@ def test_bad_input_is_a_message_and_nothing_changes_twice(review: Review) -> Non
     assert status == 400
     shown = cli_show(review)  # checked through the CLI: confirmed once, by the page's user
     assert shown["status"] == "OBSERVATION_STATUS_FRESH"
-    assert shown["confirmed_by"].endswith("(graphmem ui)")
+    assert shown["confirmed_by"] == UI_ACTOR
+    kinds = [(e["kind"], e.get("by")) for e in shown["history"]]  # type: ignore[attr-defined]
+    assert kinds == [
+        ("HISTORY_KIND_CREATED", "python-client"),  # the client library's default source
+        ("HISTORY_KIND_STALE", "graphmem"),
+        ("HISTORY_KIND_CONFIRMED", UI_ACTOR),
+    ]
 
 
 def test_edit_supersedes_and_archive_once(review: Review) -> None:
@@ -88,7 +99,7 @@ def test_edit_supersedes_and_archive_once(review: Review) -> None:
         new = c.get(old.superseded_by)
         assert new.text == "login lower-cases the email"
         assert [a.ref for a in new.anchors] == [LOGIN]
-        assert new.source.endswith("(graphmem ui)")
+        assert new.source == UI_ACTOR
     status, _, _ = ui.request(f"/note/{new.id}/archive", method="POST")
     assert status == 200
     status, body, _ = ui.request(f"/note/{new.id}/archive", method="POST", headers={"HX-Request": "true"})
@@ -176,3 +187,54 @@ def test_reanchor_overview_search_and_bulk_archive(review: Review) -> None:
     assert "archived 2; skipped 1" in html.unescape(body)
     with review.daemon.client() as c:
         assert c.get(other.id).status is ObservationStatus.ARCHIVED
+        # one entry per note, each saying who archived it; the re-anchored note says how it went
+        for oid in (new.id, other.id):
+            last = c.get(oid).history[-1]
+            assert (last.kind, last.by) == (HistoryKind.ARCHIVED, UI_ACTOR)
+            assert last.commit  # the repository's HEAD
+        last = c.get(review.note_id).history[-1]
+        assert (last.kind, last.by, last.detail, last.related) == (
+            HistoryKind.SUPERSEDED,
+            UI_ACTOR,
+            "re-anchored",
+            new.id,
+        )
+    status, body, _ = ui.request(f"/note/{other.id}")
+    assert status == 200
+    text = html.unescape(body)
+    assert "archived" in text
+    assert UI_ACTOR in text
+
+
+def test_delete_asks_first_and_its_record_says_who_and_when(
+    review: Review, daemon_factory: Callable[..., Daemon]
+) -> None:
+    ui = review.ui
+    status, body, _ = ui.request(f"/note/{review.note_id}/delete", method="POST", data=b"confirm=nope")
+    assert status == 400
+    with review.daemon.client() as c:
+        assert c.get(review.note_id).status is ObservationStatus.FRESH  # nothing changed
+    status, _, headers = ui.request(
+        f"/note/{review.note_id}/delete", method="POST", data=f"confirm={review.note_id}".encode()
+    )
+    assert status == 200
+    assert headers["hx-redirect"] == "/queue"
+    status, body, _ = ui.request(f"/note/{review.note_id}")
+    assert status == 410
+    assert f"note '{review.note_id}' was deleted by {UI_ACTOR} at " in html.unescape(body)
+
+    def show() -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "graphmem", "show", review.note_id],
+            env=review.daemon.env,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode != 0
+        return out.stderr
+
+    assert f"was deleted by {UI_ACTOR} at " in show()
+    # the deletion record is the journal's: a restart keeps it
+    review.daemon.stop()
+    review.daemon = daemon_factory([review.root], home=review.daemon.home)
+    assert f"was deleted by {UI_ACTOR} at " in show()

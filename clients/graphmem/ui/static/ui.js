@@ -92,7 +92,8 @@
 
   function markGone(id, status) {
     const el = document.getElementById("item-" + id);
-    if (!el || el.classList.contains("done")) return;
+    // only an item of the queue's list: a note's own page (same id) keeps showing the note
+    if (!el || el.classList.contains("done") || !el.closest("#items")) return;
     el.outerHTML = `<li class="item done" id="item-${id}" data-id="${id}" data-done="${status}"><p><span class="badge fresh">${status}</span> <a href="/note/${id}">${id}</a></p></li>`;
     setCount(items().length);
   }
