@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from graphmem.changes import history_words
+from graphmem.changes import history_words, spaced
 from graphmem.render import marker
 from graphmem.types import (
     ChangeKind,
@@ -382,7 +382,7 @@ def _node_data(n: NeighbourNode) -> dict[str, Any]:
         "path": n.path,
         "dir": posixpath.dirname(n.path) or ".",
         "lines": f"{n.start_line}-{n.end_line}" if n.start_line else "",
-        "signature": n.signature,
+        "signature": spaced(n.signature) if n.signature else "",
         "distance": n.distance,
         "state": worst_state(n.observations),
         "notes": [{"id": o.id, "text": o.text, "state": o.status.value} for o in n.observations],

@@ -38,6 +38,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from graphmem.changes import spaced
 from graphmem.errors import GraphMemError
 from graphmem.types import AnchorChange, EdgeKind, Event, EventKind, Observation, ObservationAction, ObservationStatus
 from graphmem.ui import diff, guard, links, model
@@ -162,6 +163,7 @@ def _templates() -> jinja2.Environment:
     env.filters["ago"] = _ago
     env.filters["when"] = _when
     env.filters["short"] = lambda c: (c or "")[:8]
+    env.filters["spaced"] = lambda sig: spaced(sig) if sig else ""  # every signature as the renderer spaces it
     return env
 
 

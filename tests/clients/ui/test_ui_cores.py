@@ -330,3 +330,11 @@ def test_the_follower_says_what_changed_since_a_generation() -> None:
     f.lost("the daemon stopped")
     assert f.current is None
     assert f.since(5) is None  # the stream is down: read everything
+
+
+def test_a_node_signature_is_shown_spaced() -> None:
+    n = NeighbourNode("f", "a.py::f", "function", "a.py", 1, 2, 'def f(value:str,salt:str="")->str:', 0, ())
+    (node,) = [
+        e["data"] for e in model.graph_elements(Neighbourhood(nodes=(n,), edges=())) if e["data"]["kind"] != "dir"
+    ]
+    assert node["signature"] == 'def f(value: str, salt: str = "") -> str'

@@ -5,6 +5,7 @@ process and real requests."""
 from __future__ import annotations
 
 import html
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -238,3 +239,20 @@ def test_delete_asks_first_and_its_record_says_who_and_when(
     review.daemon.stop()
     review.daemon = daemon_factory([review.root], home=review.daemon.home)
     assert f"was deleted by {UI_ACTOR} at " in show()
+
+
+def test_signatures_are_shown_spaced_as_the_one_renderer_spaces_them(review: Review) -> None:
+    """The store keeps signatures normalised (``def login(self,email:str,...)->str:``); the
+    note's anchors and the picture's node details show them as ``graphmem.changes.spaced`` does."""
+    ui = review.ui
+    stored = cli_show(review)["anchors"][0]["signature"]  # type: ignore[index]
+    assert stored == "def login(self,email:str,password:str)->str:"
+    shown = "def login(self, email: str, password: str) -> str"
+    status, body, _ = ui.request(f"/note/{review.note_id}")
+    assert status == 200
+    assert html.escape(shown) in body
+    assert html.escape(stored) not in body
+    status, body, _ = ui.request(f"/note/{review.note_id}/graph.json")
+    assert status == 200
+    nodes = {e["data"]["ref"]: e["data"] for e in json.loads(body)["elements"] if "ref" in e["data"]}
+    assert nodes[LOGIN]["signature"] == shown
