@@ -12,7 +12,9 @@ request's arrival to the response head: the daemon calls, the view model and the
 with the round trip from this process beside it:
 
 - queue, cold: the review queue page (2,000 items, filtered and counted, the first 200 drawn):
-  the first load (``queue_first_ms``: read whole from the daemon), then each load right after a
+  the first load, made as soon as the page printed its URL (``queue_first_ms``; the page reads
+  the queue as it starts, so this load waits for that read or finds it done: how it had the
+  queue is ``queue_first_how``), then each load right after a
   confirm made on the page (19 notes confirmed on the way; the page patches the queue it
   kept with the notes that changed);
 - queue, whole: each load after a knowledge file (``AGENTS.md``) changed, which makes the page
@@ -229,15 +231,17 @@ def main() -> int:
         check_quiet("the queue")
         # cold: the first load (read whole from the daemon), then each load right after a
         # confirm made on the page, as a reviewer works through the queue
-        server, wall, size = [], [], 0
+        server, wall, size, hows = [], [], 0, []
         for i in range(args.runs):
             if i:
                 ui.post(f"/note/{ids[-i]}/confirm")
-            s_ms, w_ms, size = ui.get("/queue")
+            s_ms, w_ms, size, how = ui.get_read("/queue")
             server.append(s_ms)
             wall.append(w_ms)
+            hows.append(how)
         out["queue_cold"] = {"server_ms": summary(server), "round_trip_ms": summary(wall), "bytes": size}
         out["queue_first_ms"] = server[0]
+        out["queue_first_how"] = hows[0]
         # warm: nothing happened since the last load (the queue read is reused; filters, paging, reloads)
         server, wall = [], []
         for _ in range(args.runs):

@@ -756,11 +756,15 @@ class GraphMem:
         tags: Sequence[str] = (),
         limit: int = 100,
         with_history: bool = False,
+        memo: convert.ObservationMemo | None = None,
     ) -> builtins.list[Observation]:
         """Observations matching every given filter (no statuses: all but archived), up to
         ``limit`` (``0``: all, read ``LIST_PAGE`` at a time), following page tokens; each
-        note's history only ``with_history`` (``get`` always has it)."""
+        note's history only ``with_history`` (``get`` always has it). With a ``memo`` (kept
+        by a caller that reads the same list again and again), a note whose message did not
+        change since the memo's last read is not converted again: the same object comes back."""
         out: builtins.list[Observation] = []
+        read: dict[bytes, Observation] = {}
         token = ""
         seen: set[str] = set()
         while True:
@@ -777,11 +781,16 @@ class GraphMem:
                 with_history=with_history,
             )
             resp = self._call(self._list, request)
-            out.extend(convert.observation_from_proto(o) for o in resp.observations)
+            if memo is None:
+                out.extend(convert.observation_from_proto(o) for o in resp.observations)
+            else:
+                out.extend(memo.convert(o, read) for o in resp.observations)
             token = resp.next_page_token
             if not token or token in seen or (limit > 0 and len(out) >= limit):
                 break
             seen.add(token)
+        if memo is not None:
+            memo.settle(read)
         return out[:limit] if limit > 0 else out
 
     def archive(self, id: str, *, by: str = "") -> Observation:

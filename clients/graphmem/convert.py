@@ -84,6 +84,7 @@ from graphmem.v1 import service_pb2, types_pb2
 
 __all__ = [
     "FILE_DETAIL_KEYS",
+    "ObservationMemo",
     "anchor_change_from_proto",
     "anchor_change_to_proto",
     "anchor_from_proto",
@@ -583,6 +584,32 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         on_branch=m.on_branch,
         history=history_from_proto(m.history),
     )
+
+
+class ObservationMemo:
+    """Observations converted from their wire form, kept by it (its bytes): a list read
+    again through the same memo converts only the notes whose message changed, and hands
+    back the very ``Observation`` it returned before for the others (so a caller can keep
+    what it derived from one by identity). It holds the notes of the last read only."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[bytes, Observation] = {}
+
+    def convert(self, m: types_pb2.Observation, read: dict[bytes, Observation]) -> Observation:
+        """The ``Observation`` of ``m`` (as kept, or converted), recorded in ``read`` (the
+        current read's, handed to ``settle`` at its end)."""
+        key = m.SerializeToString(deterministic=True)
+        o = self._kept.get(key)
+        if o is None:
+            o = observation_from_proto(m)
+        read[key] = o
+        return o
+
+    def settle(self, read: dict[bytes, Observation]) -> None:
+        """Keep one whole read's notes for the next read, forgetting the ones before."""
+        self._kept = read
 
 
 # ---------------------------------------------------------------------------- knowledge files

@@ -691,6 +691,42 @@ def test_list_follows_page_tokens(sock_dir: Path) -> None:
         assert list(requests[0].categories) == [types_pb2.CATEGORY_DECISION]
 
 
+def test_a_list_read_again_through_a_memo_converts_only_the_notes_that_changed(sock_dir: Path) -> None:
+    """The review page reads its 2,000 notes again after every knowledge-file change: with a
+    memo, a note whose message is the same comes back as the same object (not converted
+    again), a changed one is converted anew, and the memo holds the last read only."""
+    notes = {f"o{i}": replace(OBS, id=f"o{i}") for i in range(5)}
+
+    def list_obs(request: service_pb2.ListObservationsRequest,
+                 context: grpc.ServicerContext) -> service_pb2.ListObservationsResponse:
+        start = int(request.page_token or 0)
+        end = start + 2
+        page = list(notes.values())[start:end]
+        return service_pb2.ListObservationsResponse(
+            observations=[convert.observation_to_proto(o) for o in page],
+            next_page_token=str(end) if end < len(notes) else "",
+        )
+
+    handlers = {"ObservationService": {"ListObservations": unary(
+        list_obs, service_pb2.ListObservationsRequest, service_pb2.ListObservationsResponse)}}
+    memo = convert.ObservationMemo()
+    with fake_daemon(sock_dir, handlers) as address, GraphMem(address) as gm:
+        first = {o.id: o for o in gm.list(limit=0, memo=memo)}
+        assert first == {o.id: o for o in gm.list(limit=0)}  # the same notes as without a memo
+        notes["o3"] = replace(notes["o3"], text="changed", status=ObservationStatus.STALE)
+        del notes["o1"]
+        second = {o.id: o for o in gm.list(limit=0, memo=memo)}
+        assert list(second) == ["o0", "o2", "o3", "o4"]
+        assert all(second[i] is first[i] for i in ("o0", "o2", "o4"))
+        assert second["o3"] is not first["o3"]
+        assert (second["o3"].text, second["o3"].status) == ("changed", ObservationStatus.STALE)
+        notes["o1"] = replace(OBS, id="o1")  # back, after a read without it: converted anew
+        third = {o.id: o for o in gm.list(limit=0, memo=memo)}
+        assert third["o1"] == first["o1"]
+        assert third["o1"] is not first["o1"]
+        assert third["o3"] is second["o3"]
+
+
 def test_update_sends_only_given_fields(sock_dir: Path) -> None:
     seen: list[service_pb2.UpdateObservationRequest] = []
 

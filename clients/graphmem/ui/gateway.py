@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from graphmem.client import EventStream, GraphMem
+from graphmem.convert import ObservationMemo
 from graphmem.errors import (
     DaemonNotRunning,
     FailedPrecondition,
@@ -108,6 +109,12 @@ class Gateway:
     #: not kept (it may lack the change, and the page patched the queue it had instead)
     _changes: int = field(default=0, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _reading: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: the last whole read's notes by their wire form, and the queue item made of each note
+    #: (by id, with the note it was made of): a whole read converts and lays out only the
+    #: notes that changed since the one before
+    _memo: ObservationMemo = field(default_factory=ObservationMemo, repr=False)
+    _items: dict[str, tuple[Observation, model.QueueItem]] = field(default_factory=dict, repr=False)
 
     def queue(self) -> tuple[Queue, str]:
         """The review queue: the stale and suspect notes and the knowledge findings (with
@@ -115,20 +122,43 @@ class Gateway:
         since the last read), ``patched`` (only notes changed: the events carry them, so a
         page load after a confirm costs no daemon call) or ``whole`` (read from the daemon:
         the first time, with the event stream down, or after anything else)."""
+        reused = self._reused()
+        if reused is not None:
+            return reused
+        with self._reading:  # one whole read at a time: a load during one waits for it
+            reused = self._reused()
+            if reused is not None:
+                return reused
+            return self._read_whole(self.follower.current if self.follower is not None else None), "whole"
+
+    def warm(self, wait: float = 5.0) -> None:
+        """Read the queue once, as the page starts (with the event stream connected, waited
+        for up to ``wait`` seconds, so that the read is kept): the first page load finds it
+        read, or waits for this read instead of making its own."""
+        if self.follower is not None:
+            deadline = time.monotonic() + wait
+            while self.follower.current is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+        with contextlib.suppress(PageError):  # the page load that needs it says what failed
+            self.queue()
+
+    def _reused(self) -> tuple[Queue, str] | None:
+        """The kept queue, as it is or patched, when the follower allows; else None."""
         generation = self.follower.current if self.follower is not None else None
         with self._lock:
             cached = self._queue
-        if generation is not None and cached is not None and self.follower is not None:
-            if cached[0] == generation:
-                return cached[1], "kept"
-            since = self.follower.since(cached[0])
-            if since is not None:
-                queue = cached[1].patched(since.changes)
-                with self._lock:
-                    if self._queue is cached:
-                        self._queue = (since.generation, queue)
-                return queue, "patched"
-        return self._read_whole(generation), "whole"
+        if generation is None or cached is None or self.follower is None:
+            return None
+        if cached[0] == generation:
+            return cached[1], "kept"
+        since = self.follower.since(cached[0])
+        if since is None:
+            return None
+        queue = cached[1].patched(since.changes)
+        with self._lock:
+            if self._queue is cached:
+                self._queue = (since.generation, queue)
+        return queue, "patched"
 
     def _read_whole(self, generation: int | None) -> Queue:
         with self._lock:
@@ -139,7 +169,17 @@ class Gateway:
             check = findings.result()
         pending = {r.observation_id for r in check.references} - {o.id for o in notes}
         units = self.notes(sorted(i for i in pending if i))
-        queue = Queue.of(model.queue_items(notes, check.references, units))
+        made: dict[str, tuple[Observation, model.QueueItem]] = {}
+        kept = self._items
+
+        def item_of(o: Observation) -> model.QueueItem:
+            was = kept.get(o.id)
+            item = was[1] if was is not None and was[0] is o else model.note_item(o)
+            made[o.id] = (o, item)
+            return item
+
+        queue = Queue.of(model.queue_items(notes, check.references, units, item_of))
+        self._items = made
         with self._lock:
             if generation is not None and self._changes == changes:
                 self._queue = (generation, queue)
@@ -187,7 +227,10 @@ class Gateway:
         """Every stale and suspect note of the repository."""
         with _calling():
             return self.client.list(
-                repo=self.repo.id, statuses=[ObservationStatus.STALE, ObservationStatus.SUSPECT], limit=0
+                repo=self.repo.id,
+                statuses=[ObservationStatus.STALE, ObservationStatus.SUSPECT],
+                limit=0,
+                memo=self._memo,
             )
 
     def all_notes(self, archived: bool = False) -> list[Observation]:

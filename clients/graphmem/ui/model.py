@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -200,10 +200,12 @@ def queue_items(
     notes: Iterable[Observation],
     findings: Iterable[KnowledgeReference] = (),
     units: Mapping[str, Observation] | None = None,
+    item_of: Callable[[Observation], QueueItem] = note_item,
 ) -> list[QueueItem]:
     """Every stale and suspect note, and every knowledge-file finding whose unit is not one of
-    them (grouped by unit), newest first (then by id)."""
-    items = [note_item(o) for o in notes if o.status in REVIEWED]
+    them (grouped by unit), newest first (then by id). ``item_of`` makes a note's item
+    (``note_item``, or one that reuses the item of a note that did not change)."""
+    items = [item_of(o) for o in notes if o.status in REVIEWED]
     seen = {i.id for i in items}
     by_unit: dict[str, list[KnowledgeReference]] = {}
     for r in findings:

@@ -93,7 +93,9 @@ def serve(
     actor = local_actor("ui")
     follower = Follower(lambda after: client.events(repo=repo.id, after_seq=after))
     follower.start()
-    app = build_app(Gateway(client, repo, actor, follower), settings)
+    gateway = Gateway(client, repo, actor, follower)
+    app = build_app(gateway, settings)
+    threading.Thread(target=gateway.warm, name="graphmem-ui-warm", daemon=True).start()  # one read, then done
     url = f"http://{address.url_host}:{address.port}/queue?{guard.TOKEN_PARAM}={token}"
     if address.warning:
         print(address.warning, file=err, flush=True)

@@ -164,6 +164,8 @@ def _templates() -> jinja2.Environment:
     env.filters["when"] = _when
     env.filters["short"] = lambda c: (c or "")[:8]
     env.filters["spaced"] = lambda sig: spaced(sig) if sig else ""  # every signature as the renderer spaces it
+    for name in env.list_templates():  # compiled now, not by the first page load
+        env.get_template(name)
     return env
 
 
