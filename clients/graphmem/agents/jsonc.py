@@ -137,9 +137,15 @@ def _strip(text: str) -> str:
             out.append(" ")
             i = w.end()
             continue
+        if text[i] in "}]":  # a trailing comma before it (outside strings) goes
+            j = len(out) - 1
+            while j >= 0 and out[j] == " ":
+                j -= 1
+            if j >= 0 and out[j] == ",":
+                del out[j]
         out.append(text[i])
         i += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+    return "".join(out)
 
 
 def value_of(text: str, node: Node | None = None) -> Any:
@@ -273,8 +279,11 @@ def set_member(text: str, path: Sequence[str], key: str, value: Any) -> str:
             indent = _indent_of(text, current.start)
             return text[: current.start] + _dump(value, unit, indent) + text[current.end :]
     last = node.members[-1][2].end if node.members else None
-    indent = (_indent_of(text, last) if last is not None and not _is_inline(text, node) else
-              _indent_of(text, node.start) + unit)
+    indent = (
+        _indent_of(text, last)
+        if last is not None and not _is_inline(text, node)
+        else _indent_of(text, node.start) + unit
+    )
     if last is not None and _is_inline(text, node):
         entry = json.dumps(entry_key) + ": " + json.dumps(entry_value, ensure_ascii=False)
     else:
@@ -322,8 +331,9 @@ def upsert_item(text: str, path: Sequence[str], is_ours: Callable[[Any], bool], 
         return remove_items(text, path, is_ours, keep_first=True)
     unit = indent_unit(text)
     last = arr.items[-1].end if arr.items else None
-    indent = _indent_of(text, last) if last is not None and not _is_inline(text, arr) else _indent_of(
-        text, arr.start) + unit
+    indent = (
+        _indent_of(text, last) if last is not None and not _is_inline(text, arr) else _indent_of(text, arr.start) + unit
+    )
     if last is not None and _is_inline(text, arr):
         entry = json.dumps(value, ensure_ascii=False)
     else:

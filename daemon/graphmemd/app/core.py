@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +31,13 @@ from graphmem.types import (
     WatcherStatus,
 )
 
+from graphmemd.app import transfer
 from graphmemd.app.checkouts import CheckoutOps, origin_of
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
 from graphmemd.ingest.gitinfo import head_commit
-from graphmemd.ingest.identity import RepoIdentity
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.watcher import RepoWatcher
@@ -317,35 +317,12 @@ class Core:
     # ------------------------------------------------------------------ export and import
 
     def export_lines(self, repo_id: str = "") -> Iterator[str]:
-        """Every observation (of ``repo_id`` when given) as a JSON line, with its repository's identity."""
-
-        def describe(repo_id: str) -> dict[str, str] | None:
-            ident = self.registry.identity(repo_id)
-            return ident.to_json() if ident is not None else None
-
-        return self.memory.export_lines(describe, repo_id)
+        """Every observation (of ``repo_id`` when given) as a JSON line (``transfer.export_lines``)."""
+        return transfer.export_lines(self.registry, self.memory, repo_id)
 
     def import_lines(self, lines: Sequence[str], repo_hint: str = "") -> tuple[int, int, list[str]]:
-        """Import exported lines into the repository named, or each into the registered clone
-        of the repository it was exported from; judged against the code here. Returns
-        (imported, skipped duplicates, one message per rejected line with its number)."""
-        target = self.registry.find(repo_hint) if repo_hint else None
-
-        def place(repo_id: str, desc: Mapping[str, Any] | None) -> str | None:
-            if target is not None:
-                return target.id
-            local = self.registry.local_for(repo_id, RepoIdentity.from_json(desc) if desc else None)
-            return local.id if local is not None else None
-
-        ids, dupes, errors = self.memory.import_lines(lines, place)
-        by_repo: dict[str, list[str]] = {}
-        for oid in ids:
-            by_repo.setdefault(self.memory.book.get(oid).repo_id, []).append(oid)
-        for rid, group in by_repo.items():
-            rt = self.registry.get(rid)
-            if rt is not None and rt.n_files:  # else its first index pass judges them
-                self.memory.reevaluate(group, self.state, rt.indexed_commit)
-        return len(ids), dupes, errors
+        """Import exported lines, judged against the code here (``transfer.import_lines``)."""
+        return transfer.import_lines(self.registry, self.memory, self.state, lines, repo_hint)
 
     # ------------------------------------------------------------------ observations
 

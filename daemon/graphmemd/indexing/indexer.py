@@ -264,9 +264,6 @@ class Indexer:
 
     # ------------------------------------------------------------------ progress and freshness
 
-    def _publish_progress(self, rt: RepoRuntime, started: float) -> None:
-        self._bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=rt.progress(started)))
-
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
         """How current the index of each repository is (``freshness_of``)."""
         return freshness_of(repos, self.submit)
@@ -295,7 +292,7 @@ class Indexer:
         walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size, docs)
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
-        self._publish_progress(rt, started)
+        _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         units, prepared = self._parse_pass(rt, todo, skipped, started)
@@ -333,7 +330,7 @@ class Indexer:
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
-        self._publish_progress(rt, started)
+        _publish_progress(self._bus, rt, started)
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
             rt.id,
@@ -355,7 +352,7 @@ class Indexer:
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
-        donors = self._donors(rt)
+        donors = _donors(self._registry, rt)
         for out, parsed_here in self._shared.outcomes(rt, todo, self.pool):
             rt.files_done += 1
             if out.parsed is not None:
@@ -367,14 +364,9 @@ class Indexer:
                 skipped[out.path] = out.skipped.reason
             if time.monotonic() - last > 0.25:
                 last = time.monotonic()
-                self._publish_progress(rt, started)
+                _publish_progress(self._bus, rt, started)
         self._sink.flush_cache(rt)
         return units, prepared
-
-    def _donors(self, rt: RepoRuntime) -> tuple[RepoRuntime, ...]:
-        """The sibling checkouts whose parses and graph a new parse of ``rt`` takes its equal
-        records and strings from where ``rt`` has no symbols of that file yet (``_take``)."""
-        return tuple(s for s in self._registry.siblings(rt.id) if s.n_files and not s.unhanded)
 
     # ------------------------------------------------------------------ live changes
 
@@ -419,7 +411,7 @@ class Indexer:
         refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
-        donors = self._donors(rt)
+        donors = _donors(self._registry, rt)
         for out, parsed_here in self._shared.outcomes(rt, sorted(todo.items()), self.pool):
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
@@ -497,11 +489,11 @@ class Indexer:
         return delta
 
 
-
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
     """The facts changed: every file of the repository is resolved again."""
     replace_all_edges(rt, rt.resolver.all_edges(), state, store, writer)
     logger.info("%s: repository facts changed; every file re-resolved", rt.id)
+
 
 def _take(
     rt: RepoRuntime,
@@ -594,3 +586,13 @@ def _committed(root: Path, paths: Collection[str]) -> dict[str, str]:
     """Of ``paths``, those no longer different from HEAD, with the last commit that touched each."""
     clean = set(paths) - uncommitted_paths(root, paths)
     return last_commits(root, clean)
+
+
+def _donors(registry: RepoRegistry, rt: RepoRuntime) -> tuple[RepoRuntime, ...]:
+    """The sibling checkouts whose parses and graph a new parse of ``rt`` takes its equal
+    records and strings from where ``rt`` has no symbols of that file yet (``_take``)."""
+    return tuple(s for s in registry.siblings(rt.id) if s.n_files and not s.unhanded)
+
+
+def _publish_progress(bus: EventBus, rt: RepoRuntime, started: float) -> None:
+    bus.publish(Event(EventKind.INDEX_PROGRESS, time.time(), rt.id, progress=rt.progress(started)))

@@ -188,17 +188,7 @@ class ObservationBook:
         with self._lock:
             at = self._tombstones.get(obs_id)
             extra = self._deletions.get(obs_id, {})
-        if at is None:
-            return None
-        by = extra.get("by")
-        raw = extra.get("history")
-        events: list[HistoryEvent] = []
-        for i, e in enumerate(raw[:MAX_HISTORY] if isinstance(raw, list) else ()):
-            try:
-                events.append(history_event(e, f"deletion of {obs_id}: history[{i}]."))
-            except InvalidArgument as exc:
-                logger.warning("%s", exc.message)
-        return at, by if isinstance(by, str) else "", tuple(events)
+        return None if at is None else (at, *_deletion_record(obs_id, extra))
 
     def _fold(self, rec: Mapping[str, Any]) -> None:
         op = rec.get("op")
@@ -258,13 +248,7 @@ class ObservationBook:
             observations = [
                 history.record(self._obs.get(o.id), o, at=at, by=by, commit=commit, how=how) for o in observations
             ]
-            records: list[dict[str, Any]] = []
-            for o in observations:
-                rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
-                if key and o is observations[0]:
-                    rec["key"] = key
-                records.append(rec)
-            self._journal.append_many(records)
+            self._journal.append_many([_put_record(o, key if i == 0 else "") for i, o in enumerate(observations)])
             for o in observations:
                 self._index(o)
             if key:
@@ -293,22 +277,7 @@ class ObservationBook:
         """Validate and save a new observation, marking those it supersedes; a repeated ``idempotency_key``
         returns the observation it created before. ``origin``: the commit and branch the
         checkout it is saved in is at."""
-        text = text.strip()
-        if not text:
-            raise InvalidArgument("observation text is empty")
-        if len(text) > MAX_TEXT:
-            raise InvalidArgument(f"observation text is {len(text)} characters; the limit is {MAX_TEXT}")
-        if not anchors:
-            raise InvalidArgument(
-                "an observation needs at least one anchor (a symbol ref like "
-                "'path/file.py::Class.method' or a file path)"
-            )
-        if len(anchors) > MAX_ANCHORS:
-            raise InvalidArgument(f"an observation has at most {MAX_ANCHORS} anchors, not {len(anchors)}")
-        if len(tags) > MAX_TAGS:
-            raise InvalidArgument(f"at most {MAX_TAGS} tags")
-        if not 0.0 <= confidence <= 1.0:
-            raise InvalidArgument(f"confidence must be between 0 and 1, not {confidence}")
+        text = _validated(text, anchors, tags, confidence)
         with self._lock:
             if idempotency_key and idempotency_key in self._keys:
                 existing = self._obs.get(self._keys[idempotency_key])
@@ -349,11 +318,7 @@ class ObservationBook:
             dead = self._tombstones.get(obs_id)
             by = self._deletions.get(obs_id, {}).get("by")
         if o is None:
-            if dead is not None:
-                when = datetime.fromtimestamp(dead, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
-                who = f" by {by}" if isinstance(by, str) and by else ""
-                raise NotFound(f"observation {obs_id!r} was deleted{who} at {when}")
-            raise NotFound(f"no observation {obs_id!r}")
+            raise NotFound(_missing(obs_id, dead, by))
         return o
 
     def update(self, obs_id: str, by: str = "", commit: str = "", **fields: Any) -> Observation:
@@ -459,7 +424,6 @@ class ObservationBook:
             return [self._obs[i] for i in found if i in self._obs]
 
     def from_file(self, repo_id: str, path: str) -> list[Observation]:
-
         """The units of one knowledge file of a repository (any status)."""
         with self._lock:
             return [self._obs[i] for i in self._by_file.get((repo_id, path), ()) if i in self._obs]
@@ -499,3 +463,56 @@ class ObservationBook:
         for o in fresh.values():
             self._on_change(o, o.id)
         return len(fresh), dupes
+
+
+def _validated(text: str, anchors: Sequence[Anchor], tags: Sequence[str], confidence: float) -> str:
+    """A new observation's text, stripped; InvalidArgument when it or its anchors, tags or
+    confidence are out of bounds."""
+    text = text.strip()
+    if not text:
+        raise InvalidArgument("observation text is empty")
+    if len(text) > MAX_TEXT:
+        raise InvalidArgument(f"observation text is {len(text)} characters; the limit is {MAX_TEXT}")
+    if not anchors:
+        raise InvalidArgument(
+            "an observation needs at least one anchor (a symbol ref like 'path/file.py::Class.method' or a file path)"
+        )
+    if len(anchors) > MAX_ANCHORS:
+        raise InvalidArgument(f"an observation has at most {MAX_ANCHORS} anchors, not {len(anchors)}")
+    if len(tags) > MAX_TAGS:
+        raise InvalidArgument(f"at most {MAX_TAGS} tags")
+    if not 0.0 <= confidence <= 1.0:
+        raise InvalidArgument(f"confidence must be between 0 and 1, not {confidence}")
+    return text
+
+
+def _deletion_record(obs_id: str, extra: Mapping[str, Any]) -> tuple[str, tuple[HistoryEvent, ...]]:
+    """Who deleted ``obs_id`` ("" when its deletion record does not say: deleted before
+    histories were kept) and its history up to the deletion; an entry that cannot be read is
+    left out (and logged)."""
+    by = extra.get("by")
+    raw = extra.get("history")
+    events: list[HistoryEvent] = []
+    for i, e in enumerate(raw[:MAX_HISTORY] if isinstance(raw, list) else ()):
+        try:
+            events.append(history_event(e, f"deletion of {obs_id}: history[{i}]."))
+        except InvalidArgument as exc:
+            logger.warning("%s", exc.message)
+    return by if isinstance(by, str) else "", tuple(events)
+
+
+def _missing(obs_id: str, deleted_at: float | None, by: object) -> str:
+    """What to say of an id the book does not hold: who deleted it and when, if it was."""
+    if deleted_at is None:
+        return f"no observation {obs_id!r}"
+    when = datetime.fromtimestamp(deleted_at, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    who = f" by {by}" if isinstance(by, str) and by else ""
+    return f"observation {obs_id!r} was deleted{who} at {when}"
+
+
+def _put_record(o: Observation, key: str) -> dict[str, Any]:
+    """The journal record that saves ``o`` (with the idempotency ``key`` that created it)."""
+    rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
+    if key:
+        rec["key"] = key
+    return rec

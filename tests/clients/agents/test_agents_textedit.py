@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from graphmem.agents import instructions, jsonc, tomledit
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 ENTRY = {"type": "stdio", "command": "/opt/bin/graphmem", "args": ["mcp"]}
@@ -93,6 +93,7 @@ json_values = st.recursive(
     indent=st.sampled_from([None, 2, 4, "\t"]),
     value=json_values,
 )
+@example(doc={"": None}, indent=None, value={",}": None})  # a string holding ",}" is no trailing comma
 def test_jsonc_set_then_remove_gives_the_text_back(doc: dict[str, Any], indent: Any, value: Any) -> None:
     text = json.dumps(doc, indent=indent) + "\n"
     new = jsonc.set_member(text, [], "graphmem-top", value)
