@@ -109,10 +109,11 @@ class CheckoutViews:
         now, head = time.time(), m.head(checkout)
         contains = self._contains(checkout)
         changed = 0
+        notes = self._notes()  # read before this lock: the book tells this one of writes (lock order)
         with self._lock:
             moved = self._restale(checkout, delta, code, now, head, uncommitted) if delta is not None else {}
             keep: set[str] = set()
-            for o in self._notes():
+            for o in notes:
                 if o.repo_id == checkout or o.knowledge is not None or m.repository_of(o.repo_id) != repository:
                     continue
                 keep.add(o.id)

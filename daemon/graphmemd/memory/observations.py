@@ -12,13 +12,13 @@ records (the store keeps the same document). Staleness lives in ``staleness.py``
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from graphmem.errors import InvalidArgument, NotFound
@@ -33,6 +33,7 @@ from graphmem.types import (
 
 from graphmemd.graph.text_index import TextIndex
 from graphmemd.memory import history
+from graphmemd.memory.deferring import DeferringLock
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.knowledge import reference_states
 from graphmemd.memory.obsdoc import (
@@ -75,7 +76,7 @@ class ObservationBook:
     def __init__(self, journal: Journal, on_change: Callable[[Observation | None, str], object]) -> None:
         self._journal = journal
         self._on_change = on_change
-        self._lock = threading.RLock()
+        self._lock = DeferringLock()  # listeners are told after the outermost hold
         self._obs: dict[str, Observation] = {}
         self._keys: dict[str, str] = {}
         #: the inverse of ``_keys`` (observation id -> key), for the store's copy
@@ -254,8 +255,8 @@ class ObservationBook:
             if key:
                 self._keys[key] = observations[0].id
                 self._key_by_id[observations[0].id] = key
-        for o in observations:
-            self._on_change(o, o.id)
+        for o in observations:  # after the caller's outermost hold (``DeferringLock``)
+            self._lock.defer(partial(self._on_change, o, o.id))
         return observations
 
     def create(

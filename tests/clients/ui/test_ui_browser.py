@@ -4,7 +4,9 @@ the issue's acceptance. Skipped, saying why, where chromium or Playwright is abs
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -30,11 +32,21 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """One chromium for the module, with a $TMPDIR of its own, removed after it exits (chromium
+    can leave a ``.org.chromium.Chromium.*`` file there; the suite must leave $TMPDIR empty)."""
     assert sync_playwright is not None
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
+    scratch = tempfile.mkdtemp(prefix="gm-chromium-")
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(
+                executable_path=CHROMIUM,
+                args=["--no-sandbox", "--disable-gpu"],
+                env={**os.environ, "TMPDIR": scratch},
+            )
+            yield b
+            b.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture
