@@ -354,7 +354,7 @@ class ObservationBook:
             self._unindex(obs_id)
             self._tombstones[obs_id] = at
             self._deletions[obs_id] = extra
-        self._on_change(None, obs_id)
+        self._lock.defer(partial(self._on_change, None, obs_id))
 
     def confirm(
         self, obs_id: str, anchors: Sequence[Anchor], by: str, now: float | None = None, commit: str = ""
@@ -462,7 +462,7 @@ class ObservationBook:
                     self._index(o)
                     self._tombstones.pop(o.id, None)
         for o in fresh.values():
-            self._on_change(o, o.id)
+            self._lock.defer(partial(self._on_change, o, o.id))
         return len(fresh), dupes
 
 
