@@ -193,6 +193,12 @@ class Rules:
     #: were tried at every call of every file)
     call_query_source: str = ""
     callees: frozenset[bytes] = frozenset()
+    #: the ``[[rewrites]]`` by their captures' role (``rw<index>``), in order (``_rewrites``
+    #: looks each role up; a name built per file and rewrite cost more than the lookups)
+    rewrite_roles: tuple[tuple[str, Rewrite], ...] = ()
+    #: ``[aliases]`` by the bytes they are searched for (``_alias_needles``): aliases that end
+    #: alike share one scan of the source
+    alias_needles: tuple[tuple[bytes, tuple[tuple[int, bytes, bytes], ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,9 +319,30 @@ def load_rules(language: Language) -> Rules:
             annotations=_annotation_rules(data.get("annotations")),
             call_query_source=call_source,
             callees=frozenset(callees),
+            rewrite_roles=tuple((f"rw{k}", rewrite) for k, rewrite in enumerate(rewrites)),
+            alias_needles=_alias_needles({k.encode(): v.encode() for k, v in aliases.items()}),
         )
         _rules[language] = found
         return found
+
+
+#: The length of the text an alias is searched for by (its end): ``IOError``,
+#: ``EnvironmentError`` and ``asyncio.TimeoutError`` are three scans, ``socket.error``,
+#: ``os.error`` and ``select.error`` one (``.error``).
+_NEEDLE = 6
+
+
+def _alias_needles(
+    aliases: Mapping[bytes, bytes],
+) -> tuple[tuple[bytes, tuple[tuple[int, bytes, bytes], ...]], ...]:
+    """``[aliases]`` grouped by their last ``_NEEDLE`` bytes: (those bytes, ((where they
+    start in the name, name, the name it means), ...)). One scan of the source per group
+    finds every place a name of the group can be (31 Python aliases, 18 scans)."""
+    groups: dict[bytes, list[tuple[int, bytes, bytes]]] = {}
+    for text, alias in aliases.items():
+        needle = text[-_NEEDLE:]
+        groups.setdefault(needle, []).append((len(text) - len(needle), text, alias))
+    return tuple((needle, tuple(group)) for needle, group in groups.items())
 
 
 def _rewrite(entry: dict[str, Any], numbers: str) -> Rewrite:
@@ -826,26 +853,40 @@ def _rewrites(
     literals': a rewrite of a string wins over its value token). ``span``: the range to
     search for aliased names and the tree's root."""
     lo, hi, root = span
-    aliases = rules.aliases
-    if aliases and root is not None:
-        # (one bytes.find per alias: a regex of them all scans ~3x slower than 31 finds)
-        plain, dotted = rules.alias_nodes
-        for text, alias in aliases.items():
-            wanted = dotted if b"." in text else plain
-            start = source.find(text, lo, hi)
-            while start >= 0:
-                end = start + len(text)
+    if rules.aliases and root is not None:
+        _aliases(events, source, rules, lo, hi, root)
+    for role, rewrite in rules.rewrite_roles:
+        nodes = caps.get(role)
+        if nodes:
+            for n in nodes:
+                found = _apply(rewrite, n, source, rules, nogroup)
+                if found is not None:
+                    start, end, payload = found
+                    events.replace([(start, end)], payload)
+
+
+def _aliases(events: _EventList, source: bytes, rules: Rules, lo: int, hi: int, root: Node) -> None:
+    """The replacements of the ``[aliases]`` names in ``source[lo:hi]``: found by text (one
+    ``bytes.find`` scan per needle: a regex of them all scans ~3x slower), then checked in
+    the tree (not in a string or a comment, nor part of a longer name)."""
+    plain, dotted = rules.alias_nodes
+    for needle, group in rules.alias_needles:
+        at = source.find(needle, lo, hi)
+        if at < 0:
+            continue
+        seen: dict[bytes, int] = {}  # name -> the end of its last occurrence (they never overlap)
+        while at >= 0:
+            for offset, text, alias in group:
+                start = at - offset
+                if start < lo or start < seen.get(text, lo) or not source.startswith(text, start):
+                    continue
+                end = at + len(needle)
+                seen[text] = end
                 n = root.named_descendant_for_byte_range(start, end)
-                # (not in a string or a comment, nor part of a longer name)
+                wanted = dotted if b"." in text else plain
                 if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
                     events.replace([(start, end)], b" " + alias + b" ")
-                start = source.find(text, end, hi)
-    for k, rewrite in enumerate(rules.rewrites):
-        for n in caps.get(f"rw{k}", ()):
-            found = _apply(rewrite, n, source, rules, nogroup)
-            if found is not None:
-                start, end, payload = found
-                events.replace([(start, end)], payload)
+            at = source.find(needle, at + 1, hi)
 
 
 def _apply(
