@@ -190,15 +190,15 @@ class Rules:
     #: the patterns of the rewrites that name a ``callee`` (captures ``fp.rw<index>``): not in
     #: ``query_source``, the extractor runs them only at the calls whose callee's last name
     #: is in ``callees``, each call alone (in the file's query, a dozen call-rooted patterns
-    #: were tried at every call of every file)
-    call_query_source: str = ""
+    #: were tried at every call of every file). ``call_groups``: the callee names that share
+    #: the same rewrites, and those rewrites' patterns; a call is tried with its group's only
+    #: (a query's run at a call costs in proportion to the patterns rooted there: 20 patterns
+    #: for ``str(x)`` cost ~4x the two that can match it)
     callees: frozenset[bytes] = frozenset()
+    call_groups: tuple[tuple[frozenset[bytes], str], ...] = ()
     #: the ``[[rewrites]]`` by their captures' role (``rw<index>``), in order (``_rewrites``
     #: looks each role up; a name built per file and rewrite cost more than the lookups)
     rewrite_roles: tuple[tuple[str, Rewrite], ...] = ()
-    #: ``[aliases]`` by the bytes they are searched for (``_alias_needles``): aliases that end
-    #: alike share one scan of the source
-    alias_needles: tuple[tuple[bytes, tuple[tuple[int, bytes, bytes], ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,15 +288,18 @@ def load_rules(language: Language) -> Rules:
         patterns = str(data.get("patterns", {}).get("query", ""))
         source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
         rewrites = tuple(_rewrite(entry, str(data.get("numbers", "generic"))) for entry in data.get("rewrites", []))
-        call_source = ""
-        callees: set[bytes] = set()
+        by_callee: dict[bytes, str] = {}
         for k, entry in enumerate(data.get("rewrites", [])):
             pattern = _NODE_CAPTURE.sub(f"@{CAPTURE_PREFIX}rw{k}", str(entry["query"])) + "\n"
             if entry.get("calls"):  # run only on the calls of those names (see ``Rules.callees``)
-                call_source += pattern
-                callees.update(str(name).encode() for name in entry["calls"])
+                for name in entry["calls"]:
+                    callee = str(name).encode()
+                    by_callee[callee] = by_callee.get(callee, "") + pattern
             else:
                 source += pattern
+        groups: dict[str, set[bytes]] = {}
+        for callee, patterns in by_callee.items():
+            groups.setdefault(patterns, set()).add(callee)
         aliases = {str(k): str(v) for k, v in data.get("aliases", {}).items()}
         nodes = data.get("alias_nodes", {})
         parts = data.get("string_parts", {})
@@ -317,32 +320,12 @@ def load_rules(language: Language) -> Rules:
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
             alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
             annotations=_annotation_rules(data.get("annotations")),
-            call_query_source=call_source,
-            callees=frozenset(callees),
+            callees=frozenset(by_callee),
+            call_groups=tuple((frozenset(names), patterns) for patterns, names in groups.items()),
             rewrite_roles=tuple((f"rw{k}", rewrite) for k, rewrite in enumerate(rewrites)),
-            alias_needles=_alias_needles({k.encode(): v.encode() for k, v in aliases.items()}),
         )
         _rules[language] = found
         return found
-
-
-#: The length of the text an alias is searched for by (its end): ``IOError``,
-#: ``EnvironmentError`` and ``asyncio.TimeoutError`` are three scans, ``socket.error``,
-#: ``os.error`` and ``select.error`` one (``.error``).
-_NEEDLE = 6
-
-
-def _alias_needles(
-    aliases: Mapping[bytes, bytes],
-) -> tuple[tuple[bytes, tuple[tuple[int, bytes, bytes], ...]], ...]:
-    """``[aliases]`` grouped by their last ``_NEEDLE`` bytes: (those bytes, ((where they
-    start in the name, name, the name it means), ...)). One scan of the source per group
-    finds every place a name of the group can be (31 Python aliases, 18 scans)."""
-    groups: dict[bytes, list[tuple[int, bytes, bytes]]] = {}
-    for text, alias in aliases.items():
-        needle = text[-_NEEDLE:]
-        groups.setdefault(needle, []).append((len(text) - len(needle), text, alias))
-    return tuple((needle, tuple(group)) for needle, group in groups.items())
 
 
 def _rewrite(entry: dict[str, Any], numbers: str) -> Rewrite:
@@ -866,27 +849,20 @@ def _rewrites(
 
 
 def _aliases(events: _EventList, source: bytes, rules: Rules, lo: int, hi: int, root: Node) -> None:
-    """The replacements of the ``[aliases]`` names in ``source[lo:hi]``: found by text (one
-    ``bytes.find`` scan per needle: a regex of them all scans ~3x slower), then checked in
-    the tree (not in a string or a comment, nor part of a longer name)."""
+    """The replacements of the ``[aliases]`` names in ``source[lo:hi]``: found by text, then
+    checked in the tree (not in a string or a comment, nor part of a longer name). One
+    ``bytes.find`` scan per alias: a regex of them all scans ~3x slower, and aliases grouped
+    by a shared ending (18 scans for 31) took as long: a shorter needle scans slower."""
     plain, dotted = rules.alias_nodes
-    for needle, group in rules.alias_needles:
-        at = source.find(needle, lo, hi)
-        if at < 0:
-            continue
-        seen: dict[bytes, int] = {}  # name -> the end of its last occurrence (they never overlap)
-        while at >= 0:
-            for offset, text, alias in group:
-                start = at - offset
-                if start < lo or start < seen.get(text, lo) or not source.startswith(text, start):
-                    continue
-                end = at + len(needle)
-                seen[text] = end
-                n = root.named_descendant_for_byte_range(start, end)
-                wanted = dotted if b"." in text else plain
-                if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
-                    events.replace([(start, end)], b" " + alias + b" ")
-            at = source.find(needle, at + 1, hi)
+    for text, alias in (rules.aliases or {}).items():
+        wanted = dotted if b"." in text else plain
+        start = source.find(text, lo, hi)
+        while start >= 0:
+            end = start + len(text)
+            n = root.named_descendant_for_byte_range(start, end)
+            if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
+                events.replace([(start, end)], b" " + alias + b" ")
+            start = source.find(text, end, hi)
 
 
 def _apply(

@@ -303,10 +303,9 @@ class _Compiled:
     method_containers: frozenset[SymbolKind]
     #: drops the spec's ``sigils`` and writes its ``separator_alias`` as ``::`` (None: neither)
     clean: Callable[[bytes], bytes] | None
-    #: the fingerprint rewrites tried only at some calls (``Rules.call_query_source``; None:
-    #: none), their patterns' roles, and the callee names (last segment) they are tried at
-    call_query: Query | None = None
-    call_roles: tuple[tuple[str, str] | None, ...] = ()
+    #: the fingerprint rewrites tried only at some calls (``Rules.call_groups``): by callee
+    #: name (the last segment), the query of the rewrites that name it and its patterns' roles
+    call_queries: dict[bytes, tuple[Query, tuple[tuple[str, str] | None, ...]]] = field(default_factory=dict)
     callees: frozenset[bytes] = frozenset()
 
 
@@ -424,8 +423,11 @@ def _compile(language: Language) -> _Compiled:
         rules = load_rules(language)
         source += "\n" + rules.query_source  # fingerprint rules: same pass
         query = Query(ts_language, source)
-        call_source = rules.call_query_source
-        call_query = Query(ts_language, call_source) if call_source else None
+        call_queries: dict[bytes, tuple[Query, tuple[tuple[str, str] | None, ...]]] = {}
+        for names, call_source in rules.call_groups:
+            call_query = Query(ts_language, call_source)
+            call_roles = pattern_roles(_pattern_sources(call_query, call_source))
+            call_queries.update(dict.fromkeys(names, (call_query, call_roles)))
         sources = _pattern_sources(query, source)
         captures = tuple(frozenset(_CAPTURE_NAME.findall(text)) for text in sources)
         call_excepts = tuple(_call_except(query.pattern_settings(i)) for i in range(query.pattern_count))
@@ -445,8 +447,7 @@ def _compile(language: Language) -> _Compiled:
             unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
             method_containers=_CLASS_LIKE | frozenset(SymbolKind(k) for k in spec.method_containers),
             clean=_cleaner(spec),
-            call_query=call_query,
-            call_roles=pattern_roles(_pattern_sources(call_query, call_source)) if call_query is not None else (),
+            call_queries=call_queries,
             callees=rules.callees,
         )
         _compiled[language] = found
@@ -854,28 +855,44 @@ def _calls_one_of(node: Node, names: frozenset[bytes]) -> bool:
 
 
 def _call_rewrites(compiled: _Compiled, called: list[Node], captures: defaultdict[str, list[Node]]) -> None:
-    """Run the fingerprint rewrites kept for some calls (``_Compiled.call_query``) at each
+    """Run the fingerprint rewrites kept for some calls (``_Compiled.call_queries``) at each
     call whose called expression is in ``called``, at that call only (start depth 0: a call
-    nested in its arguments is tried on its own turn); their nodes go to ``captures``."""
-    query = compiled.call_query
-    if query is None:
+    nested in its arguments is tried on its own turn), with the query of its callee's name;
+    their nodes go to ``captures``."""
+    queries = compiled.call_queries
+    if not queries:
         return
-    roles = compiled.call_roles
-    cursor = QueryCursor(query, match_limit=MATCH_LIMIT)
-    cursor.set_max_start_depth(0)
+    cursors: dict[int, QueryCursor] = {}
     seen: set[tuple[int, int]] = set()
     for node in called:
         call = node.parent
-        if call is None:
+        found = queries.get(_last_name(node))
+        if call is None or found is None:
             continue
         key = (call.start_byte, call.end_byte)
         if key in seen:  # (two patterns capturing one call)
             continue
         seen.add(key)
+        query, roles = found
+        cursor = cursors.get(id(query))
+        if cursor is None:
+            cursor = cursors[id(query)] = QueryCursor(query, match_limit=MATCH_LIMIT)
+            cursor.set_max_start_depth(0)
         for pattern, caps in cursor.matches(call):
             role = roles[pattern]
             if role is not None:
                 captures[role[0]].extend(caps[role[1]])
+
+
+def _last_name(node: Node) -> bytes:
+    """The last name of a called expression (its text after the last dot, or its
+    ``attribute`` field when a space, a line continuation or a comment follows the dot)."""
+    text = node.text or b""
+    last = text[text.rfind(b".") + 1 :]
+    if last and last[0] in _NOT_A_NAME_START:
+        attribute = node.child_by_field_name("attribute")
+        return attribute.text or b"" if attribute is not None else b""
+    return last
 
 
 def _collect_other(
