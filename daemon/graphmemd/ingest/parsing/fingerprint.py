@@ -132,6 +132,15 @@ _ANNOTATION = b"\x07"
 #: An annotation in a stream: marker, text, marker.
 _ANNOTATED = re.compile(rb"\x07[^\x07]*\x07")
 
+# Single bytes are looked up as ints: ``b"x" in data`` first tries ``b"x"`` as an int, and
+# the TypeError it raises and clears costs ~8x the lookup (thousands per file).
+_B = ord("b")
+_F = ord("f")
+_R = ord("r")
+_LBRACE = ord("{")
+_BACKSLASH = ord("\\")
+_DOT = ord(".")
+
 # event kinds, in their order at one position: group closes and definition boundaries
 # (interleaved: a boundary follows the closes of the nodes inside its definition and
 # precedes those of the nodes around it), group opens, replacements (outer first)
@@ -190,14 +199,11 @@ class Rules:
     #: the patterns of the rewrites that name a ``callee`` (captures ``fp.rw<index>``): not in
     #: ``query_source``, the extractor runs them only at the calls whose callee's last name
     #: is in ``callees``, each call alone (in the file's query, a dozen call-rooted patterns
-    #: were tried at every call of every file). ``call_groups``: the callee names that share
-    #: the same rewrites, and those rewrites' patterns; a call is tried with its group's only
-    #: (a query's run at a call costs in proportion to the patterns rooted there: 20 patterns
-    #: for ``str(x)`` cost ~4x the two that can match it)
+    #: were tried at every call of every file)
+    call_query_source: str = ""
     callees: frozenset[bytes] = frozenset()
-    call_groups: tuple[tuple[frozenset[bytes], str], ...] = ()
-    #: the ``[[rewrites]]`` by their captures' role (``rw<index>``), in order (``_rewrites``
-    #: looks each role up; a name built per file and rewrite cost more than the lookups)
+    #: the ``[[rewrites]]`` by their captures' role (``rw<index>``), in order (a name built
+    #: per file and rewrite cost more than looking the roles up)
     rewrite_roles: tuple[tuple[str, Rewrite], ...] = ()
 
 
@@ -288,18 +294,15 @@ def load_rules(language: Language) -> Rules:
         patterns = str(data.get("patterns", {}).get("query", ""))
         source += _PATTERN_CAPTURE.sub(lambda m: f"@{CAPTURE_PREFIX}{m.group(1)}", patterns)
         rewrites = tuple(_rewrite(entry, str(data.get("numbers", "generic"))) for entry in data.get("rewrites", []))
-        by_callee: dict[bytes, str] = {}
+        call_source = ""
+        callees: set[bytes] = set()
         for k, entry in enumerate(data.get("rewrites", [])):
             pattern = _NODE_CAPTURE.sub(f"@{CAPTURE_PREFIX}rw{k}", str(entry["query"])) + "\n"
             if entry.get("calls"):  # run only on the calls of those names (see ``Rules.callees``)
-                for name in entry["calls"]:
-                    callee = str(name).encode()
-                    by_callee[callee] = by_callee.get(callee, "") + pattern
+                call_source += pattern
+                callees.update(str(name).encode() for name in entry["calls"])
             else:
                 source += pattern
-        groups: dict[str, set[bytes]] = {}
-        for callee, patterns in by_callee.items():
-            groups.setdefault(patterns, set()).add(callee)
         aliases = {str(k): str(v) for k, v in data.get("aliases", {}).items()}
         nodes = data.get("alias_nodes", {})
         parts = data.get("string_parts", {})
@@ -320,8 +323,8 @@ def load_rules(language: Language) -> Rules:
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
             alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
             annotations=_annotation_rules(data.get("annotations")),
-            callees=frozenset(by_callee),
-            call_groups=tuple((frozenset(names), patterns) for patterns, names in groups.items()),
+            call_query_source=call_source,
+            callees=frozenset(callees),
             rewrite_roles=tuple((f"rw{k}", rewrite) for k, rewrite in enumerate(rewrites)),
         )
         _rules[language] = found
@@ -589,7 +592,7 @@ class _Renderer:
         if found is None:
             return None
         prefix, value = found
-        return _STR + (b"b" if b"b" in prefix else b"s") + value.hex().encode() + _STR
+        return _STR + (b"b" if _B in prefix else b"s") + value.hex().encode() + _STR
 
     def _string(self, node: Node, depth: int) -> bytes:
         """``\\x01``, kind (``s`` text, ``b`` bytes), the value (hex, adjacent literal parts
@@ -672,12 +675,12 @@ def plain_string(text: bytes, rules: Rules) -> tuple[bytes, bytes] | None:
     q = quote[:1]
     width = 3 if quote[:3] == q * 3 and len(quote) >= 6 else 1
     value = quote[width : len(quote) - width]
-    if not q or not quote.endswith(q * width) or (b"{" in value and (b"f" in prefix or q == b"`")):
+    if not q or not quote.endswith(q * width) or (_LBRACE in value and (_F in prefix or q == b"`")):
         return None
-    if q == b'"' and b"#{" in value and rules.hash_interpolation:
+    if q == b'"' and value.find(b"#{") >= 0 and rules.hash_interpolation:
         return None
-    if b"\\" in value and b"r" not in prefix:
-        value = decode_escapes(value.decode("utf-8", "replace"), rules.escapes, b"b" in prefix).encode(
+    if _BACKSLASH in value and _R not in prefix:
+        value = decode_escapes(value.decode("utf-8", "replace"), rules.escapes, _B in prefix).encode(
             "utf-8", "surrogatepass"
         )
     return prefix, value
@@ -836,8 +839,22 @@ def _rewrites(
     literals': a rewrite of a string wins over its value token). ``span``: the range to
     search for aliased names and the tree's root."""
     lo, hi, root = span
-    if rules.aliases and root is not None:
-        _aliases(events, source, rules, lo, hi, root)
+    aliases = rules.aliases
+    if aliases and root is not None:
+        # (one bytes.find per alias: a regex of them all scans ~3x slower than 31 finds, and
+        # aliases grouped by a shared ending, 18 scans for 31, took as long: a shorter needle
+        # scans slower)
+        plain, dotted = rules.alias_nodes
+        for text, alias in aliases.items():
+            start = source.find(text, lo, hi)
+            wanted = dotted if _DOT in text else plain
+            while start >= 0:
+                end = start + len(text)
+                n = root.named_descendant_for_byte_range(start, end)
+                # (not in a string or a comment, nor part of a longer name)
+                if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
+                    events.replace([(start, end)], b" " + alias + b" ")
+                start = source.find(text, end, hi)
     for role, rewrite in rules.rewrite_roles:
         nodes = caps.get(role)
         if nodes:
@@ -846,23 +863,6 @@ def _rewrites(
                 if found is not None:
                     start, end, payload = found
                     events.replace([(start, end)], payload)
-
-
-def _aliases(events: _EventList, source: bytes, rules: Rules, lo: int, hi: int, root: Node) -> None:
-    """The replacements of the ``[aliases]`` names in ``source[lo:hi]``: found by text, then
-    checked in the tree (not in a string or a comment, nor part of a longer name). One
-    ``bytes.find`` scan per alias: a regex of them all scans ~3x slower, and aliases grouped
-    by a shared ending (18 scans for 31) took as long: a shorter needle scans slower."""
-    plain, dotted = rules.alias_nodes
-    for text, alias in (rules.aliases or {}).items():
-        wanted = dotted if b"." in text else plain
-        start = source.find(text, lo, hi)
-        while start >= 0:
-            end = start + len(text)
-            n = root.named_descendant_for_byte_range(start, end)
-            if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
-                events.replace([(start, end)], b" " + alias + b" ")
-            start = source.find(text, end, hi)
 
 
 def _apply(
@@ -910,7 +910,7 @@ def _member(n: Node, source: bytes, rules: Rules) -> tuple[int, int, _Plan] | No
     if obj is None or index is None:
         return None
     found = plain_string(_text(source, index), rules)
-    if found is None or b"b" in found[0] or not _BARE_NAME.fullmatch(found[1]):
+    if found is None or _B in found[0] or not _BARE_NAME.fullmatch(found[1]):
         return None
     between = source[obj.end_byte : index.start_byte]
     if between.strip() != b"[":
@@ -947,7 +947,7 @@ def _bytes_literal(n: Node, source: bytes, rules: Rules) -> _Plan | None:
     if string is None or string.type != "string":
         return None
     found = plain_string(source[string.start_byte : string.end_byte], rules)
-    if found is None or b"b" in found[0] or not found[1].isascii():
+    if found is None or _B in found[0] or not found[1].isascii():
         return None
     args = _args(n)
     if args:
@@ -999,7 +999,7 @@ def _format(n: Node, source: bytes, rules: Rules) -> _Plan | None:
     value = b""
     for part in parts:
         found = plain_string(_text(source, part), rules) if part.type == "string" else None
-        if found is None or b"b" in found[0]:
+        if found is None or _B in found[0]:
             return None
         value += found[1]
     positional: list[Node] = []
@@ -1152,9 +1152,9 @@ _IDENT_GAP = re.compile(rb" (?<=[" + _IDENT + rb"] )(?=[" + _IDENT + rb"])")
 def normalise(stream: bytes) -> bytes:
     """Whitespace-insensitive form of a stream: one space only between identifier
     characters, no trailing commas."""
-    if b"\\" in stream:  # (strings are hex-encoded: a backslash is rare)
+    if _BACKSLASH in stream:  # (strings are hex-encoded: a backslash is rare)
         stream = stream.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")  # line continuations
-    if _KEEP_SPACE in stream:  # (raw control characters in the code: never in valid code)
+    if _KEEP_SPACE[0] in stream:  # (raw control characters in the code: never in valid code)
         stream = _IDENT_SPACE.sub(_KEEP_SPACE, stream).translate(None, _WHITESPACE)
     else:  # every whitespace run becomes one space, those between identifiers a kept one, the rest go
         stream = _IDENT_GAP.sub(_KEEP_SPACE, b" ".join(stream.split())).translate(None, b" ")
@@ -1279,14 +1279,14 @@ def fingerprint(
     nothing). ``sig_hash`` of a head with annotations is two halves (``graph.model.sig_halves``)."""
     out: list[tuple[str, str]] = []
     for head, body in token_streams(language, source, spans, captures, comments, root):
-        if _ANNOTATION in head:
+        if _ANNOTATION[0] in head:
             sig = _hash(_ANNOTATED.sub(b"", head)) + _hash(head.replace(_ANNOTATION, b""))
         else:
             sig = _hash(head)
         if body is None:
             out.append((sig, _EMPTY))
         else:
-            out.append((sig, _hash(body.replace(_ANNOTATION, b"") if _ANNOTATION in body else body)))
+            out.append((sig, _hash(body.replace(_ANNOTATION, b"") if _ANNOTATION[0] in body else body)))
     return out
 
 

@@ -303,9 +303,10 @@ class _Compiled:
     method_containers: frozenset[SymbolKind]
     #: drops the spec's ``sigils`` and writes its ``separator_alias`` as ``::`` (None: neither)
     clean: Callable[[bytes], bytes] | None
-    #: the fingerprint rewrites tried only at some calls (``Rules.call_groups``): by callee
-    #: name (the last segment), the query of the rewrites that name it and its patterns' roles
-    call_queries: dict[bytes, tuple[Query, tuple[tuple[str, str] | None, ...]]] = field(default_factory=dict)
+    #: the fingerprint rewrites tried only at some calls (``Rules.call_query_source``; None:
+    #: none), their patterns' roles, and the callee names (last segment) they are tried at
+    call_query: Query | None = None
+    call_roles: tuple[tuple[str, str] | None, ...] = ()
     callees: frozenset[bytes] = frozenset()
 
 
@@ -423,11 +424,8 @@ def _compile(language: Language) -> _Compiled:
         rules = load_rules(language)
         source += "\n" + rules.query_source  # fingerprint rules: same pass
         query = Query(ts_language, source)
-        call_queries: dict[bytes, tuple[Query, tuple[tuple[str, str] | None, ...]]] = {}
-        for names, call_source in rules.call_groups:
-            call_query = Query(ts_language, call_source)
-            call_roles = pattern_roles(_pattern_sources(call_query, call_source))
-            call_queries.update(dict.fromkeys(names, (call_query, call_roles)))
+        call_source = rules.call_query_source
+        call_query = Query(ts_language, call_source) if call_source else None
         sources = _pattern_sources(query, source)
         captures = tuple(frozenset(_CAPTURE_NAME.findall(text)) for text in sources)
         call_excepts = tuple(_call_except(query.pattern_settings(i)) for i in range(query.pattern_count))
@@ -447,7 +445,8 @@ def _compile(language: Language) -> _Compiled:
             unwrap=re.compile(spec.unwrap_types) if spec.unwrap_types else None,
             method_containers=_CLASS_LIKE | frozenset(SymbolKind(k) for k in spec.method_containers),
             clean=_cleaner(spec),
-            call_queries=call_queries,
+            call_query=call_query,
+            call_roles=pattern_roles(_pattern_sources(call_query, call_source)) if call_query is not None else (),
             callees=rules.callees,
         )
         _compiled[language] = found
@@ -777,6 +776,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
     callees = compiled.callees
+    callee_ends = tuple(callees)  # (a called expression's text ends with its last name)
     rewrite_calls = out.rewrite_calls
     for pattern, caps in matches:
         target = targets[pattern]
@@ -790,19 +790,16 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
             raw_calls.append((start, text, node.start_point[0] + 1, -1))
-            if callees:  # (the common case inline: this branch runs once per call)
-                last = text[text.rfind(b".") + 1 :]
-                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
-                    rewrite_calls.append(node)
+            # (the common case first, in C: this branch runs once per call)
+            if callees and text.endswith(callee_ends) and _calls_one_of(node, text, callees):
+                rewrite_calls.append(node)
         elif role in (_R_CALL, _R_CALL_EXCEPT):
             node = caps["reference.call"][0]
             start = node.start_byte
             end = node.end_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
-            if callees:
-                last = text[text.rfind(b".") + 1 :]
-                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
-                    rewrite_calls.append(node)
+            if callees and text.endswith(callee_ends) and _calls_one_of(node, text, callees):
+                rewrite_calls.append(node)
             if role == _R_CALL_EXCEPT:
                 excluded = compiled.call_excepts[pattern]
                 if excluded is not None and text in excluded:
@@ -847,52 +844,42 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
 _NOT_A_NAME_START = frozenset(b" \t\r\n\f\\#")
 
 
-def _calls_one_of(node: Node, names: frozenset[bytes]) -> bool:
-    """Whether the called expression ``node``, whose text after its last dot is not a bare
-    name, ends with one of ``names`` (its ``attribute`` field)."""
+def _calls_one_of(node: Node, text: bytes, names: frozenset[bytes]) -> bool:
+    """Whether the last name of the called expression ``node`` (``text``: its text, or the
+    end of it) is one of ``names``: its text after the last dot, or its ``attribute`` field
+    when that text is not a bare name."""
+    last = text[text.rfind(b".") + 1 :]
+    if last in names:
+        return True
+    if not last or last[0] not in _NOT_A_NAME_START:
+        return False
     attribute = node.child_by_field_name("attribute")
     return attribute is not None and attribute.text in names
 
 
 def _call_rewrites(compiled: _Compiled, called: list[Node], captures: defaultdict[str, list[Node]]) -> None:
-    """Run the fingerprint rewrites kept for some calls (``_Compiled.call_queries``) at each
+    """Run the fingerprint rewrites kept for some calls (``_Compiled.call_query``) at each
     call whose called expression is in ``called``, at that call only (start depth 0: a call
-    nested in its arguments is tried on its own turn), with the query of its callee's name;
-    their nodes go to ``captures``."""
-    queries = compiled.call_queries
-    if not queries:
+    nested in its arguments is tried on its own turn); their nodes go to ``captures``."""
+    query = compiled.call_query
+    if query is None:
         return
-    cursors: dict[int, QueryCursor] = {}
+    roles = compiled.call_roles
+    cursor = QueryCursor(query, match_limit=MATCH_LIMIT)
+    cursor.set_max_start_depth(0)
     seen: set[tuple[int, int]] = set()
     for node in called:
         call = node.parent
-        found = queries.get(_last_name(node))
-        if call is None or found is None:
+        if call is None:
             continue
         key = (call.start_byte, call.end_byte)
         if key in seen:  # (two patterns capturing one call)
             continue
         seen.add(key)
-        query, roles = found
-        cursor = cursors.get(id(query))
-        if cursor is None:
-            cursor = cursors[id(query)] = QueryCursor(query, match_limit=MATCH_LIMIT)
-            cursor.set_max_start_depth(0)
         for pattern, caps in cursor.matches(call):
             role = roles[pattern]
             if role is not None:
                 captures[role[0]].extend(caps[role[1]])
-
-
-def _last_name(node: Node) -> bytes:
-    """The last name of a called expression (its text after the last dot, or its
-    ``attribute`` field when a space, a line continuation or a comment follows the dot)."""
-    text = node.text or b""
-    last = text[text.rfind(b".") + 1 :]
-    if last and last[0] in _NOT_A_NAME_START:
-        attribute = node.child_by_field_name("attribute")
-        return attribute.text or b"" if attribute is not None else b""
-    return last
 
 
 def _collect_other(
@@ -1345,11 +1332,16 @@ def _attribute_bases(
 # ----------------------------------------------------------------------------- typed names
 
 
+_SLASH = ord("/")
+_HASH = ord("#")
+
+
 def _count_named(node: Node, source: bytes) -> int:
     """Named children that are not comments (arguments, parameters); without a comment
     character in its text, every named child counts."""
     text = source[node.start_byte : node.end_byte]
-    if b"/" not in text and b"#" not in text and b"--" not in text:
+    # (single bytes as ints: ``b"/" in text`` raises and clears a TypeError first)
+    if _SLASH not in text and _HASH not in text and text.find(b"--") < 0:
         return node.named_child_count
     # (one list of the children: ``named_child(i)`` walks from the first child each time)
     return sum(1 for child in node.named_children if not child.is_extra)
