@@ -776,7 +776,6 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
     callees = compiled.callees
-    callee_ends = tuple(callees)  # (a called expression's text ends with its last name)
     rewrite_calls = out.rewrite_calls
     for pattern, caps in matches:
         target = targets[pattern]
@@ -790,16 +789,19 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
             raw_calls.append((start, text, node.start_point[0] + 1, -1))
-            # (the common case first, in C: this branch runs once per call)
-            if callees and text.endswith(callee_ends) and _calls_one_of(node, text, callees):
-                rewrite_calls.append(node)
+            if callees:  # (the common case inline: this branch runs once per call)
+                last = text[text.rfind(b".") + 1 :]
+                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
+                    rewrite_calls.append(node)
         elif role in (_R_CALL, _R_CALL_EXCEPT):
             node = caps["reference.call"][0]
             start = node.start_byte
             end = node.end_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
-            if callees and text.endswith(callee_ends) and _calls_one_of(node, text, callees):
-                rewrite_calls.append(node)
+            if callees:
+                last = text[text.rfind(b".") + 1 :]
+                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
+                    rewrite_calls.append(node)
             if role == _R_CALL_EXCEPT:
                 excluded = compiled.call_excepts[pattern]
                 if excluded is not None and text in excluded:
@@ -844,15 +846,9 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
 _NOT_A_NAME_START = frozenset(b" \t\r\n\f\\#")
 
 
-def _calls_one_of(node: Node, text: bytes, names: frozenset[bytes]) -> bool:
-    """Whether the last name of the called expression ``node`` (``text``: its text, or the
-    end of it) is one of ``names``: its text after the last dot, or its ``attribute`` field
-    when that text is not a bare name."""
-    last = text[text.rfind(b".") + 1 :]
-    if last in names:
-        return True
-    if not last or last[0] not in _NOT_A_NAME_START:
-        return False
+def _calls_one_of(node: Node, names: frozenset[bytes]) -> bool:
+    """Whether the called expression ``node``, whose text after its last dot is not a bare
+    name, ends with one of ``names`` (its ``attribute`` field)."""
     attribute = node.child_by_field_name("attribute")
     return attribute is not None and attribute.text in names
 
