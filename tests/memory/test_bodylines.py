@@ -78,7 +78,7 @@ def test_only_body_changes_found_now_are_measured_and_counted() -> None:
     earlier = StaleReason("m.py::second", ChangeKind.BODY_CHANGED, 5.0)
     o = Observation("o", "r", "t", Category.OTHER, 1.0, 1.0, anchors=(anchor,), status=ObservationStatus.STALE,
                     stale_reasons=(now, earlier))
-    assert queries([o], 10.0, _Code(sym)) == [BodyQuery(ref, "m.py", 4, 8, True, "c")]
+    assert queries([o], 10.0, _Code(sym)) == [BodyQuery(ref, "m.py", 4, 8)]
     assert queries([o], 11.0, _Code(sym)) == []
     assert queries([o], 10.0, _Code()) == []  # the symbol is gone
     counted = with_counts(o, 10.0, {ref: 3, "m.py::second": 7})

@@ -1,11 +1,12 @@
 """The shell of ``memory/bodylines``: a body change's text before it, read from git.
 
 For each file with body changes recorded just now: the text now is the file on disk (the one
-just parsed), the text before is the file at HEAD for an uncommitted change, and for a
-committed one the file in the parent of the last commit (up to the reason's commit) that
-touched it. One ``git show`` (and, committed, one ``git log``) per file, at most
-``MAX_FILES`` files per pass: a pass that marks more (a checkout of a thousand files) leaves
-the rest as "body changed". Outside git, or when git fails, nothing is counted.
+just parsed), the text before is the file in ``before`` (the commit the daemon had indexed
+before this pass: HEAD when HEAD did not move, so an edit in the working tree is counted
+against HEAD; the commit HEAD left when a checkout, merge or pull brought the change). One
+``git show`` per file, at most ``MAX_FILES`` files per pass: a pass that marks more (a checkout
+of a thousand files) leaves the rest as "body changed". Outside git, when the file is not in
+``before`` or git fails, nothing is counted.
 """
 
 from __future__ import annotations
@@ -40,23 +41,14 @@ def _git_text(root: Path, *args: str) -> str | None:
     return out.stdout.decode("utf-8", "replace")
 
 
-def _before(root: Path, q: BodyQuery) -> str | None:
-    """The file's text before the change (module docstring), or None when git cannot say."""
-    if q.uncommitted:
-        return _git_text(root, "show", f"HEAD:{q.path}")
-    if not q.commit:
-        return None
-    last = (_git_text(root, "log", "-1", "--format=%H", q.commit, "--", q.path) or "").strip()
-    return _git_text(root, "show", f"{last}^:{q.path}") if last else None
-
-
-def measure_bodies(root: Path, queries: Sequence[BodyQuery]) -> dict[str, int]:
-    """Anchor ref -> the lines its body change touched, for the ``queries`` that can be measured."""
+def measure_bodies(root: Path, queries: Sequence[BodyQuery], before: str) -> dict[str, int]:
+    """Anchor ref -> the lines its body change touched since commit ``before`` ("": HEAD), for
+    the ``queries`` that can be measured."""
     if not (root / ".git").exists() or shutil.which("git") is None:
         return {}
-    by_file: dict[tuple[str, bool, str], list[BodyQuery]] = {}
+    by_file: dict[str, list[BodyQuery]] = {}
     for q in queries:
-        by_file.setdefault((q.path, q.uncommitted, q.commit), []).append(q)
+        by_file.setdefault(q.path, []).append(q)
     counts: dict[str, int] = {}
     for qs in list(by_file.values())[:MAX_FILES]:
         try:
@@ -66,9 +58,9 @@ def measure_bodies(root: Path, queries: Sequence[BodyQuery]) -> dict[str, int]:
             now = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        before = _before(root, qs[0])
-        if before is None:
+        then = _git_text(root, "show", f"{before or 'HEAD'}:{qs[0].path}")
+        if then is None:
             continue
         for q in qs:
-            counts[q.anchor_ref] = count_changed(before, now, q.start_line, q.end_line)
+            counts[q.anchor_ref] = count_changed(then, now, q.start_line, q.end_line)
     return counts

@@ -472,8 +472,9 @@ class Indexer:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
+        before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
-                           lambda queries: measure_bodies(rt.root, queries))
+                           lambda queries: measure_bodies(rt.root, queries, before))
         t_stale = time.time()
         if settle is not None:
             settle()

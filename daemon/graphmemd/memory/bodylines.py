@@ -3,8 +3,9 @@
 An anchor keeps its symbol's fingerprints, not its text, so the count is made when the reason is
 recorded, and only for the reasons recorded just now (``detected_at == now``) that say a
 symbol's body changed: ``queries`` lists them with the symbol's lines in the file now; the shell
-reads the file's text before the change from git (HEAD for an uncommitted change, the parent of
-the commit that made a committed one) and the text now, and ``count_changed`` diffs the two
+reads the file's text before the change from git (the file in the commit the daemon had indexed
+before this pass: HEAD for a change in the working tree, the commit HEAD was on for a change
+that came with a checkout, merge or pull) and the text now, and ``count_changed`` diffs the two
 (difflib, line by line) and counts the changed lines that fall in the symbol. ``with_counts``
 puts the counts on the reasons. A reason the shell could not measure keeps ``lines_changed = 0``
 and is said as "body changed".
@@ -25,15 +26,13 @@ __all__ = ["BodyQuery", "count_changed", "queries", "with_counts"]
 
 @dataclass(frozen=True, slots=True)
 class BodyQuery:
-    """A body change to measure: the anchored symbol (``anchor_ref``), its file, its lines now
-    (1-based, inclusive), and whether the change is uncommitted or in ``commit``'s history."""
+    """A body change to measure: the anchored symbol (``anchor_ref``), its file and its lines
+    now (1-based, inclusive)."""
 
     anchor_ref: str
     path: str
     start_line: int
     end_line: int
-    uncommitted: bool
-    commit: str
 
 
 def queries(notes: Sequence[Observation], now: float, code: CodeView) -> list[BodyQuery]:
@@ -47,7 +46,7 @@ def queries(notes: Sequence[Observation], now: float, code: CodeView) -> list[Bo
             a = anchors.get(r.anchor_ref)
             s = code.symbol(a.symbol_id) if a is not None else None
             if s is not None and s.end_line >= s.start_line > 0:
-                found[r.anchor_ref] = BodyQuery(r.anchor_ref, s.path, s.start_line, s.end_line, r.uncommitted, r.commit)
+                found[r.anchor_ref] = BodyQuery(r.anchor_ref, s.path, s.start_line, s.end_line)
     return list(found.values())
 
 
