@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from graphmem.agents import wire
-from graphmem.agents.before import FileNow, Verdict, judge
+from graphmem.agents.before import FRESH_WRITE_S, FileNow, Verdict, judge
 from graphmem.agents.hookio import HookInput, parse_payload, render_output
 from graphmem.paths import Paths, resolve_paths
 
@@ -48,6 +48,8 @@ MAX_PAYLOAD = 4 * 1024 * 1024
 MAX_REMEMBERED = 2000
 #: Files the hooks remember the last reported state of (per session, and across sessions).
 MAX_FILES = 2000
+#: How long the hooks keep another session's report of a file (``before.judge`` rule 2).
+SHARED_FOR_S = 6 * FRESH_WRITE_S
 #: A file larger than this is known by its size and modification time instead of its digest.
 MAX_DIGEST_BYTES = 8 * 1024 * 1024
 TOKEN_METADATA = "x-graphmem-token"
@@ -207,20 +209,24 @@ def _file_now(path: str) -> FileNow:
 
 def changed_files(hook: HookInput, memory: Memory, paths: Paths, now: float) -> list[str]:
     """The files ``hook`` names that its edit changed (``before.judge``), remembering each
-    file's state for this session and as reported by it."""
+    file's state for this session and as reported by it (for ``SHARED_FOR_S``: an older report
+    is never needed, a file modified that long ago was not written by the tool call)."""
     shared = _last_reported(paths)
     data = _read_json(shared).get("files", {})
-    last = {k: (v[0], v[1]) for k, v in data.items() if isinstance(v, list) and len(v) == 2} if isinstance(
-        data, dict) else {}
+    reports: dict[str, tuple[str, str, float]] = {}
+    for k, v in (data.items() if isinstance(data, dict) else ()):
+        if isinstance(v, list) and len(v) == 3 and isinstance(v[2], (int, float)) and v[2] > now - SHARED_FOR_S:
+            reports[k] = (str(v[0]), str(v[1]), float(v[2]))
+    last = {k: (digest, who) for k, (digest, who, _) in reports.items()}
     changed = []
     for f in map(_file_now, hook.files):
         if judge(f, session=hook.session, mine=memory.files, last=last, now=now) is Verdict.CHANGED:
             changed.append(f.path)
         memory.files.pop(f.path, None)  # most recent last
         memory.files[f.path] = f.digest
-        last.pop(f.path, None)
-        last[f.path] = (f.digest, hook.session)
-    _write_json(shared, {"files": {k: list(v) for k, v in list(last.items())[-MAX_FILES:]}})
+        reports.pop(f.path, None)
+        reports[f.path] = (f.digest, hook.session, now)
+    _write_json(shared, {"files": {k: list(v) for k, v in list(reports.items())[-MAX_FILES:]}})
     return changed
 
 
