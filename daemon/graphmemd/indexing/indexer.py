@@ -25,16 +25,20 @@ from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshness
 
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
+from graphmemd.graph.derive import derived_delta
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, symbols_of
+from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
+from graphmemd.graph.resolution.resolver import Exports
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
+from graphmemd.indexing.derive import MIN_EQUAL_SHARE, copy_rows, equal_files, sibling_text, source_of
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
 from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
-from graphmemd.ingest.parse_pack import ParsePack
+from graphmemd.ingest.parse_pack import CachedHead, ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
+from graphmemd.ingest.parsecache import PARSER_VERSION
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.scan import DocChanges, classify_batch, scan_tree
 from graphmemd.ingest.walker import WalkedDoc
@@ -124,7 +128,7 @@ class Indexer:
         #: watcher batches of a checkout then gather into one bulk batch meanwhile)
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
-        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self.exports)
         self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -226,13 +230,62 @@ class Indexer:
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
-        if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
+        if rt.unhanded and not (idle and (rt.state is IndexState.WARMING or rt.derived_from)):
+            parses, queued = self._sink.parses, self._sink.queued_parse
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
-                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop)
+                damaged = hand_over(
+                    rt, self._state, self._store, self._writer, parses, stop,
+                    lambda sibling, head: sibling_text(parses, queued, sibling, head),
+                )  # fmt: skip
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
+
+    def exports(self, rt: RepoRuntime) -> Exports:
+        """What ``rt``'s files export by name (``RepoResolver.exports``). A checkout derived from
+        a sibling and identical to it (the same files, the same contents) is answered by the
+        sibling's resolver (exports are paths and names, no ids); otherwise its own resolver
+        is given its files first (``_hand_over``)."""
+        source = self._registry.get(rt.derived_from) if rt.derived_from else None
+        if source is not None and _identical(self._state, rt, source):
+            return source.resolver.exports()
+        self._hand_over(rt)
+        return rt.resolver.exports()
+
+    def _derive(
+        self, rt: RepoRuntime, todo: list[tuple[str, Path]]
+    ) -> tuple[list[tuple[str, Path]], GraphDelta | None]:
+        """A new checkout's first pass: take the files equal to a sibling checkout's from the
+        sibling's graph (``indexing/derive.py``); returns the files left to parse, and the
+        delta that said so (None when nothing was derived)."""
+        source = source_of(self._registry, rt)
+        if source is None or not todo:
+            return todo, None
+        with self._state.reading() as graph:
+            nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
+        theirs = {rel: n.content_hash for rel, n in nodes.items() if n is not None}
+        equal = equal_files(todo, theirs, self.cfg.max_file_size)
+        if len(equal) < MIN_EQUAL_SHARE * len(todo):
+            return todo, None
+        paths = sorted(equal)
+        with self._state.writing() as graph:
+            rename = graph.derive_files(source.id, rt.id, paths)
+            infos = {p: graph.file_symbols(rt.id, p) for p in paths}
+            rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
+        files = {p: (n.language, n.content_hash, equal[p][1], errors.get(p, 0)) for p in paths if (n := nodes[p])}
+        delta = derived_delta(rt.id, files, infos)
+        self._memory.apply(delta, self._state, head_commit(rt.root), lambda ps: uncommitted_paths(rt.root, ps))
+        heads = [CachedHead(p, size, rt.stats.get(p, (0, 0))[1], digest, PARSER_VERSION) for p, (digest, size) in
+                 sorted(equal.items())]  # fmt: skip
+        rt.unhanded, rt.derived_from = {h.path: h for h in heads}, source.id
+        store, parses, queued, src = self._store, self._sink.parses, self._sink.queued_parse, source.id
+        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rt.id, heads, rename, infos))
+        for event in file_events(delta, time.time()):
+            self._bus.publish(event)
+        logger.info("%s: %d of %d files derived from %s", rt.id, len(paths), len(todo), source.id)
+        return [t for t in todo if t[0] not in equal], delta
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
@@ -295,6 +348,10 @@ class Indexer:
         _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
+        derived = None
+        if not known and not full and not only and not rt.unhanded:
+            todo, derived = self._derive(rt, todo)
+            rt.files_done = len(walked) - len(todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
@@ -315,8 +372,12 @@ class Indexer:
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
-        delta = self._apply(
-            rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
+        cold = not known and derived is None
+        delta = (
+            self._apply(
+                rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold, settle=settle
+            )
+            or derived
         )
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
@@ -324,7 +385,9 @@ class Indexer:
             self.knowledge.full_pass(rt, docs, head_moved, delta)
         if head_moved:  # changes seen before they were committed: name their commit
             self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
-        if delta is None:  # nothing changed: the graph already answers for this pass
+        if delta is derived and derived is not None:
+            self._sink.queryable(rt)
+        elif delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
             self._memory.views.refresh(rt.id)  # (a delta refreshed them) after a restart, a branch switch
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
@@ -580,6 +643,20 @@ def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], Non
         return False  # (and a warm restart's hand-over stays deferred)
     hand_over()
     return rt.resolver.update_facts(facts)
+
+
+def _identical(state: GraphState, rt: RepoRuntime, source: RepoRuntime) -> bool:
+    """Whether ``rt`` (derived, its resolver empty) holds exactly ``source``'s files, each
+    with the same content, and ``source``'s resolver holds them all."""
+    if rt.resolver.files or source.unhanded or source.derived_from or set(rt.unhanded) != set(source.resolver.files):
+        return False
+    with state.reading() as graph:
+        files = graph.files
+        for p in rt.unhanded:
+            mine, theirs = files.get(file_id(rt.id, p)), files.get(file_id(source.id, p))
+            if mine is None or theirs is None or mine.content_hash != theirs.content_hash:
+                return False
+    return True
 
 
 def _committed(root: Path, paths: Collection[str]) -> dict[str, str]:

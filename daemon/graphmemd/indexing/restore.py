@@ -160,6 +160,7 @@ def hand_over(
     writer: StoreWriter,
     parses: ParsePack,
     stop: Callable[[], bool] | None = None,
+    sibling_text: Callable[[str, CachedHead], str | None] = lambda _s, _h: None,
 ) -> list[str]:
     """The second half of a warm restart, on the indexer thread before anything is resolved:
     give the resolver the parses ``restore`` read back (reading their texts from ``parses``
@@ -168,7 +169,12 @@ def hand_over(
     into the graph and the store. ``stop`` is asked every ``HAND_SLICE`` files: when it says
     so (the daemon is stopping), the parses not handed yet wait in ``rt.unhanded`` for the
     next call. Returns the files whose cached parse turned out damaged: they are to be
-    parsed again (their size and mtime are forgotten)."""
+    parsed again (their size and mtime are forgotten).
+
+    A checkout derived from a sibling (``RepoRuntime.derived_from``, ``indexing/derive.py``)
+    has no stored edges to compare with yet: its parses come from its own cache, else from
+    the sibling's (``sibling_text``: sibling id, head -> text), else the file is parsed again;
+    once every file is handed over, all its edges are replaced by the new resolution."""
     started, handed = time.time(), 0
     damaged: list[str] = []
     for path in list(rt.unhanded):
@@ -178,6 +184,10 @@ def hand_over(
         handed += 1
         try:
             text = item if isinstance(item, str) else parses.text(rt.id, item)
+            if text is None and rt.derived_from and not isinstance(item, str):
+                text = sibling_text(rt.derived_from, item)
+                if text is None:
+                    raise ValueError(f"no parse of it cached here or in {rt.derived_from}")
             if text is None:  # parsed again or removed since the restore: the pass that did it has it
                 continue
             with state.reading() as graph:
@@ -188,6 +198,11 @@ def hand_over(
             rt.stats.pop(path, None)
             damaged.append(path)
     if not handed:
+        return damaged
+    if rt.derived_from and not rt.unhanded:  # (derived: the graph has the sibling's edges)
+        rt.derived_from, rt.stored_edges = "", None
+        replace_all_edges(rt, rt.resolver.all_edges(), state, store, writer)
+        logger.info("%s: %d derived files handed to the resolver in %.2fs", rt.id, handed, time.time() - started)
         return damaged
     if damaged:  # the resolver misses those files: its edges would lack theirs and their callers'
         logger.info("%s: edges kept as stored until the damaged cached parses are parsed again", rt.id)
