@@ -468,14 +468,13 @@ class CodeGraph:
 
     def edge_count(self, repo_id: str = "") -> int:
         """The number of outgoing edges, of ``repo_id``'s nodes or (empty) of every node."""
-        prefix = f"{repo_id}:"
-        count = edgebits.count
-        return sum(
-            count(packed)
-            for node, targets in self._out.items()
-            if not repo_id or node.startswith(prefix)
-            for packed in targets.values()
-        )
+        count, out = edgebits.count, self._out
+        if not repo_id:
+            return sum(count(packed) for targets in out.values() for packed in targets.values())
+        # the repository's own nodes only (its files and their symbols: every node it has),
+        # not a pass over every checkout's
+        nodes = (n for f in self.repo_files(repo_id) for n in (file_id(repo_id, f.path), *f.symbol_ids))
+        return sum(count(packed) for n in nodes for packed in out.get(n, {}).values())
 
     def ref_of(self, node: str) -> str:
         """Human reference of a node: ``path::qualname`` for symbols, ``path`` for files."""

@@ -33,6 +33,7 @@ from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.parse_pool import content_hash
 from graphmemd.ingest.parsecache import PARSER_VERSION, decode
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
+from graphmemd.runtime import malloc
 from graphmemd.store.engine import Store
 
 logger = logging.getLogger(__name__)
@@ -101,7 +102,7 @@ def copy_rows(
     for head in heads:
         try:
             text = sibling_text(parses, queued, source, head)
-            parsed = decode(text) if text is not None else None
+            parsed = decode(text, outline=True) if text is not None else None
         except ValueError:
             text = parsed = None
         if text is None or parsed is None:
@@ -119,4 +120,7 @@ def copy_rows(
     parses.put_rows(target, rows)
     edges = renamed_edges(store.load_resolved_edges(source), keep)
     store.replace_files(target, records, (), edges, infos={r.path: infos[r.path] for r, _ in records})
-    logger.info("stored %s from %s: %d files in %.2fs", target, source, len(records), time.monotonic() - started)
+    n = len(records)
+    del rows, records, edges
+    malloc.trim()  # (what the bulk read and load allocated on this thread, back to the system)
+    logger.info("stored %s from %s: %d files in %.2fs", target, source, n, time.monotonic() - started)

@@ -265,7 +265,9 @@ class Indexer:
         with self._state.reading() as graph:
             nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
         theirs = {rel: n.content_hash for rel, n in nodes.items() if n is not None}
+        t0 = time.monotonic()
         equal = equal_files(todo, theirs, self.cfg.max_file_size)
+        t1 = time.monotonic()
         if len(equal) < MIN_EQUAL_SHARE * len(todo):
             return todo, None
         paths = sorted(equal)
@@ -276,6 +278,7 @@ class Indexer:
         errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
         files = {p: (n.language, n.content_hash, equal[p][1], errors.get(p, 0)) for p in paths if (n := nodes[p])}
         delta = derived_delta(rt.id, files, infos)
+        t2 = time.monotonic()
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda ps: uncommitted_paths(rt.root, ps))
         heads = [CachedHead(p, size, rt.stats.get(p, (0, 0))[1], digest, PARSER_VERSION) for p, (digest, size) in
                  sorted(equal.items())]  # fmt: skip
@@ -284,7 +287,10 @@ class Indexer:
         self._writer.submit(lambda: copy_rows(store, parses, queued, src, rt.id, heads, rename, infos))
         for event in file_events(delta, time.time()):
             self._bus.publish(event)
-        logger.info("%s: %d of %d files derived from %s", rt.id, len(paths), len(todo), source.id)
+        logger.info(
+            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph %.2fs, memory %.2fs)",
+            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, time.monotonic() - t2,
+        )  # fmt: skip
         return [t for t in todo if t[0] not in equal], delta
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
