@@ -116,7 +116,15 @@ def test_a_derived_checkout_holds_what_building_it_holds() -> None:
         unresolved_inherits=b_edges.unresolved_inherits,
     )
 
-    # then each changes on its own: a file removed from B leaves A whole
+    # then each changes on its own: A's edges re-resolved leave B's (the lists of unresolved
+    # calls are shared until then), a file removed from B leaves A whole
+    helper = symbol_id("a", "pkg/impl.py", "helper", SymbolKind.FUNCTION)
+    b_view = view(g, "b")
+    g.set_edges([file_id("a", "pkg/impl.py")], ResolvedEdges(unresolved_calls=((helper, "sys.exit"),)))
+    assert g.unresolved(helper) == ["sys.exit"]
+    assert view(g, "b") == b_view
+    g.set_edges([file_id("a", "pkg/impl.py")], edges("a"))
+    assert view(g, "a") == before
     g.remove_file("b", "pkg/base.py")
     assert view(g, "a") == before
     assert not g.file_symbols("b", "pkg/base.py")

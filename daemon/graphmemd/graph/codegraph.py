@@ -267,8 +267,12 @@ class CodeGraph:
                 self._link(a, EdgeKind.CALLS, b, conf)
         for a, b, _kind, conf in edges.inherits:
             self._link(a, EdgeKind.INHERITS, b, conf)
+        fresh: dict[str, list[str]] = {}
         for a, text in edges.unresolved_calls:
-            self._unresolved.setdefault(a, []).append(text)
+            fresh.setdefault(a, []).append(text)
+        for a, texts in fresh.items():  # (a new list: a derived checkout may share the old one)
+            old = self._unresolved.get(a)
+            self._unresolved[a] = [*old, *texts] if old else texts
 
     def export_repo(self, repo_id: str) -> GraphPart:
         """``repo_id``'s files, symbols, edges and text documents, sharing this graph's objects
@@ -363,8 +367,8 @@ class CodeGraph:
                         side[new_a] = kept
         for a, new_a in rename.items():
             calls = self._unresolved.get(a)
-            if calls:
-                self._unresolved[new_a] = list(calls)
+            if calls:  # shared: a list here is replaced, never changed (``set_edges``)
+                self._unresolved[new_a] = calls
         return rename
 
     def drop_repo(self, repo_id: str) -> None:
