@@ -82,6 +82,7 @@ def test_a_derived_worktree_answers_as_if_indexed_alone(daemon_factory: DaemonFa
         wait_for(lambda: c.find_symbols("pepper", repo=str(b)), TIMEOUT)
         wait_for(lambda: c.recall(files=["app/api/routes.py"], repo=str(b)).freshness.current, TIMEOUT)
         edited = answers(c, b)
+        assert "derived files handed to the resolver" in this_run(d.home)  # the edit needed them
         assert edited["app/auth/crypto.py::hash_password"][1] != before["app/auth/crypto.py::hash_password"][1]
         assert answers(c, a) == before
         assert not c.find_symbols("pepper", repo=str(a))
@@ -129,3 +130,32 @@ def test_a_derived_worktree_restarts_before_it_resolved(daemon_factory: DaemonFa
         assert answers(c, a) == before
     assert d2.stop() == 0
     assert edited == truth(daemon_factory, b)
+
+
+def test_a_worktree_with_files_of_its_own_derives_the_rest(daemon_factory: DaemonFactory) -> None:
+    """A worktree on a branch where a file differs (and one is new): the equal files are
+    derived, the others parsed and applied on top; it answers as if indexed alone."""
+    a = git_repo()
+    git(a, "checkout", "-q", "-b", "feature")
+    crypto = a / "app/auth/crypto.py"
+    crypto.write_text(crypto.read_text().replace("digest(password, salt", "digest(password.strip(), salt"))
+    (a / "app/auth/audit.py").write_text(
+        "from app.auth.crypto import hash_password\n\n\ndef audit(p: str) -> str:\n    return hash_password(p)\n"
+    )
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "feature")
+    git(a, "checkout", "-q", "main")
+    b = a.parent / "wt-b"
+    d = daemon_factory([a])
+    with d.client() as c:
+        before = answers(c, a)
+        git(a, "worktree", "add", "-q", str(b), "feature")
+        wait_for(lambda: ready(c, b), TIMEOUT)
+        wait_for(lambda: c.recall(files=["app/api/routes.py"], repo=str(b)).freshness.current, TIMEOUT)
+        assert "derived from" in this_run(d.home)
+        assert files_parsed(c, b) == 2
+        derived = answers(c, b)
+        assert answers(c, a) == before
+        assert "app/auth/audit.py::audit" in derived
+    assert d.stop() == 0
+    assert derived == truth(daemon_factory, b)
