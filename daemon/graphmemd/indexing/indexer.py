@@ -237,6 +237,7 @@ class Indexer:
                 damaged = hand_over(
                     rt, self._state, self._store, self._writer, parses, stop,
                     lambda sibling, head: sibling_text(parses, queued, sibling, head),
+                    lambda sibling, path: _kept_parse(self._registry, sibling, path),
                 )  # fmt: skip
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
@@ -649,6 +650,13 @@ def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], Non
         return False  # (and a warm restart's hand-over stays deferred)
     hand_over()
     return rt.resolver.update_facts(facts)
+
+
+def _kept_parse(registry: RepoRegistry, checkout: str, path: str) -> ParsedFile | None:
+    """The parse of ``path`` the resolver of ``checkout`` keeps, if any."""
+    rt = registry.get(checkout)
+    fi = rt.resolver.files.get(path) if rt is not None else None
+    return fi.parsed if fi is not None else None
 
 
 def _identical(state: GraphState, rt: RepoRuntime, source: RepoRuntime) -> bool:

@@ -34,7 +34,7 @@ from graphmem.types import IndexState
 from graphmemd.graph.codegraph import FileNode, GraphPart
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
-from graphmemd.graph.sharing import shared_symbol
+from graphmemd.graph.sharing import share_parse, shared_symbol
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.registry import RepoRuntime
@@ -161,6 +161,7 @@ def hand_over(
     parses: ParsePack,
     stop: Callable[[], bool] | None = None,
     sibling_text: Callable[[str, CachedHead], str | None] = lambda _s, _h: None,
+    sibling_parse: Callable[[str, str], ParsedFile | None] = lambda _s, _p: None,
 ) -> list[str]:
     """The second half of a warm restart, on the indexer thread before anything is resolved:
     give the resolver the parses ``restore`` read back (reading their texts from ``parses``
@@ -174,6 +175,8 @@ def hand_over(
     A checkout derived from a sibling (``RepoRuntime.derived_from``, ``indexing/derive.py``)
     has no stored edges to compare with yet: its parses come from its own cache, else from
     the sibling's (``sibling_text``: sibling id, head -> text), else the file is parsed again;
+    each takes the equal records of the sibling's kept parse of its path (``sibling_parse``:
+    sibling id, path -> parse; ``sharing.share_parse``), as a new checkout's parses do;
     once every file is handed over, all its edges are replaced by the new resolution."""
     started, handed = time.time(), 0
     damaged: list[str] = []
@@ -192,7 +195,9 @@ def hand_over(
                 continue
             with state.reading() as graph:
                 infos = graph.file_symbols(rt.id, path)
-            rt.resolver.set_file(decode_sharing(text, infos), frozen=True)
+            parsed = decode_sharing(text, infos)
+            donor = sibling_parse(rt.derived_from, path) if rt.derived_from else None
+            rt.resolver.set_file(share_parse(parsed, donor, infos) if donor is not None else parsed, frozen=True)
         except ValueError as exc:
             logger.error("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, path, exc)
             rt.stats.pop(path, None)
