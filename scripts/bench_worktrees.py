@@ -13,8 +13,8 @@ that checkout READY with nothing pending; how many files it parsed (the rest cam
 other checkouts' parses); the whole process tree's RSS once the daemon is idle and its peak so
 far, and how much it added; the daemon's CPU seconds (its own, and its children's) spent on
 it. At each count of ``--counts`` it prints a summary line: RSS per worktree over all of them
-(branch worktrees included), and what a same-files worktree added on average. The 1-minute load average is printed before the first
-index and after the last worktree. ``--json`` prints one JSON object.
+(branch worktrees included), and what a same-files worktree added on average. The 1-minute
+load average is printed before the first index and after the last worktree. ``--json`` prints one JSON object.
 
 Targets: an added worktree whose files equal an indexed checkout's is current in <= 1 s plus
 the time to parse its differing files; each such worktree adds <= 10 % of the first
