@@ -1,10 +1,10 @@
-"""A checkout derived from a sibling's equal files (``CodeGraph.derive_files``,
+"""A checkout derived from a sibling's equal files (``codegraph.derive_files``,
 ``graph/derive.py``) holds exactly what building it on its own would hold, and the sibling
 keeps what it had."""
 
 from __future__ import annotations
 
-from graphmemd.graph.codegraph import CodeGraph, FileNode
+from graphmemd.graph.codegraph import CodeGraph, FileNode, derive_files
 from graphmemd.graph.derive import derived_delta, renamed_edges
 from graphmemd.graph.model import (
     Confidence,
@@ -99,7 +99,7 @@ def test_a_derived_checkout_holds_what_building_it_holds() -> None:
     g = CodeGraph()
     build(g, "a", [*paths, "pkg/only_a.py"], edges("a"))
     before = view(g, "a")
-    rename = g.derive_files("a", "b", paths)
+    rename = derive_files(g, "a", "b", paths)
     assert view(g, "a") == before
     assert view(g, "b") == view(alone, "b")
     assert set(rename) == {file_id("a", p) for p in paths} | {s.id for p in paths for s in symbols("a", p)}

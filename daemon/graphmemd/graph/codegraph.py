@@ -324,53 +324,6 @@ class CodeGraph:
             self._by_name = part.names
         self.text.absorb(part.text)
 
-    def derive_files(self, source: str, target: str, paths: Iterable[str]) -> dict[str, str]:
-        """Give checkout ``target`` (which holds none of ``paths`` yet) the files ``paths`` of
-        checkout ``source`` as they are: their nodes, symbols, text documents, names, and the
-        edges between them, every id renamed from ``source``'s to ``target``'s (an id begins
-        with its checkout's: ``model.symbol_id``). What a symbol holds besides its ids (names,
-        signatures, hashes) is shared with ``source``'s. Edges to files not in ``paths`` are
-        not copied: resolving ``target`` links them (``indexing/derive.py``). Returns the
-        renaming (``source`` id -> ``target`` id) of every node copied."""
-        cut, prefix = len(source) + 1, f"{target}:"
-        rename: dict[str, str] = {}
-        nodes: list[FileNode] = []
-        for p in paths:
-            node = self.files.get(file_id(source, p))
-            if node is not None:
-                nodes.append(node)
-                for n in (file_id(source, p), *node.symbol_ids):
-                    rename[n] = sys.intern(prefix + n[cut:])
-        symbols, names = self.symbols, self._by_name
-        for node in nodes:
-            fid = file_id(target, node.path)
-            copied: list[str] = []
-            for sid in node.symbol_ids:
-                s = symbols.get(sid)
-                if s is None:
-                    continue
-                parent = rename.get(s.parent_id, s.parent_id) if s.parent_id else None
-                new = SymbolInfo(rename[sid], target, s.path, s.name, s.qualname, s.kind, s.language, parent,
-                                 s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash)  # fmt: skip
-                symbols[new.id] = new
-                copied.append(new.id)
-                _add_name(names, s.name.lower(), new.id)
-            self.files[fid] = FileNode(target, node.path, node.language, node.content_hash, copied,
-                                       list(node.external_imports), list(node.unresolved_calls))  # fmt: skip
-            self.text.copy_group(file_id(source, node.path), fid, target, lambda i: rename.get(i, i))
-        for side in (self._out, self._in):
-            for a, new_a in rename.items():
-                got = side.get(a)
-                if got:
-                    kept = {rename[b]: v for b, v in got.items() if b in rename}
-                    if kept:
-                        side[new_a] = kept
-        for a, new_a in rename.items():
-            calls = self._unresolved.get(a)
-            if calls:  # shared: a list here is replaced, never changed (``set_edges``)
-                self._unresolved[new_a] = calls
-        return rename
-
     def drop_repo(self, repo_id: str) -> None:
         """Remove every file of ``repo_id``, with its symbols and their edges."""
         for fid in [f for f, n in self.files.items() if n.repo_id == repo_id]:
@@ -521,3 +474,51 @@ class CodeGraph:
             hits.append((rank, s.ref, s))
         hits.sort(key=lambda h: (h[0], len(h[1]), h[1]))
         return [h[2] for h in hits[:limit]]
+
+
+def derive_files(graph: CodeGraph, source: str, target: str, paths: Iterable[str]) -> dict[str, str]:
+    """Give checkout ``target`` of ``graph`` (which holds none of ``paths`` yet) the files ``paths`` of
+    checkout ``source`` as they are: their nodes, symbols, text documents, names, and the
+    edges between them, every id renamed from ``source``'s to ``target``'s (an id begins
+    with its checkout's: ``model.symbol_id``). What a symbol holds besides its ids (names,
+    signatures, hashes) is shared with ``source``'s. Edges to files not in ``paths`` are
+    not copied: resolving ``target`` links them (``indexing/derive.py``). Returns the
+    renaming (``source`` id -> ``target`` id) of every node copied."""
+    cut, prefix = len(source) + 1, f"{target}:"
+    rename: dict[str, str] = {}
+    nodes: list[FileNode] = []
+    for p in paths:
+        node = graph.files.get(file_id(source, p))
+        if node is not None:
+            nodes.append(node)
+            for n in (file_id(source, p), *node.symbol_ids):
+                rename[n] = sys.intern(prefix + n[cut:])
+    symbols, names = graph.symbols, graph._by_name
+    for node in nodes:
+        fid = file_id(target, node.path)
+        copied: list[str] = []
+        for sid in node.symbol_ids:
+            s = symbols.get(sid)
+            if s is None:
+                continue
+            parent = rename.get(s.parent_id, s.parent_id) if s.parent_id else None
+            new = SymbolInfo(rename[sid], target, s.path, s.name, s.qualname, s.kind, s.language, parent,
+                             s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash)  # fmt: skip
+            symbols[new.id] = new
+            copied.append(new.id)
+            _add_name(names, s.name.lower(), new.id)
+        graph.files[fid] = FileNode(target, node.path, node.language, node.content_hash, copied,
+                                   list(node.external_imports), list(node.unresolved_calls))  # fmt: skip
+        graph.text.copy_group(file_id(source, node.path), fid, target, lambda i: rename.get(i, i))
+    for side in (graph._out, graph._in):
+        for a, new_a in rename.items():
+            got = side.get(a)
+            if got:
+                kept = {rename[b]: v for b, v in got.items() if b in rename}
+                if kept:
+                    side[new_a] = kept
+    for a, new_a in rename.items():
+        calls = graph._unresolved.get(a)
+        if calls:  # shared: a list here is replaced, never changed (``set_edges``)
+            graph._unresolved[new_a] = calls
+    return rename

@@ -4,7 +4,7 @@ Checkouts of one repository (worktrees) mostly hold the same files. A file whose
 equals the one a sibling checkout has indexed has the same parse, the same symbols and — as
 long as the files it resolves against are equal too — the same edges; only the ids differ,
 since an id begins with its checkout's (``model.symbol_id``). So a new checkout takes those
-files from the sibling's graph with the ids renamed (``CodeGraph.derive_files``) instead of
+files from the sibling's graph with the ids renamed (``codegraph.derive_files``) instead of
 handing every parse to its resolver and resolving it; the files that differ then go down
 the ordinary incremental path (``indexing/derive.py``). Pure: values in, values out.
 """
@@ -39,7 +39,7 @@ def derived_delta(
     """The cold delta that says a new checkout now holds ``files`` (path -> language, content
     hash, size, syntax errors) with ``symbols`` (path -> its symbols in the graph): what memory
     judges the checkout's notes on and the events list. Its edges are empty: the graph got
-    them with the files (``CodeGraph.derive_files``)."""
+    them with the files (``codegraph.derive_files``)."""
     updates = tuple(
         FileUpdate(path, language, digest, size, errors, tuple(symbols.get(path, ())))
         for path, (language, digest, size, errors) in sorted(files.items())

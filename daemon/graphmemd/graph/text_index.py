@@ -151,7 +151,7 @@ class TextIndex:
     def copy_group(self, key: str, as_key: str, repo_id: str, rename: Callable[[str], str]) -> None:
         """Index the documents of group ``key`` again as group ``as_key`` of ``repo_id``, each
         document id renamed by ``rename``: the same words, without reading the texts again
-        (a checkout derived from a sibling's equal files: ``CodeGraph.derive_files``)."""
+        (a checkout derived from a sibling's equal files: ``codegraph.derive_files``)."""
         docs = self._groups.get(key)
         if docs is None:
             return

@@ -3,7 +3,7 @@
 The first pass of a checkout of a repository that already has an indexed checkout (a
 ``git worktree add``) reads and hashes its files and compares them with the sibling's graph
 (``equal_files``). When most are equal, the indexer gives the new checkout the sibling's
-files, symbols, edges and text documents with the ids renamed (``CodeGraph.derive_files``,
+files, symbols, edges and text documents with the ids renamed (``codegraph.derive_files``,
 ``graph/derive.py``) and lets memory judge the checkout's notes on them; the files that
 differ are then parsed and applied like any watcher batch (the incremental path). The new
 checkout is current then, without a resolution of its own.
@@ -27,14 +27,25 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from graphmemd.graph.derive import renamed_edges
+from graphmemd.graph.codegraph import derive_files
+from graphmemd.graph.delta import GraphDelta
+from graphmemd.graph.derive import derived_delta, renamed_edges
+from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import FileRecord, ParsedFile, SymbolInfo, file_id
+from graphmemd.graph.resolution.resolver import Exports
+from graphmemd.indexing.file_events import file_events
+from graphmemd.ingest.gitinfo import head_commit, uncommitted_paths
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.parse_pool import content_hash
 from graphmemd.ingest.parsecache import PARSER_VERSION, decode
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
+from graphmemd.memory.memory import Memory
 from graphmemd.runtime import malloc
+from graphmemd.runtime.config import DaemonConfig
+from graphmemd.runtime.events import EventBus
+from graphmemd.store.delta_sink import DeltaSink
 from graphmemd.store.engine import Store
+from graphmemd.store.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
@@ -124,3 +135,107 @@ def copy_rows(
     del rows, records, edges
     malloc.trim()  # (what the bulk read and load allocated on this thread, back to the system)
     logger.info("stored %s from %s: %d files in %.2fs", target, source, n, time.monotonic() - started)
+
+
+Todo = list[tuple[str, Path]]
+
+
+class Deriver:
+    """Derives new checkouts from their siblings (see the module docstring), on the indexer's
+    thread; also what a derived checkout's hand-over and knowledge pass read of its sibling."""
+
+    def __init__(
+        self,
+        registry: RepoRegistry,
+        state: GraphState,
+        memory: Memory,
+        bus: EventBus,
+        store: Store,
+        writer: StoreWriter,
+        sink: DeltaSink,
+        cfg: DaemonConfig,
+        hand_over: Callable[[RepoRuntime], None],
+    ) -> None:
+        self._registry, self._state, self._memory, self._bus = registry, state, memory, bus
+        self._store, self._writer, self._parses, self._queued = store, writer, sink.parses, sink.queued_parse
+        self._max = cfg.max_file_size
+        #: gives a checkout's resolver every file it waits for (``Indexer._hand_over``)
+        self._hand_over = hand_over
+
+    def first_pass(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> tuple[Todo, GraphDelta | None]:
+        """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
+        nor limited to some paths) and a sibling has most of ``todo`` with the same content:
+        take those files from the sibling's graph; returns the files left to parse, and the
+        delta that said what was taken (None when nothing was)."""
+        source = source_of(self._registry, rt) if fresh and not rt.unhanded and todo else None
+        if source is None:
+            return todo, None
+        with self._state.reading() as graph:
+            nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
+        t0 = time.monotonic()
+        equal = equal_files(todo, {rel: n.content_hash for rel, n in nodes.items() if n is not None}, self._max)
+        t1 = time.monotonic()
+        if len(equal) < MIN_EQUAL_SHARE * len(todo):
+            return todo, None
+        paths = sorted(equal)
+        with self._state.writing() as graph:
+            rename = derive_files(graph, source.id, rt.id, paths)
+            infos = {p: graph.file_symbols(rt.id, p) for p in paths}
+            rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
+        files = {p: (n.language, n.content_hash, equal[p][1], errors.get(p, 0)) for p in paths if (n := nodes[p])}
+        delta = derived_delta(rt.id, files, infos)
+        t2 = time.monotonic()
+        self._memory.apply(delta, self._state, head_commit(rt.root), lambda ps: uncommitted_paths(rt.root, ps))
+        heads = [CachedHead(p, size, rt.stats.get(p, (0, 0))[1], digest, PARSER_VERSION) for p, (digest, size) in
+                 sorted(equal.items())]  # fmt: skip
+        rt.unhanded, rt.derived_from = {h.path: h for h in heads}, source.id
+        store, parses, queued, src = self._store, self._parses, self._queued, source.id
+        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rt.id, heads, rename, infos))
+        for event in file_events(delta, time.time()):
+            self._bus.publish(event)
+        logger.info(
+            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph %.2fs, memory %.2fs)",
+            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, time.monotonic() - t2,
+        )  # fmt: skip
+        rt.files_done += len(paths)
+        return [t for t in todo if t[0] not in equal], delta
+
+    def text(self, sibling: str, head: CachedHead) -> str | None:
+        """The parse text ``head`` names in ``sibling``'s parse cache (``sibling_text``)."""
+        return sibling_text(self._parses, self._queued, sibling, head)
+
+    def kept_parse(self, sibling: str, path: str) -> ParsedFile | None:
+        """The parse of ``path`` the resolver of ``sibling`` keeps, if any."""
+        rt = self._registry.get(sibling)
+        fi = rt.resolver.files.get(path) if rt is not None else None
+        return fi.parsed if fi is not None else None
+
+    def exports(self, rt: RepoRuntime) -> Exports:
+        """What ``rt``'s files export by name (``RepoResolver.exports``). A checkout derived from
+        a sibling and identical to it (the same files, the same contents) is answered by the
+        sibling's resolver (exports are paths and names, no ids); otherwise its own resolver
+        is given its files first."""
+        source = self._registry.get(rt.derived_from) if rt.derived_from else None
+        if source is not None and self._identical(rt, source):
+            return source.resolver.exports()
+        self._hand_over(rt)
+        return rt.resolver.exports()
+
+    def _identical(self, rt: RepoRuntime, source: RepoRuntime) -> bool:
+        """Whether ``rt`` (derived, its resolver empty) holds exactly ``source``'s files, each
+        with the same content, and ``source``'s resolver holds them all."""
+        if (
+            rt.resolver.files
+            or source.unhanded
+            or source.derived_from
+            or set(rt.unhanded) != set(source.resolver.files)
+        ):
+            return False
+        with self._state.reading() as graph:
+            files = graph.files
+            for p in rt.unhanded:
+                mine, theirs = files.get(file_id(rt.id, p)), files.get(file_id(source.id, p))
+                if mine is None or theirs is None or mine.content_hash != theirs.content_hash:
+                    return False
+        return True

@@ -25,20 +25,18 @@ from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshness
 
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
-from graphmemd.graph.derive import derived_delta
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, file_id, symbols_of
+from graphmemd.graph.model import ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
-from graphmemd.graph.resolution.resolver import Exports
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
-from graphmemd.indexing.derive import MIN_EQUAL_SHARE, copy_rows, equal_files, sibling_text, source_of
+from graphmemd.indexing.derive import Deriver
+from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
 from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
-from graphmemd.ingest.parse_pack import CachedHead, ParsePack
+from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
-from graphmemd.ingest.parsecache import PARSER_VERSION
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.scan import DocChanges, classify_batch, scan_tree
 from graphmemd.ingest.walker import WalkedDoc
@@ -60,7 +58,6 @@ logger = logging.getLogger(__name__)
 BULK_BATCH_FILES = 100
 COMPONENT = "indexer"
 POOL = "parse-pool"
-_CHANGED = (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED, ChangeKind.ANNOTATIONS_CHANGED)
 
 
 @dataclass(eq=False)
@@ -128,7 +125,8 @@ class Indexer:
         #: watcher batches of a checkout then gather into one bulk batch meanwhile)
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
-        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self.exports)
+        self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self._deriver.exports)
         self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -231,68 +229,12 @@ class Indexer:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
         if rt.unhanded and not (idle and (rt.state is IndexState.WARMING or rt.derived_from)):
-            parses, queued = self._sink.parses, self._sink.queued_parse
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
-                damaged = hand_over(
-                    rt, self._state, self._store, self._writer, parses, stop,
-                    lambda sibling, head: sibling_text(parses, queued, sibling, head),
-                    lambda sibling, path: _kept_parse(self._registry, sibling, path),
-                )  # fmt: skip
+                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop, self._deriver)
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
-
-    def exports(self, rt: RepoRuntime) -> Exports:
-        """What ``rt``'s files export by name (``RepoResolver.exports``). A checkout derived from
-        a sibling and identical to it (the same files, the same contents) is answered by the
-        sibling's resolver (exports are paths and names, no ids); otherwise its own resolver
-        is given its files first (``_hand_over``)."""
-        source = self._registry.get(rt.derived_from) if rt.derived_from else None
-        if source is not None and _identical(self._state, rt, source):
-            return source.resolver.exports()
-        self._hand_over(rt)
-        return rt.resolver.exports()
-
-    def _derive(
-        self, rt: RepoRuntime, todo: list[tuple[str, Path]]
-    ) -> tuple[list[tuple[str, Path]], GraphDelta | None]:
-        """A new checkout's first pass: take the files equal to a sibling checkout's from the
-        sibling's graph (``indexing/derive.py``); returns the files left to parse, and the
-        delta that said so (None when nothing was derived)."""
-        source = source_of(self._registry, rt)
-        if source is None or not todo:
-            return todo, None
-        with self._state.reading() as graph:
-            nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
-        theirs = {rel: n.content_hash for rel, n in nodes.items() if n is not None}
-        t0 = time.monotonic()
-        equal = equal_files(todo, theirs, self.cfg.max_file_size)
-        t1 = time.monotonic()
-        if len(equal) < MIN_EQUAL_SHARE * len(todo):
-            return todo, None
-        paths = sorted(equal)
-        with self._state.writing() as graph:
-            rename = graph.derive_files(source.id, rt.id, paths)
-            infos = {p: graph.file_symbols(rt.id, p) for p in paths}
-            rt.n_files, rt.n_symbols = graph.counts(rt.id)
-        errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
-        files = {p: (n.language, n.content_hash, equal[p][1], errors.get(p, 0)) for p in paths if (n := nodes[p])}
-        delta = derived_delta(rt.id, files, infos)
-        t2 = time.monotonic()
-        self._memory.apply(delta, self._state, head_commit(rt.root), lambda ps: uncommitted_paths(rt.root, ps))
-        heads = [CachedHead(p, size, rt.stats.get(p, (0, 0))[1], digest, PARSER_VERSION) for p, (digest, size) in
-                 sorted(equal.items())]  # fmt: skip
-        rt.unhanded, rt.derived_from = {h.path: h for h in heads}, source.id
-        store, parses, queued, src = self._store, self._sink.parses, self._sink.queued_parse, source.id
-        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rt.id, heads, rename, infos))
-        for event in file_events(delta, time.time()):
-            self._bus.publish(event)
-        logger.info(
-            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph %.2fs, memory %.2fs)",
-            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, time.monotonic() - t2,
-        )  # fmt: skip
-        return [t for t in todo if t[0] not in equal], delta
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
         if job.kind == "load":
@@ -355,10 +297,7 @@ class Indexer:
         _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
-        derived = None
-        if not known and not full and not only and not rt.unhanded:
-            todo, derived = self._derive(rt, todo)
-            rt.files_done = len(walked) - len(todo)
+        todo, derived = self._deriver.first_pass(rt, todo, fresh=not (known or full or only))
         units, prepared = self._parse_pass(rt, todo, skipped, started)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
@@ -380,21 +319,15 @@ class Indexer:
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
         cold = not known and derived is None
-        delta = (
-            self._apply(
-                rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold, settle=settle
-            )
-            or derived
-        )
+        delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
+                            settle=settle)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
         if not only:  # the knowledge files, once the code they name is in the graph
-            self.knowledge.full_pass(rt, docs, head_moved, delta)
+            self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
         if head_moved:  # changes seen before they were committed: name their commit
             self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
-        if delta is derived and derived is not None:
-            self._sink.queryable(rt)
-        elif delta is None:  # nothing changed: the graph already answers for this pass
+        if delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
             self._memory.views.refresh(rt.id)  # (a delta refreshed them) after a restart, a branch switch
         store, commit, at = self._store, rt.indexed_commit, rt.last_indexed_at or time.time()
@@ -619,26 +552,6 @@ def no_cyclic_gc() -> Iterator[None]:
         gc.enable()
 
 
-def file_events(delta: GraphDelta, now: float) -> list[Event]:
-    """One FILE_INDEXED event per changed or removed file of ``delta``, with symbol counts."""
-    by_path = delta.changes_by_path()
-    out: list[Event] = []
-    for f in delta.changed:
-        n = by_path.get(f.path, [])
-        detail = {
-            "removed": 0,
-            "symbols": len(f.symbols),
-            "added": sum(c.kind is ChangeKind.ADDED for c in n),
-            "removed_symbols": sum(c.kind is ChangeKind.REMOVED for c in n),
-            "changed": sum(c.kind in _CHANGED for c in n),
-        }
-        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=f.path, detail=detail))
-    for p in delta.removed:
-        detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
-        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
-    return out
-
-
 def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], None]) -> bool:
     """Read the repository facts again for the files ``paths`` (a manifest changed — go.mod,
     Cargo.toml, tsconfig.json, package.json, pyproject.toml, … — or files were added or
@@ -650,27 +563,6 @@ def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], Non
         return False  # (and a warm restart's hand-over stays deferred)
     hand_over()
     return rt.resolver.update_facts(facts)
-
-
-def _kept_parse(registry: RepoRegistry, checkout: str, path: str) -> ParsedFile | None:
-    """The parse of ``path`` the resolver of ``checkout`` keeps, if any."""
-    rt = registry.get(checkout)
-    fi = rt.resolver.files.get(path) if rt is not None else None
-    return fi.parsed if fi is not None else None
-
-
-def _identical(state: GraphState, rt: RepoRuntime, source: RepoRuntime) -> bool:
-    """Whether ``rt`` (derived, its resolver empty) holds exactly ``source``'s files, each
-    with the same content, and ``source``'s resolver holds them all."""
-    if rt.resolver.files or source.unhanded or source.derived_from or set(rt.unhanded) != set(source.resolver.files):
-        return False
-    with state.reading() as graph:
-        files = graph.files
-        for p in rt.unhanded:
-            mine, theirs = files.get(file_id(rt.id, p)), files.get(file_id(source.id, p))
-            if mine is None or theirs is None or mine.content_hash != theirs.content_hash:
-                return False
-    return True
 
 
 def _committed(root: Path, paths: Collection[str]) -> dict[str, str]:

@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from graphmem.types import IndexState
 
@@ -46,6 +46,19 @@ logger = logging.getLogger(__name__)
 
 #: ``hand_over`` asks whether to stop after this many files
 HAND_SLICE = 64
+
+
+class SiblingParses(Protocol):
+    """What a derived checkout's hand-over reads of the sibling it was derived from
+    (``indexing/derive.py`` ``Deriver``)."""
+
+    def text(self, sibling: str, head: CachedHead) -> str | None:
+        """The parse text ``head`` names in ``sibling``'s parse cache, or None."""
+        ...
+
+    def kept_parse(self, sibling: str, path: str) -> ParsedFile | None:
+        """The parse of ``path`` the resolver of ``sibling`` keeps, or None."""
+        ...
 
 
 def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
@@ -160,8 +173,7 @@ def hand_over(
     writer: StoreWriter,
     parses: ParsePack,
     stop: Callable[[], bool] | None = None,
-    sibling_text: Callable[[str, CachedHead], str | None] = lambda _s, _h: None,
-    sibling_parse: Callable[[str, str], ParsedFile | None] = lambda _s, _p: None,
+    siblings: SiblingParses | None = None,
 ) -> list[str]:
     """The second half of a warm restart, on the indexer thread before anything is resolved:
     give the resolver the parses ``restore`` read back (reading their texts from ``parses``
@@ -174,9 +186,9 @@ def hand_over(
 
     A checkout derived from a sibling (``RepoRuntime.derived_from``, ``indexing/derive.py``)
     has no stored edges to compare with yet: its parses come from its own cache, else from
-    the sibling's (``sibling_text``: sibling id, head -> text), else the file is parsed again;
-    each takes the equal records of the sibling's kept parse of its path (``sibling_parse``:
-    sibling id, path -> parse; ``sharing.share_parse``), as a new checkout's parses do;
+    the sibling's (``siblings.text``), else the file is parsed again; each takes the equal
+    records of the sibling's kept parse of its path (``siblings.kept_parse``;
+    ``sharing.share_parse``), as a new checkout's parses do;
     once every file is handed over, all its edges are replaced by the new resolution."""
     started, handed = time.time(), 0
     damaged: list[str] = []
@@ -187,8 +199,8 @@ def hand_over(
         handed += 1
         try:
             text = item if isinstance(item, str) else parses.text(rt.id, item)
-            if text is None and rt.derived_from and not isinstance(item, str):
-                text = sibling_text(rt.derived_from, item)
+            if text is None and rt.derived_from and siblings is not None and not isinstance(item, str):
+                text = siblings.text(rt.derived_from, item)
                 if text is None:
                     raise ValueError(f"no parse of it cached here or in {rt.derived_from}")
             if text is None:  # parsed again or removed since the restore: the pass that did it has it
@@ -196,7 +208,7 @@ def hand_over(
             with state.reading() as graph:
                 infos = graph.file_symbols(rt.id, path)
             parsed = decode_sharing(text, infos)
-            donor = sibling_parse(rt.derived_from, path) if rt.derived_from else None
+            donor = siblings.kept_parse(rt.derived_from, path) if rt.derived_from and siblings else None
             rt.resolver.set_file(share_parse(parsed, donor, infos) if donor is not None else parsed, frozen=True)
         except ValueError as exc:
             logger.error("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, path, exc)
