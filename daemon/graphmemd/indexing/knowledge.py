@@ -90,7 +90,7 @@ class KnowledgeKeeper:
         exports: Callable[[RepoRuntime], Exports] = lambda rt: rt.resolver.exports(),
     ) -> None:
         #: what a checkout's files export by name (a checkout derived from a sibling resolves
-        #: only when needed: ``indexing/derive.py``, ``Indexer.exports``)
+        #: only when needed: ``indexing/derive.py``, ``Deriver.exports``)
         self._exports = exports
         self._memory = memory
         self._state = state
