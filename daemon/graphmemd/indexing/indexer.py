@@ -29,6 +29,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
+from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.derive import Deriver
 from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
@@ -251,18 +252,9 @@ class Indexer:
             with no_cyclic_gc() if len(rt.pending) >= BULK_BATCH_FILES else contextlib.nullcontext():
                 self._changes(rt)
         elif job.kind == "remove":
-            self._remove(rt)
+            forget_checkout(rt, self._state, self._registry, self._sink)
         elif job.kind == "docs":
             self.knowledge.sync_paths(rt, job.paths)
-
-    # ------------------------------------------------------------------ loading and removal
-
-    def _remove(self, rt: RepoRuntime) -> None:
-        """Forget a repository's code graph (its observations stay: see ``Core.remove_repo``)."""
-        with self._state.writing() as graph:
-            graph.drop_repo(rt.id)
-        self._registry.unregister(rt.id)
-        self._sink.forget(rt.id).result(120)
 
     # ------------------------------------------------------------------ progress and freshness
 
@@ -474,7 +466,9 @@ class Indexer:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
-        self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths))
+        before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
+        self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
+                           lambda queries: measure_bodies(rt.root, queries, before))
         t_stale = time.time()
         if settle is not None:
             settle()
@@ -490,6 +484,14 @@ class Indexer:
             self._bus.publish(event)
         self._sink.queryable(rt)
         return delta
+
+
+def forget_checkout(rt: RepoRuntime, state: GraphState, registry: RepoRegistry, sink: DeltaSink) -> None:
+    """Forget a repository's code graph (its observations stay: see ``Core.remove_repo``)."""
+    with state.writing() as graph:
+        graph.drop_repo(rt.id)
+    registry.unregister(rt.id)
+    sink.forget(rt.id).result(120)
 
 
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
