@@ -11,9 +11,10 @@ is new to the repository; the others equal the first checkout.
 For each added worktree it reports: seconds from ``git worktree add`` until the daemon has
 that checkout READY with nothing pending; how many files it parsed (the rest came from the
 other checkouts' parses); the whole process tree's RSS once the daemon is idle and its peak so
-far; the daemon's CPU seconds (its own, and its children's) spent on it. At each count of
-``--counts`` it prints a summary line. The 1-minute load average is printed before the first
-index and after the last worktree. ``--json`` prints one JSON object.
+far, and how much it added; the daemon's CPU seconds (its own, and its children's) spent on
+it. At each count of ``--counts`` it prints a summary line: RSS per worktree over all of them
+(branch worktrees included), and what a same-files worktree added on average. The 1-minute
+load average is printed before the first index and after the last worktree. ``--json`` prints one JSON object.
 
 Targets: an added worktree whose files equal an indexed checkout's is current in <= 1 s plus
 the time to parse its differing files; each such worktree adds <= 10 % of the first
@@ -142,9 +143,13 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                         f"(+{row['rss_mb'] - base_rss:.0f} MB over the first), CPU {row['daemon_cpu_s']:.2f}s "
                         f"daemon + {row['children_cpu_s']:.2f}s workers"
                     )
+                row["rss_added_mb"] = round(row["rss_mb"] - (rows[-2]["rss_mb"] if len(rows) > 1 else base_rss), 1)
                 if i in counts:
                     same = [r for r in rows if not r["branch"]]
                     per = (row["rss_mb"] - base_rss) / i
+                    # what a same-files worktree adds (the RSS after it less the RSS before it),
+                    # on average: the target's "each such worktree" (branch worktrees add more)
+                    same_added = sum(r["rss_added_mb"] for r in same) / len(same) if same else 0.0
                     summary = {
                         "worktrees": i,
                         "rss_mb": row["rss_mb"],
@@ -152,13 +157,16 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                         "rss_per_worktree_mb": round(per, 1),
                         "rss_per_worktree_pct": round(100 * per / base_rss, 1),
                         "same_files_max_seconds": max((r["seconds"] for r in same), default=0.0),
+                        "same_files_rss_added_mb": round(same_added, 1),
+                        "same_files_rss_added_pct": round(100 * same_added / base_rss, 1),
                     }
                     out.setdefault("summaries", []).append(summary)
                     if not quiet:
                         print(
                             f"{i} worktrees: tree RSS {row['rss_mb']:.0f} MB (peak {row['peak_mb']:.0f} MB), "
                             f"{per:.0f} MB per worktree = {summary['rss_per_worktree_pct']}% of the first checkout "
-                            f"(target <= 10%); slowest same-files worktree current in "
+                            f"(target <= 10%); a same-files worktree adds {same_added:.0f} MB on average = "
+                            f"{summary['same_files_rss_added_pct']}%; slowest same-files worktree current in "
                             f"{summary['same_files_max_seconds']:.2f}s (target <= 1 s)"
                         )
             out["worktrees"] = rows

@@ -1,6 +1,6 @@
 """Worktrees come and go: checkouts added and dropped without a command.
 
-A supervised loop looks, twice a second, at the ``worktrees/`` folder of each registered
+A supervised loop looks, five times a second, at the ``worktrees/`` folder of each registered
 repository's common git directory (``git worktree add`` creates an entry there, ``git worktree
 remove`` and ``git worktree prune`` delete it) and at whether each checkout's directory still
 exists. A new worktree of a registered repository is registered (and indexed, sharing the
@@ -25,7 +25,7 @@ from graphmemd.ingest.worktree_plan import CheckoutSeen, WorktreePlan, plan
 logger = logging.getLogger(__name__)
 
 #: how often the worktree folders and checkout directories are looked at
-INTERVAL_S = 0.5
+INTERVAL_S = 0.2
 
 
 class WorktreeWatch:

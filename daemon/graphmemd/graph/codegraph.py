@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -266,8 +267,12 @@ class CodeGraph:
                 self._link(a, EdgeKind.CALLS, b, conf)
         for a, b, _kind, conf in edges.inherits:
             self._link(a, EdgeKind.INHERITS, b, conf)
+        fresh: dict[str, list[str]] = {}
         for a, text in edges.unresolved_calls:
-            self._unresolved.setdefault(a, []).append(text)
+            fresh.setdefault(a, []).append(text)
+        for a, texts in fresh.items():  # (a new list: a derived checkout may share the old one)
+            old = self._unresolved.get(a)
+            self._unresolved[a] = [*old, *texts] if old else texts
 
     def export_repo(self, repo_id: str) -> GraphPart:
         """``repo_id``'s files, symbols, edges and text documents, sharing this graph's objects
@@ -420,14 +425,13 @@ class CodeGraph:
 
     def edge_count(self, repo_id: str = "") -> int:
         """The number of outgoing edges, of ``repo_id``'s nodes or (empty) of every node."""
-        prefix = f"{repo_id}:"
-        count = edgebits.count
-        return sum(
-            count(packed)
-            for node, targets in self._out.items()
-            if not repo_id or node.startswith(prefix)
-            for packed in targets.values()
-        )
+        count, out = edgebits.count, self._out
+        if not repo_id:
+            return sum(count(packed) for targets in out.values() for packed in targets.values())
+        # the repository's own nodes only (its files and their symbols: every node it has),
+        # not a pass over every checkout's
+        nodes = (n for f in self.repo_files(repo_id) for n in (file_id(repo_id, f.path), *f.symbol_ids))
+        return sum(count(packed) for n in nodes for packed in out.get(n, {}).values())
 
     def ref_of(self, node: str) -> str:
         """Human reference of a node: ``path::qualname`` for symbols, ``path`` for files."""
@@ -470,3 +474,51 @@ class CodeGraph:
             hits.append((rank, s.ref, s))
         hits.sort(key=lambda h: (h[0], len(h[1]), h[1]))
         return [h[2] for h in hits[:limit]]
+
+
+def derive_files(graph: CodeGraph, source: str, target: str, paths: Iterable[str]) -> dict[str, str]:
+    """Give checkout ``target`` of ``graph`` (which holds none of ``paths`` yet) the files ``paths`` of
+    checkout ``source`` as they are: their nodes, symbols, text documents, names, and the
+    edges between them, every id renamed from ``source``'s to ``target``'s (an id begins
+    with its checkout's: ``model.symbol_id``). What a symbol holds besides its ids (names,
+    signatures, hashes) is shared with ``source``'s. Edges to files not in ``paths`` are
+    not copied: resolving ``target`` links them (``indexing/derive.py``). Returns the
+    renaming (``source`` id -> ``target`` id) of every node copied."""
+    cut, prefix = len(source) + 1, f"{target}:"
+    rename: dict[str, str] = {}
+    nodes: list[FileNode] = []
+    for p in paths:
+        node = graph.files.get(file_id(source, p))
+        if node is not None:
+            nodes.append(node)
+            for n in (file_id(source, p), *node.symbol_ids):
+                rename[n] = sys.intern(prefix + n[cut:])
+    symbols, names = graph.symbols, graph._by_name
+    for node in nodes:
+        fid = file_id(target, node.path)
+        copied: list[str] = []
+        for sid in node.symbol_ids:
+            s = symbols.get(sid)
+            if s is None:
+                continue
+            parent = rename.get(s.parent_id, s.parent_id) if s.parent_id else None
+            new = SymbolInfo(rename[sid], target, s.path, s.name, s.qualname, s.kind, s.language, parent,
+                             s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash)  # fmt: skip
+            symbols[new.id] = new
+            copied.append(new.id)
+            _add_name(names, s.name.lower(), new.id)
+        graph.files[fid] = FileNode(target, node.path, node.language, node.content_hash, copied,
+                                   list(node.external_imports), list(node.unresolved_calls))  # fmt: skip
+        graph.text.copy_group(file_id(source, node.path), fid, target, lambda i: rename.get(i, i))
+    for side in (graph._out, graph._in):
+        for a, new_a in rename.items():
+            got = side.get(a)
+            if got:
+                kept = {rename[b]: v for b, v in got.items() if b in rename}
+                if kept:
+                    side[new_a] = kept
+    for a, new_a in rename.items():
+        calls = graph._unresolved.get(a)
+        if calls:  # shared: a list here is replaced, never changed (``set_edges``)
+            graph._unresolved[new_a] = calls
+    return rename

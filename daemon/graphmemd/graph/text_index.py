@@ -28,8 +28,8 @@ import heapq
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from graphmemd.graph.tokens import terms_of
 
@@ -147,6 +147,20 @@ class TextIndex:
             terms = array("I", [new[t] for t in docs.terms])
             part._add_group(key, docs, terms, self._doc_id, self._doc_repo, self._doc_len)
         return part
+
+    def copy_group(self, key: str, as_key: str, repo_id: str, rename: Callable[[str], str]) -> None:
+        """Index the documents of group ``key`` again as group ``as_key`` of ``repo_id``, each
+        document id renamed by ``rename``: the same words, without reading the texts again
+        (a checkout derived from a sibling's equal files: ``codegraph.derive_files``)."""
+        docs = self._groups.get(key)
+        if docs is None:
+            return
+        first = docs.first  # (read before ``remove``, which may renumber the documents)
+        ids = [rename(i) if (i := self._doc_id[first + n]) is not None else None for n in range(docs.count)]
+        lengths = self._doc_len[first : first + docs.count]
+        terms = array("I", docs.terms)
+        self.remove(as_key)
+        self._add_group(as_key, replace(docs, first=0), terms, ids, [repo_id] * docs.count, lengths)
 
     def _add_group(
         self,

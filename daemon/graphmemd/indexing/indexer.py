@@ -26,10 +26,12 @@ from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshnes
 
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, symbols_of
+from graphmemd.graph.model import ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.indexing.bodylines_git import measure_bodies
+from graphmemd.indexing.derive import Deriver
+from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
@@ -57,7 +59,6 @@ logger = logging.getLogger(__name__)
 BULK_BATCH_FILES = 100
 COMPONENT = "indexer"
 POOL = "parse-pool"
-_CHANGED = (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED, ChangeKind.ANNOTATIONS_CHANGED)
 
 
 @dataclass(eq=False)
@@ -125,7 +126,8 @@ class Indexer:
         #: watcher batches of a checkout then gather into one bulk batch meanwhile)
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
-        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
+        self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self._deriver.exports)
         self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -227,10 +229,10 @@ class Indexer:
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
-        if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
+        if rt.unhanded and not (idle and (rt.state is IndexState.WARMING or rt.derived_from)):
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
-                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop)
+                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop, self._deriver)
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
@@ -250,18 +252,9 @@ class Indexer:
             with no_cyclic_gc() if len(rt.pending) >= BULK_BATCH_FILES else contextlib.nullcontext():
                 self._changes(rt)
         elif job.kind == "remove":
-            self._remove(rt)
+            forget_checkout(rt, self._state, self._registry, self._sink)
         elif job.kind == "docs":
             self.knowledge.sync_paths(rt, job.paths)
-
-    # ------------------------------------------------------------------ loading and removal
-
-    def _remove(self, rt: RepoRuntime) -> None:
-        """Forget a repository's code graph (its observations stay: see ``Core.remove_repo``)."""
-        with self._state.writing() as graph:
-            graph.drop_repo(rt.id)
-        self._registry.unregister(rt.id)
-        self._sink.forget(rt.id).result(120)
 
     # ------------------------------------------------------------------ progress and freshness
 
@@ -296,6 +289,7 @@ class Indexer:
         _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
+        todo, derived = self._deriver.first_pass(rt, todo, fresh=not (known or full or only))
         units, prepared = self._parse_pass(rt, todo, skipped, started)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
@@ -316,13 +310,13 @@ class Indexer:
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
-        delta = self._apply(
-            rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=not known, settle=settle
-        )
+        cold = not known and derived is None
+        delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
+                            settle=settle)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
         if not only:  # the knowledge files, once the code they name is in the graph
-            self.knowledge.full_pass(rt, docs, head_moved, delta)
+            self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
         if head_moved:  # changes seen before they were committed: name their commit
             self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
         if delta is None:  # nothing changed: the graph already answers for this pass
@@ -492,6 +486,14 @@ class Indexer:
         return delta
 
 
+def forget_checkout(rt: RepoRuntime, state: GraphState, registry: RepoRegistry, sink: DeltaSink) -> None:
+    """Forget a repository's code graph (its observations stay: see ``Core.remove_repo``)."""
+    with state.writing() as graph:
+        graph.drop_repo(rt.id)
+    registry.unregister(rt.id)
+    sink.forget(rt.id).result(120)
+
+
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
     """The facts changed: every file of the repository is resolved again."""
     replace_all_edges(rt, rt.resolver.all_edges(), state, store, writer)
@@ -550,26 +552,6 @@ def no_cyclic_gc() -> Iterator[None]:
     finally:
         gc.freeze()
         gc.enable()
-
-
-def file_events(delta: GraphDelta, now: float) -> list[Event]:
-    """One FILE_INDEXED event per changed or removed file of ``delta``, with symbol counts."""
-    by_path = delta.changes_by_path()
-    out: list[Event] = []
-    for f in delta.changed:
-        n = by_path.get(f.path, [])
-        detail = {
-            "removed": 0,
-            "symbols": len(f.symbols),
-            "added": sum(c.kind is ChangeKind.ADDED for c in n),
-            "removed_symbols": sum(c.kind is ChangeKind.REMOVED for c in n),
-            "changed": sum(c.kind in _CHANGED for c in n),
-        }
-        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=f.path, detail=detail))
-    for p in delta.removed:
-        detail = {"removed": 1, "symbols": 0, "added": 0, "removed_symbols": len(by_path.get(p, [])), "changed": 0}
-        out.append(Event(EventKind.FILE_INDEXED, now, delta.repo_id, path=p, detail=detail))
-    return out
 
 
 def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], None]) -> bool:

@@ -1,0 +1,241 @@
+"""A new checkout current from a sibling checkout's equal files, without resolving them.
+
+The first pass of a checkout of a repository that already has an indexed checkout (a
+``git worktree add``) reads and hashes its files and compares them with the sibling's graph
+(``equal_files``). When most are equal, the indexer gives the new checkout the sibling's
+files, symbols, edges and text documents with the ids renamed (``codegraph.derive_files``,
+``graph/derive.py``) and lets memory judge the checkout's notes on them; the files that
+differ are then parsed and applied like any watcher batch (the incremental path). The new
+checkout is current then, without a resolution of its own.
+
+Its resolver is filled later, and only when something needs it: its parses wait in
+``RepoRuntime.unhanded`` as a warm restart's do, but the indexer does not hand them over when
+idle (``RepoRuntime.derived_from``): the first change in the checkout (or a knowledge pass
+that needs its exports) does, resolving every file then (``restore.hand_over``). A checkout
+that stays equal to its sibling holds only its graph share. The sibling's parse texts are
+read there when this checkout's own parse cache does not have them yet.
+
+The store side runs on the store writer (``copy_rows``): the checkout's cached parses and
+its rows (files, symbols, edges) are copied from the sibling's, which the writer has
+finished writing by then (it runs jobs in order), renamed the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from graphmemd.graph.codegraph import derive_files
+from graphmemd.graph.delta import GraphDelta
+from graphmemd.graph.derive import derived_delta, renamed_edges
+from graphmemd.graph.graphstate import GraphState
+from graphmemd.graph.model import FileRecord, ParsedFile, SymbolInfo, file_id
+from graphmemd.graph.resolution.resolver import Exports
+from graphmemd.indexing.file_events import file_events
+from graphmemd.ingest.gitinfo import head_commit, uncommitted_paths
+from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
+from graphmemd.ingest.parse_pool import content_hash
+from graphmemd.ingest.parsecache import PARSER_VERSION, decode
+from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
+from graphmemd.memory.memory import Memory
+from graphmemd.runtime import malloc
+from graphmemd.runtime.config import DaemonConfig
+from graphmemd.runtime.events import EventBus
+from graphmemd.store.delta_sink import DeltaSink
+from graphmemd.store.engine import Store
+from graphmemd.store.writer import StoreWriter
+
+logger = logging.getLogger(__name__)
+
+#: a checkout is derived from a sibling when at least this share of its files equal the sibling's
+MIN_EQUAL_SHARE = 0.5
+
+#: (repository id, path, content hash) -> a parse text queued for the parse cache, or None
+Queued = Callable[[str, str, str], str | None]
+
+
+def source_of(registry: RepoRegistry, rt: RepoRuntime) -> RepoRuntime | None:
+    """The sibling checkout ``rt`` can be derived from: one with files, preferring one that
+    resolved its own (whose parse cache is surely written)."""
+    found = [s for s in registry.siblings(rt.id) if s.n_files]
+    found.sort(key=lambda s: (bool(s.derived_from), s.id))
+    return found[0] if found else None
+
+
+def equal_files(
+    todo: Iterable[tuple[str, Path]], theirs: Mapping[str, str], max_file_size: int
+) -> dict[str, tuple[str, int]]:
+    """Of ``todo`` (path, file on disk), the files whose content hash is the one ``theirs``
+    (path -> the sibling's content hash) has: path -> (content hash, size). A file that cannot
+    be read, or is over ``max_file_size``, is not equal (the parse workers report it)."""
+    out: dict[str, tuple[str, int]] = {}
+    for rel, path in todo:
+        want = theirs.get(rel)
+        if want is None:
+            continue
+        try:
+            if path.stat().st_size > max_file_size:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        digest = content_hash(data)
+        if digest == want:
+            out[rel] = (digest, len(data))
+    return out
+
+
+def sibling_text(parses: ParsePack, queued: Queued, sibling: str, head: CachedHead) -> str | None:
+    """The parse text ``head`` names, from ``sibling``'s parse cache (or still queued for it);
+    None when it has another parse of that path now."""
+    return queued(sibling, head.path, head.content_hash) or parses.text(sibling, head)
+
+
+def copy_rows(
+    store: Store,
+    parses: ParsePack,
+    queued: Queued,
+    source: str,
+    target: str,
+    heads: Sequence[CachedHead],
+    rename: Mapping[str, str],
+    infos: Mapping[str, Sequence[SymbolInfo]],
+) -> None:
+    """On the store writer: give ``target`` the cached parses and the store rows of the files
+    ``heads`` names, as ``source`` has them (its edges renamed by ``rename``). A file whose
+    parse ``source`` no longer caches is left out (the next start parses it)."""
+    started, now = time.monotonic(), time.time()
+    rows: list[CachedParse] = []
+    records: list[tuple[FileRecord, ParsedFile]] = []
+    missing: list[str] = []
+    for head in heads:
+        try:
+            text = sibling_text(parses, queued, source, head)
+            parsed = decode(text, outline=True) if text is not None else None
+        except ValueError:
+            text = parsed = None
+        if text is None or parsed is None:
+            missing.append(head.path)
+            continue
+        rows.append(CachedParse(head.path, head.size, head.mtime_ns, head.content_hash, PARSER_VERSION, text))
+        rec = FileRecord(target, head.path, parsed.language, head.content_hash, head.size, now, parsed.syntax_errors,
+                         head.mtime_ns)  # fmt: skip
+        records.append((rec, parsed))
+    keep = dict(rename)
+    if missing:
+        logger.warning("%s: %d files' parses gone from %s before they were copied", target, len(missing), source)
+        gone = {file_id(target, p) for p in missing}
+        keep = {a: b for a, b in rename.items() if b not in gone and b.split("::", 1)[0] not in gone}
+    parses.put_rows(target, rows)
+    edges = renamed_edges(store.load_resolved_edges(source), keep)
+    store.replace_files(target, records, (), edges, infos={r.path: infos[r.path] for r, _ in records})
+    n = len(records)
+    del rows, records, edges
+    malloc.trim()  # (what the bulk read and load allocated on this thread, back to the system)
+    logger.info("stored %s from %s: %d files in %.2fs", target, source, n, time.monotonic() - started)
+
+
+Todo = list[tuple[str, Path]]
+
+
+class Deriver:
+    """Derives new checkouts from their siblings (see the module docstring), on the indexer's
+    thread; also what a derived checkout's hand-over and knowledge pass read of its sibling."""
+
+    def __init__(
+        self,
+        registry: RepoRegistry,
+        state: GraphState,
+        memory: Memory,
+        bus: EventBus,
+        store: Store,
+        writer: StoreWriter,
+        sink: DeltaSink,
+        cfg: DaemonConfig,
+        hand_over: Callable[[RepoRuntime], None],
+    ) -> None:
+        self._registry, self._state, self._memory, self._bus = registry, state, memory, bus
+        self._store, self._writer, self._parses, self._queued = store, writer, sink.parses, sink.queued_parse
+        self._max = cfg.max_file_size
+        #: gives a checkout's resolver every file it waits for (``Indexer._hand_over``)
+        self._hand_over = hand_over
+
+    def first_pass(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> tuple[Todo, GraphDelta | None]:
+        """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
+        nor limited to some paths) and a sibling has most of ``todo`` with the same content:
+        take those files from the sibling's graph; returns the files left to parse, and the
+        delta that said what was taken (None when nothing was)."""
+        source = source_of(self._registry, rt) if fresh and not rt.unhanded and todo else None
+        if source is None:
+            return todo, None
+        with self._state.reading() as graph:
+            nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
+        t0 = time.monotonic()
+        equal = equal_files(todo, {rel: n.content_hash for rel, n in nodes.items() if n is not None}, self._max)
+        t1 = time.monotonic()
+        if len(equal) < MIN_EQUAL_SHARE * len(todo):
+            return todo, None
+        paths = sorted(equal)
+        with self._state.writing() as graph:
+            rename = derive_files(graph, source.id, rt.id, paths)
+            infos = {p: graph.file_symbols(rt.id, p) for p in paths}
+            rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
+        files = {p: (n.language, n.content_hash, equal[p][1], errors.get(p, 0)) for p in paths if (n := nodes[p])}
+        delta = derived_delta(rt.id, files, infos)
+        t2 = time.monotonic()
+        self._memory.apply(delta, self._state, head_commit(rt.root), lambda ps: uncommitted_paths(rt.root, ps))
+        heads = [CachedHead(p, size, rt.stats.get(p, (0, 0))[1], digest, PARSER_VERSION) for p, (digest, size) in
+                 sorted(equal.items())]  # fmt: skip
+        rt.unhanded, rt.derived_from = {h.path: h for h in heads}, source.id
+        store, parses, queued, src = self._store, self._parses, self._queued, source.id
+        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rt.id, heads, rename, infos))
+        for event in file_events(delta, time.time()):
+            self._bus.publish(event)
+        logger.info(
+            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph %.2fs, memory %.2fs)",
+            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, time.monotonic() - t2,
+        )  # fmt: skip
+        rt.files_done += len(paths)
+        return [t for t in todo if t[0] not in equal], delta
+
+    def text(self, sibling: str, head: CachedHead) -> str | None:
+        """The parse text ``head`` names in ``sibling``'s parse cache (``sibling_text``)."""
+        return sibling_text(self._parses, self._queued, sibling, head)
+
+    def kept_parse(self, sibling: str, path: str) -> ParsedFile | None:
+        """The parse of ``path`` the resolver of ``sibling`` keeps, if any."""
+        rt = self._registry.get(sibling)
+        fi = rt.resolver.files.get(path) if rt is not None else None
+        return fi.parsed if fi is not None else None
+
+    def exports(self, rt: RepoRuntime) -> Exports:
+        """What ``rt``'s files export by name (``RepoResolver.exports``). A checkout derived from
+        a sibling and identical to it (the same files, the same contents) is answered by the
+        sibling's resolver (exports are paths and names, no ids); otherwise its own resolver
+        is given its files first."""
+        source = self._registry.get(rt.derived_from) if rt.derived_from else None
+        if source is not None and self._identical(rt, source):
+            return source.resolver.exports()
+        self._hand_over(rt)
+        return rt.resolver.exports()
+
+    def _identical(self, rt: RepoRuntime, source: RepoRuntime) -> bool:
+        """Whether ``rt`` (derived, its resolver empty) holds exactly ``source``'s files, each
+        with the same content, and ``source``'s resolver holds them all."""
+        if (
+            rt.resolver.files
+            or source.unhanded
+            or source.derived_from
+            or set(rt.unhanded) != set(source.resolver.files)
+        ):
+            return False
+        with self._state.reading() as graph:
+            files = graph.files
+            for p in rt.unhanded:
+                mine, theirs = files.get(file_id(rt.id, p)), files.get(file_id(source.id, p))
+                if mine is None or theirs is None or mine.content_hash != theirs.content_hash:
+                    return False
+        return True
