@@ -829,6 +829,8 @@ def spaced(sig: str) -> str:
 
 _VIA: Final = {"CALLS": "calls", "INHERITS": "inherits from", "IMPORTS": "imports the file of"}
 _HOPS: Final = re.compile(r"\((\d+) hops away\)")
+#: the daemon's note of how a direct caller sees a changed default (``this caller omits `x```)
+_CALLER: Final = re.compile(r"; (this caller [^;]+)\Z")
 _MAX_PHRASES: Final = 3
 
 
@@ -884,7 +886,8 @@ def _dependency_words(reason: StaleReason) -> str:
         return f"{via} `{dep}`{away}, whose signature changed"
     phrases = signature_delta(reason.old_signature, reason.new_signature).dependency_phrases()
     what = _joined(phrases) if phrases else "signature changed"
-    return f"{via} `{dep}`{away}, whose {what}"
+    caller = _CALLER.search(reason.detail)
+    return f"{via} `{dep}`{away}, whose {what}" + (f"; {caller.group(1)}" if caller else "")
 
 
 def when_words(commit: str, uncommitted: bool) -> str:

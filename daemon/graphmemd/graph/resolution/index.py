@@ -219,6 +219,8 @@ class FileIndex:
         "_info_memo",
         "_local_vars",
         "_planned",
+        "_shapes",
+        "_shapes_blob",
         "_vars_blob",
         "arity",
         "attr_types",
@@ -294,7 +296,7 @@ class FileIndex:
         for q, s in syms.items():
             info[q] = self._info_of(q, s)
         self.arity = dict(parsed.arities)
-        self._blob = self._vars_blob = b""
+        self._blob = self._vars_blob = self._shapes_blob = b""
         self._plan_calls(parsed.calls, info)
 
         by_child: dict[str, list[InheritRef]] = {}
@@ -370,7 +372,7 @@ class FileIndex:
                 a = self.syms.get(a.parent) if a.parent is not None else None
         return (self.sids[q], scope, cls, q, self._import_scope(q))
 
-    def _plan_calls(self, calls: Iterable[CallRef], info: dict[str, CallerInfo]) -> None:
+    def _plan_calls(self, calls: Sequence[CallRef], info: dict[str, CallerInfo]) -> None:
         """Group the calls by what their resolution depends on, so that ``edges_for``
         resolves each distinct callee once per file (or once per scope, see
         ``LanguageRules.scope_dependent``) and emits it for every distinct caller. Each
@@ -380,9 +382,17 @@ class FileIndex:
         flat: dict[tuple[str, int], dict[str, int]] = {}
         scoped: dict[tuple[str, str, int], tuple[CallerInfo, dict[str, int]]] = {}
         by_arity = rules.overloads_by_arity
+        shapes: dict[tuple[str, str], set[str]] | None = {} if any(c.shape for c in calls) else None
         for c in calls:
             callee = c.callee
             ci = info.get(c.caller) or self.info_for(c.caller)
+            if shapes is not None:
+                site = (ci[0], callee)
+                held = shapes.get(site)
+                if held is None:
+                    shapes[site] = {c.shape}
+                else:
+                    held.add(c.shape)
             args = c.args if by_arity else -1
             dep = deps.get(callee)
             if dep is None:
@@ -404,6 +414,22 @@ class FileIndex:
         planned = [(file_level, callee, args, callers) for (callee, args), callers in flat.items()]
         planned.extend([(ci, callee, args, callers) for (_s, callee, args), (ci, callers) in scoped.items()])
         self._planned: tuple[Planned, ...] | None = tuple(planned)
+        #: (caller id, callee as written) -> the shapes of those call sites ("": not recorded)
+        self._shapes: dict[tuple[str, str], tuple[str, ...]] | None = (
+            {site: tuple(sorted(held)) for site, held in shapes.items()} if shapes is not None else {}
+        )
+
+    def call_shapes(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """How each caller of the file passes its arguments to each callee as written: (caller
+        id, callee text) -> the ``CallShape.text`` of those call sites, "" where the language
+        records none (empty for such a language). Decoded from the compact form after
+        :meth:`freeze` (asked only when a changed default is judged)."""
+        if self._shapes is not None:
+            return self._shapes
+        if not self._shapes_blob:
+            return {}
+        shapes: dict[tuple[str, str], tuple[str, ...]] = marshal.loads(zlib.decompress(self._shapes_blob))
+        return shapes
 
     @property
     def planned(self) -> tuple[Planned, ...]:
@@ -433,7 +459,9 @@ class FileIndex:
             local_vars = {q: {n: _TYPE_FIELDS(t) for n, t in v.items()} for q, v in self._local_vars.items()}
             self._blob = zlib.compress(marshal.dumps(self._planned), 1)
             self._vars_blob = zlib.compress(marshal.dumps(local_vars), 1)
-        self._planned = self._local_vars = None
+        if self._shapes is not None:
+            self._shapes_blob = zlib.compress(marshal.dumps(self._shapes), 1) if self._shapes else b""
+        self._planned = self._local_vars = self._shapes = None
         self._info_memo = None
 
     def thaw(self) -> None:

@@ -47,6 +47,13 @@ References
     node). With a receiver capture, the callee is ``receiver.call`` (Java
     ``obj.method()``). The caller is the innermost definition containing the call
     (decorators and default values included).
+``@reference.call.arguments``
+    In a call pattern without receiver: the call's argument list, whose shape the call
+    site records (``CallRef.shape``, ``CallShape``): its named children that are no
+    comments, less those a ``@reference.call.list`` pattern captures inside it as
+    ``@reference.call.keyword`` (a keyword argument's name) or ``@reference.call.splat``
+    (``*args``, ``**kwargs``), are its positional arguments. A language without these
+    records no shapes (a changed default then reaches every caller).
 ``(#set! reference.call.except "a b")``
     The pattern's calls of these names (the ``@reference.call`` text) are not calls (Ruby
     ``require``, ``attr_reader``): checked here, a set lookup, instead of a ``#not-match?``
@@ -108,6 +115,7 @@ from __future__ import annotations
 import gc
 import importlib
 import re
+import sys
 import threading
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
@@ -121,6 +129,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 
 from graphmemd.graph.model import (
     CallRef,
+    CallShape,
     ImportRef,
     InheritKind,
     InheritRef,
@@ -184,6 +193,8 @@ _R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
 _R_CALL_BARE = 18
 _R_LOCAL = 19
 _R_CALL_EXCEPT = 20  # a call pattern with a ``reference.call.except`` setting
+_R_CALL_SHAPED = 21  # a plain call pattern with a ``reference.call.arguments`` capture
+_R_CALL_PART = 22  # a keyword or splat argument of a ``reference.call.list``
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -342,6 +353,7 @@ def _role(captures: set[str]) -> int:
         ("arity", _R_ARITY),
         ("export", _R_EXPORT),
         ("reference.call.bare", _R_CALL_BARE),
+        ("reference.call.list", _R_CALL_PART),
         ("local", _R_LOCAL),
     ):
         if key in captures:
@@ -371,7 +383,7 @@ def _pattern_roles(
         if role == _R_CALL and excluded is not None:
             role = _R_CALL_EXCEPT
         elif role == _R_CALL and not names & {"reference.call.receiver", "reference.call.args"}:
-            role = _R_CALL_PLAIN
+            role = _R_CALL_SHAPED if "reference.call.arguments" in names else _R_CALL_PLAIN
         if role == _R_COMMENT and names == {"comment"} and not _QUANTIFIED.search(text):
             role = _R_COMMENT_NODE
         roles.append(role)
@@ -534,7 +546,8 @@ class _Collected:
 
     defs: list[_Def] = field(default_factory=list)
     scopes: list[tuple[int, int, str]] = field(default_factory=list)
-    raw_calls: list[tuple[int, bytes, int, int]] = field(default_factory=list)
+    #: (start, callee text, line, arity or -1, shape or "")
+    raw_calls: list[tuple[int, bytes, int, int, str]] = field(default_factory=list)
     cuts: list[tuple[int, int]] = field(default_factory=list)
     bases: list[tuple[int, str, InheritKind, int]] = field(default_factory=list)
     raw_imports: list[_RawImport] = field(default_factory=list)
@@ -777,18 +790,23 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     def_by_name: dict[int, int] = {}
     callees = compiled.callees
     rewrite_calls = out.rewrite_calls
+    shaped: list[tuple[int, int, int]] = []  # (index in raw_calls, argument list start, arguments)
+    parts: dict[int, list[str]] = {}  # argument list start -> its keywords, and "*" per splat
     for pattern, caps in matches:
         target = targets[pattern]
         if target is not None:
             target[0].extend(caps[target[1]])
             continue
         role = roles[pattern]
-        if role == _R_CALL_PLAIN:
+        if role in (_R_CALL_PLAIN, _R_CALL_SHAPED):
             node = caps["reference.call"][0]
             end = node.end_byte
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
-            raw_calls.append((start, text, node.start_point[0] + 1, -1))
+            if role == _R_CALL_SHAPED:
+                arguments = caps["reference.call.arguments"][0]
+                shaped.append((len(raw_calls), arguments.start_byte, _count_named(arguments, source)))
+            raw_calls.append((start, text, node.start_point[0] + 1, -1, ""))
             if callees:  # (the common case inline: this branch runs once per call)
                 last = text[text.rfind(b".") + 1 :]
                 if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
@@ -814,7 +832,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
             arg_lists = caps.get("reference.call.args")
             raw_calls.append(
-                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1)
+                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1, "")
             )
         elif role == _R_COMMENT:
             node = caps["comment"][0]
@@ -826,6 +844,12 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
         elif role == _R_ARITY:
             node = caps["arity"][0]
             out.arities.append((node.start_byte, _count_named(node, source)))
+        elif role == _R_CALL_PART:
+            got = parts.setdefault(caps["reference.call.list"][0].start_byte, [])
+            for n in caps.get("reference.call.keyword", ()):
+                got.append(_decode(source[n.start_byte : n.end_byte]))
+            if "reference.call.splat" in caps:
+                got.append("*")
         elif role == _R_CALL_BARE:
             node = caps["reference.call.bare"][0]
             out.bare_calls.append((node.start_byte, source[node.start_byte : node.end_byte], node.start_point[0] + 1))
@@ -835,10 +859,26 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
+    for i, at, named in shaped:
+        raw_calls[i] = (*raw_calls[i][:4], _shape(named, parts.get(at)))
     clean = compiled.clean
     if clean is not None and raw_calls:
-        out.raw_calls = [(pos, clean(text), line, args) for pos, text, line, args in raw_calls]
+        out.raw_calls = [(pos, clean(text), line, args, shape) for pos, text, line, args, shape in raw_calls]
     return out
+
+
+#: the shapes of calls passing only a few positional arguments
+_POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(16))
+
+
+def _shape(named: int, part: list[str] | None) -> str:
+    """A call's ``CallShape.text`` from its argument list's argument count and its keyword
+    names and splats (``"*"``) found by a ``@reference.call.list`` pattern."""
+    if part is None:
+        return _POSITIONAL_SHAPES[named] if named < 16 else str(named)
+    keywords = tuple(k for k in part if k != "*")
+    splats = len(part) - len(keywords)
+    return sys.intern(CallShape(keywords, max(named - len(part), 0), splats > 0).text)
 
 
 #: Bytes a called expression's last name never starts with but its text after the last dot
@@ -1271,7 +1311,7 @@ def _callee_of(text: bytes) -> tuple[str, str]:
     return found
 
 
-def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, bytes, int, int]]:
+def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, bytes, int, int, str]]:
     """The raw calls, and the ``@reference.call.bare`` names that no ``@local`` of their
     innermost function (its parameters, assignments, block parameters) holds."""
     if not found.bare_calls:
@@ -1279,12 +1319,14 @@ def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, byt
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
     held: set[tuple[str, bytes]] = {(functions.innermost(pos), name) for pos, name in found.locals}
     found.raw_calls.extend(
-        (pos, name, line, -1) for pos, name, line in found.bare_calls if (functions.innermost(pos), name) not in held
+        (pos, name, line, -1, "")
+        for pos, name, line in found.bare_calls
+        if (functions.innermost(pos), name) not in held
     )
     return found.raw_calls
 
 
-def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
+def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int, str]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
     if not raw_calls:
@@ -1297,7 +1339,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
     refs: list[CallRef] = []
     stack: list[int] = []
     j = 0
-    for pos, text, line, args in raw_calls:
+    for pos, text, line, args, shape in raw_calls:
         while j < count and starts[j] <= pos:
             while stack and ends[stack[-1]] <= starts[j]:
                 stack.pop()
@@ -1307,7 +1349,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
             stack.pop()
         found = _callees.get(text) or _callee_of(text)
         if found[0]:
-            refs.append(call_ref(quals[stack[-1]] if stack else "", found[0], found[1], line, args))
+            refs.append(call_ref(quals[stack[-1]] if stack else "", found[0], found[1], line, args, shape))
     return tuple(refs)
 
 
@@ -1331,8 +1373,8 @@ def _attribute_bases(
 def _count_named(node: Node, source: bytes) -> int:
     """Named children that are not comments (arguments, parameters); without a comment
     character in its text, every named child counts."""
-    text = source[node.start_byte : node.end_byte]
-    if b"/" not in text and b"#" not in text and b"--" not in text:
+    start, end = node.start_byte, node.end_byte
+    if source.find(b"#", start, end) < 0 and source.find(b"/", start, end) < 0 and source.find(b"--", start, end) < 0:
         return node.named_child_count
     # (one list of the children: ``named_child(i)`` walks from the first child each time)
     return sum(1 for child in node.named_children if not child.is_extra)

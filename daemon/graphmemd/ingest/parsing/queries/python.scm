@@ -11,8 +11,13 @@
 ; ---- inheritance
 (class_definition superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherits))
 
-; ---- calls
-(call function: [(identifier) (attribute)] @reference.call)
+; ---- calls, with how each passes its arguments (a generator argument's call: shape unknown)
+(call function: [(identifier) (attribute)] @reference.call arguments: (argument_list) @reference.call.arguments)
+(call function: [(identifier) (attribute)] @reference.call arguments: (generator_expression))
+(argument_list
+  [(keyword_argument name: (identifier) @reference.call.keyword)
+   (list_splat) @reference.call.splat
+   (dictionary_splat) @reference.call.splat]) @reference.call.list
 
 ; ---- imports
 (import_statement name: (dotted_name) @import.module) @import
