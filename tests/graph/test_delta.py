@@ -349,7 +349,8 @@ def test_a_changed_default_impacts_only_the_callers_that_leave_it_out() -> None:
     """Issue 41: ``f(x, timeout=9)`` and ``f(x, 9)`` do not see a new default of ``timeout``;
     ``f(x)`` does, and ``f(*args, **kwargs)`` may. A caller is marked when any of its call
     sites leaves it out. Files importing the callee's file are not marked for it."""
-    got = _default_impacts(CLIENT_V1, CLIENT_V1.replace(b"def connect(host, timeout=5)", b"def connect(host, timeout=30)"))
+    new = CLIENT_V1.replace(b"def connect(host, timeout=5)", b"def connect(host, timeout=30)")
+    got = _default_impacts(CLIENT_V1, new)
     assert got == {
         "omits": "omits `timeout`",
         "splats": "may pass `timeout` in `*`/`**` arguments",
