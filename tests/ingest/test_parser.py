@@ -974,9 +974,7 @@ def test_deep_nesting(path: str, data: bytes) -> None:
 @pytest.mark.timeout(120)
 def test_huge_generated_file() -> None:
     chunk = (FIXTURES / "python" / "app/auth/service.py").read_bytes()
-    data = b"".join(
-        chunk.replace(b"AuthService", b"AuthService%d" % i) for i in range(20_000_000 // len(chunk))
-    )
+    data = b"".join(chunk.replace(b"AuthService", b"AuthService%d" % i) for i in range(20_000_000 // len(chunk)))
     assert len(data) > 19_000_000
     p = parse_source("huge.py", data)
     assert p.truncated is not None
