@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from call_shapes import CALLERS, CLIENT
 from graphmem.types import Anchor, Category, EventKind, Observation, ObservationStatus
 from graphmem.types import ChangeKind as ReasonKind
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
@@ -278,59 +279,7 @@ def test_a_changed_default_impacts_every_caller_without_call_sites() -> None:
     assert f"{REPO}:service.py::AuthService.login#method" in [i.dependent for i in impacts_of(state.graph, delta, 1)]
 
 
-CLIENT_V1 = b"""
-class Client:
-    def fetch(self, url, timeout=5, *, retries=1):
-        return url
-
-
-def connect(host, timeout=5):
-    return host
-"""
-CALLERS = b"""
-from client import Client, connect
-
-
-def by_keyword(h):
-    return connect(h, timeout=9)
-
-
-def by_position(h):
-    return connect(h, 9)
-
-
-def omits(h):
-    return connect(h)
-
-
-def splats(*args, **kwargs):
-    return connect(*args, **kwargs)
-
-
-def twice(h):
-    connect(h, timeout=1)
-    return connect(h)
-
-
-def method_calls(c: Client):
-    c.fetch("u", 3)
-    return c.fetch("u", timeout=3)
-
-
-def unbound(c):
-    return Client.fetch(c, "u")
-
-
-def unbound_passing(c):
-    return Client.fetch(c, "u", 3)
-
-
-def keyword_only(c: Client):
-    return c.fetch("u", 1, 2)
-
-
-connect("module level")
-"""
+CLIENT_V1 = CLIENT.encode()
 
 
 def _default_impacts(old: bytes, new: bytes) -> dict[str, str]:
@@ -338,7 +287,7 @@ def _default_impacts(old: bytes, new: bytes) -> dict[str, str]:
     from graphmemd.graph.delta import impacts_of
 
     state, resolver = fresh_state()
-    index(state, resolver, {"client.py": old, "callers.py": CALLERS})
+    index(state, resolver, {"client.py": old, "callers.py": CALLERS.encode()})
     units = {"client.py": unit("client.py", new)}
     delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
     found = impacts_of(state.graph, delta, 1, resolver)
@@ -367,7 +316,8 @@ def test_a_changed_method_default_binds_past_the_instance() -> None:
     assert _default_impacts(CLIENT_V1, new) == {"unbound": "omits `timeout`"}
     new = CLIENT_V1.replace(b"retries=1", b"retries=3")
     got = _default_impacts(CLIENT_V1, new)
-    assert got == {k: "omits `retries`" for k in ("method_calls", "unbound", "unbound_passing", "keyword_only")}
+    callers = ("method_calls", "fetches", "unbound", "unbound_passing", "keyword_only")
+    assert got == {k: "omits `retries`" for k in callers}
 
 
 def test_a_changed_default_with_other_changes_keeps_the_old_grading() -> None:

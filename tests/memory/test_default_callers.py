@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from call_shapes import CALLERS, CLIENT
 from conftest import Daemon, short_tmp
 from graphmem.changes import change_line
 from graphmem.client import GraphMem
@@ -21,38 +22,6 @@ from test_suspect import becomes, edit
 
 DaemonFactory = Callable[..., Daemon]
 
-CLIENT = """\
-def connect(host, timeout=5):
-    return host
-
-
-class Client:
-    def fetch(self, url, timeout=5, *, retries=1):
-        return url
-"""
-CALLERS = """\
-from client import Client, connect
-
-
-def by_keyword(h):
-    return connect(h, timeout=9)
-
-
-def by_position(h):
-    return connect(h, 9)
-
-
-def omits(h):
-    return connect(h)
-
-
-def splats(*args, **kwargs):
-    return connect(*args, **kwargs)
-
-
-def fetches(c: Client):
-    return c.fetch("u", 3)
-"""
 CALLER_NAMES = ("by_keyword", "by_position", "omits", "splats", "fetches")
 
 
