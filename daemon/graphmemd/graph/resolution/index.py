@@ -382,17 +382,9 @@ class FileIndex:
         flat: dict[tuple[str, int], dict[str, int]] = {}
         scoped: dict[tuple[str, str, int], tuple[CallerInfo, dict[str, int]]] = {}
         by_arity = rules.overloads_by_arity
-        shapes: dict[tuple[str, str], set[str]] | None = {} if any(c.shape for c in calls) else None
         for c in calls:
             callee = c.callee
             ci = info.get(c.caller) or self.info_for(c.caller)
-            if shapes is not None:
-                site = (ci[0], callee)
-                held = shapes.get(site)
-                if held is None:
-                    shapes[site] = {c.shape}
-                else:
-                    held.add(c.shape)
             args = c.args if by_arity else -1
             dep = deps.get(callee)
             if dep is None:
@@ -414,22 +406,24 @@ class FileIndex:
         planned = [(file_level, callee, args, callers) for (callee, args), callers in flat.items()]
         planned.extend([(ci, callee, args, callers) for (_s, callee, args), (ci, callers) in scoped.items()])
         self._planned: tuple[Planned, ...] | None = tuple(planned)
-        #: (caller id, callee as written) -> the shapes of those call sites ("": not recorded)
-        self._shapes: dict[tuple[str, str], tuple[str, ...]] | None = (
-            {site: tuple(sorted(held)) for site, held in shapes.items()} if shapes is not None else {}
+        shapes = [c.shape for c in calls]
+        #: each call site's caller qualname, callee as written and shape (none: no shape recorded)
+        self._shapes: tuple[list[str], list[str], list[str]] | None = (
+            ([c.caller for c in calls], [c.callee for c in calls], shapes) if any(shapes) else ([], [], [])
         )
 
     def call_shapes(self) -> dict[tuple[str, str], tuple[str, ...]]:
         """How each caller of the file passes its arguments to each callee as written: (caller
-        id, callee text) -> the ``CallShape.text`` of those call sites, "" where the language
-        records none (empty for such a language). Decoded from the compact form after
-        :meth:`freeze` (asked only when a changed default is judged)."""
-        if self._shapes is not None:
-            return self._shapes
-        if not self._shapes_blob:
-            return {}
-        shapes: dict[tuple[str, str], tuple[str, ...]] = marshal.loads(zlib.decompress(self._shapes_blob))
-        return shapes
+        id, callee text) -> the ``CallShape.text`` of those call sites, "" where none was
+        recorded (empty for a language that records none). Built from the compact form after
+        :meth:`freeze`: asked only when a changed default is judged."""
+        columns = self._shapes
+        if columns is None:
+            columns = marshal.loads(zlib.decompress(self._shapes_blob)) if self._shapes_blob else ([], [], [])
+        out: dict[tuple[str, str], set[str]] = {}
+        for caller, callee, shape in zip(*columns, strict=True):
+            out.setdefault((self.info_for(caller)[0], callee), set()).add(shape)
+        return {site: tuple(sorted(held)) for site, held in out.items()}
 
     @property
     def planned(self) -> tuple[Planned, ...]:
@@ -460,7 +454,7 @@ class FileIndex:
             self._blob = zlib.compress(marshal.dumps(self._planned), 1)
             self._vars_blob = zlib.compress(marshal.dumps(local_vars), 1)
         if self._shapes is not None:
-            self._shapes_blob = zlib.compress(marshal.dumps(self._shapes), 1) if self._shapes else b""
+            self._shapes_blob = zlib.compress(marshal.dumps(self._shapes), 1) if self._shapes[0] else b""
         self._planned = self._local_vars = self._shapes = None
         self._info_memo = None
 

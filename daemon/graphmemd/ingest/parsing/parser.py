@@ -47,13 +47,15 @@ References
     node). With a receiver capture, the callee is ``receiver.call`` (Java
     ``obj.method()``). The caller is the innermost definition containing the call
     (decorators and default values included).
-``@reference.call.arguments``
-    In a call pattern without receiver: the call's argument list, whose shape the call
-    site records (``CallRef.shape``, ``CallShape``): its named children that are no
-    comments, less those a ``@reference.call.list`` pattern captures inside it as
-    ``@reference.call.keyword`` (a keyword argument's name) or ``@reference.call.splat``
-    (``*args``, ``**kwargs``), are its positional arguments. A language without these
-    records no shapes (a changed default then reaches every caller).
+``@reference.call.arguments`` (+ ``(#set! reference.call.opaque "T")``)
+    In a call pattern without receiver: the call's arguments, whose shape the call site
+    records (``CallRef.shape``, ``CallShape``): their named children are positional
+    arguments, except comments (``@comment`` nodes) and what patterns capture directly in
+    them as ``@reference.call.keyword`` (a keyword argument, its name captured as
+    ``@reference.call.keyword.name``) or ``@reference.call.splat`` (``*args``,
+    ``**kwargs``). Arguments of
+    an opaque type (Python's generator argument, ``f(x for x in xs)``) record no shape. A
+    language without these records no shapes (a changed default then reaches every caller).
 ``(#set! reference.call.except "a b")``
     The pattern's calls of these names (the ``@reference.call`` text) are not calls (Ruby
     ``require``, ``attr_reader``): checked here, a set lookup, instead of a ``#not-match?``
@@ -194,7 +196,7 @@ _R_CALL_BARE = 18
 _R_LOCAL = 19
 _R_CALL_EXCEPT = 20  # a call pattern with a ``reference.call.except`` setting
 _R_CALL_SHAPED = 21  # a plain call pattern with a ``reference.call.arguments`` capture
-_R_CALL_PART = 22  # a keyword or splat argument of a ``reference.call.list``
+_R_CALL_PART = 22  # a ``reference.call.keyword`` or ``reference.call.splat`` pattern
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -319,6 +321,8 @@ class _Compiled:
     call_query: Query | None = None
     call_roles: tuple[tuple[str, str] | None, ...] = ()
     callees: frozenset[bytes] = frozenset()
+    #: per pattern, the kind ids of its ``reference.call.opaque`` arguments
+    call_opaque: tuple[frozenset[int], ...] = ()
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -353,7 +357,8 @@ def _role(captures: set[str]) -> int:
         ("arity", _R_ARITY),
         ("export", _R_EXPORT),
         ("reference.call.bare", _R_CALL_BARE),
-        ("reference.call.list", _R_CALL_PART),
+        ("reference.call.keyword", _R_CALL_PART),
+        ("reference.call.splat", _R_CALL_PART),
         ("local", _R_LOCAL),
     ):
         if key in captures:
@@ -415,6 +420,11 @@ def _cleaner(spec: LanguageSpec) -> Callable[[bytes], bytes] | None:
     return clean
 
 
+def _kind_ids(language: TSLanguage, settings: dict[str, str | None]) -> frozenset[int]:
+    names = (settings.get("reference.call.opaque") or "").split()
+    return frozenset(language.id_for_node_kind(name, True) or -1 for name in names)
+
+
 def _def_parents(settings: dict[str, str | None]) -> frozenset[str] | None:
     allowed = settings.get("def.parents")
     return frozenset(allowed.split()) if allowed else None
@@ -460,6 +470,7 @@ def _compile(language: Language) -> _Compiled:
             call_query=call_query,
             call_roles=pattern_roles(_pattern_sources(call_query, call_source)) if call_query is not None else (),
             callees=rules.callees,
+            call_opaque=tuple(_kind_ids(ts_language, query.pattern_settings(i)) for i in range(query.pattern_count)),
         )
         _compiled[language] = found
         return found
@@ -790,8 +801,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     def_by_name: dict[int, int] = {}
     callees = compiled.callees
     rewrite_calls = out.rewrite_calls
-    shaped: list[tuple[int, int, int]] = []  # (index in raw_calls, argument list start, arguments)
-    parts: dict[int, list[str]] = {}  # argument list start -> its keywords, and "*" per splat
+    shaped: list[tuple[int, Node, int]] = []  # (index in raw_calls, arguments, their start)
+    parts: dict[int, list[str]] = {}  # arguments' start -> their keywords, a "*" per splat
     for pattern, caps in matches:
         target = targets[pattern]
         if target is not None:
@@ -805,7 +816,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
             if role == _R_CALL_SHAPED:
                 arguments = caps["reference.call.arguments"][0]
-                shaped.append((len(raw_calls), arguments.start_byte, _count_named(arguments, source)))
+                if arguments.kind_id not in compiled.call_opaque[pattern]:
+                    shaped.append((len(raw_calls), arguments, arguments.start_byte))
             raw_calls.append((start, text, node.start_point[0] + 1, -1, ""))
             if callees:  # (the common case inline: this branch runs once per call)
                 last = text[text.rfind(b".") + 1 :]
@@ -845,11 +857,15 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             node = caps["arity"][0]
             out.arities.append((node.start_byte, _count_named(node, source)))
         elif role == _R_CALL_PART:
-            got = parts.setdefault(caps["reference.call.list"][0].start_byte, [])
             for n in caps.get("reference.call.keyword", ()):
-                got.append(_decode(source[n.start_byte : n.end_byte]))
-            if "reference.call.splat" in caps:
-                got.append("*")
+                held = n.parent
+                if held is not None:
+                    name = caps["reference.call.keyword.name"][0]
+                    parts.setdefault(held.start_byte, []).append(_decode(source[name.start_byte : name.end_byte]))
+            for n in caps.get("reference.call.splat", ()):
+                held = n.parent
+                if held is not None:
+                    parts.setdefault(held.start_byte, []).append("*")
         elif role == _R_CALL_BARE:
             node = caps["reference.call.bare"][0]
             out.bare_calls.append((node.start_byte, source[node.start_byte : node.end_byte], node.start_point[0] + 1))
@@ -859,8 +875,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
-    for i, at, named in shaped:
-        raw_calls[i] = (*raw_calls[i][:4], _shape(named, parts.get(at)))
+    if shaped:
+        _shape_calls(raw_calls, shaped, parts, comments)
     clean = compiled.clean
     if clean is not None and raw_calls:
         out.raw_calls = [(pos, clean(text), line, args, shape) for pos, text, line, args, shape in raw_calls]
@@ -871,14 +887,37 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
 _POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(16))
 
 
-def _shape(named: int, part: list[str] | None) -> str:
-    """A call's ``CallShape.text`` from its argument list's argument count and its keyword
-    names and splats (``"*"``) found by a ``@reference.call.list`` pattern."""
-    if part is None:
-        return _POSITIONAL_SHAPES[named] if named < 16 else str(named)
-    keywords = tuple(k for k in part if k != "*")
-    splats = len(part) - len(keywords)
-    return sys.intern(CallShape(keywords, max(named - len(part), 0), splats > 0).text)
+def _shape_calls(
+    raw_calls: list[tuple[int, bytes, int, int, str]],
+    shaped: list[tuple[int, Node, int]],
+    parts: dict[int, list[str]],
+    comments: list[Node],
+) -> None:
+    """Put each shaped call's ``CallShape.text`` into its raw call: its arguments' named
+    children less the comments, keywords and splats among them (``parts``, by the start of
+    the arguments they are in). (A comment's parent is looked up only when it lies in some
+    call's arguments: few do, and a parent costs a descent from the root.)"""
+    if comments:
+        spots = sorted(c.start_byte for c in comments)
+        inside: set[int] = set()
+        for _, arguments, at in shaped:
+            k = bisect_right(spots, at)
+            if k < len(spots) and spots[k] < arguments.end_byte:
+                inside.add(at)
+        if inside:
+            for c in comments:
+                held = c.parent
+                if held is not None and held.start_byte in inside:
+                    parts.setdefault(held.start_byte, []).append("")
+    for i, arguments, at in shaped:
+        named = arguments.named_child_count
+        part = parts.get(at)
+        if part is None:
+            shape = _POSITIONAL_SHAPES[named] if named < len(_POSITIONAL_SHAPES) else str(named)
+        else:
+            keywords = tuple(k for k in part if k and k != "*")
+            shape = sys.intern(CallShape(keywords, max(named - len(part), 0), "*" in part).text)
+        raw_calls[i] = (*raw_calls[i][:4], shape)
 
 
 #: Bytes a called expression's last name never starts with but its text after the last dot

@@ -12,12 +12,10 @@
 (class_definition superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherits))
 
 ; ---- calls, with how each passes its arguments (a generator argument's call: shape unknown)
-(call function: [(identifier) (attribute)] @reference.call arguments: (argument_list) @reference.call.arguments)
-(call function: [(identifier) (attribute)] @reference.call arguments: (generator_expression))
-(argument_list
-  [(keyword_argument name: (identifier) @reference.call.keyword)
-   (list_splat) @reference.call.splat
-   (dictionary_splat) @reference.call.splat]) @reference.call.list
+(call function: [(identifier) (attribute)] @reference.call arguments: (_) @reference.call.arguments
+  (#set! reference.call.opaque "generator_expression"))
+(keyword_argument name: (identifier) @reference.call.keyword.name) @reference.call.keyword
+[(list_splat) (dictionary_splat)] @reference.call.splat
 
 ; ---- imports
 (import_statement name: (dotted_name) @import.module) @import
