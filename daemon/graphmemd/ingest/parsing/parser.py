@@ -801,7 +801,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     def_by_name: dict[int, int] = {}
     callees = compiled.callees
     rewrite_calls = out.rewrite_calls
-    shaped: list[tuple[int, Node, int]] = []  # (index in raw_calls, arguments, their start)
+    shaped: list[tuple[int, int, int, int]] = []  # arguments' (start, end, named children), raw call index
     parts: dict[int, list[str]] = {}  # arguments' start -> their keywords, a "*" per splat
     for pattern, caps in matches:
         target = targets[pattern]
@@ -816,9 +816,14 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
             if role == _R_CALL_SHAPED:
                 arguments = caps["reference.call.arguments"][0]
+                shape = ""
                 if arguments.kind_id not in compiled.call_opaque[pattern]:
-                    shaped.append((len(raw_calls), arguments, arguments.start_byte))
-            raw_calls.append((start, text, node.start_point[0] + 1, -1, ""))
+                    named = arguments.named_child_count
+                    shape = _POSITIONAL_SHAPES[named] if named < _MANY else str(named)
+                    shaped.append((arguments.start_byte, arguments.end_byte, named, len(raw_calls)))
+                raw_calls.append((start, text, node.start_point[0] + 1, -1, shape))
+            else:
+                raw_calls.append((start, text, node.start_point[0] + 1, -1, ""))
             if callees:  # (the common case inline: this branch runs once per call)
                 last = text[text.rfind(b".") + 1 :]
                 if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
@@ -884,40 +889,45 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
 
 
 #: the shapes of calls passing only a few positional arguments
-_POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(16))
+_MANY = 16
+_POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(_MANY))
 
 
 def _shape_calls(
     raw_calls: list[tuple[int, bytes, int, int, str]],
-    shaped: list[tuple[int, Node, int]],
+    shaped: list[tuple[int, int, int, int]],
     parts: dict[int, list[str]],
     comments: list[Node],
 ) -> None:
-    """Put each shaped call's ``CallShape.text`` into its raw call: its arguments' named
-    children less the comments, keywords and splats among them (``parts``, by the start of
-    the arguments they are in). (A comment's parent is looked up only when it lies in some
-    call's arguments: few do, and a parent costs a descent from the root.)"""
+    """Correct the shape of each call whose arguments hold keywords, splats (``parts``, by
+    the start of the arguments they are in) or comments: every call was first given as many
+    positional arguments as its arguments have named children. (A comment's parent is looked
+    up only when it lies in some call's arguments: few do, and a parent costs a descent from
+    the root.)"""
     if comments:
-        spots = sorted(c.start_byte for c in comments)
-        inside: set[int] = set()
-        for _, arguments, at in shaped:
-            k = bisect_right(spots, at)
-            if k < len(spots) and spots[k] < arguments.end_byte:
-                inside.add(at)
-        if inside:
-            for c in comments:
+        spans: list[tuple[int, int]] = []  # the union of the calls' arguments, in order
+        for at, end, _, _ in sorted(shaped):
+            if spans and at < spans[-1][1]:
+                if end > spans[-1][1]:
+                    spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((at, end))
+        firsts = [at for at, _ in spans]
+        for c in comments:
+            spot = c.start_byte
+            k = bisect_right(firsts, spot) - 1
+            if k >= 0 and spot < spans[k][1]:
                 held = c.parent
-                if held is not None and held.start_byte in inside:
+                if held is not None:
                     parts.setdefault(held.start_byte, []).append("")
-    for i, arguments, at in shaped:
-        named = arguments.named_child_count
+    if not parts:
+        return
+    for at, _, named, i in shaped:
         part = parts.get(at)
-        if part is None:
-            shape = _POSITIONAL_SHAPES[named] if named < len(_POSITIONAL_SHAPES) else str(named)
-        else:
+        if part is not None:
             keywords = tuple(k for k in part if k and k != "*")
             shape = sys.intern(CallShape(keywords, max(named - len(part), 0), "*" in part).text)
-        raw_calls[i] = (*raw_calls[i][:4], shape)
+            raw_calls[i] = (*raw_calls[i][:4], shape)
 
 
 #: Bytes a called expression's last name never starts with but its text after the last dot
