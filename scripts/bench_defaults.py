@@ -28,24 +28,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import ROOT, DaemonProc, short_home
+from benchlib import CORPORA, DaemonProc, short_home
 from graphmem.changes import change_line
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 from graphmem.types import ObservationStatus, Symbol
 
-BUNDLE = (
-    next(
-        (
-            p
-            for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared")
-            if (p / "corpora" / "click.bundle").exists()
-        ),
-        ROOT.parent / "shared",
-    )
-    / "corpora"
-    / "click.bundle"
-)
+BUNDLE = CORPORA / "click.bundle"
 
 
 def _defaults(tree: ast.AST, scope: str = "") -> list[tuple[str, ast.expr]]:
