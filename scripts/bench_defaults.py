@@ -4,7 +4,8 @@
 The history is a git bundle (default ``../shared/corpora/click.bundle``), cloned into a temp
 dir; a real daemon indexes its HEAD. The ``--functions`` Python functions with a default
 parameter that have the most callers in the graph are taken one at a time: a note is put on
-each of their callers, the function's last default is changed on disk to ``...``, and once
+each of their callers, the function's last default (``--first``: its first) is changed on disk
+to ``...``, and once
 the daemon has indexed the edit the callers' notes are counted: suspect (a call site of
 theirs leaves that parameter out, or may pass it through ``*``/``**``) or fresh (every site
 passes it, by position or keyword). Before issue 41's item 2 every caller was suspect. The
@@ -37,23 +38,24 @@ from graphmem.types import ObservationStatus, Symbol
 BUNDLE = CORPORA / "click.bundle"
 
 
-def _defaults(tree: ast.AST, scope: str = "") -> list[tuple[str, ast.expr]]:
-    """(qualname, last default) of each function under ``tree`` that has a default."""
+def _defaults(tree: ast.AST, first: bool, scope: str = "") -> list[tuple[str, ast.expr]]:
+    """(qualname, first or last default) of each function under ``tree`` that has a default."""
     out: list[tuple[str, ast.expr]] = []
     for child in ast.iter_child_nodes(tree):
         if isinstance(child, ast.ClassDef):
-            out.extend(_defaults(child, f"{scope}{child.name}."))
+            out.extend(_defaults(child, first, f"{scope}{child.name}."))
         elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found = [x for x in (*child.args.defaults, *child.args.kw_defaults) if x is not None]
             if found:
-                out.append((f"{scope}{child.name}", found[-1]))
-            out.extend(_defaults(child, f"{scope}{child.name}."))
+                out.append((f"{scope}{child.name}", found[0] if first else found[-1]))
+            out.extend(_defaults(child, first, f"{scope}{child.name}."))
     return out
 
 
-def candidates(root: Path) -> list[tuple[str, str, int, int]]:
-    """(ref, path, start, end) of each function's last default (byte offsets in its file)."""
-    out: list[tuple[str, str, int, int]] = []
+def candidates(root: Path, first: bool) -> list[tuple[str, str, int, int]]:
+    """(ref, path, start, end) of each function's first or last default (byte offsets in its
+    file); of a name defined several times in one scope (``typing.overload``) the last."""
+    out: dict[str, tuple[str, str, int, int]] = {}
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
         if rel.startswith(("tests/", "docs/", "examples/")):
@@ -66,12 +68,12 @@ def candidates(root: Path) -> list[tuple[str, str, int, int]]:
         starts = [0]
         for line in data.splitlines(keepends=True):
             starts.append(starts[-1] + len(line))
-        for qual, d in _defaults(tree):
+        for qual, d in _defaults(tree, first):
             if d.end_lineno is not None and d.end_col_offset is not None:
                 # (ast columns are UTF-8 byte offsets)
                 span = (starts[d.lineno - 1] + d.col_offset, starts[d.end_lineno - 1] + d.end_col_offset)
-                out.append((f"{rel}::{qual}", rel, *span))
-    return out
+                out[f"{rel}::{qual}"] = (f"{rel}::{qual}", rel, *span)
+    return list(out.values())
 
 
 def main() -> int:
@@ -79,6 +81,7 @@ def main() -> int:
     ap.add_argument("--bundle", type=Path, default=BUNDLE)
     ap.add_argument("--functions", type=int, default=10, help="functions whose default is changed")
     ap.add_argument("--lines", type=int, default=20, help="suspect reasons printed")
+    ap.add_argument("--first", action="store_true", help="change each function's first default, not its last")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for an edit to be indexed")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -93,7 +96,7 @@ def main() -> int:
         d.wait_ready()
         with d.client(60) as c:
             ranked = []
-            for ref, rel, start, end in candidates(work):
+            for ref, rel, start, end in candidates(work, args.first):
                 try:
                     detail = c.symbol(ref)
                 except GraphMemError:  # (an overload, a name the daemon qualifies otherwise)
@@ -110,6 +113,7 @@ def main() -> int:
         shutil.rmtree(d.home, ignore_errors=True)
     result = {
         "bundle": str(args.bundle),
+        "changed": "first default" if args.first else "last default",
         "functions": rows,
         "callers": sum(int(str(r["callers"])) for r in rows),
         "suspect": sum(int(str(r["suspect"])) for r in rows),

@@ -44,11 +44,14 @@ def check_default_change(c: GraphMem, root: Path, notes: dict[str, str]) -> None
     (r,) = omits.stale_reasons
     assert r.change is ChangeKind.DEPENDENCY_CHANGED
     assert r.detail.endswith("; this caller omits `timeout`")
-    assert change_line(r).startswith(
-        "`callers.py::omits`: calls `client.py::connect`, whose default of `timeout` `5` → `30`; "
-        "this caller omits `timeout`"
+    assert change_line(r) == (
+        "`callers.py::omits`: calls `client.py::connect` without `timeout`, whose default changed: `5` → `30`, "
+        "uncommitted"
     )
-    assert "this caller may pass `timeout` in `*`/`**` arguments" in change_line(splats.stale_reasons[0])
+    assert change_line(splats.stale_reasons[0]) == (
+        "`callers.py::splats`: calls `client.py::connect` with `*`/`**` arguments (maybe without `timeout`), "
+        "whose default changed: `5` → `30`, uncommitted"
+    )
     # (the same delta judged them all: the two above are the barrier)
     for name in ("by_keyword", "by_position", "fetches"):
         o = c.get(notes[name])
