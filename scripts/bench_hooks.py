@@ -9,7 +9,10 @@ its floor in the same run:
 - ``floor_python``: ``python -c pass`` (the interpreter's own start);
 - ``floor_hook``: the hook with no daemon behind its home (start, imports, payload, exit);
 - ``session_start``: the repository's brief (the hook's default budget, 400 tokens);
-- ``post_edit``: a file with notes, saved unchanged (nothing to say: the edit changed nothing);
+- ``post_edit``: a file with notes that this session's edit did not change (each run a new
+  session; earlier runs' sessions may have edited the file): nothing to say, and the hook, which
+  judges the file against its state before the edit (``agents/before.py``), does not even ask the
+  daemon (``rpc_edit`` below is the daemon's answer for such a file);
 - ``post_edit_changed``: right after a real edit that changes a noted function's signature
   (the daemon takes the file in, re-indexes it, and the call-outs are computed);
 - ``rpc_brief`` / ``rpc_edit``: the daemon's share alone, the same calls from this process's

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlib import ROOT, DaemonProc, TreeSampler, check_quiet, load_average, percentile, short_home, stdlib_corpus
+from browserlib import CHROMIUM, launch_chromium, playwright_missing
 from graphmem.types import Category, ObservationStatus, Symbol
 
 AUTHORS = ["claude-code", "cursor", "cli", "copilot", "codex"]
@@ -152,16 +153,10 @@ def summary(values: list[float]) -> dict[str, float]:
 
 def draw_pictures(ui: Ui, ids: list[str]) -> list[tuple[int, float]]:
     """(nodes drawn, ms) for each note's picture in headless chromium; [] without chromium."""
-    chromium = shutil.which("chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return []
-    if chromium is None:
+    if CHROMIUM is None or playwright_missing():
         return []
     out: list[tuple[int, float]] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+    with launch_chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -175,7 +170,6 @@ def draw_pictures(ui: Ui, ids: list[str]) -> list[tuple[int, float]]:
                 raise RuntimeError(f"picture of {obs_id} not drawn: {errors} {toast!r}") from exc
             got = page.evaluate("() => [Number(graph.dataset.rendered), Number(graph.dataset.ms)]")
             out.append((int(got[0]), float(got[1])))
-        browser.close()
     return out
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "clients"), str(ROOT / "daemon")]
+sys.path.append(str(ROOT / "tests"))  # browserlib: the one chromium launcher, shared with the browser tests
 
 from graphmem.client import GraphMem  # noqa: E402
 from graphmem.errors import GraphMemError  # noqa: E402

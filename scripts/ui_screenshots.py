@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from benchlib import ROOT, DaemonProc, short_home
+from browserlib import launch_chromium
 from graphmem.types import Category, ObservationStatus
 
 NOTES = [
@@ -115,14 +116,8 @@ def wait_states(d: DaemonProc, root: Path, ids: list[str], want: list[Observatio
 
 
 def shoot(url: str, note_id: str, out: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        raise RuntimeError("chromium is not installed (apt-get install chromium)")
     base = url.split("/queue", 1)[0]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+    with launch_chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 1000}, device_scale_factor=1)
         page.goto(url)
         page.locator("table.code tr.del").first.wait_for(timeout=60_000)  # the diffs came
@@ -133,7 +128,6 @@ def shoot(url: str, note_id: str, out: Path) -> None:
         page.locator("table.code tr.del").first.wait_for(timeout=60_000)
         page.wait_for_timeout(500)
         page.screenshot(path=str(out / "ui-note.png"), full_page=True)
-        browser.close()
 
 
 def main() -> int:

@@ -848,7 +848,8 @@ def _short_ref(ref: str, like: str) -> str:
 
 
 def change_words(reason: StaleReason) -> str:
-    """What changed, in words: ``removed``, ``renamed to `FakeTransport```, ``body changed``,
+    """What changed, in words: ``removed``, ``renamed to `FakeTransport```, ``body changed: 3 lines``
+    (``body changed`` when the count is not known),
     ``parameter `pepper` added (optional)``, ``annotations changed: return type `A` → `B```,
     ``calls `b.py::g`, whose parameter `x` was removed``."""
     change = reason.change
@@ -860,7 +861,10 @@ def change_words(reason: StaleReason) -> str:
         moved = target.partition("::")[0] != reason.anchor_ref.partition("::")[0]
         return f"moved to `{target}`" if moved else f"renamed to `{_short_ref(target, reason.anchor_ref)}`"
     if change is ChangeKind.BODY_CHANGED:
-        return "definitions in the file changed" if file_anchor else "body changed"
+        if file_anchor:
+            return "definitions in the file changed"
+        n = reason.lines_changed
+        return f"body changed: {n} line{'s' if n != 1 else ''}" if n > 0 else "body changed"
     if change is ChangeKind.ADDED:
         return "added"
     if change is ChangeKind.DEPENDENCY_CHANGED:

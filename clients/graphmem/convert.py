@@ -481,6 +481,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         dependency_sig_hash=r.dependency_sig_hash,
         via=r.via,
         uncommitted=r.uncommitted,
+        lines_changed=r.lines_changed,
     )
 
 
@@ -500,6 +501,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         dependency_sig_hash=m.dependency_sig_hash,
         via=m.via,
         uncommitted=m.uncommitted,
+        lines_changed=max(0, m.lines_changed),
     )
 
 

@@ -158,6 +158,7 @@ class StaleReasonOut(BaseModel):
     commit: str = ""
     detail: str = ""
     uncommitted: bool = False
+    lines_changed: int = 0  # BODY_CHANGED: the lines of the symbol the change touched (0: not known)
     summary: str = ""  # the change in one line (graphmem.changes.change_line)
 
 
@@ -316,6 +317,7 @@ def _observation_out(o: Observation) -> ObservationOut:
                 commit=r.commit,
                 detail=r.detail,
                 uncommitted=r.uncommitted,
+                lines_changed=r.lines_changed,
                 summary=change_line(r),
             )
             for r in o.stale_reasons

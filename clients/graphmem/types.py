@@ -208,6 +208,8 @@ class StaleReason:
     via: str = ""
     #: the change is in the working tree, not in a commit yet (``commit`` is then the HEAD it is on)
     uncommitted: bool = False
+    #: BODY_CHANGED: how many lines of the symbol the change touched (0: not known)
+    lines_changed: int = 0
 
 
 class KnowledgeKind(str, Enum):

@@ -64,6 +64,10 @@ def test_signature_changed_in_a_commit() -> None:
 
 def test_body_changed() -> None:
     assert change_line(_reason(ChangeKind.BODY_CHANGED, commit=SHA)) == f"`{REF}`: body changed, in 1a2b3c4"
+    three = _reason(ChangeKind.BODY_CHANGED, commit=SHA, lines_changed=3)
+    assert change_line(three) == f"`{REF}`: body changed: 3 lines, in 1a2b3c4"
+    one = _reason(ChangeKind.BODY_CHANGED, commit=SHA, uncommitted=True, lines_changed=1)
+    assert change_line(one) == f"`{REF}`: body changed: 1 line, uncommitted"
     file_reason = _reason(ChangeKind.BODY_CHANGED, anchor_ref="app/auth/crypto.py", commit=SHA, uncommitted=True)
     assert change_line(file_reason) == "`app/auth/crypto.py`: definitions in the file changed, uncommitted"
 

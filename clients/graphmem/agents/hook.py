@@ -15,19 +15,26 @@ made stale or suspect (``EditContext``, which first lets the index take in the s
 at most ``--wait-ms``); nothing when it changed nothing under a note. Each session's hooks
 remember (in the runtime directory) which notes they have shown and in which state, so a later
 edit, or the same hook run again, does not repeat a note until its state changes; a new,
-cleared or compacted session starts afresh.
+cleared or compacted session starts afresh. They also remember each edited file's content as
+they last saw it, and the hooks of all sessions which session last reported a file: a file the
+edit did not change (``before.judge``: the same as before, as another session's edit left it,
+or not written by this tool call) is not even sent to the daemon.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from graphmem.agents import wire
+from graphmem.agents.before import FRESH_WRITE_S, FileNow, Verdict, judge
 from graphmem.agents.hookio import HookInput, parse_payload, render_output
 from graphmem.paths import Paths, resolve_paths
 
@@ -39,6 +46,12 @@ MAX_PAYLOAD = 4 * 1024 * 1024
 #: Notes a session remembers having been shown (the daemon takes up to 2,000 in
 #: ``EditContextRequest.already_shown``).
 MAX_REMEMBERED = 2000
+#: Files the hooks remember the last reported state of (per session, and across sessions).
+MAX_FILES = 2000
+#: How long the hooks keep another session's report of a file (``before.judge`` rule 2).
+SHARED_FOR_S = 6 * FRESH_WRITE_S
+#: A file larger than this is known by its size and modification time instead of its digest.
+MAX_DIGEST_BYTES = 8 * 1024 * 1024
 TOKEN_METADATA = "x-graphmem-token"
 #: The session brief's default token budget (``--budget`` sets another).
 SESSION_BUDGET = 400
@@ -133,26 +146,88 @@ def _memory_file(paths: Paths, session: str) -> Path | None:
     return paths.runtime_dir / "hooks" / f"{name}.json" if name else None
 
 
-def _remembered(path: Path | None) -> list[str]:
+class Memory:
+    """What a session's hooks remember (a JSON file per session id): the notes shown
+    (``ID@STATE`` or ids) and each edited file's digest as the session last saw it."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.shown: list[str] = []
+        self.files: dict[str, str] = {}
+        data = _read_json(path)
+        shown, files = data.get("shown", []), data.get("files", {})
+        if isinstance(shown, list):
+            self.shown = [i for i in shown if isinstance(i, str)][-MAX_REMEMBERED:]
+        if isinstance(files, dict):
+            self.files = {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def save(self) -> None:
+        """Write the memory (atomically; nothing when it cannot be written)."""
+        files = dict(list(self.files.items())[-MAX_FILES:])
+        _write_json(self.path, {"shown": self.shown[-MAX_REMEMBERED:], "files": files})
+
+
+def _read_json(path: Path | None) -> dict[str, object]:
     if path is None:
-        return []
+        return {}
     try:
-        ids = json.loads(path.read_text(encoding="utf-8")).get("shown", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    return [i for i in ids if isinstance(i, str)]
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
-def _remember(path: Path | None, ids: list[str]) -> None:
+def _write_json(path: Path | None, data: object) -> None:
     if path is None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"shown": ids[-MAX_REMEMBERED:]}), encoding="utf-8")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+def _last_reported(paths: Paths) -> Path:
+    """Which session's hook last reported each file, and in what state (all sessions)."""
+    return paths.runtime_dir / "hooks" / "files.json"
+
+
+def _file_now(path: str) -> FileNow:
+    """The file's digest and modification time as it is now."""
+    try:
+        st = os.stat(path)
+        if st.st_size > MAX_DIGEST_BYTES:
+            return FileNow(path, f"stat:{st.st_size}:{st.st_mtime_ns}", st.st_mtime)
+        with open(path, "rb") as f:
+            digest = hashlib.blake2b(f.read(), digest_size=16).hexdigest()
+    except OSError:
+        return FileNow(path, "", 0.0)
+    return FileNow(path, digest, st.st_mtime)
+
+
+def changed_files(hook: HookInput, memory: Memory, paths: Paths, now: float) -> list[str]:
+    """The files ``hook`` names that its edit changed (``before.judge``), remembering each
+    file's state for this session and as reported by it (for ``SHARED_FOR_S``: an older report
+    is never needed, a file modified that long ago was not written by the tool call)."""
+    shared = _last_reported(paths)
+    data = _read_json(shared).get("files", {})
+    reports: dict[str, tuple[str, str, float]] = {}
+    for k, v in (data.items() if isinstance(data, dict) else ()):
+        if isinstance(v, list) and len(v) == 3 and isinstance(v[2], (int, float)) and v[2] > now - SHARED_FOR_S:
+            reports[k] = (str(v[0]), str(v[1]), float(v[2]))
+    last = {k: (digest, who) for k, (digest, who, _) in reports.items()}
+    changed = []
+    for f in map(_file_now, hook.files):
+        if judge(f, session=hook.session, mine=memory.files, last=last, now=now) is Verdict.CHANGED:
+            changed.append(f.path)
+        memory.files.pop(f.path, None)  # most recent last
+        memory.files[f.path] = f.digest
+        reports.pop(f.path, None)
+        reports[f.path] = (f.digest, hook.session, now)
+    _write_json(shared, {"files": {k: list(v) for k, v in list(reports.items())[-MAX_FILES:]}})
+    return changed
 
 
 #: One unary call: (method name, encoded request, timeout) -> the encoded response.
@@ -219,8 +294,10 @@ def _has_own_hooks(client: str, cwd: str, env: Mapping[str, str]) -> bool:
     return False
 
 
-def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str) -> str:
-    """The hook's output for payload ``raw`` ("" when there is nothing to say)."""
+def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str, started: float | None = None) -> str:
+    """The hook's output for payload ``raw`` ("" when there is nothing to say); ``started``: when
+    the hook started (``time.time()``; now by default)."""
+    started = time.time() if started is None else started
     hook = parse_payload(raw, args.kind, args.client, env, cwd)
     if hook.client == "windsurf" or (args.kind == "post-edit" and not hook.files):
         return ""
@@ -231,17 +308,26 @@ def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str) -> str:
     target = _target(args, paths, env)
     if target is None:
         return ""
-    memory = _memory_file(paths, hook.session)
+    memory = Memory(_memory_file(paths, hook.session))
     fresh_session = args.kind == "session-start" and hook.source != "resume"
-    shown = [] if fresh_session else _remembered(memory)[-MAX_REMEMBERED:]
+    if fresh_session:
+        memory.shown = []
+    if args.kind == "post-edit":
+        hook = dataclasses.replace(hook, files=tuple(changed_files(hook, memory, paths, started)))
+        memory.save()
+        if not hook.files:  # the edit changed none of them: nothing to say, no need to ask
+            return ""
+    shown = list(memory.shown)
     text, ids = _ask_daemon(args, hook, target, _token(target, paths, env), shown)
     if ids or fresh_session:
-        _remember(memory, list(dict.fromkeys([*shown, *ids])))
+        memory.shown = list(dict.fromkeys([*shown, *ids]))
+        memory.save()
     return render_output(hook.client, hook.event, text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one hook; always 0 (a hook must never block or fail the agent)."""
+    started = time.time()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:
         argv = argv[1:]
@@ -254,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         raw = sys.stdin.read(MAX_PAYLOAD) if not sys.stdin.isatty() else ""
-        out = run(args, raw, os.environ, os.getcwd())
+        out = run(args, raw, os.environ, os.getcwd(), started)
     except Exception:  # noqa: BLE001 - the daemon is down, slow or unhappy: say nothing, never fail the agent
         return 0
     if out:

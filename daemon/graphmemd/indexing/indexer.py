@@ -29,6 +29,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ChangeKind, ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
+from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
@@ -471,7 +472,9 @@ class Indexer:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
-        self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths))
+        before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
+        self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
+                           lambda queries: measure_bodies(rt.root, queries, before))
         t_stale = time.time()
         if settle is not None:
             settle()

@@ -33,6 +33,8 @@ from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, 
 from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.graph.delta import GraphDelta
+from graphmemd.memory.bodylines import BodyQuery, with_counts
+from graphmemd.memory.bodylines import queries as body_queries
 from graphmemd.memory.checkout_views import CheckoutViews
 from graphmemd.memory.checkouts import translate_anchor
 from graphmemd.memory.commits import flag_uncommitted, name_commits, uncommitted_reason_paths
@@ -221,19 +223,26 @@ class Memory:
         code: CodeView,
         commit: str,
         uncommitted: Callable[[Collection[str]], Collection[str]] = lambda paths: (),
+        measure: Callable[[Sequence[BodyQuery]], Mapping[str, int]] = lambda queries: {},
     ) -> int:
         """Recompute the observations ``delta`` touched against ``code`` (the graph after the
         delta); journal and publish the changes, then judge again what this checkout shows of
         its siblings' notes (the delta's renames and dependency reasons included).
         ``uncommitted(paths)``: which of the files of the reasons found now
         differ from HEAD (those reasons are flagged uncommitted; asked only when there are new
-        reasons). Returns how many of its own changed."""
-        n = self._apply(delta, code, commit, uncommitted)
+        reasons). ``measure(queries)``: how many lines each body change found now touched
+        (``bodylines``; asked only when there are such changes). Returns how many of its own changed."""
+        n = self._apply(delta, code, commit, uncommitted, measure)
         self.views.refresh(delta.repo_id, delta, uncommitted)
         return n
 
     def _apply(
-        self, delta: GraphDelta, code: CodeView, commit: str, uncommitted: Callable[[Collection[str]], Collection[str]]
+        self,
+        delta: GraphDelta,
+        code: CodeView,
+        commit: str,
+        uncommitted: Callable[[Collection[str]], Collection[str]],
+        measure: Callable[[Sequence[BodyQuery]], Mapping[str, int]],
     ) -> int:
         candidates = self.candidates(delta)
         if not candidates:
@@ -243,6 +252,10 @@ class Memory:
         if not changes:
             return 0
         flagged = flag_uncommitted([c.after for c in changes], now, uncommitted)
+        wanted = body_queries(flagged, now, code)
+        if wanted:
+            counts = measure(wanted)
+            flagged = [with_counts(o, now, counts) for o in flagged]
         changes = [replace(c, after=after) for c, after in zip(changes, flagged, strict=True)]
         self.book.apply([c.after for c in changes], commit=commit)
         for c in changes:

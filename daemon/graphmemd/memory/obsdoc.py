@@ -60,6 +60,8 @@ MAX_ID: Final = 128
 MAX_REF: Final = 4096
 #: Longest free-text field other than ``text`` (a stale reason's detail).
 MAX_DETAIL: Final = 20_000
+#: The most lines a body change is said to have touched.
+MAX_LINES_CHANGED: Final = 10_000_000
 #: The largest seconds a protobuf Timestamp holds (9999-12-31T23:59:59Z).
 MAX_TS: Final = 253_402_300_799.0
 _MAX_LIST: Final = 1024
@@ -105,6 +107,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 "commit": r.commit,
                 "detail": r.detail,
                 **({"uncommitted": True} if r.uncommitted else {}),
+                **({"lines_changed": r.lines_changed} if r.lines_changed else {}),
                 **(
                     {
                         "dependency_ref": r.dependency_ref,
@@ -277,6 +280,7 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_ID),
         via=r.string("via"),
         uncommitted=r.flag("uncommitted"),
+        lines_changed=int(r.number("lines_changed", 0, 0, MAX_LINES_CHANGED)),
     )
 
 

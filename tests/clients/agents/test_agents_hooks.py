@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shlex
 import subprocess
 import time
@@ -147,19 +148,24 @@ def test_each_client_gets_its_documented_output(
                                               "workspace_roots": [str(repo)], "cursor_version": "1.7"})
     assert json.loads(cursor.stdout) == {"additional_context": json.loads(cursor.stdout)["additional_context"]}
     assert note.text in json.loads(cursor.stdout)["additional_context"]
-    service.write_text(service.read_text().replace(OLD_SIG, NEW_SIG))  # each session hears of this edit
+    def edit(n: int) -> None:  # each session's own edit: login gets another parameter
+        service.write_text(re.sub(r"(def login\(self, email: str, password: str)(, otp\d+: str)?\)",
+                                  rf"\1, otp{n}: str)", service.read_text()))
 
+    edit(1)
     gemini = hook("post-edit", "gemini", {"session_id": "g", "cwd": str(repo), "hook_event_name": "AfterTool",
                                           "tool_name": "replace", "tool_input": {"file_path": str(service)}})
     assert note.text in context_of(gemini, "AfterTool")
 
     # VS Code runs the hooks of .claude/settings.json: its camelCase payload is answered in its format
+    edit(2)
     vscode = hook("post-edit", "claude-code", {"sessionId": "v", "hookEventName": "PostToolUse", "cwd": str(repo),
                                                "tool_name": "replace_string_in_file",
                                                "tool_input": {"filePath": str(service)}})
     assert note.text in context_of(vscode, "PostToolUse")
 
     patch = f"*** Begin Patch\n*** Update File: {service.relative_to(repo)}\n@@\n-x\n+y\n*** End Patch\n"
+    edit(3)
     codex = hook("post-edit", "codex", {"session_id": "x", "cwd": str(repo), "hook_event_name": "PostToolUse",
                                         "turn_id": "t", "tool_name": "apply_patch", "tool_input": {"command": patch}})
     assert note.text in context_of(codex, "PostToolUse")
@@ -256,3 +262,53 @@ def test_post_edit_for_an_unchanged_file_says_nothing_of_docs_gone_stale_in_hist
     assert "saved 20" not in text  # indexing the docs is not saving them
     assert "changed 20" not in text
     assert "disagree with the code: see graphmem check" in text
+
+
+def _post_edit(env: dict[str, str], repo: Path, session: str, path: Path) -> str:
+    """The post-edit hook's additional context for ``session``'s edit of ``path`` ("" for nothing)."""
+    payload = {"session_id": session, "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+               "tool_input": {"file_path": str(path)}}
+    out = subprocess.run([*GRAPHMEM, "hook", "post-edit", "--wait-ms", "2000"], input=json.dumps(payload),
+                         capture_output=True, text=True, env=env, cwd=repo, timeout=30)
+    return context_of(out, "PostToolUse") if out.stdout else ""
+
+
+def test_a_session_hears_only_of_its_own_edit(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    """Issue 41 item 7: the post-edit callout speaks of what this session's edit changed, never of
+    another session's edit nor of a change something else made on disk before it."""
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "the fixture")
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    with d.client() as c:
+        note = c.observe("login's result is a bearer token", anchors=[LOGIN], category=Category.DECISION)
+        hashing = c.observe("hash_password is salted per user", anchors=["app/auth/crypto.py::hash_password"],
+                            category=Category.CONSTRAINT)
+    service = repo / "app/auth/service.py"
+    service.write_text(service.read_text().replace(OLD_SIG, NEW_SIG))
+    assert f"[STALE decision, id {note.id}]" in _post_edit(env, repo, "one", service)  # session one's own edit
+
+    # session two's first post-edit of the file, which its tool did not change: nothing
+    assert _post_edit(env, repo, "two", service) == ""
+    service.write_bytes(service.read_bytes())  # saved unchanged: the same bytes, a new modification time
+    assert _post_edit(env, repo, "two", service) == ""
+    assert _post_edit(env, repo, "three", service) == ""
+
+    # something else (another agent without hooks, a checkout) changed crypto.py a while ago ...
+    crypto = repo / "app/auth/crypto.py"
+    crypto.write_text(crypto.read_text().replace("def hash_password(password: str", "def hash_password(pw: str"))
+    with d.client() as c:
+        wait_for(lambda: c.get(hashing.id).status is ObservationStatus.STALE, 20)
+    a_while_ago = time.time() - 60
+    os.utime(crypto, (a_while_ago, a_while_ago))
+    assert _post_edit(env, repo, "four", crypto) == ""  # ... a post-edit without a change is not told of it
+    crypto.write_bytes(crypto.read_bytes())
+    assert _post_edit(env, repo, "four", crypto) == ""  # nor after saving it unchanged
+
+    # session four's own change of the file is told, and only it
+    crypto.write_text(crypto.read_text().replace("def hash_password(pw: str", "def hash_password(pw: bytes"))
+    text = _post_edit(env, repo, "four", crypto)
+    assert f"[STALE constraint, id {hashing.id}]" in text
+    assert note.id not in text

@@ -4,12 +4,11 @@ the issue's acceptance. Skipped, saying why, where chromium or Playwright is abs
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
+from browserlib import CHROMIUM, launch_chromium, playwright_missing
 from conftest import wait_for
 from gitrepo import replace_in
 from graphmem.actor import local_actor
@@ -18,35 +17,20 @@ from uilib import Review, cli_show, review
 
 __all__ = ["review"]  # the fixture
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-try:
-    from playwright.sync_api import Browser, Page, sync_playwright
-except ImportError:  # pragma: no cover - the dev extras install it
-    sync_playwright = None  # type: ignore[assignment]
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
-    pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed (pip install -e .[dev])"),
+    pytest.mark.skipif(playwright_missing(), reason="playwright is not installed (pip install -e .[dev])"),
 ]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One chromium for the module, with a $TMPDIR of its own, removed after it exits (chromium
-    can leave a ``.org.chromium.Chromium.*`` file there; the suite must leave $TMPDIR empty)."""
-    assert sync_playwright is not None
-    scratch = tempfile.mkdtemp(prefix="gm-chromium-")
-    try:
-        with sync_playwright() as p:
-            b = p.chromium.launch(
-                executable_path=CHROMIUM,
-                args=["--no-sandbox", "--disable-gpu"],
-                env={**os.environ, "TMPDIR": scratch},
-            )
-            yield b
-            b.close()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    """One chromium for the module (``browserlib``: a $TMPDIR of its own, removed after it exits)."""
+    with launch_chromium() as b:
+        yield b
 
 
 @pytest.fixture
@@ -75,7 +59,7 @@ def test_queue_shows_the_item_and_its_diff_and_c_confirms(review: Review, page: 
     page.goto(review.ui.url)
     item = page.locator(f"#item-{review.note_id}")
     item.wait_for()
-    assert "[STALE: body changed]" in item.locator(".reason").inner_text()
+    assert "[STALE: body changed: 1 line]" in item.locator(".reason").inner_text()
     removed = item.locator("table.code tr.del")
     added = item.locator("table.code tr.add")
     removed.first.wait_for()

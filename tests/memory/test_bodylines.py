@@ -1,0 +1,153 @@
+""""body changed: N lines" (issue 41 item 3): the pure count, and a real daemon on real git history."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import Daemon, copy_fixture, wait_for
+from graphmem.changes import change_line
+from graphmem.types import Anchor, AnchorKind, Category, ChangeKind, Observation, ObservationStatus, StaleReason
+from graphmemd.graph.model import Language, SymbolInfo, SymbolKind
+from graphmemd.memory.bodylines import BodyQuery, count_changed, queries, with_counts
+
+OLD = """import os
+
+
+def first(a):
+    x = a + 1
+    y = x * 2
+    z = y - 3
+    return z
+
+
+def second(b):
+    return b
+"""
+
+
+def _lines_of(text: str, name: str) -> tuple[int, int]:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"def {name}(")) + 1
+    end = start
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith(" ")):
+        end += 1
+    while not lines[end - 1].strip():
+        end -= 1
+    return start, end
+
+
+def test_three_lines_of_a_body_edited() -> None:
+    new = OLD.replace("a + 1", "a + 10").replace("x * 2", "x * 20").replace("y - 3", "y - 30")
+    assert count_changed(OLD, new, *_lines_of(new, "first")) == 3
+    assert count_changed(OLD, new, *_lines_of(new, "second")) == 0  # a change elsewhere is not its
+
+
+def test_lines_added_removed_and_a_body_cut_short() -> None:
+    added = OLD.replace("    return z\n", "    log(z)\n    return z\n")
+    assert count_changed(OLD, added, *_lines_of(added, "first")) == 1
+    removed = OLD.replace("    y = x * 2\n", "")
+    assert count_changed(OLD, removed, *_lines_of(removed, "first")) == 1
+    cut = OLD.replace("    z = y - 3\n    return z\n", "")  # the body's last two lines: after its new end
+    assert count_changed(OLD, cut, *_lines_of(cut, "first")) == 2
+    rewritten = OLD.replace("    x = a + 1\n    y = x * 2\n", "    x = a + 1 * 2\n")  # two lines become one
+    assert count_changed(OLD, rewritten, *_lines_of(rewritten, "first")) == 2
+    assert count_changed(OLD, OLD, *_lines_of(OLD, "first")) == 0
+    assert count_changed(OLD, OLD, 40, 50) == 0  # lines the file no longer has
+
+
+class _Code:
+    def __init__(self, *symbols: SymbolInfo) -> None:
+        self.symbols = {s.id: s for s in symbols}
+
+    def symbol(self, symbol_id: str) -> SymbolInfo | None:
+        return self.symbols.get(symbol_id)
+
+    def file_fingerprint(self, repo_id: str, path: str) -> str | None:
+        return None
+
+
+def test_only_body_changes_found_now_are_measured_and_counted() -> None:
+    ref = "m.py::first"
+    sym = SymbolInfo("s1", "r", "m.py", "first", "first", SymbolKind.FUNCTION, Language.PYTHON, None, 4, 8,
+                     "def first(a):", "sh", "bh")
+    anchor = Anchor(kind=AnchorKind.SYMBOL, ref=ref, repo_id="r", path="m.py", symbol_id="s1")
+    now = StaleReason(ref, ChangeKind.BODY_CHANGED, 10.0, commit="c", uncommitted=True)
+    earlier = StaleReason("m.py::second", ChangeKind.BODY_CHANGED, 5.0)
+    o = Observation("o", "r", "t", Category.OTHER, 1.0, 1.0, anchors=(anchor,), status=ObservationStatus.STALE,
+                    stale_reasons=(now, earlier))
+    assert queries([o], 10.0, _Code(sym)) == [BodyQuery(ref, "m.py", 4, 8)]
+    assert queries([o], 11.0, _Code(sym)) == []
+    assert queries([o], 10.0, _Code()) == []  # the symbol is gone
+    counted = with_counts(o, 10.0, {ref: 3, "m.py::second": 7})
+    assert [r.lines_changed for r in counted.stale_reasons] == [3, 0]
+    assert with_counts(o, 10.0, {ref: 0}) is o
+
+
+def _git(root: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
+           "GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"}
+    out = subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env)
+    return out.stdout.strip()
+
+
+TOKEN_OLD = """def make_token(user_id: int) -> str:
+    def payload() -> bytes:
+        return str(user_id).encode()
+
+    return b64(payload())
+"""
+TOKEN_NEW = """def make_token(user_id: int) -> str:
+    def payload() -> bytes:
+        return str(user_id + 1).encode()
+
+    token = b64(payload())
+    return token
+"""
+
+
+def _reason(d: Daemon, note_id: str) -> StaleReason:
+    with d.client() as c:
+        wait_for(lambda: c.get(note_id).status is ObservationStatus.STALE, 30)
+        (r,) = c.get(note_id).stale_reasons
+        return r
+
+
+def test_a_body_edited_in_the_working_tree_then_in_a_commit(daemon_factory: Callable[..., Daemon]) -> None:
+    repo = copy_fixture("python")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "the fixture")
+    crypto = repo / "app/auth/crypto.py"
+    assert TOKEN_OLD in crypto.read_text()
+    # a commit on a branch the daemon has not seen: hash_password's body edited by 3 lines
+    _git(repo, "checkout", "-qb", "longer")
+    crypto.write_text(crypto.read_text().replace(
+        "    return digest(password, salt=SALT)\n",
+        "    salted = password + SALT\n    twice = digest(salted, salt=SALT)\n    return twice.lower()\n"))
+    _git(repo, "commit", "-qam", "hash twice")
+    sha = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "main")
+    d = daemon_factory([repo])
+    with d.client() as c:
+        hashing = c.observe("hashing is salted", anchors=["app/auth/crypto.py::hash_password"])
+        token = c.observe("tokens carry the user id", anchors=["app/auth/crypto.py::make_token"])
+
+    # uncommitted: make_token's body, 2 lines changed and 1 added
+    crypto.write_text(crypto.read_text().replace(TOKEN_OLD, TOKEN_NEW))
+    r = _reason(d, token.id)
+    assert (r.change, r.lines_changed, r.uncommitted) == (ChangeKind.BODY_CHANGED, 3, True)
+    assert change_line(r) == "`app/auth/crypto.py::make_token`: body changed: 3 lines, uncommitted"
+    _git(repo, "checkout", "-q", "--", "app/auth/crypto.py")
+    with d.client() as c:
+        wait_for(lambda: c.get(token.id).status is ObservationStatus.FRESH, 30)
+
+    # committed: the branch's commit arrives with the merge (HEAD and the file move together)
+    _git(repo, "merge", "-q", "--ff-only", "longer")
+    r = _reason(d, hashing.id)
+    assert (r.change, r.lines_changed, r.uncommitted, r.commit) == (ChangeKind.BODY_CHANGED, 3, False, sha)
+    assert change_line(r) == f"`app/auth/crypto.py::hash_password`: body changed: 3 lines, in {sha[:7]}"
+    with d.client() as c:  # every surface reads the same reason: the CLI's show, here through the client
+        assert c.get(hashing.id).stale_reasons[0].lines_changed == 3
