@@ -574,6 +574,10 @@ class _Collected:
     fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
     #: the called expressions whose last name is one of ``_Compiled.callees``
     rewrite_calls: list[Node] = field(default_factory=list)
+    #: the shaped calls' arguments: (start, end, named children, index in ``raw_calls``)
+    shaped: list[tuple[int, int, int, int]] = field(default_factory=list)
+    #: arguments' start -> the keywords in them and a "*" per splat
+    parts: dict[int, list[str]] = field(default_factory=dict)
 
 
 def parse_source(
@@ -801,8 +805,6 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     def_by_name: dict[int, int] = {}
     callees = compiled.callees
     rewrite_calls = out.rewrite_calls
-    shaped: list[tuple[int, int, int, int]] = []  # arguments' (start, end, named children), raw call index
-    parts: dict[int, list[str]] = {}  # arguments' start -> their keywords, a "*" per splat
     for pattern, caps in matches:
         target = targets[pattern]
         if target is not None:
@@ -814,16 +816,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             end = node.end_byte
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
-            if role == _R_CALL_SHAPED:
-                arguments = caps["reference.call.arguments"][0]
-                shape = ""
-                if arguments.kind_id not in compiled.call_opaque[pattern]:
-                    named = arguments.named_child_count
-                    shape = _POSITIONAL_SHAPES[named] if named < _MANY else str(named)
-                    shaped.append((arguments.start_byte, arguments.end_byte, named, len(raw_calls)))
-                raw_calls.append((start, text, node.start_point[0] + 1, -1, shape))
-            else:
-                raw_calls.append((start, text, node.start_point[0] + 1, -1, ""))
+            shape = _shaped(caps, compiled.call_opaque[pattern], out, len(raw_calls)) if role == _R_CALL_SHAPED else ""
+            raw_calls.append((start, text, node.start_point[0] + 1, -1, shape))
             if callees:  # (the common case inline: this branch runs once per call)
                 last = text[text.rfind(b".") + 1 :]
                 if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
@@ -861,16 +855,6 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
         elif role == _R_ARITY:
             node = caps["arity"][0]
             out.arities.append((node.start_byte, _count_named(node, source)))
-        elif role == _R_CALL_PART:
-            for n in caps.get("reference.call.keyword", ()):
-                held = n.parent
-                if held is not None:
-                    name = caps["reference.call.keyword.name"][0]
-                    parts.setdefault(held.start_byte, []).append(_decode(source[name.start_byte : name.end_byte]))
-            for n in caps.get("reference.call.splat", ()):
-                held = n.parent
-                if held is not None:
-                    parts.setdefault(held.start_byte, []).append("*")
         elif role == _R_CALL_BARE:
             node = caps["reference.call.bare"][0]
             out.bare_calls.append((node.start_byte, source[node.start_byte : node.end_byte], node.start_point[0] + 1))
@@ -880,8 +864,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
-    if shaped:
-        _shape_calls(raw_calls, shaped, parts, comments)
+    if out.shaped:
+        _shape_calls(raw_calls, out.shaped, out.parts, comments)
     clean = compiled.clean
     if clean is not None and raw_calls:
         out.raw_calls = [(pos, clean(text), line, args, shape) for pos, text, line, args, shape in raw_calls]
@@ -891,6 +875,31 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
 #: the shapes of calls passing only a few positional arguments
 _MANY = 16
 _POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(_MANY))
+
+
+def _shaped(caps: dict[str, list[Node]], opaque: frozenset[int], out: _Collected, i: int) -> str:
+    """The positional shape of the call whose ``@reference.call.arguments`` are in ``caps``
+    (noted in ``out.shaped`` for ``_shape_calls``), "" for opaque arguments."""
+    arguments = caps["reference.call.arguments"][0]
+    if arguments.kind_id in opaque:
+        return ""
+    named = arguments.named_child_count
+    out.shaped.append((arguments.start_byte, arguments.end_byte, named, i))
+    return _POSITIONAL_SHAPES[named] if named < _MANY else str(named)
+
+
+def _collect_part(source: bytes, caps: dict[str, list[Node]], parts: dict[int, list[str]]) -> None:
+    """A ``@reference.call.keyword`` (its name) or ``@reference.call.splat`` ("*"), by the start
+    of the arguments it is in."""
+    for n in caps.get("reference.call.keyword", ()):
+        held = n.parent
+        if held is not None:
+            name = caps["reference.call.keyword.name"][0]
+            parts.setdefault(held.start_byte, []).append(_decode(source[name.start_byte : name.end_byte]))
+    for n in caps.get("reference.call.splat", ()):
+        held = n.parent
+        if held is not None:
+            parts.setdefault(held.start_byte, []).append("*")
 
 
 def _shape_calls(
@@ -970,8 +979,11 @@ def _call_rewrites(compiled: _Compiled, called: list[Node], captures: defaultdic
 def _collect_other(
     source: bytes, compiled: _Compiled, pattern: int, role: int, caps: dict[str, list[Node]], out: _Collected
 ) -> None:
-    """The roles a file has few matches of: bases, imports, scopes, the package, exports."""
-    if role in (_R_INHERITS, _R_IMPLEMENTS):
+    """The roles a file has few matches of: bases, imports, scopes, the package, exports,
+    keyword and splat arguments."""
+    if role == _R_CALL_PART:
+        _collect_part(source, caps, out.parts)
+    elif role in (_R_INHERITS, _R_IMPLEMENTS):
         node = caps["inherits" if role == _R_INHERITS else "implements"][0]
         written = source[node.start_byte : node.end_byte]
         ref = _type_ref(_decode(compiled.clean(written) if compiled.clean is not None else written))
