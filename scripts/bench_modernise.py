@@ -34,15 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench_semantic import NO_MATCH, Indexed, changed_py, git, oracle_functions
-from benchlib import ROOT, DaemonProc, load_average, short_home
+from benchlib import CORPORA, DaemonProc, load_average, short_home
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 from graphmem.types import Observation, ObservationStatus
 
-CORPORA = next(
-    (p for p in (ROOT.parent / "shared" / "corpora", ROOT.parent.parent / "shared" / "corpora") if p.exists()),
-    ROOT.parent / "shared" / "corpora",
-)
 #: corpus -> (label, first-parent commit) of three releases: old (Python 2 era), middle, recent
 RELEASES = {
     "click": (("7.0", "a936b99"), ("8.0.0a1", "ebcc7cb"), ("8.2.0", "041aa81")),

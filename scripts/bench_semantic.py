@@ -48,24 +48,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchlib import ROOT, DaemonProc, short_home
+from benchlib import CORPORA, DaemonProc, short_home
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 from graphmem.types import EventKind, Observation, ObservationStatus
 
-#: ``../shared/corpora/click.bundle`` next to the repository (or next to its worktrees' parent).
-BUNDLE = (
-    next(
-        (
-            p
-            for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared")
-            if (p / "corpora" / "click.bundle").exists()
-        ),
-        ROOT.parent / "shared",
-    )
-    / "corpora"
-    / "click.bundle"
-)
+BUNDLE = CORPORA / "click.bundle"
 NO_MATCH = "zzzz-no-such-term-zzzz"
 
 # ----------------------------------------------------------------------------- oracle (ast)

@@ -21,6 +21,12 @@ from graphmem.errors import GraphMemError  # noqa: E402
 from graphmem.types import EventKind  # noqa: E402
 
 EXCLUDED = {"test", "tests", "site-packages", "__pycache__"}
+#: the real histories (git bundles): ``../shared/corpora`` next to the repository, or next to
+#: its worktrees' parent
+CORPORA = next(
+    (p for p in (ROOT.parent / "shared" / "corpora", ROOT.parent.parent / "shared" / "corpora") if p.exists()),
+    ROOT.parent / "shared" / "corpora",
+)
 
 
 def stdlib_corpus(dest: Path) -> Path:

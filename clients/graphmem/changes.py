@@ -829,6 +829,9 @@ def spaced(sig: str) -> str:
 
 _VIA: Final = {"CALLS": "calls", "INHERITS": "inherits from", "IMPORTS": "imports the file of"}
 _HOPS: Final = re.compile(r"\((\d+) hops away\)")
+#: the daemon's note of how a direct caller sees a changed default: ``; this caller omits `x```,
+#: ``; this caller may pass `x`, `y` in `*`/`**` arguments``
+_CALLER: Final = re.compile(r"; this caller (omits|may pass) ((?:`[^`]+`(?:, )?)+)(?: in `\*`/`\*\*` arguments)?\Z")
 _MAX_PHRASES: Final = 3
 
 
@@ -886,9 +889,19 @@ def _dependency_words(reason: StaleReason) -> str:
         return f"{via} `{dep}`{away}, which was removed"
     if not reason.new_signature:
         return f"{via} `{dep}`{away}, whose signature changed"
-    phrases = signature_delta(reason.old_signature, reason.new_signature).dependency_phrases()
+    delta = signature_delta(reason.old_signature, reason.new_signature)
+    phrases = delta.dependency_phrases()
     what = _joined(phrases) if phrases else "signature changed"
-    return f"{via} `{dep}`{away}, whose {what}"
+    caller = _CALLER.search(reason.detail)
+    if caller is None:
+        return f"{via} `{dep}`{away}, whose {what}"
+    # a changed default this caller leaves out (or may): said first, before the long part
+    names = caller.group(2)
+    how = f"without {names}" if caller.group(1) == "omits" else f"with `*`/`**` arguments (maybe without {names})"
+    if len(delta.defaults_changed) == 1 and len(phrases) == 1 and all(delta.defaults_changed[0][1:]):
+        _, old, new = delta.defaults_changed[0]
+        what = f"default changed: `{old}` → `{new}`"
+    return f"{via} `{dep}`{away} {how}, whose {what}"
 
 
 def when_words(commit: str, uncommitted: bool) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from graphmem.changes import (
     MAX_LINE,
@@ -104,6 +106,31 @@ def test_dependency_changed() -> None:
         detail="a.py::f inherits from b.py::g (2 hops away), which was removed",
     )
     assert change_line(gone) == "`a.py::f`: inherits from `b.py::g` (2 hops away), which was removed"
+
+
+def test_a_changed_default_says_first_that_the_caller_leaves_it_out() -> None:
+    """Issue 41: the daemon marks only callers that leave a changed default out (or may,
+    through ``*``/``**``) and says so in the detail; the line leads with it."""
+    r = _reason(
+        ChangeKind.DEPENDENCY_CHANGED,
+        anchor_ref="a.py::f",
+        old_signature="def g(x,timeout=5):",
+        new_signature="def g(x,timeout=30):",
+        dependency_ref="b.py::g",
+        via="CALLS",
+        commit=SHA,
+        detail="a.py::f calls b.py::g, whose signature changed; this caller omits `timeout`",
+    )
+    assert (
+        change_line(r) == "`a.py::f`: calls `b.py::g` without `timeout`, whose default changed: `5` → `30`, in 1a2b3c4"
+    )
+    splat = replace(
+        r, detail="a.py::f calls b.py::g, whose signature changed; this caller may pass `timeout` in `*`/`**` arguments"
+    )
+    assert change_line(splat) == (
+        "`a.py::f`: calls `b.py::g` with `*`/`**` arguments (maybe without `timeout`), whose default changed: "
+        "`5` → `30`, in 1a2b3c4"
+    )
 
 
 def test_a_long_line_is_cut_to_the_limit_and_keeps_when() -> None:

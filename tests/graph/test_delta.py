@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from call_shapes import CALLERS, CLIENT
 from graphmem.types import Anchor, Category, EventKind, Observation, ObservationStatus
 from graphmem.types import ChangeKind as ReasonKind
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
@@ -265,8 +266,9 @@ def test_a_new_optional_parameter_impacts_no_caller_a_required_one_does() -> Non
     assert f"{REPO}:service.py::AuthService.login#method" in impacts
 
 
-def test_a_changed_default_impacts_the_callers() -> None:
-    """(Callers are not told apart by the keywords they pass: every caller is marked.)"""
+def test_a_changed_default_impacts_every_caller_without_call_sites() -> None:
+    """Without the callers' call sites (``sites`` not given, or not known), every caller is
+    marked: nothing says it passes the parameter."""
     from graphmemd.graph.delta import impacts_of
 
     state, resolver = fresh_state()
@@ -277,6 +279,62 @@ def test_a_changed_default_impacts_the_callers() -> None:
     assert f"{REPO}:service.py::AuthService.login#method" in [i.dependent for i in impacts_of(state.graph, delta, 1)]
 
 
+CLIENT_V1 = CLIENT.encode()
+
+
+def _default_impacts(old: bytes, new: bytes) -> dict[str, str]:
+    """Dependent qualname (or file id) -> ``Impact.why``, ``client.py`` changed from ``old`` to ``new``."""
+    from graphmemd.graph.delta import impacts_of
+
+    state, resolver = fresh_state()
+    index(state, resolver, {"client.py": old, "callers.py": CALLERS.encode()})
+    units = {"client.py": unit("client.py", new)}
+    delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
+    found = impacts_of(state.graph, delta, 1, resolver)
+    return {i.dependent.partition("::")[2].partition("#")[0] or i.dependent: i.why for i in found}
+
+
+def test_a_changed_default_impacts_only_the_callers_that_leave_it_out() -> None:
+    """Issue 41: ``f(x, timeout=9)`` and ``f(x, 9)`` do not see a new default of ``timeout``;
+    ``f(x)`` does, and ``f(*args, **kwargs)`` may. A caller is marked when any of its call
+    sites leaves it out. Files importing the callee's file are not marked for it."""
+    new = CLIENT_V1.replace(b"def connect(host, timeout=5)", b"def connect(host, timeout=30)")
+    got = _default_impacts(CLIENT_V1, new)
+    assert got == {
+        "omits": "omits `timeout`",
+        "splats": "may pass `timeout` in `*`/`**` arguments",
+        "twice": "omits `timeout`",
+        f"{REPO}:callers.py": "omits `timeout`",
+    }
+
+
+def test_a_changed_method_default_binds_past_the_instance() -> None:
+    """``c.fetch("u", 3)`` passes ``timeout`` (the instance is ``c``); ``Client.fetch(c, "u")``
+    leaves it out (the instance is its first argument); a keyword-only parameter is never
+    passed by position."""
+    new = CLIENT_V1.replace(b"url, timeout=5, *", b"url, timeout=50, *")
+    assert _default_impacts(CLIENT_V1, new) == {"unbound": "omits `timeout`"}
+    new = CLIENT_V1.replace(b"retries=1", b"retries=3")
+    got = _default_impacts(CLIENT_V1, new)
+    callers = ("method_calls", "fetches", "unbound", "unbound_passing", "keyword_only")
+    assert got == {k: "omits `retries`" for k in callers}
+
+
+def test_a_changed_default_with_other_changes_keeps_the_old_grading() -> None:
+    """A parameter renamed as well: every caller and importer, as before."""
+    new = CLIENT_V1.replace(b"def connect(host, timeout=5)", b"def connect(address, timeout=30)")
+    got = _default_impacts(CLIENT_V1, new)
+    assert {"by_keyword", "by_position", "omits", "splats"} <= set(got)
+    assert set(got.values()) == {""}
+
+
+def test_a_parameter_made_optional_impacts_no_caller_that_passes_it() -> None:
+    old = CLIENT_V1.replace(b"def connect(host, timeout=5)", b"def connect(host, timeout)")
+    assert "by_keyword" not in _default_impacts(old, CLIENT_V1)
+    assert "by_position" not in _default_impacts(old, CLIENT_V1)
+    assert "splats" in _default_impacts(old, CLIENT_V1)
+
+
 def test_type_parameters_added_impact_no_caller() -> None:
     """ruff's UP047 (PEP 695): ``def f[T](x: T)`` for ``def f(x: T)``; calls are the same."""
     from graphmemd.graph.signatures import callers_unaffected
@@ -284,3 +342,40 @@ def test_type_parameters_added_impact_no_caller() -> None:
     old, new = "def batch(it:Iterable[V],n:int)->list[V]:", "def batch[V](it:Iterable[V],n:int)->list[V]:"
     assert callers_unaffected(old, new)
     assert not callers_unaffected("def batch(it,n):", "def batch[V](it,n,m):")
+
+
+def test_the_shape_check_is_pure() -> None:
+    """``sees_default``: a call binds a parameter by position (past the instance of a call
+    through the class) or by keyword; a splat may pass what it leaves out."""
+    from graphmemd.graph.model import CallShape
+    from graphmemd.graph.signatures import changed_defaults, sees_default
+
+    sig = "def f(a,b=1,*,c=2,**kw):"
+    assert sees_default(CallShape((), 2), False, sig, ["b"]) == ""
+    assert sees_default(CallShape(("b",), 1), False, sig, ["b"]) == ""
+    assert sees_default(CallShape((), 1), False, sig, ["b"]) == "omits `b`"
+    assert sees_default(CallShape((), 3), False, sig, ["c"]) == "omits `c`"  # keyword-only
+    assert sees_default(CallShape((), 1, True), False, sig, ["b", "c"]) == "may pass `b`, `c` in `*`/`**` arguments"
+    assert sees_default(CallShape(("b", "c"), 1, True), False, sig, ["b", "c"]) == ""
+    method = "def m(self,x,timeout=5):"
+    assert sees_default(CallShape((), 2), False, method, ["timeout"]) == ""
+    assert sees_default(CallShape((), 2), True, method, ["timeout"]) == "omits `timeout`"  # Client.m(c, x)
+    assert sees_default(CallShape((), 3), True, method, ["timeout"]) == ""
+    assert sees_default(CallShape((), 1), True, "@classmethod\ndef m(cls,timeout=5):", ["timeout"]) == ""
+    assert sees_default(CallShape(), False, "func F(a int)", ["a"]) == "cannot be bound"
+    assert changed_defaults("def f(a,b=1):", "def f(a,b=2):") == ("b",)
+    assert changed_defaults("def f(a,b=1):", "def f(a,b=2,c=3):") == ("b",)  # an optional one added
+    assert changed_defaults("def f(a,b=1):", "def f(a,b=1,c=3):") == ()  # no default changed
+    assert changed_defaults("def f(a,b=1):", "def f(a,b):") == ()  # made required: breaks callers
+    assert changed_defaults("def f(a,b=1):", "def f(x,b=2):") == ()  # renamed as well
+    assert changed_defaults("function f(a = 1)", "function f(a = 2)") == ()  # not Python
+
+
+def test_call_shape_text_round_trips() -> None:
+    from graphmemd.graph.model import CallShape
+
+    for shape in (CallShape(), CallShape((), 3), CallShape(("a", "b"), 1, True), CallShape((), 0, True)):
+        assert CallShape.parse(shape.text) == shape
+    assert CallShape(("timeout",), 2).text == "2:timeout"
+    assert CallShape.parse("") is None
+    assert CallShape.parse("x:y") is None

@@ -974,9 +974,7 @@ def test_deep_nesting(path: str, data: bytes) -> None:
 @pytest.mark.timeout(120)
 def test_huge_generated_file() -> None:
     chunk = (FIXTURES / "python" / "app/auth/service.py").read_bytes()
-    data = b"".join(
-        chunk.replace(b"AuthService", b"AuthService%d" % i) for i in range(20_000_000 // len(chunk))
-    )
+    data = b"".join(chunk.replace(b"AuthService", b"AuthService%d" % i) for i in range(20_000_000 // len(chunk)))
     assert len(data) > 19_000_000
     p = parse_source("huge.py", data)
     assert p.truncated is not None
@@ -993,3 +991,34 @@ def test_a_parse_keeps_no_cache_for_the_next_file() -> None:
     parsed = parse_source("a.py", b"import os\n\ndef f(x):\n    os.path.join('a', x)\n    f(x)\n")
     assert [c.callee for c in parsed.calls] == ["os.path.join", "f"]
     assert not parser_module._callees
+
+
+def test_python_calls_record_how_they_pass_their_arguments() -> None:
+    """Issue 41: each call site's shape (``CallShape.text``): positional count, keyword names,
+    a splat; comments are no arguments; a generator argument's call records none."""
+    src = b"""
+def g(xs, **kw):
+    f(1)
+    f(1, 2)
+    f(a=1, c=3)
+    f(1,  # a comment
+      b=2)
+    f(*xs)
+    f(1, **kw)
+    f(x for x in xs)
+    obj.m(g(b=1), c=2)
+"""
+    shapes = [(c.line, c.callee, c.shape) for c in parse_source("m.py", src).calls]
+    assert shapes == [
+        (3, "f", "1"),
+        (4, "f", "2"),
+        (5, "f", "0:a,c"),
+        (6, "f", "1:b"),
+        (8, "f", "0*"),
+        (9, "f", "1*"),
+        (10, "f", ""),
+        (11, "obj.m", "1:c"),
+        (11, "g", "0:b"),
+    ]
+    java = parse_source("A.java", b"class A { void m() { f(1, 2); } }")
+    assert {c.shape for c in java.calls} == {""}  # no shapes in Java's query: unknown

@@ -21,6 +21,7 @@ from graphmem.types import EdgeKind
 from graphmemd.graph.codegraph import CodeGraph, FileNode
 from graphmemd.graph.diff import diff_symbols
 from graphmemd.graph.model import (
+    CallShape,
     ChangeKind,
     Language,
     ParsedFile,
@@ -34,7 +35,7 @@ from graphmemd.graph.model import (
     symbols_of,
 )
 from graphmemd.graph.resolution import RepoResolver
-from graphmemd.graph.signatures import callers_unaffected
+from graphmemd.graph.signatures import callers_unaffected, changed_defaults, sees_default
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,9 @@ class Impact:
     new_signature: str
     via: EdgeKind
     hops: int
+    #: why a direct caller sees a changed default (``signatures.sees_default``: ``omits
+    #: `timeout```); "" for any other impact, or when its call sites are not known
+    why: str = ""
 
 
 class EdgeView(Protocol):
@@ -91,6 +95,30 @@ class EdgeView(Protocol):
     def into(self, node: str, kind: EdgeKind) -> set[str]:
         """Sources of ``node``'s incoming edges of ``kind``."""
         ...
+
+
+class CallSites(Protocol):
+    """How callers pass their arguments (the repository's resolver: ``RepoResolver.call_sites``)."""
+
+    def call_sites(self, caller: str, callee: str) -> tuple[tuple[str, bool], ...] | None:
+        """Each call site's ``CallShape.text`` from ``caller`` to ``callee`` and whether it
+        names the callee through a module or class; None when not known."""
+        ...
+
+
+def caller_sees(sites: tuple[tuple[str, bool], ...] | None, sig: str, names: Sequence[str]) -> str | None:
+    """Whether a caller whose call sites are ``sites`` sees the changed defaults of ``names``
+    in the function ``sig`` (its new signature): the reason of the first site that leaves one
+    out (``signatures.sees_default``), None when every site passes them all, "" when the
+    sites are not known (then it may: every caller is suspect, as for any other change)."""
+    if not sites:
+        return ""
+    for text, through_name in sites:
+        shape = CallShape.parse(text)
+        why = sees_default(shape, through_name, sig, names) if shape is not None else "?"
+        if why:
+            return "" if why == "?" else why
+    return None
 
 
 _IMPACTING = (ChangeKind.SIGNATURE_CHANGED, ChangeKind.REMOVED)
@@ -108,11 +136,16 @@ def _impacting(c: SymbolChange) -> bool:
     return True
 
 
-def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int) -> tuple[Impact, ...]:
+def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int, sites: CallSites | None = None) -> tuple[Impact, ...]:
     """Who depends, ``hops`` edges away at most, on the symbols ``delta`` re-signed (in a way
     a caller can notice: ``_impacting``) or removed: callers and subclasses of the symbol,
     and files importing its file. Read from the graph *before* the delta is applied (a
-    removed symbol's callers are gone after)."""
+    removed symbol's callers are gone after).
+
+    A function whose only change a caller can notice is changed defaults
+    (``signatures.changed_defaults``) reaches only its callers, and of those, with ``sites``,
+    only the ones with a call site that leaves such a parameter out (``caller_sees``; a
+    caller whose sites are not known is reached)."""
     if hops <= 0:
         return ()
     out: dict[tuple[str, str], Impact] = {}
@@ -120,18 +153,28 @@ def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int) -> tuple[Impact, .
         if not _impacting(c) or c.old is None:
             continue
         new_sig = c.new.signature if c.new is not None else ""
-        frontier: list[tuple[str, EdgeKind]] = [
-            *((n, EdgeKind.CALLS) for n in graph.into(c.old.id, EdgeKind.CALLS)),
-            *((n, EdgeKind.INHERITS) for n in graph.into(c.old.id, EdgeKind.INHERITS)),
-            *((n, EdgeKind.IMPORTS) for n in graph.into(file_id(delta.repo_id, c.old.path), EdgeKind.IMPORTS)),
-        ]
+        defaults = changed_defaults(c.old.signature, new_sig) if c.kind is ChangeKind.SIGNATURE_CHANGED else ()
+        why: dict[str, str] = {}
+        frontier: list[tuple[str, EdgeKind]]
+        if defaults:
+            for n in graph.into(c.old.id, EdgeKind.CALLS):
+                seen = caller_sees(sites.call_sites(n, c.old.id) if sites is not None else None, new_sig, defaults)
+                if seen is not None:
+                    why[n] = seen
+            frontier = [(n, EdgeKind.CALLS) for n in why]
+        else:
+            frontier = [
+                *((n, EdgeKind.CALLS) for n in graph.into(c.old.id, EdgeKind.CALLS)),
+                *((n, EdgeKind.INHERITS) for n in graph.into(c.old.id, EdgeKind.INHERITS)),
+                *((n, EdgeKind.IMPORTS) for n in graph.into(file_id(delta.repo_id, c.old.path), EdgeKind.IMPORTS)),
+            ]
         for depth in range(1, hops + 1):
             nxt: list[tuple[str, EdgeKind]] = []
             for node, via in sorted(frontier):
                 key = (node, c.old.id)
                 if key in out or node == c.old.id:
                     continue
-                out[key] = Impact(node, c.old, c.kind, new_sig, via, depth)
+                out[key] = Impact(node, c.old, c.kind, new_sig, via, depth, why.get(node, "") if depth == 1 else "")
                 nxt.extend((n, EdgeKind.CALLS) for n in graph.into(node, EdgeKind.CALLS))
                 nxt.extend((n, EdgeKind.INHERITS) for n in graph.into(node, EdgeKind.INHERITS))
             frontier = nxt

@@ -159,6 +159,42 @@ class CallRef:
     name: str
     line: int
     args: int = -1
+    #: how the call passes its arguments (``CallShape.text``) where the language's query
+    #: records it (Python), else "" (unknown: a caller that may leave a parameter out)
+    shape: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CallShape:
+    """How a call passes its arguments: ``f(a, b, key=1)`` has ``positionals`` 2 and
+    ``keywords`` ("key",). ``starred``: the call also passes ``*args`` or ``**kwargs`` (the
+    counts are then lower bounds: only a keyword written by name can be found missing).
+    A code example's empty parentheses are a call with no arguments (bound: a new required
+    parameter breaks it); in prose ``httpx.get()`` is a mention and has no shape.
+
+    A parsed call site keeps it as ``text`` (``CallRef.shape``: one interned string, e.g.
+    ``"2"``, ``"1:key"``, ``"0*:a,b"``); ``parse`` reads it back."""
+
+    keywords: tuple[str, ...] = ()
+    positionals: int = 0
+    starred: bool = False
+
+    @property
+    def text(self) -> str:
+        """``<positionals>[*][:<keyword>,...]``: the compact form a ``CallRef`` holds."""
+        head = f"{self.positionals}*" if self.starred else str(self.positionals)
+        return f"{head}:{','.join(self.keywords)}" if self.keywords else head
+
+    @staticmethod
+    def parse(text: str) -> CallShape | None:
+        """The shape ``text`` (``CallShape.text``) stands for; None for "" (not recorded) or
+        a text no shape writes."""
+        head, _, names = text.partition(":")
+        starred = head.endswith("*")
+        count = head[:-1] if starred else head
+        if not count.isdigit():
+            return None
+        return CallShape(tuple(names.split(",")) if names else (), int(count), starred)
 
 
 @dataclass(frozen=True, slots=True)

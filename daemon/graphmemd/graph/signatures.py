@@ -17,6 +17,11 @@ takes, or more positional arguments than it accepts, and the text is wrong.
 ``callers_unaffected(old, new)``: a function's change no caller can notice: compatible, and
 no parameter changed its default (a changed default reaches every call that leaves the
 parameter out). A PEP 695 type parameter list (``def batch[V](``) is not such a change.
+
+``changed_defaults(old, new)`` and ``sees_default``: when all a caller of a Python function
+can notice is that some defaults changed, only the calls that leave one of those parameters
+out see it (``f(x, timeout=5)`` and ``f(x, 5)`` do not, ``f(x)`` does, and so may
+``f(*args, **kwargs)``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graphmem.changes import Param, ParamKind, parse_signature, signature_delta
+
+from graphmemd.graph.model import CallShape
 
 
 def compatible(old: str, new: str) -> bool:
@@ -127,3 +134,35 @@ def callers_unaffected(old: str, new: str) -> bool:
     if a is None or b is None or a.is_type or b.is_type or not compatible(old, new):
         return False
     return not signature_delta(old, new).defaults_changed
+
+
+def changed_defaults(old: str, new: str) -> tuple[str, ...]:
+    """The parameters whose default changed, when that is all a caller of the Python function
+    ``old`` can notice in ``new`` (compatible: besides, only annotations changed or optional
+    parameters were added); () when anything else reaches its callers, or nothing does."""
+    if _caller_params(old) is None or _caller_params(new) is None or not compatible(old, new):
+        return ()
+    return tuple(name for name, _, _ in signature_delta(old, new).defaults_changed)
+
+
+def sees_default(shape: CallShape, through_name: bool, sig: str, names: Sequence[str]) -> str:
+    """Why a call of ``shape`` to the Python function ``sig`` (its signature now) sees the
+    changed default of one of ``names``: ``omits `timeout```, ``may pass `timeout` in
+    `*`/`**` arguments``; "" when it passes each of them, by position or by keyword.
+    ``through_name``: the call names a method through its class (``Base.m(self, x)``): the
+    instance is its first positional argument. Unknown (``sig`` no Python function's): a
+    reason too."""
+    params = _caller_params(sig)
+    if params is None:
+        return "cannot be bound"
+    positional = shape.positionals
+    parsed = parse_signature(sig)
+    if through_name and parsed is not None and len(params) < len(parsed.params) and parsed.params[0].name == "self":
+        positional = max(positional - 1, 0)
+    by_position = [p.name for p in params if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.NORMAL)]
+    passed = {*by_position[:positional], *shape.keywords}
+    left = [n for n in names if n not in passed]
+    if not left:
+        return ""
+    what = ", ".join(f"`{n}`" for n in left)
+    return f"may pass {what} in `*`/`**` arguments" if shape.starred else f"omits {what}"

@@ -461,7 +461,7 @@ class Indexer:
             return None
         if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
-            delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops))
+            delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops, rt.resolver))
         with self._state.writing() as graph:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)

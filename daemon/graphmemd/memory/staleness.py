@@ -73,6 +73,7 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
     whose = "which" if impact.change is ModelChange.REMOVED else "whose"
     via = verb.get(impact.via, "depends on")
     hops = f" ({impact.hops} hops away)" if impact.hops > 1 else ""
+    why = f"; this caller {impact.why}" if impact.why else ""
     return StaleReason(
         a.ref,
         _DEPENDENCY,
@@ -80,7 +81,7 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
         old_signature=dep.signature,
         new_signature=impact.new_signature,
         commit=commit,
-        detail=f"{a.ref} {via} {dep_ref}{hops}, {whose} {what}",
+        detail=f"{a.ref} {via} {dep_ref}{hops}, {whose} {what}{why}",
         dependency_ref=dep_ref,
         dependency_id=dep.id,
         dependency_sig_hash=dep.sig_hash,

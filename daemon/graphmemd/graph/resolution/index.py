@@ -219,6 +219,8 @@ class FileIndex:
         "_info_memo",
         "_local_vars",
         "_planned",
+        "_shapes",
+        "_shapes_blob",
         "_vars_blob",
         "arity",
         "attr_types",
@@ -294,7 +296,7 @@ class FileIndex:
         for q, s in syms.items():
             info[q] = self._info_of(q, s)
         self.arity = dict(parsed.arities)
-        self._blob = self._vars_blob = b""
+        self._blob = self._vars_blob = self._shapes_blob = b""
         self._plan_calls(parsed.calls, info)
 
         by_child: dict[str, list[InheritRef]] = {}
@@ -370,7 +372,7 @@ class FileIndex:
                 a = self.syms.get(a.parent) if a.parent is not None else None
         return (self.sids[q], scope, cls, q, self._import_scope(q))
 
-    def _plan_calls(self, calls: Iterable[CallRef], info: dict[str, CallerInfo]) -> None:
+    def _plan_calls(self, calls: Sequence[CallRef], info: dict[str, CallerInfo]) -> None:
         """Group the calls by what their resolution depends on, so that ``edges_for``
         resolves each distinct callee once per file (or once per scope, see
         ``LanguageRules.scope_dependent``) and emits it for every distinct caller. Each
@@ -404,6 +406,24 @@ class FileIndex:
         planned = [(file_level, callee, args, callers) for (callee, args), callers in flat.items()]
         planned.extend([(ci, callee, args, callers) for (_s, callee, args), (ci, callers) in scoped.items()])
         self._planned: tuple[Planned, ...] | None = tuple(planned)
+        shapes = [c.shape for c in calls]
+        #: each call site's caller qualname, callee as written and shape (none: no shape recorded)
+        self._shapes: tuple[list[str], list[str], list[str]] | None = (
+            ([c.caller for c in calls], [c.callee for c in calls], shapes) if any(shapes) else ([], [], [])
+        )
+
+    def call_shapes(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """How each caller of the file passes its arguments to each callee as written: (caller
+        id, callee text) -> the ``CallShape.text`` of those call sites, "" where none was
+        recorded (empty for a language that records none). Built from the compact form after
+        :meth:`freeze`: asked only when a changed default is judged."""
+        columns = self._shapes
+        if columns is None:
+            columns = marshal.loads(zlib.decompress(self._shapes_blob)) if self._shapes_blob else ([], [], [])
+        out: dict[tuple[str, str], set[str]] = {}
+        for caller, callee, shape in zip(*columns, strict=True):
+            out.setdefault((self.info_for(caller)[0], callee), set()).add(shape)
+        return {site: tuple(sorted(held)) for site, held in out.items()}
 
     @property
     def planned(self) -> tuple[Planned, ...]:
@@ -433,7 +453,9 @@ class FileIndex:
             local_vars = {q: {n: _TYPE_FIELDS(t) for n, t in v.items()} for q, v in self._local_vars.items()}
             self._blob = zlib.compress(marshal.dumps(self._planned), 1)
             self._vars_blob = zlib.compress(marshal.dumps(local_vars), 1)
-        self._planned = self._local_vars = None
+        if self._shapes is not None:
+            self._shapes_blob = zlib.compress(marshal.dumps(self._shapes), 1) if self._shapes[0] else b""
+        self._planned = self._local_vars = self._shapes = None
         self._info_memo = None
 
     def thaw(self) -> None:

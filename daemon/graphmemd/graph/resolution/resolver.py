@@ -127,6 +127,41 @@ class RepoResolver:
         """The resolved edges of every file."""
         return self.edges_for(self.files)
 
+    def call_sites(self, caller: str, callee: str) -> tuple[tuple[str, bool], ...] | None:
+        """How ``caller`` (a symbol or file id) calls the symbol ``callee`` at each call site a
+        resolution now links to it: the site's ``CallShape.text`` and whether it names the
+        callee through a module or a class (``mod.f(...)``, ``Base.m(self, ...)``: a method's
+        instance is then its first positional argument) rather than through an instance.
+        None when unknown: the caller's file is not held, or a site's shape was not recorded
+        (a language without call shapes, a call whose arguments the query does not read)."""
+        if not caller.startswith(self.repo_id + ":"):
+            return None
+        fi = self.files.get(caller[len(self.repo_id) + 1 :].partition("::")[0])
+        if fi is None:
+            return None
+        shapes = fi.call_shapes()
+        if not shapes:
+            return None
+        run = Pass(self)
+        ctx = self.ctx_of(fi)
+        out: list[tuple[str, bool]] = []
+        fi.thaw()
+        try:
+            for ci, text, args, callers in fi.planned:
+                if caller not in callers:
+                    continue
+                target, conf = run.resolve_call(fi, ctx.local.get(ci[4], ctx) if ci[4] else ctx, ci, text, args)
+                if target != callee:
+                    continue
+                named = conf in _THROUGH_NAMES
+                for shape in shapes.get((caller, text), ("",)):
+                    if not shape:
+                        return None
+                    out.append((shape, named))
+        finally:
+            fi.freeze()
+        return tuple(out)
+
     def exports(self) -> Exports:
         """What the files export by name, as the resolution sees them (``Exports``)."""
         return Exports(self)
@@ -305,6 +340,10 @@ class Exports:
         self._run.seen = set()
         self._run.resolve_in_files((path,), dotted.split("."))
         return frozenset(self._run.seen)
+
+
+#: how a call found its callee when it names it through a module or class, not an instance
+_THROUGH_NAMES = frozenset({Confidence.SAME_MODULE, Confidence.IMPORT, Confidence.SAME_PACKAGE})
 
 
 def _last(base: str) -> str:

@@ -11,6 +11,8 @@ from enum import Enum
 
 from graphmem.types import KnowledgeKind
 
+from graphmemd.graph.model import CallShape as CallShape  # (with the code's call sites; re-exported)
+
 
 class RefKind(str, Enum):
     """How a unit names code."""
@@ -38,19 +40,6 @@ class Span:
     column: int
     end_line: int
     end_column: int
-
-
-@dataclass(frozen=True, slots=True)
-class CallShape:
-    """How a reference is written as a call: ``f(a, b, key=1)`` has ``positionals`` 2 and
-    ``keywords`` ("key",). ``starred``: the call also passes ``*args`` or ``**kwargs`` (the
-    counts are then lower bounds: only a keyword written by name can be found missing).
-    A code example's empty parentheses are a call with no arguments (bound: a new required
-    parameter breaks it); in prose ``httpx.get()`` is a mention and has no shape."""
-
-    keywords: tuple[str, ...] = ()
-    positionals: int = 0
-    starred: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,15 @@ References
     node). With a receiver capture, the callee is ``receiver.call`` (Java
     ``obj.method()``). The caller is the innermost definition containing the call
     (decorators and default values included).
+``@reference.call.arguments`` (+ ``(#set! reference.call.opaque "T")``)
+    In a call pattern without receiver: the call's arguments, whose shape the call site
+    records (``CallRef.shape``, ``CallShape``): their named children are positional
+    arguments, except comments (``@comment`` nodes) and what patterns capture directly in
+    them as ``@reference.call.keyword`` (a keyword argument, its name captured as
+    ``@reference.call.keyword.name``) or ``@reference.call.splat`` (``*args``,
+    ``**kwargs``). Arguments of
+    an opaque type (Python's generator argument, ``f(x for x in xs)``) record no shape. A
+    language without these records no shapes (a changed default then reaches every caller).
 ``(#set! reference.call.except "a b")``
     The pattern's calls of these names (the ``@reference.call`` text) are not calls (Ruby
     ``require``, ``attr_reader``): checked here, a set lookup, instead of a ``#not-match?``
@@ -108,6 +117,7 @@ from __future__ import annotations
 import gc
 import importlib
 import re
+import sys
 import threading
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
@@ -121,6 +131,7 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 
 from graphmemd.graph.model import (
     CallRef,
+    CallShape,
     ImportRef,
     InheritKind,
     InheritRef,
@@ -184,6 +195,8 @@ _R_COMMENT_NODE = 17  # a comment pattern capturing exactly one node
 _R_CALL_BARE = 18
 _R_LOCAL = 19
 _R_CALL_EXCEPT = 20  # a call pattern with a ``reference.call.except`` setting
+_R_CALL_SHAPED = 21  # a plain call pattern with a ``reference.call.arguments`` capture
+_R_CALL_PART = 22  # a ``reference.call.keyword`` or ``reference.call.splat`` pattern
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -308,6 +321,8 @@ class _Compiled:
     call_query: Query | None = None
     call_roles: tuple[tuple[str, str] | None, ...] = ()
     callees: frozenset[bytes] = frozenset()
+    #: per pattern, the kind ids of its ``reference.call.opaque`` arguments
+    call_opaque: tuple[frozenset[int], ...] = ()
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -342,6 +357,8 @@ def _role(captures: set[str]) -> int:
         ("arity", _R_ARITY),
         ("export", _R_EXPORT),
         ("reference.call.bare", _R_CALL_BARE),
+        ("reference.call.keyword", _R_CALL_PART),
+        ("reference.call.splat", _R_CALL_PART),
         ("local", _R_LOCAL),
     ):
         if key in captures:
@@ -371,7 +388,7 @@ def _pattern_roles(
         if role == _R_CALL and excluded is not None:
             role = _R_CALL_EXCEPT
         elif role == _R_CALL and not names & {"reference.call.receiver", "reference.call.args"}:
-            role = _R_CALL_PLAIN
+            role = _R_CALL_SHAPED if "reference.call.arguments" in names else _R_CALL_PLAIN
         if role == _R_COMMENT and names == {"comment"} and not _QUANTIFIED.search(text):
             role = _R_COMMENT_NODE
         roles.append(role)
@@ -401,6 +418,11 @@ def _cleaner(spec: LanguageSpec) -> Callable[[bytes], bytes] | None:
         return text.replace(alias, b"::") if alias else text
 
     return clean
+
+
+def _kind_ids(language: TSLanguage, settings: dict[str, str | None]) -> frozenset[int]:
+    names = (settings.get("reference.call.opaque") or "").split()
+    return frozenset(language.id_for_node_kind(name, True) or -1 for name in names)
 
 
 def _def_parents(settings: dict[str, str | None]) -> frozenset[str] | None:
@@ -448,6 +470,7 @@ def _compile(language: Language) -> _Compiled:
             call_query=call_query,
             call_roles=pattern_roles(_pattern_sources(call_query, call_source)) if call_query is not None else (),
             callees=rules.callees,
+            call_opaque=tuple(_kind_ids(ts_language, query.pattern_settings(i)) for i in range(query.pattern_count)),
         )
         _compiled[language] = found
         return found
@@ -534,7 +557,8 @@ class _Collected:
 
     defs: list[_Def] = field(default_factory=list)
     scopes: list[tuple[int, int, str]] = field(default_factory=list)
-    raw_calls: list[tuple[int, bytes, int, int]] = field(default_factory=list)
+    #: (start, callee text, line, arity or -1, shape or "")
+    raw_calls: list[tuple[int, bytes, int, int, str]] = field(default_factory=list)
     cuts: list[tuple[int, int]] = field(default_factory=list)
     bases: list[tuple[int, str, InheritKind, int]] = field(default_factory=list)
     raw_imports: list[_RawImport] = field(default_factory=list)
@@ -550,6 +574,10 @@ class _Collected:
     fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
     #: the called expressions whose last name is one of ``_Compiled.callees``
     rewrite_calls: list[Node] = field(default_factory=list)
+    #: the shaped calls' arguments: (start, end, named children, index in ``raw_calls``)
+    shaped: list[tuple[int, int, int, int]] = field(default_factory=list)
+    #: arguments' start -> the keywords in them and a "*" per splat
+    parts: dict[int, list[str]] = field(default_factory=dict)
 
 
 def parse_source(
@@ -783,12 +811,13 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             target[0].extend(caps[target[1]])
             continue
         role = roles[pattern]
-        if role == _R_CALL_PLAIN:
+        if role in (_R_CALL_PLAIN, _R_CALL_SHAPED):
             node = caps["reference.call"][0]
             end = node.end_byte
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
-            raw_calls.append((start, text, node.start_point[0] + 1, -1))
+            shape = _shaped(caps, compiled.call_opaque[pattern], out, len(raw_calls)) if role == _R_CALL_SHAPED else ""
+            raw_calls.append((start, text, node.start_point[0] + 1, -1, shape))
             if callees:  # (the common case inline: this branch runs once per call)
                 last = text[text.rfind(b".") + 1 :]
                 if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
@@ -814,7 +843,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
             arg_lists = caps.get("reference.call.args")
             raw_calls.append(
-                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1)
+                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1, "")
             )
         elif role == _R_COMMENT:
             node = caps["comment"][0]
@@ -835,10 +864,79 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
+    if out.shaped:
+        _shape_calls(raw_calls, out.shaped, out.parts, comments)
     clean = compiled.clean
     if clean is not None and raw_calls:
-        out.raw_calls = [(pos, clean(text), line, args) for pos, text, line, args in raw_calls]
+        out.raw_calls = [(pos, clean(text), line, args, shape) for pos, text, line, args, shape in raw_calls]
     return out
+
+
+#: the shapes of calls passing only a few positional arguments
+_MANY = 16
+_POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(_MANY))
+
+
+def _shaped(caps: dict[str, list[Node]], opaque: frozenset[int], out: _Collected, i: int) -> str:
+    """The positional shape of the call whose ``@reference.call.arguments`` are in ``caps``
+    (noted in ``out.shaped`` for ``_shape_calls``), "" for opaque arguments."""
+    arguments = caps["reference.call.arguments"][0]
+    if arguments.kind_id in opaque:
+        return ""
+    named = arguments.named_child_count
+    out.shaped.append((arguments.start_byte, arguments.end_byte, named, i))
+    return _POSITIONAL_SHAPES[named] if named < _MANY else str(named)
+
+
+def _collect_part(source: bytes, caps: dict[str, list[Node]], parts: dict[int, list[str]]) -> None:
+    """A ``@reference.call.keyword`` (its name) or ``@reference.call.splat`` ("*"), by the start
+    of the arguments it is in."""
+    for n in caps.get("reference.call.keyword", ()):
+        held = n.parent
+        if held is not None:
+            name = caps["reference.call.keyword.name"][0]
+            parts.setdefault(held.start_byte, []).append(_decode(source[name.start_byte : name.end_byte]))
+    for n in caps.get("reference.call.splat", ()):
+        held = n.parent
+        if held is not None:
+            parts.setdefault(held.start_byte, []).append("*")
+
+
+def _shape_calls(
+    raw_calls: list[tuple[int, bytes, int, int, str]],
+    shaped: list[tuple[int, int, int, int]],
+    parts: dict[int, list[str]],
+    comments: list[Node],
+) -> None:
+    """Correct the shape of each call whose arguments hold keywords, splats (``parts``, by
+    the start of the arguments they are in) or comments: every call was first given as many
+    positional arguments as its arguments have named children. (A comment's parent is looked
+    up only when it lies in some call's arguments: few do, and a parent costs a descent from
+    the root.)"""
+    if comments:
+        spans: list[tuple[int, int]] = []  # the union of the calls' arguments, in order
+        for at, end, _, _ in sorted(shaped):
+            if spans and at < spans[-1][1]:
+                if end > spans[-1][1]:
+                    spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((at, end))
+        firsts = [at for at, _ in spans]
+        for c in comments:
+            spot = c.start_byte
+            k = bisect_right(firsts, spot) - 1
+            if k >= 0 and spot < spans[k][1]:
+                held = c.parent
+                if held is not None:
+                    parts.setdefault(held.start_byte, []).append("")
+    if not parts:
+        return
+    for at, _, named, i in shaped:
+        part = parts.get(at)
+        if part is not None:
+            keywords = tuple(k for k in part if k and k != "*")
+            shape = sys.intern(CallShape(keywords, max(named - len(part), 0), "*" in part).text)
+            raw_calls[i] = (*raw_calls[i][:4], shape)
 
 
 #: Bytes a called expression's last name never starts with but its text after the last dot
@@ -881,8 +979,11 @@ def _call_rewrites(compiled: _Compiled, called: list[Node], captures: defaultdic
 def _collect_other(
     source: bytes, compiled: _Compiled, pattern: int, role: int, caps: dict[str, list[Node]], out: _Collected
 ) -> None:
-    """The roles a file has few matches of: bases, imports, scopes, the package, exports."""
-    if role in (_R_INHERITS, _R_IMPLEMENTS):
+    """The roles a file has few matches of: bases, imports, scopes, the package, exports,
+    keyword and splat arguments."""
+    if role == _R_CALL_PART:
+        _collect_part(source, caps, out.parts)
+    elif role in (_R_INHERITS, _R_IMPLEMENTS):
         node = caps["inherits" if role == _R_INHERITS else "implements"][0]
         written = source[node.start_byte : node.end_byte]
         ref = _type_ref(_decode(compiled.clean(written) if compiled.clean is not None else written))
@@ -1271,7 +1372,7 @@ def _callee_of(text: bytes) -> tuple[str, str]:
     return found
 
 
-def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, bytes, int, int]]:
+def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, bytes, int, int, str]]:
     """The raw calls, and the ``@reference.call.bare`` names that no ``@local`` of their
     innermost function (its parameters, assignments, block parameters) holds."""
     if not found.bare_calls:
@@ -1279,12 +1380,14 @@ def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, byt
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
     held: set[tuple[str, bytes]] = {(functions.innermost(pos), name) for pos, name in found.locals}
     found.raw_calls.extend(
-        (pos, name, line, -1) for pos, name, line in found.bare_calls if (functions.innermost(pos), name) not in held
+        (pos, name, line, -1, "")
+        for pos, name, line in found.bare_calls
+        if (functions.innermost(pos), name) not in held
     )
     return found.raw_calls
 
 
-def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int]]) -> tuple[CallRef, ...]:
+def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int, str]]) -> tuple[CallRef, ...]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
     (both sorted by start) with a stack of the definitions open at the call."""
     if not raw_calls:
@@ -1297,7 +1400,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
     refs: list[CallRef] = []
     stack: list[int] = []
     j = 0
-    for pos, text, line, args in raw_calls:
+    for pos, text, line, args, shape in raw_calls:
         while j < count and starts[j] <= pos:
             while stack and ends[stack[-1]] <= starts[j]:
                 stack.pop()
@@ -1307,7 +1410,7 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
             stack.pop()
         found = _callees.get(text) or _callee_of(text)
         if found[0]:
-            refs.append(call_ref(quals[stack[-1]] if stack else "", found[0], found[1], line, args))
+            refs.append(call_ref(quals[stack[-1]] if stack else "", found[0], found[1], line, args, shape))
     return tuple(refs)
 
 
@@ -1328,16 +1431,11 @@ def _attribute_bases(
 # ----------------------------------------------------------------------------- typed names
 
 
-_SLASH = ord("/")
-_HASH = ord("#")
-
-
 def _count_named(node: Node, source: bytes) -> int:
     """Named children that are not comments (arguments, parameters); without a comment
     character in its text, every named child counts."""
-    text = source[node.start_byte : node.end_byte]
-    # (single bytes as ints: ``b"/" in text`` raises and clears a TypeError first)
-    if _SLASH not in text and _HASH not in text and text.find(b"--") < 0:
+    start, end = node.start_byte, node.end_byte
+    if source.find(b"#", start, end) < 0 and source.find(b"/", start, end) < 0 and source.find(b"--", start, end) < 0:
         return node.named_child_count
     # (one list of the children: ``named_child(i)`` walks from the first child each time)
     return sum(1 for child in node.named_children if not child.is_extra)

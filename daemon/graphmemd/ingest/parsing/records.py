@@ -35,17 +35,18 @@ def _setters(cls: type, names: tuple[str, ...]) -> tuple[_Setter, ...]:
 
 _new = object.__new__
 
-_c0, _c1, _c2, _c3, _c4 = _setters(CallRef, ("caller", "callee", "name", "line", "args"))
+_c0, _c1, _c2, _c3, _c4, _c5 = _setters(CallRef, ("caller", "callee", "name", "line", "args", "shape"))
 
 
-def call_ref(caller: str, callee: str, name: str, line: int, args: int) -> CallRef:
-    """``CallRef(caller, callee, name, line, args)``."""
+def call_ref(caller: str, callee: str, name: str, line: int, args: int, shape: str) -> CallRef:
+    """``CallRef(caller, callee, name, line, args, shape)``."""
     ref: CallRef = _new(CallRef)
     _c0(ref, caller)
     _c1(ref, callee)
     _c2(ref, name)
     _c3(ref, line)
     _c4(ref, args)
+    _c5(ref, shape)
     return ref
 
 

@@ -11,8 +11,11 @@
 ; ---- inheritance
 (class_definition superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherits))
 
-; ---- calls
-(call function: [(identifier) (attribute)] @reference.call)
+; ---- calls, with how each passes its arguments (a generator argument's call: shape unknown)
+(call function: [(identifier) (attribute)] @reference.call arguments: (_) @reference.call.arguments
+  (#set! reference.call.opaque "generator_expression"))
+(keyword_argument name: (identifier) @reference.call.keyword.name) @reference.call.keyword
+[(list_splat) (dictionary_splat)] @reference.call.splat
 
 ; ---- imports
 (import_statement name: (dotted_name) @import.module) @import

@@ -1,0 +1,95 @@
+"""A changed default makes suspect only the callers that leave the parameter out (issue 41):
+a real daemon, real files changed on disk, a note on each caller.
+
+``connect(h, timeout=9)`` and ``connect(h, 9)`` pass ``timeout``: a new default of it changes
+nothing for them, their notes stay fresh. ``connect(h)`` leaves it out and
+``connect(*args, **kwargs)`` may: their notes become suspect, and the one-line renderer says
+why. After a warm restart (snapshot or cached parses) the call shapes are known again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from call_shapes import CALLERS, CLIENT
+from conftest import Daemon, short_tmp
+from graphmem.changes import change_line
+from graphmem.client import GraphMem
+from graphmem.paths import resolve_paths
+from graphmem.types import ChangeKind, ObservationStatus
+from test_suspect import becomes, edit
+
+DaemonFactory = Callable[..., Daemon]
+
+CALLER_NAMES = ("by_keyword", "by_position", "omits", "splats", "fetches")
+
+
+def repo() -> Path:
+    root = short_tmp("gmd") / "shapes"
+    root.mkdir()
+    (root / "client.py").write_text(CLIENT, encoding="utf-8")
+    (root / "callers.py").write_text(CALLERS, encoding="utf-8")
+    return root
+
+
+def note_each_caller(c: GraphMem) -> dict[str, str]:
+    return {name: c.observe(f"{name} connects", anchors=[f"callers.py::{name}"]).id for name in CALLER_NAMES}
+
+
+def check_default_change(c: GraphMem, root: Path, notes: dict[str, str]) -> None:
+    edit(root / "client.py", "def connect(host, timeout=5):", "def connect(host, timeout=30):")
+    omits = becomes(c, notes["omits"], ObservationStatus.SUSPECT)
+    splats = becomes(c, notes["splats"], ObservationStatus.SUSPECT)
+    (r,) = omits.stale_reasons
+    assert r.change is ChangeKind.DEPENDENCY_CHANGED
+    assert r.detail.endswith("; this caller omits `timeout`")
+    assert change_line(r) == (
+        "`callers.py::omits`: calls `client.py::connect` without `timeout`, whose default changed: `5` → `30`, "
+        "uncommitted"
+    )
+    assert change_line(splats.stale_reasons[0]) == (
+        "`callers.py::splats`: calls `client.py::connect` with `*`/`**` arguments (maybe without `timeout`), "
+        "whose default changed: `5` → `30`, uncommitted"
+    )
+    # (the same delta judged them all: the two above are the barrier)
+    for name in ("by_keyword", "by_position", "fetches"):
+        o = c.get(notes[name])
+        assert (name, o.status, o.stale_reasons) == (name, ObservationStatus.FRESH, ())
+
+    # a method's defaults: `c.fetch("u", 3)` passes `timeout` (the instance is `c`), not `retries`;
+    # a new optional parameter of `connect` reaches no caller
+    text = (root / "client.py").read_text(encoding="utf-8")
+    (root / "client.py").write_text(
+        text.replace("url, timeout=5, *, retries=1", "url, timeout=50, *, retries=2").replace(
+            "def connect(host, timeout=30):", "def connect(host, timeout=30, *, tls=None):"
+        ),
+        encoding="utf-8",
+    )
+    (r,) = becomes(c, notes["fetches"], ObservationStatus.SUSPECT).stale_reasons
+    assert r.dependency_ref == "client.py::Client.fetch"
+    assert r.detail.endswith("; this caller omits `retries`")
+    assert c.get(notes["by_keyword"]).status is ObservationStatus.FRESH
+
+
+def test_a_changed_default_makes_suspect_only_the_callers_that_omit_it(daemon_factory: DaemonFactory) -> None:
+    root = repo()
+    d = daemon_factory([root])
+    with d.client() as c:
+        check_default_change(c, root, note_each_caller(c))
+
+
+@pytest.mark.parametrize("via", ["snapshot", "parses"])
+def test_call_shapes_are_known_after_a_warm_restart(daemon_factory: DaemonFactory, via: str) -> None:
+    root = repo()
+    d = daemon_factory([root])
+    with d.client() as c:
+        notes = note_each_caller(c)
+    assert d.stop() == 0
+    if via == "parses":  # (else the restart puts the graph back from the snapshot the stop wrote)
+        (snap,) = resolve_paths(str(d.home), {}).snapshots.glob("*.snap")
+        snap.unlink()
+    d2 = daemon_factory([root], home=d.home)
+    with d2.client() as c:
+        assert c.status().repositories[0].files_parsed == 0  # (the shapes come from the parse cache)
+        check_default_change(c, root, notes)
