@@ -151,3 +151,25 @@ def test_a_body_edited_in_the_working_tree_then_in_a_commit(daemon_factory: Call
     assert change_line(r) == f"`app/auth/crypto.py::hash_password`: body changed: 3 lines, in {sha[:7]}"
     with d.client() as c:  # every surface reads the same reason: the CLI's show, here through the client
         assert c.get(hashing.id).stale_reasons[0].lines_changed == 3
+
+
+def test_a_repository_registered_in_a_folder_of_a_git_repository(daemon_factory: Callable[..., Daemon]) -> None:
+    """The README's walk-through: the fixture registered where it lies, a folder of the git
+    repository (no ``.git`` of its own); the count reads the file at HEAD from there."""
+    copied = copy_fixture("python")
+    outer = copied.parent / "outer"
+    repo = outer / "fixtures" / "python"
+    repo.parent.mkdir(parents=True)
+    copied.rename(repo)
+    _git(outer, "init", "-q", "-b", "main")
+    _git(outer, "add", "-A")
+    _git(outer, "commit", "-qm", "the fixture")
+    d = daemon_factory([repo])
+    with d.client() as c:
+        note = c.observe("hashing is salted", anchors=["app/auth/crypto.py::hash_password"])
+    crypto = repo / "app/auth/crypto.py"
+    crypto.write_text(crypto.read_text().replace(
+        "return digest(password, salt=SALT)", "return digest(password.strip(), salt=SALT)"))
+    r = _reason(d, note.id)
+    assert (r.change, r.lines_changed, r.uncommitted) == (ChangeKind.BODY_CHANGED, 1, True)
+    assert change_line(r) == "`app/auth/crypto.py::hash_password`: body changed: 1 line, uncommitted"

@@ -44,7 +44,7 @@ def _git_text(root: Path, *args: str) -> str | None:
 def measure_bodies(root: Path, queries: Sequence[BodyQuery], before: str) -> dict[str, int]:
     """Anchor ref -> the lines its body change touched since commit ``before`` ("": HEAD), for
     the ``queries`` that can be measured."""
-    if not (root / ".git").exists() or shutil.which("git") is None:
+    if shutil.which("git") is None:
         return {}
     by_file: dict[str, list[BodyQuery]] = {}
     for q in queries:
@@ -58,7 +58,9 @@ def measure_bodies(root: Path, queries: Sequence[BodyQuery], before: str) -> dic
             now = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        then = _git_text(root, "show", f"{before or 'HEAD'}:{qs[0].path}")
+        # ("./": the path relative to ``root``, which may be a folder inside the git repository;
+        # outside git the command fails and the count stays unknown)
+        then = _git_text(root, "show", f"{before or 'HEAD'}:./{qs[0].path}")
         if then is None:
             continue
         for q in qs:
