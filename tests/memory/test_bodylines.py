@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable
-from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
+from gitrepo import committed_fixture, git
 from graphmem.changes import change_line
 from graphmem.types import Anchor, AnchorKind, Category, ChangeKind, Observation, ObservationStatus, StaleReason
 from graphmemd.graph.model import Language, SymbolInfo, SymbolKind
@@ -86,13 +84,6 @@ def test_only_body_changes_found_now_are_measured_and_counted() -> None:
     assert with_counts(o, 10.0, {ref: 0}) is o
 
 
-def _git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
-           "GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"}
-    out = subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env)
-    return out.stdout.strip()
-
-
 TOKEN_OLD = """def make_token(user_id: int) -> str:
     def payload() -> bytes:
         return str(user_id).encode()
@@ -116,20 +107,17 @@ def _reason(d: Daemon, note_id: str) -> StaleReason:
 
 
 def test_a_body_edited_in_the_working_tree_then_in_a_commit(daemon_factory: Callable[..., Daemon]) -> None:
-    repo = copy_fixture("python")
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "the fixture")
+    repo = committed_fixture("python")
     crypto = repo / "app/auth/crypto.py"
     assert TOKEN_OLD in crypto.read_text()
     # a commit on a branch the daemon has not seen: hash_password's body edited by 3 lines
-    _git(repo, "checkout", "-qb", "longer")
+    git(repo, "checkout", "-qb", "longer")
     crypto.write_text(crypto.read_text().replace(
         "    return digest(password, salt=SALT)\n",
         "    salted = password + SALT\n    twice = digest(salted, salt=SALT)\n    return twice.lower()\n"))
-    _git(repo, "commit", "-qam", "hash twice")
-    sha = _git(repo, "rev-parse", "HEAD")
-    _git(repo, "checkout", "-q", "main")
+    git(repo, "commit", "-qam", "hash twice")
+    sha = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "main")
     d = daemon_factory([repo])
     with d.client() as c:
         hashing = c.observe("hashing is salted", anchors=["app/auth/crypto.py::hash_password"])
@@ -140,12 +128,12 @@ def test_a_body_edited_in_the_working_tree_then_in_a_commit(daemon_factory: Call
     r = _reason(d, token.id)
     assert (r.change, r.lines_changed, r.uncommitted) == (ChangeKind.BODY_CHANGED, 3, True)
     assert change_line(r) == "`app/auth/crypto.py::make_token`: body changed: 3 lines, uncommitted"
-    _git(repo, "checkout", "-q", "--", "app/auth/crypto.py")
+    git(repo, "checkout", "-q", "--", "app/auth/crypto.py")
     with d.client() as c:
         wait_for(lambda: c.get(token.id).status is ObservationStatus.FRESH, 30)
 
     # committed: the branch's commit arrives with the merge (HEAD and the file move together)
-    _git(repo, "merge", "-q", "--ff-only", "longer")
+    git(repo, "merge", "-q", "--ff-only", "longer")
     r = _reason(d, hashing.id)
     assert (r.change, r.lines_changed, r.uncommitted, r.commit) == (ChangeKind.BODY_CHANGED, 3, False, sha)
     assert change_line(r) == f"`app/auth/crypto.py::hash_password`: body changed: 3 lines, in {sha[:7]}"
@@ -161,9 +149,9 @@ def test_a_repository_registered_in_a_folder_of_a_git_repository(daemon_factory:
     repo = outer / "fixtures" / "python"
     repo.parent.mkdir(parents=True)
     copied.rename(repo)
-    _git(outer, "init", "-q", "-b", "main")
-    _git(outer, "add", "-A")
-    _git(outer, "commit", "-qm", "the fixture")
+    git(outer, "init", "-q", "-b", "main")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-qm", "the fixture")
     d = daemon_factory([repo])
     with d.client() as c:
         note = c.observe("hashing is salted", anchors=["app/auth/crypto.py::hash_password"])
