@@ -34,10 +34,16 @@ TIMEOUT = 30.0
 
 
 class Repo:
-    """A copy of the knowledge fixture under git, committing at increasing times."""
+    """A copy of the knowledge fixture under git, committing at increasing times; with
+    ``folder``, as a folder of a git repository that holds a file beside it too."""
 
-    def __init__(self, git_init: bool = True) -> None:
-        self.root = copy_fixture("knowledge")
+    def __init__(self, git_init: bool = True, folder: bool = False) -> None:
+        self.root = self.top = copy_fixture("knowledge")
+        if folder:
+            self.top = self.root.parent / "outer"
+            (self.top / "sites").mkdir(parents=True)
+            self.root = self.root.rename(self.top / "sites" / "knowledge")
+            (self.top / "README.md").write_text("See `hash_password` in sites/knowledge.\n")
         self.clock = int(time.time()) - 1000
         if git_init:
             self.git("init", "-q", "-b", "main")
@@ -47,7 +53,7 @@ class Repo:
 
     def git(self, *args: str) -> str:
         env = {**os.environ, "GIT_COMMITTER_DATE": f"{self.clock} +0000", "GIT_AUTHOR_DATE": f"{self.clock} +0000"}
-        out = subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True, text=True, env=env)
+        out = subprocess.run(["git", "-C", str(self.top), *args], check=True, capture_output=True, text=True, env=env)
         return out.stdout.strip()
 
     def commit(self, message: str, add: bool = False) -> str:
@@ -228,6 +234,20 @@ def test_cold_start_reads_what_changed_since_the_paragraphs_from_history(daemon_
     d = daemon_factory([repo.root])
     with d.client() as c:
         _assert_changes_found(c, repo.root, commits)
+
+
+def test_a_folder_of_a_repository_reads_its_history_too(daemon_factory: DaemonFactory) -> None:
+    """Registered as a folder of a git repository: the same marks, with the same commits, read
+    from the history of the repository around it; a commit beside the folder changes none."""
+    repo = Repo(folder=True)
+    commits = _make_changes(repo, None)
+    (repo.top / "README.md").write_text("See `hash_password` in sites/knowledge (and `AuthService.login`).\n")
+    repo.commit("beside")
+    d = daemon_factory([repo.root])
+    with d.client() as c:
+        _assert_changes_found(c, repo.root, commits)
+        assert {o.knowledge.path for o in units(c) if o.knowledge} >= {"CLAUDE.md", "AGENTS.md"}
+        assert "README.md" not in {o.knowledge.path for o in units(c) if o.knowledge}
 
 
 def test_shared_notes_follow_branches_and_survive_a_restart(daemon_factory: DaemonFactory) -> None:

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from graphmemd.ingest.githistory import GitHistory
+from graphmemd.ingest.gitinfo import _PATHSPEC_MAX, last_commits, uncommitted_paths, working_tree_dirty
 from graphmemd.ingest.gitparse import UNCOMMITTED, parse_name_status
 
 
@@ -69,3 +70,50 @@ def test_outside_git_every_answer_is_empty(tmp_path: Path) -> None:
 def test_name_status_parser() -> None:
     text = "M\0a.md\0R087\0old.py\0new.py\0D\0gone.go\0"
     assert parse_name_status(text) == [("M", "a.md", "a.md"), ("R", "old.py", "new.py"), ("D", "gone.go", "gone.go")]
+
+
+def test_a_folder_inside_a_repository_sees_its_own_files_by_its_own_paths(tmp_path: Path) -> None:
+    """A registered folder of a working tree (no ``.git`` of its own): every answer is in
+    paths relative to the folder, and the files beside it are not part of it."""
+    outer = tmp_path / "outer"
+    folder = outer / "fixtures" / "py"
+    (folder / "pkg").mkdir(parents=True)
+    git(outer, "init", "-q", "-b", "main")
+    git(outer, "config", "user.email", "t@example.com")
+    git(outer, "config", "user.name", "T")
+    (folder / "pkg" / "m.py").write_text("def f():\n    return 1\n")
+    (folder / "n.py").write_text("x = 1\n")
+    (outer / "beside.py").write_text("y = 1\n")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-qm", "first")
+    first = git(outer, "rev-parse", "HEAD")
+    (outer / "beside.py").write_text("y = 2\n")  # a commit touching only the file beside
+    git(outer, "commit", "-qam", "beside")
+    git(folder, "mv", "n.py", "o.py")
+    git(outer, "commit", "-qm", "rename")
+    third = git(outer, "rev-parse", "HEAD")
+    (folder / "pkg" / "m.py").write_text("def f():\n    return 2\n")
+    (outer / "beside.py").write_text("y = 3\n")  # not committed, beside the folder
+    (folder / "new.py").write_text("z = 1\n")  # untracked, in the folder
+
+    h = GitHistory(folder)
+    assert h.enabled
+    assert h.head == third
+    assert [c for c, _ in h.commits("pkg/m.py")] == [first]
+    assert h.dirty() == {"pkg/m.py"}
+    assert ("R", "n.py", "o.py") in h.changed_since(first)
+    assert all("beside" not in p for _, old, new in h.changed_since(first) for p in (old, new))
+    assert h.blame("pkg/m.py")[1].commit == first
+    assert not h.blame("pkg/m.py")[2].committed
+    got = h.blobs([(first, "pkg/m.py"), (third, "o.py"), (third, "beside.py")])
+    assert got[(first, "pkg/m.py")] == b"def f():\n    return 1\n"
+    assert got[(third, "o.py")] == b"x = 1\n"
+    assert got[(third, "beside.py")] is None  # beside the folder: not one of its files
+
+    assert uncommitted_paths(folder, ["pkg/m.py", "o.py", "new.py"]) == {"pkg/m.py", "new.py"}
+    many = [f"x{i}.py" for i in range(_PATHSPEC_MAX)] + ["pkg/m.py", "o.py"]  # one status of the folder
+    assert uncommitted_paths(folder, many) == {"pkg/m.py"}
+    assert last_commits(folder, ["o.py", "pkg/m.py"]) == {"o.py": third, "pkg/m.py": first}
+    git(folder, "checkout", "-q", "--", "pkg/m.py")
+    assert not working_tree_dirty(folder)  # beside.py is changed, but not in the folder
+    assert working_tree_dirty(outer)

@@ -1,6 +1,6 @@
-"""What git says about worktrees, read from a real repository: the common directory of a
-working tree's top (and none for a subdirectory), the working trees a repository lists,
-and the branch at HEAD."""
+"""What git says about worktrees, read from a real repository: where a directory sits (the
+common directory, the top of its working tree, and the folder below it), the working trees a
+repository lists, and the branch at HEAD."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import short_tmp
-from graphmemd.ingest.gitinfo import git_common_dir, head_branch, worktree_roots
+from graphmemd.ingest.gitinfo import git_place, head_branch, head_commit, worktree_roots
 
 
 def git(root: Path, *args: str) -> None:
@@ -28,14 +28,22 @@ def repo() -> Path:
     return root
 
 
-def test_worktrees_share_the_common_directory_and_a_subdirectory_is_on_its_own() -> None:
+def test_worktrees_share_the_common_directory_and_a_folder_is_in_its_working_tree() -> None:
     root = repo()
     wt = root.parent / "wt"
     git(root, "worktree", "add", "-q", "-b", "feature", str(wt))
-    assert git_common_dir(root) == root / ".git"
-    assert git_common_dir(wt) == root / ".git"
-    assert git_common_dir(root / "sub") is None  # not the top of a working tree
-    assert git_common_dir(root.parent) is None  # not in git
+    main, linked, sub = git_place(root), git_place(wt), git_place(wt / "sub")
+    assert main is not None
+    assert linked is not None
+    assert sub is not None
+    assert (main.top, main.git_dir, main.common_dir, main.prefix) == (root, root / ".git", root / ".git", "")
+    assert (linked.top, linked.common_dir, linked.prefix) == (wt, root / ".git", "")
+    assert linked.git_dir == root / ".git" / "worktrees" / "wt"
+    assert (sub.top, sub.git_dir, sub.common_dir, sub.prefix) == (wt, linked.git_dir, root / ".git", "sub/")
+    assert sub.from_top("sub/a.py") == "a.py"
+    assert sub.from_top("b.py") is None
+    assert head_commit(wt / "sub") == head_commit(wt) != ""  # a folder's HEAD is its working tree's
+    assert git_place(root.parent) is None  # not in git
     assert worktree_roots(root / ".git") == [root, wt]
     assert (head_branch(root), head_branch(wt)) == ("main", "feature")
 

@@ -143,17 +143,25 @@ def test_a_body_edited_in_the_working_tree_then_in_a_commit(daemon_factory: Call
 
 def test_a_repository_registered_in_a_folder_of_a_git_repository(daemon_factory: Callable[..., Daemon]) -> None:
     """The README's walk-through: the fixture registered where it lies, a folder of the git
-    repository (no ``.git`` of its own); the count reads the file at HEAD from there."""
+    repository (no ``.git`` of its own). It is in that repository: its HEAD in ``status``, the
+    count read from there, the commit named once the change is committed; a file beside the
+    folder changing, committed or not, does not touch its notes."""
     copied = copy_fixture("python")
     outer = copied.parent / "outer"
     repo = outer / "fixtures" / "python"
     repo.parent.mkdir(parents=True)
     copied.rename(repo)
+    beside = outer / "beside.py"
+    beside.write_text("def hash_password(password):\n    return password\n")
     git(outer, "init", "-q", "-b", "main")
     git(outer, "add", "-A")
     git(outer, "commit", "-qm", "the fixture")
+    first = git(outer, "rev-parse", "HEAD")
     d = daemon_factory([repo])
     with d.client() as c:
+        (r_status,) = c.status().repositories
+        assert (r_status.head_commit, [(x.branch, x.head_commit) for x in r_status.checkouts]) == (
+            first, [("main", first)])
         note = c.observe("hashing is salted", anchors=["app/auth/crypto.py::hash_password"])
     crypto = repo / "app/auth/crypto.py"
     crypto.write_text(crypto.read_text().replace(
@@ -161,3 +169,22 @@ def test_a_repository_registered_in_a_folder_of_a_git_repository(daemon_factory:
     r = _reason(d, note.id)
     assert (r.change, r.lines_changed, r.uncommitted) == (ChangeKind.BODY_CHANGED, 1, True)
     assert change_line(r) == "`app/auth/crypto.py::hash_password`: body changed: 1 line, uncommitted"
+
+    # beside the folder: a change and a commit of it alone (HEAD moves) leave the note as it was
+    beside.write_text("def hash_password(password):\n    return password.strip()\n")
+    git(outer, "commit", "-qm", "beside", "--", "beside.py")
+    second = git(outer, "rev-parse", "HEAD")
+    with d.client() as c:
+        wait_for(lambda: c.recall("hashing") and c.status().repositories[0].head_commit == second, 30)
+        d.wait_idle()
+        (r,) = c.get(note.id).stale_reasons
+        assert change_line(r) == "`app/auth/crypto.py::hash_password`: body changed: 1 line, uncommitted"
+        assert [a.ref for a in c.get(note.id).anchors] == ["app/auth/crypto.py::hash_password"]
+
+        # the folder's change committed: its commit is named
+        git(outer, "commit", "-qam", "strip the password")
+        third = git(outer, "rev-parse", "HEAD")
+        wait_for(lambda: c.recall("hashing") and c.get(note.id).stale_reasons[0].commit == third, 30)
+        (r,) = c.get(note.id).stale_reasons
+        assert (r.lines_changed, r.uncommitted) == (1, False)
+        assert change_line(r) == f"`app/auth/crypto.py::hash_password`: body changed: 1 line, in {third[:7]}"

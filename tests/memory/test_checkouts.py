@@ -136,8 +136,10 @@ def test_a_rename_in_the_showing_checkout_stays_with_its_projection() -> None:
     assert [x.ref for x in other.anchors] == ["m.py::h"]
 
 
-def seen(cid: str, root: str, repo: str = "r", common: str | None = "/r/.git", exists: bool = True) -> CheckoutSeen:
-    return CheckoutSeen(cid, Path(root), repo, Path(common) if common else None, exists)
+def seen(
+    cid: str, root: str, repo: str = "r", common: str | None = "/r/.git", exists: bool = True, prefix: str = ""
+) -> CheckoutSeen:
+    return CheckoutSeen(cid, Path(root), repo, Path(common) if common else None, exists, prefix)
 
 
 def test_plan_registers_new_worktrees_and_drops_removed_ones() -> None:
@@ -154,3 +156,15 @@ def test_plan_keeps_declined_and_lone_missing_checkouts() -> None:
     todo = plan(shared, {Path("/r/.git"): [Path("/r"), Path("/wt/b"), Path("/wt/d")]}, declined=[Path("/wt/d")])
     assert todo.add == ()
     assert todo.drop == ("b",)  # its directory is gone, and its repository has another checkout
+
+
+def test_plan_for_a_folder_of_a_working_tree_is_that_folder_of_every_worktree() -> None:
+    checkouts = [
+        seen("py", "/r/fx/py", repo="py", prefix="fx/py/"),
+        seen("b", "/wt/b/fx/py", repo="py", prefix="fx/py/"),
+    ]
+    todo = plan(checkouts, {Path("/r/.git"): [Path("/r"), Path("/wt/c")]}, declined=[])
+    assert todo.add == (Path("/wt/c/fx/py"),)  # not /wt/c itself: the folder is what was registered
+    assert todo.drop == ("b",)  # its worktree is no longer listed
+    alone = [seen("py", "/r/fx/py", repo="py", prefix="fx/py/", exists=False)]
+    assert plan(alone, {Path("/r/.git"): [Path("/r")]}, declined=[]) == plan([], {}, [])  # (lone: kept)

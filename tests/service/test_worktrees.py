@@ -268,3 +268,35 @@ def test_a_note_seen_from_another_checkout_gets_its_rename_and_dependency_reason
         assert again is not None
         assert again.anchors[0].ref == moved
         assert reasons(again) == reasons(projected)
+
+
+def test_a_folder_registered_in_a_repository_is_that_folder_in_its_worktrees(daemon_factory: DaemonFactory) -> None:
+    """The repository registered as a folder of its working tree (``fixtures/repos/python`` in
+    a clone of graphmem): ``git worktree add`` registers the same folder of the new worktree,
+    one repository with it; another folder of the same git repository stays a repository of
+    its own."""
+    copied = copy_fixture("python")
+    outer = copied.parent / "outer"
+    (outer / "fx").mkdir(parents=True)
+    a = copied.rename(outer / "fx" / "python")
+    other = outer / "fx" / "other"
+    other.mkdir()
+    (other / "m.py").write_text("def f():\n    return 1\n")
+    git(outer, "init", "-q", "-b", "main")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-q", "-m", "init")
+    wt = outer.parent / "wt-b"
+    d = daemon_factory([a, other])
+    with d.client() as c:
+        git(outer, "worktree", "add", "-q", "-b", "feature", str(wt))
+        b = wt / "fx" / "python"
+        wait_for(lambda: ready(c, b) and ready(c, wt / "fx" / "other"), 20)  # each registered folder's
+        roots = checkouts(c)
+        assert roots[str(a)] == roots[str(b)]  # one repository: the folder and that folder of the worktree
+        assert roots[str(other)] == roots[str(wt / "fx" / "other")] != roots[str(a)]  # another folder: another
+        assert str(wt) not in roots
+        (rb,) = [r for r in c.status().repositories if r.root == str(b)]
+        assert rb.files_parsed == 0
+        assert {(x.root, x.branch) for x in rb.checkouts} == {(str(a), "main"), (str(b), "feature")}
+        git(outer, "worktree", "remove", "--force", str(wt))
+        wait_for(lambda: str(b) not in checkouts(c), 10)

@@ -4,11 +4,13 @@ A supervised loop looks, five times a second, at the ``worktrees/`` folder of ea
 repository's common git directory (``git worktree add`` creates an entry there, ``git worktree
 remove`` and ``git worktree prune`` delete it) and at whether each checkout's directory still
 exists. A new worktree of a registered repository is registered (and indexed, sharing the
-parses its siblings already have); a checkout whose worktree entry or directory is gone is
-dropped: its graph is forgotten, its notes stay in the repository and every other checkout
-keeps showing them. A lone repository whose directory disappears is not dropped (it may be an
-unmounted disk: ``status`` reports it and the rescans wait for it), and a worktree the user
-removed with ``graphmem repo remove`` is not registered again.
+parses its siblings already have); for a repository registered as a folder inside its working
+tree, the same folder of the new worktree is (once it exists there). A checkout whose worktree
+entry or directory is gone is dropped: its graph is forgotten, its notes stay in the
+repository and every other checkout keeps showing them. A lone repository whose directory
+disappears is not dropped (it may be an unmounted disk: ``status`` reports it and the rescans
+wait for it), and a worktree the user removed with ``graphmem repo remove`` is not registered
+again.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ class WorktreeWatch:
     def look(self) -> WorktreePlan:
         """Compare what git lists with what is registered, and act on the difference."""
         rts = self._checkouts()
-        seen = [CheckoutSeen(rt.id, rt.root, rt.repository, rt.common_dir, rt.root.is_dir()) for rt in rts]
+        seen = [
+            CheckoutSeen(rt.id, rt.root, rt.repository, rt.common_dir, rt.root.is_dir(), rt.git_prefix) for rt in rts
+        ]
         worktrees = {c: self._worktrees(c) for c in {rt.common_dir for rt in rts} if c is not None and c.is_dir()}
         todo = plan(seen, worktrees, self._declined())
         by_id = {rt.id: rt for rt in rts}
@@ -62,6 +66,8 @@ class WorktreeWatch:
             logger.info("checkout %s (%s) is gone: dropped, its notes kept", cid, by_id[cid].root)
             self._drop(by_id[cid])
         for root in todo.add:
+            if not root.is_dir():
+                continue  # a registered folder this worktree's branch does not have (yet)
             logger.info("new worktree %s: registered", root)
             self._add(root)
         return todo

@@ -5,17 +5,21 @@
 
 Every method returns empty answers outside git, or when git fails (the caller then treats
 the working tree as the only version: the file's modification time stands in for the commit).
+
+Paths in and out are relative to the registered directory, which may be a folder inside the
+working tree (``GitPlace.prefix``): git runs in that folder (a pathspec is relative to it),
+prints paths from it (``--relative``, which also leaves out the files beside it) and is asked
+for ``<commit>:<prefix><path>`` where it names a file at a commit.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from graphmemd.ingest.gitinfo import git_command, head_commit, run_git
+from graphmemd.ingest.gitinfo import git_place, head_commit, run_git
 from graphmemd.ingest.gitparse import (
     BlameLine,
     LoggedCommit,
@@ -36,7 +40,9 @@ class GitHistory:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        place = git_place(root)
         self.head = head_commit(root)
+        self._prefix = place.prefix if place is not None else ""
         self._blame: dict[str, dict[int, BlameLine]] = {}
         self._log: dict[str, list[tuple[str, int]]] = {}
         self._timeline: list[LoggedCommit] | None = None
@@ -79,7 +85,9 @@ class GitHistory:
         ``git log`` per pass: per-file logs and changes since a commit are read from it)."""
         if self._timeline is None:
             fmt = "--format=%x00%H%x09%ct%x09%P"
-            text = self._run("-c", "core.quotePath=false", "log", "--topo-order", fmt, "--name-status", "-M")
+            text = self._run(
+                "-c", "core.quotePath=false", "log", "--topo-order", fmt, "--name-status", "-M", "--relative"
+            )  # fmt: skip
             self._timeline = parse_log_names(text) if text else []
             self._position = {c.commit: i for i, c in enumerate(self._timeline)}
             for c in self._timeline:
@@ -106,7 +114,7 @@ class GitHistory:
     def dirty(self) -> set[str]:
         """Tracked files whose working-tree content differs from HEAD."""
         if self._dirty is None:
-            text = self._run("diff", "--name-only", "-z", "HEAD") if self.enabled else None
+            text = self._run("diff", "--relative", "--name-only", "-z", "HEAD") if self.enabled else None
             self._dirty = {p for p in (text or "").split("\0") if p}
         return self._dirty
 
@@ -119,7 +127,8 @@ class GitHistory:
             if commit in self._position:
                 got = changes_since(timeline, ancestors(timeline, self._position, commit))
             else:  # not on HEAD's history (a rebased-away commit): ask git
-                text = self._run("diff", "--name-status", "-z", "-M", commit, "HEAD") if self.enabled else None
+                args = ("diff", "--relative", "--name-status", "-z", "-M", commit, "HEAD")
+                text = self._run(*args) if self.enabled else None
                 got = parse_name_status(text) if text else []
             seen = {old for _, old, _ in got} | {new for _, _, new in got}
             got += [("M", p, p) for p in sorted(self.dirty() - seen)]
@@ -132,7 +141,7 @@ class GitHistory:
         wanted = list(dict.fromkeys(wanted))
         todo = [w for w in wanted if w not in self._ids]
         if todo and self.enabled:
-            out = self._cat_file("--batch-check", [f"{c}:{p}" for c, p in todo])
+            out = self._cat_file("--batch-check", [f"{c}:{self._prefix}{p}" for c, p in todo])
             lines = out.decode("utf-8", "replace").split("\n") if out is not None else []
             for key, line in zip(todo, lines, strict=False):
                 head = line.split(" ")
@@ -167,14 +176,8 @@ class GitHistory:
     def _cat_file(self, mode: str, names: list[str]) -> bytes | None:
         self.calls += 1
         try:
-            proc = subprocess.run(
-                git_command(self.root, "cat-file", mode),
-                input="".join(f"{n}\n" for n in names).encode(),
-                capture_output=True,
-                timeout=_TIMEOUT,
-                check=False,
-                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"},
-            )
+            asked = "".join(f"{n}\n" for n in names).encode()
+            proc = run_git(self.root, "cat-file", mode, timeout=_TIMEOUT, stdin=asked)
         except (OSError, subprocess.TimeoutExpired) as exc:
             logger.warning("git cat-file failed in %s: %s", self.root, exc)
             return None

@@ -10,35 +10,70 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import stat
 import subprocess
 from collections.abc import Collection
 from pathlib import Path
 
+from graphmemd.ingest.gitparse import GitPlace, gitfile_target, parse_status
+
 logger = logging.getLogger(__name__)
 
 
-def _git_dir(root: Path) -> Path | None:
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    if dot.is_file():  # worktree / submodule: "gitdir: <path>"
+#: registered directory -> (its place, the ``.git`` it was read from, that entry's inode and
+#: mtime): a ``.git`` file (a linked worktree's) and its ``commondir`` are read once
+_places: dict[Path, tuple[GitPlace, Path, tuple[int, int]]] = {}
+
+
+def git_place(root: Path) -> GitPlace | None:
+    """Where ``root`` sits in git (None: not in a git working tree). Found as git finds it:
+    the nearest ``.git`` at ``root`` or above it (a directory holding ``HEAD``, or a file
+    naming one), so a folder inside a repository is in that repository. One ``stat`` per
+    level between ``root`` and its top per call (the watcher and every index pass ask):
+    what was read from a ``.git`` is kept while that entry does not change."""
+    for level in (root, *root.parents):
+        dot = level / ".git"
         try:
-            text = dot.read_text(encoding="utf-8", errors="replace").strip()
+            st = dot.stat()
         except OSError:
-            return None
-        if text.startswith("gitdir:"):
-            p = Path(text.split(":", 1)[1].strip())
-            return p if p.is_absolute() else (root / p).resolve()
+            continue
+        key = (st.st_ino, st.st_mtime_ns)
+        cached = _places.get(root)
+        if cached is not None and cached[1] == dot and cached[2] == key:
+            return cached[0]
+        git_dir = _read_dot_git(dot, is_dir=stat.S_ISDIR(st.st_mode))
+        if git_dir is None:
+            if stat.S_ISDIR(st.st_mode):
+                continue  # not a git directory (git goes on looking above too)
+            return None  # a ``.git`` file naming nothing: git stops there with an error
+        rel = root.relative_to(level).as_posix()
+        place = GitPlace(level, git_dir, _common_dir(git_dir), "" if rel == "." else rel + "/")
+        _places[root] = (place, dot, key)
+        return place
     return None
+
+
+def _read_dot_git(dot: Path, *, is_dir: bool) -> Path | None:
+    """The git directory a ``.git`` entry is or names (None: neither)."""
+    if is_dir:
+        return dot if (dot / "HEAD").is_file() else None
+    try:
+        target = gitfile_target(dot.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    if target is None:
+        return None
+    p = Path(target)
+    return p if p.is_absolute() else (dot.parent / p).resolve()
 
 
 def _head(root: Path) -> tuple[Path, str] | None:
     """(git directory, what its HEAD file says), or None outside git."""
-    gd = _git_dir(root)
-    if gd is None:
+    place = git_place(root)
+    if place is None:
         return None
     try:
-        return gd, (gd / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        return place.git_dir, (place.git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return None
 
@@ -77,11 +112,12 @@ def _common_dir(gd: Path) -> Path:
 
 
 def working_tree_dirty(root: Path, timeout: float = 5.0) -> bool:
-    """True when tracked files differ from HEAD (``git status --porcelain -uno``)."""
-    if _git_dir(root) is None or shutil.which("git") is None:
+    """True when tracked files under ``root`` differ from HEAD (``git status --porcelain -uno
+    -- .``: a folder inside a repository is not dirty by the files beside it)."""
+    if git_place(root) is None or shutil.which("git") is None:
         return False
     try:
-        out = run_git(root, "status", "--porcelain", "-uno", timeout=timeout)
+        out = run_git(root, "status", "--porcelain", "-uno", "--", ".", timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as exc:
         logger.warning("git status failed in %s: %s", root, exc)
         return False
@@ -93,38 +129,21 @@ def git_command(root: Path, *args: str) -> list[str]:
     return ["git", "--no-optional-locks", "-C", str(root), *args]
 
 
-def run_git(root: Path, *args: str, timeout: float = 5.0) -> subprocess.CompletedProcess[bytes]:
-    """Run git read-only in ``root`` (``--no-optional-locks``, ``GIT_OPTIONAL_LOCKS=0``)."""
+def run_git(
+    root: Path, *args: str, timeout: float = 5.0, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git read-only in ``root`` (``--no-optional-locks``, ``GIT_OPTIONAL_LOCKS=0``),
+    ``stdin`` written to it (none: it reads nothing)."""
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     return subprocess.run(
         git_command(root, *args),
         capture_output=True,
         timeout=timeout,
         check=False,
-        stdin=subprocess.DEVNULL,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
         env=env,
     )
-
-
-def git_common_dir(root: Path) -> Path | None:
-    """The git directory every worktree of ``root``'s repository shares
-    (``git rev-parse --git-common-dir``), resolved; None when ``root`` is not the top of a
-    git working tree (a subdirectory of one is a repository of its own to graphmem)."""
-    try:
-        out = run_git(root, "rev-parse", "--show-toplevel", "--git-common-dir")
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        logger.warning("git rev-parse failed in %s: %s", root, exc)
-        return None
-    lines = out.stdout.decode("utf-8", "replace").splitlines()
-    if out.returncode != 0 or len(lines) != 2:
-        return None
-    try:
-        if Path(lines[0]).resolve() != root.resolve():
-            return None
-        p = Path(lines[1])
-        return (p if p.is_absolute() else root / p).resolve()
-    except OSError:
-        return None
 
 
 def head_branch(root: Path) -> str:
@@ -187,14 +206,15 @@ _PATHSPEC_MAX = 200
 
 
 def uncommitted_paths(root: Path, paths: Collection[str], timeout: float = 5.0) -> frozenset[str]:
-    """Which of ``paths`` (repository-relative) differ from HEAD in the working tree: modified,
+    """Which of ``paths`` (relative to ``root``) differ from HEAD in the working tree: modified,
     added, deleted, renamed or untracked. Outside a git repository nothing is committed: all
     of them. When git fails, none (the change is then told as committed at HEAD)."""
     if not paths:
         return frozenset()
-    if _git_dir(root) is None or shutil.which("git") is None:
+    place = git_place(root)
+    if place is None or shutil.which("git") is None:
         return frozenset(paths)
-    spec = sorted(paths) if len(paths) <= _PATHSPEC_MAX else []
+    spec = sorted(paths) if len(paths) <= _PATHSPEC_MAX else ["."]
     try:
         out = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *spec, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -202,18 +222,9 @@ def uncommitted_paths(root: Path, paths: Collection[str], timeout: float = 5.0) 
         return frozenset()
     if out.returncode != 0:
         return frozenset()
-    dirty: set[str] = set()
-    fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
-    i = 0
-    while i < len(fields):
-        entry = fields[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        dirty.add(entry[3:])
-        if entry[0] in "RC":  # a rename or copy: the next field is where it came from
-            dirty.add(fields[i])
-            i += 1
+    # (git prints them from the top of the working tree, whatever folder it runs in)
+    tops = parse_status(out.stdout.decode("utf-8", "surrogateescape"))
+    dirty = {p for p in map(place.from_top, tops) if p is not None}
     return frozenset(p for p in paths if p in dirty)
 
 
@@ -221,7 +232,7 @@ def last_commits(root: Path, paths: Collection[str], timeout: float = 5.0) -> di
     """For each of ``paths``, the last commit (at HEAD) that touched it; a path git knows no
     commit of is left out."""
     out: dict[str, str] = {}
-    if _git_dir(root) is None or shutil.which("git") is None:
+    if git_place(root) is None or shutil.which("git") is None:
         return out
     for p in sorted(paths):
         try:

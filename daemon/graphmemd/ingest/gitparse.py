@@ -3,12 +3,16 @@
 * ``parse_blame``: ``git blame --porcelain`` -> the commit and committer time of every line
   (lines not committed yet have the all-zero commit: ``UNCOMMITTED``);
 * ``parse_log``: ``git log --format=%H%x09%ct`` -> (commit, time) pairs;
-* ``parse_name_status``: ``git diff --name-status -z -M`` -> (status, old path, new path).
+* ``parse_name_status``: ``git diff --name-status -z -M`` -> (status, old path, new path);
+* ``parse_status``: ``git status --porcelain=v1 -z`` -> the paths that differ from HEAD;
+* ``gitfile_target``: a ``.git`` file (a linked worktree's, a submodule's) -> the git
+  directory it names; ``GitPlace``: where a registered directory sits in its repository.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 UNCOMMITTED: Final = "0" * 40
@@ -25,6 +29,52 @@ class BlameLine:
     def committed(self) -> bool:
         """Whether the line is committed (not a working-tree change)."""
         return self.commit != UNCOMMITTED
+
+
+@dataclass(frozen=True, slots=True)
+class GitPlace:
+    """Where a registered directory sits in git. It may be the top of a working tree or any
+    folder inside one (the README's ``fixtures/repos/python`` in a clone of graphmem): git
+    answers with paths relative to ``top`` where graphmem's paths are relative to the
+    registered directory, ``prefix`` apart."""
+
+    #: the working tree's top directory (the one holding ``.git``)
+    top: Path
+    #: this working tree's own git directory (its HEAD and index)
+    git_dir: Path
+    #: the git directory every worktree of the repository shares
+    common_dir: Path
+    #: the registered directory relative to ``top``: "" at the top, else POSIX ending in "/"
+    prefix: str = ""
+
+    def from_top(self, path: str) -> str | None:
+        """A path as git prints it from the top, relative to the registered directory
+        (None: outside it)."""
+        return path[len(self.prefix) :] if path.startswith(self.prefix) else None
+
+
+def gitfile_target(text: str) -> str | None:
+    """The git directory a ``.git`` file names (``gitdir: <path>``; None: not such a file)."""
+    first = text.strip()
+    return first.split(":", 1)[1].strip() or None if first.startswith("gitdir:") else None
+
+
+def parse_status(text: str) -> set[str]:
+    """Every path of ``git status --porcelain=v1 -z`` (relative to the top): modified,
+    added, deleted, untracked, and both sides of a rename or copy."""
+    dirty: set[str] = set()
+    fields = text.split("\0")
+    i = 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        dirty.add(entry[3:])
+        if entry[0] in "RC" and i < len(fields):  # a rename or copy: the next field is where it came from
+            dirty.add(fields[i])
+            i += 1
+    return dirty
 
 
 def parse_blame(text: str) -> dict[int, BlameLine]:

@@ -36,7 +36,7 @@ from graphmem.types import IndexProgress, IndexState
 
 from graphmemd.graph.model import ResolvedEdges
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
-from graphmemd.ingest.gitinfo import git_common_dir
+from graphmemd.ingest.gitinfo import git_place
 from graphmemd.ingest.identity import RepoIdentity, identity_of
 from graphmemd.ingest.knowledge.selection import DEFAULT_SELECTION, KnowledgeSelection
 from graphmemd.ingest.parse_pack import CachedHead
@@ -59,13 +59,17 @@ def repo_id_for(root: Path) -> str:
     return f"{name}-{digest}"
 
 
-def repository_id_for(root: Path, common_dir: Path | None) -> str:
+def repository_id_for(root: Path, common_dir: Path | None, prefix: str = "") -> str:
     """The id of the repository a checkout at ``root`` belongs to: that of its main working
     tree (the directory holding the common ``.git``), or of the common directory itself for a
-    bare repository's worktrees; ``root``'s own id outside git."""
+    bare repository's worktrees; ``root``'s own id outside git. A folder registered inside a
+    working tree (``prefix``, relative to its top) is the same folder of the main working
+    tree: two folders of one repository are two repositories to graphmem, and a folder and
+    that same folder in another worktree are two checkouts of one."""
     if common_dir is None:
         return repo_id_for(root)
-    return repo_id_for(common_dir.parent if common_dir.name == ".git" else common_dir)
+    main = common_dir.parent if common_dir.name == ".git" else common_dir
+    return repo_id_for(main / prefix if prefix else main)
 
 
 @dataclass(eq=False)
@@ -116,8 +120,10 @@ class RepoRuntime:
     identity: RepoIdentity = field(default_factory=RepoIdentity)
     #: the repository this checkout belongs to (``repository_id_for``; its own id when alone)
     repository: str = ""
-    #: the git directory its worktrees share (None: not a git repository)
+    #: the git directory its worktrees share (None: not in a git working tree)
     common_dir: Path | None = None
+    #: the root relative to the top of its git working tree ("" at the top, else "a/b/")
+    git_prefix: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: which files are knowledge files (``.graphmem.toml``), and why that file was not usable
     knowledge: KnowledgeSelection = DEFAULT_SELECTION
@@ -134,8 +140,10 @@ class RepoRuntime:
         flt = RepoFilter(root)
         rt = cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
         rt.identity = identity_of(root)
-        rt.common_dir = git_common_dir(root)
-        rt.repository = repository_id_for(root, rt.common_dir)
+        place = git_place(root)
+        if place is not None:
+            rt.common_dir, rt.git_prefix = place.common_dir, place.prefix
+        rt.repository = repository_id_for(root, rt.common_dir, rt.git_prefix)
         return rt
 
     def progress(self, started: float) -> IndexProgress:

@@ -20,6 +20,8 @@ class CheckoutSeen:
     repository: str
     common_dir: Path | None
     exists: bool
+    #: the checkout relative to the top of its working tree ("" at the top, else "a/b/")
+    prefix: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +38,22 @@ def plan(
     """Pure: the worktrees of registered repositories that are not registered (and not
     declined), and the checkouts to drop: those git no longer lists as a worktree, and those
     of a repository of several whose directory is gone (``worktrees``: common directory ->
-    its working trees)."""
+    its working trees). A checkout registered as a folder inside its working tree (its
+    ``prefix``) stands for that same folder in every worktree: those are what is added and
+    listed (whether the folder exists on a worktree's branch is for the caller to check)."""
     registered = {c.root for c in seen}
     skip = set(declined) | registered
-    add = [r for roots in worktrees.values() for r in roots if r not in skip]
+    listed: dict[tuple[Path, str], list[Path]] = {}
+    for c in seen:
+        if c.common_dir is not None and c.common_dir in worktrees:
+            listed[(c.common_dir, c.prefix)] = [top / c.prefix if c.prefix else top for top in worktrees[c.common_dir]]
+    add = [r for roots in listed.values() for r in roots if r not in skip]
     per_repo: dict[str, int] = {}
     for c in seen:
         per_repo[c.repository] = per_repo.get(c.repository, 0) + 1
     drop: list[str] = []
     for c in seen:
-        listed = c.common_dir is None or c.common_dir not in worktrees or c.root in worktrees[c.common_dir]
-        if not listed or (not c.exists and per_repo[c.repository] > 1):
+        gone = c.common_dir is not None and c.root not in listed.get((c.common_dir, c.prefix), [c.root])
+        if gone or (not c.exists and per_repo[c.repository] > 1):
             drop.append(c.id)
     return WorktreePlan(tuple(dict.fromkeys(add)), tuple(drop))

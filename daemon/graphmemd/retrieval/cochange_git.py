@@ -2,7 +2,8 @@
 
 * ``CoChangeMiner.mine(root, head)`` / ``.extend(co, root, head)`` run ``git log`` (always with
   ``--no-optional-locks``) and return a new ``CoChange``; a tree that is not a git repository
-  (or has no commits) gives None.
+  (or has no commits) gives None. A repository registered as a folder inside a working tree
+  is mined from the commits that touched that folder, with paths relative to it.
 * ``CoChangeFiles`` saves one JSON file per repository under ``<data dir>/cochange/`` (written
   to a temp file, fsynced, renamed over: atomic) and loads it back at start.
 * ``CoChangeKeeper`` holds the current ``CoChange`` of each repository for retrieval
@@ -29,7 +30,7 @@ from typing import Protocol
 
 from graphmem.types import IndexState
 
-from graphmemd.ingest.gitinfo import head_commit
+from graphmemd.ingest.gitinfo import git_place, head_commit
 from graphmemd.retrieval.cochange import DEFAULT_WINDOW, CoChange, CommitChange, parse_log
 
 logger = logging.getLogger(__name__)
@@ -66,6 +67,9 @@ class CoChangeMiner:
         memory whole. None when git is missing, fails or times out."""
         if shutil.which("git") is None:
             return None
+        place = git_place(root)
+        # a folder inside a working tree: its commits only, its paths relative to it
+        inside = ["--relative", "--", "."] if place is not None and place.prefix else ["--"]
         with tempfile.TemporaryDirectory(prefix="gm-cochange-", dir=self.scratch) as tmp:
             attrs = Path(tmp) / "attributes"
             attrs.write_text(ATTRIBUTES, encoding="utf-8")
@@ -75,7 +79,7 @@ class CoChangeMiner:
                 "-c", f"diff.gmjs.xfuncname={JS_FUNCNAME}",
                 "log", "--first-parent", "--diff-merges=first-parent", "-M", "-p", "-U0",
                 "--no-color", "--no-ext-diff", "--no-textconv", "--format=%x00%H %ct",
-                f"-n{limit}", rev, "--",
+                f"-n{limit}", rev, *inside,
             ]  # fmt: skip
             with open(Path(tmp) / "stderr", "w+b") as err:
                 try:
