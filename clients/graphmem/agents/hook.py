@@ -18,19 +18,24 @@ edit, or the same hook run again, does not repeat a note until its state changes
 cleared or compacted session starts afresh. They also remember each edited file's content as
 they last saw it, and the hooks of all sessions which session last reported a file: a file the
 edit did not change (``before.judge``: the same as before, as another session's edit left it,
-or not written by this tool call) is not even sent to the daemon.
+or not written by this tool call) is not even sent to the daemon. That shared record
+(``hooks/files.json``) is read, changed and replaced under an exclusive ``flock`` of
+``hooks/files.lock``: the hooks of sessions editing at the same moment each add their report,
+none is lost.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import json
 import os
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from graphmem.agents import wire
@@ -50,6 +55,9 @@ MAX_REMEMBERED = 2000
 MAX_FILES = 2000
 #: How long the hooks keep another session's report of a file (``before.judge`` rule 2).
 SHARED_FOR_S = 6 * FRESH_WRITE_S
+#: How long a hook waits for another hook's turn at ``hooks/files.json`` (it holds the lock for a
+#: read and a write of a small file) before going on without it.
+LOCK_WAIT_S = 1.0
 #: A file larger than this is known by its size and modification time instead of its digest.
 MAX_DIGEST_BYTES = 8 * 1024 * 1024
 TOKEN_METADATA = "x-graphmem-token"
@@ -194,6 +202,36 @@ def _last_reported(paths: Paths) -> Path:
     return paths.runtime_dir / "hooks" / "files.json"
 
 
+@contextlib.contextmanager
+def _locked(path: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
+    """Hold an exclusive ``flock`` of ``path`` (created when missing) while the body runs: the
+    hooks of several sessions take turns at a file they all read and replace. The kernel drops
+    the lock when its process ends, however it ends. A hook never fails nor hangs for it: when
+    the lock cannot be had within ``wait_s`` (a hook stopped while holding it) or the file
+    cannot be opened, the body runs without it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.001)
+            except OSError:
+                break
+        yield
+    finally:
+        os.close(fd)  # (and the lock with it)
+
+
 def _file_now(path: str) -> FileNow:
     """The file's digest and modification time as it is now."""
     try:
@@ -212,21 +250,24 @@ def changed_files(hook: HookInput, memory: Memory, paths: Paths, now: float) -> 
     file's state for this session and as reported by it (for ``SHARED_FOR_S``: an older report
     is never needed, a file modified that long ago was not written by the tool call)."""
     shared = _last_reported(paths)
-    data = _read_json(shared).get("files", {})
-    reports: dict[str, tuple[str, str, float]] = {}
-    for k, v in (data.items() if isinstance(data, dict) else ()):
-        if isinstance(v, list) and len(v) == 3 and isinstance(v[2], (int, float)) and v[2] > now - SHARED_FOR_S:
-            reports[k] = (str(v[0]), str(v[1]), float(v[2]))
-    last = {k: (digest, who) for k, (digest, who, _) in reports.items()}
+    now_files = [_file_now(p) for p in hook.files]  # (read before taking the lock: it is held briefly)
+    with _locked(shared.with_suffix(".lock")):
+        data = _read_json(shared).get("files", {})
+        reports: dict[str, tuple[str, str, float]] = {}
+        for k, v in (data.items() if isinstance(data, dict) else ()):
+            if isinstance(v, list) and len(v) == 3 and isinstance(v[2], (int, float)) and v[2] > now - SHARED_FOR_S:
+                reports[k] = (str(v[0]), str(v[1]), float(v[2]))
+        last = {k: (digest, who) for k, (digest, who, _) in reports.items()}
+        for f in now_files:
+            reports.pop(f.path, None)  # most recent last
+            reports[f.path] = (f.digest, hook.session, now)
+        _write_json(shared, {"files": {k: list(v) for k, v in list(reports.items())[-MAX_FILES:]}})
     changed = []
-    for f in map(_file_now, hook.files):
+    for f in now_files:
         if judge(f, session=hook.session, mine=memory.files, last=last, now=now) is Verdict.CHANGED:
             changed.append(f.path)
         memory.files.pop(f.path, None)  # most recent last
         memory.files[f.path] = f.digest
-        reports.pop(f.path, None)
-        reports[f.path] = (f.digest, hook.session, now)
-    _write_json(shared, {"files": {k: list(v) for k, v in list(reports.items())[-MAX_FILES:]}})
     return changed
 
 

@@ -4,6 +4,7 @@ through a shell, with the client's JSON payload on stdin."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from agentlib import GRAPHMEM, agent_env, run
 from conftest import Daemon, copy_fixture, short_tmp, wait_for
+from graphmem.paths import resolve_paths
 from graphmem.types import Category, ObservationStatus
 
 LOGIN = "app/auth/service.py::AuthService.login"
@@ -312,3 +314,39 @@ def test_a_session_hears_only_of_its_own_edit(
     text = _post_edit(env, repo, "four", crypto)
     assert f"[STALE constraint, id {hashing.id}]" in text
     assert note.id not in text
+
+
+def test_hooks_of_sessions_editing_at_once_lose_no_report(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    """The record of which session last reported each file (``hooks/files.json``) is shared by
+    every session's hooks: twelve post-edit hooks of twelve sessions, each of its own real file,
+    run at once (their payloads written together once all are started), three times over; every
+    one of the reports is there after each round."""
+    files = [repo / "app" / f"part_{i}.py" for i in range(12)]
+    for i, path in enumerate(files):
+        path.write_text(f"def part_{i}() -> int:\n    return {i}\n")
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    shared = resolve_paths(None, env).runtime_dir / "hooks" / "files.json"
+    for rnd in range(3):
+        hooks = []
+        for path in files:
+            path.write_text(path.read_text() + f"\n# round {rnd}\n")
+            hooks.append(subprocess.Popen([*GRAPHMEM, "hook", "post-edit", "--wait-ms", "0"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=repo))
+        for i, (hook, path) in enumerate(zip(hooks, files, strict=True)):  # all started: the payloads at once
+            payload = {"session_id": f"s{rnd}-{i}", "cwd": str(repo), "hook_event_name": "PostToolUse",
+                       "tool_name": "Edit", "tool_input": {"file_path": str(path)}}
+            assert hook.stdin is not None
+            hook.stdin.write(json.dumps(payload).encode())
+            hook.stdin.close()
+        for hook in hooks:
+            assert hook.wait(timeout=60) == 0
+            assert hook.stderr is not None
+            assert hook.stderr.read() == b""
+            hook.stderr.close()
+        reports = json.loads(shared.read_text())["files"]
+        for i, path in enumerate(files):
+            digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+            assert reports.get(str(path), [])[:2] == [digest, f"s{rnd}-{i}"], (rnd, i)
