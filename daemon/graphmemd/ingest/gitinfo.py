@@ -1,4 +1,7 @@
-"""What git says about a repository: HEAD commit (read from .git directly) and dirtiness.
+"""What git says about a repository: where it sits (``git_place``: the working tree around a
+registered directory, which may be a folder inside it), HEAD commit and branch (read from
+``.git`` directly), dirtiness, uncommitted paths, last commits and worktrees; paths in and out
+are relative to the registered directory.
 
 git runs only through ``run_git``, which always passes ``--no-optional-locks`` (and sets
 ``GIT_OPTIONAL_LOCKS=0``): without it ``git status`` refreshes the index under
