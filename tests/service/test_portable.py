@@ -88,3 +88,30 @@ def test_remove_keeps_notes_re_adding_restores_them_even_moved(daemon_factory: D
 
         assert c.remove_repo(new.id, purge=True) == 1
         assert [x.id for x in c.list()] == []
+
+
+def test_another_folder_of_the_same_git_repository_is_not_a_clone(daemon_factory: DaemonFactory) -> None:
+    """Two folders of one git repository share its root commit and origin, not their notes: a
+    folder registered after another was removed does not take the removed one's notes (its
+    own folder, registered again, does)."""
+    first = copy_fixture("python")
+    outer = first.parent / "outer"
+    (outer / "fx").mkdir(parents=True)
+    a = first.rename(outer / "fx" / "python")
+    b = outer / "fx" / "copy"
+    shutil.copytree(a, b)
+    git(outer, "init", "-q", "-b", "main")
+    git(outer, "add", "-A")
+    git(outer, "commit", "-qm", "base")
+    d = daemon_factory([a])
+    with d.client() as c:
+        o = c.observe("login raises AuthError", anchors=[LOGIN])
+        assert c.remove_repo(str(a)) == 0
+        other = c.add_repo(b)
+        d.wait_idle()
+        assert c.get(o.id).repo_id != other.id  # not the same repository's
+        assert c.list_repos()[0].root == str(b)
+        assert c.remove_repo(str(b)) == 0
+        again = c.add_repo(a)
+        d.wait_idle()
+        assert c.get(o.id).repo_id == again.id

@@ -6,7 +6,8 @@ moving the working tree and cloning it elsewhere: an export carries it, an impor
 clone with the same root commit lands in that clone, and a repository registered again at
 another path takes back the observations it had. Read with ``git --no-optional-locks`` (it
 never takes a lock in the user's repository); a tree that is not a git repository has only
-its directory name.
+its directory name. A repository registered as a folder of a git working tree carries that
+folder: another folder of the same git repository is not a clone of it.
 """
 
 from __future__ import annotations
@@ -24,16 +25,19 @@ GIT_TIMEOUT_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class RepoIdentity:
-    """Root commit (the oldest of the first-parent roots), remote URL and directory name."""
+    """Root commit (the oldest of the first-parent roots), remote URL, directory name, and the
+    folder of the git working tree the repository is registered as ("" at its top)."""
 
     root_commit: str = ""
     remote: str = ""
     name: str = ""
+    folder: str = ""
 
     def same_repository(self, other: RepoIdentity) -> bool:
-        """Whether both are clones of one repository: same root commit, and the same remote
-        when both have one."""
-        if not self.root_commit or self.root_commit != other.root_commit:
+        """Whether both are clones of one repository: same root commit, the same remote when
+        both have one, and the same folder of it (two folders of one git repository are two
+        repositories to graphmem)."""
+        if not self.root_commit or self.root_commit != other.root_commit or self.folder != other.folder:
             return False
         return not self.remote or not other.remote or _norm_remote(self.remote) == _norm_remote(other.remote)
 
@@ -46,7 +50,7 @@ class RepoIdentity:
         """An identity from ``to_json``'s output; None when ``data`` is not one."""
         if not isinstance(data, Mapping):
             return None
-        values = {k: data.get(k, "") for k in ("root_commit", "remote", "name")}
+        values = {k: data.get(k, "") for k in ("root_commit", "remote", "name", "folder")}
         if not all(isinstance(v, str) for v in values.values()):
             return None
         return cls(**values)
@@ -78,7 +82,8 @@ def _git(root: Path, *args: str) -> str:
     return out.stdout.strip() if out.returncode == 0 else ""
 
 
-def identity_of(root: Path) -> RepoIdentity:
-    """The identity of the working tree at ``root``."""
+def identity_of(root: Path, folder: str = "") -> RepoIdentity:
+    """The identity of the directory ``root``, the folder ``folder`` of its git working tree."""
     roots = sorted(_git(root, "rev-list", "--max-parents=0", "HEAD").split())
-    return RepoIdentity(roots[0] if roots else "", _git(root, "config", "--get", "remote.origin.url"), root.name)
+    remote = _git(root, "config", "--get", "remote.origin.url")
+    return RepoIdentity(roots[0] if roots else "", remote, root.name, folder)

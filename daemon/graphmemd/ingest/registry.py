@@ -139,10 +139,10 @@ class RepoRuntime:
         rid = repo_id_for(root)
         flt = RepoFilter(root)
         rt = cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
-        rt.identity = identity_of(root)
         place = git_place(root)
         if place is not None:
             rt.common_dir, rt.git_prefix = place.common_dir, place.prefix
+        rt.identity = identity_of(root, rt.git_prefix)
         rt.repository = repository_id_for(root, rt.common_dir, rt.git_prefix)
         return rt
 
