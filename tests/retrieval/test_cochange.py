@@ -257,6 +257,27 @@ def test_miner_and_keeper_on_a_real_history(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_folder_of_a_repository_is_mined_from_its_own_commits_by_its_own_paths(tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    folder = outer / "sub"
+    folder.mkdir(parents=True)
+    _git(outer, "init", "-q")
+    for i in range(1, 4):
+        (folder / "a.py").write_text(f"def f():\n    return {i}\n")
+        (folder / "b.py").write_text(f"def g():\n    return {i}\n")
+        (outer / "beside.py").write_text(f"def h():\n    return {i}\n")
+        _git(outer, "add", "-A")
+        _git(outer, "commit", "-qm", f"change {i}")
+    for i in range(3):  # commits beside the folder only: not the folder's history
+        (outer / "beside.py").write_text(f"def h():\n    return {i + 10}\n")
+        _git(outer, "commit", "-qam", f"beside {i}")
+    co = CoChangeKeeper(tmp_path / "data").refresh("sub", folder)
+    assert co is not None
+    assert len(co) == 3
+    assert {p.key: p.together for p in co.partners("a.py::f")} == {"b.py::g": 3}
+    assert co.strength("a.py", "beside.py") is None
+
+
 def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_path: Path) -> None:
     """Mining waits for the index pass and for its store write (``unwritten``): it never
     competes with either for the cores."""
