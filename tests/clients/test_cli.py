@@ -38,7 +38,10 @@ from graphmem.types import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-PY_REPO = ROOT / "fixtures" / "repos" / "python"
+#: The fixture where it lies in a clone of graphmem (a folder of a git repository), as the
+#: README's quick start registers it; the module's daemon runs on a fresh clone of that layout
+#: (``clone``), not on this checkout, whose other worktrees it would register too.
+FIXTURE = Path("fixtures") / "repos" / "python"
 ANCHOR = "app/auth/service.py::AuthService.login"
 CALLER_FILE = "app/api/routes.py"
 NOTE = "login compares password hashes; AuthError carries only the email, never the password"
@@ -242,13 +245,30 @@ def test_address_flag_overrides_home(empty_home: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def home() -> Iterator[Path]:
+def clone() -> Path:
+    """A git repository holding the python fixture at ``FIXTURE``, one commit."""
+    top = short_tmp("gmc") / "clone"
+    shutil.copytree(ROOT / FIXTURE, top / FIXTURE)
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-qm", "the fixture")):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+                       cwd=top, check=True, capture_output=True)
+    return top
+
+
+@pytest.fixture(scope="module")
+def py_repo(clone: Path) -> Path:
+    """The registered repository: the fixture's folder of ``clone``."""
+    return clone / FIXTURE
+
+
+@pytest.fixture(scope="module")
+def home(clone: Path) -> Iterator[Path]:
     """One daemon for the module, started (and finally stopped) through the CLI."""
     reason = daemon_available()
     if reason:
         pytest.skip(reason)
     home = short_home()
-    out = gm(home, "daemon", "start", "--repo", str(PY_REPO.relative_to(ROOT)), timeout=90)
+    out = gm(home, "daemon", "start", "--repo", str(FIXTURE), cwd=clone, timeout=90)
     assert out.returncode == 0, out.stderr
     assert "started (pid" in out.stdout
     try:
@@ -287,17 +307,17 @@ def observation_id(home: Path) -> str:
     return obs_id
 
 
-def test_status_lists_the_repository(home: Path) -> None:
+def test_status_lists_the_repository(home: Path, py_repo: Path) -> None:
     out = gm(home, "status")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert str(PY_REPO) in out.stdout
+    assert str(py_repo) in out.stdout
     assert "healthy" in out.stdout
     assert "ready" in out.stdout
     data = gm_json(home, "status")
     assert data["running"] is True
     assert data["serving"] is True
     [repo] = data["repositories"]
-    assert repo["root"] == str(PY_REPO)
+    assert repo["root"] == str(py_repo)
     assert repo["files"] > 0
     assert repo["symbols"] > 0
 
@@ -308,12 +328,12 @@ def test_second_start_exits_3(home: Path) -> None:
     assert "already running" in out.stderr
 
 
-def test_repo_list(home: Path) -> None:
+def test_repo_list(home: Path, py_repo: Path) -> None:
     [repo] = gm_json(home, "repo", "list")
-    assert repo["root"] == str(PY_REPO)
+    assert repo["root"] == str(py_repo)
     out = gm(home, "repo", "list")
     assert out.returncode == 0
-    assert str(PY_REPO) in out.stdout
+    assert str(py_repo) in out.stdout
 
 
 def test_observe_then_show_json(home: Path, observation_id: str) -> None:
@@ -359,9 +379,9 @@ def test_list_json(home: Path, observation_id: str) -> None:
     assert observation_id in out.stdout
 
 
-def test_recall_by_file_shows_score_marker_why_and_freshness(home: Path, observation_id: str) -> None:
+def test_recall_by_file_shows_score_marker_why_and_freshness(home: Path, py_repo: Path, observation_id: str) -> None:
     # from the repository root, the repo-relative path exists and is sent absolute
-    out = gm(home, "recall", "--file", CALLER_FILE, cwd=PY_REPO)
+    out = gm(home, "recall", "--file", CALLER_FILE, cwd=py_repo)
     assert out.returncode == 0, out.stderr
     assert observation_id in out.stdout
     assert "[FRESH]" in out.stdout
@@ -404,8 +424,8 @@ def test_brief(home: Path, observation_id: str) -> None:
     assert observation_id in data["observation_ids"]
 
 
-def test_index_prints_plain_progress_when_not_a_tty(home: Path) -> None:
-    out = gm(home, "index", str(PY_REPO.relative_to(ROOT)), "--full")
+def test_index_prints_plain_progress_when_not_a_tty(home: Path, clone: Path) -> None:
+    out = gm(home, "index", str(FIXTURE), "--full", cwd=clone)
     assert out.returncode == 0, out.stderr
     assert ": ready, " in out.stdout
     assert "files" in out.stdout

@@ -35,15 +35,18 @@ TIMEOUT = 30.0
 
 class Repo:
     """A copy of the knowledge fixture under git, committing at increasing times; with
-    ``folder``, as a folder of a git repository that holds a file beside it too."""
+    ``folder``, as a folder of a git repository (``outer``) that holds a file beside it too."""
+
+    #: the top of the git working tree when the repository is a folder of it
+    outer: Path | None = None
 
     def __init__(self, git_init: bool = True, folder: bool = False) -> None:
-        self.root = self.top = copy_fixture("knowledge")
+        self.root = copy_fixture("knowledge")
         if folder:
-            self.top = self.root.parent / "outer"
-            (self.top / "sites").mkdir(parents=True)
-            self.root = self.root.rename(self.top / "sites" / "knowledge")
-            (self.top / "README.md").write_text("See `hash_password` in sites/knowledge.\n")
+            self.outer = self.root.parent / "outer"
+            (self.outer / "sites").mkdir(parents=True)
+            self.root = self.root.rename(self.outer / "sites" / "knowledge")
+            (self.outer / "README.md").write_text("See `hash_password` in sites/knowledge.\n")
         self.clock = int(time.time()) - 1000
         if git_init:
             self.git("init", "-q", "-b", "main")
@@ -53,7 +56,8 @@ class Repo:
 
     def git(self, *args: str) -> str:
         env = {**os.environ, "GIT_COMMITTER_DATE": f"{self.clock} +0000", "GIT_AUTHOR_DATE": f"{self.clock} +0000"}
-        out = subprocess.run(["git", "-C", str(self.top), *args], check=True, capture_output=True, text=True, env=env)
+        top = self.outer or self.root
+        out = subprocess.run(["git", "-C", str(top), *args], check=True, capture_output=True, text=True, env=env)
         return out.stdout.strip()
 
     def commit(self, message: str, add: bool = False) -> str:
@@ -241,7 +245,8 @@ def test_a_folder_of_a_repository_reads_its_history_too(daemon_factory: DaemonFa
     from the history of the repository around it; a commit beside the folder changes none."""
     repo = Repo(folder=True)
     commits = _make_changes(repo, None)
-    (repo.top / "README.md").write_text("See `hash_password` in sites/knowledge (and `AuthService.login`).\n")
+    assert repo.outer is not None
+    (repo.outer / "README.md").write_text("See `hash_password` in sites/knowledge (and `AuthService.login`).\n")
     repo.commit("beside")
     d = daemon_factory([repo.root])
     with d.client() as c:
