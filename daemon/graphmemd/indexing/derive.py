@@ -4,20 +4,19 @@ The first pass of a checkout of a repository that already has an indexed checkou
 ``git worktree add``) reads and hashes its files and compares them with the sibling's graph
 (``equal_files``). When most are equal, the indexer gives the new checkout the sibling's
 files, symbols, edges and text documents with the ids renamed (``codegraph.derive_files``,
-``graph/derive.py``) and lets memory judge the checkout's notes on them; the files that
-differ are then parsed and applied like any watcher batch (the incremental path). The new
-checkout is current then, without a resolution of its own.
-
-Its resolver is filled later, and only when something needs it: its parses wait in
-``RepoRuntime.unhanded`` as a warm restart's do, but the indexer does not hand them over when
-idle (``RepoRuntime.derived_from``): the first change in the checkout (or a knowledge pass
-that needs its exports) does, resolving every file then (``restore.hand_over``). A checkout
-that stays equal to its sibling holds only its graph share. The sibling's parse texts are
-read there when this checkout's own parse cache does not have them yet.
+``graph/derive.py``), and its resolver the sibling's per-file state renamed the same way
+(``RepoResolver.derive``: the files' indexes, their import contexts, what each resolution
+consulted, the statistics), less the files that are not equal, removed as a change removes
+them; the files that depended on those are resolved again. Memory judges the checkout's
+notes on it. The files that differ are then parsed and applied like any watcher batch (the
+incremental path: they and their dependents are resolved, nothing else). A checkout whose
+facts (manifests, layout) differ from the sibling's is resolved whole by the pass, as any
+change of facts is.
 
 The store side runs on the store writer (``copy_rows``): the checkout's cached parses and
 its rows (files, symbols, edges) are copied from the sibling's, which the writer has
-finished writing by then (it runs jobs in order), renamed the same way.
+finished writing by then (it runs jobs in order), renamed the same way; the edges of the
+files resolved again follow.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.derive import derived_delta, renamed_edges
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import FileRecord, ParsedFile, SymbolInfo, file_id
-from graphmemd.graph.resolution.resolver import Exports
 from graphmemd.indexing.file_events import file_events
 from graphmemd.ingest.gitinfo import head_commit, uncommitted_paths
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
@@ -142,7 +140,7 @@ Todo = list[tuple[str, Path]]
 
 class Deriver:
     """Derives new checkouts from their siblings (see the module docstring), on the indexer's
-    thread; also what a derived checkout's hand-over and knowledge pass read of its sibling."""
+    thread (which owns every graph write and every resolver)."""
 
     def __init__(
         self,
@@ -159,14 +157,14 @@ class Deriver:
         self._registry, self._state, self._memory, self._bus = registry, state, memory, bus
         self._store, self._writer, self._parses, self._queued = store, writer, sink.parses, sink.queued_parse
         self._max = cfg.max_file_size
-        #: gives a checkout's resolver every file it waits for (``Indexer._hand_over``)
+        #: gives a checkout's resolver every file a warm restart read back (``Indexer._hand_over``)
         self._hand_over = hand_over
 
     def first_pass(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> tuple[Todo, GraphDelta | None]:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
         nor limited to some paths) and a sibling has most of ``todo`` with the same content:
-        take those files from the sibling's graph; returns the files left to parse, and the
-        delta that said what was taken (None when nothing was)."""
+        take those files from the sibling's graph and resolver; returns the files left to
+        parse, and the delta that said what was taken (None when nothing was)."""
         source = source_of(self._registry, rt) if fresh and not rt.unhanded and todo else None
         if source is None:
             return todo, None
@@ -177,9 +175,13 @@ class Deriver:
         t1 = time.monotonic()
         if len(equal) < MIN_EQUAL_SHARE * len(todo):
             return todo, None
+        self._hand_over(source)  # (a warm restart's parses: its resolver must hold every file)
         paths = sorted(equal)
+        dependents = rt.resolver.derive(source.resolver, paths)
+        edges = rt.resolver.edges_for(dependents)
         with self._state.writing() as graph:
             rename = derive_files(graph, source.id, rt.id, paths)
+            graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
             infos = {p: graph.file_symbols(rt.id, p) for p in paths}
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
@@ -189,53 +191,19 @@ class Deriver:
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda ps: uncommitted_paths(rt.root, ps))
         heads = [CachedHead(p, size, rt.stats.get(p, (0, 0))[1], digest, PARSER_VERSION) for p, (digest, size) in
                  sorted(equal.items())]  # fmt: skip
-        rt.unhanded, rt.derived_from = {h.path: h for h in heads}, source.id
-        store, parses, queued, src = self._store, self._parses, self._queued, source.id
-        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rt.id, heads, rename, infos))
+        rt.derived_from = source.id
+        store, parses, queued, src, rid = self._store, self._parses, self._queued, source.id, rt.id
+        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos))
+        if dependents:
+            again = sorted(dependents)
+            self._writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=again))
         for event in file_events(delta, time.time()):
             self._bus.publish(event)
         logger.info(
-            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph %.2fs, memory %.2fs)",
-            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, time.monotonic() - t2,
+            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph and resolver %.2fs, "
+            "%d resolved again, memory %.2fs)",
+            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, len(dependents),
+            time.monotonic() - t2,
         )  # fmt: skip
         rt.files_done += len(paths)
         return [t for t in todo if t[0] not in equal], delta
-
-    def text(self, sibling: str, head: CachedHead) -> str | None:
-        """The parse text ``head`` names in ``sibling``'s parse cache (``sibling_text``)."""
-        return sibling_text(self._parses, self._queued, sibling, head)
-
-    def kept_parse(self, sibling: str, path: str) -> ParsedFile | None:
-        """The parse of ``path`` the resolver of ``sibling`` keeps, if any."""
-        rt = self._registry.get(sibling)
-        fi = rt.resolver.files.get(path) if rt is not None else None
-        return fi.parsed if fi is not None else None
-
-    def exports(self, rt: RepoRuntime) -> Exports:
-        """What ``rt``'s files export by name (``RepoResolver.exports``). A checkout derived from
-        a sibling and identical to it (the same files, the same contents) is answered by the
-        sibling's resolver (exports are paths and names, no ids); otherwise its own resolver
-        is given its files first."""
-        source = self._registry.get(rt.derived_from) if rt.derived_from else None
-        if source is not None and self._identical(rt, source):
-            return source.resolver.exports()
-        self._hand_over(rt)
-        return rt.resolver.exports()
-
-    def _identical(self, rt: RepoRuntime, source: RepoRuntime) -> bool:
-        """Whether ``rt`` (derived, its resolver empty) holds exactly ``source``'s files, each
-        with the same content, and ``source``'s resolver holds them all."""
-        if (
-            rt.resolver.files
-            or source.unhanded
-            or source.derived_from
-            or set(rt.unhanded) != set(source.resolver.files)
-        ):
-            return False
-        with self._state.reading() as graph:
-            files = graph.files
-            for p in rt.unhanded:
-                mine, theirs = files.get(file_id(rt.id, p)), files.get(file_id(source.id, p))
-                if mine is None or theirs is None or mine.content_hash != theirs.content_hash:
-                    return False
-        return True

@@ -127,7 +127,7 @@ class Indexer:
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
-        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self._deriver.exports)
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
         self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -229,10 +229,10 @@ class Indexer:
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
-        if rt.unhanded and not (idle and (rt.state is IndexState.WARMING or rt.derived_from)):
+        if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
-                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop, self._deriver)
+                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop)
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
