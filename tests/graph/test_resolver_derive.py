@@ -113,3 +113,22 @@ def test_a_derived_copy_of_a_derived_copy_renames_from_the_original() -> None:
     assert all(x.startswith("wt2:") for x in ids)
     _alone, alone_edges = built("res_py_src", "wt2")
     assert edges == as_sets(alone_edges)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_file_set_again_right_after_reaches_its_dependents_then(name: str) -> None:
+    """``later``: a differing file removed by the derivation and set again by the pass that
+    follows; its dependents are resolved then (``dependents_of`` still finds them), not twice."""
+    a, a_edges = built(name, "fx")
+    reach = {p: len(a.dependents_of({p})) for p in sorted(a.files)}
+    back = min(reach, key=lambda p: (-reach[p], p))
+    b = RepoResolver("wt", a.facts)
+    assert b.derive(a, set(a.files) - {back}, later={back}) == set()
+    root = FIXTURES / name
+    b.set_file(parse_source(back, (root / back).read_bytes()))
+    again = b.dependents_of({back}) - {back}
+    assert again, name
+    got = renamed(a_edges, "fx", "wt", set(a.files) - again - {back})
+    for f, ts in as_sets(b.edges_for(again | {back})).items():
+        got[f] |= ts
+    assert got == renamed(a_edges, "fx", "wt", set(a.files)), name

@@ -26,10 +26,13 @@ TIMEOUT = 30.0
 Answer = tuple[tuple[str, ...], ...]
 
 
-def answers(c: GraphMem, root: Path) -> dict[str, Answer]:
-    """Every symbol of every Python file of ``root`` as the daemon answers for that checkout."""
+def answers(c: GraphMem, root: Path, skipped: frozenset[str] = frozenset()) -> dict[str, Answer]:
+    """Every symbol of every Python file of ``root`` (but ``skipped``) as the daemon answers for that checkout."""
     out: dict[str, Answer] = {}
     for path in sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")):
+        if path in skipped:
+            assert not c.file_outline(path, repo=str(root)).indexed, path
+            continue
         outline = c.file_outline(path, repo=str(root))
         assert outline.indexed, path
         for s in outline.symbols:
@@ -51,11 +54,11 @@ def this_run(home: Path) -> str:
     return text[text.rindex(" listening on ") :]
 
 
-def truth(daemon_factory: DaemonFactory, root: Path) -> dict[str, Answer]:
+def truth(daemon_factory: DaemonFactory, root: Path, skipped: frozenset[str] = frozenset()) -> dict[str, Answer]:
     """What a daemon of its own, indexing ``root`` alone, answers."""
     d = daemon_factory([root])
     with d.client() as c:
-        got = answers(c, root)
+        got = answers(c, root, skipped)
     assert d.stop() == 0
     return got
 
@@ -203,14 +206,45 @@ def test_a_branch_worktree_derives_the_rest_and_stays_its_own(daemon_factory: Da
     assert d2.stop() == 0
 
 
-def derived_alone_matches(daemon_factory: DaemonFactory, root: Path, got: dict[str, Answer]) -> bool:
+def derived_alone_matches(
+    daemon_factory: DaemonFactory, root: Path, got: dict[str, Answer], skipped: frozenset[str] = frozenset()
+) -> bool:
     """Whether ``got`` is what a daemon indexing ``root`` alone answers (asserted per symbol,
     so that a failure names the first symbol that differs)."""
-    alone = truth(daemon_factory, root)
+    alone = truth(daemon_factory, root, skipped)
     assert sorted(got) == sorted(alone)
     for ref, answer in alone.items():
         assert got[ref] == answer, ref
     return True
+
+
+def test_a_differing_file_that_is_not_parsed_is_gone_for_its_dependents(daemon_factory: DaemonFactory) -> None:
+    """A file that differs on the branch but is not parsed there (a NUL byte: the parser
+    skips it as binary): the files importing it are resolved again without it, as a daemon
+    indexing the worktree alone resolves them."""
+    skipped = frozenset({"app/util/encoding.py"})
+    a = git_repo()
+    git(a, "checkout", "-q", "-b", "feature")
+    encoding = a / "app/util/encoding.py"  # crypto and routes import it
+    encoding.write_bytes(encoding.read_bytes() + b"\n# \x00\n")
+    git(a, "commit", "-q", "-am", "feature")
+    git(a, "checkout", "-q", "main")
+    b = a.parent / "wt-b"
+    d = daemon_factory([a])
+    with d.client() as c:
+        before = answers(c, a)
+        git(a, "worktree", "add", "-q", str(b), "feature")
+        wait_for(lambda: ready(c, b), TIMEOUT)
+        wait_for(lambda: c.recall(files=["app/api/routes.py"], repo=str(b)).freshness.current, TIMEOUT)
+        log = this_run(d.home)
+        assert "derived from" in log
+        assert re.search(r"wt-b\S*: 1 differing files not parsed; [1-9]\d* files resolved again", log), log
+        derived = answers(c, b, skipped)
+        assert answers(c, a) == before
+        assert not any(ref.startswith("app/util/encoding.py") for ref in derived)
+        assert derived != {ref: got for ref, got in before.items() if not ref.startswith("app/util/encoding.py")}
+        assert derived_alone_matches(daemon_factory, b, derived, skipped)
+    assert d.stop() == 0
 
 
 def test_a_worktree_with_files_of_its_own_derives_the_rest(daemon_factory: DaemonFactory) -> None:

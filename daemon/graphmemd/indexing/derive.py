@@ -30,7 +30,7 @@ from graphmemd.graph.codegraph import derive_files
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.derive import derived_delta, renamed_edges
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import FileRecord, ParsedFile, SymbolInfo, file_id
+from graphmemd.graph.model import FileRecord, ParsedFile, ResolvedEdges, SymbolInfo, file_id
 from graphmemd.indexing.file_events import file_events
 from graphmemd.ingest.gitinfo import head_commit, uncommitted_paths
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
@@ -159,6 +159,9 @@ class Deriver:
         self._max = cfg.max_file_size
         #: gives a checkout's resolver every file a warm restart read back (``Indexer._hand_over``)
         self._hand_over = hand_over
+        #: checkout id -> the files of its first pass that differ from the sibling's, to be parsed
+        #: (``first_pass``), until ``parsed`` is told which were
+        self._differing: dict[str, set[str]] = {}
 
     def first_pass(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> tuple[Todo, GraphDelta | None]:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
@@ -177,7 +180,8 @@ class Deriver:
             return todo, None
         self._hand_over(source)  # (a warm restart's parses: its resolver must hold every file)
         paths = sorted(equal)
-        dependents = rt.resolver.derive(source.resolver, paths)
+        differing = self._differing[rt.id] = {rel for rel, _ in todo if rel not in equal}
+        dependents = rt.resolver.derive(source.resolver, paths, later=differing)
         edges = rt.resolver.edges_for(dependents)
         with self._state.writing() as graph:
             rename = derive_files(graph, source.id, rt.id, paths)
@@ -194,9 +198,7 @@ class Deriver:
         rt.derived_from = source.id
         store, parses, queued, src, rid = self._store, self._parses, self._queued, source.id, rt.id
         self._writer.submit(lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos))
-        if dependents:
-            again = sorted(dependents)
-            self._writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=again))
+        self._store_edges(rt, dependents, edges)
         for event in file_events(delta, time.time()):
             self._bus.publish(event)
         logger.info(
@@ -207,3 +209,25 @@ class Deriver:
         )  # fmt: skip
         rt.files_done += len(paths)
         return [t for t in todo if t[0] not in equal], delta
+
+    def parsed(self, rt: RepoRuntime, parsed: Iterable[str]) -> None:
+        """After a derived first pass parsed the files that differ (``parsed``: those it
+        parsed): resolve again the files that depended on a differing file that did not get
+        parsed (unreadable, too large, skipped): it is gone from this checkout. (Those of
+        the parsed ones are resolved with them, by the pass's delta.)"""
+        differing = self._differing.pop(rt.id, set())
+        gone = differing - set(parsed)
+        if not gone:
+            return
+        dependents = rt.resolver.dependents_of(gone) - gone
+        edges = rt.resolver.edges_for(dependents)
+        with self._state.writing() as graph:
+            graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
+        self._store_edges(rt, dependents, edges)
+        logger.info("%s: %d differing files not parsed; %d files resolved again", rt.id, len(gone), len(dependents))
+
+    def _store_edges(self, rt: RepoRuntime, sources: set[str], edges: ResolvedEdges) -> None:
+        """Queue the re-resolved outgoing ``edges`` of ``sources`` for the store."""
+        if sources:
+            store, rid, again = self._store, rt.id, sorted(sources)
+            self._writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=again))

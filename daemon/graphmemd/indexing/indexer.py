@@ -291,6 +291,8 @@ class Indexer:
             known = {n.path for n in graph.repo_files(rt.id)}
         todo, derived = self._deriver.first_pass(rt, todo, fresh=not (known or full or only))
         units, prepared = self._parse_pass(rt, todo, skipped, started)
+        if derived is not None:
+            self._deriver.parsed(rt, units)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
@@ -467,8 +469,13 @@ class Indexer:
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
-        self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
-                           lambda queries: measure_bodies(rt.root, queries, before))
+        self._memory.apply(
+            delta,
+            self._state,
+            head_commit(rt.root),
+            lambda paths: uncommitted_paths(rt.root, paths),
+            lambda queries: measure_bodies(rt.root, queries, before),
+        )
         t_stale = time.time()
         if settle is not None:
             settle()

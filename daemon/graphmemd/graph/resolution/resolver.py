@@ -87,7 +87,7 @@ class RepoResolver:
         elif old.struct_key != fi.struct_key:
             self._invalidate(self._structural_keys(old) | self._structural_keys(fi))
 
-    def derive(self, source: RepoResolver, paths: Iterable[str]) -> set[str]:
+    def derive(self, source: RepoResolver, paths: Iterable[str], later: Iterable[str] = ()) -> set[str]:
         """Become, while empty, the resolver of a checkout holding ``paths`` of ``source``'s
         checkout with the same contents (a worktree: ``indexing/derive.py``), without resolving
         them: take ``source``'s state — its facts, each file's index with the ids renamed
@@ -96,7 +96,9 @@ class RepoResolver:
         change would (``remove_file``). The result is the state ``source`` would have after
         those removals, renamed: what follows (the differing files set, their dependents
         resolved) is the ordinary incremental path. Returns the held files whose resolution
-        may change with the removals (``dependents_of``): the caller resolves them."""
+        may change with the removals (``dependents_of``), except those of ``later`` (files
+        the caller sets again right after: their dependents are resolved with them, and
+        ``dependents_of(later)`` still finds them): the caller resolves them."""
         if self.files:
             raise ValueError(f"{self.repo_id}: a resolver that holds files cannot be derived")
         self.set_facts(source.facts)
@@ -118,7 +120,8 @@ class RepoResolver:
         for path in gone:
             self.remove_file(path)
         self._snapshot_stats()
-        return self.dependents_of(gone) if gone else set()
+        now = set(gone) - set(later)
+        return self.dependents_of(now) if now else set()
 
     def held(self, parsed: ParsedFile) -> ParsedFile:
         """The copy of ``parsed`` the resolver keeps (its calls and typed names planned and
