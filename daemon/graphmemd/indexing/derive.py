@@ -162,6 +162,8 @@ class Deriver:
         #: checkout id -> the files of its first pass that differ from the sibling's, to be parsed
         #: (``first_pass``), until ``parsed`` is told which were
         self._differing: dict[str, set[str]] = {}
+        #: checkout id -> its derivation's store writes, queued once the checkout is current (``store``)
+        self._writes: dict[str, list[Callable[[], None]]] = {}
 
     def first_pass(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> tuple[Todo, GraphDelta | None]:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
@@ -197,7 +199,7 @@ class Deriver:
                  sorted(equal.items())]  # fmt: skip
         rt.derived_from = source.id
         store, parses, queued, src, rid = self._store, self._parses, self._queued, source.id, rt.id
-        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos))
+        self._writes[rid] = [lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos)]
         self._store_edges(rt, dependents, edges)
         for event in file_events(delta, time.time()):
             self._bus.publish(event)
@@ -226,8 +228,16 @@ class Deriver:
         self._store_edges(rt, dependents, edges)
         logger.info("%s: %d differing files not parsed; %d files resolved again", rt.id, len(gone), len(dependents))
 
+    def store(self, rt: RepoRuntime) -> None:
+        """Queue ``rt``'s derivation's store writes (its rows copied, then the edges of the
+        files resolved again), once the pass made it current and before the pass's own
+        writes (which replace some of those rows): on the store writer, they would otherwise
+        compete with the parse of the differing files for the interpreter."""
+        for write in self._writes.pop(rt.id, ()):
+            self._writer.submit(write)
+
     def _store_edges(self, rt: RepoRuntime, sources: set[str], edges: ResolvedEdges) -> None:
-        """Queue the re-resolved outgoing ``edges`` of ``sources`` for the store."""
+        """Add the re-resolved outgoing ``edges`` of ``sources`` to ``rt``'s store writes."""
         if sources:
             store, rid, again = self._store, rt.id, sorted(sources)
-            self._writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=again))
+            self._writes.setdefault(rid, []).append(lambda: store.replace_files(rid, [], (), edges, edge_sources=again))

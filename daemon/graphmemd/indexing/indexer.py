@@ -309,6 +309,7 @@ class Indexer:
             with self._state.reading() as graph:
                 rt.n_edges = graph.edge_count(rt.id)
             rt.state = IndexState.READY
+            self._deriver.store(rt)  # (a derived checkout's rows: before the pass's own writes)
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))

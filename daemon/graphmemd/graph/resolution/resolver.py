@@ -114,9 +114,10 @@ class RepoResolver:
             self._consulted[path] = seen
             for p in seen:
                 self._consulted_by.setdefault(p, set()).add(path)
-        self._file_stats = dict(source._file_stats)
         keep = set(paths)
         gone = sorted(p for p in source.files if p not in keep)
+        # (their statistics left out here: ``remove_file`` would total them again for each)
+        self._file_stats = {p: st for p, st in source._file_stats.items() if p in keep}
         for path in gone:
             self.remove_file(path)
         self._snapshot_stats()
