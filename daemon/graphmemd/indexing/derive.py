@@ -24,9 +24,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from graphmemd.graph.codegraph import derive_files
+from graphmemd.graph.codegraph import FileNode, derive_files
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.derive import derived_delta, renamed_edges
 from graphmemd.graph.graphstate import GraphState
@@ -138,6 +139,23 @@ def copy_rows(
 Todo = list[tuple[str, Path]]
 
 
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A new checkout's derivation, decided (``Deriver.plan``) and not yet taken."""
+
+    source: RepoRuntime
+    #: how many files the pass had to index
+    files: int
+    #: the files left to parse: those not equal to the sibling's
+    rest: Todo
+    #: path -> the sibling's file node of it, if any
+    nodes: Mapping[str, FileNode | None]
+    #: path -> (content hash, size) of the files equal to the sibling's
+    equal: Mapping[str, tuple[str, int]]
+    #: when reading and hashing the files began
+    started: float
+
+
 class Deriver:
     """Derives new checkouts from their siblings (see the module docstring), on the indexer's
     thread (which owns every graph write and every resolver)."""
@@ -160,29 +178,34 @@ class Deriver:
         #: gives a checkout's resolver every file a warm restart read back (``Indexer._hand_over``)
         self._hand_over = hand_over
         #: checkout id -> the files of its first pass that differ from the sibling's, to be parsed
-        #: (``first_pass``), until ``parsed`` is told which were
+        #: (``take``), until ``parsed`` is told which were
         self._differing: dict[str, set[str]] = {}
         #: checkout id -> its derivation's store writes, queued once the checkout is current (``store``)
         self._writes: dict[str, list[Callable[[], None]]] = {}
 
-    def first_pass(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> tuple[Todo, GraphDelta | None]:
+    def plan(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> Plan | None:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
         nor limited to some paths) and a sibling has most of ``todo`` with the same content:
-        take those files from the sibling's graph and resolver; returns the files left to
-        parse, and the delta that said what was taken (None when nothing was)."""
+        the plan to take those files from it (``take``); None otherwise (``todo`` is parsed)."""
         source = source_of(self._registry, rt) if fresh and not rt.unhanded and todo else None
         if source is None:
-            return todo, None
+            return None
         with self._state.reading() as graph:
             nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
-        t0 = time.monotonic()
+        started = time.monotonic()
         equal = equal_files(todo, {rel: n.content_hash for rel, n in nodes.items() if n is not None}, self._max)
-        t1 = time.monotonic()
         if len(equal) < MIN_EQUAL_SHARE * len(todo):
-            return todo, None
+            return None
+        return Plan(source, len(todo), [t for t in todo if t[0] not in equal], nodes, equal, started)
+
+    def take(self, rt: RepoRuntime, plan: Plan) -> GraphDelta:
+        """Take ``plan``'s equal files from its sibling's graph and resolver (see the module
+        docstring); returns the delta that says what was taken. ``plan.rest`` is parsed next
+        (the workers may be parsing it already), then ``parsed`` is told what was."""
+        source, equal, nodes, t1 = plan.source, plan.equal, plan.nodes, time.monotonic()
         self._hand_over(source)  # (a warm restart's parses: its resolver must hold every file)
         paths = sorted(equal)
-        differing = self._differing[rt.id] = {rel for rel, _ in todo if rel not in equal}
+        differing = self._differing[rt.id] = {rel for rel, _ in plan.rest}
         dependents = rt.resolver.derive(source.resolver, paths, later=differing)
         edges = rt.resolver.edges_for(dependents)
         with self._state.writing() as graph:
@@ -206,11 +229,11 @@ class Deriver:
         logger.info(
             "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph and resolver %.2fs, "
             "%d resolved again, memory %.2fs)",
-            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, len(dependents),
-            time.monotonic() - t2,
+            rt.id, len(paths), plan.files, source.id, time.monotonic() - plan.started, t1 - plan.started, t2 - t1,
+            len(dependents), time.monotonic() - t2,
         )  # fmt: skip
         rt.files_done += len(paths)
-        return [t for t in todo if t[0] not in equal], delta
+        return delta
 
     def parsed(self, rt: RepoRuntime, parsed: Iterable[str]) -> None:
         """After a derived first pass parsed the files that differ (``parsed``: those it

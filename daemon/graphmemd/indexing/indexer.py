@@ -289,9 +289,14 @@ class Indexer:
         _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
-        todo, derived = self._deriver.first_pass(rt, todo, fresh=not (known or full or only))
-        units, prepared = self._parse_pass(rt, todo, skipped, started)
-        if derived is not None:
+        plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
+        if plan is None:
+            derived = None
+            units, prepared = self._parse_pass(rt, todo, skipped, started)
+        else:  # the workers parse the files that differ while the rest is derived
+            todo, outcomes = plan.rest, self._shared.start(rt, plan.rest, self.pool)
+            derived = self._deriver.take(rt, plan)
+            units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
             self._deriver.parsed(rt, units)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
@@ -341,17 +346,25 @@ class Indexer:
         )
 
     def _parse_pass(
-        self, rt: RepoRuntime, todo: list[tuple[str, Path]], skipped: dict[str, str], started: float
+        self,
+        rt: RepoRuntime,
+        todo: list[tuple[str, Path]],
+        skipped: dict[str, str],
+        started: float,
+        outcomes: Iterator[tuple[ParseOutcome, bool]] | None = None,
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
-        """Parse ``todo``, overlapping the daemon's per-file work (resolver input, symbol ids)
-        with the workers' parsing, and queue their cached parses meanwhile (``DeltaSink.cache_early``)."""
+        """Parse ``todo`` (``outcomes``: its parse, started already), overlapping the daemon's
+        per-file work (resolver input, symbol ids) with the workers' parsing, and queue their
+        cached parses meanwhile (``DeltaSink.cache_early``)."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
         donors = _donors(self._registry, rt)
-        for out, parsed_here in self._shared.outcomes(rt, todo, self.pool):
+        if outcomes is None:
+            outcomes = self._shared.outcomes(rt, todo, self.pool)
+        for out, parsed_here in outcomes:
             rt.files_done += 1
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
