@@ -49,6 +49,27 @@ def resolution(c: GraphMem, root: Path) -> tuple[object, ...]:
     return r.resolution
 
 
+def branch_repo(change: Callable[[Path], None]) -> Path:
+    """The python fixture as a git repository on main, with a branch ``feature`` where
+    ``change`` (given the checkout) was committed."""
+    a = git_repo()
+    git(a, "checkout", "-q", "-b", "feature")
+    change(a)
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "feature")
+    git(a, "checkout", "-q", "main")
+    return a
+
+
+def add_feature_worktree(c: GraphMem, a: Path) -> Path:
+    """``git worktree add`` of the branch ``feature`` beside ``a``; returns it once current."""
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", str(b), "feature")
+    wait_for(lambda: ready(c, b), TIMEOUT)
+    wait_for(lambda: c.recall(files=["app/api/routes.py"], repo=str(b)).freshness.current, TIMEOUT)
+    return b
+
+
 def this_run(home: Path) -> str:
     text = resolve_paths(str(home), {}).log.read_text(encoding="utf-8")
     return text[text.rindex(" listening on ") :]
@@ -114,7 +135,7 @@ def test_a_derived_worktree_answers_as_if_indexed_alone(daemon_factory: DaemonFa
         assert answers(c, b) == alone
 
 
-def test_a_derived_worktree_restarts_before_it_resolved(daemon_factory: DaemonFactory) -> None:
+def test_a_derived_worktree_restarts_before_any_change(daemon_factory: DaemonFactory) -> None:
     """Stopped right after it was derived (before any change in it): after the restart both checkouts
     answer as before, and an edit in the derived one then resolves it correctly."""
     a = git_repo()
@@ -150,24 +171,20 @@ def test_a_branch_worktree_derives_the_rest_and_stays_its_own(daemon_factory: Da
     the gone one resolved again, the differing and new ones parsed and applied on top. It
     answers as if indexed alone right after it is current, after a further edit, and after a
     restart; the first checkout answers as before throughout."""
-    a = git_repo()
-    git(a, "checkout", "-q", "-b", "feature")
-    crypto = a / "app/auth/crypto.py"
-    crypto.write_text(crypto.read_text().replace("digest(password, salt", "digest(password.strip(), salt"))
-    (a / "app/auth/audit.py").write_text(
-        "from app.auth.crypto import hash_password\n\n\ndef audit(p: str) -> str:\n    return hash_password(p)\n"
-    )
-    git(a, "rm", "-q", "app/util/encoding.py")  # crypto and routes import it
-    git(a, "add", "-A")
-    git(a, "commit", "-q", "-m", "feature")
-    git(a, "checkout", "-q", "main")
-    b = a.parent / "wt-b"
+
+    def change(a: Path) -> None:
+        crypto = a / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("digest(password, salt", "digest(password.strip(), salt"))
+        (a / "app/auth/audit.py").write_text(
+            "from app.auth.crypto import hash_password\n\n\ndef audit(p: str) -> str:\n    return hash_password(p)\n"
+        )
+        (a / "app/util/encoding.py").unlink()  # crypto and routes import it
+
+    a = branch_repo(change)
     d = daemon_factory([a])
     with d.client() as c:
         before, stats_a = answers(c, a), resolution(c, a)
-        git(a, "worktree", "add", "-q", str(b), "feature")
-        wait_for(lambda: ready(c, b), TIMEOUT)
-        wait_for(lambda: c.recall(files=["app/api/routes.py"], repo=str(b)).freshness.current, TIMEOUT)
+        b = add_feature_worktree(c, a)
         log = this_run(d.home)
         assert "derived from" in log
         assert "handed to the resolver" not in log
@@ -223,19 +240,16 @@ def test_a_differing_file_that_is_not_parsed_is_gone_for_its_dependents(daemon_f
     skips it as binary): the files importing it are resolved again without it, as a daemon
     indexing the worktree alone resolves them."""
     skipped = frozenset({"app/util/encoding.py"})
-    a = git_repo()
-    git(a, "checkout", "-q", "-b", "feature")
-    encoding = a / "app/util/encoding.py"  # crypto and routes import it
-    encoding.write_bytes(encoding.read_bytes() + b"\n# \x00\n")
-    git(a, "commit", "-q", "-am", "feature")
-    git(a, "checkout", "-q", "main")
-    b = a.parent / "wt-b"
+
+    def change(a: Path) -> None:
+        encoding = a / "app/util/encoding.py"  # crypto and routes import it
+        encoding.write_bytes(encoding.read_bytes() + b"\n# \x00\n")
+
+    a = branch_repo(change)
     d = daemon_factory([a])
     with d.client() as c:
         before = answers(c, a)
-        git(a, "worktree", "add", "-q", str(b), "feature")
-        wait_for(lambda: ready(c, b), TIMEOUT)
-        wait_for(lambda: c.recall(files=["app/api/routes.py"], repo=str(b)).freshness.current, TIMEOUT)
+        b = add_feature_worktree(c, a)
         log = this_run(d.home)
         assert "derived from" in log
         assert re.search(r"wt-b\S*: 1 differing files not parsed; [1-9]\d* files resolved again", log), log
@@ -245,32 +259,3 @@ def test_a_differing_file_that_is_not_parsed_is_gone_for_its_dependents(daemon_f
         assert derived != {ref: got for ref, got in before.items() if not ref.startswith("app/util/encoding.py")}
         assert derived_alone_matches(daemon_factory, b, derived, skipped)
     assert d.stop() == 0
-
-
-def test_a_worktree_with_files_of_its_own_derives_the_rest(daemon_factory: DaemonFactory) -> None:
-    """A worktree on a branch where a file differs (and one is new): the equal files are
-    derived, the others parsed and applied on top; it answers as if indexed alone."""
-    a = git_repo()
-    git(a, "checkout", "-q", "-b", "feature")
-    crypto = a / "app/auth/crypto.py"
-    crypto.write_text(crypto.read_text().replace("digest(password, salt", "digest(password.strip(), salt"))
-    (a / "app/auth/audit.py").write_text(
-        "from app.auth.crypto import hash_password\n\n\ndef audit(p: str) -> str:\n    return hash_password(p)\n"
-    )
-    git(a, "add", "-A")
-    git(a, "commit", "-q", "-m", "feature")
-    git(a, "checkout", "-q", "main")
-    b = a.parent / "wt-b"
-    d = daemon_factory([a])
-    with d.client() as c:
-        before = answers(c, a)
-        git(a, "worktree", "add", "-q", str(b), "feature")
-        wait_for(lambda: ready(c, b), TIMEOUT)
-        wait_for(lambda: c.recall(files=["app/api/routes.py"], repo=str(b)).freshness.current, TIMEOUT)
-        assert "derived from" in this_run(d.home)
-        assert files_parsed(c, b) == 2
-        derived = answers(c, b)
-        assert answers(c, a) == before
-        assert "app/auth/audit.py::audit" in derived
-    assert d.stop() == 0
-    assert derived == truth(daemon_factory, b)
