@@ -12,7 +12,8 @@ For each added worktree it reports: seconds from ``git worktree add`` until the 
 that checkout READY with nothing pending; how many files it parsed (the rest came from the
 other checkouts' parses); the whole process tree's RSS once the daemon is idle and its peak so
 far, and how much it added; the daemon's CPU seconds (its own, and its children's) spent on
-it; and, from the daemon's log, its index pass: the derivation from a sibling (the graph and
+it; and, from the daemon's log, when it was registered (after ``git worktree add`` wrote it
+and the worktree loop saw it), then its index pass: the derivation from a sibling (the graph and
 resolver state copied), the walk and parse of the files that differ, the apply (their delta:
 they and the files depending on them resolved) — so that a branch worktree's time can be read
 as "the parse of its differing files plus the rest". At each count of ``--counts`` it prints
@@ -60,11 +61,16 @@ def tree_rss_mb(pid: int) -> float:
     return sum(_rss_hwm(p)[0] for p in [pid, *_descendants(pid)]) / 1024
 
 
-def pass_times(home: Path, checkout_id: str) -> dict[str, float]:
-    """The index pass of ``checkout_id`` as its daemon logged it: seconds of its derivation,
-    of the walk and parse of what was left, of the apply (none when not logged)."""
+def pass_times(home: Path, checkout_id: str, root: Path, began: float) -> dict[str, float]:
+    """The index pass of ``checkout_id`` (at ``root``) as its daemon logged it: seconds from
+    ``began`` (a wall-clock time) until it was registered, of its derivation, of the walk and
+    parse of what was left, of the apply (none when not logged)."""
     text = resolve_paths(str(home), {}).log.read_text(encoding="utf-8", errors="replace")
     out: dict[str, float] = {}
+    registered = re.search(rf"^(\S+ \S+),(\d+) INFO \S+: new worktree {re.escape(str(root))}: registered", text, re.M)
+    if registered is not None:
+        at = time.mktime(time.strptime(registered[1], "%Y-%m-%d %H:%M:%S")) + int(registered[2]) / 1000
+        out["registered_s"] = round(at - began, 2)
     derived = re.search(rf"{re.escape(checkout_id)}: \d+ of \d+ files derived from \S+ in ([\d.]+)s", text)
     indexed = re.search(rf"indexed {re.escape(checkout_id)}: .* \(walk\+parse ([\d.]+)s, apply ([\d.]+)s\)", text)
     if derived is not None:
@@ -157,7 +163,7 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
             for i in range(1, top + 1):
                 wt = tmp / f"wt{i}"
                 on_branch = i % 4 == 0 and branches
-                t0 = time.monotonic()
+                t0, began = time.monotonic(), time.time()
                 if on_branch:
                     git(repo, "worktree", "add", "-q", str(wt), branches[i // 4 - 1])
                 else:
@@ -176,7 +182,7 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                     "peak_mb": round(d.peak_rss_mb()["tree"], 1),
                     "daemon_cpu_s": round(cpu[0] - cpu0[0], 2),
                     "children_cpu_s": round(cpu[1] - cpu0[1], 2),
-                    **pass_times(home, got["id"]),
+                    **pass_times(home, got["id"], wt.resolve(), began),
                 }
                 cpu0 = cpu
                 rows.append(row)
@@ -186,13 +192,17 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                     row["seconds_less_parse"] = round(row["seconds"] - row.get("parse_s", 0.0), 2)
                 if not quiet:
                     kind = f"branch, {changed} files changed" if on_branch else "same files"
-                    steps = ", ".join(f"{k[:-2]} {row[k]:.2f}s" for k in ("derive_s", "parse_s", "apply_s") if k in row)
+                    steps = ", ".join(
+                        f"{k[:-2]} {row[k]:.2f}s"
+                        for k in ("registered_s", "derive_s", "parse_s", "apply_s")
+                        if k in row
+                    )
                     print(
                         f"  worktree {i:2d} ({kind}): current in {row['seconds']:.2f}s, "
                         f"{row['files_parsed']} files parsed, tree RSS {row['rss_mb']:.0f} MB "
                         f"(+{row['rss_mb'] - base_rss:.0f} MB over the first, +{row['rss_added_mb']:.0f} MB by it), "
                         f"CPU {row['daemon_cpu_s']:.2f}s daemon + {row['children_cpu_s']:.2f}s workers; "
-                        f"its pass: {steps}"
+                        f"from its log: {steps}"
                     )
                     if on_branch:
                         print(
