@@ -178,9 +178,9 @@ class Deriver:
         #: gives a checkout's resolver every file a warm restart read back (``Indexer._hand_over``)
         self._hand_over = hand_over
         #: checkout id -> the files of its first pass that differ from the sibling's, to be parsed
-        #: (``take``), until ``parsed`` is told which were
+        #: (``take``), until the pass is applied (``settle``)
         self._differing: dict[str, set[str]] = {}
-        #: checkout id -> its derivation's store writes, queued once the checkout is current (``store``)
+        #: checkout id -> its derivation's store writes, queued once the checkout is current (``settle``)
         self._writes: dict[str, list[Callable[[], None]]] = {}
 
     def plan(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> Plan | None:
@@ -201,7 +201,7 @@ class Deriver:
     def take(self, rt: RepoRuntime, plan: Plan) -> GraphDelta:
         """Take ``plan``'s equal files from its sibling's graph and resolver (see the module
         docstring); returns the delta that says what was taken. ``plan.rest`` is parsed next
-        (the workers may be parsing it already), then ``parsed`` is told what was."""
+        (the workers may be parsing it already) and applied, then the pass calls ``settle``."""
         source, equal, nodes, t1 = plan.source, plan.equal, plan.nodes, time.monotonic()
         self._hand_over(source)  # (a warm restart's parses: its resolver must hold every file)
         paths = sorted(equal)
@@ -235,27 +235,22 @@ class Deriver:
         rt.files_done += len(paths)
         return delta
 
-    def parsed(self, rt: RepoRuntime, parsed: Iterable[str]) -> None:
-        """After a derived first pass parsed the files that differ (``parsed``: those it
-        parsed): resolve again the files that depended on a differing file that did not get
-        parsed (unreadable, too large, skipped): it is gone from this checkout. (Those of
-        the parsed ones are resolved with them, by the pass's delta.)"""
-        differing = self._differing.pop(rt.id, set())
-        gone = differing - set(parsed)
-        if not gone:
-            return
-        dependents = rt.resolver.dependents_of(gone) - gone
-        edges = rt.resolver.edges_for(dependents)
-        with self._state.writing() as graph:
-            graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
-        self._store_edges(rt, dependents, edges)
-        logger.info("%s: %d differing files not parsed; %d files resolved again", rt.id, len(gone), len(dependents))
-
-    def store(self, rt: RepoRuntime) -> None:
-        """Queue ``rt``'s derivation's store writes (its rows copied, then the edges of the
-        files resolved again), once the pass made it current and before the pass's own
-        writes (which replace some of those rows): on the store writer, they would otherwise
-        compete with the parse of the differing files for the interpreter."""
+    def settle(self, rt: RepoRuntime) -> None:
+        """When ``rt``'s derived first pass is applied (its differing files parsed and resolved
+        with their dependents): resolve again the files that depended on a differing file
+        that did not get parsed (unreadable, binary, too large): it is gone from this
+        checkout. Then queue the derivation's store writes (its rows copied, then the edges of
+        the files resolved again), before the pass's own writes, which replace some of those
+        rows. (Queued only now: on the store writer, they would compete with the parse of the
+        differing files for the interpreter.)"""
+        gone = {p for p in self._differing.pop(rt.id, ()) if p not in rt.resolver.files}
+        if gone:
+            dependents = rt.resolver.dependents_of(gone) - gone
+            edges = rt.resolver.edges_for(dependents)
+            with self._state.writing() as graph:
+                graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
+            self._store_edges(rt, dependents, edges)
+            logger.info("%s: %d differing files not parsed; %d files resolved again", rt.id, len(gone), len(dependents))
         for write in self._writes.pop(rt.id, ()):
             self._writer.submit(write)
 

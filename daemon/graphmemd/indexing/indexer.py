@@ -91,6 +91,12 @@ def freshness_of(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) 
     return Freshness(all(r.current for r in out), tuple(out))
 
 
+#: files to index: (path, file on disk)
+Todo = list[tuple[str, Path]]
+#: parse outcomes, and whether each was parsed now (``SharedParses.outcomes``)
+Outcomes = Iterator[tuple[ParseOutcome, bool]]
+
+
 class Indexer:
     """Turns file changes into graph deltas, on one supervised thread."""
 
@@ -290,14 +296,9 @@ class Indexer:
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
-        if plan is None:
-            derived = None
-            units, prepared = self._parse_pass(rt, todo, skipped, started)
-        else:  # the workers parse the files that differ while the rest is derived
-            todo, outcomes = plan.rest, self._shared.start(rt, plan.rest, self.pool)
-            derived = self._deriver.take(rt, plan)
-            units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
-            self._deriver.parsed(rt, units)
+        outcomes = self._shared.start(rt, plan.rest, self.pool) if plan else None  # (parsed while the rest is derived)
+        derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
+        units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
@@ -308,13 +309,13 @@ class Indexer:
         rebase, rt.rebase = rt.rebase, False
 
         def settle() -> None:  # the graph is current: READY before its store writes are queued
+            self._deriver.settle(rt)  # (a derived checkout: its files not parsed, its store rows)
             rt.indexed_commit = head_before
             rt.dirty = working_tree_dirty(rt.root)
             rt.last_indexed_at = time.time()
             with self._state.reading() as graph:
                 rt.n_edges = graph.edge_count(rt.id)
             rt.state = IndexState.READY
-            self._deriver.store(rt)  # (a derived checkout's rows: before the pass's own writes)
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
@@ -346,25 +347,17 @@ class Indexer:
         )
 
     def _parse_pass(
-        self,
-        rt: RepoRuntime,
-        todo: list[tuple[str, Path]],
-        skipped: dict[str, str],
-        started: float,
-        outcomes: Iterator[tuple[ParseOutcome, bool]] | None = None,
+        self, rt: RepoRuntime, todo: Todo, skipped: dict[str, str], started: float, outcomes: Outcomes | None = None
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
-        """Parse ``todo`` (``outcomes``: its parse, started already), overlapping the daemon's
-        per-file work (resolver input, symbol ids) with the workers' parsing, and queue their
-        cached parses meanwhile (``DeltaSink.cache_early``)."""
+        """Parse ``todo`` (``outcomes``: its parse, if started), overlapping the daemon's per-file work (resolver
+        input, symbol ids) with the workers' parsing; its cached parses queued meanwhile (``DeltaSink.cache_early``)."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
         donors = _donors(self._registry, rt)
-        if outcomes is None:
-            outcomes = self._shared.outcomes(rt, todo, self.pool)
-        for out, parsed_here in outcomes:
+        for out, parsed_here in self._shared.outcomes(rt, todo, self.pool) if outcomes is None else outcomes:
             rt.files_done += 1
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
@@ -483,13 +476,8 @@ class Indexer:
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         t_mem = time.time()
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
-        self._memory.apply(
-            delta,
-            self._state,
-            head_commit(rt.root),
-            lambda paths: uncommitted_paths(rt.root, paths),
-            lambda queries: measure_bodies(rt.root, queries, before),
-        )
+        self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
+                           lambda queries: measure_bodies(rt.root, queries, before))  # fmt: skip
         t_stale = time.time()
         if settle is not None:
             settle()
