@@ -13,10 +13,11 @@ that checkout READY with nothing pending; how many files it parsed (the rest cam
 other checkouts' parses); the whole process tree's RSS once the daemon is idle and its peak so
 far, and how much it added; the daemon's CPU seconds (its own, and its children's) spent on
 it; and, from the daemon's log, when it was registered (after ``git worktree add`` wrote it
-and the worktree loop saw it), then its index pass: the derivation from a sibling (the graph and
-resolver state copied), the walk and parse of the files that differ, the apply (their delta:
-they and the files depending on them resolved) — so that a branch worktree's time can be read
-as "the parse of its differing files plus the rest". At each count of ``--counts`` it prints
+and the worktree loop saw it) and when its index pass ended, and the pass's parts: the
+derivation from a sibling (the graph and resolver state copied), the walk and parse of the
+files that differ, the apply (their delta: they and the files depending on them resolved) —
+so that a branch worktree's time can be read as "the parse of its differing files plus the
+rest". At each count of ``--counts`` it prints
 a summary line: RSS per worktree over all of them (branch worktrees included), and what a
 same-files worktree added on average. The 1-minute load average is printed before the first
 index and after the last worktree. ``--json`` prints one JSON object.
@@ -61,16 +62,31 @@ def tree_rss_mb(pid: int) -> float:
     return sum(_rss_hwm(p)[0] for p in [pid, *_descendants(pid)]) / 1024
 
 
+#: what the benchmark reads of each worktree's pass in the daemon's log: (key, label)
+STEPS = (
+    ("registered_s", "registered at"),
+    ("derive_s", "derivation"),
+    ("parse_s", "walk and parse"),
+    ("apply_s", "apply"),
+    ("indexed_s", "pass ended at"),
+)
+
+
 def pass_times(home: Path, checkout_id: str, root: Path, began: float) -> dict[str, float]:
     """The index pass of ``checkout_id`` (at ``root``) as its daemon logged it: seconds from
-    ``began`` (a wall-clock time) until it was registered, of its derivation, of the walk and
-    parse of what was left, of the apply (none when not logged)."""
+    ``began`` (a wall-clock time) until it was registered and until its pass ended, and the
+    seconds of its derivation, of the walk and parse of what was left, of the apply (none
+    when not logged)."""
     text = resolve_paths(str(home), {}).log.read_text(encoding="utf-8", errors="replace")
     out: dict[str, float] = {}
-    registered = re.search(rf"^(\S+ \S+),(\d+) INFO \S+: new worktree {re.escape(str(root))}: registered", text, re.M)
-    if registered is not None:
-        at = time.mktime(time.strptime(registered[1], "%Y-%m-%d %H:%M:%S")) + int(registered[2]) / 1000
-        out["registered_s"] = round(at - began, 2)
+    for key, pattern in (
+        ("registered_s", rf"new worktree {re.escape(str(root))}: registered"),
+        ("indexed_s", rf"indexed {re.escape(checkout_id)}: "),
+    ):
+        logged = re.search(rf"^(\S+ \S+),(\d+) INFO \S+: {pattern}", text, re.M)
+        if logged is not None:
+            at = time.mktime(time.strptime(logged[1], "%Y-%m-%d %H:%M:%S")) + int(logged[2]) / 1000
+            out[key] = round(at - began, 2)
     derived = re.search(rf"{re.escape(checkout_id)}: \d+ of \d+ files derived from \S+ in ([\d.]+)s", text)
     indexed = re.search(rf"indexed {re.escape(checkout_id)}: .* \(walk\+parse ([\d.]+)s, apply ([\d.]+)s\)", text)
     if derived is not None:
@@ -192,11 +208,7 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                     row["seconds_less_parse"] = round(row["seconds"] - row.get("parse_s", 0.0), 2)
                 if not quiet:
                     kind = f"branch, {changed} files changed" if on_branch else "same files"
-                    steps = ", ".join(
-                        f"{k[:-2]} {row[k]:.2f}s"
-                        for k in ("registered_s", "derive_s", "parse_s", "apply_s")
-                        if k in row
-                    )
+                    steps = ", ".join(f"{label} {row[k]:.2f}s" for k, label in STEPS if k in row)
                     print(
                         f"  worktree {i:2d} ({kind}): current in {row['seconds']:.2f}s, "
                         f"{row['files_parsed']} files parsed, tree RSS {row['rss_mb']:.0f} MB "
