@@ -4,20 +4,19 @@ The first pass of a checkout of a repository that already has an indexed checkou
 ``git worktree add``) reads and hashes its files and compares them with the sibling's graph
 (``equal_files``). When most are equal, the indexer gives the new checkout the sibling's
 files, symbols, edges and text documents with the ids renamed (``codegraph.derive_files``,
-``graph/derive.py``) and lets memory judge the checkout's notes on them; the files that
-differ are then parsed and applied like any watcher batch (the incremental path). The new
-checkout is current then, without a resolution of its own.
-
-Its resolver is filled later, and only when something needs it: its parses wait in
-``RepoRuntime.unhanded`` as a warm restart's do, but the indexer does not hand them over when
-idle (``RepoRuntime.derived_from``): the first change in the checkout (or a knowledge pass
-that needs its exports) does, resolving every file then (``restore.hand_over``). A checkout
-that stays equal to its sibling holds only its graph share. The sibling's parse texts are
-read there when this checkout's own parse cache does not have them yet.
+``graph/derive.py``), and its resolver the sibling's per-file state renamed the same way
+(``RepoResolver.derive``: the files' indexes, their import contexts, what each resolution
+consulted, the statistics), less the files that are not equal, removed as a change removes
+them; the files that depended on those are resolved again. Memory judges the checkout's
+notes on it. The files that differ are then parsed and applied like any watcher batch (the
+incremental path: they and their dependents are resolved, nothing else). A checkout whose
+facts (manifests, layout) differ from the sibling's is resolved whole by the pass, as any
+change of facts is.
 
 The store side runs on the store writer (``copy_rows``): the checkout's cached parses and
 its rows (files, symbols, edges) are copied from the sibling's, which the writer has
-finished writing by then (it runs jobs in order), renamed the same way.
+finished writing by then (it runs jobs in order), renamed the same way; the edges of the
+files resolved again follow.
 """
 
 from __future__ import annotations
@@ -25,14 +24,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from graphmemd.graph.codegraph import derive_files
+from graphmemd.graph.codegraph import FileNode, derive_files
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.derive import derived_delta, renamed_edges
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import FileRecord, ParsedFile, SymbolInfo, file_id
-from graphmemd.graph.resolution.resolver import Exports
+from graphmemd.graph.model import FileRecord, ParsedFile, ResolvedEdges, SymbolInfo, file_id
 from graphmemd.indexing.file_events import file_events
 from graphmemd.ingest.gitinfo import head_commit, uncommitted_paths
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
@@ -140,9 +139,26 @@ def copy_rows(
 Todo = list[tuple[str, Path]]
 
 
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A new checkout's derivation, decided (``Deriver.plan``) and not yet taken."""
+
+    source: RepoRuntime
+    #: how many files the pass had to index
+    files: int
+    #: the files left to parse: those not equal to the sibling's
+    rest: Todo
+    #: path -> the sibling's file node of it, if any
+    nodes: Mapping[str, FileNode | None]
+    #: path -> (content hash, size) of the files equal to the sibling's
+    equal: Mapping[str, tuple[str, int]]
+    #: when reading and hashing the files began
+    started: float
+
+
 class Deriver:
     """Derives new checkouts from their siblings (see the module docstring), on the indexer's
-    thread; also what a derived checkout's hand-over and knowledge pass read of its sibling."""
+    thread (which owns every graph write and every resolver)."""
 
     def __init__(
         self,
@@ -159,27 +175,42 @@ class Deriver:
         self._registry, self._state, self._memory, self._bus = registry, state, memory, bus
         self._store, self._writer, self._parses, self._queued = store, writer, sink.parses, sink.queued_parse
         self._max = cfg.max_file_size
-        #: gives a checkout's resolver every file it waits for (``Indexer._hand_over``)
+        #: gives a checkout's resolver every file a warm restart read back (``Indexer._hand_over``)
         self._hand_over = hand_over
+        #: checkout id -> the files of its first pass that differ from the sibling's, to be parsed
+        #: (``take``), until the pass is applied (``settle``)
+        self._differing: dict[str, set[str]] = {}
+        #: checkout id -> its derivation's store writes, queued once the checkout is current (``settle``)
+        self._writes: dict[str, list[Callable[[], None]]] = {}
 
-    def first_pass(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> tuple[Todo, GraphDelta | None]:
+    def plan(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> Plan | None:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
         nor limited to some paths) and a sibling has most of ``todo`` with the same content:
-        take those files from the sibling's graph; returns the files left to parse, and the
-        delta that said what was taken (None when nothing was)."""
+        the plan to take those files from it (``take``); None otherwise (``todo`` is parsed)."""
         source = source_of(self._registry, rt) if fresh and not rt.unhanded and todo else None
         if source is None:
-            return todo, None
+            return None
         with self._state.reading() as graph:
             nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
-        t0 = time.monotonic()
+        started = time.monotonic()
         equal = equal_files(todo, {rel: n.content_hash for rel, n in nodes.items() if n is not None}, self._max)
-        t1 = time.monotonic()
         if len(equal) < MIN_EQUAL_SHARE * len(todo):
-            return todo, None
+            return None
+        return Plan(source, len(todo), [t for t in todo if t[0] not in equal], nodes, equal, started)
+
+    def take(self, rt: RepoRuntime, plan: Plan) -> GraphDelta:
+        """Take ``plan``'s equal files from its sibling's graph and resolver (see the module
+        docstring); returns the delta that says what was taken. ``plan.rest`` is parsed next
+        (the workers may be parsing it already) and applied, then the pass calls ``settle``."""
+        source, equal, nodes, t1 = plan.source, plan.equal, plan.nodes, time.monotonic()
+        self._hand_over(source)  # (a warm restart's parses: its resolver must hold every file)
         paths = sorted(equal)
+        differing = self._differing[rt.id] = {rel for rel, _ in plan.rest}
+        dependents = rt.resolver.derive(source.resolver, paths, later=differing)
+        edges = rt.resolver.edges_for(dependents)
         with self._state.writing() as graph:
             rename = derive_files(graph, source.id, rt.id, paths)
+            graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
             infos = {p: graph.file_symbols(rt.id, p) for p in paths}
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
@@ -189,53 +220,42 @@ class Deriver:
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda ps: uncommitted_paths(rt.root, ps))
         heads = [CachedHead(p, size, rt.stats.get(p, (0, 0))[1], digest, PARSER_VERSION) for p, (digest, size) in
                  sorted(equal.items())]  # fmt: skip
-        rt.unhanded, rt.derived_from = {h.path: h for h in heads}, source.id
-        store, parses, queued, src = self._store, self._parses, self._queued, source.id
-        self._writer.submit(lambda: copy_rows(store, parses, queued, src, rt.id, heads, rename, infos))
+        rt.derived_from = source.id
+        store, parses, queued, src, rid = self._store, self._parses, self._queued, source.id, rt.id
+        self._writes[rid] = [lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos)]
+        self._store_edges(rt, dependents, edges)
         for event in file_events(delta, time.time()):
             self._bus.publish(event)
         logger.info(
-            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph %.2fs, memory %.2fs)",
-            rt.id, len(paths), len(todo), source.id, time.monotonic() - t0, t1 - t0, t2 - t1, time.monotonic() - t2,
+            "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph and resolver %.2fs, "
+            "%d resolved again, memory %.2fs)",
+            rt.id, len(paths), plan.files, source.id, time.monotonic() - plan.started, t1 - plan.started, t2 - t1,
+            len(dependents), time.monotonic() - t2,
         )  # fmt: skip
         rt.files_done += len(paths)
-        return [t for t in todo if t[0] not in equal], delta
+        return delta
 
-    def text(self, sibling: str, head: CachedHead) -> str | None:
-        """The parse text ``head`` names in ``sibling``'s parse cache (``sibling_text``)."""
-        return sibling_text(self._parses, self._queued, sibling, head)
+    def settle(self, rt: RepoRuntime) -> None:
+        """When ``rt``'s derived first pass is applied (its differing files parsed and resolved
+        with their dependents): resolve again the files that depended on a differing file
+        that did not get parsed (unreadable, binary, too large): it is gone from this
+        checkout. Then queue the derivation's store writes (its rows copied, then the edges of
+        the files resolved again), before the pass's own writes, which replace some of those
+        rows. (Queued only now: on the store writer, they would compete with the parse of the
+        differing files for the interpreter.)"""
+        gone = {p for p in self._differing.pop(rt.id, ()) if p not in rt.resolver.files}
+        if gone:
+            dependents = rt.resolver.dependents_of(gone) - gone
+            edges = rt.resolver.edges_for(dependents)
+            with self._state.writing() as graph:
+                graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
+            self._store_edges(rt, dependents, edges)
+            logger.info("%s: %d differing files not parsed; %d files resolved again", rt.id, len(gone), len(dependents))
+        for write in self._writes.pop(rt.id, ()):
+            self._writer.submit(write)
 
-    def kept_parse(self, sibling: str, path: str) -> ParsedFile | None:
-        """The parse of ``path`` the resolver of ``sibling`` keeps, if any."""
-        rt = self._registry.get(sibling)
-        fi = rt.resolver.files.get(path) if rt is not None else None
-        return fi.parsed if fi is not None else None
-
-    def exports(self, rt: RepoRuntime) -> Exports:
-        """What ``rt``'s files export by name (``RepoResolver.exports``). A checkout derived from
-        a sibling and identical to it (the same files, the same contents) is answered by the
-        sibling's resolver (exports are paths and names, no ids); otherwise its own resolver
-        is given its files first."""
-        source = self._registry.get(rt.derived_from) if rt.derived_from else None
-        if source is not None and self._identical(rt, source):
-            return source.resolver.exports()
-        self._hand_over(rt)
-        return rt.resolver.exports()
-
-    def _identical(self, rt: RepoRuntime, source: RepoRuntime) -> bool:
-        """Whether ``rt`` (derived, its resolver empty) holds exactly ``source``'s files, each
-        with the same content, and ``source``'s resolver holds them all."""
-        if (
-            rt.resolver.files
-            or source.unhanded
-            or source.derived_from
-            or set(rt.unhanded) != set(source.resolver.files)
-        ):
-            return False
-        with self._state.reading() as graph:
-            files = graph.files
-            for p in rt.unhanded:
-                mine, theirs = files.get(file_id(rt.id, p)), files.get(file_id(source.id, p))
-                if mine is None or theirs is None or mine.content_hash != theirs.content_hash:
-                    return False
-        return True
+    def _store_edges(self, rt: RepoRuntime, sources: set[str], edges: ResolvedEdges) -> None:
+        """Add the re-resolved outgoing ``edges`` of ``sources`` to ``rt``'s store writes."""
+        if sources:
+            store, rid, again = self._store, rt.id, sorted(sources)
+            self._writes.setdefault(rid, []).append(lambda: store.replace_files(rid, [], (), edges, edge_sources=again))

@@ -91,6 +91,12 @@ def freshness_of(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) 
     return Freshness(all(r.current for r in out), tuple(out))
 
 
+#: files to index: (path, file on disk)
+Todo = list[tuple[str, Path]]
+#: parse outcomes, and whether each was parsed now (``SharedParses.outcomes``)
+Outcomes = Iterator[tuple[ParseOutcome, bool]]
+
+
 class Indexer:
     """Turns file changes into graph deltas, on one supervised thread."""
 
@@ -127,7 +133,7 @@ class Indexer:
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
-        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self._deriver.exports)
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
         self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
@@ -229,10 +235,10 @@ class Indexer:
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
-        if rt.unhanded and not (idle and (rt.state is IndexState.WARMING or rt.derived_from)):
+        if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
-                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop, self._deriver)
+                damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop)
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
@@ -289,8 +295,10 @@ class Indexer:
         _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
-        todo, derived = self._deriver.first_pass(rt, todo, fresh=not (known or full or only))
-        units, prepared = self._parse_pass(rt, todo, skipped, started)
+        plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
+        outcomes = self._shared.start(rt, plan.rest, self.pool) if plan else None  # (parsed while the rest is derived)
+        derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
+        units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
@@ -301,6 +309,7 @@ class Indexer:
         rebase, rt.rebase = rt.rebase, False
 
         def settle() -> None:  # the graph is current: READY before its store writes are queued
+            self._deriver.settle(rt)  # (a derived checkout: its files not parsed, its store rows)
             rt.indexed_commit = head_before
             rt.dirty = working_tree_dirty(rt.root)
             rt.last_indexed_at = time.time()
@@ -338,17 +347,17 @@ class Indexer:
         )
 
     def _parse_pass(
-        self, rt: RepoRuntime, todo: list[tuple[str, Path]], skipped: dict[str, str], started: float
+        self, rt: RepoRuntime, todo: Todo, skipped: dict[str, str], started: float, outcomes: Outcomes | None = None
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
-        """Parse ``todo``, overlapping the daemon's per-file work (resolver input, symbol ids)
-        with the workers' parsing, and queue their cached parses meanwhile (``DeltaSink.cache_early``)."""
+        """Parse ``todo`` (``outcomes``: its parse, if started), overlapping the daemon's per-file work (resolver
+        input, symbol ids) with the workers' parsing; its cached parses queued meanwhile (``DeltaSink.cache_early``)."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
             self._hand_over(rt)
         last = time.monotonic()
         donors = _donors(self._registry, rt)
-        for out, parsed_here in self._shared.outcomes(rt, todo, self.pool):
+        for out, parsed_here in self._shared.outcomes(rt, todo, self.pool) if outcomes is None else outcomes:
             rt.files_done += 1
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
@@ -468,7 +477,7 @@ class Indexer:
         t_mem = time.time()
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
-                           lambda queries: measure_bodies(rt.root, queries, before))
+                           lambda queries: measure_bodies(rt.root, queries, before))  # fmt: skip
         t_stale = time.time()
         if settle is not None:
             settle()

@@ -26,7 +26,6 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolInfo, file_id
-from graphmemd.graph.resolution.resolver import Exports
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.knowledge.examples import own_examples
@@ -87,11 +86,7 @@ class KnowledgeKeeper:
         state: GraphState,
         pool: Callable[[], ParsePool],
         max_file_size: int,
-        exports: Callable[[RepoRuntime], Exports] = lambda rt: rt.resolver.exports(),
     ) -> None:
-        #: what a checkout's files export by name (a checkout derived from a sibling resolves
-        #: only when needed: ``indexing/derive.py``, ``Deriver.exports``)
-        self._exports = exports
         self._memory = memory
         self._state = state
         self._pool = pool
@@ -210,7 +205,7 @@ class KnowledgeKeeper:
         now = time.time()
         git = GitHistory(rt.root)
         history = KnowledgeHistory(rt.id, git, self._pool, self._state, now)
-        exports = self._exports(rt)  # (the indexer thread owns the resolver)
+        exports = rt.resolver.exports()  # (the indexer thread owns the resolver)
         index = RefIndex(symbols, paths, imports, exports, bases)
         return _Pass(rt, index, history, now, git.head)
 

@@ -27,14 +27,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from graphmem.types import IndexState
 
 from graphmemd.graph.codegraph import FileNode, GraphPart
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
-from graphmemd.graph.sharing import share_parse, shared_symbol
+from graphmemd.graph.sharing import shared_symbol
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.registry import RepoRuntime
@@ -46,19 +46,6 @@ logger = logging.getLogger(__name__)
 
 #: ``hand_over`` asks whether to stop after this many files
 HAND_SLICE = 64
-
-
-class SiblingParses(Protocol):
-    """What a derived checkout's hand-over reads of the sibling it was derived from
-    (``indexing/derive.py`` ``Deriver``)."""
-
-    def text(self, sibling: str, head: CachedHead) -> str | None:
-        """The parse text ``head`` names in ``sibling``'s parse cache, or None."""
-        ...
-
-    def kept_parse(self, sibling: str, path: str) -> ParsedFile | None:
-        """The parse of ``path`` the resolver of ``sibling`` keeps, or None."""
-        ...
 
 
 def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
@@ -173,7 +160,6 @@ def hand_over(
     writer: StoreWriter,
     parses: ParsePack,
     stop: Callable[[], bool] | None = None,
-    siblings: SiblingParses | None = None,
 ) -> list[str]:
     """The second half of a warm restart, on the indexer thread before anything is resolved:
     give the resolver the parses ``restore`` read back (reading their texts from ``parses``
@@ -182,14 +168,7 @@ def hand_over(
     into the graph and the store. ``stop`` is asked every ``HAND_SLICE`` files: when it says
     so (the daemon is stopping), the parses not handed yet wait in ``rt.unhanded`` for the
     next call. Returns the files whose cached parse turned out damaged: they are to be
-    parsed again (their size and mtime are forgotten).
-
-    A checkout derived from a sibling (``RepoRuntime.derived_from``, ``indexing/derive.py``)
-    has no stored edges to compare with yet: its parses come from its own cache, else from
-    the sibling's (``siblings.text``), else the file is parsed again; each takes the equal
-    records of the sibling's kept parse of its path (``siblings.kept_parse``;
-    ``sharing.share_parse``), as a new checkout's parses do;
-    once every file is handed over, all its edges are replaced by the new resolution."""
+    parsed again (their size and mtime are forgotten)."""
     started, handed = time.time(), 0
     damaged: list[str] = []
     for path in list(rt.unhanded):
@@ -199,27 +178,16 @@ def hand_over(
         handed += 1
         try:
             text = item if isinstance(item, str) else parses.text(rt.id, item)
-            if text is None and rt.derived_from and siblings is not None and not isinstance(item, str):
-                text = siblings.text(rt.derived_from, item)
-                if text is None:
-                    raise ValueError(f"no parse of it cached here or in {rt.derived_from}")
             if text is None:  # parsed again or removed since the restore: the pass that did it has it
                 continue
             with state.reading() as graph:
                 infos = graph.file_symbols(rt.id, path)
-            parsed = decode_sharing(text, infos)
-            donor = siblings.kept_parse(rt.derived_from, path) if rt.derived_from and siblings else None
-            rt.resolver.set_file(share_parse(parsed, donor, infos) if donor is not None else parsed, frozen=True)
+            rt.resolver.set_file(decode_sharing(text, infos), frozen=True)
         except ValueError as exc:
             logger.error("cached parse of %s/%s unreadable (%s): parsing it again", rt.id, path, exc)
             rt.stats.pop(path, None)
             damaged.append(path)
     if not handed:
-        return damaged
-    if rt.derived_from and not rt.unhanded:  # (derived: the graph has the sibling's edges)
-        rt.derived_from, rt.stored_edges = "", None
-        replace_all_edges(rt, rt.resolver.all_edges(), state, store, writer)
-        logger.info("%s: %d derived files handed to the resolver in %.2fs", rt.id, handed, time.time() - started)
         return damaged
     if damaged:  # the resolver misses those files: its edges would lack theirs and their callers'
         logger.info("%s: edges kept as stored until the damaged cached parses are parsed again", rt.id)

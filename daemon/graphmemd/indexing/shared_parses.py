@@ -13,6 +13,7 @@ all of this (nothing is read twice).
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -49,6 +50,15 @@ class SharedParses:
         shared, rest = self.split(rt, todo)
         yield from ((out, False) for out in shared)
         yield from ((out, True) for out in pool().parse_many(rest))
+
+    def start(
+        self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]], pool: Callable[[], ParsePool]
+    ) -> Iterator[tuple[ParseOutcome, bool]]:
+        """``outcomes``, with the workers started on the files to parse before it returns (the
+        caller does other work meanwhile, then reads every outcome)."""
+        shared, rest = self.split(rt, todo)
+        parsing = pool().parse_now(rest)
+        return itertools.chain(((out, False) for out in shared), ((out, True) for out in parsing))
 
     def split(
         self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]]

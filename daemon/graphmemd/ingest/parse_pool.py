@@ -54,7 +54,7 @@ import stat
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from multiprocessing.connection import Connection, wait
@@ -645,6 +645,12 @@ class ParsePool:
         """
         return _outcomes(self, files, _Mode.BARE if bare else _Mode.PARSE)
 
+    def parse_now(self, files: Iterable[tuple[str, Path]]) -> Iterator[ParseOutcome]:
+        """Like ``parse_many``, but the workers start at once, not on the first ``next``: for a
+        caller with other work to do meanwhile, which then reads every outcome."""
+        tasks = [(rel, str(abs_path)) for rel, abs_path in files]
+        return _delivered(self, self._submit(tasks, _Mode.PARSE)) if tasks else iter(())
+
     def read_examples(self, files: Iterable[tuple[str, Path]]) -> Generator[ParseOutcome, None, None]:
         """Like ``parse_many`` for knowledge files: outcomes with ``examples``, the units of
         their code examples that use names (tree-sitter holds the GIL: read in the workers)."""
@@ -891,9 +897,13 @@ def _outcomes(pool: ParsePool, files: Iterable[tuple[str, Path]], mode: _Mode) -
     """The outcomes of one job of ``pool`` as they complete (submitted on the first ``next``);
     closing the generator early cancels the files not yet handed out."""
     tasks = [(rel, str(abs_path)) for rel, abs_path in files]
-    if not tasks:
-        return
-    job = pool._submit(tasks, mode)
+    if tasks:
+        yield from _delivered(pool, pool._submit(tasks, mode))
+
+
+def _delivered(pool: ParsePool, job: _Job) -> Generator[ParseOutcome, None, None]:
+    """The outcomes of ``job`` as they complete; closing the generator early cancels the files
+    not yet handed out."""
     delivered = 0
     try:
         while delivered < job.total:

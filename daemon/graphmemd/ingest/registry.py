@@ -112,10 +112,9 @@ class RepoRuntime:
     #: a restart answers before it resolves.
     unhanded: dict[str, str | CachedHead] = field(default_factory=dict)
     stored_edges: ResolvedEdges | None = None
-    #: The sibling checkout this one's files were derived from (``indexing/derive.py``) while
-    #: its resolver does not hold them yet: ``unhanded`` then waits for the first change that
-    #: needs a resolution (not for the indexer to be idle), and a parse this checkout's cache
-    #: does not have yet is read from that sibling's.
+    #: The sibling checkout this one's files, graph and resolver state were derived from in
+    #: this run of the daemon (``indexing/derive.py``); "" for one indexed on its own, or
+    #: restored. A new checkout derives from a sibling that was not derived itself when it can.
     derived_from: str = ""
     identity: RepoIdentity = field(default_factory=RepoIdentity)
     #: the repository this checkout belongs to (``repository_id_for``; its own id when alone)

@@ -219,6 +219,7 @@ class FileIndex:
         "_info_memo",
         "_local_vars",
         "_planned",
+        "_rename",
         "_shapes",
         "_shapes_blob",
         "_vars_blob",
@@ -297,6 +298,9 @@ class FileIndex:
             info[q] = self._info_of(q, s)
         self.arity = dict(parsed.arities)
         self._blob = self._vars_blob = self._shapes_blob = b""
+        #: (length of the repository prefix of the ids in ``_blob``, the prefix they get when decoded):
+        #: set on a copy made for another checkout (:meth:`renamed`), which shares the blob
+        self._rename: tuple[int, str] | None = None
         self._plan_calls(parsed.calls, info)
 
         by_child: dict[str, list[InheritRef]] = {}
@@ -433,7 +437,22 @@ class FileIndex:
         if self._planned is not None:
             return self._planned
         planned: tuple[Planned, ...] = marshal.loads(zlib.decompress(self._blob))
-        return planned
+        return _renamed_plan(planned, *self._rename) if self._rename is not None else planned
+
+    def renamed(self, repo_id: str, rules: FileRules) -> FileIndex:
+        """This file's index as checkout ``repo_id`` holds the same file (a worktree derived
+        from this one's, ``RepoResolver.derive``): its ids renamed (an id begins with its
+        checkout's), ``rules`` the new checkout's; the rest — the parse, the name indexes, the
+        compact planned calls — shared (none of it is changed in place once built)."""
+        new: FileIndex = object.__new__(FileIndex)
+        for name in _SHARED_SLOTS:
+            setattr(new, name, getattr(self, name))
+        cut, prefix = len(self.fid) - len(self.path), f"{repo_id}:"
+        new.rules, new.fid, new._info_memo = rules, file_id(repo_id, self.path), None
+        new.sids = {q: sys.intern(prefix + sid[cut:]) for q, sid in self.sids.items()}
+        new._planned = _renamed_plan(self._planned, cut, prefix) if self._planned is not None else None
+        new._rename = (self._rename[0] if self._rename is not None else cut, prefix) if self._blob else None
+        return new
 
     def _locals(self) -> dict[str, dict[str, TypeRef]]:
         """The types of names inside definitions (decoded on first use, kept while thawed)."""
@@ -527,6 +546,22 @@ class FileIndex:
                 return None
             s = self.syms.get(q)
             q = (s.parent or "") if s is not None else (q.rsplit(".", 1)[0] if "." in q else "")
+
+
+#: the slots :meth:`FileIndex.renamed` shares with the original (the others hold ids or rules)
+_SHARED_SLOTS = tuple(
+    s for s in FileIndex.__slots__ if s not in {"rules", "fid", "sids", "_info_memo", "_planned", "_rename"}
+)
+
+
+def _renamed_plan(planned: tuple[Planned, ...], cut: int, prefix: str) -> tuple[Planned, ...]:
+    """``planned`` with its caller ids renamed: ``prefix`` instead of their first ``cut`` characters."""
+    ids = {c: sys.intern(prefix + c[cut:]) for _ci, _callee, _args, callers in planned for c in callers}
+    return tuple(
+        ((ids.get(ci[0]) or sys.intern(prefix + ci[0][cut:]), ci[1], ci[2], ci[3], ci[4]), callee, args,
+         {ids[c]: n for c, n in callers.items()})
+        for ci, callee, args, callers in planned
+    )  # fmt: skip
 
 
 def _strength(t: TypeRef) -> int:

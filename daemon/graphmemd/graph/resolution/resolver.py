@@ -87,6 +87,43 @@ class RepoResolver:
         elif old.struct_key != fi.struct_key:
             self._invalidate(self._structural_keys(old) | self._structural_keys(fi))
 
+    def derive(self, source: RepoResolver, paths: Iterable[str], later: Iterable[str] = ()) -> set[str]:
+        """Become, while empty, the resolver of a checkout holding ``paths`` of ``source``'s
+        checkout with the same contents (a worktree: ``indexing/derive.py``), without resolving
+        them: take ``source``'s state — its facts, each file's index with the ids renamed
+        (``FileIndex.renamed``), the import contexts, what each file's resolution consulted,
+        the resolution statistics — then remove the files of ``source`` not in ``paths`` as a
+        change would (``remove_file``). The result is the state ``source`` would have after
+        those removals, renamed: what follows (the differing files set, their dependents
+        resolved) is the ordinary incremental path. Returns the held files whose resolution
+        may change with the removals (``dependents_of``), except those of ``later`` (files
+        the caller sets again right after: their dependents are resolved with them, and
+        ``dependents_of(later)`` still finds them): the caller resolves them."""
+        if self.files:
+            raise ValueError(f"{self.repo_id}: a resolver that holds files cannot be derived")
+        self.set_facts(source.facts)
+        self.gen = source.gen  # (the import contexts taken below were built in it)
+        for path, fi in source.files.items():
+            mine = self.files[path] = fi.renamed(self.repo_id, self.rules(fi.parsed.language))
+            self._index(mine)
+        for path, ctx in source._ctxs.items():
+            self._ctxs[path] = ctx
+            for k in ctx.keys:
+                self._watchers.setdefault(k, set()).add(path)
+        for path, seen in source._consulted.items():
+            self._consulted[path] = seen
+            for p in seen:
+                self._consulted_by.setdefault(p, set()).add(path)
+        keep = set(paths)
+        gone = sorted(p for p in source.files if p not in keep)
+        # (their statistics left out here: ``remove_file`` would total them again for each)
+        self._file_stats = {p: st for p, st in source._file_stats.items() if p in keep}
+        for path in gone:
+            self.remove_file(path)
+        self._snapshot_stats()
+        now = set(gone) - set(later)
+        return self.dependents_of(now) if now else set()
+
     def held(self, parsed: ParsedFile) -> ParsedFile:
         """The copy of ``parsed`` the resolver keeps (its calls and typed names planned and
         dropped), once ``set_file`` took it; ``parsed`` itself otherwise."""
