@@ -162,6 +162,9 @@ class StoreConnection:
         self._ends: dict[str, tuple[str, str, str, str] | None] = {}
         #: a bulk read asked for a reopen (``reopen_soon``)
         self._reopen_asked = False
+        #: the Repo rows as this process last read or wrote them (``repos``): registering a
+        #: checkout reads them, and must not wait for a bulk write holding the lock
+        self._repo_rows: dict[str, tuple[str, str, float]] | None = None
         #: called between the chunks of a bulk load: the store writer runs the urgent writes
         #: (observation copies an acknowledgement waits for) there (``StoreWriter.between_steps``)
         self.pause_point: Callable[[], None] = _nothing
@@ -472,15 +475,27 @@ class Store(StoreConnection):
 
     def upsert_repo(self, repo_id: str, root: str, indexed_commit: str, last_indexed_at: float) -> None:
         """Create or update a repository's row."""
-        self._run(
-            "MERGE (r:Repo {id: $id}) SET r.root = $root, r.indexed_commit = $c, r.last_indexed_at = $t",
-            {"id": repo_id, "root": root, "c": indexed_commit, "t": last_indexed_at},
-        )
+        with self._lock:
+            self._run(
+                "MERGE (r:Repo {id: $id}) SET r.root = $root, r.indexed_commit = $c, r.last_indexed_at = $t",
+                {"id": repo_id, "root": root, "c": indexed_commit, "t": last_indexed_at},
+            )
+            if self._repo_rows is not None:
+                self._repo_rows = {**self._repo_rows, repo_id: (root, indexed_commit, last_indexed_at)}
 
     def repos(self) -> list[tuple[str, str, str, float]]:
-        """Every repository row as (id, root, indexed commit, last indexed at), by id."""
-        rows = self._run("MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at ORDER BY r.id")
-        return [(r[0], r[1], r[2] or "", float(r[3] or 0.0)) for r in rows]
+        """Every repository row as (id, root, indexed commit, last indexed at), by id.
+
+        Read from the store once; after that from what this process wrote (``upsert_repo``,
+        ``delete_repo`` keep it), so a caller never waits for a bulk write holding the lock:
+        the store has one writer, this process."""
+        self._check_usable()  # reads no lock: a closed or poisoned store still says so
+        known = self._repo_rows
+        if known is None:
+            with self._lock:
+                rows = self._run("MATCH (r:Repo) RETURN r.id, r.root, r.indexed_commit, r.last_indexed_at")
+                known = self._repo_rows = {r[0]: (r[1], r[2] or "", float(r[3] or 0.0)) for r in rows}
+        return [(rid, *known[rid]) for rid in sorted(known)]
 
     def delete_repo(self, repo_id: str) -> None:
         """Remove a repository's code graph (observations are kept: the journal decides)."""
@@ -488,6 +503,8 @@ class Store(StoreConnection):
             self._run("MATCH (s:Symbol) WHERE s.repo = $r DETACH DELETE s", {"r": repo_id})
             self._run("MATCH (f:File) WHERE f.repo = $r DETACH DELETE f", {"r": repo_id})
             self._run("MATCH (r:Repo {id: $r}) DELETE r", {"r": repo_id})
+            if self._repo_rows is not None:
+                self._repo_rows = {rid: row for rid, row in self._repo_rows.items() if rid != repo_id}
 
     # ------------------------------------------------------------------ code graph writes
 
