@@ -43,19 +43,20 @@ def dump(out: Path, code: Path, lang: str, every: int, roots: list[Path]) -> int
     suffixes = CORPORA[lang].suffixes
     digests: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="parse-digest-") as scratch:
-        if not roots:
+        labelled = [(root, str(root)) for root in roots]  # (a corpus unpacked to scratch: by its name)
+        if not labelled:
             if lang == "python":
-                roots = [Path(sysconfig.get_paths()["stdlib"])]
+                labelled = [(Path(sysconfig.get_paths()["stdlib"]), "python")]
             else:
                 setup([lang])
-                roots = [tree(lang, Path(scratch))]
-        for root in roots:
+                labelled = [(tree(lang, Path(scratch)), lang)]
+        for root, label in labelled:
             for path in _files(root, suffixes)[::every]:
                 language = language_for_path(path.name)
                 if language is None:
                     continue
                 parsed = parse_source(path.relative_to(root).as_posix(), path.read_bytes(), language)
-                digests[f"{root}:{path.relative_to(root).as_posix()}"] = hashlib.blake2b(
+                digests[f"{label}:{path.relative_to(root).as_posix()}"] = hashlib.blake2b(
                     repr(parsed).encode()
                 ).hexdigest()
     out.write_text(json.dumps(digests, sort_keys=True))
