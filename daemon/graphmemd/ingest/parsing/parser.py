@@ -798,17 +798,11 @@ def _symbols(
 def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Collected:
     """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
     out = _Collected()
-    settings = compiled.settings
-    roles = compiled.roles
-    raw_calls = out.raw_calls
+    settings, roles, callees, opaque = compiled.settings, compiled.roles, compiled.callees, compiled.call_opaque
+    raw_calls, rewrite_calls, shaped, positional = out.raw_calls, out.rewrite_calls, out.shaped, _POSITIONAL_SHAPES
     comments: list[Node] = []
     targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
-    callees = compiled.callees
-    rewrite_calls = out.rewrite_calls
-    shaped = out.shaped
-    positional = _POSITIONAL_SHAPES
-    opaque = compiled.call_opaque
     for pattern, caps in matches:
         target = targets[pattern]
         if target is not None:
@@ -852,9 +846,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 rend = receiver.end_byte
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
             arg_lists = caps.get("reference.call.args")
-            raw_calls.append(
-                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1, "")
-            )
+            count = _count_named(arg_lists[0], source) if arg_lists else -1
+            raw_calls.append((start, text, node.start_point[0] + 1, count, ""))
         elif role == _R_COMMENT:
             node = caps["comment"][0]
             out.cuts.append((node.start_byte, node.end_byte))
