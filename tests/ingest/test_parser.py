@@ -1022,3 +1022,22 @@ def g(xs, **kw):
     ]
     java = parse_source("A.java", b"class A { void m() { f(1, 2); } }")
     assert {c.shape for c in java.calls} == {""}  # no shapes in Java's query: unknown
+
+
+def test_python_call_shapes_count_only_the_comments_directly_in_their_arguments() -> None:
+    """Issue 41: a comment lowers a call's positional count only when it is directly in that
+    call's arguments (not in a list among them, not in a call nested in them); a ``#`` in a
+    string is no comment."""
+    src = b"""
+def g():
+    f(1, "#not a comment", 2)
+    f([1,  # in the list, not in f's arguments
+       2], 3)
+    f(h(1,  # h's
+        2),  # f's
+      4)
+    # a comment outside any call
+    f(1)
+"""
+    shapes = [(c.line, c.callee, c.shape) for c in parse_source("m.py", src).calls]
+    assert shapes == [(3, "f", "3"), (4, "f", "2"), (6, "f", "2"), (6, "h", "2"), (10, "f", "1")]

@@ -173,6 +173,7 @@ _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFA
 _DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
 _FIRST = itemgetter(0)  # (sort keys: C-level, no lambda call per item)
 _START = attrgetter("start")
+_START_BYTE = attrgetter("start_byte")
 
 # pattern roles
 _R_CALL = 1
@@ -574,9 +575,9 @@ class _Collected:
     fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
     #: the called expressions whose last name is one of ``_Compiled.callees``
     rewrite_calls: list[Node] = field(default_factory=list)
-    #: the shaped calls' arguments: (start, end, named children, index in ``raw_calls``)
-    shaped: list[tuple[int, int, int, int]] = field(default_factory=list)
-    #: arguments' start -> the keywords in them and a "*" per splat
+    #: the shaped calls' arguments: (start, end, the call's index in ``raw_calls``)
+    shaped: list[tuple[int, int, int]] = field(default_factory=list)
+    #: arguments' start -> the keywords in them, a "*" per splat and a "" per comment
     parts: dict[int, list[str]] = field(default_factory=dict)
 
 
@@ -797,14 +798,11 @@ def _symbols(
 def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Collected:
     """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
     out = _Collected()
-    settings = compiled.settings
-    roles = compiled.roles
-    raw_calls = out.raw_calls
+    settings, roles, callees, opaque = compiled.settings, compiled.roles, compiled.callees, compiled.call_opaque
+    raw_calls, rewrite_calls, shaped, positional = out.raw_calls, out.rewrite_calls, out.shaped, _POSITIONAL_SHAPES
     comments: list[Node] = []
     targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
-    callees = compiled.callees
-    rewrite_calls = out.rewrite_calls
     for pattern, caps in matches:
         target = targets[pattern]
         if target is not None:
@@ -816,7 +814,13 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             end = node.end_byte
             start = node.start_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
-            shape = _shaped(caps, compiled.call_opaque[pattern], out, len(raw_calls)) if role == _R_CALL_SHAPED else ""
+            shape = ""
+            if role == _R_CALL_SHAPED:  # (inline: this runs once per call)
+                held = caps["reference.call.arguments"][0]
+                if held.kind_id not in opaque[pattern]:
+                    named = held.named_child_count
+                    shape = positional[named] if named < _MANY else str(named)
+                    shaped.append((held.start_byte, held.end_byte, len(raw_calls)))
             raw_calls.append((start, text, node.start_point[0] + 1, -1, shape))
             if callees:  # (the common case inline: this branch runs once per call)
                 last = text[text.rfind(b".") + 1 :]
@@ -842,9 +846,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 rend = receiver.end_byte
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
             arg_lists = caps.get("reference.call.args")
-            raw_calls.append(
-                (start, text, node.start_point[0] + 1, _count_named(arg_lists[0], source) if arg_lists else -1, "")
-            )
+            count = _count_named(arg_lists[0], source) if arg_lists else -1
+            raw_calls.append((start, text, node.start_point[0] + 1, count, ""))
         elif role == _R_COMMENT:
             node = caps["comment"][0]
             out.cuts.append((node.start_byte, node.end_byte))
@@ -864,8 +867,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
-    if out.shaped:
-        _shape_calls(raw_calls, out.shaped, out.parts, comments)
+    if shaped:
+        _shape_calls(source, raw_calls, shaped, out.parts, comments)
     clean = compiled.clean
     if clean is not None and raw_calls:
         out.raw_calls = [(pos, clean(text), line, args, shape) for pos, text, line, args, shape in raw_calls]
@@ -875,17 +878,6 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
 #: the shapes of calls passing only a few positional arguments
 _MANY = 16
 _POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(_MANY))
-
-
-def _shaped(caps: dict[str, list[Node]], opaque: frozenset[int], out: _Collected, i: int) -> str:
-    """The positional shape of the call whose ``@reference.call.arguments`` are in ``caps``
-    (noted in ``out.shaped`` for ``_shape_calls``), "" for opaque arguments."""
-    arguments = caps["reference.call.arguments"][0]
-    if arguments.kind_id in opaque:
-        return ""
-    named = arguments.named_child_count
-    out.shaped.append((arguments.start_byte, arguments.end_byte, named, i))
-    return _POSITIONAL_SHAPES[named] if named < _MANY else str(named)
 
 
 def _collect_part(source: bytes, caps: dict[str, list[Node]], parts: dict[int, list[str]]) -> None:
@@ -902,41 +894,43 @@ def _collect_part(source: bytes, caps: dict[str, list[Node]], parts: dict[int, l
             parts.setdefault(held.start_byte, []).append("*")
 
 
+_THIRD = itemgetter(2)
+
+
 def _shape_calls(
+    source: bytes,
     raw_calls: list[tuple[int, bytes, int, int, str]],
-    shaped: list[tuple[int, int, int, int]],
+    shaped: list[tuple[int, int, int]],
     parts: dict[int, list[str]],
     comments: list[Node],
 ) -> None:
     """Correct the shape of each call whose arguments hold keywords, splats (``parts``, by
     the start of the arguments they are in) or comments: every call was first given as many
-    positional arguments as its arguments have named children. (A comment's parent is looked
-    up only when it lies in some call's arguments: few do, and a parent costs a descent from
-    the root.)"""
+    positional arguments as its arguments have named children (its shape's text). A
+    comment's parent is looked up only when it lies in the arguments of some call whose
+    text holds a ``#``: few do, and a parent costs a descent from the root."""
     if comments:
-        spans: list[tuple[int, int]] = []  # the union of the calls' arguments, in order
-        for at, end, _, _ in sorted(shaped):
-            if spans and at < spans[-1][1]:
-                if end > spans[-1][1]:
-                    spans[-1] = (spans[-1][0], end)
-            else:
-                spans.append((at, end))
-        firsts = [at for at, _ in spans]
-        for c in comments:
-            spot = c.start_byte
-            k = bisect_right(firsts, spot) - 1
-            if k >= 0 and spot < spans[k][1]:
-                held = c.parent
+        hashed = [(at, end) for at, end, _ in shaped if source.find(b"#", at, end) >= 0]
+        if hashed:
+            spots = list(map(_START_BYTE, comments))
+            if spots != sorted(spots):  # (the matches come in order: a guard)
+                comments = sorted(comments, key=_START_BYTE)
+                spots.sort()
+            inside = {k for at, end in hashed for k in range(bisect_left(spots, at), bisect_left(spots, end))}
+            for k in sorted(inside):
+                held = comments[k].parent
                 if held is not None:
                     parts.setdefault(held.start_byte, []).append("")
     if not parts:
         return
-    for at, _, named, i in shaped:
-        part = parts.get(at)
-        if part is not None:
+    index = dict(zip(map(_FIRST, shaped), map(_THIRD, shaped), strict=True))  # (one shaped pattern per call)
+    for at, part in parts.items():
+        i = index.get(at)
+        if i is not None:
+            call = raw_calls[i]
             keywords = tuple(k for k in part if k and k != "*")
-            shape = sys.intern(CallShape(keywords, max(named - len(part), 0), "*" in part).text)
-            raw_calls[i] = (*raw_calls[i][:4], shape)
+            shape = sys.intern(CallShape(keywords, max(int(call[4]) - len(part), 0), "*" in part).text)
+            raw_calls[i] = (*call[:4], shape)
 
 
 #: Bytes a called expression's last name never starts with but its text after the last dot
