@@ -136,6 +136,7 @@ def copy_rows(
     logger.info("stored %s from %s: %d files in %.2fs", target, source, n, time.monotonic() - started)
 
 
+#: files to index: (path, file on disk)
 Todo = list[tuple[str, Path]]
 
 

@@ -30,7 +30,7 @@ from graphmemd.graph.model import ParsedFile, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.indexing.bodylines_git import measure_bodies
-from graphmemd.indexing.derive import Deriver
+from graphmemd.indexing.derive import Deriver, Todo
 from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
@@ -91,8 +91,6 @@ def freshness_of(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) 
     return Freshness(all(r.current for r in out), tuple(out))
 
 
-#: files to index: (path, file on disk)
-Todo = list[tuple[str, Path]]
 #: parse outcomes, and whether each was parsed now (``SharedParses.outcomes``)
 Outcomes = Iterator[tuple[ParseOutcome, bool]]
 
