@@ -47,15 +47,18 @@ References
     node). With a receiver capture, the callee is ``receiver.call`` (Java
     ``obj.method()``). The caller is the innermost definition containing the call
     (decorators and default values included).
-``@reference.call.arguments`` (+ ``(#set! reference.call.opaque "T")``)
+``@reference.call.arguments`` (+ ``(#set! reference.call.opaque "T")`` and the parts below)
     In a call pattern without receiver: the call's arguments, whose shape the call site
     records (``CallRef.shape``, ``CallShape``): their named children are positional
-    arguments, except comments (``@comment`` nodes) and what patterns capture directly in
-    them as ``@reference.call.keyword`` (a keyword argument, its name captured as
-    ``@reference.call.keyword.name``) or ``@reference.call.splat`` (``*args``,
-    ``**kwargs``). Arguments of
-    an opaque type (Python's generator argument, ``f(x for x in xs)``) record no shape. A
-    language without these records no shapes (a changed default then reaches every caller).
+    arguments, except those of the types the pattern's settings name:
+    ``reference.call.keyword`` (a keyword argument; its ``name`` field is the keyword),
+    ``reference.call.splat`` (``*args``, ``**kwargs``) and ``reference.call.comment``.
+    ``reference.call.marks`` lists the characters without which an argument list's text
+    holds none of those (Python ``=*#``): only the argument lists holding one have their
+    children looked at (a query pattern per keyword or splat cost more than all of it).
+    Arguments of an opaque type (Python's generator argument, ``f(x for x in xs)``) record
+    no shape. A language without these records no shapes (a changed default then reaches
+    every caller).
 ``(#set! reference.call.except "a b")``
     The pattern's calls of these names (the ``@reference.call`` text) are not calls (Ruby
     ``require``, ``attr_reader``): checked here, a set lookup, instead of a ``#not-match?``
@@ -173,7 +176,6 @@ _CLASS_LIKE = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFA
 _DEF_CAPTURES: dict[str, SymbolKind] = {f"definition.{k.value}": k for k in SymbolKind}
 _FIRST = itemgetter(0)  # (sort keys: C-level, no lambda call per item)
 _START = attrgetter("start")
-_START_BYTE = attrgetter("start_byte")
 
 # pattern roles
 _R_CALL = 1
@@ -197,7 +199,6 @@ _R_CALL_BARE = 18
 _R_LOCAL = 19
 _R_CALL_EXCEPT = 20  # a call pattern with a ``reference.call.except`` setting
 _R_CALL_SHAPED = 21  # a plain call pattern with a ``reference.call.arguments`` capture
-_R_CALL_PART = 22  # a ``reference.call.keyword`` or ``reference.call.splat`` pattern
 
 # ----------------------------------------------------------------------------- text helpers
 
@@ -324,6 +325,41 @@ class _Compiled:
     callees: frozenset[bytes] = frozenset()
     #: per pattern, the kind ids of its ``reference.call.opaque`` arguments
     call_opaque: tuple[frozenset[int], ...] = ()
+    #: what tells the arguments' keywords, splats and comments apart in the language's shaped
+    #: call patterns (None: it shapes no call)
+    call_parts: _CallParts | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _CallParts:
+    """A shaped call pattern's settings: the argument node types that are no positional
+    argument, and the characters one of which an argument list holding one must hold."""
+
+    keyword: frozenset[str]
+    splat: frozenset[str]
+    comment: frozenset[str]
+    marks: re.Pattern[bytes]
+
+
+def _call_parts(settings: list[dict[str, str | None]]) -> _CallParts | None:
+    """The language's ``reference.call.keyword``/``splat``/``comment``/``marks`` settings (one
+    set for all its patterns that state them)."""
+    found = {
+        tuple(pattern.get(f"reference.call.{key}") or "" for key in ("keyword", "splat", "comment", "marks"))
+        for pattern in settings
+        if pattern.get("reference.call.marks")
+    }
+    if len(found) > 1:
+        raise ValueError(f"a language's call patterns state one set of argument parts, not {sorted(found)}")
+    if not found:
+        return None
+    keyword, splat, comment, marks = found.pop()
+    return _CallParts(
+        keyword=frozenset(keyword.split()),
+        splat=frozenset(splat.split()),
+        comment=frozenset(comment.split()),
+        marks=re.compile(b"[" + re.escape(marks.encode()) + b"]"),
+    )
 
 
 _compiled: dict[Language, _Compiled] = {}
@@ -358,8 +394,6 @@ def _role(captures: set[str]) -> int:
         ("arity", _R_ARITY),
         ("export", _R_EXPORT),
         ("reference.call.bare", _R_CALL_BARE),
-        ("reference.call.keyword", _R_CALL_PART),
-        ("reference.call.splat", _R_CALL_PART),
         ("local", _R_LOCAL),
     ):
         if key in captures:
@@ -472,6 +506,7 @@ def _compile(language: Language) -> _Compiled:
             call_roles=pattern_roles(_pattern_sources(call_query, call_source)) if call_query is not None else (),
             callees=rules.callees,
             call_opaque=tuple(_kind_ids(ts_language, query.pattern_settings(i)) for i in range(query.pattern_count)),
+            call_parts=_call_parts([query.pattern_settings(i) for i in range(query.pattern_count)]),
         )
         _compiled[language] = found
         return found
@@ -552,14 +587,18 @@ def _docstring(body: Node, rule: tuple[str, str]) -> tuple[int, int]:
     return -1, -1
 
 
+#: A call as collected: start, callee text, line, arity or -1, shape or "", the called
+#: expression's node (None: a bare call).
+_RawCall = tuple[int, bytes, int, int, str, Node | None]
+
+
 @dataclass(slots=True)
 class _Collected:
     """What one file's query matches yield, before qualification."""
 
     defs: list[_Def] = field(default_factory=list)
     scopes: list[tuple[int, int, str]] = field(default_factory=list)
-    #: (start, callee text, line, arity or -1, shape or "")
-    raw_calls: list[tuple[int, bytes, int, int, str]] = field(default_factory=list)
+    raw_calls: list[_RawCall] = field(default_factory=list)
     cuts: list[tuple[int, int]] = field(default_factory=list)
     bases: list[tuple[int, str, InheritKind, int]] = field(default_factory=list)
     raw_imports: list[_RawImport] = field(default_factory=list)
@@ -573,12 +612,8 @@ class _Collected:
     locals: list[tuple[int, bytes]] = field(default_factory=list)
     #: the fingerprint rules' captured nodes, by role
     fingerprint_captures: defaultdict[str, list[Node]] = field(default_factory=lambda: defaultdict(list))
-    #: the called expressions whose last name is one of ``_Compiled.callees``
-    rewrite_calls: list[Node] = field(default_factory=list)
-    #: the shaped calls' arguments: (start, end, the call's index in ``raw_calls``)
-    shaped: list[tuple[int, int, int]] = field(default_factory=list)
-    #: arguments' start -> the keywords in them, a "*" per splat and a "" per comment
-    parts: dict[int, list[str]] = field(default_factory=dict)
+    #: the shaped calls' arguments: (the node, the call's index in ``raw_calls``)
+    shaped: list[tuple[Node, int]] = field(default_factory=list)
 
 
 def parse_source(
@@ -620,8 +655,6 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     root, matches, syntax_errors, limited = _run_query(compiled, _blanked(compiled, source))
     truncated = limited or truncated
     found = _collect(source, compiled, matches)
-    if found.rewrite_calls:
-        _call_rewrites(compiled, found.rewrite_calls, found.fingerprint_captures)
     defs = found.defs
     defs.sort(key=_START)
     found.cuts.sort()
@@ -640,6 +673,9 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
             defs, parents, containers, merged = _qualify(kept[0], found.scopes, kept[1], merge, hosts)
     if len(defs) + merged < found_defs:
         truncated = f"definitions nested deeper than {MAX_NESTING} levels skipped"
+    calls, called = _attribute_calls(defs, _with_bare_calls(defs, found), compiled.callees)
+    if called:
+        _call_rewrites(compiled, called, found.fingerprint_captures)
     signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme, root)
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
     scopes_of = _Intervals(containers) if found.raw_types or found.arities or found.bases else None
@@ -648,7 +684,7 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         language=language,
         symbols=_symbols(defs, parents, signatures, body_hashes),
         imports=_finish_imports(found.raw_imports, found.import_scopes, compiled.spec, functions),
-        calls=_attribute_calls(defs, _with_bare_calls(defs, found)),
+        calls=calls,
         inherits=_attribute_bases(scopes_of, found.bases),
         types=_attribute_types(scopes_of, found.raw_types),
         arities=_arities(defs, scopes_of, found.arities, _tag_arities(all_defs, tags)),
@@ -798,8 +834,8 @@ def _symbols(
 def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Collected:
     """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
     out = _Collected()
-    settings, roles, callees, opaque = compiled.settings, compiled.roles, compiled.callees, compiled.call_opaque
-    raw_calls, rewrite_calls, shaped, positional = out.raw_calls, out.rewrite_calls, out.shaped, _POSITIONAL_SHAPES
+    settings, roles, opaque = compiled.settings, compiled.roles, compiled.call_opaque
+    raw_calls, shaped, positional = out.raw_calls, out.shaped, _POSITIONAL_SHAPES
     comments: list[Node] = []
     targets = _targets(compiled, out.fingerprint_captures, comments)
     def_by_name: dict[int, int] = {}
@@ -820,21 +856,13 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 if held.kind_id not in opaque[pattern]:
                     named = held.named_child_count
                     shape = positional[named] if named < _MANY else str(named)
-                    shaped.append((held.start_byte, held.end_byte, len(raw_calls)))
-            raw_calls.append((start, text, node.start_point[0] + 1, -1, shape))
-            if callees:  # (the common case inline: this branch runs once per call)
-                last = text[text.rfind(b".") + 1 :]
-                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
-                    rewrite_calls.append(node)
+                    shaped.append((held, len(raw_calls)))
+            raw_calls.append((start, text, node.start_point[0] + 1, -1, shape, node))
         elif role in (_R_CALL, _R_CALL_EXCEPT):
             node = caps["reference.call"][0]
             start = node.start_byte
             end = node.end_byte
             text = source[start:end] if end - start <= _TAIL_BYTES else source[end - _TAIL_BYTES : end]
-            if callees:
-                last = text[text.rfind(b".") + 1 :]
-                if last in callees or (last and last[0] in _NOT_A_NAME_START and _calls_one_of(node, callees)):
-                    rewrite_calls.append(node)
             if role == _R_CALL_EXCEPT:
                 excluded = compiled.call_excepts[pattern]
                 if excluded is not None and text in excluded:
@@ -847,7 +875,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 text = source[max(start, rend - _TAIL_BYTES) : rend] + b"." + text
             arg_lists = caps.get("reference.call.args")
             count = _count_named(arg_lists[0], source) if arg_lists else -1
-            raw_calls.append((start, text, node.start_point[0] + 1, count, ""))
+            raw_calls.append((start, text, node.start_point[0] + 1, count, "", node))
         elif role == _R_COMMENT:
             node = caps["comment"][0]
             out.cuts.append((node.start_byte, node.end_byte))
@@ -867,11 +895,13 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
             _collect_other(source, compiled, pattern, role, caps, out)
     if comments:
         out.cuts.extend([(n.start_byte, n.end_byte) for n in comments])
-    if shaped:
-        _shape_calls(source, raw_calls, shaped, out.parts, comments)
+    if shaped and compiled.call_parts is not None:
+        _shape_calls(source, raw_calls, shaped, compiled.call_parts)
     clean = compiled.clean
     if clean is not None and raw_calls:
-        out.raw_calls = [(pos, clean(text), line, args, shape) for pos, text, line, args, shape in raw_calls]
+        out.raw_calls = [
+            (pos, clean(text), line, args, shape, node) for pos, text, line, args, shape, node in raw_calls
+        ]
     return out
 
 
@@ -880,57 +910,35 @@ _MANY = 16
 _POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(_MANY))
 
 
-def _collect_part(source: bytes, caps: dict[str, list[Node]], parts: dict[int, list[str]]) -> None:
-    """A ``@reference.call.keyword`` (its name) or ``@reference.call.splat`` ("*"), by the start
-    of the arguments it is in."""
-    for n in caps.get("reference.call.keyword", ()):
-        held = n.parent
-        if held is not None:
-            name = caps["reference.call.keyword.name"][0]
-            parts.setdefault(held.start_byte, []).append(_decode(source[name.start_byte : name.end_byte]))
-    for n in caps.get("reference.call.splat", ()):
-        held = n.parent
-        if held is not None:
-            parts.setdefault(held.start_byte, []).append("*")
-
-
-_THIRD = itemgetter(2)
-
-
-def _shape_calls(
-    source: bytes,
-    raw_calls: list[tuple[int, bytes, int, int, str]],
-    shaped: list[tuple[int, int, int]],
-    parts: dict[int, list[str]],
-    comments: list[Node],
-) -> None:
-    """Correct the shape of each call whose arguments hold keywords, splats (``parts``, by
-    the start of the arguments they are in) or comments: every call was first given as many
-    positional arguments as its arguments have named children (its shape's text). A
-    comment's parent is looked up only when it lies in the arguments of some call whose
-    text holds a ``#``: few do, and a parent costs a descent from the root."""
-    if comments:
-        hashed = [(at, end) for at, end, _ in shaped if source.find(b"#", at, end) >= 0]
-        if hashed:
-            spots = list(map(_START_BYTE, comments))
-            if spots != sorted(spots):  # (the matches come in order: a guard)
-                comments = sorted(comments, key=_START_BYTE)
-                spots.sort()
-            inside = {k for at, end in hashed for k in range(bisect_left(spots, at), bisect_left(spots, end))}
-            for k in sorted(inside):
-                held = comments[k].parent
-                if held is not None:
-                    parts.setdefault(held.start_byte, []).append("")
-    if not parts:
-        return
-    index = dict(zip(map(_FIRST, shaped), map(_THIRD, shaped), strict=True))  # (one shaped pattern per call)
-    for at, part in parts.items():
-        i = index.get(at)
-        if i is not None:
+def _shape_calls(source: bytes, raw_calls: list[_RawCall], shaped: list[tuple[Node, int]], parts: _CallParts) -> None:
+    """Correct the shape of each call whose arguments hold keywords, splats or comments
+    (``parts``): every call was first given as many positional arguments as its arguments
+    have named children (its shape's text). Only the argument lists whose text holds one of
+    ``parts.marks`` can hold one: the children of those only are looked at."""
+    search = parts.marks.search
+    keyword, splat, comment = parts.keyword, parts.splat, parts.comment
+    for held, i in shaped:
+        if search(source, held.start_byte, held.end_byte) is None:
+            continue
+        keywords: list[str] = []
+        others = 0
+        star = False
+        for child in held.named_children:
+            kind = child.type
+            if kind in keyword:
+                name = child.child_by_field_name("name")
+                if name is not None:
+                    keywords.append(_decode(source[name.start_byte : name.end_byte]))
+                    continue
+            if kind in splat:
+                others += 1
+                star = True
+            elif kind in comment:
+                others += 1
+        if keywords or others:
             call = raw_calls[i]
-            keywords = tuple(k for k in part if k and k != "*")
-            shape = sys.intern(CallShape(keywords, max(int(call[4]) - len(part), 0), "*" in part).text)
-            raw_calls[i] = (*call[:4], shape)
+            shape = CallShape(tuple(keywords), max(int(call[4]) - len(keywords) - others, 0), star)
+            raw_calls[i] = (*call[:4], sys.intern(shape.text), call[5])
 
 
 #: Bytes a called expression's last name never starts with but its text after the last dot
@@ -975,9 +983,7 @@ def _collect_other(
 ) -> None:
     """The roles a file has few matches of: bases, imports, scopes, the package, exports,
     keyword and splat arguments."""
-    if role == _R_CALL_PART:
-        _collect_part(source, caps, out.parts)
-    elif role in (_R_INHERITS, _R_IMPLEMENTS):
+    if role in (_R_INHERITS, _R_IMPLEMENTS):
         node = caps["inherits" if role == _R_INHERITS else "implements"][0]
         written = source[node.start_byte : node.end_byte]
         ref = _type_ref(_decode(compiled.clean(written) if compiled.clean is not None else written))
@@ -1351,22 +1357,32 @@ class _Intervals:
         return self._labels[i] if i >= 0 else ""
 
 
-#: Callee text -> (callee, last segment), for the file being parsed: ``parse_source`` empties
+#: Callee text -> (callee, last segment, the bytes after the last dot or ``_UNCLEAR``), for
+#: the file being parsed: ``parse_source`` empties
 #: it after each file. (Kept across files, it pinned the allocator's arenas: a parse worker
 #: grew by ~45 MB over the standard library, and the hits saved no measurable time.)
-_callees: dict[bytes, tuple[str, str]] = {}
+_callees: dict[bytes, tuple[str, str, bytes]] = {}
+#: The text after a called expression's last dot is no bare name (``x. \\`` + newline +
+#: ``format``): its last name is the node's ``attribute`` field.
+_UNCLEAR = b"\0"
 
 
-def _callee_of(text: bytes) -> tuple[str, str]:
-    """``_callee`` of a called expression's bytes and its last segment (cached per file)."""
+def _callee_of(text: bytes) -> tuple[str, str, bytes]:
+    """``_callee`` of a called expression's bytes, its last segment and the bytes after its
+    last dot (``_UNCLEAR``: no bare name; cached per file)."""
     found = _callees.get(text)
     if found is None:
         callee = _callee(_decode(text))
-        found = _callees[text] = (callee, callee[max(callee.rfind("."), callee.rfind(":")) + 1 :])
+        tail = text[text.rfind(b".") + 1 :]
+        found = _callees[text] = (
+            callee,
+            callee[max(callee.rfind("."), callee.rfind(":")) + 1 :],
+            _UNCLEAR if tail and tail[0] in _NOT_A_NAME_START else tail,
+        )
     return found
 
 
-def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, bytes, int, int, str]]:
+def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[_RawCall]:
     """The raw calls, and the ``@reference.call.bare`` names that no ``@local`` of their
     innermost function (its parameters, assignments, block parameters) holds."""
     if not found.bare_calls:
@@ -1374,27 +1390,34 @@ def _with_bare_calls(defs: list[_Def], found: _Collected) -> list[tuple[int, byt
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
     held: set[tuple[str, bytes]] = {(functions.innermost(pos), name) for pos, name in found.locals}
     found.raw_calls.extend(
-        (pos, name, line, -1, "")
+        (pos, name, line, -1, "", None)
         for pos, name, line in found.bare_calls
         if (functions.innermost(pos), name) not in held
     )
     return found.raw_calls
 
 
-def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, int, str]]) -> tuple[CallRef, ...]:
+def _attribute_calls(
+    defs: list[_Def], raw_calls: list[_RawCall], names: frozenset[bytes]
+) -> tuple[tuple[CallRef, ...], list[Node]]:
     """CallRefs in source order; the caller is found by sweeping calls and definitions
-    (both sorted by start) with a stack of the definitions open at the call."""
+    (both sorted by start) with a stack of the definitions open at the call. And the called
+    expressions whose last name is one of ``names`` (``_Compiled.callees``: the calls the
+    rewrites of ``_call_rewrites`` are tried at), told by the last name ``_callee_of``
+    found once per callee text."""
     if not raw_calls:
-        return ()
+        return (), []
     raw_calls.sort(key=_FIRST)
     starts = [d.start for d in defs]
     ends = [d.end for d in defs]
     quals = [d.qualname for d in defs]
     count = len(defs)
     refs: list[CallRef] = []
+    called: list[Node] = []
+    triggers = names | {_UNCLEAR} if names else names
     stack: list[int] = []
     j = 0
-    for pos, text, line, args, shape in raw_calls:
+    for pos, text, line, args, shape, node in raw_calls:
         while j < count and starts[j] <= pos:
             while stack and ends[stack[-1]] <= starts[j]:
                 stack.pop()
@@ -1405,7 +1428,9 @@ def _attribute_calls(defs: list[_Def], raw_calls: list[tuple[int, bytes, int, in
         found = _callees.get(text) or _callee_of(text)
         if found[0]:
             refs.append(call_ref(quals[stack[-1]] if stack else "", found[0], found[1], line, args, shape))
-    return tuple(refs)
+        if found[2] in triggers and node is not None and (found[2] is not _UNCLEAR or _calls_one_of(node, names)):
+            called.append(node)
+    return tuple(refs), called
 
 
 def _attribute_bases(

@@ -11,11 +11,14 @@
 ; ---- inheritance
 (class_definition superclasses: (argument_list [(identifier) (attribute) (subscript)] @inherits))
 
-; ---- calls, with how each passes its arguments (a generator argument's call: shape unknown)
+; ---- calls, with how each passes its arguments (a generator argument's call: shape unknown;
+; an argument list without `=`, `*` or `#` holds no keyword, splat or comment)
 (call function: [(identifier) (attribute)] @reference.call arguments: (_) @reference.call.arguments
-  (#set! reference.call.opaque "generator_expression"))
-(keyword_argument name: (identifier) @reference.call.keyword.name) @reference.call.keyword
-[(list_splat) (dictionary_splat)] @reference.call.splat
+  (#set! reference.call.opaque "generator_expression")
+  (#set! reference.call.keyword "keyword_argument")
+  (#set! reference.call.splat "list_splat dictionary_splat")
+  (#set! reference.call.comment "comment")
+  (#set! reference.call.marks "=*#"))
 
 ; ---- imports
 (import_statement name: (dotted_name) @import.module) @import
