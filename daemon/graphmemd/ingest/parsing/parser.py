@@ -835,6 +835,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
     out = _Collected()
     settings, roles, opaque = compiled.settings, compiled.roles, compiled.call_opaque
+    marked = compiled.call_parts.marks.search if compiled.call_parts is not None else None
     raw_calls, shaped, positional = out.raw_calls, out.shaped, _POSITIONAL_SHAPES
     comments: list[Node] = []
     targets = _targets(compiled, out.fingerprint_captures, comments)
@@ -856,7 +857,9 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                 if held.kind_id not in opaque[pattern]:
                     named = held.named_child_count
                     shape = positional[named] if named < _MANY else str(named)
-                    shaped.append((held, len(raw_calls)))
+                    # (only a list holding a mark can hold a keyword, splat or comment)
+                    if named and marked is not None and marked(source, end, held.end_byte) is not None:
+                        shaped.append((held, len(raw_calls)))
             raw_calls.append((start, text, node.start_point[0] + 1, -1, shape, node))
         elif role in (_R_CALL, _R_CALL_EXCEPT):
             node = caps["reference.call"][0]
@@ -913,13 +916,10 @@ _POSITIONAL_SHAPES = tuple(sys.intern(str(n)) for n in range(_MANY))
 def _shape_calls(source: bytes, raw_calls: list[_RawCall], shaped: list[tuple[Node, int]], parts: _CallParts) -> None:
     """Correct the shape of each call whose arguments hold keywords, splats or comments
     (``parts``): every call was first given as many positional arguments as its arguments
-    have named children (its shape's text). Only the argument lists whose text holds one of
-    ``parts.marks`` can hold one: the children of those only are looked at."""
-    search = parts.marks.search
+    have named children (its shape's text). ``shaped``: the calls whose arguments' text
+    holds one of ``parts.marks`` (``_collect``), the only ones that can hold one."""
     keyword, splat, comment = parts.keyword, parts.splat, parts.comment
     for held, i in shaped:
-        if search(source, held.start_byte, held.end_byte) is None:
-            continue
         keywords: list[str] = []
         others = 0
         star = False
