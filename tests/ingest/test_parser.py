@@ -1041,3 +1041,17 @@ def g():
 """
     shapes = [(c.line, c.callee, c.shape) for c in parse_source("m.py", src).calls]
     assert shapes == [(3, "f", "3"), (4, "f", "2"), (6, "f", "2"), (6, "h", "2"), (10, "f", "1")]
+
+
+def test_python_call_shapes_read_only_the_calls_own_keywords_and_splats() -> None:
+    """Issue 41: an argument list whose text holds ``=``, ``*`` or ``#`` has its children
+    looked at (``reference.call.marks``); such a mark in a string, a comparison, a nested
+    call, a lambda's default or a list display is no keyword or splat of the call itself."""
+    src = b"""
+def g(a, b):
+    f("a=b", a == b, h(k=1))
+    f(a * b, lambda x=1: x, [*a])
+    f(*a, **b, c=1)
+"""
+    shapes = [(c.line, c.callee, c.shape) for c in parse_source("m.py", src).calls]
+    assert shapes == [(3, "f", "3"), (3, "h", "0:k"), (4, "f", "3"), (5, "f", "0*:c")]
