@@ -981,8 +981,7 @@ def _call_rewrites(compiled: _Compiled, called: list[Node], captures: defaultdic
 def _collect_other(
     source: bytes, compiled: _Compiled, pattern: int, role: int, caps: dict[str, list[Node]], out: _Collected
 ) -> None:
-    """The roles a file has few matches of: bases, imports, scopes, the package, exports,
-    keyword and splat arguments."""
+    """The roles a file has few matches of: bases, imports, scopes, the package, exports."""
     if role in (_R_INHERITS, _R_IMPLEMENTS):
         node = caps["inherits" if role == _R_INHERITS else "implements"][0]
         written = source[node.start_byte : node.end_byte]
@@ -1358,9 +1357,9 @@ class _Intervals:
 
 
 #: Callee text -> (callee, last segment, the bytes after the last dot or ``_UNCLEAR``), for
-#: the file being parsed: ``parse_source`` empties
-#: it after each file. (Kept across files, it pinned the allocator's arenas: a parse worker
-#: grew by ~45 MB over the standard library, and the hits saved no measurable time.)
+#: the file being parsed: ``parse_source`` empties it after each file. (Kept across files, it
+#: pinned the allocator's arenas: a parse worker grew by ~45 MB over the standard library,
+#: and the hits saved no measurable time.)
 _callees: dict[bytes, tuple[str, str, bytes]] = {}
 #: The text after a called expression's last dot is no bare name (``x. \\`` + newline +
 #: ``format``): its last name is the node's ``attribute`` field.
@@ -1404,7 +1403,8 @@ def _attribute_calls(
     (both sorted by start) with a stack of the definitions open at the call. And the called
     expressions whose last name is one of ``names`` (``_Compiled.callees``: the calls the
     rewrites of ``_call_rewrites`` are tried at), told by the last name ``_callee_of``
-    found once per callee text."""
+    found once per callee text (of the calls collected: a call a pattern's
+    ``reference.call.except`` drops is not tried)."""
     if not raw_calls:
         return (), []
     raw_calls.sort(key=_FIRST)
