@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from call_shapes import CALLERS, CLIENT
-from conftest import Daemon, short_tmp
+from call_shapes import shapes_repo
+from conftest import Daemon
 from graphmem.changes import change_line
 from graphmem.client import GraphMem
 from graphmem.paths import resolve_paths
@@ -23,14 +23,6 @@ from test_suspect import becomes, edit
 DaemonFactory = Callable[..., Daemon]
 
 CALLER_NAMES = ("by_keyword", "by_position", "omits", "splats", "fetches")
-
-
-def repo() -> Path:
-    root = short_tmp("gmd") / "shapes"
-    root.mkdir()
-    (root / "client.py").write_text(CLIENT, encoding="utf-8")
-    (root / "callers.py").write_text(CALLERS, encoding="utf-8")
-    return root
 
 
 def note_each_caller(c: GraphMem) -> dict[str, str]:
@@ -73,7 +65,7 @@ def check_default_change(c: GraphMem, root: Path, notes: dict[str, str]) -> None
 
 
 def test_a_changed_default_makes_suspect_only_the_callers_that_omit_it(daemon_factory: DaemonFactory) -> None:
-    root = repo()
+    root = shapes_repo()
     d = daemon_factory([root])
     with d.client() as c:
         check_default_change(c, root, note_each_caller(c))
@@ -81,7 +73,7 @@ def test_a_changed_default_makes_suspect_only_the_callers_that_omit_it(daemon_fa
 
 @pytest.mark.parametrize("via", ["snapshot", "parses"])
 def test_call_shapes_are_known_after_a_warm_restart(daemon_factory: DaemonFactory, via: str) -> None:
-    root = repo()
+    root = shapes_repo()
     d = daemon_factory([root])
     with d.client() as c:
         notes = note_each_caller(c)

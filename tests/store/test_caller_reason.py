@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from call_shapes import CALLERS, CLIENT
-from conftest import STORE_ENGINE, Daemon, short_tmp, store_file, wait_for
+from call_shapes import shapes_repo
+from conftest import STORE_ENGINE, Daemon, store_file, wait_for
 from graphmem.changes import change_line
 from graphmem.client import GraphMem
 from graphmem.mcp_bridge import _observation_out
@@ -53,14 +53,6 @@ def _changed_default(c: GraphMem, root: Path) -> dict[str, str]:
     _suspect(c, notes["omits"])
     _suspect(c, notes["splats"])
     return notes
-
-
-def _repo() -> Path:
-    root = short_tmp("gmd") / "shapes"
-    root.mkdir()
-    (root / "client.py").write_text(CLIENT, encoding="utf-8")
-    (root / "callers.py").write_text(CALLERS, encoding="utf-8")
-    return root
 
 
 def _check(c: GraphMem, notes: dict[str, str]) -> dict[str, Observation]:
@@ -155,12 +147,17 @@ def _rewrite_journal_in_old_form(journal: Path) -> int:
     return old
 
 
-def test_the_caller_fields_go_end_to_end_and_survive_a_restart(daemon_factory: DaemonFactory) -> None:
-    root = _repo()
+def _suspects(daemon_factory: DaemonFactory) -> tuple[Daemon, Path, dict[str, str], dict[str, Observation]]:
+    """A daemon on the repository, its notes after the change, and what they are then."""
+    root = shapes_repo()
     d = daemon_factory([root])
     with d.client() as c:
         notes = _changed_default(c, root)
-        before = _check(c, notes)
+        return d, root, notes, _check(c, notes)
+
+
+def test_the_caller_fields_go_end_to_end_and_survive_a_restart(daemon_factory: DaemonFactory) -> None:
+    d, root, notes, before = _suspects(daemon_factory)
     shown = _show_json(d, notes["splats"])["stale_reasons"][0]
     assert (shown["caller_omits"], shown["caller_starred"]) == (["timeout"], True)
     assert d.stop() == 0
@@ -171,11 +168,7 @@ def test_the_caller_fields_go_end_to_end_and_survive_a_restart(daemon_factory: D
 
 
 def test_a_journal_and_a_store_of_the_old_text_form_load_and_render_the_same(daemon_factory: DaemonFactory) -> None:
-    root = _repo()
-    d = daemon_factory([root])
-    with d.client() as c:
-        notes = _changed_default(c, root)
-        before = _check(c, notes)
+    d, root, notes, before = _suspects(daemon_factory)
     assert d.stop() == 0
     journal = resolve_paths(str(d.home), {}).journal
     assert _rewrite_journal_in_old_form(journal) >= 2
