@@ -354,7 +354,7 @@ class RepoFilter:
                 exclude = _read_ignore_file(os.path.join(self._root_str, *_INFO_EXCLUDE.split("/")))
                 self._outer = _Outer("", (), _compile_lines(exclude))
             else:
-                above = [d for d in _dirs_above(place.prefix) if d != place.prefix.rstrip("/")]
+                above = _dirs_above(place.prefix)[:-1]  # (the last is the root itself)
                 chain = tuple(
                     (len(d), rules)
                     for d in reversed(above)
@@ -374,7 +374,7 @@ def _dir_rules(directory: str) -> tuple[_Rule, ...]:
 
 
 def _dirs_above(prefix: str) -> list[str]:
-    """The top ("") and each directory of ``prefix`` (``a/b/``: "", "a", "a/b"), top first."""
+    """The top ("") and each directory of ``prefix`` down to it (``a/b/``: "", "a", "a/b")."""
     parts = [p for p in prefix.split("/") if p]
     return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
 
