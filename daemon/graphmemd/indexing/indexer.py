@@ -26,7 +26,7 @@ from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshnes
 
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import ParsedFile, SymbolInfo, symbols_of
+from graphmemd.graph.model import ParsedFile, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.indexing.bodylines_git import measure_bodies
@@ -132,7 +132,7 @@ class Indexer:
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
         self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
-        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
+        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse, self._holds)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -260,6 +260,12 @@ class Indexer:
         elif job.kind == "docs":
             self.knowledge.sync_paths(rt, job.paths)
 
+    def _holds(self, checkout_id: str, path: str, digest: str) -> bool:
+        """Whether checkout ``checkout_id``'s graph has the content ``digest`` at ``path`` (read
+        on this thread, the graph's only writer: ``SharedParses``)."""
+        node = self._state.graph.files.get(file_id(checkout_id, path))
+        return node is not None and node.content_hash == digest
+
     # ------------------------------------------------------------------ progress and freshness
 
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
@@ -294,7 +300,7 @@ class Indexer:
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
-        outcomes = self._shared.start(rt, plan.rest, self.pool) if plan else None  # (parsed while the rest is derived)
+        outcomes = self._shared.start(rt, plan.rest, self.pool, plan.hashed) if plan else None  # (parsed while derived)
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
