@@ -315,10 +315,7 @@ class Indexer:
         def settle() -> None:  # the graph is current: READY before its store writes are queued
             self._deriver.settle(rt)  # (a derived checkout: its files not parsed, its store rows)
             rt.indexed_commit = head_before
-            rt.dirty = working_tree_dirty(rt.root)
             rt.last_indexed_at = time.time()
-            with self._state.reading() as graph:
-                rt.n_edges = graph.edge_count(rt.id)
             rt.state = IndexState.READY
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
@@ -328,6 +325,7 @@ class Indexer:
                             settle=settle)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
+        settled(rt, self._state)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
         if head_moved:  # changes seen before they were committed: name their commit
@@ -505,6 +503,17 @@ def forget_checkout(rt: RepoRuntime, state: GraphState, registry: RepoRegistry, 
         graph.drop_repo(rt.id)
     registry.unregister(rt.id)
     sink.forget(rt.id).result(120)
+
+
+def settled(rt: RepoRuntime, state: GraphState) -> None:
+    """What ``status`` says of a checkout besides its graph, once a pass made the graph current
+    (READY, as a watcher batch sets ``dirty`` after its apply; the job still runs, so
+    ``freshness`` does not call it current yet): whether its tracked files differ from HEAD (a
+    ``git status``: on a new worktree it hashes every file again, git's index being racily
+    clean) and its edge count."""
+    rt.dirty = working_tree_dirty(rt.root)
+    with state.reading() as graph:
+        rt.n_edges = graph.edge_count(rt.id)
 
 
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
