@@ -7,9 +7,9 @@ when woken and once a second besides: a second loop watches each common director
 ``worktrees/`` folder and each entry in it (``GitDirWatch``: ``git worktree add`` holds a
 ``locked`` file in its entry until its files are checked out, and deletes it then), so a new
 worktree is registered as soon as git is done with it. A new worktree of a registered
-repository is registered (and indexed, sharing the
-parses its siblings already have); for a repository registered as a folder inside its working
-tree, the same folder of the new worktree is (once it exists there). A checkout whose worktree
+repository is registered (and indexed, sharing the parses its siblings already have); for a
+repository registered as a folder inside its working tree, the same folder of the new
+worktree is (once it exists there). A checkout whose worktree
 entry or directory is gone is dropped: its graph is forgotten, its notes stay in the
 repository and every other checkout keeps showing them. A lone repository whose directory
 disappears is not dropped (it may be an unmounted disk: ``status`` reports it and the rescans
@@ -131,6 +131,7 @@ class GitDirWatch:
         self._common_dirs = common_dirs
         self._wake = wake
         self._stop = threading.Event()
+        self._failed = False  # (the first failure is a warning, the next ones are not)
 
     def step(self) -> bool:
         """Watch what there is to watch until that changes (supervised loop); False once stopped."""
@@ -144,8 +145,10 @@ class GitDirWatch:
                     self._wake()
                 if watched_dirs(self._common_dirs()) != dirs:
                     break  # a worktree came or went, a checkout of another repository: watch anew
-        except OSError as exc:  # one went away meanwhile, or inotify is exhausted: the looks go on
-            logger.debug("watch of %d git directories ended: %s", len(dirs), exc)
+        except (OSError, RuntimeError) as exc:  # one went away meanwhile, inotify is exhausted (the
+            # watch's own errors are RuntimeErrors): the looks go on, once a second
+            (logger.debug if self._failed else logger.warning)("watch of git directories ended: %s", exc)
+            self._failed = True
             self._stop.wait(WATCH_TIMEOUT_MS / 1000)
         return not self._stop.is_set()
 
