@@ -5,10 +5,10 @@ git worktrees, a real registry and real parse caches on disk."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from conftest import short_tmp
+from gitrepo import git
 from graphmemd.indexing.shared_parses import SharedParses
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.parse_pool import content_hash
@@ -28,12 +28,6 @@ class CountedPack(ParsePack):
     def text(self, repo_id: str, head: CachedHead) -> str | None:
         CountedPack.reads += 1
         return super().text(repo_id, head)
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, check=True, capture_output=True
-    )
 
 
 def checkouts(tmp: Path) -> tuple[RepoRegistry, RepoRuntime, RepoRuntime]:

@@ -5,21 +5,15 @@ only the watch can wake them."""
 
 from __future__ import annotations
 
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import short_tmp, wait_for
+from gitrepo import git
 from graphmemd.app.worktrees import GitDirWatch, WorktreeWatch, watched_dirs
 from graphmemd.ingest.registry import RepoRuntime
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, check=True, capture_output=True
-    )
 
 
 def repo() -> Path:
