@@ -6,12 +6,11 @@ hashed (the content hash the parse cache keeps; a new checkout's pass hashed the
 and looked up, by path and hash, in the parse caches of the other checkouts of its
 repository (``ParsePack.text``: one record read and checked, never the whole pack) — in
 those whose graph holds that content at that path (``holds``; the others' caches cannot
-have it, so a file edited in one worktree reads nothing of the others'). A hit is that
-checkout's parse, decoded as a warm restart decodes it, and goes down the same path as a
-fresh parse: the resolver, the delta, this checkout's parse cache (a parse still queued for
-a sibling's cache is taken from the queue).
-Only the rest is parsed. A checkout alone in its repository skips
-all of this (nothing is read twice).
+have it, so an edit whose content is new to the repository reads none of them). A hit is
+that checkout's parse, decoded as a warm restart decodes it, and goes down the same path as
+a fresh parse: the resolver, the delta, this checkout's parse cache (a parse still queued
+for a sibling's cache is taken from the queue). Only the rest is parsed. A checkout alone in
+its repository skips all of this (nothing is read twice).
 """
 
 from __future__ import annotations
