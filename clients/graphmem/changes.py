@@ -891,14 +891,21 @@ def _dependency_words(reason: StaleReason) -> str:
     delta = signature_delta(reason.old_signature, reason.new_signature)
     phrases = delta.dependency_phrases()
     what = _joined(phrases) if phrases else "signature changed"
+    defaults = delta.defaults_changed
+    only_defaults = bool(defaults) and len(phrases) == len(defaults) and all(old and new for _, old, new in defaults)
+    if only_defaults and len(defaults) > 1:
+        what = "defaults changed: " + ", ".join(f"`{name}` `{old}` → `{new}`" for name, old, new in defaults)
+    elif only_defaults and not reason.caller_omits:
+        name, old, new = defaults[0]
+        what = f"default of `{name}` changed: `{old}` → `{new}`"
+    elif only_defaults:
+        _, old, new = defaults[0]
+        what = f"default changed: `{old}` → `{new}`"
     if not reason.caller_omits:
         return f"{via} `{dep}`{away}, whose {what}"
     # a changed default this caller leaves out (or may): said first, before the long part
     names = _names(reason.caller_omits)
     how = f"with `*`/`**` arguments (maybe without {names})" if reason.caller_starred else f"without {names}"
-    if len(delta.defaults_changed) == 1 and len(phrases) == 1 and all(delta.defaults_changed[0][1:]):
-        _, old, new = delta.defaults_changed[0]
-        what = f"default changed: `{old}` → `{new}`"
     return f"{via} `{dep}`{away} {how}, whose {what}"
 
 

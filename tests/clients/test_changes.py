@@ -154,12 +154,17 @@ def test_two_changed_defaults_a_caller_leaves_out_are_both_named() -> None:
         caller_omits=("timeout", "retries"),
     )
     assert change_line(r) == (
-        "`a.py::f`: calls `b.py::g` without `timeout`, `retries`, whose default of `timeout` `5` → `30`, "
-        "default of `retries` `1` → `3`, in 1a2b3c4"
+        "`a.py::f`: calls `b.py::g` without `timeout`, `retries`, whose defaults changed: `timeout` `5` → `30`, "
+        "`retries` `1` → `3`, in 1a2b3c4"
+    )
+    # a dependent that is not such a caller (a subclass, an importer) hears of the default by name
+    other = replace(r, caller_omits=(), new_signature="def g(x,timeout=30,retries=1):")
+    assert change_line(other) == (
+        "`a.py::f`: calls `b.py::g`, whose default of `timeout` changed: `5` → `30`, in 1a2b3c4"
     )
     assert change_line(replace(r, caller_starred=True)) == (
-        "`a.py::f`: calls `b.py::g` with `*`/`**` arguments (maybe without `timeout`, `retries`), whose default of "
-        "`timeout` `5` → `30`, default of `retries…, in 1a2b3c4"
+        "`a.py::f`: calls `b.py::g` with `*`/`**` arguments (maybe without `timeout`, `retries`), whose defaults "
+        "changed: `timeout` `5` → `30`, `retries` `1…, in 1a2b3c4"
     )
 
 
