@@ -49,6 +49,7 @@ from graphmemd.runtime.events import EventBus
 from graphmemd.runtime.faults import Faults
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread, describe
+from graphmemd.runtime.timing import Steps
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
 from graphmemd.store.opening import mark_clean, open_store
@@ -143,8 +144,10 @@ class Core:
 
     def open(self) -> None:
         """Open the store and the journal, start the loops, register the known repositories."""
+        steps = Steps()
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
+        steps.mark("store")
         writer = self._writer = StoreWriter(
             self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=self._store_space
         )
@@ -155,6 +158,7 @@ class Core:
         if report:
             self.recovered.append(report)
             self.health.note_error(report)
+        steps.mark("journal")
         parts = (self.registry, self.state, store, self.parses, self.snapshots, writer, memory, self.bus)
         indexer = self._indexer = Indexer(self.cfg, *parts, self.health, self.faults)
         indexer.start()
@@ -164,7 +168,9 @@ class Core:
         for pack in self.parses.prune(stored):
             logger.info("removed the parse cache of a repository the store does not hold: %s", pack)
         known = self._register_known(stored)  # their loads run while the workers and watcher start
+        steps.mark("registered")
         indexer.start_pool()
+        steps.mark("parse workers")
         if self.cfg.watch:
             self._watcher = RepoWatcher(
                 self._on_batch,
@@ -178,9 +184,12 @@ class Core:
             self._watcher.start()
             self.checkouts.start()
         self._mining.start()
+        steps.mark("watcher")
         for rt in known:
             self._watch_and_index(rt)
+        steps.mark("watched")
         self.ready.set()
+        logger.info("opened in %.2fs: %s", steps.total, steps)
 
     def _register_known(self, stored: dict[str, tuple[str, float]]) -> list[RepoRuntime]:
         """Register the repositories of the last run and of the configuration, queueing the

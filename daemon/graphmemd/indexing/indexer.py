@@ -48,6 +48,7 @@ from graphmemd.runtime.events import EventBus
 from graphmemd.runtime.faults import Faults
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread, describe
+from graphmemd.runtime.timing import Steps
 from graphmemd.store.delta_sink import DeltaSink
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
@@ -123,6 +124,8 @@ class Indexer:
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
         self._pool: ParsePool | None = None
+        #: the thread starting the parse workers (``start_pool``); ``pool`` waits for it
+        self._pool_starting: threading.Thread | None = None
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
         self.failed_jobs = 0
@@ -142,8 +145,21 @@ class Indexer:
         self._loop.start()
 
     def start_pool(self) -> None:
-        """Start the parse workers."""
-        self._pool = self._new_pool()
+        """Start the parse workers on a short-lived thread of its own and return at once: the
+        daemon answers meanwhile, and a warm restart with nothing changed parses nothing
+        (starting the forkserver and its workers took ~0.3 s of every start). ``pool`` waits
+        for it; a start that fails is retried there."""
+
+        def start() -> None:
+            try:
+                self._faults.check("parse-start")
+                self._pool = self._new_pool()
+            except Exception as exc:  # noqa: BLE001 - reported; ``pool`` starts a new one when needed
+                logger.error("the parse workers did not start: %s", describe(exc))
+                self._health.crashed(POOL, describe(exc))
+
+        self._pool_starting = threading.Thread(target=start, name="graphmem-parse-start", daemon=True)
+        self._pool_starting.start()
 
     def _new_pool(self) -> ParsePool:
         pool = ParsePool(
@@ -164,12 +180,17 @@ class Indexer:
         self._loop.stop_after_crash()
         self._jobs.put(None)
         self._loop.join(timeout=30)
+        if self._pool_starting is not None:
+            self._pool_starting.join()
         if self._pool is not None:
             self._pool.close()
         return not self._loop.is_alive() and not self.failed_jobs
 
     def pool(self) -> ParsePool:
-        """The parse pool, restarted if its dispatcher died (it fails every request then)."""
+        """The parse pool (once ``start_pool`` started it), restarted if its dispatcher died
+        (it fails every request then) or it did not start."""
+        if self._pool_starting is not None:
+            self._pool_starting.join()
         if self._pool is None or not self._pool.alive():
             if self._pool is not None:
                 logger.error("the parse pool stopped; starting a new one")
@@ -283,11 +304,13 @@ class Indexer:
         malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
+        steps, cpu = Steps(), time.thread_time()
         head_before = head_commit(rt.root)
         head_moved = bool(rt.indexed_commit) and head_before != rt.indexed_commit
         self.knowledge.load_selection(rt)
         docs: list[WalkedDoc] = []
         walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size, docs)
+        steps.mark("walk")
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
         _publish_progress(self._bus, rt, started)
@@ -297,6 +320,7 @@ class Indexer:
         outcomes = self._shared.start(rt, plan.rest, self.pool) if plan else None  # (parsed while the rest is derived)
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
+        steps.mark("parse")
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
@@ -317,13 +341,16 @@ class Indexer:
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
+        steps.mark("facts")
         cold = not known and derived is None
         delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
                             settle=settle)  # fmt: skip
+        steps.mark("apply")
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
+        steps.mark("knowledge")
         if head_moved:  # changes seen before they were committed: name their commit
             self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
         if delta is None:  # nothing changed: the graph already answers for this pass
@@ -333,8 +360,9 @@ class Indexer:
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
         _publish_progress(self._bus, rt, started)
+        steps.mark("rest")
         logger.info(
-            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
+            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s",
             rt.id,
             rt.n_files,
             rt.n_symbols,
@@ -342,6 +370,8 @@ class Indexer:
             time.time() - started,
             t_parsed - started,
             time.time() - t_parsed,
+            steps,
+            time.thread_time() - cpu,
         )
 
     def _parse_pass(

@@ -49,7 +49,8 @@ class SharedParses:
         checkout has of the same content first, then the workers' (``pool``) for the rest."""
         shared, rest = self.split(rt, todo)
         yield from ((out, False) for out in shared)
-        yield from ((out, True) for out in pool().parse_many(rest))
+        if rest:  # (nothing to parse needs no workers: a warm restart's pass does not wait for them)
+            yield from ((out, True) for out in pool().parse_many(rest))
 
     def start(
         self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]], pool: Callable[[], ParsePool]
@@ -57,7 +58,7 @@ class SharedParses:
         """``outcomes``, with the workers started on the files to parse before it returns (the
         caller does other work meanwhile, then reads every outcome)."""
         shared, rest = self.split(rt, todo)
-        parsing = pool().parse_now(rest)
+        parsing = pool().parse_now(rest) if rest else iter(())
         return itertools.chain(((out, False) for out in shared), ((out, True) for out in parsing))
 
     def split(
