@@ -16,14 +16,23 @@ def test_steps_say_each_step_in_order_and_the_total() -> None:
     steps.mark("store")
     steps.mark("journal")
     steps.mark("watcher")
-    assert steps.steps == [("store", 0.25), ("journal", 0.0), ("watcher", 0.75)]
+    assert steps.steps == [("store", 0.25, None), ("journal", 0.0, None), ("watcher", 0.75, None)]
     assert steps.total == 1.0
     assert str(steps) == "store 0.250, journal 0.000, watcher 0.750"
 
 
+def test_steps_with_a_cpu_clock_say_the_cpu_of_each_step_too() -> None:
+    wall, cpu = iter([0.0, 2.0, 3.0]), iter([1.0, 1.5, 1.5])
+    steps = Steps(clock=lambda: next(wall), cpu_clock=lambda: next(cpu))
+    steps.mark("parse")
+    steps.mark("apply")
+    assert (steps.total, steps.cpu) == (3.0, 0.5)
+    assert str(steps) == "parse 2.000 (0.500 CPU), apply 1.000 (0.000 CPU)"
+
+
 def test_no_steps_is_an_empty_line() -> None:
     steps = Steps(clock=lambda: 5.0)
-    assert (str(steps), steps.total) == ("", 0.0)
+    assert (str(steps), steps.total, steps.cpu) == ("", 0.0, 0.0)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")

@@ -304,7 +304,7 @@ class Indexer:
         malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
-        steps, cpu = Steps(), time.thread_time()
+        steps = Steps(cpu_clock=time.thread_time)
         head_before = head_commit(rt.root)
         head_moved = bool(rt.indexed_commit) and head_before != rt.indexed_commit
         self.knowledge.load_selection(rt)
@@ -371,7 +371,7 @@ class Indexer:
             t_parsed - started,
             time.time() - t_parsed,
             steps,
-            time.thread_time() - cpu,
+            steps.cpu,
         )
 
     def _parse_pass(
