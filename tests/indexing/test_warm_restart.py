@@ -119,6 +119,29 @@ def test_a_restart_is_current_without_its_parse_workers_and_they_parse_the_next_
         assert "parse pool started" in this_run(d.home)  # (started when the edit needed it)
 
 
+def test_repository_facts_read_while_the_graph_is_restored_resolve_as_before(daemon_factory: DaemonFactory) -> None:
+    """The facts (here go.mod's module path, which Go imports resolve through) are read after
+    the restore is queued: the hand-over's resolution still gives the stored edges, and a
+    change after the restart resolves through them."""
+    repo = copy_fixture("go")
+    d = daemon_factory([repo])
+    with d.client() as c:
+        before = _callee_names(c, "main.go::main")
+        assert "NewService" in before  # (through the module path: example.com/shop/auth)
+    assert d.stop() == 0
+    d2 = daemon_factory([repo], home=d.home)
+    with d2.client() as c:
+        wait_for(lambda: "cached parses handed to the resolver" in this_run(d.home), TIMEOUT)
+        assert "edges as stored" in this_run(d.home)
+        assert _callee_names(c, "main.go::main") == before
+        main = repo / "main.go"
+        again = "\tfmt.Println(token)\n\tauth.NewService()\n"
+        main.write_text(main.read_text().replace("\tfmt.Println(token)\n", again))
+        wait_for(lambda: parsed(c) == 1, TIMEOUT)
+        d2.wait_idle()
+        assert _callee_names(c, "main.go::main") == before
+
+
 def test_checkout_parses_each_changed_file_once(daemon_factory: DaemonFactory) -> None:
     repo = copy_fixture("python")
     git(repo, "init", "-q", "-b", "main")

@@ -281,8 +281,12 @@ class Core:
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
         """Register ``path`` (if new: with the observations of former clones, and its load
-        queued when the store holds it); returns the record and whether it is new."""
-        rt, new = self.registry.register(path)
+        queued when the store holds it); returns the record and whether it is new.
+
+        A new record's repository facts are read (a walk of the tree: ~0.2 s at 4.7 M lines)
+        after its load is queued, so the restore runs meanwhile; before any index job of it
+        is queued, so nothing resolves without them (a load does not resolve)."""
+        rt, new = self.registry.register(path, facts=False)
         if not new:
             return rt, False
         for old in self.registry.former_ids(rt):  # the same repository, registered before elsewhere
@@ -292,6 +296,7 @@ class Core:
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
             self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
+        rt.read_facts()
         return rt, True
 
     def _watch_and_index(self, rt: RepoRuntime) -> None:
