@@ -170,7 +170,7 @@ class Core:
         known = self._register_known(stored)  # their loads run while the workers and watcher start
         steps.mark("registered")
         indexer.start_pool()
-        steps.mark("parse workers")
+        steps.mark("parse workers started")
         if self.cfg.watch:
             self._watcher = RepoWatcher(
                 self._on_batch,

@@ -151,9 +151,11 @@ class Indexer:
         for it; a start that fails is retried there."""
 
         def start() -> None:
+            started = time.monotonic()
             try:
                 self._faults.check("parse-start")
                 self._pool = self._new_pool()
+                logger.info("parse workers ready in %.2fs (started in the background)", time.monotonic() - started)
             except Exception as exc:  # noqa: BLE001 - reported; ``pool`` starts a new one when needed
                 logger.error("the parse workers did not start: %s", describe(exc))
                 self._health.crashed(POOL, describe(exc))
@@ -360,7 +362,7 @@ class Indexer:
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
         _publish_progress(self._bus, rt, started)
-        steps.mark("rest")
+        steps.mark("finish")
         logger.info(
             "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s",
             rt.id,

@@ -96,7 +96,7 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.stored_edges = edges  # None: hand_over reads them from the store
     rt.stats.update(stats)
     rt.rebase = unknown > 0
-    steps.mark("rest")
+    steps.mark("finish")
     logger.info("warmed %s in %.2fs: %s (%s)", rt.id, steps.total, how, steps)
 
 
