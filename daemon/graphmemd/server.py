@@ -143,25 +143,18 @@ def serve(config: DaemonConfig) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     server.start()
-    age = process_age()
     logger.info(
         "graphmemd pid %d listening on %s%s%s",
         os.getpid(),
         socket_path,
         f" and {listen.address} (token {paths.token})" if listen else "",
-        f" {age:.2f}s after the process started" if age is not None else "",
+        _since_start(),
     )
     try:
         core.open()
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        age = process_age()
-        logger.info(
-            "serving; store %s (%s)%s",
-            config.store_path,
-            config.store_engine,
-            f" {age:.2f}s after the process started" if age is not None else "",
-        )
+        logger.info("serving; store %s (%s)%s", config.store_path, config.store_engine, _since_start())
         shutdown.wait()
     finally:
         shutdown.set()  # new calls answer UNAVAILABLE "shutting down" from here on
@@ -173,6 +166,12 @@ def serve(config: DaemonConfig) -> int:
         lock.release()
         logger.info("stopped cleanly")
     return 0
+
+
+def _since_start() -> str:
+    """ " N.NNs after the process started" for the log (start-up timings), or ""."""
+    age = process_age()
+    return f" {age:.2f}s after the process started" if age is not None else ""
 
 
 def _add_tcp_port(server: grpc.Server, listen: Listen, config: DaemonConfig) -> None:

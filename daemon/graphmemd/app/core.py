@@ -52,7 +52,7 @@ from graphmemd.runtime.supervisor import SupervisedThread, describe
 from graphmemd.runtime.timing import Steps
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
-from graphmemd.store.opening import mark_clean, open_store
+from graphmemd.store.opening import OpenedStore, mark_clean, open_store
 from graphmemd.store.writer import COMPONENT as WRITER
 from graphmemd.store.writer import StoreWriter
 
@@ -192,8 +192,7 @@ class Core:
         logger.info("opened in %.2fs: %s", steps.total, steps)
 
     def _register_known(self, stored: dict[str, tuple[str, float]]) -> list[RepoRuntime]:
-        """Register the repositories of the last run and of the configuration, queueing the
-        load of each one the store holds; returns them."""
+        """Register the last run's and the configured repositories (their loads queued); returns the new ones."""
         known: list[RepoRuntime] = []
         for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
             try:
@@ -210,14 +209,7 @@ class Core:
         """Open the store, probed first in a child process (``store_open``); a damaged one
         is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
         observations come back from the journal and the code graph from the repositories."""
-        cfg = self.cfg
-        opened = open_store(
-            cfg.store_path,
-            engine=cfg.store_engine,
-            workarounds=cfg.store_workarounds,
-            buffer_pool_mb=cfg.buffer_pool_mb,
-            max_db_size_gb=cfg.max_db_size_gb,
-        )
+        opened = open_configured(self.cfg)
         if opened.recovered:
             self.recovered.append(opened.recovered)
             self.health.note_error(opened.recovered)
@@ -280,12 +272,8 @@ class Core:
         return rt
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
-        """Register ``path`` (if new: with the observations of former clones, and its load
-        queued when the store holds it); returns the record and whether it is new.
-
-        A new record's repository facts are read (a walk of the tree: ~0.2 s at 4.7 M lines)
-        after its load is queued, so the restore runs meanwhile; before any index job of it
-        is queued, so nothing resolves without them (a load does not resolve)."""
+        """Register ``path`` (if new: former clones' notes moved to it, its load queued when the store holds it,
+        then its facts read while that runs, before any index job); returns the record and whether it is new."""
         rt, new = self.registry.register(path, facts=False)
         if not new:
             return rt, False
@@ -477,6 +465,17 @@ class Core:
     def status(self, socket_path: str, tcp: str) -> Status:
         """The daemon's health and counters (``graphmem status``; ``status.daemon_status``)."""
         return daemon_status(self, socket_path, tcp)
+
+
+def open_configured(cfg: DaemonConfig) -> OpenedStore:
+    """``open_store`` with the configured engine, workarounds and sizes."""
+    return open_store(
+        cfg.store_path,
+        engine=cfg.store_engine,
+        workarounds=cfg.store_workarounds,
+        buffer_pool_mb=cfg.buffer_pool_mb,
+        max_db_size_gb=cfg.max_db_size_gb,
+    )
 
 
 def _resolved(hint: str) -> Path | None:

@@ -35,6 +35,7 @@ from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
+from graphmemd.indexing.workers import POOL, Workers
 from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
@@ -59,7 +60,6 @@ logger = logging.getLogger(__name__)
 #: a watcher batch of at least this many paths is applied with the cyclic GC off (``no_cyclic_gc``)
 BULK_BATCH_FILES = 100
 COMPONENT = "indexer"
-POOL = "parse-pool"
 
 
 @dataclass(eq=False)
@@ -123,9 +123,7 @@ class Indexer:
         self._health = health
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
-        self._pool: ParsePool | None = None
-        #: the thread starting the parse workers (``start_pool``); ``pool`` waits for it
-        self._pool_starting: threading.Thread | None = None
+        self._workers = Workers(cfg, health, faults)
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
         self.failed_jobs = 0
@@ -145,35 +143,8 @@ class Indexer:
         self._loop.start()
 
     def start_pool(self) -> None:
-        """Start the parse workers on a short-lived thread of its own and return at once: the
-        daemon answers meanwhile, and a warm restart with nothing changed parses nothing
-        (starting the forkserver and its workers took ~0.3 s of every start). ``pool`` waits
-        for it; a start that fails is retried there."""
-
-        def start() -> None:
-            started = time.monotonic()
-            try:
-                self._faults.check("parse-start")
-                self._pool = self._new_pool()
-                logger.info("parse workers ready in %.2fs (started in the background)", time.monotonic() - started)
-            except Exception as exc:  # noqa: BLE001 - reported; ``pool`` starts a new one when needed
-                logger.error("the parse workers did not start: %s", describe(exc))
-                self._health.crashed(POOL, describe(exc))
-
-        self._pool_starting = threading.Thread(target=start, name="graphmem-parse-start", daemon=True)
-        self._pool_starting.start()
-
-    def _new_pool(self) -> ParsePool:
-        pool = ParsePool(
-            self.cfg.parse_workers,
-            timeout_s=self.cfg.parse_timeout_s,
-            max_file_size=self.cfg.max_file_size,
-            on_crash=lambda exc: self._health.crashed(POOL, describe(exc)),
-            faults=self._faults,
-            idle_s=self.cfg.parse_idle_s,
-        )
-        pool.start()
-        return pool
+        """Start the parse workers in the background (``workers.py``)."""
+        self._workers.start()
 
     def close(self) -> bool:
         """Finish the queued jobs, stop the loop and the parse workers; True when the loop
@@ -182,23 +153,12 @@ class Indexer:
         self._loop.stop_after_crash()
         self._jobs.put(None)
         self._loop.join(timeout=30)
-        if self._pool_starting is not None:
-            self._pool_starting.join()
-        if self._pool is not None:
-            self._pool.close()
+        self._workers.close()
         return not self._loop.is_alive() and not self.failed_jobs
 
     def pool(self) -> ParsePool:
-        """The parse pool (once ``start_pool`` started it), restarted if its dispatcher died
-        (it fails every request then) or it did not start."""
-        if self._pool_starting is not None:
-            self._pool_starting.join()
-        if self._pool is None or not self._pool.alive():
-            if self._pool is not None:
-                logger.error("the parse pool stopped; starting a new one")
-                self._pool.close()
-            self._pool = self._new_pool()
-        return self._pool
+        """The parse pool (``Workers.get``: waits for its start, replaces one that stopped)."""
+        return self._workers.get()
 
     # ------------------------------------------------------------------ jobs
 
