@@ -26,7 +26,7 @@ from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshnes
 
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import ParsedFile, SymbolInfo, symbols_of
+from graphmemd.graph.model import ParsedFile, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.indexing.bodylines_git import measure_bodies
@@ -133,7 +133,7 @@ class Indexer:
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
         self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
-        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
+        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse, self._holds)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -243,6 +243,12 @@ class Indexer:
         elif job.kind == "docs":
             self.knowledge.sync_paths(rt, job.paths)
 
+    def _holds(self, checkout_id: str, path: str, digest: str) -> bool:
+        """Whether checkout ``checkout_id``'s graph has the content ``digest`` at ``path`` (read
+        on this thread, the graph's only writer: ``SharedParses``)."""
+        node = self._state.graph.files.get(file_id(checkout_id, path))
+        return node is not None and node.content_hash == digest
+
     # ------------------------------------------------------------------ progress and freshness
 
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
@@ -279,7 +285,7 @@ class Indexer:
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
-        outcomes = self._shared.start(rt, plan.rest, self.pool) if plan else None  # (parsed while the rest is derived)
+        outcomes = self._shared.start(rt, plan.rest, self.pool, plan.hashed) if plan else None  # (parsed while derived)
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         steps.mark("parse")
@@ -295,10 +301,7 @@ class Indexer:
         def settle() -> None:  # the graph is current: READY before its store writes are queued
             self._deriver.settle(rt)  # (a derived checkout: its files not parsed, its store rows)
             rt.indexed_commit = head_before
-            rt.dirty = working_tree_dirty(rt.root)
             rt.last_indexed_at = time.time()
-            with self._state.reading() as graph:
-                rt.n_edges = graph.edge_count(rt.id)
             rt.state = IndexState.READY
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
@@ -310,6 +313,7 @@ class Indexer:
         steps.mark("apply")
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
+        settled(rt, self._state)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
         steps.mark("knowledge")
@@ -491,6 +495,17 @@ def forget_checkout(rt: RepoRuntime, state: GraphState, registry: RepoRegistry, 
         graph.drop_repo(rt.id)
     registry.unregister(rt.id)
     sink.forget(rt.id).result(120)
+
+
+def settled(rt: RepoRuntime, state: GraphState) -> None:
+    """What ``status`` says of a checkout besides its graph, once a pass made the graph current
+    (READY, as a watcher batch sets ``dirty`` after its apply; the job still runs, so
+    ``freshness`` does not call it current yet): whether its tracked files differ from HEAD (a
+    ``git status``: on a new worktree it hashes every file again, git's index being racily
+    clean) and its edge count."""
+    rt.dirty = working_tree_dirty(rt.root)
+    with state.reading() as graph:
+        rt.n_edges = graph.edge_count(rt.id)
 
 
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:
