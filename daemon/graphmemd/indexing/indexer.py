@@ -35,6 +35,7 @@ from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
+from graphmemd.indexing.workers import POOL, Workers
 from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
@@ -48,6 +49,7 @@ from graphmemd.runtime.events import EventBus
 from graphmemd.runtime.faults import Faults
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread, describe
+from graphmemd.runtime.timing import Steps
 from graphmemd.store.delta_sink import DeltaSink
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
@@ -58,7 +60,6 @@ logger = logging.getLogger(__name__)
 #: a watcher batch of at least this many paths is applied with the cyclic GC off (``no_cyclic_gc``)
 BULK_BATCH_FILES = 100
 COMPONENT = "indexer"
-POOL = "parse-pool"
 
 
 @dataclass(eq=False)
@@ -122,7 +123,7 @@ class Indexer:
         self._health = health
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
-        self._pool: ParsePool | None = None
+        self._workers = Workers(cfg, health, faults)
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
         self.failed_jobs = 0
@@ -142,20 +143,8 @@ class Indexer:
         self._loop.start()
 
     def start_pool(self) -> None:
-        """Start the parse workers."""
-        self._pool = self._new_pool()
-
-    def _new_pool(self) -> ParsePool:
-        pool = ParsePool(
-            self.cfg.parse_workers,
-            timeout_s=self.cfg.parse_timeout_s,
-            max_file_size=self.cfg.max_file_size,
-            on_crash=lambda exc: self._health.crashed(POOL, describe(exc)),
-            faults=self._faults,
-            idle_s=self.cfg.parse_idle_s,
-        )
-        pool.start()
-        return pool
+        """Start the parse workers in the background (``workers.py``)."""
+        self._workers.start()
 
     def close(self) -> bool:
         """Finish the queued jobs, stop the loop and the parse workers; True when the loop
@@ -164,18 +153,12 @@ class Indexer:
         self._loop.stop_after_crash()
         self._jobs.put(None)
         self._loop.join(timeout=30)
-        if self._pool is not None:
-            self._pool.close()
+        self._workers.close()
         return not self._loop.is_alive() and not self.failed_jobs
 
     def pool(self) -> ParsePool:
-        """The parse pool, restarted if its dispatcher died (it fails every request then)."""
-        if self._pool is None or not self._pool.alive():
-            if self._pool is not None:
-                logger.error("the parse pool stopped; starting a new one")
-                self._pool.close()
-            self._pool = self._new_pool()
-        return self._pool
+        """The parse pool (``Workers.get``: waits for its start, replaces one that stopped)."""
+        return self._workers.get()
 
     # ------------------------------------------------------------------ jobs
 
@@ -289,11 +272,13 @@ class Indexer:
         malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
+        steps = Steps(cpu_clock=time.thread_time)
         head_before = head_commit(rt.root)
         head_moved = bool(rt.indexed_commit) and head_before != rt.indexed_commit
         self.knowledge.load_selection(rt)
         docs: list[WalkedDoc] = []
         walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size, docs)
+        steps.mark("walk")
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
         _publish_progress(self._bus, rt, started)
@@ -303,6 +288,7 @@ class Indexer:
         outcomes = self._shared.start(rt, plan.rest, self.pool, plan.hashed) if plan else None  # (parsed while derived)
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
+        steps.mark("parse")
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
@@ -320,14 +306,17 @@ class Indexer:
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
+        steps.mark("facts")
         cold = not known and derived is None
         delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
                             settle=settle)  # fmt: skip
+        steps.mark("apply")
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
         settled(rt, self._state)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
+        steps.mark("knowledge")
         if head_moved:  # changes seen before they were committed: name their commit
             self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
         if delta is None:  # nothing changed: the graph already answers for this pass
@@ -337,8 +326,9 @@ class Indexer:
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
         _publish_progress(self._bus, rt, started)
+        steps.mark("finish")
         logger.info(
-            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
+            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s",
             rt.id,
             rt.n_files,
             rt.n_symbols,
@@ -346,6 +336,8 @@ class Indexer:
             time.time() - started,
             t_parsed - started,
             time.time() - t_parsed,
+            steps,
+            steps.cpu,
         )
 
     def _parse_pass(

@@ -55,7 +55,8 @@ class SharedParses:
         checkout has of the same content first, then the workers' (``pool``) for the rest."""
         shared, rest = self.split(rt, todo)
         yield from ((out, False) for out in shared)
-        yield from ((out, True) for out in pool().parse_many(rest))
+        if rest:  # (nothing to parse needs no workers: a warm restart's pass does not wait for them)
+            yield from ((out, True) for out in pool().parse_many(rest))
 
     def start(
         self,
@@ -68,7 +69,7 @@ class SharedParses:
         caller does other work meanwhile, then reads every outcome); ``hashed``: the (content
         hash, size) of files of ``todo`` the caller read already."""
         shared, rest = self.split(rt, todo, hashed)
-        parsing = pool().parse_now(rest)
+        parsing = pool().parse_now(rest) if rest else iter(())
         return itertools.chain(((out, False) for out in shared), ((out, True) for out in parsing))
 
     def split(
