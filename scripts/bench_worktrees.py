@@ -9,7 +9,8 @@ by default: a function appended to each), so that checkout has that many files w
 is new to the repository; the others equal the first checkout.
 
 For each added worktree it reports: seconds from ``git worktree add`` until the daemon has
-that checkout READY with nothing pending; how many files it parsed (the rest came from the
+that checkout READY with nothing pending, and how many of them ``git worktree add`` itself
+took (until it returned); how many files it parsed (the rest came from the
 other checkouts' parses); the whole process tree's RSS once the daemon is idle and its peak so
 far, and how much it added; the daemon's CPU seconds (its own, and its children's) spent on
 it; and, from the daemon's log, when it was registered (after ``git worktree add`` wrote it
@@ -184,6 +185,7 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                     git(repo, "worktree", "add", "-q", str(wt), branches[i // 4 - 1])
                 else:
                     git(repo, "worktree", "add", "-q", "-b", f"wt{i}", str(wt), "main")
+                git_s = time.monotonic() - t0
                 got = wait_current(d, wt.resolve())
                 seconds = time.monotonic() - t0
                 d.wait_durable()
@@ -193,6 +195,7 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                     "worktree": i,
                     "branch": bool(on_branch),
                     "seconds": round(seconds, 2),
+                    "git_s": round(git_s, 2),
                     "files_parsed": got["files_parsed"],
                     "rss_mb": round(tree_rss_mb(d.proc.pid), 1),
                     "peak_mb": round(d.peak_rss_mb()["tree"], 1),
@@ -210,7 +213,8 @@ def run(counts: list[int], changed: int, quiet: bool) -> dict[str, Any]:
                     kind = f"branch, {changed} files changed" if on_branch else "same files"
                     steps = ", ".join(f"{label} {row[k]:.2f}s" for k, label in STEPS if k in row)
                     print(
-                        f"  worktree {i:2d} ({kind}): current in {row['seconds']:.2f}s, "
+                        f"  worktree {i:2d} ({kind}): current in {row['seconds']:.2f}s (git worktree add "
+                        f"{row['git_s']:.2f}s of it), "
                         f"{row['files_parsed']} files parsed, tree RSS {row['rss_mb']:.0f} MB "
                         f"(+{row['rss_mb'] - base_rss:.0f} MB over the first, +{row['rss_added_mb']:.0f} MB by it), "
                         f"CPU {row['daemon_cpu_s']:.2f}s daemon + {row['children_cpu_s']:.2f}s workers; "

@@ -62,14 +62,17 @@ class DaemonProc:
         repos: list[Path] = (),  # type: ignore[assignment]
         workers: int | None = None,
         env: dict[str, str] | None = None,
+        code: Path = ROOT,
     ) -> None:
+        """A daemon on ``home`` running the code of the checkout ``code`` (this one by default;
+        another, e.g. an older commit's ``git archive``, to compare with it)."""
         env = dict(os.environ, GRAPHMEM_HOME=str(home), **(env or {}))
         if workers:
             env["GRAPHMEM_PARSE_WORKERS"] = str(workers)
         args = [sys.executable, "-m", "graphmemd", "run"]
         for r in repos:
             args += ["--repo", str(r)]
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "clients"), str(ROOT / "daemon"), env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = os.pathsep.join([str(code / "clients"), str(code / "daemon"), env.get("PYTHONPATH", "")])
         self.home = home
         self.proc = subprocess.Popen(
             args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

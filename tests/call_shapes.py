@@ -2,6 +2,12 @@
 defaults, and their callers passing them by keyword, by position, through splats, through
 the class, or leaving them out."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import short_tmp
+
 CLIENT = """\
 class Client:
     def fetch(self, url, timeout=5, *, retries=1):
@@ -60,3 +66,12 @@ def keyword_only(c: Client):
 
 connect("module level")
 """
+
+
+def shapes_repo() -> Path:
+    """A new directory holding the two files (``client.py``, ``callers.py``)."""
+    root = short_tmp("gmd") / "shapes"
+    root.mkdir()
+    (root / "client.py").write_text(CLIENT, encoding="utf-8")
+    (root / "callers.py").write_text(CALLERS, encoding="utf-8")
+    return root

@@ -34,11 +34,13 @@ __all__ = [
     "ParamKind",
     "ParsedSignature",
     "SignatureDelta",
+    "caller_words",
     "change_line",
     "change_words",
     "history_line",
     "history_words",
     "parse_signature",
+    "reason_detail",
     "signature_delta",
     "spaced",
     "when_words",
@@ -829,9 +831,6 @@ def spaced(sig: str) -> str:
 
 _VIA: Final = {"CALLS": "calls", "INHERITS": "inherits from", "IMPORTS": "imports the file of"}
 _HOPS: Final = re.compile(r"\((\d+) hops away\)")
-#: the daemon's note of how a direct caller sees a changed default: ``; this caller omits `x```,
-#: ``; this caller may pass `x`, `y` in `*`/`**` arguments``
-_CALLER: Final = re.compile(r"; this caller (omits|may pass) ((?:`[^`]+`(?:, )?)+)(?: in `\*`/`\*\*` arguments)?\Z")
 _MAX_PHRASES: Final = 3
 
 
@@ -892,16 +891,43 @@ def _dependency_words(reason: StaleReason) -> str:
     delta = signature_delta(reason.old_signature, reason.new_signature)
     phrases = delta.dependency_phrases()
     what = _joined(phrases) if phrases else "signature changed"
-    caller = _CALLER.search(reason.detail)
-    if caller is None:
+    defaults = delta.defaults_changed
+    only_defaults = bool(defaults) and len(phrases) == len(defaults) and all(old and new for _, old, new in defaults)
+    if only_defaults and len(defaults) > 1:
+        what = "defaults changed: " + ", ".join(f"`{name}` `{old}` → `{new}`" for name, old, new in defaults)
+    elif only_defaults and not reason.caller_omits:
+        name, old, new = defaults[0]
+        what = f"default of `{name}` changed: `{old}` → `{new}`"
+    elif only_defaults:
+        _, old, new = defaults[0]
+        what = f"default changed: `{old}` → `{new}`"
+    if not reason.caller_omits:
         return f"{via} `{dep}`{away}, whose {what}"
     # a changed default this caller leaves out (or may): said first, before the long part
-    names = caller.group(2)
-    how = f"without {names}" if caller.group(1) == "omits" else f"with `*`/`**` arguments (maybe without {names})"
-    if len(delta.defaults_changed) == 1 and len(phrases) == 1 and all(delta.defaults_changed[0][1:]):
-        _, old, new = delta.defaults_changed[0]
-        what = f"default changed: `{old}` → `{new}`"
+    names = _names(reason.caller_omits)
+    how = f"with `*`/`**` arguments (maybe without {names})" if reason.caller_starred else f"without {names}"
     return f"{via} `{dep}`{away} {how}, whose {what}"
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def caller_words(reason: StaleReason) -> str:
+    """How the anchor, a direct caller, sees a changed default of its dependency (the reason's
+    caller fields): ``omits `timeout```, ``may pass `timeout` in `*`/`**` arguments``; ""
+    when the reason is not about one."""
+    if not reason.caller_omits:
+        return ""
+    names = _names(reason.caller_omits)
+    return f"may pass {names} in `*`/`**` arguments" if reason.caller_starred else f"omits {names}"
+
+
+def reason_detail(reason: StaleReason) -> str:
+    """The reason's sentence in full: its ``detail`` and, for a changed default's caller, how
+    it sees it (``…, whose signature changed; this caller omits `timeout```)."""
+    caller = caller_words(reason)
+    return f"{reason.detail}; this caller {caller}" if caller else reason.detail
 
 
 def when_words(commit: str, uncommitted: bool) -> str:

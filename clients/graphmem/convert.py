@@ -482,6 +482,8 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         via=r.via,
         uncommitted=r.uncommitted,
         lines_changed=r.lines_changed,
+        caller_omits=r.caller_omits,
+        caller_starred=r.caller_starred,
     )
 
 
@@ -502,6 +504,8 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         via=m.via,
         uncommitted=m.uncommitted,
         lines_changed=max(0, m.lines_changed),
+        caller_omits=tuple(m.caller_omits),
+        caller_starred=m.caller_starred,
     )
 
 

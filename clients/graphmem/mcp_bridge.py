@@ -159,6 +159,10 @@ class StaleReasonOut(BaseModel):
     detail: str = ""
     uncommitted: bool = False
     lines_changed: int = 0  # BODY_CHANGED: the lines of the symbol the change touched (0: not known)
+    #: a changed default's caller: the changed-default parameters it leaves out, and whether it
+    #: has `*`/`**` arguments that may pass them
+    caller_omits: list[str] = []
+    caller_starred: bool = False
     summary: str = ""  # the change in one line (graphmem.changes.change_line)
 
 
@@ -318,6 +322,8 @@ def _observation_out(o: Observation) -> ObservationOut:
                 detail=r.detail,
                 uncommitted=r.uncommitted,
                 lines_changed=r.lines_changed,
+                caller_omits=list(r.caller_omits),
+                caller_starred=r.caller_starred,
                 summary=change_line(r),
             )
             for r in o.stale_reasons

@@ -210,6 +210,11 @@ class StaleReason:
     uncommitted: bool = False
     #: BODY_CHANGED: how many lines of the symbol the change touched (0: not known)
     lines_changed: int = 0
+    #: DEPENDENCY_CHANGED by changed defaults only: the parameters whose default changed that
+    #: this direct caller leaves out (() for any other reason, or when its calls are not known)
+    caller_omits: tuple[str, ...] = ()
+    #: with ``caller_omits``: the caller has ``*``/``**`` arguments, so it may pass them there
+    caller_starred: bool = False
 
 
 class KnowledgeKind(str, Enum):

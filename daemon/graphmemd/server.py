@@ -25,6 +25,7 @@ from graphmemd.runtime.health import Health
 from graphmemd.runtime.scratch import use_private_tempdir
 from graphmemd.runtime.supervisor import install_excepthook
 from graphmemd.runtime.tcp import Listen, ensure_token, resolve_listen
+from graphmemd.runtime.timing import process_age
 from graphmemd.service.guard import Guard
 from graphmemd.service.servicers import add_services
 
@@ -143,16 +144,17 @@ def serve(config: DaemonConfig) -> int:
     signal.signal(signal.SIGINT, on_signal)
     server.start()
     logger.info(
-        "graphmemd pid %d listening on %s%s",
+        "graphmemd pid %d listening on %s%s%s",
         os.getpid(),
         socket_path,
         f" and {listen.address} (token {paths.token})" if listen else "",
+        _since_start(),
     )
     try:
         core.open()
         for name in ("", *names):
             health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        logger.info("serving; store %s (%s)", config.store_path, config.store_engine)
+        logger.info("serving; store %s (%s)%s", config.store_path, config.store_engine, _since_start())
         shutdown.wait()
     finally:
         shutdown.set()  # new calls answer UNAVAILABLE "shutting down" from here on
@@ -164,6 +166,12 @@ def serve(config: DaemonConfig) -> int:
         lock.release()
         logger.info("stopped cleanly")
     return 0
+
+
+def _since_start() -> str:
+    """ " N.NNs after the process started" for the log (start-up timings), or ""."""
+    age = process_age()
+    return f" {age:.2f}s after the process started" if age is not None else ""
 
 
 def _add_tcp_port(server: grpc.Server, listen: Listen, config: DaemonConfig) -> None:

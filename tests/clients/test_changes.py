@@ -9,9 +9,11 @@ from graphmem.changes import (
     MAX_LINE,
     Param,
     ParamKind,
+    caller_words,
     change_line,
     change_words,
     parse_signature,
+    reason_detail,
     signature_delta,
     spaced,
     when_words,
@@ -119,17 +121,50 @@ def test_a_changed_default_says_first_that_the_caller_leaves_it_out() -> None:
         dependency_ref="b.py::g",
         via="CALLS",
         commit=SHA,
-        detail="a.py::f calls b.py::g, whose signature changed; this caller omits `timeout`",
+        detail="a.py::f calls b.py::g, whose signature changed",
+        caller_omits=("timeout",),
     )
     assert (
         change_line(r) == "`a.py::f`: calls `b.py::g` without `timeout`, whose default changed: `5` → `30`, in 1a2b3c4"
     )
-    splat = replace(
-        r, detail="a.py::f calls b.py::g, whose signature changed; this caller may pass `timeout` in `*`/`**` arguments"
-    )
+    splat = replace(r, caller_starred=True)
     assert change_line(splat) == (
         "`a.py::f`: calls `b.py::g` with `*`/`**` arguments (maybe without `timeout`), whose default changed: "
         "`5` → `30`, in 1a2b3c4"
+    )
+    # the full sentence (``show --verbose``, the change view) says it as the daemon once did in the detail
+    assert reason_detail(r) == "a.py::f calls b.py::g, whose signature changed; this caller omits `timeout`"
+    assert reason_detail(splat) == (
+        "a.py::f calls b.py::g, whose signature changed; this caller may pass `timeout` in `*`/`**` arguments"
+    )
+    assert caller_words(replace(r, caller_omits=())) == ""
+    assert reason_detail(replace(r, caller_omits=())) == r.detail
+
+
+def test_two_changed_defaults_a_caller_leaves_out_are_both_named() -> None:
+    r = _reason(
+        ChangeKind.DEPENDENCY_CHANGED,
+        anchor_ref="a.py::f",
+        old_signature="def g(x,timeout=5,retries=1):",
+        new_signature="def g(x,timeout=30,retries=3):",
+        dependency_ref="b.py::g",
+        via="CALLS",
+        commit=SHA,
+        detail="a.py::f calls b.py::g, whose signature changed",
+        caller_omits=("timeout", "retries"),
+    )
+    assert change_line(r) == (
+        "`a.py::f`: calls `b.py::g` without `timeout`, `retries`, whose defaults changed: `timeout` `5` → `30`, "
+        "`retries` `1` → `3`, in 1a2b3c4"
+    )
+    # a dependent that is not such a caller (a subclass, an importer) hears of the default by name
+    other = replace(r, caller_omits=(), new_signature="def g(x,timeout=30,retries=1):")
+    assert change_line(other) == (
+        "`a.py::f`: calls `b.py::g`, whose default of `timeout` changed: `5` → `30`, in 1a2b3c4"
+    )
+    assert change_line(replace(r, caller_starred=True)) == (
+        "`a.py::f`: calls `b.py::g` with `*`/`**` arguments (maybe without `timeout`, `retries`), whose defaults "
+        "changed: `timeout` `5` → `30`, `retries` `1…, in 1a2b3c4"
     )
 
 

@@ -13,6 +13,7 @@ from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_del
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ChangeKind, Language, SymbolInfo
 from graphmemd.graph.resolution import RepoResolver, read_repo_facts
+from graphmemd.graph.signatures import DefaultSeen
 from graphmemd.ingest.parsing import parse_source
 from graphmemd.memory.staleness import file_anchor, restale, symbol_anchor
 
@@ -280,10 +281,11 @@ def test_a_changed_default_impacts_every_caller_without_call_sites() -> None:
 
 
 CLIENT_V1 = CLIENT.encode()
+OMITS_TIMEOUT = DefaultSeen(("timeout",))
 
 
-def _default_impacts(old: bytes, new: bytes) -> dict[str, str]:
-    """Dependent qualname (or file id) -> ``Impact.why``, ``client.py`` changed from ``old`` to ``new``."""
+def _default_impacts(old: bytes, new: bytes) -> dict[str, DefaultSeen | None]:
+    """Dependent qualname (or file id) -> ``Impact.caller``, ``client.py`` changed from ``old`` to ``new``."""
     from graphmemd.graph.delta import impacts_of
 
     state, resolver = fresh_state()
@@ -291,7 +293,7 @@ def _default_impacts(old: bytes, new: bytes) -> dict[str, str]:
     units = {"client.py": unit("client.py", new)}
     delta = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False)
     found = impacts_of(state.graph, delta, 1, resolver)
-    return {i.dependent.partition("::")[2].partition("#")[0] or i.dependent: i.why for i in found}
+    return {i.dependent.partition("::")[2].partition("#")[0] or i.dependent: i.caller for i in found}
 
 
 def test_a_changed_default_impacts_only_the_callers_that_leave_it_out() -> None:
@@ -301,10 +303,10 @@ def test_a_changed_default_impacts_only_the_callers_that_leave_it_out() -> None:
     new = CLIENT_V1.replace(b"def connect(host, timeout=5)", b"def connect(host, timeout=30)")
     got = _default_impacts(CLIENT_V1, new)
     assert got == {
-        "omits": "omits `timeout`",
-        "splats": "may pass `timeout` in `*`/`**` arguments",
-        "twice": "omits `timeout`",
-        f"{REPO}:callers.py": "omits `timeout`",
+        "omits": OMITS_TIMEOUT,
+        "splats": DefaultSeen(("timeout",), True),
+        "twice": OMITS_TIMEOUT,
+        f"{REPO}:callers.py": OMITS_TIMEOUT,
     }
 
 
@@ -313,11 +315,11 @@ def test_a_changed_method_default_binds_past_the_instance() -> None:
     leaves it out (the instance is its first argument); a keyword-only parameter is never
     passed by position."""
     new = CLIENT_V1.replace(b"url, timeout=5, *", b"url, timeout=50, *")
-    assert _default_impacts(CLIENT_V1, new) == {"unbound": "omits `timeout`"}
+    assert _default_impacts(CLIENT_V1, new) == {"unbound": OMITS_TIMEOUT}
     new = CLIENT_V1.replace(b"retries=1", b"retries=3")
     got = _default_impacts(CLIENT_V1, new)
     callers = ("method_calls", "fetches", "unbound", "unbound_passing", "keyword_only")
-    assert got == {k: "omits `retries`" for k in callers}
+    assert got == {k: DefaultSeen(("retries",)) for k in callers}
 
 
 def test_a_changed_default_with_other_changes_keeps_the_old_grading() -> None:
@@ -325,7 +327,7 @@ def test_a_changed_default_with_other_changes_keeps_the_old_grading() -> None:
     new = CLIENT_V1.replace(b"def connect(host, timeout=5)", b"def connect(address, timeout=30)")
     got = _default_impacts(CLIENT_V1, new)
     assert {"by_keyword", "by_position", "omits", "splats"} <= set(got)
-    assert set(got.values()) == {""}
+    assert set(got.values()) == {None}
 
 
 def test_a_parameter_made_optional_impacts_no_caller_that_passes_it() -> None:
@@ -351,18 +353,18 @@ def test_the_shape_check_is_pure() -> None:
     from graphmemd.graph.signatures import changed_defaults, sees_default
 
     sig = "def f(a,b=1,*,c=2,**kw):"
-    assert sees_default(CallShape((), 2), False, sig, ["b"]) == ""
-    assert sees_default(CallShape(("b",), 1), False, sig, ["b"]) == ""
-    assert sees_default(CallShape((), 1), False, sig, ["b"]) == "omits `b`"
-    assert sees_default(CallShape((), 3), False, sig, ["c"]) == "omits `c`"  # keyword-only
-    assert sees_default(CallShape((), 1, True), False, sig, ["b", "c"]) == "may pass `b`, `c` in `*`/`**` arguments"
-    assert sees_default(CallShape(("b", "c"), 1, True), False, sig, ["b", "c"]) == ""
+    assert sees_default(CallShape((), 2), False, sig, ["b"]) is None
+    assert sees_default(CallShape(("b",), 1), False, sig, ["b"]) is None
+    assert sees_default(CallShape((), 1), False, sig, ["b"]) == DefaultSeen(("b",))
+    assert sees_default(CallShape((), 3), False, sig, ["c"]) == DefaultSeen(("c",))  # keyword-only
+    assert sees_default(CallShape((), 1, True), False, sig, ["b", "c"]) == DefaultSeen(("b", "c"), True)
+    assert sees_default(CallShape(("b", "c"), 1, True), False, sig, ["b", "c"]) is None
     method = "def m(self,x,timeout=5):"
-    assert sees_default(CallShape((), 2), False, method, ["timeout"]) == ""
-    assert sees_default(CallShape((), 2), True, method, ["timeout"]) == "omits `timeout`"  # Client.m(c, x)
-    assert sees_default(CallShape((), 3), True, method, ["timeout"]) == ""
-    assert sees_default(CallShape((), 1), True, "@classmethod\ndef m(cls,timeout=5):", ["timeout"]) == ""
-    assert sees_default(CallShape(), False, "func F(a int)", ["a"]) == "cannot be bound"
+    assert sees_default(CallShape((), 2), False, method, ["timeout"]) is None
+    assert sees_default(CallShape((), 2), True, method, ["timeout"]) == OMITS_TIMEOUT  # Client.m(c, x)
+    assert sees_default(CallShape((), 3), True, method, ["timeout"]) is None
+    assert sees_default(CallShape((), 1), True, "@classmethod\ndef m(cls,timeout=5):", ["timeout"]) is None
+    assert sees_default(CallShape(), False, "func F(a int)", ["a"]) == DefaultSeen()  # cannot be bound
     assert changed_defaults("def f(a,b=1):", "def f(a,b=2):") == ("b",)
     assert changed_defaults("def f(a,b=1):", "def f(a,b=2,c=3):") == ("b",)  # an optional one added
     assert changed_defaults("def f(a,b=1):", "def f(a,b=1,c=3):") == ()  # no default changed

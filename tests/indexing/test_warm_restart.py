@@ -95,6 +95,53 @@ def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFacto
         assert c.get(o.id).status is ObservationStatus.STALE
 
 
+def test_a_restart_is_current_without_its_parse_workers_and_they_parse_the_next_edit(
+    daemon_factory: DaemonFactory, py_repo: Path
+) -> None:
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        o = c.observe("constant-time compare", anchors=["app/auth/crypto.py::hash_password"])
+    assert d.stop() == 0
+    # the workers start in the background as the daemon opens; here that start fails, so
+    # workers run only if something asks for them: the restart with nothing changed does not
+    env = {"GRAPHMEM_INJECT_FAULTS": "parse-start:1", "GRAPHMEM_LOG_LEVEL": "DEBUG"}
+    d2 = daemon_factory([py_repo], home=d.home, env=env)
+    with d2.client() as c:
+        assert c.recall(files=["app/api/routes.py"]).freshness.current
+        assert (parsed(c), c.get(o.id).status) == (0, ObservationStatus.FRESH)
+        wait_for(lambda: "cached parses handed to the resolver" in this_run(d.home), TIMEOUT)
+        assert "the parse workers did not start: InjectedFault" in this_run(d.home)
+        assert "parse pool started" not in this_run(d.home)
+        crypto = py_repo / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("def hash_password(", "def hash_password_v2("))
+        wait_for(lambda: c.get(o.id).status is ObservationStatus.STALE, TIMEOUT)
+        assert parsed(c) == 1
+        assert "parse pool started" in this_run(d.home)  # (started when the edit needed it)
+
+
+def test_repository_facts_read_while_the_graph_is_restored_resolve_as_before(daemon_factory: DaemonFactory) -> None:
+    """The facts (here go.mod's module path, which Go imports resolve through) are read after
+    the restore is queued: the hand-over's resolution still gives the stored edges, and a
+    change after the restart resolves through them."""
+    repo = copy_fixture("go")
+    d = daemon_factory([repo])
+    with d.client() as c:
+        before = _callee_names(c, "main.go::main")
+        assert "NewService" in before  # (through the module path: example.com/shop/auth)
+    assert d.stop() == 0
+    d2 = daemon_factory([repo], home=d.home)
+    with d2.client() as c:
+        wait_for(lambda: "cached parses handed to the resolver" in this_run(d.home), TIMEOUT)
+        assert "edges as stored" in this_run(d.home)
+        assert _callee_names(c, "main.go::main") == before
+        main = repo / "main.go"
+        again = "\tfmt.Println(token)\n\tauth.NewService()\n"
+        main.write_text(main.read_text().replace("\tfmt.Println(token)\n", again))
+        wait_for(lambda: parsed(c) == 1, TIMEOUT)
+        d2.wait_idle()
+        assert _callee_names(c, "main.go::main") == before
+
+
 def test_checkout_parses_each_changed_file_once(daemon_factory: DaemonFactory) -> None:
     repo = copy_fixture("python")
     git(repo, "init", "-q", "-b", "main")

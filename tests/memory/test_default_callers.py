@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from call_shapes import CALLERS, CLIENT
-from conftest import Daemon, short_tmp
+from call_shapes import shapes_repo
+from conftest import Daemon
 from graphmem.changes import change_line
 from graphmem.client import GraphMem
 from graphmem.paths import resolve_paths
@@ -23,14 +23,6 @@ from test_suspect import becomes, edit
 DaemonFactory = Callable[..., Daemon]
 
 CALLER_NAMES = ("by_keyword", "by_position", "omits", "splats", "fetches")
-
-
-def repo() -> Path:
-    root = short_tmp("gmd") / "shapes"
-    root.mkdir()
-    (root / "client.py").write_text(CLIENT, encoding="utf-8")
-    (root / "callers.py").write_text(CALLERS, encoding="utf-8")
-    return root
 
 
 def note_each_caller(c: GraphMem) -> dict[str, str]:
@@ -43,7 +35,7 @@ def check_default_change(c: GraphMem, root: Path, notes: dict[str, str]) -> None
     splats = becomes(c, notes["splats"], ObservationStatus.SUSPECT)
     (r,) = omits.stale_reasons
     assert r.change is ChangeKind.DEPENDENCY_CHANGED
-    assert r.detail.endswith("; this caller omits `timeout`")
+    assert (r.caller_omits, r.caller_starred) == (("timeout",), False)
     assert change_line(r) == (
         "`callers.py::omits`: calls `client.py::connect` without `timeout`, whose default changed: `5` → `30`, "
         "uncommitted"
@@ -68,12 +60,12 @@ def check_default_change(c: GraphMem, root: Path, notes: dict[str, str]) -> None
     )
     (r,) = becomes(c, notes["fetches"], ObservationStatus.SUSPECT).stale_reasons
     assert r.dependency_ref == "client.py::Client.fetch"
-    assert r.detail.endswith("; this caller omits `retries`")
+    assert (r.caller_omits, r.caller_starred) == (("retries",), False)
     assert c.get(notes["by_keyword"]).status is ObservationStatus.FRESH
 
 
 def test_a_changed_default_makes_suspect_only_the_callers_that_omit_it(daemon_factory: DaemonFactory) -> None:
-    root = repo()
+    root = shapes_repo()
     d = daemon_factory([root])
     with d.client() as c:
         check_default_change(c, root, note_each_caller(c))
@@ -81,7 +73,7 @@ def test_a_changed_default_makes_suspect_only_the_callers_that_omit_it(daemon_fa
 
 @pytest.mark.parametrize("via", ["snapshot", "parses"])
 def test_call_shapes_are_known_after_a_warm_restart(daemon_factory: DaemonFactory, via: str) -> None:
-    root = repo()
+    root = shapes_repo()
     d = daemon_factory([root])
     with d.client() as c:
         notes = note_each_caller(c)
@@ -93,3 +85,32 @@ def test_call_shapes_are_known_after_a_warm_restart(daemon_factory: DaemonFactor
     with d2.client() as c:
         assert c.status().repositories[0].files_parsed == 0  # (the shapes come from the parse cache)
         check_default_change(c, root, notes)
+
+
+def test_the_old_text_form_of_a_caller_is_read_into_the_fields() -> None:
+    """A reason written before the caller fields said it at the end of its detail; reading the
+    document (journal, store copy, import) moves it into the fields, once, and keeps any other
+    detail as it is."""
+    from dataclasses import replace
+
+    from graphmem.types import Category, Observation, StaleReason
+    from graphmemd.memory.obsdoc import from_doc, to_doc
+
+    dep = "a.py::f calls b.py::g, whose signature changed"
+    base = StaleReason("a.py::f", ChangeKind.DEPENDENCY_CHANGED, 1.0, detail=dep, dependency_id="b.py::g#function")
+    o = Observation("o1", "r", "text", Category.OTHER, 1.0, 1.0, stale_reasons=(base,))
+
+    def read(detail: str) -> StaleReason:
+        doc = to_doc(o)
+        doc["stale_reasons"][0]["detail"] = detail
+        return from_doc(doc).stale_reasons[0]
+
+    got = read(dep + "; this caller may pass `timeout`, `retries` in `*`/`**` arguments")
+    assert (got.detail, got.caller_omits, got.caller_starred) == (dep, ("timeout", "retries"), True)
+    got = read(dep + "; this caller omits `timeout`")
+    assert (got.detail, got.caller_omits, got.caller_starred) == (dep, ("timeout",), False)
+    for kept in (dep, dep + "; this caller cannot be bound", "a.py::f calls b.py::g (2 hops away), which was removed"):
+        assert (read(kept).detail, read(kept).caller_omits) == (kept, ())
+    # the new form goes through as it is
+    new = replace(base, caller_omits=("x",), caller_starred=True)
+    assert from_doc(to_doc(replace(o, stale_reasons=(new,)))).stale_reasons == (new,)

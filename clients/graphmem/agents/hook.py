@@ -14,14 +14,16 @@ tokens (``SESSION_BUDGET`` by default). post-edit: only what the edit changed, t
 made stale or suspect (``EditContext``, which first lets the index take in the saved files, for
 at most ``--wait-ms``); nothing when it changed nothing under a note. Each session's hooks
 remember (in the runtime directory) which notes they have shown and in which state, so a later
-edit, or the same hook run again, does not repeat a note until its state changes; a new,
-cleared or compacted session starts afresh. They also remember each edited file's content as
-they last saw it, and the hooks of all sessions which session last reported a file: a file the
-edit did not change (``before.judge``: the same as before, as another session's edit left it,
-or not written by this tool call) is not even sent to the daemon. That shared record
-(``hooks/files.json``) is read, changed and replaced under an exclusive ``flock`` of
-``hooks/files.lock``: the hooks of sessions editing at the same moment each add their report,
-none is lost.
+edit, or the same hook run again, does not repeat a note until its state changes; a new, cleared
+or compacted session starts afresh. A session's hooks may run at once (parallel tool calls):
+each reads, changes and replaces that record under a ``flock`` of the session's own lock file,
+held only for the read and the write, never across the daemon call. They also remember each
+edited file's content as they last saw it, and the hooks of all sessions which session last
+reported a file: a file the edit did not change (``before.judge``: the same as before, as
+another session's edit left it, or not written by this tool call) is not even sent to the
+daemon. That shared record (``hooks/files.json``) is read, changed and replaced under an
+exclusive ``flock`` of ``hooks/files.lock``: the hooks of sessions editing at the same moment
+each add their report, none is lost.
 """
 
 from __future__ import annotations
@@ -156,21 +158,38 @@ def _memory_file(paths: Paths, session: str) -> Path | None:
 
 class Memory:
     """What a session's hooks remember (a JSON file per session id): the notes shown
-    (``ID@STATE`` or ids) and each edited file's digest as the session last saw it."""
+    (``ID@STATE`` or ids) and each edited file's digest as the session last saw it. Hooks of
+    one session may run at once (parallel edits): each change is made in ``updating``, which
+    reads the file again and writes it under an exclusive ``flock`` of its ``.lock`` sibling,
+    held only for that read and write (never across the daemon call)."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self.shown: list[str] = []
         self.files: dict[str, str] = {}
-        data = _read_json(path)
-        shown, files = data.get("shown", []), data.get("files", {})
-        if isinstance(shown, list):
-            self.shown = [i for i in shown if isinstance(i, str)][-MAX_REMEMBERED:]
-        if isinstance(files, dict):
-            self.files = {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+        self._read()
 
-    def save(self) -> None:
-        """Write the memory (atomically; nothing when it cannot be written)."""
+    def _read(self) -> None:
+        data = _read_json(self.path)
+        shown, files = data.get("shown", []), data.get("files", {})
+        self.shown = [i for i in shown if isinstance(i, str)][-MAX_REMEMBERED:] if isinstance(shown, list) else []
+        self.files = (
+            {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+            if isinstance(files, dict)
+            else {}
+        )
+
+    @contextlib.contextmanager
+    def updating(self) -> Iterator[Memory]:
+        """The memory as it is now (read again under the session's lock), to change in the
+        body; written (atomically) when the body ends, then the lock is released."""
+        lock = self.path.with_suffix(".lock") if self.path is not None else None
+        with _locked(lock) if lock is not None else contextlib.nullcontext():
+            self._read()
+            yield self
+            self._save()
+
+    def _save(self) -> None:
         files = dict(list(self.files.items())[-MAX_FILES:])
         _write_json(self.path, {"shown": self.shown[-MAX_REMEMBERED:], "files": files})
 
@@ -263,11 +282,12 @@ def changed_files(hook: HookInput, memory: Memory, paths: Paths, now: float) -> 
             reports[f.path] = (f.digest, hook.session, now)
         _write_json(shared, {"files": {k: list(v) for k, v in list(reports.items())[-MAX_FILES:]}})
     changed = []
-    for f in now_files:
-        if judge(f, session=hook.session, mine=memory.files, last=last, now=now) is Verdict.CHANGED:
-            changed.append(f.path)
-        memory.files.pop(f.path, None)  # most recent last
-        memory.files[f.path] = f.digest
+    with memory.updating():
+        for f in now_files:
+            if judge(f, session=hook.session, mine=memory.files, last=last, now=now) is Verdict.CHANGED:
+                changed.append(f.path)
+            memory.files.pop(f.path, None)  # most recent last
+            memory.files[f.path] = f.digest
     return changed
 
 
@@ -351,18 +371,15 @@ def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str, started: flo
         return ""
     memory = Memory(_memory_file(paths, hook.session))
     fresh_session = args.kind == "session-start" and hook.source != "resume"
-    if fresh_session:
-        memory.shown = []
     if args.kind == "post-edit":
         hook = dataclasses.replace(hook, files=tuple(changed_files(hook, memory, paths, started)))
-        memory.save()
         if not hook.files:  # the edit changed none of them: nothing to say, no need to ask
             return ""
-    shown = list(memory.shown)
+    shown = [] if fresh_session else list(memory.shown)
     text, ids = _ask_daemon(args, hook, target, _token(target, paths, env), shown)
     if ids or fresh_session:
-        memory.shown = list(dict.fromkeys([*shown, *ids]))
-        memory.save()
+        with memory.updating():  # what the session's other hooks remembered meanwhile is kept
+            memory.shown = list(dict.fromkeys([*([] if fresh_session else memory.shown), *ids]))
     return render_output(hook.client, hook.event, text)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TextIO
 
-from graphmem.changes import history_line, spaced
+from graphmem.changes import history_line, reason_detail, spaced
 from graphmem.cli.common import first_line, fmt_bytes, fmt_duration, fmt_time, freshness_line, plural, short
 from graphmem.render import marker, reason_lines
 from graphmem.types import (
@@ -89,7 +89,7 @@ def _reason_detail(o: Observation) -> list[str]:
         if r.dependency_ref:
             lines.append(f"      dependency: {r.dependency_ref} (via {r.via or '?'})")
         if r.detail:
-            lines.append(f"      {r.detail}")
+            lines.append(f"      {reason_detail(r)}")
     return lines
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from graphmem.changes import history_words, spaced
+from graphmem.changes import history_words, reason_detail, spaced
 from graphmem.render import marker
 from graphmem.types import (
     ChangeKind,
@@ -293,7 +293,8 @@ def _derived_history(o: Observation, related: Mapping[str, Observation] | None) 
         out.append(HistoryEntry(o.confirmed_at, "confirmed", o.confirmed_by))
     for r in o.stale_reasons:
         what = "suspect" if r.change is ChangeKind.DEPENDENCY_CHANGED else "stale"
-        out.append(HistoryEntry(r.detected_at, f"{what}: {r.change.value.replace('_', ' ')}", "", r.commit, r.detail))
+        kind = r.change.value.replace("_", " ")
+        out.append(HistoryEntry(r.detected_at, f"{what}: {kind}", "", r.commit, reason_detail(r)))
     if o.status is ObservationStatus.ARCHIVED:
         out.append(HistoryEntry(o.updated_at, "archived"))
     if o.superseded_by:

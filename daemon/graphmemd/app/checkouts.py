@@ -13,7 +13,7 @@ from graphmem.errors import GraphMemError, InvalidArgument
 from graphmem.types import Checkout, Repository
 
 from graphmemd.app.status import repository_summary
-from graphmemd.app.worktrees import WorktreeWatch
+from graphmemd.app.worktrees import GitDirWatch, WorktreeWatch
 from graphmemd.indexing.indexer import Indexer, Job
 from graphmemd.ingest.checkouts import RegistryCheckouts
 from graphmemd.ingest.gitinfo import head_branch, head_commit
@@ -47,6 +47,9 @@ class CheckoutOps:
         #: worktrees added and removed by git are registered and dropped by themselves
         self.watch = WorktreeWatch(registry.all, registry.declined, self.found, self.drop)
         self._loop = SupervisedThread("worktrees", self.watch.step, health)
+        #: wakes that loop when a common git directory's worktree folders change
+        self._git_dirs = GitDirWatch(self.watch.common_dirs, self.watch.wake)
+        self._git_loop = SupervisedThread("git-dirs", self._git_dirs.step, health)
 
     def attach(self, memory: Memory, code: CodeView) -> None:
         """Let memory project every note into the other checkouts of its repository."""
@@ -60,9 +63,11 @@ class CheckoutOps:
     def start(self) -> None:
         """Start watching the registered repositories' worktrees."""
         self._loop.start()
+        self._git_loop.start()
 
     def stop(self) -> None:
-        """Stop watching them (the loop ends at its next step)."""
+        """Stop watching them (the loops end at their next step)."""
+        self._git_dirs.stop()
         self.watch.stop()
 
     def removing(self, rt: RepoRuntime) -> None:

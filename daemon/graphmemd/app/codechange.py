@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from graphmem.changes import reason_detail
 from graphmem.errors import InvalidArgument
 from graphmem.types import (
     AnchorChange,
@@ -116,7 +117,7 @@ class CodeChanges:
             search.close()
 
     def _one(self, view: ReadView, search: _Search, o: Observation, r: StaleReason) -> AnchorChange:
-        base = AnchorChange(r.anchor_ref, r.change, _ABSENT, _ABSENT, detail=r.detail, commit=r.commit)
+        base = AnchorChange(r.anchor_ref, r.change, _ABSENT, _ABSENT, detail=reason_detail(r), commit=r.commit)
         if r.change is ChangeKind.DEPENDENCY_CHANGED:
             path, qualname, kind = split_symbol_id(r.dependency_id)
             now = _symbol(view, r.dependency_id)
@@ -127,7 +128,7 @@ class CodeChanges:
                 r.change,
                 before,
                 search.now(now),
-                detail=r.detail,
+                detail=reason_detail(r),
                 commit=r.commit,
                 dependency_ref=r.dependency_ref,
                 path=(Hop(r.anchor_ref, via, r.dependency_ref),),
@@ -151,7 +152,7 @@ class CodeChanges:
             wanted = Wanted(qualname, kind, "", anchor.body_hash)
         before, note = search.before(path, wanted, now)
         return AnchorChange(
-            r.anchor_ref, r.change, before, search.now(now), detail=r.detail, commit=r.commit, note=note
+            r.anchor_ref, r.change, before, search.now(now), detail=reason_detail(r), commit=r.commit, note=note
         )
 
 

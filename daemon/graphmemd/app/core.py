@@ -49,9 +49,10 @@ from graphmemd.runtime.events import EventBus
 from graphmemd.runtime.faults import Faults
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread, describe
+from graphmemd.runtime.timing import Steps
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
-from graphmemd.store.opening import mark_clean, open_store
+from graphmemd.store.opening import OpenedStore, mark_clean, open_store
 from graphmemd.store.writer import COMPONENT as WRITER
 from graphmemd.store.writer import StoreWriter
 
@@ -143,8 +144,10 @@ class Core:
 
     def open(self) -> None:
         """Open the store and the journal, start the loops, register the known repositories."""
+        steps = Steps()
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
+        steps.mark("store")
         writer = self._writer = StoreWriter(
             self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=self._store_space
         )
@@ -155,6 +158,7 @@ class Core:
         if report:
             self.recovered.append(report)
             self.health.note_error(report)
+        steps.mark("journal")
         parts = (self.registry, self.state, store, self.parses, self.snapshots, writer, memory, self.bus)
         indexer = self._indexer = Indexer(self.cfg, *parts, self.health, self.faults)
         indexer.start()
@@ -164,7 +168,9 @@ class Core:
         for pack in self.parses.prune(stored):
             logger.info("removed the parse cache of a repository the store does not hold: %s", pack)
         known = self._register_known(stored)  # their loads run while the workers and watcher start
+        steps.mark("registered")
         indexer.start_pool()
+        steps.mark("parse workers started")
         if self.cfg.watch:
             self._watcher = RepoWatcher(
                 self._on_batch,
@@ -178,13 +184,15 @@ class Core:
             self._watcher.start()
             self.checkouts.start()
         self._mining.start()
+        steps.mark("watcher")
         for rt in known:
             self._watch_and_index(rt)
+        steps.mark("watched")
         self.ready.set()
+        logger.info("opened in %.2fs: %s", steps.total, steps)
 
     def _register_known(self, stored: dict[str, tuple[str, float]]) -> list[RepoRuntime]:
-        """Register the repositories of the last run and of the configuration, queueing the
-        load of each one the store holds; returns them."""
+        """Register the last run's and the configured repositories (their loads queued); returns the new ones."""
         known: list[RepoRuntime] = []
         for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
             try:
@@ -201,14 +209,7 @@ class Core:
         """Open the store, probed first in a child process (``store_open``); a damaged one
         is moved aside and replaced, and ``status`` says so. Nothing is lost by that:
         observations come back from the journal and the code graph from the repositories."""
-        cfg = self.cfg
-        opened = open_store(
-            cfg.store_path,
-            engine=cfg.store_engine,
-            workarounds=cfg.store_workarounds,
-            buffer_pool_mb=cfg.buffer_pool_mb,
-            max_db_size_gb=cfg.max_db_size_gb,
-        )
+        opened = open_configured(self.cfg)
         if opened.recovered:
             self.recovered.append(opened.recovered)
             self.health.note_error(opened.recovered)
@@ -271,9 +272,9 @@ class Core:
         return rt
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
-        """Register ``path`` (if new: with the observations of former clones, and its load
-        queued when the store holds it); returns the record and whether it is new."""
-        rt, new = self.registry.register(path)
+        """Register ``path`` (if new: former clones' notes moved to it, its load queued when the store holds it,
+        then its facts read while that runs, before any index job); returns the record and whether it is new."""
+        rt, new = self.registry.register(path, facts=False)
         if not new:
             return rt, False
         for old in self.registry.former_ids(rt):  # the same repository, registered before elsewhere
@@ -283,6 +284,7 @@ class Core:
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
             self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
+        rt.read_facts()
         return rt, True
 
     def _watch_and_index(self, rt: RepoRuntime) -> None:
@@ -463,6 +465,17 @@ class Core:
     def status(self, socket_path: str, tcp: str) -> Status:
         """The daemon's health and counters (``graphmem status``; ``status.daemon_status``)."""
         return daemon_status(self, socket_path, tcp)
+
+
+def open_configured(cfg: DaemonConfig) -> OpenedStore:
+    """``open_store`` with the configured engine, workarounds and sizes."""
+    return open_store(
+        cfg.store_path,
+        engine=cfg.store_engine,
+        workarounds=cfg.store_workarounds,
+        buffer_pool_mb=cfg.buffer_pool_mb,
+        max_db_size_gb=cfg.max_db_size_gb,
+    )
 
 
 def _resolved(hint: str) -> Path | None:

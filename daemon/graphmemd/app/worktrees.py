@@ -1,11 +1,15 @@
 """Worktrees come and go: checkouts added and dropped without a command.
 
-A supervised loop looks, five times a second, at the ``worktrees/`` folder of each registered
-repository's common git directory (``git worktree add`` creates an entry there, ``git worktree
-remove`` and ``git worktree prune`` delete it) and at whether each checkout's directory still
-exists. A new worktree of a registered repository is registered (and indexed, sharing the
-parses its siblings already have); for a repository registered as a folder inside its working
-tree, the same folder of the new worktree is (once it exists there). A checkout whose worktree
+A supervised loop looks at the ``worktrees/`` folder of each registered repository's common
+git directory (``git worktree add`` creates an entry there, ``git worktree remove`` and ``git
+worktree prune`` delete it) and at whether each checkout's directory still exists. It looks
+when woken and once a second besides: a second loop watches each common directory, its
+``worktrees/`` folder and each entry in it (``GitDirWatch``: ``git worktree add`` holds a
+``locked`` file in its entry until its files are checked out, and deletes it then), so a new
+worktree is registered as soon as git is done with it. A new worktree of a registered
+repository is registered (and indexed, sharing the parses its siblings already have); for a
+repository registered as a folder inside its working tree, the same folder of the new
+worktree is (once it exists there). A checkout whose worktree
 entry or directory is gone is dropped: its graph is forgotten, its notes stay in the
 repository and every other checkout keeps showing them. A lone repository whose directory
 disappears is not dropped (it may be an unmounted disk: ``status`` reports it and the rescans
@@ -17,17 +21,21 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from graphmemd.ingest.gitinfo import worktree_roots
 from graphmemd.ingest.registry import RepoRuntime
+from graphmemd.ingest.watcher import watch_dirs
 from graphmemd.ingest.worktree_plan import CheckoutSeen, WorktreePlan, plan
 
 logger = logging.getLogger(__name__)
 
-#: how often the worktree folders and checkout directories are looked at
-INTERVAL_S = 0.2
+#: how often the worktree folders and checkout directories are looked at when nothing woke
+#: the loop (a deleted checkout directory; a common directory that could not be watched)
+INTERVAL_S = 1.0
+#: how often the watch of the common directories checks whether what it watches changed
+WATCH_TIMEOUT_MS = 1000
 
 
 class WorktreeWatch:
@@ -39,19 +47,33 @@ class WorktreeWatch:
         declined: Callable[[], set[Path]],
         add: Callable[[Path], object],
         drop: Callable[[RepoRuntime], object],
+        interval_s: float = INTERVAL_S,
     ) -> None:
         self._checkouts = checkouts
         self._declined = declined
         self._add = add
         self._drop = drop
+        self._interval = interval_s
         self._stop = threading.Event()
+        self._woken = threading.Event()
 
     def step(self) -> bool:
-        """One look (supervised loop); False once stopped."""
-        if self._stop.wait(INTERVAL_S):
+        """One look, once woken (``wake``) or ``interval_s`` after the last (supervised
+        loop); False once stopped."""
+        self._woken.wait(self._interval)
+        self._woken.clear()  # (before the look: a wake during it means another look)
+        if self._stop.is_set():
             return False
         self.look()
         return not self._stop.is_set()
+
+    def wake(self) -> None:
+        """Look now (something changed in a common directory's worktree folders)."""
+        self._woken.set()
+
+    def common_dirs(self) -> set[Path]:
+        """The common git directories of the registered checkouts."""
+        return {rt.common_dir for rt in self._checkouts() if rt.common_dir is not None}
 
     def look(self) -> WorktreePlan:
         """Compare what git lists with what is registered, and act on the difference."""
@@ -79,6 +101,59 @@ class WorktreeWatch:
 
     def stop(self) -> None:
         """End the loop at its next step."""
+        self._stop.set()
+        self._woken.set()
+
+
+def watched_dirs(common_dirs: Iterable[Path]) -> tuple[Path, ...]:
+    """What ``GitDirWatch`` watches of ``common_dirs``: each one itself (where ``worktrees/``
+    appears), its ``worktrees/`` folder (where entries come and go) and each entry (where
+    ``git worktree add`` deletes its ``locked`` file once done), those that exist."""
+    out: list[Path] = []
+    for common in sorted(set(common_dirs)):
+        if not common.is_dir():
+            continue
+        out.append(common)
+        try:
+            entries = sorted(e for e in (common / "worktrees").iterdir() if e.is_dir())
+        except OSError:
+            continue
+        out += [common / "worktrees", *entries]
+    return tuple(out)
+
+
+class GitDirWatch:
+    """Wakes a ``WorktreeWatch`` (``wake``) when something changes in the common directories
+    of the registered checkouts (``common_dirs``) or their worktree folders (``watched_dirs``),
+    on its own supervised loop."""
+
+    def __init__(self, common_dirs: Callable[[], set[Path]], wake: Callable[[], None]) -> None:
+        self._common_dirs = common_dirs
+        self._wake = wake
+        self._stop = threading.Event()
+        self._failed = False  # (the first failure is a warning, the next ones are not)
+
+    def step(self) -> bool:
+        """Watch what there is to watch until that changes (supervised loop); False once stopped."""
+        dirs = watched_dirs(self._common_dirs())
+        if not dirs:
+            return not self._stop.wait(WATCH_TIMEOUT_MS / 1000)
+        try:
+            self._wake()  # (what changed before this watch began)
+            for changed in watch_dirs(dirs, self._stop, WATCH_TIMEOUT_MS):
+                if changed:
+                    self._wake()
+                if watched_dirs(self._common_dirs()) != dirs:
+                    break  # a worktree came or went, a checkout of another repository: watch anew
+        except (OSError, RuntimeError) as exc:  # one went away meanwhile, inotify is exhausted (the
+            # watch's own errors are RuntimeErrors): the looks go on, once a second
+            (logger.debug if self._failed else logger.warning)("watch of git directories ended: %s", exc)
+            self._failed = True
+            self._stop.wait(WATCH_TIMEOUT_MS / 1000)
+        return not self._stop.is_set()
+
+    def stop(self) -> None:
+        """End the loop (its watch ends within a step)."""
         self._stop.set()
 
 

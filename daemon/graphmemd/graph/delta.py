@@ -35,7 +35,7 @@ from graphmemd.graph.model import (
     symbols_of,
 )
 from graphmemd.graph.resolution import RepoResolver
-from graphmemd.graph.signatures import callers_unaffected, changed_defaults, sees_default
+from graphmemd.graph.signatures import DefaultSeen, callers_unaffected, changed_defaults, sees_default
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +84,9 @@ class Impact:
     new_signature: str
     via: EdgeKind
     hops: int
-    #: why a direct caller sees a changed default (``signatures.sees_default``: ``omits
-    #: `timeout```); "" for any other impact, or when its call sites are not known
-    why: str = ""
+    #: how a direct caller sees a changed default (``signatures.sees_default``: the parameters
+    #: it leaves out); None for any other impact, or when its call sites are not known
+    caller: DefaultSeen | None = None
 
 
 class EdgeView(Protocol):
@@ -106,18 +106,19 @@ class CallSites(Protocol):
         ...
 
 
-def caller_sees(sites: tuple[tuple[str, bool], ...] | None, sig: str, names: Sequence[str]) -> str | None:
+def caller_sees(sites: tuple[tuple[str, bool], ...] | None, sig: str, names: Sequence[str]) -> DefaultSeen | None:
     """Whether a caller whose call sites are ``sites`` sees the changed defaults of ``names``
-    in the function ``sig`` (its new signature): the reason of the first site that leaves one
-    out (``signatures.sees_default``), None when every site passes them all, "" when the
-    sites are not known (then it may: every caller is suspect, as for any other change)."""
+    in the function ``sig`` (its new signature): how the first site that leaves one out does
+    (``signatures.sees_default``), None when every site passes them all, ``DefaultSeen()``
+    (no names) when the sites are not known (then it may: every caller is suspect, as for
+    any other change)."""
     if not sites:
-        return ""
+        return DefaultSeen()
     for text, through_name in sites:
         shape = CallShape.parse(text)
-        why = sees_default(shape, through_name, sig, names) if shape is not None else "?"
-        if why:
-            return "" if why == "?" else why
+        seen = sees_default(shape, through_name, sig, names) if shape is not None else DefaultSeen()
+        if seen is not None:
+            return seen
     return None
 
 
@@ -154,14 +155,14 @@ def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int, sites: CallSites |
             continue
         new_sig = c.new.signature if c.new is not None else ""
         defaults = changed_defaults(c.old.signature, new_sig) if c.kind is ChangeKind.SIGNATURE_CHANGED else ()
-        why: dict[str, str] = {}
+        seen_by: dict[str, DefaultSeen] = {}
         frontier: list[tuple[str, EdgeKind]]
         if defaults:
             for n in graph.into(c.old.id, EdgeKind.CALLS):
                 seen = caller_sees(sites.call_sites(n, c.old.id) if sites is not None else None, new_sig, defaults)
                 if seen is not None:
-                    why[n] = seen
-            frontier = [(n, EdgeKind.CALLS) for n in why]
+                    seen_by[n] = seen
+            frontier = [(n, EdgeKind.CALLS) for n in seen_by]
         else:
             frontier = [
                 *((n, EdgeKind.CALLS) for n in graph.into(c.old.id, EdgeKind.CALLS)),
@@ -174,7 +175,8 @@ def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int, sites: CallSites |
                 key = (node, c.old.id)
                 if key in out or node == c.old.id:
                     continue
-                out[key] = Impact(node, c.old, c.kind, new_sig, via, depth, why.get(node, "") if depth == 1 else "")
+                caller = seen_by.get(node) if depth == 1 else None
+                out[key] = Impact(node, c.old, c.kind, new_sig, via, depth, caller if caller and caller.names else None)
                 nxt.extend((n, EdgeKind.CALLS) for n in graph.into(node, EdgeKind.CALLS))
                 nxt.extend((n, EdgeKind.INHERITS) for n in graph.into(node, EdgeKind.INHERITS))
             frontier = nxt

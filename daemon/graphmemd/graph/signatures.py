@@ -27,6 +27,7 @@ out see it (``f(x, timeout=5)`` and ``f(x, 5)`` do not, ``f(x)`` does, and so ma
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from graphmem.changes import Param, ParamKind, parse_signature, signature_delta
 
@@ -145,24 +146,31 @@ def changed_defaults(old: str, new: str) -> tuple[str, ...]:
     return tuple(name for name, _, _ in signature_delta(old, new).defaults_changed)
 
 
-def sees_default(shape: CallShape, through_name: bool, sig: str, names: Sequence[str]) -> str:
-    """Why a call of ``shape`` to the Python function ``sig`` (its signature now) sees the
-    changed default of one of ``names``: ``omits `timeout```, ``may pass `timeout` in
-    `*`/`**` arguments``; "" when it passes each of them, by position or by keyword.
+@dataclass(frozen=True, slots=True)
+class DefaultSeen:
+    """How a call sees changed defaults: the parameters it leaves out (``names``), and whether
+    it has ``*``/``**`` arguments (``starred``), so it may pass them there. No names: it may
+    see them, but which cannot be told (the call cannot be bound)."""
+
+    names: tuple[str, ...] = ()
+    starred: bool = False
+
+
+def sees_default(shape: CallShape, through_name: bool, sig: str, names: Sequence[str]) -> DefaultSeen | None:
+    """Whether a call of ``shape`` to the Python function ``sig`` (its signature now) sees the
+    changed default of one of ``names``: the ones it leaves out (``omits `timeout```), or may
+    (``*``/``**`` arguments); None when it passes each of them, by position or by keyword.
     ``through_name``: the call names a method through its class (``Base.m(self, x)``): the
-    instance is its first positional argument. Unknown (``sig`` no Python function's): a
-    reason too."""
+    instance is its first positional argument. Unknown (``sig`` no Python function's): it may,
+    with no names."""
     params = _caller_params(sig)
     if params is None:
-        return "cannot be bound"
+        return DefaultSeen()
     positional = shape.positionals
     parsed = parse_signature(sig)
     if through_name and parsed is not None and len(params) < len(parsed.params) and parsed.params[0].name == "self":
         positional = max(positional - 1, 0)
     by_position = [p.name for p in params if p.kind in (ParamKind.POSITIONAL_ONLY, ParamKind.NORMAL)]
     passed = {*by_position[:positional], *shape.keywords}
-    left = [n for n in names if n not in passed]
-    if not left:
-        return ""
-    what = ", ".join(f"`{n}`" for n in left)
-    return f"may pass {what} in `*`/`**` arguments" if shape.starred else f"omits {what}"
+    left = tuple(n for n in names if n not in passed)
+    return DefaultSeen(left, shape.starred) if left else None

@@ -2,7 +2,7 @@
 
 The first pass of a checkout of a repository that already has an indexed checkout (a
 ``git worktree add``) reads and hashes its files and compares them with the sibling's graph
-(``equal_files``). When most are equal, the indexer gives the new checkout the sibling's
+(``hashed_files``). When most are equal, the indexer gives the new checkout the sibling's
 files, symbols, edges and text documents with the ids renamed (``codegraph.derive_files``,
 ``graph/derive.py``), and its resolver the sibling's per-file state renamed the same way
 (``RepoResolver.derive``: the files' indexes, their import contexts, what each resolution
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +53,8 @@ MIN_EQUAL_SHARE = 0.5
 
 #: (repository id, path, content hash) -> a parse text queued for the parse cache, or None
 Queued = Callable[[str, str, str], str | None]
+#: a file's (content hash, size), as read when a derivation is planned
+Hashed = tuple[str, int]
 
 
 def source_of(registry: RepoRegistry, rt: RepoRuntime) -> RepoRuntime | None:
@@ -63,16 +65,13 @@ def source_of(registry: RepoRegistry, rt: RepoRuntime) -> RepoRuntime | None:
     return found[0] if found else None
 
 
-def equal_files(
-    todo: Iterable[tuple[str, Path]], theirs: Mapping[str, str], max_file_size: int
-) -> dict[str, tuple[str, int]]:
-    """Of ``todo`` (path, file on disk), the files whose content hash is the one ``theirs``
-    (path -> the sibling's content hash) has: path -> (content hash, size). A file that cannot
-    be read, or is over ``max_file_size``, is not equal (the parse workers report it)."""
-    out: dict[str, tuple[str, int]] = {}
+def hashed_files(todo: Iterable[tuple[str, Path]], paths: Collection[str], max_file_size: int) -> dict[str, Hashed]:
+    """Of ``todo`` (path, file on disk), the files whose path is in ``paths`` (the sibling's),
+    read and hashed: path -> (content hash, size). A file that cannot be read, or is over
+    ``max_file_size``, is left out (the parse workers report it)."""
+    out: dict[str, Hashed] = {}
     for rel, path in todo:
-        want = theirs.get(rel)
-        if want is None:
+        if rel not in paths:
             continue
         try:
             if path.stat().st_size > max_file_size:
@@ -80,9 +79,7 @@ def equal_files(
             data = path.read_bytes()
         except OSError:
             continue
-        digest = content_hash(data)
-        if digest == want:
-            out[rel] = (digest, len(data))
+        out[rel] = (content_hash(data), len(data))
     return out
 
 
@@ -152,7 +149,10 @@ class Plan:
     #: path -> the sibling's file node of it, if any
     nodes: Mapping[str, FileNode | None]
     #: path -> (content hash, size) of the files equal to the sibling's
-    equal: Mapping[str, tuple[str, int]]
+    equal: Mapping[str, Hashed]
+    #: path -> (content hash, size) of the files of ``rest`` read and hashed meanwhile (those
+    #: the sibling has another content of): the shared-parse lookup does not read them again
+    hashed: Mapping[str, Hashed]
     #: when reading and hashing the files began
     started: float
 
@@ -194,10 +194,13 @@ class Deriver:
         with self._state.reading() as graph:
             nodes = {rel: graph.files.get(file_id(source.id, rel)) for rel, _ in todo}
         started = time.monotonic()
-        equal = equal_files(todo, {rel: n.content_hash for rel, n in nodes.items() if n is not None}, self._max)
+        hashed = hashed_files(todo, {rel for rel, n in nodes.items() if n is not None}, self._max)
+        equal = {rel: got for rel, got in hashed.items() if (n := nodes[rel]) is not None and n.content_hash == got[0]}
         if len(equal) < MIN_EQUAL_SHARE * len(todo):
             return None
-        return Plan(source, len(todo), [t for t in todo if t[0] not in equal], nodes, equal, started)
+        rest = [t for t in todo if t[0] not in equal]
+        read = {rel: hashed[rel] for rel, _ in rest if rel in hashed}
+        return Plan(source, len(todo), rest, nodes, equal, read, started)
 
     def take(self, rt: RepoRuntime, plan: Plan) -> GraphDelta:
         """Take ``plan``'s equal files from its sibling's graph and resolver (see the module

@@ -26,7 +26,7 @@ from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshnes
 
 from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import ParsedFile, SymbolInfo, symbols_of
+from graphmemd.graph.model import ParsedFile, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
 from graphmemd.indexing.bodylines_git import measure_bodies
@@ -35,6 +35,7 @@ from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
+from graphmemd.indexing.workers import POOL, Workers
 from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
@@ -48,6 +49,7 @@ from graphmemd.runtime.events import EventBus
 from graphmemd.runtime.faults import Faults
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread, describe
+from graphmemd.runtime.timing import Steps
 from graphmemd.store.delta_sink import DeltaSink
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
@@ -58,7 +60,6 @@ logger = logging.getLogger(__name__)
 #: a watcher batch of at least this many paths is applied with the cyclic GC off (``no_cyclic_gc``)
 BULK_BATCH_FILES = 100
 COMPONENT = "indexer"
-POOL = "parse-pool"
 
 
 @dataclass(eq=False)
@@ -122,7 +123,7 @@ class Indexer:
         self._health = health
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
-        self._pool: ParsePool | None = None
+        self._workers = Workers(cfg, health, faults)
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
         self.failed_jobs = 0
@@ -132,7 +133,7 @@ class Indexer:
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
         self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
-        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse)
+        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse, self._holds)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -142,20 +143,8 @@ class Indexer:
         self._loop.start()
 
     def start_pool(self) -> None:
-        """Start the parse workers."""
-        self._pool = self._new_pool()
-
-    def _new_pool(self) -> ParsePool:
-        pool = ParsePool(
-            self.cfg.parse_workers,
-            timeout_s=self.cfg.parse_timeout_s,
-            max_file_size=self.cfg.max_file_size,
-            on_crash=lambda exc: self._health.crashed(POOL, describe(exc)),
-            faults=self._faults,
-            idle_s=self.cfg.parse_idle_s,
-        )
-        pool.start()
-        return pool
+        """Start the parse workers in the background (``workers.py``)."""
+        self._workers.start()
 
     def close(self) -> bool:
         """Finish the queued jobs, stop the loop and the parse workers; True when the loop
@@ -164,18 +153,12 @@ class Indexer:
         self._loop.stop_after_crash()
         self._jobs.put(None)
         self._loop.join(timeout=30)
-        if self._pool is not None:
-            self._pool.close()
+        self._workers.close()
         return not self._loop.is_alive() and not self.failed_jobs
 
     def pool(self) -> ParsePool:
-        """The parse pool, restarted if its dispatcher died (it fails every request then)."""
-        if self._pool is None or not self._pool.alive():
-            if self._pool is not None:
-                logger.error("the parse pool stopped; starting a new one")
-                self._pool.close()
-            self._pool = self._new_pool()
-        return self._pool
+        """The parse pool (``Workers.get``: waits for its start, replaces one that stopped)."""
+        return self._workers.get()
 
     # ------------------------------------------------------------------ jobs
 
@@ -260,6 +243,12 @@ class Indexer:
         elif job.kind == "docs":
             self.knowledge.sync_paths(rt, job.paths)
 
+    def _holds(self, checkout_id: str, path: str, digest: str) -> bool:
+        """Whether checkout ``checkout_id``'s graph has the content ``digest`` at ``path`` (read
+        on this thread, the graph's only writer: ``SharedParses``)."""
+        node = self._state.graph.files.get(file_id(checkout_id, path))
+        return node is not None and node.content_hash == digest
+
     # ------------------------------------------------------------------ progress and freshness
 
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
@@ -283,20 +272,23 @@ class Indexer:
         malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
+        steps = Steps(cpu_clock=time.thread_time)
         head_before = head_commit(rt.root)
         head_moved = bool(rt.indexed_commit) and head_before != rt.indexed_commit
         self.knowledge.load_selection(rt)
         docs: list[WalkedDoc] = []
         walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size, docs)
+        steps.mark("walk")
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
         rt.pass_symbols = 0
         _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
-        outcomes = self._shared.start(rt, plan.rest, self.pool) if plan else None  # (parsed while the rest is derived)
+        outcomes = self._shared.start(rt, plan.rest, self.pool, plan.hashed) if plan else None  # (parsed while derived)
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
+        steps.mark("parse")
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
             rt.stats.pop(p, None)
@@ -309,21 +301,22 @@ class Indexer:
         def settle() -> None:  # the graph is current: READY before its store writes are queued
             self._deriver.settle(rt)  # (a derived checkout: its files not parsed, its store rows)
             rt.indexed_commit = head_before
-            rt.dirty = working_tree_dirty(rt.root)
             rt.last_indexed_at = time.time()
-            with self._state.reading() as graph:
-                rt.n_edges = graph.edge_count(rt.id)
             rt.state = IndexState.READY
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
+        steps.mark("facts")
         cold = not known and derived is None
         delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
                             settle=settle)  # fmt: skip
+        steps.mark("apply")
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
+        settled(rt, self._state)
         if not only:  # the knowledge files, once the code they name is in the graph
             self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
+        steps.mark("knowledge")
         if head_moved:  # changes seen before they were committed: name their commit
             self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
         if delta is None:  # nothing changed: the graph already answers for this pass
@@ -333,8 +326,9 @@ class Indexer:
         self._writer.submit(lambda: store.upsert_repo(rt.id, str(rt.root), commit, at))
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
         _publish_progress(self._bus, rt, started)
+        steps.mark("finish")
         logger.info(
-            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs)",
+            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s",
             rt.id,
             rt.n_files,
             rt.n_symbols,
@@ -342,6 +336,8 @@ class Indexer:
             time.time() - started,
             t_parsed - started,
             time.time() - t_parsed,
+            steps,
+            steps.cpu,
         )
 
     def _parse_pass(
@@ -499,6 +495,17 @@ def forget_checkout(rt: RepoRuntime, state: GraphState, registry: RepoRegistry, 
         graph.drop_repo(rt.id)
     registry.unregister(rt.id)
     sink.forget(rt.id).result(120)
+
+
+def settled(rt: RepoRuntime, state: GraphState) -> None:
+    """What ``status`` says of a checkout besides its graph, once a pass made the graph current
+    (READY, as a watcher batch sets ``dirty`` after its apply; the job still runs, so
+    ``freshness`` does not call it current yet): whether its tracked files differ from HEAD (a
+    ``git status``: on a new worktree it hashes every file again, git's index being racily
+    clean) and its edge count."""
+    rt.dirty = working_tree_dirty(rt.root)
+    with state.reading() as graph:
+        rt.n_edges = graph.edge_count(rt.id)
 
 
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:

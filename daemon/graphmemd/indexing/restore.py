@@ -38,6 +38,7 @@ from graphmemd.graph.sharing import shared_symbol
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.registry import RepoRuntime
+from graphmemd.runtime.timing import Steps
 from graphmemd.store.engine import Store
 from graphmemd.store.graph_snapshot import Snapshots
 from graphmemd.store.writer import StoreWriter
@@ -50,19 +51,23 @@ HAND_SLICE = 64
 
 def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
     """Read ``rt`` back into ``state`` and its resolver (see the module docstring)."""
-    started = time.time()
+    steps = Steps()
     rt.state = IndexState.WARMING
     snapshot = snapshots.take(rt.id)
+    steps.mark("snapshot read")
     stored = store.file_hashes(rt.id)
+    steps.mark("stored hashes")
     edges: ResolvedEdges | None = None
     unhanded: dict[str, str | CachedHead]
     if snapshot is not None and _matches(snapshot, stored):
         # the graph comes whole from the snapshot: only the files' size, mtime and hash are
         # needed now; the texts are read when the resolver gets them (``hand_over``)
         heads, unknown = _usable(parses.heads(rt.id), stored)
+        steps.mark("parse heads")
         with state.writing() as graph:
             graph.import_repo(snapshot)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        steps.mark("graph")
         unhanded = dict(heads)
         stats = {path: (head.size, head.mtime_ns) for path, head in heads.items()}
         how = "put back from its snapshot"
@@ -91,7 +96,8 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.stored_edges = edges  # None: hand_over reads them from the store
     rt.stats.update(stats)
     rt.rebase = unknown > 0
-    logger.info("warmed %s in %.2fs: %s", rt.id, time.time() - started, how)
+    steps.mark("finish")
+    logger.info("warmed %s in %.2fs: %s (%s)", rt.id, steps.total, how, steps)
 
 
 _Cached = TypeVar("_Cached", CachedParse, CachedHead)

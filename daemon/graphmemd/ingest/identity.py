@@ -26,34 +26,51 @@ GIT_TIMEOUT_S = 5.0
 @dataclass(frozen=True, slots=True)
 class RepoIdentity:
     """Root commit (the oldest of the first-parent roots), remote URL, directory name, and the
-    folder of the git working tree the repository is registered as ("" at its top)."""
+    folder of the git working tree the repository is registered as ("" at its top; None for
+    an identity recorded before folders were, ``from_json``)."""
 
     root_commit: str = ""
     remote: str = ""
     name: str = ""
-    folder: str = ""
+    folder: str | None = ""
 
     def same_repository(self, other: RepoIdentity) -> bool:
         """Whether both are clones of one repository: same root commit, the same remote when
         both have one, and the same folder of it (two folders of one git repository are two
-        repositories to graphmem)."""
-        if not self.root_commit or self.root_commit != other.root_commit or self.folder != other.folder:
+        repositories to graphmem; ``same_folder`` for an identity whose folder is not known)."""
+        if not self.root_commit or self.root_commit != other.root_commit or not self.same_folder(other):
             return False
         return not self.remote or not other.remote or _norm_remote(self.remote) == _norm_remote(other.remote)
 
+    def same_folder(self, other: RepoIdentity) -> bool:
+        """Whether both stand for the same folder of their working trees. An identity recorded
+        before folders were (``folder`` None) was either a top or a folder named ``name``: it
+        matches a top, or a folder of that name (a folder re-registered elsewhere takes back
+        its notes; another folder of the repository does not)."""
+        if self.folder is not None and other.folder is not None:
+            return self.folder == other.folder
+        if self.folder is None and other.folder is None:
+            return True
+        old, new = (self, other) if self.folder is None else (other, self)
+        assert new.folder is not None
+        return not new.folder or new.folder.rstrip("/").rpartition("/")[2] == old.name
+
     def to_json(self) -> dict[str, str]:
-        """A JSON object (for ``repos.json`` and exports)."""
-        return asdict(self)
+        """A JSON object (for ``repos.json`` and exports); an unknown folder is left out, as
+        it was written before."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
     @classmethod
     def from_json(cls, data: object) -> RepoIdentity | None:
-        """An identity from ``to_json``'s output; None when ``data`` is not one."""
+        """An identity from ``to_json``'s output; None when ``data`` is not one. Without a
+        ``folder`` (written before folders were recorded): the folder is not known (None)."""
         if not isinstance(data, Mapping):
             return None
-        values = {k: data.get(k, "") for k in ("root_commit", "remote", "name", "folder")}
-        if not all(isinstance(v, str) for v in values.values()):
+        values = {k: data.get(k, "") for k in ("root_commit", "remote", "name")}
+        folder = data.get("folder")
+        if not all(isinstance(v, str) for v in values.values()) or not isinstance(folder, str | None):
             return None
-        return cls(**values)
+        return cls(**values, folder=folder)
 
 
 def _norm_remote(url: str) -> str:

@@ -339,10 +339,11 @@ def _make_context(start_method: str | None) -> SpawnContext | ForkServerContext:
         return multiprocessing.get_context("spawn")
     if start_method in (None, "forkserver"):
         ctx = multiprocessing.get_context("forkserver")
-        # Workers fork from a server that has the parsers loaded already (fast respawn).
-        # The preload list is process-wide; it only takes effect if the forkserver has not
-        # been started yet.
-        ctx.set_forkserver_preload([__name__])
+        # Workers fork from a server that has the parsers loaded already (fast respawn), and
+        # the Markdown reader their code examples need (the daemon imports it only when it
+        # reads a knowledge file). The preload list is process-wide; it only takes effect if
+        # the forkserver has not been started yet.
+        ctx.set_forkserver_preload([__name__, "markdown_it"])
         return ctx
     raise InvalidArgument(f"start_method must be 'spawn' or 'forkserver', got {start_method!r}")
 

@@ -131,19 +131,30 @@ class RepoRuntime:
     doc_stats: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, root: Path) -> RepoRuntime:
-        """A new record for the directory ``root`` (absolute, resolved)."""
+    def create(cls, root: Path, *, facts: bool = True) -> RepoRuntime:
+        """A new record for the directory ``root`` (absolute, resolved). ``facts``: read the
+        repository facts now (``initial_facts``: a walk of the tree); without, they are empty
+        until the caller sets them (``read_facts``), which it must do before anything resolves."""
         if not root.is_dir():
             raise InvalidArgument(f"not a directory: {root}")
         rid = repo_id_for(root)
         flt = RepoFilter(root)
-        rt = cls(id=rid, root=root, filter=flt, resolver=RepoResolver(rid, initial_facts(root, flt)))
+        rt = cls(
+            id=rid,
+            root=root,
+            filter=flt,
+            resolver=RepoResolver(rid, initial_facts(root, flt) if facts else RepoFacts()),
+        )
         place = git_place(root)
         if place is not None:
             rt.common_dir, rt.git_prefix = place.common_dir, place.prefix
         rt.identity = identity_of(root, rt.git_prefix)
         rt.repository = repository_id_for(root, rt.common_dir, rt.git_prefix)
         return rt
+
+    def read_facts(self) -> None:
+        """Set the repository facts from a walk of the tree (``initial_facts``)."""
+        self.resolver.set_facts(initial_facts(self.root, self.filter))
 
     def progress(self, started: float) -> IndexProgress:
         """The index progress, from the counters the indexer maintains (safe from any thread).
@@ -239,8 +250,9 @@ class RepoRegistry:
             clones = [rt for rt in self._repos.values() if rt.identity.same_repository(known)]
             return clones[0] if len(clones) == 1 else None
 
-    def register(self, path: Path | str) -> tuple[RepoRuntime, bool]:
-        """Register the directory ``path``; returns the record and whether it is new."""
+    def register(self, path: Path | str, *, facts: bool = True) -> tuple[RepoRuntime, bool]:
+        """Register the directory ``path``; returns the record and whether it is new (without
+        ``facts``, a new one's repository facts are left for the caller: ``RepoRuntime.create``)."""
         root = resolve_root(path)
         with self._lock:
             rid = repo_id_for(root)
@@ -252,7 +264,7 @@ class RepoRegistry:
                         f"{root} is nested with the registered repository {other.id} ({other.root}); "
                         "nested repositories are not supported: register one of them"
                     )
-            rt = RepoRuntime.create(root)
+            rt = RepoRuntime.create(root, facts=facts)
             rt.repository = self._links.get(str(root), rt.repository)
             self._declined.discard(str(root))  # registered again: by the user, or not declined
             self._repos[rid] = rt

@@ -12,8 +12,11 @@ Two pieces:
   entry inside the tree.
 
 Precedence (highest first), as in git: the ``.gitignore``/``.graphmemignore`` of the
-deepest directory containing the path, then those of its parents up to the root, then
-``.git/info/exclude``, then the built-in directories. Inside one directory the
+deepest directory containing the path, then those of its parents up to the root, then --
+for a registered folder inside a git working tree -- those of the directories above it up
+to the top (each pattern relative to its own file's directory, as git reads them), then the
+repository's ``info/exclude`` (the common git directory's: a linked worktree shares it),
+then the built-in directories. Inside one directory the
 ``.graphmemignore`` patterns come after the ``.gitignore`` ones, so they win (a
 ``!build/`` line in a ``.graphmemignore`` re-includes a built-in or git-ignored
 directory). Inside one file the last matching pattern wins. As in git, nothing inside an
@@ -43,6 +46,7 @@ from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from graphmemd.graph.model import Language, SkippedFile
+from graphmemd.ingest.gitinfo import git_place
 from graphmemd.ingest.parsing import language_for_path
 
 __all__ = [
@@ -114,6 +118,19 @@ class _Rule:
 _Chain = tuple[tuple[int, tuple[_Rule, ...]], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _Outer:
+    """The ignore rules from outside the registered directory: when it is a folder inside a git
+    working tree, the ignore files of the directories above it up to the top (``chain``, its
+    lengths relative to the top, deepest first) and the repository's ``info/exclude``;
+    ``prefix`` is the folder relative to the top ("" or ending in ``/``), what a path relative
+    to the folder is prefixed with to be matched against them."""
+
+    prefix: str
+    chain: _Chain
+    exclude: tuple[_Rule, ...]
+
+
 def _compile_rule(line: str) -> _Rule | None:
     """One gitignore line to a rule matching exact paths (dirs with a trailing ``/``)."""
     try:
@@ -181,7 +198,7 @@ class RepoFilter:
         self._rules: dict[str, tuple[_Rule, ...]] = {}
         self._dir_ignored: dict[str, bool] = {}
         self._chains: dict[str, _Chain] = {}
-        self._exclude_rules: tuple[_Rule, ...] | None = None
+        self._outer: _Outer | None = None
 
     # ------------------------------------------------------------------ cache control
 
@@ -191,7 +208,7 @@ class RepoFilter:
             self._rules.clear()
             self._chains.clear()
             self._dir_ignored.clear()
-            self._exclude_rules = None
+            self._outer = None
 
     def invalidate(self, rel_dir: str) -> None:
         """An ignore file in ``rel_dir`` ("" for the root) changed: re-read it on next use."""
@@ -223,7 +240,7 @@ class RepoFilter:
         assert norm is not None
         if norm == _INFO_EXCLUDE:
             with self._lock:
-                self._exclude_rules = None
+                self._outer = None
                 self._dir_ignored.clear()
         else:
             self.invalidate(norm.rpartition("/")[0])
@@ -279,11 +296,13 @@ class RepoFilter:
             return True
         probe = rel_path + "/" if is_dir else rel_path
         with self._lock:
-            for prefix_len, rules in self._chain(parent):
-                verdict = _match(rules, probe[prefix_len + 1 :] if prefix_len else probe)
-                if verdict is not None:
-                    return verdict
-            verdict = _match(self._info_exclude_rules(), probe)
+            verdict = _chain_match(self._chain(parent), probe)
+            if verdict is None:
+                outer = self._outer_rules()
+                full = outer.prefix + probe
+                verdict = _chain_match(outer.chain, full)
+                if verdict is None:
+                    verdict = _match(outer.exclude, full)
         if verdict is not None:
             return verdict
         if is_dir:
@@ -322,20 +341,52 @@ class RepoFilter:
     def _rules_for(self, rel_dir: str) -> tuple[_Rule, ...]:
         rules = self._rules.get(rel_dir)
         if rules is None:
-            base = os.path.join(self._root_str, rel_dir) if rel_dir else self._root_str
-            lines: list[str] = []
-            for name in IGNORE_FILE_NAMES:
-                lines.extend(_read_ignore_file(os.path.join(base, name)))
-            rules = _compile_lines(lines)
+            rules = _dir_rules(os.path.join(self._root_str, rel_dir) if rel_dir else self._root_str)
             self._rules[rel_dir] = rules
         return rules
 
-    def _info_exclude_rules(self) -> tuple[_Rule, ...]:
-        if self._exclude_rules is None:
-            self._exclude_rules = _compile_lines(
-                _read_ignore_file(os.path.join(self._root_str, *_INFO_EXCLUDE.split("/")))
-            )
-        return self._exclude_rules
+    def _outer_rules(self) -> _Outer:
+        """The rules from outside the root (``_Outer``), read once until ``reload`` or a change
+        of ``.git/info/exclude``. Outside git: the root's own ``.git/info/exclude``, if any."""
+        if self._outer is None:
+            place = git_place(self.root)
+            if place is None:
+                exclude = _read_ignore_file(os.path.join(self._root_str, *_INFO_EXCLUDE.split("/")))
+                self._outer = _Outer("", (), _compile_lines(exclude))
+            else:
+                above = _dirs_above(place.prefix)[:-1]  # (the last is the root itself)
+                chain = tuple(
+                    (len(d), rules)
+                    for d in reversed(above)
+                    if (rules := _dir_rules(str(place.top / d) if d else str(place.top)))
+                )
+                exclude = _read_ignore_file(str(place.common_dir / "info" / "exclude"))
+                self._outer = _Outer(place.prefix, chain, _compile_lines(exclude))
+        return self._outer
+
+
+def _dir_rules(directory: str) -> tuple[_Rule, ...]:
+    """The compiled rules of the ignore files (``IGNORE_FILE_NAMES``, in order) in ``directory``."""
+    lines: list[str] = []
+    for name in IGNORE_FILE_NAMES:
+        lines.extend(_read_ignore_file(os.path.join(directory, name)))
+    return _compile_lines(lines)
+
+
+def _dirs_above(prefix: str) -> list[str]:
+    """The top ("") and each directory of ``prefix`` down to it (``a/b/``: "", "a", "a/b")."""
+    parts = [p for p in prefix.split("/") if p]
+    return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
+
+
+def _chain_match(chain: _Chain, probe: str) -> bool | None:
+    """The verdict of the deepest directory of ``chain`` whose rules match ``probe`` (a path
+    relative to the directory the chain's lengths count from), None when none does."""
+    for prefix_len, rules in chain:
+        verdict = _match(rules, probe[prefix_len + 1 :] if prefix_len else probe)
+        if verdict is not None:
+            return verdict
+    return None
 
 
 # --------------------------------------------------------------------------- walking

@@ -53,7 +53,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -61,7 +61,7 @@ from typing import Literal, TypeAlias
 import watchfiles
 from graphmem.errors import NotFound
 
-__all__ = ["OnBatch", "OnDegraded", "OnRescan", "RepoWatcher", "WatchMode", "WatcherState"]
+__all__ = ["OnBatch", "OnDegraded", "OnRescan", "RepoWatcher", "WatchMode", "WatcherState", "watch_dirs"]
 
 logger = logging.getLogger(__name__)
 
@@ -531,3 +531,24 @@ class RepoWatcher:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def watch_dirs(dirs: Sequence[Path], stop: threading.Event, timeout_ms: int) -> Iterator[bool]:
+    """Watch the directories ``dirs`` themselves, not their subdirectories (every name, hidden
+    ones and ``.git``'s included): yields True after each batch of changes in them (within
+    ~20 ms of its last), False every ``timeout_ms`` without one; ends once ``stop`` is set.
+    Raises OSError when one cannot be watched (gone, inotify exhausted). For a few small
+    directories a caller looks at again when woken (``app/worktrees.py``)."""
+    for changes in _watch(
+        *dirs,
+        watch_filter=None,
+        debounce=20,
+        step=10,
+        stop_event=stop,
+        rust_timeout=timeout_ms,
+        yield_on_timeout=True,
+        raise_interrupt=False,
+        recursive=False,
+        ignore_permission_denied=True,
+    ):
+        yield bool(changes)

@@ -11,6 +11,7 @@ of breaking ``list`` for every client later.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -108,6 +109,8 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 "detail": r.detail,
                 **({"uncommitted": True} if r.uncommitted else {}),
                 **({"lines_changed": r.lines_changed} if r.lines_changed else {}),
+                **({"caller_omits": list(r.caller_omits)} if r.caller_omits else {}),
+                **({"caller_starred": True} if r.caller_starred else {}),
                 **(
                     {
                         "dependency_ref": r.dependency_ref,
@@ -262,10 +265,30 @@ def _anchor(d: Mapping[str, Any], where: str) -> Anchor:
     )
 
 
+#: How reasons written before the caller fields said a changed default's caller leaves it out:
+#: at the end of the detail, ``; this caller omits `x```, ``; this caller may pass `x`, `y` in
+#: `*`/`**` arguments`` (``_reason`` moves it into the fields).
+_OLD_CALLER: Final = re.compile(r"; this caller (omits|may pass) ((?:`[^`]+`(?:, )?)+)(?: in `\*`/`\*\*` arguments)?\Z")
+
+
+def _caller_fields(detail: str, omits: tuple[str, ...], starred: bool) -> tuple[str, tuple[str, ...], bool]:
+    """A reason's detail and caller fields, the old text form of the caller (``_OLD_CALLER``)
+    moved from the detail into the fields; unchanged when the fields are set or the detail
+    has no such ending."""
+    old = None if omits else _OLD_CALLER.search(detail)
+    if old is None:
+        return detail, omits, starred
+    names = tuple(n.strip("`") for n in old.group(2).split(", "))
+    return detail[: old.start()], names, old.group(1) == "may pass"
+
+
 def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
     r = _Reader(d, where)
     detected = r.time("detected_at")
     assert detected is not None
+    detail, omits, starred = _caller_fields(
+        r.string("detail", "", MAX_DETAIL), r.strings("caller_omits", _MAX_LIST), r.flag("caller_starred")
+    )
     return StaleReason(
         anchor_ref=r.string("anchor_ref", None),
         change=r.enum("change", "", ChangeKind),
@@ -274,13 +297,15 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         new_signature=r.string("new_signature"),
         new_ref=r.string("new_ref"),
         commit=r.string("commit", "", MAX_ID),
-        detail=r.string("detail", "", MAX_DETAIL),
+        detail=detail,
         dependency_ref=r.string("dependency_ref"),
         dependency_id=r.string("dependency_id"),
         dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_ID),
         via=r.string("via"),
         uncommitted=r.flag("uncommitted"),
         lines_changed=int(r.number("lines_changed", 0, 0, MAX_LINES_CHANGED)),
+        caller_omits=omits,
+        caller_starred=starred,
     )
 
 

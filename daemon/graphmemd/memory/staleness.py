@@ -73,7 +73,6 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
     whose = "which" if impact.change is ModelChange.REMOVED else "whose"
     via = verb.get(impact.via, "depends on")
     hops = f" ({impact.hops} hops away)" if impact.hops > 1 else ""
-    why = f"; this caller {impact.why}" if impact.why else ""
     return StaleReason(
         a.ref,
         _DEPENDENCY,
@@ -81,11 +80,13 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
         old_signature=dep.signature,
         new_signature=impact.new_signature,
         commit=commit,
-        detail=f"{a.ref} {via} {dep_ref}{hops}, {whose} {what}{why}",
+        detail=f"{a.ref} {via} {dep_ref}{hops}, {whose} {what}",
         dependency_ref=dep_ref,
         dependency_id=dep.id,
         dependency_sig_hash=dep.sig_hash,
         via=impact.via.value,
+        caller_omits=impact.caller.names if impact.caller is not None else (),
+        caller_starred=impact.caller is not None and impact.caller.starred,
     )
 
 

@@ -3,9 +3,10 @@
 Configured once at start from ``GRAPHMEM_INJECT_FAULTS`` (``point[:count],...``, e.g.
 ``indexer:1,store-writer:1``); empty in normal operation, where ``check`` is a dict lookup.
 The points are the units of work of the supervised loops: ``indexer`` (an index job),
-``store-writer`` (a store write), ``parse-pool`` (the parse dispatcher) and ``watcher`` (a
-change batch handed over by the watcher); ``journal-enospc`` makes a journal write fail with
-ENOSPC, as on a full disk (``fires``).
+``store-writer`` (a store write), ``parse-pool`` (the parse dispatcher), ``parse-start`` (the
+start of the parse workers when the daemon opens) and ``watcher`` (a change batch handed over
+by the watcher); ``journal-enospc`` makes a journal write fail with ENOSPC, as on a full disk
+(``fires``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 
 from graphmem.errors import InvalidArgument
 
-POINTS = frozenset({"indexer", "store-writer", "parse-pool", "watcher", "journal-enospc"})
+POINTS = frozenset({"indexer", "store-writer", "parse-pool", "parse-start", "watcher", "journal-enospc"})
 
 
 class InjectedFault(RuntimeError):

@@ -350,3 +350,51 @@ def test_hooks_of_sessions_editing_at_once_lose_no_report(
         for i, path in enumerate(files):
             digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
             assert reports.get(str(path), [])[:2] == [digest, f"s{rnd}-{i}"], (rnd, i)
+
+
+def test_hooks_of_one_session_editing_at_once_lose_nothing_it_remembers(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    """A session's own record (the notes its hooks showed, each file's digest as it last saw it)
+    is read and replaced by each of its hooks; an agent's parallel tool calls run them at once.
+    Twelve post-edit hooks of one session, each of its own real file under its own note, run at
+    once, twice: after each round the record has every file's digest, and every note the hooks
+    showed (each asked the daemon, so the old read-ask-write lost them)."""
+    files = [repo / "app" / f"part_{i}.py" for i in range(12)]
+    for i, path in enumerate(files):
+        path.write_text(f"def part_{i}() -> int:\n    return {i}\n")
+    d = daemon_factory([repo])
+    env = agent_env(tmp_path, d.home)
+    with d.client() as c:
+        notes = [c.observe(f"part {i} is {i}", anchors=[f"app/part_{i}.py::part_{i}"]).id for i in range(12)]
+    memory = resolve_paths(None, env).runtime_dir / "hooks" / "one.json"
+    for rnd in range(2):
+        hooks = []
+        for i, path in enumerate(files):
+            path.write_text(f"def part_{i}() -> int:\n    return {i} + {rnd + 1}\n")
+            hooks.append(subprocess.Popen([*GRAPHMEM, "hook", "post-edit", "--wait-ms", "3000"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=repo))
+        for hook, path in zip(hooks, files, strict=True):  # all started: the payloads at once
+            payload = {"session_id": "one", "cwd": str(repo), "hook_event_name": "PostToolUse",
+                       "tool_name": "Edit", "tool_input": {"file_path": str(path)}}
+            assert hook.stdin is not None
+            hook.stdin.write(json.dumps(payload).encode())
+            hook.stdin.close()
+        said = []
+        for hook in hooks:
+            assert hook.wait(timeout=60) == 0
+            assert hook.stdout is not None
+            assert hook.stderr is not None
+            said.append(hook.stdout.read().decode())
+            assert hook.stderr.read() == b""
+            hook.stdout.close()
+            hook.stderr.close()
+        record = json.loads(memory.read_text())
+        for i, path in enumerate(files):
+            digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+            assert record["files"].get(str(path)) == digest, (rnd, i)
+        shown = {s.partition("@")[0] for s in record["shown"]}
+        told = {n for n in notes if any(n in text for text in said)}
+        if rnd == 0:
+            assert told == set(notes)  # each hook told of its own note ...
+        assert told <= shown, (rnd, told - shown)  # ... and the session remembers every one it was told

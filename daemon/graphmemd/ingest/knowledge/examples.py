@@ -28,8 +28,6 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Final
 
-from markdown_it import MarkdownIt
-
 from graphmemd.ingest.knowledge.model import CallShape, RefKind, Span, TargetKind, TextRef, Unit, UnitKind
 
 __all__ = ["CaptureKind", "Captured", "ExampleBlock", "Session", "bind", "example_unit", "find_blocks", "own_examples"]
@@ -223,6 +221,8 @@ def _md_tag(info: str) -> str:
 
 
 def _markdown_blocks(src: Sequence[str]) -> list[ExampleBlock]:
+    from markdown_it import MarkdownIt  # (~20 ms: imported by the first Markdown file, not at every start)
+
     tokens = MarkdownIt("commonmark").parse("\n".join(src))
     headings: list[str] = []
     out: list[ExampleBlock] = []

@@ -1,5 +1,8 @@
 """One knowledge file's bytes -> its units (pure): the reader by extension, shared notes by
-their front matter."""
+their front matter.
+
+The readers (``markdown``, ``rst``: markdown-it and docutils, ~60 ms to import) are imported
+by the first file that needs them, not by every start of the daemon."""
 
 from __future__ import annotations
 
@@ -7,10 +10,8 @@ from dataclasses import replace
 
 from graphmem.types import KnowledgeKind
 
-from graphmemd.ingest.knowledge.markdown import extract_markdown
 from graphmemd.ingest.knowledge.model import KnowledgeDoc, Span, TextRef, Unit, UnitKind
 from graphmemd.ingest.knowledge.notes import SharedNote, note_anchor_refs, parse_note
-from graphmemd.ingest.knowledge.rst import extract_rst
 
 __all__ = ["decode", "read_doc", "read_note"]
 
@@ -22,6 +23,9 @@ def decode(data: bytes) -> str:
 
 def read_doc(path: str, data: bytes, kind: KnowledgeKind) -> KnowledgeDoc:
     """The units of a knowledge file that contain references to code, in source order."""
+    from graphmemd.ingest.knowledge.markdown import extract_markdown
+    from graphmemd.ingest.knowledge.rst import extract_rst
+
     text = decode(data)
     if path.lower().endswith(".rst"):
         return KnowledgeDoc(path, kind, tuple(extract_rst(text, path)))
@@ -40,6 +44,9 @@ def _shift(ref: TextRef, lines: int) -> TextRef:
 def read_note(path: str, text: str) -> tuple[SharedNote, Unit] | None:
     """A shared note and its one unit (the whole file: its declared anchors, then the
     references of its body), or None when the file has no usable front matter."""
+    from graphmemd.ingest.knowledge.markdown import extract_markdown
+    from graphmemd.ingest.knowledge.rst import extract_rst
+
     stem = path.rsplit("/", 1)[-1].removesuffix(".md")
     note = parse_note(text, stem)
     if note is None:

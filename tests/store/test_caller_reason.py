@@ -1,0 +1,189 @@
+"""A changed default's caller reason is a field of its own, end to end (issue 41): a real
+daemon, a default changed on disk, a note on a caller that leaves it out, one that may pass
+it through ``*``/``**`` and one that passes it. The fields (``caller_omits``,
+``caller_starred``) come through gRPC, ``--json`` and the MCP model, survive a restart, and the
+one-line renderer reads them. A journal and a store written by the code before the fields
+(the caller said at the end of the detail, ``; this caller omits `timeout```) still load and
+render the same line (``obsdoc._reason`` moves the text into the fields).
+
+Here in ``tests/store`` so that CI's second pass runs it on the other store engine too."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from call_shapes import shapes_repo
+from conftest import STORE_ENGINE, Daemon, store_file, wait_for
+from graphmem.changes import change_line
+from graphmem.client import GraphMem
+from graphmem.mcp_bridge import _observation_out
+from graphmem.paths import resolve_paths
+from graphmem.types import ChangeKind, Observation, ObservationStatus
+
+DaemonFactory = Callable[..., Daemon]
+
+OMITS_LINE = (
+    "`callers.py::omits`: calls `client.py::connect` without `timeout`, whose default changed: `5` → `30`, uncommitted"
+)
+SPLATS_LINE = (
+    "`callers.py::splats`: calls `client.py::connect` with `*`/`**` arguments (maybe without `timeout`), "
+    "whose default changed: `5` → `30`, uncommitted"
+)
+DETAIL = "{name} calls client.py::connect, whose signature changed"
+OLD_ENDING = {
+    "omits": "; this caller omits `timeout`",
+    "splats": "; this caller may pass `timeout` in `*`/`**` arguments",
+}
+
+
+def _suspect(c: GraphMem, oid: str) -> None:
+    wait_for(lambda: c.get(oid).status is ObservationStatus.SUSPECT, 30)
+
+
+def _changed_default(c: GraphMem, root: Path) -> dict[str, str]:
+    """A note on each of three callers, then ``connect``'s default of ``timeout`` changed on disk."""
+    notes = {n: c.observe(f"{n} connects", anchors=[f"callers.py::{n}"]).id for n in ("omits", "splats", "by_keyword")}
+    path = root / "client.py"
+    path.write_text(path.read_text(encoding="utf-8").replace("timeout=5):", "timeout=30):"), encoding="utf-8")
+    _suspect(c, notes["omits"])
+    _suspect(c, notes["splats"])
+    return notes
+
+
+def _check(c: GraphMem, notes: dict[str, str]) -> dict[str, Observation]:
+    """The three notes as the daemon has them, each reason's fields and line as they must be."""
+    got = {name: c.get(oid) for name, oid in notes.items()}
+    assert (got["by_keyword"].status, got["by_keyword"].stale_reasons) == (ObservationStatus.FRESH, ())
+    for name, starred, line in (("omits", False, OMITS_LINE), ("splats", True, SPLATS_LINE)):
+        o = got[name]
+        (r,) = o.stale_reasons
+        assert (o.status, r.change) == (ObservationStatus.SUSPECT, ChangeKind.DEPENDENCY_CHANGED)
+        assert (r.caller_omits, r.caller_starred) == (("timeout",), starred)
+        assert r.detail == DETAIL.format(name=f"callers.py::{name}")  # no text to parse back
+        assert change_line(r) == line
+        out = _observation_out(o).stale_reasons[0]  # the MCP tools' model
+        assert (out.caller_omits, out.caller_starred, out.summary) == (["timeout"], starred, line)
+    return got
+
+
+def _show_json(d: Daemon, oid: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "graphmem", "show", oid, "--json"],
+        env=d.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    doc: dict[str, Any] = json.loads(out.stdout)
+    return doc
+
+
+def _to_old_form(doc: dict[str, Any]) -> dict[str, Any]:
+    """An observation document as the code before the caller fields wrote it."""
+    for r in doc.get("stale_reasons", ()):
+        omits = r.pop("caller_omits", None)
+        starred = r.pop("caller_starred", False)
+        if omits:
+            names = ", ".join(f"`{n}`" for n in omits)
+            r["detail"] += (
+                f"; this caller may pass {names} in `*`/`**` arguments" if starred else f"; this caller omits {names}"
+            )
+    return doc
+
+
+_STORE_DOCS = """\
+import json, sys
+from pathlib import Path
+from graphmemd.store.engine import Store, observation_row
+s = Store(Path(sys.argv[1]), engine=sys.argv[2])
+if sys.argv[3] == "read":
+    print(json.dumps([[json.loads(o.doc), o.key] for o in s.observations()]))
+else:
+    s.upsert_observations([observation_row(doc, key) for doc, key in json.load(sys.stdin)])
+s.close()
+"""
+
+
+def _store_docs(home: Path, how: str, docs: list[Any] | None = None) -> list[Any]:
+    """Read (``how="read"``) or write the store's observation documents with their keys, in a
+    child process (one engine per process)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _STORE_DOCS, str(store_file(home)), STORE_ENGINE, how],
+        input=json.dumps(docs or []),
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    got: list[Any] = json.loads(out.stdout) if how == "read" else []
+    return got
+
+
+def _rewrite_store_in_old_form(home: Path) -> int:
+    """Rewrite every stored observation document as the old code wrote it; how many now say
+    the caller in the detail."""
+    docs = [[_to_old_form(doc), key] for doc, key in _store_docs(home, "read")]
+    _store_docs(home, "write", docs)
+    return sum("this caller" in json.dumps(doc) for doc, _ in docs)
+
+
+def _rewrite_journal_in_old_form(journal: Path) -> int:
+    """Rewrite every journal record as the old code wrote it; how many records carried a caller."""
+    lines, old = [], 0
+    for line in journal.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        if "obs" in rec:
+            before = json.dumps(rec["obs"])
+            rec["obs"] = _to_old_form(rec["obs"])
+            old += before != json.dumps(rec["obs"])
+        lines.append(json.dumps(rec))
+    journal.write_text("".join(f"{x}\n" for x in lines), encoding="utf-8")
+    return old
+
+
+def _suspects(daemon_factory: DaemonFactory) -> tuple[Daemon, Path, dict[str, str], dict[str, Observation]]:
+    """A daemon on the repository, its notes after the change, and what they are then."""
+    root = shapes_repo()
+    d = daemon_factory([root])
+    with d.client() as c:
+        notes = _changed_default(c, root)
+        return d, root, notes, _check(c, notes)
+
+
+def test_the_caller_fields_go_end_to_end_and_survive_a_restart(daemon_factory: DaemonFactory) -> None:
+    d, root, notes, before = _suspects(daemon_factory)
+    shown = _show_json(d, notes["splats"])["stale_reasons"][0]
+    assert (shown["caller_omits"], shown["caller_starred"]) == (["timeout"], True)
+    assert d.stop() == 0
+
+    d2 = daemon_factory([root], home=d.home)
+    with d2.client() as c:
+        assert _check(c, notes) == before
+
+
+def test_a_journal_and_a_store_of_the_old_text_form_load_and_render_the_same(daemon_factory: DaemonFactory) -> None:
+    d, root, notes, before = _suspects(daemon_factory)
+    assert d.stop() == 0
+    journal = resolve_paths(str(d.home), {}).journal
+    assert _rewrite_journal_in_old_form(journal) >= 2
+    assert _rewrite_store_in_old_form(d.home) == 2
+    assert "this caller omits `timeout`" in journal.read_text(encoding="utf-8")
+
+    # the old journal (and store): read through the one conversion
+    d2 = daemon_factory([root], home=d.home)
+    with d2.client() as c:
+        assert _check(c, notes) == before
+    assert d2.stop() == 0
+
+    # the old store alone (the journal lost): the journal is rebuilt from it
+    assert _rewrite_store_in_old_form(d.home) == 2
+    journal.unlink()
+    d3 = daemon_factory([root], home=d.home)
+    with d3.client() as c:
+        assert _check(c, notes) == before
