@@ -21,8 +21,8 @@ held only for the read and the write, never across the daemon call. They also re
 edited file's content as they last saw it, and the hooks of all sessions which session last
 reported a file: a file the edit did not change (``before.judge``: the same as before, as
 another session's edit left it, or not written by this tool call) is not even sent to the
-daemon. That shared record (``hooks/files.json``) is read, changed and replaced under an
-exclusive ``flock`` of ``hooks/files.lock``: the hooks of sessions editing at the same moment
+daemon. That shared record (``hooks/shared.files.json``) is read, changed and replaced under an
+exclusive ``flock`` of ``hooks/shared.files.lock``: the hooks of sessions editing at the same moment
 each add their report, none is lost.
 """
 
@@ -57,7 +57,7 @@ MAX_REMEMBERED = 2000
 MAX_FILES = 2000
 #: How long the hooks keep another session's report of a file (``before.judge`` rule 2).
 SHARED_FOR_S = 6 * FRESH_WRITE_S
-#: How long a hook waits for another hook's turn at ``hooks/files.json`` (it holds the lock for a
+#: How long a hook waits for another hook's turn at ``hooks/shared.files.json`` (it holds the lock for a
 #: read and a write of a small file) before going on without it.
 LOCK_WAIT_S = 1.0
 #: A file larger than this is known by its size and modification time instead of its digest.
@@ -217,8 +217,9 @@ def _write_json(path: Path | None, data: object) -> None:
 
 
 def _last_reported(paths: Paths) -> Path:
-    """Which session's hook last reported each file, and in what state (all sessions)."""
-    return paths.runtime_dir / "hooks" / "files.json"
+    """Which session's hook last reported each file, and in what state (all sessions). Its
+    name holds a dot, which no session's own file name (``_memory_file``) can."""
+    return paths.runtime_dir / "hooks" / "shared.files.json"
 
 
 @contextlib.contextmanager

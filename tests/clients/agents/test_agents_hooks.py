@@ -319,7 +319,7 @@ def test_a_session_hears_only_of_its_own_edit(
 def test_hooks_of_sessions_editing_at_once_lose_no_report(
     daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
 ) -> None:
-    """The record of which session last reported each file (``hooks/files.json``) is shared by
+    """The record of which session last reported each file (``hooks/shared.files.json``) is shared by
     every session's hooks: twelve post-edit hooks of twelve sessions, each of its own real file,
     run at once (their payloads written together once all are started), three times over; every
     one of the reports is there after each round."""
@@ -328,7 +328,7 @@ def test_hooks_of_sessions_editing_at_once_lose_no_report(
         path.write_text(f"def part_{i}() -> int:\n    return {i}\n")
     d = daemon_factory([repo])
     env = agent_env(tmp_path, d.home)
-    shared = resolve_paths(None, env).runtime_dir / "hooks" / "files.json"
+    shared = resolve_paths(None, env).runtime_dir / "hooks" / "shared.files.json"
     for rnd in range(3):
         hooks = []
         for path in files:
@@ -398,3 +398,16 @@ def test_hooks_of_one_session_editing_at_once_lose_nothing_it_remembers(
         if rnd == 0:
             assert told == set(notes)  # each hook told of its own note ...
         assert told <= shown, (rnd, told - shown)  # ... and the session remembers every one it was told
+
+
+@pytest.mark.parametrize("session", ["files", "shared.files", "shared", "shared_files", "shared/files"])
+def test_no_session_file_is_the_shared_record(session: str, tmp_path: Path) -> None:
+    """A session's own memory file (and its lock) is never the record all sessions share (and
+    its lock), whatever the session id: a session called ``files`` once wrote over it."""
+    from graphmem.agents.hook import _last_reported, _memory_file
+
+    paths = resolve_paths(None, {"GRAPHMEM_HOME": str(tmp_path / "home")})
+    own = _memory_file(paths, session)
+    shared = _last_reported(paths)
+    assert own is not None
+    assert {own, own.with_suffix(".lock")}.isdisjoint({shared, shared.with_suffix(".lock")})
