@@ -285,7 +285,8 @@ class Indexer:
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
-        outcomes = self._shared.start(rt, plan.rest, self.pool, plan.hashed) if plan else None  # (parsed while derived)
+        # (the rest parsed while the plan's files are derived)
+        outcomes = self._shared.outcomes(rt, plan.rest, self.pool, plan.hashed) if plan else None
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         steps.mark("parse")
