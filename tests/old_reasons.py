@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from conftest import STORE_ENGINE, Daemon, store_file
+from graphmem.client import GraphMem
+from graphmem.paths import resolve_paths
 
 #: turns an observation document (changed in place or not) into the old code's form
 OldForm = Callable[[dict[str, Any]], dict[str, Any]]
@@ -89,3 +91,30 @@ def rewrite_journal(journal: Path, old_form: OldForm) -> int:
         lines.append(json.dumps(rec))
     journal.write_text("".join(f"{x}\n" for x in lines), encoding="utf-8")
     return changed
+
+
+def reload_in_old_form(
+    start: Callable[[], Daemon],
+    home: Path,
+    old_form: OldForm,
+    old_in: Callable[[list[dict[str, Any]]], int],
+    expected_old: int,
+    check: Callable[[GraphMem], None],
+) -> None:
+    """A stopped daemon's journal and store rewritten in their old form (``old_form``;
+    ``old_in`` counts the old-form reasons of the store's documents: ``expected_old``), then
+    opened by a new daemon (``start``, same home) and ``check``-ed; then the old store alone
+    (the journal deleted: rebuilt from it), the same way."""
+    journal = resolve_paths(str(home), {}).journal
+    assert rewrite_journal(journal, old_form) >= expected_old
+    assert old_in(rewrite_store(home, old_form)) == expected_old
+    d = start()  # the old journal (and store): read through the one conversion
+    with d.client() as c:
+        check(c)
+    assert d.stop() == 0
+
+    assert old_in(rewrite_store(home, old_form)) == expected_old
+    journal.unlink()
+    d = start()
+    with d.client() as c:
+        check(c)

@@ -87,8 +87,10 @@ def test_annotations_changed() -> None:
     )
 
 
-def test_dependency_changed() -> None:
-    r = _reason(
+def _direct_dependency(detail: str = "a.py::f calls b.py::g, whose signature changed") -> StaleReason:
+    """A reason as the daemon makes it for ``a.py::f``, a direct caller of ``b.py::g``,
+    whose parameter ``x`` was removed."""
+    return _reason(
         ChangeKind.DEPENDENCY_CHANGED,
         anchor_ref="a.py::f",
         old_signature="def g(x,y):",
@@ -96,9 +98,13 @@ def test_dependency_changed() -> None:
         dependency_ref="b.py::g",
         via="CALLS",
         commit=SHA,
-        detail="a.py::f calls b.py::g, whose signature changed",
+        detail=detail,
         dependency_hops=1,
     )
+
+
+def test_dependency_changed() -> None:
+    r = _direct_dependency()
     assert change_line(r) == "`a.py::f`: calls `b.py::g`, whose parameter `x` was removed, in 1a2b3c4"
     gone = _reason(
         ChangeKind.DEPENDENCY_CHANGED,
@@ -117,17 +123,7 @@ def test_the_hop_count_and_the_removal_are_read_from_the_fields() -> None:
     """How far away the dependency is and whether it was removed come from the reason's fields
     (``dependency_hops``, ``dependency_removed``), never from its detail: the detail below
     says otherwise each time and is not read."""
-    r = _reason(
-        ChangeKind.DEPENDENCY_CHANGED,
-        anchor_ref="a.py::f",
-        old_signature="def g(x,y):",
-        new_signature="def g(y):",
-        dependency_ref="b.py::g",
-        via="CALLS",
-        commit=SHA,
-        detail="a.py::f calls b.py::g (7 hops away), which was removed",
-        dependency_hops=1,
-    )
+    r = _direct_dependency(detail="a.py::f calls b.py::g (7 hops away), which was removed")
     assert change_line(r) == "`a.py::f`: calls `b.py::g`, whose parameter `x` was removed, in 1a2b3c4"
     assert change_line(replace(r, dependency_hops=2)) == (
         "`a.py::f`: calls `b.py::g` (2 hops away), whose parameter `x` was removed, in 1a2b3c4"

@@ -11,6 +11,7 @@ Here in ``tests/store`` so that CI's second pass runs it on the other store engi
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,8 @@ from conftest import Daemon, wait_for
 from graphmem.changes import change_line
 from graphmem.client import GraphMem
 from graphmem.mcp_bridge import _observation_out
-from graphmem.paths import resolve_paths
 from graphmem.types import ChangeKind, Observation, ObservationStatus
-from old_reasons import before_dependency_fields, rewrite_journal, rewrite_store, show_json
+from old_reasons import before_dependency_fields, reload_in_old_form, show_json
 
 DaemonFactory = Callable[..., Daemon]
 
@@ -112,20 +112,9 @@ def test_the_caller_fields_go_end_to_end_and_survive_a_restart(daemon_factory: D
 def test_a_journal_and_a_store_of_the_old_text_form_load_and_render_the_same(daemon_factory: DaemonFactory) -> None:
     d, root, notes, before = _suspects(daemon_factory)
     assert d.stop() == 0
-    journal = resolve_paths(str(d.home), {}).journal
-    assert rewrite_journal(journal, _to_old_form) >= 2
-    assert _callers_in_detail(rewrite_store(d.home, _to_old_form)) == 2
-    assert "this caller omits `timeout`" in journal.read_text(encoding="utf-8")
 
-    # the old journal (and store): read through the one conversion
-    d2 = daemon_factory([root], home=d.home)
-    with d2.client() as c:
+    def same(c: GraphMem) -> None:
         assert _check(c, notes) == before
-    assert d2.stop() == 0
 
-    # the old store alone (the journal lost): the journal is rebuilt from it
-    assert _callers_in_detail(rewrite_store(d.home, _to_old_form)) == 2
-    journal.unlink()
-    d3 = daemon_factory([root], home=d.home)
-    with d3.client() as c:
-        assert _check(c, notes) == before
+    start = partial(daemon_factory, [root], home=d.home)
+    reload_in_old_form(start, d.home, _to_old_form, _callers_in_detail, 2, same)
