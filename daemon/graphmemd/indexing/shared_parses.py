@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from graphmemd.ingest.parse_pack import CachedHead, ParsePack
-from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool, content_hash
+from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool, hashed_file
 from graphmemd.ingest.parsecache import PARSER_VERSION, decode
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 
@@ -87,13 +87,9 @@ class SharedParses:
         self, rel: str, path: Path, siblings: Sequence[str], hashed: tuple[str, int] | None
     ) -> ParseOutcome | None:
         if hashed is None:
-            try:
-                if path.stat().st_size > self._max:
-                    return None
-                data = path.read_bytes()
-            except OSError:
-                return None  # the parse workers report it
-            hashed = (content_hash(data), len(data))
+            hashed = hashed_file(path, self._max)
+            if hashed is None:
+                return None
         digest, size = hashed
         wanted = CachedHead(rel, size, 0, digest, PARSER_VERSION)
         for sibling in siblings:
