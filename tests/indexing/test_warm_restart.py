@@ -62,7 +62,8 @@ def git(root: Path, *args: str) -> str:
 def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFactory, py_repo: Path, via: str) -> None:
     d = daemon_factory([py_repo])
     with d.client() as c:
-        files = c.status().repositories[0].files
+        files, edges = c.status().repositories[0].files, c.status().repositories[0].edges
+        assert edges > 0
         assert parsed(c) == files  # the first index parses every file
         o = c.observe("constant-time compare", anchors=["app/auth/crypto.py::hash_password"])
     assert d.stop() == 0
@@ -71,7 +72,7 @@ def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFacto
     d2 = daemon_factory([py_repo], home=d.home)
     with d2.client() as c:
         (repo,) = c.status().repositories
-        assert repo.files == files
+        assert (repo.files, repo.edges) == (files, edges)  # (the edges as counted before the stop)
         assert repo.files_parsed == 0
         assert c.get(o.id).status is ObservationStatus.FRESH
         assert [s.name for s in c.find_symbols("hash_password")] == ["hash_password"]
@@ -93,6 +94,8 @@ def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFacto
     with d3.client() as c:
         assert parsed(c) == 1  # only the file that changed while the daemon was down
         assert c.get(o.id).status is ObservationStatus.STALE
+        # its callers' calls no longer resolve: the pass that applied the change counted again
+        assert c.status().repositories[0].edges < edges
 
 
 def test_a_restart_is_current_without_its_parse_workers_and_they_parse_the_next_edit(

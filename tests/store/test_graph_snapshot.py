@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from graphmem.types import EdgeKind
+from graphmemd.graph import edgebits
 from graphmemd.graph.codegraph import CodeGraph, FileNode
 from graphmemd.graph.model import Confidence, ResolvedEdges, file_id, symbols_of
 from graphmemd.ingest import parsecache
@@ -96,6 +97,23 @@ def test_a_repository_put_back_from_its_snapshot_is_the_graph_it_was(
     _same(restored, original)
     assert not {s for s in restored.by_name("Base") if s.startswith("r:")}
     assert not restored.out(file_id("r", "app/service.py"), EdgeKind.IMPORTS)
+
+
+def test_a_repository_counts_its_own_edges_alone_or_beside_another() -> None:
+    """``edge_count`` tallies the packed values (one repository in the graph: every node's; with
+    another: its own nodes'); a part carries its repository's count for ``status``."""
+    alone, both = CodeGraph(), CodeGraph()
+    _add_repo(alone, "r")
+    _add_repo(both, "r")
+    _add_repo(both, "s")
+    n = sum(len(edgebits.edges(p)) for targets in alone._out.values() for p in targets.values())
+    assert n == 13  # DEFINES x6, CONTAINS x3 (the classes' methods), an import, two calls, an inherit
+    assert alone.edge_count("r") == alone.edge_count() == both.edge_count("r") == both.edge_count("s") == n
+    assert both.edge_count() == 2 * n
+    both.set_edges([file_id("s", "app/service.py")], ResolvedEdges())
+    assert both.edge_count("r") == n > both.edge_count("s")
+    assert alone.export_repo("r").edges == both.export_repo("r").edges == n
+    assert both.export_repo("s").edges == both.edge_count("s")
 
 
 def _saved(tmp_path: Path) -> tuple[Snapshots, Path]:

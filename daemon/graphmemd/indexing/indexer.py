@@ -502,10 +502,12 @@ def settled(rt: RepoRuntime, state: GraphState) -> None:
     (READY, as a watcher batch sets ``dirty`` after its apply; the job still runs, so
     ``freshness`` does not call it current yet): whether its tracked files differ from HEAD (a
     ``git status``: on a new worktree it hashes every file again, git's index being racily
-    clean) and its edge count."""
+    clean) and its edge count, counted again only when the graph was written since the last
+    count (not after a restart that changed nothing: the snapshot held the count)."""
     rt.dirty = working_tree_dirty(rt.root)
     with state.reading() as graph:
-        rt.n_edges = graph.edge_count(rt.id)
+        if rt.edges_at != state.version:
+            rt.n_edges, rt.edges_at = graph.edge_count(rt.id), state.version
 
 
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:

@@ -51,7 +51,7 @@ HAND_SLICE = 64
 
 def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
     """Read ``rt`` back into ``state`` and its resolver (see the module docstring)."""
-    steps = Steps()
+    steps = Steps(cpu_clock=time.thread_time)
     rt.state = IndexState.WARMING
     snapshot = snapshots.take(rt.id)
     steps.mark("snapshot read")
@@ -67,6 +67,7 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
         with state.writing() as graph:
             graph.import_repo(snapshot)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
+            rt.n_edges, rt.edges_at = snapshot.edges, state.version
         steps.mark("graph")
         unhanded = dict(heads)
         stats = {path: (head.size, head.mtime_ns) for path, head in heads.items()}
@@ -97,7 +98,7 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.stats.update(stats)
     rt.rebase = unknown > 0
     steps.mark("finish")
-    logger.info("warmed %s in %.2fs: %s (%s)", rt.id, steps.total, how, steps)
+    logger.info("warmed %s in %.2fs: %s (%s; %.2f CPU-s)", rt.id, steps.total, how, steps, steps.cpu)
 
 
 _Cached = TypeVar("_Cached", CachedParse, CachedHead)
@@ -246,6 +247,6 @@ def replace_all_edges(
     paths = sorted(rt.resolver.paths())
     with state.writing() as graph:
         graph.set_edges([file_id(rt.id, p) for p in paths], edges)
-        rt.n_edges = graph.edge_count(rt.id)
+        rt.n_edges, rt.edges_at = graph.edge_count(rt.id), state.version
     rid = rt.id
     writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=paths))

@@ -95,6 +95,8 @@ class RepoRuntime:
     n_files: int = 0
     n_symbols: int = 0
     n_edges: int = 0
+    #: the graph's ``GraphState.version`` when ``n_edges`` was counted (-1: never)
+    edges_at: int = -1
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
     #: Files parsed since the daemon started (a restart with nothing changed parses none).
     files_parsed: int = 0
