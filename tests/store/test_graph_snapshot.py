@@ -4,6 +4,7 @@ that cannot be trusted is not read (and is gone either way)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,33 @@ def test_a_repository_counts_its_own_edges_alone_or_beside_another() -> None:
     assert both.edge_count("r") == n > both.edge_count("s")
     assert alone.export_repo("r").edges == both.export_repo("r").edges == n
     assert both.export_repo("s").edges == both.edge_count("s")
+
+
+def test_equal_strings_come_back_as_one_object(tmp_path: Path) -> None:
+    """A snapshot writes equal strings once (``_payload``): signatures and hashes that recur, a
+    symbol's path and its file's, the name index's lowercased names come back shared, with
+    the same values as before."""
+    g = CodeGraph()
+    _add_repo(g, "r")
+    base_save, user_save = (
+        next(s for s in g.file_symbols("r", "app/models.py") if s.qualname == q) for q in ("Base.save", "User.save")
+    )
+    assert base_save.signature == user_save.signature
+    # (as two parses would give them: equal, separate objects)
+    g.symbols[user_save.id] = replace(user_save, signature="".join(list(user_save.signature)))
+    assert g.symbols[user_save.id].signature is not base_save.signature
+    node = g.files[file_id("r", "app/models.py")]
+    g.files[node_id := file_id("r", "app/models.py")] = replace(node, path="".join(list(node.path)))
+    snaps = Snapshots(tmp_path / "snapshots")
+    snaps.save(g.export_repo("r"))
+    part = snaps.take("r")
+    assert part is not None
+    assert part.symbols == g.symbols
+    assert part.files == g.files
+    assert part.names == g._by_name
+    assert part.symbols[user_save.id].signature is part.symbols[base_save.id].signature
+    assert part.symbols[user_save.id].path is part.files[node_id].path
+    assert next(n for n in part.names if n == "save") is part.symbols[user_save.id].name
 
 
 def _saved(tmp_path: Path) -> tuple[Snapshots, Path]:
