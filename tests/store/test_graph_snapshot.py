@@ -12,6 +12,7 @@ from graphmem.types import EdgeKind
 from graphmemd.graph import edgebits
 from graphmemd.graph.codegraph import CodeGraph, FileNode
 from graphmemd.graph.model import Confidence, ResolvedEdges, file_id, symbols_of
+from graphmemd.graph.resolution import RepoFacts
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parsing.parser import parse_source
 from graphmemd.store import graph_snapshot
@@ -73,14 +74,17 @@ def test_a_repository_put_back_from_its_snapshot_is_the_graph_it_was(
     if shared:
         _add_repo(original, "s")
     snaps = Snapshots(tmp_path / "snapshots")
-    assert snaps.save(original.export_repo("r")) > 0
+    facts = RepoFacts(go_modules={"": "example.com/r"}, python_roots=("src",))
+    assert snaps.save(original.export_repo("r"), facts) > 0
 
     restored = CodeGraph()
     if beside:
         _add_repo(restored, "s")
-    part = snaps.take("r")
-    assert part is not None
+    taken = snaps.take("r")
+    assert taken is not None
     assert not snaps.path("r").exists()  # read at most once
+    part, facts_back = taken
+    assert facts_back == facts  # (the facts its edges were resolved with)
     restored.import_repo(part)
     if shared and not beside:
         original.drop_repo("s")
@@ -133,9 +137,10 @@ def test_equal_strings_come_back_as_one_object(tmp_path: Path) -> None:
     node = g.files[file_id("r", "app/models.py")]
     g.files[node_id := file_id("r", "app/models.py")] = replace(node, path="".join(list(node.path)))
     snaps = Snapshots(tmp_path / "snapshots")
-    snaps.save(g.export_repo("r"))
-    part = snaps.take("r")
-    assert part is not None
+    snaps.save(g.export_repo("r"), RepoFacts())
+    taken = snaps.take("r")
+    assert taken is not None
+    part = taken[0]
     assert part.symbols == g.symbols
     assert part.files == g.files
     assert part.names == g._by_name
@@ -148,7 +153,7 @@ def _saved(tmp_path: Path) -> tuple[Snapshots, Path]:
     g = CodeGraph()
     _add_repo(g, "r")
     snaps = Snapshots(tmp_path / "snapshots")
-    snaps.save(g.export_repo("r"))
+    snaps.save(g.export_repo("r"), RepoFacts())
     return snaps, snaps.path("r")
 
 

@@ -216,6 +216,7 @@ class Indexer:
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
+        rt.ensure_facts()  # (the resolver resolves here: with the facts)
         if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
@@ -225,6 +226,9 @@ class Indexer:
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
+        if job.kind in ("index", "changes"):  # (may resolve, or derive from a sibling's resolver)
+            for each in self._registry.all():
+                each.ensure_facts()
         if job.kind == "load":
             with no_cyclic_gc():
                 restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
