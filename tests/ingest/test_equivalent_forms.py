@@ -6,8 +6,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from graphmemd.graph.model import annotations_only, sig_halves
+from graphmemd.graph.model import Language, annotations_only, sig_halves
 from graphmemd.ingest.parsing import parse_source
+from graphmemd.ingest.parsing.fingerprint import load_rules
 
 
 def _wrap(body: str) -> str:
@@ -228,6 +229,21 @@ def test_a_body_annotation_is_part_of_the_body() -> None:
     one = hashes("class C:\n    x: int = 1\n", "C")
     other = hashes("class C:\n    x: str = 1\n", "C")
     assert one[1] != other[1]
+
+
+_ALIASES = sorted((load_rules(Language.PYTHON).aliases or {}).items())
+
+
+@pytest.mark.parametrize(("alias", "meant"), _ALIASES, ids=[a.decode() for a, _m in _ALIASES])
+def test_every_alias_is_found_in_code_only(alias: bytes, meant: bytes) -> None:
+    """Each ``[aliases]`` name, found by its shared scan (``textscan``), means its name in
+    code, twice in one line and beside another alias; in a string or as part of a longer
+    name it does not."""
+    one, other = alias.decode(), meant.decode()
+    both = hashes(_wrap(f"return f({one}, {one}) or IOError"))
+    assert both == hashes(_wrap(f"return f({other}, {other}) or OSError"))
+    assert hashes(_wrap(f"return '{one}'")) != hashes(_wrap(f"return '{other}'"))
+    assert hashes(_wrap(f"return x{one}_")) != hashes(_wrap(f"return x{other}_"))
 
 
 def test_format_of_a_parenthesised_string_is_one_form() -> None:

@@ -91,6 +91,7 @@ from tree_sitter import Node
 from graphmemd.graph.model import Language, SymbolKind, sig_halves
 from graphmemd.ingest.parsing.annotations import AnnotationRules, canonical
 from graphmemd.ingest.parsing.overloads import OverloadRules
+from graphmemd.ingest.parsing.textscan import Scan, occurrences, plan
 
 __all__ = [
     "CAPTURE_PREFIX",
@@ -193,6 +194,8 @@ class Rules:
     aliases: dict[bytes, bytes] | None = None
     #: ``[alias_nodes]``: the node type of a plain name and of a dotted one
     alias_nodes: tuple[str, str] = ("", "")
+    #: how the ``aliases`` are searched for in a source (``textscan.plan``)
+    alias_scans: tuple[Scan, ...] = ()
     annotations: AnnotationRules | None = None
     #: canonical annotation texts already computed (``_canonical``)
     canonical: dict[bytes, bytes] = field(default_factory=dict)
@@ -322,6 +325,7 @@ def load_rules(language: Language) -> Rules:
             rewrites=rewrites,
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
             alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
+            alias_scans=plan([k.encode() for k in aliases]),
             annotations=_annotation_rules(data.get("annotations")),
             call_query_source=call_source,
             callees=frozenset(callees),
@@ -841,20 +845,16 @@ def _rewrites(
     lo, hi, root = span
     aliases = rules.aliases
     if aliases and root is not None:
-        # (one bytes.find per alias: a regex of them all scans ~3x slower than 31 finds, and
-        # aliases grouped by a shared ending, 18 scans for 31, took as long: a shorter needle
-        # scans slower)
+        # (found by text: a query pattern over every identifier cost more; the texts in a
+        # few shared scans, ``textscan``: one scan per alias cost ~3 instructions a byte each)
         plain, dotted = rules.alias_nodes
-        for text, alias in aliases.items():
-            start = source.find(text, lo, hi)
+        for start, text in occurrences(source, rules.alias_scans, lo, hi):
+            end = start + len(text)
+            n = root.named_descendant_for_byte_range(start, end)
             wanted = dotted if _DOT in text else plain
-            while start >= 0:
-                end = start + len(text)
-                n = root.named_descendant_for_byte_range(start, end)
-                # (not in a string or a comment, nor part of a longer name)
-                if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
-                    events.replace([(start, end)], b" " + alias + b" ")
-                start = source.find(text, end, hi)
+            # (not in a string or a comment, nor part of a longer name)
+            if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
+                events.replace([(start, end)], b" " + aliases[text] + b" ")
     for role, rewrite in rules.rewrite_roles:
         nodes = caps.get(role)
         if nodes:
