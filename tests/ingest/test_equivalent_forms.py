@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from graphmemd.graph.model import Language, annotations_only, sig_halves
 from graphmemd.ingest.parsing import parse_source
-from graphmemd.ingest.parsing.fingerprint import load_rules
+from graphmemd.ingest.parsing.fingerprint import _word_roots, load_rules
 
 
 def _wrap(body: str) -> str:
@@ -244,6 +244,55 @@ def test_every_alias_is_found_in_code_only(alias: bytes, meant: bytes) -> None:
     assert both == hashes(_wrap(f"return f({other}, {other}) or OSError"))
     assert hashes(_wrap(f"return '{one}'")) != hashes(_wrap(f"return '{other}'"))
     assert hashes(_wrap(f"return x{one}_")) != hashes(_wrap(f"return x{other}_"))
+
+
+_TWO_CLASSES = (
+    'class A(metaclass=type):\n    """no metaclass"""\n\nclass B(Base, metaclass=type):  # metaclass\n    x = 1\n'
+)
+_TWO_CLASSES_AFTER = 'class A:\n    """no metaclass"""\n\nclass B(Base):  # metaclass\n    x = 1\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "qualname"),
+    [
+        # in a nested class, the innermost class around the word is the one tried
+        (
+            "class O:\n    class C:\n        __metaclass__ = type\n        x = 1\n",
+            "class O:\n    class C:\n        x = 1\n",
+            "O",
+        ),
+        # two classes of one file, the word also in a docstring and a comment
+        (
+            _TWO_CLASSES,
+            _TWO_CLASSES_AFTER,
+            "B",
+        ),
+        (
+            _TWO_CLASSES,
+            _TWO_CLASSES_AFTER,
+            "A",
+        ),
+    ],
+)
+def test_rewrites_tried_around_their_words(before: str, after: str, qualname: str) -> None:
+    """UP001/UP050 run only at the class around each ``metaclass`` written in the file
+    (``words``): each class is still rewritten, wherever it is and however many there are."""
+    assert hashes(before, qualname) == hashes(after, qualname)
+
+
+def test_a_real_metaclass_attribute_still_differs() -> None:
+    one = "class C:\n    __metaclass__ = Meta\n    x = 1\n"
+    assert hashes(one, "C") != hashes("class C:\n    x = 1\n", "C")
+
+
+def test_a_words_rewrite_names_its_root() -> None:
+    with pytest.raises(ValueError, match="rooted at"):
+        _word_roots({"words": ["metaclass"], "query": "(class_definition) @node"})
+    with pytest.raises(ValueError, match="rooted at"):
+        _word_roots({"words": ["metaclass"], "at": "call", "query": "(class_definition) @node"})
+    assert _word_roots({"words": ["m"], "at": "class_definition", "query": "((class_definition) @node)"}) == {
+        b"m": "class_definition"
+    }
 
 
 def test_format_of_a_parenthesised_string_is_one_form() -> None:
