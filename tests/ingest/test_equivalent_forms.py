@@ -85,6 +85,11 @@ BODIES = [
     ("UP045", "y: Optional[int] = None\nreturn y", "y: int | None = None\nreturn y"),
     ("UP037", "y: 'Foo' = a\nreturn y", "y: Foo = a\nreturn y"),
     ("UP006", "assert typing.List[int] is a", "assert list[int] is a"),
+    # annotated assignments to a subscript, an attribute and a name (the rule's own pattern, and
+    # the extraction's captures it shares)
+    ("UP006", "a[0]: List[int] = x\nreturn a", "a[0]: list[int] = x\nreturn a"),
+    ("UP006", "self.y: Dict[str, int] = {}\nreturn a", "self.y: dict[str, int] = {}\nreturn a"),
+    ("UP045", "y: Optional[int]\nreturn a", "y: int | None\nreturn a"),
     ("UP006", "return f(x=t.Dict[str, int], y=Tuple[int, ...])", "return f(x=dict[str, int], y=tuple[int, ...])"),
 ]
 
@@ -144,6 +149,12 @@ SIGNATURES = [
     ("UP043", "def f() -> Generator[int, None, None]:", "def f() -> Generator[int]:"),
     ("UP043", "def f() -> AsyncGenerator[int, None]:", "def f() -> AsyncGenerator[int]:"),
     ("UP044", "def f(*args: Unpack[Ts]):", "def f(*args: *Ts):"),
+    ("UP006", "def f(*args: List[int], **kw: Optional[int]):", "def f(*args: list[int], **kw: int | None):"),
+    (
+        "UP006",
+        "def f(a: List[int] = x, *, b: Dict[str, int]) -> Tuple[int]:",
+        "def f(a: list[int] = x, *, b: dict[str, int]) -> tuple[int]:",
+    ),
     ("annotations", "def f(a: Literal['x', \"y\"]):", "def f(a: Literal[\"x\", 'y']):"),
     ("annotations", "def f(a: 'Optional[int]' = None):", "def f(a: int | None = None):"),
 ]
