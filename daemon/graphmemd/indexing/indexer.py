@@ -123,6 +123,9 @@ class Indexer:
         self._health = health
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
+        #: notified after each job: a caller waiting for the index to take a file in
+        #: (``app/settle.py``) checks again then, not on a poll interval
+        self.job_done = threading.Condition()
         self._workers = Workers(cfg, health, faults)
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
@@ -208,6 +211,8 @@ class Indexer:
             if rt is not None:
                 rt.busy = False
             job.done.set()
+            with self.job_done:
+                self.job_done.notify_all()
         if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
             for each in self._registry.all():
                 self._hand_over(each, idle=True)
@@ -385,6 +390,8 @@ class Indexer:
             rt.queued = False
         if not paths:
             return
+        steps = Steps(cpu_clock=time.thread_time)
+        started = time.time()
         if not rt.root.is_dir():  # the whole root went away: see _index
             rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
             return
@@ -409,6 +416,9 @@ class Indexer:
         refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
+        written = _newest_write(todo.values()) if len(todo) <= _TIMED_WRITES else None
+        starts = self.pool().started_workers if todo else 0
+        steps.mark("classify")
         donors = _donors(self._registry, rt)
         for out, parsed_here in self._shared.outcomes(rt, sorted(todo.items()), self.pool):
             if out.parsed is not None:
@@ -423,14 +433,31 @@ class Indexer:
                 if out.path in known:
                     removed.add(out.path)
         self._sink.flush_cache(rt)
-        delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared)
+        steps.mark("parse")
+        delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared, steps=steps)
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
+        steps.mark("durable")
         self.knowledge.batch(rt, docs, delta)
+        steps.mark("knowledge")
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
+        steps.mark("dirty")
+        started_workers = self.pool().started_workers - starts if todo else 0
+        logger.info(
+            "changes %s: %d of %d paths parsed, %d removed in %.1f ms%s%s: %s; %.1f CPU-ms",
+            rt.id,
+            len(units),
+            len(paths),
+            len(removed),
+            steps.total * 1000,
+            f" (begun {(started - written) * 1000:.1f} ms after the newest write)" if written else "",
+            f", {started_workers} parse workers started for it" if started_workers else "",
+            steps,
+            steps.cpu * 1000,
+        )
 
     # ------------------------------------------------------------------ applying a delta
 
@@ -445,9 +472,11 @@ class Indexer:
         rebase: bool = False,
         prepared: dict[str, list[SymbolInfo]] | None = None,
         settle: Callable[[], None] | None = None,
+        steps: Steps | None = None,
     ) -> GraphDelta | None:
         """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
-        events. None (and nothing written) when nothing changed.
+        events. None (and nothing written) when nothing changed. ``steps``: where the time
+        goes (marks ``delta``, ``swap``, ``memory``, ``publish``).
 
         Only this thread mutates the graph and the resolver, so the delta is computed without
         the lock; readers are blocked only while it is swapped in."""
@@ -465,9 +494,13 @@ class Indexer:
         if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
             delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops, rt.resolver))
+        if steps is not None:
+            steps.mark("delta")
         with self._state.writing() as graph:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        if steps is not None:
+            steps.mark("swap")
         t_mem = time.time()
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
@@ -475,6 +508,8 @@ class Indexer:
         t_stale = time.time()
         if settle is not None:
             settle()
+        if steps is not None:
+            steps.mark("memory")
         self._sink.write(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
@@ -486,6 +521,8 @@ class Indexer:
         for event in file_events(delta, now):
             self._bus.publish(event)
         self._sink.queryable(rt)
+        if steps is not None:
+            steps.mark("publish")
         return delta
 
 
@@ -579,6 +616,19 @@ def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], Non
         return False  # (and a warm restart's hand-over stays deferred)
     hand_over()
     return rt.resolver.update_facts(facts)
+
+
+#: a batch of at most this many files to parse says how long after its newest write it began
+_TIMED_WRITES = 16
+
+
+def _newest_write(paths: Iterable[Path]) -> float | None:
+    """The newest modification time of ``paths`` (seconds), None when none can be read."""
+    times = []
+    for p in paths:
+        with contextlib.suppress(OSError):
+            times.append(p.stat().st_mtime)
+    return max(times, default=None)
 
 
 def _committed(root: Path, paths: Collection[str]) -> dict[str, str]:
