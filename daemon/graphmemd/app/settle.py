@@ -3,8 +3,9 @@
 An agent's post-edit hook runs a moment after the file was written, usually before the
 watcher's batch reached the indexer. ``settle`` hands the files to the indexer at once (as a
 watcher batch would: one ``changes`` job per burst) and waits until each file's size and
-modification time at its last parse equal the ones on disk and the repository has no job
-queued or running, or until the deadline: it checks again each time the indexer finishes a job
+modification time as its last batch applied it (graph, notes, knowledge) equal the ones on
+disk, or at its last parse with the repository having no job queued or running, or until the
+deadline: it checks again each time the indexer finishes a job or applies a batch
 (``Indexer.job_done``), not on a poll interval. Files the index never takes (ignored, not a
 supported language, too large) are not waited for.
 """
@@ -57,12 +58,18 @@ def _indexable(e: Edited, max_file_size: int) -> bool:
 
 
 def _taken_in(e: Edited) -> bool:
-    """Whether the index holds the file as it is on disk, with nothing left to do for it."""
+    """Whether the index holds the file as it is on disk, its notes judged: its batch applied
+    it (that job may still be running: its ``git status``; a watcher batch queued with the
+    file meanwhile will find it parsed at this state and skip it), or nothing is left to do
+    for it."""
     rt = e.rt
-    if rt.stats.get(e.rel) != _stat_key(e.path) or rt.queued or rt.busy:
-        return False
+    key = _stat_key(e.path)
+    if key is not None and rt.applied.get(e.rel) == key:
+        return True
     with rt.lock:
-        return e.path not in rt.pending
+        if e.path in rt.pending:
+            return False
+    return rt.stats.get(e.rel) == key and not rt.queued and not rt.busy
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,8 +123,9 @@ class Indexer:
         self._health = health
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
-        #: notified after each job: a caller waiting for the index to take a file in
-        #: (``app/settle.py``) checks again then, not on a poll interval
+        #: notified after each job, and once a watcher batch is applied (``RepoRuntime.applied``):
+        #: a caller waiting for the index to take a file in (``app/settle.py``) checks again
+        #: then, not on a poll interval
         self.job_done = threading.Condition()
         self._workers = Workers(cfg, health, faults)
         self._snapshots = snapshots
@@ -211,12 +212,16 @@ class Indexer:
             if rt is not None:
                 rt.busy = False
             job.done.set()
-            with self.job_done:
-                self.job_done.notify_all()
+            self._notify_done()
         if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
             for each in self._registry.all():
                 self._hand_over(each, idle=True)
         return True
+
+    def _notify_done(self) -> None:
+        """Wake whoever waits for the index to take files in (``job_done``)."""
+        with self.job_done:
+            self.job_done.notify_all()
 
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
@@ -441,6 +446,8 @@ class Indexer:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         steps.mark("durable")
         self.knowledge.batch(rt, docs, delta)
+        rt.applied = {rel: key for rel in todo if (key := rt.stats.get(rel)) is not None}
+        self._notify_done()  # (an edit's call-outs are answerable now: ``settle`` need not wait for git status)
         steps.mark("knowledge")
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
