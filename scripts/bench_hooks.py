@@ -15,10 +15,14 @@ its floor in the same run:
   daemon (``rpc_edit`` below is the daemon's answer for such a file);
 - ``post_edit_changed``: right after a real edit that changes a noted function's signature
   (the daemon takes the file in, re-indexes it, and the call-outs are computed);
+- ``post_edit_paced``: the same at an agent's pace (``--paced-runs``, default 20): each edit
+  ``--pace-s`` (1.5 s) after the previous one, when the parse workers have gone idle (they
+  stop after 1 s): the edits the runs above make back to back find them running;
 - ``rpc_brief`` / ``rpc_edit``: the daemon's share alone, the same calls from this process's
   warm client (SessionBrief with no files; EditContext on an unchanged file).
 
-For each ``post_edit_changed`` run, ``--json`` also records (``post_edit_changed_runs``) what the
+For each ``post_edit_changed`` and ``post_edit_paced`` run, ``--json`` also records
+(``post_edit_changed_runs``, ``post_edit_paced_runs``) what the
 hook waited for, read from the daemon's log lines of that run: how long after the write the
 call arrived, how the file stood then (in the index already, its batch being applied, queued
 by the watcher, or handed over by the call), how long the call waited for the index and then
@@ -88,7 +92,7 @@ def stats(values: list[float]) -> dict[str, float]:
 
 
 EDIT_LINE = re.compile(
-    r"edit context: (\d+) files written ([\d.]+) ms before the call \((.*)\), (taken in|NOT taken in \(deadline\)) "
+    r"edit context: (\d+) files? written ([\d.]+) ms before the call \((.*)\), (taken in|NOT taken in \(deadline\)) "
     r"after ([\d.]+) ms; answered ([\d.]+) ms later"
 )
 CHANGES_LINE = re.compile(r"changes \S+: (\d+) of (\d+) paths parsed, \d+ removed in ([\d.]+) ms"
@@ -152,6 +156,8 @@ def main() -> int:
     ap.add_argument("--corpora", default="click,attrs,marshmallow", help="comma-separated bundles ('' skips)")
     ap.add_argument("--corpus-runs", type=int, default=30)
     ap.add_argument("--skip-stdlib", action="store_true", help="only the corpora")
+    ap.add_argument("--paced-runs", type=int, default=20, help="post-edits at an agent's pace (0 skips)")
+    ap.add_argument("--pace-s", type=float, default=1.5, help="seconds between paced edits (the workers idle out at 1)")
     args = ap.parse_args()
     histories = [corpus_sizes(name, args.corpus_runs) for name in args.corpora.split(",") if name.strip()]
     if args.skip_stdlib:
@@ -164,9 +170,10 @@ def main() -> int:
     env.pop("GRAPHMEM_ADDRESS", None)
     lat: dict[str, list[float]] = {k: [] for k in
                                    ("floor_python", "floor_hook", "rpc_brief", "rpc_edit", "session_start", "post_edit",
-                                    "post_edit_changed")}
-    said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0}
+                                    "post_edit_changed", "post_edit_paced")}
+    said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0, "paced_callouts": 0}
     runs: list[dict[str, object]] = []  # each post_edit_changed run: what the hook waited for
+    paced: list[dict[str, object]] = []  # the same for post_edit_paced
     d = DaemonProc(home, [corpus])
     try:
         d.wait_queryable()
@@ -198,16 +205,11 @@ def main() -> int:
             ms, out = timed([*hook, "post-edit"], json.dumps(edit), env, corpus, "post_edit")
             lat["post_edit"].append(ms)
             said["post_edit"] += bool(out)
-            text = path.read_text(encoding="utf-8")
-            m = DEF.search(text)
-            if m is None:
-                continue
-            params = m.group(2).strip()
-            new_params = f"{params}, _bench{i}=None" if params and not params.endswith(("*", "/")) else "_bench=None"
             lines = log.take()  # the previous edit's, its late batches included
             if runs:
                 merge(runs[-1], lines)
-            path.write_text(text[: m.start(2)] + new_params + text[m.end(2) :], encoding="utf-8")
+            if not edit_signature(path, i):
+                continue
             ms, out = timed([*hook, "post-edit"], json.dumps({**edit, "session_id": f"c{i}"}), env, corpus,
                             "post_edit_changed")
             lat["post_edit_changed"].append(ms)
@@ -217,6 +219,23 @@ def main() -> int:
                          "callout": "changed code under" in out})  # fmt: skip
         if runs:
             wait_until_logged(log, runs[-1])
+        for i in range(args.paced_runs):  # an agent's pace: each edit after the parse workers went idle
+            path = corpus / rng.choice(noted)
+            lines = log.take()
+            if paced:
+                merge(paced[-1], lines)
+            time.sleep(args.pace_s)
+            if not edit_signature(path, 1000 + i):
+                continue
+            edit = {"session_id": f"p{i}", "cwd": str(corpus), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                    "tool_input": {"file_path": str(path)}}
+            ms, out = timed([*hook, "post-edit"], json.dumps(edit), env, corpus, "post_edit_paced")
+            lat["post_edit_paced"].append(ms)
+            said["paced_callouts"] += "changed code under" in out
+            paced.append({"ms": round(ms, 1), "cpu_ms": round(CPU["post_edit_paced"][-1], 1),
+                          "callout": "changed code under" in out})  # fmt: skip
+        if paced:
+            wait_until_logged(log, paced[-1])
         load_after = load_average()
     finally:
         d.stop()
@@ -230,6 +249,9 @@ def main() -> int:
         "edits_timed": len(lat["post_edit_changed"]),
         "post_edit_changed_runs": runs,
         "post_edit_changed_slowest": slowest(runs),
+        "pace_s": args.pace_s,
+        "post_edit_paced_runs": paced,
+        "post_edit_paced_slowest": slowest(paced),
         "answers_with_text": said,
         "load_1min_before": round(load_before, 2),
         "load_1min_after": round(load_after, 2),
@@ -252,8 +274,23 @@ def main() -> int:
           "waited, answered; batches):")
     for r in result["post_edit_changed_slowest"]:
         print(f"    {r}")
+    print(f"  the slowest post_edit_paced runs (each edit {args.pace_s} s after the previous one):")
+    for r in result["post_edit_paced_slowest"]:
+        print(f"    {r}")
     report_corpora(histories, False)
     return 0
+
+
+def edit_signature(path: Path, i: int) -> bool:
+    """Add an optional parameter to the first top-level function of ``path`` (False: it has none)."""
+    text = path.read_text(encoding="utf-8")
+    m = DEF.search(text)
+    if m is None:
+        return False
+    params = m.group(2).strip()
+    new_params = f"{params}, _bench{i}=None" if params and not params.endswith(("*", "/")) else "_bench=None"
+    path.write_text(text[: m.start(2)] + new_params + text[m.end(2) :], encoding="utf-8")
+    return True
 
 
 def merge(run: dict[str, object], lines: dict[str, object]) -> None:

@@ -90,8 +90,9 @@ class Settled:
         over, 2 in the index already), taken in after 41.2 ms``."""
         counts = ", ".join(f"{n} {a.value}" for a, n in Counter(self.arrival).items())
         what = "taken in" if self.indexed else "NOT taken in (deadline)"
+        files = f"{len(self.edited)} file{'' if len(self.edited) == 1 else 's'}"
         return (
-            f"{len(self.edited)} files written {self.age_s * 1000:.1f} ms before the call "
+            f"{files} written {self.age_s * 1000:.1f} ms before the call "
             f"({counts or 'none indexable'}), {what} after {self.waited_s * 1000:.1f} ms"
         )
 

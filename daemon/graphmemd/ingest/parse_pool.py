@@ -512,8 +512,47 @@ def _to_stop(slots: list[_Worker | None]) -> list[_Worker]:
     return [w for w in live if w is not keep]
 
 
-def _note_language(languages: set[Language], task: _Task) -> None:
-    """Remember the language of a file handed out (a standby compiles the queries of each)."""
+def _standby(slots: list[_Worker | None]) -> tuple[int, tuple[Language, ...]] | None:
+    """The standby among ``slots`` (a live worker that parsed nothing): its process id and the
+    languages it has compiled; None when there is none."""
+    for worker in list(slots):
+        if worker is not None and worker.fresh and worker.process.pid is not None:
+            return worker.process.pid, worker.warmed
+    return None
+
+
+def _standby_due(slots: list[_Worker | None], parked: set[int], respawn_at: dict[int, float], now: float) -> None:
+    """After an idle pool stopped its workers: start a fresh one (the standby) if none is left."""
+    if all(w is None for w in slots) and not respawn_at and parked:
+        standby = min(parked)
+        parked.discard(standby)
+        respawn_at[standby] = now
+
+
+def _warm_standby(worker: _Worker, languages: set[Language], jobs: list[_Job]) -> None:
+    """A worker started with no file waiting is the standby: have it compile ``languages``."""
+    if languages and not any(job.pending for job in jobs):
+        with contextlib.suppress(OSError):  # (a worker gone already is replaced as ever)
+            worker.conn.send((_MSG_WARM, tuple(sorted(languages))))
+
+
+def _task_message(task: _Task) -> tuple[int, str, str, _Mode, bool]:
+    """``task`` as a worker receives it; the last item: whether its job is bulk (the worker nices itself)."""
+    return (task.task_id, task.rel_path, task.abs_path, task.mode, task.job.total > LIVE_FILES)
+
+
+def _close_pipe(*fds: int) -> int:
+    """Close the wake-up pipe's descriptors (those still open); -1, for both."""
+    for fd in fds:
+        if fd >= 0:
+            os.close(fd)
+    return -1
+
+
+def _handed(worker: _Worker, task: _Task, languages: set[Language]) -> None:
+    """``task`` was handed to ``worker``: it is no longer fresh, and the language of its file is
+    remembered (a standby compiles the queries of each)."""
+    worker.fresh = False
     if task.mode is not _Mode.EXAMPLES:
         language = language_for_path(task.rel_path)
         if language is not None:
@@ -599,7 +638,8 @@ class ParsePool:
         self._parked: set[int] = set()
         #: the languages of the files handed out so far (the standby compiles their queries)
         self._languages: set[Language] = set()
-        self._started_workers = 0
+        #: workers started after the pool's own start (stopped ones again, the standby, replacements)
+        self.started_workers = 0
         #: monotonic time since which nothing was pending or in flight (None: busy)
         self._idle_since: float | None = None
         self._jobs: list[_Job] = []
@@ -628,7 +668,7 @@ class ParsePool:
             self._shutdown_workers()
             with self._lock:
                 self._closing = True
-                self._close_wake_pipe()
+                self._wake_r = self._wake_w = _close_pipe(self._wake_r, self._wake_w)  # (no _wake() now)
             raise FailedPrecondition("no parse worker could start")
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
@@ -653,14 +693,7 @@ class ParsePool:
         if self._thread is not None:
             self._thread.join()
         with self._lock:
-            self._close_wake_pipe()
-
-    def _close_wake_pipe(self) -> None:
-        """Caller holds the lock (so no _wake() writes to a reused descriptor)."""
-        for fd in (self._wake_r, self._wake_w):
-            if fd >= 0:
-                os.close(fd)
-        self._wake_r = self._wake_w = -1
+            self._wake_r = self._wake_w = _close_pipe(self._wake_r, self._wake_w)  # (under the lock: no _wake())
 
     def __enter__(self) -> ParsePool:
         self.start()
@@ -682,18 +715,8 @@ class ParsePool:
         return list(self._pids)
 
     def standby(self) -> tuple[int, tuple[Language, ...]] | None:
-        """The idle pool's standby worker (its process id and the languages it has compiled,
-        module docstring), None when every live worker has parsed or none is alive."""
-        for worker in list(self._slots):
-            if worker is not None and worker.fresh and worker.process.pid is not None:
-                return worker.process.pid, worker.warmed
-        return None
-
-    @property
-    def started_workers(self) -> int:
-        """How many workers started after the pool's own start (stopped ones again, the standby,
-        replacements): a batch's log line says how many started while it was parsed."""
-        return self._started_workers
+        """The idle pool's standby worker: its process id and the languages it has compiled."""
+        return _standby(self._slots)
 
     # ------------------------------------------------------------------ public API
 
@@ -790,12 +813,10 @@ class ParsePool:
                 continue
             if _await_ready(worker, now + _STARTUP_TIMEOUT_S):
                 self._startup_failures = 0
-                self._started_workers += 1
+                self.started_workers += 1
                 self._slots[slot] = worker
                 self._watch(worker)
-                if self._languages and not any(job.pending for job in self._jobs):  # the standby
-                    with contextlib.suppress(OSError):  # (a worker gone already is replaced as ever)
-                        worker.conn.send((_MSG_WARM, tuple(sorted(self._languages))))
+                _warm_standby(worker, self._languages, self._jobs)
             else:
                 self._reap(worker)
                 self._startup_failures += 1
@@ -859,20 +880,17 @@ class ParsePool:
                 self._faults.check("parse-pool")
                 self._next_task_id += 1
                 task.task_id = self._next_task_id
-                bulk = task.job.total > LIVE_FILES
                 try:
-                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.mode, bulk))
+                    worker.conn.send(_task_message(task))
                 except OSError:
                     task.job.pending.appendleft(task)
                     self._handle_death(worker)
                     break
                 worker.inflight.append(task)
-                worker.fresh = False
-                _note_language(self._languages, task)
+                _handed(worker, task, self._languages)
 
     def _park_if_idle(self) -> None:
-        """Note when the pool went idle; once it has been idle ``idle_s``, stop the workers
-        but one that parsed nothing, and start such a standby if none is left (module docstring)."""
+        """Once the pool has been idle ``idle_s``, stop the workers that parsed (module docstring)."""
         if _busy(self._jobs, self._slots):
             self._idle_since = None
             return
@@ -886,10 +904,8 @@ class ParsePool:
             self._reap(worker)
             self._slots[worker.slot] = None
             self._parked.add(worker.slot)
-        if all(w is None for w in self._slots) and not self._respawn_at and self._broken is None:
-            standby = min(self._parked)
-            self._parked.discard(standby)
-            self._respawn_at[standby] = now
+        if self._broken is None:
+            _standby_due(self._slots, self._parked, self._respawn_at, now)
         self._publish_pids()
         logger.debug("parse pool idle for %.1fs: %d workers stopped", now - self._idle_since, len(idle))
 

@@ -393,11 +393,13 @@ class RetrievalService(pbg.RetrievalServiceServicer):
             fresh_only=request.fresh_only,
             already_shown=set(request.already_shown),
         )
+        shown = len(result.observation_ids)
         logger.info(
-            "edit context: %s; answered %.1f ms later (%d notes shown)",
+            "edit context: %s; answered %.1f ms later (%d note%s shown)",
             settled.describe(),
             (time.monotonic() - started - settled.waited_s) * 1000,
-            len(result.observation_ids),
+            shown,
+            "" if shown == 1 else "s",
         )
         return convert.edit_context_to_proto(dataclasses.replace(result, indexed=settled.indexed))
 
