@@ -64,7 +64,7 @@ import stat
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from multiprocessing.connection import Connection, wait
@@ -270,9 +270,7 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
         if message is None:
             return
         if message[0] == _MSG_WARM:
-            for language in message[1]:
-                warm(language)
-            conn.send((_MSG_WARMED, message[1]))
+            conn.send((_MSG_WARMED, _warm(conn, message[1])))
             continue
         task_id, rel_path, abs_path, mode, bulk = message
         if bulk and not niced:
@@ -295,6 +293,18 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             logger.exception("parse worker: parsing %s failed", rel_path)
             outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {str(exc)[:200]}")
         conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
+
+
+def _warm(conn: Connection, languages: Sequence[Language]) -> tuple[Language, ...]:
+    """Compile ``languages``' queries, one after the other until a file or a stop arrives (it
+    would wait behind them); the languages compiled."""
+    done: list[Language] = []
+    for language in languages:
+        if conn.poll():
+            break
+        warm(language)
+        done.append(language)
+    return tuple(done)
 
 
 # --------------------------------------------------------------------------- pool side
