@@ -18,6 +18,8 @@ its floor in the same run:
 - ``post_edit_paced``: the same at an agent's pace (``--paced-runs``, default 20): each edit
   ``--pace-s`` (1.5 s) after the previous one, when the parse workers have gone idle (they
   stop after 1 s): the edits the runs above make back to back find them running;
+- ``rpc_edit_paced``: the daemon's share at that pace: from the write to EditContext's answer
+  from this process's warm client (``wait_ms`` 5000), no hook process;
 - ``rpc_brief`` / ``rpc_edit``: the daemon's share alone, the same calls from this process's
   warm client (SessionBrief with no files; EditContext on an unchanged file).
 
@@ -170,8 +172,9 @@ def main() -> int:
     env.pop("GRAPHMEM_ADDRESS", None)
     lat: dict[str, list[float]] = {k: [] for k in
                                    ("floor_python", "floor_hook", "rpc_brief", "rpc_edit", "session_start", "post_edit",
-                                    "post_edit_changed", "post_edit_paced")}
-    said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0, "paced_callouts": 0}
+                                    "post_edit_changed", "post_edit_paced", "rpc_edit_paced")}
+    said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0, "paced_callouts": 0,
+            "rpc_paced_indexed": 0}
     runs: list[dict[str, object]] = []  # each post_edit_changed run: what the hook waited for
     paced: list[dict[str, object]] = []  # the same for post_edit_paced
     d = DaemonProc(home, [corpus])
@@ -236,6 +239,15 @@ def main() -> int:
                           "callout": "changed code under" in out})  # fmt: skip
         if paced:
             wait_until_logged(log, paced[-1])
+        with d.client() as c:  # the daemon's share at that pace: from the write to the answer, no hook process
+            for i in range(args.paced_runs):
+                path = corpus / rng.choice(noted)
+                time.sleep(args.pace_s)
+                t = time.perf_counter()
+                if edit_signature(path, 2000 + i):
+                    got = c.edit_context([str(path)], repo=str(corpus), wait_ms=5000)
+                    lat["rpc_edit_paced"].append((time.perf_counter() - t) * 1000)
+                    said["rpc_paced_indexed"] += got.indexed
         load_after = load_average()
     finally:
         d.stop()
