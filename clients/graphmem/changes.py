@@ -850,7 +850,8 @@ def change_words(reason: StaleReason) -> str:
     """What changed, in words: ``removed``, ``renamed to `FakeTransport```, ``body changed: 3 lines``
     (``body changed`` when the count is not known),
     ``parameter `pepper` added (optional)``, ``annotations changed: return type `A` → `B```,
-    ``calls `b.py::g`, whose parameter `x` was removed``."""
+    ``calls `b.py::g`, whose parameter `x` was removed``, ``deprecated: `click.__getattr__`
+    still serves it, with a warning``."""
     change = reason.change
     file_anchor = "::" not in reason.anchor_ref
     if change is ChangeKind.REMOVED:
@@ -866,6 +867,8 @@ def change_words(reason: StaleReason) -> str:
         return f"body changed: {n} line{'s' if n != 1 else ''}" if n > 0 else "body changed"
     if change is ChangeKind.ADDED:
         return "added"
+    if change is ChangeKind.DEPRECATED:
+        return f"deprecated: `{reason.served_by or '?'}` still serves it, with a warning"
     if change is ChangeKind.DEPENDENCY_CHANGED:
         return _dependency_words(reason)
     delta = signature_delta(reason.old_signature, reason.new_signature)

@@ -75,6 +75,8 @@ __all__ = [
 
 _LIVE: Final = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
 _DANGLING: Final = (ChangeKind.REMOVED, ChangeKind.RENAMED)
+#: the reasons history gives a name gone as a symbol (dated by it; kept until the text is edited)
+_GONE: Final = (*_DANGLING, ChangeKind.DEPRECATED)
 _CATEGORY: Final = {
     KnowledgeKind.AGENT_INSTRUCTIONS: Category.CONVENTION,
     KnowledgeKind.DECISION_RECORD: Category.DECISION,
@@ -184,7 +186,14 @@ def unit_observation(
         for r in rf.reasons:
             reasons.setdefault((r.anchor_ref, r.change), r)
         s = rf.ref.span
-        renamed = next((r for r in rf.reasons if r.change is ChangeKind.RENAMED and r.new_ref == rf.anchor.ref), None)
+        renamed = next(
+            (
+                r
+                for r in rf.reasons
+                if (r.change is ChangeKind.RENAMED and r.new_ref == rf.anchor.ref) or r.change is ChangeKind.DEPRECATED
+            ),
+            None,
+        )
         refs.append(
             KnowledgeReference(
                 rf.ref.text, path, s.line, s.column, s.end_line, s.end_column,
@@ -250,7 +259,7 @@ def grade(
     new ones) holds while the dependency's signature differs; it marks the unit, not its
     references (see the module docstring)."""
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
-    reasons = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
+    reasons = [r for r in o.stale_reasons if r.change in (ChangeKind.RENAMED, ChangeKind.DEPRECATED)]
     for a in o.anchors:
         r = evaluate_anchor(a, code, now, "")
         if r is None or (r.change is ChangeKind.BODY_CHANGED and _weak_body(o, a, code)):
@@ -296,6 +305,8 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
     For a shared note every change of its code is stale."""
     if r.change in _DANGLING:
         return ReferenceState.DANGLING
+    if r.change is ChangeKind.DEPRECATED:
+        return ReferenceState.SUSPECT  # it works today, with a warning: worth a look, not broken
     if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED, ChangeKind.ANNOTATIONS_CHANGED):
         return ReferenceState.STALE
     if r.change is not ChangeKind.SIGNATURE_CHANGED:
@@ -307,13 +318,26 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
     return ReferenceState.CHANGED if fits_old_callers(r.old_signature, r.new_signature) else ReferenceState.SUSPECT
 
 
+def _uncommitted(r: StaleReason) -> bool:
+    """Whether the change ``r`` reports is not committed yet. A change of the code a unit
+    names that history has not dated (no commit) is a live one, seen before it was committed;
+    a name gone is dated by history, which says when it is not committed yet (``uncommitted``):
+    one with no commit was committed where the search cannot see it (a merge), not "uncommitted"."""
+    return r.uncommitted or (not r.commit and r.change not in _GONE)
+
+
 def _sentence(ref: KnowledgeReference, r: StaleReason, state: ReferenceState, call: WrittenCall | None) -> str:
     """One line of at most ``MAX_LINE`` characters: what happened to what the reference
     names, in the words of the one renderer of a change (``graphmem.changes``), with the commit
     that made it (or ``uncommitted``); a long list of changes is cut, never the commit."""
-    words = when_words(r.commit, r.uncommitted or not r.commit)
-    tail = f" {words}" if r.commit and not r.uncommitted else f", {words}"  # " in 1a2b3c4" / ", uncommitted"
+    words = when_words(r.commit, _uncommitted(r))
+    # " in 1a2b3c4" / ", uncommitted" / nothing (a name gone whose commit history did not find)
+    tail = f" {words}" if r.commit and not r.uncommitted else f", {words}" if words else ""
     name = _name_of(ref, r.anchor_ref)
+    if r.change is ChangeKind.DEPRECATED:  # "`x` is deprecated: `m.__getattr__` still serves it, …; use `y`"
+        since = f", since {r.commit[:7]}" if r.commit and not r.uncommitted else f", {words}" if words else ""
+        heir = f"; use `{r.new_ref}`" if r.new_ref else ""
+        return f"`{name}` is {change_words(r)}{since}{heir}"[:MAX_LINE]
     if r.change is ChangeKind.REMOVED and r.new_ref:
         tail += f"; use `{r.new_ref.rpartition('::')[2] or r.new_ref}`"
     head = f"`{name}` "

@@ -111,6 +111,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 **({"lines_changed": r.lines_changed} if r.lines_changed else {}),
                 **({"caller_omits": list(r.caller_omits)} if r.caller_omits else {}),
                 **({"caller_starred": True} if r.caller_starred else {}),
+                **({"served_by": r.served_by} if r.served_by else {}),
                 **(
                     {
                         "dependency_ref": r.dependency_ref,
@@ -306,6 +307,7 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         lines_changed=int(r.number("lines_changed", 0, 0, MAX_LINES_CHANGED)),
         caller_omits=omits,
         caller_starred=starred,
+        served_by=r.string("served_by"),
     )
 
 
