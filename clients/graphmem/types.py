@@ -277,6 +277,9 @@ class KnowledgeReference:
     # against the signature; empty: the text itself says it, or it is no call). Kept by the
     # daemon's journal, not sent on the wire.
     call: str = ""
+    # the sentence around it says the name is old ("deprecated in favor of", "no longer"): a
+    # name gone is then graded historical (kept by the daemon's journal, not on the wire)
+    historical: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,7 @@ from graphmem.types import (
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
 from graphmemd.graph.signatures import binds, call_misfit, fits_old_callers
 from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
+from graphmemd.ingest.knowledge.historical import says_old
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
@@ -175,6 +176,7 @@ def unit_observation(
     anchors: dict[str, Anchor] = {}
     reasons: dict[tuple[str, ChangeKind], StaleReason] = {}
     refs: list[KnowledgeReference] = []
+    u = f.unit
     for rf in f.refs:
         named = (rf.named, ref_confidence(rf.ref, rf.named)) if rf.named is not None else None
         graded = GRADING_CONFIDENCE if named is not None else ref_confidence(rf.ref, rf.anchor)
@@ -199,10 +201,10 @@ def unit_observation(
                 rf.ref.text, path, s.line, s.column, s.end_line, s.end_column,
                 target_ref=renamed.anchor_ref if renamed else rf.anchor.ref,  # what it named when written
                 close_matches=rf.close_matches, observation_id=f.obs_id, call=_call_text(rf.ref),
+                historical=says_old(u, s),
             )
         )  # fmt: skip
     note = f.note
-    u = f.unit
     return Observation(
         id=f.obs_id,
         repo_id=repo_id,
@@ -371,11 +373,14 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
         graded = [(_state(r, strong, call), r) for r in mine]
         state, worst = max(graded, key=lambda g: (_RANK[g[0]], g[1].change is ChangeKind.REMOVED))
         renamed = next((r.new_ref for r in mine if r.change in _DANGLING and r.new_ref), "")
+        reason = _sentence(ref, worst, state, call)
+        if ref.historical and worst.change in _GONE:  # the text says the name is old: it asks for nothing
+            state, reason = ReferenceState.CHANGED, f"historical: {reason}"[:MAX_LINE]
         out.append(
             replace(
                 ref,
                 state=state,
-                reason=_sentence(ref, worst, state, call),
+                reason=reason,
                 renamed_to=renamed if worst.change in _DANGLING else "",
                 commit=worst.commit,
                 old_signature=spaced(worst.old_signature)[:MAX_SIGNATURE],

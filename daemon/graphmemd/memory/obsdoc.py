@@ -175,6 +175,7 @@ def _knowledge_doc(o: Observation) -> dict[str, Any]:
                 "old_signature": r.old_signature,
                 "new_signature": r.new_signature,
                 **({"call": r.call} if r.call else {}),
+                **({"historical": True} if r.historical else {}),
             }
             for r in o.references
         ],
@@ -356,6 +357,7 @@ def _reference(d: Mapping[str, Any], where: str, path: str, obs_id: str) -> Know
         old_signature=r.string("old_signature", "", MAX_DETAIL),
         new_signature=r.string("new_signature", "", MAX_DETAIL),
         call=r.string("call", "", MAX_DETAIL),
+        historical=r.flag("historical"),
     )
 
 
