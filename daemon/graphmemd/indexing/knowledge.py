@@ -180,7 +180,7 @@ class KnowledgeKeeper:
                 ids.add(c.new.id)
             elif c.kind is ModelChange.REMOVED and c.old is not None:
                 ids.add(c.old.id)
-            elif c.new is not None and c.new.name in hooks and c.kind is not ModelChange.UNCHANGED:
+            elif c.new is not None and c.new.qualname in hooks and c.kind is not ModelChange.UNCHANGED:
                 ids.add(c.new.id)
         if not ids:
             return set()
