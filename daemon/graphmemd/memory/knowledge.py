@@ -7,6 +7,11 @@ first read outside git). A reference is graded by what its text uses (issue 42):
 
 * its symbol or file is gone, or was renamed (the text still says the old name): **dangling**
   (REMOVED / RENAMED; the new name, or the successor a deprecation message names, with it);
+  gone as a symbol but still served by a module's lazy hook with a warning (DEPRECATED,
+  ``graph.served``): **suspect** — it works today — "is deprecated: `click.__getattr__` still
+  serves it, with a warning, since c; use `x`";
+* a name gone (dangling or deprecated) in a sentence that says it is old ("deprecated in
+  favor of", "no longer": ``ingest.knowledge.historical``): **changed**, "historical: …";
 * the text writes a call with arguments (``get(url, proxies=...)``) that no longer binds to
   the current signature — a keyword it no longer takes, too many positionals: **stale**;
 * the text names the code without arguments (``get``, ``get()``) and its signature changed
