@@ -96,3 +96,27 @@ def test_a_named_table_serves_its_keys_and_a_silent_branch_does_not_warn() -> No
 def test_the_hook_names_are_data() -> None:
     assert "__getattr__" in hook_names()
     assert rules_for(Language.GO) is None  # no rules: nothing is served lazily
+
+
+def test_a_hook_defined_under_a_module_level_condition_is_read() -> None:
+    flask = (
+        "import typing as t\n\n"
+        "if not t.TYPE_CHECKING:\n\n"
+        "    def __getattr__(name: str) -> t.Any:\n"
+        "        if name == '__version__':\n"
+        "            import warnings\n\n"
+        "            warnings.warn(\n"
+        "                \"The '__version__' attribute is deprecated and will be removed in\"\n"
+        "                \" Flask 3.2. Use feature detection instead.\",\n"
+        "                DeprecationWarning,\n"
+        "            )\n"
+        "            return importlib.metadata.version('flask')\n\n"
+        "        raise AttributeError(name)\n\n"
+        "def later(name):\n"
+        "    return name == 'other'\n"
+    )
+    s = served(flask, "__version__", PY)
+    assert s is not None
+    assert (s.line, s.warns) == (5, True)
+    assert "removed in Flask 3.2" in s.text  # the message's two literals joined
+    assert served(flask, "other", PY) is None  # past the hook's body

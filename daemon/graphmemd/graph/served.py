@@ -56,7 +56,6 @@ class ServeRules:
     """One language's rules (``data/served.toml``)."""
 
     hook: re.Pattern[str]
-    body_end: re.Pattern[str]
     name_tests: tuple[str, ...]
     collection_tests: tuple[str, ...]
     table_tests: tuple[str, ...]
@@ -78,7 +77,6 @@ def _table() -> dict[str, ServeRules]:
             raise ValueError(f"served.toml [{lang}]: unknown block style {t['block']!r}")
         out[lang] = ServeRules(
             re.compile(t["hook"], re.M),
-            re.compile(t["body_end"], re.M),
             tuple(t.get("name_tests", ())),
             tuple(t.get("collection_tests", ())),
             tuple(t.get("table_tests", ())),
@@ -110,9 +108,7 @@ def served(text: str, name: str, rules: ServeRules) -> Served | None:
     hook = rules.hook.search(text)
     if hook is None:
         return None
-    line_end = text.find("\n", hook.end())
-    rest = rules.body_end.search(text, line_end + 1) if line_end >= 0 else None
-    body_end = rest.start() if rest is not None else len(text)
+    body_end = hook.start() + len(_branch(text, hook.start(), len(text)))
     param = re.escape(hook.group("param"))
     at = _selecting(text, hook.end(), body_end, param, name, rules)
     if at is None:
