@@ -175,10 +175,33 @@ def _instance_attributes(cls: ast.ClassDef) -> Iterator[str]:
                         yield t.attr
 
 
+def _served(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[str]:
+    """The names a module-level ``__getattr__`` (PEP 562) answers for: the string constants
+    its first parameter is compared to (``==``, ``in`` a literal set, tuple or list)."""
+    if not hook.args.args:
+        return
+    param = hook.args.args[0].arg
+    for node in ast.walk(hook):
+        if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+            continue
+        left, right = node.left, node.comparators[0]
+        if isinstance(right, ast.Name) and right.id == param:
+            left, right = right, left
+        if not (isinstance(left, ast.Name) and left.id == param):
+            continue
+        items = right.elts if isinstance(right, ast.Set | ast.Tuple | ast.List) else [right]
+        for item in items:
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                yield item.value
+
+
 def _bind_block(body: Iterable[ast.stmt], module: str, is_pkg: bool, out: dict[str, Any]) -> None:
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             out.setdefault(stmt.name, _FUNC)
+            if stmt.name == "__getattr__":  # a name it still serves is not gone (deprecated or lazy)
+                for name in _served(stmt):
+                    out.setdefault(name, _FUNC)
         elif isinstance(stmt, ast.ClassDef):
             cls = ClassDef(bases=[_dotted(b) for b in stmt.bases if _dotted(b)], node=stmt)
             _bind_block(stmt.body, module, is_pkg, cls.members)
@@ -435,7 +458,11 @@ DEFAULT_KNOWLEDGE_GLOBS: tuple[str, ...] = (
 )  # fmt: skip
 DEFAULT_KNOWLEDGE_EXCLUDES: tuple[str, ...] = (
     "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*NOTES*", "changelog.*", "changes.*",
-    "changelog.d/", "changelog/", "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
+    "changelog.d/", "changelog/", "release-notes*", "release_notes*", "releasenotes/",
+    "whatsnew/", "whatsnew.*", "whats-new*", "whats_new*",
+    "UPGRADING*", "upgrading.*", "upgrading/", "upgrade-guide*", "upgrade_guide*",
+    "MIGRATING*", "migrating.*", "migrating/", "migration-guide*", "migration_guide*",
+    "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
 )  # fmt: skip
 KNOWLEDGE_SUFFIXES: tuple[str, ...] = (".md", ".mdx", ".mdc", ".rst")
 #: Change logs, added by ``bench_docs.py --changelogs`` (graphmem leaves them out by default:
