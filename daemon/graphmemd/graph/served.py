@@ -27,12 +27,13 @@ from functools import cache
 from importlib import resources
 from typing import Final
 
+from graphmem.changes import group_end
+
 from graphmemd.graph.model import Language
 
 __all__ = ["ServeRules", "Served", "hook_names", "rules_for", "served"]
 
-_OPEN: Final = {"(": ")", "[": "]", "{": "}"}
-_CLOSE: Final = frozenset(_OPEN.values())
+_CLOSE: Final = frozenset(")]}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,33 +149,10 @@ def _selecting(text: str, start: int, end: int, param: str, name: str, rules: Se
     return min(found) if found else None
 
 
-def _closing(text: str, opening: int) -> int:
-    """The index just past the bracket that closes the one at ``opening`` (string literals
-    are not looked into; the text's end when it is not closed)."""
-    depth, i, quote = 0, opening, ""
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return len(text)
-
-
 def _names(text: str, opening: int, rules: ServeRules) -> set[str]:
     """The names a literal collection opening at ``opening`` holds: its string literals,
     a dictionary's values left out."""
-    inside = text[opening + 1 : _closing(text, opening) - 1]
+    inside = text[opening + 1 : group_end(text, opening)]
     out: set[str] = set()
     for m in rules.string.finditer(inside):
         before = inside[: m.start()].rstrip()
