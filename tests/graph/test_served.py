@@ -120,3 +120,13 @@ def test_a_hook_defined_under_a_module_level_condition_is_read() -> None:
     assert (s.line, s.warns) == (5, True)
     assert "removed in Flask 3.2" in s.text  # the message's two literals joined
     assert served(flask, "other", PY) is None  # past the hook's body
+
+
+def test_a_branch_that_only_raises_serves_nothing() -> None:
+    text = (
+        "def __getattr__(name):\n"
+        "    if name == 'old':\n"
+        "        raise AttributeError('old was deprecated and removed in 2.0; use new')\n"
+        "    raise AttributeError(name)\n"
+    )
+    assert served(text, "old", PY) is None  # the name is gone, whatever the message says

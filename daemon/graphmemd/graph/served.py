@@ -65,6 +65,7 @@ class ServeRules:
     value_mark: str
     continuation: re.Pattern[str]
     warns: re.Pattern[str]
+    serves: re.Pattern[str]
     returns: re.Pattern[str]
     imports: re.Pattern[str]
 
@@ -86,6 +87,7 @@ def _table() -> dict[str, ServeRules]:
             t.get("value_mark", ""),
             re.compile(t.get("continuation", "(?!)")),
             re.compile(t["warns"]),
+            re.compile(t["serves"], re.M),
             re.compile(t["returns"], re.M),
             re.compile(t["imports"], re.M),
         )
@@ -105,7 +107,8 @@ def rules_for(language: Language | None) -> ServeRules | None:
 
 
 def served(text: str, name: str, rules: ServeRules) -> Served | None:
-    """The branch of ``text``'s lazy hook that answers for ``name``, or None."""
+    """The branch of ``text``'s lazy hook that serves ``name`` (it returns something), or
+    None (no hook, no test of the name, or a branch that only raises)."""
     hook = rules.hook.search(text)
     if hook is None:
         return None
@@ -115,6 +118,8 @@ def served(text: str, name: str, rules: ServeRules) -> Served | None:
     if at is None:
         return None
     branch = _branch(text, at, body_end)
+    if rules.serves.search(branch) is None:
+        return None  # it answers for the name only to refuse it (raises)
     returned = rules.returns.search(branch)
     returns = returned.group("name") if returned is not None else ""
     return Served(
