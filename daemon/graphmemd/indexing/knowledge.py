@@ -151,12 +151,20 @@ class KnowledgeKeeper:
 
     def _awaiting(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
         """The knowledge files with a name that names nothing now and that ``delta`` added
-        (by its last part): a name written before its code, or code that comes back (a
-        checkout moving ``click/`` to ``src/click/`` may be seen as two batches: removed, added)."""
+        (by its last part), or all of them when it added or changed a module's lazy hook
+        (``__getattr__``: it may serve such a name): a name written before its code, or code
+        that comes back (a checkout moving ``click/`` to ``src/click/`` may be seen as two
+        batches: removed, added)."""
         if delta is None:
             return set()
         waiting = self._unresolved.get(rt.id, {})
-        if delta.cold:  # no symbol diff (the repository had no code): anything may have come
+        hooks = hook_names()
+        hook_changed = any(
+            c.new is not None and c.new.qualname in hooks and c.kind is not ModelChange.UNCHANGED for c in delta.changes
+        )
+        if delta.cold or hook_changed:
+            # no symbol diff (the repository had no code): anything may have come; a module's
+            # lazy hook added or changed: it may serve a name gone (``served_as``)
             return {path for path, names in waiting.items() if names}
         fresh = (ModelChange.ADDED, ModelChange.RENAMED)
         added = {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh}
