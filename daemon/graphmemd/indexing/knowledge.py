@@ -27,7 +27,8 @@ from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolInfo, file_id
 from graphmemd.graph.served import hook_names
-from graphmemd.indexing.knowledge_history import Gone, KnowledgeHistory, UnitCommit, resolve_use, unit_commit
+from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
+from graphmemd.indexing.knowledge_served import Gone
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
