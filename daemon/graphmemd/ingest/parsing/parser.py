@@ -157,7 +157,7 @@ from graphmemd.ingest.parsing.overloads import STUB, overload_tags, qualify_dupl
 from graphmemd.ingest.parsing.records import call_ref, def_span, inherit_ref, parsed_symbol, type_ref
 from graphmemd.ingest.parsing.textscan import Scan, occurrences
 
-__all__ = ["bare_parse", "parse_source"]
+__all__ = ["bare_parse", "parse_source", "warm"]
 
 #: Only this many leading bytes of a larger file are parsed (at a line boundary); the file
 #: is marked truncated. Keeps one pathological generated file to a few seconds.
@@ -533,6 +533,11 @@ def _parser(compiled: _Compiled) -> Parser:
 
 
 # ----------------------------------------------------------------------------- public API
+
+
+def warm(language: Language) -> None:
+    """Compile ``language``'s grammar and queries now (once per process), not on its first file."""
+    _compile(language)
 
 
 def bare_parse(source: bytes, language: Language) -> int:
