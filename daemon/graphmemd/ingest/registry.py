@@ -102,6 +102,9 @@ class RepoRuntime:
     #: (``ensure_facts``), never later than that
     facts_pending: bool = False
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
+    #: path -> (size, mtime_ns) of the files the last watcher batch applied (graph, notes, knowledge):
+    #: an edit's call-outs are answerable then, before the batch's job ends (``app/settle.py``)
+    applied: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: Files parsed since the daemon started (a restart with nothing changed parses none).
     files_parsed: int = 0
     #: Symbols in the files parsed by the current pass (progress while the graph is empty).
