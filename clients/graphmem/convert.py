@@ -486,6 +486,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         caller_starred=r.caller_starred,
         dependency_hops=r.dependency_hops,
         dependency_removed=r.dependency_removed,
+        served_by=r.served_by,
     )
 
 
@@ -510,6 +511,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         caller_starred=m.caller_starred,
         dependency_hops=m.dependency_hops,
         dependency_removed=m.dependency_removed,
+        served_by=m.served_by,
     )
 
 

@@ -168,6 +168,7 @@ class StaleReasonOut(BaseModel):
     dependency: str = ""
     dependency_hops: int = 0
     dependency_removed: bool = False
+    served_by: str = ""  # DEPRECATED: the hook that still serves the name (`click.__getattr__`)
     summary: str = ""  # the change in one line (graphmem.changes.change_line)
 
 
@@ -332,6 +333,7 @@ def _observation_out(o: Observation) -> ObservationOut:
                 dependency=r.dependency_ref,
                 dependency_hops=r.dependency_hops,
                 dependency_removed=r.dependency_removed,
+                served_by=r.served_by,
                 summary=change_line(r),
             )
             for r in o.stale_reasons
