@@ -130,8 +130,7 @@ class Indexer:
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
         self.failed_jobs = 0
-        #: set by ``close``: an idle hand-over pauses (a job that arrives does not pause it: the
-        #: watcher batches of a checkout then gather into one bulk batch meanwhile)
+        #: set by ``close``: an idle hand-over pauses (an arriving job does not: a checkout's batches gather meanwhile)
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
