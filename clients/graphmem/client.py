@@ -39,7 +39,9 @@ from types import TracebackType
 from typing import Final, TypeVar
 
 import grpc
+from google.protobuf import any_pb2
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2
 from grpc_status import rpc_status
 
@@ -98,8 +100,9 @@ _CONNECT_FAILURES: Final = (
     "dns resolution failed",
 )
 
-#: The daemon's UNAVAILABLE while starting up or shutting down begins with this (retryable).
-_BUSY_PREFIX: Final = "graphmemd is "
+#: A daemon of the version before ``google.rpc.RetryInfo`` said "busy, retry" only by
+#: beginning its UNAVAILABLE message with this; read for it alone (one comparison).
+_OLD_BUSY_PREFIX: Final = "graphmemd is "
 _RETRY_FIRST_S: Final = 0.05
 _RETRY_MAX_S: Final = 1.0
 #: Metadata key of the per-user token a TCP listener requires.
@@ -145,22 +148,6 @@ def _stream(
     return channel.unary_stream(
         path, request_serializer=request.SerializeToString, response_deserializer=response.FromString
     )
-
-
-def _pushback_s(err: grpc.RpcError) -> float:
-    """The daemon's retry hint (``grpc-retry-pushback-ms``) in seconds, or 0."""
-    trailing = getattr(err, "trailing_metadata", None)
-    try:
-        pairs = trailing() if callable(trailing) else ()
-    except (grpc.RpcError, ValueError):
-        return 0.0
-    for key, value in pairs or ():
-        if key == "grpc-retry-pushback-ms":
-            try:
-                return min(float(value) / 1000.0, _RETRY_MAX_S)
-            except (TypeError, ValueError):
-                return 0.0
-    return 0.0
 
 
 def _token_for(address: str, paths: Paths, token: str | None) -> str:
@@ -216,19 +203,35 @@ def outside_message(directory: Path, repos: Sequence[Repository], flag: str = "-
     )
 
 
-def _close_matches(err: grpc.RpcError) -> tuple[str, tuple[str, ...]]:
-    """The ``graphmem.v1.CloseMatches`` detail of a failed call's rich status, if any."""
+def _status_details(err: grpc.RpcError) -> tuple[any_pb2.Any, ...]:
+    """The details of a failed call's rich ``google.rpc.Status`` (none for a plain status)."""
     if not isinstance(err, grpc.Call):
-        return "", ()
+        return ()
     try:
         status = rpc_status.from_call(err)
     except ValueError:  # a status whose details contradict its code: ignore the details
-        return "", ()
-    for detail in status.details if status is not None else ():
+        return ()
+    return tuple(status.details) if status is not None else ()
+
+
+def _close_matches(err: grpc.RpcError) -> tuple[str, tuple[str, ...]]:
+    """The ``graphmem.v1.CloseMatches`` detail of a failed call's rich status, if any."""
+    for detail in _status_details(err):
         matches = types_pb2.CloseMatches()
         if detail.Unpack(matches):
             return matches.reference, tuple(matches.candidates)
     return "", ()
+
+
+def _retry_delay_s(err: grpc.RpcError) -> float | None:
+    """The delay of the ``google.rpc.RetryInfo`` detail the daemon sends with "busy, retry"
+    (starting up, shutting down, a repository loading, a store write late), capped at
+    ``_RETRY_MAX_S``; None when the call carries none (it is not worth retrying)."""
+    for detail in _status_details(err):
+        info = error_details_pb2.RetryInfo()
+        if detail.Unpack(info):
+            return min(float(info.retry_delay.ToMilliseconds()) / 1000.0, _RETRY_MAX_S)
+    return None
 
 
 def deepest_repository(repos: Iterable[Repository], directory: str | Path) -> Repository | None:
@@ -491,7 +494,7 @@ class GraphMem:
         code = err.code()
         details = err.details() or ""
         if code == grpc.StatusCode.UNAVAILABLE:
-            if details.startswith(_BUSY_PREFIX):
+            if _retry_delay_s(err) is not None or details.startswith(_OLD_BUSY_PREFIX):
                 return Unavailable(details)
             if _is_connect_failure(details):
                 return DaemonNotRunning(f"graphmemd is not running (nothing answers at {self.address})")
@@ -524,7 +527,7 @@ class GraphMem:
                     isinstance(error, DaemonNotRunning) and self._daemon_starting()
                 ):
                     raise error from err
-                pause = max(delay, _pushback_s(err))
+                pause = max(delay, _retry_delay_s(err) or 0.0)
                 if time.monotonic() + pause >= deadline:
                     raise error from err
                 time.sleep(pause)

@@ -7,8 +7,9 @@ In this order, before any servicer runs:
 2. A call over TCP must carry the per-user token (metadata ``x-graphmem-token``); the Unix
    socket is private to the user (0600) and needs none. Missing or wrong: UNAUTHENTICATED.
 3. While the daemon starts up or shuts down, everything but health, reflection, GetStatus
-   and Shutdown is UNAVAILABLE with a retry hint (``grpc-retry-pushback-ms``), which the
-   client library retries within the caller's deadline.
+   and Shutdown is UNAVAILABLE with a retry hint (a ``google.rpc.RetryInfo`` detail and
+   ``grpc-retry-pushback-ms``: ``status``), which the client library retries within the
+   caller's deadline.
 4. The request is validated (``graphmemd.memory.validation``): INVALID_ARGUMENT with a message.
 """
 
@@ -21,16 +22,16 @@ from typing import Any, Final
 
 import grpc
 from google.protobuf.message import Message
-from graphmem.errors import InvalidArgument
+from graphmem.errors import GraphMemError, InvalidArgument, Unauthenticated, Unavailable
 
 from graphmemd.memory.validation import validate_request
+from graphmemd.service.status import RETRY_PUSHBACK_MS, abort
 
 __all__ = ["RETRY_PUSHBACK_MS", "TOKEN_METADATA", "Guard"]
 
 logger = logging.getLogger(__name__)
 
 TOKEN_METADATA: Final = "x-graphmem-token"
-RETRY_PUSHBACK_MS: Final = 250
 _ALWAYS: Final = (
     "/grpc.health.v1.Health/",
     "/grpc.reflection.",
@@ -66,27 +67,26 @@ class Guard(grpc.ServerInterceptor):  # type: ignore[type-arg]
         self._state = state
         self._token = token.encode()
 
-    def _refusal(self, method: str, request: Any, context: grpc.ServicerContext) -> tuple[grpc.StatusCode, str] | None:
+    def _refusal(self, method: str, request: Any, context: grpc.ServicerContext) -> GraphMemError | None:
         if isinstance(request, _Undecodable):
-            return grpc.StatusCode.INVALID_ARGUMENT, request.why
+            return InvalidArgument(request.why)
         if self._token and not context.peer().startswith("unix:"):
             sent = dict(context.invocation_metadata()).get(TOKEN_METADATA, "")
             given = sent.encode() if isinstance(sent, str) else bytes(sent)
             if not hmac.compare_digest(given, self._token):
-                return grpc.StatusCode.UNAUTHENTICATED, (
+                return Unauthenticated(
                     "this TCP listener requires the per-user token (metadata x-graphmem-token); "
                     "the client library sends it from the token file"
                 )
         if not method.startswith(_ALWAYS):
             why = self._state()
             if why:
-                context.set_trailing_metadata((("grpc-retry-pushback-ms", str(RETRY_PUSHBACK_MS)),))
-                return grpc.StatusCode.UNAVAILABLE, f"graphmemd is {why}; retry in {RETRY_PUSHBACK_MS} ms"
+                return Unavailable(f"graphmemd is {why}; retry in {RETRY_PUSHBACK_MS} ms")
         if isinstance(request, Message):
             try:
                 validate_request(request)
             except InvalidArgument as exc:
-                return grpc.StatusCode.INVALID_ARGUMENT, exc.message
+                return exc
         return None
 
     def intercept_service(
@@ -107,7 +107,7 @@ class Guard(grpc.ServerInterceptor):  # type: ignore[type-arg]
             def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
                 refusal = self._refusal(method, request, context)
                 if refusal is not None:
-                    context.abort(*refusal)
+                    abort(context, refusal)
                 yield from inner_stream(request, context)
 
             return grpc.unary_stream_rpc_method_handler(
@@ -119,7 +119,7 @@ class Guard(grpc.ServerInterceptor):  # type: ignore[type-arg]
         def unary(request: Any, context: grpc.ServicerContext) -> Any:
             refusal = self._refusal(method, request, context)
             if refusal is not None:
-                context.abort(*refusal)
+                abort(context, refusal)
             return inner(request, context)
 
         return grpc.unary_unary_rpc_method_handler(

@@ -1,6 +1,7 @@
 """gRPC servicers: thin translations between the wire and the daemon core.
 
-Errors: every ``GraphMemError`` is turned into its gRPC status in ONE place (``_rpc``);
+Errors: every ``GraphMemError`` is turned into its gRPC status in ONE place (``_rpc``, through
+``status.abort``, which the request guard uses too);
 request validation raises ``InvalidArgument`` so bad input is INVALID_ARGUMENT, never INTERNAL.
 """
 
@@ -15,15 +16,12 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2
 from graphmem import convert
 from graphmem.errors import GraphMemError, InvalidArgument
 from graphmem.types import Category, EventKind, ObservationStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
-from grpc_status import rpc_status
 
 from graphmemd.app.codechange import CodeChanges
 from graphmemd.app.core import Core
@@ -33,6 +31,7 @@ from graphmemd.retrieval.briefs import Briefer
 from graphmemd.retrieval.neighbourhood import neighbourhood
 from graphmemd.retrieval.retriever import DEFAULT_HOPS, Retriever
 from graphmemd.retrieval.symbols import SymbolQueries
+from graphmemd.service.status import abort
 
 logger = logging.getLogger(__name__)
 
@@ -42,27 +41,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 MAX_SETTLE_MS = 5000
 
 
-def _abort(context: grpc.ServicerContext, exc: GraphMemError) -> None:
-    """End the call with ``exc``'s status and message (the one place that maps them); close
-    matches travel as a ``graphmem.v1.CloseMatches`` detail of a google.rpc.Status."""
-    code = grpc.StatusCode[exc.grpc_status]
-    if not exc.close_matches:
-        context.abort(code, exc.message)
-    detail = any_pb2.Any()
-    detail.Pack(tpb.CloseMatches(reference=exc.reference, candidates=exc.close_matches))
-    status = status_pb2.Status(code=code.value[0], message=exc.message, details=[detail])
-    context.abort_with_status(rpc_status.to_status(status))
-
-
 def _rpc(fn: F) -> F:
-    """Map graphmem errors to gRPC statuses (``_abort``)."""
+    """Map graphmem errors to gRPC statuses (``status.abort``)."""
 
     @functools.wraps(fn)
     def unary(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             return fn(self, request, context)
         except GraphMemError as exc:
-            _abort(context, exc)
+            abort(context, exc)
         except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
             logger.exception("%s failed", fn.__name__)
             context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
@@ -71,14 +58,14 @@ def _rpc(fn: F) -> F:
 
 
 def _stream(fn: F) -> F:
-    """Map graphmem errors of a server-streaming call to gRPC statuses (``_abort``)."""
+    """Map graphmem errors of a server-streaming call to gRPC statuses (``status.abort``)."""
 
     @functools.wraps(fn)
     def streaming(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         try:
             yield from fn(self, request, context)
         except GraphMemError as exc:
-            _abort(context, exc)
+            abort(context, exc)
         except Exception as exc:  # a bug: never UNKNOWN without a word; the log has the traceback
             logger.exception("%s failed", fn.__name__)
             context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
