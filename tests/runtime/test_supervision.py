@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
+from graphmem.paths import resolve_paths
 from graphmem.types import IndexState
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread, install_excepthook
@@ -135,6 +136,51 @@ def test_supervised_thread_restarts_after_a_crash_and_excepthook_reports() -> No
         threading.excepthook = before
     assert [d.component for d in health.degraded()] == ["thread doomed"]
     assert "ZeroDivisionError" in health.degraded()[0].reason
+
+
+def test_a_one_off_supervised_task_reports_its_failure_with_a_traceback_and_is_not_retried(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    health = Health()
+    calls: list[int] = []
+
+    def work() -> None:
+        calls.append(1)
+        raise OSError("no forkserver")
+
+    task = SupervisedThread.once("parse-pool", work, health, failure="the parse workers did not start")
+    with caplog.at_level("ERROR", logger="graphmemd.runtime.supervisor"):
+        task.start()
+        task.join(5)
+    assert not task.is_alive()
+    assert calls == [1]
+    assert [d.component for d in health.degraded()] == ["parse-pool"]
+    assert health.last_error == "parse-pool: OSError: no forkserver"
+    [record] = caplog.records
+    assert record.getMessage() == "the parse workers did not start: OSError: no forkserver"
+    assert record.exc_info is not None  # the traceback is in the log
+
+    ran = threading.Event()
+    fine = SupervisedThread.once("other", ran.set, health, failure="never said")
+    fine.start()
+    fine.join(5)
+    assert ran.is_set()
+    assert not fine.is_alive()
+    assert [d.component for d in health.degraded()] == ["parse-pool"]
+
+
+def test_a_failed_background_start_of_the_parse_workers_shows_in_status_and_the_log(
+    daemon_factory: Callable[..., Daemon],
+) -> None:
+    repo = copy_fixture("python")
+    d = start_with_fault(daemon_factory, "parse-start", [repo])
+    with wait_serving(d) as c:
+        wait_for(lambda: degraded_with(c, "parse-pool: InjectedFault"), TIMEOUT)
+        log = resolve_paths(str(d.home), {}).log.read_text(encoding="utf-8")
+        assert "the parse workers did not start: InjectedFault" in log
+        # the supervisor logged it with its traceback
+        after = log.split("the parse workers did not start: InjectedFault", 1)[1]
+        assert after.splitlines()[1].startswith("Traceback (most recent call last):")
 
 
 def test_the_store_writer_refuses_writes_while_the_disk_is_nearly_full() -> None:

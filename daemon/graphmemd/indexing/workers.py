@@ -17,7 +17,7 @@ from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.runtime.config import DaemonConfig
 from graphmemd.runtime.faults import Faults
 from graphmemd.runtime.health import Health
-from graphmemd.runtime.supervisor import describe
+from graphmemd.runtime.supervisor import SupervisedThread, describe
 
 logger = logging.getLogger(__name__)
 
@@ -31,24 +31,21 @@ class Workers:
     def __init__(self, cfg: DaemonConfig, health: Health, faults: Faults) -> None:
         self._cfg, self._health, self._faults = cfg, health, faults
         self._pool: ParsePool | None = None
-        self._starting: threading.Thread | None = None
+        self._starting: SupervisedThread | None = None
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        """Start the workers on a short-lived thread of its own; returns at once. A start
-        that fails is reported (health, log) and retried by the next ``get``."""
+        """Start the workers on a supervised one-off thread (``SupervisedThread.once``);
+        returns at once. A start that fails is reported by the supervisor (health, the log
+        with its traceback) and retried by the next ``get``."""
 
         def start() -> None:
             started = time.monotonic()
-            try:
-                self._faults.check("parse-start")
-                self._pool = self._new()
-                logger.info("parse workers ready in %.2fs (started in the background)", time.monotonic() - started)
-            except Exception as exc:  # noqa: BLE001 - reported; ``get`` starts a new pool when needed
-                logger.error("the parse workers did not start: %s", describe(exc))
-                self._health.crashed(POOL, describe(exc))
+            self._faults.check("parse-start")
+            self._pool = self._new()
+            logger.info("parse workers ready in %.2fs (started in the background)", time.monotonic() - started)
 
-        self._starting = threading.Thread(target=start, name="graphmem-parse-start", daemon=True)
+        self._starting = SupervisedThread.once(POOL, start, self._health, failure="the parse workers did not start")
         self._starting.start()
 
     def get(self) -> ParsePool:

@@ -7,6 +7,10 @@ reason (so ``graphmem status`` says DEGRADED), and the loop goes on with the nex
 a short, growing pause. The component recovers when a later step reports success through
 ``Health.recover`` (each loop decides what counts as success).
 
+A one-off piece of background work (``SupervisedThread.once``: e.g. starting the parse
+workers) runs on a supervised thread too: an exception is logged with its traceback and shown
+as degraded the same way, and not retried there (its owner starts it again when it needs it).
+
 ``install_excepthook`` makes any other thread that dies of an exception visible the same way.
 """
 
@@ -34,12 +38,28 @@ def describe(exc: BaseException) -> str:
 class SupervisedThread:
     """One long-lived loop on a daemon thread, restarted step by step after any exception."""
 
-    def __init__(self, name: str, step: Callable[[], bool], health: Health) -> None:
+    def __init__(self, name: str, step: Callable[[], bool], health: Health, *, failure: str = "") -> None:
         self.name = name
         self._step = step
         self._health = health
+        #: What the log says when a step fails ("" for a loop: "NAME loop: unexpected error")
+        self._failure = failure
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"graphmem-{name}", daemon=True)
+
+    @classmethod
+    def once(cls, name: str, work: Callable[[], None], health: Health, *, failure: str) -> SupervisedThread:
+        """``work`` run once on a supervised thread (not started yet): an exception is logged
+        as ``failure: <reason>`` with its traceback and marks ``name`` degraded in ``Health``;
+        it is not retried (``join`` returns once it ran, whatever happened)."""
+
+        def step() -> bool:
+            work()
+            return False
+
+        thread = cls(name, step, health, failure=failure)
+        thread.stop_after_crash()
+        return thread
 
     def start(self) -> None:
         """Start the loop."""
@@ -63,7 +83,10 @@ class SupervisedThread:
             # Broad on purpose: this is the supervisor. Whatever a step raises is logged with
             # its traceback and shown as degraded; the loop itself must not die.
             except Exception as exc:
-                logger.exception("%s loop: unexpected error; the loop goes on", self.name)
+                if self._failure:
+                    logger.exception("%s: %s", self._failure, describe(exc))
+                else:
+                    logger.exception("%s loop: unexpected error; the loop goes on", self.name)
                 self._health.crashed(self.name, describe(exc))
                 if self._stop.wait(pause):
                     return
