@@ -1,8 +1,12 @@
 """The pure reader of knowledge files: units, heading paths and references at exact spans
 (Markdown with MyST, reStructuredText with Sphinx roles and directives), shared notes,
-the file selection and unit identity. Bytes in, units out: no daemon, no I/O."""
+the file selection and unit identity. Bytes in, units out: no daemon, no I/O (but the last
+test, which imports the daemon in a fresh interpreter to see what its start-up loads)."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 from graphmem.types import KnowledgeKind
@@ -266,3 +270,19 @@ def test_unit_identity_survives_edits_elsewhere_moves_and_its_own_edit() -> None
     rewritten = pair_units("r", "CLAUDE.md", known, [_unit(a), _unit("Entirely different words here.")])
     assert rewritten[0] == first[0]
     assert rewritten[1] not in first
+
+
+def test_the_readers_are_imported_by_the_first_file_that_needs_them_not_at_start_up() -> None:
+    """markdown-it and docutils cost 60-140 ms to import: neither the daemon's start-up nor a
+    parse worker (which imports ``read`` for ``decode``) loads them; reading a note does."""
+    code = (
+        "import sys\n"
+        "import graphmemd.main, graphmemd.server, graphmemd.indexing.knowledge, graphmemd.ingest.parse_pool\n"
+        "heavy = lambda: sorted(m for m in ('docutils', 'markdown_it') if m in sys.modules)\n"
+        "print(heavy())\n"
+        "from graphmemd.ingest.knowledge.read import read_note\n"
+        "read_note('n.md', '---\\nanchors: [a.py::f]\\n---\\nSee `g`.\\n')\n"
+        "print(heavy())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.split("\n")[:2] == ["[]", "['docutils', 'markdown_it']"]
