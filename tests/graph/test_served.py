@@ -1,15 +1,22 @@
-"""A module's lazy hook serving names it no longer defines (``graph.served``: pure, rules as data)."""
+"""A module's lazy hook serving names it no longer defines (``ingest.parsing.served``: a tree-sitter
+query over the module, rules as data in ``graph/data/served.toml``)."""
 
 from __future__ import annotations
 
 from graphmemd.graph.model import Language
-from graphmemd.graph.served import hook_names, rules_for, served
+from graphmemd.graph.served import Served, ServeRules, hook_names, rules_for
 from graphmemd.graph.successors import successors
+from graphmemd.ingest.parsing.served import served as served_in
 
 PY = rules_for(Language.PYTHON)
 assert PY is not None
 
-CLICK = '''import typing as t
+
+def served(text: str, name: str, rules: ServeRules) -> Served | None:
+    return served_in(text, name, Language.PYTHON, rules)
+
+
+CLICK = """import typing as t
 
 from .core import Command as Command
 
@@ -46,7 +53,7 @@ def __getattr__(name: str) -> object:
 
 def after():
     return "lazy" == name
-'''
+"""
 
 
 def test_a_name_tested_with_equality_is_served_with_its_warning_and_message() -> None:
@@ -107,7 +114,7 @@ def test_a_hook_defined_under_a_module_level_condition_is_read() -> None:
         "            import warnings\n\n"
         "            warnings.warn(\n"
         "                \"The '__version__' attribute is deprecated and will be removed in\"\n"
-        "                \" Flask 3.2. Use feature detection instead.\",\n"
+        '                " Flask 3.2. Use feature detection instead.",\n'
         "                DeprecationWarning,\n"
         "            )\n"
         "            return importlib.metadata.version('flask')\n\n"
@@ -130,3 +137,65 @@ def test_a_branch_that_only_raises_serves_nothing() -> None:
         "    raise AttributeError(name)\n"
     )
     assert served(text, "old", PY) is None  # the name is gone, whatever the message says
+
+
+ODD = """import warnings
+from . import _impl
+
+_deprecated = {
+    "old_open": "'old_open' is deprecated; use 'open_stream' instead.",  # a comment
+    # a comment between the entries
+    "old_close": "'old_close' is deprecated.",
+}
+
+
+def __getattr__(name):
+    if name == "first":  # a comment after the test
+        # a comment between the test and its block
+        warnings.warn("'first' is deprecated;"
+                      # a comment inside the call
+                      " use 'primary' instead.", DeprecationWarning)
+        return _impl.primary
+    elif (
+        name == "second"
+        or name == "third"
+    ):
+        warnings.warn(f"{name!r} is deprecated", DeprecationWarning)
+        return getattr(_impl, name)
+    elif name == "silent": return _impl.silent
+    elif name in _deprecated:
+        warnings.warn(_deprecated[name], DeprecationWarning, stacklevel=2)
+        return getattr(_impl, "new_" + name)
+    raise AttributeError(name)
+"""
+
+
+def test_odd_formatting_comments_and_a_condition_over_lines() -> None:
+    s = served(ODD, "first", PY)
+    assert s is not None
+    assert (s.warns, s.returns, s.line) == (True, "_impl.primary", 11)
+    assert successors(s.text, "first") == ["primary"]  # the literals joined across the comment
+    for name in ("second", "third"):  # `or` over lines, in parentheses
+        got = served(ODD, name, PY)
+        assert got is not None, name
+        assert got.warns, name
+        assert "silent" not in got.text  # the elif's block only
+
+
+def test_elif_chains_and_a_branch_on_the_tests_line() -> None:
+    s = served(ODD, "silent", PY)
+    assert s is not None
+    assert (s.warns, s.returns) == (False, "_impl.silent")  # served without a warning
+    assert served(ODD, "fourth", PY) is None
+
+
+def test_a_dictionary_of_messages_serves_its_keys_with_their_message() -> None:
+    s = served(ODD, "old_open", PY)
+    assert s is not None
+    assert s.warns
+    assert successors(s.text, "old_open") == ["open_stream"]  # the dictionary's value is the message
+    closing = served(ODD, "old_close", PY)
+    assert closing is not None
+    assert closing.warns
+    assert "open_stream" not in closing.text
+    assert served(ODD, "open_stream", PY) is None  # a value, not a key

@@ -12,9 +12,10 @@ from graphmem.types import Anchor, ChangeKind, StaleReason
 
 from graphmemd.graph.knowledge_refs import RefIndex, successor_in
 from graphmemd.graph.model import SymbolInfo
-from graphmemd.graph.served import Served, rules_for, served
+from graphmemd.graph.served import Served, rules_for
 from graphmemd.ingest.knowledge.model import TextRef
 from graphmemd.ingest.parsing import language_for_path
+from graphmemd.ingest.parsing.served import served
 from graphmemd.memory.anchors import file_anchor, symbol_anchor
 
 __all__ = ["Gone", "served_as"]
@@ -36,7 +37,7 @@ def served_as(
     root: Path, ref: TextRef, o: SymbolInfo, new_path: str, reason: StaleReason, index: RefIndex, now: float
 ) -> Gone | None:
     """The name ``ref`` writes for the gone ``o``, still served by a module's lazy hook
-    (``graph.served``: Python's module-level ``__getattr__``), read in the module's text under
+    (``ingest.parsing.served``: Python's module-level ``__getattr__``), read in the module's text under
     ``root`` as it is now: the module the text writes (``click.get_text_stream``: ``click``;
     ``from click.parser import split_arg_string``), else ``o``'s module and its package's
     ``__init__``. With a warning: deprecated since ``reason``'s commit (its successor the one
@@ -50,14 +51,15 @@ def served_as(
         package_init = posixpath.join(posixpath.dirname(new_path), "__init__.py")
         tries.extend((f, o.qualname) for f in (new_path, package_init))
     for path, name in dict.fromkeys(tries):
-        rules = rules_for(language_for_path(path))
+        language = language_for_path(path)
+        rules = rules_for(language)
         if rules is None:
             continue
         try:
             text = (root / path).read_text("utf-8", errors="replace")
         except OSError:
             continue
-        s = served(text, name, rules)
+        s = served(text, name, language, rules)
         if s is not None:
             return _finding(o, path, s, reason, index, now)
     return None
