@@ -719,8 +719,10 @@ class CodeVersion:
 @dataclass(frozen=True, slots=True)
 class AnchorChange:
     """What changed under one anchor of a note: the code before and after; for a suspect
-    note, the dependency's code before and after and the ``path`` from the note's code to it.
-    ``note`` says why a version is missing, when one is."""
+    note, the dependency's code before and after and, when the dependency is one edge away,
+    that edge (``path``: anchor -via-> dependency; empty for a dependency 2+ hops away, whose
+    distance is the reason's ``dependency_hops``). ``note`` says why a version is missing,
+    when one is."""
 
     anchor_ref: str
     change: ChangeKind

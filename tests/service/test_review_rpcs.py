@@ -122,3 +122,28 @@ def test_neighbourhood_of_a_method(repo_daemon: tuple[Path, Daemon]) -> None:
             c.neighbourhood(["app/nowhere.py::nothing"], repo=str(root))
         with pytest.raises(InvalidArgument, match="hops"):
             c.neighbourhood([LOGIN], repo=str(root), hops=9)
+
+
+def test_change_of_a_dependency_two_calls_away_claims_no_edge(daemon_factory: Callable[..., Daemon]) -> None:
+    """A dependency two calls away: the change names it and says nothing of a path (the one
+    edge "anchor calls dependency" would be false; the reason's ``dependency_hops`` is 2)."""
+    root = committed_fixture()
+    with (root / "app/api/routes.py").open("a") as fh:
+        fh.write("\n\ndef sign_up(email: str) -> str:\n    return create_user(email, 'secret')\n")
+    git(root, "commit", "-qam", "a caller of create_user")
+    d = daemon_factory([root], env={"GRAPHMEM_SUSPECT_HOPS": "2"})
+    with d.client() as c:
+        note = c.observe("sign_up logs the user in", anchors=["app/api/routes.py::sign_up"], repo=str(root))
+        replace_in(
+            root / "app/auth/service.py",
+            "def login(self, email: str, password: str) -> str:",
+            "def login(self, email: str, password: str, remember: bool) -> str:",
+        )
+        wait_for(lambda: _status(d, note.id, ObservationStatus.SUSPECT), 20)
+        (reason,) = c.get(note.id).stale_reasons
+        assert (reason.dependency_ref, reason.dependency_hops) == (LOGIN, 2)
+        (change,) = c.change(note.id).changes
+        assert change.change is ChangeKind.DEPENDENCY_CHANGED
+        assert change.dependency_ref == LOGIN
+        assert change.path == ()
+        assert "remember: bool" in change.after.text

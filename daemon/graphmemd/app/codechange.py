@@ -131,7 +131,10 @@ class CodeChanges:
                 detail=reason_detail(r),
                 commit=r.commit,
                 dependency_ref=r.dependency_ref,
-                path=(Hop(r.anchor_ref, via, r.dependency_ref),),
+                # the edge from the note's code to its dependency, when that is one edge: the
+                # walk that found a farther one keeps no path, and a search now could find
+                # another one than made the note suspect (``dependency_hops`` says how far)
+                path=(Hop(r.anchor_ref, via, r.dependency_ref),) if r.dependency_hops <= 1 else (),
                 note=note,
             )
         anchor = next((a for a in o.anchors if a.ref == r.anchor_ref), None)
