@@ -667,6 +667,7 @@ def knowledge_reference_to_proto(r: KnowledgeReference) -> types_pb2.KnowledgeRe
         observation_id=r.observation_id,
         old_signature=r.old_signature,
         new_signature=r.new_signature,
+        deprecated=r.deprecated,
     )
 
 
@@ -688,6 +689,7 @@ def knowledge_reference_from_proto(m: types_pb2.KnowledgeReference) -> Knowledge
         observation_id=m.observation_id,
         old_signature=m.old_signature,
         new_signature=m.new_signature,
+        deprecated=m.deprecated,
     )
 
 

@@ -285,6 +285,9 @@ class KnowledgeReference:
     # the sentence around it says the name is old ("deprecated in favor of", "no longer"): a
     # name gone is then graded historical (kept by the daemon's journal, not on the wire)
     historical: bool = False
+    # suspect because the name is gone but a module still serves it with a warning
+    # (``ChangeKind.DEPRECATED``): its own level in ``check`` and the language server
+    deprecated: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from graphmem import convert
 from graphmem.check.format import (
     GITHUB_ANNOTATIONS_SHOWN,
     FailOn,
+    Grade,
     Level,
     ReportLevel,
     at_level,
@@ -26,8 +27,10 @@ from graphmem.check.format import (
     exit_status,
     findings,
     github_lines,
+    grade,
     json_text,
     level,
+    rule_id,
     summary,
     text_lines,
 )
@@ -137,6 +140,45 @@ def test_levels_follow_the_threshold() -> None:
     assert level(STALE, FailOn.STALE) is Level.ERROR
     assert level(SUSPECT, FailOn.STALE) is Level.NOTE
     assert level(DANGLING, FailOn.NEVER) is Level.WARNING
+
+
+DEPRECATED = KnowledgeReference(
+    text="BaseCommand",
+    path="docs/api.md",
+    line=150,
+    column=16,
+    end_line=150,
+    end_column=27,
+    state=ReferenceState.SUSPECT,
+    target_ref="src/click/core.py::BaseCommand",
+    reason="`BaseCommand` is deprecated: `click.__getattr__` still serves it, with a warning, since 9dd1207; "
+    "use `Command`",
+    commit="9dd1207",
+    deprecated=True,
+)
+
+
+def test_deprecated_is_a_grade_of_its_own_below_suspect() -> None:
+    both = check_of(SUSPECT, DEPRECATED)
+    assert sorted(grade(r) for r in findings(both)) == [Grade.DEPRECATED, Grade.SUSPECT]
+    # --level suspect hides it, deprecated (the default) and all show it
+    assert at_level(both, ReportLevel.SUSPECT).references == (SUSPECT,)
+    assert at_level(both, ReportLevel.DEPRECATED).references == (SUSPECT, DEPRECATED)
+    assert at_level(both, ReportLevel.ALL).references == (SUSPECT, DEPRECATED)
+    # it fails only at --fail-on deprecated (what fails is shown whatever the level)
+    assert exit_status(check_of(DEPRECATED), FailOn.SUSPECT) == 0
+    assert exit_status(check_of(DEPRECATED), FailOn.DEPRECATED) == 1
+    assert at_level(both, ReportLevel.DANGLING, FailOn.DEPRECATED).references == (SUSPECT, DEPRECATED)
+    assert level(DEPRECATED, FailOn.SUSPECT) is Level.NOTE
+    assert rule_id(DEPRECATED) == "deprecated-reference"
+    assert rule_id(SUSPECT) == "suspect-reference"
+    (line, total) = text_lines(check_of(DEPRECATED), FailOn.DANGLING)
+    assert line.startswith("docs/api.md:150:16: deprecated: `BaseCommand` is deprecated: ")
+    assert total.startswith("0 dangling, 0 stale, 0 suspect, 1 deprecated in ")
+    (result,) = sarif_log(check_of(DEPRECATED), FailOn.DANGLING, tool_version="0.1.0")["runs"][0]["results"]  # type: ignore[index]
+    assert (result["ruleId"], result["ruleIndex"], result["level"]) == ("deprecated-reference", 3, "note")
+    assert result["properties"]["state"] == "deprecated"
+    assert json.loads(json_text(check_of(DEPRECATED), FailOn.DANGLING))["references"][0]["deprecated"] is True
 
 
 def test_findings_are_in_file_order_without_ok_references() -> None:
@@ -269,6 +311,7 @@ def test_sarif_results_carry_the_exact_span_rule_and_relative_uri() -> None:
         "dangling-reference",
         "stale-reference",
         "suspect-reference",
+        "deprecated-reference",
         "changed-reference",
     ]
     by_uri = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r for r in run["results"]}

@@ -13,6 +13,7 @@ installed ``graphmem check``):
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Callable
@@ -41,7 +42,7 @@ FILES = {
     ),
 }
 
-SHIM = '''
+SHIM = """
 
 def __getattr__(name):
     import warnings
@@ -56,7 +57,7 @@ def __getattr__(name):
         )
         return _get_stream
     raise AttributeError(name)
-'''
+"""
 
 
 def _history() -> History:
@@ -92,9 +93,7 @@ def _history() -> History:
 def _check(h: History, d: Daemon, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, GRAPHMEM_HOME=str(d.home))
     env.pop("GRAPHMEM_ADDRESS", None)
-    return subprocess.run(
-        [*GRAPHMEM, "check", *args], cwd=h.root, env=env, capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([*GRAPHMEM, "check", *args], cwd=h.root, env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_served_historical_and_merged_away_names(daemon_factory: DaemonFactory) -> None:
@@ -114,6 +113,7 @@ def test_served_historical_and_merged_away_names(daemon_factory: DaemonFactory) 
     )
     assert served.target_ref == "pkg/streams.py::get_stream"
     assert served.renamed_to == ""
+    assert served.deprecated  # its own grade: a flag on the wire, not words in the reason
 
     ordinary = by_text["pkg.old_helper"]  # the mutant: removed with no shim
     assert ordinary.state is ReferenceState.DANGLING
@@ -122,6 +122,7 @@ def test_served_historical_and_merged_away_names(daemon_factory: DaemonFactory) 
     historical = by_text["old_helper"]  # "was removed in favor of": asks for nothing
     assert historical.state is ReferenceState.CHANGED
     assert historical.reason == f"historical: `old_helper` removed in {removed}"
+    assert not historical.deprecated
 
     merged = by_text["merged_away"]
     assert merged.state is ReferenceState.DANGLING
@@ -130,12 +131,21 @@ def test_served_historical_and_merged_away_names(daemon_factory: DaemonFactory) 
 
     out = _check(h, d, "docs/served.md")  # a deprecated name fails nothing by default
     assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stdout.splitlines()[:-1] == [f"docs/served.md:3:27: suspect: {served.reason}"]
+    assert out.stdout.splitlines()[:-1] == [f"docs/served.md:3:27: deprecated: {served.reason}"]
     out = _check(h, d)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "historical" not in out.stdout  # the default level leaves it out
     assert "uncommitted" not in out.stdout
-    assert out.stdout.splitlines()[-1].startswith("2 dangling, 0 stale, 1 suspect in 2 files"), out.stdout
+    assert out.stdout.splitlines()[-1].startswith("2 dangling, 0 stale, 0 suspect, 1 deprecated in 2 files"), out.stdout
+    # a level of its own: --level suspect hides it, --fail-on deprecated fails on it
+    out = _check(h, d, "docs/served.md", "--level", "suspect")
+    assert (out.returncode, out.stdout.splitlines()[:-1]) == (0, []), out.stdout + out.stderr
+    out = _check(h, d, "docs/served.md", "--fail-on", "deprecated", "--level", "dangling")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stdout.splitlines()[0] == f"docs/served.md:3:27: deprecated: {served.reason}"
+    sarif = json.loads(_check(h, d, "docs/served.md", "--format", "sarif").stdout)
+    (result,) = sarif["runs"][0]["results"]
+    assert (result["ruleId"], result["level"]) == ("deprecated-reference", "note")
     out = _check(h, d, "--level", "all")
     assert f"docs/api.md:5:6: changed: historical: `old_helper` removed in {removed}" in out.stdout, out.stdout
 

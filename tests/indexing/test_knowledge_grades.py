@@ -213,12 +213,12 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
     )
     assert out.returncode == 1, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[-1].startswith("2 dangling, 1 stale, 2 suspect in 2 files"), lines
+    assert lines[-1].startswith("2 dangling, 1 stale, 1 suspect, 1 deprecated in 2 files"), lines
     found = lines[:-1]
     assert len(found) == 5
     assert all(len(line.split(": ", 2)[2]) <= 160 for line in found), found
     assert (
-        f"docs/guide.md:11:4: suspect: `RequestContext` is deprecated: `pkg.__getattr__` still serves it, with a "
+        f"docs/guide.md:11:4: deprecated: `RequestContext` is deprecated: `pkg.__getattr__` still serves it, with a "
         f"warning, since {c_['RequestContext merged into AppContext']}; use `AppContext`"
         in out.stdout
     )

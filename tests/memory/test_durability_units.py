@@ -57,6 +57,22 @@ def test_codec_round_trips() -> None:
     assert validate_doc(to_doc(o)) is None
 
 
+def test_a_deprecated_reference_round_trips_and_an_old_journal_s_is_read_from_its_reason() -> None:
+    reason = "`get_stream` is deprecated: `pkg.__getattr__` still serves it, with a warning, since 1a2b3c4"
+    ref = {"text": "get_stream", "line": 3, "column": 27, "end_line": 3, "end_column": 37, "state": "suspect"}
+    knowledge = {"path": "docs/a.md", "start_line": 1, "end_line": 3, "kind": "documentation"}
+    new = from_doc(doc(knowledge=knowledge, references=[{**ref, "reason": reason, "deprecated": True}]))
+    assert new.references[0].deprecated
+    assert to_doc(new)["references"][0]["deprecated"] is True
+    assert from_doc(to_doc(new)) == new
+    # written before the field: the reason says it (and only a suspect one's)
+    old = from_doc(doc(knowledge=knowledge, references=[{**ref, "reason": reason}]))
+    assert old.references[0].deprecated
+    other = from_doc(doc(knowledge=knowledge, references=[{**ref, "reason": "`f`: parameter `x` was removed"}]))
+    assert not other.references[0].deprecated
+    assert "deprecated" not in to_doc(other)["references"][0]
+
+
 def test_validate_request_names_the_field() -> None:
     with pytest.raises(InvalidArgument, match="text: contains a NUL"):
         validate_request(service_pb2.CreateObservationRequest(text="a\x00b"))

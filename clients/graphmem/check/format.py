@@ -4,12 +4,15 @@
 Nothing here does I/O: a ``KnowledgeCheck`` (what the daemon answered) and the ``--fail-on``
 threshold in, strings out. The order of findings is the file order: path, line, column.
 
-Severity: dangling > stale > suspect > changed. A finding *fails* the check when its state
-is at or above ``--fail-on`` (default: dangling); failing findings are errors in every
-format, the others are warnings (stale, dangling below the threshold) or notes (suspect:
-old callers of the named code break, worth a look; changed: it changed but what the text
-uses still fits, shown only with ``--level all`` and never failing). ``--level`` chooses
-what is printed (``at_level``); the gate is judged on every finding all the same.
+Severity (``Grade``): dangling > stale > suspect > deprecated > changed. *Deprecated* is a
+suspect reference whose name is gone as a symbol but still served by a module with a warning
+(the daemon's ``deprecated`` flag): it works today, so it is a level of its own, below
+suspect. A finding *fails* the check when its grade is at or above ``--fail-on`` (default:
+dangling); failing findings are errors in every format, the others are warnings (stale,
+dangling below the threshold) or notes (suspect: old callers of the named code break, worth a
+look; deprecated: it still works, with a warning; changed: it changed but what the text uses
+still fits, shown only with ``--level all`` and never failing). ``--level`` chooses what is
+printed (``at_level``); the gate is judged on every finding all the same.
 
 A finding repeated — one symbol, one change, one file — is printed once, listing its other
 lines (``grouped``). A text message is at most ``MESSAGE_LIMIT`` characters: the close
@@ -34,6 +37,7 @@ __all__ = [
     "GITHUB_ANNOTATIONS_SHOWN",
     "MESSAGE_LIMIT",
     "FailOn",
+    "Grade",
     "Group",
     "Level",
     "ReportLevel",
@@ -45,6 +49,7 @@ __all__ = [
     "fails",
     "findings",
     "github_lines",
+    "grade",
     "grouped",
     "json_text",
     "level",
@@ -59,21 +64,35 @@ CLOSE_MATCHES_SHOWN: Final = 3
 MESSAGE_LIMIT: Final = 160
 
 
-class FailOn(str, Enum):
-    """The lowest state that fails the check (``--fail-on``); ``never`` only reports."""
+class Grade(str, Enum):
+    """A finding's grade: its ``ReferenceState``, with a suspect reference the daemon flags
+    ``deprecated`` (a name a module still serves with a warning) a grade of its own."""
 
     DANGLING = "dangling"
     STALE = "stale"
     SUSPECT = "suspect"
+    DEPRECATED = "deprecated"
+    CHANGED = "changed"
+    OK = "ok"
+
+
+class FailOn(str, Enum):
+    """The lowest grade that fails the check (``--fail-on``); ``never`` only reports."""
+
+    DANGLING = "dangling"
+    STALE = "stale"
+    SUSPECT = "suspect"
+    DEPRECATED = "deprecated"
     NEVER = "never"
 
 
 class ReportLevel(str, Enum):
-    """What is printed (``--level``): each level adds the next state below it."""
+    """What is printed (``--level``): each level adds the next grade below it."""
 
     DANGLING = "dangling"
     STALE = "stale"
-    SUSPECT = "suspect"  # the default: what a maintainer must act on
+    SUSPECT = "suspect"  # what a maintainer must act on
+    DEPRECATED = "deprecated"  # the default: and names that still work, with a warning
     ALL = "all"  # and the changes what the text uses still fits
 
 
@@ -85,53 +104,64 @@ class Level(str, Enum):
     NOTE = "note"
 
 
-_RANK: Final[dict[ReferenceState, int]] = {
-    ReferenceState.OK: 0,
-    ReferenceState.CHANGED: 1,
-    ReferenceState.SUSPECT: 2,
-    ReferenceState.STALE: 3,
-    ReferenceState.DANGLING: 4,
+_RANK: Final[dict[Grade, int]] = {
+    Grade.OK: 0,
+    Grade.CHANGED: 1,
+    Grade.DEPRECATED: 2,
+    Grade.SUSPECT: 3,
+    Grade.STALE: 4,
+    Grade.DANGLING: 5,
 }
-_THRESHOLD: Final[dict[FailOn, int]] = {FailOn.DANGLING: 4, FailOn.STALE: 3, FailOn.SUSPECT: 2, FailOn.NEVER: 99}
+_THRESHOLD: Final[dict[FailOn, int]] = {
+    FailOn.DANGLING: 5,
+    FailOn.STALE: 4,
+    FailOn.SUSPECT: 3,
+    FailOn.DEPRECATED: 2,
+    FailOn.NEVER: 99,
+}
 _SHOWN: Final[dict[ReportLevel, int]] = {
-    ReportLevel.DANGLING: 4,
-    ReportLevel.STALE: 3,
-    ReportLevel.SUSPECT: 2,
+    ReportLevel.DANGLING: 5,
+    ReportLevel.STALE: 4,
+    ReportLevel.SUSPECT: 3,
+    ReportLevel.DEPRECATED: 2,
     ReportLevel.ALL: 1,
 }
 
-_RULE_IDS: Final[dict[ReferenceState, str]] = {
-    ReferenceState.DANGLING: "dangling-reference",
-    ReferenceState.STALE: "stale-reference",
-    ReferenceState.SUSPECT: "suspect-reference",
-    ReferenceState.CHANGED: "changed-reference",
-    ReferenceState.OK: "reference",
-}
-
-_DEFAULT_REASON: Final[dict[ReferenceState, str]] = {
-    ReferenceState.DANGLING: "names code that no longer exists",
-    ReferenceState.STALE: "is a call that no longer fits the code's signature",
-    ReferenceState.SUSPECT: "names code that changed in a way that breaks old callers",
-    ReferenceState.CHANGED: "names code that changed, compatibly with what the text uses",
-    ReferenceState.OK: "resolves",
+_DEFAULT_REASON: Final[dict[Grade, str]] = {
+    Grade.DANGLING: "names code that no longer exists",
+    Grade.STALE: "is a call that no longer fits the code's signature",
+    Grade.SUSPECT: "names code that changed in a way that breaks old callers",
+    Grade.DEPRECATED: "names code that is gone but still served, with a warning",
+    Grade.CHANGED: "names code that changed, compatibly with what the text uses",
+    Grade.OK: "resolves",
 }
 
 
-def fails(state: ReferenceState, fail_on: FailOn) -> bool:
-    """Whether a finding in ``state`` fails the check at threshold ``fail_on``."""
-    return _RANK[state] >= _THRESHOLD[fail_on]
+def grade(ref: KnowledgeReference) -> Grade:
+    """``ref``'s grade: its state, or *deprecated* for a suspect one the daemon flags so."""
+    if ref.state is ReferenceState.SUSPECT and ref.deprecated:
+        return Grade.DEPRECATED
+    return Grade(ref.state.value)
+
+
+def fails(ref: KnowledgeReference, fail_on: FailOn) -> bool:
+    """Whether ``ref`` fails the check at threshold ``fail_on``."""
+    return _RANK[grade(ref)] >= _THRESHOLD[fail_on]
 
 
 def level(ref: KnowledgeReference, fail_on: FailOn) -> Level:
-    """Error when it fails the check; else warning (dangling, stale) or note (suspect)."""
-    if fails(ref.state, fail_on):
+    """Error when it fails the check; else warning (dangling, stale) or note (suspect,
+    deprecated, changed)."""
+    if fails(ref, fail_on):
         return Level.ERROR
-    return Level.NOTE if ref.state in (ReferenceState.SUSPECT, ReferenceState.CHANGED) else Level.WARNING
+    return Level.WARNING if grade(ref) in (Grade.DANGLING, Grade.STALE) else Level.NOTE
 
 
-def rule_id(state: ReferenceState) -> str:
-    """The rule a finding in ``state`` breaks: ``dangling-reference``, ``stale-reference``, …"""
-    return _RULE_IDS[state]
+def rule_id(ref: KnowledgeReference) -> str:
+    """The rule ``ref`` breaks: ``dangling-reference``, ``stale-reference``,
+    ``suspect-reference``, ``deprecated-reference``, ``changed-reference``."""
+    g = grade(ref)
+    return "reference" if g is Grade.OK else f"{g.value}-reference"
 
 
 def findings(check: KnowledgeCheck) -> tuple[KnowledgeReference, ...]:
@@ -147,7 +177,7 @@ def findings(check: KnowledgeCheck) -> tuple[KnowledgeReference, ...]:
 def at_level(check: KnowledgeCheck, report: ReportLevel, fail_on: FailOn = FailOn.NEVER) -> KnowledgeCheck:
     """``check`` with only the findings ``--level`` prints (and those that fail the check:
     what fails is always shown)."""
-    keep = tuple(r for r in check.references if _RANK[r.state] >= _SHOWN[report] or fails(r.state, fail_on))
+    keep = tuple(r for r in check.references if _RANK[grade(r)] >= _SHOWN[report] or fails(r, fail_on))
     return replace(check, references=keep)
 
 
@@ -185,7 +215,7 @@ def _also(group: Group) -> str:
 
 def exit_status(check: KnowledgeCheck, fail_on: FailOn) -> int:
     """1 when any finding is at or above ``fail_on``, else 0."""
-    return 1 if any(fails(r.state, fail_on) for r in check.references) else 0
+    return 1 if any(fails(r, fail_on) for r in check.references) else 0
 
 
 def _short(commit: str) -> str:
@@ -203,7 +233,7 @@ def describe(ref: KnowledgeReference, limit: int = MESSAGE_LIMIT) -> str:
     a dangling reference, the closest names there are now, as many as fit."""
     reason = " ".join(ref.reason.split())
     if not reason:
-        reason = f"`{ref.text}` {_DEFAULT_REASON[ref.state]}"
+        reason = f"`{ref.text}` {_DEFAULT_REASON[grade(ref)]}"
         if ref.renamed_to:
             reason += f": renamed to `{_short_ref(ref.renamed_to)}`"
         if ref.commit:
@@ -250,7 +280,7 @@ def _plural(n: int, word: str) -> str:
 def summary(check: KnowledgeCheck, fail_on: FailOn) -> str:
     """``2 dangling, 1 stale, 0 suspect in 4 files (12 units, 30 references checked); fails
     on dangling: 2``, or ``no findings in …`` when every reference resolves."""
-    counts = Counter(r.state for r in findings(check))
+    counts = Counter(grade(r) for r in findings(check))
     scope = (
         f"in {_plural(check.files_checked, 'file')} ({_plural(check.units, 'unit')}, "
         f"{_plural(check.references_checked, 'reference')} checked)"
@@ -259,12 +289,12 @@ def summary(check: KnowledgeCheck, fail_on: FailOn) -> str:
         head = f"no findings {scope}"
     else:
         head = (
-            f"{counts[ReferenceState.DANGLING]} dangling, {counts[ReferenceState.STALE]} stale, "
-            f"{counts[ReferenceState.SUSPECT]} suspect"
-            + (f", {counts[ReferenceState.CHANGED]} changed" if counts[ReferenceState.CHANGED] else "")
+            f"{counts[Grade.DANGLING]} dangling, {counts[Grade.STALE]} stale, {counts[Grade.SUSPECT]} suspect"
+            + (f", {counts[Grade.DEPRECATED]} deprecated" if counts[Grade.DEPRECATED] else "")
+            + (f", {counts[Grade.CHANGED]} changed" if counts[Grade.CHANGED] else "")
             + f" {scope}"
         )
-    failing = sum(1 for r in check.references if fails(r.state, fail_on))
+    failing = sum(1 for r in check.references if fails(r, fail_on))
     if fail_on is FailOn.NEVER:
         return head + "; --fail-on never: reporting only"
     return head + (f"; {failing} at or above {fail_on.value}: FAILED" if failing else "; passed")
@@ -281,7 +311,7 @@ def _freshness_warning(freshness: Freshness | None) -> str:
 def text_lines(check: KnowledgeCheck, fail_on: FailOn) -> list[str]:
     """``path:line:column: state: message`` per finding (the form compilers print, which
     editors and terminals link), then the summary (and a warning when the index lagged)."""
-    lines = [f"{g.first.path}:{g.first.line}:{g.first.column}: {g.first.state.value}: {describe(g.first)}{_also(g)}"
+    lines = [f"{g.first.path}:{g.first.line}:{g.first.column}: {grade(g.first).value}: {describe(g.first)}{_also(g)}"
              for g in grouped(check)]  # fmt: skip
     warning = _freshness_warning(check.freshness)
     if warning:
@@ -335,7 +365,7 @@ def _github_properties(ref: KnowledgeReference) -> list[tuple[str, str]]:
         props.append(("col", str(ref.column)))
         if ref.end_column > ref.column:
             props.append(("endColumn", str(ref.end_column)))
-    props.append(("title", f"graphmem: {ref.state.value} reference"))
+    props.append(("title", f"graphmem: {grade(ref).value} reference"))
     return props
 
 

@@ -89,7 +89,7 @@ class CheckOptions:
     paths: tuple[str, ...] = ()
     output: OutputFormat = OutputFormat.TEXT
     fail_on: FailOn = FailOn.DANGLING
-    level: ReportLevel = ReportLevel.SUSPECT
+    level: ReportLevel = ReportLevel.DEPRECATED
     repo: str = ""
     one_shot: bool = False
     wait: float = DEFAULT_WAIT_S
@@ -124,14 +124,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p,
         "--fail-on",
         FailOn.DANGLING,
-        "exit 1 when a finding is at or above this state (default: dangling; never: report only)",
+        "exit 1 when a finding is at or above this grade: dangling > stale > suspect > deprecated "
+        "(default: dangling; never: report only)",
     )
     _choice(
         p,
         "--level",
-        ReportLevel.SUSPECT,
-        "what to print: dangling; and stale; and suspect (default: what a maintainer must act on); "
-        "all (and changes what the text uses still fits)",
+        ReportLevel.DEPRECATED,
+        "what to print: dangling; and stale; and suspect (what a maintainer must act on); and deprecated "
+        "(default: names a module still serves, with a warning); all (and changes what the text uses still fits)",
     )
     p.add_argument("--repo", metavar="PATH", default="", help="the repository (default: the one around the cwd)")
     p.add_argument(

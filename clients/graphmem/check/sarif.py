@@ -24,8 +24,8 @@ from pathlib import PurePosixPath
 from typing import Final
 from urllib.parse import quote
 
-from graphmem.check.format import FailOn, Group, describe, grouped, level, rule_id
-from graphmem.types import KnowledgeCheck, KnowledgeReference, ReferenceState
+from graphmem.check.format import FailOn, Grade, Group, describe, grade, grouped, level, rule_id
+from graphmem.types import KnowledgeCheck, KnowledgeReference
 
 __all__ = ["FINGERPRINT_KEY", "SARIF_SCHEMA", "SARIF_VERSION", "SRCROOT", "sarif_log"]
 
@@ -36,11 +36,11 @@ SRCROOT: Final = "SRCROOT"
 #: The partialFingerprints key graphmem writes (versioned: a new scheme gets a new key).
 FINGERPRINT_KEY: Final = "graphmemReference/v1"
 
-_STATES: Final = (ReferenceState.DANGLING, ReferenceState.STALE, ReferenceState.SUSPECT, ReferenceState.CHANGED)
+_GRADES: Final = (Grade.DANGLING, Grade.STALE, Grade.SUSPECT, Grade.DEPRECATED, Grade.CHANGED)
 
-_RULE_TEXT: Final[dict[ReferenceState, tuple[str, str, str, str]]] = {
+_RULE_TEXT: Final[dict[Grade, tuple[str, str, str, str]]] = {
     # name, default level, short description, full description
-    ReferenceState.DANGLING: (
+    Grade.DANGLING: (
         "DanglingReference",
         "error",
         "A knowledge file names code that no longer exists.",
@@ -48,7 +48,7 @@ _RULE_TEXT: Final[dict[ReferenceState, tuple[str, str, str, str]]] = {
         "file that no longer exists in the repository: it was removed, or renamed (the message then "
         "gives the new name). Fix the text, or restore the code.",
     ),
-    ReferenceState.STALE: (
+    Grade.STALE: (
         "StaleReference",
         "warning",
         "A knowledge file writes a call that no longer fits the code's signature.",
@@ -57,14 +57,22 @@ _RULE_TEXT: Final[dict[ReferenceState, tuple[str, str, str, str]]] = {
         "it accepts, after a change made since the lines around it were last committed (git blame). "
         "Fix the call in the text.",
     ),
-    ReferenceState.SUSPECT: (
+    Grade.SUSPECT: (
         "SuspectReference",
         "note",
         "A knowledge file names code that changed in a way that breaks old callers.",
         "The named code lost or renamed a parameter, or gained a required one, after the text around "
         "the reference was last committed. The text does not show a call; check that it still holds.",
     ),
-    ReferenceState.CHANGED: (
+    Grade.DEPRECATED: (
+        "DeprecatedReference",
+        "note",
+        "A knowledge file names code that is gone but still served, with a warning.",
+        "The named symbol was removed, but a module still serves the name lazily with a deprecation "
+        "warning (Python's module-level __getattr__): the text works today and will break when the "
+        "shim goes. The message gives the replacement the warning names, when it names one.",
+    ),
+    Grade.CHANGED: (
         "ChangedReference",
         "note",
         "A knowledge file names code that changed compatibly with what the text uses.",
@@ -74,10 +82,10 @@ _RULE_TEXT: Final[dict[ReferenceState, tuple[str, str, str, str]]] = {
 }
 
 
-def _rule(state: ReferenceState) -> dict[str, object]:
-    name, default_level, short, full = _RULE_TEXT[state]
+def _rule(g: Grade) -> dict[str, object]:
+    name, default_level, short, full = _RULE_TEXT[g]
     return {
-        "id": rule_id(state),
+        "id": f"{g.value}-reference",
         "name": name,
         "shortDescription": {"text": short},
         "fullDescription": {"text": full},
@@ -103,13 +111,13 @@ def _region(ref: KnowledgeReference) -> dict[str, int]:
 
 
 def _fingerprint(ref: KnowledgeReference, occurrence: int) -> str:
-    key = "\0".join((rule_id(ref.state), ref.path, ref.text, ref.target_ref, str(occurrence)))
+    key = "\0".join((rule_id(ref), ref.path, ref.text, ref.target_ref, str(occurrence)))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 def _properties(group: Group) -> dict[str, object]:
     ref = group.first
-    props: dict[str, object] = {"reference": ref.text, "state": ref.state.value, "lines": list(group.lines)}
+    props: dict[str, object] = {"reference": ref.text, "state": grade(ref).value, "lines": list(group.lines)}
     for key, value in (
         ("targetRef", ref.target_ref),
         ("renamedTo", ref.renamed_to),
@@ -134,8 +142,8 @@ def _location(ref: KnowledgeReference) -> dict[str, object]:
 def _result(group: Group, fail_on: FailOn, occurrence: int) -> dict[str, object]:
     ref = group.first
     result: dict[str, object] = {
-        "ruleId": rule_id(ref.state),
-        "ruleIndex": _STATES.index(ref.state),
+        "ruleId": rule_id(ref),
+        "ruleIndex": _GRADES.index(grade(ref)),
         "kind": "fail",
         "level": level(ref, fail_on).value,
         "message": {"text": describe(ref)},
@@ -155,7 +163,7 @@ def sarif_log(check: KnowledgeCheck, fail_on: FailOn, *, tool_version: str, root
     results: list[dict[str, object]] = []
     for group in grouped(check):
         ref = group.first
-        key = (rule_id(ref.state), ref.path, ref.text, ref.target_ref)
+        key = (rule_id(ref), ref.path, ref.text, ref.target_ref)
         results.append(_result(group, fail_on, seen[key]))
         seen[key] += 1
     run: dict[str, object] = {
@@ -164,7 +172,7 @@ def sarif_log(check: KnowledgeCheck, fail_on: FailOn, *, tool_version: str, root
                 "name": "graphmem",
                 "version": tool_version,
                 "semanticVersion": tool_version,
-                "rules": [_rule(state) for state in _STATES],
+                "rules": [_rule(g) for g in _GRADES],
             }
         },
         "columnKind": "unicodeCodePoints",

@@ -6,9 +6,11 @@ carries each span over to the editor's buffer through the same line diff as the 
 (``positions.LineMap``): a reference whose lines are unchanged in the buffer shows at its exact
 span; one whose lines were edited is not shown (never on the wrong line), nor one whose span
 no longer holds its text on disk (the file changed after the daemon read it). Dangling and stale
-references are warnings, suspect ones information (``Settings.reference`` /
-``Settings.suspect_reference``). ``replace_actions`` offers the rename target and the close
-matches as quick fixes (a ``WorkspaceEdit`` of the span).
+references are warnings, suspect ones information, deprecated ones (a name gone that a module
+still serves with a warning: the daemon's ``deprecated`` flag) hints with LSP's
+``DiagnosticTag.Deprecated``, which editors draw struck through (``Settings.reference`` /
+``Settings.suspect_reference`` / ``Settings.deprecated_reference``). ``replace_actions`` offers
+the rename target and the close matches as quick fixes (a ``WorkspaceEdit`` of the span).
 """
 
 from __future__ import annotations
@@ -41,7 +43,14 @@ def is_knowledge_path(path: str) -> bool:
     return p.suffix.lower() in _SUFFIXES or p.name in _NAMES
 
 
+def _deprecated(ref: KnowledgeReference) -> bool:
+    """Graded *deprecated* (``check``'s grade of its own): suspect, and flagged so."""
+    return ref.state is ReferenceState.SUSPECT and ref.deprecated
+
+
 def _level(ref: KnowledgeReference, settings: Settings) -> Severity:
+    if _deprecated(ref):
+        return settings.deprecated_reference
     return settings.suspect_reference if ref.state is ReferenceState.SUSPECT else settings.reference
 
 
@@ -75,8 +84,8 @@ def reference_diagnostics(
     settings: Settings,
     encoding: str = "utf-16",
 ) -> list[lsp.Diagnostic]:
-    """A diagnostic at the exact buffer span of each dangling, stale or suspect reference
-    (the grades ``graphmem check`` prints by default).
+    """A diagnostic at the exact buffer span of each dangling, stale, suspect or deprecated
+    reference (the grades ``graphmem check`` prints by default).
 
     ``disk`` is the text the references' lines refer to (the file the daemon read), ``buffer``
     the editor's text; both as lines."""
@@ -97,7 +106,8 @@ def reference_diagnostics(
                 message=reference_message(ref),
                 severity=SEVERITY[level],
                 source=REFERENCE_SOURCE,
-                code=f"{ref.state.value}-reference",
+                code="deprecated-reference" if _deprecated(ref) else f"{ref.state.value}-reference",
+                tags=[lsp.DiagnosticTag.Deprecated] if _deprecated(ref) else None,
                 data={"reference": ref.text, "fixes": list(dict.fromkeys(fixes))},
             )
         )

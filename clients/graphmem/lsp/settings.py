@@ -2,13 +2,16 @@
 ``workspace/didChangeConfiguration`` (both under an optional ``graphmem`` key):
 
     {"diagnosticSeverity": "hint" | {"stale": "information", "suspect": "hint",
-                                     "reference": "warning", "suspectReference": "information"},
+                                     "reference": "warning", "suspectReference": "information",
+                                     "deprecatedReference": "hint"},
      "notesAsMessage": true,   # graphmem.showNotes also shows the notes as a window message
      "clientPrompts": false,   # the client asks for a note's text itself (the VS Code extension)
      "user": "alice"}          # who confirms notes (default: the login name)
 
 A single severity sets the notes' (stale and suspect); the references to code in knowledge
-files (dangling or stale: ``reference``; suspect: ``suspectReference``) are set by name only.
+files (dangling or stale: ``reference``; suspect: ``suspectReference``; a name a module still
+serves with a warning: ``deprecatedReference``, shown struck through; ``off`` hides them: the
+editor's ``check --level``) are set by name only.
 A value of the wrong type or an unknown severity is reported (one warning each) and the
 setting keeps its previous value.
 """
@@ -42,6 +45,9 @@ class Settings:
     suspect: Severity = Severity.HINT
     reference: Severity = Severity.WARNING  # a dangling or stale reference in a knowledge file
     suspect_reference: Severity = Severity.INFORMATION
+    #: a name gone but still served with a warning: a hint, struck through (as pyright and
+    #: TypeScript show a use of a deprecated name)
+    deprecated_reference: Severity = Severity.HINT
     notes_as_message: bool = True
     client_prompts: bool = False
     user: str = ""
@@ -53,6 +59,7 @@ _SEVERITY_KEYS = {
     "suspect": "suspect",
     "reference": "reference",
     "suspectReference": "suspect_reference",
+    "deprecatedReference": "deprecated_reference",
 }
 _ALIASES = {"info": Severity.INFORMATION, "warn": Severity.WARNING, "none": Severity.OFF}
 

@@ -19,7 +19,7 @@ from graphmem.lsp.commands import Command
 from graphmem.lsp.positions import Placements, index_of_units, units
 from graphmem.lsp.present import diagnostic_message, hover_markdown, lens_title
 from graphmem.lsp.settings import Settings, Severity
-from graphmem.types import AnchorKind, FileOutline, Observation, ObservationStatus, Symbol
+from graphmem.types import AnchorKind, ChangeKind, FileOutline, Observation, ObservationStatus, Symbol
 
 __all__ = ["SEVERITY", "SOURCE", "FileView"]
 
@@ -33,6 +33,15 @@ SEVERITY: Final = {
     Severity.HINT: lsp.DiagnosticSeverity.Hint,
 }
 _SHOWN: Final = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
+
+
+def _deprecated(o: Observation) -> bool:
+    """A suspect note whose every reason is a name gone but still served with a warning."""
+    return (
+        o.status is ObservationStatus.SUSPECT
+        and bool(o.stale_reasons)
+        and all(r.change is ChangeKind.DEPRECATED for r in o.stale_reasons)
+    )
 
 
 class FileView:
@@ -147,7 +156,9 @@ class FileView:
         return sorted(out, key=lambda c: (c.range.start.line, c.range.start.character))
 
     def diagnostics(self, settings: Settings, now: float) -> list[lsp.Diagnostic]:
-        """A diagnostic for each stale or suspect note at its symbol (the file's on line 0)."""
+        """A diagnostic for each stale or suspect note at its symbol (the file's on line 0);
+        tagged ``Deprecated`` when every reason of a suspect note is a name still served with
+        a warning."""
         out: list[lsp.Diagnostic] = []
 
         def add(o: Observation, rng: lsp.Range, ref: str) -> None:
@@ -162,6 +173,8 @@ class FileView:
                     source=SOURCE,
                     code=f"{o.status.value}-note",
                     data={"id": o.id, "ref": ref},
+                    # a note suspect because a name it uses is deprecated (served with a warning)
+                    tags=[lsp.DiagnosticTag.Deprecated] if _deprecated(o) else None,
                 )
             )
 

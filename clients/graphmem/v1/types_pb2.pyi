@@ -401,7 +401,7 @@ class KnowledgeSource(_message.Message):
     def __init__(self, path: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., heading_path: _Optional[_Iterable[str]] = ..., kind: _Optional[_Union[KnowledgeKind, str]] = ...) -> None: ...
 
 class KnowledgeReference(_message.Message):
-    __slots__ = ("text", "path", "line", "column", "end_line", "end_column", "target_ref", "state", "reason", "renamed_to", "commit", "close_matches", "observation_id", "old_signature", "new_signature")
+    __slots__ = ("text", "path", "line", "column", "end_line", "end_column", "target_ref", "state", "reason", "renamed_to", "commit", "close_matches", "observation_id", "old_signature", "new_signature", "deprecated")
     TEXT_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     LINE_FIELD_NUMBER: _ClassVar[int]
@@ -417,6 +417,7 @@ class KnowledgeReference(_message.Message):
     OBSERVATION_ID_FIELD_NUMBER: _ClassVar[int]
     OLD_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     NEW_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    DEPRECATED_FIELD_NUMBER: _ClassVar[int]
     text: str
     path: str
     line: int
@@ -432,7 +433,8 @@ class KnowledgeReference(_message.Message):
     observation_id: str
     old_signature: str
     new_signature: str
-    def __init__(self, text: _Optional[str] = ..., path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., end_line: _Optional[int] = ..., end_column: _Optional[int] = ..., target_ref: _Optional[str] = ..., state: _Optional[_Union[ReferenceState, str]] = ..., reason: _Optional[str] = ..., renamed_to: _Optional[str] = ..., commit: _Optional[str] = ..., close_matches: _Optional[_Iterable[str]] = ..., observation_id: _Optional[str] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ...) -> None: ...
+    deprecated: bool
+    def __init__(self, text: _Optional[str] = ..., path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., end_line: _Optional[int] = ..., end_column: _Optional[int] = ..., target_ref: _Optional[str] = ..., state: _Optional[_Union[ReferenceState, str]] = ..., reason: _Optional[str] = ..., renamed_to: _Optional[str] = ..., commit: _Optional[str] = ..., close_matches: _Optional[_Iterable[str]] = ..., observation_id: _Optional[str] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., deprecated: _Optional[bool] = ...) -> None: ...
 
 class RepoFreshness(_message.Message):
     __slots__ = ("repo_id", "current", "pending_changes", "indexed_commit", "head_commit", "working_tree_dirty", "state")

@@ -32,6 +32,7 @@ function settings(): Record<string, unknown> {
     c.get<string>("user", ""),
     c.get<string>("diagnosticSeverity.reference", "warning"),
     c.get<string>("diagnosticSeverity.suspectReference", "information"),
+    c.get<string>("diagnosticSeverity.deprecatedReference", "hint"),
   );
 }
 

@@ -184,9 +184,10 @@ export function serverSettings(
   user: string,
   reference = "warning",
   suspectReference = "information",
+  deprecatedReference = "hint",
 ): Record<string, unknown> {
   const settings: Record<string, unknown> = {
-    diagnosticSeverity: { stale, suspect, reference, suspectReference },
+    diagnosticSeverity: { stale, suspect, reference, suspectReference, deprecatedReference },
     notesAsMessage: false, // the extension shows notes in a picker
     clientPrompts: true, // and asks for a note's text itself
   };

@@ -372,7 +372,7 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
         mine = [r for r in o.stale_reasons if r.anchor_ref in chain and r.change is not ChangeKind.DEPENDENCY_CHANGED]
         if not mine:
             out.append(replace(ref, state=ReferenceState.OK, reason="", renamed_to="", commit="", old_signature="",
-                               new_signature=""))  # fmt: skip
+                               new_signature="", deprecated=False))  # fmt: skip
             continue
         call = written_call(ref.call, empty_is_call=True) if ref.call else written_call(ref.text)
         graded = [(_state(r, strong, call), r) for r in mine]
@@ -381,6 +381,7 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
         reason = _sentence(ref, worst, state, call)
         if ref.historical and worst.change in _GONE:  # the text says the name is old: it asks for nothing
             state, reason = ReferenceState.CHANGED, f"historical: {reason}"[:MAX_LINE]
+        deprecated = state is ReferenceState.SUSPECT and worst.change is ChangeKind.DEPRECATED
         out.append(
             replace(
                 ref,
@@ -390,6 +391,7 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
                 commit=worst.commit,
                 old_signature=spaced(worst.old_signature)[:MAX_SIGNATURE],
                 new_signature=spaced(worst.new_signature)[:MAX_SIGNATURE],
+                deprecated=deprecated,
             )
         )
     return tuple(out)

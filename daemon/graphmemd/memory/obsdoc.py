@@ -180,6 +180,7 @@ def _knowledge_doc(o: Observation) -> dict[str, Any]:
                 "new_signature": r.new_signature,
                 **({"call": r.call} if r.call else {}),
                 **({"historical": True} if r.historical else {}),
+                **({"deprecated": True} if r.deprecated else {}),
             }
             for r in o.references
         ],
@@ -292,6 +293,8 @@ def _caller_fields(detail: str, omits: tuple[str, ...], starred: bool) -> tuple[
 #: it was removed: in the detail, ``a.py::f calls b.py::g (2 hops away), which was removed``
 #: (no count: one hop). ``_dependency_fields`` reads them into the fields; the detail stays.
 _OLD_HOPS: Final = re.compile(r" \((\d+) hops away\), (?:which|whose) ")
+#: a deprecated reference's reason, as a journal written before its ``deprecated`` field says it
+_OLD_DEPRECATED: Final = re.compile(r"`[^`]+` is deprecated: `[^`]+` still serves it")
 _OLD_REMOVED: Final = ", which was removed"
 
 
@@ -384,7 +387,17 @@ def _reference(d: Mapping[str, Any], where: str, path: str, obs_id: str) -> Know
         new_signature=r.string("new_signature", "", MAX_DETAIL),
         call=r.string("call", "", MAX_DETAIL),
         historical=r.flag("historical"),
+        deprecated=_deprecated(r),
     )
+
+
+def _deprecated(r: _Reader) -> bool:
+    """Whether a reference is graded deprecated; one written before the field (no such key)
+    said so only in its reason ("`x` is deprecated: `m.__getattr__` still serves it")."""
+    if "deprecated" in r.d:
+        return r.flag("deprecated")
+    reason = r.d.get("reason")
+    return r.d.get("state") == "suspect" and isinstance(reason, str) and _OLD_DEPRECATED.match(reason) is not None
 
 
 def _knowledge_of(r: _Reader, oid: str) -> tuple[KnowledgeSource | None, tuple[KnowledgeReference, ...]]:

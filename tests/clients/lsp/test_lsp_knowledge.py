@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Daemon, copy_fixture
+from conftest import Daemon, copy_fixture, short_tmp
 from lsplib import eventually, graphmem_diagnostics, open_file, replace_text, start_server, stop_server
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
@@ -98,6 +98,83 @@ async def test_a_rename_makes_the_reference_a_warning_at_its_span_and_fixing_the
         fixed = text.replace("`AuthService.login`", "`AuthService.sign_in`")
         replace_text(client, uri, fixed, 4)
         doc.write_text(fixed)
+        await diagnostics_where(client, uri, lambda f: f == [])
+    finally:
+        await stop_server(client)
+
+
+SERVED_DOC = "# Streams\n\nRead standard input with `get_stream`.\n"
+SERVED_SHIM = (
+    "from pkg.streams import open_stream\n\n\n"
+    "def __getattr__(name):\n"
+    "    import warnings\n\n"
+    "    if name == 'get_stream':\n"
+    "        from .streams import _get_stream\n\n"
+    "        warnings.warn(\"'get_stream' is deprecated; use 'open_stream' instead.\", DeprecationWarning)\n"
+    "        return _get_stream\n"
+    "    raise AttributeError(name)\n"
+)
+
+
+def served_repo() -> Path:
+    """A repository whose ``get_stream`` went private in its second commit, still served by
+    ``pkg.__getattr__`` with a warning; ``docs/served.md`` names it."""
+    root = short_tmp("gms") / "served"
+    files = {
+        "pkg/__init__.py": "from pkg.streams import get_stream, open_stream\n",
+        "pkg/streams.py": "def get_stream(name):\n    return open(name)\n\n\ndef open_stream(name, mode='r'):\n"
+        "    return open(name, mode)\n",
+        "docs/served.md": SERVED_DOC,
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    clock = int(time.time()) - 1000
+
+    def git(*args: str) -> None:
+        date = f"{clock} +0000"
+        env = {**os.environ, "GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com"}
+        env |= {"GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"}
+        env |= {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "code and docs"]):
+        git(*args)
+    clock += 10
+    streams = root / "pkg/streams.py"
+    streams.write_text(streams.read_text().replace("def get_stream(", "def _get_stream("), encoding="utf-8")
+    (root / "pkg/__init__.py").write_text(SERVED_SHIM, encoding="utf-8")
+    for args in (["add", "-A"], ["commit", "-qm", "get_stream made private, served with a warning"]):
+        git(*args)
+    return root
+
+
+async def test_a_name_still_served_with_a_warning_is_a_struck_through_hint_and_the_setting_hides_it(
+    daemon_factory: Callable[..., Daemon],
+) -> None:
+    root = served_repo()
+    d: Daemon = daemon_factory([root])
+    d.wait_idle()
+    doc = root / "docs/served.md"
+    start = SERVED_DOC.split("\n")[2].index("get_stream")
+    client = await start_server(d.home)
+    try:
+        uri = open_file(client, doc)
+        (hint,) = await diagnostics_where(client, uri, bool, timeout=30)
+        assert hint.code == "deprecated-reference"
+        assert hint.severity == lsp.DiagnosticSeverity.Hint
+        assert list(hint.tags or ()) == [lsp.DiagnosticTag.Deprecated]  # drawn struck through
+        assert (hint.range.start.line, hint.range.start.character) == (2, start)
+        assert (hint.range.end.line, hint.range.end.character) == (2, start + len("get_stream"))
+        assert "`get_stream` is deprecated: `pkg.__getattr__` still serves it" in hint.message
+        assert "use `open_stream`" in hint.message
+
+        # the config equivalent of `check --level suspect`: deprecatedReference off hides it
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(
+                settings={"graphmem": {"diagnosticSeverity": {"deprecatedReference": "off"}}}
+            )
+        )
         await diagnostics_where(client, uri, lambda f: f == [])
     finally:
         await stop_server(client)

@@ -168,6 +168,25 @@ def test_diagnostics_sit_on_the_anchored_names_with_the_configured_severity() ->
     ]
 
 
+def test_a_note_suspect_only_because_a_name_it_uses_is_deprecated_is_struck_through() -> None:
+    served = StaleReason(
+        "auth.py::check",
+        ChangeKind.DEPRECATED,
+        NOW - 60,
+        detail="auth.py::check is gone; auth.__getattr__ still serves it, with a warning",
+        served_by="auth.__getattr__",
+    )
+    deprecated = note("n6", "check is called on every request", "check", ObservationStatus.SUSPECT, served)
+    v = FileView(
+        FileOutline("r", "/repo", "auth.py", True, "h", "python", SYMBOLS, (NOTES[2], deprecated)),
+        split_lines(TEXT),
+        split_lines(TEXT),
+        "utf-16",
+    )
+    tags = {str(d.data["id"]): d.tags for d in v.diagnostics(Settings(), NOW) if isinstance(d.data, dict)}
+    assert tags == {"n3": None, "n6": [lsp.DiagnosticTag.Deprecated]}  # a dependency's change is no deprecation
+
+
 def test_unsaved_edits_move_the_diagnostics_with_their_symbols() -> None:
     edited = TEXT.replace('"""Auth."""\n', '"""Auth."""\nimport os\nimport sys\n')
     found = view(edited).diagnostics(Settings(), NOW)

@@ -85,8 +85,14 @@ test("labels are one line, cut with an ellipsis", () => {
 });
 
 test("server settings and the add-note arguments", () => {
-  assert.deepEqual(serverSettings("warning", "off", " bob ", "error", "hint"), {
-    diagnosticSeverity: { stale: "warning", suspect: "off", reference: "error", suspectReference: "hint" },
+  assert.deepEqual(serverSettings("warning", "off", " bob ", "error", "hint", "off"), {
+    diagnosticSeverity: {
+      stale: "warning",
+      suspect: "off",
+      reference: "error",
+      suspectReference: "hint",
+      deprecatedReference: "off",
+    },
     notesAsMessage: false,
     clientPrompts: true,
     user: "bob",
@@ -97,6 +103,7 @@ test("server settings and the add-note arguments", () => {
     suspect: "hint",
     reference: "warning",
     suspectReference: "information",
+    deprecatedReference: "hint",
   });
   assert.deepEqual(addNoteArguments(["file:///a.py", 3, 4], "text", "decision"), ["file:///a.py", 3, 4, "text", "decision"]);
   assert.throws(() => addNoteArguments(["file:///a.py"], "t", "other"), /needs the document URI, line and character/);
