@@ -30,6 +30,16 @@ def _status(d: Daemon, obs_id: str, status: ObservationStatus) -> bool:
         return c.get(obs_id).status is status
 
 
+def _login_gains_a_required_parameter(root: Path, d: Daemon, suspect: str) -> None:
+    """``AuthService.login`` gains ``remember`` on disk; waits for ``suspect`` to be suspect."""
+    replace_in(
+        root / "app/auth/service.py",
+        "def login(self, email: str, password: str) -> str:",
+        "def login(self, email: str, password: str, remember: bool) -> str:",
+    )
+    wait_for(lambda: _status(d, suspect, ObservationStatus.SUSPECT), 20)
+
+
 def test_change_of_a_stale_note_before_and_after(repo_daemon: tuple[Path, Daemon]) -> None:
     root, d = repo_daemon
     with d.client() as c:
@@ -60,12 +70,7 @@ def test_change_of_a_suspect_note_names_the_dependency(repo_daemon: tuple[Path, 
     root, d = repo_daemon
     with d.client() as c:
         note = c.observe("create_user logs the user in", anchors=["app/api/routes.py::create_user"], repo=str(root))
-        replace_in(
-            root / "app/auth/service.py",
-            "def login(self, email: str, password: str) -> str:",
-            "def login(self, email: str, password: str, remember: bool) -> str:",
-        )
-        wait_for(lambda: _status(d, note.id, ObservationStatus.SUSPECT), 20)
+        _login_gains_a_required_parameter(root, d, note.id)
         (change,) = c.change(note.id).changes
         assert change.change is ChangeKind.DEPENDENCY_CHANGED
         assert change.dependency_ref == LOGIN
@@ -134,12 +139,7 @@ def test_change_of_a_dependency_two_calls_away_claims_no_edge(daemon_factory: Ca
     d = daemon_factory([root], env={"GRAPHMEM_SUSPECT_HOPS": "2"})
     with d.client() as c:
         note = c.observe("sign_up logs the user in", anchors=["app/api/routes.py::sign_up"], repo=str(root))
-        replace_in(
-            root / "app/auth/service.py",
-            "def login(self, email: str, password: str) -> str:",
-            "def login(self, email: str, password: str, remember: bool) -> str:",
-        )
-        wait_for(lambda: _status(d, note.id, ObservationStatus.SUSPECT), 20)
+        _login_gains_a_required_parameter(root, d, note.id)
         (reason,) = c.get(note.id).stale_reasons
         assert (reason.dependency_ref, reason.dependency_hops) == (LOGIN, 2)
         (change,) = c.change(note.id).changes
