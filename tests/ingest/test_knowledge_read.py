@@ -273,8 +273,9 @@ def test_unit_identity_survives_edits_elsewhere_moves_and_its_own_edit() -> None
 
 
 def test_the_readers_are_imported_by_the_first_file_that_needs_them_not_at_start_up() -> None:
-    """markdown-it and docutils cost 60-140 ms to import: neither the daemon's start-up nor a
-    parse worker (which imports ``read`` for ``decode``) loads them; reading a note does."""
+    """markdown-it and docutils cost 60-140 ms to import: the daemon's start-up does not load
+    them (importing the parse pool's module, which imports ``read`` for ``decode``, included);
+    reading a note does."""
     code = (
         "import sys\n"
         "import graphmemd.main, graphmemd.server, graphmemd.indexing.knowledge, graphmemd.ingest.parse_pool\n"

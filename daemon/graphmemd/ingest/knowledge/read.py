@@ -3,8 +3,8 @@ their front matter.
 
 The readers (``markdown``, ``rst``: markdown-it and docutils, 60-140 ms to import, more than a
 tenth of the daemon's own imports) are imported by the first file that needs them
-(``_readers``), not by every start of the daemon nor by every parse worker (which imports this
-module for ``decode``)."""
+(``_readers``), not by every start of the daemon (the parse workers' forkserver preloads
+markdown-it on purpose, for the code examples they read: ``parse_pool._make_context``)."""
 
 from __future__ import annotations
 
