@@ -769,8 +769,13 @@ def spaced(sig: str) -> str:
             quote = ch
             out.append(ch)
         elif ch == ",":
-            out.append(", " if nxt and nxt not in ")]" else ",")
-            annotated = False
+            at_parameter = depth <= 1 and not opened  # not a comma inside ``Mapping[str, Any]``
+            if at_parameter and nxt == ")":  # a trailing comma: nothing to show on one line
+                pass
+            else:
+                out.append(", " if nxt and nxt not in ")]" else ",")
+            if at_parameter:
+                annotated = False
         elif ch == ";":
             out.append("; " if nxt and nxt not in ")}" else ";")
             annotated = False

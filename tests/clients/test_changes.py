@@ -259,6 +259,11 @@ def test_a_change_the_delta_cannot_name_shows_the_new_signature_spaced() -> None
             "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result",
         ),
         ('def sep(s:str=", ")->str:', 'def sep(s: str = ", ") -> str'),
+        (  # a comma inside an annotation keeps the parameter annotated; the trailing comma goes
+            "def deserialize(self,value:typing.Any,data:typing.Mapping[str,typing.Any]|None=None,**kwargs,):",
+            "def deserialize(self, value: typing.Any, data: typing.Mapping[str, typing.Any] | None = None, **kwargs)",
+        ),
+        ("def f(t=(1,),d:dict[str,int]={},k=1,):", "def f(t=(1,), d: dict[str, int] = {}, k=1)"),
     ],
 )
 def test_spaced(sig: str, shown: str) -> None:

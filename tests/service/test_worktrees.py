@@ -6,6 +6,7 @@ there until the branch is merged, and removing the worktree keeps the note."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +42,13 @@ def git_repo() -> Path:
 def shown(c: GraphMem, checkout: Path, obs_id: str) -> Observation | None:
     """The note ``obs_id`` as ``checkout`` shows it (None when it does not)."""
     return next((o for o in c.list(repo=str(checkout), limit=0) if o.id == obs_id), None)
+
+
+def show_in(d: Daemon, checkout: Path, obs_id: str) -> str:
+    """``graphmem show ID`` run in ``checkout`` (its working directory), as a user would."""
+    out = subprocess.run([sys.executable, "-m", "graphmem", "show", obs_id], cwd=checkout, env=d.env,
+                         capture_output=True, text=True, timeout=60, check=True)
+    return out.stdout
 
 
 def checkouts(c: GraphMem) -> dict[str, str]:
@@ -90,6 +98,13 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         assert in_a is not None
         assert in_a.status is ObservationStatus.FRESH
         assert not in_a.on_branch
+        # one note, asked for by id: as the checkout asking sees it (saved in B, stale there)
+        assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
+        assert c.get(note.id, repo=str(b)).status is ObservationStatus.STALE
+        assert c.get(note.id).status is ObservationStatus.STALE  # as saved: judged where it was saved
+        for checkout, status in ((a, "fresh"), (b, "stale")):  # `graphmem show` in a checkout judges it there
+            out = show_in(d, checkout, note.id)
+            assert f"status:     {status}" in out, out
         git(b, "checkout", "--", "app/auth/crypto.py")
         wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.FRESH, 10)
 
