@@ -5,6 +5,8 @@ there until the branch is merged, and removing the worktree keeps the note."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
+from graphmem.errors import GraphMemError
 from graphmem.types import EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
@@ -49,6 +52,13 @@ def show_in(d: Daemon, checkout: Path, obs_id: str) -> str:
     out = subprocess.run([sys.executable, "-m", "graphmem", "show", obs_id], cwd=checkout, env=d.env,
                          capture_output=True, text=True, timeout=60, check=True)
     return out.stdout
+
+
+def _answers(c: GraphMem) -> bool:
+    try:
+        return c.health()
+    except GraphMemError:
+        return False
 
 
 def checkouts(c: GraphMem) -> dict[str, str]:
@@ -315,3 +325,49 @@ def test_a_folder_registered_in_a_repository_is_that_folder_in_its_worktrees(dae
         assert {(x.root, x.branch) for x in rb.checkouts} == {(str(a), "main"), (str(b), "feature")}
         git(outer, "worktree", "remove", "--force", str(wt))
         wait_for(lambda: str(b) not in checkouts(c), 10)
+
+
+def test_a_checkout_judges_its_siblings_notes_as_its_own_and_at_once_after_a_restart(
+    daemon_factory: DaemonFactory, tmp_path: Path
+) -> None:
+    """A note saved in A, its function edited (uncommitted) in B: B says what changed as it
+    says it of its own notes (lines, uncommitted), and after a restart shows it stale as soon
+    as B's code is back, not after the knowledge files are read (their ``git blame``, here
+    made to take 20 s, can take seconds on a real project)."""
+    a = git_repo()
+    (a / "README.md").write_text("# App\n\nPasswords go through `hash_password`.\n")
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "docs")
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(a))  # fmt: skip
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+        # said as B's own note would be: the lines the edit touched, and that it is not committed
+        assert "- `app/auth/crypto.py::hash_password`: body changed: 1 line, uncommitted" in show_in(d, b, note.id)
+    assert d.stop() == 0
+
+    real_git = shutil.which("git")
+    assert real_git is not None
+    gate, bin_dir = tmp_path / "slow-blame", tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(
+        f'#!/bin/sh\nif [ -e "{gate}" ]; then case " $* " in *" blame "*) sleep 20;; esac; fi\nexec "{real_git}" "$@"\n'
+    )
+    (bin_dir / "git").chmod(0o755)
+    gate.touch()
+    d2 = daemon_factory([a, b], home=d.home, env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, wait=False)
+    try:
+        with d2.client() as c:
+            started = time.monotonic()
+            wait_for(lambda: _answers(c), 10)
+            wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+            assert time.monotonic() - started < 10
+            assert c.get(note.id, repo=str(b)).status is ObservationStatus.STALE
+            assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
+    finally:
+        gate.unlink()
