@@ -17,7 +17,7 @@ from pathlib import Path
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
-from graphmem.types import EventKind, Observation, ObservationStatus
+from graphmem.types import Category, EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
 
@@ -371,3 +371,27 @@ def test_a_checkout_judges_its_siblings_notes_as_its_own_and_at_once_after_a_res
             assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
     finally:
         gate.unlink()
+
+
+def test_a_worktrees_brief_and_post_edit_callout_include_its_siblings_notes(daemon_factory: DaemonFactory) -> None:
+    """What an agent learned in A reaches the agent working in worktree B through B's hooks:
+    B's session brief lists A's constraint, and B's edit of the function it is about calls
+    it out (judged on B's code: A's copy stays fresh)."""
+    a = git_repo()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        note = c.observe("hash_password must stay constant-time", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(a), category=Category.CONSTRAINT)  # fmt: skip
+        brief = c.brief(repo=str(b))
+        assert note.id in brief.observation_ids, brief.text
+        assert "hash_password must stay constant-time" in brief.text
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        got = c.edit_context([str(crypto)], repo=str(b), wait_ms=5000)
+        assert got.indexed
+        assert got.callout_ids == (note.id,), got.text
+        assert "hash_password must stay constant-time" in got.text
+        assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
+        assert c.edit_context([str(a / "app/auth/crypto.py")], repo=str(a), wait_ms=2000).callout_ids == ()
