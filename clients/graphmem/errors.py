@@ -9,10 +9,7 @@ in one place; the CLI turns them into exit codes in one place.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-TYPE_CHECKING = False  # (mypy reads the block; the hook process, which imports this module, skips ``typing``)
-if TYPE_CHECKING:
-    from typing import ClassVar
+from typing import ClassVar
 
 __all__ = [
     "AlreadyExists",

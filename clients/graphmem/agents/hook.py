@@ -29,7 +29,6 @@ each add their report, none is lost.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import json
 import os
@@ -377,7 +376,7 @@ def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str, started: flo
     memory = Memory(_memory_file(paths, hook.session))
     fresh_session = args.kind == "session-start" and hook.source != "resume"
     if args.kind == "post-edit":
-        hook = dataclasses.replace(hook, files=tuple(changed_files(hook, memory, paths, started)))
+        hook = hook._replace(files=tuple(changed_files(hook, memory, paths, started)))
         if not hook.files:  # the edit changed none of them: nothing to say, no need to ask
             return ""
     shown = [] if fresh_session else list(memory.shown)
