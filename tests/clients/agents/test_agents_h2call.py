@@ -101,7 +101,7 @@ def test_a_hook_against_the_local_daemon_loads_no_grpc_protobuf_h2_nor_dataclass
         "import sys\n"
         "from graphmem.agents.hook import main\n"
         "main(['session-start', '--home', sys.argv[1]])\n"
-        "print('LOADED', sorted(m for m in ('grpc', 'google.protobuf', 'h2', 'hpack', 'logging', 'dataclasses')\n"
+        "print('LOADED', sorted(m for m in ('grpc', 'google.protobuf', 'h2', 'hpack', 'logging', 'dataclasses', 'socket')\n"
         "                       if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", script, str(d.home)], input=json.dumps(payload), capture_output=True,
