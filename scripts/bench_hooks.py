@@ -150,6 +150,19 @@ def seed(d: DaemonProc, n: int, rng: random.Random) -> list[str]:
         return sorted({s.path for s in top})
 
 
+def compile_bytecode() -> None:
+    """Compile graphmem's modules, as installing a wheel (and ``scripts/setup.sh``) does: where
+    ``PYTHONDONTWRITEBYTECODE`` is set, a module edited since its last compile (a merge, a
+    checkout) is compiled again by every hook process, which no installed hook pays."""
+    import compileall
+
+    import graphmem
+    import graphmemd
+
+    for package in (graphmem, graphmemd):
+        compileall.compile_dir(str(Path(package.__file__).parent), quiet=2)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", action="store_true")
@@ -161,6 +174,7 @@ def main() -> int:
     ap.add_argument("--paced-runs", type=int, default=20, help="post-edits at an agent's pace (0 skips)")
     ap.add_argument("--pace-s", type=float, default=1.5, help="seconds between paced edits (the workers idle out at 1)")
     args = ap.parse_args()
+    compile_bytecode()
     histories = [corpus_sizes(name, args.corpus_runs) for name in args.corpora.split(",") if name.strip()]
     if args.skip_stdlib:
         return report_corpora(histories, args.json)

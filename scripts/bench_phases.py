@@ -12,11 +12,18 @@ cached parses). The CPU seconds the daemon and its parse workers used up to each
 workers are kept alive for it: ``GRAPHMEM_PARSE_IDLE_S``) bound the wall time from below on
 this machine's cores. Then a restart with nothing changed, until current. Prints the load average
 before each measurement; ``--json`` prints one JSON object.
+
+``--against DIR`` measures a second code tree too (e.g. ``git archive 98fff7e daemon clients
+scripts fixtures | tar -x -C DIR``; its bytecode compiled first, as ``scripts/setup.sh`` compiles
+this checkout's), on the same tree with the same benchmark, ``--repeat`` times each, alternating
+which code goes first: on this shared machine the CPU seconds of the two codes side by side are
+the figure to compare, not wall times from another day.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import re
@@ -28,7 +35,7 @@ from typing import Any
 
 from bench_index import floor_seconds
 from bench_scale import build_tree, wait_current
-from benchlib import DaemonProc, _cpu_seconds, _descendants, check_quiet, short_home
+from benchlib import ROOT, DaemonProc, _cpu_seconds, _descendants, check_quiet, short_home
 
 _INDEXED = re.compile(
     r"indexed \S+: (\d+) files, (\d+) symbols, \d+ skipped in ([\d.]+)s \(walk\+parse ([\d.]+)s, apply ([\d.]+)s\)"
@@ -53,11 +60,12 @@ def _phases(log: str) -> dict[str, float]:
     return out
 
 
-def measure(root: Path, engine: str, workers: int) -> dict[str, Any]:
-    """One cold index of ``root`` on ``engine``, and a restart."""
+def measure(root: Path, engine: str, workers: int, code: Path = ROOT, logs: Path | None = None) -> dict[str, Any]:
+    """One cold index of ``root`` on ``engine`` by the daemon of the checkout ``code``, and a restart;
+    the daemon's log is copied into the directory ``logs`` if given."""
     home = short_home()
     env = {"GRAPHMEM_STORE_ENGINE": engine, "GRAPHMEM_LOG_LEVEL": "DEBUG", "GRAPHMEM_PARSE_IDLE_S": "3600"}
-    d = DaemonProc(home, workers=workers, env=env)
+    d = DaemonProc(home, workers=workers, env=env, code=code)
     out: dict[str, Any] = {"engine": engine}
     try:
         def cpu() -> tuple[float, float]:
@@ -75,14 +83,20 @@ def measure(root: Path, engine: str, workers: int) -> dict[str, Any]:
             daemon2, workers2 = cpu()
         out["cpu_daemon_queryable_s"], out["cpu_workers_queryable_s"] = daemon1 - daemon0, workers1 - workers0
         out["cpu_daemon_durable_s"], out["cpu_workers_durable_s"] = daemon2 - daemon0, workers2 - workers0
+        out["cpu_durable_s"] = out["cpu_daemon_durable_s"] + out["cpu_workers_durable_s"]
         d.wait_idle()
         out["tree_peak_rss_mb"] = d.peak_rss_mb()["tree"]
         d.stop()
         out.update(_phases((home / "state" / "graphmemd.log").read_text(encoding="utf-8")))
         t = time.perf_counter()
-        d = DaemonProc(home, workers=workers, env=env)
+        d = DaemonProc(home, workers=workers, env=env, code=code)
         wait_current(d, str(root / "pkg0" / "os.py"))
         out["restart_s"] = time.perf_counter() - t
+        if logs:
+            logs.mkdir(parents=True, exist_ok=True)
+            kept = logs / f"{engine}-{code.name or 'this'}-{time.strftime('%H%M%S')}.log"
+            shutil.copyfile(home / "state" / "graphmemd.log", kept)
+            out["log"] = str(kept)
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
     finally:
         d.stop()
@@ -94,8 +108,15 @@ def main() -> int:
     ap.add_argument("--sizes", default="0.9")
     ap.add_argument("--engines", default="kuzu,ladybug")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--against", type=Path, help="a second code tree (daemon/, clients/) to measure alternately")
+    ap.add_argument("--repeat", type=int, default=1, help="cold indexes of each code per size and engine")
+    ap.add_argument("--logs", type=Path, help="keep each daemon's log (DEBUG) in this directory")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    codes = [ROOT] + ([args.against.resolve()] if args.against else [])
+    for code in codes[1:]:
+        compileall.compile_dir(str(code / "daemon"), quiet=1)
+        compileall.compile_dir(str(code / "clients"), quiet=1)
     tmp = Path(tempfile.mkdtemp(prefix="gmphase"))
     results: list[dict[str, Any]] = []
     try:
@@ -104,11 +125,14 @@ def main() -> int:
             load = check_quiet(f"floor at {size} M lines")
             floor, _, _ = floor_seconds(root, args.workers)
             for engine in args.engines.split(","):
-                res = {"million_lines": size, "files": files, "lines": lines, "floor_s": round(floor, 3)}
-                res["load_floor"] = round(load, 2)
-                res["load_index"] = round(check_quiet(f"{engine} at {size} M lines"), 2)
-                res.update(measure(root, engine, args.workers))
-                results.append(res)
+                for i in range(args.repeat):
+                    for code in codes if i % 2 == 0 else codes[::-1]:
+                        res = {"million_lines": size, "files": files, "lines": lines, "floor_s": round(floor, 3)}
+                        res["code"] = "this" if code == ROOT else str(code)
+                        res["load_floor"] = round(load, 2)
+                        res["load_index"] = round(check_quiet(f"{engine} at {size} M lines, {res['code']}"), 2)
+                        res.update(measure(root, engine, args.workers, code, args.logs))
+                        results.append(res)
             shutil.rmtree(root, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -126,10 +150,11 @@ def main() -> int:
         ("CPU s to queryable: parse workers", "cpu_workers_queryable_s"),
         ("CPU s to durable: daemon", "cpu_daemon_durable_s"),
         ("CPU s to durable: parse workers", "cpu_workers_durable_s"),
+        ("CPU s to durable: daemon + parse workers", "cpu_durable_s"),
         ("restart with nothing changed -> current", "restart_s"),
         ("whole-tree peak RSS (MB)", "tree_peak_rss_mb"),
     ]
-    heads = [f"{r['engine']} {r['million_lines']} M (load {r['load_index']})" for r in results]
+    heads = [f"{r['engine']} {r['million_lines']} M {r['code']} (load {r['load_index']})" for r in results]
     print("| seconds | " + " | ".join(heads) + " |")
     print("|---|" + "---:|" * len(results))
     for label, key in rows:

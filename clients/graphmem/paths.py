@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from graphmem.errors import InvalidArgument
 
@@ -20,9 +20,10 @@ __all__ = ["MAX_UNIX_SOCKET_PATH", "Paths", "default_address", "resolve_paths"]
 MAX_UNIX_SOCKET_PATH = 107
 
 
-@dataclass(frozen=True, slots=True)
-class Paths:
-    """Where the daemon keeps its files: data (store, journal), state (log) and runtime (socket, pid)."""
+class Paths(NamedTuple):
+    """Where the daemon keeps its files: data (store, journal), state (log) and runtime (socket, pid).
+    (A ``NamedTuple``, not a dataclass: ``dataclasses`` costs a hook process ~40 M instructions to
+    import.)"""
 
     data_dir: Path
     state_dir: Path

@@ -29,9 +29,7 @@ each add their report, none is lost.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -44,6 +42,11 @@ from graphmem.agents import wire
 from graphmem.agents.before import FRESH_WRITE_S, FileNow, Verdict, judge
 from graphmem.agents.hookio import HookInput, parse_payload, render_output
 from graphmem.paths import Paths, resolve_paths
+
+try:  # (hashlib's blake2b is this one; importing hashlib also loads OpenSSL's ``_hashlib``: ~2 ms a hook)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 __all__ = ["KINDS", "HookArgs", "main", "parse_args"]
 
@@ -259,7 +262,7 @@ def _file_now(path: str) -> FileNow:
         if st.st_size > MAX_DIGEST_BYTES:
             return FileNow(path, f"stat:{st.st_size}:{st.st_mtime_ns}", st.st_mtime)
         with open(path, "rb") as f:
-            digest = hashlib.blake2b(f.read(), digest_size=16).hexdigest()
+            digest = blake2b(f.read(), digest_size=16).hexdigest()
     except OSError:
         return FileNow(path, "", 0.0)
     return FileNow(path, digest, st.st_mtime)
@@ -373,7 +376,7 @@ def run(args: HookArgs, raw: str, env: Mapping[str, str], cwd: str, started: flo
     memory = Memory(_memory_file(paths, hook.session))
     fresh_session = args.kind == "session-start" and hook.source != "resume"
     if args.kind == "post-edit":
-        hook = dataclasses.replace(hook, files=tuple(changed_files(hook, memory, paths, started)))
+        hook = hook._replace(files=tuple(changed_files(hook, memory, paths, started)))
         if not hook.files:  # the edit changed none of them: nothing to say, no need to ask
             return ""
     shown = [] if fresh_session else list(memory.shown)

@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["HookInput", "edited_files", "parse_payload", "render_output", "sniff_client"]
 
@@ -28,10 +27,11 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Add File|Update File|Move to): (.+?)\s*$",
 _DEFAULT_EVENT = {"session-start": "SessionStart", "post-edit": "PostToolUse"}
 
 
-@dataclass(frozen=True, slots=True)
-class HookInput:
+class HookInput(NamedTuple):
     """What graphmem needs from a payload: the client, the working directory, the session,
-    how it started (``source``), the event name to echo and the files an edit wrote."""
+    how it started (``source``), the event name to echo and the files an edit wrote.
+    (A ``NamedTuple``, not a dataclass: ``dataclasses`` costs a hook process ~40 M instructions to
+    import.)"""
 
     client: str
     cwd: str

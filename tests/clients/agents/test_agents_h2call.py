@@ -1,6 +1,6 @@
 """The hooks' gRPC call over HTTP/2 (``graphmem.agents.h2call``) against a real daemon: the same
 answers as grpc's, the daemon's status codes, flow control past the first window, deadlines,
-and a hook that never loads grpc for a local daemon."""
+and a hook that never loads grpc (nor ``h2``, ``logging``, ``dataclasses``) for a local daemon."""
 
 from __future__ import annotations
 
@@ -94,14 +94,15 @@ def test_no_socket_and_a_silent_peer_fail_within_the_deadline() -> None:
             s.close()
 
 
-def test_a_hook_against_the_local_daemon_loads_neither_grpc_nor_protobuf(daemon: tuple[Daemon, Path, str]) -> None:
+def test_a_local_hook_loads_no_grpc_protobuf_h2_dataclasses_nor_socket(daemon: tuple[Daemon, Path, str]) -> None:
     d, repo, _ = daemon
     payload = {"session_id": "s", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"}
     script = (
         "import sys\n"
         "from graphmem.agents.hook import main\n"
         "main(['session-start', '--home', sys.argv[1]])\n"
-        "print('LOADED', sorted(m for m in ('grpc', 'google.protobuf') if m in sys.modules))\n"
+        "heavy = ('grpc', 'google.protobuf', 'h2', 'hpack', 'logging', 'dataclasses', 'socket')\n"
+        "print('LOADED', sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", script, str(d.home)], input=json.dumps(payload), capture_output=True,
                          text=True, cwd=repo, timeout=30, env=d.env)
