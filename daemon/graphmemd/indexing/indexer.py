@@ -267,8 +267,11 @@ class Indexer:
             logger.error("%s: %s", rt.id, rt.error)
             return
         rt.state, rt.error = IndexState.INDEXING, ""
-        with no_cyclic_gc():
-            self._index_pass(rt, full=full, only=only, started=started)
+        try:
+            with no_cyclic_gc():
+                self._index_pass(rt, full=full, only=only, started=started)
+        finally:
+            self._deriver.release(rt)  # (a derived pass that failed: the store writes go on)
         malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
