@@ -195,7 +195,7 @@ class Deriver:
         #: checkout id -> its derivation's store writes, queued once the checkout is current (``settle``)
         self._writes: dict[str, list[Callable[[], None]]] = {}
         #: checkout id -> the hold on the ordinary store writes while its first pass runs (``plan``)
-        self._holds: dict[str, Hold] = {}
+        self._holds: dict[str, tuple[Hold, float]] = {}
 
     def plan(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> Plan | None:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
@@ -217,7 +217,7 @@ class Deriver:
         # before it (the previous worktree's rows, its parses) wait until it is current
         # instead of sharing the interpreter with it (released by ``settle`` or ``release``)
         self.release(rt)
-        self._holds[rt.id] = self._writer.hold()
+        self._holds[rt.id] = (self._writer.hold(), time.monotonic())
         return Plan(source, len(todo), rest, nodes, equal, read, started)
 
     def take(self, rt: RepoRuntime, plan: Plan) -> GraphDelta:
@@ -283,7 +283,11 @@ class Deriver:
         it is current (``settle``), or when the pass ended without getting there."""
         held = self._holds.pop(rt.id, None)
         if held is not None:
-            held.release()
+            held[0].release()
+            logger.info(
+                "%s: the store writes held %.2fs while it was derived (%d queued now)",
+                rt.id, time.monotonic() - held[1], self._writer.pending(),
+            )  # fmt: skip
 
     def _store_edges(self, rt: RepoRuntime, sources: set[str], edges: ResolvedEdges) -> None:
         """Add the re-resolved outgoing ``edges`` of ``sources`` to ``rt``'s store writes."""
