@@ -489,6 +489,9 @@ def judge(repo: Path, ref: KnowledgeReference, names: oracle.CodeNames, docs: di
             return "wrong" if names.resolves(target) else "right"
         contexts = [context, *{d.context for d in refs}] if not context else [context]
         return "wrong" if any(names.resolves(target, c) for c in contexts) else "right"
+    if ref.state is ReferenceState.SUSPECT and "is deprecated:" in ref.reason:  # a name served with a warning
+        served = [names.binding(target, c) for c in ([context] if context else [(), *{d.context for d in refs}])]
+        return "right" if oracle.SERVED in served else "wrong"
     call = example.call if example is not None else oracle.written_call(ref.text)
     now = _signature_now(repo, ref, names, target, context)
     if ref.state is ReferenceState.STALE:

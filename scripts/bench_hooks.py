@@ -15,8 +15,21 @@ its floor in the same run:
   daemon (``rpc_edit`` below is the daemon's answer for such a file);
 - ``post_edit_changed``: right after a real edit that changes a noted function's signature
   (the daemon takes the file in, re-indexes it, and the call-outs are computed);
+- ``post_edit_paced``: the same at an agent's pace (``--paced-runs``, default 20): each edit
+  ``--pace-s`` (1.5 s) after the previous one, when the parse workers have gone idle (they
+  stop after 1 s): the edits the runs above make back to back find them running;
+- ``rpc_edit_paced``: the daemon's share at that pace: from the write to EditContext's answer
+  from this process's warm client (``wait_ms`` 5000), no hook process;
 - ``rpc_brief`` / ``rpc_edit``: the daemon's share alone, the same calls from this process's
   warm client (SessionBrief with no files; EditContext on an unchanged file).
+
+For each ``post_edit_changed`` and ``post_edit_paced`` run, ``--json`` also records
+(``post_edit_changed_runs``, ``post_edit_paced_runs``) what the
+hook waited for, read from the daemon's log lines of that run: how long after the write the
+call arrived, how the file stood then (in the index already, its batch being applied, queued
+by the watcher, or handed over by the call), how long the call waited for the index and then
+took to answer, and each watcher or hand-over batch of the run (how long after the write it
+began, its steps: classify, parse, delta, swap, memory, publish, durable, knowledge, dirty).
 
 Then, on each real history in ``/work/shared/corpora`` (click, attrs, marshmallow: cloned into a
 temporary directory, their docs indexed, no notes at first; ``--corpora`` picks, ``--corpora ""``
@@ -45,6 +58,7 @@ import time
 from pathlib import Path
 
 from benchlib import DaemonProc, load_average, percentile, short_home, stdlib_corpus
+from graphmem.paths import resolve_paths
 from graphmem.types import Category
 
 GRAPHMEM = Path(sys.executable).with_name("graphmem")
@@ -79,6 +93,47 @@ def stats(values: list[float]) -> dict[str, float]:
             "p99_ms": round(percentile(values, 99), 1), "max_ms": round(max(values), 1)}
 
 
+EDIT_LINE = re.compile(
+    r"edit context: (\d+) files? written ([\d.]+) ms before the call \((.*)\), (taken in|NOT taken in \(deadline\)) "
+    r"after ([\d.]+) ms; answered ([\d.]+) ms later"
+)
+CHANGES_LINE = re.compile(r"changes \S+: (\d+) of (\d+) paths parsed, \d+ removed in ([\d.]+) ms"
+                          r"(?: \(begun ([\d.]+) ms after the newest write\))?"
+                          r"(?:, (\d+) parse workers started for it)?: (.*); ([\d.]+) CPU-ms")
+STEP = re.compile(r"(\w+) ([\d.]+) \(([\d.]+) CPU\)")
+
+
+class DaemonLog:
+    """The daemon's log lines written since the last ``take`` (a wait's and a batch's timings)."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = resolve_paths(home, {}).log
+        self.offset = self.path.stat().st_size if self.path.exists() else 0
+
+    def take(self) -> dict[str, object]:
+        """What the lines since the last call say of one edit: the call's wait, its batches."""
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return {}
+        self.offset += len(data)
+        out: dict[str, object] = {"batches": []}
+        for line in data.decode("utf-8", "replace").splitlines():
+            if m := EDIT_LINE.search(line):
+                out.update(arrived_ms=float(m.group(2)), arrival=m.group(3), indexed=m.group(4) == "taken in",
+                           waited_ms=float(m.group(5)), answered_ms=float(m.group(6)))  # fmt: skip
+            elif m := CHANGES_LINE.search(line):
+                steps = {name: round(float(sec) * 1000, 1) for name, sec, _ in STEP.findall(m.group(6))}
+                batch = {"parsed": int(m.group(1)), "paths": int(m.group(2)), "ms": float(m.group(3)),
+                         "begun_after_write_ms": float(m.group(4)) if m.group(4) else None,
+                         "workers_started": int(m.group(5) or 0), "steps_ms": steps,
+                         "cpu_ms": float(m.group(7))}  # fmt: skip
+                out["batches"].append(batch)  # type: ignore[attr-defined]
+        return out
+
+
 def seed(d: DaemonProc, n: int, rng: random.Random) -> list[str]:
     """``n`` observations; returns the files whose top-level functions carry notes."""
     with d.client() as c:
@@ -103,6 +158,8 @@ def main() -> int:
     ap.add_argument("--corpora", default="click,attrs,marshmallow", help="comma-separated bundles ('' skips)")
     ap.add_argument("--corpus-runs", type=int, default=30)
     ap.add_argument("--skip-stdlib", action="store_true", help="only the corpora")
+    ap.add_argument("--paced-runs", type=int, default=20, help="post-edits at an agent's pace (0 skips)")
+    ap.add_argument("--pace-s", type=float, default=1.5, help="seconds between paced edits (the workers idle out at 1)")
     args = ap.parse_args()
     histories = [corpus_sizes(name, args.corpus_runs) for name in args.corpora.split(",") if name.strip()]
     if args.skip_stdlib:
@@ -115,8 +172,11 @@ def main() -> int:
     env.pop("GRAPHMEM_ADDRESS", None)
     lat: dict[str, list[float]] = {k: [] for k in
                                    ("floor_python", "floor_hook", "rpc_brief", "rpc_edit", "session_start", "post_edit",
-                                    "post_edit_changed")}
-    said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0}
+                                    "post_edit_changed", "post_edit_paced", "rpc_edit_paced")}
+    said = {"session_start": 0, "post_edit": 0, "post_edit_changed": 0, "callouts": 0, "paced_callouts": 0,
+            "rpc_paced_indexed": 0}
+    runs: list[dict[str, object]] = []  # each post_edit_changed run: what the hook waited for
+    paced: list[dict[str, object]] = []  # the same for post_edit_paced
     d = DaemonProc(home, [corpus])
     try:
         d.wait_queryable()
@@ -134,6 +194,7 @@ def main() -> int:
                 lat["rpc_edit"].append((time.perf_counter() - t) * 1000)
         start = json.dumps({"session_id": "b", "cwd": str(corpus), "hook_event_name": "SessionStart",
                             "source": "startup"})
+        log = DaemonLog(home)
         for i in range(args.runs):
             lat["floor_python"].append(timed([sys.executable, "-c", "pass"], "", env, corpus, "floor_python")[0])
             lat["floor_hook"].append(
@@ -147,18 +208,46 @@ def main() -> int:
             ms, out = timed([*hook, "post-edit"], json.dumps(edit), env, corpus, "post_edit")
             lat["post_edit"].append(ms)
             said["post_edit"] += bool(out)
-            text = path.read_text(encoding="utf-8")
-            m = DEF.search(text)
-            if m is None:
+            lines = log.take()  # the previous edit's, its late batches included
+            if runs:
+                merge(runs[-1], lines)
+            if not edit_signature(path, i):
                 continue
-            params = m.group(2).strip()
-            new_params = f"{params}, _bench{i}=None" if params and not params.endswith(("*", "/")) else "_bench=None"
-            path.write_text(text[: m.start(2)] + new_params + text[m.end(2) :], encoding="utf-8")
             ms, out = timed([*hook, "post-edit"], json.dumps({**edit, "session_id": f"c{i}"}), env, corpus,
                             "post_edit_changed")
             lat["post_edit_changed"].append(ms)
             said["post_edit_changed"] += bool(out)
             said["callouts"] += "changed code under" in out
+            runs.append({"ms": round(ms, 1), "cpu_ms": round(CPU["post_edit_changed"][-1], 1),
+                         "callout": "changed code under" in out})  # fmt: skip
+        if runs:
+            wait_until_logged(log, runs[-1])
+        for i in range(args.paced_runs):  # an agent's pace: each edit after the parse workers went idle
+            path = corpus / rng.choice(noted)
+            lines = log.take()
+            if paced:
+                merge(paced[-1], lines)
+            time.sleep(args.pace_s)
+            if not edit_signature(path, 1000 + i):
+                continue
+            edit = {"session_id": f"p{i}", "cwd": str(corpus), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                    "tool_input": {"file_path": str(path)}}
+            ms, out = timed([*hook, "post-edit"], json.dumps(edit), env, corpus, "post_edit_paced")
+            lat["post_edit_paced"].append(ms)
+            said["paced_callouts"] += "changed code under" in out
+            paced.append({"ms": round(ms, 1), "cpu_ms": round(CPU["post_edit_paced"][-1], 1),
+                          "callout": "changed code under" in out})  # fmt: skip
+        if paced:
+            wait_until_logged(log, paced[-1])
+        with d.client() as c:  # the daemon's share at that pace: from the write to the answer, no hook process
+            for i in range(args.paced_runs):
+                path = corpus / rng.choice(noted)
+                time.sleep(args.pace_s)
+                t = time.perf_counter()
+                if edit_signature(path, 2000 + i):
+                    got = c.edit_context([str(path)], repo=str(corpus), wait_ms=5000)
+                    lat["rpc_edit_paced"].append((time.perf_counter() - t) * 1000)
+                    said["rpc_paced_indexed"] += got.indexed
         load_after = load_average()
     finally:
         d.stop()
@@ -170,6 +259,11 @@ def main() -> int:
         **{k: stats(v) for k, v in lat.items() if v},
         "cpu_ms_p50": {k: round(percentile(v, 50), 1) for k, v in CPU.items()},
         "edits_timed": len(lat["post_edit_changed"]),
+        "post_edit_changed_runs": runs,
+        "post_edit_changed_slowest": slowest(runs),
+        "pace_s": args.pace_s,
+        "post_edit_paced_runs": paced,
+        "post_edit_paced_slowest": slowest(paced),
         "answers_with_text": said,
         "load_1min_before": round(load_before, 2),
         "load_1min_after": round(load_after, 2),
@@ -188,8 +282,59 @@ def main() -> int:
                   f"max {s['max_ms']:>6} ms")
     print("  the hook process's CPU time, p50: " + ", ".join(f"{k} {v} ms" for k, v in result["cpu_ms_p50"].items()))
     print(f"  answers with text: {said} (target: hooks p95 <= 150 ms)")
+    print("  the slowest post_edit_changed runs (hook ms: call arrived after the write, how the file stood, "
+          "waited, answered; batches):")
+    for r in result["post_edit_changed_slowest"]:
+        print(f"    {r}")
+    print(f"  the slowest post_edit_paced runs (each edit {args.pace_s} s after the previous one):")
+    for r in result["post_edit_paced_slowest"]:
+        print(f"    {r}")
     report_corpora(histories, False)
     return 0
+
+
+def edit_signature(path: Path, i: int) -> bool:
+    """Add an optional parameter to the first top-level function of ``path`` (False: it has none)."""
+    text = path.read_text(encoding="utf-8")
+    m = DEF.search(text)
+    if m is None:
+        return False
+    params = m.group(2).strip()
+    new_params = f"{params}, _bench{i}=None" if params and not params.endswith(("*", "/")) else "_bench=None"
+    path.write_text(text[: m.start(2)] + new_params + text[m.end(2) :], encoding="utf-8")
+    return True
+
+
+def merge(run: dict[str, object], lines: dict[str, object]) -> None:
+    """Add what the daemon's lines say (``DaemonLog.take``) to one run's record."""
+    batches = [*run.get("batches", []), *lines.pop("batches", [])]  # type: ignore[misc]
+    run.update(lines, batches=batches)
+
+
+def wait_until_logged(log: DaemonLog, run: dict[str, object], timeout: float = 5.0) -> None:
+    """Read the last edit's lines once its batch is logged (it may end after the hook)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        merge(run, log.take())
+        if run["batches"] or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
+
+
+def slowest(runs: list[dict[str, object]], n: int = 5) -> list[str]:
+    """The ``n`` slowest edits, one line each: where their time went."""
+    lines = []
+    for r in sorted(runs, key=lambda r: -float(r["ms"]))[:n]:  # type: ignore[arg-type]
+        batches = "; ".join(
+            f"batch of {b['paths']} begun {b['begun_after_write_ms']} ms after the write, {b['ms']} ms"
+            + (f" ({b['workers_started']} workers started)" if b["workers_started"] else "")
+            + ": "
+            + ", ".join(f"{k} {v}" for k, v in b["steps_ms"].items() if v >= 1)
+            for b in r.get("batches", [])  # type: ignore[attr-defined]
+        )
+        lines.append(f"{r['ms']} ms (CPU {r['cpu_ms']}): arrived {r.get('arrived_ms')} ms after the write, "
+                     f"{r.get('arrival')}, waited {r.get('waited_ms')}, answered {r.get('answered_ms')}; {batches}")
+    return lines
 
 
 CORPORA = Path("/work/shared/corpora")

@@ -140,6 +140,7 @@ class ImportOf:
 
 _FUNC = "function"  # a function: nothing below it
 _VAR = "variable"  # a plain assignment (or an instance attribute set on ``self``)
+SERVED = "served with a warning"  # a name a module-level ``__getattr__`` returns after warning
 STAR = "*"  # the key of a module's ``from x import *`` sources
 
 
@@ -175,10 +176,38 @@ def _instance_attributes(cls: ast.ClassDef) -> Iterator[str]:
                         yield t.attr
 
 
+def _served(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[str, bool]]:
+    """The names a module-level ``__getattr__`` (PEP 562) returns something for — the string
+    constants an ``if`` compares its first parameter to (``==``, ``in`` a literal set, tuple
+    or list) whose body returns — and whether that body calls a ``warn`` function."""
+    if not hook.args.args:
+        return
+    param = hook.args.args[0].arg
+    for node in ast.walk(hook):
+        if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) or len(node.test.ops) != 1:
+            continue
+        left, right = node.test.left, node.test.comparators[0]
+        if isinstance(right, ast.Name) and right.id == param:
+            left, right = right, left
+        if not (isinstance(left, ast.Name) and left.id == param):
+            continue
+        inside = [n for stmt in node.body for n in ast.walk(stmt)]
+        if not any(isinstance(n, ast.Return) for n in inside):
+            continue
+        warns = any(isinstance(n, ast.Call) and _dotted(n.func).rsplit(".", 1)[-1] == "warn" for n in inside)
+        items = right.elts if isinstance(right, ast.Set | ast.Tuple | ast.List) else [right]
+        for item in items:
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                yield item.value, warns
+
+
 def _bind_block(body: Iterable[ast.stmt], module: str, is_pkg: bool, out: dict[str, Any]) -> None:
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             out.setdefault(stmt.name, _FUNC)
+            if stmt.name == "__getattr__":  # a name it still serves is not gone (deprecated or lazy)
+                for name, warns in _served(stmt):
+                    out.setdefault(name, SERVED if warns else _FUNC)
         elif isinstance(stmt, ast.ClassDef):
             cls = ClassDef(bases=[_dotted(b) for b in stmt.bases if _dotted(b)], node=stmt)
             _bind_block(stmt.body, module, is_pkg, cls.members)
@@ -435,7 +464,11 @@ DEFAULT_KNOWLEDGE_GLOBS: tuple[str, ...] = (
 )  # fmt: skip
 DEFAULT_KNOWLEDGE_EXCLUDES: tuple[str, ...] = (
     "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*NOTES*", "changelog.*", "changes.*",
-    "changelog.d/", "changelog/", "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
+    "changelog.d/", "changelog/", "release-notes*", "release_notes*", "releasenotes/",
+    "whatsnew/", "whatsnew.*", "whats-new*", "whats_new*",
+    "UPGRADING*", "upgrading.*", "upgrading/", "upgrade-guide*", "upgrade_guide*",
+    "MIGRATING*", "migrating.*", "migrating/", "migration-guide*", "migration_guide*",
+    "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
 )  # fmt: skip
 KNOWLEDGE_SUFFIXES: tuple[str, ...] = (".md", ".mdx", ".mdc", ".rst")
 #: Change logs, added by ``bench_docs.py --changelogs`` (graphmem leaves them out by default:

@@ -37,6 +37,7 @@ __all__ = [
     "caller_words",
     "change_line",
     "change_words",
+    "group_end",
     "history_line",
     "history_words",
     "parse_signature",
@@ -302,8 +303,9 @@ def _is_operator_lt(text: str, i: int) -> bool:
     return text[i + 1 : i + 2] in ("=", "<") or (i > 0 and text[i - 1] == "<")
 
 
-def _group_end(text: str, start: int) -> int:
-    """The index of the bracket closing the one at ``start`` (``len(text)`` when unclosed)."""
+def group_end(text: str, start: int) -> int:
+    """The index of the bracket closing the one at ``start`` (``len(text)`` when unclosed);
+    string literals are not looked into."""
     return next((i for i, ch, depth in _scan(text, start) if ch in ")]}" and depth == 0), len(text))
 
 
@@ -411,7 +413,7 @@ def _type_head(rest: str, keyword: str, colon: bool) -> ParsedSignature:
     params: tuple[Param, ...] = ()
     bases: list[str] = []
     if rest.startswith("("):
-        end = _group_end(rest, 0)
+        end = group_end(rest, 0)
         inner = rest[1:end]
         rest = rest[end + 1 :]
         if colon:  # Python: class A(B, C):
@@ -458,7 +460,7 @@ def _callable(text: str, colon: bool) -> ParsedSignature:
         return _finish(name, keyword, "", rest, "", colon)
     if text.startswith("func(") or text.startswith("func ("):  # Go method: receiver first
         start = text.index("(")
-        end = _group_end(text, start)
+        end = group_end(text, start)
         receiver = text[start + 1 : end].strip()
         text = "func " + text[end + 1 :].lstrip()
     start = text.find("(")
@@ -487,7 +489,7 @@ def _callable(text: str, colon: bool) -> ParsedSignature:
 
 def _finish(name: str, keyword: str, prefix: str, rest: str, receiver: str, colon: bool) -> ParsedSignature:
     """Parameters and return type from ``rest`` (which starts at the parameter list's ``(``)."""
-    end = _group_end(rest, 0)
+    end = group_end(rest, 0)
     inner = rest[1:end]
     tail = rest[end + 1 :].strip()
     parts = [p.strip() for p in _split_top(inner, ",") if p.strip()]
@@ -850,7 +852,8 @@ def change_words(reason: StaleReason) -> str:
     """What changed, in words: ``removed``, ``renamed to `FakeTransport```, ``body changed: 3 lines``
     (``body changed`` when the count is not known),
     ``parameter `pepper` added (optional)``, ``annotations changed: return type `A` → `B```,
-    ``calls `b.py::g`, whose parameter `x` was removed``."""
+    ``calls `b.py::g`, whose parameter `x` was removed``, ``deprecated: `click.__getattr__`
+    still serves it, with a warning``."""
     change = reason.change
     file_anchor = "::" not in reason.anchor_ref
     if change is ChangeKind.REMOVED:
@@ -866,6 +869,8 @@ def change_words(reason: StaleReason) -> str:
         return f"body changed: {n} line{'s' if n != 1 else ''}" if n > 0 else "body changed"
     if change is ChangeKind.ADDED:
         return "added"
+    if change is ChangeKind.DEPRECATED:
+        return f"deprecated: `{reason.served_by or '?'}` still serves it, with a warning"
     if change is ChangeKind.DEPENDENCY_CHANGED:
         return _dependency_words(reason)
     delta = signature_delta(reason.old_signature, reason.new_signature)

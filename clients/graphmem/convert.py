@@ -484,6 +484,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         lines_changed=r.lines_changed,
         caller_omits=r.caller_omits,
         caller_starred=r.caller_starred,
+        served_by=r.served_by,
     )
 
 
@@ -506,6 +507,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         lines_changed=max(0, m.lines_changed),
         caller_omits=tuple(m.caller_omits),
         caller_starred=m.caller_starred,
+        served_by=m.served_by,
     )
 
 

@@ -163,6 +163,7 @@ class StaleReasonOut(BaseModel):
     #: has `*`/`**` arguments that may pass them
     caller_omits: list[str] = []
     caller_starred: bool = False
+    served_by: str = ""  # DEPRECATED: the hook that still serves the name (`click.__getattr__`)
     summary: str = ""  # the change in one line (graphmem.changes.change_line)
 
 
@@ -324,6 +325,7 @@ def _observation_out(o: Observation) -> ObservationOut:
                 lines_changed=r.lines_changed,
                 caller_omits=list(r.caller_omits),
                 caller_starred=r.caller_starred,
+                served_by=r.served_by,
                 summary=change_line(r),
             )
             for r in o.stale_reasons

@@ -18,6 +18,7 @@ SEVERITY: dict[ChangeKind, int] = {
     ChangeKind.ADDED: 0,
     ChangeKind.DEPENDENCY_CHANGED: 0,
     ChangeKind.ANNOTATIONS_CHANGED: 0,
+    ChangeKind.DEPRECATED: 0,
 }
 
 

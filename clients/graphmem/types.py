@@ -90,6 +90,9 @@ class ChangeKind(str, Enum):
     RENAMED = "renamed"
     DEPENDENCY_CHANGED = "dependency_changed"
     ANNOTATIONS_CHANGED = "annotations_changed"  # only the annotations say something else: suspect
+    #: a name a knowledge file uses is gone as a symbol, but a module still serves it with a
+    #: warning (``served_by``; ``new_ref``: the successor, when known)
+    DEPRECATED = "deprecated"
 
 
 class AnchorKind(str, Enum):
@@ -215,6 +218,8 @@ class StaleReason:
     caller_omits: tuple[str, ...] = ()
     #: with ``caller_omits``: the caller has ``*``/``**`` arguments, so it may pass them there
     caller_starred: bool = False
+    #: DEPRECATED: the hook that still serves the name, as a reader writes it (``click.__getattr__``)
+    served_by: str = ""
 
 
 class KnowledgeKind(str, Enum):
@@ -272,6 +277,9 @@ class KnowledgeReference:
     # against the signature; empty: the text itself says it, or it is no call). Kept by the
     # daemon's journal, not sent on the wire.
     call: str = ""
+    # the sentence around it says the name is old ("deprecated in favor of", "no longer"): a
+    # name gone is then graded historical (kept by the daemon's journal, not on the wire)
+    historical: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -413,3 +413,15 @@ def test_annotations_only() -> None:
     assert signature_delta("def f(a:int)->int:", "def f(a:str)->str:").annotations_only
     assert not signature_delta("def f(a:int):", "def f(a:str,b:int):").annotations_only
     assert not signature_delta("def f(a):", "def f(a):").annotations_only
+
+
+def test_a_deprecated_name_says_which_hook_still_serves_it() -> None:
+    r = StaleReason(
+        "src/click/utils.py::get_binary_stream", ChangeKind.DEPRECATED, 1.0, commit=SHA,
+        served_by="click.__getattr__",
+    )  # fmt: skip
+    assert change_words(r) == "deprecated: `click.__getattr__` still serves it, with a warning"
+    assert change_line(r) == (
+        "`src/click/utils.py::get_binary_stream`: deprecated: `click.__getattr__` still serves it, with a warning, "
+        "in 1a2b3c4"
+    )

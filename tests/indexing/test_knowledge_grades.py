@@ -6,7 +6,8 @@ and the same answer is printed by the installed ``graphmem check``.
 * a keyword the function no longer takes, written in a call: stale; the same removal where
   the text only names the function: suspect; an annotation-only change: nothing (changed);
 * a class renamed with the same body: dangling, with ``renamed_to`` and the commit;
-* a class removed whose deprecation message names its successor: dangling, ``use `AppContext```;
+* a class removed that the package's ``__getattr__`` still serves with a warning naming its
+  successor: suspect, "is deprecated: `pkg.__getattr__` still serves it, …; use `AppContext`";
 * ``def .aiter_lines()`` in a list under the `` `Response` class`` heading: a member of it;
 * ``close``, a name two symbols have (one in the tests): no reference, no finding, in a
   Markdown code span and in a reStructuredText inline literal alike (beside a unique one,
@@ -181,11 +182,14 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
     assert renamed.renamed_to == "pkg/transports.py::FakeTransport"
     assert renamed.reason == f"`MockTransport` renamed to `FakeTransport` in {c_['MockTransport -> FakeTransport']}"
 
-    merged = by_text["RequestContext"]  # removed; its deprecation message names the successor
-    assert merged.state is ReferenceState.DANGLING
-    assert merged.renamed_to == "pkg/context.py::AppContext"
+    merged = by_text["RequestContext"]  # removed, still served by pkg.__getattr__ with a warning naming the successor
+    assert merged.state is ReferenceState.SUSPECT
+    assert merged.renamed_to == ""
+    assert merged.target_ref == "pkg/context.py::RequestContext"
+    assert merged.commit == h.commits["RequestContext merged into AppContext"]
     assert merged.reason == (
-        f"`RequestContext` removed in {c_['RequestContext merged into AppContext']}; use `AppContext`"
+        "`RequestContext` is deprecated: `pkg.__getattr__` still serves it, with a warning, "
+        f"since {c_['RequestContext merged into AppContext']}; use `AppContext`"
     )
 
     member = by_text["def .aiter_lines()"]  # a member in the list under the `Response` class heading
@@ -209,11 +213,12 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
     )
     assert out.returncode == 1, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[-1].startswith("3 dangling, 1 stale, 1 suspect in 2 files"), lines
+    assert lines[-1].startswith("2 dangling, 1 stale, 2 suspect in 2 files"), lines
     found = lines[:-1]
     assert len(found) == 5
     assert all(len(line.split(": ", 2)[2]) <= 160 for line in found), found
     assert (
-        f"docs/guide.md:11:4: dangling: `RequestContext` removed in {c_['RequestContext merged into AppContext']}"
+        f"docs/guide.md:11:4: suspect: `RequestContext` is deprecated: `pkg.__getattr__` still serves it, with a "
+        f"warning, since {c_['RequestContext merged into AppContext']}; use `AppContext`"
         in out.stdout
     )

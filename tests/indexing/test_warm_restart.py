@@ -62,7 +62,8 @@ def git(root: Path, *args: str) -> str:
 def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFactory, py_repo: Path, via: str) -> None:
     d = daemon_factory([py_repo])
     with d.client() as c:
-        files = c.status().repositories[0].files
+        files, edges = c.status().repositories[0].files, c.status().repositories[0].edges
+        assert edges > 0
         assert parsed(c) == files  # the first index parses every file
         o = c.observe("constant-time compare", anchors=["app/auth/crypto.py::hash_password"])
     assert d.stop() == 0
@@ -71,7 +72,7 @@ def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFacto
     d2 = daemon_factory([py_repo], home=d.home)
     with d2.client() as c:
         (repo,) = c.status().repositories
-        assert repo.files == files
+        assert (repo.files, repo.edges) == (files, edges)  # (the edges as counted before the stop)
         assert repo.files_parsed == 0
         assert c.get(o.id).status is ObservationStatus.FRESH
         assert [s.name for s in c.find_symbols("hash_password")] == ["hash_password"]
@@ -93,6 +94,8 @@ def test_restart_with_nothing_changed_parses_nothing(daemon_factory: DaemonFacto
     with d3.client() as c:
         assert parsed(c) == 1  # only the file that changed while the daemon was down
         assert c.get(o.id).status is ObservationStatus.STALE
+        # its callers' calls no longer resolve: the pass that applied the change counted again
+        assert c.status().repositories[0].edges < edges
 
 
 def test_a_restart_is_current_without_its_parse_workers_and_they_parse_the_next_edit(
@@ -119,16 +122,19 @@ def test_a_restart_is_current_without_its_parse_workers_and_they_parse_the_next_
         assert "parse pool started" in this_run(d.home)  # (started when the edit needed it)
 
 
-def test_repository_facts_read_while_the_graph_is_restored_resolve_as_before(daemon_factory: DaemonFactory) -> None:
-    """The facts (here go.mod's module path, which Go imports resolve through) are read after
-    the restore is queued: the hand-over's resolution still gives the stored edges, and a
-    change after the restart resolves through them."""
+@VIA
+def test_repository_facts_after_a_restart_resolve_as_before(daemon_factory: DaemonFactory, via: str) -> None:
+    """The facts (here go.mod's module path, which Go imports resolve through) come back with
+    the snapshot (no walk of the tree beside the restore), or without one are read before
+    anything resolves: the hand-over's resolution still gives the stored edges, and a change
+    after the restart resolves through them."""
     repo = copy_fixture("go")
     d = daemon_factory([repo])
     with d.client() as c:
         before = _callee_names(c, "main.go::main")
         assert "NewService" in before  # (through the module path: example.com/shop/auth)
     assert d.stop() == 0
+    restart_via(via, d.home)
     d2 = daemon_factory([repo], home=d.home)
     with d2.client() as c:
         wait_for(lambda: "cached parses handed to the resolver" in this_run(d.home), TIMEOUT)
@@ -139,6 +145,36 @@ def test_repository_facts_read_while_the_graph_is_restored_resolve_as_before(dae
         main.write_text(main.read_text().replace("\tfmt.Println(token)\n", again))
         wait_for(lambda: parsed(c) == 1, TIMEOUT)
         d2.wait_idle()
+        assert _callee_names(c, "main.go::main") == before
+
+
+@VIA
+def test_repository_facts_changed_while_the_daemon_was_down_are_taken(daemon_factory: DaemonFactory, via: str) -> None:
+    """go.mod's module path changed while the daemon was down: the snapshot's facts are those
+    the stored edges were resolved with; the pass after the restart reads the new ones and
+    resolves every file again, as for a change of facts while it runs."""
+    repo = copy_fixture("go")
+    d = daemon_factory([repo])
+    with d.client() as c:
+        before = _callee_names(c, "main.go::main")
+        assert "NewService" in before
+    assert d.stop() == 0
+    gomod = repo / "go.mod"
+    gomod.write_text(gomod.read_text().replace("module example.com/shop", "module example.com/elsewhere"))
+    restart_via(via, d.home)
+    d2 = daemon_factory([repo], home=d.home)
+    with d2.client() as c:
+        assert c.recall(files=["main.go"]).freshness.current
+        d2.wait_idle()
+        # (example.com/shop/auth is no longer this module's package: its calls do not resolve)
+        assert "NewService" not in _callee_names(c, "main.go::main")
+        assert parsed(c) == 0
+    assert d2.stop() == 0
+    gomod.write_text(gomod.read_text().replace("module example.com/elsewhere", "module example.com/shop"))
+    d3 = daemon_factory([repo], home=d.home)
+    with d3.client() as c:
+        assert c.recall(files=["main.go"]).freshness.current
+        d3.wait_idle()
         assert _callee_names(c, "main.go::main") == before
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from graphmemd.graph.model import annotations_only, sig_halves
+from graphmemd.graph.model import Language, annotations_only, sig_halves
 from graphmemd.ingest.parsing import parse_source
+from graphmemd.ingest.parsing.fingerprint import _word_roots, load_rules
 
 
 def _wrap(body: str) -> str:
@@ -84,6 +85,11 @@ BODIES = [
     ("UP045", "y: Optional[int] = None\nreturn y", "y: int | None = None\nreturn y"),
     ("UP037", "y: 'Foo' = a\nreturn y", "y: Foo = a\nreturn y"),
     ("UP006", "assert typing.List[int] is a", "assert list[int] is a"),
+    # annotated assignments to a subscript, an attribute and a name (the rule's own pattern, and
+    # the extraction's captures it shares)
+    ("UP006", "a[0]: List[int] = x\nreturn a", "a[0]: list[int] = x\nreturn a"),
+    ("UP006", "self.y: Dict[str, int] = {}\nreturn a", "self.y: dict[str, int] = {}\nreturn a"),
+    ("UP045", "y: Optional[int]\nreturn a", "y: int | None\nreturn a"),
     ("UP006", "return f(x=t.Dict[str, int], y=Tuple[int, ...])", "return f(x=dict[str, int], y=tuple[int, ...])"),
 ]
 
@@ -143,6 +149,12 @@ SIGNATURES = [
     ("UP043", "def f() -> Generator[int, None, None]:", "def f() -> Generator[int]:"),
     ("UP043", "def f() -> AsyncGenerator[int, None]:", "def f() -> AsyncGenerator[int]:"),
     ("UP044", "def f(*args: Unpack[Ts]):", "def f(*args: *Ts):"),
+    ("UP006", "def f(*args: List[int], **kw: Optional[int]):", "def f(*args: list[int], **kw: int | None):"),
+    (
+        "UP006",
+        "def f(a: List[int] = x, *, b: Dict[str, int]) -> Tuple[int]:",
+        "def f(a: list[int] = x, *, b: dict[str, int]) -> tuple[int]:",
+    ),
     ("annotations", "def f(a: Literal['x', \"y\"]):", "def f(a: Literal[\"x\", 'y']):"),
     ("annotations", "def f(a: 'Optional[int]' = None):", "def f(a: int | None = None):"),
 ]
@@ -228,6 +240,70 @@ def test_a_body_annotation_is_part_of_the_body() -> None:
     one = hashes("class C:\n    x: int = 1\n", "C")
     other = hashes("class C:\n    x: str = 1\n", "C")
     assert one[1] != other[1]
+
+
+_ALIASES = sorted((load_rules(Language.PYTHON).aliases or {}).items())
+
+
+@pytest.mark.parametrize(("alias", "meant"), _ALIASES, ids=[a.decode() for a, _m in _ALIASES])
+def test_every_alias_is_found_in_code_only(alias: bytes, meant: bytes) -> None:
+    """Each ``[aliases]`` name, found by its shared scan (``textscan``), means its name in
+    code, twice in one line and beside another alias; in a string or as part of a longer
+    name it does not."""
+    one, other = alias.decode(), meant.decode()
+    both = hashes(_wrap(f"return f({one}, {one}) or IOError"))
+    assert both == hashes(_wrap(f"return f({other}, {other}) or OSError"))
+    assert hashes(_wrap(f"return '{one}'")) != hashes(_wrap(f"return '{other}'"))
+    assert hashes(_wrap(f"return x{one}_")) != hashes(_wrap(f"return x{other}_"))
+
+
+_TWO_CLASSES = (
+    'class A(metaclass=type):\n    """no metaclass"""\n\nclass B(Base, metaclass=type):  # metaclass\n    x = 1\n'
+)
+_TWO_CLASSES_AFTER = 'class A:\n    """no metaclass"""\n\nclass B(Base):  # metaclass\n    x = 1\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "qualname"),
+    [
+        # in a nested class, the innermost class around the word is the one tried
+        (
+            "class O:\n    class C:\n        __metaclass__ = type\n        x = 1\n",
+            "class O:\n    class C:\n        x = 1\n",
+            "O",
+        ),
+        # two classes of one file, the word also in a docstring and a comment
+        (
+            _TWO_CLASSES,
+            _TWO_CLASSES_AFTER,
+            "B",
+        ),
+        (
+            _TWO_CLASSES,
+            _TWO_CLASSES_AFTER,
+            "A",
+        ),
+    ],
+)
+def test_rewrites_tried_around_their_words(before: str, after: str, qualname: str) -> None:
+    """UP001/UP050 run only at the class around each ``metaclass`` written in the file
+    (``words``): each class is still rewritten, wherever it is and however many there are."""
+    assert hashes(before, qualname) == hashes(after, qualname)
+
+
+def test_a_real_metaclass_attribute_still_differs() -> None:
+    one = "class C:\n    __metaclass__ = Meta\n    x = 1\n"
+    assert hashes(one, "C") != hashes("class C:\n    x = 1\n", "C")
+
+
+def test_a_words_rewrite_names_its_root() -> None:
+    with pytest.raises(ValueError, match="rooted at"):
+        _word_roots({"words": ["metaclass"], "query": "(class_definition) @node"})
+    with pytest.raises(ValueError, match="rooted at"):
+        _word_roots({"words": ["metaclass"], "at": "call", "query": "(class_definition) @node"})
+    assert _word_roots({"words": ["m"], "at": "class_definition", "query": "((class_definition) @node)"}) == {
+        b"m": "class_definition"
+    }
 
 
 def test_format_of_a_parenthesised_string_is_one_form() -> None:

@@ -212,6 +212,20 @@ def test_default_selection_and_repository_config() -> None:
     assert sel.kind_of("README.md") is KnowledgeKind.DOCUMENTATION
     assert sel.kind_of(".graphmem/notes/0123456789abcdef.md") is KnowledgeKind.SHARED_NOTE
     assert sel.kind_of("CHANGELOG.md") is None
+    for history in (  # history in prose: left out by default
+        "docs/upgrading.rst", "UPGRADING.md", "docs/migrating.md", "docs/migration-guide.md",
+        "docs/whatsnew/3.12.rst", "doc/whats-new.md", "docs/release-notes.md", "docs/upgrading/v2.md",
+    ):  # fmt: skip
+        assert sel.kind_of(history) is None, history
+    for doc in ("docs/upgrade.md", "docs/migrations.md", "docs/releases.rst", "docs/api.rst"):
+        assert sel.kind_of(doc) is KnowledgeKind.DOCUMENTATION, doc
+    back, err = parse_config(b'[knowledge]\ninclude = ["docs/upgrading.rst"]\n')  # taken back in
+    assert err == ""
+    assert back.kind_of("docs/upgrading.rst") is KnowledgeKind.DOCUMENTATION
+    assert back.kind_of("docs/migrating.md") is None
+    assert back.kind_of("CHANGELOG.md") is None
+    mine, _ = parse_config(b'[knowledge]\ninclude = ["docs/**/*.rst"]\nexclude = ["docs/upgrading.rst"]\n')
+    assert mine.kind_of("docs/upgrading.rst") is None  # the repository's own exclusion still wins
     assert sel.kind_of("src/notes.md") is None
     assert sel.kind_of("docs/conf.py") is None
     custom, err = parse_config(b'[knowledge]\ninclude = ["design/**/*.md"]\nexclude = ["docs/legacy/**"]\n')

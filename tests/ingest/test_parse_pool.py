@@ -16,7 +16,7 @@ from graphmem.errors import FailedPrecondition, InvalidArgument
 from graphmemd.graph.model import Language, ParsedFile, SkippedFile
 from graphmemd.ingest import parse_pool, parsecache
 from graphmemd.ingest.knowledge.model import CallShape
-from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
+from graphmemd.ingest.parse_pool import LIVE_FILES, WORKER_NICENESS, ParseOutcome, ParsePool
 from graphmemd.ingest.parsing import parse_source
 
 SMALL_PY = b"import os\n\nclass A(Base):\n    def run(self):\n        return os.getcwd()\n"
@@ -351,16 +351,23 @@ def gone(pid: int) -> bool:
 
 def test_idle_workers_exit_and_the_next_file_starts_them(tmp_path: Path) -> None:
     """With ``idle_s`` the workers of an idle pool exit (their processes are gone, not
-    just unlisted), a file submitted afterwards starts them again and is parsed, and a
-    busy pool keeps them (a parse longer than ``idle_s`` does not count as idle)."""
+    just unlisted) but one that parsed nothing, a file submitted afterwards starts them again
+    and is parsed, and a busy pool keeps them (a parse longer than ``idle_s`` does not count
+    as idle)."""
     with pytest.raises(InvalidArgument):
         ParsePool(1, idle_s=-1)
     with ParsePool(2, timeout_s=60.0, idle_s=0.3) as p:
         first = set(p.worker_pids())
         assert len(first) == 2
-        wait_for("idle workers to exit", lambda: not p.worker_pids() and all(gone(pid) for pid in first))
-        parses_on_new_workers(p, tmp_path, 6, first)
-        wait_for("idle workers to exit again", lambda: not p.worker_pids())
+        wait_for("idle workers to exit", lambda: len(p.worker_pids()) == 1 and sum(map(gone, first)) == 1)
+        assert p.standby() == (p.worker_pids()[0], ())  # nothing parsed yet: nothing to compile
+        parses_on_new_workers(p, tmp_path, 6, first - set(p.worker_pids()))
+        used = set(p.worker_pids())
+        wait_for("workers that parsed to exit", lambda: all(gone(pid) for pid in used))
+        wait_for("a standby in their place", lambda: len(p.worker_pids()) == 1 and p.standby() is not None)
+        warm = (Language.PYTHON,)
+        wait_for("the standby to compile Python's queries", lambda: p.standby() == (p.worker_pids()[0], warm))
+        assert not used & set(p.worker_pids())
         big = write(tmp_path, "big.py", generated_python(1_500_000))
         seen: set[int] = set()
         got: list[ParseOutcome] = []
@@ -373,12 +380,28 @@ def test_idle_workers_exit_and_the_next_file_starts_them(tmp_path: Path) -> None
         assert time.monotonic() - started > 0.6, "big.py parsed too fast to test a busy pool; make it bigger"
         assert got
         assert got[0].parsed is not None
-        assert len(seen) == 2, "a worker was stopped while the pool was busy"
+        assert len(seen) == 1, "the worker was stopped while the pool was busy (or the standby was not used)"
     with ParsePool(1, timeout_s=60.0) as never:  # idle_s=None: the workers stay
         pids = never.worker_pids()
         time.sleep(0.5)
         assert never.worker_pids() == pids
         assert not gone(pids[0])
+
+
+def test_a_live_edit_is_parsed_at_the_daemons_priority_a_bulk_job_below_it(tmp_path: Path) -> None:
+    """A job of a few files (an edit someone waits for) runs at the daemon's priority; from its
+    first file of a larger job on, a worker runs ``WORKER_NICENESS`` lower, until it exits."""
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    with ParsePool(1, timeout_s=60.0) as p:
+        (pid,) = p.worker_pids()
+        assert p.parse_one("a.py", write(tmp_path, "a.py", SMALL_PY)).parsed is not None
+        assert os.getpriority(os.PRIO_PROCESS, pid) == own
+        assert len(list(p.parse_many(small_files(tmp_path, LIVE_FILES)))) == LIVE_FILES
+        assert os.getpriority(os.PRIO_PROCESS, pid) == own
+        assert len(list(p.parse_many(small_files(tmp_path, LIVE_FILES + 1)))) == LIVE_FILES + 1
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(own + WORKER_NICENESS, 19)
+        assert p.parse_one("a.py", tmp_path / "a.py").parsed is not None
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(own + WORKER_NICENESS, 19)
 
 
 def test_close_releases_waiting_callers(tmp_path: Path) -> None:

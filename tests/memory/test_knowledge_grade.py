@@ -148,7 +148,12 @@ def test_removed_and_renamed_references_are_dangling() -> None:
     gone = grade(_unit_obs([("f", symbol_anchor(F))]), Code(), 200.0, "")
     assert gone.status is ObservationStatus.STALE
     assert gone.references[0].state is ReferenceState.DANGLING
-    assert gone.references[0].reason == "`f` removed, uncommitted"
+    # a name gone whose commit history did not find (removed in a merge) names no commit, and
+    # is not "uncommitted": only a removal flagged so (HEAD still has it) is
+    assert gone.references[0].reason == "`f` removed"
+    live = StaleReason(F.ref, ChangeKind.REMOVED, 150.0, F.signature, uncommitted=True)
+    flagged = grade(_unit_obs([("f", symbol_anchor(F))], reasons=(live,)), Code(), 200.0, "")
+    assert flagged.references[0].reason == "`f` removed, uncommitted"
     g = _sym("g", "def g(a):")
     renamed = StaleReason(F.ref, ChangeKind.RENAMED, 150.0, F.signature, g.signature, g.ref, "c0ffee1234", "")
     o = grade(_unit_obs([("f", symbol_anchor(g))], reasons=(renamed,)), Code(g), 200.0, "")
@@ -298,3 +303,41 @@ def test_an_example_call_with_no_arguments_is_bound() -> None:
 
     assert example("def ib(default=None):") is ReferenceState.CHANGED
     assert example("def ib(name,default=None):") is ReferenceState.CHANGED
+
+
+def test_a_name_still_served_with_a_warning_is_deprecated_suspect_and_survives_grading() -> None:
+    hook = _sym("__getattr__", "def __getattr__(name):")
+    served = StaleReason(
+        F.ref, ChangeKind.DEPRECATED, 150.0, F.signature, new_ref="pkg.streams.open_stream", commit="0511725abc",
+        detail="", served_by="pkg.__getattr__",
+    )  # fmt: skip
+    o = grade(_unit_obs([("f", symbol_anchor(hook))], reasons=(served,)), Code(hook), 200.0, "")
+    assert o.status is ObservationStatus.SUSPECT
+    (ref,) = o.references
+    assert (ref.state, ref.target_ref, ref.renamed_to, ref.commit) == (
+        ReferenceState.SUSPECT, F.ref, "", "0511725abc",
+    )  # fmt: skip
+    assert ref.reason == (
+        "`f` is deprecated: `pkg.__getattr__` still serves it, with a warning, since 0511725; "
+        "use `pkg.streams.open_stream`"
+    )
+    again = grade(o, Code(replace(hook, body_hash="b2")), 300.0, "")  # the hook changed: still deprecated
+    assert again.references[0].state is ReferenceState.SUSPECT
+    assert from_doc(to_doc(o)).stale_reasons == o.stale_reasons  # served_by is kept by the journal
+
+
+def test_a_gone_name_in_a_sentence_that_says_it_is_old_is_historical() -> None:
+    def unit(text: str) -> Observation:
+        at = text.index("`f`")
+        ref = TextRef(RefKind.CODE, TargetKind.SYMBOL, "f", "f", Span(3, at + 2, 3, at + 3))
+        u = Unit(UnitKind.PARAGRAPH, 3, 3, ("Guide",), text)
+        found = UnitFinding(u, "0123456789abcdef", (RefFinding(ref, symbol_anchor(F)),))
+        return unit_observation("r", "docs/a.md", KnowledgeKind.DOCUMENTATION, found, None, 100.0)
+
+    old = grade(unit("The `f` function was removed in favor of `g`."), Code(), 200.0, "")
+    assert old.status is ObservationStatus.FRESH  # asks for nothing
+    assert (old.references[0].state, old.references[0].reason) == (ReferenceState.CHANGED, "historical: `f` removed")
+    assert from_doc(to_doc(old)).references[0].historical
+    plain = grade(unit("Call `f` to start. It was deprecated in 2010."), Code(), 200.0, "")
+    assert plain.references[0].state is ReferenceState.DANGLING  # another sentence says so
+    assert plain.status is ObservationStatus.STALE

@@ -4,12 +4,15 @@ that cannot be trusted is not read (and is gone either way)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from graphmem.types import EdgeKind
+from graphmemd.graph import edgebits
 from graphmemd.graph.codegraph import CodeGraph, FileNode
 from graphmemd.graph.model import Confidence, ResolvedEdges, file_id, symbols_of
+from graphmemd.graph.resolution import RepoFacts
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parsing.parser import parse_source
 from graphmemd.store import graph_snapshot
@@ -71,14 +74,17 @@ def test_a_repository_put_back_from_its_snapshot_is_the_graph_it_was(
     if shared:
         _add_repo(original, "s")
     snaps = Snapshots(tmp_path / "snapshots")
-    assert snaps.save(original.export_repo("r")) > 0
+    facts = RepoFacts(go_modules={"": "example.com/r"}, python_roots=("src",))
+    assert snaps.save(original.export_repo("r"), facts) > 0
 
     restored = CodeGraph()
     if beside:
         _add_repo(restored, "s")
-    part = snaps.take("r")
-    assert part is not None
+    taken = snaps.take("r")
+    assert taken is not None
     assert not snaps.path("r").exists()  # read at most once
+    part, facts_back = taken
+    assert facts_back == facts  # (the facts its edges were resolved with)
     restored.import_repo(part)
     if shared and not beside:
         original.drop_repo("s")
@@ -98,11 +104,56 @@ def test_a_repository_put_back_from_its_snapshot_is_the_graph_it_was(
     assert not restored.out(file_id("r", "app/service.py"), EdgeKind.IMPORTS)
 
 
+def test_a_repository_counts_its_own_edges_alone_or_beside_another() -> None:
+    """``edge_count`` tallies the packed values (one repository in the graph: every node's; with
+    another: its own nodes'); a part carries its repository's count for ``status``."""
+    alone, both = CodeGraph(), CodeGraph()
+    _add_repo(alone, "r")
+    _add_repo(both, "r")
+    _add_repo(both, "s")
+    n = sum(len(edgebits.edges(p)) for targets in alone._out.values() for p in targets.values())
+    assert n == 13  # DEFINES x6, CONTAINS x3 (the classes' methods), an import, two calls, an inherit
+    assert alone.edge_count("r") == alone.edge_count() == both.edge_count("r") == both.edge_count("s") == n
+    assert both.edge_count() == 2 * n
+    both.set_edges([file_id("s", "app/service.py")], ResolvedEdges())
+    assert both.edge_count("r") == n > both.edge_count("s")
+    assert alone.export_repo("r").edges == both.export_repo("r").edges == n
+    assert both.export_repo("s").edges == both.edge_count("s")
+
+
+def test_equal_strings_come_back_as_one_object(tmp_path: Path) -> None:
+    """A snapshot writes equal strings once (``_payload``): signatures and hashes that recur, a
+    symbol's path and its file's, the name index's lowercased names come back shared, with
+    the same values as before."""
+    g = CodeGraph()
+    _add_repo(g, "r")
+    base_save, user_save = (
+        next(s for s in g.file_symbols("r", "app/models.py") if s.qualname == q) for q in ("Base.save", "User.save")
+    )
+    assert base_save.signature == user_save.signature
+    # (as two parses would give them: equal, separate objects)
+    g.symbols[user_save.id] = replace(user_save, signature="".join(list(user_save.signature)))
+    assert g.symbols[user_save.id].signature is not base_save.signature
+    node = g.files[file_id("r", "app/models.py")]
+    g.files[node_id := file_id("r", "app/models.py")] = replace(node, path="".join(list(node.path)))
+    snaps = Snapshots(tmp_path / "snapshots")
+    snaps.save(g.export_repo("r"), RepoFacts())
+    taken = snaps.take("r")
+    assert taken is not None
+    part = taken[0]
+    assert part.symbols == g.symbols
+    assert part.files == g.files
+    assert part.names == g._by_name
+    assert part.symbols[user_save.id].signature is part.symbols[base_save.id].signature
+    assert part.symbols[user_save.id].path is part.files[node_id].path
+    assert next(n for n in part.names if n == "save") is part.symbols[user_save.id].name
+
+
 def _saved(tmp_path: Path) -> tuple[Snapshots, Path]:
     g = CodeGraph()
     _add_repo(g, "r")
     snaps = Snapshots(tmp_path / "snapshots")
-    snaps.save(g.export_repo("r"))
+    snaps.save(g.export_repo("r"), RepoFacts())
     return snaps, snaps.path("r")
 
 

@@ -144,7 +144,7 @@ class Core:
 
     def open(self) -> None:
         """Open the store and the journal, start the loops, register the known repositories."""
-        steps = Steps()
+        steps = Steps(cpu_clock=time.thread_time)
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
         steps.mark("store")
@@ -189,7 +189,7 @@ class Core:
             self._watch_and_index(rt)
         steps.mark("watched")
         self.ready.set()
-        logger.info("opened in %.2fs: %s", steps.total, steps)
+        logger.info("opened in %.2fs: %s; %.2f CPU-s", steps.total, steps, steps.cpu)
 
     def _register_known(self, stored: dict[str, tuple[str, float]]) -> list[RepoRuntime]:
         """Register the last run's and the configured repositories (their loads queued); returns the new ones."""
@@ -235,7 +235,7 @@ class Core:
             if not self._store.poisoned:
                 self.snapshots.clear()
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
-                    ready = [rt.id for rt in self.registry.all() if rt.state is IndexState.READY]
+                    ready = {rt.id: rt.resolver.facts for rt in self.registry.all() if rt.state is IndexState.READY}
                     self.snapshots.save_all(self.state.graph, ready)
                 mark_clean(self.cfg.store_path)
 
@@ -283,8 +283,12 @@ class Core:
                 logger.info("%d observations of %s (a former clone of %s) moved to it", moved, old, rt.id)
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
+            # its snapshot holds the facts (no walk of the tree beside the restore); without
+            # one, the first job that may resolve reads them (``RepoRuntime.ensure_facts``)
+            rt.facts_pending = True
             self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
-        rt.read_facts()
+        else:
+            rt.read_facts()
         return rt, True
 
     def _watch_and_index(self, rt: RepoRuntime) -> None:

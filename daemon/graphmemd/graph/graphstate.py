@@ -22,6 +22,9 @@ class GraphState:
     def __init__(self) -> None:
         self.graph = CodeGraph()
         self._lock = threading.RLock()
+        #: how many times ``writing`` was entered: a count taken of the graph at one version
+        #: (read under the lock) holds as long as the version does
+        self.version = 0
 
     @contextmanager
     def reading(self) -> Iterator[CodeGraph]:
@@ -33,6 +36,7 @@ class GraphState:
     def writing(self) -> Iterator[CodeGraph]:
         """The graph, for the indexer's swap (readers wait)."""
         with self._lock:
+            self.version += 1
             yield self.graph
 
     def symbol(self, symbol_id: str) -> SymbolInfo | None:

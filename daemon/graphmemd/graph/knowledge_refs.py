@@ -173,6 +173,15 @@ class RefIndex:
         """The files that are the module ``module`` (dotted) itself, shortest path first."""
         return sorted(self._modules.get(tuple(module.split(".")), ()), key=_path_order)
 
+    @staticmethod
+    def module_name(path: str, package: bool = False) -> str:
+        """The dotted module a file is, as an import writes it (``src/click/parser.py`` ->
+        ``click.parser``, ``src/click/__init__.py`` -> ``click``), or with ``package`` the
+        package it is in (``click`` for both)."""
+        own, in_package = _module_keys(path)
+        keys = in_package if package else own
+        return ".".join(keys[-1]) if keys else ""
+
     def origins(self, name: str, module: str = "") -> dict[str, str]:
         """Where a dotted name that resolves to nothing would be defined, per the code's
         resolution: each file a lookup of it in a module it names looked into (the module's

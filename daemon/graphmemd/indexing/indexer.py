@@ -16,7 +16,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,6 +29,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
 from graphmemd.graph.sharing import reuse_unchanged, share_parse, share_strings
+from graphmemd.indexing.batch_timing import BatchTiming
 from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.derive import Deriver, Todo
 from graphmemd.indexing.file_events import file_events
@@ -123,6 +124,8 @@ class Indexer:
         self._health = health
         self._faults = faults
         self._jobs: queue.Queue[Job | None] = queue.Queue()
+        #: notified after each job and each batch applied: ``settle`` checks again then, not on a poll
+        self.job_done = threading.Condition()
         self._workers = Workers(cfg, health, faults)
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
@@ -169,14 +172,7 @@ class Indexer:
 
     def request_index(self, rt: RepoRuntime, paths: Sequence[str], full: bool) -> Job:
         """Queue a (re-)index of ``rt``, of only ``paths`` when given."""
-        rels: list[str] = []
-        for p in paths:
-            pp = Path(p)
-            rel = rt.rel(pp.resolve()) if pp.is_absolute() else pp.as_posix()
-            if rel is None:
-                raise InvalidArgument(f"{p} is not inside {rt.root}")
-            rels.append(rel)
-        return self.submit(Job("index", rt.id, full=full, paths=tuple(rels)))
+        return self.submit(Job("index", rt.id, full=full, paths=_relative(rt, paths)))
 
     def _step(self) -> bool:
         job = self._jobs.get()
@@ -208,6 +204,7 @@ class Indexer:
             if rt is not None:
                 rt.busy = False
             job.done.set()
+            _notify(self.job_done)
         if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
             for each in self._registry.all():
                 self._hand_over(each, idle=True)
@@ -216,6 +213,7 @@ class Indexer:
     def _hand_over(self, rt: RepoRuntime, idle: bool = False) -> None:
         """Finish a warm restart before anything is resolved (``restore.hand_over``); when
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
+        rt.ensure_facts()  # (the resolver resolves here: with the facts)
         if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
@@ -225,6 +223,9 @@ class Indexer:
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
 
     def _run(self, rt: RepoRuntime, job: Job) -> None:
+        if job.kind in ("index", "changes"):  # (may resolve, or derive from a sibling's resolver)
+            for each in self._registry.all():
+                each.ensure_facts()
         if job.kind == "load":
             with no_cyclic_gc():
                 restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
@@ -388,6 +389,7 @@ class Indexer:
             rt.queued = False
         if not paths:
             return
+        timing = BatchTiming()
         if not rt.root.is_dir():  # the whole root went away: see _index
             rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
             return
@@ -397,12 +399,7 @@ class Indexer:
         todo, removed, rescan = classify_batch(rt, paths, known, self.cfg.max_file_size, docs)
         if docs.config and self.knowledge.load_selection(rt):
             rescan = True  # other files may be knowledge files now
-        head = head_commit(rt.root)
-        if head and head != rt.indexed_commit and not rt.rescan_queued:
-            # HEAD moved (checkout, pull): the rescan that follows confirms the whole tree and
-            # sets the indexed commit; files parsed here are not parsed again (same stat).
-            rescan = True
-        if rescan:
+        if rescan or _head_moved(rt):
             rt.rescan_queued = True
             self.submit(Job("index", rt.id))
         units: dict[str, ParsedUnit] = {}
@@ -412,6 +409,7 @@ class Indexer:
         refacts = (manifest or layout) and new_facts(rt, (known - removed) | set(todo), lambda: self._hand_over(rt))
         if todo:
             self._hand_over(rt)  # before the resolver takes a new parse (as ``_parse_pass``)
+        timing.parsing(todo.values(), lambda: self.pool().started_workers)
         donors = _donors(self._registry, rt)
         for out, parsed_here in self._shared.outcomes(rt, sorted(todo.items()), self.pool):
             if out.parsed is not None:
@@ -426,14 +424,21 @@ class Indexer:
                 if out.path in known:
                     removed.add(out.path)
         self._sink.flush_cache(rt)
-        delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared)
+        timing.steps.mark("parse")
+        delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared,
+                            steps=timing.steps)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
+        timing.steps.mark("durable")
         self.knowledge.batch(rt, docs, delta)
+        _applied(rt, todo, self.job_done)
+        timing.steps.mark("knowledge")
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
+        timing.steps.mark("dirty")
+        timing.log(rt.id, len(paths), len(units), len(removed))
 
     # ------------------------------------------------------------------ applying a delta
 
@@ -448,13 +453,14 @@ class Indexer:
         rebase: bool = False,
         prepared: dict[str, list[SymbolInfo]] | None = None,
         settle: Callable[[], None] | None = None,
+        steps: Steps | None = None,
     ) -> GraphDelta | None:
         """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
-        events. None (and nothing written) when nothing changed.
+        events (``steps`` marks them). None (and nothing written) when nothing changed.
 
         Only this thread mutates the graph and the resolver, so the delta is computed without
         the lock; readers are blocked only while it is swapped in."""
-        now = time.time()
+        now, steps = time.time(), steps or Steps()
         if units or removed:
             self._hand_over(rt)
         old = old_files(self._state.graph, rt.id, (*units, *removed))
@@ -468,9 +474,11 @@ class Indexer:
         if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
             delta = replace(delta, impacts=impacts_of(self._state.graph, delta, self.cfg.suspect_hops, rt.resolver))
+        steps.mark("delta")
         with self._state.writing() as graph:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
+        steps.mark("swap")
         t_mem = time.time()
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
@@ -478,6 +486,7 @@ class Indexer:
         t_stale = time.time()
         if settle is not None:
             settle()
+        steps.mark("memory")
         self._sink.write(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
@@ -489,7 +498,40 @@ class Indexer:
         for event in file_events(delta, now):
             self._bus.publish(event)
         self._sink.queryable(rt)
+        steps.mark("publish")
         return delta
+
+
+def _relative(rt: RepoRuntime, paths: Sequence[str]) -> tuple[str, ...]:
+    """``paths`` (absolute, or relative to ``rt``'s root) relative to ``rt``'s root."""
+    rels: list[str] = []
+    for p in paths:
+        pp = Path(p)
+        rel = rt.rel(pp.resolve()) if pp.is_absolute() else pp.as_posix()
+        if rel is None:
+            raise InvalidArgument(f"{p} is not inside {rt.root}")
+        rels.append(rel)
+    return tuple(rels)
+
+
+def _head_moved(rt: RepoRuntime) -> bool:
+    """Whether HEAD moved (checkout, pull) with no rescan queued: the rescan that follows confirms
+    the whole tree and sets the indexed commit; files a batch parsed are not parsed again (same stat)."""
+    head = head_commit(rt.root)
+    return bool(head) and head != rt.indexed_commit and not rt.rescan_queued
+
+
+def _notify(done: threading.Condition) -> None:
+    """Wake whoever waits for the index to take files in (``Indexer.job_done``)."""
+    with done:
+        done.notify_all()
+
+
+def _applied(rt: RepoRuntime, todo: Mapping[str, Path], done: threading.Condition) -> None:
+    """A batch applied its files ``todo`` (graph, notes, knowledge): an edit's call-outs are
+    answerable now, before the batch's job ends (its ``git status``: ``app/settle.py``)."""
+    rt.applied = {rel: key for rel in todo if (key := rt.stats.get(rel)) is not None}
+    _notify(done)
 
 
 def forget_checkout(rt: RepoRuntime, state: GraphState, registry: RepoRegistry, sink: DeltaSink) -> None:
@@ -505,10 +547,12 @@ def settled(rt: RepoRuntime, state: GraphState) -> None:
     (READY, as a watcher batch sets ``dirty`` after its apply; the job still runs, so
     ``freshness`` does not call it current yet): whether its tracked files differ from HEAD (a
     ``git status``: on a new worktree it hashes every file again, git's index being racily
-    clean) and its edge count."""
+    clean) and its edge count, counted again only when the graph was written since the last
+    count (not after a restart that changed nothing: the snapshot held the count)."""
     rt.dirty = working_tree_dirty(rt.root)
     with state.reading() as graph:
-        rt.n_edges = graph.edge_count(rt.id)
+        if rt.edges_at != state.version:
+            rt.n_edges, rt.edges_at = graph.edge_count(rt.id), state.version
 
 
 def reresolve(rt: RepoRuntime, state: GraphState, store: Store, writer: StoreWriter) -> None:

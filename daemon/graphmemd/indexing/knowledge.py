@@ -26,7 +26,9 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolInfo, file_id
+from graphmemd.graph.served import hook_names
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
+from graphmemd.indexing.knowledge_served import Gone
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
@@ -150,19 +152,28 @@ class KnowledgeKeeper:
 
     def _awaiting(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
         """The knowledge files with a name that names nothing now and that ``delta`` added
-        (by its last part): a name written before its code, or code that comes back (a
-        checkout moving ``click/`` to ``src/click/`` may be seen as two batches: removed, added)."""
+        (by its last part), or all of them when it added or changed a module's lazy hook
+        (``__getattr__``: it may serve such a name): a name written before its code, or code
+        that comes back (a checkout moving ``click/`` to ``src/click/`` may be seen as two
+        batches: removed, added)."""
         if delta is None:
             return set()
         waiting = self._unresolved.get(rt.id, {})
-        if delta.cold:  # no symbol diff (the repository had no code): anything may have come
+        hooks = hook_names()
+        hook_changed = any(
+            c.new is not None and c.new.qualname in hooks and c.kind is not ModelChange.UNCHANGED for c in delta.changes
+        )
+        if delta.cold or hook_changed:
+            # no symbol diff (the repository had no code): anything may have come; a module's
+            # lazy hook added or changed: it may serve a name gone (``served_as``)
             return {path for path, names in waiting.items() if names}
         fresh = (ModelChange.ADDED, ModelChange.RENAMED)
         added = {c.new.qualname.rsplit(".", 1)[-1] for c in delta.changes if c.new and c.kind in fresh}
         return {path for path, names in waiting.items() if names & added}
 
     def _touched(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
-        """The knowledge files with a unit anchored to code ``delta`` renamed, moved or removed.
+        """The knowledge files with a unit anchored to code ``delta`` renamed, moved or removed,
+        or to a module's lazy hook it changed (a name served with a warning: ``served_as``).
 
         Memory follows the rename of an anchor with a RENAMED reason (the text still says the
         old name); whether the name as written still names that code (``pkg.fields`` after
@@ -172,11 +183,14 @@ class KnowledgeKeeper:
         if delta.cold:  # no symbol diff: every unit anchored to code is judged again
             return self._memory.book.knowledge_files(rt.id)
         ids = {file_id(rt.id, p) for p in delta.removed}
+        hooks = hook_names()  # a module's lazy hook changed: the names it serves may have changed
         for c in delta.changes:
             if c.kind is ModelChange.RENAMED and c.new is not None:
                 ids.add(c.new.id)
             elif c.kind is ModelChange.REMOVED and c.old is not None:
                 ids.add(c.old.id)
+            elif c.new is not None and c.new.qualname in hooks and c.kind is not ModelChange.UNCHANGED:
+                ids.add(c.new.id)
         if not ids:
             return set()
         hit = self._memory.book.anchored_in(dict.fromkeys(ids))
@@ -390,16 +404,14 @@ class KnowledgeKeeper:
             # found in history); the reason memory followed live when history finds nothing
             got = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
             if got is not None:
-                return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target.lstrip(".")))
+                return _gone_finding(ctx, ref, got)
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target.lstrip(".")))
         # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
         # is judged as a cold check judges it: from what the name means now and meant when written)
         if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module, ref.scope):
             return None  # several symbols answer to it now: ambiguous, not gone
         got = ctx.history.named_at(ref, when, ctx.index)
-        if got is None:
-            return None
-        return RefFinding(ref, got[0], (got[1],), ctx.index.close_matches(ref.target.lstrip(".")))
+        return _gone_finding(ctx, ref, got) if got is not None else None
 
     # ------------------------------------------------------------------ commits
 
@@ -446,7 +458,17 @@ def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) 
         elif a is not None and a.symbol_id and r.change is ChangeKind.REMOVED:
             qualname, _, kind = a.symbol_id.rpartition("::")[2].rpartition("#")
             commit = ctx.history.gone_commit(a.path, qualname, kind, when)
-    return replace(r, commit=commit) if commit else r
+    return replace(r, commit=commit, uncommitted=False) if commit else r
+
+
+def _gone_finding(ctx: _Pass, ref: TextRef, got: Gone) -> RefFinding:
+    """The finding of a name gone as a symbol: dangling (with the closest names there are
+    now), deprecated (a module still serves it with a warning: the served code is what it
+    names), or nothing to say (served without a warning)."""
+    dangling = got.reason is not None and got.reason.change in _GONE
+    close = ctx.index.close_matches(ref.target.lstrip(".")) if dangling else ()
+    reasons = (got.reason,) if got.reason is not None else ()
+    return RefFinding(ref, got.anchor, reasons, close, named=got.named)
 
 
 def _called(res: Resolution) -> Anchor | None:

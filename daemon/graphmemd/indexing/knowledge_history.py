@@ -29,6 +29,7 @@ from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution
 from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind, symbols_of
 from graphmemd.graph.signatures import parameter_names
 from graphmemd.graph.successors import successors
+from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
 from graphmemd.ingest.knowledge.classify import written_as_call
@@ -281,14 +282,16 @@ class KnowledgeHistory:
 
     # ------------------------------------------------------------------ dangling references
 
-    def named_at(self, ref: TextRef, when: UnitCommit, index_now: RefIndex) -> tuple[Anchor, StaleReason] | None:
+    def named_at(self, ref: TextRef, when: UnitCommit, index_now: RefIndex) -> Gone | None:
         """What ``ref`` (which resolves to nothing today) named at ``when``, and why it is
-        dangling now; None when it named no code then either."""
+        dangling now — or deprecated, when a module still serves the name with a warning
+        (``served_as``); None when it named no code then either."""
         if when is None:
             return None
         if ref.target_kind is TargetKind.PATH:
             changes = [c for c in self.git.changed_since(when[0]) if language_for_path(c[1]) is not None]
-            return self._path_at(ref, when, changes)
+            got = self._path_at(ref, when, changes)
+            return Gone(*got) if got is not None else None
         hits = self._candidates(ref, when)
         if not hits:
             return None
@@ -309,7 +312,8 @@ class KnowledgeHistory:
             if o is None:
                 return None
         new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
-        return self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
+        anchor, reason = self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
+        return served_as(self.git.root, ref, o, new_path, reason, index_now, self.now) or Gone(anchor, reason)
 
     def _imported_then(
         self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]
@@ -346,11 +350,13 @@ class KnowledgeHistory:
         (the anchor follows it), or removed; with the commit that did it."""
         moved = _moved(o, old_file, new_path, now)
         commit = self.gone_commit(o.path, o.qualname, o.kind.value, when)
+        live = not commit and self._at_head(new_path, o)
         if moved is not None:
             detail = f"{o.ref} was renamed or moved to {moved.ref}"
             reason = StaleReason(
-                o.ref, ChangeKind.RENAMED, self.now, o.signature, moved.signature, moved.ref, commit, detail
-            )
+                o.ref, ChangeKind.RENAMED, self.now, o.signature, moved.signature, moved.ref, commit, detail,
+                uncommitted=live,
+            )  # fmt: skip
             return symbol_anchor(moved), reason
         heir = self._successor(o, new_path, commit, now)
         detail = f"{o.ref} was removed" + (f"; its deprecation names {heir.ref}" if heir is not None else "")
@@ -362,8 +368,16 @@ class KnowledgeHistory:
             new_ref=heir.ref if heir is not None else "",
             commit=commit,
             detail=detail,
+            uncommitted=live,
         )
         return symbol_anchor(o), reason
+
+    def _at_head(self, path: str, o: SymbolInfo) -> bool:
+        """Whether HEAD's version of ``path`` still defines ``o``: its removal is in the working
+        tree only, not committed yet (a removal whose commit the search did not find — made in
+        a merge — is committed all the same)."""
+        syms = self.old_symbols([("HEAD", path)])[("HEAD", path)]
+        return any(s.qualname == o.qualname and s.kind is o.kind for s in syms or ())
 
     def _successor(self, o: SymbolInfo, path: str, commit: str, now: list[SymbolInfo]) -> SymbolInfo | None:
         """The code a deprecation message names as what replaces the removed ``o``: read in
@@ -431,11 +445,17 @@ class KnowledgeHistory:
         gone = next((c for c in changes if c[1] == ref.target and c[0] in "DR"), None)
         if gone is None:
             return None
+        key = ("HEAD", ref.target)
+        live = self.git.blob_ids([key]).get(key) is not None  # HEAD has it: moved or removed in the working tree
         if gone[0] == "R":
             moved = file_anchor(self.repo_id, gone[2], self.code.file_fingerprint(self.repo_id, gone[2]) or "")
             detail = f"{ref.target} was renamed or moved to {gone[2]}"
-            return moved, StaleReason(ref.target, ChangeKind.RENAMED, self.now, new_ref=gone[2], detail=detail)
-        removed = StaleReason(ref.target, ChangeKind.REMOVED, self.now, detail=f"file {ref.target} was removed")
+            renamed = StaleReason(
+                ref.target, ChangeKind.RENAMED, self.now, new_ref=gone[2], detail=detail, uncommitted=live
+            )
+            return moved, renamed
+        detail = f"file {ref.target} was removed"
+        removed = StaleReason(ref.target, ChangeKind.REMOVED, self.now, detail=detail, uncommitted=live)
         return file_anchor(self.repo_id, ref.target, ""), removed
 
 

@@ -2,7 +2,9 @@
 
 A repository the daemon held when it last stopped cleanly comes back from its snapshot
 (``graph_snapshot.py``): its share of the graph as it was, put back whole once every file's
-content hash matches the store's. Without one: every file's last parse is cached with the
+content hash matches the store's, with the repository facts its edges were resolved with
+(registering it walked no tree for them: ``RepoRuntime.facts_pending``; without a snapshot
+the first job that may resolve reads them, ``ensure_facts``). Without one: every file's last parse is cached with the
 size, mtime and content hash it was parsed at (``parse_pack.py``, ``parsecache.py``). When
 the cache covers every stored file, from this parser version and with the stored content
 hash, the files and symbols are rebuilt from it in memory (faster than reading their rows
@@ -51,15 +53,16 @@ HAND_SLICE = 64
 
 def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
     """Read ``rt`` back into ``state`` and its resolver (see the module docstring)."""
-    steps = Steps()
+    steps = Steps(cpu_clock=time.thread_time)
     rt.state = IndexState.WARMING
-    snapshot = snapshots.take(rt.id)
+    taken = snapshots.take(rt.id)
     steps.mark("snapshot read")
     stored = store.file_hashes(rt.id)
     steps.mark("stored hashes")
     edges: ResolvedEdges | None = None
     unhanded: dict[str, str | CachedHead]
-    if snapshot is not None and _matches(snapshot, stored):
+    if taken is not None and _matches(taken[0], stored):
+        snapshot, facts = taken
         # the graph comes whole from the snapshot: only the files' size, mtime and hash are
         # needed now; the texts are read when the resolver gets them (``hand_over``)
         heads, unknown = _usable(parses.heads(rt.id), stored)
@@ -67,6 +70,10 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
         with state.writing() as graph:
             graph.import_repo(snapshot)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
+            rt.n_edges, rt.edges_at = snapshot.edges, state.version
+        # the facts the graph's edges were resolved with (no walk of the tree for them): the
+        # pass's walk reads them again, and a change of them is then handled as any is
+        rt.set_facts(facts)
         steps.mark("graph")
         unhanded = dict(heads)
         stats = {path: (head.size, head.mtime_ns) for path, head in heads.items()}
@@ -97,7 +104,7 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.stats.update(stats)
     rt.rebase = unknown > 0
     steps.mark("finish")
-    logger.info("warmed %s in %.2fs: %s (%s)", rt.id, steps.total, how, steps)
+    logger.info("warmed %s in %.2fs: %s (%s; %.2f CPU-s)", rt.id, steps.total, how, steps, steps.cpu)
 
 
 _Cached = TypeVar("_Cached", CachedParse, CachedHead)
@@ -246,6 +253,6 @@ def replace_all_edges(
     paths = sorted(rt.resolver.paths())
     with state.writing() as graph:
         graph.set_edges([file_id(rt.id, p) for p in paths], edges)
-        rt.n_edges = graph.edge_count(rt.id)
+        rt.n_edges, rt.edges_at = graph.edge_count(rt.id), state.version
     rid = rt.id
     writer.submit(lambda: store.replace_files(rid, [], (), edges, edge_sources=paths))

@@ -26,11 +26,21 @@ inside the worker skips the file and retires the worker (a fresh one replaces it
 pool keeps serving afterwards.
 
 Idle workers: with ``idle_s`` set (the daemon's ``GRAPHMEM_PARSE_IDLE_S``, 1 s by default),
-once no file has been pending or in flight for that long the workers exit, and the next
-file starts them again (a fork from the forkserver: ~6 ms, plus ~20 ms to compile a
-language's queries on its first file). A worker that parsed a large tree holds tens of MB
-it no longer needs, and the daemon's own peak comes right after the parsing: the store
-write of a large batch.
+once no file has been pending or in flight for that long the workers that parsed exit (a
+worker that parsed a large tree holds tens of MB it no longer needs, and the daemon's own
+peak comes right after the parsing: the store write of a large batch), and one fresh worker
+takes their place: the *standby*, forked from the forkserver (~6 ms) and told to compile the
+queries of the languages the pool has parsed (Python's take ~50 ms of CPU, which a fresh
+worker would otherwise spend on the first file: an edit's re-parse, which an agent's hook
+waits for). The next file goes to the standby at once; the other workers start again only
+when more files are waiting than it takes. A worker that parsed nothing is not stopped (at
+most one: the standby).
+
+Priority: a worker parses below the daemon (``os.nice(WORKER_NICENESS)``, so that a health
+check or a query is not queued behind a large tree's parse), from its first file of a job
+of more than ``LIVE_FILES`` files on (a process cannot raise its priority again, so it
+stays niced until it exits). A live edit's few files are parsed at the daemon's priority:
+someone waits for them, and they take milliseconds.
 
 Like any spawn/forkserver user, the program's ``__main__`` module must be importable
 without side effects (``if __name__ == "__main__":`` guard): workers import it. The
@@ -54,7 +64,7 @@ import stat
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from multiprocessing.connection import Connection, wait
@@ -70,7 +80,7 @@ from graphmemd.graph.model import Language, ParsedFile, SkippedFile
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.knowledge.model import Unit
 from graphmemd.ingest.knowledge.read import decode
-from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source
+from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source, warm
 from graphmemd.ingest.parsing.examples import example_units
 from graphmemd.runtime.faults import NO_FAULTS, Faults
 
@@ -82,8 +92,10 @@ DEFAULT_MAX_FILE_SIZE: Final = 2 * 1024 * 1024
 #: A NUL byte in this many leading bytes marks a file as binary.
 BINARY_SNIFF_BYTES: Final = 8192
 
-#: how much lower than the daemon the parse workers run (``os.nice``)
+#: how much lower than the daemon the parse workers run (``os.nice``) once given a bulk job
 WORKER_NICENESS: Final = 5
+#: a job of at most this many files is a live edit's: parsed at the daemon's priority
+LIVE_FILES: Final = 4
 _PER_WORKER_INFLIGHT: Final = 2
 _STARTUP_TIMEOUT_S: Final = 60.0
 _STOP_GRACE_S: Final = 2.0
@@ -95,8 +107,12 @@ _MSG_READY: Final = 0  # (READY, pid)
 _MSG_STARTED: Final = 1  # (STARTED, task_id)
 _MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome, see _encode_outcome)
 _MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
+_MSG_WARMED: Final = 4  # (WARMED, tuple of Language) the queries the worker compiled when told to
 
 _EXIT_MEMORY_ERROR: Final = 3
+
+# Message dispatcher -> worker besides a task and None (stop): compile these languages' queries.
+_MSG_WARM: Final = "warm"  # (WARM, tuple of Language)
 
 
 def content_hash(data: bytes) -> str:
@@ -242,13 +258,10 @@ def _process(rel_path: str, abs_path: str, mode: _Mode, max_file_size: int) -> P
 def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: int) -> None:
     """Entry point of a worker process: parse files until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon decides when workers stop
-    # Parsing is background work: below the daemon's threads, so that a health check or a
-    # query is not queued behind the workers for a CPU while a large tree is indexed.
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)
     if memory_limit_mb is not None:
         _apply_memory_limit(memory_limit_mb)
     conn.send((_MSG_READY, os.getpid()))
+    niced = False
     while True:
         try:
             message = conn.recv()
@@ -256,7 +269,16 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             return
         if message is None:
             return
-        task_id, rel_path, abs_path, mode = message
+        if message[0] == _MSG_WARM:
+            conn.send((_MSG_WARMED, _warm(conn, message[1])))
+            continue
+        task_id, rel_path, abs_path, mode, bulk = message
+        if bulk and not niced:
+            # A large tree's parse is background work: below the daemon's threads, so that a
+            # health check or a query is not queued behind the workers for a CPU.
+            with contextlib.suppress(OSError):
+                os.nice(WORKER_NICENESS)
+            niced = True
         conn.send((_MSG_STARTED, task_id))
         try:
             outcome = _process(rel_path, abs_path, mode, max_file_size)
@@ -271,6 +293,18 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             logger.exception("parse worker: parsing %s failed", rel_path)
             outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {str(exc)[:200]}")
         conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
+
+
+def _warm(conn: Connection, languages: Sequence[Language]) -> tuple[Language, ...]:
+    """Compile ``languages``' queries, one after the other until a file or a stop arrives (it
+    would wait behind them); the languages compiled."""
+    done: list[Language] = []
+    for language in languages:
+        if conn.poll():
+            break
+        warm(language)
+        done.append(language)
+    return tuple(done)
 
 
 # --------------------------------------------------------------------------- pool side
@@ -313,6 +347,10 @@ class _Worker:
     started_at: float | None = None
     #: zero-timeout readability check of ``conn`` (Connection.poll builds a selector per call)
     poller: select.poll = field(default_factory=select.poll)
+    #: given no file yet (an idle pool keeps one such worker: the standby)
+    fresh: bool = True
+    #: the languages whose queries it compiled when told to (a standby)
+    warmed: tuple[Language, ...] = ()
 
     def readable(self) -> bool:
         return bool(self.poller.poll(0))
@@ -406,6 +444,8 @@ def _drain(worker: _Worker) -> bool:
                 _deliver(task, _decode_outcome(message[2]))
             elif kind == _MSG_RETIRE:
                 return False
+            elif kind == _MSG_WARMED:
+                worker.warmed = message[1]
     except (EOFError, OSError):
         return False
     return True
@@ -473,6 +513,60 @@ def _start_workers(
             _reap_worker(worker)
             slots[slot] = None
     return slots
+
+
+def _to_stop(slots: list[_Worker | None]) -> list[_Worker]:
+    """The workers an idle pool stops: those that parsed, and the fresh ones but the first."""
+    live = [w for w in slots if w is not None]
+    keep = next((w for w in live if w.fresh), None)
+    return [w for w in live if w is not keep]
+
+
+def _standby(slots: list[_Worker | None]) -> tuple[int, tuple[Language, ...]] | None:
+    """The standby among ``slots`` (a live worker that parsed nothing): its process id and the
+    languages it has compiled; None when there is none."""
+    for worker in list(slots):
+        if worker is not None and worker.fresh and worker.process.pid is not None:
+            return worker.process.pid, worker.warmed
+    return None
+
+
+def _standby_due(slots: list[_Worker | None], parked: set[int], respawn_at: dict[int, float], now: float) -> None:
+    """After an idle pool stopped its workers: start a fresh one (the standby) if none is left."""
+    if all(w is None for w in slots) and not respawn_at and parked:
+        standby = min(parked)
+        parked.discard(standby)
+        respawn_at[standby] = now
+
+
+def _warm_standby(worker: _Worker, languages: set[Language], jobs: list[_Job]) -> None:
+    """A worker started with no file waiting is the standby: have it compile ``languages``."""
+    if languages and not any(job.pending for job in jobs):
+        with contextlib.suppress(OSError):  # (a worker gone already is replaced as ever)
+            worker.conn.send((_MSG_WARM, tuple(sorted(languages))))
+
+
+def _task_message(task: _Task) -> tuple[int, str, str, _Mode, bool]:
+    """``task`` as a worker receives it; the last item: whether its job is bulk (the worker nices itself)."""
+    return (task.task_id, task.rel_path, task.abs_path, task.mode, task.job.total > LIVE_FILES)
+
+
+def _close_pipe(*fds: int) -> int:
+    """Close the wake-up pipe's descriptors (those still open); -1, for both."""
+    for fd in fds:
+        if fd >= 0:
+            os.close(fd)
+    return -1
+
+
+def _handed(worker: _Worker, task: _Task, languages: set[Language]) -> None:
+    """``task`` was handed to ``worker``: it is no longer fresh, and the language of its file is
+    remembered (a standby compiles the queries of each)."""
+    worker.fresh = False
+    if task.mode is not _Mode.EXAMPLES:
+        language = language_for_path(task.rel_path)
+        if language is not None:
+            languages.add(language)
 
 
 def _busy(jobs: list[_Job], slots: list[_Worker | None]) -> bool:
@@ -552,6 +646,10 @@ class ParsePool:
         self._respawn_at: dict[int, float] = {}
         #: slots whose worker was stopped for idleness (started again with the next file)
         self._parked: set[int] = set()
+        #: the languages of the files handed out so far (the standby compiles their queries)
+        self._languages: set[Language] = set()
+        #: workers started after the pool's own start (stopped ones again, the standby, replacements)
+        self.started_workers = 0
         #: monotonic time since which nothing was pending or in flight (None: busy)
         self._idle_since: float | None = None
         self._jobs: list[_Job] = []
@@ -580,7 +678,7 @@ class ParsePool:
             self._shutdown_workers()
             with self._lock:
                 self._closing = True
-                self._close_wake_pipe()
+                self._wake_r = self._wake_w = _close_pipe(self._wake_r, self._wake_w)  # (no _wake() now)
             raise FailedPrecondition("no parse worker could start")
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
@@ -605,14 +703,7 @@ class ParsePool:
         if self._thread is not None:
             self._thread.join()
         with self._lock:
-            self._close_wake_pipe()
-
-    def _close_wake_pipe(self) -> None:
-        """Caller holds the lock (so no _wake() writes to a reused descriptor)."""
-        for fd in (self._wake_r, self._wake_w):
-            if fd >= 0:
-                os.close(fd)
-        self._wake_r = self._wake_w = -1
+            self._wake_r = self._wake_w = _close_pipe(self._wake_r, self._wake_w)  # (under the lock: no _wake())
 
     def __enter__(self) -> ParsePool:
         self.start()
@@ -632,6 +723,10 @@ class ParsePool:
     def worker_pids(self) -> list[int]:
         """Process ids of the live workers (for status reports, and tests)."""
         return list(self._pids)
+
+    def standby(self) -> tuple[int, tuple[Language, ...]] | None:
+        """The idle pool's standby worker: its process id and the languages it has compiled."""
+        return _standby(self._slots)
 
     # ------------------------------------------------------------------ public API
 
@@ -728,8 +823,10 @@ class ParsePool:
                 continue
             if _await_ready(worker, now + _STARTUP_TIMEOUT_S):
                 self._startup_failures = 0
+                self.started_workers += 1
                 self._slots[slot] = worker
                 self._watch(worker)
+                _warm_standby(worker, self._languages, self._jobs)
             else:
                 self._reap(worker)
                 self._startup_failures += 1
@@ -751,6 +848,7 @@ class ParsePool:
                         self._jobs.append(self._incoming.popleft())
                 if closing:
                     return
+                self._assign()  # (the standby first: the stopped workers start only for what it cannot take)
                 if self._parked and any(job.pending for job in self._jobs):  # start the idle-stopped workers again
                     self._respawn_at.update(dict.fromkeys(self._parked - self._respawn_at.keys(), time.monotonic()))
                     self._parked.clear()
@@ -793,21 +891,22 @@ class ParsePool:
                 self._next_task_id += 1
                 task.task_id = self._next_task_id
                 try:
-                    worker.conn.send((task.task_id, task.rel_path, task.abs_path, task.mode))
+                    worker.conn.send(_task_message(task))
                 except OSError:
                     task.job.pending.appendleft(task)
                     self._handle_death(worker)
                     break
                 worker.inflight.append(task)
+                _handed(worker, task, self._languages)
 
     def _park_if_idle(self) -> None:
-        """Note when the pool went idle; stop the workers once it has been idle ``idle_s``."""
+        """Once the pool has been idle ``idle_s``, stop the workers that parsed (module docstring)."""
         if _busy(self._jobs, self._slots):
             self._idle_since = None
             return
         now = time.monotonic()
         self._idle_since = self._idle_since or now
-        idle = [w for w in self._slots if w is not None]
+        idle = _to_stop(self._slots)
         if self.idle_s is None or now - self._idle_since < self.idle_s or not idle:
             return
         _ask_to_stop(idle)
@@ -815,13 +914,15 @@ class ParsePool:
             self._reap(worker)
             self._slots[worker.slot] = None
             self._parked.add(worker.slot)
+        if self._broken is None:
+            _standby_due(self._slots, self._parked, self._respawn_at, now)
         self._publish_pids()
         logger.debug("parse pool idle for %.1fs: %d workers stopped", now - self._idle_since, len(idle))
 
     def _wait_timeout(self) -> float | None:
         deadlines = [w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None]
         deadlines.extend(self._respawn_at.values())
-        if self.idle_s is not None and self._idle_since is not None and any(w is not None for w in self._slots):
+        if self.idle_s is not None and self._idle_since is not None and _to_stop(self._slots):
             deadlines.append(self._idle_since + self.idle_s)
         return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 

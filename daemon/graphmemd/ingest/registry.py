@@ -95,7 +95,16 @@ class RepoRuntime:
     n_files: int = 0
     n_symbols: int = 0
     n_edges: int = 0
+    #: the graph's ``GraphState.version`` when ``n_edges`` was counted (-1: never)
+    edges_at: int = -1
+    #: the repository facts are still to be read: registered with its load queued, whose
+    #: snapshot holds them (``restore``); otherwise read by the first job that may resolve
+    #: (``ensure_facts``), never later than that
+    facts_pending: bool = False
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
+    #: path -> (size, mtime_ns) of the files the last watcher batch applied (graph, notes, knowledge):
+    #: an edit's call-outs are answerable then, before the batch's job ends (``app/settle.py``)
+    applied: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: Files parsed since the daemon started (a restart with nothing changed parses none).
     files_parsed: int = 0
     #: Symbols in the files parsed by the current pass (progress while the graph is empty).
@@ -154,7 +163,18 @@ class RepoRuntime:
 
     def read_facts(self) -> None:
         """Set the repository facts from a walk of the tree (``initial_facts``)."""
-        self.resolver.set_facts(initial_facts(self.root, self.filter))
+        self.set_facts(initial_facts(self.root, self.filter))
+
+    def set_facts(self, facts: RepoFacts) -> None:
+        """Set the repository facts (read, or as a warm restart's snapshot kept them)."""
+        self.resolver.set_facts(facts)
+        self.facts_pending = False
+
+    def ensure_facts(self) -> None:
+        """Read the facts if they are still to be read (``facts_pending``): before anything
+        resolves a file of this repository."""
+        if self.facts_pending:
+            self.read_facts()
 
     def progress(self, started: float) -> IndexProgress:
         """The index progress, from the counters the indexer maintains (safe from any thread).

@@ -15,6 +15,8 @@ from dataclasses import replace
 
 from graphmem.types import ChangeKind, Observation, StaleReason
 
+from graphmemd.memory.knowledge import reference_states
+
 __all__ = ["mark_uncommitted", "name_commits", "new_reason_paths", "reason_path", "uncommitted_reason_paths"]
 
 
@@ -39,7 +41,14 @@ def mark_uncommitted(o: Observation, now: float, dirty: Collection[str]) -> Obse
     reasons = tuple(
         replace(r, uncommitted=True) if r.detected_at == now and reason_path(r) in dirty else r for r in o.stale_reasons
     )
-    return o if reasons == o.stale_reasons else replace(o, stale_reasons=reasons)
+    return o if reasons == o.stale_reasons else _with_reasons(o, reasons)
+
+
+def _with_reasons(o: Observation, reasons: tuple[StaleReason, ...]) -> Observation:
+    """``o`` with ``reasons``; a knowledge unit's references said again (their lines say
+    whether the change is committed)."""
+    o = replace(o, stale_reasons=reasons)
+    return replace(o, references=reference_states(o)) if o.knowledge is not None else o
 
 
 def flag_uncommitted(
@@ -67,4 +76,4 @@ def name_commits(o: Observation, committed: Mapping[str, str]) -> Observation:
         else r
         for r in o.stale_reasons
     )
-    return o if reasons == o.stale_reasons else replace(o, stale_reasons=reasons)
+    return o if reasons == o.stale_reasons else _with_reasons(o, reasons)

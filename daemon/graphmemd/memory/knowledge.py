@@ -7,6 +7,11 @@ first read outside git). A reference is graded by what its text uses (issue 42):
 
 * its symbol or file is gone, or was renamed (the text still says the old name): **dangling**
   (REMOVED / RENAMED; the new name, or the successor a deprecation message names, with it);
+  gone as a symbol but still served by a module's lazy hook with a warning (DEPRECATED,
+  ``graph.served``): **suspect** — it works today — "is deprecated: `click.__getattr__` still
+  serves it, with a warning, since c; use `x`";
+* a name gone (dangling or deprecated) in a sentence that says it is old ("deprecated in
+  favor of", "no longer": ``ingest.knowledge.historical``): **changed**, "historical: …";
 * the text writes a call with arguments (``get(url, proxies=...)``) that no longer binds to
   the current signature — a keyword it no longer takes, too many positionals: **stale**;
 * the text names the code without arguments (``get``, ``get()``) and its signature changed
@@ -56,6 +61,7 @@ from graphmem.types import (
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
 from graphmemd.graph.signatures import binds, call_misfit, fits_old_callers
 from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
+from graphmemd.ingest.knowledge.historical import says_old
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
@@ -75,6 +81,8 @@ __all__ = [
 
 _LIVE: Final = (ObservationStatus.FRESH, ObservationStatus.STALE, ObservationStatus.SUSPECT)
 _DANGLING: Final = (ChangeKind.REMOVED, ChangeKind.RENAMED)
+#: the reasons history gives a name gone as a symbol (dated by it; kept until the text is edited)
+_GONE: Final = (*_DANGLING, ChangeKind.DEPRECATED)
 _CATEGORY: Final = {
     KnowledgeKind.AGENT_INSTRUCTIONS: Category.CONVENTION,
     KnowledgeKind.DECISION_RECORD: Category.DECISION,
@@ -173,6 +181,7 @@ def unit_observation(
     anchors: dict[str, Anchor] = {}
     reasons: dict[tuple[str, ChangeKind], StaleReason] = {}
     refs: list[KnowledgeReference] = []
+    u = f.unit
     for rf in f.refs:
         named = (rf.named, ref_confidence(rf.ref, rf.named)) if rf.named is not None else None
         graded = GRADING_CONFIDENCE if named is not None else ref_confidence(rf.ref, rf.anchor)
@@ -184,16 +193,23 @@ def unit_observation(
         for r in rf.reasons:
             reasons.setdefault((r.anchor_ref, r.change), r)
         s = rf.ref.span
-        renamed = next((r for r in rf.reasons if r.change is ChangeKind.RENAMED and r.new_ref == rf.anchor.ref), None)
+        renamed = next(
+            (
+                r
+                for r in rf.reasons
+                if (r.change is ChangeKind.RENAMED and r.new_ref == rf.anchor.ref) or r.change is ChangeKind.DEPRECATED
+            ),
+            None,
+        )
         refs.append(
             KnowledgeReference(
                 rf.ref.text, path, s.line, s.column, s.end_line, s.end_column,
                 target_ref=renamed.anchor_ref if renamed else rf.anchor.ref,  # what it named when written
                 close_matches=rf.close_matches, observation_id=f.obs_id, call=_call_text(rf.ref),
+                historical=says_old(u, s),
             )
         )  # fmt: skip
     note = f.note
-    u = f.unit
     return Observation(
         id=f.obs_id,
         repo_id=repo_id,
@@ -250,7 +266,7 @@ def grade(
     new ones) holds while the dependency's signature differs; it marks the unit, not its
     references (see the module docstring)."""
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
-    reasons = [r for r in o.stale_reasons if r.change is ChangeKind.RENAMED]
+    reasons = [r for r in o.stale_reasons if r.change in (ChangeKind.RENAMED, ChangeKind.DEPRECATED)]
     for a in o.anchors:
         r = evaluate_anchor(a, code, now, "")
         if r is None or (r.change is ChangeKind.BODY_CHANGED and _weak_body(o, a, code)):
@@ -296,6 +312,8 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
     For a shared note every change of its code is stale."""
     if r.change in _DANGLING:
         return ReferenceState.DANGLING
+    if r.change is ChangeKind.DEPRECATED:
+        return ReferenceState.SUSPECT  # it works today, with a warning: worth a look, not broken
     if strong and r.change in (ChangeKind.BODY_CHANGED, ChangeKind.SIGNATURE_CHANGED, ChangeKind.ANNOTATIONS_CHANGED):
         return ReferenceState.STALE
     if r.change is not ChangeKind.SIGNATURE_CHANGED:
@@ -307,13 +325,26 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
     return ReferenceState.CHANGED if fits_old_callers(r.old_signature, r.new_signature) else ReferenceState.SUSPECT
 
 
+def _uncommitted(r: StaleReason) -> bool:
+    """Whether the change ``r`` reports is not committed yet. A change of the code a unit
+    names that history has not dated (no commit) is a live one, seen before it was committed;
+    a name gone is dated by history, which says when it is not committed yet (``uncommitted``):
+    one with no commit was committed where the search cannot see it (a merge), not "uncommitted"."""
+    return r.uncommitted or (not r.commit and r.change not in _GONE)
+
+
 def _sentence(ref: KnowledgeReference, r: StaleReason, state: ReferenceState, call: WrittenCall | None) -> str:
     """One line of at most ``MAX_LINE`` characters: what happened to what the reference
     names, in the words of the one renderer of a change (``graphmem.changes``), with the commit
     that made it (or ``uncommitted``); a long list of changes is cut, never the commit."""
-    words = when_words(r.commit, r.uncommitted or not r.commit)
-    tail = f" {words}" if r.commit and not r.uncommitted else f", {words}"  # " in 1a2b3c4" / ", uncommitted"
+    words = when_words(r.commit, _uncommitted(r))
+    # " in 1a2b3c4" / ", uncommitted" / nothing (a name gone whose commit history did not find)
+    tail = f" {words}" if r.commit and not r.uncommitted else f", {words}" if words else ""
     name = _name_of(ref, r.anchor_ref)
+    if r.change is ChangeKind.DEPRECATED:  # "`x` is deprecated: `m.__getattr__` still serves it, …; use `y`"
+        since = f", since {r.commit[:7]}" if r.commit and not r.uncommitted else f", {words}" if words else ""
+        heir = f"; use `{r.new_ref}`" if r.new_ref else ""
+        return f"`{name}` is {change_words(r)}{since}{heir}"[:MAX_LINE]
     if r.change is ChangeKind.REMOVED and r.new_ref:
         tail += f"; use `{r.new_ref.rpartition('::')[2] or r.new_ref}`"
     head = f"`{name}` "
@@ -347,11 +378,14 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
         graded = [(_state(r, strong, call), r) for r in mine]
         state, worst = max(graded, key=lambda g: (_RANK[g[0]], g[1].change is ChangeKind.REMOVED))
         renamed = next((r.new_ref for r in mine if r.change in _DANGLING and r.new_ref), "")
+        reason = _sentence(ref, worst, state, call)
+        if ref.historical and worst.change in _GONE:  # the text says the name is old: it asks for nothing
+            state, reason = ReferenceState.CHANGED, f"historical: {reason}"[:MAX_LINE]
         out.append(
             replace(
                 ref,
                 state=state,
-                reason=_sentence(ref, worst, state, call),
+                reason=reason,
                 renamed_to=renamed if worst.change in _DANGLING else "",
                 commit=worst.commit,
                 old_signature=spaced(worst.old_signature)[:MAX_SIGNATURE],

@@ -111,6 +111,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 **({"lines_changed": r.lines_changed} if r.lines_changed else {}),
                 **({"caller_omits": list(r.caller_omits)} if r.caller_omits else {}),
                 **({"caller_starred": True} if r.caller_starred else {}),
+                **({"served_by": r.served_by} if r.served_by else {}),
                 **(
                     {
                         "dependency_ref": r.dependency_ref,
@@ -174,6 +175,7 @@ def _knowledge_doc(o: Observation) -> dict[str, Any]:
                 "old_signature": r.old_signature,
                 "new_signature": r.new_signature,
                 **({"call": r.call} if r.call else {}),
+                **({"historical": True} if r.historical else {}),
             }
             for r in o.references
         ],
@@ -306,6 +308,7 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         lines_changed=int(r.number("lines_changed", 0, 0, MAX_LINES_CHANGED)),
         caller_omits=omits,
         caller_starred=starred,
+        served_by=r.string("served_by"),
     )
 
 
@@ -354,6 +357,7 @@ def _reference(d: Mapping[str, Any], where: str, path: str, obs_id: str) -> Know
         old_signature=r.string("old_signature", "", MAX_DETAIL),
         new_signature=r.string("new_signature", "", MAX_DETAIL),
         call=r.string("call", "", MAX_DETAIL),
+        historical=r.flag("historical"),
     )
 
 

@@ -376,13 +376,15 @@ class RetrievalService(pbg.RetrievalServiceServicer):
         if request.wait_ms > MAX_SETTLE_MS:
             raise InvalidArgument(f"wait_ms must be at most {MAX_SETTLE_MS}, not {request.wait_ms}")
         view = self.core.view
-        edited, indexed = settle(
+        started = time.monotonic()
+        settled = settle(
             list(request.files),
             lambda f: view.locate(f, request.repo),
             self.core.indexer,
             wait_s=request.wait_ms / 1000,
             max_file_size=self.core.cfg.max_file_size,
         )
+        edited = settled.edited
         result = self.briefer.edit_context(
             repo=request.repo or edited[0].rt.id,
             files=[str(e.path) for e in edited],
@@ -391,7 +393,15 @@ class RetrievalService(pbg.RetrievalServiceServicer):
             fresh_only=request.fresh_only,
             already_shown=set(request.already_shown),
         )
-        return convert.edit_context_to_proto(dataclasses.replace(result, indexed=indexed))
+        shown = len(result.observation_ids)
+        logger.info(
+            "edit context: %s; answered %.1f ms later (%d note%s shown)",
+            settled.describe(),
+            (time.monotonic() - started - settled.waited_s) * 1000,
+            shown,
+            "" if shown == 1 else "s",
+        )
+        return convert.edit_context_to_proto(dataclasses.replace(result, indexed=settled.indexed))
 
 
 class SymbolService(pbg.SymbolServiceServicer):

@@ -10,6 +10,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -197,6 +198,36 @@ def test_post_edit_waits_for_the_index_to_take_the_file_in(
     assert f"[STALE decision, id {note.id}] {note.text}" in text
     with d.client() as c:
         wait_for(lambda: c.get(note.id).status is ObservationStatus.STALE, 10)
+
+
+def test_post_edit_is_answered_once_the_edit_is_applied_not_after_the_batchs_git_status(
+    daemon_factory: Callable[..., Daemon], repo: Path, tmp_path: Path
+) -> None:
+    """An edit's call-outs are answerable once its batch applied it (graph, notes, knowledge):
+    the call does not wait for the rest of that job, the ``git status`` of the whole tree that
+    tells ``status`` whether the checkout is dirty (here made to take 20 s; the watcher's
+    debounce is a minute, so the call hands the file over itself)."""
+    real_git = shutil.which("git")
+    assert real_git is not None
+    gate, bin_dir = tmp_path / "slow-status", tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(
+        f'#!/bin/sh\nif [ -e "{gate}" ]; then case " $* " in *" status --porcelain -uno "*) sleep 20;; esac; fi\n'
+        f'exec "{real_git}" "$@"\n'
+    )
+    (bin_dir / "git").chmod(0o755)
+    d = daemon_factory([repo], env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+                                    "GRAPHMEM_DEBOUNCE_MS": "60000"})  # fmt: skip
+    with d.client(timeout=30) as c:
+        note = c.observe("login's result is a bearer token", anchors=[LOGIN], category=Category.DECISION)
+        gate.touch()
+        service = repo / "app/auth/service.py"
+        service.write_text(service.read_text().replace(OLD_SIG, NEW_SIG))
+        got = c.edit_context([str(service)], repo=str(repo), wait_ms=5000)
+        assert got.indexed, "the call waited out its deadline"
+        assert got.callout_ids == (note.id,)
+        assert f"- `{LOGIN}`: parameter `otp` added (required), uncommitted" in got.text
+        gate.unlink()
 
 
 def test_a_client_with_its_own_hooks_hears_graphmem_once(

@@ -70,7 +70,7 @@ async def test_a_rename_makes_the_reference_a_warning_at_its_span_and_fixing_the
         assert (warning.range.end.line, warning.range.end.character) == (LINE, start + len("AuthService.login"))
         assert warning.message.startswith("graphmem: dangling reference `AuthService.login`")
         assert "sign_in" in warning.message
-        assert "uncommitted" in warning.message
+        assert "uncommitted" in warning.message, warning.message
 
         # unsaved lines above move the warning with its line
         text = doc.read_text()

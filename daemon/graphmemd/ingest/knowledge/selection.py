@@ -1,11 +1,13 @@
 """Which files of a repository are knowledge files, and of what kind (pure).
 
 The default set: agent instruction files, decision records, documentation and shared notes
-(``DEFAULTS``); change logs are left out (they name old code on purpose). A repository
-adds or removes files in ``.graphmem.toml``::
+(``DEFAULTS``); change logs, release notes and upgrade or migration guides are left out
+(``DEFAULT_EXCLUDES``: history in prose, they name old code on purpose). A repository adds
+or removes files in ``.graphmem.toml``::
 
     [knowledge]
-    include = ["design/**/*.md"]      # gitignore-style globs, added to the defaults
+    include = ["design/**/*.md"]      # gitignore-style globs, added to the defaults (a file
+                                      # the default exclusions leave out is taken back in)
     exclude = ["docs/legacy/**"]      # taken out (wins over include)
     defaults = true                   # false: only the include globs
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import pathspec
@@ -41,10 +43,18 @@ DOC_GLOBS: Final = (
     "/*.md", "/*.rst", "/*.mdx",
 )  # fmt: skip
 NOTE_GLOBS: Final = (f"/{NOTES_DIR}/*.md",)
-#: left out by default: change logs and release notes name old code on purpose; licences
+#: left out by default: history written as prose names old code on purpose — change logs,
+#: release notes, what's-new pages, upgrade and migration guides (the names the tools that
+#: write them and the big projects use: Sphinx's ``whatsnew/``, Django's ``releases/``
+#: folder is not among them: it is too common a word); licences. A repository's include
+#: globs take such a file back in.
 DEFAULT_EXCLUDES: Final = (
     "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*NOTES*", "changelog.*", "changes.*",
-    "changelog.d/", "changelog/", "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
+    "changelog.d/", "changelog/", "release-notes*", "release_notes*", "releasenotes/",
+    "whatsnew/", "whatsnew.*", "whats-new*", "whats_new*",
+    "UPGRADING*", "upgrading.*", "upgrading/", "upgrade-guide*", "upgrade_guide*",
+    "MIGRATING*", "migrating.*", "migrating/", "migration-guide*", "migration_guide*",
+    "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
 )  # fmt: skip
 #: the extensions a knowledge file may have ("" for ``.windsurfrules`` and friends)
 EXTENSIONS: Final = frozenset({".md", ".mdx", ".mdc", ".markdown", ".rst", ""})
@@ -63,6 +73,10 @@ class KnowledgeSelection:
     agents: pathspec.PathSpec[Any]
     decisions: pathspec.PathSpec[Any]
     notes: pathspec.PathSpec[Any]
+    #: the default exclusions, and the repository's own include globs (which take back in
+    #: a file the default exclusions leave out)
+    default_exclude: pathspec.PathSpec[Any] = field(default_factory=lambda: _spec(()))
+    included: pathspec.PathSpec[Any] = field(default_factory=lambda: _spec(()))
 
     def kind_of(self, rel: str) -> KnowledgeKind | None:
         """The kind of knowledge file ``rel`` is (POSIX, relative to the root), or None."""
@@ -70,6 +84,8 @@ class KnowledgeSelection:
         dot = name.rfind(".")
         ext = name[dot:].lower() if dot > 0 else ""
         if ext not in EXTENSIONS or not self.include.match_file(rel) or self.exclude.match_file(rel):
+            return None
+        if self.default_exclude.match_file(rel) and not self.included.match_file(rel):
             return None
         if self.notes.match_file(rel):
             return KnowledgeKind.SHARED_NOTE
@@ -82,14 +98,17 @@ class KnowledgeSelection:
 
 def selection(include: Sequence[str] = (), exclude: Sequence[str] = (), defaults: bool = True) -> KnowledgeSelection:
     """A selection of the default globs (unless ``defaults`` is false) plus ``include``,
-    minus the default exclusions and ``exclude``. Shared notes are always included."""
+    minus the default exclusions (unless ``include`` names the file) and ``exclude``. Shared
+    notes are always included."""
     base = [*AGENT_GLOBS, *DECISION_GLOBS, *DOC_GLOBS] if defaults else []
     return KnowledgeSelection(
         include=_spec([*base, *NOTE_GLOBS, *include]),
-        exclude=_spec([*(DEFAULT_EXCLUDES if defaults else ()), *exclude]),
+        exclude=_spec(exclude),
         agents=_spec(AGENT_GLOBS),
         decisions=_spec(DECISION_GLOBS),
         notes=_spec(NOTE_GLOBS),
+        default_exclude=_spec(DEFAULT_EXCLUDES if defaults else ()),
+        included=_spec(include),
     )
 
 

@@ -32,7 +32,11 @@ text into a token stream:
     engine implements once, generically, and its parameters (``text``, ``literal``). An
     entry whose pattern is rooted at a call lists the names the call's callee ends with
     (``calls``): its pattern then runs only at those calls (``Rules.callees``), not over the
-    whole tree; what it matches is the same.
+    whole tree; what it matches is the same. An entry whose pattern is rooted at a node type
+    (``at``) and matches only where one of its ``words`` is written inside that node runs
+    only at the innermost such node around each occurrence of a word in the file
+    (``Rules.word_scans``: ``__metaclass__ = type`` and ``metaclass=type``, rooted at the
+    class).
     Ops: ``skip`` (drop), ``drop_empty``, ``text`` (rendered as ``text``), ``drop_arg``
     (an argument and its comma), ``unwrap_call`` (a call rendered as its only argument),
     ``literal`` (rendered as the literal ``literal``), ``callee`` (a call rendered as its
@@ -91,6 +95,7 @@ from tree_sitter import Node
 from graphmemd.graph.model import Language, SymbolKind, sig_halves
 from graphmemd.ingest.parsing.annotations import AnnotationRules, canonical
 from graphmemd.ingest.parsing.overloads import OverloadRules
+from graphmemd.ingest.parsing.textscan import Scan, occurrences, plan
 
 __all__ = [
     "CAPTURE_PREFIX",
@@ -193,6 +198,8 @@ class Rules:
     aliases: dict[bytes, bytes] | None = None
     #: ``[alias_nodes]``: the node type of a plain name and of a dotted one
     alias_nodes: tuple[str, str] = ("", "")
+    #: how the ``aliases`` are searched for in a source (``textscan.plan``)
+    alias_scans: tuple[Scan, ...] = ()
     annotations: AnnotationRules | None = None
     #: canonical annotation texts already computed (``_canonical``)
     canonical: dict[bytes, bytes] = field(default_factory=dict)
@@ -202,6 +209,12 @@ class Rules:
     #: were tried at every call of every file)
     call_query_source: str = ""
     callees: frozenset[bytes] = frozenset()
+    #: the rewrites that name ``words`` and the node type they are rooted ``at``: their
+    #: patterns are in ``call_query_source`` too, run only at the innermost node of that type
+    #: around each occurrence of one of the words in the source (``word_scans``; a pattern
+    #: over every class body in the file's query cost more than all the rest of its rule)
+    word_scans: tuple[Scan, ...] = ()
+    word_roots: dict[bytes, str] = field(default_factory=dict)
     #: the ``[[rewrites]]`` by their captures' role (``rw<index>``), in order (a name built
     #: per file and rewrite cost more than looking the roles up)
     rewrite_roles: tuple[tuple[str, Rewrite], ...] = ()
@@ -296,11 +309,17 @@ def load_rules(language: Language) -> Rules:
         rewrites = tuple(_rewrite(entry, str(data.get("numbers", "generic"))) for entry in data.get("rewrites", []))
         call_source = ""
         callees: set[bytes] = set()
+        word_roots: dict[bytes, str] = {}
         for k, entry in enumerate(data.get("rewrites", [])):
             pattern = _NODE_CAPTURE.sub(f"@{CAPTURE_PREFIX}rw{k}", str(entry["query"])) + "\n"
             if entry.get("calls"):  # run only on the calls of those names (see ``Rules.callees``)
                 call_source += pattern
                 callees.update(str(name).encode() for name in entry["calls"])
+            elif entry.get("words"):  # run only around those words (see ``Rules.word_scans``)
+                call_source += pattern
+                for word, at in _word_roots(entry).items():
+                    if word_roots.setdefault(word, at) != at:
+                        raise ValueError(f"the word {word!r} of two fingerprint rewrites is rooted at two node types")
             else:
                 source += pattern
         aliases = {str(k): str(v) for k, v in data.get("aliases", {}).items()}
@@ -322,13 +341,25 @@ def load_rules(language: Language) -> Rules:
             rewrites=rewrites,
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
             alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
+            alias_scans=plan([k.encode() for k in aliases]),
             annotations=_annotation_rules(data.get("annotations")),
             call_query_source=call_source,
             callees=frozenset(callees),
+            word_scans=plan(list(word_roots)),
+            word_roots=word_roots,
             rewrite_roles=tuple((f"rw{k}", rewrite) for k, rewrite in enumerate(rewrites)),
         )
         _rules[language] = found
         return found
+
+
+def _word_roots(entry: dict[str, Any]) -> dict[bytes, str]:
+    """A ``words`` rewrite's words, each with the node type its pattern is rooted ``at``."""
+    at = str(entry.get("at", ""))
+    query = str(entry.get("query", ""))
+    if not at or not re.match(rf"\(*{re.escape(at)}\b", query.strip()):
+        raise ValueError(f"a fingerprint rewrite with words names the node type its pattern is rooted at: {query!r}")
+    return {str(word).encode(): at for word in entry["words"]}
 
 
 def _rewrite(entry: dict[str, Any], numbers: str) -> Rewrite:
@@ -841,20 +872,16 @@ def _rewrites(
     lo, hi, root = span
     aliases = rules.aliases
     if aliases and root is not None:
-        # (one bytes.find per alias: a regex of them all scans ~3x slower than 31 finds, and
-        # aliases grouped by a shared ending, 18 scans for 31, took as long: a shorter needle
-        # scans slower)
+        # (found by text: a query pattern over every identifier cost more; the texts in a
+        # few shared scans, ``textscan``: one scan per alias cost ~3 instructions a byte each)
         plain, dotted = rules.alias_nodes
-        for text, alias in aliases.items():
-            start = source.find(text, lo, hi)
+        for start, text in occurrences(source, rules.alias_scans, lo, hi):
+            end = start + len(text)
+            n = root.named_descendant_for_byte_range(start, end)
             wanted = dotted if _DOT in text else plain
-            while start >= 0:
-                end = start + len(text)
-                n = root.named_descendant_for_byte_range(start, end)
-                # (not in a string or a comment, nor part of a longer name)
-                if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
-                    events.replace([(start, end)], b" " + alias + b" ")
-                start = source.find(text, end, hi)
+            # (not in a string or a comment, nor part of a longer name)
+            if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
+                events.replace([(start, end)], b" " + aliases[text] + b" ")
     for role, rewrite in rules.rewrite_roles:
         nodes = caps.get(role)
         if nodes:

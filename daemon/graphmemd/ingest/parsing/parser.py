@@ -155,8 +155,9 @@ from graphmemd.ingest.parsing.languages import SPECS, LanguageSpec, language_for
 from graphmemd.ingest.parsing.legacy import LegacyDef, legacy_fingerprints
 from graphmemd.ingest.parsing.overloads import STUB, overload_tags, qualify_duplicate
 from graphmemd.ingest.parsing.records import call_ref, def_span, inherit_ref, parsed_symbol, type_ref
+from graphmemd.ingest.parsing.textscan import Scan, occurrences
 
-__all__ = ["bare_parse", "parse_source"]
+__all__ = ["bare_parse", "parse_source", "warm"]
 
 #: Only this many leading bytes of a larger file are parsed (at a line boundary); the file
 #: is marked truncated. Keeps one pathological generated file to a few seconds.
@@ -323,6 +324,10 @@ class _Compiled:
     call_query: Query | None = None
     call_roles: tuple[tuple[str, str] | None, ...] = ()
     callees: frozenset[bytes] = frozenset()
+    #: the rewrites run around words (``Rules.word_scans``/``word_roots``): the scans, and the
+    #: node type each word's patterns are rooted at
+    word_scans: tuple[Scan, ...] = ()
+    word_roots: dict[bytes, str] = field(default_factory=dict)
     #: per pattern, the kind ids of its ``reference.call.opaque`` arguments
     call_opaque: tuple[frozenset[int], ...] = ()
     #: what tells the arguments' keywords, splats and comments apart in the language's shaped
@@ -505,6 +510,8 @@ def _compile(language: Language) -> _Compiled:
             call_query=call_query,
             call_roles=pattern_roles(_pattern_sources(call_query, call_source)) if call_query is not None else (),
             callees=rules.callees,
+            word_scans=rules.word_scans,
+            word_roots=rules.word_roots,
             call_opaque=tuple(_kind_ids(ts_language, query.pattern_settings(i)) for i in range(query.pattern_count)),
             call_parts=_call_parts([query.pattern_settings(i) for i in range(query.pattern_count)]),
         )
@@ -526,6 +533,11 @@ def _parser(compiled: _Compiled) -> Parser:
 
 
 # ----------------------------------------------------------------------------- public API
+
+
+def warm(language: Language) -> None:
+    """Compile ``language``'s grammar and queries now (once per process), not on its first file."""
+    _compile(language)
 
 
 def bare_parse(source: bytes, language: Language) -> int:
@@ -676,6 +688,8 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
     calls, called = _attribute_calls(defs, _with_bare_calls(defs, found), compiled.callees)
     if called:
         _call_rewrites(compiled, called, found.fingerprint_captures)
+    if compiled.word_scans:
+        _word_rewrites(compiled, source, root, found.fingerprint_captures)
     signatures, body_hashes = _fingerprint(source, defs, found.cuts, found.fingerprint_captures, language, scheme, root)
     functions = _Intervals([(d.start, d.end, d.qualname) for d in defs if d.kind in _CALLABLE])
     scopes_of = _Intervals(containers) if found.raw_types or found.arities or found.bases else None
@@ -973,6 +987,33 @@ def _call_rewrites(compiled: _Compiled, called: list[Node], captures: defaultdic
             continue
         seen.add(key)
         for pattern, caps in cursor.matches(call):
+            role = roles[pattern]
+            if role is not None:
+                captures[role[0]].extend(caps[role[1]])
+
+
+def _word_rewrites(compiled: _Compiled, source: bytes, root: Node, captures: defaultdict[str, list[Node]]) -> None:
+    """Run the fingerprint rewrites kept for some words (``_Compiled.word_scans``) at the
+    innermost node of their type around each occurrence of a word in ``source`` (start depth
+    0, each node once); their nodes go to ``captures``. A file without the words pays one
+    scan per key."""
+    query = compiled.call_query
+    found = occurrences(source, compiled.word_scans, 0, len(source))
+    if query is None or not found:
+        return
+    roles = compiled.call_roles
+    cursor = QueryCursor(query, match_limit=MATCH_LIMIT)
+    cursor.set_max_start_depth(0)
+    seen: set[tuple[int, int]] = set()
+    for start, word in found:
+        at = compiled.word_roots[word]
+        node = root.named_descendant_for_byte_range(start, start + len(word))
+        while node is not None and node.type != at:
+            node = node.parent
+        if node is None or (node.start_byte, node.end_byte) in seen:
+            continue
+        seen.add((node.start_byte, node.end_byte))
+        for pattern, caps in cursor.matches(node):
             role = roles[pattern]
             if role is not None:
                 captures[role[0]].extend(caps[role[1]])

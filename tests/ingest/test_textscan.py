@@ -1,0 +1,64 @@
+"""Finding a set of texts in a few shared scans finds exactly what one scan per text finds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from graphmemd.graph.model import Language
+from graphmemd.ingest.parsing.fingerprint import load_rules
+from graphmemd.ingest.parsing.textscan import occurrences, plan
+
+
+def _naive(source: bytes, texts: list[bytes], lo: int, hi: int) -> set[tuple[int, bytes]]:
+    found = set()
+    for text in texts:
+        start = source.find(text, lo, hi)
+        while start >= 0:
+            found.add((start, text))
+            start = source.find(text, start + 1, hi)
+    return found
+
+
+def test_the_python_aliases_share_scans() -> None:
+    aliases = list(load_rules(Language.PYTHON).aliases or {})
+    scans = plan(aliases)
+    assert len(scans) < len(aliases) / 2  # (30 aliases: 9 scans)
+    assert sorted(text for scan in scans for text, _offset in scan.texts) == sorted(aliases)
+    for scan in scans:
+        assert len(scan.key) >= 5 or any(text == scan.key for text, _offset in scan.texts)
+        for text, offset in scan.texts:
+            assert text[offset : offset + len(scan.key)] == scan.key
+
+
+def test_the_plan_is_deterministic() -> None:
+    texts = [b"failUnless", b"failIf", b"assertEquals", b"os.error", b"socket.error", b"ab"]
+    forward, backward = plan(texts), plan(list(reversed(texts)))
+    assert [s.key for s in forward] == [s.key for s in backward]  # (the keys do not depend on the order)
+    assert [set(s.texts) for s in forward] == [set(s.texts) for s in backward]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_occurrences_are_those_of_one_scan_per_text(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = b"ab.cE_"
+    texts = list({bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 12))})
+    source = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 400)))
+    lo = rng.randint(0, len(source))
+    hi = rng.randint(lo, len(source))
+    scans = plan(texts, shortest=rng.randint(1, 6))
+    found = occurrences(source, scans, lo, hi)
+    assert len(found) == len(set(found))  # (each once)
+    assert set(found) == _naive(source, texts, lo, hi)
+
+
+def test_overlapping_and_repeated_keys() -> None:
+    # the key occurs twice in a text, and occurrences of a text overlap
+    texts = [b"abcab", b"abcabcab"]
+    source = b"abcabcabcab"
+    assert set(occurrences(source, plan(texts, shortest=2), 0, len(source))) == _naive(source, texts, 0, len(source))
+
+
+def test_an_empty_text_is_refused() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        plan([b"x", b""])
