@@ -832,7 +832,6 @@ def spaced(sig: str) -> str:
 # -- one change in words ----------------------------------------------------------------------
 
 _VIA: Final = {"CALLS": "calls", "INHERITS": "inherits from", "IMPORTS": "imports the file of"}
-_HOPS: Final = re.compile(r"\((\d+) hops away\)")
 _MAX_PHRASES: Final = 3
 
 
@@ -887,9 +886,8 @@ def change_words(reason: StaleReason) -> str:
 def _dependency_words(reason: StaleReason) -> str:
     via = _VIA.get(reason.via.upper(), "depends on")
     dep = reason.dependency_ref or "?"
-    hops = _HOPS.search(reason.detail)
-    away = f" ({hops.group(1)} hops away)" if hops else ""
-    if "was removed" in reason.detail or (reason.old_signature and not reason.new_signature):
+    away = f" ({reason.dependency_hops} hops away)" if reason.dependency_hops > 1 else ""
+    if reason.dependency_removed:
         return f"{via} `{dep}`{away}, which was removed"
     if not reason.new_signature:
         return f"{via} `{dep}`{away}, whose signature changed"

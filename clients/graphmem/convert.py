@@ -484,6 +484,8 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         lines_changed=r.lines_changed,
         caller_omits=r.caller_omits,
         caller_starred=r.caller_starred,
+        dependency_hops=r.dependency_hops,
+        dependency_removed=r.dependency_removed,
         served_by=r.served_by,
     )
 
@@ -507,6 +509,8 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         lines_changed=max(0, m.lines_changed),
         caller_omits=tuple(m.caller_omits),
         caller_starred=m.caller_starred,
+        dependency_hops=m.dependency_hops,
+        dependency_removed=m.dependency_removed,
         served_by=m.served_by,
     )
 

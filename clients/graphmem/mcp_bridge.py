@@ -163,6 +163,11 @@ class StaleReasonOut(BaseModel):
     #: has `*`/`**` arguments that may pass them
     caller_omits: list[str] = []
     caller_starred: bool = False
+    #: a dependency's change: the dependency, how many edges away it is (1: direct), whether it
+    #: was removed
+    dependency: str = ""
+    dependency_hops: int = 0
+    dependency_removed: bool = False
     served_by: str = ""  # DEPRECATED: the hook that still serves the name (`click.__getattr__`)
     summary: str = ""  # the change in one line (graphmem.changes.change_line)
 
@@ -325,6 +330,9 @@ def _observation_out(o: Observation) -> ObservationOut:
                 lines_changed=r.lines_changed,
                 caller_omits=list(r.caller_omits),
                 caller_starred=r.caller_starred,
+                dependency=r.dependency_ref,
+                dependency_hops=r.dependency_hops,
+                dependency_removed=r.dependency_removed,
                 served_by=r.served_by,
                 summary=change_line(r),
             )

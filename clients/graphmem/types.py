@@ -218,6 +218,11 @@ class StaleReason:
     caller_omits: tuple[str, ...] = ()
     #: with ``caller_omits``: the caller has ``*``/``**`` arguments, so it may pass them there
     caller_starred: bool = False
+    #: DEPENDENCY_CHANGED: how many edges (calls, inheritance, imports) away the dependency is
+    #: (1: the anchor calls, inherits from or imports it directly); 0 for any other reason
+    dependency_hops: int = 0
+    #: DEPENDENCY_CHANGED: the dependency was removed (not re-signed)
+    dependency_removed: bool = False
     #: DEPRECATED: the hook that still serves the name, as a reader writes it (``click.__getattr__``)
     served_by: str = ""
 

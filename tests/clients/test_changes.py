@@ -87,8 +87,10 @@ def test_annotations_changed() -> None:
     )
 
 
-def test_dependency_changed() -> None:
-    r = _reason(
+def _direct_dependency(detail: str = "a.py::f calls b.py::g, whose signature changed") -> StaleReason:
+    """A reason as the daemon makes it for ``a.py::f``, a direct caller of ``b.py::g``,
+    whose parameter ``x`` was removed."""
+    return _reason(
         ChangeKind.DEPENDENCY_CHANGED,
         anchor_ref="a.py::f",
         old_signature="def g(x,y):",
@@ -96,8 +98,13 @@ def test_dependency_changed() -> None:
         dependency_ref="b.py::g",
         via="CALLS",
         commit=SHA,
-        detail="a.py::f calls b.py::g, whose signature changed",
+        detail=detail,
+        dependency_hops=1,
     )
+
+
+def test_dependency_changed() -> None:
+    r = _direct_dependency()
     assert change_line(r) == "`a.py::f`: calls `b.py::g`, whose parameter `x` was removed, in 1a2b3c4"
     gone = _reason(
         ChangeKind.DEPENDENCY_CHANGED,
@@ -106,8 +113,36 @@ def test_dependency_changed() -> None:
         dependency_ref="b.py::g",
         via="INHERITS",
         detail="a.py::f inherits from b.py::g (2 hops away), which was removed",
+        dependency_hops=2,
+        dependency_removed=True,
     )
     assert change_line(gone) == "`a.py::f`: inherits from `b.py::g` (2 hops away), which was removed"
+
+
+def test_the_hop_count_and_the_removal_are_read_from_the_fields() -> None:
+    """How far away the dependency is and whether it was removed come from the reason's fields
+    (``dependency_hops``, ``dependency_removed``), never from its detail: the detail below
+    says otherwise each time and is not read."""
+    r = _direct_dependency(detail="a.py::f calls b.py::g (7 hops away), which was removed")
+    assert change_line(r) == "`a.py::f`: calls `b.py::g`, whose parameter `x` was removed, in 1a2b3c4"
+    assert change_line(replace(r, dependency_hops=2)) == (
+        "`a.py::f`: calls `b.py::g` (2 hops away), whose parameter `x` was removed, in 1a2b3c4"
+    )
+    assert change_line(replace(r, dependency_hops=3, via="IMPORTS")) == (
+        "`a.py::f`: imports the file of `b.py::g` (3 hops away), whose parameter `x` was removed, in 1a2b3c4"
+    )
+    removed = replace(r, new_signature="", dependency_removed=True)
+    assert change_line(removed) == "`a.py::f`: calls `b.py::g`, which was removed, in 1a2b3c4"
+    # a removed dependency that had no signature
+    assert change_line(replace(removed, old_signature="", dependency_hops=2)) == (
+        "`a.py::f`: calls `b.py::g` (2 hops away), which was removed, in 1a2b3c4"
+    )
+    # re-signed to no signature at all: not said to be removed
+    assert (
+        change_line(replace(r, new_signature="")) == "`a.py::f`: calls `b.py::g`, whose signature changed, in 1a2b3c4"
+    )
+    # a reason made before the fields and not read through a document (hops 0): no distance said
+    assert change_line(replace(r, dependency_hops=0)) == change_line(r)
 
 
 def test_a_changed_default_says_first_that_the_caller_leaves_it_out() -> None:

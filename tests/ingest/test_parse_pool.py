@@ -455,3 +455,15 @@ def test_parse_cache_codec_covers_every_nested_field() -> None:
     # tuples of model objects (not tuples of plain values such as ``arities``/``exports``)
     nested = {f.name for f in fields(ParsedFile) if str(f.type).startswith("tuple[") and str(f.type)[6:7].isupper()}
     assert nested == set(parsecache._NESTED)
+
+
+def test_hashed_file_reads_what_the_workers_would_parse(tmp_path: Path) -> None:
+    """``hashed_file``: a file's content hash and size as read now, the one reading both the
+    shared-parse lookup and a worktree's derivation use; nothing for a file over the limit or
+    one that cannot be read (the parse workers say why when they get it)."""
+    f = tmp_path / "a.py"
+    f.write_bytes(SMALL_PY)
+    assert parse_pool.hashed_file(f, len(SMALL_PY)) == (parse_pool.content_hash(SMALL_PY), len(SMALL_PY))
+    assert parse_pool.hashed_file(f, len(SMALL_PY) - 1) is None
+    assert parse_pool.hashed_file(tmp_path / "gone.py", 1 << 20) is None
+    assert parse_pool.hashed_file(tmp_path, 1 << 20) is None  # a directory: read_bytes fails

@@ -114,3 +114,53 @@ def test_the_old_text_form_of_a_caller_is_read_into_the_fields() -> None:
     # the new form goes through as it is
     new = replace(base, caller_omits=("x",), caller_starred=True)
     assert from_doc(to_doc(replace(o, stale_reasons=(new,)))).stale_reasons == (new,)
+
+
+def test_the_old_text_form_of_a_dependency_reason_is_read_into_the_hop_and_removal_fields() -> None:
+    """A dependency reason written before ``dependency_hops``/``dependency_removed`` said both
+    in its detail ("(2 hops away)", "which was removed"; no count: one hop); reading the
+    document reads them into the fields and keeps the detail. A document with the fields is
+    read as it is (its detail never consulted); other reasons have neither."""
+    from dataclasses import replace
+
+    import pytest
+    from graphmem.errors import InvalidArgument
+    from graphmem.types import Category, Observation, StaleReason
+    from graphmemd.memory.obsdoc import from_doc, to_doc
+
+    base = StaleReason("a.py::f", ChangeKind.DEPENDENCY_CHANGED, 1.0, dependency_id="b.py::g#function")
+    o = Observation("o1", "r", "text", Category.OTHER, 1.0, 1.0, stale_reasons=(base,))
+
+    def old(detail: str, change: ChangeKind = ChangeKind.DEPENDENCY_CHANGED) -> StaleReason:
+        doc = to_doc(replace(o, stale_reasons=(replace(base, change=change, detail=detail),)))
+        reason = doc["stale_reasons"][0]
+        reason.pop("dependency_hops", None)
+        reason.pop("dependency_removed", None)
+        return from_doc(doc).stale_reasons[0]
+
+    for detail, fields in (
+        ("a.py::f calls b.py::g, whose signature changed", (1, False)),
+        ("a.py::f calls b.py::g (2 hops away), whose signature changed", (2, False)),
+        ("a.py::f inherits from b.py::g (12 hops away), which was removed", (12, True)),
+        ("a.py::f imports the file of b.py::g, which was removed", (1, True)),
+        ("a.py::f calls b.py::g, whose signature changed; this caller omits `timeout`", (1, False)),
+        # a qualified name that happens to read like the old text is not taken for it
+        ("a.py::f calls b.py::g_which_was_removed, whose signature changed", (1, False)),
+    ):
+        got = old(detail)
+        assert (got.dependency_hops, got.dependency_removed) == fields, detail
+        assert got.detail == detail.partition("; this caller")[0]
+    gone = old("a.py::f was removed", ChangeKind.REMOVED)
+    assert (gone.dependency_hops, gone.dependency_removed) == (0, False)
+
+    # the new form goes through as it is, whatever its detail says
+    new = replace(base, detail="a.py::f calls b.py::g (5 hops away), which was removed", dependency_hops=1)
+    assert from_doc(to_doc(replace(o, stale_reasons=(new,)))).stale_reasons == (new,)
+    both = replace(new, dependency_hops=3, dependency_removed=True)
+    assert from_doc(to_doc(replace(o, stale_reasons=(both,)))).stale_reasons == (both,)
+    # bad input: a clear error naming the field
+    for bad in (-1, "2", 1.5e9, True):
+        doc = to_doc(replace(o, stale_reasons=(new,)))
+        doc["stale_reasons"][0]["dependency_hops"] = bad
+        with pytest.raises(InvalidArgument, match="dependency_hops"):
+            from_doc(doc)

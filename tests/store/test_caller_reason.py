@@ -10,20 +10,18 @@ Here in ``tests/store`` so that CI's second pass runs it on the other store engi
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from call_shapes import shapes_repo
-from conftest import STORE_ENGINE, Daemon, store_file, wait_for
+from conftest import Daemon, wait_for
 from graphmem.changes import change_line
 from graphmem.client import GraphMem
 from graphmem.mcp_bridge import _observation_out
-from graphmem.paths import resolve_paths
 from graphmem.types import ChangeKind, Observation, ObservationStatus
+from old_reasons import before_dependency_fields, reload_in_old_form, show_json
 
 DaemonFactory = Callable[..., Daemon]
 
@@ -64,6 +62,7 @@ def _check(c: GraphMem, notes: dict[str, str]) -> dict[str, Observation]:
         (r,) = o.stale_reasons
         assert (o.status, r.change) == (ObservationStatus.SUSPECT, ChangeKind.DEPENDENCY_CHANGED)
         assert (r.caller_omits, r.caller_starred) == (("timeout",), starred)
+        assert (r.dependency_hops, r.dependency_removed) == (1, False)
         assert r.detail == DETAIL.format(name=f"callers.py::{name}")  # no text to parse back
         assert change_line(r) == line
         out = _observation_out(o).stale_reasons[0]  # the MCP tools' model
@@ -71,22 +70,10 @@ def _check(c: GraphMem, notes: dict[str, str]) -> dict[str, Observation]:
     return got
 
 
-def _show_json(d: Daemon, oid: str) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, "-m", "graphmem", "show", oid, "--json"],
-        env=d.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    doc: dict[str, Any] = json.loads(out.stdout)
-    return doc
-
-
 def _to_old_form(doc: dict[str, Any]) -> dict[str, Any]:
-    """An observation document as the code before the caller fields wrote it."""
-    for r in doc.get("stale_reasons", ()):
+    """An observation document as the code before the caller fields wrote it (nor the
+    dependency fields, which came after)."""
+    for r in before_dependency_fields(doc).get("stale_reasons", ()):
         omits = r.pop("caller_omits", None)
         starred = r.pop("caller_starred", False)
         if omits:
@@ -97,54 +84,9 @@ def _to_old_form(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-_STORE_DOCS = """\
-import json, sys
-from pathlib import Path
-from graphmemd.store.engine import Store, observation_row
-s = Store(Path(sys.argv[1]), engine=sys.argv[2])
-if sys.argv[3] == "read":
-    print(json.dumps([[json.loads(o.doc), o.key] for o in s.observations()]))
-else:
-    s.upsert_observations([observation_row(doc, key) for doc, key in json.load(sys.stdin)])
-s.close()
-"""
-
-
-def _store_docs(home: Path, how: str, docs: list[Any] | None = None) -> list[Any]:
-    """Read (``how="read"``) or write the store's observation documents with their keys, in a
-    child process (one engine per process)."""
-    out = subprocess.run(
-        [sys.executable, "-c", _STORE_DOCS, str(store_file(home)), STORE_ENGINE, how],
-        input=json.dumps(docs or []),
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    got: list[Any] = json.loads(out.stdout) if how == "read" else []
-    return got
-
-
-def _rewrite_store_in_old_form(home: Path) -> int:
-    """Rewrite every stored observation document as the old code wrote it; how many now say
-    the caller in the detail."""
-    docs = [[_to_old_form(doc), key] for doc, key in _store_docs(home, "read")]
-    _store_docs(home, "write", docs)
-    return sum("this caller" in json.dumps(doc) for doc, _ in docs)
-
-
-def _rewrite_journal_in_old_form(journal: Path) -> int:
-    """Rewrite every journal record as the old code wrote it; how many records carried a caller."""
-    lines, old = [], 0
-    for line in journal.read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
-        if "obs" in rec:
-            before = json.dumps(rec["obs"])
-            rec["obs"] = _to_old_form(rec["obs"])
-            old += before != json.dumps(rec["obs"])
-        lines.append(json.dumps(rec))
-    journal.write_text("".join(f"{x}\n" for x in lines), encoding="utf-8")
-    return old
+def _callers_in_detail(docs: list[dict[str, Any]]) -> int:
+    """How many documents say a caller in a reason's detail (the old form)."""
+    return sum("this caller" in r["detail"] for doc in docs for r in doc["stale_reasons"])
 
 
 def _suspects(daemon_factory: DaemonFactory) -> tuple[Daemon, Path, dict[str, str], dict[str, Observation]]:
@@ -158,7 +100,7 @@ def _suspects(daemon_factory: DaemonFactory) -> tuple[Daemon, Path, dict[str, st
 
 def test_the_caller_fields_go_end_to_end_and_survive_a_restart(daemon_factory: DaemonFactory) -> None:
     d, root, notes, before = _suspects(daemon_factory)
-    shown = _show_json(d, notes["splats"])["stale_reasons"][0]
+    shown = show_json(d, notes["splats"])["stale_reasons"][0]
     assert (shown["caller_omits"], shown["caller_starred"]) == (["timeout"], True)
     assert d.stop() == 0
 
@@ -170,20 +112,9 @@ def test_the_caller_fields_go_end_to_end_and_survive_a_restart(daemon_factory: D
 def test_a_journal_and_a_store_of_the_old_text_form_load_and_render_the_same(daemon_factory: DaemonFactory) -> None:
     d, root, notes, before = _suspects(daemon_factory)
     assert d.stop() == 0
-    journal = resolve_paths(str(d.home), {}).journal
-    assert _rewrite_journal_in_old_form(journal) >= 2
-    assert _rewrite_store_in_old_form(d.home) == 2
-    assert "this caller omits `timeout`" in journal.read_text(encoding="utf-8")
 
-    # the old journal (and store): read through the one conversion
-    d2 = daemon_factory([root], home=d.home)
-    with d2.client() as c:
+    def same(c: GraphMem) -> None:
         assert _check(c, notes) == before
-    assert d2.stop() == 0
 
-    # the old store alone (the journal lost): the journal is rebuilt from it
-    assert _rewrite_store_in_old_form(d.home) == 2
-    journal.unlink()
-    d3 = daemon_factory([root], home=d.home)
-    with d3.client() as c:
-        assert _check(c, notes) == before
+    start = partial(daemon_factory, [root], home=d.home)
+    reload_in_old_form(start, d.home, _to_old_form, _callers_in_detail, 2, same)

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from graphmem.changes import history_words, reason_detail, spaced
+from graphmem.changes import change_words, history_words, reason_detail, spaced
 from graphmem.render import marker
 from graphmem.types import (
+    AnchorChange,
     ChangeKind,
     EdgeKind,
     KnowledgeReference,
@@ -34,6 +35,7 @@ __all__ = [
     "ItemKind",
     "QueueItem",
     "SearchRow",
+    "change_caption",
     "counted",
     "facets",
     "graph_elements",
@@ -146,6 +148,16 @@ def _reason(o: Observation, findings: Sequence[KnowledgeReference]) -> str:
     more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
     what = worst.reason or f"{worst.text} is {worst.state.value}"  # a reason names the reference itself
     return f"{line} {what}{more}"
+
+
+def change_caption(o: Observation, c: AnchorChange) -> str:
+    """What changed under one block of a note's change view (``c``), in the one renderer's words
+    (``changes.change_words`` of the note's reason for it: ``calls `b.py::g` (2 hops away),
+    which was removed``); the change's kind when the note has no such reason any more."""
+    for r in o.stale_reasons:
+        if (r.anchor_ref, r.change, r.dependency_ref) == (c.anchor_ref, c.change, c.dependency_ref):
+            return change_words(r)
+    return c.change.value.replace("_", " ")
 
 
 def note_item(o: Observation) -> QueueItem:

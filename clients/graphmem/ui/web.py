@@ -263,7 +263,7 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
     async def change(request: Request) -> Response:
         obs_id = request.path_params["id"]
         o, got = await asyncio.gather(call(gw.note, obs_id), call(gw.change, obs_id))
-        blocks = [(c, _diff(c)) for c in got.changes]
+        blocks = [(c, _diff(c), model.change_caption(o, c)) for c in got.changes]
         return page.html("_change.html", note=o, blocks=blocks, vscode=page.vscode)
 
     async def note(request: Request) -> Response:

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -148,8 +149,9 @@ class Core:
         self.cfg.paths.ensure()
         store = self._store = self._open_store()
         steps.mark("store")
+        space = partial(store_space_problem, self.cfg.store_path.parent)  # why writes must wait for space, or ""
         writer = self._writer = StoreWriter(
-            self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=self._store_space
+            self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=space
         )
         store.pause_point = writer.between_steps  # observation copies between a bulk load's chunks
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
@@ -239,10 +241,6 @@ class Core:
                     self.snapshots.save_all(self.state.graph, ready)
                 mark_clean(self.cfg.store_path)
 
-    def _store_space(self) -> str:
-        """Why store writes must wait for space, or "" (see ``writer.py``)."""
-        return store_space_problem(self.cfg.store_path.parent)
-
     def _store_idle(self) -> None:
         """On the writer thread whenever its queue drained: repair store copies that failed
         to write (e.g. while the disk was full), keep the WAL bounded."""
@@ -283,8 +281,7 @@ class Core:
                 logger.info("%d observations of %s (a former clone of %s) moved to it", moved, old, rt.id)
         if rt.id in stored:
             rt.indexed_commit, rt.last_indexed_at = stored[rt.id][0], stored[rt.id][1] or None
-            # its snapshot holds the facts (no walk of the tree beside the restore); without
-            # one, the first job that may resolve reads them (``RepoRuntime.ensure_facts``)
+            # its snapshot holds the facts (no walk); without one the first resolving job reads them (``ensure_facts``)
             rt.facts_pending = True
             self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
         else:
@@ -455,7 +452,7 @@ class Core:
         """Why writes would fail for lack of disk space now, or "" (before ``open``: ""):
         re-checked on each call, so it clears by itself once space returns."""
         journal = self._memory.space_problem() if self._memory is not None else ""
-        store = self._store_space() if self._store is not None else ""
+        store = store_space_problem(self.cfg.store_path.parent) if self._store is not None else ""
         return "; ".join(p for p in (journal, store) if p)
 
     def repository(self, rt: RepoRuntime) -> Repository:

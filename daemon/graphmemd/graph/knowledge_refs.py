@@ -30,9 +30,10 @@ from typing import Final, Protocol
 
 from graphmemd.graph.constructors import constructor
 from graphmemd.graph.model import SymbolInfo, SymbolKind
+from graphmemd.graph.successors import successors
 from graphmemd.graph.symbol_match import close_matches
 
-__all__ = ["RefIndex", "Resolution", "enclosing", "is_test_path"]
+__all__ = ["RefIndex", "Resolution", "enclosing", "is_test_path", "successor_in"]
 
 _MODULE_STEMS: Final = frozenset({"__init__", "index", "mod", "lib", "main"})
 _ROOT_WORDS: Final = frozenset({"crate", "self", "super"})
@@ -47,6 +48,18 @@ CONTAINER_KINDS: Final = frozenset(
 def is_test_path(path: str) -> bool:
     """Whether ``path`` is a test file (tests are never the code a document means)."""
     return bool(_TEST.search(path))
+
+
+def successor_in(text: str, old: str, symbols: Sequence[SymbolInfo]) -> tuple[str, SymbolInfo] | None:
+    """The first name the deprecation messages in ``text`` give for ``old`` (``successors``)
+    that is one symbol among ``symbols`` (by qualified name or its last parts; test code only
+    when nothing else has it): that name as the message writes it, and the symbol."""
+    for name in successors(text, old):
+        found = [s for s in symbols if s.qualname == name or s.qualname.endswith("." + name)]
+        found = [s for s in found if not is_test_path(s.path)] or found
+        if len({s.id for s in found}) == 1:
+            return name, found[0]
+    return None
 
 
 @dataclass(frozen=True, slots=True)

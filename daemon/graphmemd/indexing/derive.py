@@ -35,7 +35,7 @@ from graphmemd.graph.model import FileRecord, ParsedFile, ResolvedEdges, SymbolI
 from graphmemd.indexing.file_events import file_events
 from graphmemd.ingest.gitinfo import head_commit, uncommitted_paths
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
-from graphmemd.ingest.parse_pool import content_hash
+from graphmemd.ingest.parse_pool import hashed_file
 from graphmemd.ingest.parsecache import PARSER_VERSION, decode
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.memory.memory import Memory
@@ -74,15 +74,8 @@ def hashed_files(todo: Iterable[tuple[str, Path]], paths: Collection[str], max_f
     ``max_file_size``, is left out (the parse workers report it)."""
     out: dict[str, Hashed] = {}
     for rel, path in todo:
-        if rel not in paths:
-            continue
-        try:
-            if path.stat().st_size > max_file_size:
-                continue
-            data = path.read_bytes()
-        except OSError:
-            continue
-        out[rel] = (content_hash(data), len(data))
+        if rel in paths and (got := hashed_file(path, max_file_size)) is not None:
+            out[rel] = got
     return out
 
 

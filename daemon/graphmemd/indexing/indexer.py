@@ -130,8 +130,7 @@ class Indexer:
         self._snapshots = snapshots
         #: jobs that raised: a clean stop then writes no snapshots (``graph_snapshot.py``)
         self.failed_jobs = 0
-        #: set by ``close``: an idle hand-over pauses (a job that arrives does not pause it: the
-        #: watcher batches of a checkout then gather into one bulk batch meanwhile)
+        #: set by ``close``: an idle hand-over pauses (an arriving job does not: a checkout's batches gather meanwhile)
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
@@ -289,7 +288,8 @@ class Indexer:
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
-        outcomes = self._shared.start(rt, plan.rest, self.pool, plan.hashed) if plan else None  # (parsed while derived)
+        # (the rest parsed while the plan's files are derived)
+        outcomes = self._shared.outcomes(rt, plan.rest, self.pool, plan.hashed) if plan else None
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         steps.mark("parse")

@@ -25,10 +25,9 @@ from pathlib import Path
 from graphmem.types import Anchor, ChangeKind, StaleReason
 
 from graphmemd.graph.diff import diff_symbols, kind_family
-from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, is_test_path
+from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, successor_in
 from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind, symbols_of
 from graphmemd.graph.signatures import parameter_names
-from graphmemd.graph.successors import successors
 from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
@@ -396,11 +395,9 @@ class KnowledgeHistory:
             data = self.git.contents([blob]).get(blob, b"") if blob is not None else b""
             texts.append(data.decode("utf-8", "replace"))
         for text in texts:
-            for name in successors(text, o.qualname):
-                found = [s for s in now if s.qualname == name or s.qualname.endswith("." + name)]
-                found = [s for s in found if not is_test_path(s.path)] or found
-                if len({s.id for s in found}) == 1:
-                    return found[0]
+            heir = successor_in(text, o.qualname, now)
+            if heir is not None:
+                return heir[1]
         return None
 
     def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:

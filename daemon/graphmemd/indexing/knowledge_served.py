@@ -10,10 +10,9 @@ from pathlib import Path
 
 from graphmem.types import Anchor, ChangeKind, StaleReason
 
-from graphmemd.graph.knowledge_refs import RefIndex, is_test_path
+from graphmemd.graph.knowledge_refs import RefIndex, successor_in
 from graphmemd.graph.model import SymbolInfo
 from graphmemd.graph.served import Served, rules_for, served
-from graphmemd.graph.successors import successors
 from graphmemd.ingest.knowledge.model import TextRef
 from graphmemd.ingest.parsing import language_for_path
 from graphmemd.memory.anchors import file_anchor, symbol_anchor
@@ -88,11 +87,9 @@ def _heir(s: Served, source: str, path: str, index: RefIndex) -> str:
     gives when it is one symbol of the code now (``Command``), else the public name the hook
     returns from another module (``click.shell_completion.split_arg_string``); "" when
     neither (``_get_binary_stream`` is private)."""
-    for name in successors(s.text, s.name):
-        found = [x for x in index.symbols if x.qualname == name or x.qualname.endswith("." + name)]
-        found = [x for x in found if not is_test_path(x.path)] or found
-        if len({x.id for x in found}) == 1:
-            return name
+    heir = successor_in(s.text, s.name, index.symbols)
+    if heir is not None:
+        return heir[0]
     last = s.returns.rsplit(".", 1)[-1]
     if source and last and not last.startswith("_") and source != index.module_name(path):
         return f"{source}.{s.returns}"

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from graphmemd.ingest.parse_pack import CachedHead, ParsePack
-from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool, content_hash
+from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool, hashed_file
 from graphmemd.ingest.parsecache import PARSER_VERSION, decode
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 
@@ -49,26 +49,18 @@ class SharedParses:
         self._holds = holds
 
     def outcomes(
-        self, rt: RepoRuntime, todo: Sequence[tuple[str, Path]], pool: Callable[[], ParsePool]
-    ) -> Iterator[tuple[ParseOutcome, bool]]:
-        """Each file's parse outcome, and whether it was parsed now: the parses a sibling
-        checkout has of the same content first, then the workers' (``pool``) for the rest."""
-        shared, rest = self.split(rt, todo)
-        yield from ((out, False) for out in shared)
-        if rest:  # (nothing to parse needs no workers: a warm restart's pass does not wait for them)
-            yield from ((out, True) for out in pool().parse_many(rest))
-
-    def start(
         self,
         rt: RepoRuntime,
         todo: Sequence[tuple[str, Path]],
         pool: Callable[[], ParsePool],
-        hashed: Mapping[str, tuple[str, int]],
+        hashed: Mapping[str, tuple[str, int]] | None = None,
     ) -> Iterator[tuple[ParseOutcome, bool]]:
-        """``outcomes``, with the workers started on the files to parse before it returns (the
-        caller does other work meanwhile, then reads every outcome); ``hashed``: the (content
-        hash, size) of files of ``todo`` the caller read already."""
+        """Each file's parse outcome, and whether it was parsed now: the parses a sibling
+        checkout has of the same content first, then the workers' (``pool``) for the rest.
+        The workers start on those before it returns (a caller may do other work meanwhile,
+        then read every outcome); ``hashed``: the (content hash, size) of files of ``todo`` the caller read already."""
         shared, rest = self.split(rt, todo, hashed)
+        # (nothing to parse needs no workers: a warm restart's pass does not wait for them)
         parsing = pool().parse_now(rest) if rest else iter(())
         return itertools.chain(((out, False) for out in shared), ((out, True) for out in parsing))
 
@@ -95,13 +87,9 @@ class SharedParses:
         self, rel: str, path: Path, siblings: Sequence[str], hashed: tuple[str, int] | None
     ) -> ParseOutcome | None:
         if hashed is None:
-            try:
-                if path.stat().st_size > self._max:
-                    return None
-                data = path.read_bytes()
-            except OSError:
-                return None  # the parse workers report it
-            hashed = (content_hash(data), len(data))
+            hashed = hashed_file(path, self._max)
+            if hashed is None:
+                return None
         digest, size = hashed
         wanted = CachedHead(rel, size, 0, digest, PARSER_VERSION)
         for sibling in siblings:

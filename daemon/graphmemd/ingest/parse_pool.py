@@ -84,7 +84,7 @@ from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source
 from graphmemd.ingest.parsing.examples import example_units
 from graphmemd.runtime.faults import NO_FAULTS, Faults
 
-__all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash"]
+__all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash", "hashed_file"]
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +118,18 @@ _MSG_WARM: Final = "warm"  # (WARM, tuple of Language)
 def content_hash(data: bytes) -> str:
     """The content hash stored for a file: blake2b (64-byte digest), hex."""
     return hashlib.blake2b(data).hexdigest()
+
+
+def hashed_file(path: Path, max_file_size: int) -> tuple[str, int] | None:
+    """A file's (``content_hash``, size) as read now; None when it is over ``max_file_size``
+    or cannot be read (the parse workers report either when they get it)."""
+    try:
+        if path.stat().st_size > max_file_size:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return content_hash(data), len(data)
 
 
 @dataclass(frozen=True, slots=True)

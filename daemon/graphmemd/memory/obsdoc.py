@@ -63,6 +63,8 @@ MAX_REF: Final = 4096
 MAX_DETAIL: Final = 20_000
 #: The most lines a body change is said to have touched.
 MAX_LINES_CHANGED: Final = 10_000_000
+#: The most edges a dependency reason's dependency is said to be away.
+MAX_HOPS: Final = 1_000
 #: The largest seconds a protobuf Timestamp holds (9999-12-31T23:59:59Z).
 MAX_TS: Final = 253_402_300_799.0
 _MAX_LIST: Final = 1024
@@ -118,6 +120,8 @@ def to_doc(o: Observation) -> dict[str, Any]:
                         "dependency_id": r.dependency_id,
                         "dependency_sig_hash": r.dependency_sig_hash,
                         "via": r.via,
+                        "dependency_hops": r.dependency_hops,
+                        **({"dependency_removed": True} if r.dependency_removed else {}),
                     }
                     if r.dependency_id
                     else {}
@@ -284,6 +288,24 @@ def _caller_fields(detail: str, omits: tuple[str, ...], starred: bool) -> tuple[
     return detail[: old.start()], names, old.group(1) == "may pass"
 
 
+#: How reasons written before the dependency fields said how far away a dependency is and that
+#: it was removed: in the detail, ``a.py::f calls b.py::g (2 hops away), which was removed``
+#: (no count: one hop). ``_dependency_fields`` reads them into the fields; the detail stays.
+_OLD_HOPS: Final = re.compile(r" \((\d+) hops away\), (?:which|whose) ")
+_OLD_REMOVED: Final = ", which was removed"
+
+
+def _dependency_fields(r: _Reader, change: ChangeKind, detail: str) -> tuple[int, bool]:
+    """A reason's hop count and removal: the document's fields, or for a document written
+    before them (no ``dependency_hops``), what its detail said (``_OLD_HOPS``)."""
+    if change is not ChangeKind.DEPENDENCY_CHANGED:
+        return 0, False
+    if "dependency_hops" in r.d:
+        return int(r.number("dependency_hops", 1, 0, MAX_HOPS)), r.flag("dependency_removed")
+    hops = _OLD_HOPS.search(detail)
+    return (int(hops.group(1)) if hops else 1), detail.endswith(_OLD_REMOVED)
+
+
 def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
     r = _Reader(d, where)
     detected = r.time("detected_at")
@@ -291,9 +313,11 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
     detail, omits, starred = _caller_fields(
         r.string("detail", "", MAX_DETAIL), r.strings("caller_omits", _MAX_LIST), r.flag("caller_starred")
     )
+    change = r.enum("change", "", ChangeKind)
+    hops, removed = _dependency_fields(r, change, detail)
     return StaleReason(
         anchor_ref=r.string("anchor_ref", None),
-        change=r.enum("change", "", ChangeKind),
+        change=change,
         detected_at=detected,
         old_signature=r.string("old_signature"),
         new_signature=r.string("new_signature"),
@@ -308,6 +332,8 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         lines_changed=int(r.number("lines_changed", 0, 0, MAX_LINES_CHANGED)),
         caller_omits=omits,
         caller_starred=starred,
+        dependency_hops=hops,
+        dependency_removed=removed,
         served_by=r.string("served_by"),
     )
 

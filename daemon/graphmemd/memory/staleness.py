@@ -69,8 +69,8 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
     dep = impact.dependency
     dep_ref = f"{dep.path}::{dep.qualname}"
     verb = {EdgeKind.CALLS: "calls", EdgeKind.INHERITS: "inherits from", EdgeKind.IMPORTS: "imports the file of"}
-    what = "was removed" if impact.change is ModelChange.REMOVED else "signature changed"
-    whose = "which" if impact.change is ModelChange.REMOVED else "whose"
+    removed = impact.change is ModelChange.REMOVED
+    what = "which was removed" if removed else "whose signature changed"
     via = verb.get(impact.via, "depends on")
     hops = f" ({impact.hops} hops away)" if impact.hops > 1 else ""
     return StaleReason(
@@ -80,13 +80,15 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
         old_signature=dep.signature,
         new_signature=impact.new_signature,
         commit=commit,
-        detail=f"{a.ref} {via} {dep_ref}{hops}, {whose} {what}",
+        detail=f"{a.ref} {via} {dep_ref}{hops}, {what}",
         dependency_ref=dep_ref,
         dependency_id=dep.id,
         dependency_sig_hash=dep.sig_hash,
         via=impact.via.value,
         caller_omits=impact.caller.names if impact.caller is not None else (),
         caller_starred=impact.caller is not None and impact.caller.starred,
+        dependency_hops=impact.hops,
+        dependency_removed=removed,
     )
 
 

@@ -338,3 +338,25 @@ def test_a_node_signature_is_shown_spaced() -> None:
         e["data"] for e in model.graph_elements(Neighbourhood(nodes=(n,), edges=())) if e["data"]["kind"] != "dir"
     ]
     assert node["signature"] == 'def f(value: str, salt: str = "") -> str'
+
+
+def test_a_change_block_is_captioned_by_the_one_renderer() -> None:
+    """The change view's caption of a block is the note's reason in ``changes.change_words``:
+    a dependency two hops away that was removed is said so (not "the dependency's signature
+    changed" on a one-edge path); a block whose reason the note no longer has, by its kind."""
+    from graphmem.types import AnchorChange, CodeVersion
+
+    absent = CodeVersion(present=False)
+    o = note("s", ObservationStatus.SUSPECT)
+    (r,) = o.stale_reasons
+    gone = replace(r, detail="app/a.py::f calls b.py::g (2 hops away), which was removed")
+    gone = replace(gone, old_signature="def g(x):", dependency_hops=2, dependency_removed=True)
+    block = AnchorChange(r.anchor_ref, r.change, absent, absent, dependency_ref="b.py::g")
+    assert model.change_caption(replace(o, stale_reasons=(gone,)), block) == (
+        "calls `b.py::g` (2 hops away), which was removed"
+    )
+    stale = note("t")
+    stale = replace(stale, stale_reasons=(replace(stale.stale_reasons[0], lines_changed=3),))
+    body = AnchorChange("app/a.py::f", ChangeKind.BODY_CHANGED, absent, absent)
+    assert model.change_caption(stale, body) == "body changed: 3 lines"
+    assert model.change_caption(replace(stale, stale_reasons=()), body) == "body changed"

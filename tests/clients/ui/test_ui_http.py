@@ -256,3 +256,21 @@ def test_signatures_are_shown_spaced_as_the_one_renderer_spaces_them(review: Rev
     assert status == 200
     nodes = {e["data"]["ref"]: e["data"] for e in json.loads(body)["elements"] if "ref" in e["data"]}
     assert nodes[LOGIN]["signature"] == shown
+
+
+def test_the_change_view_says_a_dependency_change_as_the_one_renderer_does(review: Review) -> None:
+    """A note on a caller of ``login``, whose signature gains a required parameter: the change
+    view's caption is ``changes.change_words`` of the note's reason, not a fixed sentence."""
+    with review.daemon.client() as c:
+        caller = c.observe("create_user logs the new user in", anchors=["app/api/routes.py::create_user"]).id
+        replace_in(
+            review.root / "app/auth/service.py",
+            "def login(self, email: str, password: str) -> str:",
+            "def login(self, email: str, password: str, otp: str) -> str:",
+        )
+        wait_for(lambda: c.get(caller).status is ObservationStatus.SUSPECT, 20)
+    status, body, _ = review.ui.request(f"/note/{caller}/change")
+    assert status == 200
+    said = "calls `app/auth/service.py::AuthService.login`, whose parameter `otp` was added (required)"
+    assert html.escape(said) in body
+    assert "the dependency's signature changed" not in html.unescape(body)
