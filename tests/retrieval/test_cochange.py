@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from graphmem.types import IndexState
 from graphmemd.retrieval.cochange import MAX_COMMIT_FILES, CoChange, CommitChange, commit_weight, def_name, parse_log
 from graphmemd.retrieval.cochange_git import CoChangeFiles, CoChangeKeeper, CoChangeMiner
 from graphmemd.retrieval.cosignal import FILE_SHARE, MIN_HISTORY, cochange_signals, node_signal
@@ -278,26 +279,29 @@ def test_a_folder_of_a_repository_is_mined_from_its_own_commits_by_its_own_paths
     assert co.strength("a.py", "beside.py") is None
 
 
-def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_path: Path) -> None:
-    """Mining waits for the index pass and for its store write (``unwritten``): it never
-    competes with either for the cores."""
-    from dataclasses import dataclass
+@dataclass
+class Repo:
+    """What ``CoChangeKeeper.step`` reads of a registered repository."""
 
-    from graphmem.types import IndexState
+    id: str
+    root: Path
+    state: IndexState
+    unwritten: int = 0
 
-    @dataclass
-    class Repo:
-        id: str
-        root: Path
-        state: IndexState
-        unwritten: int = 0
 
-    root = tmp_path / "repo"
+def _one_commit_repo(root: Path) -> Path:
     root.mkdir()
     _git(root, "init", "-q")
     (root / "a.py").write_text("def f():\n    return 1\n")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "one")
+    return root
+
+
+def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_path: Path) -> None:
+    """Mining waits for the index pass and for its store write (``unwritten``): it never
+    competes with either for the cores."""
+    root = _one_commit_repo(tmp_path / "repo")
     keeper = CoChangeKeeper(tmp_path / "data", interval=0)
     repo = Repo("r", root, IndexState.INDEXING)
     assert keeper.step(lambda: [repo])
@@ -378,23 +382,7 @@ def test_a_folder_does_not_start_from_the_whole_trees_co_change(tmp_path: Path) 
 def test_no_round_mines_while_an_index_pass_runs(tmp_path: Path) -> None:
     """While any repository's pass runs (a new worktree being derived), no mining starts:
     ``git log -p`` would take the cores the pass needs."""
-    from dataclasses import dataclass
-
-    from graphmem.types import IndexState
-
-    @dataclass
-    class Repo:
-        id: str
-        root: Path
-        state: IndexState
-        unwritten: int = 0
-
-    root = tmp_path / "repo"
-    root.mkdir()
-    _git(root, "init", "-q")
-    (root / "a.py").write_text("def f():\n    return 1\n")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "one")
+    root = _one_commit_repo(tmp_path / "repo")
     keeper = CoChangeKeeper(tmp_path / "data", interval=0)
     ready, other = Repo("r", root, IndexState.READY), Repo("w", tmp_path / "w", IndexState.INDEXING)
     assert keeper.step(lambda: [ready, other])
