@@ -5,8 +5,10 @@ writer thread; the writes are small callables."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from graphmemd.runtime.health import Health
@@ -88,3 +90,28 @@ def test_a_hold_lapses_and_close_ignores_it(monkeypatch: pytest.MonkeyPatch) -> 
         assert writer.close(TIMEOUT)
     assert ran.is_set()
     assert time.monotonic() - t0 < TIMEOUT / 2
+
+
+def _writer_cpu_s(writer: StoreWriter) -> float:
+    """The writer thread's CPU seconds so far (Linux: its ``/proc`` task entry)."""
+    tid = writer._loop._thread.native_id
+    fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="a thread's CPU is read from /proc (Linux)")
+def test_a_held_or_lapsed_hold_costs_the_writer_no_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a hold keeps a write waiting, and after a hold that was never released lapsed
+    with nothing queued, the writer thread sleeps: a wait that spun would keep a daemon
+    from ever being idle (the never-idle benchmark run was looked for here)."""
+    monkeypatch.setattr(writer_mod, "HOLD_LIMIT_S", 1.0)
+    writer = StoreWriter(Health(), lambda: None)
+    try:
+        writer.hold()  # never released
+        done = writer.submit(lambda: None)
+        before = _writer_cpu_s(writer)
+        done.result(TIMEOUT)  # held for the lapse, then run
+        time.sleep(1.0)  # lapsed, the leaked hold still counted, nothing queued
+        assert _writer_cpu_s(writer) - before < 0.05
+    finally:
+        assert writer.close(TIMEOUT)
