@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,6 +271,15 @@ class Deriver:
         for write in self._writes.pop(rt.id, ()):
             self._writer.submit(write)
         self.release(rt)
+
+    @contextmanager
+    def releasing(self, rt: RepoRuntime) -> Iterator[None]:
+        """Around a pass of ``rt``: the hold its plan took is released when the pass ends,
+        whether it got ``rt`` current or failed (``release``)."""
+        try:
+            yield
+        finally:
+            self.release(rt)
 
     def release(self, rt: RepoRuntime) -> None:
         """Let the store writes held for ``rt``'s first pass go on (nothing if none are): when

@@ -267,11 +267,8 @@ class Indexer:
             logger.error("%s: %s", rt.id, rt.error)
             return
         rt.state, rt.error = IndexState.INDEXING, ""
-        try:
-            with no_cyclic_gc():
-                self._index_pass(rt, full=full, only=only, started=started)
-        finally:
-            self._deriver.release(rt)  # (a derived pass that failed: the store writes go on)
+        with no_cyclic_gc(), self._deriver.releasing(rt):  # (a derived pass that failed: the writes go on)
+            self._index_pass(rt, full=full, only=only, started=started)
         malloc.trim()
 
     def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
