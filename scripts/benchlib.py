@@ -172,7 +172,8 @@ class DaemonProc:
                 last, since = now, time.monotonic()
             elif time.monotonic() - since >= quiet:
                 return time.monotonic() - start
-        raise RuntimeError("the daemon did not become idle")
+        tree = [self.proc.pid, *_descendants(self.proc.pid)]
+        raise RuntimeError(f"the daemon did not become idle; {busy_threads(tree)}")
 
     def peak_rss_mb(self) -> dict[str, float]:
         """Peak RSS in MB since the daemon started (``TreeSampler``): ``tree``, the whole
@@ -269,6 +270,39 @@ def _stat_fields(stat: Path) -> list[str] | None:
         return stat.read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
+
+
+def _thread_cpu(pids: list[int]) -> dict[tuple[int, int], tuple[str, float]]:
+    """(pid, thread id) -> (the thread's OS name, its CPU seconds so far), for ``pids``."""
+    out: dict[tuple[int, int], tuple[str, float]] = {}
+    tck = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            fields = _stat_fields(task / "stat")
+            try:
+                name = (task / "comm").read_text().strip()
+            except OSError:
+                continue
+            if fields is not None:
+                out[(pid, int(task.name))] = (name, (int(fields[11]) + int(fields[12])) / tck)
+    return out
+
+
+def busy_threads(pids: list[int], seconds: float = 5.0, top: int = 6) -> str:
+    """Which threads of ``pids`` used CPU over the next ``seconds`` (their OS names: the
+    daemon names its loops ``gm-<loop>``), busiest first: what a run that never gets idle
+    prints before it gives up."""
+    before = _thread_cpu(pids)
+    time.sleep(seconds)
+    after = _thread_cpu(pids)
+    used = sorted(((cpu - before.get(key, (name, 0.0))[1], name, key) for key, (name, cpu) in after.items()),
+                  reverse=True)[:top]  # fmt: skip
+    busy = ", ".join(f"{name} ({pid}/{tid}) {100 * cpu / seconds:.1f}%" for cpu, name, (pid, tid) in used if cpu > 0)
+    return f"CPU by thread over {seconds:.0f} s: {busy or 'none'}"
 
 
 def _cpu_seconds(pids: list[int]) -> float:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from graphmem.types import IndexState
 from graphmemd.retrieval.cochange import MAX_COMMIT_FILES, CoChange, CommitChange, commit_weight, def_name, parse_log
 from graphmemd.retrieval.cochange_git import CoChangeFiles, CoChangeKeeper, CoChangeMiner
 from graphmemd.retrieval.cosignal import FILE_SHARE, MIN_HISTORY, cochange_signals, node_signal
@@ -278,26 +279,29 @@ def test_a_folder_of_a_repository_is_mined_from_its_own_commits_by_its_own_paths
     assert co.strength("a.py", "beside.py") is None
 
 
-def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_path: Path) -> None:
-    """Mining waits for the index pass and for its store write (``unwritten``): it never
-    competes with either for the cores."""
-    from dataclasses import dataclass
+@dataclass
+class Repo:
+    """What ``CoChangeKeeper.step`` reads of a registered repository."""
 
-    from graphmem.types import IndexState
+    id: str
+    root: Path
+    state: IndexState
+    unwritten: int = 0
 
-    @dataclass
-    class Repo:
-        id: str
-        root: Path
-        state: IndexState
-        unwritten: int = 0
 
-    root = tmp_path / "repo"
+def _one_commit_repo(root: Path) -> Path:
     root.mkdir()
     _git(root, "init", "-q")
     (root / "a.py").write_text("def f():\n    return 1\n")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "one")
+    return root
+
+
+def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_path: Path) -> None:
+    """Mining waits for the index pass and for its store write (``unwritten``): it never
+    competes with either for the cores."""
+    root = _one_commit_repo(tmp_path / "repo")
     keeper = CoChangeKeeper(tmp_path / "data", interval=0)
     repo = Repo("r", root, IndexState.INDEXING)
     assert keeper.step(lambda: [repo])
@@ -307,4 +311,85 @@ def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_pat
     assert keeper.get("r") is None
     repo.unwritten = 0  # durable
     assert keeper.step(lambda: [repo])
+    assert keeper.get("r") is not None
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_new_worktree_starts_from_its_siblings_co_change(tmp_path: Path) -> None:
+    """A worktree at the commit a sibling was mined at takes that co-change without running
+    git (``git log -p`` of a large history is seconds of CPU beside its derivation); one on a
+    branch ahead of it reads only the commits between."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    for i in range(1, 4):
+        (root / "a.py").write_text(f"def f():\n    return {i}\n")
+        (root / "b.py").write_text(f"def g():\n    return {i}\n")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"change {i}")
+    keeper = CoChangeKeeper(tmp_path / "data")
+    first = keeper.refresh("main", root)
+    assert first is not None
+    assert len(first) == 3
+    same, ahead = tmp_path / "same", tmp_path / "ahead"
+    _git(root, "worktree", "add", "-q", "-b", "same", str(same), "main")
+    _git(root, "worktree", "add", "-q", "-b", "ahead", str(ahead), "main")
+    (ahead / "a.py").write_text("def f():\n    return 9\n")
+    (ahead / "c.py").write_text("def h():\n    return 9\n")
+    _git(ahead, "add", "-A")
+    _git(ahead, "commit", "-qm", "ahead")
+
+    def no_git(*_a: object) -> None:
+        raise AssertionError("mined whole instead of starting from a sibling's co-change")
+
+    keeper.miner.mine = no_git  # type: ignore[method-assign,assignment]
+    real_extend = keeper.miner.extend
+    keeper.miner.extend = no_git  # type: ignore[method-assign,assignment]
+    twin = keeper.refresh("same", same)
+    assert twin is first
+    assert CoChangeFiles(tmp_path / "data" / "cochange").load("same") is not None  # a restart reads it back
+    keeper.miner.extend = real_extend  # type: ignore[method-assign]
+    extended = keeper.refresh("ahead", ahead)
+    assert extended is not None
+    assert len(extended) == 4
+    assert extended.strength("c.py", "a.py") is not None
+    assert keeper.get("main") is first  # the sibling's own is unchanged
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_folder_does_not_start_from_the_whole_trees_co_change(tmp_path: Path) -> None:
+    """A checkout registered as a folder is mined from that folder's commits: another
+    checkout's co-change of the whole tree at the same commit is not taken."""
+    outer = tmp_path / "outer"
+    folder = outer / "sub"
+    folder.mkdir(parents=True)
+    _git(outer, "init", "-q")
+    for i in range(1, 3):
+        (folder / "a.py").write_text(f"def f():\n    return {i}\n")
+        (outer / "beside.py").write_text(f"def h():\n    return {i}\n")
+        _git(outer, "add", "-A")
+        _git(outer, "commit", "-qm", f"change {i}")
+    keeper = CoChangeKeeper(tmp_path / "data")
+    whole = keeper.refresh("whole", outer)
+    sub = keeper.refresh("sub", folder)
+    assert whole is not None
+    assert sub is not None
+    assert sub is not whole
+    assert sub.touches("beside.py") == 0
+    assert whole.touches("beside.py") == 2
+
+
+def test_no_round_mines_while_an_index_pass_runs(tmp_path: Path) -> None:
+    """While any repository's pass runs (a new worktree being derived), no mining starts:
+    ``git log -p`` would take the cores the pass needs."""
+    root = _one_commit_repo(tmp_path / "repo")
+    keeper = CoChangeKeeper(tmp_path / "data", interval=0)
+    ready, other = Repo("r", root, IndexState.READY), Repo("w", tmp_path / "w", IndexState.INDEXING)
+    assert keeper.step(lambda: [ready, other])
+    assert keeper.get("r") is None
+    other.state = IndexState.WARMING
+    assert keeper.step(lambda: [ready, other])
+    assert keeper.get("r") is None
+    other.state = IndexState.READY
+    assert keeper.step(lambda: [ready])
     assert keeper.get("r") is not None

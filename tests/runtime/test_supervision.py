@@ -5,6 +5,7 @@ succeeds. Real daemon, real repository copies; the faults are armed with
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -236,3 +237,18 @@ def test_urgent_store_writes_jump_the_queue_and_run_between_a_long_writes_steps(
     finally:
         gate.set()
         writer.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="thread names are read from /proc (Linux)")
+def test_a_supervised_loop_is_named_where_top_shows_threads(daemon_factory: Callable[..., Daemon]) -> None:
+    """Every loop of a running daemon shows its own name to ``top -H`` / ``ps -L`` (a thread
+    using CPU is then told from its siblings without a debugger): ``gm-<loop>``, a root's
+    watcher ``gm-w:<folder>``."""
+    d = daemon_factory(repos=[copy_fixture("python")])
+    d.wait_idle()
+    names = set()
+    for task in Path(f"/proc/{d.proc.pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # (a thread that ended meanwhile)
+            names.add((task / "comm").read_text().strip())
+    assert {"gm-store-writer", "gm-indexer", "gm-worktrees", "gm-cochange", "gm-parse-disp"} <= names
+    assert "gm-w:python" in names

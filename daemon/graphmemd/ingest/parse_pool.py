@@ -83,6 +83,7 @@ from graphmemd.ingest.knowledge.read import decode
 from graphmemd.ingest.parsing import bare_parse, language_for_path, parse_source, warm
 from graphmemd.ingest.parsing.examples import example_units
 from graphmemd.runtime.faults import NO_FAULTS, Faults
+from graphmemd.runtime.supervisor import name_os_thread
 
 __all__ = ["BINARY_SNIFF_BYTES", "DEFAULT_MAX_FILE_SIZE", "ParseOutcome", "ParsePool", "content_hash", "hashed_file"]
 
@@ -852,6 +853,7 @@ class ParsePool:
     # ------------------------------------------------------------------ dispatcher
 
     def _run(self) -> None:
+        name_os_thread("gm-parse-disp")
         try:
             while True:
                 with self._lock:

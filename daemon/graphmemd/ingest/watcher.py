@@ -61,6 +61,8 @@ from typing import Literal, TypeAlias
 import watchfiles
 from graphmem.errors import NotFound
 
+from graphmemd.runtime.supervisor import name_os_thread
+
 __all__ = ["OnBatch", "OnDegraded", "OnRescan", "RepoWatcher", "WatchMode", "WatcherState", "watch_dirs"]
 
 logger = logging.getLogger(__name__)
@@ -234,6 +236,7 @@ class _RootRunner:
     # ------------------------------------------------------------------ thread body
 
     def _run(self) -> None:
+        name_os_thread(f"gm-w:{self.root.name}")
         self._set(replace(self.state(), running=True), touch=False)
         try:
             self._supervise()

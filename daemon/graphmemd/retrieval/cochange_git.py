@@ -9,12 +9,16 @@
 * ``CoChangeKeeper`` holds the current ``CoChange`` of each repository for retrieval
   (``get(repo_id)``, never blocks on git) and brings it up to date (``refresh(repo_id, root)``:
   load, then extend from the last mined commit when HEAD moved, or mine from scratch when the
-  old head is no longer an ancestor). ``step(list_repos)`` is one round of a supervised
-  background loop: ``refresh`` for every ready repository, then a pause; ``stop()`` ends it.
+  old head is no longer an ancestor). A checkout with nothing mined yet starts from another
+  checkout's co-change of the same folder (a worktree, a clone): taken as it is when both
+  are at the same commit (no git at all), extended when that one's head is an ancestor of
+  this HEAD. ``step(list_repos)`` is one round of a supervised background loop: ``refresh``
+  for every ready repository while no index pass runs, then a pause; ``stop()`` ends it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -52,6 +56,15 @@ ATTRIBUTES = """\
 JS_FUNCNAME = r"^[ \t]*((export[ \t]+)?(default[ \t]+)?(async[ \t]+)?(function|class|interface|enum|type)[ \t].*)$"
 #: Seconds one ``git log`` may take before mining gives up (logged; retried on the next HEAD move).
 GIT_TIMEOUT = 120.0
+#: How many other checkouts' heads (besides an equal one) are asked whether they are an
+#: ancestor of a new checkout's HEAD (one ``git merge-base`` each) before it is mined whole.
+MAX_ANCESTOR_TRIES = 3
+#: Index states during which no mining starts: a pass (a new worktree's derivation, a
+#: restart's load) needs the cores, and ``git log -p`` of a large history takes them.
+BUSY_STATES = frozenset({IndexState.INDEXING, IndexState.WARMING})
+#: ``git log`` runs at this niceness: a pass that starts while it runs (a worktree added
+#: meanwhile) gets the cores first
+GIT_NICENESS = 19
 
 
 class CoChangeMiner:
@@ -87,6 +100,8 @@ class CoChangeMiner:
                 except OSError as exc:
                     logger.warning("co-change: git log failed in %s: %s", root, exc)
                     return None
+                with contextlib.suppress(OSError):  # (it may have ended already)
+                    os.setpriority(os.PRIO_PROCESS, proc.pid, GIT_NICENESS)
                 timer = threading.Timer(GIT_TIMEOUT, proc.kill)
                 timer.start()
                 try:
@@ -125,7 +140,7 @@ class CoChangeMiner:
             return None
         if head == co.head:
             return co
-        if not self._is_ancestor(root, co.head, head):
+        if not self.is_ancestor(root, co.head, head):
             return self.mine(root, head)
         commits = self._log(root, f"{co.head}..{head}", self.window)
         if commits is None:
@@ -133,7 +148,8 @@ class CoChangeMiner:
         return co.extend(head, commits)
 
     @staticmethod
-    def _is_ancestor(root: Path, old: str, new: str) -> bool:
+    def is_ancestor(root: Path, old: str, new: str) -> bool:
+        """Whether commit ``old`` is an ancestor of ``new`` in ``root``'s repository (False when git cannot tell)."""
         try:
             out = subprocess.run(
                 ["git", "--no-optional-locks", "-C", str(root), "merge-base", "--is-ancestor", old, new],
@@ -213,6 +229,8 @@ class CoChangeKeeper:
         self.miner = CoChangeMiner(window, scratch=None)
         self.interval = interval
         self._current: dict[str, CoChange] = {}
+        #: repository id -> the folder its co-change covers (``GitPlace.prefix``: "" for a top)
+        self._prefix: dict[str, str] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
 
@@ -229,9 +247,20 @@ class CoChangeKeeper:
             co = self.files.load(repo_id)
         if not head:
             return None
-        if co is not None and co.head == head:
-            new: CoChange | None = co
+        place = git_place(root)
+        prefix = place.prefix if place is not None else ""
+        twin = self._twin(repo_id, root, prefix, head) if co is None else None
+        if twin is not None and twin.head == head:  # another checkout at this commit: nothing to read
+            new: CoChange | None = twin
+            try:
+                self.files.save(repo_id, twin)
+            except OSError as exc:
+                logger.warning("co-change for %s not saved: %s", repo_id, exc)
+            logger.info("co-change for %s: %d commits up to %s, as another checkout's", repo_id, len(twin), head[:10])
+        elif co is not None and co.head == head:
+            new = co
         else:
+            co = co if co is not None else twin
             new = self.miner.extend(co, root, head) if co is not None else self.miner.mine(root, head)
             if new is not None:
                 try:
@@ -242,20 +271,43 @@ class CoChangeKeeper:
         if new is not None:
             with self._lock:
                 self._current[repo_id] = new
+                self._prefix[repo_id] = prefix
         return new
+
+    def _twin(self, repo_id: str, root: Path, prefix: str, head: str) -> CoChange | None:
+        """Another checkout's co-change of the same folder to start ``repo_id``'s from: one at
+        ``head`` itself, else one whose head is an ancestor of ``head`` (``extend`` reads only
+        the commits between); None when there is none (mined whole). The same commit has the
+        same first-parent history in every checkout and clone."""
+        with self._lock:
+            others = [co for rid, co in self._current.items() if rid != repo_id and self._prefix.get(rid) == prefix]
+        same = next((co for co in others if co.head == head), None)
+        if same is not None:
+            return same
+        heads = {co.head: co for co in others}
+        for old in list(heads)[:MAX_ANCESTOR_TRIES]:
+            if self.miner.is_ancestor(root, old, head):
+                return heads[old]
+        return None
 
     def forget(self, repo_id: str) -> None:
         """Drop ``repo_id``'s co-change from memory (its file stays on disk)."""
         with self._lock:
             self._current.pop(repo_id, None)
+            self._prefix.pop(repo_id, None)
 
     # ------------------------------------------------------------------ background
 
     def step(self, list_repos: Callable[[], Iterable[RepoLike]]) -> bool:
         """One round for a supervised loop: refresh every repository whose index pass is
         done and durable (so neither the indexing nor the store's bulk write competes with
-        mining), then wait ``interval`` seconds. Returns False once ``stop`` was called."""
-        for rt in list(list_repos()):
+        mining), none while any repository's pass runs (``BUSY_STATES``: a worktree added
+        meanwhile is derived without ``git log`` beside it), then wait ``interval`` seconds.
+        Returns False once ``stop`` was called."""
+        repos = list(list_repos())
+        if any(rt.state in BUSY_STATES for rt in repos):
+            repos = []
+        for rt in repos:
             if self._stop.is_set():
                 return False
             if rt.state is IndexState.READY and not rt.unwritten:
