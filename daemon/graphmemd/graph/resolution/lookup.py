@@ -3,6 +3,7 @@ class members through bases, detached methods (Go/Rust). See ``passes.py`` for c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from graphmemd.graph.model import Confidence, SymbolKind, TypeRef
@@ -17,8 +18,10 @@ from graphmemd.graph.resolution.index import (
     Target,
     segments,
 )
+from graphmemd.graph.resolution.names import name_key, top
 
 _MAX_DEPTH = 8
+_IDENT = re.compile(r"[^\W\d]\w*")
 #: prefix of the consulted-file keys standing for "the subclasses of a class named ..."
 SUBCLASS_KEY = "\0subclasses:"
 Resolved = tuple[Target | None, Confidence]
@@ -52,11 +55,33 @@ class Lookup:
         self.seen: set[str] = set()
         self.guess_memo: dict[tuple[str, str], Sym | None] = {}
         self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
-        self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
-        self.alias_memo: dict[tuple[str, str, str], tuple[Sym | None, Confidence]] = {}
+        #: (each memo of a read of another file keeps what it recorded: added again on a hit)
+        self.type_memo: dict[tuple[str, str, str, bool, int], tuple[Sym | None, frozenset[str]]] = {}
+        self.alias_memo: dict[tuple[str, str, str], tuple[tuple[Sym | None, Confidence], frozenset[str]]] = {}
         self.sub_memo: dict[tuple[Sym, str], Sym | None] = {}
-        self.anc_memo: dict[Sym, frozenset[Sym]] = {}
+        self.anc_memo: dict[Sym, tuple[frozenset[Sym], frozenset[str]]] = {}
         self.desc_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[Sym]]] = {}
+
+    def begin(self) -> set[str]:
+        """Start recording apart (for a memo): returns what was recorded so far."""
+        outer = self.seen
+        self.seen = set()
+        return outer
+
+    def end(self, outer: set[str]) -> frozenset[str]:
+        """Stop recording apart: what was recorded since ``begin``, added to ``outer`` again."""
+        seen = frozenset(self.seen)
+        outer |= seen
+        self.seen = outer
+        return seen
+
+    def note(self, path: str, scope: str, text: str) -> None:
+        """Record a read, in ``path``, of the text ``text`` written in ``scope`` (a base, a
+        stated type, a value bound to a name): the scope's top-level name and every name
+        the text could look up there (its identifiers: a name of the file, an import's)."""
+        if scope:
+            self.seen.add(name_key(path, top(scope)))
+        self.seen.update(name_key(path, n) for n in _IDENT.findall(text))
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""
@@ -171,7 +196,9 @@ class Lookup:
         """Every base of ``cls``, direct or not (memoised)."""
         got = self.anc_memo.get(cls)
         if got is not None:
-            return got
+            self.seen |= got[1]
+            return got[0]
+        outer = self.begin()
         todo = list(self.bases(cls))
         done = set(todo)
         while todo:
@@ -179,15 +206,17 @@ class Lookup:
                 if b not in done:
                     done.add(b)
                     todo.append(b)
-        got = self.anc_memo[cls] = frozenset(done)
-        return got
+        self.anc_memo[cls] = (frozenset(done), self.end(outer))
+        return frozenset(done)
 
     def lookup(self, path: str, name: str, depth: int, local: str | None = None) -> Target | None:
         """``name`` (possibly dotted) as exported by the file ``path``."""
         fi = self.files.get(path)
         if fi is None:
             return None
-        self.seen.add(path)
+        # read by name: every fact of ``path`` this lookup (and whatever reads the symbol it
+        # finds) sees is in that name's bucket, or in the module-wide one (``names.py``)
+        self.seen.add(name_key(path, top(name)))
         syms = fi.syms
         if "." in name:
             if name in syms:
@@ -210,6 +239,7 @@ class Lookup:
             if aliased is not None:
                 return aliased
         if name == "default":
+            self.seen.add(path)  # (the file's only top-level name: read across all of them)
             if local:
                 s = syms.get(local)
                 if s is not None and s.parent is None:
@@ -389,9 +419,10 @@ class Lookup:
             return got[0]
         self.bases_memo[sym] = ((), frozenset())  # cycle guard
         outer = self.seen
-        self.seen = {sym[0]}
-        out: list[Sym] = []
         first = self.files[sym[0]]
+        # read by name (its bases as written, below), unless its parts span files
+        self.seen = {sym[0]} if first.rules.detached_methods else {name_key(sym[0], top(sym[1]))}
+        out: list[Sym] = []
         parts = first.rules.type_parts(self, sym) if first.rules.detached_methods else ()
         for path, qual in (sym, *(p for p in parts if p != sym)):  # (a partial/reopened type: every part's)
             fi = self.files[path]
@@ -402,6 +433,7 @@ class Lookup:
             s = fi.syms.get(qual)
             scope = (s.parent or "") if s is not None else ""
             for ref in refs:
+                self.note(path, scope, ref.parent)
                 t = self.resolve_type(fi, ctx, scope, ref.parent, qual)
                 if t is not None and t[0] not in (sym, *parts) and t[0] not in out:
                     out.append(t[0])
