@@ -3,11 +3,10 @@ store or file. And memory's pure core: the state changes a delta causes."""
 
 from __future__ import annotations
 
-import pytest
-
 import time
 from pathlib import Path
 
+import pytest
 from call_shapes import CALLERS, CLIENT
 from graphmem.types import Anchor, Category, EventKind, Observation, ObservationStatus
 from graphmem.types import ChangeKind as ReasonKind

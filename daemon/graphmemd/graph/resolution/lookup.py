@@ -363,9 +363,11 @@ class Lookup:
         if key in self.sub_memo:
             return self.sub_memo[key]
         found: Sym | None = None
-        if name in self.r.methods and self._bases_known(cls) and not self._file_binds(cls[0], name):
+        if self._bases_known(cls) and not self._file_binds(cls[0], name):
+            # (walked even when no method has the name: what it records — every subclass's
+            # name, each subclass's bases — is what a method added below ``cls`` changes)
             ds, inner = self.descendants(cls)
-            for d in ds:
+            for d in ds if name in self.r.methods else ():
                 m = self.member_of(d, name, set())
                 # a subclass without it must be abstract itself: have subclasses, and no
                 # base outside the repository

@@ -6,7 +6,7 @@ name (``f``, ``C``: the lookup of ``m.f``, ``from m import C``) or a method name
 (:func:`method_key`: the name-only guess ``x.m()`` reads every method ``m`` of the files
 the caller imports). A file's facts are bucketed by those names (:func:`name_facts`): a
 top-level name's bucket holds every fact keyed by a qualified name under it (the symbols
-``C``, ``C.m``, ``C.m~2``, their ids, arities, overloads, return and attribute types,
+``C``, ``C.m``, ``C.m~2``, their kinds, arities, overloads, return and attribute types,
 stated bases, and the module variable bound to the name), so whatever a resolution reads
 through a symbol it found by that name is in that name's bucket. What is not keyed by a
 name — ``__all__``, the imports (re-exports, star imports), the package, the language —
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from graphmemd.graph.model import ImportRef, ParsedSymbol
+from graphmemd.graph.model import ImportRef, InheritRef, ParsedSymbol, TypeRef
 from graphmemd.graph.resolution.index import FileIndex
 
 #: the module-wide bucket (and, among changed names, "every name of the file")
@@ -57,6 +57,20 @@ def _imports(imports: Iterable[ImportRef]) -> tuple[object, ...]:
     return tuple(sorted(((i.module, i.names, i.alias, i.scope, i.is_mod_decl) for i in imports), key=repr))
 
 
+def _type(t: TypeRef | None) -> tuple[object, ...] | None:
+    """A stated type, less its line."""
+    return None if t is None else (t.scope, t.name, t.type, t.from_call, t.attr)
+
+
+def _types(table: Mapping[str, TypeRef]) -> tuple[object, ...]:
+    return tuple(sorted((n, _type(t)) for n, t in table.items()))
+
+
+def _bases(refs: Iterable[InheritRef]) -> tuple[object, ...]:
+    """Stated bases, less their lines."""
+    return tuple((r.child, r.parent, r.kind) for r in refs)
+
+
 def _symbol(s: ParsedSymbol) -> tuple[object, ...]:
     """What other files' resolution reads of a symbol: not where it is, nor its body's hash
     (a body edited is no name changed; what it returns is the file's ``returns``)."""
@@ -73,33 +87,32 @@ def name_facts(fi: FileIndex) -> Facts:
         per_q.setdefault(top(q), []).append(
             (
                 q,
-                _symbol(s),
-                fi.sids.get(q),
+                _symbol(s),  # (its id is its path, name and kind: the same in every checkout)
                 fi.arity.get(q),
                 tuple(fi.overloads.get(q, ())),
-                ret,
-                tuple(sorted(attrs.items(), key=_first)) if attrs else (),
-                tuple(fi.inherits_by_child.get(q, ())),
+                _type(ret),
+                _types(attrs) if attrs else (),
+                _bases(fi.inherits_by_child.get(q, ())),
             )
         )
     for q, refs in fi.inherits_by_child.items():  # (a base stated for a name the file does not define)
         if q not in fi.syms:
-            per_q.setdefault(top(q), []).append((q, tuple(refs)))
+            per_q.setdefault(top(q), []).append((q, _bases(refs)))
     for q, t in fi.returns.items():
         if q not in fi.syms:
-            per_q.setdefault(top(q), []).append((q, "returns", t))
+            per_q.setdefault(top(q), []).append((q, "returns", _type(t)))
     for q, attrs in fi.attr_types.items():
         if q not in fi.syms:
-            per_q.setdefault(top(q), []).append((q, "attrs", tuple(sorted(attrs.items(), key=_first))))
+            per_q.setdefault(top(q), []).append((q, "attrs", _types(attrs)))
     for name, t in fi.module_vars.items():
-        per_q.setdefault(top(name), []).append(("=", name, t))
+        per_q.setdefault(top(name), []).append(("=", name, _type(t)))
     for scope, local in fi.local_vars().items():  # (read through a scope of the name: its bases, types)
-        per_q.setdefault(top(scope), []).append(("locals", scope, tuple(sorted(local.items(), key=_first))))
+        per_q.setdefault(top(scope), []).append(("locals", scope, _types(local)))
     out: Facts = {name: tuple(sorted(facts, key=repr)) for name, facts in per_q.items()}
     methods: dict[str, list[object]] = {}
     for q, s in fi.syms.items():
         if "." in q:
-            methods.setdefault(method_key(s.name.partition("~")[0]), []).append((q, _symbol(s), fi.sids.get(q)))
+            methods.setdefault(method_key(s.name.partition("~")[0]), []).append((q, _symbol(s)))
     for key, facts in methods.items():
         out[key] = tuple(sorted(facts, key=repr))
     out[ALL] = (
@@ -110,10 +123,6 @@ def name_facts(fi: FileIndex) -> Facts:
         _imports(fi.parsed.imports),
     )
     return out
-
-
-def _first(item: tuple[str, object]) -> str:
-    return item[0]
 
 
 def changed_names(before: Mapping[str, tuple[object, ...]], after: Mapping[str, tuple[object, ...]]) -> frozenset[str]:
