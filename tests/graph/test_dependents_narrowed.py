@@ -246,6 +246,60 @@ MUTANTS = [
         "class C:\n    @classmethod\n    def build(cls):\n        pass\n",
         "d.py",
     ),
+    # each below changes a name the dependent never looks up itself: only the record of
+    # the read named first catches it (a mutant leaving that record out fails here)
+    (
+        "bases: a base the class's own file did not define appearing there",
+        {
+            "m.py": "class C(B):\n    pass\n",
+            "d.py": "from m import C\n\ndef use():\n    C().run()\n",
+        },
+        "m.py",
+        "class B:\n    def run(self):\n        pass\n\nclass C(B):\n    pass\n",
+        "d.py",
+    ),
+    (
+        "bases: a subclass found through the index losing its base",
+        {
+            "d.py": "class Base:\n    def run(self):\n        self.hook_it()\n",
+            "m.py": "from d import Base\n\nclass Other:\n    pass\n\nclass Sub(Base):\n    def hook_it(self):\n"
+            "        pass\n",
+        },
+        "m.py",
+        "from d import Base\n\nclass Other:\n    pass\n\nclass Sub(Other):\n    def hook_it(self):\n        pass\n",
+        "d.py",
+    ),
+    (
+        "type_of: a module variable's class losing the method",
+        {
+            "m.py": "class A:\n    def run(self):\n        pass\n\nx = A()\n",
+            "d.py": "import m\n\ndef use():\n    m.x.run()\n",
+        },
+        "m.py",
+        "class A:\n    def walk(self):\n        pass\n\nx = A()\n",
+        "d.py",
+    ),
+    (
+        "type_of's memo: the second file reading the same stated type",
+        {
+            "m.py": "class A:\n    def run(self):\n        pass\n\nx = A()\n",
+            "c.py": "import m\n\ndef use():\n    m.x.run()\n",
+            "d.py": "import m\n\ndef use():\n    m.x.run()\n",
+        },
+        "m.py",
+        "class A:\n    def walk(self):\n        pass\n\nx = A()\n",
+        "d.py",
+    ),
+    (
+        "alias_target: the function a name is bound to changing kind",
+        {
+            "m.py": "def real():\n    pass\n\nalias = real\n",
+            "d.py": "from m import alias\n\ndef use():\n    alias()\n",
+        },
+        "m.py",
+        "class real:\n    pass\n\nalias = real\n",
+        "d.py",
+    ),
     (
         "a TypeScript re-export (file-level: not narrowed)",
         {
