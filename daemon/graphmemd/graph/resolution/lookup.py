@@ -18,7 +18,7 @@ from graphmemd.graph.resolution.index import (
     Target,
     segments,
 )
-from graphmemd.graph.resolution.names import name_key, top
+from graphmemd.graph.resolution.names import name_key, top, typed_key
 
 _MAX_DEPTH = 8
 _IDENT = re.compile(r"[^\W\d]\w*")
@@ -78,10 +78,12 @@ class Lookup:
     def note(self, path: str, scope: str, text: str) -> None:
         """Record a read, in ``path``, of the text ``text`` written in ``scope`` (a base, a
         stated type, a value bound to a name): the scope's top-level name and every name
-        the text could look up there (its identifiers: a name of the file, an import's)."""
-        if scope:
-            self.seen.add(name_key(path, top(scope)))
-        self.seen.update(name_key(path, n) for n in _IDENT.findall(text))
+        the text could look up there (its identifiers: a name of the file, an import's), and
+        whether each has a stated type in some scope of the file (``names.typed_key``)."""
+        self.seen.add(name_key(path, top(scope)))  # ("" for the module level: read as such too)
+        for n in _IDENT.findall(text):
+            self.seen.add(name_key(path, n))
+            self.seen.add(name_key(path, typed_key(n)))
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""
@@ -405,6 +407,7 @@ class Lookup:
             name = c[1].rsplit(".", 1)[-1].split("~", 1)[0]
             self.seen.add(SUBCLASS_KEY + name)  # a new subclass anywhere re-resolves this file
             for child in self.r.subclasses.get(name, ()):
+                self.seen.add(name_key(child[0], top(child[1])))  # (whether it defines the class)
                 if child not in done and child[1] in self.files[child[0]].syms and c in self.bases(child):
                     done.add(child)
                     inner.add(c)

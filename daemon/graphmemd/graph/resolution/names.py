@@ -28,6 +28,8 @@ ALL = "\0*"
 SEP = "\0"
 #: prefix of a method-name key (``name_key(path, method_key("m"))``)
 _METHOD = "\0m:"
+#: prefix of a typed-name key: whether a name has a stated type in some scope of the file
+_TYPED = "\0t:"
 
 Facts = dict[str, tuple[object, ...]]
 
@@ -40,6 +42,12 @@ def name_key(path: str, name: str) -> str:
 def method_key(name: str) -> str:
     """The name under which the methods called ``name`` of a file are bucketed."""
     return _METHOD + name
+
+
+def typed_key(name: str) -> str:
+    """The name under which the scopes stating a type for ``name`` are bucketed (a read of
+    ``name in fi.typed_names`` that is not followed by the type itself)."""
+    return _TYPED + name
 
 
 def path_of(key: str) -> str:
@@ -115,6 +123,12 @@ def name_facts(fi: FileIndex) -> Facts:
             methods.setdefault(method_key(s.name.partition("~")[0]), []).append((q, _symbol(s)))
     for key, facts in methods.items():
         out[key] = tuple(sorted(facts, key=repr))
+    typed: dict[str, list[str]] = {}
+    for scope, table in (("", fi.module_vars), *fi.local_vars().items()):
+        for n in table:
+            typed.setdefault(typed_key(n), []).append(scope)
+    for key, scopes in typed.items():
+        out[key] = tuple(sorted(scopes))
     out[ALL] = (
         fi.parsed.language,
         fi.package,
