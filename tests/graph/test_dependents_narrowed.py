@@ -270,6 +270,16 @@ MUTANTS = [
         "d.py",
     ),
     (
+        "a subclass appearing in a file already there (the walk of the base's subclasses)",
+        {
+            "d.py": "class Base:\n    def run(self):\n        self.hook_it()\n",
+            "m.py": "from d import Base\n\nclass Other:\n    pass\n",
+        },
+        "m.py",
+        "from d import Base\n\nclass Other:\n    pass\n\nclass Sub(Base):\n    def hook_it(self):\n        pass\n",
+        "d.py",
+    ),
+    (
         "type_of: a module variable's class losing the method",
         {
             "m.py": "class A:\n    def run(self):\n        pass\n\nx = A()\n",

@@ -10,7 +10,7 @@ from graphmemd.graph.model import Confidence, Language, ParsedFile, ResolvedEdge
 from graphmemd.graph.resolution.facts import RepoFacts
 from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, ImportCtx, discard, overlay
 from graphmemd.graph.resolution.lookup import SUBCLASS_KEY
-from graphmemd.graph.resolution.names import ALL, SEP, changed_names, name_facts, name_key, path_of
+from graphmemd.graph.resolution.names import ALL, SEP, changed_names, name_facts, name_key, path_of, top
 from graphmemd.graph.resolution.passes import Acc, FileStats, Pass
 from graphmemd.graph.resolution.registry import rules_for
 from graphmemd.graph.resolution.rules import LanguageRules
@@ -248,7 +248,7 @@ class RepoResolver:
                 keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
             keys |= self._named.get(p, set())
         for p in narrowed:
-            keys.update(name_key(p, n) for n in changed[p])
+            keys.update(n if n.startswith(SUBCLASS_KEY) else name_key(p, n) for n in changed[p])
         out: set[str] = set()
         for k in keys:  # import contexts that probed the key, resolutions that consulted it
             out |= self._watchers.get(k, set())
@@ -256,7 +256,7 @@ class RepoResolver:
         for p in ps:
             out |= self._consulted_by.get(p, set())
             fi = self.files.get(p)
-            for name in _base_names(fi) if fi is not None else ():
+            for name in _base_names(fi) if fi is not None and p not in narrowed else ():
                 out |= self._consulted_by.get(SUBCLASS_KEY + name, set())
         return {p for p in out if p in self.files} - ps
 
@@ -344,6 +344,9 @@ class RepoResolver:
             self._changed[path] = _EVERY
             return
         names = changed_names(name_facts(old), name_facts(new))
+        if ALL not in names:  # a class changed: the walks of its bases' subclasses read it
+            refs = (*old.parsed.inherits, *new.parsed.inherits)
+            names |= {SUBCLASS_KEY + _last(r.parent) for r in refs if top(r.child) in names}
         before = self._changed.get(path)
         self._changed[path] = names if before is None else before | names
 
