@@ -4,6 +4,7 @@ class members through bases, detached methods (Go/Rust). See ``passes.py`` for c
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 
 from graphmemd.graph.model import Confidence, SymbolKind, TypeRef
@@ -18,7 +19,7 @@ from graphmemd.graph.resolution.index import (
     Target,
     segments,
 )
-from graphmemd.graph.resolution.names import name_key, top, typed_key
+from graphmemd.graph.resolution.names import SEP, TYPED, name_key, top
 
 _MAX_DEPTH = 8
 _IDENT = re.compile(r"[^\W\d]\w*")
@@ -80,10 +81,11 @@ class Lookup:
         stated type, a value bound to a name): the scope's top-level name and every name
         the text could look up there (its identifiers: a name of the file, an import's), and
         whether each has a stated type in some scope of the file (``names.typed_key``)."""
-        self.seen.add(name_key(path, top(scope)))  # ("" for the module level: read as such too)
-        for n in _IDENT.findall(text):
-            self.seen.add(name_key(path, n))
-            self.seen.add(name_key(path, typed_key(n)))
+        seen, pre = self.seen, path + SEP
+        seen.add(name_key(path, top(scope)))  # ("" for the module level: read as such too)
+        for n in _IDENT.findall(text):  # (name_key and typed_key, inlined: a hot path)
+            seen.add(sys.intern(pre + n))
+            seen.add(sys.intern(pre + TYPED + n))
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""

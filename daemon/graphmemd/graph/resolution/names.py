@@ -17,6 +17,7 @@ Pure: no I/O, no resolver state."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 
 from graphmemd.graph.model import ImportRef, InheritRef, ParsedSymbol, TypeRef
@@ -29,14 +30,15 @@ SEP = "\0"
 #: prefix of a method-name key (``name_key(path, method_key("m"))``)
 _METHOD = "\0m:"
 #: prefix of a typed-name key: whether a name has a stated type in some scope of the file
-_TYPED = "\0t:"
+TYPED = "\0t:"
 
 Facts = dict[str, tuple[object, ...]]
 
 
 def name_key(path: str, name: str) -> str:
-    """The recorded key of ``name`` (a top-level name or a :func:`method_key`) of ``path``."""
-    return path + SEP + name
+    """The recorded key of ``name`` (a top-level name or a :func:`method_key`) of ``path``
+    (interned: many files' records hold the same keys)."""
+    return sys.intern(path + SEP + name)
 
 
 def method_key(name: str) -> str:
@@ -47,7 +49,7 @@ def method_key(name: str) -> str:
 def typed_key(name: str) -> str:
     """The name under which the scopes stating a type for ``name`` are bucketed (a read of
     ``name in fi.typed_names`` that is not followed by the type itself)."""
-    return _TYPED + name
+    return TYPED + name
 
 
 def path_of(key: str) -> str:
@@ -57,6 +59,8 @@ def path_of(key: str) -> str:
 
 def top(qualname: str) -> str:
     """The top-level name a qualified name is under: ``C.m~2`` -> ``C``."""
+    if qualname.isidentifier():
+        return qualname
     return qualname.partition(".")[0].partition("~")[0]
 
 

@@ -351,7 +351,8 @@ class RepoResolver:
         self._changed[path] = names if before is None else before | names
 
     def _set_consulted(self, path: str, seen: frozenset[str]) -> None:
-        seen = frozenset(k for k in seen if path_of(k) != path)
+        own = path + SEP
+        seen = frozenset(k for k in seen if k != path and not k.startswith(own))
         old = self._consulted.get(path, frozenset())
         if old == seen:
             return
