@@ -4,7 +4,6 @@ class members through bases, detached methods (Go/Rust). See ``passes.py`` for c
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 
 from graphmemd.graph.model import Confidence, SymbolKind, TypeRef
@@ -19,7 +18,8 @@ from graphmemd.graph.resolution.index import (
     Target,
     segments,
 )
-from graphmemd.graph.resolution.names import SEP, TYPED, name_key, top
+from graphmemd.graph.resolution.names import name_key, top
+from graphmemd.graph.resolution.record import Record
 
 _MAX_DEPTH = 8
 _IDENT = re.compile(r"[^\W\d]\w*")
@@ -29,7 +29,7 @@ Resolved = tuple[Target | None, Confidence]
 NONE: Resolved = (None, Confidence.NAME_ONLY)
 
 
-class Lookup:
+class Lookup(Record):
     """Names, members and bases as one resolution run sees them (memoised per run);
     ``passes.Pass`` adds calls, receivers and guesses on top."""
 
@@ -43,7 +43,6 @@ class Lookup:
         "guess_memo",
         "r",
         "reexport_memo",
-        "seen",
         "sub_memo",
         "type_memo",
     )
@@ -53,7 +52,7 @@ class Lookup:
         self.files = r.files
         self.bases_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[str]]] = {}
         self.dir_memo: dict[tuple[str, bool], tuple[str, ...]] = {}
-        self.seen: set[str] = set()
+        super().__init__()
         self.guess_memo: dict[tuple[str, str], Sym | None] = {}
         self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
         #: (each memo of a read of another file keeps what it recorded: added again on a hit)
@@ -62,30 +61,6 @@ class Lookup:
         self.sub_memo: dict[tuple[Sym, str], Sym | None] = {}
         self.anc_memo: dict[Sym, tuple[frozenset[Sym], frozenset[str]]] = {}
         self.desc_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[Sym]]] = {}
-
-    def begin(self) -> set[str]:
-        """Start recording apart (for a memo): returns what was recorded so far."""
-        outer = self.seen
-        self.seen = set()
-        return outer
-
-    def end(self, outer: set[str]) -> frozenset[str]:
-        """Stop recording apart: what was recorded since ``begin``, added to ``outer`` again."""
-        seen = frozenset(self.seen)
-        outer |= seen
-        self.seen = outer
-        return seen
-
-    def note(self, path: str, scope: str, text: str) -> None:
-        """Record a read, in ``path``, of the text ``text`` written in ``scope`` (a base, a
-        stated type, a value bound to a name): the scope's top-level name and every name
-        the text could look up there (its identifiers: a name of the file, an import's), and
-        whether each has a stated type in some scope of the file (``names.typed_key``)."""
-        seen, pre = self.seen, path + SEP
-        seen.add(name_key(path, top(scope)))  # ("" for the module level: read as such too)
-        for n in _IDENT.findall(text):  # (name_key and typed_key, inlined: a hot path)
-            seen.add(sys.intern(pre + n))
-            seen.add(sys.intern(pre + TYPED + n))
 
     def sid(self, t: Sym) -> str:
         """The symbol id of ``t``."""
@@ -218,8 +193,7 @@ class Lookup:
         fi = self.files.get(path)
         if fi is None:
             return None
-        # read by name: every fact of ``path`` this lookup (and whatever reads the symbol it
-        # finds) sees is in that name's bucket, or in the module-wide one (``names.py``)
+        # by name: what this lookup, and what reads the symbol it finds, sees (``names.py``)
         self.seen.add(name_key(path, top(name)))
         syms = fi.syms
         if "." in name:
@@ -258,13 +232,9 @@ class Lookup:
             self.seen |= got[1]
             return got[0]
         self.reexport_memo[key] = (None, frozenset())
-        outer = self.seen
-        self.seen = set()
+        outer = self.begin()
         res = self.reexported(fi, name, depth)
-        seen = frozenset(self.seen)
-        outer |= seen
-        self.seen = outer
-        self.reexport_memo[key] = (res, seen)
+        self.reexport_memo[key] = (res, self.end(outer))
         return res
 
     def reexported(self, fi: FileIndex, name: str, depth: int) -> Target | None:
@@ -368,8 +338,7 @@ class Lookup:
             return self.sub_memo[key]
         found: Sym | None = None
         if self._bases_known(cls) and not self._file_binds(cls[0], name):
-            # (walked even when no method has the name: what it records — every subclass's
-            # name, each subclass's bases — is what a method added below ``cls`` changes)
+            # (walked when no method has the name too: its record is what a method added changes)
             ds, inner = self.descendants(cls)
             for d in ds if name in self.r.methods else ():
                 m = self.member_of(d, name, set())
@@ -425,10 +394,9 @@ class Lookup:
             self.seen |= got[1]
             return got[0]
         self.bases_memo[sym] = ((), frozenset())  # cycle guard
-        outer = self.seen
-        first = self.files[sym[0]]
+        outer, first = self.begin(), self.files[sym[0]]
         # read by name (its bases as written, below), unless its parts span files
-        self.seen = {sym[0]} if first.rules.detached_methods else {name_key(sym[0], top(sym[1]))}
+        self.seen.add(sym[0] if first.rules.detached_methods else name_key(sym[0], top(sym[1])))
         out: list[Sym] = []
         parts = first.rules.type_parts(self, sym) if first.rules.detached_methods else ()
         for path, qual in (sym, *(p for p in parts if p != sym)):  # (a partial/reopened type: every part's)
@@ -444,11 +412,8 @@ class Lookup:
                 t = self.resolve_type(fi, ctx, scope, ref.parent, qual)
                 if t is not None and t[0] not in (sym, *parts) and t[0] not in out:
                     out.append(t[0])
-        seen = frozenset(self.seen)
-        outer |= seen
-        self.seen = outer
         res = tuple(out)
-        self.bases_memo[sym] = (res, seen)
+        self.bases_memo[sym] = (res, self.end(outer))
         return res
 
     def resolve_dotted(
