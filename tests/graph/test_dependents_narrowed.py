@@ -41,6 +41,7 @@ class Checkout:
     def __init__(self, files: dict[str, str]) -> None:
         self.texts = dict(files)
         self.r = RepoResolver("t", read_repo_facts(Path("/nonexistent"), ()))
+        self.r.narrow = True
         for path, text in files.items():
             self.r.set_file(parse_source(path, text.encode()))
         self.held = by_source(self.r.all_edges())
@@ -360,9 +361,11 @@ def test_changes_add_up_until_the_dependents_are_asked_for() -> None:
     assert r.dependents_of({"m.py"}) == {"d.py"}  # (asked again with nothing noted: every name)
 
 
-def test_a_derived_checkouts_differing_file_is_compared_with_the_source() -> None:
-    """A worktree's differing file (removed by the derivation, set again by its pass) is a
-    change of the source's file: only what reads a changed name of it is resolved again."""
+def test_a_derived_checkouts_differing_file_reaches_every_file_that_consulted_it() -> None:
+    """A worktree's differing file (removed by the derivation, set again by its pass) is an
+    arrival, not a change of the source's file: the derived graph holds no edge into it
+    (``codegraph.derive_files`` copies only the edges between the files it derives), so
+    every file that consulted it is resolved again, not only those reading a changed name."""
     files = {
         "m.py": "def f():\n    pass\n\ndef g():\n    pass\n",
         "d.py": "from m import f\n\ndef use():\n    f()\n",
@@ -370,6 +373,7 @@ def test_a_derived_checkouts_differing_file_is_compared_with_the_source() -> Non
     }
     a = Checkout(files).r
     b = RepoResolver("wt", a.facts)
+    b.narrow = True
     b.derive(a, {"d.py", "e.py"}, later={"m.py"})
     b.set_file(parse_source("m.py", b"class f:\n    pass\n\ndef g():\n    pass\n"))
-    assert b.dependents_of({"m.py"}) == {"d.py"}
+    assert b.dependents_of({"m.py"}) == {"d.py", "e.py"}

@@ -43,11 +43,11 @@ class RepoResolver:
         #: (``dependents_of``); ``{ALL}``: every name (it appeared, vanished, is not Python)
         self._changed: dict[str, frozenset[str]] = {}
         #: whether ``dependents_of`` narrows a changed file's dependents to those that read a
-        #: name of it that changed (else: every file that consulted it)
-        self.narrow = True
-        #: a derivation's files set again right after it (``derive``'s ``later``) -> the
-        #: source's index of each: compared with the one set (a change, not an arrival)
-        self._was: dict[str, FileIndex] = {}
+        #: name of it that changed (else: every file that consulted it). Off in the daemon:
+        #: its store write deletes a changed file's symbol rows with the edges into them
+        #: (``StoreEngine.replace_files``), which only re-resolving every file that consulted
+        #: it writes back (docs/benchmarks.md, twenty-third session)
+        self.narrow = False
         self._file_stats: dict[str, tuple[str, FileStats]] = {}
         self._stats: tuple[LanguageResolution, ...] = ()
         self.set_facts(facts)
@@ -94,7 +94,7 @@ class RepoResolver:
         self.files[path] = fi
         self._index(fi)
         self._drop_ctx(path)
-        self._note_change(path, old if old is not None else self._was.pop(path, None), fi)
+        self._note_change(path, old, fi)
         if old is None:
             self._appeared_or_vanished(fi)
         elif old.struct_key != fi.struct_key:
@@ -136,10 +136,9 @@ class RepoResolver:
         for path in gone:
             self.remove_file(path)
         self._snapshot_stats()
+        # (``later`` files set again stay arrivals — every name changed — not changes of the
+        # source's file: the graph's copy holds no edge into them, ``codegraph.derive_files``)
         now = set(gone) - set(later)
-        for path in set(gone) - now:  # (set again next: their names compared with the source's)
-            self._was[path] = source.files[path]
-            del self._changed[path]
         return self.dependents_of(now) if now else set()
 
     def held(self, parsed: ParsedFile) -> ParsedFile:
@@ -157,7 +156,6 @@ class RepoResolver:
         self._drop_ctx(path)
         self._set_consulted(path, frozenset())
         self._changed[path] = _EVERY  # (gone: every name of it changed)
-        self._was.pop(path, None)
         self._appeared_or_vanished(old)
         if self._file_stats.pop(path, None) is not None:
             self._snapshot_stats()
@@ -183,7 +181,6 @@ class RepoResolver:
     def all_edges(self) -> ResolvedEdges:
         """The resolved edges of every file."""
         self._changed.clear()  # (every file resolved: no dependent is left to find)
-        self._was.clear()
         return self.edges_for(self.files)
 
     def call_sites(self, caller: str, callee: str) -> tuple[tuple[str, bool], ...] | None:
@@ -238,8 +235,6 @@ class RepoResolver:
             self.ctx_of(each)
         ps = set(paths)
         changed = {p: self._changed.pop(p, _EVERY) for p in ps}
-        for p in ps:
-            self._was.pop(p, None)
         narrowed = {p for p, names in changed.items() if self.narrow and ALL not in names}
         keys: set[str] = set(ps) - narrowed
         for p in ps - narrowed:
