@@ -162,9 +162,12 @@ class SignatureDelta:
                 facts.append((f"parameter `{name}`", "@made required (no default)"))
             else:
                 facts.append((f"default of `{name}`", f"`{old}` → `{new}`"))
-        for name, old, new in self.annotations_changed:
+        for name, old_type, new_type in self.annotations_changed:
             subject = "return type" if name == "return" else f"type of `{name}`"
-            if not old:
+            old, new = spaced(old_type) if old_type else "", spaced(new_type) if new_type else ""
+            if len(old) > _MAX_TYPE or len(new) > _MAX_TYPE:  # too long to read in one line: say what changed
+                facts.append((subject, "@added" if not old else "@removed" if not new else "@changed"))
+            elif not old:
                 facts.append((subject, f"`{new}` @added"))
             elif not new:
                 facts.append((subject, f"`{old}` @removed"))
@@ -177,6 +180,10 @@ class SignatureDelta:
             if set(old_bases) == set(new_bases):
                 facts.append(("bases", "@reordered"))
         return facts
+
+
+#: the longest type shown in a change's words (longer ones: "type of `data` changed")
+_MAX_TYPE: Final = 40
 
 
 def _phrase(subject: str, what: str, passive: bool) -> str:
@@ -769,8 +776,13 @@ def spaced(sig: str) -> str:
             quote = ch
             out.append(ch)
         elif ch == ",":
-            out.append(", " if nxt and nxt not in ")]" else ",")
-            annotated = False
+            at_parameter = depth <= 1 and not opened  # not a comma inside ``Mapping[str, Any]``
+            if at_parameter and nxt == ")":  # a trailing comma: nothing to show on one line
+                pass
+            else:
+                out.append(", " if nxt and nxt not in ")]" else ",")
+            if at_parameter:
+                annotated = False
         elif ch == ";":
             out.append("; " if nxt and nxt not in ")}" else ";")
             annotated = False

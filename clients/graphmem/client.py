@@ -718,9 +718,12 @@ class GraphMem:
                 time.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def get(self, id: str) -> Observation:
-        """The observation ``id``; NotFound when there is none."""
-        return convert.observation_from_proto(self._call(self._get, service_pb2.GetObservationRequest(id=id)))
+    def get(self, id: str, *, repo: str = "") -> Observation:
+        """The observation ``id``; NotFound when there is none. With ``repo`` (a checkout's id
+        or a path inside it), as that checkout shows it: a note saved in another checkout of
+        the same repository judged on this checkout's code."""
+        request = service_pb2.GetObservationRequest(id=id, repo=repo)
+        return convert.observation_from_proto(self._call(self._get, request))
 
     def update(
         self,

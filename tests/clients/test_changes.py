@@ -82,7 +82,7 @@ def test_annotations_changed() -> None:
         commit=SHA,
     )
     assert change_line(r) == (
-        f"`{REF}`: annotations changed: type of `rule` `str` → `str|None`, "
+        f"`{REF}`: annotations changed: type of `rule` `str` → `str | None`, "
         "return type `ViewCallable` → `RouteCallable`, in 1a2b3c4"
     )
 
@@ -259,6 +259,11 @@ def test_a_change_the_delta_cannot_name_shows_the_new_signature_spaced() -> None
             "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result",
         ),
         ('def sep(s:str=", ")->str:', 'def sep(s: str = ", ") -> str'),
+        (  # a comma inside an annotation keeps the parameter annotated; the trailing comma goes
+            "def deserialize(self,value:typing.Any,data:typing.Mapping[str,typing.Any]|None=None,**kwargs,):",
+            "def deserialize(self, value: typing.Any, data: typing.Mapping[str, typing.Any] | None = None, **kwargs)",
+        ),
+        ("def f(t=(1,),d:dict[str,int]={},k=1,):", "def f(t=(1,), d: dict[str, int] = {}, k=1)"),
     ],
 )
 def test_spaced(sig: str, shown: str) -> None:
@@ -403,6 +408,12 @@ def test_parse_keeps_annotations_and_receiver() -> None:
         ("def f(*,x,y):", "def f(*,y,x):", [], False),
         ("def f(a:int)->int:", "def f(a:str)->str:", ["type of `a` `int` → `str`", "return type `int` → `str`"], False),
         ("def f(a):", "def f(a)->int:", ["return type `int` added"], False),
+        (  # types spaced; one too long to read in a line: what changed, not the type
+            "def f(d:dict[str,int],m:typing.Mapping[str,typing.Any]|typing.Iterable[typing.Any]):",
+            "def f(d:dict[str,str],m:typing.Mapping[str,typing.Any]):",
+            ["type of `d` `dict[str, int]` → `dict[str, str]`", "type of `m` changed"],
+            False,
+        ),
         ("class A(object):", "class A:", ["base `object` removed"], False),
         (
             "func(s*Server)Start()error",

@@ -222,3 +222,26 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
         f"warning, since {c_['RequestContext merged into AppContext']}; use `AppContext`"
         in out.stdout
     )
+
+
+def test_a_restart_that_changed_nothing_writes_no_unit_again(daemon_factory: DaemonFactory) -> None:
+    """A restart reads every knowledge file again; a unit whose file and code did not change
+    is no change: nothing is journaled, and each reason keeps the time it was first seen (it
+    was rewritten with a new time on every restart: ~100 records each time on marshmallow)."""
+    h = _history()
+    d = daemon_factory([h.root])
+    with d.client() as c:
+        before = {o.id: o for o in c.list(limit=0) if o.stale_reasons}
+    assert before  # units with reasons found in history (the test needs some)
+    journal = d.home / "data" / "observations.jsonl"
+    assert d.stop() == 0
+    written = journal.read_bytes()
+    d2 = daemon_factory([h.root], home=d.home)
+    with d2.client() as c:
+        assert c.check_knowledge(wait_current=True).references
+        after = {o.id: o for o in c.list(limit=0) if o.stale_reasons}
+    assert journal.read_bytes() == written
+    assert {i: [r.detected_at for r in o.stale_reasons] for i, o in after.items()} == {
+        i: [r.detected_at for r in o.stale_reasons] for i, o in before.items()
+    }
+    assert {i: o.updated_at for i, o in after.items()} == {i: o.updated_at for i, o in before.items()}

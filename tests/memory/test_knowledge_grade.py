@@ -26,6 +26,7 @@ from graphmemd.memory.knowledge import (
     RefFinding,
     UnitFinding,
     check_references,
+    first_seen,
     grade,
     ref_confidence,
     unit_observation,
@@ -341,3 +342,14 @@ def test_a_gone_name_in_a_sentence_that_says_it_is_old_is_historical() -> None:
     plain = grade(unit("Call `f` to start. It was deprecated in 2010."), Code(), 200.0, "")
     assert plain.references[0].state is ReferenceState.DANGLING  # another sentence says so
     assert plain.status is ObservationStatus.STALE
+
+
+def test_a_unit_read_again_keeps_the_time_each_reason_was_first_seen() -> None:
+    seen = StaleReason(F.ref, ChangeKind.ANNOTATIONS_CHANGED, 150.0, "def f(a):", "def f(a: int):", commit="c0ffee12")
+    before = _unit_obs([("f", symbol_anchor(F))], reasons=(seen,))
+    again = replace(before, stale_reasons=(replace(seen, detected_at=900.0),), updated_at=900.0)
+    assert first_seen(again, before).stale_reasons == (seen,)
+    other = replace(seen, detected_at=900.0, commit="deadbeef")  # another change: its own time
+    moved = replace(before, stale_reasons=(other,))
+    assert first_seen(moved, before).stale_reasons == (other,)
+    assert first_seen(again, None) is again

@@ -5,7 +5,10 @@ there until the branch is merged, and removing the worktree keeps the note."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -13,7 +16,8 @@ from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
-from graphmem.types import EventKind, Observation, ObservationStatus
+from graphmem.errors import GraphMemError
+from graphmem.types import Category, EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
 
@@ -41,6 +45,20 @@ def git_repo() -> Path:
 def shown(c: GraphMem, checkout: Path, obs_id: str) -> Observation | None:
     """The note ``obs_id`` as ``checkout`` shows it (None when it does not)."""
     return next((o for o in c.list(repo=str(checkout), limit=0) if o.id == obs_id), None)
+
+
+def show_in(d: Daemon, checkout: Path, obs_id: str) -> str:
+    """``graphmem show ID`` run in ``checkout`` (its working directory), as a user would."""
+    out = subprocess.run([sys.executable, "-m", "graphmem", "show", obs_id], cwd=checkout, env=d.env,
+                         capture_output=True, text=True, timeout=60, check=True)
+    return out.stdout
+
+
+def _answers(c: GraphMem) -> bool:
+    try:
+        return c.health()
+    except GraphMemError:
+        return False
 
 
 def checkouts(c: GraphMem) -> dict[str, str]:
@@ -90,6 +108,13 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         assert in_a is not None
         assert in_a.status is ObservationStatus.FRESH
         assert not in_a.on_branch
+        # one note, asked for by id: as the checkout asking sees it (saved in B, stale there)
+        assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
+        assert c.get(note.id, repo=str(b)).status is ObservationStatus.STALE
+        assert c.get(note.id).status is ObservationStatus.STALE  # as saved: judged where it was saved
+        for checkout, status in ((a, "fresh"), (b, "stale")):  # `graphmem show` in a checkout judges it there
+            out = show_in(d, checkout, note.id)
+            assert f"status:     {status}" in out, out
         git(b, "checkout", "--", "app/auth/crypto.py")
         wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.FRESH, 10)
 
@@ -300,3 +325,73 @@ def test_a_folder_registered_in_a_repository_is_that_folder_in_its_worktrees(dae
         assert {(x.root, x.branch) for x in rb.checkouts} == {(str(a), "main"), (str(b), "feature")}
         git(outer, "worktree", "remove", "--force", str(wt))
         wait_for(lambda: str(b) not in checkouts(c), 10)
+
+
+def test_a_checkout_judges_its_siblings_notes_as_its_own_and_at_once_after_a_restart(
+    daemon_factory: DaemonFactory, tmp_path: Path
+) -> None:
+    """A note saved in A, its function edited (uncommitted) in B: B says what changed as it
+    says it of its own notes (lines, uncommitted), and after a restart shows it stale as soon
+    as B's code is back, not after the knowledge files are read (their ``git blame``, here
+    made to take 20 s, can take seconds on a real project)."""
+    a = git_repo()
+    (a / "README.md").write_text("# App\n\nPasswords go through `hash_password`.\n")
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "docs")
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(a))  # fmt: skip
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+        # said as B's own note would be: the lines the edit touched, and that it is not committed
+        assert "- `app/auth/crypto.py::hash_password`: body changed: 1 line, uncommitted" in show_in(d, b, note.id)
+    assert d.stop() == 0
+
+    real_git = shutil.which("git")
+    assert real_git is not None
+    gate, bin_dir = tmp_path / "slow-blame", tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(
+        f'#!/bin/sh\nif [ -e "{gate}" ]; then case " $* " in *" blame "*) sleep 20;; esac; fi\nexec "{real_git}" "$@"\n'
+    )
+    (bin_dir / "git").chmod(0o755)
+    gate.touch()
+    d2 = daemon_factory([a, b], home=d.home, env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, wait=False)
+    try:
+        with d2.client() as c:
+            started = time.monotonic()
+            wait_for(lambda: _answers(c), 10)
+            wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+            assert time.monotonic() - started < 10
+            assert c.get(note.id, repo=str(b)).status is ObservationStatus.STALE
+            assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
+    finally:
+        gate.unlink()
+
+
+def test_a_worktrees_brief_and_post_edit_callout_include_its_siblings_notes(daemon_factory: DaemonFactory) -> None:
+    """What an agent learned in A reaches the agent working in worktree B through B's hooks:
+    B's session brief lists A's constraint, and B's edit of the function it is about calls
+    it out (judged on B's code: A's copy stays fresh)."""
+    a = git_repo()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        note = c.observe("hash_password must stay constant-time", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(a), category=Category.CONSTRAINT)  # fmt: skip
+        brief = c.brief(repo=str(b))
+        assert note.id in brief.observation_ids, brief.text
+        assert "hash_password must stay constant-time" in brief.text
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        got = c.edit_context([str(crypto)], repo=str(b), wait_ms=5000)
+        assert got.indexed
+        assert got.callout_ids == (note.id,), got.text
+        assert "hash_password must stay constant-time" in got.text
+        assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
+        assert c.edit_context([str(a / "app/auth/crypto.py")], repo=str(a), wait_ms=2000).callout_ids == ()

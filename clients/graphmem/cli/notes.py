@@ -64,8 +64,12 @@ def register(r: Registrar) -> None:
     p.add_argument("--repo", metavar="R", default="", help="repository id or path")
     json_flag(p)
 
-    p = r.verb("show", cmd_show, "show one observation")
+    p = r.verb("show", cmd_show, "show one observation (as the checkout you are in sees it)")
     p.add_argument("id", metavar="ID")
+    p.add_argument(
+        "--repo", default="", help="judge it in this checkout (id or path; default: the one you are in)"
+    )
+    p.set_defaults(all=False)
     p.add_argument(
         "--verbose", "-v", action="store_true", help="each reason in full: detection time, commit, both signatures"
     )
@@ -170,7 +174,7 @@ def cmd_observe(args: argparse.Namespace, ctx: Ctx) -> int:
 def cmd_show(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem show``: one observation in full."""
     with ctx.client() as client:
-        obs = client.get(args.id)
+        obs = client.get(args.id, repo=at_hand(client, args))
     if args.json:
         ctx.print_json(obs)
     else:

@@ -274,10 +274,12 @@ class CreateObservationRequest(_message.Message):
     def __init__(self, repo: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., anchors: _Optional[_Iterable[str]] = ..., supersedes: _Optional[_Iterable[str]] = ..., contradicts: _Optional[_Iterable[str]] = ..., idempotency_key: _Optional[str] = ..., shared: _Optional[bool] = ...) -> None: ...
 
 class GetObservationRequest(_message.Message):
-    __slots__ = ("id",)
+    __slots__ = ("id", "repo")
     ID_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     id: str
-    def __init__(self, id: _Optional[str] = ...) -> None: ...
+    repo: str
+    def __init__(self, id: _Optional[str] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class UpdateObservationRequest(_message.Message):
     __slots__ = ("id", "text", "category", "replace_tags", "tags", "confidence", "by")

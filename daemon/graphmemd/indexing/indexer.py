@@ -184,8 +184,7 @@ class Indexer:
             rt.busy = True
             self._faults.check(COMPONENT)
             self._run(rt, job)
-            self._health.recover(COMPONENT)
-            self._health.recover(POOL)
+            self._health.recover(COMPONENT, POOL)
         except GraphMemError as exc:
             logger.error("%s job on %s failed: %s", job.kind, job.repo_id, exc)
             self.failed_jobs += 1
@@ -229,6 +228,7 @@ class Indexer:
             with no_cyclic_gc():
                 restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
             malloc.trim()
+            self._memory.views.refresh(rt.id)  # its siblings' notes on its code now, not after a pass
         elif job.kind == "index":
             rt.rescan_queued = False
             self._index(rt, full=job.full, only=job.paths)

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
 from graphmem.types import Event, EventKind, Observation, ObservationAction
 
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.memory.anchors import CodeView
+from graphmemd.memory.bodylines import BodyQuery, with_counts
+from graphmemd.memory.bodylines import queries as body_queries
 from graphmemd.memory.checkouts import project
 from graphmemd.memory.commits import flag_uncommitted
 from graphmemd.memory.projections import Projections
@@ -94,6 +96,7 @@ class CheckoutViews:
         checkout: str,
         delta: GraphDelta | None = None,
         uncommitted: Callable[[Collection[str]], Collection[str]] = lambda paths: (),
+        measure: Callable[[Sequence[BodyQuery]], Mapping[str, int]] = lambda queries: {},
     ) -> int:
         """Judge every note of ``checkout``'s repository saved elsewhere on ``checkout``'s code
         as it is now (after a change, a branch switch, its first index); returns how many
@@ -101,7 +104,8 @@ class CheckoutViews:
         gives the projections it touches what it gives a note of ``checkout`` itself
         (``staleness.restale``): its renames move their anchors (a RENAMED reason) and its
         re-signed or removed symbols make what depends on them suspect, the reasons found
-        now flagged uncommitted where their file differs from HEAD (``uncommitted``)."""
+        now flagged uncommitted where their file differs from HEAD (``uncommitted``) and their
+        body changes counted in lines (``measure``), as the checkout's own notes are."""
         m, code = self._map, self._code
         if m is None or code is None or not m.shares(checkout) or not m.is_indexed(checkout):
             return 0
@@ -111,7 +115,7 @@ class CheckoutViews:
         changed = 0
         notes = self._notes()  # read before this lock: the book tells this one of writes (lock order)
         with self._lock:
-            moved = self._restale(checkout, delta, code, now, head, uncommitted) if delta is not None else {}
+            moved = self._restale(checkout, delta, code, now, head, uncommitted, measure) if delta is not None else {}
             keep: set[str] = set()
             for o in notes:
                 if o.repo_id == checkout or o.knowledge is not None or m.repository_of(o.repo_id) != repository:
@@ -134,13 +138,18 @@ class CheckoutViews:
         now: float,
         head: str,
         uncommitted: Callable[[Collection[str]], Collection[str]],
+        measure: Callable[[Sequence[BodyQuery]], Mapping[str, int]],
     ) -> dict[str, Observation]:
         """The projections of ``checkout`` that ``delta`` changes, as it changes them (by id)."""
         shown = sorted(self.projections.in_checkout(checkout), key=lambda o: o.id)
         if not shown:
             return {}
-        after = [c.after for c in restale(delta, shown, code, now, head)]
-        return {o.id: o for o in flag_uncommitted(after, now, uncommitted)}
+        after = flag_uncommitted([c.after for c in restale(delta, shown, code, now, head)], now, uncommitted)
+        wanted = body_queries(after, now, code)
+        if wanted:
+            counts = measure(wanted)
+            after = [with_counts(o, now, counts) for o in after]
+        return {o.id: o for o in after}
 
     def forget(self, checkout: str) -> None:
         """``checkout`` is no longer registered: it shows nothing."""

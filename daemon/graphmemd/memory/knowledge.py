@@ -73,6 +73,7 @@ __all__ = [
     "RefFinding",
     "UnitFinding",
     "check_references",
+    "first_seen",
     "grade",
     "ref_confidence",
     "reference_states",
@@ -292,6 +293,17 @@ def grade(
         suspect = worst == _RANK[ReferenceState.SUSPECT] or dependency
         status = ObservationStatus.STALE if stale else ObservationStatus.SUSPECT if suspect else ObservationStatus.FRESH
     return replace(graded, status=status, references=refs)
+
+
+def first_seen(o: Observation, before: Observation | None) -> Observation:
+    """``o`` (a unit read again) with each reason ``before`` already had, the same but for
+    when it was seen, keeping ``before``'s time: a file read again unchanged (after a
+    restart, say) is no change of the unit, and a reason's time stays when it was first seen."""
+    if before is None or not o.stale_reasons or not before.stale_reasons:
+        return o
+    seen = {replace(r, detected_at=0.0): r for r in before.stale_reasons}
+    reasons = tuple(seen.get(replace(r, detected_at=0.0), r) for r in o.stale_reasons)
+    return o if reasons == o.stale_reasons else replace(o, stale_reasons=reasons)
 
 
 def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:

@@ -40,6 +40,7 @@ from graphmemd.memory.checkouts import translate_anchor
 from graphmemd.memory.commits import flag_uncommitted, name_commits, uncommitted_reason_paths
 from graphmemd.memory.history import DAEMON
 from graphmemd.memory.journal import Journal
+from graphmemd.memory.knowledge import first_seen
 from graphmemd.memory.observations import ObservationBook, to_doc
 from graphmemd.memory.recovery import recover_observations, resync_store
 from graphmemd.memory.staleness import CodeView, event_for, reevaluate, restale
@@ -233,7 +234,7 @@ class Memory:
         reasons). ``measure(queries)``: how many lines each body change found now touched
         (``bodylines``; asked only when there are such changes). Returns how many of its own changed."""
         n = self._apply(delta, code, commit, uncommitted, measure)
-        self.views.refresh(delta.repo_id, delta, uncommitted)
+        self.views.refresh(delta.repo_id, delta, uncommitted, measure)
         return n
 
     def _apply(
@@ -348,6 +349,7 @@ class Memory:
             except NotFound:
                 before = None
             # the history is the book's to extend: a unit read again unchanged is no change
+            o = first_seen(o, before)
             if before is None or replace(before, updated_at=o.updated_at, history=o.history) != o:
                 changed.append((before, o))
         self.book.apply([after for _, after in changed])

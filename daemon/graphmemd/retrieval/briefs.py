@@ -84,7 +84,7 @@ class Briefer:
         e = self._view()
         repos = e.repos(repo)
         scope = {rt.id for rt in repos}
-        notes = [o for o in e.observations() if o.repo_id in scope]
+        notes = e.observations_shown(sorted(scope))  # a worktree's siblings' notes, judged on its code
         if fresh_only:
             notes = [o for o in notes if o.status is ObservationStatus.FRESH]
         with e.reading() as g:
@@ -119,7 +119,7 @@ class Briefer:
         e = self._view()
         repos = e.repos(repo)
         scope = {rt.id for rt in repos}
-        called = find_callouts([o for o in e.observations() if o.repo_id in scope], edited)
+        called = find_callouts(e.observations_shown(sorted(scope)), edited)
         out = render([rel for _, rel in edited] or list(files), called, budget=budget, already_shown=already_shown)
         fresh = e.freshness(repos)
         return EditContext(out.text, out.shown, out.callouts, fresh, out.tokens, out.left_out, shown_states=out.states)

@@ -235,6 +235,21 @@ class ReadView:
         """Every observation ``checkout`` shows: its own and its siblings' (judged on its code)."""
         return [o for o in self._book.all() if o.repo_id == checkout] + self._projections.in_checkout(checkout)
 
+    def observations_shown(self, checkouts: Iterable[str]) -> list[Observation]:
+        """Every observation ``checkouts`` show (``observations_in`` of each), a note shown by
+        several of them once: as its home checkout shows it when that is one of them, else as
+        the first of them shows it."""
+        ids = list(dict.fromkeys(checkouts))
+        own = [o for o in self._book.all() if o.repo_id in set(ids)]
+        seen = {o.id for o in own}
+        shown = list(own)
+        for checkout in ids:
+            for p in self._projections.in_checkout(checkout):
+                if p.id not in seen:
+                    seen.add(p.id)
+                    shown.append(p)
+        return shown
+
     def anchored_in(self, nodes: Mapping[str, object]) -> dict[str, list[Observation]]:
         """Observations anchored to any of ``nodes``, by node (those a checkout shows from its
         siblings included: their anchors are in its ids)."""

@@ -46,10 +46,11 @@ class Health:
             self._crashes += 1
         self.degrade(component, reason)
 
-    def recover(self, component: str) -> None:
-        """``component`` did a unit of work successfully: no longer degraded."""
+    def recover(self, *components: str) -> None:
+        """Each of ``components`` did a unit of work successfully: no longer degraded."""
         with self._lock:
-            self._degraded.pop(component, None)
+            for component in components:
+                self._degraded.pop(component, None)
 
     def note_error(self, message: str) -> None:
         """Remember an error that does not degrade anything (shown as the last error)."""

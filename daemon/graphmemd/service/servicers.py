@@ -202,7 +202,10 @@ class ObservationService(pbg.ObservationServiceServicer):
         """One observation by id."""
         if not request.id:
             raise InvalidArgument("id is required")
-        return convert.observation_to_proto(self.core.view.observation(request.id))
+        view = self.core.view
+        if request.repo:
+            return convert.observation_to_proto(view.observation_in(request.id, (view.repo(request.repo).id,)))
+        return convert.observation_to_proto(view.observation(request.id))
 
     @_rpc
     def UpdateObservation(self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
