@@ -161,9 +161,14 @@ def spawn_daemon(
             except GraphMemError:
                 return False
 
-        wait_for(healthy, 30, 0.05)
-        if repos:
-            d.wait_idle()
+        try:
+            wait_for(healthy, 30, 0.05)
+            if repos:
+                d.wait_idle()
+        except BaseException:  # a daemon that never got ready is not left running
+            proc.kill()
+            proc.wait(10)
+            raise
     return d
 
 
