@@ -3,7 +3,6 @@ class members through bases, detached methods (Go/Rust). See ``passes.py`` for c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from graphmemd.graph.model import Confidence, SymbolKind, TypeRef
@@ -18,18 +17,15 @@ from graphmemd.graph.resolution.index import (
     Target,
     segments,
 )
-from graphmemd.graph.resolution.names import name_key, top
-from graphmemd.graph.resolution.record import Record
 
 _MAX_DEPTH = 8
-_IDENT = re.compile(r"[^\W\d]\w*")
 #: prefix of the consulted-file keys standing for "the subclasses of a class named ..."
 SUBCLASS_KEY = "\0subclasses:"
 Resolved = tuple[Target | None, Confidence]
 NONE: Resolved = (None, Confidence.NAME_ONLY)
 
 
-class Lookup(Record):
+class Lookup:
     """Names, members and bases as one resolution run sees them (memoised per run);
     ``passes.Pass`` adds calls, receivers and guesses on top."""
 
@@ -43,6 +39,7 @@ class Lookup(Record):
         "guess_memo",
         "r",
         "reexport_memo",
+        "seen",
         "sub_memo",
         "type_memo",
     )
@@ -52,14 +49,13 @@ class Lookup(Record):
         self.files = r.files
         self.bases_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[str]]] = {}
         self.dir_memo: dict[tuple[str, bool], tuple[str, ...]] = {}
-        super().__init__()
+        self.seen: set[str] = set()
         self.guess_memo: dict[tuple[str, str], Sym | None] = {}
         self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
-        #: (each memo of a read of another file keeps what it recorded: added again on a hit)
-        self.type_memo: dict[tuple[str, str, str, bool, int], tuple[Sym | None, frozenset[str]]] = {}
-        self.alias_memo: dict[tuple[str, str, str], tuple[tuple[Sym | None, Confidence], frozenset[str]]] = {}
+        self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
+        self.alias_memo: dict[tuple[str, str, str], tuple[Sym | None, Confidence]] = {}
         self.sub_memo: dict[tuple[Sym, str], Sym | None] = {}
-        self.anc_memo: dict[Sym, tuple[frozenset[Sym], frozenset[str]]] = {}
+        self.anc_memo: dict[Sym, frozenset[Sym]] = {}
         self.desc_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[Sym]]] = {}
 
     def sid(self, t: Sym) -> str:
@@ -175,9 +171,7 @@ class Lookup(Record):
         """Every base of ``cls``, direct or not (memoised)."""
         got = self.anc_memo.get(cls)
         if got is not None:
-            self.seen |= got[1]
-            return got[0]
-        outer = self.begin()
+            return got
         todo = list(self.bases(cls))
         done = set(todo)
         while todo:
@@ -185,16 +179,15 @@ class Lookup(Record):
                 if b not in done:
                     done.add(b)
                     todo.append(b)
-        self.anc_memo[cls] = (frozenset(done), self.end(outer))
-        return frozenset(done)
+        got = self.anc_memo[cls] = frozenset(done)
+        return got
 
     def lookup(self, path: str, name: str, depth: int, local: str | None = None) -> Target | None:
         """``name`` (possibly dotted) as exported by the file ``path``."""
         fi = self.files.get(path)
         if fi is None:
             return None
-        # by name: what this lookup, and what reads the symbol it finds, sees (``names.py``)
-        self.seen.add(name_key(path, top(name)))
+        self.seen.add(path)
         syms = fi.syms
         if "." in name:
             if name in syms:
@@ -217,7 +210,6 @@ class Lookup(Record):
             if aliased is not None:
                 return aliased
         if name == "default":
-            self.seen.add(path)  # (the file's only top-level name: read across all of them)
             if local:
                 s = syms.get(local)
                 if s is not None and s.parent is None:
@@ -232,9 +224,13 @@ class Lookup(Record):
             self.seen |= got[1]
             return got[0]
         self.reexport_memo[key] = (None, frozenset())
-        outer = self.begin()
+        outer = self.seen
+        self.seen = set()
         res = self.reexported(fi, name, depth)
-        self.reexport_memo[key] = (res, self.end(outer))
+        seen = frozenset(self.seen)
+        outer |= seen
+        self.seen = outer
+        self.reexport_memo[key] = (res, seen)
         return res
 
     def reexported(self, fi: FileIndex, name: str, depth: int) -> Target | None:
@@ -337,10 +333,9 @@ class Lookup(Record):
         if key in self.sub_memo:
             return self.sub_memo[key]
         found: Sym | None = None
-        if self._bases_known(cls) and not self._file_binds(cls[0], name):
-            # (walked when no method has the name too: its record is what a method added changes)
+        if name in self.r.methods and self._bases_known(cls) and not self._file_binds(cls[0], name):
             ds, inner = self.descendants(cls)
-            for d in ds if name in self.r.methods else ():
+            for d in ds:
                 m = self.member_of(d, name, set())
                 # a subclass without it must be abstract itself: have subclasses, and no
                 # base outside the repository
@@ -378,7 +373,6 @@ class Lookup(Record):
             name = c[1].rsplit(".", 1)[-1].split("~", 1)[0]
             self.seen.add(SUBCLASS_KEY + name)  # a new subclass anywhere re-resolves this file
             for child in self.r.subclasses.get(name, ()):
-                self.seen.add(name_key(child[0], top(child[1])))  # (whether it defines the class)
                 if child not in done and child[1] in self.files[child[0]].syms and c in self.bases(child):
                     done.add(child)
                     inner.add(c)
@@ -394,10 +388,10 @@ class Lookup(Record):
             self.seen |= got[1]
             return got[0]
         self.bases_memo[sym] = ((), frozenset())  # cycle guard
-        outer, first = self.begin(), self.files[sym[0]]
-        # read by name (its bases as written, below), unless its parts span files
-        self.seen.add(sym[0] if first.rules.detached_methods else name_key(sym[0], top(sym[1])))
+        outer = self.seen
+        self.seen = {sym[0]}
         out: list[Sym] = []
+        first = self.files[sym[0]]
         parts = first.rules.type_parts(self, sym) if first.rules.detached_methods else ()
         for path, qual in (sym, *(p for p in parts if p != sym)):  # (a partial/reopened type: every part's)
             fi = self.files[path]
@@ -408,12 +402,14 @@ class Lookup(Record):
             s = fi.syms.get(qual)
             scope = (s.parent or "") if s is not None else ""
             for ref in refs:
-                self.note(path, scope, ref.parent)
                 t = self.resolve_type(fi, ctx, scope, ref.parent, qual)
                 if t is not None and t[0] not in (sym, *parts) and t[0] not in out:
                     out.append(t[0])
+        seen = frozenset(self.seen)
+        outer |= seen
+        self.seen = outer
         res = tuple(out)
-        self.bases_memo[sym] = (res, self.end(outer))
+        self.bases_memo[sym] = (res, seen)
         return res
 
     def resolve_dotted(
