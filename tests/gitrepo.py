@@ -3,6 +3,8 @@ change behind a stale note): copied from ``fixtures/repos``, committed once."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -30,3 +32,19 @@ def replace_in(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new, 1))
+
+
+def slow_git(directory: Path, gate: Path, words: str, seconds: int = 20) -> dict[str, str]:
+    """The environment of a daemon whose ``git`` sleeps ``seconds`` before each command whose
+    arguments contain ``words`` while ``gate`` exists (a wrapper in ``directory``/bin, first on
+    PATH): a slow git made on purpose, switched on and off by the test."""
+    real_git = shutil.which("git")
+    assert real_git is not None
+    bin_dir = directory / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text(
+        f'#!/bin/sh\nif [ -e "{gate}" ]; then case " $* " in *" {words} "*) sleep {seconds};; esac; fi\n'
+        f'exec "{real_git}" "$@"\n'
+    )
+    (bin_dir / "git").chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}

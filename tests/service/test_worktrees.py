@@ -5,8 +5,6 @@ there until the branch is merged, and removing the worktree keeps the note."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -15,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
+from gitrepo import slow_git
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 from graphmem.types import Category, EventKind, Observation, ObservationStatus
@@ -351,16 +350,10 @@ def test_a_checkout_judges_its_siblings_notes_as_its_own_and_at_once_after_a_res
         assert "- `app/auth/crypto.py::hash_password`: body changed: 1 line, uncommitted" in show_in(d, b, note.id)
     assert d.stop() == 0
 
-    real_git = shutil.which("git")
-    assert real_git is not None
-    gate, bin_dir = tmp_path / "slow-blame", tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "git").write_text(
-        f'#!/bin/sh\nif [ -e "{gate}" ]; then case " $* " in *" blame "*) sleep 20;; esac; fi\nexec "{real_git}" "$@"\n'
-    )
-    (bin_dir / "git").chmod(0o755)
+    gate = tmp_path / "slow-blame"
+    slow = slow_git(tmp_path, gate, "blame")
     gate.touch()
-    d2 = daemon_factory([a, b], home=d.home, env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, wait=False)
+    d2 = daemon_factory([a, b], home=d.home, env=slow, wait=False)
     try:
         with d2.client() as c:
             started = time.monotonic()

@@ -13,7 +13,7 @@ and is said as "body changed".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
@@ -21,7 +21,7 @@ from graphmem.types import AnchorKind, ChangeKind, Observation
 
 from graphmemd.memory.anchors import CodeView
 
-__all__ = ["BodyQuery", "count_changed", "queries", "with_counts"]
+__all__ = ["BodyQuery", "count_changed", "counted", "queries", "with_counts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +91,18 @@ def with_counts(o: Observation, now: float, counts: Mapping[str, int]) -> Observ
         for r in o.stale_reasons
     )
     return o if reasons == o.stale_reasons else replace(o, stale_reasons=reasons)
+
+
+def counted(
+    notes: Sequence[Observation],
+    now: float,
+    code: CodeView,
+    measure: Callable[[Sequence[BodyQuery]], Mapping[str, int]],
+) -> list[Observation]:
+    """``notes`` with the body changes recorded at ``now`` counted in lines: ``measure`` (the
+    shell's reading of the text before and after) is asked only when there are such changes."""
+    wanted = queries(notes, now, code)
+    if not wanted:
+        return list(notes)
+    counts = measure(wanted)
+    return [with_counts(o, now, counts) for o in notes]

@@ -20,8 +20,7 @@ from graphmem.types import Event, EventKind, Observation, ObservationAction
 
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.memory.anchors import CodeView
-from graphmemd.memory.bodylines import BodyQuery, with_counts
-from graphmemd.memory.bodylines import queries as body_queries
+from graphmemd.memory.bodylines import BodyQuery, counted
 from graphmemd.memory.checkouts import project
 from graphmemd.memory.commits import flag_uncommitted
 from graphmemd.memory.projections import Projections
@@ -145,11 +144,7 @@ class CheckoutViews:
         if not shown:
             return {}
         after = flag_uncommitted([c.after for c in restale(delta, shown, code, now, head)], now, uncommitted)
-        wanted = body_queries(after, now, code)
-        if wanted:
-            counts = measure(wanted)
-            after = [with_counts(o, now, counts) for o in after]
-        return {o.id: o for o in after}
+        return {o.id: o for o in counted(after, now, code, measure)}
 
     def forget(self, checkout: str) -> None:
         """``checkout`` is no longer registered: it shows nothing."""

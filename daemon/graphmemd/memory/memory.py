@@ -33,8 +33,7 @@ from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument, 
 from graphmem.types import Anchor, Category, Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.graph.delta import GraphDelta
-from graphmemd.memory.bodylines import BodyQuery, with_counts
-from graphmemd.memory.bodylines import queries as body_queries
+from graphmemd.memory.bodylines import BodyQuery, counted
 from graphmemd.memory.checkout_views import CheckoutViews
 from graphmemd.memory.checkouts import translate_anchor
 from graphmemd.memory.commits import flag_uncommitted, name_commits, uncommitted_reason_paths
@@ -252,11 +251,7 @@ class Memory:
         changes = restale(delta, sorted(candidates, key=lambda o: o.id), code, now, commit)
         if not changes:
             return 0
-        flagged = flag_uncommitted([c.after for c in changes], now, uncommitted)
-        wanted = body_queries(flagged, now, code)
-        if wanted:
-            counts = measure(wanted)
-            flagged = [with_counts(o, now, counts) for o in flagged]
+        flagged = counted(flag_uncommitted([c.after for c in changes], now, uncommitted), now, code, measure)
         changes = [replace(c, after=after) for c, after in zip(changes, flagged, strict=True)]
         self.book.apply([c.after for c in changes], commit=commit)
         for c in changes:

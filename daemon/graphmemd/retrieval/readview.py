@@ -233,14 +233,15 @@ class ReadView:
 
     def observations_in(self, checkout: str) -> list[Observation]:
         """Every observation ``checkout`` shows: its own and its siblings' (judged on its code)."""
-        return [o for o in self._book.all() if o.repo_id == checkout] + self._projections.in_checkout(checkout)
+        return self.observations_shown((checkout,))
 
     def observations_shown(self, checkouts: Iterable[str]) -> list[Observation]:
         """Every observation ``checkouts`` show (``observations_in`` of each), a note shown by
         several of them once: as its home checkout shows it when that is one of them, else as
         the first of them shows it."""
         ids = list(dict.fromkeys(checkouts))
-        own = [o for o in self._book.all() if o.repo_id in set(ids)]
+        home = set(ids)
+        own = [o for o in self._book.all() if o.repo_id in home]
         seen = {o.id for o in own}
         shown = list(own)
         for checkout in ids:

@@ -10,7 +10,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 from agentlib import GRAPHMEM, agent_env, run
 from conftest import Daemon, copy_fixture, short_tmp, wait_for
+from gitrepo import slow_git
 from graphmem.paths import resolve_paths
 from graphmem.types import Category, ObservationStatus
 
@@ -207,17 +207,9 @@ def test_post_edit_is_answered_once_the_edit_is_applied_not_after_the_batchs_git
     the call does not wait for the rest of that job, the ``git status`` of the whole tree that
     tells ``status`` whether the checkout is dirty (here made to take 20 s; the watcher's
     debounce is a minute, so the call hands the file over itself)."""
-    real_git = shutil.which("git")
-    assert real_git is not None
-    gate, bin_dir = tmp_path / "slow-status", tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "git").write_text(
-        f'#!/bin/sh\nif [ -e "{gate}" ]; then case " $* " in *" status --porcelain -uno "*) sleep 20;; esac; fi\n'
-        f'exec "{real_git}" "$@"\n'
-    )
-    (bin_dir / "git").chmod(0o755)
-    d = daemon_factory([repo], env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-                                    "GRAPHMEM_DEBOUNCE_MS": "60000"})  # fmt: skip
+    gate = tmp_path / "slow-status"
+    env = {**slow_git(tmp_path, gate, "status --porcelain -uno"), "GRAPHMEM_DEBOUNCE_MS": "60000"}
+    d = daemon_factory([repo], env=env)
     with d.client(timeout=30) as c:
         note = c.observe("login's result is a bearer token", anchors=[LOGIN], category=Category.DECISION)
         gate.touch()
