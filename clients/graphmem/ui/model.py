@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Any
 
 from graphmem.changes import change_words, history_words, reason_detail, spaced
-from graphmem.grading import RANK, describe, grade, needs_review
+from graphmem.grading import RANK, Grade, describe, grade, needs_review
 from graphmem.render import marker
 from graphmem.types import (
     AnchorChange,
@@ -216,6 +216,19 @@ def _finding_item(refs: Sequence[KnowledgeReference], unit: Observation | None) 
 def _worst(refs: Sequence[KnowledgeReference]) -> KnowledgeReference:
     """The worst graded of ``refs`` (the first of equals)."""
     return max(refs, key=lambda r: RANK[grade(r)])
+
+
+def findings_by_file(refs: Iterable[KnowledgeReference]) -> list[tuple[str, dict[str, int]]]:
+    """Per knowledge file, how many of its references need a look, by grade (what ``check``
+    reports by default), worst first; files with none are left out."""
+    by_file: dict[str, Counter[Grade]] = {}
+    for r in refs:
+        if needs_review(r):
+            by_file.setdefault(r.path, Counter())[grade(r)] += 1
+    return [
+        (path, {g.value: n for g, n in sorted(counts.items(), key=lambda gn: -RANK[gn[0]])})
+        for path, counts in sorted(by_file.items())
+    ]
 
 
 def queue_items(

@@ -392,3 +392,16 @@ def test_an_uncommitted_change_names_no_commit() -> None:
     ]
     committed = model.note_item(note("m", at=200))
     assert (committed.commit, committed.uncommitted) == ("abc123def", False)
+
+
+def test_the_overview_counts_per_file_what_check_reports() -> None:
+    """A compatible change is no finding of its file; the others are counted by grade, worst first."""
+    refs = [
+        ref("u1", ReferenceState.CHANGED, path="docs/a.md"),
+        ref("u2", ReferenceState.SUSPECT, path="docs/b.md"),
+        replace(ref("u2", ReferenceState.SUSPECT, path="docs/b.md"), deprecated=True),
+        ref("u3", ReferenceState.DANGLING, path="docs/b.md"),
+        ref("u4", ReferenceState.OK, path="docs/c.md"),
+    ]
+    assert model.findings_by_file(refs) == [("docs/b.md", {"dangling": 1, "suspect": 1, "deprecated": 1})]
+    assert list(model.findings_by_file(refs)[0][1]) == ["dangling", "suspect", "deprecated"]
