@@ -267,7 +267,7 @@ class Indexer:
             logger.error("%s: %s", rt.id, rt.error)
             return
         rt.state, rt.error = IndexState.INDEXING, ""
-        with no_cyclic_gc(), self._deriver.releasing(rt):  # (a derived pass that failed: the writes go on)
+        with no_cyclic_gc():
             self._index_pass(rt, full=full, only=only, started=started)
         malloc.trim()
 
