@@ -182,6 +182,7 @@ class Core:
                 debounce_ms=self.cfg.debounce_ms,
                 step_ms=self.cfg.watch_step_ms,
                 rescan_interval_s=self.cfg.rescan_interval_s,
+                group_after_s=self.cfg.watch_group_after_s or None,
             )
             self._watcher.start()
             self.checkouts.start()
