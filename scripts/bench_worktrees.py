@@ -32,9 +32,13 @@ the first checkout's RSS above that, per file, is what indexing a file costs her
 worktree's differing files inherently need about that much each (their parses, symbols,
 edges, text documents and resolver entries are their own), reported as "inherent".
 
+At the end, 12 s after the last worktree (its checkouts then share one watch), the idle
+daemon's CPU over ``--idle-seconds`` (its whole tree, % of one CPU) and its busiest threads.
+
 Targets: an added worktree whose files equal an indexed checkout's is current in <= 1 s plus
 the time to parse its differing files; each such worktree adds <= 10 % of the first
-checkout's whole-tree RSS (plus, for a branch worktree, what its differing files inherently need).
+checkout's whole-tree RSS (plus, for a branch worktree, what its differing files inherently
+need); an idle daemon with 16 worktrees uses <= 1 % of a CPU.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ from benchlib import (
     DaemonProc,
     _descendants,
     _rss_hwm,
+    busy_threads,
     check_quiet,
     load_average,
     short_home,
@@ -158,7 +163,24 @@ def wait_current(d: DaemonProc, root: Path, timeout: float = 600) -> dict[str, A
     raise RuntimeError(f"{root} did not become current")
 
 
-def run(counts: list[int], changed: int, quiet: bool, keep_log: Path | None = None) -> dict[str, Any]:
+#: what the daemon does before it is measured idle at the end: its checkouts share one watch
+#: once none was added for 10 s (``GRAPHMEM_WATCH_GROUP_AFTER_S``)
+IDLE_AFTER_S = 12.0
+
+
+def idle_cpu(d: DaemonProc, wait_s: float, seconds: float) -> dict[str, Any]:
+    """The daemon's CPU (its whole tree) over ``seconds`` once ``wait_s`` passed with nothing
+    asked of it, in % of one CPU, and its busiest threads meanwhile."""
+    time.sleep(wait_s)
+    before = sum(tree_cpu_seconds(d.proc.pid))
+    threads = busy_threads([d.proc.pid], seconds)
+    used = sum(tree_cpu_seconds(d.proc.pid)) - before
+    return {"idle_cpu_pct": round(100 * used / seconds, 2), "idle_threads": threads}
+
+
+def run(
+    counts: list[int], changed: int, quiet: bool, keep_log: Path | None = None, idle_s: float = 10.0
+) -> dict[str, Any]:
     tmp = short_home()
     home = tmp / "home"
     out: dict[str, Any] = {"counts": counts, "changed_files": changed}
@@ -283,6 +305,14 @@ def run(counts: list[int], changed: int, quiet: bool, keep_log: Path | None = No
                             f"{summary['same_files_after_git_within_1s']} of {len(same)}"
                         )
             out["worktrees"] = rows
+            if idle_s > 0:
+                out["idle"] = idle_cpu(d, IDLE_AFTER_S, idle_s)
+                if not quiet:
+                    print(
+                        f"idle with {top + 1} checkouts ({IDLE_AFTER_S:.0f} s after the last): "
+                        f"{out['idle']['idle_cpu_pct']:.2f}% of a CPU over {idle_s:.0f} s (target <= 1 %); "
+                        f"{out['idle']['idle_threads']}"
+                    )
         finally:
             d.stop()
             if keep_log is not None:
@@ -301,9 +331,11 @@ def main() -> int:
     ap.add_argument("--changed", type=int, default=300, help="files a branch worktree changes")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--keep-log", type=Path, help="copy the daemon's log here at the end")
+    ap.add_argument("--idle-seconds", type=float, default=10.0,
+                    help="measure the idle daemon's CPU this long at the end (0: not)")  # fmt: skip
     args = ap.parse_args()
     counts = sorted({int(x) for x in args.counts.split(",") if x.strip()})
-    result = run(counts, args.changed, args.json, args.keep_log)
+    result = run(counts, args.changed, args.json, args.keep_log, args.idle_seconds)
     if args.json:
         print(json.dumps(result))
     return 0
