@@ -64,7 +64,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import Literal, Protocol, TypeAlias
 
 import watchfiles
 from graphmem.errors import NotFound
@@ -169,6 +169,32 @@ def _overlap_s(cfg: _Config) -> float:
     """How long a watch taken over goes on beside the new one: twice the longest a change
     waits in it before it is reported (its debounce and a step to notice it, a step of quiet)."""
     return 2 * (cfg.debounce_ms + 2 * cfg.step_ms) / 1000
+
+
+class _StopProbe(Protocol):
+    """What watchfiles asks whether to stop (once per step)."""
+
+    def is_set(self) -> bool: ...
+
+
+def _watch_roots(
+    roots: Sequence[Path], cfg: _Config, keep: Callable[[watchfiles.Change, str], bool], stop: _StopProbe
+) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+    """The recursive watch of ``roots`` (a root's own, or a group's): ``cfg``'s debounce and step,
+    waking every ``health_check_ms`` when nothing changed (an empty set)."""
+    return _watch(
+        *roots,
+        watch_filter=keep,
+        debounce=cfg.debounce_ms,
+        step=cfg.step_ms,
+        stop_event=stop,
+        rust_timeout=cfg.health_check_ms,
+        yield_on_timeout=True,
+        raise_interrupt=False,
+        recursive=True,
+        force_polling=cfg.force_polling,
+        ignore_permission_denied=True,
+    )
 
 
 class _RootGone(Exception):
@@ -392,19 +418,7 @@ class _RootRunner:
         identity = _dir_identity(self.root)
         if identity is None:
             raise _RootGone(f"{self.root} is not a directory")
-        changes_iter = _watch(
-            self.root,
-            watch_filter=self._filter,
-            debounce=cfg.debounce_ms,
-            step=cfg.step_ms,
-            stop_event=_LiveProbe(self, handed),
-            rust_timeout=cfg.health_check_ms,
-            yield_on_timeout=True,
-            raise_interrupt=False,
-            recursive=True,
-            force_polling=cfg.force_polling,
-            ignore_permission_denied=True,
-        )
+        changes_iter = _watch_roots((self.root,), cfg, self._filter, _LiveProbe(self, handed))
         try:
             for changes in changes_iter:
                 if not started:
@@ -509,19 +523,7 @@ class _Group:
         identities = {root: _dir_identity(root) for root in self.roots}
         if any(i is None for i in identities.values()):
             raise _RootGone("a root is not a directory")
-        changes_iter = _watch(
-            *self.roots,
-            watch_filter=next(iter(self.runners.values()))._filter,
-            debounce=cfg.debounce_ms,
-            step=cfg.step_ms,
-            stop_event=self,
-            rust_timeout=cfg.health_check_ms,
-            yield_on_timeout=True,
-            raise_interrupt=False,
-            recursive=True,
-            force_polling=cfg.force_polling,
-            ignore_permission_denied=True,
-        )
+        changes_iter = _watch_roots(self.roots, cfg, next(iter(self.runners.values()))._filter, self)
         try:
             for changes in changes_iter:
                 if changes:
