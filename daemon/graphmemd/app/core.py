@@ -182,13 +182,14 @@ class Core:
                 debounce_ms=self.cfg.debounce_ms,
                 step_ms=self.cfg.watch_step_ms,
                 rescan_interval_s=self.cfg.rescan_interval_s,
+                group_after_s=self.cfg.watch_group_after_s or None,
             )
             self._watcher.start()
             self.checkouts.start()
         self._mining.start()
         steps.mark("watcher")
         for rt in known:
-            self._watch_and_index(rt)
+            self._watch_and_index(rt, Steps())
         steps.mark("watched")
         self.ready.set()
         logger.info("opened in %.2fs: %s; %.2f CPU-s", steps.total, steps, steps.cpu)
@@ -262,11 +263,16 @@ class Core:
     # ------------------------------------------------------------------ repositories
 
     def add_repo(self, path: Path | str) -> RepoRuntime:
-        """Register (if new), watch and index a repository."""
+        """Register (if new), watch and index a repository (a new one's steps and their times
+        logged: "registered ... in")."""
+        steps = Steps()
         stored = {rid: (commit, at) for rid, _root, commit, at in self.store.repos()}
+        steps.mark("store")
         rt, new = self._register(path, stored)
+        steps.mark("registry")
         if new:
-            self._watch_and_index(rt)
+            self._watch_and_index(rt, steps)
+            logger.info("%s: registered in %.3fs (%s)", rt.id, steps.total, steps)
         return rt
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
@@ -288,13 +294,14 @@ class Core:
             rt.read_facts()
         return rt, True
 
-    def _watch_and_index(self, rt: RepoRuntime) -> None:
+    def _watch_and_index(self, rt: RepoRuntime, steps: Steps) -> None:
         """Watch a newly registered repository, then queue its index pass."""
         if self._watcher is not None:
             self._watcher.add_root(rt.root)
             # Scan only once the OS watch is registered, so no change falls in between.
             if not self._watcher.wait_live(rt.root, timeout=5.0):
                 logger.warning("watch of %s not live after 5 s; the periodic rescan covers the gap", rt.root)
+        steps.mark("watch live")
         self.indexer.submit(Job("index", rt.id))
 
     def remove_repo(self, hint: str, *, purge: bool = False) -> int:
