@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -239,7 +239,22 @@ class Core:
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
                     ready = {rt.id: rt.resolver.facts for rt in self.registry.all() if rt.state is IndexState.READY}
                     self.snapshots.save_all(self.state.graph, ready)
+                    self._save_knowledge(ready)
                 mark_clean(self.cfg.store_path)
+
+    def _save_knowledge(self, ready: Iterable[str]) -> None:
+        """Beside each snapshot, what the checkout's knowledge files were (``KnowledgeKeeper.export``):
+        the next start reads only the ones that changed meanwhile. One not written is logged."""
+        if self._indexer is None:
+            return
+        for rid in ready:
+            rt = self.registry.get(rid)
+            if rt is None:
+                continue
+            try:
+                self.snapshots.save_knowledge(rid, self._indexer.knowledge.export(rt))
+            except OSError as exc:
+                logger.warning("cannot write the knowledge state of %s: %s", rid, exc)
 
     def _store_idle(self) -> None:
         """On the writer thread whenever its queue drained: repair store copies that failed

@@ -227,6 +227,8 @@ class Indexer:
         if job.kind == "load":
             with no_cyclic_gc():
                 restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
+                why = self.knowledge.take_back(rt, self._snapshots.take_knowledge(rt.id))
+                logger.info("%s: knowledge files %s", rt.id, f"read again ({why})" if why else "as left")
             malloc.trim()
             self._memory.views.refresh(rt.id)  # its siblings' notes on its code now, not after a pass
         elif job.kind == "index":

@@ -142,7 +142,7 @@ class Snapshots:
         if not self.directory.is_dir():
             return
         for p in self.directory.iterdir():
-            if p.suffix in (".snap", ".tmp"):
+            if p.suffix in (".snap", ".know", ".tmp"):
                 try:
                     p.unlink(missing_ok=True)
                 except OSError as exc:  # ``take`` does not use a snapshot it cannot remove either
@@ -185,6 +185,40 @@ class Snapshots:
                 logger.warning("cannot write the snapshot of %s: %s", rid, exc)
                 continue
             logger.info("snapshot of %s written in %.2fs (%d KiB)", rid, time.monotonic() - started, size // 1024)
+
+    def save_knowledge(self, repo_id: str, data: bytes) -> None:
+        """Write what ``repo_id``'s knowledge files were (``ingest.knowledge.kept``) beside its
+        snapshot, whole or not at all. Raises OSError."""
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        target = self.directory / f"{repo_file_stem(repo_id)}.know"
+        tmp = target.with_name(target.name + ".tmp")
+        try:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def take_knowledge(self, repo_id: str) -> bytes | None:
+        """What ``save_knowledge`` wrote for ``repo_id``, removed from disk (read at most once,
+        as a snapshot is); None when there is none, or it cannot be read or removed."""
+        path = self.directory / f"{repo_file_stem(repo_id)}.know"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            logger.warning("knowledge state of %s not used: %s", repo_id, exc)
+            return None
+        try:
+            path.unlink()
+        except OSError as exc:
+            logger.warning("knowledge state of %s not used: it cannot be removed (%s)", repo_id, exc)
+            return None
+        return data
 
     def take(self, repo_id: str) -> tuple[GraphPart, RepoFacts] | None:
         """``repo_id``'s snapshot and the facts it was written with, removed from disk; None
