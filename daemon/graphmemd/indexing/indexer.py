@@ -226,9 +226,7 @@ class Indexer:
                 each.ensure_facts()
         if job.kind == "load":
             with no_cyclic_gc():
-                restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
-                why = self.knowledge.take_back(rt, self._snapshots.take_knowledge(rt.id))
-                logger.info("%s: knowledge files %s", rt.id, f"read again ({why})" if why else "as left")
+                restore(self._store, self._sink.parses, self._snapshots, self._state, rt, self.knowledge)
             malloc.trim()
             self._memory.views.refresh(rt.id)  # its siblings' notes on its code now, not after a pass
         elif job.kind == "index":

@@ -6,7 +6,7 @@ A file is read again when its content changed (its size or modification time fir
 or removed, or a name that named nothing until code of it appeared, and once HEAD moves when
 it was read while its lines were not committed (the commit of a unit's lines, from ``git
 blame``, is what its references are judged from). A clean stop writes that state down
-(``export``, ``ingest.knowledge.kept``) and the next start takes it back (``take_back``), so a
+(``export_kept``, ``ingest.knowledge.kept``) and the next start takes it back (``take_back``), so a
 restart reads only the files that changed while the daemon was stopped. Its units
 are paired with the file's units as they were (``identity.pair_units``; a shared note by its
 ``id``); a unit whose text is unchanged keeps its anchors and reasons, a new or edited one is
@@ -170,55 +170,6 @@ class KnowledgeKeeper:
         if same:
             rt.doc_stats[path] = st
         return not same
-
-    # ------------------------------------------------------------------ restarts
-
-    def export(self, rt: RepoRuntime) -> bytes:
-        """What ``rt``'s knowledge files are now, for the next start (a clean stop: the indexer
-        has stopped, the journal holds every unit)."""
-        book = self._memory.book
-        digests = self._digests.get(rt.id, {})
-        files = {
-            path: kept_state.KeptFile(
-                size, mtime, digests.get(path, ""), tuple(o.id for o in book.from_file(rt.id, path))
-            )
-            for path, (size, mtime) in rt.doc_stats.items()
-        }
-        kept = kept_state.KeptDocs(
-            repo=rt.id,
-            code=code_fingerprint(self._max_file_size),
-            selection=_selection(rt.root),
-            head=rt.indexed_commit,
-            files=files,
-            unresolved={p: frozenset(n) for p, n in self._unresolved.get(rt.id, {}).items()},
-            judge_again=frozenset(self._read_in_batches.get(rt.id, set())),
-        )
-        return kept_state.encode(kept)
-
-    def take_back(self, rt: RepoRuntime, data: bytes | None) -> str:
-        """Take back what ``export`` wrote at the last clean stop, when it still stands for a
-        read of every file (``kept.why_not``) and HEAD did not leave its history (a commit
-        whose ancestor is the kept HEAD leaves every unchanged line's commit as it was; a
-        rebase, reset or another branch may change them all); returns why not ("" when taken).
-        On the indexer thread, before the checkout's first pass."""
-        kept = kept_state.decode(data) if data is not None else None
-        if kept is None:
-            return "none kept" if data is None else "unreadable"
-        book = self._memory.book
-        units = {p: frozenset(o.id for o in book.from_file(rt.id, p)) for p in book.knowledge_files(rt.id)}
-        why = kept_state.why_not(
-            kept, rt.id, code_fingerprint(self._max_file_size), _selection(rt.root), rt.indexed_commit, units
-        )
-        head = head_commit(rt.root)
-        if not why and head != kept.head and kept.head and not is_ancestor(rt.root, kept.head, head):
-            why = f"HEAD moved off {kept.head[:12]}'s history"
-        if why:
-            return why
-        rt.doc_stats.update({p: (f.size, f.mtime_ns) for p, f in kept.files.items()})
-        self._digests[rt.id] = {p: f.digest for p, f in kept.files.items() if f.digest}
-        self._unresolved[rt.id] = {p: set(n) for p, n in kept.unresolved.items()}
-        self._read_in_batches[rt.id] = set(kept.judge_again)
-        return ""
 
     def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
         """After a watcher batch: read the changed knowledge files, drop the removed ones,
@@ -522,6 +473,53 @@ class KnowledgeKeeper:
                 ctx.puts.append(grade(replace(o, stale_reasons=reasons, updated_at=ctx.now), self._state, ctx.now, ""))
         ctx.history.close()
         return self._memory.apply_knowledge(ctx.puts, ())
+
+
+def export_kept(keeper: KnowledgeKeeper, rt: RepoRuntime) -> bytes:
+    """What ``rt``'s knowledge files are now (``keeper``'s tables), for the next start (a
+    clean stop: the indexer has stopped, the journal holds every unit)."""
+    book = keeper._memory.book
+    digests = keeper._digests.get(rt.id, {})
+    files = {
+        path: kept_state.KeptFile(size, mtime, digests.get(path, ""), tuple(o.id for o in book.from_file(rt.id, path)))
+        for path, (size, mtime) in rt.doc_stats.items()
+    }
+    kept = kept_state.KeptDocs(
+        repo=rt.id,
+        code=code_fingerprint(keeper._max_file_size),
+        selection=_selection(rt.root),
+        head=rt.indexed_commit,
+        files=files,
+        unresolved={p: frozenset(n) for p, n in keeper._unresolved.get(rt.id, {}).items()},
+        judge_again=frozenset(keeper._read_in_batches.get(rt.id, set())),
+    )
+    return kept_state.encode(kept)
+
+
+def take_back(keeper: KnowledgeKeeper, rt: RepoRuntime, data: bytes | None) -> str:
+    """Take back into ``keeper`` what ``export_kept`` wrote at the last clean stop, when it still stands for a
+    read of every file (``kept.why_not``) and HEAD did not leave its history (a commit
+    whose ancestor is the kept HEAD leaves every unchanged line's commit as it was; a
+    rebase, reset or another branch may change them all); returns why not ("" when taken).
+    On the indexer thread, before the checkout's first pass."""
+    kept = kept_state.decode(data) if data is not None else None
+    if kept is None:
+        return "none kept" if data is None else "unreadable"
+    book = keeper._memory.book
+    units = {p: frozenset(o.id for o in book.from_file(rt.id, p)) for p in book.knowledge_files(rt.id)}
+    why = kept_state.why_not(
+        kept, rt.id, code_fingerprint(keeper._max_file_size), _selection(rt.root), rt.indexed_commit, units
+    )
+    head = head_commit(rt.root)
+    if not why and head != kept.head and kept.head and not is_ancestor(rt.root, kept.head, head):
+        why = f"HEAD moved off {kept.head[:12]}'s history"
+    if why:
+        return why
+    rt.doc_stats.update({p: (f.size, f.mtime_ns) for p, f in kept.files.items()})
+    keeper._digests[rt.id] = {p: f.digest for p, f in kept.files.items() if f.digest}
+    keeper._unresolved[rt.id] = {p: set(n) for p, n in kept.unresolved.items()}
+    keeper._read_in_batches[rt.id] = set(kept.judge_again)
+    return ""
 
 
 def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) -> StaleReason:
