@@ -72,7 +72,6 @@ def register(r: Registrar) -> None:
     p = r.verb("show", cmd_show, "show one observation (as the checkout you are in sees it)")
     p.add_argument("id", metavar="ID")
     p.add_argument("--repo", default="", help="judge it in this checkout (id or path; default: the one you are in)")
-    p.set_defaults(all=False)
     p.add_argument(
         "--verbose", "-v", action="store_true", help="each reason in full: detection time, commit, both signatures"
     )
@@ -184,7 +183,7 @@ def cmd_observe(args: argparse.Namespace, ctx: Ctx) -> int:
 def cmd_show(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem show``: one observation in full."""
     with ctx.client() as client:
-        obs = client.get(args.id, repo=at_hand(client, args))
+        obs = client.get(args.id, repo=at_hand(client, args.repo))
     if args.json:
         ctx.print_json(obs)
     else:
@@ -206,7 +205,7 @@ def cmd_list(args: argparse.Namespace, ctx: Ctx) -> int:
     with ctx.client() as client:
         matching = functools.partial(
             client.list,
-            repo=at_hand(client, args),
+            repo=at_hand(client, args.repo, every=args.all),
             statuses=statuses,
             categories=args.category,
             file=args.file,
@@ -229,11 +228,14 @@ def cmd_list(args: argparse.Namespace, ctx: Ctx) -> int:
     return 0
 
 
-def at_hand(client: GraphMem, args: argparse.Namespace) -> str:
-    """The repository a ``list``/``events``/``export`` covers: ``--repo``; every one with
-    ``--all``; else the registered repository containing the working directory, if any."""
-    if args.repo or args.all:
-        return str(args.repo) if not args.all else ""
+def at_hand(client: GraphMem, repo: str, every: bool = False) -> str:
+    """The repository a command covers (``show``, ``list``, ``events``, ``export``): ``repo``
+    (``--repo``) when given; every one with ``every`` (``--all``: ""); else the registered
+    repository containing the working directory, if any ("" when none does)."""
+    if every:
+        return ""
+    if repo:
+        return repo
     directory = client.working_directory()
     found = client.repo_containing(directory) if directory is not None else None
     return found.id if found is not None else ""

@@ -36,8 +36,10 @@ from graphmemd.app import transfer
 from graphmemd.app.checkouts import CheckoutOps, origin_of
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
+from graphmemd.graph.codegraph import CodeGraph
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
+from graphmemd.indexing.knowledge import export_kept
 from graphmemd.ingest.gitinfo import head_commit
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
@@ -238,8 +240,8 @@ class Core:
             if not self._store.poisoned:
                 self.snapshots.clear()
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
-                    ready = {rt.id: rt.resolver.facts for rt in self.registry.all() if rt.state is IndexState.READY}
-                    self.snapshots.save_all(self.state.graph, ready)
+                    ready = [rt for rt in self.registry.all() if rt.state is IndexState.READY]
+                    _save_snapshots(self.snapshots, self.state.graph, ready, self._indexer)
                 mark_clean(self.cfg.store_path)
 
     def _store_idle(self) -> None:
@@ -514,3 +516,19 @@ def watcher_status(watcher: RepoWatcher | None) -> WatcherStatus:
     reasons = [f"{root}: {s.degraded_reason}" for root, s in states.items() if s.degraded_reason]
     mode = "polling" if any(s.mode == "polling" for s in states.values()) else "watching"
     return WatcherStatus(mode, not reasons, "; ".join(reasons), sum(s.restarts for s in states.values()))
+
+
+def _save_snapshots(
+    snapshots: Snapshots, graph: CodeGraph, ready: Sequence[RepoRuntime], indexer: Indexer | None
+) -> None:
+    """At a clean stop, each ready checkout's graph snapshot and, beside it, what its knowledge
+    files were (``knowledge.export_kept``: the next start reads only the ones that changed
+    meanwhile). One not written is logged: the next start does that work again."""
+    snapshots.save_all(graph, {rt.id: rt.resolver.facts for rt in ready})
+    for rt in ready:
+        if indexer is None:
+            return
+        try:
+            snapshots.save_knowledge(rt.id, export_kept(indexer.knowledge, rt))
+        except OSError as exc:
+            logger.warning("cannot write the knowledge state of %s: %s", rt.id, exc)

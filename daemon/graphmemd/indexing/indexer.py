@@ -228,7 +228,7 @@ class Indexer:
                 each.ensure_facts()
         if job.kind == "load":
             with no_cyclic_gc():
-                restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
+                restore(self._store, self._sink.parses, self._snapshots, self._state, rt, self.knowledge)
             malloc.trim()
             self._memory.views.refresh(rt.id)  # its siblings' notes on its code now, not after a pass
         elif job.kind == "index":
