@@ -10,6 +10,7 @@ from graphmemd.graph.model import Confidence, Language, ParsedFile, ResolvedEdge
 from graphmemd.graph.resolution.facts import RepoFacts
 from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, ImportCtx, discard, overlay
 from graphmemd.graph.resolution.lookup import SUBCLASS_KEY
+from graphmemd.graph.resolution.names import ALL, SEP, changed_names, name_facts, name_key, path_of, top
 from graphmemd.graph.resolution.passes import Acc, FileStats, Pass
 from graphmemd.graph.resolution.registry import rules_for
 from graphmemd.graph.resolution.rules import LanguageRules
@@ -36,6 +37,17 @@ class RepoResolver:
         self._watchers: dict[str, set[str]] = {}
         self._consulted: dict[str, frozenset[str]] = {}
         self._consulted_by: dict[str, set[str]] = {}
+        #: path -> the name keys of it some resolution recorded (``names.name_key``)
+        self._named: dict[str, set[str]] = {}
+        #: path -> the names of it that changed since its dependents were last asked for
+        #: (``dependents_of``); ``{ALL}``: every name (it appeared, vanished, is not Python)
+        self._changed: dict[str, frozenset[str]] = {}
+        #: whether ``dependents_of`` narrows a changed file's dependents to those that read a
+        #: name of it that changed (else: every file that consulted it). Off in the daemon:
+        #: its store write deletes a changed file's symbol rows with the edges into them
+        #: (``StoreEngine.replace_files``), which only re-resolving every file that consulted
+        #: it writes back (docs/benchmarks.md, twenty-third session)
+        self.narrow = False
         self._file_stats: dict[str, tuple[str, FileStats]] = {}
         self._stats: tuple[LanguageResolution, ...] = ()
         self.set_facts(facts)
@@ -82,6 +94,7 @@ class RepoResolver:
         self.files[path] = fi
         self._index(fi)
         self._drop_ctx(path)
+        self._note_change(path, old, fi)
         if old is None:
             self._appeared_or_vanished(fi)
         elif old.struct_key != fi.struct_key:
@@ -114,6 +127,8 @@ class RepoResolver:
             self._consulted[path] = seen
             for p in seen:
                 self._consulted_by.setdefault(p, set()).add(path)
+        for path, keys in source._named.items():
+            self._named[path] = set(keys)
         keep = set(paths)
         gone = sorted(p for p in source.files if p not in keep)
         # (their statistics left out here: ``remove_file`` would total them again for each)
@@ -121,6 +136,8 @@ class RepoResolver:
         for path in gone:
             self.remove_file(path)
         self._snapshot_stats()
+        # (``later`` files set again stay arrivals — every name changed — not changes of the
+        # source's file: the graph's copy holds no edge into them, ``codegraph.derive_files``)
         now = set(gone) - set(later)
         return self.dependents_of(now) if now else set()
 
@@ -138,6 +155,7 @@ class RepoResolver:
         self._unindex(old)
         self._drop_ctx(path)
         self._set_consulted(path, frozenset())
+        self._changed[path] = _EVERY  # (gone: every name of it changed)
         self._appeared_or_vanished(old)
         if self._file_stats.pop(path, None) is not None:
             self._snapshot_stats()
@@ -162,6 +180,7 @@ class RepoResolver:
 
     def all_edges(self) -> ResolvedEdges:
         """The resolved edges of every file."""
+        self._changed.clear()  # (every file resolved: no dependent is left to find)
         return self.edges_for(self.files)
 
     def call_sites(self, caller: str, callee: str) -> tuple[tuple[str, bool], ...] | None:
@@ -205,15 +224,26 @@ class RepoResolver:
 
     def dependents_of(self, paths: Iterable[str]) -> set[str]:
         """Files (other than ``paths``) whose resolution may change when ``paths`` change,
-        appear or disappear. Call after ``set_file``/``remove_file`` of ``paths``."""
+        appear or disappear. Call after ``set_file``/``remove_file`` of ``paths``.
+
+        A Python file that was there before and after (``set_file`` compared its facts per
+        name, ``names.changed_names``) narrows to the files that read it whole or read one
+        of its changed names; any other file (appeared, vanished, another language, or its
+        module-wide facts changed) to every file that consulted it in any way. Each path's
+        changed names are forgotten once asked for."""
         for each in list(self.files.values()):
             self.ctx_of(each)
         ps = set(paths)
-        keys: set[str] = set(ps)
-        for p in ps:
+        changed = {p: self._changed.pop(p, _EVERY) for p in ps}
+        narrowed = {p for p, names in changed.items() if self.narrow and ALL not in names}
+        keys: set[str] = set(ps) - narrowed
+        for p in ps - narrowed:
             fi = self.files.get(p)
             for rules in self._rules.values():
                 keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
+            keys |= self._named.get(p, set())
+        for p in narrowed:
+            keys.update(n if n.startswith(SUBCLASS_KEY) else name_key(p, n) for n in changed[p])
         out: set[str] = set()
         for k in keys:  # import contexts that probed the key, resolutions that consulted it
             out |= self._watchers.get(k, set())
@@ -221,7 +251,7 @@ class RepoResolver:
         for p in ps:
             out |= self._consulted_by.get(p, set())
             fi = self.files.get(p)
-            for name in _base_names(fi) if fi is not None else ():
+            for name in _base_names(fi) if fi is not None and p not in narrowed else ():
                 out |= self._consulted_by.get(SUBCLASS_KEY + name, set())
         return {p for p in out if p in self.files} - ps
 
@@ -301,15 +331,34 @@ class RepoResolver:
             for k in old.keys:
                 discard(self._watchers, k, path)
 
+    def _note_change(self, path: str, old: FileIndex | None, new: FileIndex) -> None:
+        """Add the names of ``path`` that changed from ``old`` to ``new`` to those changed
+        since its dependents were last asked for: every name (``ALL``) when it appeared or
+        is not Python (only Python files' reads are recorded by name throughout)."""
+        if old is None or new.family != _NARROWED or old.family != _NARROWED:
+            self._changed[path] = _EVERY
+            return
+        names = changed_names(name_facts(old), name_facts(new))
+        if ALL not in names:  # a class changed: the walks of its bases' subclasses read it
+            refs = (*old.parsed.inherits, *new.parsed.inherits)
+            names |= {SUBCLASS_KEY + _last(r.parent) for r in refs if top(r.child) in names}
+        before = self._changed.get(path)
+        self._changed[path] = names if before is None else before | names
+
     def _set_consulted(self, path: str, seen: frozenset[str]) -> None:
-        seen = seen - {path}
+        own = path + SEP
+        seen = frozenset(k for k in seen if k != path and not k.startswith(own))
         old = self._consulted.get(path, frozenset())
         if old == seen:
             return
         for p in old - seen:
             discard(self._consulted_by, p, path)
+            if p not in self._consulted_by and SEP in p:
+                discard(self._named, path_of(p), p)
         for p in seen - old:
             self._consulted_by.setdefault(p, set()).add(path)
+            if SEP in p:
+                self._named.setdefault(path_of(p), set()).add(p)
         if seen:
             self._consulted[path] = seen
         else:
@@ -376,8 +425,13 @@ class Exports:
             return frozenset()
         self._run.seen = set()
         self._run.resolve_in_files((path,), dotted.split("."))
-        return frozenset(self._run.seen)
+        return frozenset(path_of(k) for k in self._run.seen)
 
+
+#: the family whose reads of other files are recorded by name (``names.py``)
+_NARROWED = "python"
+#: every name of a file changed
+_EVERY = frozenset({ALL})
 
 #: how a call found its callee when it names it through a module or class, not an instance
 _THROUGH_NAMES = frozenset({Confidence.SAME_MODULE, Confidence.IMPORT, Confidence.SAME_PACKAGE})
