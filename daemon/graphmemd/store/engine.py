@@ -523,14 +523,22 @@ class Store(StoreConnection):
         outgoing edges were re-resolved, e.g. dependents of the changed files); the old
         outgoing edges of all of those are deleted first, so no edge is duplicated. ``infos``:
         the files' symbols by path as the graph already holds them (derived again if absent).
+
+        A file written again keeps the edges other files (not among those re-resolved) have
+        into it and into its symbols that keep their id (a narrowed change re-resolves only
+        the files that read a name of it that changed: ``RepoResolver.dependents_of``); the
+        edges into its symbols that went away go with them.
         """
         paths = [rec.path for rec, _ in files]
         chunks = load_chunks(files)
         gone = sorted(set(removed_paths) | set(paths))
         sources = sorted(set(edge_sources) - set(gone))
         with self._lock:
+            kept = ResolvedEdges()
             if gone and self._has_files(repo_id):
                 ids = [file_id(repo_id, p) for p in gone]
+                if paths:
+                    kept = self._edges_into(repo_id, paths, skip=[*ids, *(file_id(repo_id, p) for p in sources)])
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
                 if len(chunks) > 1:  # a bulk delete before a bulk load: see _load
@@ -543,6 +551,51 @@ class Store(StoreConnection):
                     {"ids": ids},
                 )
             self._load(repo_id, chunks, edges, infos)
+            if kept.imports or kept.calls or kept.inherits:
+                self._restore_edges_into(repo_id, paths, kept)
+
+    def _edges_into(self, repo_id: str, paths: Sequence[str], skip: Sequence[str]) -> ResolvedEdges:
+        """The edges into the files ``paths`` and their symbols from files not in ``skip``
+        (file ids), as stored now."""
+        p = {"ids": [file_id(repo_id, x) for x in paths], "skip": list(skip)}
+        imports = self._triples_q(
+            "MATCH (a:File)-[e:IMPORTS]->(b:File) WHERE b.id IN $ids AND NOT a.id IN $skip"
+            " RETURN a.id, b.id, e.confidence",
+            p,
+        )
+        calls = self._triples_q(
+            "MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE b.file IN $ids AND NOT a.file IN $skip"
+            " RETURN a.id, b.id, e.confidence",
+            p,
+        )
+        calls += self._triples_q(
+            "MATCH (a:File)-[e:FILE_CALLS]->(b:Symbol) WHERE b.file IN $ids AND NOT a.id IN $skip"
+            " RETURN a.id, b.id, e.confidence",
+            p,
+        )
+        a, b, kinds, conf = self._columns(
+            "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE b.file IN $ids AND NOT a.file IN $skip"
+            " RETURN a.id, b.id, e.kind, e.confidence",
+            p,
+            4,
+        )
+        inherits = tuple(zip(a, b, map(InheritKind, kinds), map(_confidence, conf), strict=True))
+        return ResolvedEdges(imports=imports, calls=calls, inherits=inherits)
+
+    def _restore_edges_into(self, repo_id: str, paths: Sequence[str], kept: ResolvedEdges) -> None:
+        """Write ``kept`` (``_edges_into`` the files ``paths`` before they were written again)
+        back, less those into a symbol the files no longer have."""
+        ids = [file_id(repo_id, x) for x in paths]
+        there = set(ids)
+        there.update(r[0] for r in self._run("MATCH (s:Symbol) WHERE s.file IN $ids RETURN s.id", {"ids": ids}))
+        edges = ResolvedEdges(
+            imports=tuple(e for e in kept.imports if e[1] in there),
+            calls=tuple(e for e in kept.calls if e[1] in there),
+            inherits=tuple(e for e in kept.inherits if e[1] in there),
+        )
+        for table, data in rel_tables(repo_id, edges):
+            if data.num_rows:
+                self._copy(table, data)
 
     def file_hashes(self, repo_id: str) -> dict[str, str]:
         """Each stored file of a repository and its content hash."""
