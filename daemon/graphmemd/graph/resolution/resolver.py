@@ -35,19 +35,21 @@ class RepoResolver:
         self._rules: dict[type[LanguageRules], LanguageRules] = {}
         self._ctxs: dict[str, ImportCtx] = {}
         self._watchers: dict[str, set[str]] = {}
-        self._consulted: dict[str, frozenset[str]] = {}
-        self._consulted_by: dict[str, set[str]] = {}
-        #: path -> the name keys of it some resolution recorded (``names.name_key``)
-        self._named: dict[str, set[str]] = {}
+        #: path -> what its last resolution read of other files (its record: paths, name keys
+        #: ``names.name_key``, subclass keys), interned strings in a tuple; no index over
+        #: them is kept (``dependents_of`` reads every record), so a derived checkout shares
+        #: its sibling's records instead of indexing them again
+        self._consulted: dict[str, tuple[str, ...]] = {}
+        #: path -> the files its record reads anything of (whole or by name)
+        self._read_paths: dict[str, tuple[str, ...]] = {}
         #: path -> the names of it that changed since its dependents were last asked for
         #: (``dependents_of``); ``{ALL}``: every name (it appeared, vanished, is not Python)
         self._changed: dict[str, frozenset[str]] = {}
         #: whether ``dependents_of`` narrows a changed file's dependents to those that read a
-        #: name of it that changed (else: every file that consulted it). Off in the daemon:
-        #: its store write deletes a changed file's symbol rows with the edges into them
-        #: (``StoreEngine.replace_files``), which only re-resolving every file that consulted
-        #: it writes back (docs/benchmarks.md, twenty-third session)
-        self.narrow = False
+        #: name of it that changed (else: every file that consulted it). On: the graph
+        #: (``CodeGraph.put_file``) and the store (``StoreEngine.replace_files``) keep the
+        #: edges other files have into a changed file's symbols that keep their id
+        self.narrow = True
         self._file_stats: dict[str, tuple[str, FileStats]] = {}
         self._stats: tuple[LanguageResolution, ...] = ()
         self.set_facts(facts)
@@ -123,12 +125,8 @@ class RepoResolver:
             self._ctxs[path] = ctx
             for k in ctx.keys:
                 self._watchers.setdefault(k, set()).add(path)
-        for path, seen in source._consulted.items():
-            self._consulted[path] = seen
-            for p in seen:
-                self._consulted_by.setdefault(p, set()).add(path)
-        for path, keys in source._named.items():
-            self._named[path] = set(keys)
+        self._consulted = dict(source._consulted)  # (the records shared: replaced, never changed)
+        self._read_paths = dict(source._read_paths)
         keep = set(paths)
         gone = sorted(p for p in source.files if p not in keep)
         # (their statistics left out here: ``remove_file`` would total them again for each)
@@ -154,7 +152,7 @@ class RepoResolver:
             return
         self._unindex(old)
         self._drop_ctx(path)
-        self._set_consulted(path, frozenset())
+        self._set_consulted(path, ())
         self._changed[path] = _EVERY  # (gone: every name of it changed)
         self._appeared_or_vanished(old)
         if self._file_stats.pop(path, None) is not None:
@@ -173,7 +171,7 @@ class RepoResolver:
             if fi is not None:
                 fi.thaw()
                 self._file_stats[path] = (fi.family, run.file_edges(fi, acc))
-                self._set_consulted(path, frozenset(run.seen))
+                self._set_consulted(path, run.seen)
                 fi.freeze()
         self._snapshot_stats()
         return acc.build()
@@ -236,23 +234,27 @@ class RepoResolver:
         ps = set(paths)
         changed = {p: self._changed.pop(p, _EVERY) for p in ps}
         narrowed = {p for p, names in changed.items() if self.narrow and ALL not in names}
-        keys: set[str] = set(ps) - narrowed
-        for p in ps - narrowed:
+        whole = ps - narrowed
+        keys: set[str] = set(whole)
+        for p in whole:
             fi = self.files.get(p)
             for rules in self._rules.values():
                 keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
-            keys |= self._named.get(p, set())
+        out: set[str] = set()
+        for k in keys:  # import contexts that probed the key
+            out |= self._watchers.get(k, set())
+        # records that read one of the keys, a path of ``ps`` whole, a changed name of a
+        # narrowed one, a subclass of a class a changed file states bases for; or anything
+        # of a file of ``whole``
+        keys |= ps
         for p in narrowed:
             keys.update(n if n.startswith(SUBCLASS_KEY) else name_key(p, n) for n in changed[p])
-        out: set[str] = set()
-        for k in keys:  # import contexts that probed the key, resolutions that consulted it
-            out |= self._watchers.get(k, set())
-            out |= self._consulted_by.get(k, set())
-        for p in ps:
-            out |= self._consulted_by.get(p, set())
+        for p in whole:
             fi = self.files.get(p)
-            for name in _base_names(fi) if fi is not None and p not in narrowed else ():
-                out |= self._consulted_by.get(SUBCLASS_KEY + name, set())
+            keys.update(SUBCLASS_KEY + name for name in (_base_names(fi) if fi is not None else ()))
+        for path, seen in self._consulted.items():
+            if not keys.isdisjoint(seen) or (whole and not whole.isdisjoint(self._read_paths[path])):
+                out.add(path)
         return {p for p in out if p in self.files} - ps
 
     def stats(self) -> tuple[LanguageResolution, ...]:
@@ -345,24 +347,16 @@ class RepoResolver:
         before = self._changed.get(path)
         self._changed[path] = names if before is None else before | names
 
-    def _set_consulted(self, path: str, seen: frozenset[str]) -> None:
+    def _set_consulted(self, path: str, seen: Iterable[str]) -> None:
+        """Keep ``seen`` (less ``path``'s own names) as ``path``'s record."""
         own = path + SEP
-        seen = frozenset(k for k in seen if k != path and not k.startswith(own))
-        old = self._consulted.get(path, frozenset())
-        if old == seen:
-            return
-        for p in old - seen:
-            discard(self._consulted_by, p, path)
-            if p not in self._consulted_by and SEP in p:
-                discard(self._named, path_of(p), p)
-        for p in seen - old:
-            self._consulted_by.setdefault(p, set()).add(path)
-            if SEP in p:
-                self._named.setdefault(path_of(p), set()).add(p)
-        if seen:
-            self._consulted[path] = seen
-        else:
+        keys = tuple(sorted(k for k in seen if k != path and not k.startswith(own)))
+        if not keys:
             self._consulted.pop(path, None)
+            self._read_paths.pop(path, None)
+        elif self._consulted.get(path) != keys:
+            self._consulted[path] = keys
+            self._read_paths[path] = tuple(sorted({path_of(k) for k in keys} - {""}))
 
     def ctx_of(self, fi: FileIndex) -> ImportCtx:
         """The file's import context (and one per function with local imports)."""
