@@ -8,6 +8,8 @@ any index kept over those records — containers counted once each, strings once
 are interned: shared by every record and checkout). Then derive a second resolver from it (a
 same-files worktree: ``RepoResolver.derive``) and count what that derivation allocated
 (``tracemalloc``), whole and in those records alone: what each same-files worktree adds.
+Also times ``dependents_of`` of one file (50 files sampled): what reading the records costs
+a change.
 
     python scripts/bench_records.py [--json]
 """
@@ -18,6 +20,7 @@ import argparse
 import gc
 import json
 import sys
+import time
 import tracemalloc
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -29,8 +32,11 @@ sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "clients"), str(ROOT / "daemon
 from check_dependents import _parse, corpus  # noqa: E402
 from graphmemd.graph.resolution import RepoResolver, facts_from_files  # noqa: E402
 
+#: every name of a file changed (``names.ALL``; spelled out: the code before it ran this too)
+ALL = "\0*"
+
 #: the resolver's attributes that hold records of reads or indexes over them (those present)
-RECORDS = ("_consulted", "_consulted_by", "_named", "_reads", "_read_paths")
+RECORDS = ("_consulted", "_consulted_by", "_named", "_read_paths", "_read_by")
 
 
 def deep_size(obj: object, seen: set[int]) -> int:
@@ -62,6 +68,22 @@ def main() -> int:
         r.set_file(pf)
     r.all_edges()
     n = len(r.files)
+    # what reading every record costs a change: dependents_of of one file set again as it
+    # was (narrowed: no name changed) and as if it were new (every name: file-level)
+    sample = sorted(r.files)[:: max(1, n // 50)]
+    timed: dict[str, float] = {}
+    for how in ("narrowed", "every_name"):
+        spent = 0.0
+        for path in sample:
+            r.set_file(r.files[path].parsed)
+            if how == "every_name" and hasattr(r, "_changed"):
+                r._changed[path] = frozenset({ALL})
+            for fi in r.files.values():  # (the import contexts set_file dropped, rebuilt first)
+                r.ctx_of(fi)
+            started = time.perf_counter()
+            r.dependents_of({path})
+            spent += time.perf_counter() - started
+        timed[how] = spent / len(sample) * 1000
     seen: set[int] = set()
     first = records_size(r, seen)
     keys = sum(len(v) for v in getattr(r, "_consulted", {}).values())
@@ -76,6 +98,7 @@ def main() -> int:
     added = records_size(d, seen)  # (what the first one already holds not counted again)
     out: dict[str, Any] = {
         "files": n,
+        "dependents_of_ms": {k: round(v, 2) for k, v in timed.items()},
         "recorded_keys": keys,
         "records_bytes": first,
         "records_bytes_per_file": round(first / n),
@@ -89,7 +112,8 @@ def main() -> int:
         print(
             f"{n} files, {keys} recorded keys: records {first / 1e6:.2f} MB ({out['records_bytes_per_file']} B/file); "
             f"a same-files derivation allocates {derived / 1e6:.2f} MB, of it the records {added / 1e6:.2f} MB "
-            f"({out['derive_records_bytes_per_file']} B/file)"
+            f"({out['derive_records_bytes_per_file']} B/file); dependents_of of one file "
+            f"{timed['narrowed']:.2f} ms narrowed, {timed['every_name']:.2f} ms every name"
         )
     return 0
 

@@ -36,12 +36,15 @@ class RepoResolver:
         self._ctxs: dict[str, ImportCtx] = {}
         self._watchers: dict[str, set[str]] = {}
         #: path -> what its last resolution read of other files (its record: paths, name keys
-        #: ``names.name_key``, subclass keys), interned strings in a tuple; no index over
-        #: them is kept (``dependents_of`` reads every record), so a derived checkout shares
-        #: its sibling's records instead of indexing them again
-        self._consulted: dict[str, tuple[str, ...]] = {}
-        #: path -> the files its record reads anything of (whole or by name)
-        self._read_paths: dict[str, tuple[str, ...]] = {}
+        #: ``names.name_key``, subclass keys), a frozenset of interned strings, shared with
+        #: the checkouts derived from this one (replaced, never changed)
+        self._consulted: dict[str, frozenset[str]] = {}
+        #: path -> the files its record reads anything of (whole or by name) and the keys it
+        #: read that name no file (``_index_key``); shared like the records
+        self._read_paths: dict[str, frozenset[str]] = {}
+        #: the index over ``_read_paths``: a file or key -> the files whose record reads it
+        #: (``dependents_of`` tests only their records against the names a change touched)
+        self._read_by: dict[str, set[str]] = {}
         #: path -> the names of it that changed since its dependents were last asked for
         #: (``dependents_of``); ``{ALL}``: every name (it appeared, vanished, is not Python)
         self._changed: dict[str, frozenset[str]] = {}
@@ -127,6 +130,7 @@ class RepoResolver:
                 self._watchers.setdefault(k, set()).add(path)
         self._consulted = dict(source._consulted)  # (the records shared: replaced, never changed)
         self._read_paths = dict(source._read_paths)
+        self._read_by = {k: set(readers) for k, readers in source._read_by.items()}
         keep = set(paths)
         gone = sorted(p for p in source.files if p not in keep)
         # (their statistics left out here: ``remove_file`` would total them again for each)
@@ -243,18 +247,24 @@ class RepoResolver:
         out: set[str] = set()
         for k in keys:  # import contexts that probed the key
             out |= self._watchers.get(k, set())
-        # records that read one of the keys, a path of ``ps`` whole, a changed name of a
-        # narrowed one, a subclass of a class a changed file states bases for; or anything
-        # of a file of ``whole``
-        keys |= ps
-        for p in narrowed:
-            keys.update(n if n.startswith(SUBCLASS_KEY) else name_key(p, n) for n in changed[p])
+        # records that read anything of a file of ``whole`` or one of the keys (a subclass
+        # of a class a changed file states bases for, a key its rules name)
         for p in whole:
             fi = self.files.get(p)
             keys.update(SUBCLASS_KEY + name for name in (_base_names(fi) if fi is not None else ()))
-        for path, seen in self._consulted.items():
-            if not keys.isdisjoint(seen) or (whole and not whole.isdisjoint(self._read_paths[path])):
-                out.add(path)
+        for k in keys:
+            out |= self._read_by.get(k, set())
+        # of those that read a narrowed file: the records that read it whole or read one
+        # of its changed names
+        for p in narrowed:
+            names = {p}
+            for n in changed[p]:
+                if n.startswith(SUBCLASS_KEY):
+                    out |= self._read_by.get(n, set())
+                else:
+                    names.add(name_key(p, n))
+            consulted = self._consulted
+            out.update(r for r in self._read_by.get(p, ()) if not names.isdisjoint(consulted[r]))
         return {p for p in out if p in self.files} - ps
 
     def stats(self) -> tuple[LanguageResolution, ...]:
@@ -350,13 +360,21 @@ class RepoResolver:
     def _set_consulted(self, path: str, seen: Iterable[str]) -> None:
         """Keep ``seen`` (less ``path``'s own names) as ``path``'s record."""
         own = path + SEP
-        keys = tuple(sorted(k for k in seen if k != path and not k.startswith(own)))
-        if not keys:
+        keys = frozenset(k for k in seen if k != path and not k.startswith(own))
+        if self._consulted.get(path, _NONE) == keys:
+            return
+        old = self._read_paths.get(path, _NONE)
+        new = frozenset(map(_index_key, keys))
+        for k in old - new:
+            discard(self._read_by, k, path)
+        for k in new - old:
+            self._read_by.setdefault(k, set()).add(path)
+        if keys:
+            self._consulted[path] = keys
+            self._read_paths[path] = new if new != old else old
+        else:
             self._consulted.pop(path, None)
             self._read_paths.pop(path, None)
-        elif self._consulted.get(path) != keys:
-            self._consulted[path] = keys
-            self._read_paths[path] = tuple(sorted({path_of(k) for k in keys} - {""}))
 
     def ctx_of(self, fi: FileIndex) -> ImportCtx:
         """The file's import context (and one per function with local imports)."""
@@ -426,6 +444,13 @@ class Exports:
 _NARROWED = "python"
 #: every name of a file changed
 _EVERY = frozenset({ALL})
+_NONE: frozenset[str] = frozenset()
+
+
+def _index_key(key: str) -> str:
+    """What ``_read_by`` indexes a recorded key under: the file of a name key, else itself
+    (a path, a subclass key, a key of a language's rules)."""
+    return path_of(key) if SEP in key and not key.startswith(SEP) else key
 
 #: how a call found its callee when it names it through a module or class, not an instance
 _THROUGH_NAMES = frozenset({Confidence.SAME_MODULE, Confidence.IMPORT, Confidence.SAME_PACKAGE})
