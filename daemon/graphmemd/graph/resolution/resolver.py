@@ -452,6 +452,7 @@ def _index_key(key: str) -> str:
     (a path, a subclass key, a key of a language's rules)."""
     return path_of(key) if SEP in key and not key.startswith(SEP) else key
 
+
 #: how a call found its callee when it names it through a module or class, not an instance
 _THROUGH_NAMES = frozenset({Confidence.SAME_MODULE, Confidence.IMPORT, Confidence.SAME_PACKAGE})
 
