@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +39,7 @@ from graphmemd.graph.model import (
     SymbolInfo,
     SymbolKind,
     file_id,
+    symbols_of,
 )
 from graphmemd.runtime import malloc
 from graphmemd.store import engines
@@ -534,11 +535,11 @@ class Store(StoreConnection):
         gone = sorted(set(removed_paths) | set(paths))
         sources = sorted(set(edge_sources) - set(gone))
         with self._lock:
-            kept = ResolvedEdges()
             if gone and self._has_files(repo_id):
                 ids = [file_id(repo_id, p) for p in gone]
                 if paths:
                     kept = self._edges_into(repo_id, paths, skip=[*ids, *(file_id(repo_id, p) for p in sources)])
+                    edges = _with_kept(edges, kept, _ids_of(repo_id, files, infos))
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
                 if len(chunks) > 1:  # a bulk delete before a bulk load: see _load
@@ -551,8 +552,6 @@ class Store(StoreConnection):
                     {"ids": ids},
                 )
             self._load(repo_id, chunks, edges, infos)
-            if kept.imports or kept.calls or kept.inherits:
-                self._restore_edges_into(repo_id, paths, kept)
 
     def _edges_into(self, repo_id: str, paths: Sequence[str], skip: Sequence[str]) -> ResolvedEdges:
         """The edges into the files ``paths`` and their symbols from files not in ``skip``
@@ -581,21 +580,6 @@ class Store(StoreConnection):
         )
         inherits = tuple(zip(a, b, map(InheritKind, kinds), map(_confidence, conf), strict=True))
         return ResolvedEdges(imports=imports, calls=calls, inherits=inherits)
-
-    def _restore_edges_into(self, repo_id: str, paths: Sequence[str], kept: ResolvedEdges) -> None:
-        """Write ``kept`` (``_edges_into`` the files ``paths`` before they were written again)
-        back, less those into a symbol the files no longer have."""
-        ids = [file_id(repo_id, x) for x in paths]
-        there = set(ids)
-        there.update(r[0] for r in self._run("MATCH (s:Symbol) WHERE s.file IN $ids RETURN s.id", {"ids": ids}))
-        edges = ResolvedEdges(
-            imports=tuple(e for e in kept.imports if e[1] in there),
-            calls=tuple(e for e in kept.calls if e[1] in there),
-            inherits=tuple(e for e in kept.inherits if e[1] in there),
-        )
-        for table, data in rel_tables(repo_id, edges):
-            if data.num_rows:
-                self._copy(table, data)
 
     def file_hashes(self, repo_id: str) -> dict[str, str]:
         """Each stored file of a repository and its content hash."""
@@ -833,3 +817,28 @@ def observation_row(doc: Mapping[str, Any], key: str = "") -> dict[str, Any]:
         "doc": json.dumps(doc, sort_keys=True),
         "idem_key": key,
     }
+
+
+def _ids_of(
+    repo_id: str, files: Sequence[tuple[FileRecord, ParsedFile]], infos: Mapping[str, Sequence[SymbolInfo]] | None
+) -> set[str]:
+    """The node ids ``files`` are written with: each file's and its symbols'."""
+    out: set[str] = set()
+    for rec, parsed in files:
+        out.add(file_id(repo_id, rec.path))
+        known = infos.get(rec.path) if infos is not None else None
+        out.update(i.id for i in (known if known is not None else symbols_of(repo_id, parsed)))
+    return out
+
+
+def _with_kept(edges: ResolvedEdges, kept: ResolvedEdges, there: set[str]) -> ResolvedEdges:
+    """``edges`` and those of ``kept`` (edges into files written again, ``_edges_into``)
+    whose target is among ``there`` (the ids written): written in the same bulk load."""
+    if not (kept.imports or kept.calls or kept.inherits):
+        return edges
+    return replace(
+        edges,
+        imports=(*edges.imports, *(e for e in kept.imports if e[1] in there)),
+        calls=(*edges.calls, *(e for e in kept.calls if e[1] in there)),
+        inherits=(*edges.inherits, *(e for e in kept.inherits if e[1] in there)),
+    )
