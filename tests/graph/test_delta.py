@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from call_shapes import CALLERS, CLIENT
 from graphmem.types import Anchor, Category, EventKind, Observation, ObservationStatus
 from graphmem.types import ChangeKind as ReasonKind
@@ -70,15 +71,20 @@ def test_cold_delta_has_every_file_and_edge_but_no_symbol_diff() -> None:
     assert state.graph.symbols[hash_pw].name == "hash_password"
 
 
-def test_body_edit_is_a_body_change_and_dependents_are_re_resolved() -> None:
+@pytest.mark.parametrize("narrow", [True, False])
+def test_body_edit_is_a_body_change_and_dependents_are_re_resolved(narrow: bool) -> None:
+    """A body edited changes no name other files read: narrowed, the file that calls it is
+    not resolved again; not narrowed, every file that consulted it is."""
     state, resolver = fresh_state()
+    resolver.narrow = narrow
     index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
     edited = CRYPTO_V1.replace(b"digest(password, salt=SALT)", b"digest(password.strip(), salt=SALT)")
     delta = index(state, resolver, {"crypto.py": edited})
     assert not delta.cold
     kinds = {c.id.rsplit("::", 1)[1]: c.kind for c in delta.changes}
     assert kinds == {"hash_password#function": ChangeKind.BODY_CHANGED}
-    assert delta.edge_sources == ("service.py",)  # it imports crypto.py: its edges are re-resolved
+    # service.py imports crypto.py and calls hash_password
+    assert delta.edge_sources == (() if narrow else ("service.py",))
     assert delta.touched == {"crypto.py"}
 
 
