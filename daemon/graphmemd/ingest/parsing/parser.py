@@ -343,9 +343,7 @@ class _CallParts:
     keyword: frozenset[str]
     splat: frozenset[str]
     comment: frozenset[str]
-    #: the characters, each a one-byte ``bytes`` (``in`` on a slice: a regex search per call
-    #: cost ~1,500 instructions, ~8 % of issue 41's growth of the parse)
-    marks: tuple[bytes, ...]
+    marks: re.Pattern[bytes]
 
 
 def _call_parts(settings: list[dict[str, str | None]]) -> _CallParts | None:
@@ -365,7 +363,7 @@ def _call_parts(settings: list[dict[str, str | None]]) -> _CallParts | None:
         keyword=frozenset(keyword.split()),
         splat=frozenset(splat.split()),
         comment=frozenset(comment.split()),
-        marks=tuple(bytes((byte,)) for byte in dict.fromkeys(marks.encode())),
+        marks=re.compile(b"[" + re.escape(marks.encode()) + b"]"),
     )
 
 
@@ -851,7 +849,7 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
     """Sort the query's matches by role into raw definitions, references and fingerprint captures."""
     out = _Collected()
     settings, roles, opaque = compiled.settings, compiled.roles, compiled.call_opaque
-    marks = compiled.call_parts.marks if compiled.call_parts is not None else ()
+    marked = compiled.call_parts.marks.search if compiled.call_parts is not None else None
     raw_calls, shaped, positional = out.raw_calls, out.shaped, _POSITIONAL_SHAPES
     comments: list[Node] = []
     targets = _targets(compiled, out.fingerprint_captures, comments)
@@ -874,12 +872,8 @@ def _collect(source: bytes, compiled: _Compiled, matches: list[tuple[int, dict[s
                     named = held.named_child_count
                     shape = positional[named] if named < _MANY else str(named)
                     # (only a list holding a mark can hold a keyword, splat or comment)
-                    if named and marks:
-                        between = source[end : held.end_byte]
-                        for mark in marks:
-                            if mark in between:
-                                shaped.append((held, len(raw_calls)))
-                                break
+                    if named and marked is not None and marked(source, end, held.end_byte) is not None:
+                        shaped.append((held, len(raw_calls)))
             raw_calls.append((start, text, node.start_point[0] + 1, -1, shape, node))
         elif role in (_R_CALL, _R_CALL_EXCEPT):
             node = caps["reference.call"][0]
