@@ -7,7 +7,11 @@ one: the texts are grouped by a substring they share (``assert`` for ``assertEqu
 ``assertNotEquals`` …; ``.error`` for ``socket.error``, ``os.error`` …), each group's key is
 scanned for once, and each hit is checked against the group's texts where the key sits in
 them. The keys are chosen from the texts alone (``plan``), so a rules file lists only the
-texts. Every occurrence of every text is found, overlapping ones included.
+texts. A hit is checked only against the texts whose byte just after the key (or, when a
+text ends with the key, just before it) is the one in the source (``Scan.by_byte``): the
+key ``assert`` hits ~80,000 times in the standard library's tests, nearly always as
+``assertEqual``, which then costs one comparison instead of eight. Every occurrence of every
+text is found, overlapping ones included, in the same order as checking every text.
 """
 
 from __future__ import annotations
