@@ -436,11 +436,15 @@ class Indexer:
                             steps=timing.steps, defer=not refacts, now=now)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
+        later = delta if delta is not None and delta.deferred else None
+        if later is not None and self.knowledge.reads(rt, docs, later):  # (it reads the graph's imports, bases)
+            self._dependents(rt, later, units, now)
+            later = None
         self.knowledge.batch(rt, docs, delta)
         _applied(rt, todo, self.job_done)  # (a post-edit hook answers now: its notes are settled)
         timing.steps.mark("knowledge")
-        if delta is not None and delta.deferred:
-            self._dependents(rt, delta, units, now)
+        if later is not None:
+            self._dependents(rt, later, units, now)
         timing.steps.mark("dependents")
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
