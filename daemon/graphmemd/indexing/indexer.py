@@ -24,7 +24,16 @@ from pathlib import Path
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshness
 
-from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
+from graphmemd.graph.delta import (
+    GraphDelta,
+    ParsedUnit,
+    apply_delta,
+    build_delta,
+    impacts_of,
+    old_files,
+    set_dependents,
+    with_dependents,
+)
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
@@ -437,16 +446,24 @@ class Indexer:
                     removed.add(out.path)
         self._sink.flush_cache(rt)
         timing.steps.mark("parse")
+        now = time.time()
         delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared,
-                            steps=timing.steps)  # fmt: skip
+                            steps=timing.steps, defer=not refacts, now=now)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
+        later = delta if delta is not None and delta.deferred else None
+        if later is not None and self.knowledge.reads(rt, docs, later):  # (it reads the graph's imports, bases)
+            self._dependents(rt, later, units, now)
+            later = None
+        self.knowledge.batch(rt, docs, delta)
+        _applied(rt, todo, self.job_done)  # (a post-edit hook answers now: its notes are settled)
+        timing.steps.mark("knowledge")
+        if later is not None:
+            self._dependents(rt, later, units, now)
+        timing.steps.mark("dependents")
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         timing.steps.mark("durable")
-        self.knowledge.batch(rt, docs, delta)
-        _applied(rt, todo, self.job_done)
-        timing.steps.mark("knowledge")
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
         timing.steps.mark("dirty")
@@ -466,19 +483,22 @@ class Indexer:
         prepared: dict[str, list[SymbolInfo]] | None = None,
         settle: Callable[[], None] | None = None,
         steps: Steps | None = None,
+        defer: bool = False,
+        now: float | None = None,
     ) -> GraphDelta | None:
         """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
         events (``steps`` marks them). None (and nothing written) when nothing changed.
 
         Only this thread mutates the graph and the resolver, so the delta is computed without
-        the lock; readers are blocked only while it is swapped in."""
-        now, steps = time.time(), steps or Steps()
+        the lock; readers are blocked only while it is swapped in. ``defer``: the files that
+        depend on the changed ones are not resolved again here; the delta lists them
+        (``GraphDelta.deferred``) and nothing is stored until ``_dependents`` resolved them."""
+        now, steps = time.time() if now is None else now, steps or Steps()
         if units or removed:
             self._hand_over(rt)
         old = old_files(self._state.graph, rt.id, (*units, *removed))
-        delta = build_delta(
-            rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase, prepared=prepared
-        )
+        delta = build_delta(rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase,
+                            prepared=prepared, dependents=not defer)  # fmt: skip
         if delta.empty:
             if settle is not None:
                 settle()
@@ -499,7 +519,8 @@ class Indexer:
         if settle is not None:
             settle()
         steps.mark("memory")
-        self._sink.write(rt, delta, units, now)
+        if not delta.deferred:
+            self._sink.write(rt, delta, units, now)
         logger.debug(
             "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
             len(delta.changed),
@@ -512,6 +533,16 @@ class Indexer:
         self._sink.queryable(rt)
         steps.mark("publish")
         return delta
+
+    def _dependents(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
+        """Resolve the files depending on a watcher batch's files again (``delta.deferred``: see
+        ``_apply``'s ``defer``), once the batch's notes are settled and its waiters answered;
+        then store the whole delta. The same thread, before its next job: the next batch's delta
+        and impacts read a complete graph."""
+        full, edges = with_dependents(delta, rt.resolver)
+        with self._state.writing() as graph:
+            set_dependents(graph, delta, edges)
+        self._sink.write(rt, full, units, now)
 
 
 def _relative(rt: RepoRuntime, paths: Sequence[str]) -> tuple[str, ...]:
