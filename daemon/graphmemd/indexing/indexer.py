@@ -349,21 +349,7 @@ class Indexer:
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
         _publish_progress(self._bus, rt, started)
         steps.mark("finish")
-        logger.info(
-            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s; "
-            "READY after %.3fs, queued %.3fs before",
-            rt.id,
-            rt.n_files,
-            rt.n_symbols,
-            len(skipped),
-            time.time() - started,
-            t_parsed - started,
-            time.time() - t_parsed,
-            steps,
-            steps.cpu,
-            (ready[0] if ready else time.time()) - started,
-            waited,
-        )
+        _log_pass(rt, len(skipped), steps, (started, t_parsed, ready[0] if ready else time.time()), waited)
 
     def _parse_pass(
         self, rt: RepoRuntime, todo: Todo, skipped: dict[str, str], started: float, outcomes: Outcomes | None = None
@@ -453,13 +439,13 @@ class Indexer:
             reresolve(rt, self._state, self._store, self._writer)
         later = delta if delta is not None and delta.deferred else None
         if later is not None and self.knowledge.reads(rt, docs, later):  # (it reads the graph's imports, bases)
-            self._dependents(rt, later, units, now)
+            _dependents(self._state, self._sink, rt, later, units, now)
             later = None
         self.knowledge.batch(rt, docs, delta)
         _applied(rt, todo, self.job_done)  # (a post-edit hook answers now: its notes are settled)
         timing.steps.mark("knowledge")
         if later is not None:
-            self._dependents(rt, later, units, now)
+            _dependents(self._state, self._sink, rt, later, units, now)
         timing.steps.mark("dependents")
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
@@ -487,12 +473,9 @@ class Indexer:
         now: float | None = None,
     ) -> GraphDelta | None:
         """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
-        events (``steps`` marks them). None (and nothing written) when nothing changed.
-
-        Only this thread mutates the graph and the resolver, so the delta is computed without
-        the lock; readers are blocked only while it is swapped in. ``defer``: the files that
-        depend on the changed ones are not resolved again here; the delta lists them
-        (``GraphDelta.deferred``) and nothing is stored until ``_dependents`` resolved them."""
+        events (``steps`` marks them); None (nothing written) when nothing changed. Only this
+        thread mutates the graph and the resolver: the delta is computed without the lock.
+        ``defer``: the changed files' dependents are left to ``_dependents`` (``GraphDelta.deferred``)."""
         now, steps = time.time() if now is None else now, steps or Steps()
         if units or removed:
             self._hand_over(rt)
@@ -511,38 +494,44 @@ class Indexer:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         steps.mark("swap")
-        t_mem = time.time()
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
                            lambda queries: measure_bodies(rt.root, queries, before))  # fmt: skip
-        t_stale = time.time()
         if settle is not None:
             settle()
         steps.mark("memory")
         if not delta.deferred:
             self._sink.write(rt, delta, units, now)
-        logger.debug(
-            "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
-            len(delta.changed),
-            len(delta.removed),
-            t_mem - now,
-            t_stale - t_mem,
-        )
         for event in file_events(delta, now):
             self._bus.publish(event)
         self._sink.queryable(rt)
         steps.mark("publish")
         return delta
 
-    def _dependents(self, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float) -> None:
-        """Resolve the files depending on a watcher batch's files again (``delta.deferred``: see
-        ``_apply``'s ``defer``), once the batch's notes are settled and its waiters answered;
-        then store the whole delta. The same thread, before its next job: the next batch's delta
-        and impacts read a complete graph."""
-        full, edges = with_dependents(delta, rt.resolver)
-        with self._state.writing() as graph:
-            set_dependents(graph, delta, edges)
-        self._sink.write(rt, full, units, now)
+
+def _dependents(
+    state: GraphState, sink: DeltaSink, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float
+) -> None:
+    """Resolve the files depending on a watcher batch's files again (``delta.deferred``: see
+    ``Indexer._apply``'s ``defer``), once the batch's notes are settled and its waiters
+    answered; then store the whole delta. On the indexer's thread, before its next job: the
+    next batch's delta and impacts read a complete graph."""
+    full, edges = with_dependents(delta, rt.resolver)
+    with state.writing() as graph:
+        set_dependents(graph, delta, edges)
+    sink.write(rt, full, units, now)
+
+
+def _log_pass(rt: RepoRuntime, skipped: int, steps: Steps, times: tuple[float, float, float], waited: float) -> None:
+    """The log line of an index pass: ``times`` = (started, parsed, READY)."""
+    started, parsed, ready = times
+    now = time.time()
+    logger.info(
+        "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s; "
+        "READY after %.3fs, queued %.3fs before",
+        rt.id, rt.n_files, rt.n_symbols, skipped, now - started, parsed - started, now - parsed, steps, steps.cpu,
+        ready - started, waited,
+    )  # fmt: skip
 
 
 def _relative(rt: RepoRuntime, paths: Sequence[str]) -> tuple[str, ...]:
