@@ -184,6 +184,8 @@ def test_a_failed_group_hands_each_root_back_to_its_own_watch(
         w.start()
         assert rec.wait_for(lambda: {r for r, _ in rec.degraded} == set(roots)), rec.degraded
         assert all("the group's watch broke" in why for _, why in rec.degraded)
+        for r in roots:  # each back on a watch of its own (live: changes from then on are seen)
+            assert w.wait_live(r, DEADLINE_S)
         for r in roots:
             f = r / "pkg" / "after.py"
             f.write_text("x = 1\n")
