@@ -57,6 +57,10 @@ MAX_ANCHORS: Final = 64
 #: Anchors a stored/imported document may have (older versions had no limit at creation).
 MAX_DOC_ANCHORS: Final = 256
 MAX_ID: Final = 128
+#: Longest hash of an anchor: a file without symbols is fingerprinted ``content:`` + its
+#: 128-digit content hash (``graph.model.file_fingerprint``); such units were quarantined
+#: at every load and written again by every restart.
+MAX_HASH: Final = 160
 #: Longest ref, path, signature or other short string field.
 MAX_REF: Final = 4096
 #: Longest free-text field other than ``text`` (a stale reason's detail).
@@ -266,8 +270,8 @@ def _anchor(d: Mapping[str, Any], where: str) -> Anchor:
         path=r.string("path"),
         symbol_id=r.string("symbol_id"),
         signature=r.string("signature"),
-        sig_hash=r.string("sig_hash", "", MAX_ID),
-        body_hash=r.string("body_hash", "", MAX_ID),
+        sig_hash=r.string("sig_hash", "", MAX_HASH),
+        body_hash=r.string("body_hash", "", MAX_HASH),
         confidence=r.number("confidence", 1.0, 0.0, 1.0),
     )
 
