@@ -14,7 +14,11 @@ fixtures | tar -x -C DIR``) on its own home, restarts alternating with this chec
 both see the same machine; its bytecode is compiled first, as this checkout's is by
 ``scripts/setup.sh`` (with ``PYTHONDONTWRITEBYTECODE`` set, every start would compile it).
 ``--size M`` uses ``bench_scale.py``'s tree of M million lines (the stdlib with its tests)
-instead of the stdlib without tests. Prints the load average before each restart; ``--json``
+instead of the stdlib without tests; ``--corpus click|attrs|marshmallow`` a clone of that real
+history (``../shared/corpora``: code and docs, so a restart's knowledge files count). Each
+restart also says its time to idle (the whole tree under 2 % of a CPU for 1 s), the CPU
+seconds the process tree used until then, and the knowledge files it read (the daemon's
+"N knowledge files read" lines). Prints the load average before each restart; ``--json``
 prints one JSON object. Guards: the stdlib restart as before issue 41 (0.82-0.88 s), <= 3 s
 at 4.7 M lines.
 """
@@ -27,6 +31,7 @@ import json
 import re
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from datetime import datetime
@@ -34,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_scale import build_tree
-from benchlib import ROOT, DaemonProc, check_quiet, short_home, stdlib_corpus
+from benchlib import ROOT, DaemonProc, check_quiet, short_home, stdlib_corpus, tree_cpu_seconds
 
 #: the log lines that end each phase (as every version since the tenth session writes them)
 PHASES = {
@@ -45,6 +50,8 @@ PHASES = {
 }
 #: the lines the daemon's own timings are on (this code's: see ``runtime/timing.py``)
 OWN = re.compile(r"listening on |app\.core: opened in |restore: warmed |indexer: indexed ")
+#: a knowledge pass's line: files read, files gone
+KNOWLEDGE_READ = re.compile(r": (\d+) knowledge files read, (\d+) gone")
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ")
 
 
@@ -106,11 +113,17 @@ def restart(code: Path, home: Path, workers: int) -> dict[str, Any]:
         with d.client() as c:
             parsed = c.list_repos()[0].files_parsed
         d.wait_idle()  # (the hand-over of the parses to the resolver: the next start has a snapshot again)
+        idle = time.perf_counter() - t
+        own, others = tree_cpu_seconds(d.proc.pid)
     finally:
         d.stop()
     lines = log_lines(home, since)
+    read = [m for line in lines if (m := KNOWLEDGE_READ.search(line))]
     return {
         "restart_s": round(took, 3),
+        "to_idle_s": round(idle, 2),
+        "cpu_to_idle_s": round(own + others, 2),
+        "knowledge_files_read": sum(int(m.group(1)) for m in read),
         "files_parsed": parsed,
         "phases_s": phases(lines, started),
         "own_lines": [line[11:] for line in lines if OWN.search(line)],
@@ -122,6 +135,7 @@ def main() -> int:
     ap.add_argument("--restarts", type=int, default=4, help="restarts of each code (alternating)")
     ap.add_argument("--against", type=Path, help="a second code tree (daemon/, clients/) to alternate with")
     ap.add_argument("--size", type=float, help="bench_scale's tree of this many million lines (default: the stdlib)")
+    ap.add_argument("--corpus", choices=("click", "attrs", "marshmallow"), help="a clone of this real history")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -134,7 +148,14 @@ def main() -> int:
     runs: dict[Path, list[dict[str, Any]]] = {code: [] for code in codes}
     colds: dict[Path, float] = {}
     try:
-        corpus = build_tree(tmp, args.size)[0] if args.size else stdlib_corpus(tmp)
+        if args.corpus:
+            corpus = tmp / args.corpus
+            bundle = ROOT.parent.parent / "shared" / "corpora" / f"{args.corpus}.bundle"
+            if not bundle.exists():
+                bundle = ROOT.parent / "shared" / "corpora" / f"{args.corpus}.bundle"
+            subprocess.run(["git", "clone", "-q", str(bundle), str(corpus)], check=True)
+        else:
+            corpus = build_tree(tmp, args.size)[0] if args.size else stdlib_corpus(tmp)
         for code in codes:
             check_quiet(f"the cold index of {code}")
             colds[code] = cold(code, homes[code], corpus, args.workers)
@@ -146,7 +167,8 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
         for home in homes.values():
             shutil.rmtree(home, ignore_errors=True)
-    out: dict[str, Any] = {"corpus": f"{args.size} M lines" if args.size else "stdlib", "codes": []}
+    name = args.corpus or (f"{args.size} M lines" if args.size else "stdlib")
+    out: dict[str, Any] = {"corpus": name, "codes": []}
     for code in codes:
         rs = runs[code]
         names = [n for n in PHASES if all(n in r["phases_s"] for r in rs)]
@@ -158,6 +180,9 @@ def main() -> int:
                 "median_restart_s": round(statistics.median(r["restart_s"] for r in rs), 3),
                 "median_phases_s": {n: round(statistics.median(r["phases_s"][n] for r in rs), 3) for n in names},
                 "files_parsed": [r["files_parsed"] for r in rs],
+                "to_idle_s": [r["to_idle_s"] for r in rs],
+                "cpu_to_idle_s": [r["cpu_to_idle_s"] for r in rs],
+                "knowledge_files_read": [r["knowledge_files_read"] for r in rs],
                 "loads": [r["load"] for r in rs],
                 "last_own_lines": rs[-1]["own_lines"] if rs else [],
                 "runs": rs,
@@ -171,6 +196,8 @@ def main() -> int:
         print(
             f"  restart -> queryable: {c['restart_s']} s (median {c['median_restart_s']}), parsed {c['files_parsed']}"
         )
+        print(f"  to idle: {c['to_idle_s']} s, CPU to idle {c['cpu_to_idle_s']} s (the whole tree)")
+        print(f"  knowledge files read: {c['knowledge_files_read']}")
         print(f"  loads {c['loads']}")
         print(
             "  median seconds after the process started: "

@@ -71,6 +71,7 @@ from graphmem.types import (
     Observation,
     ObservationChange,
     ObservationStatus,
+    Origin,
     RecallResult,
     Repository,
     Resolved,
@@ -763,8 +764,10 @@ class GraphMem:
         limit: int = 100,
         with_history: bool = False,
         memo: convert.ObservationMemo | None = None,
+        origin: Origin = Origin.ANY,
     ) -> builtins.list[Observation]:
-        """Observations matching every given filter (no statuses: all but archived), up to
+        """Observations matching every given filter (no statuses: all but archived; ``origin``:
+        saved notes, units of knowledge files, or both), up to
         ``limit`` (``0``: all, read ``LIST_PAGE`` at a time), following page tokens; each
         note's history only ``with_history`` (``get`` always has it). With a ``memo`` (kept
         by a caller that reads the same list again and again), a note whose message did not
@@ -785,6 +788,7 @@ class GraphMem:
                 limit=page,
                 page_token=token,
                 with_history=with_history,
+                origin=convert.origin_to_proto(origin),
             )
             resp = self._call(self._list, request)
             if memo is None:

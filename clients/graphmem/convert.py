@@ -67,6 +67,7 @@ from graphmem.types import (
     ObservationAction,
     ObservationChange,
     ObservationStatus,
+    Origin,
     Recalled,
     RecallResult,
     ReferenceState,
@@ -208,6 +209,7 @@ class _EnumMap(Generic[_E]):
 
 
 _CATEGORY = _EnumMap(Category, types_pb2.Category, "CATEGORY_")
+_ORIGIN = _EnumMap(Origin, service_pb2.Origin, "ORIGIN_")
 _OBSERVATION_STATUS = _EnumMap(ObservationStatus, types_pb2.ObservationStatus, "OBSERVATION_STATUS_")
 _CHANGE_KIND = _EnumMap(ChangeKind, types_pb2.ChangeKind, "CHANGE_KIND_")
 _ANCHOR_KIND = _EnumMap(AnchorKind, types_pb2.AnchorKind, "ANCHOR_KIND_")
@@ -239,6 +241,11 @@ def reference_state_to_proto(value: ReferenceState | None) -> types_pb2.Referenc
 def reference_state_from_proto(value: int) -> ReferenceState | None:
     """A ``ReferenceState`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _REFERENCE_STATE.member(value)
+
+
+def origin_to_proto(value: Origin) -> service_pb2.Origin:
+    """The wire number of an ``Origin`` member."""
+    return cast(service_pb2.Origin, _ORIGIN.number(value))
 
 
 def category_to_proto(value: Category | None) -> types_pb2.Category:

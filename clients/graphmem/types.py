@@ -42,6 +42,7 @@ __all__ = [
     "ObservationAction",
     "ObservationChange",
     "ObservationStatus",
+    "Origin",
     "RecallResult",
     "Recalled",
     "ReferenceState",
@@ -55,6 +56,16 @@ __all__ = [
     "SymbolDetail",
     "WatcherStatus",
 ]
+
+
+class Origin(str, Enum):
+    """Where an observation comes from: a note saved by a person or an agent (through
+    graphmem, or a shared note's file), or a unit read from a knowledge file (CLAUDE.md,
+    AGENTS.md, an ADR, the docs); ``ANY``: both."""
+
+    ANY = "any"
+    NOTES = "notes"
+    KNOWLEDGE = "knowledge"
 
 
 class Category(str, Enum):

@@ -132,3 +132,17 @@ def test_outside_every_repository_one_call_not_three(
         assert repos_recalled() == {in_a.repo_id, in_b.repo_id, added.id}  # still known outside: every one
         monkeypatch.setattr(client_module, "OUTSIDE_MEMO_S", 0.0)
         assert repos_recalled() == {added.id}  # asked again: the directory is a repository now
+
+
+def test_at_hand_is_given_what_it_needs() -> None:
+    """``at_hand`` takes ``--repo`` and ``--all`` as parameters: ``show`` (no ``--all``) has no
+    ``all`` to fake for it. No daemon: with a repository named or every one asked, it asks none."""
+    from graphmem.cli import build_parser
+    from graphmem.cli.notes import at_hand
+
+    assert not hasattr(build_parser().parse_args(["show", "abc"]), "all")
+    assert build_parser().parse_args(["list", "--all"]).all is True
+    with GraphMem(home=str(short_tmp("gmh"))) as c:
+        assert at_hand(c, "r1") == "r1"
+        assert at_hand(c, "r1", every=True) == ""
+        assert at_hand(c, "", every=True) == ""

@@ -76,7 +76,7 @@ def check(home: Path, repo: Path, *args: str) -> subprocess.CompletedProcess[str
 def listed(home: Path, repo: Path, *args: str) -> list[dict[str, Any]]:
     """``graphmem list --json`` of the running daemon, in ``repo``."""
     out = subprocess.run(
-        [*GRAPHMEM, "list", "--json", *args],
+        [*GRAPHMEM, "list", "--json", "--kind", "all", *args],
         cwd=repo,
         env=cli_env(home),
         capture_output=True,

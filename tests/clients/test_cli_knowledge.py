@@ -41,8 +41,15 @@ def test_shared_note_show_list_and_read_only_units(daemon_factory: Callable[...,
     data = json.loads(gm(d, repo, "show", note_id, "--json").stdout)
     assert data["knowledge"]["kind"] == "KNOWLEDGE_KIND_SHARED_NOTE"
     assert data["references"][0]["state"] == "REFERENCE_STATE_OK"
-    rows = gm(d, repo, "list").stdout.splitlines()
+    listed = gm(d, repo, "list")  # notes people and agents saved (a shared note is one), not units of files
+    assert [row.split()[0] for row in listed.stdout.splitlines()] == [note_id]
+    assert "units of knowledge files that match are not listed: --kind docs" in listed.stderr
+    rows = gm(d, repo, "list", "--kind", "docs").stdout.splitlines()
+    assert rows
+    assert note_id not in "".join(rows)
     assert any("[CLAUDE.md:7]" in row and "AuthService.login" in row for row in rows)
+    both = [o["id"] for o in json.loads(gm(d, repo, "list", "--kind", "all", "--json").stdout)]
+    assert sorted(both) == sorted([note_id, *(row.split()[0] for row in rows)])
     unit = next(row.split()[0] for row in rows if "[CLAUDE.md:7]" in row)
     refused = gm(d, repo, "update", unit, "--text", "x")
     assert refused.returncode == 69, refused.stderr

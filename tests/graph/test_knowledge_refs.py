@@ -122,3 +122,16 @@ def test_close_matches(index: RefIndex) -> None:
 )
 def test_signature_compatibility(old: str, new: str, ok: bool) -> None:
     assert compatible(old, new) is ok
+
+
+def test_a_method_a_class_inherits_in_the_code() -> None:
+    """``RefIndex.inherited``: a class's own member, else its bases' (nearest first)."""
+    base, mid, top = (_sym("m.py", q, SymbolKind.CLASS) for q in ("Base", "Mid", "Top"))
+    base_dump, mid_dump, base_load = (
+        _sym("m.py", q, SymbolKind.METHOD) for q in ("Base.dump", "Mid.dump", "Base.load")
+    )
+    parents = {top.id: [mid], mid.id: [base], base.id: [top]}  # (a cycle ends)
+    index = RefIndex([base, mid, top, base_dump, mid_dump, base_load], ["m.py"], bases=lambda s: parents.get(s.id, []))
+    assert index.inherited(top, "dump") == mid_dump  # the nearer base's
+    assert index.inherited(top, "load") == base_load
+    assert index.inherited(top, "nothing") is None

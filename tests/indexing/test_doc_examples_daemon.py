@@ -189,3 +189,67 @@ def test_example_calls_carry_their_keywords(daemon_factory: DaemonFactory) -> No
         assert r.state is ReferenceState.STALE, r
         assert "`get` no longer takes `proxies`" in r.reason, r.reason
         assert r.commit == removed
+
+
+SCHEMA = '''"""Schemas."""
+
+
+class Base:
+    def dump(self, obj, *, many=None):
+        return (obj, many)
+
+
+class Schema(Base):
+    def load(self, data, *, many=None, unknown=None):
+        return (data, many, unknown)
+'''
+
+QUICKSTART = """Quickstart
+==========
+
+.. code-block:: python
+
+    from mylib.schema import Schema
+
+    class UserSchema(Schema):
+        def check(self, value):
+            return value
+
+.. code-block:: python
+
+    result = UserSchema().load(data, unknown="include")
+    UserSchema().dump(user, many=True)
+    UserSchema().check(1)
+"""
+
+
+def test_a_method_called_on_an_instance_of_a_class_the_page_defines(daemon_factory: DaemonFactory) -> None:
+    """``UserSchema().load(data, unknown=...)``, ``UserSchema`` a subclass of ``Schema`` the page
+    defines (marshmallow's quickstart): a call of ``Schema.load`` through the page class's base,
+    and of ``Base.dump`` through the code's own bases; the page's own method is no reference.
+    Removing the keywords the calls pass makes both calls STALE at their spans (they were no
+    references: nothing was found)."""
+    repo = Repo()
+    (repo.root / "mylib" / "schema.py").write_text(SCHEMA)
+    (repo.root / "docs" / "quickstart.rst").write_text(QUICKSTART)
+    repo.commit("schemas", add=True)
+    repo.edit(
+        "mylib/schema.py", "def load(self, data, *, many=None, unknown=None):", "def load(self, data, *, many=None):"
+    )
+    repo.edit("mylib/schema.py", "return (data, many, unknown)", "return (data, many)")
+    repo.edit("mylib/schema.py", "def dump(self, obj, *, many=None):", "def dump(self, obj):")
+    repo.edit("mylib/schema.py", "return (obj, many)", "return obj")
+    removed = repo.commit("drop unknown and many", add=True)
+    d = daemon_factory([repo.root])
+    with d.client() as c:
+        page = [r for r in findings(c) if r.path == "docs/quickstart.rst"]
+        by_text = {at(repo.root, r): r for r in page}
+        assert set(by_text) == {"UserSchema().load", "UserSchema().dump"}, by_text
+        load, dump = by_text["UserSchema().load"], by_text["UserSchema().dump"]
+        assert (load.line, load.column, load.state) == (14, 14, ReferenceState.STALE)
+        assert load.target_ref == "mylib/schema.py::Schema.load"
+        assert load.reason.startswith("`Schema.load` no longer takes `unknown`"), load.reason  # the code's name
+        assert load.commit == removed
+        assert dump.state is ReferenceState.STALE
+        assert dump.target_ref == "mylib/schema.py::Base.dump"
+        assert dump.reason.startswith("`Base.dump` no longer takes `many`"), dump.reason

@@ -1,104 +1,162 @@
-"""Restarting the daemon with nothing changed writes no unit of a knowledge file: through the
-running daemon, on a real git repository laid out like attrs (``attrs`` re-exports ``attr``'s
-names, then binds ``asdict`` again from ``attr._next_gen``), restarted twice under other string
-hash seeds. The example's ``asdict`` means ``attr._next_gen.asdict`` (the later binding, as
-Python runs it) at every start (it flipped between ``_funcs`` and ``_next_gen``: a "reanchored"
-history entry and a journal record at every restart); a unit anchored to a file without symbols
-(``attrs/exceptions.py``) is read back, not quarantined and written again."""
+"""A restart reads only the knowledge files that changed while the daemon was stopped, and
+arrives at the state a fresh read of every file gives (``ingest.knowledge.kept``): a real
+daemon stopped and started again on the ``knowledge`` fixture under git, with a worktree.
+
+The count of files read is the daemon's own log line ("N knowledge files read"), from the
+restart on; the state compared is every knowledge unit as a client lists it (text, lines,
+references, status, reasons), against a daemon started in a new home on the same checkouts."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import time
+import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from conftest import Daemon, short_tmp
+from gitrepo import committed_fixture, git, replace_in
+from graphmem.client import GraphMem
 
 DaemonFactory = Callable[..., Daemon]
-
-FILES = {
-    "pyproject.toml": '[project]\nname = "attrs"\n',
-    "src/attr/__init__.py": "from ._funcs import asdict, astuple\nfrom ._next_gen import define\n",
-    "src/attr/_funcs.py": "def asdict(inst):\n    return {}\n\n\ndef astuple(inst):\n    return ()\n",
-    "src/attr/_next_gen.py": (
-        "from . import _funcs\n\n\ndef asdict(inst):\n    return _funcs.asdict(inst)\n\n\n"
-        "def define(cls):\n    return cls\n"
-    ),
-    "src/attr/exceptions.py": "class FrozenError(AttributeError):\n    pass\n",
-    "src/attrs/__init__.py": (
-        "from attr import (\n    asdict,\n    astuple,\n    define,\n)\nfrom attr._next_gen import asdict\n"
-    ),
-    "src/attrs/exceptions.py": "from attr.exceptions import *  # noqa: F403\n",
-    "README.md": (
-        "# attrs\n\n## Example\n\n```pycon\n>>> from attrs import asdict, define\n>>> @define\n... class C:\n"
-        "...     x: int\n>>> asdict(C(1))\n{'x': 1}\n```\n\n## Exceptions\n\n"
-        "All exceptions are available from `attrs.exceptions` (the same module as `attr.exceptions`).\n"
-    ),
-}
+_READ = re.compile(r": (\d+) knowledge files read, (\d+) gone")
 
 
-def _git(root: Path, clock: int, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_COMMITTER_DATE": f"{clock} +0000",
-        "GIT_AUTHOR_DATE": f"{clock} +0000",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+def _log(d: Daemon) -> Path:
+    return d.home / "state" / "graphmemd.log"
 
 
-def _repo() -> Path:
-    """The layout, committed; then ``_next_gen.asdict`` changes (a reason the unit keeps)."""
-    root = short_tmp("gmf") / "attrs"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    clock = int(time.time()) - 1000
-    _git(root, clock, "init", "-q", "-b", "main")
-    _git(root, clock, "add", "-A")
-    _git(root, clock, "commit", "-qm", "code and docs")
-    path = root / "src/attr/_next_gen.py"
-    path.write_text(path.read_text().replace("def asdict(inst):", "def asdict(inst, *, recurse=True):"))
-    _git(root, clock + 10, "commit", "-qam", "asdict: recurse")
-    return root
+def _read_since(d: Daemon, offset: int) -> int:
+    """Knowledge files the daemon read (or found gone) since ``offset`` bytes of its log."""
+    text = _log(d).read_bytes()[offset:].decode("utf-8", "replace")
+    return sum(int(m.group(1)) + int(m.group(2)) for m in _READ.finditer(text))
 
 
-def _units(journal: Path) -> dict[str, dict[str, Any]]:
-    """The units of knowledge files in the journal, by id (the last record of each)."""
-    out: dict[str, dict[str, Any]] = {}
-    for line in journal.read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
-        if rec.get("op") == "put" and rec["obs"].get("knowledge"):
-            out[rec["obs"]["id"]] = rec["obs"]
-    return out
+def _units(c: GraphMem) -> list[tuple[object, ...]]:
+    """Every knowledge unit of every checkout, as a reader sees it (ids and times aside)."""
+    out: list[tuple[object, ...]] = []
+    for o in c.list(limit=0):
+        k = o.knowledge
+        if k is None:
+            continue
+        refs = sorted((r.text, r.target_ref) for r in o.references)
+        reasons = sorted((r.change.value, r.anchor_ref, r.commit, r.detail) for r in o.stale_reasons)
+        out.append((o.repo_id, k.path, k.start_line, k.end_line, o.text, o.status.value, refs, reasons))
+    return sorted(out, key=repr)
 
 
-def test_a_restart_resolves_as_the_first_start_and_writes_nothing(daemon_factory: DaemonFactory) -> None:
-    root = _repo()
-    d = daemon_factory([root], env={"PYTHONHASHSEED": "0"})
-    with d.client() as c:
-        assert c.check_knowledge(wait_current=True).references is not None
-    journal = d.home / "data" / "observations.jsonl"
+def _restart(d: Daemon, daemon_factory: DaemonFactory, repos: list[Path]) -> tuple[Daemon, int]:
     assert d.stop() == 0
+    offset = _log(d).stat().st_size
+    return daemon_factory(repos, home=d.home), offset
+
+
+def _fresh(daemon_factory: DaemonFactory, repos: list[Path]) -> list[tuple[object, ...]]:
+    """The units a daemon in a new home reads from the same checkouts (stopped after)."""
+    fresh = daemon_factory(repos)
+    try:
+        with fresh.client() as c:
+            return _units(c)
+    finally:
+        fresh.stop()
+
+
+def test_a_restart_reads_only_the_knowledge_files_that_changed(daemon_factory: DaemonFactory) -> None:
+    root = committed_fixture("knowledge")
+    d = daemon_factory([root])
+    journal = d.home / "data" / "observations.jsonl"
+    with d.client() as c:
+        first = _units(c)
+    assert first
+    assert _read_since(d, 0) >= 5  # every file read on the first index
+
+    # nothing changed while stopped: no file read, nothing journaled, the same units
+    d.stop()
     written = journal.read_bytes()
-    units = _units(journal)
-    (example,) = [u for u in units.values() if u["knowledge"]["path"] == "README.md" and ">>>" in u["text"]]
-    targets = {r["text"]: r["target_ref"] for r in example["references"]}
-    assert targets["asdict"] == "src/attr/_next_gen.py::asdict", targets
-    assert any("attrs/exceptions.py" in json.dumps(u["anchors"]) for u in units.values())  # (no symbols there)
-    for seed in ("1", "4"):  # (the old code's answer followed the seed: _funcs under 0, _next_gen under others)
-        d = daemon_factory([root], home=d.home, env={"PYTHONHASHSEED": seed})
+    d, offset = _restart(d, daemon_factory, [root])
+    with d.client() as c:
+        assert _units(c) == first
+    assert _read_since(d, offset) == 0
+    assert journal.read_bytes() == written
+    assert "knowledge files as left" in _log(d).read_text()
+
+    # a doc edited while stopped: only that file is read, and the units are a fresh read's
+    d.stop()
+    replace_in(root / "AGENTS.md", "must stay pure", "must stay pure, says `hash_password`'s author")
+    d, offset = _restart(d, daemon_factory, [root])
+    with d.client() as c:
+        edited = _units(c)
+    assert _read_since(d, offset) == 1
+    assert any("hash_password" in u[4] for u in edited if u[1] == "AGENTS.md")  # type: ignore[operator]
+    assert edited == _fresh(daemon_factory, [root])
+
+    # a file written again with the same bytes (a checkout does that): not read
+    d.stop()
+    data = (root / "docs" / "architecture.md").read_bytes()
+    (root / "docs" / "architecture.md").unlink()
+    (root / "docs" / "architecture.md").write_bytes(data)
+    d, offset = _restart(d, daemon_factory, [root])
+    d.wait_idle()
+    assert _read_since(d, offset) == 0
+
+    # a name written before its code: a restart after the code appeared while stopped reads
+    # the doc that names it (and only it), and its unit gains the reference a fresh read gives
+    replace_in(root / "AGENTS.md", "- Run `npm test`", "- `parseUser` validates input.\n- Run `npm test`")
+    d.wait_idle()
+    with d.client() as c:
+        assert not any("parseUser" in str(u[6]) for u in _units(c))
+    d.stop()
+    (root / "web" / "src" / "parse.ts").write_text("export function parseUser(raw: string) {\n  return raw;\n}\n")
+    d, offset = _restart(d, daemon_factory, [root])
+    with d.client() as c:
+        named = _units(c)
+    assert any("parseUser" in str(u[6]) for u in named)
+    assert _read_since(d, offset) == 1
+    assert named == _fresh(daemon_factory, [root])
+    d.stop()
+
+
+def test_a_restart_after_commits_and_with_a_worktree_equals_a_fresh_read(daemon_factory: DaemonFactory) -> None:
+    root = committed_fixture("knowledge")
+    tree = short_tmp() / "wt"
+    git(root, "worktree", "add", "-q", "-b", "side", str(tree))
+    try:
+        d = daemon_factory([root, tree])
         with d.client() as c:
-            assert c.check_knowledge(wait_current=True).references is not None
-        assert d.stop() == 0
-        assert journal.read_bytes() == written, seed
-        assert not (d.home / "data" / "observations.jsonl.quarantine").exists()
-    history = [e["kind"] for u in _units(journal).values() for e in u.get("history", ())]
-    assert "reanchored" not in history
+            both = _units(c)
+        ids = {u[0] for u in both}
+        assert len(ids) == 2
+        # the worktree's docs are the sibling's where their content is equal
+        per = {rid: [u[1:] for u in both if u[0] == rid] for rid in ids}
+        assert len({repr(v) for v in per.values()}) == 1, per
+
+        # an uncommitted doc edit read live, then committed while stopped (HEAD moved ahead):
+        # the doc is judged again from its commit, as a fresh read judges it; nothing else read
+        replace_in(tree / "CLAUDE.md", "\n", "\nSee `verify_password` too.\n")
+        d.wait_idle()
+        d.stop()
+        git(tree, "commit", "-q", "-am", "doc")
+        d, offset = _restart(d, daemon_factory, [root, tree])
+        with d.client() as c:
+            after = _units(c)
+        assert _read_since(d, offset) == 1
+        assert after == _fresh(daemon_factory, [root, tree])
+
+        # nothing changed: neither checkout reads a file
+        d, offset = _restart(d, daemon_factory, [root, tree])
+        with d.client() as c:
+            assert _units(c) == after
+        assert _read_since(d, offset) == 0
+
+        # history rewritten while stopped (the worktree reset to before its commit): every
+        # file of that checkout is read again (its lines' commits may all differ), none of the other
+        d.stop()
+        git(tree, "reset", "-q", "--hard", "HEAD~1")
+        d, offset = _restart(d, daemon_factory, [root, tree])
+        with d.client() as c:
+            reset = _units(c)
+        assert reset == _fresh(daemon_factory, [root, tree])
+        assert "HEAD moved off" in _log(d).read_text()
+        d.stop()
+    finally:
+        git(root, "worktree", "remove", "--force", str(tree))
+        shutil.rmtree(tree.parent, ignore_errors=True)

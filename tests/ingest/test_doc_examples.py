@@ -140,3 +140,43 @@ def test_other_languages_through_their_query() -> None:
     go = '```go\nimport "github.com/acme/store"\n\nfunc main() { store.Open("db", 2) }\n```\n'
     (r,) = refs("README.md", go)
     assert (r.target, r.call, written(go, r)) == ("store.Open", CallShape((), 2, False), "store.Open")
+
+
+def test_a_method_of_an_instance_of_a_class_the_page_defines() -> None:
+    """``class UserSchema(Schema)`` then ``UserSchema().load(...)`` (in a later block of the
+    page too): ``Schema.load`` through the base the page imported; a method the page class (or
+    a page class it derives from) defines is the page's own; a base the page does not import
+    gives nothing."""
+    text = (
+        "```python\n"
+        "from marshmallow import Schema, INCLUDE\n"
+        "import abc\n"
+        "class UserSchema(Schema, metaclass=abc.ABCMeta):\n"
+        "    name = 1\n"
+        "    @staticmethod\n"
+        "    def check(value):\n"
+        "        return value\n"
+        "class AdminSchema(UserSchema):\n"
+        "    def extra(self):\n"
+        "        return 1\n"
+        "class Other(Unknown):\n"
+        "    pass\n"
+        "```\n\n"
+        "```python\n"
+        "UserSchema().load(data, unknown=INCLUDE)\n"
+        "AdminSchema().dump(obj)\n"
+        "AdminSchema().check(1)\n"
+        "AdminSchema().extra()\n"
+        "UserSchema().name\n"
+        "Other().load(data)\n"
+        "```\n"
+    )
+    got = [
+        (r.text, r.target, r.call)
+        for r in refs("docs/quickstart.md", text)
+        if "Schema()" in r.text or "Other" in r.text
+    ]
+    assert got == [
+        ("UserSchema().load", "marshmallow.Schema.load", CallShape(("unknown",), 1, False)),
+        ("AdminSchema().dump", "marshmallow.Schema.dump", CallShape((), 1, False)),
+    ]

@@ -11,8 +11,6 @@ import pytest
 from conftest import STORE_ENGINE
 from graphmem.errors import InvalidArgument, ResourceExhausted
 from graphmem.v1 import service_pb2
-from graphmemd.graph.model import file_fingerprint
-from graphmemd.ingest.parse_pool import content_hash
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.obsdoc import MAX_TS, from_doc, to_doc, validate_doc
 from graphmemd.memory.observations import ObservationBook
@@ -55,17 +53,6 @@ def test_from_doc_rejects_what_would_break_a_reader(patch: dict[str, Any], field
 
 def test_codec_round_trips() -> None:
     o = from_doc(doc(confirmed_at=3.0, tags=["x"]))
-    assert from_doc(to_doc(o)) == o
-    assert validate_doc(to_doc(o)) is None
-
-
-def test_an_anchor_to_a_file_without_symbols_round_trips() -> None:
-    """A file without symbols is fingerprinted by its content (``content:`` + 128 hex digits):
-    its anchor is read back, not quarantined at every load (and written again at every restart)."""
-    body = file_fingerprint([], content_hash(b"from attr.exceptions import *\n"))
-    assert len(body) > 128
-    o = from_doc(doc(anchors=[{"kind": "file", "ref": "a.py", "repo_id": "r", "path": "a.py", "body_hash": body}]))
-    assert o.anchors[0].body_hash == body
     assert from_doc(to_doc(o)) == o
     assert validate_doc(to_doc(o)) is None
 

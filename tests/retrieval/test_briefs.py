@@ -26,20 +26,46 @@ from graphmemd.retrieval.overview import Section, estimate_tokens, overview
 NOW = 1_800_000_000.0
 
 
-def note(oid: str, category: Category = Category.OTHER, status: ObservationStatus = ObservationStatus.FRESH,
-         *, ref: str = "app/a.py::f", text: str = "", updated: float = NOW - 1000,
-         reasons: tuple[StaleReason, ...] = (), confidence: float = 1.0, confirmed: float | None = None) -> Observation:
+def note(
+    oid: str,
+    category: Category = Category.OTHER,
+    status: ObservationStatus = ObservationStatus.FRESH,
+    *,
+    ref: str = "app/a.py::f",
+    text: str = "",
+    updated: float = NOW - 1000,
+    reasons: tuple[StaleReason, ...] = (),
+    confidence: float = 1.0,
+    confirmed: float | None = None,
+) -> Observation:
     path = ref.partition("::")[0]
     anchor = Anchor(AnchorKind.SYMBOL, ref, "r1", path, symbol_id=f"r1:{ref}")
-    return Observation(oid, "r1", text or f"note {oid}", category, NOW - 5000, updated, status, anchors=(anchor,),
-                       stale_reasons=reasons, confidence=confidence, confirmed_at=confirmed,
-                       confirmed_by="alice" if confirmed else "")
+    return Observation(
+        oid,
+        "r1",
+        text or f"note {oid}",
+        category,
+        NOW - 5000,
+        updated,
+        status,
+        anchors=(anchor,),
+        stale_reasons=reasons,
+        confidence=confidence,
+        confirmed_at=confirmed,
+        confirmed_by="alice" if confirmed else "",
+    )
 
 
 def test_overview_orders_sections_and_marks_each_note() -> None:
     stale = StaleReason("app/a.py::g", ChangeKind.BODY_CHANGED, NOW - 10, detail="the body of app/a.py::g changed")
-    suspect = StaleReason("app/a.py::h", ChangeKind.DEPENDENCY_CHANGED, NOW - 20, via="CALLS",
-                          detail="app/a.py::h calls app/b.py::k, whose signature changed", dependency_ref="app/b.py::k")
+    suspect = StaleReason(
+        "app/a.py::h",
+        ChangeKind.DEPENDENCY_CHANGED,
+        NOW - 20,
+        via="CALLS",
+        detail="app/a.py::h calls app/b.py::k, whose signature changed",
+        dependency_ref="app/b.py::k",
+    )
     notes = [
         note("other-old", updated=NOW - 9000),
         note("other-new", updated=NOW - 100),
@@ -66,9 +92,17 @@ def test_overview_orders_sections_and_marks_each_note() -> None:
     assert "archived" not in view.shown
 
 
-def doc_unit(oid: str, path: str, line: int, text: str, *, kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION,
-             status: ObservationStatus = ObservationStatus.FRESH, ref: str = "app/a.py::f",
-             category: Category = Category.OTHER) -> Observation:
+def doc_unit(
+    oid: str,
+    path: str,
+    line: int,
+    text: str,
+    *,
+    kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION,
+    status: ObservationStatus = ObservationStatus.FRESH,
+    ref: str = "app/a.py::f",
+    category: Category = Category.OTHER,
+) -> Observation:
     o = note(oid, category, status, ref=ref, text=text, updated=NOW)  # read (indexed) just now
     return replace(o, knowledge=KnowledgeSource(path, line, line + 2, (), kind), source="file")
 
@@ -79,8 +113,14 @@ def test_the_docs_fill_what_saved_notes_leave_most_relevant_first_never_dated_by
         note("saved", text="retries are capped at 3", updated=NOW - 9000),
         doc_unit("tutorial", "docs/tutorial.rst", 40, "The post table stores " + "words " * 80, ref="app/a.py::post"),
         doc_unit("central", "docs/api.rst", 10, "Flask.route registers a view", ref="app/a.py::route"),
-        doc_unit("adr", "docs/adr/0001.md", 1, "We use SQLite", kind=KnowledgeKind.DECISION_RECORD,
-                 category=Category.DECISION),
+        doc_unit(
+            "adr",
+            "docs/adr/0001.md",
+            1,
+            "We use SQLite",
+            kind=KnowledgeKind.DECISION_RECORD,
+            category=Category.DECISION,
+        ),
         doc_unit("wrong", "docs/old.rst", 5, "g() does it", status=ObservationStatus.STALE, ref="app/a.py::g"),
     ]
     notes[-1] = replace(notes[-1], stale_reasons=(gone,))
@@ -99,11 +139,37 @@ def test_the_docs_fill_what_saved_notes_leave_most_relevant_first_never_dated_by
     assert view.tokens <= 400
 
 
+def test_a_directive_line_alone_is_not_shown_and_the_footer_names_the_listing() -> None:
+    """``.. function:: attrs`` (its text is the next unit) names code and says nothing of it;
+    the footer names the command that lists what was left out: units of knowledge files are
+    ``graphmem list --kind docs`` (``graphmem list`` lists saved notes)."""
+    bare = [doc_unit(f"d{i}", "docs/api.rst", i, text) for i, text in enumerate(
+        (".. function:: attrs", ".. py:class:: Schema", "```{function} attrs", ":::{note}"))]  # fmt: skip
+    body = [doc_unit(f"b{i}", "docs/guide.md", 10 + i, f"passage {i} " + "words " * 60) for i in range(6)]
+    view = overview([*bare, *body], title="# repo", budget=200)
+    assert not set(view.shown) & {o.id for o in bare}
+    assert ".. function::" not in view.text
+    assert view.text.endswith("see graphmem list --kind docs)")
+    with_body = doc_unit("x", "docs/api.rst", 50, ".. function:: attrs\n\n   Same as `attrs.define`.")
+    assert "x" in overview([with_body], title="# repo", budget=400).shown
+    saved = [note(f"n{i}", Category.OTHER, text=f"note {i} " + "words " * 60) for i in range(6)]
+    assert overview(saved, title="# repo", budget=200).text.endswith("see graphmem list)")
+    assert overview([*saved, *body], title="# repo", budget=200).text.endswith("see graphmem list --kind all)")
+
+
 def test_overview_shares_the_budget_and_says_what_it_left_out() -> None:
     long = "x" * 300
     rules = [note(f"r{i}", Category.CONSTRAINT, text=f"rule {i} {long}") for i in range(20)]
-    stale = [note(f"s{i}", Category.DECISION, ObservationStatus.STALE, text=f"stale {i} {long}",
-                  reasons=(StaleReason("app/a.py::f", ChangeKind.REMOVED, NOW),)) for i in range(5)]
+    stale = [
+        note(
+            f"s{i}",
+            Category.DECISION,
+            ObservationStatus.STALE,
+            text=f"stale {i} {long}",
+            reasons=(StaleReason("app/a.py::f", ChangeKind.REMOVED, NOW),),
+        )
+        for i in range(5)
+    ]
     view = overview(rules + stale, title="# repo", budget=800)
     assert view.tokens <= 800
     assert any(i.startswith("s") for i in view.shown)  # rules do not starve the stale ones
@@ -117,12 +183,26 @@ def test_overview_shares_the_budget_and_says_what_it_left_out() -> None:
 
 
 def test_callouts_name_the_change_once_in_one_line_and_the_instruction_once() -> None:
-    sig = StaleReason("app/b.py::login", ChangeKind.SIGNATURE_CHANGED, NOW, old_signature="def login(a):",
-                      new_signature="def login(a,b):", commit="c0ffee1", uncommitted=True)
-    dep = StaleReason("app/c.py::create_user", ChangeKind.DEPENDENCY_CHANGED, NOW,
-                      old_signature="def login(a):", new_signature="def login(a,b):", via="CALLS",
-                      detail="app/c.py::create_user calls app/b.py::login, whose signature changed",
-                      dependency_ref="app/b.py::login", uncommitted=True)
+    sig = StaleReason(
+        "app/b.py::login",
+        ChangeKind.SIGNATURE_CHANGED,
+        NOW,
+        old_signature="def login(a):",
+        new_signature="def login(a,b):",
+        commit="c0ffee1",
+        uncommitted=True,
+    )
+    dep = StaleReason(
+        "app/c.py::create_user",
+        ChangeKind.DEPENDENCY_CHANGED,
+        NOW,
+        old_signature="def login(a):",
+        new_signature="def login(a,b):",
+        via="CALLS",
+        detail="app/c.py::create_user calls app/b.py::login, whose signature changed",
+        dependency_ref="app/b.py::login",
+        uncommitted=True,
+    )
     older = StaleReason("app/b.py::logout", ChangeKind.BODY_CHANGED, NOW - 3600, uncommitted=True)
     history = StaleReason("app/b.py::token", ChangeKind.REMOVED, NOW, commit="abc1234")  # found at indexing
     notes = [
@@ -152,20 +232,32 @@ def test_callouts_name_the_change_once_in_one_line_and_the_instruction_once() ->
 
 
 def test_a_note_shown_in_a_session_is_not_shown_again_until_its_state_changes() -> None:
-    sig = StaleReason("app/b.py::login", ChangeKind.SIGNATURE_CHANGED, NOW, old_signature="def login(a):",
-                      new_signature="def login(a,b):", uncommitted=True)
+    sig = StaleReason(
+        "app/b.py::login",
+        ChangeKind.SIGNATURE_CHANGED,
+        NOW,
+        old_signature="def login(a):",
+        new_signature="def login(a,b):",
+        uncommitted=True,
+    )
     own = note("own", Category.DECISION, ObservationStatus.STALE, ref="app/b.py::login", reasons=(sig,))
     first = render(["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600)
     assert first.shown == ("own",)
-    again = render(["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600,
-                   already_shown=set(first.states))
+    again = render(
+        ["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600, already_shown=set(first.states)
+    )
     assert again.text == ""  # the same hook run again says nothing
-    assert render(["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600,
-                  already_shown={"own"}).shown == ("own",)  # a bare id (seen at session start) is not this state
+    assert render(
+        ["app/b.py"], find_callouts([own], {("r1", "app/b.py"): NOW}), budget=600, already_shown={"own"}
+    ).shown == ("own",)  # a bare id (seen at session start) is not this state
     more = replace(sig, new_signature="def login(a,b,c):", detected_at=NOW + 5)
     changed = replace(own, stale_reasons=(more,))
-    later = render(["app/b.py"], find_callouts([changed], {("r1", "app/b.py"): NOW + 4}), budget=600,
-                   already_shown=set(first.states))
+    later = render(
+        ["app/b.py"],
+        find_callouts([changed], {("r1", "app/b.py"): NOW + 4}),
+        budget=600,
+        already_shown=set(first.states),
+    )
     assert later.shown == ("own",)  # a new change: its state changed, so it is shown again
     assert "parameter `c` added (required)" in later.text
 
@@ -175,11 +267,17 @@ def test_repository_brief_through_the_daemon(daemon_factory: Callable[..., Daemo
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     d = daemon_factory([repo])
     with d.client() as c:
-        rule = c.observe("passwords are hashed with a per-deployment salt", anchors=["app/auth/crypto.py"],
-                         category=Category.CONSTRAINT)
+        rule = c.observe(
+            "passwords are hashed with a per-deployment salt",
+            anchors=["app/auth/crypto.py"],
+            category=Category.CONSTRAINT,
+        )
         mere = c.observe("routes return plain strings", anchors=["app/api/routes.py::health"])
-        doomed = c.observe("login returns make_token's token", anchors=["app/auth/service.py::AuthService.login"],
-                           category=Category.DECISION)
+        doomed = c.observe(
+            "login returns make_token's token",
+            anchors=["app/auth/service.py::AuthService.login"],
+            category=Category.DECISION,
+        )
         service = Path(repo) / "app/auth/service.py"
         service.write_text(service.read_text().replace("return make_token(user.id)", "return make_token(user.id)[:8]"))
         wait_for(lambda: c.get(doomed.id).status is ObservationStatus.STALE, 10)

@@ -30,6 +30,7 @@ from typing import Final
 from google.protobuf import json_format
 
 from graphmem import convert
+from graphmem.grading import CLOSE_MATCHES_SHOWN, MESSAGE_LIMIT, RANK, Grade, describe, grade
 from graphmem.types import Freshness, KnowledgeCheck, KnowledgeReference, ReferenceState
 
 __all__ = [
@@ -57,24 +58,6 @@ __all__ = [
     "summary",
     "text_lines",
 ]
-
-#: How many close matches a message lists at most (the JSON and SARIF properties carry them all).
-CLOSE_MATCHES_SHOWN: Final = 3
-#: The longest text message (a finding's reason with its suggestions).
-MESSAGE_LIMIT: Final = 160
-
-
-class Grade(str, Enum):
-    """A finding's grade: its ``ReferenceState``, with a suspect reference the daemon flags
-    ``deprecated`` (a name a module still serves with a warning) a grade of its own."""
-
-    DANGLING = "dangling"
-    STALE = "stale"
-    SUSPECT = "suspect"
-    DEPRECATED = "deprecated"
-    CHANGED = "changed"
-    OK = "ok"
-
 
 class FailOn(str, Enum):
     """The lowest grade that fails the check (``--fail-on``); ``never`` only reports."""
@@ -104,14 +87,6 @@ class Level(str, Enum):
     NOTE = "note"
 
 
-_RANK: Final[dict[Grade, int]] = {
-    Grade.OK: 0,
-    Grade.CHANGED: 1,
-    Grade.DEPRECATED: 2,
-    Grade.SUSPECT: 3,
-    Grade.STALE: 4,
-    Grade.DANGLING: 5,
-}
 _THRESHOLD: Final[dict[FailOn, int]] = {
     FailOn.DANGLING: 5,
     FailOn.STALE: 4,
@@ -127,26 +102,9 @@ _SHOWN: Final[dict[ReportLevel, int]] = {
     ReportLevel.ALL: 1,
 }
 
-_DEFAULT_REASON: Final[dict[Grade, str]] = {
-    Grade.DANGLING: "names code that no longer exists",
-    Grade.STALE: "is a call that no longer fits the code's signature",
-    Grade.SUSPECT: "names code that changed in a way that breaks old callers",
-    Grade.DEPRECATED: "names code that is gone but still served, with a warning",
-    Grade.CHANGED: "names code that changed, compatibly with what the text uses",
-    Grade.OK: "resolves",
-}
-
-
-def grade(ref: KnowledgeReference) -> Grade:
-    """``ref``'s grade: its state, or *deprecated* for a suspect one the daemon flags so."""
-    if ref.state is ReferenceState.SUSPECT and ref.deprecated:
-        return Grade.DEPRECATED
-    return Grade(ref.state.value)
-
-
 def fails(ref: KnowledgeReference, fail_on: FailOn) -> bool:
     """Whether ``ref`` fails the check at threshold ``fail_on``."""
-    return _RANK[grade(ref)] >= _THRESHOLD[fail_on]
+    return RANK[grade(ref)] >= _THRESHOLD[fail_on]
 
 
 def level(ref: KnowledgeReference, fail_on: FailOn) -> Level:
@@ -177,7 +135,7 @@ def findings(check: KnowledgeCheck) -> tuple[KnowledgeReference, ...]:
 def at_level(check: KnowledgeCheck, report: ReportLevel, fail_on: FailOn = FailOn.NEVER) -> KnowledgeCheck:
     """``check`` with only the findings ``--level`` prints (and those that fail the check:
     what fails is always shown)."""
-    keep = tuple(r for r in check.references if _RANK[grade(r)] >= _SHOWN[report] or fails(r, fail_on))
+    keep = tuple(r for r in check.references if RANK[grade(r)] >= _SHOWN[report] or fails(r, fail_on))
     return replace(check, references=keep)
 
 
@@ -216,61 +174,6 @@ def _also(group: Group) -> str:
 def exit_status(check: KnowledgeCheck, fail_on: FailOn) -> int:
     """1 when any finding is at or above ``fail_on``, else 0."""
     return 1 if any(fails(r, fail_on) for r in check.references) else 0
-
-
-def _short(commit: str) -> str:
-    return commit[:7]
-
-
-def _short_ref(ref: str) -> str:
-    """``src/app/auth.py::AuthService.login`` -> ``AuthService.login`` (a path stays)."""
-    return ref.rpartition("::")[2] or ref
-
-
-def describe(ref: KnowledgeReference, limit: int = MESSAGE_LIMIT) -> str:
-    """One line of at most ``limit`` characters: what happened to what the reference names
-    (the daemon's reason, or a default for its state, with the commit when known) and, for
-    a dangling reference, the closest names there are now, as many as fit."""
-    reason = " ".join(ref.reason.split())
-    if not reason:
-        reason = f"`{ref.text}` {_DEFAULT_REASON[grade(ref)]}"
-        if ref.renamed_to:
-            reason += f": renamed to `{_short_ref(ref.renamed_to)}`"
-        if ref.commit:
-            reason += f" (in {_short(ref.commit)})"
-    elif not reason.startswith("`") and ref.text not in reason:
-        reason = f"`{ref.text}`: {reason}"
-    if len(reason) > limit:
-        return reason[: limit - 1] + "…"
-    if ref.state is not ReferenceState.DANGLING or ref.renamed_to:  # (a new name known: that is the fix)
-        return reason
-    renamed = _short_ref(ref.renamed_to) if ref.renamed_to else ""
-    written = _written_last(ref.text)
-    offered = [_offer(m, written) for m in ref.close_matches if m and m != ref.renamed_to]
-    shown: list[str] = []
-    for m in dict.fromkeys(x for x in offered if x != f"`{renamed}`"):
-        tail = "; did you mean " + ", ".join((*shown, m)) + "?"
-        if len(shown) == CLOSE_MATCHES_SHOWN or len(reason) + len(tail) > limit:
-            break
-        shown.append(m)
-    if shown:
-        reason += "; did you mean " + ", ".join(shown) + "?"
-    return reason
-
-
-def _written_last(text: str) -> str:
-    """The last part of the name a reference's text spells (``:func:`a.b(x)``` -> ``b``)."""
-    inner = text.split("`")[-2] if text.count("`") >= 2 else text
-    return inner.split("(", 1)[0].strip().rsplit(".", 1)[-1]
-
-
-def _offer(match: str, written: str) -> str:
-    """A close match as offered: its qualified name; with its file when that name is the one
-    the text writes (the same name elsewhere: ``from click.parser import split_arg_string``
-    after it moved to ``shell_completion.py``)."""
-    short = _short_ref(match)
-    path = match.rpartition("::")[0]
-    return f"`{short}` in {path}" if path and short == written else f"`{short}`"
 
 
 def _plural(n: int, word: str) -> str:

@@ -95,7 +95,9 @@ def cmd_symbol(args: argparse.Namespace, ctx: Ctx) -> int:
 def cmd_events(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem events``: print the daemon's events as they happen."""
     with ctx.client() as client:
-        stream = client.events(repo=at_hand(client, args), kinds=args.kind, after_seq=args.after_seq)
+        stream = client.events(
+            repo=at_hand(client, args.repo, every=args.all), kinds=args.kind, after_seq=args.after_seq
+        )
         try:
             for event in stream:
                 if args.json:

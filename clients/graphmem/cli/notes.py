@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from graphmem.actor import local_actor
@@ -28,7 +29,11 @@ from graphmem.render import marker
 from graphmem.types import (
     Category,
     ObservationStatus,
+    Origin,
 )
+
+#: ``list --kind``: which observations it lists
+_KINDS: dict[str, Origin] = {"notes": Origin.NOTES, "docs": Origin.KNOWLEDGE, "all": Origin.ANY}
 
 
 def register(r: Registrar) -> None:
@@ -66,10 +71,7 @@ def register(r: Registrar) -> None:
 
     p = r.verb("show", cmd_show, "show one observation (as the checkout you are in sees it)")
     p.add_argument("id", metavar="ID")
-    p.add_argument(
-        "--repo", default="", help="judge it in this checkout (id or path; default: the one you are in)"
-    )
-    p.set_defaults(all=False)
+    p.add_argument("--repo", default="", help="judge it in this checkout (id or path; default: the one you are in)")
     p.add_argument(
         "--verbose", "-v", action="store_true", help="each reason in full: detection time, commit, both signatures"
     )
@@ -91,6 +93,13 @@ def register(r: Registrar) -> None:
     p.add_argument("--file", metavar="F", default="", help="anchored to this file or a symbol in it")
     p.add_argument("--symbol", metavar="S", default="", help="anchored to this symbol")
     p.add_argument("--tag", metavar="T", action="append", default=[], help="having this tag (repeatable)")
+    p.add_argument(
+        "--kind",
+        choices=tuple(_KINDS),
+        default="notes",
+        help="notes saved by people and agents (default); docs: units of knowledge files (CLAUDE.md, "
+        "AGENTS.md, ADRs, docs; `graphmem check` reviews them); all: both",
+    )
     p.add_argument("--repo", metavar="R", default="")
     all_flag(p)
     p.add_argument("--limit", metavar="N", type=positive_int, default=100, help="default: 100 (0: all)")
@@ -174,7 +183,7 @@ def cmd_observe(args: argparse.Namespace, ctx: Ctx) -> int:
 def cmd_show(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem show``: one observation in full."""
     with ctx.client() as client:
-        obs = client.get(args.id, repo=at_hand(client, args))
+        obs = client.get(args.id, repo=at_hand(client, args.repo))
     if args.json:
         ctx.print_json(obs)
     else:
@@ -192,31 +201,41 @@ def cmd_list(args: argparse.Namespace, ctx: Ctx) -> int:
             + args.status
         )
     )
+    origin = _KINDS[args.kind]
     with ctx.client() as client:
-        found = client.list(
-            repo=at_hand(client, args),
+        matching = functools.partial(
+            client.list,
+            repo=at_hand(client, args.repo, every=args.all),
             statuses=statuses,
             categories=args.category,
             file=args.file,
             symbol=args.symbol,
             tags=args.tag,
-            limit=args.limit,
         )
+        found = matching(limit=args.limit, origin=origin)
+        units_too = origin is Origin.NOTES and not args.json and bool(matching(limit=1, origin=Origin.KNOWLEDGE))
     if args.json:
         ctx.print_json(found)
-    elif not found:
-        ctx.note("no observations match")
-    else:
-        for o in found:
-            ctx.print(observation_row(o))
+        return 0
+    if not found:
+        ctx.note("no notes match" if origin is Origin.NOTES else "no observations match")
+    for o in found:
+        ctx.print(observation_row(o))
+    if units_too:
+        ctx.note(
+            "units of knowledge files that match are not listed: --kind docs lists them; graphmem check reviews them"
+        )
     return 0
 
 
-def at_hand(client: GraphMem, args: argparse.Namespace) -> str:
-    """The repository a ``list``/``events``/``export`` covers: ``--repo``; every one with
-    ``--all``; else the registered repository containing the working directory, if any."""
-    if args.repo or args.all:
-        return str(args.repo) if not args.all else ""
+def at_hand(client: GraphMem, repo: str, every: bool = False) -> str:
+    """The repository a command covers (``show``, ``list``, ``events``, ``export``): ``repo``
+    (``--repo``) when given; every one with ``every`` (``--all``: ""); else the registered
+    repository containing the working directory, if any ("" when none does)."""
+    if every:
+        return ""
+    if repo:
+        return repo
     directory = client.working_directory()
     found = client.repo_containing(directory) if directory is not None else None
     return found.id if found is not None else ""

@@ -40,7 +40,7 @@ def register(r: Registrar) -> None:
 def cmd_export(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem export``: every observation as journal lines, to a file (written atomically) or stdout."""
     with ctx.client() as client:
-        lines = client.export(repo=at_hand(client, args))
+        lines = client.export(repo=at_hand(client, args.repo, every=args.all))
         if args.file == "-":
             count = _write_lines(ctx.out, lines)
         else:

@@ -21,6 +21,7 @@ from typing import Final
 
 from lsprotocol import types as lsp
 
+from graphmem.grading import Grade, grade
 from graphmem.lsp.positions import LineMap, units
 from graphmem.lsp.present import reference_message
 from graphmem.lsp.settings import Settings, Severity
@@ -44,8 +45,8 @@ def is_knowledge_path(path: str) -> bool:
 
 
 def _deprecated(ref: KnowledgeReference) -> bool:
-    """Graded *deprecated* (``check``'s grade of its own): suspect, and flagged so."""
-    return ref.state is ReferenceState.SUSPECT and ref.deprecated
+    """Graded *deprecated* (``check``'s grade of its own: ``grading.grade``)."""
+    return grade(ref) is Grade.DEPRECATED
 
 
 def _level(ref: KnowledgeReference, settings: Settings) -> Severity:

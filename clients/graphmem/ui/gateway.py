@@ -28,6 +28,7 @@ from graphmem.types import (
     Observation,
     ObservationChange,
     ObservationStatus,
+    Origin,
     RecallResult,
     Repository,
     Resolved,
@@ -233,11 +234,12 @@ class Gateway:
                 memo=self._memo,
             )
 
-    def all_notes(self, archived: bool = False) -> list[Observation]:
-        """Every note of the repository (archived ones too with ``archived``)."""
+    def all_notes(self, archived: bool = False, origin: Origin = Origin.ANY) -> list[Observation]:
+        """Every note of the repository (archived ones too with ``archived``; ``origin``: saved
+        notes, units of knowledge files, or both)."""
         statuses = list(ObservationStatus) if archived else []
         with _calling():
-            return self.client.list(repo=self.repo.id, statuses=statuses, limit=0)
+            return self.client.list(repo=self.repo.id, statuses=statuses, limit=0, origin=origin)
 
     def knowledge(self) -> KnowledgeCheck:
         """The knowledge-file findings (from the index as it is: no waiting)."""

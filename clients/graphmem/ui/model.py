@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Any
 
 from graphmem.changes import change_words, history_words, reason_detail, spaced
+from graphmem.grading import RANK, Grade, describe, grade, needs_review
 from graphmem.render import marker
 from graphmem.types import (
     AnchorChange,
@@ -22,7 +23,7 @@ from graphmem.types import (
     Observation,
     ObservationStatus,
     Recalled,
-    ReferenceState,
+    StaleReason,
 )
 
 __all__ = [
@@ -72,7 +73,7 @@ class QueueItem:
 
     id: str  # the observation id (a finding: its unit's)
     kind: ItemKind
-    state: str  # stale, suspect; a finding: dangling, stale, suspect
+    state: str  # stale, suspect; a finding: dangling, stale, suspect, deprecated
     category: str
     author: str
     when: float  # newest change detected (or the note's last update)
@@ -83,8 +84,9 @@ class QueueItem:
     knowledge_file: str = ""
     knowledge_line: int = 0
     findings: tuple[KnowledgeReference, ...] = ()
-    commit: str = ""  # the commit at which the change was seen
+    commit: str = ""  # the commit that made the change ("" when not known or not committed)
     editable: bool = True  # a knowledge unit is edited in its file, not here
+    uncommitted: bool = False  # the newest change is in the working tree, not committed yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +135,15 @@ def _when(o: Observation) -> float:
     return max((r.detected_at for r in o.stale_reasons), default=o.updated_at)
 
 
+def _newest(o: Observation) -> StaleReason | None:
+    return max(o.stale_reasons, key=lambda r: r.detected_at, default=None)
+
+
 def _commit(o: Observation) -> str:
-    newest = max(o.stale_reasons, key=lambda r: r.detected_at, default=None)
-    return newest.commit if newest is not None else ""
+    """The commit that made the note's newest change; "" when none or not committed yet (a
+    reason of an uncommitted change carries the HEAD it was seen at, which did not make it)."""
+    newest = _newest(o)
+    return newest.commit if newest is not None and not newest.uncommitted else ""
 
 
 def _reason(o: Observation, findings: Sequence[KnowledgeReference]) -> str:
@@ -144,10 +152,9 @@ def _reason(o: Observation, findings: Sequence[KnowledgeReference]) -> str:
     line = marker(o)
     if not findings:
         return line
-    worst = min(findings, key=lambda r: _FINDING_ORDER.get(r.state, 9))
+    worst = _worst(findings)
     more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
-    what = worst.reason or f"{worst.text} is {worst.state.value}"  # a reason names the reference itself
-    return f"{line} {what}{more}"
+    return f"{line} {describe(worst)}{more}"
 
 
 def change_caption(o: Observation, c: AnchorChange) -> str:
@@ -163,7 +170,7 @@ def change_caption(o: Observation, c: AnchorChange) -> str:
 def note_item(o: Observation) -> QueueItem:
     """The queue item of a stale or suspect note."""
     k = o.knowledge
-    findings = tuple(r for r in o.references if r.state is not ReferenceState.OK)
+    findings = tuple(r for r in o.references if needs_review(r))
     return QueueItem(
         id=o.id,
         kind=ItemKind.NOTE,
@@ -180,21 +187,22 @@ def note_item(o: Observation) -> QueueItem:
         findings=findings,
         commit=_commit(o),
         editable=k is None,
+        uncommitted=(newest := _newest(o)) is not None and newest.uncommitted,
     )
 
 
 def _finding_item(refs: Sequence[KnowledgeReference], unit: Observation | None) -> QueueItem:
     first = refs[0]
-    worst = min(refs, key=lambda r: _FINDING_ORDER.get(r.state, 9))
+    worst = _worst(refs)
     return QueueItem(
         id=first.observation_id,
         kind=ItemKind.FINDING,
-        state=worst.state.value,
+        state=grade(worst).value,
         category=unit.category.value if unit is not None else "",
         author=unit.source if unit is not None else "",
         when=unit.updated_at if unit is not None else 0.0,
         text=unit.text if unit is not None else "",
-        reason=f"`{worst.text}`: {worst.reason}" if worst.reason else f"`{worst.text}` is {worst.state.value}",
+        reason=describe(worst),
         anchors=tuple(dict.fromkeys(r.target_ref for r in refs if r.target_ref)),
         files=(first.path,),
         knowledge_file=first.path,
@@ -205,7 +213,22 @@ def _finding_item(refs: Sequence[KnowledgeReference], unit: Observation | None) 
     )
 
 
-_FINDING_ORDER = {ReferenceState.DANGLING: 0, ReferenceState.STALE: 1, ReferenceState.SUSPECT: 2}
+def _worst(refs: Sequence[KnowledgeReference]) -> KnowledgeReference:
+    """The worst graded of ``refs`` (the first of equals)."""
+    return max(refs, key=lambda r: RANK[grade(r)])
+
+
+def findings_by_file(refs: Iterable[KnowledgeReference]) -> list[tuple[str, dict[str, int]]]:
+    """Per knowledge file, how many of its references need a look, by grade (what ``check``
+    reports by default), worst first; files with none are left out."""
+    by_file: dict[str, Counter[Grade]] = {}
+    for r in refs:
+        if needs_review(r):
+            by_file.setdefault(r.path, Counter())[grade(r)] += 1
+    return [
+        (path, {g.value: n for g, n in sorted(counts.items(), key=lambda gn: -RANK[gn[0]])})
+        for path, counts in sorted(by_file.items())
+    ]
 
 
 def queue_items(
@@ -221,7 +244,7 @@ def queue_items(
     seen = {i.id for i in items}
     by_unit: dict[str, list[KnowledgeReference]] = {}
     for r in findings:
-        if r.state is not ReferenceState.OK and r.observation_id not in seen:
+        if needs_review(r) and r.observation_id not in seen:
             by_unit.setdefault(r.observation_id or f"{r.path}:{r.line}", []).append(r)
     for refs in by_unit.values():
         items.append(_finding_item(refs, (units or {}).get(refs[0].observation_id)))
@@ -305,8 +328,9 @@ def _derived_history(o: Observation, related: Mapping[str, Observation] | None) 
         out.append(HistoryEntry(o.confirmed_at, "confirmed", o.confirmed_by))
     for r in o.stale_reasons:
         what = "suspect" if r.change is ChangeKind.DEPENDENCY_CHANGED else "stale"
-        kind = r.change.value.replace("_", " ")
-        out.append(HistoryEntry(r.detected_at, f"{what}: {kind}", "", r.commit, reason_detail(r)))
+        words = change_words(r) + (", uncommitted" if r.uncommitted else "")
+        commit = "" if r.uncommitted else r.commit  # an uncommitted change's reason carries the HEAD it was seen at
+        out.append(HistoryEntry(r.detected_at, f"{what}: {words}", "", commit, reason_detail(r)))
     if o.status is ObservationStatus.ARCHIVED:
         out.append(HistoryEntry(o.updated_at, "archived"))
     if o.superseded_by:

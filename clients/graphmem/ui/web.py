@@ -40,7 +40,17 @@ from starlette.staticfiles import StaticFiles
 
 from graphmem.changes import spaced
 from graphmem.errors import GraphMemError
-from graphmem.types import AnchorChange, EdgeKind, Event, EventKind, Observation, ObservationAction, ObservationStatus
+from graphmem.types import (
+    AnchorChange,
+    EdgeKind,
+    Event,
+    EventKind,
+    Observation,
+    ObservationAction,
+    ObservationStatus,
+    Origin,
+    ReferenceState,
+)
 from graphmem.ui import diff, guard, links, model
 from graphmem.ui.gateway import Gateway, PageError
 
@@ -397,20 +407,18 @@ def build_app(gateway: Gateway, settings: Settings) -> ASGIApp:
         return PlainTextResponse(f"opened {rel}:{line} in {argv[0]}")
 
     async def overview(request: Request) -> Response:
-        status, notes, check = await asyncio.gather(call(gw.status), call(gw.all_notes, True), call(gw.knowledge))
+        status, notes, check = await asyncio.gather(
+            call(gw.status), call(gw.all_notes, True, Origin.NOTES), call(gw.knowledge)
+        )
         repo = next((r for r in status.repositories if r.id == gw.repo.id), gw.repo)
-        by_file: dict[str, dict[str, int]] = {}
-        for r in check.references:
-            counts = by_file.setdefault(r.path, {})
-            counts[r.state.value] = counts.get(r.state.value, 0) + 1
         return page.html(
             "overview.html",
             status=status,
             current=repo,
             by_state=model.counted(o.status.value for o in notes),
             by_category=model.counted(o.category.value for o in notes),
-            knowledge_files=sorted(by_file.items()),
-            knowledge_units=len({o.knowledge.path for o in notes if o.knowledge is not None}),
+            knowledge_files=model.findings_by_file(check.references),
+            changed=sum(r.state is ReferenceState.CHANGED for r in check.references),
             check=check,
         )
 

@@ -11,6 +11,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Origin(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ORIGIN_ANY: _ClassVar[Origin]
+    ORIGIN_NOTES: _ClassVar[Origin]
+    ORIGIN_KNOWLEDGE: _ClassVar[Origin]
+
 class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     EVENT_KIND_UNSPECIFIED: _ClassVar[EventKind]
@@ -37,6 +43,9 @@ class ObservationAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OBSERVATION_ACTION_FRESH: _ClassVar[ObservationAction]
     OBSERVATION_ACTION_RENAMED: _ClassVar[ObservationAction]
     OBSERVATION_ACTION_CONFIRMED: _ClassVar[ObservationAction]
+ORIGIN_ANY: Origin
+ORIGIN_NOTES: Origin
+ORIGIN_KNOWLEDGE: Origin
 EVENT_KIND_UNSPECIFIED: EventKind
 EVENT_KIND_OBSERVATION_STALE: EventKind
 EVENT_KIND_OBSERVATION_FRESH: EventKind
@@ -300,7 +309,7 @@ class UpdateObservationRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[_types_pb2.Category, str]] = ..., replace_tags: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ..., by: _Optional[str] = ...) -> None: ...
 
 class ListObservationsRequest(_message.Message):
-    __slots__ = ("repo", "statuses", "categories", "file", "symbol", "tags", "limit", "page_token", "with_history")
+    __slots__ = ("repo", "statuses", "categories", "file", "symbol", "tags", "limit", "page_token", "with_history", "origin")
     REPO_FIELD_NUMBER: _ClassVar[int]
     STATUSES_FIELD_NUMBER: _ClassVar[int]
     CATEGORIES_FIELD_NUMBER: _ClassVar[int]
@@ -310,6 +319,7 @@ class ListObservationsRequest(_message.Message):
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     WITH_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
     repo: str
     statuses: _containers.RepeatedScalarFieldContainer[_types_pb2.ObservationStatus]
     categories: _containers.RepeatedScalarFieldContainer[_types_pb2.Category]
@@ -319,7 +329,8 @@ class ListObservationsRequest(_message.Message):
     limit: int
     page_token: str
     with_history: bool
-    def __init__(self, repo: _Optional[str] = ..., statuses: _Optional[_Iterable[_Union[_types_pb2.ObservationStatus, str]]] = ..., categories: _Optional[_Iterable[_Union[_types_pb2.Category, str]]] = ..., file: _Optional[str] = ..., symbol: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ..., with_history: _Optional[bool] = ...) -> None: ...
+    origin: Origin
+    def __init__(self, repo: _Optional[str] = ..., statuses: _Optional[_Iterable[_Union[_types_pb2.ObservationStatus, str]]] = ..., categories: _Optional[_Iterable[_Union[_types_pb2.Category, str]]] = ..., file: _Optional[str] = ..., symbol: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ..., limit: _Optional[int] = ..., page_token: _Optional[str] = ..., with_history: _Optional[bool] = ..., origin: _Optional[_Union[Origin, str]] = ...) -> None: ...
 
 class ListObservationsResponse(_message.Message):
     __slots__ = ("observations", "next_page_token")

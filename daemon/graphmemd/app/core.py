@@ -36,8 +36,10 @@ from graphmemd.app import transfer
 from graphmemd.app.checkouts import CheckoutOps, origin_of
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
+from graphmemd.graph.codegraph import CodeGraph
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.indexer import Indexer, Job
+from graphmemd.indexing.knowledge import export_kept
 from graphmemd.ingest.gitinfo import head_commit
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
@@ -182,13 +184,14 @@ class Core:
                 debounce_ms=self.cfg.debounce_ms,
                 step_ms=self.cfg.watch_step_ms,
                 rescan_interval_s=self.cfg.rescan_interval_s,
+                group_after_s=self.cfg.watch_group_after_s or None,
             )
             self._watcher.start()
             self.checkouts.start()
         self._mining.start()
         steps.mark("watcher")
         for rt in known:
-            self._watch_and_index(rt)
+            self._watch_and_index(rt, Steps())
         steps.mark("watched")
         self.ready.set()
         logger.info("opened in %.2fs: %s; %.2f CPU-s", steps.total, steps, steps.cpu)
@@ -237,8 +240,8 @@ class Core:
             if not self._store.poisoned:
                 self.snapshots.clear()
                 if settled:  # the graph is what the store now holds (``graph_snapshot.py``)
-                    ready = {rt.id: rt.resolver.facts for rt in self.registry.all() if rt.state is IndexState.READY}
-                    self.snapshots.save_all(self.state.graph, ready)
+                    ready = [rt for rt in self.registry.all() if rt.state is IndexState.READY]
+                    _save_snapshots(self.snapshots, self.state.graph, ready, self._indexer)
                 mark_clean(self.cfg.store_path)
 
     def _store_idle(self) -> None:
@@ -262,11 +265,16 @@ class Core:
     # ------------------------------------------------------------------ repositories
 
     def add_repo(self, path: Path | str) -> RepoRuntime:
-        """Register (if new), watch and index a repository."""
+        """Register (if new), watch and index a repository (a new one's steps and their times
+        logged: "registered ... in")."""
+        steps = Steps()
         stored = {rid: (commit, at) for rid, _root, commit, at in self.store.repos()}
+        steps.mark("store")
         rt, new = self._register(path, stored)
+        steps.mark("registry")
         if new:
-            self._watch_and_index(rt)
+            self._watch_and_index(rt, steps)
+            logger.info("%s: registered in %.3fs (%s)", rt.id, steps.total, steps)
         return rt
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
@@ -288,13 +296,14 @@ class Core:
             rt.read_facts()
         return rt, True
 
-    def _watch_and_index(self, rt: RepoRuntime) -> None:
+    def _watch_and_index(self, rt: RepoRuntime, steps: Steps) -> None:
         """Watch a newly registered repository, then queue its index pass."""
         if self._watcher is not None:
             self._watcher.add_root(rt.root)
             # Scan only once the OS watch is registered, so no change falls in between.
             if not self._watcher.wait_live(rt.root, timeout=5.0):
                 logger.warning("watch of %s not live after 5 s; the periodic rescan covers the gap", rt.root)
+        steps.mark("watch live")
         self.indexer.submit(Job("index", rt.id))
 
     def remove_repo(self, hint: str, *, purge: bool = False) -> int:
@@ -507,3 +516,19 @@ def watcher_status(watcher: RepoWatcher | None) -> WatcherStatus:
     reasons = [f"{root}: {s.degraded_reason}" for root, s in states.items() if s.degraded_reason]
     mode = "polling" if any(s.mode == "polling" for s in states.values()) else "watching"
     return WatcherStatus(mode, not reasons, "; ".join(reasons), sum(s.restarts for s in states.values()))
+
+
+def _save_snapshots(
+    snapshots: Snapshots, graph: CodeGraph, ready: Sequence[RepoRuntime], indexer: Indexer | None
+) -> None:
+    """At a clean stop, each ready checkout's graph snapshot and, beside it, what its knowledge
+    files were (``knowledge.export_kept``: the next start reads only the ones that changed
+    meanwhile). One not written is logged: the next start does that work again."""
+    snapshots.save_all(graph, {rt.id: rt.resolver.facts for rt in ready})
+    for rt in ready:
+        if indexer is None:
+            return
+        try:
+            snapshots.save_knowledge(rt.id, export_kept(indexer.knowledge, rt))
+        except OSError as exc:
+            logger.warning("cannot write the knowledge state of %s: %s", rt.id, exc)

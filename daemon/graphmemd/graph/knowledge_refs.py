@@ -222,6 +222,22 @@ class RefIndex:
         linked them (none for an index of old code)."""
         return self._bases(cls)
 
+    def inherited(self, cls: SymbolInfo, name: str) -> SymbolInfo | None:
+        """``name`` as class ``cls`` has it: its own, else its bases' (nearest first, left to
+        right, as the code's resolution linked them); None when none defines it."""
+        seen: set[str] = set()
+        todo = [cls]
+        while todo:
+            c = todo.pop(0)
+            if c.id in seen:
+                continue
+            seen.add(c.id)
+            found = self.member(c, name)
+            if found is not None:
+                return found
+            todo.extend(self.bases(c))
+        return None
+
     def constructor(self, cls: SymbolInfo) -> SymbolInfo | None:
         """What a call of class ``cls`` with arguments runs (``graph.constructors``); None
         when the code does not show it (the call is then a mention of the class)."""

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,15 +44,12 @@ from graphmemd.runtime.config import DaemonConfig
 from graphmemd.runtime.events import EventBus
 from graphmemd.store.delta_sink import DeltaSink
 from graphmemd.store.engine import Store
-from graphmemd.store.writer import Hold, StoreWriter
+from graphmemd.store.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
 #: a checkout is derived from a sibling when at least this share of its files equal the sibling's
 MIN_EQUAL_SHARE = 0.5
-
-#: ``copy_rows`` offers a pause (``StoreWriter.pause_while_held``) every this many files it reads
-PAUSE_EVERY = 64
 
 #: (repository id, path, content hash) -> a parse text queued for the parse cache, or None
 Queued = Callable[[str, str, str], str | None]
@@ -95,20 +91,15 @@ def copy_rows(
     heads: Sequence[CachedHead],
     rename: Mapping[str, str],
     infos: Mapping[str, Sequence[SymbolInfo]],
-    pause: Callable[[], None] = lambda: None,
 ) -> None:
     """On the store writer: give ``target`` the cached parses and the store rows of the files
     ``heads`` names, as ``source`` has them (its edges renamed by ``rename``). A file whose
-    parse ``source`` no longer caches is left out (the next start parses it). ``pause`` is
-    called between its steps, where it holds no store lock (``StoreWriter.pause_while_held``:
-    another worktree's first pass may be waiting for the interpreter)."""
+    parse ``source`` no longer caches is left out (the next start parses it)."""
     started, now = time.monotonic(), time.time()
     rows: list[CachedParse] = []
     records: list[tuple[FileRecord, ParsedFile]] = []
     missing: list[str] = []
-    for i, head in enumerate(heads):
-        if i % PAUSE_EVERY == 0:
-            pause()
+    for head in heads:
         try:
             text = sibling_text(parses, queued, source, head)
             parsed = decode(text, outline=True) if text is not None else None
@@ -126,11 +117,8 @@ def copy_rows(
         logger.warning("%s: %d files' parses gone from %s before they were copied", target, len(missing), source)
         gone = {file_id(target, p) for p in missing}
         keep = {a: b for a, b in rename.items() if b not in gone and b.split("::", 1)[0] not in gone}
-    pause()
     parses.put_rows(target, rows)
-    pause()
     edges = renamed_edges(store.load_resolved_edges(source), keep)
-    pause()
     store.replace_files(target, records, (), edges, infos={r.path: infos[r.path] for r, _ in records})
     n = len(records)
     del rows, records, edges
@@ -188,8 +176,6 @@ class Deriver:
         self._differing: dict[str, set[str]] = {}
         #: checkout id -> its derivation's store writes, queued once the checkout is current (``settle``)
         self._writes: dict[str, list[Callable[[], None]]] = {}
-        #: checkout id -> the hold on the ordinary store writes while its first pass runs (``plan``)
-        self._holds: dict[str, tuple[Hold, float]] = {}
 
     def plan(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> Plan | None:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
@@ -207,11 +193,6 @@ class Deriver:
             return None
         rest = [t for t in todo if t[0] not in equal]
         read = {rel: hashed[rel] for rel, _ in rest if rel in hashed}
-        # someone is waiting for this checkout (a new worktree): the store writes queued
-        # before it (the previous worktree's rows, its parses) wait until it is current
-        # instead of sharing the interpreter with it (released by ``settle`` or ``release``)
-        self.release(rt)
-        self._holds[rt.id] = (self._writer.hold(), time.monotonic())
         return Plan(source, len(todo), rest, nodes, equal, read, started)
 
     def take(self, rt: RepoRuntime, plan: Plan) -> GraphDelta:
@@ -238,8 +219,7 @@ class Deriver:
                  sorted(equal.items())]  # fmt: skip
         rt.derived_from = source.id
         store, parses, queued, src, rid = self._store, self._parses, self._queued, source.id, rt.id
-        pause = self._writer.pause_while_held
-        self._writes[rid] = [lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos, pause)]
+        self._writes[rid] = [lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos)]
         self._store_edges(rt, dependents, edges)
         for event in file_events(delta, time.time()):
             self._bus.publish(event)
@@ -270,27 +250,6 @@ class Deriver:
             logger.info("%s: %d differing files not parsed; %d files resolved again", rt.id, len(gone), len(dependents))
         for write in self._writes.pop(rt.id, ()):
             self._writer.submit(write)
-        self.release(rt)
-
-    @contextmanager
-    def releasing(self, rt: RepoRuntime) -> Iterator[None]:
-        """Around a pass of ``rt``: the hold its plan took is released when the pass ends,
-        whether it got ``rt`` current or failed (``release``)."""
-        try:
-            yield
-        finally:
-            self.release(rt)
-
-    def release(self, rt: RepoRuntime) -> None:
-        """Let the store writes held for ``rt``'s first pass go on (nothing if none are): when
-        it is current (``settle``), or when the pass ended without getting there."""
-        held = self._holds.pop(rt.id, None)
-        if held is not None:
-            held[0].release()
-            logger.info(
-                "%s: the store writes held %.2fs while it was derived (%d queued now)",
-                rt.id, time.monotonic() - held[1], self._writer.pending(),
-            )  # fmt: skip
 
     def _store_edges(self, rt: RepoRuntime, sources: set[str], edges: ResolvedEdges) -> None:
         """Add the re-resolved outgoing ``edges`` of ``sources`` to ``rt``'s store writes."""

@@ -73,6 +73,8 @@ class Job:
     paths: tuple[str, ...] = ()
     done: threading.Event = field(default_factory=threading.Event)
     error: GraphMemError | None = None
+    #: when it was queued (monotonic seconds): a pass logs how long it waited
+    queued_at: float = field(default_factory=time.monotonic)
 
 
 def freshness_of(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) -> Freshness:
@@ -226,12 +228,12 @@ class Indexer:
                 each.ensure_facts()
         if job.kind == "load":
             with no_cyclic_gc():
-                restore(self._store, self._sink.parses, self._snapshots, self._state, rt)
+                restore(self._store, self._sink.parses, self._snapshots, self._state, rt, self.knowledge)
             malloc.trim()
             self._memory.views.refresh(rt.id)  # its siblings' notes on its code now, not after a pass
         elif job.kind == "index":
             rt.rescan_queued = False
-            self._index(rt, full=job.full, only=job.paths)
+            self._index(rt, full=job.full, only=job.paths, waited=time.monotonic() - job.queued_at)
         elif job.kind == "changes":
             # a bulk batch (checkout, pull, formatter run) is built like a pass; the editing of
             # a few files keeps the normal collector (what requests leave in cycles meanwhile
@@ -257,8 +259,9 @@ class Indexer:
 
     # ------------------------------------------------------------------ full passes
 
-    def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = ()) -> None:
-        """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate."""
+    def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = (), waited: float = 0.0) -> None:
+        """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate
+        (``waited``: seconds its job waited in the queue, logged)."""
         started = time.time()
         if not rt.root.is_dir():
             # Unmounted or moved away: report it, and do NOT treat every file as deleted (that
@@ -267,11 +270,13 @@ class Indexer:
             logger.error("%s: %s", rt.id, rt.error)
             return
         rt.state, rt.error = IndexState.INDEXING, ""
-        with no_cyclic_gc(), self._deriver.releasing(rt):  # (a derived pass that failed: the writes go on)
-            self._index_pass(rt, full=full, only=only, started=started)
+        with no_cyclic_gc():
+            self._index_pass(rt, full=full, only=only, started=started, waited=waited)
         malloc.trim()
 
-    def _index_pass(self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float) -> None:
+    def _index_pass(
+        self, rt: RepoRuntime, *, full: bool, only: Sequence[str], started: float, waited: float = 0.0
+    ) -> None:
         steps = Steps(cpu_clock=time.thread_time)
         head_before = head_commit(rt.root)
         head_moved = bool(rt.indexed_commit) and head_before != rt.indexed_commit
@@ -285,9 +290,13 @@ class Indexer:
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
             known = {n.path for n in graph.repo_files(rt.id)}
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
+        if plan:
+            steps.mark("plan")
         # (the rest parsed while the plan's files are derived)
         outcomes = self._shared.outcomes(rt, plan.rest, self.pool, plan.hashed) if plan else None
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
+        if plan:
+            steps.mark("derive")
         units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         steps.mark("parse")
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
@@ -299,11 +308,14 @@ class Indexer:
             logger.info("skipped %s/%s: %s", rt.id, path, reason)
         rebase, rt.rebase = rt.rebase, False
 
+        ready: list[float] = []  # (when ``settle`` made it READY: logged)
+
         def settle() -> None:  # the graph is current: READY before its store writes are queued
             self._deriver.settle(rt)  # (a derived checkout: its files not parsed, its store rows)
             rt.indexed_commit = head_before
             rt.last_indexed_at = time.time()
             rt.state = IndexState.READY
+            ready.append(time.time())
 
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
@@ -329,7 +341,8 @@ class Indexer:
         _publish_progress(self._bus, rt, started)
         steps.mark("finish")
         logger.info(
-            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s",
+            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s; "
+            "READY after %.3fs, queued %.3fs before",
             rt.id,
             rt.n_files,
             rt.n_symbols,
@@ -339,6 +352,8 @@ class Indexer:
             time.time() - t_parsed,
             steps,
             steps.cpu,
+            (ready[0] if ready else time.time()) - started,
+            waited,
         )
 
     def _parse_pass(

@@ -1,8 +1,13 @@
 """Knowledge files kept as observations: the shell around the pure readers and graders, on
 the indexer thread (after the code of the same pass or batch is in the graph).
 
-A file is read again when its size or modification time changed (``RepoRuntime.doc_stats``;
-a restart reads every file once, and pairs each unit with the observation it was). Its units
+A file is read again when its content changed (its size or modification time first:
+``RepoRuntime.doc_stats``; then its digest), when it names code a pass or batch renamed, moved
+or removed, or a name that named nothing until code of it appeared, and once HEAD moves when
+it was read while its lines were not committed (the commit of a unit's lines, from ``git
+blame``, is what its references are judged from). A clean stop writes that state down
+(``export_kept``, ``ingest.knowledge.kept``) and the next start takes it back (``take_back``), so a
+restart reads only the files that changed while the daemon was stopped. Its units
 are paired with the file's units as they were (``identity.pair_units``; a shared note by its
 ``id``); a unit whose text is unchanged keeps its anchors and reasons, a new or edited one is
 anchored as it was written (``knowledge_history``). References are resolved against the
@@ -13,14 +18,19 @@ and files gone, are deleted.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
+from graphmem import types as shared_types
 from graphmem.types import Anchor, AnchorKind, ChangeKind, EdgeKind, KnowledgeKind, Observation, StaleReason
 
+from graphmemd import __version__
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
@@ -30,6 +40,8 @@ from graphmemd.graph.served import hook_names
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
 from graphmemd.indexing.knowledge_served import Gone
 from graphmemd.ingest.githistory import GitHistory
+from graphmemd.ingest.gitinfo import head_commit, is_ancestor
+from graphmemd.ingest.knowledge import kept as kept_state
 from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
 from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef, Unit
@@ -101,10 +113,15 @@ class KnowledgeKeeper:
         #: repository -> knowledge file -> the last parts of the names in it that name nothing
         #: now (never did, or dangling): read again when code of such a name appears
         self._unresolved: dict[str, dict[str, set[str]]] = {}
-        #: repository -> knowledge files read by watcher batches since HEAD last moved: read
-        #: while a checkout was writing the tree (part of the code new, HEAD old or new) or
-        #: before their lines were committed, they are judged again once HEAD has moved
+        #: repository -> knowledge files read by watcher batches since HEAD last moved, or read
+        #: with lines not committed: read while a checkout was writing the tree (part of the
+        #: code new, HEAD old or new) or before their lines were committed, they are judged
+        #: again once HEAD has moved
         self._read_in_batches: dict[str, set[str]] = {}
+        #: repository -> knowledge file -> the digest of the content last read
+        self._digests: dict[str, dict[str, str]] = {}
+        #: knowledge files read by this keeper (a restart that changed nothing reads none)
+        self.files_read = 0
 
     # ------------------------------------------------------------------ selection
 
@@ -137,11 +154,26 @@ class KnowledgeKeeper:
         touched = self._touched(rt, delta) | self._awaiting(rt, delta)
         if head_moved:
             touched |= self._read_in_batches.pop(rt.id, set())
-        todo = [d.path for d in docs if d.path in touched or rt.doc_stats.get(d.path) != _stat(d.abs_path)]
+        todo = [d.path for d in docs if d.path in touched or self._changed(rt, d.path, d.abs_path)]
         n = self._sync(rt, todo, gone)
         if head_moved:
             n += self.refresh_commits(rt)
         return n
+
+    def _changed(self, rt: RepoRuntime, path: str, abs_path: Path) -> bool:
+        """Whether a knowledge file is not as last read: its size or mtime differ and so does
+        its content (a file written again with the same bytes, e.g. by a checkout, is not)."""
+        st = _stat(abs_path)
+        if st is None or rt.doc_stats.get(path) == st:
+            return st is None
+        digest = self._digests.get(rt.id, {}).get(path)
+        try:
+            same = digest is not None and _digest(abs_path.read_bytes()) == digest
+        except OSError:
+            return True
+        if same:
+            rt.doc_stats[path] = st
+        return not same
 
     def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
         """After a watcher batch: read the changed knowledge files, drop the removed ones,
@@ -243,8 +275,11 @@ class KnowledgeKeeper:
                 self._units(ctx, doc, notes, old, plan)
         finally:
             ctx.history.close()
+        self.files_read += len(paths)
         for path in gone:
             rt.doc_stats.pop(path, None)
+            self._digests.get(rt.id, {}).pop(path, None)
+            self._read_in_batches.get(rt.id, set()).discard(path)
             self._unresolved.get(rt.id, {}).pop(path, None)
             ctx.deletes.extend(o.id for o in self._memory.book.from_file(rt.id, path))
         n = self._memory.apply_knowledge(ctx.puts, ctx.deletes)
@@ -291,9 +326,11 @@ class KnowledgeKeeper:
             data = None
         if data is None or kind is None:
             rt.doc_stats.pop(path, None)
+            self._digests.get(rt.id, {}).pop(path, None)
             ctx.deletes.extend(o.id for o in old)
             return None
         rt.doc_stats[path] = (st.st_size, st.st_mtime_ns)
+        self._digests.setdefault(rt.id, {})[path] = _digest(data)
         try:
             doc, notes = _read(path, data, kind)
             if examples:
@@ -350,6 +387,8 @@ class KnowledgeKeeper:
             when = unit_commit(blame, unit.start_line, unit.end_line) if blame is not None else None
             plans.append((unit, oid, prev, unchanged, when))
             if when is None:
+                # lines not committed (or outside git): their commit is known once HEAD moves
+                self._read_in_batches.setdefault(ctx.rt.id, set()).add(doc.path)
                 continue
             for ref in unit.refs:
                 if ref.target_kind is TargetKind.PATH:
@@ -441,6 +480,53 @@ class KnowledgeKeeper:
         return self._memory.apply_knowledge(ctx.puts, ())
 
 
+def export_kept(keeper: KnowledgeKeeper, rt: RepoRuntime) -> bytes:
+    """What ``rt``'s knowledge files are now (``keeper``'s tables), for the next start (a
+    clean stop: the indexer has stopped, the journal holds every unit)."""
+    book = keeper._memory.book
+    digests = keeper._digests.get(rt.id, {})
+    files = {
+        path: kept_state.KeptFile(size, mtime, digests.get(path, ""), tuple(o.id for o in book.from_file(rt.id, path)))
+        for path, (size, mtime) in rt.doc_stats.items()
+    }
+    kept = kept_state.KeptDocs(
+        repo=rt.id,
+        code=code_fingerprint(keeper._max_file_size),
+        selection=_selection(rt.root),
+        head=rt.indexed_commit,
+        files=files,
+        unresolved={p: frozenset(n) for p, n in keeper._unresolved.get(rt.id, {}).items()},
+        judge_again=frozenset(keeper._read_in_batches.get(rt.id, set())),
+    )
+    return kept_state.encode(kept)
+
+
+def take_back(keeper: KnowledgeKeeper, rt: RepoRuntime, data: bytes | None) -> str:
+    """Take back into ``keeper`` what ``export_kept`` wrote at the last clean stop, when it still stands for a
+    read of every file (``kept.why_not``) and HEAD did not leave its history (a commit
+    whose ancestor is the kept HEAD leaves every unchanged line's commit as it was; a
+    rebase, reset or another branch may change them all); returns why not ("" when taken).
+    On the indexer thread, before the checkout's first pass."""
+    kept = kept_state.decode(data) if data is not None else None
+    if kept is None:
+        return "none kept" if data is None else "unreadable"
+    book = keeper._memory.book
+    units = {p: frozenset(o.id for o in book.from_file(rt.id, p)) for p in book.knowledge_files(rt.id)}
+    why = kept_state.why_not(
+        kept, rt.id, code_fingerprint(keeper._max_file_size), _selection(rt.root), rt.indexed_commit, units
+    )
+    head = head_commit(rt.root)
+    if not why and head != kept.head and kept.head and not is_ancestor(rt.root, kept.head, head):
+        why = f"HEAD moved off {kept.head[:12]}'s history"
+    if why:
+        return why
+    rt.doc_stats.update({p: (f.size, f.mtime_ns) for p, f in kept.files.items()})
+    keeper._digests[rt.id] = {p: f.digest for p, f in kept.files.items() if f.digest}
+    keeper._unresolved[rt.id] = {p: set(n) for p, n in kept.unresolved.items()}
+    keeper._read_in_batches[rt.id] = set(kept.judge_again)
+    return ""
+
+
 def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) -> StaleReason:
     """``r`` with the commit that made the change, once it is committed."""
     if r.commit:
@@ -527,6 +613,33 @@ def _read(path: str, data: bytes, kind: KnowledgeKind) -> tuple[KnowledgeDoc, di
         if got is not None:
             return KnowledgeDoc(path, kind, (got[1],)), {0: got[0]}
     return read_doc(path, data, kind), {}
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _selection(root: Path) -> str:
+    """The digest of a checkout's ``.graphmem.toml`` ("" when it has none)."""
+    try:
+        return _digest((root / CONFIG_FILE).read_bytes())
+    except OSError:
+        return ""
+
+
+@functools.cache
+def code_fingerprint(max_file_size: int) -> str:
+    """A fingerprint of the code that reads and grades knowledge files: the daemon's version,
+    every source and rules file of the daemon, the shared types and the size limit (an
+    upgrade reads every file again once; ~20 ms, once per process)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{__version__}:{max_file_size}".encode())
+    daemon = Path(__file__).resolve().parent.parent
+    for p in sorted(q for q in daemon.rglob("*") if q.suffix in (".py", ".toml", ".scm")):
+        h.update(p.relative_to(daemon).as_posix().encode())
+        h.update(p.read_bytes())
+    h.update(Path(shared_types.__file__).read_bytes())  # (units and reasons are made of them)
+    return h.hexdigest()
 
 
 def _stat(p: os.PathLike[str]) -> tuple[int, int] | None:

@@ -468,8 +468,17 @@ def resolve_use(index: RefIndex, ref: TextRef) -> Resolution | None:
     arguments in the text (``Client(url, timeout=5)``), or called in a code example, uses its
     constructor (``RefIndex.constructor``: its ``__init__``, or a base's), against which the
     call is bound as a function's call is; the class itself when the constructor is not
-    known (a mention). A name gone is looked for as written (``named_at``), not this way."""
+    known (a mention). A method named on an instance in a code example (``Client().get``, or
+    a page class's base's: ``UserSchema().load`` -> ``marshmallow.Schema.load``) that its class
+    inherits is the base's that defines it (``RefIndex.inherited``). A name gone is looked for
+    as written (``named_at``), not this way."""
     found = resolve_ref(index, ref)
+    if found is None and ref.kind is RefKind.EXAMPLE and "." in ref.target:
+        owner, _, name = ref.target.rpartition(".")
+        cls = resolve_ref(index, replace(ref, target=owner, call=None))
+        if cls is not None and cls.symbol is not None and cls.symbol.kind is SymbolKind.CLASS:
+            got = index.inherited(cls.symbol, name)
+            found = Resolution(got.path, got) if got is not None else None
     s = found.symbol if found is not None else None
     if s is None or s.kind is not SymbolKind.CLASS or not written_as_call(ref):
         return found

@@ -37,6 +37,7 @@ from graphmemd.graph.codegraph import FileNode, GraphPart
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.sharing import shared_symbol
+from graphmemd.indexing.knowledge import KnowledgeKeeper, take_back
 from graphmemd.ingest import parsecache
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.registry import RepoRuntime
@@ -51,8 +52,16 @@ logger = logging.getLogger(__name__)
 HAND_SLICE = 64
 
 
-def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphState, rt: RepoRuntime) -> None:
-    """Read ``rt`` back into ``state`` and its resolver (see the module docstring)."""
+def restore(
+    store: Store,
+    parses: ParsePack,
+    snapshots: Snapshots,
+    state: GraphState,
+    rt: RepoRuntime,
+    knowledge: KnowledgeKeeper | None = None,
+) -> None:
+    """Read ``rt`` back into ``state`` and its resolver (see the module docstring), and into
+    ``knowledge`` what its knowledge files were (``knowledge.take_back``)."""
     steps = Steps(cpu_clock=time.thread_time)
     rt.state = IndexState.WARMING
     taken = snapshots.take(rt.id)
@@ -103,6 +112,9 @@ def restore(store: Store, parses: ParsePack, snapshots: Snapshots, state: GraphS
     rt.stored_edges = edges  # None: hand_over reads them from the store
     rt.stats.update(stats)
     rt.rebase = unknown > 0
+    if knowledge is not None:  # (the first pass then reads only the files that changed meanwhile)
+        why = take_back(knowledge, rt, snapshots.take_knowledge(rt.id))
+        logger.info("%s: knowledge files %s", rt.id, f"read again ({why})" if why else "as left")
     steps.mark("finish")
     logger.info("warmed %s in %.2fs: %s (%s; %.2f CPU-s)", rt.id, steps.total, how, steps, steps.cpu)
 

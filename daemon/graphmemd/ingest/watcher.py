@@ -41,9 +41,17 @@ Supervision, per root:
 To index a root without a gap: ``add_root``, ``wait_live`` (the OS watch is registered),
 then run the initial scan; every change after that point is reported.
 
-All callbacks run on the root's watcher thread; one root's slow callback does not delay
-another root. An exception raised by a callback is logged and does not stop the watcher.
-A ``RepoWatcher`` is single-use: ``start`` once, ``stop`` once.
+Many roots, one watch (``group_after_s``, ``watch_groups.py``): once no root was added for
+``group_after_s``, the healthy roots watched on their own are taken over by one watch over all
+of them, on one thread (the new watch live before the old ones stop: no gap), so an idle
+daemon's CPU no longer grows with its checkouts. A grouped root that disappears or is
+replaced leaves the group and is watched on its own again, through the supervision above; a
+group whose watch fails hands every root back to its own watch, each telling the daemon
+(``on_degraded``) once live again.
+
+All callbacks run on a watcher thread (the root's own, or the group's: ``on_batch`` must be
+quick, as the daemon's is: it queues the paths). An exception raised by a callback is logged
+and does not stop the watcher. A ``RepoWatcher`` is single-use: ``start`` once, ``stop`` once.
 """
 
 from __future__ import annotations
@@ -56,11 +64,12 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import Literal, Protocol, TypeAlias
 
 import watchfiles
 from graphmem.errors import NotFound
 
+from graphmemd.ingest.watch_groups import Alone, regroup, root_of
 from graphmemd.runtime.supervisor import name_os_thread
 
 __all__ = ["OnBatch", "OnDegraded", "OnRescan", "RepoWatcher", "WatchMode", "WatcherState", "watch_dirs"]
@@ -72,6 +81,9 @@ OnBatch: TypeAlias = Callable[[Path, set[Path]], None]
 OnDegraded: TypeAlias = Callable[[Path, str], None]
 OnRescan: TypeAlias = Callable[[Path], None]
 Ignore: TypeAlias = Callable[[Path], bool]
+
+#: how long no root must have been added before the healthy roots share one watch (``watch_groups``)
+GROUP_AFTER_S = 10.0
 
 #: The watch function; a seam for tests (same signature as ``watchfiles.watch``).
 _watch: Callable[..., Iterator[set[tuple[watchfiles.Change, str]]]] = watchfiles.watch
@@ -119,17 +131,70 @@ class _LiveProbe:
     when the watch became live -- without waiting for the first yield.
     """
 
-    __slots__ = ("_runner", "_seen")
+    __slots__ = ("_handed", "_runner", "_seen")
 
-    def __init__(self, runner: _RootRunner) -> None:
+    def __init__(self, runner: _RootRunner, handed: _Retire) -> None:
         self._runner = runner
+        self._handed = handed
         self._seen = False
 
     def is_set(self) -> bool:
         if not self._seen:
             self._seen = True
             self._runner.mark_live()
-        return self._runner.stop_event.is_set()
+        return self._runner.stop_event.is_set() or self._handed.is_set()
+
+
+class _Retire:
+    """When a watch that another one took over ends: a while after that one was live, so that
+    what it saw before then (changes it holds until its debounce ends) is still reported; ending
+    it at once would drop them, and the new watch did not see them."""
+
+    __slots__ = ("_at",)
+
+    def __init__(self) -> None:
+        self._at: float | None = None
+
+    def after(self, seconds: float) -> None:
+        """End ``seconds`` from now (the first call counts)."""
+        if self._at is None:
+            self._at = time.monotonic() + seconds
+
+    def is_set(self) -> bool:
+        """Whether it is time to end."""
+        return self._at is not None and time.monotonic() >= self._at
+
+
+def _overlap_s(cfg: _Config) -> float:
+    """How long a watch taken over goes on beside the new one: twice the longest a change
+    waits in it before it is reported (its debounce and a step to notice it, a step of quiet)."""
+    return 2 * (cfg.debounce_ms + 2 * cfg.step_ms) / 1000
+
+
+class _StopProbe(Protocol):
+    """What watchfiles asks whether to stop (once per step)."""
+
+    def is_set(self) -> bool: ...
+
+
+def _watch_roots(
+    roots: Sequence[Path], cfg: _Config, keep: Callable[[watchfiles.Change, str], bool], stop: _StopProbe
+) -> Iterator[set[tuple[watchfiles.Change, str]]]:
+    """The recursive watch of ``roots`` (a root's own, or a group's): ``cfg``'s debounce and step,
+    waking every ``health_check_ms`` when nothing changed (an empty set)."""
+    return _watch(
+        *roots,
+        watch_filter=keep,
+        debounce=cfg.debounce_ms,
+        step=cfg.step_ms,
+        stop_event=stop,
+        rust_timeout=cfg.health_check_ms,
+        yield_on_timeout=True,
+        raise_interrupt=False,
+        recursive=True,
+        force_polling=cfg.force_polling,
+        ignore_permission_denied=True,
+    )
 
 
 class _RootGone(Exception):
@@ -173,6 +238,8 @@ class _Config:
     rescan_interval_s: float
     retry_interval_s: float
     force_polling: bool | None
+    #: called after each yield of a root's own watch (``RepoWatcher._maybe_regroup``)
+    on_yield: Callable[[], None] | None = None
 
 
 class _RootRunner:
@@ -188,7 +255,45 @@ class _RootRunner:
         #: What to tell the daemon once a (re)started watch is live: ``on_degraded``'s
         #: reason after a failure, or "" for an ``on_rescan`` after polling.
         self._pending_notice: str | None = None
-        self.thread = threading.Thread(target=self._run, name=f"graphmem-watch:{root}", daemon=True)
+        #: set when a group's watch took this root over (this thread's own: each thread has one)
+        self.handed = _Retire()
+        #: the group watching this root, if any (``RepoWatcher``, under its lock)
+        self.group: _Group | None = None
+        #: since when its watch is live (monotonic seconds), None when not
+        self.live_since: float | None = None
+        self.thread = self._new_thread()
+
+    def _new_thread(self) -> threading.Thread:
+        handed = self.handed
+        return threading.Thread(target=lambda: self._run(handed), name=f"graphmem-watch:{self.root}", daemon=True)
+
+    def alone(self) -> Alone | None:
+        """This root as ``watch_groups.regroup`` sees it when watched on its own (None when a
+        group watches it, or it is stopping)."""
+        if self.group is not None or self.stop_event.is_set():
+            return None
+        state = self.state()
+        healthy = state.live and state.mode == "watching" and state.degraded_reason is None
+        return Alone(self.root, self.live_since if healthy else None)
+
+    def ended_in_group(self) -> None:
+        """Stopped while a group watched it: no longer live nor running."""
+        if self.group is not None:
+            self._mark_dead()
+            self._set(replace(self.state(), running=False), touch=False)
+
+    def resume(self, reason: str) -> None:
+        """Watch this root on its own again (its group's watch ended or lost it): a new thread,
+        which tells the daemon ``reason`` once its watch is live (``on_degraded``: a rescan covers
+        the gap)."""
+        self.group = None
+        self.handed = _Retire()
+        self._mark_dead()
+        self._pending_notice = reason
+        state = self.state()
+        self._set(replace(state, running=True, degraded_reason=reason, last_error=reason, restarts=state.restarts + 1))
+        self.thread = self._new_thread()
+        self.thread.start()
 
     # ------------------------------------------------------------------ state
 
@@ -202,10 +307,12 @@ class _RootRunner:
             self._state = replace(state, since=time.time()) if touch else state
 
     def mark_live(self) -> None:
+        self.live_since = time.monotonic()
         self._set(replace(self.state(), live=True), touch=False)
         self.live_event.set()
 
     def _mark_dead(self) -> None:
+        self.live_since = None
         self.live_event.clear()
         self._set(replace(self.state(), live=False), touch=False)
 
@@ -235,28 +342,32 @@ class _RootRunner:
 
     # ------------------------------------------------------------------ thread body
 
-    def _run(self) -> None:
+    def _run(self, handed: _Retire) -> None:
         name_os_thread(f"gm-w:{self.root.name}")
         self._set(replace(self.state(), running=True), touch=False)
         try:
-            self._supervise()
+            self._supervise(handed)
         finally:
-            self._mark_dead()
-            self._set(replace(self.state(), running=False), touch=False)
-            logger.debug("watcher for %s stopped", self.root)
+            if not handed.is_set() or self.stop_event.is_set():  # (handed over: the group watches it)
+                self._mark_dead()
+                self._set(replace(self.state(), running=False), touch=False)
+            logger.debug("watcher thread for %s stopped", self.root)
 
-    def _supervise(self) -> None:
+    def _ended(self, handed: _Retire) -> bool:
+        return self.stop_event.is_set() or handed.is_set()
+
+    def _supervise(self, handed: _Retire) -> None:
         cfg = self._cfg
         consecutive = 0
-        while not self.stop_event.is_set():
+        while not self._ended(handed):
             if self.state().mode == "polling":
                 self._poll()
                 if self.stop_event.is_set():
                     return
             started: list[float] = []  # [monotonic time of the session's first yield]
             try:
-                self._watch_session(started)
-                return  # only returns normally when stopping
+                self._watch_session(started, handed)
+                return  # only returns normally when stopping or handed over
             except _RootGone as exc:
                 reason = f"root unavailable: {exc}"
                 to_polling = False
@@ -269,7 +380,7 @@ class _RootRunner:
             # Nothing to watch until the root exists again (a replaced root is retried at once).
             to_polling = to_polling or _dir_identity(self.root) is None
             self._mark_dead()
-            if self.stop_event.is_set():
+            if self._ended(handed):
                 return
             if started and time.monotonic() - started[0] >= cfg.healthy_after_s:
                 consecutive = 0
@@ -302,24 +413,12 @@ class _RootRunner:
             delay = min(cfg.backoff_max_s, cfg.backoff_initial_s * 2 ** (consecutive - 1))
             self.stop_event.wait(delay)
 
-    def _watch_session(self, started: list[float]) -> None:
+    def _watch_session(self, started: list[float], handed: _Retire) -> None:
         cfg = self._cfg
         identity = _dir_identity(self.root)
         if identity is None:
             raise _RootGone(f"{self.root} is not a directory")
-        changes_iter = _watch(
-            self.root,
-            watch_filter=self._filter,
-            debounce=cfg.debounce_ms,
-            step=cfg.step_ms,
-            stop_event=_LiveProbe(self),
-            rust_timeout=cfg.health_check_ms,
-            yield_on_timeout=True,
-            raise_interrupt=False,
-            recursive=True,
-            force_polling=cfg.force_polling,
-            ignore_permission_denied=True,
-        )
+        changes_iter = _watch_roots((self.root,), cfg, self._filter, _LiveProbe(self, handed))
         try:
             for changes in changes_iter:
                 if not started:
@@ -333,11 +432,12 @@ class _RootRunner:
                     raise _RootGone(f"{self.root} was removed")
                 if current != identity:
                     raise _RootGone(f"{self.root} was replaced by another directory")
+                self._call("on_yield", cfg.on_yield)
         finally:
             close = getattr(changes_iter, "close", None)
             if close is not None:
                 close()
-        if not self.stop_event.is_set():
+        if not self._ended(handed):
             raise _WatchEnded("the watch generator ended unexpectedly")
 
     def _after_first_yield(self) -> None:
@@ -382,6 +482,79 @@ class _RootRunner:
                 next_retry = now + cfg.retry_interval_s
 
 
+class _Group:
+    """One watch over several roots, on its own thread (``RepoWatcher``, ``watch_groups.py``).
+    Its ``is_set`` is the stop event handed to watchfiles: the first call says the watch is
+    live (as ``_LiveProbe``)."""
+
+    def __init__(self, owner: RepoWatcher, runners: dict[Path, _RootRunner], config: _Config) -> None:
+        self.runners = runners
+        self.roots = tuple(runners)
+        self._owner = owner
+        self._cfg = config
+        self.stop_event = threading.Event()
+        #: set when another group took over from it
+        self.retire = _Retire()
+        self._live = False
+        #: roots gone from under it (watched on their own again): no longer reported by it
+        self.dropped: set[Path] = set()
+        self.thread = threading.Thread(target=self._run, name="graphmem-watch-group", daemon=True)
+
+    def is_set(self) -> bool:
+        if not self._live:
+            self._live = True
+            self._owner._group_live(self)
+        return self.stop_event.is_set() or self.retire.is_set()
+
+    def _run(self) -> None:
+        name_os_thread("gm-watch-group")
+        reason = "the watch generator ended unexpectedly"
+        try:
+            self._watch()
+        # Broad on purpose (as a root's own watch): whatever ends it, its roots are handed back.
+        except Exception as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            logger.debug("watch of %d roots failed", len(self.roots), exc_info=True)
+        if not self.stop_event.is_set() and not self.retire.is_set():
+            self._owner._group_failed(self, reason)
+
+    def _watch(self) -> None:
+        cfg = self._cfg
+        identities = {root: _dir_identity(root) for root in self.roots}
+        if any(i is None for i in identities.values()):
+            raise _RootGone("a root is not a directory")
+        changes_iter = _watch_roots(self.roots, cfg, next(iter(self.runners.values()))._filter, self)
+        try:
+            for changes in changes_iter:
+                if changes:
+                    self._deliver(changes)
+                gone: dict[Path, str] = {}
+                for root, identity in identities.items():
+                    current = None if root in self.dropped else _dir_identity(root)
+                    if root not in self.dropped and current != identity:
+                        how = "was removed" if current is None else "was replaced by another directory"
+                        gone[root] = f"root unavailable: {root} {how}"
+                if gone:
+                    self.dropped.update(gone)
+                    self._owner._drop_from_group(self, gone)
+                self._owner._maybe_regroup()
+        finally:
+            close = getattr(changes_iter, "close", None)
+            if close is not None:
+                close()
+
+    def _deliver(self, changes: set[tuple[watchfiles.Change, str]]) -> None:
+        """Each root's paths of ``changes`` to ``on_batch``, root by root."""
+        roots = [r for r in self.roots if r not in self.dropped and not self.runners[r].stop_event.is_set()]
+        by_root: dict[Path, set[Path]] = {}
+        for _change, path in changes:
+            root = root_of(path, roots)
+            if root is not None:
+                by_root.setdefault(root, set()).add(Path(path))
+        for root, paths in by_root.items():
+            self.runners[root]._call("on_batch", self._cfg.on_batch, root, paths)
+
+
 class RepoWatcher:
     """Watches repository roots and reports changed paths; see the module docstring."""
 
@@ -402,12 +575,15 @@ class RepoWatcher:
         rescan_interval_s: float = 30.0,
         retry_interval_s: float | None = None,
         force_polling: bool | None = None,
+        group_after_s: float | None = GROUP_AFTER_S,
     ) -> None:
         """Callbacks run on the watcher threads; ``ignore(path)`` returns True to drop a path.
 
         ``retry_interval_s`` (default: ``rescan_interval_s``) is how often polling mode tries
         to re-establish the watch. ``force_polling`` is passed to watchfiles (None: its
         default, i.e. the ``WATCHFILES_FORCE_POLLING`` environment variable or WSL).
+        ``group_after_s``: the healthy roots share one watch once no root was added for that
+        long (None: each root keeps its own).
         """
         if debounce_ms <= 0 or step_ms <= 0 or health_check_ms <= 0:
             raise ValueError("debounce_ms, step_ms and health_check_ms must be positive")
@@ -428,11 +604,17 @@ class RepoWatcher:
             rescan_interval_s=rescan_interval_s,
             retry_interval_s=rescan_interval_s if retry_interval_s is None else retry_interval_s,
             force_polling=force_polling,
+            on_yield=self._maybe_regroup if group_after_s is not None else None,
         )
+        self._group_after = group_after_s
         self._lock = threading.Lock()
         self._runners: dict[Path, _RootRunner] = {}
         self._started = False
         self._stopped = False
+        #: the group watching roots now, the one starting to take over from it, when a root was last added
+        self._group: _Group | None = None
+        self._pending: _Group | None = None
+        self._last_added = time.monotonic()
 
     @staticmethod
     def _key(path: Path | str) -> Path:
@@ -454,6 +636,7 @@ class RepoWatcher:
                 return root
             runner = _RootRunner(root, self._cfg)
             self._runners[root] = runner
+            self._last_added = time.monotonic()
             if self._started:
                 runner.thread.start()
         logger.info("watching %s", root)
@@ -464,9 +647,15 @@ class RepoWatcher:
         root = self._key(path)
         with self._lock:
             runner = self._runners.pop(root, None)
+            if runner is not None:
+                runner.stop_event.set()
+                if self._group is not None and root in self._group.roots:
+                    self._group.dropped.add(root)
+                    self._replace_group(self._group)
         if runner is None:
             raise NotFound(f"not watching {root}")
         self._stop_runners([runner], timeout)
+        runner.ended_in_group()
         logger.info("stopped watching %s", root)
 
     def start(self) -> None:
@@ -485,7 +674,97 @@ class RepoWatcher:
         with self._lock:
             self._stopped = True
             runners = list(self._runners.values())
+            groups = [g for g in (self._group, self._pending) if g is not None]
+            for g in groups:
+                g.stop_event.set()
         self._stop_runners(runners, timeout)
+        for g in groups:
+            if g.thread is not threading.current_thread() and g.thread.ident is not None:
+                g.thread.join(timeout)
+        for runner in runners:
+            runner.ended_in_group()
+
+    # ------------------------------------------------------------------ the group (``watch_groups``)
+
+    def _maybe_regroup(self) -> None:
+        """After each yield of a watch: start a new group when ``watch_groups.regroup`` says so."""
+        if self._group_after is None:
+            return
+        with self._lock:
+            if self._stopped or self._pending is not None:
+                return
+            grouped = [r for r in self._group.roots if r not in self._group.dropped] if self._group else []
+            alone = [a for r in self._runners.values() if (a := r.alone()) is not None]
+            roots = regroup(grouped, alone, time.monotonic(), self._last_added, self._group_after)
+            if roots is not None:
+                self._start_group(roots)
+
+    def _start_group(self, roots: Sequence[Path]) -> None:
+        """(With the lock.) A new group over ``roots``; it takes over once live (``_group_live``)."""
+        if self._pending is not None:
+            self._pending.stop_event.set()
+        group = self._pending = _Group(self, {r: self._runners[r] for r in roots}, self._cfg)
+        group.thread.start()
+
+    def _group_live(self, group: _Group) -> None:
+        """On ``group``'s thread, its watch live: it takes its roots over from their own watches
+        and from the group before it, which stop now (after it is live: no gap)."""
+        with self._lock:
+            if group is not self._pending or self._stopped:
+                group.stop_event.set()
+                return
+            self._pending = None
+            old, self._group = self._group, group
+            for root, runner in group.runners.items():
+                if runner.stop_event.is_set() or self._runners.get(root) is not runner:
+                    group.dropped.add(root)  # removed meanwhile
+                    continue
+                runner.group = group
+                runner.handed.after(_overlap_s(self._cfg))  # (its own watch, if it has one)
+            if old is not None:
+                old.retire.after(_overlap_s(self._cfg))
+        logger.info("watching %d roots with one watch", len(group.roots) - len(group.dropped))
+
+    def _drop_from_group(self, group: _Group, gone: dict[Path, str]) -> None:
+        """On ``group``'s thread: roots of it that disappeared or were replaced are watched on
+        their own again (their supervision takes it from there), and a group without them follows."""
+        with self._lock:
+            if group is not self._group or self._stopped:
+                return
+            for root, reason in gone.items():
+                runner = group.runners[root]
+                if not runner.stop_event.is_set():
+                    logger.warning("watch of %s: %s; watched on its own again", root, reason)
+                    runner.resume(reason)
+            self._replace_group(group)
+
+    def _replace_group(self, group: _Group) -> None:
+        """(With the lock.) Start a group over ``group``'s roots but those it dropped; none if
+        none are left."""
+        left = [r for r in group.roots if r not in group.dropped and self._runners.get(r) is group.runners[r]]
+        if left:
+            self._start_group(left)
+            return
+        group.stop_event.set()
+        self._group = None
+
+    def _group_failed(self, group: _Group, reason: str) -> None:
+        """On ``group``'s thread, its watch ended unasked: every root it watched gets its own
+        watch again, each telling the daemon once live (``on_degraded``: a rescan covers the gap)."""
+        with self._lock:
+            if group is self._pending:
+                self._pending = None  # (its roots are still watched as before)
+                return
+            if group is not self._group or self._stopped:
+                return
+            self._group = None
+            if self._pending is not None:
+                self._pending.stop_event.set()
+                self._pending = None
+            for root, runner in group.runners.items():
+                if root not in group.dropped and not runner.stop_event.is_set() and runner.group is group:
+                    runner.resume(reason)
+        logger.warning("watch of %d roots failed: %s; each watched on its own again", len(group.roots), reason)
 
     @staticmethod
     def _stop_runners(runners: list[_RootRunner], timeout: float) -> None:

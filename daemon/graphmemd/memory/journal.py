@@ -44,11 +44,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Final
+from typing import Any, Final
 
 from graphmem.errors import FailedPrecondition, InvalidArgument, ResourceExhausted, StoreError
 
-__all__ = ["SEQ_KEY", "CorruptLine", "Journal", "JournalScan", "encode_record", "quarantine_lines"]
+__all__ = [
+    "SEQ_KEY",
+    "CorruptLine",
+    "Journal",
+    "JournalScan",
+    "encode_record",
+    "quarantine_lines",
+    "restorable",
+    "take_restorable",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +158,58 @@ def quarantine_lines(path: Path, journal_path: Path, lines: Iterable[CorruptLine
     finally:
         os.close(fd)
     return len(out)
+
+
+def restorable(
+    lines: Iterable[bytes], valid: Callable[[Mapping[str, Any]], bool]
+) -> tuple[list[dict[str, Any]], list[bytes]]:
+    """Split the quarantine file's ``lines``: the journal records quarantined as invalid that
+    ``valid`` accepts now (a limit was too tight, then raised), in file order; and the lines
+    that stay (damaged bytes, records still invalid, anything unreadable)."""
+    back: list[dict[str, Any]] = []
+    stay: list[bytes] = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+            record = json.loads(entry["text"]) if "seq" in entry else None
+        except (ValueError, TypeError, KeyError):
+            record = None
+        if isinstance(record, dict) and valid(record):
+            back.append(record)
+        else:
+            stay.append(line)
+    return back, stay
+
+
+def take_restorable(
+    path: Path, valid: Callable[[Mapping[str, Any]], bool]
+) -> tuple[list[dict[str, Any]], Callable[[], None]]:
+    """The records of the quarantine file at ``path`` that ``valid`` accepts now (``restorable``),
+    and a function that rewrites the file without them, atomically: call it once they are
+    in the journal (until then they stay quarantined too: restoring twice is harmless, the
+    journal's newer records fold over them)."""
+    try:
+        lines = [ln for ln in path.read_bytes().splitlines() if ln.strip()]
+    except FileNotFoundError:
+        return [], lambda: None
+    back, stay = restorable(lines, valid)
+
+    def done() -> None:
+        if not back:
+            return
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(b"".join(ln + b"\n" for ln in stay))
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        _fsync_dir(path.parent)
+
+    return back, done
 
 
 def _fsync_dir(directory: Path) -> None:

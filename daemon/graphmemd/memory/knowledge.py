@@ -432,15 +432,18 @@ def check_references(
 def _name_of(ref: KnowledgeReference, anchor_ref: str = "") -> str:
     """The name a reference stands for: as written, or for a path, a link (``x.go#L16``) or
     a member written relative to its section (``def .aiter_lines()``) the qualified name of
-    the symbol it anchored."""
+    the symbol it anchored, as for a member named on an instance (``UserSchema().load``: the
+    code's ``Schema.load``)."""
     relative = _RELATIVE_TEXT.match(ref.text) is not None
     name = ref.text.split("(", 1)[0]  # (a call's arguments may hold a URL)
-    if "/" in name or "#L" in name or relative:
+    if "/" in name or "#L" in name or relative or _ON_INSTANCE.search(ref.text):
         target = anchor_ref or ref.target_ref
         return target.rpartition("::")[2] or target
     return _written_name(ref.text)
 
 
+#: a call inside a name chain (``Client().get``): a member of what the call returns
+_ON_INSTANCE: Final = re.compile(r"^[\w.]+\([^()]*\)\s*(?:\.|::|->)\w")
 _RELATIVE_TEXT: Final = re.compile(r"^`*\s*(?:(?:async\s+)?def\s+|property\s+)?\.\w")
 
 

@@ -57,10 +57,10 @@ MAX_ANCHORS: Final = 64
 #: Anchors a stored/imported document may have (older versions had no limit at creation).
 MAX_DOC_ANCHORS: Final = 256
 MAX_ID: Final = 128
-#: Longest hash of an anchor: a file without symbols is fingerprinted ``content:`` + its
-#: 128-digit content hash (``graph.model.file_fingerprint``); such units were quarantined
-#: at every load and written again by every restart.
-MAX_HASH: Final = 160
+#: Longest fingerprint (``sig_hash``, ``body_hash``): 16 hex digits for a symbol; ``content:``
+#: and a 128-digit blake2b for a file without symbols (136 characters: held to ``MAX_ID``, such
+#: an anchor's record was refused when read back, and its note quarantined at every start).
+MAX_HASH: Final = 512
 #: Longest ref, path, signature or other short string field.
 MAX_REF: Final = 4096
 #: Longest free-text field other than ``text`` (a stale reason's detail).
@@ -333,7 +333,7 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         detail=detail,
         dependency_ref=r.string("dependency_ref"),
         dependency_id=r.string("dependency_id"),
-        dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_ID),
+        dependency_sig_hash=r.string("dependency_sig_hash", "", MAX_HASH),
         via=r.string("via"),
         uncommitted=r.flag("uncommitted"),
         lines_changed=int(r.number("lines_changed", 0, 0, MAX_LINES_CHANGED)),

@@ -5,7 +5,9 @@ lines), folds it with strict document validation, reads the store's copies, merg
 and then makes both sides equal to the merge:
 
 * damaged journal lines and invalid records go to a side file (``<journal>.quarantine``)
-  with their line number (or seq) and the journal is rewritten atomically without them;
+  with their line number (or seq) and the journal is rewritten atomically without them; a
+  record quarantined so at an earlier start that is valid now (a limit of the codec raised
+  since) is put back into the journal and leaves the side file;
 * a missing or emptied journal is rebuilt from the store atomically (temp, fsync, rename);
 * documents only the store had are appended to the journal;
 * the store gets every newer document and loses only ids a deletion record names.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from graphmemd.memory.journal import Journal, quarantine_lines
+from graphmemd.memory.journal import Journal, quarantine_lines, take_restorable
 from graphmemd.memory.obsdoc import from_doc, to_doc, validate_doc
 from graphmemd.memory.observations import ObservationBook
 from graphmemd.memory.reconcile import FoldedJournal, Reconciliation, fold_records, reconcile
@@ -69,6 +71,8 @@ class RecoveryReport:
     quarantine_path: str
     merge: Reconciliation
     compacted: bool
+    #: records quarantined at an earlier start that are valid now, put back
+    restored_records: int = 0
 
     def summary(self) -> str:
         """One line; empty when nothing needed repair."""
@@ -83,6 +87,8 @@ class RecoveryReport:
             parts.append(f"damaged journal lines {nums}{more} quarantined to {self.quarantine_path}")
         if self.rejected_records:
             parts.append(f"{self.rejected_records} invalid journal records quarantined to {self.quarantine_path}")
+        if self.restored_records:
+            parts.append(f"{self.restored_records} records quarantined at an earlier start are valid now and restored")
         merged = self.merge.summary()
         if merged:
             parts.append(merged)
@@ -95,6 +101,12 @@ def _normal(doc: object) -> object:
     if isinstance(doc, Mapping) and validate_doc(doc) is None:
         return to_doc(from_doc(doc))
     return doc
+
+
+def _valid_put(rec: Mapping[str, Any]) -> bool:
+    """Whether a quarantined record is a put of an observation the codec accepts now."""
+    obs = rec.get("obs")
+    return rec.get("op") == "put" and isinstance(obs, Mapping) and validate_doc(obs) is None
 
 
 def _normal_record(rec: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -118,19 +130,23 @@ def quarantine_path_for(journal_path: Path) -> Path:
 
 def recover_observations(journal: Journal, book: ObservationBook, store: ObservationRows) -> RecoveryReport:
     """Reconcile ``journal`` and ``store`` into ``book`` and write the repairs to both."""
+    qpath = quarantine_path_for(journal.path)
+    restored, unquarantine = take_restorable(qpath, _valid_put)
     scan = journal.scan()
-    folded = fold_records((_normal_record(r) for r in scan.records), validate_doc)
+    # put back first, so that the journal's own later records of the same note fold over them
+    folded = fold_records((_normal_record(r) for r in (*restored, *scan.records)), validate_doc)
     stored = list(store.observations())
     rows = {s.id: _normal_row(s.doc) for s in stored}
     merge = reconcile(folded, rows, validate_doc, {s.id: s.key for s in stored if s.key})
     book.load_merged(merge)
-    qpath = quarantine_path_for(journal.path)
     rejected = [(r.seq or 0, r.reason, json.dumps(r.record, sort_keys=True, default=str)) for r in folded.rejected]
     quarantine_lines(qpath, journal.path, [*scan.corrupt, *rejected])
     compacted = False
-    if merge.rebuild_journal or scan.corrupt or rejected:
-        # The damaged lines are in the quarantine file; the journal is rewritten atomically.
+    if merge.rebuild_journal or scan.corrupt or rejected or restored:
+        # The damaged lines are in the quarantine file; the journal is rewritten atomically
+        # (with the restored records), and only then do they leave the quarantine file.
         book.rewrite_journal()
+        unquarantine()
     elif merge.journal_appends:
         book.append_restored(merge.journal_appends, merge.keys)
     else:
@@ -144,6 +160,7 @@ def recover_observations(journal: Journal, book: ObservationBook, store: Observa
         quarantine_path=str(qpath),
         merge=merge,
         compacted=compacted,
+        restored_records=len(restored),
     )
     text = report.summary()
     if text:

@@ -12,7 +12,8 @@ Four sections, in this order, each line marked the way every brief marks it
    central the code they name is), each cut to one short line with its place in the file.
    Indexing a file is not a change: a unit is never dated by when it was read. A unit that
    disagrees with the code is not shown (``graphmem check`` lists those; the footer counts
-   them), nor an autodoc directive (``.. autofunction:: x``: the code says it).
+   them), nor an autodoc directive (``.. autofunction:: x``: the code says it), nor a
+   directive's line alone (``.. function:: x``: its text is the next unit).
 
 The budget is shared so that no section starves the others: each gets a share first
 (``SHARES``), then what a section left unused goes to the others in section order. A note that
@@ -24,17 +25,19 @@ says how many notes it left out, per section, and how to see them.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Final
 
 from graphmem.render import brief_line
 from graphmem.types import Category, KnowledgeKind, Observation, ObservationStatus
 
 from graphmemd.memory.knowledge import generated
 
-__all__ = ["SHARES", "Overview", "Section", "is_doc", "overview", "section_of"]
+__all__ = ["SHARES", "Overview", "Section", "bare_directive", "is_doc", "overview", "section_of"]
 
 
 class Section(Enum):
@@ -87,14 +90,26 @@ def is_doc(o: Observation) -> bool:
     return o.knowledge is not None and o.knowledge.kind is not KnowledgeKind.SHARED_NOTE
 
 
+#: A directive's first line in reStructuredText or MyST (``.. function:: attrs``,
+#: ``.. py:class:: Schema``, ```` ```{function} attrs ````, ``:::{note}``).
+_DIRECTIVE: Final = re.compile(r"(\.\. [\w:-]+::|```\{[\w:-]+\}|:::\{[\w:-]+\})")
+
+
+def bare_directive(o: Observation) -> bool:
+    """Whether a unit is a directive's line and nothing else (``.. function:: attrs``, whose
+    text is the next unit): it names the code and says nothing about it."""
+    text = o.text.strip()
+    return "\n" not in text and _DIRECTIVE.match(text) is not None
+
+
 def section_of(o: Observation) -> Section | None:
     """Where a note belongs in a repository brief (None: not shown: archived or superseded, or
     a docs unit that disagrees with the code)."""
     if o.status not in _LIVE:
         return None
     if is_doc(o):
-        if o.status is not ObservationStatus.FRESH or generated(o):  # an autodoc directive restates the code
-            return None
+        if o.status is not ObservationStatus.FRESH or generated(o) or bare_directive(o):
+            return None  # an autodoc directive restates the code; a directive's line alone only names it
         return Section.RULES if o.category in _RULES else Section.DOCS
     if o.status is not ObservationStatus.FRESH:
         return Section.LOOK
@@ -168,7 +183,6 @@ def overview(
     title: str,
     budget: int,
     weight: Callable[[Observation], float] = lambda o: 0.0,
-    footer_hint: str = "graphmem list",
 ) -> Overview:
     """The repository brief of ``notes`` within ``budget`` tokens (module docstring).
     ``weight``: 0..1, how central a note's code is (ranks rules); ``title``: the first line."""
@@ -205,7 +219,8 @@ def overview(
     elif sum(left.values()):
         parts = ", ".join(f"{n} {_short(s)}" for s, n in left.items() if n)
         n = sum(left.values())
-        out.append(f"({n} more not shown within the budget of {budget} tokens: {parts}; see {footer_hint})")
+        unshown = [o for s in Section for i, o in enumerate(ordered[s]) if i not in taken[s]]
+        out.append(f"({n} more not shown within the budget of {budget} tokens: {parts}; see {_listing(unshown)})")
     if disagreeing:
         out.append(
             f"({disagreeing} passage{'s' if disagreeing != 1 else ''} of the docs disagree with the code: "
@@ -225,6 +240,15 @@ def _doc_rank(o: Observation) -> int:
 
 def _place(o: Observation) -> tuple[str, int]:
     return (o.knowledge.path, o.knowledge.start_line) if o.knowledge is not None else ("", 0)
+
+
+def _listing(unshown: Sequence[Observation]) -> str:
+    """The command that lists what a brief left out: ``graphmem list`` lists saved notes,
+    ``--kind docs`` units of knowledge files, ``--kind all`` both."""
+    docs = sum(map(is_doc, unshown))
+    if docs == len(unshown):
+        return "graphmem list --kind docs"
+    return "graphmem list" if not docs else "graphmem list --kind all"
 
 
 def _doc_line(o: Observation) -> str:

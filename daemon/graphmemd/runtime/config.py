@@ -50,6 +50,8 @@ class DaemonConfig:
     max_db_size_gb: int = 64
     debounce_ms: int = 50
     watch_step_ms: int = 20
+    #: seconds without a new root before the healthy roots share one watch (``ingest/watch_groups.py``; 0: never)
+    watch_group_after_s: float = 10.0
     rescan_interval_s: float = 30.0
     watch: bool = True
     #: Observations on code this many call/import/inheritance edges away from a symbol whose
@@ -155,6 +157,7 @@ def resolve_config(
         max_db_size_gb=_int("GRAPHMEM_MAX_DB_GB", pick(None, "GRAPHMEM_MAX_DB_GB", "64")),
         debounce_ms=_int("GRAPHMEM_DEBOUNCE_MS", pick(None, "GRAPHMEM_DEBOUNCE_MS", "50")),
         watch_step_ms=_int("GRAPHMEM_WATCH_STEP_MS", pick(None, "GRAPHMEM_WATCH_STEP_MS", "20")),
+        watch_group_after_s=_float("GRAPHMEM_WATCH_GROUP_AFTER_S", pick(None, "GRAPHMEM_WATCH_GROUP_AFTER_S", "10")),
         rescan_interval_s=float(pick(None, "GRAPHMEM_RESCAN_INTERVAL", "30")),
         watch=(watch if watch is not None else env.get("GRAPHMEM_WATCH", "1") not in ("0", "false", "no")),
         inject_faults=pick(None, "GRAPHMEM_INJECT_FAULTS", ""),

@@ -29,6 +29,7 @@ from graphmemd.app.settle import settle
 from graphmemd.memory.memory import NewObservation
 from graphmemd.retrieval.briefs import Briefer
 from graphmemd.retrieval.neighbourhood import neighbourhood
+from graphmemd.retrieval.overview import is_doc
 from graphmemd.retrieval.retriever import DEFAULT_HOPS, Retriever
 from graphmemd.retrieval.symbols import SymbolQueries
 from graphmemd.service.status import abort
@@ -246,6 +247,8 @@ class ObservationService(pbg.ObservationServiceServicer):
             if repo_id and o.repo_id != repo_id:
                 continue
             if tags and not tags <= set(o.tags):
+                continue
+            if request.origin and is_doc(o) != (request.origin == pb.ORIGIN_KNOWLEDGE):
                 continue
             if file_rel and not any(a.path == file_rel for a in o.anchors):
                 continue

@@ -46,7 +46,7 @@ import struct
 import sys
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import IO, Any, cast
@@ -142,7 +142,7 @@ class Snapshots:
         if not self.directory.is_dir():
             return
         for p in self.directory.iterdir():
-            if p.suffix in (".snap", ".tmp"):
+            if p.suffix in (".snap", ".know", ".tmp"):
                 try:
                     p.unlink(missing_ok=True)
                 except OSError as exc:  # ``take`` does not use a snapshot it cannot remove either
@@ -153,25 +153,19 @@ class Snapshots:
         resolved with (a temporary file, synced, renamed); returns its size. Raises OSError;
         nothing is left half-written."""
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        target = self.path(part.repo_id)
-        tmp = target.with_suffix(".tmp")
         header = json.dumps(_header(part.repo_id)).encode("utf-8")
-        try:
-            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
-                f.write(MAGIC + _U32.pack(len(header)) + header)
-                at = f.tell()
-                f.write(_PAYLOAD.pack(0, 0))
-                summing = _Summing(f)
-                pickle.dump((*_payload(part), facts), summing, protocol=pickle.HIGHEST_PROTOCOL)
-                f.seek(at)
-                f.write(_PAYLOAD.pack(summing.length, summing.crc))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return at + _PAYLOAD.size + summing.length
+
+        def write(f: IO[bytes]) -> int:
+            f.write(MAGIC + _U32.pack(len(header)) + header)
+            at = f.tell()
+            f.write(_PAYLOAD.pack(0, 0))
+            summing = _Summing(f)
+            pickle.dump((*_payload(part), facts), summing, protocol=pickle.HIGHEST_PROTOCOL)
+            f.seek(at)
+            f.write(_PAYLOAD.pack(summing.length, summing.crc))
+            return at + _PAYLOAD.size + summing.length
+
+        return _write_whole(self.path(part.repo_id), write)
 
     def save_all(self, graph: CodeGraph, repos: Mapping[str, RepoFacts]) -> None:
         """Write the snapshot of each repository of ``repos`` (id -> its facts; a clean stop:
@@ -185,6 +179,30 @@ class Snapshots:
                 logger.warning("cannot write the snapshot of %s: %s", rid, exc)
                 continue
             logger.info("snapshot of %s written in %.2fs (%d KiB)", rid, time.monotonic() - started, size // 1024)
+
+    def save_knowledge(self, repo_id: str, data: bytes) -> None:
+        """Write what ``repo_id``'s knowledge files were (``ingest.knowledge.kept``) beside its
+        snapshot, whole or not at all. Raises OSError."""
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _write_whole(self.directory / f"{repo_file_stem(repo_id)}.know", lambda f: f.write(data))
+
+    def take_knowledge(self, repo_id: str) -> bytes | None:
+        """What ``save_knowledge`` wrote for ``repo_id``, removed from disk (read at most once,
+        as a snapshot is); None when there is none, or it cannot be read or removed."""
+        path = self.directory / f"{repo_file_stem(repo_id)}.know"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            logger.warning("knowledge state of %s not used: %s", repo_id, exc)
+            return None
+        try:
+            path.unlink()
+        except OSError as exc:
+            logger.warning("knowledge state of %s not used: it cannot be removed (%s)", repo_id, exc)
+            return None
+        return data
 
     def take(self, repo_id: str) -> tuple[GraphPart, RepoFacts] | None:
         """``repo_id``'s snapshot and the facts it was written with, removed from disk; None
@@ -212,6 +230,22 @@ class Snapshots:
             logger.warning("snapshot of %s not used: %s", repo_id, why)
             return None
         return part
+
+
+def _write_whole(target: Path, write: Callable[[IO[bytes]], int]) -> int:
+    """Write ``target`` by ``write`` whole or not at all (a temporary file beside it, synced,
+    renamed); returns what ``write`` returned. Raises OSError; nothing is left half-written."""
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+            n = write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return n
 
 
 def _payload(part: GraphPart) -> tuple[GraphPart, list[str], list[list[object]]]:

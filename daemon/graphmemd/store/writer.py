@@ -14,20 +14,12 @@ Kùzu 0.11.3 can crash the process (SIGSEGV) on the next statement after a write
 of space, so it is never let near ENOSPC. Refused writes fail like any other; the journal
 holds the observations and the store is brought level once space returns.
 
-A pass someone is waiting for (a new worktree's first pass) may *hold* the ordinary writes
-(``hold``): until it is released, no ordinary write starts, and a long one that offers a
-pause (``pause_while_held``, where it holds no store lock) waits there; urgent writes still
-run. The writes are Python work that shares the interpreter with the pass (decoding, building
-rows, reading edges back): a worktree added while the previous one's rows were being copied
-was current 0.3-0.6 s later than one added to an idle daemon. A hold lapses after
-``HOLD_LIMIT_S`` (a pass that hangs does not stop the store), and ``close`` ignores it.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -42,30 +34,6 @@ from graphmemd.runtime.supervisor import SupervisedThread, describe
 logger = logging.getLogger(__name__)
 
 COMPONENT = "store-writer"
-#: the longest a hold keeps the ordinary writes waiting (seconds from the last ``hold``)
-HOLD_LIMIT_S = 5.0
-
-
-class Hold:
-    """One ``StoreWriter.hold``: ``release`` (or leaving the ``with`` block) lets the ordinary
-    writes go on; releasing twice releases once."""
-
-    __slots__ = ("_release",)
-
-    def __init__(self, release: Callable[[], None]) -> None:
-        self._release: Callable[[], None] | None = release
-
-    def release(self) -> None:
-        """End the hold (once)."""
-        release, self._release = self._release, None
-        if release is not None:
-            release()
-
-    def __enter__(self) -> Hold:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
 
 
 class StoreWriter:
@@ -93,10 +61,6 @@ class StoreWriter:
         self._space_check = space_check
         #: writes that failed or were refused: a clean stop then writes no snapshots
         self.failed = 0
-        #: holds not released yet (``hold``), and when they lapse (monotonic seconds)
-        self._holds = 0
-        self._hold_until = 0.0
-        self._closing = False
         self._loop = SupervisedThread(COMPONENT, self._step, health)
         self._loop.start()
 
@@ -109,42 +73,6 @@ class StoreWriter:
             (self._urgent if urgent else self._normal).append((fn, fut))
             self._cond.notify()
         return fut
-
-    def hold(self) -> Hold:
-        """Keep the ordinary writes from starting until the returned ``Hold`` is released (or
-        ``HOLD_LIMIT_S`` after this call): for a pass someone is waiting for, so that the
-        writes queued before it do not share the interpreter with it. Urgent writes still run."""
-        with self._cond:
-            self._holds += 1
-            self._hold_until = time.monotonic() + HOLD_LIMIT_S
-        return Hold(self._release)
-
-    def _release(self) -> None:
-        with self._cond:
-            self._holds -= 1
-            self._cond.notify_all()
-
-    def _held_for(self) -> float | None:
-        """Seconds the holds may still last, or None when nothing holds (call with the condition held)."""
-        if not self._holds or self._closing:
-            return None
-        left = self._hold_until - time.monotonic()
-        return left if left > 0 else None
-
-    def pause_while_held(self) -> None:
-        """On the writer thread, at a point of a long ordinary write where it holds no store
-        lock: wait while the writes are held (``hold``), running urgent writes meanwhile.
-        Elsewhere nothing."""
-        if threading.get_ident() != self._thread_id or self._in_urgent:
-            return
-        while True:
-            self.between_steps()
-            with self._cond:
-                left = self._held_for()
-                if left is None:
-                    return
-                if not self._urgent:
-                    self._cond.wait(left)
 
     def pending(self) -> int:
         """How many writes are queued."""
@@ -181,11 +109,8 @@ class StoreWriter:
     def _step(self) -> bool:
         self._thread_id = threading.get_ident()
         with self._cond:
-            while not self._urgent:
-                left = self._held_for() if self._normal else None
-                if self._normal and left is None:
-                    break
-                self._cond.wait(left)  # (a hold lapses: waking then finds it gone)
+            while not self._urgent and not self._normal:
+                self._cond.wait()
             item = self._urgent.popleft() if self._urgent else self._normal.popleft()
         if item is None:
             return False
@@ -226,7 +151,6 @@ class StoreWriter:
         """Finish every queued write, then stop; True when all were done and none failed."""
         self._loop.stop_after_crash()
         with self._cond:
-            self._closing = True
             self._normal.append(None)
             self._cond.notify()
         self._loop.join(timeout)

@@ -282,6 +282,23 @@ def test_editor_links() -> None:
     assert links.editor_argv("  ", "/r/a.py", 7) == []
 
 
+def test_the_queue_holds_what_check_reports_not_compatible_changes() -> None:
+    """A reference whose code changed in a way the text's use still fits (``changed``, shown
+    only by ``check --level all``) is no review item; a deprecated one is, graded so, and its
+    reason is ``check``'s one line (the name once)."""
+    fine = replace(ref("u1", ReferenceState.CHANGED), reason="`login`: body changed in 6e3786c")
+    gone = replace(ref("u2", ReferenceState.SUSPECT), deprecated=True, reason="`login`: removed; still served")
+    units = {
+        i: note(i, ObservationStatus.FRESH, at=200, knowledge=KnowledgeSource("docs/a.md", 3, 4)) for i in ("u1", "u2")
+    }
+    items = model.queue_items([], [fine, gone], units)
+    assert [(i.id, i.state, i.reason) for i in items] == [("u2", "deprecated", "`login`: removed; still served")]
+    changed_unit = note(
+        "u3", ObservationStatus.SUSPECT, knowledge=KnowledgeSource("docs/a.md", 9, 9), references=(fine,)
+    )
+    assert model.note_item(changed_unit).findings == ()
+
+
 def test_a_knowledge_unit_says_which_reference_and_what_became_of_its_code() -> None:
     unit = note(
         "u",
@@ -290,7 +307,7 @@ def test_a_knowledge_unit_says_which_reference_and_what_became_of_its_code() -> 
         references=(ref("u", ReferenceState.SUSPECT), ref("u", ReferenceState.DANGLING), ref("u", ReferenceState.OK)),
     )
     item = model.note_item(unit)
-    assert item.reason.endswith("whose signature changed] renamed (+1 more)")  # the worst reference: dangling
+    assert item.reason.endswith("whose signature changed] ``login``: renamed (+1 more)")  # the worst: dangling
     assert [r.state for r in item.findings] == [ReferenceState.SUSPECT, ReferenceState.DANGLING]
     assert (item.knowledge_file, item.knowledge_line, item.editable) == ("docs/api.md", 10, False)
 
@@ -360,3 +377,31 @@ def test_a_change_block_is_captioned_by_the_one_renderer() -> None:
     body = AnchorChange("app/a.py::f", ChangeKind.BODY_CHANGED, absent, absent)
     assert model.change_caption(stale, body) == "body changed: 3 lines"
     assert model.change_caption(replace(stale, stale_reasons=()), body) == "body changed"
+
+
+def test_an_uncommitted_change_names_no_commit() -> None:
+    """A reason of an uncommitted change carries the HEAD it was seen at, which did not make
+    the change: the item says "uncommitted" and names no commit; so does the note's history."""
+    anchor_ref = "app/a.py::f"
+    r = StaleReason(anchor_ref, ChangeKind.BODY_CHANGED, 150.0, commit="abc123def", uncommitted=True, lines_changed=2)
+    o = replace(note("n", at=200), stale_reasons=(r,), history=())
+    item = model.note_item(o)
+    assert (item.commit, item.uncommitted) == ("", True)
+    assert [(e.what, e.commit) for e in model.history(o) if e.what.startswith("stale")] == [
+        ("stale: body changed: 2 lines, uncommitted", "")
+    ]
+    committed = model.note_item(note("m", at=200))
+    assert (committed.commit, committed.uncommitted) == ("abc123def", False)
+
+
+def test_the_overview_counts_per_file_what_check_reports() -> None:
+    """A compatible change is no finding of its file; the others are counted by grade, worst first."""
+    refs = [
+        ref("u1", ReferenceState.CHANGED, path="docs/a.md"),
+        ref("u2", ReferenceState.SUSPECT, path="docs/b.md"),
+        replace(ref("u2", ReferenceState.SUSPECT, path="docs/b.md"), deprecated=True),
+        ref("u3", ReferenceState.DANGLING, path="docs/b.md"),
+        ref("u4", ReferenceState.OK, path="docs/c.md"),
+    ]
+    assert model.findings_by_file(refs) == [("docs/b.md", {"dangling": 1, "suspect": 1, "deprecated": 1})]
+    assert list(model.findings_by_file(refs)[0][1]) == ["dangling", "suspect", "deprecated"]

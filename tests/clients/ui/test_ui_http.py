@@ -175,7 +175,7 @@ def test_reanchor_overview_search_and_bulk_archive(review: Review) -> None:
 
     status, body, _ = ui.request("/overview")
     assert status == 200
-    assert "Notes by state" in body
+    assert "Saved notes by state" in body
     assert str(review.root) in body
     status, body, _ = ui.request("/search?q=token")
     assert status == 200

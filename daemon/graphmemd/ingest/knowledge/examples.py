@@ -30,7 +30,17 @@ from typing import Final
 
 from graphmemd.ingest.knowledge.model import CallShape, RefKind, Span, TargetKind, TextRef, Unit, UnitKind
 
-__all__ = ["CaptureKind", "Captured", "ExampleBlock", "Session", "bind", "example_unit", "find_blocks", "own_examples"]
+__all__ = [
+    "CaptureKind",
+    "Captured",
+    "ExampleBlock",
+    "PageClass",
+    "Session",
+    "bind",
+    "example_unit",
+    "find_blocks",
+    "own_examples",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,7 @@ class CaptureKind(str, Enum):
     IMPORT = "import"  # a module imported (``import m``, ``import m as a``)
     IMPORT_NAME = "import_name"  # a name imported from a module (``from m import n as a``)
     USE = "use"  # a (dotted) name as used, possibly called
+    CLASS = "class"  # a class the example defines: its bases as written, the names its body defines
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +81,8 @@ class Captured:
     """One capture of an example's parse, in block coordinates (0-based rows, character
     columns). ``text`` is the name as written (``httpx.MockTransport``, the imported name),
     ``module`` the module of an import, ``alias`` its ``as`` name, ``call`` the arguments
-    when the use is called with some."""
+    when the use is called with some; for a class the example defines, ``bases`` its bases as
+    written and ``members`` the names its body defines."""
 
     kind: CaptureKind
     text: str
@@ -81,13 +93,55 @@ class Captured:
     module: str = ""
     alias: str = ""
     call: CallShape | None = None
+    bases: tuple[str, ...] = ()
+    members: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PageClass:
+    """A class an example of the page defines: the dotted targets of its bases that the page
+    imports (in order; a base the page defines gives its own), and the names it or a base
+    the page defines defines (a method written there is the page's code, not the library's)."""
+
+    bases: tuple[str, ...]
+    members: frozenset[str]
 
 
 @dataclass(slots=True)
 class Session:
-    """The names the examples of one file have imported so far (name -> dotted target)."""
+    """The names the examples of one file have imported so far (name -> dotted target), and
+    the classes they defined (name -> ``PageClass``)."""
 
     bound: dict[str, str] = field(default_factory=dict)
+    classes: dict[str, PageClass] = field(default_factory=dict)
+
+    def define(self, name: str, bases: Sequence[str], members: Iterable[str]) -> None:
+        """Record a class of the page (its bases read through the imports and classes so far)."""
+        targets: list[str] = []
+        own = set(members)
+        for b in bases:
+            dotted = _dotted(b)
+            if dotted is None:
+                continue
+            root, _, rest = dotted.partition(".")
+            page = self.classes.get(dotted)
+            if page is not None:
+                targets.extend(page.bases)
+                own |= page.members
+            elif root in self.bound:
+                targets.append(f"{self.bound[root]}.{rest}" if rest else self.bound[root])
+        self.bound.pop(name, None)  # (the name is the page's class now)
+        self.classes[name] = PageClass(tuple(dict.fromkeys(targets)), frozenset(own))
+
+    def inherited(self, name: str) -> str | None:
+        """``Cls.member`` (a page class's instance's member, not defined by the page) as the
+        first imported base's ``base.member``: resolved against the code, through the code's
+        own bases when that base inherits it (``resolve_use``); None otherwise."""
+        cls, _, member = name.partition(".")
+        page = self.classes.get(cls)
+        if page is None or not member or "." in member or member in page.members or not page.bases:
+            return None
+        return f"{page.bases[0]}.{member}"
 
 
 _CHAIN: Final = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|\\)[A-Za-z_$][\w$]*)*")
@@ -131,6 +185,8 @@ def bind(block: ExampleBlock, captures: Iterable[Captured], session: Session, mo
             else:
                 root = module.split(".")[0]
                 session.bound[root] = root
+        elif c.kind is CaptureKind.CLASS:
+            session.define(c.text, c.bases, c.members)
         elif c.kind is CaptureKind.IMPORT_NAME:
             name = _dotted(c.text)
             if not module or module.startswith(".") or name is None or name == "*":
@@ -145,6 +201,10 @@ def bind(block: ExampleBlock, captures: Iterable[Captured], session: Session, mo
             root, _, rest = name.partition(".")
             base = session.bound.get(root)
             if base is None:
+                # a method of a page class's instance (``UserSchema().load(d)``): its base's
+                via = session.inherited(name)
+                if via is not None:
+                    refs.append(TextRef(RefKind.EXAMPLE, TargetKind.SYMBOL, c.text, via, span, call=c.call))
                 continue
             target = f"{base}.{rest}" if rest else base
             if "." not in target:  # the module itself: a module mention, not a use of its code

@@ -7,7 +7,9 @@ parsed here with its language's grammar and the language's example query
 ``@import.module`` (with ``@import.alias``), ``@import.name`` (a name imported from
 ``@import.module``), ``@use`` (a name as used: only the outermost of nested ``@use`` nodes
 counts), ``@call.function`` + ``@call.arguments`` (a call), ``@call.keyword`` (a keyword
-argument's name) and ``@call.splat`` (``*args``) inside the arguments. Tag aliases and how
+argument's name) and ``@call.splat`` (``*args``) inside the arguments, ``@class.name`` (a
+class the example defines: its ``superclasses`` and the names its ``body`` defines are read
+from the class node, ``@class``). Tag aliases and how
 an import path is split are in ``queries/examples/languages.toml``.
 """
 
@@ -134,6 +136,11 @@ def capture_example(code: str, language: Language) -> list[Captured]:
     splats: set[int] = set()
     out: list[Captured] = []
     for _, caps in matches:
+        if "class.name" in caps and "class" in caps:
+            n = caps["class.name"][0]
+            bases, members = _class_parts(caps["class"][0])
+            out.append(Captured(CaptureKind.CLASS, _text(n), *_cols(n, lines), bases=bases, members=members))
+            continue
         if "import.module" in caps:
             module = _text(caps["import.module"][0])
             alias = _text(caps["import.alias"][0]) if "import.alias" in caps else ""
@@ -166,6 +173,31 @@ def capture_example(code: str, language: Language) -> list[Captured]:
         call = _call_shape(args, keywords, splats) if args is not None else None
         out.append(Captured(CaptureKind.USE, _text(n), *_cols(n, lines), call=call))
     return out
+
+
+def _class_parts(node: Node) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A class definition's bases as written (keyword arguments such as ``metaclass=`` aside)
+    and the names its body defines (methods, decorated or not, and assigned attributes)."""
+    supers = node.child_by_field_name("superclasses")
+    bases = tuple(_text(b) for b in (supers.named_children if supers is not None else ()) if b.type in _NAMES)
+    members: list[str] = []
+    body = node.child_by_field_name("body")
+    for child in body.named_children if body is not None else ():
+        if child.type == "decorated_definition":
+            child = child.child_by_field_name("definition") or child
+        name = child.child_by_field_name("name")
+        if name is not None:
+            members.append(_text(name))
+        elif child.type == "expression_statement":
+            for a in child.named_children:
+                left = a.child_by_field_name("left") if a.type == "assignment" else None
+                if left is not None and left.type == "identifier":
+                    members.append(_text(left))
+    return bases, tuple(members)
+
+
+#: the nodes a base class is written as
+_NAMES = frozenset({"identifier", "attribute"})
 
 
 def _in_import(node: Node) -> bool:

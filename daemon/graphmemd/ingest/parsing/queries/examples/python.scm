@@ -1,7 +1,8 @@
 ; graphmem: what a Python code example in a knowledge file uses (see ingest/parsing/examples.py)
 ; @import.module [@import.alias]: a module imported; @import.name: a name imported from it;
 ; @use: a name as used (the outermost dotted chain is kept); @call.function/@call.arguments:
-; a call, whose @call.keyword names and @call.splat arguments are read from its arguments.
+; a call, whose @call.keyword names and @call.splat arguments are read from its arguments;
+; @class.name: a class the example defines (@class: its bases and body are read from it).
 
 (import_statement name: (dotted_name) @import.module) @import
 (import_statement
@@ -10,6 +11,8 @@
 (import_from_statement
   module_name: (dotted_name) @import.module
   name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+
+(class_definition name: (identifier) @class.name) @class
 
 (call function: (_) @call.function arguments: (argument_list) @call.arguments)
 (keyword_argument name: (identifier) @call.keyword)
