@@ -125,10 +125,12 @@ class DaemonLog:
                 out.update(arrived_ms=float(m.group(2)), arrival=m.group(3), indexed=m.group(4) == "taken in",
                            waited_ms=float(m.group(5)), answered_ms=float(m.group(6)))  # fmt: skip
             elif m := CHANGES_LINE.search(line):
-                steps = {name: round(float(sec) * 1000, 1) for name, sec, _ in STEP.findall(m.group(6))}
+                found = STEP.findall(m.group(6))
+                steps = {name: round(float(sec) * 1000, 1) for name, sec, _ in found}
                 batch = {"parsed": int(m.group(1)), "paths": int(m.group(2)), "ms": float(m.group(3)),
                          "begun_after_write_ms": float(m.group(4)) if m.group(4) else None,
                          "workers_started": int(m.group(5) or 0), "steps_ms": steps,
+                         "steps_cpu_ms": {name: round(float(cpu) * 1000, 1) for name, _, cpu in found},
                          "cpu_ms": float(m.group(7))}  # fmt: skip
                 out["batches"].append(batch)  # type: ignore[attr-defined]
         return out
@@ -278,6 +280,7 @@ def main() -> int:
         "pace_s": args.pace_s,
         "post_edit_paced_runs": paced,
         "post_edit_paced_slowest": slowest(paced),
+        "indexer_cpu_ms": indexer_cpu([*runs, *paced]),
         "answers_with_text": said,
         "load_1min_before": round(load_before, 2),
         "load_1min_after": round(load_after, 2),
@@ -303,6 +306,9 @@ def main() -> int:
     print(f"  the slowest post_edit_paced runs (each edit {args.pace_s} s after the previous one):")
     for r in result["post_edit_paced_slowest"]:
         print(f"    {r}")
+    cpu = result["indexer_cpu_ms"]
+    print("  the indexer thread's CPU per edited file (ms, p50 / p95 / max): "
+          + ", ".join(f"{k} {v['p50']} / {v['p95']} / {v['max']}" for k, v in cpu.items()))  # type: ignore[union-attr]
     report_corpora(histories, False)
     return 0
 
@@ -333,6 +339,24 @@ def wait_until_logged(log: DaemonLog, run: dict[str, object], timeout: float = 5
         if run["batches"] or time.monotonic() > deadline:
             return
         time.sleep(0.05)
+
+
+#: the steps of a batch before its post-edit waiters are answered (then: ``dependents``, ...)
+BEFORE_ANSWER = ("classify", "parse", "delta", "swap", "memory", "publish", "knowledge")
+
+
+def indexer_cpu(runs: list[dict[str, object]]) -> dict[str, dict[str, float]]:
+    """The indexer thread's CPU for each one-file batch of ``runs`` (its log's CPU per step):
+    before the waiting call is answered, in its delta step, and in the dependents resolved after."""
+    batches = [b for r in runs for b in r.get("batches", []) if b["parsed"] == 1]  # type: ignore[attr-defined]
+    got: dict[str, list[float]] = {"before_answer": [], "delta": [], "dependents": []}
+    for b in batches:
+        cpu = b.get("steps_cpu_ms", {})
+        got["before_answer"].append(sum(v for k, v in cpu.items() if k in BEFORE_ANSWER))
+        got["delta"].append(cpu.get("delta", 0.0))
+        got["dependents"].append(cpu.get("dependents", 0.0))
+    return {k: {"p50": round(percentile(v, 50), 1), "p95": round(percentile(v, 95), 1), "max": round(max(v), 1),
+                "batches": len(v)} for k, v in got.items() if v}  # fmt: skip
 
 
 def slowest(runs: list[dict[str, object]], n: int = 5) -> list[str]:

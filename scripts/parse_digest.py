@@ -5,6 +5,7 @@ Usage::
     python scripts/parse_digest.py dump OUT [--code DIR] [--lang python|c|cpp|juce|go|rust|ruby|php]
                                             [--every N] [--root ROOT ...]
     python scripts/parse_digest.py compare A B
+    python scripts/parse_digest.py check --against DIR [--lang python --lang go ...] [--every N]
 
 ``dump`` parses every file of the language under each ``--root`` (default: the language's corpus
 of ``scripts/corpora.py``; for Python the running interpreter's whole standard library, its
@@ -14,7 +15,9 @@ file, a blake2b digest of ``repr(ParsedFile)``: every symbol with its signature 
 fingerprints, every call with its callee, line and shape, imports, bases, types, arities,
 exports, syntax errors and truncation. ``--every N`` keeps every Nth file of a corpus.
 ``compare`` prints how many files the two dumps hold and which differ; exit status 1 when a
-file differs or is missing from one of them.
+file differs or is missing from one of them. ``check`` does both in one command: for each
+``--lang`` (default: ``python`` and ``go``), a dump with this checkout's code and one with the
+code under ``--against`` (each in its own process), compared; exit status 1 when any differs.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -74,6 +78,22 @@ def compare(a: Path, b: Path) -> int:
     return 1 if differ or missing else 0
 
 
+def check(against: Path, langs: list[str], every: int) -> int:
+    """Dump every corpus of ``langs`` with this checkout's code and with ``against``'s, compare."""
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="parse-digest-check-") as scratch:
+        for lang in langs:
+            dumps = []
+            for name, code in (("this", _HERE.parent), ("against", against)):
+                out = Path(scratch) / f"{lang}-{name}.json"
+                command = [sys.executable, __file__, "dump", str(out), "--code", str(code), "--lang", lang]
+                subprocess.run([*command, "--every", str(every)], check=True)
+                dumps.append(out)
+            print(f"{lang}: this checkout against {against}")
+            failed |= compare(dumps[0], dumps[1])
+    return failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -86,7 +106,13 @@ def main() -> int:
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
+    k = sub.add_parser("check")
+    k.add_argument("--against", type=Path, required=True, help="the other code tree (daemon/ under it)")
+    k.add_argument("--lang", action="append", default=[], dest="langs")
+    k.add_argument("--every", type=int, default=1)
     args = parser.parse_args()
+    if args.command == "check":
+        return check(args.against.resolve(), args.langs or ["python", "go"], args.every)
     if args.command == "dump":
         return dump(args.out, args.code.resolve(), args.lang, args.every, args.roots)
     return compare(args.a, args.b)

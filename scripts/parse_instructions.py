@@ -1,11 +1,12 @@
 """Load-independent parse cost: instructions of ``parse_source`` vs the bare parse, under callgrind.
 
-Usage: ``python scripts/parse_instructions.py [--code DIR ...] [--every N] [--json]``.
+Usage: ``python scripts/parse_instructions.py [--code DIR ...] [--every N] [--tests] [--json]``.
 
 For each ``--code`` tree (default: this checkout; an archived commit's tree, ``git archive C
 daemon | tar -x -C DIR``, measures that commit) runs valgrind's callgrind on a child process
 that parses every Nth file (default 8: 92 files) of the interpreter's standard library
-(``bench_parse.py``'s corpus: no tests) once to load the code and compile the language's
+(``bench_parse.py``'s corpus: no tests; ``--tests``: with its tests, the files the
+0.9 M-line tree of ``bench_scale.py`` copies, denser in calls) once to load the code and compile the language's
 queries, then all of them inside ``eval``, the only span collected
 (``--collect-atstart=no --toggle-collect=builtin_eval``): the query compile and the imports
 are not counted, and ``PYTHONHASHSEED=0`` keeps the hash-dependent work fixed. Prints the
@@ -28,9 +29,11 @@ from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
 _SKIP_DIRS = {"test", "tests", "idle_test", "site-packages", "__pycache__", "testdata"}  # as bench_parse.py
+#: ``--tests``: only what is no standard-library source
+_SKIP_WITH_TESTS = {"site-packages", "__pycache__"}
 
 
-def _child(code: Path, mode: str, every: int) -> None:
+def _child(code: Path, mode: str, every: int, tests: bool = False) -> None:
     """Runs under callgrind: loads the code, then parses inside ``eval`` (the collected span)."""
     import sysconfig
 
@@ -41,7 +44,7 @@ def _child(code: Path, mode: str, every: int) -> None:
     root = Path(sysconfig.get_paths()["stdlib"])
     files: list[tuple[str, bytes, Language]] = []
     for directory, dirs, names in os.walk(root):  # bench_parse.py's corpus, in its order
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        dirs[:] = sorted(d for d in dirs if d not in (_SKIP_WITH_TESTS if tests else _SKIP_DIRS))
         for name in sorted(names):
             if name.endswith(".py"):
                 path = Path(directory) / name
@@ -61,7 +64,7 @@ def _child(code: Path, mode: str, every: int) -> None:
     eval(mode + "()", {"full": full, "bare": bare})  # (the span callgrind collects)
 
 
-def _count(code: Path, mode: str, every: int) -> int:
+def _count(code: Path, mode: str, every: int, tests: bool = False) -> int:
     with tempfile.TemporaryDirectory(prefix="parse-instructions-") as scratch:
         out = Path(scratch) / "callgrind.out"
         subprocess.run(
@@ -79,6 +82,7 @@ def _count(code: Path, mode: str, every: int) -> int:
                 str(code),
                 "--every",
                 str(every),
+                *(["--tests"] if tests else []),
             ],
             check=True,
             capture_output=True,
@@ -95,25 +99,26 @@ def main() -> int:
     parser.add_argument("--code", type=Path, action="append", default=[])
     parser.add_argument("--every", type=int, default=8)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--tests", action="store_true", help="the standard library with its tests")
     parser.add_argument("--child", choices=("full", "bare"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     codes = [c.resolve() for c in args.code] or [_HERE.parent]
     if args.child:
-        _child(codes[0], args.child, args.every)
+        _child(codes[0], args.child, args.every, args.tests)
         return 0
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
         return 2
     print(f"load average: {os.getloadavg()[0]:.2f} (instruction counts do not depend on it)")
-    bare = _count(codes[0], "bare", args.every)
+    bare = _count(codes[0], "bare", args.every, args.tests)
     print(f"bare parse  : {bare / 1e6:,.1f} M instructions")
     measured: dict[str, dict[str, float]] = {}
     for code in codes:
-        full = _count(code, "full", args.every)
+        full = _count(code, "full", args.every, args.tests)
         print(f"parse_source: {full / 1e6:,.1f} M instructions, {full / bare:.3f}x the bare parse  ({code})")
         measured[str(code)] = {"full": full, "ratio": round(full / bare, 4)}
     if args.json:
-        print(json.dumps({"every": args.every, "bare": bare, "codes": measured}))
+        print(json.dumps({"every": args.every, "tests": args.tests, "bare": bare, "codes": measured}))
     return 0
 
 

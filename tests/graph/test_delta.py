@@ -6,10 +6,20 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from call_shapes import CALLERS, CLIENT
 from graphmem.types import Anchor, Category, EventKind, Observation, ObservationStatus
 from graphmem.types import ChangeKind as ReasonKind
-from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, old_files
+from graphmemd.graph.codegraph import CodeGraph
+from graphmemd.graph.delta import (
+    GraphDelta,
+    ParsedUnit,
+    apply_delta,
+    build_delta,
+    old_files,
+    set_dependents,
+    with_dependents,
+)
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ChangeKind, Language, SymbolInfo
 from graphmemd.graph.resolution import RepoResolver, read_repo_facts
@@ -70,16 +80,62 @@ def test_cold_delta_has_every_file_and_edge_but_no_symbol_diff() -> None:
     assert state.graph.symbols[hash_pw].name == "hash_password"
 
 
-def test_body_edit_is_a_body_change_and_dependents_are_re_resolved() -> None:
+@pytest.mark.parametrize("narrow", [True, False])
+def test_body_edit_is_a_body_change_and_dependents_are_re_resolved(narrow: bool) -> None:
+    """A body edited changes no name other files read: narrowed, the file that calls it is
+    not resolved again; not narrowed, every file that consulted it is."""
     state, resolver = fresh_state()
+    resolver.narrow = narrow
     index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": SERVICE})
     edited = CRYPTO_V1.replace(b"digest(password, salt=SALT)", b"digest(password.strip(), salt=SALT)")
     delta = index(state, resolver, {"crypto.py": edited})
     assert not delta.cold
     kinds = {c.id.rsplit("::", 1)[1]: c.kind for c in delta.changes}
     assert kinds == {"hash_password#function": ChangeKind.BODY_CHANGED}
-    assert delta.edge_sources == ("service.py",)  # it imports crypto.py: its edges are re-resolved
+    # service.py imports crypto.py and calls hash_password
+    assert delta.edge_sources == (() if narrow else ("service.py",))
     assert delta.touched == {"crypto.py"}
+
+
+def _edges(graph: CodeGraph) -> set[tuple[str, str, str]]:
+    """Every edge of ``graph`` (both directions) and every unresolved call, as comparable rows."""
+    nodes = [*graph.files, *graph.symbols]
+    rows = {(n, kind.value, m) for n in nodes for kind, m in graph.neighbors(n)}
+    return rows | {(n, "unresolved", text) for n in nodes for text in graph.unresolved(n)}
+
+
+def test_deferred_dependents_give_the_same_delta_and_graph() -> None:
+    """A watcher batch resolves the changed file first and its dependents after the hook's
+    answer (``dependents=False``, then ``with_dependents``): the same delta and graph as one
+    step, and in between the dependents' edges are untouched."""
+    service = SERVICE + b"\n\ndef check(p):\n    return digest(p, 1)\n"
+    service = service.replace(b"from crypto import hash_password", b"from crypto import digest, hash_password")
+    at_once, deferred = fresh_state(), fresh_state()
+    for state, resolver in (at_once, deferred):
+        index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": service})
+    renamed = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
+    resigned = CRYPTO_V1.replace(b"def hash_password(password):", b"def hash_password(password, pepper):")
+    for source in (renamed, resigned, CRYPTO_V1):
+        whole = index(*at_once, {"crypto.py": source})
+        state, resolver = deferred
+        units = {"crypto.py": unit("crypto.py", source)}
+        first = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False,
+                            dependents=False)  # fmt: skip
+        assert first.deferred == whole.edge_sources == ("service.py",)
+        assert first.edge_sources == ()
+        assert not [a for a, _b, _c in first.edges.calls if ":service.py" in a]
+        before = _edges(state.graph)
+        apply_delta(state.graph, first)
+        service_rows = {r for r in before if r[0].startswith(f"{REPO}:service.py") and r[0] in state.graph.symbols}
+        assert service_rows <= _edges(state.graph) or source is renamed  # (a removed callee's edges go with it)
+        full, extra = with_dependents(first, resolver)
+        set_dependents(state.graph, first, extra)
+        assert full.deferred == ()
+        assert full.edge_sources == whole.edge_sources
+        for name in ("imports", "external_imports", "calls", "unresolved_calls", "inherits", "unresolved_inherits"):
+            assert sorted(getattr(full.edges, name)) == sorted(getattr(whole.edges, name)), name
+        assert _edges(state.graph) == _edges(at_once[0].graph)
+    assert with_dependents(full, resolver) == (full, type(full.edges)())
 
 
 def test_unchanged_content_gives_an_empty_delta() -> None:

@@ -7,7 +7,7 @@ import random
 import pytest
 from graphmemd.graph.model import Language
 from graphmemd.ingest.parsing.fingerprint import load_rules
-from graphmemd.ingest.parsing.textscan import occurrences, plan
+from graphmemd.ingest.parsing.textscan import Scan, occurrences, plan
 
 
 def _naive(source: bytes, texts: list[bytes], lo: int, hi: int) -> set[tuple[int, bytes]]:
@@ -62,3 +62,40 @@ def test_overlapping_and_repeated_keys() -> None:
 def test_an_empty_text_is_refused() -> None:
     with pytest.raises(ValueError, match="empty"):
         plan([b"x", b""])
+
+
+def _every_text(source: bytes, scans: list[Scan], lo: int, hi: int) -> list[tuple[int, bytes]]:
+    """``occurrences`` checking every text of a scan at each of its key's hits (the order the
+    rewrites' events depend on)."""
+    found = []
+    for scan in scans:
+        hit = source.find(scan.key, lo, hi)
+        while hit >= 0:
+            for text, offset in scan.texts:
+                start = hit - offset
+                if start >= lo and start + len(text) <= hi and source.startswith(text, start):
+                    found.append((start, text))
+            hit = source.find(scan.key, hit + 1, hi)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_hit_checked_by_its_next_byte_finds_the_same_in_the_same_order(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = b"ab.cE_"
+    texts = list({bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 12))})
+    source = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 400)))
+    lo = rng.randint(0, len(source))
+    hi = rng.randint(lo, len(source))
+    scans = list(plan(texts, shortest=rng.randint(1, 6)))
+    assert occurrences(source, scans, lo, hi) == _every_text(source, scans, lo, hi)
+
+
+def test_assert_equal_is_checked_against_one_alias() -> None:
+    scans = plan(list(load_rules(Language.PYTHON).aliases or {}))
+    scan = next(s for s in scans if s.key == b"assert")
+    assert scan.by_byte is not None
+    assert [text for text, _offset, _rest in scan.by_byte[ord("E")]] == [b"assertEquals"]
+    assert ord("T") not in scan.by_byte  # (assertTrue: no alias starts so)
+    source = b"self.assertEqual(a, b)\nself.assertEquals(a, b)\nself.assert_(x)\n"
+    assert [text for _start, text in occurrences(source, scans, 0, len(source))] == [b"assertEquals", b"assert_"]

@@ -234,3 +234,27 @@ def test_a_write_kuzu_cannot_roll_back_leaves_the_store_unused_until_a_restart(t
     assert len(broken.calls) == tried  # nothing ran on it, not even close
     real_conn.close()
     real_db.close()
+
+
+def test_a_changed_file_keeps_the_edges_into_its_symbols_that_keep_their_id(tmp_path: Path) -> None:
+    """A file written again without its readers' edges (a narrowed change: the files that
+    read it did not read a changed name, so they are not resolved again) keeps the edges
+    other files have into its symbols that are still there (their ids are the same), and
+    loses those into symbols that went away and into the file only through them."""
+    s = _open(tmp_path / "graph.kuzu")
+    try:
+        s.replace_files(R, _files(), (), _edges())
+        # b.py written again: g's body edited, B gone, a new h; a.py not resolved again
+        b = ParsedFile("b.py", Language.PYTHON, symbols=(_sym("g"), _sym("h")))
+        s.replace_files(R, [(FileRecord(R, "b.py", Language.PYTHON, "h2", 11, 2.0), b)], (), ResolvedEdges())
+        _, _, graph = s.load_repo_graph(R)
+        f, g = symbol_id(R, "a.py", "f", SymbolKind.FUNCTION), symbol_id(R, "b.py", "g", SymbolKind.FUNCTION)
+        assert set(graph.edges.calls) == {(f, g, Confidence.NAME_ONLY), (file_id(R, "a.py"), g, Confidence.IMPORT)}
+        assert set(graph.edges.imports) == {(file_id(R, "a.py"), file_id(R, "b.py"), Confidence.IMPORT)}
+        assert graph.edges.inherits == ()  # (into B, gone)
+        # a file removed takes every edge into it with it
+        s.replace_files(R, [], ("b.py",), ResolvedEdges())
+        _, _, graph = s.load_repo_graph(R)
+        assert graph.edges.calls == graph.edges.imports == ()
+    finally:
+        s.close()

@@ -176,16 +176,7 @@ class Core:
         indexer.start_pool()
         steps.mark("parse workers started")
         if self.cfg.watch:
-            self._watcher = RepoWatcher(
-                self._on_batch,
-                ignore=self._ignored,
-                on_degraded=self._on_degraded,
-                on_rescan=self._on_rescan,
-                debounce_ms=self.cfg.debounce_ms,
-                step_ms=self.cfg.watch_step_ms,
-                rescan_interval_s=self.cfg.rescan_interval_s,
-                group_after_s=self.cfg.watch_group_after_s or None,
-            )
+            self._watcher = _watcher(self.cfg, self)
             self._watcher.start()
             self.checkouts.start()
         self._mining.start()
@@ -532,3 +523,17 @@ def _save_snapshots(
             snapshots.save_knowledge(rt.id, export_kept(indexer.knowledge, rt))
         except OSError as exc:
             logger.warning("cannot write the knowledge state of %s: %s", rt.id, exc)
+
+
+def _watcher(cfg: DaemonConfig, core: Core) -> RepoWatcher:
+    """The file watcher of ``core``'s repositories, as configured."""
+    return RepoWatcher(
+        core._on_batch,
+        ignore=core._ignored,
+        on_degraded=core._on_degraded,
+        on_rescan=core._on_rescan,
+        debounce_ms=cfg.debounce_ms,
+        step_ms=cfg.watch_step_ms,
+        rescan_interval_s=cfg.rescan_interval_s,
+        group_after_s=cfg.watch_group_after_s or None,
+    )

@@ -13,7 +13,7 @@ it). Memory (``staleness.py``) turns the same delta into observation state chang
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Protocol
 
 from graphmem.types import EdgeKind
@@ -211,6 +211,11 @@ class GraphDelta:
     renamed_by_parser: tuple[tuple[SymbolState, SymbolState], ...] = ()
     #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
     impacts: tuple[Impact, ...] = ()
+    #: Files depending on the changed ones whose outgoing edges are not resolved yet
+    #: (``build_delta(..., dependents=False)``): ``with_dependents`` resolves them. Their
+    #: re-resolution changes no symbol, no note's state and no impact (``impacts_of`` reads the
+    #: graph before the delta), only those files' own outgoing edges.
+    deferred: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -255,6 +260,7 @@ def build_delta(
     full: bool = False,
     rebase: bool = False,
     prepared: Mapping[str, Sequence[SymbolInfo]] | None = None,
+    dependents: bool = True,
 ) -> GraphDelta:
     """The delta from ``old`` (what the graph holds for the parsed and removed paths) to ``parsed``.
 
@@ -263,7 +269,9 @@ def build_delta(
     ``full``. ``rebase``: the parses come from another parser than ``old`` (see
     ``GraphDelta.rebase``). ``resolver`` is updated with every parse (files
     whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
-    set again). The resolver's edges cover the changed files and their dependents.
+    set again). The resolver's edges cover the changed files and their dependents; with
+    ``dependents`` False, only the changed files: the dependents are listed in ``deferred``
+    for ``with_dependents`` (an edited file's notes need not wait for them).
     """
     pre = prepared or {}
     changed: list[str] = []
@@ -290,7 +298,7 @@ def build_delta(
     else:
         touched = set(changed) | set(gone)
         sources = resolver.dependents_of(touched) - touched
-        edges = resolver.edges_for(set(changed) | sources)
+        edges = resolver.edges_for(set(changed) | sources if dependents else changed)
     updates = tuple(
         FileUpdate(
             p,
@@ -314,11 +322,33 @@ def build_delta(
         tuple(gone),
         tuple(changes),
         edges,
-        tuple(sorted(sources)),
+        tuple(sorted(sources)) if dependents else (),
         rebase,
         fingerprints,
         renamed,
+        deferred=() if dependents else tuple(sorted(sources)),
     )
+
+
+def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDelta, ResolvedEdges]:
+    """``delta`` with its ``deferred`` dependents resolved (``resolver`` as ``build_delta``
+    left it): the delta ``build_delta`` would have built with ``dependents`` (their edges
+    added, listed in ``edge_sources``), and the dependents' edges alone (for ``set_dependents``)."""
+    if not delta.deferred:
+        return delta, ResolvedEdges()
+    extra = resolver.edges_for(delta.deferred)
+    # (no edge is in both: each file's outgoing edges come from its own resolution)
+    merged = ResolvedEdges(
+        **{f.name: (*getattr(delta.edges, f.name), *getattr(extra, f.name)) for f in fields(ResolvedEdges)}
+    )
+    sources = tuple(sorted({*delta.edge_sources, *delta.deferred}))
+    return replace(delta, edges=merged, edge_sources=sources, deferred=()), extra
+
+
+def set_dependents(graph: CodeGraph, delta: GraphDelta, edges: ResolvedEdges) -> None:
+    """Put the edges of the dependents ``delta`` deferred (``delta`` as ``build_delta`` returned
+    it, ``edges`` as ``with_dependents`` resolved them) into ``graph``, in place of theirs."""
+    graph.set_edges([file_id(delta.repo_id, p) for p in delta.deferred], edges)
 
 
 def _same_place(before: Sequence[SymbolInfo], after: Sequence[SymbolInfo]) -> list[tuple[SymbolState, SymbolState]]:

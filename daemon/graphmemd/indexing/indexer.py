@@ -24,7 +24,16 @@ from pathlib import Path
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
 from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshness
 
-from graphmemd.graph.delta import GraphDelta, ParsedUnit, apply_delta, build_delta, impacts_of, old_files
+from graphmemd.graph.delta import (
+    GraphDelta,
+    ParsedUnit,
+    apply_delta,
+    build_delta,
+    impacts_of,
+    old_files,
+    set_dependents,
+    with_dependents,
+)
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import ParsedFile, SymbolInfo, file_id, symbols_of
 from graphmemd.graph.resolution import facts_from_files, is_fact_file
@@ -340,21 +349,7 @@ class Indexer:
         self._sink.mark(rt, EventKind.INDEX_DURABLE)
         _publish_progress(self._bus, rt, started)
         steps.mark("finish")
-        logger.info(
-            "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s; "
-            "READY after %.3fs, queued %.3fs before",
-            rt.id,
-            rt.n_files,
-            rt.n_symbols,
-            len(skipped),
-            time.time() - started,
-            t_parsed - started,
-            time.time() - t_parsed,
-            steps,
-            steps.cpu,
-            (ready[0] if ready else time.time()) - started,
-            waited,
-        )
+        _log_pass(rt, len(skipped), steps, (started, t_parsed, ready[0] if ready else time.time()), waited)
 
     def _parse_pass(
         self, rt: RepoRuntime, todo: Todo, skipped: dict[str, str], started: float, outcomes: Outcomes | None = None
@@ -437,16 +432,24 @@ class Indexer:
                     removed.add(out.path)
         self._sink.flush_cache(rt)
         timing.steps.mark("parse")
+        now = time.time()
         delta = self._apply(rt, units, removed - set(units), full=False, cold=not known, prepared=prepared,
-                            steps=timing.steps)  # fmt: skip
+                            steps=timing.steps, defer=not refacts, now=now)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
+        later = delta if delta is not None and delta.deferred else None
+        if later is not None and self.knowledge.reads(rt, docs, later):  # (it reads the graph's imports, bases)
+            _dependents(self._state, self._sink, rt, later, units, now)
+            later = None
+        self.knowledge.batch(rt, docs, delta)
+        _applied(rt, todo, self.job_done)  # (a post-edit hook answers now: its notes are settled)
+        timing.steps.mark("knowledge")
+        if later is not None:
+            _dependents(self._state, self._sink, rt, later, units, now)
+        timing.steps.mark("dependents")
         if delta is not None or refacts:
             self._sink.mark(rt, EventKind.INDEX_DURABLE)
         timing.steps.mark("durable")
-        self.knowledge.batch(rt, docs, delta)
-        _applied(rt, todo, self.job_done)
-        timing.steps.mark("knowledge")
         if units or removed:
             rt.dirty = working_tree_dirty(rt.root)
         timing.steps.mark("dirty")
@@ -466,19 +469,19 @@ class Indexer:
         prepared: dict[str, list[SymbolInfo]] | None = None,
         settle: Callable[[], None] | None = None,
         steps: Steps | None = None,
+        defer: bool = False,
+        now: float | None = None,
     ) -> GraphDelta | None:
         """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
-        events (``steps`` marks them). None (and nothing written) when nothing changed.
-
-        Only this thread mutates the graph and the resolver, so the delta is computed without
-        the lock; readers are blocked only while it is swapped in."""
-        now, steps = time.time(), steps or Steps()
+        events (``steps`` marks them); None (nothing written) when nothing changed. Only this
+        thread mutates the graph and the resolver: the delta is computed without the lock.
+        ``defer``: the changed files' dependents are left to ``_dependents`` (``GraphDelta.deferred``)."""
+        now, steps = time.time() if now is None else now, steps or Steps()
         if units or removed:
             self._hand_over(rt)
         old = old_files(self._state.graph, rt.id, (*units, *removed))
-        delta = build_delta(
-            rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase, prepared=prepared
-        )
+        delta = build_delta(rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase,
+                            prepared=prepared, dependents=not defer)  # fmt: skip
         if delta.empty:
             if settle is not None:
                 settle()
@@ -491,27 +494,44 @@ class Indexer:
             apply_delta(graph, delta)
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         steps.mark("swap")
-        t_mem = time.time()
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
                            lambda queries: measure_bodies(rt.root, queries, before))  # fmt: skip
-        t_stale = time.time()
         if settle is not None:
             settle()
         steps.mark("memory")
-        self._sink.write(rt, delta, units, now)
-        logger.debug(
-            "applied %d changed, %d removed: memory+resolve %.3fs, staleness %.3fs",
-            len(delta.changed),
-            len(delta.removed),
-            t_mem - now,
-            t_stale - t_mem,
-        )
+        if not delta.deferred:
+            self._sink.write(rt, delta, units, now)
         for event in file_events(delta, now):
             self._bus.publish(event)
         self._sink.queryable(rt)
         steps.mark("publish")
         return delta
+
+
+def _dependents(
+    state: GraphState, sink: DeltaSink, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float
+) -> None:
+    """Resolve the files depending on a watcher batch's files again (``delta.deferred``: see
+    ``Indexer._apply``'s ``defer``), once the batch's notes are settled and its waiters
+    answered; then store the whole delta. On the indexer's thread, before its next job: the
+    next batch's delta and impacts read a complete graph."""
+    full, edges = with_dependents(delta, rt.resolver)
+    with state.writing() as graph:
+        set_dependents(graph, delta, edges)
+    sink.write(rt, full, units, now)
+
+
+def _log_pass(rt: RepoRuntime, skipped: int, steps: Steps, times: tuple[float, float, float], waited: float) -> None:
+    """The log line of an index pass: ``times`` = (started, parsed, READY)."""
+    started, parsed, ready = times
+    now = time.time()
+    logger.info(
+        "indexed %s: %d files, %d symbols, %d skipped in %.2fs (walk+parse %.2fs, apply %.2fs): %s; %.2f CPU-s; "
+        "READY after %.3fs, queued %.3fs before",
+        rt.id, rt.n_files, rt.n_symbols, skipped, now - started, parsed - started, now - parsed, steps, steps.cpu,
+        ready - started, waited,
+    )  # fmt: skip
 
 
 def _relative(rt: RepoRuntime, paths: Sequence[str]) -> tuple[str, ...]:

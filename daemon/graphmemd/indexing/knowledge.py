@@ -180,11 +180,19 @@ class KnowledgeKeeper:
         and read again the files naming what the batch's code added (a name written before
         its code, or code that came back in a later batch than its removal: it resolves now)
         or renamed, moved or removed (``_touched``)."""
-        todo = (changes.changed | self._awaiting(rt, delta) | self._touched(rt, delta)) - changes.removed
+        todo = self._todo(rt, changes, delta)
         if not todo and not changes.removed:
             return 0
         self._read_in_batches.setdefault(rt.id, set()).update(todo)
         return self._sync(rt, sorted(todo), changes.removed - changes.changed)
+
+    def reads(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> bool:
+        """Whether ``batch`` would read knowledge files (and with them the graph's imports and
+        bases: the indexer resolves a batch's dependents before it then, ``Indexer._changes``)."""
+        return bool(self._todo(rt, changes, delta))
+
+    def _todo(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None) -> set[str]:
+        return (changes.changed | self._awaiting(rt, delta) | self._touched(rt, delta)) - changes.removed
 
     def _awaiting(self, rt: RepoRuntime, delta: GraphDelta | None) -> set[str]:
         """The knowledge files with a name that names nothing now and that ``delta`` added

@@ -84,7 +84,13 @@ def encode(parsed: ParsedFile) -> str:
         getter = _GETTERS.get(name)
         if getter is not None:
             row[i] = list(map(getter, row[i]))
-    return json.dumps(row, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(row)
+
+
+#: ``json.dumps(row, separators=(",", ":"), ensure_ascii=False)``'s encoder, made once and
+#: without the check for circular references (a row is lists of lists of plain values: it
+#: has none), which cost a dictionary insert and delete per record: the same text.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
 
 
 #: String fields whose values repeat across a repository's parses (the caller of every call of

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +39,7 @@ from graphmemd.graph.model import (
     SymbolInfo,
     SymbolKind,
     file_id,
+    symbols_of,
 )
 from graphmemd.runtime import malloc
 from graphmemd.store import engines
@@ -523,6 +524,11 @@ class Store(StoreConnection):
         outgoing edges were re-resolved, e.g. dependents of the changed files); the old
         outgoing edges of all of those are deleted first, so no edge is duplicated. ``infos``:
         the files' symbols by path as the graph already holds them (derived again if absent).
+
+        A file written again keeps the edges other files (not among those re-resolved) have
+        into it and into its symbols that keep their id (a narrowed change re-resolves only
+        the files that read a name of it that changed: ``RepoResolver.dependents_of``); the
+        edges into its symbols that went away go with them.
         """
         paths = [rec.path for rec, _ in files]
         chunks = load_chunks(files)
@@ -531,6 +537,9 @@ class Store(StoreConnection):
         with self._lock:
             if gone and self._has_files(repo_id):
                 ids = [file_id(repo_id, p) for p in gone]
+                if paths:
+                    kept = self._edges_into(repo_id, paths, skip=[*ids, *(file_id(repo_id, p) for p in sources)])
+                    edges = _with_kept(edges, kept, _ids_of(repo_id, files, infos))
                 self._run("MATCH (s:Symbol) WHERE s.file IN $ids DETACH DELETE s", {"ids": ids})
                 self._run("MATCH (f:File) WHERE f.id IN $ids DETACH DELETE f", {"ids": ids})
                 if len(chunks) > 1:  # a bulk delete before a bulk load: see _load
@@ -543,6 +552,34 @@ class Store(StoreConnection):
                     {"ids": ids},
                 )
             self._load(repo_id, chunks, edges, infos)
+
+    def _edges_into(self, repo_id: str, paths: Sequence[str], skip: Sequence[str]) -> ResolvedEdges:
+        """The edges into the files ``paths`` and their symbols from files not in ``skip``
+        (file ids), as stored now."""
+        p = {"ids": [file_id(repo_id, x) for x in paths], "skip": list(skip)}
+        imports = self._triples_q(
+            "MATCH (a:File)-[e:IMPORTS]->(b:File) WHERE b.id IN $ids AND NOT a.id IN $skip"
+            " RETURN a.id, b.id, e.confidence",
+            p,
+        )
+        calls = self._triples_q(
+            "MATCH (a:Symbol)-[e:CALLS]->(b:Symbol) WHERE b.file IN $ids AND NOT a.file IN $skip"
+            " RETURN a.id, b.id, e.confidence",
+            p,
+        )
+        calls += self._triples_q(
+            "MATCH (a:File)-[e:FILE_CALLS]->(b:Symbol) WHERE b.file IN $ids AND NOT a.id IN $skip"
+            " RETURN a.id, b.id, e.confidence",
+            p,
+        )
+        a, b, kinds, conf = self._columns(
+            "MATCH (a:Symbol)-[e:INHERITS]->(b:Symbol) WHERE b.file IN $ids AND NOT a.file IN $skip"
+            " RETURN a.id, b.id, e.kind, e.confidence",
+            p,
+            4,
+        )
+        inherits = tuple(zip(a, b, map(InheritKind, kinds), map(_confidence, conf), strict=True))
+        return ResolvedEdges(imports=imports, calls=calls, inherits=inherits)
 
     def file_hashes(self, repo_id: str) -> dict[str, str]:
         """Each stored file of a repository and its content hash."""
@@ -780,3 +817,28 @@ def observation_row(doc: Mapping[str, Any], key: str = "") -> dict[str, Any]:
         "doc": json.dumps(doc, sort_keys=True),
         "idem_key": key,
     }
+
+
+def _ids_of(
+    repo_id: str, files: Sequence[tuple[FileRecord, ParsedFile]], infos: Mapping[str, Sequence[SymbolInfo]] | None
+) -> set[str]:
+    """The node ids ``files`` are written with: each file's and its symbols'."""
+    out: set[str] = set()
+    for rec, parsed in files:
+        out.add(file_id(repo_id, rec.path))
+        known = infos.get(rec.path) if infos is not None else None
+        out.update(i.id for i in (known if known is not None else symbols_of(repo_id, parsed)))
+    return out
+
+
+def _with_kept(edges: ResolvedEdges, kept: ResolvedEdges, there: set[str]) -> ResolvedEdges:
+    """``edges`` and those of ``kept`` (edges into files written again, ``_edges_into``)
+    whose target is among ``there`` (the ids written): written in the same bulk load."""
+    if not (kept.imports or kept.calls or kept.inherits):
+        return edges
+    return replace(
+        edges,
+        imports=(*edges.imports, *(e for e in kept.imports if e[1] in there)),
+        calls=(*edges.calls, *(e for e in kept.calls if e[1] in there)),
+        inherits=(*edges.inherits, *(e for e in kept.inherits if e[1] in there)),
+    )

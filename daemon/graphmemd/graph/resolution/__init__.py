@@ -64,8 +64,12 @@ Java overloads are told apart by argument count when exactly one overload fits.
 Incremental use: ``dependents_of(paths)`` returns the files whose import resolution probed
 any of ``paths`` (as an existing file or a candidate that might appear), that share a Go
 package directory or Java package with them, or whose last computed edges looked into them
-(re-export chains, base classes, receiver types, a guessed link). Not tracked: a guess that
-becomes ambiguous because some unrelated file starts defining the same method name.
+(re-export chains, base classes, receiver types, a guessed link). With ``narrow`` on (the
+default: docs/how-it-works.md), for a Python file that was there before and after,
+only the files that read it whole or read a name of it whose facts changed (``names.py``:
+the record and the facts are both kept per name). Not
+tracked: a guess that becomes ambiguous because some unrelated file starts defining the
+same method name.
 """
 
 from graphmemd.graph.resolution.facts import FACT_FILES, RepoFacts, facts_from_files, is_fact_file, read_repo_facts

@@ -454,6 +454,10 @@ class FileIndex:
         new._rename = (self._rename[0] if self._rename is not None else cut, prefix) if self._blob else None
         return new
 
+    def local_vars(self) -> dict[str, dict[str, TypeRef]]:
+        """The stated types of the names inside each definition (scope qualname -> name -> type)."""
+        return self._locals()
+
     def _locals(self) -> dict[str, dict[str, TypeRef]]:
         """The types of names inside definitions (decoded on first use, kept while thawed)."""
         if self._local_vars is not None:

@@ -3,6 +3,7 @@ class members through bases, detached methods (Go/Rust). See ``passes.py`` for c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from graphmemd.graph.model import Confidence, SymbolKind, TypeRef
@@ -17,15 +18,18 @@ from graphmemd.graph.resolution.index import (
     Target,
     segments,
 )
+from graphmemd.graph.resolution.names import name_key, top
+from graphmemd.graph.resolution.record import Record
 
 _MAX_DEPTH = 8
+_IDENT = re.compile(r"[^\W\d]\w*")
 #: prefix of the consulted-file keys standing for "the subclasses of a class named ..."
 SUBCLASS_KEY = "\0subclasses:"
 Resolved = tuple[Target | None, Confidence]
 NONE: Resolved = (None, Confidence.NAME_ONLY)
 
 
-class Lookup:
+class Lookup(Record):
     """Names, members and bases as one resolution run sees them (memoised per run);
     ``passes.Pass`` adds calls, receivers and guesses on top."""
 
@@ -39,7 +43,6 @@ class Lookup:
         "guess_memo",
         "r",
         "reexport_memo",
-        "seen",
         "sub_memo",
         "type_memo",
     )
@@ -49,13 +52,14 @@ class Lookup:
         self.files = r.files
         self.bases_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[str]]] = {}
         self.dir_memo: dict[tuple[str, bool], tuple[str, ...]] = {}
-        self.seen: set[str] = set()
+        super().__init__()
         self.guess_memo: dict[tuple[str, str], Sym | None] = {}
         self.reexport_memo: dict[tuple[str, str], tuple[Target | None, frozenset[str]]] = {}
-        self.type_memo: dict[tuple[str, str, str, bool, int], Sym | None] = {}
-        self.alias_memo: dict[tuple[str, str, str], tuple[Sym | None, Confidence]] = {}
+        #: (each memo of a read of another file keeps what it recorded: added again on a hit)
+        self.type_memo: dict[tuple[str, str, str, bool, int], tuple[Sym | None, frozenset[str]]] = {}
+        self.alias_memo: dict[tuple[str, str, str], tuple[tuple[Sym | None, Confidence], frozenset[str]]] = {}
         self.sub_memo: dict[tuple[Sym, str], Sym | None] = {}
-        self.anc_memo: dict[Sym, frozenset[Sym]] = {}
+        self.anc_memo: dict[Sym, tuple[frozenset[Sym], frozenset[str]]] = {}
         self.desc_memo: dict[Sym, tuple[tuple[Sym, ...], frozenset[Sym]]] = {}
 
     def sid(self, t: Sym) -> str:
@@ -171,7 +175,9 @@ class Lookup:
         """Every base of ``cls``, direct or not (memoised)."""
         got = self.anc_memo.get(cls)
         if got is not None:
-            return got
+            self.seen |= got[1]
+            return got[0]
+        outer = self.begin()
         todo = list(self.bases(cls))
         done = set(todo)
         while todo:
@@ -179,15 +185,16 @@ class Lookup:
                 if b not in done:
                     done.add(b)
                     todo.append(b)
-        got = self.anc_memo[cls] = frozenset(done)
-        return got
+        self.anc_memo[cls] = (frozenset(done), self.end(outer))
+        return frozenset(done)
 
     def lookup(self, path: str, name: str, depth: int, local: str | None = None) -> Target | None:
         """``name`` (possibly dotted) as exported by the file ``path``."""
         fi = self.files.get(path)
         if fi is None:
             return None
-        self.seen.add(path)
+        # by name: what this lookup, and what reads the symbol it finds, sees (``names.py``)
+        self.seen.add(name_key(path, top(name)))
         syms = fi.syms
         if "." in name:
             if name in syms:
@@ -210,6 +217,7 @@ class Lookup:
             if aliased is not None:
                 return aliased
         if name == "default":
+            self.seen.add(path)  # (the file's only top-level name: read across all of them)
             if local:
                 s = syms.get(local)
                 if s is not None and s.parent is None:
@@ -224,13 +232,9 @@ class Lookup:
             self.seen |= got[1]
             return got[0]
         self.reexport_memo[key] = (None, frozenset())
-        outer = self.seen
-        self.seen = set()
+        outer = self.begin()
         res = self.reexported(fi, name, depth)
-        seen = frozenset(self.seen)
-        outer |= seen
-        self.seen = outer
-        self.reexport_memo[key] = (res, seen)
+        self.reexport_memo[key] = (res, self.end(outer))
         return res
 
     def reexported(self, fi: FileIndex, name: str, depth: int) -> Target | None:
@@ -333,9 +337,10 @@ class Lookup:
         if key in self.sub_memo:
             return self.sub_memo[key]
         found: Sym | None = None
-        if name in self.r.methods and self._bases_known(cls) and not self._file_binds(cls[0], name):
+        if self._bases_known(cls) and not self._file_binds(cls[0], name):
+            # (walked when no method has the name too: its record is what a method added changes)
             ds, inner = self.descendants(cls)
-            for d in ds:
+            for d in ds if name in self.r.methods else ():
                 m = self.member_of(d, name, set())
                 # a subclass without it must be abstract itself: have subclasses, and no
                 # base outside the repository
@@ -373,6 +378,7 @@ class Lookup:
             name = c[1].rsplit(".", 1)[-1].split("~", 1)[0]
             self.seen.add(SUBCLASS_KEY + name)  # a new subclass anywhere re-resolves this file
             for child in self.r.subclasses.get(name, ()):
+                self.seen.add(name_key(child[0], top(child[1])))  # (whether it defines the class)
                 if child not in done and child[1] in self.files[child[0]].syms and c in self.bases(child):
                     done.add(child)
                     inner.add(c)
@@ -388,10 +394,10 @@ class Lookup:
             self.seen |= got[1]
             return got[0]
         self.bases_memo[sym] = ((), frozenset())  # cycle guard
-        outer = self.seen
-        self.seen = {sym[0]}
+        outer, first = self.begin(), self.files[sym[0]]
+        # read by name (its bases as written, below), unless its parts span files
+        self.seen.add(sym[0] if first.rules.detached_methods else name_key(sym[0], top(sym[1])))
         out: list[Sym] = []
-        first = self.files[sym[0]]
         parts = first.rules.type_parts(self, sym) if first.rules.detached_methods else ()
         for path, qual in (sym, *(p for p in parts if p != sym)):  # (a partial/reopened type: every part's)
             fi = self.files[path]
@@ -402,14 +408,12 @@ class Lookup:
             s = fi.syms.get(qual)
             scope = (s.parent or "") if s is not None else ""
             for ref in refs:
+                self.note(path, scope, ref.parent)
                 t = self.resolve_type(fi, ctx, scope, ref.parent, qual)
                 if t is not None and t[0] not in (sym, *parts) and t[0] not in out:
                     out.append(t[0])
-        seen = frozenset(self.seen)
-        outer |= seen
-        self.seen = outer
         res = tuple(out)
-        self.bases_memo[sym] = (res, seen)
+        self.bases_memo[sym] = (res, self.end(outer))
         return res
 
     def resolve_dotted(

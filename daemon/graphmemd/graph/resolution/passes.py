@@ -33,6 +33,7 @@ from graphmemd.graph.resolution.index import (
     Target,
     segments,
 )
+from graphmemd.graph.resolution.names import method_key, name_key, top
 from graphmemd.graph.resolution.receivers import Receivers
 
 #: what a name bound by value may call: a function, a method or a class (its constructor)
@@ -159,9 +160,11 @@ class Pass(Receivers):
         key = (fi.path, t.scope, t.type)
         got = self.alias_memo.get(key)
         if got is not None:
-            return got
-        self.alias_memo[key] = (None, Confidence.NAME_ONLY)
-        self.seen.add(fi.path)
+            self.seen |= got[1]
+            return got[0]
+        self.alias_memo[key] = ((None, Confidence.NAME_ONLY), frozenset())
+        outer = self.begin()
+        self.note(fi.path, t.scope, t.type)
         segs = segments(t.type)
         target: Target | None = None
         conf = Confidence.NAME_ONLY
@@ -180,7 +183,7 @@ class Pass(Receivers):
         out: tuple[Sym | None, Confidence] = (None, conf)
         if isinstance(target, tuple) and self.files[target[0]].syms[target[1]].kind in _ALIASABLE:
             out = (target, conf)
-        self.alias_memo[key] = out
+        self.alias_memo[key] = (out, self.end(outer))
         return out
 
     def overload(self, t: Sym, args: int) -> Sym:
@@ -327,11 +330,12 @@ class Pass(Receivers):
         return got
 
     def _guess_method(self, fi: FileIndex, ctx: ImportCtx, name: str) -> Sym | None:
+        # the one type of this file or of a file it imports that has such a method
+        near = {fi.path, *ctx.targets}
+        self.seen.update(name_key(p, method_key(name)) for p in near)
         repo = self.r.methods.get(name)
         if not repo:
             return None
-        # the one type of this file or of a file it imports that has such a method
-        near = {fi.path, *ctx.targets}
         found: Sym | None = None
         for (p, _owner), q in repo.items():
             if p in near:
@@ -339,6 +343,7 @@ class Pass(Receivers):
                     return None  # a second (file, type)
                 found = (p, q)
         if found is not None:
+            self.seen.add(name_key(found[0], top(found[1])))  # (its id, arity, overloads)
             return found
         if len(repo) == 1 and fi.rules.repo_wide_guess:
             for (path, _owner), qual in repo.items():

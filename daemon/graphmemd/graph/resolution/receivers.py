@@ -16,6 +16,7 @@ from graphmemd.graph.resolution.index import (
     segments,
 )
 from graphmemd.graph.resolution.lookup import Lookup
+from graphmemd.graph.resolution.names import name_key, top
 
 
 class Receivers(Lookup):
@@ -27,10 +28,13 @@ class Receivers(Lookup):
         """The class a stated type names: the annotation/declared type, or the class a
         constructor call builds, or (one level) the return annotation of the called function."""
         key = (fi.path, t.scope, t.type, t.from_call, depth)
-        if key in self.type_memo:
-            return self.type_memo[key]
-        self.type_memo[key] = None  # cycle guard
-        self.seen.add(fi.path)
+        memo = self.type_memo.get(key)
+        if memo is not None:
+            self.seen |= memo[1]
+            return memo[0]
+        self.type_memo[key] = (None, frozenset())  # cycle guard
+        outer = self.begin()
+        self.note(fi.path, t.scope, t.type)
         ctx = self.r.ctx_of(fi)
         ctx = ctx.local.get(fi.info_for(t.scope)[4], ctx) if fi.import_scopes else ctx
         out: Sym | None = None
@@ -47,7 +51,7 @@ class Receivers(Lookup):
             target = self.call_target(fi, ctx, fi.info_for(t.scope), t.type)
             if isinstance(target, tuple):
                 out = self.returned_type(target, depth)
-        self.type_memo[key] = out
+        self.type_memo[key] = (out, self.end(outer))
         return out
 
     def returned_type(self, target: Sym, depth: int) -> Sym | None:
@@ -104,7 +108,7 @@ class Receivers(Lookup):
             fi = self.files.get(p)
             if fi is None:
                 continue
-            self.seen.add(p)
+            self.seen.add(name_key(p, top(name)))
             t = fi.module_vars.get(name)
             if t is not None:
                 return self.type_of(fi, t)

@@ -10,6 +10,7 @@ from graphmemd.graph.model import Confidence, Language, ParsedFile, ResolvedEdge
 from graphmemd.graph.resolution.facts import RepoFacts
 from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, ImportCtx, discard, overlay
 from graphmemd.graph.resolution.lookup import SUBCLASS_KEY
+from graphmemd.graph.resolution.names import ALL, SEP, changed_names, name_facts, name_key, path_of, top
 from graphmemd.graph.resolution.passes import Acc, FileStats, Pass
 from graphmemd.graph.resolution.registry import rules_for
 from graphmemd.graph.resolution.rules import LanguageRules
@@ -34,8 +35,24 @@ class RepoResolver:
         self._rules: dict[type[LanguageRules], LanguageRules] = {}
         self._ctxs: dict[str, ImportCtx] = {}
         self._watchers: dict[str, set[str]] = {}
+        #: path -> what its last resolution read of other files (its record: paths, name keys
+        #: ``names.name_key``, subclass keys), a frozenset of interned strings, shared with
+        #: the checkouts derived from this one (replaced, never changed)
         self._consulted: dict[str, frozenset[str]] = {}
-        self._consulted_by: dict[str, set[str]] = {}
+        #: path -> the files its record reads anything of (whole or by name) and the keys it
+        #: read that name no file (``_index_key``); shared like the records
+        self._read_paths: dict[str, frozenset[str]] = {}
+        #: the index over ``_read_paths``: a file or key -> the files whose record reads it
+        #: (``dependents_of`` tests only their records against the names a change touched)
+        self._read_by: dict[str, set[str]] = {}
+        #: path -> the names of it that changed since its dependents were last asked for
+        #: (``dependents_of``); ``{ALL}``: every name (it appeared, vanished, is not Python)
+        self._changed: dict[str, frozenset[str]] = {}
+        #: whether ``dependents_of`` narrows a changed file's dependents to those that read a
+        #: name of it that changed (else: every file that consulted it). On: the graph
+        #: (``CodeGraph.put_file``) and the store (``StoreEngine.replace_files``) keep the
+        #: edges other files have into a changed file's symbols that keep their id
+        self.narrow = True
         self._file_stats: dict[str, tuple[str, FileStats]] = {}
         self._stats: tuple[LanguageResolution, ...] = ()
         self.set_facts(facts)
@@ -82,6 +99,7 @@ class RepoResolver:
         self.files[path] = fi
         self._index(fi)
         self._drop_ctx(path)
+        self._note_change(path, old, fi)
         if old is None:
             self._appeared_or_vanished(fi)
         elif old.struct_key != fi.struct_key:
@@ -110,10 +128,9 @@ class RepoResolver:
             self._ctxs[path] = ctx
             for k in ctx.keys:
                 self._watchers.setdefault(k, set()).add(path)
-        for path, seen in source._consulted.items():
-            self._consulted[path] = seen
-            for p in seen:
-                self._consulted_by.setdefault(p, set()).add(path)
+        self._consulted = dict(source._consulted)  # (the records shared: replaced, never changed)
+        self._read_paths = dict(source._read_paths)
+        self._read_by = {k: set(readers) for k, readers in source._read_by.items()}
         keep = set(paths)
         gone = sorted(p for p in source.files if p not in keep)
         # (their statistics left out here: ``remove_file`` would total them again for each)
@@ -121,6 +138,8 @@ class RepoResolver:
         for path in gone:
             self.remove_file(path)
         self._snapshot_stats()
+        # (``later`` files set again stay arrivals — every name changed — not changes of the
+        # source's file: the graph's copy holds no edge into them, ``codegraph.derive_files``)
         now = set(gone) - set(later)
         return self.dependents_of(now) if now else set()
 
@@ -137,7 +156,8 @@ class RepoResolver:
             return
         self._unindex(old)
         self._drop_ctx(path)
-        self._set_consulted(path, frozenset())
+        self._set_consulted(path, ())
+        self._changed[path] = _EVERY  # (gone: every name of it changed)
         self._appeared_or_vanished(old)
         if self._file_stats.pop(path, None) is not None:
             self._snapshot_stats()
@@ -155,13 +175,14 @@ class RepoResolver:
             if fi is not None:
                 fi.thaw()
                 self._file_stats[path] = (fi.family, run.file_edges(fi, acc))
-                self._set_consulted(path, frozenset(run.seen))
+                self._set_consulted(path, run.seen)
                 fi.freeze()
         self._snapshot_stats()
         return acc.build()
 
     def all_edges(self) -> ResolvedEdges:
         """The resolved edges of every file."""
+        self._changed.clear()  # (every file resolved: no dependent is left to find)
         return self.edges_for(self.files)
 
     def call_sites(self, caller: str, callee: str) -> tuple[tuple[str, bool], ...] | None:
@@ -205,24 +226,45 @@ class RepoResolver:
 
     def dependents_of(self, paths: Iterable[str]) -> set[str]:
         """Files (other than ``paths``) whose resolution may change when ``paths`` change,
-        appear or disappear. Call after ``set_file``/``remove_file`` of ``paths``."""
+        appear or disappear. Call after ``set_file``/``remove_file`` of ``paths``.
+
+        A Python file that was there before and after (``set_file`` compared its facts per
+        name, ``names.changed_names``) narrows to the files that read it whole or read one
+        of its changed names; any other file (appeared, vanished, another language, or its
+        module-wide facts changed) to every file that consulted it in any way. Each path's
+        changed names are forgotten once asked for."""
         for each in list(self.files.values()):
             self.ctx_of(each)
         ps = set(paths)
-        keys: set[str] = set(ps)
-        for p in ps:
+        changed = {p: self._changed.pop(p, _EVERY) for p in ps}
+        narrowed = {p for p, names in changed.items() if self.narrow and ALL not in names}
+        whole = ps - narrowed
+        keys: set[str] = set(whole)
+        for p in whole:
             fi = self.files.get(p)
             for rules in self._rules.values():
                 keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
         out: set[str] = set()
-        for k in keys:  # import contexts that probed the key, resolutions that consulted it
+        for k in keys:  # import contexts that probed the key
             out |= self._watchers.get(k, set())
-            out |= self._consulted_by.get(k, set())
-        for p in ps:
-            out |= self._consulted_by.get(p, set())
+        # records that read anything of a file of ``whole`` or one of the keys (a subclass
+        # of a class a changed file states bases for, a key its rules name)
+        for p in whole:
             fi = self.files.get(p)
-            for name in _base_names(fi) if fi is not None else ():
-                out |= self._consulted_by.get(SUBCLASS_KEY + name, set())
+            keys.update(SUBCLASS_KEY + name for name in (_base_names(fi) if fi is not None else ()))
+        for k in keys:
+            out |= self._read_by.get(k, set())
+        # of those that read a narrowed file: the records that read it whole or read one
+        # of its changed names
+        for p in narrowed:
+            names = {p}
+            for n in changed[p]:
+                if n.startswith(SUBCLASS_KEY):
+                    out |= self._read_by.get(n, set())
+                else:
+                    names.add(name_key(p, n))
+            consulted = self._consulted
+            out.update(r for r in self._read_by.get(p, ()) if not names.isdisjoint(consulted[r]))
         return {p for p in out if p in self.files} - ps
 
     def stats(self) -> tuple[LanguageResolution, ...]:
@@ -301,19 +343,38 @@ class RepoResolver:
             for k in old.keys:
                 discard(self._watchers, k, path)
 
-    def _set_consulted(self, path: str, seen: frozenset[str]) -> None:
-        seen = seen - {path}
-        old = self._consulted.get(path, frozenset())
-        if old == seen:
+    def _note_change(self, path: str, old: FileIndex | None, new: FileIndex) -> None:
+        """Add the names of ``path`` that changed from ``old`` to ``new`` to those changed
+        since its dependents were last asked for: every name (``ALL``) when it appeared or
+        is not Python (only Python files' reads are recorded by name throughout)."""
+        if old is None or new.family != _NARROWED or old.family != _NARROWED:
+            self._changed[path] = _EVERY
             return
-        for p in old - seen:
-            discard(self._consulted_by, p, path)
-        for p in seen - old:
-            self._consulted_by.setdefault(p, set()).add(path)
-        if seen:
-            self._consulted[path] = seen
+        names = changed_names(name_facts(old), name_facts(new))
+        if ALL not in names:  # a class changed: the walks of its bases' subclasses read it
+            refs = (*old.parsed.inherits, *new.parsed.inherits)
+            names |= {SUBCLASS_KEY + _last(r.parent) for r in refs if top(r.child) in names}
+        before = self._changed.get(path)
+        self._changed[path] = names if before is None else before | names
+
+    def _set_consulted(self, path: str, seen: Iterable[str]) -> None:
+        """Keep ``seen`` (less ``path``'s own names) as ``path``'s record."""
+        own = path + SEP
+        keys = frozenset(k for k in seen if k != path and not k.startswith(own))
+        if self._consulted.get(path, _NONE) == keys:
+            return
+        old = self._read_paths.get(path, _NONE)
+        new = frozenset(map(_index_key, keys))
+        for k in old - new:
+            discard(self._read_by, k, path)
+        for k in new - old:
+            self._read_by.setdefault(k, set()).add(path)
+        if keys:
+            self._consulted[path] = keys
+            self._read_paths[path] = new if new != old else old
         else:
             self._consulted.pop(path, None)
+            self._read_paths.pop(path, None)
 
     def ctx_of(self, fi: FileIndex) -> ImportCtx:
         """The file's import context (and one per function with local imports)."""
@@ -376,7 +437,20 @@ class Exports:
             return frozenset()
         self._run.seen = set()
         self._run.resolve_in_files((path,), dotted.split("."))
-        return frozenset(self._run.seen)
+        return frozenset(path_of(k) for k in self._run.seen)
+
+
+#: the family whose reads of other files are recorded by name (``names.py``)
+_NARROWED = "python"
+#: every name of a file changed
+_EVERY = frozenset({ALL})
+_NONE: frozenset[str] = frozenset()
+
+
+def _index_key(key: str) -> str:
+    """What ``_read_by`` indexes a recorded key under: the file of a name key, else itself
+    (a path, a subclass key, a key of a language's rules)."""
+    return path_of(key) if SEP in key and not key.startswith(SEP) else key
 
 
 #: how a call found its callee when it names it through a module or class, not an instance

@@ -596,11 +596,12 @@ class _Renderer:
     def _literal(self, node: Node | _Plan, start: int, end: int, depth: int) -> bytes:
         """A string's or number's value token (cached by text when it depends on nothing
         else), or a rewrite's rendering (``node`` is a ``_Plan``)."""
-        if isinstance(node, _Plan):
+        if node.__class__ is _Plan:  # (not isinstance: this runs once per literal)
             return self._plan(node, depth)
+        string: Node = node  # type: ignore[assignment]
         text = self.source[start:end]
         rules = self.rules
-        kind = node.type
+        kind = string.type
         if kind in rules.number_types:
             found = self.numbers.get(text)
             if found is None:
@@ -608,12 +609,12 @@ class _Renderer:
                 found = self.numbers[text] = b" " + number.encode() + b" "
             return found
         if kind in rules.concatenation:
-            return self._string(node, depth)
+            return self._string(string, depth)
         found = self.strings.get(text)
         if found is None:
             value = self._plain_string(text)
             if value is None:
-                return self._string(node, depth)
+                return self._string(string, depth)
             found = self.strings[text] = value
         return found
 
