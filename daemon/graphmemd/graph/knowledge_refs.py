@@ -373,8 +373,9 @@ class RefIndex:
             if self._exports is not None and self._exports.holds(path):
                 got = self._exports.exported(path, rest)
                 s = self._quals.get(got[0], {}).get(got[1]) if got is not None else None
-            else:
-                s = next((f for i in self._imports(path) if (f := self._in_file(i, rest, depth - 1)) is not None), None)
+            else:  # (in a fixed order: the imports may come from a set, whose order follows the string hash seed)
+                imported = sorted(self._imports(path), key=_path_order)
+                s = next((f for i in imported if (f := self._in_file(i, rest, depth - 1)) is not None), None)
         self._memo[key] = s
         return s
 

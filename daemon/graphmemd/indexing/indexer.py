@@ -145,7 +145,7 @@ class Indexer:
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
-        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size)
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self._hand_over)
         self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse, self._holds)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 

@@ -100,8 +100,12 @@ class KnowledgeKeeper:
         state: GraphState,
         pool: Callable[[], ParsePool],
         max_file_size: int,
+        hand_over: Callable[[RepoRuntime], None],
     ) -> None:
         self._memory = memory
+        #: gives the resolver the parses a warm restart read back (``Indexer._hand_over``):
+        #: references resolve against what the code's resolution knows, as on a cold index
+        self._hand_over = hand_over
         self._state = state
         self._pool = pool
         self._max_file_size = max_file_size
@@ -241,6 +245,7 @@ class KnowledgeKeeper:
         return self._sync(rt, list(paths), ())
 
     def _new_pass(self, rt: RepoRuntime) -> _Pass:
+        self._hand_over(rt)  # (else a restart's files are not the resolver's yet: names resolve otherwise)
         graph = self._state.graph  # the indexer thread is the graph's only writer
         symbols = [s for s in graph.symbols.values() if s.repo_id == rt.id]
         paths = [n.path for n in graph.repo_files(rt.id)]

@@ -332,7 +332,8 @@ class KnowledgeHistory:
                 key = (when[0], old)
                 i = self.git.blob_ids([key]).get(key)
                 self.old_symbols([key])
-                for imp in self._imports.get(f"{i}:{old}", ()) if i is not None else ():
+                # (the last import of the name: a later `from m import x` rebinds x)
+                for imp in reversed(self._imports.get(f"{i}:{old}", ()) if i is not None else ()):
                     original = _imported_as(imp, name)
                     if original is None:
                         continue

@@ -610,7 +610,10 @@ class ImportCtx:
 class CtxBuilder:
     """Collects one file's resolved imports. The first binding of a local name wins
     (``try: from _c import x`` / ``except: from _py import x``, ``if posix: import posixpath
-    as path`` ...); a binding into the repository always beats an external one."""
+    as path`` ...), except where a language's rules say otherwise (Python: a later ``from m
+    import x`` rebinds ``x``, as the interpreter runs it: ``attrs.asdict`` is the one
+    ``from attr._next_gen import asdict`` binds after ``from attr import (asdict, ...)``);
+    a binding into the repository always beats an external one."""
 
     __slots__ = ("ext_names", "externals", "files", "keys", "mod_bind", "star", "sym_bind", "targets")
 

@@ -98,11 +98,11 @@ class PythonRules(LanguageRules):
                     if mod_file and posixpath.basename(mod_file).startswith("__init__."):
                         # the package's attribute: what its __init__ binds to the name
                         # (`from .main import main`), else the submodule itself
-                        b.sym_bind.setdefault(local, ((mod_file,), n))
+                        b.sym_bind[local] = ((mod_file,), n)
                     else:
                         b.mod_bind.setdefault(local, (sub,))
-                elif mod_file:
-                    b.sym_bind.setdefault(local, ((mod_file,), n))
+                elif mod_file:  # a later `from m import n` rebinds n, as Python runs it
+                    b.sym_bind[local] = ((mod_file,), n)
                 else:
                     b.ext_names.add(local)
         if not resolved:
