@@ -492,8 +492,11 @@ def test_export_and_import(home: Path, observation_id: str, tmp_path: Path) -> N
 
 def test_events_follow_until_interrupted(home: Path) -> None:
     env = {**cli_env(home), "PYTHONFAULTHANDLER": "1"}  # a SIGABRT below dumps every thread's stack
+    # Ctrl-C as a terminal sends it: SIGINT at its default, whatever this run inherited (a test run
+    # started in the background by a non-interactive shell has SIGINT ignored, and so would the CLI)
     proc = subprocess.Popen([*GRAPHMEM, "events", "--json"], env=env, cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     try:
         time.sleep(1.0)  # let the subscription establish
         out = gm(home, "observe", "an event-producing note", "--anchor", "app/models.py")
