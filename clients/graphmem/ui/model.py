@@ -139,13 +139,6 @@ def _newest(o: Observation) -> StaleReason | None:
     return max(o.stale_reasons, key=lambda r: r.detected_at, default=None)
 
 
-def _commit(o: Observation) -> str:
-    """The commit that made the note's newest change; "" when none or not committed yet (a
-    reason of an uncommitted change carries the HEAD it was seen at, which did not make it)."""
-    newest = _newest(o)
-    return newest.commit if newest is not None and not newest.uncommitted else ""
-
-
 def _reason(o: Observation, findings: Sequence[KnowledgeReference]) -> str:
     """The one-line reason: the note's marker; for a unit of a knowledge file, with its worst
     finding (which reference, and what became of the code it names)."""
@@ -171,6 +164,10 @@ def note_item(o: Observation) -> QueueItem:
     """The queue item of a stale or suspect note."""
     k = o.knowledge
     findings = tuple(r for r in o.references if needs_review(r))
+    newest = _newest(o)
+    # the commit that made the newest change: none while it is uncommitted (its reason then
+    # carries the HEAD it was seen at, which did not make it)
+    uncommitted = newest is not None and newest.uncommitted
     return QueueItem(
         id=o.id,
         kind=ItemKind.NOTE,
@@ -185,9 +182,9 @@ def note_item(o: Observation) -> QueueItem:
         knowledge_file=k.path if k is not None else "",
         knowledge_line=k.start_line if k is not None else 0,
         findings=findings,
-        commit=_commit(o),
+        commit=newest.commit if newest is not None and not uncommitted else "",
         editable=k is None,
-        uncommitted=(newest := _newest(o)) is not None and newest.uncommitted,
+        uncommitted=uncommitted,
     )
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphmem.types import KnowledgeKind, Observation
+from graphmem.types import Observation
 
 from graphmemd.retrieval import ranking
 from graphmemd.retrieval.cosignal import CoSignal
+from graphmemd.retrieval.overview import is_doc
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +211,7 @@ def collect(
             c = found.get(o.id)
             if c is None:
                 c = found[o.id] = Candidate(o)
-            unit = o.knowledge is not None and o.knowledge.kind is not KnowledgeKind.SHARED_NOTE
+            unit = is_doc(o)
             weight = anchor_confidence(o, node) if unit else 1.0
             c.add(node, s, weight, unit)
             c.on_query = c.on_query or (asked and weight == 1.0)  # (not a unit's passing mention)
