@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from graphmem.changes import signature_delta
-
 from graphmemd.graph.signatures import respelled
 from graphmemd.memory.spelling import as_respelled
 
@@ -25,11 +24,23 @@ def words(old: str, new: str, path: str = "m.py") -> tuple[str, ...]:
             ("parameter `name` added (required)",),
         ),
         # builtin generics and a return type respelled, an optional parameter added
-        ("def f(a:List[int])->Optional[int]:", "def f(a:list[int],b:int=2)->int|None:", ("parameter `b` added (optional)",)),
+        (
+            "def f(a:List[int])->Optional[int]:",
+            "def f(a:list[int],b:int=2)->int|None:",
+            ("parameter `b` added (optional)",),
+        ),
         # quoted and unquoted, typing prefix
-        ("def f(a:'Foo',b:typing.Dict[str,int]):", "def f(a:Foo,b:dict[str,int],*,c=1):", ("parameter `c` added (optional)",)),
+        (
+            "def f(a:'Foo',b:typing.Dict[str,int]):",
+            "def f(a:Foo,b:dict[str,int],*,c=1):",
+            ("parameter `c` added (optional)",),
+        ),
         # a real annotation change is still said, the respelled one beside it is not
-        ("def f(a:List[int],b:Optional[str])->int:", "def f(a:list[str],b:str|None)->int:", ("type of `a` `List[int]` → `list[str]`",)),
+        (
+            "def f(a:List[int],b:Optional[str])->int:",
+            "def f(a:list[str],b:str|None)->int:",
+            ("type of `a` `List[int]` → `list[str]`",),
+        ),
         # a renamed parameter whose annotation was respelled: the rename alone
         ("def f(a:Optional[int]):", "def f(b:int|None):", ("parameter `a` renamed to `b`",)),
     ],
