@@ -51,13 +51,13 @@ A query has up to two parts, each scored on its own, then fused:
   ``Anchor.confidence``, its proximity follows no import edge (``UNIT_EDGE_FACTOR``) and its
   other anchors give no breadth (``UNIT_BREADTH``): docs/ranking.md, "Knowledge units in recall".
 
-What is fixed by design and what is fitted (``W_PROXIMITY`` and ``W_REACH`` only,
-leave-one-history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order: the
-notes anchored to a symbol the request named (or the one under its cursor: ``on_query``)
-first, then score, then a saved note before a doc unit of the same score, then the components (relevance signals first), then the newer note, then
-the text; never an id. A note on the code asked about is about it; the signals weigh what the
-code around it says (reach, breadth: fitted on other files' knowledge), which must not put a
-neighbour's note before it.
+What is fixed by design and what is fitted (``W_PROXIMITY`` and ``W_REACH`` only, leave-one-
+history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order: the notes anchored
+to a symbol the request named (or the one under its cursor: ``on_query``) first, then score,
+then a saved note before a doc unit of the same score, then the components (relevance signals
+first), then the newer note, then the text; never an id. A note on the code asked about is about
+it; the signals weigh what the code around it says (reach, breadth: fitted on other files'
+knowledge), which must not put a neighbour's note before it.
 """
 
 from __future__ import annotations

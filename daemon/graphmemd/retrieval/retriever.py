@@ -538,7 +538,7 @@ class Retriever:
         best_text = max((t for _, t in parts.values()), default=0.0)
         scale = ranking.Scale(has_file and best_file > 0, has_text and best_text > 0, best_file, best_text)
 
-        def quick(oid: str) -> tuple[float, float, float, str]:
+        def quick(oid: str) -> tuple[float, float, float, float, str]:
             """The score without PageRank, recency and confirmation: which candidates get the
             full treatment."""
             c = cands[oid]
