@@ -235,7 +235,7 @@ def main() -> int:
             said["post_edit_changed"] += bool(out)
             said["callouts"] += "changed code under" in out
             runs.append({"ms": round(ms, 1), "cpu_ms": round(CPU["post_edit_changed"][-1], 1),
-                         "callout": "changed code under" in out})  # fmt: skip
+                         "callout": "changed code under" in out, **_file(corpus, path)})  # fmt: skip
         if runs:
             wait_until_logged(log, runs[-1])
         for i in range(args.paced_runs):  # an agent's pace: each edit after the parse workers went idle
@@ -252,7 +252,7 @@ def main() -> int:
             lat["post_edit_paced"].append(ms)
             said["paced_callouts"] += "changed code under" in out
             paced.append({"ms": round(ms, 1), "cpu_ms": round(CPU["post_edit_paced"][-1], 1),
-                          "callout": "changed code under" in out})  # fmt: skip
+                          "callout": "changed code under" in out, **_file(corpus, path)})  # fmt: skip
         if paced:
             wait_until_logged(log, paced[-1])
         with d.client() as c:  # the daemon's share at that pace: from the write to the answer, no hook process
@@ -325,6 +325,11 @@ def edit_signature(path: Path, i: int) -> bool:
     return True
 
 
+def _file(corpus: Path, path: Path) -> dict[str, object]:
+    """The edited file of a run: its path in the corpus and its size after the edit."""
+    return {"file": path.relative_to(corpus).as_posix(), "bytes": path.stat().st_size}
+
+
 def merge(run: dict[str, object], lines: dict[str, object]) -> None:
     """Add what the daemon's lines say (``DaemonLog.take``) to one run's record."""
     batches = [*run.get("batches", []), *lines.pop("batches", [])]  # type: ignore[misc]
@@ -370,7 +375,8 @@ def slowest(runs: list[dict[str, object]], n: int = 5) -> list[str]:
             + ", ".join(f"{k} {v}" for k, v in b["steps_ms"].items() if v >= 1)
             for b in r.get("batches", [])  # type: ignore[attr-defined]
         )
-        lines.append(f"{r['ms']} ms (CPU {r['cpu_ms']}): arrived {r.get('arrived_ms')} ms after the write, "
+        lines.append(f"{r['ms']} ms (CPU {r['cpu_ms']}), {r.get('file')} ({r.get('bytes')} bytes): "
+                     f"arrived {r.get('arrived_ms')} ms after the write, "
                      f"{r.get('arrival')}, waited {r.get('waited_ms')}, answered {r.get('answered_ms')}; {batches}")
     return lines
 
