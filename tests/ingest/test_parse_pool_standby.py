@@ -3,6 +3,7 @@ workers, that at an agent's pace every edit is parsed by the same warm worker.""
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -13,7 +14,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
 
+import pytest
 from graphmemd.graph.model import Language
+from graphmemd.indexing.batch_timing import BatchTiming
 from graphmemd.ingest import parse_pool
 from graphmemd.ingest.parse_pool import LIVE_FILES, STANDBY_KEEP_MB, ParsePool
 
@@ -136,3 +139,31 @@ def test_at_an_agents_pace_the_same_warm_worker_parses_every_edit(tmp_path: Path
         wait_for("a fresh standby", lambda: p.started_workers == 1 and len(p.worker_pids()) == 1)
         (fresh,) = p.worker_pids()
         wait_for("it to compile Python's queries", lambda: p.standby() == (fresh, (Language.PYTHON,)))
+
+
+def test_a_batch_line_says_the_parse_workers_own_time(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Each outcome a worker parsed carries its (wall, CPU) milliseconds; a watcher batch's log
+    line sums them (the parse step less that is the daemon's share and the wait for a CPU)."""
+    path = tmp_path / "a.py"
+    path.write_bytes(SMALL_PY)
+    with ParsePool(1, timeout_s=60.0) as p:
+        out = p.parse_one("a.py", path)
+    assert out.parsed is not None
+    assert out.worker_ms is not None
+    wall, cpu = out.worker_ms
+    assert wall > 0
+    assert cpu > 0
+    timing = BatchTiming()
+    timing.parsing([path], lambda: 0)
+    timing.took(out.worker_ms)
+    timing.took(None)  # a sibling checkout's parse: no worker's
+    timing.steps.mark("parse")
+    with caplog.at_level(logging.INFO, logger="graphmemd.indexing.batch_timing"):
+        timing.log("repo", 1, 1, 0)
+    assert f"; parse workers {wall:.1f} ms ({cpu:.1f} CPU) on 1" in caplog.text
+    quiet = BatchTiming()
+    with caplog.at_level(logging.INFO, logger="graphmemd.indexing.batch_timing"):
+        caplog.clear()
+        quiet.log("repo", 1, 0, 1)
+    assert "changes repo" in caplog.text
+    assert "parse workers" not in caplog.text

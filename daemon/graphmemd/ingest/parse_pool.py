@@ -121,7 +121,7 @@ _RESPAWN_BACKOFF_S: Final = 1.0
 # Messages worker -> dispatcher (tuples, first item is the kind).
 _MSG_READY: Final = 0  # (READY, pid)
 _MSG_STARTED: Final = 1  # (STARTED, task_id)
-_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome (see _encode_outcome), peak RSS growth in KiB)
+_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome (_encode_outcome), peak RSS growth KiB, worker_ms)
 _MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
 _MSG_WARMED: Final = 4  # (WARMED, tuple of Language) the queries the worker compiled when told to
 
@@ -169,6 +169,9 @@ class ParseOutcome:
     cache: str | None = None
     #: a knowledge file's code examples that use names (``ParsePool.read_examples``)
     examples: tuple[Unit, ...] | None = None
+    #: (wall, CPU) milliseconds the worker spent reading, parsing and encoding it (None: not
+    #: a worker's); the daemon's log of a watcher batch sums them (``BatchTiming``)
+    worker_ms: tuple[float, float] | None = field(default=None, compare=False)
 
 
 # --------------------------------------------------------------------------- wire format
@@ -188,7 +191,7 @@ def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
     return (outcome.path, text, outcome.content_hash, outcome.size, reason, outcome.examples)
 
 
-def _decode_outcome(row: _Encoded) -> ParseOutcome:
+def _decode_outcome(row: _Encoded, worker_ms: tuple[float, float] | None = None) -> ParseOutcome:
     path, text, digest, size, reason, examples = row
     return ParseOutcome(
         path,
@@ -198,6 +201,7 @@ def _decode_outcome(row: _Encoded) -> ParseOutcome:
         SkippedFile(path, reason) if reason is not None else None,
         text,
         examples,
+        worker_ms,
     )
 
 
@@ -310,11 +314,12 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             niced = True
         conn.send((_MSG_STARTED, task_id))
         base_kb = _peak_rss_kb() if base_kb is None else base_kb
+        started, cpu = time.monotonic(), time.process_time()
         try:
             outcome = _process(rel_path, abs_path, mode, max_file_size)
         except MemoryError:
             outcome = _skip(rel_path, "out of memory while parsing")
-            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome), 0))
+            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome), 0, None))
             conn.send((_MSG_RETIRE,))
             os._exit(_EXIT_MEMORY_ERROR)  # the heap may be in a bad state: leave at once
         except Exception as exc:
@@ -322,7 +327,9 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             # (with the traceback logged here) instead of losing the worker.
             logger.exception("parse worker: parsing %s failed", rel_path)
             outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {str(exc)[:200]}")
-        conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome), _peak_rss_kb() - base_kb))
+        encoded = _encode_outcome(outcome)
+        took = ((time.monotonic() - started) * 1000, (time.process_time() - cpu) * 1000)
+        conn.send((_MSG_RESULT, task_id, encoded, _peak_rss_kb() - base_kb, took))
 
 
 def _peak_rss_kb() -> int:
@@ -484,7 +491,7 @@ def _drain(worker: _Worker) -> bool:
                 worker.grown_kb = message[3]
                 if task.task_id != message[1]:
                     raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
-                _deliver(task, _decode_outcome(message[2]))
+                _deliver(task, _decode_outcome(message[2], message[4]))
             elif kind == _MSG_RETIRE:
                 return False
             elif kind == _MSG_WARMED:
