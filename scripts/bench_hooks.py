@@ -29,7 +29,9 @@ hook waited for, read from the daemon's log lines of that run: how long after th
 call arrived, how the file stood then (in the index already, its batch being applied, queued
 by the watcher, or handed over by the call), how long the call waited for the index and then
 took to answer, and each watcher or hand-over batch of the run (how long after the write it
-began, its steps: classify, parse, delta, swap, memory, publish, durable, knowledge, dirty).
+began, its steps: classify, parse, delta, swap, memory, publish, durable, knowledge, dirty; and
+the parse worker's own wall and CPU milliseconds on the file: the parse step less that is the
+daemon's share and the wait for a CPU). Each run also records the edited file and its size.
 
 Then, on each real history in ``/work/shared/corpora`` (click, attrs, marshmallow: cloned into a
 temporary directory, their docs indexed, no notes at first; ``--corpora`` picks, ``--corpora ""``
@@ -99,7 +101,8 @@ EDIT_LINE = re.compile(
 )
 CHANGES_LINE = re.compile(r"changes \S+: (\d+) of (\d+) paths parsed, \d+ removed in ([\d.]+) ms"
                           r"(?: \(begun ([\d.]+) ms after the newest write\))?"
-                          r"(?:, (\d+) parse workers started for it)?: (.*); ([\d.]+) CPU-ms")
+                          r"(?:, (\d+) parse workers started for it)?: (.*); ([\d.]+) CPU-ms"
+                          r"(?:; parse workers ([\d.]+) ms \(([\d.]+) CPU\))?")
 STEP = re.compile(r"(\w+) ([\d.]+) \(([\d.]+) CPU\)")
 
 
@@ -131,7 +134,9 @@ class DaemonLog:
                          "begun_after_write_ms": float(m.group(4)) if m.group(4) else None,
                          "workers_started": int(m.group(5) or 0), "steps_ms": steps,
                          "steps_cpu_ms": {name: round(float(cpu) * 1000, 1) for name, _, cpu in found},
-                         "cpu_ms": float(m.group(7))}  # fmt: skip
+                         "cpu_ms": float(m.group(7)),
+                         "worker_ms": float(m.group(8)) if m.group(8) else None,
+                         "worker_cpu_ms": float(m.group(9)) if m.group(9) else None}  # fmt: skip
                 out["batches"].append(batch)  # type: ignore[attr-defined]
         return out
 
@@ -235,7 +240,7 @@ def main() -> int:
             said["post_edit_changed"] += bool(out)
             said["callouts"] += "changed code under" in out
             runs.append({"ms": round(ms, 1), "cpu_ms": round(CPU["post_edit_changed"][-1], 1),
-                         "callout": "changed code under" in out})  # fmt: skip
+                         "callout": "changed code under" in out, **_file(corpus, path)})  # fmt: skip
         if runs:
             wait_until_logged(log, runs[-1])
         for i in range(args.paced_runs):  # an agent's pace: each edit after the parse workers went idle
@@ -252,7 +257,7 @@ def main() -> int:
             lat["post_edit_paced"].append(ms)
             said["paced_callouts"] += "changed code under" in out
             paced.append({"ms": round(ms, 1), "cpu_ms": round(CPU["post_edit_paced"][-1], 1),
-                          "callout": "changed code under" in out})  # fmt: skip
+                          "callout": "changed code under" in out, **_file(corpus, path)})  # fmt: skip
         if paced:
             wait_until_logged(log, paced[-1])
         with d.client() as c:  # the daemon's share at that pace: from the write to the answer, no hook process
@@ -325,6 +330,11 @@ def edit_signature(path: Path, i: int) -> bool:
     return True
 
 
+def _file(corpus: Path, path: Path) -> dict[str, object]:
+    """The edited file of a run: its path in the corpus and its size after the edit."""
+    return {"file": path.relative_to(corpus).as_posix(), "bytes": path.stat().st_size}
+
+
 def merge(run: dict[str, object], lines: dict[str, object]) -> None:
     """Add what the daemon's lines say (``DaemonLog.take``) to one run's record."""
     batches = [*run.get("batches", []), *lines.pop("batches", [])]  # type: ignore[misc]
@@ -368,9 +378,11 @@ def slowest(runs: list[dict[str, object]], n: int = 5) -> list[str]:
             + (f" ({b['workers_started']} workers started)" if b["workers_started"] else "")
             + ": "
             + ", ".join(f"{k} {v}" for k, v in b["steps_ms"].items() if v >= 1)
+            + (f" [parse worker {b['worker_ms']} ms, {b['worker_cpu_ms']} CPU]" if b.get("worker_ms") else "")
             for b in r.get("batches", [])  # type: ignore[attr-defined]
         )
-        lines.append(f"{r['ms']} ms (CPU {r['cpu_ms']}): arrived {r.get('arrived_ms')} ms after the write, "
+        lines.append(f"{r['ms']} ms (CPU {r['cpu_ms']}), {r.get('file')} ({r.get('bytes')} bytes): "
+                     f"arrived {r.get('arrived_ms')} ms after the write, "
                      f"{r.get('arrival')}, waited {r.get('waited_ms')}, answered {r.get('answered_ms')}; {batches}")
     return lines
 

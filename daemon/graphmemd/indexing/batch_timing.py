@@ -3,8 +3,10 @@
 One line per batch: how many of its paths were parsed and removed, its steps with the
 indexer thread's CPU (``Steps``: classify, parse, delta, swap, memory, publish, durable,
 knowledge, dirty), how long after the newest write of its files it began (the watcher's
-debounce and the indexer's queue, or the post-edit hook's hand-over) and how many parse
-workers had to start for it. A post-edit hook waits for exactly this path
+debounce and the indexer's queue, or the post-edit hook's hand-over), how many parse
+workers had to start for it, and the parse workers' own time on its files (wall and CPU
+milliseconds, summed: the parse step's wall time less this is the daemon's and the wait for
+a CPU). A post-edit hook waits for exactly this path
 (``app/settle.py``); ``scripts/bench_hooks.py`` reads these lines. Costs a clock read per
 step and, for a batch of at most ``TIMED_WRITES`` files to parse, one ``stat`` per file.
 """
@@ -36,6 +38,8 @@ class BatchTiming:
         self._written: float | None = None
         self._starts: Callable[[], int] = lambda: 0
         self._starts_before = 0
+        self._worker_ms = [0.0, 0.0]
+        self._worker_files = 0
 
     def parsing(self, todo: Collection[Path], started_workers: Callable[[], int]) -> None:
         """The batch classified its paths (``todo``: the files to parse, absolute) and is
@@ -46,12 +50,19 @@ class BatchTiming:
             self._starts_before = started_workers()
         self.steps.mark("classify")
 
+    def took(self, worker_ms: tuple[float, float] | None) -> None:
+        """A parse worker's (wall, CPU) milliseconds on one of the batch's files (None: not a worker's)."""
+        if worker_ms is not None:
+            self._worker_ms[0] += worker_ms[0]
+            self._worker_ms[1] += worker_ms[1]
+            self._worker_files += 1
+
     def log(self, repo_id: str, paths: int, parsed: int, removed: int) -> None:
         """The batch's line in the daemon's log."""
         written, started = self._written, self._starts() - self._starts_before
         began = f" (begun {(self._started - written) * 1000:.1f} ms after the newest write)" if written else ""
         logger.info(
-            "changes %s: %d of %d paths parsed, %d removed in %.1f ms%s%s: %s; %.1f CPU-ms",
+            "changes %s: %d of %d paths parsed, %d removed in %.1f ms%s%s: %s; %.1f CPU-ms%s",
             repo_id,
             parsed,
             paths,
@@ -61,6 +72,9 @@ class BatchTiming:
             f", {started} parse workers started for it" if started else "",
             self.steps,
             self.steps.cpu * 1000,
+            f"; parse workers {self._worker_ms[0]:.1f} ms ({self._worker_ms[1]:.1f} CPU) on {self._worker_files}"
+            if self._worker_files
+            else "",
         )
 
 

@@ -28,13 +28,24 @@ pool keeps serving afterwards.
 Idle workers: with ``idle_s`` set (the daemon's ``GRAPHMEM_PARSE_IDLE_S``, 1 s by default),
 once no file has been pending or in flight for that long the workers that parsed exit (a
 worker that parsed a large tree holds tens of MB it no longer needs, and the daemon's own
-peak comes right after the parsing: the store write of a large batch), and one fresh worker
-takes their place: the *standby*, forked from the forkserver (~6 ms) and told to compile the
-queries of the languages the pool has parsed (Python's take ~50 ms of CPU, which a fresh
-worker would otherwise spend on the first file: an edit's re-parse, which an agent's hook
-waits for). The next file goes to the standby at once; the other workers start again only
-when more files are waiting than it takes. A worker that parsed nothing is not stopped (at
-most one: the standby).
+peak comes right after the parsing: the store write of a large batch), and one worker stays
+or takes their place: the *standby*. The next file goes to it at once; the other workers
+start again only when more files are waiting than it takes. The standby is, in this order:
+
+* a worker that parsed only live edits (jobs of at most ``LIVE_FILES`` files, so never
+  niced) and whose peak RSS grew at most ``STANDBY_KEEP_MB`` since its first file (the
+  worker reports it with each result): it stays, warm. At an agent's pace (an edit every
+  few seconds, the workers idle in between) one such worker parses every edit, as a busy
+  pool's would, instead of a new process each time;
+* else a worker that parsed nothing (at most one is kept);
+* else a fresh one, forked from the forkserver (~6 ms) and told to compile the queries of
+  the languages the pool has parsed (Python's take 50-120 ms of CPU, which a fresh worker
+  would otherwise spend on the first file: an edit's re-parse, which an agent's hook waits
+  for).
+
+A fresh worker's first parse of a file costs ~1-4 ms (5-10 %) more CPU than the same parse
+on a worker that has parsed before (first-touch page faults as its heap grows, bytecode
+specialisation); a standby that is kept saves that and the new process's queries.
 
 Priority: a worker parses below the daemon (``os.nice(WORKER_NICENESS)``, so that a health
 check or a query is not queued behind a large tree's parse), from its first file of a job
@@ -61,6 +72,7 @@ import select
 import selectors
 import signal
 import stat
+import sys
 import threading
 import time
 from collections import deque
@@ -97,6 +109,9 @@ BINARY_SNIFF_BYTES: Final = 8192
 WORKER_NICENESS: Final = 5
 #: a job of at most this many files is a live edit's: parsed at the daemon's priority
 LIVE_FILES: Final = 4
+#: an idle pool keeps a worker that parsed only live edits while its peak RSS grew at most this
+#: much since its first file (a 100 KB Python file grows a worker ~6 MB, a 1.5 MB one ~36 MB)
+STANDBY_KEEP_MB: Final = 16
 _PER_WORKER_INFLIGHT: Final = 2
 _STARTUP_TIMEOUT_S: Final = 60.0
 _STOP_GRACE_S: Final = 2.0
@@ -106,7 +121,7 @@ _RESPAWN_BACKOFF_S: Final = 1.0
 # Messages worker -> dispatcher (tuples, first item is the kind).
 _MSG_READY: Final = 0  # (READY, pid)
 _MSG_STARTED: Final = 1  # (STARTED, task_id)
-_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome, see _encode_outcome)
+_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome (_encode_outcome), peak RSS growth KiB, worker_ms)
 _MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
 _MSG_WARMED: Final = 4  # (WARMED, tuple of Language) the queries the worker compiled when told to
 
@@ -154,6 +169,9 @@ class ParseOutcome:
     cache: str | None = None
     #: a knowledge file's code examples that use names (``ParsePool.read_examples``)
     examples: tuple[Unit, ...] | None = None
+    #: (wall, CPU) milliseconds the worker spent reading, parsing and encoding it (None: not
+    #: a worker's); the daemon's log of a watcher batch sums them (``BatchTiming``)
+    worker_ms: tuple[float, float] | None = field(default=None, compare=False)
 
 
 # --------------------------------------------------------------------------- wire format
@@ -173,7 +191,7 @@ def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
     return (outcome.path, text, outcome.content_hash, outcome.size, reason, outcome.examples)
 
 
-def _decode_outcome(row: _Encoded) -> ParseOutcome:
+def _decode_outcome(row: _Encoded, worker_ms: tuple[float, float] | None = None) -> ParseOutcome:
     path, text, digest, size, reason, examples = row
     return ParseOutcome(
         path,
@@ -183,6 +201,7 @@ def _decode_outcome(row: _Encoded) -> ParseOutcome:
         SkippedFile(path, reason) if reason is not None else None,
         text,
         examples,
+        worker_ms,
     )
 
 
@@ -275,6 +294,7 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
         _apply_memory_limit(memory_limit_mb)
     conn.send((_MSG_READY, os.getpid()))
     niced = False
+    base_kb: int | None = None  # peak RSS before the first file
     while True:
         try:
             message = conn.recv()
@@ -293,11 +313,13 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
                 os.nice(WORKER_NICENESS)
             niced = True
         conn.send((_MSG_STARTED, task_id))
+        base_kb = _peak_rss_kb() if base_kb is None else base_kb
+        started, cpu = time.monotonic(), time.process_time()
         try:
             outcome = _process(rel_path, abs_path, mode, max_file_size)
         except MemoryError:
             outcome = _skip(rel_path, "out of memory while parsing")
-            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
+            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome), 0, None))
             conn.send((_MSG_RETIRE,))
             os._exit(_EXIT_MEMORY_ERROR)  # the heap may be in a bad state: leave at once
         except Exception as exc:
@@ -305,7 +327,15 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             # (with the traceback logged here) instead of losing the worker.
             logger.exception("parse worker: parsing %s failed", rel_path)
             outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {str(exc)[:200]}")
-        conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome)))
+        encoded = _encode_outcome(outcome)
+        took = ((time.monotonic() - started) * 1000, (time.process_time() - cpu) * 1000)
+        conn.send((_MSG_RESULT, task_id, encoded, _peak_rss_kb() - base_kb, took))
+
+
+def _peak_rss_kb() -> int:
+    """This process's peak resident set size so far, in KiB."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform == "darwin" else peak  # (bytes there, KiB on Linux)
 
 
 def _warm(conn: Connection, languages: Sequence[Language]) -> tuple[Language, ...]:
@@ -364,6 +394,12 @@ class _Worker:
     fresh: bool = True
     #: the languages whose queries it compiled when told to (a standby)
     warmed: tuple[Language, ...] = ()
+    #: the languages of the files it was given
+    parsed: set[Language] = field(default_factory=set)
+    #: given a file of a bulk job (more than ``LIVE_FILES`` files): it niced itself
+    bulk: bool = False
+    #: how much its peak RSS grew since its first file (KiB), as of its last result
+    grown_kb: int = 0
 
     def readable(self) -> bool:
         return bool(self.poller.poll(0))
@@ -452,13 +488,14 @@ def _drain(worker: _Worker) -> bool:
             elif kind == _MSG_RESULT:
                 task = worker.inflight.popleft()
                 worker.started_at = None
+                worker.grown_kb = message[3]
                 if task.task_id != message[1]:
                     raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
-                _deliver(task, _decode_outcome(message[2]))
+                _deliver(task, _decode_outcome(message[2], message[4]))
             elif kind == _MSG_RETIRE:
                 return False
             elif kind == _MSG_WARMED:
-                worker.warmed = message[1]
+                worker.warmed = tuple(sorted({*worker.warmed, *message[1]}))
     except (EOFError, OSError):
         return False
     return True
@@ -529,27 +566,47 @@ def _start_workers(
 
 
 def _to_stop(slots: list[_Worker | None]) -> list[_Worker]:
-    """The workers an idle pool stops: those that parsed, and the fresh ones but the first."""
+    """The workers an idle pool stops: all but the one it keeps (``_keeper``)."""
     live = [w for w in slots if w is not None]
-    keep = next((w for w in live if w.fresh), None)
+    keep = _keeper(live)
     return [w for w in live if w is not keep]
 
 
+def _keeper(live: list[_Worker]) -> _Worker | None:
+    """The worker an idle pool keeps as its standby (module docstring): the first that parsed
+    only live edits and grew at most ``STANDBY_KEEP_MB``, else the first that parsed nothing."""
+    warm = next((w for w in live if not w.fresh and not w.bulk and w.grown_kb <= STANDBY_KEEP_MB * 1024), None)
+    return warm if warm is not None else next((w for w in live if w.fresh), None)
+
+
+def _compiled_by(worker: _Worker) -> tuple[Language, ...]:
+    """The languages whose queries ``worker`` has compiled: told to, or for a file it was given."""
+    return tuple(sorted({*worker.warmed, *worker.parsed}))
+
+
 def _standby(slots: list[_Worker | None]) -> tuple[int, tuple[Language, ...]] | None:
-    """The standby among ``slots`` (a live worker that parsed nothing): its process id and the
-    languages it has compiled; None when there is none."""
-    for worker in list(slots):
-        if worker is not None and worker.fresh and worker.process.pid is not None:
-            return worker.process.pid, worker.warmed
-    return None
+    """The standby among ``slots`` (the one live worker of an idle pool, ``_keeper``): its
+    process id and the languages it has compiled; None when there is none."""
+    live = [w for w in list(slots) if w is not None]
+    worker = _keeper(live) if len(live) == 1 else None
+    if worker is None or worker.process.pid is None:
+        return None
+    return worker.process.pid, _compiled_by(worker)
 
 
-def _standby_due(slots: list[_Worker | None], parked: set[int], respawn_at: dict[int, float], now: float) -> None:
-    """After an idle pool stopped its workers: start a fresh one (the standby) if none is left."""
-    if all(w is None for w in slots) and not respawn_at and parked:
+def _standby_due(
+    slots: list[_Worker | None], parked: set[int], respawn_at: dict[int, float], now: float, languages: set[Language]
+) -> None:
+    """After an idle pool stopped its workers: start a fresh one (the standby) if none is left;
+    a worker kept is told to compile the queries of those of ``languages`` (the pool's) it has not."""
+    live = [w for w in slots if w is not None]
+    if not live and not respawn_at and parked:
         standby = min(parked)
         parked.discard(standby)
         respawn_at[standby] = now
+    elif len(live) == 1 and (missing := languages - set(_compiled_by(live[0]))):
+        with contextlib.suppress(OSError):  # (a worker gone already is replaced as ever)
+            live[0].conn.send((_MSG_WARM, tuple(sorted(missing))))
 
 
 def _warm_standby(worker: _Worker, languages: set[Language], jobs: list[_Job]) -> None:
@@ -573,13 +630,15 @@ def _close_pipe(*fds: int) -> int:
 
 
 def _handed(worker: _Worker, task: _Task, languages: set[Language]) -> None:
-    """``task`` was handed to ``worker``: it is no longer fresh, and the language of its file is
-    remembered (a standby compiles the queries of each)."""
+    """``task`` was handed to ``worker``: it is no longer fresh (nor live-only, for a bulk job's
+    file), and the language of its file is remembered (a standby compiles the queries of each)."""
     worker.fresh = False
+    worker.bulk = worker.bulk or task.job.total > LIVE_FILES
     if task.mode is not _Mode.EXAMPLES:
         language = language_for_path(task.rel_path)
         if language is not None:
             languages.add(language)
+            worker.parsed.add(language)
 
 
 def _busy(jobs: list[_Job], slots: list[_Worker | None]) -> bool:
@@ -929,7 +988,7 @@ class ParsePool:
             self._slots[worker.slot] = None
             self._parked.add(worker.slot)
         if self._broken is None:
-            _standby_due(self._slots, self._parked, self._respawn_at, now)
+            _standby_due(self._slots, self._parked, self._respawn_at, now, self._languages)
         self._publish_pids()
         logger.debug("parse pool idle for %.1fs: %d workers stopped", now - self._idle_since, len(idle))
 
