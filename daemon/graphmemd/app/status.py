@@ -75,7 +75,9 @@ def repository_summary(rt: RepoRuntime, observations: Iterable[Observation]) -> 
         edges=rt.n_edges,
         files_parsed=rt.files_parsed,
         resolution=rt.resolver.stats(),
+        activity=rt.doing().words(),
     )
+
 
 def daemon_status(core: StatusSource, socket_path: str, tcp: str) -> Status:
     """The daemon's health and counters (``graphmem status``)."""
