@@ -64,7 +64,7 @@ _WORDS = {
 IDLE = Activity(Doing.IDLE)
 
 
-def why_not_current(activity: Activity, *, pending: int, queued: bool, rescan: bool, head_moved: bool) -> str:
+def why_not_current(activity: Activity, *, pending: int, queued: bool, rescan: bool, head_moved: bool = False) -> str:
     """Why a checkout is not current, in one line: what its job is doing, else what waits
     (``pending`` file changes seen, a batch ``queued``, a ``rescan`` queued, HEAD moved since
     the last full pass); "" when none of these holds."""
