@@ -119,3 +119,31 @@ def test_an_edit_goes_first_in_a_long_knowledge_pass(daemon_factory: DaemonFacto
 def _log(home: Path, since: int) -> str:
     """The daemon's log from character ``since`` on."""
     return (home / "state" / "graphmemd.log").read_text()[since:]
+
+
+def _big_tree(files: int, funcs: int) -> Path:
+    root = short_tmp("gmbig") / "big"
+    for i in range(files):
+        body = "".join(f"def g{j}(x):\n    y = x + {j}\n    return helper{i % 7}(y) * {j}\n\n\n" for j in range(funcs))
+        path = root / f"p{i % 20}" / f"m{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"from .base import helper{i % 7}\n\n\n{body}")
+    return root
+
+
+def test_an_edit_goes_first_in_another_checkouts_cold_index(daemon_factory: DaemonFactory) -> None:
+    """An edit in an indexed checkout while another is indexed cold (one parse worker) is taken
+    in before that index pass ends: the pass lets it go first between two parsed files."""
+    root = _repo()
+    d = daemon_factory([root], env={"GRAPHMEM_PARSE_WORKERS": "1"})
+    big = _big_tree(1500, 40)
+    since = len(_log(d.home, 0))
+    with d.client(30) as c:
+        note = c.observe("hashed must stay a pure tripling", anchors=["pkg/core.py::hashed"], repo=str(root)).id
+        c.add_repo(big)
+        wait_for(lambda: any(r.files_done and r.state.value == "indexing" for r in c.status().repositories), 60)
+        core = _edit(root)
+        wait_for(lambda: _called_out(c, core, note), 60, 0)
+        assert "indexed big-" not in _log(d.home, since), "taken in only after the other checkout's index pass"
+        assert any(r.activity.startswith("indexing ") for r in c.status().repositories)  # ("indexing 9 of 15 files")
+    d.wait_idle(timeout=300)
