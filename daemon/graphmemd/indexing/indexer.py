@@ -204,7 +204,7 @@ class Indexer:
         try:
             if rt is None:
                 raise NotFound(f"no registered repository {job.repo_id!r}")
-            rt.busy, self._live.running = True, rt
+            rt.busy, self._live.running = True, rt if job.kind != "changes" else None
             self._faults.check(COMPONENT)
             self._run(rt, job)
             self._health.recover(COMPONENT, POOL)

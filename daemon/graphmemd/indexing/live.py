@@ -51,7 +51,8 @@ class LiveRunner:
         self._changes = changes
         self._health = health
         self._rescan = rescan
-        #: the checkout whose job runs now (set by the indexer's loop)
+        #: the checkout whose job runs now, None when none or when that job is itself a batch
+        #: (set by the indexer's loop: a batch's dependents and answer come before the next one)
         self.running: RepoRuntime | None = None
         self._inside = False
 
@@ -61,7 +62,9 @@ class LiveRunner:
 
     def waiting(self) -> bool:
         """Whether a live batch waits that may go first in the running job."""
-        return not self._inside and any(self._may_go_first(rt) for rt in self._registry.all())
+        if self._inside or self.running is None:
+            return False
+        return any(self._may_go_first(rt) for rt in self._registry.all())
 
     def _may_go_first(self, rt: RepoRuntime) -> bool:
         """A checkout's queued batch may run inside the running job when its graph is whole
@@ -76,7 +79,7 @@ class LiveRunner:
         """Run the waiting live batches now, inside the running job (on this thread: the graph
         keeps one writer); how many ran. A batch that fails is logged and its checkout
         rescanned (what it held is read again); the running job goes on."""
-        if self._inside:
+        if self._inside or self.running is None:
             return 0
         ran = 0
         self._inside = True
