@@ -288,11 +288,12 @@ class KnowledgeKeeper:
             return 0
         started, tally, total, before = time.monotonic(), _Tally(), len(left), rt.activity
         ctx = self._new_pass(rt)
+        done = 1
         try:
             while left:
                 rt.activity = Activity(Doing.KNOWLEDGE, total - len(left), total)
                 group, left = left[:GROUP], left[GROUP:]
-                done = self._group(ctx, group)
+                done = self._group(ctx, group, drop=done > 0)  # (never dropped twice in a row: it progresses)
                 left = group[done:] + left
                 if left and self._live.waiting():
                     ctx = self._let_live_go(ctx, tally)
@@ -315,12 +316,19 @@ class KnowledgeKeeper:
         )  # fmt: skip
         return tally.written + tally.deleted
 
-    def _group(self, ctx: _Pass, paths: list[str]) -> int:
+    def _group(self, ctx: _Pass, paths: list[str], drop: bool) -> int:
         """Read, plan and judge the knowledge files ``paths`` (their old versions fetched in one
-        batch); how many of them are done: all, or fewer when a live batch waits after one."""
+        batch); how many of them are done: all, or fewer when a live batch waits after one, or
+        none when it waits while they are read (``drop``: nothing judged yet, read again after)."""
         examples = _examples(self._pool, ctx.rt, paths)
-        loaded = [(i, got) for i, p in enumerate(paths) if (got := self._read_file(ctx, p, examples.get(p, ())))]
-        plans = [self._plan(ctx, doc, prev) for _, (doc, _, _, prev) in loaded]
+        loaded: list[tuple[int, _Loaded]] = []
+        plans: list[list[_Plan]] = []
+        for i, p in enumerate(paths):
+            if drop and self._live.waiting():
+                return 0
+            if got := self._read_file(ctx, p, examples.get(p, ())):
+                loaded.append((i, got))
+                plans.append(self._plan(ctx, got[0], got[3]))
         ctx.history.prefetch(ctx.baselines, ctx.gone)  # every old version this group needs, at once
         ctx.baselines, ctx.gone = set(), []
         for k, ((_, (doc, notes, old, _)), plan) in enumerate(zip(loaded, plans, strict=True)):
