@@ -471,3 +471,15 @@ def test_a_deprecated_name_says_which_hook_still_serves_it() -> None:
         "`src/click/utils.py::get_binary_stream`: deprecated: `click.__getattr__` still serves it, with a warning, "
         "in 1a2b3c4"
     )
+
+
+def test_a_recalled_code_example_reads_as_one_line_of_words() -> None:
+    """A unit that is a code example keeps its newlines and indentation; ``recall`` shows its
+    text wrapped as words, not with the indentation's runs of spaces in the middle of a line."""
+    from graphmem.cli.views import render_recalled
+    from graphmem.types import Category, Observation, ObservationStatus, Recalled
+
+    text = 'env = Environment(\n    loader=PackageLoader("yourapp"),\n    autoescape=select_autoescape()\n)'
+    o = Observation("d24ad22d1c50a6bd", "r", text, Category.OTHER, 0.0, 0.0, ObservationStatus.FRESH)
+    lines = render_recalled(1, Recalled(o, 1.0, 0, ""))
+    assert lines[1] == '   env = Environment( loader=PackageLoader("yourapp"), autoescape=select_autoescape() )'

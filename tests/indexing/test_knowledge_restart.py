@@ -160,3 +160,15 @@ def test_a_restart_after_commits_and_with_a_worktree_equals_a_fresh_read(daemon_
     finally:
         git(root, "worktree", "remove", "--force", str(tree))
         shutil.rmtree(tree.parent, ignore_errors=True)
+
+
+def test_the_code_is_fingerprinted_when_the_keeper_is_made() -> None:
+    """The fingerprint of the code that reads knowledge files is taken when the daemon starts:
+    taken first at the clean stop (a first start has nothing kept to compare it with), it read
+    the sources an upgrade had put on disk meanwhile, and the next start kept what the old code
+    had read (seen: a reader change did not reach a checkout until a file changed)."""
+    from graphmemd.indexing.knowledge import KnowledgeKeeper, code_fingerprint
+
+    code_fingerprint.cache_clear()
+    KnowledgeKeeper(None, None, lambda: None, 1 << 20, lambda rt: None)  # type: ignore[arg-type]
+    assert code_fingerprint.cache_info().currsize == 1

@@ -287,3 +287,46 @@ def test_the_readers_are_imported_by_the_first_file_that_needs_them_not_at_start
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.split("\n")[:2] == ["[]", "['docutils', 'markdown_it']"]
+
+
+MEMBERS_RST = """\
+API
+===
+
+.. module:: jinja2
+
+.. autoclass:: Environment([options])
+    :members: from_string, get_template,
+              join_path
+    :undoc-members:
+
+    Text about the environment.
+
+.. automodule:: jinja2.utils
+   :members: escape, Markup
+
+.. autoclass:: Undefined
+   :members:
+"""
+
+
+def test_an_autodoc_members_list_names_each_member_at_its_span() -> None:
+    doc = read_doc("docs/api.rst", MEMBERS_RST.encode(), KnowledgeKind.DOCUMENTATION)
+    lists = [u for u in doc.units if any(r.role.endswith(":members") for r in u.refs)]
+    assert [(u.start_line, u.end_line) for u in lists] == [(7, 8), (14, 14)]
+    env, utils = lists
+    assert [(r.text, r.target, r.scope, r.module) for r in env.refs] == [
+        ("from_string", ".from_string", "Environment", "jinja2"),
+        ("get_template", ".get_template", "Environment", "jinja2"),
+        ("join_path", ".join_path", "Environment", "jinja2"),
+    ]
+    assert [(r.target, r.module, r.scope) for r in utils.refs] == [
+        ("escape", "jinja2.utils", ""),
+        ("Markup", "jinja2.utils", ""),
+    ]
+    for r in (*env.refs, *utils.refs):
+        assert _at(MEMBERS_RST, r) == r.text, r
+        assert r.kind is RefKind.DIRECTIVE
+    # a bare ``:members:`` (every member) names none; the class directive keeps its own reference
+    assert not any(r.text == "Undefined" and r.role.endswith(":members") for u in doc.units for r in u.refs)
+    assert any(r.text == "Environment" and r.role == "autoclass" for u in doc.units for r in u.refs)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, wait_for
+from graphmem.changes import change_words
 from graphmem.client import GraphMem
 from graphmem.types import ChangeKind, Observation, ObservationStatus
 from test_suspect import TIMEOUT, becomes, edit
@@ -69,3 +70,23 @@ def test_a_new_optional_parameter_makes_no_caller_suspect(daemon_factory: Daemon
         # a changed default reaches the callers that leave it out
         edit(service, 'otp: str = "")', 'otp: str = "000000")')
         assert becomes(c, caller.id, ObservationStatus.SUSPECT).stale_reasons[0].change is ChangeKind.DEPENDENCY_CHANGED
+
+
+def test_a_change_after_a_respelling_is_said_without_it(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """A note made before a modernisation (its annotations respelled: nothing to say), then a
+    real change: the reason says the change alone, not the respelling in between."""
+    d = daemon_factory([py_repo])
+    service = py_repo / "app/auth/service.py"
+    respelled = "def login(self, email: 'str', password: typing.Text) -> t.Text:"
+    with d.client() as c:
+        own = c.observe("login returns the session token", anchors=["app/auth/service.py::AuthService.login"])
+        edit(service, LOGIN, respelled)
+        ref = "app/auth/service.py::AuthService.login"
+        wait_for(lambda: "typing.Text" in c.symbol(ref).symbol.signature, TIMEOUT)
+        assert c.get(own.id).status is ObservationStatus.FRESH
+        edit(service, respelled, "def login(self, email: 'str', password: typing.Text, otp: str = '') -> t.Text:")
+        (r,) = becomes(c, own.id, ObservationStatus.STALE).stale_reasons
+        assert change_words(r) == "parameter `otp` added (optional)"
+        # the new signature as written; the old one as the new one spells what it meant
+        assert r.new_signature == "def login(self,email:'str',password:typing.Text,otp:str='')->t.Text:"
+        assert r.old_signature == "def login(self,email:'str',password:typing.Text)->t.Text:"

@@ -353,3 +353,22 @@ def test_a_unit_read_again_keeps_the_time_each_reason_was_first_seen() -> None:
     moved = replace(before, stale_reasons=(other,))
     assert first_seen(moved, before).stale_reasons == (other,)
     assert first_seen(again, None) is again
+
+
+def test_an_autodoc_members_list_is_a_finding_only_when_a_member_is_gone() -> None:
+    """Sphinx writes each listed member's signature and docstring from the code (as for an
+    autodoc directive): a new required parameter asks nothing of the list; a member gone does."""
+    broken = replace(F, signature="def f(a,b):", sig_hash="s2")
+    finding = RefFinding(
+        TextRef(RefKind.DIRECTIVE, TargetKind.SYMBOL, "f", ".f", Span(3, 15, 3, 16), role="autoclass:members"),
+        symbol_anchor(F),
+        (),
+    )
+    unit = Unit(UnitKind.DIRECTIVE, 3, 3, ("API",), ":members: f, g")
+    obs = unit_observation("r", "docs/api.rst", KnowledgeKind.DOCUMENTATION,
+                           UnitFinding(unit, "0123456789abcdef", (finding,)), None, 100.0)  # fmt: skip
+    o = grade(obs, Code(broken), 200.0, "")
+    assert o.status is ObservationStatus.FRESH
+    assert o.references[0].state is ReferenceState.OK
+    gone = grade(obs, Code(), 200.0, "")
+    assert (gone.status, gone.references[0].state) == (ObservationStatus.STALE, ReferenceState.DANGLING)

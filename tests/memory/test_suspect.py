@@ -61,8 +61,11 @@ def test_python_signature_change_makes_callers_suspect_and_revert_clears_it(
     with d.client() as c:
         caller = c.observe("create_user must return the session token", anchors=["app/api/routes.py::create_user"])
         events, stream = listen(c, caller.id)
-        edit(service, "def login(self, email: str, password: str) -> str:",
-             "def login(self, email: str, password: str, otp: str) -> str:")
+        edit(
+            service,
+            "def login(self, email: str, password: str) -> str:",
+            "def login(self, email: str, password: str, otp: str) -> str:",
+        )
         o = becomes(c, caller.id, ObservationStatus.SUSPECT)
         (r,) = o.stale_reasons
         assert r.change is ChangeKind.DEPENDENCY_CHANGED
@@ -80,8 +83,11 @@ def test_python_signature_change_makes_callers_suspect_and_revert_clears_it(
         assert caller.id in [x.id for x in c.list()]
 
         # the dependency is back with its old signature: fresh again
-        edit(service, "def login(self, email: str, password: str, otp: str) -> str:",
-             "def login(self, email: str, password: str) -> str:")
+        edit(
+            service,
+            "def login(self, email: str, password: str, otp: str) -> str:",
+            "def login(self, email: str, password: str) -> str:",
+        )
         assert becomes(c, caller.id, ObservationStatus.FRESH).stale_reasons == ()
 
 
@@ -127,3 +133,26 @@ def test_go_signature_change_makes_callers_suspect(daemon_factory: DaemonFactory
         assert o.stale_reasons[0].dependency_ref == "auth/crypto.go::HashPassword"
         edit(crypto, new, old)
         becomes(c, on_login.id, ObservationStatus.FRESH)
+
+
+def test_a_file_note_follows_only_what_its_file_imports(daemon_factory: DaemonFactory, py_repo: Path) -> None:
+    """A note on a file is suspect when a name the file imports changes its signature, not when
+    another function of an imported file does (seen on jinja2: a note on ``utils.py``, which
+    imports ``get_spontaneous_environment`` from ``environment.py``, went suspect when
+    ``Environment.from_string`` gained a parameter)."""
+    crypto = py_repo / "app/auth/crypto.py"
+    crypto.write_text(
+        crypto.read_text(encoding="utf-8") + "\n\ndef spare(a: int) -> int:\n    return a\n", encoding="utf-8"
+    )
+    d = daemon_factory([py_repo])
+    with d.client() as c:
+        wait_for(lambda: c.symbol("app/auth/crypto.py::spare").symbol.signature, TIMEOUT)
+        note = c.observe("service.py hashes with crypto's helpers only", anchors=["app/auth/service.py"])
+        edit(crypto, "def spare(a: int) -> int:", "def spare(a: int, b: int) -> int:")
+        wait_for(lambda: "b:int" in c.symbol("app/auth/crypto.py::spare").symbol.signature, TIMEOUT)
+        assert c.get(note.id).status is ObservationStatus.FRESH  # service.py does not import spare
+        edit(
+            crypto, "def hash_password(password: str) -> str:", "def hash_password(password: str, pepper: str) -> str:"
+        )
+        (r,) = becomes(c, note.id, ObservationStatus.SUSPECT).stale_reasons
+        assert (r.via, r.dependency_ref) == ("IMPORTS", "app/auth/crypto.py::hash_password")

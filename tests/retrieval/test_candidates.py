@@ -176,3 +176,23 @@ def test_a_unit_is_not_about_each_name_it_uses() -> None:
     assert found["note"].breadth == pytest.approx(2 * ranking.W_PROXIMITY * 0.6)
     assert found["page"].breadth == pytest.approx(ranking.UNIT_BREADTH * 2 * ranking.W_PROXIMITY * 0.6)
     assert found["page"].best_rank == pytest.approx(found["note"].best_rank)
+
+
+def test_a_unit_that_only_names_code_is_no_candidate() -> None:
+    """An autodoc directive, its ``:members:`` list or a directive's line alone says nothing of
+    the code it names: a recall does not rank it (seen on jinja2: a members list of five
+    methods ranked first for a file it does not name); the paragraph beside it is kept."""
+
+    def unit(oid: str, text: str) -> Observation:
+        src = KnowledgeSource("docs/api.rst", 3, 3, (), KnowledgeKind.DOCUMENTATION)
+        return replace(obs(oid), text=text, knowledge=src)
+
+    units = [
+        unit("members", ":members: from_string, get_template"),
+        unit("autodoc", ".. autofunction:: jinja2.get_template"),
+        unit("bare", ".. function:: get_template"),
+        unit("prose", "Use :meth:`get_template` to load a template by name."),
+    ]
+    note = replace(obs("note"), text=":members: a note may say anything")  # saved by someone: kept
+    found = collect({"n": [*units, note]}, {"n": NodeSignals.make(proximity=1.0)})
+    assert sorted(found) == ["note", "prose"]

@@ -165,3 +165,15 @@ def test_pagerank_restarts_on_seeds() -> None:
     assert pr["s"] > pr["b"]
     assert pr["a"] > pr["b"]  # a sits between the seed and b
     assert pr["x"] == 0.0
+
+
+def test_at_the_same_score_a_saved_note_comes_before_a_doc_unit() -> None:
+    """A doc unit is re-dated each time its file is read again: "the newer first" put any doc
+    paragraph that mentions a function before the note someone saved about it (seen on jinja2:
+    ``recall --symbol get_template`` listed three paragraphs, then the constraint saved on it)."""
+    same = ranking.components(ranking.Signals(proximity=1.0), ranking.Scale())
+    note = ranking.sort_key(ranking.score(same), same, 10.0, "z")
+    unit = ranking.sort_key(ranking.score(same), same, 20.0, "a", unit=True)
+    assert note < unit
+    better = ranking.components(ranking.Signals(proximity=1.0, cochange=0.5), ranking.Scale())
+    assert ranking.sort_key(ranking.score(better), better, 0.0, "z", unit=True) < note  # the score first

@@ -125,7 +125,7 @@ def render_recalled(n: int, r: Recalled) -> list[str]:
     """The ``n``-th recall result: score, marker, text, why, score components, anchors."""
     o = r.observation
     lines = [f"{n}. [{r.score:.3f}] {marker(o)} {o.category.value}  {o.id}  (distance {r.distance})"]
-    wrapped = textwrap.wrap(o.text.strip(), width=96) or [""]
+    wrapped = textwrap.wrap(" ".join(o.text.split()), width=96) or [""]  # (a code example: one line of words)
     lines.extend(f"   {ln}" for ln in wrapped)
     if r.why:
         lines.append(f"   why: {r.why}")

@@ -105,6 +105,11 @@ class CallSites(Protocol):
         names the callee through a module or class; None when not known."""
         ...
 
+    def reads(self, reader: str, path: str, qualname: str) -> bool | None:
+        """Whether the file ``reader`` uses, of the file ``path``, the name the symbol
+        ``qualname`` is under (or the whole file); None when not known."""
+        ...
+
 
 def caller_sees(sites: tuple[tuple[str, bool], ...] | None, sig: str, names: Sequence[str]) -> DefaultSeen | None:
     """Whether a caller whose call sites are ``sites`` sees the changed defaults of ``names``
@@ -140,8 +145,8 @@ def _impacting(c: SymbolChange) -> bool:
 def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int, sites: CallSites | None = None) -> tuple[Impact, ...]:
     """Who depends, ``hops`` edges away at most, on the symbols ``delta`` re-signed (in a way
     a caller can notice: ``_impacting``) or removed: callers and subclasses of the symbol,
-    and files importing its file. Read from the graph *before* the delta is applied (a
-    removed symbol's callers are gone after).
+    and files importing its file that use it (``_importers``). Read from the graph *before*
+    the delta is applied (a removed symbol's callers are gone after).
 
     A function whose only change a caller can notice is changed defaults
     (``signatures.changed_defaults``) reaches only its callers, and of those, with ``sites``,
@@ -167,7 +172,7 @@ def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int, sites: CallSites |
             frontier = [
                 *((n, EdgeKind.CALLS) for n in graph.into(c.old.id, EdgeKind.CALLS)),
                 *((n, EdgeKind.INHERITS) for n in graph.into(c.old.id, EdgeKind.INHERITS)),
-                *((n, EdgeKind.IMPORTS) for n in graph.into(file_id(delta.repo_id, c.old.path), EdgeKind.IMPORTS)),
+                *((n, EdgeKind.IMPORTS) for n in _importers(graph, delta.repo_id, c.old, sites)),
             ]
         for depth in range(1, hops + 1):
             nxt: list[tuple[str, EdgeKind]] = []
@@ -181,6 +186,19 @@ def impacts_of(graph: EdgeView, delta: GraphDelta, hops: int, sites: CallSites |
                 nxt.extend((n, EdgeKind.INHERITS) for n in graph.into(node, EdgeKind.INHERITS))
             frontier = nxt
     return tuple(sorted(out.values(), key=lambda i: (i.dependent, i.dependency.id)))
+
+
+def _importers(graph: EdgeView, repo_id: str, old: SymbolState, sites: CallSites | None) -> list[str]:
+    """The files importing ``old``'s file that use it: a file that imports other names of it
+    (``from .environment import get_spontaneous_environment``) cannot notice a change of
+    ``Environment.from_string``; one whose use is not known counts."""
+    prefix = repo_id + ":"
+    out = []
+    for n in sorted(graph.into(file_id(repo_id, old.path), EdgeKind.IMPORTS)):
+        uses = sites.reads(n[len(prefix) :], old.path, old.qualname) if sites and n.startswith(prefix) else None
+        if uses is not False:
+            out.append(n)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

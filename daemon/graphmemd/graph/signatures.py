@@ -18,6 +18,11 @@ takes, or more positional arguments than it accepts, and the text is wrong.
 no parameter changed its default (a changed default reaches every call that leaves the
 parameter out). A PEP 695 type parameter list (``def batch[V](``) is not such a change.
 
+``respelled(old, new, same)``: ``old`` with each annotation that ``same`` calls equal to
+``new``'s written as ``new`` writes it, so that saying the change in words
+(``graphmem.changes``) names no annotation that was only respelled (``Optional[str]`` ->
+``str | None``).
+
 ``changed_defaults(old, new)`` and ``sees_default``: when all a caller of a Python function
 can notice is that some defaults changed, only the calls that leave one of those parameters
 out see it (``f(x, timeout=5)`` and ``f(x, 5)`` do not, ``f(x)`` does, and so may
@@ -26,7 +31,8 @@ out see it (``f(x, timeout=5)`` and ``f(x, 5)`` do not, ``f(x)`` does, and so ma
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from graphmem.changes import Param, ParamKind, parse_signature, signature_delta
@@ -174,3 +180,46 @@ def sees_default(shape: CallShape, through_name: bool, sig: str, names: Sequence
     passed = {*by_position[:positional], *shape.keywords}
     left = tuple(n for n in names if n not in passed)
     return DefaultSeen(left, shape.starred) if left else None
+
+
+def respelled(old: str, new: str, same: Callable[[str, str], bool]) -> str:
+    """``old`` with every parameter's annotation (and the return type) that ``same`` says
+    means what ``new``'s does spelled as in ``new``; ``old`` itself when there is none, or
+    when the rewritten text would not read back as intended (see the module docstring)."""
+    a, b = parse_signature(old), parse_signature(new)
+    if a is None or b is None or old == new:
+        return old
+    by_new = {q.name: q for q in b.params}
+    by_new.update({o: by_new[n] for o, n in signature_delta(old, new).renamed if n in by_new})
+    out = old
+    for p in a.params:
+        q = by_new.get(p.name)
+        if q is None or not p.annotation or not q.annotation or p.annotation == q.annotation:
+            continue
+        if not same(p.annotation, q.annotation):
+            continue
+        pattern = re.compile(rf"(?<=[(,*\s]){re.escape(p.name)}\s*:\s*{re.escape(p.annotation)}(?=\s*[=,)])")
+        out, n = pattern.subn(f"{p.name}:{q.annotation}".replace("\\", "\\\\"), out, count=1)
+        if n != 1:
+            return old
+    if a.returns and b.returns and a.returns != b.returns and same(a.returns, b.returns):
+        at = out.rfind(a.returns)
+        if at < 0:
+            return old
+        out = out[:at] + b.returns + out[at + len(a.returns) :]
+    return out if _reads_back(out, a.params, by_new, same) else old
+
+
+def _reads_back(text: str, old: Sequence[Param], by_new: dict[str, Param], same: Callable[[str, str], bool]) -> bool:
+    """Whether ``text`` parses to ``old``'s parameters with the respelled annotations."""
+    parsed = parse_signature(text)
+    if parsed is None or [p.name for p in parsed.params] != [p.name for p in old]:
+        return False
+    for was, now in zip(old, parsed.params, strict=True):
+        q = by_new.get(was.name)
+        want = was.annotation
+        if q is not None and was.annotation and q.annotation and same(was.annotation, q.annotation):
+            want = q.annotation
+        if now.annotation != want or now.default != was.default or now.kind is not was.kind:
+            return False
+    return True

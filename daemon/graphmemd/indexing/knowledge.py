@@ -136,6 +136,10 @@ class KnowledgeKeeper:
         self._state = state
         self._pool = pool
         self._max_file_size = max_file_size
+        # the fingerprint of the code this process runs, taken now: taken first at the clean
+        # stop (a first start keeps nothing to compare), it would read the sources an upgrade
+        # put on disk meanwhile, and the next start would keep what this code read
+        code_fingerprint(max_file_size)
         self._configs: dict[str, bytes | None] = {}
         #: repository -> knowledge file -> the last parts of the names in it that name nothing
         #: now (never did, or dangling): read again when code of such a name appears

@@ -37,6 +37,7 @@ from graphmemd.ingest.knowledge.roles import wanted
 from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.parsing import language_for_path
 from graphmemd.memory.anchors import CodeView, evaluate_anchor, file_anchor, symbol_anchor
+from graphmemd.memory.spelling import as_respelled
 
 logger = logging.getLogger(__name__)
 
@@ -354,7 +355,8 @@ class KnowledgeHistory:
         if moved is not None:
             detail = f"{o.ref} was renamed or moved to {moved.ref}"
             reason = StaleReason(
-                o.ref, ChangeKind.RENAMED, self.now, o.signature, moved.signature, moved.ref, commit, detail,
+                o.ref, ChangeKind.RENAMED, self.now, as_respelled(o.signature, moved.signature, moved.path),
+                moved.signature, moved.ref, commit, detail,
                 uncommitted=live,
             )  # fmt: skip
             return symbol_anchor(moved), reason

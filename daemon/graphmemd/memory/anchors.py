@@ -9,6 +9,7 @@ from graphmem.types import Anchor, AnchorKind, ChangeKind, StaleReason
 
 from graphmemd.graph.model import SEVERITY, SymbolInfo, annotations_only
 from graphmemd.graph.model import ChangeKind as ModelChange
+from graphmemd.memory.spelling import as_respelled
 
 
 class CodeView(Protocol):
@@ -97,7 +98,7 @@ def _head_reason(a: Anchor, signature: str, change: ChangeKind, what: str, now: 
         a.ref,
         change,
         now,
-        old_signature=a.signature,
+        old_signature=as_respelled(a.signature, signature, a.path),
         new_signature=signature,
         commit=commit,
         detail=f"the {what} of {a.ref} changed: {a.signature!r} -> {signature!r}",

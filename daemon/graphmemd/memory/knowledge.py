@@ -230,12 +230,13 @@ def unit_observation(
     )
 
 
-_GENERATED: Final = (".. auto", "```{auto", ":::{auto", ".. py:auto")
+_GENERATED: Final = (".. auto", "```{auto", ":::{auto", ".. py:auto", ":members:")
 
 
 def generated(o: Observation) -> bool:
-    """Whether a unit is an autodoc directive (``.. autofunction:: attrs.define``): what it
-    shows is generated from the code, so only a reference gone dangling makes it wrong."""
+    """Whether a unit is an autodoc directive (``.. autofunction:: attrs.define``) or its
+    ``:members:`` list: what it shows is generated from the code, so only a reference gone
+    dangling makes it wrong."""
     return o.knowledge is not None and o.text.lstrip().startswith(_GENERATED)
 
 

@@ -36,6 +36,7 @@ from graphmemd.memory.anchors import (
     symbol_anchor,
 )
 from graphmemd.memory.knowledge import grade
+from graphmemd.memory.spelling import as_respelled
 
 __all__ = [
     "CodeView",
@@ -77,7 +78,7 @@ def suspect_reason(a: Anchor, impact: Impact, now: float, commit: str) -> StaleR
         a.ref,
         _DEPENDENCY,
         now,
-        old_signature=dep.signature,
+        old_signature=as_respelled(dep.signature, impact.new_signature, dep.path),
         new_signature=impact.new_signature,
         commit=commit,
         detail=f"{a.ref} {via} {dep_ref}{hops}, {what}",
@@ -188,7 +189,7 @@ def follow_renames(o: Observation, renames: dict[str, SymbolState], now: float, 
                 a.ref,
                 ChangeKind.RENAMED,
                 now,
-                old_signature=a.signature,
+                old_signature=as_respelled(a.signature, target.signature, target.path),
                 new_signature=target.signature,
                 new_ref=new_ref,
                 commit=commit if o.knowledge is None else "",  # a file's unit: named once committed

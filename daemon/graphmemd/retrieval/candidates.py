@@ -9,7 +9,9 @@ the sum over its anchors, so ``ranking`` can count the other anchors' evidence t
 every function of an opened file is a seed, so summing them would rank a note by how many of
 the opened file's functions it names, which says nothing about the rest of the code), and
 the chance that some anchor outside the opened code changes with it (``reach``: noisy-or of
-the anchors' co-change). No I/O, no graph: the caller gives the signals of each node.
+the anchors' co-change). A unit of a knowledge file that only names code (an autodoc directive
+or its ``:members:`` list, a directive's line alone: ``overview.names_only``) is no candidate.
+No I/O, no graph: the caller gives the signals of each node.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from graphmem.types import Observation
 
 from graphmemd.retrieval import ranking
 from graphmemd.retrieval.cosignal import CoSignal
-from graphmemd.retrieval.overview import is_doc
+from graphmemd.retrieval.overview import is_doc, names_only
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +210,8 @@ def collect(
         s = signals_of.get(node, _NONE)
         asked = node in named
         for o in anchored[node]:
+            if names_only(o):  # names the code, says nothing of it
+                continue
             c = found.get(o.id)
             if c is None:
                 c = found[o.id] = Candidate(o)

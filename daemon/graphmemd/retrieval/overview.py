@@ -13,7 +13,8 @@ Four sections, in this order, each line marked the way every brief marks it
    Indexing a file is not a change: a unit is never dated by when it was read. A unit that
    disagrees with the code is not shown (``graphmem check`` lists those; the footer counts
    them), nor an autodoc directive (``.. autofunction:: x``: the code says it), nor a
-   directive's line alone (``.. function:: x``: its text is the next unit).
+   directive's line alone (``.. function:: x``: its text is the next unit), nor an autodoc
+   ``:members:`` list.
 
 The budget is shared so that no section starves the others: each gets a share first
 (``SHARES``), then what a section left unused goes to the others in section order. A note that
@@ -37,7 +38,7 @@ from graphmem.types import Category, KnowledgeKind, Observation, ObservationStat
 
 from graphmemd.memory.knowledge import generated
 
-__all__ = ["SHARES", "Overview", "Section", "bare_directive", "is_doc", "overview", "section_of"]
+__all__ = ["SHARES", "Overview", "Section", "bare_directive", "is_doc", "names_only", "overview", "section_of"]
 
 
 class Section(Enum):
@@ -102,13 +103,20 @@ def bare_directive(o: Observation) -> bool:
     return "\n" not in text and _DIRECTIVE.match(text) is not None
 
 
+def names_only(o: Observation) -> bool:
+    """Whether ``o`` is a unit of a knowledge file that only names code: an autodoc directive
+    or its ``:members:`` list (the code says it), or a directive's line alone (its text is the
+    next unit). Neither the brief nor a recall shows one."""
+    return is_doc(o) and (generated(o) or bare_directive(o))
+
+
 def section_of(o: Observation) -> Section | None:
     """Where a note belongs in a repository brief (None: not shown: archived or superseded, or
     a docs unit that disagrees with the code)."""
     if o.status not in _LIVE:
         return None
     if is_doc(o):
-        if o.status is not ObservationStatus.FRESH or generated(o) or bare_directive(o):
+        if o.status is not ObservationStatus.FRESH or names_only(o):
             return None  # an autodoc directive restates the code; a directive's line alone only names it
         return Section.RULES if o.category in _RULES else Section.DOCS
     if o.status is not ObservationStatus.FRESH:

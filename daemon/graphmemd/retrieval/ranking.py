@@ -51,13 +51,13 @@ A query has up to two parts, each scored on its own, then fused:
   ``Anchor.confidence``, its proximity follows no import edge (``UNIT_EDGE_FACTOR``) and its
   other anchors give no breadth (``UNIT_BREADTH``): docs/ranking.md, "Knowledge units in recall".
 
-What is fixed by design and what is fitted (``W_PROXIMITY`` and ``W_REACH`` only,
-leave-one-history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order: the
-notes anchored to a symbol the request named (or the one under its cursor: ``on_query``)
-first, then score, then the components (relevance signals first), then the newer note, then
-the text; never an id. A note on the code asked about is about it; the signals weigh what the
-code around it says (reach, breadth: fitted on other files' knowledge), which must not put a
-neighbour's note before it.
+What is fixed by design and what is fitted (``W_PROXIMITY`` and ``W_REACH`` only, leave-one-
+history-out on ``scripts/bench_recall.py``): see ``docs/ranking.md``. Order: the notes anchored
+to a symbol the request named (or the one under its cursor: ``on_query``) first, then score,
+then a saved note before a doc unit of the same score, then the components (relevance signals
+first), then the newer note, then the text; never an id. A note on the code asked about is about
+it; the signals weigh what the code around it says (reach, breadth: fitted on other files'
+knowledge), which must not put a neighbour's note before it.
 """
 
 from __future__ import annotations
@@ -332,12 +332,17 @@ def group(on_query: bool) -> float:
     return 0.0 if on_query else 1.0
 
 
-def sort_key(score_: float, c: ScoreComponents, updated_at: float, text: str) -> tuple[float | str, ...]:
+def sort_key(
+    score_: float, c: ScoreComponents, updated_at: float, text: str, unit: bool = False
+) -> tuple[float | str, ...]:
     """Best first: the notes on the symbols the request named (``on_query``), then score, then
-    each component, then the newer note, then its text."""
+    at the same score a note someone saved before a unit of the repository's docs (``unit``:
+    a unit is re-dated whenever its file is read again, so "the newer" would put any doc
+    paragraph first), then each component, then the newer note, then its text."""
     return (
         group(c.on_query),
         -score_,
+        1.0 if unit else 0.0,
         -c.relevance,
         -c.proximity,
         -c.cochange,

@@ -538,14 +538,14 @@ class Retriever:
         best_text = max((t for _, t in parts.values()), default=0.0)
         scale = ranking.Scale(has_file and best_file > 0, has_text and best_text > 0, best_file, best_text)
 
-        def quick(oid: str) -> tuple[float, float, float, str]:
+        def quick(oid: str) -> tuple[float, float, float, float, str]:
             """The score without PageRank, recency and confirmation: which candidates get the
             full treatment."""
             c = cands[oid]
             o = c.obs
             status = ranking.STALE_FACTOR if o.status is ObservationStatus.STALE else 1.0
             fused = ranking.fuse(*parts[oid], scale) * (0.6 + 0.4 * o.confidence) * status
-            return (ranking.group(c.on_query), -fused, -o.updated_at, o.text)
+            return (ranking.group(c.on_query), -fused, 1.0 if c.unit else 0.0, -o.updated_at, o.text)
 
         pool = sorted(cands, key=quick)
         top = [cands[oid] for oid in pool[: max(RERANK_FACTOR * limit, 20)]]
@@ -554,7 +554,7 @@ class Retriever:
         for c in top:
             comps = ranking.components(self._signals(c, now), scale)
             sc = ranking.score(comps)
-            final.append((ranking.sort_key(sc, comps, c.obs.updated_at, c.obs.text), sc, comps, c))
+            final.append((ranking.sort_key(sc, comps, c.obs.updated_at, c.obs.text, c.unit), sc, comps, c))
         final.sort(key=lambda x: x[0])
         return _Ranked([(sc, comps, c) for _, sc, comps, c in final], len(pool) > len(top), scale)
 

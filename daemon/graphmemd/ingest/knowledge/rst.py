@@ -18,7 +18,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import docutils.frontend
 import docutils.utils
@@ -87,7 +87,10 @@ class _Base(Directive):
 
     def _node(self, kind: str) -> objdirective:
         arg = self.arguments[0] if self.arguments else ""
-        return objdirective(self.block_text, kind=kind, dname=self.name, argument=arg, start_line=self.lineno)
+        members = self.options.get("members") or ""
+        return objdirective(
+            self.block_text, kind=kind, dname=self.name, argument=arg, start_line=self.lineno, members=members
+        )
 
 
 class _ObjectDirective(_Base):
@@ -328,6 +331,66 @@ def _directive_ref(ctx: _Ctx, node: objdirective, module: str) -> TextRef | None
     return TextRef(RefKind.DIRECTIVE, TargetKind.SYMBOL, word, name, span, role=str(node["dname"]), module=module)
 
 
+#: autodoc directives whose ``:members:`` option may list the members it documents
+_MEMBER_LISTS: Final = frozenset({"autoclass", "autoexception", "automodule"})
+_OPTION: Final = re.compile(r"^\s+:([\w-]+):")
+_MEMBER_NAME: Final = re.compile(r"[A-Za-z_]\w*")
+
+
+def _member_unit(ctx: _Ctx, node: objdirective, module: str) -> Unit | None:
+    """The unit of an autodoc directive's explicit ``:members: a, b`` list: a reference to each
+    member it names (relative to the class, or in the module), for Sphinx documents exactly
+    those (a member gone from the code is a hole in the docs)."""
+    name = str(node["dname"]).split(":")[-1]
+    if name not in _MEMBER_LISTS or not str(node.get("members", "")).strip():
+        return None
+    arg = str(node["argument"]).split("\n")[0].strip()
+    word = arg.split("(")[0].split()[0] if arg.split() else ""
+    if name == "automodule":
+        scope, module = "", word
+    else:
+        scope = clean_name(word) or ""
+        if not scope:
+            return None
+    lines = _option_lines(ctx.src, int(node["start_line"]), "members")
+    refs: list[TextRef] = []
+    for ln in lines:
+        s = ctx.src[ln - 1]
+        start = s.find(":members:") + len(":members:") if ln == lines[0] else 0
+        for m in _MEMBER_NAME.finditer(s, start):
+            target = "." + m.group() if scope else m.group()
+            span = Span(ln, m.start() + 1, ln, m.end() + 1)
+            refs.append(TextRef(RefKind.DIRECTIVE, TargetKind.SYMBOL, m.group(), target, span,
+                                role=f"{name}:members", module=module, scope=scope))  # fmt: skip
+    if not refs:
+        return None
+    body = "\n".join(ctx.src[ln - 1] for ln in lines).strip()
+    return Unit(UnitKind.DIRECTIVE, lines[0], lines[-1], _headings(node), body, tuple(refs))
+
+
+def _option_lines(src: Sequence[str], directive_line: int, option: str) -> list[int]:
+    """The 1-based lines of a directive's ``:option:`` (its value may go on over more indented
+    lines), found among the option lines right after the directive's line; [] when absent."""
+    out: list[int] = []
+    indent = -1
+    for ln in range(directive_line + 1, len(src) + 1):
+        s = src[ln - 1]
+        m = _OPTION.match(s)
+        if out:
+            if m is None and s.strip() and len(s) - len(s.lstrip()) > indent:
+                out.append(ln)  # the value goes on
+                continue
+            break
+        if m is None:
+            if s.strip():
+                break  # the options end at the first line that is not one
+            continue
+        if m.group(1) == option:
+            out.append(ln)
+            indent = len(s) - len(s.lstrip())
+    return out
+
+
 def extract_rst(text: str, doc_path: str) -> list[Unit]:
     """The units of a reStructuredText file that contain references, in source order."""
     _register()
@@ -345,6 +408,9 @@ def extract_rst(text: str, doc_path: str) -> list[Unit]:
         assert isinstance(node, nodes.Element)
         if isinstance(node, objdirective):
             name = str(node["dname"]).split(":")[-1]
+            member_list = _member_unit(ctx, node, module)
+            if member_list is not None:
+                units.append(member_list)
             if name in MODULE_DIRECTIVES:
                 module = str(node["argument"]).strip()
             elif node["kind"] == "object":

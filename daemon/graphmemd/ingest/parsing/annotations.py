@@ -19,9 +19,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["AnnotationRules", "canonical"]
+__all__ = ["AnnotationRules", "canonical", "rules_from_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,24 @@ class AnnotationRules:
     default_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: the null type's name in a union
     none: str = "None"
+
+
+def rules_from_table(table: dict[str, Any] | None) -> AnnotationRules | None:
+    """A language's ``[annotations]`` table (its fingerprint rules file) as rules; None when
+    the language has none."""
+    if not table:
+        return None
+    return AnnotationRules(
+        modules=frozenset(table.get("modules", [])),
+        aliases={str(k): str(v) for k, v in table.get("aliases", {}).items()},
+        optional=frozenset(table.get("optional", [])),
+        union=frozenset(table.get("union", [])),
+        values=frozenset(table.get("values", [])),
+        values_after_first=frozenset(table.get("values_after_first", [])),
+        unpack=frozenset(table.get("unpack", [])),
+        default_args={str(k): tuple(map(str, v)) for k, v in table.get("default_args", {}).items()},
+        none=str(table.get("none", "None")),
+    )
 
 
 # A name's first character: ``[A-Za-z_\u0080-\uffff]``, and the next ones: ``[\w\u0080-\uffff]``,

@@ -93,7 +93,7 @@ from typing import Any
 from tree_sitter import Node
 
 from graphmemd.graph.model import Language, SymbolKind, sig_halves
-from graphmemd.ingest.parsing.annotations import AnnotationRules, canonical
+from graphmemd.ingest.parsing.annotations import AnnotationRules, canonical, rules_from_table
 from graphmemd.ingest.parsing.overloads import OverloadRules
 from graphmemd.ingest.parsing.textscan import Scan, occurrences, plan
 
@@ -342,7 +342,7 @@ def load_rules(language: Language) -> Rules:
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
             alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
             alias_scans=plan([k.encode() for k in aliases]),
-            annotations=_annotation_rules(data.get("annotations")),
+            annotations=rules_from_table(data.get("annotations")),
             call_query_source=call_source,
             callees=frozenset(callees),
             word_scans=plan(list(word_roots)),
@@ -389,22 +389,6 @@ def _literal_token(literal: str, numbers: str) -> bytes:
     if literal[:1].isdigit():
         return b" " + number_value(literal, numbers).encode() + b" "
     return b" " + literal.encode() + b" "
-
-
-def _annotation_rules(table: dict[str, Any] | None) -> AnnotationRules | None:
-    if not table:
-        return None
-    return AnnotationRules(
-        modules=frozenset(table.get("modules", [])),
-        aliases={str(k): str(v) for k, v in table.get("aliases", {}).items()},
-        optional=frozenset(table.get("optional", [])),
-        union=frozenset(table.get("union", [])),
-        values=frozenset(table.get("values", [])),
-        values_after_first=frozenset(table.get("values_after_first", [])),
-        unpack=frozenset(table.get("unpack", [])),
-        default_args={str(k): tuple(map(str, v)) for k, v in table.get("default_args", {}).items()},
-        none=str(table.get("none", "None")),
-    )
 
 
 def _overload_rules(table: dict[str, Any] | None) -> OverloadRules | None:
