@@ -286,7 +286,7 @@ class KnowledgeKeeper:
 
     def _sync(self, rt: RepoRuntime, paths: Iterable[str], gone: Iterable[str]) -> int:
         """Read ``paths`` again and drop ``gone``, in groups of ``GROUP`` files; between two files,
-        a waiting live batch goes first (``_let_live_go``)."""
+        a waiting live batch goes first (``live.py``)."""
         left, gone = list(paths), list(gone)
         if not left and not gone:
             return 0
@@ -299,8 +299,11 @@ class KnowledgeKeeper:
                 group, left = left[:GROUP], left[GROUP:]
                 done = self._group(ctx, group, drop=done > 0)  # (never dropped twice in a row: it progresses)
                 left = group[done:] + left
-                if left and self._live.waiting():
-                    ctx = self._let_live_go(ctx, tally)
+                if left and self._live.waiting():  # the units judged so far written (the batch sees them),
+                    tally.add(ctx, self._memory.apply_knowledge(ctx.puts, ctx.deletes))
+                    ctx.history.close()
+                    tally.yielded += self._live.run()  # the batch, then a new pass over the graph it left
+                    ctx = self._new_pass(rt)
         finally:
             ctx.history.close()
             rt.activity = before
@@ -340,14 +343,6 @@ class KnowledgeKeeper:
             if k + 1 < len(loaded) and self._live.waiting():
                 return loaded[k + 1][0]  # (the files after it are read again, against the graph as the batch leaves it)
         return len(paths)
-
-    def _let_live_go(self, ctx: _Pass, tally: _Tally) -> _Pass:
-        """Write the units judged so far (a live batch's notes and knowledge reads see them),
-        let the waiting live batches run, and go on with a new pass over the graph they left."""
-        tally.add(ctx, self._memory.apply_knowledge(ctx.puts, ctx.deletes))
-        ctx.history.close()
-        tally.yielded += self._live.run()
-        return self._new_pass(ctx.rt)
 
     # ------------------------------------------------------------------ one file
 
