@@ -734,6 +734,7 @@ def repo_freshness_to_proto(f: RepoFreshness) -> types_pb2.RepoFreshness:
         indexed_commit=f.indexed_commit,
         head_commit=f.head_commit,
         working_tree_dirty=f.working_tree_dirty,
+        activity=f.activity,
         state=index_state_to_proto(f.state),
     )
 
@@ -748,6 +749,7 @@ def repo_freshness_from_proto(m: types_pb2.RepoFreshness) -> RepoFreshness:
         indexed_commit=m.indexed_commit,
         head_commit=m.head_commit,
         working_tree_dirty=m.working_tree_dirty,
+        activity=m.activity,
     )
 
 
@@ -796,6 +798,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
             for c in r.checkouts
         ],
         possible_clones=r.possible_clones,
+        activity=r.activity,
     )
 
 
@@ -824,6 +827,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         branch=m.branch,
         checkouts=tuple(Checkout(c.id, c.root, c.branch, c.head_commit, c.missing) for c in m.checkouts),
         possible_clones=tuple(m.possible_clones),
+        activity=m.activity,
     )
 
 

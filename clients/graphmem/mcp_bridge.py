@@ -478,8 +478,8 @@ def _freshness_text(f: Freshness | None) -> str:
     for r in f.repositories:
         if r.current:
             continue
-        bits = [r.state.value]
-        if r.pending_changes:
+        bits = [r.state.value] + ([r.activity] if r.activity else [])
+        if r.pending_changes and not r.activity:
             bits.append(f"{r.pending_changes} file change(s) not yet indexed")
         if r.indexed_commit and r.head_commit and r.indexed_commit != r.head_commit:
             bits.append(f"indexed {r.indexed_commit[:10]}, HEAD {r.head_commit[:10]}")

@@ -415,6 +415,10 @@ class RepoFreshness:
     indexed_commit: str = ""
     head_commit: str = ""
     working_tree_dirty: bool = False
+    #: why it is not current, in one line of everyday words: what the daemon is doing to it
+    #: ("indexing 1,204 of 9,933 files", "reading knowledge files (120 of 340)") or what waits;
+    #: "" when current (or from an older daemon)
+    activity: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -622,6 +626,8 @@ class Repository:
     #: registered checkouts of other repositories that look like clones of this one (same root
     #: commit and origin): joined only on ``graphmem repo link``
     possible_clones: tuple[str, ...] = ()
+    #: what the daemon is doing to it now, in everyday words ("" when idle): ``RepoFreshness.activity``
+    activity: str = ""
 
 
 @dataclass(frozen=True, slots=True)

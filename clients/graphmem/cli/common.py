@@ -249,6 +249,9 @@ def freshness_line(f: Freshness) -> str:
     if pending:
         parts.append(plural(pending, "pending change"))
     for r in f.repositories:
+        if r.activity:  # (what the daemon is doing, or what waits: in its words)
+            parts.append(f"{r.repo_id}: {r.activity}" if len(f.repositories) > 1 else r.activity)
+            continue
         if r.state is IndexState.INDEXING:
             parts.append(f"{r.repo_id} is indexing")
         elif r.state is IndexState.PENDING:

@@ -195,6 +195,8 @@ def repo_lines(r: Repository) -> list[str]:
     if r.branch:
         extra.append(f"branch {r.branch}")
     lines = [f"  {r.id}  {r.root}", f"    {state}: {counts}" + (f"; {', '.join(extra)}" if extra else "")]
+    if r.activity:
+        lines.append(f"    now: {r.activity}")
     lines.extend(checkout_lines(r))
     lines.extend(resolution_lines(r))
     if r.error:

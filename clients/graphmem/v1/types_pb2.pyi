@@ -437,7 +437,7 @@ class KnowledgeReference(_message.Message):
     def __init__(self, text: _Optional[str] = ..., path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., end_line: _Optional[int] = ..., end_column: _Optional[int] = ..., target_ref: _Optional[str] = ..., state: _Optional[_Union[ReferenceState, str]] = ..., reason: _Optional[str] = ..., renamed_to: _Optional[str] = ..., commit: _Optional[str] = ..., close_matches: _Optional[_Iterable[str]] = ..., observation_id: _Optional[str] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., deprecated: _Optional[bool] = ...) -> None: ...
 
 class RepoFreshness(_message.Message):
-    __slots__ = ("repo_id", "current", "pending_changes", "indexed_commit", "head_commit", "working_tree_dirty", "state")
+    __slots__ = ("repo_id", "current", "pending_changes", "indexed_commit", "head_commit", "working_tree_dirty", "state", "activity")
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     CURRENT_FIELD_NUMBER: _ClassVar[int]
     PENDING_CHANGES_FIELD_NUMBER: _ClassVar[int]
@@ -445,6 +445,7 @@ class RepoFreshness(_message.Message):
     HEAD_COMMIT_FIELD_NUMBER: _ClassVar[int]
     WORKING_TREE_DIRTY_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    ACTIVITY_FIELD_NUMBER: _ClassVar[int]
     repo_id: str
     current: bool
     pending_changes: int
@@ -452,7 +453,8 @@ class RepoFreshness(_message.Message):
     head_commit: str
     working_tree_dirty: bool
     state: IndexState
-    def __init__(self, repo_id: _Optional[str] = ..., current: _Optional[bool] = ..., pending_changes: _Optional[int] = ..., indexed_commit: _Optional[str] = ..., head_commit: _Optional[str] = ..., working_tree_dirty: _Optional[bool] = ..., state: _Optional[_Union[IndexState, str]] = ...) -> None: ...
+    activity: str
+    def __init__(self, repo_id: _Optional[str] = ..., current: _Optional[bool] = ..., pending_changes: _Optional[int] = ..., indexed_commit: _Optional[str] = ..., head_commit: _Optional[str] = ..., working_tree_dirty: _Optional[bool] = ..., state: _Optional[_Union[IndexState, str]] = ..., activity: _Optional[str] = ...) -> None: ...
 
 class Freshness(_message.Message):
     __slots__ = ("current", "repositories")
@@ -463,7 +465,7 @@ class Freshness(_message.Message):
     def __init__(self, current: _Optional[bool] = ..., repositories: _Optional[_Iterable[_Union[RepoFreshness, _Mapping]]] = ...) -> None: ...
 
 class Repository(_message.Message):
-    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed", "suspect_observations", "resolution", "repository_id", "branch", "checkouts", "possible_clones")
+    __slots__ = ("id", "root", "state", "files", "symbols", "observations", "stale_observations", "files_done", "files_total", "skipped_files", "head_commit", "last_indexed_at", "error", "pending_changes", "edges", "files_parsed", "suspect_observations", "resolution", "repository_id", "branch", "checkouts", "possible_clones", "activity")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -486,6 +488,7 @@ class Repository(_message.Message):
     BRANCH_FIELD_NUMBER: _ClassVar[int]
     CHECKOUTS_FIELD_NUMBER: _ClassVar[int]
     POSSIBLE_CLONES_FIELD_NUMBER: _ClassVar[int]
+    ACTIVITY_FIELD_NUMBER: _ClassVar[int]
     id: str
     root: str
     state: IndexState
@@ -508,7 +511,8 @@ class Repository(_message.Message):
     branch: str
     checkouts: _containers.RepeatedCompositeFieldContainer[Checkout]
     possible_clones: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ..., resolution: _Optional[_Iterable[_Union[LanguageResolution, _Mapping]]] = ..., repository_id: _Optional[str] = ..., branch: _Optional[str] = ..., checkouts: _Optional[_Iterable[_Union[Checkout, _Mapping]]] = ..., possible_clones: _Optional[_Iterable[str]] = ...) -> None: ...
+    activity: str
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ..., resolution: _Optional[_Iterable[_Union[LanguageResolution, _Mapping]]] = ..., repository_id: _Optional[str] = ..., branch: _Optional[str] = ..., checkouts: _Optional[_Iterable[_Union[Checkout, _Mapping]]] = ..., possible_clones: _Optional[_Iterable[str]] = ..., activity: _Optional[str] = ...) -> None: ...
 
 class Checkout(_message.Message):
     __slots__ = ("id", "root", "branch", "head_commit", "missing")

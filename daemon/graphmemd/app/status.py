@@ -13,6 +13,7 @@ from typing import Protocol
 from graphmem import __version__
 from graphmem.types import Observation, ObservationStatus, Repository, Status, WatcherStatus
 
+from graphmemd.ingest.activity import why_not_current
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.memory.memory import Memory
@@ -75,7 +76,9 @@ def repository_summary(rt: RepoRuntime, observations: Iterable[Observation]) -> 
         edges=rt.n_edges,
         files_parsed=rt.files_parsed,
         resolution=rt.resolver.stats(),
+        activity=why_not_current(rt.doing(), pending=len(rt.pending), queued=rt.queued, rescan=rt.rescan_queued),
     )
+
 
 def daemon_status(core: StatusSource, socket_path: str, tcp: str) -> Status:
     """The daemon's health and counters (``graphmem status``)."""

@@ -16,9 +16,10 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument, NotFound
@@ -43,9 +44,11 @@ from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.derive import Deriver, Todo
 from graphmemd.indexing.file_events import file_events
 from graphmemd.indexing.knowledge import KnowledgeKeeper
+from graphmemd.indexing.live import LiveRunner
 from graphmemd.indexing.restore import hand_over, replace_all_edges, restore
 from graphmemd.indexing.shared_parses import SharedParses
 from graphmemd.indexing.workers import POOL, Workers
+from graphmemd.ingest.activity import IDLE, Activity, Doing, why_not_current
 from graphmemd.ingest.gitinfo import head_commit, last_commits, uncommitted_paths, working_tree_dirty
 from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
@@ -95,12 +98,17 @@ def freshness_of(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) 
         head = head_commit(rt.root)
         pending = len(rt.pending)
         current = rt.state is IndexState.READY and pending == 0 and not rt.busy and not rt.queued
-        if head and head != rt.indexed_commit:
+        moved = bool(head) and head != rt.indexed_commit
+        if moved:
             current = False
             if rt.state is IndexState.READY and not rt.rescan_queued:
                 rt.rescan_queued = True
                 submit(Job("index", rt.id))
-        out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty))
+        behind = moved and bool(rt.indexed_commit)
+        why = "" if current else why_not_current(
+            rt.doing(), pending=pending, queued=rt.queued, rescan=rt.rescan_queued, head_moved=behind
+        )  # fmt: skip
+        out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty, why))
     return Freshness(all(r.current for r in out), tuple(out))
 
 
@@ -145,8 +153,12 @@ class Indexer:
         self._closing = threading.Event()
         self._sink = DeltaSink(store, parses, writer, bus)
         self._deriver = Deriver(registry, state, memory, bus, store, writer, self._sink, cfg, self._hand_over)
-        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self._hand_over)
-        self._shared = SharedParses(registry, parses, cfg.max_file_size, self._sink.queued_parse, self._holds)
+        #: live edit batches that go first inside a long job (``live.py``)
+        self._live = LiveRunner(registry, self._changes, health, lambda rt: self.submit(Job("index", rt.id)))
+        live = self._live.batches()
+        self.knowledge = KnowledgeKeeper(memory, state, self.pool, cfg.max_file_size, self._hand_over, live)
+        holds, queued = partial(_holds, state), self._sink.queued_parse
+        self._shared = SharedParses(registry, parses, cfg.max_file_size, queued, holds)
         self._loop = SupervisedThread(COMPONENT, self._step, health)
 
     # ------------------------------------------------------------------ lifecycle
@@ -192,7 +204,7 @@ class Indexer:
         try:
             if rt is None:
                 raise NotFound(f"no registered repository {job.repo_id!r}")
-            rt.busy = True
+            rt.busy, self._live.running = True, rt if job.kind != "changes" else None
             self._faults.check(COMPONENT)
             self._run(rt, job)
             self._health.recover(COMPONENT, POOL)
@@ -211,7 +223,7 @@ class Indexer:
             raise  # the supervisor logs it with its traceback and shows the indexer degraded
         finally:
             if rt is not None:
-                rt.busy = False
+                rt.busy, rt.activity, self._live.running = False, IDLE, None
             job.done.set()
             _notify(self.job_done)
         if self._jobs.empty():  # queued jobs first (a load is followed by its index pass)
@@ -224,9 +236,11 @@ class Indexer:
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
         rt.ensure_facts()  # (the resolver resolves here: with the facts)
         if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
+            rt.activity, before = Activity(Doing.HANDING_OVER), rt.activity
             with no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
                 damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop)
+            rt.activity = before
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
@@ -254,12 +268,6 @@ class Indexer:
         elif job.kind == "docs":
             self.knowledge.sync_paths(rt, job.paths)
 
-    def _holds(self, checkout_id: str, path: str, digest: str) -> bool:
-        """Whether checkout ``checkout_id``'s graph has the content ``digest`` at ``path`` (read
-        on this thread, the graph's only writer: ``SharedParses``)."""
-        node = self._state.graph.files.get(file_id(checkout_id, path))
-        return node is not None and node.content_hash == digest
-
     # ------------------------------------------------------------------ progress and freshness
 
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
@@ -272,11 +280,7 @@ class Indexer:
         """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate
         (``waited``: seconds its job waited in the queue, logged)."""
         started = time.time()
-        if not rt.root.is_dir():
-            # Unmounted or moved away: report it, and do NOT treat every file as deleted (that
-            # would mark every observation stale). The watcher's rescans retry until it is back.
-            rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
-            logger.error("%s: %s", rt.id, rt.error)
+        if _root_missing(rt):
             return
         rt.state, rt.error = IndexState.INDEXING, ""
         with no_cyclic_gc():
@@ -291,9 +295,11 @@ class Indexer:
         head_moved = bool(rt.indexed_commit) and head_before != rt.indexed_commit
         self.knowledge.load_selection(rt)
         docs: list[WalkedDoc] = []
+        rt.activity = Activity(Doing.WALKING)
         walked, skipped, todo = scan_tree(rt, only, full, self.cfg.max_file_size, docs)
         steps.mark("walk")
         rt.files_total, rt.files_done = len(walked), len(walked) - len(todo)
+        rt.activity = Activity(Doing.PARSING)
         rt.pass_symbols = 0
         _publish_progress(self._bus, rt, started)
         with self._state.reading() as graph:  # only this thread changes the graph: still true after parsing
@@ -329,6 +335,7 @@ class Indexer:
         # a walk sees the layout as it is (``src/``, packages): the facts follow it
         refacts = not only and new_facts(rt, {w.path for w in walked} - set(skipped), lambda: self._hand_over(rt))
         steps.mark("facts")
+        rt.activity = Activity(Doing.APPLYING)
         cold = not known and derived is None
         delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
                             settle=settle)  # fmt: skip
@@ -371,6 +378,8 @@ class Indexer:
                 units[out.path] = self._sink.cache_early(rt, out.path, unit)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
+            if self._live.waiting():  # another checkout's edit goes first (``LiveRunner``)
+                self._live.run()
             if time.monotonic() - last > 0.25:
                 last = time.monotonic()
                 _publish_progress(self._bus, rt, started)
@@ -396,9 +405,9 @@ class Indexer:
             rt.queued = False
         if not paths:
             return
+        rt.activity = Activity(Doing.EDIT_BATCH, total=len(paths))
         timing = BatchTiming()
-        if not rt.root.is_dir():  # the whole root went away: see _index
-            rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
+        if _root_missing(rt):  # the whole root went away
             return
         with self._state.reading() as graph:
             known = {n.path for n in graph.repo_files(rt.id)}
@@ -443,7 +452,7 @@ class Indexer:
             _dependents(self._state, self._sink, rt, later, units, now)
             later = None
         self.knowledge.batch(rt, docs, delta)
-        _applied(rt, todo, self.job_done)  # (a post-edit hook answers now: its notes are settled)
+        _applied(rt, paths, self.job_done)  # (a post-edit hook answers now: its notes are settled)
         timing.steps.mark("knowledge")
         if later is not None:
             _dependents(self._state, self._sink, rt, later, units, now)
@@ -535,6 +544,23 @@ def _log_pass(rt: RepoRuntime, skipped: int, steps: Steps, times: tuple[float, f
     )  # fmt: skip
 
 
+def _holds(state: GraphState, checkout_id: str, path: str, digest: str) -> bool:
+    """Whether checkout ``checkout_id``'s graph has the content ``digest`` at ``path`` (read
+    on the indexer's thread, the graph's only writer: ``SharedParses``)."""
+    node = state.graph.files.get(file_id(checkout_id, path))
+    return node is not None and node.content_hash == digest
+
+
+def _root_missing(rt: RepoRuntime) -> bool:
+    """Whether the root is gone (unmounted, moved away): then reported, and NOT taken as every
+    file deleted (that would mark every observation stale). The watcher's rescans retry."""
+    if rt.root.is_dir():
+        return False
+    rt.state, rt.error = IndexState.ERROR, f"repository root {rt.root} is missing"
+    logger.error("%s: %s", rt.id, rt.error)
+    return True
+
+
 def _relative(rt: RepoRuntime, paths: Sequence[str]) -> tuple[str, ...]:
     """``paths`` (absolute, or relative to ``rt``'s root) relative to ``rt``'s root."""
     rels: list[str] = []
@@ -560,10 +586,13 @@ def _notify(done: threading.Condition) -> None:
         done.notify_all()
 
 
-def _applied(rt: RepoRuntime, todo: Mapping[str, Path], done: threading.Condition) -> None:
-    """A batch applied its files ``todo`` (graph, notes, knowledge): an edit's call-outs are
-    answerable now, before the batch's job ends (its ``git status``: ``app/settle.py``)."""
-    rt.applied = {rel: key for rel in todo if (key := rt.stats.get(rel)) is not None}
+def _applied(rt: RepoRuntime, paths: Iterable[Path], done: threading.Condition) -> None:
+    """A batch applied its ``paths`` (graph, notes, knowledge), the ones it parsed and the ones
+    the graph already held as they are: an edit's call-outs are answerable now, before the
+    batch's job ends (its ``git status``: ``app/settle.py``), and before the rest of a pass the
+    batch went first in (``_take_live``: that pass applied the files it parsed already)."""
+    rels = (rel for p in paths if (rel := rt.rel(p)) is not None)
+    rt.applied = {rel: key for rel in rels if (key := rt.stats.get(rel)) is not None}
     _notify(done)
 
 

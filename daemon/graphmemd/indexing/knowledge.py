@@ -39,6 +39,8 @@ from graphmemd.graph.model import SymbolInfo, file_id
 from graphmemd.graph.served import hook_names
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
 from graphmemd.indexing.knowledge_served import Gone
+from graphmemd.indexing.live import NEVER, LiveBatches
+from graphmemd.ingest.activity import Activity, Doing
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitinfo import head_commit, is_ancestor
 from graphmemd.ingest.knowledge import kept as kept_state
@@ -58,6 +60,9 @@ from graphmemd.memory.memory import Memory
 
 logger = logging.getLogger(__name__)
 _GONE = (ChangeKind.REMOVED, ChangeKind.RENAMED)
+#: knowledge files read and planned together, their old versions fetched in one batch of git
+#: reads and old parses: a live batch waits at most for one group's reading or one file's units
+GROUP = 4
 
 
 @dataclass
@@ -83,6 +88,25 @@ _Plan = tuple[Unit, str, Observation | None, bool, UnitCommit]
 _Loaded = tuple[KnowledgeDoc, dict[int, SharedNote], list[Observation], list[tuple[str, Observation | None]]]
 
 
+@dataclass
+class _Tally:
+    """What the passes of one ``_sync`` did (a live batch going first starts a new one)."""
+
+    written: int = 0
+    deleted: int = 0
+    git: int = 0
+    parses: int = 0
+    yielded: int = 0
+
+    def add(self, ctx: _Pass, n: int) -> None:
+        """Count a pass whose units were just written (``n``: units written and deleted)."""
+        self.written += n - len(ctx.deletes)
+        self.deleted += len(ctx.deletes)
+        self.git += ctx.history.git.calls
+        self.parses += ctx.history.parses
+        ctx.puts, ctx.deletes = [], []
+
+
 @dataclass(frozen=True, slots=True)
 class _Before:
     """What a unit's previous version said of one reference: its anchor and reasons."""
@@ -101,8 +125,11 @@ class KnowledgeKeeper:
         pool: Callable[[], ParsePool],
         max_file_size: int,
         hand_over: Callable[[RepoRuntime], None],
+        live: LiveBatches = NEVER,
     ) -> None:
         self._memory = memory
+        #: live edit batches that go first between two files (``live.py``)
+        self._live = live
         #: gives the resolver the parses a warm restart read back (``Indexer._hand_over``):
         #: references resolve against what the code's resolution knows, as on a cold index
         self._hand_over = hand_over
@@ -158,26 +185,11 @@ class KnowledgeKeeper:
         touched = self._touched(rt, delta) | self._awaiting(rt, delta)
         if head_moved:
             touched |= self._read_in_batches.pop(rt.id, set())
-        todo = [d.path for d in docs if d.path in touched or self._changed(rt, d.path, d.abs_path)]
+        todo = [d.path for d in docs if d.path in touched or _changed(rt, self._digests, d.path, d.abs_path)]
         n = self._sync(rt, todo, gone)
         if head_moved:
             n += self.refresh_commits(rt)
         return n
-
-    def _changed(self, rt: RepoRuntime, path: str, abs_path: Path) -> bool:
-        """Whether a knowledge file is not as last read: its size or mtime differ and so does
-        its content (a file written again with the same bytes, e.g. by a checkout, is not)."""
-        st = _stat(abs_path)
-        if st is None or rt.doc_stats.get(path) == st:
-            return st is None
-        digest = self._digests.get(rt.id, {}).get(path)
-        try:
-            same = digest is not None and _digest(abs_path.read_bytes()) == digest
-        except OSError:
-            return True
-        if same:
-            rt.doc_stats[path] = st
-        return not same
 
     def batch(self, rt: RepoRuntime, changes: DocChanges, delta: GraphDelta | None = None) -> int:
         """After a watcher batch: read the changed knowledge files, drop the removed ones,
@@ -273,54 +285,66 @@ class KnowledgeKeeper:
         return _Pass(rt, index, history, now, git.head)
 
     def _sync(self, rt: RepoRuntime, paths: Iterable[str], gone: Iterable[str]) -> int:
-        paths, gone = list(paths), list(gone)
-        if not paths and not gone:
+        """Read ``paths`` again and drop ``gone``, in groups of ``GROUP`` files; between two files,
+        a waiting live batch goes first (``live.py``)."""
+        left, gone = list(paths), list(gone)
+        if not left and not gone:
             return 0
-        started = time.monotonic()
+        started, tally, total, before = time.monotonic(), _Tally(), len(left), rt.activity
         ctx = self._new_pass(rt)
+        done = 1
         try:
-            examples = self._examples(rt, paths)
-            loaded = [got for path in paths if (got := self._read_file(ctx, path, examples.get(path, ()))) is not None]
-            plans = [self._plan(ctx, doc, prev) for doc, _, _, prev in loaded]
-            ctx.history.prefetch(ctx.baselines, ctx.gone)  # every old version this pass needs, at once
-            for (doc, notes, old, _), plan in zip(loaded, plans, strict=True):
-                self._units(ctx, doc, notes, old, plan)
+            while left:
+                rt.activity = Activity(Doing.KNOWLEDGE, total - len(left), total)
+                group, left = left[:GROUP], left[GROUP:]
+                done = self._group(ctx, group, drop=done > 0)  # (never dropped twice in a row: it progresses)
+                left = group[done:] + left
+                if left and self._live.waiting():  # the units judged so far written (the batch sees them),
+                    tally.add(ctx, self._memory.apply_knowledge(ctx.puts, ctx.deletes))
+                    ctx.history.close()
+                    tally.yielded += self._live.run()  # the batch, then a new pass over the graph it left
+                    ctx = self._new_pass(rt)
         finally:
             ctx.history.close()
-        self.files_read += len(paths)
+            rt.activity = before
+        self.files_read += total
         for path in gone:
             rt.doc_stats.pop(path, None)
             self._digests.get(rt.id, {}).pop(path, None)
             self._read_in_batches.get(rt.id, set()).discard(path)
             self._unresolved.get(rt.id, {}).pop(path, None)
             ctx.deletes.extend(o.id for o in self._memory.book.from_file(rt.id, path))
-        n = self._memory.apply_knowledge(ctx.puts, ctx.deletes)
+        tally.add(ctx, self._memory.apply_knowledge(ctx.puts, ctx.deletes))
         logger.info(
-            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs (%d git runs, %d old parses)",
-            rt.id,
-            len(paths),
-            len(gone),
-            n - len(ctx.deletes),
-            len(ctx.deletes),
-            time.monotonic() - started,
-            ctx.history.git.calls,
-            ctx.history.parses,
-        )
-        return n
+            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs (%d git runs, %d old parses)"
+            "%s",
+            rt.id, total, len(gone), tally.written, tally.deleted, time.monotonic() - started, tally.git, tally.parses,
+            f"; {tally.yielded} live batch{'es' if tally.yielded != 1 else ''} went first" if tally.yielded else "",
+        )  # fmt: skip
+        return tally.written + tally.deleted
+
+    def _group(self, ctx: _Pass, paths: list[str], drop: bool) -> int:
+        """Read, plan and judge the knowledge files ``paths`` (their old versions fetched in one
+        batch); how many of them are done: all, or fewer when a live batch waits after one, or
+        none when it waits while they are read (``drop``: nothing judged yet, read again after)."""
+        examples = _examples(self._pool, ctx.rt, paths)
+        loaded: list[tuple[int, _Loaded]] = []
+        plans: list[list[_Plan]] = []
+        for i, p in enumerate(paths):
+            if drop and self._live.waiting():
+                return 0
+            if got := self._read_file(ctx, p, examples.get(p, ())):
+                loaded.append((i, got))
+                plans.append(self._plan(ctx, got[0], got[3]))
+        ctx.history.prefetch(ctx.baselines, ctx.gone)  # every old version this group needs, at once
+        ctx.baselines, ctx.gone = set(), []
+        for k, ((_, (doc, notes, old, _)), plan) in enumerate(zip(loaded, plans, strict=True)):
+            self._units(ctx, doc, notes, old, plan)
+            if k + 1 < len(loaded) and self._live.waiting():
+                return loaded[k + 1][0]  # (the files after it are read again, against the graph as the batch leaves it)
+        return len(paths)
 
     # ------------------------------------------------------------------ one file
-
-    def _examples(self, rt: RepoRuntime, paths: list[str]) -> dict[str, tuple[Unit, ...]]:
-        """The code-example units of these knowledge files (shared notes aside), read in the
-        parse workers in one batch: tree-sitter holds the GIL."""
-        todo = [(p, rt.root / p) for p in paths if rt.knowledge.kind_of(p) not in (None, KnowledgeKind.SHARED_NOTE)]
-        if not todo:
-            return {}
-        out: dict[str, tuple[Unit, ...]] = {}
-        for got in self._pool().read_examples(todo):
-            if got.examples:
-                out[got.path] = got.examples
-        return out
 
     def _read_file(self, ctx: _Pass, path: str, examples: tuple[Unit, ...] = ()) -> _Loaded | None:
         """A knowledge file's units (its code examples' among them: ``examples``, only the
@@ -537,6 +561,35 @@ def take_back(keeper: KnowledgeKeeper, rt: RepoRuntime, data: bytes | None) -> s
     keeper._unresolved[rt.id] = {p: set(n) for p, n in kept.unresolved.items()}
     keeper._read_in_batches[rt.id] = set(kept.judge_again)
     return ""
+
+
+def _changed(rt: RepoRuntime, digests: dict[str, dict[str, str]], path: str, abs_path: Path) -> bool:
+    """Whether a knowledge file is not as last read: its size or mtime differ and so does
+    its content (a file written again with the same bytes, e.g. by a checkout, is not)."""
+    st = _stat(abs_path)
+    if st is None or rt.doc_stats.get(path) == st:
+        return st is None
+    digest = digests.get(rt.id, {}).get(path)
+    try:
+        same = digest is not None and _digest(abs_path.read_bytes()) == digest
+    except OSError:
+        return True
+    if same:
+        rt.doc_stats[path] = st
+    return not same
+
+
+def _examples(pool: Callable[[], ParsePool], rt: RepoRuntime, paths: list[str]) -> dict[str, tuple[Unit, ...]]:
+    """The code-example units of these knowledge files (shared notes aside), read in the
+    parse workers in one batch: tree-sitter holds the GIL."""
+    todo = [(p, rt.root / p) for p in paths if rt.knowledge.kind_of(p) not in (None, KnowledgeKind.SHARED_NOTE)]
+    if not todo:
+        return {}
+    out: dict[str, tuple[Unit, ...]] = {}
+    for got in pool().read_examples(todo):
+        if got.examples:
+            out[got.path] = got.examples
+    return out
 
 
 def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) -> StaleReason:

@@ -39,6 +39,7 @@ from graphmemd.graph.model import ParsedFile, ResolvedEdges, SymbolInfo, file_id
 from graphmemd.graph.sharing import shared_symbol
 from graphmemd.indexing.knowledge import KnowledgeKeeper, take_back
 from graphmemd.ingest import parsecache
+from graphmemd.ingest.activity import Activity, Doing
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.runtime.timing import Steps
@@ -63,7 +64,7 @@ def restore(
     """Read ``rt`` back into ``state`` and its resolver (see the module docstring), and into
     ``knowledge`` what its knowledge files were (``knowledge.take_back``)."""
     steps = Steps(cpu_clock=time.thread_time)
-    rt.state = IndexState.WARMING
+    rt.state, rt.activity = IndexState.WARMING, Activity(Doing.LOADING)
     taken = snapshots.take(rt.id)
     steps.mark("snapshot read")
     stored = store.file_hashes(rt.id)

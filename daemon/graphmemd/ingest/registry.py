@@ -36,6 +36,7 @@ from graphmem.types import IndexProgress, IndexState
 
 from graphmemd.graph.model import ResolvedEdges
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
+from graphmemd.ingest.activity import IDLE, Activity, Doing
 from graphmemd.ingest.gitinfo import git_place
 from graphmemd.ingest.identity import RepoIdentity, identity_of
 from graphmemd.ingest.knowledge.selection import DEFAULT_SELECTION, KnowledgeSelection
@@ -138,6 +139,8 @@ class RepoRuntime:
     knowledge_error: str = ""
     #: knowledge file -> (size, mtime_ns) when it was last read
     doc_stats: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the step of the job the indexer runs on it now (``activity.py``: what ``status`` says)
+    activity: Activity = IDLE
 
     @classmethod
     def create(cls, root: Path, *, facts: bool = True) -> RepoRuntime:
@@ -183,6 +186,11 @@ class RepoRuntime:
         return IndexProgress(
             self.id, self.state, self.files_done, self.files_total, symbols, len(self.skipped), time.time() - started
         )
+
+    def doing(self) -> Activity:
+        """What the indexer is doing to this checkout now, with an index pass's live figures."""
+        a = self.activity
+        return Activity(Doing.PARSING, self.files_done, self.files_total) if a.doing is Doing.PARSING else a
 
     def rel(self, path: Path) -> str | None:
         """``path`` relative to the root (POSIX), or None when outside."""

@@ -130,5 +130,7 @@ def _state(fresh: Freshness) -> str:
     if fresh.current:
         return "index current"
     return "index NOT current (" + ", ".join(
-        f"{r.repo_id}: {r.pending_changes} pending, {r.state.value}" for r in fresh.repositories
+        f"{r.repo_id}: {r.activity or f'{r.pending_changes} pending, {r.state.value}'}"
+        for r in fresh.repositories
+        if not r.current
     ) + ")"
