@@ -6,17 +6,21 @@ The first pass of a checkout of a repository that already has an indexed checkou
 files, symbols, edges and text documents with the ids renamed (``codegraph.derive_files``,
 ``graph/derive.py``), and its resolver the sibling's per-file state renamed the same way
 (``RepoResolver.derive``: the files' indexes, their import contexts, what each resolution
-consulted, the statistics), less the files that are not equal, removed as a change removes
-them; the files that depended on those are resolved again. Memory judges the checkout's
-notes on it. The files that differ are then parsed and applied like any watcher batch (the
-incremental path: they and their dependents are resolved, nothing else). A checkout whose
-facts (manifests, layout) differ from the sibling's is resolved whole by the pass, as any
-change of facts is.
+consulted, the statistics), less the files the checkout does not have, removed as a change
+removes them. The files it has another content of (differing) stay in the resolver as the
+sibling has them, and the graph's copy holds back the edges into them (``Derived.held``):
+memory judges the checkout's notes, then the differing files are parsed and applied like
+any watcher batch — a change of the sibling's version, so only the files reading a name
+of them that changed are resolved again. ``settle`` then resolves the files that read a
+file the checkout does not have and links the held-back edges still valid (their target
+there, their source not resolved again). A checkout whose facts (manifests, layout) differ
+from the sibling's is resolved whole by the pass, as any change of facts is.
 
-The store side runs on the store writer (``copy_rows``): the checkout's cached parses and
-its rows (files, symbols, edges) are copied from the sibling's, which the writer has
-finished writing by then (it runs jobs in order), renamed the same way; the edges of the
-files resolved again follow.
+The store side runs on the store writer: the checkout's cached parses and its rows (files,
+symbols, edges) are copied from the sibling's (``copy_rows``), which the writer has
+finished writing by then (it runs jobs in order), renamed the same way, before the pass's
+own writes; the held-back edges and the edges of the files resolved at ``settle`` after
+them (``finish``), once the differing files' rows are in.
 """
 
 from __future__ import annotations
