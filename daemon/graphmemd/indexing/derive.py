@@ -302,8 +302,9 @@ class Deriver:
             there = frozenset(b for b in into.values() if b in graph.symbols or b in graph.files)
         if gone:
             logger.info("%s: %d differing files not parsed; %d files resolved again", rid, len(gone), len(again))
-        logger.info("%s: %d differing files resolved with %d dependents; %d held edges into them linked", rid, len(put),
-                    len(resolved - put), linked)  # fmt: skip
+        if pending.differing:
+            logger.info("%s: %d differing files resolved with %d dependents; %d held edges into them linked", rid,
+                        len(put), len(resolved - put), linked)  # fmt: skip
         held = Held(into, lambda a, b: b in there and a.partition("::")[0] not in skip)
         self._writer.submit(lambda: pending.copy(held))
         store, sources = self._store, sorted(again)

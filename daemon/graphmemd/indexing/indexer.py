@@ -331,7 +331,7 @@ class Indexer:
         steps.mark("facts")
         cold = not known and derived is None
         delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
-                            settle=settle)  # fmt: skip
+                            settle=settle, steps=steps)  # fmt: skip (its steps: delta, swap, memory, publish)
         self._deriver.finish(rt)  # (after the pass's own store writes)
         steps.mark("apply")
         if refacts:
@@ -498,9 +498,10 @@ class Indexer:
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
                            lambda queries: measure_bodies(rt.root, queries, before))  # fmt: skip
+        steps.mark("memory")
         if settle is not None:
             settle(delta)
-        steps.mark("memory")
+            steps.mark("settle")
         if not delta.deferred:
             self._sink.write(rt, delta, units, now)
         for event in file_events(delta, now):
