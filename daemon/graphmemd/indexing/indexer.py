@@ -321,8 +321,7 @@ class Indexer:
 
         def settle(delta: GraphDelta | None) -> None:  # the graph is current: READY before its store writes are queued
             self._deriver.settle(rt, delta)  # (a derived checkout: its files not parsed, its edges, its store rows)
-            rt.indexed_commit = head_before
-            rt.last_indexed_at = time.time()
+            rt.indexed_commit, rt.last_indexed_at = head_before, time.time()
             rt.state = IndexState.READY
             ready.append(time.time())
 
@@ -331,8 +330,8 @@ class Indexer:
         steps.mark("facts")
         cold = not known and derived is None
         delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
-                            settle=settle, steps=steps)  # fmt: skip (its steps: delta, swap, memory, publish)
-        self._deriver.finish(rt)  # (after the pass's own store writes)
+                            settle=settle, steps=steps)  # fmt: skip
+        self._deriver.finish(rt)  # (after the pass's own store writes; the apply marked delta … publish)
         steps.mark("apply")
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
