@@ -16,7 +16,14 @@ the CPU time of each narrowed apply and of resolving what the file-level record 
 ``--branch N`` first applies, as one batch, the change of a branch worktree in
 ``bench_worktrees.py`` (a function appended to each of N files) and compares the same way.
 
-    python scripts/check_dependents.py [--edits 50] [--seed 43] [--branch 300] [--json]
+``--derived K`` then checks a worktree's first pass (``indexing/derive.py``): a branch of K
+files each edited once (seeded, the same edits), a second resolver derived from the first
+(``RepoResolver.derive`` with the edited files ``later``: the sibling's versions kept until
+set again), the edited files set, their narrowed dependents resolved, every other file's
+edges taken from the sibling (what the derived graph copies and holds back) — compared with
+a full re-index of the branch's files. Run once per seed.
+
+    python scripts/check_dependents.py [--edits 50] [--seed 43] [--branch 300] [--derived 300] [--json]
 """
 
 from __future__ import annotations
@@ -224,11 +231,66 @@ def apply(
     return row, wrong
 
 
+def _edited(texts: dict[str, bytes], path: str, rng: random.Random) -> bytes | None:
+    """``path``'s text after one random edit of ``EDITS`` that changes it (None: none did)."""
+    text = texts[path].decode("utf-8", "replace")
+    for _ in range(20):
+        new = rng.choice(EDITS)(text, rng)
+        if new is not None and new != text:
+            return new.encode()
+    return None
+
+
+def _as(edges: Edges, repo: str) -> Edges:
+    """``edges`` with every id of another checkout (``w:``) written as ``repo``'s."""
+    out: Edges = {}
+    for src, rows in edges.items():
+        out[src] = {tuple(f"{repo}:{x[2:]}" if isinstance(x, str) and x.startswith("w:") else x for x in row)
+                    for row in rows}  # fmt: skip
+    return out
+
+
+def derived(
+    r: RepoResolver, k: int, rng: random.Random, texts: dict[str, bytes], parsed: dict[str, ParsedFile], facts: Any
+) -> tuple[dict[str, Any], list[str]]:
+    """A worktree of ``k`` edited files derived from ``r`` (see the module doc): its figures
+    and the files whose edges differ from a full re-index of the branch."""
+    sibling = by_source(r.all_edges())
+    branch_texts, branch = dict(texts), dict(parsed)
+    for path in rng.sample(sorted(texts), k):
+        new = _edited(branch_texts, path, rng)
+        if new is not None:
+            branch_texts[path] = new
+            branch[path] = parse_source(path, new)
+    later = {p for p in texts if branch_texts[p] != texts[p]}
+    t0 = time.process_time()
+    w = RepoResolver("w", facts)
+    again = w.derive(r, sorted(set(texts) - later), later=later)
+    for p in sorted(later):
+        w.set_file(branch[p])
+    pending = {p: w._changed[p] for p in later if p in w._changed}
+    w.narrow = False
+    wide = w.dependents_of(later) - later
+    w._changed.update(pending)
+    w.narrow = True
+    deps = (w.dependents_of(later) | again) - later
+    got = _as(by_source(w.edges_for(deps | later)), "s")
+    took = time.process_time() - t0
+    held = {p: rows for p, rows in sibling.items() if p not in deps and p not in later}
+    held.update(got)
+    want = full(facts, branch)
+    wrong = sorted(p for p in set(held) | set(want) if held.get(p, set()) != want.get(p, set()))
+    row = {"files": len(later), "dependents": len(deps), "file_level": len(wide), "cpu_s": round(took, 3),
+           "differ": wrong[:10]}  # fmt: skip
+    return row, wrong
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--edits", type=int, default=50)
     ap.add_argument("--seed", type=int, default=43)
     ap.add_argument("--branch", type=int, default=0, help="files changed at once first (0: none)")
+    ap.add_argument("--derived", type=int, default=0, help="files of a derived worktree's branch (0: none)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     rng = random.Random(args.seed)
@@ -260,6 +322,17 @@ def main() -> int:
                 f"{'DIFFER ' + ', '.join(wrong[:5]) if wrong else 'equal to a full re-index'}",
                 flush=True,
             )
+    worktree: dict[str, Any] = {}
+    if args.derived:
+        worktree, wrong = derived(r, args.derived, rng, texts, parsed, facts)
+        bad += bool(wrong)
+        if not args.json:
+            print(
+                f"derived worktree, {worktree['files']} files edited: dependents {worktree['dependents']} (file-level "
+                f"{worktree['file_level']}), derived and resolved in {worktree['cpu_s']:.3f} CPU-s: "
+                f"{'DIFFER ' + ', '.join(wrong[:5]) if wrong else 'equal to a full re-index'}",
+                flush=True,
+            )
     while len(rows) < args.edits:
         path = rng.choice(paths)
         edit = rng.choice(EDITS)
@@ -282,6 +355,7 @@ def main() -> int:
             )
     summary = {
         "branch": branch,
+        "derived": worktree,
         "edits": len(rows),
         "differing_edits": bad,
         "dependents": sum(r["dependents"] for r in rows),

@@ -361,11 +361,11 @@ def test_changes_add_up_until_the_dependents_are_asked_for() -> None:
     assert r.dependents_of({"m.py"}) == {"d.py"}  # (asked again with nothing noted: every name)
 
 
-def test_a_derived_checkouts_differing_file_reaches_every_file_that_consulted_it() -> None:
-    """A worktree's differing file (removed by the derivation, set again by its pass) is an
-    arrival, not a change of the source's file: the derived graph holds no edge into it
-    (``codegraph.derive_files`` copies only the edges between the files it derives), so
-    every file that consulted it is resolved again, not only those reading a changed name."""
+def test_a_derived_checkouts_differing_file_is_a_change_of_the_sources_file() -> None:
+    """A worktree's differing file (kept as the source has it by the derivation, set again
+    by its pass) is a change of the source's file, not an arrival: only the files reading a
+    name of it that changed are resolved again (the derived graph holds the edges of the
+    others into it: ``codegraph.derive_files`` holds them back until the file is in)."""
     files = {
         "m.py": "def f():\n    pass\n\ndef g():\n    pass\n",
         "d.py": "from m import f\n\ndef use():\n    f()\n",
@@ -374,6 +374,7 @@ def test_a_derived_checkouts_differing_file_reaches_every_file_that_consulted_it
     a = Checkout(files).r
     b = RepoResolver("wt", a.facts)
     b.narrow = True
-    b.derive(a, {"d.py", "e.py"}, later={"m.py"})
+    assert b.derive(a, {"d.py", "e.py"}, later={"m.py"}) == set()
+    assert set(b.files) == {"d.py", "e.py", "m.py"}  # (m.py as the source has it, until set again)
     b.set_file(parse_source("m.py", b"class f:\n    pass\n\ndef g():\n    pass\n"))
-    assert b.dependents_of({"m.py"}) == {"d.py", "e.py"}
+    assert b.dependents_of({"m.py"}) == {"d.py"}

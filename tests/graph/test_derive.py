@@ -99,7 +99,7 @@ def test_a_derived_checkout_holds_what_building_it_holds() -> None:
     g = CodeGraph()
     build(g, "a", [*paths, "pkg/only_a.py"], edges("a"))
     before = view(g, "a")
-    rename = derive_files(g, "a", "b", paths)
+    rename = derive_files(g, "a", "b", paths).rename
     assert view(g, "a") == before
     assert view(g, "b") == view(alone, "b")
     assert set(rename) == {file_id("a", p) for p in paths} | {s.id for p in paths for s in symbols("a", p)}

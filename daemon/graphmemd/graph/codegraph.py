@@ -14,7 +14,7 @@ import fnmatch
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -489,16 +489,33 @@ class CodeGraph:
         return [h[2] for h in hits[:limit]]
 
 
-def derive_files(graph: CodeGraph, source: str, target: str, paths: Iterable[str]) -> dict[str, str]:
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """What ``derive_files`` copied, and what it held back."""
+
+    #: ``source`` id -> ``target`` id of every node copied
+    rename: dict[str, str]
+    #: ``source`` id -> ``target`` id of the nodes of the files held back (``later``: not copied)
+    into: dict[str, str]
+    #: the copied nodes' edges into those, renamed: (from, to, packed kinds and confidences);
+    #: ``link_held`` adds them once the files are in again
+    held: list[tuple[str, str, int]]
+
+
+def derive_files(
+    graph: CodeGraph, source: str, target: str, paths: Iterable[str], later: Iterable[str] = ()
+) -> Derived:
     """Give checkout ``target`` of ``graph`` (which holds none of ``paths`` yet) the files ``paths`` of
     checkout ``source`` as they are: their nodes, symbols, text documents, names, and the
     edges between them, every id renamed from ``source``'s to ``target``'s (an id begins
     with its checkout's: ``model.symbol_id``). What a symbol holds besides its ids (names,
-    signatures, hashes) is shared with ``source``'s. Edges to files not in ``paths`` are
-    not copied: resolving ``target`` links them (``indexing/derive.py``). Returns the
-    renaming (``source`` id -> ``target`` id) of every node copied."""
+    signatures, hashes) is shared with ``source``'s. The edges into ``later`` (files of
+    ``source`` that ``target`` holds another content of, put in next) are held back, renamed
+    (``Derived.held``: ``link_held`` adds those whose target is still there); other edges to
+    files not in ``paths`` are not copied: resolving ``target`` links them (``indexing/derive.py``)."""
     cut, prefix = len(source) + 1, f"{target}:"
     rename: dict[str, str] = {}
+    into: dict[str, str] = {}
     nodes: list[FileNode] = []
     for p in paths:
         node = graph.files.get(file_id(source, p))
@@ -506,6 +523,11 @@ def derive_files(graph: CodeGraph, source: str, target: str, paths: Iterable[str
             nodes.append(node)
             for n in (file_id(source, p), *node.symbol_ids):
                 rename[n] = sys.intern(prefix + n[cut:])
+    for p in later:
+        node = graph.files.get(file_id(source, p))
+        if node is not None:
+            for n in (file_id(source, p), *node.symbol_ids):
+                into[n] = sys.intern(prefix + n[cut:])
     symbols, names = graph.symbols, graph._by_name
     for node in nodes:
         fid = file_id(target, node.path)
@@ -523,6 +545,7 @@ def derive_files(graph: CodeGraph, source: str, target: str, paths: Iterable[str
         graph.files[fid] = FileNode(target, node.path, node.language, node.content_hash, copied,
                                    list(node.external_imports), list(node.unresolved_calls))  # fmt: skip
         graph.text.copy_group(file_id(source, node.path), fid, target, lambda i: rename.get(i, i))
+    held: list[tuple[str, str, int]] = []
     for side in (graph._out, graph._in):
         for a, new_a in rename.items():
             got = side.get(a)
@@ -530,8 +553,33 @@ def derive_files(graph: CodeGraph, source: str, target: str, paths: Iterable[str
                 kept = {rename[b]: v for b, v in got.items() if b in rename}
                 if kept:
                     side[new_a] = kept
+                if into and side is graph._out:
+                    held.extend((new_a, into[b], v) for b, v in got.items() if b in into)
     for a, new_a in rename.items():
         calls = graph._unresolved.get(a)
         if calls:  # shared: a list here is replaced, never changed (``set_edges``)
             graph._unresolved[new_a] = calls
-    return rename
+    return Derived(rename, into, held)
+
+
+def link_held(graph: CodeGraph, held: Iterable[tuple[str, str, int]], again: Collection[str]) -> int:
+    """Add the edges ``derive_files`` held back (``Derived.held``) whose target the graph holds
+    now and whose source's file (its id) is not in ``again`` (files resolved again since: their
+    edges are their resolution's); returns how many were added."""
+    out, inn, n = graph._out, graph._in, 0
+    for a, b, packed in held:
+        if (b not in graph.symbols and b not in graph.files) or a.partition("::")[0] in again:
+            continue
+        mine = out.get(a)
+        if mine is None:
+            mine = out[a] = {}
+        mine[b] = mine.get(b, 0) | packed
+        bits = 0
+        for kind, _conf in edgebits.edges(packed):
+            bits |= edgebits.bit(kind)
+        theirs = inn.get(b)
+        if theirs is None:
+            theirs = inn[b] = {}
+        theirs[a] = theirs.get(a, 0) | bits
+        n += 1
+    return n

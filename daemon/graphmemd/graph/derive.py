@@ -11,12 +11,12 @@ the ordinary incremental path (``indexing/derive.py``). Pure: values in, values 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from graphmemd.graph.delta import FileUpdate, GraphDelta
 from graphmemd.graph.model import Language, ResolvedEdges, SymbolInfo
 
-__all__ = ["derived_delta", "renamed_edges"]
+__all__ = ["derived_delta", "held_edges", "renamed_edges"]
 
 
 def renamed_edges(edges: ResolvedEdges, rename: Mapping[str, str]) -> ResolvedEdges:
@@ -30,6 +30,24 @@ def renamed_edges(edges: ResolvedEdges, rename: Mapping[str, str]) -> ResolvedEd
         unresolved_calls=tuple((r(a), text) for a, text in edges.unresolved_calls if a in rename),
         inherits=tuple((r(a), r(b), k, c) for a, b, k, c in edges.inherits if a in rename and b in rename),
         unresolved_inherits=tuple((r(a), text, k) for a, text, k in edges.unresolved_inherits if a in rename),
+    )
+
+
+def held_edges(
+    edges: ResolvedEdges, rename: Mapping[str, str], into: Mapping[str, str], keep: Callable[[str, str], bool]
+) -> ResolvedEdges:
+    """The node-to-node edges of ``edges`` from a node of ``rename`` into a node of ``into`` (a
+    file the new checkout holds another content of: ``codegraph.Derived.into``), both ends
+    renamed, that ``keep`` (renamed source, renamed target) keeps."""
+
+    def kept(a: str, b: str) -> bool:
+        return a in rename and b in into and keep(rename[a], into[b])
+
+    r, t = rename.__getitem__, into.__getitem__
+    return ResolvedEdges(
+        imports=tuple((r(a), t(b), c) for a, b, c in edges.imports if kept(a, b)),
+        calls=tuple((r(a), t(b), c) for a, b, c in edges.calls if kept(a, b)),
+        inherits=tuple((r(a), t(b), k, c) for a, b, k, c in edges.inherits if kept(a, b)),
     )
 
 

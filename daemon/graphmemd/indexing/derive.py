@@ -6,17 +6,21 @@ The first pass of a checkout of a repository that already has an indexed checkou
 files, symbols, edges and text documents with the ids renamed (``codegraph.derive_files``,
 ``graph/derive.py``), and its resolver the sibling's per-file state renamed the same way
 (``RepoResolver.derive``: the files' indexes, their import contexts, what each resolution
-consulted, the statistics), less the files that are not equal, removed as a change removes
-them; the files that depended on those are resolved again. Memory judges the checkout's
-notes on it. The files that differ are then parsed and applied like any watcher batch (the
-incremental path: they and their dependents are resolved, nothing else). A checkout whose
-facts (manifests, layout) differ from the sibling's is resolved whole by the pass, as any
-change of facts is.
+consulted, the statistics), less the files the checkout does not have, removed as a change
+removes them. The files it has another content of (differing) stay in the resolver as the
+sibling has them, and the graph's copy holds back the edges into them (``Derived.held``):
+memory judges the checkout's notes, then the differing files are parsed and applied like
+any watcher batch — a change of the sibling's version, so only the files reading a name
+of them that changed are resolved again. ``settle`` then resolves the files that read a
+file the checkout does not have and links the held-back edges still valid (their target
+there, their source not resolved again). A checkout whose facts (manifests, layout) differ
+from the sibling's is resolved whole by the pass, as any change of facts is.
 
-The store side runs on the store writer (``copy_rows``): the checkout's cached parses and
-its rows (files, symbols, edges) are copied from the sibling's, which the writer has
-finished writing by then (it runs jobs in order), renamed the same way; the edges of the
-files resolved again follow.
+The store side runs on the store writer: the checkout's cached parses and its rows (files,
+symbols, edges) are copied from the sibling's (``copy_rows``), which the writer has
+finished writing by then (it runs jobs in order), renamed the same way, before the pass's
+own writes; the held-back edges and the edges of the files resolved at ``settle`` after
+them (``finish``), once the differing files' rows are in.
 """
 
 from __future__ import annotations
@@ -24,12 +28,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphmemd.graph.codegraph import FileNode, derive_files
+from graphmemd.graph.codegraph import Derived, FileNode, derive_files, link_held
 from graphmemd.graph.delta import GraphDelta
-from graphmemd.graph.derive import derived_delta, renamed_edges
+from graphmemd.graph.derive import derived_delta, held_edges, renamed_edges
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.model import FileRecord, ParsedFile, ResolvedEdges, SymbolInfo, file_id
 from graphmemd.indexing.file_events import file_events
@@ -91,10 +95,13 @@ def copy_rows(
     heads: Sequence[CachedHead],
     rename: Mapping[str, str],
     infos: Mapping[str, Sequence[SymbolInfo]],
+    into: Held | None = None,
 ) -> None:
     """On the store writer: give ``target`` the cached parses and the store rows of the files
     ``heads`` names, as ``source`` has them (its edges renamed by ``rename``). A file whose
-    parse ``source`` no longer caches is left out (the next start parses it)."""
+    parse ``source`` no longer caches is left out (the next start parses it). ``into``: the
+    edges into the files ``target`` holds another content of, picked from the same read of
+    ``source``'s edges and kept in it for a write after those files' own (``Held``)."""
     started, now = time.monotonic(), time.time()
     rows: list[CachedParse] = []
     records: list[tuple[FileRecord, ParsedFile]] = []
@@ -118,12 +125,44 @@ def copy_rows(
         gone = {file_id(target, p) for p in missing}
         keep = {a: b for a, b in rename.items() if b not in gone and b.split("::", 1)[0] not in gone}
     parses.put_rows(target, rows)
-    edges = renamed_edges(store.load_resolved_edges(source), keep)
+    stored = store.load_resolved_edges(source)
+    edges = renamed_edges(stored, keep)
+    if into is not None:
+        into.edges = held_edges(stored, keep, into.rename, into.keep)
+    del stored
     store.replace_files(target, records, (), edges, infos={r.path: infos[r.path] for r, _ in records})
     n = len(records)
     del rows, records, edges
     malloc.trim()  # (what the bulk read and load allocated on this thread, back to the system)
     logger.info("stored %s from %s: %d files in %.2fs", target, source, n, time.monotonic() - started)
+
+
+@dataclass(slots=True)
+class Held:
+    """The store's side of ``codegraph.Derived.held``: the sibling's edges from the copied files
+    into the files the checkout holds another content of, picked by ``copy_rows`` and written
+    after those files' own rows (``Deriver.finish``)."""
+
+    #: ``source`` id -> ``target`` id of those files' nodes as the sibling has them
+    rename: Mapping[str, str]
+    #: (renamed source, renamed target) -> whether the edge stays (its target is still there,
+    #: its source not resolved again)
+    keep: Callable[[str, str], bool]
+    edges: ResolvedEdges = field(default_factory=ResolvedEdges)
+
+
+@dataclass(slots=True)
+class Pending:
+    """A derivation taken and not yet settled: what its settling needs."""
+
+    #: the files of the pass not equal to the sibling's (parsed and applied next)
+    differing: set[str]
+    #: the files resolving against the sibling's files this checkout does not hold
+    again: set[str]
+    #: what the graph's copy took and held back
+    derived: Derived
+    #: the store rows' copy (``copy_rows``), queued by ``settle``
+    copy: Callable[[Held], None]
 
 
 #: files to index: (path, file on disk)
@@ -171,11 +210,10 @@ class Deriver:
         self._max = cfg.max_file_size
         #: gives a checkout's resolver every file a warm restart read back (``Indexer._hand_over``)
         self._hand_over = hand_over
-        #: checkout id -> the files of its first pass that differ from the sibling's, to be parsed
-        #: (``take``), until the pass is applied (``settle``)
-        self._differing: dict[str, set[str]] = {}
-        #: checkout id -> its derivation's store writes, queued once the checkout is current (``settle``)
-        self._writes: dict[str, list[Callable[[], None]]] = {}
+        #: checkout id -> its derivation, taken (``take``) until the pass is applied (``settle``)
+        self._pending: dict[str, Pending] = {}
+        #: checkout id -> its derivation's store writes that follow the pass's own (``finish``)
+        self._after: dict[str, Callable[[], None]] = {}
 
     def plan(self, rt: RepoRuntime, todo: Todo, *, fresh: bool) -> Plan | None:
         """When ``fresh`` (the graph holds nothing of ``rt``, and the pass is neither forced
@@ -198,16 +236,15 @@ class Deriver:
     def take(self, rt: RepoRuntime, plan: Plan) -> GraphDelta:
         """Take ``plan``'s equal files from its sibling's graph and resolver (see the module
         docstring); returns the delta that says what was taken. ``plan.rest`` is parsed next
-        (the workers may be parsing it already) and applied, then the pass calls ``settle``."""
+        (the workers may be parsing it already) and applied, then the pass calls ``settle``
+        and, once the pass's own store writes are queued, ``finish``."""
         source, equal, nodes, t1 = plan.source, plan.equal, plan.nodes, time.monotonic()
         self._hand_over(source)  # (a warm restart's parses: its resolver must hold every file)
         paths = sorted(equal)
-        differing = self._differing[rt.id] = {rel for rel, _ in plan.rest}
-        dependents = rt.resolver.derive(source.resolver, paths, later=differing)
-        edges = rt.resolver.edges_for(dependents)
+        differing = {rel for rel, _ in plan.rest}
+        again = rt.resolver.derive(source.resolver, paths, later=differing)
         with self._state.writing() as graph:
-            rename = derive_files(graph, source.id, rt.id, paths)
-            graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
+            derived = derive_files(graph, source.id, rt.id, paths, later=sorted(differing))
             infos = {p: graph.file_symbols(rt.id, p) for p in paths}
             rt.n_files, rt.n_symbols = graph.counts(rt.id)
         errors = {p: fi.parsed.syntax_errors for p in paths if (fi := source.resolver.files.get(p)) is not None}
@@ -219,40 +256,79 @@ class Deriver:
                  sorted(equal.items())]  # fmt: skip
         rt.derived_from = source.id
         store, parses, queued, src, rid = self._store, self._parses, self._queued, source.id, rt.id
-        self._writes[rid] = [lambda: copy_rows(store, parses, queued, src, rid, heads, rename, infos)]
-        self._store_edges(rt, dependents, edges)
+        rename = derived.rename
+
+        def copy(held: Held) -> None:
+            copy_rows(store, parses, queued, src, rid, heads, rename, infos, held)
+
+        self._pending[rid] = Pending(differing, again, derived, copy)
         for event in file_events(delta, time.time()):
             self._bus.publish(event)
         logger.info(
             "%s: %d of %d files derived from %s in %.2fs (reading and hashing %.2fs, the graph and resolver %.2fs, "
-            "%d resolved again, memory %.2fs)",
+            "%d resolved again, %d edges into %d differing files held, memory %.2fs)",
             rt.id, len(paths), plan.files, source.id, time.monotonic() - plan.started, t1 - plan.started, t2 - t1,
-            len(dependents), time.monotonic() - t2,
+            len(again), len(derived.held), len(differing), time.monotonic() - t2,
         )  # fmt: skip
         rt.files_done += len(paths)
         return delta
 
-    def settle(self, rt: RepoRuntime) -> None:
-        """When ``rt``'s derived first pass is applied (its differing files parsed and resolved
-        with their dependents): resolve again the files that depended on a differing file
-        that did not get parsed (unreadable, binary, too large): it is gone from this
-        checkout. Then queue the derivation's store writes (its rows copied, then the edges of
-        the files resolved again), before the pass's own writes, which replace some of those
-        rows. (Queued only now: on the store writer, they would compete with the parse of the
-        differing files for the interpreter.)"""
-        gone = {p for p in self._differing.pop(rt.id, ()) if p not in rt.resolver.files}
+    def settle(self, rt: RepoRuntime, delta: GraphDelta | None) -> None:
+        """When ``rt``'s derived first pass is applied (``delta``: its differing files parsed
+        and resolved with the files reading a name of them that changed): forget the sibling's
+        version of a differing file that did not get parsed (unreadable, binary, too large: it
+        is gone from this checkout), resolve again the files resolving against one the
+        checkout does not hold, add the held-back edges into the differing files (those still
+        there, from files not resolved again). Then queue the copy of the sibling's store rows,
+        before the pass's own writes (which add the differing files); ``finish`` queues the
+        rest after them. (Queued only now: on the store writer, they would compete with the
+        parse of the differing files for the interpreter.)"""
+        pending = self._pending.pop(rt.id, None)
+        if pending is None:
+            return
+        rid, resolver = rt.id, rt.resolver
+        put = {f.path for f in delta.changed} if delta is not None else set()
+        gone = pending.differing - put
+        for p in gone:
+            resolver.remove_file(p)  # (the sibling's version, held by ``RepoResolver.derive``)
+        resolved = put | set(delta.edge_sources if delta is not None else ())
+        again = (pending.again | (resolver.dependents_of(gone) if gone else set())) - gone - resolved
+        edges = resolver.edges_for(again)
+        skip = {file_id(rid, p) for p in resolved | again}
+        with self._state.writing() as graph:
+            graph.set_edges([file_id(rid, p) for p in sorted(again)], edges)
+            linked = link_held(graph, pending.derived.held, skip)
+            into = pending.derived.into
+            there = frozenset(b for b in into.values() if b in graph.symbols or b in graph.files)
         if gone:
-            dependents = rt.resolver.dependents_of(gone) - gone
-            edges = rt.resolver.edges_for(dependents)
-            with self._state.writing() as graph:
-                graph.set_edges([file_id(rt.id, p) for p in sorted(dependents)], edges)
-            self._store_edges(rt, dependents, edges)
-            logger.info("%s: %d differing files not parsed; %d files resolved again", rt.id, len(gone), len(dependents))
-        for write in self._writes.pop(rt.id, ()):
-            self._writer.submit(write)
+            logger.info("%s: %d differing files not parsed; %d files resolved again", rid, len(gone), len(again))
+        if pending.differing:
+            logger.info("%s: %d differing files resolved with %d dependents; %d held edges into them linked", rid,
+                        len(put), len(resolved - put), linked)  # fmt: skip
+        held = Held(into, lambda a, b: b in there and a.partition("::")[0] not in skip)
+        self._writer.submit(lambda: pending.copy(held))
+        store, sources = self._store, sorted(again)
 
-    def _store_edges(self, rt: RepoRuntime, sources: set[str], edges: ResolvedEdges) -> None:
-        """Add the re-resolved outgoing ``edges`` of ``sources`` to ``rt``'s store writes."""
-        if sources:
-            store, rid, again = self._store, rt.id, sorted(sources)
-            self._writes.setdefault(rid, []).append(lambda: store.replace_files(rid, [], (), edges, edge_sources=again))
+        def after() -> None:  # the differing files' rows are in by now: the edges into them
+            if sources or held.edges.imports or held.edges.calls or held.edges.inherits:
+                store.replace_files(rid, [], (), _merged(edges, held.edges), edge_sources=sources)
+
+        self._after[rid] = after
+
+    def finish(self, rt: RepoRuntime) -> None:
+        """Queue the store writes of ``rt``'s derivation that follow its pass's own (``settle``)."""
+        after = self._after.pop(rt.id, None)
+        if after is not None:
+            self._writer.submit(after)
+
+
+def _merged(a: ResolvedEdges, b: ResolvedEdges) -> ResolvedEdges:
+    """Both sets of edges, as one."""
+    return ResolvedEdges(
+        imports=(*a.imports, *b.imports),
+        external_imports=(*a.external_imports, *b.external_imports),
+        calls=(*a.calls, *b.calls),
+        unresolved_calls=(*a.unresolved_calls, *b.unresolved_calls),
+        inherits=(*a.inherits, *b.inherits),
+        unresolved_inherits=(*a.unresolved_inherits, *b.unresolved_inherits),
+    )

@@ -325,10 +325,9 @@ class Indexer:
 
         ready: list[float] = []  # (when ``settle`` made it READY: logged)
 
-        def settle() -> None:  # the graph is current: READY before its store writes are queued
-            self._deriver.settle(rt)  # (a derived checkout: its files not parsed, its store rows)
-            rt.indexed_commit = head_before
-            rt.last_indexed_at = time.time()
+        def settle(delta: GraphDelta | None) -> None:  # the graph is current: READY before its store writes are queued
+            self._deriver.settle(rt, delta)  # (a derived checkout: its files not parsed, its edges, its store rows)
+            rt.indexed_commit, rt.last_indexed_at = head_before, time.time()
             rt.state = IndexState.READY
             ready.append(time.time())
 
@@ -338,7 +337,8 @@ class Indexer:
         rt.activity = Activity(Doing.APPLYING)
         cold = not known and derived is None
         delta = self._apply(rt, units, removed, full=full or rebase, rebase=rebase, prepared=prepared, cold=cold,
-                            settle=settle)  # fmt: skip
+                            settle=settle, steps=steps)  # fmt: skip
+        self._deriver.finish(rt)  # (after the pass's own store writes; the apply marked delta … publish)
         steps.mark("apply")
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
@@ -477,7 +477,7 @@ class Indexer:
         cold: bool,
         rebase: bool = False,
         prepared: dict[str, list[SymbolInfo]] | None = None,
-        settle: Callable[[], None] | None = None,
+        settle: Callable[[GraphDelta | None], None] | None = None,
         steps: Steps | None = None,
         defer: bool = False,
         now: float | None = None,
@@ -494,7 +494,7 @@ class Indexer:
                             prepared=prepared, dependents=not defer)  # fmt: skip
         if delta.empty:
             if settle is not None:
-                settle()
+                settle(None)
             return None
         if not delta.cold and not delta.rebase and self.cfg.suspect_hops > 0:
             # who depends on what was re-signed or removed, read before those edges go away
@@ -507,9 +507,10 @@ class Indexer:
         before = rt.indexed_commit  # (``settle`` moves it on) the commit the notes were judged against until now
         self._memory.apply(delta, self._state, head_commit(rt.root), lambda paths: uncommitted_paths(rt.root, paths),
                            lambda queries: measure_bodies(rt.root, queries, before))  # fmt: skip
-        if settle is not None:
-            settle()
         steps.mark("memory")
+        if settle is not None:
+            settle(delta)
+            steps.mark("settle")
         if not delta.deferred:
             self._sink.write(rt, delta, units, now)
         for event in file_events(delta, now):

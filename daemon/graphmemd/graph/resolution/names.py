@@ -89,6 +89,12 @@ def _symbol(s: ParsedSymbol) -> tuple[object, ...]:
     return (s.name, s.qualname, s.kind, s.parent, s.signature, s.sig_hash)
 
 
+def _canonical(facts: list[object]) -> tuple[object, ...]:
+    """``facts`` in an order that does not depend on where they are in the file (sorted by
+    their ``repr``; one fact, most names' bucket, as it is: its ``repr`` is the dear part)."""
+    return (facts[0],) if len(facts) == 1 else tuple(sorted(facts, key=repr))
+
+
 def name_facts(fi: FileIndex) -> Facts:
     """``fi``'s facts bucketed by name: each top-level name's, each method name's, and the
     module-wide bucket ``ALL`` (see the module doc)."""
@@ -118,17 +124,18 @@ def name_facts(fi: FileIndex) -> Facts:
             per_q.setdefault(top(q), []).append((q, "attrs", _types(attrs)))
     for name, t in fi.module_vars.items():
         per_q.setdefault(top(name), []).append(("=", name, _type(t)))
-    for scope, local in fi.local_vars().items():  # (read through a scope of the name: its bases, types)
+    local_vars = fi.local_vars()  # (unpacked on each call: once here)
+    for scope, local in local_vars.items():  # (read through a scope of the name: its bases, types)
         per_q.setdefault(top(scope), []).append(("locals", scope, _types(local)))
-    out: Facts = {name: tuple(sorted(facts, key=repr)) for name, facts in per_q.items()}
+    out: Facts = {name: _canonical(facts) for name, facts in per_q.items()}
     methods: dict[str, list[object]] = {}
     for q, s in fi.syms.items():
         if "." in q:
             methods.setdefault(method_key(s.name.partition("~")[0]), []).append((q, _symbol(s)))
     for key, facts in methods.items():
-        out[key] = tuple(sorted(facts, key=repr))
+        out[key] = _canonical(facts)
     typed: dict[str, list[str]] = {}
-    for scope, table in (("", fi.module_vars), *fi.local_vars().items()):
+    for scope, table in (("", fi.module_vars), *local_vars.items()):
         for n in table:
             typed.setdefault(typed_key(n), []).append(scope)
     for key, scopes in typed.items():

@@ -110,13 +110,16 @@ class RepoResolver:
         checkout with the same contents (a worktree: ``indexing/derive.py``), without resolving
         them: take ``source``'s state — its facts, each file's index with the ids renamed
         (``FileIndex.renamed``), the import contexts, what each file's resolution consulted,
-        the resolution statistics — then remove the files of ``source`` not in ``paths`` as a
-        change would (``remove_file``). The result is the state ``source`` would have after
-        those removals, renamed: what follows (the differing files set, their dependents
-        resolved) is the ordinary incremental path. Returns the held files whose resolution
-        may change with the removals (``dependents_of``), except those of ``later`` (files
-        the caller sets again right after: their dependents are resolved with them, and
-        ``dependents_of(later)`` still finds them): the caller resolves them."""
+        the resolution statistics — then remove the files of ``source`` in neither ``paths``
+        nor ``later`` as a change would (``remove_file``). ``later``: files the caller sets
+        again right after (the checkout holds another content of them): ``source``'s version
+        of them stays until then, so that ``set_file`` compares the two name by name and
+        ``dependents_of`` narrows to the files that read a name that changed (the graph's copy
+        holds the edges into them: ``codegraph.derive_files``); one the caller does not set
+        again it must remove. The result is the state ``source`` would have after those
+        removals, renamed: what follows is the ordinary incremental path. Returns the held
+        files (not of ``later``) whose resolution may change with the removals
+        (``dependents_of``): the caller resolves them."""
         if self.files:
             raise ValueError(f"{self.repo_id}: a resolver that holds files cannot be derived")
         self.set_facts(source.facts)
@@ -131,17 +134,14 @@ class RepoResolver:
         self._consulted = dict(source._consulted)  # (the records shared: replaced, never changed)
         self._read_paths = dict(source._read_paths)
         self._read_by = {k: set(readers) for k, readers in source._read_by.items()}
-        keep = set(paths)
-        gone = sorted(p for p in source.files if p not in keep)
+        keep, then = set(paths), set(later)
+        gone = sorted(p for p in source.files if p not in keep and p not in then)
         # (their statistics left out here: ``remove_file`` would total them again for each)
-        self._file_stats = {p: st for p, st in source._file_stats.items() if p in keep}
+        self._file_stats = {p: st for p, st in source._file_stats.items() if p in keep or p in then}
         for path in gone:
             self.remove_file(path)
         self._snapshot_stats()
-        # (``later`` files set again stay arrivals — every name changed — not changes of the
-        # source's file: the graph's copy holds no edge into them, ``codegraph.derive_files``)
-        now = set(gone) - set(later)
-        return self.dependents_of(now) if now else set()
+        return self.dependents_of(gone) - then if gone else set()
 
     def held(self, parsed: ParsedFile) -> ParsedFile:
         """The copy of ``parsed`` the resolver keeps (its calls and typed names planned and
