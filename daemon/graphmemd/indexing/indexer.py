@@ -236,11 +236,9 @@ class Indexer:
         ``idle``, only after the index pass that follows the load, and until the daemon stops."""
         rt.ensure_facts()  # (the resolver resolves here: with the facts)
         if rt.unhanded and not (idle and rt.state is IndexState.WARMING):
-            rt.activity, before = Activity(Doing.HANDING_OVER), rt.activity
-            with no_cyclic_gc():
+            with _doing(rt, Doing.HANDING_OVER), no_cyclic_gc():
                 stop = self._closing.is_set if idle else None
                 damaged = hand_over(rt, self._state, self._store, self._writer, self._sink.parses, stop)
-            rt.activity = before
             malloc.trim()
             if damaged:  # (their size and mtime are forgotten: the pass parses them)
                 self.submit(Job("index", rt.id, paths=tuple(damaged)))
@@ -550,6 +548,16 @@ def _holds(state: GraphState, checkout_id: str, path: str, digest: str) -> bool:
     on the indexer's thread, the graph's only writer: ``SharedParses``)."""
     node = state.graph.files.get(file_id(checkout_id, path))
     return node is not None and node.content_hash == digest
+
+
+@contextmanager
+def _doing(rt: RepoRuntime, what: Doing) -> Iterator[None]:
+    """``rt``'s activity is ``what`` for the block (``status``'s "now:"), then what it was."""
+    before, rt.activity = rt.activity, Activity(what)
+    try:
+        yield
+    finally:
+        rt.activity = before
 
 
 def _root_missing(rt: RepoRuntime) -> bool:

@@ -57,6 +57,15 @@ def path_of(key: str) -> str:
     return key.partition(SEP)[0]
 
 
+def reads_symbol(keys: frozenset[str], path: str, qualname: str) -> bool:
+    """Whether a record's ``keys`` read, of the file ``path``, the symbol ``qualname``: the
+    whole file, the top-level name it is under, or (a method) its name-only guess."""
+    if path in keys or name_key(path, top(qualname)) in keys:
+        return True
+    _, dot, last = qualname.rpartition(".")
+    return bool(dot) and name_key(path, method_key(last.partition("~")[0])) in keys
+
+
 def top(qualname: str) -> str:
     """The top-level name a qualified name is under: ``C.m~2`` -> ``C``."""
     if qualname.isidentifier():

@@ -10,7 +10,7 @@ from graphmemd.graph.model import Confidence, Language, ParsedFile, ResolvedEdge
 from graphmemd.graph.resolution.facts import RepoFacts
 from graphmemd.graph.resolution.index import CtxBuilder, FileIndex, ImportCtx, discard, overlay
 from graphmemd.graph.resolution.lookup import SUBCLASS_KEY
-from graphmemd.graph.resolution.names import ALL, SEP, changed_names, method_key, name_facts, name_key, path_of, top
+from graphmemd.graph.resolution.names import ALL, SEP, changed_names, name_facts, name_key, path_of, reads_symbol, top
 from graphmemd.graph.resolution.passes import Acc, FileStats, Pass
 from graphmemd.graph.resolution.registry import rules_for
 from graphmemd.graph.resolution.rules import LanguageRules
@@ -221,17 +221,10 @@ class RepoResolver:
         return tuple(out)
 
     def reads(self, reader: str, path: str, qualname: str) -> bool | None:
-        """Whether the file ``reader``'s resolution read, of the file ``path``, the name the
-        symbol ``qualname`` is under (its top-level name; a method's name-only guess), or the
-        whole file; None when not known (no record of ``reader``: another language, or names
-        not recorded)."""
+        """Whether the file ``reader``'s resolution read, of ``path``, what ``qualname`` is
+        under (``names.reads_symbol``); None when not known (no record of ``reader``)."""
         keys = self._consulted.get(reader) if self.narrow else None
-        if not keys:
-            return None
-        if path in keys or name_key(path, top(qualname)) in keys:
-            return True
-        _, dot, last = qualname.rpartition(".")
-        return bool(dot) and name_key(path, method_key(last.partition("~")[0])) in keys
+        return reads_symbol(keys, path, qualname) if keys else None
 
     def exports(self) -> Exports:
         """What the files export by name, as the resolution sees them (``Exports``)."""
