@@ -4,9 +4,7 @@ workers, that at an agent's pace every edit is parsed by the same warm worker.""
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Callable
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -19,6 +17,7 @@ from graphmemd.graph.model import Language
 from graphmemd.indexing.batch_timing import BatchTiming
 from graphmemd.ingest import parse_pool
 from graphmemd.ingest.parse_pool import LIVE_FILES, STANDBY_KEEP_MB, ParsePool
+from test_parse_pool import generated_python, gone, wait_for
 
 SMALL_PY = b"import os\n\nclass A(Base):\n    def run(self):\n        return os.getcwd()\n"
 
@@ -89,26 +88,6 @@ def test_a_kept_worker_compiles_the_languages_it_lacks() -> None:
     finally:
         ours.close()
         theirs.close()
-
-
-def wait_for(what: str, check: Callable[[], bool], timeout_s: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
-def generated_python(approx_bytes: int) -> bytes:
-    block = "class C{0}(Base):\n    def m(self, x):\n        return helper_{0}(x) + self.other(x)\n\n"
-    return "".join(block.format(i) for i in range(approx_bytes // len(block.format(0)) + 1)).encode()
 
 
 def test_at_an_agents_pace_the_same_warm_worker_parses_every_edit(tmp_path: Path) -> None:
