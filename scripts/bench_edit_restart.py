@@ -21,7 +21,6 @@ fixtures``) on its own home, alternating with this checkout's. ``--json`` prints
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import re
 import shutil
@@ -33,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchlib import CORPORA, ROOT, DaemonProc, check_quiet, short_home, stdlib_corpus
+from benchlib import CORPORA, DaemonProc, check_quiet, code_trees, log_lines, log_size, short_home, stdlib_corpus
 
 #: the daemon's log lines that say what its jobs did
 JOB_LINES = re.compile(
@@ -43,18 +42,6 @@ JOB_LINES = re.compile(
 TAKEN = re.compile(r"edit context: .*taken in after")
 NOT_TAKEN = re.compile(r"edit context: .*NOT taken in")
 _DEF = re.compile(r"^def \w+\(.*\):\s*$")
-
-
-def log_text(home: Path, since: int) -> list[str]:
-    path = home / "state" / "graphmemd.log"
-    with path.open(encoding="utf-8") as f:
-        f.seek(since)
-        return f.read().splitlines()
-
-
-def log_size(home: Path) -> int:
-    path = home / "state" / "graphmemd.log"
-    return path.stat().st_size if path.exists() else 0
 
 
 def functions(corpus: Path, limit: int) -> list[tuple[Path, int, str]]:
@@ -93,7 +80,7 @@ def wait_taken(d: DaemonProc, home: Path, since: int, path: Path, budget_s: floa
         while time.perf_counter() - t < budget_s:
             c.edit_context([str(path)], wait_ms=5000)
             calls += 1
-            if any(TAKEN.search(x) for x in log_text(home, since)):
+            if any(TAKEN.search(x) for x in log_lines(home, since)):
                 return time.perf_counter() - t, calls
     return float("nan"), calls
 
@@ -151,7 +138,7 @@ def restart_edit(code: Path, home: Path, target: tuple[Path, int, str], n: int, 
         d.wait_idle()
     finally:
         d.stop()
-    lines = log_text(home, since)
+    lines = log_lines(home, since)
     return {
         "status_answered_s": round(answered, 3),
         "edit_after_status_ms": round((edited - answered) * 1000, 1),
@@ -182,7 +169,7 @@ def cold_edit(code: Path, tmp: Path, after: float) -> dict[str, Any]:
         d.wait_idle()
     finally:
         d.stop()
-        lines = log_text(home, 0)
+        lines = log_lines(home, 0)
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(corpus.parent, ignore_errors=True)
     return {
@@ -204,10 +191,7 @@ def main() -> int:
     ap.add_argument("--against", type=Path, help="a second code tree to alternate with")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    codes = [ROOT] + ([args.against.resolve()] if args.against else [])
-    for code in codes[1:]:
-        compileall.compile_dir(str(code / "daemon"), quiet=1)
-        compileall.compile_dir(str(code / "clients"), quiet=1)
+    codes = code_trees(args.against)
     tmp = Path(tempfile.mkdtemp(prefix="gmedit"))
     runs: dict[str, list[dict[str, Any]]] = {str(code): [] for code in codes}
     homes = {code: short_home() for code in codes}

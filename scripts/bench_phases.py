@@ -23,7 +23,6 @@ the figure to compare, not wall times from another day.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import re
@@ -35,7 +34,7 @@ from typing import Any
 
 from bench_index import floor_seconds
 from bench_scale import build_tree, wait_current
-from benchlib import ROOT, DaemonProc, _cpu_seconds, _descendants, check_quiet, short_home
+from benchlib import ROOT, DaemonProc, _cpu_seconds, _descendants, check_quiet, code_trees, short_home
 
 _INDEXED = re.compile(
     r"indexed \S+: (\d+) files, (\d+) symbols, \d+ skipped in ([\d.]+)s \(walk\+parse ([\d.]+)s, apply ([\d.]+)s\)"
@@ -68,6 +67,7 @@ def measure(root: Path, engine: str, workers: int, code: Path = ROOT, logs: Path
     d = DaemonProc(home, workers=workers, env=env, code=code)
     out: dict[str, Any] = {"engine": engine}
     try:
+
         def cpu() -> tuple[float, float]:
             return _cpu_seconds([d.proc.pid]), _cpu_seconds(_descendants(d.proc.pid))
 
@@ -113,10 +113,7 @@ def main() -> int:
     ap.add_argument("--logs", type=Path, help="keep each daemon's log (DEBUG) in this directory")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    codes = [ROOT] + ([args.against.resolve()] if args.against else [])
-    for code in codes[1:]:
-        compileall.compile_dir(str(code / "daemon"), quiet=1)
-        compileall.compile_dir(str(code / "clients"), quiet=1)
+    codes = code_trees(args.against)
     tmp = Path(tempfile.mkdtemp(prefix="gmphase"))
     results: list[dict[str, Any]] = []
     try:

@@ -26,7 +26,6 @@ at 4.7 M lines.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import re
 import shutil
@@ -39,7 +38,17 @@ from pathlib import Path
 from typing import Any
 
 from bench_scale import build_tree
-from benchlib import ROOT, DaemonProc, check_quiet, short_home, stdlib_corpus, tree_cpu_seconds
+from benchlib import (
+    ROOT,
+    DaemonProc,
+    check_quiet,
+    code_trees,
+    log_lines,
+    log_size,
+    short_home,
+    stdlib_corpus,
+    tree_cpu_seconds,
+)
 
 #: the log lines that end each phase (as every version since the tenth session writes them)
 PHASES = {
@@ -70,19 +79,6 @@ def phases(lines: list[str], started: float) -> dict[str, float]:
             if name not in out and at is not None and pattern.search(line):
                 out[name] = round(at - started, 3)
     return out
-
-
-def log_lines(home: Path, since: int) -> list[str]:
-    """The daemon's log from byte ``since`` on."""
-    path = home / "state" / "graphmemd.log"
-    with path.open(encoding="utf-8") as f:
-        f.seek(since)
-        return f.read().splitlines()
-
-
-def log_size(home: Path) -> int:
-    path = home / "state" / "graphmemd.log"
-    return path.stat().st_size if path.exists() else 0
 
 
 def cold(code: Path, home: Path, corpus: Path, workers: int) -> float:
@@ -139,10 +135,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    codes = [ROOT] + ([args.against.resolve()] if args.against else [])
-    for code in codes[1:]:
-        compileall.compile_dir(str(code / "daemon"), quiet=1)
-        compileall.compile_dir(str(code / "clients"), quiet=1)
+    codes = code_trees(args.against)
     tmp = Path(tempfile.mkdtemp(prefix="gmrestart"))
     homes = {code: short_home() for code in codes}
     runs: dict[Path, list[dict[str, Any]]] = {code: [] for code in codes}

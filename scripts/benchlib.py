@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import subprocess
@@ -377,3 +378,26 @@ def percentile(values: list[float], q: float) -> float:
         return 0.0
     k = min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))
     return s[k]
+
+
+def log_lines(home: Path, since: int = 0) -> list[str]:
+    """The log of the daemon whose home is ``home``, from byte ``since`` on."""
+    with (home / "state" / "graphmemd.log").open(encoding="utf-8") as f:
+        f.seek(since)
+        return f.read().splitlines()
+
+
+def log_size(home: Path) -> int:
+    """The size of that daemon's log in bytes (0 before it exists): where to read from next."""
+    path = home / "state" / "graphmemd.log"
+    return path.stat().st_size if path.exists() else 0
+
+
+def code_trees(against: Path | None) -> list[Path]:
+    """The code trees a benchmark alternates: this one, then ``against`` (another checkout's
+    ``daemon/`` and ``clients/``) with its bytecode compiled first."""
+    codes = [ROOT] + ([against.resolve()] if against else [])
+    for code in codes[1:]:
+        compileall.compile_dir(str(code / "daemon"), quiet=1)
+        compileall.compile_dir(str(code / "clients"), quiet=1)
+    return codes
