@@ -13,9 +13,9 @@ parameter after).
 from __future__ import annotations
 
 from graphmemd.graph.signatures import respelled
-from graphmemd.ingest.parsing.annotation_rules import annotation_rules
 from graphmemd.ingest.parsing.annotations import canonical
 from graphmemd.ingest.parsing.languages import language_for_path
+from graphmemd.ingest.parsing.rules_file import annotation_rules
 
 __all__ = ["as_respelled"]
 

@@ -80,12 +80,10 @@ import codecs
 import hashlib
 import re
 import threading
-import tomllib
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from operator import attrgetter
 from string import Formatter
 from typing import Any
@@ -95,6 +93,7 @@ from tree_sitter import Node
 from graphmemd.graph.model import Language, SymbolKind, sig_halves
 from graphmemd.ingest.parsing.annotations import AnnotationRules, canonical, rules_from_table
 from graphmemd.ingest.parsing.overloads import OverloadRules
+from graphmemd.ingest.parsing.rules_file import ROLE_LISTS, read_rules_file
 from graphmemd.ingest.parsing.textscan import Scan, occurrences, plan
 
 __all__ = [
@@ -241,16 +240,6 @@ _OPS = frozenset(
 )  # fmt: skip
 
 
-_ROLE_LISTS = (
-    ("skip", "skip"),
-    ("strings", "string"),
-    ("numbers_nodes", "number"),
-    ("unwrap", "unwrap"),
-    ("group", "group"),
-    ("tuples", "tuple"),
-    ("ends", "end"),
-)
-_LIST_KEYS = tuple(key for key, _capture in _ROLE_LISTS)
 _PATTERN_CAPTURE = re.compile(r"@(?!_)(\w+)")
 #: The capture a rewrite's pattern names its node with.
 _NODE_CAPTURE = re.compile(r"@node\b")
@@ -270,27 +259,6 @@ def _node_list(types: Sequence[str], capture: str) -> str:
     return f"[{' '.join(f'({t})' for t in types)}] @{CAPTURE_PREFIX}{capture}\n" if types else ""
 
 
-def _read(name: str) -> dict[str, Any]:
-    folder = resources.files("graphmemd.ingest.parsing").joinpath("fingerprints")
-    data: dict[str, Any] = tomllib.loads(folder.joinpath(f"{name}.toml").read_text("utf-8"))
-    base = data.get("base")
-    if base:  # a dialect (TSX) extends another language's rules
-        parent = _read(str(base))
-        for key in _LIST_KEYS:
-            parent[key] = list(parent.get(key, [])) + list(data.get(key, []))
-        parent["skip_in"] = {**parent.get("skip_in", {}), **data.get("skip_in", {})}
-        parent["rewrites"] = list(parent.get("rewrites", [])) + list(data.get("rewrites", []))
-        parent["aliases"] = {**parent.get("aliases", {}), **data.get("aliases", {})}
-        own = data.get("patterns", {})
-        inherited = parent.get("patterns", {}).get("query", "") if own.get("inherit", True) else ""
-        parent["patterns"] = {"query": inherited + own.get("query", "")}
-        for key, value in data.items():  # (other tables and settings: the dialect's own win)
-            if key not in (*_LIST_KEYS, "base", "skip_in", "patterns", "rewrites", "aliases"):
-                parent[key] = value
-        return parent
-    return data
-
-
 def load_rules(language: Language) -> Rules:
     """The rules of ``language`` (read once per process)."""
     found = _rules.get(language)
@@ -300,8 +268,8 @@ def load_rules(language: Language) -> Rules:
         found = _rules.get(language)
         if found is not None:
             return found
-        data = _read(language.value)
-        source = "".join(_node_list(data.get(key, []), capture) for key, capture in _ROLE_LISTS)
+        data = read_rules_file(language.value)
+        source = "".join(_node_list(data.get(key, []), capture) for key, capture in ROLE_LISTS)
         skip_in = {str(token): frozenset(parents) for token, parents in data.get("skip_in", {}).items()}
         source += _token_list(sorted(skip_in), "skip_in")
         patterns = str(data.get("patterns", {}).get("query", ""))
