@@ -45,7 +45,7 @@ def test_10_calls_during_start_up_are_retried(daemon_factory: Callable[..., Daem
     d3 = daemon_factory([repo], home=d.home, wait=False)
     pid_file = d.home / "run" / "graphmemd.pid"
     # the stale socket of the killed daemon is still there; its successor announces itself
-    wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() == str(d3.proc.pid), 30, 0.005)
+    wait_for(lambda: _read_or_empty(pid_file) == str(d3.proc.pid), 30, 0.005)
     with d3.client(timeout=60) as c:  # the client library retries UNAVAILABLE until it serves
         assert_all_present(c, acked)
         o = c.observe("saved right after start", anchors=[ANCHOR])
@@ -59,3 +59,12 @@ def test_10_shutdown_answers_unavailable(daemon_factory: Callable[..., Daemon], 
         with pytest.raises((Unavailable, DaemonNotRunning)):
             c.list()
     assert d.proc.wait(30) == 0
+
+
+def _read_or_empty(path: Path) -> str:
+    """The file's text, stripped; "" while it is not there (a starting daemon removes the old
+    pid file before it writes its own: a test of exists() then a read races with that)."""
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        return ""
