@@ -140,6 +140,18 @@ async def lenses(client: LanguageClient, uri: str) -> list[tuple[int, str]]:
     return [(c.range.start.line, c.command.title if c.command else "") for c in found or []]
 
 
+async def lenses_become(client: LanguageClient, uri: str, want: list[tuple[int, str]], timeout: float = 10.0) -> None:
+    """Poll a document's code lenses until they are ``want`` (the server reads documents again in batches)."""
+
+    async def probe() -> bool:
+        return await lenses(client, uri) == want
+
+    try:
+        await eventually(probe, timeout)
+    except AssertionError:
+        raise AssertionError(f"lenses are {await lenses(client, uri)!r}, not {want!r}, after {timeout}s") from None
+
+
 async def execute(client: LanguageClient, command: str, *args: Any) -> Any:
     """``workspace/executeCommand``."""
     return await client.workspace_execute_command_async(lsp.ExecuteCommandParams(command=command, arguments=list(args)))
