@@ -728,6 +728,29 @@ def test_body_and_signature_changes_then_revert(open_repo: Callable[[str], Repo]
     assert back.anchors == o.anchors
 
 
+def test_a_second_change_renews_the_reason(open_repo: Callable[[str], Repo]) -> None:
+    """A stale note whose function changes again: its reason names the latest change (when
+    and what, against the anchored code), as another session's post-edit hook must see it."""
+    repo = open_repo(PYTHON.fixture)
+    f = repo.path(PYTHON.path)
+    o = repo.observe("hashing must stay salted with the package salt", PYTHON.ref)
+    old, new = PYTHON.sig
+    edit(f, old, new)
+    first = repo.wait_obs(o.id, lambda x: x.status is ObservationStatus.STALE, what="stale after a signature edit")
+    (r1,) = first.stale_reasons
+    assert "rounds:int=1" in r1.new_signature  # signatures are kept without spaces
+    again = time.time()
+    edit(f, new, new.replace("rounds: int = 1", "rounds: int = 2, pepper: str = ''"))
+    second = repo.wait_obs(o.id, lambda x: "pepper" in x.stale_reasons[0].new_signature,
+                           what="the reason naming the second edit")
+    (r2,) = second.stale_reasons
+    assert r2.change is ChangeKind.SIGNATURE_CHANGED
+    assert r2.old_signature == r1.old_signature == o.anchors[0].signature  # still against the anchored code
+    assert r2.detected_at >= again - 1 > r1.detected_at - 1
+    assert r2.uncommitted
+    assert second.status is ObservationStatus.STALE
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_removed_function_then_removed_file(open_repo: Callable[[str], Repo], lang: Lang) -> None:
     repo = open_repo(lang.fixture)

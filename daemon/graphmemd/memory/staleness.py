@@ -103,7 +103,9 @@ def reevaluate(
 ) -> Observation:
     """The observation with status and reasons recomputed against the code.
 
-    Reasons that persist keep their original detection time and commit; RENAMED reasons
+    Reasons that persist keep their original detection time and commit, unless their anchor
+    changed again just now (``changed_now``: symbol ids; the reason then names the latest
+    change, as the post-edit hook needs: "what this edit changed"); RENAMED reasons
     stay until someone confirms the observation; DEPENDENCY_CHANGED reasons (``suspects``
     are new ones) stay until confirmed or until the dependency has its old signature again,
     and are dropped for an anchor that has a reason of its own.
@@ -121,7 +123,8 @@ def reevaluate(
     for a in o.anchors:
         r = evaluate_anchor(a, code, now, commit)
         if r is not None:
-            reasons.append(previous.get((r.anchor_ref, r.change, ""), r))
+            again = a.kind is AnchorKind.SYMBOL and a.symbol_id in changed_now
+            reasons.append(r if again else previous.get((r.anchor_ref, r.change, ""), r))
     deps = {(r.anchor_ref, r.dependency_id): r for r in o.stale_reasons if r.change is _DEPENDENCY}
     for r in suspects:
         deps.setdefault((r.anchor_ref, r.dependency_id), r)

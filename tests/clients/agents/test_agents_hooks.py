@@ -143,7 +143,8 @@ def test_each_client_gets_its_documented_output(
     service = repo / "app/auth/service.py"
 
     def hook(kind: str, client: str, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-        cmd = [*GRAPHMEM, "hook", kind, "--client", client]
+        # a bound this test does not measure: a loaded machine may take the edit in later than the default 500 ms
+        cmd = [*GRAPHMEM, "hook", kind, "--client", client, "--wait-ms", "5000"]
         return subprocess.run(cmd, input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=repo,
                               timeout=30)
 
