@@ -353,6 +353,29 @@ def test_observe_then_show_json(home: Path, observation_id: str) -> None:
     assert ANCHOR in out.stdout
 
 
+def test_show_spells_the_anchor_as_the_code_does_now(home: Path, py_repo: Path) -> None:
+    """A respelling that means the same (quoted annotations) leaves the note fresh; ``show``
+    prints the signature as the code now spells it, ``--verbose`` also the anchored one."""
+    encoding = py_repo / "app/util/encoding.py"
+    original = encoding.read_text()
+    out = gm(home, "observe", "b64 output is ASCII", "--anchor", "app/util/encoding.py::b64")
+    assert out.returncode == 0, out.stderr
+    obs_id = out.stdout.strip()
+    try:
+        assert original.count("def b64(data: bytes) -> str:") == 1
+        encoding.write_text(original.replace("def b64(data: bytes) -> str:", 'def b64(data: "bytes") -> "str":'))
+        deadline = time.monotonic() + 30
+        while 'b64    def b64(data: "bytes") -> "str"\n' not in (shown := gm(home, "show", obs_id).stdout):
+            assert time.monotonic() < deadline, shown
+            time.sleep(0.1)
+        assert "status:     fresh" in shown
+        verbose = gm(home, "show", obs_id, "--verbose").stdout
+        assert "anchored as: def b64(data: bytes) -> str\n" in verbose
+    finally:
+        encoding.write_text(original)
+        gm(home, "delete", obs_id)
+
+
 def test_show_unknown_id_exits_66(home: Path) -> None:
     out = gm(home, "show", "no-such-observation")
     assert out.returncode == 66, out.stderr

@@ -24,10 +24,13 @@ from graphmem.cli.common import (
 )
 from graphmem.cli.views import observation_row, render_observation, render_recalled
 from graphmem.client import GraphMem
+from graphmem.errors import GraphMemError
 from graphmem.explain import explain_table
 from graphmem.render import marker
 from graphmem.types import (
+    AnchorKind,
     Category,
+    Observation,
     ObservationStatus,
     Origin,
 )
@@ -184,12 +187,28 @@ def cmd_show(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem show``: one observation in full."""
     with ctx.client() as client:
         obs = client.get(args.id, repo=at_hand(client, args.repo))
+        current = {} if args.json else _current_signatures(client, obs)
     if args.json:
         ctx.print_json(obs)
     else:
-        for line in render_observation(obs, verbose=args.verbose):
+        for line in render_observation(obs, verbose=args.verbose, current=current):
             ctx.print(line)
     return 0
+
+
+def _current_signatures(client: GraphMem, o: Observation) -> dict[str, str]:
+    """ref -> the signature as the code spells it now, for ``o``'s symbol anchors (an anchor
+    keeps the spelling it was made with: after a respelling such as ``Optional[str]`` →
+    ``str | None`` it would show what the code no longer says). A file the daemon cannot
+    outline now (not indexed, repository gone) is left out."""
+    found: dict[str, str] = {}
+    for path in dict.fromkeys(a.path for a in o.anchors if a.kind is AnchorKind.SYMBOL and a.path):
+        try:
+            outline = client.file_outline(path, repo=o.repo_id)
+        except GraphMemError:
+            continue
+        found.update((s.ref, s.signature) for s in outline.symbols if s.signature)
+    return found
 
 
 def cmd_list(args: argparse.Namespace, ctx: Ctx) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TextIO
 
@@ -28,11 +28,13 @@ from graphmem.types import (
 )
 
 
-def render_observation(o: Observation, *, verbose: bool = False) -> list[str]:
+def render_observation(o: Observation, *, verbose: bool = False, current: Mapping[str, str] | None = None) -> list[str]:
     """``graphmem show``: one observation in full; each stale reason in one line
-    (``changes.change_line``), signatures spaced. ``verbose``: every reason's detection time,
-    full commit, old and new signature and the daemon's sentence, and the note's history (who
-    did what, when, at which commit)."""
+    (``changes.change_line``), signatures spaced. ``current``: ref -> the anchor's signature as
+    the code spells it now (shown instead of the spelling it was anchored with; ``verbose``
+    shows that one too when it differs). ``verbose``: every reason's detection time, full
+    commit, old and new signature and the daemon's sentence, and the note's history (who did
+    what, when, at which commit)."""
     status = o.status.value + (" (needs review: an anchor was renamed or moved)" if o.needs_review else "")
     if o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
         status += f" by {o.superseded_by}"
@@ -52,7 +54,10 @@ def render_observation(o: Observation, *, verbose: bool = False) -> list[str]:
     if o.anchors:
         lines.append("anchors:")
         for a in o.anchors:
-            lines.append(f"  - {a.ref}" + (f"    {spaced(a.signature)}" if a.signature else f" ({a.kind.value})"))
+            now = (current or {}).get(a.ref, a.signature)
+            lines.append(f"  - {a.ref}" + (f"    {spaced(now)}" if now else f" ({a.kind.value})"))
+            if verbose and a.signature and spaced(now) != spaced(a.signature):
+                lines.append(f"      anchored as: {spaced(a.signature)}")
     if o.stale_reasons:
         lines.append("suspect because:" if o.status is ObservationStatus.SUSPECT else "stale because:")
         lines.extend(f"  - {line}" for line in reason_lines(o))
@@ -210,8 +215,12 @@ def checkout_lines(r: Repository) -> list[str]:
     others = [c for c in r.checkouts if c.id != r.id]
     lines = [f"    one repository ({r.repository_id}) with {plural(len(r.checkouts), 'checkout')}:"] if others else []
     for c in others:
-        where = "directory gone, notes kept" if c.missing else " ".join(
-            x for x in (c.branch or "detached", f"HEAD {short(c.head_commit)}" if c.head_commit else "") if x
+        where = (
+            "directory gone, notes kept"
+            if c.missing
+            else " ".join(
+                x for x in (c.branch or "detached", f"HEAD {short(c.head_commit)}" if c.head_commit else "") if x
+            )
         )
         lines.append(f"      {c.root}  ({where})")
     if r.possible_clones:
