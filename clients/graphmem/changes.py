@@ -175,11 +175,25 @@ class SignatureDelta:
                 facts.append((subject, f"`{old}` → `{new}`"))
         if self.bases_changed is not None:
             old_bases, new_bases = self.bases_changed
-            facts.extend((f"base `{b}`", "@removed") for b in old_bases if b not in new_bases)
-            facts.extend((f"base `{b}`", "@added") for b in new_bases if b not in old_bases)
+            gone = [b for b in old_bases if b not in new_bases]
+            came = [b for b in new_bases if b not in old_bases]
+            for b in list(gone):  # the same class, parameterised otherwise: one change
+                twin = next((n for n in came if _base_name(n) == _base_name(b)), None)
+                if twin is not None:
+                    facts.append(("base", f"`{spaced(b)}` → `{spaced(twin)}`"))
+                    gone.remove(b)
+                    came.remove(twin)
+            facts.extend((f"base `{spaced(b)}`", "@removed") for b in gone)
+            facts.extend((f"base `{spaced(b)}`", "@added") for b in came)
             if set(old_bases) == set(new_bases):
                 facts.append(("bases", "@reordered"))
         return facts
+
+
+def _base_name(base: str) -> str:
+    """A base class as named, without its type arguments (``MultiDict[str,FileStorage]``:
+    ``MultiDict``)."""
+    return re.split(r"[\[<(]", base, maxsplit=1)[0].strip()
 
 
 #: the longest type shown in a change's words (longer ones: "type of `data` changed")

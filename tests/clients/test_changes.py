@@ -415,6 +415,12 @@ def test_parse_keeps_annotations_and_receiver() -> None:
             False,
         ),
         ("class A(object):", "class A:", ["base `object` removed"], False),
+        (  # the same base, parameterised: one change, spaced
+            "class FileMultiDict(MultiDict):",
+            "class FileMultiDict(MultiDict[str,FileStorage],Base):",
+            ["base `MultiDict` → `MultiDict[str, FileStorage]`", "base `Base` added"],
+            False,
+        ),
         (
             "func(s*Server)Start()error",
             "func(s*Server)Start(ctx context.Context)error",

@@ -161,3 +161,82 @@ def test_served_historical_and_merged_away_names(daemon_factory: DaemonFactory) 
             return found[0].state if found else None
 
         wait_for(lambda: state() is ReferenceState.DANGLING, TIMEOUT)
+
+
+SERVED_CLASS = {
+    "pkg/__init__.py": "from pkg.structures import Frozen, Ordered, Plain\n",
+    "pkg/structures.py": (
+        "class Plain:\n    def copy(self):\n        return Plain()\n\n\n"
+        "class Ordered(Plain):\n    def copy(self):\n        return Ordered()\n\n\n"
+        "class Frozen(Plain):\n    def copy(self):\n        return Frozen()\n"
+    ),
+    "docs/api.rst": (
+        "API\n===\n\n.. module:: pkg\n\n.. autoclass:: Ordered\n\n.. autoclass:: Frozen\n   :members: copy\n"
+    ),
+}
+
+SERVE = """
+
+def __getattr__(name):
+    import warnings
+
+    if name == "Ordered":
+        from .structures import _Ordered
+
+        warnings.warn("'Ordered' is deprecated. Use 'Plain' instead.", DeprecationWarning, stacklevel=2)
+        return _Ordered
+    if name == "Frozen":
+        from .structures import _Frozen
+
+        warnings.warn("'Frozen' is deprecated. Use 'Plain' instead.", DeprecationWarning, stacklevel=2)
+        return _Frozen
+    raise AttributeError(name)
+"""
+
+
+def test_a_served_class_its_members_and_text_rewritten_as_it_went(daemon_factory: DaemonFactory) -> None:
+    """A class made private and served with a warning by the package's ``__getattr__``, in the
+    commit that also rewrote the text describing it (".. deprecated::"), seen by a running
+    daemon: the rewritten ``.. class::`` is deprecated (it was dangling: history names no code
+    for lines written after the name went), and a ``:members:`` list of the served class names
+    its members as they are on the served class: no finding (it was "`copy` removed")."""
+    h = History.__new__(History)
+    History.__init__(h)
+    for rel in list(h.git("ls-files").split("\n")):
+        (h.root / rel).unlink()
+    for rel, text in SERVED_CLASS.items():
+        (h.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (h.root / rel).write_text(text, encoding="utf-8")
+    h.commit("code and docs")
+    d = daemon_factory([h.root])
+    with d.client() as c:
+        assert [r.state for r in c.check_knowledge(wait_current=True).references if r.state is not
+                ReferenceState.OK] == []  # fmt: skip
+    for name in ("Ordered", "Frozen"):
+        h.edit("pkg/structures.py", f"class {name}(Plain):", f"class _{name}(Plain):")
+        h.edit("pkg/structures.py", f"return {name}()", f"return _{name}()")
+    h.edit("pkg/__init__.py", "import Frozen, Ordered, Plain\n", "import Plain\n" + SERVE)
+    h.edit("docs/api.rst", ".. autoclass:: Ordered\n\n", ".. class:: Ordered\n\n    Keeps the order of its items.\n\n"
+           "    .. deprecated:: 2.0\n        Use ``Plain``.\n\n")  # fmt: skip
+    h.commit("Ordered deprecated")
+    with d.client() as c:
+
+        def findings() -> list[tuple[int, str, ReferenceState, str]]:
+            refs = c.check_knowledge(wait_current=True).references
+            return sorted((r.line, r.text, r.state, r.reason) for r in refs if r.state is not ReferenceState.OK)
+
+        want = [(6, "Ordered", ReferenceState.SUSPECT), (13, "Frozen", ReferenceState.SUSPECT)]
+        last: list[list[tuple[int, str, ReferenceState, str]]] = [[]]
+
+        def settled() -> list[tuple[int, str, ReferenceState, str]] | None:
+            last[0] = findings()
+            return last[0] if [(line, text, state) for line, text, state, _ in last[0]] == want else None
+
+        try:
+            got = wait_for(settled, TIMEOUT)
+        except AssertionError:
+            raise AssertionError(f"findings {last[0]}, not {want}") from None
+        assert isinstance(got, list)
+    for _, name, _, reason in got:
+        assert reason.startswith(f"`{name}` is deprecated: `pkg.__getattr__` still serves it, with a warning"), got
+        assert reason.endswith("; use `Plain`"), got

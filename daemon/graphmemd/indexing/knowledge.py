@@ -38,7 +38,7 @@ from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolInfo, file_id
 from graphmemd.graph.served import hook_names
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
-from graphmemd.indexing.knowledge_served import Gone
+from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.indexing.live import NEVER, LiveBatches
 from graphmemd.ingest.activity import Activity, Doing
 from graphmemd.ingest.githistory import GitHistory
@@ -54,7 +54,7 @@ from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.ingest.scan import DocChanges
 from graphmemd.ingest.walker import WalkedDoc
-from graphmemd.memory.anchors import symbol_anchor
+from graphmemd.memory.anchors import evaluate_anchor, symbol_anchor
 from graphmemd.memory.knowledge import RefFinding, UnitFinding, grade, unit_observation
 from graphmemd.memory.memory import Memory
 
@@ -483,6 +483,8 @@ class KnowledgeKeeper:
             # a committed unit as a cold check judges it (the commit that removed or renamed it
             # found in history); the reason memory followed live when history finds nothing
             got = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
+            if got is None:  # written (or rewritten) after the name went: what memory followed
+                got = _gone_before(ctx, ref, before)
             if got is not None:
                 return _gone_finding(ctx, ref, got)
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target.lstrip(".")))
@@ -627,6 +629,26 @@ def _gone_finding(ctx: _Pass, ref: TextRef, got: Gone) -> RefFinding:
     return RefFinding(ref, got.anchor, reasons, close, named=got.named)
 
 
+def _gone_before(ctx: _Pass, ref: TextRef, before: _Before) -> Gone | None:
+    """A reference whose previous anchor's code is gone, in a unit whose lines were written
+    after the name went (history knows no code it named then: ``.. class:: OrderedMultiDict``
+    rewritten to say it is deprecated in the commit that made ``__getattr__`` serve it):
+    deprecated when a module still serves the name with a warning (``served_as``), else
+    dangling for the reason memory followed (the anchor's removal when it followed none yet:
+    the pass can read the text before memory judged the unit)."""
+    anchor = before.finding.anchor
+    gone = next((r for r in before.finding.reasons if r.change in _GONE), None)
+    if gone is None:
+        gone = evaluate_anchor(anchor, ctx.history.code, ctx.history.now, "")
+        if gone is None or gone.change not in _GONE:
+            return None
+    if anchor.kind is AnchorKind.SYMBOL:
+        served = served_as(ctx.history.git.root, ref, anchor, anchor.path, gone, ctx.index, ctx.history.now)
+        if served is not None:
+            return served
+    return Gone(anchor, gone)
+
+
 def _called(res: Resolution) -> Anchor | None:
     """The class a call names when what it is bound against is the class's constructor."""
     return symbol_anchor(res.called) if res.called is not None else None
@@ -642,10 +664,18 @@ def _before(previous: Observation, ref: TextRef) -> _Before | None:
     for r in previous.stale_reasons:
         if r.change is ChangeKind.RENAMED and r.anchor_ref in chain and r.new_ref:
             chain.add(r.new_ref)
+    reasons = tuple(r for r in previous.stale_reasons if r.anchor_ref in chain)
     anchor = next((a for a in previous.anchors if a.ref in chain), None)
     if anchor is None:
-        return None
-    reasons = tuple(r for r in previous.stale_reasons if r.anchor_ref in chain)
+        # deprecated: the finding followed the module hook that serves the name; the name's
+        # own code is gone (its anchor as the reason recorded it: ``_gone_before`` asks again)
+        deprecated = next((r for r in reasons if r.change is ChangeKind.DEPRECATED), None)
+        if deprecated is None:
+            return None
+        path = deprecated.anchor_ref.partition("::")[0]
+        anchor = Anchor(AnchorKind.SYMBOL, deprecated.anchor_ref, previous.repo_id, path,
+                        signature=deprecated.old_signature)  # fmt: skip
+        reasons = ()
     key = anchor.symbol_id or f"{anchor.repo_id}:{anchor.path}"
     return _Before(key, RefFinding(ref, anchor, reasons, match.close_matches))
 

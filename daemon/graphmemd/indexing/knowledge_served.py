@@ -34,7 +34,7 @@ class Gone:
 
 
 def served_as(
-    root: Path, ref: TextRef, o: SymbolInfo, new_path: str, reason: StaleReason, index: RefIndex, now: float
+    root: Path, ref: TextRef, o: SymbolInfo | Anchor, new_path: str, reason: StaleReason, index: RefIndex, now: float
 ) -> Gone | None:
     """The name ``ref`` writes for the gone ``o``, still served by a module's lazy hook
     (``ingest.parsing.served``: Python's module-level ``__getattr__``), read in the module's text under
@@ -42,30 +42,70 @@ def served_as(
     ``from click.parser import split_arg_string``), else ``o``'s module and its package's
     ``__init__``. With a warning: deprecated since ``reason``'s commit (its successor the one
     the message names, else what the hook returns when that is public and imported from
-    another module); without: it works (no reason). None when no module serves it."""
+    another module); without: it works (no reason). A member of a class a module serves
+    (``:members: copy`` of ``ImmutableOrderedMultiDict``, now ``_ImmutableOrderedMultiDict``
+    served by the package's hook) is what that member is on the served class: there, it works
+    (the class's own reference says it is deprecated); gone from it, None. ``o``: the symbol
+    the name followed (or its anchor). None when no module serves it."""
+    qualname = _qualname(o)
     tries: list[tuple[str, str]] = []
     for written in ([f"{ref.module}.{ref.target}"] if ref.module else []) + [ref.target]:
         module, _, name = written.lstrip(".").rpartition(".")
         tries.extend((f, name) for f in index.module_files(module) if module)
-    if "." not in o.qualname:
+    if "." not in qualname:
         package_init = posixpath.join(posixpath.dirname(new_path), "__init__.py")
-        tries.extend((f, o.qualname) for f in (new_path, package_init))
+        tries.extend((f, qualname) for f in (new_path, package_init))
     for path, name in dict.fromkeys(tries):
-        language = language_for_path(path)
-        rules = rules_for(language)
-        if rules is None:
-            continue
-        try:
-            text = (root / path).read_text("utf-8", errors="replace")
-        except OSError:
-            continue
-        s = served(text, name, language, rules)
+        s = _served_in(root, path, name)
         if s is not None:
             return _finding(o, path, s, reason, index, now)
+    return _member_of_served(root, ref, qualname, new_path, index)
+
+
+def _served_in(root: Path, path: str, name: str) -> Served | None:
+    """The branch of ``path``'s lazy hook that serves ``name``, read as the file is now."""
+    language = language_for_path(path)
+    rules = rules_for(language)
+    if rules is None:
+        return None
+    try:
+        text = (root / path).read_text("utf-8", errors="replace")
+    except OSError:
+        return None
+    return served(text, name, language, rules)
+
+
+def _member_of_served(root: Path, ref: TextRef, qualname: str, new_path: str, index: RefIndex) -> Gone | None:
+    """A gone ``Class.member`` whose class a module's hook now serves (see ``served_as``)."""
+    container, dot, member = qualname.partition(".")
+    if not dot:
+        return None
+    modules = [ref.module] if ref.module else []
+    written = ".".join(p for p in (ref.module, ref.target) if p)
+    if written.endswith(f".{qualname}"):
+        modules.append(written[: -len(qualname) - 1])
+    files = [f for m in dict.fromkeys(modules) for f in index.module_files(m)]
+    files += [new_path, posixpath.join(posixpath.dirname(new_path), "__init__.py")]
+    for path in dict.fromkeys(files):
+        s = _served_in(root, path, container)
+        if s is None or not s.source or not s.returns:
+            continue
+        cls = index.resolve_name(f"{_absolute(index.module_name(path, package=True), s.source)}.{s.returns}")
+        if cls is None or cls.symbol is None:
+            continue
+        want = f"{cls.symbol.qualname}.{member}"
+        now = next((x for x in index.symbols if x.path == cls.symbol.path and x.qualname == want), None)
+        if now is None:
+            return None
+        return Gone(symbol_anchor(now), None, symbol_anchor(now))
     return None
 
 
-def _finding(o: SymbolInfo, path: str, s: Served, reason: StaleReason, index: RefIndex, now: float) -> Gone:
+def _qualname(o: SymbolInfo | Anchor) -> str:
+    return o.qualname if isinstance(o, SymbolInfo) else o.ref.rpartition("::")[2]
+
+
+def _finding(o: SymbolInfo | Anchor, path: str, s: Served, reason: StaleReason, index: RefIndex, now: float) -> Gone:
     """The finding for a name ``s`` serves (see ``served_as``): anchored to the hook (a change
     of it reads the unit again), naming what the hook returns when known."""
     hook = next((h for h in index.symbols if h.path == path and h.qualname == s.hook), None)
