@@ -1,9 +1,11 @@
 """A live edit's incremental re-parse (``parse_source(..., trees=LiveTrees)``) equals a cold
 ``parse_source`` of the same bytes after every edit, on real files of several languages; the
-edit computation (``parsing/edits.py``) describes the change exactly and minimally."""
+edit computation (``parsing/edits.py``) describes the change exactly and minimally; a real
+pool's worker re-parses live edits incrementally and bulk jobs never."""
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 import sysconfig
@@ -12,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from graphmemd.graph.model import Language
+from graphmemd.indexing.batch_timing import BatchTiming
+from graphmemd.ingest.parse_pool import LIVE_FILES, ParsePool
 from graphmemd.ingest.parsing import language_for_path, parse_source
 from graphmemd.ingest.parsing.edits import edit_between, point
 from graphmemd.ingest.parsing.parser import LiveTrees
@@ -186,3 +190,41 @@ def test_bounds_drop_the_least_recently_parsed() -> None:
         parse_source(p.name, p.read_bytes(), trees=small)
     assert small.held_bytes <= small.max_bytes
     assert 0 < len(small) < 3
+
+
+def test_a_worker_re_parses_a_live_edit_incrementally_and_a_bulk_job_never(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Through a real pool: a live edit of a file the worker parsed before is re-parsed from
+    its kept tree (``ParseOutcome.incremental``, counted in the batch's log line) with the cold
+    result; a bulk job's files never are, and the worker drops its trees when given one."""
+    source = (STDLIB / "typing.py").read_bytes()
+    path = tmp_path / "typing.py"
+    path.write_bytes(source)
+    others = [tmp_path / f"m{i}.py" for i in range(LIVE_FILES + 1)]
+    for p in others:
+        p.write_bytes(b"def f(a):\n    return a\n")
+    with ParsePool(1) as pool:
+        first = pool.parse_one("typing.py", path)
+        assert not first.incremental
+        edited = source.replace(b"def _type_convert(arg,", b"def _type_convert(arg, _live=None,", 1)
+        assert edited != source
+        path.write_bytes(edited)
+        again = pool.parse_one("typing.py", path)
+        assert again.incremental
+        assert again.parsed == parse_source("typing.py", edited)
+        timing = BatchTiming()
+        timing.parsing([path], lambda: 0)
+        timing.took(again.worker_ms, again.incremental)
+        with caplog.at_level(logging.INFO, logger="graphmemd.indexing.batch_timing"):
+            timing.log("repo", 1, 1, 0)
+        assert "on 1, 1 re-parsed incrementally" in caplog.text
+        # a bulk job (more than LIVE_FILES files) with the file among them: parsed cold, and
+        # the worker's kept trees are gone after it
+        path.write_bytes(edited + b"\n")
+        bulk = list(pool.parse_many([("typing.py", path), *((p.name, p) for p in others)]))
+        assert [o.incremental for o in bulk] == [False] * len(bulk)
+        path.write_bytes(edited + b"\n\n")
+        after = pool.parse_one("typing.py", path)
+        assert not after.incremental
+        assert after.parsed == parse_source("typing.py", edited + b"\n\n")

@@ -135,7 +135,8 @@ _RESPAWN_BACKOFF_S: Final = 1.0
 # Messages worker -> dispatcher (tuples, first item is the kind).
 _MSG_READY: Final = 0  # (READY, pid)
 _MSG_STARTED: Final = 1  # (STARTED, task_id)
-_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome (_encode_outcome), peak RSS growth KiB, worker_ms)
+_MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome (_encode_outcome), peak RSS growth KiB, worker_ms,
+#                          re-parsed incrementally)
 _MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
 _MSG_WARMED: Final = 4  # (WARMED, tuple of Language) the queries the worker compiled when told to
 
@@ -186,6 +187,9 @@ class ParseOutcome:
     #: (wall, CPU) milliseconds the worker spent reading, parsing and encoding it (None: not
     #: a worker's); the daemon's log of a watcher batch sums them (``BatchTiming``)
     worker_ms: tuple[float, float] | None = field(default=None, compare=False)
+    #: the worker re-parsed it incrementally from the tree it kept of the file's previous
+    #: version (a live edit's, ``LiveTrees``); the daemon's log of a watcher batch counts them
+    incremental: bool = field(default=False, compare=False)
 
 
 # --------------------------------------------------------------------------- wire format
@@ -205,7 +209,9 @@ def _encode_outcome(outcome: ParseOutcome) -> _Encoded:
     return (outcome.path, text, outcome.content_hash, outcome.size, reason, outcome.examples)
 
 
-def _decode_outcome(row: _Encoded, worker_ms: tuple[float, float] | None = None) -> ParseOutcome:
+def _decode_outcome(
+    row: _Encoded, worker_ms: tuple[float, float] | None = None, incremental: bool = False
+) -> ParseOutcome:
     path, text, digest, size, reason, examples = row
     return ParseOutcome(
         path,
@@ -216,6 +222,7 @@ def _decode_outcome(row: _Encoded, worker_ms: tuple[float, float] | None = None)
         text,
         examples,
         worker_ms,
+        incremental,
     )
 
 
@@ -335,10 +342,11 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
         try:
             if bulk:
                 trees.clear()  # a bulk job's worker holds no live tree (nor does it fill them)
+            reused = trees.reused
             outcome = _process(rel_path, abs_path, mode, max_file_size, None if bulk else trees)
         except MemoryError:
             outcome = _skip(rel_path, "out of memory while parsing")
-            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome), 0, None))
+            conn.send((_MSG_RESULT, task_id, _encode_outcome(outcome), 0, None, False))
             conn.send((_MSG_RETIRE,))
             os._exit(_EXIT_MEMORY_ERROR)  # the heap may be in a bad state: leave at once
         except Exception as exc:
@@ -348,7 +356,7 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             outcome = _skip(rel_path, f"parser failed: {type(exc).__name__}: {str(exc)[:200]}")
         encoded = _encode_outcome(outcome)
         took = ((time.monotonic() - started) * 1000, (time.process_time() - cpu) * 1000)
-        conn.send((_MSG_RESULT, task_id, encoded, _peak_rss_kb() - base_kb, took))
+        conn.send((_MSG_RESULT, task_id, encoded, _peak_rss_kb() - base_kb, took, trees.reused > reused))
 
 
 def _peak_rss_kb() -> int:
@@ -510,7 +518,7 @@ def _drain(worker: _Worker) -> bool:
                 worker.grown_kb = message[3]
                 if task.task_id != message[1]:
                     raise AssertionError(f"worker answered task {message[1]}, expected {task.task_id}")
-                _deliver(task, _decode_outcome(message[2], message[4]))
+                _deliver(task, _decode_outcome(message[2], message[4], message[5]))
             elif kind == _MSG_RETIRE:
                 return False
             elif kind == _MSG_WARMED:
