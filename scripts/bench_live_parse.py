@@ -47,15 +47,19 @@ INCREMENTAL: dict[str, int] = {}
 DEF = re.compile(r"(?m)^def (\w+)\(([^)]*)\)")
 
 
-def edit_signature(path: Path, i: int) -> None:
-    """Add an optional parameter to the first top-level function of ``path``."""
-    text = path.read_text(encoding="utf-8")
+def signature_edited(text: str, i: int) -> str:
+    """``text`` with an optional parameter added to its first top-level function."""
     m = DEF.search(text)
     if m is None:
-        raise SystemExit(f"{path.name} has no top-level function")
+        raise SystemExit("no top-level function")
     params = m.group(2).strip()
     new_params = f"{params}, _live{i}=None" if params and not params.endswith(("*", "/")) else f"_live{i}=None"
-    path.write_text(text[: m.start(2)] + new_params + text[m.end(2) :], encoding="utf-8")
+    return text[: m.start(2)] + new_params + text[m.end(2) :]
+
+
+def edit_signature(path: Path, i: int) -> None:
+    """Add an optional parameter to the first top-level function of ``path``."""
+    path.write_text(signature_edited(path.read_text(encoding="utf-8"), i), encoding="utf-8")
 
 
 def copy(path: Path, i: int) -> Path:
@@ -82,9 +86,7 @@ def _child(mode: str, name: str, edits: int) -> None:
     text = (Path(sysconfig.get_paths()["stdlib"]) / name).read_text(encoding="utf-8")
     versions = []
     for i in range(edits + 1):
-        m = DEF.search(text)
-        assert m is not None
-        text = text[: m.start(2)] + m.group(2) + f", _live{i}=None" + text[m.end(2) :]
+        text = signature_edited(text, i)
         versions.append(text.encode())
     trees = LiveTrees(8, 64 << 20)
     parse_source(name, versions[0], trees=trees)
