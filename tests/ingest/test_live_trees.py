@@ -116,8 +116,8 @@ def _edits(source: bytes, language: Language, rng: random.Random) -> Iterator[tu
         yield f"random edit {choice} at line {i}", text
 
 
-def _check_series(path: Path, seed: int) -> LiveTrees:
-    source = path.read_bytes()
+def _check_series(path: Path, seed: int, source: bytes | None = None) -> LiveTrees:
+    source = path.read_bytes() if source is None else source
     language = language_for_path(path.name)
     assert language is not None
     rel = path.name
@@ -133,6 +133,14 @@ def _check_series(path: Path, seed: int) -> LiveTrees:
 def test_incremental_equals_cold_on_stdlib_python(path: Path) -> None:
     trees = _check_series(path, seed=41)
     assert trees.reused >= 6  # the incremental path ran (not only fresh parses)
+
+
+def test_incremental_equals_cold_with_crlf_tabs_and_invalid_utf8() -> None:
+    """Rows are counted by ``\\n`` only and columns in bytes, as tree-sitter counts them."""
+    source = (STDLIB / "argparse.py").read_bytes().replace(b"\n", b"\r\n").replace(b"    ", b"\t")
+    source = source.replace(b"# Author:", b"# Auth\xe9r \xff\xfe:", 1)
+    trees = _check_series(STDLIB / "argparse.py", seed=5, source=source)
+    assert trees.reused >= 4
 
 
 @pytest.mark.parametrize("language_dir", OTHER_LANGUAGES)
