@@ -102,7 +102,8 @@ EDIT_LINE = re.compile(
 CHANGES_LINE = re.compile(r"changes \S+: (\d+) of (\d+) paths parsed, \d+ removed in ([\d.]+) ms"
                           r"(?: \(begun ([\d.]+) ms after the newest write\))?"
                           r"(?:, (\d+) parse workers started for it)?: (.*); ([\d.]+) CPU-ms"
-                          r"(?:; parse workers ([\d.]+) ms \(([\d.]+) CPU\))?")
+                          r"(?:; parse workers ([\d.]+) ms \(([\d.]+) CPU\) on \d+"
+                          r"(?:, (\d+) re-parsed incrementally)?)?")
 STEP = re.compile(r"(\w+) ([\d.]+) \(([\d.]+) CPU\)")
 
 
@@ -136,7 +137,8 @@ class DaemonLog:
                          "steps_cpu_ms": {name: round(float(cpu) * 1000, 1) for name, _, cpu in found},
                          "cpu_ms": float(m.group(7)),
                          "worker_ms": float(m.group(8)) if m.group(8) else None,
-                         "worker_cpu_ms": float(m.group(9)) if m.group(9) else None}  # fmt: skip
+                         "worker_cpu_ms": float(m.group(9)) if m.group(9) else None,
+                         "incremental": int(m.group(10) or 0)}  # fmt: skip
                 out["batches"].append(batch)  # type: ignore[attr-defined]
         return out
 
@@ -286,6 +288,7 @@ def main() -> int:
         "post_edit_paced_runs": paced,
         "post_edit_paced_slowest": slowest(paced),
         "indexer_cpu_ms": indexer_cpu([*runs, *paced]),
+        "paced_repeats": repeats(runs, paced),
         "answers_with_text": said,
         "load_1min_before": round(load_before, 2),
         "load_1min_after": round(load_after, 2),
@@ -311,6 +314,9 @@ def main() -> int:
     print(f"  the slowest post_edit_paced runs (each edit {args.pace_s} s after the previous one):")
     for r in result["post_edit_paced_slowest"]:
         print(f"    {r}")
+    rep = repeats(runs, paced)
+    print(f"  paced edits of a file edited before in this run: {rep['repeated']} of {rep['edits']}; "
+          f"parsed incrementally: {rep['incremental']}")
     cpu = result["indexer_cpu_ms"]
     print("  the indexer thread's CPU per edited file (ms, p50 / p95 / max): "
           + ", ".join(f"{k} {v['p50']} / {v['p95']} / {v['max']}" for k, v in cpu.items()))  # type: ignore[union-attr]
@@ -369,6 +375,19 @@ def indexer_cpu(runs: list[dict[str, object]]) -> dict[str, dict[str, float]]:
                 "batches": len(v)} for k, v in got.items() if v}  # fmt: skip
 
 
+def repeats(runs: list[dict[str, object]], paced: list[dict[str, object]]) -> dict[str, int]:
+    """How many paced edits were of a file edited before in the run (a parse worker may keep its
+    tree, ``LiveTrees``), and how many batches of paced edits a worker re-parsed incrementally."""
+    seen = {r.get("file") for r in runs}
+    repeated = 0
+    for r in paced:
+        repeated += int(r.get("file") in seen)
+        seen.add(r.get("file"))
+    batches: list[dict[str, object]] = [b for r in paced for b in r.get("batches", [])]  # type: ignore[attr-defined]
+    incremental = sum(int(b.get("incremental") or 0) for b in batches)  # type: ignore[call-overload]
+    return {"edits": len(paced), "repeated": repeated, "incremental": incremental}
+
+
 def slowest(runs: list[dict[str, object]], n: int = 5) -> list[str]:
     """The ``n`` slowest edits, one line each: where their time went."""
     lines = []
@@ -378,7 +397,8 @@ def slowest(runs: list[dict[str, object]], n: int = 5) -> list[str]:
             + (f" ({b['workers_started']} workers started)" if b["workers_started"] else "")
             + ": "
             + ", ".join(f"{k} {v}" for k, v in b["steps_ms"].items() if v >= 1)
-            + (f" [parse worker {b['worker_ms']} ms, {b['worker_cpu_ms']} CPU]" if b.get("worker_ms") else "")
+            + (f" [parse worker {b['worker_ms']} ms, {b['worker_cpu_ms']} CPU"
+               + (", incremental" if b.get("incremental") else "") + "]" if b.get("worker_ms") else "")
             for b in r.get("batches", [])  # type: ignore[attr-defined]
         )
         lines.append(f"{r['ms']} ms (CPU {r['cpu_ms']}), {r.get('file')} ({r.get('bytes')} bytes): "

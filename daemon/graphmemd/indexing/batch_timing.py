@@ -40,6 +40,7 @@ class BatchTiming:
         self._starts_before = 0
         self._worker_ms = [0.0, 0.0]
         self._worker_files = 0
+        self._incremental = 0
 
     def parsing(self, todo: Collection[Path], started_workers: Callable[[], int]) -> None:
         """The batch classified its paths (``todo``: the files to parse, absolute) and is
@@ -50,8 +51,10 @@ class BatchTiming:
             self._starts_before = started_workers()
         self.steps.mark("classify")
 
-    def took(self, worker_ms: tuple[float, float] | None) -> None:
-        """A parse worker's (wall, CPU) milliseconds on one of the batch's files (None: not a worker's)."""
+    def took(self, worker_ms: tuple[float, float] | None, incremental: bool = False) -> None:
+        """A parse worker's (wall, CPU) milliseconds on one of the batch's files (None: not a
+        worker's), and whether it re-parsed the file incrementally (``ParseOutcome.incremental``)."""
+        self._incremental += incremental
         if worker_ms is not None:
             self._worker_ms[0] += worker_ms[0]
             self._worker_ms[1] += worker_ms[1]
@@ -73,6 +76,7 @@ class BatchTiming:
             self.steps,
             self.steps.cpu * 1000,
             f"; parse workers {self._worker_ms[0]:.1f} ms ({self._worker_ms[1]:.1f} CPU) on {self._worker_files}"
+            + (f", {self._incremental} re-parsed incrementally" if self._incremental else "")
             if self._worker_files
             else "",
         )

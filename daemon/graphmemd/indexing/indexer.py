@@ -426,7 +426,7 @@ class Indexer:
         timing.parsing(todo.values(), lambda: self.pool().started_workers)
         donors = _donors(self._registry, rt)
         for out, parsed_here in self._shared.outcomes(rt, sorted(todo.items()), self.pool):
-            timing.took(out.worker_ms)
+            timing.took(out.worker_ms, out.incremental)
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 units[out.path] = self._sink.cache_early(

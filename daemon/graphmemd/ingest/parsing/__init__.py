@@ -10,12 +10,13 @@ markers; scheme 2 is the significant-token stream, nested code included.
 
 from graphmemd.ingest.parsing.fingerprint import FINGERPRINT_SCHEME
 from graphmemd.ingest.parsing.languages import SUPPORTED_EXTENSIONS, LanguageSpec, language_for_path
-from graphmemd.ingest.parsing.parser import bare_parse, parse_source, warm
+from graphmemd.ingest.parsing.parser import LiveTrees, bare_parse, parse_source, warm
 
 __all__ = [
     "FINGERPRINT_SCHEME",
     "SUPPORTED_EXTENSIONS",
     "LanguageSpec",
+    "LiveTrees",
     "bare_parse",
     "language_for_path",
     "parse_source",

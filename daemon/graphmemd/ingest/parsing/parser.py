@@ -130,7 +130,7 @@ from importlib import resources
 from operator import attrgetter, itemgetter
 
 from tree_sitter import Language as TSLanguage
-from tree_sitter import Node, Parser, Query, QueryCursor
+from tree_sitter import Node, Parser, Query, QueryCursor, Tree
 
 from graphmemd.graph.model import (
     CallRef,
@@ -144,6 +144,7 @@ from graphmemd.graph.model import (
     SymbolKind,
     TypeRef,
 )
+from graphmemd.ingest.parsing.edits import edit_between
 from graphmemd.ingest.parsing.fingerprint import (
     CAPTURE_PREFIX,
     FINGERPRINT_SCHEME,
@@ -157,7 +158,7 @@ from graphmemd.ingest.parsing.overloads import STUB, overload_tags, qualify_dupl
 from graphmemd.ingest.parsing.records import call_ref, def_span, inherit_ref, parsed_symbol, type_ref
 from graphmemd.ingest.parsing.textscan import Scan, occurrences
 
-__all__ = ["bare_parse", "parse_source", "warm"]
+__all__ = ["LiveTrees", "bare_parse", "parse_source", "warm"]
 
 #: Only this many leading bytes of a larger file are parsed (at a line boundary); the file
 #: is marked truncated. Keeps one pathological generated file to a few seconds.
@@ -629,14 +630,22 @@ class _Collected:
 
 
 def parse_source(
-    path: str, source: bytes, language: Language | None = None, *, scheme: int = FINGERPRINT_SCHEME
+    path: str,
+    source: bytes,
+    language: Language | None = None,
+    *,
+    scheme: int = FINGERPRINT_SCHEME,
+    trees: LiveTrees | None = None,
 ) -> ParsedFile:
     """Extract symbols, imports, calls and inheritance from one file's bytes.
 
     ``scheme=1`` computes fingerprints (and overload qualnames) the pre-upgrade way
     (``legacy.py``), to recognise stored anchors; the default is the current scheme.
-    Never raises on bad input (syntax errors, invalid UTF-8, binary data); raises
-    ValueError only when ``language`` is None and cannot be derived from ``path``.
+    With ``trees`` (a live edit's re-parse, see :class:`LiveTrees`) the syntax tree is
+    parsed incrementally from the one kept for ``path``, and kept for the next version;
+    the result is the same. Never raises on bad input (syntax errors, invalid UTF-8,
+    binary data); raises ValueError only when ``language`` is None and cannot be derived
+    from ``path``.
     """
     if language is None:
         language = language_for_path(path)
@@ -647,7 +656,7 @@ def parse_source(
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse(path, bytes(source), language, scheme)
+        return _parse(path, bytes(source), language, scheme, trees)
     finally:
         _callees.clear()
         _type_texts.clear()
@@ -655,7 +664,7 @@ def parse_source(
             gc.enable()
 
 
-def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedFile:
+def _parse(path: str, source: bytes, language: Language, scheme: int, trees: LiveTrees | None) -> ParsedFile:
     """``parse_source`` with the language known (cyclic GC off)."""
     lines = _count_lines(source)
     truncated: str | None = None
@@ -664,7 +673,9 @@ def _parse(path: str, source: bytes, language: Language, scheme: int) -> ParsedF
         source = source[:cut]
         truncated = f"file larger than {MAX_SOURCE_BYTES} bytes: only the first {cut} bytes indexed"
     compiled = _compile(language)
-    root, matches, syntax_errors, limited = _run_query(compiled, _blanked(compiled, source))
+    blanked = _blanked(compiled, source)
+    tree = trees.parse(path, compiled, blanked) if trees is not None else _parser(compiled).parse(blanked)
+    root, matches, syntax_errors, limited = _run_query(compiled, tree.root_node)
     truncated = limited or truncated
     found = _collect(source, compiled, matches)
     defs = found.defs
@@ -791,12 +802,106 @@ def _blanked(compiled: _Compiled, source: bytes) -> bytes:
     return bytes(out)
 
 
+#: a kept tree costs about this many bytes per node (``descendant_count``; measured with
+#: tracemalloc on stdlib Python files: 108-112)
+_TREE_NODE_BYTES = 128
+
+
+@dataclass(frozen=True, slots=True)
+class _KeptTree:
+    language: Language
+    source: bytes  # the bytes parsed (blanked)
+    tree: Tree
+    cost: int  # estimated bytes: the tree's and the source's
+
+
+class LiveTrees:
+    """The syntax trees of the last few live-edited files, kept to re-parse their next
+    version incrementally (tree-sitter's ``Tree.edit`` + ``Parser.parse(new, old_tree)``:
+    the same tree as a fresh parse, in a fraction of its time).
+
+    Bounded: at most ``max_files`` files and ``max_bytes`` (each tree's size estimated from
+    its node count, plus its source), least recently parsed dropped first. Only error-free
+    trees are kept and only an error-free incremental result is used: tree-sitter's error
+    recovery may take another path when it reuses subtrees, so a version with a syntax error
+    is parsed fresh. For one thread (a parse worker's); a bulk pass never uses one.
+    """
+
+    def __init__(self, max_files: int, max_bytes: int) -> None:
+        self.max_files = max_files
+        self.max_bytes = max_bytes
+        self._kept: dict[str, _KeptTree] = {}  # insertion order: least recently parsed first
+        #: re-parses done incrementally / fresh, since this was made (for tests and benchmarks)
+        self.reused = 0
+        self.fresh = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    @property
+    def held_bytes(self) -> int:
+        """The kept trees' and sources' estimated size."""
+        return sum(k.cost for k in self._kept.values())
+
+    def clear(self) -> None:
+        """Drop every kept tree."""
+        self._kept.clear()
+
+    def parse(self, path: str, compiled: _Compiled, source: bytes) -> Tree:
+        """``source``'s tree (``path``'s new bytes, blanked): incremental from the kept one when
+        there is one, else fresh. An error-free tree is kept for the next version; after one
+        with a syntax error the earlier error-free tree stays kept (a repair re-parses from it)."""
+        language = compiled.spec.language
+        kept = self._kept.pop(path, None)
+        if kept is not None and kept.language is not language:
+            kept = None
+        tree = self._incremental(kept, compiled, source) if kept is not None else None
+        if tree is None:
+            tree = _parser(compiled).parse(source)
+            self.fresh += 1
+        else:
+            self.reused += 1
+        if not tree.root_node.has_error:
+            cost = len(source) + tree.root_node.descendant_count * _TREE_NODE_BYTES
+            self._keep(path, _KeptTree(language, source, tree, cost))
+        elif kept is not None:
+            self._keep(path, kept)
+        return tree
+
+    @staticmethod
+    def _incremental(kept: _KeptTree, compiled: _Compiled, source: bytes) -> Tree | None:
+        """``source``'s tree re-parsed from ``kept``'s (left as it was: a copy is edited), or
+        None when the result has a syntax error (parsed fresh instead)."""
+        edit = edit_between(kept.source, source)
+        if edit is None:
+            return kept.tree
+        old = kept.tree.copy()
+        old.edit(
+            edit.start_byte,
+            edit.old_end_byte,
+            edit.new_end_byte,
+            edit.start_point,
+            edit.old_end_point,
+            edit.new_end_point,
+        )
+        tree = _parser(compiled).parse(source, old)
+        return None if tree.root_node.has_error else tree
+
+    def _keep(self, path: str, kept: _KeptTree) -> None:
+        if kept.cost > self.max_bytes or self.max_files < 1:
+            return
+        self._kept[path] = kept
+        total = self.held_bytes
+        while len(self._kept) > self.max_files or total > self.max_bytes:
+            oldest = next(iter(self._kept))
+            total -= self._kept.pop(oldest).cost
+
+
 def _run_query(
-    compiled: _Compiled, source: bytes
+    compiled: _Compiled, root: Node
 ) -> tuple[Node, list[tuple[int, dict[str, list[Node]]]], int, str | None]:
-    """Parse and run the language's query: the root, the matches, the number of syntax
-    errors, and why the matches are incomplete (None: they are not)."""
-    root = _parser(compiled).parse(source).root_node
+    """Run the language's query over a parsed tree: the root, the matches, the number of
+    syntax errors, and why the matches are incomplete (None: they are not)."""
     syntax_errors = _count_errors(root) if root.has_error else 0
     truncated: str | None = None
     cursor = QueryCursor(compiled.query, match_limit=MATCH_LIMIT)
