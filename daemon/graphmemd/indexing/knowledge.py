@@ -482,9 +482,8 @@ class KnowledgeKeeper:
         if before is not None and _gone(ctx, before):  # it named code before: dangling now
             # a committed unit as a cold check judges it (the commit that removed or renamed it
             # found in history); the reason memory followed live when history finds nothing
-            got = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
-            if got is None:  # written (or rewritten) after the name went: what memory followed
-                got = _gone_before(ctx, ref, before)
+            named = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
+            got = named or _gone_before(ctx, ref, before)  # history finds nothing: what memory followed
             if got is not None:
                 return _gone_finding(ctx, ref, got)
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target.lstrip(".")))
