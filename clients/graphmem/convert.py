@@ -642,6 +642,7 @@ def knowledge_source_to_proto(k: KnowledgeSource) -> types_pb2.KnowledgeSource:
         end_line=k.end_line,
         heading_path=k.heading_path,
         kind=knowledge_kind_to_proto(k.kind),
+        example=k.example,
     )
 
 
@@ -653,6 +654,7 @@ def knowledge_source_from_proto(m: types_pb2.KnowledgeSource) -> KnowledgeSource
         end_line=m.end_line,
         heading_path=tuple(m.heading_path),
         kind=knowledge_kind_from_proto(m.kind) or KnowledgeKind.DOCUMENTATION,
+        example=m.example,
     )
 
 

@@ -267,6 +267,9 @@ class KnowledgeSource:
     end_line: int
     heading_path: tuple[str, ...] = ()
     kind: KnowledgeKind = KnowledgeKind.DOCUMENTATION
+    #: a code example (a fenced block, a code-block, a ``>>>`` session): shown as code, never
+    #: flattened into a line, and left out of a session's brief
+    example: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import Daemon, copy_fixture
+from conftest import Daemon, copy_fixture, wait_for
 
 _SCRIPT = Path(sys.executable).with_name("graphmem")
 GRAPHMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "graphmem"]
@@ -54,3 +54,37 @@ def test_shared_note_show_list_and_read_only_units(daemon_factory: Callable[...,
     refused = gm(d, repo, "update", unit, "--text", "x")
     assert refused.returncode == 69, refused.stderr
     assert "edit the file" in refused.stderr
+
+
+EXAMPLE = "from app.auth.crypto import check_password, hash_password\n\n" + "".join(
+    f"digest{i} = hash_password('secret{i}')\n" for i in range(9)
+) + "assert check_password('secret0', digest0)\n"
+
+
+def test_a_code_example_is_shown_as_code_and_left_out_of_the_brief(daemon_factory: Callable[..., Daemon]) -> None:
+    """A fenced example is a unit marked as one (over the wire and across a restart); recall
+    prints it as code (its lines, at most eight), never as one line of words; the session's
+    brief leaves it out (it names the code a paragraph beside it explains)."""
+    repo = copy_fixture("knowledge")
+    (repo / "docs" / "usage.md").write_text(
+        "# Usage\n\nHash with `hash_password` before storing anything.\n\n```python\n" + EXAMPLE + "```\n",
+        encoding="utf-8",
+    )
+    d = daemon_factory([repo])
+
+    def units() -> dict[str, bool]:
+        found = json.loads(gm(d, repo, "list", "--kind", "docs", "--limit", "500", "--json").stdout)
+        mine = [o for o in found if o["knowledge"]["path"] == "docs/usage.md"]
+        return {o["text"].split("\n")[0]: bool(o["knowledge"].get("example")) for o in mine}
+
+    want = {"Hash with `hash_password` before storing anything.": False, EXAMPLE.split("\n")[0]: True}
+    wait_for(lambda: units() == want, 30)
+    recalled = gm(d, repo, "recall", "--file", "app/auth/crypto.py").stdout
+    assert "\n   from app.auth.crypto import check_password, hash_password\n\n   digest0 = hash_password" in recalled
+    assert "\n   digest4 = hash_password('secret4')\n   … (5 more lines)\n" in recalled  # 7 of its 12 lines
+    brief = gm(d, repo, "brief").stdout
+    assert "before storing anything" in brief
+    assert "digest0" not in brief
+    d.stop()
+    d = daemon_factory([repo], home=d.home)
+    assert units() == want  # kept by the journal

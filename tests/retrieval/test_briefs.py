@@ -102,9 +102,10 @@ def doc_unit(
     status: ObservationStatus = ObservationStatus.FRESH,
     ref: str = "app/a.py::f",
     category: Category = Category.OTHER,
+    example: bool = False,
 ) -> Observation:
     o = note(oid, category, status, ref=ref, text=text, updated=NOW)  # read (indexed) just now
-    return replace(o, knowledge=KnowledgeSource(path, line, line + 2, (), kind), source="file")
+    return replace(o, knowledge=KnowledgeSource(path, line, line + 2, (), kind, example), source="file")
 
 
 def test_the_docs_fill_what_saved_notes_leave_most_relevant_first_never_dated_by_indexing() -> None:
@@ -152,6 +153,9 @@ def test_a_directive_line_alone_is_not_shown_and_the_footer_names_the_listing() 
     assert view.text.endswith("see graphmem list --kind docs)")
     with_body = doc_unit("x", "docs/api.rst", 50, ".. function:: attrs\n\n   Same as `attrs.define`.")
     assert "x" in overview([with_body], title="# repo", budget=400).shown
+    # a code example is code to read where it is: flattened into a line it would be noise
+    example = doc_unit("e", "README.md", 44, "from app.a import f\n\nf(1)\n", example=True)
+    assert "e" not in overview([example, with_body], title="# repo", budget=400).shown
     saved = [note(f"n{i}", Category.OTHER, text=f"note {i} " + "words " * 60) for i in range(6)]
     assert overview(saved, title="# repo", budget=200).text.endswith("see graphmem list)")
     assert overview([*saved, *body], title="# repo", budget=200).text.endswith("see graphmem list --kind all)")

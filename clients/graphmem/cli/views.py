@@ -130,8 +130,10 @@ def render_recalled(n: int, r: Recalled) -> list[str]:
     """The ``n``-th recall result: score, marker, text, why, score components, anchors."""
     o = r.observation
     lines = [f"{n}. [{r.score:.3f}] {marker(o)} {o.category.value}  {o.id}  (distance {r.distance})"]
-    wrapped = textwrap.wrap(" ".join(o.text.split()), width=96) or [""]  # (a code example: one line of words)
-    lines.extend(f"   {ln}" for ln in wrapped)
+    if o.knowledge is not None and o.knowledge.example:
+        lines.extend(f"   {ln}" if ln else "" for ln in example_lines(o.text))
+    else:
+        lines.extend(f"   {ln}" for ln in textwrap.wrap(" ".join(o.text.split()), width=96) or [""])
     if r.why:
         lines.append(f"   why: {r.why}")
     elif r.path:
@@ -148,6 +150,19 @@ def render_recalled(n: int, r: Recalled) -> list[str]:
     if o.anchors:
         lines.append(f"   anchors: {', '.join(a.ref for a in o.anchors)}")
     return lines
+
+
+#: the most lines of a code example a recall result shows
+EXAMPLE_LINES = 8
+
+
+def example_lines(text: str) -> list[str]:
+    """A code example as code: its lines as written (common indentation removed, blank ends
+    dropped), at most ``EXAMPLE_LINES``, then how many more there are."""
+    body = textwrap.dedent(text.expandtabs(4)).strip("\n").splitlines() or [""]
+    if len(body) <= EXAMPLE_LINES:
+        return [ln.rstrip() for ln in body]
+    return [ln.rstrip() for ln in body[: EXAMPLE_LINES - 1]] + [f"… ({len(body) - EXAMPLE_LINES + 1} more lines)"]
 
 
 def hop_text(h: Hop) -> str:

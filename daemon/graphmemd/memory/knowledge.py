@@ -62,7 +62,7 @@ from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
 from graphmemd.graph.signatures import binds, call_misfit, fits_old_callers
 from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
 from graphmemd.ingest.knowledge.historical import says_old
-from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit
+from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit, UnitKind
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
 from graphmemd.memory.obsdoc import MAX_DOC_ANCHORS, MAX_TEXT
@@ -224,7 +224,7 @@ def unit_observation(
         stale_reasons=tuple(reasons.values()),
         confirmed_by=note.confirmed_by if note else (previous.confirmed_by if previous else ""),
         confirmed_at=note.confirmed if note else (previous.confirmed_at if previous else None),
-        knowledge=KnowledgeSource(path, u.start_line, u.end_line, u.heading_path, kind),
+        knowledge=KnowledgeSource(path, u.start_line, u.end_line, u.heading_path, kind, u.kind is UnitKind.EXAMPLE),
         references=tuple(refs),
         history=previous.history if previous else (),  # the book adds what this read changed
     )

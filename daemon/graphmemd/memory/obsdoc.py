@@ -166,6 +166,7 @@ def _knowledge_doc(o: Observation) -> dict[str, Any]:
             "end_line": k.end_line,
             "heading_path": list(k.heading_path),
             "kind": k.kind.value,
+            **({"example": True} if k.example else {}),
         },
         "references": [
             {
@@ -368,6 +369,7 @@ def _source(d: Mapping[str, Any], where: str) -> KnowledgeSource:
         end_line=int(r.number("end_line", 1, 0, 1e9)),
         heading_path=r.strings("heading_path", _MAX_LIST),
         kind=r.enum("kind", "documentation", KnowledgeKind),
+        example=r.flag("example"),
     )
 
 

@@ -14,7 +14,8 @@ Four sections, in this order, each line marked the way every brief marks it
    disagrees with the code is not shown (``graphmem check`` lists those; the footer counts
    them), nor an autodoc directive (``.. autofunction:: x``: the code says it), nor a
    directive's line alone (``.. function:: x``: its text is the next unit), nor an autodoc
-   ``:members:`` list.
+   ``:members:`` list, nor a code example (flattened into a line it reads as noise; recall
+   shows examples as code).
 
 The budget is shared so that no section starves the others: each gets a share first
 (``SHARES``), then what a section left unused goes to the others in section order. A note that
@@ -116,7 +117,8 @@ def section_of(o: Observation) -> Section | None:
     if o.status not in _LIVE:
         return None
     if is_doc(o):
-        if o.status is not ObservationStatus.FRESH or names_only(o):
+        example = o.knowledge is not None and o.knowledge.example  # code to read in its file, not a line
+        if o.status is not ObservationStatus.FRESH or names_only(o) or example:
             return None  # an autodoc directive restates the code; a directive's line alone only names it
         return Section.RULES if o.category in _RULES else Section.DOCS
     if o.status is not ObservationStatus.FRESH:
