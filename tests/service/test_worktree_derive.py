@@ -97,7 +97,8 @@ def test_a_derived_worktree_answers_as_if_indexed_alone(daemon_factory: DaemonFa
         log = this_run(d.home)
         assert "derived from" in log
         # where its time went, step by step: registering it, then its pass until READY
-        assert re.search(r"wt-b\S*: registered in [\d.]+s \(store [\d.]+, registry [\d.]+, watch live [\d.]+\)", log)
+        registered = r"wt-b\S*: registered in [\d.]+s \(store [\d.]+, registry [\d.]+, watch live [\d.]+; the facts of "
+        assert re.search(registered + re.escape(checkout_id(c, a)) + r"\)", log)  # (its tree not walked for them)
         assert re.search(r"indexed wt-b\S*: .*plan [\d.]+ .*derive [\d.]+ .*READY after [\d.]+s, queued [\d.]+s", log)
         assert files_parsed(c, b) == 0
         derived = answers(c, b)
@@ -263,3 +264,36 @@ def test_a_differing_file_that_is_not_parsed_is_gone_for_its_dependents(daemon_f
         assert derived != {ref: got for ref, got in before.items() if not ref.startswith("app/util/encoding.py")}
         assert derived_alone_matches(daemon_factory, b, derived, skipped)
     assert d.stop() == 0
+
+
+def checkout_id(c: GraphMem, root: Path) -> str:
+    (r,) = [r for r in c.status().repositories if r.root == str(root)]
+    return r.id
+
+
+def test_a_worktree_not_derived_reads_its_own_facts_before_it_resolves(daemon_factory: DaemonFactory) -> None:
+    """A worktree registered beside an indexed checkout takes that checkout's repository facts
+    instead of walking its tree (``RepoRuntime.borrow_facts``). One whose files mostly differ
+    (not derived: its branch moved the code under ``src/``, a layout of its own, so its facts
+    differ too) reads its own from its first pass's walk before it parses: it resolves every
+    file once, with its own facts, and answers as a cold index of it does."""
+
+    def change(a: Path) -> None:
+        (a / "src").mkdir()
+        (a / "app").rename(a / "src/app")
+
+    a = branch_repo(change)
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = a.parent / "wt-b"
+        git(a, "worktree", "add", "-q", str(b), "feature")
+        wait_for(lambda: ready(c, b), TIMEOUT)
+        log = this_run(d.home)
+        assert re.search(r"wt-b\S*: registered in .*; the facts of " + re.escape(checkout_id(c, a)), log), log
+        assert not re.search(r"wt-b\S*: \d+ of \d+ files derived", log)
+        assert not re.search(r"wt-b\S*: repository facts changed", log)  # (resolved once: with its own)
+        got = answers(c, b)
+        login = got["src/app/auth/service.py::AuthService.login"]
+        assert "src/app/auth/crypto.py::make_token" in login[1]  # (``from app.auth.crypto import``: src/ a root)
+    assert d.stop() == 0
+    assert derived_alone_matches(daemon_factory, b, got)

@@ -257,15 +257,16 @@ class Core:
 
     def add_repo(self, path: Path | str) -> RepoRuntime:
         """Register (if new), watch and index a repository (a new one's steps and their times
-        logged: "registered ... in")."""
+        logged: "registered ... in", with the sibling checkout whose facts it took)."""
         steps = Steps()
         stored = {rid: (commit, at) for rid, _root, commit, at in self.store.repos()}
         steps.mark("store")
         rt, new = self._register(path, stored)
         steps.mark("registry")
         if new:
+            facts = f"; the facts of {rt.facts_borrowed}" if rt.facts_borrowed else ""  # (before its pass clears it)
             self._watch_and_index(rt, steps)
-            logger.info("%s: registered in %.3fs (%s)", rt.id, steps.total, steps)
+            logger.info("%s: registered in %.3fs (%s%s)", rt.id, steps.total, steps, facts)
         return rt
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
@@ -284,7 +285,7 @@ class Core:
             rt.facts_pending = True
             self.indexer.submit(Job("load", rt.id))  # while it loads, the daemon already answers
         else:
-            rt.read_facts()
+            self.registry.first_facts(rt)
         return rt, True
 
     def _watch_and_index(self, rt: RepoRuntime, steps: Steps) -> None:

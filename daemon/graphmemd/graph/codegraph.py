@@ -16,12 +16,12 @@ import sys
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 
 from graphmem.types import EdgeConfidence, EdgeKind
 
 from graphmemd.graph import edgebits
-from graphmemd.graph.model import Language, ResolvedEdges, SymbolInfo, file_id
+from graphmemd.graph.model import Language, ResolvedEdges, SymbolInfo, file_id, renamed_symbols
 from graphmemd.graph.text_index import TextIndex
 
 REVERSE = {
@@ -528,33 +528,29 @@ def derive_files(
         if node is not None:
             for n in (file_id(source, p), *node.symbol_ids):
                 into[n] = sys.intern(prefix + n[cut:])
-    symbols, names = graph.symbols, graph._by_name
-    for node in nodes:
+    symbols, names, got = graph.symbols, graph._by_name, rename.get
+    olds = [[s for sid in node.symbol_ids if (s := symbols.get(sid)) is not None] for node in nodes]
+    copies = iter(renamed_symbols([s for of in olds for s in of], rename, target))
+    for node, of in zip(nodes, olds, strict=True):
         fid = file_id(target, node.path)
         copied: list[str] = []
-        for sid in node.symbol_ids:
-            s = symbols.get(sid)
-            if s is None:
-                continue
-            parent = rename.get(s.parent_id, s.parent_id) if s.parent_id else None
-            new = SymbolInfo(rename[sid], target, s.path, s.name, s.qualname, s.kind, s.language, parent,
-                             s.start_line, s.end_line, s.signature, s.sig_hash, s.body_hash)  # fmt: skip
-            symbols[new.id] = new
-            copied.append(new.id)
-            _add_name(names, s.name.lower(), new.id)
+        for s in islice(copies, len(of)):
+            symbols[s.id] = s
+            copied.append(s.id)
+            _add_name(names, s.name.lower(), s.id)
         graph.files[fid] = FileNode(target, node.path, node.language, node.content_hash, copied,
                                    list(node.external_imports), list(node.unresolved_calls))  # fmt: skip
-        graph.text.copy_group(file_id(source, node.path), fid, target, lambda i: rename.get(i, i))
+        graph.text.copy_group(file_id(source, node.path), fid, target, lambda i: got(i, i))
     held: list[tuple[str, str, int]] = []
     for side in (graph._out, graph._in):
         for a, new_a in rename.items():
-            got = side.get(a)
-            if got:
-                kept = {rename[b]: v for b, v in got.items() if b in rename}
+            edges = side.get(a)
+            if edges:
+                kept = {nb: v for b, v in edges.items() if (nb := got(b)) is not None}
                 if kept:
                     side[new_a] = kept
                 if into and side is graph._out:
-                    held.extend((new_a, into[b], v) for b, v in got.items() if b in into)
+                    held.extend((new_a, into[b], v) for b, v in edges.items() if b in into)
     for a, new_a in rename.items():
         calls = graph._unresolved.get(a)
         if calls:  # shared: a list here is replaced, never changed (``set_edges``)

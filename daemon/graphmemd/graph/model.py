@@ -21,10 +21,10 @@ import hashlib
 import operator
 import sys
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from graphmem.types import EdgeConfidence
 
@@ -433,6 +433,22 @@ def from_columns(cls: type[_D], columns: Sequence[Sequence[object]]) -> list[_D]
     for name, column in zip(names, columns, strict=True):
         deque(map(getattr(cls, name).__set__, out, column), maxlen=0)
     return out
+
+
+def renamed_symbols(symbols: Sequence[SymbolInfo], rename: Mapping[str, str], repo_id: str) -> list[SymbolInfo]:
+    """``symbols`` as checkout ``repo_id`` holds them (a checkout derived from a sibling's equal
+    files: ``codegraph.derive_files``): each id renamed by ``rename`` (which holds every one),
+    each parent id too when ``rename`` holds it, every other field the same object. Equal to
+    what the constructor builds, built column by column (``from_columns``: a C call per value
+    where the frozen ``__init__`` runs Python code per field)."""
+    names = _slot_fields(SymbolInfo)
+    cols = columns_of(SymbolInfo, symbols)
+    at_id, at_repo, at_parent = names.index("id"), names.index("repo_id"), names.index("parent_id")
+    cols[at_id] = list(map(rename.__getitem__, cast("list[str]", cols[at_id])))
+    cols[at_repo] = [repo_id] * len(symbols)
+    got = rename.get
+    cols[at_parent] = [got(p, p) if p else None for p in cast("list[str | None]", cols[at_parent])]
+    return from_columns(SymbolInfo, cols)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from graphmemd.graph.tokens import terms_of
 
@@ -151,16 +151,31 @@ class TextIndex:
     def copy_group(self, key: str, as_key: str, repo_id: str, rename: Callable[[str], str]) -> None:
         """Index the documents of group ``key`` again as group ``as_key`` of ``repo_id``, each
         document id renamed by ``rename``: the same words, without reading the texts again
-        (a checkout derived from a sibling's equal files: ``codegraph.derive_files``)."""
+        (a checkout derived from a sibling's equal files: ``codegraph.derive_files``). The new
+        group shares the old one's arrays of words (a group's are never changed in place)."""
         docs = self._groups.get(key)
         if docs is None:
             return
-        first = docs.first  # (read before ``remove``, which may renumber the documents)
-        ids = [rename(i) if (i := self._doc_id[first + n]) is not None else None for n in range(docs.count)]
-        lengths = self._doc_len[first : first + docs.count]
-        terms = array("I", docs.terms)
-        self.remove(as_key)
-        self._add_group(as_key, replace(docs, first=0), terms, ids, [repo_id] * docs.count, lengths)
+        first, count = docs.first, docs.count  # (read before ``remove``, which may renumber the documents)
+        ids = [rename(i) if (i := self._doc_id[n]) is not None else None for n in range(first, first + count)]
+        lengths = self._doc_len[first : first + count]
+        self.remove(as_key)  # (it may renumber: ``docs``' words stay as read)
+        terms, ends, postings, df = docs.terms, docs.ends, self._postings, self._df
+        new = len(self._doc_id)
+        start = 0
+        for doc, end in enumerate(ends, new):
+            own = terms[start:end]
+            for t in own:
+                postings[t].append(doc)
+            for t in set(own):
+                df[t] += 1
+            start = end
+        self._doc_id.extend(ids)
+        self._doc_repo.extend([repo_id] * count)
+        self._doc_len.extend(lengths)
+        self._groups[as_key] = _Group(new, count, terms, ends)
+        self._live += count
+        self._total_len += len(terms)
 
     def _add_group(
         self,

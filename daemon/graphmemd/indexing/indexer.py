@@ -54,7 +54,7 @@ from graphmemd.ingest.parse_pack import ParsePack
 from graphmemd.ingest.parse_pool import ParseOutcome, ParsePool
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.scan import DocChanges, classify_batch, scan_tree
-from graphmemd.ingest.walker import WalkedDoc
+from graphmemd.ingest.walker import WalkedDoc, WalkedFile
 from graphmemd.memory.memory import Memory
 from graphmemd.runtime import malloc
 from graphmemd.runtime.config import DaemonConfig
@@ -275,8 +275,7 @@ class Indexer:
     # ------------------------------------------------------------------ full passes
 
     def _index(self, rt: RepoRuntime, *, full: bool, only: Sequence[str] = (), waited: float = 0.0) -> None:
-        """Walk, parse what changed (everything on the first pass), diff, store, re-evaluate
-        (``waited``: seconds its job waited in the queue, logged)."""
+        """Walk, parse what changed (all of a first pass), diff, store, re-evaluate (``waited``: queued, logged)."""
         started = time.time()
         if _root_missing(rt):
             return
@@ -305,6 +304,7 @@ class Indexer:
         plan = self._deriver.plan(rt, todo, fresh=not (known or full or only))
         if plan:
             steps.mark("plan")
+        own_facts(rt, walked, skipped, self._hand_over, derives=plan is not None, limited=bool(only))
         # (the rest parsed while the plan's files are derived)
         outcomes = self._shared.outcomes(rt, plan.rest, self.pool, plan.hashed) if plan else None
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
@@ -684,6 +684,27 @@ def no_cyclic_gc() -> Iterator[None]:
     finally:
         gc.freeze()
         gc.enable()
+
+
+def own_facts(
+    rt: RepoRuntime,
+    walked: Iterable[WalkedFile],
+    skipped: Collection[str],
+    hand_over: Callable[[RepoRuntime], None],
+    *,
+    derives: bool,
+    limited: bool,
+) -> None:
+    """In the first full pass of a checkout whose facts are a sibling's (``RepoRuntime.facts_borrowed``),
+    after its walk (``walked`` less ``skipped``): its own facts, read before anything is parsed and
+    resolved; when the pass ``derives`` from a sibling, nothing (the derivation takes that one's
+    facts, then they are compared with the walk's as in every pass). A pass ``limited`` to some
+    paths leaves them borrowed."""
+    if not rt.facts_borrowed or limited:
+        return
+    rt.facts_borrowed = ""
+    if not derives:
+        new_facts(rt, {w.path for w in walked} - set(skipped), lambda: hand_over(rt))
 
 
 def new_facts(rt: RepoRuntime, paths: Iterable[str], hand_over: Callable[[], None]) -> bool:

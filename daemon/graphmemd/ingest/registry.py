@@ -102,6 +102,11 @@ class RepoRuntime:
     #: snapshot holds them (``restore``); otherwise read by the first job that may resolve
     #: (``ensure_facts``), never later than that
     facts_pending: bool = False
+    #: the indexed sibling checkout whose facts it took at registration instead of walking its
+    #: tree (``borrow_facts``; "": none): its first index pass reads its own from its walk,
+    #: before it parses anything when it does not derive (a derivation takes the sibling's
+    #: facts, then compares them with the walk's as every pass does)
+    facts_borrowed: str = ""
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last parse
     #: path -> (size, mtime_ns) of the files the last watcher batch applied (graph, notes, knowledge):
     #: an edit's call-outs are answerable then, before the batch's job ends (``app/settle.py``)
@@ -167,6 +172,12 @@ class RepoRuntime:
     def read_facts(self) -> None:
         """Set the repository facts from a walk of the tree (``initial_facts``)."""
         self.set_facts(initial_facts(self.root, self.filter))
+
+    def borrow_facts(self, sibling: RepoRuntime) -> None:
+        """Set the repository facts to ``sibling``'s (a new checkout of its repository: a
+        worktree), for its first index pass to read its own (``facts_borrowed``)."""
+        self.set_facts(sibling.resolver.facts)
+        self.facts_borrowed = sibling.id
 
     def set_facts(self, facts: RepoFacts) -> None:
         """Set the repository facts (read, or as a warm restart's snapshot kept them)."""
@@ -323,6 +334,16 @@ class RepoRegistry:
         """The registered checkouts of ``repository``, by id."""
         with self._lock:
             return sorted((r for r in self._repos.values() if r.repository == repository), key=lambda r: r.id)
+
+    def first_facts(self, rt: RepoRuntime) -> None:
+        """Set the facts of ``rt``, new and not in the store: an indexed sibling checkout's
+        (``RepoRuntime.borrow_facts``: its first pass reads its own from its walk), else read
+        from a walk of its tree."""
+        sibling = next((s for s in self.siblings(rt.id) if s.n_files and not s.facts_pending), None)
+        if sibling is not None:
+            rt.borrow_facts(sibling)
+        else:
+            rt.read_facts()
 
     def siblings(self, checkout_id: str) -> list[RepoRuntime]:
         """The other registered checkouts of ``checkout_id``'s repository (all of them when
