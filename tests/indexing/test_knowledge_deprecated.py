@@ -60,15 +60,21 @@ def __getattr__(name):
 """
 
 
-def _history() -> History:
+def _history_of(files: dict[str, str]) -> History:
+    """A ``History`` holding only ``files``, committed as "code and docs"."""
     h = History.__new__(History)
     History.__init__(h)  # (the base files; ours are written over them below)
     for rel in list(h.git("ls-files").split("\n")):
         (h.root / rel).unlink()
-    for rel, text in FILES.items():
+    for rel, text in files.items():
         (h.root / rel).parent.mkdir(parents=True, exist_ok=True)
         (h.root / rel).write_text(text, encoding="utf-8")
     h.commit("code and docs")
+    return h
+
+
+def _history() -> History:
+    h = _history_of(FILES)
     h.edit("pkg/streams.py", "def get_stream(name):", "def _get_stream(name):")
     h.edit("pkg/__init__.py", "get_stream, old_helper", "old_helper")
     (h.root / "pkg/__init__.py").write_text((h.root / "pkg/__init__.py").read_text() + SHIM, encoding="utf-8")
@@ -200,14 +206,7 @@ def test_a_served_class_its_members_and_text_rewritten_as_it_went(daemon_factory
     daemon: the rewritten ``.. class::`` is deprecated (it was dangling: history names no code
     for lines written after the name went), and a ``:members:`` list of the served class names
     its members as they are on the served class: no finding (it was "`copy` removed")."""
-    h = History.__new__(History)
-    History.__init__(h)
-    for rel in list(h.git("ls-files").split("\n")):
-        (h.root / rel).unlink()
-    for rel, text in SERVED_CLASS.items():
-        (h.root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (h.root / rel).write_text(text, encoding="utf-8")
-    h.commit("code and docs")
+    h = _history_of(SERVED_CLASS)
     d = daemon_factory([h.root])
     with d.client() as c:
         assert [r.state for r in c.check_knowledge(wait_current=True).references if r.state is not
