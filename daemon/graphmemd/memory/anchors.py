@@ -3,6 +3,7 @@ core (``staleness.py``) and the grading of knowledge units (``knowledge.py``).""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from typing import Protocol
 
 from graphmem.types import Anchor, AnchorKind, ChangeKind, StaleReason
@@ -65,6 +66,18 @@ def dependency_holds(r: StaleReason, code: CodeView) -> bool:
     """A suspect reason still holds until its dependency is back with its old signature."""
     dep = code.symbol(r.dependency_id)
     return dep is None or dep.sig_hash != r.dependency_sig_hash
+
+
+def persisting(
+    r: StaleReason, a: Anchor, previous: Mapping[tuple[str, ChangeKind, str], StaleReason], changed_now: Collection[str]
+) -> StaleReason:
+    """The reason to keep for ``a`` when ``r`` is what it is judged now: the one it had before
+    (``previous``, by anchor ref, change and dependency id), with its detection time and commit,
+    unless ``a``'s symbol changed again just now (``changed_now``: symbol ids): then ``r``, which
+    names the latest change."""
+    if a.kind is AnchorKind.SYMBOL and a.symbol_id in changed_now:
+        return r
+    return previous.get((r.anchor_ref, r.change, ""), r)
 
 
 def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> StaleReason | None:

@@ -64,7 +64,7 @@ from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
 from graphmemd.ingest.knowledge.historical import says_old
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit, UnitKind
 from graphmemd.ingest.knowledge.notes import SharedNote
-from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor
+from graphmemd.memory.anchors import CodeView, dependency_holds, evaluate_anchor, persisting
 from graphmemd.memory.obsdoc import MAX_DOC_ANCHORS, MAX_TEXT
 
 __all__ = [
@@ -275,8 +275,7 @@ def grade(
             continue
         if r.change not in _DANGLING and generated(o):
             continue
-        again = a.kind is AnchorKind.SYMBOL and a.symbol_id in changed_now
-        reasons.append(r if again else previous.get((r.anchor_ref, r.change, ""), r))
+        reasons.append(persisting(r, a, previous, changed_now))
     changed = {r.anchor_ref for r in reasons}
     deps = {(r.anchor_ref, r.dependency_id): r for r in o.stale_reasons}
     for r in suspects:  # a new one: its commit is named once the change is committed

@@ -32,6 +32,7 @@ from graphmemd.memory.anchors import (
     dependency_holds,
     evaluate_anchor,
     file_anchor,
+    persisting,
     severity,
     symbol_anchor,
 )
@@ -123,8 +124,7 @@ def reevaluate(
     for a in o.anchors:
         r = evaluate_anchor(a, code, now, commit)
         if r is not None:
-            again = a.kind is AnchorKind.SYMBOL and a.symbol_id in changed_now
-            reasons.append(r if again else previous.get((r.anchor_ref, r.change, ""), r))
+            reasons.append(persisting(r, a, previous, changed_now))
     deps = {(r.anchor_ref, r.dependency_id): r for r in o.stale_reasons if r.change is _DEPENDENCY}
     for r in suspects:
         deps.setdefault((r.anchor_ref, r.dependency_id), r)
