@@ -29,7 +29,7 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphmemd.graph.tokens import terms_of
 
@@ -160,22 +160,7 @@ class TextIndex:
         ids = [rename(i) if (i := self._doc_id[n]) is not None else None for n in range(first, first + count)]
         lengths = self._doc_len[first : first + count]
         self.remove(as_key)  # (it may renumber: ``docs``' words stay as read)
-        terms, ends, postings, df = docs.terms, docs.ends, self._postings, self._df
-        new = len(self._doc_id)
-        start = 0
-        for doc, end in enumerate(ends, new):
-            own = terms[start:end]
-            for t in own:
-                postings[t].append(doc)
-            for t in set(own):
-                df[t] += 1
-            start = end
-        self._doc_id.extend(ids)
-        self._doc_repo.extend([repo_id] * count)
-        self._doc_len.extend(lengths)
-        self._groups[as_key] = _Group(new, count, terms, ends)
-        self._live += count
-        self._total_len += len(terms)
+        self._add_group(as_key, replace(docs, first=0), docs.terms, ids, [repo_id] * count, lengths)
 
     def _add_group(
         self,
@@ -192,17 +177,18 @@ class TextIndex:
         first = len(self._doc_id)
         postings, df = self._postings, self._df
         start = 0
-        for i, end in enumerate(docs.ends):
+        for doc, end in enumerate(docs.ends, first):
             own = terms[start:end]
             for t in own:
-                postings[t].append(first + i)
+                postings[t].append(doc)
             for t in set(own):
                 df[t] += 1
             start = end
-            self._doc_id.append(ids[docs.first + i])
-            self._doc_repo.append(repos[docs.first + i])
-            self._doc_len.append(lengths[docs.first + i])
-        self._groups[key] = _Group(first, docs.count, terms, array("I", docs.ends))
+        at, to = docs.first, docs.first + docs.count
+        self._doc_id.extend(ids[at:to])
+        self._doc_repo.extend(repos[at:to])
+        self._doc_len.extend(lengths[at:to])
+        self._groups[key] = _Group(first, docs.count, terms, docs.ends)  # (never changed in place: shared)
         self._live += docs.count
         self._total_len += len(terms)
 
