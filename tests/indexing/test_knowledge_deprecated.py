@@ -239,3 +239,75 @@ def test_a_served_class_its_members_and_text_rewritten_as_it_went(daemon_factory
     for _, name, _, reason in got:
         assert reason.startswith(f"`{name}` is deprecated: `pkg.__getattr__` still serves it, with a warning"), got
         assert reason.endswith("; use `Plain`"), got
+
+
+ESCAPER = "class Escaper:\n    def escape(self, s):\n        return s.replace('<', '&lt;')\n"
+UPSTREAM = {
+    "pkg/__init__.py": "",
+    "pkg/utils.py": (
+        "import markupsafe\n\n\n"
+        'class Markup(markupsafe.Markup):\n    """Deprecated: use markupsafe\'s."""\n\n\n' + ESCAPER
+    ),
+    "pkg/filters.py": "from markupsafe import Markup\n\n\ndef do_mark(s):\n    return Markup(s)\n",
+    "pkg/ext.py": (
+        "class Extension:\n    pass\n\n\nclass WithExtension(Extension):\n    pass\n\n\nwith_ = WithExtension\n"
+    ),
+    "docs/guide.md": (
+        "# Guide\n\n"
+        "Wrap data you know is safe in `Markup` first.\n\n"
+        "Import name: `pkg.ext.with_`.\n\n"
+        "Every escape goes through `Escaper`.\n"
+    ),
+}
+
+
+def _upstream_removal(h: History) -> str:
+    """The commit removing the deprecated ``Markup`` subclass (the code imports markupsafe's),
+    ``with_``'s class and binding, and ``Escaper`` (which nothing imports from elsewhere)."""
+    h.edit("pkg/utils.py", 'class Markup(markupsafe.Markup):\n    """Deprecated: use markupsafe\'s."""\n\n\n', "")
+    h.edit("pkg/utils.py", "\n\n\n" + ESCAPER, "\n")
+    h.edit("pkg/ext.py", "\n\n\nclass WithExtension(Extension):\n    pass\n\n\nwith_ = WithExtension\n", "\n")
+    h.commit("deprecated names removed")
+    return h.commits["deprecated names removed"][:7]
+
+
+def _dangling(c: object) -> list[tuple[str, ReferenceState, str]]:
+    refs = c.check_knowledge(wait_current=True).references  # type: ignore[attr-defined]
+    return sorted((r.text, r.state, r.reason) for r in refs if r.state is not ReferenceState.OK)
+
+
+def test_a_name_now_imported_from_upstream_and_a_binding_gone_cold_and_live(daemon_factory: DaemonFactory) -> None:
+    """Jinja 3.1 removed its deprecated ``class Markup(markupsafe.Markup)`` and imports
+    markupsafe's ``Markup`` instead: "wrap it in ``Markup``" still holds (no finding), while a
+    removed class nothing imports from elsewhere stays dangling. ``with_ = WithExtension``
+    removed with its class: the documented import name is dangling for a cold check (history
+    reads the old module's binding) as for a running daemon (which followed it when it read the
+    text)."""
+
+    def want(removed: str) -> list[tuple[str, ReferenceState, str]]:
+        return [
+            ("Escaper", ReferenceState.DANGLING, f"`Escaper` removed in {removed}"),
+            ("pkg.ext.with_", ReferenceState.DANGLING, f"`pkg.ext.with_` removed in {removed}"),
+        ]
+
+    cold = _history_of(UPSTREAM)
+    removed = _upstream_removal(cold)
+    d = daemon_factory([cold.root])
+    with d.client() as c:
+        assert _dangling(c) == want(removed)
+
+    live = _history_of(UPSTREAM)
+    d2 = daemon_factory([live.root])
+    with d2.client() as c:
+        assert _dangling(c) == []
+        removed = _upstream_removal(live)
+        last: list[object] = []
+
+        def settled() -> bool:
+            last[:] = [_dangling(c)]
+            return last[0] == want(removed)
+
+        try:
+            wait_for(settled, TIMEOUT)
+        except AssertionError:
+            raise AssertionError(f"findings {last}, not {want(removed)}") from None

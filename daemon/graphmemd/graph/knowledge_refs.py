@@ -137,6 +137,10 @@ class Exports(Protocol):
         """The files a lookup of ``dotted`` in the file looked into."""
         ...
 
+    def foreign(self, name: str) -> bool:
+        """Whether the repository's code (tests aside) imports ``name`` from outside it."""
+        ...
+
 
 class RefIndex:
     """Symbols and files of one repository, indexed for reference resolution."""
@@ -282,6 +286,12 @@ class RefIndex:
             if found is not None:
                 return found
         return None
+
+    def foreign(self, name: str) -> bool:
+        """Whether ``name`` (one word) is a name the repository's code, tests aside, imports
+        from outside the repository (``from markupsafe import Markup``): written bare, it still
+        names that when no symbol of the repository has it."""
+        return self._exports is not None and "." not in name and self._exports.foreign(name)
 
     def named(self, name: str) -> int:
         """How many symbols of the repository (tests included) have the simple name ``name``."""

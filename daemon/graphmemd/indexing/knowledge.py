@@ -23,7 +23,7 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -46,7 +46,7 @@ from graphmemd.ingest.gitinfo import head_commit, is_ancestor
 from graphmemd.ingest.knowledge import kept as kept_state
 from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
-from graphmemd.ingest.knowledge.model import KnowledgeDoc, TargetKind, TextRef, Unit
+from graphmemd.ingest.knowledge.model import KnowledgeDoc, RefKind, TargetKind, TextRef, Unit
 from graphmemd.ingest.knowledge.notes import SharedNote
 from graphmemd.ingest.knowledge.read import decode, read_doc, read_note
 from graphmemd.ingest.knowledge.selection import CONFIG_FILE, parse_config
@@ -486,6 +486,8 @@ class KnowledgeKeeper:
             got = named or _gone_before(ctx, ref, before)  # history finds nothing: what memory followed
             if got is not None:
                 return _gone_finding(ctx, ref, got)
+            if _imported_instead(ctx, ref, before.finding.reasons):
+                return None
             return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target.lstrip(".")))
         # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
         # is judged as a cold check judges it: from what the name means now and meant when written)
@@ -618,14 +620,31 @@ def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) 
     return replace(r, commit=commit, uncommitted=False) if commit else r
 
 
-def _gone_finding(ctx: _Pass, ref: TextRef, got: Gone) -> RefFinding:
+def _gone_finding(ctx: _Pass, ref: TextRef, got: Gone) -> RefFinding | None:
     """The finding of a name gone as a symbol: dangling (with the closest names there are
     now), deprecated (a module still serves it with a warning: the served code is what it
-    names), or nothing to say (served without a warning)."""
+    names), or nothing to say (served without a warning, or a bare name the code now imports
+    from outside the repository: ``_imported_instead``)."""
+    if got.reason is not None and _imported_instead(ctx, ref, (got.reason,)):
+        return None
     dangling = got.reason is not None and got.reason.change in _GONE
     close = ctx.index.close_matches(ref.target.lstrip(".")) if dangling else ()
     reasons = (got.reason,) if got.reason is not None else ()
     return RefFinding(ref, got.anchor, reasons, close, named=got.named)
+
+
+def _imported_instead(ctx: _Pass, ref: TextRef, reasons: Sequence[StaleReason]) -> bool:
+    """Whether a bare name whose definition was removed (not renamed) still names what the
+    code imports under it from outside the repository: Jinja 3.1 removed its deprecated
+    ``class Markup(markupsafe.Markup)`` and imports ``Markup`` from ``markupsafe`` in its
+    modules, so "wrap it in ``Markup``" still holds. Not for a name a Sphinx role reads under
+    a ``currentmodule`` (``jinja2.Markup`` is gone), a dotted one or one read in a section's
+    scope: those name the repository's own code."""
+    if ref.target_kind is not TargetKind.SYMBOL or ref.scope or (ref.module and ref.kind is not RefKind.CODE):
+        return False
+    if not any(r.change is ChangeKind.REMOVED for r in reasons):
+        return False
+    return ctx.index.foreign(ref.target)
 
 
 def _gone_before(ctx: _Pass, ref: TextRef, before: _Before) -> Gone | None:

@@ -51,6 +51,9 @@ _KEYWORD_BEFORE = re.compile(
 #: ... or, for a method head opening a block (``  async fetchUser(id) {``), modifiers and a type
 _MODIFIERS_BEFORE = re.compile(r"^\s*(?:[\w<>\[\],.?]+\s+)*$")
 _HEAD_AFTER = re.compile(r"^\s*\([^;]*[:{]\s*$")
+#: ... or a module-level name bound by value to another (``with_ = WithExtension``), at the
+#: start of its line
+_BOUND_AFTER = re.compile(r"^\s*(?::[^=]*)?=\s*[A-Za-z_$][\w.$]*\s*;?\s*$")
 
 
 def _defines(text: str, name: str) -> bool:
@@ -67,6 +70,8 @@ def _defines(text: str, name: str) -> bool:
             stop = text.find("\n", end)
             before, after = text[start:j], text[end : stop if stop >= 0 else len(text)]
             if _KEYWORD_BEFORE.search(before) or (_MODIFIERS_BEFORE.match(before) and _HEAD_AFTER.match(after)):
+                return True
+            if not before and _BOUND_AFTER.match(after):
                 return True
         j = text.find(name, end)
     return False
@@ -97,6 +102,7 @@ class KnowledgeHistory:
         self.now = now
         self._parsed: dict[str, list[SymbolInfo] | None] = {}  # "blob:path" -> symbols
         self._imports: dict[str, tuple[ImportRef, ...]] = {}  # "blob:path" -> its imports
+        self._bound: dict[str, dict[str, str]] = {}  # "blob:path" -> its module-level name = name
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
         self._scratch: Path | None = None
@@ -184,6 +190,9 @@ class KnowledgeHistory:
                 if out.parsed is not None:
                     self._parsed[r[out.path][0]] = symbols_of(self.repo_id, out.parsed)
                     self._imports[r[out.path][0]] = out.parsed.imports
+                    self._bound[r[out.path][0]] = {
+                        t.name: t.type for t in out.parsed.types if t.attr and not t.scope and "." not in t.name
+                    }
 
     # ------------------------------------------------------------------ resolved references
 
@@ -308,12 +317,36 @@ class KnowledgeHistory:
             origins = index_now.origins(ref.target, ref.module)
             o = next((s for s in then if origins.get(s.path) == s.qualname), None)
         if o is None:
-            o = self._imported_then(ref, when, index_now, then)
+            o = self._imported_then(ref, when, index_now, then) or self._bound_then(ref, when, index_now, then)
             if o is None:
                 return None
         new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
         anchor, reason = self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
         return served_as(self.git.root, ref, o, new_path, reason, index_now, self.now) or Gone(anchor, reason)
+
+    def _bound_then(
+        self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]
+    ) -> SymbolInfo | None:
+        """What a module bound by value at ``when`` under the name ``ref`` spells and no longer
+        binds (``jinja2.ext.with_`` when ``jinja2/ext.py`` had ``with_ = WithExtension``): the
+        symbol among ``then`` (the versions at ``when`` of the files changed since) of that
+        name in the same file. A live daemon followed the name to that class when it read the
+        text; a cold check finds it here."""
+        was = {new: old for _, old, new in self._olds(when[0])}
+        for candidate in ([f"{ref.module}.{ref.target}"] if ref.module else []) + [ref.target]:
+            module, _, name = candidate.rpartition(".")
+            for path in index_now.module_files(module) if module else ():
+                old = was.get(path)
+                if old is None:
+                    continue
+                key = (when[0], old)
+                i = self.git.blob_ids([key]).get(key)
+                self.old_symbols([key])
+                value = self._bound.get(f"{i}:{old}", {}).get(name) if i is not None else None
+                found = next((s for s in then if s.path == old and s.qualname == value), None) if value else None
+                if found is not None:
+                    return found
+        return None
 
     def _imported_then(
         self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]

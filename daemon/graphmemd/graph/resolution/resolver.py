@@ -421,8 +421,10 @@ class Exports:
     and drop it when the resolver changes. Not thread-safe, like the resolver."""
 
     def __init__(self, r: RepoResolver) -> None:
+        self._resolver = r
         self._files = r.files
         self._run = Pass(r)
+        self._foreign: frozenset[str] | None = None
 
     def holds(self, path: str) -> bool:
         """Whether the resolver knows ``path`` (a warm restart hands its files over later)."""
@@ -444,6 +446,17 @@ class Exports:
         self._run.seen = set()
         self._run.resolve_in_files((path,), dotted.split("."))
         return frozenset(path_of(k) for k in self._run.seen)
+
+    def foreign(self, name: str) -> bool:
+        """Whether a file outside the tests binds ``name`` at its top level by importing it
+        from outside the repository (``from markupsafe import Markup``): a document's bare
+        ``Markup`` still names that once the repository's own ``Markup`` is gone."""
+        if self._foreign is None:
+            r = self._resolver
+            self._foreign = frozenset(
+                n for fi in list(self._files.values()) if not fi.is_test for n in r.ctx_of(fi).ext_names
+            )
+        return name in self._foreign
 
 
 #: the family whose reads of other files are recorded by name (``names.py``)
