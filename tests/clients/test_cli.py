@@ -382,6 +382,19 @@ def test_show_unknown_id_exits_66(home: Path) -> None:
     assert out.stderr.startswith("graphmem: ")
 
 
+def test_an_id_is_taken_by_its_start(home: Path, observation_id: str) -> None:
+    """As git takes a commit's abbreviation: ``show``, ``confirm`` and the JSON answer take
+    the start of an id (four characters or more) and speak of the whole id."""
+    start = observation_id[:6]
+    assert gm_json(home, "show", start)["id"] == observation_id
+    out = gm(home, "confirm", start)
+    assert out.returncode == 0, out.stderr
+    assert observation_id in out.stdout
+    short = gm(home, "show", observation_id[:3])
+    assert short.returncode == 66, short.stderr
+    assert short.stderr == f"graphmem: no observation '{observation_id[:3]}'\n"
+
+
 def test_observe_unresolved_anchor_exits_64(home: Path) -> None:
     out = gm(home, "observe", "x", "--anchor", "app/auth/service.py::AuthService.logn")
     assert out.returncode == 64, out.stderr

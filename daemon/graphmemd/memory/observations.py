@@ -52,6 +52,12 @@ from graphmemd.memory.reconcile import Reconciliation, deletion_fields
 
 logger = logging.getLogger(__name__)
 
+#: the shortest start of an id that stands for it (``graphmem show dd76``), as git's abbreviations
+MIN_ID_PREFIX = 4
+#: ids listed when a start is ambiguous, each with about this many characters of its text
+MAX_SHOWN_IDS = 5
+GIST_CHARS = 40
+
 # ---------------------------------------------------------------------------- documents
 # The codec lives in graphmemd.memory.obsdoc (strict validation); re-exported here.
 
@@ -312,6 +318,24 @@ class ObservationBook:
             written = self._put([o, *older], key=idempotency_key, by=source or "unknown", commit=origin[0], how=how)
             return written[0]
 
+    def full_id(self, ref: str) -> str:
+        """The id ``ref`` stands for: itself when it is an id (a deleted one's included), else
+        the one observation whose id starts with it — at least ``MIN_ID_PREFIX`` characters, as
+        git takes an abbreviated commit. NotFound when none does; InvalidArgument, listing
+        them, when several do."""
+        ref = ref.strip()
+        with self._lock:
+            if ref in self._obs or ref in self._tombstones or len(ref) < MIN_ID_PREFIX:
+                return ref
+            hits = sorted((o for i, o in self._obs.items() if i.startswith(ref)), key=lambda o: o.id)
+        if len(hits) == 1:
+            return hits[0].id
+        if not hits:
+            return ref
+        shown = "; ".join(f"{o.id} {_gist(o)}" for o in hits[:MAX_SHOWN_IDS])
+        shown += "; …" if len(hits) > MAX_SHOWN_IDS else ""
+        raise InvalidArgument(f"{ref!r} starts {len(hits)} observation ids ({shown}): give more of it")
+
     def get(self, obs_id: str) -> Observation:
         """The observation ``obs_id``; NotFound when there is none."""
         with self._lock:
@@ -500,6 +524,18 @@ def _deletion_record(obs_id: str, extra: Mapping[str, Any]) -> tuple[str, tuple[
         except InvalidArgument as exc:
             logger.warning("%s", exc.message)
     return by if isinstance(by, str) else "", tuple(events)
+
+
+def _gist(o: Observation) -> str:
+    """A few words that tell one observation from another in a list of ids: its knowledge
+    file's place, or the start of its text."""
+    if o.knowledge is not None:
+        return f"[{o.knowledge.path}:{o.knowledge.start_line}]"
+    words = " ".join(o.text.split())
+    if len(words) <= GIST_CHARS:
+        return f"“{words}”"
+    cut = words[: GIST_CHARS + 1].rsplit(" ", 1)[0] or words[:GIST_CHARS]
+    return f"“{cut}…”"
 
 
 def _missing(obs_id: str, deleted_at: float | None, by: object) -> str:

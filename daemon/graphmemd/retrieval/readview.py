@@ -214,6 +214,10 @@ class ReadView:
 
     # ------------------------------------------------------------------ observations
 
+    def full_id(self, ref: str) -> str:
+        """The observation id ``ref`` stands for (a unique start of one: ``ObservationBook.full_id``)."""
+        return self._book.full_id(ref)
+
     def observation(self, obs_id: str) -> Observation:
         """One observation (NotFound when there is none)."""
         return self._book.get(obs_id)

@@ -177,8 +177,8 @@ class ObservationService(pbg.ObservationServiceServicer):
             source=request.source or "unknown",
             confidence=request.confidence or 1.0,
             anchors=tuple(request.anchors),
-            supersedes=tuple(request.supersedes),
-            contradicts=tuple(request.contradicts),
+            supersedes=tuple(self.core.view.full_id(r) for r in request.supersedes),
+            contradicts=tuple(self.core.view.full_id(r) for r in request.contradicts),
             idempotency_key=request.idempotency_key,
             shared=request.shared,
         )
@@ -191,26 +191,28 @@ class ObservationService(pbg.ObservationServiceServicer):
         if not request.id:
             raise InvalidArgument("id is required")
         view = self.core.view
+        obs_id = view.full_id(request.id)
         if request.repo:
-            return convert.observation_to_proto(view.observation_in(request.id, (view.repo(request.repo).id,)))
-        return convert.observation_to_proto(view.observation(request.id))
+            return convert.observation_to_proto(view.observation_in(obs_id, (view.repo(request.repo).id,)))
+        return convert.observation_to_proto(view.observation(obs_id))
 
     @_rpc
     def UpdateObservation(self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
         """Change an observation's text, category, tags or confidence."""
         fields: dict[str, Any] = {}
+        obs_id = self.core.view.full_id(request.id)
         if request.HasField("text"):
             fields["text"] = request.text
         if request.HasField("category"):
             fields["category"] = _category(request.category)
         if request.replace_tags or request.tags:
-            old = () if request.replace_tags else self.core.view.observation(request.id).tags
+            old = () if request.replace_tags else self.core.view.observation(obs_id).tags
             fields["tags"] = tuple(dict.fromkeys([*old, *request.tags]))
         if request.HasField("confidence"):
             fields["confidence"] = request.confidence
         if not fields:
             raise InvalidArgument("nothing to update: give text, category, tags or confidence")
-        return convert.observation_to_proto(self.core.update(request.id, request.by, **fields))
+        return convert.observation_to_proto(self.core.update(obs_id, request.by, **fields))
 
     @_rpc
     def ListObservations(
@@ -267,14 +269,14 @@ class ObservationService(pbg.ObservationServiceServicer):
         self, request: pb.ArchiveObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
         """Archive an observation."""
-        return convert.observation_to_proto(self.core.archive(request.id, request.by))
+        return convert.observation_to_proto(self.core.archive(self.core.view.full_id(request.id), request.by))
 
     @_rpc
     def DeleteObservation(
         self, request: pb.DeleteObservationRequest, context: grpc.ServicerContext
     ) -> pb.DeleteObservationResponse:
         """Delete an observation for good."""
-        self.core.delete(request.id, request.by)
+        self.core.delete(self.core.view.full_id(request.id), request.by)
         return pb.DeleteObservationResponse()
 
     @_rpc
@@ -282,7 +284,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         self, request: pb.ConfirmObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
         """Confirm a stale or suspect observation still true (re-anchored, fresh)."""
-        return convert.observation_to_proto(self.core.confirm(request.id, request.confirmed_by))
+        return convert.observation_to_proto(self.core.confirm(self.core.view.full_id(request.id), request.confirmed_by))
 
     @_stream
     def ExportObservations(
@@ -320,7 +322,8 @@ class ObservationService(pbg.ObservationServiceServicer):
         self, request: pb.GetObservationChangeRequest, context: grpc.ServicerContext
     ) -> pb.ObservationChange:
         """The code before and after under each of a note's stale reasons."""
-        return convert.observation_change_to_proto(self.changes.change(request.id, request.max_commits))
+        obs_id = self.core.view.full_id(request.id)
+        return convert.observation_change_to_proto(self.changes.change(obs_id, request.max_commits))
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):
