@@ -178,6 +178,30 @@ def test_a_unit_is_not_about_each_name_it_uses() -> None:
     assert found["page"].best_rank == pytest.approx(found["note"].best_rank)
 
 
+def test_units_naming_one_node_share_it_and_a_note_never_does() -> None:
+    """Jinja's docs name ``Environment`` in dozens of paragraphs: each got the class's whole
+    evidence and a note saved on ``Environment.compile_expression`` (a method of the same
+    file, less central) came 27th in ``recall --file environment.py``. Beyond ``UNIT_CROWD``
+    units, a node's evidence is shared among the units naming it; the note keeps all of it, and
+    a unit naming a node few units name keeps all of its own."""
+    hub, method = NodeSignals.make(proximity=1.0, centrality=1.0), NodeSignals.make(proximity=1.0, centrality=0.3)
+    s = {"env.py::Environment": hub, "env.py::Environment.compile_expression": method}
+    crowd = [unit(f"u{i}", (("env.py::Environment", 1.0),)) for i in range(12)]
+    alone = unit("alone", (("env.py::Environment.compile_expression", 1.0),))
+    note = replace(obs("note"), anchors=alone.anchors)
+    hub_note = obs("hub-note")
+    found = collect(
+        {"env.py::Environment": [*crowd, hub_note], "env.py::Environment.compile_expression": [alone, note]}, s
+    )
+    share = ranking.unit_share(12)
+    assert share == pytest.approx(ranking.UNIT_CROWD / 12)
+    assert found["u0"].best_rank == pytest.approx(share * found["hub-note"].best_rank)
+    assert found["note"].best_rank == pytest.approx(found["alone"].best_rank)  # few units: not shared
+    assert found["note"].best_rank > found["u0"].best_rank
+    few = collect({"env.py::Environment": [*crowd[: ranking.UNIT_CROWD], hub_note]}, s)
+    assert few["u0"].best_rank == pytest.approx(few["hub-note"].best_rank)
+
+
 def test_a_unit_that_only_names_code_is_no_candidate() -> None:
     """An autodoc directive, its ``:members:`` list or a directive's line alone says nothing of
     the code it names: a recall does not rank it (seen on jinja2: a members list of five

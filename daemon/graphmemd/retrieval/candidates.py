@@ -209,16 +209,16 @@ def collect(
     for node in sorted(anchored):
         s = signals_of.get(node, _NONE)
         asked = node in named
-        for o in anchored[node]:
-            if names_only(o):  # names the code, says nothing of it
-                continue
+        said = [o for o in anchored[node] if not names_only(o)]  # (one that only names the code says nothing of it)
+        share = ranking.unit_share(sum(1 for o in said if is_doc(o)))  # units naming one node share it
+        for o in said:
             c = found.get(o.id)
             if c is None:
                 c = found[o.id] = Candidate(o)
             unit = is_doc(o)
-            weight = anchor_confidence(o, node) if unit else 1.0
-            c.add(node, s, weight, unit)
-            c.on_query = c.on_query or (asked and weight == 1.0)  # (not a unit's passing mention)
+            sure = anchor_confidence(o, node) if unit else 1.0
+            c.add(node, s, sure * share if unit else 1.0, unit)
+            c.on_query = c.on_query or (asked and sure == 1.0)  # (not a unit's passing mention)
     return found
 
 

@@ -135,6 +135,14 @@ UNIT_EDGE_FACTOR: Mapping[EdgeKind, float] = {
 #: How much a knowledge unit's other anchors count (``breadth``): a page of examples names
 #: twenty API functions in passing, where a note anchored to twenty functions is about each.
 UNIT_BREADTH = 0.0
+#: How many knowledge units may name one symbol or file before they share what it gives them:
+#: a node named by ``n`` > ``UNIT_CROWD`` units gives each ``UNIT_CROWD / n`` of its evidence
+#: (``unit_share``). Jinja's docs name the class ``Environment`` with a role in dozens of
+#: paragraphs ("The :class:`Environment` that created the bucket."), each a sure reference at
+#: distance 0 of ``environment.py`` with the class's PageRank: they put a note saved on
+#: ``Environment.compile_expression`` 27th in ``recall --file src/jinja2/environment.py``. A
+#: note is written about its anchor and never shares it.
+UNIT_CROWD = 3
 CENTRALITY_CAP = 64
 FOCUS_LINES = 40.0
 RECENT_DAYS = 30.0
@@ -401,3 +409,9 @@ def pagerank(
         if delta < 1e-3:
             break
     return dict(zip(nodes, rank, strict=True))
+
+
+def unit_share(units: int) -> float:
+    """What one of ``units`` knowledge units naming the same node gets of that node's evidence
+    (``UNIT_CROWD``)."""
+    return 1.0 if units <= UNIT_CROWD else UNIT_CROWD / units
