@@ -219,6 +219,8 @@ def test_default_selection_and_repository_config() -> None:
     for history in (  # history in prose: left out by default
         "docs/upgrading.rst", "UPGRADING.md", "docs/migrating.md", "docs/migration-guide.md",
         "docs/whatsnew/3.12.rst", "doc/whats-new.md", "docs/release-notes.md", "docs/upgrading/v2.md",
+        "History.md", "Changes.rst", "docs/Changelog.md", "News.rst", "ReleaseNotes.md", "License.md",
+        "docs/Upgrading.md", "WhatsNew/1.0.md",
     ):  # fmt: skip
         assert sel.kind_of(history) is None, history
     for doc in ("docs/upgrade.md", "docs/migrations.md", "docs/releases.rst", "docs/api.rst"):

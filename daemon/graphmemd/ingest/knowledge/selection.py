@@ -46,15 +46,16 @@ NOTE_GLOBS: Final = (f"/{NOTES_DIR}/*.md",)
 #: left out by default: history written as prose names old code on purpose — change logs,
 #: release notes, what's-new pages, upgrade and migration guides (the names the tools that
 #: write them and the big projects use: Sphinx's ``whatsnew/``, Django's ``releases/``
-#: folder is not among them: it is too common a word); licences. A repository's include
-#: globs take such a file back in.
+#: folder is not among them: it is too common a word); licences. Matched whatever the case
+#: of the name (express keeps its change log in ``History.md``, others in ``Changes.rst``
+#: or ``changelog.md``). A repository's include globs take such a file back in.
 DEFAULT_EXCLUDES: Final = (
-    "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "RELEASE*NOTES*", "changelog.*", "changes.*",
+    "changelog*", "changes*", "history*", "news*", "release*notes*",
     "changelog.d/", "changelog/", "release-notes*", "release_notes*", "releasenotes/",
     "whatsnew/", "whatsnew.*", "whats-new*", "whats_new*",
-    "UPGRADING*", "upgrading.*", "upgrading/", "upgrade-guide*", "upgrade_guide*",
-    "MIGRATING*", "migrating.*", "migrating/", "migration-guide*", "migration_guide*",
-    "LICENSE*", "LICENCE*", "COPYING*", "CODE_OF_CONDUCT*",
+    "upgrading*", "upgrading/", "upgrade-guide*", "upgrade_guide*",
+    "migrating*", "migrating/", "migration-guide*", "migration_guide*",
+    "license*", "licence*", "copying*", "code_of_conduct*",
 )  # fmt: skip
 #: the extensions a knowledge file may have ("" for ``.windsurfrules`` and friends)
 EXTENSIONS: Final = frozenset({".md", ".mdx", ".mdc", ".markdown", ".rst", ""})
@@ -73,8 +74,8 @@ class KnowledgeSelection:
     agents: pathspec.PathSpec[Any]
     decisions: pathspec.PathSpec[Any]
     notes: pathspec.PathSpec[Any]
-    #: the default exclusions, and the repository's own include globs (which take back in
-    #: a file the default exclusions leave out)
+    #: the default exclusions (lower case, matched against the lower-cased path), and the
+    #: repository's own include globs (which take back in a file the default exclusions leave out)
     default_exclude: pathspec.PathSpec[Any] = field(default_factory=lambda: _spec(()))
     included: pathspec.PathSpec[Any] = field(default_factory=lambda: _spec(()))
 
@@ -85,7 +86,7 @@ class KnowledgeSelection:
         ext = name[dot:].lower() if dot > 0 else ""
         if ext not in EXTENSIONS or not self.include.match_file(rel) or self.exclude.match_file(rel):
             return None
-        if self.default_exclude.match_file(rel) and not self.included.match_file(rel):
+        if self.default_exclude.match_file(rel.lower()) and not self.included.match_file(rel):
             return None
         if self.notes.match_file(rel):
             return KnowledgeKind.SHARED_NOTE
