@@ -396,6 +396,37 @@ const lazy = import("./lazy");
     ]
 
 
+def test_javascript_functions_assigned_at_module_level() -> None:
+    """CommonJS libraries define their API by assignment (express: ``res.send = function
+    send(body) {…}``, 28 of lib/response.js's functions, none a symbol before): a function or
+    arrow assigned at a module's top level to ``obj.name`` is ``obj.name`` (a method),
+    ``Foo.prototype.name`` is ``Foo``'s method, ``exports.name`` / ``module.exports.name`` is
+    ``name``. Inside a function such an assignment (an event handler) stays the function's
+    code, and ``module.exports = function create() {}`` defines no name of its own."""
+    src = b"""
+var res = Object.create(http.ServerResponse.prototype);
+res.send = function send(body) { return this.end(body); };
+res.json = (obj) => res.send(JSON.stringify(obj));
+function Router() {}
+Router.prototype.handle = function handle(req) { return req; };
+exports.create = function (opts) { return new Router(opts); };
+module.exports.version = () => "1";
+function init() { window.onload = function () {}; }
+module.exports = function createApplication() {};
+res[method] = function () {};
+"""
+    p = parse_source("lib/response.js", src)
+    assert symbols(p) == {
+        ("res.send", M), ("res.json", M), ("Router", F), ("Router.handle", M), ("create", F), ("version", F),
+        ("init", F),
+    }  # fmt: skip
+    assert parents(p)["Router.handle"] == "Router"
+    assert parents(p)["res.send"] is None  # ``res`` is an object, not a symbol of the file
+    assert calls(p) >= {("res.send", "this.end"), ("res.json", "res.send")}
+    by_name = {s.qualname: s for s in p.symbols}
+    assert by_name["res.send"].signature == "res.send=function send(body)"
+
+
 # ----------------------------------------------------------------------------- TypeScript
 
 

@@ -7,6 +7,31 @@
   name: (identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function
 (class_declaration name: (identifier) @name body: (class_body) @body) @definition.class
+; a module's functions assigned at its top level (CommonJS, prototypes): `res.send = function
+; send(body) {…}` -> `res.send`, `Foo.prototype.bar = function () {…}` -> `Foo.bar`,
+; `exports.x = …` / `module.exports.x = …` -> `x`
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: (member_expression object: (identifier) @receiver property: (property_identifier) @_prototype)
+        property: (property_identifier) @name)
+      right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @definition.method)
+  (#eq? @_prototype "prototype"))
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (identifier) @receiver property: (property_identifier) @name)
+      right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @definition.function)
+  (#not-match? @receiver "^(exports|module)$"))
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression
+        object: [(identifier) @_exports (member_expression object: (identifier) @_module property: (property_identifier) @_exports)]
+        property: (property_identifier) @name)
+      right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @definition.function)
+  (#eq? @_exports "exports"))
 (class_body
   (method_definition
     name: [(property_identifier) (private_property_identifier)] @name body: (_) @body) @definition.method)
