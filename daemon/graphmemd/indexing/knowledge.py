@@ -484,11 +484,7 @@ class KnowledgeKeeper:
             # found in history); the reason memory followed live when history finds nothing
             named = ctx.history.named_at(ref, when, ctx.index) if when is not None else None
             got = named or _gone_before(ctx, ref, before)  # history finds nothing: what memory followed
-            if got is not None:
-                return _gone_finding(ctx, ref, got)
-            if _imported_instead(ctx, ref, before.finding.reasons):
-                return None
-            return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target.lstrip(".")))
+            return _gone_finding(ctx, ref, got) if got is not None else _as_before(ctx, ref, before)
         # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
         # is judged as a cold check judges it: from what the name means now and meant when written)
         if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module, ref.scope):
@@ -631,6 +627,14 @@ def _gone_finding(ctx: _Pass, ref: TextRef, got: Gone) -> RefFinding | None:
     close = ctx.index.close_matches(ref.target.lstrip(".")) if dangling else ()
     reasons = (got.reason,) if got.reason is not None else ()
     return RefFinding(ref, got.anchor, reasons, close, named=got.named)
+
+
+def _as_before(ctx: _Pass, ref: TextRef, before: _Before) -> RefFinding | None:
+    """A reference gone as memory last judged it, with the closest names there are now;
+    nothing when the code now imports the name from outside (``_imported_instead``)."""
+    if _imported_instead(ctx, ref, before.finding.reasons):
+        return None
+    return replace(before.finding, ref=ref, close_matches=ctx.index.close_matches(ref.target.lstrip(".")))
 
 
 def _imported_instead(ctx: _Pass, ref: TextRef, reasons: Sequence[StaleReason]) -> bool:

@@ -328,10 +328,8 @@ class KnowledgeHistory:
         self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]
     ) -> SymbolInfo | None:
         """What a module bound by value at ``when`` under the name ``ref`` spells and no longer
-        binds (``jinja2.ext.with_`` when ``jinja2/ext.py`` had ``with_ = WithExtension``): the
-        symbol among ``then`` (the versions at ``when`` of the files changed since) of that
-        name in the same file. A live daemon followed the name to that class when it read the
-        text; a cold check finds it here."""
+        binds (``jinja2.ext.with_`` when ``ext.py`` had ``with_ = WithExtension``): the symbol
+        of that name among ``then`` (the versions at ``when`` of the files changed since)."""
         was = {new: old for _, old, new in self._olds(when[0])}
         for candidate in ([f"{ref.module}.{ref.target}"] if ref.module else []) + [ref.target]:
             module, _, name = candidate.rpartition(".")

@@ -149,13 +149,10 @@ class ObservationBook:
         """Atomically replace the journal with the current state (one put per observation,
         one delete per tombstone); returns the number of records written."""
         with self._lock:
-            key_of = {oid: key for key, oid in self._keys.items()}
-            records: list[dict[str, Any]] = []
-            for o in sorted(self._obs.values(), key=lambda o: (o.created_at, o.id)):
-                rec: dict[str, Any] = {"op": "put", "obs": to_doc(o)}
-                if o.id in key_of:
-                    rec["key"] = key_of[o.id]
-                records.append(rec)
+            records = [
+                _put_record(o, self._key_by_id.get(o.id, ""))
+                for o in sorted(self._obs.values(), key=lambda o: (o.created_at, o.id))
+            ]
             for oid, at in sorted(self._tombstones.items(), key=lambda t: (t[1], t[0])):
                 records.append({"op": "delete", "id": oid, "at": at, **self._deletions.get(oid, {})})
             return self._journal.compact(records, expected_last_seq=self._journal.last_seq)
@@ -319,22 +316,9 @@ class ObservationBook:
             return written[0]
 
     def full_id(self, ref: str) -> str:
-        """The id ``ref`` stands for: itself when it is an id (a deleted one's included), else
-        the one observation whose id starts with it — at least ``MIN_ID_PREFIX`` characters, as
-        git takes an abbreviated commit. NotFound when none does; InvalidArgument, listing
-        them, when several do."""
-        ref = ref.strip()
+        """The id ``ref`` stands for: itself, or the one id it starts (``full_id``)."""
         with self._lock:
-            if ref in self._obs or ref in self._tombstones or len(ref) < MIN_ID_PREFIX:
-                return ref
-            hits = sorted((o for i, o in self._obs.items() if i.startswith(ref)), key=lambda o: o.id)
-        if len(hits) == 1:
-            return hits[0].id
-        if not hits:
-            return ref
-        shown = "; ".join(f"{o.id} {_gist(o)}" for o in hits[:MAX_SHOWN_IDS])
-        shown += "; …" if len(hits) > MAX_SHOWN_IDS else ""
-        raise InvalidArgument(f"{ref!r} starts {len(hits)} observation ids ({shown}): give more of it")
+            return full_id(ref.strip(), self._obs, self._tombstones)
 
     def get(self, obs_id: str) -> Observation:
         """The observation ``obs_id``; NotFound when there is none."""
@@ -524,6 +508,23 @@ def _deletion_record(obs_id: str, extra: Mapping[str, Any]) -> tuple[str, tuple[
         except InvalidArgument as exc:
             logger.warning("%s", exc.message)
     return by if isinstance(by, str) else "", tuple(events)
+
+
+def full_id(ref: str, observations: Mapping[str, Observation], deleted: Mapping[str, float]) -> str:
+    """The id ``ref`` stands for: itself when it is an id (a ``deleted`` one's included), else
+    the one id of ``observations`` it starts — at least ``MIN_ID_PREFIX`` characters, as git
+    takes an abbreviated commit; ``ref`` itself when none (the caller's lookup says it is no
+    observation). InvalidArgument, listing them, when it starts several."""
+    if ref in observations or ref in deleted or len(ref) < MIN_ID_PREFIX:
+        return ref
+    hits = sorted((o for i, o in observations.items() if i.startswith(ref)), key=lambda o: o.id)
+    if len(hits) == 1:
+        return hits[0].id
+    if not hits:
+        return ref
+    shown = "; ".join(f"{o.id} {_gist(o)}" for o in hits[:MAX_SHOWN_IDS])
+    shown += "; …" if len(hits) > MAX_SHOWN_IDS else ""
+    raise InvalidArgument(f"{ref!r} starts {len(hits)} observation ids ({shown}): give more of it")
 
 
 def _gist(o: Observation) -> str:
