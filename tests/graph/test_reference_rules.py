@@ -5,7 +5,7 @@ fit, and the successor a deprecation message names."""
 from __future__ import annotations
 
 import pytest
-from graphmemd.graph.signatures import binds, call_misfit, fits_old_callers, parameter_names
+from graphmemd.graph.signatures import binds, call_misfit, fits_a_mention, fits_old_callers, parameter_names
 from graphmemd.graph.successors import successors
 from graphmemd.ingest.knowledge.classify import WrittenCall, classify_code, written_call
 from graphmemd.ingest.knowledge.model import TargetKind
@@ -70,11 +70,35 @@ def test_nothing_to_bind_against_outside_python_functions() -> None:
         ("def get(url,*,proxies=None):", "def get(url,*,proxy=None):", False),  # renamed
         ("def f(a):", "def f(a,b):", False),  # a new required one
         ("def f(a,b):", "def f(b,a):", False),  # reordered
+        ("def f(a,b=1):", "def f(a,b):", False),  # made required: a call leaving it out breaks
         ("class C(Base):", "class C(Base,metaclass=M):", True),
     ],
 )
 def test_a_mention_is_judged_by_whether_old_callers_fit(old: str, new: str, fits: bool) -> None:
     assert fits_old_callers(old, new) is fits
+
+
+PYTEST_FAIL = ("def fail(reason:str=\"\",pytrace:bool=True,msg:Optional[str]=None)->NoReturn:",
+               "def fail(reason:str=\"\",pytrace:bool=True)->NoReturn:")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "text", "fits"),
+    [
+        (*PYTEST_FAIL, "call ``pytest.fail`` manually at the end of the ``with`` statement", True),
+        (*PYTEST_FAIL, "``pytest.fail`` takes the message as ``msg``", False),  # it names the parameter
+        ("def get(url,*,proxies=None):", "def get(url,*,proxy=None):", "`get` fetches one URL", True),
+        ("def get(url,*,proxies=None):", "def get(url,*,proxy=None):", "`get` with `proxies`", False),
+        ("def f(a,b):", "def f(a):", "`f` does it", False),  # a required one removed: every call breaks
+        ("def f(a,b=1):", "def f(a,b):", "`f` does it", False),  # made required
+        ("def f(a,b=1):", "def f(b=1,a=0):", "`f` does it", False),  # reordered
+        ("def f(a):", "def f(a,b):", "`f` does it", False),  # a new required one
+    ],
+)
+def test_a_mention_is_judged_by_the_parameters_its_text_names(old: str, new: str, text: str, fits: bool) -> None:
+    """pytest 8.0 dropped the deprecated ``msg=`` of ``fail`` and ``skip``: its docs name
+    ``pytest.fail`` in seven places, none passing ``msg``; each was "suspect"."""
+    assert fits_a_mention(old, new, text) is fits
 
 
 def test_a_deprecation_message_names_the_successor() -> None:

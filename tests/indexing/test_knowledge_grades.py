@@ -72,7 +72,9 @@ FILES = {
         "A `RequestContext` holds the request.\n\n"
         "Call `close` when you are done.\n\n"
         "## `Response` class\n\n"
-        "* `def .aiter_lines()`: the body, line by line\n"
+        "* `def .aiter_lines()`: the body, line by line\n\n"
+        "## Proxies\n\n"
+        "Give `get()` a proxies mapping to go through a proxy.\n"
     ),
     "docs/api.rst": ("API\n===\n\nCall ``close`` when you are done.\n\n``fetch`` retries a URL.\n"),
 }
@@ -170,9 +172,12 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
     assert stale.old_signature == "def get(url, *, proxies=None, timeout=5)"
     assert stale.new_signature == "def get(url, *, proxy=None, timeout=5)"
 
-    named = by_text["get"]  # the same removal, the text only names the function: suspect
-    assert named.state is ReferenceState.SUSPECT
+    named = by_text["get"]  # the same rename; the text only names the function, not `proxies`
+    assert named.state is ReferenceState.CHANGED
     assert named.reason == f"`get`: parameter `proxies` renamed to `proxy` in {proxy}"
+    told = by_text["get()"]  # a mention whose text speaks of the renamed parameter: worth a look
+    assert told.state is ReferenceState.SUSPECT
+    assert told.reason == f"`get`: parameter `proxies` renamed to `proxy` in {proxy}"
 
     annotated = by_text["fetch"]  # annotations only: old callers still fit, nothing to act on
     assert annotated.state is ReferenceState.CHANGED
@@ -202,7 +207,7 @@ def test_each_reference_is_graded_by_what_its_text_uses(daemon_factory: DaemonFa
     rst = [r for r in check.references if r.path == "docs/api.rst"]
     assert [(r.text, r.state) for r in rst] == [("fetch", ReferenceState.CHANGED)]  # ``close``: none
     assert {r.text for r in check.references} == {
-        "get(url, proxies=...)", "get", "fetch", "MockTransport", "RequestContext", "def .aiter_lines()",
+        "get(url, proxies=...)", "get", "fetch", "MockTransport", "RequestContext", "def .aiter_lines()", "get()",
     }  # fmt: skip
 
     # the installed CLI prints the default level: one line each, at most 160 characters

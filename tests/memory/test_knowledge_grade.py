@@ -119,7 +119,8 @@ def test_a_call_written_with_arguments_is_bound_against_the_current_signature() 
         ("get(..., proxies=...)", ReferenceState.STALE),  # a keyword it no longer takes
         ("get(url, timeout=1)", ReferenceState.CHANGED),  # still binds: nothing to act on
         ("get(a, b)", ReferenceState.STALE),  # too many positionals
-        ("get()", ReferenceState.SUSPECT),  # empty parentheses: a mention
+        ("get()", ReferenceState.CHANGED),  # empty parentheses: a mention, and it names no `proxies`
+        ("get() proxies", ReferenceState.SUSPECT),  # a mention in a text that speaks of `proxies`
     ):
         o = grade(_unit_obs([(text, symbol_anchor(g))]), Code(now), 200.0, "")
         assert o.references[0].state is state, text

@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from graphmem.changes import Param, ParamKind, parse_signature, signature_delta
+from graphmem.changes import Param, ParamKind, SignatureDelta, parse_signature, signature_delta
 
 from graphmemd.graph.model import CallShape
 
@@ -124,6 +124,8 @@ def fits_old_callers(old: str, new: str) -> bool:
     delta = signature_delta(old, new)
     if delta.reordered or delta.name_changed or any(p.required for p in delta.added):
         return False
+    if _made_required(delta, b.params):
+        return False  # a call that left it out no longer binds
     kinds = {p.kind for p in b.params}
     takes = {
         ParamKind.POSITIONAL_ONLY: ParamKind.VAR_POSITIONAL in kinds,
@@ -132,6 +134,36 @@ def fits_old_callers(old: str, new: str) -> bool:
     }
     gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
     return all(takes.get(p.kind, True) for p in a.params if p.name in gone)
+
+
+def _made_required(delta: SignatureDelta, params: Sequence[Param]) -> bool:
+    """Whether a parameter that had a default has none now and must be passed (a variadic
+    that took over a keyword's name, ``k=1`` -> ``**k``, needs nothing)."""
+    now = {p.name: p for p in params}
+    return any(was and not new and name in now and now[name].required for name, was, new in delta.defaults_changed)
+
+
+def fits_a_mention(old: str, new: str, text: str) -> bool:
+    """Whether a text that names the function without writing a call (``pytest.fail``) still
+    fits after ``old`` became ``new``: old callers fit (``fits_old_callers``), or what breaks
+    them is only optional parameters removed or renamed that ``text`` does not name (pytest
+    8.0 dropped ``fail``'s and ``skip``'s deprecated ``msg=``: "call ``pytest.fail`` manually"
+    is as true as before; "pass ``msg``" is not). A parameter made required, a new required
+    one, moved positions or a new name break every caller, whatever the text says."""
+    if fits_old_callers(old, new):
+        return True
+    a, b = parse_signature(old), parse_signature(new)
+    if a is None or b is None:
+        return False
+    delta = signature_delta(old, new)
+    if delta.reordered or delta.name_changed or any(p.required for p in delta.added) or _made_required(delta, b.params):
+        return False
+    gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
+    params = {p.name: p for p in a.params}
+    return all(
+        n in params and not params[n].required and re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text) is None
+        for n in gone
+    )
 
 
 def callers_unaffected(old: str, new: str) -> bool:

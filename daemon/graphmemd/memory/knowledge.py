@@ -16,7 +16,8 @@ first read outside git). A reference is graded by what its text uses (issue 42):
   the current signature — a keyword it no longer takes, too many positionals: **stale**;
 * the text names the code without arguments (``get``, ``get()``) and its signature changed
   in a way that breaks old callers (a parameter removed or renamed, positions moved, a new
-  required one): **suspect**;
+  required one): **suspect** — unless all that breaks them is optional parameters removed or
+  renamed that the unit's text does not name (``graph.signatures.fits_a_mention``);
 * anything else that changed — a body, annotations, defaults, new optional parameters, bases,
   a call that still binds: **changed**, listed by ``check --level all`` only; a passing
   mention is a weaker anchor than a note written about the code. A mention of a class, a
@@ -59,7 +60,7 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS
-from graphmemd.graph.signatures import binds, call_misfit, fits_old_callers
+from graphmemd.graph.signatures import binds, call_misfit, fits_a_mention
 from graphmemd.ingest.knowledge.classify import WrittenCall, written_call
 from graphmemd.ingest.knowledge.historical import says_old
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef, Unit, UnitKind
@@ -319,9 +320,9 @@ def _chain(target: str, reasons: Sequence[StaleReason]) -> set[str]:
     return out
 
 
-def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceState:
-    """A reason's grade for a reference, by what its text uses (see the module docstring).
-    For a shared note every change of its code is stale."""
+def _state(r: StaleReason, strong: bool, call: WrittenCall | None, text: str) -> ReferenceState:
+    """A reason's grade for a reference, by what its text uses (see the module docstring;
+    ``text``: the unit's). For a shared note every change of its code is stale."""
     if r.change in _DANGLING:
         return ReferenceState.DANGLING
     if r.change is ChangeKind.DEPRECATED:
@@ -334,7 +335,7 @@ def _state(r: StaleReason, strong: bool, call: WrittenCall | None) -> ReferenceS
         fits = binds(call.positional, call.keywords, call.more_positional, r.new_signature)
         if fits is not None:
             return ReferenceState.CHANGED if fits else ReferenceState.STALE
-    return ReferenceState.CHANGED if fits_old_callers(r.old_signature, r.new_signature) else ReferenceState.SUSPECT
+    return ReferenceState.CHANGED if fits_a_mention(r.old_signature, r.new_signature, text) else ReferenceState.SUSPECT
 
 
 def _uncommitted(r: StaleReason) -> bool:
@@ -387,7 +388,7 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
                                new_signature="", deprecated=False))  # fmt: skip
             continue
         call = written_call(ref.call, empty_is_call=True) if ref.call else written_call(ref.text)
-        graded = [(_state(r, strong, call), r) for r in mine]
+        graded = [(_state(r, strong, call, o.text), r) for r in mine]
         state, worst = max(graded, key=lambda g: (_RANK[g[0]], g[1].change is ChangeKind.REMOVED))
         renamed = next((r.new_ref for r in mine if r.change in _DANGLING and r.new_ref), "")
         reason = _sentence(ref, worst, state, call)
