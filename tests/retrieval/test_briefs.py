@@ -140,6 +140,18 @@ def test_the_docs_fill_what_saved_notes_leave_most_relevant_first_never_dated_by
     assert view.tokens <= 400
 
 
+def test_one_page_does_not_fill_the_brief() -> None:
+    """pytest's ``deprecations.rst`` names its central classes in dozens of paragraphs: they
+    took every docs line of the session brief. Each file's best passage comes before any
+    file's second (in rank order within a round)."""
+    history = [doc_unit(f"h{i}", "docs/deprecations.rst", 10 + i, f"old way {i} replaced") for i in range(6)]
+    guide = [doc_unit(f"g{i}", "docs/guide.rst", 10 + i, f"how to {i}") for i in range(2)]
+    readme = doc_unit("r0", "README.md", 3, "what it does")
+    weight = {**{f"h{i}": 0.9 for i in range(6)}, "g0": 0.5, "g1": 0.4, "r0": 0.2}
+    view = overview([*history, *guide, readme], title="# repo", budget=400, weight=lambda o: weight.get(o.id, 0.0))
+    assert view.shown[:6] == ("h0", "g0", "r0", "h1", "g1", "h2")
+
+
 def test_a_directive_line_alone_is_not_shown_and_the_footer_names_the_listing() -> None:
     """``.. function:: attrs`` (its text is the next unit) names code and says nothing of it;
     the footer names the command that lists what was left out: units of knowledge files are

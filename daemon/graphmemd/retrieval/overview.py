@@ -9,7 +9,8 @@ Four sections, in this order, each line marked the way every brief marks it
    ``.graphmem/notes`` included), newest confirmation or change first.
 3. **Needs a look**: stale and suspect saved notes, each with its reason, most recently affected first.
 4. **From the project's docs**: units of the other knowledge files, most relevant first (how
-   central the code they name is), each cut to one short line with its place in the file.
+   central the code they name is; each file's best before any file's second), each cut to one
+   short line with its place in the file.
    Indexing a file is not a change: a unit is never dated by when it was read. A unit that
    disagrees with the code is not shown (``graphmem check`` lists those; the footer counts
    them), nor an autodoc directive (``.. autofunction:: x``: the code says it), nor a
@@ -140,10 +141,23 @@ def _ordered(section: Section, notes: list[Observation], weight: Callable[[Obser
     if section is Section.RULES:
         return sorted(notes, key=lambda o: (is_doc(o), -round(o.confidence * (1.0 + weight(o)), 6), -_touched(o), o.id))
     if section is Section.DOCS:
-        return sorted(notes, key=lambda o: (-round(weight(o), 6), _doc_rank(o), _place(o), o.id))
+        return _file_by_file(sorted(notes, key=lambda o: (-round(weight(o), 6), _doc_rank(o), _place(o), o.id)))
     if section is Section.RECENT:
         return sorted(notes, key=lambda o: (-_touched(o), o.id))
     return sorted(notes, key=lambda o: (o.status is not ObservationStatus.STALE, -_affected(o), o.id))
+
+
+def _file_by_file(ranked: list[Observation]) -> list[Observation]:
+    """``ranked`` with each file's best passage before any file's second, and so on (in rank
+    order within a round): one page must not fill the brief. pytest's ``deprecations.rst``
+    names its most central classes in dozens of paragraphs and took every line of it."""
+    seen: dict[str, int] = {}
+    rounds: list[tuple[int, int]] = []
+    for i, o in enumerate(ranked):
+        path = _place(o)[0]
+        rounds.append((seen.get(path, 0), i))
+        seen[path] = seen.get(path, 0) + 1
+    return [ranked[i] for _, i in sorted(rounds)]
 
 
 #: No note's line costs less than this many tokens: a pass stops once less is left.
