@@ -235,6 +235,7 @@ def run(
                     f"repository {idle:.0f} MB: {1024 * per_file:.0f} KB per file indexed"
                 )
             rows = []
+            began_at: dict[int, tuple[Path, float]] = {}  # worktree -> (its root, when git began)
             for i in range(1, top + 1):
                 wt = tmp / f"wt{i}"
                 on_branch = i % 4 == 0 and branches
@@ -270,6 +271,7 @@ def run(
                 }
                 cpu0 = cpu
                 rows.append(row)
+                began_at[i] = (wt.resolve(), began)
                 row["rss_added_mb"] = round(row["rss_mb"] - (rows[-2]["rss_mb"] if len(rows) > 1 else base_rss), 1)
                 if on_branch:
                     row["inherent_mb"] = round(got["files_parsed"] * per_file, 1)
@@ -335,6 +337,13 @@ def run(
                 if rows:
                     d.wait_durable(repo_id=rows[-1]["checkout"])
                 d.wait_idle()
+                # each pass's log line is written when the pass ends, after it is current: read
+                # when it was current, it may not be there yet
+                for row in rows:
+                    row.update(pass_times(home, row["checkout"], *began_at[row["worktree"]]))
+                    if row["branch"]:
+                        row["seconds_less_parse"] = round(row["seconds"] - row.get("parse_s", 0.0), 2)
+                        row["after_git_less_parse"] = round(row["after_git_s"] - row.get("parse_s", 0.0), 2)
             if idle_s > 0:
                 out["idle"] = idle_cpu(d, IDLE_AFTER_S, idle_s)
                 if not quiet:

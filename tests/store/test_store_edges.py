@@ -291,7 +291,8 @@ def test_a_write_of_stored_and_new_files_replaces_the_stored_and_adds_the_new(tm
         }
         assert graph.edges.inherits == ()  # (into B, gone)
         kept, kept_symbols, _ = s.load_repo_graph(other)
-        assert {f.path for f in kept} == {"a.py", "b.py"} and len(kept_symbols) == 4
+        assert {f.path for f in kept} == {"a.py", "b.py"}
+        assert len(kept_symbols) == 4
     finally:
         s.close()
 
@@ -317,6 +318,7 @@ def test_a_write_of_files_not_stored_yet_deletes_nothing_and_reads_no_edges_into
         s.replace_files(R, _files()[1:], ("never.py",), _edges())
         assert not [q for q in queries if "DELETE" in q or "NOT a.id IN $skip" in q or "NOT a.file IN $skip" in q]
         files, _, graph = s.load_repo_graph(R)
-        assert {f.path for f in files} == {"a.py", "b.py"} and set(graph.edges.calls) == set(_edges().calls)
+        assert {f.path for f in files} == {"a.py", "b.py"}
+        assert set(graph.edges.calls) == set(_edges().calls)
     finally:
         s.close()
