@@ -32,6 +32,16 @@ the first checkout's RSS above that, per file, is what indexing a file costs her
 worktree's differing files inherently need about that much each (their parses, symbols,
 edges, text documents and resolver entries are their own), reported as "inherent".
 
+Waiting between worktrees (``--settle``, the default): each worktree is added once the previous
+one is current *and settled* — its own INDEX_DURABLE mark reported (every store write of its
+pass done: the copy of the sibling's rows, its own files, its cached parses) and then the
+daemon's whole tree under 2 % of a CPU for 1 s — so each worktree's figures are its own, not
+the previous worktree's store writes running beside it. ``--no-settle``: the next worktree is
+added as soon as the previous one is current (an agent adds worktrees when it likes): each
+worktree after a branch worktree then shares the machine with that one's store writes; its
+RSS and CPU figures are read when it is current (not settled), and the daemon is settled only
+before the idle measurement at the end. The JSON's ``policy`` says which ran.
+
 At the end, 12 s after the last worktree (its checkouts then share one watch), the idle
 daemon's CPU over ``--idle-seconds`` (its whole tree, % of one CPU) and its busiest threads.
 
@@ -179,11 +189,16 @@ def idle_cpu(d: DaemonProc, wait_s: float, seconds: float) -> dict[str, Any]:
 
 
 def run(
-    counts: list[int], changed: int, quiet: bool, keep_log: Path | None = None, idle_s: float = 10.0
+    counts: list[int],
+    changed: int,
+    quiet: bool,
+    keep_log: Path | None = None,
+    idle_s: float = 10.0,
+    settle: bool = True,
 ) -> dict[str, Any]:
     tmp = short_home()
     home = tmp / "home"
-    out: dict[str, Any] = {"counts": counts, "changed_files": changed}
+    out: dict[str, Any] = {"counts": counts, "changed_files": changed, "policy": "settle" if settle else "no-settle"}
     try:
         repo = stdlib_corpus(tmp)
         git(repo, "init", "-q", "-b", "main")
@@ -211,11 +226,16 @@ def run(
                             "idle_daemon_mb": round(idle, 1), "per_file_mb": round(per_file, 3)}  # fmt: skip
             if not quiet:
                 print(
+                    f"policy: {out['policy']} (the next worktree is added once the previous one is current"
+                    + (", durable and the daemon idle)" if settle else ")")
+                )
+                print(
                     f"first checkout: {n_files} files, {lines:,} lines, current in {first:.2f}s; "
                     f"tree RSS {base_rss:.0f} MB (peak {base_peak:.0f} MB); an idle daemon with an empty "
                     f"repository {idle:.0f} MB: {1024 * per_file:.0f} KB per file indexed"
                 )
             rows = []
+            began_at: dict[int, tuple[Path, float]] = {}  # worktree -> (its root, when git began)
             for i in range(1, top + 1):
                 wt = tmp / f"wt{i}"
                 on_branch = i % 4 == 0 and branches
@@ -227,11 +247,17 @@ def run(
                 git_s = time.monotonic() - t0
                 got = wait_current(d, wt.resolve())
                 seconds = time.monotonic() - t0
-                d.wait_durable()
-                d.wait_idle()
+                settled_s = None
+                if settle:  # this checkout's own store writes done, then the whole tree quiet
+                    t_settle = time.monotonic()
+                    d.wait_durable(repo_id=got["id"])
+                    d.wait_idle()
+                    settled_s = round(time.monotonic() - t_settle, 2)
                 cpu = tree_cpu_seconds(d.proc.pid)
                 row = {
                     "worktree": i,
+                    "checkout": got["id"],
+                    "settled_s": settled_s,
                     "branch": bool(on_branch),
                     "seconds": round(seconds, 2),
                     "git_s": round(git_s, 2),
@@ -245,6 +271,7 @@ def run(
                 }
                 cpu0 = cpu
                 rows.append(row)
+                began_at[i] = (wt.resolve(), began)
                 row["rss_added_mb"] = round(row["rss_mb"] - (rows[-2]["rss_mb"] if len(rows) > 1 else base_rss), 1)
                 if on_branch:
                     row["inherent_mb"] = round(got["files_parsed"] * per_file, 1)
@@ -260,6 +287,7 @@ def run(
                         f"(+{row['rss_mb'] - base_rss:.0f} MB over the first, +{row['rss_added_mb']:.0f} MB by it), "
                         f"CPU {row['daemon_cpu_s']:.2f}s daemon + {row['children_cpu_s']:.2f}s workers; "
                         f"from its log: {steps}"
+                        + (f"; settled {row['settled_s']:.2f}s after it was current" if settle else "")
                     )
                     if "register_steps" in row or "pass_steps" in row:
                         print(
@@ -305,6 +333,17 @@ def run(
                             f"{summary['same_files_after_git_within_1s']} of {len(same)}"
                         )
             out["worktrees"] = rows
+            if not settle:  # the last worktrees' writes are done before the idle measurement
+                if rows:
+                    d.wait_durable(repo_id=rows[-1]["checkout"])
+                d.wait_idle()
+                # each pass's log line is written when the pass ends, after it is current: read
+                # when it was current, it may not be there yet
+                for row in rows:
+                    row.update(pass_times(home, row["checkout"], *began_at[row["worktree"]]))
+                    if row["branch"]:
+                        row["seconds_less_parse"] = round(row["seconds"] - row.get("parse_s", 0.0), 2)
+                        row["after_git_less_parse"] = round(row["after_git_s"] - row.get("parse_s", 0.0), 2)
             if idle_s > 0:
                 out["idle"] = idle_cpu(d, IDLE_AFTER_S, idle_s)
                 if not quiet:
@@ -333,9 +372,12 @@ def main() -> int:
     ap.add_argument("--keep-log", type=Path, help="copy the daemon's log here at the end")
     ap.add_argument("--idle-seconds", type=float, default=10.0,
                     help="measure the idle daemon's CPU this long at the end (0: not)")  # fmt: skip
+    ap.add_argument("--no-settle", dest="settle", action="store_false",
+                    help="add the next worktree as soon as the previous is current, not once it is durable "
+                         "and the daemon idle")  # fmt: skip
     args = ap.parse_args()
     counts = sorted({int(x) for x in args.counts.split(",") if x.strip()})
-    result = run(counts, args.changed, args.json, args.keep_log, args.idle_seconds)
+    result = run(counts, args.changed, args.json, args.keep_log, args.idle_seconds, args.settle)
     if args.json:
         print(json.dumps(result))
     return 0

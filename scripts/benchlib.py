@@ -100,6 +100,10 @@ class DaemonProc:
         """Record when the daemon reports INDEX_QUERYABLE / INDEX_DURABLE (from the start of
         its event buffer, so nothing published before the subscription is missed)."""
         self.marks = {k: threading.Event() for k in (EventKind.INDEX_QUERYABLE, EventKind.INDEX_DURABLE)}
+        # per checkout: how many of each mark it has reported so far (a checkout's later passes
+        # report again; the first checkout's mark says nothing of another's writes)
+        self.repo_marks: dict[tuple[EventKind, str], int] = {}
+        self._marked = threading.Condition()
         stream = self.client().events(kinds=list(self.marks), after_seq=0)
 
         def run() -> None:
@@ -107,6 +111,10 @@ class DaemonProc:
                 for e in stream:
                     if e.kind in self.marks:
                         self.marks[e.kind].set()
+                        with self._marked:
+                            key = (e.kind, e.repo_id)
+                            self.repo_marks[key] = self.repo_marks.get(key, 0) + 1
+                            self._marked.notify_all()
             except GraphMemError:
                 pass  # the daemon stopped
 
@@ -147,21 +155,41 @@ class DaemonProc:
                 time.sleep(0.02)
         raise RuntimeError("text search did not become complete")
 
-    def wait_durable(self, timeout: float = 600) -> None:
+    def wait_durable(self, timeout: float = 600, repo_id: str | None = None, count: int = 1) -> None:
         """Until the daemon reports INDEX_DURABLE (every store write of the index pass done:
         graph, text index, cached parses) and a text query, which takes the store's lock,
-        answers behind any write still running."""
-        self._wait_mark(EventKind.INDEX_DURABLE, timeout)
+        answers behind any write still running. Without ``repo_id`` any checkout's first mark
+        will do (it is set once, by the first checkout to report one: after it this returns
+        at once); with it, until *that* checkout reported the mark ``count`` times."""
+        if repo_id is None:
+            self._wait_mark(EventKind.INDEX_DURABLE, timeout)
+        else:
+            key = (EventKind.INDEX_DURABLE, repo_id)
+            with self._marked:
+                if not self._marked.wait_for(lambda: self.repo_marks.get(key, 0) >= count, timeout):
+                    raise RuntimeError(f"{repo_id} never reported {key[0].value}")
         with self.client(timeout) as c:
             c.recall("zz-no-such-term-zz")
 
     def wait_idle(self, quiet: float = 1.0, timeout: float = 600) -> float:
         """Until the daemon and its children used under 2 % of a CPU for ``quiet`` seconds
         (store writes queued behind the last change, idle work): peaks read after this
-        include them. Returns the seconds waited, the quiet period included."""
+        include them. Returns the seconds waited, the quiet period included.
+
+        The CPU used is summed per process, each live process's growth since it was last
+        seen: a process that exits (a parse worker idle long enough, reaped at once by the
+        forkserver) takes its CPU seconds out of a plain sum over the live tree, and a sum
+        that fell by a worker's few seconds read as seconds of quiet while the daemon itself
+        still ran at ~85 % of a CPU (the twenty-sixth session's early returns)."""
+        seen = _cpu_by_pid([self.proc.pid, *_descendants(self.proc.pid)])
+        total = 0.0
 
         def used() -> float:
-            return _cpu_seconds([self.proc.pid, *_descendants(self.proc.pid)])
+            nonlocal seen, total
+            now = _cpu_by_pid([self.proc.pid, *_descendants(self.proc.pid)])
+            total += sum(cpu - seen.get(pid, 0.0) for pid, cpu in now.items())
+            seen = now
+            return total
 
         start = time.monotonic()
         deadline = start + timeout
@@ -304,6 +332,17 @@ def busy_threads(pids: list[int], seconds: float = 5.0, top: int = 6) -> str:
                   reverse=True)[:top]  # fmt: skip
     busy = ", ".join(f"{name} ({pid}/{tid}) {100 * cpu / seconds:.1f}%" for cpu, name, (pid, tid) in used if cpu > 0)
     return f"CPU by thread over {seconds:.0f} s: {busy or 'none'}"
+
+
+def _cpu_by_pid(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds of each of ``pids`` still alive."""
+    tck = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    for pid in pids:
+        fields = _stat_fields(Path(f"/proc/{pid}/stat"))
+        if fields is not None:
+            out[pid] = (int(fields[11]) + int(fields[12])) / tck
+    return out
 
 
 def _cpu_seconds(pids: list[int]) -> float:
