@@ -597,9 +597,10 @@ class Store(StoreConnection):
         edges are written with it and deleted before it)."""
         if not self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.id LIMIT 1", {"r": repo_id}):
             return frozenset()  # (a new checkout: nothing to look up)
-        rows = self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.path", {"r": repo_id})
-        wanted = set(paths)
-        return frozenset(r[0] for r in rows if r[0] in wanted)
+        # only the rows asked for come back (a live edit's one), not every file of the checkout
+        ids = [file_id(repo_id, p) for p in paths]
+        rows = self._run("MATCH (f:File) WHERE f.id IN $ids RETURN f.path", {"ids": ids})
+        return frozenset(r[0] for r in rows)
 
     def _load(
         self,
