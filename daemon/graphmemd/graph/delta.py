@@ -13,7 +13,7 @@ it). Memory (``staleness.py``) turns the same delta into observation state chang
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from graphmem.types import EdgeKind
@@ -229,11 +229,13 @@ class GraphDelta:
     renamed_by_parser: tuple[tuple[SymbolState, SymbolState], ...] = ()
     #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
     impacts: tuple[Impact, ...] = ()
-    #: Files depending on the changed ones whose outgoing edges are not resolved yet
-    #: (``build_delta(..., dependents=False)``): ``with_dependents`` resolves them. Their
-    #: re-resolution changes no symbol, no note's state and no impact (``impacts_of`` reads the
-    #: graph before the delta), only those files' own outgoing edges.
-    deferred: tuple[str, ...] = ()
+    #: Built with ``build_delta(..., dependents=False)``: ``edges`` is empty, neither the changed
+    #: files' own outgoing edges nor their dependents' are resolved yet (nor which files depend
+    #: on them): ``with_dependents`` resolves both. That changes no symbol, no note's state and
+    #: no impact (``impacts_of`` reads the graph before the delta, and the resolver already
+    #: holds the new parses), only outgoing edges: ``apply_delta`` leaves the graph's edges
+    #: alone meanwhile (a changed file's symbols that keep their id keep theirs).
+    unresolved: bool = False
 
     @property
     def empty(self) -> bool:
@@ -288,8 +290,8 @@ def build_delta(
     ``GraphDelta.rebase``). ``resolver`` is updated with every parse (files
     whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
     set again). The resolver's edges cover the changed files and their dependents; with
-    ``dependents`` False, only the changed files: the dependents are listed in ``deferred``
-    for ``with_dependents`` (an edited file's notes need not wait for them).
+    ``dependents`` False, none: the delta is ``unresolved`` until ``with_dependents`` (an
+    edited file's notes need not wait for any edge).
     """
     pre = prepared or {}
     changed: list[str] = []
@@ -309,14 +311,13 @@ def build_delta(
     else:
         before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
         changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
-    if not changed and not gone:
+    unresolved = not dependents and not cold and bool(changed or gone)
+    if not changed and not gone or unresolved:
         edges, sources = ResolvedEdges(), set[str]()
     elif cold:
         edges, sources = resolver.all_edges(), set()
     else:
-        touched = set(changed) | set(gone)
-        sources = resolver.dependents_of(touched) - touched
-        edges = resolver.edges_for(set(changed) | sources if dependents else changed)
+        edges, sources = _resolved(resolver, changed, gone)
     updates = tuple(
         FileUpdate(
             p,
@@ -340,33 +341,42 @@ def build_delta(
         tuple(gone),
         tuple(changes),
         edges,
-        tuple(sorted(sources)) if dependents else (),
+        tuple(sorted(sources)),
         rebase,
         fingerprints,
         renamed,
-        deferred=() if dependents else tuple(sorted(sources)),
+        unresolved=unresolved,
     )
 
 
-def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDelta, ResolvedEdges]:
-    """``delta`` with its ``deferred`` dependents resolved (``resolver`` as ``build_delta``
-    left it): the delta ``build_delta`` would have built with ``dependents`` (their edges
-    added, listed in ``edge_sources``), and the dependents' edges alone (for ``set_dependents``)."""
-    if not delta.deferred:
-        return delta, ResolvedEdges()
-    extra = resolver.edges_for(delta.deferred)
-    # (no edge is in both: each file's outgoing edges come from its own resolution)
-    merged = ResolvedEdges(
-        **{f.name: (*getattr(delta.edges, f.name), *getattr(extra, f.name)) for f in fields(ResolvedEdges)}
-    )
-    sources = tuple(sorted({*delta.edge_sources, *delta.deferred}))
-    return replace(delta, edges=merged, edge_sources=sources, deferred=()), extra
+def _resolved(resolver: RepoResolver, changed: Sequence[str], gone: Sequence[str]) -> tuple[ResolvedEdges, set[str]]:
+    """The outgoing edges of the ``changed`` files and of the files depending on them and on
+    the ``gone`` ones (``resolver`` holding the new parses), and those dependents."""
+    touched = {*changed, *gone}
+    sources = resolver.dependents_of(touched) - touched
+    return resolver.edges_for(set(changed) | sources), sources
 
 
-def set_dependents(graph: CodeGraph, delta: GraphDelta, edges: ResolvedEdges) -> None:
-    """Put the edges of the dependents ``delta`` deferred (``delta`` as ``build_delta`` returned
-    it, ``edges`` as ``with_dependents`` resolved them) into ``graph``, in place of theirs."""
-    graph.set_edges([file_id(delta.repo_id, p) for p in delta.deferred], edges)
+def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> GraphDelta:
+    """``delta`` resolved, if it is ``unresolved`` (``resolver`` as ``build_delta`` left it):
+    the delta ``build_delta`` would have built with ``dependents`` (the changed files' edges
+    and their dependents', these listed in ``edge_sources``)."""
+    if not delta.unresolved:
+        return delta
+    edges, sources = _resolved(resolver, [f.path for f in delta.changed], delta.removed)
+    return replace(delta, edges=edges, edge_sources=tuple(sorted(sources)), unresolved=False)
+
+
+def set_dependents(graph: CodeGraph, delta: GraphDelta) -> None:
+    """Put the edges of a delta ``apply_delta`` applied unresolved, now resolved
+    (``with_dependents``), into ``graph``: the changed files' and their dependents', in place
+    of theirs."""
+    _set_edges(graph, delta)
+
+
+def _set_edges(graph: CodeGraph, delta: GraphDelta) -> None:
+    rid = delta.repo_id
+    graph.set_edges([file_id(rid, p) for p in (*(f.path for f in delta.changed), *delta.edge_sources)], delta.edges)
 
 
 def _same_place(before: Sequence[SymbolInfo], after: Sequence[SymbolInfo]) -> list[tuple[SymbolState, SymbolState]]:
@@ -398,5 +408,5 @@ def apply_delta(graph: CodeGraph, delta: GraphDelta) -> None:
         graph.remove_file(rid, p)
     for f in delta.changed:
         graph.put_file(FileNode(rid, f.path, f.language, f.content_hash), f.symbols)
-    if not delta.empty:
-        graph.set_edges([file_id(rid, p) for p in (*(f.path for f in delta.changed), *delta.edge_sources)], delta.edges)
+    if not delta.empty and not delta.unresolved:
+        _set_edges(graph, delta)
