@@ -184,7 +184,7 @@ def main() -> int:
     ap.add_argument("--skip-stdlib", action="store_true", help="only the corpora")
     ap.add_argument("--paced-runs", type=int, default=20, help="post-edits at an agent's pace (0 skips)")
     ap.add_argument("--pace-s", type=float, default=1.5, help="seconds between paced edits (the workers idle out at 1)")
-    ap.add_argument("--keep-log", type=Path, help="copy the daemon's log of the stdlib run here before its home is removed")
+    ap.add_argument("--keep-log", type=Path, help="copy the stdlib run's daemon log here before its home goes")
     args = ap.parse_args()
     compile_bytecode()
     histories = [corpus_sizes(name, args.corpus_runs) for name in args.corpora.split(",") if name.strip()]
@@ -250,10 +250,10 @@ def main() -> int:
             wait_until_logged(log, runs[-1])
         for i in range(args.paced_runs):  # an agent's pace: each edit after the parse workers went idle
             path = corpus / rng.choice(noted)
-            lines = log.take()
+            time.sleep(args.pace_s)
+            lines = log.take()  # (after the pause: the previous edit's batch logs its line after its answer)
             if paced:
                 merge(paced[-1], lines)
-            time.sleep(args.pace_s)
             if not edit_signature(path, 1000 + i):
                 continue
             edit = {"session_id": f"p{i}", "cwd": str(corpus), "hook_event_name": "PostToolUse", "tool_name": "Edit",

@@ -128,11 +128,14 @@ class _Counting(RepoResolver):
 
 def test_a_watcher_batch_resolves_nothing_before_its_answer_and_ends_equal() -> None:
     """A watcher batch hands the changed file to the resolver without comparing it name by
-    name (``set_file(..., compare_later=True)``), builds its delta without resolving anything
-    (``dependents=False``: no edge, no dependent) and applies it; after the hook's answer,
-    ``with_dependents`` resolves the file and its dependents. The same delta and graph as one
-    step; in between the graph keeps the outgoing edges the changed file's kept symbols had
-    and the dependents' edges, untouched."""
+    name (``set_file(..., compare_later=True)``) and builds its delta with ``dependents=False``:
+    when no change can reach a dependent (a body, a new optional parameter) nothing is resolved
+    (``unresolved``: no edge, no dependent, no comparison); when one can (a removal, a new
+    required parameter: ``impacts_of`` reads the changed file's call sites) the changed file is
+    resolved first and its dependents wait (``deferred``), as since the twenty-fourth session.
+    After the hook's answer ``with_dependents`` resolves the rest: the same delta and graph as
+    one step; in between the graph keeps the outgoing edges the changed file's kept symbols
+    had and the dependents' edges, untouched."""
     service = SERVICE + b"\n\ndef check(p):\n    return digest(p, 1)\n"
     service = service.replace(b"from crypto import hash_password", b"from crypto import digest, hash_password")
     at_once, state = fresh_state(), GraphState()
@@ -142,7 +145,11 @@ def test_a_watcher_batch_resolves_nothing_before_its_answer_and_ends_equal() -> 
     renamed = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
     resigned = CRYPTO_V1.replace(b"def hash_password(password):", b"def hash_password(password, pepper):")
     own_call = CRYPTO_V1.replace(b"return digest(password, salt=SALT)", b"return password + SALT")
-    for source in (renamed, resigned, CRYPTO_V1, own_call, own_call, CRYPTO_V1):
+    optional = CRYPTO_V1.replace(b"def digest(value, salt):", b"def digest(value, salt, rounds=1):")
+    series = [(renamed, True), (resigned, False), (CRYPTO_V1, False), (own_call, True), (own_call, None),
+              (CRYPTO_V1, True), (optional, True), (CRYPTO_V1, False)]  # fmt: skip
+    unresolved = 0
+    for source, nothing_resolved in series:
         whole = index(*at_once, {"crypto.py": source})
         units = {"crypto.py": unit("crypto.py", source)}
         old = old_files(state.graph, REPO, units)
@@ -151,28 +158,43 @@ def test_a_watcher_batch_resolves_nothing_before_its_answer_and_ends_equal() -> 
         prepared = {"crypto.py": symbols_of(REPO, units["crypto.py"].parsed)}
         first = build_delta(REPO, old, units, (), resolver, cold=False, prepared=prepared,
                             dependents=False)  # fmt: skip
-        assert resolver.resolved == []  # nothing resolved, nothing compared before the answer
-        if whole.empty:  # the same bytes again: nothing to apply (compared with the next change)
-            assert first.empty and not first.unresolved
+        if nothing_resolved is None:  # the same bytes again: nothing to apply (compared with the next change)
+            assert whole.empty
+            assert first.empty
+            assert not first.unresolved
+            assert resolver.resolved == []
             continue
-        assert first.unresolved and first.edges == ResolvedEdges() and first.edge_sources == ()
         assert first.changes == whole.changes
+        if nothing_resolved:  # nothing resolved, nothing compared before the answer
+            assert resolver.resolved == []
+            assert first.unresolved
+            assert first.edges == ResolvedEdges()
+            assert first.edge_sources == first.deferred == ()
+            unresolved += 1
+        else:  # the changed file resolved (its call sites as ``impacts_of`` reads them), its dependents not
+            assert resolver.resolved == ["dependents_of", "compared", "edges_for"]
+            assert not first.unresolved
+            assert first.deferred == whole.edge_sources == ("service.py",)
+            assert not [a for a, _b, _c in first.edges.calls if ":service.py" in a]
         before = _edges(state.graph)
         apply_delta(state.graph, first)
-        kept = {r for r in before if r[0] in state.graph.symbols or r[0] in state.graph.files}
-        kept = {r for r in kept if r[1] not in ("defines", "contains") and (r[2] in state.graph.symbols or
-                                                                             r[2] in state.graph.files or
-                                                                             r[1] == "unresolved")}  # fmt: skip
+        kept = {r for r in before if (r[0] in state.graph.symbols or r[0] in state.graph.files)
+                and r[1] not in ("defines", "contains")
+                and (r[2] in state.graph.symbols or r[2] in state.graph.files or r[1] == "unresolved")}  # fmt: skip
+        if not nothing_resolved:  # (the changed file's own edges are new already)
+            kept = {r for r in kept if not r[0].startswith(f"{REPO}:crypto.py")}
         assert kept <= _edges(state.graph)  # (only a removed symbol's edges go with it)
-        full = with_dependents(first, resolver)
-        assert resolver.resolved[:2] == ["dependents_of", "compared"]  # (compared as it is asked)
-        set_dependents(state.graph, full)
+        full, edges, paths = with_dependents(first, resolver)
+        with state.writing() as graph:
+            set_dependents(graph, REPO, paths, edges)
         assert not full.unresolved
+        assert full.deferred == ()
         assert full.edge_sources == whole.edge_sources
         for name in ("imports", "external_imports", "calls", "unresolved_calls", "inherits", "unresolved_inherits"):
             assert sorted(getattr(full.edges, name)) == sorted(getattr(whole.edges, name)), name
         assert _edges(state.graph) == _edges(at_once[0].graph)
-    assert with_dependents(full, resolver) is full
+    assert unresolved == 4
+    assert with_dependents(full, resolver) == (full, ResolvedEdges(), ())
 
 
 def test_unchanged_content_gives_an_empty_delta() -> None:

@@ -13,7 +13,7 @@ it). Memory (``staleness.py``) turns the same delta into observation state chang
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Protocol
 
 from graphmem.types import EdgeKind
@@ -229,12 +229,18 @@ class GraphDelta:
     renamed_by_parser: tuple[tuple[SymbolState, SymbolState], ...] = ()
     #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
     impacts: tuple[Impact, ...] = ()
-    #: Built with ``build_delta(..., dependents=False)``: ``edges`` is empty, neither the changed
-    #: files' own outgoing edges nor their dependents' are resolved yet (nor which files depend
-    #: on them): ``with_dependents`` resolves both. That changes no symbol, no note's state and
-    #: no impact (``impacts_of`` reads the graph before the delta, and the resolver already
-    #: holds the new parses), only outgoing edges: ``apply_delta`` leaves the graph's edges
-    #: alone meanwhile (a changed file's symbols that keep their id keep theirs).
+    #: Files depending on the changed ones whose outgoing edges are not resolved yet
+    #: (``build_delta(..., dependents=False)`` when a change reaches dependents: ``impacts_of``
+    #: then reads the changed files' call sites as their resolution left them): ``with_dependents``
+    #: resolves them. Their re-resolution changes no symbol, no note's state and no impact
+    #: (``impacts_of`` reads the graph before the delta), only those files' own outgoing edges.
+    deferred: tuple[str, ...] = ()
+    #: Built with ``build_delta(..., dependents=False)`` when no change reaches a dependent
+    #: (``_impacting``): ``edges`` is empty, neither the changed files' own outgoing edges nor
+    #: their dependents' are resolved yet (nor which files depend on them): ``with_dependents``
+    #: resolves both. That changes no symbol, no note's state and no impact, only outgoing
+    #: edges: ``apply_delta`` leaves the graph's edges alone meanwhile (a changed file's
+    #: symbols that keep their id keep theirs).
     unresolved: bool = False
 
     @property
@@ -290,8 +296,10 @@ def build_delta(
     ``GraphDelta.rebase``). ``resolver`` is updated with every parse (files
     whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
     set again). The resolver's edges cover the changed files and their dependents; with
-    ``dependents`` False, none: the delta is ``unresolved`` until ``with_dependents`` (an
-    edited file's notes need not wait for any edge).
+    ``dependents`` False, none (the delta is ``unresolved``: an edited file's notes need not
+    wait for any edge), or, when a change can reach dependents (``impacts_of`` reads the
+    changed files' call sites), only the changed files' (the dependents are listed in
+    ``deferred``); ``with_dependents`` resolves the rest.
     """
     pre = prepared or {}
     changed: list[str] = []
@@ -311,13 +319,17 @@ def build_delta(
     else:
         before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
         changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
-    unresolved = not dependents and not cold and bool(changed or gone)
-    if not changed and not gone or unresolved:
+    # (``impacts_of`` reads the call sites of the changed files as their last resolution left them)
+    unresolved = not dependents and not cold and bool(changed or gone) and not any(map(_impacting, changes))
+    if (not changed and not gone) or unresolved:
         edges, sources = ResolvedEdges(), set[str]()
     elif cold:
         edges, sources = resolver.all_edges(), set()
-    else:
+    elif dependents:
         edges, sources = _resolved(resolver, changed, gone)
+    else:
+        sources = resolver.dependents_of({*changed, *gone}) - {*changed, *gone}
+        edges = resolver.edges_for(changed)
     updates = tuple(
         FileUpdate(
             p,
@@ -341,10 +353,11 @@ def build_delta(
         tuple(gone),
         tuple(changes),
         edges,
-        tuple(sorted(sources)),
+        tuple(sorted(sources)) if dependents else (),
         rebase,
         fingerprints,
         renamed,
+        deferred=() if dependents else tuple(sorted(sources)),
         unresolved=unresolved,
     )
 
@@ -357,21 +370,31 @@ def _resolved(resolver: RepoResolver, changed: Sequence[str], gone: Sequence[str
     return resolver.edges_for(set(changed) | sources), sources
 
 
-def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> GraphDelta:
-    """``delta`` resolved, if it is ``unresolved`` (``resolver`` as ``build_delta`` left it):
-    the delta ``build_delta`` would have built with ``dependents`` (the changed files' edges
-    and their dependents', these listed in ``edge_sources``)."""
-    if not delta.unresolved:
-        return delta
-    edges, sources = _resolved(resolver, [f.path for f in delta.changed], delta.removed)
-    return replace(delta, edges=edges, edge_sources=tuple(sorted(sources)), unresolved=False)
+def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDelta, ResolvedEdges, tuple[str, ...]]:
+    """``delta`` resolved, if it is ``unresolved`` or has ``deferred`` dependents (``resolver``
+    as ``build_delta`` left it): the delta ``build_delta`` would have built with ``dependents``
+    (the dependents listed in ``edge_sources``); and what ``set_dependents`` puts into the graph:
+    the edges resolved now and the files whose outgoing edges they are."""
+    if delta.unresolved:
+        changed = [f.path for f in delta.changed]
+        edges, sources = _resolved(resolver, changed, delta.removed)
+        full = replace(delta, edges=edges, edge_sources=tuple(sorted(sources)), unresolved=False)
+        return full, edges, (*changed, *full.edge_sources)
+    if not delta.deferred:
+        return delta, ResolvedEdges(), ()
+    extra = resolver.edges_for(delta.deferred)
+    # (no edge is in both: each file's outgoing edges come from its own resolution)
+    merged = ResolvedEdges(
+        **{f.name: (*getattr(delta.edges, f.name), *getattr(extra, f.name)) for f in fields(ResolvedEdges)}
+    )
+    sources = tuple(sorted({*delta.edge_sources, *delta.deferred}))
+    return replace(delta, edges=merged, edge_sources=sources, deferred=()), extra, delta.deferred
 
 
-def set_dependents(graph: CodeGraph, delta: GraphDelta) -> None:
-    """Put the edges of a delta ``apply_delta`` applied unresolved, now resolved
-    (``with_dependents``), into ``graph``: the changed files' and their dependents', in place
-    of theirs."""
-    _set_edges(graph, delta)
+def set_dependents(graph: CodeGraph, repo_id: str, paths: Iterable[str], edges: ResolvedEdges) -> None:
+    """Put the edges ``with_dependents`` resolved (the outgoing edges of the files ``paths`` of
+    repository ``repo_id``) into ``graph``, in place of theirs."""
+    graph.set_edges([file_id(repo_id, p) for p in paths], edges)
 
 
 def _set_edges(graph: CodeGraph, delta: GraphDelta) -> None:

@@ -445,7 +445,7 @@ class Indexer:
                             steps=timing.steps, defer=not refacts, now=now)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
-        later = delta if delta is not None and delta.unresolved else None
+        later = delta if delta is not None and (delta.unresolved or delta.deferred) else None
         if later is not None and self.knowledge.reads(rt, docs, later):  # (it reads the graph's imports, bases)
             _dependents(self._state, self._sink, rt, later, units, now)
             later = None
@@ -484,7 +484,8 @@ class Indexer:
         events (``steps`` marks them); None (nothing written) when nothing changed. Only this
         thread mutates the graph and the resolver: the delta is computed without the lock.
         ``defer``: the changed files' edges and their dependents' are left to ``_dependents``
-        (``GraphDelta.unresolved``), and so is the store write."""
+        (``GraphDelta.unresolved``; only the dependents' when a change reaches them:
+        ``GraphDelta.deferred``), and so is the store write."""
         now, steps = time.time() if now is None else now, steps or Steps()
         if units or removed:
             self._hand_over(rt)
@@ -510,7 +511,7 @@ class Indexer:
         if settle is not None:
             settle(delta)
             steps.mark("settle")
-        if not delta.unresolved:
+        if not delta.unresolved and not delta.deferred:
             self._sink.write(rt, delta, units, now)
         for event in file_events(delta, now):
             self._bus.publish(event)
@@ -522,13 +523,14 @@ class Indexer:
 def _dependents(
     state: GraphState, sink: DeltaSink, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float
 ) -> None:
-    """Resolve a watcher batch's files and the files depending on them (``delta.unresolved``:
-    see ``Indexer._apply``'s ``defer``), once the batch's notes are settled and its waiters
-    answered; then store the whole delta. On the indexer's thread, before its next job: the
-    next batch's delta and impacts read a complete graph."""
-    full = with_dependents(delta, rt.resolver)
+    """Resolve a watcher batch's files and the files depending on them (``delta.unresolved``,
+    or only those depending on them: ``delta.deferred``; see ``Indexer._apply``'s ``defer``),
+    once the batch's notes are settled and its waiters answered; then store the whole delta.
+    On the indexer's thread, before its next job: the next batch's delta and impacts read a
+    complete graph."""
+    full, edges, paths = with_dependents(delta, rt.resolver)
     with state.writing() as graph:
-        set_dependents(graph, full)
+        set_dependents(graph, delta.repo_id, paths, edges)
     sink.write(rt, full, units, now)
 
 
