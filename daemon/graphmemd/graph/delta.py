@@ -387,8 +387,8 @@ def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDel
     merged = ResolvedEdges(
         **{f.name: (*getattr(delta.edges, f.name), *getattr(extra, f.name)) for f in fields(ResolvedEdges)}
     )
-    sources = tuple(sorted({*delta.edge_sources, *delta.deferred}))
-    return replace(delta, edges=merged, edge_sources=sources, deferred=()), extra, delta.deferred
+    listed = tuple(sorted({*delta.edge_sources, *delta.deferred}))
+    return replace(delta, edges=merged, edge_sources=listed, deferred=()), extra, delta.deferred
 
 
 def set_dependents(graph: CodeGraph, repo_id: str, paths: Iterable[str], edges: ResolvedEdges) -> None:
