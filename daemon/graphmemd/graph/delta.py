@@ -321,15 +321,7 @@ def build_delta(
         changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
     # (``impacts_of`` reads the call sites of the changed files as their last resolution left them)
     unresolved = not dependents and not cold and bool(changed or gone) and not any(map(_impacting, changes))
-    if (not changed and not gone) or unresolved:
-        edges, sources = ResolvedEdges(), set[str]()
-    elif cold:
-        edges, sources = resolver.all_edges(), set()
-    elif dependents:
-        edges, sources = _resolved(resolver, changed, gone)
-    else:
-        sources = resolver.dependents_of({*changed, *gone}) - {*changed, *gone}
-        edges = resolver.edges_for(changed)
+    edges, sources = _edges(resolver, changed, gone, cold=cold, dependents=dependents, unresolved=unresolved)
     updates = tuple(
         FileUpdate(
             p,
@@ -360,6 +352,21 @@ def build_delta(
         deferred=() if dependents else tuple(sorted(sources)),
         unresolved=unresolved,
     )
+
+
+def _edges(
+    resolver: RepoResolver, changed: list[str], gone: list[str], *, cold: bool, dependents: bool, unresolved: bool
+) -> tuple[ResolvedEdges, set[str]]:
+    """``build_delta``'s edges and the dependents they cover (``dependents`` False: the
+    dependents found, their edges not resolved)."""
+    if (not changed and not gone) or unresolved:
+        return ResolvedEdges(), set()
+    if cold:
+        return resolver.all_edges(), set()
+    if dependents:
+        return _resolved(resolver, changed, gone)
+    sources = resolver.dependents_of({*changed, *gone}) - {*changed, *gone}
+    return resolver.edges_for(changed), sources
 
 
 def _resolved(resolver: RepoResolver, changed: Sequence[str], gone: Sequence[str]) -> tuple[ResolvedEdges, set[str]]:

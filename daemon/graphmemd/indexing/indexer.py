@@ -483,9 +483,7 @@ class Indexer:
         """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
         events (``steps`` marks them); None (nothing written) when nothing changed. Only this
         thread mutates the graph and the resolver: the delta is computed without the lock.
-        ``defer``: the changed files' edges and their dependents' are left to ``_dependents``
-        (``GraphDelta.unresolved``; only the dependents' when a change reaches them:
-        ``GraphDelta.deferred``), and so is the store write."""
+        ``defer``: edges are left to ``_dependents`` (``GraphDelta.unresolved``, ``deferred``)."""
         now, steps = time.time() if now is None else now, steps or Steps()
         if units or removed:
             self._hand_over(rt)
