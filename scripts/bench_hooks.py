@@ -40,6 +40,7 @@ post-edit hook on an unchanged file (its size must be 0) and the post-edit callo
 edit under 1, 3 and 10 notes (a note on each of k top-level functions of a file; one edit adds
 a required parameter to each).
 
+``--keep-log PATH`` keeps the daemon's log of the stdlib run (every batch's line, with its time).
 ``--runs`` per kind (default 60). Prints p50/p95/p99 and the 1-minute load average before and
 after; ``--json`` prints one JSON object. Target: p95 <= 150 ms for each hook.
 """
@@ -47,6 +48,7 @@ after; ``--json`` prints one JSON object. Target: p95 <= 150 ms for each hook.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -182,6 +184,7 @@ def main() -> int:
     ap.add_argument("--skip-stdlib", action="store_true", help="only the corpora")
     ap.add_argument("--paced-runs", type=int, default=20, help="post-edits at an agent's pace (0 skips)")
     ap.add_argument("--pace-s", type=float, default=1.5, help="seconds between paced edits (the workers idle out at 1)")
+    ap.add_argument("--keep-log", type=Path, help="copy the stdlib run's daemon log here before its home goes")
     args = ap.parse_args()
     compile_bytecode()
     histories = [corpus_sizes(name, args.corpus_runs) for name in args.corpora.split(",") if name.strip()]
@@ -247,10 +250,10 @@ def main() -> int:
             wait_until_logged(log, runs[-1])
         for i in range(args.paced_runs):  # an agent's pace: each edit after the parse workers went idle
             path = corpus / rng.choice(noted)
-            lines = log.take()
+            time.sleep(args.pace_s)
+            lines = log.take()  # (after the pause: the previous edit's batch logs its line after its answer)
             if paced:
                 merge(paced[-1], lines)
-            time.sleep(args.pace_s)
             if not edit_signature(path, 1000 + i):
                 continue
             edit = {"session_id": f"p{i}", "cwd": str(corpus), "hook_event_name": "PostToolUse", "tool_name": "Edit",
@@ -274,6 +277,9 @@ def main() -> int:
         load_after = load_average()
     finally:
         d.stop()
+        if args.keep_log is not None:
+            with contextlib.suppress(OSError):
+                shutil.copyfile(resolve_paths(home, {}).log, args.keep_log)
         for p in (tmp, home, empty):
             shutil.rmtree(p, ignore_errors=True)
     result = {

@@ -4,6 +4,7 @@ store or file. And memory's pure core: the state changes a delta causes."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,9 @@ from graphmemd.graph.delta import (
     with_dependents,
 )
 from graphmemd.graph.graphstate import GraphState
-from graphmemd.graph.model import ChangeKind, Language, SymbolInfo
+from graphmemd.graph.model import ChangeKind, Language, ResolvedEdges, SymbolInfo, symbols_of
 from graphmemd.graph.resolution import RepoResolver, read_repo_facts
+from graphmemd.graph.resolution.index import FileIndex
 from graphmemd.graph.signatures import DefaultSeen
 from graphmemd.ingest.parsing import parse_source
 from graphmemd.memory.staleness import file_anchor, restale, symbol_anchor
@@ -104,38 +106,95 @@ def _edges(graph: CodeGraph) -> set[tuple[str, str, str]]:
     return rows | {(n, "unresolved", text) for n in nodes for text in graph.unresolved(n)}
 
 
-def test_deferred_dependents_give_the_same_delta_and_graph() -> None:
-    """A watcher batch resolves the changed file first and its dependents after the hook's
-    answer (``dependents=False``, then ``with_dependents``): the same delta and graph as one
-    step, and in between the dependents' edges are untouched."""
+class _Counting(RepoResolver):
+    """A resolver that counts its resolutions and the name comparisons of changed files."""
+
+    def __init__(self) -> None:
+        super().__init__(REPO, read_repo_facts(Path("/nonexistent"), ()))
+        self.resolved: list[str] = []
+
+    def edges_for(self, paths: Iterable[str]) -> ResolvedEdges:
+        self.resolved.append("edges_for")
+        return super().edges_for(paths)
+
+    def dependents_of(self, paths: Iterable[str]) -> set[str]:
+        self.resolved.append("dependents_of")
+        return super().dependents_of(paths)
+
+    def _note_change(self, path: str, old: FileIndex | None, new: FileIndex) -> None:
+        self.resolved.append("compared")
+        super()._note_change(path, old, new)
+
+
+def test_a_watcher_batch_resolves_nothing_before_its_answer_and_ends_equal() -> None:
+    """A watcher batch hands the changed file to the resolver without comparing it name by
+    name (``set_file(..., compare_later=True)``) and builds its delta with ``dependents=False``:
+    when no change can reach a dependent (a body, a new optional parameter) nothing is resolved
+    (``unresolved``: no edge, no dependent, no comparison); when one can (a removal, a new
+    required parameter: ``impacts_of`` reads the changed file's call sites) the changed file is
+    resolved first and its dependents wait (``deferred``), as since the twenty-fourth session.
+    After the hook's answer ``with_dependents`` resolves the rest: the same delta and graph as
+    one step; in between the graph keeps the outgoing edges the changed file's kept symbols
+    had and the dependents' edges, untouched."""
     service = SERVICE + b"\n\ndef check(p):\n    return digest(p, 1)\n"
     service = service.replace(b"from crypto import hash_password", b"from crypto import digest, hash_password")
-    at_once, deferred = fresh_state(), fresh_state()
-    for state, resolver in (at_once, deferred):
-        index(state, resolver, {"crypto.py": CRYPTO_V1, "service.py": service})
+    at_once, state = fresh_state(), GraphState()
+    resolver = _Counting()
+    for st, rs in ((at_once[0], at_once[1]), (state, resolver)):
+        index(st, rs, {"crypto.py": CRYPTO_V1, "service.py": service})
     renamed = CRYPTO_V1.replace(b"def digest(", b"def make_digest(").replace(b"return digest(", b"return make_digest(")
     resigned = CRYPTO_V1.replace(b"def hash_password(password):", b"def hash_password(password, pepper):")
-    for source in (renamed, resigned, CRYPTO_V1):
+    own_call = CRYPTO_V1.replace(b"return digest(password, salt=SALT)", b"return password + SALT")
+    optional = CRYPTO_V1.replace(b"def digest(value, salt):", b"def digest(value, salt, rounds=1):")
+    series = [(renamed, True), (resigned, False), (CRYPTO_V1, False), (own_call, True), (own_call, None),
+              (CRYPTO_V1, True), (optional, True), (CRYPTO_V1, False)]  # fmt: skip
+    unresolved = 0
+    for source, nothing_resolved in series:
         whole = index(*at_once, {"crypto.py": source})
-        state, resolver = deferred
         units = {"crypto.py": unit("crypto.py", source)}
-        first = build_delta(REPO, old_files(state.graph, REPO, units), units, (), resolver, cold=False,
+        old = old_files(state.graph, REPO, units)
+        resolver.resolved.clear()
+        resolver.set_file(units["crypto.py"].parsed, frozen=True, compare_later=True)  # (the indexer's ``_take``)
+        prepared = {"crypto.py": symbols_of(REPO, units["crypto.py"].parsed)}
+        first = build_delta(REPO, old, units, (), resolver, cold=False, prepared=prepared,
                             dependents=False)  # fmt: skip
-        assert first.deferred == whole.edge_sources == ("service.py",)
-        assert first.edge_sources == ()
-        assert not [a for a, _b, _c in first.edges.calls if ":service.py" in a]
+        if nothing_resolved is None:  # the same bytes again: nothing to apply (compared with the next change)
+            assert whole.empty
+            assert first.empty
+            assert not first.unresolved
+            assert resolver.resolved == []
+            continue
+        assert first.changes == whole.changes
+        if nothing_resolved:  # nothing resolved, nothing compared before the answer
+            assert resolver.resolved == []
+            assert first.unresolved
+            assert first.edges == ResolvedEdges()
+            assert first.edge_sources == first.deferred == ()
+            unresolved += 1
+        else:  # the changed file resolved (its call sites as ``impacts_of`` reads them), its dependents not
+            assert resolver.resolved == ["dependents_of", "compared", "edges_for"]
+            assert not first.unresolved
+            assert first.deferred == whole.edge_sources == ("service.py",)
+            assert not [a for a, _b, _c in first.edges.calls if ":service.py" in a]
         before = _edges(state.graph)
         apply_delta(state.graph, first)
-        service_rows = {r for r in before if r[0].startswith(f"{REPO}:service.py") and r[0] in state.graph.symbols}
-        assert service_rows <= _edges(state.graph) or source is renamed  # (a removed callee's edges go with it)
-        full, extra = with_dependents(first, resolver)
-        set_dependents(state.graph, first, extra)
+        kept = {r for r in before if (r[0] in state.graph.symbols or r[0] in state.graph.files)
+                and r[1] not in ("defines", "contains")
+                and (r[2] in state.graph.symbols or r[2] in state.graph.files or r[1] == "unresolved")}  # fmt: skip
+        if not nothing_resolved:  # (the changed file's own edges are new already)
+            kept = {r for r in kept if not r[0].startswith(f"{REPO}:crypto.py")}
+        assert kept <= _edges(state.graph)  # (only a removed symbol's edges go with it)
+        full, edges, paths = with_dependents(first, resolver)
+        with state.writing() as graph:
+            set_dependents(graph, REPO, paths, edges)
+        assert not full.unresolved
         assert full.deferred == ()
         assert full.edge_sources == whole.edge_sources
         for name in ("imports", "external_imports", "calls", "unresolved_calls", "inherits", "unresolved_inherits"):
             assert sorted(getattr(full.edges, name)) == sorted(getattr(whole.edges, name)), name
         assert _edges(state.graph) == _edges(at_once[0].graph)
-    assert with_dependents(full, resolver) == (full, type(full.edges)())
+    assert unresolved == 4
+    assert with_dependents(full, resolver) == (full, ResolvedEdges(), ())
 
 
 def test_unchanged_content_gives_an_empty_delta() -> None:

@@ -230,10 +230,18 @@ class GraphDelta:
     #: Dependents of re-signed or removed symbols (``impacts_of``), filled in by the indexer.
     impacts: tuple[Impact, ...] = ()
     #: Files depending on the changed ones whose outgoing edges are not resolved yet
-    #: (``build_delta(..., dependents=False)``): ``with_dependents`` resolves them. Their
-    #: re-resolution changes no symbol, no note's state and no impact (``impacts_of`` reads the
-    #: graph before the delta), only those files' own outgoing edges.
+    #: (``build_delta(..., dependents=False)`` when a change reaches dependents: ``impacts_of``
+    #: then reads the changed files' call sites as their resolution left them): ``with_dependents``
+    #: resolves them. Their re-resolution changes no symbol, no note's state and no impact
+    #: (``impacts_of`` reads the graph before the delta), only those files' own outgoing edges.
     deferred: tuple[str, ...] = ()
+    #: Built with ``build_delta(..., dependents=False)`` when no change reaches a dependent
+    #: (``_impacting``): ``edges`` is empty, neither the changed files' own outgoing edges nor
+    #: their dependents' are resolved yet (nor which files depend on them): ``with_dependents``
+    #: resolves both. That changes no symbol, no note's state and no impact, only outgoing
+    #: edges: ``apply_delta`` leaves the graph's edges alone meanwhile (a changed file's
+    #: symbols that keep their id keep theirs).
+    unresolved: bool = False
 
     @property
     def empty(self) -> bool:
@@ -288,8 +296,10 @@ def build_delta(
     ``GraphDelta.rebase``). ``resolver`` is updated with every parse (files
     whose parse was already handed to it, listed in ``prepared`` with their symbols, are not
     set again). The resolver's edges cover the changed files and their dependents; with
-    ``dependents`` False, only the changed files: the dependents are listed in ``deferred``
-    for ``with_dependents`` (an edited file's notes need not wait for them).
+    ``dependents`` False, none (the delta is ``unresolved``: an edited file's notes need not
+    wait for any edge), or, when a change can reach dependents (``impacts_of`` reads the
+    changed files' call sites), only the changed files' (the dependents are listed in
+    ``deferred``); ``with_dependents`` resolves the rest.
     """
     pre = prepared or {}
     changed: list[str] = []
@@ -309,14 +319,9 @@ def build_delta(
     else:
         before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
         changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
-    if not changed and not gone:
-        edges, sources = ResolvedEdges(), set[str]()
-    elif cold:
-        edges, sources = resolver.all_edges(), set()
-    else:
-        touched = set(changed) | set(gone)
-        sources = resolver.dependents_of(touched) - touched
-        edges = resolver.edges_for(set(changed) | sources if dependents else changed)
+    # (``impacts_of`` reads the call sites of the changed files as their last resolution left them)
+    unresolved = not dependents and not cold and bool(changed or gone) and not any(map(_impacting, changes))
+    edges, sources = _edges(resolver, changed, gone, cold=cold, dependents=dependents, unresolved=unresolved)
     updates = tuple(
         FileUpdate(
             p,
@@ -345,28 +350,63 @@ def build_delta(
         fingerprints,
         renamed,
         deferred=() if dependents else tuple(sorted(sources)),
+        unresolved=unresolved,
     )
 
 
-def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDelta, ResolvedEdges]:
-    """``delta`` with its ``deferred`` dependents resolved (``resolver`` as ``build_delta``
-    left it): the delta ``build_delta`` would have built with ``dependents`` (their edges
-    added, listed in ``edge_sources``), and the dependents' edges alone (for ``set_dependents``)."""
+def _edges(
+    resolver: RepoResolver, changed: list[str], gone: list[str], *, cold: bool, dependents: bool, unresolved: bool
+) -> tuple[ResolvedEdges, set[str]]:
+    """``build_delta``'s edges and the dependents they cover (``dependents`` False: the
+    dependents found, their edges not resolved)."""
+    if (not changed and not gone) or unresolved:
+        return ResolvedEdges(), set()
+    if cold:
+        return resolver.all_edges(), set()
+    if dependents:
+        return _resolved(resolver, changed, gone)
+    sources = resolver.dependents_of({*changed, *gone}) - {*changed, *gone}
+    return resolver.edges_for(changed), sources
+
+
+def _resolved(resolver: RepoResolver, changed: Sequence[str], gone: Sequence[str]) -> tuple[ResolvedEdges, set[str]]:
+    """The outgoing edges of the ``changed`` files and of the files depending on them and on
+    the ``gone`` ones (``resolver`` holding the new parses), and those dependents."""
+    touched = {*changed, *gone}
+    sources = resolver.dependents_of(touched) - touched
+    return resolver.edges_for(set(changed) | sources), sources
+
+
+def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDelta, ResolvedEdges, tuple[str, ...]]:
+    """``delta`` resolved, if it is ``unresolved`` or has ``deferred`` dependents (``resolver``
+    as ``build_delta`` left it): the delta ``build_delta`` would have built with ``dependents``
+    (the dependents listed in ``edge_sources``); and what ``set_dependents`` puts into the graph:
+    the edges resolved now and the files whose outgoing edges they are."""
+    if delta.unresolved:
+        changed = [f.path for f in delta.changed]
+        edges, sources = _resolved(resolver, changed, delta.removed)
+        full = replace(delta, edges=edges, edge_sources=tuple(sorted(sources)), unresolved=False)
+        return full, edges, (*changed, *full.edge_sources)
     if not delta.deferred:
-        return delta, ResolvedEdges()
+        return delta, ResolvedEdges(), ()
     extra = resolver.edges_for(delta.deferred)
     # (no edge is in both: each file's outgoing edges come from its own resolution)
     merged = ResolvedEdges(
         **{f.name: (*getattr(delta.edges, f.name), *getattr(extra, f.name)) for f in fields(ResolvedEdges)}
     )
-    sources = tuple(sorted({*delta.edge_sources, *delta.deferred}))
-    return replace(delta, edges=merged, edge_sources=sources, deferred=()), extra
+    listed = tuple(sorted({*delta.edge_sources, *delta.deferred}))
+    return replace(delta, edges=merged, edge_sources=listed, deferred=()), extra, delta.deferred
 
 
-def set_dependents(graph: CodeGraph, delta: GraphDelta, edges: ResolvedEdges) -> None:
-    """Put the edges of the dependents ``delta`` deferred (``delta`` as ``build_delta`` returned
-    it, ``edges`` as ``with_dependents`` resolved them) into ``graph``, in place of theirs."""
-    graph.set_edges([file_id(delta.repo_id, p) for p in delta.deferred], edges)
+def set_dependents(graph: CodeGraph, repo_id: str, paths: Iterable[str], edges: ResolvedEdges) -> None:
+    """Put the edges ``with_dependents`` resolved (the outgoing edges of the files ``paths`` of
+    repository ``repo_id``) into ``graph``, in place of theirs."""
+    graph.set_edges([file_id(repo_id, p) for p in paths], edges)
+
+
+def _set_edges(graph: CodeGraph, delta: GraphDelta) -> None:
+    rid = delta.repo_id
+    graph.set_edges([file_id(rid, p) for p in (*(f.path for f in delta.changed), *delta.edge_sources)], delta.edges)
 
 
 def _same_place(before: Sequence[SymbolInfo], after: Sequence[SymbolInfo]) -> list[tuple[SymbolState, SymbolState]]:
@@ -398,5 +438,5 @@ def apply_delta(graph: CodeGraph, delta: GraphDelta) -> None:
         graph.remove_file(rid, p)
     for f in delta.changed:
         graph.put_file(FileNode(rid, f.path, f.language, f.content_hash), f.symbols)
-    if not delta.empty:
-        graph.set_edges([file_id(rid, p) for p in (*(f.path for f in delta.changed), *delta.edge_sources)], delta.edges)
+    if not delta.empty and not delta.unresolved:
+        _set_edges(graph, delta)

@@ -430,7 +430,7 @@ class Indexer:
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 units[out.path] = self._sink.cache_early(
-                    rt, out.path, _take(rt, self._state, out, out.parsed, prepared, donors)
+                    rt, out.path, _take(rt, self._state, out, out.parsed, prepared, donors, compare_later=True)
                 )
                 rt.skipped.pop(out.path, None)
             else:
@@ -445,7 +445,7 @@ class Indexer:
                             steps=timing.steps, defer=not refacts, now=now)  # fmt: skip
         if refacts:
             reresolve(rt, self._state, self._store, self._writer)
-        later = delta if delta is not None and delta.deferred else None
+        later = delta if delta is not None and (delta.unresolved or delta.deferred) else None
         if later is not None and self.knowledge.reads(rt, docs, later):  # (it reads the graph's imports, bases)
             _dependents(self._state, self._sink, rt, later, units, now)
             later = None
@@ -483,7 +483,7 @@ class Indexer:
         """The one place the code graph changes: delta, swap, memory, ``settle``, store, then
         events (``steps`` marks them); None (nothing written) when nothing changed. Only this
         thread mutates the graph and the resolver: the delta is computed without the lock.
-        ``defer``: the changed files' dependents are left to ``_dependents`` (``GraphDelta.deferred``)."""
+        ``defer``: edges are left to ``_dependents`` (``GraphDelta.unresolved``, ``deferred``)."""
         now, steps = time.time() if now is None else now, steps or Steps()
         if units or removed:
             self._hand_over(rt)
@@ -509,7 +509,7 @@ class Indexer:
         if settle is not None:
             settle(delta)
             steps.mark("settle")
-        if not delta.deferred:
+        if not delta.unresolved and not delta.deferred:
             self._sink.write(rt, delta, units, now)
         for event in file_events(delta, now):
             self._bus.publish(event)
@@ -521,13 +521,14 @@ class Indexer:
 def _dependents(
     state: GraphState, sink: DeltaSink, rt: RepoRuntime, delta: GraphDelta, units: dict[str, ParsedUnit], now: float
 ) -> None:
-    """Resolve the files depending on a watcher batch's files again (``delta.deferred``: see
-    ``Indexer._apply``'s ``defer``), once the batch's notes are settled and its waiters
-    answered; then store the whole delta. On the indexer's thread, before its next job: the
-    next batch's delta and impacts read a complete graph."""
-    full, edges = with_dependents(delta, rt.resolver)
+    """Resolve a watcher batch's files and the files depending on them (``delta.unresolved``,
+    or only those depending on them: ``delta.deferred``; see ``Indexer._apply``'s ``defer``),
+    once the batch's notes are settled and its waiters answered; then store the whole delta.
+    On the indexer's thread, before its next job: the next batch's delta and impacts read a
+    complete graph."""
+    full, edges, paths = with_dependents(delta, rt.resolver)
     with state.writing() as graph:
-        set_dependents(graph, delta, edges)
+        set_dependents(graph, delta.repo_id, paths, edges)
     sink.write(rt, full, units, now)
 
 
@@ -639,9 +640,13 @@ def _take(
     parsed: ParsedFile,
     prepared: dict[str, list[SymbolInfo]],
     donors: Sequence[RepoRuntime] = (),
+    *,
+    compare_later: bool = False,
 ) -> ParsedUnit:
     """Hand a new parse to the resolver while the workers parse the rest, and derive its
-    symbols (into ``prepared``, which ``build_delta`` then does not set or derive again). The
+    symbols (into ``prepared``, which ``build_delta`` then does not set or derive again);
+    ``compare_later``: a watcher batch's, compared with its previous version name by name
+    when its dependents are resolved (``RepoResolver.set_file``), after the answer. The
     unit keeps the resolver's slim copy (calls and typed names planned and dropped) unless
     its cached text still has to be encoded from it.
 
@@ -662,7 +667,7 @@ def _take(
         parsed = share_parse(parsed, donor.resolver.files[out.path].parsed, infos)
     else:
         parsed = share_strings(parsed, old)
-    rt.resolver.set_file(parsed, frozen=True)
+    rt.resolver.set_file(parsed, frozen=True, compare_later=compare_later)
     prepared[out.path] = reuse_unchanged(symbols_of(rt.id, parsed), old)
     kept = rt.resolver.held(parsed) if out.cache is not None else parsed
     return ParsedUnit(kept, out.content_hash or "", out.size, out.cache)

@@ -48,6 +48,8 @@ class RepoResolver:
         #: path -> the names of it that changed since its dependents were last asked for
         #: (``dependents_of``); ``{ALL}``: every name (it appeared, vanished, is not Python)
         self._changed: dict[str, frozenset[str]] = {}
+        #: path -> the (previous, new) indexes ``set_file(..., compare_later=True)`` left uncompared
+        self._uncompared: dict[str, list[tuple[FileIndex | None, FileIndex]]] = {}
         #: whether ``dependents_of`` narrows a changed file's dependents to those that read a
         #: name of it that changed (else: every file that consulted it). On: the graph
         #: (``CodeGraph.put_file``) and the store (``StoreEngine.replace_files``) keep the
@@ -84,11 +86,12 @@ class RepoResolver:
             got = self._rules[cls] = cls(self)
         return got
 
-    def set_file(self, parsed: ParsedFile, *, frozen: bool = False) -> None:
+    def set_file(self, parsed: ParsedFile, *, frozen: bool = False, compare_later: bool = False) -> None:
         """Add or replace a file's parse. ``frozen``: keep its planned calls in their compact
         form right away (``FileIndex.freeze``; every resolution freezes the files it resolved),
         for many files set before one resolution of them all (a warm restart's hand-over, the
-        files a pass or batch parses)."""
+        files a pass or batch parses). ``compare_later``: compare it with its previous version
+        name by name (``dependents_of`` narrows with it) only when dependents are next asked for."""
         path = parsed.path
         old = self.files.get(path)
         fi = FileIndex(self.repo_id, parsed, self.rules(parsed.language))
@@ -99,7 +102,9 @@ class RepoResolver:
         self.files[path] = fi
         self._index(fi)
         self._drop_ctx(path)
-        self._note_change(path, old, fi)
+        self._uncompared.setdefault(path, []).append((old, fi))
+        if not compare_later:
+            self._compare()
         if old is None:
             self._appeared_or_vanished(fi)
         elif old.struct_key != fi.struct_key:
@@ -183,6 +188,7 @@ class RepoResolver:
     def all_edges(self) -> ResolvedEdges:
         """The resolved edges of every file."""
         self._changed.clear()  # (every file resolved: no dependent is left to find)
+        self._uncompared.clear()
         return self.edges_for(self.files)
 
     def call_sites(self, caller: str, callee: str) -> tuple[tuple[str, bool], ...] | None:
@@ -239,6 +245,7 @@ class RepoResolver:
         of its changed names; any other file (appeared, vanished, another language, or its
         module-wide facts changed) to every file that consulted it in any way. Each path's
         changed names are forgotten once asked for."""
+        self._compare()
         for each in list(self.files.values()):
             self.ctx_of(each)
         ps = set(paths)
@@ -349,19 +356,17 @@ class RepoResolver:
             for k in old.keys:
                 discard(self._watchers, k, path)
 
+    def _compare(self) -> None:
+        """Note the changes ``set_file(..., compare_later=True)`` left uncompared, in order."""
+        pending, self._uncompared = self._uncompared, {}
+        for path, old, new in ((path, old, new) for path, pairs in pending.items() for old, new in pairs):
+            self._note_change(path, old, new)
+
     def _note_change(self, path: str, old: FileIndex | None, new: FileIndex) -> None:
-        """Add the names of ``path`` that changed from ``old`` to ``new`` to those changed
-        since its dependents were last asked for: every name (``ALL``) when it appeared or
-        is not Python (only Python files' reads are recorded by name throughout)."""
-        if old is None or new.family != _NARROWED or old.family != _NARROWED:
-            self._changed[path] = _EVERY
-            return
-        names = changed_names(name_facts(old), name_facts(new))
-        if ALL not in names:  # a class changed: the walks of its bases' subclasses read it
-            refs = (*old.parsed.inherits, *new.parsed.inherits)
-            names |= {SUBCLASS_KEY + _last(r.parent) for r in refs if top(r.child) in names}
-        before = self._changed.get(path)
-        self._changed[path] = names if before is None else before | names
+        """Add the names of ``path`` that changed from ``old`` to ``new`` (``_names_changed``)
+        to those changed since its dependents were last asked for."""
+        names, before = _names_changed(old, new), self._changed.get(path)
+        self._changed[path] = names if before is None or names is _EVERY else before | names
 
     def _set_consulted(self, path: str, seen: Iterable[str]) -> None:
         """Keep ``seen`` (less ``path``'s own names) as ``path``'s record."""
@@ -463,6 +468,20 @@ class Exports:
 _NARROWED = "python"
 #: every name of a file changed
 _EVERY = frozenset({ALL})
+
+
+def _names_changed(old: FileIndex | None, new: FileIndex) -> frozenset[str]:
+    """The names of a file that changed from ``old`` to ``new``: every name (``_EVERY``) when
+    it appeared or is not Python (only Python files' reads are recorded by name throughout)."""
+    if old is None or new.family != _NARROWED or old.family != _NARROWED:
+        return _EVERY
+    names = changed_names(name_facts(old), name_facts(new))
+    if ALL not in names:  # a class changed: the walks of its bases' subclasses read it
+        refs = (*old.parsed.inherits, *new.parsed.inherits)
+        names |= {SUBCLASS_KEY + _last(r.parent) for r in refs if top(r.child) in names}
+    return frozenset(names)
+
+
 _NONE: frozenset[str] = frozenset()
 
 
