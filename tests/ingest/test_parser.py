@@ -401,8 +401,10 @@ def test_javascript_functions_assigned_at_module_level() -> None:
     send(body) {…}``, 28 of lib/response.js's functions, none a symbol before): a function or
     arrow assigned at a module's top level to ``obj.name`` is ``obj.name`` (a method),
     ``Foo.prototype.name`` is ``Foo``'s method, ``exports.name`` / ``module.exports.name`` is
-    ``name``. Inside a function such an assignment (an event handler) stays the function's
-    code, and ``module.exports = function create() {}`` defines no name of its own."""
+    ``name``; so are the functions of an object a module names or exports at its top level
+    (``const api = { get() {} }`` -> ``api.get``, ``module.exports = { parse() {} }`` ->
+    ``parse``). Inside a function such an assignment or object (an event handler) stays the
+    function's code, and ``module.exports = function create() {}`` defines no name of its own."""
     src = b"""
 var res = Object.create(http.ServerResponse.prototype);
 res.send = function send(body) { return this.end(body); };
@@ -414,11 +416,14 @@ module.exports.version = () => "1";
 function init() { window.onload = function () {}; }
 module.exports = function createApplication() {};
 res[method] = function () {};
+const api = { get(url) { return fetch(url); }, post: function (u, b) { return u; }, name: "api" };
+module.exports = { parse(x) { return x; }, stringify: (v) => String(v) };
+function outer() { const local = { m() {} }; }
 """
     p = parse_source("lib/response.js", src)
     assert symbols(p) == {
         ("res.send", M), ("res.json", M), ("Router", F), ("Router.handle", M), ("create", F), ("version", F),
-        ("init", F),
+        ("init", F), ("api.get", M), ("api.post", M), ("parse", F), ("stringify", F), ("outer", F),
     }  # fmt: skip
     assert parents(p)["Router.handle"] == "Router"
     assert parents(p)["res.send"] is None  # ``res`` is an object, not a symbol of the file

@@ -32,6 +32,27 @@
         property: (property_identifier) @name)
       right: [(function_expression body: (_) @body) (arrow_function body: (_) @body)]) @definition.function)
   (#eq? @_exports "exports"))
+; ... and the functions of an object a module exports or names at its top level:
+; `module.exports = { parse(x) {…}, stringify: (v) => … }` -> `parse`, `stringify`;
+; `const api = { get(url) {…} }` -> `api.get`
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+      right: (object
+        [(method_definition name: (property_identifier) @name body: (_) @body)
+         (pair key: (property_identifier) @name
+           value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)])] @definition.function)))
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @receiver value: (object
+     [(method_definition name: (property_identifier) @name body: (_) @body)
+      (pair key: (property_identifier) @name
+        value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)])] @definition.method)))
+   (variable_declaration (variable_declarator name: (identifier) @receiver value: (object
+     [(method_definition name: (property_identifier) @name body: (_) @body)
+      (pair key: (property_identifier) @name
+        value: [(function_expression body: (_) @body) (arrow_function body: (_) @body)])] @definition.method)))])
 (class_body
   (method_definition
     name: [(property_identifier) (private_property_identifier)] @name body: (_) @body) @definition.method)
