@@ -118,29 +118,8 @@ def fits_old_callers(old: str, new: str) -> bool:
     keyword one to ``**changes``) and it asks for nothing new."""
     if compatible(old, new):
         return True
-    a, b = parse_signature(old), parse_signature(new)
-    if a is None or b is None or a.name != b.name or a.is_type or b.is_type:
-        return False
-    delta = signature_delta(old, new)
-    if delta.reordered or delta.name_changed or any(p.required for p in delta.added):
-        return False
-    if _made_required(delta, b.params):
-        return False  # a call that left it out no longer binds
-    kinds = {p.kind for p in b.params}
-    takes = {
-        ParamKind.POSITIONAL_ONLY: ParamKind.VAR_POSITIONAL in kinds,
-        ParamKind.KEYWORD_ONLY: ParamKind.VAR_KEYWORD in kinds,
-        ParamKind.NORMAL: {ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD} <= kinds,
-    }
-    gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
-    return all(takes.get(p.kind, True) for p in a.params if p.name in gone)
-
-
-def _made_required(delta: SignatureDelta, params: Sequence[Param]) -> bool:
-    """Whether a parameter that had a default has none now and must be passed (a variadic
-    that took over a keyword's name, ``k=1`` -> ``**k``, needs nothing)."""
-    now = {p.name: p for p in params}
-    return any(was and not new and name in now and now[name].required for name, was, new in delta.defaults_changed)
+    dropped = _dropped(old, new)
+    return dropped is not None and all(taken for _, taken in dropped)
 
 
 def fits_a_mention(old: str, new: str, text: str) -> bool:
@@ -150,20 +129,44 @@ def fits_a_mention(old: str, new: str, text: str) -> bool:
     8.0 dropped ``fail``'s and ``skip``'s deprecated ``msg=``: "call ``pytest.fail`` manually"
     is as true as before; "pass ``msg``" is not). A parameter made required, a new required
     one, moved positions or a new name break every caller, whatever the text says."""
-    if fits_old_callers(old, new):
+    if compatible(old, new):
         return True
-    a, b = parse_signature(old), parse_signature(new)
-    if a is None or b is None:
+    dropped = _dropped(old, new)
+    if dropped is None:
         return False
-    delta = signature_delta(old, new)
-    if delta.reordered or delta.name_changed or any(p.required for p in delta.added) or _made_required(delta, b.params):
-        return False
-    gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
-    params = {p.name: p for p in a.params}
-    return all(
-        n in params and not params[n].required and re.search(rf"(?<![\w$]){re.escape(n)}(?![\w$])", text) is None
-        for n in gone
+    return all(taken for _, taken in dropped) or all(
+        not p.required and re.search(rf"(?<![\w$]){re.escape(p.name)}(?![\w$])", text) is None for p, _ in dropped
     )
+
+
+def _dropped(old: str, new: str) -> list[tuple[Param, bool]] | None:
+    """The parameters of ``old`` that ``new`` no longer has by that name (removed or renamed),
+    each with whether ``new``'s variadics take what a call passes for it; None when the change
+    breaks callers whatever they pass (moved positions, a new name, a new required parameter, one
+    made required) or the two cannot be compared (not both functions' heads of one name)."""
+    a, b = parse_signature(old), parse_signature(new)
+    if a is None or b is None or a.name != b.name or a.is_type or b.is_type:
+        return None
+    delta = signature_delta(old, new)
+    if delta.reordered or delta.name_changed or any(p.required for p in delta.added):
+        return None
+    if _made_required(delta, b.params):
+        return None  # a call that left it out no longer binds
+    kinds = {p.kind for p in b.params}
+    takes = {
+        ParamKind.POSITIONAL_ONLY: ParamKind.VAR_POSITIONAL in kinds,
+        ParamKind.KEYWORD_ONLY: ParamKind.VAR_KEYWORD in kinds,
+        ParamKind.NORMAL: {ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD} <= kinds,
+    }
+    gone = {name for name, _ in delta.renamed} | {p.name for p in delta.removed}
+    return [(p, takes.get(p.kind, True)) for p in a.params if p.name in gone]
+
+
+def _made_required(delta: SignatureDelta, params: Sequence[Param]) -> bool:
+    """Whether a parameter that had a default has none now and must be passed (a variadic
+    that took over a keyword's name, ``k=1`` -> ``**k``, needs nothing)."""
+    now = {p.name: p for p in params}
+    return any(was and not new and name in now and now[name].required for name, was, new in delta.defaults_changed)
 
 
 def callers_unaffected(old: str, new: str) -> bool:
