@@ -18,7 +18,7 @@ from graphmemd.graph.delta import (
     apply_delta,
     build_delta,
     old_files,
-    set_dependents,
+    set_outgoing_edges,
     with_dependents,
 )
 from graphmemd.graph.graphstate import GraphState
@@ -186,7 +186,7 @@ def test_a_watcher_batch_resolves_nothing_before_its_answer_and_ends_equal() -> 
         assert kept <= _edges(state.graph)  # (only a removed symbol's edges go with it)
         full, edges, paths = with_dependents(first, resolver)
         with state.writing() as graph:
-            set_dependents(graph, REPO, paths, edges)
+            set_outgoing_edges(graph, REPO, paths, edges)
         assert not full.unresolved
         assert full.deferred == ()
         assert full.edge_sources == whole.edge_sources

@@ -363,24 +363,23 @@ def _edges(
         return ResolvedEdges(), set()
     if cold:
         return resolver.all_edges(), set()
-    if dependents:
-        return _resolved(resolver, changed, gone)
-    sources = resolver.dependents_of({*changed, *gone}) - {*changed, *gone}
-    return resolver.edges_for(changed), sources
+    return _resolved(resolver, changed, gone, dependents=dependents)
 
 
-def _resolved(resolver: RepoResolver, changed: Sequence[str], gone: Sequence[str]) -> tuple[ResolvedEdges, set[str]]:
-    """The outgoing edges of the ``changed`` files and of the files depending on them and on
-    the ``gone`` ones (``resolver`` holding the new parses), and those dependents."""
+def _resolved(
+    resolver: RepoResolver, changed: Sequence[str], gone: Sequence[str], *, dependents: bool = True
+) -> tuple[ResolvedEdges, set[str]]:
+    """The files depending on the ``changed`` and ``gone`` ones (``resolver`` holding the new
+    parses), and the outgoing edges of the ``changed`` files and (``dependents``) of those."""
     touched = {*changed, *gone}
     sources = resolver.dependents_of(touched) - touched
-    return resolver.edges_for(set(changed) | sources), sources
+    return resolver.edges_for(set(changed) | sources if dependents else set(changed)), sources
 
 
 def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDelta, ResolvedEdges, tuple[str, ...]]:
     """``delta`` resolved, if it is ``unresolved`` or has ``deferred`` dependents (``resolver``
     as ``build_delta`` left it): the delta ``build_delta`` would have built with ``dependents``
-    (the dependents listed in ``edge_sources``); and what ``set_dependents`` puts into the graph:
+    (the dependents listed in ``edge_sources``); and what ``set_outgoing_edges`` puts into the graph:
     the edges resolved now and the files whose outgoing edges they are."""
     if delta.unresolved:
         changed = [f.path for f in delta.changed]
@@ -398,15 +397,10 @@ def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDel
     return replace(delta, edges=merged, edge_sources=listed, deferred=()), extra, delta.deferred
 
 
-def set_dependents(graph: CodeGraph, repo_id: str, paths: Iterable[str], edges: ResolvedEdges) -> None:
-    """Put the edges ``with_dependents`` resolved (the outgoing edges of the files ``paths`` of
-    repository ``repo_id``) into ``graph``, in place of theirs."""
+def set_outgoing_edges(graph: CodeGraph, repo_id: str, paths: Iterable[str], edges: ResolvedEdges) -> None:
+    """Put ``edges``, the outgoing edges of the files ``paths`` of repository ``repo_id`` (a
+    delta's, or those ``with_dependents`` resolved), into ``graph``, in place of theirs."""
     graph.set_edges([file_id(repo_id, p) for p in paths], edges)
-
-
-def _set_edges(graph: CodeGraph, delta: GraphDelta) -> None:
-    rid = delta.repo_id
-    graph.set_edges([file_id(rid, p) for p in (*(f.path for f in delta.changed), *delta.edge_sources)], delta.edges)
 
 
 def _same_place(before: Sequence[SymbolInfo], after: Sequence[SymbolInfo]) -> list[tuple[SymbolState, SymbolState]]:
@@ -439,4 +433,4 @@ def apply_delta(graph: CodeGraph, delta: GraphDelta) -> None:
     for f in delta.changed:
         graph.put_file(FileNode(rid, f.path, f.language, f.content_hash), f.symbols)
     if not delta.empty and not delta.unresolved:
-        _set_edges(graph, delta)
+        set_outgoing_edges(graph, rid, (*(f.path for f in delta.changed), *delta.edge_sources), delta.edges)

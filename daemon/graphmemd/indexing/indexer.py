@@ -32,7 +32,7 @@ from graphmemd.graph.delta import (
     build_delta,
     impacts_of,
     old_files,
-    set_dependents,
+    set_outgoing_edges,
     with_dependents,
 )
 from graphmemd.graph.graphstate import GraphState
@@ -528,7 +528,7 @@ def _dependents(
     complete graph."""
     full, edges, paths = with_dependents(delta, rt.resolver)
     with state.writing() as graph:
-        set_dependents(graph, delta.repo_id, paths, edges)
+        set_outgoing_edges(graph, delta.repo_id, paths, edges)
     sink.write(rt, full, units, now)
 
 
