@@ -18,7 +18,7 @@ import posixpath
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -330,21 +330,31 @@ class KnowledgeHistory:
         """What a module bound by value at ``when`` under the name ``ref`` spells and no longer
         binds (``jinja2.ext.with_`` when ``ext.py`` had ``with_ = WithExtension``): the symbol
         of that name among ``then`` (the versions at ``when`` of the files changed since)."""
+        for name, old, key in self._old_modules(ref, when, index_now):
+            value = self._bound.get(key, {}).get(name)
+            found = next((s for s in then if s.path == old and s.qualname == value), None) if value else None
+            if found is not None:
+                return found
+        return None
+
+    def _old_modules(
+        self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, *, inits: bool = False
+    ) -> Iterator[tuple[str, str, str]]:
+        """For each module ``ref``'s name may be in (``module.name``, with the section's module
+        first) whose file changed since ``when`` (``inits``: a package's ``__init__`` only): the
+        name, the file's path then and its parse's key (``blob:path``, parsed now)."""
         was = {new: old for _, old, new in self._olds(when[0])}
         for candidate in ([f"{ref.module}.{ref.target}"] if ref.module else []) + [ref.target]:
             module, _, name = candidate.rpartition(".")
             for path in index_now.module_files(module) if module else ():
                 old = was.get(path)
-                if old is None:
+                if old is None or (inits and posixpath.basename(old) != "__init__.py"):
                     continue
                 key = (when[0], old)
                 i = self.git.blob_ids([key]).get(key)
                 self.old_symbols([key])
-                value = self._bound.get(f"{i}:{old}", {}).get(name) if i is not None else None
-                found = next((s for s in then if s.path == old and s.qualname == value), None) if value else None
-                if found is not None:
-                    return found
-        return None
+                if i is not None:
+                    yield name, old, f"{i}:{old}"
 
     def _imported_then(
         self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]
@@ -354,25 +364,16 @@ class KnowledgeHistory:
         get_text_stream``) and no longer exports: the symbol among ``then`` (the versions at
         ``when`` of the files changed since) its import named then. A package's names are what
         its ``__init__`` exports, so a name gone is looked for in the old ``__init__``'s imports."""
-        was = {new: old for _, old, new in self._olds(when[0])}  # (an ``__init__`` changed since)
-        for candidate in ([f"{ref.module}.{ref.target}"] if ref.module else []) + [ref.target]:
-            module, _, name = candidate.rpartition(".")
-            for init in index_now.module_files(module) if module else ():
-                old = was.get(init)
-                if old is None or posixpath.basename(old) != "__init__.py":
+        for name, old, key in self._old_modules(ref, when, index_now, inits=True):  # (changed since)
+            # (the last import of the name: a later `from m import x` rebinds x)
+            for imp in reversed(self._imports.get(key, ())):
+                original = _imported_as(imp, name)
+                if original is None:
                     continue
-                key = (when[0], old)
-                i = self.git.blob_ids([key]).get(key)
-                self.old_symbols([key])
-                # (the last import of the name: a later `from m import x` rebinds x)
-                for imp in reversed(self._imports.get(f"{i}:{old}", ()) if i is not None else ()):
-                    original = _imported_as(imp, name)
-                    if original is None:
-                        continue
-                    source = _module_path(posixpath.dirname(old), imp.module)
-                    found = next((s for s in then if s.qualname == original and _in_module(s.path, source)), None)
-                    if found is not None:
-                        return found
+                source = _module_path(posixpath.dirname(old), imp.module)
+                found = next((s for s in then if s.qualname == original and _in_module(s.path, source)), None)
+                if found is not None:
+                    return found
         return None
 
     def gone(
