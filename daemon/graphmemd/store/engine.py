@@ -594,10 +594,8 @@ class Store(StoreConnection):
 
     def _stored_files(self, repo_id: str, paths: Sequence[str]) -> frozenset[str]:
         """Which of ``paths`` have a stored file row in ``repo_id`` (a file's symbols and
-        edges are written with it and deleted before it)."""
-        if not self._run("MATCH (f:File) WHERE f.repo = $r RETURN f.id LIMIT 1", {"r": repo_id}):
-            return frozenset()  # (a new checkout: nothing to look up)
-        # only the rows asked for come back (a live edit's one), not every file of the checkout
+        edges are written with it and deleted before it). One query, whose answer holds only
+        the rows asked for (a live edit's one; none for a new checkout's files)."""
         ids = [file_id(repo_id, p) for p in paths]
         rows = self._run("MATCH (f:File) WHERE f.id IN $ids RETURN f.path", {"ids": ids})
         return frozenset(r[0] for r in rows)
