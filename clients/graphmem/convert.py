@@ -643,6 +643,7 @@ def knowledge_source_to_proto(k: KnowledgeSource) -> types_pb2.KnowledgeSource:
         heading_path=k.heading_path,
         kind=knowledge_kind_to_proto(k.kind),
         example=k.example,
+        heading=k.heading,
     )
 
 
@@ -655,6 +656,7 @@ def knowledge_source_from_proto(m: types_pb2.KnowledgeSource) -> KnowledgeSource
         heading_path=tuple(m.heading_path),
         kind=knowledge_kind_from_proto(m.kind) or KnowledgeKind.DOCUMENTATION,
         example=m.example,
+        heading=m.heading,
     )
 
 

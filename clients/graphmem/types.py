@@ -270,6 +270,9 @@ class KnowledgeSource:
     #: a code example (a fenced block, a code-block, a ``>>>`` session): shown as code, never
     #: flattened into a line, and left out of a session's brief
     example: bool = False
+    #: a section heading: a label for the units under it, not a passage of its own (a session's
+    #: brief leaves it out; ``graphmem check`` grades what it names like any unit's)
+    heading: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -221,6 +221,7 @@ def test_default_selection_and_repository_config() -> None:
         "docs/whatsnew/3.12.rst", "doc/whats-new.md", "docs/release-notes.md", "docs/upgrading/v2.md",
         "History.md", "Changes.rst", "docs/Changelog.md", "News.rst", "ReleaseNotes.md", "License.md",
         "docs/Upgrading.md", "WhatsNew/1.0.md", "doc/en/deprecations.rst", "doc/en/announce/release-2.9.1.rst",
+        "doc/extdev/deprecated.rst",
         "docs/release-1.0.md",
     ):  # fmt: skip
         assert sel.kind_of(history) is None, history

@@ -57,6 +57,18 @@ def test_codec_round_trips() -> None:
     assert validate_doc(to_doc(o)) is None
 
 
+def test_a_heading_unit_round_trips_its_flag() -> None:
+    knowledge = {"path": "docs/a.rst", "start_line": 3, "end_line": 3, "kind": "documentation", "heading": True}
+    o = from_doc(doc(knowledge=knowledge))
+    assert o.knowledge is not None
+    assert o.knowledge.heading
+    assert from_doc(to_doc(o)) == o
+    plain = from_doc(doc(knowledge={**knowledge, "heading": False}))
+    assert plain.knowledge is not None
+    assert not plain.knowledge.heading
+    assert "heading" not in to_doc(plain)["knowledge"]
+
+
 def test_a_deprecated_reference_round_trips_and_an_old_journal_s_is_read_from_its_reason() -> None:
     reason = "`get_stream` is deprecated: `pkg.__getattr__` still serves it, with a warning, since 1a2b3c4"
     ref = {"text": "get_stream", "line": 3, "column": 27, "end_line": 3, "end_column": 37, "state": "suspect"}

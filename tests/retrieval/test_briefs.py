@@ -18,6 +18,7 @@ from graphmem.types import (
     KnowledgeSource,
     Observation,
     ObservationStatus,
+    Origin,
     StaleReason,
 )
 from graphmemd.retrieval.aftermath import INSTRUCTION, find_callouts, render, state_key
@@ -103,9 +104,10 @@ def doc_unit(
     ref: str = "app/a.py::f",
     category: Category = Category.OTHER,
     example: bool = False,
+    heading: bool = False,
 ) -> Observation:
     o = note(oid, category, status, ref=ref, text=text, updated=NOW)  # read (indexed) just now
-    return replace(o, knowledge=KnowledgeSource(path, line, line + 2, (), kind, example), source="file")
+    return replace(o, knowledge=KnowledgeSource(path, line, line + 2, (), kind, example, heading), source="file")
 
 
 def test_the_docs_fill_what_saved_notes_leave_most_relevant_first_never_dated_by_indexing() -> None:
@@ -171,6 +173,22 @@ def test_a_directive_line_alone_is_not_shown_and_the_footer_names_the_listing() 
     saved = [note(f"n{i}", Category.OTHER, text=f"note {i} " + "words " * 60) for i in range(6)]
     assert overview(saved, title="# repo", budget=200).text.endswith("see graphmem list)")
     assert overview([*saved, *body], title="# repo", budget=200).text.endswith("see graphmem list --kind all)")
+
+
+def test_a_heading_or_a_lead_in_is_not_a_passage_of_the_brief() -> None:
+    """Sphinx's docs: the session brief showed page titles ("``:mod:`sphinx.ext.autodoc` --
+    Include documentation from docstrings``") and lead-ins ("For example, the following code
+    activates the ... extension:") — each names central code and says nothing without what
+    follows it. The passages under them are shown instead."""
+    title = doc_unit("t", "doc/autodoc.rst", 3, ":mod:`app.a` -- Include documentation", heading=True)
+    lead = doc_unit("l", "doc/setup.rst", 17, "For example, the following code activates :func:`app.a.f`:\n")
+    body = doc_unit("b", "doc/autodoc.rst", 16, "This extension imports the modules you document.")
+    weight = {"t": 0.9, "l": 0.8}
+    view = overview([title, lead, body], title="# repo", budget=400, weight=lambda o: weight.get(o.id, 0.1))
+    assert view.shown == ("b",)
+    # a saved note is what somebody wrote as a note: a colon at its end does not hide it
+    saved = note("n", text="never call f from a signal handler:")
+    assert overview([saved], title="# repo", budget=400).shown == ("n",)
 
 
 def test_overview_shares_the_budget_and_says_what_it_left_out() -> None:
@@ -311,3 +329,18 @@ def test_repository_brief_through_the_daemon(daemon_factory: Callable[..., Daemo
         by_file = c.brief(files=[str(service)])
         assert doomed.id in by_file.observation_ids
         assert by_file.left_out == 0
+        # a docs page's title and a lead-in are not passages: the paragraph under them is
+        (Path(repo) / "docs").mkdir()
+        (Path(repo) / "docs/auth.rst").write_text(
+            "``AuthService.login`` and tokens\n================================\n\n"
+            "Call ``AuthService.login`` like this:\n\n.. code-block:: python\n\n    service.login(name)\n\n"
+            "``AuthService.login`` issues a token that expires after an hour.\n"
+        )
+        wait_for(lambda: "expires after an hour" in c.brief(repo=str(repo), budget=4000).text, 10)
+        docs_brief = c.brief(repo=str(repo), budget=4000).text
+        assert "and tokens" not in docs_brief
+        assert "like this" not in docs_brief
+        units = {o.text: o for o in c.list(repo=str(repo), origin=Origin.KNOWLEDGE)}
+        heading = units["``AuthService.login`` and tokens"]
+        assert heading.knowledge is not None
+        assert heading.knowledge.heading

@@ -387,20 +387,22 @@ class HistoryEvent(_message.Message):
     def __init__(self, kind: _Optional[_Union[HistoryKind, str]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., by: _Optional[str] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., related: _Optional[str] = ...) -> None: ...
 
 class KnowledgeSource(_message.Message):
-    __slots__ = ("path", "start_line", "end_line", "heading_path", "kind", "example")
+    __slots__ = ("path", "start_line", "end_line", "heading_path", "kind", "example", "heading")
     PATH_FIELD_NUMBER: _ClassVar[int]
     START_LINE_FIELD_NUMBER: _ClassVar[int]
     END_LINE_FIELD_NUMBER: _ClassVar[int]
     HEADING_PATH_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     EXAMPLE_FIELD_NUMBER: _ClassVar[int]
+    HEADING_FIELD_NUMBER: _ClassVar[int]
     path: str
     start_line: int
     end_line: int
     heading_path: _containers.RepeatedScalarFieldContainer[str]
     kind: KnowledgeKind
     example: bool
-    def __init__(self, path: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., heading_path: _Optional[_Iterable[str]] = ..., kind: _Optional[_Union[KnowledgeKind, str]] = ..., example: _Optional[bool] = ...) -> None: ...
+    heading: bool
+    def __init__(self, path: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., heading_path: _Optional[_Iterable[str]] = ..., kind: _Optional[_Union[KnowledgeKind, str]] = ..., example: _Optional[bool] = ..., heading: _Optional[bool] = ...) -> None: ...
 
 class KnowledgeReference(_message.Message):
     __slots__ = ("text", "path", "line", "column", "end_line", "end_column", "target_ref", "state", "reason", "renamed_to", "commit", "close_matches", "observation_id", "old_signature", "new_signature", "deprecated")

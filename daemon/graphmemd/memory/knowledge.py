@@ -225,7 +225,8 @@ def unit_observation(
         stale_reasons=tuple(reasons.values()),
         confirmed_by=note.confirmed_by if note else (previous.confirmed_by if previous else ""),
         confirmed_at=note.confirmed if note else (previous.confirmed_at if previous else None),
-        knowledge=KnowledgeSource(path, u.start_line, u.end_line, u.heading_path, kind, u.kind is UnitKind.EXAMPLE),
+        knowledge=KnowledgeSource(path, u.start_line, u.end_line, u.heading_path, kind, u.kind is UnitKind.EXAMPLE,
+                                  u.kind is UnitKind.HEADING),
         references=tuple(refs),
         history=previous.history if previous else (),  # the book adds what this read changed
     )

@@ -167,6 +167,7 @@ def _knowledge_doc(o: Observation) -> dict[str, Any]:
             "heading_path": list(k.heading_path),
             "kind": k.kind.value,
             **({"example": True} if k.example else {}),
+            **({"heading": True} if k.heading else {}),
         },
         "references": [
             {
@@ -370,6 +371,7 @@ def _source(d: Mapping[str, Any], where: str) -> KnowledgeSource:
         heading_path=r.strings("heading_path", _MAX_LIST),
         kind=r.enum("kind", "documentation", KnowledgeKind),
         example=r.flag("example"),
+        heading=r.flag("heading"),
     )
 
 

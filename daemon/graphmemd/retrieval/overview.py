@@ -16,7 +16,8 @@ Four sections, in this order, each line marked the way every brief marks it
    them), nor an autodoc directive (``.. autofunction:: x``: the code says it), nor a
    directive's line alone (``.. function:: x``: its text is the next unit), nor an autodoc
    ``:members:`` list, nor a code example (flattened into a line it reads as noise; recall
-   shows examples as code).
+   shows examples as code), nor a heading or a lead-in ending in a colon (``fragment``: the
+   passage is what follows them).
 
 The budget is shared so that no section starves the others: each gets a share first
 (``SHARES``), then what a section left unused goes to the others in section order. A note that
@@ -40,7 +41,9 @@ from graphmem.types import Category, KnowledgeKind, Observation, ObservationStat
 
 from graphmemd.memory.knowledge import generated
 
-__all__ = ["SHARES", "Overview", "Section", "bare_directive", "is_doc", "names_only", "overview", "section_of"]
+__all__ = [
+    "SHARES", "Overview", "Section", "bare_directive", "fragment", "is_doc", "names_only", "overview", "section_of",
+]  # fmt: skip
 
 
 class Section(Enum):
@@ -112,6 +115,14 @@ def names_only(o: Observation) -> bool:
     return is_doc(o) and (generated(o) or bare_directive(o))
 
 
+def fragment(o: Observation) -> bool:
+    """Whether a docs unit is not a passage of its own: a section heading (a label for the units
+    under it: Sphinx's "``:mod:`sphinx.ext.autodoc` -- Include documentation from docstrings``")
+    or a lead-in whose content follows it ("For example, the following code activates the
+    extension:", then a code block or a list)."""
+    return o.knowledge is not None and (o.knowledge.heading or o.text.rstrip().endswith(":"))
+
+
 def section_of(o: Observation) -> Section | None:
     """Where a note belongs in a repository brief (None: not shown: archived or superseded, or
     a docs unit that disagrees with the code)."""
@@ -119,7 +130,7 @@ def section_of(o: Observation) -> Section | None:
         return None
     if is_doc(o):
         example = o.knowledge is not None and o.knowledge.example  # code to read in its file, not a line
-        if o.status is not ObservationStatus.FRESH or names_only(o) or example:
+        if o.status is not ObservationStatus.FRESH or names_only(o) or example or fragment(o):
             return None  # an autodoc directive restates the code; a directive's line alone only names it
         return Section.RULES if o.category in _RULES else Section.DOCS
     if o.status is not ObservationStatus.FRESH:

@@ -48,7 +48,7 @@ NOTE_GLOBS: Final = (f"/{NOTES_DIR}/*.md",)
 #: write them and the big projects use: Sphinx's ``whatsnew/``, Django's ``releases/``
 #: folder is not among them: it is too common a word); deprecation pages and release
 #: announcements (pytest's ``deprecations.rst``, ``announce/release-2.9.1.rst``: what was
-#: deprecated or removed in which version); licences. Matched whatever the case
+#: deprecated or removed in which version; Sphinx's ``extdev/deprecated.rst``); licences. Matched whatever the case
 #: of the name (express keeps its change log in ``History.md``, others in ``Changes.rst``
 #: or ``changelog.md``). A repository's include globs take such a file back in.
 DEFAULT_EXCLUDES: Final = (
@@ -57,7 +57,7 @@ DEFAULT_EXCLUDES: Final = (
     "whatsnew/", "whatsnew.*", "whats-new*", "whats_new*",
     "upgrading*", "upgrading/", "upgrade-guide*", "upgrade_guide*",
     "migrating*", "migrating/", "migration-guide*", "migration_guide*",
-    "deprecations.*", "deprecation.*", "release-[0-9]*", "announce/",
+    "deprecations.*", "deprecation.*", "deprecated.*", "release-[0-9]*", "announce/",
     "license*", "licence*", "copying*", "code_of_conduct*",
 )  # fmt: skip
 #: the extensions a knowledge file may have ("" for ``.windsurfrules`` and friends)
