@@ -516,7 +516,7 @@ def _recall_text(r: RecallResult) -> str:
         lines.append("")
         o = x.observation
         lines.append(_observation_text(o, head=f"{n}. "))
-        lines.append(f"   score {x.score:.3f} · distance {x.distance}")
+        lines.append(f"   score {x.score:.3f}" + (f" · distance {x.distance}" if x.path else ""))
         why = x.why or " ".join(
             [x.path[0].from_ref, *(f"-{h.edge.value}-> {h.to_ref}" for h in x.path)] if x.path else []
         )

@@ -178,9 +178,12 @@ def test_signals_map_partners_onto_graph_nodes() -> None:
     inherited = node_signal(sig, "r:b.py::h#function", file_of)
     assert inherited is not None
     assert inherited.strength == pytest.approx(sig["r:b.py"].strength * FILE_SHARE)
-    assert "changed together with a.py in 2 of the last 2 commits" in sig["r:b.py"].why("b.py")
+    assert sig["r:b.py"].why("b.py") == (
+        "b.py changed together with a.py in 2 of the 2 commits that touched it (too little history to be sure)"
+    )
     assert not sig["r:b.py"].explains  # two commits are not history enough to give it as a reason
     assert replace(sig["r:b.py"], total=MIN_HISTORY).explains
+    assert "in 2 of the last 3 commits that touched it" in replace(sig["r:b.py"], total=MIN_HISTORY).why("b.py")
     # with the symbol's share of its file's changes (the chain rule) instead of the flat share
     share = {"r:b.py::h#function": 0.25}
     chained = node_signal(sig, "r:b.py::h#function", file_of, lambda n: share.get(n, 0.0))

@@ -129,7 +129,8 @@ def observation_row(o: Observation) -> str:
 def render_recalled(n: int, r: Recalled) -> list[str]:
     """The ``n``-th recall result: score, marker, text, why, score components, anchors."""
     o = r.observation
-    lines = [f"{n}. [{r.score:.3f}] {marker(o)} {o.category.value}  {o.id}  (distance {r.distance})"]
+    far = f"  (distance {r.distance})" if r.path else ""  # (no path: its anchor is asked for, or history or words)
+    lines = [f"{n}. [{r.score:.3f}] {marker(o)} {o.category.value}  {o.id}{far}"]
     if o.knowledge is not None and o.knowledge.example:
         lines.extend(f"   {ln}" if ln else "" for ln in example_lines(o.text))
     else:

@@ -43,11 +43,15 @@ class CoSignal:
         return self.total >= MIN_HISTORY
 
     def why(self, ref: str) -> str:
-        """The sentence explaining why ``ref`` was related to the seed by co-change."""
-        return (
-            f"{ref} changed together with {self.seed} in {self.together} "
-            f"of the last {self.total} commits that touched it"
-        )
+        """The sentence explaining why ``ref`` was related to the seed by co-change; with less
+        than ``MIN_HISTORY`` commits it says so (given only when nothing else reached ``ref``)."""
+        if self.explains:
+            return (
+                f"{ref} changed together with {self.seed} in {self.together} "
+                f"of the last {self.total} commits that touched it"
+            )
+        how = "the one commit" if self.total == 1 else f"{self.together} of the {self.total} commits"
+        return f"{ref} changed together with {self.seed} in {how} that touched it (too little history to be sure)"
 
 
 def _better(a: CoSignal | None, b: CoSignal) -> bool:

@@ -593,9 +593,11 @@ class Retriever:
             return ("matched " + ", ".join(matched) if matched else "matched text"), [], 0
         walked = node in reached
         path = why_path(g, node, reached) if walked else []
-        co = co if co is not None and co.explains else None  # too little history to give as a reason
-        if co is not None and (not walked or ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * prox):
-            return co.why(g.ref_of(node)), path, reached[node][0] if walked else 0
+        if co is not None and not walked:  # only the history relates it (``why`` says when that is thin)
+            return co.why(g.ref_of(node)), path, 0
+        co = co if co is not None and co.explains else None  # too little history to prefer to a path
+        if co is not None and ranking.W_COCHANGE * co.strength > ranking.W_PROXIMITY * prox:
+            return co.why(g.ref_of(node)), path, reached[node][0]
         if path:
             return path[0].from_ref + "".join(f" -{_edge_label(h)}-> {h.to_ref}" for h in path), path, reached[node][0]
         return f"anchored to {g.ref_of(node)}", path, 0
