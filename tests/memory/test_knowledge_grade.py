@@ -211,6 +211,14 @@ def test_anchors_carry_the_confidence_of_the_surest_reference() -> None:
     assert (
         ref_confidence(TextRef(RefKind.CODE, TargetKind.SYMBOL, "app.x", "app.x", span), module) == PASSING_CONFIDENCE
     )
+    # a module a role or a directive names is named on purpose (Sphinx's ":mod:`sphinx.ext.napoleon`"
+    # paragraphs came below paragraphs about the functions napoleon's setup calls)
+    role = TextRef(RefKind.ROLE, TargetKind.SYMBOL, ":mod:`app.x`", "app.x", span, role="mod")
+    assert ref_confidence(role, module) == 1.0
+    directive = TextRef(RefKind.DIRECTIVE, TargetKind.SYMBOL, ".. module:: app.x", "app.x", span)
+    assert ref_confidence(directive, module) == 1.0
+    path = TextRef(RefKind.LINK, TargetKind.PATH, "[x](app/x.py)", "app/x.py", span)
+    assert ref_confidence(path, module) == PASSING_CONFIDENCE
     assert from_doc(to_doc(bare)) == bare
 
 

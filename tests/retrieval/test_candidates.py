@@ -220,3 +220,7 @@ def test_a_unit_that_only_names_code_is_no_candidate() -> None:
     note = replace(obs("note"), text=":members: a note may say anything")  # saved by someone: kept
     found = collect({"n": [*units, note]}, {"n": NodeSignals.make(proximity=1.0)})
     assert sorted(found) == ["note", "prose"]
+    # a section heading is a label for the passages under it (Sphinx's page titles)
+    title = KnowledgeSource("docs/api.rst", 1, 1, (), KnowledgeKind.DOCUMENTATION, heading=True)
+    heading = replace(obs("title"), text=":mod:`jinja2.loaders` -- Loaders", knowledge=title)
+    assert sorted(collect({"n": [heading, units[-1]]}, {"n": NodeSignals.make(proximity=1.0)})) == ["prose"]

@@ -101,9 +101,10 @@ _RANK: Final = {
 #: the longest signature a reference carries (JSON, SARIF properties)
 MAX_SIGNATURE: Final = 2_000
 #: the confidence of an anchor a unit makes by naming code in passing: a bare literal
-#: (``app``), a module or a file mentioned. A role, a directive, a qualified name, a name a
-#: code example imports and a shared note's declared anchor are sure (1.0). Recall weighs the
-#: anchor's evidence by it (docs/ranking.md, "Knowledge units in recall")
+#: (``app``), a module or a file mentioned. A role, a directive (a module they name too), a
+#: qualified name, a name a code example imports and a shared note's declared anchor are sure
+#: (1.0). Recall weighs the anchor's evidence by it (docs/ranking.md, "Knowledge units in
+#: recall")
 PASSING_CONFIDENCE: Final = 0.3
 _SURE_KINDS: Final = (RefKind.ROLE, RefKind.DIRECTIVE, RefKind.ANCHOR, RefKind.EXAMPLE)
 #: the confidence of an anchor a unit is graded by but does not name: a called class's
@@ -144,11 +145,15 @@ def _anchor_key(a: Anchor) -> str:
 def ref_confidence(ref: TextRef, anchor: Anchor) -> float:
     """How surely ``ref`` names ``anchor``: full for a role, a directive, a shared note's
     declared anchor, a name a code example imports and a qualified name; ``PASSING_CONFIDENCE``
-    for a file or a module mentioned (the anchor is a file) and a bare literal."""
+    for a file or a module mentioned (the anchor is a file) and a bare literal — but a module a
+    role or a directive names (``:mod:`sphinx.ext.napoleon```, ``.. module:: marshmallow``) is
+    named on purpose: full."""
     if ref.kind is RefKind.ANCHOR:
         return 1.0
-    if anchor.kind is AnchorKind.FILE or ref.target_kind is TargetKind.PATH:
+    if ref.target_kind is TargetKind.PATH:
         return PASSING_CONFIDENCE
+    if anchor.kind is AnchorKind.FILE:
+        return 1.0 if ref.kind in (RefKind.ROLE, RefKind.DIRECTIVE) else PASSING_CONFIDENCE
     if ref.kind in _SURE_KINDS or "." in ref.target or "::" in ref.target:
         return 1.0
     return PASSING_CONFIDENCE

@@ -10,7 +10,8 @@ every function of an opened file is a seed, so summing them would rank a note by
 the opened file's functions it names, which says nothing about the rest of the code), and
 the chance that some anchor outside the opened code changes with it (``reach``: noisy-or of
 the anchors' co-change). A unit of a knowledge file that only names code (an autodoc directive
-or its ``:members:`` list, a directive's line alone: ``overview.names_only``) is no candidate.
+or its ``:members:`` list, a directive's line alone: ``overview.names_only``) or is a section
+heading (``overview.heading``: the passages under it say what it names) is no candidate.
 No I/O, no graph: the caller gives the signals of each node.
 """
 
@@ -22,7 +23,7 @@ from graphmem.types import Observation
 
 from graphmemd.retrieval import ranking
 from graphmemd.retrieval.cosignal import CoSignal
-from graphmemd.retrieval.overview import is_doc, names_only
+from graphmemd.retrieval.overview import heading, is_doc, names_only
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +210,7 @@ def collect(
     for node in sorted(anchored):
         s = signals_of.get(node, _NONE)
         asked = node in named
-        said = [o for o in anchored[node] if not names_only(o)]  # (one that only names the code says nothing of it)
+        said = [o for o in anchored[node] if not names_only(o) and not heading(o)]  # (they say nothing of the code)
         share = ranking.unit_share(sum(1 for o in said if is_doc(o)))  # units naming one node share it
         for o in said:
             c = found.get(o.id)

@@ -42,7 +42,8 @@ from graphmem.types import Category, KnowledgeKind, Observation, ObservationStat
 from graphmemd.memory.knowledge import generated
 
 __all__ = [
-    "SHARES", "Overview", "Section", "bare_directive", "fragment", "is_doc", "names_only", "overview", "section_of",
+    "SHARES", "Overview", "Section", "bare_directive", "fragment", "heading", "is_doc", "names_only", "overview",
+    "section_of",
 ]  # fmt: skip
 
 
@@ -115,12 +116,18 @@ def names_only(o: Observation) -> bool:
     return is_doc(o) and (generated(o) or bare_directive(o))
 
 
+def heading(o: Observation) -> bool:
+    """Whether ``o`` is a section heading of a knowledge file: a label for the units under it.
+    Neither the brief nor a recall shows one (the passages under it say what it names)."""
+    return o.knowledge is not None and o.knowledge.heading
+
+
 def fragment(o: Observation) -> bool:
     """Whether a docs unit is not a passage of its own: a section heading (a label for the units
     under it: Sphinx's "``:mod:`sphinx.ext.autodoc` -- Include documentation from docstrings``")
     or a lead-in whose content follows it ("For example, the following code activates the
     extension:", then a code block or a list)."""
-    return o.knowledge is not None and (o.knowledge.heading or o.text.rstrip().endswith(":"))
+    return heading(o) or (o.knowledge is not None and o.text.rstrip().endswith(":"))
 
 
 def section_of(o: Observation) -> Section | None:
