@@ -813,9 +813,14 @@ class GraphMem:
         deleted it, when, and its history (not its text)."""
         self._call(self._delete, service_pb2.DeleteObservationRequest(id=id, by=by))
 
-    def confirm(self, id: str, *, confirmed_by: str = "", note: str = "") -> Observation:
-        """Mark a stale observation as checked: re-anchored to the current code, fresh."""
-        request = service_pb2.ConfirmObservationRequest(id=id, confirmed_by=confirmed_by, note=note)
+    def confirm(self, id: str, *, confirmed_by: str = "", note: str = "", repo: str = "") -> Observation:
+        """Mark a stale observation as checked: re-anchored to the current code (of the
+        checkout it was saved in), fresh. ``repo``: the checkout it is confirmed from (an id or
+        a path inside it): a note stale only there (saved in another checkout of the same
+        repository, fresh in it) is refused with FailedPrecondition saying why."""
+        request = service_pb2.ConfirmObservationRequest(
+            id=id, confirmed_by=confirmed_by, note=note, repo=_local_path(repo)
+        )
         return convert.observation_from_proto(self._call(self._confirm, request))
 
     def export(self, *, repo: str = "") -> Iterator[str]:
@@ -847,11 +852,13 @@ class GraphMem:
 
         return self._scoped(repo, send)
 
-    def change(self, id: str, *, max_commits: int = 0) -> ObservationChange:
+    def change(self, id: str, *, max_commits: int = 0, repo: str = "") -> ObservationChange:
         """The code change under a stale or suspect note: each changed anchor's symbol as it
         was when anchored (read from git, searching the file's last ``max_commits`` commits;
-        0: 30) and as it is now; for a suspect note, the dependency's before and after."""
-        request = service_pb2.GetObservationChangeRequest(id=id, max_commits=max_commits)
+        0: 30) and as it is now; for a suspect note, the dependency's before and after. With
+        ``repo`` (a checkout's id or a path inside it), as that checkout shows the note (a note
+        saved in another worktree, stale on this one's code: this one's change)."""
+        request = service_pb2.GetObservationChangeRequest(id=id, max_commits=max_commits, repo=_local_path(repo))
         return convert.observation_change_from_proto(self._call(self._observation_change, request))
 
     # ------------------------------------------------------------------ retrieval

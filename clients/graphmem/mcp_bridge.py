@@ -800,7 +800,11 @@ class GraphMemTools:
     ) -> Annotated[CallToolResult, ObservationOut]:
         """Tool ``confirm_observation``: mark a stale or suspect observation still true."""
         with _graphmem_errors():
-            obs = self.backend.client().confirm(id, confirmed_by=self._source(ctx), note=note)
+            try:
+                here = self.backend.repo("")  # the checkout the agent works in, when it is in one
+            except NotFound:
+                here = ""
+            obs = self.backend.client().confirm(id, confirmed_by=self._source(ctx), note=note, repo=here)
         text = f"Confirmed observation {obs.id}; it is {obs.status.value} now.\n" + _observation_text(obs, prefix="  ")
         return _result(text, _observation_out(obs))
 

@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import Daemon, copy_fixture, wait_for
 from gitrepo import slow_git
 from graphmem.client import GraphMem
-from graphmem.errors import GraphMemError
+from graphmem.errors import FailedPrecondition, GraphMemError
 from graphmem.types import Category, EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
@@ -388,3 +389,46 @@ def test_a_worktrees_brief_and_post_edit_callout_include_its_siblings_notes(daem
         assert "hash_password must stay constant-time" in got.text
         assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
         assert c.edit_context([str(a / "app/auth/crypto.py")], repo=str(a), wait_ms=2000).callout_ids == ()
+
+
+def test_a_note_stale_only_in_a_worktree_shows_that_worktrees_change_and_is_not_confirmed_there(
+    daemon_factory: DaemonFactory,
+) -> None:
+    """Tried as a user (Sphinx, a note saved on `main`, its function edited in a worktree): the
+    review page of the worktree said "No code change is recorded under this note" (the change
+    was read from the note as saved, fresh at home), confirming it there confirmed it at home
+    (where nothing changed) and left it stale, and after a restart its reason said "body
+    changed, in <HEAD>" of an edit not committed."""
+    a = git_repo()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    anchor = "app/auth/crypto.py::hash_password"
+    with d.client() as c:
+        wait_for(lambda: ready(c, b), 20)
+        note = c.observe("hash_password salts with a constant", anchors=[anchor], repo=str(a))
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+        (change,) = c.change(note.id, repo=str(b)).changes
+        assert change.before.present
+        assert change.after.present
+        assert "password[:1]" in change.after.text
+        assert "password[:1]" not in change.before.text
+        assert c.change(note.id).changes == ()  # as saved: fresh at home, no change there
+        with pytest.raises(FailedPrecondition, match="stale only in this checkout") as refused:
+            c.confirm(note.id, repo=str(b))
+        assert str(a) in str(refused.value)
+        assert c.get(note.id).confirmed_at is None  # nothing was confirmed at home
+        (reason,) = c.get(note.id, repo=str(b)).stale_reasons
+        assert reason.uncommitted
+    assert d.stop() == 0
+
+    d2 = daemon_factory([a, b], home=d.home)
+    with d2.client() as c:
+        again = wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.stale_reasons and o, 20)
+        assert isinstance(again, Observation)
+        assert again.status is ObservationStatus.STALE
+        (reason,) = again.stale_reasons
+        assert reason.uncommitted  # not "in <HEAD>": the edit is not committed
+        assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH

@@ -353,7 +353,8 @@ def _recall_command(args: argparse.Namespace) -> str:
 def cmd_confirm(args: argparse.Namespace, ctx: Ctx) -> int:
     """``graphmem confirm``: mark a stale or suspect observation still true."""
     with ctx.client() as client:
-        obs = client.confirm(args.id, confirmed_by=args.by or local_actor("cli"), note=args.note)
+        here = at_hand(client, "")  # (a note stale only in this worktree is not confirmed in its home)
+        obs = client.confirm(args.id, confirmed_by=args.by or local_actor("cli"), note=args.note, repo=here)
     if args.json:
         ctx.print_json(obs)
     else:

@@ -250,7 +250,7 @@ class Gateway:
         """One note; a page error naming it when there is none."""
         try:
             with _calling():
-                return self.client.get(obs_id)
+                return self.client.get(obs_id, repo=self.repo.id)  # as this checkout shows it
         except PageError as exc:
             if exc.status == 404 and "was deleted" in exc.message:  # the deletion record: who and when
                 raise PageError(410, exc.message.replace("observation", "note", 1)) from exc
@@ -267,9 +267,9 @@ class Gateway:
         return out
 
     def change(self, obs_id: str) -> ObservationChange:
-        """The code change under a note."""
+        """The code change under a note, as this checkout shows it."""
         with _calling():
-            return self.client.change(obs_id)
+            return self.client.change(obs_id, repo=self.repo.id)
 
     def neighbourhood(self, refs: Sequence[str], hops: int = 2, max_nodes: int = 300) -> Neighbourhood:
         """The code around ``refs``."""
@@ -304,7 +304,7 @@ class Gateway:
                 raise PageError(409, f"{obs_id} was already confirmed{who} at {_ago(o.confirmed_at)}; nothing changed")
             raise PageError(409, f"{obs_id} is {o.status.value} now, not stale or suspect; nothing changed")
         with self._changing(), _calling():
-            confirmed = self.client.confirm(obs_id, confirmed_by=self.actor)
+            confirmed = self.client.confirm(obs_id, confirmed_by=self.actor, repo=self.repo.id)
             self._changed(NoteChange(confirmed))
             return confirmed
 

@@ -197,12 +197,14 @@ class IndexProgress(_message.Message):
     def __init__(self, repo_id: _Optional[str] = ..., state: _Optional[_Union[_types_pb2.IndexState, str]] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., symbols: _Optional[int] = ..., skipped: _Optional[int] = ..., elapsed_seconds: _Optional[float] = ...) -> None: ...
 
 class GetObservationChangeRequest(_message.Message):
-    __slots__ = ("id", "max_commits")
+    __slots__ = ("id", "max_commits", "repo")
     ID_FIELD_NUMBER: _ClassVar[int]
     MAX_COMMITS_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     id: str
     max_commits: int
-    def __init__(self, id: _Optional[str] = ..., max_commits: _Optional[int] = ...) -> None: ...
+    repo: str
+    def __init__(self, id: _Optional[str] = ..., max_commits: _Optional[int] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class CodeVersion(_message.Message):
     __slots__ = ("present", "ref", "path", "start_line", "end_line", "text", "signature", "commit", "exact")
@@ -361,14 +363,16 @@ class DeleteObservationResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ConfirmObservationRequest(_message.Message):
-    __slots__ = ("id", "confirmed_by", "note")
+    __slots__ = ("id", "confirmed_by", "note", "repo")
     ID_FIELD_NUMBER: _ClassVar[int]
     CONFIRMED_BY_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     id: str
     confirmed_by: str
     note: str
-    def __init__(self, id: _Optional[str] = ..., confirmed_by: _Optional[str] = ..., note: _Optional[str] = ...) -> None: ...
+    repo: str
+    def __init__(self, id: _Optional[str] = ..., confirmed_by: _Optional[str] = ..., note: _Optional[str] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class ExportObservationsRequest(_message.Message):
     __slots__ = ("repo",)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.types import Checkout, Repository
+from graphmem.types import Checkout, Observation, ObservationStatus, Repository
 
 from graphmemd.app.status import repository_summary
 from graphmemd.app.worktrees import GitDirWatch, WorktreeWatch
@@ -144,3 +144,21 @@ class CheckoutOps:
 def origin_of(rt: RepoRuntime | None) -> tuple[str, str]:
     """The commit and branch a checkout's HEAD is at (where a note saved there is made)."""
     return (head_commit(rt.root), head_branch(rt.root)) if rt is not None else ("", "")
+
+
+def confirming_elsewhere(home: Observation, shown: Observation, home_rt: RepoRuntime) -> str:
+    """Why confirming ``home`` (a note as saved, in ``home_rt``) from another checkout, which
+    shows it as ``shown``, is refused ("" when it is not): a note confirms on the code of the
+    checkout it was saved in. Stale or suspect only in the other checkout (fresh at home), it
+    would be re-anchored to code that did not change and stay stale where it was confirmed."""
+    doubted = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
+    if shown.status not in doubted or home.status in doubted:
+        return ""
+    branch = head_branch(home_rt.root)
+    where = f"{home_rt.root}" + (f" (branch {branch})" if branch else "")
+    return (
+        f"{home.id} is {shown.status.value} only in this checkout: it was saved in {where}, where it is "
+        f"{home.status.value}, and a note confirms on the code of the checkout it was saved in. It is judged here "
+        "on this checkout's code, and is fresh here again once that code is what the note was anchored to (or "
+        "the change reaches its checkout and is confirmed there); if it no longer holds, update its text"
+    )

@@ -96,14 +96,15 @@ class CodeChanges:
         self._pool = pool
         self._versions = ParsedVersions()
 
-    def change(self, obs_id: str, max_commits: int = 0) -> ObservationChange:
-        """The changes under ``obs_id``'s stale reasons, most serious first."""
+    def change(self, obs_id: str, max_commits: int = 0, checkout: str = "") -> ObservationChange:
+        """The changes under ``obs_id``'s stale reasons, most serious first; ``checkout``: as
+        that checkout shows the note (its reasons on that checkout's code, read from its tree)."""
         if not obs_id:
             raise InvalidArgument("id is required")
         if max_commits > MAX_COMMITS:
             raise InvalidArgument(f"max_commits must be at most {MAX_COMMITS}, not {max_commits}")
         view = self._view()
-        o = view.observation(obs_id)
+        o = view.observation_in(obs_id, (checkout,)) if checkout else view.observation(obs_id)
         if not o.stale_reasons:
             return ObservationChange(obs_id)
         rt = view.repo(o.repo_id)

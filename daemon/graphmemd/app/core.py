@@ -33,7 +33,7 @@ from graphmem.types import (
 )
 
 from graphmemd.app import transfer
-from graphmemd.app.checkouts import CheckoutOps, origin_of
+from graphmemd.app.checkouts import CheckoutOps, confirming_elsewhere, origin_of
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
 from graphmemd.graph.codegraph import CodeGraph
@@ -392,11 +392,17 @@ class Core:
         """Delete a note for good; its deletion record says who asked."""
         self.memory.delete(obs_id, by=by)
 
-    def confirm(self, obs_id: str, by: str) -> Observation:
-        """Re-anchor an observation on the current code and mark it fresh."""
+    def confirm(self, obs_id: str, by: str, checkout: str = "") -> Observation:
+        """Re-anchor an observation on the current code (of the checkout it was saved in) and
+        mark it fresh; from another ``checkout`` where only that checkout's code makes it stale
+        or suspect: FailedPrecondition (``confirming_elsewhere``)."""
         o = self.memory.book.get(obs_id)
         if o.status is ObservationStatus.ARCHIVED:
             raise FailedPrecondition(f"{obs_id} is archived; save a new observation instead of confirming it")
+        if checkout and checkout != o.repo_id:
+            refused = confirming_elsewhere(o, self.view.observation_in(obs_id, (checkout,)), self.view.repo(o.repo_id))
+            if refused:
+                raise FailedPrecondition(refused)
         anchors: list[Anchor] = []
         lost: list[str] = []
         for a in o.anchors:

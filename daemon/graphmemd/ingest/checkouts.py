@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 
 from graphmem.types import IndexState
 
-from graphmemd.ingest.gitinfo import head_commit, is_ancestor
+from graphmemd.ingest.gitinfo import head_commit, is_ancestor, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry
 
 #: ancestry answers remembered (a commit pair's answer never changes)
@@ -48,6 +49,11 @@ class RegistryCheckouts:
         """The commit the checkout's HEAD is at."""
         rt = self._registry.get(checkout_id)
         return head_commit(rt.root) if rt is not None else ""
+
+    def uncommitted(self, checkout_id: str, paths: Collection[str]) -> frozenset[str]:
+        """Those of ``paths`` whose file in the checkout's working tree differs from its HEAD."""
+        rt = self._registry.get(checkout_id)
+        return uncommitted_paths(rt.root, paths) if rt is not None else frozenset()
 
     def contains(self, checkout_id: str, commit: str) -> bool:
         """Whether ``commit`` is an ancestor of the checkout's HEAD."""

@@ -56,6 +56,10 @@ class CheckoutMap(Protocol):
         """The commit ``checkout_id``'s HEAD is at ("" outside git)."""
         ...
 
+    def uncommitted(self, checkout_id: str, paths: Collection[str]) -> Collection[str]:
+        """Those of ``paths`` whose file in ``checkout_id``'s working tree differs from its HEAD."""
+        ...
+
 
 class CheckoutViews:
     """Keeps ``projections`` current; every computation runs under one lock (they are cheap:
@@ -88,7 +92,8 @@ class CheckoutViews:
             for checkout in self._map.showing(o.repo_id):
                 previous = self.projections.get(checkout, o.id)
                 head = self._map.head(checkout)
-                self._put(project(o, checkout, self._code, now, head, self._contains(checkout), previous))
+                shown = project(o, checkout, self._code, now, head, self._contains(checkout), previous)
+                self._put(self._flagged([shown], checkout, now)[0])
 
     def refresh(
         self,
@@ -116,12 +121,15 @@ class CheckoutViews:
         with self._lock:
             moved = self._restale(checkout, delta, code, now, head, uncommitted, measure) if delta is not None else {}
             keep: set[str] = set()
+            shown: list[Observation] = []
             for o in notes:
                 if o.repo_id == checkout or o.knowledge is not None or m.repository_of(o.repo_id) != repository:
                     continue
                 keep.add(o.id)
                 previous = moved.get(o.id) or self.projections.get(checkout, o.id)
-                changed += self._put(project(o, checkout, code, now, head, contains, previous))
+                shown.append(project(o, checkout, code, now, head, contains, previous))
+            for p in self._flagged(shown, checkout, now):
+                changed += self._put(p)
             for stale_id in self.projections.ids_in(checkout) - keep:  # moved to another repository
                 gone = self.projections.drop(checkout, stale_id)
                 if gone is not None:
@@ -145,6 +153,15 @@ class CheckoutViews:
             return {}
         after = flag_uncommitted([c.after for c in restale(delta, shown, code, now, head)], now, uncommitted)
         return {o.id: o for o in counted(after, now, code, measure)}
+
+    def _flagged(self, shown: list[Observation], checkout: str, now: float) -> list[Observation]:
+        """``shown`` (projections judged at ``now``) with the reasons found now flagged
+        uncommitted where their file differs from ``checkout``'s HEAD: after a restart or a
+        branch switch, a worktree's edit not committed yet said "body changed, in <HEAD>"."""
+        m = self._map
+        if m is None:
+            return shown
+        return flag_uncommitted(shown, now, lambda paths: m.uncommitted(checkout, paths))
 
     def forget(self, checkout: str) -> None:
         """``checkout`` is no longer registered: it shows nothing."""

@@ -284,7 +284,9 @@ class ObservationService(pbg.ObservationServiceServicer):
         self, request: pb.ConfirmObservationRequest, context: grpc.ServicerContext
     ) -> tpb.Observation:
         """Confirm a stale or suspect observation still true (re-anchored, fresh)."""
-        return convert.observation_to_proto(self.core.confirm(self.core.view.full_id(request.id), request.confirmed_by))
+        view = self.core.view
+        checkout = view.repo(request.repo).id if request.repo else ""
+        return convert.observation_to_proto(self.core.confirm(view.full_id(request.id), request.confirmed_by, checkout))
 
     @_stream
     def ExportObservations(
@@ -322,8 +324,10 @@ class ObservationService(pbg.ObservationServiceServicer):
         self, request: pb.GetObservationChangeRequest, context: grpc.ServicerContext
     ) -> pb.ObservationChange:
         """The code before and after under each of a note's stale reasons."""
-        obs_id = self.core.view.full_id(request.id)
-        return convert.observation_change_to_proto(self.changes.change(obs_id, request.max_commits))
+        view = self.core.view
+        obs_id = view.full_id(request.id)
+        checkout = view.repo(request.repo).id if request.repo else ""
+        return convert.observation_change_to_proto(self.changes.change(obs_id, request.max_commits, checkout))
 
 
 class RetrievalService(pbg.RetrievalServiceServicer):
