@@ -124,6 +124,42 @@ def test_rst_roles_directives_and_literals_at_exact_spans() -> None:
     assert item.heading_path[-1] == "Section"
 
 
+DEFINITIONS_RST = """Logging
+=======
+
+**location**
+   Where the message emitted. For more detail, see
+   :meth:`mypkg.Logger.warning`.
+
+   A second paragraph naming :func:`mypkg.other`.
+
+``once``
+   Warn only once.
+
+:param name: the :func:`mypkg.f` name to use.
+"""
+
+
+def test_a_definitions_first_paragraph_is_one_unit_with_its_term() -> None:
+    """Sphinx's logging docs: "Where the message emitted. For more detail, see
+    :meth:`SphinxLoggerAdapter.warning`." was a unit (a brief line) without the word it defines
+    ("**location**"); a reference in the term made a unit of the whole item apart from it."""
+    doc = read_doc("docs/logging.rst", DEFINITIONS_RST.encode(), KnowledgeKind.DOCUMENTATION)
+    units = {tuple(r.target for r in u.refs): u for u in doc.units}
+    first = units[("mypkg.Logger.warning",)]
+    assert (first.kind, first.start_line, first.end_line) == (UnitKind.DEFINITION, 4, 6)
+    assert first.text.startswith("**location**\n   Where the message emitted.")
+    second = units[("mypkg.other",)]
+    assert (second.kind, second.start_line, second.end_line) == (UnitKind.PARAGRAPH, 8, 8)
+    term = units[("once",)]  # the term's own reference: the term and its definition, once
+    assert (term.kind, term.start_line, term.end_line) == (UnitKind.DEFINITION, 10, 11)
+    field = units[("mypkg.f",)]  # a field's name is on its body's first line already
+    assert field.text == ":param name: the :func:`mypkg.f` name to use."
+    assert len(doc.units) == 4
+    for r in _refs(doc.units):
+        assert _at(DEFINITIONS_RST, r) == r.text, r
+
+
 def test_myst_eval_rst_fences_keep_the_markdown_lines_and_module() -> None:
     text = "# API\n\n```{currentmodule} click\n```\n\n```{eval-rst}\n.. autofunction:: group\n```\n"
     doc = read_doc("docs/api.md", text.encode(), KnowledgeKind.DOCUMENTATION)

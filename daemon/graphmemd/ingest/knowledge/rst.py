@@ -278,6 +278,27 @@ def _unit_node(node: nodes.Node) -> nodes.Element | None:
     return p if isinstance(p, nodes.Element) else None
 
 
+def _term_line(owner: nodes.Element) -> int | None:
+    """The line of the term a definition's first paragraph defines (None for any other unit):
+    Sphinx's "**location**" over "Where the message emitted." was a unit without the word it
+    defines."""
+    definition = owner.parent
+    if not isinstance(owner, nodes.paragraph) or not isinstance(definition, nodes.definition):
+        return None
+    item = definition.parent
+    if not definition.children or definition[0] is not owner or not isinstance(item, nodes.definition_list_item):
+        return None
+    return item.line if isinstance(item.line, int) else None
+
+
+def _first_paragraph(item: nodes.definition_list_item) -> nodes.paragraph | None:
+    """The first paragraph of a definition list item's definition, if it starts with one."""
+    definition = next((c for c in item.children if isinstance(c, nodes.definition)), None)
+    if definition is None or not definition.children or not isinstance(definition[0], nodes.paragraph):
+        return None
+    return definition[0]
+
+
 def _headings(node: nodes.Node) -> tuple[str, ...]:
     out: list[str] = []
     p = node.parent
@@ -424,14 +445,19 @@ def extract_rst(text: str, doc_path: str) -> list[Unit]:
             continue
         ref = _inline_ref(ctx, node, module)
         owner = _unit_node(node)
+        if isinstance(owner, nodes.definition_list_item):  # a term's reference: one unit with its definition's
+            owner = _first_paragraph(owner) or owner  # first paragraph (``_term_line``)
         if ref is not None and owner is not None:
             listed = isinstance(owner.parent, nodes.list_item) or isinstance(owner, nodes.entry)
             ref = in_section(ref, module, _scope(node), listed)
             grouped.setdefault(id(owner), (owner, []))[1].append(ref)
     for owner, refs in grouped.values():
         start, end = _unit_lines(ctx, owner, refs)
-        body = "\n".join(ctx.src[start - 1 : end]).strip()
         kind = _KIND_OF.get(type(owner), UnitKind.PARAGRAPH)
+        term = _term_line(owner)
+        if term is not None:  # a definition's first paragraph: with its term
+            start, kind = min(start, term), UnitKind.DEFINITION
+        body = "\n".join(ctx.src[start - 1 : end]).strip()
         if isinstance(owner.parent, nodes.list_item) and kind is UnitKind.PARAGRAPH:
             kind = UnitKind.LIST_ITEM
         units.append(Unit(kind, start, end, _headings(owner), body, tuple(refs)))
