@@ -157,8 +157,7 @@ def confirming_elsewhere(home: Observation, shown: Observation, home_rt: RepoRun
     branch = head_branch(home_rt.root)
     where = f"{home_rt.root}" + (f" (branch {branch})" if branch else "")
     return (
-        f"{home.id} is {shown.status.value} only in this checkout: it was saved in {where}, where it is "
-        f"{home.status.value}, and a note confirms on the code of the checkout it was saved in. It is judged here "
-        "on this checkout's code, and is fresh here again once that code is what the note was anchored to (or "
-        "the change reaches its checkout and is confirmed there); if it no longer holds, update its text"
+        f"{home.id} is {shown.status.value} only in this checkout: its code here differs from {where}, where the "
+        f"note was saved and is {home.status.value}. A note is confirmed in the checkout it was saved in (once the "
+        "change is merged there); if it no longer holds, edit its text"
     )
