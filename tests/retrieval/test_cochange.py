@@ -302,7 +302,7 @@ def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_pat
     """Mining waits for the index pass and for its store write (``unwritten``): it never
     competes with either for the cores."""
     root = _one_commit_repo(tmp_path / "repo")
-    keeper = CoChangeKeeper(tmp_path / "data", interval=0)
+    keeper = CoChangeKeeper(tmp_path / "data", interval=0, idle_interval=0)
     repo = Repo("r", root, IndexState.INDEXING)
     assert keeper.step(lambda: [repo])
     assert keeper.get("r") is None
@@ -383,7 +383,7 @@ def test_no_round_mines_while_an_index_pass_runs(tmp_path: Path) -> None:
     """While any repository's pass runs (a new worktree being derived), no mining starts:
     ``git log -p`` would take the cores the pass needs."""
     root = _one_commit_repo(tmp_path / "repo")
-    keeper = CoChangeKeeper(tmp_path / "data", interval=0)
+    keeper = CoChangeKeeper(tmp_path / "data", interval=0, idle_interval=0)
     ready, other = Repo("r", root, IndexState.READY), Repo("w", tmp_path / "w", IndexState.INDEXING)
     assert keeper.step(lambda: [ready, other])
     assert keeper.get("r") is None
