@@ -171,7 +171,7 @@ class StoreWriter:
         try:
             done = self._run(*item)
         finally:
-            if self._owner is not None and self.yielded_s > yielded:
+            if self._owner is not None and self.yielded_s - yielded >= 0.05:
                 logger.info("a bulk write of %s gave way to another checkout's first pass for %.2fs", self._owner,
                             self.yielded_s - yielded)  # fmt: skip
             self._owner = None
