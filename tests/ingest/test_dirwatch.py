@@ -4,6 +4,7 @@ yields before its timeout, and still reports a change within its debounce."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -64,3 +65,11 @@ def test_a_directory_that_cannot_be_watched_raises() -> None:
     d = short_tmp("gmd").resolve()
     with pytest.raises(OSError, match="cannot watch"):
         dirwatch.DirWatch([d / "gone"])
+
+
+def test_a_watch_never_iterated_releases_its_inotify_instance() -> None:
+    d = short_tmp("gmd").resolve()
+    fds = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        watch_dirs([d], threading.Event(), 100)  # (made, dropped unstarted)
+    assert len(os.listdir("/proc/self/fd")) <= fds + 2

@@ -59,6 +59,7 @@ class DirWatch:
     be watched (gone, not a directory, inotify's limits reached). ``close`` when done."""
 
     def __init__(self, dirs: Sequence[Path]) -> None:
+        self._fd = -1
         lib = _lib()
         if lib is None:
             raise OSError(errno.ENOSYS, "inotify is not available")
@@ -73,7 +74,7 @@ class DirWatch:
                     code = ctypes.get_errno()
                     raise OSError(code, f"cannot watch {d}: {os.strerror(code)}", str(d))
         except BaseException:
-            os.close(fd)
+            self.close()
             raise
         self._poll = select.poll()
         self._poll.register(fd, select.POLLIN)
@@ -104,6 +105,9 @@ class DirWatch:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+    def __del__(self) -> None:  # (a watch made and never iterated: its generator never closes it)
+        self.close()
 
 
 def watch(dirs: Sequence[Path], stop: threading.Event, timeout_ms: int) -> Iterator[bool]:
