@@ -305,7 +305,7 @@ def test_a_round_mines_only_repositories_ready_with_their_writes_durable(tmp_pat
     """Mining waits for the index pass and for its store write (``unwritten``): it never
     competes with either for the cores."""
     root = _one_commit_repo(tmp_path / "repo")
-    keeper = CoChangeKeeper(tmp_path / "data", interval=0)
+    keeper = CoChangeKeeper(tmp_path / "data", interval=0, idle_interval=0)
     repo = Repo("r", root, IndexState.INDEXING)
     assert keeper.step(lambda: [repo])
     assert keeper.get("r") is None
@@ -386,7 +386,7 @@ def test_no_round_mines_while_an_index_pass_runs(tmp_path: Path) -> None:
     """While any repository's pass runs (a new worktree being derived), no mining starts:
     ``git log -p`` would take the cores the pass needs."""
     root = _one_commit_repo(tmp_path / "repo")
-    keeper = CoChangeKeeper(tmp_path / "data", interval=0)
+    keeper = CoChangeKeeper(tmp_path / "data", interval=0, idle_interval=0)
     ready, other = Repo("r", root, IndexState.READY), Repo("w", tmp_path / "w", IndexState.INDEXING)
     assert keeper.step(lambda: [ready, other])
     assert keeper.get("r") is None
@@ -396,3 +396,44 @@ def test_no_round_mines_while_an_index_pass_runs(tmp_path: Path) -> None:
     other.state = IndexState.READY
     assert keeper.step(lambda: [ready])
     assert keeper.get("r") is not None
+
+
+def test_with_every_head_mined_a_round_waits_the_idle_pause_unless_woken(tmp_path: Path) -> None:
+    """An idle daemon reads no HEAD every 2 s: once every repository is mined up to its HEAD,
+    the next round comes ``idle_interval`` later, or as soon as the git directories' watch
+    wakes it (a commit) — and then it takes the new commit."""
+    import threading
+    import time
+
+    root = _one_commit_repo(tmp_path / "repo")
+    keeper = CoChangeKeeper(tmp_path / "data", interval=0.01, idle_interval=600)
+    repo = Repo("r", root, IndexState.READY)
+    rounds: list[float] = []
+
+    def loop() -> None:
+        while keeper.step(lambda: [repo]):
+            rounds.append(time.monotonic())
+
+    t = threading.Thread(target=loop, daemon=True)
+    t.start()
+    try:
+        deadline = time.monotonic() + 5
+        while keeper.get("r") is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        first = keeper.get("r")
+        assert first is not None
+        time.sleep(0.5)
+        assert len(rounds) <= 1, f"{len(rounds)} rounds in 0.5 s with nothing to do"
+        (root / "a.py").write_text("def f():\n    return 2\n")
+        _git(root, "commit", "-qam", "two")
+        keeper.wake()
+        deadline = time.monotonic() + 5
+        while (got := keeper.get("r")) is first and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert got is not None
+        assert got is not first
+        assert len(got) == 2
+    finally:
+        keeper.stop()
+        t.join(5)
+    assert not t.is_alive()

@@ -5,6 +5,7 @@ only the watch can wake them."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,3 +92,63 @@ def test_without_the_watch_only_the_looks_see_it(loops_of: list[Loops]) -> None:
         wait_for(lambda: loops.added, 2)
     loops.worktrees.wake()
     wait_for(lambda: loops.added == [root.parent / "wt1"], 5)
+
+
+class CountedWatch(WorktreeWatch):
+    """A ``WorktreeWatch`` that counts how often it read the worktree folders."""
+
+    reads = 0
+
+    def _worktrees(self, common_dir: Path) -> tuple[Path, ...]:
+        self.reads += 1
+        return super()._worktrees(common_dir)
+
+
+def test_while_the_folders_are_watched_an_unwoken_step_reads_them_not_and_a_deleted_directory_is_still_seen() -> None:
+    """Unwoken (nothing changed in a git directory), the loop only looks whether each checkout's
+    directory is there: it reads no worktree folder once a second, and a checkout whose
+    directory was deleted (not by git: nothing wakes it) is dropped at its next step."""
+    root = repo()
+    wt = root.parent / "wt1"
+    git(root, "worktree", "add", "-q", "-b", "one", str(wt))
+    rts = [RepoRuntime.create(root), RepoRuntime.create(wt)]
+    dropped: list[Path] = []
+    watch = CountedWatch(lambda: list(rts), set, lambda p: None, lambda rt: dropped.append(rt.root),
+                         interval_s=0.01, watched=lambda: True, full_look_s=600)  # fmt: skip
+    watch.wake()
+    assert watch.step()  # woken: the folders are read
+    assert watch.reads == 1
+    for _ in range(20):
+        assert watch.step()
+    assert watch.reads == 1  # 20 unwoken steps, nothing read
+    watch.wake()
+    assert watch.step()
+    assert watch.reads == 2
+    shutil.rmtree(wt)
+    assert watch.step()
+    assert dropped == [wt]
+
+
+def test_while_the_folders_are_not_watched_every_step_reads_them() -> None:
+    """The control: with the watch of the git directories down, each step reads the folders."""
+    root = repo()
+    rts = [RepoRuntime.create(root)]
+    watch = CountedWatch(lambda: list(rts), set, lambda p: None, lambda rt: None, interval_s=0.01,
+                         watched=lambda: False, full_look_s=600)  # fmt: skip
+    for _ in range(5):
+        assert watch.step()
+    assert watch.reads == 5
+
+
+def test_the_watch_is_live_once_it_watches_and_wakes_on_a_commit(loops_of: list[Loops]) -> None:
+    """A commit writes into the watched git directory (``COMMIT_EDITMSG``, the index): the watch
+    wakes its listeners (co-change's loop among them: ``CheckoutOps._git_changed``)."""
+    root = repo()
+    loops = Loops(root)
+    loops_of.append(loops)
+    wait_for(lambda: loops.git_dirs.live, 5)
+    woken: list[int] = []
+    loops.git_dirs._wake = lambda: woken.append(1)
+    (root / "a.py").write_text("x = 2\n")
+    git(root, "commit", "-q", "-am", "b")
+    wait_for(lambda: woken, 5)

@@ -45,11 +45,19 @@ class CheckoutOps:
         self._add = add
         self._cochange = cochange
         #: worktrees added and removed by git are registered and dropped by themselves
-        self.watch = WorktreeWatch(registry.all, registry.declined, self.found, self.drop)
+        self.watch = WorktreeWatch(registry.all, registry.declined, self.found, self.drop, watched=self._watched)
         self._loop = SupervisedThread("worktrees", self.watch.step, health)
-        #: wakes that loop when a common git directory's worktree folders change
-        self._git_dirs = GitDirWatch(self.watch.common_dirs, self.watch.wake)
+        #: wakes that loop, and co-change's, when a common git directory or its worktree folders
+        #: change (a worktree added or removed; a commit, checkout or reset: each writes there)
+        self._git_dirs = GitDirWatch(self.watch.common_dirs, self._git_changed)
         self._git_loop = SupervisedThread("git-dirs", self._git_dirs.step, health)
+
+    def _watched(self) -> bool:
+        return self._git_dirs.live
+
+    def _git_changed(self) -> None:
+        self.watch.wake()
+        self._cochange.wake()
 
     def attach(self, memory: Memory, code: CodeView) -> None:
         """Let memory project every note into the other checkouts of its repository."""

@@ -156,6 +156,7 @@ class Core:
             self.health, self._store_idle, self.faults, after_each=self._store_recycle, space_check=space
         )
         store.pause_point = writer.between_steps  # observation copies between a bulk load's chunks
+        writer.yield_to = self.registry.adding  # a worktree's pass before another checkout's bulk write
         memory = self._memory = Memory(self.cfg.paths.journal, store, writer, self.bus, self.faults)
         self.checkouts.attach(memory, self.state)
         report = memory.open()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -31,9 +32,12 @@ from graphmemd.ingest.worktree_plan import CheckoutSeen, WorktreePlan, plan
 
 logger = logging.getLogger(__name__)
 
-#: how often the worktree folders and checkout directories are looked at when nothing woke
-#: the loop (a deleted checkout directory; a common directory that could not be watched)
+#: how often the checkout directories are looked at when nothing woke the loop (a deleted
+#: checkout directory), and the worktree folders too while a common directory is not watched
 INTERVAL_S = 1.0
+#: how often the worktree folders are read when nothing woke the loop while they are watched
+#: (a safety net: every change git makes there wakes it)
+FULL_LOOK_S = 30.0
 #: how often the watch of the common directories checks whether what it watches changed
 WATCH_TIMEOUT_MS = 1000
 
@@ -48,24 +52,40 @@ class WorktreeWatch:
         add: Callable[[Path], object],
         drop: Callable[[RepoRuntime], object],
         interval_s: float = INTERVAL_S,
+        watched: Callable[[], bool] = lambda: False,
+        full_look_s: float = FULL_LOOK_S,
     ) -> None:
         self._checkouts = checkouts
         self._declined = declined
         self._add = add
         self._drop = drop
         self._interval = interval_s
+        #: whether every common directory's worktree folders are watched now (``GitDirWatch.live``)
+        self._watched = watched
+        self._full_look = full_look_s
         self._stop = threading.Event()
         self._woken = threading.Event()
+        #: (checkout id, its directory exists) of each checkout at the last look, and when it was
+        self._last: frozenset[tuple[str, bool]] = frozenset()
+        self._last_at = -float("inf")
 
     def step(self) -> bool:
         """One look, once woken (``wake``) or ``interval_s`` after the last (supervised
-        loop); False once stopped."""
-        self._woken.wait(self._interval)
+        loop); False once stopped. Unwoken while the worktree folders are watched, only the
+        checkouts' directories are looked at (a ``stat`` each), and the folders read when one
+        of those changed or ``full_look_s`` after the last full look."""
+        woken = self._woken.wait(self._interval)
         self._woken.clear()  # (before the look: a wake during it means another look)
         if self._stop.is_set():
             return False
-        self.look()
+        if woken or not self._watched() or time.monotonic() - self._last_at >= self._full_look or self._moved():
+            self.look()
         return not self._stop.is_set()
+
+    def _moved(self) -> bool:
+        """Whether a checkout came, went, or had its directory appear or disappear since the
+        last look."""
+        return frozenset((rt.id, rt.root.is_dir()) for rt in self._checkouts()) != self._last
 
     def wake(self) -> None:
         """Look now (something changed in a common directory's worktree folders)."""
@@ -81,6 +101,7 @@ class WorktreeWatch:
         seen = [
             CheckoutSeen(rt.id, rt.root, rt.repository, rt.common_dir, rt.root.is_dir(), rt.git_prefix) for rt in rts
         ]
+        self._last, self._last_at = frozenset((c.id, c.exists) for c in seen), time.monotonic()
         worktrees = {c: self._worktrees(c) for c in {rt.common_dir for rt in rts} if c is not None and c.is_dir()}
         todo = plan(seen, worktrees, self._declined())
         by_id = {rt.id: rt for rt in rts}
@@ -132,21 +153,28 @@ class GitDirWatch:
         self._wake = wake
         self._stop = threading.Event()
         self._failed = False  # (the first failure is a warning, the next ones are not)
+        #: every common directory's worktree folders are watched now (or there is none):
+        #: ``WorktreeWatch`` need not read them unless woken
+        self.live = False
 
     def step(self) -> bool:
         """Watch what there is to watch until that changes (supervised loop); False once stopped."""
         dirs = watched_dirs(self._common_dirs())
         if not dirs:
+            self.live = True
             return not self._stop.wait(WATCH_TIMEOUT_MS / 1000)
         try:
+            changes = watch_dirs(dirs, self._stop, WATCH_TIMEOUT_MS)
             self._wake()  # (what changed before this watch began)
-            for changed in watch_dirs(dirs, self._stop, WATCH_TIMEOUT_MS):
+            for changed in changes:
+                self.live = True
                 if changed:
                     self._wake()
                 if watched_dirs(self._common_dirs()) != dirs:
                     break  # a worktree came or went, a checkout of another repository: watch anew
         except (OSError, RuntimeError) as exc:  # one went away meanwhile, inotify is exhausted (the
             # watch's own errors are RuntimeErrors): the looks go on, once a second
+            self.live = False
             (logger.debug if self._failed else logger.warning)("watch of git directories ended: %s", exc)
             self._failed = True
             self._stop.wait(WATCH_TIMEOUT_MS / 1000)

@@ -55,6 +55,9 @@ logger = logging.getLogger(__name__)
 #: a checkout is derived from a sibling when at least this share of its files equal the sibling's
 MIN_EQUAL_SHARE = 0.5
 
+#: ``copy_rows`` gives way to a new checkout's pass after decoding this many files
+GIVE_WAY_FILES = 200
+
 #: (repository id, path, content hash) -> a parse text queued for the parse cache, or None
 Queued = Callable[[str, str, str], str | None]
 #: a file's (content hash, size), as read when a derivation is planned
@@ -96,17 +99,24 @@ def copy_rows(
     rename: Mapping[str, str],
     infos: Mapping[str, Sequence[SymbolInfo]],
     into: Held | None = None,
+    give_way: Callable[[str], float] = lambda _owner: 0.0,
 ) -> None:
     """On the store writer: give ``target`` the cached parses and the store rows of the files
     ``heads`` names, as ``source`` has them (its edges renamed by ``rename``). A file whose
     parse ``source`` no longer caches is left out (the next start parses it). ``into``: the
     edges into the files ``target`` holds another content of, picked from the same read of
-    ``source``'s edges and kept in it for a write after those files' own (``Held``)."""
-    started, now, cpu = time.monotonic(), time.time(), time.thread_time()
+    ``source``'s edges and kept in it for a write after those files' own (``Held``).
+    ``give_way(target)`` is called before each of its three parts and every ``GIVE_WAY_FILES``
+    files decoded (``StoreWriter.yield_point``: a worktree added meanwhile has its pass first)."""
+    started, now = time.monotonic(), time.time()
+    give_way(target)
+    cpu = time.thread_time()
     rows: list[CachedParse] = []
     records: list[tuple[FileRecord, ParsedFile]] = []
     missing: list[str] = []
-    for head in heads:
+    for i, head in enumerate(heads):
+        if i and not i % GIVE_WAY_FILES:
+            give_way(target)
         try:
             text = sibling_text(parses, queued, source, head)
             parsed = decode(text, outline=True) if text is not None else None
@@ -125,17 +135,24 @@ def copy_rows(
         gone = {file_id(target, p) for p in missing}
         keep = {a: b for a, b in rename.items() if b not in gone and b.split("::", 1)[0] not in gone}
     parses.put_rows(target, rows)
+    c1 = time.thread_time()
+    give_way(target)
     stored = store.load_resolved_edges(source)
+    c2 = time.thread_time()
     edges = renamed_edges(stored, keep)
     if into is not None:
         into.edges = held_edges(stored, keep, into.rename, into.keep)
     del stored
+    c3 = time.thread_time()
+    give_way(target)
     store.replace_files(target, records, (), edges, infos={r.path: infos[r.path] for r, _ in records})
+    c4 = time.thread_time()
     n = len(records)
     del rows, records, edges
     malloc.trim()  # (what the bulk read and load allocated on this thread, back to the system)
-    logger.info("stored %s from %s: %d files in %.2fs (%.2f CPU-s of the writer's thread)", target, source, n,
-                time.monotonic() - started, time.thread_time() - cpu)  # fmt: skip
+    logger.info("stored %s from %s: %d files in %.2fs (%.2f CPU-s of the writer's thread: parses %.2f, "
+                "edges read %.2f, renamed %.2f, written %.2f)", target, source, n, time.monotonic() - started,
+                time.thread_time() - cpu, c1 - cpu, c2 - c1, c3 - c2, c4 - c3)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -261,10 +278,11 @@ class Deriver:
                  sorted(equal.items())]  # fmt: skip
         rt.derived_from = source.id
         store, parses, queued, src, rid = self._store, self._parses, self._queued, source.id, rt.id
+        give_way = self._writer.yield_point
         rename = derived.rename
 
         def copy(held: Held) -> None:
-            copy_rows(store, parses, queued, src, rid, heads, rename, infos, held)
+            copy_rows(store, parses, queued, src, rid, heads, rename, infos, held, give_way)
 
         self._pending[rid] = Pending(differing, again, derived, copy)
         for event in file_events(delta, time.time()):

@@ -351,6 +351,16 @@ class RepoRegistry:
         repository = self.repository_of(checkout_id)
         return [r for r in self.checkouts(repository) if r.id != checkout_id]
 
+    def adding(self, besides: str) -> bool:
+        """Whether a checkout other than ``besides`` is in its first index pass (its job runs,
+        it was never current) beside an indexed sibling: a worktree being added, which the
+        store writer's bulk writes of other checkouts give way to (``StoreWriter.yield_point``).
+        A lone repository's cold pass is not one (its own writes are not held up)."""
+        return any(
+            rt.busy and rt.last_indexed_at is None and rt.id != besides and any(s.n_files for s in self.siblings(rt.id))
+            for rt in self.all()
+        )
+
     def members(self, repository: str) -> list[tuple[str, Path]]:
         """(checkout id, root) of every checkout ``repository`` ever had: registered or gone."""
         with self._lock:

@@ -224,10 +224,16 @@ class RepoLike(Protocol):
 class CoChangeKeeper:
     """Each repository's current ``CoChange``, kept up to date off the request path."""
 
-    def __init__(self, data_dir: Path, window: int = DEFAULT_WINDOW, interval: float = 2.0) -> None:
+    def __init__(
+        self, data_dir: Path, window: int = DEFAULT_WINDOW, interval: float = 2.0, idle_interval: float = 30.0
+    ) -> None:
         self.files = CoChangeFiles(data_dir / "cochange")
         self.miner = CoChangeMiner(window, scratch=None)
+        #: the pause between rounds while a repository waits for its pass (or its writes)
         self.interval = interval
+        #: the pause once every repository was brought to its HEAD, unless woken (``wake``)
+        self.idle_interval = idle_interval
+        self._woken = threading.Event()
         self._current: dict[str, CoChange] = {}
         #: repository id -> the folder its co-change covers (``GitPlace.prefix``: "" for a top)
         self._prefix: dict[str, str] = {}
@@ -302,18 +308,27 @@ class CoChangeKeeper:
         """One round for a supervised loop: refresh every repository whose index pass is
         done and durable (so neither the indexing nor the store's bulk write competes with
         mining), none while any repository's pass runs (``BUSY_STATES``: a worktree added
-        meanwhile is derived without ``git log`` beside it), then wait ``interval`` seconds.
-        Returns False once ``stop`` was called."""
+        meanwhile is derived without ``git log`` beside it), then wait ``interval`` seconds
+        while one waits for that, else ``idle_interval`` unless woken (``wake``: a git
+        directory changed). Returns False once ``stop`` was called."""
         repos = list(list_repos())
-        if any(rt.state in BUSY_STATES for rt in repos):
-            repos = []
-        for rt in repos:
+        waiting = any(rt.state in BUSY_STATES for rt in repos)
+        for rt in [] if waiting else repos:
             if self._stop.is_set():
                 return False
             if rt.state is IndexState.READY and not rt.unwritten:
                 self.refresh(rt.id, rt.root)
-        return not self._stop.wait(self.interval)
+            else:
+                waiting = True
+        self._woken.wait(self.interval if waiting else self.idle_interval)
+        self._woken.clear()
+        return not self._stop.is_set()
+
+    def wake(self) -> None:
+        """Start the next round now (a commit, checkout or reset may have moved a HEAD)."""
+        self._woken.set()
 
     def stop(self) -> None:
         """End the loop at its next step."""
         self._stop.set()
+        self._woken.set()

@@ -30,6 +30,9 @@ logger = logging.getLogger(__name__)
 
 #: passes and batches hand their cached parses to the store writer in chunks of this many files
 CACHE_CHUNK = 256
+#: a write of at least this many files gives way to a new checkout's first pass first
+#: (``StoreWriter.yield_point``: a branch worktree's differing files); an edit's does not
+YIELD_FILES = 50
 
 
 class DeltaSink:
@@ -107,8 +110,13 @@ class DeltaSink:
         removed, sources, edges = set(delta.removed), set(delta.edge_sources), delta.edges
         infos = {f.path: f.symbols for f in delta.changed}
 
+        writer = self._writer
+
         def replace() -> None:
-            started, cpu = time.monotonic(), time.thread_time()
+            started = time.monotonic()
+            if len(records) >= YIELD_FILES:
+                writer.yield_point(rid)
+            cpu = time.thread_time()
             store.replace_files(rid, records, removed, edges, edge_sources=sources, infos=infos)
             logger.info(
                 "stored %s: %d files, %d removed in %.3fs (%.2f CPU-s of the writer's thread)",

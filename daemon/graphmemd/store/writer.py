@@ -9,6 +9,12 @@ Observation copies are *urgent*: an acknowledgement waits for them (``memory.py`
 run before any queued graph write, and between the chunks of a running bulk load
 (``between_steps``, which the store calls after each chunk), instead of behind a whole pass.
 
+A bulk write that is not urgent gives way to a newer checkout's first index pass
+(``yield_point``: a worktree added while the previous one's rows are still being copied):
+on two cores, the copy's Python work took the interpreter from that pass and doubled its
+time to current. It waits while ``yield_to`` says such a pass runs, at most ``YIELD_MAX_S``
+at each point, running the urgent writes meanwhile.
+
 Writes are refused up front while the store's file system is nearly full (``space_check``):
 Kùzu 0.11.3 can crash the process (SIGSEGV) on the next statement after a write that ran out
 of space, so it is never let near ENOSPC. Refused writes fail like any other; the journal
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -34,6 +41,11 @@ from graphmemd.runtime.supervisor import SupervisedThread, describe
 logger = logging.getLogger(__name__)
 
 COMPONENT = "store-writer"
+
+#: the longest a bulk write waits at one ``yield_point`` for a newer checkout's pass
+YIELD_MAX_S = 3.0
+#: how often a waiting write looks again whether the pass is done (and runs urgent writes)
+YIELD_POLL_S = 0.02
 
 
 class StoreWriter:
@@ -61,6 +73,14 @@ class StoreWriter:
         self._space_check = space_check
         #: writes that failed or were refused: a clean stop then writes no snapshots
         self.failed = 0
+        #: checkout id -> whether a first index pass of another checkout runs now, which a
+        #: bulk write of that checkout gives way to (``yield_point``); None: never
+        self.yield_to: Callable[[str], bool] | None = None
+        self._closing = False
+        #: the checkout whose bulk write runs now, once it called ``yield_point`` (None: none)
+        self._owner: str | None = None
+        #: seconds bulk writes waited at ``yield_point``, in all
+        self.yielded_s = 0.0
         self._loop = SupervisedThread(COMPONENT, self._step, health)
         self._loop.start()
 
@@ -85,14 +105,47 @@ class StoreWriter:
 
     def between_steps(self) -> None:
         """Run the urgent writes queued now, when called on the writer thread inside a long
-        write (the store calls it between the chunks of a bulk load); elsewhere nothing."""
+        write (the store calls it between the chunks of a bulk load); elsewhere nothing.
+        Inside a write that gave its checkout to ``yield_point``, then give way there too."""
         if threading.get_ident() != self._thread_id or self._in_urgent:
             return  # not the writer, or already inside an urgent write (never nested)
+        self._urgent_now()
+        if self._owner is not None:
+            self._give_way(self._owner, YIELD_MAX_S)
+
+    def _urgent_now(self) -> None:
         self._in_urgent = True
         try:
             self._run_urgent()
         finally:
             self._in_urgent = False
+
+    def yield_point(self, owner: str, most_s: float = YIELD_MAX_S) -> float:
+        """On the writer thread, inside a bulk write of checkout ``owner``: wait while
+        ``yield_to(owner)`` says another checkout's first index pass runs (at most ``most_s``;
+        not once the writer is closing), running the urgent writes meanwhile; returns how long
+        it waited. The rest of that write gives way the same at each of its steps
+        (``between_steps``: each chunk and table of its bulk load). Elsewhere, or with no
+        ``yield_to``, returns 0 at once."""
+        if threading.get_ident() != self._thread_id or self._in_urgent:
+            return 0.0
+        self._owner = owner
+        return self._give_way(owner, most_s)
+
+    def _give_way(self, owner: str, most_s: float) -> float:
+        busy = self.yield_to
+        if busy is None:
+            return 0.0
+        started = time.monotonic()
+        deadline = started + most_s
+        while not self._closing and busy(owner) and time.monotonic() < deadline:
+            self._urgent_now()
+            with self._cond:
+                if not self._urgent and not self._closing:
+                    self._cond.wait(YIELD_POLL_S)
+        waited = time.monotonic() - started
+        self.yielded_s += waited
+        return waited
 
     def _run_urgent(self) -> None:
         while True:
@@ -114,7 +167,15 @@ class StoreWriter:
             item = self._urgent.popleft() if self._urgent else self._normal.popleft()
         if item is None:
             return False
-        if not self._run(*item):
+        self._owner, yielded = None, self.yielded_s
+        try:
+            done = self._run(*item)
+        finally:
+            if self._owner is not None and self.yielded_s - yielded >= 0.05:
+                logger.info("a bulk write of %s gave way to another checkout's first pass for %.2fs", self._owner,
+                            self.yielded_s - yielded)  # fmt: skip
+            self._owner = None
+        if not done:
             return True  # refused for lack of space: and no upkeep either
         hooks = [h for h in (self._after_each, self._on_idle if self._empty() else None) if h is not None]
         for hook in hooks:
@@ -151,6 +212,7 @@ class StoreWriter:
         """Finish every queued write, then stop; True when all were done and none failed."""
         self._loop.stop_after_crash()
         with self._cond:
+            self._closing = True
             self._normal.append(None)
             self._cond.notify()
         self._loop.join(timeout)
