@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.types import Checkout, Observation, ObservationStatus, Repository
+from graphmem.types import Anchor, Checkout, Observation, ObservationStatus, Repository
 
 from graphmemd.app.status import repository_summary
 from graphmemd.app.worktrees import GitDirWatch, WorktreeWatch
@@ -22,6 +22,7 @@ from graphmemd.ingest.watcher import RepoWatcher
 from graphmemd.memory.anchors import CodeView
 from graphmemd.memory.memory import Memory
 from graphmemd.retrieval.cochange_git import CoChangeKeeper
+from graphmemd.retrieval.readview import ReadView
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread
 
@@ -154,14 +155,18 @@ def origin_of(rt: RepoRuntime | None) -> tuple[str, str]:
     return (head_commit(rt.root), head_branch(rt.root)) if rt is not None else ("", "")
 
 
-def confirming_elsewhere(home: Observation, shown: Observation, home_rt: RepoRuntime) -> str:
-    """Why confirming ``home`` (a note as saved, in ``home_rt``) from another checkout, which
-    shows it as ``shown``, is refused ("" when it is not): a note confirms on the code of the
-    checkout it was saved in. Stale or suspect only in the other checkout (fresh at home), it
-    would be re-anchored to code that did not change and stay stale where it was confirmed."""
+def confirming_elsewhere(view: ReadView, home: Observation, checkout: str) -> str:
+    """Why confirming ``home`` (a note as saved) from ``checkout`` is refused ("" when it is
+    not): a note confirms on the code of the checkout it was saved in. Stale or suspect only in
+    another checkout (fresh at home), it would be re-anchored to code that did not change and
+    stay stale where it was confirmed."""
+    if not checkout or checkout == home.repo_id:
+        return ""
+    shown = view.observation_in(home.id, (checkout,))
     doubted = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
     if shown.status not in doubted or home.status in doubted:
         return ""
+    home_rt = view.repo(home.repo_id)
     branch = head_branch(home_rt.root)
     where = f"{home_rt.root}" + (f" (branch {branch})" if branch else "")
     return (
@@ -169,3 +174,17 @@ def confirming_elsewhere(home: Observation, shown: Observation, home_rt: RepoRun
         f"note was saved and is {home.status.value}. A note is confirmed in the checkout it was saved in (once the "
         "change is merged there); if it no longer holds, edit its text"
     )
+
+
+def current_anchors(view: ReadView, o: Observation) -> tuple[list[Anchor], list[str]]:
+    """``o``'s anchors on the code as it is now (what a confirmation re-anchors it to), and the
+    references of those whose code is gone."""
+    anchors: list[Anchor] = []
+    lost: list[str] = []
+    for a in o.anchors:
+        now = view.current_anchor(a)
+        if now is None:
+            lost.append(a.ref)
+        else:
+            anchors.append(now)
+    return anchors, lost

@@ -33,7 +33,7 @@ from graphmem.types import (
 )
 
 from graphmemd.app import transfer
-from graphmemd.app.checkouts import CheckoutOps, confirming_elsewhere, origin_of
+from graphmemd.app.checkouts import CheckoutOps, confirming_elsewhere, current_anchors, origin_of
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
 from graphmemd.graph.codegraph import CodeGraph
@@ -400,18 +400,9 @@ class Core:
         o = self.memory.book.get(obs_id)
         if o.status is ObservationStatus.ARCHIVED:
             raise FailedPrecondition(f"{obs_id} is archived; save a new observation instead of confirming it")
-        if checkout and checkout != o.repo_id:
-            refused = confirming_elsewhere(o, self.view.observation_in(obs_id, (checkout,)), self.view.repo(o.repo_id))
-            if refused:
-                raise FailedPrecondition(refused)
-        anchors: list[Anchor] = []
-        lost: list[str] = []
-        for a in o.anchors:
-            now = self.view.current_anchor(a)
-            if now is None:
-                lost.append(a.ref)
-            else:
-                anchors.append(now)
+        if refused := confirming_elsewhere(self.view, o, checkout):
+            raise FailedPrecondition(refused)
+        anchors, lost = current_anchors(self.view, o)
         if o.knowledge is not None:
             return self.knowledge.confirm(o, anchors, by)
         return self.memory.confirm(obs_id, anchors, lost, by, self._commit_of(obs_id))
