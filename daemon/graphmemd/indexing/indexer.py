@@ -310,7 +310,7 @@ class Indexer:
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         if plan:
             steps.mark("derive")
-        units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
+        units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes, early=plan is not None)
         steps.mark("parse")
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
@@ -357,10 +357,18 @@ class Indexer:
         _log_pass(rt, len(skipped), steps, (started, t_parsed, ready[0] if ready else time.time()), waited)
 
     def _parse_pass(
-        self, rt: RepoRuntime, todo: Todo, skipped: dict[str, str], started: float, outcomes: Outcomes | None = None
+        self,
+        rt: RepoRuntime,
+        todo: Todo,
+        skipped: dict[str, str],
+        started: float,
+        outcomes: Outcomes | None = None,
+        *,
+        early: bool = False,
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
         """Parse ``todo`` (``outcomes``: its parse, if started), overlapping the daemon's per-file work (resolver
-        input, symbol ids) with the workers' parsing; its cached parses queued meanwhile (``DeltaSink.cache_early``)."""
+        input, symbol ids; ``early``: its resolution, ``ParsedUnit.edges``) with the workers' parsing; its cached
+        parses queued meanwhile (``DeltaSink.cache_early``)."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
@@ -372,7 +380,7 @@ class Indexer:
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 rt.pass_symbols += len(out.parsed.symbols)
-                unit = _take(rt, self._state, out, out.parsed, prepared, donors)
+                unit = _take(rt, self._state, out, out.parsed, prepared, donors, resolve=early)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
@@ -642,6 +650,7 @@ def _take(
     donors: Sequence[RepoRuntime] = (),
     *,
     compare_later: bool = False,
+    resolve: bool = False,
 ) -> ParsedUnit:
     """Hand a new parse to the resolver while the workers parse the rest, and derive its
     symbols (into ``prepared``, which ``build_delta`` then does not set or derive again);
@@ -658,7 +667,12 @@ def _take(
     A file this checkout has no symbols of yet (a new worktree, a new file) takes, from the
     first of ``donors`` (sibling checkouts) that has it, the records of its kept parse that
     are equal (symbols, imports, inheritances), else the strings of its symbols
-    (``sharing.share_parse``): a worktree equal to another holds those once."""
+    (``sharing.share_parse``): a worktree equal to another holds those once.
+
+    ``resolve`` (a derived checkout's pass, whose other files the resolver holds already):
+    the file is resolved now, against the sibling's versions of the files not set yet, while
+    the workers parse the rest; ``build_delta`` resolves it again only if its record reads
+    a name one of those changed (``ParsedUnit.edges``)."""
     with state.reading() as graph:  # (only this thread changes the graph)
         old = graph.file_symbols(rt.id, out.path)
         donor = None if old else next((d for d in donors if d.resolver.files.get(out.path) is not None), None)
@@ -668,9 +682,10 @@ def _take(
     else:
         parsed = share_strings(parsed, old)
     rt.resolver.set_file(parsed, frozen=True, compare_later=compare_later)
+    edges = rt.resolver.edges_by_file((out.path,), snapshot=False).get(out.path) if resolve else None
     prepared[out.path] = reuse_unchanged(symbols_of(rt.id, parsed), old)
     kept = rt.resolver.held(parsed) if out.cache is not None else parsed
-    return ParsedUnit(kept, out.content_hash or "", out.size, out.cache)
+    return ParsedUnit(kept, out.content_hash or "", out.size, out.cache, edges)
 
 
 @contextmanager

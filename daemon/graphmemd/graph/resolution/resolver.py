@@ -185,6 +185,26 @@ class RepoResolver:
         self._snapshot_stats()
         return acc.build()
 
+    def edges_by_file(self, paths: Iterable[str], *, snapshot: bool = True) -> dict[str, ResolvedEdges]:
+        """``edges_for`` one file at a time: each of ``paths``' outgoing edges (unknown paths
+        are ignored), their records of reads kept the same way. Concatenated in path order
+        (``merged_edges``) they are ``edges_for(paths)``'s: every edge comes from its
+        source's own file. ``snapshot`` False: the statistics are totalled by a later call."""
+        run = Pass(self)
+        out: dict[str, ResolvedEdges] = {}
+        for path in sorted(set(paths)):
+            fi = self.files.get(path)
+            if fi is not None:
+                acc = Acc()
+                fi.thaw()
+                self._file_stats[path] = (fi.family, run.file_edges(fi, acc))
+                self._set_consulted(path, run.seen)
+                fi.freeze()
+                out[path] = acc.build()
+        if snapshot:
+            self._snapshot_stats()
+        return out
+
     def all_edges(self) -> ResolvedEdges:
         """The resolved edges of every file."""
         self._changed.clear()  # (every file resolved: no dependent is left to find)
@@ -245,40 +265,52 @@ class RepoResolver:
         of its changed names; any other file (appeared, vanished, another language, or its
         module-wide facts changed) to every file that consulted it in any way. Each path's
         changed names are forgotten once asked for."""
+        ps = set(paths)
+        return set().union(*self.dependents_by_path(ps).values()) - ps
+
+    def dependents_by_path(self, paths: Iterable[str]) -> dict[str, set[str]]:
+        """``dependents_of`` path by path: each of ``paths`` -> the files (``paths`` too, but
+        never itself) whose resolution may change with its change (a file resolved before
+        another of ``paths`` was set: ``delta._resolved``'s ``early``)."""
         self._compare()
         for each in list(self.files.values()):
             self.ctx_of(each)
-        ps = set(paths)
-        changed = {p: self._changed.pop(p, _EVERY) for p in ps}
-        narrowed = {p for p, names in changed.items() if self.narrow and ALL not in names}
-        whole = ps - narrowed
-        keys: set[str] = set(whole)
-        for p in whole:
-            fi = self.files.get(p)
-            for rules in self._rules.values():
-                keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
+        out: dict[str, set[str]] = {}
+        for p in set(paths):
+            names = self._changed.pop(p, _EVERY)
+            found = self._readers(p, names) if self.narrow and ALL not in names else self._readers_whole(p)
+            found.discard(p)
+            out[p] = {r for r in found if r in self.files}
+        return out
+
+    def _readers(self, path: str, names: frozenset[str]) -> set[str]:
+        """The files whose record reads ``path`` whole or one of its changed ``names``."""
         out: set[str] = set()
-        for k in keys:  # import contexts that probed the key
+        keys = {path}
+        for n in names:
+            if n.startswith(SUBCLASS_KEY):
+                out |= self._read_by.get(n, set())
+            else:
+                keys.add(name_key(path, n))
+        consulted = self._consulted
+        out.update(r for r in self._read_by.get(path, ()) if not keys.isdisjoint(consulted[r]))
+        return out
+
+    def _readers_whole(self, path: str) -> set[str]:
+        """The files that consulted ``path`` in any way: the import contexts that probed it or
+        a key its rules name, the records that read anything of it or of those keys, or of a
+        subclass of a class it states bases for."""
+        fi = self.files.get(path)
+        keys = {path}
+        for rules in self._rules.values():
+            keys |= rules.changed_keys(path, fi) if (fi is None or fi.rules is rules) else set()
+        out: set[str] = set()
+        for k in keys:
             out |= self._watchers.get(k, set())
-        # records that read anything of a file of ``whole`` or one of the keys (a subclass
-        # of a class a changed file states bases for, a key its rules name)
-        for p in whole:
-            fi = self.files.get(p)
-            keys.update(SUBCLASS_KEY + name for name in (_base_names(fi) if fi is not None else ()))
+        keys.update(SUBCLASS_KEY + name for name in (_base_names(fi) if fi is not None else ()))
         for k in keys:
             out |= self._read_by.get(k, set())
-        # of those that read a narrowed file: the records that read it whole or read one
-        # of its changed names
-        for p in narrowed:
-            names = {p}
-            for n in changed[p]:
-                if n.startswith(SUBCLASS_KEY):
-                    out |= self._read_by.get(n, set())
-                else:
-                    names.add(name_key(p, n))
-            consulted = self._consulted
-            out.update(r for r in self._read_by.get(p, ()) if not names.isdisjoint(consulted[r]))
-        return {p for p in out if p in self.files} - ps
+        return out
 
     def stats(self) -> tuple[LanguageResolution, ...]:
         """Call-site resolution per language family as of the last ``edges_for``: call
