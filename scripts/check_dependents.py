@@ -19,9 +19,11 @@ the CPU time of each narrowed apply and of resolving what the file-level record 
 ``--derived K`` then checks a worktree's first pass (``indexing/derive.py``): a branch of K
 files each edited once (seeded, the same edits), a second resolver derived from the first
 (``RepoResolver.derive`` with the edited files ``later``: the sibling's versions kept until
-set again), the edited files set, their narrowed dependents resolved, every other file's
-edges taken from the sibling (what the derived graph copies and holds back) — compared with
-a full re-index of the branch's files. Run once per seed.
+set again), the edited files set in a random order and each resolved as it is set (as the
+parse hands them over: ``ParsedUnit.edges``), then those whose record reads a change set
+after them resolved again with the narrowed dependents (``delta.stale_early``), every other
+file's edges taken from the sibling (what the derived graph copies and holds back) —
+compared with a full re-index of the branch's files. Run once per seed.
 
     python scripts/check_dependents.py [--edits 50] [--seed 43] [--branch 300] [--derived 300] [--json]
 """
