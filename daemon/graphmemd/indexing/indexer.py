@@ -310,7 +310,7 @@ class Indexer:
         derived, todo = (self._deriver.take(rt, plan), plan.rest) if plan else (None, todo)
         if plan:
             steps.mark("derive")
-        units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes, early=plan is not None)
+        units, prepared = self._parse_pass(rt, todo, skipped, started, outcomes)
         steps.mark("parse")
         removed = set() if only else known - ({w.path for w in walked} - set(skipped))
         for p in removed:
@@ -357,18 +357,10 @@ class Indexer:
         _log_pass(rt, len(skipped), steps, (started, t_parsed, ready[0] if ready else time.time()), waited)
 
     def _parse_pass(
-        self,
-        rt: RepoRuntime,
-        todo: Todo,
-        skipped: dict[str, str],
-        started: float,
-        outcomes: Outcomes | None = None,
-        *,
-        early: bool = False,
+        self, rt: RepoRuntime, todo: Todo, skipped: dict[str, str], started: float, outcomes: Outcomes | None = None
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
-        """Parse ``todo`` (``outcomes``: its parse, if started), overlapping the daemon's per-file work (resolver
-        input, symbol ids; ``early``: its resolution, ``ParsedUnit.edges``) with the workers' parsing; its cached
-        parses queued meanwhile (``DeltaSink.cache_early``)."""
+        """Parse ``todo`` (``outcomes``: its parse, started by a derivation: each file resolved too), overlapping
+        the per-file work (``_take``) with the workers' parsing; cached parses queued meanwhile (``cache_early``)."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
@@ -380,7 +372,7 @@ class Indexer:
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 rt.pass_symbols += len(out.parsed.symbols)
-                unit = _take(rt, self._state, out, out.parsed, prepared, donors, resolve=early)
+                unit = _take(rt, self._state, out, out.parsed, prepared, donors, resolve=outcomes is not None)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
