@@ -19,11 +19,9 @@ the CPU time of each narrowed apply and of resolving what the file-level record 
 ``--derived K`` then checks a worktree's first pass (``indexing/derive.py``): a branch of K
 files each edited once (seeded, the same edits), a second resolver derived from the first
 (``RepoResolver.derive`` with the edited files ``later``: the sibling's versions kept until
-set again), the edited files set in a random order and each resolved as it is set (as the
-parse hands them over: ``ParsedUnit.edges``), then those whose record reads a change set
-after them resolved again with the narrowed dependents (``delta.stale_early``), every other
-file's edges taken from the sibling (what the derived graph copies and holds back) —
-compared with a full re-index of the branch's files. Run once per seed.
+set again), the edited files set, their narrowed dependents resolved, every other file's
+edges taken from the sibling (what the derived graph copies and holds back) — compared with
+a full re-index of the branch's files. Run once per seed.
 
     python scripts/check_dependents.py [--edits 50] [--seed 43] [--branch 300] [--derived 300] [--json]
 """
@@ -46,8 +44,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "clients"), str(ROOT / "daemon")]
 
-from graphmemd.graph.delta import stale_early  # noqa: E402
-from graphmemd.graph.model import ParsedFile, ResolvedEdges, merged_edges  # noqa: E402
+from graphmemd.graph.model import ParsedFile, ResolvedEdges  # noqa: E402
 from graphmemd.graph.resolution import RepoResolver, facts_from_files  # noqa: E402
 from graphmemd.ingest.parsing.parser import parse_source  # noqa: E402
 
@@ -266,33 +263,24 @@ def derived(
             branch_texts[path] = new
             branch[path] = parse_source(path, new)
     later = {p for p in texts if branch_texts[p] != texts[p]}
-    arrival = sorted(later)
-    rng.shuffle(arrival)  # (the order the parse workers return them in)
     t0 = time.process_time()
     w = RepoResolver("w", facts)
     again = w.derive(r, sorted(set(texts) - later), later=later)
-    early: dict[str, ResolvedEdges] = {}
-    for p in arrival:  # each resolved as it arrives (``Indexer._take``'s ``resolve``)
-        w.set_file(branch[p], frozen=True)
-        early.update(w.edges_by_file((p,), snapshot=False))
-    t_early = time.process_time()
+    for p in sorted(later):
+        w.set_file(branch[p])
     pending = {p: w._changed[p] for p in later if p in w._changed}
     w.narrow = False
     wide = w.dependents_of(later) - later
     w._changed.update(pending)
     w.narrow = True
-    stale, found = stale_early(w.dependents_by_path(later), list(early))  # (as ``delta._resolved``)
-    deps = (found | again) - later
-    parts = {p: e for p, e in early.items() if p not in stale}
-    parts.update(w.edges_by_file(deps | stale | (later - early.keys())))
-    got = _as(by_source(merged_edges(parts[p] for p in sorted(parts))), "s")
+    deps = (w.dependents_of(later) | again) - later
+    got = _as(by_source(w.edges_for(deps | later)), "s")
     took = time.process_time() - t0
     held = {p: rows for p, rows in sibling.items() if p not in deps and p not in later}
     held.update(got)
     want = full(facts, branch)
     wrong = sorted(p for p in set(held) | set(want) if held.get(p, set()) != want.get(p, set()))
     row = {"files": len(later), "dependents": len(deps), "file_level": len(wide), "cpu_s": round(took, 3),
-           "cpu_s_after": round(took - (t_early - t0), 3), "resolved_again": len(stale),
            "differ": wrong[:10]}  # fmt: skip
     return row, wrong
 
@@ -340,10 +328,8 @@ def main() -> int:
         bad += bool(wrong)
         if not args.json:
             print(
-                f"derived worktree, {worktree['files']} files edited, each resolved as set: "
-                f"{worktree['resolved_again']} of them resolved again, dependents {worktree['dependents']} "
-                f"(file-level {worktree['file_level']}), derived and resolved in {worktree['cpu_s']:.3f} CPU-s "
-                f"({worktree['cpu_s_after']:.3f} after the last file set): "
+                f"derived worktree, {worktree['files']} files edited: dependents {worktree['dependents']} (file-level "
+                f"{worktree['file_level']}), derived and resolved in {worktree['cpu_s']:.3f} CPU-s: "
                 f"{'DIFFER ' + ', '.join(wrong[:5]) if wrong else 'equal to a full re-index'}",
                 flush=True,
             )

@@ -32,7 +32,6 @@ from graphmemd.graph.model import (
     SymbolState,
     file_fingerprint,
     file_id,
-    merged_edges,
     symbols_of,
 )
 from graphmemd.graph.resolution import RepoResolver
@@ -48,11 +47,6 @@ class ParsedUnit:
     size: int
     #: ``parsed`` as the parse cache's text when the worker sent it so (else encoded at store time)
     cache: str | None = None
-    #: its outgoing edges, resolved as it arrived (a derived checkout's pass, while the rest
-    #: is parsed: ``Indexer._take``) against the resolver's state then; ``build_delta`` takes
-    #: them unless its record of reads reads a change of the delta (``RepoResolver.dependents_of``'s
-    #: ``within``): then it is resolved again
-    edges: ResolvedEdges | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,9 +321,7 @@ def build_delta(
         changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
     # (``impacts_of`` reads the call sites of the changed files as their last resolution left them)
     unresolved = not dependents and not cold and bool(changed or gone) and not any(map(_impacting, changes))
-    early = {p: e for p in changed if (e := parsed[p].edges) is not None}
-    edges, sources = _edges(resolver, changed, gone, cold=cold, dependents=dependents, unresolved=unresolved,
-                            early=early)  # fmt: skip
+    edges, sources = _edges(resolver, changed, gone, cold=cold, dependents=dependents, unresolved=unresolved)
     updates = tuple(
         FileUpdate(
             p,
@@ -363,14 +355,7 @@ def build_delta(
 
 
 def _edges(
-    resolver: RepoResolver,
-    changed: list[str],
-    gone: list[str],
-    *,
-    cold: bool,
-    dependents: bool,
-    unresolved: bool,
-    early: Mapping[str, ResolvedEdges],
+    resolver: RepoResolver, changed: list[str], gone: list[str], *, cold: bool, dependents: bool, unresolved: bool
 ) -> tuple[ResolvedEdges, set[str]]:
     """``build_delta``'s edges and the dependents they cover (``dependents`` False: the
     dependents found, their edges not resolved)."""
@@ -378,44 +363,17 @@ def _edges(
         return ResolvedEdges(), set()
     if cold:
         return resolver.all_edges(), set()
-    return _resolved(resolver, changed, gone, dependents=dependents, early=early)
+    return _resolved(resolver, changed, gone, dependents=dependents)
 
 
 def _resolved(
-    resolver: RepoResolver,
-    changed: Sequence[str],
-    gone: Sequence[str],
-    *,
-    dependents: bool = True,
-    early: Mapping[str, ResolvedEdges] | None = None,
+    resolver: RepoResolver, changed: Sequence[str], gone: Sequence[str], *, dependents: bool = True
 ) -> tuple[ResolvedEdges, set[str]]:
     """The files depending on the ``changed`` and ``gone`` ones (``resolver`` holding the new
-    parses), and the outgoing edges of the ``changed`` files and (``dependents``) of those.
-    ``early``: edges of changed files, each resolved as it was set (``ParsedUnit.edges``; in
-    the order they were set), kept unless a file of ``touched`` set after it changed what
-    its record reads (``dependents_by_path``): the state it was resolved against differs
-    from the final one only in those files, each by what changed from its previous version."""
+    parses), and the outgoing edges of the ``changed`` files and (``dependents``) of those."""
     touched = {*changed, *gone}
-    if not early:
-        sources = resolver.dependents_of(touched) - touched
-        return resolver.edges_for(set(changed) | sources if dependents else set(changed)), sources
-    again, sources = stale_early(resolver.dependents_by_path(touched), list(early))
-    again |= (touched - early.keys()) | (sources if dependents else set())
-    parts = {p: e for p, e in early.items() if p not in again}
-    parts.update(resolver.edges_by_file(again))
-    return merged_edges(parts[p] for p in sorted(parts)), sources
-
-
-def stale_early(by_path: Mapping[str, set[str]], order: Sequence[str]) -> tuple[set[str], set[str]]:
-    """Of the files ``order`` (resolved each as it was set, in that order), those whose
-    resolution may have changed since: a file set after it (later in ``order``, or not in it:
-    set or removed after them all) lists it among its dependents (``by_path``,
-    ``RepoResolver.dependents_by_path``); and the dependents outside ``by_path``."""
-    at = {p: i for i, p in enumerate(order)}
-    last = len(order)
-    stale = {r for p, readers in by_path.items() for r in readers if at.get(r, last) < at.get(p, last)}
-    outside = {r for readers in by_path.values() for r in readers} - by_path.keys()
-    return stale, outside
+    sources = resolver.dependents_of(touched) - touched
+    return resolver.edges_for(set(changed) | sources if dependents else set(changed)), sources
 
 
 def with_dependents(delta: GraphDelta, resolver: RepoResolver) -> tuple[GraphDelta, ResolvedEdges, tuple[str, ...]]:

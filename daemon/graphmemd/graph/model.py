@@ -294,20 +294,6 @@ class ResolvedEdges:
     unresolved_inherits: tuple[tuple[str, str, InheritKind], ...] = ()
 
 
-def merged_edges(parts: Iterable[ResolvedEdges]) -> ResolvedEdges:
-    """``parts`` as one, in order (each part's edges as they are: no edge is in two parts
-    when each holds the outgoing edges of other files)."""
-    got = list(parts)
-    return ResolvedEdges(
-        imports=tuple(e for p in got for e in p.imports),
-        external_imports=tuple(e for p in got for e in p.external_imports),
-        calls=tuple(e for p in got for e in p.calls),
-        unresolved_calls=tuple(e for p in got for e in p.unresolved_calls),
-        inherits=tuple(e for p in got for e in p.inherits),
-        unresolved_inherits=tuple(e for p in got for e in p.unresolved_inherits),
-    )
-
-
 # --------------------------------------------------------------------------- changes
 
 

@@ -11,12 +11,10 @@ removes them. The files it has another content of (differing) stay in the resolv
 sibling has them, and the graph's copy holds back the edges into them (``Derived.held``):
 memory judges the checkout's notes, then the differing files are parsed and applied like
 any watcher batch — a change of the sibling's version, so only the files reading a name
-of them that changed are resolved again (each differing file is resolved as it arrives from
-the parse, and again only if a file set after it changed what it read: ``delta.stale_early``).
-``settle`` then resolves the files that read a file the checkout does not have and links
-the held-back edges still valid (their target there, their source not resolved again). A
-checkout whose facts (manifests, layout) differ from the sibling's is resolved whole by the
-pass, as any change of facts is.
+of them that changed are resolved again. ``settle`` then resolves the files that read a
+file the checkout does not have and links the held-back edges still valid (their target
+there, their source not resolved again). A checkout whose facts (manifests, layout) differ
+from the sibling's is resolved whole by the pass, as any change of facts is.
 
 The store side runs on the store writer: the checkout's cached parses and its rows (files,
 symbols, edges) are copied from the sibling's (``copy_rows``), which the writer has

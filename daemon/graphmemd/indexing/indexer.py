@@ -359,8 +359,8 @@ class Indexer:
     def _parse_pass(
         self, rt: RepoRuntime, todo: Todo, skipped: dict[str, str], started: float, outcomes: Outcomes | None = None
     ) -> tuple[dict[str, ParsedUnit], dict[str, list[SymbolInfo]]]:
-        """Parse ``todo`` (``outcomes``: its parse, started by a derivation: each file resolved too), overlapping
-        the per-file work (``_take``) with the workers' parsing; cached parses queued meanwhile (``cache_early``)."""
+        """Parse ``todo`` (``outcomes``: its parse, if started), overlapping the daemon's per-file work (resolver
+        input, symbol ids) with the workers' parsing; its cached parses queued meanwhile (``DeltaSink.cache_early``)."""
         units: dict[str, ParsedUnit] = {}
         prepared: dict[str, list[SymbolInfo]] = {}
         if todo:
@@ -372,7 +372,7 @@ class Indexer:
             if out.parsed is not None:
                 rt.files_parsed += parsed_here
                 rt.pass_symbols += len(out.parsed.symbols)
-                unit = _take(rt, self._state, out, out.parsed, prepared, donors, resolve=outcomes is not None)
+                unit = _take(rt, self._state, out, out.parsed, prepared, donors)
                 units[out.path] = self._sink.cache_early(rt, out.path, unit)
             elif out.skipped is not None:
                 skipped[out.path] = out.skipped.reason
@@ -642,7 +642,6 @@ def _take(
     donors: Sequence[RepoRuntime] = (),
     *,
     compare_later: bool = False,
-    resolve: bool = False,
 ) -> ParsedUnit:
     """Hand a new parse to the resolver while the workers parse the rest, and derive its
     symbols (into ``prepared``, which ``build_delta`` then does not set or derive again);
@@ -659,12 +658,7 @@ def _take(
     A file this checkout has no symbols of yet (a new worktree, a new file) takes, from the
     first of ``donors`` (sibling checkouts) that has it, the records of its kept parse that
     are equal (symbols, imports, inheritances), else the strings of its symbols
-    (``sharing.share_parse``): a worktree equal to another holds those once.
-
-    ``resolve`` (a derived checkout's pass, whose other files the resolver holds already):
-    the file is resolved now, against the sibling's versions of the files not set yet, while
-    the workers parse the rest; ``build_delta`` resolves it again only if its record reads
-    a name one of those changed (``ParsedUnit.edges``)."""
+    (``sharing.share_parse``): a worktree equal to another holds those once."""
     with state.reading() as graph:  # (only this thread changes the graph)
         old = graph.file_symbols(rt.id, out.path)
         donor = None if old else next((d for d in donors if d.resolver.files.get(out.path) is not None), None)
@@ -674,10 +668,9 @@ def _take(
     else:
         parsed = share_strings(parsed, old)
     rt.resolver.set_file(parsed, frozen=True, compare_later=compare_later)
-    edges = rt.resolver.edges_by_file((out.path,), snapshot=False).get(out.path) if resolve else None
     prepared[out.path] = reuse_unchanged(symbols_of(rt.id, parsed), old)
     kept = rt.resolver.held(parsed) if out.cache is not None else parsed
-    return ParsedUnit(kept, out.content_hash or "", out.size, out.cache, edges)
+    return ParsedUnit(kept, out.content_hash or "", out.size, out.cache)
 
 
 @contextmanager

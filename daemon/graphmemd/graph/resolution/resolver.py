@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from graphmem.types import LanguageResolution
 
@@ -174,30 +174,16 @@ class RepoResolver:
     def edges_for(self, paths: Iterable[str]) -> ResolvedEdges:
         """Outgoing edges of ``paths`` (unknown paths are ignored)."""
         acc = Acc()
-        self._resolve(paths, lambda _path: acc)
-        return acc.build()
-
-    def edges_by_file(self, paths: Iterable[str], *, snapshot: bool = True) -> dict[str, ResolvedEdges]:
-        """``edges_for`` one file at a time: each of ``paths``' outgoing edges (unknown paths
-        are ignored), their records of reads kept the same way. Concatenated in path order
-        (``merged_edges``) they are ``edges_for(paths)``'s: every edge comes from its
-        source's own file. ``snapshot`` False: the statistics are totalled by a later call."""
-        accs: dict[str, Acc] = {}
-        self._resolve(paths, lambda path: accs.setdefault(path, Acc()), snapshot=snapshot)
-        return {path: acc.build() for path, acc in accs.items()}
-
-    def _resolve(self, paths: Iterable[str], acc_of: Callable[[str], Acc], *, snapshot: bool = True) -> None:
-        """Resolve the files ``paths`` in path order, each into ``acc_of(path)``, keeping what each read."""
         run = Pass(self)
         for path in sorted(set(paths)):
             fi = self.files.get(path)
             if fi is not None:
                 fi.thaw()
-                self._file_stats[path] = (fi.family, run.file_edges(fi, acc_of(path)))
+                self._file_stats[path] = (fi.family, run.file_edges(fi, acc))
                 self._set_consulted(path, run.seen)
                 fi.freeze()
-        if snapshot:
-            self._snapshot_stats()
+        self._snapshot_stats()
+        return acc.build()
 
     def all_edges(self) -> ResolvedEdges:
         """The resolved edges of every file."""
@@ -259,26 +245,40 @@ class RepoResolver:
         of its changed names; any other file (appeared, vanished, another language, or its
         module-wide facts changed) to every file that consulted it in any way. Each path's
         changed names are forgotten once asked for."""
-        ps = set(paths)
-        return set().union(*self.dependents_by_path(ps).values()) - ps
-
-    def dependents_by_path(self, paths: Iterable[str]) -> dict[str, set[str]]:
-        """``dependents_of`` path by path: each of ``paths`` -> the files (``paths`` too, but
-        never itself) whose resolution may change with its change (a file resolved before
-        another of ``paths`` was set: ``delta._resolved``'s ``early``)."""
         self._compare()
         for each in list(self.files.values()):
             self.ctx_of(each)
-        out: dict[str, set[str]] = {}
-        for p in set(paths):
-            names = self._changed.pop(p, _EVERY)
-            if self.narrow and ALL not in names:
-                found = _name_readers(self._read_by, self._consulted, p, names)
-            else:
-                found = _whole_readers(p, self.files.get(p), self._rules.values(), self._watchers, self._read_by)
-            found.discard(p)
-            out[p] = {r for r in found if r in self.files}
-        return out
+        ps = set(paths)
+        changed = {p: self._changed.pop(p, _EVERY) for p in ps}
+        narrowed = {p for p, names in changed.items() if self.narrow and ALL not in names}
+        whole = ps - narrowed
+        keys: set[str] = set(whole)
+        for p in whole:
+            fi = self.files.get(p)
+            for rules in self._rules.values():
+                keys |= rules.changed_keys(p, fi) if (fi is None or fi.rules is rules) else set()
+        out: set[str] = set()
+        for k in keys:  # import contexts that probed the key
+            out |= self._watchers.get(k, set())
+        # records that read anything of a file of ``whole`` or one of the keys (a subclass
+        # of a class a changed file states bases for, a key its rules name)
+        for p in whole:
+            fi = self.files.get(p)
+            keys.update(SUBCLASS_KEY + name for name in (_base_names(fi) if fi is not None else ()))
+        for k in keys:
+            out |= self._read_by.get(k, set())
+        # of those that read a narrowed file: the records that read it whole or read one
+        # of its changed names
+        for p in narrowed:
+            names = {p}
+            for n in changed[p]:
+                if n.startswith(SUBCLASS_KEY):
+                    out |= self._read_by.get(n, set())
+                else:
+                    names.add(name_key(p, n))
+            consulted = self._consulted
+            out.update(r for r in self._read_by.get(p, ()) if not names.isdisjoint(consulted[r]))
+        return {p for p in out if p in self.files} - ps
 
     def stats(self) -> tuple[LanguageResolution, ...]:
         """Call-site resolution per language family as of the last ``edges_for``: call
@@ -483,44 +483,6 @@ def _names_changed(old: FileIndex | None, new: FileIndex) -> frozenset[str]:
 
 
 _NONE: frozenset[str] = frozenset()
-
-
-def _name_readers(
-    read_by: dict[str, set[str]], consulted: dict[str, frozenset[str]], path: str, names: frozenset[str]
-) -> set[str]:
-    """The files whose record (``consulted``, indexed by ``read_by``) reads ``path`` whole or
-    one of its changed ``names``."""
-    out: set[str] = set()
-    keys = {path}
-    for n in names:
-        if n.startswith(SUBCLASS_KEY):
-            out |= read_by.get(n, set())
-        else:
-            keys.add(name_key(path, n))
-    out.update(r for r in read_by.get(path, ()) if not keys.isdisjoint(consulted[r]))
-    return out
-
-
-def _whole_readers(
-    path: str,
-    fi: FileIndex | None,
-    rules: Iterable[LanguageRules],
-    watchers: dict[str, set[str]],
-    read_by: dict[str, set[str]],
-) -> set[str]:
-    """The files that consulted ``path`` (its index ``fi``, if held) in any way: the import
-    contexts that probed it or a key its rules name (``watchers``), the records that read
-    anything of it or of those keys, or of a subclass of a class it states bases for."""
-    keys = {path}
-    for each in rules:
-        keys |= each.changed_keys(path, fi) if (fi is None or fi.rules is each) else set()
-    out: set[str] = set()
-    for k in keys:
-        out |= watchers.get(k, set())
-    keys.update(SUBCLASS_KEY + name for name in (_base_names(fi) if fi is not None else ()))
-    for k in keys:
-        out |= read_by.get(k, set())
-    return out
 
 
 def _index_key(key: str) -> str:
