@@ -99,7 +99,6 @@ class CheckoutViews:
         self,
         checkout: str,
         delta: GraphDelta | None = None,
-        uncommitted: Callable[[Collection[str]], Collection[str]] = lambda paths: (),
         measure: Callable[[Sequence[BodyQuery]], Mapping[str, int]] = lambda queries: {},
     ) -> int:
         """Judge every note of ``checkout``'s repository saved elsewhere on ``checkout``'s code
@@ -107,9 +106,10 @@ class CheckoutViews:
         projections changed. ``delta`` (the change of ``checkout``'s code just applied) first
         gives the projections it touches what it gives a note of ``checkout`` itself
         (``staleness.restale``): its renames move their anchors (a RENAMED reason) and its
-        re-signed or removed symbols make what depends on them suspect, the reasons found
-        now flagged uncommitted where their file differs from HEAD (``uncommitted``) and their
-        body changes counted in lines (``measure``), as the checkout's own notes are."""
+        re-signed or removed symbols make what depends on them suspect, and their body changes
+        counted in lines (``measure``), as the checkout's own notes are. Every reason found now,
+        by the delta or by judging, is flagged uncommitted where its file differs from the
+        checkout's HEAD (``_flagged``: one question to git for them all)."""
         m, code = self._map, self._code
         if m is None or code is None or not m.shares(checkout) or not m.is_indexed(checkout):
             return 0
@@ -119,7 +119,7 @@ class CheckoutViews:
         changed = 0
         notes = self._notes()  # read before this lock: the book tells this one of writes (lock order)
         with self._lock:
-            moved = self._restale(checkout, delta, code, now, head, uncommitted, measure) if delta is not None else {}
+            moved = self._restale(checkout, delta, code, now, head, measure) if delta is not None else {}
             keep: set[str] = set()
             shown: list[Observation] = []
             for o in notes:
@@ -144,20 +144,21 @@ class CheckoutViews:
         code: CodeView,
         now: float,
         head: str,
-        uncommitted: Callable[[Collection[str]], Collection[str]],
         measure: Callable[[Sequence[BodyQuery]], Mapping[str, int]],
     ) -> dict[str, Observation]:
-        """The projections of ``checkout`` that ``delta`` changes, as it changes them (by id)."""
+        """The projections of ``checkout`` that ``delta`` changes, as it changes them (by id;
+        ``refresh`` flags their new reasons uncommitted with the others')."""
         shown = sorted(self.projections.in_checkout(checkout), key=lambda o: o.id)
         if not shown:
             return {}
-        after = flag_uncommitted([c.after for c in restale(delta, shown, code, now, head)], now, uncommitted)
+        after = [c.after for c in restale(delta, shown, code, now, head)]
         return {o.id: o for o in counted(after, now, code, measure)}
 
     def _flagged(self, shown: list[Observation], checkout: str, now: float) -> list[Observation]:
         """``shown`` (projections judged at ``now``) with the reasons found now flagged
-        uncommitted where their file differs from ``checkout``'s HEAD: after a restart or a
-        branch switch, a worktree's edit not committed yet said "body changed, in <HEAD>"."""
+        uncommitted where their file differs from ``checkout``'s HEAD: a delta's, and those
+        found after a restart or a branch switch (a worktree's edit not committed yet said
+        "body changed, in <HEAD>")."""
         m = self._map
         if m is None:
             return shown

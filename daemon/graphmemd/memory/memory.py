@@ -233,7 +233,7 @@ class Memory:
         reasons). ``measure(queries)``: how many lines each body change found now touched
         (``bodylines``; asked only when there are such changes). Returns how many of its own changed."""
         n = self._apply(delta, code, commit, uncommitted, measure)
-        self.views.refresh(delta.repo_id, delta, uncommitted, measure)
+        self.views.refresh(delta.repo_id, delta, measure)
         return n
 
     def _apply(
