@@ -104,7 +104,7 @@ class CodeChanges:
         if max_commits > MAX_COMMITS:
             raise InvalidArgument(f"max_commits must be at most {MAX_COMMITS}, not {max_commits}")
         view = self._view()
-        o = view.observation_in(obs_id, (checkout,)) if checkout else view.observation(obs_id)
+        o = view.observation_in(obs_id, (checkout,))  # ("": as saved)
         if not o.stale_reasons:
             return ObservationChange(obs_id)
         rt = view.repo(o.repo_id)

@@ -30,6 +30,7 @@ from graphmemd.memory.memory import NewObservation
 from graphmemd.retrieval.briefs import Briefer
 from graphmemd.retrieval.neighbourhood import neighbourhood
 from graphmemd.retrieval.overview import is_doc
+from graphmemd.retrieval.readview import ReadView
 from graphmemd.retrieval.retriever import DEFAULT_HOPS, Retriever
 from graphmemd.retrieval.symbols import SymbolQueries
 from graphmemd.service.status import abort
@@ -72,6 +73,12 @@ def _stream(fn: F) -> F:
             context.abort(grpc.StatusCode.INTERNAL, f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}")
 
     return streaming  # type: ignore[return-value]
+
+
+def _repo_id(view: ReadView, hint: str) -> str:
+    """The id of the checkout a request names (an id or a path inside it; NotFound for none),
+    "" when it names none."""
+    return view.repo(hint).id if hint else ""
 
 
 def _category(value: int, default: Category | None = Category.OTHER) -> Category | None:
@@ -192,9 +199,7 @@ class ObservationService(pbg.ObservationServiceServicer):
             raise InvalidArgument("id is required")
         view = self.core.view
         obs_id = view.full_id(request.id)
-        if request.repo:
-            return convert.observation_to_proto(view.observation_in(obs_id, (view.repo(request.repo).id,)))
-        return convert.observation_to_proto(view.observation(obs_id))
+        return convert.observation_to_proto(view.observation_in(obs_id, (_repo_id(view, request.repo),)))
 
     @_rpc
     def UpdateObservation(self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
@@ -229,7 +234,7 @@ class ObservationService(pbg.ObservationServiceServicer):
                 ObservationStatus.SUPERSEDED,
             }
         categories = {_category(c, None) for c in request.categories} - {None}
-        repo_id = view.repo(request.repo).id if request.repo else ""
+        repo_id = _repo_id(view, request.repo)
         file_rel = ""
         if request.file:
             rt, file_rel = view.locate(request.file, request.repo)
@@ -285,7 +290,7 @@ class ObservationService(pbg.ObservationServiceServicer):
     ) -> tpb.Observation:
         """Confirm a stale or suspect observation still true (re-anchored, fresh)."""
         view = self.core.view
-        checkout = view.repo(request.repo).id if request.repo else ""
+        checkout = _repo_id(view, request.repo)
         return convert.observation_to_proto(self.core.confirm(view.full_id(request.id), request.confirmed_by, checkout))
 
     @_stream
@@ -293,7 +298,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         self, request: pb.ExportObservationsRequest, context: grpc.ServicerContext
     ) -> Iterator[pb.JournalLine]:
         """Stream every observation (or one repository's) as journal lines (JSON)."""
-        repo_id = self.core.view.repo(request.repo).id if request.repo else ""
+        repo_id = _repo_id(self.core.view, request.repo)
         for line in self.core.export_lines(repo_id):
             yield pb.JournalLine(json=line)
 
@@ -326,7 +331,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         """The code before and after under each of a note's stale reasons."""
         view = self.core.view
         obs_id = view.full_id(request.id)
-        checkout = view.repo(request.repo).id if request.repo else ""
+        checkout = _repo_id(view, request.repo)
         return convert.observation_change_to_proto(self.changes.change(obs_id, request.max_commits, checkout))
 
 
@@ -470,7 +475,7 @@ class EventService(pbg.EventServiceServicer):
             if kind is not None:
                 kinds.append(kind)
         bus = self.core.bus
-        repo_id = self.core.view.repo(request.repo).id if request.repo else ""
+        repo_id = _repo_id(self.core.view, request.repo)
         after_seq = request.after_seq if request.HasField("after_seq") else None
         sub = bus.subscribe(repo_id, kinds, after_seq)
         context.send_initial_metadata(())  # headers now: a client knows it is subscribed before any event
