@@ -282,11 +282,8 @@ def _term_line(owner: nodes.Element) -> int | None:
     """The line of the term a definition's first paragraph defines (None for any other unit):
     Sphinx's "**location**" over "Where the message emitted." was a unit without the word it
     defines."""
-    definition = owner.parent
-    if not isinstance(owner, nodes.paragraph) or not isinstance(definition, nodes.definition):
-        return None
-    item = definition.parent
-    if not definition.children or definition[0] is not owner or not isinstance(item, nodes.definition_list_item):
+    item = owner.parent.parent if owner.parent is not None else None
+    if not isinstance(item, nodes.definition_list_item) or _first_paragraph(item) is not owner:
         return None
     return item.line if isinstance(item.line, int) else None
 
