@@ -18,13 +18,17 @@ def git(root: Path, *args: str) -> str:
     return out.stdout.strip()
 
 
-def committed_fixture(name: str = "python") -> Path:
-    """A copy of ``fixtures/repos/<name>`` as a git repository with one commit."""
-    root = copy_fixture(name)
+def initial_commit(root: Path, message: str = "initial") -> Path:
+    """``root``, its files as they are, as a git repository on ``main`` with one commit."""
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
+    git(root, "commit", "-q", "-m", message)
     return root
+
+
+def committed_fixture(name: str = "python") -> Path:
+    """A copy of ``fixtures/repos/<name>`` as a git repository with one commit."""
+    return initial_commit(copy_fixture(name))
 
 
 def replace_in(path: Path, old: str, new: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import short_tmp
-from gitrepo import git
+from gitrepo import git, initial_commit
 from graphmemd.indexing.shared_parses import SharedParses
 from graphmemd.ingest.parse_pack import CachedHead, CachedParse, ParsePack
 from graphmemd.ingest.parse_pool import content_hash
@@ -36,9 +36,7 @@ def checkouts(tmp: Path) -> tuple[RepoRegistry, RepoRuntime, RepoRuntime]:
     root = tmp / "r"
     root.mkdir()
     (root / "a.py").write_bytes(OLD)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "a")
+    initial_commit(root, "a")
     git(root, "worktree", "add", "-q", "-b", "wt", str(tmp / "wt"))
     registry = RepoRegistry(tmp / "repos.json")
     first, _ = registry.register(root)

@@ -4,7 +4,7 @@ first pass runs), which the store writer's bulk writes of other checkouts give w
 from __future__ import annotations
 
 from conftest import short_tmp
-from gitrepo import git
+from gitrepo import git, initial_commit
 from graphmemd.ingest.registry import RepoRegistry
 
 
@@ -14,9 +14,7 @@ def test_a_first_pass_beside_an_indexed_sibling_is_one_and_a_lone_cold_pass_is_n
     for d in (root, lone):
         d.mkdir()
         (d / "a.py").write_text("x = 1\n")
-        git(d, "init", "-q", "-b", "main")
-        git(d, "add", "-A")
-        git(d, "commit", "-q", "-m", "a")
+        initial_commit(d, "a")
     git(root, "worktree", "add", "-q", "-b", "wt", str(tmp / "wt"))
     registry = RepoRegistry(tmp / "repos.json")
     first, _ = registry.register(root)
