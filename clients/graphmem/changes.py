@@ -108,6 +108,9 @@ class SignatureDelta:
     annotations_changed: tuple[tuple[str, str, str], ...] = ()  # (param or "return", old, new)
     bases_changed: tuple[tuple[str, ...], tuple[str, ...]] | None = None
     name_changed: tuple[str, str] | None = None
+    #: (old, new) names of a parameter that was positional-only and is still passed by
+    #: position: no caller wrote its name, so neither ``breaks_callers`` nor ``phrases`` counts it
+    respelled: tuple[tuple[str, str], ...] = ()
 
     @property
     def breaks_callers(self) -> bool:
@@ -276,12 +279,18 @@ _MODIFIERS: Final = frozenset(
 _IDENT: Final = re.compile(r"[A-Za-z_$~][\w$]*")
 _DECORATOR: Final = re.compile(r"^(?:@[\w.$]+(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s*|\[[^\[\]]*\]\s*)+")
 _QUOTES: Final = "\"'`"
-_LIFETIME: Final = re.compile(r"'[A-Za-z_]\w*+(?!')")  # Rust `'a`: not a character literal
+#: Rust's ``'a``: a name after the quote, then what may follow a lifetime (not a closing quote:
+#: ``'a'`` is a character literal)
+_LIFETIME: Final = re.compile(r"'[A-Za-z_]\w*+(?=[\s,>:+)\][;{]|$)")
+#: text that can hold lifetimes: a Rust item's head, or a reference or generic argument that is
+#: one (``&'a``, ``<'a``, ``+'a``; a parameter list is scanned without its head). Elsewhere
+#: ``'no-cors'`` and ``Literal['a b']`` are strings
+_RUSTY: Final = re.compile(r"(?:^|[^\w$])(?:fn|impl|trait|struct|enum|union)(?![\w$])|[&<+]'[A-Za-z_]")
 
 
 def _opens_literal(text: str, i: int) -> bool:
     """Whether the quote at ``i`` starts a string literal (a Rust lifetime does not)."""
-    return text[i] != "'" or _LIFETIME.match(text, i) is None
+    return text[i] != "'" or _LIFETIME.match(text, i) is None or _RUSTY.search(text) is None
 
 
 def _scan(text: str, start: int = 0, *, angle: bool = False) -> Iterator[tuple[int, str, int]]:
@@ -590,7 +599,28 @@ def _params(inner: str, style: str, keyword: str) -> tuple[Param, ...]:
         if style == "python" and param.kind is ParamKind.VAR_POSITIONAL:
             keyword_only = True
         out.append(param)
+    if style == "python" and "/" not in parts:
+        out = _dunder_positional(out)
     return tuple(out)
+
+
+def _dunder_positional(params: list[Param]) -> list[Param]:
+    """A Python signature without ``/``, its leading parameters named ``__x`` (not ``__x__``)
+    positional-only, as PEP 484 has type checkers read them (``def validate(self, __obj)``
+    is ``def validate(self, obj, /)``), a method's ``self``/``cls`` with them."""
+    first = 1 if params and params[0].name in ("self", "cls") and params[0].kind is ParamKind.NORMAL else 0
+    end = first
+    while end < len(params) and params[end].kind is ParamKind.NORMAL and _dunder(params[end].name):
+        end += 1
+    if end == first:
+        return params
+    lead = [Param(q.name, ParamKind.POSITIONAL_ONLY, q.default, q.annotation) for q in params[:end]]
+    return [*lead, *params[end:]]
+
+
+def _dunder(name: str) -> bool:
+    """``__x``: a positional-only name by PEP 484's convention (``__x__`` is not one)."""
+    return name.startswith("__") and not name.endswith("__") and len(name) > 2
 
 
 def _variadic(name: str) -> tuple[str, ParamKind]:
@@ -709,30 +739,33 @@ def _go_params(parts: list[str]) -> tuple[Param, ...]:
 
 def signature_delta(old: str, new: str) -> SignatureDelta:
     """How ``new`` differs from ``old``, both normalised signature texts. A parameter at the
-    same position whose old name is gone and whose new name is new is a rename; the kept
-    positional parameters in another order are a reorder. Texts that cannot be parsed give
-    an empty delta."""
+    same position whose old name is gone and whose new name is new is a rename — unless it was
+    positional-only and is still passed by position (no caller could name it: the same
+    parameter, its type and default compared, its name no change); the kept positional parameters in another order are a
+    reorder. Texts that cannot be parsed give an empty delta."""
     a, b = parse_signature(old), parse_signature(new)
     if a is None or b is None:
         return SignatureDelta()
     old_names = [p.name for p in a.params]
     new_names = [p.name for p in b.params]
     renamed: list[tuple[str, str]] = []
+    respelled: list[tuple[str, str]] = []  # positional-only before, positional still: no caller named it
     renamed_new: set[str] = set()
     renamed_old: set[str] = set()
     for p, q in zip(a.params, b.params, strict=False):
         if p.name != q.name and p.name not in new_names and q.name not in old_names and p.name and q.name:
-            renamed.append((p.name, q.name))
+            unnamed = p.kind is ParamKind.POSITIONAL_ONLY and q.kind in _POSITIONAL
+            (respelled if unnamed else renamed).append((p.name, q.name))
             renamed_old.add(p.name)
             renamed_new.add(q.name)
     added = tuple(q for q in b.params if q.name not in old_names and q.name not in renamed_new)
     removed = tuple(p for p in a.params if p.name not in new_names and p.name not in renamed_old)
     by_new = {q.name: q for q in b.params}
-    by_new.update({old_name: by_new[new_name] for old_name, new_name in renamed})
+    by_new.update({old_name: by_new[new_name] for old_name, new_name in (*renamed, *respelled)})
     kept = [p for p in a.params if p.name in by_new]
     positional_old = [p.name for p in kept if p.kind in _POSITIONAL]
     order_new = {q.name: i for i, q in enumerate(b.params)}
-    renamed_map = dict(renamed)
+    renamed_map = dict((*renamed, *respelled))
     positions = [order_new[renamed_map.get(n, n)] for n in positional_old]
     reordered = positions != sorted(positions)
     defaults = tuple(
@@ -747,7 +780,9 @@ def signature_delta(old: str, new: str) -> SignatureDelta:
         annotations.append(("return", a.returns, b.returns))
     bases = (a.bases, b.bases) if a.bases != b.bases else None
     name = (a.name, b.name) if a.name != b.name else None
-    return SignatureDelta(added, removed, tuple(renamed), reordered, defaults, tuple(annotations), bases, name)
+    return SignatureDelta(
+        added, removed, tuple(renamed), reordered, defaults, tuple(annotations), bases, name, tuple(respelled)
+    )
 
 
 # -- spacing ---------------------------------------------------------------------------------

@@ -264,6 +264,15 @@ def test_a_change_the_delta_cannot_name_shows_the_new_signature_spaced() -> None
             "def deserialize(self, value: typing.Any, data: typing.Mapping[str, typing.Any] | None = None, **kwargs)",
         ),
         ("def f(t=(1,),d:dict[str,int]={},k=1,):", "def f(t=(1,), d: dict[str, int] = {}, k=1)"),
+        (  # a quoted word with a hyphen or a space is a string, not a Rust lifetime
+            "def f(o:Any,/,*,p:bool|Literal['off','trailing-strings']=False,q='a b',)->T:",
+            "def f(o: Any, /, *, p: bool | Literal['off', 'trailing-strings'] = False, q='a b') -> T",
+        ),
+        (
+            "fetch(mode:'no-cors'|'cors'='cors'):Promise<Response>",
+            "fetch(mode: 'no-cors' | 'cors' = 'cors'): Promise<Response>",
+        ),
+        ("pub fn f<'a,'b:'a>(x:&'a[u8],y:&'b str)->Foo<'a>", "pub fn f<'a, 'b: 'a>(x: &'a[u8], y: &'b str) -> Foo<'a>"),
     ],
 )
 def test_spaced(sig: str, shown: str) -> None:
@@ -453,6 +462,20 @@ def test_parse_keeps_annotations_and_receiver() -> None:
         ),
         ("def initialize(price)", "def initialize(price,quantity:)", ["parameter `quantity` added (required)"], True),
         ("fun add(item:Item)", "fun add(item:Item,vararg more:Item)", ["parameter `more` added (variadic)"], False),
+        # a positional-only parameter's name is no caller's: PEP 484's `__x` and PEP 570's `/`
+        ("def f(self,__o:Any,*,s=None)->T:", "def f(self,o:Any,/,*,s=None)->T:", [], False),
+        ("def f(a,/,b):", "def f(x,/,b):", [], False),
+        ("def f(__a:int):", "def f(a:str,/):", ["type of `a` `int` → `str`"], False),
+        ("def f(__a,b):", "def f(c,b):", [], False),
+        ("def f(__a__,b):", "def f(c,b):", ["parameter `__a__` renamed to `c`"], True),
+        ("def f(a,b):", "def f(a,__c):", ["parameter `b` renamed to `__c`"], True),
+        (  # the default after a hyphenated literal is read: an optional parameter, the return type kept
+            "def validate_python(self,__object:Any,*,strict:bool|None=None,)->T:",
+            "def validate_python(self,object:Any,/,*,strict:bool|None=None,"
+            "experimental_allow_partial:bool|Literal['off','on','trailing-strings']=False,)->T:",
+            ["parameter `experimental_allow_partial` added (optional)"],
+            False,
+        ),
     ],
 )
 def test_signature_delta(old: str, new: str, phrases: list[str], breaks: bool) -> None:

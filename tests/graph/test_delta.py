@@ -82,6 +82,36 @@ def test_cold_delta_has_every_file_and_edge_but_no_symbol_diff() -> None:
     assert state.graph.symbols[hash_pw].name == "hash_password"
 
 
+POSITIONAL_V1 = b"""class Adapter:
+    def validate(self, __obj: object, *, strict: bool = False) -> object:
+        ...
+
+    def dump(self, __obj):
+        return repr(__obj)
+
+    def load(self, __data: bytes) -> object:
+        ...
+"""
+
+
+def test_a_positional_only_parameter_renamed_is_no_change_of_the_head() -> None:
+    """PEP 484's ``__obj`` written as PEP 570's ``obj, /``: no caller named it. A body that
+    does not use it: no change; one that does: its body changed, not its signature; a new
+    annotation beside the new name: still a signature change (not only names differ)."""
+    state, resolver = fresh_state()
+    index(state, resolver, {"adapter.py": POSITIONAL_V1})
+    new = (POSITIONAL_V1.replace(b"__obj: object, *", b"obj: object, /, *")
+           .replace(b"dump(self, __obj)", b"dump(self, obj, /)").replace(b"repr(__obj)", b"repr(obj)")
+           .replace(b"__data: bytes", b"data: str, /"))  # fmt: skip
+    delta = index(state, resolver, {"adapter.py": new})
+    kinds = {c.id.rsplit("::", 1)[1]: c.kind for c in delta.changes}
+    assert kinds == {
+        "Adapter#class": ChangeKind.BODY_CHANGED,  # (its text changed: as for any edit of a method)
+        "Adapter.dump#method": ChangeKind.BODY_CHANGED,
+        "Adapter.load#method": ChangeKind.SIGNATURE_CHANGED,
+    }
+
+
 @pytest.mark.parametrize("narrow", [True, False])
 def test_body_edit_is_a_body_change_and_dependents_are_re_resolved(narrow: bool) -> None:
     """A body edited changes no name other files read: narrowed, the file that calls it is

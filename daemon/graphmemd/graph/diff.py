@@ -48,7 +48,8 @@ import difflib
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 
-from graphmemd.graph.model import ChangeKind, SymbolChange, SymbolKind, SymbolState, annotations_only
+from graphmemd.graph.model import ChangeKind, SymbolChange, SymbolKind, SymbolState
+from graphmemd.graph.signatures import head_change
 
 __all__ = ["AMBIGUOUS_SIMILARITY", "DEFAULT_MAX_SHARED_BODY", "diff_symbols", "kind_family"]
 
@@ -124,11 +125,11 @@ def diff_symbols(
         n = after.get(sid)
         if n is None:
             removed.append(o)
-        elif o.sig_hash != n.sig_hash and not annotations_only(o.sig_hash, n.sig_hash):
+        elif (head := head_change(o.sig_hash, n.sig_hash, o.signature, n.signature)) is ChangeKind.SIGNATURE_CHANGED:
             changes.append(SymbolChange(ChangeKind.SIGNATURE_CHANGED, o, n))
         elif o.body_hash != n.body_hash:
             changes.append(SymbolChange(ChangeKind.BODY_CHANGED, o, n))
-        elif o.sig_hash != n.sig_hash:
+        elif head is ChangeKind.ANNOTATIONS_CHANGED:
             changes.append(SymbolChange(ChangeKind.ANNOTATIONS_CHANGED, o, n))
         elif include_unchanged:
             changes.append(SymbolChange(ChangeKind.UNCHANGED, o, n))

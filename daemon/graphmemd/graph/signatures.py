@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from graphmem.changes import Param, ParamKind, SignatureDelta, parse_signature, signature_delta
 
-from graphmemd.graph.model import CallShape
+from graphmemd.graph.model import CallShape, ChangeKind, annotations_only
 
 
 def compatible(old: str, new: str) -> bool:
@@ -52,6 +52,38 @@ def compatible(old: str, new: str) -> bool:
     if bool(a.receiver) != bool(b.receiver):
         return False
     return not signature_delta(old, new).breaks_callers
+
+
+def head_change(old_hash: str, new_hash: str, old: str, new: str) -> ChangeKind | None:
+    """What changed of a symbol's head (``old``/``new`` its signature texts, the hashes of
+    them the parser computed): ``SIGNATURE_CHANGED``, ``ANNOTATIONS_CHANGED`` (only what the
+    annotations say: ``model.annotations_only``), or None — the same head, or one that differs
+    only in the names of positional-only parameters (``unnamed_only``)."""
+    if old_hash == new_hash:
+        return None
+    if annotations_only(old_hash, new_hash):
+        return ChangeKind.ANNOTATIONS_CHANGED
+    return None if unnamed_only(old, new) else ChangeKind.SIGNATURE_CHANGED
+
+
+def unnamed_only(old: str, new: str) -> bool:
+    """Whether two different heads say the same but for the names of parameters that were
+    positional-only and still are passed by position (``def f(self,__obj:Any)`` ->
+    ``def f(self,obj:Any,/)``, PEP 484's convention written as PEP 570's): no caller wrote those
+    names, so no note or text about the function is touched by the change of its head."""
+    delta = signature_delta(old, new)
+    if not delta.respelled or delta.breaks_callers or delta.annotations_changed or delta.defaults_changed:
+        return False
+    if delta.bases_changed or delta.added:
+        return False
+    renamed = old
+    for was, now in delta.respelled:
+        renamed = re.sub(rf"(?<![\w$]){re.escape(was)}(?![\w$])", now, renamed)
+    return _POSITIONAL_MARK.sub("", renamed) == _POSITIONAL_MARK.sub("", new)
+
+
+#: PEP 570's ``/`` as a normalised signature writes it (``(a,/,b)``, ``(a,/)``)
+_POSITIONAL_MARK = re.compile(r",/(?=[,)])")
 
 
 def _caller_params(sig: str) -> tuple[Param, ...] | None:

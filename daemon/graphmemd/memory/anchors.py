@@ -8,8 +8,9 @@ from typing import Protocol
 
 from graphmem.types import Anchor, AnchorKind, ChangeKind, StaleReason
 
-from graphmemd.graph.model import SEVERITY, SymbolInfo, annotations_only
+from graphmemd.graph.model import SEVERITY, SymbolInfo
 from graphmemd.graph.model import ChangeKind as ModelChange
+from graphmemd.graph.signatures import head_change
 from graphmemd.memory.spelling import as_respelled
 
 
@@ -96,11 +97,12 @@ def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> Stale
         return StaleReason(
             a.ref, ChangeKind.REMOVED, now, old_signature=a.signature, commit=commit, detail=f"{a.ref} was removed"
         )
-    if s.sig_hash != a.sig_hash and not annotations_only(a.sig_hash, s.sig_hash):
+    head = head_change(a.sig_hash, s.sig_hash, a.signature, s.signature)
+    if head is ModelChange.SIGNATURE_CHANGED:
         return _head_reason(a, s.signature, ChangeKind.SIGNATURE_CHANGED, "signature", now, commit)
     if s.body_hash != a.body_hash:
         return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
-    if s.sig_hash != a.sig_hash:
+    if head is ModelChange.ANNOTATIONS_CHANGED:
         return _head_reason(a, s.signature, ChangeKind.ANNOTATIONS_CHANGED, "annotations", now, commit)
     return None
 
