@@ -570,6 +570,7 @@ def observation_to_proto(o: Observation, *, history: bool = True) -> types_pb2.O
         references=[knowledge_reference_to_proto(r) for r in o.references],
         origin_commit=o.origin_commit,
         origin_branch=o.origin_branch,
+        origin_uncommitted=o.origin_uncommitted,
         on_branch=o.on_branch,
         history=[history_event_to_proto(e) for e in o.history] if history else (),
     )
@@ -600,6 +601,7 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         references=tuple(knowledge_reference_from_proto(r) for r in m.references),
         origin_commit=m.origin_commit,
         origin_branch=m.origin_branch,
+        origin_uncommitted=m.origin_uncommitted,
         on_branch=m.on_branch,
         history=history_from_proto(m.history),
     )

@@ -375,9 +375,15 @@ class Observation:
     #: the commit HEAD was at in the checkout where the note was saved, and its branch ("": unknown)
     origin_commit: str = ""
     origin_branch: str = ""
+    #: the anchored code was not committed when the note was saved (its file differed from
+    #: ``origin_commit``): no other checkout holds it until the commit that adds it (which then
+    #: becomes ``origin_commit``, and this is cleared)
+    origin_uncommitted: bool = False
     #: set only on a note shown in another checkout of its repository whose code does not have
-    #: its anchors because it was made on a branch this checkout does not contain: that branch
-    #: (or its commit); such a note is neither stale nor removed there, and ``recall`` leaves it out
+    #: its anchors as they were (missing or different) because it was made on a branch this
+    #: checkout does not contain: that branch (or its commit; ``, uncommitted`` when its code was
+    #: not committed there); such a note is neither stale nor removed there, and ``recall``
+    #: leaves it out
     on_branch: str = ""
     #: every change, oldest first (created, confirmed, edited, stale/fresh, archived, ...);
     #: empty on notes saved before histories were kept

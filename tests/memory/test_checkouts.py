@@ -57,7 +57,7 @@ def note(qual: str = "f", *, commit: str = "c1", branch: str = "feature") -> Obs
 
 
 def never(_commit: str) -> bool:
-    raise AssertionError("ancestry asked although every anchor is present")
+    raise AssertionError("ancestry asked although nothing differs")
 
 
 def test_translate_moves_anchors_into_the_checkouts_ids() -> None:
@@ -71,9 +71,18 @@ def test_same_code_is_fresh_and_changed_code_is_stale_per_checkout() -> None:
     same = project(note(), A, Code(sym(A, "f")), 5.0, "h", never)
     assert same.status is ObservationStatus.FRESH
     assert not same.on_branch
-    edited = project(note(), A, Code(sym(A, "f", body="b2")), 5.0, "h", never)
+    edited = project(note(), A, Code(sym(A, "f", body="b2")), 5.0, "h", lambda _c: True)
     assert edited.status is ObservationStatus.STALE
     assert [r.change for r in edited.stale_reasons] == [ChangeKind.BODY_CHANGED]
+
+
+def test_changed_anchor_from_a_branch_not_contained_is_on_branch() -> None:
+    """Saved on ``feature`` against its version of ``f``; this checkout never had that
+    version (the origin is not an ancestor of its HEAD): no change was made here."""
+    p = project(note(), A, Code(sym(A, "f", body="b2")), 5.0, "h", lambda _c: False)
+    assert p.on_branch == "feature"
+    assert p.status is ObservationStatus.FRESH
+    assert p.stale_reasons == ()
 
 
 def test_missing_anchor_from_a_branch_not_contained_is_on_branch() -> None:
@@ -90,6 +99,16 @@ def test_missing_anchor_from_a_branch_not_contained_is_on_branch() -> None:
     assert p.stale_reasons == ()
 
 
+def test_a_note_on_uncommitted_code_is_on_branch_wherever_its_anchor_differs() -> None:
+    """Saved in a worktree on an edit it had not committed: no other checkout holds that code,
+    even one that contains the commit it was saved at."""
+    saved = replace(note(), origin_uncommitted=True)
+    p = project(saved, A, Code(sym(A, "f", body="b2")), 5.0, "h", lambda _c: True)
+    assert (p.status, p.on_branch, p.stale_reasons) == (ObservationStatus.FRESH, "feature, uncommitted", ())
+    same = project(saved, A, Code(sym(A, "f")), 5.0, "h", never)  # the same code here: an ordinary note
+    assert (same.status, same.on_branch) == (ObservationStatus.FRESH, "")
+
+
 def test_missing_anchor_on_a_contained_commit_is_removed() -> None:
     p = project(note(), A, Code(), 5.0, "h", lambda _c: True)
     assert not p.on_branch
@@ -104,8 +123,8 @@ def test_a_note_without_origin_is_judged_like_any() -> None:
 
 def test_a_reason_keeps_when_it_was_first_seen() -> None:
     code = Code(sym(A, "f", body="b2"))
-    first = project(note(), A, code, 5.0, "h1", never)
-    again = project(note(), A, code, 9.0, "h2", never, previous=first)
+    first = project(note(), A, code, 5.0, "h1", lambda _c: True)
+    again = project(note(), A, code, 9.0, "h2", lambda _c: True, previous=first)
     assert again.stale_reasons[0].detected_at == 5.0
     assert again.stale_reasons[0].commit == "h1"
 
@@ -123,7 +142,7 @@ def test_a_rename_in_the_showing_checkout_stays_with_its_projection() -> None:
     code = Code(g)
     first = project(note("f"), A, Code(sym(A, "f")), 1.0, "h", never)
     moved = follow_renames(first, {f"{A}:m.py::f#function": g}, 2.0, "h")
-    again = project(note("f"), A, code, 3.0, "h", never, moved)
+    again = project(note("f"), A, code, 3.0, "h", lambda _c: True, moved)
     assert [x.ref for x in again.anchors] == ["m.py::g"]
     assert again.status is ObservationStatus.STALE  # (a rename is for review, as in A's own notes)
     assert [(r.change, r.anchor_ref, r.new_ref) for r in again.stale_reasons] == [
@@ -132,7 +151,7 @@ def test_a_rename_in_the_showing_checkout_stays_with_its_projection() -> None:
     assert again.needs_review
     # the home note was re-anchored meanwhile: its own anchor wins
     home = replace(note("h"), anchors=(translate_anchor(replace(note("h").anchors[0]), B),))
-    other = project(home, A, Code(sym(A, "h")), 4.0, "h", never, moved)
+    other = project(home, A, Code(sym(A, "h")), 4.0, "h", lambda _c: True, moved)
     assert [x.ref for x in other.anchors] == ["m.py::h"]
 
 
@@ -168,3 +187,13 @@ def test_plan_for_a_folder_of_a_working_tree_is_that_folder_of_every_worktree() 
     assert todo.drop == ("b",)  # its worktree is no longer listed
     alone = [seen("py", "/r/fx/py", repo="py", prefix="fx/py/", exists=False)]
     assert plan(alone, {Path("/r/.git"): [Path("/r")]}, declined=[]) == plan([], {}, [])  # (lone: kept)
+
+
+def test_a_note_saved_on_uncommitted_code_says_so_in_the_journal_and_on_the_wire() -> None:
+    from graphmem.convert import observation_from_proto, observation_to_proto
+    from graphmemd.memory.obsdoc import from_doc, to_doc
+
+    saved = replace(note(), origin_uncommitted=True)
+    assert from_doc(to_doc(saved)).origin_uncommitted
+    assert observation_from_proto(observation_to_proto(saved)).origin_uncommitted
+    assert "origin_uncommitted" not in to_doc(note())  # (older journals and notes: no key)

@@ -432,3 +432,79 @@ def test_a_note_stale_only_in_a_worktree_shows_that_worktrees_change_and_is_not_
         (reason,) = again.stale_reasons
         assert reason.uncommitted  # not "in <HEAD>": the edit is not committed
         assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
+
+
+def test_a_note_on_code_a_branch_changed_is_on_that_branch_elsewhere_until_merged(
+    daemon_factory: DaemonFactory,
+) -> None:
+    """Tried as a user (pydantic 2.5 on `main`, 2.10 in a worktree on `upgrade`): a note saved
+    in the worktree on a method the upgrade changed read, on `main`, "STALE: parameter
+    `experimental_allow_partial` removed" — main never had it. A note made on a branch this
+    checkout does not contain describes that branch's code: "on branch", fresh, not recalled
+    here, until the branch is merged; a note made on `main` and changed by the branch is stale
+    in the worktree as before (its origin is there)."""
+    a = git_repo()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    crypto = b / "app/auth/crypto.py"
+    crypto.write_text(crypto.read_text().replace("password: str)", "password: str, pepper: str = '')"))
+    git(b, "commit", "-q", "-am", "pepper")
+    d = daemon_factory([a, b])
+    anchor = "app/auth/crypto.py::hash_password"
+    with d.client() as c:
+        wait_for(lambda: ready(c, a) and ready(c, b), 20)
+        on_main = c.observe("hash_password salts with a constant", anchors=[anchor], repo=str(a))
+        on_feature = c.observe("pass the pepper from the vault", anchors=[anchor], repo=str(b))
+        assert on_feature.origin_branch == "feature"
+        assert c.get(on_main.id, repo=str(b)).status is ObservationStatus.STALE  # main's code, changed on feature
+        in_a = c.get(on_feature.id, repo=str(a))
+        assert (in_a.status, in_a.on_branch, in_a.stale_reasons) == (ObservationStatus.FRESH, "feature", ())
+        assert "on branch" in show_in(d, a, on_feature.id)
+        assert on_feature.id not in {r.observation.id for r in c.recall("pepper vault", repo=str(a)).results}
+
+        git(a, "merge", "-q", "feature")
+        merged = wait_for(lambda: (o := c.get(on_feature.id, repo=str(a))) and not o.on_branch and o, 10)
+        assert isinstance(merged, Observation)
+        assert merged.status is ObservationStatus.FRESH
+        assert on_feature.id in {r.observation.id for r in c.recall("pepper vault", repo=str(a)).results}
+        assert c.get(on_main.id, repo=str(a)).status is ObservationStatus.STALE  # the merge changed it on main
+
+
+def test_a_note_on_an_edit_not_committed_is_on_that_branch_elsewhere_until_committed_and_merged(
+    daemon_factory: DaemonFactory,
+) -> None:
+    """Agents in parallel worktrees: one edits `hash_password` in B and saves what it learnt
+    before committing. In A (which contains the commit B was at) the note said "STALE:
+    parameter `pepper` removed" of a change nobody made there. It is B's uncommitted code:
+    on branch "feature, uncommitted" in A; B's commit becomes its origin; merged into A, an
+    ordinary note, fresh."""
+    a = git_repo()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    anchor = "app/auth/crypto.py::hash_password"
+    with d.client() as c:
+        wait_for(lambda: ready(c, a) and ready(c, b), 20)
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("password: str)", "password: str, pepper: str = '')"))
+        wait_for(lambda: any("pepper" in s.signature for s in c.find_symbols("hash_password", repo=str(b))), 10)
+        saved = c.observe("pass the pepper from the vault", anchors=[anchor], repo=str(b))
+        assert saved.origin_uncommitted
+        assert "(its code not committed yet)" in show_in(d, b, saved.id)
+        in_a = c.get(saved.id, repo=str(a))
+        assert (in_a.status, in_a.on_branch, in_a.stale_reasons) == (
+            ObservationStatus.FRESH, "feature, uncommitted", ())  # fmt: skip
+        assert saved.id not in {r.observation.id for r in c.recall("pepper vault", repo=str(a)).results}
+
+        git(b, "commit", "-q", "-am", "pepper")
+        head = git(b, "rev-parse", "HEAD").strip()
+        c.brief(repo=str(b))  # (a query in B that checks freshness queues the rescan HEAD's move needs)
+        committed = wait_for(lambda: (o := c.get(saved.id)) and not o.origin_uncommitted and o, 15)
+        assert isinstance(committed, Observation)
+        assert committed.origin_commit == head
+        wait_for(lambda: c.get(saved.id, repo=str(a)).on_branch == "feature", 10)  # A does not contain that commit
+
+        git(a, "merge", "-q", "feature")
+        merged = wait_for(lambda: (o := c.get(saved.id, repo=str(a))) and not o.on_branch and o, 15)
+        assert isinstance(merged, Observation)
+        assert merged.status is ObservationStatus.FRESH

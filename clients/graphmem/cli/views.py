@@ -32,12 +32,15 @@ def render_observation(o: Observation, *, verbose: bool = False, current: Mappin
     """``graphmem show``: one observation in full; each stale reason in one line
     (``changes.change_line``), signatures spaced. ``current``: ref -> the anchor's signature as
     the code spells it now (shown instead of the spelling it was anchored with; ``verbose``
-    shows that one too when it differs). ``verbose``: every reason's detection time, full
+    shows that one too when it differs; a note "on branch" shows its anchors as that branch
+    has them). ``verbose``: every reason's detection time, full
     commit, old and new signature and the daemon's sentence, and the note's history (who did
     what, when, at which commit)."""
     status = o.status.value + (" (needs review: an anchor was renamed or moved)" if o.needs_review else "")
     if o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
         status += f" by {o.superseded_by}"
+    if o.on_branch:  # (its anchors are that branch's code: judged here once it is merged)
+        status = f"on branch {o.on_branch} (saved there, about its code; judged here once merged)"
     lines = [
         f"id:         {o.id}",
         f"status:     {status}",
@@ -47,14 +50,15 @@ def render_observation(o: Observation, *, verbose: bool = False, current: Mappin
     ]
     if o.origin_commit:
         on = f" on {o.origin_branch}" if o.origin_branch else ""
-        lines.append(f"made at:    {short(o.origin_commit)}{on}")
+        pending = " (its code not committed yet)" if o.origin_uncommitted else ""
+        lines.append(f"made at:    {short(o.origin_commit)}{on}{pending}")
     if o.tags:
         lines.append(f"tags:       {', '.join(o.tags)}")
     lines.extend(knowledge_lines(o))
     if o.anchors:
         lines.append("anchors:")
         for a in o.anchors:
-            now = (current or {}).get(a.ref, a.signature)
+            now = a.signature if o.on_branch else (current or {}).get(a.ref, a.signature)
             lines.append(f"  - {a.ref}" + (f"    {spaced(now)}" if now else f" ({a.kind.value})"))
             if verbose and a.signature and spaced(now) != spaced(a.signature):
                 lines.append(f"      anchored as: {spaced(a.signature)}")

@@ -16,11 +16,12 @@ from graphmemd.app.status import repository_summary
 from graphmemd.app.worktrees import GitDirWatch, WorktreeWatch
 from graphmemd.indexing.indexer import Indexer, Job
 from graphmemd.ingest.checkouts import RegistryCheckouts
-from graphmemd.ingest.gitinfo import head_branch, head_commit
+from graphmemd.ingest.gitinfo import head_branch, head_commit, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.watcher import RepoWatcher
 from graphmemd.memory.anchors import CodeView
 from graphmemd.memory.memory import Memory
+from graphmemd.memory.observations import Origin
 from graphmemd.retrieval.cochange_git import CoChangeKeeper
 from graphmemd.retrieval.readview import ReadView
 from graphmemd.runtime.health import Health
@@ -150,9 +151,16 @@ class CheckoutOps:
         return [self.describe(rt, listed) for rt in rts]
 
 
-def origin_of(rt: RepoRuntime | None) -> tuple[str, str]:
-    """The commit and branch a checkout's HEAD is at (where a note saved there is made)."""
-    return (head_commit(rt.root), head_branch(rt.root)) if rt is not None else ("", "")
+def origin_of(rt: RepoRuntime | None, anchors: Iterable[Anchor] = (), shared: bool = False) -> Origin:
+    """Where a note saved in checkout ``rt`` on ``anchors`` is made: the commit and branch its
+    HEAD is at and, when its repository has other checkouts (``shared``), whether an anchored
+    file differs from that commit (the note is then about code no other checkout holds)."""
+    if rt is None:
+        return Origin()
+    commit = head_commit(rt.root)
+    paths = {a.path for a in anchors if a.repo_id == rt.id and a.path}
+    uncommitted = bool(shared and commit and paths and uncommitted_paths(rt.root, paths))
+    return Origin(commit, head_branch(rt.root), uncommitted)
 
 
 def confirming_elsewhere(view: ReadView, home: Observation, checkout: str) -> str:

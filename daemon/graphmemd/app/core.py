@@ -355,7 +355,8 @@ class Core:
             if rt is None or any(a.repo_id != repo_id for a in resolved):
                 raise InvalidArgument("a shared note is written into one repository: anchor it there")
             return self.knowledge.create_shared(rt, new, resolved)
-        return self.memory.create(repo_id, new, resolved, origin_of(self.registry.get(repo_id)))
+        shared = bool(self.registry.siblings(repo_id)) if repo_id else False
+        return self.memory.create(repo_id, new, resolved, origin_of(self.registry.get(repo_id), resolved, shared))
 
     def _unavailable_while_loading(self, repo_hint: str) -> None:
         """An anchor that does not resolve while its repository's graph is still being loaded

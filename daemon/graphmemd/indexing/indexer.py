@@ -345,7 +345,7 @@ class Indexer:
             self.knowledge.full_pass(rt, docs, head_moved, delta or derived)
         steps.mark("knowledge")
         if head_moved:  # changes seen before they were committed: name their commit
-            self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths))
+            self._memory.name_commits(rt.id, lambda paths: _committed(rt.root, paths), head_before)
         if delta is None:  # nothing changed: the graph already answers for this pass
             self._sink.queryable(rt)
             self._memory.views.refresh(rt.id)  # (a delta refreshed them) after a restart, a branch switch

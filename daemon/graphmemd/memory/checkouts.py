@@ -5,9 +5,12 @@ journaled with the state it has there. Every other checkout of the same reposito
 *projection* of it: the same note with its anchors moved into that checkout's ids
 (``translate``) and its state judged against that checkout's code by the same staleness core
 (``project``): fresh where the anchored code is as it was, stale where it changed. An anchor
-that is missing because the note was made on a branch the checkout does not contain (its
-origin commit is not an ancestor of the checkout's HEAD) is neither stale nor removed there:
-the projection says ``on_branch``. Projections are derived, never journaled: they are
+that is missing or differs because the note was made on a branch the checkout does not
+contain (its origin commit is not an ancestor of the checkout's HEAD) is neither stale nor
+removed there: the projection says ``on_branch`` (the note describes that branch's code: a
+note saved on ``upgrade`` about a parameter ``upgrade`` added is not "parameter removed" on
+``main``, which never had it). So is a note saved on code its checkout had not committed:
+no other checkout has that code (``on branch feature, uncommitted``). Projections are derived, never journaled: they are
 recomputed from the note and the code after a restart.
 """
 
@@ -70,8 +73,10 @@ def carry_renames(t: Observation, previous: Observation) -> Observation:
 
 
 def branch_label(o: Observation) -> str:
-    """How a note's origin is named: its branch, else its commit's short hash."""
-    return o.origin_branch or o.origin_commit[:12] or "another branch"
+    """How a note's origin is named: its branch, else its commit's short hash (``, uncommitted``
+    when its code was not committed there yet)."""
+    label = o.origin_branch or o.origin_commit[:12] or "another branch"
+    return f"{label}, uncommitted" if o.origin_uncommitted else label
 
 
 def project(
@@ -85,7 +90,12 @@ def project(
 ) -> Observation:
     """The note ``o`` (saved in another checkout) as ``checkout`` shows it, judged against
     ``code`` (which holds ``checkout``'s graph). ``contains_origin(commit)``: whether that
-    commit is an ancestor of ``checkout``'s HEAD (asked only when an anchor is missing).
+    commit is an ancestor of ``checkout``'s HEAD (asked only when an anchor is missing or
+    differs: a note made on a branch this checkout does not contain describes that branch's
+    code, so its anchored code differing here is no change made here — "on branch", neither
+    stale nor suspect; once the branch is merged the note is judged as any). A note saved on
+    code not committed in its checkout (``origin_uncommitted``) is contained by no other
+    checkout until that code is committed (``commits.commit_origin``).
     A note with no origin commit (saved before checkouts were shared) counts as contained.
     ``previous``: this checkout's last projection of the note, whose reasons keep the time
     and commit they were first seen at, and whose anchors moved by a rename in this checkout
@@ -97,8 +107,7 @@ def project(
         t = carry_renames(t, previous)
     base = replace(t, status=ObservationStatus.FRESH) if o.status in _LIVE else t
     judged = reevaluate(base, code, now, commit)
-    missing = any(r.change is ChangeKind.REMOVED for r in judged.stale_reasons)
-    if missing and o.origin_commit and not contains_origin(o.origin_commit):
+    if judged.stale_reasons and o.origin_commit and (o.origin_uncommitted or not contains_origin(o.origin_commit)):
         status = o.status if o.status not in _LIVE else ObservationStatus.FRESH
         return replace(t, status=status, stale_reasons=(), on_branch=branch_label(o))
     return judged

@@ -5,7 +5,9 @@ or only in the working tree is a fact about the file the reason is about (``reas
 anchor's file; a dependency's or a rename's target for those reasons): the shell asks git which
 of those files differ from HEAD and ``mark_uncommitted`` flags the reasons found just now
 (``detected_at == now``) in them. When HEAD moves, ``name_commits`` gives each uncommitted reason
-whose file is clean again the last commit that touched it, and drops the flag.
+whose file is clean again the last commit that touched it, and drops the flag; a note saved
+on code not committed yet (``Observation.origin_uncommitted``) whose anchored files are all
+clean again takes the commit HEAD is at as its origin (``commit_origin``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ from graphmem.types import ChangeKind, Observation, StaleReason
 
 from graphmemd.memory.knowledge import reference_states
 
-__all__ = ["mark_uncommitted", "name_commits", "new_reason_paths", "reason_path", "uncommitted_reason_paths"]
+__all__ = [
+    "commit_origin",
+    "mark_uncommitted",
+    "name_commits",
+    "new_reason_paths",
+    "origin_paths",
+    "reason_path",
+    "uncommitted_reason_paths",
+]
 
 
 def reason_path(r: StaleReason) -> str:
@@ -64,6 +74,21 @@ def flag_uncommitted(
 def uncommitted_reason_paths(notes: Iterable[Observation]) -> set[str]:
     """The files of every uncommitted reason of ``notes``."""
     return {reason_path(r) for o in notes for r in o.stale_reasons if r.uncommitted}
+
+
+def origin_paths(o: Observation) -> set[str]:
+    """The files a note saved on uncommitted code is about (none for any other note)."""
+    return {a.path for a in o.anchors if a.path and a.repo_id == o.repo_id} if o.origin_uncommitted else set()
+
+
+def commit_origin(o: Observation, committed: Mapping[str, str], head: str) -> Observation:
+    """``o``, saved on code not committed then, with ``head`` (the commit HEAD is at now) as its
+    origin once every file it is about is committed (``committed``: path -> the last commit
+    that touched it, for the files no longer different from HEAD); ``o`` otherwise."""
+    paths = origin_paths(o)
+    if not paths or not head or not paths <= committed.keys():
+        return o
+    return replace(o, origin_commit=head, origin_uncommitted=False)
 
 
 def name_commits(o: Observation, committed: Mapping[str, str]) -> Observation:

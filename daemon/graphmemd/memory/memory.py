@@ -36,11 +36,17 @@ from graphmemd.graph.delta import GraphDelta
 from graphmemd.memory.bodylines import BodyQuery, counted
 from graphmemd.memory.checkout_views import CheckoutViews
 from graphmemd.memory.checkouts import translate_anchor
-from graphmemd.memory.commits import flag_uncommitted, name_commits, uncommitted_reason_paths
+from graphmemd.memory.commits import (
+    commit_origin,
+    flag_uncommitted,
+    name_commits,
+    origin_paths,
+    uncommitted_reason_paths,
+)
 from graphmemd.memory.history import DAEMON
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.knowledge import first_seen
-from graphmemd.memory.observations import ObservationBook, to_doc
+from graphmemd.memory.observations import NO_ORIGIN, ObservationBook, Origin, to_doc
 from graphmemd.memory.recovery import recover_observations, resync_store
 from graphmemd.memory.staleness import CodeView, event_for, reevaluate, restale
 from graphmemd.memory.validation import parse_import
@@ -258,16 +264,24 @@ class Memory:
             self._publish(c.event, c.after, action_for_change(c.before, c.after))
         return len(changes)
 
-    def name_commits(self, repo_id: str, committed: Callable[[Collection[str]], Mapping[str, str]]) -> int:
-        """After HEAD moved: each uncommitted reason of the repository's notes whose file is
-        committed now names its commit (``committed(paths)``: path -> the last commit that
-        touched it, for the paths that no longer differ from HEAD). Returns how many changed."""
-        notes = [o for o in self.book.all() if o.repo_id == repo_id and any(r.uncommitted for r in o.stale_reasons)]
-        paths = uncommitted_reason_paths(notes)
+    def name_commits(
+        self, repo_id: str, committed: Callable[[Collection[str]], Mapping[str, str]], head: str = ""
+    ) -> int:
+        """After HEAD moved (to ``head``): each uncommitted reason of the repository's notes whose
+        file is committed now names its commit (``committed(paths)``: path -> the last commit
+        that touched it, for the paths that no longer differ from HEAD), and a note saved on
+        code not committed then whose files are all committed now takes ``head`` as its origin
+        (``commit_origin``: other checkouts that contain it judge it). Returns how many changed."""
+        notes = [
+            o
+            for o in self.book.all()
+            if o.repo_id == repo_id and (o.origin_uncommitted or any(r.uncommitted for r in o.stale_reasons))
+        ]
+        paths = uncommitted_reason_paths(notes) | {p for o in notes for p in origin_paths(o)}
         if not paths:
             return 0
         named = committed(paths)
-        changed = [(o, name_commits(o, named)) for o in notes] if named else []
+        changed = [(o, commit_origin(name_commits(o, named), named, head)) for o in notes] if named else []
         changed = [(o, after) for o, after in changed if after != o]
         if not changed:
             return 0
@@ -310,7 +324,7 @@ class Memory:
     # ------------------------------------------------------------------ operations
 
     def create(
-        self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor], origin: tuple[str, str] = ("", "")
+        self, repo_id: str, new: NewObservation, anchors: Sequence[Anchor], origin: Origin = NO_ORIGIN
     ) -> Observation:
         """Save a new observation: journaled and copied into the store before this returns
         (searchable at once: text search is in memory). A repeated idempotency key returns

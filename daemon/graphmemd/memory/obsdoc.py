@@ -140,6 +140,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
         "confirmed_at": o.confirmed_at,
         "needs_review": o.needs_review,
         **({"origin_commit": o.origin_commit, "origin_branch": o.origin_branch} if o.origin_commit else {}),
+        **({"origin_uncommitted": True} if o.origin_uncommitted else {}),
         **_knowledge_doc(o),
         **({"history": [history_event_doc(e) for e in o.history]} if o.history else {}),
     }
@@ -456,6 +457,7 @@ def from_doc(d: Mapping[str, Any]) -> Observation:
         references=references,
         origin_commit=r.string("origin_commit", "", MAX_ID),
         origin_branch=r.string("origin_branch", "", MAX_REF),
+        origin_uncommitted=r.flag("origin_uncommitted"),
         history=tuple(
             history_event(x, f"{r.where}history[{i}].") for i, x in enumerate(r.objects("history", MAX_HISTORY))
         ),

@@ -16,7 +16,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -71,6 +71,20 @@ def _indexed(o: Observation) -> tuple[object, ...]:
     """What the text index holds of an observation: its text, tags, repository and the
     names and paths of its anchors (a text query naming the code finds the note on it)."""
     return (o.text, o.tags, o.repo_id, tuple(a.ref for a in o.anchors))
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a note is saved: the commit and branch its checkout's HEAD is at, and whether its
+    anchored code was not committed there yet (no other checkout holds it then)."""
+
+    commit: str = ""
+    branch: str = ""
+    uncommitted: bool = False
+
+
+#: a note saved outside git (or by an import): no origin
+NO_ORIGIN = Origin()
 
 
 class ObservationBook:
@@ -276,11 +290,11 @@ class ObservationBook:
         contradicts: Sequence[str] = (),
         idempotency_key: str = "",
         now: float | None = None,
-        origin: tuple[str, str] = ("", ""),
+        origin: Origin = NO_ORIGIN,
     ) -> Observation:
         """Validate and save a new observation, marking those it supersedes; a repeated ``idempotency_key``
         returns the observation it created before. ``origin``: the commit and branch the
-        checkout it is saved in is at."""
+        checkout it is saved in is at, and whether its anchored code is committed there."""
         text = _validated(text, anchors, tags, confidence)
         with self._lock:
             if idempotency_key and idempotency_key in self._keys:
@@ -304,15 +318,16 @@ class ObservationBook:
                 anchors=tuple(anchors),
                 supersedes=tuple(supersedes),
                 contradicts=tuple(contradicts),
-                origin_commit=origin[0],
-                origin_branch=origin[1],
+                origin_commit=origin.commit,
+                origin_branch=origin.branch,
+                origin_uncommitted=origin.uncommitted and bool(origin.commit),
             )
             older = [
                 replace(self._obs[s], status=ObservationStatus.SUPERSEDED, superseded_by=o.id, updated_at=t)
                 for s in supersedes
             ]
             how = "edited" if any(self._obs[s].text != o.text for s in supersedes) else "re-anchored"
-            written = self._put([o, *older], key=idempotency_key, by=source or "unknown", commit=origin[0], how=how)
+            written = self._put([o, *older], key=idempotency_key, by=source or "unknown", commit=origin.commit, how=how)
             return written[0]
 
     def full_id(self, ref: str) -> str:
