@@ -457,7 +457,10 @@ class SymbolService(pbg.SymbolServiceServicer):
         """One file's symbols with their line ranges and the observations anchored there."""
         if not request.path.strip():
             raise InvalidArgument("path is required")
-        return convert.file_outline_to_proto(self.symbols.file_outline(request.path, repo=request.repo))
+        outline = self.symbols.file_outline(request.path, repo=request.repo)
+        view = self.core.view
+        seen = tuple(as_seen(view, o) for o in outline.observations)
+        return convert.file_outline_to_proto(dataclasses.replace(outline, observations=seen))
 
     @_rpc
     def GetNeighbourhood(self, request: pb.GetNeighbourhoodRequest, context: grpc.ServicerContext) -> pb.Neighbourhood:

@@ -99,7 +99,8 @@ def test_a_note_stale_only_in_a_worktree_offers_no_confirm_there_and_says_where(
 
 def _refused_in_worktree(c: GraphMem, d: Daemon, note_id: str, a: Path, b: Path) -> None:
     """The note, stale only in ``b``, carries the refusal ``confirm`` from ``b`` gives, word
-    for word; the MCP note text and ``graphmem show`` run in ``b`` say it in one line."""
+    for word (in the file outline the language server reads too); the MCP note text and
+    ``graphmem show`` run in ``b`` say it in one line."""
     shown = c.get(note_id, repo=str(b))
     assert shown.status is ObservationStatus.STALE
     with pytest.raises(FailedPrecondition) as said:
@@ -108,6 +109,8 @@ def _refused_in_worktree(c: GraphMem, d: Daemon, note_id: str, a: Path, b: Path)
     at_home = c.get(note_id, repo=str(a))
     assert at_home.status is ObservationStatus.FRESH
     assert at_home.confirm_refused == ""
+    outline = c.file_outline(str(b / "app/auth/service.py"), repo=str(b))  # what the language server reads
+    assert [o.confirm_refused for o in outline.observations if o.id == note_id] == [shown.confirm_refused]
     mcp = [line for line in _observation_text(shown).splitlines() if "not confirmable here" in line]
     assert len(mcp) == 1, _observation_text(shown)
     _says_where(mcp[0], str(a))
