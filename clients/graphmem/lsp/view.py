@@ -223,7 +223,9 @@ class FileView:
                         kind=lsp.CodeActionKind.QuickFix,
                         diagnostics=diags or None,
                         is_preferred=preferred,
-                        command=lsp.Command(title=title, command=command.value, arguments=[obs_id]),
+                        command=lsp.Command(
+                            title=title, command=command.value, arguments=_arguments(command, obs_id, uri)
+                        ),
                     )
                 )
         if settings.client_prompts:
@@ -233,3 +235,8 @@ class FileView:
             add = lsp.Command(title=title, command=Command.ADD_NOTE.value, arguments=args)
             out.append(lsp.CodeAction(title=title, kind=lsp.CodeActionKind.Refactor, command=add))
         return out
+
+
+def _arguments(command: Command, obs_id: str, uri: str) -> list[object]:
+    """A note action's arguments: confirm names the document too (its checkout judges it)."""
+    return [obs_id, uri] if command is Command.CONFIRM else [obs_id]

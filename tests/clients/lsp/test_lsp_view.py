@@ -217,7 +217,7 @@ def test_code_actions_confirm_or_archive_the_notes_at_the_cursor() -> None:
     assert [
         (a.title, a.command.command if a.command else "", a.command.arguments if a.command else None) for a in actions
     ] == [
-        ("graphmem: confirm note n2 (it still holds)", "graphmem.confirm", ["n2"]),
+        ("graphmem: confirm note n2 (it still holds)", "graphmem.confirm", ["n2", "file:///repo/auth.py"]),
         ("graphmem: archive note n2", "graphmem.archive", ["n2"]),
     ]
     assert actions[0].diagnostics == at_login
