@@ -573,6 +573,7 @@ def observation_to_proto(o: Observation, *, history: bool = True) -> types_pb2.O
         origin_uncommitted=o.origin_uncommitted,
         on_branch=o.on_branch,
         history=[history_event_to_proto(e) for e in o.history] if history else (),
+        confirm_refused=o.confirm_refused,
     )
 
 
@@ -604,6 +605,7 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         origin_uncommitted=m.origin_uncommitted,
         on_branch=m.on_branch,
         history=history_from_proto(m.history),
+        confirm_refused=m.confirm_refused,
     )
 
 

@@ -196,6 +196,8 @@ class ObservationOut(BaseModel):
     created_at: float
     updated_at: float
     file: str = ""  # "path:line" of a unit of a knowledge file (read-only: edit the file)
+    #: why confirm_observation would be refused for it from this checkout ("" when it would not)
+    confirm_refused: str = ""
 
 
 class RepoFreshnessOut(BaseModel):
@@ -347,6 +349,7 @@ def _observation_out(o: Observation) -> ObservationOut:
         created_at=o.created_at,
         updated_at=o.updated_at,
         file=f"{o.knowledge.path}:{o.knowledge.start_line}" if o.knowledge is not None else "",
+        confirm_refused=o.confirm_refused,
     )
 
 
@@ -458,6 +461,8 @@ def _observation_text(o: Observation, head: str = "", prefix: str = "   ") -> st
     if o.tags:
         lines.append(f"{prefix}tags: {', '.join(o.tags)}")
     lines.extend(prefix + s for s in _stale_reason_text(o))
+    if o.confirm_refused:
+        lines.append(f"{prefix}not confirmable here: {o.confirm_refused}")
     if o.supersedes:
         lines.append(f"{prefix}supersedes: {', '.join(o.supersedes)}")
     if o.superseded_by:

@@ -388,6 +388,9 @@ class Observation:
     #: every change, oldest first (created, confirmed, edited, stale/fresh, archived, ...);
     #: empty on notes saved before histories were kept
     history: tuple[HistoryEvent, ...] = ()
+    #: set by the daemon on a note as a checkout shows it when confirming it from that checkout
+    #: would be refused: why (the refusal's sentence); "" when confirming it is allowed
+    confirm_refused: str = ""
 
     @property
     def is_stale(self) -> bool:

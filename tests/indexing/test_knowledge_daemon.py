@@ -226,10 +226,14 @@ def test_live_rename_removal_signature_and_body_changes(daemon_factory: DaemonFa
         assert unit_at(c, "CLAUDE.md", 5).id == before.id
         # confirm clears a stale unit; a dangling one must be edited
         adr = unit_at(c, "docs/adr/0001-password-hashing.md", 5)
+        assert adr.confirm_refused == ""  # listed as confirmable, and it is
         assert c.confirm(adr.id, confirmed_by="rev").status is ObservationStatus.FRESH
         assert problem(c, "docs/adr/0001-password-hashing.md", "hash_password") is None
-        with pytest.raises(FailedPrecondition, match=r"edit CLAUDE\.md:7"):
-            c.confirm(unit_at(c, "CLAUDE.md", 7).id)
+        dangling = unit_at(c, "CLAUDE.md", 7)
+        assert dangling.confirm_refused.endswith("edit CLAUDE.md:7")  # listed with the refusal it gets
+        with pytest.raises(FailedPrecondition, match=r"edit CLAUDE\.md:7") as refused:
+            c.confirm(dangling.id)
+        assert refused.value.message == dangling.confirm_refused
 
 
 def test_cold_start_reads_what_changed_since_the_paragraphs_from_history(daemon_factory: DaemonFactory) -> None:

@@ -67,6 +67,8 @@ def render_observation(o: Observation, *, verbose: bool = False, current: Mappin
         lines.extend(f"  - {line}" for line in reason_lines(o))
         if verbose:
             lines.extend(_reason_detail(o))
+    if o.confirm_refused:
+        lines.append(f"confirm:    not here: {o.confirm_refused}")
     for label, ids in (("supersedes", o.supersedes), ("contradicts", o.contradicts)):
         if ids:
             lines.append(f"{label + ':':<12}{', '.join(ids)}")

@@ -5,7 +5,7 @@ message saying what is expected (the server answers with an InvalidParams error)
 
     graphmem.showNotes  [uri, ref]                     the notes at a symbol ("" or absent: the file's own;
                                                        "*": every note of the file)
-    graphmem.confirm    [observation_id]               a stale/suspect note still holds: re-anchor it, fresh
+    graphmem.confirm    [observation_id, uri?]         a stale/suspect note still holds: re-anchor it, fresh
     graphmem.archive    [observation_id]               keep it, stop showing and recalling it
     graphmem.addNote    [uri, line, character, text, category?]
                                                        a note on the symbol at the position (0-based;
@@ -72,6 +72,17 @@ def _int_arg(args: Sequence[object], i: int, what: str, command: Command) -> int
 def parse_id(command: Command, args: Sequence[object]) -> str:
     """The observation id of ``graphmem.confirm`` / ``graphmem.archive``."""
     return _text_arg(args, 0, "the note's id", command)
+
+
+def parse_confirm(args: Sequence[object]) -> tuple[str, str]:
+    """``[id, uri?]`` of ``graphmem.confirm``: the note, and the document it is confirmed from
+    ("" for none): its checkout is the one the daemon judges the confirmation from (a note
+    stale only in a worktree is refused there, not confirmed at home)."""
+    obs_id = parse_id(Command.CONFIRM, args)
+    uri = args[1] if len(args) > 1 else ""
+    if not isinstance(uri, str):
+        raise InvalidArgument(f"{Command.CONFIRM.value}: argument 2 must be the document's URI (or absent)")
+    return obs_id, uri.strip()
 
 
 def parse_show_notes(args: Sequence[object]) -> ShowNotes:

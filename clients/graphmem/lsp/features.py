@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.lsp.commands import Command, parse_add_note, parse_id, parse_recall, parse_show_notes
+from graphmem.lsp.commands import Command, parse_add_note, parse_confirm, parse_id, parse_recall, parse_show_notes
 from graphmem.lsp.present import note_json, recall_json, status_text
 from graphmem.lsp.references import replace_actions
 from graphmem.lsp.roots import Location
@@ -134,8 +134,9 @@ def _register_commands(server: GraphmemServer) -> None:
     @server.command(Command.CONFIRM.value)
     @_errors
     async def confirm(ls: GraphmemServer, *args: Any) -> dict[str, object]:
-        obs_id = parse_id(Command.CONFIRM, args)
-        o = await ls.call(lambda: ls.gateway.confirm(obs_id, ls.settings.user))
+        obs_id, uri = parse_confirm(args)
+        repo = _located(ls, uri)[1].root if uri else ""
+        o = await ls.call(lambda: ls.gateway.confirm(obs_id, ls.settings.user, repo))
         ls.refresh_for(o)
         return note_json(o, time.time())
 

@@ -143,9 +143,10 @@ class Gateway:
 
     # ------------------------------------------------------------------ writes
 
-    def confirm(self, obs_id: str, by: str) -> Observation:
-        """Mark a stale or suspect note as checked."""
-        return self._call(lambda c: c.confirm(obs_id, confirmed_by=by))
+    def confirm(self, obs_id: str, by: str, repo: str = "") -> Observation:
+        """Mark a stale or suspect note as checked, from the checkout at ``repo`` ("": as saved;
+        one stale only in that checkout is refused, saying why)."""
+        return self._call(lambda c: c.confirm(obs_id, confirmed_by=by, repo=repo))
 
     def archive(self, obs_id: str, by: str) -> Observation:
         """Archive a note, recording who (``by``) in its history."""

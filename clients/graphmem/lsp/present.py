@@ -97,7 +97,8 @@ def note_markdown(o: Observation, now: float) -> str:
     """One note in a hover: a header line (category, status, age, who) and its text."""
     mark = {ObservationStatus.STALE: "⚠ ", ObservationStatus.SUSPECT: "? "}.get(o.status, "")
     head = f"**{o.category.value}** · {mark}{_escape(status_text(o, now))} · {_who(o, now)} · `{o.id}`"
-    return f"{head}\n\n{_escape(o.text)}"
+    refused = f"\n\nNot confirmable here: {_escape(o.confirm_refused)}" if o.confirm_refused else ""
+    return f"{head}\n\n{_escape(o.text)}{refused}"
 
 
 def hover_markdown(subject: str, notes: Sequence[Observation], now: float) -> str:

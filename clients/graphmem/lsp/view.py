@@ -194,7 +194,9 @@ class FileView:
         self, uri: str, rng: lsp.Range, diagnostics: Sequence[lsp.Diagnostic], settings: Settings
     ) -> list[lsp.CodeAction]:
         """Confirm or archive the stale/suspect notes at the range (its graphmem diagnostics,
-        and those of the symbol enclosing it); add a note there when the client prompts for text."""
+        and those of the symbol enclosing it; no confirm where the daemon says it would refuse
+        it: ``confirm_refused``, shown in the hover); add a note there when the client prompts
+        for text."""
         targets: dict[str, tuple[Observation | None, list[lsp.Diagnostic]]] = {}
         for d in diagnostics:
             data = d.data if isinstance(d.data, dict) else {}
@@ -205,11 +207,14 @@ class FileView:
         for o in nearby:
             if o.status in _SHOWN:
                 targets[o.id] = (o, targets.get(o.id, (None, []))[1])
+        known = {o.id: o for o in self.outline.observations}
         out: list[lsp.CodeAction] = []
         for obs_id, (_, diags) in sorted(targets.items()):
             short = obs_id[:8]
+            seen = known.get(obs_id)
+            refused = seen is not None and bool(seen.confirm_refused)  # the daemon would refuse it from here
             for title, command, preferred in (
-                (f"graphmem: confirm note {short} (it still holds)", Command.CONFIRM, True),
+                *(() if refused else ((f"graphmem: confirm note {short} (it still holds)", Command.CONFIRM, True),)),
                 (f"graphmem: archive note {short}", Command.ARCHIVE, False),
             ):
                 out.append(
@@ -218,7 +223,9 @@ class FileView:
                         kind=lsp.CodeActionKind.QuickFix,
                         diagnostics=diags or None,
                         is_preferred=preferred,
-                        command=lsp.Command(title=title, command=command.value, arguments=[obs_id]),
+                        command=lsp.Command(
+                            title=title, command=command.value, arguments=_arguments(command, obs_id, uri)
+                        ),
                     )
                 )
         if settings.client_prompts:
@@ -228,3 +235,8 @@ class FileView:
             add = lsp.Command(title=title, command=Command.ADD_NOTE.value, arguments=args)
             out.append(lsp.CodeAction(title=title, kind=lsp.CodeActionKind.Refactor, command=add))
         return out
+
+
+def _arguments(command: Command, obs_id: str, uri: str) -> list[object]:
+    """A note action's arguments: confirm names the document too (its checkout judges it)."""
+    return [obs_id, uri] if command is Command.CONFIRM else [obs_id]

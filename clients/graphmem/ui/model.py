@@ -87,6 +87,9 @@ class QueueItem:
     commit: str = ""  # the commit that made the change ("" when not known or not committed)
     editable: bool = True  # a knowledge unit is edited in its file, not here
     uncommitted: bool = False  # the newest change is in the working tree, not committed yet
+    #: why the page offers no Confirm (shown in its place): the daemon's refusal of the note
+    #: as this checkout shows it, or, for a finding, that its unit itself is not in review
+    confirm_refused: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +188,7 @@ def note_item(o: Observation) -> QueueItem:
         commit=newest.commit if newest is not None and not uncommitted else "",
         editable=k is None,
         uncommitted=uncommitted,
+        confirm_refused=o.confirm_refused,
     )
 
 
@@ -207,7 +211,20 @@ def _finding_item(refs: Sequence[KnowledgeReference], unit: Observation | None) 
         findings=tuple(refs),
         commit=worst.commit,
         editable=False,
+        confirm_refused=_finding_refusal(first, unit),
     )
+
+
+def _finding_refusal(first: KnowledgeReference, unit: Observation | None) -> str:
+    """Why a finding offers no Confirm: its unit is not stale or suspect, so confirming it
+    changes nothing (the page refuses it); the daemon's own refusal of the unit when it has one."""
+    if unit is not None and unit.confirm_refused:
+        return unit.confirm_refused
+    if unit is not None and unit.needs_review:
+        return ""
+    state = unit.status.value if unit is not None else "not read"
+    return f"the note itself is {state}, so confirming changes nothing; fix the reference in {first.path}:{first.line}"
+
 
 
 def _worst(refs: Sequence[KnowledgeReference]) -> KnowledgeReference:

@@ -26,14 +26,14 @@ from graphmem.types import (
     EventKind,
     IndexState,
     Observation,
-    ObservationStatus,
     Repository,
     Status,
     WatcherStatus,
 )
 
 from graphmemd.app import transfer
-from graphmemd.app.checkouts import CheckoutOps, confirming_elsewhere, current_anchors, origin_of
+from graphmemd.app.checkouts import CheckoutOps, current_anchors, origin_of
+from graphmemd.app.confirming import confirm_refusal
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
 from graphmemd.graph.codegraph import CodeGraph
@@ -396,12 +396,10 @@ class Core:
 
     def confirm(self, obs_id: str, by: str, checkout: str = "") -> Observation:
         """Re-anchor an observation on the current code (of the checkout it was saved in) and
-        mark it fresh; from another ``checkout`` where only that checkout's code makes it stale
-        or suspect: FailedPrecondition (``confirming_elsewhere``)."""
+        mark it fresh; FailedPrecondition saying why when ``confirming.confirm_refusal``
+        refuses it from ``checkout`` (archived; stale or suspect only there; its code gone)."""
         o = self.memory.book.get(obs_id)
-        if o.status is ObservationStatus.ARCHIVED:
-            raise FailedPrecondition(f"{obs_id} is archived; save a new observation instead of confirming it")
-        if refused := confirming_elsewhere(self.view, o, checkout):
+        if refused := confirm_refusal(self.view, o, checkout):
             raise FailedPrecondition(refused)
         anchors, lost = current_anchors(self.view, o)
         if o.knowledge is not None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from graphmem.errors import FailedPrecondition, InvalidArgument, NotFound
-from graphmem.types import Anchor, ChangeKind, KnowledgeCheck, KnowledgeKind, Observation
+from graphmem.types import Anchor, KnowledgeCheck, KnowledgeKind, Observation
 
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.graph.knowledge_refs import RefIndex
@@ -142,15 +142,10 @@ class KnowledgeOps:
 
     def confirm(self, o: Observation, anchors: Sequence[Anchor], by: str) -> Observation:
         """Confirm a unit of a knowledge file: its anchors take the current code (a shared
-        note's front matter records who and when). A dangling reference cannot be confirmed:
-        the text must change."""
+        note's front matter records who and when). One naming code that no longer exists is
+        refused before this (``confirming.confirm_refusal``): its text must change."""
         k = o.knowledge
         assert k is not None
-        dangling = [r for r in o.stale_reasons if r.change in (ChangeKind.REMOVED, ChangeKind.RENAMED)]
-        if dangling:
-            raise FailedPrecondition(
-                f"{o.id} names code that no longer exists ({dangling[0].detail}); edit {k.path}:{k.start_line}"
-            )
         new = self._memory.confirm(o.id, anchors, [], by)
         if k.kind is KnowledgeKind.SHARED_NOTE:
             rt = self._registry.get(o.repo_id)

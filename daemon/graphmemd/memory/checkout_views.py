@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
-from graphmem.types import Event, EventKind, Observation, ObservationAction
+from graphmem.types import Event, EventKind, Observation, ObservationAction, ObservationStatus
 
 from graphmemd.graph.delta import GraphDelta
 from graphmemd.memory.anchors import CodeView
@@ -72,6 +72,10 @@ class CheckoutViews:
         self._lock = threading.Lock()
         self._map: CheckoutMap | None = None
         self._code: CodeView | None = None
+        #: whether each note was stale or suspect at home when last written: a projection in
+        #: review whose home note went in or out of review is announced although it shows the
+        #: same (whether it can be confirmed from its checkout changed: ``app/confirming``)
+        self._home_doubted: dict[str, bool] = {}
 
     def attach(self, checkouts: CheckoutMap, code: CodeView) -> None:
         """Start projecting (before this, in tests and tools, nothing is)."""
@@ -83,17 +87,21 @@ class CheckoutViews:
             return
         with self._lock:
             if o is None:
+                self._home_doubted.pop(obs_id, None)
                 for gone in self.projections.drop_note(obs_id):
                     self._announce(gone, gone)
                 return
             if o.knowledge is not None:  # a knowledge file's unit: each checkout reads its own file
                 return
             now = time.time()
+            doubted = o.status in _DOUBTED
+            flipped = self._home_doubted.get(o.id, doubted) != doubted
+            self._home_doubted[o.id] = doubted
             for checkout in self._map.showing(o.repo_id):
                 previous = self.projections.get(checkout, o.id)
                 head = self._map.head(checkout)
                 shown = project(o, checkout, self._code, now, head, self._contains(checkout), previous)
-                self._put(self._flagged([shown], checkout, now)[0])
+                self._put(self._flagged([shown], checkout, now)[0], announce=flipped)
 
     def refresh(
         self,
@@ -174,10 +182,17 @@ class CheckoutViews:
         assert m is not None
         return lambda commit: m.contains(checkout, commit)
 
-    def _put(self, p: Observation) -> int:
+    def _put(self, p: Observation, announce: bool = False) -> int:
+        """Keep ``p``; announce it when it shows something else than before (or, with
+        ``announce``, when it is in review: its home note went in or out of review)."""
         before = self.projections.put(p)
         if before is not None and _same(before, p):
-            return 0
+            if not (announce and p.status in _DOUBTED):
+                return 0
+            event = Event(EventKind.OBSERVATION_CHANGED, time.time(), p.repo_id, observation=p,
+                          action=ObservationAction.UPDATED, observation_id=p.id)  # fmt: skip
+            self._bus.publish(event)
+            return 1
         self._announce(p, before)
         return 1
 
@@ -191,6 +206,9 @@ class CheckoutViews:
         else:
             kind, action = event_for(before, o), action_for_change(before, o)
         self._bus.publish(Event(kind, now, o.repo_id, observation=o, action=action, observation_id=o.id))
+
+
+_DOUBTED = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
 
 
 def _same(a: Observation, b: Observation) -> bool:

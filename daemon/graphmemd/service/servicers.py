@@ -18,12 +18,13 @@ from typing import Any, TypeVar
 import grpc
 from graphmem import convert
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.types import Category, EventKind, ObservationStatus
+from graphmem.types import Category, Event, EventKind, ObservationStatus
 from graphmem.v1 import service_pb2 as pb
 from graphmem.v1 import service_pb2_grpc as pbg
 from graphmem.v1 import types_pb2 as tpb
 
 from graphmemd.app.codechange import CodeChanges
+from graphmemd.app.confirming import as_seen
 from graphmemd.app.core import Core
 from graphmemd.app.settle import settle
 from graphmemd.memory.memory import NewObservation
@@ -79,6 +80,13 @@ def _repo_id(view: ReadView, hint: str) -> str:
     """The id of the checkout a request names (an id or a path inside it; NotFound for none),
     "" when it names none."""
     return view.repo(hint).id if hint else ""
+
+
+def _as_seen(view: ReadView, event: Event) -> Event:
+    """``event`` with the note it carries as its checkout shows it (``confirming.as_seen``)."""
+    if event.observation is None:
+        return event
+    return dataclasses.replace(event, observation=as_seen(view, event.observation))
 
 
 def _category(value: int, default: Category | None = Category.OTHER) -> Category | None:
@@ -199,7 +207,7 @@ class ObservationService(pbg.ObservationServiceServicer):
             raise InvalidArgument("id is required")
         view = self.core.view
         obs_id = view.full_id(request.id)
-        return convert.observation_to_proto(view.observation_in(obs_id, (_repo_id(view, request.repo),)))
+        return convert.observation_to_proto(as_seen(view, view.observation_in(obs_id, (_repo_id(view, request.repo),))))
 
     @_rpc
     def UpdateObservation(self, request: pb.UpdateObservationRequest, context: grpc.ServicerContext) -> tpb.Observation:
@@ -265,7 +273,7 @@ class ObservationService(pbg.ObservationServiceServicer):
         page = rows[offset : offset + limit]
         nxt = str(offset + limit) if offset + limit < len(rows) else ""
         return pb.ListObservationsResponse(
-            observations=[convert.observation_to_proto(o, history=request.with_history) for o in page],
+            observations=[convert.observation_to_proto(as_seen(view, o), history=request.with_history) for o in page],
             next_page_token=nxt,
         )
 
@@ -357,7 +365,9 @@ class RetrievalService(pbg.RetrievalServiceServicer):
             fresh_only=request.fresh_only,
             line=request.line,
         )
-        return convert.recall_result_to_proto(result)
+        view = self.core.view
+        seen = tuple(dataclasses.replace(r, observation=as_seen(view, r.observation)) for r in result.results)
+        return convert.recall_result_to_proto(dataclasses.replace(result, results=seen))
 
     @_rpc
     def SessionBrief(self, request: pb.SessionBriefRequest, context: grpc.ServicerContext) -> pb.SessionBriefResponse:
@@ -447,7 +457,10 @@ class SymbolService(pbg.SymbolServiceServicer):
         """One file's symbols with their line ranges and the observations anchored there."""
         if not request.path.strip():
             raise InvalidArgument("path is required")
-        return convert.file_outline_to_proto(self.symbols.file_outline(request.path, repo=request.repo))
+        outline = self.symbols.file_outline(request.path, repo=request.repo)
+        view = self.core.view
+        seen = tuple(as_seen(view, o) for o in outline.observations)
+        return convert.file_outline_to_proto(dataclasses.replace(outline, observations=seen))
 
     @_rpc
     def GetNeighbourhood(self, request: pb.GetNeighbourhoodRequest, context: grpc.ServicerContext) -> pb.Neighbourhood:
@@ -483,7 +496,7 @@ class EventService(pbg.EventServiceServicer):
             while context.is_active() and not bus.closed.is_set():
                 event = sub.get(timeout=0.5)
                 if event is not None:
-                    yield convert.event_to_proto(event)
+                    yield convert.event_to_proto(_as_seen(self.core.view, event))
         finally:
             sub.close()
 

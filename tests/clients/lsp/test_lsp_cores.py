@@ -7,7 +7,15 @@ import dataclasses
 
 import pytest
 from graphmem.errors import InvalidArgument
-from graphmem.lsp.commands import AddNote, Command, parse_add_note, parse_id, parse_recall, parse_show_notes
+from graphmem.lsp.commands import (
+    AddNote,
+    Command,
+    parse_add_note,
+    parse_confirm,
+    parse_id,
+    parse_recall,
+    parse_show_notes,
+)
 from graphmem.lsp.present import age, lens_title, note_json, recall_json, status_json
 from graphmem.lsp.roots import Location, Roots
 from graphmem.lsp.routing import route
@@ -85,6 +93,8 @@ def test_command_arguments() -> None:
     )
     assert parse_add_note(["u", 0, 0, "t"]).category is Category.OTHER
     assert parse_id(Command.CONFIRM, ["abc"]) == "abc"
+    assert parse_confirm(["abc"]) == ("abc", "")  # as saved
+    assert parse_confirm(["abc", "file:///wt/a.py"]) == ("abc", "file:///wt/a.py")  # from that checkout
     assert parse_show_notes(["u"]).ref == ""
     assert parse_recall(["u"]) == ("u", None)
     assert parse_recall(["u", 7]) == ("u", 7)

@@ -3,6 +3,8 @@ from an outline, the indexed text and an edited buffer; no server, no daemon."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graphmem.lsp.positions import split_lines
 from graphmem.lsp.settings import Settings, Severity
 from graphmem.lsp.view import FileView
@@ -215,7 +217,7 @@ def test_code_actions_confirm_or_archive_the_notes_at_the_cursor() -> None:
     assert [
         (a.title, a.command.command if a.command else "", a.command.arguments if a.command else None) for a in actions
     ] == [
-        ("graphmem: confirm note n2 (it still holds)", "graphmem.confirm", ["n2"]),
+        ("graphmem: confirm note n2 (it still holds)", "graphmem.confirm", ["n2", "file:///repo/auth.py"]),
         ("graphmem: archive note n2", "graphmem.archive", ["n2"]),
     ]
     assert actions[0].diagnostics == at_login
@@ -247,3 +249,16 @@ def test_enclosing_symbol_and_notes_by_ref() -> None:
     assert [o.id for o in v.notes_for("")] == ["n4", "n5"]
     assert v.notes_for("auth.py::nope") == []
     assert [o.id for o in v.notes_for("*")] == ["n1", "n2", "n3", "n4", "n5"]
+
+
+def test_a_note_the_daemon_would_not_confirm_from_here_offers_no_confirm_and_says_why() -> None:
+    """A note stale only in this worktree (the daemon's ``confirm_refused``, as the checkout
+    shows it): archive is offered, confirm is not, and the hover says why."""
+    why = "n2 is stale only in this checkout: its code here differs from /src/app (branch main), ..."
+    notes = tuple(replace(o, confirm_refused=why) if o.id == "n2" else o for o in NOTES)
+    v = FileView(replace(OUTLINE, observations=notes), split_lines(TEXT), split_lines(TEXT), "utf-16")
+    at_login = [d for d in v.diagnostics(Settings(), NOW) if d.range.start.line == 4]
+    assert [a.title for a in v.code_actions("u", at_login[0].range, at_login, Settings())] == [
+        "graphmem: archive note n2"
+    ]
+    assert "Not confirmable here: n2 is stale only in this checkout" in hover_value(v, 4, 9)

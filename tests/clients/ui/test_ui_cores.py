@@ -104,6 +104,27 @@ def test_the_queue_is_stale_and_suspect_notes_and_findings_newest_first() -> Non
     assert items[2].commit == "abc123def"
 
 
+def test_the_queue_offers_confirm_only_where_it_is_not_refused() -> None:
+    refused = "n is stale only in this checkout: its code here differs from /src/app (branch main), ..."
+    fresh_unit = note("unit", ObservationStatus.FRESH, knowledge=KnowledgeSource("AGENTS.md", 3, 9))
+    items = model.queue_items(
+        [note("n", confirm_refused=refused), note("ok")],
+        [ref("unit", ReferenceState.DANGLING), ref("flagged", ReferenceState.STALE, line=8)],
+        {"unit": fresh_unit, "flagged": replace(fresh_unit, id="flagged", needs_review=True)},
+    )
+    by_id = {i.id: i for i in items}
+    assert by_id["n"].confirm_refused == refused  # the daemon's word, as the checkout shows the note
+    assert by_id["ok"].confirm_refused == ""
+    # a finding whose unit is fresh: confirming changes nothing (the page refuses it)
+    assert by_id["unit"].confirm_refused == (
+        "the note itself is fresh, so confirming changes nothing; fix the reference in AGENTS.md:3"
+    )
+    assert by_id["flagged"].confirm_refused == ""  # a unit to review (renamed anchor) is confirmed
+    # patched from an event: the note's refusal comes with it
+    (patched,) = model.patched([], [(note("n", confirm_refused=refused), False)])
+    assert patched.confirm_refused == refused
+
+
 def test_filters_and_facets() -> None:
     items = model.queue_items(
         [

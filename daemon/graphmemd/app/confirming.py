@@ -1,0 +1,50 @@
+"""Whether a note can be confirmed from a checkout, and why not: the one rule set that
+``Core.confirm`` refuses by and that every note as a checkout shows it carries
+(``Observation.confirm_refused``), so that a client offers no action the daemon would refuse
+(see docs/how-it-works.md, "Confirming")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graphmem.errors import NotFound
+from graphmem.types import ChangeKind, Observation, ObservationStatus
+
+from graphmemd.app.checkouts import confirming_elsewhere, current_anchors
+from graphmemd.retrieval.readview import ReadView
+
+__all__ = ["as_seen", "confirm_refusal"]
+
+
+def confirm_refusal(view: ReadView, home: Observation, checkout: str) -> str:
+    """Why confirming ``home`` (a note as saved) from ``checkout`` ("" for none named) is
+    refused, "" when it is not: an archived note; a note stale or suspect only in
+    ``checkout`` (``confirming_elsewhere``: its home checkout's path and branch); a unit of a
+    knowledge file naming code that no longer exists (its file must change); a note every
+    anchor of which is gone (a new note must supersede it)."""
+    if home.status is ObservationStatus.ARCHIVED:
+        return f"{home.id} is archived; save a new observation instead of confirming it"
+    if refused := confirming_elsewhere(view, home, checkout):
+        return refused
+    k = home.knowledge
+    dangling = [r for r in home.stale_reasons if r.change in (ChangeKind.REMOVED, ChangeKind.RENAMED)]
+    if k is not None and dangling:
+        return f"{home.id} names code that no longer exists ({dangling[0].detail}); edit {k.path}:{k.start_line}"
+    if not home.anchors:
+        return f"{home.id} has no anchors to re-take on the code; edit its text instead"
+    anchors, lost = current_anchors(view, home)
+    if not anchors:
+        return f"every anchor of {home.id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
+    return ""
+
+
+def as_seen(view: ReadView, shown: Observation) -> Observation:
+    """``shown`` (a note as the checkout ``shown.repo_id`` shows it: its own, or a sibling's
+    projection) with ``confirm_refused`` set: what ``Core.confirm`` from that checkout would
+    answer. A note no longer saved (deleted) is returned as it is."""
+    try:
+        home = view.observation(shown.id)
+    except NotFound:
+        return shown
+    refused = confirm_refusal(view, home, shown.repo_id)
+    return replace(shown, confirm_refused=refused) if refused != shown.confirm_refused else shown

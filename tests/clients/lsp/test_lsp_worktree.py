@@ -1,0 +1,64 @@
+"""``graphmem lsp`` in a ``git worktree`` (pytest-lsp's real client, a real daemon, real git):
+a note saved in the main checkout and stale only in the worktree (its code edited there) is
+not confirmable from the worktree, so the editor there offers no *confirm* code action (only
+*archive*), its hover says why and where, and ``graphmem.confirm`` sent with the document is
+refused by the daemon instead of confirming the note at home."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from conftest import Daemon, wait_for
+from gitrepo import committed_fixture, git, replace_in
+from graphmem.types import ObservationStatus
+from lsplib import execute, graphmem_diagnostics, hover_text, open_file, start_server, stop_server
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+pytestmark = pytest.mark.asyncio
+
+HASH = "app/auth/crypto.py::hash_password"  # `def hash_password` is line 7 (0-based), name at 4..17
+
+
+async def test_a_note_stale_only_in_the_worktree_offers_no_confirm_there(daemon_factory: Callable[..., Daemon]) -> None:
+    a = committed_fixture()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        wait_for(lambda: any(r.root == str(b) and r.state.value == "ready" for r in c.status().repositories), 30)
+        obs_id = c.observe("hash_password must stay constant-time", anchors=[HASH], repo=str(a)).id
+        replace_in(b / "app/auth/crypto.py", "salt=SALT)", "salt=SALT + password[:1])")
+        wait_for(lambda: c.get(obs_id, repo=str(b)).status is ObservationStatus.STALE, 20)
+    client = await start_server(d.home)
+    try:
+        uri = open_file(client, b / "app/auth/crypto.py")
+        found: list[lsp.Diagnostic] = []
+        for _ in range(200):  # the diagnostic of the worktree's view of the note
+            found = graphmem_diagnostics(client, uri)
+            if found:
+                break
+            await asyncio.sleep(0.05)
+        assert [x.data for x in found] == [{"id": obs_id, "ref": HASH}]
+        actions = await client.text_document_code_action_async(
+            lsp.CodeActionParams(
+                text_document=lsp.TextDocumentIdentifier(uri=uri),
+                range=found[0].range,
+                context=lsp.CodeActionContext(diagnostics=found),
+            )
+        )
+        titles = [x.title for x in actions or [] if isinstance(x, lsp.CodeAction)]
+        assert titles == [f"graphmem: archive note {obs_id[:8]}"], titles
+        hover = await hover_text(client, uri, 7, 6)
+        assert "Not confirmable here" in hover, hover
+        assert str(a) in hover, hover
+        assert "(branch main)" in hover, hover
+        with pytest.raises(JsonRpcException, match="stale only in this checkout"):
+            await execute(client, "graphmem.confirm", obs_id, uri)
+    finally:
+        await stop_server(client)
+    with d.client() as c:
+        assert c.get(obs_id, repo=str(a)).confirmed_at is None  # nothing was confirmed at home
+
