@@ -741,8 +741,9 @@ def signature_delta(old: str, new: str) -> SignatureDelta:
     """How ``new`` differs from ``old``, both normalised signature texts. A parameter at the
     same position whose old name is gone and whose new name is new is a rename — unless it was
     positional-only and is still passed by position (no caller could name it: the same
-    parameter, its type and default compared, its name no change); the kept positional parameters in another order are a
-    reorder. Texts that cannot be parsed give an empty delta."""
+    parameter, its type and default compared, its name no change: ``respelled``); the kept
+    positional parameters in another order are a reorder. Texts that cannot be parsed give an
+    empty delta."""
     a, b = parse_signature(old), parse_signature(new)
     if a is None or b is None:
         return SignatureDelta()

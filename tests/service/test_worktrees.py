@@ -508,3 +508,27 @@ def test_a_note_on_an_edit_not_committed_is_on_that_branch_elsewhere_until_commi
         merged = wait_for(lambda: (o := c.get(saved.id, repo=str(a))) and not o.on_branch and o, 15)
         assert isinstance(merged, Observation)
         assert merged.status is ObservationStatus.FRESH
+
+
+def test_a_note_on_a_committed_function_of_a_file_with_other_edits_is_judged_elsewhere(
+    daemon_factory: DaemonFactory,
+) -> None:
+    """Uncommitted is said of the anchored code, not of its file: a note saved in A on
+    `hash_password` while A has an unrelated edit of `make_token` in the same file is about
+    committed code, so B, which changes `hash_password`, shows it stale (not "on branch")."""
+    a = git_repo()
+    b = a.parent / "wt-b"
+    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        wait_for(lambda: ready(c, a) and ready(c, b), 20)
+        crypto = a / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("str(user_id).encode()", "str(user_id).encode('ascii')"))
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(a))  # fmt: skip
+        assert not note.origin_uncommitted
+        edited = b / "app/auth/crypto.py"
+        edited.write_text(edited.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        seen = wait_for(lambda: (o := c.get(note.id, repo=str(b))).status is ObservationStatus.STALE and o, 10)
+        assert isinstance(seen, Observation)
+        assert not seen.on_branch

@@ -5,23 +5,26 @@ many checkouts")."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from graphmem.errors import GraphMemError, InvalidArgument
-from graphmem.types import Anchor, Checkout, Observation, ObservationStatus, Repository
+from graphmem.types import Anchor, AnchorKind, Checkout, Observation, ObservationStatus, Repository
 
 from graphmemd.app.status import repository_summary
 from graphmemd.app.worktrees import GitDirWatch, WorktreeWatch
+from graphmemd.graph.graphstate import GraphState
+from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.indexer import Indexer, Job
 from graphmemd.ingest.checkouts import RegistryCheckouts
 from graphmemd.ingest.gitinfo import head_branch, head_commit, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.watcher import RepoWatcher
 from graphmemd.memory.anchors import CodeView
+from graphmemd.memory.bodylines import BodyQuery
 from graphmemd.memory.memory import Memory
-from graphmemd.memory.observations import Origin
+from graphmemd.memory.observations import NO_ORIGIN, Origin
 from graphmemd.retrieval.cochange_git import CoChangeKeeper
 from graphmemd.retrieval.readview import ReadView
 from graphmemd.runtime.health import Health
@@ -151,16 +154,43 @@ class CheckoutOps:
         return [self.describe(rt, listed) for rt in rts]
 
 
-def origin_of(rt: RepoRuntime | None, anchors: Iterable[Anchor] = (), shared: bool = False) -> Origin:
+def origin_of(
+    rt: RepoRuntime | None,
+    anchors: Iterable[Anchor] = (),
+    shared: bool = False,
+    lines: Callable[[Anchor], tuple[int, int] | None] = lambda _a: None,
+) -> Origin:
     """Where a note saved in checkout ``rt`` on ``anchors`` is made: the commit and branch its
-    HEAD is at and, when its repository has other checkouts (``shared``), whether an anchored
-    file differs from that commit (the note is then about code no other checkout holds)."""
+    HEAD is at and, when its repository has other checkouts (``shared``), whether its anchored
+    code differs from that commit (the note is then about code no other checkout holds): a
+    file anchor whose file differs, a symbol whose lines (``lines``: its span now) a diff of
+    its file from HEAD touches — or that cannot be measured (a file HEAD does not have)."""
     if rt is None:
-        return Origin()
+        return NO_ORIGIN
     commit = head_commit(rt.root)
-    paths = {a.path for a in anchors if a.repo_id == rt.id and a.path}
-    uncommitted = bool(shared and commit and paths and uncommitted_paths(rt.root, paths))
-    return Origin(commit, head_branch(rt.root), uncommitted)
+    mine = [a for a in anchors if a.repo_id == rt.id and a.path]
+    dirty = uncommitted_paths(rt.root, {a.path for a in mine}) if shared and commit and mine else frozenset()
+    return Origin(commit, head_branch(rt.root), _uncommitted(rt.root, [a for a in mine if a.path in dirty], lines))
+
+
+def symbol_lines(state: GraphState, a: Anchor) -> tuple[int, int] | None:
+    """The lines the symbol ``a`` is anchored to spans now (None: not in the graph)."""
+    with state.reading() as graph:
+        s = graph.symbols.get(a.symbol_id)
+    return (s.start_line, s.end_line) if s is not None else None
+
+
+def _uncommitted(root: Path, anchors: Sequence[Anchor], lines: Callable[[Anchor], tuple[int, int] | None]) -> bool:
+    """Whether any of ``anchors`` (each in a file that differs from HEAD) is code HEAD does not
+    have as it is now (``origin_of``)."""
+    queries: list[BodyQuery] = []
+    for a in anchors:
+        span = lines(a) if a.kind is AnchorKind.SYMBOL else None
+        if span is None:
+            return True  # a whole file, or a symbol not known: its file differs
+        queries.append(BodyQuery(a.ref, a.path, *span))
+    counts = measure_bodies(root, queries, "") if queries else {}
+    return any(counts.get(q.anchor_ref, 1) > 0 for q in queries)
 
 
 def confirming_elsewhere(view: ReadView, home: Observation, checkout: str) -> str:

@@ -32,7 +32,7 @@ from graphmem.types import (
 )
 
 from graphmemd.app import transfer
-from graphmemd.app.checkouts import CheckoutOps, current_anchors, origin_of
+from graphmemd.app.checkouts import CheckoutOps, current_anchors, origin_of, symbol_lines
 from graphmemd.app.confirming import confirm_refusal
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
@@ -356,7 +356,8 @@ class Core:
                 raise InvalidArgument("a shared note is written into one repository: anchor it there")
             return self.knowledge.create_shared(rt, new, resolved)
         shared = bool(self.registry.siblings(repo_id)) if repo_id else False
-        return self.memory.create(repo_id, new, resolved, origin_of(self.registry.get(repo_id), resolved, shared))
+        origin = origin_of(self.registry.get(repo_id), resolved, shared, partial(symbol_lines, self.state))
+        return self.memory.create(repo_id, new, resolved, origin)
 
     def _unavailable_while_loading(self, repo_hint: str) -> None:
         """An anchor that does not resolve while its repository's graph is still being loaded

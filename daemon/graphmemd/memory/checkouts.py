@@ -10,8 +10,8 @@ contain (its origin commit is not an ancestor of the checkout's HEAD) is neither
 removed there: the projection says ``on_branch`` (the note describes that branch's code: a
 note saved on ``upgrade`` about a parameter ``upgrade`` added is not "parameter removed" on
 ``main``, which never had it). So is a note saved on code its checkout had not committed:
-no other checkout has that code (``on branch feature, uncommitted``). Projections are derived, never journaled: they are
-recomputed from the note and the code after a restart.
+no other checkout has that code (``on branch feature, uncommitted``). Projections are
+derived, never journaled: they are recomputed from the note and the code after a restart.
 """
 
 from __future__ import annotations
