@@ -461,6 +461,8 @@ def test_a_note_on_code_a_branch_changed_is_on_that_branch_elsewhere_until_merge
         assert (in_a.status, in_a.on_branch, in_a.stale_reasons) == (ObservationStatus.FRESH, "feature", ())
         assert "on branch" in show_in(d, a, on_feature.id)
         assert on_feature.id not in {r.observation.id for r in c.recall("pepper vault", repo=str(a)).results}
+        assert on_feature.id not in c.brief(repo=str(a)).observation_ids  # (it said the branch's decision as main's)
+        assert on_feature.id in c.brief(repo=str(b)).observation_ids
 
         git(a, "merge", "-q", "feature")
         merged = wait_for(lambda: (o := c.get(on_feature.id, repo=str(a))) and not o.on_branch and o, 10)

@@ -80,11 +80,14 @@ class Briefer:
 
     def repository_brief(self, *, repo: str = "", budget: int = 1000, fresh_only: bool = False) -> Brief:
         """The repository's brief: constraints and decisions, then what was confirmed or
-        changed recently, then the stale and suspect notes that need a look (``overview.py``)."""
+        changed recently, then the stale and suspect notes that need a look (``overview.py``);
+        a sibling's note made on a branch this checkout does not contain (``on_branch``) is
+        left out, as ``recall`` leaves it out."""
         e = self._view()
         repos = e.repos(repo)
         scope = {rt.id for rt in repos}
         notes = e.observations_shown(sorted(scope))  # a worktree's siblings' notes, judged on its code
+        notes = [o for o in notes if not o.on_branch]  # (about another branch's code: as recall, left out)
         if fresh_only:
             notes = [o for o in notes if o.status is ObservationStatus.FRESH]
         with e.reading() as g:
