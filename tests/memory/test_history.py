@@ -27,7 +27,7 @@ from graphmem.types import (
 from graphmemd.memory import history
 from graphmemd.memory.journal import Journal
 from graphmemd.memory.obsdoc import MAX_HISTORY, from_doc, to_doc
-from graphmemd.memory.observations import ObservationBook
+from graphmemd.memory.observations import ObservationBook, Origin
 from graphmemd.memory.recovery import recover_observations
 from graphmemd.store.engine import Store
 
@@ -153,7 +153,7 @@ def _lived(book: ObservationBook) -> tuple[str, str]:
         source="mcp:claude",
         confidence=1.0,
         anchors=(F,),
-        origin=("c0", "main"),
+        origin=Origin("c0", "main"),
     )
     reason = StaleReason("a.py::f", ChangeKind.BODY_CHANGED, 3.0, commit="c1")
     book.apply([replace(a, status=ObservationStatus.STALE, stale_reasons=(reason,))], commit="c1")
