@@ -31,6 +31,13 @@ def committed_fixture(name: str = "python") -> Path:
     return initial_commit(copy_fixture(name))
 
 
+def worktree(repo: Path, branch: str = "feature", name: str = "wt-b") -> Path:
+    """``git worktree add`` of a new ``branch`` of ``repo`` beside it (``name``); its path."""
+    path = repo.parent / name
+    git(repo, "worktree", "add", "-q", "-b", branch, str(path))
+    return path
+
+
 def replace_in(path: Path, old: str, new: str) -> None:
     """Edit a file on disk: ``old`` (which must be there) becomes ``new``."""
     text = path.read_text()

@@ -14,32 +14,12 @@ from pathlib import Path
 
 import pytest
 from conftest import Daemon, copy_fixture, wait_for
-from gitrepo import slow_git
+from gitrepo import committed_fixture, git, initial_commit, slow_git, worktree
 from graphmem.client import GraphMem
 from graphmem.errors import FailedPrecondition, GraphMemError
 from graphmem.types import Category, EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
-
-
-def git(root: Path, *args: str) -> str:
-    out = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "--no-optional-locks", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return out.stdout
-
-
-def git_repo() -> Path:
-    """The python fixture as a git repository on branch main, one commit."""
-    repo = copy_fixture("python")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "init")
-    return repo
 
 
 def shown(c: GraphMem, checkout: Path, obs_id: str) -> Observation | None:
@@ -76,11 +56,10 @@ def ready(c: GraphMem, root: Path) -> bool:
 
 
 def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: DaemonFactory) -> None:
-    a = git_repo()
-    b = a.parent / "wt-b"
+    a = committed_fixture()
     d = daemon_factory([a])
     with d.client() as c:
-        git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+        b = worktree(a)
         wait_for(lambda: ready(c, b), 20)  # registered without a command, then indexed
         roots = checkouts(c)
         assert roots[str(a)] == roots[str(b)]  # one repository
@@ -159,7 +138,7 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
 
 
 def test_separate_clones_join_only_when_linked(daemon_factory: DaemonFactory) -> None:
-    a = git_repo()
+    a = committed_fixture()
     clone = a.parent / "clone"
     git(a.parent, "clone", "-q", str(a), str(clone))
     d = daemon_factory([a, clone])
@@ -180,9 +159,8 @@ def test_separate_clones_join_only_when_linked(daemon_factory: DaemonFactory) ->
 def test_a_note_saved_in_one_worktree_is_announced_in_the_other_and_survives_a_restart(
     daemon_factory: DaemonFactory,
 ) -> None:
-    a = git_repo()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    a = committed_fixture()
+    b = worktree(a)
     d = daemon_factory([a, b])
     with d.client() as c:
         stream = c.events(repo=str(a), kinds=[EventKind.OBSERVATION_CHANGED])
@@ -210,14 +188,13 @@ def test_a_note_saved_in_one_worktree_is_announced_in_the_other_and_survives_a_r
 
 
 def test_a_worktree_the_user_removed_is_not_registered_again_by_itself(daemon_factory: DaemonFactory) -> None:
-    a = git_repo()
-    b, c2 = a.parent / "wt-b", a.parent / "wt-c"
+    a = committed_fixture()
     d = daemon_factory([a])
     with d.client() as c:
-        git(a, "worktree", "add", "-q", "-b", "b", str(b))
+        b = worktree(a, "b")
         wait_for(lambda: ready(c, b), 20)
         c.remove_repo(str(b))
-        git(a, "worktree", "add", "-q", "-b", "c", str(c2))
+        c2 = worktree(a, "c", "wt-c")
         wait_for(lambda: ready(c, c2), 20)  # the loop looked again since the removal
         assert str(b) not in checkouts(c)
         c.add_repo(b)  # the user adds it back
@@ -231,11 +208,10 @@ def test_a_note_seen_from_another_checkout_gets_its_rename_and_dependency_reason
     """A note saved in B, seen in A, is given what a note saved in A gets from A's changes: a
     signature change of what it calls makes it suspect with the dependency's reason; a rename
     moves its anchor with a RENAMED reason. B, whose code did not change, keeps it fresh."""
-    a = git_repo()
-    b = a.parent / "wt-b"
+    a = committed_fixture()
     d = daemon_factory([a])
     with d.client() as c:
-        git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+        b = worktree(a)
         wait_for(lambda: ready(c, b), 20)
         anchor = "app/auth/crypto.py::hash_password"
         from_b = c.observe("hash_password salts with a constant", anchors=[anchor], repo=str(b))
@@ -307,13 +283,10 @@ def test_a_folder_registered_in_a_repository_is_that_folder_in_its_worktrees(dae
     other = outer / "fx" / "other"
     other.mkdir()
     (other / "m.py").write_text("def f():\n    return 1\n")
-    git(outer, "init", "-q", "-b", "main")
-    git(outer, "add", "-A")
-    git(outer, "commit", "-q", "-m", "init")
-    wt = outer.parent / "wt-b"
+    initial_commit(outer)
     d = daemon_factory([a, other])
     with d.client() as c:
-        git(outer, "worktree", "add", "-q", "-b", "feature", str(wt))
+        wt = worktree(outer)
         b = wt / "fx" / "python"
         wait_for(lambda: ready(c, b) and ready(c, wt / "fx" / "other"), 20)  # each registered folder's
         roots = checkouts(c)
@@ -334,12 +307,11 @@ def test_a_checkout_judges_its_siblings_notes_as_its_own_and_at_once_after_a_res
     says it of its own notes (lines, uncommitted), and after a restart shows it stale as soon
     as B's code is back, not after the knowledge files are read (their ``git blame``, here
     made to take 20 s, can take seconds on a real project)."""
-    a = git_repo()
+    a = committed_fixture()
     (a / "README.md").write_text("# App\n\nPasswords go through `hash_password`.\n")
     git(a, "add", "-A")
     git(a, "commit", "-q", "-m", "docs")
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    b = worktree(a)
     d = daemon_factory([a, b])
     with d.client() as c:
         note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
@@ -371,9 +343,8 @@ def test_a_worktrees_brief_and_post_edit_callout_include_its_siblings_notes(daem
     """What an agent learned in A reaches the agent working in worktree B through B's hooks:
     B's session brief lists A's constraint, and B's edit of the function it is about calls
     it out (judged on B's code: A's copy stays fresh)."""
-    a = git_repo()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    a = committed_fixture()
+    b = worktree(a)
     d = daemon_factory([a, b])
     with d.client() as c:
         note = c.observe("hash_password must stay constant-time", anchors=["app/auth/crypto.py::hash_password"],
@@ -399,9 +370,8 @@ def test_a_note_stale_only_in_a_worktree_shows_that_worktrees_change_and_is_not_
     was read from the note as saved, fresh at home), confirming it there confirmed it at home
     (where nothing changed) and left it stale, and after a restart its reason said "body
     changed, in <HEAD>" of an edit not committed."""
-    a = git_repo()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    a = committed_fixture()
+    b = worktree(a)
     d = daemon_factory([a, b])
     anchor = "app/auth/crypto.py::hash_password"
     with d.client() as c:
@@ -443,9 +413,8 @@ def test_a_note_on_code_a_branch_changed_is_on_that_branch_elsewhere_until_merge
     checkout does not contain describes that branch's code: "on branch", fresh, not recalled
     here, until the branch is merged; a note made on `main` and changed by the branch is stale
     in the worktree as before (its origin is there)."""
-    a = git_repo()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    a = committed_fixture()
+    b = worktree(a)
     crypto = b / "app/auth/crypto.py"
     crypto.write_text(crypto.read_text().replace("password: str)", "password: str, pepper: str = '')"))
     git(b, "commit", "-q", "-am", "pepper")
@@ -480,9 +449,8 @@ def test_a_note_on_an_edit_not_committed_is_on_that_branch_elsewhere_until_commi
     parameter `pepper` removed" of a change nobody made there. It is B's uncommitted code:
     on branch "feature, uncommitted" in A; B's commit becomes its origin; merged into A, an
     ordinary note, fresh."""
-    a = git_repo()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    a = committed_fixture()
+    b = worktree(a)
     d = daemon_factory([a, b])
     anchor = "app/auth/crypto.py::hash_password"
     with d.client() as c:
@@ -499,7 +467,7 @@ def test_a_note_on_an_edit_not_committed_is_on_that_branch_elsewhere_until_commi
         assert saved.id not in {r.observation.id for r in c.recall("pepper vault", repo=str(a)).results}
 
         git(b, "commit", "-q", "-am", "pepper")
-        head = git(b, "rev-parse", "HEAD").strip()
+        head = git(b, "rev-parse", "HEAD")
         c.brief(repo=str(b))  # (a query in B that checks freshness queues the rescan HEAD's move needs)
         committed = wait_for(lambda: (o := c.get(saved.id)) and not o.origin_uncommitted and o, 15)
         assert isinstance(committed, Observation)
@@ -518,9 +486,8 @@ def test_a_note_on_a_committed_function_of_a_file_with_other_edits_is_judged_els
     """Uncommitted is said of the anchored code, not of its file: a note saved in A on
     `hash_password` while A has an unrelated edit of `make_token` in the same file is about
     committed code, so B, which changes `hash_password`, shows it stale (not "on branch")."""
-    a = git_repo()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    a = committed_fixture()
+    b = worktree(a)
     d = daemon_factory([a, b])
     with d.client() as c:
         wait_for(lambda: ready(c, a) and ready(c, b), 20)

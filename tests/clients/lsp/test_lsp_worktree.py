@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 from conftest import Daemon, wait_for
-from gitrepo import committed_fixture, git, replace_in
+from gitrepo import committed_fixture, replace_in, worktree
 from graphmem.types import ObservationStatus
 from lsplib import execute, graphmem_diagnostics, hover_text, open_file, start_server, stop_server
 from lsprotocol import types as lsp
@@ -24,8 +24,7 @@ HASH = "app/auth/crypto.py::hash_password"  # `def hash_password` is line 7 (0-b
 
 async def test_a_note_stale_only_in_the_worktree_offers_no_confirm_there(daemon_factory: Callable[..., Daemon]) -> None:
     a = committed_fixture()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    b = worktree(a)
     d = daemon_factory([a, b])
     with d.client() as c:
         wait_for(lambda: any(r.root == str(b) and r.state.value == "ready" for r in c.status().repositories), 30)

@@ -8,29 +8,18 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from browserlib import CHROMIUM, launch_chromium, playwright_missing
 from conftest import wait_for
 from gitrepo import replace_in
 from graphmem.actor import local_actor
 from graphmem.types import ObservationStatus
-from uilib import Review, cli_show, review
+from uilib import NEEDS_BROWSER, Review, browser, cli_show, review
 
-__all__ = ["review"]  # the fixture
+__all__ = ["browser", "review"]  # the fixtures
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
-    pytest.mark.skipif(playwright_missing(), reason="playwright is not installed (pip install -e .[dev])"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One chromium for the module (``browserlib``: a $TMPDIR of its own, removed after it exits)."""
-    with launch_chromium() as b:
-        yield b
+pytestmark = NEEDS_BROWSER
 
 
 @pytest.fixture

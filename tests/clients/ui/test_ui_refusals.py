@@ -9,41 +9,32 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browserlib import CHROMIUM, launch_chromium, playwright_missing
 from conftest import Daemon, wait_for
-from gitrepo import committed_fixture, git, replace_in
+from gitrepo import committed_fixture, replace_in, worktree
 from graphmem.client import GraphMem
 from graphmem.errors import FailedPrecondition
 from graphmem.mcp_bridge import _observation_text
 from graphmem.types import ObservationStatus
-from uilib import LOGIN, ui_server
+from uilib import LOGIN, NEEDS_BROWSER, browser, ui_server
+
+__all__ = ["browser"]  # the fixture
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-pytestmark = [
-    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
-    pytest.mark.skipif(playwright_missing(), reason="playwright is not installed (pip install -e .[dev])"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with launch_chromium() as b:
-        yield b
+pytestmark = NEEDS_BROWSER
 
 
 def test_a_note_stale_only_in_a_worktree_offers_no_confirm_there_and_says_where(
     daemon_factory: Callable[..., Daemon], browser: Browser
 ) -> None:
     a = committed_fixture()
-    b = a.parent / "wt-b"
-    git(a, "worktree", "add", "-q", "-b", "feature", str(b))
+    b = worktree(a)
     d = daemon_factory([a, b])
     with d.client() as c:
         wait_for(lambda: any(r.root == str(b) and r.state.value == "ready" for r in c.status().repositories), 30)

@@ -17,11 +17,30 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
+from browserlib import CHROMIUM, launch_chromium, playwright_missing
 from conftest import Daemon
 from gitrepo import committed_fixture
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+#: a module that drives chromium: skipped, saying why, where it or Playwright is absent
+NEEDS_BROWSER = [
+    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(playwright_missing(), reason="playwright is not installed (pip install -e .[dev])"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One chromium for the module (``browserlib``: a $TMPDIR of its own, removed after it exits)."""
+    with launch_chromium() as b:
+        yield b
+
 
 _URL = re.compile(r"(http://\S+/queue\?token=(\S+))")
 
