@@ -193,14 +193,16 @@ def _uncommitted(root: Path, anchors: Sequence[Anchor], lines: Callable[[Anchor]
     return any(counts.get(q.anchor_ref, 1) > 0 for q in queries)
 
 
-def confirming_elsewhere(view: ReadView, home: Observation, checkout: str) -> str:
+def confirming_elsewhere(view: ReadView, home: Observation, checkout: str, shown: Observation | None = None) -> str:
     """Why confirming ``home`` (a note as saved) from ``checkout`` is refused ("" when it is
     not): a note confirms on the code of the checkout it was saved in. Stale or suspect only in
     another checkout (fresh at home), it would be re-anchored to code that did not change and
-    stay stale where it was confirmed."""
+    stay stale where it was confirmed. ``shown``: the note as ``checkout`` shows it, when the
+    caller has it already (read otherwise)."""
     if not checkout or checkout == home.repo_id:
         return ""
-    shown = view.observation_in(home.id, (checkout,))
+    if shown is None:
+        shown = view.observation_in(home.id, (checkout,))
     doubted = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
     if shown.status not in doubted or home.status in doubted:
         return ""

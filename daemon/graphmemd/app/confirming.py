@@ -16,15 +16,16 @@ from graphmemd.retrieval.readview import ReadView
 __all__ = ["as_seen", "confirm_refusal"]
 
 
-def confirm_refusal(view: ReadView, home: Observation, checkout: str) -> str:
+def confirm_refusal(view: ReadView, home: Observation, checkout: str, shown: Observation | None = None) -> str:
     """Why confirming ``home`` (a note as saved) from ``checkout`` ("" for none named) is
     refused, "" when it is not: an archived note; a note stale or suspect only in
     ``checkout`` (``confirming_elsewhere``: its home checkout's path and branch); a unit of a
     knowledge file naming code that no longer exists (its file must change); a note every
-    anchor of which is gone (a new note must supersede it)."""
+    anchor of which is gone (a new note must supersede it). ``shown``: the note as ``checkout``
+    shows it, when the caller has it already."""
     if home.status is ObservationStatus.ARCHIVED:
         return f"{home.id} is archived; save a new observation instead of confirming it"
-    if refused := confirming_elsewhere(view, home, checkout):
+    if refused := confirming_elsewhere(view, home, checkout, shown):
         return refused
     k = home.knowledge
     dangling = [r for r in home.stale_reasons if r.change in (ChangeKind.REMOVED, ChangeKind.RENAMED)]
@@ -46,5 +47,5 @@ def as_seen(view: ReadView, shown: Observation) -> Observation:
         home = view.observation(shown.id)
     except NotFound:
         return shown
-    refused = confirm_refusal(view, home, shown.repo_id)
+    refused = confirm_refusal(view, home, shown.repo_id, shown)
     return replace(shown, confirm_refused=refused) if refused != shown.confirm_refused else shown
