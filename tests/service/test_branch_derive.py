@@ -14,10 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import STORE_ENGINE, Daemon, store_file, wait_for
+from gitrepo import git
 from graphmem.client import GraphMem
 from graphmemd.store.engine import Store
 from test_worktree_derive import TIMEOUT, add_feature_worktree, answers, branch_repo, resolution, this_run
-from test_worktrees import git, ready
+from test_worktrees import ready
 
 DaemonFactory = Callable[..., Daemon]
 

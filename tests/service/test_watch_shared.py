@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, wait_for
-from gitrepo import git
-from test_worktrees import git_repo, ready
+from gitrepo import committed_fixture, git
+from test_worktrees import ready
 
 DaemonFactory = Callable[..., Daemon]
 TIMEOUT = 30.0
@@ -31,7 +31,7 @@ def watch_threads(d: Daemon) -> list[str]:
 
 
 def test_checkouts_share_one_watch_and_each_edit_is_still_seen(daemon_factory: DaemonFactory) -> None:
-    a = git_repo()
+    a = committed_fixture()
     b, c_ = a.parent / "wt-b", a.parent / "wt-c"
     d = daemon_factory([a], env={"GRAPHMEM_WATCH_GROUP_AFTER_S": "0.5"})
     with d.client() as c:

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import Daemon, wait_for
+from gitrepo import committed_fixture, git
 from graphmem.client import GraphMem
 from graphmem.types import ObservationStatus
 from graphmemd.runtime.config import resolve_paths
-from test_worktrees import files_parsed, git, git_repo, ready
+from test_worktrees import files_parsed, ready
 
 DaemonFactory = Callable[..., Daemon]
 TIMEOUT = 30.0
@@ -52,7 +53,7 @@ def resolution(c: GraphMem, root: Path) -> tuple[object, ...]:
 def branch_repo(change: Callable[[Path], None]) -> Path:
     """The python fixture as a git repository on main, with a branch ``feature`` where
     ``change`` (given the checkout) was committed."""
-    a = git_repo()
+    a = committed_fixture()
     git(a, "checkout", "-q", "-b", "feature")
     change(a)
     git(a, "add", "-A")
@@ -85,7 +86,7 @@ def truth(daemon_factory: DaemonFactory, root: Path, skipped: frozenset[str] = f
 
 
 def test_a_derived_worktree_answers_as_if_indexed_alone(daemon_factory: DaemonFactory) -> None:
-    a = git_repo()
+    a = committed_fixture()
     b = a.parent / "wt-b"
     d = daemon_factory([a])
     with d.client() as c:
@@ -143,7 +144,7 @@ def test_a_derived_worktree_answers_as_if_indexed_alone(daemon_factory: DaemonFa
 def test_a_derived_worktree_restarts_before_any_change(daemon_factory: DaemonFactory) -> None:
     """Stopped right after it was derived (before any change in it): after the restart both checkouts
     answer as before, and an edit in the derived one then resolves it correctly."""
-    a = git_repo()
+    a = committed_fixture()
     b = a.parent / "wt-b"
     d = daemon_factory([a])
     with d.client() as c:
