@@ -468,7 +468,7 @@ def test_a_note_on_an_edit_not_committed_is_on_that_branch_elsewhere_until_commi
 
         git(b, "commit", "-q", "-am", "pepper")
         head = git(b, "rev-parse", "HEAD")
-        c.brief(repo=str(b))  # (a query in B that checks freshness queues the rescan HEAD's move needs)
+        # (no query in B: the commit's write in the git directory queues the pass after HEAD moved)
         committed = wait_for(lambda: (o := c.get(saved.id)) and not o.origin_uncommitted and o, 15)
         assert isinstance(committed, Observation)
         assert committed.origin_commit == head

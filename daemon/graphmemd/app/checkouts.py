@@ -4,12 +4,13 @@ many checkouts")."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from graphmem.errors import GraphMemError, InvalidArgument
+from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
 from graphmem.types import Anchor, AnchorKind, Checkout, Observation, ObservationStatus, Repository
 
 from graphmemd.app.status import repository_summary
@@ -63,6 +64,9 @@ class CheckoutOps:
     def _git_changed(self) -> None:
         self.watch.wake()
         self._cochange.wake()
+        # a commit, checkout or reset moved a HEAD: its rescan now, not at the next query there
+        with contextlib.suppress(FailedPrecondition):  # (not started yet)
+            self._parts()[1].freshness(self._registry.all())
 
     def attach(self, memory: Memory, code: CodeView) -> None:
         """Let memory project every note into the other checkouts of its repository."""
