@@ -61,3 +61,32 @@ def test_a_worktree_being_created_or_removed_is_not_listed() -> None:
     (entry / "locked").unlink()
     git(root, "worktree", "remove", "--force", str(wt))
     assert worktree_roots(root / ".git") == [root]
+
+
+def rev(root: Path, what: str = "HEAD") -> str:
+    return subprocess.run(["git", "rev-parse", what], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_head_read_again_as_soon_as_git_moves_it() -> None:
+    """HEAD and its ref are kept between reads while their files are unchanged (a status reads
+    every checkout's): a commit, a branch switch, an update of the ref, a pack of the refs and
+    a detached HEAD — each within the same second as the read before it — are seen at once,
+    in the main checkout and in a worktree."""
+    root = repo()
+    wt = root.parent / "wt"
+    git(root, "worktree", "add", "-q", "-b", "feature", str(wt))
+    for here in (root, wt):
+        first = head_commit(here)
+        assert first == rev(here)
+        (here / "sub" / "a.py").write_text(f"x = {here.name}\n")
+        git(here, "commit", "-qam", "b")
+        assert head_commit(here) == rev(here) != first
+        git(here, "update-ref", "HEAD", first)
+        assert head_commit(here) == first
+        git(here, "pack-refs", "--all")
+        assert head_commit(here) == first
+        git(here, "checkout", "-q", "-b", f"other-{here.name}")
+        assert (head_branch(here), head_commit(here)) == (f"other-{here.name}", first)
+        git(here, "checkout", "-q", "--detach")
+        assert (head_branch(here), head_commit(here)) == ("", first)
+    assert head_branch(root) == "" and head_commit(wt) == rev(wt)

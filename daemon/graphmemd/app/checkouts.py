@@ -128,15 +128,22 @@ class CheckoutOps:
             memory.views.refresh(each.id)
         return rt
 
-    def describe(self, rt: RepoRuntime, listed: dict[str, tuple[Checkout, ...]] | None = None) -> Repository:
+    def describe(
+        self,
+        rt: RepoRuntime,
+        listed: dict[str, tuple[Checkout, ...]] | None = None,
+        own: Sequence[Observation] | None = None,
+    ) -> Repository:
         """A checkout's summary (``status.repository_summary``, its own notes and those it
         shows from its siblings) with its repository, branch, every checkout of that
         repository (gone ones marked) and the look-alike clones of other repositories.
         ``listed``: the checkouts of each repository already read in this request (by
         repository id; filled here), so that describing every checkout of a repository reads
-        each one's HEAD once, not once per checkout."""
+        each one's HEAD once, not once per checkout. ``own``: the notes saved in ``rt``, when
+        the caller sorted them already (None: picked from all of them here)."""
         memory = self._parts()[0]
-        summary = repository_summary(rt, [*memory.book.all(), *memory.views.projections.in_checkout(rt.id)])
+        mine = [o for o in memory.book.all() if o.repo_id == rt.id] if own is None else own
+        summary = repository_summary(rt, [*mine, *memory.views.projections.in_checkout(rt.id)])
         listed = {} if listed is None else listed
         checkouts = listed.get(rt.repository)
         if checkouts is None:
@@ -144,18 +151,23 @@ class CheckoutOps:
                 Checkout(cid, str(root), head_branch(root), head_commit(root), not root.is_dir())
                 for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
             )
+        here = next((c for c in checkouts if c.id == rt.id), None)
         return replace(
             summary,
             repository_id=rt.repository,
-            branch=head_branch(rt.root),
+            branch=here.branch if here is not None else head_branch(rt.root),
             checkouts=checkouts,
             possible_clones=tuple(self._registry.clones_of(rt)),
         )
 
     def describe_all(self, rts: Iterable[RepoRuntime]) -> list[Repository]:
-        """``describe`` of each of ``rts``, every repository's checkouts read once."""
+        """``describe`` of each of ``rts``, every repository's checkouts read once and the
+        notes sorted by checkout once."""
         listed: dict[str, tuple[Checkout, ...]] = {}
-        return [self.describe(rt, listed) for rt in rts]
+        by_checkout: dict[str, list[Observation]] = {}
+        for o in self._parts()[0].book.all():
+            by_checkout.setdefault(o.repo_id, []).append(o)
+        return [self.describe(rt, listed, by_checkout.get(rt.id, [])) for rt in rts]
 
 
 def origin_of(
