@@ -67,4 +67,5 @@ def test_the_hooks_in_a_worktree_do_not_offer_to_confirm_a_note_stale_only_there
 
     # at home the note is fresh: its brief there offers nothing to confirm or refuse
     home = _hook("session-start", {**start, "session_id": "s-3", "cwd": str(a)}, env, a)
-    assert note.text in home and "not confirmable" not in home, home
+    assert note.text in home, home
+    assert "not confirmable" not in home, home
