@@ -256,7 +256,7 @@ def overview(
             disagreeing += 1
     ordered = {s: _ordered(s, group, weight) for s, group in by_section.items()}
     lines = _Lines(ordered, seen)
-    head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {s.value}") + 1 for s in Section if ordered[s])
+    head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {_longest(s)}") + 1 for s in Section if ordered[s])
     room = max(0, budget - head_cost - 40)  # 40: the footer
     taken: dict[Section, set[int]] = {s: set() for s in Section}
     spent = 0
@@ -289,6 +289,11 @@ def overview(
         )
     text = "\n".join(out)
     return Overview(text, tuple(shown), left, estimate_tokens(text))
+
+
+def _longest(s: Section) -> str:
+    """A section's heading as the budget counts it: the longer of its two for ``LOOK``."""
+    return max(s.value, LOOK_NO_CONFIRM, key=len) if s is Section.LOOK else s.value
 
 
 def _day(ts: float) -> str:
