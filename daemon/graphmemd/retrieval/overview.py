@@ -293,7 +293,8 @@ def overview(
 
 def _longest(s: Section) -> str:
     """A section's heading as the budget counts it: the longer of its two for ``LOOK``."""
-    return max(s.value, LOOK_NO_CONFIRM, key=len) if s is Section.LOOK else s.value
+    heading: str = s.value
+    return max(heading, LOOK_NO_CONFIRM, key=len) if s is Section.LOOK else heading
 
 
 def _day(ts: float) -> str:
