@@ -97,8 +97,8 @@ _ANCHORS = (
 _STALE = (
     "An observation is `stale` when the code under one of its anchors changed (body, signature, "
     "rename or removal) after it was written, so it may no longer be true: read the current code, then "
-    "call confirm_observation(id) if it still holds, or save_observation(..., supersedes=[id]) with the "
-    "corrected knowledge."
+    "call confirm_observation(id) if it still holds (unless it says not confirmable here), or "
+    "save_observation(..., supersedes=[id]) with the corrected knowledge."
 )
 
 _REPO = "Repository id or path."

@@ -7,7 +7,9 @@ from __future__ import annotations
 from graphmem.changes import change_line, change_words
 from graphmem.types import ChangeKind, Observation, ObservationStatus, StaleReason
 
-__all__ = ["SEVERITY", "brief_line", "main_reason", "marker", "reason_lines"]
+__all__ = [
+    "ONLY_HERE", "REFUSAL_CHARS", "SEVERITY", "brief_line", "main_reason", "marker", "reason_lines", "refusal_line",
+]  # fmt: skip
 
 #: Order of stale reasons in a marker, most serious first.
 SEVERITY: dict[ChangeKind, int] = {
@@ -20,6 +22,29 @@ SEVERITY: dict[ChangeKind, int] = {
     ChangeKind.ANNOTATIONS_CHANGED: 0,
     ChangeKind.DEPRECATED: 0,
 }
+
+#: What the daemon's refusal says of a note stale or suspect only in the checkout it is read in
+#: (``graphmemd.app.checkouts.confirming_elsewhere`` writes it; ``refusal_line`` reads it).
+ONLY_HERE = "only in this checkout"
+#: Where an agent reads why a note cannot be confirmed (hooks, briefs), the reason is cut to this.
+REFUSAL_CHARS = 160
+
+
+def refusal_line(o: Observation) -> str:
+    """"" when the note may be confirmed from the checkout it is read in; else what an agent
+    reads instead of being told to confirm it, in one short line: that it cannot be confirmed
+    here, why (the first sentence of the daemon's ``confirm_refused``, cut to ``REFUSAL_CHARS``)
+    and what to do instead (update the note or fix the code; a note stale or suspect only here
+    is confirmed in its home checkout). The one place the hooks and briefs word it."""
+    if not o.confirm_refused:
+        return ""
+    why = " ".join(o.confirm_refused.split()).split(". ", 1)[0].rstrip(".")
+    if why.startswith(f"{o.id} "):
+        why = "it" + why[len(o.id):]
+    if len(why) > REFUSAL_CHARS:
+        why = why[: REFUSAL_CHARS - 1].rstrip() + "…"
+    home = "; confirming is for its home checkout" if ONLY_HERE in why else ""
+    return f"not confirmable here: {why}. Update the note or fix the code{home}"
 
 
 def main_reason(o: Observation) -> StaleReason | None:
@@ -64,7 +89,8 @@ def reason_lines(o: Observation) -> list[str]:
 
 def brief_line(o: Observation, why: str = "") -> str:
     """One observation as a line of a session brief: category, text, tags, anchors, a marker
-    when it is not fresh (its main change in one line), and how retrieval reached it."""
+    when it is not fresh (its main change in one line), why it cannot be confirmed here when
+    the daemon would refuse it (``refusal_line``), and how retrieval reached it."""
     note = ""
     first = main_reason(o)
     if o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
@@ -74,4 +100,5 @@ def brief_line(o: Observation, why: str = "") -> str:
     tags = f" #{' #'.join(o.tags)}" if o.tags else ""
     via = f" (via {why})" if why else ""
     where = f" ({o.knowledge.path}:{o.knowledge.start_line})" if o.knowledge is not None else ""
-    return f"- [{o.category.value}] {o.text}{where}{tags} @ {anchors}{note}{via}"
+    refused = f" [{refusal_line(o)}]" if o.confirm_refused else ""
+    return f"- [{o.category.value}] {o.text}{where}{tags} @ {anchors}{note}{refused}{via}"

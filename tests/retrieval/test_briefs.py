@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from conftest import Daemon, copy_fixture, wait_for
+from graphmem.render import brief_line, refusal_line
 from graphmem.types import (
     Anchor,
     AnchorKind,
@@ -21,8 +22,16 @@ from graphmem.types import (
     Origin,
     StaleReason,
 )
-from graphmemd.retrieval.aftermath import INSTRUCTION, find_callouts, render, state_key
-from graphmemd.retrieval.overview import Section, estimate_tokens, overview
+from graphmemd.retrieval.aftermath import (
+    INSTRUCTION,
+    INSTRUCTION_MIXED,
+    INSTRUCTION_NO_CONFIRM,
+    Callout,
+    find_callouts,
+    render,
+    state_key,
+)
+from graphmemd.retrieval.overview import LOOK_NO_CONFIRM, Section, estimate_tokens, overview
 
 NOW = 1_800_000_000.0
 
@@ -263,6 +272,65 @@ def test_callouts_name_the_change_once_in_one_line_and_the_instruction_once() ->
     assert out.tokens == estimate_tokens(out.text)
     assert out.states == (state_key(notes[0]), state_key(notes[1]))
     assert find_callouts(notes, {("r1", "app/z.py"): NOW}) == []
+
+
+#: what the daemon says of a note stale only in a worktree (``checkouts.confirming_elsewhere``)
+ELSEWHERE = (
+    "{id} is stale only in this checkout: its code here differs from /src/app (branch main), where the note was "
+    "saved and is fresh. A note is confirmed in the checkout it was saved in (once the change is merged there); "
+    "if it no longer holds, edit its text"
+)
+
+
+def test_a_note_not_confirmable_here_says_why_in_one_line_and_is_not_offered_to_confirm() -> None:
+    sig = StaleReason("app/b.py::login", ChangeKind.BODY_CHANGED, NOW, uncommitted=True)
+    mine = note("mine", Category.DECISION, ObservationStatus.STALE, ref="app/b.py::login", reasons=(sig,))
+    theirs = replace(mine, id="theirs", text="note theirs", confirm_refused=ELSEWHERE.format(id="theirs"))
+    gone = replace(mine, id="gone", text="note gone",
+                   confirm_refused="every anchor of gone is gone (app/b.py::login); save a new observation that "
+                                   "supersedes it")
+    line = refusal_line(theirs)
+    assert line == (
+        "not confirmable here: it is stale only in this checkout: its code here differs from /src/app (branch main), "
+        "where the note was saved and is fresh. Update the note or fix the code; confirming is for its home checkout"
+    )
+    assert refusal_line(gone) == (  # refused everywhere: no home checkout to send it to
+        "not confirmable here: every anchor of gone is gone (app/b.py::login); save a new observation that "
+        "supersedes it. Update the note or fix the code"
+    )
+    assert refusal_line(mine) == ""
+    long = replace(theirs, confirm_refused=ELSEWHERE.format(id="theirs").replace("/src/app", "/src/" + "x" * 300))
+    assert len(refusal_line(long)) < 260
+    assert "…" in refusal_line(long)
+    assert brief_line(theirs).endswith(f" [{line}]")
+
+    edited = {("r1", "app/b.py"): NOW}
+    both = render(["app/b.py"], [Callout(o, sig, sig.anchor_ref) for o in (mine, theirs)], budget=600)
+    assert both.text.splitlines()[-2:] == [f"  {line}", INSTRUCTION_MIXED]
+    assert both.text.count(line) == 1  # the confirmable note says nothing more
+    assert both.shown == ("mine", "theirs")
+    alone = render(["app/b.py"], [Callout(theirs, sig, sig.anchor_ref)], budget=600)
+    assert alone.text.splitlines()[-1] == INSTRUCTION_NO_CONFIRM
+    assert "confirm_observation" not in alone.text
+    assert "graphmem confirm" not in alone.text
+    assert render(["app/b.py"], find_callouts([mine], edited), budget=600).text.splitlines()[-1] == INSTRUCTION
+
+    seen = {"theirs": theirs}  # the daemon's as_seen: which notes it would refuse here
+    asked: list[str] = []
+
+    def as_seen(o: Observation) -> Observation:
+        asked.append(o.id)
+        return seen.get(o.id, o)
+
+    plain = replace(theirs, confirm_refused="")
+    refused = overview([plain, note("rule", Category.DECISION)], title="# wt", budget=2000, seen=as_seen)
+    assert f"## {LOOK_NO_CONFIRM}" in refused.text
+    assert f"## {Section.LOOK.value}" not in refused.text
+    assert f"[{line}]" in refused.text
+    assert asked == ["theirs"]  # only the notes that need a look are asked about
+    mixed = overview([plain, mine], title="# wt", budget=2000, seen=as_seen)
+    assert f"## {Section.LOOK.value}" in mixed.text
+    assert f"[{line}]" in mixed.text
 
 
 def test_a_note_shown_in_a_session_is_not_shown_again_until_its_state_changes() -> None:

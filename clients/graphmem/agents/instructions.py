@@ -22,8 +22,8 @@ under them changes. The MCP server `graphmem` serves them.
 
 - Starting a task: read the brief (the session-start hook adds it; else call `session_brief`).
 - Before changing a function or class: `recall` with its file or symbol. A note marked STALE or
-  SUSPECT may no longer hold: check the code, then `confirm_observation` if it does, or save the
-  correction with `save_observation(..., supersedes=[id])`.
+  SUSPECT may no longer hold: check the code, then `confirm_observation` if it does (unless it is
+  marked not confirmable here), or save the correction with `save_observation(..., supersedes=[id])`.
 - Save a note (`save_observation`) when you learn something a later session would otherwise have
   to rediscover: a constraint, a decision and its reason, the root cause of a bug, an approach
   that failed. One fact per note, written to stand alone; not what the code or git log says.

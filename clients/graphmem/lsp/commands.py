@@ -6,6 +6,8 @@ message saying what is expected (the server answers with an InvalidParams error)
     graphmem.showNotes  [uri, ref]                     the notes at a symbol ("" or absent: the file's own;
                                                        "*": every note of the file)
     graphmem.confirm    [observation_id, uri?]         a stale/suspect note still holds: re-anchor it, fresh
+                                                       (judged from the document's checkout; without
+                                                       a uri, the workspace folder's: parse_confirm)
     graphmem.archive    [observation_id]               keep it, stop showing and recalling it
     graphmem.addNote    [uri, line, character, text, category?]
                                                        a note on the symbol at the position (0-based;
@@ -77,7 +79,10 @@ def parse_id(command: Command, args: Sequence[object]) -> str:
 def parse_confirm(args: Sequence[object]) -> tuple[str, str]:
     """``[id, uri?]`` of ``graphmem.confirm``: the note, and the document it is confirmed from
     ("" for none): its checkout is the one the daemon judges the confirmation from (a note
-    stale only in a worktree is refused there, not confirmed at home)."""
+    stale only in a worktree is refused there, not confirmed at home). With no document, the
+    server judges it from the checkout it serves: the one workspace folder that is (or lies in)
+    a registered checkout of the note's repository; with none or several such folders, the
+    note's home checkout (as saved), as before (``GraphmemServer.confirming_checkout``)."""
     obs_id = parse_id(Command.CONFIRM, args)
     uri = args[1] if len(args) > 1 else ""
     if not isinstance(uri, str):

@@ -135,7 +135,7 @@ def _register_commands(server: GraphmemServer) -> None:
     @_errors
     async def confirm(ls: GraphmemServer, *args: Any) -> dict[str, object]:
         obs_id, uri = parse_confirm(args)
-        repo = _located(ls, uri)[1].root if uri else ""
+        repo = _located(ls, uri)[1].root if uri else await ls.confirming_checkout(obs_id)
         o = await ls.call(lambda: ls.gateway.confirm(obs_id, ls.settings.user, repo))
         ls.refresh_for(o)
         return note_json(o, time.time())

@@ -107,7 +107,8 @@ class Gateway:
 
     def roots(self) -> Roots:
         """The registered repositories' roots."""
-        return Roots((r.id, r.root) for r in self._call(lambda c: c.list_repos()))
+        repos = self._call(lambda c: c.list_repos())
+        return Roots(((r.id, r.root) for r in repos), {r.id: r.repository_id for r in repos})
 
     def outline(self, path: str, repo_root: str) -> Outlined:
         """A file's outline, with the lines of its text on disk when they are what the daemon indexed."""
@@ -142,6 +143,10 @@ class Gateway:
         return self._call(lambda c: c.recall(files=[path], repo=repo_root, line=line or 0))
 
     # ------------------------------------------------------------------ writes
+
+    def note(self, obs_id: str) -> Observation:
+        """The note as saved (its ``repo_id``: the checkout it was saved in)."""
+        return self._call(lambda c: c.get(obs_id))
 
     def confirm(self, obs_id: str, by: str, repo: str = "") -> Observation:
         """Mark a stale or suspect note as checked, from the checkout at ``repo`` ("": as saved;

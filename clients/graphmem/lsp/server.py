@@ -226,6 +226,25 @@ class GraphmemServer(LanguageServer):
                 moved = True
         return moved
 
+    def workspace_folders(self) -> list[str]:
+        """The editor's workspace folders (absolute, resolved paths); its root folder when it
+        named no folders; none for a single-file session."""
+        ws = self.workspace
+        uris = [f.uri for f in ws.folders.values()] or ([ws.root_uri] if ws.root_uri else [])
+        return [str(Path(p).resolve()) for p in (to_fs_path(u) for u in uris) if p]
+
+    async def confirming_checkout(self, obs_id: str) -> str:
+        """The checkout a ``graphmem.confirm`` sent without a document is judged from: the one
+        workspace folder's checkout of the note's repository (``Roots.workspace_checkout``);
+        "" (its home checkout, as saved) when the workspace has none or several."""
+        folders = self.workspace_folders()
+        if not folders:
+            return ""
+        if not self._roots_known:
+            await self.refresh_roots()
+        home = (await self.call(lambda: self.gateway.note(obs_id))).repo_id
+        return self.roots.workspace_checkout(folders, home)
+
     async def refresh(self, uri: str) -> bool:
         """Read one document's outline again and republish its diagnostics; whether it did.
         One read at a time per document: a request meanwhile makes that read run once more

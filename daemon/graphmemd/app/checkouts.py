@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
+from graphmem.render import ONLY_HERE
 from graphmem.types import Anchor, AnchorKind, Checkout, Observation, ObservationStatus, Repository
 
 from graphmemd.app.status import repository_summary
@@ -226,7 +227,7 @@ def confirming_elsewhere(view: ReadView, home: Observation, checkout: str, shown
     branch = head_branch(home_rt.root)
     where = f"{home_rt.root}" + (f" (branch {branch})" if branch else "")
     return (
-        f"{home.id} is {shown.status.value} only in this checkout: its code here differs from {where}, where the "
+        f"{home.id} is {shown.status.value} {ONLY_HERE}: its code here differs from {where}, where the "
         f"note was saved and is {home.status.value}. A note is confirmed in the checkout it was saved in (once the "
         "change is merged there); if it no longer holds, edit its text"
     )

@@ -10,7 +10,10 @@ found when the repository was indexed) is never called out, and an edit that cha
 under any note gives an empty text.
 
 Each call-out is the change in one line (``graphmem.changes.change_line``) and the note it
-concerns; the instruction to confirm or supersede is said once, at the end. A note the session
+concerns; the instruction to confirm or supersede is said once, at the end. A note the daemon
+would refuse to confirm from this checkout (``confirm_refused``: stale only in this worktree, ...)
+says so in one more line (``graphmem.render.refusal_line``), and the instruction offers
+confirming only when some note shown can be (``instruction``). A note the session
 was already shown in the same state (``already_shown`` holds ``state_key``s) is not repeated
 until its state changes.
 """
@@ -22,12 +25,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphmem.changes import change_line
-from graphmem.render import SEVERITY
+from graphmem.render import SEVERITY, refusal_line
 from graphmem.types import ChangeKind, Observation, ObservationStatus, StaleReason
 
 from graphmemd.retrieval.overview import estimate_tokens
 
-__all__ = ["INSTRUCTION", "SLACK_S", "Aftermath", "Callout", "find_callouts", "render", "render_callout", "state_key"]
+__all__ = [
+    "INSTRUCTION", "INSTRUCTION_MIXED", "INSTRUCTION_NO_CONFIRM", "SLACK_S", "Aftermath", "Callout", "find_callouts",
+    "instruction", "render", "render_callout", "state_key",
+]  # fmt: skip
 
 #: A reason detected this long before the file's modification time still counts as this edit's
 #: (file systems with coarse timestamps round the modification time down).
@@ -38,6 +44,17 @@ MAX_NOTE_CHARS = 240
 INSTRUCTION = (
     "Check each against the new code: if it still holds, confirm it (confirm_observation, or "
     "`graphmem confirm ID`); if not, save the corrected knowledge with supersedes=[ID]."
+)
+#: ... when some of the notes shown cannot be confirmed here (each says so).
+INSTRUCTION_MIXED = (
+    "Check each against the new code: if it still holds, confirm it (confirm_observation, or "
+    "`graphmem confirm ID`) unless it says not confirmable here; if not, save the corrected knowledge "
+    "with supersedes=[ID]."
+)
+#: ... when none of them can be confirmed here.
+INSTRUCTION_NO_CONFIRM = (
+    "Check each against the new code: if it no longer holds, save the corrected knowledge with "
+    "supersedes=[ID], or fix the code."
 )
 
 
@@ -122,7 +139,17 @@ def render_callout(c: Callout) -> str:
     o = c.observation
     state = "STALE" if o.status is ObservationStatus.STALE else "SUSPECT"
     where = f" ({o.knowledge.path}:{o.knowledge.start_line})" if o.knowledge is not None else ""
-    return f"- {change_line(c.reason)}\n  [{state} {o.category.value}, id {o.id}]{where} {_cut(o.text)}"
+    refused = f"\n  {refusal_line(o)}" if o.confirm_refused else ""
+    return f"- {change_line(c.reason)}\n  [{state} {o.category.value}, id {o.id}]{where} {_cut(o.text)}{refused}"
+
+
+def instruction(shown: Sequence[Callout]) -> str:
+    """What to do with the notes ``shown``, said once: confirm or supersede; not confirm where
+    the daemon would refuse it for every one of them (``confirm_refused``), or only for some."""
+    refused = sum(1 for c in shown if c.observation.confirm_refused)
+    if not refused:
+        return INSTRUCTION
+    return INSTRUCTION_NO_CONFIRM if refused == len(shown) else INSTRUCTION_MIXED
 
 
 def render(
@@ -140,7 +167,7 @@ def render(
     n = len(todo)
     title = f"graphmem: your edit of {', '.join(files)} changed code under {n} note{'s' if n != 1 else ''}:"
     lines = [title]
-    spent = estimate_tokens(title) + estimate_tokens(INSTRUCTION) + 30
+    spent = estimate_tokens(title) + estimate_tokens(INSTRUCTION_MIXED) + 30  # the longest
     shown: list[Callout] = []
     left = 0
     for c in todo:
@@ -156,7 +183,7 @@ def render(
         lines.append(
             f"({left} more not shown within the budget of {budget} tokens; see them with `graphmem list --stale`)"
         )
-    lines.append(INSTRUCTION)
+    lines.append(instruction(shown))
     text = "\n".join(lines)
     ids = tuple(c.observation.id for c in shown)
     states = tuple(state_key(c.observation) for c in shown)

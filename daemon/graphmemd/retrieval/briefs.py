@@ -5,31 +5,47 @@ token budget, or, with none of them, the repository's brief (``overview.py``: co
 decisions, then what was confirmed or changed recently, then the stale and suspect notes that
 need a look). ``Briefer.edit_context`` is the post-edit text (``aftermath.py``): only the notes
 an edit just made stale or suspect.
-Each says how many notes its budget left out.
+Each says how many notes its budget left out. A stale or suspect note in them is first ``seen``
+(``graphmemd.app.confirming.as_seen``, handed in by the service): where the daemon would refuse
+to confirm it from the checkout asked about, its line says so instead of offering to confirm it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from graphmem.types import Brief, EditContext, Freshness, ObservationStatus
+from graphmem.types import Brief, EditContext, Freshness, Observation, ObservationStatus
 
 from graphmemd.graph.model import file_id
 from graphmemd.retrieval import ranking
-from graphmemd.retrieval.aftermath import find_callouts, render
+from graphmemd.retrieval.aftermath import Callout, find_callouts, render
 from graphmemd.retrieval.overview import overview
 from graphmemd.retrieval.readview import ReadView
 from graphmemd.retrieval.retriever import DEFAULT_HOPS, MAX_LIMIT, Retriever, estimate_tokens, render_line
 
 __all__ = ["Briefer"]
 
+_DOUBTED = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
+
 
 class Briefer:
-    """Session briefs and post-edit context over a ``Retriever`` and the read view."""
+    """Session briefs and post-edit context over a ``Retriever`` and the read view. ``seen``:
+    a note as its checkout shows it, with ``confirm_refused`` set (``confirming.as_seen``; by
+    default the note unchanged)."""
 
-    def __init__(self, view: Callable[[], ReadView], retriever: Retriever) -> None:
+    def __init__(
+        self,
+        view: Callable[[], ReadView],
+        retriever: Retriever,
+        seen: Callable[[ReadView, Observation], Observation] = lambda view, o: o,
+    ) -> None:
         self._view = view
         self._retriever = retriever
+        self._seen = seen
+
+    def _doubted(self, view: ReadView, o: Observation) -> Observation:
+        """``o`` with ``confirm_refused`` set when it is stale or suspect (what a line offers)."""
+        return self._seen(view, o) if o.status in _DOUBTED else o
 
     def brief(
         self,
@@ -58,12 +74,18 @@ class Briefer:
         head = f"# graphmem: what is known about {', '.join(files) or ', '.join(symbols) or text!r} ({_state(fresh)})"
         lines = [head]
         spent, shown = estimate_tokens(head) + 40, []
+        e = self._view()
         for r in result.results:  # greedily in rank order, as retrieval packs
             if spent + r.tokens > budget:
                 continue
-            lines.append(render_line(r.observation, r.why))
-            shown.append(r.observation.id)
-            spent += r.tokens
+            o = self._doubted(e, r.observation)  # a refusal makes its line longer than retrieval counted
+            line = render_line(o, r.why)
+            tokens = r.tokens if o is r.observation else estimate_tokens(line)
+            if spent + tokens > budget:
+                continue
+            lines.append(line)
+            shown.append(o.id)
+            spent += tokens
         left_out = len(result.results) - len(shown)
         if not shown and left_out:
             lines.append(
@@ -101,6 +123,7 @@ class Briefer:
             title=f"# graphmem: what is known about {names} ({_state(fresh)})",
             budget=budget,
             weight=lambda o: weights.get(o.id, 0.0),
+            seen=lambda o: self._doubted(e, o),
         )
         return Brief(view.text, view.shown, fresh, view.tokens, view.total_left_out)
 
@@ -122,7 +145,8 @@ class Briefer:
         e = self._view()
         repos = e.repos(repo)
         scope = {rt.id for rt in repos}
-        called = find_callouts(e.observations_shown(sorted(scope)), edited)
+        called = [Callout(self._doubted(e, c.observation), c.reason, c.changed_ref)
+                  for c in find_callouts(e.observations_shown(sorted(scope)), edited)]
         out = render([rel for _, rel in edited] or list(files), called, budget=budget, already_shown=already_shown)
         fresh = e.freshness(repos)
         return EditContext(out.text, out.shown, out.callouts, fresh, out.tokens, out.left_out, shown_states=out.states)

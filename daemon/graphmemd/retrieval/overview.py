@@ -7,7 +7,10 @@ Four sections, in this order, each line marked the way every brief marks it
    people or agents saved first, then the knowledge files' (decision records, ...).
 2. **Notes**: the other fresh notes people or agents saved (shared notes in
    ``.graphmem/notes`` included), newest confirmation or change first.
-3. **Needs a look**: stale and suspect saved notes, each with its reason, most recently affected first.
+3. **Needs a look**: stale and suspect saved notes, each with its reason, most recently affected first;
+   a note the daemon would refuse to confirm from this checkout says why (``seen`` sets its
+   ``confirm_refused``, only for the notes a pass reaches; ``graphmem.render.refusal_line``), and
+   when every note shown is such a note, the heading does not say to confirm (``LOOK_NO_CONFIRM``).
 4. **From the project's docs**: units of the other knowledge files, most relevant first (how
    central the code they name is; each file's best before any file's second), each cut to one
    short line with its place in the file.
@@ -42,8 +45,8 @@ from graphmem.types import Category, KnowledgeKind, Observation, ObservationStat
 from graphmemd.memory.knowledge import generated
 
 __all__ = [
-    "SHARES", "Overview", "Section", "bare_directive", "fragment", "heading", "is_doc", "names_only", "overview",
-    "section_of",
+    "LOOK_NO_CONFIRM", "SHARES", "Overview", "Section", "bare_directive", "fragment", "heading", "is_doc",
+    "names_only", "overview", "section_of",
 ]  # fmt: skip
 
 
@@ -56,6 +59,8 @@ class Section(Enum):
     DOCS = "From the project's docs (most relevant first)"
 
 
+#: The heading of ``Section.LOOK`` when none of the notes it shows can be confirmed here.
+LOOK_NO_CONFIRM = "Needs a look (stale or suspect: verify, then supersede or fix the code)"
 #: Each section's first share of the token budget (what it leaves unused goes to the others).
 SHARES: Mapping[Section, float] = {Section.RULES: 0.35, Section.RECENT: 0.25, Section.LOOK: 0.15, Section.DOCS: 0.25}
 #: A docs unit's text is cut to this many characters in the brief.
@@ -188,16 +193,26 @@ class _Lines:
     """The notes of each section in order, rendered only when a pass reaches them (a repository
     with thousands of notes renders the few dozen that can fit)."""
 
-    def __init__(self, ordered: Mapping[Section, list[Observation]]) -> None:
+    def __init__(
+        self, ordered: Mapping[Section, list[Observation]], seen: Callable[[Observation], Observation]
+    ) -> None:
         self.ordered = ordered
+        self._seen = seen
         self._cache: dict[tuple[Section, int], tuple[str, int]] = {}
+        #: the notes rendered that the daemon would refuse to confirm here
+        self.refused: set[tuple[Section, int]] = set()
 
     def line(self, s: Section, i: int) -> tuple[str, int]:
         """Note ``i`` of section ``s``: its line and its cost in tokens (with the newline)."""
         key = (s, i)
         got = self._cache.get(key)
         if got is None:
-            text = _line(s, self.ordered[s][i])
+            o = self.ordered[s][i]
+            if s is Section.LOOK:
+                o = self._seen(o)
+                if o.confirm_refused:
+                    self.refused.add(key)
+            text = _line(s, o)
             got = self._cache[key] = (text, estimate_tokens(text) + 1)
         return got
 
@@ -225,9 +240,12 @@ def overview(
     title: str,
     budget: int,
     weight: Callable[[Observation], float] = lambda o: 0.0,
+    seen: Callable[[Observation], Observation] = lambda o: o,
 ) -> Overview:
     """The repository brief of ``notes`` within ``budget`` tokens (module docstring).
-    ``weight``: 0..1, how central a note's code is (ranks rules); ``title``: the first line."""
+    ``weight``: 0..1, how central a note's code is (ranks rules); ``title``: the first line;
+    ``seen``: a stale or suspect note with ``confirm_refused`` set as the checkout it is shown
+    in would answer (called only for the notes a pass reaches)."""
     by_section: dict[Section, list[Observation]] = {s: [] for s in Section}
     disagreeing = 0
     for o in notes:
@@ -237,8 +255,8 @@ def overview(
         elif is_doc(o) and o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
             disagreeing += 1
     ordered = {s: _ordered(s, group, weight) for s, group in by_section.items()}
-    lines = _Lines(ordered)
-    head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {s.value}") + 1 for s in Section if ordered[s])
+    lines = _Lines(ordered, seen)
+    head_cost = estimate_tokens(title) + sum(estimate_tokens(f"## {_longest(s)}") + 1 for s in Section if ordered[s])
     room = max(0, budget - head_cost - 40)  # 40: the footer
     taken: dict[Section, set[int]] = {s: set() for s in Section}
     spent = 0
@@ -251,7 +269,8 @@ def overview(
     for s in Section:
         if not taken[s]:
             continue
-        out.append(f"## {s.value}")
+        no_confirm = s is Section.LOOK and all((s, i) in lines.refused for i in taken[s])
+        out.append(f"## {LOOK_NO_CONFIRM if no_confirm else s.value}")
         for i in sorted(taken[s]):
             out.append(lines.line(s, i)[0])
             shown.append(ordered[s][i].id)
@@ -270,6 +289,12 @@ def overview(
         )
     text = "\n".join(out)
     return Overview(text, tuple(shown), left, estimate_tokens(text))
+
+
+def _longest(s: Section) -> str:
+    """A section's heading as the budget counts it: the longer of its two for ``LOOK``."""
+    heading: str = s.value
+    return max(heading, LOOK_NO_CONFIRM, key=len) if s is Section.LOOK else heading
 
 
 def _day(ts: float) -> str:

@@ -349,7 +349,7 @@ class RetrievalService(pbg.RetrievalServiceServicer):
     def __init__(self, core: Core, retriever: Retriever) -> None:
         self.core = core
         self.retriever = retriever
-        self.briefer = Briefer(lambda: core.view, retriever)
+        self.briefer = Briefer(lambda: core.view, retriever, as_seen)
 
     @_rpc
     def Retrieve(self, request: pb.RetrieveRequest, context: grpc.ServicerContext) -> pb.RetrieveResponse:

@@ -28,8 +28,11 @@ def server_env(home: Path) -> dict[str, str]:
     return env
 
 
-async def start_server(home: Path, options: dict[str, Any] | None = None) -> LanguageClient:
-    """``graphmem lsp`` for the daemon of ``home``, initialized with code-lens refresh support.
+async def start_server(
+    home: Path, options: dict[str, Any] | None = None, folders: list[Path] | None = None
+) -> LanguageClient:
+    """``graphmem lsp`` for the daemon of ``home``, initialized with code-lens refresh support
+    (and ``folders`` as its workspace folders, the first its root, when given).
 
     The client counts ``workspace/codeLens/refresh`` requests (``lens_refreshes``) and keeps the
     ``graphmem/status`` notifications (``statuses``)."""
@@ -54,7 +57,11 @@ async def start_server(home: Path, options: dict[str, Any] | None = None) -> Lan
     )
     await client.initialize_session(
         lsp.InitializeParams(
-            capabilities=caps, initialization_options=options, client_info=lsp.ClientInfo(name="pytest-lsp")
+            capabilities=caps,
+            initialization_options=options,
+            client_info=lsp.ClientInfo(name="pytest-lsp"),
+            root_uri=folders[0].as_uri() if folders else None,
+            workspace_folders=[lsp.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders] if folders else None,
         )
     )
     return client

@@ -133,6 +133,24 @@ def test_roots_pick_the_deepest_repository_and_nothing_outside() -> None:
     assert Roots().locate("/a/b") is None
 
 
+def test_a_confirm_without_a_document_is_judged_from_the_workspace_checkout_of_the_notes_repository() -> None:
+    roots = Roots(
+        [("app", "/src/app"), ("app-wt", "/src/app-wt"), ("lib", "/src/lib"), ("old", "/src/old")],
+        {"app": "R", "app-wt": "R", "lib": "L"},  # "old": from an older daemon, no repository named
+    )
+    assert roots.checkout_at("/src/app-wt") == ("app-wt", "/src/app-wt")
+    assert roots.checkout_at("/src/app-wt/pkg") == ("app-wt", "/src/app-wt")
+    assert roots.checkout_at("/src") is None
+    assert roots.workspace_checkout(["/src/app-wt"], "app") == "/src/app-wt"  # the worktree judges it
+    assert roots.workspace_checkout(["/elsewhere", "/src/lib", "/src/app-wt/pkg"], "app") == "/src/app-wt"
+    assert roots.workspace_checkout(["/src/app", "/src/app-wt"], "app") == ""  # two of its checkouts: as saved
+    assert roots.workspace_checkout(["/src/lib"], "app") == ""  # another repository's checkout: as saved
+    assert roots.workspace_checkout(["/src"], "app") == ""  # a folder holding checkouts is none of them
+    assert roots.workspace_checkout([], "app") == ""
+    assert roots.workspace_checkout(["/src/old/x"], "old") == "/src/old"
+    assert roots.workspace_checkout(["/src/app-wt"], "old") == ""
+
+
 def test_events_route_to_the_files_they_name() -> None:
     known = {"r"}
     stale = Event(EventKind.OBSERVATION_STALE, NOW, "r", seq=5, observation=obs(ObservationStatus.STALE))

@@ -2,12 +2,15 @@
 a note saved in the main checkout and stale only in the worktree (its code edited there) is
 not confirmable from the worktree, so the editor there offers no *confirm* code action (only
 *archive*), its hover says why and where, and ``graphmem.confirm`` sent with the document is
-refused by the daemon instead of confirming the note at home."""
+refused by the daemon instead of confirming the note at home. Sent with the note's id alone, it
+is judged from the workspace's checkout of the note's repository, and refused there the same
+way; only a workspace holding two checkouts of it confirms the note as saved."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from conftest import Daemon, wait_for
@@ -61,3 +64,46 @@ async def test_a_note_stale_only_in_the_worktree_offers_no_confirm_there(daemon_
     with d.client() as c:
         assert c.get(obs_id, repo=str(a)).confirmed_at is None  # nothing was confirmed at home
 
+
+
+def _stale_only_in_a_worktree(daemon_factory: Callable[..., Daemon]) -> tuple[Daemon, Path, Path, str]:
+    """A checkout, a worktree of it, their daemon, and a note saved in the checkout that an edit
+    in the worktree made stale only there."""
+    a = committed_fixture()
+    b = worktree(a)
+    d = daemon_factory([a, b])
+    with d.client() as c:
+        wait_for(lambda: any(r.root == str(b) and r.state.value == "ready" for r in c.status().repositories), 30)
+        obs_id = c.observe("hash_password must stay constant-time", anchors=[HASH], repo=str(a)).id
+        replace_in(b / "app/auth/crypto.py", "salt=SALT)", "salt=SALT + password[:1])")
+        wait_for(lambda: c.get(obs_id, repo=str(b)).status is ObservationStatus.STALE, 20)
+    return d, a, b, obs_id
+
+
+async def test_confirm_with_only_the_id_is_judged_from_the_workspace_checkout(
+    daemon_factory: Callable[..., Daemon], tmp_path: Path
+) -> None:
+    d, a, b, obs_id = _stale_only_in_a_worktree(daemon_factory)
+    elsewhere = tmp_path / "notes"  # a folder in no registered checkout
+    elsewhere.mkdir()
+    for folders in ([b], [elsewhere, b / "app"]):  # the worktree; a folder inside it beside another
+        client = await start_server(d.home, folders=folders)
+        try:
+            with pytest.raises(JsonRpcException) as refused:
+                await execute(client, "graphmem.confirm", obs_id)
+            message = str(refused.value)
+            assert f"{obs_id} is stale only in this checkout: its code here differs from {a} (branch main)" in message
+            assert "Traceback" not in message
+        finally:
+            await stop_server(client)
+        with d.client() as c:
+            assert c.get(obs_id, repo=str(a)).confirmed_at is None, folders  # nothing was confirmed at home
+
+    client = await start_server(d.home, folders=[a, b])  # two checkouts of it: as saved, at home
+    try:
+        confirmed = await execute(client, "graphmem.confirm", obs_id)
+    finally:
+        await stop_server(client)
+    assert confirmed["id"] == obs_id
+    with d.client() as c:
+        assert c.get(obs_id, repo=str(a)).confirmed_at is not None
