@@ -64,7 +64,8 @@ def test_a_worktree_being_created_or_removed_is_not_listed() -> None:
 
 
 def rev(root: Path, what: str = "HEAD") -> str:
-    return subprocess.run(["git", "rev-parse", what], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+    out = subprocess.run(["git", "rev-parse", what], cwd=root, check=True, capture_output=True, text=True)
+    return out.stdout.strip()
 
 
 def test_head_read_again_as_soon_as_git_moves_it() -> None:
@@ -89,4 +90,5 @@ def test_head_read_again_as_soon_as_git_moves_it() -> None:
         assert (head_branch(here), head_commit(here)) == (f"other-{here.name}", first)
         git(here, "checkout", "-q", "--detach")
         assert (head_branch(here), head_commit(here)) == ("", first)
-    assert head_branch(root) == "" and head_commit(wt) == rev(wt)
+    assert head_branch(root) == ""
+    assert head_commit(wt) == rev(wt)
