@@ -20,7 +20,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.indexer import Indexer, Job
 from graphmemd.ingest.checkouts import RegistryCheckouts
-from graphmemd.ingest.gitinfo import head_branch, head_commit, uncommitted_paths
+from graphmemd.ingest.gitinfo import head_branch, head_commit, head_info, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.watcher import RepoWatcher
 from graphmemd.memory.anchors import CodeView
@@ -149,7 +149,7 @@ class CheckoutOps:
         checkouts = listed.get(rt.repository)
         if checkouts is None:
             checkouts = listed[rt.repository] = tuple(
-                Checkout(cid, str(root), head_branch(root), head_commit(root), not root.is_dir())
+                Checkout(cid, str(root), *head_info(root), not root.is_dir())
                 for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
             )
         here = next((c for c in checkouts if c.id == rt.id), None)

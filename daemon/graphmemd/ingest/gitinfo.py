@@ -111,7 +111,17 @@ def _head(root: Path) -> tuple[Path, str] | None:
 
 def head_commit(root: Path) -> str:
     """The commit HEAD points to, or "" when ``root`` is not a git repository."""
+    return _commit(_head(root))
+
+
+def head_info(root: Path) -> tuple[str, str]:
+    """(``head_branch``, ``head_commit``) of ``root``, HEAD read once."""
     found = _head(root)
+    return _branch(found[1] if found is not None else ""), _commit(found)
+
+
+def _commit(found: tuple[Path, str] | None) -> str:
+    """The commit a HEAD read by ``_head`` points to ("" for none)."""
     if found is None:
         return ""
     gd, head = found
@@ -182,7 +192,11 @@ def run_git(
 
 def head_branch(root: Path) -> str:
     """The branch checked out at ``root`` ("" when detached or not a git repository)."""
-    head = (_head(root) or (root, ""))[1]
+    return _branch((_head(root) or (root, ""))[1])
+
+
+def _branch(head: str) -> str:
+    """The branch a HEAD file's text names ("" when detached)."""
     return head.removeprefix("ref:").strip().removeprefix("refs/heads/") if head.startswith("ref:") else ""
 
 
