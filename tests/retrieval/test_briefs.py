@@ -276,9 +276,8 @@ def test_callouts_name_the_change_once_in_one_line_and_the_instruction_once() ->
 
 #: what the daemon says of a note stale only in a worktree (``checkouts.confirming_elsewhere``)
 ELSEWHERE = (
-    "{id} is stale only in this checkout: its code here differs from /src/app (branch main), where the note was "
-    "saved and is fresh. A note is confirmed in the checkout it was saved in (once the change is merged there); "
-    "if it no longer holds, edit its text"
+    "{id} is stale only in this checkout: it was saved in /src/app (branch main), where it is fresh. Confirm it "
+    "there once this change is merged; if it no longer holds, edit its text"
 )
 
 
@@ -291,8 +290,8 @@ def test_a_note_not_confirmable_here_says_why_in_one_line_and_is_not_offered_to_
                                    "supersedes it")
     line = refusal_line(theirs)
     assert line == (
-        "not confirmable here: it is stale only in this checkout: its code here differs from /src/app (branch main), "
-        "where the note was saved and is fresh. Update the note or fix the code; confirming is for its home checkout"
+        "not confirmable here: it is stale only in this checkout: it was saved in /src/app (branch main), where it "
+        "is fresh. Update the note or fix the code; confirming is for its home checkout"
     )
     assert refusal_line(gone) == (  # refused everywhere: no home checkout to send it to
         "not confirmable here: every anchor of gone is gone (app/b.py::login); save a new observation that "

@@ -227,9 +227,8 @@ def confirming_elsewhere(view: ReadView, home: Observation, checkout: str, shown
     branch = head_branch(home_rt.root)
     where = f"{home_rt.root}" + (f" (branch {branch})" if branch else "")
     return (
-        f"{home.id} is {shown.status.value} {ONLY_HERE}: its code here differs from {where}, where the "
-        f"note was saved and is {home.status.value}. A note is confirmed in the checkout it was saved in (once the "
-        "change is merged there); if it no longer holds, edit its text"
+        f"{home.id} is {shown.status.value} {ONLY_HERE}: it was saved in {where}, where it is "
+        f"{home.status.value}. Confirm it there once this change is merged; if it no longer holds, edit its text"
     )
 
 

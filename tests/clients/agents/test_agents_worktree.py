@@ -49,7 +49,9 @@ def test_the_hooks_in_a_worktree_do_not_offer_to_confirm_a_note_stale_only_there
         assert c.get(note.id, repo=str(b)).status is ObservationStatus.STALE
         assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
     assert f"[STALE other, id {note.id}] {note.text}" in text, text
-    assert "  not confirmable here: it is stale only in this checkout: its code here differs from " in text, text
+    said = f"  not confirmable here: it is stale only in this checkout: it was saved in {a} (branch main), where it is "
+    said += "fresh. "
+    assert said in text, text
     assert "Update the note or fix the code; confirming is for its home checkout" in text, text
     assert "confirm_observation" not in text, text
     assert "graphmem confirm" not in text, text

@@ -254,7 +254,7 @@ def test_enclosing_symbol_and_notes_by_ref() -> None:
 def test_a_note_the_daemon_would_not_confirm_from_here_offers_no_confirm_and_says_why() -> None:
     """A note stale only in this worktree (the daemon's ``confirm_refused``, as the checkout
     shows it): archive is offered, confirm is not, and the hover says why."""
-    why = "n2 is stale only in this checkout: its code here differs from /src/app (branch main), ..."
+    why = "n2 is stale only in this checkout: it was saved in /src/app (branch main), ..."
     notes = tuple(replace(o, confirm_refused=why) if o.id == "n2" else o for o in NOTES)
     v = FileView(replace(OUTLINE, observations=notes), split_lines(TEXT), split_lines(TEXT), "utf-16")
     at_login = [d for d in v.diagnostics(Settings(), NOW) if d.range.start.line == 4]

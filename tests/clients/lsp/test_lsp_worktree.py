@@ -92,7 +92,8 @@ async def test_confirm_with_only_the_id_is_judged_from_the_workspace_checkout(
             with pytest.raises(JsonRpcException) as refused:
                 await execute(client, "graphmem.confirm", obs_id)
             message = str(refused.value)
-            assert f"{obs_id} is stale only in this checkout: its code here differs from {a} (branch main)" in message
+            said = f"{obs_id} is stale only in this checkout: it was saved in {a} (branch main), where it is fresh"
+            assert said in message
             assert "Traceback" not in message
         finally:
             await stop_server(client)

@@ -105,7 +105,7 @@ def test_the_queue_is_stale_and_suspect_notes_and_findings_newest_first() -> Non
 
 
 def test_the_queue_offers_confirm_only_where_it_is_not_refused() -> None:
-    refused = "n is stale only in this checkout: its code here differs from /src/app (branch main), ..."
+    refused = "n is stale only in this checkout: it was saved in /src/app (branch main), ..."
     fresh_unit = note("unit", ObservationStatus.FRESH, knowledge=KnowledgeSource("AGENTS.md", 3, 9))
     items = model.queue_items(
         [note("n", confirm_refused=refused), note("ok")],
