@@ -912,7 +912,8 @@ def _short_ref(ref: str, like: str) -> str:
 def change_words(reason: StaleReason) -> str:
     """What changed, in words: ``removed``, ``renamed to `FakeTransport```, ``body changed: 3 lines``
     (``body changed`` when the count is not known),
-    ``parameter `pepper` added (optional)``, ``annotations changed: return type `A` → `B```,
+    ``parameter `pepper` added (optional)`` (``…, body changed`` when the body changed too),
+    ``annotations changed: return type `A` → `B```,
     ``calls `b.py::g`, whose parameter `x` was removed``, ``deprecated: `click.__getattr__`
     still serves it, with a warning``."""
     change = reason.change
@@ -938,11 +939,12 @@ def change_words(reason: StaleReason) -> str:
     phrases = delta.phrases()
     if change is ChangeKind.ANNOTATIONS_CHANGED:
         return "annotations changed: " + _joined(phrases) if phrases else "annotations changed"
+    body = ", body changed" if reason.body_changed else ""
     if phrases:
-        return _joined(phrases)
+        return _joined(phrases) + body
     if reason.new_signature:
-        return f"signature changed to `{spaced(reason.new_signature)}`"
-    return "signature changed"
+        return f"signature changed to `{spaced(reason.new_signature)}`{body}"
+    return f"signature changed{body}"
 
 
 def _dependency_words(reason: StaleReason) -> str:

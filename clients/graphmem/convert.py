@@ -494,6 +494,7 @@ def stale_reason_to_proto(r: StaleReason) -> types_pb2.StaleReason:
         dependency_hops=r.dependency_hops,
         dependency_removed=r.dependency_removed,
         served_by=r.served_by,
+        body_changed=r.body_changed,
     )
 
 
@@ -519,6 +520,7 @@ def stale_reason_from_proto(m: types_pb2.StaleReason) -> StaleReason:
         dependency_hops=m.dependency_hops,
         dependency_removed=m.dependency_removed,
         served_by=m.served_by,
+        body_changed=m.body_changed,
     )
 
 

@@ -236,6 +236,8 @@ class StaleReason:
     dependency_removed: bool = False
     #: DEPRECATED: the hook that still serves the name, as a reader writes it (``click.__getattr__``)
     served_by: str = ""
+    #: SIGNATURE_CHANGED: the body changed too (said "…, body changed")
+    body_changed: bool = False
 
 
 class KnowledgeKind(str, Enum):

@@ -54,6 +54,13 @@ def test_signature_changed_uncommitted() -> None:
     assert change_line(r) == f"`{REF}`: parameter `pepper` added (optional), uncommitted"
 
 
+def test_a_signature_change_says_when_the_body_changed_too() -> None:
+    r = _reason(ChangeKind.SIGNATURE_CHANGED, old_signature=OLD, new_signature=NEW, commit=SHA, body_changed=True)
+    assert change_line(r) == f"`{REF}`: parameter `pepper` added (optional), body changed, in 1a2b3c4"
+    unnamed = _reason(ChangeKind.SIGNATURE_CHANGED, new_signature="async def f(a)", body_changed=True)
+    assert change_words(unnamed) == "signature changed to `async def f(a)`, body changed"
+
+
 def test_signature_changed_in_a_commit() -> None:
     r = _reason(
         ChangeKind.SIGNATURE_CHANGED,

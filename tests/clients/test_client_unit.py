@@ -286,6 +286,8 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("stale_reason", REASON, convert.stale_reason_to_proto, convert.stale_reason_from_proto),
     ("stale_reason_deprecated", replace(REASON, change=ChangeKind.DEPRECATED, served_by="click.__getattr__"),
      convert.stale_reason_to_proto, convert.stale_reason_from_proto),
+    ("stale_reason_body_too", replace(REASON, change=ChangeKind.SIGNATURE_CHANGED, body_changed=True),
+     convert.stale_reason_to_proto, convert.stale_reason_from_proto),
     ("observation", OBS, convert.observation_to_proto, convert.observation_from_proto),
     ("history_event", HISTORY_EVENT, convert.history_event_to_proto, lambda m: convert.history_from_proto([m])[0]),
     ("observation_minimal", Observation(id="o", repo_id="r", text="t", category=Category.OTHER, created_at=T0,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import Daemon, copy_fixture, short_tmp, spawn_daemon, wait_for
+from graphmem.changes import change_words
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 from graphmem.types import (
@@ -721,6 +722,7 @@ def test_body_and_signature_changes_then_revert(open_repo: Callable[[str], Repo]
     assert reason.new_signature == current
     assert "rounds" in reason.new_signature
     assert "rounds" not in reason.old_signature
+    assert not reason.body_changed  # (the body is untouched: said as the parameter alone)
 
     atomic_write(f, original)
     back = repo.wait_obs(o.id, lambda x: x.status is ObservationStatus.FRESH, what="fresh after the revert")
@@ -749,6 +751,23 @@ def test_a_second_change_renews_the_reason(open_repo: Callable[[str], Repo]) -> 
     assert r2.detected_at >= again - 1 > r1.detected_at - 1
     assert r2.uncommitted
     assert second.status is ObservationStatus.STALE
+
+
+def test_a_signature_change_with_its_body_says_both(open_repo: Callable[[str], Repo]) -> None:
+    """A parameter added and the body changed in one edit: the reason names the parameter and
+    that the body changed too (it said only "parameter `rounds` added (optional)", though what
+    the function does changed as well)."""
+    repo = open_repo(PYTHON.fixture)
+    f = repo.path(PYTHON.path)
+    o = repo.observe("hashing must stay salted with the package salt", PYTHON.ref)
+    old, new = PYTHON.sig
+    body_old, body_new = PYTHON.body
+    inplace_write(f, f.read_text(encoding="utf-8").replace(old, new).replace(body_old, body_new))
+    s = repo.wait_obs(o.id, lambda x: bool(x.stale_reasons) and x.stale_reasons[0].body_changed,
+                      what="a signature reason that says the body changed too")
+    (r,) = s.stale_reasons
+    assert r.change is ChangeKind.SIGNATURE_CHANGED
+    assert change_words(r) == "parameter `rounds` added (optional), body changed"
 
 
 @pytest.mark.parametrize("lang", LANGS)

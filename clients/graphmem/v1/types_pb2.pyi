@@ -277,7 +277,7 @@ class Anchor(_message.Message):
     def __init__(self, kind: _Optional[_Union[AnchorKind, str]] = ..., ref: _Optional[str] = ..., symbol_id: _Optional[str] = ..., path: _Optional[str] = ..., signature: _Optional[str] = ..., sig_hash: _Optional[str] = ..., body_hash: _Optional[str] = ..., repo_id: _Optional[str] = ..., confidence: _Optional[float] = ...) -> None: ...
 
 class StaleReason(_message.Message):
-    __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail", "dependency_ref", "dependency_id", "dependency_sig_hash", "via", "uncommitted", "lines_changed", "caller_omits", "caller_starred", "dependency_hops", "dependency_removed", "served_by")
+    __slots__ = ("anchor_ref", "change", "old_signature", "new_signature", "new_ref", "detected_at", "commit", "detail", "dependency_ref", "dependency_id", "dependency_sig_hash", "via", "uncommitted", "lines_changed", "caller_omits", "caller_starred", "dependency_hops", "dependency_removed", "served_by", "body_changed")
     ANCHOR_REF_FIELD_NUMBER: _ClassVar[int]
     CHANGE_FIELD_NUMBER: _ClassVar[int]
     OLD_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
@@ -297,6 +297,7 @@ class StaleReason(_message.Message):
     DEPENDENCY_HOPS_FIELD_NUMBER: _ClassVar[int]
     DEPENDENCY_REMOVED_FIELD_NUMBER: _ClassVar[int]
     SERVED_BY_FIELD_NUMBER: _ClassVar[int]
+    BODY_CHANGED_FIELD_NUMBER: _ClassVar[int]
     anchor_ref: str
     change: ChangeKind
     old_signature: str
@@ -316,7 +317,8 @@ class StaleReason(_message.Message):
     dependency_hops: int
     dependency_removed: bool
     served_by: str
-    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ..., uncommitted: _Optional[bool] = ..., lines_changed: _Optional[int] = ..., caller_omits: _Optional[_Iterable[str]] = ..., caller_starred: _Optional[bool] = ..., dependency_hops: _Optional[int] = ..., dependency_removed: _Optional[bool] = ..., served_by: _Optional[str] = ...) -> None: ...
+    body_changed: bool
+    def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ..., uncommitted: _Optional[bool] = ..., lines_changed: _Optional[int] = ..., caller_omits: _Optional[_Iterable[str]] = ..., caller_starred: _Optional[bool] = ..., dependency_hops: _Optional[int] = ..., dependency_removed: _Optional[bool] = ..., served_by: _Optional[str] = ..., body_changed: _Optional[bool] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references", "origin_commit", "origin_branch", "origin_uncommitted", "on_branch", "history", "confirm_refused")

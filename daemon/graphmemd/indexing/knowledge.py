@@ -661,7 +661,7 @@ def _gone_before(ctx: _Pass, ref: TextRef, before: _Before) -> Gone | None:
     anchor = before.finding.anchor
     gone = next((r for r in before.finding.reasons if r.change in _GONE), None)
     if gone is None:
-        gone = evaluate_anchor(anchor, ctx.history.code, ctx.history.now, "")
+        gone = evaluate_anchor(anchor, ctx.history.code, ctx.history.now, "", body=False)
         if gone is None or gone.change not in _GONE:
             return None
     if anchor.kind is AnchorKind.SYMBOL:

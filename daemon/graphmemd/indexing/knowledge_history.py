@@ -211,7 +211,7 @@ class KnowledgeHistory:
         if old is None:
             return now, ()
         anchor = replace(now, signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
-        r = evaluate_anchor(anchor, self.code, self.now, "")
+        r = evaluate_anchor(anchor, self.code, self.now, "", body=False)
         return anchor, (replace(r, commit=self.reason_commit(s, when, r)),) if r is not None else ()
 
     def reason_commit(self, s: SymbolInfo, when: UnitCommit, r: StaleReason) -> str:

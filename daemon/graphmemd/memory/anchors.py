@@ -4,6 +4,7 @@ core (``staleness.py``) and the grading of knowledge units (``knowledge.py``).""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from typing import Protocol
 
 from graphmem.types import Anchor, AnchorKind, ChangeKind, StaleReason
@@ -81,8 +82,10 @@ def persisting(
     return previous.get((r.anchor_ref, r.change, ""), r)
 
 
-def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> StaleReason | None:
-    """The reason an anchor no longer matches the code, or None when it still does."""
+def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str, *, body: bool = True) -> StaleReason | None:
+    """The reason an anchor no longer matches the code, or None when it still does. A
+    signature change says whether the body changed too (``StaleReason.body_changed``), unless
+    ``body`` is False (a knowledge file's unit: what a text names is judged by its interface)."""
     if a.kind is AnchorKind.FILE:
         fp = code.file_fingerprint(a.repo_id, a.path)
         if fp is None:
@@ -99,7 +102,8 @@ def evaluate_anchor(a: Anchor, code: CodeView, now: float, commit: str) -> Stale
         )
     head = head_change(a.sig_hash, s.sig_hash, a.signature, s.signature)
     if head is ModelChange.SIGNATURE_CHANGED:
-        return _head_reason(a, s.signature, ChangeKind.SIGNATURE_CHANGED, "signature", now, commit)
+        reason = _head_reason(a, s.signature, ChangeKind.SIGNATURE_CHANGED, "signature", now, commit)
+        return replace(reason, body_changed=True) if body and a.body_hash and s.body_hash != a.body_hash else reason
     if s.body_hash != a.body_hash:
         return StaleReason(a.ref, ChangeKind.BODY_CHANGED, now, commit=commit, detail=f"the body of {a.ref} changed")
     if head is ModelChange.ANNOTATIONS_CHANGED:

@@ -277,7 +277,7 @@ def grade(
     previous = {(r.anchor_ref, r.change, r.dependency_id): r for r in o.stale_reasons}
     reasons = [r for r in o.stale_reasons if r.change in (ChangeKind.RENAMED, ChangeKind.DEPRECATED)]
     for a in o.anchors:
-        r = evaluate_anchor(a, code, now, "")
+        r = evaluate_anchor(a, code, now, "", body=False)
         if r is None or (r.change is ChangeKind.BODY_CHANGED and _weak_body(o, a, code)):
             continue
         if r.change not in _DANGLING and generated(o):

@@ -118,6 +118,7 @@ def to_doc(o: Observation) -> dict[str, Any]:
                 **({"caller_omits": list(r.caller_omits)} if r.caller_omits else {}),
                 **({"caller_starred": True} if r.caller_starred else {}),
                 **({"served_by": r.served_by} if r.served_by else {}),
+                **({"body_changed": True} if r.body_changed else {}),
                 **(
                     {
                         "dependency_ref": r.dependency_ref,
@@ -345,6 +346,7 @@ def _reason(d: Mapping[str, Any], where: str) -> StaleReason:
         dependency_hops=hops,
         dependency_removed=removed,
         served_by=r.string("served_by"),
+        body_changed=r.flag("body_changed"),
     )
 
 
