@@ -268,6 +268,7 @@ class Core:
             facts = f"; the facts of {rt.facts_borrowed}" if rt.facts_borrowed else ""  # (before its pass clears it)
             self._watch_and_index(rt, steps)
             logger.info("%s: registered in %.3fs (%s%s)", rt.id, steps.total, steps, facts)
+            self.cochange.wake()  # (its co-change is mined once its pass is durable, not at the next 30 s round)
         return rt
 
     def _register(self, path: Path | str, stored: dict[str, tuple[str, float]]) -> tuple[RepoRuntime, bool]:
