@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import short_tmp
-from graphmemd.ingest.gitinfo import git_place, head_branch, head_commit, worktree_roots
+from graphmemd.ingest.gitinfo import git_place, head_branch, head_commit, head_info, worktree_roots
 
 
 def git(root: Path, *args: str) -> None:
@@ -69,10 +69,10 @@ def rev(root: Path, what: str = "HEAD") -> str:
 
 
 def test_head_read_again_as_soon_as_git_moves_it() -> None:
-    """HEAD and its ref are kept between reads while their files are unchanged (a status reads
-    every checkout's): a commit, a branch switch, an update of the ref, a pack of the refs and
-    a detached HEAD — each within the same second as the read before it — are seen at once,
-    in the main checkout and in a worktree."""
+    """HEAD as git moves it, read from the files (``head_commit``, ``head_branch`` and a status's
+    ``head_info``): a commit, an update of the ref, a pack of the refs, a branch switch and a
+    detached HEAD — each within the same second as the read before it — are seen at once, in
+    the main checkout and in a worktree."""
     root = repo()
     wt = root.parent / "wt"
     git(root, "worktree", "add", "-q", "-b", "feature", str(wt))
@@ -90,5 +90,6 @@ def test_head_read_again_as_soon_as_git_moves_it() -> None:
         assert (head_branch(here), head_commit(here)) == (f"other-{here.name}", first)
         git(here, "checkout", "-q", "--detach")
         assert (head_branch(here), head_commit(here)) == ("", first)
+        assert head_info(here) == ("", first)
     assert head_branch(root) == ""
     assert head_commit(wt) == rev(wt)

@@ -70,41 +70,13 @@ def _read_dot_git(dot: Path, *, is_dir: bool) -> Path | None:
     return p if p.is_absolute() else (dot.parent / p).resolve()
 
 
-#: path -> (its inode, mtime and size; its text) of the small files HEAD is read from (``HEAD``,
-#: a ref, ``packed-refs``, ``commondir``): read again only once that changed. git writes each by
-#: renaming a new file over it, so a change is a new inode. (A status with 16 worktrees reads
-#: each checkout's HEAD and branch: ~60 opens, 70 µs each here, where a stat takes 12 µs.)
-_texts: dict[str, tuple[tuple[int, int, int], str]] = {}
-#: how many such files are kept (they are per checkout and per branch: cleared when exceeded)
-_TEXTS_MAX = 4096
-#: (git directory, its ``commondir`` text) -> the common directory it names, resolved
-_commons: dict[tuple[Path, str], Path] = {}
-
-
-def _small_text(p: Path) -> str:
-    """The text of the small file ``p`` (OSError when it cannot be read): what the last read
-    gave while its inode, mtime and size are unchanged."""
-    key = os.fspath(p)
-    st = os.stat(key)
-    sig = (st.st_ino, st.st_mtime_ns, st.st_size)
-    kept = _texts.get(key)
-    if kept is not None and kept[0] == sig:
-        return kept[1]
-    with open(key, "rb") as f:  # (stat first: a file replaced meanwhile is read again next time)
-        text = f.read().decode("utf-8", errors="replace")
-    if len(_texts) >= _TEXTS_MAX:
-        _texts.clear()
-    _texts[key] = (sig, text)
-    return text
-
-
 def _head(root: Path) -> tuple[Path, str] | None:
     """(git directory, what its HEAD file says), or None outside git."""
     place = git_place(root)
     if place is None:
         return None
     try:
-        return place.git_dir, _small_text(place.git_dir / "HEAD").strip()
+        return place.git_dir, (place.git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return None
 
@@ -130,11 +102,11 @@ def _commit(found: tuple[Path, str] | None) -> str:
     ref = head.split(":", 1)[1].strip()
     for base in (gd, _common_dir(gd)):
         try:
-            return _small_text(base / ref).strip()
+            return (base / ref).read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
             pass
         try:
-            for line in _small_text(base / "packed-refs").splitlines():
+            for line in (base / "packed-refs").read_text(encoding="utf-8", errors="replace").splitlines():
                 parts = line.split()
                 if len(parts) == 2 and parts[1] == ref:
                     return parts[0]
@@ -145,14 +117,11 @@ def _commit(found: tuple[Path, str] | None) -> str:
 
 def _common_dir(gd: Path) -> Path:
     try:
-        text = _small_text(gd / "commondir").strip()
+        text = (gd / "commondir").read_text(encoding="utf-8").strip()
     except OSError:
         return gd
-    found = _commons.get((gd, text))
-    if found is None:
-        p = Path(text)
-        found = _commons[(gd, text)] = p if p.is_absolute() else (gd / p).resolve()
-    return found
+    p = Path(text)
+    return p if p.is_absolute() else (gd / p).resolve()
 
 
 def working_tree_dirty(root: Path, timeout: float = 5.0) -> bool:

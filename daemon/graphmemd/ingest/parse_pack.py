@@ -33,7 +33,6 @@ import mmap
 import os
 import struct
 import threading
-import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -53,8 +52,6 @@ _FIXED = struct.Struct("<BqqIIII")
 _PUT, _REMOVE = 1, 2
 #: rewrite a pack once its superseded records exceed both its live ones and this many bytes
 COMPACT_MIN_DEAD = 16 * 1024 * 1024
-#: ``ParsePack.size_bytes`` reads the packs' sizes again after this many seconds
-SIZE_EVERY_S = 1.0
 
 
 def repo_file_stem(repo_id: str) -> str:
@@ -220,8 +217,6 @@ class ParsePack:
         self.directory = directory
         self._packs: dict[str, _Pack] = {}
         self._lock = threading.Lock()
-        #: (when, bytes) of the last ``size_bytes`` read
-        self._size: tuple[float, int] | None = None
 
     def _pack(self, repo_id: str) -> _Pack:
         pack = self._packs.get(repo_id)
@@ -339,17 +334,11 @@ class ParsePack:
             return gone
 
     def size_bytes(self) -> int:
-        """The parse cache's size on disk, as read at most ``SIZE_EVERY_S`` ago (a status
-        asks for it; with many checkouts that is a glob over many packs)."""
-        now = time.monotonic()
-        if self._size is not None and now - self._size[0] < SIZE_EVERY_S:
-            return self._size[1]
+        """The parse cache's size on disk."""
         try:
-            size = sum(p.stat().st_size for p in self.directory.glob("*.pack"))
+            return sum(p.stat().st_size for p in self.directory.glob("*.pack"))
         except OSError:
-            size = 0
-        self._size = (now, size)
-        return size
+            return 0
 
     # ------------------------------------------------------------------ writing
 
