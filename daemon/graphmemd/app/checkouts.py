@@ -18,7 +18,7 @@ from graphmemd.app.status import repository_summary
 from graphmemd.app.worktrees import GitDirWatch, WorktreeWatch
 from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.bodylines_git import measure_bodies
-from graphmemd.indexing.indexer import Indexer, Job
+from graphmemd.indexing.indexer import Indexer, Job, rescan_moved
 from graphmemd.ingest.checkouts import RegistryCheckouts
 from graphmemd.ingest.gitinfo import head_branch, head_commit, head_info, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
@@ -67,7 +67,7 @@ class CheckoutOps:
         self._cochange.wake()
         # a commit, checkout or reset moved a HEAD: its rescan now, not at the next query there
         with contextlib.suppress(FailedPrecondition):  # (not started yet)
-            self._parts()[1].freshness(self._registry.all())
+            rescan_moved(self._registry.all(), self._parts()[1].submit)
 
     def attach(self, memory: Memory, code: CodeView) -> None:
         """Let memory project every note into the other checkouts of its repository."""
@@ -143,8 +143,8 @@ class CheckoutOps:
         each one's HEAD once, not once per checkout. ``own``: the notes saved in ``rt``, when
         the caller sorted them already (None: picked from all of them here)."""
         memory = self._parts()[0]
-        mine = [o for o in memory.book.all() if o.repo_id == rt.id] if own is None else own
-        summary = repository_summary(rt, [*mine, *memory.views.projections.in_checkout(rt.id)])
+        saved = memory.book.all() if own is None else own  # (``repository_summary`` keeps ``rt``'s)
+        summary = repository_summary(rt, [*saved, *memory.views.projections.in_checkout(rt.id)])
         listed = {} if listed is None else listed
         checkouts = listed.get(rt.repository)
         if checkouts is None:

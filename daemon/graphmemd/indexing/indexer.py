@@ -97,19 +97,32 @@ def freshness_of(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) 
     for rt in repos:
         head = head_commit(rt.root)
         pending = len(rt.pending)
-        current = rt.state is IndexState.READY and pending == 0 and not rt.busy and not rt.queued
-        moved = bool(head) and head != rt.indexed_commit
-        if moved:
-            current = False
-            if rt.state is IndexState.READY and not rt.rescan_queued:
-                rt.rescan_queued = True
-                submit(Job("index", rt.id))
+        moved = _rescan_if_moved(rt, head, submit)
+        current = rt.state is IndexState.READY and pending == 0 and not rt.busy and not rt.queued and not moved
         behind = moved and bool(rt.indexed_commit)
         why = "" if current else why_not_current(
             rt.doing(), pending=pending, queued=rt.queued, rescan=rt.rescan_queued, head_moved=behind
         )  # fmt: skip
         out.append(RepoFreshness(rt.id, current, rt.state, pending, rt.indexed_commit, head, rt.dirty, why))
     return Freshness(all(r.current for r in out), tuple(out))
+
+
+def rescan_moved(repos: Iterable[RepoRuntime], submit: Callable[[Job], object]) -> None:
+    """Queue (``submit``) the rescan of each of ``repos`` whose HEAD moved since its last full
+    pass (a commit, checkout, reset or pull seen in its git directory), as ``freshness_of``
+    does for the repositories a query asks about."""
+    for rt in repos:
+        _rescan_if_moved(rt, head_commit(rt.root), submit)
+
+
+def _rescan_if_moved(rt: RepoRuntime, head: str, submit: Callable[[Job], object]) -> bool:
+    """Whether ``rt``'s HEAD (``head``) moved since its last full pass; if so and it is READY
+    with no rescan queued yet, its rescan is queued."""
+    moved = bool(head) and head != rt.indexed_commit
+    if moved and rt.state is IndexState.READY and not rt.rescan_queued:
+        rt.rescan_queued = True
+        submit(Job("index", rt.id))
+    return moved
 
 
 #: parse outcomes, and whether each was parsed now (``SharedParses.outcomes``)

@@ -25,7 +25,9 @@ pytestmark = pytest.mark.asyncio
 HASH = "app/auth/crypto.py::hash_password"  # `def hash_password` is line 7 (0-based), name at 4..17
 
 
-async def test_a_note_stale_only_in_the_worktree_offers_no_confirm_there(daemon_factory: Callable[..., Daemon]) -> None:
+def _stale_only_in_a_worktree(daemon_factory: Callable[..., Daemon]) -> tuple[Daemon, Path, Path, str]:
+    """A checkout, a worktree of it, their daemon, and a note saved in the checkout that an edit
+    in the worktree made stale only there."""
     a = committed_fixture()
     b = worktree(a)
     d = daemon_factory([a, b])
@@ -34,6 +36,11 @@ async def test_a_note_stale_only_in_the_worktree_offers_no_confirm_there(daemon_
         obs_id = c.observe("hash_password must stay constant-time", anchors=[HASH], repo=str(a)).id
         replace_in(b / "app/auth/crypto.py", "salt=SALT)", "salt=SALT + password[:1])")
         wait_for(lambda: c.get(obs_id, repo=str(b)).status is ObservationStatus.STALE, 20)
+    return d, a, b, obs_id
+
+
+async def test_a_note_stale_only_in_the_worktree_offers_no_confirm_there(daemon_factory: Callable[..., Daemon]) -> None:
+    d, a, b, obs_id = _stale_only_in_a_worktree(daemon_factory)
     client = await start_server(d.home)
     try:
         uri = open_file(client, b / "app/auth/crypto.py")
@@ -63,21 +70,6 @@ async def test_a_note_stale_only_in_the_worktree_offers_no_confirm_there(daemon_
         await stop_server(client)
     with d.client() as c:
         assert c.get(obs_id, repo=str(a)).confirmed_at is None  # nothing was confirmed at home
-
-
-
-def _stale_only_in_a_worktree(daemon_factory: Callable[..., Daemon]) -> tuple[Daemon, Path, Path, str]:
-    """A checkout, a worktree of it, their daemon, and a note saved in the checkout that an edit
-    in the worktree made stale only there."""
-    a = committed_fixture()
-    b = worktree(a)
-    d = daemon_factory([a, b])
-    with d.client() as c:
-        wait_for(lambda: any(r.root == str(b) and r.state.value == "ready" for r in c.status().repositories), 30)
-        obs_id = c.observe("hash_password must stay constant-time", anchors=[HASH], repo=str(a)).id
-        replace_in(b / "app/auth/crypto.py", "salt=SALT)", "salt=SALT + password[:1])")
-        wait_for(lambda: c.get(obs_id, repo=str(b)).status is ObservationStatus.STALE, 20)
-    return d, a, b, obs_id
 
 
 async def test_confirm_with_only_the_id_is_judged_from_the_workspace_checkout(
