@@ -42,6 +42,7 @@ from graphmem.types import (
     ChangeKind,
     Checkout,
     CodeVersion,
+    ConfirmRefusal,
     EdgeConfidence,
     EdgeKind,
     EditContext,
@@ -221,6 +222,7 @@ _OBSERVATION_ACTION = _EnumMap(ObservationAction, service_pb2.ObservationAction,
 _KNOWLEDGE_KIND = _EnumMap(KnowledgeKind, types_pb2.KnowledgeKind, "KNOWLEDGE_KIND_")
 _HISTORY_KIND = _EnumMap(HistoryKind, types_pb2.HistoryKind, "HISTORY_KIND_")
 _REFERENCE_STATE = _EnumMap(ReferenceState, types_pb2.ReferenceState, "REFERENCE_STATE_")
+_CONFIRM_REFUSAL = _EnumMap(ConfirmRefusal, types_pb2.ConfirmRefusal, "CONFIRM_REFUSAL_")
 
 
 def knowledge_kind_to_proto(value: KnowledgeKind | None) -> types_pb2.KnowledgeKind:
@@ -241,6 +243,16 @@ def reference_state_to_proto(value: ReferenceState | None) -> types_pb2.Referenc
 def reference_state_from_proto(value: int) -> ReferenceState | None:
     """A ``ReferenceState`` from its wire number (``None``: unspecified or unknown to this client)."""
     return _REFERENCE_STATE.member(value)
+
+
+def confirm_refusal_to_proto(value: ConfirmRefusal | None) -> types_pb2.ConfirmRefusal:
+    """The wire number of a ``ConfirmRefusal`` member (0 for ``None``: confirming is allowed)."""
+    return cast(types_pb2.ConfirmRefusal, _CONFIRM_REFUSAL.number(value))
+
+
+def confirm_refusal_from_proto(value: int) -> ConfirmRefusal | None:
+    """A ``ConfirmRefusal`` from its wire number (``None``: allowed, or unknown to this client)."""
+    return _CONFIRM_REFUSAL.member(value)
 
 
 def origin_to_proto(value: Origin) -> service_pb2.Origin:
@@ -576,6 +588,8 @@ def observation_to_proto(o: Observation, *, history: bool = True) -> types_pb2.O
         on_branch=o.on_branch,
         history=[history_event_to_proto(e) for e in o.history] if history else (),
         confirm_refused=o.confirm_refused,
+        confirm_refusal=confirm_refusal_to_proto(o.confirm_refusal),
+        saved_in=o.saved_in,
     )
 
 
@@ -608,6 +622,8 @@ def observation_from_proto(m: types_pb2.Observation) -> Observation:
         on_branch=m.on_branch,
         history=history_from_proto(m.history),
         confirm_refused=m.confirm_refused,
+        confirm_refusal=confirm_refusal_from_proto(m.confirm_refusal),
+        saved_in=m.saved_in,
     )
 
 
@@ -780,6 +796,18 @@ def _optional_freshness_to_proto(f: Freshness | None) -> types_pb2.Freshness | N
 # ---------------------------------------------------------------------------- repositories
 
 
+def checkout_to_proto(c: Checkout) -> types_pb2.Checkout:
+    """The proto form of a ``Checkout``."""
+    return types_pb2.Checkout(
+        id=c.id, root=c.root, branch=c.branch, head_commit=c.head_commit, missing=c.missing, notes=c.notes
+    )
+
+
+def checkout_from_proto(m: types_pb2.Checkout) -> Checkout:
+    """A ``Checkout`` from its proto form."""
+    return Checkout(m.id, m.root, m.branch, m.head_commit, m.missing, m.notes)
+
+
 def repository_to_proto(r: Repository) -> types_pb2.Repository:
     """The proto form of a ``Repository``."""
     return types_pb2.Repository(
@@ -803,10 +831,7 @@ def repository_to_proto(r: Repository) -> types_pb2.Repository:
         resolution=[language_resolution_to_proto(x) for x in r.resolution],
         repository_id=r.repository_id,
         branch=r.branch,
-        checkouts=[
-            types_pb2.Checkout(id=c.id, root=c.root, branch=c.branch, head_commit=c.head_commit, missing=c.missing)
-            for c in r.checkouts
-        ],
+        checkouts=[checkout_to_proto(c) for c in r.checkouts],
         possible_clones=r.possible_clones,
         activity=r.activity,
     )
@@ -835,7 +860,7 @@ def repository_from_proto(m: types_pb2.Repository) -> Repository:
         resolution=tuple(language_resolution_from_proto(x) for x in m.resolution),
         repository_id=m.repository_id,
         branch=m.branch,
-        checkouts=tuple(Checkout(c.id, c.root, c.branch, c.head_commit, c.missing) for c in m.checkouts),
+        checkouts=tuple(checkout_from_proto(c) for c in m.checkouts),
         possible_clones=tuple(m.possible_clones),
         activity=m.activity,
     )

@@ -198,6 +198,11 @@ class ObservationOut(BaseModel):
     file: str = ""  # "path:line" of a unit of a knowledge file (read-only: edit the file)
     #: why confirm_observation would be refused for it from this checkout ("" when it would not)
     confirm_refused: str = ""
+    #: the kind of that refusal: "archived", "only_here" (confirm it in saved_in, its home
+    #: checkout), "code_gone", "no_anchors", "anchors_gone"; "" when it would not be refused
+    confirm_refusal: str = ""
+    #: the checkout the note was saved in, when it is shown from another checkout of its repository
+    saved_in: str = ""
 
 
 class RepoFreshnessOut(BaseModel):
@@ -350,6 +355,8 @@ def _observation_out(o: Observation) -> ObservationOut:
         updated_at=o.updated_at,
         file=f"{o.knowledge.path}:{o.knowledge.start_line}" if o.knowledge is not None else "",
         confirm_refused=o.confirm_refused,
+        confirm_refusal=o.confirm_refusal.value if o.confirm_refusal is not None else "",
+        saved_in=o.saved_in,
     )
 
 

@@ -5,10 +5,10 @@ session briefs (whose token estimate measures exactly this text). A change is sa
 from __future__ import annotations
 
 from graphmem.changes import change_line, change_words
-from graphmem.types import ChangeKind, Observation, ObservationStatus, StaleReason
+from graphmem.types import ChangeKind, Checkout, ConfirmRefusal, Observation, ObservationStatus, StaleReason
 
 __all__ = [
-    "ONLY_HERE", "REFUSAL_CHARS", "SEVERITY", "brief_line", "main_reason", "marker", "reason_lines", "refusal_line",
+    "REFUSAL_CHARS", "SEVERITY", "brief_line", "gone_words", "main_reason", "marker", "reason_lines", "refusal_line",
 ]  # fmt: skip
 
 #: Order of stale reasons in a marker, most serious first.
@@ -23,9 +23,6 @@ SEVERITY: dict[ChangeKind, int] = {
     ChangeKind.DEPRECATED: 0,
 }
 
-#: What the daemon's refusal says of a note stale or suspect only in the checkout it is read in
-#: (``graphmemd.app.checkouts.confirming_elsewhere`` writes it; ``refusal_line`` reads it).
-ONLY_HERE = "only in this checkout"
 #: Where an agent reads why a note cannot be confirmed (hooks, briefs), the reason is cut to this.
 REFUSAL_CHARS = 160
 
@@ -43,7 +40,7 @@ def refusal_line(o: Observation) -> str:
         why = "it" + why[len(o.id):]
     if len(why) > REFUSAL_CHARS:
         why = why[: REFUSAL_CHARS - 1].rstrip() + "…"
-    home = "; confirming is for its home checkout" if ONLY_HERE in why else ""
+    home = "; confirming is for its home checkout" if o.confirm_refusal is ConfirmRefusal.ONLY_HERE else ""
     return f"not confirmable here: {why}. Update the note or fix the code{home}"
 
 
@@ -102,3 +99,11 @@ def brief_line(o: Observation, why: str = "") -> str:
     where = f" ({o.knowledge.path}:{o.knowledge.start_line})" if o.knowledge is not None else ""
     refused = f" [{refusal_line(o)}]" if o.confirm_refused else ""
     return f"- [{o.category.value}] {o.text}{where}{tags} @ {anchors}{note}{refused}{via}"
+
+
+def gone_words(c: Checkout) -> str:
+    """How a checkout whose directory is gone is listed (``status``, ``doctor``): with the
+    notes saved there, which are kept."""
+    n = c.notes
+    kept = f"its {n} note{'s' if n != 1 else ''} kept" if n else "no notes were saved there"
+    return f"directory gone, {kept}"

@@ -16,7 +16,9 @@ __all__ = [
     "Brief",
     "Category",
     "ChangeKind",
+    "Checkout",
     "CodeVersion",
+    "ConfirmRefusal",
     "EdgeConfidence",
     "EdgeKind",
     "EditContext",
@@ -335,6 +337,17 @@ class HistoryKind(str, Enum):
     DELETED = "deleted"  # kept only in the deletion record (the journal's tombstone)
 
 
+class ConfirmRefusal(str, Enum):
+    """Why the daemon refuses to confirm a note from the checkout it is shown in
+    (``Observation.confirm_refusal``; ``confirm_refused`` says it in a sentence)."""
+
+    ARCHIVED = "archived"  # save a new observation instead
+    ONLY_HERE = "only_here"  # stale or suspect only in this checkout: confirmed in its home checkout
+    CODE_GONE = "code_gone"  # a knowledge file's unit naming code that no longer exists: edit the file
+    NO_ANCHORS = "no_anchors"  # nothing to re-take on the code: edit its text
+    ANCHORS_GONE = "anchors_gone"  # every anchor's code is gone: a new note must supersede it
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryEvent:
     """One entry of an observation's history: what happened, when, who did it (the client or
@@ -393,6 +406,11 @@ class Observation:
     #: set by the daemon on a note as a checkout shows it when confirming it from that checkout
     #: would be refused: why (the refusal's sentence); "" when confirming it is allowed
     confirm_refused: str = ""
+    #: the kind of that refusal (None: confirming it is allowed)
+    confirm_refusal: ConfirmRefusal | None = None
+    #: set only on a note shown in another checkout of its repository (``repo_id`` is the
+    #: checkout showing it): the checkout it was saved in
+    saved_in: str = ""
 
     @property
     def is_stale(self) -> bool:
@@ -657,6 +675,8 @@ class Checkout:
     head_commit: str = ""
     #: its directory is gone (``git worktree remove``, deleted): its notes are kept
     missing: bool = False
+    #: how many notes were saved in it (kept when its directory is gone)
+    notes: int = 0
 
 
 @dataclass(frozen=True, slots=True)

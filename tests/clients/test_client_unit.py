@@ -38,7 +38,9 @@ from graphmem.types import (
     Brief,
     Category,
     ChangeKind,
+    Checkout,
     CodeVersion,
+    ConfirmRefusal,
     EdgeConfidence,
     EdgeKind,
     EditContext,
@@ -289,6 +291,9 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("stale_reason_body_too", replace(REASON, change=ChangeKind.SIGNATURE_CHANGED, body_changed=True),
      convert.stale_reason_to_proto, convert.stale_reason_from_proto),
     ("observation", OBS, convert.observation_to_proto, convert.observation_from_proto),
+    ("observation_seen_elsewhere", replace(OBS, repo_id="wt", saved_in="py", confirm_refusal=ConfirmRefusal.ONLY_HERE,
+                                           confirm_refused="o is stale only in this checkout"),
+     convert.observation_to_proto, convert.observation_from_proto),
     ("history_event", HISTORY_EVENT, convert.history_event_to_proto, lambda m: convert.history_from_proto([m])[0]),
     ("observation_minimal", Observation(id="o", repo_id="r", text="t", category=Category.OTHER, created_at=T0,
                                         updated_at=T0), convert.observation_to_proto,
@@ -296,6 +301,11 @@ ROUND_TRIPS: list[tuple[str, object, Callable[[Any], Message], Callable[[Any], o
     ("repo_freshness", REPO_FRESH, convert.repo_freshness_to_proto, convert.repo_freshness_from_proto),
     ("freshness", FRESHNESS, convert.freshness_to_proto, convert.freshness_from_proto),
     ("repository", REPO, convert.repository_to_proto, convert.repository_from_proto),
+    ("checkout_gone", Checkout("wt", "/src/wt", "feature", "abc", missing=True, notes=2), convert.checkout_to_proto,
+     convert.checkout_from_proto),
+    ("repository_with_checkouts", replace(REPO, repository_id="py", branch="main", checkouts=(
+        Checkout("py", "/src/py", "main", "abc"), Checkout("wt", "/src/wt", "", "", missing=True, notes=2))),
+     convert.repository_to_proto, convert.repository_from_proto),
     ("repository_never_indexed", replace(REPO, last_indexed_at=None, state=IndexState.PENDING),
      convert.repository_to_proto, convert.repository_from_proto),
     ("index_progress", PROGRESS, convert.index_progress_to_proto, convert.index_progress_from_proto),
@@ -384,6 +394,8 @@ ENUMS: list[tuple[type[Any], Callable[[Any], int], Callable[[int], Any], str, An
      types_pb2.KnowledgeKind),
     (ReferenceState, convert.reference_state_to_proto, convert.reference_state_from_proto, "REFERENCE_STATE_",
      types_pb2.ReferenceState),
+    (ConfirmRefusal, convert.confirm_refusal_to_proto, convert.confirm_refusal_from_proto, "CONFIRM_REFUSAL_",
+     types_pb2.ConfirmRefusal),
 ]
 
 

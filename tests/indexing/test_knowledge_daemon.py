@@ -21,6 +21,7 @@ from conftest import Daemon, copy_fixture, wait_for
 from graphmem.client import GraphMem
 from graphmem.errors import FailedPrecondition, GraphMemError, NotFound
 from graphmem.types import (
+    ConfirmRefusal,
     EventKind,
     KnowledgeKind,
     KnowledgeReference,
@@ -231,6 +232,8 @@ def test_live_rename_removal_signature_and_body_changes(daemon_factory: DaemonFa
         assert problem(c, "docs/adr/0001-password-hashing.md", "hash_password") is None
         dangling = unit_at(c, "CLAUDE.md", 7)
         assert dangling.confirm_refused.endswith("edit CLAUDE.md:7")  # listed with the refusal it gets
+        assert dangling.confirm_refusal is ConfirmRefusal.CODE_GONE
+        assert adr.confirm_refusal is None
         with pytest.raises(FailedPrecondition, match=r"edit CLAUDE\.md:7") as refused:
             c.confirm(dangling.id)
         assert refused.value.message == dangling.confirm_refused

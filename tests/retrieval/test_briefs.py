@@ -15,6 +15,7 @@ from graphmem.types import (
     AnchorKind,
     Category,
     ChangeKind,
+    ConfirmRefusal,
     KnowledgeKind,
     KnowledgeSource,
     Observation,
@@ -284,10 +285,11 @@ ELSEWHERE = (
 def test_a_note_not_confirmable_here_says_why_in_one_line_and_is_not_offered_to_confirm() -> None:
     sig = StaleReason("app/b.py::login", ChangeKind.BODY_CHANGED, NOW, uncommitted=True)
     mine = note("mine", Category.DECISION, ObservationStatus.STALE, ref="app/b.py::login", reasons=(sig,))
-    theirs = replace(mine, id="theirs", text="note theirs", confirm_refused=ELSEWHERE.format(id="theirs"))
+    theirs = replace(mine, id="theirs", text="note theirs", confirm_refused=ELSEWHERE.format(id="theirs"),
+                     confirm_refusal=ConfirmRefusal.ONLY_HERE)
     gone = replace(mine, id="gone", text="note gone",
                    confirm_refused="every anchor of gone is gone (app/b.py::login); save a new observation that "
-                                   "supersedes it")
+                                   "supersedes it", confirm_refusal=ConfirmRefusal.ANCHORS_GONE)
     line = refusal_line(theirs)
     assert line == (
         "not confirmable here: it is stale only in this checkout: it was saved in /src/app (branch main), where it "
@@ -298,6 +300,9 @@ def test_a_note_not_confirmable_here_says_why_in_one_line_and_is_not_offered_to_
         "supersedes it. Update the note or fix the code"
     )
     assert refusal_line(mine) == ""
+    # the kind of refusal, not its wording, sends the reader to the home checkout
+    worded = replace(gone, confirm_refused="every anchor of gone is gone only in this checkout")
+    assert not refusal_line(worded).endswith("confirming is for its home checkout")
     long = replace(theirs, confirm_refused=ELSEWHERE.format(id="theirs").replace("/src/app", "/src/" + "x" * 300))
     assert len(refusal_line(long)) < 260
     assert "…" in refusal_line(long)

@@ -17,7 +17,7 @@ from conftest import Daemon, copy_fixture, wait_for
 from gitrepo import committed_fixture, git, initial_commit, slow_git, worktree
 from graphmem.client import GraphMem
 from graphmem.errors import FailedPrecondition, GraphMemError
-from graphmem.types import Category, EventKind, Observation, ObservationStatus
+from graphmem.types import Category, ConfirmRefusal, EventKind, Observation, ObservationStatus
 
 DaemonFactory = Callable[..., Daemon]
 
@@ -87,6 +87,9 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         assert in_a is not None
         assert in_a.status is ObservationStatus.FRESH
         assert not in_a.on_branch
+        (rb,) = [r for r in c.status().repositories if r.root == str(b)]
+        assert in_a.saved_in == rb.id  # shown in A, saved in B: said so
+        assert c.get(note.id, repo=str(b)).saved_in == ""  # in its own checkout
         # one note, asked for by id: as the checkout asking sees it (saved in B, stale there)
         assert c.get(note.id, repo=str(a)).status is ObservationStatus.FRESH
         assert c.get(note.id, repo=str(b)).status is ObservationStatus.STALE
@@ -94,6 +97,7 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         for checkout, status in ((a, "fresh"), (b, "stale")):  # `graphmem show` in a checkout judges it there
             out = show_in(d, checkout, note.id)
             assert f"status:     {status}" in out, out
+        assert f"(as it sees the note; saved in {rb.id})" in show_in(d, a, note.id)
         git(b, "checkout", "--", "app/auth/crypto.py")
         wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.FRESH, 10)
 
@@ -129,7 +133,10 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         git(a, "worktree", "remove", "--force", str(b))
         wait_for(lambda: str(b) not in checkouts(c), 10)
         (ra,) = c.status().repositories
-        assert [(x.root, x.missing) for x in ra.checkouts if x.root == str(b)] == [(str(b), True)]
+        assert [(x.root, x.missing, x.notes) for x in ra.checkouts if x.root == str(b)] == [(str(b), True, 2)]
+        listed = subprocess.run([sys.executable, "-m", "graphmem", "status"], cwd=a, env=d.env,
+                                capture_output=True, text=True, timeout=60, check=True).stdout
+        assert f"{b}  (directory gone, its 2 notes kept)" in listed, listed
         kept = {o.id for o in c.list(repo=str(a), limit=0)}
         assert {note.id, branch_note.id} <= kept
         assert note.id in {
@@ -298,6 +305,8 @@ def test_a_folder_registered_in_a_repository_is_that_folder_in_its_worktrees(dae
         assert {(x.root, x.branch) for x in rb.checkouts} == {(str(a), "main"), (str(b), "feature")}
         git(outer, "worktree", "remove", "--force", str(wt))
         wait_for(lambda: str(b) not in checkouts(c), 10)
+        (ra,) = [r for r in c.status().repositories if r.root == str(a)]
+        assert [(x.missing, x.notes) for x in ra.checkouts if x.root == str(b)] == [(True, 0)]  # none saved there
 
 
 def test_a_checkout_judges_its_siblings_notes_as_its_own_and_at_once_after_a_restart(
@@ -386,6 +395,8 @@ def test_a_note_stale_only_in_a_worktree_shows_that_worktrees_change_and_is_not_
         assert "password[:1]" in change.after.text
         assert "password[:1]" not in change.before.text
         assert c.change(note.id).changes == ()  # as saved: fresh at home, no change there
+        assert c.get(note.id, repo=str(b)).confirm_refusal is ConfirmRefusal.ONLY_HERE  # the kind, for clients
+        assert c.get(note.id, repo=str(a)).confirm_refusal is None
         with pytest.raises(FailedPrecondition, match="stale only in this checkout") as refused:
             c.confirm(note.id, repo=str(b))
         assert str(a) in str(refused.value)

@@ -24,6 +24,7 @@ from graphmem.agents import jsonc, tomledit
 from graphmem.agents.state import read_text
 from graphmem.agents.table import CLIENTS, SERVER_NAME, ClientSpec, Format, Scope, is_our_hook, resolve_path
 from graphmem.errors import GraphMemError
+from graphmem.render import gone_words
 
 __all__ = ["Check", "client_checks", "run_doctor"]
 
@@ -193,9 +194,9 @@ def _daemon_checks(root: Path, home: str | None, address: str | None) -> tuple[l
     checks.append(Check("index", current, state + (f", error: {repo.error}" if repo.error else ""),
                         f"wait for it to finish (graphmem index {shlex.quote(str(root))} shows progress)"))
     if len(repo.checkouts) > 1:  # worktrees (or linked clones) of one repository
-        gone = [c.root for c in repo.checkouts if c.missing]
+        gone = [f"{c.root} ({gone_words(c)})" for c in repo.checkouts if c.missing]
         checks.append(Check("checkouts", True, f"{len(repo.checkouts)} checkouts of {repo.repository_id}"
-                            + (f"; directory gone (its notes are kept): {', '.join(gone)}" if gone else "")))
+                            + (f"; {'; '.join(gone)}" if gone else "")))
     return checks, status.version
 
 

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from graphmem.changes import history_line, reason_detail, spaced
 from graphmem.cli.common import first_line, fmt_bytes, fmt_duration, fmt_time, freshness_line, plural, short
-from graphmem.render import marker, reason_lines
+from graphmem.render import gone_words, marker, reason_lines
 from graphmem.types import (
     Event,
     Hop,
@@ -45,7 +45,7 @@ def render_observation(o: Observation, *, verbose: bool = False, current: Mappin
         f"id:         {o.id}",
         f"status:     {status}",
         f"category:   {o.category.value}    confidence: {o.confidence:g}    source: {o.source or '-'}",
-        f"repository: {o.repo_id or '-'}",
+        f"repository: {o.repo_id or '-'}" + (f" (as it sees the note; saved in {o.saved_in})" if o.saved_in else ""),
         f"created:    {fmt_time(o.created_at)}    updated: {fmt_time(o.updated_at)}",
     ]
     if o.origin_commit:
@@ -238,7 +238,7 @@ def checkout_lines(r: Repository) -> list[str]:
     lines = [f"    one repository ({r.repository_id}) with {plural(len(r.checkouts), 'checkout')}:"] if others else []
     for c in others:
         where = (
-            "directory gone, notes kept"
+            gone_words(c)
             if c.missing
             else " ".join(
                 x for x in (c.branch or "detached", f"HEAD {short(c.head_commit)}" if c.head_commit else "") if x

@@ -95,6 +95,15 @@ class EdgeConfidence(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EDGE_CONFIDENCE_NAME_ONLY: _ClassVar[EdgeConfidence]
     EDGE_CONFIDENCE_UNKNOWN: _ClassVar[EdgeConfidence]
 
+class ConfirmRefusal(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONFIRM_REFUSAL_UNSPECIFIED: _ClassVar[ConfirmRefusal]
+    CONFIRM_REFUSAL_ARCHIVED: _ClassVar[ConfirmRefusal]
+    CONFIRM_REFUSAL_ONLY_HERE: _ClassVar[ConfirmRefusal]
+    CONFIRM_REFUSAL_CODE_GONE: _ClassVar[ConfirmRefusal]
+    CONFIRM_REFUSAL_NO_ANCHORS: _ClassVar[ConfirmRefusal]
+    CONFIRM_REFUSAL_ANCHORS_GONE: _ClassVar[ConfirmRefusal]
+
 class HistoryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     HISTORY_KIND_UNSPECIFIED: _ClassVar[HistoryKind]
@@ -186,6 +195,12 @@ EDGE_CONFIDENCE_SAME_MODULE: EdgeConfidence
 EDGE_CONFIDENCE_SAME_PACKAGE: EdgeConfidence
 EDGE_CONFIDENCE_NAME_ONLY: EdgeConfidence
 EDGE_CONFIDENCE_UNKNOWN: EdgeConfidence
+CONFIRM_REFUSAL_UNSPECIFIED: ConfirmRefusal
+CONFIRM_REFUSAL_ARCHIVED: ConfirmRefusal
+CONFIRM_REFUSAL_ONLY_HERE: ConfirmRefusal
+CONFIRM_REFUSAL_CODE_GONE: ConfirmRefusal
+CONFIRM_REFUSAL_NO_ANCHORS: ConfirmRefusal
+CONFIRM_REFUSAL_ANCHORS_GONE: ConfirmRefusal
 HISTORY_KIND_UNSPECIFIED: HistoryKind
 HISTORY_KIND_CREATED: HistoryKind
 HISTORY_KIND_CONFIRMED: HistoryKind
@@ -321,7 +336,7 @@ class StaleReason(_message.Message):
     def __init__(self, anchor_ref: _Optional[str] = ..., change: _Optional[_Union[ChangeKind, str]] = ..., old_signature: _Optional[str] = ..., new_signature: _Optional[str] = ..., new_ref: _Optional[str] = ..., detected_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., commit: _Optional[str] = ..., detail: _Optional[str] = ..., dependency_ref: _Optional[str] = ..., dependency_id: _Optional[str] = ..., dependency_sig_hash: _Optional[str] = ..., via: _Optional[str] = ..., uncommitted: _Optional[bool] = ..., lines_changed: _Optional[int] = ..., caller_omits: _Optional[_Iterable[str]] = ..., caller_starred: _Optional[bool] = ..., dependency_hops: _Optional[int] = ..., dependency_removed: _Optional[bool] = ..., served_by: _Optional[str] = ..., body_changed: _Optional[bool] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references", "origin_commit", "origin_branch", "origin_uncommitted", "on_branch", "history", "confirm_refused")
+    __slots__ = ("id", "repo_id", "text", "category", "tags", "source", "confidence", "created_at", "updated_at", "status", "anchors", "stale_reasons", "supersedes", "superseded_by", "contradicts", "confirmed_by", "confirmed_at", "needs_review", "knowledge", "references", "origin_commit", "origin_branch", "origin_uncommitted", "on_branch", "history", "confirm_refused", "confirm_refusal", "saved_in")
     ID_FIELD_NUMBER: _ClassVar[int]
     REPO_ID_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
@@ -348,6 +363,8 @@ class Observation(_message.Message):
     ON_BRANCH_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     CONFIRM_REFUSED_FIELD_NUMBER: _ClassVar[int]
+    CONFIRM_REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    SAVED_IN_FIELD_NUMBER: _ClassVar[int]
     id: str
     repo_id: str
     text: str
@@ -374,7 +391,9 @@ class Observation(_message.Message):
     on_branch: str
     history: _containers.RepeatedCompositeFieldContainer[HistoryEvent]
     confirm_refused: str
-    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ..., knowledge: _Optional[_Union[KnowledgeSource, _Mapping]] = ..., references: _Optional[_Iterable[_Union[KnowledgeReference, _Mapping]]] = ..., origin_commit: _Optional[str] = ..., origin_branch: _Optional[str] = ..., origin_uncommitted: _Optional[bool] = ..., on_branch: _Optional[str] = ..., history: _Optional[_Iterable[_Union[HistoryEvent, _Mapping]]] = ..., confirm_refused: _Optional[str] = ...) -> None: ...
+    confirm_refusal: ConfirmRefusal
+    saved_in: str
+    def __init__(self, id: _Optional[str] = ..., repo_id: _Optional[str] = ..., text: _Optional[str] = ..., category: _Optional[_Union[Category, str]] = ..., tags: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., confidence: _Optional[float] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., anchors: _Optional[_Iterable[_Union[Anchor, _Mapping]]] = ..., stale_reasons: _Optional[_Iterable[_Union[StaleReason, _Mapping]]] = ..., supersedes: _Optional[_Iterable[str]] = ..., superseded_by: _Optional[str] = ..., contradicts: _Optional[_Iterable[str]] = ..., confirmed_by: _Optional[str] = ..., confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., needs_review: _Optional[bool] = ..., knowledge: _Optional[_Union[KnowledgeSource, _Mapping]] = ..., references: _Optional[_Iterable[_Union[KnowledgeReference, _Mapping]]] = ..., origin_commit: _Optional[str] = ..., origin_branch: _Optional[str] = ..., origin_uncommitted: _Optional[bool] = ..., on_branch: _Optional[str] = ..., history: _Optional[_Iterable[_Union[HistoryEvent, _Mapping]]] = ..., confirm_refused: _Optional[str] = ..., confirm_refusal: _Optional[_Union[ConfirmRefusal, str]] = ..., saved_in: _Optional[str] = ...) -> None: ...
 
 class HistoryEvent(_message.Message):
     __slots__ = ("kind", "at", "by", "commit", "detail", "related")
@@ -525,18 +544,20 @@ class Repository(_message.Message):
     def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., state: _Optional[_Union[IndexState, str]] = ..., files: _Optional[int] = ..., symbols: _Optional[int] = ..., observations: _Optional[int] = ..., stale_observations: _Optional[int] = ..., files_done: _Optional[int] = ..., files_total: _Optional[int] = ..., skipped_files: _Optional[int] = ..., head_commit: _Optional[str] = ..., last_indexed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., pending_changes: _Optional[int] = ..., edges: _Optional[int] = ..., files_parsed: _Optional[int] = ..., suspect_observations: _Optional[int] = ..., resolution: _Optional[_Iterable[_Union[LanguageResolution, _Mapping]]] = ..., repository_id: _Optional[str] = ..., branch: _Optional[str] = ..., checkouts: _Optional[_Iterable[_Union[Checkout, _Mapping]]] = ..., possible_clones: _Optional[_Iterable[str]] = ..., activity: _Optional[str] = ...) -> None: ...
 
 class Checkout(_message.Message):
-    __slots__ = ("id", "root", "branch", "head_commit", "missing")
+    __slots__ = ("id", "root", "branch", "head_commit", "missing", "notes")
     ID_FIELD_NUMBER: _ClassVar[int]
     ROOT_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
     HEAD_COMMIT_FIELD_NUMBER: _ClassVar[int]
     MISSING_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
     id: str
     root: str
     branch: str
     head_commit: str
     missing: bool
-    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., branch: _Optional[str] = ..., head_commit: _Optional[str] = ..., missing: _Optional[bool] = ...) -> None: ...
+    notes: int
+    def __init__(self, id: _Optional[str] = ..., root: _Optional[str] = ..., branch: _Optional[str] = ..., head_commit: _Optional[str] = ..., missing: _Optional[bool] = ..., notes: _Optional[int] = ...) -> None: ...
 
 class CloseMatches(_message.Message):
     __slots__ = ("reference", "candidates")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from graphmem.errors import FailedPrecondition, GraphMemError, InvalidArgument
-from graphmem.render import ONLY_HERE
 from graphmem.types import Anchor, AnchorKind, Checkout, Observation, ObservationStatus, Repository
 
 from graphmemd.app.status import repository_summary
@@ -148,9 +148,13 @@ class CheckoutOps:
         listed = {} if listed is None else listed
         checkouts = listed.get(rt.repository)
         if checkouts is None:
+            members = self._registry.members(rt.repository) or [(rt.id, rt.root)]
+            saved_in: Counter[str] = Counter()
+            if len(members) > 1:  # (the notes saved in each: shown only beside other checkouts)
+                ids = {cid for cid, _root in members}
+                saved_in.update(o.repo_id for o in memory.book.all() if o.repo_id in ids)
             checkouts = listed[rt.repository] = tuple(
-                Checkout(cid, str(root), *head_info(root), not root.is_dir())
-                for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
+                Checkout(cid, str(root), *head_info(root), not root.is_dir(), saved_in[cid]) for cid, root in members
             )
         here = next((c for c in checkouts if c.id == rt.id), None)
         return replace(
@@ -227,7 +231,7 @@ def confirming_elsewhere(view: ReadView, home: Observation, checkout: str, shown
     branch = head_branch(home_rt.root)
     where = f"{home_rt.root}" + (f" (branch {branch})" if branch else "")
     return (
-        f"{home.id} is {shown.status.value} {ONLY_HERE}: it was saved in {where}, where it is "
+        f"{home.id} is {shown.status.value} only in this checkout: it was saved in {where}, where it is "
         f"{home.status.value}. Confirm it there once this change is merged; if it no longer holds, edit its text"
     )
 

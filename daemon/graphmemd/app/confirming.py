@@ -5,47 +5,70 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from graphmem.errors import NotFound
-from graphmem.types import ChangeKind, Observation, ObservationStatus
+from graphmem.types import ChangeKind, ConfirmRefusal, Observation, ObservationStatus
 
 from graphmemd.app.checkouts import confirming_elsewhere, current_anchors
 from graphmemd.retrieval.readview import ReadView
 
-__all__ = ["as_seen", "confirm_refusal"]
+__all__ = ["Refused", "as_seen", "confirm_refusal"]
 
 
-def confirm_refusal(view: ReadView, home: Observation, checkout: str, shown: Observation | None = None) -> str:
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Why confirming a note from a checkout is refused: its kind, and the sentence said."""
+
+    kind: ConfirmRefusal
+    why: str
+
+
+def confirm_refusal(
+    view: ReadView, home: Observation, checkout: str, shown: Observation | None = None
+) -> Refused | None:
     """Why confirming ``home`` (a note as saved) from ``checkout`` ("" for none named) is
-    refused, "" when it is not: an archived note; a note stale or suspect only in
+    refused, None when it is not: an archived note; a note stale or suspect only in
     ``checkout`` (``confirming_elsewhere``: its home checkout's path and branch); a unit of a
     knowledge file naming code that no longer exists (its file must change); a note every
     anchor of which is gone (a new note must supersede it). ``shown``: the note as ``checkout``
     shows it, when the caller has it already."""
     if home.status is ObservationStatus.ARCHIVED:
-        return f"{home.id} is archived; save a new observation instead of confirming it"
-    if refused := confirming_elsewhere(view, home, checkout, shown):
-        return refused
+        return Refused(
+            ConfirmRefusal.ARCHIVED, f"{home.id} is archived; save a new observation instead of confirming it"
+        )
+    if elsewhere := confirming_elsewhere(view, home, checkout, shown):
+        return Refused(ConfirmRefusal.ONLY_HERE, elsewhere)
     k = home.knowledge
     dangling = [r for r in home.stale_reasons if r.change in (ChangeKind.REMOVED, ChangeKind.RENAMED)]
     if k is not None and dangling:
-        return f"{home.id} names code that no longer exists ({dangling[0].detail}); edit {k.path}:{k.start_line}"
+        return Refused(
+            ConfirmRefusal.CODE_GONE,
+            f"{home.id} names code that no longer exists ({dangling[0].detail}); edit {k.path}:{k.start_line}",
+        )
     if not home.anchors:
-        return f"{home.id} has no anchors to re-take on the code; edit its text instead"
+        return Refused(
+            ConfirmRefusal.NO_ANCHORS, f"{home.id} has no anchors to re-take on the code; edit its text instead"
+        )
     anchors, lost = current_anchors(view, home)
     if not anchors:
-        return f"every anchor of {home.id} is gone ({', '.join(lost)}); save a new observation that supersedes it"
-    return ""
+        return Refused(
+            ConfirmRefusal.ANCHORS_GONE,
+            f"every anchor of {home.id} is gone ({', '.join(lost)}); save a new observation that supersedes it",
+        )
+    return None
 
 
 def as_seen(view: ReadView, shown: Observation) -> Observation:
     """``shown`` (a note as the checkout ``shown.repo_id`` shows it: its own, or a sibling's
-    projection) with ``confirm_refused`` set: what ``Core.confirm`` from that checkout would
-    answer. A note no longer saved (deleted) is returned as it is."""
+    projection) with ``confirm_refused`` and ``confirm_refusal`` set: what ``Core.confirm``
+    from that checkout would answer. A note no longer saved (deleted) is returned as it is."""
     try:
         home = view.observation(shown.id)
     except NotFound:
         return shown
     refused = confirm_refusal(view, home, shown.repo_id, shown)
-    return replace(shown, confirm_refused=refused) if refused != shown.confirm_refused else shown
+    why, kind = (refused.why, refused.kind) if refused is not None else ("", None)
+    if why == shown.confirm_refused and kind is shown.confirm_refusal:
+        return shown
+    return replace(shown, confirm_refused=why, confirm_refusal=kind)

@@ -402,7 +402,7 @@ class Core:
         refuses it from ``checkout`` (archived; stale or suspect only there; its code gone)."""
         o = self.memory.book.get(obs_id)
         if refused := confirm_refusal(self.view, o, checkout):
-            raise FailedPrecondition(refused)
+            raise FailedPrecondition(refused.why)
         anchors, lost = current_anchors(self.view, o)
         if o.knowledge is not None:
             return self.knowledge.confirm(o, anchors, by)

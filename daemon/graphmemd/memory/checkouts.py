@@ -41,10 +41,11 @@ def translate_anchor(a: Anchor, checkout: str) -> Anchor:
 
 def translate(o: Observation, checkout: str) -> Observation:
     """The note with its anchors in ``checkout``'s ids, its reasons dropped (they are the home
-    checkout's), shown as belonging to ``checkout``."""
+    checkout's), shown as belonging to ``checkout`` (``saved_in``: its home checkout)."""
     return replace(
         o,
         repo_id=checkout,
+        saved_in=o.saved_in or o.repo_id,
         anchors=tuple(translate_anchor(a, checkout) for a in o.anchors),
         stale_reasons=(),
         needs_review=False,
