@@ -4,7 +4,10 @@ session briefs (whose token estimate measures exactly this text). A change is sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from graphmem.changes import change_line, change_words
+from graphmem.grading import RANK, grade
 from graphmem.types import ChangeKind, Checkout, ConfirmRefusal, Observation, ObservationStatus, StaleReason
 
 __all__ = [
@@ -44,14 +47,26 @@ def refusal_line(o: Observation) -> str:
     return f"not confirmable here: {why}. Update the note or fix the code{home}"
 
 
+def _weight(o: Observation) -> Callable[[StaleReason], tuple[int, int]]:
+    """How serious each of ``o``'s reasons is: for a unit of a knowledge file, first by the
+    grade of the reference to the code it is about (``grading``: a body change of a function
+    the text merely names is *changed*, a deprecated name a finding), then by its kind."""
+    ranks: dict[str, int] = {}
+    for ref in o.references if o.knowledge is not None else ():
+        if ref.target_ref:
+            ranks[ref.target_ref] = max(ranks.get(ref.target_ref, 0), RANK[grade(ref)])
+    return lambda r: (ranks.get(r.anchor_ref, 0), SEVERITY.get(r.change, 0))
+
+
 def main_reason(o: Observation) -> StaleReason | None:
     """The reason to name first: the most serious change of the note's own anchors, else the
-    first dependency's (None when there is no reason)."""
+    first dependency's (None when there is no reason). A knowledge file's unit names first the
+    change that asks for an edit of its text (its worst-graded reference's)."""
     if not o.stale_reasons:
         return None
     own = [r for r in o.stale_reasons if r.change is not ChangeKind.DEPENDENCY_CHANGED]
     pool = own or list(o.stale_reasons)
-    return max(pool, key=lambda r: SEVERITY.get(r.change, 0))
+    return max(pool, key=_weight(o))
 
 
 def _more(o: Observation) -> str:
@@ -79,8 +94,10 @@ def marker(o: Observation) -> str:
 
 
 def reason_lines(o: Observation) -> list[str]:
-    """Each reason of a note in one line (``changes.change_line``), most serious first."""
-    ordered = sorted(o.stale_reasons, key=lambda r: -SEVERITY.get(r.change, 0))
+    """Each reason of a note in one line (``changes.change_line``), most serious first (a
+    unit's: what asks for an edit of its text first, ``_weight``)."""
+    weight = _weight(o)
+    ordered = sorted(o.stale_reasons, key=lambda r: tuple(-w for w in weight(r)))
     return [change_line(r) for r in ordered]
 
 

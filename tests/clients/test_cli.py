@@ -26,13 +26,17 @@ import pytest
 from conftest import short_tmp
 from graphmem.actor import local_actor
 from graphmem.cli import freshness_line, main, marker, to_jsonable
+from graphmem.render import reason_lines
 from graphmem.types import (
     Category,
     ChangeKind,
     Freshness,
     IndexState,
+    KnowledgeReference,
+    KnowledgeSource,
     Observation,
     ObservationStatus,
+    ReferenceState,
     RepoFreshness,
     StaleReason,
 )
@@ -112,6 +116,29 @@ def test_status_markers() -> None:
     assert marker(_obs(status=ObservationStatus.SUPERSEDED, superseded_by="o2")) == "[SUPERSEDED by o2]"
     assert marker(_obs(status=ObservationStatus.ARCHIVED)) == "[ARCHIVED]"
     assert "NEEDS REVIEW" in marker(_obs(needs_review=True))
+
+
+def test_a_knowledge_units_marker_names_first_what_asks_for_an_edit_of_its_text() -> None:
+    """Tried on click's docs: a paragraph naming `click.echo`, `click.prompt` and the deprecated
+    `click.get_text_stream` was listed "[SUSPECT: body changed (+2 more)]" — the body changes of
+    functions it merely names, which `check` grades *changed* (no edit asked), before the
+    deprecation it reports."""
+    echo = StaleReason("src/click/utils.py::echo", ChangeKind.BODY_CHANGED, 2.0, commit="7454647")
+    stream = StaleReason("src/click/utils.py::get_text_stream", ChangeKind.DEPRECATED, 2.0,
+                         served_by="click.__getattr__")
+    refs = (
+        KnowledgeReference("`click.echo`", "docs/wincmd.md", 38, 39, 38, 51, target_ref=echo.anchor_ref,
+                           state=ReferenceState.CHANGED),
+        KnowledgeReference("`click.get_text_stream`", "docs/wincmd.md", 38, 79, 38, 102,
+                           target_ref=stream.anchor_ref, state=ReferenceState.SUSPECT, deprecated=True),
+    )
+    unit = _obs(status=ObservationStatus.SUSPECT, stale_reasons=(echo, stream), references=refs,
+                knowledge=KnowledgeSource(path="docs/wincmd.md", start_line=38, end_line=38))
+    assert marker(unit) == "[SUSPECT: deprecated: `click.__getattr__` still serves it, with a warning (+1 more)]"
+    assert [line.split(": ")[0] for line in reason_lines(unit)] == [
+        "`src/click/utils.py::get_text_stream`", "`src/click/utils.py::echo`"]
+    note = replace(unit, knowledge=None)  # a note's own anchors: the kind of change decides
+    assert marker(note) == "[SUSPECT: body changed (+1 more)]"
 
 
 def test_freshness_lines() -> None:

@@ -97,7 +97,7 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         for checkout, status in ((a, "fresh"), (b, "stale")):  # `graphmem show` in a checkout judges it there
             out = show_in(d, checkout, note.id)
             assert f"status:     {status}" in out, out
-        assert f"(as it sees the note; saved in {rb.id})" in show_in(d, a, note.id)
+        assert f"(judged on its code; saved in {rb.id})" in show_in(d, a, note.id)
         git(b, "checkout", "--", "app/auth/crypto.py")
         wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.FRESH, 10)
 

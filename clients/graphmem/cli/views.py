@@ -45,7 +45,7 @@ def render_observation(o: Observation, *, verbose: bool = False, current: Mappin
         f"id:         {o.id}",
         f"status:     {status}",
         f"category:   {o.category.value}    confidence: {o.confidence:g}    source: {o.source or '-'}",
-        f"repository: {o.repo_id or '-'}" + (f" (as it sees the note; saved in {o.saved_in})" if o.saved_in else ""),
+        f"repository: {o.repo_id or '-'}" + (f" (judged on its code; saved in {o.saved_in})" if o.saved_in else ""),
         f"created:    {fmt_time(o.created_at)}    updated: {fmt_time(o.updated_at)}",
     ]
     if o.origin_commit:
