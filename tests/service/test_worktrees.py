@@ -57,6 +57,9 @@ def ready(c: GraphMem, root: Path) -> bool:
 
 def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: DaemonFactory) -> None:
     a = committed_fixture()
+    (a / "CLAUDE.md").write_text("# Auth\n\nPasswords go through `hash_password()` before they are stored.\n")
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "agents' notes")  # (each checkout's units of it are not notes saved there)
     d = daemon_factory([a])
     with d.client() as c:
         b = worktree(a)

@@ -150,9 +150,9 @@ class CheckoutOps:
         if checkouts is None:
             members = self._registry.members(rt.repository) or [(rt.id, rt.root)]
             saved_in: Counter[str] = Counter()
-            if len(members) > 1:  # (the notes saved in each: shown only beside other checkouts)
+            if len(members) > 1:  # (the notes saved in each, not its knowledge files: shown beside others)
                 ids = {cid for cid, _root in members}
-                saved_in.update(o.repo_id for o in memory.book.all() if o.repo_id in ids)
+                saved_in.update(o.repo_id for o in memory.book.all() if o.repo_id in ids and o.knowledge is None)
             checkouts = listed[rt.repository] = tuple(
                 Checkout(cid, str(root), *head_info(root), not root.is_dir(), saved_in[cid]) for cid, root in members
             )
