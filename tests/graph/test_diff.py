@@ -255,3 +255,32 @@ def test_move_plus_reformat_is_a_move() -> None:
     assert kinds(changes) == [(ChangeKind.RENAMED, "helper", "helper")]
     assert changes[0].new is not None
     assert changes[0].new.path == "b.py"
+
+
+def test_a_move_seen_in_two_batches_pairs_with_the_earlier_half() -> None:
+    """The watcher's batches are not transactions: a function moved to another file can arrive
+    as its removal, then its addition (or the other way round). The earlier half, handed in,
+    pairs as a move; it is never reported again on its own."""
+    moved_out = sym("a.py", "hash_password", body="h")  # removed by an earlier batch
+    # removal first: this batch adds the same body elsewhere
+    second = diff_symbols([sym("b.py", "other", body="o")],
+                          [sym("b.py", "other", body="o"), sym("b.py", "hash_password", body="h")],
+                          earlier_removed=[moved_out])
+    assert kinds(second) == [(ChangeKind.RENAMED, "hash_password", "hash_password")]
+    assert second[0].old == moved_out
+    # addition first: this batch removes what an earlier batch added elsewhere
+    moved_in = sym("b.py", "hash_password", body="h")
+    later = diff_symbols([sym("a.py", "hash_password", body="h")], [], earlier_added=[moved_in])
+    assert kinds(later) == [(ChangeKind.RENAMED, "hash_password", "hash_password")]
+    assert later[0].new == moved_in
+    # nothing of this batch's: the earlier halves are not paired with each other, nor reported
+    assert diff_symbols([], [], earlier_removed=[moved_out], earlier_added=[moved_in]) == []
+    unrelated = diff_symbols([sym("c.py", "f", body="x")], [], earlier_added=[moved_in])
+    assert kinds(unrelated) == [(ChangeKind.REMOVED, "f", None)]
+    # an ambiguous body pairs across batches only when the names say so too
+    common = [sym(f"d{i}.py", f"h{i}", body="pass") for i in range(3)]
+    ambiguous = diff_symbols([], [sym("e.py", "unrelated", body="pass")], earlier_removed=common)
+    assert kinds(ambiguous) == [(ChangeKind.ADDED, None, "unrelated")]
+    # a symbol this batch holds is the batch's: an earlier removal of it that came back is not a move
+    back = diff_symbols([], [moved_out], earlier_removed=[moved_out])
+    assert kinds(back) == [(ChangeKind.ADDED, None, "hash_password")]

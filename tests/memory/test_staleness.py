@@ -841,6 +841,43 @@ def test_move_then_rename_moves_the_anchor(open_repo: Callable[[str], Repo], lan
         f"a pure rename should be reported as RENAMED only, got {r.stale_reasons}")
 
 
+def _indexed(repo: Repo, ref: str) -> bool:
+    """Whether the daemon's graph holds ``ref`` (its file's batch was applied)."""
+    try:
+        repo.client.symbol(ref, repo=repo.id)
+    except GraphMemError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("lang", [pytest.param(PYTHON, id="python"), pytest.param(GO, id="go"),
+                                  pytest.param(TYPESCRIPT, id="typescript")])
+@pytest.mark.parametrize("first", ["new file", "removal"])
+def test_a_move_seen_in_two_batches_still_moves_the_anchor(open_repo: Callable[[str], Repo], lang: Lang,
+                                                           first: str) -> None:
+    """The watcher's batches are not transactions. Under load the two files of a move (the
+    test above) came as two batches in ~1 run of 3 at load 12 and the note stayed stale
+    "removed" of a function that still existed; a person who cuts a function, saves, pastes it
+    into another file and saves that one gives two batches every time. Either order now moves
+    the anchor (``graph/recent.py``)."""
+    repo = open_repo(lang.fixture)
+    o = repo.observe("hashing is salted", lang.ref)
+    moved_ref = f"{lang.move_path}::{lang.func}"
+    if first == "new file":  # the copy is indexed before the original goes
+        inplace_write(repo.path(lang.move_path), lang.move_file)
+        wait_for(lambda: _indexed(repo, moved_ref), TIMEOUT)
+        edit(repo.path(lang.path), lang.func_text, "")
+    else:  # the original goes first: stale, removed, until the other half arrives
+        edit(repo.path(lang.path), lang.func_text, "")
+        repo.wait_obs(o.id, lambda x: changes(x) == [(ChangeKind.REMOVED, lang.ref)], what="stale (removed)")
+        inplace_write(repo.path(lang.move_path), lang.move_file)
+    m = repo.wait_obs(o.id, lambda x: x.anchors[0].ref == moved_ref, what=f"re-anchored to {moved_ref}")
+    assert m.needs_review
+    assert [(x.change, x.anchor_ref, x.new_ref) for x in m.stale_reasons] == [
+        (ChangeKind.RENAMED, lang.ref, moved_ref)]
+    assert [x.id for x in repo.client.symbol(moved_ref, repo=repo.id).observations] == [o.id]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_formatting_only_rewrite_stays_fresh(open_repo: Callable[[str], Repo],
                                              events_of: Callable[..., Events], lang: Lang) -> None:

@@ -287,6 +287,7 @@ def build_delta(
     rebase: bool = False,
     prepared: Mapping[str, Sequence[SymbolInfo]] | None = None,
     dependents: bool = True,
+    earlier: tuple[Sequence[SymbolState], Sequence[SymbolState]] = ((), ()),
 ) -> GraphDelta:
     """The delta from ``old`` (what the graph holds for the parsed and removed paths) to ``parsed``.
 
@@ -299,7 +300,8 @@ def build_delta(
     ``dependents`` False, none (the delta is ``unresolved``: an edited file's notes need not
     wait for any edge), or, when a change can reach dependents (``impacts_of`` reads the
     changed files' call sites), only the changed files' (the dependents are listed in
-    ``deferred``); ``with_dependents`` resolves the rest.
+    ``deferred``); ``with_dependents`` resolves the rest. ``earlier``: what recent deltas
+    removed and added, the other half of a move this batch may complete (``recent.py``).
     """
     pre = prepared or {}
     changed: list[str] = []
@@ -318,7 +320,8 @@ def build_delta(
         changes: list[SymbolChange] = []
     else:
         before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
-        changes = diff_symbols(before, [s.state() for syms in infos.values() for s in syms])
+        after = [s.state() for syms in infos.values() for s in syms]
+        changes = diff_symbols(before, after, earlier_removed=earlier[0], earlier_added=earlier[1])
     # (``impacts_of`` reads the call sites of the changed files as their last resolution left them)
     unresolved = not dependents and not cold and bool(changed or gone) and not any(map(_impacting, changes))
     edges, sources = _edges(resolver, changed, gone, cold=cold, dependents=dependents, unresolved=unresolved)

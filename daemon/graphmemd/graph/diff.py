@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from graphmemd.graph.model import ChangeKind, SymbolChange, SymbolKind, SymbolState
 from graphmemd.graph.signatures import head_change
@@ -104,6 +104,46 @@ def _named_alike(old: SymbolState, new: SymbolState) -> bool:
     return old.path == new.path and _similarity(old, new) >= AMBIGUOUS_SIMILARITY
 
 
+def _moves(
+    removed: Sequence[SymbolState],
+    added: Sequence[SymbolState],
+    distinctive: Callable[[tuple[str, str]], bool],
+    trivial_bodies: Collection[str],
+    earlier: Collection[str],
+) -> list[SymbolChange]:
+    """The RENAMED pairs of ``removed`` x ``added`` (the module docstring's rules); a pair of
+    two ``earlier`` ids (both from recent batches) is none of this batch's."""
+    removed_groups: defaultdict[tuple[str, str], list[SymbolState]] = defaultdict(list)
+    for s in removed:
+        if s.body_hash and s.body_hash not in trivial_bodies:
+            removed_groups[(kind_family(s.kind), s.body_hash)].append(s)
+    added_groups: defaultdict[tuple[str, str], list[SymbolState]] = defaultdict(list)
+    for s in added:
+        key = (kind_family(s.kind), s.body_hash)
+        if key in removed_groups:
+            added_groups[key].append(s)
+    out: list[SymbolChange] = []
+    paired: set[str] = set()  # ids (old ids and new ids never collide: they are disjoint)
+    for key in sorted(added_groups):
+        clear = distinctive(key)
+        candidates = sorted(
+            (
+                (o, n)
+                for o in removed_groups[key]
+                for n in added_groups[key]
+                if (o.id not in earlier or n.id not in earlier) and (clear or _named_alike(o, n))
+            ),
+            key=lambda pair: _pair_key(*pair),
+        )
+        for o, n in candidates:
+            if o.id in paired or n.id in paired:
+                continue
+            paired.add(o.id)
+            paired.add(n.id)
+            out.append(SymbolChange(ChangeKind.RENAMED, o, n))
+    return out
+
+
 def diff_symbols(
     old: Iterable[SymbolState],
     new: Iterable[SymbolState],
@@ -111,8 +151,16 @@ def diff_symbols(
     include_unchanged: bool = False,
     trivial_bodies: Collection[str] = frozenset(),
     max_shared_body: int = DEFAULT_MAX_SHARED_BODY,
+    earlier_removed: Iterable[SymbolState] = (),
+    earlier_added: Iterable[SymbolState] = (),
 ) -> list[SymbolChange]:
     """The changes from ``old`` to ``new`` (see the module docstring for the rules).
+
+    ``earlier_removed`` / ``earlier_added``: symbols recent batches removed or added (a move
+    whose two files were saved, or seen, in two batches: ``recent.RecentSymbols``). They pair
+    with this batch's added or removed symbols by the same rules, one side at least of every
+    pair being this batch's, and are never reported otherwise. One whose id this batch holds
+    is left to the batch.
 
     Raises ``ValueError`` if an id occurs twice on one side.
     """
@@ -134,38 +182,21 @@ def diff_symbols(
         elif include_unchanged:
             changes.append(SymbolChange(ChangeKind.UNCHANGED, o, n))
     added = [n for sid, n in after.items() if sid not in before]
+    gone_before = [s for s in earlier_removed if s.id not in before and s.id not in after]
+    new_before = [s for s in earlier_added if s.id not in before and s.id not in after]
 
     # Rename/move detection.
-    old_counts = Counter((kind_family(s.kind), s.body_hash) for s in before.values())
-    new_counts = Counter((kind_family(s.kind), s.body_hash) for s in after.values())
-
-    def distinctive(key: tuple[str, str]) -> bool:
-        return old_counts[key] <= max_shared_body and new_counts[key] <= max_shared_body
-
-    removed_groups: defaultdict[tuple[str, str], list[SymbolState]] = defaultdict(list)
-    for s in removed:
-        if s.body_hash and s.body_hash not in trivial_bodies:
-            removed_groups[(kind_family(s.kind), s.body_hash)].append(s)
-    added_groups: defaultdict[tuple[str, str], list[SymbolState]] = defaultdict(list)
-    for s in added:
-        key = (kind_family(s.kind), s.body_hash)
-        if key in removed_groups:
-            added_groups[key].append(s)
-
-    paired: set[str] = set()  # ids (old ids and new ids never collide: they are disjoint)
-    for key in sorted(added_groups):
-        clear = distinctive(key)
-        candidates = sorted(
-            ((o, n) for o in removed_groups[key] for n in added_groups[key] if clear or _named_alike(o, n)),
-            key=lambda pair: _pair_key(*pair),
-        )
-        for o, n in candidates:
-            if o.id in paired or n.id in paired:
-                continue
-            paired.add(o.id)
-            paired.add(n.id)
-            changes.append(SymbolChange(ChangeKind.RENAMED, o, n))
-
+    old_counts = Counter((kind_family(s.kind), s.body_hash) for s in (*before.values(), *gone_before))
+    new_counts = Counter((kind_family(s.kind), s.body_hash) for s in (*after.values(), *new_before))
+    moves = _moves(
+        (*removed, *gone_before),
+        (*added, *new_before),
+        lambda key: old_counts[key] <= max_shared_body and new_counts[key] <= max_shared_body,
+        trivial_bodies,
+        {s.id for s in (*gone_before, *new_before)},
+    )
+    changes.extend(moves)
+    paired = {s.id for c in moves for s in (c.old, c.new) if s is not None}
     changes.extend(SymbolChange(ChangeKind.REMOVED, s, None) for s in removed if s.id not in paired)
     changes.extend(SymbolChange(ChangeKind.ADDED, None, s) for s in added if s.id not in paired)
     changes.sort(key=lambda c: (c.id, c.kind.value, c.new.id if c.new else ""))

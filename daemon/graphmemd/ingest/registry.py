@@ -35,6 +35,7 @@ from graphmem.errors import FailedPrecondition, InvalidArgument, NotFound
 from graphmem.types import IndexProgress, IndexState
 
 from graphmemd.graph.model import ResolvedEdges
+from graphmemd.graph.recent import RecentSymbols
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
 from graphmemd.ingest.activity import IDLE, Activity, Doing
 from graphmemd.ingest.gitinfo import git_place
@@ -117,6 +118,8 @@ class RepoRuntime:
     pass_symbols: int = 0
     #: The next index pass re-anchors observations (some parses came from another parser).
     rebase: bool = False
+    #: What its recent deltas removed and added: the other half of a move seen in two batches
+    recent: RecentSymbols = field(default_factory=RecentSymbols)
     #: Passes and batches whose store writes are queued and not durable yet (``DeltaSink.mark``):
     #: co-change mining waits for none, so that it does not compete with a pass's bulk write.
     unwritten: int = 0
