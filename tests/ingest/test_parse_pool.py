@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -247,6 +248,36 @@ def wait_busy(pids: set[int], timeout: float = 30.0) -> None:
     while not any(cpu_ticks(pid) >= base[pid] + 3 for pid in pids):
         assert time.monotonic() < deadline, "no worker started parsing"
         time.sleep(0.01)
+
+
+def test_a_worker_kept_from_the_cpu_is_waited_for_not_killed(tmp_path: Path) -> None:
+    """At load ~12 small files (and the first swift file, whose queries compile first) went
+    past the timeout on the clock while their niced worker waited for a CPU, and were skipped
+    for good. The timeout is the worker's CPU time on the file: a worker stopped (SIGSTOP) for
+    four times its timeout in the middle of a file is waited for and the file parsed; past
+    ``HARD_TIMEOUT_FACTOR`` times the timeout on the clock it is killed whatever its CPU."""
+    mid = write(tmp_path, "mid.py", generated_python(400_000))
+    with ParsePool(1, timeout_s=0.5) as p:
+        (pid,) = p.worker_pids()
+        got: list[ParseOutcome] = []
+        thread = threading.Thread(target=lambda: got.append(p.parse_one("mid.py", mid)))
+        thread.start()
+        wait_busy({pid})
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep(2.0)
+        with contextlib.suppress(ProcessLookupError):  # (killed meanwhile: what this test fails on)
+            os.kill(pid, signal.SIGCONT)
+        thread.join(60)
+        assert got[0].skipped is None, got[0].skipped
+        assert got[0].parsed is not None
+        assert list(p.worker_pids()) == [pid]  # the same worker: it was not killed
+        thread = threading.Thread(target=lambda: got.append(p.parse_one("mid.py", mid)))
+        thread.start()
+        wait_busy({pid})
+        os.kill(pid, signal.SIGSTOP)  # stopped for good: the clock decides at last
+        thread.join(60)
+        assert got[1].skipped is not None
+        assert got[1].skipped.reason == "parse timed out after 0.5s"
 
 
 def test_worker_killed_mid_task(tmp_path: Path) -> None:

@@ -18,12 +18,15 @@ never idles waiting for a round trip. The files of a job are handed out largest 
 which keeps all workers busy until the end of a batch.
 
 Failure handling: a worker acknowledges each file when it starts on it. A worker still on
-a file after ``timeout_s`` is killed and respawned, and the file becomes a
-``SkippedFile("parse timed out after Ns")``. A worker that dies (segfault, abort, kill,
-``RLIMIT_AS``) is respawned, and the file it had started is skipped with the exit code or
-signal; files sent to it but not started are handed out again. A ``MemoryError`` raised
-inside the worker skips the file and retires the worker (a fresh one replaces it). The
-pool keeps serving afterwards.
+a file after ``timeout_s`` of its own CPU time is killed and respawned, and the file becomes
+a ``SkippedFile("parse timed out after Ns")``. Its CPU time, not the clock's: a worker niced
+below a busy machine's other work can wait longer than that for a CPU on a small file, which
+is no reason to skip it (where ``/proc`` cannot tell a process's CPU time, and after
+``HARD_TIMEOUT_FACTOR`` times the timeout on the clock whatever its CPU, the clock decides).
+A worker that dies (segfault, abort, kill, ``RLIMIT_AS``) is respawned, and the file it had
+started is skipped with the exit code or signal; files sent to it but not started are handed
+out again. A ``MemoryError`` raised inside the worker skips the file and retires the worker
+(a fresh one replaces it). The pool keeps serving afterwards.
 
 Idle workers: with ``idle_s`` set (the daemon's ``GRAPHMEM_PARSE_IDLE_S``, 1 s by default),
 once no file has been pending or in flight for that long the workers that parsed exit (a
@@ -134,7 +137,7 @@ _RESPAWN_BACKOFF_S: Final = 1.0
 
 # Messages worker -> dispatcher (tuples, first item is the kind).
 _MSG_READY: Final = 0  # (READY, pid)
-_MSG_STARTED: Final = 1  # (STARTED, task_id)
+_MSG_STARTED: Final = 1  # (STARTED, task_id, the worker's CPU seconds then)
 _MSG_RESULT: Final = 2  # (RESULT, task_id, encoded ParseOutcome (_encode_outcome), peak RSS growth KiB, worker_ms,
 #                          re-parsed incrementally)
 _MSG_RETIRE: Final = 3  # (RETIRE,) the worker exits after this message
@@ -336,7 +339,7 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None, max_file_size: i
             with contextlib.suppress(OSError):
                 os.nice(WORKER_NICENESS)
             niced = True
-        conn.send((_MSG_STARTED, task_id))
+        conn.send((_MSG_STARTED, task_id, time.process_time()))
         base_kb = _peak_rss_kb() if base_kb is None else base_kb
         started, cpu = time.monotonic(), time.process_time()
         try:
@@ -415,6 +418,10 @@ class _Worker:
     inflight: deque[_Task] = field(default_factory=deque)
     #: monotonic time the worker acknowledged starting inflight[0], or None if not started
     started_at: float | None = None
+    #: the worker's CPU seconds then (its ``process_time``), and when it is judged next (0.0:
+    #: when its timeout is up on the clock, ``_deadline``)
+    started_cpu: float = 0.0
+    deadline: float = 0.0
     #: zero-timeout readability check of ``conn`` (Connection.poll builds a selector per call)
     poller: select.poll = field(default_factory=select.poll)
     #: given no file yet (an idle pool keeps one such worker: the standby)
@@ -503,6 +510,56 @@ def _await_ready(worker: _Worker, deadline: float) -> bool:
             return False
 
 
+#: A worker on one file this many times the timeout on the clock is killed whatever its CPU
+#: time (stopped, or stuck waiting on something that is not a CPU).
+HARD_TIMEOUT_FACTOR: Final = 6.0
+#: After a deadline found the worker short of CPU, it is judged again at least this much later.
+_RECHECK_S: Final = 0.25
+_TICK_S: Final = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    """The CPU seconds (user + system) process ``pid`` has used, from ``/proc``; None where
+    that cannot be read (not Linux, the process gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields_ = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields_[11]) + int(fields_[12])) * _TICK_S
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _deadline(worker: _Worker, timeout_s: float) -> float:
+    """When ``worker`` (on a file) is judged next."""
+    assert worker.started_at is not None
+    return worker.deadline or worker.started_at + timeout_s
+
+
+def _timed_out(worker: _Worker, timeout_s: float, now: float) -> bool:
+    """Whether ``worker``, still on its file at ``now``, is to be killed for it."""
+    return worker.started_at is not None and now >= _deadline(worker, timeout_s) and not _waited_for_cpu(
+        worker, timeout_s, now
+    )
+
+
+def _waited_for_cpu(worker: _Worker, timeout_s: float, now: float) -> bool:
+    """At ``worker``'s deadline: whether it has used less than its timeout of CPU time on its
+    file (a busy machine kept it waiting), and so is given until it could have (its deadline
+    moved on); False when it must be killed (its CPU time is up, cannot be read, or the clock
+    passed ``HARD_TIMEOUT_FACTOR`` times the timeout)."""
+    assert worker.started_at is not None
+    if now - worker.started_at >= HARD_TIMEOUT_FACTOR * timeout_s:
+        return False
+    cpu = _cpu_seconds(worker.process.pid)
+    used = None if cpu is None else cpu - worker.started_cpu
+    if used is None or used >= timeout_s:
+        return False
+    worker.deadline = now + max(timeout_s - used, _RECHECK_S)
+    logger.debug("parse worker %s: %.1fs on one file but %.2f CPU-s (the machine is busy): waiting",
+                 worker.process.pid, now - worker.started_at, used)
+    return True
+
+
 def _drain(worker: _Worker) -> bool:
     """Read every message the worker has sent; False once its pipe is closed."""
     conn = worker.conn
@@ -511,7 +568,7 @@ def _drain(worker: _Worker) -> bool:
             message = conn.recv()
             kind = message[0]
             if kind == _MSG_STARTED:
-                worker.started_at = time.monotonic()
+                worker.started_at, worker.started_cpu, worker.deadline = time.monotonic(), message[2], 0.0
             elif kind == _MSG_RESULT:
                 task = worker.inflight.popleft()
                 worker.started_at = None
@@ -1020,7 +1077,7 @@ class ParsePool:
         logger.debug("parse pool idle for %.1fs: %d workers stopped", now - self._idle_since, len(idle))
 
     def _wait_timeout(self) -> float | None:
-        deadlines = [w.started_at + self.timeout_s for w in self._slots if w is not None and w.started_at is not None]
+        deadlines = [_deadline(w, self.timeout_s) for w in self._slots if w is not None and w.started_at is not None]
         deadlines.extend(self._respawn_at.values())
         if self.idle_s is not None and self._idle_since is not None and _to_stop(self._slots):
             deadlines.append(self._idle_since + self.idle_s)
@@ -1053,12 +1110,12 @@ class ParsePool:
             self._handle_death(worker)
         now = time.monotonic()
         for busy in self._slots:
-            if busy is None or busy.started_at is None or now - busy.started_at < self.timeout_s:
+            if busy is None or busy.started_at is None or now < _deadline(busy, self.timeout_s):
                 continue
             # The result may have arrived since select() returned: read it before judging.
             if not _drain(busy):
                 self._handle_death(busy)
-            elif busy.started_at is not None and now - busy.started_at >= self.timeout_s:
+            elif _timed_out(busy, self.timeout_s, now):
                 self._handle_timeout(busy)
 
     def _handle_death(self, worker: _Worker) -> None:
