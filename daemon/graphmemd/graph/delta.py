@@ -34,6 +34,7 @@ from graphmemd.graph.model import (
     file_id,
     symbols_of,
 )
+from graphmemd.graph.recent import RecentSymbols
 from graphmemd.graph.resolution import RepoResolver
 from graphmemd.graph.signatures import DefaultSeen, callers_unaffected, changed_defaults, sees_default
 
@@ -287,7 +288,8 @@ def build_delta(
     rebase: bool = False,
     prepared: Mapping[str, Sequence[SymbolInfo]] | None = None,
     dependents: bool = True,
-    earlier: tuple[Sequence[SymbolState], Sequence[SymbolState]] = ((), ()),
+    recent: RecentSymbols | None = None,
+    now: float = 0.0,
 ) -> GraphDelta:
     """The delta from ``old`` (what the graph holds for the parsed and removed paths) to ``parsed``.
 
@@ -300,8 +302,9 @@ def build_delta(
     ``dependents`` False, none (the delta is ``unresolved``: an edited file's notes need not
     wait for any edge), or, when a change can reach dependents (``impacts_of`` reads the
     changed files' call sites), only the changed files' (the dependents are listed in
-    ``deferred``); ``with_dependents`` resolves the rest. ``earlier``: what recent deltas
-    removed and added, the other half of a move this batch may complete (``recent.py``).
+    ``deferred``); ``with_dependents`` resolves the rest. ``recent``: what the checkout's
+    recent deltas removed and added (at ``now``): the other half of a move this batch may
+    complete; updated with this delta's, like ``resolver`` (``_symbol_changes``).
     """
     pre = prepared or {}
     changed: list[str] = []
@@ -316,12 +319,8 @@ def build_delta(
         resolver.remove_file(p)
     changed.sort()
     infos = {p: tuple(pre[p]) if p in pre else tuple(symbols_of(repo_id, parsed[p].parsed)) for p in changed}
-    if cold or (not changed and not gone):
-        changes: list[SymbolChange] = []
-    else:
-        before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
-        after = [s.state() for syms in infos.values() for s in syms]
-        changes = diff_symbols(before, after, earlier_removed=earlier[0], earlier_added=earlier[1])
+    whole = cold or full or rebase
+    changes = _symbol_changes(old, changed, gone, infos, cold=cold, whole=whole, recent=recent, now=now)
     # (``impacts_of`` reads the call sites of the changed files as their last resolution left them)
     unresolved = not dependents and not cold and bool(changed or gone) and not any(map(_impacting, changes))
     edges, sources = _edges(resolver, changed, gone, cold=cold, dependents=dependents, unresolved=unresolved)
@@ -355,6 +354,34 @@ def build_delta(
         deferred=() if dependents else tuple(sorted(sources)),
         unresolved=unresolved,
     )
+
+
+def _symbol_changes(
+    old: Mapping[str, OldFile],
+    changed: Sequence[str],
+    gone: Sequence[str],
+    infos: Mapping[str, Sequence[SymbolInfo]],
+    *,
+    cold: bool,
+    whole: bool,
+    recent: RecentSymbols | None,
+    now: float,
+) -> list[SymbolChange]:
+    """The symbol changes of ``changed`` and ``gone`` (none for a ``cold`` delta: no diff),
+    pairing the halves of a move across batches with ``recent``, which then holds this delta's
+    removals and additions. A ``whole`` pass (cold, full or rebasing) is not one edit: it pairs
+    nothing earlier, and ``recent`` is cleared."""
+    changes: list[SymbolChange] = []
+    if not cold and (changed or gone):
+        lost, found = recent.candidates(now) if recent is not None and not whole else ([], [])
+        before = [s.state() for p in (*changed, *gone) if p in old for s in old[p].symbols]
+        after = [s.state() for syms in infos.values() for s in syms]
+        changes = diff_symbols(before, after, earlier_removed=lost, earlier_added=found)
+    if recent is not None and whole:
+        recent.clear()
+    elif recent is not None:
+        recent.record(changes, (*changed, *gone), now)
+    return changes
 
 
 def _edges(

@@ -16,7 +16,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -27,7 +27,6 @@ from graphmem.types import Event, EventKind, Freshness, IndexState, RepoFreshnes
 
 from graphmemd.graph.delta import (
     GraphDelta,
-    OldFile,
     ParsedUnit,
     apply_delta,
     build_delta,
@@ -502,8 +501,8 @@ class Indexer:
         if units or removed:
             self._hand_over(rt)
         old = old_files(self._state.graph, rt.id, (*units, *removed))
-        delta = _build(rt, old, units, removed, now, cold=cold, full=full, rebase=rebase,
-                       prepared=prepared, dependents=not defer)  # fmt: skip
+        delta = build_delta(rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase,
+                            prepared=prepared, dependents=not defer, recent=rt.recent, now=now)  # fmt: skip
         if delta.empty:
             if settle is not None:
                 settle(None)
@@ -530,32 +529,6 @@ class Indexer:
         self._sink.queryable(rt)
         steps.mark("publish")
         return delta
-
-
-def _build(
-    rt: RepoRuntime,
-    old: Mapping[str, OldFile],
-    units: Mapping[str, ParsedUnit],
-    removed: set[str],
-    now: float,
-    *,
-    cold: bool,
-    full: bool,
-    rebase: bool,
-    prepared: Mapping[str, Sequence[SymbolInfo]] | None,
-    dependents: bool,
-) -> GraphDelta:
-    """``build_delta`` for ``rt``, given what its recent deltas removed and added (the other
-    half of a move seen in two batches: ``graph/recent.py``), which it then updates (a cold,
-    full or rebasing pass, not one edit, clears it)."""
-    earlier = ([], []) if full or rebase else rt.recent.candidates(now)  # (a whole pass is not one edit)
-    delta = build_delta(rt.id, old, units, removed, rt.resolver, cold=cold, full=full, rebase=rebase,
-                        prepared=prepared, dependents=dependents, earlier=earlier)  # fmt: skip
-    if cold or full or rebase:
-        rt.recent.clear()
-    else:
-        rt.recent.record(delta.changes, (*units, *removed), now)
-    return delta
 
 
 def _dependents(
