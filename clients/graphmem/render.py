@@ -11,7 +11,8 @@ from graphmem.grading import RANK, grade
 from graphmem.types import ChangeKind, Checkout, ConfirmRefusal, Observation, ObservationStatus, StaleReason
 
 __all__ = [
-    "REFUSAL_CHARS", "SEVERITY", "brief_line", "gone_words", "main_reason", "marker", "reason_lines", "refusal_line",
+    "REFUSAL_CHARS", "SEVERITY", "brief_line", "gone_words", "main_reason", "marker", "plural", "reason_lines",
+    "refusal_line",
 ]  # fmt: skip
 
 #: Order of stale reasons in a marker, most serious first.
@@ -118,9 +119,13 @@ def brief_line(o: Observation, why: str = "") -> str:
     return f"- [{o.category.value}] {o.text}{where}{tags} @ {anchors}{note}{refused}{via}"
 
 
+def plural(n: int, word: str) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def gone_words(c: Checkout) -> str:
     """How a checkout whose directory is gone is listed (``status``, ``doctor``): with the
     notes saved there, which are kept."""
-    n = c.notes
-    kept = f"its {n} note{'s' if n != 1 else ''} kept" if n else "no notes were saved there"
+    kept = f"its {plural(c.notes, 'note')} kept" if c.notes else "no notes were saved there"
     return f"directory gone, {kept}"

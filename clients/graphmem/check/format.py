@@ -31,6 +31,7 @@ from google.protobuf import json_format
 
 from graphmem import convert
 from graphmem.grading import CLOSE_MATCHES_SHOWN, MESSAGE_LIMIT, RANK, Grade, describe, grade
+from graphmem.render import plural
 from graphmem.types import Freshness, KnowledgeCheck, KnowledgeReference, ReferenceState
 
 __all__ = [
@@ -176,17 +177,13 @@ def exit_status(check: KnowledgeCheck, fail_on: FailOn) -> int:
     return 1 if any(fails(r, fail_on) for r in check.references) else 0
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def summary(check: KnowledgeCheck, fail_on: FailOn) -> str:
     """``2 dangling, 1 stale, 0 suspect in 4 files (12 units, 30 references checked); fails
     on dangling: 2``, or ``no findings in …`` when every reference resolves."""
     counts = Counter(grade(r) for r in findings(check))
     scope = (
-        f"in {_plural(check.files_checked, 'file')} ({_plural(check.units, 'unit')}, "
-        f"{_plural(check.references_checked, 'reference')} checked)"
+        f"in {plural(check.files_checked, 'file')} ({plural(check.units, 'unit')}, "
+        f"{plural(check.references_checked, 'reference')} checked)"
     )
     if not counts:
         head = f"no findings {scope}"
@@ -207,7 +204,7 @@ def _freshness_warning(freshness: Freshness | None) -> str:
     if freshness is None or freshness.current:
         return ""
     pending = sum(r.pending_changes for r in freshness.repositories)
-    detail = f" ({_plural(pending, 'pending change')})" if pending else ""
+    detail = f" ({plural(pending, 'pending change')})" if pending else ""
     return f"warning: the index was not current when checked{detail}; the findings may lag the files"
 
 
@@ -290,7 +287,7 @@ def github_lines(check: KnowledgeCheck, fail_on: FailOn) -> list[str]:
         props = ",".join(f"{key}={escape_github_property(value)}" for key, value in _github_properties(ref))
         out.append(f"::{command} {props}::{escape_github_data(describe(ref) + _also(group))}")
     if any(n > GITHUB_ANNOTATIONS_SHOWN for n in counts.values()):
-        told = ", ".join(_plural(counts[c], c) for c in ("error", "warning", "notice") if counts[c])
+        told = ", ".join(plural(counts[c], c) for c in ("error", "warning", "notice") if counts[c])
         out.append(
             f"::notice title={escape_github_property('graphmem check')}::"
             + escape_github_data(

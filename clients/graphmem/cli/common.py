@@ -25,6 +25,7 @@ from graphmem.errors import (
     NotFound,
 )
 from graphmem.paths import Paths, resolve_paths, unix_target
+from graphmem.render import plural
 from graphmem.types import (
     Brief,
     Event,
@@ -228,11 +229,6 @@ def first_line(text: str, width: int = 80) -> str:
     """The first line of ``text``, cut to ``width`` with ``...``."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= width else line[: width - 3] + "..."
-
-
-def plural(n: int, word: str) -> str:
-    """``1 file``, ``2 files``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def freshness_line(f: Freshness) -> str:

@@ -17,7 +17,6 @@ from graphmem.cli.common import (
     enum_arg,
     freshness_line,
     json_flag,
-    plural,
     positive_int,
     stale_flags,
     usage,
@@ -26,7 +25,7 @@ from graphmem.cli.views import observation_row, render_observation, render_recal
 from graphmem.client import GraphMem
 from graphmem.errors import GraphMemError
 from graphmem.explain import explain_table
-from graphmem.render import marker
+from graphmem.render import marker, plural
 from graphmem.types import (
     AnchorKind,
     Category,

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from graphmem.cli.common import Ctx, Registrar, check_repo_dirs, json_flag, plural
+from graphmem.cli.common import Ctx, Registrar, check_repo_dirs, json_flag
 from graphmem.cli.views import Progress, repo_lines
 from graphmem.errors import (
     FailedPrecondition,
     GraphMemError,
     InvalidArgument,
 )
+from graphmem.render import plural
 from graphmem.types import (
     IndexProgress,
     IndexState,

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from graphmem.cli.common import Ctx, Registrar, all_flag, json_flag, plural
+from graphmem.cli.common import Ctx, Registrar, all_flag, json_flag
 from graphmem.cli.notes import at_hand
 from graphmem.errors import (
     GraphMemError,
     InvalidArgument,
     NotFound,
 )
+from graphmem.render import plural
 
 
 def register(r: Registrar) -> None:

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import TextIO
 
 from graphmem.changes import history_line, reason_detail, spaced
-from graphmem.cli.common import first_line, fmt_bytes, fmt_duration, fmt_time, freshness_line, plural, short
-from graphmem.render import gone_words, marker, reason_lines
+from graphmem.cli.common import first_line, fmt_bytes, fmt_duration, fmt_time, freshness_line, short
+from graphmem.render import gone_words, marker, plural, reason_lines
 from graphmem.types import (
     Event,
     Hop,
