@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -133,29 +132,28 @@ class CheckoutOps:
         self,
         rt: RepoRuntime,
         listed: dict[str, tuple[Checkout, ...]] | None = None,
-        own: Sequence[Observation] | None = None,
+        by_checkout: Mapping[str, Sequence[Observation]] | None = None,
     ) -> Repository:
         """A checkout's summary (``status.repository_summary``, its own notes and those it
         shows from its siblings) with its repository, branch, every checkout of that
-        repository (gone ones marked) and the look-alike clones of other repositories.
-        ``listed``: the checkouts of each repository already read in this request (by
-        repository id; filled here), so that describing every checkout of a repository reads
-        each one's HEAD once, not once per checkout. ``own``: the notes saved in ``rt``, when
-        the caller sorted them already (None: picked from all of them here)."""
+        repository (gone ones marked, each with how many notes were saved in it) and the
+        look-alike clones of other repositories. ``listed``: the checkouts of each repository
+        already read in this request (by repository id; filled here), so that describing
+        every checkout of a repository reads each one's HEAD once, not once per checkout.
+        ``by_checkout``: the saved notes by checkout, when the caller sorted them already
+        (None: sorted here)."""
         memory = self._parts()[0]
-        saved = memory.book.all() if own is None else own  # (``repository_summary`` keeps ``rt``'s)
-        summary = repository_summary(rt, [*saved, *memory.views.projections.in_checkout(rt.id)])
+        by_checkout = _by_checkout(memory.book.all()) if by_checkout is None else by_checkout
+        own = by_checkout.get(rt.id, ())
+        summary = repository_summary(rt, [*own, *memory.views.projections.in_checkout(rt.id)])
         listed = {} if listed is None else listed
         checkouts = listed.get(rt.repository)
         if checkouts is None:
-            members = self._registry.members(rt.repository) or [(rt.id, rt.root)]
-            saved_in: Counter[str] = Counter()
-            if len(members) > 1:  # (the notes saved in each, not its knowledge files: shown beside others)
-                ids = {cid for cid, _root in members}
-                saved_in.update(o.repo_id for o in memory.book.all() if o.repo_id in ids and o.knowledge is None)
             checkouts = listed[rt.repository] = tuple(
-                Checkout(cid, str(root), *head_info(root), not root.is_dir(), saved_in[cid]) for cid, root in members
-            )
+                Checkout(cid, str(root), *head_info(root), not root.is_dir(),
+                         sum(o.knowledge is None for o in by_checkout.get(cid, ())))  # (its notes, not its docs)
+                for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
+            )  # fmt: skip
         here = next((c for c in checkouts if c.id == rt.id), None)
         return replace(
             summary,
@@ -169,10 +167,16 @@ class CheckoutOps:
         """``describe`` of each of ``rts``, every repository's checkouts read once and the
         notes sorted by checkout once."""
         listed: dict[str, tuple[Checkout, ...]] = {}
-        by_checkout: dict[str, list[Observation]] = {}
-        for o in self._parts()[0].book.all():
-            by_checkout.setdefault(o.repo_id, []).append(o)
-        return [self.describe(rt, listed, by_checkout.get(rt.id, [])) for rt in rts]
+        by_checkout = _by_checkout(self._parts()[0].book.all())
+        return [self.describe(rt, listed, by_checkout) for rt in rts]
+
+
+def _by_checkout(notes: Iterable[Observation]) -> dict[str, list[Observation]]:
+    """``notes`` by the checkout each was saved in."""
+    out: dict[str, list[Observation]] = {}
+    for o in notes:
+        out.setdefault(o.repo_id, []).append(o)
+    return out
 
 
 def origin_of(
