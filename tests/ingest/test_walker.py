@@ -310,3 +310,29 @@ def test_walk_subtree_with_repo_rules(tmp_path: Path) -> None:
 def test_invalid_root_raises_at_call(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgument):
         walk_repo(tmp_path / "missing")  # no iteration needed
+
+
+def test_a_worktree_inside_the_tree_is_left_to_its_own_checkout(tmp_path: Path) -> None:
+    """Claude Code puts its worktrees in ``.claude/worktrees/`` inside the repository: the main
+    checkout's walk leaves them out (another working tree of the same repository, like git's
+    own status), and walks each of them from its own root. Another repository nested in the
+    tree (a clone beside the code) is walked as before."""
+    from gitrepo import git, initial_commit
+
+    root = tmp_path / "repo"
+    write(root, "app/main.py")
+    initial_commit(root)
+    git(root, "worktree", "add", "-q", "-b", "agent", str(root / ".claude/worktrees/agent"))
+    write(root, ".claude/worktrees/agent/app/new.py")  # (an agent's edit there)
+    initial_commit(write(root, "third/lib/lib.py").parent)  # a clone of something else
+    assert walked(root) == ["app/main.py", "third/lib/lib.py"]
+    flt = RepoFilter(root)
+    assert flt.is_ignored(".claude/worktrees/agent/app/new.py")
+    assert not flt.is_ignored(".claude/worktrees")
+    assert walked(root / ".claude/worktrees/agent") == ["app/main.py", "app/new.py"]
+    # the main working tree inside a linked one: the same repository, left out as well
+    outer = tmp_path / "outer"
+    git(root, "worktree", "add", "-q", "-b", "outer", str(outer))
+    os.rename(root, outer / "main")
+    git(outer / "main", "worktree", "repair")
+    assert walked(outer) == ["app/main.py"]

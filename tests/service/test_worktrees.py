@@ -5,6 +5,7 @@ there until the branch is merged, and removing the worktree keeps the note."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import threading
@@ -515,3 +516,69 @@ def test_a_note_on_a_committed_function_of_a_file_with_other_edits_is_judged_els
         seen = wait_for(lambda: (o := c.get(note.id, repo=str(b))).status is ObservationStatus.STALE and o, 10)
         assert isinstance(seen, Observation)
         assert not seen.on_branch
+
+
+def test_a_worktree_inside_the_main_checkout_is_a_checkout_of_its_own(daemon_factory: DaemonFactory) -> None:
+    """Claude Code's worktrees are in ``.claude/worktrees/<name>`` inside the repository. Such a
+    worktree is registered as a checkout of the repository, and the main checkout neither
+    indexes its files nor sees the agent's edits there as its own."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        wait_for(lambda: ready(c, a), 20)
+        (before,) = [r for r in c.status().repositories if r.root == str(a)]
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(a))  # fmt: skip
+        b = a / ".claude" / "worktrees" / "agent"
+        git(a, "worktree", "add", "-q", "-b", "worktree-agent", str(b))
+        wait_for(lambda: ready(c, b), 20)  # registered without a command, though inside A
+        assert checkouts(c)[str(a)] == checkouts(c)[str(b)]
+        assert len(c.find_symbols("hash_password", repo=str(a))) == 1  # (not its copy in B too)
+        in_b = wait_for(lambda: shown(c, b, note.id), 5)
+        assert isinstance(in_b, Observation)
+
+        # the agent edits and adds files in its worktree: its checkout changes, A does not
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
+        wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        in_a = shown(c, a, note.id)
+        assert in_a is not None
+        assert in_a.status is ObservationStatus.FRESH
+        (ra,) = [r for r in c.status().repositories if r.root == str(a)]
+        assert (ra.files, ra.symbols) == (before.files, before.symbols)
+        assert not c.find_symbols("audit_login", repo=str(a))
+
+        git(a, "worktree", "remove", "--force", str(b))
+        wait_for(lambda: str(b) not in checkouts(c), 20)
+        assert shown(c, a, note.id) is not None
+        (ra,) = [r for r in c.status().repositories if r.root == str(a)]
+        assert ra.files == before.files
+
+
+def test_a_directory_of_the_main_checkout_that_becomes_a_worktree_leaves_it(daemon_factory: DaemonFactory) -> None:
+    """A directory the main checkout indexed (and decided to walk) becomes a worktree: from
+    then on its files are the worktree's, and what the main checkout took of them is gone."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        wait_for(lambda: ready(c, a), 20)
+        (before,) = [r for r in c.status().repositories if r.root == str(a)]
+        b = a / ".claude" / "worktrees" / "agent"
+        (b / "app").mkdir(parents=True)
+        (b / "app" / "scratch.py").write_text("def scratch_pad() -> int:\n    return 1\n")
+        wait_for(lambda: c.find_symbols("scratch_pad", repo=str(a)), 10)  # a plain directory of A
+        shutil.rmtree(b)
+        git(a, "worktree", "add", "-q", "-b", "worktree-agent", str(b))
+        wait_for(lambda: ready(c, b), 20)
+        (b / "app" / "late.py").write_text("def late_edit() -> int:\n    return 2\n")
+        wait_for(lambda: c.find_symbols("late_edit", repo=str(b)), 10)
+
+        def a_is_its_own() -> bool:
+            (ra,) = [r for r in c.status().repositories if r.root == str(a)]
+            return ra.state.value == "ready" and (ra.files, ra.symbols) == (before.files, before.symbols)
+
+        wait_for(a_is_its_own, 10)
+        assert not c.find_symbols("late_edit", repo=str(a))
+        assert not c.find_symbols("scratch_pad", repo=str(a))

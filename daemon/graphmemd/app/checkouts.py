@@ -171,6 +171,18 @@ class CheckoutOps:
         return [self.describe(rt, listed, by_checkout) for rt in rts]
 
 
+def leave_out_of_outer(registry: RepoRegistry, rt: RepoRuntime, submit: Callable[[Job], object]) -> None:
+    """``rt`` was just registered: when it lies inside another checkout of its repository (a
+    worktree in the main checkout's ``.claude/worktrees/``), that one's walk and watch leave
+    its directory out from now on (``RepoFilter``: its verdicts read again) and a pass of it
+    removes what it took of those files before (a watcher batch while git wrote them)."""
+    outer = registry.of_path(rt.root.parent)
+    if outer is not None and outer.id != rt.id and outer.repository == rt.repository:
+        outer.filter.reload()
+        submit(Job("index", outer.id))
+        logger.info("%s: the worktree %s inside it is a checkout of its own; left out of its walk", outer.id, rt.root)
+
+
 def _by_checkout(notes: Iterable[Observation]) -> dict[str, list[Observation]]:
     """``notes`` by the checkout each was saved in."""
     out: dict[str, list[Observation]] = {}

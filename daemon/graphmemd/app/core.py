@@ -32,7 +32,7 @@ from graphmem.types import (
 )
 
 from graphmemd.app import transfer
-from graphmemd.app.checkouts import CheckoutOps, current_anchors, origin_of, symbol_lines
+from graphmemd.app.checkouts import CheckoutOps, current_anchors, leave_out_of_outer, origin_of, symbol_lines
 from graphmemd.app.confirming import confirm_refusal
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
@@ -267,6 +267,7 @@ class Core:
         if new:
             facts = f"; the facts of {rt.facts_borrowed}" if rt.facts_borrowed else ""  # (before its pass clears it)
             self._watch_and_index(rt, steps)
+            leave_out_of_outer(self.registry, rt, self.indexer.submit)
             logger.info("%s: registered in %.3fs (%s%s)", rt.id, steps.total, steps, facts)
             self.cochange.wake()  # (its co-change is mined once its pass is durable, not at the next 30 s round)
         return rt

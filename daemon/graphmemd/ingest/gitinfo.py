@@ -56,6 +56,19 @@ def git_place(root: Path) -> GitPlace | None:
     return None
 
 
+def working_tree_common_dir(directory: Path) -> Path | None:
+    """The common git directory of the working tree whose top is ``directory`` (a ``.git``
+    directory or file in it), resolved; None when ``directory`` holds no ``.git``. Costs one
+    failed ``stat`` for the usual directory that holds none."""
+    dot = directory / ".git"
+    try:
+        st = dot.stat()
+    except OSError:
+        return None
+    git_dir = _read_dot_git(dot, is_dir=stat.S_ISDIR(st.st_mode))
+    return _common_dir(git_dir).resolve() if git_dir is not None else None
+
+
 def _read_dot_git(dot: Path, *, is_dir: bool) -> Path | None:
     """The git directory a ``.git`` entry is or names (None: neither)."""
     if is_dir:

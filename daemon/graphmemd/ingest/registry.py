@@ -220,6 +220,15 @@ class RepoRuntime:
         return path == self.root or self.root in path.parents
 
 
+def _one_repository(root: Path, other: RepoRuntime) -> bool:
+    """Whether ``root``, nested with ``other``'s root, is a checkout of ``other``'s repository
+    (another working tree of it: a worktree inside the main checkout, as Claude Code puts its
+    worktrees in ``.claude/worktrees/``). The outer one's walk leaves the inner one out
+    (``RepoFilter``), so no file is in both."""
+    place, common = git_place(root), other.common_dir
+    return place is not None and common is not None and place.common_dir.resolve() == common.resolve()
+
+
 def expand_user(path: Path | str) -> Path:
     """``path`` with a leading ``~``/``~user`` expanded; as written when that user has no
     home directory (``~0``: pathlib raises RuntimeError, which must not reach a client)."""
@@ -301,7 +310,7 @@ class RepoRegistry:
             if rid in self._repos:
                 return self._repos[rid], False
             for other in self._repos.values():
-                if other.contains(root) or root in other.root.parents:
+                if (other.contains(root) or root in other.root.parents) and not _one_repository(root, other):
                     raise InvalidArgument(
                         f"{root} is nested with the registered repository {other.id} ({other.root}); "
                         "nested repositories are not supported: register one of them"

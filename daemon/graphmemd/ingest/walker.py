@@ -21,7 +21,11 @@ then the built-in directories. Inside one directory the
 ``!build/`` line in a ``.graphmemignore`` re-includes a built-in or git-ignored
 directory). Inside one file the last matching pattern wins. As in git, nothing inside an
 ignored directory can be re-included. VCS directories (``.git``, ``.hg``, ``.svn``) are
-always ignored. The user's global git excludes file (``core.excludesFile``) is not read.
+always ignored, and so is a directory below the root that is another working tree of the same
+repository (a linked worktree, or the main one: its ``.git`` names the same common git
+directory). Those are checkouts of their own: Claude Code, for one, puts its worktrees in
+``.claude/worktrees/`` inside the repository. Another repository nested in the tree (a clone,
+a submodule) is walked as before. The user's global git excludes file (``core.excludesFile``) is not read.
 
 Binary files (a NUL byte in the first 8 KiB) are *not* detected here: that needs the
 file's bytes, which the parse worker reads anyway, so the check is done there
@@ -46,7 +50,7 @@ from pathspec.patterns.gitignore.base import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from graphmemd.graph.model import Language, SkippedFile
-from graphmemd.ingest.gitinfo import git_place
+from graphmemd.ingest.gitinfo import git_place, working_tree_common_dir
 from graphmemd.ingest.parsing import language_for_path
 
 __all__ = [
@@ -199,6 +203,9 @@ class RepoFilter:
         self._dir_ignored: dict[str, bool] = {}
         self._chains: dict[str, _Chain] = {}
         self._outer: _Outer | None = None
+        #: the common git directory of the repository the root is in (None: not in git), once read
+        self._common: Path | None = None
+        self._common_read = False
 
     # ------------------------------------------------------------------ cache control
 
@@ -209,6 +216,7 @@ class RepoFilter:
             self._chains.clear()
             self._dir_ignored.clear()
             self._outer = None
+            self._common_read = False
 
     def invalidate(self, rel_dir: str) -> None:
         """An ignore file in ``rel_dir`` ("" for the root) changed: re-read it on next use."""
@@ -292,7 +300,7 @@ class RepoFilter:
     def _leaf_ignored(self, rel_path: str, is_dir: bool) -> bool:
         """Verdict for ``rel_path`` assuming none of its ancestor directories is ignored."""
         parent, _, name = rel_path.rpartition("/")
-        if is_dir and name in _VCS_DIRS:
+        if is_dir and (name in _VCS_DIRS or self._other_checkout(rel_path)):
             return True
         probe = rel_path + "/" if is_dir else rel_path
         with self._lock:
@@ -309,6 +317,18 @@ class RepoFilter:
             # Built-in patterns are single-component, unanchored: the name alone decides.
             return _match(_BUILTIN_RULES, name + "/") is True
         return False
+
+    def _other_checkout(self, rel_dir: str) -> bool:
+        """Whether the directory ``rel_dir`` is the top of another working tree of the root's
+        repository (a worktree checked out inside this one)."""
+        if not rel_dir:
+            return False
+        if not self._common_read:
+            place = git_place(self.root)
+            self._common, self._common_read = (place.common_dir.resolve() if place is not None else None), True
+        if self._common is None:
+            return False
+        return working_tree_common_dir(Path(self._root_str, rel_dir)) == self._common
 
     def _chain(self, rel_dir: str) -> _Chain:
         """The rules applying inside ``rel_dir``, deepest directory first (cached).
