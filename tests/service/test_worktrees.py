@@ -582,3 +582,43 @@ def test_a_directory_of_the_main_checkout_that_becomes_a_worktree_leaves_it(daem
         wait_for(a_is_its_own, 10)
         assert not c.find_symbols("late_edit", repo=str(a))
         assert not c.find_symbols("scratch_pad", repo=str(a))
+
+
+def test_a_note_saved_in_a_removed_worktree_is_listed_and_confirmed_where_its_code_is(
+    daemon_factory: DaemonFactory,
+) -> None:
+    """An agent saves a note in its worktree; the branch is merged and the worktree removed.
+    Later the code changes on ``main``: the note is stale there, listed, and confirmable from
+    ``main`` (its checkout is gone), which then becomes its home."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = worktree(a)
+        wait_for(lambda: ready(c, b), 20)
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(b))  # fmt: skip
+        git(a, "worktree", "remove", "--force", str(b))
+        wait_for(lambda: str(b) not in checkouts(c), 20)
+        crypto = a / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("def hash_password(password: str)",
+                                                     "def hash_password(password: str, rounds: int = 1)"))  # fmt: skip
+        wait_for(lambda: (o := shown(c, a, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+        listed = shown(c, a, note.id)
+        assert listed is not None
+        assert listed.confirm_refusal is None
+        assert listed.confirm_refused == ""
+        assert "status:     stale" in show_in(d, a, note.id)
+        for where in ("", str(a)):  # the change behind it (the review page's): on main's code
+            (behind,) = c.change(note.id, repo=where).changes
+            assert "rounds" in behind.after.text
+        confirmed = c.confirm(note.id, repo=str(a))
+        assert confirmed.status is ObservationStatus.FRESH
+        (ra,) = c.status().repositories
+        assert c.get(note.id).repo_id == ra.id  # its home now
+        now = shown(c, a, note.id)
+        assert now is not None
+        assert now.status is ObservationStatus.FRESH
+        assert now.saved_in == ""
+        out = show_in(d, a, note.id)
+        assert "status:     fresh" in out, out
+        assert "saved in" not in out, out

@@ -101,7 +101,7 @@ class CheckoutOps:
             self._add(root)
         except GraphMemError as exc:  # e.g. nested inside a registered checkout
             logger.warning("new worktree %s not registered: %s", root, exc)
-            self._registry.decline(root)
+            self._registry.decline(root, "refused")
 
     def drop(self, rt: RepoRuntime) -> None:
         """A worktree was removed (or its directory deleted): forget its graph, keep its notes
@@ -236,8 +236,8 @@ def confirming_elsewhere(view: ReadView, home: Observation, checkout: str, shown
     another checkout (fresh at home), it would be re-anchored to code that did not change and
     stay stale where it was confirmed. ``shown``: the note as ``checkout`` shows it, when the
     caller has it already (read otherwise)."""
-    if not checkout or checkout == home.repo_id:
-        return ""
+    if not checkout or checkout == home.repo_id or not view.registered(home.repo_id):
+        return ""  # (a note whose checkout is gone is confirmed where it is shown: ``adopt_orphan``)
     if shown is None:
         shown = view.observation_in(home.id, (checkout,))
     doubted = (ObservationStatus.STALE, ObservationStatus.SUSPECT)
@@ -250,6 +250,16 @@ def confirming_elsewhere(view: ReadView, home: Observation, checkout: str, shown
         f"{home.id} is {shown.status.value} only in this checkout: it was saved in {where}, where it is "
         f"{home.status.value}. Confirm it there once this change is merged; if it no longer holds, edit its text"
     )
+
+
+def adopt_orphan(view: ReadView, memory: Memory, o: Observation, checkout: str) -> Observation:
+    """``o``, moved to ``checkout`` (none named: its repository's main checkout) when the
+    checkout it was saved in is gone (an agent's worktree removed once its branch was merged):
+    confirming it there re-anchors it on that checkout's code, which becomes its home."""
+    if view.registered(o.repo_id):
+        return o
+    heir = checkout or view.heir(o.repo_id)
+    return memory.rehome(o.id, heir) if heir else o
 
 
 def current_anchors(view: ReadView, o: Observation) -> tuple[list[Anchor], list[str]]:

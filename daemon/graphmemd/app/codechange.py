@@ -105,6 +105,8 @@ class CodeChanges:
             raise InvalidArgument(f"max_commits must be at most {MAX_COMMITS}, not {max_commits}")
         view = self._view()
         o = view.observation_in(obs_id, (checkout,))  # ("": as saved)
+        if not view.registered(o.repo_id):  # saved in a checkout since removed: as its repository's main one shows it
+            o = view.observation_in(obs_id, (view.heir(o.repo_id),))
         if not o.stale_reasons:
             return ObservationChange(obs_id)
         rt = view.repo(o.repo_id)

@@ -32,7 +32,14 @@ from graphmem.types import (
 )
 
 from graphmemd.app import transfer
-from graphmemd.app.checkouts import CheckoutOps, current_anchors, leave_out_of_outer, origin_of, symbol_lines
+from graphmemd.app.checkouts import (
+    CheckoutOps,
+    adopt_orphan,
+    current_anchors,
+    leave_out_of_outer,
+    origin_of,
+    symbol_lines,
+)
 from graphmemd.app.confirming import confirm_refusal
 from graphmemd.app.knowledge import KnowledgeOps
 from graphmemd.app.status import daemon_status
@@ -404,6 +411,7 @@ class Core:
         o = self.memory.book.get(obs_id)
         if refused := confirm_refusal(self.view, o, checkout):
             raise FailedPrecondition(refused.why)
+        o = adopt_orphan(self.view, self.memory, o, checkout)  # (saved in a checkout since removed: moved here)
         anchors, lost = current_anchors(self.view, o)
         if o.knowledge is not None:
             return self.knowledge.confirm(o, anchors, by)

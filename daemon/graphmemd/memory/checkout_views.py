@@ -97,6 +97,7 @@ class CheckoutViews:
             doubted = o.status in _DOUBTED
             flipped = self._home_doubted.get(o.id, doubted) != doubted
             self._home_doubted[o.id] = doubted
+            self.projections.drop(o.repo_id, o.id)  # (moved home: its own checkout shows it as saved)
             for checkout in self._map.showing(o.repo_id):
                 previous = self.projections.get(checkout, o.id)
                 head = self._map.head(checkout)

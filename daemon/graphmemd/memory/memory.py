@@ -298,6 +298,14 @@ class Memory:
         self.book.apply([replace(o, updated_at=now) for o in moved])
         return len(moved)
 
+    def rehome(self, obs_id: str, checkout: str) -> Observation:
+        """Move a note whose checkout is gone (a worktree removed) to ``checkout``, another
+        checkout of its repository: its anchors are then that one's."""
+        o = self.book.get(obs_id)
+        moved = replace(remap_repo(o, o.repo_id, checkout), updated_at=time.time())
+        self.book.apply([moved])
+        return moved
+
     def purge_repo(self, repo_id: str) -> int:
         """Delete every observation of a repository for good; returns how many."""
         doomed = [o.id for o in self.book.all() if o.repo_id == repo_id]
