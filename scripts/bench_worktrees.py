@@ -42,6 +42,10 @@ worktree after a branch worktree then shares the machine with that one's store w
 RSS and CPU figures are read when it is current (not settled), and the daemon is settled only
 before the idle measurement at the end. The JSON's ``policy`` says which ran.
 
+``--inside``: the worktrees are made in the repository's ``.claude/worktrees/`` (where Claude
+Code puts them), not beside it: the main checkout's walk and watch then cover them and must
+leave them out (the JSON's ``layout`` says which ran).
+
 At the end, 12 s after the last worktree (its checkouts then share one watch), the idle
 daemon's CPU over ``--idle-seconds`` (its whole tree, % of one CPU) and its busiest threads.
 
@@ -195,10 +199,12 @@ def run(
     keep_log: Path | None = None,
     idle_s: float = 10.0,
     settle: bool = True,
+    inside: bool = False,
 ) -> dict[str, Any]:
     tmp = short_home()
     home = tmp / "home"
-    out: dict[str, Any] = {"counts": counts, "changed_files": changed, "policy": "settle" if settle else "no-settle"}
+    out: dict[str, Any] = {"counts": counts, "changed_files": changed, "policy": "settle" if settle else "no-settle",
+                           "layout": "inside" if inside else "beside"}  # fmt: skip
     try:
         repo = stdlib_corpus(tmp)
         git(repo, "init", "-q", "-b", "main")
@@ -228,6 +234,7 @@ def run(
                 print(
                     f"policy: {out['policy']} (the next worktree is added once the previous one is current"
                     + (", durable and the daemon idle)" if settle else ")")
+                    + f"; worktrees {'inside the repository, in .claude/worktrees/' if inside else 'beside it'}"
                 )
                 print(
                     f"first checkout: {n_files} files, {lines:,} lines, current in {first:.2f}s; "
@@ -237,7 +244,7 @@ def run(
             rows = []
             began_at: dict[int, tuple[Path, float]] = {}  # worktree -> (its root, when git began)
             for i in range(1, top + 1):
-                wt = tmp / f"wt{i}"
+                wt = (repo / ".claude" / "worktrees" if inside else tmp) / f"wt{i}"
                 on_branch = i % 4 == 0 and branches
                 t0, began = time.monotonic(), time.time()
                 if on_branch:
@@ -375,9 +382,12 @@ def main() -> int:
     ap.add_argument("--no-settle", dest="settle", action="store_false",
                     help="add the next worktree as soon as the previous is current, not once it is durable "
                          "and the daemon idle")  # fmt: skip
+    ap.add_argument("--inside", action="store_true",
+                    help="add the worktrees inside the repository, in .claude/worktrees/ (Claude Code's layout), "
+                         "not beside it")  # fmt: skip
     args = ap.parse_args()
     counts = sorted({int(x) for x in args.counts.split(",") if x.strip()})
-    result = run(counts, args.changed, args.json, args.keep_log, args.idle_seconds, args.settle)
+    result = run(counts, args.changed, args.json, args.keep_log, args.idle_seconds, args.settle, args.inside)
     if args.json:
         print(json.dumps(result))
     return 0

@@ -263,8 +263,9 @@ class RepoRegistry:
         self._links: dict[str, str] = load_section(repos_file, "links")
         #: checkout id -> (repository id, root) for every checkout of a repository of several
         self._members: dict[str, tuple[str, str]] = load_members(repos_file)
-        #: worktree roots the user removed with ``repo remove``: not registered again by themselves
-        self._declined: set[str] = set(load_section(repos_file, "declined"))
+        #: worktree roots not registered again by themselves -> why: "removed" (the user's ``repo
+        #: remove``), "refused" (registering it failed); "" in a file older than the reasons
+        self._declined: dict[str, str] = load_section(repos_file, "declined")
 
     def saved_roots(self) -> list[Path]:
         """The roots persisted by the last run (unreadable file: none)."""
@@ -317,7 +318,7 @@ class RepoRegistry:
                     )
             rt = RepoRuntime.create(root, facts=facts)
             rt.repository = self._links.get(str(root), rt.repository)
-            self._declined.discard(str(root))  # registered again: by the user, or not declined
+            self._declined.pop(str(root), None)  # registered again: by the user, or not declined
             self._repos[rid] = rt
             self._identities[rid] = rt.identity
             self._note_member_locked(rt)
@@ -400,16 +401,23 @@ class RepoRegistry:
                 return hint
         return self.find(hint).repository
 
-    def decline(self, root: Path, declined: bool = True) -> None:
-        """Whether the worktree at ``root`` stays unregistered until the user adds it again."""
+    def decline(self, root: Path, why: str = "removed") -> None:
+        """The worktree at ``root`` stays unregistered until the user adds it again (``why``:
+        "removed" by the user, "refused" when registering it failed)."""
         with self._lock:
-            (self._declined.add if declined else self._declined.discard)(str(root))
+            self._declined[str(root)] = why
             self._save_locked()
 
     def declined(self) -> set[Path]:
-        """The worktree roots the user removed."""
+        """The worktree roots not to register by themselves: the user removed them, or
+        registering them failed. A worktree inside a registered checkout of its repository
+        declined before the reasons were kept is not among them: those were all refused as
+        nested (Claude Code's ``.claude/worktrees/``), which a worktree no longer is."""
         with self._lock:
-            return {Path(r) for r in self._declined}
+            return {Path(r) for r, why in self._declined.items() if why or not self._inside_sibling_locked(Path(r))}
+
+    def _inside_sibling_locked(self, root: Path) -> bool:
+        return any(root != rt.root and rt.contains(root) and _one_repository(root, rt) for rt in self._repos.values())
 
     def link(self, checkout: RepoRuntime, repository: str) -> None:
         """Make the registered ``checkout`` (a separate clone) a checkout of ``repository``."""
@@ -435,7 +443,7 @@ class RepoRegistry:
             self._identities,
             self._links,
             members,
-            dict.fromkeys(sorted(self._declined), ""),
+            dict(sorted(self._declined.items())),
         )
 
     def get(self, repo_id: str) -> RepoRuntime | None:
