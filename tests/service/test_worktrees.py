@@ -611,9 +611,11 @@ def test_a_note_saved_in_a_removed_worktree_is_listed_and_confirmed_where_its_co
         for where in ("", str(a)):  # the change behind it (the review page's): on main's code
             (behind,) = c.change(note.id, repo=where).changes
             assert "rounds" in behind.after.text
-        confirmed = c.confirm(note.id, repo=str(a))
+        other = committed_fixture("go")  # another repository: confirming from it confirms on main's code
+        c.add_repo(other)
+        confirmed = c.confirm(note.id, repo=str(other))
         assert confirmed.status is ObservationStatus.FRESH
-        (ra,) = c.status().repositories
+        (ra,) = [r for r in c.status().repositories if r.root == str(a)]
         assert c.get(note.id).repo_id == ra.id  # its home now
         now = shown(c, a, note.id)
         assert now is not None

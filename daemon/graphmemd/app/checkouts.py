@@ -253,12 +253,13 @@ def confirming_elsewhere(view: ReadView, home: Observation, checkout: str, shown
 
 
 def adopt_orphan(view: ReadView, memory: Memory, o: Observation, checkout: str) -> Observation:
-    """``o``, moved to ``checkout`` (none named: its repository's main checkout) when the
-    checkout it was saved in is gone (an agent's worktree removed once its branch was merged):
-    confirming it there re-anchors it on that checkout's code, which becomes its home."""
+    """``o``, moved to ``checkout`` (when that is not a checkout of its repository: the
+    repository's main one) when the checkout it was saved in is gone (an agent's worktree
+    removed once its branch was merged): confirming it there re-anchors it on that checkout's
+    code, which becomes its home. Unchanged when its repository has no checkout left."""
     if view.registered(o.repo_id):
         return o
-    heir = checkout or view.heir(o.repo_id)
+    heir = view.heir(o.repo_id, checkout)
     return memory.rehome(o.id, heir) if heir else o
 
 

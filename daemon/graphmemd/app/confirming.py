@@ -32,15 +32,16 @@ def confirm_refusal(
     ``checkout`` (``confirming_elsewhere``: its home checkout's path and branch); a unit of a
     knowledge file naming code that no longer exists (its file must change); a note every
     anchor of which is gone (a new note must supersede it). A note whose checkout is gone (a
-    worktree removed) is judged as ``checkout`` (none named: its repository's main checkout)
-    shows it: confirming it moves it there (``checkouts.adopt_orphan``). ``shown``: the note as
-    ``checkout`` shows it, when the caller has it already."""
+    worktree removed) is judged as ``checkout`` shows it (when that is not a checkout of its
+    repository: the repository's main one), and confirming it moves it there
+    (``checkouts.adopt_orphan``). ``shown``: the note as ``checkout`` shows it, when the caller
+    has it already."""
     if home.status is ObservationStatus.ARCHIVED:
         return Refused(
             ConfirmRefusal.ARCHIVED, f"{home.id} is archived; save a new observation instead of confirming it"
         )
     if not view.registered(home.repo_id):  # its checkout is gone: judged as the one confirming it shows it
-        checkout = checkout or view.heir(home.repo_id)
+        checkout = view.heir(home.repo_id, checkout) or checkout
         home = shown if shown is not None and shown.repo_id == checkout else view.observation_in(home.id, (checkout,))
     if elsewhere := confirming_elsewhere(view, home, checkout, shown):
         return Refused(ConfirmRefusal.ONLY_HERE, elsewhere)

@@ -204,12 +204,13 @@ class ReadView:
         """Whether the checkout ``checkout`` is registered now (not a worktree since removed)."""
         return self._registry.get(checkout) is not None
 
-    def heir(self, checkout: str) -> str:
+    def heir(self, checkout: str, preferred: str = "") -> str:
         """A registered checkout of the repository the gone checkout ``checkout`` belonged to:
-        the repository's main working tree when registered, else the first by id ("": none)."""
+        ``preferred`` when it is one, else the repository's main working tree when registered,
+        else the first by id ("": none)."""
         repository = self._registry.repository_of(checkout)
         ids = sorted(rt.id for rt in self._registry.all() if rt.repository == repository)
-        return repository if repository in ids else (ids[0] if ids else "")
+        return next((c for c in (preferred, repository) if c in ids), ids[0] if ids else "")
 
     def repos(self, hint: str = "") -> list[RepoRuntime]:
         """The repositories a query covers: the one named, or every one."""
