@@ -126,6 +126,6 @@ def plural(n: int, word: str) -> str:
 
 def gone_words(c: Checkout) -> str:
     """How a checkout whose directory is gone is listed (``status``, ``doctor``): with the
-    notes saved there, which are kept."""
+    notes saved there, which are kept (the daemon lists no gone checkout where none was)."""
     kept = f"its {plural(c.notes, 'note')} kept" if c.notes else "no notes were saved there"
     return f"directory gone, {kept}"

@@ -656,7 +656,8 @@ class Repository:
     #: linked with ``graphmem repo link``, share one; "" from an older daemon)
     repository_id: str = ""
     branch: str = ""
-    #: every checkout of that repository, this one included (gone ones marked ``missing``)
+    #: every checkout of that repository, this one included (gone ones where notes were saved
+    #: marked ``missing``; a gone one where none was is left out)
     checkouts: tuple[Checkout, ...] = ()
     #: registered checkouts of other repositories that look like clones of this one (same root
     #: commit and origin): joined only on ``graphmem repo link``

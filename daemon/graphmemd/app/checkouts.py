@@ -136,7 +136,8 @@ class CheckoutOps:
     ) -> Repository:
         """A checkout's summary (``status.repository_summary``, its own notes and those it
         shows from its siblings) with its repository, branch, every checkout of that
-        repository (gone ones marked, each with how many notes were saved in it) and the
+        repository (each with how many notes were saved in it; gone ones marked, and left out
+        when none was) and the
         look-alike clones of other repositories. ``listed``: the checkouts of each repository
         already read in this request (by repository id; filled here), so that describing
         every checkout of a repository reads each one's HEAD once, not once per checkout.
@@ -149,11 +150,14 @@ class CheckoutOps:
         listed = {} if listed is None else listed
         checkouts = listed.get(rt.repository)
         if checkouts is None:
-            checkouts = listed[rt.repository] = tuple(
+            every = (
                 Checkout(cid, str(root), *head_info(root), not root.is_dir(),
                          sum(o.knowledge is None for o in by_checkout.get(cid, ())))  # (its notes, not its docs)
                 for cid, root in (self._registry.members(rt.repository) or [(rt.id, rt.root)])
             )  # fmt: skip
+            # (a removed worktree where no note was saved holds nothing: one line each of an agent's
+            # worktrees, a worktree per session, would bury the checkouts there are)
+            checkouts = listed[rt.repository] = tuple(c for c in every if not c.missing or c.notes)
         here = next((c for c in checkouts if c.id == rt.id), None)
         return replace(
             summary,
