@@ -222,11 +222,13 @@ class Indexer:
             self._run(rt, job)
             self._health.recover(COMPONENT, POOL)
         except GraphMemError as exc:
-            logger.error("%s job on %s failed: %s", job.kind, job.repo_id, exc)
-            self.failed_jobs += 1
             job.error = exc
-            self._health.note_error(str(exc))
-            if rt is not None:
+            if rt is None:  # removed since it was queued (a dropped worktree's rescan): nothing failed
+                logger.info("%s job on %s skipped: %s", job.kind, job.repo_id, exc)
+            else:
+                logger.error("%s job on %s failed: %s", job.kind, job.repo_id, exc)
+                self.failed_jobs += 1
+                self._health.note_error(str(exc))
                 rt.error = str(exc)
         except Exception as exc:
             self.failed_jobs += 1
@@ -278,8 +280,6 @@ class Indexer:
             forget_checkout(rt, self._state, self._registry, self._sink)
         elif job.kind == "docs":
             self.knowledge.sync_paths(rt, job.paths)
-
-    # ------------------------------------------------------------------ progress and freshness
 
     def freshness(self, repos: Iterable[RepoRuntime]) -> Freshness:
         """How current the index of each repository is (``freshness_of``)."""
