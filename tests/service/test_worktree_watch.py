@@ -73,11 +73,13 @@ def test_a_new_worktree_is_registered_once_git_is_done_not_at_the_next_look(loop
     loops = Loops(root)
     loops_of.append(loops)
     # (no ``worktrees/`` folder yet: the common directory itself is watched for it)
-    assert watched_dirs([root / ".git"]) == (root / ".git",)
+    assert watched_dirs([root / ".git"]) == (root / ".git", root / ".git/refs/heads")
     first, second = root.parent / "wt1", root.parent / "wt2"
     git(root, "worktree", "add", "-q", "-b", "one", str(first))
     wait_for(lambda: loops.added == [first], 5)
-    assert watched_dirs([root / ".git"]) == (root / ".git", root / ".git/worktrees", root / ".git/worktrees/wt1")
+    assert watched_dirs([root / ".git"]) == (
+        root / ".git", root / ".git/refs/heads", root / ".git/worktrees", root / ".git/worktrees/wt1"
+    )
     git(root, "worktree", "add", "-q", "-b", "two", str(second))  # (the watch of the entries, started anew)
     wait_for(lambda: loops.added == [first, second], 5)
 

@@ -625,3 +625,44 @@ def test_a_note_saved_in_a_removed_worktree_is_listed_and_confirmed_where_its_co
         out = show_in(d, a, note.id)
         assert "status:     fresh" in out, out
         assert "saved in" not in out, out
+
+
+def test_a_note_made_on_a_branch_deleted_unmerged_is_judged_on_the_code_of_the_others(
+    daemon_factory: DaemonFactory,
+) -> None:
+    """An agent's worktree is discarded with its branch (Claude Code removes both): the notes
+    it saved on that branch's code, and on its edits never committed, are no longer "on
+    branch" elsewhere (that code will not arrive): they are judged on each checkout's code."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = worktree(a)
+        wait_for(lambda: ready(c, b), 20)
+        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
+        git(b, "add", "-A")
+        git(b, "commit", "-q", "-m", "audit")
+        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        committed = c.observe("audit_login must not log passwords", anchors=["app/auth/audit.py::audit_login"],
+                              repo=str(b))  # fmt: skip
+        watch = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                          repo=str(b))  # fmt: skip
+        crypto = b / "app/auth/crypto.py"
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        wait_for(lambda: (o := shown(c, b, watch.id)) is not None and o.status is ObservationStatus.STALE, 10)
+        uncommitted = c.observe("hash_password mixes the password into the salt",
+                                anchors=["app/auth/crypto.py::hash_password"], repo=str(b))  # fmt: skip
+        for note in (committed, uncommitted):
+            got = wait_for(lambda n=note: (o := shown(c, a, n.id)) is not None and o.on_branch, 10)
+            assert got
+
+        git(a, "worktree", "remove", "--force", str(b))
+        git(a, "branch", "-q", "-D", "feature")
+        wait_for(lambda: str(b) not in checkouts(c), 20)
+        for note in (committed, uncommitted):
+            wait_for(lambda n=note: (o := shown(c, a, n.id)) is not None and not o.on_branch, 10)
+        gone = shown(c, a, committed.id)
+        assert gone is not None
+        assert gone.status is ObservationStatus.STALE  # (its function is on no branch: removed)
+        judged = shown(c, a, uncommitted.id)
+        assert judged is not None
+        assert judged.status is ObservationStatus.STALE  # (A's hash_password is not the edited one)

@@ -19,7 +19,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.indexer import Indexer, Job, rescan_moved
 from graphmemd.ingest.checkouts import RegistryCheckouts
-from graphmemd.ingest.gitinfo import head_branch, head_commit, head_info, uncommitted_paths
+from graphmemd.ingest.gitinfo import head_branch, head_commit, head_info, refs_signature, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.watcher import RepoWatcher
 from graphmemd.memory.anchors import CodeView
@@ -56,6 +56,8 @@ class CheckoutOps:
         #: wakes that loop, and co-change's, when a common git directory or its worktree folders
         #: change (a worktree added or removed; a commit, checkout or reset: each writes there)
         self._git_dirs = GitDirWatch(self.watch.common_dirs, self._git_changed)
+        #: each common directory's refs at the last look (``_refs_moved``)
+        self._refs: dict[Path, tuple[tuple[str, int, int], ...]] = {}
         self._git_loop = SupervisedThread("git-dirs", self._git_dirs.step, health)
 
     def _watched(self) -> bool:
@@ -67,6 +69,22 @@ class CheckoutOps:
         # a commit, checkout or reset moved a HEAD: its rescan now, not at the next query there
         with contextlib.suppress(FailedPrecondition):  # (not started yet)
             rescan_moved(self._registry.all(), self._parts()[1].submit)
+        self._refs_moved()
+
+    def _refs_moved(self) -> None:
+        """A branch was made or deleted (the refs of a common directory changed since the last
+        look): every checkout of that repository judges its siblings' notes again. A note made
+        on a branch deleted unmerged is then judged on each checkout's code, not "on branch"."""
+        by_common: dict[Path, list[RepoRuntime]] = {}
+        for rt in self._registry.all():
+            if rt.common_dir is not None:
+                by_common.setdefault(rt.common_dir, []).append(rt)
+        for common, rts in by_common.items():
+            signature, before = refs_signature(common), self._refs.get(common)
+            self._refs[common] = signature
+            if before is not None and before != signature:
+                for rt in rts:
+                    self._parts()[0].views.refresh(rt.id)
 
     def attach(self, memory: Memory, code: CodeView) -> None:
         """Let memory project every note into the other checkouts of its repository."""

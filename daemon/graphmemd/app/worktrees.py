@@ -128,13 +128,16 @@ class WorktreeWatch:
 
 def watched_dirs(common_dirs: Iterable[Path]) -> tuple[Path, ...]:
     """What ``GitDirWatch`` watches of ``common_dirs``: each one itself (where ``worktrees/``
-    appears), its ``worktrees/`` folder (where entries come and go) and each entry (where
-    ``git worktree add`` deletes its ``locked`` file once done), those that exist."""
+    appears), its ``refs/heads`` (a branch made or deleted), its ``worktrees/`` folder (where
+    entries come and go) and each entry (where ``git worktree add`` deletes its ``locked`` file
+    once done), those that exist."""
     out: list[Path] = []
     for common in sorted(set(common_dirs)):
         if not common.is_dir():
             continue
         out.append(common)
+        if (common / "refs" / "heads").is_dir():
+            out.append(common / "refs" / "heads")
         try:
             entries = sorted(e for e in (common / "worktrees").iterdir() if e.is_dir())
         except OSError:

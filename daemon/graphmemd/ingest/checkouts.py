@@ -1,8 +1,9 @@
 """The registry's checkouts as memory sees them (``memory.checkout_views.CheckoutMap``).
 
 Which checkouts share a repository (the registry), where each one's HEAD is (read from
-``.git``), and whether a commit is an ancestor of it (``git merge-base --is-ancestor``, asked
-only for a note whose anchors a checkout lacks, and remembered per commit pair).
+``.git``), whether a commit is an ancestor of it (``git merge-base --is-ancestor``, asked
+only for a note whose anchors a checkout lacks, and remembered per commit pair) and whether any
+ref still holds a commit (``git for-each-ref --contains``: a branch deleted unmerged).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Collection
 
 from graphmem.types import IndexState
 
-from graphmemd.ingest.gitinfo import head_commit, is_ancestor, uncommitted_paths
+from graphmemd.ingest.gitinfo import head_commit, is_ancestor, on_some_ref, refs_signature, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry
 
 #: ancestry answers remembered (a commit pair's answer never changes)
@@ -27,6 +28,8 @@ class RegistryCheckouts:
         self._registry = registry
         self._lock = threading.Lock()
         self._ancestry: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        #: (commit, the repository's refs as they were) -> whether a ref holds it
+        self._on_refs: OrderedDict[tuple[str, tuple[tuple[str, int, int], ...]], bool] = OrderedDict()
 
     def repository_of(self, checkout_id: str) -> str:
         """The repository of a checkout registered now or before."""
@@ -54,6 +57,28 @@ class RegistryCheckouts:
         """Those of ``paths`` whose file in the checkout's working tree differs from its HEAD."""
         rt = self._registry.get(checkout_id)
         return uncommitted_paths(rt.root, paths) if rt is not None else frozenset()
+
+    def gone(self, checkout_id: str) -> bool:
+        """Whether the checkout is no longer registered (a worktree removed)."""
+        return self._registry.get(checkout_id) is None
+
+    def abandoned(self, checkout_id: str, commit: str) -> bool:
+        """Whether no branch, remote-tracking branch or tag of the checkout's repository holds
+        ``commit`` any more (its branch deleted unmerged: its code will not arrive). Asked of
+        git once per commit while the refs stay as they are."""
+        rt = self._registry.get(checkout_id)
+        if rt is None or rt.common_dir is None or not commit:
+            return False
+        key = (commit, refs_signature(rt.common_dir))
+        with self._lock:
+            known = self._on_refs.get(key)
+        if known is None:
+            known = on_some_ref(rt.root, commit)
+            with self._lock:
+                self._on_refs[key] = known
+                while len(self._on_refs) > _ANCESTRY_CACHE:
+                    self._on_refs.popitem(last=False)
+        return not known
 
     def contains(self, checkout_id: str, commit: str) -> bool:
         """Whether ``commit`` is an ancestor of the checkout's HEAD."""

@@ -197,6 +197,36 @@ def is_ancestor(root: Path, commit: str, head: str) -> bool:
     return out.returncode == 0
 
 
+def refs_signature(common_dir: Path) -> tuple[tuple[str, int, int], ...]:
+    """What changes when a branch, tag or remote-tracking ref is made, moved or deleted: the
+    ``(path, mtime_ns, size)`` of ``packed-refs`` and of each directory under ``refs/heads``,
+    ``refs/remotes`` and ``refs/tags`` (a ref file written or deleted changes its directory's
+    mtime). Read from the filesystem: no git process."""
+    out: list[tuple[str, int, int]] = []
+    for top in (common_dir / "packed-refs", common_dir / "refs" / "heads", common_dir / "refs" / "remotes",
+                common_dir / "refs" / "tags"):  # fmt: skip
+        for base, _dirs, _files in os.walk(top) if top.is_dir() else [(str(top), [], [])]:
+            try:
+                st = os.stat(base)
+            except OSError:
+                continue
+            out.append((base, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+def on_some_ref(root: Path, commit: str) -> bool:
+    """Whether a branch, a remote-tracking branch or a tag of ``root``'s repository holds
+    ``commit`` (``git for-each-ref --contains``); False when none does (its branch deleted
+    unmerged) or git does not know the commit; True when git cannot be asked."""
+    try:
+        out = run_git(root, "for-each-ref", f"--contains={commit}", "--count=1", "--format=%(refname)",
+                      "refs/heads", "refs/remotes", "refs/tags")  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("git for-each-ref failed in %s: %s", root, exc)
+        return True
+    return out.returncode == 0 and bool(out.stdout.strip())
+
+
 def _initializing(entry: Path) -> bool:
     """Whether ``git worktree add`` is still creating this worktree: it holds a ``locked``
     file saying "initializing" until its files are checked out (a lock the user put, with

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from graphmem.types import Event, EventKind, Observation, ObservationAction, ObservationStatus
@@ -50,6 +51,14 @@ class CheckoutMap(Protocol):
 
     def contains(self, checkout_id: str, commit: str) -> bool:
         """Whether ``commit`` is an ancestor of ``checkout_id``'s HEAD."""
+        ...
+
+    def abandoned(self, checkout_id: str, commit: str) -> bool:
+        """Whether no branch or tag of ``checkout_id``'s repository holds ``commit`` any more."""
+        ...
+
+    def gone(self, checkout_id: str) -> bool:
+        """Whether ``checkout_id`` is no longer registered (a worktree removed)."""
         ...
 
     def head(self, checkout_id: str) -> str:
@@ -101,7 +110,7 @@ class CheckoutViews:
             for checkout in self._map.showing(o.repo_id):
                 previous = self.projections.get(checkout, o.id)
                 head = self._map.head(checkout)
-                shown = project(o, checkout, self._code, now, head, self._contains(checkout), previous)
+                shown = project(self._judgeable(o), checkout, self._code, now, head, self._contains(checkout), previous)
                 self._put(self._flagged([shown], checkout, now)[0], announce=flipped)
 
     def refresh(
@@ -136,7 +145,7 @@ class CheckoutViews:
                     continue
                 keep.add(o.id)
                 previous = moved.get(o.id) or self.projections.get(checkout, o.id)
-                shown.append(project(o, checkout, code, now, head, contains, previous))
+                shown.append(project(self._judgeable(o), checkout, code, now, head, contains, previous))
             for p in self._flagged(shown, checkout, now):
                 changed += self._put(p)
             for stale_id in self.projections.ids_in(checkout) - keep:  # moved to another repository
@@ -179,9 +188,21 @@ class CheckoutViews:
             self.projections.drop_checkout(checkout)
 
     def _contains(self, checkout: str) -> Callable[[str], bool]:
+        """Whether a note made at a commit is judged in ``checkout`` as any note: the commit is
+        an ancestor of its HEAD, or no branch holds it any more (deleted unmerged, as an
+        agent's worktree branch often is: that code will not arrive, the note is judged on
+        this code rather than shown "on branch" for good)."""
         m = self._map
         assert m is not None
-        return lambda commit: m.contains(checkout, commit)
+        return lambda commit: m.contains(checkout, commit) or m.abandoned(checkout, commit)
+
+    def _judgeable(self, o: Observation) -> Observation:
+        """``o``, no longer counted as made on uncommitted code once the checkout that held that
+        code is gone (a worktree removed with its edits: they will never be committed)."""
+        m = self._map
+        if o.origin_uncommitted and m is not None and m.gone(o.repo_id):
+            return replace(o, origin_uncommitted=False)
+        return o
 
     def _put(self, p: Observation, announce: bool = False) -> int:
         """Keep ``p``; announce it when it shows something else than before (or, with
