@@ -198,20 +198,20 @@ def is_ancestor(root: Path, commit: str, head: str) -> bool:
 
 
 def refs_signature(common_dir: Path) -> tuple[tuple[str, int, int], ...]:
-    """What changes when a branch, tag or remote-tracking ref is made, moved or deleted: the
-    ``(path, mtime_ns, size)`` of ``packed-refs`` and of each directory under ``refs/heads``,
-    ``refs/remotes`` and ``refs/tags`` (a ref file written or deleted changes its directory's
-    mtime). Read from the filesystem: no git process."""
+    """What changes when a branch, tag or remote-tracking ref is made or deleted (not when one
+    moves: a commit does not change it): the name of each loose ref under ``refs/heads``,
+    ``refs/remotes`` and ``refs/tags``, and the ``(mtime_ns, size)`` of ``packed-refs`` (git
+    rewrites it to delete a packed ref). Read from the filesystem: no git process."""
     out: list[tuple[str, int, int]] = []
-    for top in (common_dir / "packed-refs", common_dir / "refs" / "heads", common_dir / "refs" / "remotes",
-                common_dir / "refs" / "tags"):  # fmt: skip
-        for base, _dirs, _files in os.walk(top) if top.is_dir() else [(str(top), [], [])]:
-            try:
-                st = os.stat(base)
-            except OSError:
-                continue
-            out.append((base, st.st_mtime_ns, st.st_size))
-    return tuple(out)
+    try:
+        st = os.stat(common_dir / "packed-refs")
+        out.append(("packed-refs", st.st_mtime_ns, st.st_size))
+    except OSError:
+        pass
+    for top in ("heads", "remotes", "tags"):
+        for base, _dirs, files in os.walk(common_dir / "refs" / top):
+            out.extend((os.path.join(base, f), 0, 0) for f in files if not f.endswith(".lock"))
+    return tuple(sorted(out))
 
 
 def on_some_ref(root: Path, commit: str) -> bool:
