@@ -13,6 +13,7 @@ import contextlib
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -244,8 +245,31 @@ def run_setup(req: SetupRequest, out: TextIO, env: Mapping[str, str] | None = No
                   "with --repo PATH, or: graphmem repo add PATH)\n")
     elif req.register:
         _register(req, out)
+    if req.scope is Scope.PROJECT:
+        out.write(_commit_note(req.root, [c.path for c in changes]))
     _next_steps(spec, where, req, out)
     return 0
+
+
+def _commit_note(root: Path, paths: list[Path]) -> str:
+    """The line saying which of the project files ``paths`` git does not track yet ("" when it
+    tracks them all, or cannot say): a worktree (``claude --worktree``, an agent's) and a
+    teammate's clone hold only committed files, so graphmem is not set up there until they are."""
+    mine = [p.relative_to(root).as_posix() for p in paths if p.is_file() and p.is_relative_to(root)]
+    if not mine or not (root / ".git").exists() or shutil.which("git") is None:
+        return ""
+    try:
+        done = subprocess.run(["git", "--no-optional-locks", "ls-files", "--", *mine], cwd=root, capture_output=True,
+                              text=True, timeout=10, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if done.returncode != 0:
+        return ""
+    untracked = [m for m in mine if m not in set(done.stdout.splitlines())]
+    if not untracked:
+        return ""
+    return (f"commit: git add {' '.join(shlex.quote(u) for u in untracked)} (a worktree, such as an agent's "
+            "from claude --worktree, and a teammate's clone hold only committed files)\n")
 
 
 def _undo_changes(spec: ClientSpec, where: Targets, manifest: Manifest, opts: Options) -> list[Change]:

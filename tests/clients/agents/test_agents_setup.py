@@ -422,3 +422,27 @@ def test_login_service_is_installed_for_the_repository(world: tuple[Path, Path, 
     assert f"--repo {repo}" in unit
     assert "enable --now graphmemd.service" in (home / "systemctl.calls").read_text()
     assert "installed the login service" in done.stdout
+
+
+def test_setup_says_which_project_files_to_commit(tmp_path: Path) -> None:
+    """A worktree (an agent's, from ``claude --worktree``) and a teammate's clone hold only
+    committed files: setup names the project files git does not track yet, and says nothing
+    once they are committed."""
+    from gitrepo import git, initial_commit
+
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "main.py").write_text("def main() -> None:\n    pass\n")
+    initial_commit(repo)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = agent_env(home, short_tmp("gmh"))
+    done = run(["setup", "claude-code", "--no-register", "--no-instructions"], repo, env)
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("commit: ")]
+    assert set(line.split(" (")[0].split()[3:]) == {".mcp.json", ".claude/settings.json"}, line
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "graphmem for the team")
+    again = run(["setup", "claude-code", "--no-register", "--no-instructions"], repo, env)
+    assert again.returncode == 0, again.stderr
+    assert "commit:" not in again.stdout, again.stdout
