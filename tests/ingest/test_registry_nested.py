@@ -6,6 +6,7 @@ when nested, all refused as nested: they are no longer held back; the user's rem
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import short_tmp
@@ -14,14 +15,21 @@ from graphmem.errors import InvalidArgument
 from graphmemd.ingest.registry import RepoRegistry
 
 
-def test_a_worktree_inside_its_repository_registers_and_another_repository_inside_does_not() -> None:
-    tmp = short_tmp("gmn").resolve()
+def with_inner_worktree(prefix: str) -> tuple[Path, Path, Path]:
+    """(a temporary directory, a repository in it with one commit, its worktree inside it at
+    ``.claude/worktrees/agent``, Claude Code's place)."""
+    tmp = short_tmp(prefix).resolve()
     root = tmp / "r"
     root.mkdir()
     (root / "a.py").write_text("x = 1\n")
     initial_commit(root, "a")
     inner = root / ".claude" / "worktrees" / "agent"
     git(root, "worktree", "add", "-q", "-b", "agent", str(inner))
+    return tmp, root, inner
+
+
+def test_a_worktree_inside_its_repository_registers_and_another_repository_inside_does_not() -> None:
+    tmp, root, inner = with_inner_worktree("gmn")
     clone = root / "third"
     clone.mkdir()
     (clone / "b.py").write_text("y = 2\n")
@@ -37,13 +45,8 @@ def test_a_worktree_inside_its_repository_registers_and_another_repository_insid
 
 
 def test_a_nested_worktree_declined_before_reasons_were_kept_is_no_longer_declined() -> None:
-    tmp = short_tmp("gmd").resolve()
-    root = tmp / "r"
-    root.mkdir()
-    (root / "a.py").write_text("x = 1\n")
-    initial_commit(root, "a")
-    inner, beside = root / ".claude" / "worktrees" / "agent", tmp / "wt"
-    git(root, "worktree", "add", "-q", "-b", "agent", str(inner))
+    tmp, root, inner = with_inner_worktree("gmd")
+    beside = tmp / "wt"
     git(root, "worktree", "add", "-q", "-b", "beside", str(beside))
     (tmp / "repos.json").write_text(json.dumps({"declined": {str(inner): "", str(beside): ""}}))
     registry = RepoRegistry(tmp / "repos.json")

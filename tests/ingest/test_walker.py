@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from gitrepo import git, initial_commit
 from graphmem.errors import InvalidArgument
 from graphmemd.graph.model import Language, SkippedFile
 from graphmemd.ingest.walker import RepoFilter, WalkedFile, walk_repo
@@ -317,8 +318,6 @@ def test_a_worktree_inside_the_tree_is_left_to_its_own_checkout(tmp_path: Path) 
     checkout's walk leaves them out (another working tree of the same repository, like git's
     own status), and walks each of them from its own root. Another repository nested in the
     tree (a clone beside the code) is walked as before."""
-    from gitrepo import git, initial_commit
-
     root = tmp_path / "repo"
     write(root, "app/main.py")
     initial_commit(root)

@@ -57,7 +57,7 @@ class CheckoutOps:
         #: change (a worktree added or removed; a commit, checkout or reset: each writes there)
         self._git_dirs = GitDirWatch(self.watch.common_dirs, self._git_changed)
         #: each common directory's refs at the last look (``_refs_moved``)
-        self._refs: dict[Path, tuple[tuple[str, int, int], ...]] = {}
+        self._refs: dict[Path, tuple[str, ...]] = {}
         self._git_loop = SupervisedThread("git-dirs", self._git_dirs.step, health)
 
     def _watched(self) -> bool:
@@ -155,10 +155,10 @@ class CheckoutOps:
         """A checkout's summary (``status.repository_summary``, its own notes and those it
         shows from its siblings) with its repository, branch, every checkout of that
         repository (each with how many notes were saved in it; gone ones marked, and left out
-        when none was) and the
-        look-alike clones of other repositories. ``listed``: the checkouts of each repository
-        already read in this request (by repository id; filled here), so that describing
-        every checkout of a repository reads each one's HEAD once, not once per checkout.
+        when none was) and the look-alike clones of other repositories. ``listed``: the
+        checkouts of each repository already read in this request (by repository id; filled
+        here), so that describing every checkout of a repository reads each one's HEAD once,
+        not once per checkout.
         ``by_checkout``: the saved notes by checkout, when the caller sorted them already
         (None: sorted here)."""
         memory = self._parts()[0]

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from typing import TypeVar
 
 from graphmem.types import IndexState
 
 from graphmemd.ingest.gitinfo import head_commit, is_ancestor, on_some_ref, refs_signature, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry
 
-#: ancestry answers remembered (a commit pair's answer never changes)
+_K = TypeVar("_K", bound=tuple[object, ...])
+
+#: answers remembered per cache (a commit pair's ancestry never changes)
 _ANCESTRY_CACHE = 4096
 
 
@@ -29,7 +32,7 @@ class RegistryCheckouts:
         self._lock = threading.Lock()
         self._ancestry: OrderedDict[tuple[str, str], bool] = OrderedDict()
         #: (commit, the repository's refs as they were) -> whether a ref holds it
-        self._on_refs: OrderedDict[tuple[str, tuple[tuple[str, int, int], ...]], bool] = OrderedDict()
+        self._on_refs: OrderedDict[tuple[str, tuple[str, ...]], bool] = OrderedDict()
 
     def repository_of(self, checkout_id: str) -> str:
         """The repository of a checkout registered now or before."""
@@ -69,31 +72,26 @@ class RegistryCheckouts:
         rt = self._registry.get(checkout_id)
         if rt is None or rt.common_dir is None or not commit:
             return False
-        key = (commit, refs_signature(rt.common_dir))
-        with self._lock:
-            known = self._on_refs.get(key)
-        if known is None:
-            known = on_some_ref(rt.root, commit)
-            with self._lock:
-                self._on_refs[key] = known
-                while len(self._on_refs) > _ANCESTRY_CACHE:
-                    self._on_refs.popitem(last=False)
-        return not known
+        root, key = rt.root, (commit, refs_signature(rt.common_dir))
+        return not self._remembered(self._on_refs, key, lambda: on_some_ref(root, commit))
 
     def contains(self, checkout_id: str, commit: str) -> bool:
         """Whether ``commit`` is an ancestor of the checkout's HEAD."""
         rt = self._registry.get(checkout_id)
         if rt is None:
             return False
-        head = head_commit(rt.root)
-        key = (commit, head)
+        head, root = head_commit(rt.root), rt.root
+        return self._remembered(self._ancestry, (commit, head), lambda: is_ancestor(root, commit, head))
+
+    def _remembered(self, cache: OrderedDict[_K, bool], key: _K, ask: Callable[[], bool]) -> bool:
+        """``cache``'s answer for ``key``, else ``ask``'s (git's), kept (the oldest dropped past
+        ``_ANCESTRY_CACHE``)."""
         with self._lock:
-            known = self._ancestry.get(key)
-        if known is not None:
-            return known
-        answer = is_ancestor(rt.root, commit, head)
-        with self._lock:
-            self._ancestry[key] = answer
-            while len(self._ancestry) > _ANCESTRY_CACHE:
-                self._ancestry.popitem(last=False)
-        return answer
+            known = cache.get(key)
+        if known is None:
+            known = ask()
+            with self._lock:
+                cache[key] = known
+                while len(cache) > _ANCESTRY_CACHE:
+                    cache.popitem(last=False)
+        return known

@@ -10,6 +10,7 @@ git runs only through ``run_git``, which always passes ``--no-optional-locks`` (
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -197,20 +198,18 @@ def is_ancestor(root: Path, commit: str, head: str) -> bool:
     return out.returncode == 0
 
 
-def refs_signature(common_dir: Path) -> tuple[tuple[str, int, int], ...]:
+def refs_signature(common_dir: Path) -> tuple[str, ...]:
     """What changes when a branch, tag or remote-tracking ref is made or deleted (not when one
     moves: a commit does not change it): the name of each loose ref under ``refs/heads``,
-    ``refs/remotes`` and ``refs/tags``, and the ``(mtime_ns, size)`` of ``packed-refs`` (git
+    ``refs/remotes`` and ``refs/tags``, and the mtime and size of ``packed-refs`` (git
     rewrites it to delete a packed ref). Read from the filesystem: no git process."""
-    out: list[tuple[str, int, int]] = []
-    try:
+    out: list[str] = []
+    with contextlib.suppress(OSError):
         st = os.stat(common_dir / "packed-refs")
-        out.append(("packed-refs", st.st_mtime_ns, st.st_size))
-    except OSError:
-        pass
+        out.append(f"packed-refs {st.st_mtime_ns} {st.st_size}")
     for top in ("heads", "remotes", "tags"):
         for base, _dirs, files in os.walk(common_dir / "refs" / top):
-            out.extend((os.path.join(base, f), 0, 0) for f in files if not f.endswith(".lock"))
+            out.extend(os.path.join(base, f) for f in files if not f.endswith(".lock"))
     return tuple(sorted(out))
 
 

@@ -208,9 +208,8 @@ class ReadView:
         """A registered checkout of the repository the gone checkout ``checkout`` belonged to:
         ``preferred`` when it is one, else the repository's main working tree when registered,
         else the first by id ("": none)."""
-        repository = self._registry.repository_of(checkout)
-        ids = sorted(rt.id for rt in self._registry.all() if rt.repository == repository)
-        return next((c for c in (preferred, repository) if c in ids), ids[0] if ids else "")
+        ids = [rt.id for rt in self._registry.siblings(checkout)]  # (of a gone checkout: all of them, by id)
+        return next((c for c in (preferred, self._registry.repository_of(checkout)) if c in ids), ids[0] if ids else "")
 
     def repos(self, hint: str = "") -> list[RepoRuntime]:
         """The repositories a query covers: the one named, or every one."""

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from agentlib import GRAPHMEM, agent_env, dirs, run, snapshot
 from conftest import short_tmp
+from gitrepo import git, initial_commit
 from graphmem.agents.instructions import BEGIN
 
 #: What the repository holds before setup: the user's own entries, with comments where the
@@ -428,8 +429,6 @@ def test_setup_says_which_project_files_to_commit(tmp_path: Path) -> None:
     """A worktree (an agent's, from ``claude --worktree``) and a teammate's clone hold only
     committed files: setup names the project files git does not track yet, and says nothing
     once they are committed."""
-    from gitrepo import git, initial_commit
-
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)
     (repo / "src" / "main.py").write_text("def main() -> None:\n    pass\n")
