@@ -89,6 +89,15 @@ def test_lines_moved_change_no_name() -> None:
     assert changed_names(name_facts(a), name_facts(b)) == frozenset()
 
 
+def test_definitions_reordered_change_no_name() -> None:
+    # (the class's bucket lists its methods in another order: the same facts)
+    a = index_of("m.py", "class C:\n    def a(self):\n        pass\n\n    def b(self, x):\n        pass\n")
+    b = index_of("m.py", "class C:\n    def b(self, x):\n        pass\n\n    def a(self):\n        pass\n")
+    assert changed_names(name_facts(a), name_facts(b)) == frozenset()
+    c = index_of("m.py", "class C:\n    def b(self):\n        pass\n\n    def a(self):\n        pass\n")
+    assert changed_names(name_facts(a), name_facts(c)) == {"C", method_key("b")}
+
+
 def test_a_name_added_renamed_or_of_another_kind_is_changed() -> None:
     a = index_of("m.py", "def f():\n    pass\n\ndef g():\n    pass\n\nclass C:\n    def run(self):\n        pass\n")
     b = index_of("m.py", "class f:\n    pass\n\ndef h():\n    pass\n\nclass C:\n    def run(self):\n        pass\n")

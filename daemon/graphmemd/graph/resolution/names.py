@@ -98,15 +98,25 @@ def _symbol(s: ParsedSymbol) -> tuple[object, ...]:
     return (s.name, s.qualname, s.kind, s.parent, s.signature, s.sig_hash)
 
 
-def _canonical(facts: list[object]) -> tuple[object, ...]:
+def _canonical(facts: tuple[object, ...]) -> tuple[object, ...]:
     """``facts`` in an order that does not depend on where they are in the file (sorted by
     their ``repr``; one fact, most names' bucket, as it is: its ``repr`` is the dear part)."""
-    return (facts[0],) if len(facts) == 1 else tuple(sorted(facts, key=repr))
+    return facts if len(facts) == 1 else tuple(sorted(facts, key=repr))
+
+
+def _same(before: tuple[object, ...], after: tuple[object, ...] | None) -> bool:
+    """Whether two buckets hold the same facts, in whatever order the files list them: as
+    listed first (a file edited elsewhere lists them in the same order: no ``repr`` taken),
+    then in :func:`_canonical` order (definitions moved within the file)."""
+    if before == after:
+        return True
+    return after is not None and len(before) == len(after) and _canonical(before) == _canonical(after)
 
 
 def name_facts(fi: FileIndex) -> Facts:
     """``fi``'s facts bucketed by name: each top-level name's, each method name's, and the
-    module-wide bucket ``ALL`` (see the module doc)."""
+    module-wide bucket ``ALL`` (see the module doc). A bucket lists its facts in the file's
+    order: :func:`changed_names` compares them in an order of their own where they differ."""
     per_q: dict[str, list[object]] = {}
     for q, s in fi.syms.items():
         ret = fi.returns.get(q)
@@ -136,13 +146,13 @@ def name_facts(fi: FileIndex) -> Facts:
     local_vars = fi.local_vars()  # (unpacked on each call: once here)
     for scope, local in local_vars.items():  # (read through a scope of the name: its bases, types)
         per_q.setdefault(top(scope), []).append(("locals", scope, _types(local)))
-    out: Facts = {name: _canonical(facts) for name, facts in per_q.items()}
+    out: Facts = {name: tuple(facts) for name, facts in per_q.items()}
     methods: dict[str, list[object]] = {}
     for q, s in fi.syms.items():
         if "." in q:
             methods.setdefault(method_key(s.name.partition("~")[0]), []).append((q, _symbol(s)))
     for key, facts in methods.items():
-        out[key] = _canonical(facts)
+        out[key] = tuple(facts)
     typed: dict[str, list[str]] = {}
     for scope, table in (("", fi.module_vars), *local_vars.items()):
         for n in table:
@@ -164,6 +174,6 @@ def changed_names(before: Mapping[str, tuple[object, ...]], after: Mapping[str, 
     names included); ``{ALL}`` when the module-wide facts differ (every name changed)."""
     if before.get(ALL) != after.get(ALL):
         return frozenset({ALL})
-    out = {k for k, v in before.items() if after.get(k) != v}
+    out = {k for k, v in before.items() if not _same(v, after.get(k))}
     out.update(k for k in after if k not in before)
     return frozenset(out)

@@ -95,8 +95,6 @@ class RepoResolver:
         path = parsed.path
         old = self.files.get(path)
         fi = FileIndex(self.repo_id, parsed, self.rules(parsed.language))
-        if frozen:
-            fi.freeze()
         if old is not None:
             self._unindex(old)
         self.files[path] = fi
@@ -105,6 +103,8 @@ class RepoResolver:
         self._uncompared.setdefault(path, []).append((old, fi))
         if not compare_later:
             self._compare()
+        if frozen:  # (after the comparison, which reads its local types: not unpacked again)
+            fi.freeze()
         if old is None:
             self._appeared_or_vanished(fi)
         elif old.struct_key != fi.struct_key:
