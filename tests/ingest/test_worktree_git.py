@@ -8,7 +8,15 @@ import subprocess
 from pathlib import Path
 
 from conftest import short_tmp
-from graphmemd.ingest.gitinfo import git_place, head_branch, head_commit, head_info, worktree_roots
+from graphmemd.ingest.gitinfo import (
+    entry_stamp,
+    git_place,
+    head_branch,
+    head_commit,
+    head_info,
+    worktree_entries,
+    worktree_roots,
+)
 
 
 def git(root: Path, *args: str) -> None:
@@ -61,6 +69,25 @@ def test_a_worktree_being_created_or_removed_is_not_listed() -> None:
     (entry / "locked").unlink()
     git(root, "worktree", "remove", "--force", str(wt))
     assert worktree_roots(root / ".git") == [root]
+
+
+def test_a_worktree_moved_keeps_its_entry_and_one_added_anew_does_not() -> None:
+    root = repo()
+    wt, moved = root.parent / "wt", root.parent / "elsewhere" / "wt"
+    git(root, "worktree", "add", "-q", "-b", "feature", str(wt))
+    entry = root / ".git" / "worktrees" / "wt"
+    assert worktree_entries(root / ".git") == [(root, None), (wt, entry)]
+    stamp = entry_stamp(entry)
+    assert stamp is not None
+    moved.parent.mkdir()
+    git(root, "worktree", "move", str(wt), str(moved))
+    assert worktree_entries(root / ".git") == [(root, None), (moved, entry)]
+    assert entry_stamp(entry) == stamp  # the same worktree
+    git(root, "worktree", "remove", "--force", str(moved))
+    git(root, "worktree", "add", "-q", "-b", "other", str(wt))
+    assert worktree_entries(root / ".git") == [(root, None), (wt, entry)]  # the same name again
+    assert entry_stamp(entry) not in (None, stamp)  # another worktree
+    assert entry_stamp(root / ".git" / "worktrees" / "none") is None
 
 
 def rev(root: Path, what: str = "HEAD") -> str:

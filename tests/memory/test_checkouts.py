@@ -189,6 +189,20 @@ def test_plan_for_a_folder_of_a_working_tree_is_that_folder_of_every_worktree() 
     assert plan(alone, {Path("/r/.git"): [Path("/r")]}, declined=[]) == plan([], {}, [])  # (lone: kept)
 
 
+def test_plan_sees_a_worktree_moved_by_its_entry_in_the_common_directory() -> None:
+    entry = (Path("/r/.git/worktrees/b"), (7, 100))
+    checkouts = [seen("main", "/r"), replace(seen("b", "/wt/b", exists=False), entry=entry)]
+    listed = {Path("/r/.git"): [Path("/r"), Path("/wt/moved")]}
+    todo = plan(checkouts, listed, [], entries={Path("/wt/moved"): entry})
+    assert (todo.add, todo.drop, todo.moved) == ((Path("/wt/moved"),), ("b",), (("b", Path("/wt/moved")),))
+    # its directory gone at one look, its new place listed at the next: still that worktree
+    later = plan([seen("main", "/r")], listed, [], entries={Path("/wt/moved"): entry}, dropped={entry: "b"})
+    assert later.moved == (("b", Path("/wt/moved")),)
+    # removed, and another worktree of the same name added: git wrote its entry anew
+    other = (entry[0], (7, 200))
+    assert plan([seen("main", "/r")], listed, [], entries={Path("/wt/moved"): other}, dropped={entry: "b"}).moved == ()
+
+
 def test_a_note_saved_on_uncommitted_code_says_so_in_the_journal_and_on_the_wire() -> None:
     from graphmem.convert import observation_from_proto, observation_to_proto
     from graphmemd.memory.obsdoc import from_doc, to_doc

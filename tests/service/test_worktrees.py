@@ -47,6 +47,11 @@ def checkouts(c: GraphMem) -> dict[str, str]:
     return {r.root: r.repository_id for r in c.status().repositories}
 
 
+def checkout_id(c: GraphMem, root: Path) -> str:
+    (r,) = [r for r in c.status().repositories if r.root == str(root)]
+    return r.id
+
+
 def files_parsed(c: GraphMem, root: Path) -> int:
     (r,) = [r for r in c.status().repositories if r.root == str(root)]
     return r.files_parsed
@@ -666,3 +671,45 @@ def test_a_note_made_on_a_branch_deleted_unmerged_is_judged_on_the_code_of_the_o
         judged = shown(c, a, uncommitted.id)
         assert judged is not None
         assert judged.status is ObservationStatus.STALE  # (A's hash_password is not the edited one)
+
+
+def test_a_worktree_moved_keeps_its_notes_and_its_old_path_is_not_listed(daemon_factory: DaemonFactory) -> None:
+    """``git worktree move``: the checkout at the new path is the same worktree (git's entry for
+    it is the same): the notes saved at the old path are its own there, and the old path is not
+    listed as a gone checkout."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = worktree(a)
+        wait_for(lambda: ready(c, b), 20)
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(b))  # fmt: skip
+        moved = a.parent / "wt-moved"
+        stream = c.events(kinds=[EventKind.OBSERVATION_CHANGED])
+        stream.wait_ready()
+        timer = threading.Timer(20, stream.cancel)
+        timer.start()
+        git(a, "worktree", "move", str(b), str(moved))
+        try:  # announced in its new home
+            event = next(e for e in stream if e.observation_id == note.id and e.repo_id != checkout_id(c, a))
+        finally:
+            timer.cancel()
+            stream.cancel()
+        wait_for(lambda: ready(c, moved) and str(b) not in checkouts(c), 20)
+        (rm,) = [r for r in c.status().repositories if r.root == str(moved)]
+        assert event.repo_id == rm.id
+        assert c.get(note.id).repo_id == rm.id  # its home is the moved worktree
+        here = shown(c, moved, note.id)
+        assert here is not None
+        assert here.saved_in == ""  # its own note there, not a sibling's
+        assert here.status is ObservationStatus.FRESH
+        (ra,) = [r for r in c.status().repositories if r.root == str(a)]
+        assert {x.root for x in ra.checkouts} == {str(a), str(moved)}  # no gone checkout listed
+        assert rm.files_parsed == 0  # the same files as main's: nothing parsed again
+        crypto = moved / "app/auth/crypto.py"  # judged on the moved worktree's code
+        crypto.write_text(crypto.read_text().replace("salt=SALT", "salt=SALT + password[:1]"))
+        wait_for(lambda: (o := shown(c, moved, note.id)) is not None and o.status is ObservationStatus.STALE, 10)
+        in_a = shown(c, a, note.id)
+        assert in_a is not None
+        assert in_a.status is ObservationStatus.FRESH
+        assert in_a.saved_in == rm.id

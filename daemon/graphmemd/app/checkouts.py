@@ -51,7 +51,8 @@ class CheckoutOps:
         self._add = add
         self._cochange = cochange
         #: worktrees added and removed by git are registered and dropped by themselves
-        self.watch = WorktreeWatch(registry.all, registry.declined, self.found, self.drop, watched=self._watched)
+        self.watch = WorktreeWatch(registry.all, registry.declined, self.found, self.drop, watched=self._watched,
+                                   moved=self.moved)  # fmt: skip
         self._loop = SupervisedThread("worktrees", self.watch.step, health)
         #: wakes that loop, and co-change's, when a common git directory or its worktree folders
         #: change (a worktree added or removed; a commit, checkout or reset: each writes there)
@@ -132,6 +133,19 @@ class CheckoutOps:
         self._cochange.forget(rt.id)
         for sibling in self._registry.siblings(rt.id):  # its notes are judged on each sibling's code
             memory.views.refresh(sibling.id)
+
+    def moved(self, old: str, root: Path) -> None:
+        """The worktree of the checkout ``old`` (dropped) was moved to ``root`` (registered
+        now, ``found``): the notes saved in ``old`` are that checkout's (``Memory.rehome``:
+        their anchors then its), and every checkout of the repository shows them so."""
+        rt = self._registry.of_path(root)
+        if rt is None or rt.root != root:  # (its registration failed: the notes stay where they were, shown)
+            return
+        memory = self._parts()[0]
+        for o in [o for o in memory.book.all() if o.repo_id == old]:
+            memory.rehome(o.id, rt.id, announce=True)
+        for each in self._registry.checkouts(rt.repository):
+            memory.views.refresh(each.id)
 
     def link(self, path: str, to: str) -> RepoRuntime:
         """Make the registered checkout ``path`` (a separate clone) a checkout of ``to``'s

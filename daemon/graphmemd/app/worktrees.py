@@ -11,10 +11,12 @@ repository is registered (and indexed, sharing the parses its siblings already h
 repository registered as a folder inside its working tree, the same folder of the new
 worktree is (once it exists there). A checkout whose worktree
 entry or directory is gone is dropped: its graph is forgotten, its notes stay in the
-repository and every other checkout keeps showing them. A lone repository whose directory
-disappears is not dropped (it may be an unmounted disk: ``status`` reports it and the rescans
-wait for it), and a worktree the user removed with ``graphmem repo remove`` is not registered
-again.
+repository and every other checkout keeps showing them. A worktree moved (``git worktree
+move``: the same entry in the common directory, its ``gitdir`` naming the new place) is
+registered at its new place and the notes saved at the old one move with it (``moved``).
+A lone repository whose directory disappears is not dropped (it may be an unmounted disk:
+``status`` reports it and the rescans wait for it), and a worktree the user removed with
+``graphmem repo remove`` is not registered again.
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from graphmemd.ingest.gitinfo import worktree_roots
+from graphmemd.ingest.gitinfo import entry_stamp, worktree_entries
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.ingest.watcher import watch_dirs
-from graphmemd.ingest.worktree_plan import CheckoutSeen, WorktreePlan, plan
+from graphmemd.ingest.worktree_plan import CheckoutSeen, Entry, WorktreePlan, plan
 
 logger = logging.getLogger(__name__)
 
@@ -54,11 +56,17 @@ class WorktreeWatch:
         interval_s: float = INTERVAL_S,
         watched: Callable[[], bool] = lambda: False,
         full_look_s: float = FULL_LOOK_S,
+        moved: Callable[[str, Path], object] = lambda _old, _root: None,
     ) -> None:
         self._checkouts = checkouts
         self._declined = declined
         self._add = add
         self._drop = drop
+        #: (the id of a checkout dropped, the root registered in its place): a worktree moved
+        self._moved_to = moved
+        #: the entries of the worktrees dropped, while git keeps them (a move may be seen in two
+        #: looks: the directory gone first, its new place listed next), with their checkout ids
+        self._dropped: dict[Entry, str] = {}
         self._interval = interval_s
         #: whether every common directory's worktree folders are watched now (``GitDirWatch.live``)
         self._watched = watched
@@ -99,26 +107,41 @@ class WorktreeWatch:
         """Compare what git lists with what is registered, and act on the difference."""
         rts = self._checkouts()
         seen = [
-            CheckoutSeen(rt.id, rt.root, rt.repository, rt.common_dir, rt.root.is_dir(), rt.git_prefix) for rt in rts
+            CheckoutSeen(rt.id, rt.root, rt.repository, rt.common_dir, rt.root.is_dir(), rt.git_prefix, rt.git_entry)
+            for rt in rts
         ]
         self._last, self._last_at = frozenset((c.id, c.exists) for c in seen), time.monotonic()
-        worktrees = {c: self._worktrees(c) for c in {rt.common_dir for rt in rts} if c is not None and c.is_dir()}
-        todo = plan(seen, worktrees, self._declined())
+        listing = {c: self._worktrees(c) for c in {rt.common_dir for rt in rts} if c is not None and c.is_dir()}
+        worktrees = {c: tuple(root for root, _ in listed) for c, listed in listing.items()}
+        entries = {root: entry for listed in listing.values() for root, entry in listed if entry is not None}
+        self._dropped = {e: cid for e, cid in self._dropped.items() if e[0].is_dir()}  # (removed: not moved)
+        todo = plan(seen, worktrees, self._declined(), entries, self._dropped)
         by_id = {rt.id: rt for rt in rts}
         for cid in todo.drop:
             logger.info("checkout %s (%s) is gone: dropped, its notes kept", cid, by_id[cid].root)
             self._drop(by_id[cid])
+            if (entry := by_id[cid].git_entry) is not None:
+                self._dropped[entry] = cid
         for root in todo.add:
             if not root.is_dir():
                 continue  # a registered folder this worktree's branch does not have (yet)
             logger.info("new worktree %s: registered", root)
             self._add(root)
+        for cid, root in todo.moved:
+            self._dropped = {e: other for e, other in self._dropped.items() if other != cid}
+            if root.is_dir():
+                logger.info("checkout %s moved to %s: its notes go with it", cid, root)
+                self._moved_to(cid, root)
         return todo
 
-    def _worktrees(self, common_dir: Path) -> tuple[Path, ...]:
+    def _worktrees(self, common_dir: Path) -> tuple[tuple[Path, Entry | None], ...]:
         # read every time (a few small files per worktree): an entry's ``locked`` file going
         # away when ``git worktree add`` is done does not touch the folder's own mtime
-        return tuple(_resolved(r) for r in worktree_roots(common_dir))
+        out: list[tuple[Path, Entry | None]] = []
+        for root, entry in worktree_entries(common_dir):
+            stamp = entry_stamp(entry) if entry is not None else None
+            out.append((_resolved(root), (_resolved(entry), stamp) if entry is not None and stamp else None))
+        return tuple(out)
 
     def stop(self) -> None:
         """End the loop at its next step."""

@@ -241,9 +241,15 @@ def worktree_roots(common_dir: Path) -> list[Path]:
     main one (when the repository is not bare) and every linked one whose ``gitdir`` file
     still names a ``.git`` file that exists (what ``git worktree list`` reads) and that
     ``git worktree add`` has finished checking out."""
-    roots: list[Path] = []
+    return [root for root, _entry in worktree_entries(common_dir)]
+
+
+def worktree_entries(common_dir: Path) -> list[tuple[Path, Path | None]]:
+    """``worktree_roots`` with each one's entry in ``common_dir``'s ``worktrees/`` folder (its
+    own git directory; None for the main working tree)."""
+    roots: list[tuple[Path, Path | None]] = []
     if common_dir.name == ".git" and common_dir.parent.is_dir():
-        roots.append(common_dir.parent)
+        roots.append((common_dir.parent, None))
     try:
         entries = sorted((common_dir / "worktrees").iterdir())
     except OSError:
@@ -256,8 +262,20 @@ def worktree_roots(common_dir: Path) -> list[Path]:
         if _initializing(entry):
             continue  # ``git worktree add`` is still checking its files out
         if dot_git.is_absolute() and dot_git.is_file():
-            roots.append(dot_git.parent)
+            roots.append((dot_git.parent, entry))
     return roots
+
+
+def entry_stamp(entry: Path) -> tuple[int, int] | None:
+    """What tells one linked worktree's entry (its own git directory in the common one's
+    ``worktrees/``) from another of the same name: the inode and mtime of its ``commondir``
+    file, which ``git worktree add`` writes once and ``git worktree move`` keeps (the move
+    rewrites ``gitdir`` only). None when unreadable."""
+    try:
+        st = (entry / "commondir").stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 #: More paths than this are asked about with one status of the whole tree.

@@ -38,7 +38,7 @@ from graphmemd.graph.model import ResolvedEdges
 from graphmemd.graph.recent import RecentSymbols
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
 from graphmemd.ingest.activity import IDLE, Activity, Doing
-from graphmemd.ingest.gitinfo import git_place
+from graphmemd.ingest.gitinfo import entry_stamp, git_place
 from graphmemd.ingest.identity import RepoIdentity, identity_of
 from graphmemd.ingest.knowledge.selection import DEFAULT_SELECTION, KnowledgeSelection
 from graphmemd.ingest.parse_pack import CachedHead
@@ -141,6 +141,10 @@ class RepoRuntime:
     common_dir: Path | None = None
     #: the root relative to the top of its git working tree ("" at the top, else "a/b/")
     git_prefix: str = ""
+    #: a linked worktree's entry in the common directory's ``worktrees/`` and that entry's
+    #: ``entry_stamp`` when it was registered (None otherwise): the same worktree after a
+    #: ``git worktree move`` (``app/worktrees.py``)
+    git_entry: tuple[Path, tuple[int, int]] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: which files are knowledge files (``.graphmem.toml``), and why that file was not usable
     knowledge: KnowledgeSelection = DEFAULT_SELECTION
@@ -168,6 +172,8 @@ class RepoRuntime:
         place = git_place(root)
         if place is not None:
             rt.common_dir, rt.git_prefix = place.common_dir, place.prefix
+            stamp = entry_stamp(place.git_dir) if place.git_dir != place.common_dir else None
+            rt.git_entry = (_real(place.git_dir), stamp) if stamp is not None else None
         rt.identity = identity_of(root, rt.git_prefix)
         rt.repository = repository_id_for(root, rt.common_dir, rt.git_prefix)
         return rt
@@ -590,3 +596,11 @@ def save_registry(
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def _real(p: Path) -> Path:
+    """``p`` resolved (as it is when it cannot be)."""
+    try:
+        return p.resolve()
+    except OSError:
+        return p

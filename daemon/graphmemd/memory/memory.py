@@ -298,12 +298,15 @@ class Memory:
         self.book.apply([replace(o, updated_at=now) for o in moved])
         return len(moved)
 
-    def rehome(self, obs_id: str, checkout: str) -> Observation:
-        """Move a note whose checkout is gone (a worktree removed) to ``checkout``, another
-        checkout of its repository: its anchors are then that one's."""
+    def rehome(self, obs_id: str, checkout: str, *, announce: bool = False) -> Observation:
+        """Move a note whose checkout is gone (a worktree removed or moved) to ``checkout``,
+        another checkout of its repository: its anchors are then that one's. ``announce``:
+        publish the change (a worktree moved: subscribers list the note under its new home)."""
         o = self.book.get(obs_id)
         moved = replace(remap_repo(o, o.repo_id, checkout), updated_at=time.time())
         self.book.apply([moved])
+        if announce:
+            self._publish(EventKind.OBSERVATION_CHANGED, moved, ObservationAction.UPDATED)
         return moved
 
     def purge_repo(self, repo_id: str) -> int:
