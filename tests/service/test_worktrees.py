@@ -713,3 +713,34 @@ def test_a_worktree_moved_keeps_its_notes_and_its_old_path_is_not_listed(daemon_
         assert in_a is not None
         assert in_a.status is ObservationStatus.FRESH
         assert in_a.saved_in == rm.id
+
+
+def test_a_note_on_a_commit_of_a_detached_worktree_is_on_that_commit_elsewhere(daemon_factory: DaemonFactory) -> None:
+    """Some agents' worktrees are at a detached HEAD (``git worktree add --detach``): the commits
+    made there are on no branch, yet not abandoned while that worktree holds them. A note on
+    code committed there is "on <commit>" on ``main``, not stale "removed"."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = a.parent / "wt-detached"
+        git(a, "worktree", "add", "-q", "--detach", str(b))
+        wait_for(lambda: ready(c, b), 20)
+        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
+        git(b, "add", "-A")
+        git(b, "commit", "-q", "-m", "audit")
+        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        note = c.observe("audit_login must not log passwords", anchors=["app/auth/audit.py::audit_login"],
+                         repo=str(b))  # fmt: skip
+        assert note.origin_branch == ""
+        in_a = wait_for(lambda: shown(c, a, note.id), 10)
+        assert isinstance(in_a, Observation)
+        assert in_a.on_branch == note.origin_commit[:12]
+        assert in_a.status is ObservationStatus.FRESH
+        in_b = shown(c, b, note.id)
+        assert in_b is not None
+        assert in_b.status is ObservationStatus.FRESH
+        git(a, "worktree", "remove", "--force", str(b))  # gone with the worktree: judged on main's code
+        wait_for(lambda: (o := shown(c, a, note.id)) is not None and not o.on_branch, 20)
+        gone = shown(c, a, note.id)
+        assert gone is not None
+        assert gone.status is ObservationStatus.STALE

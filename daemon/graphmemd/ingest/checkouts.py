@@ -67,13 +67,17 @@ class RegistryCheckouts:
 
     def abandoned(self, checkout_id: str, commit: str) -> bool:
         """Whether no branch, remote-tracking branch or tag of the checkout's repository holds
-        ``commit`` any more (its branch deleted unmerged: its code will not arrive). Asked of
-        git once per commit while the refs stay as they are."""
+        ``commit`` any more (its branch deleted unmerged: its code will not arrive), nor the
+        HEAD of any of its checkouts (a worktree at a detached HEAD, as some agents' are: its
+        commits are on no branch while it holds them). Asked of git once per commit while the
+        refs stay as they are (and, for a HEAD, while it stays where it is)."""
         rt = self._registry.get(checkout_id)
         if rt is None or rt.common_dir is None or not commit:
             return False
         root, key = rt.root, (commit, refs_signature(rt.common_dir))
-        return not self._remembered(self._on_refs, key, lambda: on_some_ref(root, commit))
+        if self._remembered(self._on_refs, key, lambda: on_some_ref(root, commit)):
+            return False
+        return not any(self.contains(each.id, commit) for each in (rt, *self._registry.siblings(checkout_id)))
 
     def contains(self, checkout_id: str, commit: str) -> bool:
         """Whether ``commit`` is an ancestor of the checkout's HEAD."""

@@ -54,7 +54,8 @@ class CheckoutMap(Protocol):
         ...
 
     def abandoned(self, checkout_id: str, commit: str) -> bool:
-        """Whether no branch or tag of ``checkout_id``'s repository holds ``commit`` any more."""
+        """Whether no branch or tag of ``checkout_id``'s repository, nor any of its checkouts' HEADs,
+        holds ``commit`` any more."""
         ...
 
     def gone(self, checkout_id: str) -> bool:
