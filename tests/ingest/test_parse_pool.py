@@ -256,7 +256,9 @@ def test_a_worker_kept_from_the_cpu_is_waited_for_not_killed(tmp_path: Path) -> 
     for good. The timeout is the worker's CPU time on the file: a worker stopped (SIGSTOP) for
     four times its timeout in the middle of a file is waited for and the file parsed; past
     ``HARD_TIMEOUT_FACTOR`` times the timeout on the clock it is killed whatever its CPU."""
-    mid = write(tmp_path, "mid.py", generated_python(400_000))
+    # (~0.25 s of CPU to parse here: within the timeout on a slower machine too, long enough to
+    # be stopped in the middle; 400 kB took 0.47-0.56 s, and was skipped for its CPU time)
+    mid = write(tmp_path, "mid.py", generated_python(200_000))
     with ParsePool(1, timeout_s=0.5) as p:
         (pid,) = p.worker_pids()
         got: list[ParseOutcome] = []
