@@ -19,7 +19,7 @@ from graphmemd.graph.graphstate import GraphState
 from graphmemd.indexing.bodylines_git import measure_bodies
 from graphmemd.indexing.indexer import Indexer, Job, rescan_moved
 from graphmemd.ingest.checkouts import RegistryCheckouts
-from graphmemd.ingest.gitinfo import head_branch, head_commit, head_info, refs_signature, uncommitted_paths
+from graphmemd.ingest.gitinfo import head_branch, head_commit, head_info, uncommitted_paths
 from graphmemd.ingest.registry import RepoRegistry, RepoRuntime
 from graphmemd.ingest.watcher import RepoWatcher
 from graphmemd.memory.anchors import CodeView
@@ -59,6 +59,8 @@ class CheckoutOps:
         self._git_dirs = GitDirWatch(self.watch.common_dirs, self._git_changed)
         #: each common directory's refs at the last look (``_refs_moved``)
         self._refs: dict[Path, tuple[str, ...]] = {}
+        #: the registry's checkouts as memory sees them (``attach``)
+        self._map = RegistryCheckouts(registry)
         self._git_loop = SupervisedThread("git-dirs", self._git_dirs.step, health)
 
     def _watched(self) -> bool:
@@ -81,7 +83,7 @@ class CheckoutOps:
             if rt.common_dir is not None:
                 by_common.setdefault(rt.common_dir, []).append(rt)
         for common, rts in by_common.items():
-            signature, before = refs_signature(common), self._refs.get(common)
+            signature, before = self._map.refs_now(common), self._refs.get(common)
             self._refs[common] = signature
             if before is not None and before != signature:
                 for rt in rts:
@@ -89,7 +91,7 @@ class CheckoutOps:
 
     def attach(self, memory: Memory, code: CodeView) -> None:
         """Let memory project every note into the other checkouts of its repository."""
-        memory.views.attach(RegistryCheckouts(self._registry), code)
+        memory.views.attach(self._map, code)
 
     def _unwatch(self, root: Path) -> None:
         watcher = self._parts()[2]
