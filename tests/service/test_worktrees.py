@@ -744,3 +744,27 @@ def test_a_note_on_a_commit_of_a_detached_worktree_is_on_that_commit_elsewhere(d
         gone = shown(c, a, note.id)
         assert gone is not None
         assert gone.status is ObservationStatus.STALE
+
+
+def test_a_worktree_removed_while_the_daemon_was_stopped_is_no_error(daemon_factory: DaemonFactory) -> None:
+    """An agent's worktree is removed while the daemon is stopped (the session ended, the
+    machine restarted): the next start does not report it as an error ("cannot register … no
+    such directory", every start); it is a gone checkout, its note kept and shown."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = worktree(a)
+        wait_for(lambda: ready(c, b), 20)
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(b))  # fmt: skip
+    assert d.stop() == 0
+    git(a, "worktree", "remove", "--force", str(b))
+    d2 = daemon_factory([], home=d.home)  # (the saved repositories only: a user's plain restart)
+    with d2.client() as c:
+        wait_for(lambda: ready(c, a), 20)
+        status = c.status()
+        assert status.last_error == "", status.last_error
+        assert [r.root for r in status.repositories] == [str(a)]
+        (ra,) = status.repositories
+        assert [(x.root, x.missing, x.notes) for x in ra.checkouts if x.root == str(b)] == [(str(b), True, 1)]
+        assert shown(c, a, note.id) is not None

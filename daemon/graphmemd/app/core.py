@@ -198,7 +198,7 @@ class Core:
     def _register_known(self, stored: dict[str, tuple[str, float]]) -> list[RepoRuntime]:
         """Register the last run's and the configured repositories (their loads queued); returns the new ones."""
         known: list[RepoRuntime] = []
-        for root in dict.fromkeys([*self.registry.saved_roots(), *self.cfg.repos]):
+        for root in self.registry.roots_to_register(self.cfg.repos):
             try:
                 rt, new = self._register(root, stored)
             except GraphMemError as exc:

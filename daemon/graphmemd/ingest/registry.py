@@ -27,7 +27,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -276,6 +276,30 @@ class RepoRegistry:
     def saved_roots(self) -> list[Path]:
         """The roots persisted by the last run (unreadable file: none)."""
         return load_registry(self._file)
+
+    def roots_to_register(self, configured: Iterable[Path]) -> list[Path]:
+        """What a start registers: the roots the last run saved, less the checkouts removed
+        meanwhile (``gone_checkout``: not an error, their notes stay), then ``configured``."""
+        configured = list(configured)
+        saved = []
+        for root in self.saved_roots():
+            if root not in configured and self.gone_checkout(root):
+                logger.info("checkout %s was removed while the daemon was stopped: not registered, notes kept", root)
+            else:
+                saved.append(root)
+        return list(dict.fromkeys([*saved, *configured]))
+
+    def gone_checkout(self, root: Path) -> bool:
+        """Whether ``root`` (a saved root) is a checkout whose directory is gone while another
+        checkout of its repository is still there: a worktree removed while the daemon was
+        stopped (its notes stay with the repository). A lone repository's missing directory is
+        not (an unmounted disk, say: registering it fails, and says so)."""
+        if root.is_dir():
+            return False
+        with self._lock:
+            members = list(self._members.values())
+        repository = next((rep for rep, r in members if r == str(root)), None)
+        return repository is not None and any(rep == repository and Path(r).is_dir() for rep, r in members)
 
     def identity(self, repo_id: str) -> RepoIdentity | None:
         """The identity of a repository registered now or before."""
