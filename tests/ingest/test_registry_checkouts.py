@@ -4,12 +4,13 @@ the refs read again at once when the caller says they changed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import short_tmp
 from gitrepo import git, initial_commit
 from graphmemd.ingest.checkouts import RegistryCheckouts
-from graphmemd.ingest.registry import RepoRegistry
+from graphmemd.ingest.registry import RepoRegistry, load_entries, save_registry
 
 
 def test_a_commit_is_abandoned_once_no_ref_and_no_checkout_holds_it() -> None:
@@ -37,3 +38,18 @@ def test_a_commit_is_abandoned_once_no_ref_and_no_checkout_holds_it() -> None:
     git(root, "worktree", "add", "-q", "--detach", str(detached), commit)
     registry.register(detached)
     assert not checkouts.abandoned(rt.id, commit)  # a checkout's detached HEAD holds it
+
+
+def test_a_worktrees_entry_is_kept_in_the_repository_list_and_a_malformed_one_is_ignored() -> None:
+    tmp = short_tmp("gme").resolve()
+    repos = tmp / "repos.json"
+    entry = (tmp / "r" / ".git" / "worktrees" / "wt", (7, 100))
+    save_registry(repos, [], entries={"wt-1": entry})
+    assert load_entries(repos) == {"wt-1": entry}
+    data = json.loads(repos.read_text())
+    data["entries"]["bad"] = {"entry": 3, "stamp": [1]}
+    data["entries"]["worse"] = "x"
+    repos.write_text(json.dumps(data))
+    assert load_entries(repos) == {"wt-1": entry}
+    repos.write_text("{")
+    assert load_entries(repos) == {}

@@ -768,3 +768,25 @@ def test_a_worktree_removed_while_the_daemon_was_stopped_is_no_error(daemon_fact
         (ra,) = status.repositories
         assert [(x.root, x.missing, x.notes) for x in ra.checkouts if x.root == str(b)] == [(str(b), True, 1)]
         assert shown(c, a, note.id) is not None
+
+
+def test_a_worktree_moved_while_the_daemon_was_stopped_keeps_its_notes(daemon_factory: DaemonFactory) -> None:
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = worktree(a)
+        wait_for(lambda: ready(c, b), 20)
+        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                         repo=str(b))  # fmt: skip
+    assert d.stop() == 0
+    moved = a.parent / "wt-moved"
+    git(a, "worktree", "move", str(b), str(moved))
+    d2 = daemon_factory([], home=d.home)
+    with d2.client() as c:
+        wait_for(lambda: ready(c, moved), 20)  # git lists it: registered by itself
+        rm = checkout_id(c, moved)
+        wait_for(lambda: c.get(note.id).repo_id == rm, 10)  # the notes saved at the old path are its own
+        status = c.status()
+        assert status.last_error == "", status.last_error
+        (ra,) = [r for r in status.repositories if r.root == str(a)]
+        assert {x.root for x in ra.checkouts} == {str(a), str(moved)}

@@ -52,7 +52,7 @@ class CheckoutOps:
         self._cochange = cochange
         #: worktrees added and removed by git are registered and dropped by themselves
         self.watch = WorktreeWatch(registry.all, registry.declined, self.found, self.drop, watched=self._watched,
-                                   moved=self.moved)  # fmt: skip
+                                   moved=self.moved, gone_entries=registry.gone_entries)  # fmt: skip
         self._loop = SupervisedThread("worktrees", self.watch.step, health)
         #: wakes that loop, and co-change's, when a common git directory or its worktree folders
         #: change (a worktree added or removed; a commit, checkout or reset: each writes there)
@@ -146,6 +146,7 @@ class CheckoutOps:
         memory = self._parts()[0]
         for o in [o for o in memory.book.all() if o.repo_id == old]:
             memory.rehome(o.id, rt.id, announce=True)
+        self._registry.forget_entry(old)
         for each in self._registry.checkouts(rt.repository):
             memory.views.refresh(each.id)
 

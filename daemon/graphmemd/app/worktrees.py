@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from graphmemd.ingest.gitinfo import entry_stamp, worktree_entries
@@ -57,6 +57,7 @@ class WorktreeWatch:
         watched: Callable[[], bool] = lambda: False,
         full_look_s: float = FULL_LOOK_S,
         moved: Callable[[str, Path], object] = lambda _old, _root: None,
+        gone_entries: Callable[[], Mapping[Entry, str]] = dict,
     ) -> None:
         self._checkouts = checkouts
         self._declined = declined
@@ -64,9 +65,10 @@ class WorktreeWatch:
         self._drop = drop
         #: (the id of a checkout dropped, the root registered in its place): a worktree moved
         self._moved_to = moved
-        #: the entries of the worktrees dropped, while git keeps them (a move may be seen in two
-        #: looks: the directory gone first, its new place listed next), with their checkout ids
-        self._dropped: dict[Entry, str] = {}
+        #: the entries of the checkouts dropped (now, before, or in an earlier run of the daemon)
+        #: while git keeps them, with their ids: a move may be seen in two looks (the directory
+        #: gone first, its new place listed next), or made while the daemon was stopped
+        self._gone_entries = gone_entries
         self._interval = interval_s
         #: whether every common directory's worktree folders are watched now (``GitDirWatch.live``)
         self._watched = watched
@@ -114,21 +116,17 @@ class WorktreeWatch:
         listing = {c: self._worktrees(c) for c in {rt.common_dir for rt in rts} if c is not None and c.is_dir()}
         worktrees = {c: tuple(root for root, _ in listed) for c, listed in listing.items()}
         entries = {root: entry for listed in listing.values() for root, entry in listed if entry is not None}
-        self._dropped = {e: cid for e, cid in self._dropped.items() if e[0].is_dir()}  # (removed: not moved)
-        todo = plan(seen, worktrees, self._declined(), entries, self._dropped)
+        todo = plan(seen, worktrees, self._declined(), entries, self._gone_entries() if entries else {})
         by_id = {rt.id: rt for rt in rts}
         for cid in todo.drop:
             logger.info("checkout %s (%s) is gone: dropped, its notes kept", cid, by_id[cid].root)
             self._drop(by_id[cid])
-            if (entry := by_id[cid].git_entry) is not None:
-                self._dropped[entry] = cid
         for root in todo.add:
             if not root.is_dir():
                 continue  # a registered folder this worktree's branch does not have (yet)
             logger.info("new worktree %s: registered", root)
             self._add(root)
         for cid, root in todo.moved:
-            self._dropped = {e: other for e, other in self._dropped.items() if other != cid}
             if root.is_dir():
                 logger.info("checkout %s moved to %s: its notes go with it", cid, root)
                 self._moved_to(cid, root)

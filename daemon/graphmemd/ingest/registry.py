@@ -272,6 +272,10 @@ class RepoRegistry:
         #: worktree roots not registered again by themselves -> why: "removed" (the user's ``repo
         #: remove``), "refused" (registering it failed); "" in a file older than the reasons
         self._declined: dict[str, str] = load_section(repos_file, "declined")
+        #: checkout id -> its worktree's entry in the common directory and that entry's stamp
+        #: (``RepoRuntime.git_entry``), kept after it is gone: a worktree moved while the
+        #: daemon was stopped is that checkout at its new path (``gone_entries``)
+        self._entries: dict[str, tuple[Path, tuple[int, int]]] = load_entries(repos_file)
 
     def saved_roots(self) -> list[Path]:
         """The roots persisted by the last run (unreadable file: none)."""
@@ -351,9 +355,24 @@ class RepoRegistry:
             self._declined.pop(str(root), None)  # registered again: by the user, or not declined
             self._repos[rid] = rt
             self._identities[rid] = rt.identity
+            if rt.git_entry is not None:
+                self._entries[rid] = rt.git_entry
             self._note_member_locked(rt)
             self._save_locked()
         return rt, True
+
+    def gone_entries(self) -> dict[tuple[Path, tuple[int, int]], str]:
+        """The worktree entries of checkouts no longer registered, whose entry git still
+        keeps, with their ids: a checkout registered with one of them is that worktree moved."""
+        with self._lock:
+            kept = [(e, cid) for cid, e in self._entries.items() if cid not in self._repos]
+        return {e: cid for e, cid in kept if e[0].is_dir()}
+
+    def forget_entry(self, checkout_id: str) -> None:
+        """``checkout_id``'s worktree was taken by the checkout it moved to: not again."""
+        with self._lock:
+            if self._entries.pop(checkout_id, None) is not None:
+                self._save_locked()
 
     def _note_member_locked(self, rt: RepoRuntime) -> None:
         """Remember ``rt`` as a checkout of its repository (and its first checkout too, once
@@ -474,6 +493,7 @@ class RepoRegistry:
             self._links,
             members,
             dict(sorted(self._declined.items())),
+            {cid: e for cid, e in self._entries.items() if cid in members or cid in self._repos},
         )
 
     def get(self, repo_id: str) -> RepoRuntime | None:
@@ -597,6 +617,28 @@ def load_members(path: Path) -> dict[str, tuple[str, str]]:
     return out
 
 
+def load_entries(path: Path) -> dict[str, tuple[Path, tuple[int, int]]]:
+    """The worktree entries of checkouts (``entries`` in ``repos.json``; missing or malformed:
+    none, as in a file older than them)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    raw = data.get("entries", {}) if isinstance(data, dict) else {}
+    out: dict[str, tuple[Path, tuple[int, int]]] = {}
+    if isinstance(raw, dict):
+        for cid, rec in raw.items():
+            entry, stamp = (rec.get("entry"), rec.get("stamp")) if isinstance(rec, dict) else (None, None)
+            if (
+                isinstance(entry, str)
+                and isinstance(stamp, list)
+                and len(stamp) == 2
+                and all(isinstance(x, int) for x in stamp)
+            ):
+                out[str(cid)] = (Path(entry), (stamp[0], stamp[1]))
+    return out
+
+
 def save_registry(
     path: Path,
     roots: list[Path],
@@ -604,6 +646,7 @@ def save_registry(
     links: Mapping[str, str] | None = None,
     members: Mapping[str, tuple[str, str]] | None = None,
     declined: Mapping[str, str] | None = None,
+    entries: Mapping[str, tuple[Path, tuple[int, int]]] | None = None,
 ) -> None:
     """Write ``repos.json`` atomically (temp file, fsync, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -614,6 +657,7 @@ def save_registry(
         "links": dict(sorted((links or {}).items())),
         "checkouts": {cid: {"repository": rep, "root": root} for cid, (rep, root) in sorted((members or {}).items())},
         "declined": dict(declined or {}),
+        "entries": {cid: {"entry": str(e), "stamp": list(st)} for cid, (e, st) in sorted((entries or {}).items())},
     }
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(body, f, indent=2)
