@@ -38,7 +38,7 @@ from graphmem import __version__
 from graphmem.changes import change_line
 from graphmem.client import GraphMem, deepest_repository, outside_message
 from graphmem.errors import DaemonNotRunning, GraphMemError, NotFound
-from graphmem.render import reason_lines
+from graphmem.render import on_marker, reason_lines
 from graphmem.types import (
     Category,
     ChangeKind,
@@ -454,7 +454,7 @@ def _stale_reason_text(o: Observation) -> list[str]:
 
 
 def _observation_text(o: Observation, head: str = "", prefix: str = "   ") -> str:
-    state = f"[ON BRANCH {o.on_branch}]" if o.on_branch else f"[{o.status.value.upper()}]"
+    state = on_marker(o) if o.on_branch else f"[{o.status.value.upper()}]"
     parts = [state, o.category.value, f"id {o.id}"]
     if o.confidence < 1.0:
         parts.append(f"confidence {o.confidence:.2f}")

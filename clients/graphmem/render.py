@@ -74,14 +74,26 @@ def _more(o: Observation) -> str:
     return f" (+{len(o.stale_reasons) - 1} more)" if len(o.stale_reasons) > 1 else ""
 
 
+def on_what(o: Observation) -> str:
+    """What a note shown "on branch" (``Observation.on_branch``) was made on: ``branch feature``,
+    or ``commit 53494716e80b`` when it was made at a detached HEAD (a commit no branch held: the
+    Codex app's worktrees are at one)."""
+    return f"{'branch' if o.origin_branch else 'commit'} {o.on_branch}"
+
+
+def on_marker(o: Observation) -> str:
+    """``[ON BRANCH feature]`` or ``[ON COMMIT 53494716e80b]`` (``on_what``)."""
+    return f"[ON {'BRANCH' if o.origin_branch else 'COMMIT'} {o.on_branch}]"
+
+
 def marker(o: Observation) -> str:
     """``[FRESH]``, ``[STALE: body changed]``, ``[SUSPECT: calls `b.py::g`, whose parameter
     `x` was removed]``, ``[SUPERSEDED by ID]``, ``[ARCHIVED]``, ``[ON BRANCH feature]`` (a note of another
-    checkout made on a branch this one does not contain); plus ``[NEEDS REVIEW: …]`` when an
-    anchor followed a rename."""
+    checkout made on a branch this one does not contain; ``[ON COMMIT 53494716e80b]`` at a
+    detached HEAD: ``on_what``); plus ``[NEEDS REVIEW: …]`` when an anchor followed a rename."""
     first = main_reason(o)
     if o.on_branch:
-        text = f"[ON BRANCH {o.on_branch}]"
+        text = on_marker(o)
     elif o.status in (ObservationStatus.STALE, ObservationStatus.SUSPECT):
         what = f": {change_words(first)}{_more(o)}" if first is not None else ""
         text = f"[{o.status.value.upper()}{what}]"

@@ -116,6 +116,10 @@ def test_status_markers() -> None:
     assert marker(_obs(status=ObservationStatus.SUPERSEDED, superseded_by="o2")) == "[SUPERSEDED by o2]"
     assert marker(_obs(status=ObservationStatus.ARCHIVED)) == "[ARCHIVED]"
     assert "NEEDS REVIEW" in marker(_obs(needs_review=True))
+    made = {"origin_commit": "53494716e80b4f", "on_branch": "feature", "origin_branch": "feature"}
+    assert marker(_obs(**made)) == "[ON BRANCH feature]"
+    detached = {**made, "on_branch": "53494716e80b", "origin_branch": ""}  # (a detached HEAD's commit)
+    assert marker(_obs(**detached)) == "[ON COMMIT 53494716e80b]"
 
 
 def test_a_knowledge_units_marker_names_first_what_asks_for_an_edit_of_its_text() -> None:

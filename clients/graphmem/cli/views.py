@@ -12,7 +12,7 @@ from typing import TextIO
 
 from graphmem.changes import history_line, reason_detail, spaced
 from graphmem.cli.common import first_line, fmt_bytes, fmt_duration, fmt_time, freshness_line, short
-from graphmem.render import gone_words, marker, plural, reason_lines
+from graphmem.render import gone_words, marker, on_what, plural, reason_lines
 from graphmem.types import (
     Event,
     Hop,
@@ -40,7 +40,7 @@ def render_observation(o: Observation, *, verbose: bool = False, current: Mappin
     if o.status is ObservationStatus.SUPERSEDED and o.superseded_by:
         status += f" by {o.superseded_by}"
     if o.on_branch:  # (its anchors are that branch's code: judged here once it is merged)
-        status = f"on branch {o.on_branch} (saved there, about its code; judged here once merged)"
+        status = f"on {on_what(o)} (saved there, about its code; judged here once merged)"
     lines = [
         f"id:         {o.id}",
         f"status:     {status}",
