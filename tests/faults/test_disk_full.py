@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from conftest import Daemon, copy_fixture, short_tmp, wait_for
 from faultlib import ANCHOR, assert_all_present, observe_many
 from graphmem.client import GraphMem
 from graphmem.errors import ResourceExhausted
+from graphmem.types import EventKind
 
 
 def _degraded(c: GraphMem) -> str:
@@ -65,6 +67,21 @@ def small_fs() -> Iterator[Path]:
         shutil.rmtree(mnt, ignore_errors=True)
 
 
+def _wait_durable(c: GraphMem) -> None:
+    """Until the first index pass's store writes are done (``INDEX_DURABLE``, read from the
+    start of the event buffer): the disk then fills while the daemon is idle, as this test
+    means, not in the middle of the pass's bulk load (which leaves Kùzu unable to roll back:
+    ``engine._note_failure``)."""
+    stream = c.events(kinds=[EventKind.INDEX_DURABLE], after_seq=0)
+    timer = threading.Timer(30, stream.cancel)
+    timer.start()
+    try:
+        assert next(iter(stream)).kind is EventKind.INDEX_DURABLE
+    finally:
+        timer.cancel()
+        stream.cancel()
+
+
 def _fill(path: Path) -> None:
     """Write zeros until the file system is full."""
     chunk = b"\0" * (1024 * 1024)
@@ -85,6 +102,7 @@ def test_5_real_small_file_system(daemon_factory: Callable[..., Daemon], small_f
     repo = copy_fixture("python")
     d = daemon_factory([repo], home=small_fs)
     with d.client() as c:
+        _wait_durable(c)  # (a bulk load the disk fills under is another case: the store is unusable until a restart)
         acked = observe_many(c, 5)
         filler = small_fs / "filler"
         _fill(filler)
