@@ -52,6 +52,15 @@ def checkout_id(c: GraphMem, root: Path) -> str:
     return r.id
 
 
+def worktree_with_note(c: GraphMem, a: Path) -> tuple[Path, Observation]:
+    """A worktree of ``a`` (``gitrepo.worktree``), registered by itself and indexed, and a note
+    saved in it on ``hash_password``."""
+    b = worktree(a)
+    wait_for(lambda: ready(c, b), 20)
+    return b, c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
+                        repo=str(b))  # fmt: skip
+
+
 def files_parsed(c: GraphMem, root: Path) -> int:
     (r,) = [r for r in c.status().repositories if r.root == str(root)]
     return r.files_parsed
@@ -599,10 +608,7 @@ def test_a_note_saved_in_a_removed_worktree_is_listed_and_confirmed_where_its_co
     a = committed_fixture()
     d = daemon_factory([a])
     with d.client() as c:
-        b = worktree(a)
-        wait_for(lambda: ready(c, b), 20)
-        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
-                         repo=str(b))  # fmt: skip
+        b, note = worktree_with_note(c, a)
         git(a, "worktree", "remove", "--force", str(b))
         wait_for(lambda: str(b) not in checkouts(c), 20)
         crypto = a / "app/auth/crypto.py"
@@ -680,10 +686,7 @@ def test_a_worktree_moved_keeps_its_notes_and_its_old_path_is_not_listed(daemon_
     a = committed_fixture()
     d = daemon_factory([a])
     with d.client() as c:
-        b = worktree(a)
-        wait_for(lambda: ready(c, b), 20)
-        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
-                         repo=str(b))  # fmt: skip
+        b, note = worktree_with_note(c, a)
         moved = a.parent / "wt-moved"
         stream = c.events(kinds=[EventKind.OBSERVATION_CHANGED])
         stream.wait_ready()
@@ -753,10 +756,7 @@ def test_a_worktree_removed_while_the_daemon_was_stopped_is_no_error(daemon_fact
     a = committed_fixture()
     d = daemon_factory([a])
     with d.client() as c:
-        b = worktree(a)
-        wait_for(lambda: ready(c, b), 20)
-        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
-                         repo=str(b))  # fmt: skip
+        b, note = worktree_with_note(c, a)
     assert d.stop() == 0
     git(a, "worktree", "remove", "--force", str(b))
     d2 = daemon_factory([], home=d.home)  # (the saved repositories only: a user's plain restart)
@@ -774,10 +774,7 @@ def test_a_worktree_moved_while_the_daemon_was_stopped_keeps_its_notes(daemon_fa
     a = committed_fixture()
     d = daemon_factory([a])
     with d.client() as c:
-        b = worktree(a)
-        wait_for(lambda: ready(c, b), 20)
-        note = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
-                         repo=str(b))  # fmt: skip
+        b, note = worktree_with_note(c, a)
     assert d.stop() == 0
     moved = a.parent / "wt-moved"
     git(a, "worktree", "move", str(b), str(moved))

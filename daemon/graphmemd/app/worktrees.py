@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from graphmemd.ingest.gitinfo import entry_stamp, worktree_entries
+from graphmemd.ingest.gitinfo import worktree_entries, worktree_entry
+from graphmemd.ingest.gitparse import WorktreeEntry
 from graphmemd.ingest.registry import RepoRuntime
 from graphmemd.ingest.watcher import watch_dirs
-from graphmemd.ingest.worktree_plan import CheckoutSeen, Entry, WorktreePlan, plan
+from graphmemd.ingest.worktree_plan import CheckoutSeen, WorktreePlan, plan
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class WorktreeWatch:
         watched: Callable[[], bool] = lambda: False,
         full_look_s: float = FULL_LOOK_S,
         moved: Callable[[str, Path], object] = lambda _old, _root: None,
-        gone_entries: Callable[[], Mapping[Entry, str]] = dict,
+        gone_entries: Callable[[], Mapping[WorktreeEntry, str]] = dict,
     ) -> None:
         self._checkouts = checkouts
         self._declined = declined
@@ -132,14 +133,13 @@ class WorktreeWatch:
                 self._moved_to(cid, root)
         return todo
 
-    def _worktrees(self, common_dir: Path) -> tuple[tuple[Path, Entry | None], ...]:
+    def _worktrees(self, common_dir: Path) -> tuple[tuple[Path, WorktreeEntry | None], ...]:
         # read every time (a few small files per worktree): an entry's ``locked`` file going
         # away when ``git worktree add`` is done does not touch the folder's own mtime
-        out: list[tuple[Path, Entry | None]] = []
-        for root, entry in worktree_entries(common_dir):
-            stamp = entry_stamp(entry) if entry is not None else None
-            out.append((_resolved(root), (_resolved(entry), stamp) if entry is not None and stamp else None))
-        return tuple(out)
+        return tuple(
+            (_resolved(root), worktree_entry(entry) if entry is not None else None)
+            for root, entry in worktree_entries(common_dir)
+        )
 
     def stop(self) -> None:
         """End the loop at its next step."""

@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Collection
 from pathlib import Path
 
-from graphmemd.ingest.gitparse import GitPlace, gitfile_target, parse_status
+from graphmemd.ingest.gitparse import GitPlace, WorktreeEntry, gitfile_target, parse_status
 
 logger = logging.getLogger(__name__)
 
@@ -276,6 +276,18 @@ def entry_stamp(entry: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_ino, st.st_mtime_ns
+
+
+def worktree_entry(entry: Path) -> WorktreeEntry | None:
+    """A linked worktree's entry (its own git directory), resolved, with its ``entry_stamp``;
+    None when its stamp cannot be read."""
+    stamp = entry_stamp(entry)
+    if stamp is None:
+        return None
+    try:
+        return entry.resolve(), stamp
+    except OSError:
+        return entry, stamp
 
 
 #: More paths than this are asked about with one status of the whole tree.

@@ -17,6 +17,11 @@ from typing import Final
 
 UNCOMMITTED: Final = "0" * 40
 
+#: a linked worktree's entry in its common directory's ``worktrees/`` (its own git directory,
+#: resolved) and that entry's stamp (``gitinfo.entry_stamp``): the same for a worktree moved
+#: with ``git worktree move``, another for one removed and added again under the same name
+WorktreeEntry = tuple[Path, tuple[int, int]]
+
 
 @dataclass(frozen=True, slots=True)
 class BlameLine:

@@ -38,7 +38,8 @@ from graphmemd.graph.model import ResolvedEdges
 from graphmemd.graph.recent import RecentSymbols
 from graphmemd.graph.resolution import RepoFacts, RepoResolver, facts_from_files
 from graphmemd.ingest.activity import IDLE, Activity, Doing
-from graphmemd.ingest.gitinfo import entry_stamp, git_place
+from graphmemd.ingest.gitinfo import git_place, worktree_entry
+from graphmemd.ingest.gitparse import WorktreeEntry
 from graphmemd.ingest.identity import RepoIdentity, identity_of
 from graphmemd.ingest.knowledge.selection import DEFAULT_SELECTION, KnowledgeSelection
 from graphmemd.ingest.parse_pack import CachedHead
@@ -144,7 +145,7 @@ class RepoRuntime:
     #: a linked worktree's entry in the common directory's ``worktrees/`` and that entry's
     #: ``entry_stamp`` when it was registered (None otherwise): the same worktree after a
     #: ``git worktree move`` (``app/worktrees.py``)
-    git_entry: tuple[Path, tuple[int, int]] | None = None
+    git_entry: WorktreeEntry | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: which files are knowledge files (``.graphmem.toml``), and why that file was not usable
     knowledge: KnowledgeSelection = DEFAULT_SELECTION
@@ -172,8 +173,7 @@ class RepoRuntime:
         place = git_place(root)
         if place is not None:
             rt.common_dir, rt.git_prefix = place.common_dir, place.prefix
-            stamp = entry_stamp(place.git_dir) if place.git_dir != place.common_dir else None
-            rt.git_entry = (_real(place.git_dir), stamp) if stamp is not None else None
+            rt.git_entry = worktree_entry(place.git_dir) if place.git_dir != place.common_dir else None
         rt.identity = identity_of(root, rt.git_prefix)
         rt.repository = repository_id_for(root, rt.common_dir, rt.git_prefix)
         return rt
@@ -275,7 +275,7 @@ class RepoRegistry:
         #: checkout id -> its worktree's entry in the common directory and that entry's stamp
         #: (``RepoRuntime.git_entry``), kept after it is gone: a worktree moved while the
         #: daemon was stopped is that checkout at its new path (``gone_entries``)
-        self._entries: dict[str, tuple[Path, tuple[int, int]]] = load_entries(repos_file)
+        self._entries: dict[str, WorktreeEntry] = load_entries(repos_file)
 
     def saved_roots(self) -> list[Path]:
         """The roots persisted by the last run (unreadable file: none)."""
@@ -361,7 +361,7 @@ class RepoRegistry:
             self._save_locked()
         return rt, True
 
-    def gone_entries(self) -> dict[tuple[Path, tuple[int, int]], str]:
+    def gone_entries(self) -> dict[WorktreeEntry, str]:
         """The worktree entries of checkouts no longer registered, whose entry git still
         keeps, with their ids: a checkout registered with one of them is that worktree moved."""
         with self._lock:
@@ -574,68 +574,54 @@ def load_registry(path: Path) -> list[Path]:
     return [Path(r) for r in roots if isinstance(r, str)]
 
 
-def load_identities(path: Path) -> dict[str, RepoIdentity]:
-    """The identities recorded in ``repos.json`` (by repository id)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    raw = data.get("identities", {}) if isinstance(data, dict) else {}
-    out: dict[str, RepoIdentity] = {}
-    if isinstance(raw, dict):
-        for rid, value in raw.items():
-            ident = RepoIdentity.from_json(value)
-            if isinstance(rid, str) and ident is not None:
-                out[rid] = ident
-    return out
-
-
-def load_section(path: Path, key: str) -> dict[str, str]:
-    """A string-to-string object of ``repos.json`` (missing or malformed: empty)."""
+def _section(path: Path, key: str) -> dict[str, object]:
+    """The object ``key`` of ``repos.json`` (a missing or unreadable file, a missing or
+    malformed section: empty)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     raw = data.get(key, {}) if isinstance(data, dict) else {}
-    if not isinstance(raw, dict):
-        return {}
-    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)}
+    return {str(k): v for k, v in raw.items()} if isinstance(raw, dict) else {}
+
+
+def load_identities(path: Path) -> dict[str, RepoIdentity]:
+    """The identities recorded in ``repos.json`` (by repository id)."""
+    out: dict[str, RepoIdentity] = {}
+    for rid, value in _section(path, "identities").items():
+        ident = RepoIdentity.from_json(value)
+        if ident is not None:
+            out[rid] = ident
+    return out
+
+
+def load_section(path: Path, key: str) -> dict[str, str]:
+    """A string-to-string object of ``repos.json`` (missing or malformed: empty)."""
+    return {k: v for k, v in _section(path, key).items() if isinstance(v, str)}
 
 
 def load_members(path: Path) -> dict[str, tuple[str, str]]:
     """The checkouts of repositories of several (``checkouts`` in ``repos.json``)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    raw = data.get("checkouts", {}) if isinstance(data, dict) else {}
     out: dict[str, tuple[str, str]] = {}
-    if isinstance(raw, dict):
-        for cid, rec in raw.items():
-            if isinstance(rec, dict) and isinstance(rec.get("repository"), str) and isinstance(rec.get("root"), str):
-                out[str(cid)] = (rec["repository"], rec["root"])
+    for cid, rec in _section(path, "checkouts").items():
+        if isinstance(rec, dict) and isinstance(rec.get("repository"), str) and isinstance(rec.get("root"), str):
+            out[cid] = (rec["repository"], rec["root"])
     return out
 
 
-def load_entries(path: Path) -> dict[str, tuple[Path, tuple[int, int]]]:
+def load_entries(path: Path) -> dict[str, WorktreeEntry]:
     """The worktree entries of checkouts (``entries`` in ``repos.json``; missing or malformed:
     none, as in a file older than them)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    raw = data.get("entries", {}) if isinstance(data, dict) else {}
-    out: dict[str, tuple[Path, tuple[int, int]]] = {}
-    if isinstance(raw, dict):
-        for cid, rec in raw.items():
-            entry, stamp = (rec.get("entry"), rec.get("stamp")) if isinstance(rec, dict) else (None, None)
-            if (
-                isinstance(entry, str)
-                and isinstance(stamp, list)
-                and len(stamp) == 2
-                and all(isinstance(x, int) for x in stamp)
-            ):
-                out[str(cid)] = (Path(entry), (stamp[0], stamp[1]))
+    out: dict[str, WorktreeEntry] = {}
+    for cid, rec in _section(path, "entries").items():
+        entry, stamp = (rec.get("entry"), rec.get("stamp")) if isinstance(rec, dict) else (None, None)
+        if (
+            isinstance(entry, str)
+            and isinstance(stamp, list)
+            and len(stamp) == 2
+            and all(isinstance(x, int) for x in stamp)
+        ):
+            out[cid] = (Path(entry), (stamp[0], stamp[1]))
     return out
 
 
@@ -646,7 +632,7 @@ def save_registry(
     links: Mapping[str, str] | None = None,
     members: Mapping[str, tuple[str, str]] | None = None,
     declined: Mapping[str, str] | None = None,
-    entries: Mapping[str, tuple[Path, tuple[int, int]]] | None = None,
+    entries: Mapping[str, WorktreeEntry] | None = None,
 ) -> None:
     """Write ``repos.json`` atomically (temp file, fsync, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -664,11 +650,3 @@ def save_registry(
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-
-
-def _real(p: Path) -> Path:
-    """``p`` resolved (as it is when it cannot be)."""
-    try:
-        return p.resolve()
-    except OSError:
-        return p

@@ -10,9 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-#: a linked worktree's entry in its common directory's ``worktrees/`` and that entry's stamp
-#: (``gitinfo.entry_stamp``): the same for a worktree moved (``git worktree move``)
-Entry = tuple[Path, tuple[int, int]]
+from graphmemd.ingest.gitparse import WorktreeEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +25,7 @@ class CheckoutSeen:
     #: the checkout relative to the top of its working tree ("" at the top, else "a/b/")
     prefix: str = ""
     #: its worktree's entry in the common directory and that entry's stamp (``RepoRuntime.git_entry``)
-    entry: Entry | None = None
+    entry: WorktreeEntry | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +43,8 @@ def plan(
     seen: Sequence[CheckoutSeen],
     worktrees: Mapping[Path, Sequence[Path]],
     declined: Iterable[Path],
-    entries: Mapping[Path, Entry] | None = None,
-    dropped: Mapping[Entry, str] | None = None,
+    entries: Mapping[Path, WorktreeEntry] | None = None,
+    dropped: Mapping[WorktreeEntry, str] | None = None,
 ) -> WorktreePlan:
     """Pure: the worktrees of registered repositories that are not registered (and not
     declined), and the checkouts to drop: those git no longer lists as a worktree, and those
