@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Final
 
 from graphmem.types import ChangeKind, HistoryEvent, HistoryKind, StaleReason
@@ -413,8 +414,15 @@ _C_RETURN: Final = re.compile(r"^\s*[\w$]+\s*(?:[*&]+\s*|\s+)[\w$]+\s*\(")
 _ARROW: Final = re.compile(r"^([\w$.]+)\s*:?=\s*(?:async\s*)?(func\b|function\b)?\s*(?=\(|[\w$]+\s*=>)")
 
 
+#: Signatures whose parse is kept (``parse_signature``): a knowledge pass grades the same few
+#: signatures thousands of times (attrs' docs: 11,843 parses of 25 signatures, 6.9 s)
+PARSED_KEPT: Final = 4096
+
+
+@lru_cache(maxsize=PARSED_KEPT)
 def parse_signature(sig: str) -> ParsedSignature | None:
-    """The normalised signature ``sig`` split up; None for an empty text."""
+    """The normalised signature ``sig`` split up; None for an empty text. Pure, and its
+    result immutable: the last ``PARSED_KEPT`` signatures' parses are kept."""
     text = _DECORATOR.sub("", sig.strip())
     if not text:
         return None

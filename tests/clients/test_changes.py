@@ -408,6 +408,18 @@ def test_parse_keeps_annotations_and_receiver() -> None:
     assert parse_signature("") is None
 
 
+def test_a_signature_is_parsed_once_while_it_is_kept() -> None:
+    # a knowledge pass grades the same few signatures thousands of times (attrs' docs: 11,843
+    # parses of 25 signatures took 6.9 s of a 16 s pass): the parse is kept, and shared
+    # safely because it is immutable
+    sig = "def define(maybe_cls=None,*,these=None,repr=None,slots=True,frozen=False,auto_attribs=None):"
+    first = parse_signature(sig)
+    assert first is not None
+    assert parse_signature("" + sig) is first
+    with pytest.raises(AttributeError):
+        first.name = "other"  # type: ignore[misc]
+
+
 # -- deltas --------------------------------------------------------------------------------------
 
 
