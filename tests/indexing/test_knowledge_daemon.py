@@ -9,6 +9,7 @@ by them."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Daemon, copy_fixture, wait_for
+from conftest import Daemon, copy_fixture, short_tmp, wait_for
 from graphmem.client import GraphMem
 from graphmem.errors import FailedPrecondition, GraphMemError, NotFound
 from graphmem.types import (
@@ -344,3 +345,61 @@ def test_repository_config_chooses_the_files(daemon_factory: DaemonFactory) -> N
         shutil.rmtree(repo.root / "docs")
         d.wait_idle()
         assert c.check_knowledge().files_checked == 4
+
+
+_PASS = re.compile(r"(\S+): \d+ knowledge files read, .* in [\d.]+s \((\d+) git runs, (\d+) old parses\)")
+
+
+def _knowledge_passes(d: Daemon) -> dict[str, tuple[int, int]]:
+    """The last knowledge pass of each checkout in the daemon's log: (git runs, old parses)."""
+    text = (d.home / "state" / "graphmemd.log").read_text()
+    return {m.group(1): (int(m.group(2)), int(m.group(3))) for m in _PASS.finditer(text)}
+
+
+def test_a_worktree_reads_its_knowledge_from_the_history_its_sibling_read(daemon_factory: DaemonFactory) -> None:
+    """A worktree's knowledge pass asks git and parses old versions only for what its sibling's
+    did not (its history is the same repository's): the same marks with the same commits, for
+    a fraction of the git runs and no old parse; a commit in the worktree since is its own."""
+    repo = Repo()
+    commits = _make_changes(repo, None)
+    d = daemon_factory([repo.root])
+    tree = short_tmp() / "wt"
+    with d.client() as c:
+        _assert_changes_found(c, repo.root, commits)
+        main_id = c.status().repositories[0].id
+        first = _knowledge_passes(d)[main_id]
+        assert first[1] > 0  # (the sibling parsed old versions: there is something to share)
+        repo.git("worktree", "add", "-q", "-b", "side", str(tree))
+        try:
+
+            def worktree_pass() -> tuple[str, tuple[int, int]] | None:
+                return next(((rid, p) for rid, p in _knowledge_passes(d).items() if rid != main_id), None)
+
+            wt_id, (runs, parses) = wait_for(worktree_pass, TIMEOUT)  # type: ignore[misc]
+            assert parses == 0, (first, runs, parses)
+            assert runs < first[0] / 2, (first, runs, parses)
+
+            def marks(rid: str) -> dict[tuple[str, str], tuple[object, ...]]:
+                return {(r.path, r.text): (r.state, r.commit, r.reason) for r in c.check_knowledge(repo=rid).references}
+
+            assert marks(wt_id)
+            assert marks(wt_id) == marks(main_id)
+
+            # the worktree's own commit re-signs ``hash_password`` again: its mark names that
+            # commit; the sibling's still names the first one
+            crypto = tree / "app" / "auth" / "crypto.py"
+            crypto.write_text(crypto.read_text().replace("pepper: str)", "pepper: str, rounds: int)"))
+            subprocess.run(["git", "-C", str(tree), "commit", "-qam", "rounds"], check=True, capture_output=True)
+            again = subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], check=True, capture_output=True,
+                                   text=True).stdout.strip()  # fmt: skip
+
+            def resigned() -> KnowledgeReference | None:
+                r = next((r for r in c.check_knowledge(repo=wt_id).references if r.text == "hash_password()"), None)
+                return r if r is not None and r.commit == again else None
+
+            assert wait_for(resigned, TIMEOUT) is not None
+            mine = next(r for r in c.check_knowledge(repo=main_id).references if r.text == "hash_password()")
+            assert mine.commit == commits["resign"]
+        finally:
+            repo.git("worktree", "remove", "--force", str(tree))
+    d.stop()

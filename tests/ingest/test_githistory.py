@@ -117,3 +117,35 @@ def test_a_folder_inside_a_repository_sees_its_own_files_by_its_own_paths(tmp_pa
     git(folder, "checkout", "-q", "--", "pkg/m.py")
     assert not working_tree_dirty(folder)  # beside.py is changed, but not in the folder
     assert working_tree_dirty(outer)
+
+
+def test_answers_that_never_change_are_kept_for_the_next_instance_and_a_worktree(tmp_path: Path) -> None:
+    """Blob ids asked by a full commit id, and blames by HEAD and the working file's bytes, are
+    kept in the maps given (a repository's checkouts share them); ``HEAD`` moves, and a file
+    edited since is blamed again."""
+    root, first, _second = _repo(tmp_path)
+    ids: dict[tuple[str, str], str | None] = {}
+    blames: dict[tuple[str, str, str], dict[int, object]] = {}
+    h = GitHistory(root, ids=ids, blames=blames)  # type: ignore[arg-type]
+    h.blame("a.md")
+    h.blob_ids([(first, "x.py"), ("HEAD", "a.md")])
+    assert (first, "x.py") in ids
+    assert ("HEAD", "a.md") not in ids  # (HEAD names another commit tomorrow)
+    assert len(blames) == 1
+    runs = h.calls
+
+    # a worktree at the same HEAD: the same answers without a git run
+    tree = tmp_path / "wt"
+    git(root, "worktree", "add", "-q", "-b", "side", str(tree))
+    w = GitHistory(tree, ids=ids, blames=blames)  # type: ignore[arg-type]
+    assert w.blame("a.md") == h.blame("a.md")
+    assert w.blob_ids([(first, "x.py")]) == {(first, "x.py"): ids[(first, "x.py")]}
+    assert w.calls == 0
+    assert h.calls == runs
+
+    # the worktree's file edited: blamed again, its new line not committed
+    (tree / "a.md").write_text("one\nTWO\nthree\n")
+    w2 = GitHistory(tree, ids=ids, blames=blames)  # type: ignore[arg-type]
+    assert not w2.blame("a.md")[3].committed
+    assert w2.calls == 1
+    assert len(blames) == 2

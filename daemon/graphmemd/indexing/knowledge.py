@@ -37,12 +37,13 @@ from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolInfo, file_id
 from graphmemd.graph.served import hook_names
+from graphmemd.indexing.history_shared import SharedHistory, scope
 from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
 from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.indexing.live import NEVER, LiveBatches
 from graphmemd.ingest.activity import Activity, Doing
 from graphmemd.ingest.githistory import GitHistory
-from graphmemd.ingest.gitinfo import head_commit, is_ancestor
+from graphmemd.ingest.gitinfo import git_place, head_commit, is_ancestor
 from graphmemd.ingest.knowledge import kept as kept_state
 from graphmemd.ingest.knowledge.examples import own_examples
 from graphmemd.ingest.knowledge.identity import KnownUnit, normalized, pair_units
@@ -153,6 +154,8 @@ class KnowledgeKeeper:
         self._digests: dict[str, dict[str, str]] = {}
         #: knowledge files read by this keeper (a restart that changed nothing reads none)
         self.files_read = 0
+        #: what git's history answered, for every checkout of a repository (``history_shared``)
+        self._history = SharedHistory()
 
     # ------------------------------------------------------------------ selection
 
@@ -278,8 +281,10 @@ class KnowledgeKeeper:
             return [b for i in graph.out(s.id, EdgeKind.INHERITS) if (b := graph.symbols.get(i)) is not None]
 
         now = time.time()
-        git = GitHistory(rt.root)
-        history = KnowledgeHistory(rt.id, git, self._pool, self._state, now)
+        place = git_place(rt.root)
+        kept = self._history.of(scope(str(place.common_dir), place.prefix)) if place is not None else None
+        git = GitHistory(rt.root, ids=kept.ids, blames=kept.blames) if kept is not None else GitHistory(rt.root)
+        history = KnowledgeHistory(rt.id, git, self._pool, self._state, now, kept.parses if kept is not None else None)
         exports = rt.resolver.exports()  # (the indexer thread owns the resolver)
         index = RefIndex(symbols, paths, imports, exports, bases)
         return _Pass(rt, index, history, now, git.head)

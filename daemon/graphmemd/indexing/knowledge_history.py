@@ -18,7 +18,7 @@ import posixpath
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, successor_in
 from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind, symbols_of
 from graphmemd.graph.signatures import parameter_names
+from graphmemd.indexing.history_shared import OldParse
 from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
@@ -90,12 +91,20 @@ def unit_commit(blame: dict[int, BlameLine], start: int, end: int) -> UnitCommit
 
 
 class KnowledgeHistory:
-    """One knowledge pass's view of history: old parses are cached by content."""
+    """One knowledge pass's view of history: old parses are cached by content, for the pass and,
+    with ``kept`` (``history_shared``), for the next passes of the repository's checkouts."""
 
     def __init__(
-        self, repo_id: str, git: GitHistory, pool: Callable[[], ParsePool], code: CodeView, now: float
+        self,
+        repo_id: str,
+        git: GitHistory,
+        pool: Callable[[], ParsePool],
+        code: CodeView,
+        now: float,
+        kept: MutableMapping[str, OldParse] | None = None,
     ) -> None:
         self.repo_id = repo_id
+        self._kept = kept
         self.git = git
         self._pool = pool
         self.code = code
@@ -162,6 +171,12 @@ class KnowledgeHistory:
         """The symbols of ``path`` at ``commit`` for each (commit, path); None: not there.
         Each version (blob) is parsed once."""
         ids = self.git.blob_ids(wanted)
+        if self._kept is not None:
+            for k, i in ids.items():
+                if i is not None and (key := f"{i}:{k[1]}") not in self._parsed and key in self._kept:
+                    old = self._kept[key]
+                    self._parsed[key] = old.symbols_for(self.repo_id)
+                    self._imports[key], self._bound[key] = old.imports, dict(old.bound)
         todo = {i: k[1] for k, i in ids.items() if i is not None and f"{i}:{k[1]}" not in self._parsed}
         if todo:
             data = self.git.contents(todo)
@@ -188,11 +203,14 @@ class KnowledgeHistory:
         for r in rounds:
             for out in self._pool().parse_many([(path, target) for path, (_, target) in r.items()]):
                 if out.parsed is not None:
-                    self._parsed[r[out.path][0]] = symbols_of(self.repo_id, out.parsed)
-                    self._imports[r[out.path][0]] = out.parsed.imports
-                    self._bound[r[out.path][0]] = {
+                    key = r[out.path][0]
+                    symbols = self._parsed[key] = symbols_of(self.repo_id, out.parsed)
+                    imports = self._imports[key] = out.parsed.imports
+                    bound = self._bound[key] = {
                         t.name: t.type for t in out.parsed.types if t.attr and not t.scope and "." not in t.name
                     }
+                    if self._kept is not None:
+                        self._kept[key] = OldParse(self.repo_id, tuple(symbols), imports, dict(bound))
 
     # ------------------------------------------------------------------ resolved references
 

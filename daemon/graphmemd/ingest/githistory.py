@@ -14,9 +14,11 @@ for ``<commit>:<prefix><path>`` where it names a file at a commit.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from pathlib import Path
 
 from graphmemd.ingest.gitinfo import git_place, head_commit, run_git
@@ -33,13 +35,30 @@ from graphmemd.ingest.gitparse import (
 logger = logging.getLogger(__name__)
 
 _TIMEOUT = 30.0
+#: a full commit id (SHA-1 or SHA-256), or its first parent: a name that never moves
+_FIXED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})\^?$")
+
+
+def fixed_commit(commit: str) -> bool:
+    """Whether ``commit`` names the same commit for ever (a full id, not ``HEAD`` or a branch)."""
+    return _FIXED.match(commit) is not None
 
 
 class GitHistory:
-    """One repository's history, queried lazily and cached until HEAD moves."""
+    """One repository's history, queried lazily and cached until HEAD moves. ``ids`` and
+    ``blames``: where answers that never change are kept beyond this instance (see the
+    module doc); each instance keeps its own otherwise."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        ids: MutableMapping[tuple[str, str], str | None] | None = None,
+        blames: MutableMapping[tuple[str, str, str], dict[int, BlameLine]] | None = None,
+    ) -> None:
         self.root = root
+        self._kept_ids = ids
+        self._kept_blames = blames
         place = git_place(root)
         self.head = head_commit(root)
         self._prefix = place.prefix if place is not None else ""
@@ -76,9 +95,24 @@ class GitHistory:
             return {}
         got = self._blame.get(path)
         if got is None:
-            text = self._run("blame", "--porcelain", "-w", "--", path)
-            got = self._blame[path] = parse_blame(text) if text else {}
+            kept, key = self._kept_blames, None
+            if kept is not None and (digest := self._digest(path)) is not None:
+                key = (self.head, path, digest)
+                got = kept.get(key)
+            if got is None:
+                text = self._run("blame", "--porcelain", "-w", "--", path)
+                got = parse_blame(text) if text else {}
+                if kept is not None and key is not None and self._digest(path) == key[2]:
+                    kept[key] = got  # (the file did not change while git read it)
+            self._blame[path] = got
         return got
+
+    def _digest(self, path: str) -> str | None:
+        """The digest of the working file ``path`` (None: unreadable)."""
+        try:
+            return hashlib.blake2b((self.root / path).read_bytes(), digest_size=16).hexdigest()
+        except OSError:
+            return None
 
     def timeline(self) -> list[LoggedCommit]:
         """Every commit reachable from HEAD with the files it changed, newest first (one
@@ -140,12 +174,20 @@ class GitHistory:
         many commits share a version, which is then read and parsed once."""
         wanted = list(dict.fromkeys(wanted))
         todo = [w for w in wanted if w not in self._ids]
+        kept = self._kept_ids
+        if kept is not None and todo:
+            for w in todo:
+                if w in kept:
+                    self._ids[w] = kept[w]
+            todo = [w for w in todo if w not in self._ids]
         if todo and self.enabled:
             out = self._cat_file("--batch-check", [f"{c}:{self._prefix}{p}" for c, p in todo])
             lines = out.decode("utf-8", "replace").split("\n") if out is not None else []
             for key, line in zip(todo, lines, strict=False):
                 head = line.split(" ")
                 self._ids[key] = head[0] if len(head) == 3 and head[1] == "blob" else None
+                if kept is not None and fixed_commit(key[0]):
+                    kept[key] = self._ids[key]
         return {w: self._ids.get(w) for w in wanted}
 
     def contents(self, ids: Iterable[str]) -> dict[str, bytes]:
