@@ -281,13 +281,10 @@ class KnowledgeKeeper:
             return [b for i in graph.out(s.id, EdgeKind.INHERITS) if (b := graph.symbols.get(i)) is not None]
 
         now = time.time()
-        place = git_place(rt.root)
-        kept = self._history.of(scope(str(place.common_dir), place.prefix)) if place is not None else None
-        git = GitHistory(rt.root, ids=kept.ids, blames=kept.blames) if kept is not None else GitHistory(rt.root)
-        history = KnowledgeHistory(rt.id, git, self._pool, self._state, now, kept.parses if kept is not None else None)
+        history = _history(rt, self._history, self._pool, self._state, now)
         exports = rt.resolver.exports()  # (the indexer thread owns the resolver)
         index = RefIndex(symbols, paths, imports, exports, bases)
-        return _Pass(rt, index, history, now, git.head)
+        return _Pass(rt, index, history, now, history.git.head)
 
     def _sync(self, rt: RepoRuntime, paths: Iterable[str], gone: Iterable[str]) -> int:
         """Read ``paths`` again and drop ``gone``, in groups of ``GROUP`` files; between two files,
@@ -594,6 +591,17 @@ def _examples(pool: Callable[[], ParsePool], rt: RepoRuntime, paths: list[str]) 
         if got.examples:
             out[got.path] = got.examples
     return out
+
+
+def _history(
+    rt: RepoRuntime, shared: SharedHistory, pool: Callable[[], ParsePool], state: GraphState, now: float
+) -> KnowledgeHistory:
+    """A pass's view of ``rt``'s history, with what ``shared`` kept of its repository's."""
+    place = git_place(rt.root)
+    if place is None:
+        return KnowledgeHistory(rt.id, GitHistory(rt.root), pool, state, now)
+    kept = shared.of(scope(str(place.common_dir), place.prefix))
+    return KnowledgeHistory(rt.id, GitHistory(rt.root, ids=kept.ids, blames=kept.blames), pool, state, now, kept.parses)
 
 
 def _named_commit(ctx: _Pass, r: StaleReason, o: Observation, when: UnitCommit) -> StaleReason:

@@ -16,20 +16,18 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import replace
-from pathlib import Path
 
 from graphmem.types import Anchor, ChangeKind, StaleReason
 
 from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, successor_in
-from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind, symbols_of
+from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind
 from graphmemd.graph.signatures import parameter_names
 from graphmemd.indexing.history_shared import OldParse
 from graphmemd.indexing.knowledge_served import Gone, served_as
+from graphmemd.indexing.old_versions import OldVersions
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
 from graphmemd.ingest.knowledge.classify import written_as_call
@@ -104,25 +102,17 @@ class KnowledgeHistory:
         kept: MutableMapping[str, OldParse] | None = None,
     ) -> None:
         self.repo_id = repo_id
-        self._kept = kept
         self.git = git
-        self._pool = pool
         self.code = code
         self.now = now
-        self._parsed: dict[str, list[SymbolInfo] | None] = {}  # "blob:path" -> symbols
-        self._imports: dict[str, tuple[ImportRef, ...]] = {}  # "blob:path" -> its imports
-        self._bound: dict[str, dict[str, str]] = {}  # "blob:path" -> its module-level name = name
+        #: the old versions of code files this pass read and parsed
+        self.versions = OldVersions(repo_id, git, pool, kept)
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
-        self._scratch: Path | None = None
-        #: old versions parsed (for the log)
-        self.parses = 0
 
     def close(self) -> None:
         """Remove the scratch files of this pass."""
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        self.versions.close()
 
     def prefetch(self, baselines: Iterable[tuple[str, str]], gone: Iterable[tuple[TextRef, UnitCommit]]) -> None:
         """Read and parse, one batch each, every old version the calls that follow will need:
@@ -168,49 +158,13 @@ class KnowledgeHistory:
     # ------------------------------------------------------------------ old parses
 
     def old_symbols(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[SymbolInfo] | None]:
-        """The symbols of ``path`` at ``commit`` for each (commit, path); None: not there.
-        Each version (blob) is parsed once."""
-        ids = self.git.blob_ids(wanted)
-        if self._kept is not None:
-            for k, i in ids.items():
-                if i is not None and (key := f"{i}:{k[1]}") not in self._parsed and key in self._kept:
-                    old = self._kept[key]
-                    self._parsed[key] = old.symbols_for(self.repo_id)
-                    self._imports[key], self._bound[key] = old.imports, dict(old.bound)
-        todo = {i: k[1] for k, i in ids.items() if i is not None and f"{i}:{k[1]}" not in self._parsed}
-        if todo:
-            data = self.git.contents(todo)
-            self._parse({f"{i}:{path}": (path, data[i]) for i, path in todo.items() if i in data})
-        return {k: self._parsed.get(f"{i}:{k[1]}") if i is not None else None for k, i in ids.items()}
+        """The symbols of ``path`` at ``commit`` for each (commit, path); None: not there."""
+        return self.versions.symbols(wanted)
 
-    def _parse(self, files: dict[str, tuple[str, bytes]]) -> None:
-        """Parse old versions in the workers (written to this pass's scratch directory), in
-        rounds where each path occurs once (outcomes are matched by path)."""
-        if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="gm-history-"))
-        rounds: list[dict[str, tuple[str, Path]]] = []
-        self.parses += len(files)
-        for digest, (path, data) in files.items():
-            self._parsed[digest] = None
-            target = self._scratch / digest.split(":", 1)[0] / Path(path).name
-            target.parent.mkdir(exist_ok=True)
-            target.write_bytes(data)
-            slot = next((r for r in rounds if path not in r), None)
-            if slot is None:
-                slot = {}
-                rounds.append(slot)
-            slot[path] = (digest, target)
-        for r in rounds:
-            for out in self._pool().parse_many([(path, target) for path, (_, target) in r.items()]):
-                if out.parsed is not None:
-                    key = r[out.path][0]
-                    symbols = self._parsed[key] = symbols_of(self.repo_id, out.parsed)
-                    imports = self._imports[key] = out.parsed.imports
-                    bound = self._bound[key] = {
-                        t.name: t.type for t in out.parsed.types if t.attr and not t.scope and "." not in t.name
-                    }
-                    if self._kept is not None:
-                        self._kept[key] = OldParse(self.repo_id, tuple(symbols), imports, dict(bound))
+    @property
+    def parses(self) -> int:
+        """Old versions parsed (for the log)."""
+        return self.versions.parses
 
     # ------------------------------------------------------------------ resolved references
 
@@ -349,7 +303,7 @@ class KnowledgeHistory:
         binds (``jinja2.ext.with_`` when ``ext.py`` had ``with_ = WithExtension``): the symbol
         of that name among ``then`` (the versions at ``when`` of the files changed since)."""
         for name, old, key in self._old_modules(ref, when, index_now):
-            value = self._bound.get(key, {}).get(name)
+            value = self.versions.bound(key).get(name)
             found = next((s for s in then if s.path == old and s.qualname == value), None) if value else None
             if found is not None:
                 return found
@@ -384,7 +338,7 @@ class KnowledgeHistory:
         its ``__init__`` exports, so a name gone is looked for in the old ``__init__``'s imports."""
         for name, old, key in self._old_modules(ref, when, index_now, inits=True):  # (changed since)
             # (the last import of the name: a later `from m import x` rebinds x)
-            for imp in reversed(self._imports.get(key, ())):
+            for imp in reversed(self.versions.imports(key)):
                 original = _imported_as(imp, name)
                 if original is None:
                     continue
