@@ -37,8 +37,9 @@ from graphmemd.graph.knowledge_refs import RefIndex, Resolution, enclosing
 from graphmemd.graph.model import ChangeKind as ModelChange
 from graphmemd.graph.model import SymbolInfo, file_id
 from graphmemd.graph.served import hook_names
+from graphmemd.indexing.change_commits import UnitCommit
 from graphmemd.indexing.history_shared import SharedHistory, scope
-from graphmemd.indexing.knowledge_history import KnowledgeHistory, UnitCommit, resolve_use, unit_commit
+from graphmemd.indexing.knowledge_history import KnowledgeHistory, resolve_use, unit_commit
 from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.indexing.live import NEVER, LiveBatches
 from graphmemd.ingest.activity import Activity, Doing
@@ -81,6 +82,8 @@ class _Pass:
     #: old versions of code files to read in one batch: for anchors as written, for names gone
     baselines: set[tuple[str, str]] = field(default_factory=set)
     gone: list[tuple[TextRef, UnitCommit]] = field(default_factory=list)
+    #: symbols changed since their units were written: the commits that changed them, found at once
+    changed: list[tuple[SymbolInfo, tuple[str, int]]] = field(default_factory=list)
 
 
 #: a unit, its id, its previous observation, whether its text is unchanged, the commit of its lines
@@ -338,8 +341,8 @@ class KnowledgeKeeper:
             if got := self._read_file(ctx, p, examples.get(p, ())):
                 loaded.append((i, got))
                 plans.append(self._plan(ctx, got[0], got[3]))
-        ctx.history.prefetch(ctx.baselines, ctx.gone)  # every old version this group needs, at once
-        ctx.baselines, ctx.gone = set(), []
+        ctx.history.prefetch(ctx.baselines, ctx.gone, ctx.changed)  # every old version this group needs, at once
+        ctx.baselines, ctx.gone, ctx.changed = set(), [], []
         for k, ((_, (doc, notes, old, _)), plan) in enumerate(zip(loaded, plans, strict=True)):
             self._units(ctx, doc, notes, old, plan)
             if k + 1 < len(loaded) and self._live.waiting():
@@ -440,6 +443,7 @@ class KnowledgeKeeper:
                         ctx.gone.append((ref, when))
                 elif found.symbol is not None and ctx.history.symbol_changed(found.symbol, when):
                     ctx.baselines.add((when[0], found.path))
+                    ctx.changed.append((found.symbol, when))
         return plans
 
     # ------------------------------------------------------------------ one reference

@@ -24,12 +24,12 @@ from graphmem.types import Anchor, ChangeKind, StaleReason
 from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, successor_in
 from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind
-from graphmemd.graph.signatures import parameter_names
+from graphmemd.indexing.change_commits import ChangeCommits, UnitCommit, Want
 from graphmemd.indexing.history_shared import OldParse
 from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.indexing.old_versions import OldVersions
 from graphmemd.ingest.githistory import GitHistory
-from graphmemd.ingest.gitparse import BlameLine, LoggedCommit
+from graphmemd.ingest.gitparse import BlameLine
 from graphmemd.ingest.knowledge.classify import written_as_call
 from graphmemd.ingest.knowledge.model import RefKind, TargetKind, TextRef
 from graphmemd.ingest.knowledge.roles import wanted
@@ -76,9 +76,6 @@ def _defines(text: str, name: str) -> bool:
     return False
 
 
-UnitCommit = tuple[str, int] | None  # (commit, committer time); None: written now
-
-
 def unit_commit(blame: dict[int, BlameLine], start: int, end: int) -> UnitCommit:
     """The commit that last changed any of lines ``start..end`` (None: one is not committed)."""
     lines = [blame.get(n) for n in range(start, end + 1)]
@@ -107,6 +104,8 @@ class KnowledgeHistory:
         self.now = now
         #: the old versions of code files this pass read and parsed
         self.versions = OldVersions(repo_id, git, pool, kept)
+        #: the commits that made the changes this pass reports
+        self.changes = ChangeCommits(git, self.versions)
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
 
@@ -114,9 +113,15 @@ class KnowledgeHistory:
         """Remove the scratch files of this pass."""
         self.versions.close()
 
-    def prefetch(self, baselines: Iterable[tuple[str, str]], gone: Iterable[tuple[TextRef, UnitCommit]]) -> None:
+    def prefetch(
+        self,
+        baselines: Iterable[tuple[str, str]],
+        gone: Iterable[tuple[TextRef, UnitCommit]],
+        changed: Iterable[tuple[SymbolInfo, tuple[str, int]]] = (),
+    ) -> None:
         """Read and parse, one batch each, every old version the calls that follow will need:
-        (commit, path) pairs for anchors as written, and the candidates for references gone."""
+        (commit, path) pairs for anchors as written, and the candidates for references gone;
+        then find the commits that changed the symbols ``changed`` since (``prefetch_reasons``)."""
         todo = [(ref, when) for ref, when in gone if when is not None and ref.target_kind is TargetKind.SYMBOL]
         commits = {when[0] for _, when in todo if when is not None}
         ids = self.git.blob_ids((c, old) for c in commits for _, old, _ in self._olds(c))
@@ -126,6 +131,7 @@ class KnowledgeHistory:
             assert when is not None
             pairs.update((when[0], old) for old in self._candidates(ref, when))
         self.old_symbols(pairs)
+        self.prefetch_reasons(changed)
 
     def _olds(self, commit: str) -> list[tuple[str, str, str]]:
         """The code files changed since ``commit`` that had a version then (modified, deleted, renamed)."""
@@ -178,24 +184,35 @@ class KnowledgeHistory:
         now = symbol_anchor(s)
         if when is None or not self.symbol_changed(s, when):
             return now, ()
-        old_syms = self.old_symbols([(when[0], res.path)])[(when[0], res.path)]
-        old = next((o for o in old_syms or () if o.qualname == s.qualname and o.kind is s.kind), None)
-        if old is None:
+        written = self._as_written(s, when)
+        if written is None:
             return now, ()
-        anchor = replace(now, signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
-        r = evaluate_anchor(anchor, self.code, self.now, "", body=False)
+        anchor, r = written
         return anchor, (replace(r, commit=self.reason_commit(s, when, r)),) if r is not None else ()
 
+    def _as_written(self, s: SymbolInfo, when: tuple[str, int]) -> tuple[Anchor, StaleReason | None] | None:
+        """The anchor on ``s`` with the fingerprints it had at ``when``, and the reason it no
+        longer matches; None when ``s`` was not there then."""
+        old_syms = self.old_symbols([(when[0], s.path)])[(when[0], s.path)]
+        old = next((o for o in old_syms or () if o.qualname == s.qualname and o.kind is s.kind), None)
+        if old is None:
+            return None
+        anchor = replace(symbol_anchor(s), signature=old.signature, sig_hash=old.sig_hash, body_hash=old.body_hash)
+        return anchor, evaluate_anchor(anchor, self.code, self.now, "", body=False)
+
+    def prefetch_reasons(self, changed: Iterable[tuple[SymbolInfo, tuple[str, int]]]) -> None:
+        """Find at once the commits ``baseline`` will name for the symbols ``changed`` since
+        their units' commits (their versions then read: ``prefetch``): the searches side by side."""
+        asks = []
+        for s, when in changed:
+            written = self._as_written(s, when)
+            if written is not None and written[1] is not None:
+                asks.append((s, when, Want.of_reason(s, written[1])))
+        self.changes.find(asks)
+
     def reason_commit(self, s: SymbolInfo, when: UnitCommit, r: StaleReason) -> str:
-        """The commit that made the change ``r`` reports of ``s``: for a signature change, the
-        one that gave ``s`` its current parameters (when those changed; else its current
-        signature) — not a later edit of an annotation or of the body."""
-        if r.change is not ChangeKind.SIGNATURE_CHANGED:
-            return self.change_commit(s, when)
-        names = parameter_names(s.signature)
-        if names != parameter_names(r.old_signature):
-            return self.change_commit(s, when, lambda then: parameter_names(then.signature) == names)
-        return self.change_commit(s, when, lambda then: then.sig_hash == s.sig_hash)
+        """The commit that made the change ``r`` reports of ``s`` (``Want.of_reason``)."""
+        return self.changes.find([(s, when, Want.of_reason(s, r))])[0]
 
     def changed(self, path: str, when: tuple[str, int]) -> bool:
         """Whether ``path`` changed after commit ``when`` (a commit of the same second that
@@ -218,48 +235,10 @@ class KnowledgeHistory:
                 return True
         return False
 
-    def change_commit(self, s: SymbolInfo, when: UnitCommit, same: Callable[[SymbolInfo], bool] | None = None) -> str:
-        """The commit after ``when`` that gave ``s`` the fingerprints it has now: a binary
-        search over the commits that touched its file (followed through renames), each
-        version parsed once, for the first whose ``s`` has today's signature and body (or
-        what ``same`` asks of it: the part that changed) — so an edit of a docstring or a
-        comment since is not named, and a daemon that saw the change live names the same
-        commit as a cold check. "" when one of its lines is not committed (a live change);
-        the newest commit among its lines when the search finds nothing."""
-        blame = self.git.blame(s.path)
-        lines = [blame.get(n) for n in range(s.start_line, s.end_line + 1)]
-        if not blame or any(b is not None and not b.committed for b in lines):
-            return ""
-        commits = self._commits_to(s.path, when)
-        fits = same or (lambda then: (then.sig_hash, then.body_hash) == (s.sig_hash, s.body_hash))
-        lo, hi, found = 0, len(commits) - 1, ""
-        while lo <= hi:  # (to the end: a search cut short would answer by the HEAD it started from)
-            mid = (lo + hi) // 2
-            syms = self.old_symbols([commits[mid]])[commits[mid]] or []
-            then = next((o for o in syms if o.qualname == s.qualname and o.kind is s.kind), None)
-            if then is not None and fits(then):
-                found, hi = commits[mid][0], mid - 1
-            else:
-                lo = mid + 1
-        if found:
-            return found
-        since, own = (when[1], when[0]) if when is not None else (-1, "")
-        newer = [b for b in lines if b is not None and (b.time > since or (b.time == since and b.commit != own))]
-        return max(newer, key=lambda b: b.time).commit if newer else ""
-
-    def _commits_to(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
-        """(commit, the file's path then) for each commit after ``when`` that made the file
-        what it is now at ``path``, oldest first, following its renames backwards."""
-        out: list[tuple[str, str]] = []
-        current = path
-        for c in reversed(self._after(when)):  # newest first
-            for status, old, new in c.changes:
-                if new == current:
-                    out.append((c.commit, current))
-                    current = old if status == "R" else current
-                    break
-        out.reverse()
-        return out
+    def change_commit(self, s: SymbolInfo, when: UnitCommit) -> str:
+        """The commit after ``when`` that gave ``s`` the signature and body it has now
+        (``change_commits``)."""
+        return self.changes.find([(s, when, Want.whole(s))])[0]
 
     # ------------------------------------------------------------------ dangling references
 
@@ -428,19 +407,13 @@ class KnowledgeHistory:
         file, oldest first, following its renames (a move is no removal)."""
         out: list[tuple[str, str]] = []
         current = path
-        for c in self._after(when):
+        for c in self.changes.after(when):
             for status, old, new in c.changes:
                 if old == current:
                     current = new if status == "R" else current
                     out.append((c.commit, current))
                     break
         return out
-
-    def _after(self, when: UnitCommit) -> list[LoggedCommit]:
-        """The commits since ``when`` (its second included, its own commit not), oldest first;
-        every commit with no ``when``."""
-        since, own = (when[1], when[0]) if when is not None else (-1, "")
-        return [c for c in reversed(self.git.timeline()) if c.time >= since and c.commit != own]
 
     def _path_at(
         self, ref: TextRef, when: tuple[str, int], changes: list[tuple[str, str, str]]
