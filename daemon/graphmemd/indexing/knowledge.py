@@ -100,6 +100,7 @@ class _Tally:
     deleted: int = 0
     git: int = 0
     parses: int = 0
+    rounds: int = 0
     yielded: int = 0
 
     def add(self, ctx: _Pass, n: int) -> None:
@@ -108,6 +109,7 @@ class _Tally:
         self.deleted += len(ctx.deletes)
         self.git += ctx.history.git.calls
         self.parses += ctx.history.parses
+        self.rounds += ctx.history.changes.rounds
         ctx.puts, ctx.deletes = [], []
 
 
@@ -321,9 +323,10 @@ class KnowledgeKeeper:
             ctx.deletes.extend(o.id for o in self._memory.book.from_file(rt.id, path))
         tally.add(ctx, self._memory.apply_knowledge(ctx.puts, ctx.deletes))
         logger.info(
-            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs (%d git runs, %d old parses)"
-            "%s",
+            "%s: %d knowledge files read, %d gone, %d units written, %d deleted in %.2fs (%d git runs, %d old parses, "
+            "%d rounds of commit searches)%s",
             rt.id, total, len(gone), tally.written, tally.deleted, time.monotonic() - started, tally.git, tally.parses,
+            tally.rounds,
             f"; {tally.yielded} live batch{'es' if tally.yielded != 1 else ''} went first" if tally.yielded else "",
         )  # fmt: skip
         return tally.written + tally.deleted

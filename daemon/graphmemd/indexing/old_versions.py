@@ -15,7 +15,7 @@ from pathlib import Path
 from graphmemd.graph.model import ImportRef, SymbolInfo, symbols_of
 from graphmemd.indexing.history_shared import OldParse
 from graphmemd.ingest.githistory import GitHistory
-from graphmemd.ingest.parse_pool import ParsePool
+from graphmemd.ingest.parse_pool import ParsePool, content_hash
 
 
 class OldVersions:
@@ -68,30 +68,30 @@ class OldVersions:
         return self._bound.get(key, {})
 
     def _parse(self, files: dict[str, tuple[str, bytes]]) -> None:
-        """Parse old versions in the workers (written to this pass's scratch directory), in
-        rounds where each path occurs once (outcomes are matched by path)."""
+        """Parse old versions in the workers, all at once (written to this pass's scratch
+        directory, one folder per blob); an outcome is matched by its path and content hash,
+        so versions of one path are parsed side by side too."""
         if self._scratch is None:
             self._scratch = Path(tempfile.mkdtemp(prefix="gm-history-"))
-        rounds: list[dict[str, tuple[str, Path]]] = []
         self.parses += len(files)
-        for digest, (path, data) in files.items():
-            self._parsed[digest] = None
-            target = self._scratch / digest.split(":", 1)[0] / Path(path).name
+        tasks: list[tuple[str, Path]] = []
+        keys: dict[tuple[str, str], str] = {}
+        for key, (path, data) in files.items():
+            self._parsed[key] = None
+            target = self._scratch / key.split(":", 1)[0] / Path(path).name
             target.parent.mkdir(exist_ok=True)
             target.write_bytes(data)
-            slot = next((r for r in rounds if path not in r), None)
-            if slot is None:
-                slot = {}
-                rounds.append(slot)
-            slot[path] = (digest, target)
-        for r in rounds:
-            for out in self._pool().parse_many([(path, target) for path, (_, target) in r.items()]):
-                if out.parsed is not None:
-                    key = r[out.path][0]
-                    symbols = self._parsed[key] = symbols_of(self.repo_id, out.parsed)
-                    imports = self._imports[key] = out.parsed.imports
-                    bound = self._bound[key] = {
-                        t.name: t.type for t in out.parsed.types if t.attr and not t.scope and "." not in t.name
-                    }
-                    if self._kept is not None:
-                        self._kept[key] = OldParse(self.repo_id, tuple(symbols), imports, dict(bound))
+            tasks.append((path, target))
+            keys[(path, content_hash(data))] = key
+        for out in self._pool().parse_many(tasks):
+            got = keys.get((out.path, out.content_hash or ""))
+            if got is None or out.parsed is None:
+                continue
+            key = got
+            symbols = self._parsed[key] = symbols_of(self.repo_id, out.parsed)
+            imports = self._imports[key] = out.parsed.imports
+            bound = self._bound[key] = {
+                t.name: t.type for t in out.parsed.types if t.attr and not t.scope and "." not in t.name
+            }
+            if self._kept is not None:
+                self._kept[key] = OldParse(self.repo_id, tuple(symbols), imports, dict(bound))
