@@ -69,22 +69,15 @@ from typing import Any
 from bench_scale import git
 from benchlib import (
     DaemonProc,
-    _descendants,
-    _rss_hwm,
     busy_threads,
     check_quiet,
     load_average,
     short_home,
     stdlib_corpus,
     tree_cpu_seconds,
+    tree_rss_mb,
 )
 from graphmem.paths import resolve_paths
-
-
-def tree_rss_mb(pid: int) -> float:
-    """The RSS of ``pid`` and every descendant now, in MB."""
-    return sum(_rss_hwm(p)[0] for p in [pid, *_descendants(pid)]) / 1024
-
 
 #: what the benchmark reads of each worktree's pass in the daemon's log: (key, label)
 STEPS = (

@@ -394,6 +394,11 @@ def _descendants(pid: int) -> list[int]:
     return list(_tree(pid))
 
 
+def tree_rss_mb(pid: int) -> float:
+    """The RSS of ``pid`` and every descendant now, in MB."""
+    return sum(_rss_hwm(p)[0] for p in [pid, *_descendants(pid)]) / 1024
+
+
 def load_average() -> float:
     """The 1-minute load average."""
     return os.getloadavg()[0]
