@@ -54,18 +54,23 @@ PASS = re.compile(
 INDEXED = re.compile(r"indexed (\S+): (\d+) files, .*READY after ([\d.]+)s")
 
 
-def bundle(name: str) -> Path:
-    """The git bundle of a corpus (``../shared/corpora``, beside or above the checkout)."""
-    for base in (ROOT.parent / "shared", ROOT.parent.parent / "shared"):
-        path = base / "corpora" / f"{name}.bundle"
+def bundle(name: str, where: Path | None) -> Path:
+    """The git bundle of a corpus: in ``where``, else ``../shared/corpora`` beside or above the checkout."""
+    bases = (
+        [where]
+        if where is not None
+        else [ROOT.parent / "shared" / "corpora", ROOT.parent.parent / "shared" / "corpora"]
+    )
+    for base in bases:
+        path = base / f"{name}.bundle"
         if path.exists():
             return path
-    raise SystemExit(f"no corpus bundle {name}.bundle under ../shared/corpora")
+    raise SystemExit(f"no corpus bundle {name}.bundle in {', '.join(map(str, bases))} (--bundles DIR)")
 
 
-def clone(name: str, dest: Path) -> Path:
+def clone(name: str, dest: Path, where: Path | None) -> Path:
     """A clone of the corpus with its whole history, on a branch ``main`` at its newest commit."""
-    subprocess.run(["git", "clone", "-q", str(bundle(name)), str(dest)], check=True, capture_output=True)
+    subprocess.run(["git", "clone", "-q", str(bundle(name, where)), str(dest)], check=True, capture_output=True)
     subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-B", "main"], check=True, capture_output=True)
     return dest
 
@@ -139,6 +144,7 @@ def main() -> int:
     ap.add_argument("--worktrees", type=int, default=2, help="worktrees added to the daemon's repository")
     ap.add_argument("--rounds", type=int, default=1, help="times each code is measured (alternating)")
     ap.add_argument("--against", type=Path, help="a second code tree (daemon/, clients/) to alternate with")
+    ap.add_argument("--bundles", type=Path, help="the folder of the corpora's git bundles (default ../shared/corpora)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     codes = code_trees(args.against)
@@ -146,7 +152,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="gmkh", dir="/tmp"))
     try:
         for name in [c for c in args.corpora.split(",") if c]:
-            repo = clone(name, tmp / name)
+            repo = clone(name, tmp / name, args.bundles)
             runs: dict[str, list[dict[str, Any]]] = {str(c): [] for c in codes}
             for _ in range(args.rounds):
                 for code in codes:
