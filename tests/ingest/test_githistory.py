@@ -149,3 +149,19 @@ def test_answers_that_never_change_are_kept_for_the_next_instance_and_a_worktree
     assert not w2.blame("a.md")[3].committed
     assert w2.calls == 1
     assert len(blames) == 2
+
+
+def test_files_blamed_at_once_answer_as_one_by_one(tmp_path: Path) -> None:
+    """``blame_all`` runs several ``git blame`` at once; ``blame`` then answers from them, as it
+    would have one file at a time."""
+    root, _first, _second = _repo(tmp_path)
+    (root / "a.md").write_text("one\nTWO\nthree\n")  # (a line not committed: blamed as such)
+    together = GitHistory(root)
+    together.blame_all(["a.md", "y.py", "missing.py", "a.md"])
+    assert together.calls == 3
+    alone = GitHistory(root)
+    for path in ("a.md", "y.py", "missing.py"):
+        assert together.blame(path) == alone.blame(path)
+    assert together.calls == 3  # (answered from what blame_all read)
+    assert together.blame("missing.py") == {}
+    assert not together.blame("a.md")[3].committed

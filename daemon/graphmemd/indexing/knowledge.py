@@ -337,13 +337,14 @@ class KnowledgeKeeper:
         none when it waits while they are read (``drop``: nothing judged yet, read again after)."""
         examples = _examples(self._pool, ctx.rt, paths)
         loaded: list[tuple[int, _Loaded]] = []
-        plans: list[list[_Plan]] = []
         for i, p in enumerate(paths):
             if drop and self._live.waiting():
                 return 0
             if got := self._read_file(ctx, p, examples.get(p, ())):
                 loaded.append((i, got))
-                plans.append(self._plan(ctx, got[0], got[3]))
+        _blame_ahead(ctx, [doc for _, (doc, _, _, _) in loaded])
+        uncommitted = self._read_in_batches.setdefault(ctx.rt.id, set())
+        plans = [_plan(ctx, doc, previous, uncommitted) for _, (doc, _, _, previous) in loaded]
         ctx.history.prefetch(ctx.baselines, ctx.gone, ctx.changed)  # every old version this group needs, at once
         ctx.baselines, ctx.gone, ctx.changed = set(), [], []
         for k, ((_, (doc, notes, old, _)), plan) in enumerate(zip(loaded, plans, strict=True)):
@@ -417,37 +418,6 @@ class KnowledgeKeeper:
             ctx.puts.append(grade(o, self._state, ctx.now, ctx.head))
             kept.add(oid)
         ctx.deletes.extend(o.id for o in old if o.id not in kept)
-
-    def _plan(self, ctx: _Pass, doc: KnowledgeDoc, previous: list[tuple[str, Observation | None]]) -> list[_Plan]:
-        """Each unit with its id, its previous observation, whether its text is unchanged,
-        and the commit that last changed its lines; notes in ``ctx`` the old versions of
-        code its references will need (read in one batch for the whole pass)."""
-        plans: list[_Plan] = []
-        blame = ctx.history.git.blame(doc.path) if doc.units else None
-        for unit, (oid, prev) in zip(doc.units, previous, strict=True):
-            unchanged = prev is not None and normalized(prev.text) == normalized(unit.text)
-            # an unchanged unit too: what it names may have moved (a line link, a name now
-            # meaning other code) and is judged as written, like a cold index judges it
-            when = unit_commit(blame, unit.start_line, unit.end_line) if blame is not None else None
-            plans.append((unit, oid, prev, unchanged, when))
-            if when is None:
-                # lines not committed (or outside git): their commit is known once HEAD moves
-                self._read_in_batches.setdefault(ctx.rt.id, set()).add(doc.path)
-                continue
-            for ref in unit.refs:
-                if ref.target_kind is TargetKind.PATH:
-                    res = ctx.index.resolve_path(ref.target, ref.line, doc.path)
-                    if res is not None and ref.line:
-                        ctx.baselines.add((when[0], res.path))
-                    continue
-                found = resolve_use(ctx.index, ref)
-                if found is None:
-                    if prev is None or _before(prev, ref) is None:
-                        ctx.gone.append((ref, when))
-                elif found.symbol is not None and ctx.history.symbol_changed(found.symbol, when):
-                    ctx.baselines.add((when[0], found.path))
-                    ctx.changed.append((found.symbol, when))
-        return plans
 
     # ------------------------------------------------------------------ one reference
 
@@ -598,6 +568,59 @@ def _examples(pool: Callable[[], ParsePool], rt: RepoRuntime, paths: list[str]) 
         if got.examples:
             out[got.path] = got.examples
     return out
+
+
+def _plan(
+    ctx: _Pass, doc: KnowledgeDoc, previous: list[tuple[str, Observation | None]], uncommitted: set[str]
+) -> list[_Plan]:
+    """Each unit with its id, its previous observation, whether its text is unchanged,
+    and the commit that last changed its lines; notes in ``ctx`` the old versions of
+    code its references will need (read in one batch for the whole pass); adds ``doc`` to
+    ``uncommitted`` when a unit's lines are not committed (read again once HEAD moves)."""
+    plans: list[_Plan] = []
+    blame = ctx.history.git.blame(doc.path) if doc.units else None
+    for unit, (oid, prev) in zip(doc.units, previous, strict=True):
+        unchanged = prev is not None and normalized(prev.text) == normalized(unit.text)
+        # an unchanged unit too: what it names may have moved (a line link, a name now
+        # meaning other code) and is judged as written, like a cold index judges it
+        when = unit_commit(blame, unit.start_line, unit.end_line) if blame is not None else None
+        plans.append((unit, oid, prev, unchanged, when))
+        if when is None:
+            # lines not committed (or outside git): their commit is known once HEAD moves
+            uncommitted.add(doc.path)
+            continue
+        for ref in unit.refs:
+            if ref.target_kind is TargetKind.PATH:
+                res = ctx.index.resolve_path(ref.target, ref.line, doc.path)
+                if res is not None and ref.line:
+                    ctx.baselines.add((when[0], res.path))
+                continue
+            found = resolve_use(ctx.index, ref)
+            if found is None:
+                if prev is None or _before(prev, ref) is None:
+                    ctx.gone.append((ref, when))
+            elif found.symbol is not None and ctx.history.symbol_changed(found.symbol, when):
+                ctx.baselines.add((when[0], found.path))
+                ctx.changed.append((found.symbol, when))
+    return plans
+
+
+def _blame_ahead(ctx: _Pass, docs: Sequence[KnowledgeDoc]) -> None:
+    """Blame, several at once (``GitHistory.blame_all``), what ``_plan`` will blame one by one:
+    the files of ``docs`` with units, then the code files their committed units name."""
+    git = ctx.history.git
+    git.blame_all(d.path for d in docs if d.units)
+    code: list[str] = []
+    for d in docs:
+        blame = git.blame(d.path) if d.units else {}
+        for unit in d.units:
+            if unit_commit(blame, unit.start_line, unit.end_line) is None:
+                continue
+            for ref in unit.refs:
+                found = resolve_use(ctx.index, ref) if ref.target_kind is not TargetKind.PATH else None
+                if found is not None and found.symbol is not None:
+                    code.append(found.symbol.path)
+    git.blame_all(code)
 
 
 def _history(
