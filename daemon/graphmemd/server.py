@@ -22,6 +22,7 @@ from grpc_reflection.v1alpha import reflection
 from graphmemd.app.core import Core
 from graphmemd.runtime.config import DaemonConfig
 from graphmemd.runtime.health import Health
+from graphmemd.runtime.outlive import exit_with
 from graphmemd.runtime.scratch import use_private_tempdir
 from graphmemd.runtime.supervisor import install_excepthook
 from graphmemd.runtime.tcp import Listen, ensure_token, resolve_listen
@@ -142,6 +143,8 @@ def serve(config: DaemonConfig) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    if config.exit_with > 0:
+        exit_with(config.exit_with, shutdown.set, core.health, shutdown)
     server.start()
     logger.info(
         "graphmemd pid %d listening on %s%s%s",

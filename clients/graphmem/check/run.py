@@ -23,8 +23,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -226,23 +229,45 @@ def _wait_indexed(client: GraphMem, root: Path, deadline: float) -> None:
 
 
 @contextlib.contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, ``timeout``) as ``SystemExit(143)`` meanwhile, so that the
+    private daemon is stopped and its home removed (by default SIGTERM ends the process on the
+    spot); on the main thread only, where Python runs signal handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
 def one_shot_daemon(root: Path, wait: float) -> Iterator[GraphMem]:
     """A private daemon indexing only ``root``, on a temporary home removed afterwards;
-    yields a client of it once its index is current."""
+    yields a client of it once its index is current. It exits with this process (``GRAPHMEM_EXIT_WITH``):
+    a check killed before its end leaves no daemon running."""
     from graphmem.daemon_ctl import start_daemon, stop_daemon
 
     deadline = time.monotonic() + wait
     home = Path(tempfile.mkdtemp(prefix="gmchk-", dir=_short_temp_base()))
-    try:
-        start_daemon(home, [root], timeout=_START_S, env=_ONE_SHOT_ENV)
-        address = unix_target(resolve_paths(home).socket)
-        with GraphMem(address, timeout=max(deadline - time.monotonic(), 1.0)) as client:
-            _wait_indexed(client, root, deadline)
-            yield client
-    finally:
-        with contextlib.suppress(GraphMemError):
-            stop_daemon(home, timeout=_STOP_S)
-        shutil.rmtree(home, ignore_errors=True)
+    with _terminated_as_exit():
+        try:
+            env = {**_ONE_SHOT_ENV, "GRAPHMEM_EXIT_WITH": str(os.getpid())}
+            start_daemon(home, [root], timeout=_START_S, env=env)
+            address = unix_target(resolve_paths(home).socket)
+            with GraphMem(address, timeout=max(deadline - time.monotonic(), 1.0)) as client:
+                _wait_indexed(client, root, deadline)
+                yield client
+        finally:
+            with contextlib.suppress(GraphMemError):
+                stop_daemon(home, timeout=_STOP_S)
+            shutil.rmtree(home, ignore_errors=True)
 
 
 def _current_check(client: GraphMem, repo: str, paths: Sequence[str], deadline: float) -> KnowledgeCheck:

@@ -57,6 +57,9 @@ class DaemonConfig:
     #: Observations on code this many call/import/inheritance edges away from a symbol whose
     #: signature changed or that was removed become *suspect* (0: never).
     suspect_hops: int = 1
+    #: the process whose exit shuts the daemon down (0: none): a one-shot check's private
+    #: daemon (``runtime/outlive.py``; env ``GRAPHMEM_EXIT_WITH``)
+    exit_with: int = 0
     #: Fault points armed for the supervision tests (``faults.py``); empty in normal use.
     inject_faults: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
@@ -161,5 +164,6 @@ def resolve_config(
         rescan_interval_s=float(pick(None, "GRAPHMEM_RESCAN_INTERVAL", "30")),
         watch=(watch if watch is not None else env.get("GRAPHMEM_WATCH", "1") not in ("0", "false", "no")),
         inject_faults=pick(None, "GRAPHMEM_INJECT_FAULTS", ""),
+        exit_with=_int("GRAPHMEM_EXIT_WITH", pick(None, "GRAPHMEM_EXIT_WITH", "0")),
         suspect_hops=max(0, _int("GRAPHMEM_SUSPECT_HOPS", pick(None, "GRAPHMEM_SUSPECT_HOPS", "1"))),
     )
