@@ -36,29 +36,3 @@ def test_a_search_with_no_commit_ends_at_once() -> None:
     assert s.done
     assert bisect_together([s], lambda _v: None, lambda _i, _v: True) == 0
     assert s.found == ""
-
-
-def test_the_removals_searched_ahead_are_the_symbols_a_name_gone_bore_then() -> None:
-    from graphmemd.graph.model import SymbolInfo, SymbolKind
-    from graphmemd.indexing.knowledge_history import AHEAD_PER_NAME, _removals_ahead
-    from graphmemd.ingest.knowledge.model import RefKind, Span, TargetKind, TextRef
-
-    def ref(target: str) -> TextRef:
-        return TextRef(RefKind.CODE, TargetKind.SYMBOL, target, target, Span(1, 1, 1, 2))
-
-    def sym(path: str, qualname: str) -> SymbolInfo:
-        kind = SymbolKind.METHOD if "." in qualname else SymbolKind.FUNCTION
-        return SymbolInfo(
-            f"r:{path}::{qualname}#{kind.value}", "r", path, qualname.rsplit(".", 1)[-1], qualname, kind, "python",
-            None, 1, 2, "", "", "",
-        )  # fmt: skip
-
-    when = ("c1", 100)
-    parsed = {
-        ("c1", "a.py"): [sym("a.py", "login"), sym("a.py", "Auth.login"), sym("a.py", "logout")],
-        ("c0", "b.py"): [sym("b.py", "login")],  # (another commit's version: not the unit's)
-        ("c1", "c.py"): None,
-        ("c1", "many.py"): [sym("many.py", f"C{i}.get") for i in range(AHEAD_PER_NAME + 1)],
-    }
-    got = _removals_ahead([(ref("AuthService.login"), when), (ref("get"), when), (ref("login"), None)], parsed)
-    assert sorted(got) == [("a.py", "Auth.login", "method", when), ("a.py", "login", "function", when)]

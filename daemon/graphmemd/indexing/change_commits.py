@@ -86,7 +86,6 @@ class ChangeCommits:
         self.versions = versions
         self._found: dict[tuple[str, int, int, UnitCommit, Want], str] = {}
         self._after: dict[UnitCommit, list[LoggedCommit]] = {}
-        self._removed: dict[tuple[str, str, str, UnitCommit], str] = {}
         #: rounds of side-by-side searches run (for tests and the log)
         self.rounds = 0
 
@@ -118,37 +117,6 @@ class ChangeCommits:
         for (key, ((_, when, _), lines)), search in zip(items, searches, strict=True):
             self._found[key] = search.found or _newest(lines, when)
         return [self._found[k] for k in keys]
-
-    def removals(self, asks: Sequence[tuple[str, str, str, UnitCommit]]) -> list[str]:
-        """For each (path, qualname, kind, ``when``): the first commit after ``when`` whose
-        version of the file (followed through renames: a move is no removal) no longer defines
-        that symbol; "" when none is (the searches side by side, each found once)."""
-        keys = list(asks)
-        todo = list(dict.fromkeys(k for k in keys if k not in self._removed))
-        searches = [Bisection(self.file_commits(path, when)) for path, _, _, when in todo]
-
-        def fits(i: int, version: Version) -> bool:
-            _, qualname, kind, _ = todo[i]
-            syms = self.versions.symbols([version])[version]
-            return syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms)
-
-        self.rounds += bisect_together(searches, self.versions.symbols, fits)
-        for key, search in zip(todo, searches, strict=True):
-            self._removed[key] = search.found
-        return [self._removed[k] for k in keys]
-
-    def file_commits(self, path: str, when: UnitCommit) -> list[Version]:
-        """(commit, the file's path then) for each commit after ``when`` that touched the
-        file, oldest first, following its renames (a move is no removal)."""
-        out: list[Version] = []
-        current = path
-        for c in self.after(when):
-            for status, old, new in c.changes:
-                if old == current:
-                    current = new if status == "R" else current
-                    out.append((c.commit, current))
-                    break
-        return out
 
     def after(self, when: UnitCommit) -> list[LoggedCommit]:
         """The commits since ``when`` (its second included, its own commit not), oldest first;

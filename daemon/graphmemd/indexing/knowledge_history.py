@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import replace
 
 from graphmem.types import Anchor, ChangeKind, StaleReason
@@ -130,9 +130,8 @@ class KnowledgeHistory:
         for ref, when in todo:
             assert when is not None
             pairs.update((when[0], old) for old in self._candidates(ref, when))
-        parsed = self.old_symbols(pairs)
+        self.old_symbols(pairs)
         self.prefetch_reasons(changed)
-        self.changes.removals(_removals_ahead(todo, parsed))
 
     def _olds(self, commit: str) -> list[tuple[str, str, str]]:
         """The code files changed since ``commit`` that had a version then (modified, deleted, renamed)."""
@@ -389,8 +388,32 @@ class KnowledgeHistory:
 
     def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:
         """The first commit after ``when`` whose version of ``path`` no longer defines
-        ``qualname`` ("" when not found: ``ChangeCommits.removals``)."""
-        return self.changes.removals([(path, qualname, kind, when)])[0]
+        ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
+        commits = self._file_commits(path, when)
+        lo, hi = 0, len(commits) - 1
+        found = ""
+        while lo <= hi:  # log2 of the commits parses (to the end: the answer must not depend on HEAD)
+            mid = (lo + hi) // 2
+            at = commits[mid]
+            syms = self.old_symbols([at])[at]
+            if syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms):
+                found, hi = at[0], mid - 1
+            else:
+                lo = mid + 1
+        return found
+
+    def _file_commits(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
+        """(commit, the file's path then) for each commit after ``when`` that touched the
+        file, oldest first, following its renames (a move is no removal)."""
+        out: list[tuple[str, str]] = []
+        current = path
+        for c in self.changes.after(when):
+            for status, old, new in c.changes:
+                if old == current:
+                    current = new if status == "R" else current
+                    out.append((c.commit, current))
+                    break
+        return out
 
     def _path_at(
         self, ref: TextRef, when: tuple[str, int], changes: list[tuple[str, str, str]]
@@ -417,34 +440,6 @@ def resolve_ref(index: RefIndex, ref: TextRef) -> Resolution | None:
     """What a reference to a symbol names in ``index``: its role's kind, its module, its
     section's class, and whether it is an inline literal (``RefIndex.resolve_name``)."""
     return index.resolve_name(ref.target, ref.module, wanted(ref.role), ref.scope, literal=ref.kind is RefKind.CODE)
-
-
-#: at most this many symbols of a name gone are searched for ahead (``_removals_ahead``)
-AHEAD_PER_NAME = 4
-
-
-def _removals_ahead(
-    gone: Sequence[tuple[TextRef, UnitCommit]], parsed: dict[tuple[str, str], list[SymbolInfo] | None]
-) -> list[tuple[str, str, str, UnitCommit]]:
-    """The searches for the commit that removed a name gone that ``named_at`` will most likely
-    ask (``gone_commit``), to run side by side ahead of it: each symbol of the versions then
-    that bears the name's last part (at most ``AHEAD_PER_NAME`` per name: a common name is
-    left to ``named_at``'s own search)."""
-    out: list[tuple[str, str, str, UnitCommit]] = []
-    for ref, when in gone:
-        if when is None:
-            continue
-        last = ref.target.rsplit(".", 1)[-1]
-        hits = [
-            s
-            for (commit, _), syms in parsed.items()
-            if commit == when[0]
-            for s in syms or ()
-            if s.qualname.rsplit(".", 1)[-1].partition("~")[0] == last
-        ]
-        if len(hits) <= AHEAD_PER_NAME:
-            out.extend((s.path, s.qualname, s.kind.value, when) for s in hits)
-    return out
 
 
 def resolve_use(index: RefIndex, ref: TextRef) -> Resolution | None:
