@@ -37,10 +37,10 @@ from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
 from benchlib import (  # noqa: E402
-    ROOT,
     DaemonProc,
     check_quiet,
     code_trees,
+    corpus_bundle,
     log_lines,
     log_size,
     short_home,
@@ -54,23 +54,9 @@ PASS = re.compile(
 INDEXED = re.compile(r"indexed (\S+): (\d+) files, .*READY after ([\d.]+)s")
 
 
-def bundle(name: str, where: Path | None) -> Path:
-    """The git bundle of a corpus: in ``where``, else ``../shared/corpora`` beside or above the checkout."""
-    bases = (
-        [where]
-        if where is not None
-        else [ROOT.parent / "shared" / "corpora", ROOT.parent.parent / "shared" / "corpora"]
-    )
-    for base in bases:
-        path = base / f"{name}.bundle"
-        if path.exists():
-            return path
-    raise SystemExit(f"no corpus bundle {name}.bundle in {', '.join(map(str, bases))} (--bundles DIR)")
-
-
 def clone(name: str, dest: Path, where: Path | None) -> Path:
     """A clone of the corpus with its whole history, on a branch ``main`` at its newest commit."""
-    subprocess.run(["git", "clone", "-q", str(bundle(name, where)), str(dest)], check=True, capture_output=True)
+    subprocess.run(["git", "clone", "-q", str(corpus_bundle(name, where)), str(dest)], check=True, capture_output=True)
     subprocess.run(["git", "-C", str(dest), "checkout", "-q", "-B", "main"], check=True, capture_output=True)
     return dest
 

@@ -39,10 +39,10 @@ from typing import Any
 
 from bench_scale import build_tree
 from benchlib import (
-    ROOT,
     DaemonProc,
     check_quiet,
     code_trees,
+    corpus_bundle,
     log_lines,
     log_size,
     short_home,
@@ -143,10 +143,7 @@ def main() -> int:
     try:
         if args.corpus:
             corpus = tmp / args.corpus
-            bundle = ROOT.parent.parent / "shared" / "corpora" / f"{args.corpus}.bundle"
-            if not bundle.exists():
-                bundle = ROOT.parent / "shared" / "corpora" / f"{args.corpus}.bundle"
-            subprocess.run(["git", "clone", "-q", str(bundle), str(corpus)], check=True)
+            subprocess.run(["git", "clone", "-q", str(corpus_bundle(args.corpus)), str(corpus)], check=True)
         else:
             corpus = build_tree(tmp, args.size)[0] if args.size else stdlib_corpus(tmp)
         for code in codes:

@@ -394,6 +394,21 @@ def _descendants(pid: int) -> list[int]:
     return list(_tree(pid))
 
 
+def corpus_bundle(name: str, where: Path | None = None) -> Path:
+    """The git bundle of a real history (``<name>.bundle``): in ``where``, else in
+    ``shared/corpora`` beside or above the checkout; SystemExit naming where it looked."""
+    bases = (
+        [where]
+        if where is not None
+        else [ROOT.parent / "shared" / "corpora", ROOT.parent.parent / "shared" / "corpora"]
+    )
+    for base in bases:
+        path = base / f"{name}.bundle"
+        if path.exists():
+            return path
+    raise SystemExit(f"no corpus bundle {name}.bundle in {', '.join(map(str, bases))}")
+
+
 def tree_rss_mb(pid: int) -> float:
     """The RSS of ``pid`` and every descendant now, in MB."""
     return sum(_rss_hwm(p)[0] for p in [pid, *_descendants(pid)]) / 1024
