@@ -16,7 +16,6 @@ import logging
 import shutil
 import tempfile
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -36,6 +35,7 @@ from graphmem.types import (
 )
 
 from graphmemd.graph.model import SymbolInfo, symbols_of
+from graphmemd.indexing.history_shared import Kept
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.parse_pool import ParsePool
 from graphmemd.memory.then import Wanted, lines_of, pick_version, split_symbol_id
@@ -67,25 +67,20 @@ class ParsedVersions:
     does not parse the same versions again. Thread-safe (gRPC handlers share it)."""
 
     def __init__(self, limit: int = 256) -> None:
-        self._limit = limit
         self._lock = threading.Lock()
-        self._items: OrderedDict[str, list[SymbolInfo] | None] = OrderedDict()
+        self._items: Kept[str, list[SymbolInfo] | None] = Kept(limit)
 
     def get(self, key: str) -> tuple[bool, list[SymbolInfo] | None]:
         """(found, symbols) of ``key``."""
         with self._lock:
             if key not in self._items:
                 return False, None
-            self._items.move_to_end(key)
             return True, self._items[key]
 
     def put(self, key: str, symbols: list[SymbolInfo] | None) -> None:
         """Keep ``symbols`` for ``key``, forgetting the oldest beyond the limit."""
         with self._lock:
             self._items[key] = symbols
-            self._items.move_to_end(key)
-            while len(self._items) > self._limit:
-                self._items.popitem(last=False)
 
 
 class CodeChanges:

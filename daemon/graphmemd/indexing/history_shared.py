@@ -140,7 +140,7 @@ class SharedHistory:
         return RepoHistory(Scoped(self._ids, scope), Scoped(self._blames, scope), Scoped(self._parses, scope))
 
     def __len__(self) -> int:
-        """How many parses are kept (for tests and the log)."""
+        """How many parses are kept."""
         return len(self._parses)
 
 
