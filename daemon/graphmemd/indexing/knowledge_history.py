@@ -25,6 +25,7 @@ from graphmemd.graph.diff import diff_symbols, kind_family
 from graphmemd.graph.knowledge_refs import CONTAINER_KINDS, RefIndex, Resolution, successor_in
 from graphmemd.graph.model import ImportRef, SymbolInfo, SymbolKind
 from graphmemd.indexing.change_commits import ChangeCommits, UnitCommit, Want
+from graphmemd.indexing.commit_search import Bisection, Version, bisect_together
 from graphmemd.indexing.history_shared import OldParse
 from graphmemd.indexing.knowledge_served import Gone, served_as
 from graphmemd.indexing.old_versions import OldVersions
@@ -389,18 +390,14 @@ class KnowledgeHistory:
     def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:
         """The first commit after ``when`` whose version of ``path`` no longer defines
         ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
-        commits = self._file_commits(path, when)
-        lo, hi = 0, len(commits) - 1
-        found = ""
-        while lo <= hi:  # log2 of the commits parses (to the end: the answer must not depend on HEAD)
-            mid = (lo + hi) // 2
-            at = commits[mid]
+        search = Bisection(self._file_commits(path, when))
+
+        def gone(_i: int, at: Version) -> bool:
             syms = self.old_symbols([at])[at]
-            if syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms):
-                found, hi = at[0], mid - 1
-            else:
-                lo = mid + 1
-        return found
+            return syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms)
+
+        bisect_together([search], self.old_symbols, gone)  # (to the end: the answer must not depend on HEAD)
+        return search.found
 
     def _file_commits(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
         """(commit, the file's path then) for each commit after ``when`` that touched the
