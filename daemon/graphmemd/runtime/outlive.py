@@ -15,6 +15,7 @@ import os
 import select
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from graphmemd.runtime.health import Health
 from graphmemd.runtime.supervisor import SupervisedThread
@@ -26,15 +27,26 @@ POLL_S = 0.5
 
 
 def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (a zombie counts as gone to its non-parent watchers only
-    once reaped; a detached daemon is not its parent)."""
+    """Whether process ``pid`` is still running: it exists and is not a zombie (a process that
+    has exited but whose parent has not reaped it yet, a shell stopped with ^Z say, still
+    answers ``kill(pid, 0)``; a detached daemon is not its parent, so it would wait for good)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True  # (someone else's process: it exists)
-    return True
+        pass  # (someone else's process: it exists)
+    return not _exited(pid)
+
+
+def _exited(pid: int) -> bool:
+    """Whether ``/proc`` shows ``pid`` as exited and not yet reaped (state Z or X)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False  # (no /proc here: kill's answer stands)
+    fields = stat.rsplit(")", 1)[-1].split()  # (the command name may hold spaces and parentheses)
+    return bool(fields) and fields[0] in ("Z", "X")
 
 
 def wait_exit(pid: int, stop: threading.Event) -> bool:
