@@ -113,7 +113,11 @@ def daemon_run(code: Path, repo: Path, worktrees: int, scratch: Path) -> dict[st
             out["worktrees"].append(_pass_of(home, since, f"wt{i}-"))
         d.wait_idle()
         out["idle_rss_mb"] = round(tree_rss_mb(d.proc.pid), 1)
-        out["peak_rss_mb"] = round(d.peak_rss_mb()["tree"], 1)
+        peaks = d.peak_rss_mb()
+        out["peak_rss_mb"] = round(peaks["tree"], 1)
+        out["peak_daemon_rss_mb"] = round(peaks["daemon"], 1)  # the daemon's own VmHWM
+        out["peak_workers_rss_mb"] = round(peaks["workers"], 1)  # every parse worker's own peak, summed
+        out["largest_child_mb"] = {k[8:]: round(v, 1) for k, v in peaks.items() if k.startswith("largest ")}
     finally:
         d.stop()
         shutil.rmtree(home, ignore_errors=True)
@@ -170,7 +174,12 @@ def main() -> int:
                     f"{f['rounds']} rounds)"
                 )
                 print(f"    worktrees' knowledge passes: {wts}")
-                print(f"    tree RSS idle {r['idle_rss_mb']} MB, peak {r['peak_rss_mb']} MB")
+                print(
+                    f"    tree RSS idle {r['idle_rss_mb']} MB, peak {r['peak_rss_mb']} MB (own peaks: daemon "
+                    f"{r['peak_daemon_rss_mb']} MB, parse workers summed {r['peak_workers_rss_mb']} MB)"
+                )
+                big = sorted(r["largest_child_mb"].items(), key=lambda kv: -kv[1])[:3]
+                print("    largest child of each command: " + ", ".join(f"{c} {mb} MB" for c, mb in big))
     return 0
 
 

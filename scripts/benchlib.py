@@ -235,6 +235,7 @@ class TreeSampler:
         self.tree_kb = 0.0
         self.hwm_kb: dict[int, float] = {}
         self.workers: set[int] = set()
+        self.commands: dict[int, str] = {}  # pid -> its command name (/proc/<pid>/comm)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tree-sampler", daemon=True)
@@ -258,6 +259,8 @@ class TreeSampler:
                     continue  # gone
                 total += rss
                 self.hwm_kb[p] = max(self.hwm_kb.get(p, 0.0), hwm)
+                if p not in self.commands:
+                    self.commands[p] = _comm(p)
                 if p != self.pid and parents[p] != self.pid:  # the daemon's own children: forkserver, tracker
                     self.workers.add(p)
             self.tree_kb = max(self.tree_kb, total)
@@ -272,11 +275,29 @@ class TreeSampler:
                 "daemon": self.hwm_kb.get(self.pid, 0.0) / 1024,
                 "workers": sum(self.hwm_kb.get(p, 0.0) for p in self.workers) / 1024,
                 "sum_of_peaks": sum(self.hwm_kb.values()) / 1024,
+                **{f"largest {c}": v / 1024 for c, v in self._largest_by_command().items()},
             }
+
+    def _largest_by_command(self) -> dict[str, float]:
+        """The largest own peak (KB) of any process of each command name but the daemon's
+        (``git`` above all: ``git blame`` and ``git cat-file`` are the daemon's children too)."""
+        out: dict[str, float] = {}
+        for p, c in self.commands.items():
+            if p != self.pid:
+                out[c] = max(out.get(c, 0.0), self.hwm_kb.get(p, 0.0))
+        return out
 
     def close(self) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def _comm(pid: int) -> str:
+    """The command name of ``pid`` ("?" when it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip() or "?"
+    except OSError:
+        return "?"
 
 
 def _rss_hwm(pid: int) -> tuple[float, float]:

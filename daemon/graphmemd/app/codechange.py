@@ -13,8 +13,6 @@ Runs on the calling gRPC thread: git and the parse pool are both safe to call fr
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -38,6 +36,7 @@ from graphmemd.graph.model import SymbolInfo, symbols_of
 from graphmemd.indexing.history_shared import Kept
 from graphmemd.ingest.githistory import GitHistory
 from graphmemd.ingest.parse_pool import ParsePool
+from graphmemd.ingest.version_parse import VersionParser
 from graphmemd.memory.then import Wanted, lines_of, pick_version, split_symbol_id
 from graphmemd.retrieval.readview import ReadView
 
@@ -190,17 +189,14 @@ class _Search:
         self.root = root
         self.repo_id = repo_id
         self.git = git
-        self._pool = pool
         self.commits = commits
         self._versions = versions
         self._parsed: dict[str, list[SymbolInfo] | None] = {}
-        self._scratch: Path | None = None
+        self._parser = VersionParser(pool, "gm-then-")
 
     def close(self) -> None:
         """Remove the scratch copies of old versions."""
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        self._parser.close()
 
     def now(self, s: SymbolInfo | None) -> CodeVersion:
         """The symbol's lines in the working tree now (absent when it is gone)."""
@@ -252,24 +248,10 @@ class _Search:
         if not todo:
             return
         data = self.git.contents(todo)
-        if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="gm-then-"))
-        files: list[tuple[str, Path]] = []
-        by_rel: dict[str, str] = {}
         for b in todo:
             self._parsed[b] = None
-            if b not in data:
-                continue
-            target = self._scratch / b / Path(path).name
-            target.parent.mkdir(exist_ok=True)
-            target.write_bytes(data[b])
-            rel = f"{b}/{path}"  # unique per version: outcomes are matched by path
-            by_rel[rel] = b
-            files.append((rel, target))
-        for out in self._pool().parse_many(files):
-            got = by_rel.get(out.path)
-            if got is not None and out.parsed is not None:
-                self._parsed[got] = symbols_of(self.repo_id, out.parsed)
+        for b, parsed in self._parser.parse({b: (path, data[b]) for b in todo if b in data}):
+            self._parsed[b] = symbols_of(self.repo_id, parsed)
         for b in todo:  # a version that did not parse (a worker lost) is tried again next time
             if self._parsed.get(b) is not None:
                 self._versions.put(f"{b}:{path}", self._parsed[b])

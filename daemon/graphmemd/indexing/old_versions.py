@@ -7,15 +7,13 @@ On the indexer thread (every knowledge pass runs there).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable, MutableMapping
-from pathlib import Path
 
 from graphmemd.graph.model import ImportRef, SymbolInfo, symbols_of
 from graphmemd.indexing.history_shared import OldParse
 from graphmemd.ingest.githistory import GitHistory
-from graphmemd.ingest.parse_pool import ParsePool, content_hash
+from graphmemd.ingest.parse_pool import ParsePool
+from graphmemd.ingest.version_parse import VersionParser
 
 
 class OldVersions:
@@ -28,20 +26,20 @@ class OldVersions:
     ) -> None:
         self.repo_id = repo_id
         self.git = git
-        self._pool = pool
         self._kept = kept
         self._parsed: dict[str, list[SymbolInfo] | None] = {}  # "blob:path" -> symbols
         self._imports: dict[str, tuple[ImportRef, ...]] = {}  # "blob:path" -> its imports
         self._bound: dict[str, dict[str, str]] = {}  # "blob:path" -> its module-level name = name
-        self._scratch: Path | None = None
-        #: old versions parsed (for the log)
-        self.parses = 0
+        self._parser = VersionParser(pool, "gm-history-")
+
+    @property
+    def parses(self) -> int:
+        """Old versions parsed (for the log)."""
+        return self._parser.parses
 
     def close(self) -> None:
         """Remove the scratch files of this pass."""
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
+        self._parser.close()
 
     def symbols(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[SymbolInfo] | None]:
         """The symbols of ``path`` at ``commit`` for each (commit, path); None: not there.
@@ -68,30 +66,14 @@ class OldVersions:
         return self._bound.get(key, {})
 
     def _parse(self, files: dict[str, tuple[str, bytes]]) -> None:
-        """Parse old versions in the workers, all at once (written to this pass's scratch
-        directory, one folder per blob); an outcome is matched by its path and content hash,
-        so versions of one path are parsed side by side too."""
-        if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="gm-history-"))
-        self.parses += len(files)
-        tasks: list[tuple[str, Path]] = []
-        keys: dict[tuple[str, str], str] = {}
-        for key, (path, data) in files.items():
+        """Parse old versions in the workers, all at once (``VersionParser``)."""
+        for key in files:
             self._parsed[key] = None
-            target = self._scratch / key.split(":", 1)[0] / Path(path).name
-            target.parent.mkdir(exist_ok=True)
-            target.write_bytes(data)
-            tasks.append((path, target))
-            keys[(path, content_hash(data))] = key
-        for out in self._pool().parse_many(tasks):
-            got = keys.get((out.path, out.content_hash or ""))
-            if got is None or out.parsed is None:
-                continue
-            key = got
-            symbols = self._parsed[key] = symbols_of(self.repo_id, out.parsed)
-            imports = self._imports[key] = out.parsed.imports
+        for key, parsed in self._parser.parse(files):
+            symbols = self._parsed[key] = symbols_of(self.repo_id, parsed)
+            imports = self._imports[key] = parsed.imports
             bound = self._bound[key] = {
-                t.name: t.type for t in out.parsed.types if t.attr and not t.scope and "." not in t.name
+                t.name: t.type for t in parsed.types if t.attr and not t.scope and "." not in t.name
             }
             if self._kept is not None:
                 self._kept[key] = OldParse(self.repo_id, tuple(symbols), imports, dict(bound))
