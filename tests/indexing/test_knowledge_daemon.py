@@ -347,6 +347,46 @@ def test_repository_config_chooses_the_files(daemon_factory: DaemonFactory) -> N
         assert c.check_knowledge().files_checked == 4
 
 
+_ROUNDS = re.compile(r"(\S+): \d+ knowledge files read, .*, (\d+) rounds of commit searches\)")
+
+
+def test_the_commits_that_removed_names_are_searched_side_by_side(daemon_factory: DaemonFactory) -> None:
+    """A document naming four functions removed one by one since it was written: each
+    dangling reference names the commit that removed its function, and the four binary
+    searches over the file's eight commits ran side by side (each round's versions read and
+    parsed in one batch): as many rounds as one search takes, not the four searches' sum."""
+    repo = Repo()
+    names = ("alpha_op", "beta_op", "gamma_op", "delta_op")
+    ops = repo.root / "app" / "ops.py"
+    ops.write_text("".join(f"def {n}(x):\n    return x + {i}\n\n\n" for i, n in enumerate(names)))
+    (repo.root / "docs" / "ops.md").write_text(
+        "# Operations\n\n" + "".join(f"Call `{n}` for step {i}.\n\n" for i, n in enumerate(names))
+    )
+    repo.commit("the operations", add=True)
+    removed: dict[str, str] = {}
+    for k in range(8):  # a removal every other commit, an unrelated edit between
+        if k % 2:
+            name = names[k // 2]
+            repo.edit("app/ops.py", f"def {name}(x):\n    return x + {k // 2}\n\n\n", "")
+            removed[name] = repo.commit(f"remove {name}")
+        else:
+            ops.write_text(ops.read_text() + f"# note {k}\n")
+            repo.commit(f"note {k}")
+    d = daemon_factory([repo.root])
+    with d.client() as c:
+        for name, commit in removed.items():
+            found = wait_for(lambda n=name: problem(c, "docs/ops.md", n), TIMEOUT)  # type: ignore[misc]
+            assert found.state is ReferenceState.DANGLING, found
+            assert found.commit == commit, (name, found)
+        rid = c.status().repositories[0].id
+    rounds = [int(m.group(2)) for m in _ROUNDS.finditer((d.home / "state" / "graphmemd.log").read_text())
+              if m.group(1) == rid]  # fmt: skip
+    assert rounds, "no knowledge pass logged"
+    # one search over 8 commits takes 3 or 4 steps; the four one after the other, 12 or more
+    assert 3 <= max(rounds) <= 4, rounds
+    d.stop()
+
+
 _PASS = re.compile(r"(\S+): \d+ knowledge files read, .* in [\d.]+s \((\d+) git runs, (\d+) old parses")
 
 

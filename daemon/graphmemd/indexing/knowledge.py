@@ -109,7 +109,7 @@ class _Tally:
         self.deleted += len(ctx.deletes)
         self.git += ctx.history.git.calls
         self.parses += ctx.history.parses
-        self.rounds += ctx.history.changes.rounds
+        self.rounds += ctx.history.changes.rounds + ctx.history.gone_rounds
         ctx.puts, ctx.deletes = [], []
 
 
@@ -346,6 +346,8 @@ class KnowledgeKeeper:
         uncommitted = self._read_in_batches.setdefault(ctx.rt.id, set())
         plans = [_plan(ctx, doc, previous, uncommitted) for _, (doc, _, _, previous) in loaded]
         ctx.history.prefetch(ctx.baselines, ctx.gone, ctx.changed)  # every old version this group needs, at once
+        # (the names gone that _finding looks for in history: those no symbol answers to now)
+        ctx.history.prefetch_gone([(r, w) for r, w in ctx.gone if not _mentioned(ctx, r)], ctx.index)
         ctx.baselines, ctx.gone, ctx.changed = set(), [], []
         for k, ((_, (doc, notes, old, _)), plan) in enumerate(zip(loaded, plans, strict=True)):
             self._units(ctx, doc, notes, old, plan)
@@ -466,7 +468,7 @@ class KnowledgeKeeper:
             return _gone_finding(ctx, ref, got) if got is not None else _as_before(ctx, ref, before)
         # (code still there, not renamed, that the name no longer reaches — now ambiguous, say —
         # is judged as a cold check judges it: from what the name means now and meant when written)
-        if ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module, ref.scope):
+        if _mentioned(ctx, ref):
             return None  # several symbols answer to it now: ambiguous, not gone
         got = ctx.history.named_at(ref, when, ctx.index)
         return _gone_finding(ctx, ref, got) if got is not None else None
@@ -603,6 +605,11 @@ def _plan(
                 ctx.baselines.add((when[0], found.path))
                 ctx.changed.append((found.symbol, when))
     return plans
+
+
+def _mentioned(ctx: _Pass, ref: TextRef) -> bool:
+    """Whether ``ref``, a name that resolves to no one symbol, is one that several answer to now."""
+    return ref.target_kind is TargetKind.SYMBOL and ctx.index.mentions(ref.target, ref.module, ref.scope)
 
 
 def _blame_ahead(ctx: _Pass, docs: Sequence[KnowledgeDoc]) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from dataclasses import replace
 
 from graphmem.types import Anchor, ChangeKind, StaleReason
@@ -109,6 +109,9 @@ class KnowledgeHistory:
         self.changes = ChangeCommits(git, self.versions)
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
+        self._gone_found: dict[tuple[str, str, str, UnitCommit], str] = {}
+        #: rounds of the searches for the commits that removed names (for the log)
+        self.gone_rounds = 0
 
     def close(self) -> None:
         """Remove the scratch files of this pass."""
@@ -253,6 +256,32 @@ class KnowledgeHistory:
             changes = [c for c in self.git.changed_since(when[0]) if language_for_path(c[1]) is not None]
             got = self._path_at(ref, when, changes)
             return Gone(*got) if got is not None else None
+        named = self._named_then(ref, when, index_now)
+        if named is None:
+            return None
+        o, old_file = named
+        new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
+        anchor, reason = self.gone(o, old_file, new_path, when, index_now.symbols)
+        return served_as(self.git.root, ref, o, new_path, reason, index_now, self.now) or Gone(anchor, reason)
+
+    def prefetch_gone(self, gone: Iterable[tuple[TextRef, UnitCommit]], index_now: RefIndex) -> None:
+        """Find at once the commits that removed or renamed what the references ``gone`` (none
+        of which resolves today) named when written, which ``named_at`` will ask for one by
+        one: the searches side by side (``gone_commits``)."""
+        asks: list[tuple[str, str, str, UnitCommit]] = []
+        for ref, when in gone:
+            if when is None or ref.target_kind is not TargetKind.SYMBOL:
+                continue
+            named = self._named_then(ref, when, index_now)
+            if named is not None:
+                asks.append((named[0].path, named[0].qualname, named[0].kind.value, when))
+        self.gone_commits(asks)
+
+    def _named_then(
+        self, ref: TextRef, when: tuple[str, int], index_now: RefIndex
+    ) -> tuple[SymbolInfo, list[SymbolInfo]] | None:
+        """The symbol a reference to a symbol that resolves to nothing today named at
+        ``when``, with the symbols of its file then; None when it named none."""
         hits = self._candidates(ref, when)
         if not hits:
             return None
@@ -272,9 +301,7 @@ class KnowledgeHistory:
             o = self._imported_then(ref, when, index_now, then) or self._bound_then(ref, when, index_now, then)
             if o is None:
                 return None
-        new_path = next((new for _, old, new in self._olds(when[0]) if old == o.path), o.path)
-        anchor, reason = self.gone(o, parsed.get((when[0], o.path)) or [], new_path, when, index_now.symbols)
-        return served_as(self.git.root, ref, o, new_path, reason, index_now, self.now) or Gone(anchor, reason)
+        return o, parsed.get((when[0], o.path)) or []
 
     def _bound_then(
         self, ref: TextRef, when: tuple[str, int], index_now: RefIndex, then: list[SymbolInfo]
@@ -390,14 +417,23 @@ class KnowledgeHistory:
     def gone_commit(self, path: str, qualname: str, kind: str, when: UnitCommit) -> str:
         """The first commit after ``when`` whose version of ``path`` no longer defines
         ``qualname`` (binary search over the commits that touched the file; "" when not found)."""
-        search = Bisection(self._file_commits(path, when))
+        return self.gone_commits([(path, qualname, kind, when)])[0]
 
-        def gone(_i: int, at: Version) -> bool:
+    def gone_commits(self, asks: Sequence[tuple[str, str, str, UnitCommit]]) -> list[str]:
+        """``gone_commit`` of each (path, qualname, kind, when) of ``asks``, the searches not
+        run yet side by side (each round's versions read and parsed in one batch); answers are
+        kept for the pass."""
+        todo = [a for a in dict.fromkeys(asks) if a not in self._gone_found]
+        searches = [Bisection(self._file_commits(path, when)) for path, _, _, when in todo]
+
+        def gone(i: int, at: Version) -> bool:
+            _, qualname, kind, _ = todo[i]
             syms = self.old_symbols([at])[at]
             return syms is None or not any(s.qualname == qualname and s.kind.value == kind for s in syms)
 
-        bisect_together([search], self.old_symbols, gone)  # (to the end: the answer must not depend on HEAD)
-        return search.found
+        self.gone_rounds += bisect_together(searches, self.old_symbols, gone)  # (to the end: not by HEAD)
+        self._gone_found.update((a, s.found) for a, s in zip(todo, searches, strict=True))
+        return [self._gone_found[a] for a in asks]
 
     def _file_commits(self, path: str, when: UnitCommit) -> list[tuple[str, str]]:
         """(commit, the file's path then) for each commit after ``when`` that touched the
