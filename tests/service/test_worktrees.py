@@ -787,3 +787,32 @@ def test_a_worktree_moved_while_the_daemon_was_stopped_keeps_its_notes(daemon_fa
         assert status.last_error == "", status.last_error
         (ra,) = [r for r in status.repositories if r.root == str(a)]
         assert {x.root for x in ra.checkouts} == {str(a), str(moved)}
+
+
+def test_a_nested_branch_deleted_after_its_worktree_is_seen(daemon_factory: DaemonFactory) -> None:
+    """Agent tools name their branches in folders (``claude/…``, ``codex/…``): git keeps such a
+    branch in ``refs/heads/<folder>/``. Its worktree removed first, its branch deleted unmerged
+    later: the note saved on its code is no longer "on branch" in the main checkout, at once."""
+    a = committed_fixture()
+    d = daemon_factory([a])
+    with d.client() as c:
+        b = worktree(a, branch="agent/audit")
+        wait_for(lambda: ready(c, b), 20)
+        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
+        git(b, "add", "-A")
+        git(b, "commit", "-q", "-m", "audit")
+        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        note = c.observe("audit_login must not log passwords", anchors=["app/auth/audit.py::audit_login"],
+                         repo=str(b))  # fmt: skip
+        wait_for(lambda: (o := shown(c, a, note.id)) is not None and o.on_branch == "agent/audit", 10)
+        git(a, "worktree", "remove", "--force", str(b))
+        wait_for(lambda: str(b) not in checkouts(c), 20)
+        d.wait_idle()
+        kept = shown(c, a, note.id)
+        assert kept is not None
+        assert kept.on_branch == "agent/audit"  # (the branch is still there: it may be merged yet)
+        git(a, "branch", "-q", "-D", "agent/audit")
+        wait_for(lambda: (o := shown(c, a, note.id)) is not None and not o.on_branch, 10)
+        gone = shown(c, a, note.id)
+        assert gone is not None
+        assert gone.status is ObservationStatus.STALE  # (its function is on no branch: removed)

@@ -235,7 +235,8 @@ def checkout_lines(r: Repository) -> list[str]:
     """The other checkouts of ``r``'s repository (worktrees, linked clones), and the
     registered checkouts that look like clones of it."""
     others = [c for c in r.checkouts if c.id != r.id]
-    lines = [f"    one repository ({r.repository_id}) with {plural(len(r.checkouts), 'checkout')}:"] if others else []
+    which = "the other" if len(others) == 1 else "the others"
+    lines = [f"    repository {r.repository_id}, {plural(len(r.checkouts), 'checkout')}; {which}:"] if others else []
     for c in others:
         where = (
             gone_words(c)
