@@ -2,7 +2,7 @@
 """Modernisation benchmark: ruff's pyupgrade (``UP``) fixes, committed under a live daemon
 with a note on every function, must mark nothing (issue 41).
 
-For each corpus (``../shared/corpora/click.bundle`` and ``attrs.bundle``, cloned into a
+For each corpus (``../shared/corpora/click.bundle``, ``attrs.bundle`` and ``marshmallow.bundle``, cloned into a
 temp dir), each of three release commits and each ``--target-version`` (``py38`` and the
 newest, ``py312``), a real ``graphmemd`` watches a working tree checked out at the release;
 every function and method gets an observation (Python's own ``ast`` lists them). Then:
@@ -43,6 +43,7 @@ from graphmem.types import Observation, ObservationStatus
 RELEASES = {
     "click": (("7.0", "a936b99"), ("8.0.0a1", "ebcc7cb"), ("8.2.0", "041aa81")),
     "attrs": (("21.3.0", "dd26edd"), ("22.2.0", "a9960de"), ("25.1.0", "fbff14e")),
+    "marshmallow": (("3.0.0b17", "996ae03"), ("3.12.1", "6522565"), ("3.23.0", "5e71a04")),
 }
 TARGETS = ("py38", "py312")
 RUFF = str(Path(sys.executable).with_name("ruff"))

@@ -23,6 +23,9 @@ def hashes(source: str, qualname: str = "C.m", path: str = "mod.py") -> tuple[st
     return found.sig_hash, found.body_hash
 
 
+#: a line that names typing: a bare deprecated alias (`Dict`) means typing's only in such a module
+_TYPING = "from typing import Dict, FrozenSet, Set, Tuple\n"
+
 # (rule, before, after): the body of C.m before and after ruff's fix
 BODIES = [
     ("UP024", "raise IOError('x')", "raise OSError('x')"),
@@ -46,6 +49,9 @@ BODIES = [
     ("UP032", "return '{0.real} {1}'.format(a, b + 1)", "return f'{a.real} {b + 1}'"),
     ("UP032", "return ('{}' '-{}').format(a, b)", "return f'{a}-{b}'"),
     ("UP032", "return '{{}} {}'.format(a)", "return f'{{}} {a}'"),
+    # an argument the string does not use, read without an effect: ruff drops it
+    ("UP032", "return 'Not valid.'.format(a)", "return 'Not valid.'"),
+    ("UP032", "return '{} {}'.format(a, b, x.y, key=1)", "return f'{a} {b}'"),
     # the callee's last name after a line continuation or a comment (tried at this call)
     ("UP032", "return '{} and {}'. \\\n    format(a, b)", "return f'{a} and {b}'"),
     ("UP032", "return ('{}'.  # why\n    format(a))", "return f'{a}'"),
@@ -91,6 +97,17 @@ BODIES = [
     ("UP006", "self.y: Dict[str, int] = {}\nreturn a", "self.y: dict[str, int] = {}\nreturn a"),
     ("UP045", "y: Optional[int]\nreturn a", "y: int | None\nreturn a"),
     ("UP006", "return f(x=t.Dict[str, int], y=Tuple[int, ...])", "return f(x=dict[str, int], y=tuple[int, ...])"),
+    # a deprecated alias written bare outside an annotation (ruff's safe fix, py39+)
+    # (in a module that names typing: `_TYPING`)
+    ("UP006", "return typing.cast(typing.Dict, a)", "return typing.cast(dict, a)"),
+    ("UP006", f"{_TYPING}return cast(Dict, a)", f"{_TYPING}return cast(dict, a)"),
+    ("UP006", "return isinstance(a, typing.List)", "return isinstance(a, list)"),
+    ("UP006", f"{_TYPING}T = TypeVar('T', bound=Dict)\nreturn T", f"{_TYPING}T = TypeVar('T', bound=dict)\nreturn T"),
+    ("UP006", f"{_TYPING}return (FrozenSet, t.Type, Set, Tuple)", f"{_TYPING}return (frozenset, type, set, tuple)"),
+    ("UP006", "return typing.Deque, DefaultDict", "return deque, defaultdict"),
+    ("UP019", "return isinstance(a, typing.Text)", "return isinstance(a, str)"),
+    ("UP006", "return cast(typing.Dict[str, typing.List], a)", "return cast(dict[str, list], a)"),
+    ("UP006", "y: typing.Dict[str, typing.List] = {}\nreturn y", "y: dict[str, list] = {}\nreturn y"),
 ]
 
 # (rule, before, after): the whole class/function definition (qualname "C" or "C.m")
@@ -168,7 +185,8 @@ NEAR_MISSES = [
     ("another encoding", _wrap("return a.encode('latin-1')"), _wrap("return a.encode()"), "C.m"),
     ("non-ascii literal encoded", _wrap("return 'é'.encode()"), _wrap("return b'\\xc3\\xa9'"), "C.m"),
     ("str of bytes", _wrap("return str(b'x')"), _wrap("return b'x'"), "C.m"),
-    ("format with an unused argument", _wrap("return '{}'.format(a, b)"), _wrap("return f'{a}'"), "C.m"),
+    ("format with an unused call", _wrap("return '{}'.format(a, b())"), _wrap("return f'{a}'"), "C.m"),
+    ("format with an unused subscript", _wrap("return 'x'.format(a[0])"), _wrap("return 'x'"), "C.m"),
     ("format of another argument", _wrap("return '{1}'.format(a, b)"), _wrap("return f'{a}'"), "C.m"),
     ("format with another spec", _wrap("return '{:>3}'.format(a)"), _wrap("return f'{a:>4}'"), "C.m"),
     ("another base", "class C(Base):\n    x = 1\n", "class C:\n    x = 1\n", "C"),
@@ -251,10 +269,21 @@ def test_every_alias_is_found_in_code_only(alias: bytes, meant: bytes) -> None:
     code, twice in one line and beside another alias; in a string or as part of a longer
     name it does not."""
     one, other = alias.decode(), meant.decode()
-    both = hashes(_wrap(f"return f({one}, {one}) or IOError"))
-    assert both == hashes(_wrap(f"return f({other}, {other}) or OSError"))
-    assert hashes(_wrap(f"return '{one}'")) != hashes(_wrap(f"return '{other}'"))
-    assert hashes(_wrap(f"return x{one}_")) != hashes(_wrap(f"return x{other}_"))
+    typed = "import typing\n"  # (some apply only in a module that names typing: [aliases_where])
+    both = hashes(typed + _wrap(f"return f({one}, {one}) or IOError"))
+    assert both == hashes(typed + _wrap(f"return f({other}, {other}) or OSError"))
+    assert hashes(typed + _wrap(f"return '{one}'")) != hashes(typed + _wrap(f"return '{other}'"))
+    assert hashes(typed + _wrap(f"return x{one}_")) != hashes(typed + _wrap(f"return x{other}_"))
+    assert hashes(typed + _wrap(f"return {one}Error")) != hashes(typed + _wrap(f"return {other}Error"))
+
+
+def test_a_bare_typing_name_is_typing_s_only_where_typing_is_named() -> None:
+    """``Set``, ``Tuple``, ``Type`` written bare mean typing's deprecated aliases only in a
+    module that names typing (sympy's ``Tuple`` is not ``tuple``); a dotted ``typing.Dict``
+    always does."""
+    assert hashes(_wrap("return Tuple(a), Set(b)")) != hashes(_wrap("return tuple(a), set(b)"))
+    with_typing = "from typing import Set, Tuple\n" + _wrap("return Tuple(a), Set(b)")
+    assert hashes(with_typing) == hashes("from typing import Set, Tuple\n" + _wrap("return tuple(a), set(b)"))
 
 
 _TWO_CLASSES = (

@@ -7,7 +7,7 @@ import random
 import pytest
 from graphmemd.graph.model import Language
 from graphmemd.ingest.parsing.fingerprint import load_rules
-from graphmemd.ingest.parsing.textscan import Scan, occurrences, plan
+from graphmemd.ingest.parsing.textscan import SHORTEST_KEY, Scan, occurrences, plan
 
 
 def _naive(source: bytes, texts: list[bytes], lo: int, hi: int) -> set[tuple[int, bytes]]:
@@ -23,10 +23,10 @@ def _naive(source: bytes, texts: list[bytes], lo: int, hi: int) -> set[tuple[int
 def test_the_python_aliases_share_scans() -> None:
     aliases = list(load_rules(Language.PYTHON).aliases or {})
     scans = plan(aliases)
-    assert len(scans) < len(aliases) / 2  # (30 aliases: 9 scans)
+    assert len(scans) < len(aliases) / 2  # (57 aliases: 24 scans)
     assert sorted(text for scan in scans for text, _offset in scan.texts) == sorted(aliases)
     for scan in scans:
-        assert len(scan.key) >= 5 or any(text == scan.key for text, _offset in scan.texts)
+        assert len(scan.key) >= SHORTEST_KEY or any(text == scan.key for text, _offset in scan.texts)
         for text, offset in scan.texts:
             assert text[offset : offset + len(scan.key)] == scan.key
 
@@ -46,10 +46,24 @@ def test_occurrences_are_those_of_one_scan_per_text(seed: int) -> None:
     source = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 400)))
     lo = rng.randint(0, len(source))
     hi = rng.randint(lo, len(source))
-    scans = plan(texts, shortest=rng.randint(1, 6))
+    keys = [bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(0, 3))]
+    scans = plan(texts, shortest=rng.randint(1, 6), keys=keys)
     found = occurrences(source, scans, lo, hi)
     assert len(found) == len(set(found))  # (each once)
     assert set(found) == _naive(source, texts, lo, hi)
+
+
+def test_given_keys_are_scanned_for_first() -> None:
+    """A key given finds every text holding it in one scan (``Dict`` for ``t.Dict`` and
+    ``typing.Dict``, which the greedy choice would split under ``typing.`` and ``.Dict``)."""
+    texts = [b"Dict", b"t.Dict", b"typing.Dict", b"typing.List", b"List"]
+    scans = plan(texts, keys=[b"Dict", b"List"])
+    assert [(s.key, {t for t, _o in s.texts}) for s in scans] == [
+        (b"Dict", {b"Dict", b"t.Dict", b"typing.Dict"}),
+        (b"List", {b"typing.List", b"List"}),
+    ]
+    source = b"x = typing.Dict or t.Dict or Dict or DictX or typing.List"
+    assert set(occurrences(source, scans, 0, len(source))) == _naive(source, texts, 0, len(source))
 
 
 def test_overlapping_and_repeated_keys() -> None:

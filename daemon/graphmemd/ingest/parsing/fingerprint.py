@@ -144,6 +144,8 @@ _R = ord("r")
 _LBRACE = ord("{")
 _BACKSLASH = ord("\\")
 _DOT = ord(".")
+#: the bytes a name goes on with on either side (``_IDENT``): a hit beside one is in a longer name
+_NAME_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$" + bytes(range(0x80, 0x100)))
 
 # event kinds, in their order at one position: group closes and definition boundaries
 # (interleaved: a boundary follows the closes of the nodes inside its definition and
@@ -197,8 +199,10 @@ class Rules:
     aliases: dict[bytes, bytes] | None = None
     #: ``[alias_nodes]``: the node type of a plain name and of a dotted one
     alias_nodes: tuple[str, str] = ("", "")
-    #: how the ``aliases`` are searched for in a source (``textscan.plan``)
-    alias_scans: tuple[Scan, ...] = ()
+    #: how the ``aliases`` are searched for in a source (``textscan.plan``), those of
+    #: ``[aliases_where]`` apart: (the word a source must hold for them to apply, or b"" for
+    #: every source; their scans)
+    alias_scans: tuple[tuple[bytes, tuple[Scan, ...]], ...] = ()
     annotations: AnnotationRules | None = None
     #: canonical annotation texts already computed (``_canonical``)
     canonical: dict[bytes, bytes] = field(default_factory=dict)
@@ -291,6 +295,10 @@ def load_rules(language: Language) -> Rules:
             else:
                 source += pattern
         aliases = {str(k): str(v) for k, v in data.get("aliases", {}).items()}
+        groups = [("", list(aliases))]
+        for word, table in data.get("aliases_where", {}).items():  # (only in a source naming ``word``)
+            groups.append((str(word), [str(k) for k in table]))
+            aliases.update((str(k), str(v)) for k, v in table.items())
         nodes = data.get("alias_nodes", {})
         parts = data.get("string_parts", {})
         found = Rules(
@@ -309,7 +317,7 @@ def load_rules(language: Language) -> Rules:
             rewrites=rewrites,
             aliases={k.encode(): v.encode() for k, v in aliases.items()} or None,
             alias_nodes=(str(nodes.get("name", "")), str(nodes.get("dotted", ""))),
-            alias_scans=plan([k.encode() for k in aliases]),
+            alias_scans=tuple((w.encode(), _alias_plan(w, names)) for w, names in groups if names),
             annotations=rules_from_table(data.get("annotations")),
             call_query_source=call_source,
             callees=frozenset(callees),
@@ -811,6 +819,14 @@ def _events(
     return _Events(events.keys, events.data)
 
 
+def _alias_plan(word: str, names: Sequence[str]) -> tuple[Scan, ...]:
+    """The scans for the aliases ``names``: those of an ``[aliases_where]`` group (``word``)
+    one per plain name, which finds its dotted forms too (``Dict``: ``t.Dict``, ``typing.Dict``;
+    the longest first: ``DefaultDict`` before ``Dict``)."""
+    keys = sorted((n.encode() for n in names if "." not in n), key=lambda k: (-len(k), k)) if word else []
+    return plan([n.encode() for n in names], keys=keys)
+
+
 def _rewrites(
     events: _EventList,
     source: bytes,
@@ -828,13 +844,19 @@ def _rewrites(
         # (found by text: a query pattern over every identifier cost more; the texts in a
         # few shared scans, ``textscan``: one scan per alias cost ~3 instructions a byte each)
         plain, dotted = rules.alias_nodes
-        for start, text in occurrences(source, rules.alias_scans, lo, hi):
-            end = start + len(text)
-            n = root.named_descendant_for_byte_range(start, end)
-            wanted = dotted if _DOT in text else plain
-            # (not in a string or a comment, nor part of a longer name)
-            if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
-                events.replace([(start, end)], b" " + aliases[text] + b" ")
+        size = len(source)
+        for word, scans in rules.alias_scans:
+            if word and word not in source:
+                continue  # (`Dict` means `typing.Dict` only in a source that imports from typing)
+            for start, text in occurrences(source, scans, lo, hi):
+                end = start + len(text)
+                if (start and source[start - 1] in _NAME_BYTES) or (end < size and source[end] in _NAME_BYTES):
+                    continue  # part of a longer name (`TypeError` for `Type`): no node of its own
+                n = root.named_descendant_for_byte_range(start, end)
+                wanted = dotted if _DOT in text else plain
+                # (not in a string or a comment, nor part of a longer name)
+                if n is not None and n.type == wanted and n.start_byte == start and n.end_byte == end:
+                    events.replace([(start, end)], b" " + aliases[text] + b" ")
     for role, rewrite in rules.rewrite_roles:
         nodes = caps.get(role)
         if nodes:
@@ -965,10 +987,17 @@ def _text(source: bytes, n: Node) -> bytes:
     return source[n.start_byte : n.end_byte]
 
 
+#: what an argument that ``format`` does not use may be for the call to be its f-string (ruff's
+#: UP032 drops it): read without an effect (a name, an attribute: as a repeated argument)
+_NO_EFFECT = frozenset({"identifier", "attribute", "string", "integer", "float", "true", "false", "none"})
+
+
 def _format(n: Node, source: bytes, rules: Rules) -> _Plan | None:
     """``"{} {x}".format(a, x=b)`` is ``f"{a} {x}"`` with ``x`` = ``b``: the call rendered as
-    the f-string's stream, when every argument is used, by plain fields (a name, an index,
-    attributes), no argument but a name or attribute twice, and no ``*``/``**``."""
+    the f-string's stream, when every argument is used or is read without an effect (a name,
+    an attribute, a literal: ``'Not valid.'.format(value)`` is ``'Not valid.'``), by plain
+    fields (a name, an index, attributes), no argument but a name or attribute twice, and no
+    ``*``/``**``."""
     function = n.child_by_field_name("function")
     string = function.child_by_field_name("object") if function is not None else None
     if string is not None and string.type == "parenthesized_expression":
@@ -1029,8 +1058,9 @@ def _format(n: Node, source: bytes, rules: Rules) -> _Plan | None:
         literal.clear()
         tail = attributes + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
         out.extend((_OPEN + b"{", (value_of.start_byte, value_of.end_byte), tail.encode() + b"}" + _CLOSE))
-    if len(used) != len(positional) + len(keywords):
-        return None  # an argument the string does not use is still evaluated
+    unused = [a for a in (*positional, *keywords.values()) if a.start_byte not in used]
+    if any(a.type not in _NO_EFFECT for a in unused):
+        return None  # an argument the string does not use is still evaluated: a call's effect stays
     out.extend((_hex(literal), _STR))
     return _Plan(tuple(out))
 

@@ -45,15 +45,22 @@ class Scan:
     by_byte: dict[int, tuple[tuple[bytes, int, int], ...]] | None = None
 
 
-def plan(texts: Sequence[bytes], shortest: int = SHORTEST_KEY) -> tuple[Scan, ...]:
-    """The scans that find ``texts``: greedily, the substring (at least ``shortest`` bytes,
-    or a whole text when shorter) held by the most texts not yet covered, the longest of
-    those, the first in byte order; until every text is covered. Deterministic: the same
+def plan(texts: Sequence[bytes], shortest: int = SHORTEST_KEY, keys: Sequence[bytes] = ()) -> tuple[Scan, ...]:
+    """The scans that find ``texts``: first one per key of ``keys`` that texts not yet
+    covered hold, in that order (``Dict`` for ``Dict``, ``t.Dict`` and ``typing.Dict``, which
+    the greedy choice would split); then greedily, the substring (at least ``shortest``
+    bytes, or a whole text when shorter) held by the most texts not yet covered, the longest
+    of those, the first in byte order; until every text is covered. Deterministic: the same
     texts give the same scans."""
     left = list(dict.fromkeys(texts))
     if any(not text for text in left):
         raise ValueError("an empty text cannot be scanned for")
     scans: list[Scan] = []
+    for key in keys:
+        covered = [text for text in left if key in text]
+        if covered:
+            scans.append(_scan(key, covered))
+            left = [text for text in left if text not in covered]
     while left:
         holders: dict[bytes, list[bytes]] = {}
         for text in left:
@@ -63,14 +70,19 @@ def plan(texts: Sequence[bytes], shortest: int = SHORTEST_KEY) -> tuple[Scan, ..
                 holders.setdefault(sub, []).append(text)
         best = min(holders, key=lambda sub: (-len(holders[sub]), -len(sub), sub))
         covered = holders[best]
-        found = tuple((text, text.find(best)) for text in covered)
-        ends = [(text, offset + len(best)) for text, offset in found]
-        before = None if any(offset == 0 for _t, offset in found) else frozenset(t[o - 1] for t, o in found)
-        after = None if any(end == len(t) for t, end in ends) else frozenset(t[end] for t, end in ends)
-        side = None if after is None and before is None else len(best) if after is not None else -1
-        scans.append(Scan(best, found, before, after, _by_byte(found, side)))
+        scans.append(_scan(best, covered))
         left = [text for text in left if text not in covered]
     return tuple(scans)
+
+
+def _scan(key: bytes, covered: Sequence[bytes]) -> Scan:
+    """The scan for ``key`` that finds the texts ``covered`` (each holds it)."""
+    found = tuple((text, text.find(key)) for text in covered)
+    ends = [(text, offset + len(key)) for text, offset in found]
+    before = None if any(offset == 0 for _t, offset in found) else frozenset(t[o - 1] for t, o in found)
+    after = None if any(end == len(t) for t, end in ends) else frozenset(t[end] for t, end in ends)
+    side = None if after is None and before is None else len(key) if after is not None else -1
+    return Scan(key, found, before, after, _by_byte(found, side))
 
 
 def _by_byte(
