@@ -140,17 +140,27 @@ class SignatureDelta:
             or self.name_changed
         )
 
-    def phrases(self) -> tuple[str, ...]:
+    def phrases(self, *, fold: bool = False) -> tuple[str, ...]:
         """Each difference in words: ``parameter `pepper` added (optional)``, ``return type
         `A` → `B```, ``base `object` removed``; empty when the parameters, return type and
-        bases are the same."""
-        return tuple(_phrase(subject, what, False) for subject, what in self._facts())
+        bases are the same. ``fold``: when there are more than one line holds and some are not
+        annotations, the annotations' are one, ``annotations changed`` (what a caller must
+        change is said, not crowded out by types: ``parameter `args` renamed to `param`,
+        annotations changed``)."""
+        return tuple(_phrase(subject, what, False) for subject, what in self._facts(fold))
 
-    def dependency_phrases(self) -> tuple[str, ...]:
+    def dependency_phrases(self, *, fold: bool = False) -> tuple[str, ...]:
         """The same differences said of a dependency: ``parameter `x` was removed``."""
-        return tuple(_phrase(subject, what, True) for subject, what in self._facts())
+        return tuple(_phrase(subject, what, True) for subject, what in self._facts(fold))
 
-    def _facts(self) -> list[tuple[str, str]]:
+    def _facts(self, fold: bool = False) -> list[tuple[str, str]]:
+        facts = self._all_facts()
+        typed = [f for f in facts if f[0] == "return type" or f[0].startswith("type of ")]
+        if fold and len(typed) < len(facts) and len(facts) > _MAX_PHRASES and len(typed) > 1:
+            facts = [f for f in facts if f not in typed] + [("annotations", "@changed")]  # (said last)
+        return facts
+
+    def _all_facts(self) -> list[tuple[str, str]]:
         facts: list[tuple[str, str]] = []
         if self.name_changed:
             facts.append((f"name `{self.name_changed[0]}`", f"@changed to `{self.name_changed[1]}`"))
@@ -908,7 +918,8 @@ _MAX_PHRASES: Final = 3
 def _joined(phrases: tuple[str, ...]) -> str:
     if len(phrases) <= _MAX_PHRASES:
         return ", ".join(phrases)
-    return ", ".join(phrases[:_MAX_PHRASES]) + f" and {len(phrases) - _MAX_PHRASES} more changes"
+    more = len(phrases) - _MAX_PHRASES
+    return ", ".join(phrases[:_MAX_PHRASES]) + f" and {more} more change{'s' if more != 1 else ''}"
 
 
 def _short_ref(ref: str, like: str) -> str:
@@ -944,7 +955,7 @@ def change_words(reason: StaleReason) -> str:
     if change is ChangeKind.DEPENDENCY_CHANGED:
         return _dependency_words(reason)
     delta = signature_delta(reason.old_signature, reason.new_signature)
-    phrases = delta.phrases()
+    phrases = delta.phrases(fold=True)
     if change is ChangeKind.ANNOTATIONS_CHANGED:
         return "annotations changed: " + _joined(phrases) if phrases else "annotations changed"
     body = ", body changed" if reason.body_changed else ""
@@ -964,7 +975,7 @@ def _dependency_words(reason: StaleReason) -> str:
     if not reason.new_signature:
         return f"{via} `{dep}`{away}, whose signature changed"
     delta = signature_delta(reason.old_signature, reason.new_signature)
-    phrases = delta.dependency_phrases()
+    phrases = delta.dependency_phrases(fold=True)
     what = _joined(phrases) if phrases else "signature changed"
     defaults = delta.defaults_changed
     only_defaults = bool(defaults) and len(phrases) == len(defaults) and all(old and new for _, old, new in defaults)

@@ -219,6 +219,27 @@ def test_a_long_line_is_cut_to_the_limit_and_keeps_when() -> None:
     assert "and 9 more changes" in change_words(r)
 
 
+def test_annotations_crowding_out_what_a_caller_must_change_are_one_phrase() -> None:
+    """click's ``ParamType.shell_complete`` (1b9a657): a parameter renamed and four annotations
+    added read "parameter `args` renamed to `param`, type of `ctx` `Context` added, type of
+    `param` `Parameter` added and 2 more c…": the annotations are one phrase, said last."""
+    r = _reason(
+        ChangeKind.SIGNATURE_CHANGED,
+        old_signature="def shell_complete(self,ctx,args,incomplete):",
+        new_signature="def shell_complete(self,ctx:Context,param:Parameter,incomplete:str)->list[CompletionItem]:",
+    )
+    assert change_words(r) == "parameter `args` renamed to `param`, annotations changed"
+    # three phrases fit in a line: each said
+    few = replace(r, new_signature="def shell_complete(self,ctx:Context,param,incomplete):")
+    assert change_words(few) == "parameter `args` renamed to `param`, type of `ctx` `Context` added"
+    # annotations alone: each said (up to three)
+    typed = replace(
+        r, change=ChangeKind.ANNOTATIONS_CHANGED, new_signature="def shell_complete(self,ctx:C,args:A,incomplete:I)->R:"
+    )
+    assert change_words(typed).startswith("annotations changed: type of `ctx` `C` added, type of `args` `A` added, ")
+    assert change_words(typed).endswith(" and 1 more change")
+
+
 def test_when_words() -> None:
     assert when_words(SHA, False) == "in 1a2b3c4"
     assert when_words(SHA, True) == "uncommitted"
