@@ -359,6 +359,33 @@ def test_a_gone_name_in_a_sentence_that_says_it_is_old_is_historical() -> None:
     assert plain.status is ObservationStatus.STALE
 
 
+def test_a_deprecated_name_an_autodoc_directive_documents_asks_for_nothing() -> None:
+    """click's API reference keeps ``.. autoclass:: BaseCommand`` while ``click.__getattr__``
+    serves it with a warning: the page is the class's docstring and still builds, so it is
+    changed ("autodoc: …"), not a deprecated finding; the same name in prose still is."""
+    hook = _sym("__getattr__", "def __getattr__(name):")
+    reason = StaleReason(F.ref, ChangeKind.DEPRECATED, 150.0, F.signature, new_ref="pkg.Command",
+                         commit="9dd1207abc", served_by="pkg.__getattr__")  # fmt: skip
+
+    def unit(text: str, kind: UnitKind) -> Observation:
+        at = text.index("f")
+        ref = TextRef(RefKind.DIRECTIVE if kind is UnitKind.DIRECTIVE else RefKind.CODE, TargetKind.SYMBOL, "f", "f",
+                      Span(3, at + 1, 3, at + 2), role="autoclass" if kind is UnitKind.DIRECTIVE else "")  # fmt: skip
+        found = UnitFinding(
+            Unit(kind, 3, 3, ("API",), text), "0123456789abcdef", (RefFinding(ref, symbol_anchor(hook), (reason,)),)
+        )
+        return unit_observation("r", "docs/api.rst", KnowledgeKind.DOCUMENTATION, found, None, 100.0)
+
+    auto = grade(unit(".. autoclass:: f", UnitKind.DIRECTIVE), Code(hook), 200.0, "")
+    (ref,) = auto.references
+    assert ref.state is ReferenceState.CHANGED
+    assert not ref.deprecated
+    assert ref.reason.startswith("autodoc: `f` is deprecated: ")
+    assert auto.status is ObservationStatus.FRESH
+    prose = grade(unit("Subclass f for a command.", UnitKind.PARAGRAPH), Code(hook), 200.0, "")
+    assert (prose.references[0].state, prose.references[0].deprecated) == (ReferenceState.SUSPECT, True)
+
+
 def test_a_unit_read_again_keeps_the_time_each_reason_was_first_seen() -> None:
     seen = StaleReason(F.ref, ChangeKind.ANNOTATIONS_CHANGED, 150.0, "def f(a):", "def f(a: int):", commit="c0ffee12")
     before = _unit_obs([("f", symbol_anchor(F))], reasons=(seen,))

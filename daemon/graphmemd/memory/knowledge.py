@@ -12,6 +12,8 @@ first read outside git). A reference is graded by what its text uses (issue 42):
   serves it, with a warning, since c; use `x`";
 * a name gone (dangling or deprecated) in a sentence that says it is old ("deprecated in
   favor of", "no longer": ``ingest.knowledge.historical``): **changed**, "historical: …";
+* a deprecated name an autodoc directive documents (``.. autoclass:: BaseCommand``, still
+  served): **changed**, "autodoc: …" — the page is its docstring's, and it still builds;
 * the text writes a call with arguments (``get(url, proxies=...)``) that no longer binds to
   the current signature — a keyword it no longer takes, too many positionals: **stale**;
 * the text names the code without arguments (``get``, ``get()``) and its signature changed
@@ -384,6 +386,7 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
     stale reasons, graded by what the reference's text uses (a call with arguments is bound
     against the current signature; a mention is judged by whether old callers still fit)."""
     strong = o.knowledge is not None and o.knowledge.kind is KnowledgeKind.SHARED_NOTE
+    autodoc = generated(o)
     out: list[KnowledgeReference] = []
     for ref in o.references:
         chain = _chain(ref.target_ref, o.stale_reasons)
@@ -400,6 +403,10 @@ def reference_states(o: Observation) -> tuple[KnowledgeReference, ...]:
         reason = _sentence(ref, worst, state, call)
         if ref.historical and worst.change in _GONE:  # the text says the name is old: it asks for nothing
             state, reason = ReferenceState.CHANGED, f"historical: {reason}"[:MAX_LINE]
+        elif autodoc and worst.change is ChangeKind.DEPRECATED:
+            # `.. autoclass:: BaseCommand` of a name still served: the page is its docstring's,
+            # and documenting a deprecated name is the docs' choice (it still builds): nothing asked
+            state, reason = ReferenceState.CHANGED, f"autodoc: {reason}"[:MAX_LINE]
         deprecated = state is ReferenceState.SUSPECT and worst.change is ChangeKind.DEPRECATED
         out.append(
             replace(
