@@ -154,13 +154,12 @@ class SignatureDelta:
         return tuple(_phrase(subject, what, True) for subject, what in self._facts(fold))
 
     def _facts(self, fold: bool = False) -> list[tuple[str, str]]:
-        facts = self._all_facts()
-        typed = [f for f in facts if f[0] == "return type" or f[0].startswith("type of ")]
-        if fold and len(typed) < len(facts) and len(facts) > _MAX_PHRASES and len(typed) > 1:
-            facts = [f for f in facts if f not in typed] + [("annotations", "@changed")]  # (said last)
-        return facts
+        params, typed, bases = self._parameter_facts(), self._annotation_facts(), self._base_facts()
+        if fold and (params or bases) and len(typed) > 1 and len(params) + len(typed) + len(bases) > _MAX_PHRASES:
+            return [*params, *bases, ("annotations", "@changed")]  # (said last)
+        return [*params, *typed, *bases]
 
-    def _all_facts(self) -> list[tuple[str, str]]:
+    def _parameter_facts(self) -> list[tuple[str, str]]:
         facts: list[tuple[str, str]] = []
         if self.name_changed:
             facts.append((f"name `{self.name_changed[0]}`", f"@changed to `{self.name_changed[1]}`"))
@@ -176,6 +175,10 @@ class SignatureDelta:
                 facts.append((f"parameter `{name}`", "@made required (no default)"))
             else:
                 facts.append((f"default of `{name}`", f"`{old}` → `{new}`"))
+        return facts
+
+    def _annotation_facts(self) -> list[tuple[str, str]]:
+        facts: list[tuple[str, str]] = []
         for name, old_type, new_type in self.annotations_changed:
             subject = "return type" if name == "return" else f"type of `{name}`"
             old, new = spaced(old_type) if old_type else "", spaced(new_type) if new_type else ""
@@ -187,6 +190,10 @@ class SignatureDelta:
                 facts.append((subject, f"`{old}` @removed"))
             else:
                 facts.append((subject, f"`{old}` → `{new}`"))
+        return facts
+
+    def _base_facts(self) -> list[tuple[str, str]]:
+        facts: list[tuple[str, str]] = []
         if self.bases_changed is not None:
             old_bases, new_bases = self.bases_changed
             gone = [b for b in old_bases if b not in new_bases]
