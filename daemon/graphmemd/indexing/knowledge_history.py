@@ -41,6 +41,8 @@ from graphmemd.memory.spelling import as_respelled
 
 logger = logging.getLogger(__name__)
 
+#: what a name gone named when written: the symbol, and the symbols of its file then
+_Named = tuple[SymbolInfo, list[SymbolInfo]]
 #: Old files parsed per unit commit when looking for a name that no longer resolves.
 MAX_CANDIDATES = 40
 #: what comes right before a definition's name on its line: a keyword (Python, Go with its
@@ -110,6 +112,8 @@ class KnowledgeHistory:
         self._defines: dict[tuple[str, str], bool] = {}  # (blob, name) -> whether its text defines it
         self._olds_of: dict[str, list[tuple[str, str, str]]] = {}
         self._gone_found: dict[tuple[str, str, str, UnitCommit], str] = {}
+        #: (reference, unit commit) -> (the index it was looked up against, ``_named_then``)
+        self._named: dict[tuple[TextRef, tuple[str, int]], tuple[RefIndex, _Named | None]] = {}
         #: rounds of the searches for the commits that removed names (for the log)
         self.gone_rounds = 0
 
@@ -277,11 +281,18 @@ class KnowledgeHistory:
                 asks.append((named[0].path, named[0].qualname, named[0].kind.value, when))
         self.gone_commits(asks)
 
-    def _named_then(
-        self, ref: TextRef, when: tuple[str, int], index_now: RefIndex
-    ) -> tuple[SymbolInfo, list[SymbolInfo]] | None:
+    def _named_then(self, ref: TextRef, when: tuple[str, int], index_now: RefIndex) -> _Named | None:
         """The symbol a reference to a symbol that resolves to nothing today named at
-        ``when``, with the symbols of its file then; None when it named none."""
+        ``when``, with the symbols of its file then; None when it named none. Kept for the
+        pass against the same ``index_now`` (``prefetch_gone`` asks first, ``named_at`` again)."""
+        kept = self._named.get((ref, when))
+        if kept is not None and kept[0] is index_now:
+            return kept[1]
+        got = self._find_named_then(ref, when, index_now)
+        self._named[(ref, when)] = (index_now, got)
+        return got
+
+    def _find_named_then(self, ref: TextRef, when: tuple[str, int], index_now: RefIndex) -> _Named | None:
         hits = self._candidates(ref, when)
         if not hits:
             return None
