@@ -66,6 +66,15 @@ def files_parsed(c: GraphMem, root: Path) -> int:
     return r.files_parsed
 
 
+def commit_audit(c: GraphMem, b: Path) -> None:
+    """Commit in checkout ``b`` a new file with a new function, ``audit_login``, and wait
+    until ``b``'s index has it."""
+    (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
+    git(b, "add", "-A")
+    git(b, "commit", "-q", "-m", "audit")
+    wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+
+
 def ready(c: GraphMem, root: Path) -> bool:
     return any(r.root == str(root) and r.state.value == "ready" for r in c.status().repositories)
 
@@ -120,10 +129,7 @@ def test_worktrees_share_one_memory_each_judged_on_its_code(daemon_factory: Daem
         wait_for(lambda: (o := shown(c, b, note.id)) is not None and o.status is ObservationStatus.FRESH, 10)
 
         # a function only on B's branch: "on branch feature" in A, left out of A's recall
-        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
-        git(b, "add", "-A")
-        git(b, "commit", "-q", "-m", "audit")
-        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        commit_audit(c, b)
         assert files_parsed(c, b) == 2  # the new file, and crypto.py's edit (its restored text was A's)
         parsed_in_a = files_parsed(c, a)
         branch_note = c.observe(
@@ -649,10 +655,7 @@ def test_a_note_made_on_a_branch_deleted_unmerged_is_judged_on_the_code_of_the_o
     with d.client() as c:
         b = worktree(a)
         wait_for(lambda: ready(c, b), 20)
-        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
-        git(b, "add", "-A")
-        git(b, "commit", "-q", "-m", "audit")
-        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        commit_audit(c, b)
         committed = c.observe("audit_login must not log passwords", anchors=["app/auth/audit.py::audit_login"],
                               repo=str(b))  # fmt: skip
         watch = c.observe("hash_password salts with a constant", anchors=["app/auth/crypto.py::hash_password"],
@@ -728,10 +731,7 @@ def test_a_note_on_a_commit_of_a_detached_worktree_is_on_that_commit_elsewhere(d
         b = a.parent / "wt-detached"
         git(a, "worktree", "add", "-q", "--detach", str(b))
         wait_for(lambda: ready(c, b), 20)
-        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
-        git(b, "add", "-A")
-        git(b, "commit", "-q", "-m", "audit")
-        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        commit_audit(c, b)
         note = c.observe("audit_login must not log passwords", anchors=["app/auth/audit.py::audit_login"],
                          repo=str(b))  # fmt: skip
         assert note.origin_branch == ""
@@ -798,10 +798,7 @@ def test_a_nested_branch_deleted_after_its_worktree_is_seen(daemon_factory: Daem
     with d.client() as c:
         b = worktree(a, branch="agent/audit")
         wait_for(lambda: ready(c, b), 20)
-        (b / "app/auth/audit.py").write_text("def audit_login(user: str) -> str:\n    return 'login ' + user\n")
-        git(b, "add", "-A")
-        git(b, "commit", "-q", "-m", "audit")
-        wait_for(lambda: c.find_symbols("audit_login", repo=str(b)), 10)
+        commit_audit(c, b)
         note = c.observe("audit_login must not log passwords", anchors=["app/auth/audit.py::audit_login"],
                          repo=str(b))  # fmt: skip
         wait_for(lambda: (o := shown(c, a, note.id)) is not None and o.on_branch == "agent/audit", 10)
